@@ -1,0 +1,68 @@
+package io.github.delayqueue.autoconfigure;
+
+import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.JacksonJobPayloadConverter;
+import io.github.delayqueue.core.JobPayloadConverter;
+import io.github.delayqueue.redis.RedisDelayQueue;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+/**
+ * Auto-configuration of the delay queue: the Redis engine with this instance's share of
+ * the bucket timers, the payload converter and {@link DelayedJobTemplate}. Needs a single
+ * {@link RedisConnectionFactory} (Spring Boot's Data Redis auto-configuration provides one
+ * from {@code spring.data.redis.*}); off with {@code delayqueue.enabled=false}.
+ */
+@AutoConfiguration(afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+		"org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration" })
+@ConditionalOnClass({ RedisConnectionFactory.class, JsonMapper.class })
+@ConditionalOnBooleanProperty(name = "delayqueue.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(DelayQueueProperties.class)
+public final class DelayQueueAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean(DelayQueueOperations.class)
+	@ConditionalOnSingleCandidate(RedisConnectionFactory.class)
+	RedisDelayQueue delayQueue(RedisConnectionFactory connectionFactory, DelayQueueProperties properties,
+			ObjectProvider<DelayQueueBuilderCustomizer> customizers) {
+		DelayQueueProperties.Timer timer = properties.getTimer();
+		RedisDelayQueue.Builder builder = RedisDelayQueue.builder(connectionFactory)
+			.namespace(properties.getNamespace())
+			.buckets(properties.getBuckets())
+			.maxPayloadSize(properties.getMaxPayloadSize())
+			.defaultTtr(properties.getDefaultTtr())
+			.defaultMaxAttempts(properties.getDefaultMaxAttempts())
+			.instanceId(properties.getInstanceId())
+			.timerEnabled(timer.isEnabled())
+			.batchSize(timer.getBatchSize())
+			.guardInterval(timer.getGuardInterval())
+			.leaseTtl(timer.getLeaseTtl());
+		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
+		return builder.build();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(JobPayloadConverter.class)
+	JacksonJobPayloadConverter delayQueuePayloadConverter(ObjectProvider<JsonMapper> jsonMapper) {
+		return new JacksonJobPayloadConverter(jsonMapper.getIfAvailable(() -> JsonMapper.builder().build()));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(DelayQueueOperations.class)
+	DelayedJobTemplate delayedJobTemplate(DelayQueueOperations operations, JobPayloadConverter converter) {
+		return new DelayedJobTemplate(operations, converter);
+	}
+
+}

@@ -1,0 +1,164 @@
+package io.github.delayqueue.core;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The delay queue's operations on serialized payloads: what {@link DelayedJobTemplate} uses
+ * to produce, and the programmatic consumer API that listener containers use (and that an
+ * application may use directly).
+ *
+ * <p>
+ * Every operation is one atomic step in Redis, timed by Redis's clock. Arguments are checked
+ * first ({@link JobConstraints}): a broken rule throws {@link IllegalArgumentException} and
+ * changes nothing. When Redis cannot be reached a {@link DelayQueueConnectionException} is
+ * thrown. Implementations are thread-safe.
+ *
+ * <p>
+ * Consumers follow the at-least-once contract: {@link #reserve} hands out jobs with a fencing
+ * token; each must be {@link #finish finished}, {@link #fail failed} or
+ * {@link #release released} before its TTR runs out, else it is delivered again (with the
+ * attempt counted) and the old token is refused.
+ */
+public interface DelayQueueOperations {
+
+	/**
+	 * Schedules one job.
+	 * @param request the job
+	 * @return whether it was created, and the state and due time of the job in the queue
+	 */
+	ScheduleResult schedule(ScheduleRequest request);
+
+	/**
+	 * Schedules many jobs in one pipelined round trip. All requests are checked first; one
+	 * bad request schedules none.
+	 * @param requests the jobs
+	 * @return one result per request, in order
+	 */
+	List<ScheduleResult> scheduleAll(List<ScheduleRequest> requests);
+
+	/**
+	 * Removes a job in any state. A consumer that holds it can no longer finish, fail or
+	 * touch it.
+	 * @param topic the topic
+	 * @param id the job id
+	 * @return {@code true} when a job was removed
+	 */
+	boolean cancel(String topic, String id);
+
+	/**
+	 * Moves a DELAYED or READY job to a new due time, {@code delay} after Redis's now.
+	 * @param topic the topic
+	 * @param id the job id
+	 * @param delay the new delay (zero or negative: due now)
+	 * @return what happened
+	 */
+	RescheduleResult reschedule(String topic, String id, Duration delay);
+
+	/**
+	 * Moves a DELAYED or READY job to a new absolute due time.
+	 * @param topic the topic
+	 * @param id the job id
+	 * @param dueAt the new due time (past: due now)
+	 * @return what happened
+	 */
+	RescheduleResult rescheduleAt(String topic, String id, Instant dueAt);
+
+	/**
+	 * Reads a job.
+	 * @param topic the topic
+	 * @param id the job id
+	 * @return the job, or empty when there is none (never scheduled, finished or cancelled)
+	 */
+	Optional<JobInfo> find(String topic, String id);
+
+	/**
+	 * Makes up to {@code max} DEAD jobs of a topic READY again, oldest deaths first, with
+	 * their attempts reset.
+	 * @param topic the topic
+	 * @param max the most jobs to replay (1 to 100,000)
+	 * @return how many were replayed
+	 */
+	int replayDead(String topic, int max);
+
+	/**
+	 * Makes one DEAD job READY again with its attempts reset.
+	 * @param topic the topic
+	 * @param id the job id
+	 * @return {@code true} when the job was DEAD and was replayed
+	 */
+	boolean replayDead(String topic, String id);
+
+	/**
+	 * Takes up to {@code max} READY jobs of a topic without waiting.
+	 * @param topic the topic
+	 * @param max the most jobs to take (1 to 10,000)
+	 * @param ttr how long the consumer may hold them, or {@code null} for each job's own TTR
+	 * @return the jobs taken, possibly none
+	 */
+	List<ReservedJob> reserve(String topic, int max, Duration ttr);
+
+	/**
+	 * Waits until jobs of a topic may be READY: returns at once when the queue knows of some,
+	 * else blocks until a promotion announces some or the timeout passes. Without busy
+	 * polling: a waiting consumer sends no commands.
+	 * @param topic the topic
+	 * @param timeout the longest wait
+	 * @return {@code true} when work may be there (a following {@link #reserve} may still
+	 * find none, when another consumer was faster), {@code false} on timeout
+	 * @throws InterruptedException when the waiting thread is interrupted
+	 */
+	boolean awaitWork(String topic, Duration timeout) throws InterruptedException;
+
+	/**
+	 * Finishes a reserved job: it is removed.
+	 * @param job the reservation
+	 * @return {@code true} when finished, {@code false} when the reservation is stale (the job
+	 * was redelivered, cancelled, replaced or is gone) and nothing was changed
+	 */
+	boolean finish(ReservedJob job);
+
+	/**
+	 * Fails a reserved job: it is delivered again after {@code backOff}, unless its attempts
+	 * are used up, in which case it is DEAD. The error text is recorded either way.
+	 * @param job the reservation
+	 * @param backOff the wait before the next delivery (zero: at once)
+	 * @param error the error text (cut to {@value JobConstraints#MAX_ERROR_LENGTH} characters)
+	 * @return what happened
+	 */
+	FailResult fail(ReservedJob job, Duration backOff, String error);
+
+	/**
+	 * Fails a reserved job for good: it is DEAD with the error recorded, whatever its
+	 * attempts.
+	 * @param job the reservation
+	 * @param error the error text
+	 * @return {@link FailResult#DEAD}, or {@link FailResult#STALE} when nothing was changed
+	 */
+	FailResult kill(ReservedJob job, String error);
+
+	/**
+	 * Extends a reservation: its deadline becomes Redis's now plus {@code ttr}.
+	 * @param job the reservation
+	 * @param ttr the new time-to-run, or {@code null} for the reservation's own
+	 * @return the new deadline, or empty when the reservation is stale
+	 */
+	Optional<Instant> touch(ReservedJob job, Duration ttr);
+
+	/**
+	 * Gives back a reservation that was never started: the job is READY again at once, at the
+	 * front of its topic, and the attempt is not counted.
+	 * @param job the reservation
+	 * @return {@code true} when released, {@code false} when stale
+	 */
+	boolean release(ReservedJob job);
+
+	/**
+	 * Reads the figures of every bucket and topic.
+	 * @return the figures
+	 */
+	QueueStats stats();
+
+}

@@ -1,0 +1,287 @@
+package io.github.delayqueue.core;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+
+import org.springframework.util.Assert;
+
+/**
+ * The producer API: schedule, cancel, reschedule, find and replay delayed jobs.
+ *
+ * <pre class="code">
+ * // close the order in 30 minutes unless it is paid first
+ * template.schedule("order-close", orderId, new OrderClose(orderId), Duration.ofMinutes(30));
+ * // paid: the job is not needed any more
+ * template.cancel("order-close", orderId);
+ * </pre>
+ *
+ * <p>
+ * A job is identified by its topic and id. Scheduling a job whose topic and id already exist
+ * keeps the existing one and returns {@code false} (checked atomically, so concurrent
+ * producers create exactly one job); {@link JobBuilder#replaceExisting()} replaces it.
+ * Due times are computed by Redis's clock, never the application's.
+ *
+ * <p>
+ * Payloads are written by the {@link JobPayloadConverter} (plain JSON by default; a
+ * {@code String} or {@code byte[]} is stored as is). Every method checks its arguments
+ * ({@link JobConstraints}) and throws {@link IllegalArgumentException} naming the field and
+ * the rule without touching Redis; a Redis outage is a {@link DelayQueueConnectionException}.
+ * Thread-safe.
+ */
+public class DelayedJobTemplate {
+
+	private final DelayQueueOperations operations;
+
+	private final JobPayloadConverter converter;
+
+	public DelayedJobTemplate(DelayQueueOperations operations, JobPayloadConverter converter) {
+		Assert.notNull(operations, "operations must not be null");
+		Assert.notNull(converter, "converter must not be null");
+		this.operations = operations;
+		this.converter = converter;
+	}
+
+	/**
+	 * Schedules a job {@code delay} from now (Redis's now), with the default TTR and
+	 * attempts.
+	 * @param topic the topic, such as {@code "order-close"}
+	 * @param id the business id, unique within the topic
+	 * @param payload the payload (an object written as JSON, a String or a byte[])
+	 * @param delay the delay; zero or negative makes the job READY at once
+	 * @return {@code true} when created, {@code false} when a job with this topic and id
+	 * exists and was kept
+	 */
+	public boolean schedule(String topic, String id, Object payload, Duration delay) {
+		return job(topic, id).payload(payload).delay(delay).schedule().created();
+	}
+
+	/**
+	 * Schedules a job at an absolute time (compared with Redis's clock).
+	 * @param topic the topic
+	 * @param id the business id, unique within the topic
+	 * @param payload the payload
+	 * @param dueAt when the job is due; a past instant makes it READY at once
+	 * @return {@code true} when created, {@code false} when a job with this topic and id
+	 * exists and was kept
+	 */
+	public boolean scheduleAt(String topic, String id, Object payload, Instant dueAt) {
+		return job(topic, id).payload(payload).dueAt(dueAt).schedule().created();
+	}
+
+	/**
+	 * Starts a job with every option: TTR, attempts, what to do with a duplicate.
+	 * @param topic the topic
+	 * @param id the business id
+	 * @return a builder; nothing is sent until {@link JobBuilder#schedule()}
+	 */
+	public JobBuilder job(String topic, String id) {
+		return new JobBuilder(topic, id);
+	}
+
+	/**
+	 * Schedules many jobs in one pipelined round trip. Every job is checked first: one bad
+	 * job schedules none.
+	 * @param jobs the jobs, built with {@link #job(String, String)}
+	 * @return one result per job, in order
+	 */
+	public List<ScheduleResult> scheduleAll(Collection<JobBuilder> jobs) {
+		Assert.notNull(jobs, "jobs must not be null");
+		List<ScheduleRequest> requests = new ArrayList<>(jobs.size());
+		for (JobBuilder job : jobs) {
+			requests.add(job.toRequest());
+		}
+		return this.operations.scheduleAll(requests);
+	}
+
+	/**
+	 * Cancels a job in any state.
+	 * @param topic the topic
+	 * @param id the job id
+	 * @return {@code true} when a job was removed, {@code false} when there was none
+	 */
+	public boolean cancel(String topic, String id) {
+		return this.operations.cancel(topic, id);
+	}
+
+	/**
+	 * Moves a waiting (DELAYED or READY) job to {@code delay} from now.
+	 * @param topic the topic
+	 * @param id the job id
+	 * @param delay the new delay
+	 * @return what happened
+	 */
+	public RescheduleResult reschedule(String topic, String id, Duration delay) {
+		return this.operations.reschedule(topic, id, delay);
+	}
+
+	/**
+	 * Moves a waiting (DELAYED or READY) job to an absolute due time.
+	 * @param topic the topic
+	 * @param id the job id
+	 * @param dueAt the new due time
+	 * @return what happened
+	 */
+	public RescheduleResult rescheduleAt(String topic, String id, Instant dueAt) {
+		return this.operations.rescheduleAt(topic, id, dueAt);
+	}
+
+	/**
+	 * Reads a job: state, due time, attempts, last error.
+	 * @param topic the topic
+	 * @param id the job id
+	 * @return the job, or empty when there is none
+	 */
+	public Optional<JobInfo> find(String topic, String id) {
+		return this.operations.find(topic, id);
+	}
+
+	/**
+	 * Makes up to {@code max} DEAD jobs of a topic READY again, attempts reset.
+	 * @param topic the topic
+	 * @param max the most jobs to replay
+	 * @return how many were replayed
+	 */
+	public int replayDead(String topic, int max) {
+		return this.operations.replayDead(topic, max);
+	}
+
+	/**
+	 * Makes one DEAD job READY again, attempts reset.
+	 * @param topic the topic
+	 * @param id the job id
+	 * @return {@code true} when the job was DEAD and was replayed
+	 */
+	public boolean replayDead(String topic, String id) {
+		return this.operations.replayDead(topic, id);
+	}
+
+	/**
+	 * The operations underneath, with the consumer API.
+	 * @return the operations
+	 */
+	public DelayQueueOperations getOperations() {
+		return this.operations;
+	}
+
+	/**
+	 * One job with all its options. Not thread-safe; build and schedule on one thread.
+	 */
+	public final class JobBuilder {
+
+		private final String topic;
+
+		private final String id;
+
+		private Object payload;
+
+		private Duration delay;
+
+		private Instant dueAt;
+
+		private Duration ttr;
+
+		private Integer maxAttempts;
+
+		private OnDuplicate onDuplicate = OnDuplicate.KEEP;
+
+		private JobBuilder(String topic, String id) {
+			this.topic = topic;
+			this.id = id;
+		}
+
+		/**
+		 * The payload: an object written as JSON, a String or a byte[] stored as is.
+		 * @param payload the payload, not null
+		 * @return this builder
+		 */
+		public JobBuilder payload(Object payload) {
+			this.payload = payload;
+			return this;
+		}
+
+		/**
+		 * Due {@code delay} after Redis's now (replaces a {@link #dueAt}).
+		 * @param delay the delay
+		 * @return this builder
+		 */
+		public JobBuilder delay(Duration delay) {
+			this.delay = JobConstraints.notNull("delay", delay);
+			this.dueAt = null;
+			return this;
+		}
+
+		/**
+		 * Due at an absolute time (replaces a {@link #delay}).
+		 * @param dueAt the due time
+		 * @return this builder
+		 */
+		public JobBuilder dueAt(Instant dueAt) {
+			this.dueAt = JobConstraints.notNull("dueAt", dueAt);
+			this.delay = null;
+			return this;
+		}
+
+		/**
+		 * How long a consumer may hold the job before it is delivered again.
+		 * @param ttr the time-to-run
+		 * @return this builder
+		 */
+		public JobBuilder ttr(Duration ttr) {
+			this.ttr = JobConstraints.ttr(ttr);
+			return this;
+		}
+
+		/**
+		 * How many deliveries the job gets before it is DEAD.
+		 * @param maxAttempts at least 1
+		 * @return this builder
+		 */
+		public JobBuilder maxAttempts(int maxAttempts) {
+			this.maxAttempts = JobConstraints.maxAttempts(maxAttempts);
+			return this;
+		}
+
+		/**
+		 * What to do when a job with this topic and id exists.
+		 * @param onDuplicate keep (the default) or replace
+		 * @return this builder
+		 */
+		public JobBuilder onDuplicate(OnDuplicate onDuplicate) {
+			this.onDuplicate = JobConstraints.notNull("onDuplicate", onDuplicate);
+			return this;
+		}
+
+		/**
+		 * Replaces an existing job with this topic and id.
+		 * @return this builder
+		 */
+		public JobBuilder replaceExisting() {
+			return onDuplicate(OnDuplicate.REPLACE);
+		}
+
+		/**
+		 * Schedules the job.
+		 * @return whether it was created, and the state and due time of the job in the queue
+		 */
+		public ScheduleResult schedule() {
+			return DelayedJobTemplate.this.operations.schedule(toRequest());
+		}
+
+		ScheduleRequest toRequest() {
+			JobConstraints.topic(this.topic);
+			JobConstraints.id(this.id);
+			JobConstraints.notNull("payload", this.payload);
+			if (this.delay == null && this.dueAt == null) {
+				throw new IllegalArgumentException("delay or dueAt must be given");
+			}
+			return new ScheduleRequest(this.topic, this.id, DelayedJobTemplate.this.converter.write(this.payload),
+					this.delay, this.dueAt, this.ttr, this.maxAttempts, this.onDuplicate);
+		}
+
+	}
+
+}

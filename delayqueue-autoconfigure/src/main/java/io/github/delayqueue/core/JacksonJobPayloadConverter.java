@@ -1,0 +1,71 @@
+package io.github.delayqueue.core;
+
+import java.lang.reflect.Type;
+import java.nio.charset.StandardCharsets;
+
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JavaType;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.util.Assert;
+
+/**
+ * Payloads as plain JSON, written and read with a Jackson 3 {@link JsonMapper} (the
+ * application's, when Spring Boot configures one). No type ids are written and none are
+ * read: the type comes from the consumer's parameter, never from stored data.
+ *
+ * <p>
+ * A {@code String} payload is stored as its UTF-8 bytes and a {@code byte[]} payload as is
+ * (so already-serialized JSON passes through unchanged); reading into {@code String} or
+ * {@code byte[]} gives the stored text or bytes back.
+ */
+public class JacksonJobPayloadConverter implements JobPayloadConverter {
+
+	private final JsonMapper mapper;
+
+	public JacksonJobPayloadConverter(JsonMapper mapper) {
+		Assert.notNull(mapper, "mapper must not be null");
+		this.mapper = mapper;
+	}
+
+	@Override
+	public byte[] write(Object payload) {
+		if (payload == null) {
+			throw new IllegalArgumentException("payload must not be null");
+		}
+		if (payload instanceof String text) {
+			return text.getBytes(StandardCharsets.UTF_8);
+		}
+		if (payload instanceof byte[] bytes) {
+			return bytes;
+		}
+		try {
+			return this.mapper.writeValueAsBytes(payload);
+		}
+		catch (JacksonException ex) {
+			throw new PayloadConversionException(
+					"Could not write payload of type " + payload.getClass().getName() + " as JSON: " + ex.getOriginalMessage(),
+					ex);
+		}
+	}
+
+	@Override
+	@SuppressWarnings("unchecked")
+	public <T> T read(byte[] payload, Type type) {
+		if (type == String.class) {
+			return (T) new String(payload, StandardCharsets.UTF_8);
+		}
+		if (type == byte[].class) {
+			return (T) payload;
+		}
+		JavaType javaType = this.mapper.constructType(type);
+		try {
+			return this.mapper.readValue(payload, javaType);
+		}
+		catch (JacksonException ex) {
+			throw new PayloadConversionException(
+					"Could not read payload as " + javaType.toCanonical() + ": " + ex.getOriginalMessage(), ex);
+		}
+	}
+
+}

@@ -1,0 +1,192 @@
+package io.github.delayqueue.core;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.regex.Pattern;
+
+/**
+ * The rules every public entry point checks before it touches Redis. A broken rule is an
+ * {@link IllegalArgumentException} whose message names the field and the rule; Redis is
+ * left unchanged.
+ *
+ * <ul>
+ * <li>{@code topic}: 1 to {@value #MAX_TOPIC_LENGTH} characters of {@code A-Z a-z 0-9 . _ -},
+ * starting with a letter or digit (topics are part of Redis key names).</li>
+ * <li>{@code id}: 1 to {@value #MAX_ID_LENGTH} characters, not blank, no control characters
+ * (anything else, including {@code :} and non-ASCII letters, is fine).</li>
+ * <li>{@code delay}: at most {@link #MAX_DELAY} either way; zero or negative means due now.</li>
+ * <li>{@code dueAt}: from 1970-01-01T00:00:00Z up to {@link #MAX_DUE_AT}.</li>
+ * <li>{@code ttr}: positive and at most {@link #MAX_TTR}, whole milliseconds.</li>
+ * <li>{@code maxAttempts}: 1 to {@value #MAX_ATTEMPTS}.</li>
+ * <li>{@code payload}: not null and at most the configured size in bytes.</li>
+ * </ul>
+ */
+public final class JobConstraints {
+
+	/** The longest topic, in characters. */
+	public static final int MAX_TOPIC_LENGTH = 100;
+
+	/** The longest id, in characters. */
+	public static final int MAX_ID_LENGTH = 200;
+
+	/** The longest delay: 100 years. */
+	public static final Duration MAX_DELAY = Duration.ofDays(36_500);
+
+	/** The latest due time: the end of year 9999. */
+	public static final Instant MAX_DUE_AT = Instant.parse("9999-12-31T23:59:59.999Z");
+
+	/** The longest time-to-run: 7 days. */
+	public static final Duration MAX_TTR = Duration.ofDays(7);
+
+	/** The most attempts a job may be given. */
+	public static final int MAX_ATTEMPTS = 1_000_000;
+
+	/** The longest error text kept for a job, in characters; longer ones are cut. */
+	public static final int MAX_ERROR_LENGTH = 8_192;
+
+	private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");
+
+	private static final Pattern NAMESPACE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]*");
+
+	private JobConstraints() {
+	}
+
+	public static String topic(String topic) {
+		return topic("topic", topic);
+	}
+
+	public static String topic(String field, String topic) {
+		if (topic == null || topic.isEmpty()) {
+			throw new IllegalArgumentException(field + " must not be empty");
+		}
+		if (topic.length() > MAX_TOPIC_LENGTH) {
+			throw new IllegalArgumentException(field + " must be at most " + MAX_TOPIC_LENGTH
+					+ " characters long, was " + topic.length());
+		}
+		if (!TOPIC.matcher(topic).matches()) {
+			throw new IllegalArgumentException(field + " '" + topic
+					+ "' may only contain letters A-Z and a-z, digits, '.', '_' and '-', and must start with a letter or digit");
+		}
+		return topic;
+	}
+
+	public static String namespace(String namespace) {
+		if (namespace == null || namespace.isEmpty()) {
+			throw new IllegalArgumentException("namespace must not be empty");
+		}
+		if (namespace.length() > MAX_TOPIC_LENGTH || !NAMESPACE.matcher(namespace).matches()) {
+			throw new IllegalArgumentException("namespace '" + namespace + "' must be 1 to " + MAX_TOPIC_LENGTH
+					+ " characters of letters, digits, '.', '_', ':' and '-', starting with a letter or digit");
+		}
+		return namespace;
+	}
+
+	public static String id(String id) {
+		if (id == null || id.isBlank()) {
+			throw new IllegalArgumentException("id must not be blank");
+		}
+		if (id.length() > MAX_ID_LENGTH) {
+			throw new IllegalArgumentException(
+					"id must be at most " + MAX_ID_LENGTH + " characters long, was " + id.length());
+		}
+		for (int i = 0; i < id.length(); i++) {
+			if (Character.isISOControl(id.charAt(i))) {
+				throw new IllegalArgumentException(
+						"id must not contain control characters (found U+" + String.format("%04X", (int) id.charAt(i))
+								+ " at index " + i + ")");
+			}
+		}
+		return id;
+	}
+
+	public static Duration delay(Duration delay) {
+		if (delay == null) {
+			throw new IllegalArgumentException("delay must not be null");
+		}
+		if (delay.abs().compareTo(MAX_DELAY) > 0) {
+			throw new IllegalArgumentException("delay must be at most " + MAX_DELAY.toDays() + " days, was " + delay);
+		}
+		return delay;
+	}
+
+	public static Instant dueAt(Instant dueAt) {
+		if (dueAt == null) {
+			throw new IllegalArgumentException("dueAt must not be null");
+		}
+		if (dueAt.isBefore(Instant.EPOCH) || dueAt.isAfter(MAX_DUE_AT)) {
+			throw new IllegalArgumentException(
+					"dueAt must be between " + Instant.EPOCH + " and " + MAX_DUE_AT + ", was " + dueAt);
+		}
+		return dueAt;
+	}
+
+	public static Duration ttr(Duration ttr) {
+		return positive("ttr", ttr, MAX_TTR);
+	}
+
+	/**
+	 * Checks a positive duration of whole milliseconds up to a limit.
+	 * @param field the field name for the message
+	 * @param value the value
+	 * @param max the largest allowed value
+	 * @return the value
+	 */
+	public static Duration positive(String field, Duration value, Duration max) {
+		if (value == null) {
+			throw new IllegalArgumentException(field + " must not be null");
+		}
+		if (value.toNanos() < 1_000_000) {
+			throw new IllegalArgumentException(field + " must be at least 1 ms, was " + value);
+		}
+		if (value.compareTo(max) > 0) {
+			throw new IllegalArgumentException(field + " must be at most " + max + ", was " + value);
+		}
+		return value;
+	}
+
+	public static int maxAttempts(int maxAttempts) {
+		if (maxAttempts < 1 || maxAttempts > MAX_ATTEMPTS) {
+			throw new IllegalArgumentException(
+					"maxAttempts must be between 1 and " + MAX_ATTEMPTS + ", was " + maxAttempts);
+		}
+		return maxAttempts;
+	}
+
+	public static byte[] payload(byte[] payload, long maxSize) {
+		if (payload == null) {
+			throw new IllegalArgumentException("payload must not be null");
+		}
+		if (payload.length > maxSize) {
+			throw new IllegalArgumentException("payload must be at most " + maxSize + " bytes (delayqueue.max-payload-size), was "
+					+ payload.length + " bytes");
+		}
+		return payload;
+	}
+
+	public static int max(String field, int value, int limit) {
+		if (value < 1 || value > limit) {
+			throw new IllegalArgumentException(field + " must be between 1 and " + limit + ", was " + value);
+		}
+		return value;
+	}
+
+	/**
+	 * Cuts an error text to {@link #MAX_ERROR_LENGTH} characters.
+	 * @param error the text, may be null
+	 * @return the text to store, never null
+	 */
+	public static String errorText(String error) {
+		if (error == null) {
+			return "";
+		}
+		return (error.length() <= MAX_ERROR_LENGTH) ? error : error.substring(0, MAX_ERROR_LENGTH - 3) + "...";
+	}
+
+	static <T> T notNull(String field, T value) {
+		if (value == null) {
+			throw new IllegalArgumentException(field + " must not be null");
+		}
+		return value;
+	}
+
+}

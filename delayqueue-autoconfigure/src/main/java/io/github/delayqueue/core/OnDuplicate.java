@@ -1,0 +1,18 @@
+package io.github.delayqueue.core;
+
+/**
+ * What scheduling does when a job with the same topic and id already exists. The check and
+ * the write are one atomic step in Redis.
+ */
+public enum OnDuplicate {
+
+	/** Keep the existing job untouched and report that nothing was created (the default). */
+	KEEP,
+
+	/**
+	 * Replace the existing job, whatever its state. A consumer holding the old job is fenced
+	 * off: its finish, fail and touch are refused.
+	 */
+	REPLACE
+
+}

@@ -1,0 +1,12 @@
+package io.github.delayqueue.core;
+
+/**
+ * A payload could not be written as JSON or read into the requested type.
+ */
+public class PayloadConversionException extends DelayQueueException {
+
+	public PayloadConversionException(String message, Throwable cause) {
+		super(message, cause);
+	}
+
+}

@@ -1,0 +1,20 @@
+package io.github.delayqueue.core;
+
+/**
+ * What {@code reschedule} did.
+ */
+public enum RescheduleResult {
+
+	/** The job waits for its new due time (or is READY when that time has passed). */
+	RESCHEDULED,
+
+	/** There is no job with that topic and id. */
+	NOT_FOUND,
+
+	/**
+	 * The job is RESERVED (a consumer runs it) or DEAD, and was left as it is: fail or finish
+	 * it from the consumer, or replay it, instead.
+	 */
+	NOT_WAITING
+
+}

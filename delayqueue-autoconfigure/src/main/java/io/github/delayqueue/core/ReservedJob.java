@@ -1,0 +1,142 @@
+package io.github.delayqueue.core;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * A job handed to a consumer by {@link DelayQueueOperations#reserve}. The consumer must
+ * {@linkplain DelayQueueOperations#finish finish}, {@linkplain DelayQueueOperations#fail
+ * fail}, {@linkplain DelayQueueOperations#touch touch} or
+ * {@linkplain DelayQueueOperations#release release} it before {@link #reservedUntil()};
+ * after that the job is delivered again and this reservation's token is refused.
+ * Immutable and thread-safe (do not change the array {@link #payload()} returns).
+ */
+public final class ReservedJob {
+
+	private final String topic;
+
+	private final String id;
+
+	private final byte[] payload;
+
+	private final int attempt;
+
+	private final int maxAttempts;
+
+	private final Instant dueAt;
+
+	private final Instant createdAt;
+
+	private final Instant deliveredAt;
+
+	private final Instant reservedUntil;
+
+	private final Duration ttr;
+
+	private final long token;
+
+	public ReservedJob(String topic, String id, byte[] payload, int attempt, int maxAttempts, Instant dueAt,
+			Instant createdAt, Instant deliveredAt, Instant reservedUntil, Duration ttr, long token) {
+		this.topic = topic;
+		this.id = id;
+		this.payload = payload;
+		this.attempt = attempt;
+		this.maxAttempts = maxAttempts;
+		this.dueAt = dueAt;
+		this.createdAt = createdAt;
+		this.deliveredAt = deliveredAt;
+		this.reservedUntil = reservedUntil;
+		this.ttr = ttr;
+		this.token = token;
+	}
+
+	public String topic() {
+		return this.topic;
+	}
+
+	public String id() {
+		return this.id;
+	}
+
+	/**
+	 * The payload as stored: JSON written by the producer's mapper, or the bytes of a
+	 * {@code String} / {@code byte[]} payload.
+	 * @return the payload bytes
+	 */
+	public byte[] payload() {
+		return this.payload;
+	}
+
+	/**
+	 * The payload decoded as UTF-8.
+	 * @return the payload text
+	 */
+	public String payloadAsString() {
+		return new String(this.payload, StandardCharsets.UTF_8);
+	}
+
+	/**
+	 * Which delivery this is, starting at 1.
+	 * @return the attempt number
+	 */
+	public int attempt() {
+		return this.attempt;
+	}
+
+	public int maxAttempts() {
+		return this.maxAttempts;
+	}
+
+	/**
+	 * When the job was (last) due, by Redis's clock.
+	 * @return the due time
+	 */
+	public Instant dueAt() {
+		return this.dueAt;
+	}
+
+	public Instant createdAt() {
+		return this.createdAt;
+	}
+
+	/**
+	 * When this reservation was made, by Redis's clock.
+	 * @return the delivery time
+	 */
+	public Instant deliveredAt() {
+		return this.deliveredAt;
+	}
+
+	/**
+	 * When this reservation runs out unless extended with {@code touch}.
+	 * @return the TTR deadline, by Redis's clock
+	 */
+	public Instant reservedUntil() {
+		return this.reservedUntil;
+	}
+
+	/**
+	 * The time-to-run this reservation was made with; {@code touch} without a duration
+	 * extends by this much.
+	 * @return the TTR
+	 */
+	public Duration ttr() {
+		return this.ttr;
+	}
+
+	/**
+	 * The fencing token of this reservation, unique within the job's bucket.
+	 * @return the token
+	 */
+	public long token() {
+		return this.token;
+	}
+
+	@Override
+	public String toString() {
+		return "ReservedJob[topic=" + this.topic + ", id=" + this.id + ", attempt=" + this.attempt + "/"
+				+ this.maxAttempts + ", dueAt=" + this.dueAt + ", token=" + this.token + "]";
+	}
+
+}

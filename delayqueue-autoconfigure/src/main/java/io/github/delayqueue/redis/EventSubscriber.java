@@ -1,0 +1,83 @@
+package io.github.delayqueue.redis;
+
+import java.nio.charset.StandardCharsets;
+
+import io.github.delayqueue.scheduler.BucketTimer;
+import io.github.delayqueue.scheduler.ReadySignals;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.data.redis.connection.Message;
+import org.springframework.data.redis.connection.MessageListener;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.SubscriptionListener;
+import org.springframework.data.redis.listener.ChannelTopic;
+import org.springframework.data.redis.listener.RedisMessageListenerContainer;
+import org.springframework.util.backoff.ExponentialBackOff;
+
+/**
+ * Listens to the namespace's event channel: ready work for consumers, new bucket heads for
+ * the timer, instances leaving. Every (re)subscription triggers a full re-check, because
+ * whatever was published while the connection was down is lost.
+ */
+final class EventSubscriber implements MessageListener, SubscriptionListener {
+
+	private static final Log logger = LogFactory.getLog(EventSubscriber.class);
+
+	private final RedisMessageListenerContainer container;
+
+	private final ReadySignals signals;
+
+	private final BucketTimer timer;
+
+	EventSubscriber(RedisConnectionFactory connectionFactory, String channel, ReadySignals signals,
+			BucketTimer timer) {
+		this.signals = signals;
+		this.timer = timer;
+		this.container = new RedisMessageListenerContainer();
+		this.container.setConnectionFactory(connectionFactory);
+		this.container.setBeanName("delayqueue-events");
+		ExponentialBackOff backOff = new ExponentialBackOff(100, 2);
+		backOff.setMaxInterval(5_000);
+		this.container.setRecoveryBackoff(backOff);
+		this.container.addMessageListener(this, new ChannelTopic(channel));
+	}
+
+	void start() {
+		this.container.afterPropertiesSet();
+		this.container.start();
+	}
+
+	void stop() {
+		this.container.stop();
+	}
+
+	boolean isListening() {
+		return this.container.isListening();
+	}
+
+	@Override
+	public void onMessage(Message message, byte[] pattern) {
+		String event = new String(message.getBody(), StandardCharsets.UTF_8);
+		try {
+			String[] parts = event.split(" ", 3);
+			switch (parts[0]) {
+				case "r" -> this.signals.markReady(parts[2], Integer.parseInt(parts[1]));
+				case "h" -> this.timer.onHead(Integer.parseInt(parts[1]), Long.parseLong(parts[2]));
+				case "l" -> this.timer.coordinateSoon();
+				default -> logger.debug("Ignoring unknown event '" + event + "'");
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Ignoring malformed event '" + event + "'", ex);
+		}
+	}
+
+	@Override
+	public void onChannelSubscribed(byte[] channel, long count) {
+		logger.debug("Subscribed to " + new String(channel, StandardCharsets.UTF_8) + ": re-checking every bucket");
+		this.signals.markAll();
+		this.timer.recheckAll();
+	}
+
+}

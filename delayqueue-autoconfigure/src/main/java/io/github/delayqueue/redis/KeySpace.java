@@ -1,0 +1,92 @@
+package io.github.delayqueue.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.util.zip.CRC32;
+
+import io.github.delayqueue.core.JobConstraints;
+
+/**
+ * Names of the Redis keys and channel of one namespace. Every key of bucket {@code b} starts
+ * with the hash tag {@code {<namespace>:<b>}}, so each script touches one slot and the
+ * buckets spread over a Redis Cluster.
+ *
+ * <p>
+ * A job belongs to bucket {@code crc32(topic + ":" + id) mod buckets} (UTF-8 bytes,
+ * IEEE CRC-32 as in {@link CRC32}), the same in every language.
+ */
+final class KeySpace {
+
+	private final String namespace;
+
+	private final int buckets;
+
+	private final byte[][] jobsKeys;
+
+	KeySpace(String namespace, int buckets) {
+		this.namespace = JobConstraints.namespace(namespace);
+		if (buckets < 1 || buckets > 16_384) {
+			throw new IllegalArgumentException("buckets must be between 1 and 16384, was " + buckets);
+		}
+		this.buckets = buckets;
+		this.jobsKeys = new byte[buckets][];
+		for (int b = 0; b < buckets; b++) {
+			this.jobsKeys[b] = bytes(prefix(b) + "jobs");
+		}
+	}
+
+	String namespace() {
+		return this.namespace;
+	}
+
+	int buckets() {
+		return this.buckets;
+	}
+
+	int bucketOf(String topic, String id) {
+		CRC32 crc = new CRC32();
+		crc.update(jobKey(topic, id).getBytes(StandardCharsets.UTF_8));
+		return (int) (crc.getValue() % this.buckets);
+	}
+
+	static String jobKey(String topic, String id) {
+		return topic + ":" + id;
+	}
+
+	String prefix(int bucket) {
+		return "{" + this.namespace + ":" + bucket + "}:";
+	}
+
+	/**
+	 * The job pool of a bucket: the key every job script gets as {@code KEYS[1]}.
+	 * @param bucket the bucket
+	 * @return the key
+	 */
+	byte[] jobs(int bucket) {
+		return this.jobsKeys[bucket];
+	}
+
+	byte[] ready(int bucket, String topic) {
+		return bytes(prefix(bucket) + "ready:" + topic);
+	}
+
+	byte[] instances() {
+		return bytes("{" + this.namespace + "}:instances");
+	}
+
+	byte[] timers() {
+		return bytes("{" + this.namespace + "}:timers");
+	}
+
+	/**
+	 * The pub/sub channel on which scripts announce ready work and new bucket heads.
+	 * @return the channel name
+	 */
+	String channel() {
+		return this.namespace + ":events";
+	}
+
+	static byte[] bytes(String text) {
+		return text.getBytes(StandardCharsets.UTF_8);
+	}
+
+}

@@ -1,0 +1,84 @@
+package io.github.delayqueue.redis;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * A Lua script from this package's resources, with its SHA-1 for {@code EVALSHA}.
+ */
+final class LuaScript {
+
+	private final String name;
+
+	private final byte[] body;
+
+	private final byte[] sha;
+
+	private LuaScript(String name, String body) {
+		this.name = name;
+		this.body = body.getBytes(StandardCharsets.UTF_8);
+		this.sha = sha1Hex(this.body).getBytes(StandardCharsets.US_ASCII);
+	}
+
+	/**
+	 * Loads a job script: {@code lib.lua} followed by the script itself.
+	 * @param name the file name without {@code .lua}
+	 * @return the script
+	 */
+	static LuaScript job(String name) {
+		return new LuaScript(name, read("lib") + read(name));
+	}
+
+	/**
+	 * Loads a script that stands alone.
+	 * @param name the file name without {@code .lua}
+	 * @return the script
+	 */
+	static LuaScript standalone(String name) {
+		return new LuaScript(name, read(name));
+	}
+
+	private static String read(String name) {
+		try (InputStream in = LuaScript.class.getResourceAsStream(name + ".lua")) {
+			if (in == null) {
+				throw new IllegalStateException("Missing script resource " + name + ".lua");
+			}
+			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	private static String sha1Hex(byte[] body) {
+		try {
+			return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(body));
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	String name() {
+		return this.name;
+	}
+
+	byte[] body() {
+		return this.body;
+	}
+
+	byte[] sha() {
+		return this.sha;
+	}
+
+	@Override
+	public String toString() {
+		return this.name + ".lua";
+	}
+
+}

@@ -1,0 +1,788 @@
+package io.github.delayqueue.redis;
+
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.UUID;
+
+import io.github.delayqueue.core.DelayQueueConnectionException;
+import io.github.delayqueue.core.DelayQueueException;
+import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.core.FailResult;
+import io.github.delayqueue.core.JobConstraints;
+import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.QueueStats;
+import io.github.delayqueue.core.QueueStats.BucketStats;
+import io.github.delayqueue.core.QueueStats.TopicStats;
+import io.github.delayqueue.core.RescheduleResult;
+import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.core.ScheduleRequest;
+import io.github.delayqueue.core.ScheduleResult;
+import io.github.delayqueue.scheduler.BucketTimer;
+import io.github.delayqueue.scheduler.ReadySignals;
+import io.github.delayqueue.scheduler.RedisClock;
+import io.github.delayqueue.scheduler.TimerBackend;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.context.SmartLifecycle;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.util.Assert;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * The Redis implementation of {@link DelayQueueOperations}: job pool, delay buckets, ready
+ * lists and reservations in Redis, every transition one Lua script timed by Redis's
+ * {@code TIME}, plus this instance's share of the bucket timers.
+ *
+ * <p>
+ * As a {@link SmartLifecycle} it subscribes to the namespace's event channel and starts the
+ * bucket timer on {@link #start()}; {@link #stop()} gives this instance's buckets to the
+ * other instances at once. Producing and consuming work without starting it, but then only
+ * other instances' timers move jobs. Build one with {@link #builder(RedisConnectionFactory)}.
+ * Thread-safe.
+ */
+public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
+
+	/**
+	 * The lifecycle phase: after most beans start, before the listener containers (which
+	 * start later and stop earlier), and before the Redis connection factory stops.
+	 */
+	public static final int PHASE = Integer.MAX_VALUE - 2048;
+
+	static final int MAX_RESERVE = 10_000;
+
+	static final int MAX_REPLAY = 100_000;
+
+	private static final Log logger = LogFactory.getLog(RedisDelayQueue.class);
+
+	private static final LuaScript SCHEDULE = LuaScript.job("schedule");
+
+	private static final LuaScript PROMOTE = LuaScript.job("promote");
+
+	private static final LuaScript RESERVE = LuaScript.job("reserve");
+
+	private static final LuaScript FINISH = LuaScript.job("finish");
+
+	private static final LuaScript FAIL = LuaScript.job("fail");
+
+	private static final LuaScript TOUCH = LuaScript.job("touch");
+
+	private static final LuaScript RELEASE = LuaScript.job("release");
+
+	private static final LuaScript CANCEL = LuaScript.job("cancel");
+
+	private static final LuaScript RESCHEDULE = LuaScript.job("reschedule");
+
+	private static final LuaScript FIND = LuaScript.job("find");
+
+	private static final LuaScript REPLAY = LuaScript.job("replay");
+
+	private static final LuaScript STATS = LuaScript.job("stats");
+
+	private static final LuaScript COORDINATE = LuaScript.standalone("coordinate");
+
+	private final RedisConnectionFactory connectionFactory;
+
+	private final KeySpace keys;
+
+	private final ScriptRunner runner;
+
+	private final byte[] channel;
+
+	private final long maxPayloadSize;
+
+	private final Duration defaultTtr;
+
+	private final int defaultMaxAttempts;
+
+	private final boolean timerEnabled;
+
+	private final int batchSize;
+
+	private final Duration leaseTtl;
+
+	private final String instanceId;
+
+	private final RedisClock redisClock;
+
+	private final ReadySignals signals;
+
+	private final BucketTimer timer;
+
+	private final EventSubscriber subscriber;
+
+	private final Object lifecycleMonitor = new Object();
+
+	private volatile boolean running;
+
+	private RedisDelayQueue(Builder builder) {
+		this.connectionFactory = builder.connectionFactory;
+		this.keys = new KeySpace(builder.namespace, builder.buckets);
+		this.runner = new ScriptRunner(builder.connectionFactory);
+		this.channel = KeySpace.bytes(this.keys.channel());
+		this.maxPayloadSize = builder.maxPayloadSize.toBytes();
+		this.defaultTtr = JobConstraints.ttr(builder.defaultTtr);
+		this.defaultMaxAttempts = JobConstraints.maxAttempts(builder.defaultMaxAttempts);
+		this.timerEnabled = builder.timerEnabled;
+		this.batchSize = JobConstraints.max("batchSize", builder.batchSize, 10_000);
+		this.leaseTtl = JobConstraints.positive("leaseTtl", builder.leaseTtl, Duration.ofMinutes(10));
+		JobConstraints.positive("guardInterval", builder.guardInterval, Duration.ofHours(1));
+		this.instanceId = (builder.instanceId != null) ? builder.instanceId : defaultInstanceId();
+		this.redisClock = new RedisClock(builder.clock);
+		this.signals = new ReadySignals(this.keys.buckets());
+		Duration coordination = coordinationInterval(this.leaseTtl);
+		this.timer = new BucketTimer(new Backend(), this.keys.buckets(), this.batchSize, coordination,
+				builder.guardInterval, this.redisClock, this.signals::markReady);
+		this.subscriber = new EventSubscriber(builder.connectionFactory, this.keys.channel(), this.signals, this.timer);
+	}
+
+	/**
+	 * Starts building a queue on a connection factory.
+	 * @param connectionFactory the Redis connection factory (Lettuce or Jedis; standalone,
+	 * Sentinel or Cluster)
+	 * @return the builder
+	 */
+	public static Builder builder(RedisConnectionFactory connectionFactory) {
+		return new Builder(connectionFactory);
+	}
+
+	/**
+	 * The coordination (heartbeat) interval for a lease TTL: a fifth of it, between
+	 * 100 ms and 1 s, so that a dead instance's buckets are taken over within TTL + 1 s.
+	 * @param leaseTtl the lease TTL
+	 * @return the interval
+	 */
+	static Duration coordinationInterval(Duration leaseTtl) {
+		Duration fifth = leaseTtl.dividedBy(5);
+		if (fifth.compareTo(Duration.ofMillis(100)) < 0) {
+			return Duration.ofMillis(100);
+		}
+		return (fifth.compareTo(Duration.ofSeconds(1)) > 0) ? Duration.ofSeconds(1) : fifth;
+	}
+
+	private static String defaultInstanceId() {
+		String host;
+		try {
+			host = InetAddress.getLocalHost().getHostName();
+		}
+		catch (Exception ex) {
+			host = "unknown";
+		}
+		return host + ":" + ManagementFactory.getRuntimeMXBean().getPid() + ":"
+				+ UUID.randomUUID().toString().substring(0, 8);
+	}
+
+	// ---------------------------------------------------------------- lifecycle
+
+	@Override
+	public void start() {
+		synchronized (this.lifecycleMonitor) {
+			if (this.running) {
+				return;
+			}
+			checkServer();
+			this.subscriber.start();
+			if (this.timerEnabled) {
+				this.timer.start();
+			}
+			this.running = true;
+			logger.info("delayqueue started: namespace '" + this.keys.namespace() + "', " + this.keys.buckets()
+					+ " buckets, instance '" + this.instanceId + "', timer " + (this.timerEnabled ? "on" : "off"));
+		}
+	}
+
+	@Override
+	public void stop() {
+		synchronized (this.lifecycleMonitor) {
+			if (!this.running) {
+				return;
+			}
+			this.running = false;
+			if (this.timerEnabled) {
+				this.timer.stop();
+			}
+			this.subscriber.stop();
+			this.signals.wakeAll();
+		}
+	}
+
+	/**
+	 * Stops the timer and the subscription without giving up the buckets, as a crash
+	 * would: other instances take them over once the heartbeat expires. For tests of
+	 * fail-over.
+	 */
+	void halt() {
+		synchronized (this.lifecycleMonitor) {
+			this.running = false;
+			this.timer.halt();
+			this.subscriber.stop();
+		}
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	@Override
+	public int getPhase() {
+		return PHASE;
+	}
+
+	private void checkServer() {
+		Properties info;
+		try {
+			info = this.runner.execute("INFO server", (connection) -> connection.serverCommands().info("server"));
+		}
+		catch (DelayQueueException ex) {
+			logger.warn("Could not read the Redis version at start-up (the timer retries until Redis answers): "
+					+ ex.getMessage());
+			return;
+		}
+		String version = null;
+		if (info != null) {
+			for (String name : info.stringPropertyNames()) {
+				if (name.equals("redis_version") || name.endsWith(".redis_version")) {
+					version = info.getProperty(name);
+					break;
+				}
+			}
+		}
+		if (version != null && !RedisVersion.isSupported(version)) {
+			throw new DelayQueueException("delayqueue needs Redis 6.2 or newer (it uses LPOP with a count), but "
+					+ "the server runs Redis " + version + ": upgrade Redis");
+		}
+	}
+
+	// ---------------------------------------------------------------- producer side
+
+	@Override
+	public ScheduleResult schedule(ScheduleRequest request) {
+		JobConstraints.payload(request.payload(), this.maxPayloadSize);
+		int bucket = bucketOf(request.topic(), request.id());
+		return scheduled(request, bucket, this.runner.run(SCHEDULE, this.keys.jobs(bucket), scheduleArgs(request, bucket)));
+	}
+
+	@Override
+	public List<ScheduleResult> scheduleAll(List<ScheduleRequest> requests) {
+		Assert.notNull(requests, "requests must not be null");
+		List<byte[][]> calls = new ArrayList<>(requests.size());
+		for (int i = 0; i < requests.size(); i++) {
+			ScheduleRequest request = requests.get(i);
+			if (request == null) {
+				throw new IllegalArgumentException("requests[" + i + "] must not be null");
+			}
+			JobConstraints.payload(request.payload(), this.maxPayloadSize);
+		}
+		for (ScheduleRequest request : requests) {
+			int bucket = bucketOf(request.topic(), request.id());
+			byte[][] args = scheduleArgs(request, bucket);
+			byte[][] call = new byte[args.length + 1][];
+			call[0] = this.keys.jobs(bucket);
+			System.arraycopy(args, 0, call, 1, args.length);
+			calls.add(call);
+		}
+		List<Object> replies = this.runner.runAll(SCHEDULE, calls);
+		List<ScheduleResult> results = new ArrayList<>(replies.size());
+		for (int i = 0; i < replies.size(); i++) {
+			ScheduleRequest request = requests.get(i);
+			results.add(scheduled(request, bucketOf(request.topic(), request.id()), replies.get(i)));
+		}
+		return results;
+	}
+
+	private byte[][] scheduleArgs(ScheduleRequest request, int bucket) {
+		Duration ttr = (request.ttr() != null) ? request.ttr() : this.defaultTtr;
+		int maxAttempts = (request.maxAttempts() != null) ? request.maxAttempts() : this.defaultMaxAttempts;
+		boolean relative = request.delay() != null;
+		long time = relative ? request.delay().toMillis() : request.dueAt().toEpochMilli();
+		return args(bucket, KeySpace.jobKey(request.topic(), request.id()), request.topic(), request.payload(),
+				relative ? "d" : "a", time, ttr.toMillis(), maxAttempts,
+				(request.onDuplicate() == io.github.delayqueue.core.OnDuplicate.REPLACE) ? "1" : "0");
+	}
+
+	private ScheduleResult scheduled(ScheduleRequest request, int bucket, Object reply) {
+		List<Object> values = Replies.list(reply);
+		boolean created = Replies.asLong(values.get(0)) == 1;
+		JobState state = state(values.get(1));
+		long due = Replies.asLong(values.get(2));
+		if (created) {
+			afterWrite(request.topic(), bucket, state, due, Replies.asLong(values.get(4)) == 1);
+		}
+		return new ScheduleResult(created, state, Instant.ofEpochMilli(due));
+	}
+
+	/**
+	 * Tells this JVM's timer and consumers at once what a script announced on the channel.
+	 */
+	private void afterWrite(String topic, int bucket, JobState state, long due, boolean head) {
+		if (state == JobState.READY) {
+			this.signals.markReady(topic, bucket);
+		}
+		else if (head) {
+			this.timer.onHead(bucket, due);
+		}
+	}
+
+	@Override
+	public boolean cancel(String topic, String id) {
+		int bucket = bucketOf(topic, id);
+		List<Object> reply = Replies.list(
+				this.runner.run(CANCEL, this.keys.jobs(bucket), args(bucket, KeySpace.jobKey(topic, id))));
+		return !reply.isEmpty();
+	}
+
+	@Override
+	public RescheduleResult reschedule(String topic, String id, Duration delay) {
+		JobConstraints.delay(delay);
+		return reschedule(topic, id, "d", delay.toMillis());
+	}
+
+	@Override
+	public RescheduleResult rescheduleAt(String topic, String id, Instant dueAt) {
+		JobConstraints.dueAt(dueAt);
+		return reschedule(topic, id, "a", dueAt.toEpochMilli());
+	}
+
+	private RescheduleResult reschedule(String topic, String id, String mode, long time) {
+		int bucket = bucketOf(topic, id);
+		List<Object> reply = Replies.list(this.runner.run(RESCHEDULE, this.keys.jobs(bucket),
+				args(bucket, KeySpace.jobKey(topic, id), mode, time)));
+		long code = Replies.asLong(reply.get(0));
+		if (code == 0) {
+			return RescheduleResult.NOT_FOUND;
+		}
+		if (code < 0) {
+			return RescheduleResult.NOT_WAITING;
+		}
+		afterWrite(topic, bucket, state(reply.get(1)), Replies.asLong(reply.get(2)), Replies.asLong(reply.get(3)) == 1);
+		return RescheduleResult.RESCHEDULED;
+	}
+
+	@Override
+	public Optional<JobInfo> find(String topic, String id) {
+		int bucket = bucketOf(topic, id);
+		List<Object> v = Replies.list(
+				this.runner.run(FIND, this.keys.jobs(bucket), args(bucket, KeySpace.jobKey(topic, id))));
+		if (v.isEmpty()) {
+			return Optional.empty();
+		}
+		String error = Replies.asString(v.get(8));
+		return Optional.of(new JobInfo(topic, id, state(v.get(0)), (int) Replies.asLong(v.get(1)),
+				(int) Replies.asLong(v.get(2)), Duration.ofMillis(Replies.asLong(v.get(3))), instant(v.get(4)),
+				instant(v.get(5)), instantOrNull(v.get(6)), instantOrNull(v.get(7)),
+				(error == null || error.isEmpty()) ? null : error, Replies.asBytes(v.get(9))));
+	}
+
+	@Override
+	public int replayDead(String topic, int max) {
+		JobConstraints.topic(topic);
+		JobConstraints.max("max", max, MAX_REPLAY);
+		int total = 0;
+		for (int bucket = 0; bucket < this.keys.buckets() && total < max; bucket++) {
+			total += replay(topic, bucket, max - total, "");
+		}
+		return total;
+	}
+
+	@Override
+	public boolean replayDead(String topic, String id) {
+		int bucket = bucketOf(topic, id);
+		return replay(topic, bucket, 1, KeySpace.jobKey(topic, id)) == 1;
+	}
+
+	private int replay(String topic, int bucket, int max, String jobKey) {
+		List<Object> reply = Replies.list(
+				this.runner.run(REPLAY, this.keys.jobs(bucket), args(bucket, topic, max, jobKey)));
+		int replayed = (int) Replies.asLong(reply.get(0));
+		if (replayed > 0) {
+			this.signals.markReady(topic, bucket);
+		}
+		return replayed;
+	}
+
+	// ---------------------------------------------------------------- consumer side
+
+	@Override
+	public List<ReservedJob> reserve(String topic, int max, Duration ttr) {
+		JobConstraints.topic(topic);
+		JobConstraints.max("max", max, MAX_RESERVE);
+		long ttrMillis = (ttr != null) ? JobConstraints.ttr(ttr).toMillis() : 0;
+		ReadySignals.TopicSignal signal = this.signals.topic(topic);
+		List<ReservedJob> jobs = new ArrayList<>(Math.min(max, 64));
+		for (long[] candidate : signal.candidates()) {
+			int bucket = (int) candidate[0];
+			List<Object> reply = Replies.list(this.runner.run(RESERVE, this.keys.jobs(bucket),
+					args(bucket, topic, max - jobs.size(), ttrMillis)));
+			long now = Replies.asLong(reply.get(1));
+			this.redisClock.update(now);
+			for (int i = 2; i + 8 < reply.size(); i += 9) {
+				jobs.add(new ReservedJob(topic, Replies.asString(reply.get(i)), Replies.asBytes(reply.get(i + 1)),
+						(int) Replies.asLong(reply.get(i + 2)), (int) Replies.asLong(reply.get(i + 3)),
+						instant(reply.get(i + 4)), instant(reply.get(i + 5)), Instant.ofEpochMilli(now),
+						instant(reply.get(i + 7)), Duration.ofMillis(Replies.asLong(reply.get(i + 8))),
+						Replies.asLong(reply.get(i + 6))));
+			}
+			if (Replies.asLong(reply.get(0)) == 0) {
+				signal.clear(bucket, candidate[1]);
+			}
+			if (jobs.size() >= max) {
+				break;
+			}
+		}
+		return jobs;
+	}
+
+	@Override
+	public boolean awaitWork(String topic, Duration timeout) throws InterruptedException {
+		JobConstraints.topic(topic);
+		Assert.notNull(timeout, "timeout must not be null");
+		return this.signals.topic(topic).await(timeout);
+	}
+
+	@Override
+	public boolean finish(ReservedJob job) {
+		return held(FINISH, job) == 1;
+	}
+
+	@Override
+	public boolean release(ReservedJob job) {
+		boolean released = held(RELEASE, job) == 1;
+		if (released) {
+			this.signals.markReady(job.topic(), bucketOf(job.topic(), job.id()));
+		}
+		return released;
+	}
+
+	private long held(LuaScript script, ReservedJob job) {
+		Assert.notNull(job, "job must not be null");
+		int bucket = bucketOf(job.topic(), job.id());
+		List<Object> reply = Replies.list(this.runner.run(script, this.keys.jobs(bucket),
+				args(bucket, KeySpace.jobKey(job.topic(), job.id()), job.token())));
+		return Replies.asLong(reply.get(0));
+	}
+
+	@Override
+	public FailResult fail(ReservedJob job, Duration backOff, String error) {
+		if (backOff == null || backOff.isNegative()) {
+			throw new IllegalArgumentException("backOff must not be null or negative, was " + backOff);
+		}
+		JobConstraints.delay(backOff);
+		return fail(job, backOff.toMillis(), error);
+	}
+
+	@Override
+	public FailResult kill(ReservedJob job, String error) {
+		return fail(job, -1, error);
+	}
+
+	private FailResult fail(ReservedJob job, long backOffMillis, String error) {
+		Assert.notNull(job, "job must not be null");
+		int bucket = bucketOf(job.topic(), job.id());
+		List<Object> reply = Replies.list(this.runner.run(FAIL, this.keys.jobs(bucket), args(bucket,
+				KeySpace.jobKey(job.topic(), job.id()), job.token(), backOffMillis, JobConstraints.errorText(error))));
+		long code = Replies.asLong(reply.get(0));
+		if (code == 2) {
+			return FailResult.DEAD;
+		}
+		if (code != 1) {
+			return FailResult.STALE;
+		}
+		afterWrite(job.topic(), bucket, (backOffMillis == 0) ? JobState.READY : JobState.DELAYED,
+				Replies.asLong(reply.get(1)), Replies.asLong(reply.get(2)) == 1);
+		return FailResult.RETRYING;
+	}
+
+	@Override
+	public Optional<Instant> touch(ReservedJob job, Duration ttr) {
+		Assert.notNull(job, "job must not be null");
+		Duration extension = (ttr != null) ? JobConstraints.ttr(ttr) : job.ttr();
+		int bucket = bucketOf(job.topic(), job.id());
+		List<Object> reply = Replies.list(this.runner.run(TOUCH, this.keys.jobs(bucket),
+				args(bucket, KeySpace.jobKey(job.topic(), job.id()), job.token(), extension.toMillis())));
+		return (Replies.asLong(reply.get(0)) == 1) ? Optional.of(instant(reply.get(1))) : Optional.empty();
+	}
+
+	// ---------------------------------------------------------------- figures
+
+	@Override
+	public QueueStats stats() {
+		List<byte[][]> calls = new ArrayList<>(this.keys.buckets());
+		for (int bucket = 0; bucket < this.keys.buckets(); bucket++) {
+			calls.add(new byte[][] { this.keys.jobs(bucket), this.channel, KeySpace.bytes(String.valueOf(bucket)) });
+		}
+		List<Object> replies = this.runner.runAll(STATS, calls);
+		Map<byte[], byte[]> owners = this.runner.execute("reading timer owners",
+				(connection) -> connection.hashCommands().hGetAll(this.keys.timers()));
+		String[] ownerOf = new String[this.keys.buckets()];
+		if (owners != null) {
+			owners.forEach((bucket, owner) -> {
+				int b = Integer.parseInt(Replies.asString(bucket));
+				if (b >= 0 && b < ownerOf.length) {
+					ownerOf[b] = Replies.asString(owner);
+				}
+			});
+		}
+		Map<String, long[]> topics = new TreeMap<>();
+		List<BucketStats> buckets = new ArrayList<>(replies.size());
+		long readAt = 0;
+		for (int bucket = 0; bucket < replies.size(); bucket++) {
+			List<Object> v = Replies.list(replies.get(bucket));
+			readAt = Math.max(readAt, Replies.asLong(v.get(0)));
+			long[] bucketCounts = new long[4];
+			for (int i = 3; i + 1 < v.size(); i += 2) {
+				String field = Replies.asString(v.get(i));
+				int index = JobState.fromCode(field.charAt(0)).ordinal();
+				long count = Replies.asLong(v.get(i + 1));
+				topics.computeIfAbsent(field.substring(2), (t) -> new long[4])[index] += count;
+				bucketCounts[index] += count;
+			}
+			buckets.add(new BucketStats(bucket, topicStats(bucketCounts), instantOrNull(v.get(1)),
+					instantOrNull(v.get(2)), ownerOf[bucket]));
+		}
+		Map<String, TopicStats> byTopic = new TreeMap<>();
+		topics.forEach((topic, counts) -> byTopic.put(topic, topicStats(counts)));
+		return new QueueStats(List.copyOf(buckets), java.util.Collections.unmodifiableMap(byTopic),
+				Instant.ofEpochMilli(readAt));
+	}
+
+	private static TopicStats topicStats(long[] counts) {
+		return new TopicStats(counts[0], counts[1], counts[2], counts[3]);
+	}
+
+	// ---------------------------------------------------------------- accessors
+
+	/**
+	 * This instance's name in the heartbeat set and as timer owner.
+	 * @return the instance id
+	 */
+	public String getInstanceId() {
+		return this.instanceId;
+	}
+
+	public String getNamespace() {
+		return this.keys.namespace();
+	}
+
+	public int getBuckets() {
+		return this.keys.buckets();
+	}
+
+	/**
+	 * The bucket a job belongs to.
+	 * @param topic the topic
+	 * @param id the job id
+	 * @return {@code crc32(topic + ":" + id) mod buckets}
+	 */
+	public int bucketOf(String topic, String id) {
+		JobConstraints.topic(topic);
+		JobConstraints.id(id);
+		return this.keys.bucketOf(topic, id);
+	}
+
+	/**
+	 * The bucket timer of this instance (for health and metrics).
+	 * @return the timer
+	 */
+	public BucketTimer getTimer() {
+		return this.timer;
+	}
+
+	/**
+	 * Whether the event subscription is active.
+	 * @return {@code true} while subscribed
+	 */
+	public boolean isSubscribed() {
+		return this.subscriber.isListening();
+	}
+
+	public RedisConnectionFactory getConnectionFactory() {
+		return this.connectionFactory;
+	}
+
+	// ---------------------------------------------------------------- helpers
+
+	private byte[][] args(int bucket, Object... values) {
+		byte[][] args = new byte[values.length + 2][];
+		args[0] = this.channel;
+		args[1] = KeySpace.bytes(String.valueOf(bucket));
+		for (int i = 0; i < values.length; i++) {
+			Object value = values[i];
+			args[i + 2] = (value instanceof byte[] bytes) ? bytes : KeySpace.bytes(String.valueOf(value));
+		}
+		return args;
+	}
+
+	private static JobState state(Object code) {
+		return JobState.fromCode(Replies.asString(code).charAt(0));
+	}
+
+	private static Instant instant(Object millis) {
+		return Instant.ofEpochMilli(Replies.asLong(millis));
+	}
+
+	private static Instant instantOrNull(Object millis) {
+		long value = Replies.asLong(millis);
+		return (value > 0) ? Instant.ofEpochMilli(value) : null;
+	}
+
+	/**
+	 * The timer's side of Redis.
+	 */
+	private final class Backend implements TimerBackend {
+
+		@Override
+		public Coordination coordinate(boolean leaving) {
+			byte[][] keysAndArgs = { keys.instances(), keys.timers(), KeySpace.bytes(instanceId),
+					KeySpace.bytes(String.valueOf(leaseTtl.toMillis())),
+					KeySpace.bytes(String.valueOf(keys.buckets())), KeySpace.bytes(leaving ? "1" : "0"),
+					KeySpace.bytes(timerEnabled ? "1" : "0"), channel };
+			List<Object> reply = Replies.list(runner.run(COORDINATE, 2, keysAndArgs));
+			int[] owned = new int[reply.size() - 2];
+			for (int i = 2; i < reply.size(); i++) {
+				owned[i - 2] = (int) Replies.asLong(reply.get(i));
+			}
+			Arrays.sort(owned);
+			return new Coordination((int) Replies.asLong(reply.get(0)), Replies.asLong(reply.get(1)), owned);
+		}
+
+		@Override
+		public Promotion promote(int bucket, boolean guard) {
+			List<Object> reply = Replies.list(
+					runner.run(PROMOTE, keys.jobs(bucket), args(bucket, batchSize, guard ? "1" : "0")));
+			List<String> topics = new ArrayList<>(reply.size() - 4);
+			for (int i = 4; i < reply.size(); i++) {
+				topics.add(Replies.asString(reply.get(i)));
+			}
+			return new Promotion((int) Replies.asLong(reply.get(0)), (int) Replies.asLong(reply.get(1)),
+					Replies.asLong(reply.get(2)), Replies.asLong(reply.get(3)), topics);
+		}
+
+	}
+
+	/**
+	 * Builds a {@link RedisDelayQueue}; every setting has the default documented on it.
+	 */
+	public static final class Builder {
+
+		private final RedisConnectionFactory connectionFactory;
+
+		private String namespace = "delayqueue";
+
+		private int buckets = 16;
+
+		private DataSize maxPayloadSize = DataSize.ofMegabytes(1);
+
+		private Duration defaultTtr = Duration.ofSeconds(60);
+
+		private int defaultMaxAttempts = 5;
+
+		private boolean timerEnabled = true;
+
+		private int batchSize = 500;
+
+		private Duration guardInterval = Duration.ofSeconds(5);
+
+		private Duration leaseTtl = Duration.ofSeconds(5);
+
+		private String instanceId;
+
+		private Clock clock = Clock.systemUTC();
+
+		private Builder(RedisConnectionFactory connectionFactory) {
+			Assert.notNull(connectionFactory, "connectionFactory must not be null");
+			this.connectionFactory = connectionFactory;
+		}
+
+		/** Prefix of every key and of the channel; default {@code delayqueue}. */
+		public Builder namespace(String namespace) {
+			this.namespace = namespace;
+			return this;
+		}
+
+		/** Number of buckets; default 16. Every instance of a namespace must use the same. */
+		public Builder buckets(int buckets) {
+			this.buckets = buckets;
+			return this;
+		}
+
+		/** Largest payload; default 1 MiB. */
+		public Builder maxPayloadSize(DataSize maxPayloadSize) {
+			Assert.notNull(maxPayloadSize, "maxPayloadSize must not be null");
+			this.maxPayloadSize = maxPayloadSize;
+			return this;
+		}
+
+		/** TTR of jobs scheduled without one; default 60 s. */
+		public Builder defaultTtr(Duration defaultTtr) {
+			this.defaultTtr = defaultTtr;
+			return this;
+		}
+
+		/** Attempts of jobs scheduled without a number; default 5. */
+		public Builder defaultMaxAttempts(int defaultMaxAttempts) {
+			this.defaultMaxAttempts = defaultMaxAttempts;
+			return this;
+		}
+
+		/** Whether this instance takes part in running bucket timers; default true. */
+		public Builder timerEnabled(boolean timerEnabled) {
+			this.timerEnabled = timerEnabled;
+			return this;
+		}
+
+		/** Most jobs one promote script moves; default 500. */
+		public Builder batchSize(int batchSize) {
+			this.batchSize = batchSize;
+			return this;
+		}
+
+		/** How often every owned bucket is re-checked; default 5 s. */
+		public Builder guardInterval(Duration guardInterval) {
+			this.guardInterval = guardInterval;
+			return this;
+		}
+
+		/**
+		 * How long an instance's buckets stay its own without a heartbeat; default 5 s. The
+		 * heartbeat is sent every fifth of it (at most every second).
+		 */
+		public Builder leaseTtl(Duration leaseTtl) {
+			this.leaseTtl = leaseTtl;
+			return this;
+		}
+
+		/** This instance's name; default host, process id and a random suffix. */
+		public Builder instanceId(String instanceId) {
+			this.instanceId = instanceId;
+			return this;
+		}
+
+		/**
+		 * The local clock; only differences of its readings are used (due times come from
+		 * Redis). Default the system clock.
+		 */
+		public Builder clock(Clock clock) {
+			Assert.notNull(clock, "clock must not be null");
+			this.clock = clock;
+			return this;
+		}
+
+		public RedisDelayQueue build() {
+			return new RedisDelayQueue(this);
+		}
+
+	}
+
+}

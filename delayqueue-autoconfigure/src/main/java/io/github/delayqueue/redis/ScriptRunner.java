@@ -1,0 +1,149 @@
+package io.github.delayqueue.redis;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+import io.github.delayqueue.core.DelayQueueConnectionException;
+import io.github.delayqueue.core.DelayQueueException;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.QueryTimeoutException;
+import org.springframework.data.redis.RedisConnectionFailureException;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.data.redis.connection.RedisPipelineException;
+
+/**
+ * Runs scripts with {@code EVALSHA}, falling back to {@code EVAL} (which caches the script
+ * again) when the server answers {@code NOSCRIPT}: after a restart, a failover or a
+ * {@code SCRIPT FLUSH}. Translates Redis failures into delayqueue exceptions.
+ */
+final class ScriptRunner {
+
+	private final RedisConnectionFactory connectionFactory;
+
+	ScriptRunner(RedisConnectionFactory connectionFactory) {
+		this.connectionFactory = connectionFactory;
+	}
+
+	/**
+	 * Runs a script with one key.
+	 * @param script the script
+	 * @param key {@code KEYS[1]}
+	 * @param args {@code ARGV}
+	 * @return the reply: a {@code List}, {@code Long}, {@code byte[]} or {@code null}
+	 */
+	Object run(LuaScript script, byte[] key, byte[]... args) {
+		return run(script, 1, concat(key, args));
+	}
+
+	Object run(LuaScript script, int numKeys, byte[][] keysAndArgs) {
+		return execute(script.name(), (connection) -> eval(connection, script, numKeys, keysAndArgs));
+	}
+
+	/**
+	 * Runs a plain command on a connection, with the same error translation as scripts.
+	 * @param what what is done, for error messages
+	 * @param action the command
+	 * @param <T> the result type
+	 * @return the result
+	 */
+	<T> T execute(String what, Function<RedisConnection, T> action) {
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			return action.apply(connection);
+		}
+		catch (DataAccessException ex) {
+			throw translate(what, ex);
+		}
+	}
+
+	/**
+	 * Runs the same script once per argument list, pipelined in one round trip where the
+	 * connection supports it (one by one otherwise, such as on a cluster connection).
+	 * @param script the script
+	 * @param keysAndArgs one array per call: {@code KEYS[1]} then {@code ARGV}
+	 * @return one reply per call, in order
+	 */
+	List<Object> runAll(LuaScript script, List<byte[][]> keysAndArgs) {
+		return execute(script.name(), (connection) -> {
+			if (keysAndArgs.isEmpty()) {
+				return List.of();
+			}
+			List<Object> replies;
+			try {
+				connection.openPipeline();
+			}
+			catch (UnsupportedOperationException ex) {
+				List<Object> sequential = new ArrayList<>(keysAndArgs.size());
+				for (byte[][] call : keysAndArgs) {
+					sequential.add(eval(connection, script, 1, call));
+				}
+				return sequential;
+			}
+			for (byte[][] call : keysAndArgs) {
+				connection.scriptingCommands().evalSha(script.sha(), ReturnType.MULTI, 1, call);
+			}
+			try {
+				replies = new ArrayList<>(connection.closePipeline());
+			}
+			catch (RedisPipelineException ex) {
+				replies = new ArrayList<>(ex.getPipelineResult());
+			}
+			for (int i = 0; i < replies.size(); i++) {
+				Object reply = replies.get(i);
+				if (reply instanceof Throwable failure) {
+					if (!isNoScript(failure)) {
+						throw (failure instanceof DataAccessException dae) ? dae
+								: new DelayQueueException("Redis rejected " + script + ": " + failure.getMessage(),
+										failure);
+					}
+					replies.set(i, connection.scriptingCommands()
+						.eval(script.body(), ReturnType.MULTI, 1, keysAndArgs.get(i)));
+				}
+			}
+			return replies;
+		});
+	}
+
+	private static Object eval(RedisConnection connection, LuaScript script, int numKeys, byte[][] keysAndArgs) {
+		try {
+			return connection.scriptingCommands().evalSha(script.sha(), ReturnType.MULTI, numKeys, keysAndArgs);
+		}
+		catch (DataAccessException ex) {
+			if (!isNoScript(ex)) {
+				throw ex;
+			}
+			return connection.scriptingCommands().eval(script.body(), ReturnType.MULTI, numKeys, keysAndArgs);
+		}
+	}
+
+	static boolean isNoScript(Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			String message = cause.getMessage();
+			if (message != null && message.contains("NOSCRIPT")) {
+				return true;
+			}
+			if (cause.getCause() == cause) {
+				break;
+			}
+		}
+		return false;
+	}
+
+	static DelayQueueException translate(String what, DataAccessException ex) {
+		if (ex instanceof RedisConnectionFailureException || ex instanceof QueryTimeoutException) {
+			return new DelayQueueConnectionException("Redis unreachable during " + what + ": " + ex.getMessage(), ex);
+		}
+		return new DelayQueueException("Redis failed during " + what + ": " + ex.getMessage(), ex);
+	}
+
+	private static byte[][] concat(byte[] key, byte[][] args) {
+		byte[][] all = new byte[args.length + 1][];
+		all[0] = key;
+		System.arraycopy(args, 0, all, 1, args.length);
+		return all;
+	}
+
+}

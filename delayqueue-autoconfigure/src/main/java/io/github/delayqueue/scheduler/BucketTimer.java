@@ -1,0 +1,456 @@
+package io.github.delayqueue.scheduler;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.ObjIntConsumer;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * The timer of the buckets this instance owns. One thread sleeps until the earliest due
+ * time (or TTR deadline) of its buckets, by {@link RedisClock}, and then runs the promote
+ * script of each bucket that is due. It never polls on a fixed period: it is woken early
+ * when a schedule makes a job the head of one of its buckets ({@link #onHead}), and re-checks
+ * every owned bucket each guard interval and after every reconnect ({@link #recheckAll}), so
+ * that a lost notification costs at most the guard interval.
+ *
+ * <p>
+ * Ownership comes from {@link TimerBackend#coordinate} every coordination interval: a
+ * heartbeat plus a fair share of the buckets; an instance that stops heartbeating loses its
+ * buckets to the others within the heartbeat TTL. Two instances briefly promoting the same
+ * bucket is harmless: each promotion is atomic and moves a job once.
+ *
+ * <p>
+ * The loop never dies silently: a Redis failure is logged, backed off (up to 5 s) and
+ * retried; {@link #lastProgressNanos()} tells health checks when it last completed a step.
+ */
+public final class BucketTimer {
+
+	private static final Log logger = LogFactory.getLog(BucketTimer.class);
+
+	private static final long NONE = Long.MAX_VALUE;
+
+	private static final long MAX_BACKOFF_MILLIS = 5_000;
+
+	private final TimerBackend backend;
+
+	private final int batchSize;
+
+	private final long coordinationNanos;
+
+	private final long guardNanos;
+
+	private final RedisClock clock;
+
+	private final ObjIntConsumer<String> readyListener;
+
+	private final ReentrantLock lock = new ReentrantLock();
+
+	private final Condition wakeUp = this.lock.newCondition();
+
+	private final boolean[] owned;
+
+	private final long[] nextDue;
+
+	private boolean woken;
+
+	private boolean recheck = true;
+
+	private boolean coordinateNow = true;
+
+	private volatile boolean running;
+
+	private volatile Thread thread;
+
+	private volatile long lastProgressNanos = System.nanoTime();
+
+	private volatile int ownedCount;
+
+	private volatile Throwable lastError;
+
+	private long nextCoordination;
+
+	private long nextGuard;
+
+	/**
+	 * Creates a timer; {@link #start()} starts its thread.
+	 * @param backend the Redis side
+	 * @param buckets the number of buckets
+	 * @param batchSize the most jobs one promotion moves
+	 * @param coordinationInterval how often the heartbeat and the bucket shares are renewed
+	 * @param guardInterval how often every owned bucket is re-checked
+	 * @param clock the estimate of Redis's clock
+	 * @param readyListener told of each topic and bucket that got READY jobs
+	 */
+	public BucketTimer(TimerBackend backend, int buckets, int batchSize, Duration coordinationInterval,
+			Duration guardInterval, RedisClock clock, ObjIntConsumer<String> readyListener) {
+		this.backend = backend;
+		this.batchSize = batchSize;
+		this.coordinationNanos = coordinationInterval.toNanos();
+		this.guardNanos = guardInterval.toNanos();
+		this.clock = clock;
+		this.readyListener = readyListener;
+		this.owned = new boolean[buckets];
+		this.nextDue = new long[buckets];
+		Arrays.fill(this.nextDue, NONE);
+	}
+
+	public synchronized void start() {
+		if (this.running) {
+			return;
+		}
+		this.running = true;
+		Thread timer = new Thread(this::loop, "delayqueue-timer");
+		timer.setDaemon(true);
+		this.thread = timer;
+		timer.start();
+	}
+
+	/**
+	 * Stops the thread and gives this instance's buckets up at once, so that other
+	 * instances take them over without waiting for the heartbeat to expire.
+	 */
+	public void stop() {
+		halt();
+		try {
+			this.backend.coordinate(true);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not give up bucket timers on stop (others take over when the heartbeat expires): "
+					+ ex.getMessage());
+		}
+		this.lock.lock();
+		try {
+			Arrays.fill(this.owned, false);
+			this.ownedCount = 0;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * Stops the thread without giving up the buckets, as a crash would.
+	 */
+	public synchronized void halt() {
+		this.running = false;
+		Thread timer = this.thread;
+		if (timer == null) {
+			return;
+		}
+		timer.interrupt();
+		try {
+			timer.join(TimeUnit.SECONDS.toMillis(10));
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		this.thread = null;
+	}
+
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	/**
+	 * A job became the earliest of a bucket's delay queue.
+	 * @param bucket the bucket
+	 * @param dueMillis its due time by Redis's clock
+	 */
+	public void onHead(int bucket, long dueMillis) {
+		this.lock.lock();
+		try {
+			if (bucket >= 0 && bucket < this.owned.length && this.owned[bucket] && dueMillis < this.nextDue[bucket]) {
+				this.nextDue[bucket] = dueMillis;
+				signal();
+			}
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * Re-checks every owned bucket at once (after a reconnect).
+	 */
+	public void recheckAll() {
+		this.lock.lock();
+		try {
+			this.recheck = true;
+			signal();
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * Renews the heartbeat and the bucket shares at once (another instance left).
+	 */
+	public void coordinateSoon() {
+		this.lock.lock();
+		try {
+			this.coordinateNow = true;
+			signal();
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	private void signal() {
+		this.woken = true;
+		this.wakeUp.signal();
+	}
+
+	/**
+	 * When the loop last completed a step, by {@link System#nanoTime()}.
+	 * @return the nano time of the last progress
+	 */
+	public long lastProgressNanos() {
+		return this.lastProgressNanos;
+	}
+
+	/**
+	 * How many buckets this instance runs the timer of.
+	 * @return the count
+	 */
+	public int ownedBuckets() {
+		return this.ownedCount;
+	}
+
+	/**
+	 * The buckets this instance runs the timer of.
+	 * @return the bucket numbers
+	 */
+	public int[] ownedBucketNumbers() {
+		this.lock.lock();
+		try {
+			int[] result = new int[this.ownedCount];
+			int i = 0;
+			for (int b = 0; b < this.owned.length && i < result.length; b++) {
+				if (this.owned[b]) {
+					result[i++] = b;
+				}
+			}
+			return result;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * The failure of the last step, when it failed.
+	 * @return the error, or {@code null} when the last step succeeded
+	 */
+	public Throwable lastError() {
+		return this.lastError;
+	}
+
+	private void loop() {
+		long backoff = 0;
+		while (this.running) {
+			try {
+				step();
+				if (this.lastError != null) {
+					logger.info("Bucket timer resumed after: " + this.lastError.getMessage());
+				}
+				this.lastError = null;
+				backoff = 0;
+			}
+			catch (InterruptedException ex) {
+				if (!this.running) {
+					break;
+				}
+			}
+			catch (Throwable ex) {
+				if (!this.running) {
+					break;
+				}
+				backoff = Math.min(Math.max(100, backoff * 2), MAX_BACKOFF_MILLIS);
+				if (this.lastError == null) {
+					logger.warn("Bucket timer step failed; retrying with back-off up to " + MAX_BACKOFF_MILLIS + " ms", ex);
+				}
+				else if (logger.isDebugEnabled()) {
+					logger.debug("Bucket timer step failed again; next try in " + backoff + " ms", ex);
+				}
+				this.lastError = ex;
+				this.recheck = true;
+				try {
+					Thread.sleep(backoff);
+				}
+				catch (InterruptedException interrupted) {
+					if (!this.running) {
+						break;
+					}
+				}
+			}
+		}
+	}
+
+	private void step() throws InterruptedException {
+		long monotonic = System.nanoTime();
+		boolean coordinate;
+		boolean guard;
+		this.lock.lock();
+		try {
+			coordinate = this.coordinateNow || monotonic - this.nextCoordination >= 0;
+			guard = this.recheck || monotonic - this.nextGuard >= 0;
+			this.coordinateNow = false;
+			this.recheck = false;
+		}
+		finally {
+			this.lock.unlock();
+		}
+		if (coordinate) {
+			coordinate();
+			this.nextCoordination = monotonic + this.coordinationNanos;
+		}
+		if (guard) {
+			this.nextGuard = monotonic + this.guardNanos;
+		}
+		for (int bucket = 0; bucket < this.owned.length; bucket++) {
+			if (!this.running) {
+				return;
+			}
+			if (isOwned(bucket) && (guard || dueOf(bucket) <= this.clock.millis())) {
+				promote(bucket, guard);
+			}
+		}
+		this.lastProgressNanos = System.nanoTime();
+		sleepUntilDue();
+	}
+
+	private void coordinate() {
+		TimerBackend.Coordination coordination = this.backend.coordinate(false);
+		this.clock.update(coordination.redisMillis());
+		boolean[] now = new boolean[this.owned.length];
+		for (int bucket : coordination.buckets()) {
+			now[bucket] = true;
+		}
+		this.lock.lock();
+		try {
+			int count = 0;
+			for (int b = 0; b < this.owned.length; b++) {
+				if (now[b] && !this.owned[b]) {
+					this.nextDue[b] = 0;
+					if (logger.isDebugEnabled()) {
+						logger.debug("Took over the timer of bucket " + b);
+					}
+				}
+				else if (!now[b]) {
+					this.nextDue[b] = NONE;
+				}
+				this.owned[b] = now[b];
+				count += now[b] ? 1 : 0;
+			}
+			if (count != this.ownedCount && logger.isInfoEnabled()) {
+				logger.info("Running the timers of " + count + " of " + this.owned.length + " buckets ("
+						+ coordination.liveInstances() + " instance(s) share them)");
+			}
+			this.ownedCount = count;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	private void promote(int bucket, boolean guard) {
+		this.lock.lock();
+		try {
+			// heads announced while the script runs lower this again
+			this.nextDue[bucket] = NONE;
+		}
+		finally {
+			this.lock.unlock();
+		}
+		TimerBackend.Promotion promotion;
+		try {
+			promotion = this.backend.promote(bucket, guard);
+		}
+		catch (RuntimeException ex) {
+			this.lock.lock();
+			try {
+				this.nextDue[bucket] = 0;
+			}
+			finally {
+				this.lock.unlock();
+			}
+			throw ex;
+		}
+		this.clock.update(promotion.redisMillis());
+		for (String topic : promotion.topics()) {
+			this.readyListener.accept(topic, bucket);
+		}
+		boolean more = promotion.moved() + promotion.expired() >= this.batchSize;
+		long next = more ? 0 : ((promotion.nextDueMillis() < 0) ? NONE : promotion.nextDueMillis());
+		this.lock.lock();
+		try {
+			if (this.owned[bucket]) {
+				this.nextDue[bucket] = Math.min(this.nextDue[bucket], next);
+			}
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	private boolean isOwned(int bucket) {
+		this.lock.lock();
+		try {
+			return this.owned[bucket];
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	private long dueOf(int bucket) {
+		this.lock.lock();
+		try {
+			return this.nextDue[bucket];
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	private void sleepUntilDue() throws InterruptedException {
+		this.lock.lock();
+		try {
+			if (this.woken) {
+				this.woken = false;
+				return;
+			}
+			long earliest = NONE;
+			for (int b = 0; b < this.owned.length; b++) {
+				if (this.owned[b]) {
+					earliest = Math.min(earliest, this.nextDue[b]);
+				}
+			}
+			long monotonic = System.nanoTime();
+			long waitNanos = Math.min(this.nextCoordination - monotonic, this.nextGuard - monotonic);
+			if (earliest == 0) {
+				return;
+			}
+			if (earliest != NONE) {
+				// at least 1 ms: the estimate may run a little ahead of Redis's clock
+				long untilDue = earliest - this.clock.millis();
+				waitNanos = Math.min(waitNanos, TimeUnit.MILLISECONDS.toNanos(Math.max(untilDue, 1)));
+			}
+			if (waitNanos > 0) {
+				this.wakeUp.awaitNanos(waitNanos);
+			}
+			this.woken = false;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+}

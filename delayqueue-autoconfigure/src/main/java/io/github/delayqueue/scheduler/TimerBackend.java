@@ -1,0 +1,49 @@
+package io.github.delayqueue.scheduler;
+
+import java.util.List;
+
+/**
+ * What a {@link BucketTimer} asks of Redis. Each call is one atomic script.
+ */
+public interface TimerBackend {
+
+	/**
+	 * Sends this instance's heartbeat and takes its fair share of bucket timers.
+	 * @param leaving {@code true} to leave: give up every bucket at once
+	 * @return the outcome
+	 */
+	Coordination coordinate(boolean leaving);
+
+	/**
+	 * Moves due jobs of a bucket to their ready lists and re-queues expired reservations.
+	 * @param bucket the bucket
+	 * @param guard {@code true} to also re-announce every topic of the bucket with READY jobs
+	 * @return the outcome
+	 */
+	Promotion promote(int bucket, boolean guard);
+
+	/**
+	 * The outcome of {@link #coordinate}.
+	 *
+	 * @param liveInstances how many instances run timers
+	 * @param redisMillis Redis's time
+	 * @param buckets the buckets this instance runs the timer of
+	 */
+	record Coordination(int liveInstances, long redisMillis, int[] buckets) {
+
+	}
+
+	/**
+	 * The outcome of {@link #promote}.
+	 *
+	 * @param moved DELAYED jobs made READY
+	 * @param expired expired reservations handled
+	 * @param nextDueMillis the earliest due time or TTR deadline left, or -1 for none
+	 * @param redisMillis Redis's time
+	 * @param topics the topics that got READY jobs
+	 */
+	record Promotion(int moved, int expired, long nextDueMillis, long redisMillis, List<String> topics) {
+
+	}
+
+}

@@ -1,0 +1,15 @@
+-- cancel.lua: removes a job in any state. A ready-list entry stays behind as a tombstone that
+-- reserve skips; a consumer holding the job is refused at finish / fail / touch.
+-- KEYS[1] jobs hash
+-- ARGV[3] job key
+-- Returns {state letter the job had}, or {} when there was no such job.
+local jobkey = ARGV[3]
+local record = redis.call('HGET', KEYS[1], jobkey)
+if not record then
+  return {}
+end
+local j = decode(record)
+unlink(jobkey, topic_of(jobkey), j)
+redis.call('HDEL', KEYS[1], jobkey)
+redis.call('HDEL', P .. 'errors', jobkey)
+return { j.state }

@@ -1,0 +1,72 @@
+-- coordinate.lua: instance heartbeat and fair assignment of bucket timers, in one atomic step.
+-- (Not a job script: lib.lua is not prepended.)
+-- KEYS[1] "{<namespace>}:instances" ZSET instance -> heartbeat expiry ms
+-- KEYS[2] "{<namespace>}:timers" HASH bucket -> instance that runs its timer
+-- ARGV[1] this instance, ARGV[2] heartbeat ttl ms, ARGV[3] number of buckets,
+-- ARGV[4] '1' when this instance leaves (its buckets are freed at once), ARGV[5] '1' when it
+-- takes part in timer work (else it only keeps its heartbeat)
+-- Returns {live instances, now ms, bucket owned by this instance, ...}.
+-- Every live timer instance's share is floor(B / n) or one more (by rank of its name), so shares
+-- differ by one at most; a bucket whose owner's heartbeat expired is free and taken at once.
+local me, ttl, buckets = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local fmt = function(x) return string.format('%.0f', x) end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', fmt(now))
+if ARGV[4] == '1' or ARGV[5] ~= '1' then
+  redis.call('ZREM', KEYS[1], me)
+else
+  redis.call('ZADD', KEYS[1], fmt(now + ttl), me)
+end
+local live = redis.call('ZRANGE', KEYS[1], 0, -1)
+table.sort(live)
+local alive, rank = {}, nil
+for i, name in ipairs(live) do
+  alive[name] = true
+  if name == me then
+    rank = i - 1
+  end
+end
+local owners = redis.call('HGETALL', KEYS[2])
+local mine, free, owned = {}, {}, {}
+for i = 1, #owners, 2 do
+  owned[tonumber(owners[i])] = owners[i + 1]
+end
+for b = 0, buckets - 1 do
+  local owner = owned[b]
+  if owner == me then
+    mine[#mine + 1] = b
+  elseif owner == nil or not alive[owner] then
+    free[#free + 1] = b
+  end
+end
+local reply = { #live, now }
+if rank == nil then
+  for _, b in ipairs(mine) do
+    redis.call('HDEL', KEYS[2], b)
+  end
+  if ARGV[4] == '1' then
+    redis.call('PUBLISH', ARGV[6], 'l')
+  end
+  return reply
+end
+local share = math.floor(buckets / #live)
+if rank < buckets % #live then
+  share = share + 1
+end
+while #mine > share do
+  redis.call('HDEL', KEYS[2], table.remove(mine))
+end
+local start = (rank * share) % buckets
+table.sort(free, function(a, b) return ((a - start) % buckets) < ((b - start) % buckets) end)
+for _, b in ipairs(free) do
+  if #mine >= share then
+    break
+  end
+  redis.call('HSET', KEYS[2], b, me)
+  mine[#mine + 1] = b
+end
+for _, b in ipairs(mine) do
+  reply[#reply + 1] = b
+end
+return reply

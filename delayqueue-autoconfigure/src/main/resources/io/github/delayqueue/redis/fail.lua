@@ -1,0 +1,34 @@
+-- fail.lua: a consumer failed a job: retried after a back-off (DELAYED, or READY for no back-off),
+-- or DEAD when asked or when its attempts are used up. The error text is recorded.
+-- KEYS[1] jobs hash
+-- ARGV[3] job key, ARGV[4] token, ARGV[5] back-off ms (-1: dead now), ARGV[6] error text
+-- Returns {1 retrying | 2 dead | 0 no such job | -1 stale token, due ms or death time, 1 if new head}.
+local jobkey = ARGV[3]
+local j, refusal = held(jobkey, ARGV[4])
+if not j then
+  return { refusal, 0, 0 }
+end
+local topic = topic_of(jobkey)
+local now = now_ms()
+local backoff = tonumber(ARGV[5])
+redis.call('ZREM', P .. 'reserved', jobkey)
+redis.call('HSET', P .. 'errors', jobkey, ARGV[6])
+if backoff < 0 or j.attempt >= j.max then
+  j.state = 'X'
+  save(jobkey, j)
+  redis.call('ZADD', P .. 'dead:' .. topic, num(now), jobkey)
+  move(topic, 'S', 'X')
+  return { 2, now, 0 }
+end
+j.due = now + backoff
+if backoff == 0 then
+  j.state = 'R'
+  save(jobkey, j)
+  push_ready(topic, { jobkey })
+  move(topic, 'S', 'R')
+  return { 1, j.due, 0 }
+end
+j.state = 'D'
+save(jobkey, j)
+move(topic, 'S', 'D')
+return { 1, j.due, push_delayed(jobkey, j.due) }

@@ -1,0 +1,19 @@
+-- find.lua: reads one job.
+-- KEYS[1] jobs hash
+-- ARGV[3] job key
+-- Returns {} for no such job, else {state, attempt, max attempts, ttr ms, due ms, created ms,
+-- reserved until ms (0 unless RESERVED), died at ms (0 unless DEAD), last error or '', payload}.
+local jobkey = ARGV[3]
+local record = redis.call('HGET', KEYS[1], jobkey)
+if not record then
+  return {}
+end
+local j = decode(record)
+local deadline, died = 0, 0
+if j.state == 'S' then
+  deadline = tonumber(redis.call('ZSCORE', P .. 'reserved', jobkey) or 0)
+elseif j.state == 'X' then
+  died = tonumber(redis.call('ZSCORE', P .. 'dead:' .. topic_of(jobkey), jobkey) or 0)
+end
+local err = redis.call('HGET', P .. 'errors', jobkey) or ''
+return { j.state, j.attempt, j.max, j.ttr, j.due, j.created, deadline, died, err, j.payload }

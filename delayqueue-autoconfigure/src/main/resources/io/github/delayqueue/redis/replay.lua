@@ -1,0 +1,33 @@
+-- replay.lua: gives DEAD jobs of a topic another life: READY, attempts reset to zero, the oldest
+-- deaths first. The last error stays readable until the job fails again or finishes.
+-- KEYS[1] jobs hash
+-- ARGV[3] topic, ARGV[4] max jobs, ARGV[5] one job key to replay, or '' for the oldest ones
+-- Returns {number of jobs replayed}.
+local topic, max = ARGV[3], tonumber(ARGV[4])
+local dead = P .. 'dead:' .. topic
+local jobkeys
+if ARGV[5] ~= '' then
+  jobkeys = redis.call('ZSCORE', dead, ARGV[5]) and { ARGV[5] } or {}
+else
+  jobkeys = redis.call('ZRANGE', dead, 0, max - 1)
+end
+local replayed = {}
+for _, jobkey in ipairs(jobkeys) do
+  redis.call('ZREM', dead, jobkey)
+  local record = redis.call('HGET', KEYS[1], jobkey)
+  if record then
+    local j = decode(record)
+    if j.state == 'X' then
+      j.state = 'R'
+      j.attempt = 0
+      j.token = 0
+      save(jobkey, j)
+      move(topic, 'X', 'R')
+      replayed[#replayed + 1] = jobkey
+    end
+  end
+end
+if #replayed > 0 then
+  push_ready(topic, replayed)
+end
+return { #replayed }

@@ -1,0 +1,34 @@
+-- reschedule.lua: moves a waiting job (DELAYED or READY) to a new due time.
+-- KEYS[1] jobs hash
+-- ARGV[3] job key, ARGV[4] 'd' (ARGV[5] = delay ms from now) or 'a' (ARGV[5] = absolute ms)
+-- Returns {1, new state, due ms, 1 if new head}, {0} for no such job, or {-1, state} for a job
+-- that is RESERVED or DEAD and cannot be rescheduled.
+local jobkey = ARGV[3]
+local record = redis.call('HGET', KEYS[1], jobkey)
+if not record then
+  return { 0 }
+end
+local j = decode(record)
+if j.state ~= 'D' and j.state ~= 'R' then
+  return { -1, j.state }
+end
+local topic = topic_of(jobkey)
+local now = now_ms()
+local due = tonumber(ARGV[5])
+if ARGV[4] == 'd' then
+  due = now + due
+end
+unlink(jobkey, topic, j)
+j.due = due
+local head = 0
+if due <= now then
+  j.state = 'R'
+  save(jobkey, j)
+  push_ready(topic, { jobkey })
+else
+  j.state = 'D'
+  save(jobkey, j)
+  head = push_delayed(jobkey, due)
+end
+count(j.state, topic, 1)
+return { 1, j.state, due, head }

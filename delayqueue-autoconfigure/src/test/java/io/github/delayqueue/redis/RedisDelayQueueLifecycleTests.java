@@ -1,0 +1,77 @@
+package io.github.delayqueue.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+
+import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.OnDuplicate;
+import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.core.ScheduleRequest;
+import io.github.delayqueue.core.ScheduleResult;
+import io.github.delayqueue.test.RedisTestExtension;
+import io.github.delayqueue.test.RedisTestServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+@ExtendWith(RedisTestExtension.class)
+class RedisDelayQueueLifecycleTests {
+
+	private RedisQueues queues;
+
+	private RedisDelayQueue queue;
+
+	@BeforeEach
+	void setUp(RedisTestServer redis) {
+		this.queues = new RedisQueues(redis);
+		this.queue = this.queues.start();
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.queues.close();
+	}
+
+	@Test
+	void jobGoesFromScheduledToDeliveredToFinishedAndLeavesNothingBehind() throws InterruptedException {
+		ScheduleResult result = this.queue.schedule(request("order-close", "42", "{\"orderId\":42}",
+				Duration.ofMillis(300)));
+		assertThat(result.created()).isTrue();
+		assertThat(result.state()).isEqualTo(JobState.DELAYED);
+		assertThat(this.queue.find("order-close", "42")).hasValueSatisfying((job) -> {
+			assertThat(job.state()).isEqualTo(JobState.DELAYED);
+			assertThat(job.attempt()).isZero();
+			assertThat(job.payloadAsString()).isEqualTo("{\"orderId\":42}");
+		});
+		assertThat(this.queue.reserve("order-close", 10, null)).isEmpty();
+
+		assertThat(this.queue.awaitWork("order-close", Duration.ofSeconds(5))).isTrue();
+		List<ReservedJob> jobs = await().atMost(Duration.ofSeconds(5))
+			.until(() -> this.queue.reserve("order-close", 10, null), (list) -> !list.isEmpty());
+		assertThat(jobs).hasSize(1);
+		ReservedJob job = jobs.get(0);
+		assertThat(job.id()).isEqualTo("42");
+		assertThat(job.attempt()).isEqualTo(1);
+		assertThat(new String(job.payload(), StandardCharsets.UTF_8)).isEqualTo("{\"orderId\":42}");
+		assertThat(job.deliveredAt()).isAfterOrEqualTo(job.dueAt());
+		assertThat(this.queue.find("order-close", "42").orElseThrow().state()).isEqualTo(JobState.RESERVED);
+
+		assertThat(this.queue.finish(job)).isTrue();
+		assertThat(this.queue.find("order-close", "42")).isEmpty();
+		assertThat(this.queue.stats().totals().total()).isZero();
+		// only the buckets' token counters stay (and the timers' heartbeat keys)
+		assertThat(this.queues.snapshot().keySet()).filteredOn((key) -> key.startsWith("{" + this.queues.namespace + ":"))
+			.allMatch((key) -> key.endsWith(":seq"));
+	}
+
+	static ScheduleRequest request(String topic, String id, String payload, Duration delay) {
+		return new ScheduleRequest(topic, id, payload.getBytes(StandardCharsets.UTF_8), delay, null, null, null,
+				OnDuplicate.KEEP);
+	}
+
+}

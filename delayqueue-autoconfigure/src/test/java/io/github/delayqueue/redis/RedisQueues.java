@@ -1,0 +1,113 @@
+package io.github.delayqueue.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.UnaryOperator;
+
+import io.github.delayqueue.test.RedisTestServer;
+
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.Cursor;
+import org.springframework.data.redis.core.ScanOptions;
+
+/**
+ * Queues on a real Redis for tests: each with its own namespace, each closed after the test.
+ */
+final class RedisQueues implements AutoCloseable {
+
+	private final RedisTestServer server;
+
+	private final List<LettuceConnectionFactory> factories = new ArrayList<>();
+
+	private final List<RedisDelayQueue> queues = new ArrayList<>();
+
+	final String namespace = "t" + UUID.randomUUID().toString().substring(0, 8);
+
+	RedisQueues(RedisTestServer server) {
+		this.server = server;
+	}
+
+	LettuceConnectionFactory connectionFactory() {
+		RedisStandaloneConfiguration config = new RedisStandaloneConfiguration(this.server.host(), this.server.port());
+		if (this.server.password() != null) {
+			config.setPassword(this.server.password());
+		}
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(config,
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(5)).build());
+		factory.afterPropertiesSet();
+		factory.start();
+		this.factories.add(factory);
+		return factory;
+	}
+
+	/**
+	 * A started queue with test-friendly timings on its own connection factory.
+	 */
+	RedisDelayQueue start(UnaryOperator<RedisDelayQueue.Builder> customizer) {
+		RedisDelayQueue queue = create(customizer);
+		queue.start();
+		return queue;
+	}
+
+	RedisDelayQueue start() {
+		return start(UnaryOperator.identity());
+	}
+
+	RedisDelayQueue create(UnaryOperator<RedisDelayQueue.Builder> customizer) {
+		RedisDelayQueue queue = customizer
+			.apply(RedisDelayQueue.builder(connectionFactory())
+				.namespace(this.namespace)
+				.leaseTtl(Duration.ofSeconds(2))
+				.guardInterval(Duration.ofSeconds(5)))
+			.build();
+		this.queues.add(queue);
+		return queue;
+	}
+
+	/**
+	 * Every key of this namespace with its DUMP: equal snapshots mean nothing changed.
+	 */
+	Map<String, String> snapshot() {
+		try (RedisConnection connection = this.factories.get(0).getConnection()) {
+			Map<String, String> result = new HashMap<>();
+			try (Cursor<byte[]> keys = connection.keyCommands()
+				.scan(ScanOptions.scanOptions().match("{" + this.namespace + "*").count(1000).build())) {
+				while (keys.hasNext()) {
+					byte[] key = keys.next();
+					byte[] dump = connection.keyCommands().dump(key);
+					result.put(new String(key, StandardCharsets.UTF_8),
+							(dump != null) ? java.util.HexFormat.of().formatHex(dump) : "");
+				}
+			}
+			return result;
+		}
+	}
+
+	long keyCount() {
+		return snapshot().size();
+	}
+
+	@Override
+	public void close() {
+		for (RedisDelayQueue queue : this.queues) {
+			try {
+				queue.stop();
+			}
+			catch (RuntimeException ex) {
+				// already broken: the test said so
+			}
+		}
+		for (LettuceConnectionFactory factory : this.factories) {
+			factory.destroy();
+		}
+	}
+
+}

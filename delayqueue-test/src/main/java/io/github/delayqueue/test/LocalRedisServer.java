@@ -1,0 +1,196 @@
+package io.github.delayqueue.test;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A redis-server process on a free loopback port, with its own data directory.
+ */
+final class LocalRedisServer implements RedisTestServer {
+
+	private static final Logger logger = LoggerFactory.getLogger(LocalRedisServer.class);
+
+	private static final Duration START_TIMEOUT = Duration.ofSeconds(20);
+
+	private final File executable;
+
+	private final Source source;
+
+	private final int port;
+
+	private final Path directory;
+
+	private final List<String> arguments;
+
+	private final String password;
+
+	private Process process;
+
+	LocalRedisServer(File executable, Source source, List<String> arguments, String password) {
+		this.executable = executable;
+		this.source = source;
+		this.port = freePort();
+		this.arguments = List.copyOf(arguments);
+		this.password = password;
+		try {
+			this.directory = Files.createTempDirectory("delayqueue-redis-" + this.port + "-");
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	static int freePort() {
+		try (ServerSocket socket = new ServerSocket(0)) {
+			socket.setReuseAddress(true);
+			return socket.getLocalPort();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("No free local port for redis-server", ex);
+		}
+	}
+
+	@Override
+	public String host() {
+		return "127.0.0.1";
+	}
+
+	@Override
+	public int port() {
+		return this.port;
+	}
+
+	@Override
+	public String password() {
+		return this.password;
+	}
+
+	@Override
+	public Source source() {
+		return this.source;
+	}
+
+	@Override
+	public boolean isManaged() {
+		return true;
+	}
+
+	/**
+	 * The directory that holds the server's data files and log.
+	 */
+	Path directory() {
+		return this.directory;
+	}
+
+	@Override
+	public synchronized void start() {
+		if (this.process != null && this.process.isAlive()) {
+			return;
+		}
+		List<String> command = new ArrayList<>();
+		command.add(this.executable.getAbsolutePath());
+		command.addAll(List.of("--port", String.valueOf(this.port), "--bind", "127.0.0.1", "--dir",
+				this.directory.toString(), "--save", "", "--daemonize", "no", "--protected-mode", "no"));
+		if (this.password != null) {
+			command.addAll(List.of("--requirepass", this.password));
+		}
+		command.addAll(this.arguments);
+		try {
+			this.process = new ProcessBuilder(command).redirectErrorStream(true)
+				.redirectOutput(this.directory.resolve("redis.log").toFile())
+				.start();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not start " + command, ex);
+		}
+		awaitPing();
+		logger.info("Started redis-server ({}) on 127.0.0.1:{} with data in {}", this.source, this.port,
+				this.directory);
+	}
+
+	private void awaitPing() {
+		long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+		IOException last = null;
+		while (System.nanoTime() < deadline) {
+			if (!this.process.isAlive()) {
+				throw new IllegalStateException("redis-server exited with code " + this.process.exitValue()
+						+ "; log: " + readLog());
+			}
+			try {
+				String reply = RespPing.ping(host(), this.port, this.password);
+				if (reply.startsWith("+PONG")) {
+					return;
+				}
+			}
+			catch (IOException ex) {
+				last = ex;
+			}
+			try {
+				Thread.sleep(20);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException("Interrupted while waiting for redis-server", ex);
+			}
+		}
+		throw new IllegalStateException("redis-server on port " + this.port + " did not answer PING within "
+				+ START_TIMEOUT + "; log: " + readLog(), last);
+	}
+
+	private String readLog() {
+		try {
+			return Files.readString(this.directory.resolve("redis.log"));
+		}
+		catch (IOException ex) {
+			return "(no log: " + ex.getMessage() + ")";
+		}
+	}
+
+	@Override
+	public synchronized void stop() {
+		if (this.process == null) {
+			return;
+		}
+		this.process.destroy();
+		try {
+			if (!this.process.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
+				this.process.destroyForcibly().waitFor();
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			this.process.destroyForcibly();
+		}
+		this.process = null;
+		logger.info("Stopped redis-server on 127.0.0.1:{}", this.port);
+	}
+
+	@Override
+	public synchronized void close() {
+		stop();
+		try (Stream<Path> paths = Files.walk(this.directory)) {
+			paths.sorted(Comparator.reverseOrder()).forEach((path) -> path.toFile().delete());
+		}
+		catch (IOException ex) {
+			logger.debug("Could not delete {}", this.directory, ex);
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "redis-server (" + this.source + ") on 127.0.0.1:" + this.port;
+	}
+
+}

@@ -1,0 +1,75 @@
+package io.github.delayqueue.test;
+
+import java.net.URI;
+
+/**
+ * A Redis server that a test talks to. Obtain one from {@link RedisTestServers}.
+ *
+ * <p>
+ * Servers that the test support started itself ({@link #isManaged()}) can be stopped,
+ * started again on the same port and with the same data directory, and closed. An
+ * external server (from {@code DELAYQUEUE_TEST_REDIS_URL}) can only be used.
+ */
+public interface RedisTestServer extends AutoCloseable {
+
+	/**
+	 * Where a server came from, in the order the test support tries them.
+	 */
+	enum Source {
+
+		/** The URL in the {@code DELAYQUEUE_TEST_REDIS_URL} environment variable. */
+		EXTERNAL,
+
+		/** A Testcontainers container (when a Docker engine answers). */
+		TESTCONTAINERS,
+
+		/** A {@code redis-server} found on the {@code PATH}, started on a free port. */
+		PATH,
+
+		/** The redis-server binary shipped in {@code com.github.codemonstur:embedded-redis}. */
+		EMBEDDED
+
+	}
+
+	String host();
+
+	int port();
+
+	/**
+	 * The password to send with {@code AUTH}, or {@code null}.
+	 */
+	String password();
+
+	Source source();
+
+	/**
+	 * A {@code redis://} URI for this server.
+	 */
+	default URI uri() {
+		String auth = (password() != null) ? ":" + password() + "@" : "";
+		return URI.create("redis://" + auth + host() + ":" + port());
+	}
+
+	/**
+	 * Whether this support started the server, so that it may stop and restart it.
+	 */
+	boolean isManaged();
+
+	/**
+	 * Stops the server (a managed server only); its data directory is kept for
+	 * {@link #start()}.
+	 */
+	void stop();
+
+	/**
+	 * Starts a stopped managed server again on the same port with the same data.
+	 */
+	void start();
+
+	/**
+	 * Stops the server if it runs and deletes what it left on disk.
+	 */
+	@Override
+	void close();
+
+}
