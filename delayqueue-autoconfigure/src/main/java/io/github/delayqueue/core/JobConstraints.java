@@ -103,7 +103,7 @@ public final class JobConstraints {
 		if (delay == null) {
 			throw new IllegalArgumentException("delay must not be null");
 		}
-		if (delay.abs().compareTo(MAX_DELAY) > 0) {
+		if (delay.compareTo(MAX_DELAY) > 0 || delay.compareTo(MAX_DELAY.negated()) < 0) {
 			throw new IllegalArgumentException("delay must be at most " + MAX_DELAY.toDays() + " days, was " + delay);
 		}
 		return delay;

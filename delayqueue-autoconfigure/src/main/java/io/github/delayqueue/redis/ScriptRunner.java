@@ -61,7 +61,9 @@ final class ScriptRunner {
 
 	/**
 	 * Runs the same script once per argument list, pipelined in one round trip where the
-	 * connection supports it (one by one otherwise, such as on a cluster connection).
+	 * connection supports it (one by one otherwise, such as on a cluster connection). The
+	 * script is loaded first, because a pipeline that meets {@code NOSCRIPT} does not say
+	 * which of its commands ran.
 	 * @param script the script
 	 * @param keysAndArgs one array per call: {@code KEYS[1]} then {@code ARGV}
 	 * @return one reply per call, in order
@@ -71,7 +73,6 @@ final class ScriptRunner {
 			if (keysAndArgs.isEmpty()) {
 				return List.of();
 			}
-			List<Object> replies;
 			try {
 				connection.openPipeline();
 			}
@@ -82,28 +83,19 @@ final class ScriptRunner {
 				}
 				return sequential;
 			}
-			for (byte[][] call : keysAndArgs) {
-				connection.scriptingCommands().evalSha(script.sha(), ReturnType.MULTI, 1, call);
-			}
 			try {
-				replies = new ArrayList<>(connection.closePipeline());
+				connection.scriptingCommands().scriptLoad(script.body());
+				for (byte[][] call : keysAndArgs) {
+					connection.scriptingCommands().evalSha(script.sha(), ReturnType.MULTI, 1, call);
+				}
+				List<Object> replies = connection.closePipeline();
+				// the first reply is SCRIPT LOAD's
+				return new ArrayList<>(replies.subList(1, replies.size()));
 			}
 			catch (RedisPipelineException ex) {
-				replies = new ArrayList<>(ex.getPipelineResult());
+				throw new DelayQueueException("Redis rejected a pipeline of " + keysAndArgs.size() + " " + script
+						+ " calls; some may have been applied (running them again is safe): " + ex.getMessage(), ex);
 			}
-			for (int i = 0; i < replies.size(); i++) {
-				Object reply = replies.get(i);
-				if (reply instanceof Throwable failure) {
-					if (!isNoScript(failure)) {
-						throw (failure instanceof DataAccessException dae) ? dae
-								: new DelayQueueException("Redis rejected " + script + ": " + failure.getMessage(),
-										failure);
-					}
-					replies.set(i, connection.scriptingCommands()
-						.eval(script.body(), ReturnType.MULTI, 1, keysAndArgs.get(i)));
-				}
-			}
-			return replies;
 		});
 	}
 

@@ -31,6 +31,8 @@ final class RedisQueues implements AutoCloseable {
 
 	final String namespace = "t" + UUID.randomUUID().toString().substring(0, 8);
 
+	Duration commandTimeout = Duration.ofSeconds(5);
+
 	RedisQueues(RedisTestServer server) {
 		this.server = server;
 	}
@@ -41,7 +43,7 @@ final class RedisQueues implements AutoCloseable {
 			config.setPassword(this.server.password());
 		}
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(config,
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(5)).build());
+				LettuceClientConfiguration.builder().commandTimeout(this.commandTimeout).build());
 		factory.afterPropertiesSet();
 		factory.start();
 		this.factories.add(factory);

@@ -1,0 +1,157 @@
+package io.github.delayqueue.autoconfigure;
+
+import java.time.Duration;
+
+import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.JacksonJobPayloadConverter;
+import io.github.delayqueue.core.JobPayloadConverter;
+import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.redis.RedisDelayQueue;
+import io.github.delayqueue.test.RedisTestExtension;
+import io.github.delayqueue.test.RedisTestServer;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.util.unit.DataSize;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.Mockito.mock;
+
+@ExtendWith(RedisTestExtension.class)
+class DelayQueueAutoConfigurationTests {
+
+	private ApplicationContextRunner runner;
+
+	@BeforeEach
+	void setUp(RedisTestServer redis) {
+		this.runner = new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
+					DelayQueueAutoConfiguration.class))
+			.withPropertyValues("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
+					"delayqueue.namespace=auto" + System.nanoTime());
+	}
+
+	@Test
+	void defaultsGiveARunningQueueTemplateAndJacksonConverter() {
+		this.runner.run((context) -> {
+			assertThat(context).hasSingleBean(RedisDelayQueue.class);
+			assertThat(context).hasSingleBean(DelayedJobTemplate.class);
+			assertThat(context).hasSingleBean(JacksonJobPayloadConverter.class);
+			RedisDelayQueue queue = context.getBean(RedisDelayQueue.class);
+			assertThat(queue.isRunning()).isTrue();
+			assertThat(queue.getBuckets()).isEqualTo(16);
+			DelayQueueProperties properties = context.getBean(DelayQueueProperties.class);
+			assertThat(properties.getDefaultTtr()).isEqualTo(Duration.ofSeconds(60));
+			assertThat(properties.getDefaultMaxAttempts()).isEqualTo(5);
+			assertThat(properties.getMaxPayloadSize()).isEqualTo(DataSize.ofMegabytes(1));
+			assertThat(properties.getTimer().getLeaseTtl()).isEqualTo(Duration.ofSeconds(5));
+			assertThat(properties.getTimer().getGuardInterval()).isEqualTo(Duration.ofSeconds(5));
+			assertThat(properties.getTimer().getBatchSize()).isEqualTo(500);
+
+			DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+			assertThat(template.schedule("auto", "1", new Order(1, "book"), Duration.ofMinutes(1))).isTrue();
+			assertThat(template.find("auto", "1").orElseThrow().state()).isEqualTo(JobState.DELAYED);
+			assertThat(template.find("auto", "1").orElseThrow().payloadAsString())
+				.isEqualTo("{\"id\":1,\"item\":\"book\"}");
+		});
+	}
+
+	@Test
+	void propertiesAndCustomizersShapeTheQueue() {
+		this.runner
+			.withPropertyValues("delayqueue.buckets=4", "delayqueue.instance-id=node-1", "delayqueue.timer.enabled=false")
+			.withBean(DelayQueueBuilderCustomizer.class, () -> (builder) -> builder.defaultMaxAttempts(9))
+			.run((context) -> {
+				RedisDelayQueue queue = context.getBean(RedisDelayQueue.class);
+				assertThat(queue.getBuckets()).isEqualTo(4);
+				assertThat(queue.getInstanceId()).isEqualTo("node-1");
+				assertThat(queue.getTimer().isRunning()).isFalse();
+				DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+				template.schedule("custom", "1", "x", Duration.ofMinutes(1));
+				assertThat(template.find("custom", "1").orElseThrow().maxAttempts()).isEqualTo(9);
+			});
+	}
+
+	@Test
+	void userBeansWin() {
+		this.runner.withUserConfiguration(UserBeans.class).run((context) -> {
+			assertThat(context).doesNotHaveBean(RedisDelayQueue.class);
+			assertThat(context.getBean(DelayQueueOperations.class)).isSameAs(context.getBean("userOperations"));
+			assertThat(context.getBean(JobPayloadConverter.class)).isSameAs(context.getBean("userConverter"));
+			assertThat(context).hasSingleBean(DelayedJobTemplate.class);
+		});
+		this.runner.withBean("userTemplate", DelayedJobTemplate.class,
+				() -> new DelayedJobTemplate(mock(DelayQueueOperations.class), mock(JobPayloadConverter.class)))
+			.run((context) -> {
+				assertThat(context).hasSingleBean(DelayedJobTemplate.class);
+				assertThat(context).hasBean("userTemplate");
+			});
+	}
+
+	@Test
+	void disabledByProperty() {
+		this.runner.withPropertyValues("delayqueue.enabled=false").run((context) -> {
+			assertThat(context).doesNotHaveBean(DelayQueueOperations.class);
+			assertThat(context).doesNotHaveBean(DelayedJobTemplate.class);
+		});
+	}
+
+	@Test
+	void backsOffWithoutRedisOrWithoutJackson() {
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(DelayQueueAutoConfiguration.class))
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context).doesNotHaveBean(DelayQueueOperations.class);
+				assertThat(context).doesNotHaveBean(DelayedJobTemplate.class);
+			});
+		this.runner.withClassLoader(new FilteredClassLoader(JsonMapper.class))
+			.run((context) -> assertThat(context).doesNotHaveBean(DelayQueueOperations.class));
+	}
+
+	@Test
+	void badPropertiesFailStartUpNamingTheRule() {
+		this.runner.withPropertyValues("delayqueue.namespace=bad{ns}").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("namespace 'bad{ns}'");
+		});
+		this.runner.withPropertyValues("delayqueue.default-ttr=0s").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("ttr must be at least 1 ms");
+		});
+	}
+
+	record Order(long id, String item) {
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserBeans {
+
+		@Bean
+		DelayQueueOperations userOperations() {
+			return mock(DelayQueueOperations.class);
+		}
+
+		@Bean
+		JobPayloadConverter userConverter() {
+			return mock(JobPayloadConverter.class);
+		}
+
+		@Bean
+		RedisConnectionFactory redisConnectionFactory() {
+			return mock(RedisConnectionFactory.class);
+		}
+
+	}
+
+}

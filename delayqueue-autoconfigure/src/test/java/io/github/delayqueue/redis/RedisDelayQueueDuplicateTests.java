@@ -1,0 +1,107 @@
+package io.github.delayqueue.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.OnDuplicate;
+import io.github.delayqueue.core.ScheduleRequest;
+import io.github.delayqueue.core.ScheduleResult;
+import io.github.delayqueue.test.RedisTestExtension;
+import io.github.delayqueue.test.RedisTestServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import static io.github.delayqueue.redis.RedisDelayQueueLifecycleTests.request;
+import static org.assertj.core.api.Assertions.assertThat;
+
+@ExtendWith(RedisTestExtension.class)
+class RedisDelayQueueDuplicateTests {
+
+	private RedisQueues queues;
+
+	private RedisDelayQueue queue;
+
+	@BeforeEach
+	void setUp(RedisTestServer redis) {
+		this.queues = new RedisQueues(redis);
+		this.queue = this.queues.start();
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.queues.close();
+	}
+
+	@Test
+	void duplicateIsKeptByDefault() {
+		ScheduleResult first = this.queue.schedule(request("dup", "1", "first", Duration.ofMinutes(10)));
+		ScheduleResult second = this.queue.schedule(request("dup", "1", "second", Duration.ofMinutes(20)));
+		assertThat(first.created()).isTrue();
+		assertThat(second.created()).isFalse();
+		assertThat(second.state()).isEqualTo(JobState.DELAYED);
+		assertThat(second.dueAt()).isEqualTo(first.dueAt());
+		JobInfo job = this.queue.find("dup", "1").orElseThrow();
+		assertThat(job.payloadAsString()).isEqualTo("first");
+		assertThat(job.dueAt()).isEqualTo(first.dueAt());
+		assertThat(this.queue.stats().topics().get("dup").delayed()).isEqualTo(1);
+	}
+
+	@Test
+	void duplicateIsReplacedWhenAsked() {
+		ScheduleResult first = this.queue.schedule(request("dup", "2", "first", Duration.ofMinutes(10)));
+		ScheduleResult replaced = this.queue.schedule(new ScheduleRequest("dup", "2", "second".getBytes(),
+				Duration.ZERO, null, Duration.ofSeconds(9), 7, OnDuplicate.REPLACE));
+		assertThat(replaced.created()).isTrue();
+		assertThat(replaced.state()).isEqualTo(JobState.READY);
+		assertThat(replaced.dueAt()).isBefore(first.dueAt());
+		JobInfo job = this.queue.find("dup", "2").orElseThrow();
+		assertThat(job.payloadAsString()).isEqualTo("second");
+		assertThat(job.maxAttempts()).isEqualTo(7);
+		assertThat(job.ttr()).isEqualTo(Duration.ofSeconds(9));
+		assertThat(this.queue.stats().topics().get("dup")).satisfies((stats) -> {
+			assertThat(stats.delayed()).isZero();
+			assertThat(stats.ready()).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void eightThreadsSchedulingTheSameIdCreateExactlyOneJob() throws Exception {
+		int threads = 8;
+		ExecutorService executor = Executors.newFixedThreadPool(threads);
+		try {
+			for (int round = 0; round < 20; round++) {
+				String id = "race-" + round;
+				CyclicBarrier barrier = new CyclicBarrier(threads);
+				List<Future<ScheduleResult>> futures = new ArrayList<>();
+				for (int t = 0; t < threads; t++) {
+					String payload = "thread-" + t;
+					Callable<ScheduleResult> call = () -> {
+						barrier.await();
+						return this.queue.schedule(request("race", id, payload, Duration.ofMinutes(5)));
+					};
+					futures.add(executor.submit(call));
+				}
+				int created = 0;
+				for (Future<ScheduleResult> future : futures) {
+					created += future.get().created() ? 1 : 0;
+				}
+				assertThat(created).as("round %d", round).isEqualTo(1);
+			}
+		}
+		finally {
+			executor.shutdownNow();
+		}
+		assertThat(this.queue.stats().topics().get("race").delayed()).isEqualTo(20);
+	}
+
+}

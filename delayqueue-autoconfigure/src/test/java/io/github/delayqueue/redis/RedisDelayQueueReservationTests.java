@@ -1,0 +1,183 @@
+package io.github.delayqueue.redis;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+import io.github.delayqueue.core.FailResult;
+import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.OnDuplicate;
+import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.core.ScheduleRequest;
+import io.github.delayqueue.test.RedisTestExtension;
+import io.github.delayqueue.test.RedisTestServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+@ExtendWith(RedisTestExtension.class)
+class RedisDelayQueueReservationTests {
+
+	private RedisQueues queues;
+
+	private RedisDelayQueue queue;
+
+	@BeforeEach
+	void setUp(RedisTestServer redis) {
+		this.queues = new RedisQueues(redis);
+		this.queue = this.queues.start();
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.queues.close();
+	}
+
+	private ReservedJob reserveOne(String topic, Duration ttr) {
+		List<ReservedJob> jobs = await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.queue.reserve(topic, 1, ttr), (list) -> !list.isEmpty());
+		return jobs.get(0);
+	}
+
+	private void schedule(String topic, String id, int maxAttempts, Duration ttr) {
+		this.queue.schedule(new ScheduleRequest(topic, id, "{}".getBytes(), Duration.ZERO, null, ttr, maxAttempts,
+				OnDuplicate.KEEP));
+	}
+
+	@Test
+	void expiredReservationIsRedeliveredWithNextAttemptAndStaleTokenChangesNothing() {
+		schedule("ttr", "1", 5, Duration.ofMillis(400));
+		ReservedJob first = reserveOne("ttr", null);
+		assertThat(first.attempt()).isEqualTo(1);
+		assertThat(first.ttr()).isEqualTo(Duration.ofMillis(400));
+		assertThat(first.reservedUntil()).isEqualTo(first.deliveredAt().plusMillis(400));
+
+		ReservedJob second = reserveOne("ttr", null);
+		assertThat(second.attempt()).isEqualTo(2);
+		assertThat(second.token()).isNotEqualTo(first.token());
+		assertThat(second.deliveredAt()).isAfterOrEqualTo(first.reservedUntil());
+
+		Map<String, String> before = this.queues.snapshot();
+		assertThat(this.queue.finish(first)).isFalse();
+		assertThat(this.queue.touch(first, Duration.ofMinutes(5))).isEmpty();
+		assertThat(this.queue.fail(first, Duration.ZERO, "late")).isEqualTo(FailResult.STALE);
+		assertThat(this.queue.kill(first, "late")).isEqualTo(FailResult.STALE);
+		assertThat(this.queue.release(first)).isFalse();
+		assertThat(this.queues.snapshot()).as("Redis after stale calls").isEqualTo(before);
+
+		assertThat(this.queue.finish(second)).isTrue();
+	}
+
+	@Test
+	void touchExtendsTheDeadlineAndKeepsTheJob() throws InterruptedException {
+		schedule("touch", "1", 5, Duration.ofMillis(500));
+		ReservedJob job = reserveOne("touch", null);
+		Instant extended = this.queue.touch(job, Duration.ofSeconds(30)).orElseThrow();
+		assertThat(extended).isAfter(job.reservedUntil().plusSeconds(20));
+		assertThat(this.queue.find("touch", "1").orElseThrow().reservedUntil()).isEqualTo(extended);
+		// the original deadline passes: nothing is redelivered
+		await().pollDelay(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(3))
+			.untilAsserted(() -> assertThat(this.queue.reserve("touch", 1, null)).isEmpty());
+		JobInfo info = this.queue.find("touch", "1").orElseThrow();
+		assertThat(info.state()).isEqualTo(JobState.RESERVED);
+		assertThat(info.attempt()).isEqualTo(1);
+		assertThat(this.queue.finish(job)).isTrue();
+	}
+
+	@Test
+	void reservationTtrOverridesTheJobsOwnAndTouchWithoutTtrUsesIt() {
+		schedule("ttr-override", "1", 5, Duration.ofMinutes(10));
+		ReservedJob job = reserveOne("ttr-override", Duration.ofSeconds(2));
+		assertThat(job.ttr()).isEqualTo(Duration.ofSeconds(2));
+		assertThat(job.reservedUntil()).isEqualTo(job.deliveredAt().plusSeconds(2));
+		Instant touched = this.queue.touch(job, null).orElseThrow();
+		assertThat(touched).isBeforeOrEqualTo(job.deliveredAt().plusSeconds(10));
+	}
+
+	@Test
+	void failedJobIsRetriedAfterTheBackOffThenDiesAndIsReplayed() {
+		schedule("retry", "1", 3, Duration.ofSeconds(30));
+		ReservedJob first = reserveOne("retry", null);
+		Instant beforeFail = first.deliveredAt();
+		assertThat(this.queue.fail(first, Duration.ofMillis(700), "first failure")).isEqualTo(FailResult.RETRYING);
+		JobInfo delayed = this.queue.find("retry", "1").orElseThrow();
+		assertThat(delayed.state()).isEqualTo(JobState.DELAYED);
+		assertThat(delayed.lastError()).isEqualTo("first failure");
+		assertThat(delayed.dueAt()).isAfterOrEqualTo(beforeFail.plusMillis(700));
+
+		ReservedJob second = reserveOne("retry", null);
+		assertThat(second.attempt()).isEqualTo(2);
+		assertThat(second.deliveredAt()).isAfterOrEqualTo(delayed.dueAt());
+		assertThat(this.queue.fail(second, Duration.ZERO, "second failure")).isEqualTo(FailResult.RETRYING);
+
+		ReservedJob third = reserveOne("retry", null);
+		assertThat(third.attempt()).isEqualTo(3);
+		assertThat(this.queue.fail(third, Duration.ofMillis(100), "third failure")).isEqualTo(FailResult.DEAD);
+		JobInfo dead = this.queue.find("retry", "1").orElseThrow();
+		assertThat(dead.state()).isEqualTo(JobState.DEAD);
+		assertThat(dead.lastError()).isEqualTo("third failure");
+		assertThat(dead.diedAt()).isNotNull();
+		assertThat(this.queue.stats().topics().get("retry").dead()).isEqualTo(1);
+
+		assertThat(this.queue.replayDead("retry", 10)).isEqualTo(1);
+		JobInfo replayed = this.queue.find("retry", "1").orElseThrow();
+		assertThat(replayed.state()).isEqualTo(JobState.READY);
+		assertThat(replayed.attempt()).isZero();
+		ReservedJob again = reserveOne("retry", null);
+		assertThat(again.attempt()).isEqualTo(1);
+		assertThat(this.queue.finish(again)).isTrue();
+	}
+
+	@Test
+	void jobWhoseTtrRunsOutOnItsLastAttemptIsDead() {
+		schedule("ttr-dead", "1", 1, Duration.ofMillis(300));
+		reserveOne("ttr-dead", null);
+		await().atMost(Duration.ofSeconds(5))
+			.untilAsserted(() -> assertThat(this.queue.find("ttr-dead", "1").orElseThrow().state()).isEqualTo(JobState.DEAD));
+		assertThat(this.queue.find("ttr-dead", "1").orElseThrow().lastError()).contains("TTR of 300 ms expired on attempt 1 of 1");
+		assertThat(this.queue.replayDead("ttr-dead", "1")).isTrue();
+		assertThat(this.queue.replayDead("ttr-dead", "1")).as("no longer dead").isFalse();
+	}
+
+	@Test
+	void killedJobIsDeadAtOnceWhateverItsAttempts() {
+		schedule("kill", "1", 10, null);
+		ReservedJob job = reserveOne("kill", null);
+		assertThat(this.queue.kill(job, "payload cannot be read")).isEqualTo(FailResult.DEAD);
+		assertThat(this.queue.find("kill", "1").orElseThrow().lastError()).isEqualTo("payload cannot be read");
+	}
+
+	@Test
+	void releasedJobIsReadyAtOnceWithoutCountingTheAttempt() {
+		schedule("release", "1", 2, Duration.ofMinutes(10));
+		ReservedJob job = reserveOne("release", null);
+		assertThat(this.queue.release(job)).isTrue();
+		JobInfo info = this.queue.find("release", "1").orElseThrow();
+		assertThat(info.state()).isEqualTo(JobState.READY);
+		assertThat(info.attempt()).isZero();
+		assertThat(reserveOne("release", null).attempt()).isEqualTo(1);
+	}
+
+	@Test
+	void rescheduleMovesWaitingJobsOnlyWaiting() {
+		this.queue.schedule(RedisDelayQueueLifecycleTests.request("move", "1", "x", Duration.ofMinutes(10)));
+		assertThat(this.queue.reschedule("move", "1", Duration.ZERO)).isEqualTo(io.github.delayqueue.core.RescheduleResult.RESCHEDULED);
+		assertThat(this.queue.find("move", "1").orElseThrow().state()).isEqualTo(JobState.READY);
+		assertThat(this.queue.rescheduleAt("move", "1", Instant.now().plusSeconds(3600)))
+			.isEqualTo(io.github.delayqueue.core.RescheduleResult.RESCHEDULED);
+		assertThat(this.queue.find("move", "1").orElseThrow().state()).isEqualTo(JobState.DELAYED);
+		assertThat(this.queue.reserve("move", 10, null)).as("old ready entry is a tombstone").isEmpty();
+		assertThat(this.queue.reschedule("move", "missing", Duration.ZERO)).isEqualTo(io.github.delayqueue.core.RescheduleResult.NOT_FOUND);
+		this.queue.reschedule("move", "1", Duration.ZERO);
+		ReservedJob job = reserveOne("move", null);
+		assertThat(this.queue.reschedule("move", "1", Duration.ZERO)).isEqualTo(io.github.delayqueue.core.RescheduleResult.NOT_WAITING);
+		assertThat(this.queue.finish(job)).isTrue();
+	}
+
+}
