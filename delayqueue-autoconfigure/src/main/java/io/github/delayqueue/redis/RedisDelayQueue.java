@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -21,6 +22,7 @@ import io.github.delayqueue.core.FailResult;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.OnDuplicate;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueueStats.BucketStats;
 import io.github.delayqueue.core.QueueStats.TopicStats;
@@ -309,7 +311,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		long time = relative ? request.delay().toMillis() : request.dueAt().toEpochMilli();
 		return args(bucket, KeySpace.jobKey(request.topic(), request.id()), request.topic(), request.payload(),
 				relative ? "d" : "a", time, ttr.toMillis(), maxAttempts,
-				(request.onDuplicate() == io.github.delayqueue.core.OnDuplicate.REPLACE) ? "1" : "0");
+				(request.onDuplicate() == OnDuplicate.REPLACE) ? "1" : "0");
 	}
 
 	private ScheduleResult scheduled(ScheduleRequest request, int bucket, Object reply) {
@@ -553,7 +555,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		}
 		Map<String, TopicStats> byTopic = new TreeMap<>();
 		topics.forEach((topic, counts) -> byTopic.put(topic, topicStats(counts)));
-		return new QueueStats(List.copyOf(buckets), java.util.Collections.unmodifiableMap(byTopic),
+		return new QueueStats(List.copyOf(buckets), Collections.unmodifiableMap(byTopic),
 				Instant.ofEpochMilli(readAt));
 	}
 

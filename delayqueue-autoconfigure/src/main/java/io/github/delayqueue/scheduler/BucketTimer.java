@@ -280,7 +280,7 @@ public final class BucketTimer {
 					logger.debug("Bucket timer step failed again; next try in " + backoff + " ms", ex);
 				}
 				this.lastError = ex;
-				this.recheck = true;
+				recheckAll();
 				try {
 					Thread.sleep(backoff);
 				}

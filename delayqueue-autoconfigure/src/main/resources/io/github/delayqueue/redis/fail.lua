@@ -21,14 +21,6 @@ if backoff < 0 or j.attempt >= j.max then
   return { 2, now, 0 }
 end
 j.due = now + backoff
-if backoff == 0 then
-  j.state = 'R'
-  save(jobkey, j)
-  push_ready(topic, { jobkey })
-  move(topic, 'S', 'R')
-  return { 1, j.due, 0 }
-end
-j.state = 'D'
-save(jobkey, j)
-move(topic, 'S', 'D')
-return { 1, j.due, push_delayed(jobkey, j.due) }
+local head = place(jobkey, topic, j, now)
+move(topic, 'S', j.state)
+return { 1, j.due, head }

@@ -72,6 +72,20 @@ local function push_delayed(jobkey, due)
   return 0
 end
 
+-- Stores a job that waits for its due time: READY at once when due, else DELAYED.
+-- Returns 1 when it became the bucket's head.
+local function place(jobkey, topic, j, now)
+  if j.due <= now then
+    j.state = 'R'
+    save(jobkey, j)
+    push_ready(topic, { jobkey })
+    return 0
+  end
+  j.state = 'D'
+  save(jobkey, j)
+  return push_delayed(jobkey, j.due)
+end
+
 -- Removes a job from the index of its state (a ready-list entry stays as a tombstone).
 local function unlink(jobkey, topic, j)
   if j.state == 'D' then

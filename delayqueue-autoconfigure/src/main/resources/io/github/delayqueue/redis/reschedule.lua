@@ -20,15 +20,6 @@ if ARGV[4] == 'd' then
 end
 unlink(jobkey, topic, j)
 j.due = due
-local head = 0
-if due <= now then
-  j.state = 'R'
-  save(jobkey, j)
-  push_ready(topic, { jobkey })
-else
-  j.state = 'D'
-  save(jobkey, j)
-  head = push_delayed(jobkey, due)
-end
+local head = place(jobkey, topic, j, now)
 count(j.state, topic, 1)
 return { 1, j.state, due, head }

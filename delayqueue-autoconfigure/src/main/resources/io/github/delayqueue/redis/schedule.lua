@@ -20,16 +20,8 @@ local due = tonumber(ARGV[7])
 if ARGV[6] == 'd' then
   due = now + due
 end
-local j = { state = 'D', attempt = 0, max = tonumber(ARGV[9]), ttr = tonumber(ARGV[8]), due = due,
-  created = now, token = 0, payload = ARGV[5] }
-local head = 0
-if due <= now then
-  j.state = 'R'
-  save(jobkey, j)
-  push_ready(topic, { jobkey })
-else
-  save(jobkey, j)
-  head = push_delayed(jobkey, due)
-end
+local j = { attempt = 0, max = tonumber(ARGV[9]), ttr = tonumber(ARGV[8]), due = due, created = now,
+  token = 0, payload = ARGV[5] }
+local head = place(jobkey, topic, j, now)
 count(j.state, topic, 1)
 return { 1, j.state, due, now, head }

@@ -6,33 +6,24 @@ import java.util.List;
 import io.github.delayqueue.core.FailResult;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.ReservedJob;
-import io.github.delayqueue.test.RedisTestExtension;
-import io.github.delayqueue.test.RedisTestServer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static io.github.delayqueue.redis.RedisDelayQueueLifecycleTests.request;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-@ExtendWith(RedisTestExtension.class)
 class RedisDelayQueueCancelTests {
 
-	private RedisQueues queues;
+	@RegisterExtension
+	final RedisQueues queues = new RedisQueues();
 
 	private RedisDelayQueue queue;
 
 	@BeforeEach
-	void setUp(RedisTestServer redis) {
-		this.queues = new RedisQueues(redis);
+	void setUp() {
 		this.queue = this.queues.start();
-	}
-
-	@AfterEach
-	void tearDown() {
-		this.queues.close();
 	}
 
 	@Test

@@ -7,32 +7,18 @@ import java.util.List;
 
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleRequest;
-import io.github.delayqueue.test.RedisTestExtension;
-import io.github.delayqueue.test.RedisTestServer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import static io.github.delayqueue.redis.RedisDelayQueueLifecycleTests.request;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-@ExtendWith(RedisTestExtension.class)
 class RedisDelayQueueClockSkewTests {
 
-	private RedisQueues queues;
-
-	@BeforeEach
-	void setUp(RedisTestServer redis) {
-		this.queues = new RedisQueues(redis);
-	}
-
-	@AfterEach
-	void tearDown() {
-		this.queues.close();
-	}
+	@RegisterExtension
+	final RedisQueues queues = new RedisQueues();
 
 	@ParameterizedTest
 	@ValueSource(longs = { 10, -10 })

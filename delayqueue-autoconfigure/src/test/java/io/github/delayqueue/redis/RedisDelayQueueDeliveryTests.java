@@ -10,30 +10,16 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.delayqueue.core.OnDuplicate;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleRequest;
-import io.github.delayqueue.test.RedisTestExtension;
-import io.github.delayqueue.test.RedisTestServer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-@ExtendWith(RedisTestExtension.class)
 class RedisDelayQueueDeliveryTests {
 
-	private RedisQueues queues;
-
-	@BeforeEach
-	void setUp(RedisTestServer redis) {
-		this.queues = new RedisQueues(redis);
-	}
-
-	@AfterEach
-	void tearDown() {
-		this.queues.close();
-	}
+	@RegisterExtension
+	final RedisQueues queues = new RedisQueues();
 
 	@Test
 	void jobsWithRandomDelaysAreAllDeliveredOnceAndNeverEarly() throws Exception {

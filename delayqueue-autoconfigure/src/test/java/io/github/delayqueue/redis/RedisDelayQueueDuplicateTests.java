@@ -14,32 +14,23 @@ import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.OnDuplicate;
 import io.github.delayqueue.core.ScheduleRequest;
 import io.github.delayqueue.core.ScheduleResult;
-import io.github.delayqueue.test.RedisTestExtension;
-import io.github.delayqueue.test.RedisTestServer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static io.github.delayqueue.redis.RedisDelayQueueLifecycleTests.request;
 import static org.assertj.core.api.Assertions.assertThat;
 
-@ExtendWith(RedisTestExtension.class)
 class RedisDelayQueueDuplicateTests {
 
-	private RedisQueues queues;
+	@RegisterExtension
+	final RedisQueues queues = new RedisQueues();
 
 	private RedisDelayQueue queue;
 
 	@BeforeEach
-	void setUp(RedisTestServer redis) {
-		this.queues = new RedisQueues(redis);
+	void setUp() {
 		this.queue = this.queues.start();
-	}
-
-	@AfterEach
-	void tearDown() {
-		this.queues.close();
 	}
 
 	@Test

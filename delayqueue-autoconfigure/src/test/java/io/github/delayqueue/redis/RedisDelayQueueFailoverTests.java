@@ -8,33 +8,19 @@ import java.util.Set;
 
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleRequest;
-import io.github.delayqueue.test.RedisTestExtension;
-import io.github.delayqueue.test.RedisTestServer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static io.github.delayqueue.redis.RedisDelayQueueLifecycleTests.request;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-@ExtendWith(RedisTestExtension.class)
 class RedisDelayQueueFailoverTests {
 
 	private static final Duration LEASE_TTL = Duration.ofSeconds(2);
 
-	private RedisQueues queues;
-
-	@BeforeEach
-	void setUp(RedisTestServer redis) {
-		this.queues = new RedisQueues(redis);
-	}
-
-	@AfterEach
-	void tearDown() {
-		this.queues.close();
-	}
+	@RegisterExtension
+	final RedisQueues queues = new RedisQueues();
 
 	@Test
 	void twoInstancesShareTheBucketsFairly() {

@@ -11,32 +11,23 @@ import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.OnDuplicate;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleRequest;
-import io.github.delayqueue.test.RedisTestExtension;
-import io.github.delayqueue.test.RedisTestServer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-@ExtendWith(RedisTestExtension.class)
 class RedisDelayQueueReservationTests {
 
-	private RedisQueues queues;
+	@RegisterExtension
+	final RedisQueues queues = new RedisQueues();
 
 	private RedisDelayQueue queue;
 
 	@BeforeEach
-	void setUp(RedisTestServer redis) {
-		this.queues = new RedisQueues(redis);
+	void setUp() {
 		this.queue = this.queues.start();
-	}
-
-	@AfterEach
-	void tearDown() {
-		this.queues.close();
 	}
 
 	private ReservedJob reserveOne(String topic, Duration ttr) {

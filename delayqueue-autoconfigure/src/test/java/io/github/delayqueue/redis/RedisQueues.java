@@ -10,6 +10,9 @@ import java.util.UUID;
 import java.util.function.UnaryOperator;
 
 import io.github.delayqueue.test.RedisTestServer;
+import io.github.delayqueue.test.RedisTestServers;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -20,8 +23,9 @@ import org.springframework.data.redis.core.ScanOptions;
 
 /**
  * Queues on a real Redis for tests: each with its own namespace, each closed after the test.
+ * Register it as an extension ({@code @RegisterExtension}) to have it closed after each test.
  */
-final class RedisQueues implements AutoCloseable {
+final class RedisQueues implements AutoCloseable, AfterEachCallback {
 
 	private final RedisTestServer server;
 
@@ -35,6 +39,18 @@ final class RedisQueues implements AutoCloseable {
 
 	RedisQueues(RedisTestServer server) {
 		this.server = server;
+	}
+
+	/**
+	 * Queues on the shared test server.
+	 */
+	RedisQueues() {
+		this(RedisTestServers.shared());
+	}
+
+	@Override
+	public void afterEach(ExtensionContext context) {
+		close();
 	}
 
 	LettuceConnectionFactory connectionFactory() {
@@ -110,6 +126,8 @@ final class RedisQueues implements AutoCloseable {
 		for (LettuceConnectionFactory factory : this.factories) {
 			factory.destroy();
 		}
+		this.queues.clear();
+		this.factories.clear();
 	}
 
 }
