@@ -52,6 +52,8 @@ public class DelayQueueProperties {
 
 	private final Timer timer = new Timer();
 
+	private final Listener listener = new Listener();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -110,6 +112,123 @@ public class DelayQueueProperties {
 
 	public Timer getTimer() {
 		return this.timer;
+	}
+
+	public Listener getListener() {
+		return this.listener;
+	}
+
+	/**
+	 * Defaults of {@code @DelayedListener} containers.
+	 */
+	public static class Listener {
+
+		/**
+		 * Handlers run at once by a listener that does not set its own concurrency.
+		 */
+		private int concurrency = 1;
+
+		/**
+		 * Whether listener containers start with the application context.
+		 */
+		private boolean autoStartup = true;
+
+		/**
+		 * How long shutdown waits for running handlers; jobs reserved but not started are
+		 * given back at once.
+		 */
+		private Duration shutdownTimeout = Duration.ofSeconds(20);
+
+		private final BackOff backOff = new BackOff();
+
+		public int getConcurrency() {
+			return this.concurrency;
+		}
+
+		public void setConcurrency(int concurrency) {
+			this.concurrency = concurrency;
+		}
+
+		public boolean isAutoStartup() {
+			return this.autoStartup;
+		}
+
+		public void setAutoStartup(boolean autoStartup) {
+			this.autoStartup = autoStartup;
+		}
+
+		public Duration getShutdownTimeout() {
+			return this.shutdownTimeout;
+		}
+
+		public void setShutdownTimeout(Duration shutdownTimeout) {
+			this.shutdownTimeout = shutdownTimeout;
+		}
+
+		public BackOff getBackOff() {
+			return this.backOff;
+		}
+
+	}
+
+	/**
+	 * Exponential back-off between the attempts of a failing job.
+	 */
+	public static class BackOff {
+
+		/**
+		 * Wait before the second attempt.
+		 */
+		private Duration initialInterval = Duration.ofSeconds(1);
+
+		/**
+		 * Factor by which each further wait grows.
+		 */
+		private double multiplier = 2.0;
+
+		/**
+		 * Longest wait.
+		 */
+		private Duration maxInterval = Duration.ofMinutes(5);
+
+		/**
+		 * Random amount added to or taken from each wait (at most the initial interval), so
+		 * that jobs failing together do not retry together.
+		 */
+		private Duration jitter = Duration.ofMillis(100);
+
+		public Duration getInitialInterval() {
+			return this.initialInterval;
+		}
+
+		public void setInitialInterval(Duration initialInterval) {
+			this.initialInterval = initialInterval;
+		}
+
+		public double getMultiplier() {
+			return this.multiplier;
+		}
+
+		public void setMultiplier(double multiplier) {
+			this.multiplier = multiplier;
+		}
+
+		public Duration getMaxInterval() {
+			return this.maxInterval;
+		}
+
+		public void setMaxInterval(Duration maxInterval) {
+			this.maxInterval = maxInterval;
+		}
+
+		public Duration getJitter() {
+			return this.jitter;
+		}
+
+		public void setJitter(Duration jitter) {
+			this.jitter = jitter;
+		}
+
 	}
 
 	/**

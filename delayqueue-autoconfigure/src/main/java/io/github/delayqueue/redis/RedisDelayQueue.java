@@ -429,7 +429,11 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 					args(bucket, topic, max - jobs.size(), ttrMillis)));
 			long now = Replies.asLong(reply.get(1));
 			this.redisClock.update(now);
-			for (int i = 2; i + 8 < reply.size(); i += 9) {
+			long announced = Replies.asLong(reply.get(2));
+			if (announced > 0) {
+				this.timer.onHead(bucket, announced);
+			}
+			for (int i = 3; i + 8 < reply.size(); i += 9) {
 				jobs.add(new ReservedJob(topic, Replies.asString(reply.get(i)), Replies.asBytes(reply.get(i + 1)),
 						(int) Replies.asLong(reply.get(i + 2)), (int) Replies.asLong(reply.get(i + 3)),
 						instant(reply.get(i + 4)), instant(reply.get(i + 5)), Instant.ofEpochMilli(now),

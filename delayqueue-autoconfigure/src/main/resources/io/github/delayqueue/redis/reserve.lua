@@ -2,12 +2,15 @@
 -- Entries whose record is gone or not READY (cancelled, replaced, already taken) are skipped and dropped.
 -- KEYS[1] jobs hash
 -- ARGV[3] topic, ARGV[4] max jobs, ARGV[5] ttr ms for this reservation (0: each job's own ttr)
--- Returns {ready left in the list, now ms, then per job: id, payload, attempt, max attempts,
---          due ms, created ms, token, deadline ms, ttr ms}.
+-- Returns {ready left in the list, now ms, earliest new deadline when it became the bucket's
+--          next timer event (announced as a head, so the timer wakes for it) else 0,
+--          then per job: id, payload, attempt, max attempts, due ms, created ms, token, deadline ms, ttr ms}.
 local topic, max, ttr_override = ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
 local list = P .. 'ready:' .. topic
 local now = now_ms()
-local reply = { 0, now }
+local reply = { 0, now, 0 }
+local before = next_due()
+local earliest = nil
 local taken = 0
 local prefix_len = #topic + 2
 while taken < max do
@@ -26,6 +29,9 @@ while taken < max do
         j.token = redis.call('INCR', P .. 'seq')
         save(jobkey, j)
         redis.call('ZADD', P .. 'reserved', num(now + ttr), jobkey)
+        if earliest == nil or now + ttr < earliest then
+          earliest = now + ttr
+        end
         move(topic, 'R', 'S')
         taken = taken + 1
         local n = #reply
@@ -43,4 +49,8 @@ while taken < max do
   end
 end
 reply[1] = redis.call('LLEN', list)
+if earliest ~= nil and (before < 0 or earliest < before) then
+  redis.call('PUBLISH', CHANNEL, 'h ' .. BUCKET .. ' ' .. num(earliest))
+  reply[3] = earliest
+end
 return reply

@@ -29,7 +29,7 @@ class ReminderProducer implements ApplicationRunner {
 		long run = System.currentTimeMillis();
 		for (int i = 1; i <= 3; i++) {
 			String id = "reminder-" + run + "-" + i;
-			this.template.schedule(ReminderConsumer.TOPIC, id, new Reminder(id, "Reminder #" + i),
+			this.template.schedule(ReminderListener.TOPIC, id, new Reminder(id, "Reminder #" + i),
 					Duration.ofSeconds(2L * i));
 			logger.info("Scheduled " + id + " in " + (2 * i) + " s");
 		}

@@ -5,7 +5,7 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 
 /**
  * A runnable application that shows delayqueue at work: it schedules a few reminders and a
- * consumer prints each one when it is due. Without {@code spring.data.redis.*} settings
+ * {@code @DelayedListener} prints each one when it is due. Without {@code spring.data.redis.*} settings
  * and with nothing answering on localhost:6379 it starts an embedded Redis
  * ({@link EmbeddedRedisEnvironmentPostProcessor}).
  */

@@ -26,11 +26,11 @@ class SampleApplicationTests {
 	}
 
 	@Autowired
-	private ReminderConsumer consumer;
+	private ReminderListener listener;
 
 	@Test
 	void theThreeRemindersScheduledAtStartUpAreDelivered() {
-		await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(this.consumer.handled()).isEqualTo(3));
+		await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(this.listener.handled()).isEqualTo(3));
 	}
 
 }

@@ -1,0 +1,117 @@
+package io.github.delayqueue.annotation;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Repeatable;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+import org.springframework.core.annotation.AliasFor;
+
+/**
+ * Marks a bean method as the consumer of a topic's delayed jobs.
+ *
+ * <pre class="code">
+ * &#64;DelayedListener(topic = "order-close", concurrency = "4")
+ * void close(OrderClose payload, DelayedJob&lt;OrderClose&gt; job) { ... }
+ * </pre>
+ *
+ * <p>
+ * Parameters: at most one payload parameter (any type Jackson can read the JSON into:
+ * records, generics such as {@code List<Item>}, {@code String}, {@code byte[]},
+ * {@code JsonNode}), and/or a {@link io.github.delayqueue.core.DelayedJob} for the job's
+ * metadata and {@code touch()}. Returning normally finishes the job; throwing retries it
+ * after the back-off until its attempts are used up, then it goes DEAD (or to the
+ * {@link io.github.delayqueue.listener.DelayedJobRecoverer}). A payload that cannot be read
+ * into the parameter type, and exceptions listed in {@link #noRetryFor()}, go DEAD at once.
+ *
+ * <p>
+ * String attributes accept {@code ${...}} placeholders.
+ */
+@Target({ ElementType.METHOD, ElementType.ANNOTATION_TYPE })
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+@Repeatable(DelayedListeners.class)
+public @interface DelayedListener {
+
+	/**
+	 * Alias for {@link #topic()}.
+	 * @return the topic
+	 */
+	@AliasFor("topic")
+	String value() default "";
+
+	/**
+	 * The topic to consume.
+	 * @return the topic
+	 */
+	@AliasFor("value")
+	String topic() default "";
+
+	/**
+	 * The id of the container, for the registry (pause, resume, metrics). Default:
+	 * {@code <bean name>.<method name>#<topic>}.
+	 * @return the id
+	 */
+	String id() default "";
+
+	/**
+	 * How many jobs run at once in this instance. Default: the container factory's
+	 * ({@code delayqueue.listener.concurrency}, 1).
+	 * @return the concurrency
+	 */
+	String concurrency() default "";
+
+	/**
+	 * Time-to-run of each reservation, as a duration ({@code 30s}, {@code PT5M}). Default:
+	 * each job's own TTR (set when it was scheduled).
+	 * @return the TTR
+	 */
+	String ttr() default "";
+
+	/**
+	 * Most deliveries before a job is DEAD. Default: each job's own (set when it was
+	 * scheduled).
+	 * @return the attempts
+	 */
+	String maxAttempts() default "";
+
+	/**
+	 * Whether the container starts with the application context.
+	 * @return {@code "true"} or {@code "false"}
+	 */
+	String autoStartup() default "";
+
+	/**
+	 * First retry interval ({@code 1s}). Default: the container factory's.
+	 * @return the interval
+	 */
+	String backOffInitial() default "";
+
+	/**
+	 * Factor by which each retry interval grows. Default: the container factory's.
+	 * @return the multiplier
+	 */
+	String backOffMultiplier() default "";
+
+	/**
+	 * Longest retry interval. Default: the container factory's.
+	 * @return the interval
+	 */
+	String backOffMax() default "";
+
+	/**
+	 * Exceptions (and their subclasses, anywhere in the cause chain) that send a job DEAD at
+	 * once instead of retrying it.
+	 * @return the exception types
+	 */
+	Class<? extends Throwable>[] noRetryFor() default {};
+
+	/**
+	 * Bean name of the {@link io.github.delayqueue.config.DelayedListenerContainerFactory}.
+	 * @return the bean name
+	 */
+	String containerFactory() default "";
+
+}

@@ -1,0 +1,220 @@
+package io.github.delayqueue.annotation;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+import io.github.delayqueue.config.DelayedListenerConfigurer;
+import io.github.delayqueue.config.DelayedListenerEndpointRegistrar;
+import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
+import io.github.delayqueue.config.MethodDelayedListenerEndpoint;
+import io.github.delayqueue.core.JobConstraints;
+import io.github.delayqueue.listener.DelayedJobArgumentResolver;
+
+import org.springframework.aop.framework.AopProxyUtils;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.core.MethodIntrospector;
+import org.springframework.core.MethodParameter;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.messaging.Message;
+import org.springframework.messaging.handler.annotation.Header;
+import org.springframework.messaging.handler.annotation.Headers;
+import org.springframework.util.StringUtils;
+
+/**
+ * Finds {@link DelayedListener} methods on beans and registers an endpoint for each; the
+ * containers are created once every singleton exists (after {@link DelayedListenerConfigurer}
+ * beans had their say) and started by the {@link DelayedListenerEndpointRegistry}.
+ *
+ * <p>
+ * A listener that cannot work fails start-up with a message naming the bean, the method and
+ * the fix: no topic or an invalid one, an unresolvable placeholder, no parameters, more than
+ * one payload parameter, a setting that is not a number or duration.
+ */
+public class DelayedListenerAnnotationBeanPostProcessor
+		implements BeanPostProcessor, BeanFactoryAware, SmartInitializingSingleton, Ordered {
+
+	private final Set<Class<?>> nonAnnotatedClasses = ConcurrentHashMap.newKeySet();
+
+	private final DelayedListenerEndpointRegistrar registrar = new DelayedListenerEndpointRegistrar();
+
+	private BeanFactory beanFactory;
+
+	@Override
+	public int getOrder() {
+		return LOWEST_PRECEDENCE;
+	}
+
+	@Override
+	public void setBeanFactory(BeanFactory beanFactory) {
+		this.beanFactory = beanFactory;
+		this.registrar.setBeanFactory(beanFactory);
+	}
+
+	@Override
+	public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
+		Class<?> targetClass = AopProxyUtils.ultimateTargetClass(bean);
+		if (this.nonAnnotatedClasses.contains(targetClass)) {
+			return bean;
+		}
+		if (!AnnotationUtils.isCandidateClass(targetClass, DelayedListener.class)) {
+			this.nonAnnotatedClasses.add(targetClass);
+			return bean;
+		}
+		Map<Method, Set<DelayedListener>> annotated = MethodIntrospector.selectMethods(targetClass,
+				(MethodIntrospector.MetadataLookup<Set<DelayedListener>>) (method) -> {
+					Set<DelayedListener> listeners = AnnotatedElementUtils.getMergedRepeatableAnnotations(method,
+							DelayedListener.class, DelayedListeners.class);
+					return listeners.isEmpty() ? null : listeners;
+				});
+		if (annotated.isEmpty()) {
+			this.nonAnnotatedClasses.add(targetClass);
+			return bean;
+		}
+		annotated.forEach((method, listeners) -> {
+			Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
+			for (DelayedListener listener : listeners) {
+				this.registrar.registerEndpoint(createEndpoint(listener, bean, beanName, invocable));
+			}
+		});
+		return bean;
+	}
+
+	@Override
+	public void afterSingletonsInstantiated() {
+		this.beanFactory.getBeanProvider(DelayedListenerConfigurer.class)
+			.orderedStream()
+			.forEach((configurer) -> configurer.configureDelayedListeners(this.registrar));
+		if (this.registrar.getEndpointRegistry() == null) {
+			this.registrar.setEndpointRegistry(this.beanFactory.getBean(
+					DelayedListenerBootstrapConfiguration.REGISTRY_BEAN_NAME, DelayedListenerEndpointRegistry.class));
+		}
+		this.registrar.registerAllEndpoints();
+	}
+
+	private MethodDelayedListenerEndpoint createEndpoint(DelayedListener listener, Object bean, String beanName,
+			Method method) {
+		String where = "@DelayedListener method '" + method.getName() + "' of bean '" + beanName + "' ("
+				+ method.toGenericString() + ")";
+		checkParameters(method, where);
+		String topic = resolve(listener.topic(), where, "topic");
+		if (!StringUtils.hasText(topic)) {
+			throw new IllegalStateException(where + " has no topic: set @DelayedListener(topic = \"...\")");
+		}
+		try {
+			JobConstraints.topic(topic);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalStateException(where + ": " + ex.getMessage() + "; fix the topic", ex);
+		}
+		String id = resolve(listener.id(), where, "id");
+		if (!StringUtils.hasText(id)) {
+			id = beanName + "." + method.getName() + "#" + topic;
+		}
+		Integer concurrency = parse(listener.concurrency(), where, "concurrency", "a whole number from 1 to 10000",
+				(text) -> JobConstraints.max("concurrency", Integer.parseInt(text), 10_000));
+		Duration ttr = parse(listener.ttr(), where, "ttr", "a duration such as 30s or PT5M, 1 ms to 7 days",
+				(text) -> JobConstraints.ttr(DurationStyle.detectAndParse(text)));
+		Integer maxAttempts = parse(listener.maxAttempts(), where, "maxAttempts", "a whole number, at least 1",
+				(text) -> JobConstraints.maxAttempts(Integer.parseInt(text)));
+		Boolean autoStartup = parse(listener.autoStartup(), where, "autoStartup", "true or false", (text) -> {
+			if (!text.equalsIgnoreCase("true") && !text.equalsIgnoreCase("false")) {
+				throw new IllegalArgumentException("not a boolean");
+			}
+			return Boolean.valueOf(text);
+		});
+		Duration backOffInitial = parse(listener.backOffInitial(), where, "backOffInitial", "a positive duration",
+				(text) -> JobConstraints.positive("backOffInitial", DurationStyle.detectAndParse(text),
+						JobConstraints.MAX_DELAY));
+		Double backOffMultiplier = parse(listener.backOffMultiplier(), where, "backOffMultiplier",
+				"a number of at least 1", (text) -> {
+					double value = Double.parseDouble(text);
+					if (!(value >= 1)) {
+						throw new IllegalArgumentException("below 1");
+					}
+					return value;
+				});
+		Duration backOffMax = parse(listener.backOffMax(), where, "backOffMax", "a positive duration",
+				(text) -> JobConstraints.positive("backOffMax", DurationStyle.detectAndParse(text),
+						JobConstraints.MAX_DELAY));
+		String containerFactory = resolve(listener.containerFactory(), where, "containerFactory");
+		return new MethodDelayedListenerEndpoint(id, topic, bean, method, beanName, concurrency, ttr, maxAttempts,
+				autoStartup, backOffInitial, backOffMultiplier, backOffMax, List.of(listener.noRetryFor()),
+				StringUtils.hasText(containerFactory) ? containerFactory : null);
+	}
+
+	private static void checkParameters(Method method, String where) {
+		if (method.getParameterCount() == 0) {
+			throw new IllegalStateException(where + " takes no parameters: declare the payload parameter "
+					+ "(such as 'OrderClose payload') and/or a 'DelayedJob<OrderClose> job' parameter");
+		}
+		List<String> payloads = new ArrayList<>();
+		for (int i = 0; i < method.getParameterCount(); i++) {
+			MethodParameter parameter = new MethodParameter(method, i);
+			if (DelayedJobArgumentResolver.isJobParameter(parameter)
+					|| Message.class.isAssignableFrom(parameter.getParameterType())
+					|| parameter.hasParameterAnnotation(Header.class) || parameter.hasParameterAnnotation(Headers.class)) {
+				continue;
+			}
+			payloads.add(parameter.getParameterType().getSimpleName() + " "
+					+ ((parameter.getParameterName() != null) ? parameter.getParameterName() : "arg" + i));
+		}
+		if (payloads.size() > 1) {
+			throw new IllegalStateException(where + " has " + payloads.size() + " payload parameters " + payloads
+					+ ": a listener takes one payload parameter at most; read the others from the payload, or use "
+					+ "DelayedJob<T> for the job's metadata");
+		}
+	}
+
+	private String resolve(String value, String where, String attribute) {
+		if (!StringUtils.hasText(value) || !(this.beanFactory instanceof ConfigurableBeanFactory configurable)) {
+			return value;
+		}
+		String resolved;
+		try {
+			resolved = configurable.resolveEmbeddedValue(value);
+		}
+		catch (IllegalArgumentException ex) {
+			throw unresolvable(where, attribute, value, ex.getMessage(), ex);
+		}
+		// without a strict placeholder configurer, unresolvable placeholders are left as they are
+		if (resolved != null && resolved.contains("${")) {
+			throw unresolvable(where, attribute, value, "no such property", null);
+		}
+		return resolved;
+	}
+
+	private static IllegalStateException unresolvable(String where, String attribute, String value, String reason,
+			Exception cause) {
+		return new IllegalStateException(where + ": " + attribute + " \"" + value + "\" cannot be resolved (" + reason
+				+ "); define the property or give the placeholder a default, such as ${name:default}", cause);
+	}
+
+	private <T> T parse(String value, String where, String attribute, String rule, Function<String, T> parser) {
+		String text = resolve(value, where, attribute);
+		if (!StringUtils.hasText(text)) {
+			return null;
+		}
+		try {
+			return parser.apply(text.trim());
+		}
+		catch (RuntimeException ex) {
+			throw new IllegalStateException(where + ": " + attribute + " \"" + text + "\" must be " + rule, ex);
+		}
+	}
+
+}

@@ -1,0 +1,63 @@
+package io.github.delayqueue.autoconfigure;
+
+import io.github.delayqueue.annotation.DelayedListenerBootstrapConfiguration;
+import io.github.delayqueue.annotation.EnableDelayedListeners;
+import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
+import io.github.delayqueue.config.DelayedListenerEndpointRegistrar;
+import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.core.JobPayloadConverter;
+import io.github.delayqueue.listener.DelayedJobRecoverer;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.thread.Threading;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.core.task.VirtualThreadTaskExecutor;
+import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
+
+/**
+ * Auto-configuration of {@code @DelayedListener}: the default container factory (from
+ * {@code delayqueue.listener.*}, with the application's {@link DelayedJobRecoverer} bean if
+ * there is one, and virtual threads when {@code spring.threads.virtual.enabled} is on Java
+ * 21+) and listener detection.
+ */
+@AutoConfiguration(after = DelayQueueAutoConfiguration.class)
+@ConditionalOnClass({ MessageHandlerMethodFactory.class, EnableDelayedListeners.class })
+@ConditionalOnBean({ DelayQueueOperations.class, JobPayloadConverter.class })
+public final class DelayedListenerAutoConfiguration {
+
+	@Bean(name = DelayedListenerEndpointRegistrar.DEFAULT_CONTAINER_FACTORY_BEAN_NAME)
+	@ConditionalOnMissingBean(name = DelayedListenerEndpointRegistrar.DEFAULT_CONTAINER_FACTORY_BEAN_NAME)
+	DefaultDelayedListenerContainerFactory delayedListenerContainerFactory(DelayQueueOperations operations,
+			JobPayloadConverter converter, DelayQueueProperties properties,
+			ObjectProvider<DelayedJobRecoverer> recoverer, Environment environment) {
+		DelayQueueProperties.Listener listener = properties.getListener();
+		DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(operations,
+				converter);
+		factory.setConcurrency(listener.getConcurrency());
+		factory.setAutoStartup(listener.isAutoStartup());
+		factory.setShutdownTimeout(listener.getShutdownTimeout());
+		factory.setBackOffInitial(listener.getBackOff().getInitialInterval());
+		factory.setBackOffMultiplier(listener.getBackOff().getMultiplier());
+		factory.setBackOffMax(listener.getBackOff().getMaxInterval());
+		factory.setBackOffJitter(listener.getBackOff().getJitter());
+		recoverer.ifUnique(factory::setRecoverer);
+		if (Threading.VIRTUAL.isActive(environment)) {
+			factory.setThreadFactories((prefix) -> new VirtualThreadTaskExecutor(prefix).getVirtualThreadFactory());
+		}
+		return factory;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableDelayedListeners
+	@ConditionalOnMissingBean(name = DelayedListenerBootstrapConfiguration.POST_PROCESSOR_BEAN_NAME)
+	static class EnableDelayedListenersConfiguration {
+
+	}
+
+}

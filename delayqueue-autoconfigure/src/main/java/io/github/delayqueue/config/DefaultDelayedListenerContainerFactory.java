@@ -1,0 +1,145 @@
+package io.github.delayqueue.config;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadFactory;
+import java.util.function.Function;
+
+import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.core.JobConstraints;
+import io.github.delayqueue.core.JobPayloadConverter;
+import io.github.delayqueue.listener.DelayedJobArgumentResolver;
+import io.github.delayqueue.listener.DelayedJobRecoverer;
+import io.github.delayqueue.listener.DelayedListenerContainer;
+import io.github.delayqueue.listener.JobPayloadMessageConverter;
+
+import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory;
+import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
+import org.springframework.util.Assert;
+import org.springframework.util.backoff.ExponentialBackOff;
+
+/**
+ * The default {@link DelayedListenerContainerFactory}: method arguments resolved by
+ * spring-messaging's {@link DefaultMessageHandlerMethodFactory} (job metadata first, then
+ * the payload read by the {@link JobPayloadConverter}), exponential back-off with jitter,
+ * dead-lettering in Redis unless a {@link DelayedJobRecoverer} is set.
+ */
+public class DefaultDelayedListenerContainerFactory implements DelayedListenerContainerFactory {
+
+	private final DelayQueueOperations operations;
+
+	private final DefaultMessageHandlerMethodFactory methodFactory = new DefaultMessageHandlerMethodFactory();
+
+	private int concurrency = 1;
+
+	private boolean autoStartup = true;
+
+	private Duration backOffInitial = Duration.ofSeconds(1);
+
+	private double backOffMultiplier = 2.0;
+
+	private Duration backOffMax = Duration.ofMinutes(5);
+
+	private Duration backOffJitter = Duration.ofMillis(100);
+
+	private Duration shutdownTimeout = Duration.ofSeconds(20);
+
+	private List<Class<? extends Throwable>> noRetryFor = List.of();
+
+	private DelayedJobRecoverer recoverer;
+
+	private Function<String, ThreadFactory> threadFactories = (prefix) -> new CustomizableThreadFactory(prefix);
+
+	public DefaultDelayedListenerContainerFactory(DelayQueueOperations operations, JobPayloadConverter converter) {
+		Assert.notNull(operations, "operations must not be null");
+		Assert.notNull(converter, "converter must not be null");
+		this.operations = operations;
+		JobPayloadMessageConverter messageConverter = new JobPayloadMessageConverter(converter);
+		this.methodFactory.setMessageConverter(messageConverter);
+		this.methodFactory.setCustomArgumentResolvers(List.of(new DelayedJobArgumentResolver(operations, messageConverter)));
+		this.methodFactory.afterPropertiesSet();
+	}
+
+	/** Handlers at once per listener unless it says otherwise; default 1. */
+	public void setConcurrency(int concurrency) {
+		this.concurrency = JobConstraints.max("concurrency", concurrency, 10_000);
+	}
+
+	/** Whether containers start with the context unless a listener says otherwise. */
+	public void setAutoStartup(boolean autoStartup) {
+		this.autoStartup = autoStartup;
+	}
+
+	/** First retry interval; default 1 s. */
+	public void setBackOffInitial(Duration backOffInitial) {
+		this.backOffInitial = JobConstraints.positive("backOffInitial", backOffInitial, JobConstraints.MAX_DELAY);
+	}
+
+	/** Growth of the retry interval per attempt; default 2. */
+	public void setBackOffMultiplier(double backOffMultiplier) {
+		Assert.isTrue(backOffMultiplier >= 1, "backOffMultiplier must be at least 1");
+		this.backOffMultiplier = backOffMultiplier;
+	}
+
+	/** Longest retry interval; default 5 min. */
+	public void setBackOffMax(Duration backOffMax) {
+		this.backOffMax = JobConstraints.positive("backOffMax", backOffMax, JobConstraints.MAX_DELAY);
+	}
+
+	/** Random jitter added to or taken from each retry interval; default 100 ms. */
+	public void setBackOffJitter(Duration backOffJitter) {
+		Assert.isTrue(backOffJitter != null && !backOffJitter.isNegative(), "backOffJitter must not be negative");
+		this.backOffJitter = backOffJitter;
+	}
+
+	/** How long stopping waits for running handlers; default 20 s. */
+	public void setShutdownTimeout(Duration shutdownTimeout) {
+		Assert.isTrue(shutdownTimeout != null && !shutdownTimeout.isNegative(), "shutdownTimeout must not be negative");
+		this.shutdownTimeout = shutdownTimeout;
+	}
+
+	/** Exceptions never retried by any listener (conversion failures never are). */
+	public void setNoRetryFor(List<Class<? extends Throwable>> noRetryFor) {
+		this.noRetryFor = List.copyOf(noRetryFor);
+	}
+
+	/** Takes exhausted jobs instead of dead-lettering them in Redis. */
+	public void setRecoverer(DelayedJobRecoverer recoverer) {
+		this.recoverer = recoverer;
+	}
+
+	/**
+	 * Makes the thread factory of each container from a thread-name prefix (platform
+	 * threads by default; Spring Boot passes virtual threads when they are enabled).
+	 * @param threadFactories the function
+	 */
+	public void setThreadFactories(Function<String, ThreadFactory> threadFactories) {
+		this.threadFactories = threadFactories;
+	}
+
+	@Override
+	public DelayedListenerContainer createContainer(MethodDelayedListenerEndpoint endpoint) {
+		ExponentialBackOff backOff = new ExponentialBackOff(
+				millis(endpoint.backOffInitial(), this.backOffInitial),
+				(endpoint.backOffMultiplier() != null) ? endpoint.backOffMultiplier() : this.backOffMultiplier);
+		backOff.setMaxInterval(millis(endpoint.backOffMax(), this.backOffMax));
+		backOff.setJitter(Math.min(this.backOffJitter.toMillis(), backOff.getInitialInterval()));
+		List<Class<? extends Throwable>> noRetry = new ArrayList<>(this.noRetryFor);
+		noRetry.addAll(endpoint.noRetryFor());
+		DelayedListenerContainer.Settings settings = new DelayedListenerContainer.Settings(endpoint.id(),
+				endpoint.topic(), (endpoint.concurrency() != null) ? endpoint.concurrency() : this.concurrency,
+				endpoint.ttr(), endpoint.maxAttempts(), backOff, List.copyOf(noRetry), this.recoverer,
+				this.shutdownTimeout, this.threadFactories.apply("delayqueue-" + endpoint.id() + "-"),
+				(endpoint.autoStartup() != null) ? endpoint.autoStartup() : this.autoStartup);
+		InvocableHandlerMethod handler = this.methodFactory.createInvocableHandlerMethod(endpoint.bean(),
+				endpoint.method());
+		return new DelayedListenerContainer(settings, this.operations, handler);
+	}
+
+	private static long millis(Duration value, Duration fallback) {
+		return ((value != null) ? value : fallback).toMillis();
+	}
+
+}

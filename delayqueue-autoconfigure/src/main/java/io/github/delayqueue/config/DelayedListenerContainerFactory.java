@@ -1,0 +1,20 @@
+package io.github.delayqueue.config;
+
+import io.github.delayqueue.listener.DelayedListenerContainer;
+
+/**
+ * Creates the container of an endpoint.
+ */
+@FunctionalInterface
+public interface DelayedListenerContainerFactory {
+
+	/**
+	 * Creates a container; it is not started.
+	 * @param endpoint the endpoint
+	 * @return the container
+	 * @throws IllegalStateException when the endpoint cannot be run, with a message naming
+	 * the bean, the method and the fix
+	 */
+	DelayedListenerContainer createContainer(MethodDelayedListenerEndpoint endpoint);
+
+}

@@ -1,0 +1,131 @@
+package io.github.delayqueue.config;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+
+import io.github.delayqueue.listener.DelayedListenerContainer;
+
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.util.Assert;
+
+/**
+ * Holds every listener container and is their one {@link SmartLifecycle}: containers start
+ * after everything else (phase {@value #PHASE}) and stop first, in parallel, each waiting
+ * for its running handlers up to its shutdown timeout.
+ */
+public class DelayedListenerEndpointRegistry implements SmartLifecycle, DisposableBean {
+
+	/** The lifecycle phase: late, like Spring Kafka's listener registry. */
+	public static final int PHASE = Integer.MAX_VALUE - 100;
+
+	private final Map<String, DelayedListenerContainer> containers = new LinkedHashMap<>();
+
+	private volatile boolean running;
+
+	/**
+	 * Creates and registers the container of an endpoint.
+	 * @param endpoint the endpoint
+	 * @param factory the factory
+	 * @return the container
+	 */
+	public synchronized DelayedListenerContainer registerListenerContainer(MethodDelayedListenerEndpoint endpoint,
+			DelayedListenerContainerFactory factory) {
+		Assert.notNull(endpoint, "endpoint must not be null");
+		if (this.containers.containsKey(endpoint.id())) {
+			throw new IllegalStateException(endpoint.describe() + " uses id '" + endpoint.id()
+					+ "', which another listener has already: give each @DelayedListener its own id");
+		}
+		DelayedListenerContainer container = factory.createContainer(endpoint);
+		this.containers.put(endpoint.id(), container);
+		if (this.running && container.isAutoStartup()) {
+			container.start();
+		}
+		return container;
+	}
+
+	/**
+	 * The container with an id.
+	 * @param id the id
+	 * @return the container, or {@code null}
+	 */
+	public synchronized DelayedListenerContainer getListenerContainer(String id) {
+		return this.containers.get(id);
+	}
+
+	public synchronized Collection<DelayedListenerContainer> getListenerContainers() {
+		return Collections.unmodifiableCollection(new ArrayList<>(this.containers.values()));
+	}
+
+	@Override
+	public synchronized void start() {
+		this.containers.values().forEach((container) -> {
+			if (container.isAutoStartup()) {
+				container.start();
+			}
+		});
+		this.running = true;
+	}
+
+	@Override
+	public void stop() {
+		CountDownLatch done = new CountDownLatch(1);
+		stop(done::countDown);
+		try {
+			done.await();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	@Override
+	public void stop(Runnable callback) {
+		Collection<DelayedListenerContainer> running;
+		synchronized (this) {
+			this.running = false;
+			running = this.containers.values().stream().filter(DelayedListenerContainer::isRunning).toList();
+		}
+		if (running.isEmpty()) {
+			callback.run();
+			return;
+		}
+		CountDownLatch remaining = new CountDownLatch(running.size());
+		for (DelayedListenerContainer container : running) {
+			Thread stopper = new Thread(() -> container.stop(remaining::countDown), "delayqueue-stop-" + container.getId());
+			stopper.start();
+		}
+		Thread waiter = new Thread(() -> {
+			try {
+				remaining.await();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			callback.run();
+		}, "delayqueue-stop");
+		waiter.start();
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	@Override
+	public int getPhase() {
+		return PHASE;
+	}
+
+	@Override
+	public void destroy() {
+		if (this.running) {
+			stop();
+		}
+	}
+
+}

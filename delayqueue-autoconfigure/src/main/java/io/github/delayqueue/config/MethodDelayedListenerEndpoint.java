@@ -1,0 +1,40 @@
+package io.github.delayqueue.config;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * A {@code @DelayedListener} method with its resolved settings. {@code null} settings
+ * take the container factory's defaults (or each job's own TTR and attempts).
+ *
+ * @param id the container id
+ * @param topic the topic
+ * @param bean the bean
+ * @param method the method (invoked on the bean, proxies included)
+ * @param beanName the bean's name, for messages
+ * @param concurrency handlers at once, or {@code null}
+ * @param ttr reservation TTR, or {@code null}
+ * @param maxAttempts attempts, or {@code null}
+ * @param autoStartup whether to start with the context, or {@code null}
+ * @param backOffInitial first retry interval, or {@code null}
+ * @param backOffMultiplier retry interval growth, or {@code null}
+ * @param backOffMax longest retry interval, or {@code null}
+ * @param noRetryFor exceptions never retried
+ * @param containerFactory bean name of the container factory, or {@code null}
+ */
+public record MethodDelayedListenerEndpoint(String id, String topic, Object bean, Method method, String beanName,
+		Integer concurrency, Duration ttr, Integer maxAttempts, Boolean autoStartup, Duration backOffInitial,
+		Double backOffMultiplier, Duration backOffMax, List<Class<? extends Throwable>> noRetryFor,
+		String containerFactory) {
+
+	/**
+	 * How the endpoint is named in messages: bean and method.
+	 * @return the description
+	 */
+	public String describe() {
+		return "@DelayedListener method '" + this.method.getName() + "' of bean '" + this.beanName + "' ("
+				+ this.method.toGenericString() + ")";
+	}
+
+}

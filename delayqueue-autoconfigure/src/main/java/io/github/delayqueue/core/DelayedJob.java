@@ -1,0 +1,72 @@
+package io.github.delayqueue.core;
+
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * The job a {@code @DelayedListener} method is running, with its metadata. Declare it as a
+ * method parameter, typed with the payload type:
+ *
+ * <pre class="code">
+ * &#64;DelayedListener(topic = "order-close")
+ * void close(DelayedJob&lt;OrderClose&gt; job) { ... job.payload() ... }
+ * </pre>
+ *
+ * Valid only while the method runs, on the thread that runs it.
+ *
+ * @param <T> the payload type
+ */
+public interface DelayedJob<T> {
+
+	String topic();
+
+	String id();
+
+	/**
+	 * The payload, read into {@code T} on first call.
+	 * @return the payload
+	 * @throws org.springframework.messaging.converter.MessageConversionException when it
+	 * cannot be read into {@code T} (the job then goes DEAD without retries)
+	 */
+	T payload();
+
+	/**
+	 * Which delivery this is, starting at 1.
+	 * @return the attempt
+	 */
+	int attempt();
+
+	/**
+	 * The most deliveries this job gets before it is DEAD.
+	 * @return the attempts allowed
+	 */
+	int maxAttempts();
+
+	/**
+	 * When the job was due (for a retry: when the retry was due), by Redis's clock.
+	 * @return the due time
+	 */
+	Instant dueAt();
+
+	/**
+	 * When this delivery was made, by Redis's clock.
+	 * @return the delivery time
+	 */
+	Instant deliveredAt();
+
+	/**
+	 * Extends the reservation by the listener's time-to-run from now, so that a long
+	 * handler is not redelivered while it still runs.
+	 * @return {@code true} when extended, {@code false} when the reservation was already
+	 * lost (the job was redelivered, cancelled or replaced)
+	 */
+	boolean touch();
+
+	/**
+	 * Extends the reservation by {@code ttr} from now.
+	 * @param ttr the new time-to-run
+	 * @return {@code true} when extended, {@code false} when the reservation was already lost
+	 */
+	boolean touch(Duration ttr);
+
+}

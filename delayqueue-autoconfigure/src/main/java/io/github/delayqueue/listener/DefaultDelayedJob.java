@@ -1,0 +1,94 @@
+package io.github.delayqueue.listener;
+
+import java.lang.reflect.Type;
+import java.time.Duration;
+import java.time.Instant;
+
+import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.core.DelayedJob;
+import io.github.delayqueue.core.ReservedJob;
+
+/**
+ * The {@link DelayedJob} handed to a listener method.
+ */
+final class DefaultDelayedJob<T> implements DelayedJob<T> {
+
+	private final ReservedJob job;
+
+	private final DelayQueueOperations operations;
+
+	private final JobPayloadMessageConverter converter;
+
+	private final Type payloadType;
+
+	private final Duration ttr;
+
+	private T payload;
+
+	private boolean read;
+
+	DefaultDelayedJob(ReservedJob job, DelayQueueOperations operations, JobPayloadMessageConverter converter,
+			Type payloadType, Duration ttr) {
+		this.job = job;
+		this.operations = operations;
+		this.converter = converter;
+		this.payloadType = payloadType;
+		this.ttr = ttr;
+	}
+
+	@Override
+	public String topic() {
+		return this.job.topic();
+	}
+
+	@Override
+	public String id() {
+		return this.job.id();
+	}
+
+	@Override
+	@SuppressWarnings("unchecked")
+	public T payload() {
+		if (!this.read) {
+			this.payload = (T) this.converter.read(this.job.payload(), this.payloadType);
+			this.read = true;
+		}
+		return this.payload;
+	}
+
+	@Override
+	public int attempt() {
+		return this.job.attempt();
+	}
+
+	@Override
+	public int maxAttempts() {
+		return this.job.maxAttempts();
+	}
+
+	@Override
+	public Instant dueAt() {
+		return this.job.dueAt();
+	}
+
+	@Override
+	public Instant deliveredAt() {
+		return this.job.deliveredAt();
+	}
+
+	@Override
+	public boolean touch() {
+		return touch(this.ttr);
+	}
+
+	@Override
+	public boolean touch(Duration ttr) {
+		return this.operations.touch(this.job, ttr).isPresent();
+	}
+
+	@Override
+	public String toString() {
+		return "DelayedJob[topic=" + topic() + ", id=" + id() + ", attempt=" + attempt() + "/" + maxAttempts() + "]";
+	}
+
+}

@@ -1,0 +1,63 @@
+package io.github.delayqueue.listener;
+
+import java.lang.reflect.Type;
+import java.time.Duration;
+
+import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.core.DelayedJob;
+import io.github.delayqueue.core.ReservedJob;
+
+import org.springframework.core.MethodParameter;
+import org.springframework.core.ResolvableType;
+import org.springframework.messaging.Message;
+import org.springframework.messaging.handler.invocation.HandlerMethodArgumentResolver;
+
+/**
+ * Resolves {@link DelayedJob} (payload typed by its generic) and {@link ReservedJob}
+ * parameters from the job carried in the message's headers.
+ */
+public class DelayedJobArgumentResolver implements HandlerMethodArgumentResolver {
+
+	/** The header that carries the {@link ReservedJob}. */
+	public static final String JOB_HEADER = "delayqueue_job";
+
+	/** The header that carries the reservation's time-to-run for {@code touch()}. */
+	public static final String TTR_HEADER = "delayqueue_ttr";
+
+	private final DelayQueueOperations operations;
+
+	private final JobPayloadMessageConverter converter;
+
+	public DelayedJobArgumentResolver(DelayQueueOperations operations, JobPayloadMessageConverter converter) {
+		this.operations = operations;
+		this.converter = converter;
+	}
+
+	/**
+	 * Whether a parameter is bound by this resolver (so it is not a payload parameter).
+	 * @param parameter the parameter
+	 * @return {@code true} for {@link DelayedJob} and {@link ReservedJob}
+	 */
+	public static boolean isJobParameter(MethodParameter parameter) {
+		Class<?> type = parameter.getParameterType();
+		return DelayedJob.class == type || ReservedJob.class == type;
+	}
+
+	@Override
+	public boolean supportsParameter(MethodParameter parameter) {
+		return isJobParameter(parameter);
+	}
+
+	@Override
+	public Object resolveArgument(MethodParameter parameter, Message<?> message) {
+		ReservedJob job = message.getHeaders().get(JOB_HEADER, ReservedJob.class);
+		if (parameter.getParameterType() == ReservedJob.class) {
+			return job;
+		}
+		ResolvableType generic = ResolvableType.forMethodParameter(parameter).as(DelayedJob.class).getGeneric(0);
+		Type payloadType = (generic.resolve() != null) ? generic.getType() : Object.class;
+		Duration ttr = message.getHeaders().get(TTR_HEADER, Duration.class);
+		return new DefaultDelayedJob<>(job, this.operations, this.converter, payloadType, ttr);
+	}
+
+}

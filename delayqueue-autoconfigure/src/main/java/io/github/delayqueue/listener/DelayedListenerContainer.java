@@ -1,0 +1,392 @@
+package io.github.delayqueue.listener;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.core.FailResult;
+import io.github.delayqueue.core.ReservedJob;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.messaging.Message;
+import org.springframework.messaging.MessagingException;
+import org.springframework.messaging.converter.MessageConversionException;
+import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
+import org.springframework.messaging.support.MessageBuilder;
+import org.springframework.util.backoff.BackOff;
+import org.springframework.util.backoff.BackOffExecution;
+
+/**
+ * Runs one listener method for one topic: a consumer thread waits for work without
+ * polling, reserves at most as many jobs as it has free slots, and hands each to the
+ * handler executor. Outcomes: return → finish; exception → retry after the back-off;
+ * attempts used up or not retryable → the {@link DelayedJobRecoverer}.
+ *
+ * <p>
+ * {@link #stop(Runnable)} stops reserving, lets running handlers finish within the shutdown
+ * timeout and gives jobs that were reserved but not started back at once (READY again,
+ * attempt not counted). Not a bean: the
+ * {@link io.github.delayqueue.config.DelayedListenerEndpointRegistry} manages containers.
+ * Thread-safe.
+ */
+public class DelayedListenerContainer {
+
+	private static final Log logger = LogFactory.getLog(DelayedListenerContainer.class);
+
+	private static final Duration WAIT = Duration.ofSeconds(1);
+
+	private static final long MAX_ERROR_BACKOFF_MILLIS = 5_000;
+
+	private final Settings settings;
+
+	private final DelayQueueOperations operations;
+
+	private final InvocableHandlerMethod handler;
+
+	private Semaphore slots;
+
+	private final AtomicInteger inFlight = new AtomicInteger();
+
+	private final Object pauseMonitor = new Object();
+
+	private volatile boolean running;
+
+	private volatile boolean stopping;
+
+	private volatile boolean paused;
+
+	private volatile long lastProgressNanos = System.nanoTime();
+
+	private Thread consumer;
+
+	private ExecutorService executor;
+
+	/**
+	 * What a container needs to know.
+	 *
+	 * @param id the container id
+	 * @param topic the topic
+	 * @param concurrency how many handlers run at once
+	 * @param ttr the reservation TTR, or {@code null} for each job's own
+	 * @param maxAttempts the attempts, or {@code null} for each job's own
+	 * @param backOff the retry back-off
+	 * @param noRetryFor exceptions that are never retried (conversion failures always are not)
+	 * @param recoverer what to do with exhausted jobs, or {@code null} to dead-letter them in
+	 * Redis
+	 * @param shutdownTimeout how long stop waits for running handlers
+	 * @param threadFactory makes the consumer thread and handler threads
+	 * @param autoStartup whether the registry starts it with the context
+	 */
+	public record Settings(String id, String topic, int concurrency, Duration ttr, Integer maxAttempts,
+			BackOff backOff, List<Class<? extends Throwable>> noRetryFor, DelayedJobRecoverer recoverer,
+			Duration shutdownTimeout, ThreadFactory threadFactory, boolean autoStartup) {
+
+	}
+
+	public DelayedListenerContainer(Settings settings, DelayQueueOperations operations, InvocableHandlerMethod handler) {
+		this.settings = settings;
+		this.operations = operations;
+		this.handler = handler;
+	}
+
+	public String getId() {
+		return this.settings.id();
+	}
+
+	public String getTopic() {
+		return this.settings.topic();
+	}
+
+	public int getConcurrency() {
+		return this.settings.concurrency();
+	}
+
+	/**
+	 * How many handlers run now.
+	 * @return the count
+	 */
+	public int getInFlight() {
+		return this.inFlight.get();
+	}
+
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	public boolean isAutoStartup() {
+		return this.settings.autoStartup();
+	}
+
+	public boolean isPaused() {
+		return this.paused;
+	}
+
+	/**
+	 * When the consumer loop last completed a round, by {@link System#nanoTime()}.
+	 * @return the nano time
+	 */
+	public long getLastProgressNanos() {
+		return this.lastProgressNanos;
+	}
+
+	public synchronized void start() {
+		if (this.running) {
+			return;
+		}
+		this.stopping = false;
+		this.slots = new Semaphore(this.settings.concurrency());
+		this.running = true;
+		this.executor = Executors.newFixedThreadPool(this.settings.concurrency(),
+				this.settings.threadFactory());
+		this.consumer = this.settings.threadFactory().newThread(this::consume);
+		this.consumer.setName("delayqueue-" + this.settings.id());
+		this.consumer.start();
+		logger.info("Started listener '" + this.settings.id() + "' on topic '" + this.settings.topic()
+				+ "' with concurrency " + this.settings.concurrency());
+	}
+
+	/**
+	 * Stops taking new jobs until {@link #resume()}; running handlers go on.
+	 */
+	public void pause() {
+		this.paused = true;
+	}
+
+	public void resume() {
+		this.paused = false;
+		synchronized (this.pauseMonitor) {
+			this.pauseMonitor.notifyAll();
+		}
+	}
+
+	public void stop() {
+		stop(() -> {
+		});
+	}
+
+	/**
+	 * Stops reserving, waits for running handlers up to the shutdown timeout, gives back
+	 * jobs that were reserved but not started, then runs the callback.
+	 * @param callback run when stopped
+	 */
+	public void stop(Runnable callback) {
+		Thread consumerThread;
+		ExecutorService handlers;
+		synchronized (this) {
+			if (!this.running) {
+				callback.run();
+				return;
+			}
+			this.running = false;
+			this.stopping = true;
+			consumerThread = this.consumer;
+			handlers = this.executor;
+		}
+		// wake the consumer without interrupting a reserve call in flight
+		this.slots.release(this.settings.concurrency());
+		resume();
+		try {
+			consumerThread.join(WAIT.toMillis() * 5);
+			if (consumerThread.isAlive()) {
+				consumerThread.interrupt();
+				consumerThread.join(WAIT.toMillis());
+			}
+			handlers.shutdown();
+			if (!handlers.awaitTermination(this.settings.shutdownTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+				logger.warn("Listener '" + this.settings.id() + "': handlers still running after "
+						+ this.settings.shutdownTimeout() + "; interrupting them (their jobs are redelivered after TTR)");
+				handlers.shutdownNow();
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			handlers.shutdownNow();
+		}
+		finally {
+			callback.run();
+		}
+	}
+
+	private void consume() {
+		long backoff = 0;
+		while (this.running) {
+			try {
+				awaitResume();
+				this.slots.acquire();
+				int free = 1 + this.slots.drainPermits();
+				List<ReservedJob> jobs = List.of();
+				try {
+					if (isTaking() && this.operations.awaitWork(this.settings.topic(), WAIT) && isTaking()) {
+						jobs = this.operations.reserve(this.settings.topic(), free, this.settings.ttr());
+					}
+				}
+				finally {
+					this.slots.release(free - jobs.size());
+				}
+				for (ReservedJob job : jobs) {
+					this.executor.execute(() -> run(job));
+				}
+				this.lastProgressNanos = System.nanoTime();
+				backoff = 0;
+			}
+			catch (InterruptedException ex) {
+				if (!this.running) {
+					return;
+				}
+			}
+			catch (RuntimeException ex) {
+				if (!this.running) {
+					return;
+				}
+				backoff = Math.min(Math.max(100, backoff * 2), MAX_ERROR_BACKOFF_MILLIS);
+				logger.warn("Listener '" + this.settings.id() + "' could not reserve jobs of topic '"
+						+ this.settings.topic() + "'; retrying in " + backoff + " ms: " + ex.getMessage());
+				try {
+					Thread.sleep(backoff);
+				}
+				catch (InterruptedException interrupted) {
+					if (!this.running) {
+						return;
+					}
+				}
+			}
+		}
+	}
+
+	private boolean isTaking() {
+		return this.running && !this.paused;
+	}
+
+	private void awaitResume() throws InterruptedException {
+		synchronized (this.pauseMonitor) {
+			while (this.paused && this.running) {
+				this.pauseMonitor.wait(WAIT.toMillis());
+			}
+		}
+	}
+
+	private void run(ReservedJob job) {
+		try {
+			if (this.stopping) {
+				if (this.operations.release(job) && logger.isDebugEnabled()) {
+					logger.debug("Gave back unstarted job " + job.id() + " of topic " + job.topic());
+				}
+				return;
+			}
+			this.inFlight.incrementAndGet();
+			try {
+				handle(job);
+			}
+			finally {
+				this.inFlight.decrementAndGet();
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.error("Listener '" + this.settings.id() + "' could not settle job " + job.id() + " of topic "
+					+ job.topic() + " (it is redelivered after its TTR)", ex);
+		}
+		finally {
+			this.slots.release();
+		}
+	}
+
+	private void handle(ReservedJob job) {
+		Message<byte[]> message = MessageBuilder.withPayload(job.payload())
+			.setHeader(DelayedJobArgumentResolver.JOB_HEADER, job)
+			.setHeader(DelayedJobArgumentResolver.TTR_HEADER, job.ttr())
+			.build();
+		Throwable failure;
+		try {
+			this.handler.invoke(message);
+			if (!this.operations.finish(job)) {
+				logger.warn("Listener '" + this.settings.id() + "' finished job " + job.id() + " of topic " + job.topic()
+						+ " after its reservation was lost (TTR ran out, or it was cancelled or replaced)");
+			}
+			return;
+		}
+		catch (Exception ex) {
+			failure = ex;
+		}
+		int maxAttempts = (this.settings.maxAttempts() != null) ? this.settings.maxAttempts() : job.maxAttempts();
+		long backOff = (job.attempt() < maxAttempts && isRetryable(failure)) ? backOff(job.attempt()) : -1;
+		if (backOff < 0) {
+			recover(job, failure);
+			return;
+		}
+		if (logger.isDebugEnabled()) {
+			logger.debug("Listener '" + this.settings.id() + "' failed job " + job.id() + " (attempt " + job.attempt()
+					+ "); retrying in " + backOff + " ms", failure);
+		}
+		if (this.operations.fail(job, Duration.ofMillis(backOff), describe(failure)) == FailResult.DEAD) {
+			logger.warn("Job " + job.id() + " of topic " + job.topic() + " is DEAD after attempt " + job.attempt() + ": "
+					+ describe(failure));
+		}
+	}
+
+	private void recover(ReservedJob job, Throwable failure) {
+		DelayedJobRecoverer recoverer = this.settings.recoverer();
+		if (recoverer != null) {
+			try {
+				recoverer.recover(job, failure);
+				this.operations.finish(job);
+				return;
+			}
+			catch (Exception ex) {
+				logger.warn("Recoverer of listener '" + this.settings.id() + "' failed for job " + job.id()
+						+ "; dead-lettering it in Redis", ex);
+			}
+		}
+		if (this.operations.kill(job, describe(failure)) == FailResult.DEAD) {
+			logger.warn("Job " + job.id() + " of topic " + job.topic() + " is DEAD after attempt " + job.attempt() + ": "
+					+ describe(failure));
+		}
+	}
+
+	private long backOff(int attempt) {
+		BackOffExecution execution = this.settings.backOff().start();
+		long interval = 0;
+		for (int i = 0; i < attempt; i++) {
+			interval = execution.nextBackOff();
+			if (interval == BackOffExecution.STOP) {
+				return -1;
+			}
+		}
+		return Math.max(0, interval);
+	}
+
+	private boolean isRetryable(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
+			if (cause instanceof MessageConversionException) {
+				return false;
+			}
+			for (Class<? extends Throwable> type : this.settings.noRetryFor()) {
+				if (type.isInstance(cause)) {
+					return false;
+				}
+			}
+		}
+		return true;
+	}
+
+	static String describe(Throwable failure) {
+		Throwable root = failure;
+		while (root.getCause() != null && root.getCause() != root
+				&& (root instanceof MessagingException)) {
+			root = root.getCause();
+		}
+		return root.getClass().getName() + ": " + root.getMessage();
+	}
+
+	@Override
+	public String toString() {
+		return "DelayedListenerContainer[id=" + this.settings.id() + ", topic=" + this.settings.topic() + "]";
+	}
+
+}

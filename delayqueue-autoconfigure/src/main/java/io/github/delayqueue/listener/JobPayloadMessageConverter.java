@@ -1,0 +1,57 @@
+package io.github.delayqueue.listener;
+
+import java.lang.reflect.Type;
+
+import io.github.delayqueue.core.JobPayloadConverter;
+import io.github.delayqueue.core.PayloadConversionException;
+
+import org.springframework.core.MethodParameter;
+import org.springframework.messaging.Message;
+import org.springframework.messaging.MessageHeaders;
+import org.springframework.messaging.converter.MessageConversionException;
+import org.springframework.messaging.converter.SmartMessageConverter;
+
+/**
+ * Reads a job's payload bytes into a listener parameter's full generic type with the
+ * {@link JobPayloadConverter}. Read-only: listeners never produce messages.
+ */
+public class JobPayloadMessageConverter implements SmartMessageConverter {
+
+	private final JobPayloadConverter converter;
+
+	public JobPayloadMessageConverter(JobPayloadConverter converter) {
+		this.converter = converter;
+	}
+
+	@Override
+	public Object fromMessage(Message<?> message, Class<?> targetClass) {
+		return fromMessage(message, targetClass, null);
+	}
+
+	@Override
+	public Object fromMessage(Message<?> message, Class<?> targetClass, Object conversionHint) {
+		Type type = (conversionHint instanceof MethodParameter parameter)
+				? parameter.getNestedGenericParameterType() : targetClass;
+		return read((byte[]) message.getPayload(), type);
+	}
+
+	Object read(byte[] payload, Type type) {
+		try {
+			return this.converter.read(payload, type);
+		}
+		catch (PayloadConversionException ex) {
+			throw new MessageConversionException(ex.getMessage(), ex);
+		}
+	}
+
+	@Override
+	public Message<?> toMessage(Object payload, MessageHeaders headers) {
+		throw new UnsupportedOperationException("Listeners do not write messages");
+	}
+
+	@Override
+	public Message<?> toMessage(Object payload, MessageHeaders headers, Object conversionHint) {
+		throw new UnsupportedOperationException("Listeners do not write messages");
+	}
+
+}

@@ -1,0 +1,262 @@
+package io.github.delayqueue.autoconfigure;
+
+import java.util.List;
+
+import io.github.delayqueue.annotation.DelayedListener;
+import io.github.delayqueue.annotation.DelayedListenerAnnotationBeanPostProcessor;
+import io.github.delayqueue.annotation.DelayedListenerBootstrapConfiguration;
+import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
+import io.github.delayqueue.config.DelayedListenerContainerFactory;
+import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
+import io.github.delayqueue.core.DelayedJob;
+import io.github.delayqueue.listener.DelayedListenerContainer;
+import io.github.delayqueue.test.RedisTestExtension;
+import io.github.delayqueue.test.RedisTestServer;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+@ExtendWith(RedisTestExtension.class)
+class DelayedListenerAutoConfigurationTests {
+
+	private ApplicationContextRunner runner;
+
+	@BeforeEach
+	void setUp(RedisTestServer redis) {
+		this.runner = new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
+					DelayQueueAutoConfiguration.class, DelayedListenerAutoConfiguration.class))
+			.withPropertyValues("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
+					"delayqueue.namespace=listen" + System.nanoTime());
+	}
+
+	@Test
+	void defaultsRegisterTheFactoryPostProcessorAndRegistryAndStartListeners() {
+		this.runner.withUserConfiguration(GoodListenerConfig.class).run((context) -> {
+			assertThat(context).hasSingleBean(DefaultDelayedListenerContainerFactory.class);
+			assertThat(context).hasSingleBean(DelayedListenerAnnotationBeanPostProcessor.class);
+			DelayedListenerEndpointRegistry registry = context.getBean(DelayedListenerEndpointRegistry.class);
+			assertThat(registry.isRunning()).isTrue();
+			assertThat(registry.getPhase()).isEqualTo(Integer.MAX_VALUE - 100);
+			DelayedListenerContainer container = registry.getListenerContainer("good");
+			assertThat(container.isRunning()).isTrue();
+			assertThat(container.getTopic()).isEqualTo("good-topic");
+			assertThat(container.getConcurrency()).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void propertiesAndPlaceholdersShapeTheContainers() {
+		this.runner.withUserConfiguration(GoodListenerConfig.class)
+			.withPropertyValues("delayqueue.listener.concurrency=3", "delayqueue.listener.auto-startup=false",
+					"good.topic=from-property")
+			.run((context) -> {
+				DelayedListenerContainer container = context.getBean(DelayedListenerEndpointRegistry.class)
+					.getListenerContainer("good");
+				assertThat(container.getConcurrency()).isEqualTo(3);
+				assertThat(container.isRunning()).isFalse();
+				assertThat(container.getTopic()).isEqualTo("from-property");
+			});
+	}
+
+	@Test
+	void userContainerFactoryWins() {
+		this.runner.withUserConfiguration(GoodListenerConfig.class, UserFactoryConfig.class).run((context) -> {
+			assertThat(context).doesNotHaveBean(DefaultDelayedListenerContainerFactory.class);
+			assertThat(context.getBean(DelayedListenerEndpointRegistry.class).getListenerContainer("good").getConcurrency())
+				.isEqualTo(7);
+		});
+	}
+
+	@Test
+	void backsOffWithoutAQueueOrWithoutSpringMessaging() {
+		this.runner.withPropertyValues("delayqueue.enabled=false").run((context) -> {
+			assertThat(context).doesNotHaveBean(DelayedListenerContainerFactory.class);
+			assertThat(context).doesNotHaveBean(DelayedListenerEndpointRegistry.class);
+		});
+		this.runner.withClassLoader(new FilteredClassLoader(MessageHandlerMethodFactory.class)).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).doesNotHaveBean(DelayedListenerContainerFactory.class);
+			assertThat(context).doesNotHaveBean(DelayedListenerBootstrapConfiguration.REGISTRY_BEAN_NAME);
+		});
+	}
+
+	// ---------------------------------------------------------------- start-up errors
+
+	@Test
+	void listenerWithoutParametersFailsStartUpNamingBeanMethodAndFix() {
+		assertStartupFailure(NoParameterConfig.class, "@DelayedListener method 'close' of bean 'noParameterListener'",
+				"takes no parameters", "declare the payload parameter");
+	}
+
+	@Test
+	void listenerWithTwoPayloadParametersFailsStartUp() {
+		assertStartupFailure(TwoPayloadsConfig.class, "@DelayedListener method 'close' of bean 'twoPayloadsListener'",
+				"has 2 payload parameters [String a, String b]", "one payload parameter at most");
+	}
+
+	@Test
+	void listenerWithInvalidTopicFailsStartUp() {
+		assertStartupFailure(BadTopicConfig.class, "@DelayedListener method 'close' of bean 'badTopicListener'",
+				"topic 'order:close' may only contain", "fix the topic");
+	}
+
+	@Test
+	void listenerWithUnresolvablePlaceholderFailsStartUp() {
+		assertStartupFailure(PlaceholderConfig.class, "@DelayedListener method 'close' of bean 'placeholderListener'",
+				"topic \"${missing.topic}\" cannot be resolved", "define the property or give the placeholder a default");
+	}
+
+	@Test
+	void listenerWithBadSettingFailsStartUp() {
+		assertStartupFailure(BadConcurrencyConfig.class, "bean 'badConcurrencyListener'",
+				"concurrency \"many\" must be a whole number from 1 to 10000");
+	}
+
+	private void assertStartupFailure(Class<?> config, String... parts) {
+		this.runner.withUserConfiguration(config).run((context) -> {
+			assertThat(context).hasFailed();
+			Throwable failure = context.getStartupFailure();
+			List<String> messages = new java.util.ArrayList<>();
+			for (Throwable t = failure; t != null; t = t.getCause()) {
+				messages.add(t.getMessage());
+			}
+			assertThat(String.join("\n", messages)).contains(parts);
+		});
+	}
+
+	static class GoodListener {
+
+		@DelayedListener(id = "good", topic = "${good.topic:good-topic}")
+		void handle(String payload, DelayedJob<String> job) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class GoodListenerConfig {
+
+		@Bean
+		GoodListener goodListener() {
+			return new GoodListener();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserFactoryConfig {
+
+		@Bean
+		DelayedListenerContainerFactory delayedListenerContainerFactory(
+				io.github.delayqueue.core.DelayQueueOperations operations,
+				io.github.delayqueue.core.JobPayloadConverter converter) {
+			DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(operations,
+					converter);
+			factory.setConcurrency(7);
+			return factory::createContainer;
+		}
+
+	}
+
+	static class NoParameterListener {
+
+		@DelayedListener(topic = "t")
+		void close() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class NoParameterConfig {
+
+		@Bean
+		NoParameterListener noParameterListener() {
+			return new NoParameterListener();
+		}
+
+	}
+
+	static class TwoPayloadsListener {
+
+		@DelayedListener(topic = "t")
+		void close(String a, String b) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class TwoPayloadsConfig {
+
+		@Bean
+		TwoPayloadsListener twoPayloadsListener() {
+			return new TwoPayloadsListener();
+		}
+
+	}
+
+	static class BadTopicListener {
+
+		@DelayedListener(topic = "order:close")
+		void close(String payload) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class BadTopicConfig {
+
+		@Bean
+		BadTopicListener badTopicListener() {
+			return new BadTopicListener();
+		}
+
+	}
+
+	static class PlaceholderListener {
+
+		@DelayedListener(topic = "${missing.topic}")
+		void close(String payload) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class PlaceholderConfig {
+
+		@Bean
+		PlaceholderListener placeholderListener() {
+			return new PlaceholderListener();
+		}
+
+	}
+
+	static class BadConcurrencyListener {
+
+		@DelayedListener(topic = "t", concurrency = "many")
+		void close(String payload) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class BadConcurrencyConfig {
+
+		@Bean
+		BadConcurrencyListener badConcurrencyListener() {
+			return new BadConcurrencyListener();
+		}
+
+	}
+
+}

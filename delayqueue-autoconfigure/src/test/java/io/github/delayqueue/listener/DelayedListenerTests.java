@@ -1,0 +1,459 @@
+package io.github.delayqueue.listener;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.delayqueue.annotation.DelayedListener;
+import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
+import io.github.delayqueue.core.DelayedJob;
+import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.ScheduleResult;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import tools.jackson.databind.JsonNode;
+
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+class DelayedListenerTests {
+
+	@RegisterExtension
+	final ListenerApps apps = new ListenerApps();
+
+	record Order(long id, String item) {
+	}
+
+	record Delivery(String id, int attempt, int maxAttempts, Instant dueAt, Instant deliveredAt, Object payload) {
+
+		static Delivery of(DelayedJob<?> job, Object payload) {
+			return new Delivery(job.id(), job.attempt(), job.maxAttempts(), job.dueAt(), job.deliveredAt(), payload);
+		}
+
+	}
+
+	// ------------------------------------------------------------------ 1. delivery and metadata
+
+	static class OrderListener {
+
+		final BlockingQueue<Delivery> deliveries = new LinkedBlockingQueue<>();
+
+		@DelayedListener(topic = "orders")
+		void on(Order order, DelayedJob<Order> job) {
+			assertThat(job.payload()).isEqualTo(order);
+			this.deliveries.add(Delivery.of(job, order));
+		}
+
+		@DelayedListener(topic = "generic")
+		void generic(List<Order> orders, DelayedJob<List<Order>> job) {
+			this.deliveries.add(Delivery.of(job, orders));
+		}
+
+		@DelayedListener("raw")
+		void raw(DelayedJob<JsonNode> job) {
+			this.deliveries.add(Delivery.of(job, job.payload().get("item").asString()));
+		}
+
+		@DelayedListener(topic = "${test.topic:text}")
+		void text(String text, DelayedJob<byte[]> job) {
+			this.deliveries.add(Delivery.of(job, text + "/" + job.payload().length));
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OrderConfig {
+
+		@Bean
+		OrderListener orderListener() {
+			return new OrderListener();
+		}
+
+	}
+
+	@Test
+	void recordPayloadArrivesAfterItsDelayWithTheJobsMetadata() throws Exception {
+		ConfigurableApplicationContext context = this.apps.run(OrderConfig.class);
+		OrderListener listener = context.getBean(OrderListener.class);
+		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+
+		ScheduleResult scheduled = template.job("orders", "o-1")
+			.payload(new Order(1, "book"))
+			.delay(Duration.ofSeconds(1))
+			.maxAttempts(4)
+			.schedule();
+		JobInfo info = template.find("orders", "o-1").orElseThrow();
+		assertThat(Duration.between(info.createdAt(), scheduled.dueAt())).isEqualTo(Duration.ofSeconds(1));
+
+		Delivery delivery = listener.deliveries.poll(10, TimeUnit.SECONDS);
+		assertThat(delivery).isNotNull();
+		assertThat(delivery.payload()).isEqualTo(new Order(1, "book"));
+		assertThat(delivery.id()).isEqualTo("o-1");
+		assertThat(delivery.attempt()).isEqualTo(1);
+		assertThat(delivery.maxAttempts()).isEqualTo(4);
+		assertThat(delivery.dueAt()).isEqualTo(scheduled.dueAt());
+		assertThat(delivery.deliveredAt()).isAfterOrEqualTo(scheduled.dueAt())
+			.isBefore(scheduled.dueAt().plusMillis(500));
+		await().atMost(Duration.ofSeconds(5)).until(() -> template.find("orders", "o-1").isEmpty());
+	}
+
+	@Test
+	void genericJsonNodeStringAndByteArrayPayloadsAreBound() throws Exception {
+		ConfigurableApplicationContext context = this.apps.run(OrderConfig.class);
+		OrderListener listener = context.getBean(OrderListener.class);
+		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+		template.schedule("generic", "g", List.of(new Order(1, "a"), new Order(2, "b")), Duration.ZERO);
+		assertThat(listener.deliveries.poll(10, TimeUnit.SECONDS).payload())
+			.isEqualTo(List.of(new Order(1, "a"), new Order(2, "b")));
+		template.schedule("raw", "r", new Order(3, "pen"), Duration.ZERO);
+		assertThat(listener.deliveries.poll(10, TimeUnit.SECONDS).payload()).isEqualTo("pen");
+		template.schedule("text", "t", "hello", Duration.ZERO);
+		assertThat(listener.deliveries.poll(10, TimeUnit.SECONDS).payload()).isEqualTo("hello/5");
+	}
+
+	// ------------------------------------------------------------------ 2. concurrency
+
+	static class ConcurrentListener {
+
+		final AtomicInteger current = new AtomicInteger();
+
+		final AtomicInteger max = new AtomicInteger();
+
+		final AtomicInteger done = new AtomicInteger();
+
+		final CountDownLatch fourRunning = new CountDownLatch(4);
+
+		final CountDownLatch release = new CountDownLatch(1);
+
+		@DelayedListener(topic = "concurrent", concurrency = "4")
+		void on(String payload) throws InterruptedException {
+			int now = this.current.incrementAndGet();
+			this.max.accumulateAndGet(now, Math::max);
+			this.fourRunning.countDown();
+			this.release.await(20, TimeUnit.SECONDS);
+			this.current.decrementAndGet();
+			this.done.incrementAndGet();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ConcurrentConfig {
+
+		@Bean
+		ConcurrentListener concurrentListener() {
+			return new ConcurrentListener();
+		}
+
+	}
+
+	@Test
+	void concurrencyFourRunsFourHandlersAtOnceAndNeverMore() throws Exception {
+		ConfigurableApplicationContext context = this.apps.run(ConcurrentConfig.class);
+		ConcurrentListener listener = context.getBean(ConcurrentListener.class);
+		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+		for (int i = 0; i < 12; i++) {
+			template.schedule("concurrent", "c-" + i, "x", Duration.ZERO);
+		}
+		assertThat(listener.fourRunning.await(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(template.getOperations().stats().topics().get("concurrent").reserved()).isEqualTo(4);
+		assertThat(listener.max).hasValue(4);
+		listener.release.countDown();
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(listener.done).hasValue(12));
+		assertThat(listener.max).hasValue(4);
+	}
+
+	// ------------------------------------------------------------------ 3-5. failures
+
+	static class FlakyListener {
+
+		final Map<String, List<Delivery>> deliveries = new ConcurrentHashMap<>();
+
+		private List<Delivery> record(DelayedJob<?> job) {
+			List<Delivery> list = this.deliveries.computeIfAbsent(job.id(), (id) -> new java.util.concurrent.CopyOnWriteArrayList<>());
+			list.add(Delivery.of(job, null));
+			return list;
+		}
+
+		@DelayedListener(topic = "flaky", backOffInitial = "500ms", backOffMultiplier = "2")
+		void flaky(DelayedJob<String> job) {
+			if (record(job).size() <= 2) {
+				throw new IllegalStateException("flaky failure " + job.attempt());
+			}
+		}
+
+		@DelayedListener(topic = "doomed", maxAttempts = "3", backOffInitial = "100ms")
+		void doomed(DelayedJob<String> job) {
+			record(job);
+			if (!"fixed".equals(job.payload())) {
+				throw new IllegalStateException("always broken");
+			}
+		}
+
+		@DelayedListener(topic = "typed", backOffInitial = "100ms")
+		void typed(Order order, DelayedJob<Order> job) {
+			record(job);
+		}
+
+		@DelayedListener(topic = "fatal", backOffInitial = "100ms", noRetryFor = UnsupportedOperationException.class)
+		void fatal(DelayedJob<String> job) {
+			record(job);
+			throw new UnsupportedOperationException("never retry this");
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class FlakyConfig {
+
+		@Bean
+		FlakyListener flakyListener() {
+			return new FlakyListener();
+		}
+
+	}
+
+	@Test
+	void handlerFailingTwiceThenSucceedingIsCalledThreeTimesWithTheBackOffBetween() {
+		ConfigurableApplicationContext context = this.apps.run(FlakyConfig.class);
+		FlakyListener listener = context.getBean(FlakyListener.class);
+		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+		template.schedule("flaky", "f", "x", Duration.ZERO);
+		await().atMost(Duration.ofSeconds(10)).until(() -> template.find("flaky", "f").isEmpty());
+		List<Delivery> deliveries = listener.deliveries.get("f");
+		assertThat(deliveries).extracting(Delivery::attempt).containsExactly(1, 2, 3);
+		Duration first = Duration.between(deliveries.get(0).deliveredAt(), deliveries.get(1).deliveredAt());
+		Duration second = Duration.between(deliveries.get(1).deliveredAt(), deliveries.get(2).deliveredAt());
+		assertThat(first).isBetween(Duration.ofMillis(500), Duration.ofMillis(1000));
+		assertThat(second).isBetween(Duration.ofMillis(1000), Duration.ofMillis(1500));
+	}
+
+	@Test
+	void alwaysFailingJobGoesDeadWithTheExceptionMessageAndReplayDeliversItAgain() {
+		ConfigurableApplicationContext context = this.apps.run(FlakyConfig.class);
+		FlakyListener listener = context.getBean(FlakyListener.class);
+		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+		template.job("doomed", "d").payload("broken").delay(Duration.ZERO).maxAttempts(10).schedule();
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(template.find("doomed", "d").orElseThrow().state()).isEqualTo(JobState.DEAD));
+		JobInfo dead = template.find("doomed", "d").orElseThrow();
+		assertThat(dead.lastError()).isEqualTo("java.lang.IllegalStateException: always broken");
+		assertThat(listener.deliveries.get("d")).extracting(Delivery::attempt).containsExactly(1, 2, 3);
+
+		assertThat(template.replayDead("doomed", 10)).isEqualTo(1);
+		await().atMost(Duration.ofSeconds(10)).until(() -> listener.deliveries.get("d").size() >= 4);
+		assertThat(listener.deliveries.get("d").get(3).attempt()).as("attempts reset by the replay").isEqualTo(1);
+	}
+
+	@Test
+	void payloadThatCannotBeConvertedIsDeadAtOnceAndOtherJobsFlow() {
+		ConfigurableApplicationContext context = this.apps.run(FlakyConfig.class);
+		FlakyListener listener = context.getBean(FlakyListener.class);
+		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+		template.schedule("typed", "bad", "{\"id\":\"not-a-number\"}", Duration.ZERO);
+		template.schedule("typed", "good", new Order(7, "ok"), Duration.ZERO);
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(template.find("typed", "bad").orElseThrow().state()).isEqualTo(JobState.DEAD));
+		JobInfo dead = template.find("typed", "bad").orElseThrow();
+		assertThat(dead.attempt()).isEqualTo(1);
+		assertThat(dead.lastError()).contains("PayloadConversionException")
+			.contains("Could not read payload as " + Order.class.getName());
+		await().atMost(Duration.ofSeconds(10)).until(() -> template.find("typed", "good").isEmpty());
+		assertThat(listener.deliveries).containsKey("good").doesNotContainKey("bad");
+	}
+
+	@Test
+	void exceptionListedAsNotRetryableIsDeadAtOnce() {
+		ConfigurableApplicationContext context = this.apps.run(FlakyConfig.class);
+		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+		template.schedule("fatal", "x", "x", Duration.ZERO);
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(template.find("fatal", "x").orElseThrow().state()).isEqualTo(JobState.DEAD));
+		assertThat(template.find("fatal", "x").orElseThrow().attempt()).isEqualTo(1);
+		assertThat(template.find("fatal", "x").orElseThrow().lastError()).contains("never retry this");
+	}
+
+	// ------------------------------------------------------------------ 6. TTR
+
+	static class SlowListener {
+
+		final Map<String, List<Integer>> attempts = new ConcurrentHashMap<>();
+
+		@DelayedListener(topic = "slow", ttr = "600ms", concurrency = "2")
+		void on(DelayedJob<String> job) throws InterruptedException {
+			this.attempts.computeIfAbsent(job.id(), (id) -> new java.util.concurrent.CopyOnWriteArrayList<>())
+				.add(job.attempt());
+			if (job.attempt() > 1) {
+				return;
+			}
+			for (int i = 0; i < 8; i++) {
+				// 1.6 s of work in steps, past the 600 ms TTR
+				Thread.sleep(200);
+				if ("toucher".equals(job.id())) {
+					assertThat(job.touch()).isTrue();
+				}
+			}
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class SlowConfig {
+
+		@Bean
+		SlowListener slowListener() {
+			return new SlowListener();
+		}
+
+	}
+
+	@Test
+	void handlerRunningPastItsTtrIsRedeliveredUnlessItTouches() {
+		ConfigurableApplicationContext context = this.apps.run(SlowConfig.class);
+		SlowListener listener = context.getBean(SlowListener.class);
+		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+		template.schedule("slow", "sleeper", "x", Duration.ZERO);
+		template.schedule("slow", "toucher", "x", Duration.ZERO);
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> template.find("slow", "sleeper").isEmpty() && template.find("slow", "toucher").isEmpty());
+		assertThat(listener.attempts.get("sleeper")).containsExactly(1, 2);
+		assertThat(listener.attempts.get("toucher")).containsExactly(1);
+	}
+
+	// ------------------------------------------------------------------ 7. graceful shutdown
+
+	static class BlockingListener {
+
+		final AtomicInteger started = new AtomicInteger();
+
+		final AtomicInteger completed = new AtomicInteger();
+
+		final Map<String, AtomicInteger> seen = new ConcurrentHashMap<>();
+
+		volatile Duration work = Duration.ZERO;
+
+		@DelayedListener(topic = "shutdown", concurrency = "2")
+		void on(DelayedJob<String> job) throws InterruptedException {
+			this.seen.computeIfAbsent(job.id(), (id) -> new AtomicInteger()).incrementAndGet();
+			this.started.incrementAndGet();
+			Thread.sleep(this.work.toMillis());
+			this.completed.incrementAndGet();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class BlockingConfig {
+
+		@Bean
+		BlockingListener blockingListener() {
+			return new BlockingListener();
+		}
+
+	}
+
+	@Test
+	void shutdownLetsRunningHandlersFinishAndLeavesTheRestToAnotherInstanceAtOnce() throws Exception {
+		ConfigurableApplicationContext first = this.apps.run(BlockingConfig.class, "delayqueue.default-ttr=60s");
+		BlockingListener firstListener = first.getBean(BlockingListener.class);
+		firstListener.work = Duration.ofMillis(1500);
+		DelayedJobTemplate template = first.getBean(DelayedJobTemplate.class);
+		for (int i = 0; i < 10; i++) {
+			template.schedule("shutdown", "s-" + i, "x", Duration.ZERO);
+		}
+		await().atMost(Duration.ofSeconds(10)).until(() -> firstListener.started.get() == 2);
+		first.close();
+		assertThat(firstListener.completed).as("in-flight handlers finished, not interrupted").hasValue(2);
+		assertThat(firstListener.started).hasValue(2);
+
+		ConfigurableApplicationContext second = this.apps.run(BlockingConfig.class);
+		BlockingListener secondListener = second.getBean(BlockingListener.class);
+		// far sooner than the 60 s TTR
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(secondListener.completed).hasValue(8));
+		List<String> all = new ArrayList<>(firstListener.seen.keySet());
+		all.addAll(secondListener.seen.keySet());
+		assertThat(all).hasSize(10).doesNotHaveDuplicates();
+	}
+
+	// ------------------------------------------------------------------ 8. two instances
+
+	static class CountingListener {
+
+		final Map<String, AtomicInteger> seen = new ConcurrentHashMap<>();
+
+		@DelayedListener(topic = "bulk", concurrency = "4")
+		void on(Order order, DelayedJob<Order> job) {
+			this.seen.computeIfAbsent(job.id(), (id) -> new AtomicInteger()).incrementAndGet();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class CountingConfig {
+
+		@Bean
+		CountingListener countingListener() {
+			return new CountingListener();
+		}
+
+	}
+
+	@Test
+	void twoInstancesProcessFiveThousandJobsNoneLostNoneTwice() {
+		ConfigurableApplicationContext a = this.apps.run(CountingConfig.class);
+		ConfigurableApplicationContext b = this.apps.run(CountingConfig.class);
+		DelayedJobTemplate template = a.getBean(DelayedJobTemplate.class);
+		for (int chunk = 0; chunk < 10; chunk++) {
+			List<DelayedJobTemplate.JobBuilder> jobs = new ArrayList<>();
+			for (int i = 0; i < 500; i++) {
+				int n = chunk * 500 + i;
+				jobs.add(template.job("bulk", "b-" + n).payload(new Order(n, "item")).delay(Duration.ofMillis(n % 2000)));
+			}
+			assertThat(template.scheduleAll(jobs)).allMatch(ScheduleResult::created);
+		}
+		CountingListener onA = a.getBean(CountingListener.class);
+		CountingListener onB = b.getBean(CountingListener.class);
+		await().atMost(Duration.ofSeconds(60))
+			.untilAsserted(() -> assertThat(onA.seen.size() + onB.seen.size()).isEqualTo(5000));
+		assertThat(onA.seen.values()).allMatch((n) -> n.get() == 1);
+		assertThat(onB.seen.values()).allMatch((n) -> n.get() == 1);
+		assertThat(onA.seen.keySet()).doesNotContainAnyElementsOf(onB.seen.keySet());
+		assertThat(onA.seen).isNotEmpty();
+		assertThat(onB.seen).isNotEmpty();
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> template.getOperations().stats().totals().total() == 0);
+	}
+
+	// ------------------------------------------------------------------ pause / resume
+
+	@Test
+	void pausedListenerTakesNoJobsUntilResumed() throws Exception {
+		ConfigurableApplicationContext context = this.apps.run(OrderConfig.class);
+		OrderListener listener = context.getBean(OrderListener.class);
+		DelayedListenerEndpointRegistry registry = context.getBean(DelayedListenerEndpointRegistry.class);
+		DelayedListenerContainer container = registry.getListenerContainer("orderListener.on#orders");
+		assertThat(container).isNotNull();
+		container.pause();
+		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+		template.schedule("orders", "p", new Order(9, "later"), Duration.ZERO);
+		assertThat(listener.deliveries.poll(1500, TimeUnit.MILLISECONDS)).isNull();
+		assertThat(template.find("orders", "p").orElseThrow().state()).isEqualTo(JobState.READY);
+		container.resume();
+		assertThat(listener.deliveries.poll(10, TimeUnit.SECONDS)).isNotNull();
+	}
+
+}
