@@ -19,6 +19,7 @@ import org.springframework.messaging.Message;
 import org.springframework.messaging.MessagingException;
 import org.springframework.messaging.converter.MessageConversionException;
 import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
+import org.springframework.messaging.handler.invocation.MethodArgumentResolutionException;
 import org.springframework.messaging.support.MessageBuilder;
 import org.springframework.util.backoff.BackOff;
 import org.springframework.util.backoff.BackOffExecution;
@@ -153,7 +154,8 @@ public class DelayedListenerContainer {
 	}
 
 	/**
-	 * Stops taking new jobs until {@link #resume()}; running handlers go on.
+	 * Stops taking new jobs until {@link #resume()}; running handlers go on. Jobs that a
+	 * reserve under way at that moment returns are given back unstarted.
 	 */
 	public void pause() {
 		this.paused = true;
@@ -231,7 +233,14 @@ public class DelayedListenerContainer {
 					this.slots.release(free - jobs.size());
 				}
 				for (ReservedJob job : jobs) {
-					this.executor.execute(() -> run(job));
+					if (isTaking()) {
+						this.executor.execute(() -> run(job));
+					}
+					else {
+						// paused or stopped while the reserve was under way: give it back unstarted
+						giveBack(job);
+						this.slots.release();
+					}
 				}
 				this.lastProgressNanos = System.nanoTime();
 				backoff = 0;
@@ -275,9 +284,7 @@ public class DelayedListenerContainer {
 	private void run(ReservedJob job) {
 		try {
 			if (this.stopping) {
-				if (this.operations.release(job) && logger.isDebugEnabled()) {
-					logger.debug("Gave back unstarted job " + job.id() + " of topic " + job.topic());
-				}
+				giveBack(job);
 				return;
 			}
 			this.inFlight.incrementAndGet();
@@ -294,6 +301,18 @@ public class DelayedListenerContainer {
 		}
 		finally {
 			this.slots.release();
+		}
+	}
+
+	private void giveBack(ReservedJob job) {
+		try {
+			if (this.operations.release(job) && logger.isDebugEnabled()) {
+				logger.debug("Gave back unstarted job " + job.id() + " of topic " + job.topic());
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Listener '" + this.settings.id() + "' could not give back job " + job.id() + " of topic "
+					+ job.topic() + " (it is redelivered after its TTR): " + ex.getMessage());
 		}
 	}
 
@@ -363,7 +382,8 @@ public class DelayedListenerContainer {
 
 	private boolean isRetryable(Throwable failure) {
 		for (Throwable cause = failure; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
-			if (cause instanceof MessageConversionException) {
+			// the payload cannot be read, or a parameter cannot be bound: the same on every attempt
+			if (cause instanceof MessageConversionException || cause instanceof MethodArgumentResolutionException) {
 				return false;
 			}
 			for (Class<? extends Throwable> type : this.settings.noRetryFor()) {

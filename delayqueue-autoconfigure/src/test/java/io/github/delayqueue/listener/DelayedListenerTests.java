@@ -209,6 +209,11 @@ class DelayedListenerTests {
 			record(job);
 		}
 
+		@DelayedListener(topic = "empty", backOffInitial = "100ms")
+		void empty(String text) {
+			throw new AssertionError("an empty payload cannot be bound to a payload parameter");
+		}
+
 		@DelayedListener(topic = "fatal", backOffInitial = "100ms", noRetryFor = UnsupportedOperationException.class)
 		void fatal(DelayedJob<String> job) {
 			record(job);
@@ -274,6 +279,17 @@ class DelayedListenerTests {
 			.contains("Could not read payload as " + Order.class.getName());
 		await().atMost(Duration.ofSeconds(10)).until(() -> template.find("typed", "good").isEmpty());
 		assertThat(listener.deliveries).containsKey("good").doesNotContainKey("bad");
+	}
+
+	@Test
+	void emptyPayloadForAPayloadParameterIsDeadAtOnce() {
+		ConfigurableApplicationContext context = this.apps.run(FlakyConfig.class);
+		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+		template.schedule("empty", "e", "", Duration.ZERO);
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(template.find("empty", "e").orElseThrow().state()).isEqualTo(JobState.DEAD));
+		assertThat(template.find("empty", "e").orElseThrow().attempt()).isEqualTo(1);
+		assertThat(template.find("empty", "e").orElseThrow().lastError()).contains("must not be empty");
 	}
 
 	@Test
