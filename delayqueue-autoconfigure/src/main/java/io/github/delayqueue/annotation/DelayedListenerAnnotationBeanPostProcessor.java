@@ -108,8 +108,7 @@ public class DelayedListenerAnnotationBeanPostProcessor
 
 	private MethodDelayedListenerEndpoint createEndpoint(DelayedListener listener, Object bean, String beanName,
 			Method method) {
-		String where = "@DelayedListener method '" + method.getName() + "' of bean '" + beanName + "' ("
-				+ method.toGenericString() + ")";
+		String where = MethodDelayedListenerEndpoint.describe(beanName, method);
 		checkParameters(method, where);
 		String topic = resolve(listener.topic(), where, "topic");
 		if (!StringUtils.hasText(topic)) {

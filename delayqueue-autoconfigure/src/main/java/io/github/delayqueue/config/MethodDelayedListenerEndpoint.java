@@ -33,8 +33,18 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 	 * @return the description
 	 */
 	public String describe() {
-		return "@DelayedListener method '" + this.method.getName() + "' of bean '" + this.beanName + "' ("
-				+ this.method.toGenericString() + ")";
+		return describe(this.beanName, this.method);
+	}
+
+	/**
+	 * How a listener method is named in messages, before its endpoint exists.
+	 * @param beanName the bean's name
+	 * @param method the method
+	 * @return the description
+	 */
+	public static String describe(String beanName, Method method) {
+		return "@DelayedListener method '" + method.getName() + "' of bean '" + beanName + "' ("
+				+ method.toGenericString() + ")";
 	}
 
 }

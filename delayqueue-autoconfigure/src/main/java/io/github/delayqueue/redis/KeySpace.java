@@ -65,10 +65,6 @@ final class KeySpace {
 		return this.jobsKeys[bucket];
 	}
 
-	byte[] ready(int bucket, String topic) {
-		return bytes(prefix(bucket) + "ready:" + topic);
-	}
-
 	byte[] instances() {
 		return bytes("{" + this.namespace + "}:instances");
 	}

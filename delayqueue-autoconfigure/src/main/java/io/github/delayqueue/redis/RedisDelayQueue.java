@@ -280,16 +280,18 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	public List<ScheduleResult> scheduleAll(List<ScheduleRequest> requests) {
 		Assert.notNull(requests, "requests must not be null");
 		List<byte[][]> calls = new ArrayList<>(requests.size());
+		int[] buckets = new int[requests.size()];
 		for (int i = 0; i < requests.size(); i++) {
 			ScheduleRequest request = requests.get(i);
 			if (request == null) {
 				throw new IllegalArgumentException("requests[" + i + "] must not be null");
 			}
 			JobConstraints.payload(request.payload(), this.maxPayloadSize);
+			buckets[i] = bucketOf(request.topic(), request.id());
 		}
-		for (ScheduleRequest request : requests) {
-			int bucket = bucketOf(request.topic(), request.id());
-			byte[][] args = scheduleArgs(request, bucket);
+		for (int i = 0; i < requests.size(); i++) {
+			int bucket = buckets[i];
+			byte[][] args = scheduleArgs(requests.get(i), bucket);
 			byte[][] call = new byte[args.length + 1][];
 			call[0] = this.keys.jobs(bucket);
 			System.arraycopy(args, 0, call, 1, args.length);
@@ -298,8 +300,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		List<Object> replies = this.runner.runAll(SCHEDULE, calls);
 		List<ScheduleResult> results = new ArrayList<>(replies.size());
 		for (int i = 0; i < replies.size(); i++) {
-			ScheduleRequest request = requests.get(i);
-			results.add(scheduled(request, bucketOf(request.topic(), request.id()), replies.get(i)));
+			results.add(scheduled(requests.get(i), buckets[i], replies.get(i)));
 		}
 		return results;
 	}
@@ -652,8 +653,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		public Coordination coordinate(boolean leaving) {
 			byte[][] keysAndArgs = { keys.instances(), keys.timers(), KeySpace.bytes(instanceId),
 					KeySpace.bytes(String.valueOf(leaseTtl.toMillis())),
-					KeySpace.bytes(String.valueOf(keys.buckets())), KeySpace.bytes(leaving ? "1" : "0"),
-					KeySpace.bytes(timerEnabled ? "1" : "0"), channel };
+					KeySpace.bytes(String.valueOf(keys.buckets())), KeySpace.bytes(leaving ? "1" : "0"), channel };
 			List<Object> reply = Replies.list(runner.run(COORDINATE, 2, keysAndArgs));
 			int[] owned = new int[reply.size() - 2];
 			for (int i = 2; i < reply.size(); i++) {

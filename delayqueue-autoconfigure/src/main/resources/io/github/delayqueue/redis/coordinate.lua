@@ -3,8 +3,8 @@
 -- KEYS[1] "{<namespace>}:instances" ZSET instance -> heartbeat expiry ms
 -- KEYS[2] "{<namespace>}:timers" HASH bucket -> instance that runs its timer
 -- ARGV[1] this instance, ARGV[2] heartbeat ttl ms, ARGV[3] number of buckets,
--- ARGV[4] '1' when this instance leaves (its buckets are freed at once), ARGV[5] '1' when it
--- takes part in timer work (else it only keeps its heartbeat)
+-- ARGV[4] '1' when this instance leaves (its buckets are freed at once and ARGV[5], the event
+-- channel, is told)
 -- Returns {live instances, now ms, bucket owned by this instance, ...}.
 -- Every live timer instance's share is floor(B / n) or one more (by rank of its name), so shares
 -- differ by one at most; a bucket whose owner's heartbeat expired is free and taken at once.
@@ -13,7 +13,7 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local fmt = function(x) return string.format('%.0f', x) end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', fmt(now))
-if ARGV[4] == '1' or ARGV[5] ~= '1' then
+if ARGV[4] == '1' then
   redis.call('ZREM', KEYS[1], me)
 else
   redis.call('ZADD', KEYS[1], fmt(now + ttl), me)
@@ -42,12 +42,11 @@ for b = 0, buckets - 1 do
 end
 local reply = { #live, now }
 if rank == nil then
+  -- leaving: free every bucket and tell the others to re-coordinate now
   for _, b in ipairs(mine) do
     redis.call('HDEL', KEYS[2], b)
   end
-  if ARGV[4] == '1' then
-    redis.call('PUBLISH', ARGV[6], 'l')
-  end
+  redis.call('PUBLISH', ARGV[5], 'l')
   return reply
 end
 local share = math.floor(buckets / #live)

@@ -20,7 +20,6 @@ class KeySpaceTests {
 	void everyKeyOfABucketSharesItsHashTag() {
 		KeySpace keys = new KeySpace("shop", 16);
 		assertThat(new String(keys.jobs(3))).isEqualTo("{shop:3}:jobs");
-		assertThat(new String(keys.ready(3, "order-close"))).isEqualTo("{shop:3}:ready:order-close");
 		assertThat(new String(keys.instances())).isEqualTo("{shop}:instances");
 		assertThat(keys.channel()).isEqualTo("shop:events");
 	}
