@@ -1,5 +1,6 @@
 package io.github.delayqueue.autoconfigure;
 
+import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.JacksonJobPayloadConverter;
@@ -35,7 +36,7 @@ public final class DelayQueueAutoConfiguration {
 	@ConditionalOnMissingBean(DelayQueueOperations.class)
 	@ConditionalOnSingleCandidate(RedisConnectionFactory.class)
 	RedisDelayQueue delayQueue(RedisConnectionFactory connectionFactory, DelayQueueProperties properties,
-			ObjectProvider<DelayQueueBuilderCustomizer> customizers) {
+			ObjectProvider<DelayQueueBuilderCustomizer> customizers, ObjectProvider<DelayQueueObserver> observers) {
 		DelayQueueProperties.Timer timer = properties.getTimer();
 		RedisDelayQueue.Builder builder = RedisDelayQueue.builder(connectionFactory)
 			.namespace(properties.getNamespace())
@@ -48,6 +49,7 @@ public final class DelayQueueAutoConfiguration {
 			.batchSize(timer.getBatchSize())
 			.guardInterval(timer.getGuardInterval())
 			.leaseTtl(timer.getLeaseTtl());
+		observers.orderedStream().forEach(builder::observer);
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
 		return builder.build();
 	}

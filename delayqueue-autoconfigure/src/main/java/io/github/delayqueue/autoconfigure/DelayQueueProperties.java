@@ -54,6 +54,12 @@ public class DelayQueueProperties {
 
 	private final Listener listener = new Listener();
 
+	private final Endpoint endpoint = new Endpoint();
+
+	private final Metrics metrics = new Metrics();
+
+	private final Health health = new Health();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -116,6 +122,18 @@ public class DelayQueueProperties {
 
 	public Listener getListener() {
 		return this.listener;
+	}
+
+	public Endpoint getEndpoint() {
+		return this.endpoint;
+	}
+
+	public Metrics getMetrics() {
+		return this.metrics;
+	}
+
+	public Health getHealth() {
+		return this.health;
 	}
 
 	/**
@@ -290,6 +308,82 @@ public class DelayQueueProperties {
 
 		public void setLeaseTtl(Duration leaseTtl) {
 			this.leaseTtl = leaseTtl;
+		}
+
+	}
+
+	/**
+	 * The {@code delayqueue} Actuator endpoint.
+	 */
+	public static class Endpoint {
+
+		/**
+		 * Whether the endpoint shows the payloads of dead jobs. They may hold personal data.
+		 */
+		private boolean showPayloads = false;
+
+		public boolean isShowPayloads() {
+			return this.showPayloads;
+		}
+
+		public void setShowPayloads(boolean showPayloads) {
+			this.showPayloads = showPayloads;
+		}
+
+	}
+
+	/**
+	 * Micrometer metrics.
+	 */
+	public static class Metrics {
+
+		/**
+		 * How often the gauges (jobs per topic and state, bucket depth, overdue lag) are read
+		 * from Redis, in one pipelined round trip. Scrapes read the last sample.
+		 */
+		private Duration sampleInterval = Duration.ofSeconds(10);
+
+		public Duration getSampleInterval() {
+			return this.sampleInterval;
+		}
+
+		public void setSampleInterval(Duration sampleInterval) {
+			this.sampleInterval = sampleInterval;
+		}
+
+	}
+
+	/**
+	 * The {@code delayqueue} health indicator.
+	 */
+	public static class Health {
+
+		/**
+		 * Longest time the oldest due job may wait for delivery before health is DOWN.
+		 */
+		private Duration maxOverdue = Duration.ofSeconds(60);
+
+		/**
+		 * Longest time the bucket timer or a listener may go without progress before health
+		 * is DOWN. A listener makes none while every handler slot is busy, so set this above
+		 * the longest a handler may run.
+		 */
+		private Duration maxStall = Duration.ofSeconds(60);
+
+		public Duration getMaxOverdue() {
+			return this.maxOverdue;
+		}
+
+		public void setMaxOverdue(Duration maxOverdue) {
+			this.maxOverdue = maxOverdue;
+		}
+
+		public Duration getMaxStall() {
+			return this.maxStall;
+		}
+
+		public void setMaxStall(Duration maxStall) {
+			this.maxStall = maxStall;
 		}
 
 	}

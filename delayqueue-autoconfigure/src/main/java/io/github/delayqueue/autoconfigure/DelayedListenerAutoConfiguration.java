@@ -1,9 +1,12 @@
 package io.github.delayqueue.autoconfigure;
 
+import java.util.List;
+
 import io.github.delayqueue.annotation.DelayedListenerBootstrapConfiguration;
 import io.github.delayqueue.annotation.EnableDelayedListeners;
 import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistrar;
+import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.JobPayloadConverter;
 import io.github.delayqueue.listener.DelayedJobRecoverer;
@@ -35,7 +38,8 @@ public final class DelayedListenerAutoConfiguration {
 	@ConditionalOnMissingBean(name = DelayedListenerEndpointRegistrar.DEFAULT_CONTAINER_FACTORY_BEAN_NAME)
 	DefaultDelayedListenerContainerFactory delayedListenerContainerFactory(DelayQueueOperations operations,
 			JobPayloadConverter converter, DelayQueueProperties properties,
-			ObjectProvider<DelayedJobRecoverer> recoverer, Environment environment) {
+			ObjectProvider<DelayedJobRecoverer> recoverer, ObjectProvider<DelayQueueObserver> observers,
+			Environment environment) {
 		DelayQueueProperties.Listener listener = properties.getListener();
 		DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(operations,
 				converter);
@@ -47,6 +51,10 @@ public final class DelayedListenerAutoConfiguration {
 		factory.setBackOffMax(listener.getBackOff().getMaxInterval());
 		factory.setBackOffJitter(listener.getBackOff().getJitter());
 		recoverer.ifUnique(factory::setRecoverer);
+		List<DelayQueueObserver> listening = observers.orderedStream().toList();
+		if (!listening.isEmpty()) {
+			factory.setObserver(DelayQueueObserver.composite(listening));
+		}
 		if (Threading.VIRTUAL.isActive(environment)) {
 			factory.setThreadFactories((prefix) -> new VirtualThreadTaskExecutor(prefix).getVirtualThreadFactory());
 		}

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.ThreadFactory;
 import java.util.function.Function;
 
+import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobPayloadConverter;
@@ -49,6 +50,8 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	private List<Class<? extends Throwable>> noRetryFor = List.of();
 
 	private DelayedJobRecoverer recoverer;
+
+	private DelayQueueObserver observer;
 
 	private Function<String, ThreadFactory> threadFactories = (prefix) -> new CustomizableThreadFactory(prefix);
 
@@ -110,6 +113,11 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 		this.recoverer = recoverer;
 	}
 
+	/** Hears how each handler call went (the listener timer of the metrics hangs on it). */
+	public void setObserver(DelayQueueObserver observer) {
+		this.observer = (observer != null) ? DelayQueueObserver.composite(List.of(observer)) : null;
+	}
+
 	/**
 	 * Makes the thread factory of each container from a thread-name prefix (platform
 	 * threads by default; Spring Boot passes virtual threads when they are enabled).
@@ -132,7 +140,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 				endpoint.topic(), (endpoint.concurrency() != null) ? endpoint.concurrency() : this.concurrency,
 				endpoint.ttr(), endpoint.maxAttempts(), backOff, List.copyOf(noRetry), this.recoverer,
 				this.shutdownTimeout, this.threadFactories.apply("delayqueue-" + endpoint.id() + "-"),
-				(endpoint.autoStartup() != null) ? endpoint.autoStartup() : this.autoStartup);
+				(endpoint.autoStartup() != null) ? endpoint.autoStartup() : this.autoStartup, this.observer);
 		InvocableHandlerMethod handler = this.methodFactory.createInvocableHandlerMethod(endpoint.bean(),
 				endpoint.method());
 		return new DelayedListenerContainer(settings, this.operations, handler);

@@ -92,6 +92,16 @@ public interface DelayQueueOperations {
 	boolean replayDead(String topic, String id);
 
 	/**
+	 * Reads a page of a topic's DEAD jobs, the oldest deaths first.
+	 * @param topic the topic
+	 * @param offset how many of the oldest to skip (0 to 100,000)
+	 * @param limit the most jobs to read (1 to 1,000)
+	 * @param payloads whether to read the payloads too
+	 * @return the page
+	 */
+	DeadJobPage deadJobs(String topic, int offset, int limit, boolean payloads);
+
+	/**
 	 * Takes up to {@code max} READY jobs of a topic without waiting.
 	 * @param topic the topic
 	 * @param max the most jobs to take (1 to 10,000)

@@ -160,6 +160,17 @@ public class DelayedJobTemplate {
 	}
 
 	/**
+	 * Reads a page of a topic's DEAD jobs with their payloads, the oldest deaths first.
+	 * @param topic the topic
+	 * @param offset how many of the oldest to skip (0 to 100,000)
+	 * @param limit the most jobs to read (1 to 1,000)
+	 * @return the page
+	 */
+	public DeadJobPage deadJobs(String topic, int offset, int limit) {
+		return this.operations.deadJobs(topic, offset, limit, true);
+	}
+
+	/**
 	 * The operations underneath, with the consumer API.
 	 * @return the operations
 	 */

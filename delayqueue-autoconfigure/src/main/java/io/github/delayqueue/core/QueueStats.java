@@ -1,5 +1,6 @@
 package io.github.delayqueue.core;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -21,16 +22,42 @@ public record QueueStats(List<BucketStats> buckets, Map<String, TopicStats> topi
 	 * @param ready due, waiting for a consumer
 	 * @param reserved held by consumers
 	 * @param dead failed for good
+	 * @param overdueSince the due time of the oldest job that is due but not delivered (the
+	 * head of a ready list, or a DELAYED job the timer has not moved yet), or {@code null}
+	 * when none is
 	 */
-	public record TopicStats(long delayed, long ready, long reserved, long dead) {
+	public record TopicStats(long delayed, long ready, long reserved, long dead, Instant overdueSince) {
+
+		/** No jobs. */
+		public static final TopicStats EMPTY = new TopicStats(0, 0, 0, 0, null);
 
 		public long total() {
 			return this.delayed + this.ready + this.reserved + this.dead;
 		}
 
+		/**
+		 * How long the oldest overdue job has waited at a moment.
+		 * @param now the moment (normally {@link QueueStats#readAt()})
+		 * @return the lag, zero when no job is overdue
+		 */
+		public Duration overdueLag(Instant now) {
+			if (this.overdueSince == null || !now.isAfter(this.overdueSince)) {
+				return Duration.ZERO;
+			}
+			return Duration.between(this.overdueSince, now);
+		}
+
 		TopicStats plus(TopicStats other) {
 			return new TopicStats(this.delayed + other.delayed, this.ready + other.ready,
-					this.reserved + other.reserved, this.dead + other.dead);
+					this.reserved + other.reserved, this.dead + other.dead,
+					earlier(this.overdueSince, other.overdueSince));
+		}
+
+		private static Instant earlier(Instant a, Instant b) {
+			if (a == null) {
+				return b;
+			}
+			return (b == null || a.isBefore(b)) ? a : b;
 		}
 
 	}
@@ -39,7 +66,8 @@ public record QueueStats(List<BucketStats> buckets, Map<String, TopicStats> topi
 	 * One bucket.
 	 *
 	 * @param bucket the bucket number
-	 * @param jobs the jobs of the bucket in each state, all topics together
+	 * @param jobs the jobs of the bucket in each state, all topics together (with the
+	 * oldest overdue job of the bucket)
 	 * @param nextDueAt the earliest due time or TTR deadline the bucket's timer waits for, or
 	 * {@code null} when it waits for nothing
 	 * @param oldestDelayedDueAt the due time of the earliest DELAYED job, or {@code null}
@@ -55,7 +83,16 @@ public record QueueStats(List<BucketStats> buckets, Map<String, TopicStats> topi
 	 * @return the totals
 	 */
 	public TopicStats totals() {
-		return this.topics.values().stream().reduce(new TopicStats(0, 0, 0, 0), TopicStats::plus);
+		return this.topics.values().stream().reduce(TopicStats.EMPTY, TopicStats::plus);
+	}
+
+	/**
+	 * How long the oldest job that is due but not delivered has waited, when the figures
+	 * were read: the lag of the queue as a whole.
+	 * @return the lag, zero when no job is overdue
+	 */
+	public Duration oldestOverdueLag() {
+		return totals().overdueLag(this.readAt);
 	}
 
 }

@@ -9,6 +9,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.FailResult;
 import io.github.delayqueue.core.ReservedJob;
@@ -84,10 +85,11 @@ public class DelayedListenerContainer {
 	 * @param shutdownTimeout how long stop waits for running handlers
 	 * @param threadFactory makes the consumer thread and handler threads
 	 * @param autoStartup whether the registry starts it with the context
+	 * @param observer hears how each handler call went
 	 */
 	public record Settings(String id, String topic, int concurrency, Duration ttr, Integer maxAttempts,
 			BackOff backOff, List<Class<? extends Throwable>> noRetryFor, DelayedJobRecoverer recoverer,
-			Duration shutdownTimeout, ThreadFactory threadFactory, boolean autoStartup) {
+			Duration shutdownTimeout, ThreadFactory threadFactory, boolean autoStartup, DelayQueueObserver observer) {
 
 	}
 
@@ -130,7 +132,10 @@ public class DelayedListenerContainer {
 	}
 
 	/**
-	 * When the consumer loop last completed a round, by {@link System#nanoTime()}.
+	 * When the container last made progress, by {@link System#nanoTime()}: the consumer
+	 * loop completed a round (a reserve, or a wait for work that timed out; about every
+	 * second when idle or paused), or a handler returned. It stands still only while
+	 * every handler slot is taken by a handler that does not return, or the loop is stuck.
 	 * @return the nano time
 	 */
 	public long getLastProgressNanos() {
@@ -277,6 +282,7 @@ public class DelayedListenerContainer {
 		synchronized (this.pauseMonitor) {
 			while (this.paused && this.running) {
 				this.pauseMonitor.wait(WAIT.toMillis());
+				this.lastProgressNanos = System.nanoTime();
 			}
 		}
 	}
@@ -293,6 +299,7 @@ public class DelayedListenerContainer {
 			}
 			finally {
 				this.inFlight.decrementAndGet();
+				this.lastProgressNanos = System.nanoTime();
 			}
 		}
 		catch (RuntimeException ex) {
@@ -321,9 +328,11 @@ public class DelayedListenerContainer {
 			.setHeader(DelayedJobArgumentResolver.JOB_HEADER, job)
 			.setHeader(DelayedJobArgumentResolver.TTR_HEADER, job.ttr())
 			.build();
+		long start = System.nanoTime();
 		Throwable failure;
 		try {
 			this.handler.invoke(message);
+			observe(job, start, "success", null);
 			if (!this.operations.finish(job)) {
 				logger.warn("Listener '" + this.settings.id() + "' finished job " + job.id() + " of topic " + job.topic()
 						+ " after its reservation was lost (TTR ran out, or it was cancelled or replaced)");
@@ -336,36 +345,60 @@ public class DelayedListenerContainer {
 		int maxAttempts = (this.settings.maxAttempts() != null) ? this.settings.maxAttempts() : job.maxAttempts();
 		long backOff = (job.attempt() < maxAttempts && isRetryable(failure)) ? backOff(job.attempt()) : -1;
 		if (backOff < 0) {
-			recover(job, failure);
+			observe(job, start, recover(job, failure), failure);
 			return;
 		}
 		if (logger.isDebugEnabled()) {
 			logger.debug("Listener '" + this.settings.id() + "' failed job " + job.id() + " (attempt " + job.attempt()
 					+ "); retrying in " + backOff + " ms", failure);
 		}
-		if (this.operations.fail(job, Duration.ofMillis(backOff), describe(failure)) == FailResult.DEAD) {
+		FailResult result = this.operations.fail(job, Duration.ofMillis(backOff), describe(failure));
+		if (result == FailResult.DEAD) {
 			logger.warn("Job " + job.id() + " of topic " + job.topic() + " is DEAD after attempt " + job.attempt() + ": "
 					+ describe(failure));
 		}
+		observe(job, start, outcome(result), failure);
 	}
 
-	private void recover(ReservedJob job, Throwable failure) {
+	private void observe(ReservedJob job, long start, String outcome, Throwable failure) {
+		DelayQueueObserver observer = this.settings.observer();
+		if (observer != null) {
+			observer.handled(job.topic(), Duration.ofNanos(System.nanoTime() - start), outcome,
+					(failure != null) ? unwrap(failure) : null);
+		}
+	}
+
+	private static String outcome(FailResult result) {
+		return switch (result) {
+			case RETRYING -> "retry";
+			case DEAD -> "dead";
+			case STALE -> "stale";
+		};
+	}
+
+	/**
+	 * Hands an exhausted job to the recoverer, or dead-letters it.
+	 * @return the outcome: {@code recovered}, {@code dead} or {@code stale}
+	 */
+	private String recover(ReservedJob job, Throwable failure) {
 		DelayedJobRecoverer recoverer = this.settings.recoverer();
 		if (recoverer != null) {
 			try {
 				recoverer.recover(job, failure);
 				this.operations.finish(job);
-				return;
+				return "recovered";
 			}
 			catch (Exception ex) {
 				logger.warn("Recoverer of listener '" + this.settings.id() + "' failed for job " + job.id()
 						+ "; dead-lettering it in Redis", ex);
 			}
 		}
-		if (this.operations.kill(job, describe(failure)) == FailResult.DEAD) {
+		FailResult result = this.operations.kill(job, describe(failure));
+		if (result == FailResult.DEAD) {
 			logger.warn("Job " + job.id() + " of topic " + job.topic() + " is DEAD after attempt " + job.attempt() + ": "
 					+ describe(failure));
 		}
+		return outcome(result);
 	}
 
 	private long backOff(int attempt) {
@@ -396,12 +429,19 @@ public class DelayedListenerContainer {
 	}
 
 	static String describe(Throwable failure) {
+		Throwable root = unwrap(failure);
+		return root.getClass().getName() + ": " + root.getMessage();
+	}
+
+	/**
+	 * The handler's own exception, without spring-messaging's wrappers.
+	 */
+	private static Throwable unwrap(Throwable failure) {
 		Throwable root = failure;
-		while (root.getCause() != null && root.getCause() != root
-				&& (root instanceof MessagingException)) {
+		while (root.getCause() != null && root.getCause() != root && (root instanceof MessagingException)) {
 			root = root.getCause();
 		}
-		return root.getClass().getName() + ": " + root.getMessage();
+		return root;
 	}
 
 	@Override

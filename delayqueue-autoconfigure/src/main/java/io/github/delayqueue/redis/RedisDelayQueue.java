@@ -8,15 +8,17 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.TreeMap;
 import java.util.UUID;
 
 import io.github.delayqueue.core.DelayQueueConnectionException;
+import io.github.delayqueue.core.DeadJobPage;
 import io.github.delayqueue.core.DelayQueueException;
+import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.FailResult;
 import io.github.delayqueue.core.JobConstraints;
@@ -66,6 +68,10 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 	static final int MAX_REPLAY = 100_000;
 
+	static final int MAX_DEAD_PAGE = 1_000;
+
+	static final int MAX_DEAD_OFFSET = 100_000;
+
 	private static final Log logger = LogFactory.getLog(RedisDelayQueue.class);
 
 	private static final LuaScript SCHEDULE = LuaScript.job("schedule");
@@ -91,6 +97,8 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	private static final LuaScript REPLAY = LuaScript.job("replay");
 
 	private static final LuaScript STATS = LuaScript.job("stats");
+
+	private static final LuaScript DEAD = LuaScript.job("dead");
 
 	private static final LuaScript COORDINATE = LuaScript.standalone("coordinate");
 
@@ -124,6 +132,8 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 	private final EventSubscriber subscriber;
 
+	private final DelayQueueObserver observer;
+
 	private final Object lifecycleMonitor = new Object();
 
 	private volatile boolean running;
@@ -142,6 +152,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		JobConstraints.positive("guardInterval", builder.guardInterval, Duration.ofHours(1));
 		this.instanceId = (builder.instanceId != null) ? builder.instanceId : defaultInstanceId();
 		this.redisClock = new RedisClock(builder.clock);
+		this.observer = DelayQueueObserver.composite(builder.observers);
 		this.signals = new ReadySignals(this.keys.buckets());
 		Duration coordination = coordinationInterval(this.leaseTtl);
 		this.timer = new BucketTimer(new Backend(), this.keys.buckets(), this.batchSize, coordination,
@@ -193,7 +204,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 			if (this.running) {
 				return;
 			}
-			checkServer();
+			RedisServerCheck.check(this.runner);
 			this.subscriber.start();
 			if (this.timerEnabled) {
 				this.timer.start();
@@ -242,31 +253,6 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		return PHASE;
 	}
 
-	private void checkServer() {
-		Properties info;
-		try {
-			info = this.runner.execute("INFO server", (connection) -> connection.serverCommands().info("server"));
-		}
-		catch (DelayQueueException ex) {
-			logger.warn("Could not read the Redis version at start-up (the timer retries until Redis answers): "
-					+ ex.getMessage());
-			return;
-		}
-		String version = null;
-		if (info != null) {
-			for (String name : info.stringPropertyNames()) {
-				if (name.equals("redis_version") || name.endsWith(".redis_version")) {
-					version = info.getProperty(name);
-					break;
-				}
-			}
-		}
-		if (version != null && !RedisVersion.isSupported(version)) {
-			throw new DelayQueueException("delayqueue needs Redis 6.2 or newer (it uses LPOP with a count), but "
-					+ "the server runs Redis " + version + ": upgrade Redis");
-		}
-	}
-
 	// ---------------------------------------------------------------- producer side
 
 	@Override
@@ -290,12 +276,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 			buckets[i] = bucketOf(request.topic(), request.id());
 		}
 		for (int i = 0; i < requests.size(); i++) {
-			int bucket = buckets[i];
-			byte[][] args = scheduleArgs(requests.get(i), bucket);
-			byte[][] call = new byte[args.length + 1][];
-			call[0] = this.keys.jobs(bucket);
-			System.arraycopy(args, 0, call, 1, args.length);
-			calls.add(call);
+			calls.add(call(buckets[i], scheduleArgs(requests.get(i), buckets[i])));
 		}
 		List<Object> replies = this.runner.runAll(SCHEDULE, calls);
 		List<ScheduleResult> results = new ArrayList<>(replies.size());
@@ -322,6 +303,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		long due = Replies.asLong(values.get(2));
 		if (created) {
 			afterWrite(request.topic(), bucket, state, due, Replies.asLong(values.get(4)) == 1);
+			this.observer.scheduled(request.topic());
 		}
 		return new ScheduleResult(created, state, Instant.ofEpochMilli(due));
 	}
@@ -343,7 +325,11 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		int bucket = bucketOf(topic, id);
 		List<Object> reply = Replies.list(
 				this.runner.run(CANCEL, this.keys.jobs(bucket), args(bucket, KeySpace.jobKey(topic, id))));
-		return !reply.isEmpty();
+		if (reply.isEmpty()) {
+			return false;
+		}
+		this.observer.cancelled(topic);
+		return true;
 	}
 
 	@Override
@@ -435,11 +421,13 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 				this.timer.onHead(bucket, announced);
 			}
 			for (int i = 3; i + 8 < reply.size(); i += 9) {
-				jobs.add(new ReservedJob(topic, Replies.asString(reply.get(i)), Replies.asBytes(reply.get(i + 1)),
-						(int) Replies.asLong(reply.get(i + 2)), (int) Replies.asLong(reply.get(i + 3)),
-						instant(reply.get(i + 4)), instant(reply.get(i + 5)), Instant.ofEpochMilli(now),
-						instant(reply.get(i + 7)), Duration.ofMillis(Replies.asLong(reply.get(i + 8))),
-						Replies.asLong(reply.get(i + 6))));
+				ReservedJob job = new ReservedJob(topic, Replies.asString(reply.get(i)),
+						Replies.asBytes(reply.get(i + 1)), (int) Replies.asLong(reply.get(i + 2)),
+						(int) Replies.asLong(reply.get(i + 3)), instant(reply.get(i + 4)), instant(reply.get(i + 5)),
+						Instant.ofEpochMilli(now), instant(reply.get(i + 7)),
+						Duration.ofMillis(Replies.asLong(reply.get(i + 8))), Replies.asLong(reply.get(i + 6)));
+				jobs.add(job);
+				this.observer.delivered(job);
 			}
 			if (Replies.asLong(reply.get(0)) == 0) {
 				signal.clear(bucket, candidate[1]);
@@ -460,7 +448,11 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 	@Override
 	public boolean finish(ReservedJob job) {
-		return held(FINISH, job) == 1;
+		if (held(FINISH, job) != 1) {
+			return false;
+		}
+		this.observer.completed(job.topic());
+		return true;
 	}
 
 	@Override
@@ -501,6 +493,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 				KeySpace.jobKey(job.topic(), job.id()), job.token(), backOffMillis, JobConstraints.errorText(error))));
 		long code = Replies.asLong(reply.get(0));
 		if (code == 2) {
+			this.observer.dead(job.topic());
 			return FailResult.DEAD;
 		}
 		if (code != 1) {
@@ -508,6 +501,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		}
 		afterWrite(job.topic(), bucket, (backOffMillis == 0) ? JobState.READY : JobState.DELAYED,
 				Replies.asLong(reply.get(1)), Replies.asLong(reply.get(2)) == 1);
+		this.observer.retried(job.topic());
 		return FailResult.RETRYING;
 	}
 
@@ -527,7 +521,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	public QueueStats stats() {
 		List<byte[][]> calls = new ArrayList<>(this.keys.buckets());
 		for (int bucket = 0; bucket < this.keys.buckets(); bucket++) {
-			calls.add(new byte[][] { this.keys.jobs(bucket), this.channel, KeySpace.bytes(String.valueOf(bucket)) });
+			calls.add(call(bucket, args(bucket)));
 		}
 		List<Object> replies = this.runner.runAll(STATS, calls);
 		Map<byte[], byte[]> owners = this.runner.execute("reading timer owners",
@@ -547,25 +541,73 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		for (int bucket = 0; bucket < replies.size(); bucket++) {
 			List<Object> v = Replies.list(replies.get(bucket));
 			readAt = Math.max(readAt, Replies.asLong(v.get(0)));
-			long[] bucketCounts = new long[4];
+			long[] bucketFigures = figures();
 			for (int i = 3; i + 1 < v.size(); i += 2) {
 				String field = Replies.asString(v.get(i));
-				int index = JobState.fromCode(field.charAt(0)).ordinal();
-				long count = Replies.asLong(v.get(i + 1));
-				topics.computeIfAbsent(field.substring(2), (t) -> new long[4])[index] += count;
-				bucketCounts[index] += count;
+				long value = Replies.asLong(v.get(i + 1));
+				long[] topicFigures = topics.computeIfAbsent(field.substring(2), (t) -> figures());
+				if (field.charAt(0) == 'O') {
+					topicFigures[4] = Math.min(topicFigures[4], value);
+					bucketFigures[4] = Math.min(bucketFigures[4], value);
+				}
+				else {
+					int index = JobState.fromCode(field.charAt(0)).ordinal();
+					topicFigures[index] += value;
+					bucketFigures[index] += value;
+				}
 			}
-			buckets.add(new BucketStats(bucket, topicStats(bucketCounts), instantOrNull(v.get(1)),
+			buckets.add(new BucketStats(bucket, topicStats(bucketFigures), instantOrNull(v.get(1)),
 					instantOrNull(v.get(2)), ownerOf[bucket]));
 		}
 		Map<String, TopicStats> byTopic = new TreeMap<>();
-		topics.forEach((topic, counts) -> byTopic.put(topic, topicStats(counts)));
+		topics.forEach((topic, figures) -> byTopic.put(topic, topicStats(figures)));
 		return new QueueStats(List.copyOf(buckets), Collections.unmodifiableMap(byTopic),
 				Instant.ofEpochMilli(readAt));
 	}
 
-	private static TopicStats topicStats(long[] counts) {
-		return new TopicStats(counts[0], counts[1], counts[2], counts[3]);
+	/**
+	 * Counts of the four states (in {@link JobState} order) and the earliest overdue due
+	 * time ({@link Long#MAX_VALUE}: none).
+	 */
+	private static long[] figures() {
+		return new long[] { 0, 0, 0, 0, Long.MAX_VALUE };
+	}
+
+	private static TopicStats topicStats(long[] figures) {
+		return new TopicStats(figures[0], figures[1], figures[2], figures[3],
+				(figures[4] != Long.MAX_VALUE) ? Instant.ofEpochMilli(figures[4]) : null);
+	}
+
+	@Override
+	public DeadJobPage deadJobs(String topic, int offset, int limit, boolean payloads) {
+		JobConstraints.topic(topic);
+		if (offset < 0 || offset > MAX_DEAD_OFFSET) {
+			throw new IllegalArgumentException("offset must be between 0 and " + MAX_DEAD_OFFSET + ", was " + offset);
+		}
+		JobConstraints.max("limit", limit, MAX_DEAD_PAGE);
+		// every bucket's oldest (offset + limit) deaths hold the page of all buckets together
+		List<byte[][]> calls = new ArrayList<>(this.keys.buckets());
+		for (int bucket = 0; bucket < this.keys.buckets(); bucket++) {
+			calls.add(call(bucket, args(bucket, topic, offset + limit, payloads ? "1" : "0")));
+		}
+		long total = 0;
+		List<JobInfo> dead = new ArrayList<>();
+		for (Object bucketReply : this.runner.runAll(DEAD, calls)) {
+			List<Object> v = Replies.list(bucketReply);
+			total += Replies.asLong(v.get(0));
+			for (int i = 1; i + 8 < v.size(); i += 9) {
+				String jobKey = Replies.asString(v.get(i));
+				String error = Replies.asString(v.get(i + 7));
+				dead.add(new JobInfo(topic, jobKey.substring(topic.length() + 1), JobState.DEAD,
+						(int) Replies.asLong(v.get(i + 2)), (int) Replies.asLong(v.get(i + 3)),
+						Duration.ofMillis(Replies.asLong(v.get(i + 4))), instant(v.get(i + 5)), instant(v.get(i + 6)),
+						null, instant(v.get(i + 1)), error.isEmpty() ? null : error,
+						payloads ? Replies.asBytes(v.get(i + 8)) : null));
+			}
+		}
+		dead.sort(Comparator.comparing(JobInfo::diedAt).thenComparing(JobInfo::id));
+		int from = Math.min(offset, dead.size());
+		return new DeadJobPage(total, offset, List.copyOf(dead.subList(from, Math.min(dead.size(), from + limit))));
 	}
 
 	// ---------------------------------------------------------------- accessors
@@ -631,6 +673,16 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		return args;
 	}
 
+	/**
+	 * One script call of a pipeline: the bucket's jobs key, then the arguments.
+	 */
+	private byte[][] call(int bucket, byte[][] args) {
+		byte[][] call = new byte[args.length + 1][];
+		call[0] = this.keys.jobs(bucket);
+		System.arraycopy(args, 0, call, 1, args.length);
+		return call;
+	}
+
 	private static JobState state(Object code) {
 		return JobState.fromCode(Replies.asString(code).charAt(0));
 	}
@@ -667,14 +719,28 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		public Promotion promote(int bucket, boolean guard) {
 			List<Object> reply = Replies.list(
 					runner.run(PROMOTE, keys.jobs(bucket), args(bucket, batchSize, guard ? "1" : "0")));
-			List<String> topics = new ArrayList<>(reply.size() - 4);
-			for (int i = 4; i < reply.size(); i++) {
+			int readyTopics = (int) Replies.asLong(reply.get(4));
+			List<String> topics = new ArrayList<>(readyTopics);
+			for (int i = 5; i < 5 + readyTopics; i++) {
 				topics.add(Replies.asString(reply.get(i)));
+			}
+			for (int i = 5 + readyTopics; i + 2 < reply.size(); i += 3) {
+				expired(Replies.asString(reply.get(i)), Replies.asLong(reply.get(i + 1)),
+						Replies.asLong(reply.get(i + 2)));
 			}
 			return new Promotion((int) Replies.asLong(reply.get(0)), (int) Replies.asLong(reply.get(1)),
 					Replies.asLong(reply.get(2)), Replies.asLong(reply.get(3)), topics);
 		}
 
+	}
+
+	private void expired(String topic, long requeued, long dead) {
+		for (long i = 0; i < requeued + dead; i++) {
+			this.observer.expired(topic);
+		}
+		for (long i = 0; i < dead; i++) {
+			this.observer.dead(topic);
+		}
 	}
 
 	/**
@@ -705,6 +771,8 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		private String instanceId;
 
 		private Clock clock = Clock.systemUTC();
+
+		private final List<DelayQueueObserver> observers = new ArrayList<>();
 
 		private Builder(RedisConnectionFactory connectionFactory) {
 			Assert.notNull(connectionFactory, "connectionFactory must not be null");
@@ -782,6 +850,16 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		public Builder clock(Clock clock) {
 			Assert.notNull(clock, "clock must not be null");
 			this.clock = clock;
+			return this;
+		}
+
+		/**
+		 * Adds an observer of what this instance does to jobs (metrics hang on it); none by
+		 * default.
+		 */
+		public Builder observer(DelayQueueObserver observer) {
+			Assert.notNull(observer, "observer must not be null");
+			this.observers.add(observer);
 			return this;
 		}
 

@@ -3,7 +3,10 @@
 -- KEYS[1] jobs hash
 -- ARGV[3] batch size (at most this many jobs are moved), ARGV[4] '1' to re-announce every
 -- topic of the bucket that has READY jobs (the guard re-check that heals lost notifications).
--- Returns {moved, expired, next due ms (-1: none), now ms, topic that got work, ...}.
+-- A job whose TTR ran out is due again at its deadline (what its delivery lag is measured from).
+-- Returns {moved, expired, next due ms (-1: none), now ms, number of topics that got work n,
+--          topic 1 .. topic n, then for each topic with expired reservations: topic,
+--          how many are READY again, how many are DEAD}.
 local batch = tonumber(ARGV[3])
 local now = now_ms()
 local ready = {}
@@ -35,19 +38,33 @@ if #due > 0 then
   end
 end
 
-local expired = {}
-if #due < batch then
-  expired = redis.call('ZRANGEBYSCORE', P .. 'reserved', '-inf', num(now), 'LIMIT', 0, batch - #due)
-  if #expired > 0 then
-    redis.call('ZREMRANGEBYRANK', P .. 'reserved', 0, #expired - 1)
+local expired = 0
+local expiries = {}
+local expiry_order = {}
+local function tally(topic, index)
+  if not expiries[topic] then
+    expiries[topic] = { 0, 0 }
+    expiry_order[#expiry_order + 1] = topic
   end
-  for _, jobkey in ipairs(expired) do
+  expiries[topic][index] = expiries[topic][index] + 1
+end
+if #due < batch then
+  local deadlines = redis.call('ZRANGEBYSCORE', P .. 'reserved', '-inf', num(now), 'WITHSCORES', 'LIMIT', 0,
+    batch - #due)
+  expired = #deadlines / 2
+  if expired > 0 then
+    redis.call('ZREMRANGEBYRANK', P .. 'reserved', 0, expired - 1)
+  end
+  for i = 1, #deadlines, 2 do
+    local jobkey = deadlines[i]
     local record = redis.call('HGET', KEYS[1], jobkey)
     if record then
       local j = decode(record)
       if j.state == 'S' then
         local topic = topic_of(jobkey)
+        j.due = tonumber(deadlines[i + 1])
         if j.attempt >= j.max then
+          tally(topic, 2)
           j.state = 'X'
           save(jobkey, j)
           redis.call('ZADD', P .. 'dead:' .. topic, num(now), jobkey)
@@ -55,6 +72,7 @@ if #due < batch then
             'TTR of ' .. num(j.ttr) .. ' ms expired on attempt ' .. num(j.attempt) .. ' of ' .. num(j.max))
           move(topic, 'S', 'X')
         else
+          tally(topic, 1)
           j.state = 'R'
           save(jobkey, j)
           move(topic, 'S', 'R')
@@ -79,8 +97,13 @@ if ARGV[4] == '1' then
   end
 end
 
-local reply = { #due, #expired, next_due(), now }
+local reply = { #due, expired, next_due(), now, #order }
 for _, topic in ipairs(order) do
   reply[#reply + 1] = topic
+end
+for _, topic in ipairs(expiry_order) do
+  reply[#reply + 1] = topic
+  reply[#reply + 1] = expiries[topic][1]
+  reply[#reply + 1] = expiries[topic][2]
 end
 return reply

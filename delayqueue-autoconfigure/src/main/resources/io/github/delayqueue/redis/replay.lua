@@ -1,5 +1,5 @@
--- replay.lua: gives DEAD jobs of a topic another life: READY, attempts reset to zero, the oldest
--- deaths first. The last error stays readable until the job fails again or finishes.
+-- replay.lua: gives DEAD jobs of a topic another life: READY, due now, attempts reset to zero,
+-- the oldest deaths first. The last error stays readable until the job fails again or finishes.
 -- KEYS[1] jobs hash
 -- ARGV[3] topic, ARGV[4] max jobs, ARGV[5] one job key to replay, or '' for the oldest ones
 -- Returns {number of jobs replayed}.
@@ -11,6 +11,7 @@ if ARGV[5] ~= '' then
 else
   jobkeys = redis.call('ZRANGE', dead, 0, max - 1)
 end
+local now = now_ms()
 local replayed = {}
 for _, jobkey in ipairs(jobkeys) do
   redis.call('ZREM', dead, jobkey)
@@ -21,6 +22,7 @@ for _, jobkey in ipairs(jobkeys) do
       j.state = 'R'
       j.attempt = 0
       j.token = 0
+      j.due = now
       save(jobkey, j)
       move(topic, 'X', 'R')
       replayed[#replayed + 1] = jobkey

@@ -1,12 +1,41 @@
 -- stats.lua: the figures of one bucket.
 -- KEYS[1] jobs hash
 -- Returns {now ms, next due ms (-1: none), earliest due of a DELAYED job (-1: none),
---          "<state>:<topic>", count, ...} with state letters D, R, S, X.
-local reply = { now_ms(), next_due() }
-local first = redis.call('ZRANGE', P .. 'delayed', 0, 0, 'WITHSCORES')[2]
-reply[3] = tonumber(first or -1)
+--          "<state>:<topic>", count, ..., "O:<topic>", due ms, ...} with state letters D, R, S, X;
+-- "O:<topic>" is the due time of the topic's oldest overdue job: the first live entry of its
+-- ready list, or the bucket's earliest DELAYED job when that is due and the timer has not moved
+-- it yet (the earlier of the two).
+local now = now_ms()
+local reply = { now, next_due() }
+local first = redis.call('ZRANGE', P .. 'delayed', 0, 0, 'WITHSCORES')
+reply[3] = tonumber(first[2] or -1)
+local overdue = {}
+if first[1] and tonumber(first[2]) <= now then
+  overdue[topic_of(first[1])] = tonumber(first[2])
+end
 local stats = redis.call('HGETALL', P .. 'stats')
-for i = 1, #stats do
+for i = 1, #stats, 2 do
   reply[#reply + 1] = stats[i]
+  reply[#reply + 1] = stats[i + 1]
+  local topic = string.match(stats[i], '^R:(.+)$')
+  if topic then
+    -- cancelled jobs leave tombstones in the list: skip a few of them
+    for _, jobkey in ipairs(redis.call('LRANGE', P .. 'ready:' .. topic, 0, 15)) do
+      local record = redis.call('HGET', KEYS[1], jobkey)
+      if record then
+        local j = decode(record)
+        if j.state == 'R' then
+          if not overdue[topic] or j.due < overdue[topic] then
+            overdue[topic] = j.due
+          end
+          break
+        end
+      end
+    end
+  end
+end
+for topic, due in pairs(overdue) do
+  reply[#reply + 1] = 'O:' .. topic
+  reply[#reply + 1] = due
 end
 return reply

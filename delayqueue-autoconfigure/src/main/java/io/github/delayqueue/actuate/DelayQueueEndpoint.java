@@ -1,0 +1,391 @@
+package io.github.delayqueue.actuate;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Supplier;
+
+import io.github.delayqueue.core.DeadJobPage;
+import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.core.JobConstraints;
+import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.QueueStats;
+import io.github.delayqueue.core.QueueStats.BucketStats;
+import io.github.delayqueue.core.QueueStats.TopicStats;
+import io.github.delayqueue.listener.DelayedListenerContainer;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+
+/**
+ * The {@code delayqueue} Actuator endpoint: what the queue holds, bucket by bucket and topic
+ * by topic, which listeners consume it, and the dead jobs; replays dead jobs, cancels a job,
+ * pauses and resumes listeners.
+ *
+ * <ul>
+ * <li>{@code GET /actuator/delayqueue}: buckets, topics with their listeners, totals, the
+ * oldest overdue job's lag.</li>
+ * <li>{@code GET /actuator/delayqueue/{topic}?offset=0&limit=20}: one topic with a page of
+ * its dead jobs (payloads only with {@code delayqueue.endpoint.show-payloads=true}).</li>
+ * <li>{@code POST /actuator/delayqueue/{topic}} with {@code {"action":"replay"}} (all dead
+ * jobs), {@code {"action":"replay","max":N}}, {@code {"action":"replay","id":"..."}},
+ * {@code {"action":"pause"}} / {@code {"action":"resume"}} (every listener of the topic) or
+ * with {@code "listener":"<id>"} (one).</li>
+ * <li>{@code DELETE /actuator/delayqueue/{topic}/{id}}: cancels a job.</li>
+ * </ul>
+ * An unknown topic, job or listener is a {@link NotFoundException} (404 over the web), a bad
+ * argument an {@link InvalidEndpointRequestException} (400).
+ */
+@Endpoint(id = "delayqueue")
+public class DelayQueueEndpoint {
+
+	static final int DEFAULT_PAGE = 20;
+
+	private static final int REPLAY_CHUNK = 100_000;
+
+	private final DelayQueueOperations operations;
+
+	private final Supplier<Collection<DelayedListenerContainer>> containers;
+
+	private final @Nullable String instanceId;
+
+	private final boolean showPayloads;
+
+	/**
+	 * Creates the endpoint.
+	 * @param operations the queue
+	 * @param containers this application's listener containers
+	 * @param instanceId this instance's name among the timer owners, or {@code null}
+	 * @param showPayloads whether dead jobs are shown with their payloads
+	 */
+	public DelayQueueEndpoint(DelayQueueOperations operations,
+			Supplier<Collection<DelayedListenerContainer>> containers, @Nullable String instanceId,
+			boolean showPayloads) {
+		this.operations = operations;
+		this.containers = containers;
+		this.instanceId = instanceId;
+		this.showPayloads = showPayloads;
+	}
+
+	@ReadOperation
+	public QueueDescriptor queue() {
+		QueueStats stats = this.operations.stats();
+		Map<String, List<ListenerDescriptor>> listeners = listenersByTopic();
+		Map<String, TopicDescriptor> topics = new TreeMap<>();
+		stats.topics().forEach((topic, figures) -> topics.put(topic,
+				TopicDescriptor.of(topic, figures, stats.readAt(), listeners.getOrDefault(topic, List.of()), null)));
+		listeners.forEach((topic, list) -> topics.computeIfAbsent(topic,
+				(t) -> TopicDescriptor.of(t, TopicStats.EMPTY, stats.readAt(), list, null)));
+		List<BucketDescriptor> buckets = stats.buckets().stream().map(BucketDescriptor::of).toList();
+		return new QueueDescriptor(this.instanceId, stats.readAt(), stats.oldestOverdueLag().toMillis(),
+				Figures.of(stats.totals()), buckets, topics);
+	}
+
+	@ReadOperation
+	public @Nullable TopicDescriptor topic(@Selector String topic, @Nullable Integer offset, @Nullable Integer limit) {
+		checkTopic(topic);
+		QueueStats stats = this.operations.stats();
+		List<ListenerDescriptor> listeners = listenersByTopic().getOrDefault(topic, List.of());
+		TopicStats figures = stats.topics().get(topic);
+		if (figures == null && listeners.isEmpty()) {
+			return null;
+		}
+		DeadJobPage page = argument(() -> this.operations.deadJobs(topic, (offset != null) ? offset : 0,
+				(limit != null) ? limit : DEFAULT_PAGE, this.showPayloads));
+		return TopicDescriptor.of(topic, (figures != null) ? figures : TopicStats.EMPTY, stats.readAt(), listeners,
+				DeadJobsDescriptor.of(page, this.showPayloads));
+	}
+
+	/**
+	 * Replays dead jobs of a topic, or pauses or resumes its listeners.
+	 * @param topic the topic
+	 * @param action {@code replay}, {@code pause} or {@code resume}
+	 * @param max for {@code replay}: the most jobs to replay (default all)
+	 * @param id for {@code replay}: the one job to replay
+	 * @param listener for {@code pause} / {@code resume}: the listener id (default every
+	 * listener of the topic)
+	 * @return what was done
+	 */
+	@WriteOperation
+	public ActionDescriptor act(@Selector String topic, String action, @Nullable Integer max, @Nullable String id,
+			@Nullable String listener) {
+		checkTopic(topic);
+		return switch (action) {
+			case "replay" -> replay(topic, max, id, listener);
+			case "pause", "resume" -> pauseOrResume(topic, action, max, id, listener);
+			default -> throw new InvalidEndpointRequestException(
+					"action must be one of replay, pause, resume, was '" + action + "'", "Bad action");
+		};
+	}
+
+	/**
+	 * Cancels a job.
+	 * @param topic the topic
+	 * @param id the job id
+	 * @return what was done
+	 */
+	@DeleteOperation
+	public ActionDescriptor cancel(@Selector String topic, @Selector String id) {
+		checkTopic(topic);
+		argument(() -> JobConstraints.id(id));
+		if (!this.operations.cancel(topic, id)) {
+			throw new NotFoundException("No job '" + id + "' in topic '" + topic + "'");
+		}
+		return new ActionDescriptor(topic, "cancel", 1, List.of(id));
+	}
+
+	private ActionDescriptor replay(String topic, @Nullable Integer max, @Nullable String id,
+			@Nullable String listener) {
+		if (listener != null) {
+			throw new InvalidEndpointRequestException("listener applies to pause and resume, not to replay",
+					"Bad argument");
+		}
+		if (id != null) {
+			if (max != null) {
+				throw new InvalidEndpointRequestException("give either id or max for replay, not both", "Bad argument");
+			}
+			argument(() -> JobConstraints.id(id));
+			if (!this.operations.replayDead(topic, id)) {
+				throw new NotFoundException("No DEAD job '" + id + "' in topic '" + topic + "'");
+			}
+			return new ActionDescriptor(topic, "replay", 1, List.of(id));
+		}
+		if (max != null) {
+			return new ActionDescriptor(topic, "replay", argument(() -> this.operations.replayDead(topic, max)),
+					List.of());
+		}
+		if (!isKnown(topic)) {
+			throw new NotFoundException("No topic '" + topic + "': it has no jobs and no listeners");
+		}
+		long replayed = 0;
+		int round;
+		do {
+			round = this.operations.replayDead(topic, REPLAY_CHUNK);
+			replayed += round;
+		}
+		while (round == REPLAY_CHUNK);
+		return new ActionDescriptor(topic, "replay", replayed, List.of());
+	}
+
+	private ActionDescriptor pauseOrResume(String topic, String action, @Nullable Integer max, @Nullable String id,
+			@Nullable String listener) {
+		if (max != null || id != null) {
+			throw new InvalidEndpointRequestException("max and id apply to replay, not to " + action, "Bad argument");
+		}
+		List<DelayedListenerContainer> matching = new ArrayList<>();
+		for (DelayedListenerContainer container : this.containers.get()) {
+			if (container.getTopic().equals(topic) && (listener == null || container.getId().equals(listener))) {
+				matching.add(container);
+			}
+		}
+		if (matching.isEmpty()) {
+			throw new NotFoundException((listener != null)
+					? "No listener '" + listener + "' on topic '" + topic + "' in this application"
+					: "No listener on topic '" + topic + "' in this application");
+		}
+		List<String> ids = new ArrayList<>();
+		for (DelayedListenerContainer container : matching) {
+			if (action.equals("pause")) {
+				container.pause();
+			}
+			else {
+				container.resume();
+			}
+			ids.add(container.getId());
+		}
+		return new ActionDescriptor(topic, action, ids.size(), ids);
+	}
+
+	private boolean isKnown(String topic) {
+		return this.operations.stats().topics().containsKey(topic) || listenersByTopic().containsKey(topic);
+	}
+
+	private Map<String, List<ListenerDescriptor>> listenersByTopic() {
+		Map<String, List<ListenerDescriptor>> byTopic = new TreeMap<>();
+		for (DelayedListenerContainer container : this.containers.get()) {
+			byTopic.computeIfAbsent(container.getTopic(), (t) -> new ArrayList<>())
+				.add(ListenerDescriptor.of(container));
+		}
+		return byTopic;
+	}
+
+	private static void checkTopic(String topic) {
+		argument(() -> JobConstraints.topic(topic));
+	}
+
+	/**
+	 * Runs a call whose {@link IllegalArgumentException} is the caller's mistake.
+	 */
+	private static <T> T argument(Supplier<T> call) {
+		try {
+			return call.get();
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidEndpointRequestException(ex.getMessage(), "Bad argument");
+		}
+	}
+
+	/**
+	 * A topic, job or listener that does not exist.
+	 */
+	public static class NotFoundException extends RuntimeException {
+
+		public NotFoundException(String message) {
+			super(message);
+		}
+
+	}
+
+	/**
+	 * The whole queue.
+	 *
+	 * @param instance this instance's name among the timer owners
+	 * @param readAt Redis's time when the figures were read
+	 * @param oldestOverdueLagMillis how long the oldest job that is due but not delivered
+	 * has waited
+	 * @param totals all topics together
+	 * @param buckets each bucket
+	 * @param topics each topic with jobs or listeners
+	 */
+	public record QueueDescriptor(@Nullable String instance, Instant readAt, long oldestOverdueLagMillis,
+			Figures totals, List<BucketDescriptor> buckets,
+			Map<String, TopicDescriptor> topics) implements OperationResponseBody {
+
+	}
+
+	/**
+	 * Jobs in each state.
+	 */
+	public record Figures(long delayed, long ready, long reserved, long dead) {
+
+		static Figures of(TopicStats stats) {
+			return new Figures(stats.delayed(), stats.ready(), stats.reserved(), stats.dead());
+		}
+
+	}
+
+	/**
+	 * One bucket.
+	 *
+	 * @param bucket the bucket number
+	 * @param delayed DELAYED jobs (the delay queue's depth)
+	 * @param ready READY jobs
+	 * @param reserved RESERVED jobs
+	 * @param dead DEAD jobs
+	 * @param nextDueAt the earliest due time or TTR deadline its timer waits for
+	 * @param timerOwner the instance that runs its timer
+	 */
+	public record BucketDescriptor(int bucket, long delayed, long ready, long reserved, long dead,
+			@Nullable Instant nextDueAt, @Nullable String timerOwner) {
+
+		static BucketDescriptor of(BucketStats stats) {
+			TopicStats jobs = stats.jobs();
+			return new BucketDescriptor(stats.bucket(), jobs.delayed(), jobs.ready(), jobs.reserved(), jobs.dead(),
+					stats.nextDueAt(), stats.timerOwner());
+		}
+
+	}
+
+	/**
+	 * One topic.
+	 *
+	 * @param topic the topic
+	 * @param delayed DELAYED jobs
+	 * @param ready READY jobs
+	 * @param reserved RESERVED jobs
+	 * @param dead DEAD jobs
+	 * @param overdueSince the due time of its oldest job that is due but not delivered
+	 * @param overdueLagMillis how long that job has waited (0: none)
+	 * @param listeners this application's listeners of the topic
+	 * @param deadJobs a page of its dead jobs (only in the topic's own view)
+	 */
+	public record TopicDescriptor(String topic, long delayed, long ready, long reserved, long dead,
+			@Nullable Instant overdueSince, long overdueLagMillis, List<ListenerDescriptor> listeners,
+			@Nullable DeadJobsDescriptor deadJobs) implements OperationResponseBody {
+
+		static TopicDescriptor of(String topic, TopicStats stats, Instant readAt, List<ListenerDescriptor> listeners,
+				@Nullable DeadJobsDescriptor deadJobs) {
+			return new TopicDescriptor(topic, stats.delayed(), stats.ready(), stats.reserved(), stats.dead(),
+					stats.overdueSince(), stats.overdueLag(readAt).toMillis(), listeners, deadJobs);
+		}
+
+	}
+
+	/**
+	 * One listener container.
+	 *
+	 * @param id the listener id
+	 * @param state {@code running}, {@code paused} or {@code stopped}
+	 * @param concurrency handlers it runs at once at most
+	 * @param inFlight handlers running now
+	 */
+	public record ListenerDescriptor(String id, String state, int concurrency, int inFlight) {
+
+		static ListenerDescriptor of(DelayedListenerContainer container) {
+			String state = !container.isRunning() ? "stopped" : container.isPaused() ? "paused" : "running";
+			return new ListenerDescriptor(container.getId(), state, container.getConcurrency(),
+					container.getInFlight());
+		}
+
+	}
+
+	/**
+	 * A page of dead jobs, the oldest deaths first.
+	 *
+	 * @param total the topic's dead jobs
+	 * @param offset how many were skipped
+	 * @param jobs the page
+	 */
+	public record DeadJobsDescriptor(long total, int offset, List<DeadJobDescriptor> jobs) {
+
+		static DeadJobsDescriptor of(DeadJobPage page, boolean payloads) {
+			return new DeadJobsDescriptor(page.total(), page.offset(),
+					page.jobs().stream().map((job) -> DeadJobDescriptor.of(job, payloads)).toList());
+		}
+
+	}
+
+	/**
+	 * One dead job.
+	 *
+	 * @param id the job id
+	 * @param attempts deliveries it had
+	 * @param maxAttempts deliveries it could have had
+	 * @param diedAt when it died
+	 * @param lastError the error it died of
+	 * @param payload its payload as text, when payloads are shown
+	 */
+	public record DeadJobDescriptor(String id, int attempts, int maxAttempts, Instant diedAt,
+			@Nullable String lastError, @Nullable String payload) {
+
+		static DeadJobDescriptor of(JobInfo job, boolean payloads) {
+			return new DeadJobDescriptor(job.id(), job.attempt(), job.maxAttempts(), job.diedAt(), job.lastError(),
+					(payloads && job.payload() != null) ? new String(job.payload(), StandardCharsets.UTF_8) : null);
+		}
+
+	}
+
+	/**
+	 * What a write or delete operation did.
+	 *
+	 * @param topic the topic
+	 * @param action {@code replay}, {@code pause}, {@code resume} or {@code cancel}
+	 * @param count jobs replayed or cancelled, or listeners paused or resumed
+	 * @param ids the job or listener ids concerned, when named
+	 */
+	public record ActionDescriptor(String topic, String action, long count,
+			List<String> ids) implements OperationResponseBody {
+
+	}
+
+}

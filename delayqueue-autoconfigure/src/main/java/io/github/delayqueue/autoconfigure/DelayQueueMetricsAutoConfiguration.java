@@ -1,0 +1,44 @@
+package io.github.delayqueue.autoconfigure;
+
+import io.github.delayqueue.actuate.DelayQueueMeterBinder;
+import io.github.delayqueue.actuate.DelayQueueMetrics;
+import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.redis.RedisDelayQueue;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Auto-configuration of delayqueue's Micrometer meters: the counters and timers
+ * ({@link DelayQueueMetrics}, fed by the engine and the listener containers) and the sampled
+ * gauges ({@link DelayQueueMeterBinder}, {@code delayqueue.metrics.sample-interval}). Needs a
+ * {@link MeterRegistry} bean (Spring Boot's metrics auto-configuration provides one).
+ */
+@AutoConfiguration(after = DelayQueueAutoConfiguration.class,
+		afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
+@ConditionalOnClass(MeterRegistry.class)
+@ConditionalOnBean({ MeterRegistry.class, DelayQueueOperations.class })
+@EnableConfigurationProperties(DelayQueueProperties.class)
+public final class DelayQueueMetricsAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	DelayQueueMetrics delayQueueMetrics(MeterRegistry registry) {
+		return new DelayQueueMetrics(registry);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	DelayQueueMeterBinder delayQueueMeterBinder(DelayQueueOperations operations, ObjectProvider<RedisDelayQueue> queue,
+			DelayQueueProperties properties) {
+		return new DelayQueueMeterBinder(operations, ListenerContainers.timer(queue),
+				properties.getMetrics().getSampleInterval());
+	}
+
+}

@@ -1,0 +1,93 @@
+package io.github.delayqueue.core;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Hears what this instance does to jobs: the hook that metrics hang on. Each method is
+ * called once per job, after the step succeeded in Redis, on the thread that did it; an
+ * implementation must be fast, thread-safe and must not throw (what it throws is logged
+ * and ignored). Every method does nothing by default.
+ *
+ * <p>
+ * The counts are this instance's: the instance that schedules a job counts it scheduled,
+ * the one that reserves it counts it delivered, the timer that finds its reservation expired
+ * counts it expired. Summed over the instances they are the queue's.
+ */
+public interface DelayQueueObserver {
+
+	/**
+	 * A job was created (new, or replacing one with {@link OnDuplicate#REPLACE}).
+	 * @param topic the topic
+	 */
+	default void scheduled(String topic) {
+	}
+
+	/**
+	 * A job was reserved by a consumer of this instance.
+	 * @param job the reservation; {@link ReservedJob#deliveredAt()} minus
+	 * {@link ReservedJob#dueAt()} is its delivery lag
+	 */
+	default void delivered(ReservedJob job) {
+	}
+
+	/**
+	 * A reserved job was finished.
+	 * @param topic the topic
+	 */
+	default void completed(String topic) {
+	}
+
+	/**
+	 * A reserved job failed and will be delivered again after its back-off.
+	 * @param topic the topic
+	 */
+	default void retried(String topic) {
+	}
+
+	/**
+	 * A job became DEAD: attempts used up, killed, or its last attempt's TTR ran out.
+	 * @param topic the topic
+	 */
+	default void dead(String topic) {
+	}
+
+	/**
+	 * A reservation's TTR ran out; the job is READY again (or DEAD, which {@link #dead} also
+	 * hears).
+	 * @param topic the topic
+	 */
+	default void expired(String topic) {
+	}
+
+	/**
+	 * A job was cancelled.
+	 * @param topic the topic
+	 */
+	default void cancelled(String topic) {
+	}
+
+	/**
+	 * A listener handler ran.
+	 * @param topic the topic
+	 * @param duration how long the handler ran
+	 * @param outcome {@code success}, {@code retry}, {@code dead} or {@code recovered}
+	 * @param failure what the handler threw, or {@code null} on success
+	 */
+	default void handled(String topic, Duration duration, String outcome, Throwable failure) {
+	}
+
+	/**
+	 * One observer that tells each of the given ones, in order, and logs and ignores what
+	 * one of them throws.
+	 * @param observers the observers
+	 * @return the composite (a no-op one for an empty list)
+	 */
+	static DelayQueueObserver composite(List<? extends DelayQueueObserver> observers) {
+		if (observers.size() == 1 && observers.get(0) instanceof CompositeDelayQueueObserver composite) {
+			return composite;
+		}
+		return new CompositeDelayQueueObserver(List.copyOf(observers));
+	}
+
+}

@@ -1,0 +1,165 @@
+package io.github.delayqueue.autoconfigure;
+
+import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import io.github.delayqueue.actuate.DelayQueueEndpoint;
+import io.github.delayqueue.actuate.DelayQueueHealthIndicator;
+import io.github.delayqueue.actuate.DelayQueueMeterBinder;
+import io.github.delayqueue.actuate.DelayQueueMetrics;
+import io.github.delayqueue.annotation.DelayedListener;
+import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.test.RedisTestExtension;
+import io.github.delayqueue.test.RedisTestServer;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.health.autoconfigure.contributor.HealthContributorAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The Actuator and Micrometer support appears with its libraries and properties, and the
+ * queue and its listeners work without any of them.
+ */
+@ExtendWith(RedisTestExtension.class)
+class ObservabilityAutoConfigurationTests {
+
+	private ApplicationContextRunner runner;
+
+	static class Listener {
+
+		final BlockingQueue<String> received = new LinkedBlockingQueue<>();
+
+		@DelayedListener(topic = "o-topic")
+		void handle(String body) {
+			this.received.add(body);
+		}
+
+	}
+
+	@BeforeEach
+	void setUp(RedisTestServer redis) {
+		this.runner = new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
+					DelayQueueAutoConfiguration.class, DelayedListenerAutoConfiguration.class,
+					DelayQueueEndpointAutoConfiguration.class, DelayQueueHealthContributorAutoConfiguration.class,
+					DelayQueueMetricsAutoConfiguration.class))
+			.withBean(Listener.class)
+			.withPropertyValues("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
+					"delayqueue.namespace=obs" + System.nanoTime(),
+					"management.endpoints.web.exposure.include=delayqueue");
+	}
+
+	/**
+	 * Spring Boot's own auto-configurations of the libraries that are there (an application
+	 * without a library does not have them either).
+	 */
+	private ApplicationContextRunner with(boolean actuator, boolean health, boolean micrometer) {
+		ApplicationContextRunner result = this.runner;
+		if (actuator) {
+			result = result.withConfiguration(AutoConfigurations.of(EndpointAutoConfiguration.class));
+		}
+		if (health) {
+			result = result.withConfiguration(AutoConfigurations.of(HealthContributorAutoConfiguration.class));
+		}
+		if (micrometer) {
+			result = result.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+					SimpleMetricsExportAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class));
+		}
+		return result;
+	}
+
+	@Test
+	void everythingAppearsWithItsLibraries() {
+		with(true, true, true).run((context) -> {
+			assertThat(context).hasSingleBean(DelayQueueEndpoint.class);
+			assertThat(context).hasSingleBean(DelayQueueHealthIndicator.class);
+			assertThat(context).hasBean("delayqueueHealthIndicator");
+			assertThat(context).hasSingleBean(DelayQueueMetrics.class);
+			assertThat(context).hasSingleBean(DelayQueueMeterBinder.class);
+			assertWorks(context);
+		});
+	}
+
+	@Test
+	void worksWithoutActuator() {
+		with(false, true, true).withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate")).run((context) -> {
+			assertThat(context).doesNotHaveBean(DelayQueueEndpoint.class);
+			assertThat(context).hasSingleBean(DelayQueueHealthIndicator.class);
+			assertWorks(context);
+		});
+	}
+
+	@Test
+	void worksWithoutHealth() {
+		with(true, false, true).withClassLoader(new FilteredClassLoader("org.springframework.boot.health")).run((context) -> {
+			assertThat(context).doesNotHaveBean(DelayQueueHealthIndicator.class);
+			assertThat(context).hasSingleBean(DelayQueueEndpoint.class);
+			assertWorks(context);
+		});
+	}
+
+	@Test
+	void worksWithoutMicrometer() {
+		with(true, true, false).withClassLoader(new FilteredClassLoader("io.micrometer.core")).run((context) -> {
+			assertThat(context).doesNotHaveBean(DelayQueueMetrics.class);
+			assertThat(context).doesNotHaveBean(DelayQueueMeterBinder.class);
+			assertWorks(context);
+		});
+	}
+
+	@Test
+	void worksWithNoneOfThem() {
+		with(false, false, false)
+			.withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate", "org.springframework.boot.health",
+					"io.micrometer.core"))
+			.run((context) -> {
+				assertThat(context).doesNotHaveBean(DelayQueueEndpoint.class);
+				assertThat(context).doesNotHaveBean(DelayQueueHealthIndicator.class);
+				assertThat(context).doesNotHaveBean(DelayQueueMetrics.class);
+				assertWorks(context);
+			});
+	}
+
+	@Test
+	void propertiesTurnThemOff() {
+		with(true, true, true).withPropertyValues("management.health.delayqueue.enabled=false",
+				"management.endpoint.delayqueue.access=NONE")
+			.run((context) -> {
+				assertThat(context).doesNotHaveBean(DelayQueueEndpoint.class);
+				assertThat(context).doesNotHaveBean(DelayQueueHealthIndicator.class);
+				assertThat(context).hasSingleBean(DelayQueueMetrics.class);
+				assertWorks(context);
+			});
+	}
+
+	@Test
+	void badSampleIntervalFailsStartUpNamingTheProperty() {
+		with(true, true, true).withPropertyValues("delayqueue.metrics.sample-interval=10ms").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.hasMessage("sampleInterval must be at least 100 ms, was PT0.01S");
+		});
+	}
+
+	private static void assertWorks(AssertableApplicationContext context) throws InterruptedException {
+		assertThat(context).hasNotFailed();
+		context.getBean(DelayedJobTemplate.class).schedule("o-topic", "job-1", "hello", Duration.ZERO);
+		assertThat(context.getBean(Listener.class).received.poll(10, TimeUnit.SECONDS)).isEqualTo("hello");
+	}
+
+}
