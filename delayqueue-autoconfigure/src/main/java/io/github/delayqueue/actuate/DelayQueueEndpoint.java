@@ -161,11 +161,13 @@ public class DelayQueueEndpoint {
 			return new ActionDescriptor(topic, "replay", 1, List.of(id));
 		}
 		if (max != null) {
-			return new ActionDescriptor(topic, "replay", argument(() -> this.operations.replayDead(topic, max)),
-					List.of());
+			argument(() -> JobConstraints.max("max", max, REPLAY_CHUNK));
 		}
 		if (!isKnown(topic)) {
 			throw new NotFoundException("No topic '" + topic + "': it has no jobs and no listeners");
+		}
+		if (max != null) {
+			return new ActionDescriptor(topic, "replay", this.operations.replayDead(topic, max), List.of());
 		}
 		long replayed = 0;
 		int round;
@@ -332,8 +334,7 @@ public class DelayQueueEndpoint {
 	public record ListenerDescriptor(String id, String state, int concurrency, int inFlight) {
 
 		static ListenerDescriptor of(DelayedListenerContainer container) {
-			String state = !container.isRunning() ? "stopped" : container.isPaused() ? "paused" : "running";
-			return new ListenerDescriptor(container.getId(), state, container.getConcurrency(),
+			return new ListenerDescriptor(container.getId(), container.getState(), container.getConcurrency(),
 					container.getInFlight());
 		}
 

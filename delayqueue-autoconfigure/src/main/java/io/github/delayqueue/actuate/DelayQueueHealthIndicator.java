@@ -73,7 +73,7 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator {
 		}
 		Map<String, String> listeners = new LinkedHashMap<>();
 		for (DelayedListenerContainer container : this.containers.get()) {
-			String state = !container.isRunning() ? "stopped" : container.isPaused() ? "paused" : "running";
+			String state = container.getState();
 			Duration stalled = Duration.ofNanos(now - container.getLastProgressNanos());
 			if (container.isRunning() && stalled.compareTo(this.maxStall) > 0) {
 				state = "stalled";

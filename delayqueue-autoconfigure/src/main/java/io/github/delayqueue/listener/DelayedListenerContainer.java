@@ -132,6 +132,14 @@ public class DelayedListenerContainer {
 	}
 
 	/**
+	 * The state as the Actuator support shows it.
+	 * @return {@code running}, {@code paused} (running, taking no new jobs) or {@code stopped}
+	 */
+	public String getState() {
+		return !this.running ? "stopped" : this.paused ? "paused" : "running";
+	}
+
+	/**
 	 * When the container last made progress, by {@link System#nanoTime()}: the consumer
 	 * loop completed a round (a reserve, or a wait for work that timed out; about every
 	 * second when idle or paused), or a handler returned. It stands still only while

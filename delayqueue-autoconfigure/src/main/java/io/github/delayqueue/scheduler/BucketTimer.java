@@ -2,7 +2,10 @@ package io.github.delayqueue.scheduler;
 
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.ObjIntConsumer;
@@ -35,6 +38,9 @@ public final class BucketTimer {
 	private static final long NONE = Long.MAX_VALUE;
 
 	private static final long MAX_BACKOFF_MILLIS = 5_000;
+
+	/** How long {@link #stop()} waits for Redis to take the buckets back. */
+	private static final long LEAVE_TIMEOUT_MILLIS = 2_000;
 
 	private final TimerBackend backend;
 
@@ -116,12 +122,32 @@ public final class BucketTimer {
 	 */
 	public void stop() {
 		halt();
+		// bounded: when Redis is gone at shutdown, do not wait for the command timeout
+		CompletableFuture<Void> leave = new CompletableFuture<>();
+		Thread leaver = new Thread(() -> {
+			try {
+				this.backend.coordinate(true);
+				leave.complete(null);
+			}
+			catch (Throwable ex) {
+				leave.completeExceptionally(ex);
+			}
+		}, "delayqueue-timer-leave");
+		leaver.setDaemon(true);
+		leaver.start();
 		try {
-			this.backend.coordinate(true);
+			leave.get(LEAVE_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
 		}
-		catch (RuntimeException ex) {
+		catch (TimeoutException ex) {
+			logger.warn("Redis did not answer within " + LEAVE_TIMEOUT_MILLIS + " ms while giving up bucket timers "
+					+ "on stop; others take over when the heartbeat expires");
+		}
+		catch (ExecutionException ex) {
 			logger.warn("Could not give up bucket timers on stop (others take over when the heartbeat expires): "
-					+ ex.getMessage());
+					+ ex.getCause().getMessage());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
 		}
 		this.lock.lock();
 		try {

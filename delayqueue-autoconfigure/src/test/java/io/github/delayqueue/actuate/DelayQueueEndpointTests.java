@@ -260,6 +260,8 @@ class DelayQueueEndpointTests {
 		createMix();
 		expect(this.app.get("/actuator/delayqueue/nothing-here"), 404, "nothing-here");
 		expect(this.app.post("/actuator/delayqueue/nothing-here", "{\"action\":\"replay\"}"), 404, "nothing-here");
+		expect(this.app.post("/actuator/delayqueue/nothing-here", "{\"action\":\"replay\",\"max\":5}"), 404,
+				"nothing-here");
 		expect(this.app.post("/actuator/delayqueue/webhooks", "{\"action\":\"pause\",\"listener\":\"nope\"}"), 404,
 				"nope");
 		expect(this.app.post("/actuator/delayqueue/orders", "{\"action\":\"pause\"}"), 404, "No listener");

@@ -10,11 +10,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
 import redis.embedded.core.ExecutableProvider;
 
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.boot.EnvironmentPostProcessor;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.logging.DeferredLogFactory;
@@ -55,7 +59,10 @@ class EmbeddedRedisEnvironmentPostProcessor implements EnvironmentPostProcessor 
 		}
 		Path dir = Path.of(environment.getProperty("sample.embedded-redis.dir", "target/embedded-redis")).toAbsolutePath();
 		int port = freePort();
-		start(dir, port);
+		EmbeddedRedis redis = start(dir, port);
+		// stopped when the context's beans are destroyed: after the queue and Redis clients have stopped
+		application.addInitializers((context) -> ((BeanDefinitionRegistry) context.getBeanFactory())
+			.registerBeanDefinition("embeddedRedis", new RootBeanDefinition(EmbeddedRedis.class, () -> redis)));
 		environment.getPropertySources()
 			.addFirst(new MapPropertySource("embeddedRedis",
 					Map.of("spring.data.redis.host", "127.0.0.1", "spring.data.redis.port", port)));
@@ -64,7 +71,7 @@ class EmbeddedRedisEnvironmentPostProcessor implements EnvironmentPostProcessor 
 				+ "spring.data.redis.host / spring.data.redis.port (e.g. SPRING_DATA_REDIS_PORT=6379).");
 	}
 
-	private void start(Path dir, int port) {
+	private EmbeddedRedis start(Path dir, int port) {
 		try {
 			Files.createDirectories(dir);
 			File binary = ExecutableProvider.newJarResourceProvider().get();
@@ -74,22 +81,17 @@ class EmbeddedRedisEnvironmentPostProcessor implements EnvironmentPostProcessor 
 				.redirectErrorStream(true)
 				.redirectOutput(dir.resolve("redis.log").toFile())
 				.start();
-			Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-				process.destroy();
-				try {
-					process.waitFor(5, TimeUnit.SECONDS);
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-				}
-			}, "embedded-redis-shutdown"));
+			EmbeddedRedis redis = new EmbeddedRedis(process);
+			Runtime.getRuntime().addShutdownHook(new Thread(redis::stopAfterTheContext, "embedded-redis-shutdown"));
 			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
 			while (!answers("127.0.0.1", port)) {
 				if (!process.isAlive() || System.nanoTime() > deadline) {
+					redis.destroy();
 					throw new IllegalStateException("The embedded redis-server did not start; see " + dir.resolve("redis.log"));
 				}
 				Thread.sleep(20);
 			}
+			return redis;
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not start the embedded redis-server", ex);
@@ -117,6 +119,49 @@ class EmbeddedRedisEnvironmentPostProcessor implements EnvironmentPostProcessor 
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
+	}
+
+	/**
+	 * The embedded redis-server process: stopped when the application context is closed (its
+	 * beans destroyed, so after the queue gave up its timers), or by the JVM's shutdown hook
+	 * when no context closes it within 30 seconds.
+	 */
+	static final class EmbeddedRedis implements DisposableBean {
+
+		private final Process process;
+
+		private final CountDownLatch stopped = new CountDownLatch(1);
+
+		EmbeddedRedis(Process process) {
+			this.process = process;
+		}
+
+		@Override
+		public void destroy() {
+			this.process.destroy();
+			try {
+				this.process.waitFor(5, TimeUnit.SECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			finally {
+				this.stopped.countDown();
+			}
+		}
+
+		void stopAfterTheContext() {
+			try {
+				if (!this.stopped.await(30, TimeUnit.SECONDS)) {
+					destroy();
+				}
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				this.process.destroy();
+			}
+		}
+
 	}
 
 }
