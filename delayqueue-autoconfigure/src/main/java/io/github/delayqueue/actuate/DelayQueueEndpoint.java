@@ -51,8 +51,6 @@ public class DelayQueueEndpoint {
 
 	static final int DEFAULT_PAGE = 20;
 
-	private static final int REPLAY_CHUNK = 100_000;
-
 	private final DelayQueueOperations operations;
 
 	private final Supplier<Collection<DelayedListenerContainer>> containers;
@@ -161,10 +159,10 @@ public class DelayQueueEndpoint {
 			return new ActionDescriptor(topic, "replay", 1, List.of(id));
 		}
 		if (max != null) {
-			argument(() -> JobConstraints.max("max", max, REPLAY_CHUNK));
+			argument(() -> JobConstraints.max("max", max, DelayQueueOperations.MAX_REPLAY));
 		}
 		if (!isKnown(topic)) {
-			throw new NotFoundException("No topic '" + topic + "': it has no jobs and no listeners");
+			throw NotFoundException.topic(topic);
 		}
 		if (max != null) {
 			return new ActionDescriptor(topic, "replay", this.operations.replayDead(topic, max), List.of());
@@ -172,10 +170,10 @@ public class DelayQueueEndpoint {
 		long replayed = 0;
 		int round;
 		do {
-			round = this.operations.replayDead(topic, REPLAY_CHUNK);
+			round = this.operations.replayDead(topic, DelayQueueOperations.MAX_REPLAY);
 			replayed += round;
 		}
-		while (round == REPLAY_CHUNK);
+		while (round == DelayQueueOperations.MAX_REPLAY);
 		return new ActionDescriptor(topic, "replay", replayed, List.of());
 	}
 
@@ -244,6 +242,10 @@ public class DelayQueueEndpoint {
 
 		public NotFoundException(String message) {
 			super(message);
+		}
+
+		static NotFoundException topic(String topic) {
+			return new NotFoundException("No topic '" + topic + "': it has no jobs and no listeners");
 		}
 
 	}

@@ -33,7 +33,7 @@ public class DelayQueueEndpointWebExtension {
 		return respond(() -> {
 			Object descriptor = this.delegate.topic(topic, offset, limit);
 			if (descriptor == null) {
-				throw new NotFoundException("No topic '" + topic + "': it has no jobs and no listeners");
+				throw NotFoundException.topic(topic);
 			}
 			return descriptor;
 		});

@@ -25,6 +25,11 @@ import java.util.Optional;
 public interface DelayQueueOperations {
 
 	/**
+	 * The most DEAD jobs one {@link #replayDead(String, int)} call replays.
+	 */
+	int MAX_REPLAY = 100_000;
+
+	/**
 	 * Schedules one job.
 	 * @param request the job
 	 * @return whether it was created, and the state and due time of the job in the queue
@@ -78,7 +83,7 @@ public interface DelayQueueOperations {
 	 * Makes up to {@code max} DEAD jobs of a topic READY again, oldest deaths first, with
 	 * their attempts reset.
 	 * @param topic the topic
-	 * @param max the most jobs to replay (1 to 100,000)
+	 * @param max the most jobs to replay (1 to {@value #MAX_REPLAY})
 	 * @return how many were replayed
 	 */
 	int replayDead(String topic, int max);

@@ -66,8 +66,6 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 	static final int MAX_RESERVE = 10_000;
 
-	static final int MAX_REPLAY = 100_000;
-
 	static final int MAX_DEAD_PAGE = 1_000;
 
 	static final int MAX_DEAD_OFFSET = 100_000;
