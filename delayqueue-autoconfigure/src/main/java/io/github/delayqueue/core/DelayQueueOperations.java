@@ -30,6 +30,11 @@ public interface DelayQueueOperations {
 	int MAX_REPLAY = 100_000;
 
 	/**
+	 * The most jobs one {@link #finishAndReserve} call reserves next.
+	 */
+	int MAX_NEXT = 1_000;
+
+	/**
 	 * Schedules one job.
 	 * @param request the job
 	 * @return whether it was created, and the state and due time of the job in the queue
@@ -134,6 +139,31 @@ public interface DelayQueueOperations {
 	 * was redelivered, cancelled, replaced or is gone) and nothing was changed
 	 */
 	boolean finish(ReservedJob job);
+
+	/**
+	 * Finishes reserved jobs of one topic and reserves up to {@code max} READY jobs of that
+	 * topic in the same step: what a consumer that wants more work does, in one round trip
+	 * per bucket where {@link #finish} and {@link #reserve} take one per job and call. The
+	 * next jobs come from the first job's bucket only, so fewer (or none) may come back while
+	 * other buckets still hold READY jobs; a {@link #reserve} then finds those. The default
+	 * implementation makes the separate calls.
+	 * @param jobs the reservations to finish, all of one topic
+	 * @param max the most jobs to reserve next (0 to {@value #MAX_NEXT})
+	 * @param ttr the time to run of the next jobs, or {@code null} for each job's own
+	 * @return the jobs not finished because their reservation was stale, and the jobs
+	 * reserved next
+	 */
+	default FinishResult finishAndReserve(List<ReservedJob> jobs, int max, Duration ttr) {
+		String topic = FinishResult.topicOf(jobs);
+		JobConstraints.count("max", max, MAX_NEXT);
+		List<ReservedJob> stale = new java.util.ArrayList<>();
+		for (ReservedJob job : jobs) {
+			if (!finish(job)) {
+				stale.add(job);
+			}
+		}
+		return new FinishResult(stale, (max > 0) ? reserve(topic, max, ttr) : List.of());
+	}
 
 	/**
 	 * Fails a reserved job: it is delivered again after {@code backOff}, unless its attempts

@@ -163,6 +163,20 @@ public final class JobConstraints {
 		return payload;
 	}
 
+	/**
+	 * Checks a count that may be zero.
+	 * @param field the field, for the message
+	 * @param value the count
+	 * @param limit the largest allowed
+	 * @return the count
+	 */
+	public static int count(String field, int value, int limit) {
+		if (value < 0 || value > limit) {
+			throw new IllegalArgumentException(field + " must be between 0 and " + limit + ", was " + value);
+		}
+		return value;
+	}
+
 	public static int max(String field, int value, int limit) {
 		if (value < 1 || value > limit) {
 			throw new IllegalArgumentException(field + " must be between 1 and " + limit + ", was " + value);

@@ -1,6 +1,7 @@
 package io.github.delayqueue.listener;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -12,6 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.FailResult;
+import io.github.delayqueue.core.FinishResult;
 import io.github.delayqueue.core.ReservedJob;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -29,7 +31,12 @@ import org.springframework.util.backoff.BackOffExecution;
  * Runs one listener method for one topic: a consumer thread waits for work without
  * polling, reserves at most as many jobs as it has free slots, and hands each to the
  * handler executor. Outcomes: return → finish; exception → retry after the back-off;
- * attempts used up or not retryable → the {@link DelayedJobRecoverer}.
+ * attempts used up or not retryable → the {@link DelayedJobRecoverer}. A handler thread
+ * finishes its jobs and reserves the next ones of the same bucket in one call
+ * ({@link DelayQueueOperations#finishAndReserve}) and runs them: as many as its handlers run
+ * in about {@link #BATCH_BUDGET_NANOS} on average (one for slow handlers), so that under load
+ * a round trip to Redis serves many jobs, while a slow handler holds no job another thread
+ * could run. A successful job is finished when the jobs taken with it have run.
  *
  * <p>
  * {@link #stop(Runnable)} stops reserving, lets running handlers finish within the shutdown
@@ -45,6 +52,12 @@ public class DelayedListenerContainer {
 	private static final Duration WAIT = Duration.ofSeconds(1);
 
 	private static final long MAX_ERROR_BACKOFF_MILLIS = 5_000;
+
+	/** The most jobs a handler thread takes at once. */
+	static final int MAX_BATCH = 32;
+
+	/** How long, on average, the handlers of one batch may run together. */
+	static final long BATCH_BUDGET_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
 	private final Settings settings;
 
@@ -65,6 +78,9 @@ public class DelayedListenerContainer {
 	private volatile boolean paused;
 
 	private volatile long lastProgressNanos = System.nanoTime();
+
+	/** Moving average of handler run times; starts high, so the first batches are single jobs. */
+	private volatile long averageHandlerNanos = BATCH_BUDGET_NANOS;
 
 	private Thread consumer;
 
@@ -295,28 +311,84 @@ public class DelayedListenerContainer {
 		}
 	}
 
-	private void run(ReservedJob job) {
+	/**
+	 * Runs a job on a handler thread, then the jobs that finishing it reserved, while this
+	 * container is taking work: the slot stays taken until no job follows. Successful jobs
+	 * are finished together when the jobs taken with them have run.
+	 */
+	private void run(ReservedJob first) {
+		List<ReservedJob> batch = List.of(first);
+		boolean chained = false;
 		try {
-			if (this.stopping) {
-				giveBack(job);
-				return;
+			while (!batch.isEmpty()) {
+				List<ReservedJob> succeeded = new ArrayList<>(batch.size());
+				for (ReservedJob job : batch) {
+					if (this.stopping || (chained && !isTaking())) {
+						giveBack(job);
+						continue;
+					}
+					this.inFlight.incrementAndGet();
+					long start = System.nanoTime();
+					try {
+						if (handle(job)) {
+							succeeded.add(job);
+						}
+					}
+					catch (RuntimeException ex) {
+						logger.error("Listener '" + this.settings.id() + "' could not settle job " + job.id() + " of topic "
+								+ job.topic() + " (it is redelivered after its TTR)", ex);
+					}
+					finally {
+						this.inFlight.decrementAndGet();
+						long now = System.nanoTime();
+						this.lastProgressNanos = now;
+						learn(now - start);
+					}
+				}
+				batch = succeeded.isEmpty() ? List.of() : finish(succeeded);
+				chained = true;
 			}
-			this.inFlight.incrementAndGet();
-			try {
-				handle(job);
-			}
-			finally {
-				this.inFlight.decrementAndGet();
-				this.lastProgressNanos = System.nanoTime();
-			}
-		}
-		catch (RuntimeException ex) {
-			logger.error("Listener '" + this.settings.id() + "' could not settle job " + job.id() + " of topic "
-					+ job.topic() + " (it is redelivered after its TTR)", ex);
 		}
 		finally {
 			this.slots.release();
 		}
+	}
+
+	/**
+	 * Finishes successful jobs; while this container takes work, reserves the next jobs of
+	 * the same bucket in the same call, for this handler thread to run.
+	 */
+	private List<ReservedJob> finish(List<ReservedJob> jobs) {
+		try {
+			FinishResult result = this.operations.finishAndReserve(jobs, isTaking() ? nextBatch() : 0,
+					this.settings.ttr());
+			for (ReservedJob stale : result.stale()) {
+				logger.warn("Listener '" + this.settings.id() + "' finished job " + stale.id() + " of topic "
+						+ stale.topic() + " after its reservation was lost (TTR ran out, or it was cancelled or replaced)");
+			}
+			return result.next();
+		}
+		catch (RuntimeException ex) {
+			logger.error("Listener '" + this.settings.id() + "' could not finish " + jobs.size() + " job(s) of topic "
+					+ this.settings.topic() + " (they are redelivered after their TTR)", ex);
+			return List.of();
+		}
+	}
+
+	/**
+	 * How many jobs a handler thread takes next: as many as its handlers run, on average,
+	 * within {@link #BATCH_BUDGET_NANOS} (at least one, at most {@link #MAX_BATCH}). Fast
+	 * handlers get batches, so that a round trip to Redis serves many jobs; a slow handler
+	 * never holds jobs that another thread could be running.
+	 */
+	int nextBatch() {
+		long average = Math.max(1, this.averageHandlerNanos);
+		return (int) Math.max(1, Math.min(MAX_BATCH, BATCH_BUDGET_NANOS / average));
+	}
+
+	private void learn(long handlerNanos) {
+		long average = this.averageHandlerNanos;
+		this.averageHandlerNanos = average + (handlerNanos - average) / 8;
 	}
 
 	private void giveBack(ReservedJob job) {
@@ -331,30 +403,32 @@ public class DelayedListenerContainer {
 		}
 	}
 
-	private void handle(ReservedJob job) {
+	/**
+	 * Runs the listener method on a job; settles a failed job in Redis.
+	 * @return {@code true} when it succeeded and is yet to be finished
+	 */
+	private boolean handle(ReservedJob job) {
 		Message<byte[]> message = MessageBuilder.withPayload(job.payload())
 			.setHeader(DelayedJobArgumentResolver.JOB_HEADER, job)
 			.setHeader(DelayedJobArgumentResolver.TTR_HEADER, job.ttr())
 			.build();
 		long start = System.nanoTime();
-		Throwable failure;
+		Throwable failure = null;
 		try {
 			this.handler.invoke(message);
 			observe(job, start, "success", null);
-			if (!this.operations.finish(job)) {
-				logger.warn("Listener '" + this.settings.id() + "' finished job " + job.id() + " of topic " + job.topic()
-						+ " after its reservation was lost (TTR ran out, or it was cancelled or replaced)");
-			}
-			return;
 		}
 		catch (Exception ex) {
 			failure = ex;
+		}
+		if (failure == null) {
+			return true;
 		}
 		int maxAttempts = (this.settings.maxAttempts() != null) ? this.settings.maxAttempts() : job.maxAttempts();
 		long backOff = (job.attempt() < maxAttempts && isRetryable(failure)) ? backOff(job.attempt()) : -1;
 		if (backOff < 0) {
 			observe(job, start, recover(job, failure), failure);
-			return;
+			return false;
 		}
 		if (logger.isDebugEnabled()) {
 			logger.debug("Listener '" + this.settings.id() + "' failed job " + job.id() + " (attempt " + job.attempt()
@@ -366,7 +440,9 @@ public class DelayedListenerContainer {
 					+ describe(failure));
 		}
 		observe(job, start, outcome(result), failure);
+		return false;
 	}
+
 
 	private void observe(ReservedJob job, long start, String outcome, Throwable failure) {
 		DelayQueueObserver observer = this.settings.observer();

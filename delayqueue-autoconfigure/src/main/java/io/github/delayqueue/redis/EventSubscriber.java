@@ -7,6 +7,8 @@ import io.github.delayqueue.scheduler.ReadySignals;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
+import org.springframework.core.task.SyncTaskExecutor;
 import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -40,6 +42,12 @@ final class EventSubscriber implements MessageListener, SubscriptionListener {
 		ExponentialBackOff backOff = new ExponentialBackOff(100, 2);
 		backOff.setMaxInterval(5_000);
 		this.container.setRecoveryBackoff(backOff);
+		// Handling an event only flips a flag and signals a waiting thread, so it runs on the
+		// thread that received it. The container's default would start a new thread for every
+		// message: under load that was most of the instance's CPU time.
+		this.container.setTaskExecutor(new SyncTaskExecutor());
+		// only a blocking driver (Jedis) holds a thread for the subscription itself
+		this.container.setSubscriptionExecutor(new SimpleAsyncTaskExecutor("delayqueue-events-"));
 		this.container.addMessageListener(this, new ChannelTopic(channel));
 	}
 

@@ -31,7 +31,10 @@ final class LuaScript {
 	 * @return the script
 	 */
 	static LuaScript job(String name) {
-		return new LuaScript(name, read("lib") + read(name));
+		// the body runs as a function, so that the state counts it changed are written after
+		// it returns, whichever return it took
+		return new LuaScript(name, read("lib") + "local function main()\n" + read(name)
+				+ "\nend\nlocal result = main()\nflush_counts()\nreturn result\n");
 	}
 
 	/**

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -21,6 +22,7 @@ import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.FailResult;
+import io.github.delayqueue.core.FinishResult;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
@@ -405,29 +407,14 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	public List<ReservedJob> reserve(String topic, int max, Duration ttr) {
 		JobConstraints.topic(topic);
 		JobConstraints.max("max", max, MAX_RESERVE);
-		long ttrMillis = (ttr != null) ? JobConstraints.ttr(ttr).toMillis() : 0;
+		long ttrMillis = ttrMillis(ttr);
 		ReadySignals.TopicSignal signal = this.signals.topic(topic);
 		List<ReservedJob> jobs = new ArrayList<>(Math.min(max, 64));
 		for (long[] candidate : signal.candidates()) {
 			int bucket = (int) candidate[0];
 			List<Object> reply = Replies.list(this.runner.run(RESERVE, this.keys.jobs(bucket),
 					args(bucket, topic, max - jobs.size(), ttrMillis)));
-			long now = Replies.asLong(reply.get(1));
-			this.redisClock.update(now);
-			long announced = Replies.asLong(reply.get(2));
-			if (announced > 0) {
-				this.timer.onHead(bucket, announced);
-			}
-			for (int i = 3; i + 8 < reply.size(); i += 9) {
-				ReservedJob job = new ReservedJob(topic, Replies.asString(reply.get(i)),
-						Replies.asBytes(reply.get(i + 1)), (int) Replies.asLong(reply.get(i + 2)),
-						(int) Replies.asLong(reply.get(i + 3)), instant(reply.get(i + 4)), instant(reply.get(i + 5)),
-						Instant.ofEpochMilli(now), instant(reply.get(i + 7)),
-						Duration.ofMillis(Replies.asLong(reply.get(i + 8))), Replies.asLong(reply.get(i + 6)));
-				jobs.add(job);
-				this.observer.delivered(job);
-			}
-			if (Replies.asLong(reply.get(0)) == 0) {
+			if (taken(topic, bucket, reply, 0, jobs) == 0) {
 				signal.clear(bucket, candidate[1]);
 			}
 			if (jobs.size() >= max) {
@@ -435,6 +422,34 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 			}
 		}
 		return jobs;
+	}
+
+	private static long ttrMillis(Duration ttr) {
+		return (ttr != null) ? JobConstraints.ttr(ttr).toMillis() : 0;
+	}
+
+	/**
+	 * Reads what {@code take} in lib.lua appended to a reply, from {@code at}: ready left,
+	 * now, announced deadline, then nine fields per job.
+	 * @return the jobs left in the bucket's ready list
+	 */
+	private long taken(String topic, int bucket, List<Object> reply, int at, List<ReservedJob> jobs) {
+		long now = Replies.asLong(reply.get(at + 1));
+		this.redisClock.update(now);
+		long announced = Replies.asLong(reply.get(at + 2));
+		if (announced > 0) {
+			this.timer.onHead(bucket, announced);
+		}
+		for (int i = at + 3; i + 8 < reply.size(); i += 9) {
+			ReservedJob job = new ReservedJob(topic, Replies.asString(reply.get(i)), Replies.asBytes(reply.get(i + 1)),
+					(int) Replies.asLong(reply.get(i + 2)), (int) Replies.asLong(reply.get(i + 3)),
+					instant(reply.get(i + 4)), instant(reply.get(i + 5)), Instant.ofEpochMilli(now),
+					instant(reply.get(i + 7)), Duration.ofMillis(Replies.asLong(reply.get(i + 8))),
+					Replies.asLong(reply.get(i + 6)));
+			jobs.add(job);
+			this.observer.delivered(job);
+		}
+		return Replies.asLong(reply.get(at));
 	}
 
 	@Override
@@ -446,11 +461,48 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 	@Override
 	public boolean finish(ReservedJob job) {
-		if (held(FINISH, job) != 1) {
-			return false;
+		Assert.notNull(job, "job must not be null");
+		return finishAndReserve(List.of(job), 0, null).stale().isEmpty();
+	}
+
+	@Override
+	public FinishResult finishAndReserve(List<ReservedJob> jobs, int max, Duration ttr) {
+		String topic = FinishResult.topicOf(jobs);
+		JobConstraints.count("max", max, MAX_NEXT);
+		long ttrMillis = ttrMillis(ttr);
+		Map<Integer, List<ReservedJob>> byBucket = new LinkedHashMap<>();
+		for (ReservedJob job : jobs) {
+			byBucket.computeIfAbsent(bucketOf(job.topic(), job.id()), (bucket) -> new ArrayList<>()).add(job);
 		}
-		this.observer.completed(job.topic());
-		return true;
+		List<ReservedJob> stale = new ArrayList<>();
+		List<ReservedJob> next = new ArrayList<>();
+		int wanted = max;
+		for (Map.Entry<Integer, List<ReservedJob>> entry : byBucket.entrySet()) {
+			int bucket = entry.getKey();
+			List<ReservedJob> group = entry.getValue();
+			Object[] values = new Object[3 + 2 * group.size()];
+			values[0] = wanted;
+			values[1] = ttrMillis;
+			values[2] = topic;
+			for (int i = 0; i < group.size(); i++) {
+				values[3 + 2 * i] = KeySpace.jobKey(group.get(i).topic(), group.get(i).id());
+				values[4 + 2 * i] = group.get(i).token();
+			}
+			List<Object> reply = Replies.list(this.runner.run(FINISH, this.keys.jobs(bucket), args(bucket, values)));
+			for (int i = 0; i < group.size(); i++) {
+				if (Replies.asLong(reply.get(i)) == 1) {
+					this.observer.completed(topic);
+				}
+				else {
+					stale.add(group.get(i));
+				}
+			}
+			if (wanted > 0) {
+				taken(topic, bucket, reply, group.size(), next);
+				wanted = 0;
+			}
+		}
+		return new FinishResult(stale, next);
 	}
 
 	@Override

@@ -1,13 +1,41 @@
--- finish.lua: a consumer is done with a job: it is removed. Refused for a stale token.
+-- finish.lua: a consumer is done with jobs of this bucket: they are removed (a job whose token
+-- is stale is left alone). With ARGV[3] > 0, also reserves up to that many READY jobs of
+-- topic ARGV[5] from this bucket, as reserve.lua does: a consumer that wants more work saves
+-- a round trip.
 -- KEYS[1] jobs hash
--- ARGV[3] job key, ARGV[4] token
--- Returns {1} finished, {0} no such job, {-1} the token is not the job's current reservation.
-local jobkey = ARGV[3]
-local j, refusal = held(jobkey, ARGV[4])
-if not j then
-  return { refusal }
+-- ARGV[3] next jobs wanted (0: none), ARGV[4] their ttr ms (0: each job's own), ARGV[5] their
+-- topic, then per job to finish: job key, token.
+-- Returns per job to finish: 1 finished, 0 no such job, -1 the token is not the job's current
+-- reservation; then, when next jobs were wanted: ready left, now ms, announced deadline or 0,
+-- 9 fields per job (see take in lib.lua).
+local reply = {}
+local done, seen = {}, {}
+for i = 6, #ARGV, 2 do
+  local jobkey = ARGV[i]
+  local record, refusal = nil, 0
+  if not seen[jobkey] then
+    record, refusal = holds(jobkey, ARGV[i + 1])
+  end
+  if record then
+    seen[jobkey] = true
+    -- held jobs are RESERVED: removing them from the reserved index unlinks them
+    count('S', topic_of(jobkey), -1)
+    done[#done + 1] = jobkey
+    reply[#reply + 1] = 1
+  else
+    reply[#reply + 1] = refusal
+  end
 end
-unlink(jobkey, topic_of(jobkey), j)
-redis.call('HDEL', KEYS[1], jobkey)
-redis.call('HDEL', P .. 'errors', jobkey)
-return { 1 }
+if #done > 0 then
+  call_many('ZREM', P .. 'reserved', done)
+  call_many('HDEL', KEYS[1], done)
+  call_many('HDEL', P .. 'errors', done)
+end
+local wanted = tonumber(ARGV[3])
+if wanted > 0 then
+  local now = now_ms()
+  local n = #reply
+  reply[n + 1], reply[n + 2], reply[n + 3] = 0, now, 0
+  reply[n + 1], reply[n + 3] = take(ARGV[5], wanted, tonumber(ARGV[4]), now, reply)
+end
+return reply

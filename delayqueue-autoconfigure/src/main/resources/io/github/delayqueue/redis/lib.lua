@@ -32,19 +32,47 @@ local function decode(record)
     created = tonumber(created), token = tonumber(token), payload = string.sub(record, nl + 1) }
 end
 
+local function encode(j)
+  return j.state .. ',' .. num(j.attempt) .. ',' .. num(j.max) .. ',' .. num(j.ttr) .. ',' .. num(j.due) .. ','
+    .. num(j.created) .. ',' .. num(j.token) .. '\n' .. j.payload
+end
+
 local function save(jobkey, j)
-  redis.call('HSET', KEYS[1], jobkey, j.state .. ',' .. num(j.attempt) .. ',' .. num(j.max) .. ',' .. num(j.ttr)
-    .. ',' .. num(j.due) .. ',' .. num(j.created) .. ',' .. num(j.token) .. '\n' .. j.payload)
+  redis.call('HSET', KEYS[1], jobkey, encode(j))
 end
 
 local function topic_of(jobkey)
   return string.match(jobkey, '^([^:]+):')
 end
 
+-- State counts change in memory and reach the stats hash once per field when the script ends
+-- (flush_counts, called after the script's body): a batch of jobs costs one HINCRBY per field.
+local COUNTS = {}
+local COUNT_ORDER = {}
+
 local function count(state, topic, delta)
   local field = state .. ':' .. topic
-  if redis.call('HINCRBY', P .. 'stats', field, delta) <= 0 then
-    redis.call('HDEL', P .. 'stats', field)
+  local current = COUNTS[field]
+  if current == nil then
+    COUNT_ORDER[#COUNT_ORDER + 1] = field
+    current = 0
+  end
+  COUNTS[field] = current + delta
+end
+
+local function flush_counts()
+  for _, field in ipairs(COUNT_ORDER) do
+    local delta = COUNTS[field]
+    if delta ~= 0 and redis.call('HINCRBY', P .. 'stats', field, delta) <= 0 then
+      redis.call('HDEL', P .. 'stats', field)
+    end
+  end
+end
+
+-- Runs a command with a key and many arguments, in chunks that Lua's unpack can take.
+local function call_many(command, key, items)
+  for i = 1, #items, 2000 do
+    redis.call(command, key, unpack(items, i, math.min(#items, i + 1999)))
   end
 end
 
@@ -98,18 +126,29 @@ local function unlink(jobkey, topic, j)
   count(j.state, topic, -1)
 end
 
--- Loads a reserved job and checks the caller's fencing token.
--- Returns the job, or nil and the reply for a job that is gone (0) or not the caller's (-1).
-local function held(jobkey, token)
+-- Checks that a job is RESERVED under the caller's fencing token, reading only the record's
+-- first letter and the token at the end of its first line.
+-- Returns the record, or nil and the reply for a job that is gone (0) or not the caller's (-1).
+local function holds(jobkey, token)
   local record = redis.call('HGET', KEYS[1], jobkey)
   if not record then
     return nil, 0
   end
-  local j = decode(record)
-  if j.state ~= 'S' or j.token ~= tonumber(token) then
+  local nl = string.find(record, '\n', 1, true)
+  if string.byte(record, 1) ~= 83 or string.sub(record, nl - #token - 1, nl - 1) ~= ',' .. token then
     return nil, -1
   end
-  return j
+  return record
+end
+
+-- Loads a reserved job and checks the caller's fencing token.
+-- Returns the job, or nil and the reply for a job that is gone (0) or not the caller's (-1).
+local function held(jobkey, token)
+  local record, refusal = holds(jobkey, token)
+  if not record then
+    return nil, refusal
+  end
+  return decode(record)
 end
 
 local function next_due()
@@ -121,3 +160,73 @@ local function next_due()
   return tonumber(d or r or -1)
 end
 
+
+-- Hands up to max READY jobs of a topic's ready list in this bucket to a consumer
+-- (READY -> RESERVED), appending to reply per job: id, payload, attempt, max attempts,
+-- due ms, created ms, token, deadline ms, ttr ms. Entries whose record is gone or not READY
+-- (cancelled, replaced, already taken) are dropped. ttr_override 0: each job's own ttr.
+-- Returns the jobs left in the ready list, and the earliest new deadline when it became the
+-- bucket's next timer event (announced as a head, so the timer wakes for it) else 0.
+local function take(topic, max, ttr_override, now, reply)
+  local list = P .. 'ready:' .. topic
+  local before = next_due()
+  local jobs, keys, seen = {}, {}, {}
+  while #jobs < max do
+    local jobkeys = redis.call('LPOP', list, max - #jobs)
+    if not jobkeys then
+      break
+    end
+    for _, jobkey in ipairs(jobkeys) do
+      -- a key can be listed twice (a tombstone, then the job again): take it once
+      local record = (not seen[jobkey]) and redis.call('HGET', KEYS[1], jobkey)
+      if record then
+        local j = decode(record)
+        if j.state == 'R' then
+          seen[jobkey] = true
+          jobs[#jobs + 1] = j
+          keys[#keys + 1] = jobkey
+        end
+      end
+    end
+  end
+  local announced = 0
+  if #jobs > 0 then
+    local token = redis.call('INCRBY', P .. 'seq', #jobs) - #jobs
+    local records, deadlines = {}, {}
+    local earliest = nil
+    local prefix_len = #topic + 2
+    for i, j in ipairs(jobs) do
+      local ttr = (ttr_override > 0) and ttr_override or j.ttr
+      local deadline = now + ttr
+      j.state = 'S'
+      j.attempt = j.attempt + 1
+      j.token = token + i
+      records[#records + 1] = keys[i]
+      records[#records + 1] = encode(j)
+      deadlines[#deadlines + 1] = num(deadline)
+      deadlines[#deadlines + 1] = keys[i]
+      if earliest == nil or deadline < earliest then
+        earliest = deadline
+      end
+      local n = #reply
+      reply[n + 1] = string.sub(keys[i], prefix_len)
+      reply[n + 2] = j.payload
+      reply[n + 3] = j.attempt
+      reply[n + 4] = j.max
+      reply[n + 5] = j.due
+      reply[n + 6] = j.created
+      reply[n + 7] = j.token
+      reply[n + 8] = deadline
+      reply[n + 9] = ttr
+    end
+    call_many('HSET', KEYS[1], records)
+    call_many('ZADD', P .. 'reserved', deadlines)
+    count('R', topic, -#jobs)
+    count('S', topic, #jobs)
+    if before < 0 or earliest < before then
+      redis.call('PUBLISH', CHANNEL, 'h ' .. BUCKET .. ' ' .. num(earliest))
+      announced = earliest
+    end
+  end
+  return redis.call('LLEN', list), announced
+end

@@ -23,6 +23,7 @@ end
 local due = redis.call('ZRANGEBYSCORE', P .. 'delayed', '-inf', num(now), 'LIMIT', 0, batch)
 if #due > 0 then
   redis.call('ZREMRANGEBYRANK', P .. 'delayed', 0, #due - 1)
+  local records = {}
   for _, jobkey in ipairs(due) do
     local record = redis.call('HGET', KEYS[1], jobkey)
     if record then
@@ -30,12 +31,14 @@ if #due > 0 then
       if j.state == 'D' then
         local topic = topic_of(jobkey)
         j.state = 'R'
-        save(jobkey, j)
+        records[#records + 1] = jobkey
+        records[#records + 1] = encode(j)
         move(topic, 'D', 'R')
         collect(topic, jobkey)
       end
     end
   end
+  call_many('HSET', KEYS[1], records)
 end
 
 local expired = 0

@@ -6,9 +6,11 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.delayqueue.core.FailResult;
+import io.github.delayqueue.core.FinishResult;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.OnDuplicate;
+import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleRequest;
 import org.junit.jupiter.api.BeforeEach;
@@ -16,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.awaitility.Awaitility.await;
 
 class RedisDelayQueueReservationTests {
@@ -63,6 +66,64 @@ class RedisDelayQueueReservationTests {
 		assertThat(this.queues.snapshot()).as("Redis after stale calls").isEqualTo(before);
 
 		assertThat(this.queue.finish(second)).isTrue();
+	}
+
+	@Test
+	void finishAndReserveFinishesABatchAndReservesTheNextJobsOfTheBucketInOneStep() {
+		// six jobs of one bucket, in schedule order
+		List<String> ids = new java.util.ArrayList<>();
+		int bucket = this.queue.bucketOf("batch", "0");
+		for (int i = 0; ids.size() < 6; i++) {
+			if (this.queue.bucketOf("batch", String.valueOf(i)) == bucket) {
+				ids.add(String.valueOf(i));
+				schedule("batch", String.valueOf(i), 5, Duration.ofMinutes(1));
+			}
+		}
+		List<ReservedJob> first = this.queue.reserve("batch", 2, null);
+		assertThat(first).extracting(ReservedJob::id).containsExactlyElementsOf(ids.subList(0, 2));
+
+		FinishResult result = this.queue.finishAndReserve(first, 3, Duration.ofSeconds(10));
+		assertThat(result.stale()).isEmpty();
+		assertThat(result.next()).extracting(ReservedJob::id).containsExactlyElementsOf(ids.subList(2, 5));
+		assertThat(result.next()).allSatisfy((job) -> {
+			assertThat(job.attempt()).isEqualTo(1);
+			assertThat(job.ttr()).isEqualTo(Duration.ofSeconds(10));
+			assertThat(this.queue.find("batch", job.id()).orElseThrow().state()).isEqualTo(JobState.RESERVED);
+		});
+		assertThat(result.next()).extracting(ReservedJob::token).doesNotHaveDuplicates()
+			.doesNotContainAnyElementsOf(first.stream().map(ReservedJob::token).toList());
+		assertThat(this.queue.find("batch", ids.get(0))).isEmpty();
+		assertThat(this.queue.find("batch", ids.get(1))).isEmpty();
+		QueueStats.TopicStats stats = this.queue.stats().topics().get("batch");
+		assertThat(stats.reserved()).isEqualTo(3);
+		assertThat(stats.ready()).isEqualTo(1);
+
+		// a finished job, and the same job twice: one finish, two stale
+		ReservedJob next = result.next().get(0);
+		FinishResult again = this.queue.finishAndReserve(List.of(first.get(0), next, next), 0, null);
+		assertThat(again.stale()).containsExactly(first.get(0), next);
+		assertThat(again.next()).isEmpty();
+		assertThat(this.queue.find("batch", next.id())).isEmpty();
+		assertThat(this.queue.stats().topics().get("batch").reserved()).isEqualTo(2);
+	}
+
+	@Test
+	void finishAndReserveRefusesBadArgumentsAndChangesNothing() {
+		schedule("refuse", "1", 5, Duration.ofMinutes(1));
+		schedule("other", "1", 5, Duration.ofMinutes(1));
+		ReservedJob job = reserveOne("refuse", null);
+		ReservedJob other = reserveOne("other", null);
+		Map<String, String> before = this.queues.snapshot();
+		assertThatIllegalArgumentException().isThrownBy(() -> this.queue.finishAndReserve(List.of(), 1, null))
+			.withMessage("jobs must not be null or empty");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.queue.finishAndReserve(List.of(job, other), 1, null))
+			.withMessage("jobs must all be of one topic: jobs[0] is of 'refuse', jobs[1] of 'other'");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.queue.finishAndReserve(List.of(job), -1, null))
+			.withMessage("max must be between 0 and 1000, was -1");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.queue.finishAndReserve(List.of(job), 1001, null))
+			.withMessage("max must be between 0 and 1000, was 1001");
+		assertThat(this.queues.snapshot()).isEqualTo(before);
 	}
 
 	@Test
