@@ -1,0 +1,26 @@
+package io.github.delayqueue.benchmarks;
+
+/**
+ * The job payload of every scenario: an order-close request whose JSON form is about 200
+ * bytes. {@code due} is the due time the producer computed (epoch milliseconds); the lag of
+ * a Redisson job is measured from it, as Redisson computes its own due time the same way.
+ *
+ * @param seq the job's number within its scenario run
+ * @param due the due time as the producer computed it
+ * @param orderId the order
+ * @param customerId the customer
+ * @param currency the currency
+ * @param amountCents the amount
+ * @param reason free text that brings the JSON form to about 200 bytes
+ */
+public record BenchPayload(int seq, long due, String orderId, String customerId, String currency, long amountCents,
+		String reason) {
+
+	private static final String REASON = "close-unpaid-order-after-30-minutes:reminder-sent";
+
+	static BenchPayload of(int seq, long due) {
+		return new BenchPayload(seq, due, String.format("ord-2026-%010d", seq), String.format("cus-%08d", seq % 1_000_000),
+				"EUR", 1_000L + (seq % 100_000) * 13L, REASON);
+	}
+
+}

@@ -1,0 +1,276 @@
+package io.github.delayqueue.benchmarks;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import org.redisson.Redisson;
+
+import org.springframework.boot.SpringBootVersion;
+
+/**
+ * The benchmark harness: starts its own redis-server, runs the chosen scenarios for each
+ * implementation {@code bench.runs} times (implementations interleaved, Redis flushed before
+ * each), and prints one Markdown table per scenario with the machine's facts, also written to
+ * {@code bench.out}.
+ *
+ * <p>
+ * System properties: {@code bench.scenario} ({@code all} or letters, e.g. {@code A,D}),
+ * {@code bench.impl} ({@code all}, {@code delayqueue} or {@code redisson}),
+ * {@code bench.runs} (3), {@code bench.scale} (1: the job counts of the issue; 0.1 for a
+ * quick look), {@code bench.out}.
+ */
+public final class BenchmarkMain {
+
+	private BenchmarkMain() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		Scenario.Settings settings = new Scenario.Settings(Double.parseDouble(System.getProperty("bench.scale", "1")),
+				Integer.getInteger("bench.runs", 3));
+		if (settings.runs() < 1 || !(settings.scale() > 0)) {
+			throw new IllegalArgumentException("bench.runs must be at least 1 and bench.scale above 0");
+		}
+		List<Scenario> scenarios = select(System.getProperty("bench.scenario", "all"), settings);
+		Set<Subject.Kind> kinds = kinds(System.getProperty("bench.impl", "all"));
+		Path out = Path.of(System.getProperty("bench.out", "benchmark-results.md"));
+
+		StringBuilder report = new StringBuilder();
+		try (BenchRedis redis = new BenchRedis()) {
+			report.append(machine(redis, settings)).append('\n');
+			System.out.println(report);
+			List<Floor> floors = new ArrayList<>();
+			for (int run = 0; run < settings.runs(); run++) {
+				redis.flush();
+				floors.add(Floor.measure(redis, 200_000));
+				System.out.printf("floor run %d: EVALSHA -P 1 %,.0f/s, -P 16 %,.0f/s, %.2f µs in Redis per call%n",
+						run + 1, floors.get(run).perSecondP1(), floors.get(run).perSecondP16(),
+						floors.get(run).serverMicrosPerCall());
+			}
+			warmUp(kinds, redis, settings);
+			for (Scenario scenario : scenarios) {
+				Table table = run(scenario, kinds, floors, redis, settings);
+				String section = table.toMarkdown() + '\n' + scenario.notes() + '\n' + verdict(scenario, table);
+				System.out.println('\n' + section);
+				report.append(section).append('\n');
+			}
+		}
+		Files.createDirectories(out.toAbsolutePath().getParent());
+		Files.writeString(out, report);
+		System.out.println("Written to " + out.toAbsolutePath());
+		System.exit(0);
+	}
+
+	private static Table run(Scenario scenario, Set<Subject.Kind> kinds, List<Floor> floors, BenchRedis redis,
+			Scenario.Settings settings) throws Exception {
+		Table table = new Table(scenario.title(), scenario.columns());
+		for (int run = 0; run < settings.runs(); run++) {
+			for (Subject.Kind kind : kinds) {
+				redis.flush();
+				RecorderHolder recorder = new RecorderHolder();
+				long start = System.nanoTime();
+				Map<String, Double> figures;
+				try (Subject subject = create(kind, redis, scenario.layout(), recorder)) {
+					figures = scenario.run(subject, redis, recorder);
+					long left = subject.pending();
+					if (left != 0 && !"C".equals(scenario.key()) && !"E".equals(scenario.key())) {
+						System.out.printf("  WARNING: %,d jobs left in Redis after the run%n", left);
+					}
+				}
+				table.add(kind.label(), figures);
+				System.out.printf("%s run %d/%d %s (%.0f s): %s%n", scenario.key(), run + 1, settings.runs(),
+						kind.label(), (System.nanoTime() - start) / 1e9, format(figures));
+			}
+			Map<String, Double> floor = scenario.floor(floors.get(run));
+			if (!floor.isEmpty()) {
+				table.add("floor: EVALSHA `return 1`, " + Floor.CLIENTS + " clients", floor);
+			}
+		}
+		return table;
+	}
+
+	/**
+	 * Runs a small burst through each implementation first, so that the measured runs meet
+	 * compiled code rather than the JIT compiler at work.
+	 */
+	private static void warmUp(Set<Subject.Kind> kinds, BenchRedis redis, Scenario.Settings settings)
+			throws Exception {
+		Scenario warmUp = new BurstScenario(new Scenario.Settings(Math.min(0.2, settings.scale()), 1));
+		for (Subject.Kind kind : kinds) {
+			redis.flush();
+			RecorderHolder recorder = new RecorderHolder();
+			long start = System.nanoTime();
+			try (Subject subject = create(kind, redis, warmUp.layout(), recorder)) {
+				warmUp.run(subject, redis, recorder);
+			}
+			System.out.printf("warm-up %s: %.0f s%n", kind.label(), (System.nanoTime() - start) / 1e9);
+		}
+	}
+
+	private static Subject create(Subject.Kind kind, BenchRedis redis, Subject.Layout layout, RecorderHolder recorder) {
+		return switch (kind) {
+			case DELAYQUEUE -> new DelayQueueSubject(redis, layout, recorder);
+			case REDISSON -> new RedissonSubject(redis, layout, recorder);
+		};
+	}
+
+	private static String format(Map<String, Double> figures) {
+		return figures.entrySet()
+			.stream()
+			.map((entry) -> entry.getKey() + "=" + String.format(Locale.ROOT, "%,.2f", entry.getValue()))
+			.collect(Collectors.joining(", "));
+	}
+
+	private static List<Scenario> select(String selection, Scenario.Settings settings) {
+		List<Scenario> all = List.of(new BurstScenario(settings), new DrainScenario(settings),
+				new MemoryScenario(settings), new PrecisionScenario(settings), new IdleScenario(settings));
+		if ("all".equalsIgnoreCase(selection)) {
+			return all;
+		}
+		List<Scenario> chosen = new ArrayList<>();
+		for (String key : selection.split(",")) {
+			Scenario scenario = all.stream()
+				.filter((candidate) -> candidate.key().equalsIgnoreCase(key.trim()))
+				.findFirst()
+				.orElseThrow(() -> new IllegalArgumentException(
+						"bench.scenario must be 'all' or letters among A, B, C, D, E; got '" + selection + "'"));
+			chosen.add(scenario);
+		}
+		return chosen;
+	}
+
+	private static Set<Subject.Kind> kinds(String selection) {
+		return switch (selection.toLowerCase(Locale.ROOT)) {
+			case "all" -> EnumSet.allOf(Subject.Kind.class);
+			case "delayqueue" -> EnumSet.of(Subject.Kind.DELAYQUEUE);
+			case "redisson" -> EnumSet.of(Subject.Kind.REDISSON);
+			default -> throw new IllegalArgumentException(
+					"bench.impl must be all, delayqueue or redisson; got '" + selection + "'");
+		};
+	}
+
+	/**
+	 * The targets of the issue, checked against the medians.
+	 */
+	private static String verdict(Scenario scenario, Table table) {
+		String dq = Subject.Kind.DELAYQUEUE.label();
+		String redisson = Subject.Kind.REDISSON.label();
+		Map<String, Boolean> checks = new LinkedHashMap<>();
+		switch (scenario.key()) {
+			case "A" -> {
+				checks.put("lost 0", table.median(dq, "lost") == 0);
+				checks.put("duplicates 0", table.median(dq, "duplicates") == 0);
+				checks.put("lag p99 ≤ 50 ms (both runs)", table.median(dq, "lag p99 (ms)") <= 50
+						&& table.median(dq, "bulk: lag p99 (ms)") <= 50);
+				checks.put("enqueue 1-by-1 ≥ 10,000/s", table.median(dq, "enqueue 1-by-1 (jobs/s)") >= 10_000);
+				checks.put("enqueue bulk ≥ 60,000/s", table.median(dq, "enqueue bulk (jobs/s)") >= 60_000);
+			}
+			case "B" -> {
+				double drain = table.median(dq, DrainScenario.DRAIN);
+				checks.put("drain ≥ 40,000/s", drain >= 40_000);
+				double ratio = drain / table.median(redisson, DrainScenario.DRAIN);
+				if (!Double.isNaN(ratio)) {
+					checks.put(String.format(Locale.ROOT, "≥ 2× Redisson (%.1f×)", ratio), ratio >= 2);
+				}
+				String floorRow = "floor: EVALSHA `return 1`, " + Floor.CLIENTS + " clients";
+				checks.put(String.format(Locale.ROOT, "(for reference: %.0f%% of the EVALSHA -P 1 floor)",
+						100 * drain / table.median(floorRow, DrainScenario.DRAIN)), true);
+			}
+			case "C" -> {
+				checks.put("≤ 420 bytes per pending job", table.median(dq, "bytes / pending job") <= 420);
+				checks.put("schedule growth ≤ 1.5×", table.median(dq, "schedule growth") <= 1.5);
+				checks.put("deliver growth ≤ 1.5×", table.median(dq, "deliver growth") <= 1.5);
+			}
+			case "D" -> {
+				checks.put("lag p99 ≤ 5 ms", table.median(dq, "lag p99 (ms)") <= 5);
+				checks.put("lag max ≤ 25 ms", table.median(dq, "lag max (ms)") <= 25);
+			}
+			case "E" -> {
+				checks.put("≤ 3 Redis commands/s per instance", table.median(dq, "Redis commands/s per instance") <= 3);
+				checks.put("CPU ≤ 1% of a core", table.median(dq, "CPU % of a core per instance") <= 1);
+			}
+			default -> {
+			}
+		}
+		if (checks.isEmpty() || Double.isNaN(table.median(dq, scenario.columns().get(0).label()))) {
+			return "";
+		}
+		return "\nTargets for delayqueue (medians): " + checks.entrySet()
+			.stream()
+			.map((check) -> check.getKey() + (check.getKey().startsWith("(") ? "" : check.getValue() ? " ✅" : " ❌"))
+			.collect(Collectors.joining("; ")) + "\n";
+	}
+
+	private static String machine(BenchRedis redis, Scenario.Settings settings) throws IOException {
+		String cpu = read("/proc/cpuinfo").lines()
+			.filter((line) -> line.startsWith("model name"))
+			.map((line) -> line.substring(line.indexOf(':') + 1).trim())
+			.findFirst()
+			.orElse("unknown");
+		String memory = read("/proc/meminfo").lines()
+			.filter((line) -> line.startsWith("MemTotal"))
+			.map((line) -> String.format(Locale.ROOT, "%.1f GiB",
+					Long.parseLong(line.replaceAll("\\D", "")) / 1024.0 / 1024.0))
+			.findFirst()
+			.orElse("unknown");
+		String os = read("/etc/os-release").lines()
+			.filter((line) -> line.startsWith("PRETTY_NAME="))
+			.map((line) -> line.substring(line.indexOf('=') + 1).replace("\"", ""))
+			.findFirst()
+			.orElse(System.getProperty("os.name"));
+		return Stream.of("### Machine and run",
+				"",
+				"- date: " + LocalDate.now(),
+				"- CPU: " + cpu + ", " + Runtime.getRuntime().availableProcessors() + " cores; memory " + memory,
+				"- OS: " + os + ", kernel " + System.getProperty("os.version"),
+				"- JVM: " + System.getProperty("java.vm.name") + " " + System.getProperty("java.version") + ", "
+						+ String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+							.filter((arg) -> arg.startsWith("-X"))
+							.toList()),
+				"- Redis: redis-server " + redis.version() + " on 127.0.0.1 (same machine), persistence off",
+				"- delayqueue " + revision() + " on Spring Boot "
+						+ SpringBootVersion.getVersion() + " (Lettuce); Redisson "
+						+ Redisson.class.getPackage().getImplementationVersion(),
+				"- runs per figure: " + settings.runs() + " (median, min–max in brackets); scale " + settings.scale())
+			.collect(Collectors.joining("\n")) + "\n";
+	}
+
+	/**
+	 * The commit the benchmark was built from, as {@code git describe} tells it.
+	 */
+	private static String revision() {
+		try {
+			Process git = new ProcessBuilder("git", "describe", "--always", "--dirty").redirectErrorStream(true).start();
+			String out = new String(git.getInputStream().readAllBytes()).trim();
+			return (git.waitFor() == 0) ? "commit " + out : "(no git)";
+		}
+		catch (IOException ex) {
+			return "(no git)";
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return "(no git)";
+		}
+	}
+
+	private static String read(String file) {
+		try {
+			return Files.readString(Path.of(file));
+		}
+		catch (IOException ex) {
+			return "";
+		}
+	}
+
+}

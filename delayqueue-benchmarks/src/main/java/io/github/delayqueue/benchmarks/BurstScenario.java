@@ -1,0 +1,101 @@
+package io.github.delayqueue.benchmarks;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+import io.github.delayqueue.benchmarks.Table.Column;
+
+/**
+ * A. Delayed burst: 100,000 jobs with delays uniform in 1–6 s, scheduled once one call at a
+ * time and once with the bulk API, each time delivered to consumers of total concurrency 8.
+ */
+final class BurstScenario extends Scenario {
+
+	private static final String TOPIC = "burst";
+
+	BurstScenario(Settings settings) {
+		super(settings);
+	}
+
+	@Override
+	String key() {
+		return "A";
+	}
+
+	@Override
+	String title() {
+		return "A. Delayed burst: " + String.format("%,d", scaled(100_000)) + " jobs, delays 1–6 s, concurrency 8";
+	}
+
+	@Override
+	List<Column> columns() {
+		return Column.of(Column.rate("enqueue 1-by-1 (jobs/s)"), Column.rate("enqueue bulk (jobs/s)"),
+				Column.millis("lag p50 (ms)"), Column.millis("lag p99 (ms)"), Column.millis("lag max (ms)"),
+				Column.millis("bulk: lag p50 (ms)"), Column.millis("bulk: lag p99 (ms)"),
+				Column.millis("bulk: lag max (ms)"), Column.count("lost"), Column.count("duplicates"));
+	}
+
+	@Override
+	Subject.Layout layout() {
+		return new Subject.Layout(2, 4, List.of(TOPIC));
+	}
+
+	@Override
+	Map<String, Double> run(Subject subject, BenchRedis redis, RecorderHolder holder) throws Exception {
+		int n = scaled(100_000);
+		SplittableRandom random = new SplittableRandom(n);
+		Map<String, Double> figures = new LinkedHashMap<>();
+
+		Recorder single = new Recorder(n);
+		holder.set(single);
+		long start = System.nanoTime();
+		for (int i = 0; i < n; i++) {
+			subject.schedule(Job.in(TOPIC, "s" + i, i, 1_000 + random.nextInt(5_001)));
+		}
+		figures.put("enqueue 1-by-1 (jobs/s)", perSecond(n, System.nanoTime() - start));
+		await(single, Duration.ofSeconds(90));
+
+		Recorder bulk = new Recorder(n);
+		holder.set(bulk);
+		List<Job> jobs = new ArrayList<>(n);
+		for (int i = 0; i < n; i++) {
+			jobs.add(Job.in(TOPIC, "b" + i, i, 1_000 + random.nextInt(5_001)));
+		}
+		start = System.nanoTime();
+		subject.scheduleBulk(jobs);
+		figures.put("enqueue bulk (jobs/s)", perSecond(n, System.nanoTime() - start));
+		await(bulk, Duration.ofSeconds(90));
+
+		double[] lag = single.lagMillis(50, 99, 100);
+		double[] bulkLag = bulk.lagMillis(50, 99, 100);
+		figures.put("lag p50 (ms)", lag[0]);
+		figures.put("lag p99 (ms)", lag[1]);
+		figures.put("lag max (ms)", lag[2]);
+		figures.put("bulk: lag p50 (ms)", bulkLag[0]);
+		figures.put("bulk: lag p99 (ms)", bulkLag[1]);
+		figures.put("bulk: lag max (ms)", bulkLag[2]);
+		figures.put("lost", (double) (single.lost() + bulk.lost()));
+		figures.put("duplicates", (double) (single.duplicates() + bulk.duplicates()));
+		return figures;
+	}
+
+	@Override
+	Map<String, Double> floor(Floor floor) {
+		return Map.of("enqueue 1-by-1 (jobs/s)", floor.perSecondP1(), "enqueue bulk (jobs/s)", floor.perSecondP16());
+	}
+
+	@Override
+	String notes() {
+		return "Enqueue 1-by-1: one producer thread, one call per job (delayqueue `DelayedJobTemplate.schedule`, "
+				+ "Redisson `RDelayedQueue.offer`). Bulk: delayqueue `scheduleAll` in chunks of "
+				+ DelayQueueSubject.BULK_CHUNK + "; Redisson `offerAsync` with " + RedissonSubject.WINDOW
+				+ " calls in flight (it has no batch API). Lag = handler start − the job's due time; first columns "
+				+ "for the 1-by-1 run, `bulk:` columns for the bulk run. The floor row shows `redis-benchmark` "
+				+ "EVALSHA with " + Floor.CLIENTS + " clients, `-P 1` under 1-by-1 and `-P 16` under bulk.";
+	}
+
+}

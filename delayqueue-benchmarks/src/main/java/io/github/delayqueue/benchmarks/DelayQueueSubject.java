@@ -1,0 +1,180 @@
+package io.github.delayqueue.benchmarks;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import io.github.delayqueue.annotation.DelayedListener;
+import io.github.delayqueue.autoconfigure.DelayQueueBuilderCustomizer;
+import io.github.delayqueue.core.DelayQueueObserver;
+import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.core.DelayedJob;
+import io.github.delayqueue.core.DelayedJobTemplate;
+
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * delayqueue as a user runs it: each instance is a Spring Boot application context with the
+ * starter's auto-configuration, producing with {@link DelayedJobTemplate} ({@code schedule},
+ * {@code scheduleAt}, {@code scheduleAll} for bulk) and consuming with
+ * {@code @DelayedListener} methods. The completion of a job is taken from the queue's
+ * observer, i.e. after its finish reached Redis.
+ */
+final class DelayQueueSubject implements Subject {
+
+	/** Jobs per {@code scheduleAll} call in bulk mode. */
+	static final int BULK_CHUNK = 1_000;
+
+	private static final int MAX_TOPICS = 4;
+
+	private final List<ConfigurableApplicationContext> instances = new ArrayList<>();
+
+	private final DelayedJobTemplate template;
+
+	DelayQueueSubject(BenchRedis redis, Layout layout, RecorderHolder recorder) {
+		if (layout.topics().size() > MAX_TOPICS) {
+			throw new IllegalArgumentException("at most " + MAX_TOPICS + " topics per instance");
+		}
+		try {
+			for (int i = 0; i < layout.instances(); i++) {
+				this.instances.add(start(redis, layout, recorder));
+			}
+		}
+		catch (RuntimeException ex) {
+			close();
+			throw ex;
+		}
+		this.template = this.instances.get(0).getBean(DelayedJobTemplate.class);
+	}
+
+	private static ConfigurableApplicationContext start(BenchRedis redis, Layout layout, RecorderHolder recorder) {
+		Map<String, Object> properties = new java.util.HashMap<>();
+		properties.put("spring.main.banner-mode", "off");
+		properties.put("spring.jmx.enabled", "false");
+		properties.put("spring.data.redis.host", redis.host());
+		properties.put("spring.data.redis.port", redis.port());
+		properties.put("logging.level.root", "WARN");
+		// the benchmark's Redis runs without persistence on purpose
+		properties.put("logging.level.io.github.delayqueue.redis.RedisServerCheck", "ERROR");
+		properties.put("bench.concurrency", layout.concurrency());
+		for (int t = 0; t < MAX_TOPICS; t++) {
+			boolean used = t < layout.topics().size();
+			properties.put("bench.topic." + t, used ? layout.topics().get(t) : "unused-" + t);
+			properties.put("bench.topic." + t + ".enabled", used);
+		}
+		return new SpringApplicationBuilder(BenchApplication.class).web(WebApplicationType.NONE)
+			.properties(properties)
+			.logStartupInfo(false)
+			.initializers((context) -> context.getBeanFactory().registerSingleton("benchRecorder", recorder))
+			.run();
+	}
+
+	@Override
+	public void schedule(Job job) {
+		BenchPayload payload = job.payload();
+		if (job.dueAtMillis() > 0) {
+			this.template.scheduleAt(job.topic(), job.id(), payload, Instant.ofEpochMilli(job.dueAtMillis()));
+		}
+		else {
+			this.template.schedule(job.topic(), job.id(), payload, Duration.ofMillis(job.delayMillis()));
+		}
+	}
+
+	@Override
+	public void scheduleBulk(List<Job> jobs) {
+		for (int from = 0; from < jobs.size(); from += BULK_CHUNK) {
+			List<DelayedJobTemplate.JobBuilder> chunk = new ArrayList<>(BULK_CHUNK);
+			for (Job job : jobs.subList(from, Math.min(jobs.size(), from + BULK_CHUNK))) {
+				DelayedJobTemplate.JobBuilder builder = this.template.job(job.topic(), job.id()).payload(job.payload());
+				chunk.add((job.dueAtMillis() > 0) ? builder.dueAt(Instant.ofEpochMilli(job.dueAtMillis()))
+						: builder.delay(Duration.ofMillis(job.delayMillis())));
+			}
+			this.template.scheduleAll(chunk);
+		}
+	}
+
+	@Override
+	public long pending() {
+		return this.instances.get(0).getBean(DelayQueueOperations.class).stats().totals().total();
+	}
+
+	@Override
+	public void close() {
+		// stop in parallel, as separate processes would
+		this.instances.parallelStream().forEach(ConfigurableApplicationContext::close);
+		this.instances.clear();
+	}
+
+	@SpringBootConfiguration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	static class BenchApplication {
+
+		@Bean
+		BenchListeners benchListeners(RecorderHolder benchRecorder) {
+			return new BenchListeners(benchRecorder);
+		}
+
+		@Bean
+		DelayQueueBuilderCustomizer benchCompletions(RecorderHolder benchRecorder) {
+			return (builder) -> builder.observer(new DelayQueueObserver() {
+
+				@Override
+				public void completed(String topic) {
+					benchRecorder.completed();
+				}
+
+			});
+		}
+
+	}
+
+	/**
+	 * Up to four topics per instance, each a listener of {@code bench.concurrency} threads;
+	 * the unused ones never start.
+	 */
+	static class BenchListeners {
+
+		private final RecorderHolder recorder;
+
+		BenchListeners(RecorderHolder recorder) {
+			this.recorder = recorder;
+		}
+
+		@DelayedListener(id = "bench-0", topic = "${bench.topic.0}", concurrency = "${bench.concurrency}",
+				autoStartup = "${bench.topic.0.enabled}")
+		void topic0(DelayedJob<BenchPayload> job) {
+			handle(job);
+		}
+
+		@DelayedListener(id = "bench-1", topic = "${bench.topic.1}", concurrency = "${bench.concurrency}",
+				autoStartup = "${bench.topic.1.enabled}")
+		void topic1(DelayedJob<BenchPayload> job) {
+			handle(job);
+		}
+
+		@DelayedListener(id = "bench-2", topic = "${bench.topic.2}", concurrency = "${bench.concurrency}",
+				autoStartup = "${bench.topic.2.enabled}")
+		void topic2(DelayedJob<BenchPayload> job) {
+			handle(job);
+		}
+
+		@DelayedListener(id = "bench-3", topic = "${bench.topic.3}", concurrency = "${bench.concurrency}",
+				autoStartup = "${bench.topic.3.enabled}")
+		void topic3(DelayedJob<BenchPayload> job) {
+			handle(job);
+		}
+
+		private void handle(DelayedJob<BenchPayload> job) {
+			this.recorder.delivered(job.payload().seq(), job.dueAt().toEpochMilli());
+		}
+
+	}
+
+}

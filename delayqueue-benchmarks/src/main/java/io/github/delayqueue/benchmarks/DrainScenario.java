@@ -1,0 +1,110 @@
+package io.github.delayqueue.benchmarks;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.github.delayqueue.benchmarks.Table.Column;
+
+/**
+ * B. Backlog drain: 200,000 jobs all due at the same instant, scheduled in bulk ahead of it,
+ * then drained by consumers of total concurrency 8, each job handled and finished.
+ */
+final class DrainScenario extends Scenario {
+
+	static final String DRAIN = "drain (jobs/s)";
+
+	private static final String REDIS_CPU = "Redis CPU µs/job";
+
+	private static final String REDIS_COMMANDS = "Redis command µs/job";
+
+	private static final String TOPIC = "drain";
+
+	private static final Duration LEAD = Duration.ofSeconds(Long.getLong("bench.b.lead", 12));
+
+	private static final Duration TIMEOUT = Duration.ofSeconds(Long.getLong("bench.b.timeout", 180));
+
+	DrainScenario(Settings settings) {
+		super(settings);
+	}
+
+	@Override
+	String key() {
+		return "B";
+	}
+
+	@Override
+	String title() {
+		return "B. Backlog drain: " + String.format("%,d", scaled(200_000)) + " jobs due at one instant, concurrency 8";
+	}
+
+	@Override
+	List<Column> columns() {
+		return Column.of(Column.rate("enqueue bulk (jobs/s)"), Column.rate(DRAIN), Column.millis("lag p50 (ms)"),
+				Column.millis("lag p99 (ms)"), Column.millis("lag max (ms)"), Column.count("lost"),
+				Column.count("duplicates"), Column.count("late enqueues"), Column.decimal(REDIS_CPU),
+				Column.decimal(REDIS_COMMANDS));
+	}
+
+	@Override
+	Subject.Layout layout() {
+		return new Subject.Layout(2, 4, List.of(TOPIC));
+	}
+
+	@Override
+	Map<String, Double> run(Subject subject, BenchRedis redis, RecorderHolder holder) throws Exception {
+		int n = scaled(200_000);
+		Recorder recorder = new Recorder(n);
+		holder.set(recorder);
+		long dueAt = System.currentTimeMillis() + LEAD.toMillis();
+		List<Job> jobs = new ArrayList<>(n);
+		for (int i = 0; i < n; i++) {
+			jobs.add(Job.at(TOPIC, "d" + i, i, dueAt));
+		}
+		long start = System.nanoTime();
+		subject.scheduleBulk(jobs);
+		long enqueueNanos = System.nanoTime() - start;
+		// jobs enqueued after the instant are due on arrival: the run then does not measure a backlog
+		double late = (System.currentTimeMillis() > dueAt) ? 1 : 0;
+		redis.resetStats();
+		double cpuBefore = redis.cpuSeconds();
+		await(recorder, LEAD.plus(TIMEOUT));
+		double redisCpu = redis.cpuSeconds() - cpuBefore;
+		long redisCommands = redis.commandMicros();
+		Map<String, Double> figures = new LinkedHashMap<>();
+		figures.put("enqueue bulk (jobs/s)", perSecond(n, enqueueNanos));
+		figures.put(DRAIN, recorder.drainRate());
+		double[] lag = recorder.lagMillis(50, 99, 100);
+		figures.put("lag p50 (ms)", lag[0]);
+		figures.put("lag p99 (ms)", lag[1]);
+		figures.put("lag max (ms)", lag[2]);
+		figures.put("lost", (double) recorder.lost());
+		figures.put("duplicates", (double) recorder.duplicates());
+		figures.put("late enqueues", late);
+		figures.put(REDIS_CPU, redisCpu * 1e6 / n);
+		figures.put(REDIS_COMMANDS, (double) redisCommands / n);
+		return figures;
+	}
+
+	@Override
+	Map<String, Double> floor(Floor floor) {
+		return Map.of("enqueue bulk (jobs/s)", floor.perSecondP16(), DRAIN, floor.perSecondP1());
+	}
+
+	@Override
+	String notes() {
+		return "All jobs are scheduled in bulk with one absolute due time " + LEAD.toSeconds()
+				+ " s ahead (delayqueue `scheduleAll` with `dueAt`, Redisson `offerAsync` with the remaining delay). "
+				+ "Drain = jobs / (last completion − first delivery); for delayqueue a job completes when its "
+				+ "`finish` reached Redis, for Redisson when its handler returned (`take()` has no acknowledgement). "
+				+ "Lost counts jobs not delivered within " + TIMEOUT.toSeconds() + " s of the instant. "
+				+ "`late enqueues` = 1 if the bulk enqueue did not finish before the instant. Redis CPU = the server "
+				+ "process's CPU time (`INFO cpu`, network included) from the end of the enqueue to the last "
+				+ "completion, per job; Redis command time = the sum of `INFO commandstats` in that window, per job. "
+				+ "The floor row shows "
+				+ "EVALSHA `-P 16` under enqueue and `-P 1` under drain.";
+	}
+
+}

@@ -1,0 +1,158 @@
+package io.github.delayqueue.benchmarks;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.github.delayqueue.benchmarks.Table.Column;
+
+/**
+ * C. Memory and scale: 1,000,000 jobs due in one hour. Bytes per pending job from Redis's
+ * {@code used_memory}, the bulk enqueue rate, and at 10k, 100k and 1M pending jobs the cost
+ * of scheduling and of delivering (promote + reserve + finish), in Redis time per job.
+ */
+final class MemoryScenario extends Scenario {
+
+	private static final String TOPIC = "scale";
+
+	/** Single-call schedules per probe. */
+	private static final int SCHEDULE_PROBE = 2_000;
+
+	/** Jobs delivered per probe. */
+	private static final int DELIVERY_PROBE = 5_000;
+
+	private static final Duration PROBE_LEAD = Duration.ofMillis(1_500);
+
+	MemoryScenario(Settings settings) {
+		super(settings);
+	}
+
+	@Override
+	String key() {
+		return "C";
+	}
+
+	@Override
+	String title() {
+		return "C. Memory and scale: " + String.format("%,d", scaled(1_000_000)) + " jobs due in one hour";
+	}
+
+	private int[] levels() {
+		return new int[] { scaled(10_000), scaled(100_000), scaled(1_000_000) };
+	}
+
+	private static String label(int level) {
+		return (level >= 1_000_000 && level % 1_000_000 == 0) ? (level / 1_000_000) + "M"
+				: (level >= 1_000 && level % 1_000 == 0) ? (level / 1_000) + "k" : String.valueOf(level);
+	}
+
+	private String schedule(int level) {
+		return "schedule µs @" + label(level);
+	}
+
+	private String deliver(int level) {
+		return "deliver µs @" + label(level);
+	}
+
+	@Override
+	List<Column> columns() {
+		int[] levels = levels();
+		List<Column> columns = new ArrayList<>(List.of(Column.count("bytes / pending job"),
+				Column.rate("enqueue bulk (jobs/s)")));
+		for (int level : levels) {
+			columns.add(Column.decimal(schedule(level)));
+		}
+		columns.add(Column.decimal("schedule growth"));
+		for (int level : levels) {
+			columns.add(Column.decimal(deliver(level)));
+		}
+		columns.add(Column.decimal("deliver growth"));
+		return columns;
+	}
+
+	@Override
+	Subject.Layout layout() {
+		return new Subject.Layout(2, 4, List.of(TOPIC));
+	}
+
+	@Override
+	Map<String, Double> run(Subject subject, BenchRedis redis, RecorderHolder holder) throws Exception {
+		Map<String, Double> figures = new LinkedHashMap<>();
+		long baseline = redis.usedMemory();
+		long farAway = System.currentTimeMillis() + Duration.ofHours(1).toMillis();
+		int pending = 0;
+		int filled = 0;
+		long fillNanos = 0;
+		int[] levels = levels();
+		for (int level : levels) {
+			List<Job> jobs = new ArrayList<>(Math.max(0, level - pending));
+			for (int i = pending; i < level; i++) {
+				jobs.add(Job.at(TOPIC, "f" + i, i, farAway));
+			}
+			long start = System.nanoTime();
+			subject.scheduleBulk(jobs);
+			fillNanos += System.nanoTime() - start;
+			filled += jobs.size();
+			pending += jobs.size();
+			if (level == levels[levels.length - 1]) {
+				figures.put("bytes / pending job", (double) (redis.usedMemory() - baseline) / pending);
+			}
+
+			redis.resetStats();
+			start = System.nanoTime();
+			for (int i = 0; i < SCHEDULE_PROBE; i++) {
+				subject.schedule(Job.at(TOPIC, "p" + level + "-" + i, i, farAway));
+			}
+			long clientNanos = System.nanoTime() - start;
+			figures.put(schedule(level), (double) redis.commandMicros() / SCHEDULE_PROBE);
+			pending += SCHEDULE_PROBE;
+
+			Recorder recorder = new Recorder(DELIVERY_PROBE);
+			holder.set(recorder);
+			long dueAt = System.currentTimeMillis() + PROBE_LEAD.toMillis();
+			List<Job> probe = new ArrayList<>(DELIVERY_PROBE);
+			for (int i = 0; i < DELIVERY_PROBE; i++) {
+				probe.add(Job.at(TOPIC, "q" + level + "-" + i, i, dueAt));
+			}
+			subject.scheduleBulk(probe);
+			redis.resetStats();
+			await(recorder, Duration.ofSeconds(120));
+			figures.put(deliver(level), (double) redis.commandMicros() / DELIVERY_PROBE);
+			if (recorder.lost() > 0) {
+				throw new IllegalStateException(recorder.lost() + " probe jobs not delivered at " + level + " pending");
+			}
+			System.out.printf("    %s pending: schedule %.1f µs/call at the client, %.2f µs in Redis; "
+					+ "deliver %.2f µs in Redis per job%n", label(level), clientNanos / 1e3 / SCHEDULE_PROBE,
+					figures.get(schedule(level)), figures.get(deliver(level)));
+		}
+		figures.put("enqueue bulk (jobs/s)", perSecond(filled, fillNanos));
+		figures.put("schedule growth", figures.get(schedule(levels[2])) / figures.get(schedule(levels[0])));
+		figures.put("deliver growth", figures.get(deliver(levels[2])) / figures.get(deliver(levels[0])));
+		return figures;
+	}
+
+	@Override
+	Map<String, Double> floor(Floor floor) {
+		Map<String, Double> figures = new LinkedHashMap<>();
+		figures.put("enqueue bulk (jobs/s)", floor.perSecondP16());
+		for (int level : levels()) {
+			figures.put(schedule(level), floor.serverMicrosPerCall());
+		}
+		return figures;
+	}
+
+	@Override
+	String notes() {
+		return "Bytes per pending job = growth of Redis `used_memory` over the jobs pending at the last level "
+				+ "(payload about 200 bytes of JSON). Enqueue is the bulk rate of filling the queue. At each level, "
+				+ "`schedule µs` = Redis time (sum of `INFO commandstats` usec) per job over " + SCHEDULE_PROBE
+				+ " single-call schedules; `deliver µs` = Redis time per job while " + DELIVERY_PROBE
+				+ " jobs, all due at one instant among the pending ones, are promoted, delivered and finished "
+				+ "(everything Redis ran in that window, timers and consumers included). Growth = cost at the last "
+				+ "level / cost at the first. The floor row shows EVALSHA `-P 16` under enqueue and Redis's time "
+				+ "per trivial EVALSHA under schedule.";
+	}
+
+}

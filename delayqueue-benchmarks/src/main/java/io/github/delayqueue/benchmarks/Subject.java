@@ -1,0 +1,56 @@
+package io.github.delayqueue.benchmarks;
+
+import java.util.List;
+
+/**
+ * One implementation under test: its consumers (started on creation) and its producer API.
+ * Every consumer reports to the {@link RecorderHolder} given at creation.
+ */
+interface Subject extends AutoCloseable {
+
+	/**
+	 * Schedules one job, one call at a time.
+	 */
+	void schedule(Job job);
+
+	/**
+	 * Schedules jobs with the implementation's bulk API.
+	 */
+	void scheduleBulk(List<Job> jobs);
+
+	/**
+	 * How many jobs the implementation still holds in Redis (any state).
+	 */
+	long pending();
+
+	@Override
+	void close();
+
+	/**
+	 * The implementations of the tables.
+	 */
+	enum Kind {
+
+		DELAYQUEUE("delayqueue"), REDISSON("Redisson RDelayedQueue");
+
+		private final String label;
+
+		Kind(String label) {
+			this.label = label;
+		}
+
+		String label() {
+			return this.label;
+		}
+
+	}
+
+	/**
+	 * How consumers are laid out: {@code instances} processes' worth of clients, each with
+	 * one consumer per topic of {@code concurrency} threads.
+	 */
+	record Layout(int instances, int concurrency, List<String> topics) {
+
+	}
+
+}
