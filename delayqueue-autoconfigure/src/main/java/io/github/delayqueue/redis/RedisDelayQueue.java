@@ -68,6 +68,9 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 	static final int MAX_RESERVE = 10_000;
 
+	/** The most jobs one schedule script call creates (a bulk schedule is split). */
+	static final int SCHEDULE_BATCH = 200;
+
 	static final int MAX_DEAD_PAGE = 1_000;
 
 	static final int MAX_DEAD_OFFSET = 100_000;
@@ -257,52 +260,83 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 	@Override
 	public ScheduleResult schedule(ScheduleRequest request) {
+		Assert.notNull(request, "request must not be null");
 		JobConstraints.payload(request.payload(), this.maxPayloadSize);
 		int bucket = bucketOf(request.topic(), request.id());
-		return scheduled(request, bucket, this.runner.run(SCHEDULE, this.keys.jobs(bucket), scheduleArgs(request, bucket)));
+		List<Object> reply = Replies.list(this.runner.run(SCHEDULE, this.keys.jobs(bucket),
+				args(bucket, scheduleValues(List.of(request)))));
+		return scheduled(request, bucket, reply, 0);
 	}
 
 	@Override
 	public List<ScheduleResult> scheduleAll(List<ScheduleRequest> requests) {
 		Assert.notNull(requests, "requests must not be null");
-		List<byte[][]> calls = new ArrayList<>(requests.size());
-		int[] buckets = new int[requests.size()];
+		// one script call per bucket and up to SCHEDULE_BATCH jobs, all calls in one pipeline
+		Map<Integer, List<Integer>> byBucket = new LinkedHashMap<>();
 		for (int i = 0; i < requests.size(); i++) {
 			ScheduleRequest request = requests.get(i);
 			if (request == null) {
 				throw new IllegalArgumentException("requests[" + i + "] must not be null");
 			}
 			JobConstraints.payload(request.payload(), this.maxPayloadSize);
-			buckets[i] = bucketOf(request.topic(), request.id());
+			byBucket.computeIfAbsent(bucketOf(request.topic(), request.id()), (bucket) -> new ArrayList<>()).add(i);
 		}
-		for (int i = 0; i < requests.size(); i++) {
-			calls.add(call(buckets[i], scheduleArgs(requests.get(i), buckets[i])));
-		}
+		List<byte[][]> calls = new ArrayList<>();
+		List<int[]> chunks = new ArrayList<>();
+		byBucket.forEach((bucket, indexes) -> {
+			for (int from = 0; from < indexes.size(); from += SCHEDULE_BATCH) {
+				List<Integer> chunk = indexes.subList(from, Math.min(indexes.size(), from + SCHEDULE_BATCH));
+				calls.add(call(bucket, args(bucket, scheduleValues(chunk.stream().map(requests::get).toList()))));
+				int[] entry = new int[chunk.size() + 1];
+				entry[0] = bucket;
+				for (int k = 0; k < chunk.size(); k++) {
+					entry[k + 1] = chunk.get(k);
+				}
+				chunks.add(entry);
+			}
+		});
 		List<Object> replies = this.runner.runAll(SCHEDULE, calls);
-		List<ScheduleResult> results = new ArrayList<>(replies.size());
-		for (int i = 0; i < replies.size(); i++) {
-			results.add(scheduled(requests.get(i), buckets[i], replies.get(i)));
+		ScheduleResult[] results = new ScheduleResult[requests.size()];
+		for (int c = 0; c < chunks.size(); c++) {
+			int[] chunk = chunks.get(c);
+			List<Object> reply = Replies.list(replies.get(c));
+			for (int k = 1; k < chunk.length; k++) {
+				results[chunk[k]] = scheduled(requests.get(chunk[k]), chunk[0], reply, 5 * (k - 1));
+			}
 		}
-		return results;
+		return Arrays.asList(results);
 	}
 
-	private byte[][] scheduleArgs(ScheduleRequest request, int bucket) {
-		Duration ttr = (request.ttr() != null) ? request.ttr() : this.defaultTtr;
-		int maxAttempts = (request.maxAttempts() != null) ? request.maxAttempts() : this.defaultMaxAttempts;
-		boolean relative = request.delay() != null;
-		long time = relative ? request.delay().toMillis() : request.dueAt().toEpochMilli();
-		return args(bucket, KeySpace.jobKey(request.topic(), request.id()), request.topic(), request.payload(),
-				relative ? "d" : "a", time, ttr.toMillis(), maxAttempts,
-				(request.onDuplicate() == OnDuplicate.REPLACE) ? "1" : "0");
+	/**
+	 * The eight script arguments of each job, in order.
+	 */
+	private Object[] scheduleValues(List<ScheduleRequest> requests) {
+		Object[] values = new Object[8 * requests.size()];
+		for (int i = 0; i < requests.size(); i++) {
+			ScheduleRequest request = requests.get(i);
+			Duration ttr = (request.ttr() != null) ? request.ttr() : this.defaultTtr;
+			int maxAttempts = (request.maxAttempts() != null) ? request.maxAttempts() : this.defaultMaxAttempts;
+			boolean relative = request.delay() != null;
+			long time = relative ? request.delay().toMillis() : request.dueAt().toEpochMilli();
+			int at = 8 * i;
+			values[at] = KeySpace.jobKey(request.topic(), request.id());
+			values[at + 1] = request.topic();
+			values[at + 2] = request.payload();
+			values[at + 3] = relative ? "d" : "a";
+			values[at + 4] = time;
+			values[at + 5] = ttr.toMillis();
+			values[at + 6] = maxAttempts;
+			values[at + 7] = (request.onDuplicate() == OnDuplicate.REPLACE) ? "1" : "0";
+		}
+		return values;
 	}
 
-	private ScheduleResult scheduled(ScheduleRequest request, int bucket, Object reply) {
-		List<Object> values = Replies.list(reply);
-		boolean created = Replies.asLong(values.get(0)) == 1;
-		JobState state = state(values.get(1));
-		long due = Replies.asLong(values.get(2));
+	private ScheduleResult scheduled(ScheduleRequest request, int bucket, List<Object> reply, int at) {
+		boolean created = Replies.asLong(reply.get(at)) == 1;
+		JobState state = state(reply.get(at + 1));
+		long due = Replies.asLong(reply.get(at + 2));
 		if (created) {
-			afterWrite(request.topic(), bucket, state, due, Replies.asLong(values.get(4)) == 1);
+			afterWrite(request.topic(), bucket, state, due, Replies.asLong(reply.get(at + 4)) == 1);
 			this.observer.scheduled(request.topic());
 		}
 		return new ScheduleResult(created, state, Instant.ofEpochMilli(due));

@@ -91,8 +91,12 @@ local function push_ready(topic, jobkeys, front)
 end
 
 -- Puts a job key into the delay queue; announces it when it became the earliest. Returns 1 then.
-local function push_delayed(jobkey, due)
+-- With quiet set, leaves the check to the caller (a batch checks the head once, at its end).
+local function push_delayed(jobkey, due, quiet)
   redis.call('ZADD', P .. 'delayed', num(due), jobkey)
+  if quiet then
+    return 0
+  end
   if redis.call('ZRANGE', P .. 'delayed', 0, 0)[1] == jobkey then
     redis.call('PUBLISH', CHANNEL, 'h ' .. BUCKET .. ' ' .. num(due))
     return 1
@@ -101,8 +105,8 @@ local function push_delayed(jobkey, due)
 end
 
 -- Stores a job that waits for its due time: READY at once when due, else DELAYED.
--- Returns 1 when it became the bucket's head.
-local function place(jobkey, topic, j, now)
+-- Returns 1 when it became the bucket's head (never with quiet: see push_delayed).
+local function place(jobkey, topic, j, now, quiet)
   if j.due <= now then
     j.state = 'R'
     save(jobkey, j)
@@ -111,7 +115,7 @@ local function place(jobkey, topic, j, now)
   end
   j.state = 'D'
   save(jobkey, j)
-  return push_delayed(jobkey, j.due)
+  return push_delayed(jobkey, j.due, quiet)
 end
 
 -- Removes a job from the index of its state (a ready-list entry stays as a tombstone).

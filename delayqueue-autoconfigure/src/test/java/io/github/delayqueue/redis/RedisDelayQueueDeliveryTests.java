@@ -77,4 +77,33 @@ class RedisDelayQueueDeliveryTests {
 		assertThat(seen).hasValue(20);
 	}
 
+	@Test
+	void aBulkScheduleThatMovesABucketsHeadEarlierWakesTheTimerOfAnotherInstance() throws Exception {
+		RedisDelayQueue timerInstance = this.queues.start();
+		RedisDelayQueue producer = this.queues.start((builder) -> builder.timerEnabled(false));
+		int bucket = producer.bucketOf("bulk-head", "far");
+		List<String> ids = new ArrayList<>();
+		for (int i = 0; ids.size() < 5; i++) {
+			if (producer.bucketOf("bulk-head", "n" + i) == bucket) {
+				ids.add("n" + i);
+			}
+		}
+		producer.schedule(RedisDelayQueueLifecycleTests.request("bulk-head", "far", "x", Duration.ofHours(1)));
+		try (Consumer consumer = new Consumer(timerInstance, "bulk-head", 1, 10)) {
+			await().atMost(Duration.ofSeconds(5)).until(timerInstance::isSubscribed);
+			// one script call for the bucket: later jobs first, the new head (300 ms) in the middle
+			List<ScheduleRequest> requests = new ArrayList<>();
+			long[] delays = { 2_500, 2_000, 300, 1_500, 1_000 };
+			for (int i = 0; i < ids.size(); i++) {
+				requests.add(RedisDelayQueueLifecycleTests.request("bulk-head", ids.get(i), "x", Duration.ofMillis(delays[i])));
+			}
+			assertThat(producer.scheduleAll(requests)).allMatch((result) -> result.created());
+			await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(consumer.distinct()).isEqualTo(5));
+			consumer.delivered.forEach((job) ->
+				// told by the script's announcement, not found by the 5 s guard re-check
+				assertThat(Duration.between(job.dueAt(), job.deliveredAt())).as(job.id()).isLessThan(Duration.ofSeconds(2)));
+		}
+		assertThat(producer.find("bulk-head", "far")).isPresent();
+	}
+
 }

@@ -20,6 +20,8 @@ final class DrainScenario extends Scenario {
 
 	private static final String REDIS_COMMANDS = "Redis command µs/job";
 
+	private static final String UNDELIVERED = "undelivered at timeout";
+
 	private static final String TOPIC = "drain";
 
 	private static final Duration LEAD = Duration.ofSeconds(Long.getLong("bench.b.lead", 12));
@@ -43,7 +45,7 @@ final class DrainScenario extends Scenario {
 	@Override
 	List<Column> columns() {
 		return Column.of(Column.rate("enqueue bulk (jobs/s)"), Column.rate(DRAIN), Column.millis("lag p50 (ms)"),
-				Column.millis("lag p99 (ms)"), Column.millis("lag max (ms)"), Column.count("lost"),
+				Column.millis("lag p99 (ms)"), Column.millis("lag max (ms)"), Column.count(UNDELIVERED),
 				Column.count("duplicates"), Column.count("late enqueues"), Column.decimal(REDIS_CPU),
 				Column.decimal(REDIS_COMMANDS));
 	}
@@ -80,7 +82,7 @@ final class DrainScenario extends Scenario {
 		figures.put("lag p50 (ms)", lag[0]);
 		figures.put("lag p99 (ms)", lag[1]);
 		figures.put("lag max (ms)", lag[2]);
-		figures.put("lost", (double) recorder.lost());
+		figures.put(UNDELIVERED, (double) recorder.lost());
 		figures.put("duplicates", (double) recorder.duplicates());
 		figures.put("late enqueues", late);
 		figures.put(REDIS_CPU, redisCpu * 1e6 / n);
@@ -99,7 +101,8 @@ final class DrainScenario extends Scenario {
 				+ " s ahead (delayqueue `scheduleAll` with `dueAt`, Redisson `offerAsync` with the remaining delay). "
 				+ "Drain = jobs / (last completion − first delivery); for delayqueue a job completes when its "
 				+ "`finish` reached Redis, for Redisson when its handler returned (`take()` has no acknowledgement). "
-				+ "Lost counts jobs not delivered within " + TIMEOUT.toSeconds() + " s of the instant. "
+				+ "`undelivered at timeout` counts jobs not delivered " + TIMEOUT.toSeconds() + " s after the "
+				+ "instant, when the run stops waiting (they are still in Redis, not lost). "
 				+ "`late enqueues` = 1 if the bulk enqueue did not finish before the instant. Redis CPU = the server "
 				+ "process's CPU time (`INFO cpu`, network included) from the end of the enqueue to the last "
 				+ "completion, per job; Redis command time = the sum of `INFO commandstats` in that window, per job. "
