@@ -27,8 +27,21 @@ final class Recorder {
 
 	private final AtomicLong lastCompletionNanos = new AtomicLong();
 
+	private final int offset;
+
+	private final AtomicInteger strays = new AtomicInteger();
+
 	Recorder(int jobs) {
+		this(jobs, 0);
+	}
+
+	/**
+	 * A recorder of the jobs numbered {@code offset} to {@code offset + jobs - 1}; others
+	 * (late jobs of an earlier phase) are counted as strays and otherwise ignored.
+	 */
+	Recorder(int jobs, int offset) {
 		this.jobs = jobs;
+		this.offset = offset;
 		this.deliveries = new AtomicIntegerArray(jobs);
 		this.lagMicros = new long[jobs];
 	}
@@ -46,11 +59,13 @@ final class Recorder {
 	void delivered(int seq, long dueMillis) {
 		long now = nowMicros();
 		this.firstDeliveryNanos.accumulateAndGet(System.nanoTime(), Math::min);
-		if (seq < 0 || seq >= this.jobs) {
-			throw new IllegalStateException("job " + seq + " is not one of this phase's " + this.jobs);
+		int index = seq - this.offset;
+		if (index < 0 || index >= this.jobs) {
+			this.strays.incrementAndGet();
+			return;
 		}
-		if (this.deliveries.getAndIncrement(seq) == 0) {
-			this.lagMicros[seq] = now - dueMillis * 1_000L;
+		if (this.deliveries.getAndIncrement(index) == 0) {
+			this.lagMicros[index] = now - dueMillis * 1_000L;
 			this.distinct.incrementAndGet();
 		}
 	}
@@ -76,6 +91,10 @@ final class Recorder {
 			Thread.sleep(5);
 		}
 		return true;
+	}
+
+	int strays() {
+		return this.strays.get();
 	}
 
 	int lost() {
