@@ -26,7 +26,7 @@ final class DrainScenario extends Scenario {
 
 	private static final Duration LEAD = Duration.ofSeconds(Long.getLong("bench.b.lead", 12));
 
-	private static final Duration TIMEOUT = Duration.ofSeconds(Long.getLong("bench.b.timeout", 180));
+	private static final Duration TIMEOUT = Duration.ofSeconds(Long.getLong("bench.b.timeout", 60));
 
 	DrainScenario(Settings settings) {
 		super(settings);

@@ -27,6 +27,8 @@ final class MemoryScenario extends Scenario {
 
 	private static final Duration PROBE_LEAD = Duration.ofMillis(1_500);
 
+	private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(Long.getLong("bench.c.timeout", 60));
+
 	MemoryScenario(Settings settings) {
 		super(settings);
 	}
@@ -124,14 +126,14 @@ final class MemoryScenario extends Scenario {
 			}
 			subject.scheduleBulk(probe);
 			cpu = redis.cpuSeconds();
-			recorder.await(Duration.ofSeconds(120));
+			recorder.await(PROBE_TIMEOUT);
 			double deliverCpu = redis.cpuSeconds() - cpu;
 			// a probe that did not complete in time has no cost figure (the table shows a dash)
 			figures.put(deliver(level), (recorder.lost() == 0) ? deliverCpu * 1e6 / DELIVERY_PROBE : Double.NaN);
 			undelivered += recorder.lost();
 			if (recorder.lost() > 0) {
-				System.out.printf("    %s pending: %,d of %,d probe jobs not delivered within 120 s%n", label(level),
-						recorder.lost(), DELIVERY_PROBE);
+				System.out.printf("    %s pending: %,d of %,d probe jobs not delivered within %d s%n", label(level),
+						recorder.lost(), DELIVERY_PROBE, PROBE_TIMEOUT.toSeconds());
 			}
 			System.out.printf("    %s pending: schedule %.1f µs/call at the client, %.2f µs in Redis; "
 					+ "deliver %.2f µs in Redis per job%n", label(level), clientNanos / 1e3 / SCHEDULE_PROBE,
@@ -173,7 +175,8 @@ final class MemoryScenario extends Scenario {
 				+ "finished (everything Redis did in that window, timers and consumers included). CPU time, not "
 				+ "command time: on two cores the benchmark JVM preempts Redis, which inflates wall-clock figures. Growth = cost at the last "
 				+ "level / cost at the first. The floor row shows EVALSHA `-P 16` under enqueue and Redis's command time "
-				+ "per trivial EVALSHA under schedule. `probe jobs undelivered`: probe jobs not delivered 120 s after they were due "
+				+ "per trivial EVALSHA under schedule. `probe jobs undelivered`: probe jobs not delivered " + PROBE_TIMEOUT.toSeconds()
+				+ " s after they were due "
 				+ "(that level's delivery cost is then left out).";
 	}
 
