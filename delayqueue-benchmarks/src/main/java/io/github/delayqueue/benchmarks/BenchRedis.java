@@ -90,6 +90,20 @@ final class BenchRedis implements AutoCloseable {
 		return Double.parseDouble(cpu.get("used_cpu_user")) + Double.parseDouble(cpu.get("used_cpu_sys"));
 	}
 
+	/**
+	 * Script calls ({@code EVAL}, {@code EVALSHA}) since the last {@link #resetStats()}:
+	 * requests, where {@link #commandsProcessed()} also counts the commands run inside scripts.
+	 */
+	long scriptCalls() {
+		long calls = 0;
+		for (Map.Entry<String, String> entry : info("commandstats").entrySet()) {
+			if (entry.getKey().equals("cmdstat_evalsha") || entry.getKey().equals("cmdstat_eval")) {
+				calls += Long.parseLong(entry.getValue().replaceAll("^calls=(\\d+),.*$", "$1"));
+			}
+		}
+		return calls;
+	}
+
 	void resetStats() {
 		commands().configResetstat();
 	}

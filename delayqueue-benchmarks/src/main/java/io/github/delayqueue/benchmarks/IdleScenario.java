@@ -19,6 +19,8 @@ final class IdleScenario extends Scenario {
 
 	private static final int INSTANCES = 2;
 
+	private static final String SCRIPTS = "of which script calls/s";
+
 	private static final Duration SETTLE = Duration.ofSeconds(5);
 
 	private static final Duration WINDOW = Duration.ofSeconds(Long.getLong("bench.e.window", 30));
@@ -40,7 +42,8 @@ final class IdleScenario extends Scenario {
 
 	@Override
 	List<Column> columns() {
-		return Column.of(Column.decimal("Redis commands/s per instance"), Column.decimal("CPU % of a core per instance"),
+		return Column.of(Column.decimal("Redis commands/s per instance"), Column.decimal(SCRIPTS),
+				Column.decimal("CPU % of a core per instance"),
 				Column.decimal("connections per instance"));
 	}
 
@@ -64,6 +67,7 @@ final class IdleScenario extends Scenario {
 
 		com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean) ManagementFactory
 			.getOperatingSystemMXBean();
+		long scriptsBefore = redis.scriptCalls();
 		long commandsBefore = redis.commandsProcessed();
 		long cpuBefore = os.getProcessCpuTime();
 		long start = System.nanoTime();
@@ -72,10 +76,12 @@ final class IdleScenario extends Scenario {
 		long elapsed = System.nanoTime() - start;
 		// the first INFO is counted in the difference, the second is not
 		long commands = redis.commandsProcessed() - commandsBefore - 1;
+		long scripts = redis.scriptCalls() - scriptsBefore;
 		long clients = Long.parseLong(redis.info("clients").get("connected_clients")) - 1;
 
 		Map<String, Double> figures = new LinkedHashMap<>();
 		figures.put("Redis commands/s per instance", commands * 1e9 / elapsed / INSTANCES);
+		figures.put(SCRIPTS, scripts * 1e9 / elapsed / INSTANCES);
 		figures.put("CPU % of a core per instance", 100.0 * cpu / elapsed / INSTANCES);
 		figures.put("connections per instance", (double) clients / INSTANCES);
 		return figures;
@@ -84,9 +90,11 @@ final class IdleScenario extends Scenario {
 	@Override
 	String notes() {
 		return "After the jobs are scheduled and " + SETTLE.toSeconds() + " s of settling, the harness measures "
-				+ WINDOW.toSeconds() + " s: Redis `total_commands_processed` (the harness's own INFO excluded) and the "
+				+ WINDOW.toSeconds() + " s: Redis `total_commands_processed` (the harness's own INFO excluded; it counts "
+				+ "the commands a script runs as well as the script call) and the "
 				+ "CPU time of the benchmark JVM, which holds both instances and nothing else busy, each divided by "
-				+ "the instances. Connections = Redis clients per instance. The floor does nothing when idle, so it "
+				+ "the instances. Script calls = `EVALSHA` / `EVAL` requests (`INFO commandstats`). Connections = Redis "
+				+ "clients per instance. The floor does nothing when idle, so it "
 				+ "has no row here.";
 	}
 
