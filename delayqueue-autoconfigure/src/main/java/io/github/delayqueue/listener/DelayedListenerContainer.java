@@ -321,10 +321,18 @@ public class DelayedListenerContainer {
 		boolean chained = false;
 		try {
 			while (!batch.isEmpty()) {
+				long received = System.nanoTime();
 				List<ReservedJob> succeeded = new ArrayList<>(batch.size());
 				for (ReservedJob job : batch) {
 					if (this.stopping || (chained && !isTaking())) {
 						giveBack(job);
+						continue;
+					}
+					if (expired(job, received)) {
+						// a handler before it in the batch ran past this job's TTR: it is (or is about to
+						// be) delivered again, so running it here as well would run it twice
+						logger.warn("Listener '" + this.settings.id() + "' skipped job " + job.id() + " of topic "
+								+ job.topic() + ": its TTR ran out while earlier jobs of its batch ran");
 						continue;
 					}
 					this.inFlight.incrementAndGet();
@@ -352,6 +360,15 @@ public class DelayedListenerContainer {
 		finally {
 			this.slots.release();
 		}
+	}
+
+	/**
+	 * Whether a job's reservation ran out while it waited in its batch: its delivery time
+	 * plus the time since the batch arrived (both Redis's clock from the reservation on).
+	 */
+	private static boolean expired(ReservedJob job, long receivedNanos) {
+		long waitedMillis = (System.nanoTime() - receivedNanos) / 1_000_000;
+		return !job.deliveredAt().plusMillis(waitedMillis).isBefore(job.reservedUntil());
 	}
 
 	/**
