@@ -2,6 +2,7 @@ package io.github.delayqueue.core;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -154,9 +155,9 @@ public interface DelayQueueOperations {
 	 * reserved next
 	 */
 	default FinishResult finishAndReserve(List<ReservedJob> jobs, int max, Duration ttr) {
-		String topic = FinishResult.topicOf(jobs);
+		String topic = JobConstraints.topicOf(jobs);
 		JobConstraints.count("max", max, MAX_NEXT);
-		List<ReservedJob> stale = new java.util.ArrayList<>();
+		List<ReservedJob> stale = new ArrayList<>();
 		for (ReservedJob job : jobs) {
 			if (!finish(job)) {
 				stale.add(job);

@@ -2,6 +2,7 @@ package io.github.delayqueue.core;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.regex.Pattern;
 
 /**
@@ -175,6 +176,34 @@ public final class JobConstraints {
 			throw new IllegalArgumentException(field + " must be between 0 and " + limit + ", was " + value);
 		}
 		return value;
+	}
+
+	/**
+	 * Checks the jobs of a {@link DelayQueueOperations#finishAndReserve} call.
+	 * @param jobs the jobs
+	 * @return their one topic
+	 * @throws IllegalArgumentException when there are none, one is {@code null}, or they are
+	 * of more than one topic
+	 */
+	public static String topicOf(List<ReservedJob> jobs) {
+		if (jobs == null || jobs.isEmpty()) {
+			throw new IllegalArgumentException("jobs must not be null or empty");
+		}
+		String topic = null;
+		for (int i = 0; i < jobs.size(); i++) {
+			ReservedJob job = jobs.get(i);
+			if (job == null) {
+				throw new IllegalArgumentException("jobs[" + i + "] must not be null");
+			}
+			if (topic == null) {
+				topic = job.topic();
+			}
+			else if (!topic.equals(job.topic())) {
+				throw new IllegalArgumentException("jobs must all be of one topic: jobs[0] is of '" + topic
+						+ "', jobs[" + i + "] of '" + job.topic() + "'");
+			}
+		}
+		return topic;
 	}
 
 	public static int max(String field, int value, int limit) {

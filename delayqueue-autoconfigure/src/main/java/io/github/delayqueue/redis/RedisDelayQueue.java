@@ -501,7 +501,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 	@Override
 	public FinishResult finishAndReserve(List<ReservedJob> jobs, int max, Duration ttr) {
-		String topic = FinishResult.topicOf(jobs);
+		String topic = JobConstraints.topicOf(jobs);
 		JobConstraints.count("max", max, MAX_NEXT);
 		long ttrMillis = ttrMillis(ttr);
 		Map<Integer, List<ReservedJob>> byBucket = new LinkedHashMap<>();
