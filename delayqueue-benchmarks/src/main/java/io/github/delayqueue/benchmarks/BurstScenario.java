@@ -15,6 +15,9 @@ import io.github.delayqueue.benchmarks.Table.Column;
  */
 final class BurstScenario extends Scenario {
 
+	/** The prefix of the bulk run's lag columns. */
+	static final String BULK = "bulk: ";
+
 	private static final String TOPIC = "burst";
 
 	BurstScenario(Settings settings) {
@@ -33,10 +36,12 @@ final class BurstScenario extends Scenario {
 
 	@Override
 	List<Column> columns() {
-		return Column.of(Column.rate("enqueue 1-by-1 (jobs/s)"), Column.rate("enqueue bulk (jobs/s)"),
-				Column.millis("lag p50 (ms)"), Column.millis("lag p99 (ms)"), Column.millis("lag max (ms)"),
-				Column.millis("bulk: lag p50 (ms)"), Column.millis("bulk: lag p99 (ms)"),
-				Column.millis("bulk: lag max (ms)"), Column.count("lost"), Column.count("duplicates"));
+		List<Column> columns = new ArrayList<>(
+				List.of(Column.rate("enqueue 1-by-1 (jobs/s)"), Column.rate("enqueue bulk (jobs/s)")));
+		columns.addAll(Recorder.lagColumns(""));
+		columns.addAll(Recorder.lagColumns(BULK));
+		columns.addAll(List.of(Column.count("lost"), Column.count("duplicates")));
+		return columns;
 	}
 
 	@Override
@@ -70,14 +75,8 @@ final class BurstScenario extends Scenario {
 		figures.put("enqueue bulk (jobs/s)", perSecond(n, System.nanoTime() - start));
 		await(bulk, Duration.ofSeconds(90));
 
-		double[] lag = single.lagMillis(50, 99, 100);
-		double[] bulkLag = bulk.lagMillis(50, 99, 100);
-		figures.put("lag p50 (ms)", lag[0]);
-		figures.put("lag p99 (ms)", lag[1]);
-		figures.put("lag max (ms)", lag[2]);
-		figures.put("bulk: lag p50 (ms)", bulkLag[0]);
-		figures.put("bulk: lag p99 (ms)", bulkLag[1]);
-		figures.put("bulk: lag max (ms)", bulkLag[2]);
+		single.putLag(figures, "");
+		bulk.putLag(figures, BULK);
 		figures.put("lost", (double) (single.lost() + bulk.lost()));
 		figures.put("duplicates", (double) (single.duplicates() + bulk.duplicates()));
 		return figures;

@@ -3,6 +3,7 @@ package io.github.delayqueue.benchmarks;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -55,7 +56,7 @@ final class DelayQueueSubject implements Subject {
 	}
 
 	private static ConfigurableApplicationContext start(BenchRedis redis, Layout layout, RecorderHolder recorder) {
-		Map<String, Object> properties = new java.util.HashMap<>();
+		Map<String, Object> properties = new HashMap<>();
 		properties.put("spring.main.banner-mode", "off");
 		properties.put("spring.jmx.enabled", "false");
 		properties.put("spring.data.redis.host", redis.host());

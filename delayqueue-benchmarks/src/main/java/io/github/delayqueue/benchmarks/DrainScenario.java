@@ -44,10 +44,12 @@ final class DrainScenario extends Scenario {
 
 	@Override
 	List<Column> columns() {
-		return Column.of(Column.rate("enqueue bulk (jobs/s)"), Column.rate(DRAIN), Column.millis("lag p50 (ms)"),
-				Column.millis("lag p99 (ms)"), Column.millis("lag max (ms)"), Column.count(UNDELIVERED),
+		List<Column> columns = new ArrayList<>(List.of(Column.rate("enqueue bulk (jobs/s)"), Column.rate(DRAIN)));
+		columns.addAll(Recorder.lagColumns(""));
+		columns.addAll(List.of(Column.count(UNDELIVERED),
 				Column.count("duplicates"), Column.count("late enqueues"), Column.decimal(REDIS_CPU),
-				Column.decimal(REDIS_COMMANDS));
+				Column.decimal(REDIS_COMMANDS)));
+		return columns;
 	}
 
 	@Override
@@ -78,10 +80,7 @@ final class DrainScenario extends Scenario {
 		Map<String, Double> figures = new LinkedHashMap<>();
 		figures.put("enqueue bulk (jobs/s)", perSecond(n, enqueueNanos));
 		figures.put(DRAIN, recorder.drainRate());
-		double[] lag = recorder.lagMillis(50, 99, 100);
-		figures.put("lag p50 (ms)", lag[0]);
-		figures.put("lag p99 (ms)", lag[1]);
-		figures.put("lag max (ms)", lag[2]);
+		recorder.putLag(figures, "");
 		figures.put(UNDELIVERED, (double) recorder.lost());
 		figures.put("duplicates", (double) recorder.duplicates());
 		figures.put("late enqueues", late);

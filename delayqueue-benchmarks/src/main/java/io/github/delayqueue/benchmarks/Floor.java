@@ -21,6 +21,9 @@ record Floor(double perSecondP1, double perSecondP16, double serverMicrosPerCall
 
 	static final int CLIENTS = 50;
 
+	/** The floor's row in the tables. */
+	static final String ROW = "floor: EVALSHA `return 1`, " + CLIENTS + " clients";
+
 	private static final Pattern RATE = Pattern.compile("([0-9.]+) requests per second");
 
 	private static final Pattern USEC_PER_CALL = Pattern.compile("usec_per_call=([0-9.]+)");

@@ -1,6 +1,7 @@
 package io.github.delayqueue.benchmarks;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,8 +37,9 @@ final class PrecisionScenario extends Scenario {
 
 	@Override
 	List<Column> columns() {
-		return Column.of(Column.millis("lag p50 (ms)"), Column.millis("lag p99 (ms)"), Column.millis("lag max (ms)"),
-				Column.count("lost"), Column.count("duplicates"));
+		List<Column> columns = new ArrayList<>(Recorder.lagColumns(""));
+		columns.addAll(List.of(Column.count("lost"), Column.count("duplicates")));
+		return columns;
 	}
 
 	@Override
@@ -60,11 +62,8 @@ final class PrecisionScenario extends Scenario {
 			subject.schedule(Job.in(TOPIC, "p" + i, i, 1_000 + random.nextInt(9_001)));
 		}
 		await(recorder, Duration.ofSeconds(60));
-		double[] lag = recorder.lagMillis(50, 99, 100);
 		Map<String, Double> figures = new LinkedHashMap<>();
-		figures.put("lag p50 (ms)", lag[0]);
-		figures.put("lag p99 (ms)", lag[1]);
-		figures.put("lag max (ms)", lag[2]);
+		recorder.putLag(figures, "");
 		figures.put("lost", (double) recorder.lost());
 		figures.put("duplicates", (double) recorder.duplicates());
 		return figures;

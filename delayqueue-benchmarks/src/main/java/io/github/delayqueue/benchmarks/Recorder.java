@@ -3,6 +3,8 @@ package io.github.delayqueue.benchmarks;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
@@ -29,15 +31,13 @@ final class Recorder {
 
 	private final int offset;
 
-	private final AtomicInteger strays = new AtomicInteger();
-
 	Recorder(int jobs) {
 		this(jobs, 0);
 	}
 
 	/**
 	 * A recorder of the jobs numbered {@code offset} to {@code offset + jobs - 1}; others
-	 * (late jobs of an earlier phase) are counted as strays and otherwise ignored.
+	 * (late jobs of an earlier phase) are ignored.
 	 */
 	Recorder(int jobs, int offset) {
 		this.jobs = jobs;
@@ -61,7 +61,6 @@ final class Recorder {
 		this.firstDeliveryNanos.accumulateAndGet(System.nanoTime(), Math::min);
 		int index = seq - this.offset;
 		if (index < 0 || index >= this.jobs) {
-			this.strays.incrementAndGet();
 			return;
 		}
 		if (this.deliveries.getAndIncrement(index) == 0) {
@@ -93,10 +92,6 @@ final class Recorder {
 		return true;
 	}
 
-	int strays() {
-		return this.strays.get();
-	}
-
 	int lost() {
 		return this.jobs - this.distinct.get();
 	}
@@ -117,11 +112,26 @@ final class Recorder {
 		return (span > 0) ? (this.completed.get() - 1) * 1e9 / span : Double.NaN;
 	}
 
+	/** The lag columns, as {@link #putLag} writes them, for tables without a prefix. */
+	static final String LAG_P50 = "lag p50 (ms)";
+
+	static final String LAG_P99 = "lag p99 (ms)";
+
+	static final String LAG_MAX = "lag max (ms)";
+
 	/**
-	 * Lag percentiles of the first deliveries, in milliseconds.
-	 * @param percentiles e.g. 50, 99, 100
+	 * The lag columns of a table, each label after {@code prefix}.
 	 */
-	double[] lagMillis(double... percentiles) {
+	static List<Table.Column> lagColumns(String prefix) {
+		return List.of(Table.Column.millis(prefix + LAG_P50), Table.Column.millis(prefix + LAG_P99),
+				Table.Column.millis(prefix + LAG_MAX));
+	}
+
+	/**
+	 * Writes the lag of the first deliveries, p50 / p99 / max in milliseconds, under the
+	 * labels of {@link #lagColumns}.
+	 */
+	void putLag(Map<String, Double> figures, String prefix) {
 		long[] lags = new long[this.distinct.get()];
 		int n = 0;
 		for (int i = 0; i < this.jobs && n < lags.length; i++) {
@@ -130,16 +140,17 @@ final class Recorder {
 			}
 		}
 		Arrays.sort(lags, 0, n);
-		double[] result = new double[percentiles.length];
-		for (int p = 0; p < percentiles.length; p++) {
-			if (n == 0) {
-				result[p] = Double.NaN;
-				continue;
-			}
-			int rank = (int) Math.ceil(percentiles[p] / 100.0 * n) - 1;
-			result[p] = lags[Math.max(0, Math.min(n - 1, rank))] / 1000.0;
+		figures.put(prefix + LAG_P50, percentile(lags, n, 50));
+		figures.put(prefix + LAG_P99, percentile(lags, n, 99));
+		figures.put(prefix + LAG_MAX, percentile(lags, n, 100));
+	}
+
+	private static double percentile(long[] sorted, int n, double percentile) {
+		if (n == 0) {
+			return Double.NaN;
 		}
-		return result;
+		int rank = (int) Math.ceil(percentile / 100.0 * n) - 1;
+		return sorted[Math.max(0, Math.min(n - 1, rank))] / 1000.0;
 	}
 
 }

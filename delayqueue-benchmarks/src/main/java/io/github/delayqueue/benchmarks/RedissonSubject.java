@@ -88,7 +88,7 @@ final class RedissonSubject implements Subject {
 	@Override
 	public void schedule(Job job) {
 		BenchPayload payload = job.payload();
-		queue(job).offer(this.mapper.writeValueAsString(payload), delay(job, payload), TimeUnit.MILLISECONDS);
+		queue(job).offer(this.mapper.writeValueAsString(payload), delay(payload), TimeUnit.MILLISECONDS);
 	}
 
 	@Override
@@ -98,7 +98,7 @@ final class RedissonSubject implements Subject {
 		for (Job job : jobs) {
 			BenchPayload payload = job.payload();
 			window.acquireUninterruptibly();
-			queue(job).offerAsync(this.mapper.writeValueAsString(payload), delay(job, payload), TimeUnit.MILLISECONDS)
+			queue(job).offerAsync(this.mapper.writeValueAsString(payload), delay(payload), TimeUnit.MILLISECONDS)
 				.whenComplete((result, failure) -> {
 					if (failure != null) {
 						failed.compareAndSet(null, failure);
@@ -112,7 +112,7 @@ final class RedissonSubject implements Subject {
 		}
 	}
 
-	private static long delay(Job job, BenchPayload payload) {
+	private static long delay(BenchPayload payload) {
 		return Math.max(0, payload.due() - System.currentTimeMillis());
 	}
 
