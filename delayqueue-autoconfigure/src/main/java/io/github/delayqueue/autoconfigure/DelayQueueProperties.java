@@ -1,6 +1,8 @@
 package io.github.delayqueue.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
@@ -59,6 +61,8 @@ public class DelayQueueProperties {
 	private final Metrics metrics = new Metrics();
 
 	private final Health health = new Health();
+
+	private final Http http = new Http();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -134,6 +138,10 @@ public class DelayQueueProperties {
 
 	public Health getHealth() {
 		return this.health;
+	}
+
+	public Http getHttp() {
+		return this.http;
 	}
 
 	/**
@@ -384,6 +392,120 @@ public class DelayQueueProperties {
 
 		public void setMaxStall(Duration maxStall) {
 			this.maxStall = maxStall;
+		}
+
+	}
+
+	/**
+	 * The JSON-over-HTTP job API for services in other languages.
+	 */
+	public static class Http {
+
+		/**
+		 * Whether to serve the HTTP job API (needs a Spring MVC web application).
+		 */
+		private boolean enabled = false;
+
+		/**
+		 * Path under which the API is served, such as "/delayqueue".
+		 */
+		private String basePath = "/delayqueue";
+
+		/**
+		 * Bearer tokens the API accepts. Ignored when Spring Security is on the classpath:
+		 * the application's security configuration decides then.
+		 */
+		private List<String> tokens = new ArrayList<>();
+
+		/**
+		 * Whether to serve the API without tokens when Spring Security is absent. Only for a
+		 * trusted network: anyone who reaches the port can then schedule and consume jobs.
+		 */
+		private boolean allowAnonymous = false;
+
+		/**
+		 * Largest request body accepted; larger requests are refused with 413.
+		 */
+		private DataSize maxBodySize = DataSize.ofMegabytes(2);
+
+		/**
+		 * Most jobs one reserve request may ask for.
+		 */
+		private int maxReserve = 100;
+
+		/**
+		 * Longest time one reserve request may wait for jobs.
+		 */
+		private Duration maxWait = Duration.ofSeconds(30);
+
+		/**
+		 * Most reserve requests that may wait at once on this instance; more are refused
+		 * with 503.
+		 */
+		private int maxWaiting = 1000;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public String getBasePath() {
+			return this.basePath;
+		}
+
+		public void setBasePath(String basePath) {
+			this.basePath = basePath;
+		}
+
+		public List<String> getTokens() {
+			return this.tokens;
+		}
+
+		public void setTokens(List<String> tokens) {
+			this.tokens = tokens;
+		}
+
+		public boolean isAllowAnonymous() {
+			return this.allowAnonymous;
+		}
+
+		public void setAllowAnonymous(boolean allowAnonymous) {
+			this.allowAnonymous = allowAnonymous;
+		}
+
+		public DataSize getMaxBodySize() {
+			return this.maxBodySize;
+		}
+
+		public void setMaxBodySize(DataSize maxBodySize) {
+			this.maxBodySize = maxBodySize;
+		}
+
+		public int getMaxReserve() {
+			return this.maxReserve;
+		}
+
+		public void setMaxReserve(int maxReserve) {
+			this.maxReserve = maxReserve;
+		}
+
+		public Duration getMaxWait() {
+			return this.maxWait;
+		}
+
+		public void setMaxWait(Duration maxWait) {
+			this.maxWait = maxWait;
+		}
+
+		public int getMaxWaiting() {
+			return this.maxWaiting;
+		}
+
+		public void setMaxWaiting(int maxWaiting) {
+			this.maxWaiting = maxWaiting;
 		}
 
 	}

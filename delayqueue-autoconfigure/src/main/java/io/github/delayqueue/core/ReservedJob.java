@@ -51,6 +51,26 @@ public final class ReservedJob {
 		this.token = token;
 	}
 
+	/**
+	 * A reservation known only by what a consumer outside this JVM keeps of it (a client of
+	 * the HTTP job API): enough to finish, fail, kill, touch or release it. Its payload is
+	 * empty, its attempts 0 and its times {@code null}.
+	 * @param topic the topic
+	 * @param id the job id
+	 * @param token the fencing token the reservation was made with
+	 * @param ttr the time-to-run a {@code touch} without one extends by, or {@code null} when
+	 * every {@code touch} names its own
+	 * @return the reservation
+	 */
+	public static ReservedJob of(String topic, String id, long token, Duration ttr) {
+		JobConstraints.topic(topic);
+		JobConstraints.id(id);
+		if (ttr != null) {
+			JobConstraints.ttr(ttr);
+		}
+		return new ReservedJob(topic, id, new byte[0], 0, 0, null, null, null, null, ttr, token);
+	}
+
 	public String topic() {
 		return this.topic;
 	}

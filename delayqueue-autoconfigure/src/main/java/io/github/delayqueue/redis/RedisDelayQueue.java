@@ -593,6 +593,9 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	public Optional<Instant> touch(ReservedJob job, Duration ttr) {
 		Assert.notNull(job, "job must not be null");
 		Duration extension = (ttr != null) ? JobConstraints.ttr(ttr) : job.ttr();
+		if (extension == null) {
+			throw new IllegalArgumentException("ttr must be given: this reservation does not know its own");
+		}
 		int bucket = bucketOf(job.topic(), job.id());
 		List<Object> reply = Replies.list(this.runner.run(TOUCH, this.keys.jobs(bucket),
 				args(bucket, KeySpace.jobKey(job.topic(), job.id()), job.token(), extension.toMillis())));

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.UUID;
 
 import io.github.delayqueue.test.RedisTestServer;
+import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import tools.jackson.databind.JsonNode;
@@ -25,17 +27,36 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Runs whole Boot web applications with the starter, Actuator, Micrometer and Prometheus on
- * a free port, and talks HTTP to them. Closes them after each test.
+ * a free port, and talks HTTP to them. Closes them after each test, or after all tests of
+ * the class when registered as a static field built with {@link #perClass()}.
  */
-final class WebApps implements AfterEachCallback {
+public final class WebApps implements AfterEachCallback, AfterAllCallback {
 
 	private static final JsonMapper json = JsonMapper.builder().build();
 
-	final String namespace = "a" + UUID.randomUUID().toString().substring(0, 8);
+	public final String namespace = "a" + UUID.randomUUID().toString().substring(0, 8);
 
 	private final List<ConfigurableApplicationContext> contexts = new ArrayList<>();
 
+	private final boolean perClass;
+
 	private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+	public WebApps() {
+		this(false);
+	}
+
+	private WebApps(boolean perClass) {
+		this.perClass = perClass;
+	}
+
+	/**
+	 * Apps that live for all tests of a class.
+	 * @return the extension
+	 */
+	public static WebApps perClass() {
+		return new WebApps(true);
+	}
 
 	@Configuration(proxyBeanMethods = false)
 	@EnableAutoConfiguration
@@ -43,7 +64,7 @@ final class WebApps implements AfterEachCallback {
 
 	}
 
-	App run(RedisTestServer redis, Class<?> configuration, String... properties) {
+	public App run(RedisTestServer redis, Class<?> configuration, String... properties) {
 		ConfigurableApplicationContext context = new SpringApplicationBuilder(Boot.class, configuration)
 			.web(WebApplicationType.SERVLET)
 			.properties("server.port=0", "spring.data.redis.host=" + redis.host(),
@@ -59,6 +80,17 @@ final class WebApps implements AfterEachCallback {
 
 	@Override
 	public void afterEach(ExtensionContext extensionContext) {
+		if (!this.perClass) {
+			closeAll();
+		}
+	}
+
+	@Override
+	public void afterAll(ExtensionContext extensionContext) {
+		closeAll();
+	}
+
+	private void closeAll() {
 		for (ConfigurableApplicationContext context : this.contexts) {
 			context.close();
 		}
@@ -68,17 +100,17 @@ final class WebApps implements AfterEachCallback {
 	/**
 	 * A response: its status and body.
 	 */
-	record Response(int status, String body) {
+	public record Response(int status, String body, HttpHeaders headers) {
 
-		JsonNode json() {
+		public JsonNode json() {
 			return WebApps.json.readTree(this.body);
 		}
 
 	}
 
-	final class App {
+	public final class App {
 
-		final ConfigurableApplicationContext context;
+		public final ConfigurableApplicationContext context;
 
 		private final String base;
 
@@ -87,29 +119,50 @@ final class WebApps implements AfterEachCallback {
 			this.base = "http://localhost:" + context.getEnvironment().getProperty("local.server.port");
 		}
 
-		<T> T bean(Class<T> type) {
+		public <T> T bean(Class<T> type) {
 			return this.context.getBean(type);
 		}
 
-		Response get(String path) {
+		public Response get(String path) {
 			return send(HttpRequest.newBuilder(URI.create(this.base + path)).GET());
 		}
 
-		Response post(String path, String body) {
+		public Response post(String path, String body) {
 			return send(HttpRequest.newBuilder(URI.create(this.base + path))
 				.header("Content-Type", "application/json")
 				.POST(HttpRequest.BodyPublishers.ofString(body)));
 		}
 
-		Response delete(String path) {
+		public Response delete(String path) {
 			return send(HttpRequest.newBuilder(URI.create(this.base + path)).DELETE());
+		}
+
+		/**
+		 * Sends a request with an optional JSON body and bearer token.
+		 * @param method the method
+		 * @param path the path from the server's root
+		 * @param body the JSON body, or {@code null}
+		 * @param token the bearer token, or {@code null}
+		 * @return the response
+		 */
+		public Response send(String method, String path, String body, String token) {
+			HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(this.base + path))
+				.method(method, (body != null) ? HttpRequest.BodyPublishers.ofString(body)
+						: HttpRequest.BodyPublishers.noBody());
+			if (body != null) {
+				request.header("Content-Type", "application/json");
+			}
+			if (token != null) {
+				request.header("Authorization", "Bearer " + token);
+			}
+			return send(request);
 		}
 
 		private Response send(HttpRequest.Builder request) {
 			try {
 				HttpResponse<String> response = WebApps.this.http.send(request.timeout(Duration.ofSeconds(30)).build(),
 						HttpResponse.BodyHandlers.ofString());
-				return new Response(response.statusCode(), response.body());
+				return new Response(response.statusCode(), response.body(), response.headers());
 			}
 			catch (IOException ex) {
 				throw new UncheckedIOException(ex);

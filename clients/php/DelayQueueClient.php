@@ -1,0 +1,258 @@
+<?php
+
+/**
+ * Client of the delayqueue HTTP job API (PHP 8.1+, no extension beyond json, no framework).
+ *
+ * Schedule, reserve (long polling), finish, fail, touch, cancel and read the jobs of a
+ * delayqueue - the same jobs Java services schedule with DelayedJobTemplate and consume with
+ * @DelayedListener.
+ *
+ *     $client = new DelayQueue\DelayQueueClient('http://localhost:8080/delayqueue', 'sample-token');
+ *     $client->add('mails', 'welcome-42', ['user' => 42], delay: 'P7D');
+ *     foreach ($client->reserve('mails', max: 10, wait: 'PT20S') as $job) {
+ *         sendMail($job->body);
+ *         $client->finish($job);
+ *     }
+ *
+ * Delivery is at least once: finish, fail or touch a job before its reservedUntil, else it is
+ * delivered again and its token is refused (StaleTokenException).
+ *
+ * Durations are whole milliseconds (int) or ISO-8601 strings ('PT30S'); due times are
+ * DateTimeInterface, epoch milliseconds or ISO-8601 strings. JSON objects come back as
+ * associative arrays; send an empty object as new \stdClass() (an empty array is a JSON list).
+ */
+
+declare(strict_types=1);
+
+namespace DelayQueue;
+
+/** An answer that is not a success: status, detail and the request field at fault. */
+class DelayQueueException extends \RuntimeException
+{
+    public function __construct(public readonly int $status, public readonly string $detail,
+                                public readonly ?string $field = null)
+    {
+        parent::__construct("HTTP $status: $detail", $status);
+    }
+}
+
+/** 400: bad input, nothing was changed; $field names the request field at fault. */
+class BadRequestException extends DelayQueueException
+{
+}
+
+/** 401: no token, or one the server does not accept. */
+class UnauthorizedException extends DelayQueueException
+{
+}
+
+/** 409: the reservation is no longer yours (redelivered, finished, cancelled or replaced). */
+class StaleTokenException extends DelayQueueException
+{
+}
+
+/** 503: Redis is unreachable, or too many reserve requests wait; retry later. */
+class UnavailableException extends DelayQueueException
+{
+}
+
+/** A reserved job: finish, fail or touch it with its token before $reservedUntil. */
+final class Job
+{
+    public function __construct(
+        public readonly string $topic,
+        public readonly string $id,
+        public readonly int $token,
+        public readonly int $attempt,
+        public readonly int $maxAttempts,
+        public readonly mixed $body,
+        public readonly string $dueAt,
+        public string $reservedUntil,
+        public readonly string $ttr,
+    ) {
+    }
+
+    public static function fromArray(array $job): self
+    {
+        return new self($job['topic'], $job['id'], $job['token'], $job['attempt'], $job['maxAttempts'],
+            $job['body'] ?? null, $job['dueAt'], $job['reservedUntil'], $job['ttr']);
+    }
+}
+
+/** Talks to one delayqueue HTTP job API; every call is one HTTP request. */
+final class DelayQueueClient
+{
+    private const ERRORS = [
+        400 => BadRequestException::class,
+        401 => UnauthorizedException::class,
+        409 => StaleTokenException::class,
+        503 => UnavailableException::class,
+    ];
+
+    private string $baseUrl;
+
+    public function __construct(string $baseUrl, private ?string $token = null, private float $timeout = 30.0)
+    {
+        $this->baseUrl = rtrim($baseUrl, '/');
+    }
+
+    /**
+     * Schedules a job: after $delay, or at $dueAt (exactly one of them). $body is any JSON value;
+     * a string is stored as its text, as a Java String payload is. Returns ['created' => bool,
+     * 'state' => ..., 'dueAt' => ...]: created is false when a job with this topic and id exists and
+     * was kept (pass replace: true to replace it).
+     */
+    public function add(string $topic, string $id, mixed $body, int|string|null $delay = null,
+                        int|string|\DateTimeInterface|null $dueAt = null, int|string|null $ttr = null,
+                        ?int $maxAttempts = null, bool $replace = false): array
+    {
+        $request = ['topic' => $topic, 'id' => $id, 'body' => $body];
+        if ($delay !== null) {
+            $request['delay'] = $delay;
+        }
+        if ($dueAt !== null) {
+            $request['dueAt'] = $dueAt instanceof \DateTimeInterface ? $dueAt->format('Y-m-d\TH:i:s.vP') : $dueAt;
+        }
+        if ($ttr !== null) {
+            $request['ttr'] = $ttr;
+        }
+        if ($maxAttempts !== null) {
+            $request['maxAttempts'] = $maxAttempts;
+        }
+        if ($replace) {
+            $request['onDuplicate'] = 'REPLACE';
+        }
+        return $this->call('POST', '/jobs', $request);
+    }
+
+    /** Cancels a job in any state; false when there was none. */
+    public function cancel(string $topic, string $id): bool
+    {
+        try {
+            $this->call('DELETE', self::jobPath($topic, $id));
+            return true;
+        } catch (DelayQueueException $e) {
+            if ($e->status === 404) {
+                return false;
+            }
+            throw $e;
+        }
+    }
+
+    /** Reads a job (state, attempts, due time, last error, body); null when there is none. */
+    public function get(string $topic, string $id): ?array
+    {
+        try {
+            return $this->call('GET', self::jobPath($topic, $id));
+        } catch (DelayQueueException $e) {
+            if ($e->status === 404) {
+                return null;
+            }
+            throw $e;
+        }
+    }
+
+    /**
+     * Takes up to $max READY jobs of a topic, waiting up to $wait for some (long polling).
+     *
+     * @return Job[] the jobs, possibly none when the wait ran out
+     */
+    public function reserve(string $topic, int $max = 1, int|string|null $wait = null,
+                            int|string|null $ttr = null): array
+    {
+        $query = ['max' => $max];
+        if ($wait !== null) {
+            $query['wait'] = $wait;
+        }
+        if ($ttr !== null) {
+            $query['ttr'] = $ttr;
+        }
+        $path = '/topics/' . rawurlencode($topic) . '/reserve?' . http_build_query($query);
+        $answer = $this->call('POST', $path, null, $this->timeout + ($wait !== null ? self::seconds($wait) : 0));
+        return array_map([Job::class, 'fromArray'], $answer['jobs']);
+    }
+
+    /** Finishes a reserved job (it is removed); StaleTokenException when it is not yours. */
+    public function finish(Job $job): void
+    {
+        $this->call('POST', self::jobPath($job->topic, $job->id) . '/finish', ['token' => $job->token]);
+    }
+
+    /**
+     * Fails a reserved job: delivered again after $retryIn, or DEAD at once with $dead.
+     * Returns 'RETRYING', or 'DEAD' when its attempts are used up (or $dead).
+     */
+    public function fail(Job $job, int|string|null $retryIn = null, bool $dead = false, ?string $error = null): string
+    {
+        $request = ['token' => $job->token];
+        if ($retryIn !== null) {
+            $request['retryIn'] = $retryIn;
+        }
+        if ($dead) {
+            $request['dead'] = true;
+        }
+        if ($error !== null) {
+            $request['error'] = $error;
+        }
+        return $this->call('POST', self::jobPath($job->topic, $job->id) . '/fail', $request)['result'];
+    }
+
+    /** Extends a reservation to now + $ttr (the job's own TTR when null); returns the new deadline. */
+    public function touch(Job $job, int|string|null $ttr = null): string
+    {
+        $request = ['token' => $job->token];
+        if ($ttr !== null) {
+            $request['ttr'] = $ttr;
+        }
+        $job->reservedUntil = $this->call('POST', self::jobPath($job->topic, $job->id) . '/touch', $request)['reservedUntil'];
+        return $job->reservedUntil;
+    }
+
+    private static function jobPath(string $topic, string $id): string
+    {
+        return '/jobs/' . rawurlencode($topic) . '/' . rawurlencode($id);
+    }
+
+    /** How long a wait lasts, to give the HTTP request that much more time. */
+    private static function seconds(int|string $duration): float
+    {
+        if (is_int($duration) || preg_match('/^\d+$/', $duration) === 1) {
+            return ((int) $duration) / 1000;
+        }
+        if (preg_match('/^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/', $duration, $m) !== 1) {
+            return 60.0; // the server refuses it, or bounds it by delayqueue.http.max-wait
+        }
+        return ((((float) ($m[1] ?? 0)) * 24 + (float) ($m[2] ?? 0)) * 60 + (float) ($m[3] ?? 0)) * 60
+            + (float) ($m[4] ?? 0);
+    }
+
+    private function call(string $method, string $path, ?array $body = null, ?float $timeout = null): array
+    {
+        $headers = ['Accept: application/json'];
+        if ($this->token !== null && $this->token !== '') {
+            $headers[] = 'Authorization: Bearer ' . $this->token;
+        }
+        $options = ['method' => $method, 'ignore_errors' => true, 'timeout' => $timeout ?? $this->timeout,
+            'protocol_version' => 1.1];
+        if ($body !== null) {
+            $headers[] = 'Content-Type: application/json';
+            $options['content'] = json_encode($body, JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES
+                | JSON_UNESCAPED_UNICODE | JSON_PRESERVE_ZERO_FRACTION);
+        }
+        $headers[] = 'Connection: close';
+        $options['header'] = implode("\r\n", $headers);
+        $text = @file_get_contents($this->baseUrl . $path, false, stream_context_create(['http' => $options]));
+        if ($text === false || !isset($http_response_header[0])) {
+            $error = error_get_last()['message'] ?? 'no answer';
+            throw new DelayQueueException(0, "could not reach {$this->baseUrl}: $error");
+        }
+        $status = (int) explode(' ', $http_response_header[0])[1];
+        $answer = ($text === '') ? [] : json_decode($text, true);
+        if ($status >= 200 && $status < 300) {
+            return $answer;
+        }
+        $class = self::ERRORS[$status] ?? DelayQueueException::class;
+        throw new $class($status, is_array($answer) ? ($answer['detail'] ?? $text) : $text,
+            is_array($answer) ? ($answer['field'] ?? null) : null);
+    }
+}

@@ -1,0 +1,307 @@
+"""Client of the delayqueue HTTP job API (Python 3.8+, standard library only).
+
+Schedule, reserve (long polling), finish, fail, touch, cancel and read the jobs of a
+delayqueue - the same jobs Java services schedule with DelayedJobTemplate and consume with
+@DelayedListener.
+
+    client = DelayQueueClient("http://localhost:8080/delayqueue", token="sample-token")
+    client.add("mails", "welcome-42", {"user": 42}, delay=timedelta(days=7))
+    for job in client.reserve("mails", max=10, wait=timedelta(seconds=20)):
+        send_mail(job.body)
+        client.finish(job)
+
+Delivery is at least once: finish, fail or touch a job before its reserved_until, else it
+is delivered again and its token is refused (StaleTokenError).
+
+Durations are datetime.timedelta, whole milliseconds (int) or ISO-8601 strings ("PT30S");
+due times are datetime (timezone-aware), milliseconds since the epoch or ISO-8601 strings.
+
+Also a command-line tool: python3 delayqueue_client.py --help
+"""
+
+import argparse
+import json
+import os
+import re
+import sys
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Dict, List, Optional, Union
+
+__all__ = ["DelayQueueClient", "Job", "DelayQueueError", "BadRequestError", "UnauthorizedError",
+           "StaleTokenError", "UnavailableError"]
+
+Duration = Union[timedelta, int, str]
+Instant = Union[datetime, int, str]
+
+
+class DelayQueueError(Exception):
+    """An answer that is not a success: status, detail and the request field at fault."""
+
+    def __init__(self, status: int, detail: str, field_name: Optional[str] = None):
+        super().__init__("HTTP %d: %s" % (status, detail))
+        self.status = status
+        self.detail = detail
+        self.field = field_name
+
+
+class BadRequestError(DelayQueueError):
+    """400: bad input, nothing was changed; .field names the request field at fault."""
+
+
+class UnauthorizedError(DelayQueueError):
+    """401: no token, or one the server does not accept."""
+
+
+class StaleTokenError(DelayQueueError):
+    """409: the reservation is no longer yours (redelivered, finished, cancelled or replaced)."""
+
+
+class UnavailableError(DelayQueueError):
+    """503: Redis is unreachable, or too many reserve requests wait; retry later."""
+
+
+_ERRORS = {400: BadRequestError, 401: UnauthorizedError, 409: StaleTokenError, 503: UnavailableError}
+
+
+@dataclass
+class Job:
+    """A reserved job: finish, fail or touch it with its token before reserved_until."""
+
+    topic: str
+    id: str
+    token: int
+    attempt: int
+    max_attempts: int
+    body: Any
+    due_at: str
+    reserved_until: str
+    ttr: str
+    raw: Dict[str, Any] = field(repr=False, default_factory=dict)
+
+    @classmethod
+    def from_json(cls, data: Dict[str, Any]) -> "Job":
+        return cls(topic=data["topic"], id=data["id"], token=data["token"], attempt=data["attempt"],
+                   max_attempts=data["maxAttempts"], body=data.get("body"), due_at=data["dueAt"],
+                   reserved_until=data["reservedUntil"], ttr=data["ttr"], raw=data)
+
+
+def _duration(value: Duration) -> Union[int, str]:
+    if isinstance(value, timedelta):
+        return (value.days * 86_400_000) + (value.seconds * 1000) + (value.microseconds // 1000)
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise TypeError("a duration must be a timedelta, whole milliseconds or an ISO-8601 string, was %r" % (value,))
+    return value
+
+
+def _instant(value: Instant) -> Union[int, str]:
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            raise ValueError("due_at must be timezone-aware (a naive datetime has no defined instant)")
+        return value.isoformat()
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise TypeError("an instant must be a datetime, epoch milliseconds or an ISO-8601 string, was %r" % (value,))
+    return value
+
+
+def _query_duration(value: Duration) -> str:
+    return str(_duration(value))
+
+
+_ISO_DURATION = re.compile(r"^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$")
+
+
+def _seconds(value: Duration) -> float:
+    """How long a wait lasts, to give the HTTP request that much more time."""
+    if isinstance(value, timedelta):
+        return value.total_seconds()
+    if isinstance(value, int) or value.isdigit():
+        return int(value) / 1000.0
+    match = _ISO_DURATION.match(value)
+    if not match:
+        return 60.0  # the server refuses it, or bounds it by delayqueue.http.max-wait
+    days, hours, minutes, seconds = (float(part or 0) for part in match.groups())
+    return ((days * 24 + hours) * 60 + minutes) * 60 + seconds
+
+
+class DelayQueueClient:
+    """Talks to one delayqueue HTTP job API. Thread-safe: every call is one HTTP request."""
+
+    def __init__(self, base_url: str, token: Optional[str] = None, timeout: float = 30.0):
+        self.base_url = base_url.rstrip("/")
+        self.token = token
+        self.timeout = timeout
+
+    # ------------------------------------------------------------------ producer
+
+    def add(self, topic: str, id: str, body: Any, delay: Optional[Duration] = None,
+            due_at: Optional[Instant] = None, ttr: Optional[Duration] = None,
+            max_attempts: Optional[int] = None, replace: bool = False) -> Dict[str, Any]:
+        """Schedules a job: after delay, or at due_at (exactly one of them).
+
+        body is any JSON value; a str is stored as its text, as a Java String payload is.
+        Returns {"created": bool, "state": ..., "dueAt": ...}: created is False when a job with
+        this topic and id exists and was kept (pass replace=True to replace it).
+        """
+        request: Dict[str, Any] = {"topic": topic, "id": id, "body": body}
+        if delay is not None:
+            request["delay"] = _duration(delay)
+        if due_at is not None:
+            request["dueAt"] = _instant(due_at)
+        if ttr is not None:
+            request["ttr"] = _duration(ttr)
+        if max_attempts is not None:
+            request["maxAttempts"] = max_attempts
+        if replace:
+            request["onDuplicate"] = "REPLACE"
+        return self._call("POST", "/jobs", request)
+
+    def cancel(self, topic: str, id: str) -> bool:
+        """Cancels a job in any state; False when there was none."""
+        try:
+            self._call("DELETE", self._job_path(topic, id))
+            return True
+        except DelayQueueError as error:
+            if error.status == 404:
+                return False
+            raise
+
+    def get(self, topic: str, id: str) -> Optional[Dict[str, Any]]:
+        """Reads a job (state, attempts, due time, last error, body); None when there is none."""
+        try:
+            return self._call("GET", self._job_path(topic, id))
+        except DelayQueueError as error:
+            if error.status == 404:
+                return None
+            raise
+
+    # ------------------------------------------------------------------ consumer
+
+    def reserve(self, topic: str, max: int = 1, wait: Optional[Duration] = None,
+                ttr: Optional[Duration] = None) -> List[Job]:
+        """Takes up to max READY jobs of a topic, waiting up to wait for some (long polling).
+
+        Returns the jobs, possibly none when the wait ran out.
+        """
+        query = {"max": str(max)}
+        if wait is not None:
+            query["wait"] = _query_duration(wait)
+        if ttr is not None:
+            query["ttr"] = _query_duration(ttr)
+        path = "/topics/%s/reserve?%s" % (urllib.parse.quote(topic, safe=""), urllib.parse.urlencode(query))
+        timeout = self.timeout + (_seconds(wait) if wait is not None else 0.0)
+        answer = self._call("POST", path, timeout=timeout)
+        return [Job.from_json(job) for job in answer["jobs"]]
+
+    def finish(self, job: Job) -> None:
+        """Finishes a reserved job (it is removed). Raises StaleTokenError when it is not yours."""
+        self._call("POST", self._job_path(job.topic, job.id) + "/finish", {"token": job.token})
+
+    def fail(self, job: Job, retry_in: Optional[Duration] = None, dead: bool = False,
+             error: Optional[str] = None) -> str:
+        """Fails a reserved job: delivered again after retry_in, or DEAD at once with dead=True.
+
+        Returns "RETRYING", or "DEAD" when the job's attempts are used up (or dead=True).
+        """
+        request: Dict[str, Any] = {"token": job.token}
+        if retry_in is not None:
+            request["retryIn"] = _duration(retry_in)
+        if dead:
+            request["dead"] = True
+        if error is not None:
+            request["error"] = error
+        return self._call("POST", self._job_path(job.topic, job.id) + "/fail", request)["result"]
+
+    def touch(self, job: Job, ttr: Optional[Duration] = None) -> str:
+        """Extends a reservation to now + ttr (the job's own TTR when None); returns the new deadline."""
+        request: Dict[str, Any] = {"token": job.token}
+        if ttr is not None:
+            request["ttr"] = _duration(ttr)
+        until = self._call("POST", self._job_path(job.topic, job.id) + "/touch", request)["reservedUntil"]
+        job.reserved_until = until
+        return until
+
+    # ------------------------------------------------------------------ HTTP
+
+    @staticmethod
+    def _job_path(topic: str, id: str) -> str:
+        return "/jobs/%s/%s" % (urllib.parse.quote(topic, safe=""), urllib.parse.quote(id, safe=""))
+
+    def _call(self, method: str, path: str, body: Any = None, timeout: Optional[float] = None) -> Any:
+        data = None if body is None else json.dumps(body).encode("utf-8")
+        request = urllib.request.Request(self.base_url + path, data=data, method=method)
+        request.add_header("Accept", "application/json")
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        if self.token:
+            request.add_header("Authorization", "Bearer " + self.token)
+        try:
+            with urllib.request.urlopen(request, timeout=timeout or self.timeout) as response:
+                return json.loads(response.read().decode("utf-8"))
+        except urllib.error.HTTPError as error:
+            text = error.read().decode("utf-8", "replace")
+            try:
+                problem = json.loads(text)
+                detail, field_name = problem.get("detail", text), problem.get("field")
+            except ValueError:
+                detail, field_name = text, None
+            raise _ERRORS.get(error.code, DelayQueueError)(error.code, detail, field_name) from None
+
+
+def _main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description="Talk to a delayqueue HTTP job API.")
+    parser.add_argument("--url", default=os.environ.get("DELAYQUEUE_URL", "http://localhost:8080/delayqueue"),
+                        help="the API's base URL (env DELAYQUEUE_URL)")
+    parser.add_argument("--token", default=os.environ.get("DELAYQUEUE_TOKEN"),
+                        help="the bearer token (env DELAYQUEUE_TOKEN)")
+    commands = parser.add_subparsers(dest="command", required=True)
+    add = commands.add_parser("add", help="schedule a job")
+    add.add_argument("topic")
+    add.add_argument("id")
+    add.add_argument("body", help="the payload, as JSON")
+    add.add_argument("--delay", default=None, help="ISO-8601 duration or milliseconds (default: due now)")
+    add.add_argument("--due-at", default=None, help="ISO-8601 instant or epoch milliseconds")
+    add.add_argument("--ttr", default=None)
+    add.add_argument("--max-attempts", type=int, default=None)
+    add.add_argument("--replace", action="store_true")
+    reserve = commands.add_parser("reserve", help="reserve jobs and print them as JSON lines")
+    reserve.add_argument("topic")
+    reserve.add_argument("--max", type=int, default=1)
+    reserve.add_argument("--wait", default=None)
+    reserve.add_argument("--ttr", default=None)
+    reserve.add_argument("--finish", action="store_true", help="finish each job after printing it")
+    for name in ("cancel", "get"):
+        command = commands.add_parser(name, help=name + " a job")
+        command.add_argument("topic")
+        command.add_argument("id")
+    args = parser.parse_args(argv)
+
+    client = DelayQueueClient(args.url, token=args.token)
+    try:
+        if args.command == "add":
+            delay = args.delay if args.delay is not None or args.due_at is not None else "PT0S"
+            print(json.dumps(client.add(args.topic, args.id, json.loads(args.body), delay=delay, due_at=args.due_at,
+                                        ttr=args.ttr, max_attempts=args.max_attempts, replace=args.replace)))
+        elif args.command == "reserve":
+            for job in client.reserve(args.topic, max=args.max, wait=args.wait, ttr=args.ttr):
+                print(json.dumps(job.raw))
+                if args.finish:
+                    client.finish(job)
+        elif args.command == "cancel":
+            print(json.dumps({"cancelled": client.cancel(args.topic, args.id)}))
+            return 0
+        else:
+            job = client.get(args.topic, args.id)
+            print(json.dumps(job))
+            return 0 if job is not None else 1
+    except DelayQueueError as error:
+        print(json.dumps({"status": error.status, "field": error.field, "detail": error.detail}), file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main())

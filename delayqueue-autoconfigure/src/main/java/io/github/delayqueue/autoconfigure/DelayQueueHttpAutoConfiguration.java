@@ -1,0 +1,142 @@
+package io.github.delayqueue.autoconfigure;
+
+import java.util.regex.Pattern;
+
+import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.http.BearerTokenFilter;
+import io.github.delayqueue.http.DelayQueueHttpApi;
+import io.github.delayqueue.http.ReserveWaiters;
+import jakarta.servlet.DispatcherType;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.web.servlet.DispatcherServlet;
+
+/**
+ * Auto-configuration of the HTTP job API ({@code delayqueue.http.enabled=true}) in a Spring
+ * MVC application. Without Spring Security, requests need a bearer token of
+ * {@code delayqueue.http.tokens}, and start-up fails when none is configured (unless
+ * {@code delayqueue.http.allow-anonymous=true}); with Spring Security on the classpath, the
+ * application's security configuration protects the API's paths instead.
+ */
+@AutoConfiguration(after = DelayQueueAutoConfiguration.class)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnClass(DispatcherServlet.class)
+@ConditionalOnBooleanProperty("delayqueue.http.enabled")
+@ConditionalOnBean(DelayQueueOperations.class)
+@EnableConfigurationProperties(DelayQueueProperties.class)
+public final class DelayQueueHttpAutoConfiguration {
+
+	private static final Log logger = LogFactory.getLog(DelayQueueHttpAutoConfiguration.class);
+
+	private static final Pattern BASE_PATH = Pattern.compile("(/[A-Za-z0-9._~-]+)+");
+
+	private static final String SPRING_SECURITY = "org.springframework.security.web.SecurityFilterChain";
+
+	@Bean
+	@ConditionalOnMissingBean
+	ReserveWaiters delayQueueReserveWaiters(DelayQueueOperations operations, DelayQueueProperties properties) {
+		int maxWaiting = properties.getHttp().getMaxWaiting();
+		if (maxWaiting < 1) {
+			throw new IllegalStateException("delayqueue.http.max-waiting must be at least 1, was " + maxWaiting);
+		}
+		return new ReserveWaiters(operations, maxWaiting);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	DelayQueueHttpApi delayQueueHttpApi(DelayQueueOperations operations, ReserveWaiters waiters,
+			ObjectProvider<JsonMapper> jsonMapper, DelayQueueProperties properties) {
+		DelayQueueProperties.Http http = properties.getHttp();
+		return new DelayQueueHttpApi(operations, waiters, jsonMapper.getIfAvailable(() -> JsonMapper.builder().build()),
+				limits(http), basePath(http));
+	}
+
+	private static DelayQueueHttpApi.Limits limits(DelayQueueProperties.Http http) {
+		long maxBody = http.getMaxBodySize().toBytes();
+		if (maxBody < 1) {
+			throw new IllegalStateException("delayqueue.http.max-body-size must be positive, was " + http.getMaxBodySize());
+		}
+		if (http.getMaxReserve() < 1 || http.getMaxReserve() > 10_000) {
+			throw new IllegalStateException("delayqueue.http.max-reserve must be between 1 and 10000, was "
+					+ http.getMaxReserve());
+		}
+		if (http.getMaxWait().isNegative()) {
+			throw new IllegalStateException("delayqueue.http.max-wait must not be negative, was " + http.getMaxWait());
+		}
+		return new DelayQueueHttpApi.Limits(maxBody, http.getMaxReserve(), http.getMaxWait());
+	}
+
+	static String basePath(DelayQueueProperties.Http http) {
+		String basePath = http.getBasePath();
+		if (basePath == null || !BASE_PATH.matcher(basePath).matches()) {
+			throw new IllegalStateException("delayqueue.http.base-path must start with '/', not end with '/', and"
+					+ " hold only letters, digits, '.', '_', '~' and '-' between slashes, was '" + basePath + "'");
+		}
+		return basePath;
+	}
+
+	// Without Spring Security the API checks bearer tokens itself
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnMissingClass(SPRING_SECURITY)
+	static class TokenConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(name = "delayQueueHttpTokenFilter")
+		FilterRegistrationBean<BearerTokenFilter> delayQueueHttpTokenFilter(DelayQueueProperties properties) {
+			DelayQueueProperties.Http http = properties.getHttp();
+			if (http.getTokens().isEmpty()) {
+				if (http.isAllowAnonymous()) {
+					logger.warn("The delayqueue HTTP job API at " + http.getBasePath()
+							+ " takes requests without a token (delayqueue.http.allow-anonymous=true)");
+					FilterRegistrationBean<BearerTokenFilter> off = new FilterRegistrationBean<>();
+					off.setEnabled(false);
+					return off;
+				}
+				throw new IllegalStateException("delayqueue.http.enabled=true needs delayqueue.http.tokens (bearer"
+						+ " tokens the API accepts), Spring Security on the classpath, or"
+						+ " delayqueue.http.allow-anonymous=true for a trusted network");
+			}
+			if (http.getTokens().stream().anyMatch((token) -> token == null || token.isBlank())) {
+				throw new IllegalStateException("delayqueue.http.tokens must not hold a blank token");
+			}
+			FilterRegistrationBean<BearerTokenFilter> registration = new FilterRegistrationBean<>(
+					new BearerTokenFilter(http.getTokens()));
+			registration.addUrlPatterns(basePath(http) + "/*");
+			registration.setDispatcherTypes(DispatcherType.REQUEST);
+			registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 50);
+			registration.setName("delayQueueHttpTokenFilter");
+			return registration;
+		}
+
+	}
+
+	// With Spring Security the application's configuration decides who may call the API
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = SPRING_SECURITY)
+	static class SecuredConfiguration {
+
+		SecuredConfiguration(DelayQueueProperties properties) {
+			if (!properties.getHttp().getTokens().isEmpty()) {
+				logger.warn("delayqueue.http.tokens is ignored: Spring Security is on the classpath and protects "
+						+ properties.getHttp().getBasePath() + "/** as the application's security configuration says");
+			}
+		}
+
+	}
+
+}

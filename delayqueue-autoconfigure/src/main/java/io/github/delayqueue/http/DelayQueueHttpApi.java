@@ -1,0 +1,410 @@
+package io.github.delayqueue.http;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
+
+import io.github.delayqueue.core.DelayQueueConnectionException;
+import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.core.FailResult;
+import io.github.delayqueue.core.JobConstraints;
+import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.OnDuplicate;
+import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.core.ScheduleRequest;
+import io.github.delayqueue.core.ScheduleResult;
+import jakarta.servlet.http.HttpServletRequest;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.util.Assert;
+import org.springframework.web.bind.annotation.DeleteMapping;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.context.request.async.DeferredResult;
+import org.springframework.web.util.UriUtils;
+
+/**
+ * The JSON-over-HTTP job API, for services that are not written in Java: add, reserve
+ * (long-polling), finish, fail, touch, cancel and read jobs, under
+ * {@code delayqueue.http.base-path} ({@code /delayqueue} by default). Every call is one call
+ * of {@link DelayQueueOperations}, so the semantics are the Java API's: a job added over HTTP
+ * reaches a {@code @DelayedListener}, and a job scheduled with {@code DelayedJobTemplate} can be
+ * reserved over HTTP.
+ *
+ * <p>
+ * Bad input is a 400 {@code application/problem+json} answer whose {@code field} names the
+ * field at fault; nothing is changed then. A stale token is a 409, a Redis outage a 503. The
+ * routes are described in {@code openapi.yaml}, served at {@code {base-path}/openapi.yaml}.
+ */
+@RestController
+@RequestMapping("${delayqueue.http.base-path:/delayqueue}")
+public class DelayQueueHttpApi {
+
+	private static final Log logger = LogFactory.getLog(DelayQueueHttpApi.class);
+
+	private static final MediaType PROBLEM = MediaType.APPLICATION_PROBLEM_JSON;
+
+	private static final Set<String> ADD_FIELDS = fields("topic", "id", "delay", "dueAt", "ttr", "maxAttempts", "body",
+			"onDuplicate");
+
+	private static final Set<String> FINISH_FIELDS = fields("token");
+
+	private static final Set<String> FAIL_FIELDS = fields("token", "retryIn", "dead", "error");
+
+	private static final Set<String> TOUCH_FIELDS = fields("token", "ttr");
+
+	/** What a long-poll may take longer than its wait before the web server gives up on it. */
+	private static final Duration ASYNC_MARGIN = Duration.ofSeconds(10);
+
+	private final DelayQueueOperations operations;
+
+	private final ReserveWaiters waiters;
+
+	private final JsonMapper mapper;
+
+	private final JobViews views;
+
+	private final Limits limits;
+
+	private final String basePath;
+
+	/**
+	 * Creates the API.
+	 * @param operations the queue
+	 * @param waiters the long-polling reserve requests
+	 * @param mapper the mapper that reads requests and payloads
+	 * @param limits the limits of requests
+	 * @param basePath the path the API is served under (for {@code Location} headers and the
+	 * OpenAPI description)
+	 */
+	public DelayQueueHttpApi(DelayQueueOperations operations, ReserveWaiters waiters, JsonMapper mapper, Limits limits,
+			String basePath) {
+		Assert.notNull(operations, "operations must not be null");
+		Assert.notNull(waiters, "waiters must not be null");
+		Assert.notNull(mapper, "mapper must not be null");
+		Assert.notNull(limits, "limits must not be null");
+		this.operations = operations;
+		this.waiters = waiters;
+		this.mapper = mapper;
+		this.views = new JobViews(mapper);
+		this.limits = limits;
+		this.basePath = basePath;
+	}
+
+	@PostMapping(path = "/jobs", produces = MediaType.APPLICATION_JSON_VALUE)
+	ResponseEntity<JsonNode> add(HttpServletRequest request) throws IOException {
+		JsonRequest body = read(request, ADD_FIELDS);
+		String topic = checked("topic", () -> JobConstraints.topic(body.string("topic")));
+		String id = checked("id", () -> JobConstraints.id(body.string("id")));
+		Duration delay = checked("delay", () -> delay(body.optionalDuration("delay")));
+		Instant dueAt = checked("dueAt", () -> dueAt(body.optionalInstant("dueAt")));
+		if ((delay == null) == (dueAt == null)) {
+			throw HttpApiException.badRequest((delay == null) ? "delay" : "dueAt",
+					"exactly one of delay and dueAt must be given");
+		}
+		Duration ttr = checked("ttr", () -> ttr(body.optionalDuration("ttr")));
+		Integer maxAttempts = checked("maxAttempts", () -> maxAttempts(body.optionalInt("maxAttempts")));
+		OnDuplicate onDuplicate = checked("onDuplicate", () -> onDuplicate(body.optionalString("onDuplicate")));
+		byte[] payload = this.views.payload(body.node("body"));
+		ScheduleResult result = this.operations
+			.schedule(new ScheduleRequest(topic, id, payload, delay, dueAt, ttr, maxAttempts, onDuplicate));
+		JsonNode view = this.views.scheduled(topic, id, result);
+		if (!result.created()) {
+			return ResponseEntity.ok(view);
+		}
+		return ResponseEntity.created(URI.create(jobPath(topic, id))).body(view);
+	}
+
+	@PostMapping(path = "/topics/{topic}/reserve", produces = MediaType.APPLICATION_JSON_VALUE)
+	DeferredResult<ResponseEntity<JsonNode>> reserve(@PathVariable("topic") String topic,
+			@RequestParam(name = "max", required = false) @Nullable String max, @RequestParam(name = "wait", required = false) @Nullable String wait,
+			@RequestParam(name = "ttr", required = false) @Nullable String ttr) {
+		checked("topic", () -> JobConstraints.topic(topic));
+		int count = (max != null) ? count(max) : 1;
+		Duration waitFor = (wait != null) ? waitFor(wait) : Duration.ZERO;
+		Duration reservationTtr = (ttr != null)
+				? checked("ttr", () -> JobConstraints.ttr(JsonRequest.Values.duration("ttr", ttr))) : null;
+		DeferredResult<ResponseEntity<JsonNode>> result = new DeferredResult<>(
+				waitFor.plus(ASYNC_MARGIN).toMillis());
+		List<ReservedJob> jobs = this.operations.reserve(topic, count, reservationTtr);
+		if (!jobs.isEmpty() || waitFor.isZero()) {
+			result.setResult(ResponseEntity.ok(this.views.reserved(jobs)));
+			return result;
+		}
+		Runnable end = this.waiters.await(topic, count, reservationTtr, waitFor,
+				(reserved) -> result.setResult(ResponseEntity.ok(this.views.reserved(reserved))), result::setErrorResult);
+		if (end == null) {
+			throw new HttpApiException(HttpStatus.SERVICE_UNAVAILABLE, null,
+					"too many reserve requests are waiting (delayqueue.http.max-waiting); retry, or wait less");
+		}
+		result.onCompletion(end);
+		return result;
+	}
+
+	@PostMapping(path = "/jobs/{topic}/{id}/finish", produces = MediaType.APPLICATION_JSON_VALUE)
+	ResponseEntity<JsonNode> finish(@PathVariable("topic") String topic, @PathVariable("id") String id, HttpServletRequest request)
+			throws IOException {
+		ReservedJob job = reservation(topic, id, read(request, FINISH_FIELDS), null);
+		if (!this.operations.finish(job)) {
+			throw stale(job);
+		}
+		return ResponseEntity.ok(JobViews.outcome(topic, id, "finished", true));
+	}
+
+	@PostMapping(path = "/jobs/{topic}/{id}/fail", produces = MediaType.APPLICATION_JSON_VALUE)
+	ResponseEntity<JsonNode> fail(@PathVariable("topic") String topic, @PathVariable("id") String id, HttpServletRequest request)
+			throws IOException {
+		JsonRequest body = read(request, FAIL_FIELDS);
+		ReservedJob job = reservation(topic, id, body, null);
+		Duration retryIn = checked("retryIn", () -> retryIn(body.optionalDuration("retryIn")));
+		boolean dead = body.flag("dead");
+		if ((retryIn != null) == dead) {
+			throw HttpApiException.badRequest(dead ? "dead" : "retryIn", "exactly one of retryIn and dead=true must be given");
+		}
+		String error = body.optionalString("error");
+		String text = (error != null) ? error : "failed by an HTTP client";
+		FailResult outcome = dead ? this.operations.kill(job, text) : this.operations.fail(job, retryIn, text);
+		if (outcome == FailResult.STALE) {
+			throw stale(job);
+		}
+		return ResponseEntity.ok(JobViews.outcome(topic, id, "result", outcome.name()));
+	}
+
+	@PostMapping(path = "/jobs/{topic}/{id}/touch", produces = MediaType.APPLICATION_JSON_VALUE)
+	ResponseEntity<JsonNode> touch(@PathVariable("topic") String topic, @PathVariable("id") String id, HttpServletRequest request)
+			throws IOException {
+		JsonRequest body = read(request, TOUCH_FIELDS);
+		Duration ttr = checked("ttr", () -> ttr(body.optionalDuration("ttr")));
+		ReservedJob job = reservation(topic, id, body, ttr);
+		if (ttr == null) {
+			// the job's own TTR: a reservation made with another one is extended by the job's
+			Optional<JobInfo> info = this.operations.find(topic, id);
+			if (info.isEmpty()) {
+				throw stale(job);
+			}
+			job = ReservedJob.of(topic, id, job.token(), info.get().ttr());
+		}
+		ReservedJob held = job;
+		Instant until = this.operations.touch(held, null).orElseThrow(() -> stale(held));
+		return ResponseEntity.ok(JobViews.outcome(topic, id, "reservedUntil", until));
+	}
+
+	@DeleteMapping(path = "/jobs/{topic}/{id}", produces = MediaType.APPLICATION_JSON_VALUE)
+	ResponseEntity<JsonNode> cancel(@PathVariable("topic") String topic, @PathVariable("id") String id) {
+		checkJob(topic, id);
+		if (!this.operations.cancel(topic, id)) {
+			throw notFound(topic, id);
+		}
+		return ResponseEntity.ok(JobViews.outcome(topic, id, "cancelled", true));
+	}
+
+	@GetMapping(path = "/jobs/{topic}/{id}", produces = MediaType.APPLICATION_JSON_VALUE)
+	ResponseEntity<JsonNode> get(@PathVariable("topic") String topic, @PathVariable("id") String id) {
+		checkJob(topic, id);
+		JobInfo job = this.operations.find(topic, id).orElseThrow(() -> notFound(topic, id));
+		return ResponseEntity.ok(this.views.job(job));
+	}
+
+	@GetMapping(path = "/openapi.yaml", produces = "application/yaml")
+	ResponseEntity<String> openApi() throws IOException {
+		try (InputStream in = DelayQueueHttpApi.class.getResourceAsStream("openapi.yaml")) {
+			Assert.state(in != null, "openapi.yaml is missing from the jar");
+			String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+			return ResponseEntity.ok(text.replace("/delayqueue", this.basePath));
+		}
+	}
+
+	@ExceptionHandler
+	ResponseEntity<JsonNode> refused(HttpApiException ex) {
+		return problem(ex.status(), ex.getMessage(), ex.field());
+	}
+
+	@ExceptionHandler
+	ResponseEntity<JsonNode> invalid(IllegalArgumentException ex) {
+		return problem(HttpStatus.BAD_REQUEST, ex.getMessage(), fieldOf(ex.getMessage()));
+	}
+
+	@ExceptionHandler
+	ResponseEntity<JsonNode> unavailable(DelayQueueConnectionException ex) {
+		logger.warn("HTTP job API: Redis is unreachable: " + ex.getMessage());
+		return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
+			.header(HttpHeaders.RETRY_AFTER, "1")
+			.contentType(PROBLEM)
+			.body(JobViews.problem(503, "Service Unavailable", "Redis is unreachable: " + ex.getMessage(), null));
+	}
+
+	private static ResponseEntity<JsonNode> problem(HttpStatus status, String detail, @Nullable String field) {
+		return ResponseEntity.status(status)
+			.contentType(PROBLEM)
+			.body(JobViews.problem(status.value(), status.getReasonPhrase(), detail, field));
+	}
+
+	private JsonRequest read(HttpServletRequest request, Set<String> fields) throws IOException {
+		try (InputStream in = request.getInputStream()) {
+			return JsonRequest.read(in, request.getContentLengthLong(), this.limits.maxBodyBytes(), this.mapper, fields);
+		}
+		catch (UncheckedIOException ex) {
+			throw ex.getCause();
+		}
+	}
+
+	private ReservedJob reservation(String topic, String id, JsonRequest body, @Nullable Duration ttr) {
+		checkJob(topic, id);
+		return ReservedJob.of(topic, id, body.token("token"), ttr);
+	}
+
+	private static void checkJob(String topic, String id) {
+		checked("topic", () -> JobConstraints.topic(topic));
+		checked("id", () -> JobConstraints.id(id));
+	}
+
+	private int count(String max) {
+		int count;
+		try {
+			count = Integer.parseInt(max);
+		}
+		catch (NumberFormatException ex) {
+			throw HttpApiException.badRequest("max", "max must be a whole number, was '" + max + "'");
+		}
+		if (count < 1 || count > this.limits.maxReserve()) {
+			throw HttpApiException.badRequest("max", "max must be between 1 and " + this.limits.maxReserve()
+					+ " (delayqueue.http.max-reserve), was " + count);
+		}
+		return count;
+	}
+
+	private Duration waitFor(String wait) {
+		Duration duration = JsonRequest.Values.duration("wait", wait);
+		if (duration.isNegative() || duration.compareTo(this.limits.maxWait()) > 0) {
+			throw HttpApiException.badRequest("wait", "wait must be between PT0S and " + this.limits.maxWait()
+					+ " (delayqueue.http.max-wait), was " + duration);
+		}
+		return duration;
+	}
+
+	private static @Nullable Duration delay(@Nullable Duration delay) {
+		return (delay != null) ? JobConstraints.delay(delay) : null;
+	}
+
+	private static @Nullable Instant dueAt(@Nullable Instant dueAt) {
+		return (dueAt != null) ? JobConstraints.dueAt(dueAt) : null;
+	}
+
+	private static @Nullable Duration ttr(@Nullable Duration ttr) {
+		return (ttr != null) ? JobConstraints.ttr(ttr) : null;
+	}
+
+	private static @Nullable Duration retryIn(@Nullable Duration retryIn) {
+		if (retryIn != null && retryIn.isNegative()) {
+			throw new IllegalArgumentException("retryIn must not be negative, was " + retryIn);
+		}
+		return (retryIn != null) ? JobConstraints.delay(retryIn) : null;
+	}
+
+	private static @Nullable Integer maxAttempts(@Nullable Integer maxAttempts) {
+		return (maxAttempts != null) ? JobConstraints.maxAttempts(maxAttempts) : null;
+	}
+
+	private static OnDuplicate onDuplicate(@Nullable String onDuplicate) {
+		if (onDuplicate == null) {
+			return OnDuplicate.KEEP;
+		}
+		for (OnDuplicate value : OnDuplicate.values()) {
+			if (value.name().equals(onDuplicate)) {
+				return value;
+			}
+		}
+		throw new IllegalArgumentException("onDuplicate must be KEEP or REPLACE, was '" + onDuplicate + "'");
+	}
+
+	/**
+	 * Runs a check of one field; its {@link IllegalArgumentException} becomes a 400 naming the
+	 * field. The message of a rule of {@link JobConstraints} names the field already.
+	 */
+	private static <T> T checked(String field, Supplier<T> check) {
+		try {
+			return check.get();
+		}
+		catch (IllegalArgumentException ex) {
+			String message = ex.getMessage();
+			throw HttpApiException.badRequest(field, message.startsWith(field) ? message : field + ": " + message);
+		}
+	}
+
+	/**
+	 * The field a rule of the engine names first in its message; {@code payload} is the
+	 * request's {@code body}.
+	 */
+	private static @Nullable String fieldOf(@Nullable String message) {
+		if (message == null) {
+			return null;
+		}
+		int space = message.indexOf(' ');
+		String first = (space > 0) ? message.substring(0, space) : message;
+		if (first.equals("payload")) {
+			return "body";
+		}
+		return (ADD_FIELDS.contains(first) || FAIL_FIELDS.contains(first) || TOUCH_FIELDS.contains(first)) ? first
+				: null;
+	}
+
+	private HttpApiException stale(ReservedJob job) {
+		return new HttpApiException(HttpStatus.CONFLICT, "token", "token " + job.token() + " of job " + job.id()
+				+ " of topic " + job.topic()
+				+ " is stale: the job was redelivered after its TTR ran out, or was finished, failed, cancelled or replaced");
+	}
+
+	private static HttpApiException notFound(String topic, String id) {
+		return new HttpApiException(HttpStatus.NOT_FOUND, null,
+				"no job " + id + " in topic " + topic + " (never scheduled, finished or cancelled)");
+	}
+
+	private String jobPath(String topic, String id) {
+		return this.basePath + "/jobs/" + UriUtils.encodePathSegment(topic, StandardCharsets.UTF_8) + "/"
+				+ UriUtils.encodePathSegment(id, StandardCharsets.UTF_8);
+	}
+
+	private static Set<String> fields(String... names) {
+		return new LinkedHashSet<>(List.of(names));
+	}
+
+	/**
+	 * The limits of requests.
+	 *
+	 * @param maxBodyBytes the largest request body, in bytes
+	 * @param maxReserve the most jobs one reserve request may ask for
+	 * @param maxWait the longest wait of a reserve request
+	 */
+	public record Limits(long maxBodyBytes, int maxReserve, Duration maxWait) {
+
+		public Limits {
+			Assert.isTrue(maxBodyBytes > 0, "maxBodyBytes must be positive");
+			Assert.isTrue(maxReserve >= 1 && maxReserve <= 10_000, "maxReserve must be between 1 and 10000");
+			Assert.isTrue(maxWait != null && !maxWait.isNegative(), "maxWait must not be negative");
+		}
+
+	}
+
+}

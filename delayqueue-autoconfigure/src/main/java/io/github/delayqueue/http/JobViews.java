@@ -1,0 +1,159 @@
+package io.github.delayqueue.http;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.List;
+
+import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.core.ScheduleResult;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The JSON the HTTP job API answers with. Times are ISO-8601 instants and durations, as the
+ * requests take them; a payload is {@code body}: the JSON value it holds, or its text when it
+ * is not JSON (a Java {@code String} payload), or {@code bodyBase64} for bytes that are not
+ * UTF-8 text.
+ *
+ * <p>
+ * Payloads are the stored bytes as the default {@code JacksonJobPayloadConverter} writes them
+ * (JSON, or the text of a string): an application's own {@code JobPayloadConverter} is not
+ * applied here.
+ */
+final class JobViews {
+
+	private static final JsonNodeFactory nodes = JsonNodeFactory.instance;
+
+	private final JsonMapper mapper;
+
+	JobViews(JsonMapper mapper) {
+		// strict: a text payload such as "1 2" or "true story" is text, not the JSON at its start
+		this.mapper = mapper.rebuild().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
+	}
+
+	/**
+	 * The payload a request's {@code body} stands for: a JSON string is stored as its text (as
+	 * a Java {@code String} payload is), anything else as JSON.
+	 */
+	byte[] payload(JsonNode body) {
+		return body.isString() ? body.stringValue().getBytes(StandardCharsets.UTF_8)
+				: this.mapper.writeValueAsBytes(body);
+	}
+
+	ObjectNode scheduled(String topic, String id, ScheduleResult result) {
+		ObjectNode view = nodes.objectNode();
+		view.put("topic", topic);
+		view.put("id", id);
+		view.put("created", result.created());
+		view.put("state", result.state().name());
+		put(view, "dueAt", result.dueAt());
+		return view;
+	}
+
+	ObjectNode reserved(List<ReservedJob> jobs) {
+		ObjectNode view = nodes.objectNode();
+		ArrayNode array = view.putArray("jobs");
+		for (ReservedJob job : jobs) {
+			ObjectNode item = array.addObject();
+			item.put("topic", job.topic());
+			item.put("id", job.id());
+			item.put("token", job.token());
+			item.put("attempt", job.attempt());
+			item.put("maxAttempts", job.maxAttempts());
+			item.put("ttr", job.ttr().toString());
+			put(item, "dueAt", job.dueAt());
+			put(item, "createdAt", job.createdAt());
+			put(item, "deliveredAt", job.deliveredAt());
+			put(item, "reservedUntil", job.reservedUntil());
+			body(item, job.payload());
+		}
+		return view;
+	}
+
+	ObjectNode job(JobInfo job) {
+		ObjectNode view = nodes.objectNode();
+		view.put("topic", job.topic());
+		view.put("id", job.id());
+		view.put("state", job.state().name());
+		view.put("attempt", job.attempt());
+		view.put("maxAttempts", job.maxAttempts());
+		view.put("ttr", job.ttr().toString());
+		put(view, "dueAt", job.dueAt());
+		put(view, "createdAt", job.createdAt());
+		put(view, "reservedUntil", job.reservedUntil());
+		put(view, "diedAt", job.diedAt());
+		if (job.lastError() != null) {
+			view.put("lastError", job.lastError());
+		}
+		if (job.payload() != null) {
+			body(view, job.payload());
+		}
+		return view;
+	}
+
+	static ObjectNode outcome(String topic, String id, String field, Object value) {
+		ObjectNode view = nodes.objectNode();
+		view.put("topic", topic);
+		view.put("id", id);
+		if (value instanceof Boolean flag) {
+			view.put(field, flag);
+		}
+		else {
+			view.put(field, value.toString());
+		}
+		return view;
+	}
+
+	static ObjectNode problem(int status, String title, String detail, @Nullable String field) {
+		ObjectNode view = nodes.objectNode();
+		view.put("type", "about:blank");
+		view.put("title", title);
+		view.put("status", status);
+		view.put("detail", detail);
+		if (field != null) {
+			view.put("field", field);
+		}
+		return view;
+	}
+
+	private static void put(ObjectNode view, String field, @Nullable Instant instant) {
+		if (instant != null) {
+			view.put(field, instant.toString());
+		}
+	}
+
+	private void body(ObjectNode view, byte[] payload) {
+		if (payload.length > 0) {
+			try {
+				view.set("body", this.mapper.readTree(payload));
+				return;
+			}
+			catch (JacksonException ex) {
+				// not JSON: a text or bytes payload
+			}
+		}
+		try {
+			String text = StandardCharsets.UTF_8.newDecoder()
+				.onMalformedInput(CodingErrorAction.REPORT)
+				.onUnmappableCharacter(CodingErrorAction.REPORT)
+				.decode(ByteBuffer.wrap(payload))
+				.toString();
+			view.put("body", text);
+		}
+		catch (CharacterCodingException ex) {
+			view.put("bodyBase64", Base64.getEncoder().encodeToString(payload));
+		}
+	}
+
+}

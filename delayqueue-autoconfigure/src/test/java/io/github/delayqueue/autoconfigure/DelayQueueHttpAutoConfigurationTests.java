@@ -1,0 +1,156 @@
+package io.github.delayqueue.autoconfigure;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import io.github.delayqueue.http.BearerTokenFilter;
+import io.github.delayqueue.http.DelayQueueHttpApi;
+import io.github.delayqueue.http.ReserveWaiters;
+import io.github.delayqueue.test.RedisTestExtension;
+import io.github.delayqueue.test.RedisTestServer;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.yaml.snakeyaml.Yaml;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.boot.webmvc.autoconfigure.DispatcherServletAutoConfiguration;
+import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
+import org.springframework.web.servlet.DispatcherServlet;
+import org.springframework.web.servlet.mvc.method.RequestMappingInfo;
+import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The HTTP job API appears only when asked for, in a Spring MVC application, and refuses to
+ * start unprotected.
+ */
+@ExtendWith(RedisTestExtension.class)
+class DelayQueueHttpAutoConfigurationTests {
+
+	private WebApplicationContextRunner runner;
+
+	private String[] redis;
+
+	@BeforeEach
+	void setUp(RedisTestServer redis) {
+		this.redis = new String[] { "spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
+				"delayqueue.namespace=http" + System.nanoTime() };
+		this.runner = new WebApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
+					DispatcherServletAutoConfiguration.class, WebMvcAutoConfiguration.class,
+					DelayQueueAutoConfiguration.class, DelayQueueHttpAutoConfiguration.class))
+			.withPropertyValues(this.redis);
+	}
+
+	@Test
+	void offByDefault() {
+		this.runner.run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).doesNotHaveBean(DelayQueueHttpApi.class);
+			assertThat(context).doesNotHaveBean(ReserveWaiters.class);
+		});
+	}
+
+	@Test
+	void withTokensTheApiAndItsTokenFilterAreThere() {
+		this.runner.withPropertyValues("delayqueue.http.enabled=true", "delayqueue.http.tokens=a,b",
+				"delayqueue.http.base-path=/api/queue").run((context) -> {
+					assertThat(context).hasSingleBean(DelayQueueHttpApi.class);
+					FilterRegistrationBean<?> filter = context.getBean("delayQueueHttpTokenFilter",
+							FilterRegistrationBean.class);
+					assertThat(filter.isEnabled()).isTrue();
+					assertThat(filter.getFilter()).isInstanceOf(BearerTokenFilter.class);
+					assertThat(filter.getUrlPatterns()).containsExactly("/api/queue/*");
+				});
+	}
+
+	@Test
+	void withoutTokensStartUpFailsNamingTheWaysOut() {
+		this.runner.withPropertyValues("delayqueue.http.enabled=true").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("delayqueue.http.tokens")
+				.hasMessageContaining("Spring Security")
+				.hasMessageContaining("delayqueue.http.allow-anonymous=true");
+		});
+	}
+
+	@Test
+	void anonymousAccessMustBeAskedFor() {
+		this.runner.withPropertyValues("delayqueue.http.enabled=true", "delayqueue.http.allow-anonymous=true")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(DelayQueueHttpApi.class);
+				assertThat(context.getBean("delayQueueHttpTokenFilter", FilterRegistrationBean.class).isEnabled())
+					.isFalse();
+			});
+	}
+
+	@Test
+	void badSettingsFailStartUpNamingTheProperty() {
+		for (String setting : List.of("delayqueue.http.base-path=/queue/", "delayqueue.http.base-path=queue",
+				"delayqueue.http.max-reserve=0", "delayqueue.http.max-wait=-1s", "delayqueue.http.max-waiting=0",
+				"delayqueue.http.tokens=a,")) {
+			String property = setting.substring(0, setting.indexOf('='));
+			this.runner.withPropertyValues("delayqueue.http.enabled=true", "delayqueue.http.tokens=a", setting)
+				.run((context) -> {
+					assertThat(context).as(setting).hasFailed();
+					assertThat(context.getStartupFailure()).as(setting).rootCause().hasMessageContaining(property);
+				});
+		}
+	}
+
+	@Test
+	void notInAnApplicationWithoutSpringMvc() {
+		this.runner.withClassLoader(new FilteredClassLoader(DispatcherServlet.class))
+			.withPropertyValues("delayqueue.http.enabled=true", "delayqueue.http.tokens=a")
+			.run((context) -> assertThat(context).doesNotHaveBean(DelayQueueHttpApi.class));
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
+					DelayQueueAutoConfiguration.class, DelayQueueHttpAutoConfiguration.class))
+			.withPropertyValues(this.redis)
+			.withPropertyValues("delayqueue.http.enabled=true", "delayqueue.http.tokens=a")
+			.run((context) -> assertThat(context).doesNotHaveBean(DelayQueueHttpApi.class));
+	}
+
+	@Test
+	void theOpenApiDescriptionHasEveryRouteOfTheApi() {
+		this.runner.withPropertyValues("delayqueue.http.enabled=true", "delayqueue.http.tokens=a").run((context) -> {
+			Set<String> routes = new HashSet<>();
+			context.getBean("requestMappingHandlerMapping", RequestMappingHandlerMapping.class)
+				.getHandlerMethods()
+				.forEach((info, method) -> {
+					if (method.getBeanType() == DelayQueueHttpApi.class) {
+						routes.add(route(info));
+					}
+				});
+			assertThat(routes).hasSize(8);
+
+			Set<String> described = new HashSet<>();
+			try (var in = DelayQueueHttpApi.class.getResourceAsStream("openapi.yaml")) {
+				Map<String, Object> document = new Yaml().load(in);
+				@SuppressWarnings("unchecked")
+				Map<String, Map<String, Object>> paths = (Map<String, Map<String, Object>>) document.get("paths");
+				paths.forEach((path, operations) -> operations.keySet()
+					.forEach((method) -> described.add(method.toUpperCase() + " /delayqueue" + path)));
+			}
+			assertThat(described).isEqualTo(routes);
+		});
+	}
+
+	private static String route(RequestMappingInfo info) {
+		String method = info.getMethodsCondition().getMethods().iterator().next().name();
+		String pattern = info.getPathPatternsCondition().getPatternValues().iterator().next();
+		return method + " " + pattern;
+	}
+
+}

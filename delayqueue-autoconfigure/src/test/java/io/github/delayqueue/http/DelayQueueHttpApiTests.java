@@ -1,0 +1,262 @@
+package io.github.delayqueue.http;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import io.github.delayqueue.actuate.WebApps;
+import io.github.delayqueue.actuate.WebApps.App;
+import io.github.delayqueue.actuate.WebApps.Response;
+import io.github.delayqueue.annotation.DelayedListener;
+import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.core.DelayedJob;
+import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.test.RedisTestServers;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import tools.jackson.databind.JsonNode;
+
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The HTTP job API in a running web application, against a real Redis: the same jobs as the
+ * Java API, the status codes of the contract, bad input refused without a change.
+ */
+class DelayQueueHttpApiTests {
+
+	static final String TOKEN = "s3cret-token";
+
+	@RegisterExtension
+	final WebApps apps = new WebApps();
+
+	private App app;
+
+	private DelayedJobTemplate template;
+
+	private DelayQueueOperations operations;
+
+	record Order(String orderId, int amount) {
+	}
+
+	static class Listener {
+
+		final BlockingQueue<DelayedJob<Order>> received = new LinkedBlockingQueue<>();
+
+		@DelayedListener(topic = "http-in")
+		void handle(DelayedJob<Order> job) {
+			this.received.add(job);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Config {
+
+		@Bean
+		Listener listener() {
+			return new Listener();
+		}
+
+	}
+
+	@BeforeEach
+	void startApp() {
+		this.app = this.apps.run(RedisTestServers.shared(), Config.class, "delayqueue.buckets=4",
+				"delayqueue.http.enabled=true", "delayqueue.http.tokens=" + TOKEN);
+		this.template = this.app.bean(DelayedJobTemplate.class);
+		this.operations = this.template.getOperations();
+	}
+
+	private Response call(String method, String path, String body) {
+		return this.app.send(method, "/delayqueue" + path, body, TOKEN);
+	}
+
+	@Test
+	void jobAddedOverHttpReachesADelayedListener() throws InterruptedException {
+		Response added = call("POST", "/jobs",
+				"{\"topic\":\"http-in\",\"id\":\"o-1\",\"delay\":\"PT0.3S\",\"maxAttempts\":3,"
+						+ "\"body\":{\"orderId\":\"o-1\",\"amount\":42}}");
+		assertThat(added.status()).isEqualTo(201);
+		assertThat(added.json().get("created").booleanValue()).isTrue();
+		assertThat(added.json().get("state").asString()).isEqualTo("DELAYED");
+		assertThat(added.headers().firstValue("Location")).hasValue("/delayqueue/jobs/http-in/o-1");
+		Instant dueAt = Instant.parse(added.json().get("dueAt").asString());
+
+		DelayedJob<Order> job = app().received.poll(10, TimeUnit.SECONDS);
+		assertThat(job).isNotNull();
+		assertThat(job.payload()).isEqualTo(new Order("o-1", 42));
+		assertThat(job.id()).isEqualTo("o-1");
+		assertThat(job.maxAttempts()).isEqualTo(3);
+		assertThat(job.deliveredAt()).isAfterOrEqualTo(dueAt);
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.operations.find("http-in", "o-1").isEmpty());
+	}
+
+	private Listener app() {
+		return this.app.bean(Listener.class);
+	}
+
+	@Test
+	void jobScheduledInJavaIsReservedAndFinishedOverHttp() {
+		this.template.job("http-out", "j-1").payload(Map.of("n", 1)).delay(Duration.ZERO).ttr(Duration.ofMinutes(2))
+			.schedule();
+		this.template.schedule("http-out", "j-2", "plain text, not JSON", Duration.ZERO);
+
+		JsonNode jobs = call("POST", "/topics/http-out/reserve?max=10&wait=PT5S", null).json().get("jobs");
+		assertThat(jobs).hasSize(2);
+		JsonNode first = jobs.get(0).get("id").asString().equals("j-1") ? jobs.get(0) : jobs.get(1);
+		JsonNode second = (first == jobs.get(0)) ? jobs.get(1) : jobs.get(0);
+		assertThat(first.get("body").get("n").asInt()).isEqualTo(1);
+		assertThat(first.get("attempt").asInt()).isEqualTo(1);
+		assertThat(first.get("ttr").asString()).isEqualTo("PT2M");
+		assertThat(Instant.parse(first.get("reservedUntil").asString()))
+			.isEqualTo(Instant.parse(first.get("deliveredAt").asString()).plus(Duration.ofMinutes(2)));
+		assertThat(second.get("body").asString()).isEqualTo("plain text, not JSON");
+		assertThat(this.operations.find("http-out", "j-1").get().state()).isEqualTo(JobState.RESERVED);
+
+		for (JsonNode job : jobs) {
+			Response finished = call("POST", "/jobs/http-out/" + job.get("id").asString() + "/finish",
+					"{\"token\":" + job.get("token").asLong() + "}");
+			assertThat(finished.status()).isEqualTo(200);
+			assertThat(finished.json().get("finished").booleanValue()).isTrue();
+		}
+		assertThat(this.operations.find("http-out", "j-1")).isEmpty();
+		assertThat(this.operations.find("http-out", "j-2")).isEmpty();
+		Response again = call("POST", "/jobs/http-out/j-1/finish", "{\"token\":\"" + first.get("token").asLong() + "\"}");
+		assertThat(again.status()).isEqualTo(409);
+		assertThat(again.json().get("field").asString()).isEqualTo("token");
+	}
+
+	@Test
+	void cancelOverHttpPreventsDelivery() throws InterruptedException {
+		assertThat(call("POST", "/jobs", addBody("http-in", "cancelled", "PT1S")).status()).isEqualTo(201);
+		Response cancelled = call("DELETE", "/jobs/http-in/cancelled", null);
+		assertThat(cancelled.status()).isEqualTo(200);
+		assertThat(cancelled.json().get("cancelled").booleanValue()).isTrue();
+		assertThat(call("GET", "/jobs/http-in/cancelled", null).status()).isEqualTo(404);
+		assertThat(call("DELETE", "/jobs/http-in/cancelled", null).status()).isEqualTo(404);
+		// a later job comes through; the cancelled one, due before it, never does
+		assertThat(call("POST", "/jobs", addBody("http-in", "later", "PT1.2S")).status()).isEqualTo(201);
+		DelayedJob<Order> job = app().received.poll(10, TimeUnit.SECONDS);
+		assertThat(job).isNotNull();
+		assertThat(job.id()).isEqualTo("later");
+		assertThat(app().received).isEmpty();
+	}
+
+	static String addBody(String topic, String id, String delay) {
+		return "{\"topic\":\"" + topic + "\",\"id\":\"" + id + "\",\"delay\":\"" + delay
+				+ "\",\"body\":{\"orderId\":\"" + id + "\",\"amount\":1}}";
+	}
+
+	@Test
+	void duplicateAddKeepsTheExistingJobUnlessReplaced() {
+		assertThat(call("POST", "/jobs", addBody("dup", "d-1", "PT1H")).status()).isEqualTo(201);
+		Response kept = call("POST", "/jobs",
+				"{\"topic\":\"dup\",\"id\":\"d-1\",\"delay\":0,\"body\":\"other\"}");
+		assertThat(kept.status()).isEqualTo(200);
+		assertThat(kept.json().get("created").booleanValue()).isFalse();
+		assertThat(kept.json().get("state").asString()).isEqualTo("DELAYED");
+		assertThat(this.operations.find("dup", "d-1").get().payloadAsString()).contains("\"orderId\":\"d-1\"");
+
+		Response replaced = call("POST", "/jobs",
+				"{\"topic\":\"dup\",\"id\":\"d-1\",\"dueAt\":0,\"body\":\"other\",\"onDuplicate\":\"REPLACE\"}");
+		assertThat(replaced.status()).isEqualTo(201);
+		assertThat(replaced.json().get("state").asString()).isEqualTo("READY");
+		JsonNode read = call("GET", "/jobs/dup/d-1", null).json();
+		assertThat(read.get("state").asString()).isEqualTo("READY");
+		assertThat(read.get("body").asString()).isEqualTo("other");
+	}
+
+	@Test
+	void aTokenIsStaleOnceTheJobWasRedelivered() {
+		call("POST", "/jobs", "{\"topic\":\"stale\",\"id\":\"s-1\",\"delay\":0,\"body\":1}");
+		JsonNode first = call("POST", "/topics/stale/reserve?ttr=PT0.3S", null).json().get("jobs").get(0);
+		// the TTR runs out: the job is delivered again, with the attempt counted
+		JsonNode second = call("POST", "/topics/stale/reserve?wait=PT5S&ttr=PT60S", null).json().get("jobs").get(0);
+		assertThat(second.get("id").asString()).isEqualTo("s-1");
+		assertThat(second.get("attempt").asInt()).isEqualTo(2);
+
+		String oldToken = "{\"token\":" + first.get("token").asLong() + "}";
+		for (String action : List.of("finish", "touch")) {
+			Response refused = call("POST", "/jobs/stale/s-1/" + action, oldToken);
+			assertThat(refused.status()).as(action).isEqualTo(409);
+			assertThat(refused.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+		}
+		Response failed = call("POST", "/jobs/stale/s-1/fail",
+				"{\"token\":" + first.get("token").asLong() + ",\"retryIn\":0}");
+		assertThat(failed.status()).isEqualTo(409);
+		assertThat(this.operations.find("stale", "s-1").get().state()).isEqualTo(JobState.RESERVED);
+		assertThat(call("POST", "/jobs/stale/s-1/finish", "{\"token\":" + second.get("token").asLong() + "}").status())
+			.isEqualTo(200);
+	}
+
+	@Test
+	void failRetriesUntilDeadAndTouchExtends() {
+		call("POST", "/jobs", "{\"topic\":\"flaky\",\"id\":\"f-1\",\"delay\":0,\"ttr\":\"PT30S\",\"maxAttempts\":2,"
+				+ "\"body\":{\"a\":[1,2]}}");
+		JsonNode job = call("POST", "/topics/flaky/reserve?wait=PT5S", null).json().get("jobs").get(0);
+		String token = "{\"token\":" + job.get("token").asLong();
+
+		JsonNode touched = call("POST", "/jobs/flaky/f-1/touch", token + ",\"ttr\":\"PT10M\"}").json();
+		assertThat(Instant.parse(touched.get("reservedUntil").asString()))
+			.isAfter(Instant.parse(job.get("deliveredAt").asString()).plus(Duration.ofMinutes(9)));
+		JsonNode ownTtr = call("POST", "/jobs/flaky/f-1/touch", token + "}").json();
+		assertThat(Instant.parse(ownTtr.get("reservedUntil").asString()))
+			.isBefore(Instant.parse(job.get("deliveredAt").asString()).plus(Duration.ofMinutes(1)));
+
+		Response retrying = call("POST", "/jobs/flaky/f-1/fail", token + ",\"retryIn\":\"PT0S\",\"error\":\"boom 1\"}");
+		assertThat(retrying.json().get("result").asString()).isEqualTo("RETRYING");
+		job = call("POST", "/topics/flaky/reserve?wait=PT5S", null).json().get("jobs").get(0);
+		assertThat(job.get("attempt").asInt()).isEqualTo(2);
+		Response dead = call("POST", "/jobs/flaky/f-1/fail",
+				"{\"token\":" + job.get("token").asLong() + ",\"retryIn\":100,\"error\":\"boom 2\"}");
+		assertThat(dead.json().get("result").asString()).isEqualTo("DEAD");
+		JsonNode read = call("GET", "/jobs/flaky/f-1", null).json();
+		assertThat(read.get("state").asString()).isEqualTo("DEAD");
+		assertThat(read.get("lastError").asString()).isEqualTo("boom 2");
+		assertThat(read.get("diedAt")).isNotNull();
+		assertThat(read.get("body").get("a").get(1).asInt()).isEqualTo(2);
+	}
+
+	@Test
+	void killMakesAJobDeadAtOnce() {
+		call("POST", "/jobs", "{\"topic\":\"doomed\",\"id\":\"k-1\",\"delay\":0,\"maxAttempts\":5,\"body\":1}");
+		JsonNode job = call("POST", "/topics/doomed/reserve", null).json().get("jobs").get(0);
+		Response dead = call("POST", "/jobs/doomed/k-1/fail",
+				"{\"token\":" + job.get("token").asLong() + ",\"dead\":true,\"error\":\"unknown customer\"}");
+		assertThat(dead.json().get("result").asString()).isEqualTo("DEAD");
+		assertThat(this.operations.find("doomed", "k-1").get().lastError()).isEqualTo("unknown customer");
+	}
+
+	@Test
+	void reserveWithNothingReadyAnswersNoJobsWhenTheWaitRunsOut() {
+		long start = System.nanoTime();
+		Response response = call("POST", "/topics/nothing-here/reserve?max=5&wait=PT0.5S", null);
+		long elapsedMillis = (System.nanoTime() - start) / 1_000_000;
+		assertThat(response.status()).isEqualTo(200);
+		assertThat(response.json().get("jobs")).isEmpty();
+		assertThat(elapsedMillis).isBetween(500L, 5_000L);
+		assertThat(this.app.bean(ReserveWaiters.class).getWaiting()).isZero();
+	}
+
+	@Test
+	void idsAreAddressedPercentEncoded() {
+		String id = "order:42 ü";
+		Response added = call("POST", "/jobs", "{\"topic\":\"enc\",\"id\":\"" + id + "\",\"delay\":0,\"body\":1}");
+		assertThat(added.headers().firstValue("Location")).hasValue("/delayqueue/jobs/enc/order:42%20%C3%BC");
+		assertThat(call("GET", "/jobs/enc/order:42%20%C3%BC", null).json().get("id").asString()).isEqualTo(id);
+		JsonNode job = call("POST", "/topics/enc/reserve", null).json().get("jobs").get(0);
+		assertThat(call("POST", "/jobs/enc/order:42%20%C3%BC/finish", "{\"token\":" + job.get("token").asLong() + "}")
+			.status()).isEqualTo(200);
+	}
+
+}

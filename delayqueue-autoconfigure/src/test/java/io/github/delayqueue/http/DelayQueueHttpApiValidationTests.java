@@ -1,0 +1,149 @@
+package io.github.delayqueue.http;
+
+import java.time.Duration;
+
+import io.github.delayqueue.actuate.WebApps;
+import io.github.delayqueue.actuate.WebApps.App;
+import io.github.delayqueue.actuate.WebApps.Response;
+import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.QueueStats;
+import io.github.delayqueue.test.RedisTestServers;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import tools.jackson.databind.JsonNode;
+
+import org.springframework.context.annotation.Configuration;
+
+import static io.github.delayqueue.http.DelayQueueHttpApiTests.addBody;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What the HTTP job API refuses: bad input (a 400 naming the field, nothing changed),
+ * bodies over the limits, requests without one of the tokens. One application for all.
+ */
+class DelayQueueHttpApiValidationTests {
+
+	static final String TOKEN = "s3cret-token";
+
+	@RegisterExtension
+	static final WebApps apps = WebApps.perClass();
+
+	private static App app;
+
+	private static DelayedJobTemplate template;
+
+	private static DelayQueueOperations operations;
+
+	@Configuration(proxyBeanMethods = false)
+	static class NoBeans {
+
+	}
+
+	@BeforeAll
+	static void startApp() {
+		app = apps.run(RedisTestServers.shared(), NoBeans.class, "delayqueue.buckets=4", "delayqueue.http.enabled=true",
+				"delayqueue.http.tokens=other-token," + TOKEN, "delayqueue.http.max-body-size=64KB",
+				"delayqueue.max-payload-size=1KB");
+		template = app.bean(DelayedJobTemplate.class);
+		operations = template.getOperations();
+	}
+
+	private static Response call(String method, String path, String body) {
+		return app.send(method, "/delayqueue" + path, body, TOKEN);
+	}
+
+	@ParameterizedTest(name = "{0} {1} -> {3} {4}")
+	@CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
+			POST | /jobs | {}                                                               | 400 | topic
+			POST | /jobs | {"topic":"bad topic!","id":"x","delay":0,"body":1}               | 400 | topic
+			POST | /jobs | {"topic":"t","id":" ","delay":0,"body":1}                         | 400 | id
+			POST | /jobs | {"topic":"t","id":7,"delay":0,"body":1}                           | 400 | id
+			POST | /jobs | {"topic":"t","id":"x","body":1}                                   | 400 | delay
+			POST | /jobs | {"topic":"t","id":"x","delay":"PT1S","dueAt":0,"body":1}         | 400 | dueAt
+			POST | /jobs | {"topic":"t","id":"x","delay":"soon","body":1}                    | 400 | delay
+			POST | /jobs | {"topic":"t","id":"x","delay":"P40000D","body":1}                 | 400 | delay
+			POST | /jobs | {"topic":"t","id":"x","dueAt":"tomorrow","body":1}                | 400 | dueAt
+			POST | /jobs | {"topic":"t","id":"x","delay":0,"ttr":0,"body":1}                 | 400 | ttr
+			POST | /jobs | {"topic":"t","id":"x","delay":0,"ttr":"PT-1S","body":1}           | 400 | ttr
+			POST | /jobs | {"topic":"t","id":"x","delay":0,"maxAttempts":0,"body":1}         | 400 | maxAttempts
+			POST | /jobs | {"topic":"t","id":"x","delay":0,"maxAttempts":"3","body":1}       | 400 | maxAttempts
+			POST | /jobs | {"topic":"t","id":"x","delay":0,"onDuplicate":"IGNORE","body":1}  | 400 | onDuplicate
+			POST | /jobs | {"topic":"t","id":"x","delay":0}                                  | 400 | body
+			POST | /jobs | {"topic":"t","id":"x","delay":0,"body":null}                      | 400 | body
+			POST | /jobs | {"topic":"t","id":"x","delaySeconds":5,"body":1}                  | 400 | delaySeconds
+			POST | /jobs | {"topic":"t","id":"x","delay":0,"body":1                           | 400 |
+			POST | /jobs | [1,2]                                                            | 400 |
+			POST | /topics/t/reserve?max=0                                                  | | 400 | max
+			POST | /topics/t/reserve?max=101                                                | | 400 | max
+			POST | /topics/t/reserve?max=many                                               | | 400 | max
+			POST | /topics/t/reserve?wait=PT31S                                             | | 400 | wait
+			POST | /topics/t/reserve?wait=later                                             | | 400 | wait
+			POST | /topics/t/reserve?ttr=0                                                  | | 400 | ttr
+			POST | /topics/bad!topic/reserve                                                | | 400 | topic
+			POST | /jobs/t/x/finish | {}                                                    | 400 | token
+			POST | /jobs/t/x/finish | {"token":"abc"}                                       | 400 | token
+			POST | /jobs/t/x/finish | {"token":1,"extra":true}                              | 400 | extra
+			POST | /jobs/t/x/fail   | {"token":1}                                           | 400 | retryIn
+			POST | /jobs/t/x/fail   | {"token":1,"retryIn":0,"dead":true}                   | 400 | dead
+			POST | /jobs/t/x/fail   | {"token":1,"retryIn":-5}                              | 400 | retryIn
+			POST | /jobs/t/x/touch  | {"token":1,"ttr":"PT8D"}                              | 400 | ttr
+			GET  | /jobs/t/%20      |                                                       | 400 | id
+			""")
+	void badInputIsRefusedNamingTheFieldAndChangesNothing(String method, String path, String body, int status,
+			String field) {
+		template.schedule("t", "x", "kept", Duration.ofHours(1));
+		QueueStats before = operations.stats();
+		Response response = call(method, path, body);
+		assertThat(response.status()).as(response.body()).isEqualTo(status);
+		assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+		JsonNode problem = response.json();
+		assertThat(problem.get("status").asInt()).isEqualTo(status);
+		assertThat(problem.get("detail").asString()).isNotBlank();
+		if (field != null) {
+			assertThat(problem.get("field").asString()).as(problem.get("detail").asString()).isEqualTo(field);
+			assertThat(problem.get("detail").asString()).contains(field);
+		}
+		else {
+			assertThat(problem.get("field")).isNull();
+		}
+		assertThat(operations.stats().totals()).isEqualTo(before.totals());
+		assertThat(operations.find("t", "x").get().state()).isEqualTo(JobState.DELAYED);
+	}
+
+	@Test
+	void bodiesOverTheLimitsAreRefused() {
+		String bigPayload = "x".repeat(2_000);
+		Response tooBigPayload = call("POST", "/jobs",
+				"{\"topic\":\"t\",\"id\":\"big\",\"delay\":0,\"body\":\"" + bigPayload + "\"}");
+		assertThat(tooBigPayload.status()).isEqualTo(400);
+		assertThat(tooBigPayload.json().get("field").asString()).isEqualTo("body");
+		assertThat(tooBigPayload.json().get("detail").asString()).contains("delayqueue.max-payload-size");
+
+		Response tooBigRequest = call("POST", "/jobs",
+				"{\"topic\":\"t\",\"id\":\"big\",\"delay\":0,\"body\":\"" + "y".repeat(70_000) + "\"}");
+		assertThat(tooBigRequest.status()).isEqualTo(413);
+		assertThat(tooBigRequest.json().get("detail").asString()).contains("delayqueue.http.max-body-size");
+		assertThat(operations.find("t", "big")).isEmpty();
+	}
+
+	@Test
+	void requestsNeedOneOfTheTokens() {
+		Response none = app.send("GET", "/delayqueue/jobs/t/x", null, null);
+		assertThat(none.status()).isEqualTo(401);
+		assertThat(none.headers().firstValue("WWW-Authenticate")).hasValueSatisfying((v) -> assertThat(v).startsWith("Bearer"));
+		assertThat(none.json().get("detail").asString()).contains("Authorization: Bearer");
+		Response wrong = app.send("POST", "/delayqueue/jobs", addBody("t", "sneaky", "PT0S"), "guess");
+		assertThat(wrong.status()).isEqualTo(401);
+		assertThat(operations.find("t", "sneaky")).isEmpty();
+
+		assertThat(app.send("GET", "/delayqueue/jobs/t/x", null, "other-token").status()).isEqualTo(404);
+		// the rest of the application is not the API's business
+		assertThat(app.get("/actuator/health").status()).isEqualTo(200);
+	}
+
+}

@@ -1,0 +1,219 @@
+package io.github.delayqueue.http;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.delayqueue.actuate.WebApps;
+import io.github.delayqueue.actuate.WebApps.App;
+import io.github.delayqueue.actuate.WebApps.Response;
+import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.core.ScheduleResult;
+import io.github.delayqueue.test.RedisTestServers;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import tools.jackson.databind.JsonNode;
+
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Long-polling reserve requests and many jobs through the HTTP job API.
+ */
+class DelayQueueHttpLongPollTests {
+
+	static final String TOKEN = "poll-token";
+
+	@RegisterExtension
+	final WebApps apps = new WebApps();
+
+	private App app;
+
+	private DelayedJobTemplate template;
+
+	@Configuration(proxyBeanMethods = false)
+	static class NoBeans {
+
+	}
+
+	@BeforeEach
+	void startApp() {
+		this.app = this.apps.run(RedisTestServers.shared(), NoBeans.class, "delayqueue.http.enabled=true",
+				"delayqueue.http.tokens=" + TOKEN);
+		this.template = this.app.bean(DelayedJobTemplate.class);
+	}
+
+	private Response call(String method, String path, String body) {
+		return this.app.send(method, "/delayqueue" + path, body, TOKEN);
+	}
+
+	@Test
+	void waitingReserveAnswersWithin50msOfTheJobBecomingDue() throws Exception {
+		ReserveWaiters waiters = this.app.bean(ReserveWaiters.class);
+		// the first requests of a fresh application warm its code paths up
+		this.template.schedule("poll", "warm-up", 1, Duration.ZERO);
+		assertThat(call("POST", "/topics/poll/reserve?wait=PT1S", null).json().get("jobs")).hasSize(1);
+
+		List<Long> lateMillis = new ArrayList<>();
+		for (int i = 0; i < 3; i++) {
+			CompletableFuture<Instant> answered = CompletableFuture.supplyAsync(() -> {
+				Response response = call("POST", "/topics/poll/reserve?wait=PT10S", null);
+				Instant at = Instant.now();
+				assertThat(response.json().get("jobs")).hasSize(1);
+				return at;
+			});
+			await().atMost(Duration.ofSeconds(5)).until(() -> waiters.getWaiting() == 1);
+			ScheduleResult scheduled = this.template.job("poll", "job-" + i)
+				.payload(i)
+				.delay(Duration.ofMillis(700))
+				.schedule();
+			Instant answeredAt = answered.get(15, TimeUnit.SECONDS);
+			// same machine: Redis's clock (due time) and this JVM's clock (answer) are one clock
+			long late = Duration.between(scheduled.dueAt(), answeredAt).toMillis();
+			assertThat(late).isGreaterThanOrEqualTo(0);
+			lateMillis.add(late);
+		}
+		System.out.println("long-poll answered after due (ms): " + lateMillis);
+		assertThat(lateMillis).as("answered this long after the due time (ms)").allMatch((late) -> late <= 50);
+	}
+
+	@Test
+	void waitingReservesDoNotPollRedis() {
+		DelayQueueOperations operations = this.template.getOperations();
+		AtomicInteger reserves = new AtomicInteger();
+		DelayQueueOperations counting = (DelayQueueOperations) Proxy.newProxyInstance(getClass().getClassLoader(),
+				new Class<?>[] { DelayQueueOperations.class }, (proxy, method, args) -> {
+					if (method.getName().equals("reserve")) {
+						reserves.incrementAndGet();
+					}
+					try {
+						return method.invoke(operations, args);
+					}
+					catch (InvocationTargetException ex) {
+						throw ex.getCause();
+					}
+				});
+		ReserveWaiters waiters = new ReserveWaiters(counting, 10);
+		waiters.start();
+		try {
+			CompletableFuture<List<ReservedJob>> answer = new CompletableFuture<>();
+			assertThat(waiters.await("quiet", 1, null, Duration.ofMillis(2500), answer::complete,
+					answer::completeExceptionally))
+				.isNotNull();
+			assertThat(answer.join()).isEmpty();
+			// one reserve on arrival, then one per idle check of a second: no busy loop
+			assertThat(reserves.get()).isBetween(1, 4);
+
+			// and a job that becomes due is handed over
+			CompletableFuture<List<ReservedJob>> second = new CompletableFuture<>();
+			waiters.await("quiet", 5, null, Duration.ofSeconds(10), second::complete, second::completeExceptionally);
+			this.template.schedule("quiet", "q-1", "x", Duration.ofMillis(300));
+			List<ReservedJob> jobs = second.join();
+			assertThat(jobs).extracting(ReservedJob::id).containsExactly("q-1");
+			assertThat(operations.finish(jobs.get(0))).isTrue();
+		}
+		finally {
+			waiters.stop();
+			waiters.destroy();
+		}
+	}
+
+	@Test
+	void jobsReservedForARequestThatTimedOutAreGivenBack() {
+		DelayQueueOperations operations = this.template.getOperations();
+		ReserveWaiters waiters = new ReserveWaiters(operations, 10);
+		waiters.start();
+		try {
+			CompletableFuture<List<ReservedJob>> gone = new CompletableFuture<>();
+			// the request went away: the answer does not reach it
+			waiters.await("given-back", 1, null, Duration.ofSeconds(10), (jobs) -> {
+				gone.complete(jobs);
+				return false;
+			}, gone::completeExceptionally);
+			this.template.schedule("given-back", "g-1", "x", Duration.ZERO);
+			assertThat(gone.join()).hasSize(1);
+			await().atMost(Duration.ofSeconds(5))
+				.untilAsserted(() -> assertThat(operations.reserve("given-back", 1, null)).singleElement()
+					.satisfies((job) -> assertThat(job.attempt()).isEqualTo(1)));
+		}
+		finally {
+			waiters.stop();
+			waiters.destroy();
+		}
+	}
+
+	@Test
+	void aThousandJobsRoundTripThroughTheApiWithNoneLost() throws Exception {
+		int jobs = 1_000;
+		ExecutorService pool = Executors.newFixedThreadPool(8);
+		try {
+			List<Future<Integer>> producers = new ArrayList<>();
+			for (int p = 0; p < 4; p++) {
+				int producer = p;
+				producers.add(pool.submit(() -> {
+					int created = 0;
+					for (int i = producer; i < jobs; i += 4) {
+						Response added = call("POST", "/jobs", "{\"topic\":\"bulk\",\"id\":\"b-" + i + "\",\"delay\":"
+								+ ThreadLocalRandom.current().nextInt(2_000) + ",\"body\":{\"n\":" + i + "}}");
+						created += (added.status() == 201) ? 1 : 0;
+					}
+					return created;
+				}));
+			}
+			Map<String, Integer> received = new ConcurrentHashMap<>();
+			AtomicInteger finished = new AtomicInteger();
+			List<Future<?>> consumers = new ArrayList<>();
+			for (int c = 0; c < 4; c++) {
+				consumers.add(pool.submit(() -> {
+					while (received.size() < jobs) {
+						JsonNode reserved = call("POST", "/topics/bulk/reserve?max=50&wait=PT2S", null).json();
+						for (JsonNode job : reserved.get("jobs")) {
+							String id = job.get("id").asString();
+							assertThat(job.get("body").get("n").asInt()).isEqualTo(Integer.parseInt(id.substring(2)));
+							received.merge(id, 1, Integer::sum);
+							Response done = call("POST", "/jobs/bulk/" + id + "/finish",
+									"{\"token\":" + job.get("token").asLong() + "}");
+							assertThat(done.status()).isEqualTo(200);
+							finished.incrementAndGet();
+						}
+					}
+					return null;
+				}));
+			}
+			int created = 0;
+			for (Future<Integer> producer : producers) {
+				created += producer.get(60, TimeUnit.SECONDS);
+			}
+			for (Future<?> consumer : consumers) {
+				consumer.get(60, TimeUnit.SECONDS);
+			}
+			assertThat(created).isEqualTo(jobs);
+			assertThat(received).hasSize(jobs);
+			assertThat(received.values()).allMatch((count) -> count == 1);
+			assertThat(finished.get()).isEqualTo(jobs);
+			assertThat(this.template.getOperations().stats().topics().getOrDefault("bulk", null))
+				.satisfiesAnyOf((stats) -> assertThat(stats).isNull(), (stats) -> assertThat(stats.total()).isZero());
+		}
+		finally {
+			pool.shutdownNow();
+		}
+	}
+
+}
