@@ -138,22 +138,23 @@ public final class WebApps implements AfterEachCallback, AfterAllCallback {
 		}
 
 		/**
-		 * Sends a request with an optional JSON body and bearer token.
+		 * Sends a request with an optional JSON body and {@code Authorization} header.
 		 * @param method the method
 		 * @param path the path from the server's root
 		 * @param body the JSON body, or {@code null}
-		 * @param token the bearer token, or {@code null}
+		 * @param authorization the {@code Authorization} header, such as
+		 * {@code "Bearer s3cret"}, or {@code null}
 		 * @return the response
 		 */
-		public Response send(String method, String path, String body, String token) {
+		public Response send(String method, String path, String body, String authorization) {
 			HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(this.base + path))
 				.method(method, (body != null) ? HttpRequest.BodyPublishers.ofString(body)
 						: HttpRequest.BodyPublishers.noBody());
 			if (body != null) {
 				request.header("Content-Type", "application/json");
 			}
-			if (token != null) {
-				request.header("Authorization", "Bearer " + token);
+			if (authorization != null) {
+				request.header("Authorization", authorization);
 			}
 			return send(request);
 		}

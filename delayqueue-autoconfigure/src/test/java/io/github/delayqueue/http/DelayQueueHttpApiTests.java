@@ -78,7 +78,7 @@ class DelayQueueHttpApiTests {
 	}
 
 	private Response call(String method, String path, String body) {
-		return this.app.send(method, "/delayqueue" + path, body, TOKEN);
+		return this.app.send(method, "/delayqueue" + path, body, "Bearer " + TOKEN);
 	}
 
 	@Test

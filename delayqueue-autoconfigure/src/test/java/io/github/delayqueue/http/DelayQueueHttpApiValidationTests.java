@@ -54,7 +54,7 @@ class DelayQueueHttpApiValidationTests {
 	}
 
 	private static Response call(String method, String path, String body) {
-		return app.send(method, "/delayqueue" + path, body, TOKEN);
+		return app.send(method, "/delayqueue" + path, body, "Bearer " + TOKEN);
 	}
 
 	@ParameterizedTest(name = "{0} {1} -> {3} {4}")
@@ -137,11 +137,11 @@ class DelayQueueHttpApiValidationTests {
 		assertThat(none.status()).isEqualTo(401);
 		assertThat(none.headers().firstValue("WWW-Authenticate")).hasValueSatisfying((v) -> assertThat(v).startsWith("Bearer"));
 		assertThat(none.json().get("detail").asString()).contains("Authorization: Bearer");
-		Response wrong = app.send("POST", "/delayqueue/jobs", addBody("t", "sneaky", "PT0S"), "guess");
+		Response wrong = app.send("POST", "/delayqueue/jobs", addBody("t", "sneaky", "PT0S"), "Bearer guess");
 		assertThat(wrong.status()).isEqualTo(401);
 		assertThat(operations.find("t", "sneaky")).isEmpty();
 
-		assertThat(app.send("GET", "/delayqueue/jobs/t/x", null, "other-token").status()).isEqualTo(404);
+		assertThat(app.send("GET", "/delayqueue/jobs/t/x", null, "Bearer other-token").status()).isEqualTo(404);
 		// the rest of the application is not the API's business
 		assertThat(app.get("/actuator/health").status()).isEqualTo(200);
 	}

@@ -61,7 +61,7 @@ class DelayQueueHttpLongPollTests {
 	}
 
 	private Response call(String method, String path, String body) {
-		return this.app.send(method, "/delayqueue" + path, body, TOKEN);
+		return this.app.send(method, "/delayqueue" + path, body, "Bearer " + TOKEN);
 	}
 
 	@Test
