@@ -48,10 +48,10 @@ import org.springframework.web.util.UriUtils;
 /**
  * The JSON-over-HTTP job API, for services that are not written in Java: add, reserve
  * (long-polling), finish, fail, touch, cancel and read jobs, under
- * {@code delayqueue.http.base-path} ({@code /delayqueue} by default). Every call is one call
- * of {@link DelayQueueOperations}, so the semantics are the Java API's: a job added over HTTP
- * reaches a {@code @DelayedListener}, and a job scheduled with {@code DelayedJobTemplate} can be
- * reserved over HTTP.
+ * {@code delayqueue.http.base-path} ({@code /delayqueue} by default). Every route calls
+ * {@link DelayQueueOperations} (a touch without a TTR reads the job's first), so the semantics
+ * are the Java API's: a job added over HTTP reaches a {@code @DelayedListener}, and a job
+ * scheduled with {@code DelayedJobTemplate} can be reserved over HTTP.
  *
  * <p>
  * Bad input is a 400 {@code application/problem+json} answer whose {@code field} names the
@@ -157,7 +157,7 @@ public class DelayQueueHttpApi {
 				(reserved) -> result.setResult(ResponseEntity.ok(this.views.reserved(reserved))), result::setErrorResult);
 		if (end == null) {
 			throw new HttpApiException(HttpStatus.SERVICE_UNAVAILABLE, null,
-					"too many reserve requests are waiting (delayqueue.http.max-waiting); retry, or wait less");
+					"too many reserve requests wait already (delayqueue.http.max-waiting), or the application is stopping; retry");
 		}
 		result.onCompletion(end);
 		return result;
