@@ -95,6 +95,20 @@ class DelayQueueHttpLongPollTests {
 	}
 
 	@Test
+	void shutdownAnswersWaitingRequestsWithNoJobs() {
+		ReserveWaiters waiters = this.app.bean(ReserveWaiters.class);
+		CompletableFuture<Response> answer = CompletableFuture
+			.supplyAsync(() -> call("POST", "/topics/closing/reserve?wait=PT25S", null));
+		await().atMost(Duration.ofSeconds(5)).until(() -> waiters.getWaiting() == 1);
+		long start = System.nanoTime();
+		this.app.context.close();
+		Response response = answer.join();
+		assertThat(response.status()).isEqualTo(200);
+		assertThat(response.json().get("jobs")).isEmpty();
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+	}
+
+	@Test
 	void waitingReservesDoNotPollRedis() {
 		DelayQueueOperations operations = this.template.getOperations();
 		AtomicInteger reserves = new AtomicInteger();
