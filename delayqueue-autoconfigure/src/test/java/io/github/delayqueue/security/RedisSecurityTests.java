@@ -1,0 +1,300 @@
+package io.github.delayqueue.security;
+
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import io.github.delayqueue.annotation.DelayedListener;
+import io.github.delayqueue.autoconfigure.DelayQueueAutoConfiguration;
+import io.github.delayqueue.autoconfigure.DelayedListenerAutoConfiguration;
+import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.core.DelayedJob;
+import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.RescheduleResult;
+import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.redis.RedisDelayQueue;
+import io.github.delayqueue.test.RedisTestServer;
+import io.github.delayqueue.test.RedisTestServers;
+import io.lettuce.core.api.async.RedisAclAsyncCommands;
+import org.assertj.core.api.InstanceOfAssertFactories;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The queue behind Redis's access control: a password, and an ACL user that may touch only
+ * the namespace's keys and channel with only the commands the scripts use (the line the
+ * README documents).
+ */
+class RedisSecurityTests {
+
+	/**
+	 * The README's ACL rules for namespace {@code secure}, after the user name.
+	 */
+	static final String ACL_RULES = "on >acl-s3cret resetkeys ~{secure:* ~{secure}:* resetchannels &secure:events"
+			+ " -@all +hello +auth +ping +info +subscribe +unsubscribe"
+			+ " +evalsha +eval +script|load +time +publish +hget +hset +hdel +hgetall +hincrby +incrby"
+			+ " +llen +lpop +lpush +rpush +lrange +zadd +zcard +zrange +zrangebyscore +zrem +zremrangebyrank"
+			+ " +zremrangebyscore +zscore";
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
+				DelayQueueAutoConfiguration.class, DelayedListenerAutoConfiguration.class))
+		.withBean(Listener.class)
+		.withPropertyValues("delayqueue.namespace=secure", "delayqueue.buckets=4", "delayqueue.timer.lease-ttl=2s",
+				"delayqueue.listener.back-off.initial-interval=100ms", "delayqueue.listener.back-off.jitter=0ms");
+
+	static class Listener {
+
+		final BlockingQueue<DelayedJob<Map<String, Object>>> received = new LinkedBlockingQueue<>();
+
+		@DelayedListener(topic = "secure-jobs", concurrency = "2")
+		void handle(DelayedJob<Map<String, Object>> job) {
+			if (Boolean.TRUE.equals(job.payload().get("fail")) && job.attempt() == 1) {
+				throw new IllegalStateException("first attempt fails");
+			}
+			this.received.add(job);
+		}
+
+	}
+
+	static class Untrusted {
+
+		final BlockingQueue<Object> received = new LinkedBlockingQueue<>();
+
+		@DelayedListener(topic = "untrusted-map")
+		void map(Map<String, Object> payload) {
+			this.received.add(payload);
+		}
+
+		@DelayedListener(topic = "untrusted-list")
+		void list(List<Object> payload) {
+			this.received.add(payload);
+		}
+
+		@DelayedListener(topic = "untrusted-object")
+		void object(Object payload) {
+			this.received.add(payload);
+		}
+
+		@DelayedListener(topic = "untrusted-order")
+		void order(Order payload) {
+			this.received.add(payload);
+		}
+
+	}
+
+	record Order(String id) {
+	}
+
+	@Test
+	void aPayloadNamingAClassIsReadAsPlainData() {
+		String classProperty = "{\"@class\":\"java.lang.ProcessBuilder\",\"command\":[\"touch\",\"/tmp/pwned\"],\"id\":\"o-1\"}";
+		String typeWrapper = "[\"java.net.URL\",\"http://attacker.example/\"]";
+		this.runner.withPropertyValues(redisProperties(RedisTestServers.shared()))
+			.withPropertyValues("delayqueue.namespace=typing" + System.nanoTime())
+			.withBean(Untrusted.class)
+			.run((context) -> {
+				DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+				BlockingQueue<Object> received = context.getBean(Untrusted.class).received;
+
+				// maps, lists and strings, never the type the data names (no default typing)
+				template.schedule("untrusted-map", "m", classProperty, Duration.ZERO);
+				assertThat(received.poll(10, TimeUnit.SECONDS)).isInstanceOf(LinkedHashMap.class)
+					.asInstanceOf(InstanceOfAssertFactories.MAP)
+					.containsEntry("@class", "java.lang.ProcessBuilder");
+				template.schedule("untrusted-list", "l", typeWrapper, Duration.ZERO);
+				assertThat(received.poll(10, TimeUnit.SECONDS)).asInstanceOf(InstanceOfAssertFactories.LIST)
+					.containsExactly("java.net.URL", "http://attacker.example/");
+				// an Object parameter is not converted at all: the stored bytes
+				template.schedule("untrusted-object", "o", classProperty, Duration.ZERO);
+				assertThat(received.poll(10, TimeUnit.SECONDS)).isEqualTo(classProperty.getBytes(StandardCharsets.UTF_8));
+				// a typed parameter reads its own fields; the "@class" property is ignored
+				template.schedule("untrusted-order", "r", classProperty, Duration.ZERO);
+				assertThat(received.poll(10, TimeUnit.SECONDS)).isEqualTo(new Order("o-1"));
+			});
+	}
+
+	@Test
+	void everythingWorksWithAPassword() {
+		try (RedisTestServer redis = RedisTestServers.local().password("pass-w0rd").start()) {
+			this.runner.withPropertyValues(redisProperties(redis))
+				.withPropertyValues("spring.data.redis.password=pass-w0rd")
+				.run(RedisSecurityTests::exerciseEverything);
+		}
+	}
+
+	@Test
+	void everythingWorksAsAnAclUserLimitedToTheNamespace() throws Exception {
+		try (RedisTestServer redis = RedisTestServers.local().password("admin-pass").start()) {
+			LettuceConnectionFactory admin = admin(redis);
+			try {
+				List<String> rules = new ArrayList<>(List.of("SETUSER", "delayqueue"));
+				rules.addAll(List.of(ACL_RULES.split(" ")));
+				admin.getConnection().execute("ACL", bytes(rules));
+				this.runner.withPropertyValues(redisProperties(redis))
+					.withPropertyValues("spring.data.redis.username=delayqueue",
+							"spring.data.redis.password=acl-s3cret")
+					.run((context) -> {
+						exerciseEverything(context);
+						// nothing the queue did was refused but two optional commands: the CONFIG GET
+						// of the start-up report of persistence settings, and the CLIENT SETINFO
+						// Lettuce sends on connect ("config" and "client" on Redis 6.2)
+						assertThat(refusedCommands(admin)).as("ACL LOG")
+							.allMatch((object) -> object.startsWith("config") || object.startsWith("client"));
+						// the restriction is real: other keys, commands and channels are refused
+						var connection = context.getBean(LettuceConnectionFactory.class).getConnection();
+						assertThatThrownBy(() -> connection.stringCommands().get("other:key".getBytes()))
+							.rootCause().hasMessageContaining("NOPERM");
+						assertThatThrownBy(() -> connection.serverCommands().flushAll()).rootCause().hasMessageContaining("NOPERM");
+						assertThatThrownBy(() -> connection.publish("other".getBytes(), "x".getBytes()))
+							.rootCause().hasMessageContaining("NOPERM");
+						connection.close();
+					});
+				assertThat(refusedCommands(admin)).as("ACL LOG").contains("get", "flushall", "other");
+			}
+			finally {
+				admin.destroy();
+			}
+		}
+	}
+
+	@Test
+	void everythingWorksOverTls(@TempDir Path directory) throws Exception {
+		TestCertificates certificates = TestCertificates.create(directory);
+		int tlsPort;
+		try (ServerSocket socket = new ServerSocket(0)) {
+			tlsPort = socket.getLocalPort();
+		}
+		try (RedisTestServer redis = RedisTestServers.local()
+			.argument("--tls-port", String.valueOf(tlsPort), "--tls-cert-file",
+					certificates.serverCertificate().toString(), "--tls-key-file", certificates.serverKey().toString(),
+					"--tls-ca-cert-file", certificates.caCertificate().toString(), "--tls-auth-clients", "no")
+			.start()) {
+			this.runner
+				.withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class))
+				.withPropertyValues("spring.data.redis.host=localhost", "spring.data.redis.port=" + tlsPort,
+						"spring.data.redis.timeout=5s", "spring.data.redis.ssl.enabled=true",
+						"spring.data.redis.ssl.bundle=redis-test",
+						"spring.ssl.bundle.pem.redis-test.truststore.certificate=file:" + certificates.caCertificate())
+				.run((context) -> {
+					exerciseEverything(context);
+					// the queue's connections came in on the TLS port
+					LettuceConnectionFactory admin = admin(redis);
+					try {
+						String list = String.valueOf(admin.getConnection().execute("CLIENT", "LIST".getBytes()));
+						assertThat(list.lines().filter((line) -> line.contains("laddr=127.0.0.1:" + tlsPort)))
+							.as(list)
+							.isNotEmpty();
+					}
+					finally {
+						admin.destroy();
+					}
+				});
+		}
+	}
+
+	static String[] redisProperties(RedisTestServer redis) {
+		return new String[] { "spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
+				"spring.data.redis.timeout=5s" };
+	}
+
+	static LettuceConnectionFactory admin(RedisTestServer redis) {
+		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(redis.host(), redis.port());
+		configuration.setPassword(redis.password());
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration);
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
+	}
+
+	/**
+	 * What {@code ACL LOG} recorded as refused: the command, or the key or channel.
+	 */
+	@SuppressWarnings("unchecked")
+	static List<String> refusedCommands(LettuceConnectionFactory admin) throws Exception {
+		var connection = admin.getConnection();
+		try {
+			return ((RedisAclAsyncCommands<byte[], byte[]>) connection.getNativeConnection()).aclLog()
+				.get(5, TimeUnit.SECONDS)
+				.stream()
+				.map((entry) -> String.valueOf(entry.get("object")))
+				.toList();
+		}
+		finally {
+			connection.close();
+		}
+	}
+
+	private static byte[][] bytes(List<String> words) {
+		return words.stream().map(String::getBytes).toArray(byte[][]::new);
+	}
+
+	/**
+	 * Every kind of operation: schedule (one and many), the listener with a retry, cancel,
+	 * reschedule, find, dead jobs and replay, figures, and the timer's coordination.
+	 */
+	static void exerciseEverything(AssertableApplicationContext context) throws InterruptedException {
+		assertThat(context).hasNotFailed();
+		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+		DelayQueueOperations operations = template.getOperations();
+		Listener listener = context.getBean(Listener.class);
+
+		template.schedule("secure-jobs", "one", Map.of("n", 1), Duration.ofMillis(200));
+		template.scheduleAll(List.of(template.job("secure-jobs", "two").payload(Map.of("n", 2)).delay(Duration.ZERO),
+				template.job("secure-jobs", "flaky").payload(Map.of("fail", true)).delay(Duration.ZERO)));
+		template.schedule("secure-jobs", "cancelled", Map.of("n", 3), Duration.ofHours(1));
+		assertThat(template.cancel("secure-jobs", "cancelled")).isTrue();
+		template.schedule("secure-jobs", "moved", Map.of("n", 4), Duration.ofHours(1));
+		assertThat(template.reschedule("secure-jobs", "moved", Duration.ZERO)).isEqualTo(RescheduleResult.RESCHEDULED);
+
+		Set<String> ids = new java.util.TreeSet<>();
+		for (int i = 0; i < 4; i++) {
+			DelayedJob<Map<String, Object>> job = listener.received.poll(10, TimeUnit.SECONDS);
+			assertThat(job).as("delivery " + i).isNotNull();
+			ids.add(job.id());
+			if (job.id().equals("flaky")) {
+				assertThat(job.attempt()).isEqualTo(2);
+			}
+		}
+		assertThat(ids).containsExactly("flaky", "moved", "one", "two");
+		assertThat(template.find("secure-jobs", "cancelled")).isEmpty();
+
+		// dead jobs, the page of them, and a replay
+		template.job("secure-dead", "d").payload("x").delay(Duration.ZERO).maxAttempts(1).schedule();
+		ReservedJob dying = await().atMost(Duration.ofSeconds(5))
+			.until(() -> operations.reserve("secure-dead", 1, null), (jobs) -> !jobs.isEmpty())
+			.get(0);
+		operations.fail(dying, Duration.ZERO, "boom");
+		assertThat(template.deadJobs("secure-dead", 0, 10).jobs()).hasSize(1);
+		assertThat(template.replayDead("secure-dead", 10)).isEqualTo(1);
+		assertThat(operations.stats().topics().get("secure-dead").ready()).isEqualTo(1);
+
+		// the timer coordinated and owns every bucket
+		RedisDelayQueue queue = context.getBean(RedisDelayQueue.class);
+		await().atMost(Duration.ofSeconds(5)).until(() -> queue.getTimer().ownedBuckets() == 4);
+		assertThat(queue.isSubscribed()).isTrue();
+	}
+
+}
