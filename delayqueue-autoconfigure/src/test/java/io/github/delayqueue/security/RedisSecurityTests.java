@@ -1,27 +1,20 @@
 package io.github.delayqueue.security;
 
 import java.net.ServerSocket;
-import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.annotation.DelayedListener;
-import io.github.delayqueue.autoconfigure.DelayQueueAutoConfiguration;
-import io.github.delayqueue.autoconfigure.DelayedListenerAutoConfiguration;
-import io.github.delayqueue.core.DelayQueueOperations;
-import io.github.delayqueue.core.DelayedJob;
 import io.github.delayqueue.core.DelayedJobTemplate;
-import io.github.delayqueue.core.RescheduleResult;
-import io.github.delayqueue.core.ReservedJob;
-import io.github.delayqueue.redis.RedisDelayQueue;
+import io.github.delayqueue.support.EveryOperation;
 import io.github.delayqueue.test.RedisTestServer;
 import io.github.delayqueue.test.RedisTestServers;
 import io.lettuce.core.api.async.RedisAclAsyncCommands;
@@ -30,17 +23,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
-import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 /**
  * The queue behind Redis's access control: a password, and an ACL user that may touch only
@@ -58,26 +47,7 @@ class RedisSecurityTests {
 			+ " +llen +lpop +lpush +rpush +lrange +zadd +zcard +zrange +zrangebyscore +zrem +zremrangebyrank"
 			+ " +zremrangebyscore +zscore";
 
-	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-				DelayQueueAutoConfiguration.class, DelayedListenerAutoConfiguration.class))
-		.withBean(Listener.class)
-		.withPropertyValues("delayqueue.namespace=secure", "delayqueue.buckets=4", "delayqueue.timer.lease-ttl=2s",
-				"delayqueue.listener.back-off.initial-interval=100ms", "delayqueue.listener.back-off.jitter=0ms");
-
-	static class Listener {
-
-		final BlockingQueue<DelayedJob<Map<String, Object>>> received = new LinkedBlockingQueue<>();
-
-		@DelayedListener(topic = "secure-jobs", concurrency = "2")
-		void handle(DelayedJob<Map<String, Object>> job) {
-			if (Boolean.TRUE.equals(job.payload().get("fail")) && job.attempt() == 1) {
-				throw new IllegalStateException("first attempt fails");
-			}
-			this.received.add(job);
-		}
-
-	}
+	private final ApplicationContextRunner runner = EveryOperation.runner("secure", 4);
 
 	static class Untrusted {
 
@@ -141,7 +111,7 @@ class RedisSecurityTests {
 		try (RedisTestServer redis = RedisTestServers.local().password("pass-w0rd").start()) {
 			this.runner.withPropertyValues(redisProperties(redis))
 				.withPropertyValues("spring.data.redis.password=pass-w0rd")
-				.run(RedisSecurityTests::exerciseEverything);
+				.run(EveryOperation::exercise);
 		}
 	}
 
@@ -157,7 +127,7 @@ class RedisSecurityTests {
 					.withPropertyValues("spring.data.redis.username=delayqueue",
 							"spring.data.redis.password=acl-s3cret")
 					.run((context) -> {
-						exerciseEverything(context);
+						EveryOperation.exercise(context);
 						// nothing the queue did was refused but two optional commands: the CONFIG GET
 						// of the start-up report of persistence settings, and the CLIENT SETINFO
 						// Lettuce sends on connect ("config" and "client" on Redis 6.2)
@@ -199,7 +169,7 @@ class RedisSecurityTests {
 						"spring.data.redis.ssl.bundle=redis-test",
 						"spring.ssl.bundle.pem.redis-test.truststore.certificate=file:" + certificates.caCertificate())
 				.run((context) -> {
-					exerciseEverything(context);
+					EveryOperation.exercise(context);
 					// the queue's connections came in on the TLS port
 					LettuceConnectionFactory admin = admin(redis);
 					try {
@@ -249,52 +219,6 @@ class RedisSecurityTests {
 
 	private static byte[][] bytes(List<String> words) {
 		return words.stream().map(String::getBytes).toArray(byte[][]::new);
-	}
-
-	/**
-	 * Every kind of operation: schedule (one and many), the listener with a retry, cancel,
-	 * reschedule, find, dead jobs and replay, figures, and the timer's coordination.
-	 */
-	static void exerciseEverything(AssertableApplicationContext context) throws InterruptedException {
-		assertThat(context).hasNotFailed();
-		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
-		DelayQueueOperations operations = template.getOperations();
-		Listener listener = context.getBean(Listener.class);
-
-		template.schedule("secure-jobs", "one", Map.of("n", 1), Duration.ofMillis(200));
-		template.scheduleAll(List.of(template.job("secure-jobs", "two").payload(Map.of("n", 2)).delay(Duration.ZERO),
-				template.job("secure-jobs", "flaky").payload(Map.of("fail", true)).delay(Duration.ZERO)));
-		template.schedule("secure-jobs", "cancelled", Map.of("n", 3), Duration.ofHours(1));
-		assertThat(template.cancel("secure-jobs", "cancelled")).isTrue();
-		template.schedule("secure-jobs", "moved", Map.of("n", 4), Duration.ofHours(1));
-		assertThat(template.reschedule("secure-jobs", "moved", Duration.ZERO)).isEqualTo(RescheduleResult.RESCHEDULED);
-
-		Set<String> ids = new java.util.TreeSet<>();
-		for (int i = 0; i < 4; i++) {
-			DelayedJob<Map<String, Object>> job = listener.received.poll(10, TimeUnit.SECONDS);
-			assertThat(job).as("delivery " + i).isNotNull();
-			ids.add(job.id());
-			if (job.id().equals("flaky")) {
-				assertThat(job.attempt()).isEqualTo(2);
-			}
-		}
-		assertThat(ids).containsExactly("flaky", "moved", "one", "two");
-		assertThat(template.find("secure-jobs", "cancelled")).isEmpty();
-
-		// dead jobs, the page of them, and a replay
-		template.job("secure-dead", "d").payload("x").delay(Duration.ZERO).maxAttempts(1).schedule();
-		ReservedJob dying = await().atMost(Duration.ofSeconds(5))
-			.until(() -> operations.reserve("secure-dead", 1, null), (jobs) -> !jobs.isEmpty())
-			.get(0);
-		operations.fail(dying, Duration.ZERO, "boom");
-		assertThat(template.deadJobs("secure-dead", 0, 10).jobs()).hasSize(1);
-		assertThat(template.replayDead("secure-dead", 10)).isEqualTo(1);
-		assertThat(operations.stats().topics().get("secure-dead").ready()).isEqualTo(1);
-
-		// the timer coordinated and owns every bucket
-		RedisDelayQueue queue = context.getBean(RedisDelayQueue.class);
-		await().atMost(Duration.ofSeconds(5)).until(() -> queue.getTimer().ownedBuckets() == 4);
-		assertThat(queue.isSubscribed()).isTrue();
 	}
 
 }

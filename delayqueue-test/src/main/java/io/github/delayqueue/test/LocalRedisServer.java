@@ -129,7 +129,7 @@ final class LocalRedisServer implements RedisTestServer {
 						+ "; log: " + readLog());
 			}
 			try {
-				String reply = RespPing.ping(host(), this.port, this.password);
+				String reply = Resp.ping(host(), this.port, this.password);
 				if (reply.startsWith("+PONG")) {
 					return;
 				}

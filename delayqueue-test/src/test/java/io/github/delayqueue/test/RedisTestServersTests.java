@@ -13,7 +13,7 @@ class RedisTestServersTests {
 
 	@Test
 	void sharedServerAnswersPing(RedisTestServer redis) throws IOException {
-		assertThat(RespPing.ping(redis.host(), redis.port(), redis.password())).isEqualTo("+PONG");
+		assertThat(Resp.ping(redis.host(), redis.port(), redis.password())).isEqualTo("+PONG");
 		assertThat(RedisTestServers.shared()).isSameAs(redis);
 	}
 
@@ -23,10 +23,10 @@ class RedisTestServersTests {
 			assertThat(server.isManaged()).isTrue();
 			int port = server.port();
 			server.stop();
-			assertThatIOException().isThrownBy(() -> RespPing.ping(server.host(), port, null));
+			assertThatIOException().isThrownBy(() -> Resp.ping(server.host(), port, null));
 			server.start();
 			assertThat(server.port()).isEqualTo(port);
-			assertThat(RespPing.ping(server.host(), port, null)).isEqualTo("+PONG");
+			assertThat(Resp.ping(server.host(), port, null)).isEqualTo("+PONG");
 		}
 	}
 
@@ -34,7 +34,7 @@ class RedisTestServersTests {
 	void embeddedBinaryStartsWithPassword() throws IOException {
 		try (RedisTestServer server = RedisTestServers.local().embedded().password("s3cret").start()) {
 			assertThat(server.source()).isEqualTo(RedisTestServer.Source.EMBEDDED);
-			assertThat(RespPing.ping(server.host(), server.port(), "s3cret")).isEqualTo("+PONG");
+			assertThat(Resp.ping(server.host(), server.port(), "s3cret")).isEqualTo("+PONG");
 			assertThat(server.uri().toString()).startsWith("redis://:s3cret@127.0.0.1:");
 		}
 	}

@@ -1,0 +1,133 @@
+package io.github.delayqueue.cluster;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.delayqueue.annotation.DelayedListener;
+import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.redis.RedisDelayQueue;
+import io.github.delayqueue.support.EveryOperation;
+import io.github.delayqueue.test.RedisTestCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The queue on a local Redis Cluster of 3 masters: every operation (each Lua script) works,
+ * the buckets' keys spread over the masters, and two application instances share the work
+ * of thousands of jobs, each delivered once.
+ */
+class RedisClusterTests {
+
+	private static RedisTestCluster cluster;
+
+	private final ApplicationContextRunner runner = EveryOperation.runner("clustered", 16)
+		.withBean(Counter.class)
+		.withPropertyValues("spring.data.redis.cluster.nodes=" + cluster.nodes());
+
+	@BeforeAll
+	static void startCluster() {
+		cluster = RedisTestCluster.start(3);
+	}
+
+	@AfterAll
+	static void stopCluster() {
+		cluster.close();
+	}
+
+	static class Counter {
+
+		final Map<String, AtomicInteger> received = new ConcurrentHashMap<>();
+
+		@DelayedListener(topic = "clustered-load", concurrency = "4")
+		void handle(String id) {
+			this.received.computeIfAbsent(id, (key) -> new AtomicInteger()).incrementAndGet();
+		}
+
+	}
+
+	@Test
+	void everyOperationWorksAndTheBucketsSpreadOverTheMasters() {
+		this.runner.run((context) -> {
+			assertThat(context.getBean(RedisConnectionFactory.class).getConnection())
+				.isInstanceOf(RedisClusterConnection.class);
+			EveryOperation.exercise(context);
+
+			RedisDelayQueue queue = context.getBean(RedisDelayQueue.class);
+			Map<Integer, List<Integer>> bucketsByMaster = new TreeMap<>();
+			for (int bucket = 0; bucket < queue.getBuckets(); bucket++) {
+				String key = "{" + queue.getNamespace() + ":" + bucket + "}:jobs";
+				bucketsByMaster.computeIfAbsent(cluster.masterOf(key), (master) -> new ArrayList<>()).add(bucket);
+			}
+			StringBuilder table = new StringBuilder("bucket keys by master:");
+			bucketsByMaster.forEach((master, buckets) -> table.append("\n  master ")
+				.append(master)
+				.append(" (")
+				.append(cluster.masters().get(master).port())
+				.append("): buckets ")
+				.append(buckets));
+			System.out.println(table);
+			assertThat(bucketsByMaster).as(table.toString()).hasSize(3);
+		});
+	}
+
+	@Test
+	void twoInstancesShareThousandsOfJobsOnTheCluster() {
+		this.runner.run((first) -> this.runner.run((second) -> {
+			DelayedJobTemplate template = first.getBean(DelayedJobTemplate.class);
+			int jobs = 3_000;
+			List<DelayedJobTemplate.JobBuilder> batch = new ArrayList<>();
+			for (int i = 0; i < jobs; i++) {
+				String id = "job-" + i;
+				batch.add(template.job("clustered-load", id)
+					.payload(id)
+					.delay(Duration.ofMillis(ThreadLocalRandom.current().nextInt(2_000))));
+			}
+			template.scheduleAll(batch);
+			// far-future jobs stay in Redis: every master holds some
+			for (int i = 0; i < 300; i++) {
+				template.schedule("clustered-later", "later-" + i, "x", Duration.ofHours(1));
+			}
+			for (int master = 0; master < 3; master++) {
+				assertThat(cluster.keyCount(master)).as("keys on master " + master).isPositive();
+			}
+
+			Counter one = first.getBean(Counter.class);
+			Counter two = second.getBean(Counter.class);
+			await().atMost(Duration.ofSeconds(30))
+				.until(() -> merged(one, two).size() == jobs);
+			Map<String, Integer> all = merged(one, two);
+			assertThat(all.values()).allMatch((count) -> count == 1);
+			assertThat(one.received).isNotEmpty();
+			assertThat(two.received).isNotEmpty();
+			RedisDelayQueue a = first.getBean(RedisDelayQueue.class);
+			RedisDelayQueue b = second.getBean(RedisDelayQueue.class);
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> a.getTimer().ownedBuckets() + b.getTimer().ownedBuckets() == 16
+						&& a.getTimer().ownedBuckets() == 8);
+			System.out.println("cluster: " + jobs + " jobs, first instance handled " + one.received.size()
+					+ ", second " + two.received.size());
+		}));
+	}
+
+	private static Map<String, Integer> merged(Counter one, Counter two) {
+		Map<String, Integer> all = new TreeMap<>();
+		one.received.forEach((id, count) -> all.merge(id, count.get(), Integer::sum));
+		two.received.forEach((id, count) -> all.merge(id, count.get(), Integer::sum));
+		return all;
+	}
+
+}

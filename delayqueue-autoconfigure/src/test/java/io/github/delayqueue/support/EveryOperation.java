@@ -1,0 +1,143 @@
+package io.github.delayqueue.support;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import io.github.delayqueue.annotation.DelayedListener;
+import io.github.delayqueue.autoconfigure.DelayQueueAutoConfiguration;
+import io.github.delayqueue.autoconfigure.DelayedListenerAutoConfiguration;
+import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.core.DelayedJob;
+import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.FailResult;
+import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.RescheduleResult;
+import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.redis.RedisDelayQueue;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Every operation of the queue, each of its Lua scripts, once, through an application with
+ * the starter: for the tests that change how Redis is reached (password, ACL, TLS, Cluster)
+ * and must show that nothing breaks.
+ */
+public final class EveryOperation {
+
+	/** The topic the listener consumes. */
+	public static final String TOPIC = "every-op";
+
+	private EveryOperation() {
+	}
+
+	/**
+	 * An application with the queue, the listeners and {@link Listener}.
+	 * @param namespace the namespace
+	 * @param buckets the number of buckets
+	 * @return the runner; add the {@code spring.data.redis.*} properties
+	 */
+	public static ApplicationContextRunner runner(String namespace, int buckets) {
+		return new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
+					DelayQueueAutoConfiguration.class, DelayedListenerAutoConfiguration.class))
+			.withBean(Listener.class)
+			.withPropertyValues("delayqueue.namespace=" + namespace, "delayqueue.buckets=" + buckets,
+					"delayqueue.timer.lease-ttl=2s", "delayqueue.listener.back-off.initial-interval=100ms",
+					"delayqueue.listener.back-off.jitter=0ms", "spring.data.redis.timeout=5s");
+	}
+
+	/**
+	 * Consumes {@link #TOPIC}; a job whose payload has {@code "fail": true} fails its first
+	 * attempt.
+	 */
+	public static class Listener {
+
+		final BlockingQueue<DelayedJob<Map<String, Object>>> received = new LinkedBlockingQueue<>();
+
+		@DelayedListener(topic = TOPIC, concurrency = "2")
+		void handle(DelayedJob<Map<String, Object>> job) {
+			if (Boolean.TRUE.equals(job.payload().get("fail")) && job.attempt() == 1) {
+				throw new IllegalStateException("first attempt fails");
+			}
+			this.received.add(job);
+		}
+
+	}
+
+	/**
+	 * Schedules (one and many), consumes with a retry, cancels, reschedules, finds, touches,
+	 * releases, kills, reads dead jobs and replays them, reads the figures, and waits for the
+	 * timer to own every bucket.
+	 * @param context the running application
+	 * @throws InterruptedException when interrupted
+	 */
+	public static void exercise(AssertableApplicationContext context) throws InterruptedException {
+		assertThat(context).hasNotFailed();
+		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+		DelayQueueOperations operations = template.getOperations();
+		Listener listener = context.getBean(Listener.class);
+
+		template.schedule(TOPIC, "one", Map.of("n", 1), Duration.ofMillis(200));
+		template.scheduleAll(List.of(template.job(TOPIC, "two").payload(Map.of("n", 2)).delay(Duration.ZERO),
+				template.job(TOPIC, "flaky").payload(Map.of("fail", true)).delay(Duration.ZERO)));
+		template.schedule(TOPIC, "cancelled", Map.of("n", 3), Duration.ofHours(1));
+		assertThat(template.cancel(TOPIC, "cancelled")).isTrue();
+		template.schedule(TOPIC, "moved", Map.of("n", 4), Duration.ofHours(1));
+		assertThat(template.reschedule(TOPIC, "moved", Duration.ZERO)).isEqualTo(RescheduleResult.RESCHEDULED);
+
+		Set<String> ids = new TreeSet<>();
+		for (int i = 0; i < 4; i++) {
+			DelayedJob<Map<String, Object>> job = listener.received.poll(10, TimeUnit.SECONDS);
+			assertThat(job).as("delivery " + i).isNotNull();
+			ids.add(job.id());
+			if (job.id().equals("flaky")) {
+				assertThat(job.attempt()).isEqualTo(2);
+			}
+		}
+		assertThat(ids).containsExactly("flaky", "moved", "one", "two");
+		assertThat(template.find(TOPIC, "cancelled")).isEmpty();
+
+		// the consumer API on another topic: touch, release, kill, dead jobs and a replay
+		String manual = TOPIC + "-manual";
+		template.job(manual, "m").payload("x").delay(Duration.ZERO).maxAttempts(3).schedule();
+		ReservedJob held = reserveOne(operations, manual);
+		assertThat(operations.touch(held, Duration.ofMinutes(5))).isPresent();
+		assertThat(operations.release(held)).isTrue();
+		held = reserveOne(operations, manual);
+		assertThat(operations.kill(held, "boom")).isEqualTo(FailResult.DEAD);
+		assertThat(template.find(manual, "m").get().state()).isEqualTo(JobState.DEAD);
+		assertThat(template.deadJobs(manual, 0, 10).jobs()).hasSize(1);
+		assertThat(template.replayDead(manual, 10)).isEqualTo(1);
+		held = reserveOne(operations, manual);
+		assertThat(operations.finish(held)).isTrue();
+		template.job(manual, "d").payload("x").delay(Duration.ZERO).schedule();
+		operations.kill(reserveOne(operations, manual), "boom again");
+		assertThat(template.replayDead(manual, "d")).isTrue();
+		assertThat(operations.stats().topics().get(manual).ready()).isEqualTo(1);
+
+		// the timer coordinated and owns every bucket
+		RedisDelayQueue queue = context.getBean(RedisDelayQueue.class);
+		await().atMost(Duration.ofSeconds(5)).until(() -> queue.getTimer().ownedBuckets() == queue.getBuckets());
+		assertThat(queue.isSubscribed()).isTrue();
+	}
+
+	private static ReservedJob reserveOne(DelayQueueOperations operations, String topic) {
+		return await().atMost(Duration.ofSeconds(5))
+			.until(() -> operations.reserve(topic, 1, null), (jobs) -> !jobs.isEmpty())
+			.get(0);
+	}
+
+}

@@ -1,0 +1,168 @@
+package io.github.delayqueue.test;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A local Redis Cluster of masters without replicas: {@code redis-server --cluster-enabled yes}
+ * processes on free loopback ports, the 16,384 slots split evenly among them in order, joined
+ * with {@code CLUSTER MEET} (no {@code redis-cli} needed, so the embedded binary works too).
+ * Owned by the caller, who must close it.
+ */
+public final class RedisTestCluster implements AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(RedisTestCluster.class);
+
+	/** The number of hash slots of a Redis Cluster. */
+	public static final int SLOTS = 16_384;
+
+	private final List<RedisTestServer> masters;
+
+	private RedisTestCluster(List<RedisTestServer> masters) {
+		this.masters = masters;
+	}
+
+	/**
+	 * Starts a cluster and waits until every node reports {@code cluster_state:ok}.
+	 * @param masters how many masters (at least 3, as Redis Cluster requires)
+	 * @return the running cluster
+	 */
+	public static RedisTestCluster start(int masters) {
+		if (masters < 3) {
+			throw new IllegalArgumentException("masters must be at least 3, was " + masters);
+		}
+		List<RedisTestServer> nodes = new ArrayList<>();
+		try {
+			for (int i = 0; i < masters; i++) {
+				nodes.add(RedisTestServers.local()
+					.argument("--cluster-enabled", "yes", "--cluster-node-timeout", "5000", "--appendonly", "no")
+					.start());
+			}
+			RedisTestCluster cluster = new RedisTestCluster(nodes);
+			cluster.form();
+			logger.info("Started a Redis Cluster of {} masters: {}", masters, cluster.nodes());
+			return cluster;
+		}
+		catch (RuntimeException ex) {
+			nodes.forEach(RedisTestServer::close);
+			throw ex;
+		}
+	}
+
+	private void form() {
+		for (int i = 0; i < this.masters.size(); i++) {
+			RedisTestServer node = this.masters.get(i);
+			call(node, List.of("CLUSTER", "SET-CONFIG-EPOCH", String.valueOf(i + 1)));
+			List<String> addSlots = new ArrayList<>(List.of("CLUSTER", "ADDSLOTS"));
+			for (int slot = firstSlot(i); slot <= lastSlot(i); slot++) {
+				addSlots.add(String.valueOf(slot));
+			}
+			call(node, addSlots);
+		}
+		RedisTestServer first = this.masters.get(0);
+		for (RedisTestServer node : this.masters.subList(1, this.masters.size())) {
+			call(first, List.of("CLUSTER", "MEET", node.host(), String.valueOf(node.port())));
+		}
+		long deadline = System.nanoTime() + 30_000_000_000L;
+		for (RedisTestServer node : this.masters) {
+			while (!isFormed(node)) {
+				if (System.nanoTime() > deadline) {
+					throw new IllegalStateException("The cluster did not form within 30 s: "
+							+ call(node, List.of("CLUSTER", "INFO")));
+				}
+				try {
+					Thread.sleep(50);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					throw new IllegalStateException(ex);
+				}
+			}
+		}
+	}
+
+	private boolean isFormed(RedisTestServer node) {
+		String info = call(node, List.of("CLUSTER", "INFO"));
+		return info.contains("cluster_state:ok")
+				&& info.contains("cluster_known_nodes:" + this.masters.size() + "\r");
+	}
+
+	/**
+	 * The masters, in slot order: master {@code i} serves slots {@link #firstSlot(int)} to
+	 * {@link #lastSlot(int)}.
+	 * @return the masters
+	 */
+	public List<RedisTestServer> masters() {
+		return this.masters;
+	}
+
+	/**
+	 * The nodes as {@code spring.data.redis.cluster.nodes} takes them.
+	 * @return {@code host:port} of every master, comma-separated
+	 */
+	public String nodes() {
+		return this.masters.stream().map((node) -> node.host() + ":" + node.port()).collect(Collectors.joining(","));
+	}
+
+	/**
+	 * The hash slot of a key, as the cluster computes it.
+	 * @param key the key
+	 * @return the slot
+	 */
+	public int slotOf(String key) {
+		return Integer.parseInt(call(this.masters.get(0), List.of("CLUSTER", "KEYSLOT", key)).substring(1));
+	}
+
+	/**
+	 * The master that serves a key.
+	 * @param key the key
+	 * @return the index of its master in {@link #masters()}
+	 */
+	public int masterOf(String key) {
+		int slot = slotOf(key);
+		for (int i = 0; i < this.masters.size(); i++) {
+			if (slot >= firstSlot(i) && slot <= lastSlot(i)) {
+				return i;
+			}
+		}
+		throw new IllegalStateException("No master serves slot " + slot);
+	}
+
+	/**
+	 * How many keys a master holds.
+	 * @param master the index of the master in {@link #masters()}
+	 * @return its {@code DBSIZE}
+	 */
+	public long keyCount(int master) {
+		return Long.parseLong(call(this.masters.get(master), List.of("DBSIZE")).substring(1));
+	}
+
+	private int firstSlot(int master) {
+		return master * SLOTS / this.masters.size();
+	}
+
+	private int lastSlot(int master) {
+		return (master + 1) * SLOTS / this.masters.size() - 1;
+	}
+
+	private static String call(RedisTestServer node, List<String> words) {
+		try {
+			return Resp.call(node.host(), node.port(), node.password(), words);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(words.get(0) + " " + words.get(1) + " on " + node + " failed", ex);
+		}
+	}
+
+	@Override
+	public void close() {
+		this.masters.forEach(RedisTestServer::close);
+	}
+
+}
