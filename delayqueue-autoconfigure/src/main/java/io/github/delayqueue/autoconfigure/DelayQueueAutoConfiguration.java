@@ -48,7 +48,9 @@ public final class DelayQueueAutoConfiguration {
 			.timerEnabled(timer.isEnabled())
 			.batchSize(timer.getBatchSize())
 			.guardInterval(timer.getGuardInterval())
-			.leaseTtl(timer.getLeaseTtl());
+			.leaseTtl(timer.getLeaseTtl())
+			.waitReplicas(properties.getRedis().getWaitReplicas())
+			.waitTimeout(properties.getRedis().getWaitTimeout());
 		observers.orderedStream().forEach(builder::observer);
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
 		return builder.build();

@@ -64,6 +64,8 @@ public class DelayQueueProperties {
 
 	private final Http http = new Http();
 
+	private final Redis redis = new Redis();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -142,6 +144,10 @@ public class DelayQueueProperties {
 
 	public Http getHttp() {
 		return this.http;
+	}
+
+	public Redis getRedis() {
+		return this.redis;
 	}
 
 	/**
@@ -506,6 +512,42 @@ public class DelayQueueProperties {
 
 		public void setMaxWaiting(int maxWaiting) {
 			this.maxWaiting = maxWaiting;
+		}
+
+	}
+
+	/**
+	 * How writes are acknowledged by Redis.
+	 */
+	public static class Redis {
+
+		/**
+		 * How many replicas must have a schedule or a finish before it returns (Redis WAIT), so
+		 * that an acknowledged schedule survives a fail-over. 0: acknowledged once on the
+		 * master. Not supported on Redis Cluster.
+		 */
+		private int waitReplicas = 0;
+
+		/**
+		 * How long a schedule or finish waits for its replicas; fewer in time is an error (the
+		 * write is on the master and may be lost on a fail-over).
+		 */
+		private Duration waitTimeout = Duration.ofSeconds(1);
+
+		public int getWaitReplicas() {
+			return this.waitReplicas;
+		}
+
+		public void setWaitReplicas(int waitReplicas) {
+			this.waitReplicas = waitReplicas;
+		}
+
+		public Duration getWaitTimeout() {
+			return this.waitTimeout;
+		}
+
+		public void setWaitTimeout(Duration waitTimeout) {
+			this.waitTimeout = waitTimeout;
 		}
 
 	}

@@ -144,7 +144,10 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	private RedisDelayQueue(Builder builder) {
 		this.connectionFactory = builder.connectionFactory;
 		this.keys = new KeySpace(builder.namespace, builder.buckets);
-		this.runner = new ScriptRunner(builder.connectionFactory);
+		Assert.isTrue(builder.waitReplicas >= 0, () -> "waitReplicas must not be negative, was " + builder.waitReplicas);
+		JobConstraints.positive("waitTimeout", builder.waitTimeout, Duration.ofMinutes(1));
+		this.runner = new ScriptRunner(builder.connectionFactory,
+				new ReplicaWait(builder.waitReplicas, builder.waitTimeout));
 		this.channel = KeySpace.bytes(this.keys.channel());
 		this.maxPayloadSize = builder.maxPayloadSize.toBytes();
 		this.defaultTtr = JobConstraints.ttr(builder.defaultTtr);
@@ -263,7 +266,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		Assert.notNull(request, "request must not be null");
 		JobConstraints.payload(request.payload(), this.maxPayloadSize);
 		int bucket = bucketOf(request.topic(), request.id());
-		List<Object> reply = Replies.list(this.runner.run(SCHEDULE, this.keys.jobs(bucket),
+		List<Object> reply = Replies.list(this.runner.runReplicated(SCHEDULE, this.keys.jobs(bucket),
 				args(bucket, scheduleValues(List.of(request)))));
 		return scheduled(request, bucket, reply, 0);
 	}
@@ -295,7 +298,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 				chunks.add(entry);
 			}
 		});
-		List<Object> replies = this.runner.runAll(SCHEDULE, calls);
+		List<Object> replies = this.runner.runAllReplicated(SCHEDULE, calls);
 		ScheduleResult[] results = new ScheduleResult[requests.size()];
 		for (int c = 0; c < chunks.size(); c++) {
 			int[] chunk = chunks.get(c);
@@ -522,7 +525,8 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 				values[3 + 2 * i] = KeySpace.jobKey(group.get(i).topic(), group.get(i).id());
 				values[4 + 2 * i] = group.get(i).token();
 			}
-			List<Object> reply = Replies.list(this.runner.run(FINISH, this.keys.jobs(bucket), args(bucket, values)));
+			List<Object> reply = Replies
+				.list(this.runner.runReplicated(FINISH, this.keys.jobs(bucket), args(bucket, values)));
 			for (int i = 0; i < group.size(); i++) {
 				if (Replies.asLong(reply.get(i)) == 1) {
 					this.observer.completed(topic);
@@ -855,6 +859,10 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 		private Duration leaseTtl = Duration.ofSeconds(5);
 
+		private int waitReplicas;
+
+		private Duration waitTimeout = Duration.ofSeconds(1);
+
 		private String instanceId;
 
 		private Clock clock = Clock.systemUTC();
@@ -921,6 +929,21 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		 */
 		public Builder leaseTtl(Duration leaseTtl) {
 			this.leaseTtl = leaseTtl;
+			return this;
+		}
+
+		/**
+		 * How many replicas must have a schedule or a finish before it returns ({@code WAIT});
+		 * default 0: acknowledged once on the master.
+		 */
+		public Builder waitReplicas(int waitReplicas) {
+			this.waitReplicas = waitReplicas;
+			return this;
+		}
+
+		/** How long a schedule or finish waits for its replicas; default 1 s. */
+		public Builder waitTimeout(Duration waitTimeout) {
+			this.waitTimeout = waitTimeout;
 			return this;
 		}
 

@@ -1,5 +1,6 @@
 package io.github.delayqueue.redis;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
@@ -24,8 +25,15 @@ final class ScriptRunner {
 
 	private final RedisConnectionFactory connectionFactory;
 
+	private final ReplicaWait replicaWait;
+
 	ScriptRunner(RedisConnectionFactory connectionFactory) {
+		this(connectionFactory, new ReplicaWait(0, Duration.ZERO));
+	}
+
+	ScriptRunner(RedisConnectionFactory connectionFactory, ReplicaWait replicaWait) {
 		this.connectionFactory = connectionFactory;
+		this.replicaWait = replicaWait;
 	}
 
 	/**
@@ -41,6 +49,27 @@ final class ScriptRunner {
 
 	Object run(LuaScript script, int numKeys, byte[][] keysAndArgs) {
 		return execute(script.name(), (connection) -> eval(connection, script, numKeys, keysAndArgs));
+	}
+
+	/**
+	 * Runs a script with one key whose write must reach the replicas asked for
+	 * ({@code delayqueue.redis.wait-replicas}) before it is acknowledged: {@code WAIT} follows
+	 * on the same connection.
+	 * @param script the script
+	 * @param key {@code KEYS[1]}
+	 * @param args {@code ARGV}
+	 * @return the reply
+	 * @throws DelayQueueException when fewer replicas acknowledged in time
+	 */
+	Object runReplicated(LuaScript script, byte[] key, byte[]... args) {
+		if (this.replicaWait.isOff()) {
+			return run(script, key, args);
+		}
+		return execute(script.name(), (connection) -> {
+			Object reply = eval(connection, script, 1, concat(key, args));
+			this.replicaWait.await(connection, script.name());
+			return reply;
+		});
 	}
 
 	/**
@@ -69,6 +98,21 @@ final class ScriptRunner {
 	 * @return one reply per call, in order
 	 */
 	List<Object> runAll(LuaScript script, List<byte[][]> keysAndArgs) {
+		return runAll(script, keysAndArgs, false);
+	}
+
+	/**
+	 * {@link #runAll} for writes that must reach the replicas asked for before they are
+	 * acknowledged: {@code WAIT} follows on the same connection.
+	 * @param script the script
+	 * @param keysAndArgs one array per call
+	 * @return one reply per call, in order
+	 */
+	List<Object> runAllReplicated(LuaScript script, List<byte[][]> keysAndArgs) {
+		return runAll(script, keysAndArgs, true);
+	}
+
+	private List<Object> runAll(LuaScript script, List<byte[][]> keysAndArgs, boolean replicated) {
 		return execute(script.name(), (connection) -> {
 			if (keysAndArgs.isEmpty()) {
 				return List.of();
@@ -81,6 +125,9 @@ final class ScriptRunner {
 				for (byte[][] call : keysAndArgs) {
 					sequential.add(eval(connection, script, 1, call));
 				}
+				if (replicated) {
+					this.replicaWait.await(connection, script.name());
+				}
 				return sequential;
 			}
 			try {
@@ -89,6 +136,9 @@ final class ScriptRunner {
 					connection.scriptingCommands().evalSha(script.sha(), ReturnType.MULTI, 1, call);
 				}
 				List<Object> replies = connection.closePipeline();
+				if (replicated) {
+					this.replicaWait.await(connection, script.name());
+				}
 				// the first reply is SCRIPT LOAD's
 				return new ArrayList<>(replies.subList(1, replies.size()));
 			}

@@ -36,9 +36,21 @@ final class LocalRedisServer implements RedisTestServer {
 
 	private final String password;
 
+	private final String sentinelConfig;
+
 	private Process process;
 
 	LocalRedisServer(File executable, Source source, List<String> arguments, String password) {
+		this(executable, source, arguments, password, null);
+	}
+
+	/**
+	 * @param sentinelConfig the configuration of a Sentinel (its {@code sentinel monitor}
+	 * lines), or {@code null} for a data server
+	 */
+	LocalRedisServer(File executable, Source source, List<String> arguments, String password,
+			String sentinelConfig) {
+		this.sentinelConfig = sentinelConfig;
 		this.executable = executable;
 		this.source = source;
 		this.port = freePort();
@@ -101,6 +113,20 @@ final class LocalRedisServer implements RedisTestServer {
 		}
 		List<String> command = new ArrayList<>();
 		command.add(this.executable.getAbsolutePath());
+		if (this.sentinelConfig != null) {
+			// Sentinel rewrites its file; a restart keeps what it learnt
+			Path file = this.directory.resolve("sentinel.conf");
+			try {
+				if (!Files.exists(file)) {
+					Files.writeString(file, this.sentinelConfig);
+				}
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException(ex);
+			}
+			command.add(file.toString());
+			command.add("--sentinel");
+		}
 		command.addAll(List.of("--port", String.valueOf(this.port), "--bind", "127.0.0.1", "--dir",
 				this.directory.toString(), "--save", "", "--daemonize", "no", "--protected-mode", "no"));
 		if (this.password != null) {
@@ -175,6 +201,23 @@ final class LocalRedisServer implements RedisTestServer {
 		}
 		this.process = null;
 		logger.info("Stopped redis-server on 127.0.0.1:{}", this.port);
+	}
+
+	/**
+	 * Kills the process at once ({@code SIGKILL}): no shutdown, no fail-over handshake.
+	 */
+	synchronized void kill() {
+		if (this.process == null) {
+			return;
+		}
+		try {
+			this.process.destroyForcibly().waitFor();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		this.process = null;
+		logger.info("Killed redis-server on 127.0.0.1:{}", this.port);
 	}
 
 	@Override

@@ -145,15 +145,24 @@ public final class RedisTestServers {
 		 * @return the running server, owned by the caller
 		 */
 		public RedisTestServer start() {
-			File onPath = this.preferEmbedded ? null : findOnPath("redis-server");
-			LocalRedisServer server = (onPath != null)
-					? new LocalRedisServer(onPath, RedisTestServer.Source.PATH, this.arguments, this.password)
-					: new LocalRedisServer(embeddedBinary(), RedisTestServer.Source.EMBEDDED, this.arguments,
-							this.password);
+			LocalRedisServer server = newLocal(this.preferEmbedded, this.arguments, this.password, null);
 			server.start();
 			return server;
 		}
 
+	}
+
+	/**
+	 * A redis-server process, not started: the one on the {@code PATH} unless the embedded
+	 * one is preferred or there is none.
+	 */
+	static LocalRedisServer newLocal(boolean preferEmbedded, List<String> arguments, String password,
+			String sentinelConfig) {
+		File onPath = preferEmbedded ? null : findOnPath("redis-server");
+		return (onPath != null)
+				? new LocalRedisServer(onPath, RedisTestServer.Source.PATH, arguments, password, sentinelConfig)
+				: new LocalRedisServer(embeddedBinary(), RedisTestServer.Source.EMBEDDED, arguments, password,
+						sentinelConfig);
 	}
 
 	static File findOnPath(String name) {

@@ -1,0 +1,150 @@
+package io.github.delayqueue.sentinel;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.delayqueue.annotation.DelayedListener;
+import io.github.delayqueue.core.DelayQueueException;
+import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.redis.RedisDelayQueue;
+import io.github.delayqueue.support.EveryOperation;
+import io.github.delayqueue.test.RedisTestSentinel;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The queue behind Redis Sentinel (a master, a replica, three Sentinels): every operation
+ * works, and when the master is killed in the middle of a run the timers and listeners go on
+ * with the promoted replica, without a restart, and no schedule acknowledged with
+ * {@code delayqueue.redis.wait-replicas=1} is lost.
+ */
+class RedisSentinelTests {
+
+	private RedisTestSentinel sentinel;
+
+	private ApplicationContextRunner runner;
+
+	static class Counter {
+
+		final Map<String, AtomicInteger> received = new ConcurrentHashMap<>();
+
+		@DelayedListener(topic = "sentinel-load", concurrency = "4")
+		void handle(String id) {
+			this.received.computeIfAbsent(id, (key) -> new AtomicInteger()).incrementAndGet();
+		}
+
+	}
+
+	@BeforeEach
+	void start() {
+		this.sentinel = RedisTestSentinel.start();
+		this.runner = EveryOperation.runner("sentinel", 4)
+			.withBean(Counter.class)
+			.withPropertyValues("spring.data.redis.sentinel.master=" + RedisTestSentinel.MASTER_NAME,
+					"spring.data.redis.sentinel.nodes=" + this.sentinel.sentinelNodes(),
+					"spring.data.redis.timeout=1s", "delayqueue.default-ttr=3s");
+	}
+
+	@AfterEach
+	void stop() {
+		this.sentinel.close();
+	}
+
+	@Test
+	void everyOperationWorksWithReplicaAcknowledgement() {
+		this.runner.withPropertyValues("delayqueue.redis.wait-replicas=1").run(EveryOperation::exercise);
+	}
+
+	@Test
+	void aKilledMasterIsReplacedWithoutLosingAnAcknowledgedJob() {
+		this.runner.withPropertyValues("delayqueue.redis.wait-replicas=1").run((context) -> {
+			assertThat(context).hasNotFailed();
+			DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+			Set<String> acknowledged = ConcurrentHashMap.newKeySet();
+			AtomicInteger refused = new AtomicInteger();
+			AtomicBoolean producing = new AtomicBoolean(true);
+			Thread producer = new Thread(() -> {
+				int n = 0;
+				while (producing.get()) {
+					String id = "job-" + n++;
+					try {
+						template.schedule("sentinel-load", id, id,
+								Duration.ofMillis(ThreadLocalRandom.current().nextInt(2_000)));
+						acknowledged.add(id);
+					}
+					catch (DelayQueueException ex) {
+						refused.incrementAndGet();
+					}
+					pause(5);
+				}
+			});
+			producer.start();
+			pause(2_000);
+			long killedAt = System.nanoTime();
+			this.sentinel.killMaster();
+			this.sentinel.awaitFailover();
+			long failoverMillis = (System.nanoTime() - killedAt) / 1_000_000;
+			// the old master comes back empty and the Sentinels make it the new master's replica
+			this.sentinel.restartOldMasterAsReplica();
+			int before = acknowledged.size();
+			await().atMost(Duration.ofSeconds(30)).until(() -> acknowledged.size() > before + 100);
+			pause(1_000);
+			producing.set(false);
+			producer.join();
+
+			Counter counter = context.getBean(Counter.class);
+			await().atMost(Duration.ofSeconds(60))
+				.untilAsserted(() -> assertThat(counter.received.keySet()).containsAll(acknowledged));
+			long duplicates = counter.received.values().stream().filter((count) -> count.get() > 1).count();
+			System.out.println("sentinel: master killed, replica promoted after " + failoverMillis + " ms; "
+					+ acknowledged.size() + " schedules acknowledged (" + before + " before the old master was back), "
+					+ refused.get() + " refused, 0 lost, " + duplicates + " delivered more than once");
+			RedisDelayQueue queue = context.getBean(RedisDelayQueue.class);
+			assertThat(queue.isSubscribed()).isTrue();
+			assertThat(queue.getTimer().ownedBuckets()).isEqualTo(4);
+		});
+	}
+
+	@Test
+	void whatReplicaAcknowledgementCosts() {
+		for (int replicas : new int[] { 0, 1, 0, 1 }) {
+			this.runner.withPropertyValues("delayqueue.redis.wait-replicas=" + replicas).run((context) -> {
+				DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+				int jobs = 2_000;
+				for (int i = 0; i < 200; i++) {
+					template.schedule("cost-warm-up", "w-" + replicas + "-" + i, "x", Duration.ofHours(1));
+				}
+				long start = System.nanoTime();
+				for (int i = 0; i < jobs; i++) {
+					template.schedule("cost", "c-" + replicas + "-" + i + "-" + start, "x", Duration.ofHours(1));
+				}
+				long micros = (System.nanoTime() - start) / 1_000 / jobs;
+				System.out.println("sentinel: schedule one at a time with wait-replicas=" + replicas + ": " + micros
+						+ " µs per call");
+				assertThat(template.find("cost", "c-" + replicas + "-0-" + start)).isPresent();
+			});
+		}
+	}
+
+	private static void pause(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+}
