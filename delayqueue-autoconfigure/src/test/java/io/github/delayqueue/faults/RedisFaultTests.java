@@ -42,7 +42,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Redis faults in the middle of a run, with producers scheduling and listeners consuming: the
- * queue's connections killed, Redis paused and asleep. Every acknowledged job is delivered,
+ * queue's connections killed, Redis paused, asleep, and crashed ({@code SIGKILL}) with
+ * {@code appendfsync always}. Every acknowledged job is delivered,
  * the loops resume on their own, and health shows the stall while it lasts.
  */
 class RedisFaultTests {
@@ -91,7 +92,7 @@ class RedisFaultTests {
 
 	@Test
 	void killedConnectionsReconnectAndResume() {
-		run((context, faults) -> {
+		run("3 × CLIENT KILL TYPE normal + pubsub", (context, faults) -> {
 			for (int i = 0; i < 3; i++) {
 				faults.pause(Duration.ofMillis(700));
 				killClients(KillArgs.Builder.typeNormal());
@@ -102,7 +103,7 @@ class RedisFaultTests {
 
 	@Test
 	void aPausedRedisIsShownInHealthAndWorkResumes() {
-		run((context, faults) -> {
+		run("CLIENT PAUSE 5000 ALL", (context, faults) -> {
 			faults.pause(Duration.ofSeconds(1));
 			DelayQueueHealthIndicator health = context.getBean(DelayQueueHealthIndicator.class);
 			assertThat(health.health(false).getStatus()).isEqualTo(Status.UP);
@@ -114,7 +115,7 @@ class RedisFaultTests {
 
 	@Test
 	void aSleepingRedisIsShownInHealthAndWorkResumes() {
-		run((context, faults) -> {
+		run("DEBUG SLEEP 3", (context, faults) -> {
 			faults.pause(Duration.ofSeconds(1));
 			DelayQueueHealthIndicator health = context.getBean(DelayQueueHealthIndicator.class);
 			Thread sleeper = new Thread(() -> admin((connection) -> connection.execute("DEBUG", bytes("SLEEP", "3"))));
@@ -125,11 +126,26 @@ class RedisFaultTests {
 		});
 	}
 
+	@Test
+	void aCrashedRedisWithEveryWriteFsyncedLosesNoAcknowledgedJob() {
+		this.admin.destroy();
+		this.redis.close();
+		this.redis = RedisTestServers.local().appendOnly().start();
+		this.admin = connect(this.redis, Duration.ofSeconds(10));
+		run("SIGKILL + restart, appendfsync always", (context, faults) -> {
+			faults.pause(Duration.ofSeconds(1));
+			// SIGKILL: no shutdown, nothing written at exit; the append-only file has every write
+			this.redis.kill();
+			faults.pause(Duration.ofSeconds(1));
+			this.redis.start();
+		});
+	}
+
 	/**
 	 * Producers schedule jobs due within 2 s for about 6 s while the fault is injected; then
 	 * every job whose schedule returned must be delivered.
 	 */
-	private void run(Fault fault) {
+	private void run(String fault, Fault injection) {
 		this.runner.withPropertyValues("spring.data.redis.host=" + this.redis.host(),
 				"spring.data.redis.port=" + this.redis.port())
 			.run((context) -> {
@@ -154,7 +170,7 @@ class RedisFaultTests {
 					}
 				});
 				producer.start();
-				fault.inject(context, new Faults());
+				injection.inject(context, new Faults());
 				sleep(2_000);
 				producing.set(false);
 				producer.join();
@@ -164,7 +180,7 @@ class RedisFaultTests {
 					.untilAsserted(() -> assertThat(listener.received.keySet()).containsAll(acknowledged));
 				long duplicates = listener.received.values().stream().filter((count) -> count.get() > 1).count();
 				RedisDelayQueue queue = context.getBean(RedisDelayQueue.class);
-				System.out.println("faults: " + acknowledged.size() + " jobs acknowledged, " + refused.get()
+				System.out.println("faults, " + fault + ": " + acknowledged.size() + " jobs acknowledged, " + refused.get()
 						+ " schedules refused, " + duplicates + " delivered more than once");
 				assertThat(acknowledged).hasSizeGreaterThan(300);
 				assertThat(queue.isSubscribed()).isTrue();

@@ -203,10 +203,8 @@ final class LocalRedisServer implements RedisTestServer {
 		logger.info("Stopped redis-server on 127.0.0.1:{}", this.port);
 	}
 
-	/**
-	 * Kills the process at once ({@code SIGKILL}): no shutdown, no fail-over handshake.
-	 */
-	synchronized void kill() {
+	@Override
+	public synchronized void kill() {
 		if (this.process == null) {
 			return;
 		}

@@ -62,6 +62,15 @@ public interface RedisTestServer extends AutoCloseable {
 	void stop();
 
 	/**
+	 * Kills the server at once, as a crash would ({@code SIGKILL} for a local process: no
+	 * shutdown, no final write); its data directory is kept for {@link #start()}. Servers that
+	 * cannot be killed are stopped.
+	 */
+	default void kill() {
+		stop();
+	}
+
+	/**
 	 * Starts a stopped managed server again on the same port with the same data.
 	 */
 	void start();

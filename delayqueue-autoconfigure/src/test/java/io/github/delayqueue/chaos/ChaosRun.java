@@ -1,0 +1,184 @@
+package io.github.delayqueue.chaos;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import io.github.delayqueue.autoconfigure.DelayQueueAutoConfiguration;
+import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.test.RedisTestServer;
+import io.github.delayqueue.test.RedisTestServers;
+
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * One chaos run: its own redis-server, {@link ChaosWorker} processes that can be killed and
+ * restarted, and a producer application in this JVM (no timer, no listeners) that schedules
+ * the jobs and reads the results. Sizes come from system properties so that the same tests
+ * run small in {@code verify} and full size with {@code -Pchaos}.
+ */
+final class ChaosRun implements AutoCloseable {
+
+	final String namespace = "chaos" + System.nanoTime();
+
+	final RedisTestServer redis = RedisTestServers.local().start();
+
+	final ConfigurableApplicationContext producer;
+
+	final DelayedJobTemplate template;
+
+	final StringRedisTemplate results;
+
+	private final List<Process> workers = new ArrayList<>();
+
+	private final Path logs;
+
+	private final int handleMillis;
+
+	@SpringBootConfiguration(proxyBeanMethods = false)
+	@ImportAutoConfiguration({ DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
+			DelayQueueAutoConfiguration.class })
+	static class Producer {
+
+	}
+
+	/**
+	 * @param workers how many worker processes
+	 * @param handleMillis how long each job takes to handle
+	 */
+	ChaosRun(int workers, int handleMillis) throws IOException {
+		this.handleMillis = handleMillis;
+		this.logs = Files.createTempDirectory("delayqueue-chaos-");
+		this.producer = new SpringApplicationBuilder(Producer.class).web(WebApplicationType.NONE)
+			.properties("spring.data.redis.host=" + this.redis.host(), "spring.data.redis.port=" + this.redis.port(),
+					"delayqueue.namespace=" + this.namespace, "delayqueue.timer.enabled=false",
+					"spring.main.banner-mode=off")
+			.run();
+		this.template = this.producer.getBean(DelayedJobTemplate.class);
+		this.results = this.producer.getBean(StringRedisTemplate.class);
+		for (int i = 0; i < workers; i++) {
+			this.workers.add(startWorker(i));
+		}
+	}
+
+	static int size(String name, int quick) {
+		return Integer.getInteger("chaos." + name, quick);
+	}
+
+	private Process startWorker(int index) {
+		List<String> command = new ArrayList<>(List.of(
+				Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
+				"-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+				ChaosWorker.class.getName(), "--spring.data.redis.host=" + this.redis.host(),
+				"--spring.data.redis.port=" + this.redis.port(), "--delayqueue.namespace=" + this.namespace,
+				"--delayqueue.default-ttr=5s", "--delayqueue.timer.lease-ttl=2s",
+				"--chaos.handle-millis=" + this.handleMillis, "--logging.level.root=WARN"));
+		try {
+			return new ProcessBuilder(command).redirectErrorStream(true)
+				.redirectOutput(ProcessBuilder.Redirect.appendTo(this.logs.resolve("worker-" + index + ".log").toFile()))
+				.start();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	/**
+	 * How many application instances beat in Redis now.
+	 */
+	long liveInstances() {
+		Long live = this.results.opsForZSet().zCard("{" + this.namespace + "}:instances");
+		return (live != null) ? live : 0;
+	}
+
+	/**
+	 * Kills a worker with {@code SIGKILL} and starts a new one in its place.
+	 */
+	void killAndRestart(int index) throws InterruptedException {
+		Process worker = this.workers.get(index);
+		worker.destroyForcibly();
+		worker.waitFor(10, TimeUnit.SECONDS);
+		this.workers.set(index, startWorker(index));
+	}
+
+	int workers() {
+		return this.workers.size();
+	}
+
+	Map<Object, Object> deliveries() {
+		return this.results.opsForHash().entries(this.namespace + "-results:deliveries");
+	}
+
+	long deliveredCount() {
+		Long count = this.results.opsForHash().size(this.namespace + "-results:deliveries");
+		return (count != null) ? count : 0;
+	}
+
+	/**
+	 * Delivery lag (delivered − due) of every job's last delivery, sorted.
+	 */
+	long[] lags() {
+		return this.results.opsForHash()
+			.values(this.namespace + "-results:lag")
+			.stream()
+			.mapToLong((value) -> Long.parseLong((String) value))
+			.sorted()
+			.toArray();
+	}
+
+	static long percentile(long[] sorted, double p) {
+		if (sorted.length == 0) {
+			return 0;
+		}
+		return sorted[(int) Math.min(sorted.length - 1, Math.ceil(p / 100 * sorted.length) - 1)];
+	}
+
+	String logTail() {
+		StringBuilder tail = new StringBuilder();
+		for (File file : this.logs.toFile().listFiles()) {
+			try {
+				List<String> lines = Files.readAllLines(file.toPath());
+				tail.append("== ").append(file.getName()).append('\n');
+				lines.subList(Math.max(0, lines.size() - 20), lines.size()).forEach((line) -> tail.append(line).append('\n'));
+			}
+			catch (IOException ex) {
+				tail.append(ex).append('\n');
+			}
+		}
+		return tail.toString();
+	}
+
+	@Override
+	public void close() {
+		for (Process worker : this.workers) {
+			worker.destroyForcibly();
+		}
+		for (Process worker : this.workers) {
+			try {
+				worker.waitFor(10, TimeUnit.SECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+		this.producer.close();
+		this.redis.close();
+		Arrays.stream(this.logs.toFile().listFiles()).forEach(File::delete);
+		this.logs.toFile().delete();
+	}
+
+}
