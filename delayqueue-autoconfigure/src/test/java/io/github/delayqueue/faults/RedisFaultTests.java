@@ -4,9 +4,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.actuate.DelayQueueHealthIndicator;
@@ -14,9 +12,9 @@ import io.github.delayqueue.annotation.DelayedListener;
 import io.github.delayqueue.autoconfigure.DelayQueueAutoConfiguration;
 import io.github.delayqueue.autoconfigure.DelayQueueHealthContributorAutoConfiguration;
 import io.github.delayqueue.autoconfigure.DelayedListenerAutoConfiguration;
-import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.redis.RedisDelayQueue;
+import io.github.delayqueue.support.SteadyProducer;
 import io.github.delayqueue.test.RedisTestServer;
 import io.github.delayqueue.test.RedisTestServers;
 import io.lettuce.core.KillArgs;
@@ -151,36 +149,18 @@ class RedisFaultTests {
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
-				Set<String> acknowledged = ConcurrentHashMap.newKeySet();
-				AtomicInteger refused = new AtomicInteger();
-				AtomicBoolean producing = new AtomicBoolean(true);
-				Thread producer = new Thread(() -> {
-					int n = 0;
-					while (producing.get()) {
-						String id = "job-" + n++;
-						try {
-							template.schedule("faults", id, id,
-									Duration.ofMillis(ThreadLocalRandom.current().nextInt(2_000)));
-							acknowledged.add(id);
-						}
-						catch (DelayQueueException ex) {
-							refused.incrementAndGet();
-						}
-						sleep(5);
-					}
-				});
-				producer.start();
+				SteadyProducer producer = new SteadyProducer(template, "faults", Duration.ofSeconds(2));
 				injection.inject(context, new Faults());
-				sleep(2_000);
-				producing.set(false);
-				producer.join();
+				SteadyProducer.pause(Duration.ofSeconds(2));
+				producer.close();
+				Set<String> acknowledged = producer.acknowledged();
 
 				Listener listener = context.getBean(Listener.class);
 				await().atMost(Duration.ofSeconds(30))
 					.untilAsserted(() -> assertThat(listener.received.keySet()).containsAll(acknowledged));
-				long duplicates = listener.received.values().stream().filter((count) -> count.get() > 1).count();
+				long duplicates = SteadyProducer.duplicates(listener.received);
 				RedisDelayQueue queue = context.getBean(RedisDelayQueue.class);
-				System.out.println("faults, " + fault + ": " + acknowledged.size() + " jobs acknowledged, " + refused.get()
+				System.out.println("faults, " + fault + ": " + acknowledged.size() + " jobs acknowledged, " + producer.refused()
 						+ " schedules refused, " + duplicates + " delivered more than once");
 				assertThat(acknowledged).hasSizeGreaterThan(300);
 				assertThat(queue.isSubscribed()).isTrue();
@@ -200,7 +180,7 @@ class RedisFaultTests {
 	static final class Faults {
 
 		void pause(Duration duration) {
-			sleep(duration.toMillis());
+			SteadyProducer.pause(duration);
 		}
 
 	}
@@ -254,14 +234,5 @@ class RedisFaultTests {
 		return result;
 	}
 
-	private static void sleep(long millis) {
-		try {
-			Thread.sleep(millis);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
-		}
-	}
 
 }

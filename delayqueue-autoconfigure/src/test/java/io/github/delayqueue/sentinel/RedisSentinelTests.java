@@ -4,15 +4,13 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.annotation.DelayedListener;
-import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.redis.RedisDelayQueue;
 import io.github.delayqueue.support.EveryOperation;
+import io.github.delayqueue.support.SteadyProducer;
 import io.github.delayqueue.test.RedisTestSentinel;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -71,26 +69,9 @@ class RedisSentinelTests {
 		this.runner.withPropertyValues("delayqueue.redis.wait-replicas=1").run((context) -> {
 			assertThat(context).hasNotFailed();
 			DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
-			Set<String> acknowledged = ConcurrentHashMap.newKeySet();
-			AtomicInteger refused = new AtomicInteger();
-			AtomicBoolean producing = new AtomicBoolean(true);
-			Thread producer = new Thread(() -> {
-				int n = 0;
-				while (producing.get()) {
-					String id = "job-" + n++;
-					try {
-						template.schedule("sentinel-load", id, id,
-								Duration.ofMillis(ThreadLocalRandom.current().nextInt(2_000)));
-						acknowledged.add(id);
-					}
-					catch (DelayQueueException ex) {
-						refused.incrementAndGet();
-					}
-					pause(5);
-				}
-			});
-			producer.start();
-			pause(2_000);
+			SteadyProducer producer = new SteadyProducer(template, "sentinel-load", Duration.ofSeconds(2));
+			Set<String> acknowledged = producer.acknowledged();
+			SteadyProducer.pause(Duration.ofSeconds(2));
 			long killedAt = System.nanoTime();
 			this.sentinel.killMaster();
 			this.sentinel.awaitFailover();
@@ -99,17 +80,16 @@ class RedisSentinelTests {
 			this.sentinel.restartOldMasterAsReplica();
 			int before = acknowledged.size();
 			await().atMost(Duration.ofSeconds(30)).until(() -> acknowledged.size() > before + 100);
-			pause(1_000);
-			producing.set(false);
-			producer.join();
+			SteadyProducer.pause(Duration.ofSeconds(1));
+			producer.close();
 
 			Counter counter = context.getBean(Counter.class);
 			await().atMost(Duration.ofSeconds(60))
 				.untilAsserted(() -> assertThat(counter.received.keySet()).containsAll(acknowledged));
-			long duplicates = counter.received.values().stream().filter((count) -> count.get() > 1).count();
+			long duplicates = SteadyProducer.duplicates(counter.received);
 			System.out.println("sentinel: master killed, replica promoted after " + failoverMillis + " ms; "
-					+ acknowledged.size() + " schedules acknowledged (" + before + " before the old master was back), "
-					+ refused.get() + " refused, 0 lost, " + duplicates + " delivered more than once");
+					+ acknowledged.size() + " schedules acknowledged (" + before + " by the time the old master was back), "
+					+ producer.refused() + " refused, 0 lost, " + duplicates + " delivered more than once");
 			RedisDelayQueue queue = context.getBean(RedisDelayQueue.class);
 			assertThat(queue.isSubscribed()).isTrue();
 			assertThat(queue.getTimer().ownedBuckets()).isEqualTo(4);
@@ -137,14 +117,5 @@ class RedisSentinelTests {
 		}
 	}
 
-	private static void pause(long millis) {
-		try {
-			Thread.sleep(millis);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
-		}
-	}
 
 }
