@@ -74,6 +74,11 @@ final class ReplicaWait {
 		if (JEDIS && Jedis.accepts(nativeConnection)) {
 			return Jedis.await(nativeConnection, this.replicas, this.timeout);
 		}
+		if (JEDIS && Jedis.isUnified(nativeConnection)) {
+			// a pooled client: WAIT could run on another connection than the write and prove nothing
+			throw new DelayQueueException("delayqueue.redis.wait-replicas needs one connection per operation:"
+					+ " with Jedis, call setUseUnifiedJedis(false) on the JedisConnectionFactory (or use Lettuce)");
+		}
 		throw new IllegalStateException("delayqueue.redis.wait-replicas needs Lettuce or Jedis, not "
 				+ nativeConnection.getClass().getName());
 	}
@@ -105,6 +110,10 @@ final class ReplicaWait {
 
 		static boolean accepts(Object connection) {
 			return connection instanceof redis.clients.jedis.Jedis;
+		}
+
+		static boolean isUnified(Object connection) {
+			return connection instanceof redis.clients.jedis.UnifiedJedis;
 		}
 
 		static long await(Object connection, int replicas, Duration timeout) {
