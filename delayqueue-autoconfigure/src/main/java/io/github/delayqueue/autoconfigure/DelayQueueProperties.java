@@ -280,15 +280,16 @@ public class DelayQueueProperties {
 		private int batchSize = 500;
 
 		/**
-		 * How often every owned bucket is re-checked, to heal a lost notification. Also how
-		 * often topics with ready jobs are re-announced to consumers.
+		 * How often every owned bucket is re-checked, to heal a notification lost without a
+		 * reconnect (reconnects re-check at once). Also how often topics with ready jobs are
+		 * re-announced to consumers, and the bucket shares fully re-coordinated.
 		 */
-		private Duration guardInterval = Duration.ofSeconds(5);
+		private Duration guardInterval = Duration.ofSeconds(60);
 
 		/**
 		 * How long an instance keeps its buckets without a heartbeat. A crashed instance's
-		 * buckets are taken over within this time plus at most one second; the heartbeat is
-		 * sent every fifth of it (at most every second).
+		 * buckets are taken over within this time plus one heartbeat interval; the heartbeat is
+		 * sent every two fifths of it (at most every 2 seconds).
 		 */
 		private Duration leaseTtl = Duration.ofSeconds(5);
 

@@ -86,6 +86,8 @@ final class EventSubscriber implements MessageListener, SubscriptionListener {
 		logger.debug("Subscribed to " + new String(channel, StandardCharsets.UTF_8) + ": re-checking every bucket");
 		this.signals.markAll();
 		this.timer.recheckAll();
+		// a join or a departure may have been announced while nobody listened
+		this.timer.coordinateSoon();
 	}
 
 }

@@ -177,17 +177,18 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	}
 
 	/**
-	 * The coordination (heartbeat) interval for a lease TTL: a fifth of it, between
-	 * 100 ms and 1 s, so that a dead instance's buckets are taken over within TTL + 1 s.
+	 * The heartbeat interval for a lease TTL: two fifths of it, between 100 ms and 2 s, so that
+	 * a heartbeat may be missed once without losing the lease, and a dead instance's buckets
+	 * are taken over within TTL + 2 s (7 s with the default 5 s).
 	 * @param leaseTtl the lease TTL
 	 * @return the interval
 	 */
 	static Duration coordinationInterval(Duration leaseTtl) {
-		Duration fifth = leaseTtl.dividedBy(5);
-		if (fifth.compareTo(Duration.ofMillis(100)) < 0) {
+		Duration interval = leaseTtl.multipliedBy(2).dividedBy(5);
+		if (interval.compareTo(Duration.ofMillis(100)) < 0) {
 			return Duration.ofMillis(100);
 		}
-		return (fifth.compareTo(Duration.ofSeconds(1)) > 0) ? Duration.ofSeconds(1) : fifth;
+		return (interval.compareTo(Duration.ofSeconds(2)) > 0) ? Duration.ofSeconds(2) : interval;
 	}
 
 	private static String defaultInstanceId() {
@@ -793,10 +794,11 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	private final class Backend implements TimerBackend {
 
 		@Override
-		public Coordination coordinate(boolean leaving) {
+		public Coordination coordinate(boolean leaving, boolean renewOnly) {
 			byte[][] keysAndArgs = { keys.instances(), keys.timers(), KeySpace.bytes(instanceId),
 					KeySpace.bytes(String.valueOf(leaseTtl.toMillis())),
-					KeySpace.bytes(String.valueOf(keys.buckets())), KeySpace.bytes(leaving ? "1" : "0"), channel };
+					KeySpace.bytes(String.valueOf(keys.buckets())), KeySpace.bytes(leaving ? "1" : "0"), channel,
+					KeySpace.bytes(renewOnly ? "1" : "0") };
 			List<Object> reply = Replies.list(runner.run(COORDINATE, 2, keysAndArgs));
 			int[] owned = new int[reply.size() - 2];
 			for (int i = 2; i < reply.size(); i++) {
@@ -855,7 +857,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 		private int batchSize = 500;
 
-		private Duration guardInterval = Duration.ofSeconds(5);
+		private Duration guardInterval = Duration.ofSeconds(60);
 
 		private Duration leaseTtl = Duration.ofSeconds(5);
 
@@ -917,7 +919,10 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 			return this;
 		}
 
-		/** How often every owned bucket is re-checked; default 5 s. */
+		/**
+		 * How often every owned bucket is re-checked and the shares fully re-coordinated;
+		 * default 60 s.
+		 */
 		public Builder guardInterval(Duration guardInterval) {
 			this.guardInterval = guardInterval;
 			return this;

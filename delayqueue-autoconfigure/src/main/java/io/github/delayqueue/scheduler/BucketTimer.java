@@ -18,14 +18,18 @@ import org.apache.commons.logging.LogFactory;
  * time (or TTR deadline) of its buckets, by {@link RedisClock}, and then runs the promote
  * script of each bucket that is due. It never polls on a fixed period: it is woken early
  * when a schedule makes a job the head of one of its buckets ({@link #onHead}), and re-checks
- * every owned bucket each guard interval and after every reconnect ({@link #recheckAll}), so
- * that a lost notification costs at most the guard interval.
+ * every owned bucket each guard interval (one bucket at a time, spread over the interval) and
+ * all of them after every reconnect ({@link #recheckAll}), so that a lost notification costs
+ * at most the guard interval.
  *
  * <p>
  * Ownership comes from {@link TimerBackend#coordinate} every coordination interval: a
- * heartbeat plus a fair share of the buckets; an instance that stops heartbeating loses its
- * buckets to the others within the heartbeat TTL. Two instances briefly promoting the same
- * bucket is harmless: each promotion is atomic and moves a job once.
+ * heartbeat that only renews the lease while nothing changed, and a full re-coordination (a
+ * fair share of the buckets) when an instance joined, left or expired — announced on the
+ * channel ({@link #coordinateSoon}) or seen by the heartbeat — and each guard interval; an
+ * instance that stops heartbeating loses its buckets to the others within the heartbeat TTL
+ * plus one interval. Two instances briefly promoting the same bucket is harmless: each
+ * promotion is atomic and moves a job once.
  *
  * <p>
  * The loop never dies silently: a Redis failure is logged, backed off (up to 5 s) and
@@ -50,6 +54,8 @@ public final class BucketTimer {
 
 	private final long guardNanos;
 
+	private final long guardTickNanos;
+
 	private final RedisClock clock;
 
 	private final ObjIntConsumer<String> readyListener;
@@ -68,6 +74,9 @@ public final class BucketTimer {
 
 	private boolean coordinateNow = true;
 
+	// touched by the timer thread only
+	private boolean forceFull = true;
+
 	private volatile boolean running;
 
 	private volatile Thread thread;
@@ -80,7 +89,11 @@ public final class BucketTimer {
 
 	private long nextCoordination;
 
+	private long nextFullCoordination;
+
 	private long nextGuard;
+
+	private int guardCursor;
 
 	/**
 	 * Creates a timer; {@link #start()} starts its thread.
@@ -98,6 +111,7 @@ public final class BucketTimer {
 		this.batchSize = batchSize;
 		this.coordinationNanos = coordinationInterval.toNanos();
 		this.guardNanos = guardInterval.toNanos();
+		this.guardTickNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), this.guardNanos / buckets);
 		this.clock = clock;
 		this.readyListener = readyListener;
 		this.owned = new boolean[buckets];
@@ -126,7 +140,7 @@ public final class BucketTimer {
 		CompletableFuture<Void> leave = new CompletableFuture<>();
 		Thread leaver = new Thread(() -> {
 			try {
-				this.backend.coordinate(true);
+				this.backend.coordinate(true, false);
 				leave.complete(null);
 			}
 			catch (Throwable ex) {
@@ -322,11 +336,20 @@ public final class BucketTimer {
 	private void step() throws InterruptedException {
 		long monotonic = System.nanoTime();
 		boolean coordinate;
-		boolean guard;
+		boolean guardAll;
+		int guardBucket = -1;
 		this.lock.lock();
 		try {
 			coordinate = this.coordinateNow || monotonic - this.nextCoordination >= 0;
-			guard = this.recheck || monotonic - this.nextGuard >= 0;
+			guardAll = this.recheck;
+			if (guardAll || monotonic - this.nextGuard >= 0) {
+				// the guard re-checks one bucket per tick, in turn: each bucket once per guard
+				// interval, spread evenly over it
+				guardBucket = this.guardCursor;
+				this.guardCursor = (this.guardCursor + 1) % this.owned.length;
+				this.nextGuard = monotonic + this.guardTickNanos;
+			}
+			this.forceFull |= this.coordinateNow;
 			this.coordinateNow = false;
 			this.recheck = false;
 		}
@@ -334,16 +357,20 @@ public final class BucketTimer {
 			this.lock.unlock();
 		}
 		if (coordinate) {
-			coordinate();
+			// a full coordination when asked for, and each guard interval; a renewal otherwise
+			boolean full = this.forceFull || monotonic - this.nextFullCoordination >= 0;
+			this.forceFull = false;
+			coordinate(!full);
 			this.nextCoordination = monotonic + this.coordinationNanos;
-		}
-		if (guard) {
-			this.nextGuard = monotonic + this.guardNanos;
+			if (full) {
+				this.nextFullCoordination = monotonic + this.guardNanos;
+			}
 		}
 		for (int bucket = 0; bucket < this.owned.length; bucket++) {
 			if (!this.running) {
 				return;
 			}
+			boolean guard = guardAll || bucket == guardBucket;
 			if (isOwned(bucket) && (guard || dueOf(bucket) <= this.clock.millis())) {
 				promote(bucket, guard);
 			}
@@ -352,9 +379,12 @@ public final class BucketTimer {
 		sleepUntilDue();
 	}
 
-	private void coordinate() {
-		TimerBackend.Coordination coordination = this.backend.coordinate(false);
+	private void coordinate(boolean renewOnly) {
+		TimerBackend.Coordination coordination = this.backend.coordinate(false, renewOnly);
 		this.clock.update(coordination.redisMillis());
+		if (coordination.unchanged()) {
+			return;
+		}
 		boolean[] now = new boolean[this.owned.length];
 		for (int bucket : coordination.buckets()) {
 			now[bucket] = true;

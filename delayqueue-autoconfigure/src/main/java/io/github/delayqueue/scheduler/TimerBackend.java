@@ -10,9 +10,11 @@ public interface TimerBackend {
 	/**
 	 * Sends this instance's heartbeat and takes its fair share of bucket timers.
 	 * @param leaving {@code true} to leave: give up every bucket at once
+	 * @param renewOnly {@code true} to only renew the heartbeat when nothing changed (no
+	 * instance joined, left or expired); the outcome says so with {@code liveInstances} -1
 	 * @return the outcome
 	 */
-	Coordination coordinate(boolean leaving);
+	Coordination coordinate(boolean leaving, boolean renewOnly);
 
 	/**
 	 * Moves due jobs of a bucket to their ready lists and re-queues expired reservations.
@@ -25,11 +27,20 @@ public interface TimerBackend {
 	/**
 	 * The outcome of {@link #coordinate}.
 	 *
-	 * @param liveInstances how many instances run timers
+	 * @param liveInstances how many instances run timers, or -1 when a renewal found nothing
+	 * changed (and {@code buckets} is empty: this instance keeps the ones it has)
 	 * @param redisMillis Redis's time
 	 * @param buckets the buckets this instance runs the timer of
 	 */
 	record Coordination(int liveInstances, long redisMillis, int[] buckets) {
+
+		/**
+		 * Whether this was a renewal that found nothing changed.
+		 * @return {@code true} when the shares are as they were
+		 */
+		public boolean unchanged() {
+			return this.liveInstances < 0;
+		}
 
 	}
 

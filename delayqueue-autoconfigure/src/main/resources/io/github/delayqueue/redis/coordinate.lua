@@ -3,20 +3,33 @@
 -- KEYS[1] "{<namespace>}:instances" ZSET instance -> heartbeat expiry ms
 -- KEYS[2] "{<namespace>}:timers" HASH bucket -> instance that runs its timer
 -- ARGV[1] this instance, ARGV[2] heartbeat ttl ms, ARGV[3] number of buckets,
--- ARGV[4] '1' when this instance leaves (its buckets are freed at once and ARGV[5], the event
--- channel, is told)
--- Returns {live instances, now ms, bucket owned by this instance, ...}.
+-- ARGV[4] '1' when this instance leaves (its buckets are freed at once), ARGV[5] the event
+-- channel, ARGV[6] '1' to only renew the heartbeat when nothing changed.
+-- Returns {live instances, now ms, bucket owned by this instance, ...}, or {-1, now ms} when a
+-- renewal found nothing changed: this instance was still live and no other heartbeat had
+-- expired (joins and departures are announced with "l" on the channel, so that every instance
+-- re-coordinates at once; the caller also re-coordinates fully now and then).
 -- Every live timer instance's share is floor(B / n) or one more (by rank of its name), so shares
 -- differ by one at most; a bucket whose owner's heartbeat expired is free and taken at once.
 local me, ttl, buckets = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local fmt = function(x) return string.format('%.0f', x) end
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', fmt(now))
+if ARGV[6] == '1' and ARGV[4] ~= '1' then
+  -- the cheap beat: renew a heartbeat that is still there, unless a heartbeat expired
+  if redis.call('ZADD', KEYS[1], 'XX', 'CH', fmt(now + ttl), me) == 1 then
+    local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+    if tonumber(first[2]) > now then
+      return { -1, now }
+    end
+  end
+end
+local changed = redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', fmt(now)) > 0
 if ARGV[4] == '1' then
   redis.call('ZREM', KEYS[1], me)
-else
-  redis.call('ZADD', KEYS[1], fmt(now + ttl), me)
+elseif redis.call('ZADD', KEYS[1], fmt(now + ttl), me) == 1 then
+  -- joined: the others give up their extra buckets when they hear of it
+  changed = true
 end
 local live = redis.call('ZRANGE', KEYS[1], 0, -1)
 table.sort(live)
@@ -55,6 +68,7 @@ if rank < buckets % #live then
 end
 while #mine > share do
   redis.call('HDEL', KEYS[2], table.remove(mine))
+  changed = true
 end
 local start = (rank * share) % buckets
 table.sort(free, function(a, b) return ((a - start) % buckets) < ((b - start) % buckets) end)
@@ -67,5 +81,8 @@ for _, b in ipairs(free) do
 end
 for _, b in ipairs(mine) do
   reply[#reply + 1] = b
+end
+if changed then
+  redis.call('PUBLISH', ARGV[5], 'l')
 end
 return reply

@@ -1,8 +1,8 @@
 -- promote.lua: the bucket timer's step. Moves due DELAYED jobs to their topics' ready lists and
 -- re-queues RESERVED jobs whose TTR passed (READY again, or DEAD when their attempts are used up).
 -- KEYS[1] jobs hash
--- ARGV[3] batch size (at most this many jobs are moved), ARGV[4] '1' to re-announce every
--- topic of the bucket that has READY jobs (the guard re-check that heals lost notifications).
+-- ARGV[3] batch size (at most this many jobs are moved), ARGV[4] '1' for the guard re-check
+-- that heals lost notifications: re-announce every topic of the bucket that has READY jobs.
 -- A job whose TTR ran out is due again at its deadline (what its delivery lag is measured from).
 -- Returns {moved, expired, next due ms (-1: none), now ms, number of topics that got work n,
 --          topic 1 .. topic n, then for each topic with expired reservations: topic,
@@ -20,7 +20,22 @@ local function collect(topic, jobkey)
   list[#list + 1] = jobkey
 end
 
-local due = redis.call('ZRANGEBYSCORE', P .. 'delayed', '-inf', num(now), 'LIMIT', 0, batch)
+-- A guard re-check looks at the heads first: when nothing is due (the usual case) it moves
+-- nothing and answers from them, in two reads.
+local idle, idle_next = false, -1
+if ARGV[4] == '1' then
+  local d = redis.call('ZRANGE', P .. 'delayed', 0, 0, 'WITHSCORES')[2]
+  local r = redis.call('ZRANGE', P .. 'reserved', 0, 0, 'WITHSCORES')[2]
+  d, r = d and tonumber(d), r and tonumber(r)
+  idle = (d == nil or d > now) and (r == nil or r > now)
+  if d and r then
+    idle_next = math.min(d, r)
+  else
+    idle_next = d or r or -1
+  end
+end
+
+local due = idle and {} or redis.call('ZRANGEBYSCORE', P .. 'delayed', '-inf', num(now), 'LIMIT', 0, batch)
 if #due > 0 then
   redis.call('ZREMRANGEBYRANK', P .. 'delayed', 0, #due - 1)
   local records = {}
@@ -51,7 +66,7 @@ local function tally(topic, index)
   end
   expiries[topic][index] = expiries[topic][index] + 1
 end
-if #due < batch then
+if #due < batch and not idle then
   local deadlines = redis.call('ZRANGEBYSCORE', P .. 'reserved', '-inf', num(now), 'WITHSCORES', 'LIMIT', 0,
     batch - #due)
   expired = #deadlines / 2
@@ -100,7 +115,7 @@ if ARGV[4] == '1' then
   end
 end
 
-local reply = { #due, expired, next_due(), now, #order }
+local reply = { #due, expired, idle and idle_next or next_due(), now, #order }
 for _, topic in ipairs(order) do
   reply[#reply + 1] = topic
 end

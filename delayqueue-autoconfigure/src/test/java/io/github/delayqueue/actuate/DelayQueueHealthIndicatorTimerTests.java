@@ -36,7 +36,7 @@ class DelayQueueHealthIndicatorTimerTests {
 		TimerBackend hanging = new TimerBackend() {
 
 			@Override
-			public Coordination coordinate(boolean leaving) {
+			public Coordination coordinate(boolean leaving, boolean renewOnly) {
 				return new Coordination(1, System.currentTimeMillis(), leaving ? new int[0] : new int[] { 0 });
 			}
 

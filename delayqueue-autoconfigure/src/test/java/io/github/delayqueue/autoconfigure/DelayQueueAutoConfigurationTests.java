@@ -56,7 +56,7 @@ class DelayQueueAutoConfigurationTests {
 			assertThat(properties.getDefaultMaxAttempts()).isEqualTo(5);
 			assertThat(properties.getMaxPayloadSize()).isEqualTo(DataSize.ofMegabytes(1));
 			assertThat(properties.getTimer().getLeaseTtl()).isEqualTo(Duration.ofSeconds(5));
-			assertThat(properties.getTimer().getGuardInterval()).isEqualTo(Duration.ofSeconds(5));
+			assertThat(properties.getTimer().getGuardInterval()).isEqualTo(Duration.ofSeconds(60));
 			assertThat(properties.getTimer().getBatchSize()).isEqualTo(500);
 
 			DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
