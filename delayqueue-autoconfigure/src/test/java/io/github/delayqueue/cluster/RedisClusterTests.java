@@ -5,13 +5,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.delayqueue.annotation.DelayedListener;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.redis.RedisDelayQueue;
+import io.github.delayqueue.support.DeliveryCounter;
 import io.github.delayqueue.support.EveryOperation;
 import io.github.delayqueue.test.RedisTestCluster;
 import org.junit.jupiter.api.AfterAll;
@@ -35,8 +33,8 @@ class RedisClusterTests {
 	private static RedisTestCluster cluster;
 
 	private final ApplicationContextRunner runner = EveryOperation.runner("clustered", 16)
-		.withBean(Counter.class)
-		.withPropertyValues("spring.data.redis.cluster.nodes=" + cluster.nodes());
+		.withBean(DeliveryCounter.class)
+		.withPropertyValues("spring.data.redis.cluster.nodes=" + cluster.nodes(), "delivery-counter.topic=clustered-load");
 
 	@BeforeAll
 	static void startCluster() {
@@ -46,17 +44,6 @@ class RedisClusterTests {
 	@AfterAll
 	static void stopCluster() {
 		cluster.close();
-	}
-
-	static class Counter {
-
-		final Map<String, AtomicInteger> received = new ConcurrentHashMap<>();
-
-		@DelayedListener(topic = "clustered-load", concurrency = "4")
-		void handle(String id) {
-			this.received.computeIfAbsent(id, (key) -> new AtomicInteger()).incrementAndGet();
-		}
-
 	}
 
 	@Test
@@ -105,8 +92,8 @@ class RedisClusterTests {
 				assertThat(cluster.keyCount(master)).as("keys on master " + master).isPositive();
 			}
 
-			Counter one = first.getBean(Counter.class);
-			Counter two = second.getBean(Counter.class);
+			DeliveryCounter one = first.getBean(DeliveryCounter.class);
+			DeliveryCounter two = second.getBean(DeliveryCounter.class);
 			await().atMost(Duration.ofSeconds(30))
 				.until(() -> merged(one, two).size() == jobs);
 			Map<String, Integer> all = merged(one, two);
@@ -123,7 +110,7 @@ class RedisClusterTests {
 		}));
 	}
 
-	private static Map<String, Integer> merged(Counter one, Counter two) {
+	private static Map<String, Integer> merged(DeliveryCounter one, DeliveryCounter two) {
 		Map<String, Integer> all = new TreeMap<>();
 		one.received.forEach((id, count) -> all.merge(id, count.get(), Integer::sum));
 		two.received.forEach((id, count) -> all.merge(id, count.get(), Integer::sum));

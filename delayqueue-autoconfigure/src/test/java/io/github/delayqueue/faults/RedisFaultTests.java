@@ -1,19 +1,16 @@
 package io.github.delayqueue.faults;
 
 import java.time.Duration;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.actuate.DelayQueueHealthIndicator;
-import io.github.delayqueue.annotation.DelayedListener;
 import io.github.delayqueue.autoconfigure.DelayQueueAutoConfiguration;
 import io.github.delayqueue.autoconfigure.DelayQueueHealthContributorAutoConfiguration;
 import io.github.delayqueue.autoconfigure.DelayedListenerAutoConfiguration;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.redis.RedisDelayQueue;
+import io.github.delayqueue.support.DeliveryCounter;
 import io.github.delayqueue.support.SteadyProducer;
 import io.github.delayqueue.test.RedisTestServer;
 import io.github.delayqueue.test.RedisTestServers;
@@ -54,22 +51,11 @@ class RedisFaultTests {
 		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
 				DelayQueueAutoConfiguration.class, DelayedListenerAutoConfiguration.class,
 				HealthContributorAutoConfiguration.class, DelayQueueHealthContributorAutoConfiguration.class))
-		.withBean(Listener.class)
-		.withPropertyValues("delayqueue.namespace=faults", "delayqueue.buckets=4", "delayqueue.timer.lease-ttl=2s",
+		.withBean(DeliveryCounter.class)
+		.withPropertyValues("delayqueue.namespace=faults", "delivery-counter.topic=faults", "delayqueue.buckets=4", "delayqueue.timer.lease-ttl=2s",
 				"delayqueue.health.max-stall=2s", "spring.data.redis.timeout=1s",
 				// a reserve whose reply is lost to a timeout leaves its jobs RESERVED until their TTR
 				"delayqueue.default-ttr=3s");
-
-	static class Listener {
-
-		final Map<String, AtomicInteger> received = new ConcurrentHashMap<>();
-
-		@DelayedListener(topic = "faults", concurrency = "4")
-		void handle(String id) {
-			this.received.computeIfAbsent(id, (key) -> new AtomicInteger()).incrementAndGet();
-		}
-
-	}
 
 	@BeforeEach
 	void startRedis() {
@@ -155,7 +141,7 @@ class RedisFaultTests {
 				producer.close();
 				Set<String> acknowledged = producer.acknowledged();
 
-				Listener listener = context.getBean(Listener.class);
+				DeliveryCounter listener = context.getBean(DeliveryCounter.class);
 				await().atMost(Duration.ofSeconds(30))
 					.untilAsserted(() -> assertThat(listener.received.keySet()).containsAll(acknowledged));
 				long duplicates = SteadyProducer.duplicates(listener.received);

@@ -1,14 +1,11 @@
 package io.github.delayqueue.sentinel;
 
 import java.time.Duration;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.delayqueue.annotation.DelayedListener;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.redis.RedisDelayQueue;
+import io.github.delayqueue.support.DeliveryCounter;
 import io.github.delayqueue.support.EveryOperation;
 import io.github.delayqueue.support.SteadyProducer;
 import io.github.delayqueue.test.RedisTestSentinel;
@@ -33,25 +30,15 @@ class RedisSentinelTests {
 
 	private ApplicationContextRunner runner;
 
-	static class Counter {
-
-		final Map<String, AtomicInteger> received = new ConcurrentHashMap<>();
-
-		@DelayedListener(topic = "sentinel-load", concurrency = "4")
-		void handle(String id) {
-			this.received.computeIfAbsent(id, (key) -> new AtomicInteger()).incrementAndGet();
-		}
-
-	}
-
 	@BeforeEach
 	void start() {
 		this.sentinel = RedisTestSentinel.start();
 		this.runner = EveryOperation.runner("sentinel", 4)
-			.withBean(Counter.class)
+			.withBean(DeliveryCounter.class)
 			.withPropertyValues("spring.data.redis.sentinel.master=" + RedisTestSentinel.MASTER_NAME,
 					"spring.data.redis.sentinel.nodes=" + this.sentinel.sentinelNodes(),
-					"spring.data.redis.timeout=1s", "delayqueue.default-ttr=3s");
+					"spring.data.redis.timeout=1s", "delayqueue.default-ttr=3s",
+					"delivery-counter.topic=sentinel-load");
 	}
 
 	@AfterEach
@@ -83,7 +70,7 @@ class RedisSentinelTests {
 			SteadyProducer.pause(Duration.ofSeconds(1));
 			producer.close();
 
-			Counter counter = context.getBean(Counter.class);
+			DeliveryCounter counter = context.getBean(DeliveryCounter.class);
 			await().atMost(Duration.ofSeconds(60))
 				.untilAsserted(() -> assertThat(counter.received.keySet()).containsAll(acknowledged));
 			long duplicates = SteadyProducer.duplicates(counter.received);
