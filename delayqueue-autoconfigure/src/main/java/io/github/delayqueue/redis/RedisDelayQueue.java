@@ -930,7 +930,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 		/**
 		 * How long an instance's buckets stay its own without a heartbeat; default 5 s. The
-		 * heartbeat is sent every fifth of it (at most every second).
+		 * heartbeat is sent every two fifths of it (at most every 2 s).
 		 */
 		public Builder leaseTtl(Duration leaseTtl) {
 			this.leaseTtl = leaseTtl;
