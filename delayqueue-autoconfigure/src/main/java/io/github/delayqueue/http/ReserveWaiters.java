@@ -92,13 +92,20 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 	 */
 	public @Nullable Runnable await(String topic, int max, @Nullable Duration ttr, Duration wait, Answer answer,
 			Consumer<RuntimeException> failure) {
-		if (!this.running || this.waiting.incrementAndGet() > this.maxWaiting) {
+		if (!this.running) {
+			return null;
+		}
+		if (this.waiting.incrementAndGet() > this.maxWaiting) {
 			this.waiting.decrementAndGet();
 			return null;
 		}
 		Waiter waiter = new Waiter(max, ttr, answer, failure);
 		waiter.timeout = this.timeouts.schedule(() -> waiter.answer(List.of()), wait.toNanos(), TimeUnit.NANOSECONDS);
 		this.topics.computeIfAbsent(topic, TopicWaiters::new).add(waiter);
+		if (!this.running) {
+			// stop() ran meanwhile and may have drained the queue before this waiter was in it
+			waiter.answer(List.of());
+		}
 		return waiter::end;
 	}
 

@@ -150,6 +150,30 @@ class DelayQueueHttpLongPollTests {
 	}
 
 	@Test
+	void waitsBeyondTheLimitOrWhenStoppedAreRefused() {
+		ReserveWaiters waiters = new ReserveWaiters(this.template.getOperations(), 1);
+		try {
+			// not started yet (or stopped): refused, nothing counted
+			assertThat(waiters.await("refused", 1, null, Duration.ofSeconds(5), (jobs) -> true, (ex) -> {
+			})).isNull();
+			assertThat(waiters.getWaiting()).isZero();
+			waiters.start();
+			Runnable first = waiters.await("refused", 1, null, Duration.ofSeconds(5), (jobs) -> true, (ex) -> {
+			});
+			assertThat(first).isNotNull();
+			assertThat(waiters.await("refused", 1, null, Duration.ofSeconds(5), (jobs) -> true, (ex) -> {
+			})).as("over delayqueue.http.max-waiting").isNull();
+			assertThat(waiters.getWaiting()).isEqualTo(1);
+			first.run();
+			assertThat(waiters.getWaiting()).isZero();
+		}
+		finally {
+			waiters.stop();
+			waiters.destroy();
+		}
+	}
+
+	@Test
 	void jobsReservedForARequestThatTimedOutAreGivenBack() {
 		DelayQueueOperations operations = this.template.getOperations();
 		ReserveWaiters waiters = new ReserveWaiters(operations, 10);
