@@ -253,10 +253,18 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 			Thread.currentThread().setName("delayqueue-http-" + this.topic);
 			try {
 				while (hasWaiters()) {
-					serveFirst();
+					try {
+						serveFirst();
+					}
+					catch (RuntimeException ex) {
+						// an answer that could not be written must not end the serving of the others
+						logger.warn("Could not answer a reserve request of topic " + this.topic, ex);
+					}
 				}
 			}
 			catch (InterruptedException ex) {
+				// only the waiting is interrupted: let a new thread serve whoever comes next
+				this.serving.set(false);
 				Thread.currentThread().interrupt();
 			}
 		}
@@ -301,8 +309,14 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 				return;
 			}
 			this.queue.remove(waiter);
-			if (!waiter.answer(jobs)) {
-				giveBack(jobs);
+			boolean delivered = false;
+			try {
+				delivered = waiter.answer(jobs);
+			}
+			finally {
+				if (!delivered) {
+					giveBack(jobs);
+				}
 			}
 		}
 
