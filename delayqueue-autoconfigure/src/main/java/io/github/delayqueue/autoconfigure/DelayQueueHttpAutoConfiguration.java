@@ -50,11 +50,7 @@ public final class DelayQueueHttpAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ReserveWaiters delayQueueReserveWaiters(DelayQueueOperations operations, DelayQueueProperties properties) {
-		int maxWaiting = properties.getHttp().getMaxWaiting();
-		if (maxWaiting < 1) {
-			throw new IllegalStateException("delayqueue.http.max-waiting must be at least 1, was " + maxWaiting);
-		}
-		return new ReserveWaiters(operations, maxWaiting);
+		return new ReserveWaiters(operations, properties.getHttp().getMaxWaiting());
 	}
 
 	@Bean
@@ -62,23 +58,10 @@ public final class DelayQueueHttpAutoConfiguration {
 	DelayQueueHttpApi delayQueueHttpApi(DelayQueueOperations operations, ReserveWaiters waiters,
 			ObjectProvider<JsonMapper> jsonMapper, DelayQueueProperties properties) {
 		DelayQueueProperties.Http http = properties.getHttp();
+		DelayQueueHttpApi.Limits limits = new DelayQueueHttpApi.Limits(http.getMaxBodySize().toBytes(),
+				http.getMaxReserve(), http.getMaxWait());
 		return new DelayQueueHttpApi(operations, waiters, jsonMapper.getIfAvailable(() -> JsonMapper.builder().build()),
-				limits(http), basePath(http));
-	}
-
-	private static DelayQueueHttpApi.Limits limits(DelayQueueProperties.Http http) {
-		long maxBody = http.getMaxBodySize().toBytes();
-		if (maxBody < 1) {
-			throw new IllegalStateException("delayqueue.http.max-body-size must be positive, was " + http.getMaxBodySize());
-		}
-		if (http.getMaxReserve() < 1 || http.getMaxReserve() > 10_000) {
-			throw new IllegalStateException("delayqueue.http.max-reserve must be between 1 and 10000, was "
-					+ http.getMaxReserve());
-		}
-		if (http.getMaxWait().isNegative()) {
-			throw new IllegalStateException("delayqueue.http.max-wait must not be negative, was " + http.getMaxWait());
-		}
-		return new DelayQueueHttpApi.Limits(maxBody, http.getMaxReserve(), http.getMaxWait());
+				limits, basePath(http));
 	}
 
 	static String basePath(DelayQueueProperties.Http http) {

@@ -31,6 +31,11 @@ public interface DelayQueueOperations {
 	int MAX_REPLAY = 100_000;
 
 	/**
+	 * The most jobs one {@link #reserve} call takes.
+	 */
+	int MAX_RESERVE = 10_000;
+
+	/**
 	 * The most jobs one {@link #finishAndReserve} call reserves next.
 	 */
 	int MAX_NEXT = 1_000;
@@ -115,7 +120,7 @@ public interface DelayQueueOperations {
 	/**
 	 * Takes up to {@code max} READY jobs of a topic without waiting.
 	 * @param topic the topic
-	 * @param max the most jobs to take (1 to 10,000)
+	 * @param max the most jobs to take (1 to {@value #MAX_RESERVE})
 	 * @param ttr how long the consumer may hold them, or {@code null} for each job's own TTR
 	 * @return the jobs taken, possibly none
 	 */

@@ -391,18 +391,24 @@ public class DelayQueueHttpApi {
 	}
 
 	/**
-	 * The limits of requests.
+	 * The limits of requests, checked when created; the messages name the properties they
+	 * come from.
 	 *
 	 * @param maxBodyBytes the largest request body, in bytes
-	 * @param maxReserve the most jobs one reserve request may ask for
+	 * @param maxReserve the most jobs one reserve request may ask for (1 to
+	 * {@value DelayQueueOperations#MAX_RESERVE})
 	 * @param maxWait the longest wait of a reserve request
 	 */
 	public record Limits(long maxBodyBytes, int maxReserve, Duration maxWait) {
 
 		public Limits {
-			Assert.isTrue(maxBodyBytes > 0, "maxBodyBytes must be positive");
-			Assert.isTrue(maxReserve >= 1 && maxReserve <= 10_000, "maxReserve must be between 1 and 10000");
-			Assert.isTrue(maxWait != null && !maxWait.isNegative(), "maxWait must not be negative");
+			Assert.isTrue(maxBodyBytes > 0,
+					() -> "delayqueue.http.max-body-size must be positive, was " + maxBodyBytes + " bytes");
+			Assert.isTrue(maxReserve >= 1 && maxReserve <= DelayQueueOperations.MAX_RESERVE,
+					() -> "delayqueue.http.max-reserve must be between 1 and " + DelayQueueOperations.MAX_RESERVE
+							+ ", was " + maxReserve);
+			Assert.isTrue(maxWait != null && !maxWait.isNegative(),
+					() -> "delayqueue.http.max-wait must not be negative, was " + maxWait);
 		}
 
 	}

@@ -66,10 +66,12 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 	 * Creates the waiters of one application.
 	 * @param operations the queue
 	 * @param maxWaiting the most requests that may wait at once
+	 * ({@code delayqueue.http.max-waiting}, at least 1)
 	 */
 	public ReserveWaiters(DelayQueueOperations operations, int maxWaiting) {
 		Assert.notNull(operations, "operations must not be null");
-		Assert.isTrue(maxWaiting > 0, "maxWaiting must be at least 1");
+		Assert.isTrue(maxWaiting > 0,
+				() -> "delayqueue.http.max-waiting must be at least 1, was " + maxWaiting);
 		this.operations = operations;
 		this.maxWaiting = maxWaiting;
 		this.threads.setDaemon(true);

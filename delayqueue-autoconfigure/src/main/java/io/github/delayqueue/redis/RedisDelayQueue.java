@@ -66,8 +66,6 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	 */
 	public static final int PHASE = Integer.MAX_VALUE - 2048;
 
-	static final int MAX_RESERVE = 10_000;
-
 	/** The most jobs one schedule script call creates (a bulk schedule is split). */
 	static final int SCHEDULE_BATCH = 200;
 
