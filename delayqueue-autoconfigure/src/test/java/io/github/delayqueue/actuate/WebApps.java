@@ -124,17 +124,15 @@ public final class WebApps implements AfterEachCallback, AfterAllCallback {
 		}
 
 		public Response get(String path) {
-			return send(HttpRequest.newBuilder(URI.create(this.base + path)).GET());
+			return send("GET", path, null, null);
 		}
 
 		public Response post(String path, String body) {
-			return send(HttpRequest.newBuilder(URI.create(this.base + path))
-				.header("Content-Type", "application/json")
-				.POST(HttpRequest.BodyPublishers.ofString(body)));
+			return send("POST", path, body, null);
 		}
 
 		public Response delete(String path) {
-			return send(HttpRequest.newBuilder(URI.create(this.base + path)).DELETE());
+			return send("DELETE", path, null, null);
 		}
 
 		/**

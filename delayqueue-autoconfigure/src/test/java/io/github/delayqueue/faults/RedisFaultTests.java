@@ -12,6 +12,7 @@ import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.redis.RedisDelayQueue;
 import io.github.delayqueue.support.DeliveryCounter;
 import io.github.delayqueue.support.SteadyProducer;
+import io.github.delayqueue.support.TestConnections;
 import io.github.delayqueue.test.RedisTestServer;
 import io.github.delayqueue.test.RedisTestServers;
 import io.lettuce.core.KillArgs;
@@ -28,8 +29,6 @@ import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -65,7 +64,7 @@ class RedisFaultTests {
 			this.redis.close();
 			this.redis = RedisTestServers.local().argument("--enable-debug-command", "local").start();
 		}
-		this.admin = connect(this.redis, Duration.ofSeconds(10));
+		this.admin = TestConnections.lettuce(this.redis, Duration.ofSeconds(10));
 	}
 
 	@AfterEach
@@ -115,7 +114,7 @@ class RedisFaultTests {
 		this.admin.destroy();
 		this.redis.close();
 		this.redis = RedisTestServers.local().appendOnly().start();
-		this.admin = connect(this.redis, Duration.ofSeconds(10));
+		this.admin = TestConnections.lettuce(this.redis, Duration.ofSeconds(10));
 		run("SIGKILL + restart, appendfsync always", (context, faults) -> {
 			faults.pause(Duration.ofSeconds(1));
 			// SIGKILL: no shutdown, nothing written at exit; the append-only file has every write
@@ -193,7 +192,7 @@ class RedisFaultTests {
 	}
 
 	private int serverMajorVersion() {
-		LettuceConnectionFactory probe = connect(this.redis, Duration.ofSeconds(5));
+		LettuceConnectionFactory probe = TestConnections.lettuce(this.redis, Duration.ofSeconds(5));
 		try (RedisConnection connection = probe.getConnection()) {
 			String version = connection.serverCommands().info("server").getProperty("redis_version");
 			return Integer.parseInt(version.substring(0, version.indexOf('.')));
@@ -201,15 +200,6 @@ class RedisFaultTests {
 		finally {
 			probe.destroy();
 		}
-	}
-
-	private static LettuceConnectionFactory connect(RedisTestServer redis, Duration timeout) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(redis.host(), redis.port()),
-				LettuceClientConfiguration.builder().commandTimeout(timeout).build());
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
 	}
 
 	private static byte[][] bytes(String... words) {

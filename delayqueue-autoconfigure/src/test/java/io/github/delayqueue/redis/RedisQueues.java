@@ -9,14 +9,13 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.function.UnaryOperator;
 
+import io.github.delayqueue.support.TestConnections;
 import io.github.delayqueue.test.RedisTestServer;
 import io.github.delayqueue.test.RedisTestServers;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.Cursor;
 import org.springframework.data.redis.core.ScanOptions;
@@ -54,14 +53,7 @@ final class RedisQueues implements AutoCloseable, AfterEachCallback {
 	}
 
 	LettuceConnectionFactory connectionFactory() {
-		RedisStandaloneConfiguration config = new RedisStandaloneConfiguration(this.server.host(), this.server.port());
-		if (this.server.password() != null) {
-			config.setPassword(this.server.password());
-		}
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(config,
-				LettuceClientConfiguration.builder().commandTimeout(this.commandTimeout).build());
-		factory.afterPropertiesSet();
-		factory.start();
+		LettuceConnectionFactory factory = TestConnections.lettuce(this.server, this.commandTimeout);
 		this.factories.add(factory);
 		return factory;
 	}

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.delayqueue.annotation.DelayedListener;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.support.EveryOperation;
+import io.github.delayqueue.support.TestConnections;
 import io.github.delayqueue.test.RedisTestServer;
 import io.github.delayqueue.test.RedisTestServers;
 import io.lettuce.core.api.async.RedisAclAsyncCommands;
@@ -25,7 +26,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -46,6 +46,8 @@ class RedisSecurityTests {
 			+ " +evalsha +eval +script|load +time +publish +hget +hset +hdel +hgetall +hincrby +incrby"
 			+ " +llen +lpop +lpush +rpush +lrange +zadd +zcard +zrange +zrangebyscore +zrem +zremrangebyrank"
 			+ " +zremrangebyscore +zscore";
+
+	private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(10);
 
 	private final ApplicationContextRunner runner = EveryOperation.runner("secure", 4);
 
@@ -118,7 +120,7 @@ class RedisSecurityTests {
 	@Test
 	void everythingWorksAsAnAclUserLimitedToTheNamespace() throws Exception {
 		try (RedisTestServer redis = RedisTestServers.local().password("admin-pass").start()) {
-			LettuceConnectionFactory admin = admin(redis);
+			LettuceConnectionFactory admin = TestConnections.lettuce(redis, ADMIN_TIMEOUT);
 			try {
 				List<String> rules = new ArrayList<>(List.of("SETUSER", "delayqueue"));
 				rules.addAll(List.of(ACL_RULES.split(" ")));
@@ -171,7 +173,7 @@ class RedisSecurityTests {
 				.run((context) -> {
 					EveryOperation.exercise(context);
 					// the queue's connections came in on the TLS port
-					LettuceConnectionFactory admin = admin(redis);
+					LettuceConnectionFactory admin = TestConnections.lettuce(redis, ADMIN_TIMEOUT);
 					try {
 						String list = String.valueOf(admin.getConnection().execute("CLIENT", "LIST".getBytes()));
 						assertThat(list.lines().filter((line) -> line.contains("laddr=127.0.0.1:" + tlsPort)))
@@ -188,15 +190,6 @@ class RedisSecurityTests {
 	static String[] redisProperties(RedisTestServer redis) {
 		return new String[] { "spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
 				"spring.data.redis.timeout=5s" };
-	}
-
-	static LettuceConnectionFactory admin(RedisTestServer redis) {
-		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(redis.host(), redis.port());
-		configuration.setPassword(redis.password());
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration);
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
 	}
 
 	/**
