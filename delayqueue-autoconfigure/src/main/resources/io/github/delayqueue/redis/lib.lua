@@ -6,6 +6,7 @@
 --
 -- Job record, the value of field "<topic>:<id>" in the jobs hash:
 --   "<state>,<attempt>,<maxAttempts>,<ttrMs>,<dueAtMs>,<createdAtMs>,<token>\n<payload>"
+-- (dueAtMs is negative for a job due before 1970: a long negative delay)
 -- state: D = DELAYED, R = READY, S = RESERVED, X = DEAD.
 -- Stats hash fields "<state>:<topic>" count the jobs of each topic in each state, exactly.
 -- Events published on the channel: "r <bucket> <topic>" when a ready list goes from empty
@@ -27,7 +28,7 @@ end
 local function decode(record)
   local nl = string.find(record, '\n', 1, true)
   local s, a, m, ttr, due, created, token = string.match(string.sub(record, 1, nl - 1),
-    '^(%u),(%d+),(%d+),(%d+),(%d+),(%d+),(%d+)$')
+    '^(%u),(%d+),(%d+),(%d+),(-?%d+),(%d+),(%d+)$')
   return { state = s, attempt = tonumber(a), max = tonumber(m), ttr = tonumber(ttr), due = tonumber(due),
     created = tonumber(created), token = tonumber(token), payload = string.sub(record, nl + 1) }
 end

@@ -2,8 +2,11 @@ package io.github.delayqueue.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 
+import io.github.delayqueue.core.FailResult;
+import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.OnDuplicate;
 import io.github.delayqueue.core.ReservedJob;
@@ -58,6 +61,19 @@ class RedisDelayQueueLifecycleTests {
 		// only the buckets' token counters stay (and the timers' heartbeat keys)
 		assertThat(this.queues.snapshot().keySet()).filteredOn((key) -> key.startsWith("{" + this.queues.namespace + ":"))
 			.allMatch((key) -> key.endsWith(":seq"));
+	}
+
+	@Test
+	void theLongestNegativeDelayMakesAJobDueBeforeTheEpochThatIsReadyAtOnce() {
+		ScheduleResult result = this.queue.schedule(request("past", "1", "old", JobConstraints.MAX_DELAY.negated()));
+		assertThat(result.created()).isTrue();
+		assertThat(result.state()).isEqualTo(JobState.READY);
+		assertThat(result.dueAt()).isBefore(Instant.EPOCH);
+		assertThat(this.queue.find("past", "1").orElseThrow().dueAt()).isEqualTo(result.dueAt());
+		List<ReservedJob> jobs = this.queue.reserve("past", 10, null);
+		assertThat(jobs).extracting(ReservedJob::dueAt).containsExactly(result.dueAt());
+		assertThat(this.queue.fail(jobs.get(0), Duration.ZERO, "again")).isEqualTo(FailResult.RETRYING);
+		assertThat(this.queue.finish(this.queue.reserve("past", 10, null).get(0))).isTrue();
 	}
 
 	static ScheduleRequest request(String topic, String id, String payload, Duration delay) {
