@@ -45,8 +45,6 @@ public final class JobConstraints {
 	/** The longest error text kept for a job, in characters; longer ones are cut. */
 	public static final int MAX_ERROR_LENGTH = 8_192;
 
-	private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");
-
 	private static final Pattern NAMESPACE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]*");
 
 	private JobConstraints() {
@@ -64,11 +62,26 @@ public final class JobConstraints {
 			throw new IllegalArgumentException(field + " must be at most " + MAX_TOPIC_LENGTH
 					+ " characters long, was " + topic.length());
 		}
-		if (!TOPIC.matcher(topic).matches()) {
+		if (!isTopic(topic)) {
 			throw new IllegalArgumentException(field + " '" + topic
 					+ "' may only contain letters A-Z and a-z, digits, '.', '_' and '-', and must start with a letter or digit");
 		}
 		return topic;
+	}
+
+	/**
+	 * Whether a topic is letters, digits, '.', '_' and '-', starting with a letter or digit
+	 * (a loop, not a regular expression: it runs for every job scheduled).
+	 */
+	private static boolean isTopic(String topic) {
+		for (int i = 0; i < topic.length(); i++) {
+			char c = topic.charAt(i);
+			boolean alphanumeric = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+			if (!alphanumeric && (i == 0 || (c != '.' && c != '_' && c != '-'))) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 	public static String namespace(String namespace) {

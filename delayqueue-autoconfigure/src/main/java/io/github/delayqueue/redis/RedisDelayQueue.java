@@ -303,7 +303,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 			int[] chunk = chunks.get(c);
 			List<Object> reply = Replies.list(replies.get(c));
 			for (int k = 1; k < chunk.length; k++) {
-				results[chunk[k]] = scheduled(requests.get(chunk[k]), chunk[0], reply, 5 * (k - 1));
+				results[chunk[k]] = scheduled(requests.get(chunk[k]), chunk[0], reply, k - 1);
 			}
 		}
 		return Arrays.asList(results);
@@ -333,12 +333,18 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		return values;
 	}
 
-	private ScheduleResult scheduled(ScheduleRequest request, int bucket, List<Object> reply, int at) {
+	/**
+	 * The result of the job at {@code index} (from 0) of a schedule script call, whose reply is
+	 * Redis's now, the number (from 1) of the job that became the bucket's head or 0, then
+	 * three figures per job.
+	 */
+	private ScheduleResult scheduled(ScheduleRequest request, int bucket, List<Object> reply, int index) {
+		int at = 2 + 3 * index;
 		boolean created = Replies.asLong(reply.get(at)) == 1;
 		JobState state = state(reply.get(at + 1));
 		long due = Replies.asLong(reply.get(at + 2));
 		if (created) {
-			afterWrite(request.topic(), bucket, state, due, Replies.asLong(reply.get(at + 4)) == 1);
+			afterWrite(request.topic(), bucket, state, due, Replies.asLong(reply.get(1)) == index + 1);
 			this.observer.scheduled(request.topic());
 		}
 		return new ScheduleResult(created, state, Instant.ofEpochMilli(due));

@@ -92,12 +92,8 @@ local function push_ready(topic, jobkeys, front)
 end
 
 -- Puts a job key into the delay queue; announces it when it became the earliest. Returns 1 then.
--- With quiet set, leaves the check to the caller (a batch checks the head once, at its end).
-local function push_delayed(jobkey, due, quiet)
+local function push_delayed(jobkey, due)
   redis.call('ZADD', P .. 'delayed', num(due), jobkey)
-  if quiet then
-    return 0
-  end
   if redis.call('ZRANGE', P .. 'delayed', 0, 0)[1] == jobkey then
     redis.call('PUBLISH', CHANNEL, 'h ' .. BUCKET .. ' ' .. num(due))
     return 1
@@ -106,8 +102,8 @@ local function push_delayed(jobkey, due, quiet)
 end
 
 -- Stores a job that waits for its due time: READY at once when due, else DELAYED.
--- Returns 1 when it became the bucket's head (never with quiet: see push_delayed).
-local function place(jobkey, topic, j, now, quiet)
+-- Returns 1 when it became the bucket's head.
+local function place(jobkey, topic, j, now)
   if j.due <= now then
     j.state = 'R'
     save(jobkey, j)
@@ -116,7 +112,7 @@ local function place(jobkey, topic, j, now, quiet)
   end
   j.state = 'D'
   save(jobkey, j)
-  return push_delayed(jobkey, j.due, quiet)
+  return push_delayed(jobkey, j.due)
 end
 
 -- Removes a job from the index of its state (a ready-list entry stays as a tombstone).

@@ -1,5 +1,6 @@
 package io.github.delayqueue.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,6 +13,7 @@ import java.util.concurrent.Future;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.OnDuplicate;
+import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleRequest;
 import io.github.delayqueue.core.ScheduleResult;
 import org.junit.jupiter.api.BeforeEach;
@@ -63,6 +65,65 @@ class RedisDelayQueueDuplicateTests {
 			assertThat(stats.delayed()).isZero();
 			assertThat(stats.ready()).isEqualTo(1);
 		});
+	}
+
+	@Test
+	void aBulkCallWithTheSameJobTwiceKeepsTheFirst() {
+		List<ScheduleResult> results = this.queue.scheduleAll(List.of(request("dup", "3", "first", Duration.ofMinutes(10)),
+				request("dup", "3", "second", Duration.ZERO), request("dup", "4", "other", Duration.ZERO)));
+		assertThat(results).extracting(ScheduleResult::created).containsExactly(true, false, true);
+		assertThat(results.get(1).state()).isEqualTo(JobState.DELAYED);
+		assertThat(results.get(1).dueAt()).isEqualTo(results.get(0).dueAt());
+		assertThat(this.queue.find("dup", "3").orElseThrow().payloadAsString()).isEqualTo("first");
+		assertThat(this.queue.stats().topics().get("dup")).satisfies((stats) -> {
+			assertThat(stats.delayed()).isEqualTo(1);
+			assertThat(stats.ready()).isEqualTo(1);
+		});
+		assertThat(this.queue.reserve("dup", 10, null)).extracting(ReservedJob::id).containsExactly("4");
+	}
+
+	@Test
+	void aBulkCallThatReplacesAJobItCreatedLeavesOnlyTheReplacement() {
+		List<ScheduleResult> results = this.queue.scheduleAll(List.of(request("dup", "5", "first", Duration.ofMinutes(10)),
+				replacing("dup", "5", "second", Duration.ZERO), request("other", "1", "x", Duration.ZERO),
+				replacing("dup", "5", "third", Duration.ZERO), request("dup", "6", "later", Duration.ofMinutes(5))));
+		assertThat(results).extracting(ScheduleResult::created).containsExactly(true, true, true, true, true);
+		assertThat(results).extracting(ScheduleResult::state)
+			.containsExactly(JobState.DELAYED, JobState.READY, JobState.READY, JobState.READY, JobState.DELAYED);
+		assertThat(this.queue.find("dup", "5").orElseThrow().payloadAsString()).isEqualTo("third");
+		assertThat(this.queue.stats().topics().get("dup")).satisfies((stats) -> {
+			assertThat(stats.delayed()).isEqualTo(1);
+			assertThat(stats.ready()).isEqualTo(1);
+		});
+		// listed twice in the ready list, handed out once
+		List<ReservedJob> reserved = this.queue.reserve("dup", 10, null);
+		assertThat(reserved).extracting(ReservedJob::id).containsExactly("5");
+		assertThat(new String(reserved.get(0).payload(), StandardCharsets.UTF_8)).isEqualTo("third");
+		assertThat(this.queue.reserve("other", 10, null)).extracting(ReservedJob::id).containsExactly("1");
+		// the first version's delay-queue entry went with it: cancelling the later job empties the bucket's queue
+		assertThat(this.queue.cancel("dup", "6")).isTrue();
+		assertThat(this.queue.stats().topics().get("dup").delayed()).isZero();
+		assertThat(this.queues.snapshot().keySet()).noneMatch((key) -> key.endsWith(":delayed"));
+	}
+
+	@Test
+	void aBulkCallThatReplacesAnExistingJobMovesItsDueTime() {
+		ScheduleResult first = this.queue.schedule(request("dup", "7", "first", Duration.ofMinutes(10)));
+		List<ScheduleResult> results = this.queue.scheduleAll(
+				List.of(request("dup", "8", "new", Duration.ofMinutes(1)), replacing("dup", "7", "second", Duration.ofMinutes(2)),
+						request("dup", "7", "ignored", Duration.ZERO)));
+		assertThat(results).extracting(ScheduleResult::created).containsExactly(true, true, false);
+		assertThat(results.get(1).dueAt()).isBefore(first.dueAt());
+		assertThat(results.get(2).dueAt()).isEqualTo(results.get(1).dueAt());
+		JobInfo job = this.queue.find("dup", "7").orElseThrow();
+		assertThat(job.payloadAsString()).isEqualTo("second");
+		assertThat(job.dueAt()).isEqualTo(results.get(1).dueAt());
+		assertThat(this.queue.stats().topics().get("dup").delayed()).isEqualTo(2);
+	}
+
+	private static ScheduleRequest replacing(String topic, String id, String payload, Duration delay) {
+		return new ScheduleRequest(topic, id, payload.getBytes(StandardCharsets.UTF_8), delay, null, null, null,
+				OnDuplicate.REPLACE);
 	}
 
 	@Test

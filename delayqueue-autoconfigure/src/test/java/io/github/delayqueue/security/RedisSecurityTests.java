@@ -43,7 +43,7 @@ class RedisSecurityTests {
 	 */
 	static final String ACL_RULES = "on >acl-s3cret resetkeys ~{secure:* ~{secure}:* resetchannels &secure:events"
 			+ " -@all +hello +auth +ping +info +subscribe +unsubscribe"
-			+ " +evalsha +eval +script|load +time +publish +hget +hset +hdel +hgetall +hincrby +incrby"
+			+ " +evalsha +eval +script|load +time +publish +hget +hmget +hset +hdel +hgetall +hincrby +incrby"
 			+ " +llen +lpop +lpush +rpush +lrange +zadd +zcard +zrange +zrangebyscore +zrem +zremrangebyrank"
 			+ " +zremrangebyscore +zscore";
 

@@ -19,8 +19,17 @@ public record BenchPayload(int seq, long due, String orderId, String customerId,
 	private static final String REASON = "close-unpaid-order-after-30-minutes:reminder-sent";
 
 	static BenchPayload of(int seq, long due) {
-		return new BenchPayload(seq, due, String.format("ord-2026-%010d", seq), String.format("cus-%08d", seq % 1_000_000),
-				"EUR", 1_000L + (seq % 100_000) * 13L, REASON);
+		return new BenchPayload(seq, due, "ord-2026-" + padded(seq, 10), "cus-" + padded(seq % 1_000_000, 8), "EUR",
+				1_000L + (seq % 100_000) * 13L, REASON);
+	}
+
+	/**
+	 * A number with leading zeros, as {@code %0<width>d} writes it (without the formatter's
+	 * cost, which showed in the producer's profile).
+	 */
+	static String padded(int number, int width) {
+		String digits = Integer.toString(number);
+		return (digits.length() >= width) ? digits : "0".repeat(width - digits.length()) + digits;
 	}
 
 }
