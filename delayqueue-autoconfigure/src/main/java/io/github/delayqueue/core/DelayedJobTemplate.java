@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 import org.springframework.util.Assert;
 
@@ -32,17 +33,23 @@ import org.springframework.util.Assert;
  * the rule without touching Redis; a Redis outage is a {@link DelayQueueConnectionException}.
  * Thread-safe.
  */
-public class DelayedJobTemplate {
+public class DelayedJobTemplate implements AutoCloseable {
+
+	/** How long {@link #close()} waits for asynchronous schedules to be written. */
+	private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
 
 	private final DelayQueueOperations operations;
 
 	private final JobPayloadConverter converter;
+
+	private final ScheduleBatcher batcher;
 
 	public DelayedJobTemplate(DelayQueueOperations operations, JobPayloadConverter converter) {
 		Assert.notNull(operations, "operations must not be null");
 		Assert.notNull(converter, "converter must not be null");
 		this.operations = operations;
 		this.converter = converter;
+		this.batcher = new ScheduleBatcher(operations, CLOSE_TIMEOUT);
 	}
 
 	/**
@@ -179,6 +186,16 @@ public class DelayedJobTemplate {
 	}
 
 	/**
+	 * Stops taking asynchronous schedules and waits up to 30 seconds until those submitted
+	 * are written (the application context calls it when it closes the bean). The blocking
+	 * methods keep working.
+	 */
+	@Override
+	public void close() {
+		this.batcher.close();
+	}
+
+	/**
 	 * One job with all its options. Not thread-safe; build and schedule on one thread.
 	 */
 	public final class JobBuilder {
@@ -280,6 +297,24 @@ public class DelayedJobTemplate {
 		 */
 		public ScheduleResult schedule() {
 			return DelayedJobTemplate.this.operations.schedule(toRequest());
+		}
+
+		/**
+		 * Schedules the job without waiting for Redis: the job is checked and its payload
+		 * written now (a broken rule throws {@link IllegalArgumentException} here), then it
+		 * joins the next batch that the template writes with
+		 * {@link DelayQueueOperations#scheduleAll}. Jobs scheduled asynchronously from one
+		 * thread are written in that order. At most 10,000 jobs wait to be written; beyond
+		 * that this method blocks until there is room. The future completes with the same
+		 * result as {@link #schedule()} once Redis acknowledged the job, or exceptionally
+		 * with what {@code schedule()} would have thrown (such as
+		 * {@link DelayQueueConnectionException}); only a completed future means the job is
+		 * stored.
+		 * @return the result, once the job is written
+		 * @throws IllegalStateException when the template is closed
+		 */
+		public CompletableFuture<ScheduleResult> scheduleAsync() {
+			return DelayedJobTemplate.this.batcher.submit(toRequest());
 		}
 
 		ScheduleRequest toRequest() {

@@ -216,7 +216,8 @@ public final class BenchmarkMain {
 				checks.put("duplicates 0", table.median(dq, "duplicates") == 0);
 				checks.put("lag p99 ≤ 50 ms (both runs)", table.median(dq, Recorder.LAG_P99) <= 50
 						&& table.median(dq, BurstScenario.BULK + Recorder.LAG_P99) <= 50);
-				checks.put("enqueue 1-by-1 ≥ 10,000/s", table.median(dq, "enqueue 1-by-1 (jobs/s)") >= 10_000);
+				checks.put("enqueue 1-by-1 ≥ 10,000/s, waiting for each", table.median(dq, "enqueue 1-by-1 (jobs/s)") >= 10_000);
+				checks.put("enqueue 1-by-1 ≥ 10,000/s, async", table.median(dq, "enqueue 1-by-1 async (jobs/s)") >= 10_000);
 				checks.put("enqueue bulk ≥ 60,000/s", table.median(dq, "enqueue bulk (jobs/s)") >= 60_000);
 			}
 			case "B" -> {

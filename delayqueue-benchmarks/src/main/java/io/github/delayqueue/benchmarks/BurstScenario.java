@@ -20,6 +20,8 @@ final class BurstScenario extends Scenario {
 
 	private static final String TOPIC = "burst";
 
+	private static final String ASYNC_RATE = "enqueue 1-by-1 async (jobs/s)";
+
 	BurstScenario(Settings settings) {
 		super(settings);
 	}
@@ -37,7 +39,7 @@ final class BurstScenario extends Scenario {
 	@Override
 	List<Column> columns() {
 		List<Column> columns = new ArrayList<>(
-				List.of(Column.rate("enqueue 1-by-1 (jobs/s)"), Column.rate("enqueue bulk (jobs/s)")));
+				List.of(Column.rate("enqueue 1-by-1 (jobs/s)"), Column.rate(ASYNC_RATE), Column.rate("enqueue bulk (jobs/s)")));
 		columns.addAll(Recorder.lagColumns(""));
 		columns.addAll(Recorder.lagColumns(BULK));
 		columns.addAll(List.of(Column.count("lost"), Column.count("duplicates")));
@@ -64,6 +66,17 @@ final class BurstScenario extends Scenario {
 		figures.put("enqueue 1-by-1 (jobs/s)", perSecond(n, System.nanoTime() - start));
 		await(single, Duration.ofSeconds(90));
 
+		Recorder async = new Recorder(n);
+		holder.set(async);
+		List<Job> asyncJobs = new ArrayList<>(n);
+		for (int i = 0; i < n; i++) {
+			asyncJobs.add(Job.in(TOPIC, "a" + i, i, 1_000 + random.nextInt(5_001)));
+		}
+		start = System.nanoTime();
+		subject.scheduleAsync(asyncJobs);
+		figures.put(ASYNC_RATE, perSecond(n, System.nanoTime() - start));
+		await(async, Duration.ofSeconds(90));
+
 		Recorder bulk = new Recorder(n);
 		holder.set(bulk);
 		List<Job> jobs = new ArrayList<>(n);
@@ -77,24 +90,29 @@ final class BurstScenario extends Scenario {
 
 		single.putLag(figures, "");
 		bulk.putLag(figures, BULK);
-		figures.put("lost", (double) (single.lost() + bulk.lost()));
-		figures.put("duplicates", (double) (single.duplicates() + bulk.duplicates()));
+		figures.put("lost", (double) (single.lost() + async.lost() + bulk.lost()));
+		figures.put("duplicates", (double) (single.duplicates() + async.duplicates() + bulk.duplicates()));
 		return figures;
 	}
 
 	@Override
 	Map<String, Double> floor(Floor floor) {
-		return Map.of("enqueue 1-by-1 (jobs/s)", floor.perSecondP1(), "enqueue bulk (jobs/s)", floor.perSecondP16());
+		return Map.of("enqueue 1-by-1 (jobs/s)", floor.perSecondP1(), ASYNC_RATE, floor.perSecondP16(),
+				"enqueue bulk (jobs/s)", floor.perSecondP16());
 	}
 
 	@Override
 	String notes() {
 		return "Enqueue 1-by-1: one producer thread, one call per job (delayqueue `DelayedJobTemplate.schedule`, "
-				+ "Redisson `RDelayedQueue.offer`). Bulk: delayqueue `scheduleAll` in chunks of "
+				+ "Redisson `RDelayedQueue.offer`), each waiting for Redis. 1-by-1 async: one producer thread, one "
+				+ "call per job without waiting (delayqueue `JobBuilder.scheduleAsync`, which writes the calls that "
+				+ "pile up while a batch is on its way as the next batch; Redisson `offerAsync`, as in its bulk run), "
+				+ "until every job is acknowledged. Bulk: delayqueue `scheduleAll` in chunks of "
 				+ DelayQueueSubject.BULK_CHUNK + "; Redisson `offerAsync` with " + RedissonSubject.WINDOW
 				+ " calls in flight (it has no batch API). Lag = handler start − the job's due time; first columns "
-				+ "for the 1-by-1 run, `bulk:` columns for the bulk run. The floor row shows `redis-benchmark` "
-				+ "EVALSHA with " + Floor.CLIENTS + " clients, `-P 1` under 1-by-1 and `-P 16` under bulk.";
+				+ "for the 1-by-1 run, `bulk:` columns for the bulk run; lost and duplicates count all three runs. The "
+				+ "floor row shows `redis-benchmark` EVALSHA with " + Floor.CLIENTS + " clients, `-P 1` under 1-by-1 "
+				+ "and `-P 16` under async and bulk.";
 	}
 
 }

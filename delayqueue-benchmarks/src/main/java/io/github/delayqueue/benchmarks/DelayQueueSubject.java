@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.Map;
 
 import io.github.delayqueue.annotation.DelayedListener;
@@ -13,6 +14,7 @@ import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.DelayedJob;
 import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.ScheduleResult;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
@@ -99,6 +101,17 @@ final class DelayQueueSubject implements Subject {
 			}
 			this.template.scheduleAll(chunk);
 		}
+	}
+
+	@Override
+	public void scheduleAsync(List<Job> jobs) {
+		List<CompletableFuture<ScheduleResult>> results = new ArrayList<>(jobs.size());
+		for (Job job : jobs) {
+			DelayedJobTemplate.JobBuilder builder = this.template.job(job.topic(), job.id()).payload(job.payload());
+			results.add(((job.dueAtMillis() > 0) ? builder.dueAt(Instant.ofEpochMilli(job.dueAtMillis()))
+					: builder.delay(Duration.ofMillis(job.delayMillis()))).scheduleAsync());
+		}
+		CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)).join();
 	}
 
 	@Override

@@ -19,6 +19,12 @@ interface Subject extends AutoCloseable {
 	void scheduleBulk(List<Job> jobs);
 
 	/**
+	 * Schedules jobs one asynchronous call per job from one thread, and returns when every
+	 * job is acknowledged.
+	 */
+	void scheduleAsync(List<Job> jobs);
+
+	/**
 	 * How many jobs the implementation still holds in Redis (any state).
 	 */
 	long pending();

@@ -1,0 +1,193 @@
+package io.github.delayqueue.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
+
+/**
+ * Writes the jobs of {@link DelayedJobTemplate.JobBuilder#scheduleAsync()} in batches: the
+ * requests that arrive while a batch is being written form the next one ("group commit"), so
+ * a producer that schedules one job per call gets the throughput of
+ * {@link DelayQueueOperations#scheduleAll} without waiting for a round trip per job, and a lone
+ * request is written at once.
+ *
+ * <p>
+ * One thread writes (started when there is work, ended after a second without), so the jobs of
+ * one producer thread are written in the order it submitted them. At most
+ * {@link #MAX_PENDING} requests wait; a producer that gets ahead of Redis blocks in
+ * {@link #submit} until there is room. A batch that Redis refuses as a whole because of one
+ * request ({@link IllegalArgumentException}, such as a payload over the queue's limit) is
+ * written again one request at a time, so only that request fails.
+ */
+final class ScheduleBatcher implements AutoCloseable {
+
+	/** The most requests that wait to be written; {@link #submit} blocks beyond it. */
+	static final int MAX_PENDING = 10_000;
+
+	/** The most requests written by one {@code scheduleAll} call. */
+	static final int MAX_BATCH = 1_000;
+
+	private static final Log logger = LogFactory.getLog(ScheduleBatcher.class);
+
+	private final DelayQueueOperations operations;
+
+	private final Duration closeTimeout;
+
+	private final BlockingQueue<Pending> pending = new LinkedBlockingQueue<>(MAX_PENDING);
+
+	private final AtomicBoolean draining = new AtomicBoolean();
+
+	private final ThreadPoolExecutor writer;
+
+	private volatile boolean closed;
+
+	ScheduleBatcher(DelayQueueOperations operations, Duration closeTimeout) {
+		this.operations = operations;
+		this.closeTimeout = closeTimeout;
+		this.writer = new ThreadPoolExecutor(1, 1, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+				daemon("delayqueue-schedule-"));
+		this.writer.allowCoreThreadTimeOut(true);
+	}
+
+	private static CustomizableThreadFactory daemon(String prefix) {
+		CustomizableThreadFactory factory = new CustomizableThreadFactory(prefix);
+		factory.setDaemon(true);
+		return factory;
+	}
+
+	/**
+	 * Queues a checked request for the next batch.
+	 * @param request the request
+	 * @return completed with the job's result once its batch is written, or exceptionally
+	 * with what writing it threw
+	 * @throws IllegalStateException when the template was closed
+	 */
+	CompletableFuture<ScheduleResult> submit(ScheduleRequest request) {
+		if (this.closed) {
+			throw new IllegalStateException("DelayedJobTemplate is closed: no more jobs can be scheduled asynchronously");
+		}
+		Pending entry = new Pending(request, new CompletableFuture<>());
+		try {
+			this.pending.put(entry);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			entry.result().completeExceptionally(ex);
+			return entry.result();
+		}
+		if (this.draining.compareAndSet(false, true)) {
+			try {
+				this.writer.execute(this::drain);
+			}
+			catch (RejectedExecutionException ex) {
+				// closed meanwhile: whatever is still queued will not be written
+				failAll(new IllegalStateException("DelayedJobTemplate is closed: the job was not scheduled"));
+			}
+		}
+		return entry.result();
+	}
+
+	private void drain() {
+		List<Pending> batch = new ArrayList<>(MAX_BATCH);
+		try {
+			while (true) {
+				this.pending.drainTo(batch, MAX_BATCH);
+				if (batch.isEmpty()) {
+					this.draining.set(false);
+					// a request queued after drainTo found nothing, whose submit saw draining still set
+					if (this.pending.isEmpty() || !this.draining.compareAndSet(false, true)) {
+						return;
+					}
+					continue;
+				}
+				write(batch);
+				batch.clear();
+			}
+		}
+		catch (Error ex) {
+			// no caller is left waiting, and the next submit starts a new writer
+			for (Pending entry : batch) {
+				entry.result().completeExceptionally(ex);
+			}
+			this.draining.set(false);
+			throw ex;
+		}
+	}
+
+	private void write(List<Pending> batch) {
+		List<ScheduleRequest> requests = new ArrayList<>(batch.size());
+		for (Pending entry : batch) {
+			requests.add(entry.request());
+		}
+		try {
+			List<ScheduleResult> results = this.operations.scheduleAll(requests);
+			for (int i = 0; i < batch.size(); i++) {
+				batch.get(i).result().complete(results.get(i));
+			}
+		}
+		catch (IllegalArgumentException ex) {
+			// one request broke a rule that only the queue checks: nothing of the batch was written
+			for (Pending entry : batch) {
+				writeOne(entry);
+			}
+		}
+		catch (RuntimeException ex) {
+			for (Pending entry : batch) {
+				entry.result().completeExceptionally(ex);
+			}
+		}
+	}
+
+	private void writeOne(Pending entry) {
+		try {
+			entry.result().complete(this.operations.schedule(entry.request()));
+		}
+		catch (RuntimeException ex) {
+			entry.result().completeExceptionally(ex);
+		}
+	}
+
+	private void failAll(Throwable cause) {
+		List<Pending> left = new ArrayList<>();
+		this.pending.drainTo(left);
+		for (Pending entry : left) {
+			entry.result().completeExceptionally(cause);
+		}
+	}
+
+	/**
+	 * Stops taking requests and waits, up to the close timeout, until the queued ones are
+	 * written; those still queued then fail with {@link IllegalStateException}.
+	 */
+	@Override
+	public void close() {
+		this.closed = true;
+		this.writer.shutdown();
+		try {
+			if (!this.writer.awaitTermination(this.closeTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
+				logger.warn("Asynchronous schedules still being written after " + this.closeTimeout
+						+ "; the jobs not yet written fail");
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		failAll(new IllegalStateException("DelayedJobTemplate closed before the job was written"));
+	}
+
+	private record Pending(ScheduleRequest request, CompletableFuture<ScheduleResult> result) {
+	}
+
+}
