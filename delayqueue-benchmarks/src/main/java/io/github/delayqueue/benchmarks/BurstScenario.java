@@ -68,10 +68,7 @@ final class BurstScenario extends Scenario {
 
 		Recorder async = new Recorder(n);
 		holder.set(async);
-		List<Job> asyncJobs = new ArrayList<>(n);
-		for (int i = 0; i < n; i++) {
-			asyncJobs.add(Job.in(TOPIC, "a" + i, i, 1_000 + random.nextInt(5_001)));
-		}
+		List<Job> asyncJobs = jobs("a", n, random);
 		start = System.nanoTime();
 		subject.scheduleAsync(asyncJobs);
 		figures.put(ASYNC_RATE, perSecond(n, System.nanoTime() - start));
@@ -79,10 +76,7 @@ final class BurstScenario extends Scenario {
 
 		Recorder bulk = new Recorder(n);
 		holder.set(bulk);
-		List<Job> jobs = new ArrayList<>(n);
-		for (int i = 0; i < n; i++) {
-			jobs.add(Job.in(TOPIC, "b" + i, i, 1_000 + random.nextInt(5_001)));
-		}
+		List<Job> jobs = jobs("b", n, random);
 		start = System.nanoTime();
 		subject.scheduleBulk(jobs);
 		figures.put("enqueue bulk (jobs/s)", perSecond(n, System.nanoTime() - start));
@@ -93,6 +87,17 @@ final class BurstScenario extends Scenario {
 		figures.put("lost", (double) (single.lost() + async.lost() + bulk.lost()));
 		figures.put("duplicates", (double) (single.duplicates() + async.duplicates() + bulk.duplicates()));
 		return figures;
+	}
+
+	/**
+	 * The jobs of a run, built before it is timed, with delays uniform in 1–6 s.
+	 */
+	private static List<Job> jobs(String prefix, int n, SplittableRandom random) {
+		List<Job> jobs = new ArrayList<>(n);
+		for (int i = 0; i < n; i++) {
+			jobs.add(Job.in(TOPIC, prefix + i, i, 1_000 + random.nextInt(5_001)));
+		}
+		return jobs;
 	}
 
 	@Override
