@@ -8,6 +8,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.context.SmartLifecycle;
 import org.springframework.util.Assert;
 
 /**
@@ -33,9 +36,15 @@ import org.springframework.util.Assert;
  * the rule without touching Redis; a Redis outage is a {@link DelayQueueConnectionException}.
  * Thread-safe.
  */
-public class DelayedJobTemplate implements AutoCloseable {
+public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 
-	/** How long {@link #close()} waits for asynchronous schedules to be written. */
+	/**
+	 * The lifecycle phase: stopped after the listener containers and the queue (which may
+	 * still schedule jobs while they stop) and before the Redis connection factory.
+	 */
+	public static final int PHASE = Integer.MAX_VALUE - 4096;
+
+	/** How long {@link #stop()} and {@link #close()} wait for asynchronous schedules to be written. */
 	private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
 
 	private final DelayQueueOperations operations;
@@ -43,6 +52,8 @@ public class DelayedJobTemplate implements AutoCloseable {
 	private final JobPayloadConverter converter;
 
 	private final ScheduleBatcher batcher;
+
+	private volatile boolean running;
 
 	public DelayedJobTemplate(DelayQueueOperations operations, JobPayloadConverter converter) {
 		Assert.notNull(operations, "operations must not be null");
@@ -185,10 +196,38 @@ public class DelayedJobTemplate implements AutoCloseable {
 		return this.operations;
 	}
 
+	@Override
+	public void start() {
+		this.running = true;
+	}
+
+	/**
+	 * Waits up to 30 seconds until the jobs scheduled asynchronously so far are written: the
+	 * application context calls it when it closes, before the Redis connection factory stops.
+	 * Asynchronous schedules are still taken afterwards.
+	 */
+	@Override
+	public void stop() {
+		this.running = false;
+		if (!this.batcher.awaitWritten(CLOSE_TIMEOUT)) {
+			LogFactory.getLog(DelayedJobTemplate.class)
+				.warn("Asynchronous schedules still being written after " + CLOSE_TIMEOUT.toSeconds() + " s");
+		}
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	@Override
+	public int getPhase() {
+		return PHASE;
+	}
+
 	/**
 	 * Stops taking asynchronous schedules and waits up to 30 seconds until those submitted
-	 * are written (the application context calls it when it closes the bean). The blocking
-	 * methods keep working.
+	 * are written; those still waiting then fail. The blocking methods keep working.
 	 */
 	@Override
 	public void close() {

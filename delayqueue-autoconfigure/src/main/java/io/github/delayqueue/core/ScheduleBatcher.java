@@ -51,6 +51,8 @@ final class ScheduleBatcher implements AutoCloseable {
 
 	private final ThreadPoolExecutor writer;
 
+	private final Object idle = new Object();
+
 	private volatile boolean closed;
 
 	ScheduleBatcher(DelayQueueOperations operations, Duration closeTimeout) {
@@ -108,6 +110,9 @@ final class ScheduleBatcher implements AutoCloseable {
 					this.draining.set(false);
 					// a request queued after drainTo found nothing, whose submit saw draining still set
 					if (this.pending.isEmpty() || !this.draining.compareAndSet(false, true)) {
+						synchronized (this.idle) {
+							this.idle.notifyAll();
+						}
 						return;
 					}
 					continue;
@@ -165,6 +170,32 @@ final class ScheduleBatcher implements AutoCloseable {
 		for (Pending entry : left) {
 			entry.result().completeExceptionally(cause);
 		}
+	}
+
+	/**
+	 * Waits until every request queued so far is written (or failed), at most {@code timeout};
+	 * requests keep being taken.
+	 * @param timeout the longest wait
+	 * @return whether nothing was left to write
+	 */
+	boolean awaitWritten(Duration timeout) {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		synchronized (this.idle) {
+			while (!this.pending.isEmpty() || this.draining.get()) {
+				long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+				if (left <= 0) {
+					return false;
+				}
+				try {
+					this.idle.wait(left);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					return false;
+				}
+			}
+		}
+		return true;
 	}
 
 	/**

@@ -1,12 +1,16 @@
 package io.github.delayqueue.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.JacksonJobPayloadConverter;
 import io.github.delayqueue.core.JobPayloadConverter;
 import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.ScheduleResult;
 import io.github.delayqueue.redis.RedisDelayQueue;
 import io.github.delayqueue.test.RedisTestExtension;
 import io.github.delayqueue.test.RedisTestServer;
@@ -65,6 +69,21 @@ class DelayQueueAutoConfigurationTests {
 			assertThat(template.find("auto", "1").orElseThrow().payloadAsString())
 				.isEqualTo("{\"id\":1,\"item\":\"book\"}");
 		});
+	}
+
+	@Test
+	void closingTheContextWritesTheAsynchronousSchedulesStillWaiting() {
+		List<CompletableFuture<ScheduleResult>> futures = new ArrayList<>();
+		this.runner.run((context) -> {
+			DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+			for (int i = 0; i < 3_000; i++) {
+				futures.add(template.job("closing", "job-" + i).payload("x").delay(Duration.ofMinutes(5)).scheduleAsync());
+			}
+		});
+		assertThat(futures).allSatisfy((future) -> assertThat(future).isCompletedWithValueMatching(ScheduleResult::created));
+		this.runner.run((context) -> assertThat(
+				context.getBean(DelayQueueOperations.class).stats().topics().get("closing").delayed())
+			.isEqualTo(3_000));
 	}
 
 	@Test
