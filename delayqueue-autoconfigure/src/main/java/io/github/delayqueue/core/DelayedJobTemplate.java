@@ -8,8 +8,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
-import org.apache.commons.logging.LogFactory;
-
 import org.springframework.context.SmartLifecycle;
 import org.springframework.util.Assert;
 
@@ -209,10 +207,7 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 	@Override
 	public void stop() {
 		this.running = false;
-		if (!this.batcher.awaitWritten(CLOSE_TIMEOUT)) {
-			LogFactory.getLog(DelayedJobTemplate.class)
-				.warn("Asynchronous schedules still being written after " + CLOSE_TIMEOUT.toSeconds() + " s");
-		}
+		this.batcher.flush();
 	}
 
 	@Override

@@ -173,13 +173,17 @@ final class ScheduleBatcher implements AutoCloseable {
 	}
 
 	/**
-	 * Waits until every request queued so far is written (or failed), at most {@code timeout};
-	 * requests keep being taken.
-	 * @param timeout the longest wait
-	 * @return whether nothing was left to write
+	 * Waits, up to the close timeout, until every request queued so far is written (or
+	 * failed); requests keep being taken.
 	 */
-	boolean awaitWritten(Duration timeout) {
-		long deadline = System.nanoTime() + timeout.toNanos();
+	void flush() {
+		if (!awaitWritten()) {
+			logger.warn("Asynchronous schedules still being written after " + this.closeTimeout.toSeconds() + " s");
+		}
+	}
+
+	private boolean awaitWritten() {
+		long deadline = System.nanoTime() + this.closeTimeout.toNanos();
 		synchronized (this.idle) {
 			while (!this.pending.isEmpty() || this.draining.get()) {
 				long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
@@ -199,22 +203,14 @@ final class ScheduleBatcher implements AutoCloseable {
 	}
 
 	/**
-	 * Stops taking requests and waits, up to the close timeout, until the queued ones are
+	 * Stops taking requests and {@linkplain #flush() waits} until the queued ones are
 	 * written; those still queued then fail with {@link IllegalStateException}.
 	 */
 	@Override
 	public void close() {
 		this.closed = true;
+		flush();
 		this.writer.shutdown();
-		try {
-			if (!this.writer.awaitTermination(this.closeTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
-				logger.warn("Asynchronous schedules still being written after " + this.closeTimeout
-						+ "; the jobs not yet written fail");
-			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
 		failAll(new IllegalStateException("DelayedJobTemplate closed before the job was written"));
 	}
 

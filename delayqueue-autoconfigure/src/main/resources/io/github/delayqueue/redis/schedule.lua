@@ -44,15 +44,16 @@ for i = 3, #ARGV, 8 do
   local n = #reply
   local number = (i - 3) / 8 + 1
   local found = existing[number]
-  if (created_state[jobkey] or found) and ARGV[i + 7] ~= '1' then
-    if created_state[jobkey] then
-      reply[n + 1], reply[n + 2], reply[n + 3] = 0, created_state[jobkey], created_due[jobkey]
-    else
+  local exists = created_state[jobkey] or found
+  if exists and ARGV[i + 7] ~= '1' then
+    local state, due = created_state[jobkey], created_due[jobkey]
+    if not state then
       local old = decode(found)
-      reply[n + 1], reply[n + 2], reply[n + 3] = 0, old.state, old.due
+      state, due = old.state, old.due
     end
+    reply[n + 1], reply[n + 2], reply[n + 3] = 0, state, due
   else
-    if created_state[jobkey] or found then
+    if exists then
       flush()
       unlink(jobkey, topic, decode(redis.call('HGET', KEYS[1], jobkey)))
       redis.call('HDEL', P .. 'errors', jobkey)
@@ -64,8 +65,7 @@ for i = 3, #ARGV, 8 do
     end
     local state = (due <= now) and 'R' or 'D'
     records[#records + 1] = jobkey
-    records[#records + 1] = state .. ',0,' .. ARGV[i + 6] .. ',' .. ARGV[i + 5] .. ',' .. due_text .. ',' .. now_text
-      .. ',0\n' .. ARGV[i + 2]
+    records[#records + 1] = new_record(state, ARGV[i + 6], ARGV[i + 5], due_text, now_text, ARGV[i + 2])
     created_state[jobkey], created_due[jobkey] = state, due
     count(state, topic, 1)
     if state == 'D' then
