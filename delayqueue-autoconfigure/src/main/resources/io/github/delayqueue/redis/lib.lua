@@ -5,9 +5,12 @@
 -- ARGV[1] = the pub/sub channel, ARGV[2] = the bucket number; the rest is the script's own.
 --
 -- Job record, the value of field "<topic>:<id>" in the jobs hash:
---   "<state>,<attempt>,<maxAttempts>,<ttrMs>,<dueAtMs>,<createdAtMs>,<token>\n<payload>"
--- (dueAtMs is negative for a job due before 1970: a long negative delay)
--- state: D = DELAYED, R = READY, S = RESERVED, X = DEAD.
+--   "<state><attempt>,<maxAttempts>,<ttr>,<createdAt>,<delay>,<token>\n<payload>"
+-- state: D = DELAYED, R = READY, S = RESERVED, X = DEAD (one letter, the attempt right after it).
+-- attempt, maxAttempts and token are decimal, attempt and token empty while 0; ttr (ms),
+-- createdAt (epoch ms) and delay (dueAt - createdAt, ms; negative for a negative delay) are
+-- base 36. Example, a new job due in an hour: "D,3,n5c,mwm0nk74,255s0,\n{...}" (24 bytes of
+-- header; decimal text took 42 and put a 200-byte payload's record into a larger allocation).
 -- Stats hash fields "<state>:<topic>" count the jobs of each topic in each state, exactly.
 -- Events published on the channel: "r <bucket> <topic>" when a ready list goes from empty
 -- to non-empty (or on a guard re-announce), "h <bucket> <dueAt>" when a job becomes the
@@ -25,23 +28,65 @@ local function num(x)
   return string.format('%.0f', x)
 end
 
+-- the digits of base 36 (a literal: this file runs on every script call, a loop building the
+-- table would cost every call more than its lookups save)
+local B36 = { [0] = '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h',
+  'i', 'j', 'k', 'l', 'm', 'n', 'o', 'p', 'q', 'r', 's', 't', 'u', 'v', 'w', 'x', 'y', 'z' }
+
+-- An integer in base 36 (lower case, '-' before a negative one).
+local function to36(x)
+  local negative = x < 0
+  if negative then
+    x = -x
+  end
+  local s = ''
+  repeat
+    local d = x % 36
+    s = B36[d] .. s
+    x = (x - d) / 36
+  until x == 0
+  return negative and ('-' .. s) or s
+end
+
+local function from36(s)
+  if string.byte(s, 1) == 45 then
+    return -tonumber(string.sub(s, 2), 36)
+  end
+  return tonumber(s, 36)
+end
+
+-- A count that is usually 0 (attempt, token): empty when 0.
+local function count_text(x)
+  return (x == 0) and '' or num(x)
+end
+
+-- The job of a record. j.times keeps the record's "<ttr>,<createdAt>,<delay>" text, which
+-- encode reuses while ttr, due and created are unchanged (a reserve changes none of them).
 local function decode(record)
   local nl = string.find(record, '\n', 1, true)
-  local s, a, m, ttr, due, created, token = string.match(string.sub(record, 1, nl - 1),
-    '^(%u),(%d+),(%d+),(%d+),(-?%d+),(%d+),(%d+)$')
-  return { state = s, attempt = tonumber(a), max = tonumber(m), ttr = tonumber(ttr), due = tonumber(due),
-    created = tonumber(created), token = tonumber(token), payload = string.sub(record, nl + 1) }
+  local s, a, m, times, ttr, created, delay, token = string.match(string.sub(record, 1, nl - 1),
+    '^(%u)(%d*),(%d+),((%w+),(%w+),(-?%w+)),(%d*)$')
+  local j = { state = s, attempt = tonumber(a) or 0, max = tonumber(m), ttr = tonumber(ttr, 36),
+    created = tonumber(created, 36), token = tonumber(token) or 0, payload = string.sub(record, nl + 1),
+    times = times }
+  j.due = j.created + from36(delay)
+  j.times_ttr, j.times_due, j.times_created = j.ttr, j.due, j.created
+  return j
 end
 
 local function encode(j)
-  return j.state .. ',' .. num(j.attempt) .. ',' .. num(j.max) .. ',' .. num(j.ttr) .. ',' .. num(j.due) .. ','
-    .. num(j.created) .. ',' .. num(j.token) .. '\n' .. j.payload
+  local times = j.times
+  if not times or j.ttr ~= j.times_ttr or j.due ~= j.times_due or j.created ~= j.times_created then
+    times = to36(j.ttr) .. ',' .. to36(j.created) .. ',' .. to36(j.due - j.created)
+  end
+  return j.state .. count_text(j.attempt) .. ',' .. num(j.max) .. ',' .. times .. ',' .. count_text(j.token) .. '\n'
+    .. j.payload
 end
 
--- The record of a job just created (attempt 0, token 0) from the decimal texts of its fields:
--- cheaper than encode, which formats every number (schedule builds one per job).
-local function new_record(state, max_text, ttr_text, due_text, created_text, payload)
-  return state .. ',0,' .. max_text .. ',' .. ttr_text .. ',' .. due_text .. ',' .. created_text .. ',0\n' .. payload
+-- The record of a job just created (attempt 0, token 0): max attempts as the decimal text the
+-- caller sent, ttr, createdAt and the delay already in base 36.
+local function new_record(state, max_text, ttr36, created36, delay36, payload)
+  return state .. ',' .. max_text .. ',' .. ttr36 .. ',' .. created36 .. ',' .. delay36 .. ',\n' .. payload
 end
 
 local function save(jobkey, j)

@@ -11,7 +11,8 @@
 -- entries and ready-list entries are written with one command each at the end (or before a
 -- replacement, which must see what this call created before it).
 local now = now_ms()
-local now_text = num(now)
+local created36 = to36(now)
+local ttr36 = {}
 local reply = { now, 0 }
 local before = redis.call('ZRANGE', P .. 'delayed', 0, 0, 'WITHSCORES')[2]
 local placed = {}
@@ -64,8 +65,12 @@ for i = 3, #ARGV, 8 do
       due_text = num(due)
     end
     local state = (due <= now) and 'R' or 'D'
+    local ttr = ARGV[i + 5]
+    if not ttr36[ttr] then
+      ttr36[ttr] = to36(tonumber(ttr))
+    end
     records[#records + 1] = jobkey
-    records[#records + 1] = new_record(state, ARGV[i + 6], ARGV[i + 5], due_text, now_text, ARGV[i + 2])
+    records[#records + 1] = new_record(state, ARGV[i + 6], ttr36[ttr], created36, to36(due - now), ARGV[i + 2])
     created_state[jobkey], created_due[jobkey] = state, due
     count(state, topic, 1)
     if state == 'D' then

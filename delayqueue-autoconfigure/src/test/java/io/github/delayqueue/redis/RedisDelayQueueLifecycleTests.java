@@ -7,8 +7,10 @@ import java.util.List;
 
 import io.github.delayqueue.core.FailResult;
 import io.github.delayqueue.core.JobConstraints;
+import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.OnDuplicate;
+import io.github.delayqueue.core.RescheduleResult;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleRequest;
 import io.github.delayqueue.core.ScheduleResult;
@@ -74,6 +76,51 @@ class RedisDelayQueueLifecycleTests {
 		assertThat(jobs).extracting(ReservedJob::dueAt).containsExactly(result.dueAt());
 		assertThat(this.queue.fail(jobs.get(0), Duration.ZERO, "again")).isEqualTo(FailResult.RETRYING);
 		assertThat(this.queue.finish(this.queue.reserve("past", 10, null).get(0))).isTrue();
+	}
+
+	@Test
+	void aJobKeepsEveryFieldThroughItsTransitionsInARecordWithAShortHeader() {
+		String payload = "{\"orderId\":7}";
+		ScheduleResult result = this.queue.schedule(new ScheduleRequest("order-close", "7",
+				payload.getBytes(StandardCharsets.UTF_8), Duration.ofHours(1), null, Duration.ofSeconds(45), 7,
+				OnDuplicate.KEEP));
+		JobInfo info = this.queue.find("order-close", "7").orElseThrow();
+		Instant created = info.createdAt();
+		assertThat(info.dueAt()).isEqualTo(result.dueAt()).isEqualTo(created.plus(Duration.ofHours(1)));
+		assertThat(info.ttr()).isEqualTo(Duration.ofSeconds(45));
+		assertThat(info.maxAttempts()).isEqualTo(7);
+		assertThat(info.attempt()).isZero();
+		// header + payload: a 200-byte payload and a header of at most 26 bytes fit a 224-byte allocation
+		assertThat(this.queues.jobRecord("order-close:7")).hasSizeLessThanOrEqualTo(payload.length() + 26)
+			.endsWith("\n" + payload);
+
+		Instant later = created.plus(Duration.ofDays(3)).plusMillis(7);
+		assertThat(this.queue.rescheduleAt("order-close", "7", later)).isEqualTo(RescheduleResult.RESCHEDULED);
+		assertThat(this.queue.find("order-close", "7").orElseThrow()).satisfies((job) -> {
+			assertThat(job.dueAt()).isEqualTo(later);
+			assertThat(job.createdAt()).isEqualTo(created);
+		});
+
+		assertThat(this.queue.reschedule("order-close", "7", Duration.ZERO)).isEqualTo(RescheduleResult.RESCHEDULED);
+		ReservedJob job = this.queue.reserve("order-close", 10, null).get(0);
+		assertThat(job.createdAt()).isEqualTo(created);
+		assertThat(job.dueAt()).isAfterOrEqualTo(created).isBeforeOrEqualTo(job.deliveredAt());
+		assertThat(job.attempt()).isEqualTo(1);
+		assertThat(job.maxAttempts()).isEqualTo(7);
+		assertThat(job.ttr()).isEqualTo(Duration.ofSeconds(45));
+		assertThat(job.reservedUntil()).isEqualTo(job.deliveredAt().plus(Duration.ofSeconds(45)));
+		assertThat(this.queue.find("order-close", "7").orElseThrow().dueAt()).isEqualTo(job.dueAt());
+
+		assertThat(this.queue.fail(job, Duration.ofMinutes(5), "later")).isEqualTo(FailResult.RETRYING);
+		assertThat(this.queue.find("order-close", "7").orElseThrow()).satisfies((retry) -> {
+			assertThat(retry.state()).isEqualTo(JobState.DELAYED);
+			assertThat(retry.attempt()).isEqualTo(1);
+			assertThat(retry.maxAttempts()).isEqualTo(7);
+			assertThat(retry.ttr()).isEqualTo(Duration.ofSeconds(45));
+			assertThat(retry.createdAt()).isEqualTo(created);
+			assertThat(retry.dueAt()).isAfterOrEqualTo(job.deliveredAt().plus(Duration.ofMinutes(5)));
+			assertThat(retry.lastError()).isEqualTo("later");
+		});
 	}
 
 	static ScheduleRequest request(String topic, String id, String payload, Duration delay) {

@@ -101,6 +101,25 @@ final class RedisQueues implements AutoCloseable, AfterEachCallback {
 		}
 	}
 
+	/**
+	 * The stored record of a job ("topic:id") in whichever bucket holds it, or {@code null}.
+	 */
+	String jobRecord(String jobKey) {
+		byte[] field = jobKey.getBytes(StandardCharsets.UTF_8);
+		try (RedisConnection connection = this.factories.get(0).getConnection()) {
+			try (Cursor<byte[]> keys = connection.keyCommands()
+				.scan(ScanOptions.scanOptions().match("{" + this.namespace + ":*}:jobs").count(1000).build())) {
+				while (keys.hasNext()) {
+					byte[] record = connection.hashCommands().hGet(keys.next(), field);
+					if (record != null) {
+						return new String(record, StandardCharsets.UTF_8);
+					}
+				}
+			}
+		}
+		return null;
+	}
+
 	long keyCount() {
 		return snapshot().size();
 	}

@@ -106,7 +106,7 @@ final class DrainScenario extends Scenario {
 				+ "process's CPU time (`INFO cpu`, network included) from the end of the enqueue to the last "
 				+ "completion, per job; Redis command time = the sum of `INFO commandstats` in that window, per job. "
 				+ "The floor row shows "
-				+ "EVALSHA `-P 16` under enqueue and `-P 1` under drain.";
+				+ "EVALSHA from " + Floor.CLIENTS + " clients, `-P 16` under enqueue and `-P 1` under drain.";
 	}
 
 }
