@@ -174,11 +174,17 @@ final class ScriptRunner {
 		return false;
 	}
 
+	/**
+	 * The queue's exception for a failed call, its message ending with the driver's own (a
+	 * script's error text, a connection refusal) rather than Spring's wrapper text ("Error in
+	 * execution").
+	 */
 	static DelayQueueException translate(String what, DataAccessException ex) {
+		String reason = ex.getMostSpecificCause().getMessage();
 		if (ex instanceof RedisConnectionFailureException || ex instanceof QueryTimeoutException) {
-			return new DelayQueueConnectionException("Redis unreachable during " + what + ": " + ex.getMessage(), ex);
+			return new DelayQueueConnectionException("Redis unreachable during " + what + ": " + reason, ex);
 		}
-		return new DelayQueueException("Redis failed during " + what + ": " + ex.getMessage(), ex);
+		return new DelayQueueException("Redis failed during " + what + ": " + reason, ex);
 	}
 
 	private static byte[][] concat(byte[] key, byte[][] args) {

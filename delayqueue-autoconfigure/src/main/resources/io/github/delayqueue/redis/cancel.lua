@@ -8,7 +8,7 @@ local record = redis.call('HGET', KEYS[1], jobkey)
 if not record then
   return {}
 end
-local j = decode(record)
+local j = readable(jobkey, record)
 unlink(jobkey, topic_of(jobkey), j)
 redis.call('HDEL', KEYS[1], jobkey)
 redis.call('HDEL', P .. 'errors', jobkey)

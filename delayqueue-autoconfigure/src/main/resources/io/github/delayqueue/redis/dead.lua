@@ -10,8 +10,8 @@ local entries = redis.call('ZRANGE', dead, 0, max - 1, 'WITHSCORES')
 for i = 1, #entries, 2 do
   local jobkey = entries[i]
   local record = redis.call('HGET', KEYS[1], jobkey)
-  if record then
-    local j = decode(record)
+  local j = record and decode(record)
+  if j then
     reply[#reply + 1] = jobkey
     reply[#reply + 1] = tonumber(entries[i + 1])
     reply[#reply + 1] = j.attempt

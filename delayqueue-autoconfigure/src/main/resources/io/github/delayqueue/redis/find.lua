@@ -8,7 +8,7 @@ local record = redis.call('HGET', KEYS[1], jobkey)
 if not record then
   return {}
 end
-local j = decode(record)
+local j = readable(jobkey, record)
 local deadline, died = 0, 0
 if j.state == 'S' then
   deadline = tonumber(redis.call('ZSCORE', P .. 'reserved', jobkey) or 0)

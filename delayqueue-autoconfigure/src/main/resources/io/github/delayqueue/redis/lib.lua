@@ -60,18 +60,31 @@ local function count_text(x)
   return (x == 0) and '' or num(x)
 end
 
--- The job of a record. j.times keeps the record's "<ttr>,<createdAt>,<delay>" text, which
--- encode reuses while ttr, due and created are unchanged (a reserve changes none of them).
+-- The job of a record, or nil when the record is not in this format (a loop over many jobs
+-- skips such a record as it skips one in an unexpected state; a script about one job uses
+-- readable, which refuses it before anything is written). j.times keeps the record's
+-- "<ttr>,<createdAt>,<delay>" text, which encode reuses while ttr, due and created are
+-- unchanged (a reserve changes none of them).
 local function decode(record)
-  local nl = string.find(record, '\n', 1, true)
+  local nl = string.find(record, '\n', 1, true) or (#record + 1)
   local s, a, m, times, ttr, created, delay, token = string.match(string.sub(record, 1, nl - 1),
     '^(%u)(%d*),(%d+),((%w+),(%w+),(-?%w+)),(%d*)$')
+  if not s then
+    return nil
+  end
   local j = { state = s, attempt = tonumber(a) or 0, max = tonumber(m), ttr = tonumber(ttr, 36),
     created = tonumber(created, 36), token = tonumber(token) or 0, payload = string.sub(record, nl + 1),
     times = times }
   j.due = j.created + from36(delay)
   j.times_ttr, j.times_due, j.times_created = j.ttr, j.due, j.created
   return j
+end
+
+-- The job of a record; an error naming the record when it is not in this format.
+local function readable(jobkey, record)
+  return decode(record) or error('delayqueue: the record of job ' .. jobkey .. ' in ' .. KEYS[1]
+    .. ' is not in the format of this version (written by an earlier snapshot?): '
+    .. string.sub(record, 1, math.min(#record, 60)))
 end
 
 local function encode(j)
@@ -200,7 +213,7 @@ local function held(jobkey, token)
   if not record then
     return nil, refusal
   end
-  return decode(record)
+  return readable(jobkey, record)
 end
 
 local function next_due()
@@ -231,13 +244,11 @@ local function take(topic, max, ttr_override, now, reply)
     for _, jobkey in ipairs(jobkeys) do
       -- a key can be listed twice (a tombstone, then the job again): take it once
       local record = (not seen[jobkey]) and redis.call('HGET', KEYS[1], jobkey)
-      if record then
-        local j = decode(record)
-        if j.state == 'R' then
-          seen[jobkey] = true
-          jobs[#jobs + 1] = j
-          keys[#keys + 1] = jobkey
-        end
+      local j = record and decode(record)
+      if j and j.state == 'R' then
+        seen[jobkey] = true
+        jobs[#jobs + 1] = j
+        keys[#keys + 1] = jobkey
       end
     end
   end

@@ -43,7 +43,7 @@ if #due > 0 then
     local record = redis.call('HGET', KEYS[1], jobkey)
     if record then
       local j = decode(record)
-      if j.state == 'D' then
+      if j and j.state == 'D' then
         local topic = topic_of(jobkey)
         j.state = 'R'
         records[#records + 1] = jobkey
@@ -78,7 +78,7 @@ if #due < batch and not idle then
     local record = redis.call('HGET', KEYS[1], jobkey)
     if record then
       local j = decode(record)
-      if j.state == 'S' then
+      if j and j.state == 'S' then
         local topic = topic_of(jobkey)
         j.due = tonumber(deadlines[i + 1])
         if j.attempt >= j.max then

@@ -18,7 +18,7 @@ for _, jobkey in ipairs(jobkeys) do
   local record = redis.call('HGET', KEYS[1], jobkey)
   if record then
     local j = decode(record)
-    if j.state == 'X' then
+    if j and j.state == 'X' then
       j.state = 'R'
       j.attempt = 0
       j.token = 0

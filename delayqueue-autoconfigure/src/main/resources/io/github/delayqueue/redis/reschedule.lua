@@ -8,7 +8,7 @@ local record = redis.call('HGET', KEYS[1], jobkey)
 if not record then
   return { 0 }
 end
-local j = decode(record)
+local j = readable(jobkey, record)
 if j.state ~= 'D' and j.state ~= 'R' then
   return { -1, j.state }
 end

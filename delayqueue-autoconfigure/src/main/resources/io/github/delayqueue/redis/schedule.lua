@@ -23,11 +23,15 @@ local jobkeys = {}
 for i = 3, #ARGV, 8 do
   jobkeys[#jobkeys + 1] = ARGV[i]
 end
+-- the jobs that exist already, decoded before anything is written (an unreadable record
+-- refuses the whole call)
 local existing = {}
 for i = 1, #jobkeys, 1000 do
   local found = redis.call('HMGET', KEYS[1], unpack(jobkeys, i, math.min(#jobkeys, i + 999)))
   for k = 1, #found do
-    existing[i + k - 1] = found[k]
+    if found[k] then
+      existing[i + k - 1] = readable(jobkeys[i + k - 1], found[k])
+    end
   end
 end
 
@@ -49,14 +53,13 @@ for i = 3, #ARGV, 8 do
   if exists and ARGV[i + 7] ~= '1' then
     local state, due = created_state[jobkey], created_due[jobkey]
     if not state then
-      local old = decode(found)
-      state, due = old.state, old.due
+      state, due = found.state, found.due
     end
     reply[n + 1], reply[n + 2], reply[n + 3] = 0, state, due
   else
     if exists then
       flush()
-      unlink(jobkey, topic, decode(redis.call('HGET', KEYS[1], jobkey)))
+      unlink(jobkey, topic, readable(jobkey, redis.call('HGET', KEYS[1], jobkey)))
       redis.call('HDEL', P .. 'errors', jobkey)
     end
     local due, due_text = tonumber(ARGV[i + 4]), ARGV[i + 4]

@@ -24,7 +24,7 @@ for i = 1, #stats, 2 do
       local record = redis.call('HGET', KEYS[1], jobkey)
       if record then
         local j = decode(record)
-        if j.state == 'R' then
+        if j and j.state == 'R' then
           if not overdue[topic] or j.due < overdue[topic] then
             overdue[topic] = j.due
           end

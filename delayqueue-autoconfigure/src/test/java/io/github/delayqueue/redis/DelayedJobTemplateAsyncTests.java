@@ -85,7 +85,7 @@ class DelayedJobTemplateAsyncTests {
 	void aBrokenJobIsRefusedAtTheCallAndNothingIsQueued() {
 		RedisDelayQueue queue = this.queues.create((builder) -> builder);
 		DelayedJobTemplate template = template(queue);
-		Map<String, String> before = this.queues.snapshot();
+		Map<String, String> before = this.queues.bucketSnapshot();
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> template.job("a:b", "1").payload("x").delay(Duration.ZERO).scheduleAsync())
 			.withMessageContaining("topic");
@@ -95,7 +95,7 @@ class DelayedJobTemplateAsyncTests {
 		assertThatIllegalArgumentException().isThrownBy(() -> template.job("t", "1").payload("x").scheduleAsync())
 			.withMessageContaining("delay or dueAt");
 		template.close();
-		assertThat(this.queues.snapshot()).as("Redis after refused calls").isEqualTo(before);
+		assertThat(this.queues.bucketSnapshot()).as("Redis after refused calls").isEqualTo(before);
 		// a rule only the queue knows fails that job's future alone
 		queue = this.queues.create((builder) -> builder.maxPayloadSize(DataSize.ofBytes(100)));
 		DelayedJobTemplate limited = template(queue);

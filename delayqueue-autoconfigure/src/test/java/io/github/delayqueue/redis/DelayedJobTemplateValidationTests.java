@@ -47,13 +47,13 @@ class DelayedJobTemplateValidationTests {
 		this.template = new DelayedJobTemplate(this.queue, new JacksonJobPayloadConverter(JsonMapper.builder().build()));
 		this.template.schedule("existing", "1", "{\"a\":1}", Duration.ZERO);
 		this.template.schedule("existing", "2", "{\"a\":2}", Duration.ofMinutes(5));
-		this.before = this.queues.snapshot();
+		this.before = this.queues.bucketSnapshot();
 		assertThat(this.before).isNotEmpty();
 	}
 
 	@AfterEach
 	void tearDown() {
-		assertThat(this.queues.snapshot()).as("Redis after rejected calls").isEqualTo(this.before);
+		assertThat(this.queues.bucketSnapshot()).as("Redis after rejected calls").isEqualTo(this.before);
 		this.queues.close();
 	}
 

@@ -4,7 +4,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 
+import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.FailResult;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobInfo;
@@ -19,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 class RedisDelayQueueLifecycleTests {
@@ -61,8 +64,7 @@ class RedisDelayQueueLifecycleTests {
 		assertThat(this.queue.find("order-close", "42")).isEmpty();
 		assertThat(this.queue.stats().totals().total()).isZero();
 		// only the buckets' token counters stay (and the timers' heartbeat keys)
-		assertThat(this.queues.snapshot().keySet()).filteredOn((key) -> key.startsWith("{" + this.queues.namespace + ":"))
-			.allMatch((key) -> key.endsWith(":seq"));
+		assertThat(this.queues.bucketSnapshot().keySet()).allMatch((key) -> key.endsWith(":seq"));
 	}
 
 	@Test
@@ -121,6 +123,28 @@ class RedisDelayQueueLifecycleTests {
 			assertThat(retry.dueAt()).isAfterOrEqualTo(job.deliveredAt().plus(Duration.ofMinutes(5)));
 			assertThat(retry.lastError()).isEqualTo("later");
 		});
+	}
+
+	@Test
+	void aRecordInAnotherFormatIsReportedAndLeftAsItIs() {
+		this.queue.schedule(request("order-close", "9", "{}", Duration.ofHours(1)));
+		String earlierFormat = "D,0,3,30000,1795000000000,1794999000000,0\n{}";
+		this.queues.overwriteJobRecord("order-close:9", earlierFormat);
+		Map<String, String> before = this.queues.bucketSnapshot();
+		assertThatExceptionOfType(DelayQueueException.class).isThrownBy(() -> this.queue.find("order-close", "9"))
+			.withMessageContaining("the record of job order-close:9")
+			.withMessageContaining("is not in the format of this version")
+			.withMessageContaining("D,0,3,30000,1795000000000");
+		assertThatExceptionOfType(DelayQueueException.class).isThrownBy(() -> this.queue.cancel("order-close", "9"))
+			.withMessageContaining("not in the format of this version");
+		assertThatExceptionOfType(DelayQueueException.class)
+			.isThrownBy(() -> this.queue.reschedule("order-close", "9", Duration.ZERO))
+			.withMessageContaining("not in the format of this version");
+		assertThatExceptionOfType(DelayQueueException.class)
+			.isThrownBy(() -> this.queue.schedule(request("order-close", "9", "{}", Duration.ZERO)))
+			.withMessageContaining("not in the format of this version");
+		assertThat(this.queues.bucketSnapshot()).isEqualTo(before);
+		assertThat(this.queues.jobRecord("order-close:9")).isEqualTo(earlierFormat);
 	}
 
 	static ScheduleRequest request(String topic, String id, String payload, Duration delay) {

@@ -57,13 +57,13 @@ class RedisDelayQueueReservationTests {
 		assertThat(second.token()).isNotEqualTo(first.token());
 		assertThat(second.deliveredAt()).isAfterOrEqualTo(first.reservedUntil());
 
-		Map<String, String> before = this.queues.snapshot();
+		Map<String, String> before = this.queues.bucketSnapshot();
 		assertThat(this.queue.finish(first)).isFalse();
 		assertThat(this.queue.touch(first, Duration.ofMinutes(5))).isEmpty();
 		assertThat(this.queue.fail(first, Duration.ZERO, "late")).isEqualTo(FailResult.STALE);
 		assertThat(this.queue.kill(first, "late")).isEqualTo(FailResult.STALE);
 		assertThat(this.queue.release(first)).isFalse();
-		assertThat(this.queues.snapshot()).as("Redis after stale calls").isEqualTo(before);
+		assertThat(this.queues.bucketSnapshot()).as("Redis after stale calls").isEqualTo(before);
 
 		assertThat(this.queue.finish(second)).isTrue();
 	}
@@ -113,7 +113,7 @@ class RedisDelayQueueReservationTests {
 		schedule("other", "1", 5, Duration.ofMinutes(1));
 		ReservedJob job = reserveOne("refuse", null);
 		ReservedJob other = reserveOne("other", null);
-		Map<String, String> before = this.queues.snapshot();
+		Map<String, String> before = this.queues.bucketSnapshot();
 		assertThatIllegalArgumentException().isThrownBy(() -> this.queue.finishAndReserve(List.of(), 1, null))
 			.withMessage("jobs must not be null or empty");
 		assertThatIllegalArgumentException()
@@ -123,7 +123,7 @@ class RedisDelayQueueReservationTests {
 			.withMessage("max must be between 0 and 1000, was -1");
 		assertThatIllegalArgumentException().isThrownBy(() -> this.queue.finishAndReserve(List.of(job), 1001, null))
 			.withMessage("max must be between 0 and 1000, was 1001");
-		assertThat(this.queues.snapshot()).isEqualTo(before);
+		assertThat(this.queues.bucketSnapshot()).isEqualTo(before);
 	}
 
 	@Test

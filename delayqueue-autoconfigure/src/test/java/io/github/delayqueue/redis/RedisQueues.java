@@ -105,19 +105,52 @@ final class RedisQueues implements AutoCloseable, AfterEachCallback {
 	 * The stored record of a job ("topic:id") in whichever bucket holds it, or {@code null}.
 	 */
 	String jobRecord(String jobKey) {
-		byte[] field = jobKey.getBytes(StandardCharsets.UTF_8);
 		try (RedisConnection connection = this.factories.get(0).getConnection()) {
-			try (Cursor<byte[]> keys = connection.keyCommands()
-				.scan(ScanOptions.scanOptions().match("{" + this.namespace + ":*}:jobs").count(1000).build())) {
-				while (keys.hasNext()) {
-					byte[] record = connection.hashCommands().hGet(keys.next(), field);
-					if (record != null) {
-						return new String(record, StandardCharsets.UTF_8);
-					}
+			byte[] jobs = jobsHashHolding(connection, jobKey);
+			return (jobs != null)
+					? new String(connection.hashCommands().hGet(jobs, jobKey.getBytes(StandardCharsets.UTF_8)),
+							StandardCharsets.UTF_8)
+					: null;
+		}
+	}
+
+	/**
+	 * Overwrites the stored record of an existing job ("topic:id") as it is, bypassing the
+	 * scripts.
+	 */
+	void overwriteJobRecord(String jobKey, String record) {
+		try (RedisConnection connection = this.factories.get(0).getConnection()) {
+			byte[] jobs = jobsHashHolding(connection, jobKey);
+			if (jobs == null) {
+				throw new IllegalStateException("no job " + jobKey);
+			}
+			connection.hashCommands()
+				.hSet(jobs, jobKey.getBytes(StandardCharsets.UTF_8), record.getBytes(StandardCharsets.UTF_8));
+		}
+	}
+
+	private byte[] jobsHashHolding(RedisConnection connection, String jobKey) {
+		byte[] field = jobKey.getBytes(StandardCharsets.UTF_8);
+		try (Cursor<byte[]> keys = connection.keyCommands()
+			.scan(ScanOptions.scanOptions().match("{" + this.namespace + ":*}:jobs").count(1000).build())) {
+			while (keys.hasNext()) {
+				byte[] jobs = keys.next();
+				if (connection.hashCommands().hExists(jobs, field)) {
+					return jobs;
 				}
 			}
 		}
 		return null;
+	}
+
+	/**
+	 * The snapshot of the buckets' keys only (jobs, indexes, stats): without the instances'
+	 * heartbeats, which change on their own schedule.
+	 */
+	Map<String, String> bucketSnapshot() {
+		Map<String, String> buckets = new HashMap<>(snapshot());
+		buckets.keySet().removeIf((key) -> !key.startsWith("{" + this.namespace + ":"));
+		return buckets;
 	}
 
 	long keyCount() {
