@@ -8,6 +8,11 @@ local dead = P .. 'dead:' .. topic
 local jobkeys
 if ARGV[5] ~= '' then
   jobkeys = redis.call('ZSCORE', dead, ARGV[5]) and { ARGV[5] } or {}
+  -- one job asked for: an unreadable record refuses the call before anything is written
+  local record = jobkeys[1] and redis.call('HGET', KEYS[1], ARGV[5])
+  if record then
+    readable(ARGV[5], record)
+  end
 else
   jobkeys = redis.call('ZRANGE', dead, 0, max - 1)
 end

@@ -63,7 +63,7 @@ class RedisDelayQueueLifecycleTests {
 		assertThat(this.queue.finish(job)).isTrue();
 		assertThat(this.queue.find("order-close", "42")).isEmpty();
 		assertThat(this.queue.stats().totals().total()).isZero();
-		// only the buckets' token counters stay (and the timers' heartbeat keys)
+		// only the buckets' token counters stay (the instances' heartbeats are not the buckets' keys)
 		assertThat(this.queues.bucketSnapshot().keySet()).allMatch((key) -> key.endsWith(":seq"));
 	}
 
@@ -128,9 +128,16 @@ class RedisDelayQueueLifecycleTests {
 	@Test
 	void aRecordInAnotherFormatIsReportedAndLeftAsItIs() {
 		this.queue.schedule(request("order-close", "9", "{}", Duration.ofHours(1)));
+		this.queue.schedule(request("order-close", "10", "{}", Duration.ZERO));
+		assertThat(this.queue.kill(this.queue.reserve("order-close", 10, null).get(0), "gone"))
+			.isEqualTo(FailResult.DEAD);
 		String earlierFormat = "D,0,3,30000,1795000000000,1794999000000,0\n{}";
 		this.queues.overwriteJobRecord("order-close:9", earlierFormat);
+		this.queues.overwriteJobRecord("order-close:10", "X,1,3,30000,1795000000000,1794999000000,1\n{}");
 		Map<String, String> before = this.queues.bucketSnapshot();
+		assertThatExceptionOfType(DelayQueueException.class)
+			.isThrownBy(() -> this.queue.replayDead("order-close", "10"))
+			.withMessageContaining("the record of job order-close:10");
 		assertThatExceptionOfType(DelayQueueException.class).isThrownBy(() -> this.queue.find("order-close", "9"))
 			.withMessageContaining("the record of job order-close:9")
 			.withMessageContaining("is not in the format of this version")
