@@ -5,33 +5,28 @@
 -- Returns {number of jobs replayed}.
 local topic, max = ARGV[3], tonumber(ARGV[4])
 local dead = P .. 'dead:' .. topic
+local one = ARGV[5] ~= ''
 local jobkeys
-if ARGV[5] ~= '' then
+if one then
   jobkeys = redis.call('ZSCORE', dead, ARGV[5]) and { ARGV[5] } or {}
-  -- one job asked for: an unreadable record refuses the call before anything is written
-  local record = jobkeys[1] and redis.call('HGET', KEYS[1], ARGV[5])
-  if record then
-    readable(ARGV[5], record)
-  end
 else
   jobkeys = redis.call('ZRANGE', dead, 0, max - 1)
 end
 local now = now_ms()
 local replayed = {}
 for _, jobkey in ipairs(jobkeys) do
-  redis.call('ZREM', dead, jobkey)
   local record = redis.call('HGET', KEYS[1], jobkey)
-  if record then
-    local j = decode(record)
-    if j and j.state == 'X' then
-      j.state = 'R'
-      j.attempt = 0
-      j.token = 0
-      j.due = now
-      save(jobkey, j)
-      move(topic, 'X', 'R')
-      replayed[#replayed + 1] = jobkey
-    end
+  -- the one job asked for: an unreadable record refuses the call before anything is written
+  local j = record and (one and readable(jobkey, record) or decode(record))
+  redis.call('ZREM', dead, jobkey)
+  if j and j.state == 'X' then
+    j.state = 'R'
+    j.attempt = 0
+    j.token = 0
+    j.due = now
+    save(jobkey, j)
+    move(topic, 'X', 'R')
+    replayed[#replayed + 1] = jobkey
   end
 end
 if #replayed > 0 then
