@@ -118,13 +118,31 @@ public interface DelayQueueOperations {
 	DeadJobPage deadJobs(String topic, int offset, int limit, boolean payloads);
 
 	/**
-	 * Takes up to {@code max} READY jobs of a topic without waiting.
+	 * Takes up to {@code max} READY jobs of a topic without waiting, each with its own
+	 * attempts limit.
 	 * @param topic the topic
 	 * @param max the most jobs to take (1 to {@value #MAX_RESERVE})
 	 * @param ttr how long the consumer may hold them, or {@code null} for each job's own TTR
 	 * @return the jobs taken, possibly none
 	 */
-	List<ReservedJob> reserve(String topic, int max, Duration ttr);
+	default List<ReservedJob> reserve(String topic, int max, Duration ttr) {
+		return reserve(topic, max, ttr, null);
+	}
+
+	/**
+	 * Takes up to {@code max} READY jobs of a topic without waiting. When jobs come from
+	 * several buckets and a later bucket fails (Redis unreachable part-way), the jobs already
+	 * taken are returned; the call throws only when it took none.
+	 * @param topic the topic
+	 * @param max the most jobs to take (1 to {@value #MAX_RESERVE})
+	 * @param ttr how long the consumer may hold them, or {@code null} for each job's own TTR
+	 * @param maxAttempts the attempts limit of the jobs taken, from this delivery on, or
+	 * {@code null} to keep each job's own. It is stored with the job, so the one limit decides
+	 * everywhere: a {@link #fail} on the last attempt and a TTR that runs out on it make the job
+	 * DEAD, and {@link ReservedJob#maxAttempts()} says which attempt is the last.
+	 * @return the jobs taken, possibly none
+	 */
+	List<ReservedJob> reserve(String topic, int max, Duration ttr, Integer maxAttempts);
 
 	/**
 	 * Waits until jobs of a topic may be READY: returns at once when the queue knows of some,
@@ -160,6 +178,20 @@ public interface DelayQueueOperations {
 	 * reserved next
 	 */
 	default FinishResult finishAndReserve(List<ReservedJob> jobs, int max, Duration ttr) {
+		return finishAndReserve(jobs, max, ttr, null);
+	}
+
+	/**
+	 * {@link #finishAndReserve(List, int, Duration)} with the attempts limit of the jobs
+	 * reserved next, as {@link #reserve(String, int, Duration, Integer)} takes it.
+	 * @param jobs the reservations to finish, all of one topic
+	 * @param max the most jobs to reserve next (0 to {@value #MAX_NEXT})
+	 * @param ttr the time to run of the next jobs, or {@code null} for each job's own
+	 * @param maxAttempts the attempts limit of the next jobs, or {@code null} for each job's own
+	 * @return the jobs not finished because their reservation was stale, and the jobs
+	 * reserved next
+	 */
+	default FinishResult finishAndReserve(List<ReservedJob> jobs, int max, Duration ttr, Integer maxAttempts) {
 		String topic = JobConstraints.topicOf(jobs);
 		JobConstraints.count("max", max, MAX_NEXT);
 		List<ReservedJob> stale = new ArrayList<>();
@@ -168,7 +200,7 @@ public interface DelayQueueOperations {
 				stale.add(job);
 			}
 		}
-		return new FinishResult(stale, (max > 0) ? reserve(topic, max, ttr) : List.of());
+		return new FinishResult(stale, (max > 0) ? reserve(topic, max, ttr, maxAttempts) : List.of());
 	}
 
 	/**

@@ -446,16 +446,30 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	// ---------------------------------------------------------------- consumer side
 
 	@Override
-	public List<ReservedJob> reserve(String topic, int max, Duration ttr) {
+	public List<ReservedJob> reserve(String topic, int max, Duration ttr, Integer maxAttempts) {
 		JobConstraints.topic(topic);
 		JobConstraints.max("max", max, MAX_RESERVE);
 		long ttrMillis = ttrMillis(ttr);
+		int attemptsLimit = attemptsLimit(maxAttempts);
 		ReadySignals.TopicSignal signal = this.signals.topic(topic);
 		List<ReservedJob> jobs = new ArrayList<>(Math.min(max, 64));
 		for (long[] candidate : signal.candidates()) {
 			int bucket = (int) candidate[0];
-			List<Object> reply = Replies.list(this.runner.run(RESERVE, this.keys.jobs(bucket),
-					args(bucket, topic, max - jobs.size(), ttrMillis)));
+			List<Object> reply;
+			try {
+				reply = Replies.list(this.runner.run(RESERVE, this.keys.jobs(bucket),
+						args(bucket, topic, max - jobs.size(), ttrMillis, attemptsLimit)));
+			}
+			catch (RuntimeException ex) {
+				if (jobs.isEmpty()) {
+					throw ex;
+				}
+				// the jobs of earlier buckets are reserved: hand them over rather than let them
+				// burn an attempt waiting for their TTR
+				logger.debug("Reserve of topic '" + topic + "' stopped at bucket " + bucket + " with " + jobs.size()
+						+ " job(s) taken: " + ex.getMessage());
+				return jobs;
+			}
 			if (taken(topic, bucket, reply, 0, jobs) == 0) {
 				signal.clear(bucket, candidate[1]);
 			}
@@ -464,6 +478,10 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 			}
 		}
 		return jobs;
+	}
+
+	private static int attemptsLimit(Integer maxAttempts) {
+		return (maxAttempts != null) ? JobConstraints.maxAttempts(maxAttempts) : 0;
 	}
 
 	private static long ttrMillis(Duration ttr) {
@@ -508,10 +526,11 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	}
 
 	@Override
-	public FinishResult finishAndReserve(List<ReservedJob> jobs, int max, Duration ttr) {
+	public FinishResult finishAndReserve(List<ReservedJob> jobs, int max, Duration ttr, Integer maxAttempts) {
 		String topic = JobConstraints.topicOf(jobs);
 		JobConstraints.count("max", max, MAX_NEXT);
 		long ttrMillis = ttrMillis(ttr);
+		int attemptsLimit = attemptsLimit(maxAttempts);
 		Map<Integer, List<ReservedJob>> byBucket = new LinkedHashMap<>();
 		for (ReservedJob job : jobs) {
 			byBucket.computeIfAbsent(bucketOf(job.topic(), job.id()), (bucket) -> new ArrayList<>()).add(job);
@@ -522,16 +541,25 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		for (Map.Entry<Integer, List<ReservedJob>> entry : byBucket.entrySet()) {
 			int bucket = entry.getKey();
 			List<ReservedJob> group = entry.getValue();
-			Object[] values = new Object[3 + 2 * group.size()];
+			Object[] values = new Object[4 + 2 * group.size()];
 			values[0] = wanted;
 			values[1] = ttrMillis;
 			values[2] = topic;
+			values[3] = attemptsLimit;
 			for (int i = 0; i < group.size(); i++) {
-				values[3 + 2 * i] = KeySpace.jobKey(group.get(i).topic(), group.get(i).id());
-				values[4 + 2 * i] = group.get(i).token();
+				values[4 + 2 * i] = KeySpace.jobKey(group.get(i).topic(), group.get(i).id());
+				values[5 + 2 * i] = group.get(i).token();
 			}
-			List<Object> reply = Replies
-				.list(this.runner.runReplicated(FINISH, this.keys.jobs(bucket), args(bucket, values)));
+			List<Object> reply;
+			try {
+				reply = Replies.list(this.runner.runReplicated(FINISH, this.keys.jobs(bucket), args(bucket, values)));
+			}
+			catch (RuntimeException ex) {
+				// the jobs reserved with an earlier bucket's finish would wait for their TTR
+				// and burn an attempt: give them back before reporting the failure
+				next.forEach(this::releaseQuietly);
+				throw ex;
+			}
 			for (int i = 0; i < group.size(); i++) {
 				if (Replies.asLong(reply.get(i)) == 1) {
 					this.observer.completed(topic);
@@ -555,6 +583,16 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 			this.signals.markReady(job.topic(), bucketOf(job.topic(), job.id()));
 		}
 		return released;
+	}
+
+	private void releaseQuietly(ReservedJob job) {
+		try {
+			release(job);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not give back job " + job.id() + " of topic " + job.topic()
+					+ " (it is delivered again after its TTR): " + ex.getMessage());
+		}
 	}
 
 	private long held(LuaScript script, ReservedJob job) {

@@ -4,13 +4,13 @@
 -- a round trip.
 -- KEYS[1] jobs hash
 -- ARGV[3] next jobs wanted (0: none), ARGV[4] their ttr ms (0: each job's own), ARGV[5] their
--- topic, then per job to finish: job key, token.
+-- topic, ARGV[6] their attempts limit (0: each job's own), then per job to finish: job key, token.
 -- Returns per job to finish: 1 finished, 0 no such job, -1 the token is not the job's current
 -- reservation; then, when next jobs were wanted: ready left, now ms, announced deadline or 0,
 -- 9 fields per job (see take in lib.lua).
 local reply = {}
 local done, seen = {}, {}
-for i = 6, #ARGV, 2 do
+for i = 7, #ARGV, 2 do
   local jobkey = ARGV[i]
   local record, refusal = nil, 0
   if not seen[jobkey] then
@@ -36,6 +36,6 @@ if wanted > 0 then
   local now = now_ms()
   local n = #reply
   reply[n + 1], reply[n + 2], reply[n + 3] = 0, now, 0
-  reply[n + 1], reply[n + 3] = take(ARGV[5], wanted, tonumber(ARGV[4]), now, reply)
+  reply[n + 1], reply[n + 3] = take(ARGV[5], wanted, tonumber(ARGV[4]), tonumber(ARGV[6]), now, reply)
 end
 return reply

@@ -229,10 +229,11 @@ end
 -- Hands up to max READY jobs of a topic's ready list in this bucket to a consumer
 -- (READY -> RESERVED), appending to reply per job: id, payload, attempt, max attempts,
 -- due ms, created ms, token, deadline ms, ttr ms. Entries whose record is gone or not READY
--- (cancelled, replaced, already taken) are dropped. ttr_override 0: each job's own ttr.
+-- (cancelled, replaced, already taken) are dropped. ttr_override 0: each job's own ttr;
+-- max_override > 0 becomes the job's attempts limit (stored, so fail and a TTR expiry use it).
 -- Returns the jobs left in the ready list, and the earliest new deadline when it became the
 -- bucket's next timer event (announced as a head, so the timer wakes for it) else 0.
-local function take(topic, max, ttr_override, now, reply)
+local function take(topic, max, ttr_override, max_override, now, reply)
   local list = P .. 'ready:' .. topic
   local before = next_due()
   local jobs, keys, seen = {}, {}, {}
@@ -264,6 +265,9 @@ local function take(topic, max, ttr_override, now, reply)
       j.state = 'S'
       j.attempt = j.attempt + 1
       j.token = token + i
+      if max_override > 0 then
+        j.max = max_override
+      end
       records[#records + 1] = keys[i]
       records[#records + 1] = encode(j)
       deadlines[#deadlines + 1] = num(deadline)

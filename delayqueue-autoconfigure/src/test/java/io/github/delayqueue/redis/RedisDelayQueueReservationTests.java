@@ -69,6 +69,32 @@ class RedisDelayQueueReservationTests {
 	}
 
 	@Test
+	void anAttemptsLimitGivenAtReserveIsStoredWithTheJobAndGovernsFailAndTtrExpiry() {
+		schedule("limit", "1", 5, Duration.ofMinutes(1));
+		List<ReservedJob> first = await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.queue.reserve("limit", 1, null, 2), (list) -> !list.isEmpty());
+		assertThat(first.get(0).maxAttempts()).isEqualTo(2);
+		assertThat(this.queue.fail(first.get(0), Duration.ZERO, "first")).isEqualTo(FailResult.RETRYING);
+		assertThat(this.queue.find("limit", "1")).get().extracting(JobInfo::maxAttempts).isEqualTo(2);
+		// the second delivery is the last of 2: its TTR running out makes the job DEAD
+		ReservedJob second = reserveOne("limit", Duration.ofMillis(200));
+		assertThat(second.attempt()).isEqualTo(2);
+		assertThat(second.maxAttempts()).isEqualTo(2);
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(this.queue.find("limit", "1")).get()
+				.extracting(JobInfo::state)
+				.isEqualTo(JobState.DEAD));
+
+		// a limit above the job's own lets the job live longer than it was scheduled with
+		schedule("limit", "2", 1, Duration.ofMinutes(1));
+		List<ReservedJob> higher = await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.queue.reserve("limit", 1, null, 3), (list) -> !list.isEmpty());
+		assertThat(this.queue.fail(higher.get(0), Duration.ZERO, "again")).isEqualTo(FailResult.RETRYING);
+		assertThatIllegalArgumentException().isThrownBy(() -> this.queue.reserve("limit", 1, null, 0))
+			.withMessageContaining("maxAttempts");
+	}
+
+	@Test
 	void finishAndReserveFinishesABatchAndReservesTheNextJobsOfTheBucketInOneStep() {
 		// six jobs of one bucket, in schedule order
 		List<String> ids = new java.util.ArrayList<>();
