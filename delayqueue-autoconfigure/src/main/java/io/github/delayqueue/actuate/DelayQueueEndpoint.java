@@ -16,6 +16,7 @@ import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueueStats.BucketStats;
 import io.github.delayqueue.core.QueueStats.TopicStats;
+import io.github.delayqueue.core.RepairResult;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import org.jspecify.annotations.Nullable;
 
@@ -35,8 +36,11 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * <ul>
  * <li>{@code GET /actuator/delayqueue}: buckets, topics with their listeners, totals, the
  * oldest overdue job's lag.</li>
- * <li>{@code GET /actuator/delayqueue/{topic}?offset=0&limit=20}: one topic with a page of
- * its dead jobs (payloads only with {@code delayqueue.endpoint.show-payloads=true}).</li>
+ * <li>{@code GET /actuator/delayqueue/{topic}?limit=20&cursor=...}: one topic with a page of
+ * its dead jobs, oldest deaths first; {@code cursor} is the {@code next} of the page before
+ * (payloads only with {@code delayqueue.endpoint.show-payloads=true}).</li>
+ * <li>{@code POST /actuator/delayqueue} with {@code {"action":"repair"}}: brings every bucket
+ * back to the queue's invariant from the job records ({@code "dryRun":true} only counts).</li>
  * <li>{@code POST /actuator/delayqueue/{topic}} with {@code {"action":"replay"}} (all dead
  * jobs), {@code {"action":"replay","max":N}}, {@code {"action":"replay","id":"..."}},
  * {@code {"action":"pause"}} / {@code {"action":"resume"}} (every listener of the topic) or
@@ -90,7 +94,7 @@ public class DelayQueueEndpoint {
 	}
 
 	@ReadOperation
-	public @Nullable TopicDescriptor topic(@Selector String topic, @Nullable Integer offset, @Nullable Integer limit) {
+	public @Nullable TopicDescriptor topic(@Selector String topic, @Nullable String cursor, @Nullable Integer limit) {
 		checkTopic(topic);
 		QueueStats stats = this.operations.stats();
 		List<ListenerDescriptor> listeners = listenersByTopic().getOrDefault(topic, List.of());
@@ -98,10 +102,26 @@ public class DelayQueueEndpoint {
 		if (figures == null && listeners.isEmpty()) {
 			return null;
 		}
-		DeadJobPage page = argument(() -> this.operations.deadJobs(topic, (offset != null) ? offset : 0,
+		DeadJobPage page = argument(() -> this.operations.deadJobs(topic, cursor,
 				(limit != null) ? limit : DEFAULT_PAGE, this.showPayloads));
 		return TopicDescriptor.of(topic, (figures != null) ? figures : TopicStats.EMPTY, stats.readAt(), listeners,
 				DeadJobsDescriptor.of(page, this.showPayloads));
+	}
+
+	/**
+	 * Repairs the queue: every bucket back to the invariant, from the job records (see
+	 * {@link DelayQueueOperations#repair}).
+	 * @param action {@code repair}
+	 * @param dryRun {@code true} to only count what would be repaired
+	 * @return what was (or would be) repaired
+	 */
+	@WriteOperation
+	public RepairDescriptor repair(String action, @Nullable Boolean dryRun) {
+		if (!"repair".equals(action)) {
+			throw new InvalidEndpointRequestException("action must be repair, was '" + action + "'", "Bad action");
+		}
+		boolean write = dryRun == null || !dryRun;
+		return RepairDescriptor.of(this.operations.repair(write), write);
 	}
 
 	/**
@@ -346,14 +366,35 @@ public class DelayQueueEndpoint {
 	 * A page of dead jobs, the oldest deaths first.
 	 *
 	 * @param total the topic's dead jobs
-	 * @param offset how many were skipped
 	 * @param jobs the page
+	 * @param next the {@code cursor} of the next page, or {@code null} for the last page
 	 */
-	public record DeadJobsDescriptor(long total, int offset, List<DeadJobDescriptor> jobs) {
+	public record DeadJobsDescriptor(long total, List<DeadJobDescriptor> jobs, @Nullable String next) {
 
 		static DeadJobsDescriptor of(DeadJobPage page, boolean payloads) {
-			return new DeadJobsDescriptor(page.total(), page.offset(),
-					page.jobs().stream().map((job) -> DeadJobDescriptor.of(job, payloads)).toList());
+			return new DeadJobsDescriptor(page.total(),
+					page.jobs().stream().map((job) -> DeadJobDescriptor.of(job, payloads)).toList(), page.next());
+		}
+
+	}
+
+	/**
+	 * What a repair did (or, as a dry run, would do).
+	 *
+	 * @param action {@code repair}
+	 * @param written whether the repairs were written
+	 * @param jobs the job records read
+	 * @param reindexed jobs put back into the index their state names
+	 * @param dropped index entries dropped because no job in that state had them
+	 * @param countsCorrected state count fields that were wrong or missing
+	 * @param unreadable job records not in this version's format (left as they are)
+	 */
+	public record RepairDescriptor(String action, boolean written, long jobs, long reindexed, long dropped,
+			long countsCorrected, long unreadable) implements OperationResponseBody {
+
+		static RepairDescriptor of(RepairResult result, boolean written) {
+			return new RepairDescriptor("repair", written, result.jobs(), result.reindexed(), result.dropped(),
+					result.countsCorrected(), result.unreadable());
 		}
 
 	}

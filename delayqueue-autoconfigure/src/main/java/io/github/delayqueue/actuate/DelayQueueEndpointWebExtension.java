@@ -28,15 +28,20 @@ public class DelayQueueEndpointWebExtension {
 	}
 
 	@ReadOperation
-	public WebEndpointResponse<Object> topic(@Selector String topic, @Nullable Integer offset,
+	public WebEndpointResponse<Object> topic(@Selector String topic, @Nullable String cursor,
 			@Nullable Integer limit) {
 		return respond(() -> {
-			Object descriptor = this.delegate.topic(topic, offset, limit);
+			Object descriptor = this.delegate.topic(topic, cursor, limit);
 			if (descriptor == null) {
 				throw NotFoundException.topic(topic);
 			}
 			return descriptor;
 		});
+	}
+
+	@WriteOperation
+	public WebEndpointResponse<Object> repair(String action, @Nullable Boolean dryRun) {
+		return respond(() -> this.delegate.repair(action, dryRun));
 	}
 
 	@WriteOperation

@@ -2,15 +2,17 @@ package io.github.delayqueue.core;
 
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 /**
- * A page of a topic's DEAD jobs, the oldest deaths first, as
+ * A page of a topic's DEAD jobs, in order of death (the oldest first), as
  * {@link DelayQueueOperations#deadJobs} reads it.
  *
  * @param total how many DEAD jobs the topic has
- * @param offset how many of the oldest were skipped
  * @param jobs the page (each {@link JobInfo#diedAt()} and {@link JobInfo#lastError()} set;
  * payloads only when asked for)
+ * @param next the cursor of the next page, or {@code null} when this page is the last
  */
-public record DeadJobPage(long total, int offset, List<JobInfo> jobs) {
+public record DeadJobPage(long total, List<JobInfo> jobs, @Nullable String next) {
 
 }

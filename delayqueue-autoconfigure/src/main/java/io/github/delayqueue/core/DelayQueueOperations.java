@@ -108,14 +108,28 @@ public interface DelayQueueOperations {
 	boolean replayDead(String topic, String id);
 
 	/**
-	 * Reads a page of a topic's DEAD jobs, the oldest deaths first.
+	 * Reads a page of a topic's DEAD jobs in order of death, the oldest first. A page costs
+	 * Redis work in proportion to its size, wherever it starts.
 	 * @param topic the topic
-	 * @param offset how many of the oldest to skip (0 to 100,000)
+	 * @param cursor {@code null} for the first page, else the {@link DeadJobPage#next()} of
+	 * the page before
 	 * @param limit the most jobs to read (1 to 1,000)
 	 * @param payloads whether to read the payloads too
 	 * @return the page
+	 * @throws IllegalArgumentException for a cursor that no page gave out
 	 */
-	DeadJobPage deadJobs(String topic, int offset, int limit, boolean payloads);
+	DeadJobPage deadJobs(String topic, String cursor, int limit, boolean payloads);
+
+	/**
+	 * Brings every bucket back to the queue's invariant, from the job records: each job into
+	 * the index its state names (a RESERVED job in no index is delivered again), index entries
+	 * without a job in that state dropped, the state counts recounted. For operators, after a
+	 * failure that the scripts could not rule out (or data written by another version); it
+	 * reads every bucket whole, one at a time.
+	 * @param write {@code false} to only count what would be repaired
+	 * @return what was (or would be) repaired
+	 */
+	RepairResult repair(boolean write);
 
 	/**
 	 * Takes up to {@code max} READY jobs of a topic without waiting, each with its own

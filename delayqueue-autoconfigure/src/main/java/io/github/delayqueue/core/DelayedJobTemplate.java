@@ -178,12 +178,13 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 	/**
 	 * Reads a page of a topic's DEAD jobs with their payloads, the oldest deaths first.
 	 * @param topic the topic
-	 * @param offset how many of the oldest to skip (0 to 100,000)
+	 * @param cursor {@code null} for the first page, else the {@link DeadJobPage#next()} of
+	 * the page before
 	 * @param limit the most jobs to read (1 to 1,000)
 	 * @return the page
 	 */
-	public DeadJobPage deadJobs(String topic, int offset, int limit) {
-		return this.operations.deadJobs(topic, offset, limit, true);
+	public DeadJobPage deadJobs(String topic, String cursor, int limit) {
+		return this.operations.deadJobs(topic, cursor, limit, true);
 	}
 
 	/**

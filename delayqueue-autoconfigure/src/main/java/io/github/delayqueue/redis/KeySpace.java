@@ -22,6 +22,8 @@ final class KeySpace {
 
 	private final byte[][] jobsKeys;
 
+	private final byte[][] guardKeys;
+
 	KeySpace(String namespace, int buckets) {
 		this.namespace = JobConstraints.namespace(namespace);
 		if (buckets < 1 || buckets > 16_384) {
@@ -29,8 +31,10 @@ final class KeySpace {
 		}
 		this.buckets = buckets;
 		this.jobsKeys = new byte[buckets][];
+		this.guardKeys = new byte[buckets][];
 		for (int b = 0; b < buckets; b++) {
 			this.jobsKeys[b] = bytes(prefix(b) + "jobs");
+			this.guardKeys[b] = bytes(prefix(b) + "guard");
 		}
 	}
 
@@ -63,6 +67,26 @@ final class KeySpace {
 	 */
 	byte[] jobs(int bucket) {
 		return this.jobsKeys[bucket];
+	}
+
+	/**
+	 * The key every job script of a bucket declares as {@code KEYS[2]} and never writes: a
+	 * Redis Cluster node refuses a script whose declared keys it does not all hold while their
+	 * slot is being migrated, so no script of the bucket runs part-way across a migration.
+	 * @param bucket the bucket
+	 * @return the key
+	 */
+	byte[] guard(int bucket) {
+		return this.guardKeys[bucket];
+	}
+
+	/**
+	 * The namespace's settings that every instance must share (the bucket count), written at
+	 * the first start.
+	 * @return the key
+	 */
+	byte[] config() {
+		return bytes("{" + this.namespace + "}:config");
 	}
 
 	byte[] instances() {

@@ -19,14 +19,18 @@ final class LuaScript {
 
 	private final byte[] sha;
 
-	private LuaScript(String name, String body) {
+	private final int keys;
+
+	private LuaScript(String name, String body, int keys) {
 		this.name = name;
+		this.keys = keys;
 		this.body = body.getBytes(StandardCharsets.UTF_8);
 		this.sha = sha1Hex(this.body).getBytes(StandardCharsets.US_ASCII);
 	}
 
 	/**
-	 * Loads a job script: {@code lib.lua} followed by the script itself.
+	 * Loads a job script: {@code lib.lua} followed by the script itself. It takes two keys:
+	 * the bucket's jobs hash and its guard.
 	 * @param name the file name without {@code .lua}
 	 * @return the script
 	 */
@@ -34,16 +38,17 @@ final class LuaScript {
 		// the body runs as a function, so that the state counts it changed are written after
 		// it returns, whichever return it took
 		return new LuaScript(name, read("lib") + "local function main()\n" + read(name)
-				+ "\nend\nlocal result = main()\nflush_counts()\nreturn result\n");
+				+ "\nend\nlocal result = main()\nflush_counts()\nreturn result\n", 2);
 	}
 
 	/**
 	 * Loads a script that stands alone.
 	 * @param name the file name without {@code .lua}
+	 * @param keys how many of its arguments are keys
 	 * @return the script
 	 */
-	static LuaScript standalone(String name) {
-		return new LuaScript(name, read(name));
+	static LuaScript standalone(String name, int keys) {
+		return new LuaScript(name, read(name), keys);
 	}
 
 	private static String read(String name) {
@@ -65,6 +70,14 @@ final class LuaScript {
 		catch (NoSuchAlgorithmException ex) {
 			throw new IllegalStateException(ex);
 		}
+	}
+
+	/**
+	 * How many of the script's arguments are keys ({@code numkeys} of {@code EVALSHA}).
+	 * @return the number of keys
+	 */
+	int keys() {
+		return this.keys;
 	}
 
 	String name() {

@@ -30,6 +30,7 @@ import io.github.delayqueue.core.OnDuplicate;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueueStats.BucketStats;
 import io.github.delayqueue.core.QueueStats.TopicStats;
+import io.github.delayqueue.core.RepairResult;
 import io.github.delayqueue.core.RescheduleResult;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleRequest;
@@ -71,7 +72,11 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 	static final int MAX_DEAD_PAGE = 1_000;
 
-	static final int MAX_DEAD_OFFSET = 100_000;
+	/** The most dead jobs one replay script call reads (a replay of more is split). */
+	static final int REPLAY_BATCH = 1_000;
+
+	/** The most jobs one finish script call finishes (a bigger batch is split). */
+	static final int FINISH_BATCH = 1_000;
 
 	private static final Log logger = LogFactory.getLog(RedisDelayQueue.class);
 
@@ -101,7 +106,11 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 	private static final LuaScript DEAD = LuaScript.job("dead");
 
-	private static final LuaScript COORDINATE = LuaScript.standalone("coordinate");
+	private static final LuaScript REPAIR = LuaScript.job("repair");
+
+	private static final LuaScript COORDINATE = LuaScript.standalone("coordinate", 2);
+
+	private static final LuaScript NAMESPACE = LuaScript.standalone("namespace", 1);
 
 	private final RedisConnectionFactory connectionFactory;
 
@@ -210,6 +219,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 				return;
 			}
 			RedisServerCheck.check(this.runner);
+			checkBucketCount();
 			this.subscriber.start();
 			if (this.timerEnabled) {
 				this.timer.start();
@@ -217,6 +227,26 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 			this.running = true;
 			logger.info("delayqueue started: namespace '" + this.keys.namespace() + "', " + this.keys.buckets()
 					+ " buckets, instance '" + this.instanceId + "', timer " + (this.timerEnabled ? "on" : "off"));
+		}
+	}
+
+	/**
+	 * Pins the bucket count in the namespace at its first start, and refuses another one: the
+	 * bucket of a job is its key's CRC-32 modulo the count, so instances with different counts
+	 * would look for jobs in the wrong buckets, and a lowered count would strand the higher ones.
+	 */
+	private void checkBucketCount() {
+		String configured = String.valueOf(this.keys.buckets());
+		Object pinned = this.runner.run(NAMESPACE,
+				new byte[][] { this.keys.config(), KeySpace.bytes("buckets"), KeySpace.bytes(configured) });
+		String buckets = Replies.asString(Replies.list(pinned).get(0));
+		if (!configured.equals(buckets)) {
+			throw new IllegalStateException("delayqueue.buckets is " + configured + " but namespace '"
+					+ this.keys.namespace() + "' was created with " + buckets + " buckets, and every instance of a"
+					+ " namespace must use the same count (a job's bucket is the CRC-32 of its key modulo the count)."
+					+ " Set delayqueue.buckets=" + buckets + ", or move to the new count: start the new count under"
+					+ " another delayqueue.namespace while instances with " + buckets + " buckets drain the old one"
+					+ " (then delete its keys, '{" + this.keys.namespace() + "}:config' last).");
 		}
 	}
 
@@ -265,8 +295,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		Assert.notNull(request, "request must not be null");
 		JobConstraints.payload(request.payload(), this.maxPayloadSize);
 		int bucket = bucketOf(request.topic(), request.id());
-		List<Object> reply = Replies.list(this.runner.runReplicated(SCHEDULE, this.keys.jobs(bucket),
-				args(bucket, scheduleValues(List.of(request)))));
+		List<Object> reply = Replies.list(this.runner.runReplicated(SCHEDULE, call(bucket, scheduleValues(List.of(request)))));
 		return scheduled(request, bucket, reply, 0);
 	}
 
@@ -288,7 +317,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		byBucket.forEach((bucket, indexes) -> {
 			for (int from = 0; from < indexes.size(); from += SCHEDULE_BATCH) {
 				List<Integer> chunk = indexes.subList(from, Math.min(indexes.size(), from + SCHEDULE_BATCH));
-				calls.add(call(bucket, args(bucket, scheduleValues(chunk.stream().map(requests::get).toList()))));
+				calls.add(call(bucket, scheduleValues(chunk.stream().map(requests::get).toList())));
 				int[] entry = new int[chunk.size() + 1];
 				entry[0] = bucket;
 				for (int k = 0; k < chunk.size(); k++) {
@@ -366,7 +395,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	public boolean cancel(String topic, String id) {
 		int bucket = bucketOf(topic, id);
 		List<Object> reply = Replies.list(
-				this.runner.run(CANCEL, this.keys.jobs(bucket), args(bucket, KeySpace.jobKey(topic, id))));
+				this.runner.run(CANCEL, call(bucket, KeySpace.jobKey(topic, id))));
 		if (reply.isEmpty()) {
 			return false;
 		}
@@ -388,8 +417,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 	private RescheduleResult reschedule(String topic, String id, String mode, long time) {
 		int bucket = bucketOf(topic, id);
-		List<Object> reply = Replies.list(this.runner.run(RESCHEDULE, this.keys.jobs(bucket),
-				args(bucket, KeySpace.jobKey(topic, id), mode, time)));
+		List<Object> reply = Replies.list(this.runner.run(RESCHEDULE, call(bucket, KeySpace.jobKey(topic, id), mode, time)));
 		long code = Replies.asLong(reply.get(0));
 		if (code == 0) {
 			return RescheduleResult.NOT_FOUND;
@@ -405,7 +433,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	public Optional<JobInfo> find(String topic, String id) {
 		int bucket = bucketOf(topic, id);
 		List<Object> v = Replies.list(
-				this.runner.run(FIND, this.keys.jobs(bucket), args(bucket, KeySpace.jobKey(topic, id))));
+				this.runner.run(FIND, call(bucket, KeySpace.jobKey(topic, id))));
 		if (v.isEmpty()) {
 			return Optional.empty();
 		}
@@ -422,7 +450,13 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		JobConstraints.max("max", max, MAX_REPLAY);
 		int total = 0;
 		for (int bucket = 0; bucket < this.keys.buckets() && total < max; bucket++) {
-			total += replay(topic, bucket, max - total, "");
+			// bounded script calls: each one reads and removes at most REPLAY_BATCH dead entries
+			long left = 1;
+			while (total < max && left > 0) {
+				long[] outcome = replay(topic, bucket, Math.min(REPLAY_BATCH, max - total), "");
+				total += (int) outcome[0];
+				left = outcome[1];
+			}
 		}
 		return total;
 	}
@@ -430,17 +464,20 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	@Override
 	public boolean replayDead(String topic, String id) {
 		int bucket = bucketOf(topic, id);
-		return replay(topic, bucket, 1, KeySpace.jobKey(topic, id)) == 1;
+		return replay(topic, bucket, 1, KeySpace.jobKey(topic, id))[0] == 1;
 	}
 
-	private int replay(String topic, int bucket, int max, String jobKey) {
-		List<Object> reply = Replies.list(
-				this.runner.run(REPLAY, this.keys.jobs(bucket), args(bucket, topic, max, jobKey)));
-		int replayed = (int) Replies.asLong(reply.get(0));
+	/**
+	 * Replays dead jobs of one bucket.
+	 * @return the jobs replayed and the dead entries left in the bucket
+	 */
+	private long[] replay(String topic, int bucket, int max, String jobKey) {
+		List<Object> reply = Replies.list(this.runner.run(REPLAY, call(bucket, topic, max, jobKey)));
+		long replayed = Replies.asLong(reply.get(0));
 		if (replayed > 0) {
 			this.signals.markReady(topic, bucket);
 		}
-		return replayed;
+		return new long[] { replayed, Replies.asLong(reply.get(1)) };
 	}
 
 	// ---------------------------------------------------------------- consumer side
@@ -457,8 +494,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 			int bucket = (int) candidate[0];
 			List<Object> reply;
 			try {
-				reply = Replies.list(this.runner.run(RESERVE, this.keys.jobs(bucket),
-						args(bucket, topic, max - jobs.size(), ttrMillis, attemptsLimit)));
+				reply = Replies.list(this.runner.run(RESERVE, call(bucket, topic, max - jobs.size(), ttrMillis, attemptsLimit)));
 			}
 			catch (RuntimeException ex) {
 				if (jobs.isEmpty()) {
@@ -538,7 +574,13 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		List<ReservedJob> stale = new ArrayList<>();
 		List<ReservedJob> next = new ArrayList<>();
 		int wanted = max;
-		for (Map.Entry<Integer, List<ReservedJob>> entry : byBucket.entrySet()) {
+		List<Map.Entry<Integer, List<ReservedJob>>> calls = new ArrayList<>();
+		byBucket.forEach((bucket, all) -> {
+			for (int from = 0; from < all.size(); from += FINISH_BATCH) {
+				calls.add(Map.entry(bucket, all.subList(from, Math.min(all.size(), from + FINISH_BATCH))));
+			}
+		});
+		for (Map.Entry<Integer, List<ReservedJob>> entry : calls) {
 			int bucket = entry.getKey();
 			List<ReservedJob> group = entry.getValue();
 			Object[] values = new Object[4 + 2 * group.size()];
@@ -552,7 +594,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 			}
 			List<Object> reply;
 			try {
-				reply = Replies.list(this.runner.runReplicated(FINISH, this.keys.jobs(bucket), args(bucket, values)));
+				reply = Replies.list(this.runner.runReplicated(FINISH, call(bucket, values)));
 			}
 			catch (RuntimeException ex) {
 				// the jobs reserved with an earlier bucket's finish would wait for their TTR
@@ -598,8 +640,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	private long held(LuaScript script, ReservedJob job) {
 		Assert.notNull(job, "job must not be null");
 		int bucket = bucketOf(job.topic(), job.id());
-		List<Object> reply = Replies.list(this.runner.run(script, this.keys.jobs(bucket),
-				args(bucket, KeySpace.jobKey(job.topic(), job.id()), job.token())));
+		List<Object> reply = Replies.list(this.runner.run(script, call(bucket, KeySpace.jobKey(job.topic(), job.id()), job.token())));
 		return Replies.asLong(reply.get(0));
 	}
 
@@ -620,8 +661,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	private FailResult fail(ReservedJob job, long backOffMillis, String error) {
 		Assert.notNull(job, "job must not be null");
 		int bucket = bucketOf(job.topic(), job.id());
-		List<Object> reply = Replies.list(this.runner.run(FAIL, this.keys.jobs(bucket), args(bucket,
-				KeySpace.jobKey(job.topic(), job.id()), job.token(), backOffMillis, JobConstraints.errorText(error))));
+		List<Object> reply = Replies.list(this.runner.run(FAIL, call(bucket, KeySpace.jobKey(job.topic(), job.id()), job.token(), backOffMillis, JobConstraints.errorText(error))));
 		long code = Replies.asLong(reply.get(0));
 		if (code == 2) {
 			this.observer.dead(job.topic());
@@ -644,8 +684,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 			throw new IllegalArgumentException("ttr must be given: this reservation does not know its own");
 		}
 		int bucket = bucketOf(job.topic(), job.id());
-		List<Object> reply = Replies.list(this.runner.run(TOUCH, this.keys.jobs(bucket),
-				args(bucket, KeySpace.jobKey(job.topic(), job.id()), job.token(), extension.toMillis())));
+		List<Object> reply = Replies.list(this.runner.run(TOUCH, call(bucket, KeySpace.jobKey(job.topic(), job.id()), job.token(), extension.toMillis())));
 		return (Replies.asLong(reply.get(0)) == 1) ? Optional.of(instant(reply.get(1))) : Optional.empty();
 	}
 
@@ -655,7 +694,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	public QueueStats stats() {
 		List<byte[][]> calls = new ArrayList<>(this.keys.buckets());
 		for (int bucket = 0; bucket < this.keys.buckets(); bucket++) {
-			calls.add(call(bucket, args(bucket)));
+			calls.add(call(bucket));
 		}
 		List<Object> replies = this.runner.runAll(STATS, calls);
 		Map<byte[], byte[]> owners = this.runner.execute("reading timer owners",
@@ -678,6 +717,10 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 			long[] bucketFigures = figures();
 			for (int i = 3; i + 1 < v.size(); i += 2) {
 				String field = Replies.asString(v.get(i));
+				if (field.charAt(0) == 'T') {
+					// tombstones of a ready list: not jobs
+					continue;
+				}
 				long value = Replies.asLong(v.get(i + 1));
 				long[] topicFigures = topics.computeIfAbsent(field.substring(2), (t) -> figures());
 				if (field.charAt(0) == 'O') {
@@ -713,16 +756,16 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	}
 
 	@Override
-	public DeadJobPage deadJobs(String topic, int offset, int limit, boolean payloads) {
+	public DeadJobPage deadJobs(String topic, String cursor, int limit, boolean payloads) {
 		JobConstraints.topic(topic);
-		if (offset < 0 || offset > MAX_DEAD_OFFSET) {
-			throw new IllegalArgumentException("offset must be between 0 and " + MAX_DEAD_OFFSET + ", was " + offset);
-		}
 		JobConstraints.max("limit", limit, MAX_DEAD_PAGE);
-		// every bucket's oldest (offset + limit) deaths hold the page of all buckets together
+		DeadJobCursor after = (cursor != null) ? DeadJobCursor.parse(cursor) : null;
+		// every bucket's next (limit + 1) deaths after the cursor hold the page of all buckets
+		// together, and say whether there is more
 		List<byte[][]> calls = new ArrayList<>(this.keys.buckets());
 		for (int bucket = 0; bucket < this.keys.buckets(); bucket++) {
-			calls.add(call(bucket, args(bucket, topic, offset + limit, payloads ? "1" : "0")));
+			calls.add(call(bucket, topic, limit + 1, payloads ? "1" : "0", (after != null) ? after.diedAt() : "",
+					(after != null) ? KeySpace.jobKey(topic, after.id()) : ""));
 		}
 		long total = 0;
 		List<JobInfo> dead = new ArrayList<>();
@@ -739,9 +782,33 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 						payloads ? Replies.asBytes(v.get(i + 8)) : null));
 			}
 		}
-		dead.sort(Comparator.comparing(JobInfo::diedAt).thenComparing(JobInfo::id));
-		int from = Math.min(offset, dead.size());
-		return new DeadJobPage(total, offset, List.copyOf(dead.subList(from, Math.min(dead.size(), from + limit))));
+		// the order of a dead list: time of death, then the job key's bytes
+		dead.sort(Comparator.comparing(JobInfo::diedAt).thenComparing(DeadJobCursor::orderKey, Arrays::compareUnsigned));
+		List<JobInfo> page = List.copyOf(dead.subList(0, Math.min(dead.size(), limit)));
+		String next = (dead.size() > limit) ? DeadJobCursor.after(page.get(page.size() - 1)) : null;
+		return new DeadJobPage(total, page, next);
+	}
+
+	@Override
+	public RepairResult repair(boolean write) {
+		long[] totals = new long[5];
+		for (int bucket = 0; bucket < this.keys.buckets(); bucket++) {
+			List<Object> reply = Replies.list(this.runner.run(REPAIR, call(bucket, write ? "1" : "0")));
+			for (int i = 0; i < totals.length; i++) {
+				totals[i] += Replies.asLong(reply.get(i));
+			}
+			if (write && Replies.asLong(reply.get(1)) > 0) {
+				// jobs put back into a ready list: consumers look again
+				this.signals.markBucket(bucket);
+				this.timer.recheckAll();
+			}
+		}
+		RepairResult result = new RepairResult(totals[0], totals[1], totals[2], totals[3], totals[4]);
+		if (!result.isClean()) {
+			logger.warn("delayqueue repair of namespace '" + this.keys.namespace() + "' " + (write ? "made" : "found")
+					+ ": " + result);
+		}
+		return result;
 	}
 
 	// ---------------------------------------------------------------- accessors
@@ -796,24 +863,21 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 	// ---------------------------------------------------------------- helpers
 
-	private byte[][] args(int bucket, Object... values) {
-		byte[][] args = new byte[values.length + 2][];
-		args[0] = this.channel;
-		args[1] = KeySpace.bytes(String.valueOf(bucket));
+	/**
+	 * The keys and arguments of a job script call on a bucket: its jobs hash and guard, the
+	 * channel, the bucket number, then the script's own values (byte arrays as they are,
+	 * anything else as its decimal or text form).
+	 */
+	private byte[][] call(int bucket, Object... values) {
+		byte[][] call = new byte[values.length + 4][];
+		call[0] = this.keys.jobs(bucket);
+		call[1] = this.keys.guard(bucket);
+		call[2] = this.channel;
+		call[3] = KeySpace.bytes(String.valueOf(bucket));
 		for (int i = 0; i < values.length; i++) {
 			Object value = values[i];
-			args[i + 2] = (value instanceof byte[] bytes) ? bytes : KeySpace.bytes(String.valueOf(value));
+			call[i + 4] = (value instanceof byte[] bytes) ? bytes : KeySpace.bytes(String.valueOf(value));
 		}
-		return args;
-	}
-
-	/**
-	 * One script call of a pipeline: the bucket's jobs key, then the arguments.
-	 */
-	private byte[][] call(int bucket, byte[][] args) {
-		byte[][] call = new byte[args.length + 1][];
-		call[0] = this.keys.jobs(bucket);
-		System.arraycopy(args, 0, call, 1, args.length);
 		return call;
 	}
 
@@ -841,7 +905,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 					KeySpace.bytes(String.valueOf(leaseTtl.toMillis())),
 					KeySpace.bytes(String.valueOf(keys.buckets())), KeySpace.bytes(leaving ? "1" : "0"), channel,
 					KeySpace.bytes(renewOnly ? "1" : "0") };
-			List<Object> reply = Replies.list(runner.run(COORDINATE, 2, keysAndArgs));
+			List<Object> reply = Replies.list(runner.run(COORDINATE, keysAndArgs));
 			int[] owned = new int[reply.size() - 2];
 			for (int i = 2; i < reply.size(); i++) {
 				owned[i - 2] = (int) Replies.asLong(reply.get(i));
@@ -853,7 +917,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		@Override
 		public Promotion promote(int bucket, boolean guard) {
 			List<Object> reply = Replies.list(
-					runner.run(PROMOTE, keys.jobs(bucket), args(bucket, batchSize, guard ? "1" : "0")));
+					runner.run(PROMOTE, call(bucket, batchSize, guard ? "1" : "0")));
 			int readyTopics = (int) Replies.asLong(reply.get(4));
 			List<String> topics = new ArrayList<>(readyTopics);
 			for (int i = 5; i < 5 + readyTopics; i++) {

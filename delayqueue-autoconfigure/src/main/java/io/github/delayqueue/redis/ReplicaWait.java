@@ -58,7 +58,45 @@ final class ReplicaWait {
 			throw new DelayQueueException("delayqueue.redis.wait-replicas is not supported on a Redis Cluster yet"
 					+ " (WAIT must go to the master of each bucket); set it to 0");
 		}
-		long acknowledged = replicasReached(connection.getNativeConnection());
+		check(replicasReached(connection.getNativeConnection()), what);
+	}
+
+	/**
+	 * Sends {@code WAIT} inside an open pipeline, after the writes the pipeline holds, on the
+	 * connection that sends them; {@link Pending#await} reads its answer once the pipeline is
+	 * closed. (With Lettuce a pipeline runs on a connection of its own, and a {@code WAIT} sent
+	 * after it closed would go to another connection, whose writes are not the pipeline's.)
+	 * @param connection the pipelined connection
+	 * @param what what was written, for the error message
+	 * @return the answer to wait for
+	 */
+	Pending send(RedisConnection connection, String what) {
+		Object nativeConnection = connection.getNativeConnection();
+		if (LETTUCE && Lettuce.accepts(nativeConnection) && !(connection instanceof RedisClusterConnection)) {
+			var answer = ((io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands<?, ?>) nativeConnection)
+				.waitForReplication(this.replicas, this.timeout.toMillis());
+			return (closed) -> check(Lettuce.get(answer, this.timeout), what);
+		}
+		// Jedis pipelines on the connection itself: WAIT after the pipeline is on the same one
+		return (closed) -> await(closed, what);
+	}
+
+	/**
+	 * A {@code WAIT} sent in a pipeline.
+	 */
+	@FunctionalInterface
+	interface Pending {
+
+		/**
+		 * Waits for the answer.
+		 * @param connection the connection, its pipeline closed
+		 * @throws DelayQueueException when fewer replicas acknowledged in time
+		 */
+		void await(RedisConnection connection);
+
+	}
+
+	private void check(long acknowledged, String what) {
 		if (acknowledged < this.replicas) {
 			throw new DelayQueueException("The " + what + " reached " + acknowledged + " of the "
 					+ this.replicas + " replicas asked for (delayqueue.redis.wait-replicas) within "
@@ -91,9 +129,12 @@ final class ReplicaWait {
 
 		static long await(Object connection, int replicas, Duration timeout) {
 			var commands = (io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands<?, ?>) connection;
+			return get(commands.waitForReplication(replicas, timeout.toMillis()), timeout);
+		}
+
+		static long get(java.util.concurrent.Future<Long> answer, Duration timeout) {
 			try {
-				return commands.waitForReplication(replicas, timeout.toMillis())
-					.get(timeout.toMillis() + 5_000, TimeUnit.MILLISECONDS);
+				return answer.get(timeout.toMillis() + 5_000, TimeUnit.MILLISECONDS);
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
@@ -117,7 +158,14 @@ final class ReplicaWait {
 		}
 
 		static long await(Object connection, int replicas, Duration timeout) {
-			return ((redis.clients.jedis.Jedis) connection).waitReplicas(replicas, timeout.toMillis());
+			try {
+				return ((redis.clients.jedis.Jedis) connection).waitReplicas(replicas, timeout.toMillis());
+			}
+			catch (redis.clients.jedis.exceptions.JedisConnectionException ex) {
+				throw new DelayQueueConnectionException("Redis did not answer WAIT (delayqueue.redis.wait-timeout "
+						+ timeout.toMillis() + " ms must be shorter than the client's read timeout): " + ex.getMessage(),
+						ex);
+			}
 		}
 
 	}

@@ -7,25 +7,43 @@ import java.util.function.Function;
 
 import io.github.delayqueue.core.DelayQueueConnectionException;
 import io.github.delayqueue.core.DelayQueueException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.connection.RedisPipelineException;
+import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.util.backoff.BackOff;
+import org.springframework.util.backoff.BackOffExecution;
+import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
  * Runs scripts with {@code EVALSHA}, falling back to {@code EVAL} (which caches the script
  * again) when the server answers {@code NOSCRIPT}: after a restart, a failover or a
  * {@code SCRIPT FLUSH}. Translates Redis failures into delayqueue exceptions.
+ *
+ * <p>
+ * A script that a Redis Cluster node refused because its slot is being migrated
+ * ({@code TRYAGAIN}, {@code ASK}, {@code MOVED}, {@code CLUSTERDOWN}) changed nothing (every job
+ * script declares its bucket's guard key for that, see {@code lib.lua}); it is run again with
+ * a short back-off until the slot is stable, for up to {@link #MIGRATION_WAIT}.
  */
 final class ScriptRunner {
+
+	/** How long a script refused during a slot migration is retried. */
+	static final Duration MIGRATION_WAIT = Duration.ofSeconds(10);
+
+	private static final Log logger = LogFactory.getLog(ScriptRunner.class);
 
 	private final RedisConnectionFactory connectionFactory;
 
 	private final ReplicaWait replicaWait;
+
+	private final BackOff migrationBackOff;
 
 	ScriptRunner(RedisConnectionFactory connectionFactory) {
 		this(connectionFactory, new ReplicaWait(0, Duration.ZERO));
@@ -34,39 +52,37 @@ final class ScriptRunner {
 	ScriptRunner(RedisConnectionFactory connectionFactory, ReplicaWait replicaWait) {
 		this.connectionFactory = connectionFactory;
 		this.replicaWait = replicaWait;
+		ExponentialBackOff backOff = new ExponentialBackOff(10, 2);
+		backOff.setMaxInterval(500);
+		backOff.setMaxElapsedTime(MIGRATION_WAIT.toMillis());
+		this.migrationBackOff = backOff;
 	}
 
 	/**
-	 * Runs a script with one key.
+	 * Runs a script.
 	 * @param script the script
-	 * @param key {@code KEYS[1]}
-	 * @param args {@code ARGV}
+	 * @param keysAndArgs its keys ({@link LuaScript#keys()} of them), then {@code ARGV}
 	 * @return the reply: a {@code List}, {@code Long}, {@code byte[]} or {@code null}
 	 */
-	Object run(LuaScript script, byte[] key, byte[]... args) {
-		return run(script, 1, concat(key, args));
-	}
-
-	Object run(LuaScript script, int numKeys, byte[][] keysAndArgs) {
-		return execute(script.name(), (connection) -> eval(connection, script, numKeys, keysAndArgs));
+	Object run(LuaScript script, byte[][] keysAndArgs) {
+		return execute(script.name(), (connection) -> eval(connection, script, keysAndArgs));
 	}
 
 	/**
-	 * Runs a script with one key whose write must reach the replicas asked for
+	 * Runs a script whose writes must reach the replicas asked for
 	 * ({@code delayqueue.redis.wait-replicas}) before it is acknowledged: {@code WAIT} follows
 	 * on the same connection.
 	 * @param script the script
-	 * @param key {@code KEYS[1]}
-	 * @param args {@code ARGV}
+	 * @param keysAndArgs its keys, then {@code ARGV}
 	 * @return the reply
 	 * @throws DelayQueueException when fewer replicas acknowledged in time
 	 */
-	Object runReplicated(LuaScript script, byte[] key, byte[]... args) {
+	Object runReplicated(LuaScript script, byte[][] keysAndArgs) {
 		if (this.replicaWait.isOff()) {
-			return run(script, key, args);
+			return run(script, keysAndArgs);
 		}
 		return execute(script.name(), (connection) -> {
-			Object reply = eval(connection, script, 1, concat(key, args));
+			Object reply = eval(connection, script, keysAndArgs);
 			this.replicaWait.await(connection, script.name());
 			return reply;
 		});
@@ -94,7 +110,7 @@ final class ScriptRunner {
 	 * script is loaded first, because a pipeline that meets {@code NOSCRIPT} does not say
 	 * which of its commands ran.
 	 * @param script the script
-	 * @param keysAndArgs one array per call: {@code KEYS[1]} then {@code ARGV}
+	 * @param keysAndArgs one array per call: its keys, then {@code ARGV}
 	 * @return one reply per call, in order
 	 */
 	List<Object> runAll(LuaScript script, List<byte[][]> keysAndArgs) {
@@ -103,7 +119,8 @@ final class ScriptRunner {
 
 	/**
 	 * {@link #runAll} for writes that must reach the replicas asked for before they are
-	 * acknowledged: {@code WAIT} follows on the same connection.
+	 * acknowledged: {@code WAIT} follows on the connection that sent them (inside the
+	 * pipeline, after its scripts).
 	 * @param script the script
 	 * @param keysAndArgs one array per call
 	 * @return one reply per call, in order
@@ -113,6 +130,7 @@ final class ScriptRunner {
 	}
 
 	private List<Object> runAll(LuaScript script, List<byte[][]> keysAndArgs, boolean replicated) {
+		boolean waiting = replicated && !this.replicaWait.isOff();
 		return execute(script.name(), (connection) -> {
 			if (keysAndArgs.isEmpty()) {
 				return List.of();
@@ -123,9 +141,9 @@ final class ScriptRunner {
 			catch (UnsupportedOperationException ex) {
 				List<Object> sequential = new ArrayList<>(keysAndArgs.size());
 				for (byte[][] call : keysAndArgs) {
-					sequential.add(eval(connection, script, 1, call));
+					sequential.add(eval(connection, script, call));
 				}
-				if (replicated) {
+				if (waiting) {
 					this.replicaWait.await(connection, script.name());
 				}
 				return sequential;
@@ -133,11 +151,13 @@ final class ScriptRunner {
 			try {
 				connection.scriptingCommands().scriptLoad(script.body());
 				for (byte[][] call : keysAndArgs) {
-					connection.scriptingCommands().evalSha(script.sha(), ReturnType.MULTI, 1, call);
+					connection.scriptingCommands().evalSha(script.sha(), ReturnType.MULTI, script.keys(), call);
 				}
+				// WAIT must follow the scripts on the connection that sent them: the pipeline's own
+				ReplicaWait.Pending pending = waiting ? this.replicaWait.send(connection, script.name()) : null;
 				List<Object> replies = connection.closePipeline();
-				if (replicated) {
-					this.replicaWait.await(connection, script.name());
+				if (pending != null) {
+					pending.await(connection);
 				}
 				// the first reply is SCRIPT LOAD's
 				return new ArrayList<>(replies.subList(1, replies.size()));
@@ -149,23 +169,77 @@ final class ScriptRunner {
 		});
 	}
 
-	private static Object eval(RedisConnection connection, LuaScript script, int numKeys, byte[][] keysAndArgs) {
+	private Object eval(RedisConnection connection, LuaScript script, byte[][] keysAndArgs) {
+		BackOffExecution backOff = null;
+		while (true) {
+			try {
+				return evalOnce(connection, script, keysAndArgs);
+			}
+			catch (DataAccessException ex) {
+				if (!isSlotMoving(ex)) {
+					throw ex;
+				}
+				if (backOff == null) {
+					backOff = this.migrationBackOff.start();
+				}
+				long wait = backOff.nextBackOff();
+				if (wait == BackOffExecution.STOP) {
+					throw new DelayQueueException("Redis Cluster refused " + script + " for " + MIGRATION_WAIT.toSeconds()
+							+ " s because the slot of its keys is being migrated (nothing was changed; try again): "
+							+ ex.getMostSpecificCause().getMessage(), ex);
+				}
+				if (logger.isDebugEnabled()) {
+					logger.debug(script + " refused during a slot migration; trying again in " + wait + " ms: "
+							+ ex.getMostSpecificCause().getMessage());
+				}
+				sleep(wait);
+			}
+		}
+	}
+
+	private static Object evalOnce(RedisConnection connection, LuaScript script, byte[][] keysAndArgs) {
 		try {
-			return connection.scriptingCommands().evalSha(script.sha(), ReturnType.MULTI, numKeys, keysAndArgs);
+			return connection.scriptingCommands().evalSha(script.sha(), ReturnType.MULTI, script.keys(), keysAndArgs);
 		}
 		catch (DataAccessException ex) {
 			if (!isNoScript(ex)) {
 				throw ex;
 			}
-			return connection.scriptingCommands().eval(script.body(), ReturnType.MULTI, numKeys, keysAndArgs);
+			return connection.scriptingCommands().eval(script.body(), ReturnType.MULTI, script.keys(), keysAndArgs);
+		}
+	}
+
+	private static void sleep(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new DelayQueueException("Interrupted while waiting for a Redis Cluster slot migration", ex);
 		}
 	}
 
 	static boolean isNoScript(Throwable ex) {
+		return causeMentions(ex, "NOSCRIPT");
+	}
+
+	/**
+	 * Whether a Redis Cluster node refused a command because its slot is moving: such a refusal
+	 * comes before the script runs, so running it again is safe.
+	 */
+	static boolean isSlotMoving(Throwable ex) {
+		return causeMentions(ex, "TRYAGAIN", "ASK ", "MOVED ", "CLUSTERDOWN");
+	}
+
+	private static boolean causeMentions(Throwable ex, String... words) {
 		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
 			String message = cause.getMessage();
-			if (message != null && message.contains("NOSCRIPT")) {
-				return true;
+			if (message != null) {
+				for (String word : words) {
+					if (message.contains(word)) {
+						return true;
+					}
+				}
 			}
 			if (cause.getCause() == cause) {
 				break;
@@ -185,13 +259,6 @@ final class ScriptRunner {
 			return new DelayQueueConnectionException("Redis unreachable during " + what + ": " + reason, ex);
 		}
 		return new DelayQueueException("Redis failed during " + what + ": " + reason, ex);
-	}
-
-	private static byte[][] concat(byte[] key, byte[][] args) {
-		byte[][] all = new byte[args.length + 1][];
-		all[0] = key;
-		System.arraycopy(args, 0, all, 1, args.length);
-		return all;
 	}
 
 }

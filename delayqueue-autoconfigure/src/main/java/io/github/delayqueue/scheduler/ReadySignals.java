@@ -50,6 +50,16 @@ public final class ReadySignals {
 	}
 
 	/**
+	 * Marks one bucket of every topic (jobs of unknown topics became READY there).
+	 * @param bucket the bucket
+	 */
+	public void markBucket(int bucket) {
+		if (bucket >= 0 && bucket < this.buckets) {
+			this.topics.values().forEach((signal) -> signal.mark(bucket));
+		}
+	}
+
+	/**
 	 * Marks every bucket of every topic: after a reconnect, notifications may have been lost.
 	 */
 	public void markAll() {

@@ -1,6 +1,6 @@
 -- cancel.lua: removes a job in any state. A ready-list entry stays behind as a tombstone that
 -- reserve skips; a consumer holding the job is refused at finish / fail / touch.
--- KEYS[1] jobs hash
+-- KEYS[1] jobs hash, KEYS[2] guard
 -- ARGV[3] job key
 -- Returns {state letter the job had}, or {} when there was no such job.
 local jobkey = ARGV[3]

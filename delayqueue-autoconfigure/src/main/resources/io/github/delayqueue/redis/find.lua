@@ -1,5 +1,5 @@
 -- find.lua: reads one job.
--- KEYS[1] jobs hash
+-- KEYS[1] jobs hash, KEYS[2] guard
 -- ARGV[3] job key
 -- Returns {} for no such job, else {state, attempt, max attempts, ttr ms, due ms, created ms,
 -- reserved until ms (0 unless RESERVED), died at ms (0 unless DEAD), last error or '', payload}.

@@ -2,40 +2,48 @@
 -- is stale is left alone). With ARGV[3] > 0, also reserves up to that many READY jobs of
 -- topic ARGV[5] from this bucket, as reserve.lua does: a consumer that wants more work saves
 -- a round trip.
--- KEYS[1] jobs hash
+-- KEYS[1] jobs hash, KEYS[2] guard
 -- ARGV[3] next jobs wanted (0: none), ARGV[4] their ttr ms (0: each job's own), ARGV[5] their
 -- topic, ARGV[6] their attempts limit (0: each job's own), then per job to finish: job key, token.
 -- Returns per job to finish: 1 finished, 0 no such job, -1 the token is not the job's current
--- reservation; then, when next jobs were wanted: ready left, now ms, announced deadline or 0,
--- 9 fields per job (see take in lib.lua).
+-- reservation; then, when next jobs were wanted: ready-list entries left, now ms, announced
+-- deadline or 0, 9 fields per job (see apply_take in lib.lua).
+local jobkeys = {}
+for i = 7, #ARGV, 2 do
+  jobkeys[#jobkeys + 1] = ARGV[i]
+end
+local records = read_many(KEYS[1], jobkeys)
 local reply = {}
 local done, seen = {}, {}
-for i = 7, #ARGV, 2 do
-  local jobkey = ARGV[i]
-  local record, refusal = nil, 0
-  if not seen[jobkey] then
-    record, refusal = holds(jobkey, ARGV[i + 1])
-  end
-  if record then
-    seen[jobkey] = true
-    -- held jobs are RESERVED: removing them from the reserved index unlinks them
-    count('S', topic_of(jobkey), -1)
-    done[#done + 1] = jobkey
-    reply[#reply + 1] = 1
+for k, jobkey in ipairs(jobkeys) do
+  local refused = seen[jobkey] and 0 or refusal(records[k], ARGV[6 + 2 * k])
+  if refused then
+    reply[k] = refused
   else
-    reply[#reply + 1] = refusal
+    seen[jobkey] = true
+    done[#done + 1] = jobkey
+    reply[k] = 1
   end
 end
+local wanted = tonumber(ARGV[3])
+local now, plan = 0, nil
+if wanted > 0 then
+  now = now_ms()
+  plan = plan_take(ARGV[5], wanted)
+end
+-- writes
 if #done > 0 then
   call_many('ZREM', P .. 'reserved', done)
   call_many('HDEL', KEYS[1], done)
   call_many('HDEL', P .. 'errors', done)
+  for _, jobkey in ipairs(done) do
+    -- held jobs are RESERVED: removing them from the reserved index unlinks them
+    count('S', topic_of(jobkey), -1)
+  end
 end
-local wanted = tonumber(ARGV[3])
-if wanted > 0 then
-  local now = now_ms()
+if plan then
   local n = #reply
   reply[n + 1], reply[n + 2], reply[n + 3] = 0, now, 0
-  reply[n + 1], reply[n + 3] = take(ARGV[5], wanted, tonumber(ARGV[4]), tonumber(ARGV[6]), now, reply)
+  reply[n + 1], reply[n + 3] = apply_take(plan, tonumber(ARGV[4]), tonumber(ARGV[6]), now, reply)
 end
 return reply

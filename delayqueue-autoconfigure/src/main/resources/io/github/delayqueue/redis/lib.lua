@@ -1,8 +1,24 @@
 -- lib.lua: helpers that every delayqueue job script starts with (prepended when loaded).
 --
--- Every script of a bucket gets KEYS[1] = "{<namespace>:<bucket>}:jobs"; the other keys of
--- the bucket are derived from that prefix, so all of them share one hash tag (one slot).
+-- Keys. Every script of a bucket gets KEYS[1] = "{<namespace>:<bucket>}:jobs" and KEYS[2] =
+-- "{<namespace>:<bucket>}:guard"; the other keys of the bucket are derived from KEYS[1]'s
+-- prefix, so all of them share one hash tag (one slot). The guard is never written: a Redis
+-- Cluster node refuses a script that declares a key it does not hold while the key's slot is
+-- being migrated (TRYAGAIN, or ASK and then TRYAGAIN on the importing node), so no script of a
+-- bucket runs while some of the bucket's keys may already be on the other node. Without it a
+-- script would fail part-way on the old node ("non local key") or see moved keys as empty on
+-- the new one. The caller retries until the slot is stable.
 -- ARGV[1] = the pub/sub channel, ARGV[2] = the bucket number; the rest is the script's own.
+--
+-- The rule every script follows: it fails before it writes, or not at all. Redis does not undo
+-- a script's earlier writes when a later command fails, so a script
+--   1. reads and checks everything first: records are decoded (one that cannot be read raises
+--      its error here), index entries and list windows are read, arguments are checked;
+--   2. then writes, every variadic command through call_many (Lua's unpack stops near 8,000
+--      values) and no command that can fail for a reason step 1 could have seen;
+--   3. and the state counts last (flush_counts, after the body returns).
+-- Redis refuses a script for lack of memory (OOM) only at its first write, which is before
+-- anything changed. A call's work is bounded by its arguments: callers split big batches.
 --
 -- Job record, the value of field "<topic>:<id>" in the jobs hash:
 --   "<state><attempt>,<maxAttempts>,<ttr>,<createdAt>,<delay>,<token>\n<payload>"
@@ -11,13 +27,23 @@
 -- createdAt (epoch ms) and delay (dueAt - createdAt, ms; negative for a negative delay) are
 -- base 36. Example, a new job due in an hour: "D,3,n5c,mwm0nk74,255s0,\n{...}" (24 bytes of
 -- header; decimal text took 42 and put a 200-byte payload's record into a larger allocation).
--- Stats hash fields "<state>:<topic>" count the jobs of each topic in each state, exactly.
+--
+-- Indexes: DELAYED jobs are in the "delayed" zset (score: due time), RESERVED jobs in the
+-- "reserved" zset (score: TTR deadline), DEAD jobs in "dead:<topic>" (score: time of death),
+-- READY jobs in the list "ready:<topic>" (at least once). A ready-list entry whose job left
+-- READY (cancelled, replaced, rescheduled) stays in the list as a tombstone: reserve skips it.
+-- Stats hash fields "<state>:<topic>" count the jobs of each topic in each state, and
+-- "T:<topic>" the tombstones of the topic's ready list, exactly: LLEN(ready:<topic>) is
+-- always R:<topic> + T:<topic>.
 -- Events published on the channel: "r <bucket> <topic>" when a ready list goes from empty
 -- to non-empty (or on a guard re-announce), "h <bucket> <dueAt>" when a job becomes the
 -- earliest of the bucket's delay queue.
 local P = string.sub(KEYS[1], 1, -5)
 local CHANNEL = ARGV[1]
 local BUCKET = ARGV[2]
+
+-- The most values one command takes from unpack (Lua's limit is near 8,000).
+local CHUNK = 1000
 
 local function now_ms()
   local t = redis.call('TIME')
@@ -110,6 +136,27 @@ local function topic_of(jobkey)
   return string.match(jobkey, '^([^:]+):')
 end
 
+-- Runs a command with a key and many arguments, in chunks that Lua's unpack can take (CHUNK is
+-- even, so pairs such as ZADD's score and member stay together).
+local function call_many(command, key, items)
+  for i = 1, #items, CHUNK do
+    redis.call(command, key, unpack(items, i, math.min(#items, i + CHUNK - 1)))
+  end
+end
+
+-- The values of many fields of a hash, read in chunks: a table with one entry per field, in
+-- order (false for a missing field).
+local function read_many(key, fields)
+  local values = {}
+  for i = 1, #fields, CHUNK do
+    local found = redis.call('HMGET', key, unpack(fields, i, math.min(#fields, i + CHUNK - 1)))
+    for k = 1, #found do
+      values[i + k - 1] = found[k]
+    end
+  end
+  return values
+end
+
 -- State counts change in memory and reach the stats hash once per field when the script ends
 -- (flush_counts, called after the script's body): a batch of jobs costs one HINCRBY per field.
 local COUNTS = {}
@@ -134,23 +181,21 @@ local function flush_counts()
   end
 end
 
--- Runs a command with a key and many arguments, in chunks that Lua's unpack can take.
-local function call_many(command, key, items)
-  for i = 1, #items, 2000 do
-    redis.call(command, key, unpack(items, i, math.min(#items, i + 1999)))
-  end
-end
-
 local function move(topic, from, to)
   count(from, topic, -1)
   count(to, topic, 1)
 end
 
 -- Appends job keys to a topic's ready list; announces the list when it was empty.
-local function push_ready(topic, jobkeys, front)
+local function push_ready(topic, jobkeys)
   local key = P .. 'ready:' .. topic
-  local len = redis.call(front and 'LPUSH' or 'RPUSH', key, unpack(jobkeys))
-  if len == #jobkeys then
+  local was_empty = false
+  for i = 1, #jobkeys, CHUNK do
+    local last = math.min(#jobkeys, i + CHUNK - 1)
+    local length = redis.call('RPUSH', key, unpack(jobkeys, i, last))
+    was_empty = was_empty or (i == 1 and length == last)
+  end
+  if was_empty then
     redis.call('PUBLISH', CHANNEL, 'r ' .. BUCKET .. ' ' .. topic)
   end
 end
@@ -179,7 +224,7 @@ local function place(jobkey, topic, j, now)
   return push_delayed(jobkey, j.due)
 end
 
--- Removes a job from the index of its state (a ready-list entry stays as a tombstone).
+-- Removes a job from the index of its state; a ready-list entry stays as a tombstone.
 local function unlink(jobkey, topic, j)
   if j.state == 'D' then
     redis.call('ZREM', P .. 'delayed', jobkey)
@@ -187,31 +232,33 @@ local function unlink(jobkey, topic, j)
     redis.call('ZREM', P .. 'reserved', jobkey)
   elseif j.state == 'X' then
     redis.call('ZREM', P .. 'dead:' .. topic, jobkey)
+  elseif j.state == 'R' then
+    count('T', topic, 1)
   end
   count(j.state, topic, -1)
 end
 
--- Checks that a job is RESERVED under the caller's fencing token, reading only the record's
--- first letter and the token at the end of its first line.
--- Returns the record, or nil and the reply for a job that is gone (0) or not the caller's (-1).
-local function holds(jobkey, token)
-  local record = redis.call('HGET', KEYS[1], jobkey)
+-- Whether a record is RESERVED under the caller's fencing token, reading only the record's
+-- first letter and the token at the end of its first line. Returns the reply for a record that
+-- is not: 0 for no record, -1 for another state or token; nil when it is.
+local function refusal(record, token)
   if not record then
-    return nil, 0
+    return 0
   end
   local nl = string.find(record, '\n', 1, true)
-  if string.byte(record, 1) ~= 83 or string.sub(record, nl - #token - 1, nl - 1) ~= ',' .. token then
-    return nil, -1
+  if string.byte(record, 1) ~= 83 or not nl or string.sub(record, nl - #token - 1, nl - 1) ~= ',' .. token then
+    return -1
   end
-  return record
+  return nil
 end
 
 -- Loads a reserved job and checks the caller's fencing token.
 -- Returns the job, or nil and the reply for a job that is gone (0) or not the caller's (-1).
 local function held(jobkey, token)
-  local record, refusal = holds(jobkey, token)
-  if not record then
-    return nil, refusal
+  local record = redis.call('HGET', KEYS[1], jobkey)
+  local refused = refusal(record, token)
+  if refused then
+    return nil, refused
   end
   return readable(jobkey, record)
 end
@@ -225,41 +272,65 @@ local function next_due()
   return tonumber(d or r or -1)
 end
 
+-- How many ready-list entries a take looks at beyond the jobs it wants: the tombstones it may
+-- skip in one call (the rest wait for the next call), so that a call's work stays bounded.
+local TAKE_SLACK = 1000
 
--- Hands up to max READY jobs of a topic's ready list in this bucket to a consumer
--- (READY -> RESERVED), appending to reply per job: id, payload, attempt, max attempts,
--- due ms, created ms, token, deadline ms, ttr ms. Entries whose record is gone or not READY
--- (cancelled, replaced, already taken) are dropped. ttr_override 0: each job's own ttr;
--- max_override > 0 becomes the job's attempts limit (stored, so fail and a TTR expiry use it).
--- Returns the jobs left in the ready list, and the earliest new deadline when it became the
--- bucket's next timer event (announced as a head, so the timer wakes for it) else 0.
-local function take(topic, max, ttr_override, max_override, now, reply)
+-- Reads the head of a topic's ready list for a take (no writes): up to max READY jobs, looking
+-- at no more than max + TAKE_SLACK entries. Entries whose record is gone or not READY, and a
+-- second entry of a job already taken, are tombstones. Returns the plan for apply_take.
+local function plan_take(topic, max)
   local list = P .. 'ready:' .. topic
-  local before = next_due()
-  local jobs, keys, seen = {}, {}, {}
-  while #jobs < max do
-    local jobkeys = redis.call('LPOP', list, max - #jobs)
-    if not jobkeys then
-      break
-    end
-    for _, jobkey in ipairs(jobkeys) do
-      -- a key can be listed twice (a tombstone, then the job again): take it once
-      local record = (not seen[jobkey]) and redis.call('HGET', KEYS[1], jobkey)
-      local j = record and decode(record)
+  local plan = { topic = topic, jobs = {}, keys = {}, scanned = 0, tombstones = 0, before = next_due() }
+  local seen = {}
+  local limit = max + TAKE_SLACK
+  while #plan.jobs < max and plan.scanned < limit do
+    local want = math.min(limit - plan.scanned, math.max(max - #plan.jobs, 16))
+    local entries = redis.call('LRANGE', list, plan.scanned, plan.scanned + want - 1)
+    local records = read_many(KEYS[1], entries)
+    for k, jobkey in ipairs(entries) do
+      plan.scanned = plan.scanned + 1
+      local j = (not seen[jobkey]) and records[k] and decode(records[k])
       if j and j.state == 'R' then
         seen[jobkey] = true
-        jobs[#jobs + 1] = j
-        keys[#keys + 1] = jobkey
+        plan.jobs[#plan.jobs + 1] = j
+        plan.keys[#plan.keys + 1] = jobkey
+        if #plan.jobs >= max then
+          break
+        end
+      else
+        plan.tombstones = plan.tombstones + 1
       end
     end
+    if #entries < want then
+      break
+    end
+  end
+  return plan
+end
+
+-- Hands the jobs of a plan_take to a consumer (READY -> RESERVED), appending to reply per job:
+-- id, payload, attempt, max attempts, due ms, created ms, token, deadline ms, ttr ms.
+-- ttr_override 0: each job's own ttr; max_override > 0 becomes the job's attempts limit (stored,
+-- so fail and a TTR expiry use it). Returns the entries left in the ready list, and the earliest
+-- new deadline when it became the bucket's next timer event (announced as a head, so the timer
+-- wakes for it) else 0.
+local function apply_take(plan, ttr_override, max_override, now, reply)
+  local topic = plan.topic
+  local list = P .. 'ready:' .. topic
+  if plan.scanned > 0 then
+    redis.call('LTRIM', list, plan.scanned, -1)
+    count('T', topic, -plan.tombstones)
   end
   local announced = 0
+  local jobs = plan.jobs
   if #jobs > 0 then
     local token = redis.call('INCRBY', P .. 'seq', #jobs) - #jobs
     local records, deadlines = {}, {}
     local earliest = nil
     local prefix_len = #topic + 2
     for i, j in ipairs(jobs) do
+      local jobkey = plan.keys[i]
       local ttr = (ttr_override > 0) and ttr_override or j.ttr
       local deadline = now + ttr
       j.state = 'S'
@@ -268,15 +339,15 @@ local function take(topic, max, ttr_override, max_override, now, reply)
       if max_override > 0 then
         j.max = max_override
       end
-      records[#records + 1] = keys[i]
+      records[#records + 1] = jobkey
       records[#records + 1] = encode(j)
       deadlines[#deadlines + 1] = num(deadline)
-      deadlines[#deadlines + 1] = keys[i]
+      deadlines[#deadlines + 1] = jobkey
       if earliest == nil or deadline < earliest then
         earliest = deadline
       end
       local n = #reply
-      reply[n + 1] = string.sub(keys[i], prefix_len)
+      reply[n + 1] = string.sub(jobkey, prefix_len)
       reply[n + 2] = j.payload
       reply[n + 3] = j.attempt
       reply[n + 4] = j.max
@@ -290,7 +361,7 @@ local function take(topic, max, ttr_override, max_override, now, reply)
     call_many('ZADD', P .. 'reserved', deadlines)
     count('R', topic, -#jobs)
     count('S', topic, #jobs)
-    if before < 0 or earliest < before then
+    if plan.before < 0 or earliest < plan.before then
       redis.call('PUBLISH', CHANNEL, 'h ' .. BUCKET .. ' ' .. num(earliest))
       announced = earliest
     end

@@ -1,16 +1,67 @@
 -- promote.lua: the bucket timer's step. Moves due DELAYED jobs to their topics' ready lists and
 -- re-queues RESERVED jobs whose TTR passed (READY again, or DEAD when their attempts are used up).
--- KEYS[1] jobs hash
+-- KEYS[1] jobs hash, KEYS[2] guard
 -- ARGV[3] batch size (at most this many jobs are moved), ARGV[4] '1' for the guard re-check
--- that heals lost notifications: re-announce every topic of the bucket that has READY jobs.
+-- that heals lost notifications: re-announce every topic of the bucket that has READY jobs, and
+-- compact a ready list whose tombstones outnumber its READY jobs (COMPACT_AT at least).
 -- A job whose TTR ran out is due again at its deadline (what its delivery lag is measured from).
+-- Index entries whose record is gone, unreadable or in another state are dropped.
 -- Returns {moved, expired, next due ms (-1: none), now ms, number of topics that got work n,
 --          topic 1 .. topic n, then for each topic with expired reservations: topic,
 --          how many are READY again, how many are DEAD}.
+local COMPACT_AT = 1000
+local COMPACT_WINDOW = 10000
 local batch = tonumber(ARGV[3])
+local guard = ARGV[4] == '1'
 local now = now_ms()
-local ready = {}
-local order = {}
+
+-- reads: due entries, expired reservations, their records; on a guard re-check the stats
+local d = redis.call('ZRANGE', P .. 'delayed', 0, 0, 'WITHSCORES')[2]
+local r = redis.call('ZRANGE', P .. 'reserved', 0, 0, 'WITHSCORES')[2]
+d, r = d and tonumber(d), r and tonumber(r)
+local due, deadlines = {}, {}
+if d and d <= now then
+  due = redis.call('ZRANGEBYSCORE', P .. 'delayed', '-inf', num(now), 'LIMIT', 0, batch)
+end
+if r and r <= now and #due < batch then
+  deadlines = redis.call('ZRANGEBYSCORE', P .. 'reserved', '-inf', num(now), 'WITHSCORES', 'LIMIT', 0,
+    batch - #due)
+end
+local due_records = read_many(KEYS[1], due)
+local expired_keys = {}
+for i = 1, #deadlines, 2 do
+  expired_keys[#expired_keys + 1] = deadlines[i]
+end
+local expired_records = read_many(KEYS[1], expired_keys)
+local stats = guard and redis.call('HGETALL', P .. 'stats') or {}
+local compactions = {}
+for i = 1, #stats, 2 do
+  local topic = string.match(stats[i], '^T:(.+)$')
+  if topic then
+    local tombstones = tonumber(stats[i + 1])
+    local live = tonumber(redis.call('HGET', P .. 'stats', 'R:' .. topic) or 0)
+    if tombstones >= COMPACT_AT and tombstones > live then
+      local list = P .. 'ready:' .. topic
+      local entries = redis.call('LRANGE', list, 0, COMPACT_WINDOW - 1)
+      local records = read_many(KEYS[1], entries)
+      local keep, seen, dropped = {}, {}, 0
+      for k, jobkey in ipairs(entries) do
+        local state = records[k] and string.sub(records[k], 1, 1)
+        if state == 'R' and not seen[jobkey] and decode(records[k]) then
+          seen[jobkey] = true
+          keep[#keep + 1] = jobkey
+        else
+          dropped = dropped + 1
+        end
+      end
+      compactions[#compactions + 1] = { topic = topic, list = list, entries = #entries, keep = keep,
+        dropped = dropped, whole = #entries == tombstones + live }
+    end
+  end
+end
+
+-- writes
+local ready, order = {}, {}
 local function collect(topic, jobkey)
   if not ready[topic] then
     ready[topic] = {}
@@ -20,45 +71,24 @@ local function collect(topic, jobkey)
   list[#list + 1] = jobkey
 end
 
--- A guard re-check looks at the heads first: when nothing is due (the usual case) it moves
--- nothing and answers from them, in two reads.
-local idle, idle_next = false, -1
-if ARGV[4] == '1' then
-  local d = redis.call('ZRANGE', P .. 'delayed', 0, 0, 'WITHSCORES')[2]
-  local r = redis.call('ZRANGE', P .. 'reserved', 0, 0, 'WITHSCORES')[2]
-  d, r = d and tonumber(d), r and tonumber(r)
-  idle = (d == nil or d > now) and (r == nil or r > now)
-  if d and r then
-    idle_next = math.min(d, r)
-  else
-    idle_next = d or r or -1
-  end
-end
-
-local due = idle and {} or redis.call('ZRANGEBYSCORE', P .. 'delayed', '-inf', num(now), 'LIMIT', 0, batch)
+local records = {}
 if #due > 0 then
   redis.call('ZREMRANGEBYRANK', P .. 'delayed', 0, #due - 1)
-  local records = {}
-  for _, jobkey in ipairs(due) do
-    local record = redis.call('HGET', KEYS[1], jobkey)
-    if record then
-      local j = decode(record)
-      if j and j.state == 'D' then
-        local topic = topic_of(jobkey)
-        j.state = 'R'
-        records[#records + 1] = jobkey
-        records[#records + 1] = encode(j)
-        move(topic, 'D', 'R')
-        collect(topic, jobkey)
-      end
+  for k, jobkey in ipairs(due) do
+    local j = due_records[k] and decode(due_records[k])
+    if j and j.state == 'D' then
+      local topic = topic_of(jobkey)
+      j.state = 'R'
+      records[#records + 1] = jobkey
+      records[#records + 1] = encode(j)
+      move(topic, 'D', 'R')
+      collect(topic, jobkey)
     end
   end
-  call_many('HSET', KEYS[1], records)
 end
 
-local expired = 0
-local expiries = {}
-local expiry_order = {}
+local expired = #expired_keys
+local expiries, expiry_order = {}, {}
 local function tally(topic, index)
   if not expiries[topic] then
     expiries[topic] = { 0, 0 }
@@ -66,46 +96,68 @@ local function tally(topic, index)
   end
   expiries[topic][index] = expiries[topic][index] + 1
 end
-if #due < batch and not idle then
-  local deadlines = redis.call('ZRANGEBYSCORE', P .. 'reserved', '-inf', num(now), 'WITHSCORES', 'LIMIT', 0,
-    batch - #due)
-  expired = #deadlines / 2
-  if expired > 0 then
-    redis.call('ZREMRANGEBYRANK', P .. 'reserved', 0, expired - 1)
-  end
-  for i = 1, #deadlines, 2 do
-    local jobkey = deadlines[i]
-    local record = redis.call('HGET', KEYS[1], jobkey)
-    if record then
-      local j = decode(record)
-      if j and j.state == 'S' then
-        local topic = topic_of(jobkey)
-        j.due = tonumber(deadlines[i + 1])
-        if j.attempt >= j.max then
-          tally(topic, 2)
-          j.state = 'X'
-          save(jobkey, j)
-          redis.call('ZADD', P .. 'dead:' .. topic, num(now), jobkey)
-          redis.call('HSET', P .. 'errors', jobkey,
-            'TTR of ' .. num(j.ttr) .. ' ms expired on attempt ' .. num(j.attempt) .. ' of ' .. num(j.max))
-          move(topic, 'S', 'X')
-        else
-          tally(topic, 1)
-          j.state = 'R'
-          save(jobkey, j)
-          move(topic, 'S', 'R')
-          collect(topic, jobkey)
+local dead, errors = {}, {}
+if expired > 0 then
+  redis.call('ZREMRANGEBYRANK', P .. 'reserved', 0, expired - 1)
+  for k, jobkey in ipairs(expired_keys) do
+    local j = expired_records[k] and decode(expired_records[k])
+    if j and j.state == 'S' then
+      local topic = topic_of(jobkey)
+      j.due = tonumber(deadlines[2 * k])
+      if j.attempt >= j.max then
+        tally(topic, 2)
+        j.state = 'X'
+        if not dead[topic] then
+          dead[topic] = {}
         end
+        dead[topic][#dead[topic] + 1] = num(now)
+        dead[topic][#dead[topic] + 1] = jobkey
+        errors[#errors + 1] = jobkey
+        errors[#errors + 1] = 'TTR of ' .. num(j.ttr) .. ' ms expired on attempt ' .. num(j.attempt) .. ' of '
+          .. num(j.max)
+        move(topic, 'S', 'X')
+      else
+        tally(topic, 1)
+        j.state = 'R'
+        move(topic, 'S', 'R')
+        collect(topic, jobkey)
       end
+      records[#records + 1] = jobkey
+      records[#records + 1] = encode(j)
     end
   end
 end
-
+call_many('HSET', KEYS[1], records)
+call_many('HSET', P .. 'errors', errors)
+for _, topic in ipairs(expiry_order) do
+  if dead[topic] then
+    call_many('ZADD', P .. 'dead:' .. topic, dead[topic])
+  end
+end
 for _, topic in ipairs(order) do
   push_ready(topic, ready[topic])
 end
-if ARGV[4] == '1' then
-  local stats = redis.call('HGETALL', P .. 'stats')
+
+-- compaction: the entries read leave the head of the list; the live ones go back, in their
+-- order, to the head when the window held the whole list, else to the tail
+for _, c in ipairs(compactions) do
+  redis.call('LTRIM', c.list, c.entries, -1)
+  if c.whole then
+    for i = #c.keep, 1, -CHUNK do
+      local chunk = {}
+      for k = i, math.max(1, i - CHUNK + 1), -1 do
+        chunk[#chunk + 1] = c.keep[k]
+      end
+      redis.call('LPUSH', c.list, unpack(chunk))
+    end
+  else
+    call_many('RPUSH', c.list, c.keep)
+  end
+  count('T', c.topic, -c.dropped)
+end
+
+-- a guard re-check re-announces the topics with READY jobs that got none now
+if guard then
   for i = 1, #stats, 2 do
     local topic = string.match(stats[i], '^R:(.+)$')
     if topic and not ready[topic] and tonumber(stats[i + 1]) > 0 then
@@ -115,7 +167,18 @@ if ARGV[4] == '1' then
   end
 end
 
-local reply = { #due, expired, idle and idle_next or next_due(), now, #order }
+local next_at
+if #due == 0 and expired == 0 then
+  -- nothing moved: the heads read first still stand
+  if d and r then
+    next_at = math.min(d, r)
+  else
+    next_at = d or r or -1
+  end
+else
+  next_at = next_due()
+end
+local reply = { #due, expired, next_at, now, #order }
 for _, topic in ipairs(order) do
   reply[#reply + 1] = topic
 end

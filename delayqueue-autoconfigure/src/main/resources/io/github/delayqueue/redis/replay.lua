@@ -1,8 +1,11 @@
 -- replay.lua: gives DEAD jobs of a topic another life: READY, due now, attempts reset to zero,
 -- the oldest deaths first. The last error stays readable until the job fails again or finishes.
--- KEYS[1] jobs hash
--- ARGV[3] topic, ARGV[4] max jobs, ARGV[5] one job key to replay, or '' for the oldest ones
--- Returns {number of jobs replayed}.
+-- KEYS[1] jobs hash, KEYS[2] guard
+-- ARGV[3] topic, ARGV[4] max jobs (the caller asks for a bounded number per call), ARGV[5] one
+-- job key to replay, or '' for the oldest ones
+-- Dead-list entries whose record is gone, unreadable or not DEAD are dropped (the one job asked
+-- for: an unreadable record refuses the call).
+-- Returns {number of jobs replayed, dead-list entries left}.
 local topic, max = ARGV[3], tonumber(ARGV[4])
 local dead = P .. 'dead:' .. topic
 local one = ARGV[5] ~= ''
@@ -12,24 +15,31 @@ if one then
 else
   jobkeys = redis.call('ZRANGE', dead, 0, max - 1)
 end
+local records = read_many(KEYS[1], jobkeys)
+local jobs = {}
+for k, jobkey in ipairs(jobkeys) do
+  local j = records[k] and (one and readable(jobkey, records[k]) or decode(records[k]))
+  jobs[k] = (j and j.state == 'X') and j or false
+end
+-- writes
 local now = now_ms()
-local replayed = {}
-for _, jobkey in ipairs(jobkeys) do
-  local record = redis.call('HGET', KEYS[1], jobkey)
-  -- the one job asked for: an unreadable record refuses the call before anything is written
-  local j = record and (one and readable(jobkey, record) or decode(record))
-  redis.call('ZREM', dead, jobkey)
-  if j and j.state == 'X' then
+local saved, replayed = {}, {}
+for k, jobkey in ipairs(jobkeys) do
+  local j = jobs[k]
+  if j then
     j.state = 'R'
     j.attempt = 0
     j.token = 0
     j.due = now
-    save(jobkey, j)
-    move(topic, 'X', 'R')
+    saved[#saved + 1] = jobkey
+    saved[#saved + 1] = encode(j)
     replayed[#replayed + 1] = jobkey
+    move(topic, 'X', 'R')
   end
 end
+call_many('ZREM', dead, jobkeys)
+call_many('HSET', KEYS[1], saved)
 if #replayed > 0 then
   push_ready(topic, replayed)
 end
-return { #replayed }
+return { #replayed, redis.call('ZCARD', dead) }

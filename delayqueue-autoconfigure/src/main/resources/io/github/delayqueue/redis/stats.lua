@@ -1,7 +1,8 @@
 -- stats.lua: the figures of one bucket.
--- KEYS[1] jobs hash
+-- KEYS[1] jobs hash, KEYS[2] guard
 -- Returns {now ms, next due ms (-1: none), earliest due of a DELAYED job (-1: none),
---          "<state>:<topic>", count, ..., "O:<topic>", due ms, ...} with state letters D, R, S, X;
+--          "<state>:<topic>", count, ..., "O:<topic>", due ms, ...} with state letters D, R, S, X
+-- and T for the tombstones of a ready list;
 -- "O:<topic>" is the due time of the topic's oldest overdue job: the first live entry of its
 -- ready list, or the bucket's earliest DELAYED job when that is due and the timer has not moved
 -- it yet (the earlier of the two).

@@ -1,11 +1,11 @@
 -- touch.lua: a consumer extends its reservation: the TTR deadline becomes now + ttr.
--- KEYS[1] jobs hash
+-- KEYS[1] jobs hash, KEYS[2] guard
 -- ARGV[3] job key, ARGV[4] token, ARGV[5] ttr ms
 -- Returns {1, new deadline ms} or {0 no such job | -1 stale token, 0}.
 local jobkey = ARGV[3]
-local j, refusal = held(jobkey, ARGV[4])
+local j, refused = held(jobkey, ARGV[4])
 if not j then
-  return { refusal, 0 }
+  return { refused, 0 }
 end
 local deadline = now_ms() + tonumber(ARGV[5])
 redis.call('ZADD', P .. 'reserved', num(deadline), jobkey)

@@ -188,11 +188,17 @@ class DelayQueueEndpointTests {
 			assertThat(Instant.parse(job.get("diedAt").asString()))
 				.isEqualTo(this.template.find("orders", id).orElseThrow().diedAt());
 		}
-		JsonNode second = this.app.get("/actuator/delayqueue/orders?offset=1&limit=1").json().get("deadJobs");
-		assertThat(second.get("offset").asInt()).isEqualTo(1);
+		assertThat(dead.hasNonNull("next")).isFalse();
+		JsonNode first = this.app.get("/actuator/delayqueue/orders?limit=1").json().get("deadJobs");
+		assertThat(first.get("jobs")).hasSize(1);
+		assertThat(first.get("jobs").get(0).get("id").asString())
+			.isEqualTo(dead.get("jobs").get(0).get("id").asString());
+		String cursor = first.get("next").asString();
+		JsonNode second = this.app.get("/actuator/delayqueue/orders?limit=1&cursor=" + cursor).json().get("deadJobs");
 		assertThat(second.get("jobs")).hasSize(1);
 		assertThat(second.get("jobs").get(0).get("id").asString())
 			.isEqualTo(dead.get("jobs").get(1).get("id").asString());
+		assertThat(second.hasNonNull("next")).isFalse();
 
 		JsonNode webhooks = this.app.get("/actuator/delayqueue/webhooks").json();
 		assertFigures(webhooks, 0, 0, 0, 0);
@@ -272,7 +278,7 @@ class DelayQueueEndpointTests {
 		expect(this.app.post("/actuator/delayqueue/orders", "{\"action\":\"replay\",\"max\":1,\"id\":\"d1\"}"), 400,
 				"either id or max");
 		expect(this.app.get("/actuator/delayqueue/orders?limit=5000"), 400, "limit");
-		expect(this.app.get("/actuator/delayqueue/orders?offset=-1"), 400, "offset");
+		expect(this.app.get("/actuator/delayqueue/orders?cursor=nonsense"), 400, "cursor");
 		expect(this.app.get("/actuator/delayqueue/bad%20topic"), 400, "topic");
 		assertThat(this.app.post("/actuator/delayqueue/orders", "{}").status()).isEqualTo(400);
 

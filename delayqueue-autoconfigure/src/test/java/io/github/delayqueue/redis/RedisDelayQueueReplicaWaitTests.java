@@ -4,18 +4,27 @@ import java.time.Duration;
 import java.util.List;
 
 import io.github.delayqueue.core.DelayQueueException;
+import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.JacksonJobPayloadConverter;
+import io.github.delayqueue.support.SteadyProducer;
+import io.github.delayqueue.support.TestConnections;
 import io.github.delayqueue.test.RedisTestServer;
 import io.github.delayqueue.test.RedisTestServers;
+import io.github.delayqueue.test.RespConnection;
+import tools.jackson.databind.json.JsonMapper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static io.github.delayqueue.redis.RedisDelayQueueLifecycleTests.request;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
 
 /**
  * {@code waitReplicas}: a schedule or finish that does not reach the replicas asked for in
@@ -79,6 +88,95 @@ class RedisDelayQueueReplicaWaitTests {
 			.isThrownBy(() -> queue.scheduleAll(List.of(request("acked", "b", "x", Duration.ofHours(1)))));
 		// reads do not wait
 		assertThat(queue.stats().topics().get("acked").delayed()).isEqualTo(2);
+	}
+
+	@Test
+	void bulkAndAsyncSchedulesWaitForAReplicaOnTheConnectionThatWrote() throws Exception {
+		try (RedisTestServer master = RedisTestServers.local().start();
+				RedisTestServer replica = RedisTestServers.local()
+					.argument("--replicaof", master.host(), String.valueOf(master.port()))
+					.argument(debugCommand(master))
+					.start()) {
+			LettuceConnectionFactory lettuce = TestConnections.lettuce(master, Duration.ofSeconds(10));
+			JedisConnectionFactory jedis = new JedisConnectionFactory(
+					new RedisStandaloneConfiguration(master.host(), master.port()));
+			jedis.setUseUnifiedJedis(false);
+			jedis.afterPropertiesSet();
+			jedis.start();
+			RedisDelayQueue viaLettuce = replicated(lettuce, "lettuce");
+			RedisDelayQueue viaJedis = replicated(jedis, "jedis");
+			DelayedJobTemplate template = new DelayedJobTemplate(viaLettuce,
+					new JacksonJobPayloadConverter(JsonMapper.builder().build()));
+			try (RespConnection admin = RespConnection.to(master)) {
+				await().atMost(Duration.ofSeconds(20))
+					.until(() -> String.valueOf(admin.call("INFO", "replication")).contains("state=online"));
+				// the replica answers: every kind of schedule is acknowledged
+				assertThat(viaLettuce.scheduleAll(List.of(request("acked", "in-sync", "x", Duration.ofHours(1)))))
+					.hasSize(1);
+				assertThat(viaJedis.scheduleAll(List.of(request("acked", "in-sync", "x", Duration.ofHours(1)))))
+					.hasSize(1);
+				assertThat(template.job("acked", "async-in-sync").payload("x").delay(Duration.ofHours(1)).scheduleAsync())
+					.succeedsWithin(Duration.ofSeconds(10));
+				// a write on the shared connection that the replica has: a WAIT sent there later would
+				// be answered at once, whatever a pipeline wrote meanwhile
+				viaLettuce.schedule(request("acked", "shared", "x", Duration.ofHours(1)));
+
+				// the replica stops applying writes: none of them may be acknowledged
+				Thread sleeper = new Thread(() -> {
+					try (RespConnection asleep = RespConnection.to(replica)) {
+						asleep.call("DEBUG", "SLEEP", "10");
+					}
+				});
+				sleeper.start();
+				SteadyProducer.pause(Duration.ofMillis(200));
+				for (RedisDelayQueue queue : List.of(viaLettuce, viaJedis)) {
+					assertThatExceptionOfType(DelayQueueException.class)
+						.isThrownBy(() -> queue.scheduleAll(List.of(request("acked", "bulk", "x", Duration.ofHours(1)),
+								request("acked", "bulk-2", "x", Duration.ZERO))))
+						.withMessageContaining("reached 0 of the 1 replicas");
+				}
+				assertThat(template.job("acked", "async").payload("x").delay(Duration.ofHours(1)).scheduleAsync())
+					.failsWithin(Duration.ofSeconds(10))
+					.withThrowableThat()
+					.havingRootCause()
+					.withMessageContaining("reached 0 of the 1 replicas");
+				assertThatExceptionOfType(DelayQueueException.class)
+					.isThrownBy(() -> viaLettuce.schedule(request("acked", "single", "x", Duration.ofHours(1))))
+					.withMessageContaining("reached 0 of the 1 replicas");
+				sleeper.join();
+			}
+			finally {
+				template.close();
+				viaLettuce.stop();
+				viaJedis.stop();
+				lettuce.destroy();
+				jedis.destroy();
+			}
+		}
+	}
+
+	private RedisDelayQueue replicated(RedisConnectionFactory factory, String name) {
+		RedisDelayQueue queue = RedisDelayQueue.builder(factory)
+			.namespace(this.queues.namespace + "-" + name)
+			// no timer: its heartbeats would write on the shared connection while the replica
+			// sleeps, and a WAIT sent there would then wait for them instead of the schedules
+			.timerEnabled(false)
+			.waitReplicas(1)
+			// long enough for a busy machine, shorter than Jedis's 2 s read timeout; the paused
+			// replica sleeps longer than all waits together
+			.waitTimeout(Duration.ofSeconds(1))
+			.build();
+		queue.start();
+		return queue;
+	}
+
+	/** DEBUG is off by default since Redis 7; the embedded 6.2 does not know the option. */
+	private static String[] debugCommand(RedisTestServer server) {
+		try (RespConnection connection = RespConnection.to(server)) {
+			String info = String.valueOf(connection.call("INFO", "server"));
+			boolean seven = info.contains("redis_version:7") || info.contains("redis_version:8");
+			return seven ? new String[] { "--enable-debug-command", "local" } : new String[0];
+		}
 	}
 
 	@Test

@@ -10,6 +10,7 @@ import java.util.UUID;
 import java.util.function.UnaryOperator;
 
 import io.github.delayqueue.support.TestConnections;
+import io.github.delayqueue.test.QueueInvariant;
 import io.github.delayqueue.test.RedisTestServer;
 import io.github.delayqueue.test.RedisTestServers;
 import org.junit.jupiter.api.extension.AfterEachCallback;
@@ -36,6 +37,8 @@ final class RedisQueues implements AutoCloseable, AfterEachCallback {
 
 	Duration commandTimeout = Duration.ofSeconds(5);
 
+	private int lastBuckets = 16;
+
 	RedisQueues(RedisTestServer server) {
 		this.server = server;
 	}
@@ -47,9 +50,33 @@ final class RedisQueues implements AutoCloseable, AfterEachCallback {
 		this(RedisTestServers.shared());
 	}
 
+	private String invariantSkipped;
+
 	@Override
 	public void afterEach(ExtensionContext context) {
 		close();
+		if (this.invariantSkipped == null && context.getExecutionException().isEmpty()) {
+			assertInvariant();
+		}
+	}
+
+	/**
+	 * Checks the queue's invariant on this namespace (see {@link QueueInvariant}); run after
+	 * each test by the extension, with the queues stopped.
+	 */
+	void assertInvariant() {
+		QueueInvariant.assertHolds(this.server, this.namespace, buckets());
+	}
+
+	/**
+	 * Skips the invariant check after this test, which breaks the namespace on purpose.
+	 */
+	void skipInvariant(String reason) {
+		this.invariantSkipped = reason;
+	}
+
+	private int buckets() {
+		return this.queues.isEmpty() ? this.lastBuckets : this.queues.get(0).getBuckets();
 	}
 
 	LettuceConnectionFactory connectionFactory() {
@@ -169,6 +196,9 @@ final class RedisQueues implements AutoCloseable, AfterEachCallback {
 		}
 		for (LettuceConnectionFactory factory : this.factories) {
 			factory.destroy();
+		}
+		if (!this.queues.isEmpty()) {
+			this.lastBuckets = this.queues.get(0).getBuckets();
 		}
 		this.queues.clear();
 		this.factories.clear();

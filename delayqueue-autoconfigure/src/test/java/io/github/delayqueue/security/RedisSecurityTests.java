@@ -41,11 +41,12 @@ class RedisSecurityTests {
 	/**
 	 * The README's ACL rules for namespace {@code secure}, after the user name.
 	 */
-	static final String ACL_RULES = "on >acl-s3cret resetkeys ~{secure:* ~{secure}:* resetchannels &secure:events"
-			+ " -@all +hello +auth +ping +info +subscribe +unsubscribe"
-			+ " +evalsha +eval +script|load +time +publish +hget +hmget +hset +hdel +hgetall +hincrby +incrby"
-			+ " +llen +lpop +lpush +rpush +lrange +zadd +zcard +zrange +zrangebyscore +zrem +zremrangebyrank"
-			+ " +zremrangebyscore +zscore";
+	static final String ACL_RULES = "on >acl-s3cret resetkeys ~{secure}:* ~{secure:[0-9]}:* ~{secure:[0-9][0-9]}:*"
+			+ " ~{secure:[0-9][0-9][0-9]}:* ~{secure:[0-9][0-9][0-9][0-9]}:* ~{secure:[0-9][0-9][0-9][0-9][0-9]}:*"
+			+ " resetchannels &secure:events -@all +hello +auth +ping +info +subscribe +unsubscribe"
+			+ " +evalsha +eval +script|load +wait +time +publish +hget +hmget +hset +hdel +hgetall +hincrby +hscan"
+			+ " +del +incrby +llen +lpush +rpush +lrange +ltrim +zadd +zcard +zrange +zrangebyscore +zrank +zrem"
+			+ " +zremrangebyrank +zremrangebyscore +zscore";
 
 	private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(10);
 
@@ -139,12 +140,20 @@ class RedisSecurityTests {
 						var connection = context.getBean(LettuceConnectionFactory.class).getConnection();
 						assertThatThrownBy(() -> connection.stringCommands().get("other:key".getBytes()))
 							.rootCause().hasMessageContaining("NOPERM");
+						// a namespace that only starts like this one ("secure:x") is not this one's
+						assertThatThrownBy(() -> connection.hashCommands().hGet("{secure:x:1}:jobs".getBytes(), "k".getBytes()))
+							.rootCause().hasMessageContaining("NOPERM");
+						assertThatThrownBy(() -> connection.hashCommands().hGet("{secure:1x}:jobs".getBytes(), "k".getBytes()))
+							.rootCause().hasMessageContaining("NOPERM");
+						// delayqueue.redis.wait-replicas sends WAIT
+						var commands = (io.lettuce.core.api.async.RedisAsyncCommands<?, ?>) connection.getNativeConnection();
+						assertThat(commands.waitForReplication(0, 0).get()).isZero();
 						assertThatThrownBy(() -> connection.serverCommands().flushAll()).rootCause().hasMessageContaining("NOPERM");
 						assertThatThrownBy(() -> connection.publish("other".getBytes(), "x".getBytes()))
 							.rootCause().hasMessageContaining("NOPERM");
 						connection.close();
 					});
-				assertThat(refusedCommands(admin)).as("ACL LOG").contains("get", "flushall", "other");
+				assertThat(refusedCommands(admin)).as("ACL LOG").contains("get", "{secure:x:1}:jobs", "{secure:1x}:jobs", "flushall", "other");
 			}
 			finally {
 				admin.destroy();

@@ -2,8 +2,11 @@ package io.github.delayqueue.test;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 import org.slf4j.Logger;
@@ -23,6 +26,9 @@ public final class RedisTestCluster implements AutoCloseable {
 	public static final int SLOTS = 16_384;
 
 	private final List<RedisTestServer> masters;
+
+	/** Slots moved by {@link #migrateSlot}: slot → index of the master that serves it now. */
+	private final Map<Integer, Integer> moved = new ConcurrentHashMap<>();
 
 	private RedisTestCluster(List<RedisTestServer> masters) {
 		this.masters = masters;
@@ -125,7 +131,19 @@ public final class RedisTestCluster implements AutoCloseable {
 	 * @return the index of its master in {@link #masters()}
 	 */
 	public int masterOf(String key) {
-		int slot = slotOf(key);
+		return masterOfSlot(slotOf(key));
+	}
+
+	/**
+	 * The master that serves a slot.
+	 * @param slot the slot
+	 * @return the index of its master in {@link #masters()}
+	 */
+	public int masterOfSlot(int slot) {
+		Integer movedTo = this.moved.get(slot);
+		if (movedTo != null) {
+			return movedTo;
+		}
 		for (int i = 0; i < this.masters.size(); i++) {
 			if (slot >= firstSlot(i) && slot <= lastSlot(i)) {
 				return i;
@@ -141,6 +159,71 @@ public final class RedisTestCluster implements AutoCloseable {
 	 */
 	public long keyCount(int master) {
 		return Long.parseLong(call(this.masters.get(master), List.of("DBSIZE")).substring(1));
+	}
+
+	/**
+	 * Moves a slot to another master the way {@code redis-cli --cluster reshard} does, with a
+	 * pause before the keys move and between keys, so that clients meet the slot half-moved:
+	 * {@code CLUSTER SETSLOT IMPORTING} on the target, {@code MIGRATING} on the source,
+	 * {@code MIGRATE} of each key, then {@code SETSLOT NODE} on every master.
+	 * @param slot the slot
+	 * @param to the index of the master that serves it afterwards
+	 * @param pause the pause before the first key, between keys and before the slot is handed
+	 * over
+	 * @return how many keys moved
+	 */
+	public int migrateSlot(int slot, int to, Duration pause) {
+		int from = masterOfSlot(slot);
+		if (from == to) {
+			throw new IllegalArgumentException("slot " + slot + " is on master " + to + " already");
+		}
+		RedisTestServer source = this.masters.get(from);
+		RedisTestServer target = this.masters.get(to);
+		String sourceId = call(source, List.of("CLUSTER", "MYID"));
+		String targetId = call(target, List.of("CLUSTER", "MYID"));
+		String number = String.valueOf(slot);
+		int keys = 0;
+		try (RespConnection sourceConnection = RespConnection.to(source)) {
+			call(target, List.of("CLUSTER", "SETSLOT", number, "IMPORTING", sourceId));
+			call(source, List.of("CLUSTER", "SETSLOT", number, "MIGRATING", targetId));
+			sleep(pause);
+			while (true) {
+				List<?> batch = (List<?>) sourceConnection.call("CLUSTER", "GETKEYSINSLOT", number, "1");
+				if (batch.isEmpty()) {
+					break;
+				}
+				String key = (String) batch.get(0);
+				List<String> migrate = new ArrayList<>(List.of("MIGRATE", target.host(), String.valueOf(target.port()),
+						"", "0", "10000"));
+				if (target.password() != null) {
+					migrate.addAll(List.of("AUTH", target.password()));
+				}
+				migrate.addAll(List.of("KEYS", key));
+				sourceConnection.call(migrate);
+				keys++;
+				sleep(pause);
+			}
+			call(target, List.of("CLUSTER", "SETSLOT", number, "NODE", targetId));
+			call(source, List.of("CLUSTER", "SETSLOT", number, "NODE", targetId));
+			for (RedisTestServer other : this.masters) {
+				if (other != source && other != target) {
+					call(other, List.of("CLUSTER", "SETSLOT", number, "NODE", targetId));
+				}
+			}
+		}
+		this.moved.put(slot, to);
+		logger.info("Moved slot {} ({} keys) from master {} to master {}", slot, keys, from, to);
+		return keys;
+	}
+
+	private static void sleep(Duration pause) {
+		try {
+			Thread.sleep(pause.toMillis());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	private int firstSlot(int master) {

@@ -1,0 +1,158 @@
+-- repair.lua: brings one bucket back to the invariant, from its job records: every job is put
+-- into the index its state names (a RESERVED job found in no index is given a deadline of now,
+-- so that it is delivered again), index entries without a job in that state are dropped, and the
+-- state counts are recounted. An operator's tool (after a failure the scripts could not rule
+-- out, or data written by another version): it reads the whole bucket, so its cost grows with
+-- the bucket's jobs.
+-- KEYS[1] jobs hash, KEYS[2] guard
+-- ARGV[3] '1' to write the repairs, '0' to only count them
+-- Returns {jobs, jobs put back into their index, index entries dropped, count fields corrected,
+--          unreadable records}.
+local write = ARGV[3] == '1'
+local now = now_ms()
+
+-- reads
+local function scores(key)
+  local entries = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
+  local map = {}
+  for i = 1, #entries, 2 do
+    map[entries[i]] = tonumber(entries[i + 1])
+  end
+  return map
+end
+local delayed = scores(P .. 'delayed')
+local reserved = scores(P .. 'reserved')
+local stats = redis.call('HGETALL', P .. 'stats')
+local topics, topic_order = {}, {}
+local function topic_info(topic)
+  local info = topics[topic]
+  if not info then
+    info = { dead = scores(P .. 'dead:' .. topic), listed = {}, entries = 0, ready = 0, missing = {} }
+    for _, jobkey in ipairs(redis.call('LRANGE', P .. 'ready:' .. topic, 0, -1)) do
+      info.listed[jobkey] = true
+      info.entries = info.entries + 1
+    end
+    topics[topic] = info
+    topic_order[#topic_order + 1] = topic
+  end
+  return info
+end
+for i = 1, #stats, 2 do
+  local topic = string.match(stats[i], '^%u:(.+)$')
+  if topic then
+    topic_info(topic)
+  end
+end
+
+local counts, jobs, unreadable = {}, 0, 0
+local zadd_delayed, zadd_reserved, zadd_dead = {}, {}, {}
+local state_of = {}
+local cursor = '0'
+repeat
+  local page = redis.call('HSCAN', KEYS[1], cursor, 'COUNT', 1000)
+  cursor = page[1]
+  local fields = page[2]
+  for i = 1, #fields, 2 do
+    local jobkey, record = fields[i], fields[i + 1]
+    local topic = topic_of(jobkey)
+    local j = topic and (state_of[jobkey] == nil) and decode(record)
+    if state_of[jobkey] ~= nil then
+      -- HSCAN may return a field twice
+    elseif not j then
+      unreadable = unreadable + 1
+    else
+      jobs = jobs + 1
+      local info = topic_info(topic)
+      local field = j.state .. ':' .. topic
+      counts[field] = (counts[field] or 0) + 1
+      state_of[jobkey] = j.state
+      if j.state == 'D' then
+        if delayed[jobkey] ~= j.due then
+          zadd_delayed[#zadd_delayed + 1] = num(j.due)
+          zadd_delayed[#zadd_delayed + 1] = jobkey
+        end
+      elseif j.state == 'S' then
+        if not reserved[jobkey] then
+          zadd_reserved[#zadd_reserved + 1] = num(now)
+          zadd_reserved[#zadd_reserved + 1] = jobkey
+        end
+      elseif j.state == 'X' then
+        if not info.dead[jobkey] then
+          zadd_dead[topic] = zadd_dead[topic] or {}
+          zadd_dead[topic][#zadd_dead[topic] + 1] = num(now)
+          zadd_dead[topic][#zadd_dead[topic] + 1] = jobkey
+        end
+      elseif j.state == 'R' then
+        info.ready = info.ready + 1
+        if not info.listed[jobkey] then
+          info.missing[#info.missing + 1] = jobkey
+        end
+      end
+    end
+  end
+until cursor == '0'
+
+local function stale(map, state)
+  local keys = {}
+  for jobkey in pairs(map) do
+    if state_of[jobkey] ~= state then
+      keys[#keys + 1] = jobkey
+    end
+  end
+  return keys
+end
+local zrem_delayed = stale(delayed, 'D')
+local zrem_reserved = stale(reserved, 'S')
+local reindexed = #zadd_delayed / 2 + #zadd_reserved / 2
+local dropped = #zrem_delayed + #zrem_reserved
+local zrem_dead = {}
+for _, topic in ipairs(topic_order) do
+  local info = topics[topic]
+  reindexed = reindexed + #info.missing + (zadd_dead[topic] and #zadd_dead[topic] / 2 or 0)
+  zrem_dead[topic] = stale(info.dead, 'X')
+  dropped = dropped + #zrem_dead[topic]
+  -- every entry that is not a READY job's (listed or put back now) is a tombstone
+  local tombstones = info.entries + #info.missing - info.ready
+  if tombstones > 0 then
+    counts['T:' .. topic] = tombstones
+  end
+end
+local corrected = 0
+local recorded = {}
+for i = 1, #stats, 2 do
+  recorded[stats[i]] = tonumber(stats[i + 1])
+  if counts[stats[i]] ~= tonumber(stats[i + 1]) then
+    corrected = corrected + 1
+  end
+end
+local fields = {}
+for field, n in pairs(counts) do
+  if recorded[field] == nil then
+    corrected = corrected + 1
+  end
+  fields[#fields + 1] = field
+  fields[#fields + 1] = n
+end
+
+-- writes
+if write then
+  call_many('ZADD', P .. 'delayed', zadd_delayed)
+  call_many('ZADD', P .. 'reserved', zadd_reserved)
+  call_many('ZREM', P .. 'delayed', zrem_delayed)
+  call_many('ZREM', P .. 'reserved', zrem_reserved)
+  for _, topic in ipairs(topic_order) do
+    local info = topics[topic]
+    if zadd_dead[topic] then
+      call_many('ZADD', P .. 'dead:' .. topic, zadd_dead[topic])
+    end
+    call_many('ZREM', P .. 'dead:' .. topic, zrem_dead[topic])
+    if #info.missing > 0 then
+      push_ready(topic, info.missing)
+    end
+  end
+  if corrected > 0 then
+    redis.call('DEL', P .. 'stats')
+    call_many('HSET', P .. 'stats', fields)
+  end
+end
+return { jobs, reindexed, dropped, corrected, unreadable }

@@ -1,0 +1,365 @@
+package io.github.delayqueue.test;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The invariant of a delayqueue namespace, checked from the outside against a real Redis:
+ * <ul>
+ * <li>every job record reads, and is in exactly the index its state names: DELAYED in the
+ * bucket's {@code delayed} zset scored by its due time, READY in its topic's ready list (at
+ * least once), RESERVED in the {@code reserved} zset, DEAD in its topic's {@code dead:<topic>}
+ * zset;</li>
+ * <li>every index entry has a record in that state (a ready-list entry that does not is a
+ * tombstone, and the tombstones of a list are counted: the list's length is the topic's READY
+ * jobs plus its tombstones);</li>
+ * <li>the per-state counts in the {@code stats} hash equal the indexes, with no zero or
+ * negative field;</li>
+ * <li>errors are kept only for jobs that exist, tokens never run ahead of the bucket's
+ * counter, the guard key never exists, no key of the bucket is unknown, and the pinned bucket
+ * count is the expected one.</li>
+ * </ul>
+ * It reads the namespace as it is: run it when nothing changes the namespace (after the test's
+ * work, with the queues stopped or idle). It knows the key layout and the job record format of
+ * {@code lib.lua} on its own, so that it catches a script that breaks them.
+ */
+public final class QueueInvariant {
+
+	private static final Pattern RECORD = Pattern
+		.compile("^([A-Z])(\\d*),(\\d+),([0-9a-z]+),([0-9a-z]+),(-?[0-9a-z]+),(\\d*)$");
+
+	private static final int MAX_SHOWN = 40;
+
+	private final List<RespConnection> nodes;
+
+	private final String namespace;
+
+	private final int buckets;
+
+	private QueueInvariant(List<RespConnection> nodes, String namespace, int buckets) {
+		this.nodes = nodes;
+		this.namespace = namespace;
+		this.buckets = buckets;
+	}
+
+	/**
+	 * Checks a namespace on one server and throws when it does not hold.
+	 * @param server the server
+	 * @param namespace the namespace
+	 * @param buckets its bucket count
+	 * @throws AssertionError listing the violations
+	 */
+	public static void assertHolds(RedisTestServer server, String namespace, int buckets) {
+		try (RespConnection connection = RespConnection.to(server)) {
+			new QueueInvariant(List.of(connection), namespace, buckets).assertHolds();
+		}
+	}
+
+	/**
+	 * Checks a namespace on a cluster and throws when it does not hold.
+	 * @param cluster the cluster
+	 * @param namespace the namespace
+	 * @param buckets its bucket count
+	 * @throws AssertionError listing the violations
+	 */
+	public static void assertHolds(RedisTestCluster cluster, String namespace, int buckets) {
+		List<RespConnection> connections = new ArrayList<>();
+		try {
+			for (RedisTestServer master : cluster.masters()) {
+				connections.add(RespConnection.to(master));
+			}
+			new QueueInvariant(connections, namespace, buckets).assertHolds();
+		}
+		finally {
+			connections.forEach(RespConnection::close);
+		}
+	}
+
+	/**
+	 * The violations of a namespace on one server (empty when it holds).
+	 * @param server the server
+	 * @param namespace the namespace
+	 * @param buckets its bucket count
+	 * @return the violations, each a sentence
+	 */
+	public static List<String> violations(RedisTestServer server, String namespace, int buckets) {
+		try (RespConnection connection = RespConnection.to(server)) {
+			return new QueueInvariant(List.of(connection), namespace, buckets).violations();
+		}
+	}
+
+	private void assertHolds() {
+		List<String> violations = violations();
+		if (!violations.isEmpty()) {
+			StringBuilder message = new StringBuilder("The invariant of namespace '" + this.namespace + "' does not hold ("
+					+ violations.size() + " violations):");
+			violations.stream().limit(MAX_SHOWN).forEach((violation) -> message.append("\n  ").append(violation));
+			if (violations.size() > MAX_SHOWN) {
+				message.append("\n  ...");
+			}
+			throw new AssertionError(message.toString());
+		}
+	}
+
+	private List<String> violations() {
+		List<String> violations = new ArrayList<>();
+		Map<Integer, Set<String>> keysByBucket = keysByBucket(violations);
+		Object pinned = call("{" + this.namespace + "}:config", "HGET", "{" + this.namespace + "}:config", "buckets");
+		if (pinned != null && !pinned.equals(String.valueOf(this.buckets))) {
+			violations.add("the namespace's pinned bucket count is " + pinned + ", not " + this.buckets);
+		}
+		for (int bucket = 0; bucket < this.buckets; bucket++) {
+			checkBucket(bucket, keysByBucket.getOrDefault(bucket, Set.of()), violations);
+		}
+		return violations;
+	}
+
+	private Map<Integer, Set<String>> keysByBucket(List<String> violations) {
+		Map<Integer, Set<String>> keys = new TreeMap<>();
+		String prefix = "{" + this.namespace + ":";
+		for (RespConnection node : this.nodes) {
+			String cursor = "0";
+			do {
+				List<?> page = (List<?>) node.call("SCAN", cursor, "MATCH", prefix + "*", "COUNT", "1000");
+				cursor = (String) page.get(0);
+				for (Object item : (List<?>) page.get(1)) {
+					String key = (String) item;
+					int end = key.indexOf("}:");
+					Integer bucket = (end > prefix.length()) ? bucketNumber(key.substring(prefix.length(), end)) : null;
+					if (bucket == null || bucket >= this.buckets) {
+						violations.add("key " + key + " is not a key of one of the " + this.buckets + " buckets");
+					}
+					else {
+						keys.computeIfAbsent(bucket, (b) -> new TreeSet<>()).add(key.substring(end + 2));
+					}
+				}
+			}
+			while (!cursor.equals("0"));
+		}
+		return keys;
+	}
+
+	private static Integer bucketNumber(String text) {
+		if (text.isEmpty() || text.length() > 5 || !text.chars().allMatch(Character::isDigit)) {
+			return null;
+		}
+		return Integer.valueOf(text);
+	}
+
+	private void checkBucket(int bucket, Set<String> keyNames, List<String> violations) {
+		String prefix = "{" + this.namespace + ":" + bucket + "}:";
+		String where = "bucket " + bucket + ": ";
+		Set<String> topics = new TreeSet<>();
+		for (String name : keyNames) {
+			if (name.startsWith("ready:")) {
+				topics.add(name.substring(6));
+			}
+			else if (name.startsWith("dead:")) {
+				topics.add(name.substring(5));
+			}
+			else if (name.equals("guard")) {
+				violations.add(where + "the guard key exists; it must never be written");
+			}
+			else if (!Set.of("jobs", "delayed", "reserved", "stats", "errors", "seq").contains(name)) {
+				violations.add(where + "unknown key " + prefix + name);
+			}
+		}
+		Map<String, Job> jobs = new LinkedHashMap<>();
+		List<?> fields = (List<?>) call(prefix, "HGETALL", prefix + "jobs");
+		for (int i = 0; i + 1 < fields.size(); i += 2) {
+			String jobKey = (String) fields.get(i);
+			Job job = Job.parse((String) fields.get(i + 1));
+			int colon = jobKey.indexOf(':');
+			if (job == null || colon <= 0) {
+				violations.add(where + "job " + jobKey + " has an unreadable record: " + abbreviate((String) fields.get(i + 1)));
+				continue;
+			}
+			jobs.put(jobKey, job);
+			topics.add(jobKey.substring(0, colon));
+		}
+		Map<String, Long> stats = new TreeMap<>();
+		List<?> statFields = (List<?>) call(prefix, "HGETALL", prefix + "stats");
+		for (int i = 0; i + 1 < statFields.size(); i += 2) {
+			String field = (String) statFields.get(i);
+			stats.put(field, Long.parseLong((String) statFields.get(i + 1)));
+			if (field.length() > 2 && field.charAt(1) == ':') {
+				topics.add(field.substring(2));
+			}
+		}
+
+		Map<String, Long> counted = new TreeMap<>();
+		jobs.forEach((jobKey, job) -> counted.merge(job.state + ":" + topicOf(jobKey), 1L, Long::sum));
+
+		// the two zsets of the bucket
+		checkZset(where, prefix + "delayed", 'D', jobs, violations, true);
+		checkZset(where, prefix + "reserved", 'S', jobs, violations, false);
+
+		for (String topic : topics) {
+			checkZset(where, prefix + "dead:" + topic, 'X', jobs, violations, false);
+			List<?> entries = (List<?>) call(prefix, "LRANGE", prefix + "ready:" + topic, "0", "-1");
+			Set<String> listed = new HashSet<>();
+			for (Object entry : entries) {
+				String jobKey = (String) entry;
+				if (!topicOf(jobKey).equals(topic)) {
+					violations.add(where + "ready list of " + topic + " holds " + jobKey + " of another topic");
+				}
+				listed.add(jobKey);
+			}
+			long ready = 0;
+			for (Map.Entry<String, Job> job : jobs.entrySet()) {
+				if (job.getValue().state == 'R' && topicOf(job.getKey()).equals(topic)) {
+					ready++;
+					if (!listed.contains(job.getKey())) {
+						violations.add(where + "READY job " + job.getKey() + " is not in its ready list");
+					}
+				}
+			}
+			long tombstones = entries.size() - ready;
+			if (tombstones > 0) {
+				counted.put("T:" + topic, tombstones);
+			}
+		}
+		// every job in exactly the index of its state: the other zsets must not hold it
+		jobs.forEach((jobKey, job) -> {
+			String topic = topicOf(jobKey);
+			if (job.state == 'X') {
+				requireMember(where, prefix + "dead:" + topic, jobKey, job, violations);
+			}
+			if (job.state != 'D' && job.state != 'R' && job.state != 'S' && job.state != 'X') {
+				violations.add(where + "job " + jobKey + " has the unknown state " + job.state);
+			}
+			if (job.state == 'S' && job.token <= 0) {
+				violations.add(where + "RESERVED job " + jobKey + " has no fencing token");
+			}
+		});
+
+		stats.forEach((field, value) -> {
+			if (value <= 0) {
+				violations.add(where + "stats field " + field + " is " + value + " (zero and negative fields are removed)");
+			}
+		});
+		Set<String> fieldsSeen = new TreeSet<>(stats.keySet());
+		fieldsSeen.addAll(counted.keySet());
+		for (String field : fieldsSeen) {
+			long expected = counted.getOrDefault(field, 0L);
+			long actual = stats.getOrDefault(field, 0L);
+			if (expected != actual) {
+				violations.add(where + "stats field " + field + " is " + actual + " but the indexes hold " + expected);
+			}
+		}
+
+		List<?> errors = (List<?>) call(prefix, "HKEYS", prefix + "errors");
+		for (Object jobKey : errors) {
+			if (!jobs.containsKey(jobKey)) {
+				violations.add(where + "an error is kept for " + jobKey + ", which does not exist");
+			}
+		}
+		Object seq = call(prefix, "GET", prefix + "seq");
+		long counter = (seq != null) ? Long.parseLong((String) seq) : 0;
+		jobs.forEach((jobKey, job) -> {
+			if (job.state == 'S' && job.token > counter) {
+				violations.add(where + "job " + jobKey + " holds token " + job.token + " beyond the counter " + counter);
+			}
+		});
+	}
+
+	/**
+	 * Checks a zset whose members must all be jobs in one state, and (for the two bucket-wide
+	 * zsets) that every job in that state is a member.
+	 */
+	private void checkZset(String where, String key, char state, Map<String, Job> jobs, List<String> violations,
+			boolean scoreIsDue) {
+		List<?> entries = (List<?>) call(key, "ZRANGE", key, "0", "-1", "WITHSCORES");
+		Map<String, Double> members = new HashMap<>();
+		for (int i = 0; i + 1 < entries.size(); i += 2) {
+			String jobKey = (String) entries.get(i);
+			double score = Double.parseDouble((String) entries.get(i + 1));
+			members.put(jobKey, score);
+			Job job = jobs.get(jobKey);
+			if (job == null) {
+				violations.add(where + key + " holds " + jobKey + ", which has no record");
+			}
+			else if (job.state != state) {
+				violations.add(where + key + " holds " + jobKey + ", which is " + job.state + " not " + state);
+			}
+			else if (scoreIsDue && score != job.due) {
+				violations.add(where + key + " scores " + jobKey + " at " + (long) score + " but it is due at " + job.due);
+			}
+		}
+		if (state == 'X') {
+			return;
+		}
+		jobs.forEach((jobKey, job) -> {
+			if (job.state == state && !members.containsKey(jobKey)) {
+				violations.add(where + "job " + jobKey + " is " + state + " but not in " + key);
+			}
+		});
+	}
+
+	private void requireMember(String where, String key, String jobKey, Job job, List<String> violations) {
+		if (call(key, "ZSCORE", key, jobKey) == null) {
+			violations.add(where + "job " + jobKey + " is " + job.state + " but not in " + key);
+		}
+	}
+
+	private static String topicOf(String jobKey) {
+		int colon = jobKey.indexOf(':');
+		return (colon > 0) ? jobKey.substring(0, colon) : "";
+	}
+
+	private static String abbreviate(String text) {
+		return (text.length() > 60) ? text.substring(0, 60) + "..." : text;
+	}
+
+	/**
+	 * Sends a command about a key to the node that serves it (following {@code MOVED}).
+	 */
+	private Object call(String key, String... words) {
+		RespConnection.RespError moved = null;
+		for (RespConnection node : this.nodes) {
+			try {
+				return node.call(words);
+			}
+			catch (RespConnection.RespError ex) {
+				if (!ex.getMessage().startsWith("MOVED") && !ex.getMessage().startsWith("ASK")) {
+					throw ex;
+				}
+				moved = ex;
+			}
+		}
+		throw new IllegalStateException("No node serves " + key + ": " + ((moved != null) ? moved.getMessage() : ""));
+	}
+
+	/**
+	 * The header of a job record.
+	 */
+	private record Job(char state, int attempt, int max, long due, long token) {
+
+		static Job parse(String record) {
+			int newline = record.indexOf('\n');
+			Matcher matcher = RECORD.matcher((newline >= 0) ? record.substring(0, newline) : record);
+			if (newline < 0 || !matcher.matches()) {
+				return null;
+			}
+			long created = Long.parseLong(matcher.group(5), 36);
+			long delay = Long.parseLong(matcher.group(6), 36);
+			return new Job(matcher.group(1).charAt(0), number(matcher.group(2)), Integer.parseInt(matcher.group(3)),
+					created + delay, matcher.group(7).isEmpty() ? 0 : Long.parseLong(matcher.group(7)));
+		}
+
+		private static int number(String text) {
+			return text.isEmpty() ? 0 : Integer.parseInt(text);
+		}
+
+	}
+
+}

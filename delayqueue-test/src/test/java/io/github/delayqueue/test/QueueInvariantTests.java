@@ -1,0 +1,91 @@
+package io.github.delayqueue.test;
+
+import java.util.List;
+import java.util.UUID;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * The invariant checker on namespaces written by hand: it passes a consistent one and names
+ * each kind of break.
+ */
+class QueueInvariantTests {
+
+	private final String namespace = "inv" + UUID.randomUUID().toString().substring(0, 8);
+
+	private final String bucket = "{" + this.namespace + ":0}:";
+
+	private RespConnection redis;
+
+	@BeforeEach
+	void connect() {
+		this.redis = RespConnection.to(RedisTestServers.shared());
+	}
+
+	@AfterEach
+	void close() {
+		this.redis.close();
+	}
+
+	/** A consistent bucket: one job in each state, a tombstone, counts to match. */
+	private void consistent() {
+		// due = created + delay, in base 36: created 1000 ("rs"), delays 100 ("2s") and 0
+		this.redis.call("HSET", this.bucket + "jobs", "t:d", "D,5,1o,rs,2s,\n{}", "t:r", "R,5,1o,rs,0,\n{}", "t:s",
+				"S1,5,1o,rs,0,7\n{}", "t:x", "X2,5,1o,rs,0,3\n{}");
+		this.redis.call("ZADD", this.bucket + "delayed", "1100", "t:d");
+		this.redis.call("ZADD", this.bucket + "reserved", "5000", "t:s");
+		this.redis.call("ZADD", this.bucket + "dead:t", "4000", "t:x");
+		this.redis.call("RPUSH", this.bucket + "ready:t", "t:gone", "t:r");
+		this.redis.call("SET", this.bucket + "seq", "7");
+		this.redis.call("HSET", this.bucket + "errors", "t:x", "boom");
+		this.redis.call("HSET", this.bucket + "stats", "D:t", "1", "R:t", "1", "S:t", "1", "X:t", "1", "T:t", "1");
+	}
+
+	private List<String> violations() {
+		return QueueInvariant.violations(RedisTestServers.shared(), this.namespace, 1);
+	}
+
+	@Test
+	void aConsistentNamespaceHolds() {
+		consistent();
+		assertThat(violations()).isEmpty();
+		QueueInvariant.assertHolds(RedisTestServers.shared(), this.namespace, 1);
+	}
+
+	@Test
+	void eachKindOfBreakIsNamed() {
+		consistent();
+		this.redis.call("ZREM", this.bucket + "delayed", "t:d");
+		this.redis.call("ZADD", this.bucket + "reserved", "9", "t:r");
+		this.redis.call("LREM", this.bucket + "ready:t", "0", "t:r");
+		this.redis.call("HSET", this.bucket + "stats", "X:t", "2");
+		this.redis.call("HSET", this.bucket + "errors", "t:nobody", "boom");
+		this.redis.call("HSET", this.bucket + "jobs", "t:bad", "something else");
+		this.redis.call("SET", this.bucket + "guard", "1");
+		assertThat(violations()).anyMatch((v) -> v.contains("job t:d is D but not in"))
+			.anyMatch((v) -> v.contains("reserved holds t:r, which is R not S"))
+			.anyMatch((v) -> v.contains("READY job t:r is not in its ready list"))
+			.anyMatch((v) -> v.contains("stats field X:t is 2 but the indexes hold 1"))
+			.anyMatch((v) -> v.contains("an error is kept for t:nobody"))
+			.anyMatch((v) -> v.contains("job t:bad has an unreadable record"))
+			.anyMatch((v) -> v.contains("the guard key exists"));
+		assertThatExceptionOfType(AssertionError.class)
+			.isThrownBy(() -> QueueInvariant.assertHolds(RedisTestServers.shared(), this.namespace, 1))
+			.withMessageContaining("does not hold");
+	}
+
+	@Test
+	void aWrongDueScoreAndAMiscountedTombstoneAreNamed() {
+		consistent();
+		this.redis.call("ZADD", this.bucket + "delayed", "1200", "t:d");
+		this.redis.call("RPUSH", this.bucket + "ready:t", "t:gone-too");
+		assertThat(violations()).anyMatch((v) -> v.contains("scores t:d at 1200 but it is due at 1100"))
+			.anyMatch((v) -> v.contains("stats field T:t is 1 but the indexes hold 2"));
+	}
+
+}
