@@ -26,6 +26,7 @@ import org.springframework.messaging.handler.invocation.MethodArgumentResolution
 import org.springframework.messaging.support.MessageBuilder;
 import org.springframework.util.backoff.BackOff;
 import org.springframework.util.backoff.BackOffExecution;
+import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
  * Runs one listener method for one topic: a consumer thread waits for work without
@@ -51,8 +52,6 @@ public class DelayedListenerContainer {
 
 	private static final Duration WAIT = Duration.ofSeconds(1);
 
-	private static final long MAX_ERROR_BACKOFF_MILLIS = 5_000;
-
 	/** The most jobs a handler thread takes at once. */
 	static final int MAX_BATCH = 32;
 
@@ -64,6 +63,8 @@ public class DelayedListenerContainer {
 	private final DelayQueueOperations operations;
 
 	private final InvocableHandlerMethod handler;
+
+	private final BackOff errorBackOff = errorBackOff();
 
 	private Semaphore slots;
 
@@ -246,7 +247,7 @@ public class DelayedListenerContainer {
 	}
 
 	private void consume() {
-		long backoff = 0;
+		BackOffExecution backOff = null;
 		while (this.running) {
 			try {
 				awaitResume();
@@ -272,7 +273,7 @@ public class DelayedListenerContainer {
 					}
 				}
 				this.lastProgressNanos = System.nanoTime();
-				backoff = 0;
+				backOff = null;
 			}
 			catch (InterruptedException ex) {
 				if (!this.running) {
@@ -283,11 +284,14 @@ public class DelayedListenerContainer {
 				if (!this.running) {
 					return;
 				}
-				backoff = Math.min(Math.max(100, backoff * 2), MAX_ERROR_BACKOFF_MILLIS);
+				if (backOff == null) {
+					backOff = this.errorBackOff.start();
+				}
+				long wait = backOff.nextBackOff();
 				logger.warn("Listener '" + this.settings.id() + "' could not reserve jobs of topic '"
-						+ this.settings.topic() + "'; retrying in " + backoff + " ms: " + ex.getMessage());
+						+ this.settings.topic() + "'; retrying in " + wait + " ms: " + ex.getMessage());
 				try {
-					Thread.sleep(backoff);
+					Thread.sleep(wait);
 				}
 				catch (InterruptedException interrupted) {
 					if (!this.running) {
@@ -296,6 +300,15 @@ public class DelayedListenerContainer {
 				}
 			}
 		}
+	}
+
+	/**
+	 * The back-off of the consumer loop after a failure: 100 ms, doubling, at most 5 s.
+	 */
+	private static BackOff errorBackOff() {
+		ExponentialBackOff backOff = new ExponentialBackOff(100, 2);
+		backOff.setMaxInterval(5_000);
+		return backOff;
 	}
 
 	private boolean isTaking() {
