@@ -21,8 +21,9 @@ import org.springframework.core.annotation.AliasFor;
  * Parameters: at most one payload parameter (any type Jackson can read the JSON into:
  * records, generics such as {@code List<Item>}, {@code String}, {@code byte[]},
  * {@code JsonNode}), and/or a {@link io.github.delayqueue.core.DelayedJob} for the job's
- * metadata and {@code touch()}. Returning normally finishes the job; throwing retries it
- * after the back-off until its attempts are used up, then it goes DEAD (or to the
+ * metadata and {@code touch()}. Returning normally finishes the job; throwing (an exception,
+ * or an {@link Error} such as an {@link AssertionError}) retries it after the back-off until
+ * its attempts are used up ({@link #maxAttempts()}), then it goes DEAD (or to the
  * {@link io.github.delayqueue.listener.DelayedJobRecoverer}). A payload that cannot be read
  * into the parameter type, and exceptions listed in {@link #noRetryFor()}, go DEAD at once.
  *

@@ -31,18 +31,23 @@ import org.springframework.util.backoff.ExponentialBackOff;
 /**
  * Runs one listener method for one topic: a consumer thread waits for work without
  * polling, reserves at most as many jobs as it has free slots, and hands each to the
- * handler executor. Outcomes: return → finish; exception → retry after the back-off;
- * attempts used up or not retryable → the {@link DelayedJobRecoverer}. A handler thread
- * finishes its jobs and reserves the next ones of the same bucket in one call
- * ({@link DelayQueueOperations#finishAndReserve}) and runs them: as many as its handlers run
- * in about {@link #BATCH_BUDGET_NANOS} on average (one for slow handlers), so that under load
- * a round trip to Redis serves many jobs, while a slow handler holds no job another thread
- * could run. A successful job is finished when the jobs taken with it have run.
+ * handler executor. Outcomes: return → finish; any {@link Throwable} (an exception or an
+ * {@link Error} such as {@link AssertionError}) → retry after the back-off; attempts used up
+ * or not retryable → the {@link DelayedJobRecoverer}.
  *
  * <p>
- * {@link #stop(Runnable)} stops reserving, lets running handlers finish within the shutdown
- * timeout and gives jobs that were reserved but not started back at once (READY again,
- * attempt not counted). Not a bean: the
+ * A handler thread finishes its jobs and reserves the next ones of the same bucket in one
+ * call ({@link DelayQueueOperations#finishAndReserve}) and runs them: as many as its handlers
+ * run in about {@link #BATCH_BUDGET_NANOS} on average (one for slow handlers), so that under
+ * load a round trip to Redis serves many jobs, while a slow handler holds no job another
+ * thread could run. A successful job is finished when the jobs taken with it have run.
+ *
+ * <p>
+ * The consumer loop outlives any failure of a Redis call (errors included): it logs, backs
+ * off exponentially from 100 ms to 5 s, and retries; {@link #getLastProgressNanos()} stands
+ * still meanwhile, so that health checks see it. {@link #stop(Runnable)} stops reserving,
+ * lets running handlers finish within the shutdown timeout and gives jobs that were reserved
+ * but not started back at once (READY again, attempt not counted). Not a bean: the
  * {@link io.github.delayqueue.config.DelayedListenerEndpointRegistry} manages containers.
  * Thread-safe.
  */
@@ -160,7 +165,8 @@ public class DelayedListenerContainer {
 	 * When the container last made progress, by {@link System#nanoTime()}: the consumer
 	 * loop completed a round (a reserve, or a wait for work that timed out; about every
 	 * second when idle or paused), or a handler returned. It stands still only while
-	 * every handler slot is taken by a handler that does not return, or the loop is stuck.
+	 * every handler slot is taken by a handler that does not return, or the loop is stuck or
+	 * failing (every reserve throws: the loop backs off and retries, at most 5 s apart).
 	 * @return the nano time
 	 */
 	public long getLastProgressNanos() {
@@ -262,34 +268,38 @@ public class DelayedListenerContainer {
 				finally {
 					this.slots.release(free - jobs.size());
 				}
-				for (ReservedJob job : jobs) {
-					if (isTaking()) {
-						this.executor.execute(() -> run(job));
-					}
-					else {
-						// paused or stopped while the reserve was under way: give it back unstarted
-						giveBack(job);
-						this.slots.release();
-					}
-				}
+				dispatch(jobs);
 				this.lastProgressNanos = System.nanoTime();
-				backOff = null;
+				if (backOff != null) {
+					logger.info("Listener '" + this.settings.id() + "' reserves jobs of topic '"
+							+ this.settings.topic() + "' again");
+					backOff = null;
+				}
 			}
 			catch (InterruptedException ex) {
 				if (!this.running) {
 					return;
 				}
 			}
-			catch (RuntimeException ex) {
+			catch (Throwable ex) {
+				// an Error from a Redis client (a class missing at run time, a stack overflow)
+				// must not end the loop either: nothing else would reserve this topic's jobs
 				if (!this.running) {
 					return;
 				}
-				if (backOff == null) {
+				boolean first = (backOff == null);
+				if (first) {
 					backOff = this.errorBackOff.start();
 				}
 				long wait = backOff.nextBackOff();
-				logger.warn("Listener '" + this.settings.id() + "' could not reserve jobs of topic '"
-						+ this.settings.topic() + "'; retrying in " + wait + " ms: " + ex.getMessage());
+				String message = "Listener '" + this.settings.id() + "' could not reserve jobs of topic '"
+						+ this.settings.topic() + "'; retrying in " + wait + " ms";
+				if (first) {
+					logger.warn(message, ex);
+				}
+				else {
+					logger.warn(message + ": " + ex);
+				}
 				try {
 					Thread.sleep(wait);
 				}
@@ -299,6 +309,32 @@ public class DelayedListenerContainer {
 					}
 				}
 			}
+		}
+	}
+
+	/**
+	 * Hands reserved jobs to handler threads (a free slot for each was taken); gives back
+	 * those that cannot start: the container was paused or stopped while the reserve was
+	 * under way, or the executor takes no more work.
+	 */
+	private void dispatch(List<ReservedJob> jobs) {
+		for (ReservedJob job : jobs) {
+			if (!isTaking() || !execute(job)) {
+				giveBack(job);
+				this.slots.release();
+			}
+		}
+	}
+
+	private boolean execute(ReservedJob job) {
+		try {
+			this.executor.execute(() -> run(job));
+			return true;
+		}
+		catch (Throwable ex) {
+			logger.warn("Listener '" + this.settings.id() + "' could not start a handler for job " + job.id()
+					+ " of topic " + job.topic() + "; giving it back: " + ex);
+			return false;
 		}
 	}
 
@@ -348,30 +384,39 @@ public class DelayedListenerContainer {
 								+ job.topic() + ": its TTR ran out while earlier jobs of its batch ran");
 						continue;
 					}
-					this.inFlight.incrementAndGet();
-					long start = System.nanoTime();
-					try {
-						if (handle(job)) {
-							succeeded.add(job);
-						}
-					}
-					catch (RuntimeException ex) {
-						logger.error("Listener '" + this.settings.id() + "' could not settle job " + job.id() + " of topic "
-								+ job.topic() + " (it is redelivered after its TTR)", ex);
-					}
-					finally {
-						this.inFlight.decrementAndGet();
-						long now = System.nanoTime();
-						this.lastProgressNanos = now;
-						learn(now - start);
+					if (runJob(job)) {
+						succeeded.add(job);
 					}
 				}
-				batch = succeeded.isEmpty() ? List.of() : finish(succeeded);
+				batch = succeeded.isEmpty() ? List.of() : finish(succeeded, isTaking() ? nextBatch() : 0);
 				chained = true;
 			}
 		}
 		finally {
 			this.slots.release();
+		}
+	}
+
+	/**
+	 * Runs one job and settles a failure in Redis; never throws.
+	 * @return {@code true} when it succeeded and is yet to be finished
+	 */
+	private boolean runJob(ReservedJob job) {
+		this.inFlight.incrementAndGet();
+		long start = System.nanoTime();
+		try {
+			return handle(job);
+		}
+		catch (Throwable ex) {
+			logger.error("Listener '" + this.settings.id() + "' could not settle job " + job.id() + " of topic "
+					+ job.topic() + " (it is redelivered after its TTR)", ex);
+			return false;
+		}
+		finally {
+			this.inFlight.decrementAndGet();
+			long now = System.nanoTime();
+			this.lastProgressNanos = now;
+			learn(now - start);
 		}
 	}
 
@@ -385,20 +430,19 @@ public class DelayedListenerContainer {
 	}
 
 	/**
-	 * Finishes successful jobs; while this container takes work, reserves the next jobs of
-	 * the same bucket in the same call, for this handler thread to run.
+	 * Finishes successful jobs and reserves up to {@code next} jobs of the same bucket in the
+	 * same call, for this handler thread to run; never throws.
 	 */
-	private List<ReservedJob> finish(List<ReservedJob> jobs) {
+	private List<ReservedJob> finish(List<ReservedJob> jobs, int next) {
 		try {
-			FinishResult result = this.operations.finishAndReserve(jobs, isTaking() ? nextBatch() : 0,
-					this.settings.ttr());
+			FinishResult result = this.operations.finishAndReserve(jobs, next, this.settings.ttr());
 			for (ReservedJob stale : result.stale()) {
 				logger.warn("Listener '" + this.settings.id() + "' finished job " + stale.id() + " of topic "
 						+ stale.topic() + " after its reservation was lost (TTR ran out, or it was cancelled or replaced)");
 			}
 			return result.next();
 		}
-		catch (RuntimeException ex) {
+		catch (Throwable ex) {
 			logger.error("Listener '" + this.settings.id() + "' could not finish " + jobs.size() + " job(s) of topic "
 					+ this.settings.topic() + " (they are redelivered after their TTR)", ex);
 			return List.of();
@@ -427,9 +471,9 @@ public class DelayedListenerContainer {
 				logger.debug("Gave back unstarted job " + job.id() + " of topic " + job.topic());
 			}
 		}
-		catch (RuntimeException ex) {
+		catch (Throwable ex) {
 			logger.warn("Listener '" + this.settings.id() + "' could not give back job " + job.id() + " of topic "
-					+ job.topic() + " (it is redelivered after its TTR): " + ex.getMessage());
+					+ job.topic() + " (it is redelivered after its TTR): " + ex);
 		}
 	}
 
@@ -443,15 +487,9 @@ public class DelayedListenerContainer {
 			.setHeader(DelayedJobArgumentResolver.TTR_HEADER, job.ttr())
 			.build();
 		long start = System.nanoTime();
-		Throwable failure = null;
-		try {
-			this.handler.invoke(message);
-			observe(job, start, "success", null);
-		}
-		catch (Exception ex) {
-			failure = ex;
-		}
+		Throwable failure = invoke(message);
 		if (failure == null) {
+			observe(job, start, "success", null);
 			return true;
 		}
 		int maxAttempts = (this.settings.maxAttempts() != null) ? this.settings.maxAttempts() : job.maxAttempts();
@@ -473,12 +511,33 @@ public class DelayedListenerContainer {
 		return false;
 	}
 
+	/**
+	 * Invokes the listener method.
+	 * @return what it threw, or {@code null} when it returned: an {@link Error} (an
+	 * {@link AssertionError}, a {@link StackOverflowError}, a class missing at run time) is a
+	 * failure of the job like any exception
+	 */
+	private Throwable invoke(Message<byte[]> message) {
+		try {
+			this.handler.invoke(message);
+			return null;
+		}
+		catch (Throwable ex) {
+			return ex;
+		}
+	}
 
 	private void observe(ReservedJob job, long start, String outcome, Throwable failure) {
 		DelayQueueObserver observer = this.settings.observer();
 		if (observer != null) {
-			observer.handled(job.topic(), Duration.ofNanos(System.nanoTime() - start), outcome,
-					(failure != null) ? unwrap(failure) : null);
+			try {
+				observer.handled(job.topic(), Duration.ofNanos(System.nanoTime() - start), outcome,
+						(failure != null) ? unwrap(failure) : null);
+			}
+			catch (RuntimeException ex) {
+				// metrics must not decide a job's fate
+				logger.debug("Observer of listener '" + this.settings.id() + "' failed", ex);
+			}
 		}
 	}
 
@@ -491,21 +550,18 @@ public class DelayedListenerContainer {
 	}
 
 	/**
-	 * Hands an exhausted job to the recoverer, or dead-letters it.
+	 * Hands an exhausted job to the recoverer, or dead-letters it: also when the recoverer
+	 * throws, an {@link Error} included.
 	 * @return the outcome: {@code recovered}, {@code dead} or {@code stale}
 	 */
 	private String recover(ReservedJob job, Throwable failure) {
 		DelayedJobRecoverer recoverer = this.settings.recoverer();
-		if (recoverer != null) {
-			try {
-				recoverer.recover(job, failure);
-				this.operations.finish(job);
-				return "recovered";
+		if (recoverer != null && recovered(recoverer, job, failure)) {
+			if (!this.operations.finish(job)) {
+				logger.warn("Listener '" + this.settings.id() + "' recovered job " + job.id() + " of topic "
+						+ job.topic() + " after its reservation was lost (TTR ran out, or it was cancelled or replaced)");
 			}
-			catch (Exception ex) {
-				logger.warn("Recoverer of listener '" + this.settings.id() + "' failed for job " + job.id()
-						+ "; dead-lettering it in Redis", ex);
-			}
+			return "recovered";
 		}
 		FailResult result = this.operations.kill(job, describe(failure));
 		if (result == FailResult.DEAD) {
@@ -513,6 +569,18 @@ public class DelayedListenerContainer {
 					+ describe(failure));
 		}
 		return outcome(result);
+	}
+
+	private boolean recovered(DelayedJobRecoverer recoverer, ReservedJob job, Throwable failure) {
+		try {
+			recoverer.recover(job, failure);
+			return true;
+		}
+		catch (Throwable ex) {
+			logger.warn("Recoverer of listener '" + this.settings.id() + "' failed for job " + job.id()
+					+ "; dead-lettering it in Redis", ex);
+			return false;
+		}
 	}
 
 	private long backOff(int attempt) {
