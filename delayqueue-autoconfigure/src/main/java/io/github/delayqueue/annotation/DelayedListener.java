@@ -73,7 +73,14 @@ public @interface DelayedListener {
 
 	/**
 	 * Most deliveries before a job is DEAD. Default: each job's own (set when it was
-	 * scheduled).
+	 * scheduled, {@code delayqueue.default-max-attempts} unless the producer said otherwise).
+	 * <p>
+	 * When set, it replaces the job's own limit, above or below it, from the delivery to this
+	 * listener on: each reservation stores it with the job, so one limit decides everywhere.
+	 * The handler's {@code DelayedJob.maxAttempts()} reports it, a failure before it is retried
+	 * after the back-off, a failure of the last attempt goes to the recoverer (or DEAD), and a
+	 * TTR that runs out on the last attempt makes the job DEAD in Redis. The stored limit stays
+	 * with the job until a consumer that sets a limit of its own reserves it.
 	 * @return the attempts
 	 */
 	String maxAttempts() default "";

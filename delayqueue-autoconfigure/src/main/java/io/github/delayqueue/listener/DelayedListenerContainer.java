@@ -33,7 +33,10 @@ import org.springframework.util.backoff.ExponentialBackOff;
  * polling, reserves at most as many jobs as it has free slots, and hands each to the
  * handler executor. Outcomes: return → finish; any {@link Throwable} (an exception or an
  * {@link Error} such as {@link AssertionError}) → retry after the back-off; attempts used up
- * or not retryable → the {@link DelayedJobRecoverer}.
+ * or not retryable → the {@link DelayedJobRecoverer}. Retry or recover is decided with the
+ * job's {@link ReservedJob#maxAttempts()}: the listener's {@code maxAttempts}, when set, is
+ * passed to the reservation and so stored with the job, and Redis makes a job DEAD by the
+ * same limit when a failure or a TTR expiry uses up its last attempt.
  *
  * <p>
  * A handler thread finishes its jobs and reserves the next ones of the same bucket in one
@@ -99,7 +102,8 @@ public class DelayedListenerContainer {
 	 * @param topic the topic
 	 * @param concurrency how many handlers run at once
 	 * @param ttr the reservation TTR, or {@code null} for each job's own
-	 * @param maxAttempts the attempts, or {@code null} for each job's own
+	 * @param maxAttempts the attempts, or {@code null} for each job's own; stored with each job
+	 * this container reserves, so that it is the job's limit everywhere
 	 * @param backOff the retry back-off
 	 * @param noRetryFor exceptions that are never retried (conversion failures always are not)
 	 * @param recoverer what to do with exhausted jobs, or {@code null} to dead-letter them in
@@ -262,7 +266,8 @@ public class DelayedListenerContainer {
 				List<ReservedJob> jobs = List.of();
 				try {
 					if (isTaking() && this.operations.awaitWork(this.settings.topic(), WAIT) && isTaking()) {
-						jobs = this.operations.reserve(this.settings.topic(), free, this.settings.ttr());
+						jobs = this.operations.reserve(this.settings.topic(), free, this.settings.ttr(),
+								this.settings.maxAttempts());
 					}
 				}
 				finally {
@@ -435,7 +440,8 @@ public class DelayedListenerContainer {
 	 */
 	private List<ReservedJob> finish(List<ReservedJob> jobs, int next) {
 		try {
-			FinishResult result = this.operations.finishAndReserve(jobs, next, this.settings.ttr());
+			FinishResult result = this.operations.finishAndReserve(jobs, next, this.settings.ttr(),
+					this.settings.maxAttempts());
 			for (ReservedJob stale : result.stale()) {
 				logger.warn("Listener '" + this.settings.id() + "' finished job " + stale.id() + " of topic "
 						+ stale.topic() + " after its reservation was lost (TTR ran out, or it was cancelled or replaced)");
@@ -492,8 +498,8 @@ public class DelayedListenerContainer {
 			observe(job, start, "success", null);
 			return true;
 		}
-		int maxAttempts = (this.settings.maxAttempts() != null) ? this.settings.maxAttempts() : job.maxAttempts();
-		long backOff = (job.attempt() < maxAttempts && isRetryable(failure)) ? backOff(job.attempt()) : -1;
+		// one limit: the job's own, or the listener's that the reservation stored with it
+		long backOff = (job.attempt() < job.maxAttempts() && isRetryable(failure)) ? backOff(job.attempt()) : -1;
 		if (backOff < 0) {
 			observe(job, start, recover(job, failure), failure);
 			return false;
