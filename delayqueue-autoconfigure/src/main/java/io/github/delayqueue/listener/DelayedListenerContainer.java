@@ -1,10 +1,12 @@
 package io.github.delayqueue.listener;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -43,7 +45,11 @@ import org.springframework.util.backoff.ExponentialBackOff;
  * call ({@link DelayQueueOperations#finishAndReserve}) and runs them: as many as its handlers
  * run in about {@link #BATCH_BUDGET_NANOS} on average (one for slow handlers), so that under
  * load a round trip to Redis serves many jobs, while a slow handler holds no job another
- * thread could run. A successful job is finished when the jobs taken with it have run.
+ * thread could run. A successful job is finished when the jobs taken with it have run; when
+ * a batch runs longer than {@link #SETTLE_AFTER_NANOS} (or half the shortest TTR of its jobs),
+ * a settler thread finishes what succeeded so far and gives back the jobs not started yet,
+ * while the job that runs goes on: a handler that stalls neither lets finished jobs outlive
+ * their TTR (and run twice) nor holds jobs that another consumer could run.
  *
  * <p>
  * The consumer loop outlives any failure of a Redis call (errors included): it logs, backs
@@ -65,6 +71,12 @@ public class DelayedListenerContainer {
 
 	/** How long, on average, the handlers of one batch may run together. */
 	static final long BATCH_BUDGET_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+
+	/**
+	 * How long a batch may run before what succeeded is finished and what has not started is
+	 * given back (or half the shortest TTR of its jobs, when that is less).
+	 */
+	static final long SETTLE_AFTER_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
 	private final Settings settings;
 
@@ -94,6 +106,8 @@ public class DelayedListenerContainer {
 	private Thread consumer;
 
 	private ExecutorService executor;
+
+	private ScheduledThreadPoolExecutor settler;
 
 	/**
 	 * What a container needs to know.
@@ -186,6 +200,12 @@ public class DelayedListenerContainer {
 		this.running = true;
 		this.executor = Executors.newFixedThreadPool(this.settings.concurrency(),
 				this.settings.threadFactory());
+		this.settler = new ScheduledThreadPoolExecutor(1, (task) -> {
+			Thread thread = this.settings.threadFactory().newThread(task);
+			thread.setName("delayqueue-" + this.settings.id() + "-settler");
+			return thread;
+		});
+		this.settler.setRemoveOnCancelPolicy(true);
 		this.consumer = this.settings.threadFactory().newThread(this::consume);
 		this.consumer.setName("delayqueue-" + this.settings.id());
 		this.consumer.start();
@@ -221,6 +241,7 @@ public class DelayedListenerContainer {
 	public void stop(Runnable callback) {
 		Thread consumerThread;
 		ExecutorService handlers;
+		ScheduledThreadPoolExecutor settlers;
 		synchronized (this) {
 			if (!this.running) {
 				callback.run();
@@ -230,6 +251,7 @@ public class DelayedListenerContainer {
 			this.stopping = true;
 			consumerThread = this.consumer;
 			handlers = this.executor;
+			settlers = this.settler;
 		}
 		// wake the consumer without interrupting a reserve call in flight
 		this.slots.release(this.settings.concurrency());
@@ -246,10 +268,16 @@ public class DelayedListenerContainer {
 						+ this.settings.shutdownTimeout() + "; interrupting them (their jobs are redelivered after TTR)");
 				handlers.shutdownNow();
 			}
+			// a batch settled early may still be finishing its jobs
+			settlers.shutdown();
+			if (!settlers.awaitTermination(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+				settlers.shutdownNow();
+			}
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			handlers.shutdownNow();
+			settlers.shutdownNow();
 		}
 		finally {
 			callback.run();
@@ -367,39 +395,85 @@ public class DelayedListenerContainer {
 
 	/**
 	 * Runs a job on a handler thread, then the jobs that finishing it reserved, while this
-	 * container is taking work: the slot stays taken until no job follows. Successful jobs
-	 * are finished together when the jobs taken with them have run.
+	 * container is taking work: the slot stays taken until no job follows.
 	 */
 	private void run(ReservedJob first) {
-		List<ReservedJob> batch = List.of(first);
-		boolean chained = false;
 		try {
-			while (!batch.isEmpty()) {
-				long received = System.nanoTime();
-				List<ReservedJob> succeeded = new ArrayList<>(batch.size());
-				for (ReservedJob job : batch) {
-					if (this.stopping || (chained && !isTaking())) {
-						giveBack(job);
-						continue;
-					}
-					if (expired(job, received)) {
-						// a handler before it in the batch ran past this job's TTR: it is (or is about to
-						// be) delivered again, so running it here as well would run it twice
-						logger.warn("Listener '" + this.settings.id() + "' skipped job " + job.id() + " of topic "
-								+ job.topic() + ": its TTR ran out while earlier jobs of its batch ran");
-						continue;
-					}
-					if (runJob(job)) {
-						succeeded.add(job);
-					}
-				}
-				batch = succeeded.isEmpty() ? List.of() : finish(succeeded, isTaking() ? nextBatch() : 0);
+			List<ReservedJob> jobs = List.of(first);
+			boolean chained = false;
+			while (!jobs.isEmpty()) {
+				jobs = runBatch(new JobBatch(jobs, System.nanoTime()), chained);
 				chained = true;
 			}
 		}
 		finally {
 			this.slots.release();
 		}
+	}
+
+	/**
+	 * Runs the jobs of a batch one after the other, then finishes those that succeeded and,
+	 * while this container takes work, reserves the next batch in the same call. A batch
+	 * that runs long is settled early by the settler thread ({@link #settleEarly}).
+	 * @return the next batch, possibly none
+	 */
+	private List<ReservedJob> runBatch(JobBatch batch, boolean chained) {
+		ScheduledFuture<?> settle = (batch.size() > 1) ? scheduleSettle(batch) : null;
+		try {
+			for (ReservedJob job = batch.claimNext(); job != null; job = batch.claimNext()) {
+				if (this.stopping || (chained && !isTaking())) {
+					giveBack(job);
+				}
+				else if (expired(job, batch.receivedNanos())) {
+					// the settler was late: a handler before it in the batch ran past this job's TTR,
+					// so it is (or is about to be) delivered again, and running it here as well would
+					// run it twice
+					logger.warn("Listener '" + this.settings.id() + "' skipped job " + job.id() + " of topic "
+							+ job.topic() + ": its TTR ran out while earlier jobs of its batch ran");
+				}
+				else if (runJob(job)) {
+					batch.succeeded(job);
+				}
+			}
+		}
+		finally {
+			if (settle != null) {
+				settle.cancel(false);
+			}
+		}
+		List<ReservedJob> succeeded = batch.takeSucceeded();
+		return succeeded.isEmpty() ? List.of() : finish(succeeded, isTaking() ? nextBatch() : 0);
+	}
+
+	private ScheduledFuture<?> scheduleSettle(JobBatch batch) {
+		long delay = batch.settleAfterNanos(SETTLE_AFTER_NANOS) - (System.nanoTime() - batch.receivedNanos());
+		try {
+			return this.settler.schedule(() -> settleEarly(batch), Math.max(0, delay), TimeUnit.NANOSECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			// stopped: the handler thread settles the batch itself when its job returns
+			return null;
+		}
+	}
+
+	/**
+	 * Settles a batch that runs longer than planned while its current job still runs:
+	 * finishes the jobs that succeeded, so that none outlives its TTR and runs a second time,
+	 * and gives back the jobs not started, READY at once for any consumer, with no attempt
+	 * used. Runs on the settler thread.
+	 */
+	private void settleEarly(JobBatch batch) {
+		List<ReservedJob> unstarted = batch.takeUnstarted();
+		List<ReservedJob> succeeded = batch.takeSucceeded();
+		if (logger.isDebugEnabled()) {
+			logger.debug("Listener '" + this.settings.id() + "' settles a batch running for "
+					+ TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - batch.receivedNanos()) + " ms: finishing "
+					+ succeeded.size() + " job(s), giving back " + unstarted.size());
+		}
+		if (!succeeded.isEmpty()) {
+			finish(succeeded, 0);
+		}
+		unstarted.forEach(this::giveBack);
 	}
 
 	/**

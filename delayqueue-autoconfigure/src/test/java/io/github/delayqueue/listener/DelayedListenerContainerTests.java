@@ -10,6 +10,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
@@ -164,6 +165,60 @@ class DelayedListenerContainerTests {
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.template.find(TOPIC, "job").isEmpty());
 		assertThat(this.listener.attempts("job")).containsExactly(1);
 		assertThat(container.getLastProgressNanos() - progress).isPositive();
+	}
+
+	// ------------------------------------------------------------------ a slow job in a batch
+
+	@Test
+	void successesOfABatchAreFinishedBeforeASlowJobAfterThemOutlivesTheirTtr() {
+		forceBatches();
+		this.listener.behaviour = (job) -> {
+			if (job.id().equals("slow") && job.attempt() == 1) {
+				Thread.sleep(1500);
+			}
+		};
+		// "lead" is reserved alone; finishing it takes "early" and "slow" as one batch
+		schedule("lead", "early", "slow");
+		start(Duration.ofSeconds(1), null, null);
+		await().atMost(Duration.ofSeconds(15)).until(() -> pendingJobs() == 0);
+		assertThat(this.listener.attempts("early")).as("run once, finished before its TTR ran out").containsExactly(1);
+		// the slow job outlived its own TTR: delivered again, its late finish refused
+		assertThat(this.listener.attempts("slow")).containsExactly(1, 2);
+	}
+
+	@Test
+	void jobsOfABatchNotStartedWhenAJobStallsAreGivenBackWithoutUsingAnAttempt() {
+		forceBatches();
+		this.listener.behaviour = (job) -> {
+			if (job.id().equals("slow") && job.attempt() == 1) {
+				Thread.sleep(1500);
+			}
+		};
+		schedule("lead", "early", "slow", "late");
+		start(Duration.ofSeconds(1), null, null);
+		await().atMost(Duration.ofSeconds(15)).until(() -> pendingJobs() == 0);
+		assertThat(this.listener.attempts("late")).as("given back unstarted, not left to expire").containsExactly(1);
+	}
+
+	@Test
+	void fastHandlersStillFinishManyJobsPerRoundTrip() {
+		AtomicInteger calls = new AtomicInteger();
+		AtomicInteger finished = new AtomicInteger();
+		this.operations.intercept("finishAndReserve", (args, invocation) -> {
+			calls.incrementAndGet();
+			finished.addAndGet(((List<?>) args[0]).size());
+			return invocation.proceed(args);
+		});
+		List<DelayedJobTemplate.JobBuilder> jobs = new ArrayList<>();
+		for (int i = 0; i < 1000; i++) {
+			jobs.add(this.template.job(TOPIC, "fast-" + i).payload("x").delay(Duration.ZERO));
+		}
+		this.template.scheduleAll(jobs);
+		start(null, null, null);
+		await().atMost(Duration.ofSeconds(30)).until(() -> pendingJobs() == 0);
+		assertThat(this.listener.attempts).hasSize(1000).allSatisfy((id, attempts) -> assertThat(attempts).containsExactly(1));
+		assertThat(finished).hasValueGreaterThanOrEqualTo(999);
+		assertThat(finished.get() / calls.get()).as("jobs finished per finishAndReserve call").isGreaterThanOrEqualTo(8);
 	}
 
 	// ------------------------------------------------------------------ stop and Redis failures
