@@ -21,8 +21,9 @@ import org.springframework.core.annotation.AliasFor;
  * Parameters: at most one payload parameter (any type Jackson can read the JSON into:
  * records, generics such as {@code List<Item>}, {@code String}, {@code byte[]},
  * {@code JsonNode}), and/or a {@link io.github.delayqueue.core.DelayedJob} for the job's
- * metadata and {@code touch()}. Returning normally finishes the job; throwing retries it
- * after the back-off until its attempts are used up, then it goes DEAD (or to the
+ * metadata and {@code touch()}. Returning normally finishes the job; throwing (an exception,
+ * or an {@link Error} such as an {@link AssertionError}) retries it after the back-off until
+ * its attempts are used up ({@link #maxAttempts()}), then it goes DEAD (or to the
  * {@link io.github.delayqueue.listener.DelayedJobRecoverer}). A payload that cannot be read
  * into the parameter type, and exceptions listed in {@link #noRetryFor()}, go DEAD at once.
  *
@@ -72,7 +73,14 @@ public @interface DelayedListener {
 
 	/**
 	 * Most deliveries before a job is DEAD. Default: each job's own (set when it was
-	 * scheduled).
+	 * scheduled, {@code delayqueue.default-max-attempts} unless the producer said otherwise).
+	 * <p>
+	 * When set, it replaces the job's own limit, above or below it, from the delivery to this
+	 * listener on: each reservation stores it with the job, so one limit decides everywhere.
+	 * The handler's {@code DelayedJob.maxAttempts()} reports it, a failure before it is retried
+	 * after the back-off, a failure of the last attempt goes to the recoverer (or DEAD), and a
+	 * TTR that runs out on the last attempt makes the job DEAD in Redis. The stored limit stays
+	 * with the job until a consumer that sets a limit of its own reserves it.
 	 * @return the attempts
 	 */
 	String maxAttempts() default "";

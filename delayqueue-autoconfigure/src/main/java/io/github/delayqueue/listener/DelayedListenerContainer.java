@@ -1,10 +1,12 @@
 package io.github.delayqueue.listener;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -26,22 +28,35 @@ import org.springframework.messaging.handler.invocation.MethodArgumentResolution
 import org.springframework.messaging.support.MessageBuilder;
 import org.springframework.util.backoff.BackOff;
 import org.springframework.util.backoff.BackOffExecution;
+import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
  * Runs one listener method for one topic: a consumer thread waits for work without
  * polling, reserves at most as many jobs as it has free slots, and hands each to the
- * handler executor. Outcomes: return → finish; exception → retry after the back-off;
- * attempts used up or not retryable → the {@link DelayedJobRecoverer}. A handler thread
- * finishes its jobs and reserves the next ones of the same bucket in one call
- * ({@link DelayQueueOperations#finishAndReserve}) and runs them: as many as its handlers run
- * in about {@link #BATCH_BUDGET_NANOS} on average (one for slow handlers), so that under load
- * a round trip to Redis serves many jobs, while a slow handler holds no job another thread
- * could run. A successful job is finished when the jobs taken with it have run.
+ * handler executor. Outcomes: return → finish; any {@link Throwable} (an exception or an
+ * {@link Error} such as {@link AssertionError}) → retry after the back-off; attempts used up
+ * or not retryable → the {@link DelayedJobRecoverer}. Retry or recover is decided with the
+ * job's {@link ReservedJob#maxAttempts()}: the listener's {@code maxAttempts}, when set, is
+ * passed to the reservation and so stored with the job, and Redis makes a job DEAD by the
+ * same limit when a failure or a TTR expiry uses up its last attempt.
  *
  * <p>
- * {@link #stop(Runnable)} stops reserving, lets running handlers finish within the shutdown
- * timeout and gives jobs that were reserved but not started back at once (READY again,
- * attempt not counted). Not a bean: the
+ * A handler thread finishes its jobs and reserves the next ones of the same bucket in one
+ * call ({@link DelayQueueOperations#finishAndReserve}) and runs them: as many as its handlers
+ * run in about {@link #BATCH_BUDGET_NANOS} on average (one for slow handlers), so that under
+ * load a round trip to Redis serves many jobs, while a slow handler holds no job another
+ * thread could run. A successful job is finished when the jobs taken with it have run; when
+ * a batch runs longer than {@link #SETTLE_AFTER_NANOS} (or half the shortest TTR of its jobs),
+ * a settler thread finishes what succeeded so far and gives back the jobs not started yet,
+ * while the job that runs goes on: a handler that stalls neither lets finished jobs outlive
+ * their TTR (and run twice) nor holds jobs that another consumer could run.
+ *
+ * <p>
+ * The consumer loop outlives any failure of a Redis call (errors included): it logs, backs
+ * off exponentially from 100 ms to 5 s, and retries; {@link #getLastProgressNanos()} stands
+ * still meanwhile, so that health checks see it. {@link #stop(Runnable)} stops reserving,
+ * lets running handlers finish within the shutdown timeout and gives jobs that were reserved
+ * but not started back at once (READY again, attempt not counted). Not a bean: the
  * {@link io.github.delayqueue.config.DelayedListenerEndpointRegistry} manages containers.
  * Thread-safe.
  */
@@ -51,19 +66,25 @@ public class DelayedListenerContainer {
 
 	private static final Duration WAIT = Duration.ofSeconds(1);
 
-	private static final long MAX_ERROR_BACKOFF_MILLIS = 5_000;
-
 	/** The most jobs a handler thread takes at once. */
 	static final int MAX_BATCH = 32;
 
 	/** How long, on average, the handlers of one batch may run together. */
 	static final long BATCH_BUDGET_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
+	/**
+	 * How long a batch may run before what succeeded is finished and what has not started is
+	 * given back (or half the shortest TTR of its jobs, when that is less).
+	 */
+	static final long SETTLE_AFTER_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
 	private final Settings settings;
 
 	private final DelayQueueOperations operations;
 
 	private final InvocableHandlerMethod handler;
+
+	private final BackOff errorBackOff = errorBackOff();
 
 	private Semaphore slots;
 
@@ -86,6 +107,8 @@ public class DelayedListenerContainer {
 
 	private ExecutorService executor;
 
+	private ScheduledThreadPoolExecutor settler;
+
 	/**
 	 * What a container needs to know.
 	 *
@@ -93,7 +116,8 @@ public class DelayedListenerContainer {
 	 * @param topic the topic
 	 * @param concurrency how many handlers run at once
 	 * @param ttr the reservation TTR, or {@code null} for each job's own
-	 * @param maxAttempts the attempts, or {@code null} for each job's own
+	 * @param maxAttempts the attempts, or {@code null} for each job's own; stored with each job
+	 * this container reserves, so that it is the job's limit everywhere
 	 * @param backOff the retry back-off
 	 * @param noRetryFor exceptions that are never retried (conversion failures always are not)
 	 * @param recoverer what to do with exhausted jobs, or {@code null} to dead-letter them in
@@ -159,7 +183,8 @@ public class DelayedListenerContainer {
 	 * When the container last made progress, by {@link System#nanoTime()}: the consumer
 	 * loop completed a round (a reserve, or a wait for work that timed out; about every
 	 * second when idle or paused), or a handler returned. It stands still only while
-	 * every handler slot is taken by a handler that does not return, or the loop is stuck.
+	 * every handler slot is taken by a handler that does not return, or the loop is stuck or
+	 * failing (every reserve throws: the loop backs off and retries, at most 5 s apart).
 	 * @return the nano time
 	 */
 	public long getLastProgressNanos() {
@@ -175,6 +200,12 @@ public class DelayedListenerContainer {
 		this.running = true;
 		this.executor = Executors.newFixedThreadPool(this.settings.concurrency(),
 				this.settings.threadFactory());
+		this.settler = new ScheduledThreadPoolExecutor(1, (task) -> {
+			Thread thread = this.settings.threadFactory().newThread(task);
+			thread.setName("delayqueue-" + this.settings.id() + "-settler");
+			return thread;
+		});
+		this.settler.setRemoveOnCancelPolicy(true);
 		this.consumer = this.settings.threadFactory().newThread(this::consume);
 		this.consumer.setName("delayqueue-" + this.settings.id());
 		this.consumer.start();
@@ -210,6 +241,7 @@ public class DelayedListenerContainer {
 	public void stop(Runnable callback) {
 		Thread consumerThread;
 		ExecutorService handlers;
+		ScheduledThreadPoolExecutor settlers;
 		synchronized (this) {
 			if (!this.running) {
 				callback.run();
@@ -219,6 +251,7 @@ public class DelayedListenerContainer {
 			this.stopping = true;
 			consumerThread = this.consumer;
 			handlers = this.executor;
+			settlers = this.settler;
 		}
 		// wake the consumer without interrupting a reserve call in flight
 		this.slots.release(this.settings.concurrency());
@@ -235,10 +268,16 @@ public class DelayedListenerContainer {
 						+ this.settings.shutdownTimeout() + "; interrupting them (their jobs are redelivered after TTR)");
 				handlers.shutdownNow();
 			}
+			// a batch settled early may still be finishing its jobs
+			settlers.shutdown();
+			if (!settlers.awaitTermination(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+				settlers.shutdownNow();
+			}
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			handlers.shutdownNow();
+			settlers.shutdownNow();
 		}
 		finally {
 			callback.run();
@@ -246,7 +285,7 @@ public class DelayedListenerContainer {
 	}
 
 	private void consume() {
-		long backoff = 0;
+		BackOffExecution backOff = null;
 		while (this.running) {
 			try {
 				awaitResume();
@@ -255,39 +294,47 @@ public class DelayedListenerContainer {
 				List<ReservedJob> jobs = List.of();
 				try {
 					if (isTaking() && this.operations.awaitWork(this.settings.topic(), WAIT) && isTaking()) {
-						jobs = this.operations.reserve(this.settings.topic(), free, this.settings.ttr());
+						jobs = this.operations.reserve(this.settings.topic(), free, this.settings.ttr(),
+								this.settings.maxAttempts());
 					}
 				}
 				finally {
 					this.slots.release(free - jobs.size());
 				}
-				for (ReservedJob job : jobs) {
-					if (isTaking()) {
-						this.executor.execute(() -> run(job));
-					}
-					else {
-						// paused or stopped while the reserve was under way: give it back unstarted
-						giveBack(job);
-						this.slots.release();
-					}
-				}
+				dispatch(jobs);
 				this.lastProgressNanos = System.nanoTime();
-				backoff = 0;
+				if (backOff != null) {
+					logger.info("Listener '" + this.settings.id() + "' reserves jobs of topic '"
+							+ this.settings.topic() + "' again");
+					backOff = null;
+				}
 			}
 			catch (InterruptedException ex) {
 				if (!this.running) {
 					return;
 				}
 			}
-			catch (RuntimeException ex) {
+			catch (Throwable ex) {
+				// an Error from a Redis client (a class missing at run time, a stack overflow)
+				// must not end the loop either: nothing else would reserve this topic's jobs
 				if (!this.running) {
 					return;
 				}
-				backoff = Math.min(Math.max(100, backoff * 2), MAX_ERROR_BACKOFF_MILLIS);
-				logger.warn("Listener '" + this.settings.id() + "' could not reserve jobs of topic '"
-						+ this.settings.topic() + "'; retrying in " + backoff + " ms: " + ex.getMessage());
+				boolean first = (backOff == null);
+				if (first) {
+					backOff = this.errorBackOff.start();
+				}
+				long wait = backOff.nextBackOff();
+				String message = "Listener '" + this.settings.id() + "' could not reserve jobs of topic '"
+						+ this.settings.topic() + "'; retrying in " + wait + " ms";
+				if (first) {
+					logger.warn(message, ex);
+				}
+				else {
+					logger.warn(message + ": " + ex);
+				}
 				try {
-					Thread.sleep(backoff);
+					Thread.sleep(wait);
 				}
 				catch (InterruptedException interrupted) {
 					if (!this.running) {
@@ -296,6 +343,41 @@ public class DelayedListenerContainer {
 				}
 			}
 		}
+	}
+
+	/**
+	 * Hands reserved jobs to handler threads (a free slot for each was taken); gives back
+	 * those that cannot start: the container was paused or stopped while the reserve was
+	 * under way, or the executor takes no more work.
+	 */
+	private void dispatch(List<ReservedJob> jobs) {
+		for (ReservedJob job : jobs) {
+			if (!isTaking() || !execute(job)) {
+				giveBack(job);
+				this.slots.release();
+			}
+		}
+	}
+
+	private boolean execute(ReservedJob job) {
+		try {
+			this.executor.execute(() -> run(job));
+			return true;
+		}
+		catch (Throwable ex) {
+			logger.warn("Listener '" + this.settings.id() + "' could not start a handler for job " + job.id()
+					+ " of topic " + job.topic() + "; giving it back: " + ex);
+			return false;
+		}
+	}
+
+	/**
+	 * The back-off of the consumer loop after a failure: 100 ms, doubling, at most 5 s.
+	 */
+	private static BackOff errorBackOff() {
+		ExponentialBackOff backOff = new ExponentialBackOff(100, 2);
+		backOff.setMaxInterval(5_000);
+		return backOff;
 	}
 
 	private boolean isTaking() {
@@ -313,52 +395,107 @@ public class DelayedListenerContainer {
 
 	/**
 	 * Runs a job on a handler thread, then the jobs that finishing it reserved, while this
-	 * container is taking work: the slot stays taken until no job follows. Successful jobs
-	 * are finished together when the jobs taken with them have run.
+	 * container is taking work: the slot stays taken until no job follows.
 	 */
 	private void run(ReservedJob first) {
-		List<ReservedJob> batch = List.of(first);
-		boolean chained = false;
 		try {
-			while (!batch.isEmpty()) {
-				long received = System.nanoTime();
-				List<ReservedJob> succeeded = new ArrayList<>(batch.size());
-				for (ReservedJob job : batch) {
-					if (this.stopping || (chained && !isTaking())) {
-						giveBack(job);
-						continue;
-					}
-					if (expired(job, received)) {
-						// a handler before it in the batch ran past this job's TTR: it is (or is about to
-						// be) delivered again, so running it here as well would run it twice
-						logger.warn("Listener '" + this.settings.id() + "' skipped job " + job.id() + " of topic "
-								+ job.topic() + ": its TTR ran out while earlier jobs of its batch ran");
-						continue;
-					}
-					this.inFlight.incrementAndGet();
-					long start = System.nanoTime();
-					try {
-						if (handle(job)) {
-							succeeded.add(job);
-						}
-					}
-					catch (RuntimeException ex) {
-						logger.error("Listener '" + this.settings.id() + "' could not settle job " + job.id() + " of topic "
-								+ job.topic() + " (it is redelivered after its TTR)", ex);
-					}
-					finally {
-						this.inFlight.decrementAndGet();
-						long now = System.nanoTime();
-						this.lastProgressNanos = now;
-						learn(now - start);
-					}
-				}
-				batch = succeeded.isEmpty() ? List.of() : finish(succeeded);
+			List<ReservedJob> jobs = List.of(first);
+			boolean chained = false;
+			while (!jobs.isEmpty()) {
+				jobs = runBatch(new JobBatch(jobs, System.nanoTime()), chained);
 				chained = true;
 			}
 		}
 		finally {
 			this.slots.release();
+		}
+	}
+
+	/**
+	 * Runs the jobs of a batch one after the other, then finishes those that succeeded and,
+	 * while this container takes work, reserves the next batch in the same call. A batch
+	 * that runs long is settled early by the settler thread ({@link #settleEarly}).
+	 * @return the next batch, possibly none
+	 */
+	private List<ReservedJob> runBatch(JobBatch batch, boolean chained) {
+		ScheduledFuture<?> settle = (batch.size() > 1) ? scheduleSettle(batch) : null;
+		try {
+			for (ReservedJob job = batch.claimNext(); job != null; job = batch.claimNext()) {
+				if (this.stopping || (chained && !isTaking())) {
+					giveBack(job);
+				}
+				else if (expired(job, batch.receivedNanos())) {
+					// the settler was late: a handler before it in the batch ran past this job's TTR,
+					// so it is (or is about to be) delivered again, and running it here as well would
+					// run it twice
+					logger.warn("Listener '" + this.settings.id() + "' skipped job " + job.id() + " of topic "
+							+ job.topic() + ": its TTR ran out while earlier jobs of its batch ran");
+				}
+				else if (runJob(job)) {
+					batch.succeeded(job);
+				}
+			}
+		}
+		finally {
+			if (settle != null) {
+				settle.cancel(false);
+			}
+		}
+		List<ReservedJob> succeeded = batch.takeSucceeded();
+		return succeeded.isEmpty() ? List.of() : finish(succeeded, isTaking() ? nextBatch() : 0);
+	}
+
+	private ScheduledFuture<?> scheduleSettle(JobBatch batch) {
+		long delay = batch.settleAfterNanos(SETTLE_AFTER_NANOS) - (System.nanoTime() - batch.receivedNanos());
+		try {
+			return this.settler.schedule(() -> settleEarly(batch), Math.max(0, delay), TimeUnit.NANOSECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			// stopped: the handler thread settles the batch itself when its job returns
+			return null;
+		}
+	}
+
+	/**
+	 * Settles a batch that runs longer than planned while its current job still runs:
+	 * finishes the jobs that succeeded, so that none outlives its TTR and runs a second time,
+	 * and gives back the jobs not started, READY at once for any consumer, with no attempt
+	 * used. Runs on the settler thread.
+	 */
+	private void settleEarly(JobBatch batch) {
+		List<ReservedJob> unstarted = batch.takeUnstarted();
+		List<ReservedJob> succeeded = batch.takeSucceeded();
+		if (logger.isDebugEnabled()) {
+			logger.debug("Listener '" + this.settings.id() + "' settles a batch running for "
+					+ TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - batch.receivedNanos()) + " ms: finishing "
+					+ succeeded.size() + " job(s), giving back " + unstarted.size());
+		}
+		if (!succeeded.isEmpty()) {
+			finish(succeeded, 0);
+		}
+		unstarted.forEach(this::giveBack);
+	}
+
+	/**
+	 * Runs one job and settles a failure in Redis; never throws.
+	 * @return {@code true} when it succeeded and is yet to be finished
+	 */
+	private boolean runJob(ReservedJob job) {
+		this.inFlight.incrementAndGet();
+		long start = System.nanoTime();
+		try {
+			return handle(job);
+		}
+		catch (Throwable ex) {
+			logger.error("Listener '" + this.settings.id() + "' could not settle job " + job.id() + " of topic "
+					+ job.topic() + " (it is redelivered after its TTR)", ex);
+			return false;
+		}
+		finally {
+			this.inFlight.decrementAndGet();
+			long now = System.nanoTime();
+			this.lastProgressNanos = now;
+			learn(now - start);
 		}
 	}
 
@@ -372,20 +509,20 @@ public class DelayedListenerContainer {
 	}
 
 	/**
-	 * Finishes successful jobs; while this container takes work, reserves the next jobs of
-	 * the same bucket in the same call, for this handler thread to run.
+	 * Finishes successful jobs and reserves up to {@code next} jobs of the same bucket in the
+	 * same call, for this handler thread to run; never throws.
 	 */
-	private List<ReservedJob> finish(List<ReservedJob> jobs) {
+	private List<ReservedJob> finish(List<ReservedJob> jobs, int next) {
 		try {
-			FinishResult result = this.operations.finishAndReserve(jobs, isTaking() ? nextBatch() : 0,
-					this.settings.ttr());
+			FinishResult result = this.operations.finishAndReserve(jobs, next, this.settings.ttr(),
+					this.settings.maxAttempts());
 			for (ReservedJob stale : result.stale()) {
 				logger.warn("Listener '" + this.settings.id() + "' finished job " + stale.id() + " of topic "
 						+ stale.topic() + " after its reservation was lost (TTR ran out, or it was cancelled or replaced)");
 			}
 			return result.next();
 		}
-		catch (RuntimeException ex) {
+		catch (Throwable ex) {
 			logger.error("Listener '" + this.settings.id() + "' could not finish " + jobs.size() + " job(s) of topic "
 					+ this.settings.topic() + " (they are redelivered after their TTR)", ex);
 			return List.of();
@@ -414,9 +551,9 @@ public class DelayedListenerContainer {
 				logger.debug("Gave back unstarted job " + job.id() + " of topic " + job.topic());
 			}
 		}
-		catch (RuntimeException ex) {
+		catch (Throwable ex) {
 			logger.warn("Listener '" + this.settings.id() + "' could not give back job " + job.id() + " of topic "
-					+ job.topic() + " (it is redelivered after its TTR): " + ex.getMessage());
+					+ job.topic() + " (it is redelivered after its TTR): " + ex);
 		}
 	}
 
@@ -430,19 +567,13 @@ public class DelayedListenerContainer {
 			.setHeader(DelayedJobArgumentResolver.TTR_HEADER, job.ttr())
 			.build();
 		long start = System.nanoTime();
-		Throwable failure = null;
-		try {
-			this.handler.invoke(message);
-			observe(job, start, "success", null);
-		}
-		catch (Exception ex) {
-			failure = ex;
-		}
+		Throwable failure = invoke(message);
 		if (failure == null) {
+			observe(job, start, "success", null);
 			return true;
 		}
-		int maxAttempts = (this.settings.maxAttempts() != null) ? this.settings.maxAttempts() : job.maxAttempts();
-		long backOff = (job.attempt() < maxAttempts && isRetryable(failure)) ? backOff(job.attempt()) : -1;
+		// one limit: the job's own, or the listener's that the reservation stored with it
+		long backOff = (job.attempt() < job.maxAttempts() && isRetryable(failure)) ? backOff(job.attempt()) : -1;
 		if (backOff < 0) {
 			observe(job, start, recover(job, failure), failure);
 			return false;
@@ -460,12 +591,33 @@ public class DelayedListenerContainer {
 		return false;
 	}
 
+	/**
+	 * Invokes the listener method.
+	 * @return what it threw, or {@code null} when it returned: an {@link Error} (an
+	 * {@link AssertionError}, a {@link StackOverflowError}, a class missing at run time) is a
+	 * failure of the job like any exception
+	 */
+	private Throwable invoke(Message<byte[]> message) {
+		try {
+			this.handler.invoke(message);
+			return null;
+		}
+		catch (Throwable ex) {
+			return ex;
+		}
+	}
 
 	private void observe(ReservedJob job, long start, String outcome, Throwable failure) {
 		DelayQueueObserver observer = this.settings.observer();
 		if (observer != null) {
-			observer.handled(job.topic(), Duration.ofNanos(System.nanoTime() - start), outcome,
-					(failure != null) ? unwrap(failure) : null);
+			try {
+				observer.handled(job.topic(), Duration.ofNanos(System.nanoTime() - start), outcome,
+						(failure != null) ? unwrap(failure) : null);
+			}
+			catch (RuntimeException ex) {
+				// metrics must not decide a job's fate
+				logger.debug("Observer of listener '" + this.settings.id() + "' failed", ex);
+			}
 		}
 	}
 
@@ -478,21 +630,18 @@ public class DelayedListenerContainer {
 	}
 
 	/**
-	 * Hands an exhausted job to the recoverer, or dead-letters it.
+	 * Hands an exhausted job to the recoverer, or dead-letters it: also when the recoverer
+	 * throws, an {@link Error} included.
 	 * @return the outcome: {@code recovered}, {@code dead} or {@code stale}
 	 */
 	private String recover(ReservedJob job, Throwable failure) {
 		DelayedJobRecoverer recoverer = this.settings.recoverer();
-		if (recoverer != null) {
-			try {
-				recoverer.recover(job, failure);
-				this.operations.finish(job);
-				return "recovered";
+		if (recoverer != null && recovered(recoverer, job, failure)) {
+			if (!this.operations.finish(job)) {
+				logger.warn("Listener '" + this.settings.id() + "' recovered job " + job.id() + " of topic "
+						+ job.topic() + " after its reservation was lost (TTR ran out, or it was cancelled or replaced)");
 			}
-			catch (Exception ex) {
-				logger.warn("Recoverer of listener '" + this.settings.id() + "' failed for job " + job.id()
-						+ "; dead-lettering it in Redis", ex);
-			}
+			return "recovered";
 		}
 		FailResult result = this.operations.kill(job, describe(failure));
 		if (result == FailResult.DEAD) {
@@ -500,6 +649,18 @@ public class DelayedListenerContainer {
 					+ describe(failure));
 		}
 		return outcome(result);
+	}
+
+	private boolean recovered(DelayedJobRecoverer recoverer, ReservedJob job, Throwable failure) {
+		try {
+			recoverer.recover(job, failure);
+			return true;
+		}
+		catch (Throwable ex) {
+			logger.warn("Recoverer of listener '" + this.settings.id() + "' failed for job " + job.id()
+					+ "; dead-lettering it in Redis", ex);
+			return false;
+		}
 	}
 
 	private long backOff(int attempt) {

@@ -13,6 +13,10 @@ import java.util.function.ObjIntConsumer;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.springframework.util.backoff.BackOff;
+import org.springframework.util.backoff.BackOffExecution;
+import org.springframework.util.backoff.ExponentialBackOff;
+
 /**
  * The timer of the buckets this instance owns. One thread sleeps until the earliest due
  * time (or TTR deadline) of its buckets, by {@link RedisClock}, and then runs the promote
@@ -32,8 +36,8 @@ import org.apache.commons.logging.LogFactory;
  * promotion is atomic and moves a job once.
  *
  * <p>
- * The loop never dies silently: a Redis failure is logged, backed off (up to 5 s) and
- * retried; {@link #lastProgressNanos()} tells health checks when it last completed a step.
+ * The loop never dies silently: a Redis failure is logged, backed off (from 100 ms,
+ * doubling, up to 5 s; from 100 ms again after a step that succeeds) and retried; {@link #lastProgressNanos()} tells health checks when it last completed a step.
  */
 public final class BucketTimer {
 
@@ -59,6 +63,8 @@ public final class BucketTimer {
 	private final RedisClock clock;
 
 	private final ObjIntConsumer<String> readyListener;
+
+	private final BackOff errorBackOff = errorBackOff();
 
 	private final ReentrantLock lock = new ReentrantLock();
 
@@ -293,7 +299,7 @@ public final class BucketTimer {
 	}
 
 	private void loop() {
-		long backoff = 0;
+		BackOffExecution backOff = null;
 		while (this.running) {
 			try {
 				step();
@@ -301,7 +307,7 @@ public final class BucketTimer {
 					logger.info("Bucket timer resumed after: " + this.lastError.getMessage());
 				}
 				this.lastError = null;
-				backoff = 0;
+				backOff = null;
 			}
 			catch (InterruptedException ex) {
 				if (!this.running) {
@@ -312,17 +318,20 @@ public final class BucketTimer {
 				if (!this.running) {
 					break;
 				}
-				backoff = Math.min(Math.max(100, backoff * 2), MAX_BACKOFF_MILLIS);
+				if (backOff == null) {
+					backOff = this.errorBackOff.start();
+				}
+				long wait = backOff.nextBackOff();
 				if (this.lastError == null) {
 					logger.warn("Bucket timer step failed; retrying with back-off up to " + MAX_BACKOFF_MILLIS + " ms", ex);
 				}
 				else if (logger.isDebugEnabled()) {
-					logger.debug("Bucket timer step failed again; next try in " + backoff + " ms", ex);
+					logger.debug("Bucket timer step failed again; next try in " + wait + " ms", ex);
 				}
 				this.lastError = ex;
 				recheckAll();
 				try {
-					Thread.sleep(backoff);
+					Thread.sleep(wait);
 				}
 				catch (InterruptedException interrupted) {
 					if (!this.running) {
@@ -331,6 +340,15 @@ public final class BucketTimer {
 				}
 			}
 		}
+	}
+
+	/**
+	 * The back-off of the loop after a failed step: 100 ms, doubling, at most 5 s.
+	 */
+	private static BackOff errorBackOff() {
+		ExponentialBackOff backOff = new ExponentialBackOff(100, 2);
+		backOff.setMaxInterval(MAX_BACKOFF_MILLIS);
+		return backOff;
 	}
 
 	private void step() throws InterruptedException {

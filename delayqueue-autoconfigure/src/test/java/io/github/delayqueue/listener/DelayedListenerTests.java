@@ -18,6 +18,7 @@ import io.github.delayqueue.core.DelayedJob;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleResult;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -301,6 +302,99 @@ class DelayedListenerTests {
 			.untilAsserted(() -> assertThat(template.find("fatal", "x").orElseThrow().state()).isEqualTo(JobState.DEAD));
 		assertThat(template.find("fatal", "x").orElseThrow().attempt()).isEqualTo(1);
 		assertThat(template.find("fatal", "x").orElseThrow().lastError()).contains("never retry this");
+	}
+
+	// ------------------------------------------------------------------ which attempts limit governs
+
+	static class LimitListener {
+
+		final Map<String, List<String>> deliveries = new ConcurrentHashMap<>();
+
+		private void record(DelayedJob<?> job) {
+			this.deliveries.computeIfAbsent(job.id(), (id) -> new java.util.concurrent.CopyOnWriteArrayList<>())
+				.add(job.attempt() + "/" + job.maxAttempts());
+		}
+
+		@DelayedListener(topic = "above", maxAttempts = "4", backOffInitial = "100ms")
+		void above(DelayedJob<String> job) {
+			record(job);
+			throw new IllegalStateException("always broken");
+		}
+
+		@DelayedListener(topic = "below", maxAttempts = "2", backOffInitial = "100ms")
+		void below(DelayedJob<String> job) {
+			record(job);
+			throw new IllegalStateException("always broken");
+		}
+
+		@DelayedListener(topic = "expiring", maxAttempts = "2", ttr = "500ms")
+		void expiring(DelayedJob<String> job) throws InterruptedException {
+			record(job);
+			Thread.sleep(800);
+		}
+
+	}
+
+	static class RecordingRecoverer implements DelayedJobRecoverer {
+
+		final List<String> recovered = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+		@Override
+		public void recover(ReservedJob job, Throwable failure) {
+			this.recovered.add(job.id() + "@" + job.attempt() + "/" + job.maxAttempts());
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class LimitConfig {
+
+		@Bean
+		LimitListener limitListener() {
+			return new LimitListener();
+		}
+
+		@Bean
+		RecordingRecoverer recordingRecoverer() {
+			return new RecordingRecoverer();
+		}
+
+	}
+
+	@Test
+	void listenerLimitAboveTheJobsOwnIsUsedUpAndTheRecovererTakesTheLastFailure() {
+		ConfigurableApplicationContext context = this.apps.run(LimitConfig.class);
+		LimitListener listener = context.getBean(LimitListener.class);
+		RecordingRecoverer recoverer = context.getBean(RecordingRecoverer.class);
+		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+		template.job("above", "a").payload("x").delay(Duration.ZERO).maxAttempts(2).schedule();
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(recoverer.recovered).containsExactly("a@4/4"));
+		assertThat(listener.deliveries.get("a")).containsExactly("1/4", "2/4", "3/4", "4/4");
+		await().atMost(Duration.ofSeconds(5)).until(() -> template.find("above", "a").isEmpty());
+	}
+
+	@Test
+	void listenerLimitBelowTheJobsOwnSendsTheJobToTheRecovererAtTheListenersLimit() {
+		ConfigurableApplicationContext context = this.apps.run(LimitConfig.class);
+		LimitListener listener = context.getBean(LimitListener.class);
+		RecordingRecoverer recoverer = context.getBean(RecordingRecoverer.class);
+		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+		template.job("below", "b").payload("x").delay(Duration.ZERO).maxAttempts(5).schedule();
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(recoverer.recovered).containsExactly("b@2/2"));
+		assertThat(listener.deliveries.get("b")).containsExactly("1/2", "2/2");
+		await().atMost(Duration.ofSeconds(5)).until(() -> template.find("below", "b").isEmpty());
+	}
+
+	@Test
+	void ttrRunningOutOnTheListenersLastAttemptMakesTheJobDead() {
+		ConfigurableApplicationContext context = this.apps.run(LimitConfig.class);
+		LimitListener listener = context.getBean(LimitListener.class);
+		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+		template.job("expiring", "e").payload("x").delay(Duration.ZERO).maxAttempts(5).schedule();
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(template.find("expiring", "e").orElseThrow().state()).isEqualTo(JobState.DEAD));
+		assertThat(template.find("expiring", "e").orElseThrow().attempt()).isEqualTo(2);
+		assertThat(listener.deliveries.get("e")).containsExactly("1/2", "2/2");
 	}
 
 	// ------------------------------------------------------------------ 6. TTR

@@ -1,0 +1,345 @@
+package io.github.delayqueue.listener;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
+import io.github.delayqueue.config.MethodDelayedListenerEndpoint;
+import io.github.delayqueue.core.DelayQueueConnectionException;
+import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.core.DelayedJob;
+import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.JobPayloadConverter;
+import io.github.delayqueue.core.JobState;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.util.ReflectionUtils;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The container's loop at its edges: handlers and Redis calls that throw {@link Error}s,
+ * a job of a batch that outlives the TTR of the others, a stop in the middle of a batch, a
+ * finish that fails. Containers run on a real queue (one bucket, so the ready list is in
+ * scheduling order) seen through {@link InterceptedOperations}, which can make the
+ * container's {@code finishAndReserve} take more jobs than it asked for: a chained batch of
+ * known jobs whatever the handlers' speed.
+ */
+class DelayedListenerContainerTests {
+
+	private static final String TOPIC = "edges";
+
+	@RegisterExtension
+	final ListenerApps apps = new ListenerApps();
+
+	private final List<DelayedListenerContainer> containers = new ArrayList<>();
+
+	private final ScriptedListener listener = new ScriptedListener();
+
+	private ConfigurableApplicationContext context;
+
+	private DelayedJobTemplate template;
+
+	private InterceptedOperations operations;
+
+	@Configuration(proxyBeanMethods = false)
+	static class NoListeners {
+
+	}
+
+	@BeforeEach
+	void startApplication() {
+		this.context = this.apps.run(NoListeners.class, "delayqueue.buckets=1");
+		this.template = this.context.getBean(DelayedJobTemplate.class);
+		this.operations = new InterceptedOperations(this.context.getBean(DelayQueueOperations.class));
+	}
+
+	@AfterEach
+	void stopContainers() {
+		this.containers.forEach(DelayedListenerContainer::stop);
+	}
+
+	// ------------------------------------------------------------------ errors
+
+	@Test
+	void errorsThrownByAHandlerAreRetriedAfterTheBackOffAndTheRestOfTheirBatchSettles() {
+		forceBatches();
+		Map<String, Supplier<Throwable>> errors = Map.of("assertion", () -> new AssertionError("broken invariant"),
+				"overflow", StackOverflowError::new, "linkage", () -> new NoClassDefFoundError("com/example/Gone"));
+		this.listener.behaviour = (job) -> {
+			if (errors.containsKey(job.id()) && job.attempt() == 1) {
+				throw errors.get(job.id()).get();
+			}
+		};
+		schedule("lead", "ok-1", "assertion", "ok-2", "overflow", "ok-3", "linkage", "ok-4");
+		start(Duration.ofSeconds(30), null, null);
+		// far sooner than the 30 s TTR that a job left reserved would wait for
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(pendingJobs()).isZero());
+		for (String ok : List.of("lead", "ok-1", "ok-2", "ok-3", "ok-4")) {
+			assertThat(this.listener.attempts(ok)).as(ok).containsExactly(1);
+		}
+		for (String failed : errors.keySet()) {
+			assertThat(this.listener.attempts(failed)).as(failed).containsExactly(1, 2);
+		}
+	}
+
+	@Test
+	void errorOnTheLastAttemptGoesToTheRecoverer() {
+		List<String> recovered = new CopyOnWriteArrayList<>();
+		this.listener.behaviour = (job) -> {
+			throw new AssertionError("still broken");
+		};
+		this.template.job(TOPIC, "doomed").payload("x").delay(Duration.ZERO).maxAttempts(2).schedule();
+		start(Duration.ofSeconds(30), null,
+				(job, failure) -> recovered.add(job.id() + "@" + job.attempt() + ": " + failure));
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(recovered).containsExactly("doomed@2: java.lang.AssertionError: still broken"));
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.template.find(TOPIC, "doomed").isEmpty());
+		assertThat(this.listener.attempts("doomed")).containsExactly(1, 2);
+	}
+
+	@Test
+	void recovererThrowingAnErrorLeavesTheJobDeadInRedisAndTheBatchGoesOn() {
+		forceBatches();
+		this.listener.behaviour = (job) -> {
+			if (job.id().equals("doomed")) {
+				throw new IllegalStateException("handler broke");
+			}
+		};
+		schedule("lead");
+		this.template.job(TOPIC, "doomed").payload("x").delay(Duration.ZERO).maxAttempts(1).schedule();
+		schedule("next");
+		start(Duration.ofSeconds(30), null, (job, failure) -> {
+			throw new AssertionError("recoverer broke");
+		});
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(this.template.find(TOPIC, "doomed").orElseThrow().state())
+				.isEqualTo(JobState.DEAD));
+		assertThat(this.template.find(TOPIC, "doomed").orElseThrow().lastError())
+			.isEqualTo("java.lang.IllegalStateException: handler broke");
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.template.find(TOPIC, "next").isEmpty());
+		assertThat(this.listener.attempts("next")).containsExactly(1);
+	}
+
+	@Test
+	void consumerLoopOutlivesErrorsFromReserveBacksOffAndShowsNoProgressMeanwhile() {
+		AtomicBoolean failing = new AtomicBoolean(true);
+		List<Long> failedAt = new CopyOnWriteArrayList<>();
+		this.operations.intercept("reserve", (args, invocation) -> {
+			if (failing.get()) {
+				failedAt.add(System.nanoTime());
+				throw new NoClassDefFoundError("io/lettuce/core/Gone");
+			}
+			return invocation.proceed(args);
+		});
+		schedule("job");
+		DelayedListenerContainer container = start(Duration.ofSeconds(30), null, null);
+		await().atMost(Duration.ofSeconds(5)).until(() -> failedAt.size() >= 2);
+		long progress = container.getLastProgressNanos();
+		await().atMost(Duration.ofSeconds(5)).until(() -> failedAt.size() >= 4);
+		assertThat(container.getLastProgressNanos()).as("no progress while every reserve fails").isEqualTo(progress);
+		assertThat(container.getState()).isEqualTo("running");
+		// exponential from 100 ms: 100, 200, 400
+		assertThat(gapMillis(failedAt, 0)).isBetween(95L, 1000L);
+		assertThat(gapMillis(failedAt, 1)).isBetween(195L, 1500L);
+		assertThat(gapMillis(failedAt, 2)).isBetween(395L, 2000L);
+
+		failing.set(false);
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.template.find(TOPIC, "job").isEmpty());
+		assertThat(this.listener.attempts("job")).containsExactly(1);
+		assertThat(container.getLastProgressNanos() - progress).isPositive();
+	}
+
+	// ------------------------------------------------------------------ a slow job in a batch
+
+	@Test
+	void successesOfABatchAreFinishedBeforeASlowJobAfterThemOutlivesTheirTtr() {
+		forceBatches();
+		this.listener.behaviour = (job) -> {
+			if (job.id().equals("slow") && job.attempt() == 1) {
+				Thread.sleep(1500);
+			}
+		};
+		// "lead" is reserved alone; finishing it takes "early" and "slow" as one batch
+		schedule("lead", "early", "slow");
+		start(Duration.ofSeconds(1), null, null);
+		await().atMost(Duration.ofSeconds(15)).until(() -> pendingJobs() == 0);
+		assertThat(this.listener.attempts("early")).as("run once, finished before its TTR ran out").containsExactly(1);
+		// the slow job outlived its own TTR: delivered again, its late finish refused
+		assertThat(this.listener.attempts("slow")).containsExactly(1, 2);
+	}
+
+	@Test
+	void jobsOfABatchNotStartedWhenAJobStallsAreGivenBackWithoutUsingAnAttempt() {
+		forceBatches();
+		this.listener.behaviour = (job) -> {
+			if (job.id().equals("slow") && job.attempt() == 1) {
+				Thread.sleep(1500);
+			}
+		};
+		schedule("lead", "early", "slow", "late");
+		start(Duration.ofSeconds(1), null, null);
+		await().atMost(Duration.ofSeconds(15)).until(() -> pendingJobs() == 0);
+		assertThat(this.listener.attempts("late")).as("given back unstarted, not left to expire").containsExactly(1);
+	}
+
+	@Test
+	void fastHandlersStillFinishManyJobsPerRoundTrip() {
+		AtomicInteger calls = new AtomicInteger();
+		AtomicInteger finished = new AtomicInteger();
+		this.operations.intercept("finishAndReserve", (args, invocation) -> {
+			calls.incrementAndGet();
+			finished.addAndGet(((List<?>) args[0]).size());
+			return invocation.proceed(args);
+		});
+		List<DelayedJobTemplate.JobBuilder> jobs = new ArrayList<>();
+		for (int i = 0; i < 1000; i++) {
+			jobs.add(this.template.job(TOPIC, "fast-" + i).payload("x").delay(Duration.ZERO));
+		}
+		this.template.scheduleAll(jobs);
+		start(null, null, null);
+		await().atMost(Duration.ofSeconds(30)).until(() -> pendingJobs() == 0);
+		assertThat(this.listener.attempts).hasSize(1000).allSatisfy((id, attempts) -> assertThat(attempts).containsExactly(1));
+		assertThat(finished).hasValueGreaterThanOrEqualTo(999);
+		assertThat(finished.get() / calls.get()).as("jobs finished per finishAndReserve call").isGreaterThanOrEqualTo(8);
+	}
+
+	// ------------------------------------------------------------------ stop and Redis failures
+
+	@Test
+	void stopInTheMiddleOfABatchFinishesTheRunningJobAndGivesBackTheRestAtOnce() throws Exception {
+		forceBatches();
+		CountDownLatch running = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		this.listener.behaviour = (job) -> {
+			if (job.id().equals("a")) {
+				running.countDown();
+				release.await(10, TimeUnit.SECONDS);
+			}
+		};
+		schedule("lead", "a", "b", "c");
+		DelayedListenerContainer container = start(Duration.ofSeconds(30), null, null);
+		assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+		Thread stopper = new Thread(container::stop);
+		stopper.start();
+		await().atMost(Duration.ofSeconds(5)).until(() -> !container.isRunning());
+		release.countDown();
+		stopper.join(10_000);
+		assertThat(stopper.isAlive()).isFalse();
+		assertThat(this.listener.attempts("a")).containsExactly(1);
+		assertThat(this.template.find(TOPIC, "a")).as("finished").isEmpty();
+		for (String unstarted : List.of("b", "c")) {
+			assertThat(this.listener.attempts(unstarted)).as(unstarted).isEmpty();
+			JobInfo info = this.template.find(TOPIC, unstarted).orElseThrow();
+			assertThat(info.state()).as(unstarted).isEqualTo(JobState.READY);
+			assertThat(info.attempt()).as(unstarted).isZero();
+		}
+	}
+
+	@Test
+	void finishThatFailsLeavesTheJobToBeDeliveredAgainAfterItsTtr() {
+		AtomicBoolean failNext = new AtomicBoolean(true);
+		this.operations.intercept("finishAndReserve", (args, invocation) -> {
+			if (failNext.getAndSet(false)) {
+				throw new DelayQueueConnectionException("connection lost", new RuntimeException("reset"));
+			}
+			return invocation.proceed(args);
+		});
+		schedule("job");
+		start(Duration.ofSeconds(1), null, null);
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.template.find(TOPIC, "job").isEmpty());
+		assertThat(this.listener.attempts("job")).as("not finished the first time: at least once").containsExactly(1, 2);
+	}
+
+	// ------------------------------------------------------------------ support
+
+	private void schedule(String... ids) {
+		for (String id : ids) {
+			this.template.schedule(TOPIC, id, "x", Duration.ZERO);
+		}
+	}
+
+	private long pendingJobs() {
+		return this.template.getOperations().stats().totals().total();
+	}
+
+	/**
+	 * Makes every {@code finishAndReserve} that asks for more jobs take up to ten: the jobs
+	 * READY then become the next batch of the handler thread, whatever its handlers' speed.
+	 */
+	private void forceBatches() {
+		this.operations.intercept("finishAndReserve", (args, invocation) -> {
+			Object[] changed = args.clone();
+			if ((int) changed[1] > 0) {
+				changed[1] = 10;
+			}
+			return invocation.proceed(changed);
+		});
+	}
+
+	private DelayedListenerContainer start(Duration ttr, Integer maxAttempts, DelayedJobRecoverer recoverer) {
+		DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(
+				this.operations.operations(), this.context.getBean(JobPayloadConverter.class));
+		factory.setBackOffInitial(Duration.ofMillis(100));
+		factory.setBackOffJitter(Duration.ZERO);
+		factory.setShutdownTimeout(Duration.ofSeconds(10));
+		factory.setRecoverer(recoverer);
+		Method method = ReflectionUtils.findMethod(ScriptedListener.class, "on", DelayedJob.class);
+		DelayedListenerContainer container = factory.createContainer(new MethodDelayedListenerEndpoint("scripted",
+				TOPIC, this.listener, method, "scriptedListener", 1, ttr, maxAttempts, true, null, null, null,
+				List.of(), null));
+		this.containers.add(container);
+		container.start();
+		return container;
+	}
+
+	private static long gapMillis(List<Long> nanos, int index) {
+		return TimeUnit.NANOSECONDS.toMillis(nanos.get(index + 1) - nanos.get(index));
+	}
+
+	@FunctionalInterface
+	interface Behaviour {
+
+		void run(DelayedJob<String> job) throws Throwable;
+
+	}
+
+	/**
+	 * Records each delivery's attempt by job id, then does what the test says.
+	 */
+	static class ScriptedListener {
+
+		final Map<String, List<Integer>> attempts = new ConcurrentHashMap<>();
+
+		volatile Behaviour behaviour = (job) -> {
+		};
+
+		public void on(DelayedJob<String> job) throws Throwable {
+			this.attempts.computeIfAbsent(job.id(), (id) -> new CopyOnWriteArrayList<>()).add(job.attempt());
+			this.behaviour.run(job);
+		}
+
+		List<Integer> attempts(String id) {
+			return this.attempts.getOrDefault(id, List.of());
+		}
+
+	}
+
+}

@@ -1,0 +1,67 @@
+package io.github.delayqueue.scheduler;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The timer loop's back-off after failed steps, on a backend whose promote step fails on
+ * chosen calls (a pure unit stand-in for Redis).
+ */
+class BucketTimerTests {
+
+	@Test
+	void failedStepsAreRetriedAfterADoublingBackOffThatStartsAgainAfterASuccess() {
+		List<Long> promotedAt = new CopyOnWriteArrayList<>();
+		TimerBackend backend = new TimerBackend() {
+
+			@Override
+			public Coordination coordinate(boolean leaving, boolean renewOnly) {
+				return new Coordination(1, System.currentTimeMillis(), leaving ? new int[0] : new int[] { 0 });
+			}
+
+			@Override
+			public Promotion promote(int bucket, boolean guard) {
+				promotedAt.add(System.nanoTime());
+				int call = promotedAt.size();
+				// calls 1-4 fail, 5 succeeds; the next guard re-check (call 6) fails twice
+				if (call <= 4 || call == 6 || call == 7) {
+					throw new IllegalStateException("promote " + call + " failed");
+				}
+				return new Promotion(0, 0, -1, System.currentTimeMillis(), List.of());
+			}
+
+		};
+		BucketTimer timer = new BucketTimer(backend, 1, 100, Duration.ofSeconds(30), Duration.ofSeconds(1),
+				new RedisClock(Clock.systemUTC()), (topic, bucket) -> {
+				});
+		timer.start();
+		try {
+			await().atMost(Duration.ofSeconds(10)).until(() -> promotedAt.size() >= 8);
+			assertThat(timer.lastError()).isNull();
+			// 100, 200, 400, 800 ms after the first four failures
+			assertThat(gapMillis(promotedAt, 0)).isBetween(95L, 1000L);
+			assertThat(gapMillis(promotedAt, 1)).isBetween(195L, 1500L);
+			assertThat(gapMillis(promotedAt, 2)).isBetween(395L, 2000L);
+			assertThat(gapMillis(promotedAt, 3)).isBetween(795L, 3000L);
+			// after the success the back-off starts again at 100 ms
+			assertThat(gapMillis(promotedAt, 5)).isBetween(95L, 700L);
+			assertThat(gapMillis(promotedAt, 6)).isBetween(195L, 1000L);
+		}
+		finally {
+			timer.halt();
+		}
+	}
+
+	private static long gapMillis(List<Long> nanos, int index) {
+		return TimeUnit.NANOSECONDS.toMillis(nanos.get(index + 1) - nanos.get(index));
+	}
+
+}
