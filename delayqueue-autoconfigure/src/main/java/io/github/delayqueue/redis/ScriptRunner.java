@@ -163,8 +163,11 @@ final class ScriptRunner {
 				return new ArrayList<>(replies.subList(1, replies.size()));
 			}
 			catch (RedisPipelineException ex) {
-				throw new DelayQueueException("Redis rejected a pipeline of " + keysAndArgs.size() + " " + script
-						+ " calls; some may have been applied (running them again is safe): " + ex.getMessage(), ex);
+				// the first refusal's own text (a script's error, OOM), not the wrapper's
+				Throwable first = (ex.getCause() != null) ? ex.getCause() : ex;
+				throw new DelayQueueException("Redis refused a call of a pipeline of " + keysAndArgs.size() + " " + script
+						+ " calls (each call is applied whole or not at all, the others were applied; running them again"
+						+ " is safe): " + first.getMessage(), ex);
 			}
 		});
 	}

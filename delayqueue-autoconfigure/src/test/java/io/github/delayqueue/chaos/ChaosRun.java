@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.autoconfigure.DelayQueueAutoConfiguration;
 import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.test.QueueInvariant;
 import io.github.delayqueue.test.RedisTestServer;
 import io.github.delayqueue.test.RedisTestServers;
 
@@ -160,6 +161,17 @@ final class ChaosRun implements AutoCloseable {
 			}
 		}
 		return tail.toString();
+	}
+
+	/**
+	 * Waits until every job is finished, then checks the queue's invariant (see
+	 * {@link QueueInvariant}): with nothing left to move, the workers change no bucket key.
+	 */
+	void assertInvariant() {
+		org.awaitility.Awaitility.await()
+			.atMost(java.time.Duration.ofSeconds(60))
+			.until(() -> this.template.getOperations().stats().totals().total() == 0);
+		QueueInvariant.assertHolds(this.redis, this.namespace, 16);
 	}
 
 	@Override

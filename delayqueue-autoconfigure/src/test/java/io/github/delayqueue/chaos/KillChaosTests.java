@@ -73,6 +73,7 @@ class KillChaosTests {
 				assertThat(duplicates).isLessThanOrEqualTo(inFlightAtKills);
 			}
 			assertThat(kills).isGreaterThanOrEqualTo(2);
+			run.assertInvariant();
 		}
 	}
 

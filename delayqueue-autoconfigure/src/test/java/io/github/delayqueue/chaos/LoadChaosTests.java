@@ -55,6 +55,7 @@ class LoadChaosTests {
 			assertThat(rate).isGreaterThan(perSecond * 0.9);
 			assertThat(lags).hasSize(jobs);
 			assertThat(lags[0]).isGreaterThanOrEqualTo(0);
+			run.assertInvariant();
 		}
 	}
 

@@ -11,6 +11,7 @@ import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.redis.RedisDelayQueue;
 import io.github.delayqueue.support.DeliveryCounter;
 import io.github.delayqueue.support.EveryOperation;
+import io.github.delayqueue.test.QueueInvariant;
 import io.github.delayqueue.test.RedisTestCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -69,6 +70,7 @@ class RedisClusterTests {
 			System.out.println(table);
 			assertThat(bucketsByMaster).as(table.toString()).hasSize(3);
 		});
+		QueueInvariant.assertHolds(cluster, "clustered", 16);
 	}
 
 	@Test
@@ -108,6 +110,7 @@ class RedisClusterTests {
 			System.out.println("cluster: " + jobs + " jobs, first instance handled " + one.received.size()
 					+ ", second " + two.received.size());
 		}));
+		QueueInvariant.assertHolds(cluster, "clustered", 16);
 	}
 
 	private static Map<String, Integer> merged(DeliveryCounter one, DeliveryCounter two) {

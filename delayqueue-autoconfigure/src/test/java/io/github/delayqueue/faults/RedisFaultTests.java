@@ -13,6 +13,7 @@ import io.github.delayqueue.redis.RedisDelayQueue;
 import io.github.delayqueue.support.DeliveryCounter;
 import io.github.delayqueue.support.SteadyProducer;
 import io.github.delayqueue.support.TestConnections;
+import io.github.delayqueue.test.QueueInvariant;
 import io.github.delayqueue.test.RedisTestServer;
 import io.github.delayqueue.test.RedisTestServers;
 import io.lettuce.core.KillArgs;
@@ -153,6 +154,8 @@ class RedisFaultTests {
 				template.schedule("faults", "after", "after", Duration.ofMillis(100));
 				await().atMost(Duration.ofSeconds(5)).until(() -> listener.received.containsKey("after"));
 			});
+		// the application stopped: whatever the fault interrupted, every job is in its index
+		QueueInvariant.assertHolds(this.redis, "faults", 4);
 	}
 
 	@FunctionalInterface

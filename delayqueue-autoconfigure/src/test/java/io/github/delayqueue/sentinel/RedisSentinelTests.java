@@ -8,6 +8,7 @@ import io.github.delayqueue.redis.RedisDelayQueue;
 import io.github.delayqueue.support.DeliveryCounter;
 import io.github.delayqueue.support.EveryOperation;
 import io.github.delayqueue.support.SteadyProducer;
+import io.github.delayqueue.test.QueueInvariant;
 import io.github.delayqueue.test.RedisTestSentinel;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -43,7 +44,12 @@ class RedisSentinelTests {
 
 	@AfterEach
 	void stop() {
-		this.sentinel.close();
+		try {
+			QueueInvariant.assertHolds(this.sentinel.currentMaster(), "sentinel", 4);
+		}
+		finally {
+			this.sentinel.close();
+		}
 	}
 
 	@Test

@@ -103,6 +103,15 @@ public final class RedisTestSentinel implements AutoCloseable {
 	}
 
 	/**
+	 * The data server that is master now: the first master, or the replica after a
+	 * fail-over.
+	 * @return the current master
+	 */
+	public RedisTestServer currentMaster() {
+		return info(this.replica, "replication").contains("role:master") ? this.replica : this.master;
+	}
+
+	/**
 	 * Kills the master's process ({@code SIGKILL}).
 	 */
 	public void killMaster() {

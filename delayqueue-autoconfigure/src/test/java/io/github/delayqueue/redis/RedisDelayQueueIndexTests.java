@@ -1,0 +1,209 @@
+package io.github.delayqueue.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import io.github.delayqueue.core.DeadJobPage;
+import io.github.delayqueue.core.DelayQueueException;
+import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.OnDuplicate;
+import io.github.delayqueue.core.RepairResult;
+import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.core.ScheduleRequest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.connection.RedisConnection;
+
+import static io.github.delayqueue.redis.RedisDelayQueueLifecycleTests.request;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The indexes at their edges: tombstones of a topic nobody consumes stay bounded, dead jobs
+ * page by a cursor whatever happens between pages, a call that fails half-way changes nothing,
+ * repair rebuilds what a failure left, and the bucket count cannot change under a namespace.
+ * The extension checks the invariant after each test.
+ */
+class RedisDelayQueueIndexTests {
+
+	@RegisterExtension
+	final RedisQueues queues = new RedisQueues();
+
+	private static List<ScheduleRequest> requests(String topic, int from, int count, Duration delay) {
+		List<ScheduleRequest> requests = new ArrayList<>(count);
+		for (int i = from; i < from + count; i++) {
+			requests.add(request(topic, "job-" + i, "{}", delay));
+		}
+		return requests;
+	}
+
+	private long listLength(RedisDelayQueue queue, String topic, int bucket) {
+		try (RedisConnection connection = queue.getConnectionFactory().getConnection()) {
+			return connection.listCommands()
+				.lLen(("{" + queue.getNamespace() + ":" + bucket + "}:ready:" + topic).getBytes(StandardCharsets.UTF_8));
+		}
+	}
+
+	@Test
+	void tombstonesOfATopicNobodyConsumesAreCompactedByTheGuard() {
+		// no timer while the tombstones pile up: 12,500 READY jobs, more than one compaction
+		// window, 12,000 of them cancelled
+		RedisDelayQueue producer = this.queues.start((builder) -> builder.buckets(1).timerEnabled(false));
+		producer.scheduleAll(requests("unconsumed", 0, 12_500, Duration.ZERO));
+		for (int i = 0; i < 12_000; i++) {
+			assertThat(producer.cancel("unconsumed", "job-" + i)).isTrue();
+		}
+		assertThat(listLength(producer, "unconsumed", 0)).isEqualTo(12_500);
+		// a timer's guard compacts the list down to the READY jobs, in windows of 10,000 entries
+		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(1).guardInterval(Duration.ofMillis(300)));
+		await().atMost(Duration.ofSeconds(30)).until(() -> listLength(queue, "unconsumed", 0) == 500);
+		Set<String> left = new TreeSet<>();
+		for (ReservedJob job : queue.reserve("unconsumed", 1_000, null)) {
+			left.add(job.id());
+		}
+		assertThat(left).hasSize(500).allMatch((id) -> Integer.parseInt(id.substring(4)) >= 12_000);
+	}
+
+	@Test
+	void aSmallListKeepsItsOrderWhenCompacted() {
+		RedisDelayQueue producer = this.queues.start((builder) -> builder.buckets(1).timerEnabled(false));
+		producer.scheduleAll(requests("ordered", 0, 3_000, Duration.ZERO));
+		// every third job stays
+		for (int i = 0; i < 3_000; i++) {
+			if (i % 3 != 0) {
+				producer.cancel("ordered", "job-" + i);
+			}
+		}
+		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(1).guardInterval(Duration.ofMillis(300)));
+		await().atMost(Duration.ofSeconds(30)).until(() -> listLength(queue, "ordered", 0) == 1_000);
+		List<ReservedJob> jobs = queue.reserve("ordered", 1_000, null);
+		assertThat(jobs).extracting(ReservedJob::id)
+			.isEqualTo(requests("ordered", 0, 3_000, Duration.ZERO).stream()
+				.map(ScheduleRequest::id)
+				.filter((id) -> Integer.parseInt(id.substring(4)) % 3 == 0)
+				.toList());
+	}
+
+	@Test
+	void deadJobsArePagedByACursorInOrderOfDeathAcrossBuckets() {
+		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(4).batchSize(10_000));
+		// 300 jobs die together (one promotion: many share a time of death), 50 more one by one
+		List<ScheduleRequest> requests = new ArrayList<>();
+		for (int i = 0; i < 300; i++) {
+			requests.add(new ScheduleRequest("graveyard", "ttr-" + i, "{}".getBytes(StandardCharsets.UTF_8),
+					Duration.ZERO, null, Duration.ofMillis(300), 1, OnDuplicate.KEEP));
+		}
+		queue.scheduleAll(requests);
+		await().atMost(Duration.ofSeconds(10)).until(() -> {
+			queue.reserve("graveyard", 1_000, null);
+			return queue.stats().topics().get("graveyard").reserved() == 300;
+		});
+		await().atMost(Duration.ofSeconds(20)).until(() -> queue.stats().topics().get("graveyard").dead() == 300);
+		queue.scheduleAll(requests("graveyard", 0, 50, Duration.ZERO));
+		for (ReservedJob job : queue.reserve("graveyard", 50, null)) {
+			queue.kill(job, "killed");
+		}
+
+		List<JobInfo> all = new ArrayList<>();
+		String cursor = null;
+		int pages = 0;
+		do {
+			DeadJobPage page = queue.deadJobs("graveyard", cursor, 7, false);
+			assertThat(page.total()).isEqualTo(350);
+			assertThat(page.jobs()).hasSizeLessThanOrEqualTo(7);
+			all.addAll(page.jobs());
+			cursor = page.next();
+			pages++;
+		}
+		while (cursor != null);
+		assertThat(pages).isEqualTo(50);
+		assertThat(all).extracting(JobInfo::id).doesNotHaveDuplicates().hasSize(350);
+		assertThat(all).extracting(JobInfo::diedAt).isSorted();
+
+		// the job a cursor points at is replayed between two pages: the next page goes on after it
+		DeadJobPage first = queue.deadJobs("graveyard", null, 10, false);
+		JobInfo last = first.jobs().get(9);
+		assertThat(queue.replayDead("graveyard", last.id())).isTrue();
+		DeadJobPage second = queue.deadJobs("graveyard", first.next(), 10, false);
+		assertThat(second.jobs()).extracting(JobInfo::id).containsExactlyElementsOf(
+				all.subList(10, 20).stream().map(JobInfo::id).toList());
+
+		assertThatIllegalArgumentException().isThrownBy(() -> queue.deadJobs("graveyard", "not-a-cursor", 10, false))
+			.withMessageContaining("cursor");
+	}
+
+	@Test
+	void aBulkScheduleThatMeetsAnUnreadableRecordHalfWayChangesNothing() {
+		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(1));
+		queue.schedule(request("half", "job-1500", "{}", Duration.ofHours(1)));
+		this.queues.overwriteJobRecord("half:job-1500", "D,0,3,30000,1795000000000,1794999000000,0\n{}");
+		this.queues.skipInvariant("a record in another format, on purpose");
+		Map<String, String> before = this.queues.bucketSnapshot();
+		// one script call of 200 jobs, the unreadable one in its middle: the writes of the 100 jobs
+		// before it would come before the error, were the script not reading everything first
+		assertThatExceptionOfType(DelayQueueException.class)
+			.isThrownBy(() -> queue.scheduleAll(requests("half", 1_400, 200, Duration.ZERO)))
+			.withMessageContaining("half:job-1500");
+		assertThat(this.queues.bucketSnapshot()).isEqualTo(before);
+	}
+
+	@Test
+	void repairPutsStrandedJobsBackAndRecountsAfterAFailureTheScriptsCouldNotRuleOut() {
+		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(1).timerEnabled(false));
+		queue.scheduleAll(requests("broken", 0, 10, Duration.ZERO));
+		queue.schedule(request("broken", "later", "{}", Duration.ofHours(1)));
+		assertThat(queue.repair(false).isClean()).isTrue();
+		String prefix = "{" + queue.getNamespace() + ":0}:";
+		try (RedisConnection connection = queue.getConnectionFactory().getConnection()) {
+			// what a half-done write would leave: a READY job in no list, a DELAYED one in no zset,
+			// an index entry without a job, a count that drifted
+			connection.listCommands().lRem(bytes(prefix + "ready:broken"), 1, bytes("broken:job-3"));
+			connection.zSetCommands().zRem(bytes(prefix + "delayed"), bytes("broken:later"));
+			connection.zSetCommands().zAdd(bytes(prefix + "reserved"), 1, bytes("broken:nobody"));
+			connection.hashCommands().hSet(bytes(prefix + "stats"), bytes("R:broken"), bytes("42"));
+		}
+		RepairResult found = queue.repair(false);
+		assertThat(found.reindexed()).isEqualTo(2);
+		assertThat(found.dropped()).isEqualTo(1);
+		assertThat(found.countsCorrected()).isEqualTo(1);
+		assertThat(queue.repair(false)).as("a dry run changes nothing").isEqualTo(found);
+
+		RepairResult repaired = queue.repair(true);
+		assertThat(repaired).isEqualTo(found);
+		assertThat(queue.repair(false).isClean()).isTrue();
+		assertThat(queue.stats().topics().get("broken").ready()).isEqualTo(10);
+		Set<String> ids = new TreeSet<>();
+		queue.reserve("broken", 100, null).forEach((job) -> ids.add(job.id()));
+		assertThat(ids).hasSize(10).contains("job-3");
+		assertThat(queue.find("broken", "later")).get().extracting(JobInfo::state).isEqualTo(JobState.DELAYED);
+	}
+
+	@Test
+	void theBucketCountIsPinnedAtTheFirstStartAndAnotherCountIsRefused() {
+		this.queues.start((builder) -> builder.buckets(8));
+		RedisDelayQueue other = this.queues.create((builder) -> builder.buckets(16));
+		assertThatIllegalStateException().isThrownBy(other::start)
+			.withMessageContaining("delayqueue.buckets is 16")
+			.withMessageContaining("was created with 8 buckets")
+			.withMessageContaining("Set delayqueue.buckets=8")
+			.withMessageContaining("another delayqueue.namespace");
+		assertThat(other.isRunning()).isFalse();
+		RedisDelayQueue same = this.queues.start((builder) -> builder.buckets(8));
+		assertThat(same.isRunning()).isTrue();
+	}
+
+	private static byte[] bytes(String text) {
+		return text.getBytes(StandardCharsets.UTF_8);
+	}
+
+}
