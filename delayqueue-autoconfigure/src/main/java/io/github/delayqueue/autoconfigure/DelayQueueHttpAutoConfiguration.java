@@ -1,30 +1,32 @@
 package io.github.delayqueue.autoconfigure;
 
+import java.util.List;
 import java.util.regex.Pattern;
 
 import io.github.delayqueue.core.DelayQueueOperations;
-import io.github.delayqueue.http.BearerTokenFilter;
+import io.github.delayqueue.http.BearerTokenInterceptor;
 import io.github.delayqueue.http.DelayQueueHttpApi;
 import io.github.delayqueue.http.ReserveWaiters;
-import jakarta.servlet.DispatcherType;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionMessage;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.autoconfigure.condition.OnPropertyListCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.Ordered;
 import org.springframework.web.servlet.DispatcherServlet;
+import org.springframework.web.servlet.handler.MappedInterceptor;
 
 /**
  * Auto-configuration of the HTTP job API ({@code delayqueue.http.enabled=true}) in a Spring
@@ -78,32 +80,36 @@ public final class DelayQueueHttpAutoConfiguration {
 	@ConditionalOnMissingClass(SPRING_SECURITY)
 	static class TokenConfiguration {
 
-		@Bean
-		@ConditionalOnMissingBean(name = "delayQueueHttpTokenFilter")
-		FilterRegistrationBean<BearerTokenFilter> delayQueueHttpTokenFilter(DelayQueueProperties properties) {
+		TokenConfiguration(DelayQueueProperties properties) {
 			DelayQueueProperties.Http http = properties.getHttp();
 			if (http.getTokens().isEmpty()) {
-				if (http.isAllowAnonymous()) {
-					logger.warn("The delayqueue HTTP job API at " + http.getBasePath()
-							+ " takes requests without a token (delayqueue.http.allow-anonymous=true)");
-					FilterRegistrationBean<BearerTokenFilter> off = new FilterRegistrationBean<>();
-					off.setEnabled(false);
-					return off;
+				if (!http.isAllowAnonymous()) {
+					throw new IllegalStateException("delayqueue.http.enabled=true needs delayqueue.http.tokens (bearer"
+							+ " tokens the API accepts), Spring Security on the classpath, or"
+							+ " delayqueue.http.allow-anonymous=true for a trusted network");
 				}
-				throw new IllegalStateException("delayqueue.http.enabled=true needs delayqueue.http.tokens (bearer"
-						+ " tokens the API accepts), Spring Security on the classpath, or"
-						+ " delayqueue.http.allow-anonymous=true for a trusted network");
+				logger.warn("The delayqueue HTTP job API at " + http.getBasePath()
+						+ " takes requests without a token (delayqueue.http.allow-anonymous=true)");
 			}
-			if (http.getTokens().stream().anyMatch((token) -> token == null || token.isBlank())) {
+		}
+
+		// a MappedInterceptor bean is applied by every handler mapping, to every handler
+		@Bean
+		@Conditional(OnTokensCondition.class)
+		MappedInterceptor delayQueueHttpTokenInterceptor(DelayQueueProperties properties) {
+			List<String> tokens = properties.getHttp().getTokens();
+			if (tokens.stream().anyMatch((token) -> token == null || token.isBlank())) {
 				throw new IllegalStateException("delayqueue.http.tokens must not hold a blank token");
 			}
-			FilterRegistrationBean<BearerTokenFilter> registration = new FilterRegistrationBean<>(
-					new BearerTokenFilter(http.getTokens()));
-			registration.addUrlPatterns(basePath(http) + "/*");
-			registration.setDispatcherTypes(DispatcherType.REQUEST);
-			registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 50);
-			registration.setName("delayQueueHttpTokenFilter");
-			return registration;
+			return new MappedInterceptor(null, new BearerTokenInterceptor(tokens));
+		}
+
+	}
+
+	static class OnTokensCondition extends OnPropertyListCondition {
+
+		OnTokensCondition() {
+			super("delayqueue.http.tokens", () -> ConditionMessage.forCondition("delayqueue.http.tokens"));
 		}
 
 	}

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import io.github.delayqueue.http.BearerTokenFilter;
+import io.github.delayqueue.http.BearerTokenInterceptor;
 import io.github.delayqueue.http.DelayQueueHttpApi;
 import io.github.delayqueue.http.ReserveWaiters;
 import io.github.delayqueue.test.RedisTestExtension;
@@ -21,10 +21,10 @@ import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
-import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.boot.webmvc.autoconfigure.DispatcherServletAutoConfiguration;
 import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
 import org.springframework.web.servlet.DispatcherServlet;
+import org.springframework.web.servlet.handler.MappedInterceptor;
 import org.springframework.web.servlet.mvc.method.RequestMappingInfo;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 
@@ -62,15 +62,16 @@ class DelayQueueHttpAutoConfigurationTests {
 	}
 
 	@Test
-	void withTokensTheApiAndItsTokenFilterAreThere() {
+	void withTokensTheApiAndItsTokenCheckForEveryHandlerAreThere() {
 		this.runner.withPropertyValues("delayqueue.http.enabled=true", "delayqueue.http.tokens=a,b",
 				"delayqueue.http.base-path=/api/queue").run((context) -> {
 					assertThat(context).hasSingleBean(DelayQueueHttpApi.class);
-					FilterRegistrationBean<?> filter = context.getBean("delayQueueHttpTokenFilter",
-							FilterRegistrationBean.class);
-					assertThat(filter.isEnabled()).isTrue();
-					assertThat(filter.getFilter()).isInstanceOf(BearerTokenFilter.class);
-					assertThat(filter.getUrlPatterns()).containsExactly("/api/queue/*");
+					MappedInterceptor interceptor = context.getBean("delayQueueHttpTokenInterceptor",
+							MappedInterceptor.class);
+					assertThat(interceptor.getInterceptor()).isInstanceOf(BearerTokenInterceptor.class);
+					// not tied to a path: the handler decides, wherever it is mapped
+					assertThat(interceptor.getIncludePathPatterns()).isNull();
+					assertThat(interceptor.getExcludePathPatterns()).isNull();
 				});
 	}
 
@@ -90,8 +91,7 @@ class DelayQueueHttpAutoConfigurationTests {
 		this.runner.withPropertyValues("delayqueue.http.enabled=true", "delayqueue.http.allow-anonymous=true")
 			.run((context) -> {
 				assertThat(context).hasSingleBean(DelayQueueHttpApi.class);
-				assertThat(context.getBean("delayQueueHttpTokenFilter", FilterRegistrationBean.class).isEnabled())
-					.isFalse();
+				assertThat(context).doesNotHaveBean("delayQueueHttpTokenInterceptor");
 			});
 	}
 

@@ -34,7 +34,7 @@ class DelayQueueHttpWithSpringSecurityTests {
 		App app = this.apps.run(RedisTestServers.shared(), NoBeans.class, "delayqueue.http.enabled=true",
 				"delayqueue.http.tokens=ignored-token", "spring.security.user.name=ops",
 				"spring.security.user.password=secret");
-		assertThat(app.context.containsBean("delayQueueHttpTokenFilter")).isFalse();
+		assertThat(app.context.containsBean("delayQueueHttpTokenInterceptor")).isFalse();
 		assertThat(app.context.containsBean("springSecurityFilterChain")).isTrue();
 
 		// Boot's default security: every request authenticated, the API's tokens mean nothing
