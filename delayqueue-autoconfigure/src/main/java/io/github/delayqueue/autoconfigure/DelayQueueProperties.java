@@ -419,14 +419,23 @@ public class DelayQueueProperties {
 		private String basePath = "/delayqueue";
 
 		/**
-		 * Bearer tokens the API accepts. Ignored when Spring Security is on the classpath:
-		 * the application's security configuration decides then.
+		 * Bearer tokens the API accepts. When set, every request to the API needs one of
+		 * them, with or without Spring Security on the classpath (a Spring Security chain
+		 * that covers the API's paths applies as well).
 		 */
 		private List<String> tokens = new ArrayList<>();
 
 		/**
-		 * Whether to serve the API without tokens when Spring Security is absent. Only for a
-		 * trusted network: anyone who reaches the port can then schedule and consume jobs.
+		 * Whether the application's own security (such as a Spring Security chain that
+		 * authenticates the API's paths) protects the API, so that it may start without
+		 * tokens. Without tokens and without this or allow-anonymous, start-up fails.
+		 */
+		private boolean securedByApplication = false;
+
+		/**
+		 * Whether to serve the API without any protection. Only for a trusted network:
+		 * anyone who reaches the port can then schedule and consume jobs. Cannot be combined
+		 * with tokens or secured-by-application.
 		 */
 		private boolean allowAnonymous = false;
 
@@ -473,6 +482,14 @@ public class DelayQueueProperties {
 
 		public void setTokens(List<String> tokens) {
 			this.tokens = tokens;
+		}
+
+		public boolean isSecuredByApplication() {
+			return this.securedByApplication;
+		}
+
+		public void setSecuredByApplication(boolean securedByApplication) {
+			this.securedByApplication = securedByApplication;
 		}
 
 		public boolean isAllowAnonymous() {

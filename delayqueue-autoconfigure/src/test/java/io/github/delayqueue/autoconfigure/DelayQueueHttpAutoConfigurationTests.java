@@ -80,10 +80,44 @@ class DelayQueueHttpAutoConfigurationTests {
 		this.runner.withPropertyValues("delayqueue.http.enabled=true").run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("/delayqueue/**")
 				.hasMessageContaining("delayqueue.http.tokens")
-				.hasMessageContaining("Spring Security")
+				.hasMessageContaining("delayqueue.http.secured-by-application=true")
 				.hasMessageContaining("delayqueue.http.allow-anonymous=true");
 		});
+	}
+
+	@Test
+	void securedByTheApplicationTheApiStartsWithoutItsOwnTokenCheck() {
+		this.runner.withPropertyValues("delayqueue.http.enabled=true", "delayqueue.http.secured-by-application=true")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(DelayQueueHttpApi.class);
+				assertThat(context).doesNotHaveBean("delayQueueHttpTokenInterceptor");
+			});
+	}
+
+	@Test
+	void configuredTokensAreCheckedEvenWhenTheApplicationSecuresTheApiToo() {
+		this.runner
+			.withPropertyValues("delayqueue.http.enabled=true", "delayqueue.http.secured-by-application=true",
+					"delayqueue.http.tokens=a")
+			.run((context) -> assertThat(context.getBean("delayQueueHttpTokenInterceptor", MappedInterceptor.class)
+				.getInterceptor()).isInstanceOf(BearerTokenInterceptor.class));
+	}
+
+	@Test
+	void anonymousAccessCombinedWithAProtectionFailsStartUp() {
+		for (String protection : List.of("delayqueue.http.tokens=a", "delayqueue.http.secured-by-application=true")) {
+			this.runner
+				.withPropertyValues("delayqueue.http.enabled=true", "delayqueue.http.allow-anonymous=true", protection)
+				.run((context) -> {
+					assertThat(context).as(protection).hasFailed();
+					assertThat(context.getStartupFailure()).as(protection)
+						.rootCause()
+						.hasMessageContaining("delayqueue.http.allow-anonymous=true")
+						.hasMessageContaining(protection.substring(0, protection.indexOf('=')));
+				});
+		}
 	}
 
 	@Test
