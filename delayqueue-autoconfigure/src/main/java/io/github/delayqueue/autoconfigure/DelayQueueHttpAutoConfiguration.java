@@ -58,7 +58,7 @@ public final class DelayQueueHttpAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ReserveWaiters delayQueueReserveWaiters(DelayQueueOperations operations, DelayQueueProperties properties) {
-		return new ReserveWaiters(operations, properties.getHttp().getMaxWaiting());
+		return new ReserveWaiters(operations, properties.getHttp().getMaxWaiting(), properties.getHttp().getMaxTopics());
 	}
 
 	@Bean

@@ -460,6 +460,12 @@ public class DelayQueueProperties {
 		 */
 		private int maxWaiting = 1000;
 
+		/**
+		 * Most topics that may have waiting reserve requests at once on this instance (each
+		 * has a thread while it has waiters); a wait on one more is refused with 429.
+		 */
+		private int maxTopics = 100;
+
 		public boolean isEnabled() {
 			return this.enabled;
 		}
@@ -530,6 +536,14 @@ public class DelayQueueProperties {
 
 		public void setMaxWaiting(int maxWaiting) {
 			this.maxWaiting = maxWaiting;
+		}
+
+		public int getMaxTopics() {
+			return this.maxTopics;
+		}
+
+		public void setMaxTopics(int maxTopics) {
+			this.maxTopics = maxTopics;
 		}
 
 	}

@@ -166,11 +166,16 @@ public class DelayQueueHttpApi {
 			result.setResult(ResponseEntity.ok(this.views.reserved(jobs)));
 			return result;
 		}
-		Runnable end = this.waiters.await(topic, count, reservationTtr, waitFor,
-				(reserved) -> result.setResult(ResponseEntity.ok(this.views.reserved(reserved))), result::setErrorResult);
-		if (end == null) {
-			throw new HttpApiException(HttpStatus.SERVICE_UNAVAILABLE, null,
-					"too many reserve requests wait already (delayqueue.http.max-waiting), or the application is stopping; retry");
+		Runnable end;
+		try {
+			end = this.waiters.await(topic, count, reservationTtr, waitFor,
+					(reserved) -> result.setResult(ResponseEntity.ok(this.views.reserved(reserved))),
+					result::setErrorResult);
+		}
+		catch (ReserveWaiters.WaitRefusedException ex) {
+			HttpStatus status = (ex.getReason() == ReserveWaiters.WaitRefusedException.Reason.TOO_MANY_TOPICS)
+					? HttpStatus.TOO_MANY_REQUESTS : HttpStatus.SERVICE_UNAVAILABLE;
+			throw new HttpApiException(status, null, ex.getMessage());
 		}
 		result.onCompletion(end);
 		return result;
@@ -251,7 +256,12 @@ public class DelayQueueHttpApi {
 
 	@ExceptionHandler
 	ResponseEntity<JsonNode> refused(HttpApiException ex) {
-		return problem(ex.status(), ex.getMessage(), ex.field());
+		HttpStatus status = ex.status();
+		ResponseEntity.BodyBuilder answer = ResponseEntity.status(status).contentType(PROBLEM);
+		if (status == HttpStatus.SERVICE_UNAVAILABLE || status == HttpStatus.TOO_MANY_REQUESTS) {
+			answer.header(HttpHeaders.RETRY_AFTER, "1");
+		}
+		return answer.body(JobViews.problem(status.value(), status.getReasonPhrase(), ex.getMessage(), ex.field()));
 	}
 
 	@ExceptionHandler

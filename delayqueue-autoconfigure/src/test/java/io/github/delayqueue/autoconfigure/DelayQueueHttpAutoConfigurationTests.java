@@ -133,7 +133,7 @@ class DelayQueueHttpAutoConfigurationTests {
 	void badSettingsFailStartUpNamingTheProperty() {
 		for (String setting : List.of("delayqueue.http.base-path=/queue/", "delayqueue.http.base-path=queue",
 				"delayqueue.http.max-reserve=0", "delayqueue.http.max-wait=-1s", "delayqueue.http.max-waiting=0",
-				"delayqueue.http.tokens=a,")) {
+				"delayqueue.http.max-topics=0", "delayqueue.http.tokens=a,")) {
 			String property = setting.substring(0, setting.indexOf('='));
 			this.runner.withPropertyValues("delayqueue.http.enabled=true", "delayqueue.http.tokens=a", setting)
 				.run((context) -> {
