@@ -57,8 +57,9 @@ import org.springframework.web.util.UriUtils;
  * <p>
  * Bad input is a 400 {@code application/problem+json} answer whose {@code field} names the
  * field at fault; nothing is changed then. A stale token is a 409, a Redis outage a 503 with
- * a generic text (the driver's message, which names the server, is logged instead). The
- * routes are described in {@code openapi.yaml}, served at {@code {base-path}/openapi.yaml}.
+ * a generic text (the driver's message, which names the server, is logged instead), a wait on
+ * more topics than {@code delayqueue.http.max-topics} a 429. The routes are described in
+ * {@code openapi.yaml}, served at {@code {base-path}/openapi.yaml}.
  */
 @RestController
 @RequestMapping("${delayqueue.http.base-path:/delayqueue}")

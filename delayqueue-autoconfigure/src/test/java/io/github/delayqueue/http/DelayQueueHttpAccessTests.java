@@ -78,9 +78,10 @@ class DelayQueueHttpAccessTests {
 
 	@ParameterizedTest(name = "{0}")
 	@CsvSource(delimiter = '|', textBlock = """
-			at the root          | ''   | ''
-			under a servlet path | /mvc | spring.mvc.servlet.path=/mvc
-			under a context path | /ctx | server.servlet.context-path=/ctx
+			at the root               | ''   | ''
+			under a servlet path      | /mvc | spring.mvc.servlet.path=/mvc
+			under a context path      | /ctx | server.servlet.context-path=/ctx
+			with lazy initialization  | ''   | spring.main.lazy-initialization=true
 			""")
 	void everyRouteNeedsATokenWhereverTheApiIsMapped(String deployment, String prefix, String property) {
 		App app = (property.isEmpty()) ? run() : run(property);
