@@ -1,37 +1,41 @@
 package io.github.delayqueue.autoconfigure;
 
+import java.util.List;
 import java.util.regex.Pattern;
 
 import io.github.delayqueue.core.DelayQueueOperations;
-import io.github.delayqueue.http.BearerTokenFilter;
+import io.github.delayqueue.http.BearerTokenInterceptor;
 import io.github.delayqueue.http.DelayQueueHttpApi;
 import io.github.delayqueue.http.ReserveWaiters;
-import jakarta.servlet.DispatcherType;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionMessage;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.autoconfigure.condition.OnPropertyListCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
-import org.springframework.core.Ordered;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.core.io.ResourceLoader;
+import org.springframework.util.ClassUtils;
 import org.springframework.web.servlet.DispatcherServlet;
+import org.springframework.web.servlet.handler.MappedInterceptor;
 
 /**
  * Auto-configuration of the HTTP job API ({@code delayqueue.http.enabled=true}) in a Spring
- * MVC application. Without Spring Security, requests need a bearer token of
- * {@code delayqueue.http.tokens}, and start-up fails when none is configured (unless
- * {@code delayqueue.http.allow-anonymous=true}); with Spring Security on the classpath, the
- * application's security configuration protects the API's paths instead.
+ * MVC application. Requests need a bearer token of {@code delayqueue.http.tokens} when tokens
+ * are configured, with or without Spring Security on the classpath. Without tokens, start-up
+ * fails unless the application says how the API is protected:
+ * {@code delayqueue.http.secured-by-application=true} (its own security, such as a Spring
+ * Security chain that authenticates the API's paths, does) or
+ * {@code delayqueue.http.allow-anonymous=true} (nothing does: a trusted network only).
  */
 @AutoConfiguration(after = DelayQueueAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -47,10 +51,14 @@ public final class DelayQueueHttpAutoConfiguration {
 
 	private static final String SPRING_SECURITY = "org.springframework.security.web.SecurityFilterChain";
 
+	DelayQueueHttpAutoConfiguration(DelayQueueProperties properties, ResourceLoader resourceLoader) {
+		checkProtection(properties.getHttp(), ClassUtils.isPresent(SPRING_SECURITY, resourceLoader.getClassLoader()));
+	}
+
 	@Bean
 	@ConditionalOnMissingBean
 	ReserveWaiters delayQueueReserveWaiters(DelayQueueOperations operations, DelayQueueProperties properties) {
-		return new ReserveWaiters(operations, properties.getHttp().getMaxWaiting());
+		return new ReserveWaiters(operations, properties.getHttp().getMaxWaiting(), properties.getHttp().getMaxTopics());
 	}
 
 	@Bean
@@ -64,6 +72,17 @@ public final class DelayQueueHttpAutoConfiguration {
 				limits, basePath(http));
 	}
 
+	/**
+	 * The token check, with or without Spring Security. A {@link MappedInterceptor} bean is
+	 * applied by every handler mapping to every handler, and checks the API's handlers: not
+	 * replaceable, so that configured tokens are always checked.
+	 */
+	@Bean
+	@Conditional(OnTokensCondition.class)
+	MappedInterceptor delayQueueHttpTokenInterceptor(DelayQueueProperties properties) {
+		return new MappedInterceptor(null, new BearerTokenInterceptor(properties.getHttp().getTokens()));
+	}
+
 	static String basePath(DelayQueueProperties.Http http) {
 		String basePath = http.getBasePath();
 		if (basePath == null || !BASE_PATH.matcher(basePath).matches()) {
@@ -73,51 +92,49 @@ public final class DelayQueueHttpAutoConfiguration {
 		return basePath;
 	}
 
-	// Without Spring Security the API checks bearer tokens itself
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnMissingClass(SPRING_SECURITY)
-	static class TokenConfiguration {
-
-		@Bean
-		@ConditionalOnMissingBean(name = "delayQueueHttpTokenFilter")
-		FilterRegistrationBean<BearerTokenFilter> delayQueueHttpTokenFilter(DelayQueueProperties properties) {
-			DelayQueueProperties.Http http = properties.getHttp();
-			if (http.getTokens().isEmpty()) {
-				if (http.isAllowAnonymous()) {
-					logger.warn("The delayqueue HTTP job API at " + http.getBasePath()
-							+ " takes requests without a token (delayqueue.http.allow-anonymous=true)");
-					FilterRegistrationBean<BearerTokenFilter> off = new FilterRegistrationBean<>();
-					off.setEnabled(false);
-					return off;
-				}
-				throw new IllegalStateException("delayqueue.http.enabled=true needs delayqueue.http.tokens (bearer"
-						+ " tokens the API accepts), Spring Security on the classpath, or"
-						+ " delayqueue.http.allow-anonymous=true for a trusted network");
-			}
-			if (http.getTokens().stream().anyMatch((token) -> token == null || token.isBlank())) {
-				throw new IllegalStateException("delayqueue.http.tokens must not hold a blank token");
-			}
-			FilterRegistrationBean<BearerTokenFilter> registration = new FilterRegistrationBean<>(
-					new BearerTokenFilter(http.getTokens()));
-			registration.addUrlPatterns(basePath(http) + "/*");
-			registration.setDispatcherTypes(DispatcherType.REQUEST);
-			registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 50);
-			registration.setName("delayQueueHttpTokenFilter");
-			return registration;
+	/**
+	 * Refuses to serve the API unprotected unless asked to, and settings that contradict each
+	 * other. Spring Security on the classpath proves nothing: its chains may not cover the
+	 * API's paths, or permit them.
+	 */
+	static void checkProtection(DelayQueueProperties.Http http, boolean springSecurity) {
+		List<String> tokens = http.getTokens();
+		if (http.isAllowAnonymous() && (!tokens.isEmpty() || http.isSecuredByApplication())) {
+			throw new IllegalStateException("delayqueue.http.allow-anonymous=true (serve the HTTP job API without any"
+					+ " check) contradicts " + (tokens.isEmpty() ? "delayqueue.http.secured-by-application=true"
+							: "delayqueue.http.tokens")
+					+ ": remove one of them");
 		}
-
+		if (tokens.stream().anyMatch((token) -> token == null || token.isBlank())) {
+			throw new IllegalStateException("delayqueue.http.tokens must not hold a blank token");
+		}
+		if (!tokens.isEmpty()) {
+			return;
+		}
+		if (http.isSecuredByApplication()) {
+			logger.info("The delayqueue HTTP job API at " + http.getBasePath() + " checks no token: the application's"
+					+ " security protects it (delayqueue.http.secured-by-application=true)");
+			return;
+		}
+		if (http.isAllowAnonymous()) {
+			logger.warn("The delayqueue HTTP job API at " + http.getBasePath()
+					+ " takes requests without a token (delayqueue.http.allow-anonymous=true)");
+			return;
+		}
+		String paths = http.getBasePath() + "/**";
+		throw new IllegalStateException("delayqueue.http.enabled=true: nothing protects the HTTP job API at " + paths
+				+ (springSecurity ? " (Spring Security on the classpath is not enough: its chains may not cover those"
+						+ " paths, or may permit them)" : "")
+				+ ". Set one of: delayqueue.http.tokens (bearer tokens the API checks itself, with or without Spring"
+				+ " Security); delayqueue.http.secured-by-application=true (the application's own security, such as a"
+				+ " SecurityFilterChain, authenticates " + paths + "); delayqueue.http.allow-anonymous=true (anyone"
+				+ " who reaches the port may use the API: a trusted network only)");
 	}
 
-	// With Spring Security the application's configuration decides who may call the API
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(name = SPRING_SECURITY)
-	static class SecuredConfiguration {
+	static class OnTokensCondition extends OnPropertyListCondition {
 
-		SecuredConfiguration(DelayQueueProperties properties) {
-			if (!properties.getHttp().getTokens().isEmpty()) {
-				logger.warn("delayqueue.http.tokens is ignored: Spring Security is on the classpath and protects "
-						+ properties.getHttp().getBasePath() + "/** as the application's security configuration says");
-			}
+		OnTokensCondition() {
+			super("delayqueue.http.tokens", () -> ConditionMessage.forCondition("delayqueue.http.tokens"));
 		}
 
 	}

@@ -419,14 +419,23 @@ public class DelayQueueProperties {
 		private String basePath = "/delayqueue";
 
 		/**
-		 * Bearer tokens the API accepts. Ignored when Spring Security is on the classpath:
-		 * the application's security configuration decides then.
+		 * Bearer tokens the API accepts. When set, every request to the API needs one of
+		 * them, with or without Spring Security on the classpath (a Spring Security chain
+		 * that covers the API's paths applies as well).
 		 */
 		private List<String> tokens = new ArrayList<>();
 
 		/**
-		 * Whether to serve the API without tokens when Spring Security is absent. Only for a
-		 * trusted network: anyone who reaches the port can then schedule and consume jobs.
+		 * Whether the application's own security (such as a Spring Security chain that
+		 * authenticates the API's paths) protects the API, so that it may start without
+		 * tokens. Without tokens and without this or allow-anonymous, start-up fails.
+		 */
+		private boolean securedByApplication = false;
+
+		/**
+		 * Whether to serve the API without any protection. Only for a trusted network:
+		 * anyone who reaches the port can then schedule and consume jobs. Cannot be combined
+		 * with tokens or secured-by-application.
 		 */
 		private boolean allowAnonymous = false;
 
@@ -451,6 +460,12 @@ public class DelayQueueProperties {
 		 */
 		private int maxWaiting = 1000;
 
+		/**
+		 * Most topics that may have waiting reserve requests at once on this instance (each
+		 * has a thread while it has waiters); a wait on one more is refused with 429.
+		 */
+		private int maxTopics = 100;
+
 		public boolean isEnabled() {
 			return this.enabled;
 		}
@@ -473,6 +488,14 @@ public class DelayQueueProperties {
 
 		public void setTokens(List<String> tokens) {
 			this.tokens = tokens;
+		}
+
+		public boolean isSecuredByApplication() {
+			return this.securedByApplication;
+		}
+
+		public void setSecuredByApplication(boolean securedByApplication) {
+			this.securedByApplication = securedByApplication;
 		}
 
 		public boolean isAllowAnonymous() {
@@ -513,6 +536,14 @@ public class DelayQueueProperties {
 
 		public void setMaxWaiting(int maxWaiting) {
 			this.maxWaiting = maxWaiting;
+		}
+
+		public int getMaxTopics() {
+			return this.maxTopics;
+		}
+
+		public void setMaxTopics(int maxTopics) {
+			this.maxTopics = maxTopics;
 		}
 
 	}

@@ -11,6 +11,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 import io.github.delayqueue.core.DelayQueueConnectionException;
@@ -55,8 +56,10 @@ import org.springframework.web.util.UriUtils;
  *
  * <p>
  * Bad input is a 400 {@code application/problem+json} answer whose {@code field} names the
- * field at fault; nothing is changed then. A stale token is a 409, a Redis outage a 503. The
- * routes are described in {@code openapi.yaml}, served at {@code {base-path}/openapi.yaml}.
+ * field at fault; nothing is changed then. A stale token is a 409, a Redis outage a 503 with
+ * a generic text (the driver's message, which names the server, is logged instead), a wait on
+ * more topics than {@code delayqueue.http.max-topics} a 429. The routes are described in
+ * {@code openapi.yaml}, served at {@code {base-path}/openapi.yaml}.
  */
 @RestController
 @RequestMapping("${delayqueue.http.base-path:/delayqueue}")
@@ -75,6 +78,12 @@ public class DelayQueueHttpApi {
 
 	private static final Set<String> TOUCH_FIELDS = fields("token", "ttr");
 
+	/** The answer to a request that found Redis unreachable: nothing of the driver's message. */
+	static final String UNREACHABLE = "the queue's Redis is unreachable; retry later";
+
+	/** How often a Redis outage is logged at WARN. */
+	private static final Duration UNREACHABLE_WARNING_INTERVAL = Duration.ofSeconds(10);
+
 	/** What a long-poll may take longer than its wait before the web server gives up on it. */
 	private static final Duration ASYNC_MARGIN = Duration.ofSeconds(10);
 
@@ -89,6 +98,11 @@ public class DelayQueueHttpApi {
 	private final Limits limits;
 
 	private final String basePath;
+
+	private final AtomicLong lastUnreachableWarning = new AtomicLong(
+			System.nanoTime() - UNREACHABLE_WARNING_INTERVAL.toNanos());
+
+	private final AtomicLong unreachableSinceWarning = new AtomicLong();
 
 	/**
 	 * Creates the API.
@@ -153,11 +167,16 @@ public class DelayQueueHttpApi {
 			result.setResult(ResponseEntity.ok(this.views.reserved(jobs)));
 			return result;
 		}
-		Runnable end = this.waiters.await(topic, count, reservationTtr, waitFor,
-				(reserved) -> result.setResult(ResponseEntity.ok(this.views.reserved(reserved))), result::setErrorResult);
-		if (end == null) {
-			throw new HttpApiException(HttpStatus.SERVICE_UNAVAILABLE, null,
-					"too many reserve requests wait already (delayqueue.http.max-waiting), or the application is stopping; retry");
+		Runnable end;
+		try {
+			end = this.waiters.await(topic, count, reservationTtr, waitFor,
+					(reserved) -> result.setResult(ResponseEntity.ok(this.views.reserved(reserved))),
+					result::setErrorResult);
+		}
+		catch (ReserveWaiters.WaitRefusedException ex) {
+			HttpStatus status = (ex.getReason() == ReserveWaiters.WaitRefusedException.Reason.TOO_MANY_TOPICS)
+					? HttpStatus.TOO_MANY_REQUESTS : HttpStatus.SERVICE_UNAVAILABLE;
+			throw new HttpApiException(status, null, ex.getMessage());
 		}
 		result.onCompletion(end);
 		return result;
@@ -238,7 +257,12 @@ public class DelayQueueHttpApi {
 
 	@ExceptionHandler
 	ResponseEntity<JsonNode> refused(HttpApiException ex) {
-		return problem(ex.status(), ex.getMessage(), ex.field());
+		HttpStatus status = ex.status();
+		ResponseEntity.BodyBuilder answer = ResponseEntity.status(status).contentType(PROBLEM);
+		if (status == HttpStatus.SERVICE_UNAVAILABLE || status == HttpStatus.TOO_MANY_REQUESTS) {
+			answer.header(HttpHeaders.RETRY_AFTER, "1");
+		}
+		return answer.body(JobViews.problem(status.value(), status.getReasonPhrase(), ex.getMessage(), ex.field()));
 	}
 
 	@ExceptionHandler
@@ -246,13 +270,38 @@ public class DelayQueueHttpApi {
 		return problem(HttpStatus.BAD_REQUEST, ex.getMessage(), fieldOf(ex.getMessage()));
 	}
 
+	/**
+	 * A Redis outage: a generic answer, as the driver's message names the server (host,
+	 * address, port); the detail goes to the log.
+	 */
 	@ExceptionHandler
 	ResponseEntity<JsonNode> unavailable(DelayQueueConnectionException ex) {
-		logger.warn("HTTP job API: Redis is unreachable: " + ex.getMessage());
+		logUnreachable(ex);
 		return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
 			.header(HttpHeaders.RETRY_AFTER, "1")
 			.contentType(PROBLEM)
-			.body(JobViews.problem(503, "Service Unavailable", "Redis is unreachable: " + ex.getMessage(), null));
+			.body(JobViews.problem(503, "Service Unavailable", UNREACHABLE, null));
+	}
+
+	/**
+	 * Logs an outage at WARN at most once per {@link #UNREACHABLE_WARNING_INTERVAL}, with how
+	 * many requests were answered 503 since; each one at DEBUG.
+	 */
+	private void logUnreachable(DelayQueueConnectionException ex) {
+		long now = System.nanoTime();
+		long last = this.lastUnreachableWarning.get();
+		boolean warn = now - last >= UNREACHABLE_WARNING_INTERVAL.toNanos()
+				&& this.lastUnreachableWarning.compareAndSet(last, now);
+		if (warn) {
+			long since = this.unreachableSinceWarning.getAndSet(0);
+			logger.warn("HTTP job API: answered 503, Redis is unreachable: " + ex.getMessage()
+					+ ((since > 0) ? " (" + since + " more 503 answers since the last warning)" : ""));
+			return;
+		}
+		this.unreachableSinceWarning.incrementAndGet();
+		if (logger.isDebugEnabled()) {
+			logger.debug("HTTP job API: answered 503, Redis is unreachable: " + ex.getMessage());
+		}
 	}
 
 	private static ResponseEntity<JsonNode> problem(HttpStatus status, String detail, @Nullable String field) {

@@ -1,6 +1,7 @@
 package io.github.delayqueue.http;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
@@ -11,9 +12,11 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.ReservedJob;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -35,6 +38,15 @@ import org.springframework.util.Assert;
  * promotion, a schedule, a retry, from any instance). A waiter whose wait runs out is
  * answered with no jobs by a timer. Jobs reserved for a waiter that is gone by then (timed
  * out, client disconnected) are released: READY again at once, the attempt not counted.
+ *
+ * <p>
+ * The state kept per topic is bounded, as clients choose the topic names: a topic's entry
+ * and its thread end once the topic has had no waiters for {@link #IDLE_TIMEOUT}, and at most
+ * {@code maxTopics} topics have waiters at once (a wait on one more is refused). An entry is
+ * added, joined and removed only under the lock of its topic's mapping, so that a waiter
+ * always joins an entry whose thread serves it: either the entry is still there (its thread
+ * sees the new waiter before it may leave) or it is gone (and a new one is made, with a new
+ * thread). Thread safe.
  */
 public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 
@@ -42,6 +54,17 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 	 * The lifecycle phase: {@code Integer.MAX_VALUE - 512}.
 	 */
 	public static final int PHASE = Integer.MAX_VALUE - 512;
+
+	/**
+	 * The most topics with waiters at once, unless told otherwise
+	 * ({@code delayqueue.http.max-topics}).
+	 */
+	public static final int DEFAULT_MAX_TOPICS = 100;
+
+	/**
+	 * How long a topic's entry and thread stay after its last waiter went: 1 second.
+	 */
+	public static final Duration IDLE_TIMEOUT = Duration.ofSeconds(1);
 
 	private static final Log logger = LogFactory.getLog(ReserveWaiters.class);
 
@@ -52,7 +75,14 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 
 	private final int maxWaiting;
 
+	private final int maxTopics;
+
+	private final long idleTimeoutNanos;
+
 	private final ConcurrentMap<String, TopicWaiters> topics = new ConcurrentHashMap<>();
+
+	/** The entries in {@link #topics}; changed only under the lock of the entry's mapping. */
+	private final AtomicInteger topicCount = new AtomicInteger();
 
 	private final AtomicInteger waiting = new AtomicInteger();
 
@@ -63,17 +93,37 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 	private volatile boolean running;
 
 	/**
-	 * Creates the waiters of one application.
+	 * Creates the waiters of one application, with at most {@value #DEFAULT_MAX_TOPICS} topics
+	 * with waiters at once.
 	 * @param operations the queue
 	 * @param maxWaiting the most requests that may wait at once
 	 * ({@code delayqueue.http.max-waiting}, at least 1)
 	 */
 	public ReserveWaiters(DelayQueueOperations operations, int maxWaiting) {
+		this(operations, maxWaiting, DEFAULT_MAX_TOPICS);
+	}
+
+	/**
+	 * Creates the waiters of one application.
+	 * @param operations the queue
+	 * @param maxWaiting the most requests that may wait at once
+	 * ({@code delayqueue.http.max-waiting}, at least 1)
+	 * @param maxTopics the most topics that may have waiters at once
+	 * ({@code delayqueue.http.max-topics}, at least 1)
+	 */
+	public ReserveWaiters(DelayQueueOperations operations, int maxWaiting, int maxTopics) {
+		this(operations, maxWaiting, maxTopics, IDLE_TIMEOUT);
+	}
+
+	ReserveWaiters(DelayQueueOperations operations, int maxWaiting, int maxTopics, Duration idleTimeout) {
 		Assert.notNull(operations, "operations must not be null");
-		Assert.isTrue(maxWaiting > 0,
-				() -> "delayqueue.http.max-waiting must be at least 1, was " + maxWaiting);
+		Assert.isTrue(maxWaiting > 0, () -> "delayqueue.http.max-waiting must be at least 1, was " + maxWaiting);
+		Assert.isTrue(maxTopics > 0, () -> "delayqueue.http.max-topics must be at least 1, was " + maxTopics);
+		Assert.isTrue(idleTimeout != null && !idleTimeout.isNegative(), "idleTimeout must not be negative");
 		this.operations = operations;
 		this.maxWaiting = maxWaiting;
+		this.maxTopics = maxTopics;
+		this.idleTimeoutNanos = idleTimeout.toNanos();
 		this.threads.setDaemon(true);
 		this.timeouts = new ScheduledThreadPoolExecutor(1, new CustomizableThreadFactory("delayqueue-http-timeout-"));
 		this.timeouts.setRemoveOnCancelPolicy(true);
@@ -82,28 +132,45 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 	/**
 	 * Queues a request that waits for jobs of a topic.
 	 * @param topic the topic
-	 * @param max the most jobs to hand over
+	 * @param max the most jobs to hand over (1 to {@value DelayQueueOperations#MAX_RESERVE})
 	 * @param ttr the time to run, or {@code null} for each job's own
-	 * @param wait the longest wait
+	 * @param wait the longest wait, not negative
 	 * @param answer takes the jobs (none on timeout) and returns whether the request was still
 	 * there to take them
 	 * @param failure takes an error of the queue (such as Redis being unreachable)
-	 * @return what ends the wait without an answer (the request went away), or {@code null}
-	 * when the request was not queued: as many requests as allowed are waiting already, or
-	 * the waiters are stopped
+	 * @return what ends the wait without an answer (the request went away)
+	 * @throws WaitRefusedException when the request was not queued: the waiters are stopped,
+	 * as many requests as allowed are waiting already, or as many topics as allowed have
+	 * waiters already and this topic has none; nothing is queued or counted then
+	 * @throws IllegalArgumentException when an argument breaks its rule
 	 */
-	public @Nullable Runnable await(String topic, int max, @Nullable Duration ttr, Duration wait, Answer answer,
+	public Runnable await(String topic, int max, @Nullable Duration ttr, Duration wait, Answer answer,
 			Consumer<RuntimeException> failure) {
+		JobConstraints.topic(topic);
+		Assert.isTrue(max >= 1 && max <= DelayQueueOperations.MAX_RESERVE,
+				() -> "max must be between 1 and " + DelayQueueOperations.MAX_RESERVE + ", was " + max);
+		Assert.isTrue(wait != null && !wait.isNegative(), () -> "wait must not be negative, was " + wait);
+		Assert.notNull(answer, "answer must not be null");
+		Assert.notNull(failure, "failure must not be null");
 		if (!this.running) {
-			return null;
+			throw new WaitRefusedException(WaitRefusedException.Reason.STOPPED,
+					"the application is stopping: no reserve request may wait; retry later");
 		}
 		if (this.waiting.incrementAndGet() > this.maxWaiting) {
 			this.waiting.decrementAndGet();
-			return null;
+			throw new WaitRefusedException(WaitRefusedException.Reason.TOO_MANY_WAITING, this.maxWaiting
+					+ " reserve requests wait already, the most allowed (delayqueue.http.max-waiting=" + this.maxWaiting
+					+ "); retry later");
 		}
 		Waiter waiter = new Waiter(max, ttr, answer, failure);
 		waiter.timeout = this.timeouts.schedule(() -> waiter.answer(List.of()), wait.toNanos(), TimeUnit.NANOSECONDS);
-		this.topics.computeIfAbsent(topic, TopicWaiters::new).add(waiter);
+		try {
+			join(topic, waiter);
+		}
+		catch (RuntimeException | Error ex) {
+			waiter.end();
+			throw ex;
+		}
 		if (!this.running) {
 			// stop() ran meanwhile and may have drained the queue before this waiter was in it
 			waiter.answer(List.of());
@@ -112,11 +179,60 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 	}
 
 	/**
+	 * Adds a waiter to its topic's entry, or to a new entry with a thread of its own when the
+	 * topic has none.
+	 */
+	private void join(String topic, Waiter waiter) {
+		TopicWaiters joined = this.topics.compute(topic, (key, entry) -> {
+			if (entry != null) {
+				entry.queue.add(waiter);
+				return entry;
+			}
+			TopicWaiters created = new TopicWaiters(key);
+			created.queue.add(waiter);
+			countTopic();
+			try {
+				created.startThread();
+			}
+			catch (RuntimeException | Error ex) {
+				this.topicCount.decrementAndGet();
+				throw ex;
+			}
+			return created;
+		});
+		// wakes the thread when it lingers without waiters
+		joined.wake();
+	}
+
+	private void countTopic() {
+		while (true) {
+			int count = this.topicCount.get();
+			if (count >= this.maxTopics) {
+				throw new WaitRefusedException(WaitRefusedException.Reason.TOO_MANY_TOPICS, "reserve requests wait on "
+						+ count + " topics already, the most one instance serves at once (delayqueue.http.max-topics="
+						+ this.maxTopics + "); retry later, or reserve without waiting");
+			}
+			if (this.topicCount.compareAndSet(count, count + 1)) {
+				return;
+			}
+		}
+	}
+
+	/**
 	 * How many requests are waiting now.
 	 * @return the count
 	 */
 	public int getWaiting() {
 		return this.waiting.get();
+	}
+
+	/**
+	 * How many topics have an entry now: waiters, or a thread that ends unless one comes
+	 * within {@link #IDLE_TIMEOUT}.
+	 * @return the count
+	 */
+	public int getTopics() {
+		return this.topicCount.get();
 	}
 
 	@Override
@@ -136,6 +252,7 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 			while ((waiter = topic.queue.poll()) != null) {
 				waiter.answer(List.of());
 			}
+			topic.wake();
 		}
 	}
 
@@ -170,6 +287,47 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 		 * @return {@code false} when the request was gone (answered, timed out, disconnected)
 		 */
 		boolean answer(List<ReservedJob> jobs);
+
+	}
+
+	/**
+	 * A request that may not wait; its message names the limit and its property.
+	 */
+	public static class WaitRefusedException extends RuntimeException {
+
+		private final Reason reason;
+
+		WaitRefusedException(Reason reason, String message) {
+			super(message);
+			this.reason = reason;
+		}
+
+		/**
+		 * Why the request may not wait.
+		 * @return the reason
+		 */
+		public Reason getReason() {
+			return this.reason;
+		}
+
+		/**
+		 * Why a request may not wait.
+		 */
+		public enum Reason {
+
+			/** The waiters are stopped (not started yet, or the application is stopping). */
+			STOPPED,
+
+			/** As many requests as allowed are waiting ({@code delayqueue.http.max-waiting}). */
+			TOO_MANY_WAITING,
+
+			/**
+			 * As many topics as allowed have waiters, and the request's topic has none
+			 * ({@code delayqueue.http.max-topics}).
+			 */
+			TOO_MANY_TOPICS
+
+		}
 
 	}
 
@@ -229,7 +387,9 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 	}
 
 	/**
-	 * The waiters of one topic and the thread that serves them while there are any.
+	 * The waiters of one topic and the thread that serves them. The entry is in
+	 * {@link ReserveWaiters#topics} exactly while its thread runs: the thread is started when
+	 * the entry is put there and removes it, under the lock of its mapping, when it ends.
 	 */
 	private final class TopicWaiters implements Runnable {
 
@@ -237,66 +397,165 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 
 		final Queue<Waiter> queue = new ConcurrentLinkedQueue<>();
 
-		private final AtomicBoolean serving = new AtomicBoolean();
+		private volatile @Nullable Thread thread;
 
 		TopicWaiters(String topic) {
 			this.topic = topic;
 		}
 
-		void add(Waiter waiter) {
-			this.queue.add(waiter);
-			if (this.serving.compareAndSet(false, true)) {
-				ReserveWaiters.this.threads.newThread(this).start();
+		/**
+		 * Starts the thread; called under the lock of the entry's mapping.
+		 */
+		void startThread() {
+			Thread thread = ReserveWaiters.this.threads.newThread(this);
+			thread.setName("delayqueue-http-" + this.topic);
+			this.thread = thread;
+			thread.start();
+		}
+
+		void wake() {
+			Thread thread = this.thread;
+			if (thread != null) {
+				LockSupport.unpark(thread);
 			}
 		}
 
 		@Override
 		public void run() {
-			Thread.currentThread().setName("delayqueue-http-" + this.topic);
+			boolean removed = false;
+			Throwable failure = null;
 			try {
-				while (hasWaiters()) {
+				removed = serve();
+			}
+			catch (InterruptedException ex) {
+				// only the waiting is interrupted: another thread serves whoever waits
+				Thread.currentThread().interrupt();
+			}
+			catch (RuntimeException | Error ex) {
+				failure = ex;
+				throw ex;
+			}
+			finally {
+				if (!removed) {
+					handOver(failure);
+				}
+			}
+		}
+
+		/**
+		 * Serves the waiters until the topic has had none for the idle timeout (or the
+		 * waiters are stopped) and the entry is removed.
+		 * @return {@code true} once the entry is removed
+		 */
+		private boolean serve() throws InterruptedException {
+			long idleSince = 0;
+			while (true) {
+				Waiter first = firstWaiter();
+				if (first != null) {
+					idleSince = 0;
 					try {
-						serveFirst();
+						serve(first);
 					}
 					catch (RuntimeException ex) {
 						// an answer that could not be written must not end the serving of the others
 						logger.warn("Could not answer a reserve request of topic " + this.topic, ex);
 					}
+					continue;
 				}
-			}
-			catch (InterruptedException ex) {
-				// only the waiting is interrupted: let a new thread serve whoever comes next
-				this.serving.set(false);
-				Thread.currentThread().interrupt();
+				long now = System.nanoTime();
+				if (idleSince == 0) {
+					idleSince = now;
+				}
+				long idleLeft = ReserveWaiters.this.idleTimeoutNanos - (now - idleSince);
+				if (idleLeft > 0 && ReserveWaiters.this.running) {
+					// a waiter that joins wakes this thread up
+					LockSupport.parkNanos(this, idleLeft);
+					if (Thread.interrupted()) {
+						throw new InterruptedException();
+					}
+					continue;
+				}
+				if (remove()) {
+					return true;
+				}
+				idleSince = 0;
 			}
 		}
 
 		/**
-		 * Whether a waiter is queued; when none is, the thread ends unless one came in the
-		 * meantime and found the thread still serving.
+		 * The first waiter whose wait did not end, dropping those before it.
 		 */
+		private @Nullable Waiter firstWaiter() {
+			Waiter first;
+			while ((first = this.queue.peek()) != null && first.isDone()) {
+				this.queue.remove(first);
+			}
+			return first;
+		}
+
+		/**
+		 * Removes the entry unless a waiter joined meanwhile: a waiter that joins under the
+		 * same lock before is seen here; one that joins after makes a new entry.
+		 * @return whether the entry was removed
+		 */
+		private boolean remove() {
+			AtomicBoolean removed = new AtomicBoolean();
+			ReserveWaiters.this.topics.computeIfPresent(this.topic, (key, entry) -> {
+				if (entry != this || hasWaiters()) {
+					return entry;
+				}
+				removed.set(true);
+				ReserveWaiters.this.topicCount.decrementAndGet();
+				return null;
+			});
+			return removed.get() || ReserveWaiters.this.topics.get(this.topic) != this;
+		}
+
 		private boolean hasWaiters() {
-			while (true) {
-				Waiter first = this.queue.peek();
-				if (first != null && first.isDone()) {
-					this.queue.remove(first);
-					continue;
+			this.queue.removeIf(Waiter::isDone);
+			return !this.queue.isEmpty();
+		}
+
+		/**
+		 * Ends this thread, which did not end by removing the entry: the waiters are handed
+		 * to a new thread after an interrupt, answered with the error after an error (a new
+		 * thread would likely meet it again), and the entry is removed when none is left.
+		 * Waiters are answered out of the mapping's lock, as answers run the caller's code.
+		 */
+		private void handOver(@Nullable Throwable failure) {
+			List<Waiter> left = new ArrayList<>();
+			ReserveWaiters.this.topics.computeIfPresent(this.topic, (key, entry) -> {
+				if (entry != this) {
+					return entry;
 				}
-				if (first != null) {
-					return true;
+				if (failure == null && hasWaiters() && ReserveWaiters.this.running) {
+					try {
+						startThread();
+						return this;
+					}
+					catch (RuntimeException | Error ex) {
+						logger.warn("Could not start a thread to serve reserve requests of topic " + this.topic, ex);
+					}
 				}
-				this.serving.set(false);
-				if (this.queue.isEmpty() || !this.serving.compareAndSet(false, true)) {
-					return false;
+				Waiter waiter;
+				while ((waiter = this.queue.poll()) != null) {
+					left.add(waiter);
+				}
+				ReserveWaiters.this.topicCount.decrementAndGet();
+				return null;
+			});
+			for (Waiter waiter : left) {
+				if (failure != null) {
+					waiter.fail(new IllegalStateException(
+							"The thread serving reserve requests of topic " + this.topic + " failed", failure));
+				}
+				else {
+					waiter.answer(List.of());
 				}
 			}
 		}
 
-		private void serveFirst() throws InterruptedException {
-			Waiter waiter = this.queue.peek();
-			if (waiter == null) {
-				return;
-			}
+		private void serve(Waiter waiter) throws InterruptedException {
 			List<ReservedJob> jobs;
 			try {
 				jobs = ReserveWaiters.this.operations.reserve(this.topic, waiter.max, waiter.ttr);

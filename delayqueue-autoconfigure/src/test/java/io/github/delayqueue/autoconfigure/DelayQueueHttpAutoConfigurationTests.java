@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import io.github.delayqueue.http.BearerTokenFilter;
+import io.github.delayqueue.http.BearerTokenInterceptor;
 import io.github.delayqueue.http.DelayQueueHttpApi;
 import io.github.delayqueue.http.ReserveWaiters;
 import io.github.delayqueue.test.RedisTestExtension;
@@ -21,10 +21,10 @@ import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
-import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.boot.webmvc.autoconfigure.DispatcherServletAutoConfiguration;
 import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
 import org.springframework.web.servlet.DispatcherServlet;
+import org.springframework.web.servlet.handler.MappedInterceptor;
 import org.springframework.web.servlet.mvc.method.RequestMappingInfo;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 
@@ -62,15 +62,16 @@ class DelayQueueHttpAutoConfigurationTests {
 	}
 
 	@Test
-	void withTokensTheApiAndItsTokenFilterAreThere() {
+	void withTokensTheApiAndItsTokenCheckForEveryHandlerAreThere() {
 		this.runner.withPropertyValues("delayqueue.http.enabled=true", "delayqueue.http.tokens=a,b",
 				"delayqueue.http.base-path=/api/queue").run((context) -> {
 					assertThat(context).hasSingleBean(DelayQueueHttpApi.class);
-					FilterRegistrationBean<?> filter = context.getBean("delayQueueHttpTokenFilter",
-							FilterRegistrationBean.class);
-					assertThat(filter.isEnabled()).isTrue();
-					assertThat(filter.getFilter()).isInstanceOf(BearerTokenFilter.class);
-					assertThat(filter.getUrlPatterns()).containsExactly("/api/queue/*");
+					MappedInterceptor interceptor = context.getBean("delayQueueHttpTokenInterceptor",
+							MappedInterceptor.class);
+					assertThat(interceptor.getInterceptor()).isInstanceOf(BearerTokenInterceptor.class);
+					// not tied to a path: the handler decides, wherever it is mapped
+					assertThat(interceptor.getIncludePathPatterns()).isNull();
+					assertThat(interceptor.getExcludePathPatterns()).isNull();
 				});
 	}
 
@@ -79,10 +80,44 @@ class DelayQueueHttpAutoConfigurationTests {
 		this.runner.withPropertyValues("delayqueue.http.enabled=true").run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("/delayqueue/**")
 				.hasMessageContaining("delayqueue.http.tokens")
-				.hasMessageContaining("Spring Security")
+				.hasMessageContaining("delayqueue.http.secured-by-application=true")
 				.hasMessageContaining("delayqueue.http.allow-anonymous=true");
 		});
+	}
+
+	@Test
+	void securedByTheApplicationTheApiStartsWithoutItsOwnTokenCheck() {
+		this.runner.withPropertyValues("delayqueue.http.enabled=true", "delayqueue.http.secured-by-application=true")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(DelayQueueHttpApi.class);
+				assertThat(context).doesNotHaveBean("delayQueueHttpTokenInterceptor");
+			});
+	}
+
+	@Test
+	void configuredTokensAreCheckedEvenWhenTheApplicationSecuresTheApiToo() {
+		this.runner
+			.withPropertyValues("delayqueue.http.enabled=true", "delayqueue.http.secured-by-application=true",
+					"delayqueue.http.tokens=a")
+			.run((context) -> assertThat(context.getBean("delayQueueHttpTokenInterceptor", MappedInterceptor.class)
+				.getInterceptor()).isInstanceOf(BearerTokenInterceptor.class));
+	}
+
+	@Test
+	void anonymousAccessCombinedWithAProtectionFailsStartUp() {
+		for (String protection : List.of("delayqueue.http.tokens=a", "delayqueue.http.secured-by-application=true")) {
+			this.runner
+				.withPropertyValues("delayqueue.http.enabled=true", "delayqueue.http.allow-anonymous=true", protection)
+				.run((context) -> {
+					assertThat(context).as(protection).hasFailed();
+					assertThat(context.getStartupFailure()).as(protection)
+						.rootCause()
+						.hasMessageContaining("delayqueue.http.allow-anonymous=true")
+						.hasMessageContaining(protection.substring(0, protection.indexOf('=')));
+				});
+		}
 	}
 
 	@Test
@@ -90,8 +125,7 @@ class DelayQueueHttpAutoConfigurationTests {
 		this.runner.withPropertyValues("delayqueue.http.enabled=true", "delayqueue.http.allow-anonymous=true")
 			.run((context) -> {
 				assertThat(context).hasSingleBean(DelayQueueHttpApi.class);
-				assertThat(context.getBean("delayQueueHttpTokenFilter", FilterRegistrationBean.class).isEnabled())
-					.isFalse();
+				assertThat(context).doesNotHaveBean("delayQueueHttpTokenInterceptor");
 			});
 	}
 
@@ -99,7 +133,7 @@ class DelayQueueHttpAutoConfigurationTests {
 	void badSettingsFailStartUpNamingTheProperty() {
 		for (String setting : List.of("delayqueue.http.base-path=/queue/", "delayqueue.http.base-path=queue",
 				"delayqueue.http.max-reserve=0", "delayqueue.http.max-wait=-1s", "delayqueue.http.max-waiting=0",
-				"delayqueue.http.tokens=a,")) {
+				"delayqueue.http.max-topics=0", "delayqueue.http.tokens=a,")) {
 			String property = setting.substring(0, setting.indexOf('='));
 			this.runner.withPropertyValues("delayqueue.http.enabled=true", "delayqueue.http.tokens=a", setting)
 				.run((context) -> {

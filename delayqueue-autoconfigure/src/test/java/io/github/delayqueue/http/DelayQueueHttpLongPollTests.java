@@ -23,6 +23,7 @@ import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleResult;
+import io.github.delayqueue.http.ReserveWaiters.WaitRefusedException;
 import io.github.delayqueue.test.RedisTestServers;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -32,6 +33,7 @@ import tools.jackson.databind.JsonNode;
 import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -154,15 +156,20 @@ class DelayQueueHttpLongPollTests {
 		ReserveWaiters waiters = new ReserveWaiters(this.template.getOperations(), 1);
 		try {
 			// not started yet (or stopped): refused, nothing counted
-			assertThat(waiters.await("refused", 1, null, Duration.ofSeconds(5), (jobs) -> true, (ex) -> {
-			})).isNull();
+			assertThatExceptionOfType(WaitRefusedException.class)
+				.isThrownBy(() -> waiters.await("refused", 1, null, Duration.ofSeconds(5), (jobs) -> true, (ex) -> {
+				}))
+				.satisfies((ex) -> assertThat(ex.getReason()).isEqualTo(WaitRefusedException.Reason.STOPPED));
 			assertThat(waiters.getWaiting()).isZero();
 			waiters.start();
 			Runnable first = waiters.await("refused", 1, null, Duration.ofSeconds(5), (jobs) -> true, (ex) -> {
 			});
 			assertThat(first).isNotNull();
-			assertThat(waiters.await("refused", 1, null, Duration.ofSeconds(5), (jobs) -> true, (ex) -> {
-			})).as("over delayqueue.http.max-waiting").isNull();
+			assertThatExceptionOfType(WaitRefusedException.class)
+				.isThrownBy(() -> waiters.await("refused", 1, null, Duration.ofSeconds(5), (jobs) -> true, (ex) -> {
+				}))
+				.withMessageContaining("delayqueue.http.max-waiting=1")
+				.satisfies((ex) -> assertThat(ex.getReason()).isEqualTo(WaitRefusedException.Reason.TOO_MANY_WAITING));
 			assertThat(waiters.getWaiting()).isEqualTo(1);
 			first.run();
 			assertThat(waiters.getWaiting()).isZero();

@@ -1,25 +1,39 @@
 package io.github.delayqueue.http;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Base64;
+import java.util.List;
 
 import io.github.delayqueue.actuate.WebApps;
 import io.github.delayqueue.actuate.WebApps.App;
+import io.github.delayqueue.actuate.WebApps.Response;
+import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.test.RedisTestServers;
+import jakarta.servlet.Filter;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
 
 /**
- * With Spring Security on the classpath, the application's security decides who may call the
- * HTTP job API, and the API's own token check is off. Runs in its own Surefire execution with
- * {@code spring-boot-starter-security} added to the classpath (see this module's pom), so that
- * the other tests run without it.
+ * With Spring Security on the classpath, configured tokens are still checked (whatever the
+ * application's security chains cover), and without tokens the API starts only when the
+ * application says that its own security protects it. Runs in its own Surefire execution with
+ * {@code spring-boot-starter-security} added to the classpath (see this module's pom), so
+ * that the other tests run without it.
  */
 class DelayQueueHttpWithSpringSecurityTests {
+
+	static final String TOKEN = "api-token";
+
+	static final String BASIC = "Basic " + Base64.getEncoder().encodeToString("ops:secret".getBytes(StandardCharsets.UTF_8));
 
 	@RegisterExtension
 	final WebApps apps = new WebApps();
@@ -29,21 +43,135 @@ class DelayQueueHttpWithSpringSecurityTests {
 
 	}
 
-	@Test
-	void springSecurityProtectsTheApiInsteadOfTheTokens() {
-		App app = this.apps.run(RedisTestServers.shared(), NoBeans.class, "delayqueue.http.enabled=true",
-				"delayqueue.http.tokens=ignored-token", "spring.security.user.name=ops",
-				"spring.security.user.password=secret");
-		assertThat(app.context.containsBean("delayQueueHttpTokenFilter")).isFalse();
-		assertThat(app.context.containsBean("springSecurityFilterChain")).isTrue();
+	/**
+	 * An application that secures its own {@code /api/**} and nothing else, as
+	 * {@code http.securityMatcher("/api/**")} does.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@Import(ChainForItsOwnPathsOnly.Chain.class)
+	static class ChainForItsOwnPathsOnly {
 
-		// Boot's default security: every request authenticated, the API's tokens mean nothing
-		assertThat(app.send("GET", "/delayqueue/jobs/t/x", null, null).status()).isEqualTo(401);
-		assertThat(app.send("GET", "/delayqueue/jobs/t/x", null, "Bearer ignored-token").status()).isEqualTo(401);
-		String basic = "Basic " + Base64.getEncoder().encodeToString("ops:secret".getBytes(StandardCharsets.UTF_8));
-		WebApps.Response answered = app.send("GET", "/delayqueue/jobs/t/x", null, basic);
-		assertThat(answered.status()).isEqualTo(404);
-		assertThat(answered.json().get("detail").asString()).contains("no job x in topic t");
+		static class Chain extends SecurityChains {
+
+			@Override
+			boolean covers(HttpServletRequest request) {
+				return request.getRequestURI().startsWith("/api/");
+			}
+
+			@Override
+			List<Filter> filters() {
+				return List.of((request, response, chain) -> {
+					((HttpServletResponse) response).setStatus(403);
+					response.getWriter().write("refused by the application's chain");
+				});
+			}
+
+		}
+
+	}
+
+	/**
+	 * An application whose one chain lets every request through, as
+	 * {@code anyRequest().permitAll()} does.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@Import(ChainPermittingEveryRequest.Chain.class)
+	static class ChainPermittingEveryRequest {
+
+		static class Chain extends SecurityChains {
+
+			@Override
+			boolean covers(HttpServletRequest request) {
+				return true;
+			}
+
+			@Override
+			List<Filter> filters() {
+				return List.of();
+			}
+
+		}
+
+	}
+
+	private App run(Class<?> configuration, String... properties) {
+		App app = this.apps.run(RedisTestServers.shared(), configuration, properties);
+		app.bean(DelayedJobTemplate.class).schedule("t", "x", "{\"secret\":42}", Duration.ofHours(1));
+		return app;
+	}
+
+	@Test
+	void tokensAreEnforcedWhenTheApplicationsChainDoesNotCoverTheApi() {
+		App app = run(ChainForItsOwnPathsOnly.class, "delayqueue.http.enabled=true", "delayqueue.http.tokens=" + TOKEN);
+		assertThat(app.get("/api/anything").status()).as("the application's chain is active").isEqualTo(403);
+
+		Response refused = app.get("/delayqueue/jobs/t/x");
+		assertThat(refused.status()).isEqualTo(401);
+		assertThat(refused.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(
+				(challenge) -> assertThat(challenge).startsWith("Bearer"));
+		assertThat(refused.body()).doesNotContain("secret");
+		assertThat(app.send("DELETE", "/delayqueue/jobs/t/x", null, "Bearer guess").status()).isEqualTo(401);
+		assertThat(app.bean(DelayedJobTemplate.class).find("t", "x")).isPresent();
+
+		Response served = app.send("GET", "/delayqueue/jobs/t/x", null, "Bearer " + TOKEN);
+		assertThat(served.status()).isEqualTo(200);
+		assertThat(served.json().get("body").get("secret").asInt()).isEqualTo(42);
+	}
+
+	@Test
+	void tokensAreEnforcedWhenTheApplicationsChainPermitsEveryRequest() {
+		App app = run(ChainPermittingEveryRequest.class, "delayqueue.http.enabled=true",
+				"delayqueue.http.tokens=" + TOKEN, "spring.mvc.servlet.path=/mvc");
+		assertThat(app.get("/mvc/delayqueue/jobs/t/x").status()).isEqualTo(401);
+		assertThat(app.send("POST", "/mvc/delayqueue/topics/t/reserve", null, null).status()).isEqualTo(401);
+		assertThat(app.send("GET", "/mvc/delayqueue/jobs/t/x", null, "Bearer " + TOKEN).status()).isEqualTo(200);
+	}
+
+	@Test
+	void withoutTokensStartUpFailsUnlessTheApplicationSaysItsSecurityProtectsTheApi() {
+		for (Class<?> configuration : new Class<?>[] { NoBeans.class, ChainPermittingEveryRequest.class }) {
+			assertThatException().as(configuration.getSimpleName())
+				.isThrownBy(() -> this.apps.run(RedisTestServers.shared(), configuration, "delayqueue.http.enabled=true"))
+				.havingRootCause()
+				.withMessageContaining("Spring Security")
+				.withMessageContaining("delayqueue.http.tokens")
+				.withMessageContaining("delayqueue.http.secured-by-application=true")
+				.withMessageContaining("delayqueue.http.allow-anonymous=true");
+		}
+	}
+
+	@Test
+	void securedByTheApplicationTheApplicationsChainDecides() {
+		// Boot's default security: every request authenticated, HTTP Basic
+		App app = run(NoBeans.class, "delayqueue.http.enabled=true", "delayqueue.http.secured-by-application=true",
+				"spring.security.user.name=ops", "spring.security.user.password=secret");
+		assertThat(app.context.containsBean("delayQueueHttpTokenInterceptor")).isFalse();
+		Response refused = app.get("/delayqueue/jobs/t/x");
+		assertThat(refused.status()).isEqualTo(401);
+		assertThat(refused.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(
+				(challenge) -> assertThat(challenge).startsWith("Basic"));
+		assertThat(app.send("GET", "/delayqueue/jobs/t/x", null, "Bearer " + TOKEN).status()).isEqualTo(401);
+		Response served = app.send("GET", "/delayqueue/jobs/t/x", null, BASIC);
+		assertThat(served.status()).isEqualTo(200);
+		assertThat(served.json().get("body").get("secret").asInt()).isEqualTo(42);
+	}
+
+	@Test
+	void securedByTheApplicationAChainThatPermitsEverythingIsTheApplicationsChoice() {
+		App app = run(ChainPermittingEveryRequest.class, "delayqueue.http.enabled=true",
+				"delayqueue.http.secured-by-application=true");
+		assertThat(app.get("/delayqueue/jobs/t/x").status()).isEqualTo(200);
+	}
+
+	@Test
+	void tokensAndAChainThatCoversTheApiBothApply() {
+		App app = run(NoBeans.class, "delayqueue.http.enabled=true", "delayqueue.http.tokens=" + TOKEN,
+				"spring.security.user.name=ops", "spring.security.user.password=secret");
+		// one Authorization header cannot satisfy both: such a chain must let the base path through
+		assertThat(app.send("GET", "/delayqueue/jobs/t/x", null, "Bearer " + TOKEN).status()).isEqualTo(401);
+		Response basicOnly = app.send("GET", "/delayqueue/jobs/t/x", null, BASIC);
+		assertThat(basicOnly.status()).isEqualTo(401);
+		assertThat(basicOnly.json().get("detail").asString()).contains("delayqueue.http.tokens");
 	}
 
 }
