@@ -70,6 +70,16 @@ final class KeySpace {
 	}
 
 	/**
+	 * The ready list of a topic in a bucket.
+	 * @param bucket the bucket
+	 * @param topic the topic
+	 * @return the key
+	 */
+	byte[] readyList(int bucket, String topic) {
+		return bytes(prefix(bucket) + "ready:" + topic);
+	}
+
+	/**
 	 * The key every job script of a bucket declares as {@code KEYS[2]} and never writes: a
 	 * Redis Cluster node refuses a script whose declared keys it does not all hold while their
 	 * slot is being migrated, so no script of the bucket runs part-way across a migration.

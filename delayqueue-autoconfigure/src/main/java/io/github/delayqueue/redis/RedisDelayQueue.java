@@ -166,7 +166,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		this.instanceId = (builder.instanceId != null) ? builder.instanceId : defaultInstanceId();
 		this.redisClock = new RedisClock(builder.clock);
 		this.observer = DelayQueueObserver.composite(builder.observers);
-		this.signals = new ReadySignals(this.keys.buckets());
+		this.signals = new ReadySignals(this.keys.buckets(), this::readyLists);
 		Duration coordination = coordinationInterval(this.leaseTtl);
 		this.timer = new BucketTimer(new Backend(), this.keys.buckets(), this.batchSize, coordination,
 				builder.guardInterval, this.redisClock, this.signals::markReady);
@@ -518,6 +518,38 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 	private static int attemptsLimit(Integer maxAttempts) {
 		return (maxAttempts != null) ? JobConstraints.maxAttempts(maxAttempts) : 0;
+	}
+
+	/**
+	 * Which buckets' ready lists of a topic hold entries: one {@code LLEN} per bucket, in one
+	 * pipeline where the connection allows it. Cheaper than a reserve script per bucket for a
+	 * topic this instance has not seen yet.
+	 */
+	private boolean[] readyLists(String topic) {
+		return this.runner.execute("reading the ready lists of topic " + topic, (connection) -> {
+			boolean[] nonEmpty = new boolean[this.keys.buckets()];
+			List<byte[]> lists = new ArrayList<>(nonEmpty.length);
+			for (int bucket = 0; bucket < nonEmpty.length; bucket++) {
+				lists.add(this.keys.readyList(bucket, topic));
+			}
+			List<Object> lengths;
+			try {
+				connection.openPipeline();
+				lists.forEach((list) -> connection.listCommands().lLen(list));
+				lengths = connection.closePipeline();
+			}
+			catch (UnsupportedOperationException ex) {
+				lengths = new ArrayList<>(lists.size());
+				for (byte[] list : lists) {
+					lengths.add(connection.listCommands().lLen(list));
+				}
+			}
+			for (int bucket = 0; bucket < nonEmpty.length; bucket++) {
+				Object length = lengths.get(bucket);
+				nonEmpty[bucket] = !(length instanceof Long count) || count > 0;
+			}
+			return nonEmpty;
+		});
 	}
 
 	private static long ttrMillis(Duration ttr) {

@@ -3,9 +3,9 @@ package io.github.delayqueue.scheduler;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 
 /**
  * What this instance knows about where READY jobs wait: per consumed topic, the buckets
@@ -15,26 +15,109 @@ import java.util.concurrent.locks.ReentrantLock;
  * empty clears it, unless it was marked again meanwhile.
  *
  * <p>
- * A topic seen for the first time, and every topic after a reconnect, starts with every
- * bucket marked, so that nothing announced while nobody listened is missed.
+ * A topic seen for the first time starts with the buckets a probe of Redis finds non-empty
+ * (one cheap read per bucket instead of a reserve per bucket); every topic is marked whole
+ * after a reconnect, so that nothing announced while nobody listened is missed. Topics are
+ * chosen by callers (HTTP clients among them), so the state stays bounded: once more than
+ * {@link #MAX_IDLE_TOPICS} topics are known, those that nobody waited on or reserved from for
+ * {@link #IDLE} are forgotten (a later use starts them again with a probe).
  */
 public final class ReadySignals {
 
+	/** How many topics may be known before idle ones are forgotten. */
+	static final int MAX_IDLE_TOPICS = 256;
+
+	/** How long a topic nobody uses is remembered once there are many. */
+	static final Duration IDLE = Duration.ofMinutes(1);
+
 	private final int buckets;
+
+	private final Function<String, boolean[]> probe;
 
 	private final ConcurrentMap<String, TopicSignal> topics = new ConcurrentHashMap<>();
 
+	private final int maxIdleTopics;
+
+	private final long idleNanos;
+
+	/**
+	 * Signals without a probe: a new topic starts with every bucket marked.
+	 * @param buckets the number of buckets
+	 */
 	public ReadySignals(int buckets) {
-		this.buckets = buckets;
+		this(buckets, null);
 	}
 
 	/**
-	 * The signal of a topic, created (every bucket marked) on first use.
+	 * Signals with a probe of Redis for new topics.
+	 * @param buckets the number of buckets
+	 * @param probe the buckets whose ready list of a topic is not empty, or {@code null}
+	 * to start every new topic with every bucket marked
+	 */
+	public ReadySignals(int buckets, Function<String, boolean[]> probe) {
+		this(buckets, probe, MAX_IDLE_TOPICS, IDLE);
+	}
+
+	ReadySignals(int buckets, Function<String, boolean[]> probe, int maxIdleTopics, Duration idle) {
+		this.buckets = buckets;
+		this.probe = probe;
+		this.maxIdleTopics = maxIdleTopics;
+		this.idleNanos = idle.toNanos();
+	}
+
+	/**
+	 * The signal of a topic, created on first use: every bucket marked, then the buckets that
+	 * the probe finds empty cleared (a mark that arrives meanwhile stays). Runs the probe on
+	 * the caller's thread when the topic is new.
 	 * @param topic the topic
 	 * @return the signal
 	 */
 	public TopicSignal topic(String topic) {
-		return this.topics.computeIfAbsent(topic, (name) -> new TopicSignal(this.buckets));
+		TopicSignal signal = this.topics.get(topic);
+		if (signal != null) {
+			signal.used();
+			return signal;
+		}
+		TopicSignal created = new TopicSignal(this.buckets);
+		signal = this.topics.putIfAbsent(topic, created);
+		if (signal != null) {
+			signal.used();
+			return signal;
+		}
+		forgetIdle();
+		if (this.probe != null) {
+			long[] generations = created.generations();
+			boolean[] nonEmpty;
+			try {
+				nonEmpty = this.probe.apply(topic);
+			}
+			catch (RuntimeException ex) {
+				// Redis did not answer: every bucket stays marked, reserve finds out
+				return created;
+			}
+			for (int bucket = 0; bucket < this.buckets; bucket++) {
+				if (!nonEmpty[bucket]) {
+					created.clear(bucket, generations[bucket]);
+				}
+			}
+		}
+		return created;
+	}
+
+	/**
+	 * How many topics are known.
+	 * @return the count
+	 */
+	public int size() {
+		return this.topics.size();
+	}
+
+	private void forgetIdle() {
+		if (this.topics.size() <= this.maxIdleTopics) {
+			return;
+		}
+		long now = System.nanoTime();
+		this.topics.entrySet().removeIf((entry) -> entry.getValue().isIdle(now, this.idleNanos));
 	}
 
 	/**
@@ -90,10 +173,38 @@ public final class ReadySignals {
 
 		private int rotation;
 
+		private int waiting;
+
+		private volatile long lastUsedNanos = System.nanoTime();
+
 		TopicSignal(int buckets) {
 			this.pending = new boolean[buckets];
 			this.generations = new long[buckets];
 			markAll();
+		}
+
+		void used() {
+			this.lastUsedNanos = System.nanoTime();
+		}
+
+		boolean isIdle(long nowNanos, long idleNanos) {
+			this.lock.lock();
+			try {
+				return this.waiting == 0 && nowNanos - this.lastUsedNanos > idleNanos;
+			}
+			finally {
+				this.lock.unlock();
+			}
+		}
+
+		long[] generations() {
+			this.lock.lock();
+			try {
+				return this.generations.clone();
+			}
+			finally {
+				this.lock.unlock();
+			}
 		}
 
 		void mark(int bucket) {
@@ -181,6 +292,7 @@ public final class ReadySignals {
 			long nanos = timeout.toNanos();
 			this.lock.lockInterruptibly();
 			try {
+				this.waiting++;
 				while (this.pendingCount == 0) {
 					if (nanos <= 0) {
 						return false;
@@ -190,6 +302,8 @@ public final class ReadySignals {
 				return true;
 			}
 			finally {
+				this.waiting--;
+				this.lastUsedNanos = System.nanoTime();
 				this.lock.unlock();
 			}
 		}

@@ -1,0 +1,88 @@
+package io.github.delayqueue.scheduler;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The per-topic signals of READY work: a new topic starts with what a probe found, a mark
+ * that arrives while the probe runs is kept, and the topics nobody uses are forgotten once
+ * there are many (topic names come from callers).
+ */
+class ReadySignalsTests {
+
+	private static long[] buckets(ReadySignals.TopicSignal signal) {
+		long[][] candidates = signal.candidates();
+		long[] result = new long[candidates.length];
+		for (int i = 0; i < candidates.length; i++) {
+			result[i] = candidates[i][0];
+		}
+		java.util.Arrays.sort(result);
+		return result;
+	}
+
+	@Test
+	void aNewTopicStartsWithTheBucketsTheProbeFoundAndKeepsAMarkThatArrivedMeanwhile() {
+		AtomicReference<ReadySignals> signals = new AtomicReference<>();
+		signals.set(new ReadySignals(8, (topic) -> {
+			// bucket 5 gets a job while the probe reads: it is announced, the probe saw it empty
+			signals.get().markReady(topic, 5);
+			boolean[] nonEmpty = new boolean[8];
+			nonEmpty[2] = true;
+			return nonEmpty;
+		}));
+		assertThat(buckets(signals.get().topic("orders"))).containsExactly(2, 5);
+	}
+
+	@Test
+	void aProbeThatFailsLeavesEveryBucketMarked() {
+		ReadySignals signals = new ReadySignals(4, (topic) -> {
+			throw new IllegalStateException("Redis down");
+		});
+		assertThat(buckets(signals.topic("orders"))).containsExactly(0, 1, 2, 3);
+	}
+
+	@Test
+	void idleTopicsAreForgottenOnceThereAreManyAndComeBackWithAProbe() {
+		AtomicInteger probes = new AtomicInteger();
+		ReadySignals signals = new ReadySignals(4, (topic) -> {
+			probes.incrementAndGet();
+			return new boolean[4];
+		}, 10, Duration.ZERO);
+		for (int i = 0; i < 1_000; i++) {
+			signals.topic("client-topic-" + i);
+		}
+		assertThat(signals.size()).isLessThanOrEqualTo(11);
+		assertThat(probes).hasValue(1_000);
+		signals.topic("client-topic-0");
+		assertThat(probes).hasValue(1_001);
+	}
+
+	@Test
+	void aTopicSomebodyWaitsOnIsNotForgotten() throws Exception {
+		ReadySignals signals = new ReadySignals(4, (topic) -> new boolean[4], 1, Duration.ZERO);
+		ReadySignals.TopicSignal waited = signals.topic("waited");
+		Thread waiter = new Thread(() -> {
+			try {
+				waited.await(Duration.ofSeconds(10));
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		});
+		waiter.start();
+		org.awaitility.Awaitility.await().until(() -> waiter.getState() == Thread.State.TIMED_WAITING);
+		for (int i = 0; i < 10; i++) {
+			signals.topic("other-" + i);
+		}
+		// the waiter's topic is still the one marks reach
+		signals.markReady("waited", 3);
+		waiter.join(5_000);
+		assertThat(waiter.isAlive()).isFalse();
+	}
+
+}
