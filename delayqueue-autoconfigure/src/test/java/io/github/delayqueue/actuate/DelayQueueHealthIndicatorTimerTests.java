@@ -1,6 +1,5 @@
 package io.github.delayqueue.actuate;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -54,7 +53,7 @@ class DelayQueueHealthIndicatorTimerTests {
 
 		};
 		BucketTimer timer = new BucketTimer(hanging, 1, 100, Duration.ofMillis(100), Duration.ofSeconds(5),
-				new RedisClock(Clock.systemUTC()), (topic, bucket) -> {
+				new RedisClock(), (topic, bucket) -> {
 				});
 		RedisTestServer redis = RedisTestServers.shared();
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(
