@@ -5,28 +5,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 
-import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueueStats.TopicStats;
 import io.github.delayqueue.scheduler.BucketTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.context.SmartLifecycle;
-import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
-
 /**
- * Gauges of what the queue holds, read by a sampler: every sample interval one pipelined
- * round trip reads every bucket's figures; scrapes read the last sample and never call Redis.
+ * Gauges of what the queue holds, read from the {@link DelayQueueSampler}'s latest reading
+ * (every sample interval one pipelined round trip reads every bucket's figures; scrapes never
+ * call Redis):
  * <ul>
  * <li>{@code delayqueue.topic.jobs} (tags {@code topic}, {@code state} = delayed, ready,
  * reserved, dead);</li>
@@ -38,44 +30,31 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
  * call).</li>
  * </ul>
  * Gauges read NaN until the first sample; a topic's gauges appear with the first sample that
- * has it and read 0 once it has no jobs. A failed sample keeps the last figures and is retried
- * at the next interval.
+ * has it and read 0 once it has no jobs. A failed sample keeps the last figures.
  */
-public class DelayQueueMeterBinder implements MeterBinder, SmartLifecycle {
-
-	private static final Log logger = LogFactory.getLog(DelayQueueMeterBinder.class);
+public class DelayQueueMeterBinder implements MeterBinder {
 
 	private static final String[] STATES = { "delayed", "ready", "reserved", "dead" };
 
-	private final DelayQueueOperations operations;
+	private final DelayQueueSampler sampler;
 
 	private final @Nullable BucketTimer timer;
-
-	private final Duration interval;
 
 	private final List<MeterRegistry> registries = new CopyOnWriteArrayList<>();
 
 	private final Map<String, Boolean> topicsWithGauges = new ConcurrentHashMap<>();
 
-	private volatile @Nullable QueueStats last;
-
-	private volatile boolean failing;
-
-	private @Nullable ScheduledExecutorService sampler;
+	private volatile boolean bucketsBound;
 
 	/**
 	 * Creates the binder.
-	 * @param operations the queue
+	 * @param sampler the sampler whose readings the gauges show
 	 * @param timer this instance's bucket timer, or {@code null}
-	 * @param interval how often to sample
 	 */
-	public DelayQueueMeterBinder(DelayQueueOperations operations, @Nullable BucketTimer timer, Duration interval) {
-		if (interval == null || interval.compareTo(Duration.ofMillis(100)) < 0) {
-			throw new IllegalArgumentException("sampleInterval must be at least 100 ms, was " + interval);
-		}
-		this.operations = operations;
+	public DelayQueueMeterBinder(DelayQueueSampler sampler, @Nullable BucketTimer timer) {
+		this.sampler = sampler;
 		this.timer = timer;
-		this.interval = interval;
+		sampler.addListener(this::onSample);
 	}
 
 	@Override
@@ -87,7 +66,7 @@ public class DelayQueueMeterBinder implements MeterBinder, SmartLifecycle {
 			.description("Seconds the oldest job that is due but not delivered has waited")
 			.baseUnit("seconds")
 			.register(registry);
-		QueueStats stats = this.last;
+		QueueStats stats = this.sampler.getLatest();
 		int buckets = (stats != null) ? stats.buckets().size() : 0;
 		for (int bucket = 0; bucket < buckets; bucket++) {
 			bucketGauge(registry, bucket);
@@ -102,39 +81,23 @@ public class DelayQueueMeterBinder implements MeterBinder, SmartLifecycle {
 	}
 
 	/**
-	 * Reads the figures now and registers gauges of topics seen for the first time.
+	 * Registers the gauges of buckets and topics seen for the first time.
 	 */
-	public void sample() {
-		try {
-			QueueStats stats = this.operations.stats();
-			boolean firstSample = this.last == null;
-			this.last = stats;
-			if (this.failing) {
-				logger.info("delayqueue metrics sampler reads Redis again");
-				this.failing = false;
-			}
-			if (firstSample) {
-				for (MeterRegistry registry : this.registries) {
-					for (int bucket = 0; bucket < stats.buckets().size(); bucket++) {
-						bucketGauge(registry, bucket);
-					}
-				}
-			}
-			for (String topic : stats.topics().keySet()) {
-				if (this.topicsWithGauges.putIfAbsent(topic, Boolean.TRUE) == null) {
-					this.registries.forEach((registry) -> topicGauges(registry, topic));
+	private void onSample(QueueStats stats) {
+		if (!this.bucketsBound) {
+			this.bucketsBound = true;
+			for (MeterRegistry registry : this.registries) {
+				for (int bucket = 0; bucket < stats.buckets().size(); bucket++) {
+					bucketGauge(registry, bucket);
 				}
 			}
 		}
-		catch (RuntimeException ex) {
-			if (!this.failing) {
-				logger.warn("delayqueue metrics sampler could not read Redis (gauges keep the last sample): "
-						+ ex.getMessage());
-				this.failing = true;
+		for (String topic : stats.topics().keySet()) {
+			if (this.topicsWithGauges.putIfAbsent(topic, Boolean.TRUE) == null) {
+				this.registries.forEach((registry) -> topicGauges(registry, topic));
 			}
 		}
 	}
-
 	private void bucketGauge(MeterRegistry registry, int bucket) {
 		Gauge.builder("delayqueue.bucket.depth", this,
 				(binder) -> binder.sampled((stats) -> (bucket < stats.buckets().size())
@@ -165,7 +128,7 @@ public class DelayQueueMeterBinder implements MeterBinder, SmartLifecycle {
 	}
 
 	private double sampled(ToDoubleFunction<QueueStats> value) {
-		QueueStats stats = this.last;
+		QueueStats stats = this.sampler.getLatest();
 		return (stats != null) ? value.applyAsDouble(stats) : Double.NaN;
 	}
 
@@ -183,37 +146,6 @@ public class DelayQueueMeterBinder implements MeterBinder, SmartLifecycle {
 
 	private static double seconds(Duration duration) {
 		return duration.toNanos() / 1e9;
-	}
-
-	@Override
-	public void start() {
-		synchronized (this.registries) {
-			if (this.sampler != null) {
-				return;
-			}
-			CustomizableThreadFactory threads = new CustomizableThreadFactory("delayqueue-metrics-");
-			threads.setDaemon(true);
-			ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(threads);
-			executor.scheduleWithFixedDelay(this::sample, 0, this.interval.toMillis(), TimeUnit.MILLISECONDS);
-			this.sampler = executor;
-		}
-	}
-
-	@Override
-	public void stop() {
-		synchronized (this.registries) {
-			if (this.sampler != null) {
-				this.sampler.shutdownNow();
-				this.sampler = null;
-			}
-		}
-	}
-
-	@Override
-	public boolean isRunning() {
-		synchronized (this.registries) {
-			return this.sampler != null;
-		}
 	}
 
 }
