@@ -1,19 +1,26 @@
 package io.github.delayqueue.actuate;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueueStats.TopicStats;
 import io.github.delayqueue.scheduler.BucketTimer;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
 
 /**
  * Gauges of what the queue holds, read from the {@link DelayQueueSampler}'s latest reading
@@ -29,10 +36,17 @@ import org.jspecify.annotations.Nullable;
  * <li>{@code delayqueue.timer.buckets}: buckets whose timer this instance runs (no Redis
  * call).</li>
  * </ul>
- * Gauges read NaN until the first sample; a topic's gauges appear with the first sample that
- * has it and read 0 once it has no jobs. A failed sample keeps the last figures.
+ * Gauges read NaN until the first sample. A topic's gauges are registered with the first
+ * sample that has it and removed with the first sample that no longer has it (a topic has
+ * no more jobs in any state), so topics that come and go do not pile up. At most
+ * {@code maxTopics} topics have gauges of their own at a time; the figures of further topics
+ * are summed under {@code topic=}{@link DelayQueueMetrics#OTHER_TOPICS} (their oldest overdue
+ * job for the lag), and a warning is logged once. A topic that waits there gets its own gauges
+ * when another topic's are removed. A failed sample keeps the last figures.
  */
 public class DelayQueueMeterBinder implements MeterBinder {
+
+	private static final Log logger = LogFactory.getLog(DelayQueueMeterBinder.class);
 
 	private static final String[] STATES = { "delayed", "ready", "reserved", "dead" };
 
@@ -40,25 +54,51 @@ public class DelayQueueMeterBinder implements MeterBinder {
 
 	private final @Nullable BucketTimer timer;
 
-	private final List<MeterRegistry> registries = new CopyOnWriteArrayList<>();
+	private final int maxTopics;
 
-	private final Map<String, Boolean> topicsWithGauges = new ConcurrentHashMap<>();
+	private final List<MeterRegistry> registries = new ArrayList<>();
 
-	private volatile boolean bucketsBound;
+	/** The gauges of each topic with its own tag value, in every registry; guarded by this. */
+	private final Map<String, List<Registered>> topicGauges = new LinkedHashMap<>();
+
+	/** The gauges of the topics beyond the limit, empty while there are none; guarded by this. */
+	private final List<Registered> otherGauges = new ArrayList<>();
+
+	private boolean bucketsBound;
+
+	private boolean warned;
+
+	/** The figures of the topics beyond the limit at the latest sample. */
+	private volatile TopicStats other = TopicStats.EMPTY;
+
+	/**
+	 * Creates the binder with the default limit of
+	 * {@value DelayQueueMetrics#DEFAULT_MAX_TOPICS} topics.
+	 * @param sampler the sampler whose readings the gauges show
+	 * @param timer this instance's bucket timer, or {@code null}
+	 */
+	public DelayQueueMeterBinder(DelayQueueSampler sampler, @Nullable BucketTimer timer) {
+		this(sampler, timer, DelayQueueMetrics.DEFAULT_MAX_TOPICS);
+	}
 
 	/**
 	 * Creates the binder.
 	 * @param sampler the sampler whose readings the gauges show
 	 * @param timer this instance's bucket timer, or {@code null}
+	 * @param maxTopics the most topics with gauges of their own (0: all under
+	 * {@link DelayQueueMetrics#OTHER_TOPICS})
 	 */
-	public DelayQueueMeterBinder(DelayQueueSampler sampler, @Nullable BucketTimer timer) {
+	public DelayQueueMeterBinder(DelayQueueSampler sampler, @Nullable BucketTimer timer, int maxTopics) {
+		Assert.notNull(sampler, "sampler must not be null");
+		Assert.isTrue(maxTopics >= 0, () -> "maxTopics must not be negative, was " + maxTopics);
 		this.sampler = sampler;
 		this.timer = timer;
+		this.maxTopics = maxTopics;
 		sampler.addListener(this::onSample);
 	}
 
 	@Override
-	public void bindTo(MeterRegistry registry) {
+	public synchronized void bindTo(MeterRegistry registry) {
 		this.registries.add(registry);
 		// registries hold the binder weakly; the application context holds it
 		Gauge.builder("delayqueue.overdue.lag", this,
@@ -66,10 +106,11 @@ public class DelayQueueMeterBinder implements MeterBinder {
 			.description("Seconds the oldest job that is due but not delivered has waited")
 			.baseUnit("seconds")
 			.register(registry);
-		QueueStats stats = this.sampler.getLatest();
-		int buckets = (stats != null) ? stats.buckets().size() : 0;
-		for (int bucket = 0; bucket < buckets; bucket++) {
-			bucketGauge(registry, bucket);
+		if (this.bucketsBound) {
+			QueueStats stats = this.sampler.getLatest();
+			for (int bucket = 0; bucket < stats.buckets().size(); bucket++) {
+				bucketGauge(registry, bucket);
+			}
 		}
 		if (this.timer != null) {
 			BucketTimer bucketTimer = this.timer;
@@ -77,13 +118,17 @@ public class DelayQueueMeterBinder implements MeterBinder {
 				.description("Buckets whose timer this instance runs")
 				.register(registry);
 		}
-		this.topicsWithGauges.keySet().forEach((topic) -> topicGauges(registry, topic));
+		this.topicGauges.forEach((topic, gauges) -> gauges.addAll(topicGauges(registry, topic)));
+		if (!this.otherGauges.isEmpty()) {
+			this.otherGauges.addAll(otherGauges(registry));
+		}
 	}
 
 	/**
-	 * Registers the gauges of buckets and topics seen for the first time.
+	 * Registers the gauges of buckets and of topics seen for the first time, and removes the
+	 * gauges of topics that are gone.
 	 */
-	private void onSample(QueueStats stats) {
+	private synchronized void onSample(QueueStats stats) {
 		if (!this.bucketsBound) {
 			this.bucketsBound = true;
 			for (MeterRegistry registry : this.registries) {
@@ -92,12 +137,68 @@ public class DelayQueueMeterBinder implements MeterBinder {
 				}
 			}
 		}
+		this.topicGauges.entrySet().removeIf((entry) -> {
+			if (stats.topics().containsKey(entry.getKey())) {
+				return false;
+			}
+			remove(entry.getValue());
+			return true;
+		});
+		List<String> beyond = new ArrayList<>();
 		for (String topic : stats.topics().keySet()) {
-			if (this.topicsWithGauges.putIfAbsent(topic, Boolean.TRUE) == null) {
-				this.registries.forEach((registry) -> topicGauges(registry, topic));
+			if (this.topicGauges.containsKey(topic)) {
+				continue;
+			}
+			if (this.topicGauges.size() < this.maxTopics) {
+				List<Registered> gauges = new ArrayList<>();
+				this.registries.forEach((registry) -> gauges.addAll(topicGauges(registry, topic)));
+				this.topicGauges.put(topic, gauges);
+			}
+			else {
+				beyond.add(topic);
 			}
 		}
+		this.other = sum(stats, beyond);
+		if (beyond.isEmpty()) {
+			remove(this.otherGauges);
+		}
+		else if (this.otherGauges.isEmpty()) {
+			if (!this.warned) {
+				this.warned = true;
+				logger.warn("delayqueue gauges have their own topic tag for " + this.maxTopics
+						+ " topics (delayqueue.metrics.max-topics); the figures of " + beyond.size()
+						+ " more topic(s), such as '" + beyond.get(0) + "', are summed under topic="
+						+ DelayQueueMetrics.OTHER_TOPICS);
+			}
+			this.registries.forEach((registry) -> this.otherGauges.addAll(otherGauges(registry)));
+		}
 	}
+
+	private static TopicStats sum(QueueStats stats, List<String> topics) {
+		long delayed = 0;
+		long ready = 0;
+		long reserved = 0;
+		long dead = 0;
+		Instant overdueSince = null;
+		for (String topic : topics) {
+			TopicStats figures = stats.topics().get(topic);
+			delayed += figures.delayed();
+			ready += figures.ready();
+			reserved += figures.reserved();
+			dead += figures.dead();
+			Instant since = figures.overdueSince();
+			if (since != null && (overdueSince == null || since.isBefore(overdueSince))) {
+				overdueSince = since;
+			}
+		}
+		return new TopicStats(delayed, ready, reserved, dead, overdueSince);
+	}
+
+	private static void remove(List<Registered> gauges) {
+		gauges.forEach((gauge) -> gauge.registry().remove(gauge.meter()));
+		gauges.clear();
+	}
+
 	private void bucketGauge(MeterRegistry registry, int bucket) {
 		Gauge.builder("delayqueue.bucket.depth", this,
 				(binder) -> binder.sampled((stats) -> (bucket < stats.buckets().size())
@@ -107,24 +208,36 @@ public class DelayQueueMeterBinder implements MeterBinder {
 			.register(registry);
 	}
 
-	private void topicGauges(MeterRegistry registry, String topic) {
+	private List<Registered> topicGauges(MeterRegistry registry, String topic) {
+		return gauges(registry, topic, (stats) -> stats.topics().get(topic));
+	}
+
+	private List<Registered> otherGauges(MeterRegistry registry) {
+		return gauges(registry, DelayQueueMetrics.OTHER_TOPICS, (stats) -> this.other);
+	}
+
+	private List<Registered> gauges(MeterRegistry registry, String tag,
+			Function<QueueStats, @Nullable TopicStats> figures) {
+		List<Registered> gauges = new ArrayList<>(STATES.length + 1);
 		for (int i = 0; i < STATES.length; i++) {
 			int state = i;
-			Gauge.builder("delayqueue.topic.jobs", this,
-					(binder) -> binder.sampled((stats) -> figure(stats.topics().get(topic), state)))
+			gauges.add(new Registered(registry, Gauge.builder("delayqueue.topic.jobs", this,
+					(binder) -> binder.sampled((stats) -> figure(figures.apply(stats), state)))
 				.description("Jobs of the topic in each state")
-				.tag("topic", topic)
+				.tag("topic", tag)
 				.tag("state", STATES[state])
-				.register(registry);
+				.register(registry)));
 		}
-		Gauge.builder("delayqueue.topic.overdue.lag", this, (binder) -> binder.sampled((stats) -> {
-			TopicStats figures = stats.topics().get(topic);
-			return (figures != null) ? seconds(figures.overdueLag(stats.readAt())) : 0;
-		}))
-			.description("Seconds the topic's oldest job that is due but not delivered has waited")
-			.tag("topic", topic)
-			.baseUnit("seconds")
-			.register(registry);
+		gauges.add(new Registered(registry,
+				Gauge.builder("delayqueue.topic.overdue.lag", this, (binder) -> binder.sampled((stats) -> {
+					TopicStats topicFigures = figures.apply(stats);
+					return (topicFigures != null) ? seconds(topicFigures.overdueLag(stats.readAt())) : 0;
+				}))
+					.description("Seconds the topic's oldest job that is due but not delivered has waited")
+					.tag("topic", tag)
+					.baseUnit("seconds")
+					.register(registry)));
+		return gauges;
 	}
 
 	private double sampled(ToDoubleFunction<QueueStats> value) {
@@ -146,6 +259,13 @@ public class DelayQueueMeterBinder implements MeterBinder {
 
 	private static double seconds(Duration duration) {
 		return duration.toNanos() / 1e9;
+	}
+
+	/**
+	 * A gauge and the registry it is registered in.
+	 */
+	private record Registered(MeterRegistry registry, Meter meter) {
+
 	}
 
 }

@@ -31,8 +31,8 @@ public final class DelayQueueMetricsAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	DelayQueueMetrics delayQueueMetrics(MeterRegistry registry) {
-		return new DelayQueueMetrics(registry);
+	DelayQueueMetrics delayQueueMetrics(MeterRegistry registry, DelayQueueProperties properties) {
+		return new DelayQueueMetrics(registry, properties.getMetrics().getMaxTopics());
 	}
 
 	@Bean
@@ -43,8 +43,10 @@ public final class DelayQueueMetricsAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	DelayQueueMeterBinder delayQueueMeterBinder(DelayQueueSampler sampler, ObjectProvider<RedisDelayQueue> queue) {
-		return new DelayQueueMeterBinder(sampler, ListenerContainers.timer(queue));
+	DelayQueueMeterBinder delayQueueMeterBinder(DelayQueueSampler sampler, ObjectProvider<RedisDelayQueue> queue,
+			DelayQueueProperties properties) {
+		return new DelayQueueMeterBinder(sampler, ListenerContainers.timer(queue),
+				properties.getMetrics().getMaxTopics());
 	}
 
 }

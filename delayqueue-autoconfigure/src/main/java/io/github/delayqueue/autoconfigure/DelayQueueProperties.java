@@ -361,12 +361,28 @@ public class DelayQueueProperties {
 		 */
 		private Duration sampleInterval = Duration.ofSeconds(10);
 
+		/**
+		 * Most topics that get their own 'topic' tag value: the first topics this instance
+		 * counts steps of (counters, timers) and, apart, the topics with jobs in Redis
+		 * (gauges). Further topics are counted, or their figures summed, under
+		 * 'topic=_other'. A topic with no more jobs loses its gauges, freeing its place.
+		 */
+		private int maxTopics = 100;
+
 		public Duration getSampleInterval() {
 			return this.sampleInterval;
 		}
 
 		public void setSampleInterval(Duration sampleInterval) {
 			this.sampleInterval = sampleInterval;
+		}
+
+		public int getMaxTopics() {
+			return this.maxTopics;
+		}
+
+		public void setMaxTopics(int maxTopics) {
+			this.maxTopics = maxTopics;
 		}
 
 	}

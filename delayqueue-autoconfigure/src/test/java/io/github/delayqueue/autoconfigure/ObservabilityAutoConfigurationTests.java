@@ -222,6 +222,14 @@ class ObservabilityAutoConfigurationTests {
 	}
 
 	@Test
+	void negativeMaxTopicsFailsStartUp() {
+		with(true, true, true).withPropertyValues("delayqueue.metrics.max-topics=-1").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause().hasMessage("maxTopics must not be negative, was -1");
+		});
+	}
+
+	@Test
 	void badSampleIntervalFailsStartUpNamingTheProperty() {
 		with(true, true, true).withPropertyValues("delayqueue.metrics.sample-interval=10ms").run((context) -> {
 			assertThat(context).hasFailed();
