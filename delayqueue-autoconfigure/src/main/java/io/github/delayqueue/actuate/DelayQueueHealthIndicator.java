@@ -38,8 +38,10 @@ import org.springframework.util.Assert;
  * Health of this instance's part of the delay queue: what is wrong with this instance, not
  * with the queue. DOWN when
  * <ul>
- * <li>Redis does not answer one {@code PING} within the timeout (a PING still waiting for
- * its answer is not sent again: the next check answers at once);</li>
+ * <li>Redis does not answer one {@code PING} within the timeout, or fails it sooner (the
+ * driver's command timeout). A PING still waiting for its answer is not sent again until the
+ * driver gives up on it: meanwhile each check answers at once. So a check never takes longer
+ * than the timeout, even when Redis hangs, and sends at most one PING at a time;</li>
  * <li>this instance's bucket timer has made no progress for longer than {@code maxStall}
  * (a Redis call that hangs, a loop that keeps failing: the last error is named);</li>
  * <li>one of its listener containers has made no progress for longer than {@code maxStall}
