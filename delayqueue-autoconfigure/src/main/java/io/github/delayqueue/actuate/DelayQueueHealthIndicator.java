@@ -3,100 +3,325 @@ package io.github.delayqueue.actuate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
-import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.QueueStats;
+import io.github.delayqueue.core.QueueStats.TopicStats;
 import io.github.delayqueue.listener.DelayedListenerContainer;
+import io.github.delayqueue.redis.RedisDelayQueue;
 import io.github.delayqueue.scheduler.BucketTimer;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
+import org.springframework.util.Assert;
 
 /**
- * Health of the delay queue. DOWN when Redis does not answer (the figures are read live, in
- * one pipelined round trip, so a check takes at most the Redis command timeout), when this
- * instance's bucket timer or one of its listeners has made no progress for longer than
- * {@code maxStall}, or when the oldest job that is due but not delivered has waited longer
- * than {@code maxOverdue}. UP otherwise, with buckets owned, listeners and the overdue lag
- * as details.
+ * Health of this instance's part of the delay queue: what is wrong with this instance, not
+ * with the queue. DOWN when
+ * <ul>
+ * <li>Redis does not answer one {@code PING} within the timeout, or fails it sooner (the
+ * driver's command timeout). A PING still waiting for its answer is not sent again until the
+ * driver gives up on it: meanwhile each check answers at once. So a check never takes longer
+ * than the timeout, even when Redis hangs, and sends at most one PING at a time;</li>
+ * <li>this instance's bucket timer has made no progress for longer than {@code maxStall}
+ * (a Redis call that hangs, a loop that keeps failing: the last error is named);</li>
+ * <li>one of its listener containers has made no progress for longer than {@code maxStall}
+ * (every handler slot stays busy, or its loop is stuck);</li>
+ * <li>its event subscription has been lost for longer than {@code maxStall}, counted from the
+ * first check that saw it lost (the subscription reconnects on its own; until then it is
+ * shown as {@code reconnecting});</li>
+ * <li>opt-in, per topic: the oldest job that is due but not delivered of a topic with a
+ * threshold has waited longer than it, for topics this instance consumes (has a running or
+ * paused listener container for) only. The lag is read from the {@link DelayQueueSampler}'s
+ * latest reading, so it is at most one sample interval old and a check never reads the
+ * queue's figures itself.</li>
+ * </ul>
+ * A backlog of a topic without a threshold, or of a topic another service consumes, never
+ * makes an instance DOWN: backlog and lag are metrics and endpoint figures. A check costs
+ * one {@code PING} and is answered within the timeout whatever Redis does.
+ *
+ * <p>
+ * Details: {@code redis}, {@code timer} ({@code running}, {@code stalled} or {@code off}),
+ * {@code bucketsOwned}, {@code subscription} ({@code subscribed}, {@code reconnecting},
+ * {@code lost} or {@code off}), {@code listeners} (id to {@code running}, {@code paused},
+ * {@code stopped} or {@code stalled}), {@code overdueLagMillis} for the topics with a
+ * threshold that this instance consumes, and {@code problems} when DOWN. Thread-safe.
  */
-public class DelayQueueHealthIndicator extends AbstractHealthIndicator {
+public class DelayQueueHealthIndicator extends AbstractHealthIndicator implements DisposableBean {
 
-	private final DelayQueueOperations operations;
+	private final @Nullable RedisConnectionFactory connectionFactory;
+
+	private final @Nullable RedisDelayQueue queue;
 
 	private final @Nullable BucketTimer timer;
 
 	private final Supplier<Collection<DelayedListenerContainer>> containers;
 
-	private final Duration maxOverdue;
+	private final @Nullable DelayQueueSampler sampler;
 
-	private final Duration maxStall;
+	private final Settings settings;
+
+	private final ThreadPoolExecutor pinger;
+
+	private final Object pingMonitor = new Object();
+
+	private @Nullable CompletableFuture<@Nullable String> ping;
+
+	private long pingStartedNanos;
+
+	/** When a check first saw the subscription lost, by {@link System#nanoTime()}; 0: not lost. */
+	private final AtomicLong unsubscribedSince = new AtomicLong();
 
 	/**
 	 * Creates the indicator.
-	 * @param operations the queue
+	 * @param connectionFactory the connection factory to {@code PING}, or {@code null} to not
+	 * check Redis
+	 * @param queue this instance's queue, whose event subscription is checked while it runs,
+	 * or {@code null}
 	 * @param timer this instance's bucket timer, or {@code null} when it has none
 	 * @param containers this application's listener containers
-	 * @param maxOverdue the longest the oldest overdue job may wait
-	 * @param maxStall the longest the timer or a listener may go without progress
+	 * @param sampler the latest figures, for the lag thresholds, or {@code null} when there are
+	 * no thresholds
+	 * @param settings the timeout and thresholds
 	 */
-	public DelayQueueHealthIndicator(DelayQueueOperations operations, @Nullable BucketTimer timer,
-			Supplier<Collection<DelayedListenerContainer>> containers, Duration maxOverdue, Duration maxStall) {
+	public DelayQueueHealthIndicator(@Nullable RedisConnectionFactory connectionFactory,
+			@Nullable RedisDelayQueue queue, @Nullable BucketTimer timer,
+			Supplier<Collection<DelayedListenerContainer>> containers, @Nullable DelayQueueSampler sampler,
+			Settings settings) {
 		super("delayqueue health check failed");
-		this.operations = operations;
+		Assert.notNull(containers, "containers must not be null");
+		Assert.notNull(settings, "settings must not be null");
+		Assert.isTrue(sampler != null || settings.maxOverdue().isEmpty(),
+				"a sampler is needed for the maxOverdue thresholds");
+		this.connectionFactory = connectionFactory;
+		this.queue = queue;
 		this.timer = timer;
 		this.containers = containers;
-		this.maxOverdue = maxOverdue;
-		this.maxStall = maxStall;
+		this.sampler = sampler;
+		this.settings = settings;
+		CustomizableThreadFactory threads = new CustomizableThreadFactory("delayqueue-health-");
+		threads.setDaemon(true);
+		// one thread at most, and only while PINGs are sent: one PING is in flight at a time
+		this.pinger = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), threads);
+		this.pinger.allowCoreThreadTimeOut(true);
 	}
 
 	@Override
 	protected void doHealthCheck(Health.Builder builder) {
 		List<String> problems = new ArrayList<>();
+		checkRedis(builder, problems);
 		long now = System.nanoTime();
-		if (this.timer != null && this.timer.isRunning()) {
-			builder.withDetail("bucketsOwned", this.timer.ownedBuckets());
-			Duration stalled = Duration.ofNanos(now - this.timer.lastProgressNanos());
-			if (stalled.compareTo(this.maxStall) > 0) {
-				Throwable error = this.timer.lastError();
-				problems.add("bucket timer made no progress for " + stalled.toMillis() + " ms"
-						+ ((error != null) ? " (last error: " + error.getMessage() + ")" : ""));
-			}
-		}
-		else {
-			builder.withDetail("bucketsOwned", 0);
-		}
-		Map<String, String> listeners = new LinkedHashMap<>();
-		for (DelayedListenerContainer container : this.containers.get()) {
-			String state = container.getState();
-			Duration stalled = Duration.ofNanos(now - container.getLastProgressNanos());
-			if (container.isRunning() && stalled.compareTo(this.maxStall) > 0) {
-				state = "stalled";
-				problems.add("listener '" + container.getId() + "' made no progress for " + stalled.toMillis()
-						+ " ms (" + container.getInFlight() + " of " + container.getConcurrency()
-						+ " handlers busy)");
-			}
-			listeners.put(container.getId(), state);
-		}
-		builder.withDetail("listeners", listeners);
-		QueueStats stats = this.operations.stats();
-		Duration lag = stats.oldestOverdueLag();
-		builder.withDetail("oldestOverdueLagMillis", lag.toMillis());
-		if (lag.compareTo(this.maxOverdue) > 0) {
-			problems.add("the oldest due job has waited " + lag.toMillis() + " ms for delivery (more than "
-					+ this.maxOverdue.toMillis() + " ms)");
-		}
+		checkTimer(builder, problems, now);
+		checkSubscription(builder, problems, now);
+		Set<String> consumed = checkListeners(builder, problems, now);
+		checkOverdue(builder, problems, consumed);
 		if (problems.isEmpty()) {
 			builder.up();
 		}
 		else {
 			builder.down().withDetail("problems", problems);
 		}
+	}
+
+	private void checkRedis(Health.Builder builder, List<String> problems) {
+		if (this.connectionFactory == null) {
+			return;
+		}
+		String problem = ping();
+		builder.withDetail("redis", (problem != null) ? "unreachable" : "reachable");
+		if (problem != null) {
+			problems.add(problem);
+		}
+	}
+
+	/**
+	 * Sends a PING unless one is still waiting for its answer, and waits for the answer at
+	 * most until the timeout since it was sent.
+	 * @return the problem, or {@code null} when Redis answered
+	 */
+	private @Nullable String ping() {
+		CompletableFuture<@Nullable String> current;
+		long started;
+		synchronized (this.pingMonitor) {
+			if (this.ping == null || this.ping.isDone()) {
+				this.pingStartedNanos = System.nanoTime();
+				this.ping = CompletableFuture.supplyAsync(this::sendPing, this.pinger);
+			}
+			current = this.ping;
+			started = this.pingStartedNanos;
+		}
+		long timeout = this.settings.timeout().toNanos();
+		try {
+			return current.get(Math.max(0, timeout - (System.nanoTime() - started)), TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException ex) {
+			long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+			return "Redis did not answer a PING within " + this.settings.timeout().toMillis() + " ms (waiting for "
+					+ waited + " ms)";
+		}
+		catch (ExecutionException ex) {
+			return "Redis unreachable: " + message(ex.getCause());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return "interrupted while waiting for Redis to answer a PING";
+		}
+	}
+
+	private @Nullable String sendPing() {
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			String pong = connection.ping();
+			return ("PONG".equalsIgnoreCase(pong)) ? null : "Redis answered a PING with '" + pong + "'";
+		}
+		catch (RuntimeException ex) {
+			return "Redis unreachable: " + message(ex);
+		}
+	}
+
+	private static String message(@Nullable Throwable ex) {
+		if (ex instanceof DataAccessException dataAccess) {
+			return dataAccess.getMostSpecificCause().getMessage();
+		}
+		return (ex != null) ? String.valueOf(ex.getMessage()) : "unknown error";
+	}
+
+	private void checkTimer(Health.Builder builder, List<String> problems, long now) {
+		BucketTimer bucketTimer = this.timer;
+		if (bucketTimer == null || !bucketTimer.isRunning()) {
+			builder.withDetail("timer", "off").withDetail("bucketsOwned", 0);
+			return;
+		}
+		Duration stalled = Duration.ofNanos(now - bucketTimer.lastProgressNanos());
+		boolean stuck = stalled.compareTo(this.settings.maxStall()) > 0;
+		builder.withDetail("timer", stuck ? "stalled" : "running")
+			.withDetail("bucketsOwned", bucketTimer.ownedBuckets());
+		if (stuck) {
+			Throwable error = bucketTimer.lastError();
+			problems.add("bucket timer made no progress for " + stalled.toMillis() + " ms"
+					+ ((error != null) ? " (last error: " + error + ")" : ""));
+		}
+	}
+
+	private void checkSubscription(Health.Builder builder, List<String> problems, long now) {
+		RedisDelayQueue redisQueue = this.queue;
+		if (redisQueue == null) {
+			return;
+		}
+		if (!redisQueue.isRunning()) {
+			this.unsubscribedSince.set(0);
+			builder.withDetail("subscription", "off");
+			return;
+		}
+		if (redisQueue.isSubscribed()) {
+			this.unsubscribedSince.set(0);
+			builder.withDetail("subscription", "subscribed");
+			return;
+		}
+		// 0 means "not lost": a nano time of exactly 0 is taken as 1
+		this.unsubscribedSince.compareAndSet(0, (now != 0) ? now : 1);
+		Duration lost = Duration.ofNanos(now - this.unsubscribedSince.get());
+		if (lost.compareTo(this.settings.maxStall()) > 0) {
+			builder.withDetail("subscription", "lost");
+			problems.add("event subscription lost for " + lost.toMillis()
+					+ " ms (timers and consumers hear of new work only at their guard re-checks)");
+		}
+		else {
+			builder.withDetail("subscription", "reconnecting");
+		}
+	}
+
+	/**
+	 * @return the topics of running (or paused) containers
+	 */
+	private Set<String> checkListeners(Health.Builder builder, List<String> problems, long now) {
+		Map<String, String> listeners = new LinkedHashMap<>();
+		Set<String> consumed = new HashSet<>();
+		for (DelayedListenerContainer container : this.containers.get()) {
+			String state = container.getState();
+			if (container.isRunning()) {
+				consumed.add(container.getTopic());
+				Duration stalled = Duration.ofNanos(now - container.getLastProgressNanos());
+				if (stalled.compareTo(this.settings.maxStall()) > 0) {
+					state = "stalled";
+					problems.add("listener '" + container.getId() + "' made no progress for " + stalled.toMillis()
+							+ " ms (" + container.getInFlight() + " of " + container.getConcurrency()
+							+ " handlers busy)");
+				}
+			}
+			listeners.put(container.getId(), state);
+		}
+		builder.withDetail("listeners", listeners);
+		return consumed;
+	}
+
+	private void checkOverdue(Health.Builder builder, List<String> problems, Set<String> consumed) {
+		if (this.settings.maxOverdue().isEmpty() || this.sampler == null) {
+			return;
+		}
+		QueueStats stats = this.sampler.getLatest();
+		Map<String, Long> lags = new LinkedHashMap<>();
+		this.settings.maxOverdue().forEach((topic, max) -> {
+			if (stats == null || !consumed.contains(topic)) {
+				return;
+			}
+			Duration lag = stats.topics().getOrDefault(topic, TopicStats.EMPTY).overdueLag(stats.readAt());
+			lags.put(topic, lag.toMillis());
+			if (lag.compareTo(max) > 0) {
+				problems.add("the oldest due job of topic '" + topic + "' has waited " + lag.toMillis()
+						+ " ms for delivery (more than " + max.toMillis() + " ms)");
+			}
+		});
+		builder.withDetail("overdueLagMillis", lags);
+	}
+
+	@Override
+	public void destroy() {
+		this.pinger.shutdownNow();
+	}
+
+	/**
+	 * The timeout and thresholds of the checks.
+	 *
+	 * @param timeout how long a check waits for Redis to answer a {@code PING}
+	 * @param maxStall the longest the timer, a listener or the event subscription may go
+	 * without progress
+	 * @param maxOverdue the longest the oldest due job of a topic may wait for delivery, by
+	 * topic; checked for topics this instance consumes only (none by default)
+	 */
+	public record Settings(Duration timeout, Duration maxStall, Map<String, Duration> maxOverdue) {
+
+		public Settings {
+			JobConstraints.positive("timeout", timeout, Duration.ofMinutes(10));
+			Assert.isTrue(maxStall != null && !maxStall.isNegative() && !maxStall.isZero(),
+					() -> "maxStall must be positive, was " + maxStall);
+			Assert.notNull(maxOverdue, "maxOverdue must not be null");
+			maxOverdue.forEach((topic, max) -> {
+				JobConstraints.topic("maxOverdue topic", topic);
+				Assert.isTrue(max != null && !max.isNegative(),
+						() -> "maxOverdue of topic '" + topic + "' must not be negative, was " + max);
+			});
+			maxOverdue = Map.copyOf(maxOverdue);
+		}
+
 	}
 
 }

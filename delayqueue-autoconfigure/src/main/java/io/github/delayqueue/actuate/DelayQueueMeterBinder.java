@@ -1,32 +1,31 @@
 package io.github.delayqueue.actuate;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 
-import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueueStats.TopicStats;
 import io.github.delayqueue.scheduler.BucketTimer;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.context.SmartLifecycle;
-import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
+import org.springframework.util.Assert;
 
 /**
- * Gauges of what the queue holds, read by a sampler: every sample interval one pipelined
- * round trip reads every bucket's figures; scrapes read the last sample and never call Redis.
+ * Gauges of what the queue holds, read from the {@link DelayQueueSampler}'s latest reading
+ * (every sample interval one pipelined round trip reads every bucket's figures; scrapes never
+ * call Redis):
  * <ul>
  * <li>{@code delayqueue.topic.jobs} (tags {@code topic}, {@code state} = delayed, ready,
  * reserved, dead);</li>
@@ -37,49 +36,69 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
  * <li>{@code delayqueue.timer.buckets}: buckets whose timer this instance runs (no Redis
  * call).</li>
  * </ul>
- * Gauges read NaN until the first sample; a topic's gauges appear with the first sample that
- * has it and read 0 once it has no jobs. A failed sample keeps the last figures and is retried
- * at the next interval.
+ * Gauges read NaN until the first sample. A topic's gauges are registered with the first
+ * sample that has it and removed with the first sample that no longer has it (a topic has
+ * no more jobs in any state), so topics that come and go do not pile up. At most
+ * {@code maxTopics} topics have gauges of their own at a time; the figures of further topics
+ * are summed under {@code topic=}{@link DelayQueueMetrics#OTHER_TOPICS} (their oldest overdue
+ * job for the lag), and a warning is logged once. A topic that waits there gets its own gauges
+ * when another topic's are removed. A failed sample keeps the last figures.
  */
-public class DelayQueueMeterBinder implements MeterBinder, SmartLifecycle {
+public class DelayQueueMeterBinder implements MeterBinder {
 
 	private static final Log logger = LogFactory.getLog(DelayQueueMeterBinder.class);
 
 	private static final String[] STATES = { "delayed", "ready", "reserved", "dead" };
 
-	private final DelayQueueOperations operations;
+	private final DelayQueueSampler sampler;
 
 	private final @Nullable BucketTimer timer;
 
-	private final Duration interval;
+	private final int maxTopics;
 
-	private final List<MeterRegistry> registries = new CopyOnWriteArrayList<>();
+	private final List<MeterRegistry> registries = new ArrayList<>();
 
-	private final Map<String, Boolean> topicsWithGauges = new ConcurrentHashMap<>();
+	/** The gauges of each topic with its own tag value, in every registry; guarded by this. */
+	private final Map<String, List<Registered>> topicGauges = new LinkedHashMap<>();
 
-	private volatile @Nullable QueueStats last;
+	/** The gauges of the topics beyond the limit, empty while there are none; guarded by this. */
+	private final List<Registered> otherGauges = new ArrayList<>();
 
-	private volatile boolean failing;
+	private boolean bucketsBound;
 
-	private @Nullable ScheduledExecutorService sampler;
+	private boolean warned;
+
+	/** The figures of the topics beyond the limit at the latest sample. */
+	private volatile TopicStats other = TopicStats.EMPTY;
+
+	/**
+	 * Creates the binder with the default limit of
+	 * {@value DelayQueueMetrics#DEFAULT_MAX_TOPICS} topics.
+	 * @param sampler the sampler whose readings the gauges show
+	 * @param timer this instance's bucket timer, or {@code null}
+	 */
+	public DelayQueueMeterBinder(DelayQueueSampler sampler, @Nullable BucketTimer timer) {
+		this(sampler, timer, DelayQueueMetrics.DEFAULT_MAX_TOPICS);
+	}
 
 	/**
 	 * Creates the binder.
-	 * @param operations the queue
+	 * @param sampler the sampler whose readings the gauges show
 	 * @param timer this instance's bucket timer, or {@code null}
-	 * @param interval how often to sample
+	 * @param maxTopics the most topics with gauges of their own (0: all under
+	 * {@link DelayQueueMetrics#OTHER_TOPICS})
 	 */
-	public DelayQueueMeterBinder(DelayQueueOperations operations, @Nullable BucketTimer timer, Duration interval) {
-		if (interval == null || interval.compareTo(Duration.ofMillis(100)) < 0) {
-			throw new IllegalArgumentException("sampleInterval must be at least 100 ms, was " + interval);
-		}
-		this.operations = operations;
+	public DelayQueueMeterBinder(DelayQueueSampler sampler, @Nullable BucketTimer timer, int maxTopics) {
+		Assert.notNull(sampler, "sampler must not be null");
+		Assert.isTrue(maxTopics >= 0, () -> "maxTopics must not be negative, was " + maxTopics);
+		this.sampler = sampler;
 		this.timer = timer;
-		this.interval = interval;
+		this.maxTopics = maxTopics;
+		sampler.addListener(this::onSample);
 	}
 
 	@Override
-	public void bindTo(MeterRegistry registry) {
+	public synchronized void bindTo(MeterRegistry registry) {
 		this.registries.add(registry);
 		// registries hold the binder weakly; the application context holds it
 		Gauge.builder("delayqueue.overdue.lag", this,
@@ -87,10 +106,11 @@ public class DelayQueueMeterBinder implements MeterBinder, SmartLifecycle {
 			.description("Seconds the oldest job that is due but not delivered has waited")
 			.baseUnit("seconds")
 			.register(registry);
-		QueueStats stats = this.last;
-		int buckets = (stats != null) ? stats.buckets().size() : 0;
-		for (int bucket = 0; bucket < buckets; bucket++) {
-			bucketGauge(registry, bucket);
+		if (this.bucketsBound) {
+			QueueStats stats = this.sampler.getLatest();
+			for (int bucket = 0; bucket < stats.buckets().size(); bucket++) {
+				bucketGauge(registry, bucket);
+			}
 		}
 		if (this.timer != null) {
 			BucketTimer bucketTimer = this.timer;
@@ -98,41 +118,85 @@ public class DelayQueueMeterBinder implements MeterBinder, SmartLifecycle {
 				.description("Buckets whose timer this instance runs")
 				.register(registry);
 		}
-		this.topicsWithGauges.keySet().forEach((topic) -> topicGauges(registry, topic));
+		this.topicGauges.forEach((topic, gauges) -> gauges.addAll(topicGauges(registry, topic)));
+		if (!this.otherGauges.isEmpty()) {
+			this.otherGauges.addAll(otherGauges(registry));
+		}
 	}
 
 	/**
-	 * Reads the figures now and registers gauges of topics seen for the first time.
+	 * Registers the gauges of buckets and of topics seen for the first time, and removes the
+	 * gauges of topics that are gone.
 	 */
-	public void sample() {
-		try {
-			QueueStats stats = this.operations.stats();
-			boolean firstSample = this.last == null;
-			this.last = stats;
-			if (this.failing) {
-				logger.info("delayqueue metrics sampler reads Redis again");
-				this.failing = false;
-			}
-			if (firstSample) {
-				for (MeterRegistry registry : this.registries) {
-					for (int bucket = 0; bucket < stats.buckets().size(); bucket++) {
-						bucketGauge(registry, bucket);
-					}
-				}
-			}
-			for (String topic : stats.topics().keySet()) {
-				if (this.topicsWithGauges.putIfAbsent(topic, Boolean.TRUE) == null) {
-					this.registries.forEach((registry) -> topicGauges(registry, topic));
+	private synchronized void onSample(QueueStats stats) {
+		if (!this.bucketsBound) {
+			this.bucketsBound = true;
+			for (MeterRegistry registry : this.registries) {
+				for (int bucket = 0; bucket < stats.buckets().size(); bucket++) {
+					bucketGauge(registry, bucket);
 				}
 			}
 		}
-		catch (RuntimeException ex) {
-			if (!this.failing) {
-				logger.warn("delayqueue metrics sampler could not read Redis (gauges keep the last sample): "
-						+ ex.getMessage());
-				this.failing = true;
+		this.topicGauges.entrySet().removeIf((entry) -> {
+			if (stats.topics().containsKey(entry.getKey())) {
+				return false;
+			}
+			remove(entry.getValue());
+			return true;
+		});
+		List<String> beyond = new ArrayList<>();
+		for (String topic : stats.topics().keySet()) {
+			if (this.topicGauges.containsKey(topic)) {
+				continue;
+			}
+			if (this.topicGauges.size() < this.maxTopics) {
+				List<Registered> gauges = new ArrayList<>();
+				this.registries.forEach((registry) -> gauges.addAll(topicGauges(registry, topic)));
+				this.topicGauges.put(topic, gauges);
+			}
+			else {
+				beyond.add(topic);
 			}
 		}
+		this.other = sum(stats, beyond);
+		if (beyond.isEmpty()) {
+			remove(this.otherGauges);
+		}
+		else if (this.otherGauges.isEmpty()) {
+			if (!this.warned) {
+				this.warned = true;
+				logger.warn("delayqueue gauges have their own topic tag for " + this.maxTopics
+						+ " topics (delayqueue.metrics.max-topics); the figures of " + beyond.size()
+						+ " more topic(s), such as '" + beyond.get(0) + "', are summed under topic="
+						+ DelayQueueMetrics.OTHER_TOPICS);
+			}
+			this.registries.forEach((registry) -> this.otherGauges.addAll(otherGauges(registry)));
+		}
+	}
+
+	private static TopicStats sum(QueueStats stats, List<String> topics) {
+		long delayed = 0;
+		long ready = 0;
+		long reserved = 0;
+		long dead = 0;
+		Instant overdueSince = null;
+		for (String topic : topics) {
+			TopicStats figures = stats.topics().get(topic);
+			delayed += figures.delayed();
+			ready += figures.ready();
+			reserved += figures.reserved();
+			dead += figures.dead();
+			Instant since = figures.overdueSince();
+			if (since != null && (overdueSince == null || since.isBefore(overdueSince))) {
+				overdueSince = since;
+			}
+		}
+		return new TopicStats(delayed, ready, reserved, dead, overdueSince);
+	}
+
+	private static void remove(List<Registered> gauges) {
+		gauges.forEach((gauge) -> gauge.registry().remove(gauge.meter()));
+		gauges.clear();
 	}
 
 	private void bucketGauge(MeterRegistry registry, int bucket) {
@@ -144,28 +208,40 @@ public class DelayQueueMeterBinder implements MeterBinder, SmartLifecycle {
 			.register(registry);
 	}
 
-	private void topicGauges(MeterRegistry registry, String topic) {
+	private List<Registered> topicGauges(MeterRegistry registry, String topic) {
+		return gauges(registry, topic, (stats) -> stats.topics().get(topic));
+	}
+
+	private List<Registered> otherGauges(MeterRegistry registry) {
+		return gauges(registry, DelayQueueMetrics.OTHER_TOPICS, (stats) -> this.other);
+	}
+
+	private List<Registered> gauges(MeterRegistry registry, String tag,
+			Function<QueueStats, @Nullable TopicStats> figures) {
+		List<Registered> gauges = new ArrayList<>(STATES.length + 1);
 		for (int i = 0; i < STATES.length; i++) {
 			int state = i;
-			Gauge.builder("delayqueue.topic.jobs", this,
-					(binder) -> binder.sampled((stats) -> figure(stats.topics().get(topic), state)))
+			gauges.add(new Registered(registry, Gauge.builder("delayqueue.topic.jobs", this,
+					(binder) -> binder.sampled((stats) -> figure(figures.apply(stats), state)))
 				.description("Jobs of the topic in each state")
-				.tag("topic", topic)
+				.tag("topic", tag)
 				.tag("state", STATES[state])
-				.register(registry);
+				.register(registry)));
 		}
-		Gauge.builder("delayqueue.topic.overdue.lag", this, (binder) -> binder.sampled((stats) -> {
-			TopicStats figures = stats.topics().get(topic);
-			return (figures != null) ? seconds(figures.overdueLag(stats.readAt())) : 0;
-		}))
-			.description("Seconds the topic's oldest job that is due but not delivered has waited")
-			.tag("topic", topic)
-			.baseUnit("seconds")
-			.register(registry);
+		gauges.add(new Registered(registry,
+				Gauge.builder("delayqueue.topic.overdue.lag", this, (binder) -> binder.sampled((stats) -> {
+					TopicStats topicFigures = figures.apply(stats);
+					return (topicFigures != null) ? seconds(topicFigures.overdueLag(stats.readAt())) : 0;
+				}))
+					.description("Seconds the topic's oldest job that is due but not delivered has waited")
+					.tag("topic", tag)
+					.baseUnit("seconds")
+					.register(registry)));
+		return gauges;
 	}
 
 	private double sampled(ToDoubleFunction<QueueStats> value) {
-		QueueStats stats = this.last;
+		QueueStats stats = this.sampler.getLatest();
 		return (stats != null) ? value.applyAsDouble(stats) : Double.NaN;
 	}
 
@@ -185,35 +261,11 @@ public class DelayQueueMeterBinder implements MeterBinder, SmartLifecycle {
 		return duration.toNanos() / 1e9;
 	}
 
-	@Override
-	public void start() {
-		synchronized (this.registries) {
-			if (this.sampler != null) {
-				return;
-			}
-			CustomizableThreadFactory threads = new CustomizableThreadFactory("delayqueue-metrics-");
-			threads.setDaemon(true);
-			ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(threads);
-			executor.scheduleWithFixedDelay(this::sample, 0, this.interval.toMillis(), TimeUnit.MILLISECONDS);
-			this.sampler = executor;
-		}
-	}
+	/**
+	 * A gauge and the registry it is registered in.
+	 */
+	private record Registered(MeterRegistry registry, Meter meter) {
 
-	@Override
-	public void stop() {
-		synchronized (this.registries) {
-			if (this.sampler != null) {
-				this.sampler.shutdownNow();
-				this.sampler = null;
-			}
-		}
-	}
-
-	@Override
-	public boolean isRunning() {
-		synchronized (this.registries) {
-			return this.sampler != null;
-		}
 	}
 
 }

@@ -10,6 +10,11 @@ import io.github.delayqueue.core.ReservedJob;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
 
 /**
  * Counters and timers of what this instance does to jobs, all tagged by {@code topic} (never
@@ -25,19 +30,91 @@ import io.micrometer.core.instrument.Timer;
  * {@code exception} (simple class name, or {@code none}).</li>
  * </ul>
  * Each instance counts its own steps; summed over instances they are the queue's.
+ *
+ * <p>
+ * Topic names may come from clients (the HTTP job API), so the tag is bounded: the first
+ * {@code maxTopics} topics this instance meets get their own {@code topic} value, the steps
+ * of any further topic are counted together under {@link #OTHER_TOPICS} (a name no topic can
+ * have), and a warning is logged once. Sums over all topics stay right.
  */
 public class DelayQueueMetrics implements DelayQueueObserver {
 
+	/**
+	 * The {@code topic} tag value of the topics beyond the limit.
+	 */
+	public static final String OTHER_TOPICS = "_other";
+
+	/**
+	 * The default limit of topics with their own tag value.
+	 */
+	public static final int DEFAULT_MAX_TOPICS = 100;
+
+	private static final Log logger = LogFactory.getLog(DelayQueueMetrics.class);
+
 	private final MeterRegistry registry;
+
+	private final int maxTopics;
 
 	private final Map<String, TopicMeters> topics = new ConcurrentHashMap<>();
 
+	private volatile @Nullable TopicMeters other;
+
+	/**
+	 * Creates the meters with the default limit of {@value #DEFAULT_MAX_TOPICS} topics.
+	 * @param registry the registry
+	 */
 	public DelayQueueMetrics(MeterRegistry registry) {
+		this(registry, DEFAULT_MAX_TOPICS);
+	}
+
+	/**
+	 * Creates the meters.
+	 * @param registry the registry
+	 * @param maxTopics the most topics with their own {@code topic} tag value (0: all under
+	 * {@link #OTHER_TOPICS})
+	 */
+	public DelayQueueMetrics(MeterRegistry registry, int maxTopics) {
+		Assert.notNull(registry, "registry must not be null");
+		Assert.isTrue(maxTopics >= 0, () -> "maxTopics must not be negative, was " + maxTopics);
 		this.registry = registry;
+		this.maxTopics = maxTopics;
 	}
 
 	private TopicMeters meters(String topic) {
-		return this.topics.computeIfAbsent(topic, (t) -> new TopicMeters(this.registry, t));
+		TopicMeters meters = this.topics.get(topic);
+		if (meters != null) {
+			return meters;
+		}
+		if (this.topics.size() >= this.maxTopics) {
+			return other(topic);
+		}
+		synchronized (this.topics) {
+			meters = this.topics.get(topic);
+			if (meters == null) {
+				if (this.topics.size() >= this.maxTopics) {
+					return other(topic);
+				}
+				meters = new TopicMeters(this.registry, topic);
+				this.topics.put(topic, meters);
+			}
+			return meters;
+		}
+	}
+
+	private TopicMeters other(String topic) {
+		TopicMeters meters = this.other;
+		if (meters != null) {
+			return meters;
+		}
+		synchronized (this.topics) {
+			if (this.other == null) {
+				logger.warn("delayqueue counters and timers have their own topic tag for " + this.maxTopics
+						+ " topics (delayqueue.metrics.max-topics); topic '" + topic
+						+ "' and further ones are counted under topic=" + OTHER_TOPICS);
+				this.other = new TopicMeters(this.registry, OTHER_TOPICS);
+			}
+			return this.other;
+		}
 	}
 
 	@Override
@@ -82,7 +159,7 @@ public class DelayQueueMetrics implements DelayQueueObserver {
 	public void handled(String topic, Duration duration, String outcome, Throwable failure) {
 		Timer.builder("delayqueue.listener")
 			.description("Duration of @DelayedListener handler calls")
-			.tag("topic", topic)
+			.tag("topic", meters(topic).topic)
 			.tag("outcome", outcome)
 			.tag("exception", (failure != null) ? failure.getClass().getSimpleName() : "none")
 			.register(this.registry)
@@ -90,6 +167,8 @@ public class DelayQueueMetrics implements DelayQueueObserver {
 	}
 
 	private static final class TopicMeters {
+
+		private final String topic;
 
 		private final Counter scheduled;
 
@@ -108,6 +187,7 @@ public class DelayQueueMetrics implements DelayQueueObserver {
 		private final Timer lag;
 
 		TopicMeters(MeterRegistry registry, String topic) {
+			this.topic = topic;
 			this.scheduled = counter(registry, topic, "scheduled", "Jobs created by this instance");
 			this.delivered = counter(registry, topic, "delivered", "Jobs reserved by consumers of this instance");
 			this.completed = counter(registry, topic, "completed", "Jobs finished by this instance");

@@ -2,6 +2,7 @@ package io.github.delayqueue.autoconfigure;
 
 import io.github.delayqueue.actuate.DelayQueueMeterBinder;
 import io.github.delayqueue.actuate.DelayQueueMetrics;
+import io.github.delayqueue.actuate.DelayQueueSampler;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.redis.RedisDelayQueue;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -17,8 +18,9 @@ import org.springframework.context.annotation.Bean;
 /**
  * Auto-configuration of delayqueue's Micrometer meters: the counters and timers
  * ({@link DelayQueueMetrics}, fed by the engine and the listener containers) and the sampled
- * gauges ({@link DelayQueueMeterBinder}, {@code delayqueue.metrics.sample-interval}). Needs a
- * {@link MeterRegistry} bean (Spring Boot's metrics auto-configuration provides one).
+ * gauges ({@link DelayQueueMeterBinder}, read from a {@link DelayQueueSampler} every
+ * {@code delayqueue.metrics.sample-interval}). Needs a {@link MeterRegistry} bean (Spring
+ * Boot's metrics auto-configuration provides one).
  */
 @AutoConfiguration(after = DelayQueueAutoConfiguration.class,
 		afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
@@ -29,16 +31,22 @@ public final class DelayQueueMetricsAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	DelayQueueMetrics delayQueueMetrics(MeterRegistry registry) {
-		return new DelayQueueMetrics(registry);
+	DelayQueueMetrics delayQueueMetrics(MeterRegistry registry, DelayQueueProperties properties) {
+		return new DelayQueueMetrics(registry, properties.getMetrics().getMaxTopics());
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	DelayQueueMeterBinder delayQueueMeterBinder(DelayQueueOperations operations, ObjectProvider<RedisDelayQueue> queue,
+	DelayQueueSampler delayQueueSampler(DelayQueueOperations operations, DelayQueueProperties properties) {
+		return new DelayQueueSampler(operations, properties.getMetrics().getSampleInterval());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	DelayQueueMeterBinder delayQueueMeterBinder(DelayQueueSampler sampler, ObjectProvider<RedisDelayQueue> queue,
 			DelayQueueProperties properties) {
-		return new DelayQueueMeterBinder(operations, ListenerContainers.timer(queue),
-				properties.getMetrics().getSampleInterval());
+		return new DelayQueueMeterBinder(sampler, ListenerContainers.timer(queue),
+				properties.getMetrics().getMaxTopics());
 	}
 
 }

@@ -2,7 +2,9 @@ package io.github.delayqueue.autoconfigure;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
@@ -353,10 +355,19 @@ public class DelayQueueProperties {
 	public static class Metrics {
 
 		/**
-		 * How often the gauges (jobs per topic and state, bucket depth, overdue lag) are read
-		 * from Redis, in one pipelined round trip. Scrapes read the last sample.
+		 * How often the figures (jobs per topic and state, bucket depth, overdue lag) are read
+		 * from Redis, in one pipelined round trip, for the gauges and the health lag
+		 * thresholds. Scrapes and health checks read the last sample.
 		 */
 		private Duration sampleInterval = Duration.ofSeconds(10);
+
+		/**
+		 * Most topics that get their own 'topic' tag value: the first topics this instance
+		 * counts steps of (counters, timers) and, apart, the topics with jobs in Redis
+		 * (gauges). Further topics are counted, or their figures summed, under
+		 * 'topic=_other'. A topic with no more jobs loses its gauges, freeing its place.
+		 */
+		private int maxTopics = 100;
 
 		public Duration getSampleInterval() {
 			return this.sampleInterval;
@@ -366,31 +377,51 @@ public class DelayQueueProperties {
 			this.sampleInterval = sampleInterval;
 		}
 
+		public int getMaxTopics() {
+			return this.maxTopics;
+		}
+
+		public void setMaxTopics(int maxTopics) {
+			this.maxTopics = maxTopics;
+		}
+
 	}
 
 	/**
-	 * The {@code delayqueue} health indicator.
+	 * The {@code delayqueue} health indicator: what is wrong with this instance.
 	 */
 	public static class Health {
 
 		/**
-		 * Longest time the oldest due job may wait for delivery before health is DOWN.
+		 * Longest a health check waits for Redis to answer a PING before it is DOWN. A
+		 * check never waits longer, even when Redis hangs.
 		 */
-		private Duration maxOverdue = Duration.ofSeconds(60);
+		private Duration timeout = Duration.ofSeconds(2);
 
 		/**
-		 * Longest time the bucket timer or a listener may go without progress before health
-		 * is DOWN. A listener makes none while every handler slot is busy, so set this above
-		 * the longest a handler may run.
+		 * Longest time the bucket timer, a listener or the event subscription may go without
+		 * progress before health is DOWN. A listener makes none while every handler slot is
+		 * busy, so set this above the longest a handler may run.
 		 */
 		private Duration maxStall = Duration.ofSeconds(60);
 
-		public Duration getMaxOverdue() {
-			return this.maxOverdue;
+		/**
+		 * Opt-in lag thresholds by topic, such as
+		 * 'delayqueue.health.max-overdue.order-close=5m' (a topic with dots in brackets:
+		 * 'delayqueue.health.max-overdue[orders.close]=5m'): health is DOWN when the oldest due
+		 * job of the topic has waited longer for delivery. Only for topics that this instance
+		 * has a running or paused listener for; read from the latest sample of the figures
+		 * (see 'delayqueue.metrics.sample-interval'). None by default: a backlog alone never
+		 * makes an instance DOWN.
+		 */
+		private Map<String, Duration> maxOverdue = new LinkedHashMap<>();
+
+		public Duration getTimeout() {
+			return this.timeout;
 		}
 
-		public void setMaxOverdue(Duration maxOverdue) {
-			this.maxOverdue = maxOverdue;
+		public void setTimeout(Duration timeout) {
+			this.timeout = timeout;
 		}
 
 		public Duration getMaxStall() {
@@ -399,6 +430,14 @@ public class DelayQueueProperties {
 
 		public void setMaxStall(Duration maxStall) {
 			this.maxStall = maxStall;
+		}
+
+		public Map<String, Duration> getMaxOverdue() {
+			return this.maxOverdue;
+		}
+
+		public void setMaxOverdue(Map<String, Duration> maxOverdue) {
+			this.maxOverdue = maxOverdue;
 		}
 
 	}

@@ -2,7 +2,6 @@ package io.github.delayqueue.redis;
 
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -15,6 +14,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.function.LongSupplier;
 
 import io.github.delayqueue.core.DelayQueueConnectionException;
 import io.github.delayqueue.core.DeadJobPage;
@@ -164,7 +164,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		this.leaseTtl = JobConstraints.positive("leaseTtl", builder.leaseTtl, Duration.ofMinutes(10));
 		JobConstraints.positive("guardInterval", builder.guardInterval, Duration.ofHours(1));
 		this.instanceId = (builder.instanceId != null) ? builder.instanceId : defaultInstanceId();
-		this.redisClock = new RedisClock(builder.clock);
+		this.redisClock = new RedisClock(builder.nanoTime);
 		this.observer = DelayQueueObserver.composite(builder.observers);
 		this.signals = new ReadySignals(this.keys.buckets(), this::readyLists);
 		Duration coordination = coordinationInterval(this.leaseTtl);
@@ -1005,7 +1005,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 		private String instanceId;
 
-		private Clock clock = Clock.systemUTC();
+		private LongSupplier nanoTime = System::nanoTime;
 
 		private final List<DelayQueueObserver> observers = new ArrayList<>();
 
@@ -1097,12 +1097,13 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		}
 
 		/**
-		 * The local clock; only differences of its readings are used (due times come from
-		 * Redis). Default the system clock.
+		 * The monotonic clock that the estimate of Redis's time advances by between replies
+		 * (only differences of its readings are used; due times come from Redis). Default
+		 * {@link System#nanoTime()}. For tests.
 		 */
-		public Builder clock(Clock clock) {
-			Assert.notNull(clock, "clock must not be null");
-			this.clock = clock;
+		Builder nanoTime(LongSupplier nanoTime) {
+			Assert.notNull(nanoTime, "nanoTime must not be null");
+			this.nanoTime = nanoTime;
 			return this;
 		}
 

@@ -1,24 +1,41 @@
 package io.github.delayqueue.scheduler;
 
-import java.time.Clock;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * An estimate of Redis's clock between replies. Every script reply carries Redis's
- * {@code TIME}; in between, the estimate advances by the time elapsed on the local
- * {@link Clock}. Only differences of local readings are used, so a local clock that is
- * minutes off does not matter; the estimate only decides how long to sleep: whether a job is
- * due is always decided by a script, by Redis's own clock.
+ * {@code TIME}; in between, the estimate advances by the time elapsed on a monotonic clock
+ * ({@link System#nanoTime()} by default). The system's wall clock is never read once Redis
+ * has answered, so a local clock that is minutes off, or that steps backwards or forwards
+ * (an NTP correction, a suspended virtual machine), changes nothing. The estimate only
+ * decides how long the timer sleeps: whether a job is due is always decided by a script, by
+ * Redis's own clock. Thread-safe.
  */
 public final class RedisClock {
 
-	private final Clock clock;
+	private final LongSupplier nanoTime;
 
-	private volatile long offset;
+	private volatile Reading reading;
 
 	private volatile boolean synced;
 
-	public RedisClock(Clock clock) {
-		this.clock = clock;
+	/**
+	 * Creates an estimate that measures elapsed time with {@link System#nanoTime()}.
+	 */
+	public RedisClock() {
+		this(System::nanoTime);
+	}
+
+	/**
+	 * Creates an estimate that measures elapsed time with the given monotonic clock.
+	 * @param nanoTime a monotonic clock in nanoseconds with an arbitrary origin, like
+	 * {@link System#nanoTime()}; only differences of its readings are used
+	 */
+	public RedisClock(LongSupplier nanoTime) {
+		this.nanoTime = nanoTime;
+		// until Redis answers, the estimate starts from the local time
+		this.reading = new Reading(System.currentTimeMillis(), nanoTime.getAsLong());
 	}
 
 	/**
@@ -26,20 +43,34 @@ public final class RedisClock {
 	 * @param redisMillis Redis's time in epoch milliseconds
 	 */
 	public void update(long redisMillis) {
-		this.offset = redisMillis - this.clock.millis();
+		this.reading = new Reading(redisMillis, this.nanoTime.getAsLong());
 		this.synced = true;
 	}
 
 	/**
-	 * The estimate of Redis's time now.
+	 * The estimate of Redis's time now: its time at the last reply plus the time elapsed
+	 * since on the monotonic clock.
 	 * @return epoch milliseconds by Redis's clock
 	 */
 	public long millis() {
-		return this.clock.millis() + this.offset;
+		Reading last = this.reading;
+		// a difference of nano times is right even when the clock wraps around
+		return last.redisMillis() + TimeUnit.NANOSECONDS.toMillis(this.nanoTime.getAsLong() - last.nanoTime());
 	}
 
+	/**
+	 * Whether Redis's time has been read at least once.
+	 * @return {@code true} after the first {@link #update}
+	 */
 	public boolean isSynced() {
 		return this.synced;
+	}
+
+	/**
+	 * Redis's time and the monotonic clock's reading at the same moment.
+	 */
+	private record Reading(long redisMillis, long nanoTime) {
+
 	}
 
 }

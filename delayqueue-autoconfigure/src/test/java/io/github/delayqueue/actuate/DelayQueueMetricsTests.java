@@ -92,7 +92,7 @@ class DelayQueueMetricsTests {
 		assertThat(registry).isInstanceOf(SimpleMeterRegistry.class);
 		DelayedJobTemplate template = this.context.getBean(DelayedJobTemplate.class);
 		DelayQueueOperations operations = template.getOperations();
-		DelayQueueMeterBinder binder = this.context.getBean(DelayQueueMeterBinder.class);
+		DelayQueueSampler sampler = this.context.getBean(DelayQueueSampler.class);
 		Set<String> ids = new HashSet<>();
 
 		for (int i = 0; i < 5; i++) {
@@ -145,7 +145,7 @@ class DelayQueueMetricsTests {
 			template.schedule("m-later", "later-" + i, "x", Duration.ofHours(1));
 		}
 		assertThat(registry.find("delayqueue.topic.jobs").tag("topic", "m-later").gauge()).isNull();
-		binder.sample();
+		sampler.sample();
 		assertThat(gauge(registry, "m-later", "delayed")).isEqualTo(3);
 		assertThat(gauge(registry, "m-later", "ready")).isZero();
 		assertThat(gauge(registry, "m-bad", "dead")).isEqualTo(1);
@@ -160,7 +160,7 @@ class DelayQueueMetricsTests {
 		template.schedule("m-orphan", "orphan-1", "x", Duration.ZERO);
 		ids.add("orphan-1");
 		await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-			binder.sample();
+			sampler.sample();
 			assertThat(registry.get("delayqueue.topic.overdue.lag").tag("topic", "m-orphan").gauge().value())
 				.isGreaterThan(0);
 		});

@@ -9,7 +9,9 @@ import io.github.delayqueue.actuate.DelayQueueEndpoint;
 import io.github.delayqueue.actuate.DelayQueueHealthIndicator;
 import io.github.delayqueue.actuate.DelayQueueMeterBinder;
 import io.github.delayqueue.actuate.DelayQueueMetrics;
+import io.github.delayqueue.actuate.DelayQueueSampler;
 import io.github.delayqueue.annotation.DelayedListener;
+import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.test.RedisTestExtension;
 import io.github.delayqueue.test.RedisTestServer;
@@ -28,6 +30,8 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.S
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -47,6 +51,16 @@ class ObservabilityAutoConfigurationTests {
 		@DelayedListener(topic = "o-topic")
 		void handle(String body) {
 			this.received.add(body);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserSampler {
+
+		@Bean
+		DelayQueueSampler mySampler(DelayQueueOperations operations) {
+			return new DelayQueueSampler(operations, Duration.ofHours(1));
 		}
 
 	}
@@ -145,6 +159,74 @@ class ObservabilityAutoConfigurationTests {
 				assertThat(context).hasSingleBean(DelayQueueMetrics.class);
 				assertWorks(context);
 			});
+	}
+
+	@Test
+	void oneSamplerServesGaugesAndHealth() {
+		with(true, true, true).withPropertyValues("delayqueue.health.max-overdue.o-topic=5m").run((context) -> {
+			assertThat(context).hasSingleBean(DelayQueueSampler.class);
+			assertThat(context.getBean(DelayQueueHealthIndicator.class).health().getDetails())
+				.containsKey("overdueLagMillis");
+			assertWorks(context);
+		});
+	}
+
+	@Test
+	void healthSamplesOnlyForLagThresholds() {
+		ApplicationContextRunner withoutMicrometer = with(true, true, false)
+			.withClassLoader(new FilteredClassLoader("io.micrometer.core"));
+		withoutMicrometer.run((context) -> {
+			assertThat(context).hasSingleBean(DelayQueueHealthIndicator.class);
+			assertThat(context).doesNotHaveBean(DelayQueueSampler.class);
+			assertThat(context.getBean(DelayQueueHealthIndicator.class).health().getDetails())
+				.doesNotContainKey("overdueLagMillis");
+		});
+		withoutMicrometer.withPropertyValues("delayqueue.health.max-overdue.o-topic=5m").run((context) -> {
+			assertThat(context).hasSingleBean(DelayQueueSampler.class);
+			assertThat(context.getBean(DelayQueueSampler.class).isRunning()).isTrue();
+			assertWorks(context);
+		});
+	}
+
+	@Test
+	void userSamplerWins() {
+		with(true, true, true).withPropertyValues("delayqueue.health.max-overdue.o-topic=5m")
+			.withUserConfiguration(UserSampler.class)
+			.run((context) -> {
+				assertThat(context).hasSingleBean(DelayQueueSampler.class);
+				assertThat(context).hasBean("mySampler");
+			});
+	}
+
+	@Test
+	void badLagThresholdTopicFailsStartUpNamingTheRule() {
+		with(true, true, false).withClassLoader(new FilteredClassLoader("io.micrometer.core"))
+			.withPropertyValues("delayqueue.health.max-overdue[-bad]=5m")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).rootCause()
+					.hasMessageStartingWith("maxOverdue topic '-bad' may only contain letters");
+			});
+	}
+
+	/**
+	 * The old meaning of {@code delayqueue.health.max-overdue} (one duration for the whole
+	 * queue) is gone: a single value no longer binds, and start-up says so.
+	 */
+	@Test
+	void queueWideMaxOverdueFailsStartUp() {
+		with(true, true, true).withPropertyValues("delayqueue.health.max-overdue=60s").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).hasStackTraceContaining("delayqueue.health.max-overdue");
+		});
+	}
+
+	@Test
+	void negativeMaxTopicsFailsStartUp() {
+		with(true, true, true).withPropertyValues("delayqueue.metrics.max-topics=-1").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause().hasMessage("maxTopics must not be negative, was -1");
+		});
 	}
 
 	@Test

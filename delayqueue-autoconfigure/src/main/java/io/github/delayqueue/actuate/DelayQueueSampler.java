@@ -1,0 +1,151 @@
+package io.github.delayqueue.actuate;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.core.QueueStats;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.context.SmartLifecycle;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
+import org.springframework.util.Assert;
+
+/**
+ * Reads the queue's figures ({@link DelayQueueOperations#stats()}: one pipelined round trip
+ * of one script per bucket) on its own thread every sample interval and keeps the latest
+ * reading. The gauges ({@link DelayQueueMeterBinder}) and the health indicator's opt-in lag
+ * thresholds ({@link DelayQueueHealthIndicator}) read that reading: what they show is at most
+ * one interval old, and Redis does the same work however often they are read. A failed
+ * reading keeps the last one and is retried at the next interval. Thread-safe.
+ */
+public class DelayQueueSampler implements SmartLifecycle {
+
+	private static final Log logger = LogFactory.getLog(DelayQueueSampler.class);
+
+	private static final Duration MIN_INTERVAL = Duration.ofMillis(100);
+
+	private final DelayQueueOperations operations;
+
+	private final Duration interval;
+
+	private final List<Consumer<QueueStats>> listeners = new CopyOnWriteArrayList<>();
+
+	private final Object lifecycleMonitor = new Object();
+
+	private volatile @Nullable QueueStats latest;
+
+	private volatile boolean failing;
+
+	private @Nullable ScheduledExecutorService executor;
+
+	/**
+	 * Creates a sampler; {@link #start()} starts its thread.
+	 * @param operations the queue
+	 * @param interval how often to read the figures (at least 100 ms)
+	 */
+	public DelayQueueSampler(DelayQueueOperations operations, Duration interval) {
+		Assert.notNull(operations, "operations must not be null");
+		if (interval == null || interval.compareTo(MIN_INTERVAL) < 0) {
+			throw new IllegalArgumentException("sampleInterval must be at least 100 ms, was " + interval);
+		}
+		this.operations = operations;
+		this.interval = interval;
+	}
+
+	/**
+	 * The latest reading.
+	 * @return the figures, or {@code null} before the first successful reading
+	 */
+	public @Nullable QueueStats getLatest() {
+		return this.latest;
+	}
+
+	/**
+	 * How often the figures are read.
+	 * @return the interval
+	 */
+	public Duration getInterval() {
+		return this.interval;
+	}
+
+	/**
+	 * Adds a callback told of each successful reading, on the sampler's thread (or the thread
+	 * that calls {@link #sample()}). It must be fast; what it throws is logged and ignored.
+	 * @param listener the callback
+	 */
+	public void addListener(Consumer<QueueStats> listener) {
+		Assert.notNull(listener, "listener must not be null");
+		this.listeners.add(listener);
+	}
+
+	/**
+	 * Reads the figures now.
+	 */
+	public void sample() {
+		QueueStats stats;
+		try {
+			stats = this.operations.stats();
+		}
+		catch (RuntimeException ex) {
+			if (!this.failing) {
+				logger.warn("delayqueue sampler could not read the figures from Redis (keeping the last reading): "
+						+ ex.getMessage());
+				this.failing = true;
+			}
+			return;
+		}
+		if (this.failing) {
+			logger.info("delayqueue sampler reads the figures from Redis again");
+			this.failing = false;
+		}
+		this.latest = stats;
+		for (Consumer<QueueStats> listener : this.listeners) {
+			try {
+				listener.accept(stats);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("delayqueue sampler listener failed", ex);
+			}
+		}
+	}
+
+	@Override
+	public void start() {
+		synchronized (this.lifecycleMonitor) {
+			if (this.executor != null) {
+				return;
+			}
+			CustomizableThreadFactory threads = new CustomizableThreadFactory("delayqueue-sampler-");
+			threads.setDaemon(true);
+			ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(threads);
+			executor.scheduleWithFixedDelay(this::sample, 0, this.interval.toMillis(), TimeUnit.MILLISECONDS);
+			this.executor = executor;
+		}
+	}
+
+	@Override
+	public void stop() {
+		synchronized (this.lifecycleMonitor) {
+			if (this.executor != null) {
+				this.executor.shutdownNow();
+				this.executor = null;
+			}
+		}
+	}
+
+	@Override
+	public boolean isRunning() {
+		synchronized (this.lifecycleMonitor) {
+			return this.executor != null;
+		}
+	}
+
+}
