@@ -1,6 +1,5 @@
 package io.github.delayqueue.scheduler;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -40,7 +39,7 @@ class BucketTimerTests {
 
 		};
 		BucketTimer timer = new BucketTimer(backend, 1, 100, Duration.ofSeconds(30), Duration.ofSeconds(1),
-				new RedisClock(Clock.systemUTC()), (topic, bucket) -> {
+				new RedisClock(), (topic, bucket) -> {
 				});
 		timer.start();
 		try {
