@@ -69,6 +69,26 @@ class RedisDelayQueueReservationTests {
 	}
 
 	@Test
+	void theFirstReserveOfATopicRunsAScriptOnlyInTheBucketsWhoseReadyListHoldsEntries() {
+		RedisDelayQueue queue = this.queues
+			.start((builder) -> builder.namespace(this.queues.namespace + "-256").buckets(256).timerEnabled(false));
+		await().atMost(Duration.ofSeconds(5)).until(queue::isSubscribed);
+		queue.schedule(RedisDelayQueueLifecycleTests.request("probed", "a", "{}", Duration.ZERO));
+		queue.schedule(RedisDelayQueueLifecycleTests.request("probed", "b", "{}", Duration.ZERO));
+		long before = scriptCalls(queue);
+		assertThat(queue.reserve("probed", 10, null)).extracting(ReservedJob::id).containsExactlyInAnyOrder("a", "b");
+		// one script per bucket holding a job, not one per bucket (256)
+		assertThat(scriptCalls(queue) - before).isLessThanOrEqualTo(2);
+	}
+
+	private static long scriptCalls(RedisDelayQueue queue) {
+		try (var connection = queue.getConnectionFactory().getConnection()) {
+			String stats = connection.serverCommands().info("commandstats").getProperty("cmdstat_evalsha", "calls=0,");
+			return Long.parseLong(stats.substring(stats.indexOf("calls=") + 6, stats.indexOf(',')));
+		}
+	}
+
+	@Test
 	void anAttemptsLimitGivenAtReserveIsStoredWithTheJobAndGovernsFailAndTtrExpiry() {
 		schedule("limit", "1", 5, Duration.ofMinutes(1));
 		List<ReservedJob> first = await().atMost(Duration.ofSeconds(10))
