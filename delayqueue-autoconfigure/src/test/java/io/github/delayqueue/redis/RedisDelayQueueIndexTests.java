@@ -158,6 +158,35 @@ class RedisDelayQueueIndexTests {
 	}
 
 	@Test
+	void aReserveThatFailsAtALaterBucketHandsOverTheJobsAlreadyTaken() {
+		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(2).timerEnabled(false));
+		String inFirst = idIn(queue, "split", 0);
+		queue.schedule(request("split", inFirst, "{}", Duration.ZERO));
+		byte[] broken = bytes("{" + queue.getNamespace() + ":1}:ready:split");
+		try (RedisConnection connection = queue.getConnectionFactory().getConnection()) {
+			// bucket 1's ready list is not a list: its reserve script fails (before it writes)
+			connection.stringCommands().set(broken, bytes("not a list"));
+			// the first reserve of a topic looks at bucket 0, then bucket 1
+			List<ReservedJob> jobs = queue.reserve("split", 10, null);
+			assertThat(jobs).extracting(ReservedJob::id).containsExactly(inFirst);
+			assertThat(queue.find("split", inFirst)).get().extracting(JobInfo::state).isEqualTo(JobState.RESERVED);
+			assertThat(queue.finish(jobs.get(0))).isTrue();
+			// a call that takes nothing before the failure reports it
+			assertThatExceptionOfType(DelayQueueException.class).isThrownBy(() -> queue.reserve("split", 10, null))
+				.withMessageContaining("WRONGTYPE");
+			connection.keyCommands().del(broken);
+		}
+	}
+
+	private static String idIn(RedisDelayQueue queue, String topic, int bucket) {
+		for (int i = 0;; i++) {
+			if (queue.bucketOf(topic, "job-" + i) == bucket) {
+				return "job-" + i;
+			}
+		}
+	}
+
+	@Test
 	void repairPutsStrandedJobsBackAndRecountsAfterAFailureTheScriptsCouldNotRuleOut() {
 		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(1).timerEnabled(false));
 		queue.scheduleAll(requests("broken", 0, 10, Duration.ZERO));
