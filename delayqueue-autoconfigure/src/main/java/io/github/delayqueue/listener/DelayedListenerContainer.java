@@ -200,7 +200,9 @@ public class DelayedListenerContainer {
 		this.running = true;
 		this.executor = Executors.newFixedThreadPool(this.settings.concurrency(),
 				this.settings.threadFactory());
-		this.settler = new ScheduledThreadPoolExecutor(1, (task) -> {
+		// two threads per handler slot: a batch's settle that meets a slow Redis must not delay
+		// the settle of another, such as the next batch of the same handler thread
+		this.settler = new ScheduledThreadPoolExecutor(2 * this.settings.concurrency(), (task) -> {
 			Thread thread = this.settings.threadFactory().newThread(task);
 			thread.setName("delayqueue-" + this.settings.id() + "-settler");
 			return thread;
@@ -426,10 +428,13 @@ public class DelayedListenerContainer {
 				}
 				else if (expired(job, batch.receivedNanos())) {
 					// the settler was late: a handler before it in the batch ran past this job's TTR,
-					// so it is (or is about to be) delivered again, and running it here as well would
-					// run it twice
-					logger.warn("Listener '" + this.settings.id() + "' skipped job " + job.id() + " of topic "
-							+ job.topic() + ": its TTR ran out while earlier jobs of its batch ran");
+					// so it may be delivered again already, and running it here as well would run it
+					// twice. Give it back: unless the timer re-queued it already (the token is stale
+					// then and nothing changes), it is READY at once without its attempt counted, not
+					// left to expire (and on its last attempt to die without running)
+					logger.warn("Listener '" + this.settings.id() + "' gives back job " + job.id() + " of topic "
+							+ job.topic() + " unstarted: its TTR ran out while earlier jobs of its batch ran");
+					giveBack(job);
 				}
 				else if (runJob(job)) {
 					batch.succeeded(job);

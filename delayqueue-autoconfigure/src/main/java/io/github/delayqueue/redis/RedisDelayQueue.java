@@ -12,7 +12,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.function.LongSupplier;
 
@@ -43,7 +45,11 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.context.SmartLifecycle;
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisClusterNode;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.Cursor;
+import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.util.Assert;
 import org.springframework.util.unit.DataSize;
 
@@ -823,9 +829,13 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 	@Override
 	public RepairResult repair(boolean write) {
+		Map<Integer, Set<String>> listed = listedTopics();
 		long[] totals = new long[5];
 		for (int bucket = 0; bucket < this.keys.buckets(); bucket++) {
-			List<Object> reply = Replies.list(this.runner.run(REPAIR, call(bucket, write ? "1" : "0")));
+			List<Object> values = new ArrayList<>();
+			values.add(write ? "1" : "0");
+			values.addAll(listed.getOrDefault(bucket, Set.of()));
+			List<Object> reply = Replies.list(this.runner.run(REPAIR, call(bucket, values.toArray())));
 			for (int i = 0; i < totals.length; i++) {
 				totals[i] += Replies.asLong(reply.get(i));
 			}
@@ -841,6 +851,52 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 					+ ": " + result);
 		}
 		return result;
+	}
+
+	/**
+	 * The topics of each bucket that have a ready list or a dead list, from the keys
+	 * themselves (SCAN, on every master of a cluster): a list whose topic has no job and no
+	 * count left is found too. For {@link #repair} only.
+	 */
+	private Map<Integer, Set<String>> listedTopics() {
+		String prefix = "{" + this.keys.namespace() + ":";
+		ScanOptions options = ScanOptions.scanOptions().match(prefix + "*").count(1000).build();
+		return this.runner.execute("listing the ready and dead lists", (connection) -> {
+			Map<Integer, Set<String>> topics = new TreeMap<>();
+			List<Cursor<byte[]>> scans = new ArrayList<>();
+			if (connection instanceof RedisClusterConnection cluster) {
+				for (RedisClusterNode master : cluster.clusterGetMasterReplicaMap().keySet()) {
+					scans.add(cluster.scan(master, options));
+				}
+			}
+			else {
+				scans.add(connection.keyCommands().scan(options));
+			}
+			for (Cursor<byte[]> scan : scans) {
+				try (scan) {
+					while (scan.hasNext()) {
+						String key = Replies.asString(scan.next());
+						int end = key.indexOf("}:");
+						if (end <= prefix.length()) {
+							continue;
+						}
+						String rest = key.substring(end + 2);
+						String topic = rest.startsWith("ready:") ? rest.substring(6)
+								: rest.startsWith("dead:") ? rest.substring(5) : null;
+						try {
+							int bucket = Integer.parseInt(key.substring(prefix.length(), end));
+							if (topic != null && bucket >= 0 && bucket < this.keys.buckets()) {
+								topics.computeIfAbsent(bucket, (b) -> new TreeSet<>()).add(topic);
+							}
+						}
+						catch (NumberFormatException ex) {
+							// another namespace that starts with this one's name
+						}
+					}
+				}
+			}
+			return topics;
+		});
 	}
 
 	// ---------------------------------------------------------------- accessors

@@ -13,6 +13,7 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.RedisConnectionFailureException;
+import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisPipelineException;
@@ -136,6 +137,11 @@ final class ScriptRunner {
 				return List.of();
 			}
 			try {
+				if (connection instanceof RedisClusterConnection) {
+					// one call at a time, each retried on its own while its slot migrates: a
+					// pipeline would report a refusal only after the others were applied
+					throw new UnsupportedOperationException("no pipelines on a cluster");
+				}
 				connection.openPipeline();
 			}
 			catch (UnsupportedOperationException ex) {
@@ -223,7 +229,7 @@ final class ScriptRunner {
 	}
 
 	static boolean isNoScript(Throwable ex) {
-		return causeMentions(ex, "NOSCRIPT");
+		return causeStartsWith(ex, "NOSCRIPT");
 	}
 
 	/**
@@ -231,15 +237,17 @@ final class ScriptRunner {
 	 * comes before the script runs, so running it again is safe.
 	 */
 	static boolean isSlotMoving(Throwable ex) {
-		return causeMentions(ex, "TRYAGAIN", "ASK ", "MOVED ", "CLUSTERDOWN");
+		// the error code a node answers with, not words in a script's error text (which may
+		// quote a job key or a record)
+		return causeStartsWith(ex, "TRYAGAIN", "ASK ", "MOVED ", "CLUSTERDOWN");
 	}
 
-	private static boolean causeMentions(Throwable ex, String... words) {
+	private static boolean causeStartsWith(Throwable ex, String... codes) {
 		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
 			String message = cause.getMessage();
 			if (message != null) {
-				for (String word : words) {
-					if (message.contains(word)) {
+				for (String code : codes) {
+					if (message.startsWith(code)) {
 						return true;
 					}
 				}

@@ -76,7 +76,10 @@ public final class ReadySignals {
 		TopicSignal signal = this.topics.get(topic);
 		if (signal != null) {
 			signal.used();
-			return signal;
+			if (this.topics.get(topic) == signal) {
+				return signal;
+			}
+			// forgotten while it was looked up: start it again
 		}
 		TopicSignal created = new TopicSignal(this.buckets);
 		signal = this.topics.putIfAbsent(topic, created);

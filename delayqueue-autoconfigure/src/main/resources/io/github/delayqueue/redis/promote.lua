@@ -3,7 +3,8 @@
 -- KEYS[1] jobs hash, KEYS[2] guard
 -- ARGV[3] batch size (at most this many jobs are moved), ARGV[4] '1' for the guard re-check
 -- that heals lost notifications: re-announce every topic of the bucket that has READY jobs, and
--- compact a ready list whose tombstones outnumber its READY jobs (COMPACT_AT at least).
+-- compact ready lists whose tombstones outnumber their READY jobs (COMPACT_AT at least), reading
+-- COMPACT_WINDOW entries at most in all.
 -- A job whose TTR ran out is due again at its deadline (what its delivery lag is measured from).
 -- Index entries whose record is gone, unreadable or in another state are dropped.
 -- Returns {moved, expired, next due ms (-1: none), now ms, number of topics that got work n,
@@ -35,14 +36,16 @@ end
 local expired_records = read_many(KEYS[1], expired_keys)
 local stats = guard and redis.call('HGETALL', P .. 'stats') or {}
 local compactions = {}
+local budget = COMPACT_WINDOW
 for i = 1, #stats, 2 do
   local topic = string.match(stats[i], '^T:(.+)$')
-  if topic then
+  if topic and budget > 0 then
     local tombstones = tonumber(stats[i + 1])
     local live = tonumber(redis.call('HGET', P .. 'stats', 'R:' .. topic) or 0)
     if tombstones >= COMPACT_AT and tombstones > live then
       local list = P .. 'ready:' .. topic
-      local entries = redis.call('LRANGE', list, 0, COMPACT_WINDOW - 1)
+      local entries = redis.call('LRANGE', list, 0, budget - 1)
+      budget = budget - #entries
       local records = read_many(KEYS[1], entries)
       local keep, seen, dropped = {}, {}, 0
       for k, jobkey in ipairs(entries) do

@@ -5,7 +5,9 @@
 -- out, or data written by another version): it reads the whole bucket, so its cost grows with
 -- the bucket's jobs.
 -- KEYS[1] jobs hash, KEYS[2] guard
--- ARGV[3] '1' to write the repairs, '0' to only count them
+-- ARGV[3] '1' to write the repairs, '0' to only count them, ARGV[4..] the topics whose ready or
+-- dead list exists in the bucket (the caller lists the keys: a list whose topic has neither a
+-- job nor a count left is found too)
 -- Returns {jobs, jobs put back into their index, index entries dropped, count fields corrected,
 --          unreadable records}.
 local write = ARGV[3] == '1'
@@ -42,6 +44,9 @@ for i = 1, #stats, 2 do
   if topic then
     topic_info(topic)
   end
+end
+for i = 4, #ARGV do
+  topic_info(ARGV[i])
 end
 
 local counts, jobs, unreadable = {}, 0, 0

@@ -16,6 +16,8 @@ import io.github.delayqueue.core.OnDuplicate;
 import io.github.delayqueue.core.RepairResult;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleRequest;
+import io.github.delayqueue.test.QueueInvariant;
+import io.github.delayqueue.test.RedisTestServers;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -215,6 +217,65 @@ class RedisDelayQueueIndexTests {
 		queue.reserve("broken", 100, null).forEach((job) -> ids.add(job.id()));
 		assertThat(ids).hasSize(10).contains("job-3");
 		assertThat(queue.find("broken", "later")).get().extracting(JobInfo::state).isEqualTo(JobState.DELAYED);
+	}
+
+	/**
+	 * A ready list that holds only tombstones and whose topic has no count left (data of a
+	 * version that did not count tombstones, a lost stats field), and a dead list whose entries
+	 * have no record and no count: repair finds them from the keys.
+	 */
+	@Test
+	void repairFindsReadyListsAndDeadListsOfTopicsWithoutCountsOrRecords() {
+		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(1).timerEnabled(false));
+		queue.scheduleAll(requests("cancelled", 0, 2, Duration.ZERO));
+		assertThat(queue.cancel("cancelled", "job-0")).isTrue();
+		assertThat(queue.cancel("cancelled", "job-1")).isTrue();
+		// as the previous version left it: the tombstones were not counted
+		try (RedisConnection connection = queue.getConnectionFactory().getConnection()) {
+			String prefix = "{" + queue.getNamespace() + ":0}:";
+			connection.hashCommands().hDel(bytes(prefix + "stats"), bytes("T:cancelled"));
+			// and a dead-list entry whose record and count were lost
+			connection.zSetCommands().zAdd(bytes(prefix + "dead:lost"), 1, bytes("lost:job"));
+		}
+		RepairResult found = queue.repair(true);
+		List<String> violations = QueueInvariant.violations(RedisTestServers.shared(), queue.getNamespace(), 1);
+		assertThat(violations).as("the invariant after repair(true)").isEmpty();
+	}
+
+	/**
+	 * One guard re-check reads at most one window of entries, however many topics have
+	 * tombstones to compact: a script's work is bounded, not grown with the topics.
+	 */
+	@Test
+	void oneGuardPromoteCompactsAtMostOneWindowOfEntries() {
+		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(1).timerEnabled(false));
+		int topics = 3;
+		int perTopic = 4_000;
+		for (int t = 0; t < topics; t++) {
+			queue.scheduleAll(requests("t" + t, 0, perTopic, Duration.ZERO));
+			for (int i = 0; i < perTopic; i++) {
+				queue.cancel("t" + t, "job-" + i);
+			}
+		}
+		long before = totalLength(queue, topics);
+		assertThat(before).isEqualTo((long) topics * perTopic);
+		KeySpace keys = new KeySpace(queue.getNamespace(), 1);
+		ScriptRunner runner = new ScriptRunner(queue.getConnectionFactory());
+		runner.run(LuaScript.job("promote"), new byte[][] { keys.jobs(0), keys.guard(0), bytes(keys.channel()),
+				bytes("0"), bytes("500"), bytes("1") });
+		long after = totalLength(queue, topics);
+		assertThat(before - after).as("ready-list entries one guard promote call read and dropped")
+			.isLessThanOrEqualTo(10_000);
+	}
+
+	private long totalLength(RedisDelayQueue queue, int topics) {
+		long total = 0;
+		try (RedisConnection connection = queue.getConnectionFactory().getConnection()) {
+			for (int t = 0; t < topics; t++) {
+				total += connection.listCommands().lLen(bytes("{" + queue.getNamespace() + ":0}:ready:t" + t));
+			}
+		}
+		return total;
 	}
 
 	@Test
