@@ -294,6 +294,46 @@ class DelayedListenerContainerTests {
 		});
 	}
 
+	/**
+	 * A batch whose early settle comes late (the settle of the batch before is held by a slow
+	 * finish, as a Redis latency spike would hold it): its job whose TTR ran out meanwhile is
+	 * not run (it may be delivered again already) but given back, so that its attempt is not
+	 * burnt by the TTR expiry and, on its last attempt, it does not die without running.
+	 */
+	@Test
+	void aJobWhoseTtrRanOutBecauseItsBatchsSettleCameLateIsGivenBackNotLeftToDie() {
+		this.operations.intercept("finishAndReserve", (args, invocation) -> {
+			Object[] changed = args.clone();
+			if (Thread.currentThread().getName().endsWith("-settler")) {
+				// the settler finishing an earlier batch meets a slow Redis
+				Thread.sleep(1500);
+			}
+			else if ((int) changed[1] > 0) {
+				// batches of two: lead -> [a, b] -> [slow, victim]
+				changed[1] = 2;
+			}
+			return invocation.proceed(changed);
+		});
+		this.listener.behaviour = (job) -> {
+			if (job.id().equals("b")) {
+				Thread.sleep(150);
+			}
+			if (job.id().equals("slow") && job.attempt() == 1) {
+				Thread.sleep(1100);
+			}
+		};
+		this.template.job(TOPIC, "lead").payload("x").delay(Duration.ZERO).ttr(Duration.ofSeconds(60)).schedule();
+		this.template.job(TOPIC, "a").payload("x").delay(Duration.ZERO).ttr(Duration.ofSeconds(60)).schedule();
+		this.template.job(TOPIC, "b").payload("x").delay(Duration.ZERO).ttr(Duration.ofSeconds(60)).schedule();
+		this.template.job(TOPIC, "slow").payload("x").delay(Duration.ZERO).ttr(Duration.ofSeconds(1)).schedule();
+		this.template.job(TOPIC, "victim").payload("x").delay(Duration.ZERO).ttr(Duration.ofSeconds(1)).schedule();
+		start(null, 1, null);
+		await().atMost(Duration.ofSeconds(20)).until(() -> this.template.find(TOPIC, "victim")
+			.map((info) -> info.state() == JobState.DEAD)
+			.orElse(true) && this.template.find(TOPIC, "slow").map((info) -> info.state() == JobState.DEAD).orElse(true));
+		assertThat(this.listener.attempts("victim")).as("the listener ran the victim's only attempt").containsExactly(1);
+	}
+
 	private DelayedListenerContainer start(Duration ttr, Integer maxAttempts, DelayedJobRecoverer recoverer) {
 		DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(
 				this.operations.operations(), this.context.getBean(JobPayloadConverter.class));
