@@ -148,7 +148,7 @@ class RedisFaultTests {
 				RedisDelayQueue queue = context.getBean(RedisDelayQueue.class);
 				System.out.println("faults, " + fault + ": " + acknowledged.size() + " jobs acknowledged, " + producer.refused()
 						+ " schedules refused, " + duplicates + " delivered more than once");
-				assertThat(acknowledged).hasSizeGreaterThan(300);
+				assertThat(acknowledged).as("schedules acknowledged during the run").hasSizeGreaterThan(100);
 				assertThat(queue.isSubscribed()).isTrue();
 				// after the faults, new work still flows
 				template.schedule("faults", "after", "after", Duration.ofMillis(100));

@@ -67,7 +67,7 @@ class DelayQueueHttpLongPollTests {
 	}
 
 	@Test
-	void waitingReserveAnswersWithin50msOfTheJobBecomingDue() throws Exception {
+	void waitingReserveIsAnsweredWhenTheJobBecomesDueNotAtTheEndOfItsWait() throws Exception {
 		ReserveWaiters waiters = this.app.bean(ReserveWaiters.class);
 		// the first requests of a fresh application warm its code paths up
 		this.template.schedule("poll", "warm-up", 1, Duration.ZERO);
@@ -93,7 +93,10 @@ class DelayQueueHttpLongPollTests {
 			lateMillis.add(late);
 		}
 		System.out.println("long-poll answered after due (ms): " + lateMillis);
-		assertThat(lateMillis).as("answered this long after the due time (ms)").allMatch((late) -> late <= 50);
+		// announced: well before the 10 s wait ends, and before the 1 s idle re-check of a
+		// topic's thread could have found it (the figure printed above is the latency; a test
+		// does not assert performance)
+		assertThat(lateMillis).as("answered this long after the due time (ms)").allMatch((late) -> late < 500);
 	}
 
 	@Test
