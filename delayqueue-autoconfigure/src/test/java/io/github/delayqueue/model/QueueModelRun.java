@@ -140,6 +140,9 @@ final class QueueModelRun {
 
 	private String lastBulkTopic;
 
+	/** The next steps, planned by an earlier one (a mass expiry after a bulk schedule). */
+	private final ArrayDeque<Op> planned = new ArrayDeque<>();
+
 	private String cursorId;
 
 	QueueModelRun(RedisTestServer server, Settings settings) {
@@ -247,6 +250,7 @@ final class QueueModelRun {
 				checkRepair();
 			}
 			pruneHandles();
+			most("most jobs at once", this.model.size());
 		}
 		catch (AssertionError | RuntimeException ex) {
 			throw new AssertionError(report(op, ex), ex);
@@ -411,6 +415,7 @@ final class QueueModelRun {
 			}
 		}
 		count("scheduleAll requests", requests.size());
+		most("largest scheduleAll", requests.size());
 		return created + " of " + requests.size() + " created";
 	}
 
@@ -459,7 +464,7 @@ final class QueueModelRun {
 			before[b] = this.model.bucket[b].list(topic).size();
 		}
 		for (int b = 0; b < this.buckets; b++) {
-			this.events.merge("most tombstones ahead of a reserve", (long) leadingTombstones(b, topic), Math::max);
+			most("most tombstones ahead of a reserve", leadingTombstones(b, topic));
 		}
 		long start = startCalls();
 		List<ReservedJob> jobs = this.queue.reserve(topic, op.max(), op.ttr(), op.maxAttempts());
@@ -549,6 +554,7 @@ final class QueueModelRun {
 			}
 		}
 		count("jobs reserved", jobs.size());
+		most("largest reserve", jobs.size());
 		return jobs.size() + " of " + ready + " READY taken" + (jobs.isEmpty() ? "" : ": " + abbreviate(ids(jobs)));
 	}
 
@@ -648,6 +654,7 @@ final class QueueModelRun {
 			compareReserved(first, next);
 		}
 		count("jobs finished", jobs.size() - stale.size());
+		most("largest finishAndReserve", jobs.size());
 		count("jobs reserved", next.size());
 		return (jobs.size() - stale.size()) + " finished, " + stale.size() + " stale, " + next.size() + " next";
 	}
@@ -718,6 +725,7 @@ final class QueueModelRun {
 			}
 		}
 		count("jobs replayed", replayed);
+		most("largest replay", replayed);
 		return replayed + " replayed";
 	}
 
@@ -750,7 +758,7 @@ final class QueueModelRun {
 		}
 		StringBuilder outcome = new StringBuilder();
 		for (int b : targets) {
-			long start = redisNow();
+			long start = awaitRedisTimeAfter(this.lastCallEnd);
 			Promotion promotion = TimerSteps.promote(this.queue, b, op.guard());
 			long end = redisNow();
 			this.lastCallEnd = end;
@@ -771,6 +779,7 @@ final class QueueModelRun {
 			count("reservations expired", expected.expired());
 			count("deaths by TTR", expected.dead());
 			count("ready lists compacted", expected.compactions());
+			most("largest promotion", expected.moved() + expected.expired());
 			outcome.append("b").append(b).append(": ").append(promotion.moved()).append(" moved, ")
 				.append(promotion.expired()).append(" expired; ");
 		}
@@ -1037,6 +1046,10 @@ final class QueueModelRun {
 		this.events.merge(event, n, Long::sum);
 	}
 
+	private void most(String event, long n) {
+		this.events.merge(event, n, Math::max);
+	}
+
 	// ------------------------------------------------------------------ reservations held
 
 	/**
@@ -1094,6 +1107,9 @@ final class QueueModelRun {
 	// ------------------------------------------------------------------ the generator
 
 	private Op nextOp() {
+		if (!this.planned.isEmpty()) {
+			return this.planned.removeFirst();
+		}
 		List<Handle> current = current();
 		int size = this.model.size();
 		boolean crowded = size > 5_000 || current.size() > 1_500;
@@ -1113,7 +1129,7 @@ final class QueueModelRun {
 				/* 12 replay many */ 2,
 				/* 13 replay one */ 2,
 				/* 14 promote */ 7,
-				/* 15 dead page */ 3,
+				/* 15 dead page */ 4,
 				/* 16 stats */ 1,
 				/* 17 repair */ 0.3 };
 		double roll = this.random.nextDouble() * Arrays.stream(weights).sum();
@@ -1139,7 +1155,17 @@ final class QueueModelRun {
 		return switch (kind) {
 			case 0 -> new Schedule(request(topic, singleId(), true));
 			case 1 -> smallBatch();
-			case 2 -> bulkBatch(crowded);
+			case 2 -> {
+				ScheduleAll batch = bulkBatch(crowded);
+				if (!crowded && this.random.nextInt(10) < 3) {
+					// its READY jobs all die at once, and come back by the thousand
+					String bulkTopic = batch.requests().get(0).topic();
+					this.planned.add(new Reserve(bulkTopic, DelayQueueOperations.MAX_RESERVE, SHORT, 1));
+					this.planned.add(new Promote(-1, false));
+					this.planned.add(new ReplayMany(bulkTopic, 1_000 + this.random.nextInt(4_001)));
+				}
+				yield batch;
+			}
 			case 3 -> new Cancel(topic, singleId());
 			case 4 -> (this.random.nextInt(4) == 0) ? new Reschedule(topic, singleId(), null, absoluteDueAt())
 					: new Reschedule(topic, singleId(), delay(true), null);
@@ -1150,16 +1176,22 @@ final class QueueModelRun {
 			case 9 -> new Fail(handle, null, error());
 			case 10 -> new Touch(handle, ttr(0.4, 0.2));
 			case 11 -> new Release(handle);
-			case 12 -> new ReplayMany(topic, (this.random.nextInt(5) == 0) ? 1 + this.random.nextInt(5_000)
+			case 12 -> new ReplayMany(topic, (this.random.nextInt(10) < 3) ? 500 + this.random.nextInt(4_501)
 					: 1 + this.random.nextInt(5));
-			case 13 -> new ReplayOne(topic, singleId());
+			case 13 -> new ReplayOne(topic, this.random.nextBoolean() ? singleId() : deadId(topic));
 			case 14 -> new Promote((this.random.nextInt(10) < 4) ? -1 : this.random.nextInt(this.buckets),
 					this.random.nextInt(100) < 35);
-			case 15 -> new DeadPage(topic, this.random.nextBoolean(), 1 + this.random.nextInt(7),
+			case 15 -> new DeadPage(topic, this.random.nextInt(10) < 7, 1 + this.random.nextInt(7),
 					this.random.nextBoolean());
 			case 16 -> new Stats();
 			default -> new Repair();
 		};
+	}
+
+	/** A DEAD job of a topic, in id order so that the choice replays; else any id. */
+	private String deadId(String topic) {
+		List<String> dead = this.model.dead(topic).stream().map((job) -> job.id).sorted().toList();
+		return dead.isEmpty() ? singleId() : dead.get(this.random.nextInt(dead.size()));
 	}
 
 	private String topic() {
@@ -1300,8 +1332,14 @@ final class QueueModelRun {
 
 	private Reserve reserveOp(String topic, boolean crowded) {
 		int roll = this.random.nextInt(100);
+		if (!crowded && roll < 3) {
+			// every READY job of the topic on its last attempt with a short TTR: they all die at
+			// the next promotions, and a replay brings them back by the thousand
+			this.planned.add(new Promote(-1, false));
+			return new Reserve(topic, DelayQueueOperations.MAX_RESERVE, SHORT, 1);
+		}
 		int max;
-		if (crowded || roll < 5) {
+		if (crowded || roll < 8) {
 			max = DelayQueueOperations.MAX_RESERVE;
 		}
 		else if (roll < 20) {
