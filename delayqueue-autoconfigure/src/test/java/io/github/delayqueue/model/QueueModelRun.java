@@ -65,6 +65,27 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * every short one, so that it always finds the short ones due and no other; every step starts
  * in a later Redis millisecond than the step before, so that times set by different steps
  * are ordered as the steps are.
+ *
+ * <p>
+ * What is compared when:
+ * <ul>
+ * <li>every step: the operation's answer with the model's, exactly (created / state / due
+ * time of each schedule, the jobs a reserve takes in their order with attempt, limit, token,
+ * TTR, payload and times, the stale jobs of a finish, the promotion's counts, next due time
+ * and announced topics, a dead page's jobs after its cursor, ...); the length of every ready
+ * list a reserve may have read (so that a bucket it skipped or read past is known); after a
+ * reserve that took fewer than asked, that no bucket with READY jobs was left unread within
+ * its look-ahead; {@code find} of the jobs the step touched (24 at most) and of one more;
+ * the invariant ({@link QueueInvariant}) every {@code invariantEvery} steps;</li>
+ * <li>every {@code deepEvery} steps: every record (state, attempt, limit, TTR, token, times,
+ * payload), ready list entry by entry (tombstones included), delayed, reserved and dead
+ * index with scores, kept error and token counter, as stored;</li>
+ * <li>every {@code statsEvery} steps: {@code stats()} per topic and bucket; every 200 steps
+ * {@code repair(false)}, which must find a clean queue; all of them at the end.</li>
+ * </ul>
+ * Times the model does not know exactly (a call's "now" is between two readings of Redis's
+ * {@code TIME}) are learned from the first answer that shows them and must lie within those
+ * bounds.
  */
 final class QueueModelRun {
 
