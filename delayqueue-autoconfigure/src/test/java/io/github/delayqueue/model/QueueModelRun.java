@@ -1131,6 +1131,11 @@ final class QueueModelRun {
 		if (!this.planned.isEmpty()) {
 			return this.planned.removeFirst();
 		}
+		if (this.cursor != null && this.random.nextInt(10) < 2) {
+			// the job a cursor points at leaves the dead list, then the next page is read
+			this.planned.add(new DeadPage(this.cursorTopic, true, 1 + this.random.nextInt(7), false));
+			return new ReplayOne(this.cursorTopic, this.cursorId);
+		}
 		List<Handle> current = current();
 		int size = this.model.size();
 		boolean crowded = size > 5_000 || current.size() > 1_500;
