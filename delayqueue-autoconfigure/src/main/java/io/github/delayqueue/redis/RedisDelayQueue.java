@@ -284,6 +284,21 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		}
 	}
 
+	/**
+	 * Runs the timer's step on one bucket now, as this instance's timer does: the bucket's due
+	 * jobs and expired reservations are moved, and this instance's consumers are told of the
+	 * topics that got work. For tests that drive the timer themselves, on a queue built with
+	 * {@code timerEnabled(false)}.
+	 * @param bucket the bucket
+	 * @param guard {@code true} for the guard re-check (re-announces and compacts ready lists)
+	 * @return what the step did
+	 */
+	TimerBackend.Promotion promoteNow(int bucket, boolean guard) {
+		TimerBackend.Promotion promotion = new Backend().promote(bucket, guard);
+		promotion.topics().forEach((topic) -> this.signals.markReady(topic, bucket));
+		return promotion;
+	}
+
 	@Override
 	public boolean isRunning() {
 		return this.running;

@@ -1,0 +1,1627 @@
+package io.github.delayqueue.model;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.github.delayqueue.core.DeadJobPage;
+import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.core.FailResult;
+import io.github.delayqueue.core.FinishResult;
+import io.github.delayqueue.core.JobConstraints;
+import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.OnDuplicate;
+import io.github.delayqueue.core.QueueStats;
+import io.github.delayqueue.core.RepairResult;
+import io.github.delayqueue.core.RescheduleResult;
+import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.core.ScheduleRequest;
+import io.github.delayqueue.core.ScheduleResult;
+import io.github.delayqueue.model.QueueModel.Job;
+import io.github.delayqueue.model.QueueModel.ModelDivergence;
+import io.github.delayqueue.model.QueueModel.Moment;
+import io.github.delayqueue.model.QueueModel.Take;
+import io.github.delayqueue.model.QueueModel.Time;
+import io.github.delayqueue.redis.RedisDelayQueue;
+import io.github.delayqueue.redis.TimerSteps;
+import io.github.delayqueue.scheduler.TimerBackend.Promotion;
+import io.github.delayqueue.support.TestConnections;
+import io.github.delayqueue.test.QueueInvariant;
+import io.github.delayqueue.test.RedisTestServer;
+import io.github.delayqueue.test.RespConnection;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * One seeded run of the model-based test: a generator draws operations from a
+ * {@link SplittableRandom} with the run's seed and the model's state, each runs on a real
+ * {@link RedisDelayQueue} and on the {@link QueueModel}, and their answers and states are
+ * compared after every step.
+ *
+ * <p>
+ * The run is independent of wall-clock races and replays from its seed: the queue's timer is
+ * off and promotions (with TTR expiry) are steps of the run; due times and deadlines are
+ * either now or in the past (READY at once), far ahead (hours: never due during a run), or
+ * {@value #SHORT_MILLIS} ms ahead, and a promotion first waits until Redis's clock passed
+ * every short one, so that it always finds the short ones due and no other; every step starts
+ * in a later Redis millisecond than the step before, so that times set by different steps
+ * are ordered as the steps are.
+ *
+ * <p>
+ * What is compared when:
+ * <ul>
+ * <li>every step: the operation's answer with the model's, exactly (created / state / due
+ * time of each schedule, the jobs a reserve takes in their order with attempt, limit, token,
+ * TTR, payload and times, the stale jobs of a finish, the promotion's counts, next due time
+ * and announced topics, a dead page's jobs after its cursor, ...); the length of every ready
+ * list a reserve may have read (so that a bucket it skipped or read past is known); after a
+ * reserve that took fewer than asked, that no bucket with READY jobs was left unread within
+ * its look-ahead; {@code find} of the jobs the step touched (24 at most) and of one more;
+ * the invariant ({@link QueueInvariant}) every {@code invariantEvery} steps;</li>
+ * <li>every {@code deepEvery} steps: every record (state, attempt, limit, TTR, token, times,
+ * payload), ready list entry by entry (tombstones included), delayed, reserved and dead
+ * index with scores, kept error and token counter, as stored;</li>
+ * <li>every {@code statsEvery} steps: {@code stats()} per topic and bucket; every 200 steps
+ * {@code repair(false)}, which must find a clean queue; all of them at the end.</li>
+ * </ul>
+ * Times the model does not know exactly (a call's "now" is between two readings of Redis's
+ * {@code TIME}) are learned from the first answer that shows them and must lie within those
+ * bounds.
+ */
+final class QueueModelRun {
+
+	/** The "short" delay, back-off and TTR: due before the next promotion. */
+	static final long SHORT_MILLIS = 3;
+
+	private static final Duration SHORT = Duration.ofMillis(SHORT_MILLIS);
+
+	private static final Duration LONG_TTR = Duration.ofHours(6);
+
+	private static final Instant FAR_DUE_AT = Instant.parse("2200-01-01T00:00:00Z");
+
+	private static final List<String> TOPICS = List.of("orders", "mail.v2", "Z_9-x");
+
+	/** Ids of single operations: few, so that duplicates, replaces and stale tokens are common. */
+	private static final List<String> IDS = List.of("1", "2", "10", "a", "B", "b", "a:b", "a:b:c", "\u00e9",
+			"\u65e5\u672c", "x y", "-", "~", "ord-42", "Zz", "0");
+
+	/** Ids of bulk schedules ("n0" to "n2999"). */
+	private static final int BULK_IDS = 3_000;
+
+	private static final int LOG_SIZE = 40;
+
+	private static final Pattern RECORD = Pattern
+		.compile("^([A-Z])(\\d*),(\\d+),([0-9a-z]+),([0-9a-z]+),(-?[0-9a-z]+),(\\d*)$");
+
+	private final RedisTestServer server;
+
+	private final Settings settings;
+
+	private final SplittableRandom random;
+
+	private final SplittableRandom checks;
+
+	private final String namespace;
+
+	private final int buckets;
+
+	private final int batchSize;
+
+	private final QueueModel model;
+
+	private final Map<String, Integer> mix = new TreeMap<>();
+
+	private final Map<String, Long> events = new TreeMap<>();
+
+	private final ArrayDeque<String> log = new ArrayDeque<>();
+
+	private final List<Handle> handles = new ArrayList<>();
+
+	private final Set<String> touched = new LinkedHashSet<>();
+
+	private LettuceConnectionFactory factory;
+
+	private RedisDelayQueue queue;
+
+	private RespConnection redis;
+
+	private int step;
+
+	private long lastCallEnd;
+
+	private int handleCount;
+
+	private String cursorTopic;
+
+	private String cursor;
+
+	private long cursorDiedAt;
+
+	/** Where the last bulk schedule of one topic began: the next one often covers it again. */
+	private int lastBulkFirst;
+
+	private String lastBulkTopic;
+
+	/** The next steps, planned by an earlier one (a mass expiry after a bulk schedule). */
+	private final ArrayDeque<Op> planned = new ArrayDeque<>();
+
+	private String cursorId;
+
+	QueueModelRun(RedisTestServer server, Settings settings) {
+		this.server = server;
+		this.settings = settings;
+		this.random = new SplittableRandom(settings.seed());
+		this.checks = new SplittableRandom(~settings.seed());
+		this.buckets = 1 + this.random.nextInt(4);
+		this.batchSize = List.of(3, 40, 1500).get(this.random.nextInt(3));
+		this.namespace = "model-" + UUID.randomUUID().toString().substring(0, 8);
+		this.model = new QueueModel(this.buckets, this.batchSize, LONG_TTR.toMillis(), 3);
+	}
+
+	/**
+	 * The settings of a run.
+	 *
+	 * @param seed the seed of the generator
+	 * @param steps the steps to run
+	 * @param invariantEvery check the invariant every this many steps
+	 * @param deepEvery compare every record and index with the model every this many steps
+	 * @param statsEvery compare {@code stats()} every this many steps
+	 */
+	record Settings(long seed, int steps, int invariantEvery, int deepEvery, int statsEvery) {
+	}
+
+	/**
+	 * What a run did.
+	 *
+	 * @param seed its seed
+	 * @param buckets its bucket count
+	 * @param batchSize its promotion batch size
+	 * @param steps the steps run
+	 * @param millis how long it took
+	 * @param mix how many operations of each kind
+	 * @param events what the operations did (jobs promoted, expired, compactions, ...)
+	 */
+	record Result(long seed, int buckets, int batchSize, int steps, long millis, Map<String, Integer> mix,
+			Map<String, Long> events) {
+
+		@Override
+		public String toString() {
+			return "seed " + this.seed + ", " + this.buckets + " bucket(s), promotion batch " + this.batchSize + ": "
+					+ this.steps + " steps in " + this.millis + " ms, no divergence\n  operations: " + this.mix
+					+ "\n  effects: " + this.events;
+		}
+
+	}
+
+	Result run() {
+		long started = System.nanoTime();
+		this.factory = TestConnections.lettuce(this.server, Duration.ofSeconds(60));
+		this.redis = RespConnection.to(this.server);
+		boolean passed = false;
+		try {
+			this.queue = RedisDelayQueue.builder(this.factory)
+				.namespace(this.namespace)
+				.buckets(this.buckets)
+				.batchSize(this.batchSize)
+				.defaultTtr(LONG_TTR)
+				.defaultMaxAttempts(3)
+				.timerEnabled(false)
+				.build();
+			this.lastCallEnd = redisNow();
+			for (this.step = 1; this.step <= this.settings.steps(); this.step++) {
+				runStep();
+			}
+			this.step = this.settings.steps();
+			deepCompare();
+			compareStats();
+			assertInvariant();
+			checkRepair();
+			passed = true;
+		}
+		finally {
+			if (passed) {
+				deleteNamespace();
+			}
+			this.redis.close();
+			this.factory.destroy();
+		}
+		return new Result(this.settings.seed(), this.buckets, this.batchSize, this.settings.steps(),
+				(System.nanoTime() - started) / 1_000_000, this.mix, this.events);
+	}
+
+	// ------------------------------------------------------------------ one step
+
+	private void runStep() {
+		Op op = nextOp();
+		String outcome = "";
+		try {
+			this.touched.clear();
+			outcome = execute(op);
+			this.mix.merge(op.kind(), 1, Integer::sum);
+			findTouched();
+			if (this.step % this.settings.invariantEvery() == 0) {
+				assertInvariant();
+			}
+			if (this.step % this.settings.deepEvery() == 0) {
+				deepCompare();
+			}
+			if (this.step % this.settings.statsEvery() == 0) {
+				compareStats();
+			}
+			if (this.step % 200 == 0) {
+				checkRepair();
+			}
+			pruneHandles();
+			most("most jobs at once", this.model.size());
+		}
+		catch (AssertionError | RuntimeException ex) {
+			throw new AssertionError(report(op, ex), ex);
+		}
+		remember(this.step + ": " + op + " -> " + outcome);
+	}
+
+	private void remember(String entry) {
+		if (this.log.size() == LOG_SIZE) {
+			this.log.removeFirst();
+		}
+		this.log.addLast(entry);
+	}
+
+	private String report(Op op, Throwable ex) {
+		StringBuilder report = new StringBuilder();
+		report.append((ex instanceof ModelDivergence) ? "The queue diverged from its model"
+				: (ex instanceof AssertionError) ? "A check failed" : "The run failed");
+		report.append(" at step ").append(this.step).append(" of run seed ").append(this.settings.seed());
+		report.append(" (").append(this.buckets).append(" bucket(s), promotion batch ").append(this.batchSize);
+		report.append(", namespace ").append(this.namespace).append(")\n  operation: ").append(op);
+		report.append("\n  what: ").append(ex);
+		report.append("\n  replay: -Dmodel.seed=").append(this.settings.seed()).append(" -Dmodel.runs=1 -Dmodel.steps=")
+			.append(this.step);
+		report.append("\n  the last ").append(this.log.size()).append(" steps before:");
+		this.log.forEach((line) -> report.append("\n    ").append(line));
+		return report.toString();
+	}
+
+	// ------------------------------------------------------------------ time
+
+	private long redisNow() {
+		List<?> time = (List<?>) this.redis.call("TIME");
+		return Long.parseLong((String) time.get(0)) * 1000 + Long.parseLong((String) time.get(1)) / 1000;
+	}
+
+	/**
+	 * Waits until Redis's clock is past a time (a wait, not an assertion: the model knows what
+	 * must happen whenever it ends).
+	 */
+	private long awaitRedisTimeAfter(long millis) {
+		long now = redisNow();
+		while (now <= millis) {
+			LockSupport.parkNanos(200_000);
+			now = redisNow();
+		}
+		return now;
+	}
+
+	/**
+	 * The Redis-clock bounds of the script calls a step makes: from a reading in a later
+	 * millisecond than the previous step's calls to a reading after the calls.
+	 */
+	private long startCalls() {
+		return awaitRedisTimeAfter(this.lastCallEnd);
+	}
+
+	private Moment endCalls(long start) {
+		long end = redisNow();
+		this.lastCallEnd = end;
+		return new Moment(start, end);
+	}
+
+	private static Moment copy(Moment window) {
+		return new Moment(window.lo(), window.hi());
+	}
+
+	// ------------------------------------------------------------------ operations
+
+	private String execute(Op op) {
+		if (op instanceof Schedule schedule) {
+			return schedule(schedule);
+		}
+		if (op instanceof ScheduleAll scheduleAll) {
+			return scheduleAll(scheduleAll);
+		}
+		if (op instanceof Cancel cancel) {
+			return cancel(cancel);
+		}
+		if (op instanceof Reschedule reschedule) {
+			return reschedule(reschedule);
+		}
+		if (op instanceof Reserve reserve) {
+			return reserve(reserve);
+		}
+		if (op instanceof Finish finish) {
+			return finish(finish);
+		}
+		if (op instanceof FinishAndReserve finishAndReserve) {
+			return finishAndReserve(finishAndReserve);
+		}
+		if (op instanceof Fail fail) {
+			return fail(fail);
+		}
+		if (op instanceof Touch touch) {
+			return touch(touch);
+		}
+		if (op instanceof Release release) {
+			return release(release);
+		}
+		if (op instanceof ReplayMany replay) {
+			return replayMany(replay);
+		}
+		if (op instanceof ReplayOne replay) {
+			return replayOne(replay);
+		}
+		if (op instanceof Promote promote) {
+			return promote(promote);
+		}
+		if (op instanceof DeadPage page) {
+			return deadPage(page);
+		}
+		if (op instanceof Stats) {
+			compareStats();
+			return "compared";
+		}
+		checkRepair();
+		return "clean";
+	}
+
+	private String schedule(Schedule op) {
+		ScheduleRequest request = op.request();
+		int b = this.queue.bucketOf(request.topic(), request.id());
+		long start = startCalls();
+		ScheduleResult result = this.queue.schedule(request);
+		Moment now = endCalls(start);
+		QueueModel.Scheduled expected = this.model.schedule(b, List.of(request), now).get(0);
+		String key = QueueModel.key(request.topic(), request.id());
+		compareScheduled(key, expected, result);
+		this.touched.add(key);
+		return (result.created() ? "created " : "kept ") + result.state();
+	}
+
+	private String scheduleAll(ScheduleAll op) {
+		List<ScheduleRequest> requests = op.requests();
+		// the engine's calls: per bucket in order of first appearance, SCHEDULE_BATCH jobs each
+		Map<Integer, List<Integer>> byBucket = new LinkedHashMap<>();
+		for (int i = 0; i < requests.size(); i++) {
+			ScheduleRequest request = requests.get(i);
+			byBucket.computeIfAbsent(this.queue.bucketOf(request.topic(), request.id()), (b) -> new ArrayList<>())
+				.add(i);
+		}
+		long start = startCalls();
+		List<ScheduleResult> results = this.queue.scheduleAll(requests);
+		Moment window = endCalls(start);
+		check(results.size() == requests.size(), "scheduleAll answered " + results.size() + " results for "
+				+ requests.size() + " requests");
+		int created = 0;
+		for (Map.Entry<Integer, List<Integer>> entry : byBucket.entrySet()) {
+			List<Integer> indexes = entry.getValue();
+			for (int from = 0; from < indexes.size(); from += TimerSteps.SCHEDULE_BATCH) {
+				List<Integer> chunk = indexes.subList(from, Math.min(indexes.size(), from + TimerSteps.SCHEDULE_BATCH));
+				List<QueueModel.Scheduled> expected = this.model.schedule(entry.getKey(),
+						chunk.stream().map(requests::get).toList(), copy(window));
+				for (int k = 0; k < chunk.size(); k++) {
+					ScheduleRequest request = requests.get(chunk.get(k));
+					String key = QueueModel.key(request.topic(), request.id());
+					compareScheduled(key + " (request " + chunk.get(k) + ")", expected.get(k), results.get(chunk.get(k)));
+					created += results.get(chunk.get(k)).created() ? 1 : 0;
+					this.touched.add(key);
+				}
+			}
+		}
+		count("scheduleAll requests", requests.size());
+		most("largest scheduleAll", requests.size());
+		return created + " of " + requests.size() + " created";
+	}
+
+	private void compareScheduled(String what, QueueModel.Scheduled expected, ScheduleResult actual) {
+		check(expected.created() == actual.created() && expected.state() == actual.state().code(),
+				"schedule of " + what + " answered created=" + actual.created() + " " + actual.state()
+						+ ", the model says created=" + expected.created() + " " + expected.state());
+		expected.due().observe(actual.dueAt().toEpochMilli(), "the due time answered for " + what);
+	}
+
+	private String cancel(Cancel op) {
+		String key = QueueModel.key(op.topic(), op.id());
+		int b = this.queue.bucketOf(op.topic(), op.id());
+		long start = startCalls();
+		boolean cancelled = this.queue.cancel(op.topic(), op.id());
+		endCalls(start);
+		boolean expected = this.model.cancel(b, key);
+		check(cancelled == expected, "cancel of " + key + " answered " + cancelled + ", the model says " + expected);
+		this.touched.add(key);
+		return String.valueOf(cancelled);
+	}
+
+	private String reschedule(Reschedule op) {
+		String key = QueueModel.key(op.topic(), op.id());
+		int b = this.queue.bucketOf(op.topic(), op.id());
+		long start = startCalls();
+		RescheduleResult result = (op.delay() != null) ? this.queue.reschedule(op.topic(), op.id(), op.delay())
+				: this.queue.rescheduleAt(op.topic(), op.id(), op.dueAt());
+		Moment now = endCalls(start);
+		int code = this.model.reschedule(b, key, (op.delay() != null) ? op.delay().toMillis() : null,
+				(op.dueAt() != null) ? op.dueAt().toEpochMilli() : null, now);
+		RescheduleResult expected = switch (code) {
+			case 1 -> RescheduleResult.RESCHEDULED;
+			case 0 -> RescheduleResult.NOT_FOUND;
+			default -> RescheduleResult.NOT_WAITING;
+		};
+		check(result == expected, "reschedule of " + key + " answered " + result + ", the model says " + expected);
+		this.touched.add(key);
+		return result.toString();
+	}
+
+	private String reserve(Reserve op) {
+		String topic = op.topic();
+		int[] before = new int[this.buckets];
+		for (int b = 0; b < this.buckets; b++) {
+			before[b] = this.model.bucket[b].list(topic).size();
+		}
+		for (int b = 0; b < this.buckets; b++) {
+			most("most tombstones ahead of a reserve", leadingTombstones(b, topic));
+		}
+		long start = startCalls();
+		List<ReservedJob> jobs = this.queue.reserve(topic, op.max(), op.ttr(), op.maxAttempts());
+		Moment window = endCalls(start);
+		int[] after = new int[this.buckets];
+		for (int b = 0; b < this.buckets; b++) {
+			after[b] = (int) (long) (Long) this.redis.call("LLEN", readyKey(b, topic));
+		}
+		long ready = this.model.counts(topic)[1];
+		check(jobs.size() <= op.max(), "reserve of " + op.max() + " took " + jobs.size());
+		// the jobs come bucket by bucket, in the order the reserve visited the buckets
+		List<Integer> order = new ArrayList<>();
+		List<List<ReservedJob>> segments = new ArrayList<>();
+		for (ReservedJob job : jobs) {
+			int b = this.queue.bucketOf(job.topic(), job.id());
+			if (order.isEmpty() || order.get(order.size() - 1) != b) {
+				check(!order.contains(b), "reserve took jobs of bucket " + b + " twice, apart: " + ids(jobs));
+				order.add(b);
+				segments.add(new ArrayList<>());
+			}
+			segments.get(segments.size() - 1).add(job);
+		}
+		long ttrOverride = (op.ttr() != null) ? op.ttr().toMillis() : 0;
+		int maxOverride = (op.maxAttempts() != null) ? op.maxAttempts() : 0;
+		Set<Integer> remainders = new TreeSet<>();
+		int[] visitedWith = new int[this.buckets];
+		int[] scannedIn = new int[this.buckets];
+		int remaining = op.max();
+		for (int s = 0; s < segments.size(); s++) {
+			remainders.add(remaining);
+			int b = order.get(s);
+			Take take = this.model.planTake(b, topic, remaining);
+			List<ReservedJob> segment = segments.get(s);
+			check(ids(segment).equals(take.jobs().stream().map((job) -> job.id).toList()),
+					"reserve took " + ids(segment) + " from bucket " + b + ", the model's ready list gives "
+							+ take.jobs().stream().map((job) -> job.id).toList() + " for " + remaining);
+			check(after[b] == before[b] - take.scanned(), "after reserve the ready list of " + topic + " in bucket "
+					+ b + " holds " + after[b] + " entries, the model says " + (before[b] - take.scanned()));
+			Moment now = copy(window);
+			now.observe(segment.get(0).deliveredAt().toEpochMilli(), "the delivery time of " + segment.get(0).id());
+			this.model.applyTake(take, ttrOverride, maxOverride, now);
+			compareReserved(b, segment);
+			visitedWith[b] = remaining;
+			scannedIn[b] = take.scanned();
+			remaining -= segment.size();
+		}
+		if (remaining > 0) {
+			remainders.add(remaining);
+		}
+		// the buckets that gave nothing: either not visited, or visited with some remainder
+		for (int b = 0; b < this.buckets; b++) {
+			if (order.contains(b)) {
+				continue;
+			}
+			int scanned = before[b] - after[b];
+			if (scanned == 0) {
+				continue;
+			}
+			Take matching = null;
+			for (int r : remainders) {
+				Take take = this.model.planTake(b, topic, r);
+				if (take.jobs().isEmpty() && take.scanned() == scanned) {
+					matching = take;
+					visitedWith[b] = r;
+					break;
+				}
+			}
+			check(matching != null, "reserve took nothing from bucket " + b + " but its ready list of " + topic
+					+ " went from " + before[b] + " to " + after[b] + " entries, which no visit explains");
+			this.model.applyTake(matching, ttrOverride, maxOverride, copy(window));
+			scannedIn[b] = scanned;
+			count("reserve visits past tombstones only", 1);
+		}
+		// fewer than asked: every bucket with READY jobs left was visited and its look-ahead used up
+		if (jobs.size() < op.max()) {
+			for (int b = 0; b < this.buckets; b++) {
+				long left = this.model.bucket[b].jobs()
+					.stream()
+					.filter((job) -> job.state == 'R' && job.topic.equals(topic))
+					.count();
+				if (left > 0) {
+					check(visitedWith[b] > 0 && scannedIn[b] == visitedWith[b] + QueueModel.TAKE_SLACK,
+							"reserve of " + op.max() + " took " + jobs.size() + " of " + topic + " but bucket " + b
+									+ " still has " + left + " READY (scanned " + scannedIn[b] + " entries)");
+					count("reserves cut short by tombstones", 1);
+				}
+			}
+		}
+		count("jobs reserved", jobs.size());
+		most("largest reserve", jobs.size());
+		return jobs.size() + " of " + ready + " READY taken" + (jobs.isEmpty() ? "" : ": " + abbreviate(ids(jobs)));
+	}
+
+	private int leadingTombstones(int b, String topic) {
+		QueueModel.Bucket bucket = this.model.bucket[b];
+		Set<String> seen = new HashSet<>();
+		int n = 0;
+		for (String key : bucket.list(topic)) {
+			Job job = bucket.jobs.get(key);
+			if (job != null && job.state == 'R' && seen.add(key)) {
+				break;
+			}
+			n++;
+		}
+		return n;
+	}
+
+	private void compareReserved(int b, List<ReservedJob> reserved) {
+		for (ReservedJob job : reserved) {
+			Job expected = this.model.find(b, QueueModel.key(job.topic(), job.id()));
+			String what = "reserved job " + expected.key;
+			check(job.attempt() == expected.attempt && job.maxAttempts() == expected.max
+					&& job.token() == expected.token && job.ttr().toMillis() == expected.reservationTtr
+					&& Arrays.equals(job.payload(), expected.payload),
+					what + " came as attempt " + job.attempt() + "/" + job.maxAttempts() + " token " + job.token()
+							+ " ttr " + job.ttr().toMillis() + ", the model says " + expected.attempt + "/"
+							+ expected.max + " token " + expected.token + " ttr " + expected.reservationTtr);
+			expected.due.observe(job.dueAt().toEpochMilli(), "the due time of " + what);
+			expected.created.observe(job.createdAt().toEpochMilli(), "the creation time of " + what);
+			expected.deadline.observe(job.reservedUntil().toEpochMilli(), "the deadline of " + what);
+			addHandle(job);
+		}
+	}
+
+	private String finish(Finish op) {
+		ReservedJob job = op.handle().job();
+		int b = this.queue.bucketOf(job.topic(), job.id());
+		long start = startCalls();
+		boolean finished = this.queue.finish(job);
+		endCalls(start);
+		boolean expected = this.model.finish(b, List.of(key(job)), List.of(job.token())).get(0) == 1;
+		check(finished == expected, "finish of " + op.handle() + " answered " + finished + ", the model says " + expected);
+		this.touched.add(key(job));
+		return String.valueOf(finished);
+	}
+
+	private String finishAndReserve(FinishAndReserve op) {
+		List<ReservedJob> jobs = op.handles().stream().map(Handle::job).toList();
+		String topic = jobs.get(0).topic();
+		Map<Integer, List<ReservedJob>> byBucket = new LinkedHashMap<>();
+		for (ReservedJob job : jobs) {
+			byBucket.computeIfAbsent(this.queue.bucketOf(job.topic(), job.id()), (b) -> new ArrayList<>()).add(job);
+		}
+		int first = byBucket.keySet().iterator().next();
+		int before = this.model.bucket[first].list(topic).size();
+		long start = startCalls();
+		FinishResult result = this.queue.finishAndReserve(jobs, op.max(), op.ttr(), op.maxAttempts());
+		Moment window = endCalls(start);
+		List<ReservedJob> stale = new ArrayList<>();
+		Take take = null;
+		for (Map.Entry<Integer, List<ReservedJob>> entry : byBucket.entrySet()) {
+			List<ReservedJob> all = entry.getValue();
+			for (int from = 0; from < all.size(); from += TimerSteps.FINISH_BATCH) {
+				List<ReservedJob> group = all.subList(from, Math.min(all.size(), from + TimerSteps.FINISH_BATCH));
+				if (take == null && op.max() > 0) {
+					take = this.model.planTake(entry.getKey(), topic, op.max());
+				}
+				List<Integer> replies = this.model.finish(entry.getKey(), group.stream().map(QueueModelRun::key).toList(),
+						group.stream().map(ReservedJob::token).toList());
+				for (int i = 0; i < group.size(); i++) {
+					if (replies.get(i) != 1) {
+						stale.add(group.get(i));
+					}
+					this.touched.add(key(group.get(i)));
+				}
+			}
+		}
+		check(tokens(result.stale()).equals(tokens(stale)), "finishAndReserve answered stale " + tokens(result.stale())
+				+ ", the model says " + tokens(stale));
+		List<ReservedJob> next = result.next();
+		if (take == null) {
+			check(next.isEmpty(), "finishAndReserve with max 0 reserved " + ids(next));
+		}
+		else {
+			check(ids(next).equals(take.jobs().stream().map((job) -> job.id).toList()),
+					"finishAndReserve reserved " + ids(next) + " next, the model's ready list of bucket " + first
+							+ " gives " + take.jobs().stream().map((job) -> job.id).toList());
+			int after = (int) (long) (Long) this.redis.call("LLEN", readyKey(first, topic));
+			check(after == before - take.scanned(), "after finishAndReserve the ready list of " + topic + " in bucket "
+					+ first + " holds " + after + " entries, the model says " + (before - take.scanned()));
+			Moment now = copy(window);
+			if (!next.isEmpty()) {
+				now.observe(next.get(0).deliveredAt().toEpochMilli(), "the delivery time of " + next.get(0).id());
+			}
+			this.model.applyTake(take, (op.ttr() != null) ? op.ttr().toMillis() : 0,
+					(op.maxAttempts() != null) ? op.maxAttempts() : 0, now);
+			compareReserved(first, next);
+		}
+		count("jobs finished", jobs.size() - stale.size());
+		most("largest finishAndReserve", jobs.size());
+		count("jobs reserved", next.size());
+		return (jobs.size() - stale.size()) + " finished, " + stale.size() + " stale, " + next.size() + " next";
+	}
+
+	private String fail(Fail op) {
+		ReservedJob job = op.handle().job();
+		int b = this.queue.bucketOf(job.topic(), job.id());
+		long start = startCalls();
+		FailResult result = (op.backOff() == null) ? this.queue.kill(job, op.error())
+				: this.queue.fail(job, op.backOff(), op.error());
+		Moment now = endCalls(start);
+		int code = this.model.fail(b, key(job), job.token(), (op.backOff() != null) ? op.backOff().toMillis() : -1,
+				JobConstraints.errorText(op.error()), now);
+		FailResult expected = (code == 1) ? FailResult.RETRYING : (code == 2) ? FailResult.DEAD : FailResult.STALE;
+		check(result == expected, op.kind() + " of " + op.handle() + " answered " + result + ", the model says " + expected);
+		this.touched.add(key(job));
+		return result.toString();
+	}
+
+	private String touch(Touch op) {
+		ReservedJob job = op.handle().job();
+		int b = this.queue.bucketOf(job.topic(), job.id());
+		long start = startCalls();
+		Optional<Instant> deadline = this.queue.touch(job, op.ttr());
+		Moment now = endCalls(start);
+		long ttr = ((op.ttr() != null) ? op.ttr() : job.ttr()).toMillis();
+		Time expected = this.model.touch(b, key(job), job.token(), ttr, now);
+		check(deadline.isPresent() == (expected != null), "touch of " + op.handle() + " answered " + deadline
+				+ ", the model says " + ((expected != null) ? "held" : "stale"));
+		deadline.ifPresent((instant) -> expected.observe(instant.toEpochMilli(), "the new deadline of " + op.handle()));
+		this.touched.add(key(job));
+		return deadline.map(Instant::toString).orElse("stale");
+	}
+
+	private String release(Release op) {
+		ReservedJob job = op.handle().job();
+		int b = this.queue.bucketOf(job.topic(), job.id());
+		long start = startCalls();
+		boolean released = this.queue.release(job);
+		endCalls(start);
+		boolean expected = this.model.release(b, key(job), job.token());
+		check(released == expected, "release of " + op.handle() + " answered " + released + ", the model says " + expected);
+		this.touched.add(key(job));
+		return String.valueOf(released);
+	}
+
+	private String replayMany(ReplayMany op) {
+		Set<String> dead = new HashSet<>();
+		this.model.dead(op.topic()).forEach((job) -> dead.add(job.key));
+		long start = startCalls();
+		int replayed = this.queue.replayDead(op.topic(), op.max());
+		Moment window = endCalls(start);
+		int expected = 0;
+		for (int b = 0; b < this.buckets && expected < op.max(); b++) {
+			int left = 1;
+			while (expected < op.max() && left > 0) {
+				int[] outcome = this.model.replay(b, op.topic(), Math.min(TimerSteps.REPLAY_BATCH, op.max() - expected),
+						null, copy(window));
+				expected += outcome[0];
+				left = outcome[1];
+			}
+		}
+		check(replayed == expected, "replayDead(" + op.topic() + ", " + op.max() + ") replayed " + replayed
+				+ ", the model says " + expected);
+		for (String key : dead) {
+			if (this.touched.size() < 64) {
+				this.touched.add(key);
+			}
+		}
+		count("jobs replayed", replayed);
+		most("largest replay", replayed);
+		return replayed + " replayed";
+	}
+
+	private String replayOne(ReplayOne op) {
+		String key = QueueModel.key(op.topic(), op.id());
+		int b = this.queue.bucketOf(op.topic(), op.id());
+		long start = startCalls();
+		boolean replayed = this.queue.replayDead(op.topic(), op.id());
+		Moment now = endCalls(start);
+		boolean expected = this.model.replay(b, op.topic(), 1, key, now)[0] == 1;
+		check(replayed == expected, "replayDead of " + key + " answered " + replayed + ", the model says " + expected);
+		this.touched.add(key);
+		count("jobs replayed", replayed ? 1 : 0);
+		return String.valueOf(replayed);
+	}
+
+	private String promote(Promote op) {
+		// every short due time and deadline passes first; far ones are hours away
+		long now = redisNow();
+		long latest = this.model.latestShortTime(now + Duration.ofHours(1).toMillis());
+		awaitRedisTimeAfter(Math.max(latest, this.lastCallEnd));
+		List<Integer> targets = new ArrayList<>();
+		if (op.bucket() < 0) {
+			for (int b = 0; b < this.buckets; b++) {
+				targets.add(b);
+			}
+		}
+		else {
+			targets.add(op.bucket());
+		}
+		StringBuilder outcome = new StringBuilder();
+		for (int b : targets) {
+			long start = awaitRedisTimeAfter(this.lastCallEnd);
+			Promotion promotion = TimerSteps.promote(this.queue, b, op.guard());
+			long end = redisNow();
+			this.lastCallEnd = end;
+			new Moment(Math.max(start, latest + 1), end).observe(promotion.redisMillis(), "the time of promotion");
+			QueueModel.Promoted expected = this.model.promote(b, promotion.redisMillis(), op.guard());
+			check(promotion.moved() == expected.moved() && promotion.expired() == expected.expired(),
+					"promote of bucket " + b + " moved " + promotion.moved() + " and expired " + promotion.expired()
+							+ ", the model says " + expected.moved() + " and " + expected.expired());
+			if (expected.nextDue() != Long.MIN_VALUE) {
+				check(promotion.nextDueMillis() == expected.nextDue(), "promote of bucket " + b + " answered next due "
+						+ promotion.nextDueMillis() + ", the model says " + expected.nextDue());
+			}
+			Set<String> topics = new TreeSet<>(expected.topics());
+			topics.addAll(expected.announced());
+			check(new TreeSet<>(promotion.topics()).equals(topics), "promote of bucket " + b + " announced "
+					+ promotion.topics() + ", the model says " + topics);
+			count("jobs promoted", expected.moved());
+			count("reservations expired", expected.expired());
+			count("deaths by TTR", expected.dead());
+			count("ready lists compacted", expected.compactions());
+			most("largest promotion", expected.moved() + expected.expired());
+			outcome.append("b").append(b).append(": ").append(promotion.moved()).append(" moved, ")
+				.append(promotion.expired()).append(" expired; ");
+		}
+		return outcome.toString();
+	}
+
+	private String deadPage(DeadPage op) {
+		boolean resume = op.resume() && this.cursor != null;
+		String topic = resume ? this.cursorTopic : op.topic();
+		long start = startCalls();
+		DeadJobPage page = this.queue.deadJobs(topic, resume ? this.cursor : null, op.limit(), op.payloads());
+		endCalls(start);
+		List<Job> dead = this.model.dead(topic);
+		List<Job> after = new ArrayList<>();
+		for (Job job : dead) {
+			long died = job.died.exactly("the time of death of " + job.key);
+			if (!resume || died > this.cursorDiedAt || (died == this.cursorDiedAt
+					&& QueueModel.KEY_ORDER.compare(job.key, QueueModel.key(topic, this.cursorId)) > 0)) {
+				after.add(job);
+			}
+		}
+		List<Job> expected = after.subList(0, Math.min(op.limit(), after.size()));
+		check(page.total() == dead.size(), "the dead page of " + topic + " says " + page.total()
+				+ " DEAD, the model has " + dead.size());
+		check(page.jobs().stream().map(JobInfo::id).toList().equals(expected.stream().map((job) -> job.id).toList()),
+				"the dead page of " + topic + (resume ? " after " + this.cursorDiedAt + "/" + this.cursorId : "")
+						+ " holds " + page.jobs().stream().map(JobInfo::id).toList() + ", the model says "
+						+ expected.stream().map((job) -> job.id).toList());
+		check((page.next() != null) == (after.size() > op.limit()), "the dead page of " + topic + " has next "
+				+ page.next() + " but the model has " + (after.size() - expected.size()) + " more");
+		for (int i = 0; i < expected.size(); i++) {
+			compareInfo(expected.get(i), page.jobs().get(i), op.payloads(), "dead page entry");
+		}
+		if (page.next() != null) {
+			JobInfo last = page.jobs().get(page.jobs().size() - 1);
+			this.cursorTopic = topic;
+			this.cursor = page.next();
+			this.cursorDiedAt = last.diedAt().toEpochMilli();
+			this.cursorId = last.id();
+		}
+		else {
+			this.cursor = null;
+		}
+		return page.jobs().size() + " of " + page.total() + (resume ? " (resumed)" : "");
+	}
+
+	// ------------------------------------------------------------------ comparisons
+
+	private void findTouched() {
+		List<String> keys = new ArrayList<>(this.touched);
+		if (keys.size() > 24) {
+			List<String> sample = new ArrayList<>();
+			for (int i = 0; i < 24; i++) {
+				sample.add(keys.get(this.checks.nextInt(keys.size())));
+			}
+			keys = sample;
+		}
+		for (String key : keys) {
+			compareFind(key);
+		}
+		// and a job nobody touched
+		String topic = TOPICS.get(this.checks.nextInt(TOPICS.size()));
+		compareFind(QueueModel.key(topic, IDS.get(this.checks.nextInt(IDS.size()))));
+	}
+
+	private void compareFind(String key) {
+		int colon = key.indexOf(':');
+		String topic = key.substring(0, colon);
+		String id = key.substring(colon + 1);
+		int b = this.queue.bucketOf(topic, id);
+		Optional<JobInfo> info = this.queue.find(topic, id);
+		Job job = this.model.find(b, key);
+		check(info.isPresent() == (job != null), "find of " + key + " answered " + info.map(JobInfo::toString).orElse("none")
+				+ ", the model says " + ((job != null) ? job : "none"));
+		if (job != null) {
+			compareInfo(job, info.get(), true, "find");
+		}
+	}
+
+	private void compareInfo(Job job, JobInfo info, boolean payloads, String what) {
+		String about = what + " of " + job.key;
+		check(info.state().code() == job.state && info.attempt() == job.attempt && info.maxAttempts() == job.max
+				&& info.ttr().toMillis() == job.ttr, about + " answered " + info + " ttr " + info.ttr().toMillis()
+						+ ", the model says " + job + " ttr " + job.ttr);
+		job.due.observe(info.dueAt().toEpochMilli(), "the due time of " + about);
+		job.created.observe(info.createdAt().toEpochMilli(), "the creation time of " + about);
+		if (job.state == 'S' && what.equals("find")) {
+			check(info.reservedUntil() != null, about + " has no deadline");
+			job.deadline.observe(info.reservedUntil().toEpochMilli(), "the deadline of " + about);
+		}
+		else {
+			check(info.reservedUntil() == null, about + " has a deadline " + info.reservedUntil());
+		}
+		if (job.state == 'X') {
+			check(info.diedAt() != null, about + " has no time of death");
+			job.died.observe(info.diedAt().toEpochMilli(), "the time of death of " + about);
+		}
+		else {
+			check(info.diedAt() == null, about + " has a time of death " + info.diedAt());
+		}
+		String error = (job.error == null || job.error.isEmpty()) ? null : job.error;
+		check(Objects.equals(info.lastError(), error), about + " has the error " + abbreviate(info.lastError())
+				+ ", the model says " + abbreviate(error));
+		if (payloads) {
+			check(Arrays.equals(info.payload(), job.payload), about + " has another payload");
+		}
+	}
+
+	private void compareStats() {
+		QueueStats stats = this.queue.stats();
+		Map<String, List<Long>> actual = new TreeMap<>();
+		stats.topics().forEach((topic, figures) -> actual.put(topic,
+				List.of(figures.delayed(), figures.ready(), figures.reserved(), figures.dead())));
+		Map<String, List<Long>> expected = new TreeMap<>();
+		for (String topic : TOPICS) {
+			long[] counts = this.model.counts(topic);
+			if (counts[0] + counts[1] + counts[2] + counts[3] > 0) {
+				expected.put(topic, List.of(counts[0], counts[1], counts[2], counts[3]));
+			}
+		}
+		check(actual.equals(expected), "stats() says " + actual + ", the model says " + expected);
+		for (QueueStats.BucketStats bucket : stats.buckets()) {
+			int b = bucket.bucket();
+			long next = this.model.nextDue(b);
+			if (next != Long.MIN_VALUE) {
+				check(millisOrMinusOne(bucket.nextDueAt()) == next, "stats() says bucket " + b + " is next due at "
+						+ bucket.nextDueAt() + ", the model says " + next);
+			}
+			long delayed = this.model.earliestDelayed(b);
+			if (delayed != Long.MIN_VALUE) {
+				check(millisOrMinusOne(bucket.oldestDelayedDueAt()) == delayed, "stats() says the earliest DELAYED job"
+						+ " of bucket " + b + " is due at " + bucket.oldestDelayedDueAt() + ", the model says " + delayed);
+			}
+		}
+	}
+
+	private static long millisOrMinusOne(Instant instant) {
+		return (instant != null) ? instant.toEpochMilli() : -1;
+	}
+
+	private void checkRepair() {
+		RepairResult repair = this.queue.repair(false);
+		check(repair.isClean() && repair.jobs() == this.model.size(),
+				"repair(false) found " + repair + ", the model has " + this.model.size() + " jobs and a clean queue");
+	}
+
+	private void assertInvariant() {
+		List<String> violations = QueueInvariant.violations(this.server, this.namespace, this.buckets);
+		check(violations.isEmpty(), "the invariant does not hold: " + abbreviate(violations.toString()));
+	}
+
+	/**
+	 * Compares every record and index of the namespace with the model, as stored.
+	 */
+	private void deepCompare() {
+		for (int b = 0; b < this.buckets; b++) {
+			QueueModel.Bucket bucket = this.model.bucket[b];
+			String prefix = prefix(b);
+			List<?> fields = (List<?>) this.redis.call("HGETALL", prefix + "jobs");
+			Set<String> stored = new HashSet<>();
+			for (int i = 0; i + 1 < fields.size(); i += 2) {
+				String key = (String) fields.get(i);
+				String record = (String) fields.get(i + 1);
+				stored.add(key);
+				Job job = bucket.jobs.get(key);
+				check(job != null, "bucket " + b + " holds job " + key + ", the model has none");
+				int newline = record.indexOf('\n');
+				Matcher header = RECORD.matcher(record.substring(0, newline));
+				check(header.matches(), "the record of " + key + " does not read: " + abbreviate(record));
+				long token = header.group(7).isEmpty() ? 0 : Long.parseLong(header.group(7));
+				int attempt = header.group(2).isEmpty() ? 0 : Integer.parseInt(header.group(2));
+				check(header.group(1).charAt(0) == job.state && attempt == job.attempt
+						&& Integer.parseInt(header.group(3)) == job.max && Long.parseLong(header.group(4), 36) == job.ttr
+						&& token == job.token, "the record of " + key + " is " + record.substring(0, newline)
+								+ ", the model says " + job);
+				long created = Long.parseLong(header.group(5), 36);
+				job.created.observe(created, "the stored creation time of " + key);
+				job.due.observe(created + Long.parseLong(header.group(6), 36), "the stored due time of " + key);
+				check(record.substring(newline + 1).equals(new String(job.payload, StandardCharsets.UTF_8)),
+						"the stored payload of " + key + " differs");
+			}
+			check(stored.equals(bucket.jobs.keySet()), "bucket " + b + " holds " + stored.size()
+					+ " jobs, the model " + bucket.jobs.size());
+			compareZset(prefix + "delayed", bucket, 'D', null);
+			compareZset(prefix + "reserved", bucket, 'S', null);
+			Set<String> topics = new TreeSet<>(TOPICS);
+			topics.addAll(bucket.ready.keySet());
+			for (String topic : topics) {
+				compareZset(prefix + "dead:" + topic, bucket, 'X', topic);
+				List<?> entries = (List<?>) this.redis.call("LRANGE", readyKey(b, topic), "0", "-1");
+				List<String> expected = new ArrayList<>(bucket.list(topic));
+				check(entries.equals(expected), "the ready list of " + topic + " in bucket " + b + " is "
+						+ abbreviate(entries.toString()) + ", the model says " + abbreviate(expected.toString()));
+			}
+			Map<String, String> errors = new HashMap<>();
+			List<?> errorFields = (List<?>) this.redis.call("HGETALL", prefix + "errors");
+			for (int i = 0; i + 1 < errorFields.size(); i += 2) {
+				errors.put((String) errorFields.get(i), (String) errorFields.get(i + 1));
+			}
+			Map<String, String> expectedErrors = new HashMap<>();
+			bucket.jobs.values().stream().filter((job) -> job.error != null).forEach((job) -> expectedErrors.put(job.key,
+					job.error));
+			check(errors.equals(expectedErrors), "the errors of bucket " + b + " are " + abbreviate(errors.toString())
+					+ ", the model says " + abbreviate(expectedErrors.toString()));
+			Object seq = this.redis.call("GET", prefix + "seq");
+			check(((seq != null) ? Long.parseLong((String) seq) : 0) == bucket.seq, "the token counter of bucket " + b
+					+ " is " + seq + ", the model says " + bucket.seq);
+		}
+	}
+
+	private void compareZset(String key, QueueModel.Bucket bucket, char state, String topic) {
+		List<?> entries = (List<?>) this.redis.call("ZRANGE", key, "0", "-1", "WITHSCORES");
+		List<String> actual = new ArrayList<>();
+		for (int i = 0; i + 1 < entries.size(); i += 2) {
+			actual.add(entries.get(i) + "@" + (long) Double.parseDouble((String) entries.get(i + 1)));
+		}
+		List<Job> jobs = bucket.jobs.values()
+			.stream()
+			.filter((job) -> job.state == state && (topic == null || job.topic.equals(topic)))
+			.toList();
+		for (Job job : jobs) {
+			Time time = (state == 'D') ? job.due : (state == 'S') ? job.deadline : job.died;
+			if (!time.isExact()) {
+				Object score = this.redis.call("ZSCORE", key, job.key);
+				check(score != null, key + " does not hold " + job.key);
+				time.observe((long) Double.parseDouble((String) score), "the score of " + job.key + " in " + key);
+			}
+		}
+		List<String> expected = jobs.stream()
+			.sorted(QueueModel.order((job) -> ((state == 'D') ? job.due : (state == 'S') ? job.deadline : job.died).lo()))
+			.map((job) -> job.key + "@" + ((state == 'D') ? job.due : (state == 'S') ? job.deadline : job.died).lo())
+			.toList();
+		check(actual.equals(expected), key + " holds " + abbreviate(actual.toString()) + ", the model says "
+				+ abbreviate(expected.toString()));
+	}
+
+	private String prefix(int bucket) {
+		return "{" + this.namespace + ":" + bucket + "}:";
+	}
+
+	private String readyKey(int bucket, String topic) {
+		return prefix(bucket) + "ready:" + topic;
+	}
+
+	private void deleteNamespace() {
+		String cursor = "0";
+		do {
+			List<?> page = (List<?>) this.redis.call("SCAN", cursor, "MATCH", "{" + this.namespace + "*", "COUNT", "1000");
+			cursor = (String) page.get(0);
+			for (Object key : (List<?>) page.get(1)) {
+				this.redis.call("UNLINK", (String) key);
+			}
+		}
+		while (!cursor.equals("0"));
+	}
+
+	private static void check(boolean condition, String message) {
+		if (!condition) {
+			throw new ModelDivergence(message);
+		}
+	}
+
+	private void count(String event, long n) {
+		this.events.merge(event, n, Long::sum);
+	}
+
+	private void most(String event, long n) {
+		this.events.merge(event, n, Math::max);
+	}
+
+	// ------------------------------------------------------------------ reservations held
+
+	/**
+	 * A reservation the run got, numbered in the order they came.
+	 */
+	record Handle(int number, ReservedJob job) {
+
+		@Override
+		public String toString() {
+			return "h" + this.number + "(" + this.job.topic() + ":" + this.job.id() + " token " + this.job.token() + ")";
+		}
+
+	}
+
+	private void addHandle(ReservedJob job) {
+		this.handles.add(new Handle(++this.handleCount, job));
+	}
+
+	private boolean isCurrent(Handle handle) {
+		ReservedJob job = handle.job();
+		return this.model.held(this.queue.bucketOf(job.topic(), job.id()), key(job), job.token()) == 1;
+	}
+
+	/** Keeps the current reservations and the 300 latest stale ones. */
+	private void pruneHandles() {
+		int stale = 0;
+		for (int i = this.handles.size() - 1; i >= 0; i--) {
+			if (!isCurrent(this.handles.get(i)) && ++stale > 300) {
+				this.handles.remove(i);
+			}
+		}
+	}
+
+	private List<Handle> current() {
+		return this.handles.stream().filter(this::isCurrent).toList();
+	}
+
+	private static String key(ReservedJob job) {
+		return QueueModel.key(job.topic(), job.id());
+	}
+
+	private static List<String> ids(List<ReservedJob> jobs) {
+		return jobs.stream().map(ReservedJob::id).toList();
+	}
+
+	private static List<String> tokens(List<ReservedJob> jobs) {
+		return jobs.stream().map((job) -> job.id() + "#" + job.token()).toList();
+	}
+
+	private static String abbreviate(Object value) {
+		String text = String.valueOf(value);
+		return (text.length() > 400) ? text.substring(0, 400) + "... (" + text.length() + " chars)" : text;
+	}
+
+	// ------------------------------------------------------------------ the generator
+
+	private Op nextOp() {
+		if (!this.planned.isEmpty()) {
+			return this.planned.removeFirst();
+		}
+		if (this.cursor != null && this.random.nextInt(10) < 2) {
+			// the job a cursor points at leaves the dead list, then the next page is read
+			this.planned.add(new DeadPage(this.cursorTopic, true, 1 + this.random.nextInt(7), false));
+			return new ReplayOne(this.cursorTopic, this.cursorId);
+		}
+		List<Handle> current = current();
+		int size = this.model.size();
+		boolean crowded = size > 5_000 || current.size() > 1_500;
+		double[] weights = {
+				/* 0 schedule */ 16,
+				/* 1 small scheduleAll */ 6,
+				/* 2 bulk scheduleAll */ 0.8,
+				/* 3 cancel */ 5,
+				/* 4 reschedule */ 5,
+				/* 5 reserve */ crowded ? 20 : 14,
+				/* 6 finish */ 8,
+				/* 7 finishAndReserve */ crowded ? 20 : 5,
+				/* 8 fail */ 7,
+				/* 9 kill */ 2,
+				/* 10 touch */ 4,
+				/* 11 release */ 4,
+				/* 12 replay many */ 2,
+				/* 13 replay one */ 2,
+				/* 14 promote */ 7,
+				/* 15 dead page */ 4,
+				/* 16 stats */ 1,
+				/* 17 repair */ 0.3 };
+		double roll = this.random.nextDouble() * Arrays.stream(weights).sum();
+		int kind = 0;
+		while (roll >= weights[kind]) {
+			roll -= weights[kind];
+			kind++;
+		}
+		List<Handle> known = this.handles;
+		Handle handle = null;
+		if (kind >= 6 && kind <= 11) {
+			if (!current.isEmpty() && (known.size() == current.size() || this.random.nextInt(100) < 85)) {
+				handle = current.get(this.random.nextInt(current.size()));
+			}
+			else if (!known.isEmpty()) {
+				handle = known.get(this.random.nextInt(known.size()));
+			}
+			else {
+				kind = 5;
+			}
+		}
+		String topic = topic();
+		return switch (kind) {
+			case 0 -> new Schedule(request(topic, singleId(), true));
+			case 1 -> smallBatch();
+			case 2 -> {
+				ScheduleAll batch = bulkBatch(crowded);
+				if (!crowded && this.random.nextInt(10) < 3) {
+					// its READY jobs all die at once, and come back by the thousand
+					String bulkTopic = batch.requests().get(0).topic();
+					this.planned.add(new Reserve(bulkTopic, DelayQueueOperations.MAX_RESERVE, SHORT, 1));
+					this.planned.add(new Promote(-1, false));
+					this.planned.add(new ReplayMany(bulkTopic, 1_000 + this.random.nextInt(4_001)));
+				}
+				yield batch;
+			}
+			case 3 -> new Cancel(topic, singleId());
+			case 4 -> (this.random.nextInt(4) == 0) ? new Reschedule(topic, singleId(), null, absoluteDueAt())
+					: new Reschedule(topic, singleId(), delay(true), null);
+			case 5 -> reserveOp(topic, crowded);
+			case 6 -> new Finish(handle);
+			case 7 -> finishAndReserveOp(handle, current, crowded);
+			case 8 -> new Fail(handle, backOff(), error());
+			case 9 -> new Fail(handle, null, error());
+			case 10 -> new Touch(handle, ttr(0.4, 0.2));
+			case 11 -> new Release(handle);
+			case 12 -> new ReplayMany(topic, (this.random.nextInt(10) < 3) ? 500 + this.random.nextInt(4_501)
+					: 1 + this.random.nextInt(5));
+			case 13 -> new ReplayOne(topic, this.random.nextBoolean() ? singleId() : deadId(topic));
+			case 14 -> new Promote((this.random.nextInt(10) < 4) ? -1 : this.random.nextInt(this.buckets),
+					this.random.nextInt(100) < 35);
+			case 15 -> new DeadPage(topic, this.random.nextInt(10) < 7, 1 + this.random.nextInt(7),
+					this.random.nextBoolean());
+			case 16 -> new Stats();
+			default -> new Repair();
+		};
+	}
+
+	/** A DEAD job of a topic, in id order so that the choice replays; else any id. */
+	private String deadId(String topic) {
+		List<String> dead = this.model.dead(topic).stream().map((job) -> job.id).sorted().toList();
+		return dead.isEmpty() ? singleId() : dead.get(this.random.nextInt(dead.size()));
+	}
+
+	private String topic() {
+		return TOPICS.get(this.random.nextInt(TOPICS.size()));
+	}
+
+	private String singleId() {
+		return (this.random.nextInt(100) < 85) ? IDS.get(this.random.nextInt(IDS.size()))
+				: "n" + this.random.nextInt(BULK_IDS);
+	}
+
+	private ScheduleRequest request(String topic, String id, boolean shortAllowed) {
+		boolean absolute = this.random.nextInt(100) < 15;
+		Duration ttr = switch (this.random.nextInt(4)) {
+			case 0 -> Duration.ofDays(7);
+			case 1 -> Duration.ofHours(8);
+			default -> null;
+		};
+		Integer maxAttempts = (this.random.nextInt(10) < 4) ? null : 1 + this.random.nextInt(4);
+		OnDuplicate onDuplicate = this.random.nextBoolean() ? OnDuplicate.KEEP : OnDuplicate.REPLACE;
+		return new ScheduleRequest(topic, id, payload(), absolute ? null : delay(shortAllowed),
+				absolute ? absoluteDueAt() : null, ttr, maxAttempts, onDuplicate);
+	}
+
+	/** Due now or in the past (READY at once), short (due by the next promotion) or hours ahead. */
+	private Duration delay(boolean shortAllowed) {
+		int roll = this.random.nextInt(100);
+		if (roll < 35) {
+			return Duration.ofMillis(-this.random.nextInt(10_000) * ((roll < 10) ? 0L : 1L));
+		}
+		if (roll < 65 && shortAllowed) {
+			return SHORT;
+		}
+		return Duration.ofHours(3).plusMillis(this.random.nextInt(1_000_000));
+	}
+
+	private Instant absoluteDueAt() {
+		return this.random.nextBoolean() ? Instant.ofEpochMilli(this.random.nextInt(1_000_000) * 1_000_000L)
+				: FAR_DUE_AT.plusMillis(this.random.nextInt(1_000_000_000));
+	}
+
+	private byte[] payload() {
+		String text = switch (this.random.nextInt(10)) {
+			case 0 -> "";
+			case 1 -> "line one\nline two \u00fc\u2713";
+			case 2 -> "{\"big\":\"" + "x".repeat(1_000 + this.random.nextInt(3_000)) + "\"}";
+			default -> "{\"n\":" + this.random.nextInt(1_000_000) + "}";
+		};
+		return text.getBytes(StandardCharsets.UTF_8);
+	}
+
+	private ScheduleAll smallBatch() {
+		int n = 2 + this.random.nextInt(29);
+		List<ScheduleRequest> requests = new ArrayList<>(n);
+		for (int i = 0; i < n; i++) {
+			requests.add(request(topic(), singleId(), true));
+		}
+		return new ScheduleAll(requests);
+	}
+
+	/**
+	 * A bulk schedule of 300 to 3,000 jobs of the bulk ids: more than one script call per
+	 * bucket, so no short delays (jobs of one bucket in two calls might get two "now"s).
+	 */
+	private ScheduleAll bulkBatch(boolean crowded) {
+		if (crowded) {
+			return drainBatch();
+		}
+		if (this.random.nextInt(10) < 3) {
+			return tombstoneBlock();
+		}
+		int n = 300 + this.random.nextInt(2_701);
+		boolean again = this.lastBulkTopic != null && this.random.nextBoolean();
+		int first = again ? this.lastBulkFirst : this.random.nextInt(BULK_IDS);
+		String oneTopic = again ? this.lastBulkTopic : (this.random.nextInt(10) < 7) ? topic() : null;
+		this.lastBulkFirst = first;
+		this.lastBulkTopic = oneTopic;
+		// half of the batches name some ids twice, in different script calls of one bucket: a
+		// replace then leaves tombstones in the ready list, a thousand and more at a time
+		int span = this.random.nextBoolean() ? BULK_IDS : n / 2 + this.random.nextInt(n / 2);
+		int delays = this.random.nextInt(5);
+		int duplicates = this.random.nextInt(5);
+		List<ScheduleRequest> requests = new ArrayList<>(n);
+		for (int i = 0; i < n; i++) {
+			String topic = (oneTopic != null) ? oneTopic : topic();
+			String id = "n" + ((first + i % span) % BULK_IDS);
+			Duration delay = switch (delays) {
+				case 0, 1 -> Duration.ofMillis(-this.random.nextInt(1_000));
+				case 2, 3 -> Duration.ofHours(3).plusMillis(this.random.nextInt(1_000_000));
+				default -> this.random.nextBoolean() ? Duration.ZERO : Duration.ofHours(4);
+			};
+			OnDuplicate onDuplicate = switch (duplicates) {
+				case 0, 1 -> OnDuplicate.KEEP;
+				case 2, 3 -> OnDuplicate.REPLACE;
+				default -> this.random.nextBoolean() ? OnDuplicate.KEEP : OnDuplicate.REPLACE;
+			};
+			requests.add(new ScheduleRequest(topic, id, ("{\"b\":" + i + "}").getBytes(StandardCharsets.UTF_8), delay,
+					null, null, (this.random.nextInt(4) == 0) ? 1 : null, onDuplicate));
+		}
+		return new ScheduleAll(requests);
+	}
+
+	/**
+	 * Ids "t0" to "t<k-1>" of one topic twice in one call (k 1,000 to 1,600), the second time
+	 * replacing the first from another script call: a block of k tombstones in the ready list,
+	 * which consumers reach once the entries before it are taken. The replacing jobs are far
+	 * ahead (a guard re-check then compacts the list) or due now.
+	 */
+	private ScheduleAll tombstoneBlock() {
+		int k = 1_000 + this.random.nextInt(601);
+		String topic = topic();
+		boolean far = this.random.nextBoolean();
+		List<ScheduleRequest> requests = new ArrayList<>(2 * k);
+		for (int round = 0; round < 2; round++) {
+			for (int i = 0; i < k; i++) {
+				Duration delay = (round == 1 && far) ? Duration.ofHours(5) : Duration.ofMillis(-i);
+				requests.add(new ScheduleRequest(topic, "t" + i, ("{\"t\":" + i + "}").getBytes(StandardCharsets.UTF_8),
+						delay, null, null, null, OnDuplicate.REPLACE));
+			}
+		}
+		return new ScheduleAll(requests);
+	}
+
+	/**
+	 * Every bulk id of a topic made due now, replacing what is there: far-ahead bulk jobs do
+	 * not pile up, the big reserves of a crowded queue take them.
+	 */
+	private ScheduleAll drainBatch() {
+		String topic = topic();
+		List<ScheduleRequest> requests = new ArrayList<>();
+		for (int i = 0; i < BULK_IDS + 1_600; i++) {
+			String id = (i < BULK_IDS) ? "n" + i : "t" + (i - BULK_IDS);
+			requests.add(new ScheduleRequest(topic, id, "{}".getBytes(StandardCharsets.UTF_8), Duration.ZERO, null, null,
+					null, OnDuplicate.REPLACE));
+		}
+		return new ScheduleAll(requests);
+	}
+
+	private Reserve reserveOp(String topic, boolean crowded) {
+		int roll = this.random.nextInt(100);
+		if (!crowded && roll < 3) {
+			// every READY job of the topic on its last attempt with a short TTR: they all die at
+			// the next promotions, and a replay brings them back by the thousand
+			this.planned.add(new Promote(-1, false));
+			return new Reserve(topic, DelayQueueOperations.MAX_RESERVE, SHORT, 1);
+		}
+		int max;
+		if (crowded || roll < 8) {
+			max = DelayQueueOperations.MAX_RESERVE;
+		}
+		else if (roll < 20) {
+			max = 100 + this.random.nextInt(2_901);
+		}
+		else if (roll < 55) {
+			max = 6 + this.random.nextInt(55);
+		}
+		else {
+			max = 1 + this.random.nextInt(5);
+		}
+		Integer maxAttempts = (this.random.nextInt(10) < 7) ? null : 1 + this.random.nextInt(4);
+		return new Reserve(topic, max, ttr(0.5, 0.25), maxAttempts);
+	}
+
+	/** null (the job's own), short or long, with the given odds of the first two. */
+	private Duration ttr(double own, double shortOdds) {
+		double roll = this.random.nextDouble();
+		if (roll < own) {
+			return null;
+		}
+		return (roll < own + shortOdds) ? SHORT : LONG_TTR.plusMillis(this.random.nextInt(1_000_000));
+	}
+
+	private FinishAndReserve finishAndReserveOp(Handle handle, List<Handle> current, boolean crowded) {
+		String topic = handle.job().topic();
+		List<Handle> ofTopic = current.stream().filter((h) -> h.job().topic().equals(topic)).toList();
+		List<Handle> chosen = new ArrayList<>();
+		if (!ofTopic.isEmpty() && (crowded || this.random.nextInt(10) < 3)) {
+			chosen.addAll(ofTopic);
+		}
+		else {
+			chosen.add(handle);
+			for (int i = this.random.nextInt(20); i > 0 && !ofTopic.isEmpty(); i--) {
+				chosen.add(ofTopic.get(this.random.nextInt(ofTopic.size())));
+			}
+		}
+		if (this.random.nextInt(5) == 0) {
+			List<Handle> staleOfTopic = this.handles.stream()
+				.filter((h) -> h.job().topic().equals(topic) && !isCurrent(h))
+				.toList();
+			if (!staleOfTopic.isEmpty()) {
+				chosen.add(this.random.nextInt(chosen.size() + 1), staleOfTopic.get(this.random.nextInt(staleOfTopic.size())));
+			}
+		}
+		int roll = this.random.nextInt(10);
+		int max = (roll < 3) ? 0 : (roll < 8) ? 1 + this.random.nextInt(10) : 100 + this.random.nextInt(901);
+		Integer maxAttempts = (this.random.nextInt(10) < 7) ? null : 1 + this.random.nextInt(3);
+		return new FinishAndReserve(chosen, max, ttr(0.5, 0.25), maxAttempts);
+	}
+
+	private Duration backOff() {
+		int roll = this.random.nextInt(100);
+		return (roll < 35) ? Duration.ZERO : (roll < 70) ? SHORT : Duration.ofHours(3).plusMillis(this.random.nextInt(1_000_000));
+	}
+
+	private String error() {
+		int roll = this.random.nextInt(100);
+		if (roll < 15) {
+			return null;
+		}
+		if (roll < 75) {
+			return "boom " + this.random.nextInt(1_000);
+		}
+		if (roll < 90) {
+			return "\u00e9chec \u2713\nat line " + this.random.nextInt(100);
+		}
+		return "y".repeat(JobConstraints.MAX_ERROR_LENGTH + this.random.nextInt(2_000));
+	}
+
+	// ------------------------------------------------------------------ operations as data
+
+	/**
+	 * One step of a run.
+	 */
+	sealed interface Op {
+
+		default String kind() {
+			return getClass().getSimpleName();
+		}
+
+	}
+
+	record Schedule(ScheduleRequest request) implements Op {
+
+		@Override
+		public String toString() {
+			return "schedule " + describe(this.request);
+		}
+
+	}
+
+	record ScheduleAll(List<ScheduleRequest> requests) implements Op {
+
+		@Override
+		public String kind() {
+			return (this.requests.size() > 200) ? "ScheduleAll (bulk)" : "ScheduleAll";
+		}
+
+		@Override
+		public String toString() {
+			StringBuilder text = new StringBuilder("scheduleAll of " + this.requests.size() + ": ");
+			for (int i = 0; i < Math.min(12, this.requests.size()); i++) {
+				text.append((i > 0) ? ", " : "").append(describe(this.requests.get(i)));
+			}
+			return text.append((this.requests.size() > 12) ? ", ..." : "").toString();
+		}
+
+	}
+
+	record Cancel(String topic, String id) implements Op {
+
+		@Override
+		public String toString() {
+			return "cancel " + this.topic + ":" + this.id;
+		}
+
+	}
+
+	record Reschedule(String topic, String id, Duration delay, Instant dueAt) implements Op {
+
+		@Override
+		public String toString() {
+			return "reschedule " + this.topic + ":" + this.id + " " + ((this.delay != null) ? "in " + this.delay.toMillis()
+					+ " ms" : "at " + this.dueAt);
+		}
+
+	}
+
+	record Reserve(String topic, int max, Duration ttr, Integer maxAttempts) implements Op {
+
+		@Override
+		public String toString() {
+			return "reserve " + this.max + " of " + this.topic + " ttr " + millis(this.ttr) + " maxAttempts "
+					+ this.maxAttempts;
+		}
+
+	}
+
+	record Finish(Handle handle) implements Op {
+
+		@Override
+		public String toString() {
+			return "finish " + this.handle;
+		}
+
+	}
+
+	record FinishAndReserve(List<Handle> handles, int max, Duration ttr, Integer maxAttempts) implements Op {
+
+		@Override
+		public String toString() {
+			return "finishAndReserve of " + this.handles.size() + " " + abbreviate(this.handles) + " next " + this.max
+					+ " ttr " + millis(this.ttr) + " maxAttempts " + this.maxAttempts;
+		}
+
+	}
+
+	/** A fail, or with no back-off a kill. */
+	record Fail(Handle handle, Duration backOff, String error) implements Op {
+
+		@Override
+		public String kind() {
+			return (this.backOff != null) ? "Fail" : "Kill";
+		}
+
+		@Override
+		public String toString() {
+			return ((this.backOff != null) ? "fail " + this.handle + " back-off " + this.backOff.toMillis() + " ms"
+					: "kill " + this.handle) + " error " + ((this.error != null) ? this.error.length() + " chars" : "null");
+		}
+
+	}
+
+	record Touch(Handle handle, Duration ttr) implements Op {
+
+		@Override
+		public String toString() {
+			return "touch " + this.handle + " ttr " + millis(this.ttr);
+		}
+
+	}
+
+	record Release(Handle handle) implements Op {
+
+		@Override
+		public String toString() {
+			return "release " + this.handle;
+		}
+
+	}
+
+	record ReplayMany(String topic, int max) implements Op {
+
+		@Override
+		public String toString() {
+			return "replayDead " + this.max + " of " + this.topic;
+		}
+
+	}
+
+	record ReplayOne(String topic, String id) implements Op {
+
+		@Override
+		public String toString() {
+			return "replayDead " + this.topic + ":" + this.id;
+		}
+
+	}
+
+	/** A promotion (with TTR expiry) of one bucket, or of all for bucket -1. */
+	record Promote(int bucket, boolean guard) implements Op {
+
+		@Override
+		public String toString() {
+			return "promote " + ((this.bucket < 0) ? "every bucket" : "bucket " + this.bucket)
+					+ (this.guard ? " (guard)" : "");
+		}
+
+	}
+
+	record DeadPage(String topic, boolean resume, int limit, boolean payloads) implements Op {
+
+		@Override
+		public String toString() {
+			return "deadJobs " + this.topic + " limit " + this.limit + (this.resume ? " (resume a cursor if any)" : "");
+		}
+
+	}
+
+	record Stats() implements Op {
+
+		@Override
+		public String toString() {
+			return "stats";
+		}
+
+	}
+
+	record Repair() implements Op {
+
+		@Override
+		public String toString() {
+			return "repair(false)";
+		}
+
+	}
+
+	private static String describe(ScheduleRequest request) {
+		return request.topic() + ":" + request.id() + " " + ((request.delay() != null)
+				? "in " + request.delay().toMillis() + " ms" : "at " + request.dueAt()) + " " + request.onDuplicate()
+				+ " ttr " + millis(request.ttr()) + " max " + request.maxAttempts();
+	}
+
+	private static String millis(Duration duration) {
+		return (duration != null) ? duration.toMillis() + "ms" : "own";
+	}
+
+}
