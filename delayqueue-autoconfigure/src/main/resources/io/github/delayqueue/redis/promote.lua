@@ -116,8 +116,9 @@ if expired > 0 then
         dead[topic][#dead[topic] + 1] = num(now)
         dead[topic][#dead[topic] + 1] = jobkey
         errors[#errors + 1] = jobkey
-        errors[#errors + 1] = 'TTR of ' .. num(j.ttr) .. ' ms expired on attempt ' .. num(j.attempt) .. ' of '
-          .. num(j.max)
+        -- the reservation's own TTR may differ from the job's (a consumer may reserve with
+        -- another): name what is certain
+        errors[#errors + 1] = 'the reservation ran out (TTR) on attempt ' .. num(j.attempt) .. ' of ' .. num(j.max)
         move(topic, 'S', 'X')
       else
         tally(topic, 1)

@@ -473,9 +473,8 @@ final class QueueModel {
 			if (job.attempt >= job.max) {
 				job.state = 'X';
 				job.died = Time.at(now);
-				// as promote.lua writes it: the job's own TTR, even when the reservation had another
-				// (RedisDelayQueueExpiryErrorTests shows it, disabled until it is fixed)
-				job.error = "TTR of " + job.ttr + " ms expired on attempt " + job.attempt + " of " + job.max;
+				// as promote.lua writes it (RedisDelayQueueExpiryErrorTests)
+				job.error = "the reservation ran out (TTR) on attempt " + job.attempt + " of " + job.max;
 				dead++;
 			}
 			else {

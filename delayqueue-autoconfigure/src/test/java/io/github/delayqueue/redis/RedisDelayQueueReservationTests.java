@@ -240,7 +240,7 @@ class RedisDelayQueueReservationTests {
 		reserveOne("ttr-dead", null);
 		await().atMost(Duration.ofSeconds(5))
 			.untilAsserted(() -> assertThat(this.queue.find("ttr-dead", "1").orElseThrow().state()).isEqualTo(JobState.DEAD));
-		assertThat(this.queue.find("ttr-dead", "1").orElseThrow().lastError()).contains("TTR of 300 ms expired on attempt 1 of 1");
+		assertThat(this.queue.find("ttr-dead", "1").orElseThrow().lastError()).contains("the reservation ran out (TTR) on attempt 1 of 1");
 		assertThat(this.queue.replayDead("ttr-dead", "1")).isTrue();
 		assertThat(this.queue.replayDead("ttr-dead", "1")).as("no longer dead").isFalse();
 	}
