@@ -79,6 +79,10 @@ public class DelayQueueEndpoint {
 		this.showPayloads = showPayloads;
 	}
 
+	/**
+	 * The whole queue: buckets, topics with their listeners, totals.
+	 * @return the queue's figures as read now
+	 */
 	@ReadOperation
 	public QueueDescriptor queue() {
 		QueueStats stats = this.operations.stats();
@@ -93,6 +97,14 @@ public class DelayQueueEndpoint {
 				Figures.of(stats.totals()), buckets, topics);
 	}
 
+	/**
+	 * One topic, with its listeners and a page of its dead jobs, oldest deaths first.
+	 * @param topic the topic
+	 * @param cursor the {@code next} of the page before, or {@code null} for the first
+	 * page
+	 * @param limit the most dead jobs on the page, or {@code null} for 20
+	 * @return the topic, or {@code null} when it has no jobs and no listener here
+	 */
 	@ReadOperation
 	public @Nullable TopicDescriptor topic(@Selector String topic, @Nullable String cursor, @Nullable Integer limit) {
 		checkTopic(topic);
@@ -260,6 +272,10 @@ public class DelayQueueEndpoint {
 	 */
 	public static class NotFoundException extends RuntimeException {
 
+		/**
+		 * Creates the exception.
+		 * @param message what was not found
+		 */
 		public NotFoundException(String message) {
 			super(message);
 		}
@@ -289,6 +305,11 @@ public class DelayQueueEndpoint {
 
 	/**
 	 * Jobs in each state.
+	 *
+	 * @param delayed waiting for their due time
+	 * @param ready due, waiting for a consumer
+	 * @param reserved held by consumers
+	 * @param dead failed for good
 	 */
 	public record Figures(long delayed, long ready, long reserved, long dead) {
 

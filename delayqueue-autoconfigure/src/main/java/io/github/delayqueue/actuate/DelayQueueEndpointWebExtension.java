@@ -23,10 +23,21 @@ public class DelayQueueEndpointWebExtension {
 
 	private final DelayQueueEndpoint delegate;
 
+	/**
+	 * Creates the extension.
+	 * @param delegate the endpoint it answers for
+	 */
 	public DelayQueueEndpointWebExtension(DelayQueueEndpoint delegate) {
 		this.delegate = delegate;
 	}
 
+	/**
+	 * See {@link DelayQueueEndpoint#topic}; 404 for a topic with no jobs and no listener.
+	 * @param topic the topic
+	 * @param cursor the {@code next} of the page before, or {@code null}
+	 * @param limit the most dead jobs on the page, or {@code null}
+	 * @return the topic, or the error
+	 */
 	@ReadOperation
 	public WebEndpointResponse<Object> topic(@Selector String topic, @Nullable String cursor,
 			@Nullable Integer limit) {
@@ -39,17 +50,38 @@ public class DelayQueueEndpointWebExtension {
 		});
 	}
 
+	/**
+	 * See {@link DelayQueueEndpoint#repair}.
+	 * @param action {@code repair}
+	 * @param dryRun {@code true} to only count
+	 * @return what was (or would be) repaired, or the error
+	 */
 	@WriteOperation
 	public WebEndpointResponse<Object> repair(String action, @Nullable Boolean dryRun) {
 		return respond(() -> this.delegate.repair(action, dryRun));
 	}
 
+	/**
+	 * See {@link DelayQueueEndpoint#act}.
+	 * @param topic the topic
+	 * @param action {@code replay}, {@code pause} or {@code resume}
+	 * @param max the most dead jobs to replay, or {@code null}
+	 * @param id the one dead job to replay, or {@code null}
+	 * @param listener the one listener to pause or resume, or {@code null}
+	 * @return the outcome, or the error
+	 */
 	@WriteOperation
 	public WebEndpointResponse<Object> act(@Selector String topic, String action, @Nullable Integer max,
 			@Nullable String id, @Nullable String listener) {
 		return respond(() -> this.delegate.act(topic, action, max, id, listener));
 	}
 
+	/**
+	 * See {@link DelayQueueEndpoint#cancel}; 404 for a job that does not exist.
+	 * @param topic the topic
+	 * @param id the job id
+	 * @return the outcome, or the error
+	 */
 	@DeleteOperation
 	public WebEndpointResponse<Object> cancel(@Selector String topic, @Selector String id) {
 		return respond(() -> this.delegate.cancel(topic, id));

@@ -14,6 +14,10 @@ import java.lang.annotation.Target;
 @Documented
 public @interface DelayedListeners {
 
+	/**
+	 * The repeated annotations.
+	 * @return the listeners of the method
+	 */
 	DelayedListener[] value();
 
 }

@@ -55,6 +55,12 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 
 	private Function<String, ThreadFactory> threadFactories = (prefix) -> new CustomizableThreadFactory(prefix);
 
+	/**
+	 * Creates a factory of containers that reserve and settle jobs through the given
+	 * operations and read payloads with the given converter.
+	 * @param operations the queue's operations
+	 * @param converter the payload converter
+	 */
 	public DefaultDelayedListenerContainerFactory(DelayQueueOperations operations, JobPayloadConverter converter) {
 		Assert.notNull(operations, "operations must not be null");
 		Assert.notNull(converter, "converter must not be null");
@@ -65,55 +71,85 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 		this.methodFactory.afterPropertiesSet();
 	}
 
-	/** Handlers at once per listener unless it says otherwise; default 1. */
+	/**
+	 * Handlers at once per listener unless it says otherwise; default 1.
+	 * @param concurrency the handlers per listener
+	 */
 	public void setConcurrency(int concurrency) {
 		this.concurrency = JobConstraints.max("concurrency", concurrency, 10_000);
 	}
 
-	/** Whether containers start with the context unless a listener says otherwise. */
+	/**
+	 * Whether containers start with the context unless a listener says otherwise.
+	 * @param autoStartup {@code false} to start containers by hand
+	 */
 	public void setAutoStartup(boolean autoStartup) {
 		this.autoStartup = autoStartup;
 	}
 
-	/** First retry interval; default 1 s. */
+	/**
+	 * First retry interval; default 1 s.
+	 * @param backOffInitial the first retry interval
+	 */
 	public void setBackOffInitial(Duration backOffInitial) {
 		this.backOffInitial = JobConstraints.positive("backOffInitial", backOffInitial, JobConstraints.MAX_DELAY);
 	}
 
-	/** Growth of the retry interval per attempt; default 2. */
+	/**
+	 * Growth of the retry interval per attempt; default 2.
+	 * @param backOffMultiplier the growth factor, at least 1
+	 */
 	public void setBackOffMultiplier(double backOffMultiplier) {
 		Assert.isTrue(backOffMultiplier >= 1, "backOffMultiplier must be at least 1");
 		this.backOffMultiplier = backOffMultiplier;
 	}
 
-	/** Longest retry interval; default 5 min. */
+	/**
+	 * Longest retry interval; default 5 min.
+	 * @param backOffMax the longest retry interval
+	 */
 	public void setBackOffMax(Duration backOffMax) {
 		this.backOffMax = JobConstraints.positive("backOffMax", backOffMax, JobConstraints.MAX_DELAY);
 	}
 
-	/** Random jitter added to or taken from each retry interval; default 100 ms. */
+	/**
+	 * Random jitter added to or taken from each retry interval; default 100 ms.
+	 * @param backOffJitter the jitter, not negative
+	 */
 	public void setBackOffJitter(Duration backOffJitter) {
 		Assert.isTrue(backOffJitter != null && !backOffJitter.isNegative(), "backOffJitter must not be negative");
 		this.backOffJitter = backOffJitter;
 	}
 
-	/** How long stopping waits for running handlers; default 20 s. */
+	/**
+	 * How long stopping waits for running handlers; default 20 s.
+	 * @param shutdownTimeout the longest wait, not negative
+	 */
 	public void setShutdownTimeout(Duration shutdownTimeout) {
 		Assert.isTrue(shutdownTimeout != null && !shutdownTimeout.isNegative(), "shutdownTimeout must not be negative");
 		this.shutdownTimeout = shutdownTimeout;
 	}
 
-	/** Exceptions never retried by any listener (conversion failures never are). */
+	/**
+	 * Exceptions never retried by any listener (conversion failures never are).
+	 * @param noRetryFor the exception types
+	 */
 	public void setNoRetryFor(List<Class<? extends Throwable>> noRetryFor) {
 		this.noRetryFor = List.copyOf(noRetryFor);
 	}
 
-	/** Takes exhausted jobs instead of dead-lettering them in Redis. */
+	/**
+	 * Takes exhausted jobs instead of dead-lettering them in Redis.
+	 * @param recoverer the recoverer, or {@code null} to dead-letter in Redis
+	 */
 	public void setRecoverer(DelayedJobRecoverer recoverer) {
 		this.recoverer = recoverer;
 	}
 
-	/** Hears how each handler call went (the listener timer of the metrics hangs on it). */
+	/**
+	 * Hears how each handler call went (the listener timer of the metrics hangs on it).
+	 * @param observer the observer, or {@code null} for none
+	 */
 	public void setObserver(DelayQueueObserver observer) {
 		this.observer = (observer != null) ? DelayQueueObserver.composite(List.of(observer)) : null;
 	}

@@ -25,10 +25,18 @@ public class DelayedListenerEndpointRegistrar {
 
 	private BeanFactory beanFactory;
 
+	/**
+	 * Sets the registry the endpoints are registered with.
+	 * @param registry the registry
+	 */
 	public void setEndpointRegistry(DelayedListenerEndpointRegistry registry) {
 		this.registry = registry;
 	}
 
+	/**
+	 * The registry the endpoints are registered with.
+	 * @return the registry, or {@code null} before one is set
+	 */
 	public DelayedListenerEndpointRegistry getEndpointRegistry() {
 		return this.registry;
 	}
@@ -49,6 +57,10 @@ public class DelayedListenerEndpointRegistrar {
 		this.containerFactoryBeanName = containerFactoryBeanName;
 	}
 
+	/**
+	 * Sets the bean factory that resolves the container factory by its bean name.
+	 * @param beanFactory the bean factory
+	 */
 	public void setBeanFactory(BeanFactory beanFactory) {
 		this.beanFactory = beanFactory;
 	}

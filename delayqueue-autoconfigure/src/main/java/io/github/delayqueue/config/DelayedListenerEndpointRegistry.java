@@ -57,6 +57,10 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 		return this.containers.get(id);
 	}
 
+	/**
+	 * Every registered container.
+	 * @return a snapshot of the containers
+	 */
 	public synchronized Collection<DelayedListenerContainer> getListenerContainers() {
 		return Collections.unmodifiableCollection(new ArrayList<>(this.containers.values()));
 	}

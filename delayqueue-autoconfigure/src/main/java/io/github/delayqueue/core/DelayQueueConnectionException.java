@@ -7,6 +7,11 @@ package io.github.delayqueue.core;
  */
 public class DelayQueueConnectionException extends DelayQueueException {
 
+	/**
+	 * Creates the exception.
+	 * @param message what failed, with the driver's message
+	 * @param cause the driver's exception
+	 */
 	public DelayQueueConnectionException(String message, Throwable cause) {
 		super(message, cause);
 	}

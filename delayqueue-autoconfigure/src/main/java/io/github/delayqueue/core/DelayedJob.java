@@ -18,8 +18,16 @@ import java.time.Instant;
  */
 public interface DelayedJob<T> {
 
+	/**
+	 * The job's topic.
+	 * @return the topic
+	 */
 	String topic();
 
+	/**
+	 * The job's id, unique within its topic.
+	 * @return the id
+	 */
 	String id();
 
 	/**

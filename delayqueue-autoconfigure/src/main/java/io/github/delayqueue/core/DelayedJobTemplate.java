@@ -53,6 +53,12 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 
 	private volatile boolean running;
 
+	/**
+	 * Creates a template that schedules through the given operations and writes payloads
+	 * with the given converter.
+	 * @param operations the queue's operations
+	 * @param converter the payload converter
+	 */
 	public DelayedJobTemplate(DelayQueueOperations operations, JobPayloadConverter converter) {
 		Assert.notNull(operations, "operations must not be null");
 		Assert.notNull(converter, "converter must not be null");

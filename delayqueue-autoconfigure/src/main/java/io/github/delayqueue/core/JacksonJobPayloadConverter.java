@@ -23,6 +23,10 @@ public class JacksonJobPayloadConverter implements JobPayloadConverter {
 
 	private final JsonMapper mapper;
 
+	/**
+	 * Creates a converter that writes and reads JSON with the given mapper.
+	 * @param mapper the application's mapper
+	 */
 	public JacksonJobPayloadConverter(JsonMapper mapper) {
 		Assert.notNull(mapper, "mapper must not be null");
 		this.mapper = mapper;

@@ -50,10 +50,23 @@ public final class JobConstraints {
 	private JobConstraints() {
 	}
 
+	/**
+	 * Checks a topic.
+	 * @param topic the topic
+	 * @return the topic
+	 * @throws IllegalArgumentException if the topic breaks the rule
+	 */
 	public static String topic(String topic) {
 		return topic("topic", topic);
 	}
 
+	/**
+	 * Checks a topic that another field holds.
+	 * @param field the field, for the message
+	 * @param topic the topic
+	 * @return the topic
+	 * @throws IllegalArgumentException if the topic breaks the rule
+	 */
 	public static String topic(String field, String topic) {
 		if (topic == null || topic.isEmpty()) {
 			throw new IllegalArgumentException(field + " must not be empty");
@@ -84,6 +97,13 @@ public final class JobConstraints {
 		return true;
 	}
 
+	/**
+	 * Checks a namespace: 1 to {@value #MAX_TOPIC_LENGTH} characters of
+	 * {@code A-Z a-z 0-9 . _ : -}, starting with a letter or digit.
+	 * @param namespace the namespace
+	 * @return the namespace
+	 * @throws IllegalArgumentException if the namespace breaks the rule
+	 */
 	public static String namespace(String namespace) {
 		if (namespace == null || namespace.isEmpty()) {
 			throw new IllegalArgumentException("namespace must not be empty");
@@ -95,6 +115,12 @@ public final class JobConstraints {
 		return namespace;
 	}
 
+	/**
+	 * Checks a job id.
+	 * @param id the id
+	 * @return the id
+	 * @throws IllegalArgumentException if the id breaks the rule
+	 */
 	public static String id(String id) {
 		if (id == null || id.isBlank()) {
 			throw new IllegalArgumentException("id must not be blank");
@@ -113,6 +139,12 @@ public final class JobConstraints {
 		return id;
 	}
 
+	/**
+	 * Checks a delay.
+	 * @param delay the delay
+	 * @return the delay
+	 * @throws IllegalArgumentException if the delay is {@code null} or too long
+	 */
 	public static Duration delay(Duration delay) {
 		if (delay == null) {
 			throw new IllegalArgumentException("delay must not be null");
@@ -123,6 +155,12 @@ public final class JobConstraints {
 		return delay;
 	}
 
+	/**
+	 * Checks an absolute due time.
+	 * @param dueAt the due time
+	 * @return the due time
+	 * @throws IllegalArgumentException if it is {@code null} or out of range
+	 */
 	public static Instant dueAt(Instant dueAt) {
 		if (dueAt == null) {
 			throw new IllegalArgumentException("dueAt must not be null");
@@ -134,6 +172,12 @@ public final class JobConstraints {
 		return dueAt;
 	}
 
+	/**
+	 * Checks a time-to-run.
+	 * @param ttr the TTR
+	 * @return the TTR
+	 * @throws IllegalArgumentException if it is {@code null}, not positive or too long
+	 */
 	public static Duration ttr(Duration ttr) {
 		return positive("ttr", ttr, MAX_TTR);
 	}
@@ -158,6 +202,12 @@ public final class JobConstraints {
 		return value;
 	}
 
+	/**
+	 * Checks an attempts limit.
+	 * @param maxAttempts the limit
+	 * @return the limit
+	 * @throws IllegalArgumentException if it is out of range
+	 */
 	public static int maxAttempts(int maxAttempts) {
 		if (maxAttempts < 1 || maxAttempts > MAX_ATTEMPTS) {
 			throw new IllegalArgumentException(
@@ -166,6 +216,13 @@ public final class JobConstraints {
 		return maxAttempts;
 	}
 
+	/**
+	 * Checks a payload after serialization.
+	 * @param payload the payload bytes
+	 * @param maxSize the largest allowed, in bytes
+	 * @return the payload
+	 * @throws IllegalArgumentException if it is {@code null} or too large
+	 */
 	public static byte[] payload(byte[] payload, long maxSize) {
 		if (payload == null) {
 			throw new IllegalArgumentException("payload must not be null");
@@ -219,6 +276,14 @@ public final class JobConstraints {
 		return topic;
 	}
 
+	/**
+	 * Checks a positive count up to a limit.
+	 * @param field the field, for the message
+	 * @param value the count
+	 * @param limit the largest allowed
+	 * @return the count
+	 * @throws IllegalArgumentException if it is out of range
+	 */
 	public static int max(String field, int value, int limit) {
 		if (value < 1 || value > limit) {
 			throw new IllegalArgumentException(field + " must be between 1 and " + limit + ", was " + value);

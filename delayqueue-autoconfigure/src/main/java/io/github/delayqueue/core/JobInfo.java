@@ -33,6 +33,21 @@ public final class JobInfo {
 
 	private final byte[] payload;
 
+	/**
+	 * Creates a snapshot; the queue makes them, applications and tests may too.
+	 * @param topic the topic
+	 * @param id the job id
+	 * @param state the state
+	 * @param attempt the deliveries made so far
+	 * @param maxAttempts the attempts limit
+	 * @param ttr the time-to-run
+	 * @param dueAt when the job is (or was last) due
+	 * @param createdAt when it was scheduled
+	 * @param reservedUntil the TTR deadline of its reservation, or {@code null}
+	 * @param diedAt when it died, or {@code null}
+	 * @param lastError the error of the last failed attempt, or {@code null}
+	 * @param payload the payload as stored
+	 */
 	public JobInfo(String topic, String id, JobState state, int attempt, int maxAttempts, Duration ttr, Instant dueAt,
 			Instant createdAt, Instant reservedUntil, Instant diedAt, String lastError, byte[] payload) {
 		this.topic = topic;
@@ -49,14 +64,26 @@ public final class JobInfo {
 		this.payload = payload;
 	}
 
+	/**
+	 * The job's topic.
+	 * @return the topic
+	 */
 	public String topic() {
 		return this.topic;
 	}
 
+	/**
+	 * The job's id, unique within its topic.
+	 * @return the id
+	 */
 	public String id() {
 		return this.id;
 	}
 
+	/**
+	 * The job's state when it was read.
+	 * @return the state
+	 */
 	public JobState state() {
 		return this.state;
 	}
@@ -69,10 +96,18 @@ public final class JobInfo {
 		return this.attempt;
 	}
 
+	/**
+	 * The deliveries the job may have before it is DEAD.
+	 * @return the attempts limit
+	 */
 	public int maxAttempts() {
 		return this.maxAttempts;
 	}
 
+	/**
+	 * The job's time-to-run.
+	 * @return the TTR
+	 */
 	public Duration ttr() {
 		return this.ttr;
 	}
@@ -85,6 +120,10 @@ public final class JobInfo {
 		return this.dueAt;
 	}
 
+	/**
+	 * When the job was scheduled, by Redis's clock.
+	 * @return the creation time
+	 */
 	public Instant createdAt() {
 		return this.createdAt;
 	}
@@ -113,10 +152,19 @@ public final class JobInfo {
 		return this.lastError;
 	}
 
+	/**
+	 * The payload as stored: JSON written by the producer's mapper, or the bytes of a
+	 * {@code String} / {@code byte[]} payload.
+	 * @return the payload bytes; {@code null} in a page of dead jobs read without payloads
+	 */
 	public byte[] payload() {
 		return this.payload;
 	}
 
+	/**
+	 * The payload decoded as UTF-8.
+	 * @return the payload text
+	 */
 	public String payloadAsString() {
 		return new String(this.payload, StandardCharsets.UTF_8);
 	}

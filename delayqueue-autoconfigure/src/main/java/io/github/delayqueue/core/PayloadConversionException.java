@@ -5,6 +5,11 @@ package io.github.delayqueue.core;
  */
 public class PayloadConversionException extends DelayQueueException {
 
+	/**
+	 * Creates the exception.
+	 * @param message what could not be converted
+	 * @param cause the mapper's exception
+	 */
 	public PayloadConversionException(String message, Throwable cause) {
 		super(message, cause);
 	}

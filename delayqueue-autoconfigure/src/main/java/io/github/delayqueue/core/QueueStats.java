@@ -31,6 +31,10 @@ public record QueueStats(List<BucketStats> buckets, Map<String, TopicStats> topi
 		/** No jobs. */
 		public static final TopicStats EMPTY = new TopicStats(0, 0, 0, 0, null);
 
+		/**
+		 * All jobs of the topic, in any state.
+		 * @return the sum of the four counts
+		 */
 		public long total() {
 			return this.delayed + this.ready + this.reserved + this.dead;
 		}

@@ -36,6 +36,20 @@ public final class ReservedJob {
 
 	private final long token;
 
+	/**
+	 * Creates a reservation; the queue makes them, tests may too.
+	 * @param topic the topic
+	 * @param id the job id
+	 * @param payload the payload as stored
+	 * @param attempt which delivery this is, starting at 1
+	 * @param maxAttempts the attempts limit
+	 * @param dueAt when the job was (last) due
+	 * @param createdAt when it was scheduled
+	 * @param deliveredAt when this reservation was made
+	 * @param reservedUntil when this reservation runs out
+	 * @param ttr the time-to-run the reservation was made with
+	 * @param token the fencing token of this reservation
+	 */
 	public ReservedJob(String topic, String id, byte[] payload, int attempt, int maxAttempts, Instant dueAt,
 			Instant createdAt, Instant deliveredAt, Instant reservedUntil, Duration ttr, long token) {
 		this.topic = topic;
@@ -71,10 +85,18 @@ public final class ReservedJob {
 		return new ReservedJob(topic, id, new byte[0], 0, 0, null, null, null, null, ttr, token);
 	}
 
+	/**
+	 * The job's topic.
+	 * @return the topic
+	 */
 	public String topic() {
 		return this.topic;
 	}
 
+	/**
+	 * The job's id, unique within its topic.
+	 * @return the id
+	 */
 	public String id() {
 		return this.id;
 	}
@@ -104,6 +126,10 @@ public final class ReservedJob {
 		return this.attempt;
 	}
 
+	/**
+	 * The deliveries the job may have before it is DEAD.
+	 * @return the attempts limit
+	 */
 	public int maxAttempts() {
 		return this.maxAttempts;
 	}
@@ -116,6 +142,10 @@ public final class ReservedJob {
 		return this.dueAt;
 	}
 
+	/**
+	 * When the job was scheduled, by Redis's clock.
+	 * @return the creation time
+	 */
 	public Instant createdAt() {
 		return this.createdAt;
 	}

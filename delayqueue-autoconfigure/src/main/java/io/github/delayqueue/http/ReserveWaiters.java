@@ -295,6 +295,7 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 	 */
 	public static class WaitRefusedException extends RuntimeException {
 
+		/** Why the request may not wait. */
 		private final Reason reason;
 
 		WaitRefusedException(Reason reason, String message) {

@@ -28,6 +28,11 @@ public class DelayedJobArgumentResolver implements HandlerMethodArgumentResolver
 
 	private final JobPayloadMessageConverter converter;
 
+	/**
+	 * Creates the resolver.
+	 * @param operations the queue, for {@code touch()}
+	 * @param converter reads the payload of a {@code DelayedJob<T>} into {@code T}
+	 */
 	public DelayedJobArgumentResolver(DelayQueueOperations operations, JobPayloadMessageConverter converter) {
 		this.operations = operations;
 		this.converter = converter;

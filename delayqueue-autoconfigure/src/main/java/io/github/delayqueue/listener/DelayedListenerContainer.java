@@ -133,20 +133,39 @@ public class DelayedListenerContainer {
 
 	}
 
+	/**
+	 * Creates a container; a
+	 * {@link io.github.delayqueue.config.DelayedListenerContainerFactory} makes them.
+	 * @param settings what the container needs to know
+	 * @param operations the queue it reserves from and settles with
+	 * @param handler the listener method, with its arguments resolved from each job
+	 */
 	public DelayedListenerContainer(Settings settings, DelayQueueOperations operations, InvocableHandlerMethod handler) {
 		this.settings = settings;
 		this.operations = operations;
 		this.handler = handler;
 	}
 
+	/**
+	 * The container's id, unique in the registry.
+	 * @return the id
+	 */
 	public String getId() {
 		return this.settings.id();
 	}
 
+	/**
+	 * The topic it consumes.
+	 * @return the topic
+	 */
 	public String getTopic() {
 		return this.settings.topic();
 	}
 
+	/**
+	 * How many handlers may run at once.
+	 * @return the concurrency
+	 */
 	public int getConcurrency() {
 		return this.settings.concurrency();
 	}
@@ -159,14 +178,26 @@ public class DelayedListenerContainer {
 		return this.inFlight.get();
 	}
 
+	/**
+	 * Whether the container is started (paused or not).
+	 * @return {@code true} from {@link #start()} until a stop begins
+	 */
 	public boolean isRunning() {
 		return this.running;
 	}
 
+	/**
+	 * Whether the registry starts the container with the context.
+	 * @return the listener's {@code autoStartup}
+	 */
 	public boolean isAutoStartup() {
 		return this.settings.autoStartup();
 	}
 
+	/**
+	 * Whether the container is paused.
+	 * @return {@code true} between {@link #pause()} and {@link #resume()}
+	 */
 	public boolean isPaused() {
 		return this.paused;
 	}
@@ -191,6 +222,10 @@ public class DelayedListenerContainer {
 		return this.lastProgressNanos;
 	}
 
+	/**
+	 * Starts the consumer thread and the handler threads; does nothing when started
+	 * already.
+	 */
 	public synchronized void start() {
 		if (this.running) {
 			return;
@@ -223,6 +258,9 @@ public class DelayedListenerContainer {
 		this.paused = true;
 	}
 
+	/**
+	 * Takes jobs again after {@link #pause()}.
+	 */
 	public void resume() {
 		this.paused = false;
 		synchronized (this.pauseMonitor) {
@@ -230,6 +268,9 @@ public class DelayedListenerContainer {
 		}
 	}
 
+	/**
+	 * Stops as {@link #stop(Runnable)} does, without a callback.
+	 */
 	public void stop() {
 		stop(() -> {
 		});

@@ -19,6 +19,10 @@ public class JobPayloadMessageConverter implements SmartMessageConverter {
 
 	private final JobPayloadConverter converter;
 
+	/**
+	 * Creates a message converter that reads payloads with the given converter.
+	 * @param converter the payload converter
+	 */
 	public JobPayloadMessageConverter(JobPayloadConverter converter) {
 		this.converter = converter;
 	}

@@ -924,10 +924,18 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		return this.instanceId;
 	}
 
+	/**
+	 * The namespace: the prefix of every key and of the channel.
+	 * @return the namespace
+	 */
 	public String getNamespace() {
 		return this.keys.namespace();
 	}
 
+	/**
+	 * The number of buckets.
+	 * @return the bucket count
+	 */
 	public int getBuckets() {
 		return this.keys.buckets();
 	}
@@ -960,6 +968,10 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		return this.subscriber.isListening();
 	}
 
+	/**
+	 * The connection factory the queue talks to Redis through.
+	 * @return the connection factory
+	 */
 	public RedisConnectionFactory getConnectionFactory() {
 		return this.connectionFactory;
 	}
@@ -1085,44 +1097,72 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 			this.connectionFactory = connectionFactory;
 		}
 
-		/** Prefix of every key and of the channel; default {@code delayqueue}. */
+		/**
+		 * Prefix of every key and of the channel; default {@code delayqueue}.
+		 * @param namespace the namespace
+		 * @return this builder
+		 */
 		public Builder namespace(String namespace) {
 			this.namespace = namespace;
 			return this;
 		}
 
-		/** Number of buckets; default 16. Every instance of a namespace must use the same. */
+		/**
+		 * Number of buckets; default 16. Every instance of a namespace must use the same.
+		 * @param buckets the bucket count
+		 * @return this builder
+		 */
 		public Builder buckets(int buckets) {
 			this.buckets = buckets;
 			return this;
 		}
 
-		/** Largest payload; default 1 MiB. */
+		/**
+		 * Largest payload; default 1 MiB.
+		 * @param maxPayloadSize the largest payload after serialization
+		 * @return this builder
+		 */
 		public Builder maxPayloadSize(DataSize maxPayloadSize) {
 			Assert.notNull(maxPayloadSize, "maxPayloadSize must not be null");
 			this.maxPayloadSize = maxPayloadSize;
 			return this;
 		}
 
-		/** TTR of jobs scheduled without one; default 60 s. */
+		/**
+		 * TTR of jobs scheduled without one; default 60 s.
+		 * @param defaultTtr the default time-to-run
+		 * @return this builder
+		 */
 		public Builder defaultTtr(Duration defaultTtr) {
 			this.defaultTtr = defaultTtr;
 			return this;
 		}
 
-		/** Attempts of jobs scheduled without a number; default 5. */
+		/**
+		 * Attempts of jobs scheduled without a number; default 5.
+		 * @param defaultMaxAttempts the default attempts limit
+		 * @return this builder
+		 */
 		public Builder defaultMaxAttempts(int defaultMaxAttempts) {
 			this.defaultMaxAttempts = defaultMaxAttempts;
 			return this;
 		}
 
-		/** Whether this instance takes part in running bucket timers; default true. */
+		/**
+		 * Whether this instance takes part in running bucket timers; default true.
+		 * @param timerEnabled {@code false} to leave the timers to other instances
+		 * @return this builder
+		 */
 		public Builder timerEnabled(boolean timerEnabled) {
 			this.timerEnabled = timerEnabled;
 			return this;
 		}
 
-		/** Most jobs one promote script moves; default 500. */
+		/**
+		 * Most jobs one promote script moves; default 500.
+		 * @param batchSize the most jobs per promote call
+		 * @return this builder
+		 */
 		public Builder batchSize(int batchSize) {
 			this.batchSize = batchSize;
 			return this;
@@ -1131,6 +1171,8 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		/**
 		 * How often every owned bucket is re-checked and the shares fully re-coordinated;
 		 * default 60 s.
+		 * @param guardInterval the guard interval
+		 * @return this builder
 		 */
 		public Builder guardInterval(Duration guardInterval) {
 			this.guardInterval = guardInterval;
@@ -1140,6 +1182,8 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		/**
 		 * How long an instance's buckets stay its own without a heartbeat; default 5 s. The
 		 * heartbeat is sent every two fifths of it (at most every 2 s).
+		 * @param leaseTtl the lease
+		 * @return this builder
 		 */
 		public Builder leaseTtl(Duration leaseTtl) {
 			this.leaseTtl = leaseTtl;
@@ -1149,19 +1193,29 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		/**
 		 * How many replicas must have a schedule or a finish before it returns ({@code WAIT});
 		 * default 0: acknowledged once on the master.
+		 * @param waitReplicas the replicas to wait for
+		 * @return this builder
 		 */
 		public Builder waitReplicas(int waitReplicas) {
 			this.waitReplicas = waitReplicas;
 			return this;
 		}
 
-		/** How long a schedule or finish waits for its replicas; default 1 s. */
+		/**
+		 * How long a schedule or finish waits for its replicas; default 1 s.
+		 * @param waitTimeout the longest wait for them
+		 * @return this builder
+		 */
 		public Builder waitTimeout(Duration waitTimeout) {
 			this.waitTimeout = waitTimeout;
 			return this;
 		}
 
-		/** This instance's name; default host, process id and a random suffix. */
+		/**
+		 * This instance's name; default host, process id and a random suffix.
+		 * @param instanceId the instance name
+		 * @return this builder
+		 */
 		public Builder instanceId(String instanceId) {
 			this.instanceId = instanceId;
 			return this;
@@ -1181,6 +1235,8 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		/**
 		 * Adds an observer of what this instance does to jobs (metrics hang on it); none by
 		 * default.
+		 * @param observer the observer to add
+		 * @return this builder
 		 */
 		public Builder observer(DelayQueueObserver observer) {
 			Assert.notNull(observer, "observer must not be null");
@@ -1188,6 +1244,12 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 			return this;
 		}
 
+		/**
+		 * Builds the queue. The settings are checked here; the check of the Redis server,
+		 * the event subscription and the timer begin with {@link RedisDelayQueue#start()}.
+		 * @return a new queue
+		 * @throws IllegalArgumentException if a setting is out of range
+		 */
 		public RedisDelayQueue build() {
 			return new RedisDelayQueue(this);
 		}

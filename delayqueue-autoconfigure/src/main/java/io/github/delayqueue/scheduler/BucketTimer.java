@@ -125,6 +125,10 @@ public final class BucketTimer {
 		Arrays.fill(this.nextDue, NONE);
 	}
 
+	/**
+	 * Starts the timer thread, which joins the coordination and takes its share of the
+	 * buckets; does nothing when it runs already.
+	 */
 	public synchronized void start() {
 		if (this.running) {
 			return;
@@ -198,6 +202,10 @@ public final class BucketTimer {
 		this.thread = null;
 	}
 
+	/**
+	 * Whether the timer thread runs.
+	 * @return {@code true} between {@link #start()} and {@link #stop()} or {@link #halt()}
+	 */
 	public boolean isRunning() {
 		return this.running;
 	}

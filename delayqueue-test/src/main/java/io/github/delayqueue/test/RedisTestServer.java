@@ -31,19 +31,33 @@ public interface RedisTestServer extends AutoCloseable {
 
 	}
 
+	/**
+	 * The host to connect to.
+	 * @return the host name or address
+	 */
 	String host();
 
+	/**
+	 * The port to connect to.
+	 * @return the port
+	 */
 	int port();
 
 	/**
 	 * The password to send with {@code AUTH}, or {@code null}.
+	 * @return the password, or {@code null} when none is needed
 	 */
 	String password();
 
+	/**
+	 * Where the server comes from.
+	 * @return its source
+	 */
 	Source source();
 
 	/**
 	 * A {@code redis://} URI for this server.
+	 * @return the URI, with the password when there is one
 	 */
 	default URI uri() {
 		String auth = (password() != null) ? ":" + password() + "@" : "";
@@ -52,6 +66,7 @@ public interface RedisTestServer extends AutoCloseable {
 
 	/**
 	 * Whether this support started the server, so that it may stop and restart it.
+	 * @return {@code true} for a server this support manages
 	 */
 	boolean isManaged();
 

@@ -63,10 +63,18 @@ public final class RespConnection implements AutoCloseable {
 		return new RespConnection(server.host(), server.port(), server.password());
 	}
 
+	/**
+	 * The host it is connected to.
+	 * @return the host
+	 */
 	public String host() {
 		return this.host;
 	}
 
+	/**
+	 * The port it is connected to.
+	 * @return the port
+	 */
 	public int port() {
 		return this.port;
 	}
