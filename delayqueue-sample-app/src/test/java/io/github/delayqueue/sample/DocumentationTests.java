@@ -41,9 +41,6 @@ class DocumentationTests {
 
 	private static final String QUICK_START_PACKAGE = "package com.example.shop;";
 
-	/** Files at the root that the release packaging adds: linked to, not checked here. */
-	private static final Set<String> ADDED_BY_RELEASE_PACKAGING = Set.of("LICENSE", "CHANGELOG.md");
-
 	private final Path root = repositoryRoot();
 
 	private final Path quickStart = this.root.resolve("delayqueue-sample-app/src/it/quickstart");
@@ -148,9 +145,7 @@ class DocumentationTests {
 					broken.add(where + " (outside the repository)");
 				}
 				else if (!Files.exists(resolved)) {
-					if (!ADDED_BY_RELEASE_PACKAGING.contains(this.root.relativize(resolved).toString())) {
-						broken.add(where + " (no such file)");
-					}
+					broken.add(where + " (no such file)");
 				}
 				else if (hash >= 0 && !anchors(resolved).contains(target.substring(hash + 1))) {
 					broken.add(where + " (no such heading)");
