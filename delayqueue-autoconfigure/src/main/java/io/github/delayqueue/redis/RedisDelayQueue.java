@@ -116,13 +116,15 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 	private static final LuaScript COORDINATE = LuaScript.standalone("coordinate", 2);
 
-	private static final LuaScript NAMESPACE = LuaScript.standalone("namespace", 1);
-
 	private final RedisConnectionFactory connectionFactory;
 
 	private final KeySpace keys;
 
 	private final ScriptRunner runner;
+
+	private final StartupChecks startupChecks;
+
+	private final boolean failFast;
 
 	private final byte[] channel;
 
@@ -159,8 +161,10 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		this.keys = new KeySpace(builder.namespace, builder.buckets);
 		Assert.isTrue(builder.waitReplicas >= 0, () -> "waitReplicas must not be negative, was " + builder.waitReplicas);
 		JobConstraints.positive("waitTimeout", builder.waitTimeout, Duration.ofMinutes(1));
+		this.startupChecks = new StartupChecks(new ScriptRunner(builder.connectionFactory), this.keys);
+		this.failFast = builder.failFast;
 		this.runner = new ScriptRunner(builder.connectionFactory,
-				new ReplicaWait(builder.waitReplicas, builder.waitTimeout));
+				new ReplicaWait(builder.waitReplicas, builder.waitTimeout), this.startupChecks::beforeCall);
 		this.channel = KeySpace.bytes(this.keys.channel());
 		this.maxPayloadSize = builder.maxPayloadSize.toBytes();
 		this.defaultTtr = JobConstraints.ttr(builder.defaultTtr);
@@ -218,41 +222,30 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 	// ---------------------------------------------------------------- lifecycle
 
+	/**
+	 * Starts the queue: checks Redis (version, settings, the namespace's bucket count),
+	 * subscribes to the namespace's events and starts this instance's share of the timers.
+	 * @throws io.github.delayqueue.core.DelayQueueConnectionException when Redis is
+	 * unreachable and the queue fails fast (see {@link Builder#failFast(boolean)})
+	 * @throws io.github.delayqueue.core.UnsupportedRedisVersionException when a server runs
+	 * Redis older than 6.2
+	 * @throws io.github.delayqueue.core.BucketCountMismatchException when the namespace was
+	 * created with another bucket count
+	 */
 	@Override
 	public void start() {
 		synchronized (this.lifecycleMonitor) {
 			if (this.running) {
 				return;
 			}
-			RedisServerCheck.check(this.runner);
-			checkBucketCount();
-			this.subscriber.start();
+			this.startupChecks.atStart(this.failFast);
+			this.subscriber.start(!this.failFast);
 			if (this.timerEnabled) {
 				this.timer.start();
 			}
 			this.running = true;
 			logger.info("delayqueue started: namespace '" + this.keys.namespace() + "', " + this.keys.buckets()
 					+ " buckets, instance '" + this.instanceId + "', timer " + (this.timerEnabled ? "on" : "off"));
-		}
-	}
-
-	/**
-	 * Pins the bucket count in the namespace at its first start, and refuses another one: the
-	 * bucket of a job is its key's CRC-32 modulo the count, so instances with different counts
-	 * would look for jobs in the wrong buckets, and a lowered count would strand the higher ones.
-	 */
-	private void checkBucketCount() {
-		String configured = String.valueOf(this.keys.buckets());
-		Object pinned = this.runner.run(NAMESPACE,
-				new byte[][] { this.keys.config(), KeySpace.bytes("buckets"), KeySpace.bytes(configured) });
-		String buckets = Replies.asString(Replies.list(pinned).get(0));
-		if (!configured.equals(buckets)) {
-			throw new IllegalStateException("delayqueue.buckets is " + configured + " but namespace '"
-					+ this.keys.namespace() + "' was created with " + buckets + " buckets, and every instance of a"
-					+ " namespace must use the same count (a job's bucket is the CRC-32 of its key modulo the count)."
-					+ " Set delayqueue.buckets=" + buckets + ", or move to the new count: start the new count under"
-					+ " another delayqueue.namespace while instances with " + buckets + " buckets drain the old one"
-					+ " (then delete its keys, '{" + this.keys.namespace() + "}:config' last).");
 		}
 	}
 
@@ -1059,6 +1052,8 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 		private Duration waitTimeout = Duration.ofSeconds(1);
 
+		private boolean failFast = true;
+
 		private String instanceId;
 
 		private LongSupplier nanoTime = System::nanoTime;
@@ -1143,6 +1138,18 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		/** How long a schedule or finish waits for its replicas; default 1 s. */
 		public Builder waitTimeout(Duration waitTimeout) {
 			this.waitTimeout = waitTimeout;
+			return this;
+		}
+
+		/**
+		 * Whether {@link RedisDelayQueue#start()} throws when Redis is unreachable; default
+		 * true. Without, the queue starts anyway: producers get a
+		 * {@link io.github.delayqueue.core.DelayQueueConnectionException} and the timer and
+		 * listeners retry until Redis answers, and the start-up checks (version, bucket count)
+		 * run before the first call that reaches Redis.
+		 */
+		public Builder failFast(boolean failFast) {
+			this.failFast = failFast;
 			return this;
 		}
 
