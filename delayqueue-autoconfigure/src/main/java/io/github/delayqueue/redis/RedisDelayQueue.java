@@ -33,6 +33,7 @@ import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueueStats.BucketStats;
 import io.github.delayqueue.core.QueueStats.TopicStats;
 import io.github.delayqueue.core.RepairResult;
+import io.github.delayqueue.core.ReplayResult;
 import io.github.delayqueue.core.RescheduleResult;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleRequest;
@@ -75,8 +76,6 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 	/** The most jobs one schedule script call creates (a bulk schedule is split). */
 	static final int SCHEDULE_BATCH = 200;
-
-	static final int MAX_DEAD_PAGE = 1_000;
 
 	/** The most dead jobs one replay script call reads (a replay of more is split). */
 	static final int REPLAY_BATCH = 1_000;
@@ -444,39 +443,61 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	}
 
 	@Override
-	public int replayDead(String topic, int max) {
+	public ReplayResult replayDeadJobs(String topic, int max) {
 		JobConstraints.topic(topic);
 		JobConstraints.max("max", max, MAX_REPLAY);
 		int total = 0;
+		List<String> ids = new ArrayList<>();
 		for (int bucket = 0; bucket < this.keys.buckets() && total < max; bucket++) {
 			// bounded script calls: each one reads and removes at most REPLAY_BATCH dead entries
 			long left = 1;
 			while (total < max && left > 0) {
-				long[] outcome = replay(topic, bucket, Math.min(REPLAY_BATCH, max - total), "");
-				total += (int) outcome[0];
-				left = outcome[1];
+				Replayed replayed = replay(topic, bucket, Math.min(REPLAY_BATCH, max - total), "",
+						ReplayResult.MAX_IDS - ids.size());
+				total += (int) replayed.count();
+				left = replayed.left();
+				ids.addAll(replayed.ids());
 			}
 		}
-		return total;
+		return new ReplayResult(total, ids);
 	}
 
 	@Override
 	public boolean replayDead(String topic, String id) {
 		int bucket = bucketOf(topic, id);
-		return replay(topic, bucket, 1, KeySpace.jobKey(topic, id))[0] == 1;
+		return replay(topic, bucket, 1, KeySpace.jobKey(topic, id), 0).count() == 1;
 	}
 
 	/**
 	 * Replays dead jobs of one bucket.
-	 * @return the jobs replayed and the dead entries left in the bucket
+	 * @param named how many of the replayed jobs' ids to return
 	 */
-	private long[] replay(String topic, int bucket, int max, String jobKey) {
-		List<Object> reply = Replies.list(this.runner.run(REPLAY, call(bucket, topic, max, jobKey)));
-		long replayed = Replies.asLong(reply.get(0));
-		if (replayed > 0) {
+	private Replayed replay(String topic, int bucket, int max, String jobKey, int named) {
+		Replayed replayed = Replayed.of(topic,
+				Replies.list(this.runner.run(REPLAY, call(bucket, topic, max, jobKey, named))));
+		if (replayed.count() > 0) {
 			this.signals.markReady(topic, bucket);
 		}
-		return new long[] { replayed, Replies.asLong(reply.get(1)) };
+		return replayed;
+	}
+
+	/**
+	 * The reply of {@code replay.lua}.
+	 *
+	 * @param count the jobs replayed
+	 * @param left the dead-list entries left in the bucket
+	 * @param ids the ids of the first replayed jobs, as many as were asked for
+	 */
+	private record Replayed(long count, long left, List<String> ids) {
+
+		static Replayed of(String topic, List<Object> reply) {
+			List<String> ids = new ArrayList<>(reply.size() - 2);
+			for (int i = 2; i < reply.size(); i++) {
+				ids.add(Replies.asString(reply.get(i)).substring(topic.length() + 1));
+			}
+			return new Replayed(Replies.asLong(reply.get(0)), Replies.asLong(reply.get(1)), ids);
+		}
+
 	}
 
 	// ---------------------------------------------------------------- consumer side
