@@ -7,6 +7,7 @@ import java.util.Set;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.http.BearerTokenInterceptor;
 import io.github.delayqueue.http.DelayQueueHttpApi;
+import io.github.delayqueue.http.ProblemJsonExceptionResolver;
 import io.github.delayqueue.http.ReserveWaiters;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -29,6 +30,8 @@ import org.springframework.core.io.ResourceLoader;
 import org.springframework.util.Assert;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.servlet.DispatcherServlet;
+import org.springframework.web.servlet.HandlerExceptionResolver;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 import org.springframework.web.servlet.handler.MappedInterceptor;
 
 /**
@@ -71,6 +74,24 @@ public final class DelayQueueHttpAutoConfiguration {
 				http.getMaxReserve(), http.getMaxWait());
 		return new DelayQueueHttpApi(operations, waiters, jsonMapper.getIfAvailable(() -> JsonMapper.builder().build()),
 				limits, basePath(http));
+	}
+
+	/**
+	 * Spring MVC's own refusals of requests to the API (a method a route does not serve, a
+	 * path without a route) as {@code application/problem+json}, as the API's are.
+	 */
+	@Bean
+	WebMvcConfigurer delayQueueHttpProblems(DelayQueueProperties properties) {
+		List<String> paths = List.of(basePath(properties.getHttp()));
+		return new WebMvcConfigurer() {
+
+			@Override
+			public void extendHandlerExceptionResolvers(List<HandlerExceptionResolver> resolvers) {
+				// after @ExceptionHandler methods, before Spring MVC's default handling
+				resolvers.add(Math.min(1, resolvers.size()), new ProblemJsonExceptionResolver(() -> paths));
+			}
+
+		};
 	}
 
 	/**
