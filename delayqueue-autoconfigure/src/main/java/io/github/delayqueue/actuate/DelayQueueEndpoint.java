@@ -166,12 +166,21 @@ public class DelayQueueEndpoint {
 	public ActionDescriptor act(SecurityContext securityContext, @Selector String topic, String action,
 			@Nullable Integer max, @Nullable String id, @Nullable String listener) {
 		checkTopic(topic);
-		ActionDescriptor done = switch (action) {
-			case "replay" -> replay(topic, max, id, listener);
-			case "pause", "resume" -> pauseOrResume(topic, action, max, id, listener);
-			default -> throw new InvalidArgumentException("action",
-					"action must be one of replay, pause, resume, was '" + action + "'");
-		};
+		ActionDescriptor done;
+		try {
+			done = switch (action) {
+				case "replay" -> replay(topic, max, id, listener);
+				case "pause", "resume" -> pauseOrResume(topic, action, max, id, listener);
+				default -> throw new InvalidArgumentException("action",
+						"action must be one of replay, pause, resume, was '" + action + "'");
+			};
+		}
+		catch (NotFoundException ex) {
+			// asked for and found nothing: a write all the same
+			String named = (id != null) ? id : listener;
+			audit(securityContext, new ActionDescriptor(topic, action, 0, (named != null) ? List.of(named) : List.of()));
+			throw ex;
+		}
 		audit(securityContext, done);
 		return done;
 	}

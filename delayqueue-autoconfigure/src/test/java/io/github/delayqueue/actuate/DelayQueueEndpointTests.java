@@ -272,13 +272,16 @@ class DelayQueueEndpointTests {
 		this.app.delete("/actuator/delayqueue/orders/w1");
 		this.app.post("/actuator/delayqueue/webhooks", "{\"action\":\"pause\",\"listener\":\"webhook-sender\"}");
 		this.app.post("/actuator/delayqueue", "{\"action\":\"repair\",\"dryRun\":true}");
+		assertThat(this.app.post("/actuator/delayqueue/orders", "{\"action\":\"replay\",\"id\":\"nope\"}").status())
+			.isEqualTo(404);
 		assertThat(output).contains("by=anonymous via=endpoint action=cancel topic=orders count=1 ids=[w1]")
 			.contains("by=anonymous via=endpoint action=cancel topic=orders count=0 ids=[w1]")
 			.contains("by=anonymous via=endpoint action=pause topic=webhooks count=1 ids=[webhook-sender]")
-			.contains("by=anonymous via=endpoint action=repair-dry-run count=0 jobs=");
+			.contains("by=anonymous via=endpoint action=repair-dry-run count=0 jobs=")
+			.contains("by=anonymous via=endpoint action=replay topic=orders count=0 ids=[nope]");
 		// refused input changes nothing and is not a write
 		this.app.post("/actuator/delayqueue/orders", "{\"action\":\"replay\",\"mx\":1}");
-		assertThat(output).doesNotContain("ids=[mx]").containsOnlyOnce("action=replay");
+		assertThat(output).doesNotContain("ids=[mx]").containsOnlyOnce("action=replay topic=orders count=2");
 	}
 
 	private boolean listenerPaused(String id) {
