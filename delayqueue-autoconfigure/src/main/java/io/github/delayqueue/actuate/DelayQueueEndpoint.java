@@ -1,6 +1,7 @@
 package io.github.delayqueue.actuate;
 
 import java.nio.charset.StandardCharsets;
+import java.security.Principal;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -9,6 +10,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Supplier;
 
+import io.github.delayqueue.core.AuditLog;
 import io.github.delayqueue.core.DeadJobPage;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.JobConstraints;
@@ -17,11 +19,13 @@ import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueueStats.BucketStats;
 import io.github.delayqueue.core.QueueStats.TopicStats;
 import io.github.delayqueue.core.RepairResult;
+import io.github.delayqueue.core.ReplayResult;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -47,13 +51,19 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * with {@code "listener":"<id>"} (one).</li>
  * <li>{@code DELETE /actuator/delayqueue/{topic}/{id}}: cancels a job.</li>
  * </ul>
- * An unknown topic, job or listener is a {@link NotFoundException} (404 over the web), a bad
- * argument an {@link InvalidEndpointRequestException} (400).
+ * An unknown topic, job or listener is a {@link NotFoundException}, a bad argument an
+ * {@link InvalidArgumentException} naming it; over the web both are
+ * {@code application/problem+json} answers (404 and 400, see
+ * {@link DelayQueueEndpointInvokerAdvisor}). Every write is written to the audit log
+ * ({@link AuditLog}), with the principal of the request when there is one.
  */
 @Endpoint(id = "delayqueue")
 public class DelayQueueEndpoint {
 
 	static final int DEFAULT_PAGE = 20;
+
+	/** How the audit log names writes through this endpoint. */
+	static final String VIA = "endpoint";
 
 	private final DelayQueueOperations operations;
 
@@ -98,24 +108,25 @@ public class DelayQueueEndpoint {
 	}
 
 	/**
-	 * One topic, with its listeners and a page of its dead jobs, oldest deaths first.
+	 * One topic with a page of its dead jobs.
 	 * @param topic the topic
 	 * @param cursor the {@code next} of the page before, or {@code null} for the first
-	 * page
-	 * @param limit the most dead jobs on the page, or {@code null} for 20
-	 * @return the topic, or {@code null} when it has no jobs and no listener here
+	 * @param limit the most dead jobs of the page (default {@value #DEFAULT_PAGE})
+	 * @return the topic
+	 * @throws NotFoundException when the topic has no jobs and no listeners
 	 */
 	@ReadOperation
-	public @Nullable TopicDescriptor topic(@Selector String topic, @Nullable String cursor, @Nullable Integer limit) {
+	public TopicDescriptor topic(@Selector String topic, @Nullable String cursor, @Nullable Integer limit) {
 		checkTopic(topic);
 		QueueStats stats = this.operations.stats();
 		List<ListenerDescriptor> listeners = listenersByTopic().getOrDefault(topic, List.of());
 		TopicStats figures = stats.topics().get(topic);
 		if (figures == null && listeners.isEmpty()) {
-			return null;
+			throw NotFoundException.topic(topic);
 		}
-		DeadJobPage page = argument(() -> this.operations.deadJobs(topic, cursor,
-				(limit != null) ? limit : DEFAULT_PAGE, this.showPayloads));
+		int size = (limit != null) ? limit : DEFAULT_PAGE;
+		argument("limit", () -> JobConstraints.max("limit", size, DelayQueueOperations.MAX_DEAD_PAGE));
+		DeadJobPage page = argument("cursor", () -> this.operations.deadJobs(topic, cursor, size, this.showPayloads));
 		return TopicDescriptor.of(topic, (figures != null) ? figures : TopicStats.EMPTY, stats.readAt(), listeners,
 				DeadJobsDescriptor.of(page, this.showPayloads));
 	}
@@ -123,21 +134,30 @@ public class DelayQueueEndpoint {
 	/**
 	 * Repairs the queue: every bucket back to the invariant, from the job records (see
 	 * {@link DelayQueueOperations#repair}).
+	 * @param securityContext who asks, for the audit log
 	 * @param action {@code repair}
 	 * @param dryRun {@code true} to only count what would be repaired
 	 * @return what was (or would be) repaired
 	 */
 	@WriteOperation
-	public RepairDescriptor repair(String action, @Nullable Boolean dryRun) {
+	public RepairDescriptor repair(SecurityContext securityContext, String action, @Nullable Boolean dryRun) {
 		if (!"repair".equals(action)) {
-			throw new InvalidEndpointRequestException("action must be repair, was '" + action + "'", "Bad action");
+			throw new InvalidArgumentException("action", "action must be repair, was '" + action + "'");
 		}
 		boolean write = dryRun == null || !dryRun;
-		return RepairDescriptor.of(this.operations.repair(write), write);
+		RepairDescriptor repaired = RepairDescriptor.of(this.operations.repair(write), write);
+		AuditLog.write(AuditLog.entry(VIA, who(securityContext), write ? "repair" : "repair-dry-run")
+			.count(repaired.reindexed() + repaired.dropped() + repaired.countsCorrected())
+			.detail("jobs", repaired.jobs())
+			.detail("reindexed", repaired.reindexed())
+			.detail("dropped", repaired.dropped())
+			.detail("countsCorrected", repaired.countsCorrected()));
+		return repaired;
 	}
 
 	/**
 	 * Replays dead jobs of a topic, or pauses or resumes its listeners.
+	 * @param securityContext who asks, for the audit log
 	 * @param topic the topic
 	 * @param action {@code replay}, {@code pause} or {@code resume}
 	 * @param max for {@code replay}: the most jobs to replay (default all)
@@ -147,72 +167,90 @@ public class DelayQueueEndpoint {
 	 * @return what was done
 	 */
 	@WriteOperation
-	public ActionDescriptor act(@Selector String topic, String action, @Nullable Integer max, @Nullable String id,
-			@Nullable String listener) {
+	public ActionDescriptor act(SecurityContext securityContext, @Selector String topic, String action,
+			@Nullable Integer max, @Nullable String id, @Nullable String listener) {
 		checkTopic(topic);
-		return switch (action) {
-			case "replay" -> replay(topic, max, id, listener);
-			case "pause", "resume" -> pauseOrResume(topic, action, max, id, listener);
-			default -> throw new InvalidEndpointRequestException(
-					"action must be one of replay, pause, resume, was '" + action + "'", "Bad action");
-		};
+		ActionDescriptor done;
+		try {
+			done = switch (action) {
+				case "replay" -> replay(topic, max, id, listener);
+				case "pause", "resume" -> pauseOrResume(topic, action, max, id, listener);
+				default -> throw new InvalidArgumentException("action",
+						"action must be one of replay, pause, resume, was '" + action + "'");
+			};
+		}
+		catch (NotFoundException ex) {
+			// asked for and found nothing: a write all the same
+			String named = (id != null) ? id : listener;
+			audit(securityContext, new ActionDescriptor(topic, action, 0, (named != null) ? List.of(named) : List.of()));
+			throw ex;
+		}
+		audit(securityContext, done);
+		return done;
 	}
 
 	/**
 	 * Cancels a job.
+	 * @param securityContext who asks, for the audit log
 	 * @param topic the topic
 	 * @param id the job id
 	 * @return what was done
 	 */
 	@DeleteOperation
-	public ActionDescriptor cancel(@Selector String topic, @Selector String id) {
+	public ActionDescriptor cancel(SecurityContext securityContext, @Selector String topic, @Selector String id) {
 		checkTopic(topic);
-		argument(() -> JobConstraints.id(id));
-		if (!this.operations.cancel(topic, id)) {
+		argument("id", () -> JobConstraints.id(id));
+		boolean cancelled = this.operations.cancel(topic, id);
+		ActionDescriptor done = new ActionDescriptor(topic, "cancel", cancelled ? 1 : 0, List.of(id));
+		audit(securityContext, done);
+		if (!cancelled) {
 			throw new NotFoundException("No job '" + id + "' in topic '" + topic + "'");
 		}
-		return new ActionDescriptor(topic, "cancel", 1, List.of(id));
+		return done;
 	}
 
 	private ActionDescriptor replay(String topic, @Nullable Integer max, @Nullable String id,
 			@Nullable String listener) {
 		if (listener != null) {
-			throw new InvalidEndpointRequestException("listener applies to pause and resume, not to replay",
-					"Bad argument");
+			throw new InvalidArgumentException("listener", "listener applies to pause and resume, not to replay");
 		}
 		if (id != null) {
 			if (max != null) {
-				throw new InvalidEndpointRequestException("give either id or max for replay, not both", "Bad argument");
+				throw new InvalidArgumentException("id", "give either id or max for replay, not both");
 			}
-			argument(() -> JobConstraints.id(id));
+			argument("id", () -> JobConstraints.id(id));
 			if (!this.operations.replayDead(topic, id)) {
 				throw new NotFoundException("No DEAD job '" + id + "' in topic '" + topic + "'");
 			}
 			return new ActionDescriptor(topic, "replay", 1, List.of(id));
 		}
 		if (max != null) {
-			argument(() -> JobConstraints.max("max", max, DelayQueueOperations.MAX_REPLAY));
+			argument("max", () -> JobConstraints.max("max", max, DelayQueueOperations.MAX_REPLAY));
 		}
 		if (!isKnown(topic)) {
 			throw NotFoundException.topic(topic);
 		}
 		if (max != null) {
-			return new ActionDescriptor(topic, "replay", this.operations.replayDead(topic, max), List.of());
+			ReplayResult replayed = this.operations.replayDeadJobs(topic, max);
+			return new ActionDescriptor(topic, "replay", replayed.count(), replayed.ids());
 		}
-		long replayed = 0;
-		int round;
+		long count = 0;
+		List<String> ids = new ArrayList<>();
+		ReplayResult round;
 		do {
-			round = this.operations.replayDead(topic, DelayQueueOperations.MAX_REPLAY);
-			replayed += round;
+			round = this.operations.replayDeadJobs(topic, DelayQueueOperations.MAX_REPLAY);
+			count += round.count();
+			round.ids().stream().limit(ReplayResult.MAX_IDS - ids.size()).forEach(ids::add);
 		}
-		while (round == DelayQueueOperations.MAX_REPLAY);
-		return new ActionDescriptor(topic, "replay", replayed, List.of());
+		while (round.count() == DelayQueueOperations.MAX_REPLAY);
+		return new ActionDescriptor(topic, "replay", count, ids);
 	}
 
 	private ActionDescriptor pauseOrResume(String topic, String action, @Nullable Integer max, @Nullable String id,
 			@Nullable String listener) {
 		if (max != null || id != null) {
-			throw new InvalidEndpointRequestException("max and id apply to replay, not to " + action, "Bad argument");
+			throw new InvalidArgumentException((max != null) ? "max" : "id",
+					((max != null) ? "max" : "id") + " applies to replay, not to " + action);
 		}
 		List<DelayedListenerContainer> matching = new ArrayList<>();
 		for (DelayedListenerContainer container : this.containers.get()) {
@@ -251,19 +289,31 @@ public class DelayQueueEndpoint {
 		return byTopic;
 	}
 
+	private void audit(SecurityContext securityContext, ActionDescriptor done) {
+		AuditLog.write(AuditLog.entry(VIA, who(securityContext), done.action())
+			.topic(done.topic())
+			.count(done.count())
+			.ids(done.ids()));
+	}
+
+	private static @Nullable String who(@Nullable SecurityContext securityContext) {
+		Principal principal = (securityContext != null) ? securityContext.getPrincipal() : null;
+		return (principal != null) ? principal.getName() : null;
+	}
+
 	private static void checkTopic(String topic) {
-		argument(() -> JobConstraints.topic(topic));
+		argument("topic", () -> JobConstraints.topic(topic));
 	}
 
 	/**
-	 * Runs a call whose {@link IllegalArgumentException} is the caller's mistake.
+	 * Runs a call whose {@link IllegalArgumentException} is the caller's mistake with a field.
 	 */
-	private static <T> T argument(Supplier<T> call) {
+	private static <T> T argument(String field, Supplier<T> call) {
 		try {
 			return call.get();
 		}
 		catch (IllegalArgumentException ex) {
-			throw new InvalidEndpointRequestException(ex.getMessage(), "Bad argument");
+			throw new InvalidArgumentException(field, ex.getMessage());
 		}
 	}
 
@@ -282,6 +332,30 @@ public class DelayQueueEndpoint {
 
 		static NotFoundException topic(String topic) {
 			return new NotFoundException("No topic '" + topic + "': it has no jobs and no listeners");
+		}
+
+	}
+
+	/**
+	 * An argument of an operation that breaks its rule: the message names the field and the
+	 * rule.
+	 */
+	public static class InvalidArgumentException extends InvalidEndpointRequestException {
+
+		private final @Nullable String field;
+
+		public InvalidArgumentException(@Nullable String field, String message) {
+			super(message, "Bad argument");
+			this.field = field;
+		}
+
+		/**
+		 * The argument at fault.
+		 * @return its name, as the request gives it, or {@code null} when the request as a
+		 * whole is
+		 */
+		public @Nullable String getField() {
+			return this.field;
 		}
 
 	}
@@ -446,7 +520,9 @@ public class DelayQueueEndpoint {
 	 * @param topic the topic
 	 * @param action {@code replay}, {@code pause}, {@code resume} or {@code cancel}
 	 * @param count jobs replayed or cancelled, or listeners paused or resumed
-	 * @param ids the job or listener ids concerned, when named
+	 * @param ids the job or listener ids concerned: for a replay, the first
+	 * {@value ReplayResult#MAX_IDS} jobs replayed (all of them when {@code count} is at most
+	 * that)
 	 */
 	public record ActionDescriptor(String topic, String action, long count,
 			List<String> ids) implements OperationResponseBody {

@@ -12,6 +12,7 @@ import java.util.function.Function;
 import io.github.delayqueue.config.DelayedListenerConfigurer;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistrar;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
+import io.github.delayqueue.config.InvalidDelayedListenerException;
 import io.github.delayqueue.config.MethodDelayedListenerEndpoint;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.listener.DelayedJobArgumentResolver;
@@ -112,13 +113,15 @@ public class DelayedListenerAnnotationBeanPostProcessor
 		checkParameters(method, where);
 		String topic = resolve(listener.topic(), where, "topic");
 		if (!StringUtils.hasText(topic)) {
-			throw new IllegalStateException(where + " has no topic: set @DelayedListener(topic = \"...\")");
+			throw new InvalidDelayedListenerException(where, "has no topic", "set @DelayedListener(topic = \"...\")",
+					null);
 		}
 		try {
 			JobConstraints.topic(topic);
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalStateException(where + ": " + ex.getMessage() + "; fix the topic", ex);
+			throw new InvalidDelayedListenerException(where, "has an invalid topic (" + ex.getMessage() + ")",
+					"fix the topic", ex);
 		}
 		String id = resolve(listener.id(), where, "id");
 		if (!StringUtils.hasText(id)) {
@@ -158,8 +161,8 @@ public class DelayedListenerAnnotationBeanPostProcessor
 
 	private static void checkParameters(Method method, String where) {
 		if (method.getParameterCount() == 0) {
-			throw new IllegalStateException(where + " takes no parameters: declare the payload parameter "
-					+ "(such as 'OrderClose payload') and/or a 'DelayedJob<OrderClose> job' parameter");
+			throw new InvalidDelayedListenerException(where, "takes no parameters", "declare the payload parameter"
+					+ " (such as 'OrderClose payload') and/or a 'DelayedJob<OrderClose> job' parameter", null);
 		}
 		List<String> payloads = new ArrayList<>();
 		for (int i = 0; i < method.getParameterCount(); i++) {
@@ -173,9 +176,10 @@ public class DelayedListenerAnnotationBeanPostProcessor
 					+ ((parameter.getParameterName() != null) ? parameter.getParameterName() : "arg" + i));
 		}
 		if (payloads.size() > 1) {
-			throw new IllegalStateException(where + " has " + payloads.size() + " payload parameters " + payloads
-					+ ": a listener takes one payload parameter at most; read the others from the payload, or use "
-					+ "DelayedJob<T> for the job's metadata");
+			throw new InvalidDelayedListenerException(where,
+					"has " + payloads.size() + " payload parameters " + payloads
+							+ ", but a listener takes one payload parameter at most",
+					"read the others from the payload, or use DelayedJob<T> for the job's metadata", null);
 		}
 	}
 
@@ -197,10 +201,11 @@ public class DelayedListenerAnnotationBeanPostProcessor
 		return resolved;
 	}
 
-	private static IllegalStateException unresolvable(String where, String attribute, String value, String reason,
-			Exception cause) {
-		return new IllegalStateException(where + ": " + attribute + " \"" + value + "\" cannot be resolved (" + reason
-				+ "); define the property or give the placeholder a default, such as ${name:default}", cause);
+	private static InvalidDelayedListenerException unresolvable(String where, String attribute, String value,
+			String reason, Exception cause) {
+		return new InvalidDelayedListenerException(where,
+				"has " + attribute + " \"" + value + "\", which cannot be resolved (" + reason + ")",
+				"define the property or give the placeholder a default, such as ${name:default}", cause);
 	}
 
 	private <T> T parse(String value, String where, String attribute, String rule, Function<String, T> parser) {
@@ -212,7 +217,8 @@ public class DelayedListenerAnnotationBeanPostProcessor
 			return parser.apply(text.trim());
 		}
 		catch (RuntimeException ex) {
-			throw new IllegalStateException(where + ": " + attribute + " \"" + text + "\" must be " + rule, ex);
+			throw new InvalidDelayedListenerException(where, "has " + attribute + " \"" + text + "\"",
+					"set " + attribute + " to " + rule, ex);
 		}
 	}
 

@@ -50,7 +50,8 @@ public final class DelayQueueAutoConfiguration {
 			.guardInterval(timer.getGuardInterval())
 			.leaseTtl(timer.getLeaseTtl())
 			.waitReplicas(properties.getRedis().getWaitReplicas())
-			.waitTimeout(properties.getRedis().getWaitTimeout());
+			.waitTimeout(properties.getRedis().getWaitTimeout())
+			.failFast(properties.getRedis().isFailFast());
 		observers.orderedStream().forEach(builder::observer);
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
 		return builder.build();

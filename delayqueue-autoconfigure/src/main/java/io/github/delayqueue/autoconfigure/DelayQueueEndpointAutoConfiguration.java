@@ -1,28 +1,40 @@
 package io.github.delayqueue.autoconfigure;
 
+import java.util.Collections;
+import java.util.List;
+
 import io.github.delayqueue.actuate.DelayQueueEndpoint;
-import io.github.delayqueue.actuate.DelayQueueEndpointWebExtension;
+import io.github.delayqueue.actuate.DelayQueueEndpointInvokerAdvisor;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.http.ProblemJsonExceptionResolver;
 import io.github.delayqueue.redis.RedisDelayQueue;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
+import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.web.PathMappedEndpoints;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.web.servlet.DispatcherServlet;
+import org.springframework.web.servlet.HandlerExceptionResolver;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 /**
  * Auto-configuration of the {@code delayqueue} Actuator endpoint. Like every endpoint it is
  * reachable over the web only when exposed ({@code management.endpoints.web.exposure.include});
  * {@code management.endpoint.delayqueue.access=read-only} keeps the reads and refuses the
- * write operations.
+ * write operations. Its refusals are {@code application/problem+json} over the web
+ * ({@link DelayQueueEndpointInvokerAdvisor}), Spring MVC's own ones (405, 415, a body that is
+ * not JSON) too in a Spring MVC application.
  */
 @AutoConfiguration(after = { DelayQueueAutoConfiguration.class, DelayedListenerAutoConfiguration.class })
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
@@ -46,10 +58,35 @@ public final class DelayQueueEndpointAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		@ConditionalOnBean(DelayQueueEndpoint.class)
-		@ConditionalOnAvailableEndpoint(exposure = EndpointExposure.WEB)
-		DelayQueueEndpointWebExtension delayQueueEndpointWebExtension(DelayQueueEndpoint endpoint) {
-			return new DelayQueueEndpointWebExtension(endpoint);
+		DelayQueueEndpointInvokerAdvisor delayQueueEndpointInvokerAdvisor() {
+			return new DelayQueueEndpointInvokerAdvisor();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnAvailableEndpoint(endpoint = DelayQueueEndpoint.class, exposure = EndpointExposure.WEB)
+	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+	@ConditionalOnClass({ DispatcherServlet.class, PathMappedEndpoints.class })
+	static class WebMvcConfiguration {
+
+		@Bean
+		WebMvcConfigurer delayQueueEndpointProblems(ObjectProvider<PathMappedEndpoints> endpoints) {
+			EndpointId id = EndpointId.of("delayqueue");
+			return new WebMvcConfigurer() {
+
+				@Override
+				public void extendHandlerExceptionResolvers(List<HandlerExceptionResolver> resolvers) {
+					ProblemJsonExceptionResolver resolver = new ProblemJsonExceptionResolver(() -> {
+						PathMappedEndpoints mapped = endpoints.getIfAvailable();
+						String path = (mapped != null) ? mapped.getPath(id) : null;
+						return (path != null) ? List.of(path) : Collections.emptyList();
+					});
+					// after @ExceptionHandler methods, before Spring MVC's default handling
+					resolvers.add(Math.min(1, resolvers.size()), resolver);
+				}
+
+			};
 		}
 
 	}

@@ -1,11 +1,13 @@
 package io.github.delayqueue.autoconfigure;
 
+import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.regex.Pattern;
+import java.util.Set;
 
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.http.BearerTokenInterceptor;
 import io.github.delayqueue.http.DelayQueueHttpApi;
+import io.github.delayqueue.http.ProblemJsonExceptionResolver;
 import io.github.delayqueue.http.ReserveWaiters;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -21,11 +23,15 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.autoconfigure.condition.OnPropertyListCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.source.MutuallyExclusiveConfigurationPropertiesException;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.core.io.ResourceLoader;
+import org.springframework.util.Assert;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.servlet.DispatcherServlet;
+import org.springframework.web.servlet.HandlerExceptionResolver;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 import org.springframework.web.servlet.handler.MappedInterceptor;
 
 /**
@@ -46,8 +52,6 @@ import org.springframework.web.servlet.handler.MappedInterceptor;
 public final class DelayQueueHttpAutoConfiguration {
 
 	private static final Log logger = LogFactory.getLog(DelayQueueHttpAutoConfiguration.class);
-
-	private static final Pattern BASE_PATH = Pattern.compile("(/[A-Za-z0-9._~-]+)+");
 
 	private static final String SPRING_SECURITY = "org.springframework.security.web.SecurityFilterChain";
 
@@ -73,6 +77,24 @@ public final class DelayQueueHttpAutoConfiguration {
 	}
 
 	/**
+	 * Spring MVC's own refusals of requests to the API (a method a route does not serve, a
+	 * path without a route) as {@code application/problem+json}, as the API's are.
+	 */
+	@Bean
+	WebMvcConfigurer delayQueueHttpProblems(DelayQueueProperties properties) {
+		List<String> paths = List.of(basePath(properties.getHttp()));
+		return new WebMvcConfigurer() {
+
+			@Override
+			public void extendHandlerExceptionResolvers(List<HandlerExceptionResolver> resolvers) {
+				// after @ExceptionHandler methods, before Spring MVC's default handling
+				resolvers.add(Math.min(1, resolvers.size()), new ProblemJsonExceptionResolver(() -> paths));
+			}
+
+		};
+	}
+
+	/**
 	 * The token check, with or without Spring Security. A {@link MappedInterceptor} bean is
 	 * applied by every handler mapping to every handler, and checks the API's handlers: not
 	 * replaceable, so that configured tokens are always checked.
@@ -85,10 +107,10 @@ public final class DelayQueueHttpAutoConfiguration {
 
 	static String basePath(DelayQueueProperties.Http http) {
 		String basePath = http.getBasePath();
-		if (basePath == null || !BASE_PATH.matcher(basePath).matches()) {
-			throw new IllegalStateException("delayqueue.http.base-path must start with '/', not end with '/', and"
-					+ " hold only letters, digits, '.', '_', '~' and '-' between slashes, was '" + basePath + "'");
-		}
+		// checked when bound (DelayQueuePropertiesRules); again for properties set in code
+		Assert.state(basePath != null && DelayQueuePropertiesRules.BASE_PATH.matcher(basePath).matches(),
+				() -> "delayqueue.http.base-path must start with '/', not end with '/', and hold only letters, digits,"
+						+ " '.', '_', '~' and '-' between slashes, was '" + basePath + "'");
 		return basePath;
 	}
 
@@ -100,13 +122,9 @@ public final class DelayQueueHttpAutoConfiguration {
 	static void checkProtection(DelayQueueProperties.Http http, boolean springSecurity) {
 		List<String> tokens = http.getTokens();
 		if (http.isAllowAnonymous() && (!tokens.isEmpty() || http.isSecuredByApplication())) {
-			throw new IllegalStateException("delayqueue.http.allow-anonymous=true (serve the HTTP job API without any"
-					+ " check) contradicts " + (tokens.isEmpty() ? "delayqueue.http.secured-by-application=true"
-							: "delayqueue.http.tokens")
-					+ ": remove one of them");
-		}
-		if (tokens.stream().anyMatch((token) -> token == null || token.isBlank())) {
-			throw new IllegalStateException("delayqueue.http.tokens must not hold a blank token");
+			String other = tokens.isEmpty() ? "delayqueue.http.secured-by-application" : "delayqueue.http.tokens";
+			Set<String> names = new LinkedHashSet<>(List.of("delayqueue.http.allow-anonymous", other));
+			throw new MutuallyExclusiveConfigurationPropertiesException(names, names);
 		}
 		if (!tokens.isEmpty()) {
 			return;
@@ -121,14 +139,7 @@ public final class DelayQueueHttpAutoConfiguration {
 					+ " takes requests without a token (delayqueue.http.allow-anonymous=true)");
 			return;
 		}
-		String paths = http.getBasePath() + "/**";
-		throw new IllegalStateException("delayqueue.http.enabled=true: nothing protects the HTTP job API at " + paths
-				+ (springSecurity ? " (Spring Security on the classpath is not enough: its chains may not cover those"
-						+ " paths, or may permit them)" : "")
-				+ ". Set one of: delayqueue.http.tokens (bearer tokens the API checks itself, with or without Spring"
-				+ " Security); delayqueue.http.secured-by-application=true (the application's own security, such as a"
-				+ " SecurityFilterChain, authenticates " + paths + "); delayqueue.http.allow-anonymous=true (anyone"
-				+ " who reaches the port may use the API: a trusted network only)");
+		throw new UnprotectedHttpApiException(http.getBasePath() + "/**", springSecurity);
 	}
 
 	static class OnTokensCondition extends OnPropertyListCondition {

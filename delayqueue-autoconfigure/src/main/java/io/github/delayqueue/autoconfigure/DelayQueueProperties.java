@@ -8,12 +8,16 @@ import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
 
 /**
- * Configuration of the delay queue ({@code delayqueue.*}).
+ * Configuration of the delay queue ({@code delayqueue.*}). The values are checked when they
+ * are bound: one that breaks its rule fails start-up with Spring Boot's report naming the
+ * property, its value, where it was set and the rule.
  */
 @ConfigurationProperties("delayqueue")
-public class DelayQueueProperties {
+public class DelayQueueProperties implements Validator {
 
 	/**
 	 * Whether to auto-configure the delay queue.
@@ -150,6 +154,16 @@ public class DelayQueueProperties {
 
 	public Redis getRedis() {
 		return this.redis;
+	}
+
+	@Override
+	public boolean supports(Class<?> type) {
+		return DelayQueueProperties.class.isAssignableFrom(type);
+	}
+
+	@Override
+	public void validate(Object target, Errors errors) {
+		DelayQueuePropertiesRules.validate((DelayQueueProperties) target, errors);
 	}
 
 	/**
@@ -593,6 +607,14 @@ public class DelayQueueProperties {
 	public static class Redis {
 
 		/**
+		 * Whether the application fails to start when Redis is unreachable at start-up. When
+		 * false it starts anyway: producers get a DelayQueueConnectionException and the
+		 * timer and listeners retry until Redis answers; the Redis version and the bucket
+		 * count are checked before the first call that reaches Redis.
+		 */
+		private boolean failFast = true;
+
+		/**
 		 * How many replicas must have a schedule or a finish before it returns (Redis WAIT), so
 		 * that an acknowledged schedule survives a fail-over. 0: acknowledged once on the
 		 * master. Not supported on Redis Cluster.
@@ -604,6 +626,14 @@ public class DelayQueueProperties {
 		 * write is on the master and may be lost on a fail-over).
 		 */
 		private Duration waitTimeout = Duration.ofSeconds(1);
+
+		public boolean isFailFast() {
+			return this.failFast;
+		}
+
+		public void setFailFast(boolean failFast) {
+			this.failFast = failFast;
+		}
 
 		public int getWaitReplicas() {
 			return this.waitReplicas;

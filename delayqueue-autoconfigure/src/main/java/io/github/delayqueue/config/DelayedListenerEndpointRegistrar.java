@@ -97,8 +97,9 @@ public class DelayedListenerEndpointRegistrar {
 
 	private DelayedListenerContainerFactory lookUp(String name, MethodDelayedListenerEndpoint endpoint) {
 		if (this.beanFactory == null || !this.beanFactory.containsBean(name)) {
-			throw new IllegalStateException(endpoint.describe() + " needs a DelayedListenerContainerFactory bean named '"
-					+ name + "': define one, or use Spring Boot's auto-configuration (delayqueue-starter)");
+			throw new InvalidDelayedListenerException(endpoint.describe(),
+					"needs a DelayedListenerContainerFactory bean named '" + name + "'",
+					"define one, or use Spring Boot's auto-configuration (delayqueue-starter)", null);
 		}
 		return this.beanFactory.getBean(name, DelayedListenerContainerFactory.class);
 	}

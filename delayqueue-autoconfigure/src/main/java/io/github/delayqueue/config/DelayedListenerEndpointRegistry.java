@@ -37,8 +37,9 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 			DelayedListenerContainerFactory factory) {
 		Assert.notNull(endpoint, "endpoint must not be null");
 		if (this.containers.containsKey(endpoint.id())) {
-			throw new IllegalStateException(endpoint.describe() + " uses id '" + endpoint.id()
-					+ "', which another listener has already: give each @DelayedListener its own id");
+			throw new InvalidDelayedListenerException(endpoint.describe(),
+					"uses id '" + endpoint.id() + "', which another listener has already",
+					"give each @DelayedListener its own id", null);
 		}
 		DelayedListenerContainer container = factory.createContainer(endpoint);
 		this.containers.put(endpoint.id(), container);

@@ -41,6 +41,11 @@ public interface DelayQueueOperations {
 	int MAX_NEXT = 1_000;
 
 	/**
+	 * The most jobs one {@link #deadJobs} page holds.
+	 */
+	int MAX_DEAD_PAGE = 1_000;
+
+	/**
 	 * Schedules one job.
 	 * @param request the job
 	 * @return whether it was created, and the state and due time of the job in the queue
@@ -96,8 +101,21 @@ public interface DelayQueueOperations {
 	 * @param topic the topic
 	 * @param max the most jobs to replay (1 to {@value #MAX_REPLAY})
 	 * @return how many were replayed
+	 * @see #replayDeadJobs(String, int)
 	 */
-	int replayDead(String topic, int max);
+	default int replayDead(String topic, int max) {
+		return replayDeadJobs(topic, max).count();
+	}
+
+	/**
+	 * Makes up to {@code max} DEAD jobs of a topic READY again, as
+	 * {@link #replayDead(String, int)} does, and says which.
+	 * @param topic the topic
+	 * @param max the most jobs to replay (1 to {@value #MAX_REPLAY})
+	 * @return how many were replayed, and the ids of the first
+	 * {@value ReplayResult#MAX_IDS} of them
+	 */
+	ReplayResult replayDeadJobs(String topic, int max);
 
 	/**
 	 * Makes one DEAD job READY again with its attempts reset.
@@ -113,7 +131,7 @@ public interface DelayQueueOperations {
 	 * @param topic the topic
 	 * @param cursor {@code null} for the first page, else the {@link DeadJobPage#next()} of
 	 * the page before
-	 * @param limit the most jobs to read (1 to 1,000)
+	 * @param limit the most jobs to read (1 to {@value #MAX_DEAD_PAGE})
 	 * @param payloads whether to read the payloads too
 	 * @return the page
 	 * @throws IllegalArgumentException for a cursor that no page gave out

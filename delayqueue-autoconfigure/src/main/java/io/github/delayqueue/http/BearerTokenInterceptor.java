@@ -31,6 +31,13 @@ import org.springframework.web.servlet.HandlerInterceptor;
  */
 public class BearerTokenInterceptor implements HandlerInterceptor {
 
+	/**
+	 * The request attribute that holds which token a request to the API presented: its index
+	 * in {@code delayqueue.http.tokens} (an {@link Integer}), so that the audit log can say
+	 * which client it was without naming the token.
+	 */
+	public static final String TOKEN_INDEX_ATTRIBUTE = BearerTokenInterceptor.class.getName() + ".tokenIndex";
+
 	private static final String PREFIX = "Bearer ";
 
 	private final List<byte[]> tokens = new ArrayList<>();
@@ -58,10 +65,12 @@ public class BearerTokenInterceptor implements HandlerInterceptor {
 			refuse(response, "a bearer token is required: send 'Authorization: Bearer <token>' with a token of delayqueue.http.tokens");
 			return false;
 		}
-		if (!accepts(header.substring(PREFIX.length()).trim().getBytes(StandardCharsets.UTF_8))) {
+		int index = indexOf(header.substring(PREFIX.length()).trim().getBytes(StandardCharsets.UTF_8));
+		if (index < 0) {
 			refuse(response, "the bearer token is not one of delayqueue.http.tokens");
 			return false;
 		}
+		request.setAttribute(TOKEN_INDEX_ATTRIBUTE, index);
 		return true;
 	}
 
@@ -69,12 +78,16 @@ public class BearerTokenInterceptor implements HandlerInterceptor {
 		return handler instanceof HandlerMethod method && DelayQueueHttpApi.class.isAssignableFrom(method.getBeanType());
 	}
 
-	private boolean accepts(byte[] presented) {
-		boolean accepted = false;
-		for (byte[] token : this.tokens) {
-			accepted |= MessageDigest.isEqual(token, presented);
+	/**
+	 * The index of the presented token, or -1; every token is compared, in constant time.
+	 */
+	private int indexOf(byte[] presented) {
+		int index = -1;
+		for (int i = 0; i < this.tokens.size(); i++) {
+			boolean equal = MessageDigest.isEqual(this.tokens.get(i), presented);
+			index = equal ? i : index;
 		}
-		return accepted;
+		return index;
 	}
 
 	private static void refuse(HttpServletResponse response, String detail) throws IOException {

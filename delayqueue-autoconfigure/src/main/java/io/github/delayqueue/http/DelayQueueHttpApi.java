@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.security.Principal;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashSet;
@@ -14,6 +15,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
+import io.github.delayqueue.core.AuditLog;
 import io.github.delayqueue.core.DelayQueueConnectionException;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.FailResult;
@@ -44,6 +46,7 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.context.request.async.DeferredResult;
+import org.springframework.web.util.UriComponentsBuilder;
 import org.springframework.web.util.UriUtils;
 
 /**
@@ -77,6 +80,11 @@ public class DelayQueueHttpApi {
 	private static final Set<String> FAIL_FIELDS = fields("token", "retryIn", "dead", "error");
 
 	private static final Set<String> TOUCH_FIELDS = fields("token", "ttr");
+
+	private static final Set<String> RESERVE_PARAMETERS = fields("max", "wait", "ttr");
+
+	/** How the audit log names writes through this API. */
+	static final String VIA = "http-api";
 
 	/** The answer to a request that found Redis unreachable: nothing of the driver's message. */
 	static final String UNREACHABLE = "the queue's Redis is unreachable; retry later";
@@ -153,8 +161,10 @@ public class DelayQueueHttpApi {
 
 	@PostMapping(path = "/topics/{topic}/reserve", produces = MediaType.APPLICATION_JSON_VALUE)
 	DeferredResult<ResponseEntity<JsonNode>> reserve(@PathVariable("topic") String topic,
-			@RequestParam(name = "max", required = false) @Nullable String max, @RequestParam(name = "wait", required = false) @Nullable String wait,
-			@RequestParam(name = "ttr", required = false) @Nullable String ttr) {
+			@RequestParam(name = "max", required = false) @Nullable String max,
+			@RequestParam(name = "wait", required = false) @Nullable String wait,
+			@RequestParam(name = "ttr", required = false) @Nullable String ttr, HttpServletRequest request) {
+		checkQuery(request, RESERVE_PARAMETERS);
 		checked("topic", () -> JobConstraints.topic(topic));
 		int count = (max != null) ? count(max) : 1;
 		Duration waitFor = (wait != null) ? waitFor(wait) : Duration.ZERO;
@@ -231,16 +241,25 @@ public class DelayQueueHttpApi {
 	}
 
 	@DeleteMapping(path = "/jobs/{topic}/{id}", produces = MediaType.APPLICATION_JSON_VALUE)
-	ResponseEntity<JsonNode> cancel(@PathVariable("topic") String topic, @PathVariable("id") String id) {
+	ResponseEntity<JsonNode> cancel(@PathVariable("topic") String topic, @PathVariable("id") String id,
+			HttpServletRequest request) {
+		checkQuery(request, Set.of());
 		checkJob(topic, id);
-		if (!this.operations.cancel(topic, id)) {
+		boolean cancelled = this.operations.cancel(topic, id);
+		AuditLog.write(AuditLog.entry(VIA, who(request), "cancel")
+			.topic(topic)
+			.count(cancelled ? 1 : 0)
+			.ids(List.of(id)));
+		if (!cancelled) {
 			throw notFound(topic, id);
 		}
 		return ResponseEntity.ok(JobViews.outcome(topic, id, "cancelled", true));
 	}
 
 	@GetMapping(path = "/jobs/{topic}/{id}", produces = MediaType.APPLICATION_JSON_VALUE)
-	ResponseEntity<JsonNode> get(@PathVariable("topic") String topic, @PathVariable("id") String id) {
+	ResponseEntity<JsonNode> get(@PathVariable("topic") String topic, @PathVariable("id") String id,
+			HttpServletRequest request) {
+		checkQuery(request, Set.of());
 		checkJob(topic, id);
 		JobInfo job = this.operations.find(topic, id).orElseThrow(() -> notFound(topic, id));
 		return ResponseEntity.ok(this.views.job(job));
@@ -311,12 +330,44 @@ public class DelayQueueHttpApi {
 	}
 
 	private JsonRequest read(HttpServletRequest request, Set<String> fields) throws IOException {
+		checkQuery(request, Set.of());
 		try (InputStream in = request.getInputStream()) {
 			return JsonRequest.read(in, request.getContentLengthLong(), this.limits.maxBodyBytes(), this.mapper, fields);
 		}
 		catch (UncheckedIOException ex) {
 			throw ex.getCause();
 		}
+	}
+
+	/**
+	 * Refuses query parameters that a route does not take, so that a misspelt option is not
+	 * silently ignored. Read from the query string alone: a form body is not parsed for them.
+	 */
+	private static void checkQuery(HttpServletRequest request, Set<String> parameters) {
+		String query = request.getQueryString();
+		if (query == null || query.isEmpty()) {
+			return;
+		}
+		for (String raw : UriComponentsBuilder.newInstance().query(query).build().getQueryParams().keySet()) {
+			String name = UriUtils.decode(raw, StandardCharsets.UTF_8);
+			if (!parameters.contains(name)) {
+				throw HttpApiException.badRequest(name, "unknown query parameter '" + name + "'; "
+						+ (parameters.isEmpty() ? "this route takes none" : "the parameters are " + parameters));
+			}
+		}
+	}
+
+	/**
+	 * Who made a request, for the audit log: the principal that the application's security
+	 * set on it, else the index of the bearer token it presented, else nobody known.
+	 */
+	private static @Nullable String who(HttpServletRequest request) {
+		Principal principal = request.getUserPrincipal();
+		if (principal != null) {
+			return principal.getName();
+		}
+		Object token = request.getAttribute(BearerTokenInterceptor.TOKEN_INDEX_ATTRIBUTE);
+		return (token != null) ? "token[" + token + "]" : null;
 	}
 
 	private ReservedJob reservation(String topic, String id, JsonRequest body, @Nullable Duration ttr) {

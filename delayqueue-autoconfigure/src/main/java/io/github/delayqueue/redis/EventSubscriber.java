@@ -7,6 +7,7 @@ import io.github.delayqueue.scheduler.ReadySignals;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.core.task.SyncTaskExecutor;
 import org.springframework.data.redis.connection.Message;
@@ -15,6 +16,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.SubscriptionListener;
 import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
+import org.springframework.util.backoff.BackOffExecution;
 import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
@@ -26,11 +28,18 @@ final class EventSubscriber implements MessageListener, SubscriptionListener {
 
 	private static final Log logger = LogFactory.getLog(EventSubscriber.class);
 
+	/** Back-off between attempts to subscribe after a failed start. */
+	private static final ExponentialBackOff RETRY = retryBackOff();
+
 	private final RedisMessageListenerContainer container;
 
 	private final ReadySignals signals;
 
 	private final BucketTimer timer;
+
+	private final Object monitor = new Object();
+
+	private boolean stopped;
 
 	EventSubscriber(RedisConnectionFactory connectionFactory, String channel, ReadySignals signals,
 			BucketTimer timer) {
@@ -51,17 +60,86 @@ final class EventSubscriber implements MessageListener, SubscriptionListener {
 		this.container.addMessageListener(this, new ChannelTopic(channel));
 	}
 
-	void start() {
+	/**
+	 * Subscribes.
+	 * @param retry whether a subscription that fails (Redis unreachable) is tried again in
+	 * the background until it succeeds or the subscriber is stopped, rather than thrown
+	 */
+	void start(boolean retry) {
 		this.container.afterPropertiesSet();
-		this.container.start();
+		synchronized (this.monitor) {
+			this.stopped = false;
+		}
+		try {
+			this.container.start();
+		}
+		catch (RuntimeException ex) {
+			if (!retry) {
+				throw ex;
+			}
+			logger.warn("Could not subscribe to the delayqueue events; trying again in the background: "
+					+ NestedExceptionUtils.getMostSpecificCause(ex).getMessage());
+			Thread retrying = new Thread(this::subscribeUntilStopped, "delayqueue-events-subscribe");
+			retrying.setDaemon(true);
+			retrying.start();
+		}
+	}
+
+	/**
+	 * Subscribes until it works or {@link #stop()} is called, backing off between attempts.
+	 */
+	private void subscribeUntilStopped() {
+		BackOffExecution backOff = RETRY.start();
+		while (true) {
+			synchronized (this.monitor) {
+				try {
+					this.monitor.wait(backOff.nextBackOff());
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					return;
+				}
+				if (this.stopped) {
+					return;
+				}
+			}
+			try {
+				this.container.stop();
+				this.container.start();
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Could not subscribe to the delayqueue events yet: "
+						+ NestedExceptionUtils.getMostSpecificCause(ex).getMessage());
+				continue;
+			}
+			synchronized (this.monitor) {
+				if (this.stopped) {
+					// stopped while subscribing
+					this.container.stop();
+					return;
+				}
+			}
+			logger.info("Subscribed to the delayqueue events");
+			return;
+		}
 	}
 
 	void stop() {
+		synchronized (this.monitor) {
+			this.stopped = true;
+			this.monitor.notifyAll();
+		}
 		this.container.stop();
 	}
 
 	boolean isListening() {
 		return this.container.isListening();
+	}
+
+	private static ExponentialBackOff retryBackOff() {
+		ExponentialBackOff backOff = new ExponentialBackOff(100, 2);
+		backOff.setMaxInterval(5_000);
+		return backOff;
 	}
 
 	@Override

@@ -33,6 +33,7 @@ import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueueStats.BucketStats;
 import io.github.delayqueue.core.QueueStats.TopicStats;
 import io.github.delayqueue.core.RepairResult;
+import io.github.delayqueue.core.ReplayResult;
 import io.github.delayqueue.core.RescheduleResult;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleRequest;
@@ -76,8 +77,6 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	/** The most jobs one schedule script call creates (a bulk schedule is split). */
 	static final int SCHEDULE_BATCH = 200;
 
-	static final int MAX_DEAD_PAGE = 1_000;
-
 	/** The most dead jobs one replay script call reads (a replay of more is split). */
 	static final int REPLAY_BATCH = 1_000;
 
@@ -116,13 +115,15 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 	private static final LuaScript COORDINATE = LuaScript.standalone("coordinate", 2);
 
-	private static final LuaScript NAMESPACE = LuaScript.standalone("namespace", 1);
-
 	private final RedisConnectionFactory connectionFactory;
 
 	private final KeySpace keys;
 
 	private final ScriptRunner runner;
+
+	private final StartupChecks startupChecks;
+
+	private final boolean failFast;
 
 	private final byte[] channel;
 
@@ -159,8 +160,10 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		this.keys = new KeySpace(builder.namespace, builder.buckets);
 		Assert.isTrue(builder.waitReplicas >= 0, () -> "waitReplicas must not be negative, was " + builder.waitReplicas);
 		JobConstraints.positive("waitTimeout", builder.waitTimeout, Duration.ofMinutes(1));
+		this.startupChecks = new StartupChecks(new ScriptRunner(builder.connectionFactory), this.keys);
+		this.failFast = builder.failFast;
 		this.runner = new ScriptRunner(builder.connectionFactory,
-				new ReplicaWait(builder.waitReplicas, builder.waitTimeout));
+				new ReplicaWait(builder.waitReplicas, builder.waitTimeout), this.startupChecks::beforeCall);
 		this.channel = KeySpace.bytes(this.keys.channel());
 		this.maxPayloadSize = builder.maxPayloadSize.toBytes();
 		this.defaultTtr = JobConstraints.ttr(builder.defaultTtr);
@@ -218,41 +221,30 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 	// ---------------------------------------------------------------- lifecycle
 
+	/**
+	 * Starts the queue: checks Redis (version, settings, the namespace's bucket count),
+	 * subscribes to the namespace's events and starts this instance's share of the timers.
+	 * @throws io.github.delayqueue.core.DelayQueueConnectionException when Redis is
+	 * unreachable and the queue fails fast (see {@link Builder#failFast(boolean)})
+	 * @throws io.github.delayqueue.core.UnsupportedRedisVersionException when a server runs
+	 * Redis older than 6.2
+	 * @throws io.github.delayqueue.core.BucketCountMismatchException when the namespace was
+	 * created with another bucket count
+	 */
 	@Override
 	public void start() {
 		synchronized (this.lifecycleMonitor) {
 			if (this.running) {
 				return;
 			}
-			RedisServerCheck.check(this.runner);
-			checkBucketCount();
-			this.subscriber.start();
+			this.startupChecks.atStart(this.failFast);
+			this.subscriber.start(!this.failFast);
 			if (this.timerEnabled) {
 				this.timer.start();
 			}
 			this.running = true;
 			logger.info("delayqueue started: namespace '" + this.keys.namespace() + "', " + this.keys.buckets()
 					+ " buckets, instance '" + this.instanceId + "', timer " + (this.timerEnabled ? "on" : "off"));
-		}
-	}
-
-	/**
-	 * Pins the bucket count in the namespace at its first start, and refuses another one: the
-	 * bucket of a job is its key's CRC-32 modulo the count, so instances with different counts
-	 * would look for jobs in the wrong buckets, and a lowered count would strand the higher ones.
-	 */
-	private void checkBucketCount() {
-		String configured = String.valueOf(this.keys.buckets());
-		Object pinned = this.runner.run(NAMESPACE,
-				new byte[][] { this.keys.config(), KeySpace.bytes("buckets"), KeySpace.bytes(configured) });
-		String buckets = Replies.asString(Replies.list(pinned).get(0));
-		if (!configured.equals(buckets)) {
-			throw new IllegalStateException("delayqueue.buckets is " + configured + " but namespace '"
-					+ this.keys.namespace() + "' was created with " + buckets + " buckets, and every instance of a"
-					+ " namespace must use the same count (a job's bucket is the CRC-32 of its key modulo the count)."
-					+ " Set delayqueue.buckets=" + buckets + ", or move to the new count: start the new count under"
-					+ " another delayqueue.namespace while instances with " + buckets + " buckets drain the old one"
-					+ " (then delete its keys, '{" + this.keys.namespace() + "}:config' last).");
 		}
 	}
 
@@ -466,39 +458,61 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	}
 
 	@Override
-	public int replayDead(String topic, int max) {
+	public ReplayResult replayDeadJobs(String topic, int max) {
 		JobConstraints.topic(topic);
 		JobConstraints.max("max", max, MAX_REPLAY);
 		int total = 0;
+		List<String> ids = new ArrayList<>();
 		for (int bucket = 0; bucket < this.keys.buckets() && total < max; bucket++) {
 			// bounded script calls: each one reads and removes at most REPLAY_BATCH dead entries
 			long left = 1;
 			while (total < max && left > 0) {
-				long[] outcome = replay(topic, bucket, Math.min(REPLAY_BATCH, max - total), "");
-				total += (int) outcome[0];
-				left = outcome[1];
+				Replayed replayed = replay(topic, bucket, Math.min(REPLAY_BATCH, max - total), "",
+						ReplayResult.MAX_IDS - ids.size());
+				total += (int) replayed.count();
+				left = replayed.left();
+				ids.addAll(replayed.ids());
 			}
 		}
-		return total;
+		return new ReplayResult(total, ids);
 	}
 
 	@Override
 	public boolean replayDead(String topic, String id) {
 		int bucket = bucketOf(topic, id);
-		return replay(topic, bucket, 1, KeySpace.jobKey(topic, id))[0] == 1;
+		return replay(topic, bucket, 1, KeySpace.jobKey(topic, id), 0).count() == 1;
 	}
 
 	/**
 	 * Replays dead jobs of one bucket.
-	 * @return the jobs replayed and the dead entries left in the bucket
+	 * @param named how many of the replayed jobs' ids to return
 	 */
-	private long[] replay(String topic, int bucket, int max, String jobKey) {
-		List<Object> reply = Replies.list(this.runner.run(REPLAY, call(bucket, topic, max, jobKey)));
-		long replayed = Replies.asLong(reply.get(0));
-		if (replayed > 0) {
+	private Replayed replay(String topic, int bucket, int max, String jobKey, int named) {
+		Replayed replayed = Replayed.of(topic,
+				Replies.list(this.runner.run(REPLAY, call(bucket, topic, max, jobKey, named))));
+		if (replayed.count() > 0) {
 			this.signals.markReady(topic, bucket);
 		}
-		return new long[] { replayed, Replies.asLong(reply.get(1)) };
+		return replayed;
+	}
+
+	/**
+	 * The reply of {@code replay.lua}.
+	 *
+	 * @param count the jobs replayed
+	 * @param left the dead-list entries left in the bucket
+	 * @param ids the ids of the first replayed jobs, as many as were asked for
+	 */
+	private record Replayed(long count, long left, List<String> ids) {
+
+		static Replayed of(String topic, List<Object> reply) {
+			List<String> ids = new ArrayList<>(reply.size() - 2);
+			for (int i = 2; i < reply.size(); i++) {
+				ids.add(Replies.asString(reply.get(i)).substring(topic.length() + 1));
+			}
+			return new Replayed(Replies.asLong(reply.get(0)), Replies.asLong(reply.get(1)), ids);
+		}
+
 	}
 
 	// ---------------------------------------------------------------- consumer side
@@ -1086,6 +1100,8 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 		private Duration waitTimeout = Duration.ofSeconds(1);
 
+		private boolean failFast = true;
+
 		private String instanceId;
 
 		private LongSupplier nanoTime = System::nanoTime;
@@ -1208,6 +1224,20 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		 */
 		public Builder waitTimeout(Duration waitTimeout) {
 			this.waitTimeout = waitTimeout;
+			return this;
+		}
+
+		/**
+		 * Whether {@link RedisDelayQueue#start()} throws when Redis is unreachable; default
+		 * true. Without, the queue starts anyway: producers get a
+		 * {@link io.github.delayqueue.core.DelayQueueConnectionException} and the timer and
+		 * listeners retry until Redis answers, and the start-up checks (version, bucket count)
+		 * run before the first call that reaches Redis.
+		 * @param failFast whether an unreachable Redis fails the start
+		 * @return this builder
+		 */
+		public Builder failFast(boolean failFast) {
+			this.failFast = failFast;
 			return this;
 		}
 

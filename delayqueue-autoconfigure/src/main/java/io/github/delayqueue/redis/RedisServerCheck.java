@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
 
-import io.github.delayqueue.core.DelayQueueException;
+import io.github.delayqueue.core.UnsupportedRedisVersionException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -24,16 +24,15 @@ final class RedisServerCheck {
 	private RedisServerCheck() {
 	}
 
+	/**
+	 * Runs the checks.
+	 * @param runner the runner to reach Redis with
+	 * @throws UnsupportedRedisVersionException when a server runs Redis older than 6.2
+	 * @throws io.github.delayqueue.core.DelayQueueConnectionException when Redis is
+	 * unreachable
+	 */
 	static void check(ScriptRunner runner) {
-		Properties info;
-		try {
-			info = runner.execute("INFO", (connection) -> connection.serverCommands().info());
-		}
-		catch (DelayQueueException ex) {
-			logger.warn("Could not read Redis's INFO at start-up (the timer retries until Redis answers): "
-					+ ex.getMessage());
-			return;
-		}
+		Properties info = runner.execute("INFO", (connection) -> connection.serverCommands().info());
 		if (info == null) {
 			return;
 		}
@@ -62,8 +61,7 @@ final class RedisServerCheck {
 	static void checkVersion(Map<String, String> versions) {
 		versions.forEach((node, version) -> {
 			if (!isSupported(version)) {
-				throw new DelayQueueException("delayqueue needs Redis 6.2 or newer (it uses LPOP with a count), but "
-						+ "the server" + on(node) + " runs Redis " + version + ": upgrade Redis");
+				throw new UnsupportedRedisVersionException(node, version);
 			}
 		});
 	}

@@ -46,13 +46,24 @@ final class ScriptRunner {
 
 	private final BackOff migrationBackOff;
 
+	private final Runnable beforeCall;
+
 	ScriptRunner(RedisConnectionFactory connectionFactory) {
-		this(connectionFactory, new ReplicaWait(0, Duration.ZERO));
+		this(connectionFactory, new ReplicaWait(0, Duration.ZERO), () -> {
+		});
 	}
 
-	ScriptRunner(RedisConnectionFactory connectionFactory, ReplicaWait replicaWait) {
+	/**
+	 * Creates a runner.
+	 * @param connectionFactory the connection factory
+	 * @param replicaWait the replica acknowledgement of replicated writes
+	 * @param beforeCall run before every call to Redis (the start-up checks still to pass);
+	 * what it throws is thrown by the call
+	 */
+	ScriptRunner(RedisConnectionFactory connectionFactory, ReplicaWait replicaWait, Runnable beforeCall) {
 		this.connectionFactory = connectionFactory;
 		this.replicaWait = replicaWait;
+		this.beforeCall = beforeCall;
 		ExponentialBackOff backOff = new ExponentialBackOff(10, 2);
 		backOff.setMaxInterval(500);
 		backOff.setMaxElapsedTime(MIGRATION_WAIT.toMillis());
@@ -97,6 +108,7 @@ final class ScriptRunner {
 	 * @return the result
 	 */
 	<T> T execute(String what, Function<RedisConnection, T> action) {
+		this.beforeCall.run();
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
 			return action.apply(connection);
 		}

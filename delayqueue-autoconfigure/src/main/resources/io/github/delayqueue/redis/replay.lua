@@ -2,11 +2,13 @@
 -- the oldest deaths first. The last error stays readable until the job fails again or finishes.
 -- KEYS[1] jobs hash, KEYS[2] guard
 -- ARGV[3] topic, ARGV[4] max jobs (the caller asks for a bounded number per call), ARGV[5] one
--- job key to replay, or '' for the oldest ones
+-- job key to replay, or '' for the oldest ones, ARGV[6] how many of the replayed job keys to
+-- return (at most max)
 -- Dead-list entries whose record is gone, unreadable or not DEAD are dropped (the one job asked
 -- for: an unreadable record refuses the call).
--- Returns {number of jobs replayed, dead-list entries left}.
-local topic, max = ARGV[3], tonumber(ARGV[4])
+-- Returns {number of jobs replayed, dead-list entries left, then the first ARGV[6] job keys
+-- replayed, in order}.
+local topic, max, named = ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[6]) or 0
 local dead = P .. 'dead:' .. topic
 local one = ARGV[5] ~= ''
 local jobkeys
@@ -42,4 +44,8 @@ call_many('HSET', KEYS[1], saved)
 if #replayed > 0 then
   push_ready(topic, replayed)
 end
-return { #replayed, redis.call('ZCARD', dead) }
+local reply = { #replayed, redis.call('ZCARD', dead) }
+for k = 1, math.min(#replayed, named) do
+  reply[#reply + 1] = replayed[k]
+end
+return reply

@@ -18,9 +18,12 @@ import io.github.delayqueue.redis.RedisDelayQueue;
 import io.github.delayqueue.test.RedisTestServers;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.JsonNode;
 
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -29,6 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * {@code /actuator/delayqueue} over HTTP, against a known mix of jobs in every state.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class DelayQueueEndpointTests {
 
 	@RegisterExtension
@@ -224,7 +228,7 @@ class DelayQueueEndpointTests {
 		Response again = this.app.post("/actuator/delayqueue/orders",
 				"{\"action\":\"replay\",\"id\":\"" + stillDead + "\"}");
 		assertThat(again.status()).isEqualTo(404);
-		assertThat(again.json().get("error").asString()).contains(stillDead);
+		assertThat(again.json().get("detail").asString()).contains(stillDead);
 
 		// all
 		ReservedJob job = this.operations.reserve("orders", 1, Duration.ofHours(1)).get(0);
@@ -252,6 +256,32 @@ class DelayQueueEndpointTests {
 		this.app.post("/actuator/delayqueue/webhooks", "{\"action\":\"resume\",\"listener\":\"webhook-sender\"}");
 		assertThat(listenerPaused("webhook-sender")).isFalse();
 		assertThat(listenerPaused("webhook-auditor")).isTrue();
+	}
+
+	@Test
+	void replayAnswersTheIdsItReplayedAndEveryWriteIsAudited(CapturedOutput output) {
+		createMix();
+		Response replayed = this.app.post("/actuator/delayqueue/orders", "{\"action\":\"replay\"}");
+		assertThat(replayed.status()).isEqualTo(200);
+		assertThat(replayed.json().get("count").asLong()).isEqualTo(2);
+		assertThat(replayed.json().get("ids")).extracting(JsonNode::asString).containsExactlyInAnyOrder("d1", "d2");
+		assertThat(output).containsPattern("io.github.delayqueue.audit - "
+				+ "by=anonymous via=endpoint action=replay topic=orders count=2 ids=\\[d[12], d[12]\\]");
+
+		this.app.delete("/actuator/delayqueue/orders/w1");
+		this.app.delete("/actuator/delayqueue/orders/w1");
+		this.app.post("/actuator/delayqueue/webhooks", "{\"action\":\"pause\",\"listener\":\"webhook-sender\"}");
+		this.app.post("/actuator/delayqueue", "{\"action\":\"repair\",\"dryRun\":true}");
+		assertThat(this.app.post("/actuator/delayqueue/orders", "{\"action\":\"replay\",\"id\":\"nope\"}").status())
+			.isEqualTo(404);
+		assertThat(output).contains("by=anonymous via=endpoint action=cancel topic=orders count=1 ids=[w1]")
+			.contains("by=anonymous via=endpoint action=cancel topic=orders count=0 ids=[w1]")
+			.contains("by=anonymous via=endpoint action=pause topic=webhooks count=1 ids=[webhook-sender]")
+			.contains("by=anonymous via=endpoint action=repair-dry-run count=0 jobs=")
+			.contains("by=anonymous via=endpoint action=replay topic=orders count=0 ids=[nope]");
+		// refused input changes nothing and is not a write
+		this.app.post("/actuator/delayqueue/orders", "{\"action\":\"replay\",\"mx\":1}");
+		assertThat(output).doesNotContain("ids=[mx]").containsOnlyOnce("action=replay topic=orders count=2");
 	}
 
 	private boolean listenerPaused(String id) {
@@ -288,7 +318,7 @@ class DelayQueueEndpointTests {
 
 	private static void expect(Response response, int status, String message) {
 		assertThat(response.status()).as(response.body()).isEqualTo(status);
-		assertThat(response.json().get("error").asString()).contains(message);
+		assertThat(response.json().get("detail").asString()).contains(message);
 	}
 
 	private static void assertFigures(JsonNode node, long delayed, long ready, long reserved, long dead) {

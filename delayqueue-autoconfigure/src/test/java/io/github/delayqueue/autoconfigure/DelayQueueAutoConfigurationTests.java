@@ -146,7 +146,9 @@ class DelayQueueAutoConfigurationTests {
 		});
 		this.runner.withPropertyValues("delayqueue.default-ttr=0s").run((context) -> {
 			assertThat(context).hasFailed();
-			assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("ttr must be at least 1 ms");
+			assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
+				.contains("Property: delayqueue.default-ttr")
+				.contains("Reason: must be at least 1ms and at most 7d");
 		});
 	}
 

@@ -115,13 +115,14 @@ class DelayedListenerAutoConfigurationTests {
 	@Test
 	void listenerWithUnresolvablePlaceholderFailsStartUp() {
 		assertStartupFailure(PlaceholderConfig.class, "@DelayedListener method 'close' of bean 'placeholderListener'",
-				"topic \"${missing.topic}\" cannot be resolved", "define the property or give the placeholder a default");
+				"has topic \"${missing.topic}\", which cannot be resolved",
+				"define the property or give the placeholder a default");
 	}
 
 	@Test
 	void listenerWithBadSettingFailsStartUp() {
 		assertStartupFailure(BadConcurrencyConfig.class, "bean 'badConcurrencyListener'",
-				"concurrency \"many\" must be a whole number from 1 to 10000");
+				"has concurrency \"many\"", "set concurrency to a whole number from 1 to 10000");
 	}
 
 	private void assertStartupFailure(Class<?> config, String... parts) {

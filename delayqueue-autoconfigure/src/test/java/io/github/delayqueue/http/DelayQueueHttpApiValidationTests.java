@@ -12,11 +12,14 @@ import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.test.RedisTestServers;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import tools.jackson.databind.JsonNode;
 
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Configuration;
 
 import static io.github.delayqueue.http.DelayQueueHttpApiTests.addBody;
@@ -26,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * What the HTTP job API refuses: bad input (a 400 naming the field, nothing changed),
  * bodies over the limits, requests without one of the tokens. One application for all.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class DelayQueueHttpApiValidationTests {
 
 	static final String TOKEN = "s3cret-token";
@@ -93,6 +97,15 @@ class DelayQueueHttpApiValidationTests {
 			POST | /jobs/t/x/fail   | {"token":1,"retryIn":-5}                              | 400 | retryIn
 			POST | /jobs/t/x/touch  | {"token":1,"ttr":"PT8D"}                              | 400 | ttr
 			GET  | /jobs/t/%20      |                                                       | 400 | id
+			POST | /topics/t/reserve?mx=3                                                   | | 400 | mx
+			POST | /topics/t/reserve?max=1&wiat=PT1S                                        | | 400 | wiat
+			GET  | /jobs/t/x?verbose=true                                                   | | 400 | verbose
+			DELETE | /jobs/t/x?force=true                                                   | | 400 | force
+			POST | /jobs?dryRun=true | {"topic":"t","id":"y","delay":0,"body":1}            | 400 | dryRun
+			PUT  | /jobs | {"topic":"t","id":"y","delay":0,"body":1}                        | 405 |
+			GET  | /topics/t/reserve                                                        | | 405 |
+			DELETE | /jobs/t/x/finish                                                       | | 405 |
+			GET  | /no/such/route                                                           | | 404 |
 			""")
 	void badInputIsRefusedNamingTheFieldAndChangesNothing(String method, String path, String body, int status,
 			String field) {
@@ -129,6 +142,17 @@ class DelayQueueHttpApiValidationTests {
 		assertThat(tooBigRequest.status()).isEqualTo(413);
 		assertThat(tooBigRequest.json().get("detail").asString()).contains("delayqueue.http.max-body-size");
 		assertThat(operations.find("t", "big")).isEmpty();
+	}
+
+	@Test
+	void cancelIsAuditedNamingThePlaceOfTheTokenNeverTheToken(CapturedOutput output) {
+		template.schedule("t", "gone", "x", Duration.ofHours(1));
+		assertThat(call("DELETE", "/jobs/t/gone", null).status()).isEqualTo(200);
+		assertThat(call("DELETE", "/jobs/t/gone", null).status()).isEqualTo(404);
+		assertThat(output)
+			.contains("io.github.delayqueue.audit - by=token[1] via=http-api action=cancel topic=t count=1 ids=[gone]")
+			.contains("by=token[1] via=http-api action=cancel topic=t count=0 ids=[gone]")
+			.doesNotContain(TOKEN);
 	}
 
 	@Test

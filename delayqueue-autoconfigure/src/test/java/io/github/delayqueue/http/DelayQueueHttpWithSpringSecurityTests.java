@@ -14,10 +14,14 @@ import jakarta.servlet.Filter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.util.ClassUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
@@ -29,6 +33,7 @@ import static org.assertj.core.api.Assertions.assertThatException;
  * {@code spring-boot-starter-security} added to the classpath (see this module's pom), so
  * that the other tests run without it.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class DelayQueueHttpWithSpringSecurityTests {
 
 	static final String TOKEN = "api-token";
@@ -92,6 +97,82 @@ class DelayQueueHttpWithSpringSecurityTests {
 
 		}
 
+	}
+
+	/**
+	 * An application whose chain authenticates every request as {@code ops}, and gives the
+	 * authentication to the servlet API ({@code getUserPrincipal()}), as Spring Security's
+	 * chains do.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@Import(ChainAuthenticatingAsOps.Chain.class)
+	static class ChainAuthenticatingAsOps {
+
+		static class Chain extends SecurityChains {
+
+			@Override
+			boolean covers(HttpServletRequest request) {
+				return true;
+			}
+
+			@Override
+			List<Filter> filters() {
+				Filter authenticate = (request, response, chain) -> {
+					Class<?> holder = type("org.springframework.security.core.context.SecurityContextHolder");
+					try {
+						Object authentication = type(
+								"org.springframework.security.authentication.TestingAuthenticationToken")
+							.getConstructor(Object.class, Object.class, String[].class)
+							.newInstance("ops", "n/a", new String[0]);
+						Object context = holder.getMethod("createEmptyContext").invoke(null);
+						context.getClass()
+							.getMethod("setAuthentication", type("org.springframework.security.core.Authentication"))
+							.invoke(context, authentication);
+						holder
+							.getMethod("setContext", type("org.springframework.security.core.context.SecurityContext"))
+							.invoke(null, context);
+						chain.doFilter(request, response);
+						holder.getMethod("clearContext").invoke(null);
+					}
+					catch (ReflectiveOperationException ex) {
+						throw new IllegalStateException(ex);
+					}
+				};
+				try {
+					Object servletApi = type(
+							"org.springframework.security.web.servletapi.SecurityContextHolderAwareRequestFilter")
+						.getConstructor()
+						.newInstance();
+					servletApi.getClass().getMethod("afterPropertiesSet").invoke(servletApi);
+					return List.of(authenticate, (Filter) servletApi);
+				}
+				catch (ReflectiveOperationException ex) {
+					throw new IllegalStateException(ex);
+				}
+			}
+
+			private static Class<?> type(String name) {
+				try {
+					return ClassUtils.forName(name, Chain.class.getClassLoader());
+				}
+				catch (ClassNotFoundException ex) {
+					throw new IllegalStateException(ex);
+				}
+			}
+
+		}
+
+	}
+
+	@Test
+	void theAuditLogNamesThePrincipalThatSpringSecurityAuthenticated(CapturedOutput output) {
+		App app = run(ChainAuthenticatingAsOps.class, "delayqueue.http.enabled=true",
+				"delayqueue.http.secured-by-application=true");
+		assertThat(app.send("DELETE", "/delayqueue/jobs/t/x", null, null).status()).isEqualTo(200);
+		app.bean(DelayedJobTemplate.class).schedule("t", "y", "{}", Duration.ofHours(1));
+		assertThat(app.delete("/actuator/delayqueue/t/y").status()).isEqualTo(200);
+		assertThat(output).contains("audit - by=ops via=http-api action=cancel topic=t count=1 ids=[x]")
+			.contains("audit - by=ops via=endpoint action=cancel topic=t count=1 ids=[y]");
 	}
 
 	private App run(Class<?> configuration, String... properties) {

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
+import io.github.delayqueue.core.BucketCountMismatchException;
 import io.github.delayqueue.core.DeadJobPage;
 import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.JobInfo;
@@ -27,7 +28,6 @@ import static io.github.delayqueue.redis.RedisDelayQueueLifecycleTests.request;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
-import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -282,7 +282,7 @@ class RedisDelayQueueIndexTests {
 	void theBucketCountIsPinnedAtTheFirstStartAndAnotherCountIsRefused() {
 		this.queues.start((builder) -> builder.buckets(8));
 		RedisDelayQueue other = this.queues.create((builder) -> builder.buckets(16));
-		assertThatIllegalStateException().isThrownBy(other::start)
+		assertThatExceptionOfType(BucketCountMismatchException.class).isThrownBy(other::start)
 			.withMessageContaining("delayqueue.buckets is 16")
 			.withMessageContaining("was created with 8 buckets")
 			.withMessageContaining("Set delayqueue.buckets=8")

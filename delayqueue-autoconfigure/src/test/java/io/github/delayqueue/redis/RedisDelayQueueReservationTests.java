@@ -11,6 +11,7 @@ import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.OnDuplicate;
 import io.github.delayqueue.core.QueueStats;
+import io.github.delayqueue.core.ReplayResult;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleRequest;
 import org.junit.jupiter.api.BeforeEach;
@@ -232,6 +233,37 @@ class RedisDelayQueueReservationTests {
 		ReservedJob again = reserveOne("retry", null);
 		assertThat(again.attempt()).isEqualTo(1);
 		assertThat(this.queue.finish(again)).isTrue();
+	}
+
+	@Test
+	void replayNamesTheFirstHundredJobsItReplayedAndCountsAll() {
+		List<ScheduleRequest> requests = new java.util.ArrayList<>();
+		for (int i = 0; i < 150; i++) {
+			requests.add(new ScheduleRequest("graves", "g-" + i, "{}".getBytes(), Duration.ZERO, null, null, null,
+					OnDuplicate.KEEP));
+		}
+		this.queue.scheduleAll(requests);
+		List<ReservedJob> reserved = this.queue.reserve("graves", 150, Duration.ofHours(1));
+		assertThat(reserved).hasSize(150);
+		reserved.forEach((job) -> this.queue.kill(job, "boom"));
+
+		ReplayResult few = this.queue.replayDeadJobs("graves", 3);
+		assertThat(few.count()).isEqualTo(3);
+		assertThat(few.ids()).hasSize(3).doesNotHaveDuplicates().allMatch((id) -> id.startsWith("g-"));
+		few.ids().forEach((id) -> assertThat(state("graves", id)).isEqualTo(JobState.READY));
+
+		ReplayResult rest = this.queue.replayDeadJobs("graves", 1_000);
+		assertThat(rest.count()).isEqualTo(147);
+		assertThat(rest.ids()).hasSize(ReplayResult.MAX_IDS)
+			.doesNotHaveDuplicates()
+			.doesNotContainAnyElementsOf(few.ids());
+		rest.ids().forEach((id) -> assertThat(state("graves", id)).isEqualTo(JobState.READY));
+		assertThat(this.queue.stats().topics().get("graves").dead()).isZero();
+		assertThat(this.queue.replayDeadJobs("graves", 10)).isEqualTo(new ReplayResult(0, List.of()));
+	}
+
+	private JobState state(String topic, String id) {
+		return this.queue.find(topic, id).orElseThrow().state();
 	}
 
 	@Test

@@ -1,5 +1,6 @@
 package io.github.delayqueue.sample;
 
+import java.io.IOException;
 import java.math.BigDecimal;
 import java.net.URI;
 import java.util.LinkedHashMap;
@@ -8,15 +9,17 @@ import java.util.Map;
 
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.JobInfo;
+import jakarta.servlet.http.HttpServletRequest;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.PutMapping;
-import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
@@ -25,35 +28,41 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 class ShopController {
 
+	/** The longest item name an order takes. */
+	static final int MAX_ITEM_LENGTH = 200;
+
+	/** The largest amount an order takes. */
+	static final BigDecimal MAX_AMOUNT = new BigDecimal("1000000");
+
 	private final OrderService orders;
 
 	private final WebhookService webhooks;
 
 	private final DelayedJobTemplate template;
 
-	ShopController(OrderService orders, WebhookService webhooks, DelayedJobTemplate template) {
+	private final JsonMapper mapper;
+
+	ShopController(OrderService orders, WebhookService webhooks, DelayedJobTemplate template, JsonMapper mapper) {
 		this.orders = orders;
 		this.webhooks = webhooks;
 		this.template = template;
-	}
-
-	record PlaceOrder(String item, BigDecimal amount) {
-
+		this.mapper = mapper;
 	}
 
 	record ReceiverState(boolean up) {
 
 	}
 
+	/**
+	 * Places an order: {@code {"item": "book", "amount": 12.50}}. Every field is checked, and
+	 * a refusal names it (see {@link JsonBody}).
+	 */
 	@PostMapping("/orders")
-	ResponseEntity<Map<String, Object>> place(@RequestBody PlaceOrder request) {
-		if (request.item() == null || request.item().isBlank()) {
-			throw new IllegalArgumentException("item must not be blank");
-		}
-		if (request.amount() == null || request.amount().signum() <= 0) {
-			throw new IllegalArgumentException("amount must be greater than 0, was " + request.amount());
-		}
-		Order order = this.orders.place(request.item(), request.amount());
+	ResponseEntity<Map<String, Object>> place(HttpServletRequest request) throws IOException {
+		JsonBody body = JsonBody.read(request, this.mapper, List.of("item", "amount"));
+		String item = body.text("item", MAX_ITEM_LENGTH);
+		BigDecimal amount = body.amount("amount", MAX_AMOUNT);
+		Order order = this.orders.place(item, amount);
 		return ResponseEntity.created(URI.create("/orders/" + order.id())).body(view(order));
 	}
 
@@ -78,8 +87,9 @@ class ShopController {
 	}
 
 	@PutMapping("/webhooks/receiver")
-	ReceiverState receiver(@RequestBody ReceiverState state) {
-		this.webhooks.setReceiverUp(state.up());
+	ReceiverState receiver(HttpServletRequest request) throws IOException {
+		boolean up = JsonBody.read(request, this.mapper, List.of("up")).flag("up");
+		this.webhooks.setReceiverUp(up);
 		return new ReceiverState(this.webhooks.isReceiverUp());
 	}
 
@@ -99,18 +109,23 @@ class ShopController {
 		return view;
 	}
 
-	@ExceptionHandler(IllegalArgumentException.class)
-	ResponseEntity<Map<String, Object>> badRequest(IllegalArgumentException ex) {
-		return error(HttpStatus.BAD_REQUEST, ex.getMessage());
+	/**
+	 * Bad input: {@code application/problem+json} with the field at fault, as the queue's own
+	 * HTTP API and endpoint answer.
+	 */
+	@ExceptionHandler
+	ResponseEntity<ProblemDetail> refused(JsonBody.Refusal refusal) {
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(refusal.status(), refusal.getMessage());
+		if (refusal.field() != null) {
+			problem.setProperty("field", refusal.field());
+		}
+		return ResponseEntity.status(refusal.status()).body(problem);
 	}
 
 	@ExceptionHandler(IllegalStateException.class)
-	ResponseEntity<Map<String, Object>> conflict(IllegalStateException ex) {
-		return error(HttpStatus.CONFLICT, ex.getMessage());
-	}
-
-	private static ResponseEntity<Map<String, Object>> error(HttpStatus status, String message) {
-		return ResponseEntity.status(status).body(Map.of("status", status.value(), "error", message));
+	ResponseEntity<ProblemDetail> conflict(IllegalStateException ex) {
+		return ResponseEntity.status(HttpStatus.CONFLICT)
+			.body(ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, ex.getMessage()));
 	}
 
 }

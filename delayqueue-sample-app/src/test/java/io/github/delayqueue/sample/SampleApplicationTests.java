@@ -11,6 +11,8 @@ import java.time.Instant;
 import io.github.delayqueue.test.RedisTestServer;
 import io.github.delayqueue.test.RedisTestServers;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -105,7 +107,8 @@ class SampleApplicationTests {
 		assertThat(send("POST", "/orders/nope/pay", null).status()).isEqualTo(404);
 		Reply bad = send("POST", "/orders", "{\"item\":\"book\",\"amount\":0}");
 		assertThat(bad.status()).isEqualTo(400);
-		assertThat(bad.body().get("error").asString()).startsWith("amount must be greater than 0");
+		assertThat(bad.body().get("field").asString()).isEqualTo("amount");
+		assertThat(bad.body().get("detail").asString()).startsWith("amount must be greater than 0");
 
 		// operations: the queue's figures, health and the Prometheus scrape
 		JsonNode queue = send("GET", "/actuator/delayqueue", null).body();
@@ -122,7 +125,61 @@ class SampleApplicationTests {
 			.contains("delayqueue_jobs_cancelled_total{topic=\"order-close\"");
 	}
 
-	record Reply(int status, JsonNode body) {
+	@ParameterizedTest(name = "{0} {1} -> {3} {4}")
+	@CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
+			POST | /orders            | {"item":"book","amount":"twelve"}         | 400 | amount
+			POST | /orders            | {"item":"book","amount":12.505}           | 400 | amount
+			POST | /orders            | {"item":"book","amount":1000000.01}       | 400 | amount
+			POST | /orders            | {"item":"book"}                           | 400 | amount
+			POST | /orders            | {"item":"  ","amount":1}                  | 400 | item
+			POST | /orders            | {"item":7,"amount":1}                     | 400 | item
+			POST | /orders            | {"item":"book","amount":1,"coupon":"X"}   | 400 | coupon
+			POST | /orders            | {"item":"book","amount":                  | 400 |
+			POST | /orders            | [1]                                       | 400 |
+			PUT  | /webhooks/receiver | {"up":"maybe"}                            | 400 | up
+			PUT  | /webhooks/receiver | {"up":true,"down":false}                  | 400 | down
+			""")
+	void badInputIsAProblemNamingTheField(String method, String path, String body, int status, String field)
+			throws Exception {
+		int before = send("GET", "/orders", null).body().size();
+		Reply reply = send(method, path, body);
+		assertThat(reply.status()).as(reply.body().toString()).isEqualTo(status);
+		assertThat(reply.contentType()).startsWith("application/problem+json");
+		assertThat(reply.body().get("status").asInt()).isEqualTo(status);
+		if (field != null) {
+			assertThat(reply.body().get("field").asString()).isEqualTo(field);
+			assertThat(reply.body().get("detail").asString()).contains(field);
+		}
+		else {
+			assertThat(reply.body().has("field")).isFalse();
+		}
+		assertThat(send("GET", "/orders", null).body()).hasSize(before);
+	}
+
+	@Test
+	void itemsAndBodiesHaveSizeLimits() throws Exception {
+		Reply longItem = send("POST", "/orders", "{\"item\":\"" + "x".repeat(201) + "\",\"amount\":1}");
+		assertThat(longItem.status()).isEqualTo(400);
+		assertThat(longItem.body().get("field").asString()).isEqualTo("item");
+		assertThat(longItem.body().get("detail").asString()).contains("1 to 200 characters");
+
+		int before = send("GET", "/orders", null).body().size();
+		Reply big = send("POST", "/orders", "{\"item\":\"" + "x".repeat(100_000) + "\",\"amount\":1}");
+		assertThat(big.status()).isEqualTo(413);
+		assertThat(big.contentType()).startsWith("application/problem+json");
+		assertThat(big.body().get("detail").asString()).contains("at most 16384 bytes");
+		try {
+			// refused unread: the server answers 413 and may close the connection meanwhile
+			Reply huge = send("POST", "/orders", "{\"item\":\"" + "x".repeat(20 * 1024 * 1024) + "\",\"amount\":1}");
+			assertThat(huge.status()).isEqualTo(413);
+		}
+		catch (IOException ex) {
+			// the connection was closed after the 413, before the client had sent it all
+		}
+		assertThat(send("GET", "/orders", null).body()).hasSize(before);
+	}
+
+	record Reply(int status, JsonNode body, String contentType) {
 
 	}
 
@@ -132,7 +189,8 @@ class SampleApplicationTests {
 				(body != null) ? HttpRequest.BodyPublishers.ofString(body) : HttpRequest.BodyPublishers.noBody());
 		HttpResponse<String> response = this.http.send(request.build(), HttpResponse.BodyHandlers.ofString());
 		return new Reply(response.statusCode(),
-				response.body().isEmpty() ? json.missingNode() : json.readTree(response.body()));
+				response.body().isEmpty() ? json.missingNode() : json.readTree(response.body()),
+				response.headers().firstValue("Content-Type").orElse(""));
 	}
 
 	private URI uri(String path) {

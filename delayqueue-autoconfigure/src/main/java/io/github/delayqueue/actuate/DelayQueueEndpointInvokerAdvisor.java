@@ -1,0 +1,184 @@
+package io.github.delayqueue.actuate;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import io.github.delayqueue.actuate.DelayQueueEndpoint.InvalidArgumentException;
+import io.github.delayqueue.actuate.DelayQueueEndpoint.NotFoundException;
+import io.github.delayqueue.core.DelayQueueConnectionException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.actuate.endpoint.EndpointId;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.InvocationContext;
+import org.springframework.boot.actuate.endpoint.OperationType;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.invoke.MissingParametersException;
+import org.springframework.boot.actuate.endpoint.invoke.OperationInvoker;
+import org.springframework.boot.actuate.endpoint.invoke.OperationInvokerAdvisor;
+import org.springframework.boot.actuate.endpoint.invoke.OperationParameter;
+import org.springframework.boot.actuate.endpoint.invoke.OperationParameters;
+import org.springframework.boot.actuate.endpoint.invoke.ParameterMappingException;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.boot.actuate.endpoint.web.WebServerNamespace;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+
+/**
+ * Gives the operations of the {@code delayqueue} endpoint ({@link DelayQueueEndpoint}) one
+ * way of refusing input, as the HTTP job API does:
+ * <ul>
+ * <li>an argument the operation does not take (a misspelt body field or query parameter) is
+ * refused, where Spring Boot would ignore it;</li>
+ * <li>a value that does not convert to its parameter's type ({@code "max":"lots"},
+ * {@code ?limit=abc}) or a missing one ({@code {}} without {@code action}) is refused naming
+ * the field, where Boot would answer a bare 400.</li>
+ * </ul>
+ * Over the web every refusal is an {@code application/problem+json} answer ({@code type},
+ * {@code title}, {@code status}, {@code detail}, and {@code field} when one is at fault): 400
+ * for bad input, 404 for an unknown topic, job or listener, 503 when Redis is unreachable.
+ * Over JMX the refusal is an {@link InvalidEndpointRequestException} whose message names the
+ * field. Register it as a bean: Spring Boot applies every {@link OperationInvokerAdvisor}
+ * bean to the endpoints it discovers.
+ */
+public class DelayQueueEndpointInvokerAdvisor implements OperationInvokerAdvisor {
+
+	private static final Log logger = LogFactory.getLog(DelayQueueEndpointInvokerAdvisor.class);
+
+	private static final EndpointId ID = EndpointId.of("delayqueue");
+
+	/** The answer when Redis is unreachable: its address stays in the log. */
+	static final String UNREACHABLE = "the queue's Redis is unreachable; retry later";
+
+	@Override
+	public OperationInvoker apply(EndpointId endpointId, OperationType operationType, OperationParameters parameters,
+			OperationInvoker invoker) {
+		if (!ID.equals(endpointId)) {
+			return invoker;
+		}
+		Arguments arguments = Arguments.of(operationType, parameters);
+		return (context) -> invoke(context, arguments, invoker);
+	}
+
+	private static @Nullable Object invoke(InvocationContext context, Arguments arguments, OperationInvoker invoker) {
+		boolean web = context.canResolve(WebServerNamespace.class);
+		try {
+			arguments.check(context.getArguments().keySet());
+			return invoker.invoke(context);
+		}
+		catch (NotFoundException ex) {
+			if (!web) {
+				throw ex;
+			}
+			return problem(HttpStatus.NOT_FOUND, ex.getMessage(), null);
+		}
+		catch (InvalidEndpointRequestException ex) {
+			InvalidArgumentException refusal = refusal(ex);
+			if (!web) {
+				throw refusal;
+			}
+			return problem(HttpStatus.BAD_REQUEST, refusal.getMessage(), refusal.getField());
+		}
+		catch (DelayQueueConnectionException ex) {
+			if (!web) {
+				throw ex;
+			}
+			logger.warn("delayqueue endpoint: answered 503, Redis is unreachable: " + ex.getMessage());
+			return problem(HttpStatus.SERVICE_UNAVAILABLE, UNREACHABLE, null);
+		}
+	}
+
+	/**
+	 * The refusal of a bad argument, with the field at fault when there is one.
+	 */
+	private static InvalidArgumentException refusal(InvalidEndpointRequestException ex) {
+		if (ex instanceof InvalidArgumentException invalid) {
+			return invalid;
+		}
+		if (ex instanceof ParameterMappingException mapping) {
+			OperationParameter parameter = mapping.getParameter();
+			return new InvalidArgumentException(parameter.getName(), parameter.getName() + " " + rule(parameter)
+					+ ", was " + shown(mapping.getValue()));
+		}
+		if (ex instanceof MissingParametersException missing) {
+			String name = missing.getMissingParameters().iterator().next().getName();
+			return new InvalidArgumentException(name, name + " must be given");
+		}
+		return new InvalidArgumentException(null, ex.getMessage());
+	}
+
+	private static String rule(OperationParameter parameter) {
+		Class<?> type = parameter.getType();
+		if (type == Integer.class || type == int.class || type == Long.class || type == long.class) {
+			return "must be a whole number";
+		}
+		if (type == Boolean.class || type == boolean.class) {
+			return "must be true or false";
+		}
+		return "is not valid";
+	}
+
+	private static String shown(@Nullable Object value) {
+		if (value instanceof List<?> list) {
+			return list.size() + " values " + list;
+		}
+		return "'" + value + "'";
+	}
+
+	private static WebEndpointResponse<Map<String, Object>> problem(HttpStatus status, @Nullable String detail,
+			@Nullable String field) {
+		Map<String, Object> problem = new LinkedHashMap<>();
+		problem.put("type", "about:blank");
+		problem.put("title", status.getReasonPhrase());
+		problem.put("status", status.value());
+		problem.put("detail", (detail != null) ? detail : status.getReasonPhrase());
+		if (field != null) {
+			problem.put("field", field);
+		}
+		return new WebEndpointResponse<>(problem, status.value(), MediaType.APPLICATION_PROBLEM_JSON);
+	}
+
+	/**
+	 * The arguments an operation takes.
+	 *
+	 * @param kind how the request gives them, for messages
+	 * @param all every argument name the operation takes (its selectors too)
+	 * @param named the names a request gives in its body or query, for messages
+	 */
+	private record Arguments(String kind, Set<String> all, Set<String> named) {
+
+		static Arguments of(OperationType type, OperationParameters parameters) {
+			Set<String> all = new TreeSet<>();
+			Set<String> named = new TreeSet<>();
+			for (OperationParameter parameter : parameters) {
+				all.add(parameter.getName());
+				if (parameter.getAnnotation(Selector.class) == null && isValue(parameter.getType())) {
+					named.add(parameter.getName());
+				}
+			}
+			return new Arguments((type == OperationType.WRITE) ? "field" : "query parameter", all, named);
+		}
+
+		private static boolean isValue(Class<?> type) {
+			return type == String.class || type == Boolean.class || type == boolean.class
+					|| Number.class.isAssignableFrom(type) || type.isPrimitive();
+		}
+
+		void check(Set<String> given) {
+			for (String name : given) {
+				if (!this.all.contains(name)) {
+					throw new InvalidArgumentException(name, "unknown " + this.kind + " '" + name + "'; "
+							+ (this.named.isEmpty() ? "the operation takes none"
+									: "the " + this.kind + "s are " + this.named));
+				}
+			}
+		}
+
+	}
+
+}

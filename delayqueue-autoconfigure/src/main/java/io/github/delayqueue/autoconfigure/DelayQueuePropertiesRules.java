@@ -1,0 +1,140 @@
+package io.github.delayqueue.autoconfigure;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+
+import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.core.JobConstraints;
+
+import org.springframework.util.unit.DataSize;
+import org.springframework.validation.Errors;
+
+/**
+ * The rules of {@link DelayQueueProperties}, checked when they are bound: a value that
+ * breaks one fails start-up with Spring Boot's report of the property, its value, where it
+ * was set and the rule. The components that take the values check them again for the
+ * applications that build them without Boot.
+ */
+final class DelayQueuePropertiesRules {
+
+	static final Pattern BASE_PATH = Pattern.compile("(/[A-Za-z0-9._~-]+)+");
+
+	private static final Duration MILLISECOND = Duration.ofMillis(1);
+
+	private final Errors errors;
+
+	private DelayQueuePropertiesRules(Errors errors) {
+		this.errors = errors;
+	}
+
+	static void validate(DelayQueueProperties properties, Errors errors) {
+		DelayQueuePropertiesRules rules = new DelayQueuePropertiesRules(errors);
+		rules.check("namespace", () -> JobConstraints.namespace(properties.getNamespace()));
+		rules.between("buckets", properties.getBuckets(), 1, 16_384);
+		rules.positive("max-payload-size", properties.getMaxPayloadSize());
+		rules.duration("default-ttr", properties.getDefaultTtr(), MILLISECOND, JobConstraints.MAX_TTR);
+		rules.between("default-max-attempts", properties.getDefaultMaxAttempts(), 1, 1_000_000);
+
+		DelayQueueProperties.Timer timer = properties.getTimer();
+		rules.between("timer.batch-size", timer.getBatchSize(), 1, 10_000);
+		rules.duration("timer.guard-interval", timer.getGuardInterval(), MILLISECOND, Duration.ofHours(1));
+		rules.duration("timer.lease-ttl", timer.getLeaseTtl(), MILLISECOND, Duration.ofMinutes(10));
+
+		DelayQueueProperties.Listener listener = properties.getListener();
+		rules.between("listener.concurrency", listener.getConcurrency(), 1, 10_000);
+		rules.duration("listener.shutdown-timeout", listener.getShutdownTimeout(), Duration.ZERO, null);
+		DelayQueueProperties.BackOff backOff = listener.getBackOff();
+		rules.duration("listener.back-off.initial-interval", backOff.getInitialInterval(), MILLISECOND,
+				JobConstraints.MAX_DELAY);
+		if (!(backOff.getMultiplier() >= 1)) {
+			rules.reject("listener.back-off.multiplier", "must be at least 1");
+		}
+		rules.duration("listener.back-off.max-interval", backOff.getMaxInterval(), MILLISECOND, JobConstraints.MAX_DELAY);
+		rules.duration("listener.back-off.jitter", backOff.getJitter(), Duration.ZERO, null);
+
+		DelayQueueProperties.Metrics metrics = properties.getMetrics();
+		rules.duration("metrics.sample-interval", metrics.getSampleInterval(), Duration.ofMillis(100), null);
+		rules.between("metrics.max-topics", metrics.getMaxTopics(), 0, Integer.MAX_VALUE);
+
+		DelayQueueProperties.Health health = properties.getHealth();
+		rules.duration("health.timeout", health.getTimeout(), MILLISECOND, Duration.ofMinutes(10));
+		rules.duration("health.max-stall", health.getMaxStall(), MILLISECOND, null);
+		for (Map.Entry<String, Duration> threshold : health.getMaxOverdue().entrySet()) {
+			rules.duration("health.max-overdue[" + threshold.getKey() + "]", threshold.getValue(), Duration.ZERO, null);
+		}
+
+		DelayQueueProperties.Redis redis = properties.getRedis();
+		rules.between("redis.wait-replicas", redis.getWaitReplicas(), 0, Integer.MAX_VALUE);
+		rules.duration("redis.wait-timeout", redis.getWaitTimeout(), MILLISECOND, Duration.ofMinutes(1));
+
+		DelayQueueProperties.Http http = properties.getHttp();
+		if (http.isEnabled()) {
+			if (http.getBasePath() == null || !BASE_PATH.matcher(http.getBasePath()).matches()) {
+				rules.reject("http.base-path", "must start with '/', not end with '/', and hold only letters, digits,"
+						+ " '.', '_', '~' and '-' between slashes");
+			}
+			if (http.getTokens().stream().anyMatch((token) -> token == null || token.isBlank())) {
+				rules.reject("http.tokens", "must not hold a blank token");
+			}
+			rules.positive("http.max-body-size", http.getMaxBodySize());
+			rules.between("http.max-reserve", http.getMaxReserve(), 1, DelayQueueOperations.MAX_RESERVE);
+			rules.duration("http.max-wait", http.getMaxWait(), Duration.ZERO, null);
+			rules.between("http.max-waiting", http.getMaxWaiting(), 1, Integer.MAX_VALUE);
+			rules.between("http.max-topics", http.getMaxTopics(), 1, Integer.MAX_VALUE);
+		}
+	}
+
+	private void check(String field, Supplier<?> rule) {
+		try {
+			rule.get();
+		}
+		catch (IllegalArgumentException ex) {
+			reject(field, ex.getMessage());
+		}
+	}
+
+	private void between(String field, int value, int min, int max) {
+		if (value < min || value > max) {
+			reject(field, (max == Integer.MAX_VALUE) ? "must be at least " + min
+					: "must be between " + min + " and " + max);
+		}
+	}
+
+	private void positive(String field, DataSize value) {
+		if (value == null || value.toBytes() <= 0) {
+			reject(field, "must be positive");
+		}
+	}
+
+	private void duration(String field, Duration value, Duration min, Duration max) {
+		if (value == null) {
+			reject(field, "must be given");
+		}
+		else if (value.compareTo(min) < 0 || (max != null && value.compareTo(max) > 0)) {
+			String least = min.isZero() ? "must not be negative" : "must be at least " + format(min);
+			reject(field, (max != null) ? least + " and at most " + format(max) : least);
+		}
+	}
+
+	/**
+	 * A duration as a property would give it: {@code 100ms}, {@code 60s}, {@code 7d}.
+	 */
+	static String format(Duration duration) {
+		long millis = duration.toMillis();
+		long[] units = { 86_400_000, 3_600_000, 60_000, 1_000 };
+		String[] suffixes = { "d", "h", "m", "s" };
+		for (int i = 0; i < units.length; i++) {
+			if (millis % units[i] == 0 && millis != 0) {
+				return (millis / units[i]) + suffixes[i];
+			}
+		}
+		return millis + "ms";
+	}
+
+	private void reject(String field, String rule) {
+		this.errors.rejectValue(field, "invalid", rule);
+	}
+
+}

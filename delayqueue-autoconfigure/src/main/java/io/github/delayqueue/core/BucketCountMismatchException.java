@@ -1,0 +1,59 @@
+package io.github.delayqueue.core;
+
+/**
+ * The queue is configured with another bucket count than the one its namespace was created
+ * with. A job's bucket is the CRC-32 of its key modulo the count, so instances with
+ * different counts would look for jobs in the wrong buckets, and a lowered count would
+ * strand the jobs of the higher buckets: the queue refuses to start. Thrown when the queue
+ * starts, or before its first call to Redis when it started while Redis was unreachable.
+ */
+public class BucketCountMismatchException extends DelayQueueException {
+
+	private final String namespace;
+
+	private final int configured;
+
+	private final int pinned;
+
+	/**
+	 * Creates the exception.
+	 * @param namespace the namespace
+	 * @param configured the bucket count this queue is configured with
+	 * @param pinned the bucket count the namespace was created with
+	 */
+	public BucketCountMismatchException(String namespace, int configured, int pinned) {
+		super("delayqueue.buckets is " + configured + " but namespace '" + namespace + "' was created with " + pinned
+				+ " buckets, and every instance of a namespace must use the same count (a job's bucket is the CRC-32"
+				+ " of its key modulo the count). Set delayqueue.buckets=" + pinned + ", or move to the new count:"
+				+ " start the new count under another delayqueue.namespace while instances with " + pinned
+				+ " buckets drain the old one (then delete its keys, '{" + namespace + "}:config' last).");
+		this.namespace = namespace;
+		this.configured = configured;
+		this.pinned = pinned;
+	}
+
+	/**
+	 * The namespace.
+	 * @return the namespace
+	 */
+	public String getNamespace() {
+		return this.namespace;
+	}
+
+	/**
+	 * The bucket count this queue is configured with.
+	 * @return the configured count
+	 */
+	public int getConfigured() {
+		return this.configured;
+	}
+
+	/**
+	 * The bucket count the namespace was created with.
+	 * @return the namespace's count
+	 */
+	public int getPinned() {
+		return this.pinned;
+	}
+
+}

@@ -1,0 +1,130 @@
+package io.github.delayqueue.redis;
+
+import io.github.delayqueue.core.BucketCountMismatchException;
+import io.github.delayqueue.core.DelayQueueConnectionException;
+import io.github.delayqueue.core.UnsupportedRedisVersionException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * What the queue checks of Redis before it writes: the servers' version and settings
+ * ({@link RedisServerCheck}) and the namespace's bucket count, pinned at its first start.
+ *
+ * <p>
+ * The checks run when the queue starts. When Redis is unreachable then, a fail-fast queue
+ * refuses to start; any other starts anyway and runs the checks before its next call to
+ * Redis ({@link #beforeCall()}, which every call of the queue's {@link ScriptRunner} makes),
+ * until they pass: no job is written before the bucket count is known to be the namespace's.
+ * A refusal found then is thrown by every later call. Thread-safe.
+ */
+final class StartupChecks {
+
+	private static final Log logger = LogFactory.getLog(StartupChecks.class);
+
+	private static final LuaScript NAMESPACE = LuaScript.standalone("namespace", 1);
+
+	private final ScriptRunner runner;
+
+	private final KeySpace keys;
+
+	private final Object monitor = new Object();
+
+	/** Whether the checks still have to pass before a call to Redis: only after a start without Redis. */
+	private volatile boolean pending;
+
+	private volatile RuntimeException refusal;
+
+	/**
+	 * Creates the checks.
+	 * @param runner a runner that does not run these checks itself
+	 * @param keys the queue's key space
+	 */
+	StartupChecks(ScriptRunner runner, KeySpace keys) {
+		this.runner = runner;
+		this.keys = keys;
+	}
+
+	/**
+	 * Runs the checks as the queue starts.
+	 * @param failFast whether an unreachable Redis is thrown, rather than the checks left
+	 * for the first call that finds Redis answering
+	 * @throws DelayQueueConnectionException when Redis is unreachable and {@code failFast}
+	 * @throws UnsupportedRedisVersionException when a server runs Redis older than 6.2
+	 * @throws BucketCountMismatchException when the namespace was created with another
+	 * bucket count
+	 */
+	void atStart(boolean failFast) {
+		synchronized (this.monitor) {
+			this.pending = false;
+			try {
+				run();
+			}
+			catch (DelayQueueConnectionException ex) {
+				if (failFast) {
+					throw new DelayQueueConnectionException("delayqueue could not reach Redis at start-up: "
+							+ ex.getMessage(), ex);
+				}
+				this.pending = true;
+				logger.warn("delayqueue starts while Redis is unreachable (delayqueue.redis.fail-fast=false): "
+						+ ex.getMessage() + ". Until Redis answers, producers get a DelayQueueConnectionException and"
+						+ " the timer and listeners retry; the Redis version and the bucket count are checked before"
+						+ " the first call that reaches Redis");
+			}
+		}
+	}
+
+	/**
+	 * Runs the checks when they are still to pass; nothing otherwise (one volatile read).
+	 * @throws DelayQueueConnectionException when Redis is still unreachable
+	 * @throws UnsupportedRedisVersionException when a server runs Redis older than 6.2,
+	 * for this call and every later one
+	 * @throws BucketCountMismatchException when the namespace was created with another
+	 * bucket count, for this call and every later one
+	 */
+	void beforeCall() {
+		if (!this.pending) {
+			return;
+		}
+		synchronized (this.monitor) {
+			if (this.refusal != null) {
+				throw this.refusal;
+			}
+			if (!this.pending) {
+				return;
+			}
+			try {
+				run();
+			}
+			catch (UnsupportedRedisVersionException | BucketCountMismatchException ex) {
+				this.refusal = ex;
+				logger.error("delayqueue refuses to work on this Redis, which answers now; every call fails until the"
+						+ " application is restarted with the fix: " + ex.getMessage());
+				throw ex;
+			}
+			this.pending = false;
+			logger.info("Redis answers: delayqueue's start-up checks passed");
+		}
+	}
+
+	private void run() {
+		RedisServerCheck.check(this.runner);
+		checkBucketCount();
+	}
+
+	/**
+	 * Pins the bucket count in the namespace at its first start, and refuses another one: the
+	 * bucket of a job is its key's CRC-32 modulo the count, so instances with different counts
+	 * would look for jobs in the wrong buckets, and a lowered count would strand the higher ones.
+	 */
+	private void checkBucketCount() {
+		String configured = String.valueOf(this.keys.buckets());
+		Object pinned = this.runner.run(NAMESPACE,
+				new byte[][] { this.keys.config(), KeySpace.bytes("buckets"), KeySpace.bytes(configured) });
+		String buckets = Replies.asString(Replies.list(pinned).get(0));
+		if (!configured.equals(buckets)) {
+			throw new BucketCountMismatchException(this.keys.namespace(), this.keys.buckets(),
+					Integer.parseInt(buckets));
+		}
+	}
+
+}

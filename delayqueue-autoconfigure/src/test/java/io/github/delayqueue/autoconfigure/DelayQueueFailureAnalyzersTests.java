@@ -1,0 +1,158 @@
+package io.github.delayqueue.autoconfigure;
+
+import io.github.delayqueue.annotation.DelayedListener;
+import io.github.delayqueue.core.UnsupportedRedisVersionException;
+import io.github.delayqueue.test.RedisTestExtension;
+import io.github.delayqueue.test.RedisTestServer;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.webmvc.autoconfigure.DispatcherServletAutoConfiguration;
+import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What Spring Boot reports ("APPLICATION FAILED TO START": description and action) for each
+ * start-up failure that the queue causes or detects.
+ */
+@ExtendWith(RedisTestExtension.class)
+class DelayQueueFailureAnalyzersTests {
+
+	private ApplicationContextRunner runner;
+
+	private String[] redis;
+
+	@BeforeEach
+	void setUp(RedisTestServer redis) {
+		this.redis = new String[] { "spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
+				"delayqueue.namespace=fa" + System.nanoTime() };
+		this.runner = new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
+					DelayQueueAutoConfiguration.class, DelayedListenerAutoConfiguration.class))
+			.withPropertyValues(this.redis);
+	}
+
+	@Test
+	void redisUnreachableNamesTheAddressAndTheRedisProperties() {
+		int port = RedisAtStartupTests.freePort();
+		this.runner.withPropertyValues("spring.data.redis.port=" + port).run((context) -> {
+			FailureAnalysis analysis = FailureAnalyses.of(context.getStartupFailure(), "spring.data.redis.port=" + port);
+			assertThat(analysis.getDescription()).startsWith("delayqueue could not reach Redis at localhost:" + port)
+				.contains("spring.data.redis.port=" + port)
+				.contains("Connection refused");
+			assertThat(analysis.getAction()).contains("spring.data.redis.host and spring.data.redis.port")
+				.contains("spring.data.redis.url")
+				.contains("spring.data.redis.sentinel.master")
+				.contains("spring.data.redis.cluster.nodes")
+				.contains("delayqueue.redis.fail-fast=false");
+		});
+	}
+
+	@Test
+	void redisUnreachableByUrlIsNamedWithoutItsCredentials() {
+		int port = RedisAtStartupTests.freePort();
+		String url = "spring.data.redis.url=redis://app:s3cret@localhost:" + port;
+		this.runner.withPropertyValues(url).run((context) -> {
+			FailureAnalysis analysis = FailureAnalyses.of(context.getStartupFailure(), url);
+			assertThat(analysis.getDescription()).contains("at redis://localhost:" + port + " (spring.data.redis.url)")
+				.doesNotContain("s3cret");
+		});
+	}
+
+	@Test
+	void redisOlderThan62NamesTheVersionAndTheUpgrade() {
+		FailureAnalysis analysis = FailureAnalyses.of(new UnsupportedRedisVersionException("10.0.0.1:7001", "6.0.16"));
+		assertThat(analysis.getDescription())
+			.isEqualTo("delayqueue needs Redis 6.2 or newer (its scripts use commands of 6.2, such as LPOP with a"
+					+ " count), but the Redis server 10.0.0.1:7001 runs Redis 6.0.16.");
+		assertThat(analysis.getAction())
+			.isEqualTo("Upgrade Redis to 6.2 or newer, or set spring.data.redis.* to a Redis that runs it.");
+	}
+
+	@Test
+	void anotherBucketCountThanTheNamespacesNamesBothAndTheWayToMove() {
+		this.runner.withPropertyValues("delayqueue.namespace=pinned" + System.nanoTime()).run((first) -> {
+			assertThat(first).hasNotFailed();
+			String namespace = first.getEnvironment().getProperty("delayqueue.namespace");
+			this.runner.withPropertyValues("delayqueue.namespace=" + namespace, "delayqueue.buckets=8")
+				.run((context) -> {
+					FailureAnalysis analysis = FailureAnalyses.of(context.getStartupFailure());
+					assertThat(analysis.getDescription()).startsWith("delayqueue.buckets is 8, but namespace '"
+							+ namespace + "' was created with 16 buckets.");
+					assertThat(analysis.getAction()).startsWith("Set delayqueue.buckets=16.")
+						.contains("another delayqueue.namespace");
+				});
+		});
+	}
+
+	@Test
+	void badListenerNamesTheBeanTheMethodAndTheFix() {
+		this.runner.withUserConfiguration(NoParameterConfig.class).run((context) -> {
+			FailureAnalysis analysis = FailureAnalyses.of(context.getStartupFailure());
+			assertThat(analysis.getDescription())
+				.startsWith("@DelayedListener method 'close' of bean 'noParameterListener'")
+				.endsWith(" takes no parameters.");
+			assertThat(analysis.getAction()).startsWith("Declare the payload parameter");
+		});
+	}
+
+	@Test
+	void badPropertyIsReportedByBootWithItsValueAndTheRule() {
+		this.runner.withPropertyValues("delayqueue.buckets=0", "delayqueue.timer.batch-size=20000").run((context) -> {
+			FailureAnalysis analysis = FailureAnalyses.of(context.getStartupFailure());
+			assertThat(analysis.getDescription()).contains("Property: delayqueue.buckets")
+				.contains("Value: \"0\"")
+				.contains("Reason: must be between 1 and 16384")
+				.contains("Property: delayqueue.timer.batch-size")
+				.contains("Reason: must be between 1 and 10000");
+			assertThat(analysis.getAction()).contains("Update your application's configuration");
+		});
+	}
+
+	@Test
+	void httpApiWithoutProtectionListsTheThreeWaysOut() {
+		new WebApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
+					DispatcherServletAutoConfiguration.class, WebMvcAutoConfiguration.class,
+					DelayQueueAutoConfiguration.class, DelayQueueHttpAutoConfiguration.class))
+			.withPropertyValues(this.redis)
+			.withPropertyValues("delayqueue.http.enabled=true")
+			.run((context) -> {
+				FailureAnalysis analysis = FailureAnalyses.of(context.getStartupFailure());
+				assertThat(analysis.getDescription()).startsWith(
+						"delayqueue.http.enabled=true serves the HTTP job API at /delayqueue/**, but nothing protects it");
+				assertThat(analysis.getAction()).contains("delayqueue.http.tokens: bearer tokens")
+					.contains("delayqueue.http.secured-by-application=true: the application's own security")
+					.contains("delayqueue.http.allow-anonymous=true: anyone who reaches the port");
+			});
+	}
+
+	static class NoParameterListener {
+
+		@DelayedListener(topic = "t")
+		void close() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class NoParameterConfig {
+
+		@Bean
+		NoParameterListener noParameterListener() {
+			return new NoParameterListener();
+		}
+
+	}
+
+}
