@@ -366,10 +366,7 @@ public class DelayQueueHttpApi {
 	}
 
 	private static @Nullable Duration retryIn(@Nullable Duration retryIn) {
-		if (retryIn != null && retryIn.isNegative()) {
-			throw new IllegalArgumentException("retryIn must not be negative, was " + retryIn);
-		}
-		return (retryIn != null) ? JobConstraints.delay(retryIn) : null;
+		return (retryIn != null) ? JobConstraints.backOff("retryIn", retryIn) : null;
 	}
 
 	private static @Nullable Integer maxAttempts(@Nullable Integer maxAttempts) {

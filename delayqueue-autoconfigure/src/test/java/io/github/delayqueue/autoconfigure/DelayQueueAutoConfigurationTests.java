@@ -146,7 +146,7 @@ class DelayQueueAutoConfigurationTests {
 		});
 		this.runner.withPropertyValues("delayqueue.default-ttr=0s").run((context) -> {
 			assertThat(context).hasFailed();
-			assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("ttr must be at least 1 ms");
+			assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("ttr must be between PT0.001S and P7D");
 		});
 	}
 
