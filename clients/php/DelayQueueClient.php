@@ -17,6 +17,11 @@
  * Delivery is at least once: finish, fail or touch a job before its reservedUntil, else it is
  * delivered again and its token is refused (StaleTokenException).
  *
+ * Every failure is a DelayQueueException: an answer that is not a success (BadRequestException,
+ * UnauthorizedException, StaleTokenException, TooManyRequestsException, UnavailableException),
+ * or no answer at all (UnreachableException, an UnavailableException: connection refused,
+ * unknown host, timeout).
+ *
  * Durations are whole milliseconds (int) or ISO-8601 strings ('PT30S'); due times are
  * DateTimeInterface, epoch milliseconds or ISO-8601 strings. JSON objects come back as
  * associative arrays; send an empty object as new \stdClass() (an empty array is a JSON list).
@@ -26,13 +31,16 @@ declare(strict_types=1);
 
 namespace DelayQueue;
 
-/** An answer that is not a success: status, detail and the request field at fault. */
+/**
+ * A request that failed: $status (0 when no answer came), $detail, the request $field at fault,
+ * and $retryAfter, the seconds the server asks to wait before a retry (null when it did not say).
+ */
 class DelayQueueException extends \RuntimeException
 {
     public function __construct(public readonly int $status, public readonly string $detail,
-                                public readonly ?string $field = null)
+                                public readonly ?string $field = null, public readonly ?int $retryAfter = null)
     {
-        parent::__construct("HTTP $status: $detail", $status);
+        parent::__construct($status !== 0 ? "HTTP $status: $detail" : $detail, $status);
     }
 }
 
@@ -51,8 +59,29 @@ class StaleTokenException extends DelayQueueException
 {
 }
 
-/** 503: Redis is unreachable, or too many reserve requests wait; retry later. */
+/**
+ * 429: reserve requests wait on too many topics already; retry after $retryAfter seconds, or
+ * reserve without wait.
+ */
+class TooManyRequestsException extends DelayQueueException
+{
+}
+
+/**
+ * 503 (or 502, 504 from a proxy): Redis is unreachable, too many reserve requests wait, or the
+ * application is stopping; retry after $retryAfter seconds.
+ */
 class UnavailableException extends DelayQueueException
+{
+}
+
+/**
+ * No answer: the connection was refused, the host is unknown, or the answer did not come within
+ * the timeout; $status is 0. The request may have been carried out when the connection broke
+ * after it was sent: add keeps the first of two jobs with one id, and finish, fail and touch
+ * answer StaleTokenException when their first request went through.
+ */
+class UnreachableException extends UnavailableException
 {
 }
 
@@ -86,7 +115,10 @@ final class DelayQueueClient
         400 => BadRequestException::class,
         401 => UnauthorizedException::class,
         409 => StaleTokenException::class,
+        429 => TooManyRequestsException::class,
+        502 => UnavailableException::class,
         503 => UnavailableException::class,
+        504 => UnavailableException::class,
     ];
 
     private string $baseUrl;
@@ -232,8 +264,8 @@ final class DelayQueueClient
         if ($this->token !== null && $this->token !== '') {
             $headers[] = 'Authorization: Bearer ' . $this->token;
         }
-        $options = ['method' => $method, 'ignore_errors' => true, 'timeout' => $timeout ?? $this->timeout,
-            'protocol_version' => 1.1];
+        $timeout ??= $this->timeout;
+        $options = ['method' => $method, 'ignore_errors' => true, 'timeout' => $timeout, 'protocol_version' => 1.1];
         if ($body !== null) {
             $headers[] = 'Content-Type: application/json';
             $options['content'] = json_encode($body, JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES
@@ -241,18 +273,72 @@ final class DelayQueueClient
         }
         $headers[] = 'Connection: close';
         $options['header'] = implode("\r\n", $headers);
-        $text = @file_get_contents($this->baseUrl . $path, false, stream_context_create(['http' => $options]));
-        if ($text === false || !isset($http_response_header[0])) {
+        $url = $this->baseUrl . $path;
+        $api = "the delayqueue API at {$this->baseUrl}";
+        $request = "($method $path)";
+        error_clear_last();
+        $start = microtime(true);
+        $stream = @fopen($url, 'r', false, stream_context_create(['http' => $options]));
+        if ($stream === false) {
+            // "fopen(url): Failed to open stream: Connection refused" and the like: the reason is last
             $error = error_get_last()['message'] ?? 'no answer';
-            throw new DelayQueueException(0, "could not reach {$this->baseUrl}: $error");
+            $reason = preg_replace('/^.*Failed to open stream: (?:php_network_getaddresses: )?/i', '', $error);
+            if (str_contains($reason, 'timed out') || microtime(true) - $start >= $timeout) {
+                throw new UnreachableException(0, "no answer from $api within $timeout s $request");
+            }
+            if (str_contains($reason, 'HTTP request failed')) {
+                throw new UnreachableException(0, "$api closed the connection without an answer $request");
+            }
+            throw new UnreachableException(0, "could not reach $api $request: $reason");
         }
-        $status = (int) explode(' ', $http_response_header[0])[1];
+        try {
+            $text = stream_get_contents($stream);
+            $meta = stream_get_meta_data($stream);
+        } finally {
+            fclose($stream);
+        }
+        if ($meta['timed_out'] || $text === false) {
+            throw new UnreachableException(0, "no answer from $api within $timeout s $request");
+        }
+        [$status, $reasonPhrase, $retryAfter] = self::statusLine($meta['wrapper_data'] ?? []);
         $answer = ($text === '') ? [] : json_decode($text, true);
         if ($status >= 200 && $status < 300) {
+            if (!is_array($answer)) {
+                throw new DelayQueueException($status, "$method $url answered " . self::excerpt($text)
+                    . ", not JSON: is {$this->baseUrl} the API's base URL?");
+            }
             return $answer;
         }
+        $detail = is_array($answer) && is_string($answer['detail'] ?? null) ? $answer['detail']
+            : (trim($text) !== '' ? "$status $reasonPhrase: " . self::excerpt($text) : $reasonPhrase);
+        $field = is_array($answer) && is_string($answer['field'] ?? null) ? $answer['field'] : null;
         $class = self::ERRORS[$status] ?? DelayQueueException::class;
-        throw new $class($status, is_array($answer) ? ($answer['detail'] ?? $text) : $text,
-            is_array($answer) ? ($answer['field'] ?? null) : null);
+        throw new $class($status, $detail, $field, $retryAfter);
+    }
+
+    /**
+     * The status, reason phrase and Retry-After seconds of an answer's header lines.
+     *
+     * @return array{int, string, ?int}
+     */
+    private static function statusLine(array $headers): array
+    {
+        $status = 0;
+        $reasonPhrase = '';
+        $retryAfter = null;
+        foreach ($headers as $line) {
+            if (preg_match('#^HTTP/\S+ (\d{3}) ?(.*)$#', $line, $m) === 1) {
+                [$status, $reasonPhrase, $retryAfter] = [(int) $m[1], trim($m[2]), null];
+            } elseif (preg_match('/^Retry-After:\s*(\d+)\s*$/i', $line, $m) === 1) {
+                $retryAfter = (int) $m[1];
+            }
+        }
+        return [$status, $reasonPhrase, $retryAfter];
+    }
+
+    private static function excerpt(string $text): string
+    {
+        $text = preg_replace('/\s+/', ' ', trim($text));
+        return "'" . (strlen($text) <= 200 ? $text : substr($text, 0, 200) . '...') . "'";
     }
 }

@@ -6,7 +6,7 @@
  *     DELAYQUEUE_URL=http://localhost:8080/delayqueue DELAYQUEUE_TOKEN=sample-token php test.php
  *
  * Exits 0 when every test passed. The delayqueue build runs it against the sample application
- * (SampleClientsTests).
+ * (SampleClientsTests). The tests of failures need no application: php test.php failures
  */
 
 declare(strict_types=1);
@@ -15,8 +15,12 @@ require __DIR__ . '/DelayQueueClient.php';
 
 use DelayQueue\BadRequestException;
 use DelayQueue\DelayQueueClient;
+use DelayQueue\DelayQueueException;
 use DelayQueue\StaleTokenException;
+use DelayQueue\TooManyRequestsException;
 use DelayQueue\UnauthorizedException;
+use DelayQueue\UnavailableException;
+use DelayQueue\UnreachableException;
 
 $url = getenv('DELAYQUEUE_URL') ?: 'http://localhost:8080/delayqueue';
 $token = getenv('DELAYQUEUE_TOKEN') ?: 'sample-token';
@@ -29,7 +33,7 @@ function check(bool $condition, string $what): void
     }
 }
 
-function refused(callable $call, string $class, ?string $field = null): void
+function refused(callable $call, string $class, ?string $field = null): \Throwable
 {
     try {
         $call();
@@ -38,10 +42,102 @@ function refused(callable $call, string $class, ?string $field = null): void
         if ($field !== null) {
             check($e->field === $field, "field $field, was " . var_export($e->field, true));
         }
-        return;
+        return $e;
     }
     throw new \RuntimeException("expected $class, nothing was thrown");
 }
+
+/** A port nothing listens on. */
+function closedPort(): int
+{
+    $socket = stream_socket_server('tcp://127.0.0.1:0');
+    $port = (int) substr(strrchr(stream_socket_get_name($socket, false), ':'), 1);
+    fclose($socket);
+    return $port;
+}
+
+/**
+ * PHP's built-in web server answering GET /jobs/t/<status> with that status, as the API or a
+ * proxy in front of it would; stopped when the tests end.
+ */
+function answers(): string
+{
+    static $url = null;
+    if ($url !== null) {
+        return $url;
+    }
+    $router = tempnam(sys_get_temp_dir(), 'delayqueue-answers') . '.php';
+    file_put_contents($router, <<<'PHP'
+        <?php
+        $status = (int) basename(parse_url($_SERVER['REQUEST_URI'], PHP_URL_PATH));
+        http_response_code($status);
+        if ($status === 429 || $status === 503) {
+            header('Retry-After: ' . ($status === 429 ? 1 : 3));
+            header('Content-Type: application/problem+json');
+            echo json_encode(['status' => $status, 'detail' => ($status === 429)
+                ? 'reserve requests wait on 100 topics already' : "the queue's Redis is unreachable; retry later"]);
+        } elseif ($status === 502 || $status === 200) {
+            header('Content-Type: text/html');
+            echo ($status === 502) ? '<html><body><h1>502 Bad Gateway</h1></body></html>' : '<html><body>Welcome</body></html>';
+        }
+        PHP);
+    $port = closedPort();
+    $server = proc_open([PHP_BINARY, '-S', "127.0.0.1:$port", $router], [['pipe', 'r'], ['file', '/dev/null', 'w'],
+        ['file', '/dev/null', 'w']], $pipes);
+    register_shutdown_function(function () use ($server, $router): void {
+        proc_terminate($server);
+        proc_close($server);
+        unlink($router);
+    });
+    for ($i = 0; $i < 100 && @fsockopen('127.0.0.1', $port) === false; $i++) {
+        usleep(50_000);
+    }
+    return $url = "http://127.0.0.1:$port/delayqueue";
+}
+
+$failures = [
+    'a server that is down is unreachable, naming the URL' => function (): void {
+        $url = 'http://127.0.0.1:' . closedPort() . '/delayqueue';
+        $e = refused(fn () => (new DelayQueueClient($url))->add('t', 'x', 1, delay: 0), UnreachableException::class);
+        check($e instanceof UnavailableException && $e instanceof DelayQueueException, 'an UnavailableException');
+        check($e->status === 0, 'status 0');
+        check(str_contains($e->getMessage(), "could not reach the delayqueue API at $url (POST /jobs): Connection refused"),
+            'the URL and the reason, was: ' . $e->getMessage());
+    },
+    'an unknown host is unreachable' => function (): void {
+        $e = refused(fn () => (new DelayQueueClient('http://no-such-host.invalid/delayqueue'))->get('t', 'x'),
+            UnreachableException::class);
+        check(str_contains($e->getMessage(), 'http://no-such-host.invalid/delayqueue (GET /jobs/t/x)'),
+            'the URL, was: ' . $e->getMessage());
+    },
+    'no answer within the timeout is unreachable' => function (): void {
+        $silent = stream_socket_server('tcp://127.0.0.1:0'); // the connection is made, no answer ever comes
+        $url = 'http://' . stream_socket_get_name($silent, false) . '/delayqueue';
+        $e = refused(fn () => (new DelayQueueClient($url, null, 0.5))->get('t', 'x'), UnreachableException::class);
+        fclose($silent);
+        check(str_contains($e->getMessage(), "no answer from the delayqueue API at $url within 0.5 s"),
+            'the timeout, was: ' . $e->getMessage());
+    },
+    '503 is unavailable with Retry-After, 429 too many requests' => function (): void {
+        $client = new DelayQueueClient(answers());
+        $e = refused(fn () => $client->get('t', '503'), UnavailableException::class);
+        check(!($e instanceof UnreachableException) && $e->status === 503 && $e->retryAfter === 3, '503, retry after 3 s');
+        check($e->getMessage() === "HTTP 503: the queue's Redis is unreachable; retry later", 'the detail');
+        check(refused(fn () => $client->get('t', '429'), TooManyRequestsException::class)->retryAfter === 1,
+            '429, retry after 1 s');
+    },
+    "a proxy's error page is unavailable, other answers a DelayQueueException" => function (): void {
+        $client = new DelayQueueClient(answers());
+        $e = refused(fn () => $client->get('t', '502'), UnavailableException::class);
+        check($e->status === 502 && $e->retryAfter === null && str_contains($e->detail, '502 Bad Gateway'),
+            'an excerpt of the page, was: ' . $e->detail);
+        check(refused(fn () => $client->get('t', '500'), DelayQueueException::class)->detail === 'Internal Server Error',
+            'the reason phrase');
+        $e = refused(fn () => $client->get('t', '200'), DelayQueueException::class);
+        check(str_contains($e->getMessage(), 'not JSON: is ' . answers() . " the API's base URL?"), 'the base URL, was: '
+            . $e->getMessage());
+    },
+];
 
 $tests = [
     'add, reserve and finish round trip' => function (DelayQueueClient $client, string $topic): void {
@@ -112,7 +208,8 @@ $tests = [
 ];
 
 $failed = 0;
-foreach ($tests as $name => $test) {
+$run = ($argv[1] ?? '') === 'failures' ? $failures : $failures + $tests;
+foreach ($run as $name => $test) {
     $topic = 'php-' . bin2hex(random_bytes(6));
     try {
         $test($client, $topic);
@@ -122,5 +219,5 @@ foreach ($tests as $name => $test) {
         echo "FAIL $name: " . $e->getMessage() . "\n";
     }
 }
-echo count($tests) - $failed . ' passed, ' . $failed . " failed\n";
+echo count($run) - $failed . ' passed, ' . $failed . " failed\n";
 exit($failed === 0 ? 0 : 1);

@@ -13,6 +13,10 @@ delayqueue - the same jobs Java services schedule with DelayedJobTemplate and co
 Delivery is at least once: finish, fail or touch a job before its reserved_until, else it
 is delivered again and its token is refused (StaleTokenError).
 
+Every failure is a DelayQueueError: an answer that is not a success (BadRequestError,
+UnauthorizedError, StaleTokenError, TooManyRequestsError, UnavailableError), or no answer at
+all (UnreachableError, an UnavailableError: connection refused, unknown host, timeout).
+
 Durations are datetime.timedelta, whole milliseconds (int) or ISO-8601 strings ("PT30S");
 due times are datetime (timezone-aware), milliseconds since the epoch or ISO-8601 strings.
 
@@ -20,9 +24,11 @@ Also a command-line tool: python3 delayqueue_client.py --help
 """
 
 import argparse
+import http.client
 import json
 import os
 import re
+import socket
 import sys
 import urllib.error
 import urllib.parse
@@ -32,20 +38,23 @@ from datetime import datetime, timedelta
 from typing import Any, Dict, List, Optional, Union
 
 __all__ = ["DelayQueueClient", "Job", "DelayQueueError", "BadRequestError", "UnauthorizedError",
-           "StaleTokenError", "UnavailableError"]
+           "StaleTokenError", "TooManyRequestsError", "UnavailableError", "UnreachableError"]
 
 Duration = Union[timedelta, int, str]
 Instant = Union[datetime, int, str]
 
 
 class DelayQueueError(Exception):
-    """An answer that is not a success: status, detail and the request field at fault."""
+    """A request that failed: status (0 when no answer came), detail, the request field at fault,
+    and retry_after, the seconds the server asks to wait before a retry (None when it did not say)."""
 
-    def __init__(self, status: int, detail: str, field_name: Optional[str] = None):
-        super().__init__("HTTP %d: %s" % (status, detail))
+    def __init__(self, status: int, detail: str, field_name: Optional[str] = None,
+                 retry_after: Optional[int] = None):
+        super().__init__("HTTP %d: %s" % (status, detail) if status else detail)
         self.status = status
         self.detail = detail
         self.field = field_name
+        self.retry_after = retry_after
 
 
 class BadRequestError(DelayQueueError):
@@ -60,11 +69,25 @@ class StaleTokenError(DelayQueueError):
     """409: the reservation is no longer yours (redelivered, finished, cancelled or replaced)."""
 
 
+class TooManyRequestsError(DelayQueueError):
+    """429: reserve requests wait on too many topics already; retry after .retry_after seconds,
+    or reserve without wait."""
+
+
 class UnavailableError(DelayQueueError):
-    """503: Redis is unreachable, or too many reserve requests wait; retry later."""
+    """503 (or 502, 504 from a proxy): Redis is unreachable, too many reserve requests wait, or the
+    application is stopping; retry after .retry_after seconds."""
 
 
-_ERRORS = {400: BadRequestError, 401: UnauthorizedError, 409: StaleTokenError, 503: UnavailableError}
+class UnreachableError(UnavailableError):
+    """No answer: the connection was refused, the host is unknown, or the answer did not come
+    within the timeout; .status is 0. The request may have been carried out when the connection
+    broke after it was sent: add keeps the first of two jobs with one id, and finish, fail and
+    touch answer StaleTokenError when their first request went through."""
+
+
+_ERRORS = {400: BadRequestError, 401: UnauthorizedError, 409: StaleTokenError, 429: TooManyRequestsError,
+           502: UnavailableError, 503: UnavailableError, 504: UnavailableError}
 
 
 @dataclass
@@ -232,23 +255,64 @@ class DelayQueueClient:
 
     def _call(self, method: str, path: str, body: Any = None, timeout: Optional[float] = None) -> Any:
         data = None if body is None else json.dumps(body).encode("utf-8")
-        request = urllib.request.Request(self.base_url + path, data=data, method=method)
+        url = self.base_url + path
+        request = urllib.request.Request(url, data=data, method=method)
         request.add_header("Accept", "application/json")
         if data is not None:
             request.add_header("Content-Type", "application/json")
         if self.token:
             request.add_header("Authorization", "Bearer " + self.token)
+        timeout = timeout or self.timeout
         try:
-            with urllib.request.urlopen(request, timeout=timeout or self.timeout) as response:
-                return json.loads(response.read().decode("utf-8"))
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                status, text = response.status, response.read().decode("utf-8", "replace")
         except urllib.error.HTTPError as error:
-            text = error.read().decode("utf-8", "replace")
-            try:
-                problem = json.loads(text)
-                detail, field_name = problem.get("detail", text), problem.get("field")
-            except ValueError:
-                detail, field_name = text, None
-            raise _ERRORS.get(error.code, DelayQueueError)(error.code, detail, field_name) from None
+            raise _refused(error) from None
+        except (OSError, http.client.HTTPException) as error:
+            # URLError (refused, unknown host, timeout while connecting), a timeout or a broken
+            # connection while reading the answer
+            raise UnreachableError(0, _unreachable(self.base_url, method, path, error, timeout)) from None
+        try:
+            return json.loads(text)
+        except ValueError:
+            raise DelayQueueError(status, "%s %s answered %s, not JSON: is %s the API's base URL?"
+                                  % (method, url, _excerpt(text), self.base_url)) from None
+
+
+def _refused(error: urllib.error.HTTPError) -> DelayQueueError:
+    """The error for an answer that is not a success: the problem's detail and field, or an
+    excerpt of the answer when it is not a problem (such as a proxy's error page)."""
+    text = error.read().decode("utf-8", "replace")
+    detail, field_name = None, None
+    try:
+        problem = json.loads(text)
+        if isinstance(problem, dict):
+            detail, field_name = problem.get("detail"), problem.get("field")
+    except ValueError:
+        pass
+    if not detail:
+        detail = "%s %s: %s" % (error.code, error.reason, _excerpt(text)) if text.strip() else str(error.reason)
+    retry_after = error.headers.get("Retry-After") if error.headers else None
+    seconds = int(retry_after) if retry_after and retry_after.strip().isdigit() else None
+    return _ERRORS.get(error.code, DelayQueueError)(error.code, detail, field_name, seconds)
+
+
+def _unreachable(base_url: str, method: str, path: str, error: BaseException, timeout: float) -> str:
+    """Why no answer came, naming the API's URL and the request."""
+    reason = error.reason if isinstance(error, urllib.error.URLError) else error
+    request = "(%s %s)" % (method, path)
+    if isinstance(reason, (socket.timeout, TimeoutError)):
+        return "no answer from the delayqueue API at %s within %g s %s" % (base_url, timeout, request)
+    if isinstance(reason, http.client.RemoteDisconnected):
+        return "the delayqueue API at %s closed the connection without an answer %s" % (base_url, request)
+    if isinstance(reason, OSError) and reason.strerror:
+        reason = reason.strerror
+    return "could not reach the delayqueue API at %s %s: %s" % (base_url, request, reason)
+
+
+def _excerpt(text: str) -> str:
+    text = " ".join(text.split())
+    return repr(text if len(text) <= 200 else text[:200] + "...")
 
 
 def _main(argv: Optional[List[str]] = None) -> int:

@@ -4,15 +4,23 @@
         python3 -m unittest -v test_delayqueue_client.py
 
 The delayqueue build runs them against the sample application (SampleClientsTests).
+FailureTest needs no application: python3 -m unittest -v test_delayqueue_client.FailureTest
 """
 
+import http.server
+import json
 import os
+import socket
+import subprocess
+import sys
+import threading
 import time
 import unittest
 import uuid
 from datetime import datetime, timedelta, timezone
 
-from delayqueue_client import (BadRequestError, DelayQueueClient, StaleTokenError, UnauthorizedError)
+from delayqueue_client import (BadRequestError, DelayQueueClient, DelayQueueError, StaleTokenError,
+                               TooManyRequestsError, UnauthorizedError, UnavailableError, UnreachableError)
 
 URL = os.environ.get("DELAYQUEUE_URL", "http://localhost:8080/delayqueue")
 TOKEN = os.environ.get("DELAYQUEUE_TOKEN", "sample-token")
@@ -123,6 +131,122 @@ class DelayQueueClientTest(unittest.TestCase):
         job = self.client.reserve(self.topic)[0]
         self.assertEqual(job_id, job.id)
         self.client.finish(job)
+
+
+class _Answers(http.server.BaseHTTPRequestHandler):
+    """Answers GET /jobs/t/<status> with that status, as the API or a proxy in front of it would."""
+
+    ANSWERS = {
+        "429": ("application/problem+json", {"Retry-After": "1"},
+                {"status": 429, "detail": "reserve requests wait on 100 topics already"}),
+        "503": ("application/problem+json", {"Retry-After": "3"},
+                {"status": 503, "detail": "the queue's Redis is unreachable; retry later"}),
+        "502": ("text/html", {}, "<html><body><h1>502 Bad Gateway</h1></body></html>"),
+        "500": ("text/plain", {}, ""),
+        "200": ("text/html", {}, "<html><body>Welcome</body></html>"),
+    }
+
+    def do_GET(self):
+        status = self.path.rsplit("/", 1)[-1]
+        content_type, headers, body = self.ANSWERS[status]
+        data = (json.dumps(body) if isinstance(body, dict) else body).encode("utf-8")
+        self.send_response(int(status))
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+class FailureTest(unittest.TestCase):
+    """No answer, or answers that are not a success, as the client's own errors; no application needed."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Answers)
+        threading.Thread(target=cls.server.serve_forever, daemon=True).start()
+        cls.answers = DelayQueueClient("http://127.0.0.1:%d/delayqueue" % cls.server.server_port)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.shutdown()
+        cls.server.server_close()
+
+    @staticmethod
+    def _closed_port():
+        with socket.socket() as free:
+            free.bind(("127.0.0.1", 0))
+            return free.getsockname()[1]
+
+    def test_a_server_that_is_down_is_unreachable_naming_the_url(self):
+        url = "http://127.0.0.1:%d/delayqueue" % self._closed_port()
+        with self.assertRaises(UnreachableError) as down:
+            DelayQueueClient(url).add("t", "x", 1, delay=0)
+        self.assertEqual(0, down.exception.status)
+        self.assertIn("could not reach the delayqueue API at " + url + " (POST /jobs)", str(down.exception))
+        self.assertIn("refused", str(down.exception))
+        self.assertIsInstance(down.exception, UnavailableError)
+        self.assertIsInstance(down.exception, DelayQueueError)
+
+    def test_an_unknown_host_is_unreachable(self):
+        with self.assertRaises(UnreachableError) as unknown:
+            DelayQueueClient("http://no-such-host.invalid/delayqueue").get("t", "x")
+        self.assertIn("http://no-such-host.invalid/delayqueue (GET /jobs/t/x)", str(unknown.exception))
+
+    def test_no_answer_within_the_timeout_is_unreachable(self):
+        with socket.socket() as silent:
+            silent.bind(("127.0.0.1", 0))
+            silent.listen(1)  # the connection is made, no answer ever comes
+            url = "http://127.0.0.1:%d/delayqueue" % silent.getsockname()[1]
+            with self.assertRaises(UnreachableError) as slow:
+                DelayQueueClient(url, timeout=0.3).get("t", "x")
+        self.assertIn("no answer from the delayqueue API at " + url + " within 0.3 s", str(slow.exception))
+
+    def test_503_is_unavailable_with_retry_after(self):
+        with self.assertRaises(UnavailableError) as unavailable:
+            self.answers.get("t", "503")
+        self.assertNotIsInstance(unavailable.exception, UnreachableError)
+        self.assertEqual(503, unavailable.exception.status)
+        self.assertEqual(3, unavailable.exception.retry_after)
+        self.assertEqual("HTTP 503: the queue's Redis is unreachable; retry later", str(unavailable.exception))
+
+    def test_429_is_too_many_requests_with_retry_after(self):
+        with self.assertRaises(TooManyRequestsError) as refused:
+            self.answers.get("t", "429")
+        self.assertEqual(1, refused.exception.retry_after)
+
+    def test_a_proxy_error_page_is_unavailable_with_an_excerpt(self):
+        with self.assertRaises(UnavailableError) as proxy:
+            self.answers.get("t", "502")
+        self.assertEqual(502, proxy.exception.status)
+        self.assertIsNone(proxy.exception.retry_after)
+        self.assertIn("502 Bad Gateway", proxy.exception.detail)
+
+    def test_a_server_error_without_a_body_is_a_delay_queue_error(self):
+        with self.assertRaises(DelayQueueError) as failed:
+            self.answers.get("t", "500")
+        self.assertEqual(500, failed.exception.status)
+        self.assertEqual("Internal Server Error", failed.exception.detail)
+
+    def test_an_answer_that_is_not_json_names_the_base_url(self):
+        with self.assertRaises(DelayQueueError) as wrong:
+            self.answers.get("t", "200")
+        self.assertIn("not JSON: is http://127.0.0.1:%d/delayqueue the API's base URL?" % self.server.server_port,
+                      str(wrong.exception))
+
+    def test_the_command_line_reports_a_server_that_is_down_without_a_traceback(self):
+        url = "http://127.0.0.1:%d/delayqueue" % self._closed_port()
+        run = subprocess.run([sys.executable, "delayqueue_client.py", "--url", url, "get", "t", "x"],
+                             cwd=os.path.dirname(os.path.abspath(__file__)), capture_output=True, text=True,
+                             timeout=60)
+        self.assertEqual(2, run.returncode)
+        self.assertNotIn("Traceback", run.stderr)
+        self.assertEqual(0, json.loads(run.stderr)["status"])
+        self.assertIn("could not reach the delayqueue API at " + url, json.loads(run.stderr)["detail"])
 
 
 if __name__ == "__main__":

@@ -8,7 +8,9 @@ import java.util.regex.Pattern;
 /**
  * The rules every public entry point checks before it touches Redis. A broken rule is an
  * {@link IllegalArgumentException} whose message names the field and the rule; Redis is
- * left unchanged.
+ * left unchanged. A duration rule gives its bounds and the value refused as ISO-8601
+ * durations with days ({@code "ttr must be between PT0.001S and P7D, was P8DT12H"}), a form
+ * every entry point accepts.
  *
  * <ul>
  * <li>{@code topic}: 1 to {@value #MAX_TOPIC_LENGTH} characters of {@code A-Z a-z 0-9 . _ -},
@@ -18,6 +20,7 @@ import java.util.regex.Pattern;
  * <li>{@code delay}: at most {@link #MAX_DELAY} either way; zero or negative means due now.</li>
  * <li>{@code dueAt}: from 1970-01-01T00:00:00Z up to {@link #MAX_DUE_AT}.</li>
  * <li>{@code ttr}: positive and at most {@link #MAX_TTR}, whole milliseconds.</li>
+ * <li>a back-off ({@code backOff}, {@code retryIn}): zero up to {@link #MAX_DELAY}.</li>
  * <li>{@code maxAttempts}: 1 to {@value #MAX_ATTEMPTS}.</li>
  * <li>{@code payload}: not null and at most the configured size in bytes.</li>
  * </ul>
@@ -44,6 +47,9 @@ public final class JobConstraints {
 
 	/** The longest error text kept for a job, in characters; longer ones are cut. */
 	public static final int MAX_ERROR_LENGTH = 8_192;
+
+	/** The shortest positive duration a rule accepts: the queue counts whole milliseconds. */
+	private static final Duration ONE_MILLISECOND = Duration.ofMillis(1);
 
 	private static final Pattern NAMESPACE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]*");
 
@@ -149,10 +155,17 @@ public final class JobConstraints {
 		if (delay == null) {
 			throw new IllegalArgumentException("delay must not be null");
 		}
-		if (delay.compareTo(MAX_DELAY) > 0 || delay.compareTo(MAX_DELAY.negated()) < 0) {
-			throw new IllegalArgumentException("delay must be at most " + MAX_DELAY.toDays() + " days, was " + delay);
-		}
-		return delay;
+		return between("delay", delay, MAX_DELAY.negated(), MAX_DELAY);
+	}
+
+	/**
+	 * Checks a back-off: how long a failed job waits before it is delivered again.
+	 * @param field the field name for the message
+	 * @param backOff the back-off
+	 * @return the back-off, from zero up to {@link #MAX_DELAY}
+	 */
+	public static Duration backOff(String field, Duration backOff) {
+		return between(field, notNull(field, backOff), Duration.ZERO, MAX_DELAY);
 	}
 
 	/**
@@ -190,16 +203,32 @@ public final class JobConstraints {
 	 * @return the value
 	 */
 	public static Duration positive(String field, Duration value, Duration max) {
-		if (value == null) {
-			throw new IllegalArgumentException(field + " must not be null");
-		}
-		if (value.toNanos() < 1_000_000) {
-			throw new IllegalArgumentException(field + " must be at least 1 ms, was " + value);
-		}
-		if (value.compareTo(max) > 0) {
-			throw new IllegalArgumentException(field + " must be at most " + max + ", was " + value);
+		return between(field, notNull(field, value), ONE_MILLISECOND, max);
+	}
+
+	private static Duration between(String field, Duration value, Duration min, Duration max) {
+		if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
+			throw new IllegalArgumentException(
+					field + " must be between " + text(min) + " and " + text(max) + ", was " + text(value));
 		}
 		return value;
+	}
+
+	/**
+	 * A duration as ISO-8601 with days, as people read it and every entry point accepts it:
+	 * {@code P36500D}, {@code P7DT12H}, {@code PT0.001S}, {@code -PT1S} ({@link Duration#toString()}
+	 * counts hours: {@code PT876000H}).
+	 * @param duration the duration
+	 * @return its text
+	 */
+	static String text(Duration duration) {
+		long days = duration.toDays();
+		Duration time = duration.minusDays(days).abs();
+		String sign = duration.isNegative() ? "-" : "";
+		if (days == 0) {
+			return sign + time;
+		}
+		return sign + "P" + Math.abs(days) + "D" + (time.isZero() ? "" : time.toString().substring(1));
 	}
 
 	/**

@@ -92,6 +92,12 @@ public class DelayQueueHttpApi {
 	/** How often a Redis outage is logged at WARN. */
 	private static final Duration UNREACHABLE_WARNING_INTERVAL = Duration.ofSeconds(10);
 
+	/** How many jobs a reserve request without {@code max} takes. */
+	static final int DEFAULT_MAX = 1;
+
+	/** How long a reserve request without {@code wait} waits: it answers at once. */
+	static final Duration DEFAULT_WAIT = Duration.ZERO;
+
 	/** What a long-poll may take longer than its wait before the web server gives up on it. */
 	private static final Duration ASYNC_MARGIN = Duration.ofSeconds(10);
 
@@ -166,8 +172,8 @@ public class DelayQueueHttpApi {
 			@RequestParam(name = "ttr", required = false) @Nullable String ttr, HttpServletRequest request) {
 		checkQuery(request, RESERVE_PARAMETERS);
 		checked("topic", () -> JobConstraints.topic(topic));
-		int count = (max != null) ? count(max) : 1;
-		Duration waitFor = (wait != null) ? waitFor(wait) : Duration.ZERO;
+		int count = (max != null) ? count(max) : DEFAULT_MAX;
+		Duration waitFor = (wait != null) ? waitFor(wait) : DEFAULT_WAIT;
 		Duration reservationTtr = (ttr != null)
 				? checked("ttr", () -> JobConstraints.ttr(JsonRequest.Values.duration("ttr", ttr))) : null;
 		DeferredResult<ResponseEntity<JsonNode>> result = new DeferredResult<>(
@@ -417,10 +423,7 @@ public class DelayQueueHttpApi {
 	}
 
 	private static @Nullable Duration retryIn(@Nullable Duration retryIn) {
-		if (retryIn != null && retryIn.isNegative()) {
-			throw new IllegalArgumentException("retryIn must not be negative, was " + retryIn);
-		}
-		return (retryIn != null) ? JobConstraints.delay(retryIn) : null;
+		return (retryIn != null) ? JobConstraints.backOff("retryIn", retryIn) : null;
 	}
 
 	private static @Nullable Integer maxAttempts(@Nullable Integer maxAttempts) {

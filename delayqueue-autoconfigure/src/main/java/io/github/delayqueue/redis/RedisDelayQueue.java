@@ -713,10 +713,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 	@Override
 	public FailResult fail(ReservedJob job, Duration backOff, String error) {
-		if (backOff == null || backOff.isNegative()) {
-			throw new IllegalArgumentException("backOff must not be null or negative, was " + backOff);
-		}
-		JobConstraints.delay(backOff);
+		JobConstraints.backOff("backOff", backOff);
 		return fail(job, backOff.toMillis(), error);
 	}
 

@@ -74,6 +74,7 @@ class DelayQueueHttpApiValidationTests {
 			POST | /jobs | {"topic":"t","id":"x","dueAt":"tomorrow","body":1}                | 400 | dueAt
 			POST | /jobs | {"topic":"t","id":"x","delay":0,"ttr":0,"body":1}                 | 400 | ttr
 			POST | /jobs | {"topic":"t","id":"x","delay":0,"ttr":"PT-1S","body":1}           | 400 | ttr
+			POST | /jobs | {"topic":"t","id":"x","delay":0,"ttr":"P1000000D","body":1}     | 400 | ttr
 			POST | /jobs | {"topic":"t","id":"x","delay":0,"maxAttempts":0,"body":1}         | 400 | maxAttempts
 			POST | /jobs | {"topic":"t","id":"x","delay":0,"maxAttempts":"3","body":1}       | 400 | maxAttempts
 			POST | /jobs | {"topic":"t","id":"x","delay":0,"onDuplicate":"IGNORE","body":1}  | 400 | onDuplicate
@@ -95,6 +96,7 @@ class DelayQueueHttpApiValidationTests {
 			POST | /jobs/t/x/fail   | {"token":1}                                           | 400 | retryIn
 			POST | /jobs/t/x/fail   | {"token":1,"retryIn":0,"dead":true}                   | 400 | dead
 			POST | /jobs/t/x/fail   | {"token":1,"retryIn":-5}                              | 400 | retryIn
+			POST | /jobs/t/x/fail   | {"token":1,"retryIn":"P40000D"}                       | 400 | retryIn
 			POST | /jobs/t/x/touch  | {"token":1,"ttr":"PT8D"}                              | 400 | ttr
 			GET  | /jobs/t/%20      |                                                       | 400 | id
 			POST | /topics/t/reserve?mx=3                                                   | | 400 | mx

@@ -103,7 +103,8 @@ class DelayedJobTemplateValidationTests {
 	@Test
 	void delayAndDueAtMustBeInRange() {
 		rejects(() -> this.template.schedule("t", "1", "x", null), "delay", "must not be null");
-		rejects(() -> this.template.schedule("t", "1", "x", Duration.ofDays(36_501)), "delay", "at most 36500 days");
+		rejects(() -> this.template.schedule("t", "1", "x", Duration.ofDays(36_501)), "delay",
+				"between -P36500D and P36500D, was P36501D");
 		rejects(() -> this.template.schedule("t", "1", "x", Duration.ofSeconds(Long.MAX_VALUE)), "delay");
 		rejects(() -> this.template.schedule("t", "1", "x", Duration.ofSeconds(Long.MIN_VALUE)), "delay");
 		rejects(() -> this.template.scheduleAt("t", "1", "x", null), "dueAt", "must not be null");
@@ -117,10 +118,10 @@ class DelayedJobTemplateValidationTests {
 
 	@Test
 	void ttrMustBePositiveWholeMillisecondsUpToSevenDays() {
-		rejects(() -> this.template.job("t", "1").ttr(Duration.ZERO), "ttr", "at least 1 ms");
-		rejects(() -> this.template.job("t", "1").ttr(Duration.ofSeconds(-5)), "ttr", "at least 1 ms");
-		rejects(() -> this.template.job("t", "1").ttr(Duration.ofNanos(999)), "ttr", "at least 1 ms");
-		rejects(() -> this.template.job("t", "1").ttr(Duration.ofDays(8)), "ttr", "at most PT168H");
+		rejects(() -> this.template.job("t", "1").ttr(Duration.ZERO), "ttr", "between PT0.001S and P7D");
+		rejects(() -> this.template.job("t", "1").ttr(Duration.ofSeconds(-5)), "ttr", "between PT0.001S and P7D");
+		rejects(() -> this.template.job("t", "1").ttr(Duration.ofNanos(999)), "ttr", "between PT0.001S and P7D");
+		rejects(() -> this.template.job("t", "1").ttr(Duration.ofDays(8)), "ttr", "between PT0.001S and P7D, was P8D");
 		rejects(() -> this.template.job("t", "1").ttr(null), "ttr", "must not be null");
 		rejects(() -> this.queue.reserve("existing", 1, Duration.ZERO), "ttr");
 	}
@@ -139,7 +140,8 @@ class DelayedJobTemplateValidationTests {
 		rejects(() -> this.template.replayDead("existing", 0), "max");
 		ReservedJob job = new ReservedJob("existing", "1", new byte[0], 1, 1, Instant.now(), Instant.now(),
 				Instant.now(), Instant.now(), Duration.ofSeconds(1), 1);
-		rejects(() -> this.queue.fail(job, Duration.ofSeconds(-1), "e"), "backOff", "negative");
+		rejects(() -> this.queue.fail(job, Duration.ofSeconds(-1), "e"), "backOff", "between PT0S and P36500D");
+		rejects(() -> this.queue.fail(job, Duration.ofDays(36_501), "e"), "backOff", "between PT0S and P36500D");
 		rejects(() -> this.queue.fail(job, null, "e"), "backOff");
 		rejects(() -> this.queue.touch(job, Duration.ZERO), "ttr");
 	}

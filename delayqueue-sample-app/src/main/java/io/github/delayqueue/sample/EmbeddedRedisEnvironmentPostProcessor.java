@@ -8,15 +8,22 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import org.apache.commons.logging.Log;
 import redis.embedded.core.ExecutableProvider;
 
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.boot.EnvironmentPostProcessor;
@@ -24,6 +31,8 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.boot.logging.DeferredLogFactory;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.util.StringUtils;
 
 /**
  * The sample app's "one command on a fresh machine": when no Redis is configured
@@ -33,8 +42,22 @@ import org.springframework.core.env.MapPropertySource;
  * {@code ./target/embedded-redis} (or {@code sample.embedded-redis.dir}), and points the app
  * at it. Set {@code sample.embedded-redis.enabled=false} to turn it off. This belongs to the
  * sample only: the starter never starts a Redis.
+ *
+ * <p>
+ * The server runs as a daemon, in a session of its own (except on Windows), so that a Ctrl+C
+ * in the terminal, which signals every process of the terminal's foreground process group,
+ * does not stop it while the application is still stopping: it is stopped when the context
+ * is closed, after the queue, the listeners and the Redis clients. A server that an earlier
+ * run left behind on the same directory (its JVM killed) is stopped first, so that two never
+ * write one append-only file.
  */
 class EmbeddedRedisEnvironmentPostProcessor implements EnvironmentPostProcessor {
+
+	static final String BEAN_NAME = "embeddedRedis";
+
+	private static final Duration START_TIMEOUT = Duration.ofSeconds(15);
+
+	private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
 
 	private final Log logger;
 
@@ -60,9 +83,11 @@ class EmbeddedRedisEnvironmentPostProcessor implements EnvironmentPostProcessor 
 		Path dir = Path.of(environment.getProperty("sample.embedded-redis.dir", "target/embedded-redis")).toAbsolutePath();
 		int port = freePort();
 		EmbeddedRedis redis = start(dir, port);
-		// stopped when the context's beans are destroyed: after the queue and Redis clients have stopped
-		application.addInitializers((context) -> ((BeanDefinitionRegistry) context.getBeanFactory())
-			.registerBeanDefinition("embeddedRedis", new RootBeanDefinition(EmbeddedRedis.class, () -> redis)));
+		application.addInitializers((context) -> {
+			((BeanDefinitionRegistry) context.getBeanFactory()).registerBeanDefinition(BEAN_NAME,
+					new RootBeanDefinition(EmbeddedRedis.class, redis::heldByTheContext));
+			context.addBeanFactoryPostProcessor(EmbeddedRedisEnvironmentPostProcessor::destroyAfterTheRedisClients);
+		});
 		environment.getPropertySources()
 			.addFirst(new MapPropertySource("embeddedRedis",
 					Map.of("spring.data.redis.host", "127.0.0.1", "spring.data.redis.port", port)));
@@ -71,26 +96,48 @@ class EmbeddedRedisEnvironmentPostProcessor implements EnvironmentPostProcessor 
 				+ "spring.data.redis.host / spring.data.redis.port (e.g. SPRING_DATA_REDIS_PORT=6379).");
 	}
 
+	/**
+	 * Makes every Redis connection factory depend on the embedded server, so that the server
+	 * is destroyed after them (the queue and the listeners stop earlier still, with the
+	 * context's lifecycle).
+	 */
+	private static void destroyAfterTheRedisClients(ConfigurableListableBeanFactory beanFactory) {
+		for (String name : beanFactory.getBeanNamesForType(RedisConnectionFactory.class, true, false)) {
+			BeanDefinition definition = beanFactory.getBeanDefinition(name);
+			definition.setDependsOn(StringUtils.addStringToArray(definition.getDependsOn(), BEAN_NAME));
+		}
+	}
+
 	private EmbeddedRedis start(Path dir, int port) {
+		Path pidFile = dir.resolve("redis.pid");
+		Path log = dir.resolve("redis.log");
+		boolean daemon = !System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("windows");
 		try {
 			Files.createDirectories(dir);
+			stopLeftover(pidFile);
 			File binary = ExecutableProvider.newJarResourceProvider().get();
 			binary.setExecutable(true);
 			Process process = new ProcessBuilder(binary.getAbsolutePath(), "--port", String.valueOf(port), "--bind",
-					"127.0.0.1", "--dir", dir.toString(), "--appendonly", "yes", "--save", "", "--daemonize", "no")
+					"127.0.0.1", "--dir", dir.toString(), "--appendonly", "yes", "--save", "", "--daemonize",
+					daemon ? "yes" : "no", "--pidfile", pidFile.toString(), "--logfile", log.toString())
 				.redirectErrorStream(true)
-				.redirectOutput(dir.resolve("redis.log").toFile())
+				.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
 				.start();
-			EmbeddedRedis redis = new EmbeddedRedis(process);
-			Runtime.getRuntime().addShutdownHook(new Thread(redis::stopAfterTheContext, "embedded-redis-shutdown"));
-			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-			while (!answers("127.0.0.1", port)) {
-				if (!process.isAlive() || System.nanoTime() > deadline) {
-					redis.destroy();
-					throw new IllegalStateException("The embedded redis-server did not start; see " + dir.resolve("redis.log"));
+			long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+			ProcessHandle server = daemon ? null : process.toHandle();
+			while (server == null || !answers("127.0.0.1", port)) {
+				if (server == null && Files.exists(pidFile)) {
+					server = process(readPid(pidFile)).orElse(null);
+				}
+				boolean ended = (server != null) ? !server.isAlive() : !process.isAlive() && process.exitValue() != 0;
+				if (ended || System.nanoTime() > deadline) {
+					stop((server != null) ? server : process.toHandle());
+					throw new IllegalStateException("The embedded redis-server did not start; see " + log);
 				}
 				Thread.sleep(20);
 			}
+			EmbeddedRedis redis = new EmbeddedRedis(server);
+			Runtime.getRuntime().addShutdownHook(new Thread(redis::stopAfterTheContext, "embedded-redis-shutdown"));
 			return redis;
 		}
 		catch (IOException ex) {
@@ -99,6 +146,56 @@ class EmbeddedRedisEnvironmentPostProcessor implements EnvironmentPostProcessor 
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			throw new IllegalStateException("Interrupted while starting the embedded redis-server", ex);
+		}
+	}
+
+	/**
+	 * Stops the redis-server of an earlier run on this directory that is still running (its
+	 * JVM was killed): a server removes its pid file when it stops.
+	 */
+	private void stopLeftover(Path pidFile) throws IOException {
+		if (!Files.exists(pidFile)) {
+			return;
+		}
+		Optional<ProcessHandle> leftover = process(readPid(pidFile)).filter((candidate) -> candidate.info()
+			.command()
+			.filter((command) -> command.contains("redis-server"))
+			.isPresent());
+		if (leftover.isPresent()) {
+			this.logger.warn("Stopping the embedded redis-server of an earlier run (pid " + leftover.get().pid()
+					+ ") that still runs on " + pidFile.getParent());
+			stop(leftover.get());
+		}
+		Files.deleteIfExists(pidFile);
+	}
+
+	private static long readPid(Path pidFile) throws IOException {
+		String text = Files.readString(pidFile).strip();
+		try {
+			return Long.parseLong(text);
+		}
+		catch (NumberFormatException ex) {
+			return -1; // being written, or not a pid file
+		}
+	}
+
+	private static Optional<ProcessHandle> process(long pid) {
+		return (pid > 0) ? ProcessHandle.of(pid) : Optional.empty();
+	}
+
+	/**
+	 * Stops a redis-server: SIGTERM, on which it writes its append-only file and exits.
+	 */
+	static void stop(ProcessHandle server) {
+		server.destroy();
+		try {
+			server.onExit().get(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			server.destroyForcibly();
 		}
 	}
 
@@ -123,27 +220,31 @@ class EmbeddedRedisEnvironmentPostProcessor implements EnvironmentPostProcessor 
 
 	/**
 	 * The embedded redis-server process: stopped when the application context is closed (its
-	 * beans destroyed, so after the queue gave up its timers), or by the JVM's shutdown hook
-	 * when no context closes it within 30 seconds.
+	 * beans destroyed, after the queue gave up its timers and the Redis clients closed), or by
+	 * the JVM's shutdown hook: at once when no context holds it (start-up failed before its
+	 * bean was created), else when the context did not stop it within 30 seconds.
 	 */
 	static final class EmbeddedRedis implements DisposableBean {
 
-		private final Process process;
+		private final ProcessHandle server;
 
 		private final CountDownLatch stopped = new CountDownLatch(1);
 
-		EmbeddedRedis(Process process) {
-			this.process = process;
+		private volatile boolean held;
+
+		EmbeddedRedis(ProcessHandle server) {
+			this.server = server;
+		}
+
+		EmbeddedRedis heldByTheContext() {
+			this.held = true;
+			return this;
 		}
 
 		@Override
 		public void destroy() {
-			this.process.destroy();
 			try {
-				this.process.waitFor(5, TimeUnit.SECONDS);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
+				stop(this.server);
 			}
 			finally {
 				this.stopped.countDown();
@@ -152,13 +253,13 @@ class EmbeddedRedisEnvironmentPostProcessor implements EnvironmentPostProcessor 
 
 		void stopAfterTheContext() {
 			try {
-				if (!this.stopped.await(30, TimeUnit.SECONDS)) {
+				if (!this.held || !this.stopped.await(30, TimeUnit.SECONDS)) {
 					destroy();
 				}
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
-				this.process.destroy();
+				this.server.destroy();
 			}
 		}
 

@@ -2,6 +2,7 @@ package io.github.delayqueue.sample;
 
 import java.io.File;
 import java.io.IOException;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -104,7 +105,7 @@ class SampleClientsTests {
 	void phpClientTestSuitePasses() throws Exception {
 		Run run = run(php(), "test.php");
 		assertThat(run.exit()).as(run.output()).isZero();
-		assertThat(run.output()).contains("7 passed, 0 failed");
+		assertThat(run.output()).contains("12 passed, 0 failed");
 	}
 
 	@Test
@@ -155,6 +156,26 @@ class SampleClientsTests {
 		assertThat(php.output()).contains("reserved again:").contains("the job is gone: true");
 	}
 
+	@Test
+	void examplesSayWhenTheServerIsDown() throws Exception {
+		String url = "http://127.0.0.1:" + closedPort() + "/delayqueue";
+		for (Run run : List.of(runAgainst(url, python(), "example.py"), runAgainst(url, php(), "example.php"))) {
+			assertThat(run.exit()).as(run.output()).isOne();
+			assertThat(run.output()).contains("could not reach the delayqueue API at " + url + " (POST /jobs)")
+				.contains("Is the sample application running?")
+				.doesNotContain("Traceback", "Fatal error");
+		}
+	}
+
+	/**
+	 * A port nothing listens on.
+	 */
+	private static int closedPort() throws IOException {
+		try (ServerSocket socket = new ServerSocket(0)) {
+			return socket.getLocalPort();
+		}
+	}
+
 	private static String python() {
 		return interpreter("python3");
 	}
@@ -181,6 +202,11 @@ class SampleClientsTests {
 	}
 
 	private Run run(String interpreter, String... args) throws IOException, InterruptedException {
+		return runAgainst("http://localhost:" + this.port + "/delayqueue", interpreter, args);
+	}
+
+	private static Run runAgainst(String url, String interpreter, String... args)
+			throws IOException, InterruptedException {
 		String language = interpreter.startsWith("python") ? "python" : "php";
 		List<String> command = new ArrayList<>();
 		command.add(interpreter);
@@ -190,7 +216,7 @@ class SampleClientsTests {
 			ProcessBuilder builder = new ProcessBuilder(command).directory(CLIENTS.resolve(language).toFile())
 				.redirectErrorStream(true)
 				.redirectOutput(log.toFile());
-			builder.environment().put("DELAYQUEUE_URL", "http://localhost:" + this.port + "/delayqueue");
+			builder.environment().put("DELAYQUEUE_URL", url);
 			builder.environment().put("DELAYQUEUE_TOKEN", "sample-token");
 			builder.environment().put("PYTHONDONTWRITEBYTECODE", "1");
 			Process process = builder.start();
