@@ -12,6 +12,7 @@ import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.test.RedisTestServers;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -122,6 +123,33 @@ class DelayQueueEndpointValidationTests {
 			assertThat(problem.get("field")).as(response.body()).isNull();
 		}
 		assertThat(operations.stats().totals()).isEqualTo(before.totals());
+	}
+
+	// Review r24: Spring Boot puts the body's fields and then the query parameters into the
+	// same argument map as the path's selectors, later ones winning. The advisor accepts every
+	// parameter name of the operation, selectors included, so a query parameter or body field
+	// named like a selector silently replaces the path's value: a request to one path acts on
+	// another topic or job (a path-based authorization rule no longer says what is written).
+	@Test
+	void aQueryParameterNamedLikeTheIdSelectorDoesNotCancelAnotherJob() {
+		DelayedJobTemplate template = app.bean(DelayedJobTemplate.class);
+		template.schedule("selectors", "keep-me", "x", Duration.ofHours(1));
+		Response response = app.send("DELETE", "/actuator/delayqueue/selectors/nope?id=keep-me", null, null);
+		assertThat(operations.find("selectors", "keep-me")).as(response.status() + " " + response.body()).isPresent();
+		assertThat(response.status()).as(response.body()).isEqualTo(400);
+	}
+
+	@Test
+	void aBodyFieldNamedLikeTheTopicSelectorDoesNotReplayAnotherTopic() {
+		DelayedJobTemplate template = app.bean(DelayedJobTemplate.class);
+		template.schedule("selectors-dead", "dead-1", "x", Duration.ZERO);
+		operations.reserve("selectors-dead", 1, Duration.ofHours(1)).forEach((job) -> operations.kill(job, "boom"));
+		template.schedule("selectors-other", "o1", "x", Duration.ofHours(1));
+		Response response = app.send("POST", "/actuator/delayqueue/selectors-other",
+				"{\"action\":\"replay\",\"topic\":\"selectors-dead\"}", null);
+		assertThat(operations.stats().topics().get("selectors-dead").dead()).as(response.status() + " " + response.body())
+			.isEqualTo(1);
+		assertThat(response.status()).as(response.body()).isEqualTo(400);
 	}
 
 }
