@@ -144,4 +144,25 @@ class RedisAtStartupTests {
 		}
 	}
 
+	// Review r24: RedisServerCheck used to log a warning and go on when INFO could not be read
+	// (any DelayQueueException); now only an unreachable Redis is tolerated, and an INFO that
+	// the server refuses fails the start, fail-fast or not. INFO is in ACL category @dangerous,
+	// so a least-privilege user such as '+@all -@dangerous' (scripts, hashes, lists, zsets and
+	// pub/sub allowed) can no longer run the queue.
+	@Test
+	void aRedisUserWithoutInfoStillStarts() {
+		try (RedisTestServer redis = RedisTestServers.local()
+			.argument("--user", "app", "on", ">app-pw", "~*", "&*", "+@all", "-@dangerous")
+			.start()) {
+			String namespace = "s" + UUID.randomUUID().toString().substring(0, 8);
+			try (ConfigurableApplicationContext context = app(App.class, "spring.data.redis.port=" + redis.port(),
+					"spring.data.redis.username=app", "spring.data.redis.password=app-pw",
+					"delayqueue.namespace=" + namespace, "delayqueue.redis.fail-fast=false")) {
+				DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+				template.schedule("greetings", "acl-1", "hello", Duration.ofMinutes(5));
+				assertThat(template.find("greetings", "acl-1")).isPresent();
+			}
+		}
+	}
+
 }
