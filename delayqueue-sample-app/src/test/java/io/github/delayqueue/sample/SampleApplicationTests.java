@@ -136,6 +136,7 @@ class SampleApplicationTests {
 			POST | /orders            | {"item":"book","amount":1,"coupon":"X"}   | 400 | coupon
 			POST | /orders            | {"item":"book","amount":                  | 400 |
 			POST | /orders            | [1]                                       | 400 |
+			POST | /orders            | {"item":"book","amount":1e400}            | 400 | amount
 			PUT  | /webhooks/receiver | {"up":"maybe"}                            | 400 | up
 			PUT  | /webhooks/receiver | {"up":true,"down":false}                  | 400 | down
 			""")
