@@ -89,6 +89,47 @@ class EmbeddedRedisShutdownTests {
 		return List.of("pgrp " + fields[2], "session " + fields[3]);
 	}
 
+	// Review r24: stopLeftover trusts a stale pid file (a server killed with SIGKILL, or a
+	// reboot, leaves it behind) and stops any process whose command contains 'redis-server':
+	// once the pid is reused by another Redis of the same user (another project's, a test's),
+	// the sample's start sends that Redis SIGTERM.
+	@Test
+	void aStalePidFileNamingAnotherRedisServerDoesNotStopIt(@TempDir Path dir, @TempDir Path otherDir)
+			throws Exception {
+		Assumptions.assumeFalse(answers(6379), "a Redis answers on localhost:6379: the sample uses it");
+		int port;
+		try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+			port = socket.getLocalPort();
+		}
+		// another redis-server of this user: here the embedded binary, as another checkout of the
+		// sample (on another directory) or any non-Debian redis-server would run it
+		java.io.File binary = redis.embedded.core.ExecutableProvider.newJarResourceProvider().get();
+		binary.setExecutable(true);
+		Process other = new ProcessBuilder(binary.getAbsolutePath(), "--port", String.valueOf(port), "--save", "", "--dir",
+				otherDir.toString())
+			.redirectErrorStream(true)
+			.redirectOutput(otherDir.resolve("out.log").toFile())
+			.start();
+		try {
+			int otherPort = port;
+			await().atMost(Duration.ofSeconds(10)).until(() -> answers(otherPort));
+			// the pid file of an earlier run, whose pid now belongs to someone else's redis-server
+			Files.writeString(dir.resolve("redis.pid"), other.pid() + "\n");
+			ConfigurableApplicationContext context = new SpringApplicationBuilder(SampleApplication.class)
+				.registerShutdownHook(false)
+				.run("--server.port=0", "--sample.embedded-redis.dir=" + dir);
+			try {
+				assertThat(other.isAlive()).as("the other redis-server (pid " + other.pid() + ")").isTrue();
+			}
+			finally {
+				context.close();
+			}
+		}
+		finally {
+			other.destroyForcibly();
+		}
+	}
+
 	private static boolean answers(int port) {
 		try (Socket socket = new Socket()) {
 			socket.connect(new InetSocketAddress("localhost", port), 200);
