@@ -152,4 +152,29 @@ class DelayQueueEndpointValidationTests {
 		assertThat(response.status()).as(response.body()).isEqualTo(400);
 	}
 
+	// Review r24: {"action":"replay","id":null} (a client whose id variable was unset) is
+	// taken as a replay without id, that is of every dead job of the topic, answered 200; a
+	// null id is neither refused nor a one-job replay. Likewise "securityContext", a parameter
+	// of every write, passes the unknown-field check and is ignored.
+	@Test
+	void aNullIdIsRefusedRatherThanReplayingEveryDeadJob() {
+		DelayedJobTemplate template = app.bean(DelayedJobTemplate.class);
+		for (String id : List.of("n1", "n2", "n3")) {
+			template.schedule("null-id", id, "x", Duration.ZERO);
+		}
+		operations.reserve("null-id", 3, Duration.ofHours(1)).forEach((job) -> operations.kill(job, "boom"));
+		Response response = app.send("POST", "/actuator/delayqueue/null-id", "{\"action\":\"replay\",\"id\":null}",
+				null);
+		assertThat(operations.stats().topics().get("null-id").dead()).as(response.status() + " " + response.body())
+			.isEqualTo(3);
+		assertThat(response.status()).as(response.body()).isEqualTo(400);
+	}
+
+	@Test
+	void securityContextIsAnUnknownField() {
+		Response response = app.send("POST", "/actuator/delayqueue",
+				"{\"action\":\"repair\",\"dryRun\":true,\"securityContext\":\"admin\"}", null);
+		assertThat(response.status()).as(response.body()).isEqualTo(400);
+	}
+
 }
