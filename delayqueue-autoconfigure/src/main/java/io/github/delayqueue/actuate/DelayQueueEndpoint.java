@@ -145,7 +145,16 @@ public class DelayQueueEndpoint {
 			throw new InvalidArgumentException("action", "action must be repair, was '" + action + "'");
 		}
 		boolean write = dryRun == null || !dryRun;
-		RepairDescriptor repaired = RepairDescriptor.of(this.operations.repair(write), write);
+		RepairDescriptor repaired;
+		try {
+			repaired = RepairDescriptor.of(this.operations.repair(write), write);
+		}
+		catch (RuntimeException | Error ex) {
+			// buckets repaired before the failure stay repaired
+			AuditLog.write(AuditLog.entry(VIA, who(securityContext), write ? "repair" : "repair-dry-run")
+				.failed(ex));
+			throw ex;
+		}
 		AuditLog.write(AuditLog.entry(VIA, who(securityContext), write ? "repair" : "repair-dry-run")
 			.count(repaired.reindexed() + repaired.dropped() + repaired.countsCorrected())
 			.detail("jobs", repaired.jobs())
@@ -171,9 +180,10 @@ public class DelayQueueEndpoint {
 			@Nullable Integer max, @Nullable String id, @Nullable String listener) {
 		checkTopic(topic);
 		ActionDescriptor done;
+		Replayed replayed = new Replayed();
 		try {
 			done = switch (action) {
-				case "replay" -> replay(topic, max, id, listener);
+				case "replay" -> replay(topic, max, id, listener, replayed);
 				case "pause", "resume" -> pauseOrResume(topic, action, max, id, listener);
 				default -> throw new InvalidArgumentException("action",
 						"action must be one of replay, pause, resume, was '" + action + "'");
@@ -183,6 +193,16 @@ public class DelayQueueEndpoint {
 			// asked for and found nothing: a write all the same
 			String named = (id != null) ? id : listener;
 			audit(securityContext, new ActionDescriptor(topic, action, 0, (named != null) ? List.of(named) : List.of()));
+			throw ex;
+		}
+		catch (InvalidArgumentException ex) {
+			throw ex; // refused before anything was changed
+		}
+		catch (RuntimeException | Error ex) {
+			// what the rounds before the failure did stays done: the line says how much
+			AuditLog.write(entry(securityContext,
+					new ActionDescriptor(topic, action, replayed.count, (id != null) ? List.of(id) : replayed.ids))
+				.failed(ex));
 			throw ex;
 		}
 		audit(securityContext, done);
@@ -200,7 +220,15 @@ public class DelayQueueEndpoint {
 	public ActionDescriptor cancel(SecurityContext securityContext, @Selector String topic, @Selector String id) {
 		checkTopic(topic);
 		argument("id", () -> JobConstraints.id(id));
-		boolean cancelled = this.operations.cancel(topic, id);
+		boolean cancelled;
+		try {
+			cancelled = this.operations.cancel(topic, id);
+		}
+		catch (RuntimeException | Error ex) {
+			AuditLog.write(entry(securityContext, new ActionDescriptor(topic, "cancel", 0, List.of(id)))
+				.failed(ex));
+			throw ex;
+		}
 		ActionDescriptor done = new ActionDescriptor(topic, "cancel", cancelled ? 1 : 0, List.of(id));
 		audit(securityContext, done);
 		if (!cancelled) {
@@ -210,7 +238,7 @@ public class DelayQueueEndpoint {
 	}
 
 	private ActionDescriptor replay(String topic, @Nullable Integer max, @Nullable String id,
-			@Nullable String listener) {
+			@Nullable String listener, Replayed replayed) {
 		if (listener != null) {
 			throw new InvalidArgumentException("listener", "listener applies to pause and resume, not to replay");
 		}
@@ -231,19 +259,29 @@ public class DelayQueueEndpoint {
 			throw NotFoundException.topic(topic);
 		}
 		if (max != null) {
-			ReplayResult replayed = this.operations.replayDeadJobs(topic, max);
-			return new ActionDescriptor(topic, "replay", replayed.count(), replayed.ids());
+			ReplayResult result = this.operations.replayDeadJobs(topic, max);
+			return new ActionDescriptor(topic, "replay", result.count(), result.ids());
 		}
-		long count = 0;
-		List<String> ids = new ArrayList<>();
 		ReplayResult round;
 		do {
 			round = this.operations.replayDeadJobs(topic, DelayQueueOperations.MAX_REPLAY);
-			count += round.count();
-			round.ids().stream().limit(ReplayResult.MAX_IDS - ids.size()).forEach(ids::add);
+			replayed.count += round.count();
+			round.ids().stream().limit(ReplayResult.MAX_IDS - replayed.ids.size()).forEach(replayed.ids::add);
 		}
 		while (round.count() == DelayQueueOperations.MAX_REPLAY);
-		return new ActionDescriptor(topic, "replay", count, ids);
+		return new ActionDescriptor(topic, "replay", replayed.count, replayed.ids);
+	}
+
+	/**
+	 * What the finished rounds of a replay of every dead job did, for the audit line of a
+	 * replay that fails after some rounds.
+	 */
+	private static final class Replayed {
+
+		long count;
+
+		final List<String> ids = new ArrayList<>();
+
 	}
 
 	private ActionDescriptor pauseOrResume(String topic, String action, @Nullable Integer max, @Nullable String id,
@@ -290,10 +328,14 @@ public class DelayQueueEndpoint {
 	}
 
 	private void audit(SecurityContext securityContext, ActionDescriptor done) {
-		AuditLog.write(AuditLog.entry(VIA, who(securityContext), done.action())
+		AuditLog.write(entry(securityContext, done));
+	}
+
+	private static AuditLog.Entry entry(SecurityContext securityContext, ActionDescriptor done) {
+		return AuditLog.entry(VIA, who(securityContext), done.action())
 			.topic(done.topic())
 			.count(done.count())
-			.ids(done.ids()));
+			.ids(done.ids());
 	}
 
 	private static @Nullable String who(@Nullable SecurityContext securityContext) {

@@ -3,6 +3,7 @@ package io.github.delayqueue.actuate;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -28,6 +29,9 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.WebServerNamespace;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
+import org.springframework.util.ClassUtils;
+import org.springframework.web.context.request.RequestContextHolder;
+import org.springframework.web.context.request.ServletRequestAttributes;
 
 /**
  * Gives the operations of the {@code delayqueue} endpoint ({@link DelayQueueEndpoint}) one
@@ -36,8 +40,15 @@ import org.springframework.http.MediaType;
  * <li>an argument the operation does not take (a misspelt body field or query parameter) is
  * refused, where Spring Boot would ignore it;</li>
  * <li>a value that does not convert to its parameter's type ({@code "max":"lots"},
- * {@code ?limit=abc}) or a missing one ({@code {}} without {@code action}) is refused naming
- * the field, where Boot would answer a bare 400.</li>
+ * {@code ?limit=abc}), a missing one ({@code {}} without {@code action}) or a JSON
+ * {@code null} ({@code "id":null}, which would otherwise mean "not given") is refused naming
+ * the field, where Boot would answer a bare 400 or take it as absent;</li>
+ * <li>a body field or query parameter named like one of the path's selectors
+ * ({@code DELETE .../orders/o-1?id=o-2}, {@code {"topic":"other"}}), which Spring Boot lets
+ * replace the path's value, is refused: what a request writes is what its path names, which
+ * is what path-based authorization rules and the audit log see. This needs Spring MVC's
+ * record of the path's variables; on other web stacks (WebFlux, Jersey) the selectors are not
+ * checked.</li>
  * </ul>
  * Over the web every refusal is an {@code application/problem+json} answer ({@code type},
  * {@code title}, {@code status}, {@code detail}, and {@code field} when one is at fault): 400
@@ -68,7 +79,7 @@ public class DelayQueueEndpointInvokerAdvisor implements OperationInvokerAdvisor
 	private static @Nullable Object invoke(InvocationContext context, Arguments arguments, OperationInvoker invoker) {
 		boolean web = context.canResolve(WebServerNamespace.class);
 		try {
-			arguments.check(context.getArguments().keySet());
+			arguments.check(context.getArguments(), web ? ServletPath.variables() : null);
 			return invoker.invoke(context);
 		}
 		catch (NotFoundException ex) {
@@ -147,21 +158,23 @@ public class DelayQueueEndpointInvokerAdvisor implements OperationInvokerAdvisor
 	 * The arguments an operation takes.
 	 *
 	 * @param kind how the request gives them, for messages
-	 * @param all every argument name the operation takes (its selectors too)
-	 * @param named the names a request gives in its body or query, for messages
+	 * @param selectors the names its path gives
+	 * @param named the names a request gives in its body or query
 	 */
-	private record Arguments(String kind, Set<String> all, Set<String> named) {
+	private record Arguments(String kind, Set<String> selectors, Set<String> named) {
 
 		static Arguments of(OperationType type, OperationParameters parameters) {
-			Set<String> all = new TreeSet<>();
+			Set<String> selectors = new TreeSet<>();
 			Set<String> named = new TreeSet<>();
 			for (OperationParameter parameter : parameters) {
-				all.add(parameter.getName());
-				if (parameter.getAnnotation(Selector.class) == null && isValue(parameter.getType())) {
+				if (parameter.getAnnotation(Selector.class) != null) {
+					selectors.add(parameter.getName());
+				}
+				else if (isValue(parameter.getType())) {
 					named.add(parameter.getName());
 				}
 			}
-			return new Arguments((type == OperationType.WRITE) ? "field" : "query parameter", all, named);
+			return new Arguments((type == OperationType.WRITE) ? "field" : "query parameter", selectors, named);
 		}
 
 		private static boolean isValue(Class<?> type) {
@@ -169,14 +182,65 @@ public class DelayQueueEndpointInvokerAdvisor implements OperationInvokerAdvisor
 					|| Number.class.isAssignableFrom(type) || type.isPrimitive();
 		}
 
-		void check(Set<String> given) {
-			for (String name : given) {
-				if (!this.all.contains(name)) {
+		/**
+		 * Checks the arguments of a request.
+		 * @param given the arguments as Spring Boot collected them: the path's selectors, then
+		 * the body's fields, then the query's parameters, each replacing the one before
+		 * @param path the selectors as the path gave them, or {@code null} when unknown (JMX,
+		 * a web stack without a servlet request)
+		 */
+		void check(Map<String, @Nullable Object> given, @Nullable Map<String, String> path) {
+			for (Map.Entry<String, @Nullable Object> argument : given.entrySet()) {
+				String name = argument.getKey();
+				if (this.selectors.contains(name)) {
+					if (path != null && !Objects.equals(path.get(name), argument.getValue())) {
+						throw new InvalidArgumentException(name, name + " is given by the path; a " + this.kind
+								+ " cannot name it");
+					}
+				}
+				else if (!this.named.contains(name)) {
 					throw new InvalidArgumentException(name, "unknown " + this.kind + " '" + name + "'; "
 							+ (this.named.isEmpty() ? "the operation takes none"
 									: "the " + this.kind + "s are " + this.named));
 				}
+				else if (argument.getValue() == null) {
+					throw new InvalidArgumentException(name, name + " must not be null; leave it out instead");
+				}
 			}
+		}
+
+	}
+
+	/**
+	 * The selectors of the servlet request being served, as its path gave them.
+	 */
+	private static final class ServletPath {
+
+		/** Where Spring MVC keeps a request's path variables ({@code HandlerMapping}). */
+		private static final String VARIABLES = "org.springframework.web.servlet.HandlerMapping.uriTemplateVariables";
+
+		private static final boolean SERVLET = ClassUtils.isPresent(
+				"org.springframework.web.context.request.ServletRequestAttributes", ServletPath.class.getClassLoader());
+
+		static @Nullable Map<String, String> variables() {
+			if (!SERVLET) {
+				return null;
+			}
+			return Servlet.variables();
+		}
+
+		/** Only loaded when spring-web's servlet support is present. */
+		private static final class Servlet {
+
+			@SuppressWarnings("unchecked")
+			static @Nullable Map<String, String> variables() {
+				if (RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes attributes
+						&& attributes.getRequest().getAttribute(VARIABLES) instanceof Map<?, ?> variables) {
+					return (Map<String, String>) variables;
+				}
+				return null;
+			}
+
 		}
 
 	}

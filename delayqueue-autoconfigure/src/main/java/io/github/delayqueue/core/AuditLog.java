@@ -74,7 +74,7 @@ public final class AuditLog {
 			if (c == '"' || c == '\\') {
 				quoted.append('\\').append(c);
 			}
-			else if (c < 0x20 || c == 0x7f || c == '\u2028' || c == '\u2029') {
+			else if (Character.isISOControl(c) || c == '\u2028' || c == '\u2029') {
 				quoted.append(String.format("\\u%04x", (int) c));
 			}
 			else {
@@ -132,6 +132,16 @@ public final class AuditLog {
 		public Entry detail(String name, Object value) {
 			this.details.put(name, value);
 			return this;
+		}
+
+		/**
+		 * Marks a write that failed, perhaps after it changed some jobs ({@code count} says
+		 * how many it is known to have changed): {@code failed=<the exception's class>}.
+		 * @param failure why it failed
+		 * @return this line
+		 */
+		public Entry failed(Throwable failure) {
+			return detail("failed", failure.getClass().getSimpleName());
 		}
 
 		@Override

@@ -8,8 +8,10 @@ import java.nio.charset.StandardCharsets;
 import java.security.Principal;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
@@ -43,7 +45,6 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
-import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.context.request.async.DeferredResult;
 import org.springframework.web.util.UriComponentsBuilder;
@@ -166,12 +167,14 @@ public class DelayQueueHttpApi {
 	}
 
 	@PostMapping(path = "/topics/{topic}/reserve", produces = MediaType.APPLICATION_JSON_VALUE)
-	DeferredResult<ResponseEntity<JsonNode>> reserve(@PathVariable("topic") String topic,
-			@RequestParam(name = "max", required = false) @Nullable String max,
-			@RequestParam(name = "wait", required = false) @Nullable String wait,
-			@RequestParam(name = "ttr", required = false) @Nullable String ttr, HttpServletRequest request) {
-		checkQuery(request, RESERVE_PARAMETERS);
+	DeferredResult<ResponseEntity<JsonNode>> reserve(@PathVariable("topic") String topic, HttpServletRequest request)
+			throws IOException {
+		Map<String, String> query = checkQuery(request, RESERVE_PARAMETERS);
+		refuseBody(request, "reserve takes no body: give max, wait and ttr as query parameters");
 		checked("topic", () -> JobConstraints.topic(topic));
+		String max = query.get("max");
+		String wait = query.get("wait");
+		String ttr = query.get("ttr");
 		int count = (max != null) ? count(max) : DEFAULT_MAX;
 		Duration waitFor = (wait != null) ? waitFor(wait) : DEFAULT_WAIT;
 		Duration reservationTtr = (ttr != null)
@@ -251,11 +254,16 @@ public class DelayQueueHttpApi {
 			HttpServletRequest request) {
 		checkQuery(request, Set.of());
 		checkJob(topic, id);
-		boolean cancelled = this.operations.cancel(topic, id);
-		AuditLog.write(AuditLog.entry(VIA, who(request), "cancel")
-			.topic(topic)
-			.count(cancelled ? 1 : 0)
-			.ids(List.of(id)));
+		AuditLog.Entry line = AuditLog.entry(VIA, who(request), "cancel").topic(topic).ids(List.of(id));
+		boolean cancelled;
+		try {
+			cancelled = this.operations.cancel(topic, id);
+		}
+		catch (RuntimeException | Error ex) {
+			AuditLog.write(line.failed(ex));
+			throw ex;
+		}
+		AuditLog.write(line.count(cancelled ? 1 : 0));
 		if (!cancelled) {
 			throw notFound(topic, id);
 		}
@@ -346,20 +354,40 @@ public class DelayQueueHttpApi {
 	}
 
 	/**
-	 * Refuses query parameters that a route does not take, so that a misspelt option is not
-	 * silently ignored. Read from the query string alone: a form body is not parsed for them.
+	 * Reads a route's query parameters, refusing one that the route does not take (so that a
+	 * misspelt option is not silently ignored) and one given twice. Read from the query
+	 * string alone: the options of a route are never taken from a form body.
+	 * @return the decoded values by name ({@code ""} for a name without a value)
 	 */
-	private static void checkQuery(HttpServletRequest request, Set<String> parameters) {
+	private static Map<String, String> checkQuery(HttpServletRequest request, Set<String> parameters) {
 		String query = request.getQueryString();
 		if (query == null || query.isEmpty()) {
-			return;
+			return Map.of();
 		}
-		for (String raw : UriComponentsBuilder.newInstance().query(query).build().getQueryParams().keySet()) {
+		Map<String, String> values = new LinkedHashMap<>();
+		UriComponentsBuilder.newInstance().query(query).build().getQueryParams().forEach((raw, given) -> {
 			String name = UriUtils.decode(raw, StandardCharsets.UTF_8);
 			if (!parameters.contains(name)) {
 				throw HttpApiException.badRequest(name, "unknown query parameter '" + name + "'; "
 						+ (parameters.isEmpty() ? "this route takes none" : "the parameters are " + parameters));
 			}
+			if (given.size() != 1 || values.containsKey(name)) {
+				throw HttpApiException.badRequest(name, name + " must be given once");
+			}
+			String value = given.get(0);
+			values.put(name, (value != null) ? UriUtils.decode(value, StandardCharsets.UTF_8) : "");
+		});
+		return values;
+	}
+
+	/**
+	 * Refuses a request body on a route that takes none, so that options sent in a body
+	 * (a form, JSON) are not silently ignored.
+	 */
+	private static void refuseBody(HttpServletRequest request, String message) throws IOException {
+		long length = request.getContentLengthLong();
+		if (length > 0 || (length < 0 && request.getInputStream().read() != -1)) {
+			throw new HttpApiException(HttpStatus.BAD_REQUEST, null, message);
 		}
 	}
 

@@ -6,6 +6,8 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
 
+import io.github.delayqueue.core.DelayQueueConnectionException;
+import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.UnsupportedRedisVersionException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -32,7 +34,20 @@ final class RedisServerCheck {
 	 * unreachable
 	 */
 	static void check(ScriptRunner runner) {
-		Properties info = runner.execute("INFO", (connection) -> connection.serverCommands().info());
+		Properties info;
+		try {
+			info = runner.execute("INFO", (connection) -> connection.serverCommands().info());
+		}
+		catch (DelayQueueConnectionException ex) {
+			throw ex;
+		}
+		catch (DelayQueueException ex) {
+			// INFO is in @dangerous: a least-privilege ACL user may not run it
+			logger.warn("Could not read Redis's INFO (" + ex.getMessage() + "): the Redis version (6.2 or newer),"
+					+ " maxmemory-policy and persistence are not checked. Allow the command INFO to the Redis user"
+					+ " for these checks");
+			return;
+		}
 		if (info == null) {
 			return;
 		}

@@ -14,7 +14,8 @@ import org.apache.commons.logging.LogFactory;
  * The checks run when the queue starts. When Redis is unreachable then, a fail-fast queue
  * refuses to start; any other starts anyway and runs the checks before its next call to
  * Redis ({@link #beforeCall()}, which every call of the queue's {@link ScriptRunner} makes),
- * until they pass: no job is written before the bucket count is known to be the namespace's.
+ * until they pass: no job is written before the bucket count is known to be the namespace's
+ * (a call made while the start runs them waits for them).
  * A refusal found then is thrown by every later call. Thread-safe.
  */
 final class StartupChecks {
@@ -29,8 +30,12 @@ final class StartupChecks {
 
 	private final Object monitor = new Object();
 
-	/** Whether the checks still have to pass before a call to Redis: only after a start without Redis. */
-	private volatile boolean pending;
+	/**
+	 * Whether the checks still have to pass before a call to Redis: until they passed at the
+	 * start, or at a later call after a start without Redis. A call made while the start runs
+	 * them waits for them.
+	 */
+	private volatile boolean pending = true;
 
 	private volatile RuntimeException refusal;
 
@@ -55,16 +60,15 @@ final class StartupChecks {
 	 */
 	void atStart(boolean failFast) {
 		synchronized (this.monitor) {
-			this.pending = false;
 			try {
 				run();
+				this.pending = false;
 			}
 			catch (DelayQueueConnectionException ex) {
 				if (failFast) {
 					throw new DelayQueueConnectionException("delayqueue could not reach Redis at start-up: "
 							+ ex.getMessage(), ex);
 				}
-				this.pending = true;
 				logger.warn("delayqueue starts while Redis is unreachable (delayqueue.redis.fail-fast=false): "
 						+ ex.getMessage() + ". Until Redis answers, producers get a DelayQueueConnectionException and"
 						+ " the timer and listeners retry; the Redis version and the bucket count are checked before"

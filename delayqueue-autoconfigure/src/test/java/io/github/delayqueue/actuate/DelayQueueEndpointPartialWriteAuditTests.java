@@ -30,10 +30,10 @@ import static org.mockito.BDDMockito.given;
 import static org.mockito.Mockito.mock;
 
 /**
- * Review r24: a write through the endpoint that changed jobs and then failed (Redis went away
- * part-way through a replay of all dead jobs, which runs round after round of up to
- * {@link DelayQueueOperations#MAX_REPLAY} jobs, each round bucket by bucket) leaves no audit
- * line, although the jobs of the rounds before are READY again.
+ * A write through the endpoint that changed jobs and then failed (Redis went away part-way
+ * through a replay of all dead jobs, which runs round after round of up to
+ * {@link DelayQueueOperations#MAX_REPLAY} jobs) is audited all the same, with what the rounds
+ * before the failure did.
  */
 class DelayQueueEndpointPartialWriteAuditTests {
 

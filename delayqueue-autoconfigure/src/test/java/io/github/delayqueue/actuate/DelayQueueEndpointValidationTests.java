@@ -125,11 +125,10 @@ class DelayQueueEndpointValidationTests {
 		assertThat(operations.stats().totals()).isEqualTo(before.totals());
 	}
 
-	// Review r24: Spring Boot puts the body's fields and then the query parameters into the
-	// same argument map as the path's selectors, later ones winning. The advisor accepts every
-	// parameter name of the operation, selectors included, so a query parameter or body field
-	// named like a selector silently replaces the path's value: a request to one path acts on
-	// another topic or job (a path-based authorization rule no longer says what is written).
+	// Spring Boot puts the body's fields and then the query parameters into the same argument
+	// map as the path's selectors, later ones winning: without the advisor's check a request to
+	// one path would act on another topic or job (and a path-based authorization rule would no
+	// longer say what is written).
 	@Test
 	void aQueryParameterNamedLikeTheIdSelectorDoesNotCancelAnotherJob() {
 		DelayedJobTemplate template = app.bean(DelayedJobTemplate.class);
@@ -152,10 +151,9 @@ class DelayQueueEndpointValidationTests {
 		assertThat(response.status()).as(response.body()).isEqualTo(400);
 	}
 
-	// Review r24: {"action":"replay","id":null} (a client whose id variable was unset) is
-	// taken as a replay without id, that is of every dead job of the topic, answered 200; a
-	// null id is neither refused nor a one-job replay. Likewise "securityContext", a parameter
-	// of every write, passes the unknown-field check and is ignored.
+	// {"action":"replay","id":null} (a client whose id variable was unset) would otherwise be a
+	// replay without id, of every dead job of the topic. "securityContext", a parameter of every
+	// write that Spring Boot resolves itself, is not a field either.
 	@Test
 	void aNullIdIsRefusedRatherThanReplayingEveryDeadJob() {
 		DelayedJobTemplate template = app.bean(DelayedJobTemplate.class);

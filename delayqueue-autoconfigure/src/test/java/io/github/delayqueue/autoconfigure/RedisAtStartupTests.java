@@ -144,11 +144,9 @@ class RedisAtStartupTests {
 		}
 	}
 
-	// Review r24: RedisServerCheck used to log a warning and go on when INFO could not be read
-	// (any DelayQueueException); now only an unreachable Redis is tolerated, and an INFO that
-	// the server refuses fails the start, fail-fast or not. INFO is in ACL category @dangerous,
-	// so a least-privilege user such as '+@all -@dangerous' (scripts, hashes, lists, zsets and
-	// pub/sub allowed) can no longer run the queue.
+	// INFO is in the ACL category @dangerous: a least-privilege user such as
+	// '+@all -@dangerous' may not run it. The queue then starts without the version, eviction
+	// and persistence checks (with a warning), as only an unreachable Redis fails the start.
 	@Test
 	void aRedisUserWithoutInfoStillStarts() {
 		try (RedisTestServer redis = RedisTestServers.local()

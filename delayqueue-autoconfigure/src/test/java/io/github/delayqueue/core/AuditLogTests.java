@@ -25,6 +25,26 @@ class AuditLogTests {
 	}
 
 	@Test
+	void everyControlCharacterIsEscapedTheC1OnesToo() {
+		String line = AuditLog.entry("http-api", "token[0]", "cancel")
+			.topic("t")
+			.ids(List.of("a\u0085b\u2028c\u009bd\re"))
+			.toString();
+		assertThat(line).endsWith("ids=[\"a\\u0085b\\u2028c\\u009bd\\u000de\"]");
+	}
+
+	@Test
+	void aWriteThatFailedSaysSoWithWhatItIsKnownToHaveDone() {
+		String line = AuditLog.entry("endpoint", "alice", "replay")
+			.topic("t")
+			.count(1000)
+			.failed(new DelayQueueConnectionException("gone", new RuntimeException()))
+			.toString();
+		assertThat(line).isEqualTo(
+				"by=alice via=endpoint action=replay topic=t count=1000 failed=DelayQueueConnectionException");
+	}
+
+	@Test
 	void atMostTwentyIdsAreWrittenAndTheRestCounted() {
 		List<String> ids = new ArrayList<>();
 		for (int i = 0; i < 100; i++) {

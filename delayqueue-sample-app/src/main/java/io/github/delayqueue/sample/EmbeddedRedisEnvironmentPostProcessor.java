@@ -151,22 +151,41 @@ class EmbeddedRedisEnvironmentPostProcessor implements EnvironmentPostProcessor 
 
 	/**
 	 * Stops the redis-server of an earlier run on this directory that is still running (its
-	 * JVM was killed): a server removes its pid file when it stops.
+	 * JVM was killed): a server removes its pid file when it stops. A pid file left by a
+	 * server that did not stop (a machine's crash) may name another process by now, so the
+	 * process is stopped only when it runs in this directory, as the embedded server does
+	 * ({@code --dir}); where that cannot be read (not Linux), it is left alone.
 	 */
 	private void stopLeftover(Path pidFile) throws IOException {
 		if (!Files.exists(pidFile)) {
 			return;
 		}
-		Optional<ProcessHandle> leftover = process(readPid(pidFile)).filter((candidate) -> candidate.info()
-			.command()
-			.filter((command) -> command.contains("redis-server"))
-			.isPresent());
+		Path dir = pidFile.getParent();
+		Optional<ProcessHandle> named = process(readPid(pidFile));
+		Optional<ProcessHandle> leftover = named.filter((candidate) -> runsIn(candidate, dir));
 		if (leftover.isPresent()) {
 			this.logger.warn("Stopping the embedded redis-server of an earlier run (pid " + leftover.get().pid()
-					+ ") that still runs on " + pidFile.getParent());
+					+ ") that still runs on " + dir);
 			stop(leftover.get());
 		}
+		else if (named.isPresent()) {
+			this.logger.info("The pid file " + pidFile + " of an earlier run names process " + named.get().pid()
+					+ ", which does not run in " + dir + "; it is left alone");
+		}
 		Files.deleteIfExists(pidFile);
+	}
+
+	/**
+	 * Whether a process's working directory is the given one (Linux's {@code /proc}).
+	 */
+	private static boolean runsIn(ProcessHandle process, Path dir) {
+		try {
+			Path cwd = Files.readSymbolicLink(Path.of("/proc", String.valueOf(process.pid()), "cwd"));
+			return Files.isSameFile(cwd, dir);
+		}
+		catch (IOException | UnsupportedOperationException | SecurityException ex) {
+			return false;
+		}
 	}
 
 	private static long readPid(Path pidFile) throws IOException {

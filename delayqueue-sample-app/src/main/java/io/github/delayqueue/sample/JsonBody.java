@@ -93,10 +93,14 @@ final class JsonBody {
 		if (!node.isNumber()) {
 			throw Refusal.badRequest(field, field + " must be a number such as 12.50, was " + node);
 		}
+		String rule = field + " must be greater than 0 and at most " + max.toPlainString()
+				+ ", with at most two decimals, was " + node;
+		if (node.isFloatingPointNumber() && !Double.isFinite(node.doubleValue())) {
+			throw Refusal.badRequest(field, rule); // 1e400 reads as Infinity
+		}
 		BigDecimal amount = node.decimalValue();
 		if (amount.signum() <= 0 || amount.compareTo(max) > 0 || amount.stripTrailingZeros().scale() > 2) {
-			throw Refusal.badRequest(field, field + " must be greater than 0 and at most " + max.toPlainString()
-					+ ", with at most two decimals, was " + amount.toPlainString());
+			throw Refusal.badRequest(field, rule);
 		}
 		return amount;
 	}

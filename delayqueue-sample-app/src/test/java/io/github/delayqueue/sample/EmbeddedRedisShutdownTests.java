@@ -89,10 +89,9 @@ class EmbeddedRedisShutdownTests {
 		return List.of("pgrp " + fields[2], "session " + fields[3]);
 	}
 
-	// Review r24: stopLeftover trusts a stale pid file (a server killed with SIGKILL, or a
-	// reboot, leaves it behind) and stops any process whose command contains 'redis-server':
-	// once the pid is reused by another Redis of the same user (another project's, a test's),
-	// the sample's start sends that Redis SIGTERM.
+	// A stale pid file (a server killed with SIGKILL, or a reboot, leaves it behind) may name
+	// a process that is not the embedded server by now, even another redis-server of the same
+	// user: the start stops only a process that runs in the embedded server's directory.
 	@Test
 	void aStalePidFileNamingAnotherRedisServerDoesNotStopIt(@TempDir Path dir, @TempDir Path otherDir)
 			throws Exception {
