@@ -16,8 +16,6 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.webmvc.autoconfigure.DispatcherServletAutoConfiguration;
 import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -97,7 +95,7 @@ class DelayQueueFailureAnalyzersTests {
 
 	@Test
 	void badListenerNamesTheBeanTheMethodAndTheFix() {
-		this.runner.withUserConfiguration(NoParameterConfig.class).run((context) -> {
+		this.runner.withUserConfiguration(DelayedListenerAutoConfigurationTests.NoParameterConfig.class).run((context) -> {
 			FailureAnalysis analysis = FailureAnalyses.of(context.getStartupFailure());
 			assertThat(analysis.getDescription())
 				.startsWith("@DelayedListener method 'close' of bean 'noParameterListener'")
@@ -135,24 +133,6 @@ class DelayQueueFailureAnalyzersTests {
 					.contains("delayqueue.http.secured-by-application=true: the application's own security")
 					.contains("delayqueue.http.allow-anonymous=true: anyone who reaches the port");
 			});
-	}
-
-	static class NoParameterListener {
-
-		@DelayedListener(topic = "t")
-		void close() {
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class NoParameterConfig {
-
-		@Bean
-		NoParameterListener noParameterListener() {
-			return new NoParameterListener();
-		}
-
 	}
 
 }
