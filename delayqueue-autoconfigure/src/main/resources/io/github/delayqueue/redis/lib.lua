@@ -263,13 +263,25 @@ local function held(jobkey, token)
   return readable(jobkey, record)
 end
 
-local function next_due()
+-- The bucket's next timer events: the earliest due time of the delay queue and the earliest TTR
+-- deadline of the reserved index (nil for an empty index).
+local function heads()
   local d = redis.call('ZRANGE', P .. 'delayed', 0, 0, 'WITHSCORES')[2]
   local r = redis.call('ZRANGE', P .. 'reserved', 0, 0, 'WITHSCORES')[2]
+  return d and tonumber(d), r and tonumber(r)
+end
+
+-- The earlier of the times d and r of heads; -1 when there is neither.
+local function earlier(d, r)
   if d and r then
-    return math.min(tonumber(d), tonumber(r))
+    return math.min(d, r)
   end
-  return tonumber(d or r or -1)
+  return d or r or -1
+end
+
+-- When the bucket's timer has work next (-1: no job waits).
+local function next_due()
+  return earlier(heads())
 end
 
 -- How many ready-list entries a take looks at beyond the jobs it wants: the tombstones it may

@@ -17,9 +17,7 @@ local guard = ARGV[4] == '1'
 local now = now_ms()
 
 -- reads: due entries, expired reservations, their records; on a guard re-check the stats
-local d = redis.call('ZRANGE', P .. 'delayed', 0, 0, 'WITHSCORES')[2]
-local r = redis.call('ZRANGE', P .. 'reserved', 0, 0, 'WITHSCORES')[2]
-d, r = d and tonumber(d), r and tonumber(r)
+local d, r = heads()
 local due, deadlines = {}, {}
 if d and d <= now then
   due = redis.call('ZRANGEBYSCORE', P .. 'delayed', '-inf', num(now), 'LIMIT', 0, batch)
@@ -174,11 +172,7 @@ end
 local next_at
 if #due == 0 and expired == 0 then
   -- nothing moved: the heads read first still stand
-  if d and r then
-    next_at = math.min(d, r)
-  else
-    next_at = d or r or -1
-  end
+  next_at = earlier(d, r)
 else
   next_at = next_due()
 end
