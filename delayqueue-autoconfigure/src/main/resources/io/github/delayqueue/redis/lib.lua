@@ -238,6 +238,16 @@ local function unlink(jobkey, topic, j)
   count(j.state, topic, -1)
 end
 
+-- The job stored under a job key, or nil when there is none (a record that is not in this format
+-- raises its error, before anything is written).
+local function stored(jobkey)
+  local record = redis.call('HGET', KEYS[1], jobkey)
+  if not record then
+    return nil
+  end
+  return readable(jobkey, record)
+end
+
 -- Whether a record is RESERVED under the caller's fencing token, reading only the record's
 -- first letter and the token at the end of its first line. Returns the reply for a record that
 -- is not: 0 for no record, -1 for another state or token; nil when it is.
