@@ -186,6 +186,16 @@ local function move(topic, from, to)
   count(to, topic, 1)
 end
 
+-- Tells consumers that a topic's ready list has jobs (the "r" event).
+local function announce_ready(topic)
+  redis.call('PUBLISH', CHANNEL, 'r ' .. BUCKET .. ' ' .. topic)
+end
+
+-- Tells the timers that the bucket's next event is at time at (ms) (the "h" event).
+local function announce_head(at)
+  redis.call('PUBLISH', CHANNEL, 'h ' .. BUCKET .. ' ' .. num(at))
+end
+
 -- Appends job keys to a topic's ready list; announces the list when it was empty.
 local function push_ready(topic, jobkeys)
   local key = P .. 'ready:' .. topic
@@ -196,7 +206,7 @@ local function push_ready(topic, jobkeys)
     was_empty = was_empty or (i == 1 and length == last)
   end
   if was_empty then
-    redis.call('PUBLISH', CHANNEL, 'r ' .. BUCKET .. ' ' .. topic)
+    announce_ready(topic)
   end
 end
 
@@ -204,7 +214,7 @@ end
 local function push_delayed(jobkey, due)
   redis.call('ZADD', P .. 'delayed', num(due), jobkey)
   if redis.call('ZRANGE', P .. 'delayed', 0, 0)[1] == jobkey then
-    redis.call('PUBLISH', CHANNEL, 'h ' .. BUCKET .. ' ' .. num(due))
+    announce_head(due)
     return 1
   end
   return 0
@@ -384,7 +394,7 @@ local function apply_take(plan, ttr_override, max_override, now, reply)
     count('R', topic, -#jobs)
     count('S', topic, #jobs)
     if plan.before < 0 or earliest < plan.before then
-      redis.call('PUBLISH', CHANNEL, 'h ' .. BUCKET .. ' ' .. num(earliest))
+      announce_head(earliest)
       announced = earliest
     end
   end

@@ -163,7 +163,7 @@ if guard then
   for i = 1, #stats, 2 do
     local topic = string.match(stats[i], '^R:(.+)$')
     if topic and not ready[topic] and tonumber(stats[i + 1]) > 0 then
-      redis.call('PUBLISH', CHANNEL, 'r ' .. BUCKET .. ' ' .. topic)
+      announce_ready(topic)
       order[#order + 1] = topic
     end
   end

@@ -105,7 +105,7 @@ for _, topic in ipairs(topics) do
 end
 local head = redis.call('ZRANGE', P .. 'delayed', 0, 0, 'WITHSCORES')
 if head[1] and placed[head[1]] and (before == nil or tonumber(head[2]) < tonumber(before)) then
-  redis.call('PUBLISH', CHANNEL, 'h ' .. BUCKET .. ' ' .. num(tonumber(head[2])))
+  announce_head(tonumber(head[2]))
   reply[2] = placed[head[1]]
 end
 return reply
