@@ -248,6 +248,75 @@ local function unlink(jobkey, topic, j)
   count(j.state, topic, -1)
 end
 
+-- The list of a topic in lists (topic -> list), created when new and its topic then appended to
+-- topics, which keeps the order in which the topics came.
+local function topic_list(lists, topics, topic)
+  local list = lists[topic]
+  if not list then
+    list = {}
+    lists[topic] = list
+    topics[#topics + 1] = topic
+  end
+  return list
+end
+
+-- Writes that a script gathers while it works out a batch of jobs, to make them at the end with
+-- one command per key (write_gathered): job records, last errors, and the entries of dead lists
+-- and of ready lists per topic. w.ready_topics lists the topics whose ready list gets entries.
+local function gathered()
+  return { records = {}, errors = {}, dead = {}, dead_topics = {}, ready = {}, ready_topics = {} }
+end
+
+-- Gathers a record to write for a job key.
+local function gather_record(w, jobkey, record)
+  local records = w.records
+  records[#records + 1] = jobkey
+  records[#records + 1] = record
+end
+
+-- Gathers a ready-list entry of a topic.
+local function gather_entry(w, topic, jobkey)
+  local list = topic_list(w.ready, w.ready_topics, topic)
+  list[#list + 1] = jobkey
+end
+
+-- A job in state from becomes READY: its record and ready-list entry are gathered, the counts
+-- change.
+local function gather_ready(w, jobkey, topic, j, from)
+  j.state = 'R'
+  gather_record(w, jobkey, encode(j))
+  gather_entry(w, topic, jobkey)
+  move(topic, from, 'R')
+end
+
+-- A RESERVED job becomes DEAD at time now (ms) with the error text err: its record, dead-list
+-- entry and last error are gathered, the counts change. (The caller removes its reserved-index
+-- entry.)
+local function gather_dead(w, jobkey, topic, j, now, err)
+  j.state = 'X'
+  gather_record(w, jobkey, encode(j))
+  local errors = w.errors
+  errors[#errors + 1] = jobkey
+  errors[#errors + 1] = err
+  local list = topic_list(w.dead, w.dead_topics, topic)
+  list[#list + 1] = num(now)
+  list[#list + 1] = jobkey
+  move(topic, 'S', 'X')
+end
+
+-- Makes the gathered writes: the records, the errors, the dead-list entries, then the ready-list
+-- entries (announced as push_ready does).
+local function write_gathered(w)
+  call_many('HSET', KEYS[1], w.records)
+  call_many('HSET', P .. 'errors', w.errors)
+  for _, topic in ipairs(w.dead_topics) do
+    call_many('ZADD', P .. 'dead:' .. topic, w.dead[topic])
+  end
+  for _, topic in ipairs(w.ready_topics) do
+    push_ready(topic, w.ready[topic])
+  end
+end
+
 -- The job stored under a job key, or nil when there is none (a record that is not in this format
 -- raises its error, before anything is written).
 local function stored(jobkey)
