@@ -81,28 +81,21 @@ for _, r in ipairs(replaced) do
   errors[#errors + 1] = r[1]
 end
 call_many('HDEL', P .. 'errors', errors)
-local records, delayed, ready, topics, placed = {}, {}, {}, {}, {}
+local w = gathered()
+local delayed, placed = {}, {}
 for _, jobkey in ipairs(order) do
   local job = current[jobkey]
-  records[#records + 1] = jobkey
-  records[#records + 1] = job.record
+  gather_record(w, jobkey, job.record)
   if job.state == 'D' then
     delayed[#delayed + 1] = job.due_text
     delayed[#delayed + 1] = jobkey
     placed[jobkey] = job.number
   else
-    if not ready[job.topic] then
-      ready[job.topic] = {}
-      topics[#topics + 1] = job.topic
-    end
-    ready[job.topic][#ready[job.topic] + 1] = jobkey
+    gather_entry(w, job.topic, jobkey)
   end
 end
-call_many('HSET', KEYS[1], records)
 call_many('ZADD', P .. 'delayed', delayed)
-for _, topic in ipairs(topics) do
-  push_ready(topic, ready[topic])
-end
+write_gathered(w)
 local head = redis.call('ZRANGE', P .. 'delayed', 0, 0, 'WITHSCORES')
 if head[1] and placed[head[1]] and (before == nil or tonumber(head[2]) < tonumber(before)) then
   announce_head(tonumber(head[2]))
