@@ -136,6 +136,16 @@ local function topic_of(jobkey)
   return string.match(jobkey, '^([^:]+):')
 end
 
+-- Every step-th item of a list from its first-th on: the members of a WITHSCORES reply (1, 2),
+-- the job keys of a script's arguments when each job takes several.
+local function pick(items, first, step)
+  local picked = {}
+  for i = first, #items, step do
+    picked[#picked + 1] = items[i]
+  end
+  return picked
+end
+
 -- Runs a command with a key and many arguments, in chunks that Lua's unpack can take (CHUNK is
 -- even, so pairs such as ZADD's score and member stay together).
 local function call_many(command, key, items)

@@ -27,10 +27,7 @@ if r and r <= now and #due < batch then
     batch - #due)
 end
 local due_records = read_many(KEYS[1], due)
-local expired_keys = {}
-for i = 1, #deadlines, 2 do
-  expired_keys[#expired_keys + 1] = deadlines[i]
-end
+local expired_keys = pick(deadlines, 1, 2)
 local expired_records = read_many(KEYS[1], expired_keys)
 local stats = guard and redis.call('HGETALL', P .. 'stats') or {}
 local compactions = {}

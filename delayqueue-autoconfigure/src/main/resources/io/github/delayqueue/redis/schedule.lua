@@ -16,10 +16,7 @@ local ttr36 = {}
 local reply = { now, 0 }
 local before = redis.call('ZRANGE', P .. 'delayed', 0, 0, 'WITHSCORES')[2]
 
-local jobkeys = {}
-for i = 3, #ARGV, 8 do
-  jobkeys[#jobkeys + 1] = ARGV[i]
-end
+local jobkeys = pick(ARGV, 3, 8)
 -- the jobs that exist already, decoded before anything is written (an unreadable record
 -- refuses the whole call)
 local found = read_many(KEYS[1], jobkeys)
