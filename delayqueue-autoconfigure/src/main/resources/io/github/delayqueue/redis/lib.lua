@@ -383,6 +383,20 @@ local function next_due()
   return earlier(heads())
 end
 
+-- The job of a ready-list entry, or nil when the entry is a tombstone: its record is gone, not
+-- READY or unreadable, or seen already holds its job (an earlier entry of the same job). seen
+-- then holds the job.
+local function live_entry(jobkey, record, seen)
+  if seen[jobkey] or not record or string.byte(record, 1) ~= 82 then -- 82: 'R'
+    return nil
+  end
+  local j = decode(record)
+  if j then
+    seen[jobkey] = true
+  end
+  return j
+end
+
 -- How many ready-list entries a take looks at beyond the jobs it wants: the tombstones it may
 -- skip in one call (the rest wait for the next call), so that a call's work stays bounded.
 local TAKE_SLACK = 1000
@@ -401,9 +415,8 @@ local function plan_take(topic, max)
     local records = read_many(KEYS[1], entries)
     for k, jobkey in ipairs(entries) do
       plan.scanned = plan.scanned + 1
-      local j = (not seen[jobkey]) and records[k] and decode(records[k])
-      if j and j.state == 'R' then
-        seen[jobkey] = true
+      local j = live_entry(jobkey, records[k], seen)
+      if j then
         plan.jobs[#plan.jobs + 1] = j
         plan.keys[#plan.keys + 1] = jobkey
         if #plan.jobs >= max then

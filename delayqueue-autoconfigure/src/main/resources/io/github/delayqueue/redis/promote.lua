@@ -44,9 +44,7 @@ for i = 1, #stats, 2 do
       local records = read_many(KEYS[1], entries)
       local keep, seen, dropped = {}, {}, 0
       for k, jobkey in ipairs(entries) do
-        local state = records[k] and string.sub(records[k], 1, 1)
-        if state == 'R' and not seen[jobkey] and decode(records[k]) then
-          seen[jobkey] = true
+        if live_entry(jobkey, records[k], seen) then
           keep[#keep + 1] = jobkey
         else
           dropped = dropped + 1

@@ -21,16 +21,14 @@ for i = 1, #stats, 2 do
   local topic = string.match(stats[i], '^R:(.+)$')
   if topic then
     -- cancelled jobs leave tombstones in the list: skip a few of them
+    local seen = {}
     for _, jobkey in ipairs(redis.call('LRANGE', P .. 'ready:' .. topic, 0, 15)) do
-      local record = redis.call('HGET', KEYS[1], jobkey)
-      if record then
-        local j = decode(record)
-        if j and j.state == 'R' then
-          if not overdue[topic] or j.due < overdue[topic] then
-            overdue[topic] = j.due
-          end
-          break
+      local j = live_entry(jobkey, redis.call('HGET', KEYS[1], jobkey), seen)
+      if j then
+        if not overdue[topic] or j.due < overdue[topic] then
+          overdue[topic] = j.due
         end
+        break
       end
     end
   end
