@@ -362,12 +362,18 @@ local function held(jobkey, token)
   return readable(jobkey, record)
 end
 
+-- The member of a sorted set with the lowest score, and that score (nil when the set is empty).
+local function lowest(key)
+  local head = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+  return head[1], head[2] and tonumber(head[2])
+end
+
 -- The bucket's next timer events: the earliest due time of the delay queue and the earliest TTR
 -- deadline of the reserved index (nil for an empty index).
 local function heads()
-  local d = redis.call('ZRANGE', P .. 'delayed', 0, 0, 'WITHSCORES')[2]
-  local r = redis.call('ZRANGE', P .. 'reserved', 0, 0, 'WITHSCORES')[2]
-  return d and tonumber(d), r and tonumber(r)
+  local _, d = lowest(P .. 'delayed')
+  local _, r = lowest(P .. 'reserved')
+  return d, r
 end
 
 -- The earlier of the times d and r of heads; -1 when there is neither.

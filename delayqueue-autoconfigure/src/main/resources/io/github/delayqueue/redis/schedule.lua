@@ -14,7 +14,7 @@ local now = now_ms()
 local created36 = to36(now)
 local ttr36 = {}
 local reply = { now, 0 }
-local before = redis.call('ZRANGE', P .. 'delayed', 0, 0, 'WITHSCORES')[2]
+local _, before = lowest(P .. 'delayed')
 
 local jobkeys = pick(ARGV, 3, 8)
 -- the jobs that exist already, decoded before anything is written (an unreadable record
@@ -93,9 +93,9 @@ for _, jobkey in ipairs(order) do
 end
 call_many('ZADD', P .. 'delayed', delayed)
 write_gathered(w)
-local head = redis.call('ZRANGE', P .. 'delayed', 0, 0, 'WITHSCORES')
-if head[1] and placed[head[1]] and (before == nil or tonumber(head[2]) < tonumber(before)) then
-  announce_head(tonumber(head[2]))
-  reply[2] = placed[head[1]]
+local head, at = lowest(P .. 'delayed')
+if head and placed[head] and (before == nil or at < before) then
+  announce_head(at)
+  reply[2] = placed[head]
 end
 return reply

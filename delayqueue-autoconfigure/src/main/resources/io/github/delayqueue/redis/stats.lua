@@ -8,11 +8,11 @@
 -- it yet (the earlier of the two).
 local now = now_ms()
 local reply = { now, next_due() }
-local first = redis.call('ZRANGE', P .. 'delayed', 0, 0, 'WITHSCORES')
-reply[3] = tonumber(first[2] or -1)
+local first, first_due = lowest(P .. 'delayed')
+reply[3] = first_due or -1
 local overdue = {}
-if first[1] and tonumber(first[2]) <= now then
-  overdue[topic_of(first[1])] = tonumber(first[2])
+if first and first_due <= now then
+  overdue[topic_of(first)] = first_due
 end
 local stats = redis.call('HGETALL', P .. 'stats')
 for i = 1, #stats, 2 do
