@@ -9,6 +9,5 @@ if not j then
   return {}
 end
 unlink(jobkey, topic_of(jobkey), j)
-redis.call('HDEL', KEYS[1], jobkey)
-redis.call('HDEL', P .. 'errors', jobkey)
+forget({ jobkey })
 return { j.state }

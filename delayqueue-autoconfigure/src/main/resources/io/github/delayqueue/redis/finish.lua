@@ -31,8 +31,7 @@ end
 -- writes
 if #done > 0 then
   call_many('ZREM', P .. 'reserved', done)
-  call_many('HDEL', KEYS[1], done)
-  call_many('HDEL', P .. 'errors', done)
+  forget(done)
   for _, jobkey in ipairs(done) do
     -- held jobs are RESERVED: removing them from the reserved index unlinks them
     count('S', topic_of(jobkey), -1)

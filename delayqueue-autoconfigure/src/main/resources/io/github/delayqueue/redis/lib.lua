@@ -258,6 +258,13 @@ local function unlink(jobkey, topic, j)
   count(j.state, topic, -1)
 end
 
+-- Jobs leave the queue (finished or cancelled): their records and last errors are deleted. (The
+-- caller unlinks them from their indexes.)
+local function forget(jobkeys)
+  call_many('HDEL', KEYS[1], jobkeys)
+  call_many('HDEL', P .. 'errors', jobkeys)
+end
+
 -- The list of a topic in lists (topic -> list), created when new and its topic then appended to
 -- topics, which keeps the order in which the topics came.
 local function topic_list(lists, topics, topic)
