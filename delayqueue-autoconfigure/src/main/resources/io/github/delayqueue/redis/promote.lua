@@ -100,13 +100,12 @@ local ready, order = w.ready, w.ready_topics
 for _, c in ipairs(compactions) do
   redis.call('LTRIM', c.list, c.entries, -1)
   if c.whole then
-    for i = #c.keep, 1, -CHUNK do
-      local chunk = {}
-      for k = i, math.max(1, i - CHUNK + 1), -1 do
-        chunk[#chunk + 1] = c.keep[k]
-      end
-      redis.call('LPUSH', c.list, unpack(chunk))
+    -- LPUSH puts each value before the ones pushed earlier: push the last one first
+    local reversed = {}
+    for k = #c.keep, 1, -1 do
+      reversed[#reversed + 1] = c.keep[k]
     end
+    call_many('LPUSH', c.list, reversed)
   else
     call_many('RPUSH', c.list, c.keep)
   end
