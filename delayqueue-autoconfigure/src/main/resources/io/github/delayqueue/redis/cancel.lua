@@ -4,12 +4,10 @@
 -- ARGV[3] job key
 -- Returns {state letter the job had}, or {} when there was no such job.
 local jobkey = ARGV[3]
-local record = redis.call('HGET', KEYS[1], jobkey)
-if not record then
+local j = stored(jobkey)
+if not j then
   return {}
 end
-local j = readable(jobkey, record)
 unlink(jobkey, topic_of(jobkey), j)
-redis.call('HDEL', KEYS[1], jobkey)
-redis.call('HDEL', P .. 'errors', jobkey)
+forget({ jobkey })
 return { j.state }

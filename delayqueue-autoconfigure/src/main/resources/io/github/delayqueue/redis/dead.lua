@@ -48,10 +48,7 @@ else
     end
   end
 end
-local jobkeys = {}
-for i = 1, #entries, 2 do
-  jobkeys[#jobkeys + 1] = entries[i]
-end
+local jobkeys = pick(entries, 1, 2)
 local records = read_many(KEYS[1], jobkeys)
 local errors = read_many(P .. 'errors', jobkeys)
 for k, jobkey in ipairs(jobkeys) do

@@ -12,14 +12,13 @@ local topic = topic_of(jobkey)
 local now = now_ms()
 local backoff = tonumber(ARGV[5])
 redis.call('ZREM', P .. 'reserved', jobkey)
-redis.call('HSET', P .. 'errors', jobkey, ARGV[6])
 if backoff < 0 or j.attempt >= j.max then
-  j.state = 'X'
-  save(jobkey, j)
-  redis.call('ZADD', P .. 'dead:' .. topic, num(now), jobkey)
-  move(topic, 'S', 'X')
+  local w = gathered()
+  gather_dead(w, jobkey, topic, j, now, ARGV[6])
+  write_gathered(w)
   return { 2, now, 0 }
 end
+redis.call('HSET', P .. 'errors', jobkey, ARGV[6])
 j.due = now + backoff
 local head = place(jobkey, topic, j, now)
 move(topic, 'S', j.state)

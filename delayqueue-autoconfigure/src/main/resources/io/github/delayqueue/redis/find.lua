@@ -4,11 +4,10 @@
 -- Returns {} for no such job, else {state, attempt, max attempts, ttr ms, due ms, created ms,
 -- reserved until ms (0 unless RESERVED), died at ms (0 unless DEAD), last error or '', payload}.
 local jobkey = ARGV[3]
-local record = redis.call('HGET', KEYS[1], jobkey)
-if not record then
+local j = stored(jobkey)
+if not j then
   return {}
 end
-local j = readable(jobkey, record)
 local deadline, died = 0, 0
 if j.state == 'S' then
   deadline = tonumber(redis.call('ZSCORE', P .. 'reserved', jobkey) or 0)

@@ -8,10 +8,7 @@
 -- Returns per job to finish: 1 finished, 0 no such job, -1 the token is not the job's current
 -- reservation; then, when next jobs were wanted: ready-list entries left, now ms, announced
 -- deadline or 0, 9 fields per job (see apply_take in lib.lua).
-local jobkeys = {}
-for i = 7, #ARGV, 2 do
-  jobkeys[#jobkeys + 1] = ARGV[i]
-end
+local jobkeys = pick(ARGV, 7, 2)
 local records = read_many(KEYS[1], jobkeys)
 local reply = {}
 local done, seen = {}, {}
@@ -34,8 +31,7 @@ end
 -- writes
 if #done > 0 then
   call_many('ZREM', P .. 'reserved', done)
-  call_many('HDEL', KEYS[1], done)
-  call_many('HDEL', P .. 'errors', done)
+  forget(done)
   for _, jobkey in ipairs(done) do
     -- held jobs are RESERVED: removing them from the reserved index unlinks them
     count('S', topic_of(jobkey), -1)

@@ -136,6 +136,16 @@ local function topic_of(jobkey)
   return string.match(jobkey, '^([^:]+):')
 end
 
+-- Every step-th item of a list from its first-th on: the members of a WITHSCORES reply (1, 2),
+-- the job keys of a script's arguments when each job takes several.
+local function pick(items, first, step)
+  local picked = {}
+  for i = first, #items, step do
+    picked[#picked + 1] = items[i]
+  end
+  return picked
+end
+
 -- Runs a command with a key and many arguments, in chunks that Lua's unpack can take (CHUNK is
 -- even, so pairs such as ZADD's score and member stay together).
 local function call_many(command, key, items)
@@ -186,6 +196,16 @@ local function move(topic, from, to)
   count(to, topic, 1)
 end
 
+-- Tells consumers that a topic's ready list has jobs (the "r" event).
+local function announce_ready(topic)
+  redis.call('PUBLISH', CHANNEL, 'r ' .. BUCKET .. ' ' .. topic)
+end
+
+-- Tells the timers that the bucket's next event is at time at (ms) (the "h" event).
+local function announce_head(at)
+  redis.call('PUBLISH', CHANNEL, 'h ' .. BUCKET .. ' ' .. num(at))
+end
+
 -- Appends job keys to a topic's ready list; announces the list when it was empty.
 local function push_ready(topic, jobkeys)
   local key = P .. 'ready:' .. topic
@@ -196,7 +216,7 @@ local function push_ready(topic, jobkeys)
     was_empty = was_empty or (i == 1 and length == last)
   end
   if was_empty then
-    redis.call('PUBLISH', CHANNEL, 'r ' .. BUCKET .. ' ' .. topic)
+    announce_ready(topic)
   end
 end
 
@@ -204,7 +224,7 @@ end
 local function push_delayed(jobkey, due)
   redis.call('ZADD', P .. 'delayed', num(due), jobkey)
   if redis.call('ZRANGE', P .. 'delayed', 0, 0)[1] == jobkey then
-    redis.call('PUBLISH', CHANNEL, 'h ' .. BUCKET .. ' ' .. num(due))
+    announce_head(due)
     return 1
   end
   return 0
@@ -238,6 +258,92 @@ local function unlink(jobkey, topic, j)
   count(j.state, topic, -1)
 end
 
+-- Jobs leave the queue (finished or cancelled): their records and last errors are deleted. (The
+-- caller unlinks them from their indexes.)
+local function forget(jobkeys)
+  call_many('HDEL', KEYS[1], jobkeys)
+  call_many('HDEL', P .. 'errors', jobkeys)
+end
+
+-- The list of a topic in lists (topic -> list), created when new and its topic then appended to
+-- topics, which keeps the order in which the topics came.
+local function topic_list(lists, topics, topic)
+  local list = lists[topic]
+  if not list then
+    list = {}
+    lists[topic] = list
+    topics[#topics + 1] = topic
+  end
+  return list
+end
+
+-- Writes that a script gathers while it works out a batch of jobs, to make them at the end with
+-- one command per key (write_gathered): job records, last errors, and the entries of dead lists
+-- and of ready lists per topic. w.ready_topics lists the topics whose ready list gets entries.
+local function gathered()
+  return { records = {}, errors = {}, dead = {}, dead_topics = {}, ready = {}, ready_topics = {} }
+end
+
+-- Gathers a record to write for a job key.
+local function gather_record(w, jobkey, record)
+  local records = w.records
+  records[#records + 1] = jobkey
+  records[#records + 1] = record
+end
+
+-- Gathers a ready-list entry of a topic.
+local function gather_entry(w, topic, jobkey)
+  local list = topic_list(w.ready, w.ready_topics, topic)
+  list[#list + 1] = jobkey
+end
+
+-- A job in state from becomes READY: its record and ready-list entry are gathered, the counts
+-- change.
+local function gather_ready(w, jobkey, topic, j, from)
+  j.state = 'R'
+  gather_record(w, jobkey, encode(j))
+  gather_entry(w, topic, jobkey)
+  move(topic, from, 'R')
+end
+
+-- A RESERVED job becomes DEAD at time now (ms) with the error text err: its record, dead-list
+-- entry and last error are gathered, the counts change. (The caller removes its reserved-index
+-- entry.)
+local function gather_dead(w, jobkey, topic, j, now, err)
+  j.state = 'X'
+  gather_record(w, jobkey, encode(j))
+  local errors = w.errors
+  errors[#errors + 1] = jobkey
+  errors[#errors + 1] = err
+  local list = topic_list(w.dead, w.dead_topics, topic)
+  list[#list + 1] = num(now)
+  list[#list + 1] = jobkey
+  move(topic, 'S', 'X')
+end
+
+-- Makes the gathered writes: the records, the errors, the dead-list entries, then the ready-list
+-- entries (announced as push_ready does).
+local function write_gathered(w)
+  call_many('HSET', KEYS[1], w.records)
+  call_many('HSET', P .. 'errors', w.errors)
+  for _, topic in ipairs(w.dead_topics) do
+    call_many('ZADD', P .. 'dead:' .. topic, w.dead[topic])
+  end
+  for _, topic in ipairs(w.ready_topics) do
+    push_ready(topic, w.ready[topic])
+  end
+end
+
+-- The job stored under a job key, or nil when there is none (a record that is not in this format
+-- raises its error, before anything is written).
+local function stored(jobkey)
+  local record = redis.call('HGET', KEYS[1], jobkey)
+  if not record then
+    return nil
+  end
+  return readable(jobkey, record)
+end
+
 -- Whether a record is RESERVED under the caller's fencing token, reading only the record's
 -- first letter and the token at the end of its first line. Returns the reply for a record that
 -- is not: 0 for no record, -1 for another state or token; nil when it is.
@@ -263,13 +369,45 @@ local function held(jobkey, token)
   return readable(jobkey, record)
 end
 
-local function next_due()
-  local d = redis.call('ZRANGE', P .. 'delayed', 0, 0, 'WITHSCORES')[2]
-  local r = redis.call('ZRANGE', P .. 'reserved', 0, 0, 'WITHSCORES')[2]
+-- The member of a sorted set with the lowest score, and that score (nil when the set is empty).
+local function lowest(key)
+  local head = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+  return head[1], head[2] and tonumber(head[2])
+end
+
+-- The bucket's next timer events: the earliest due time of the delay queue and the earliest TTR
+-- deadline of the reserved index (nil for an empty index).
+local function heads()
+  local _, d = lowest(P .. 'delayed')
+  local _, r = lowest(P .. 'reserved')
+  return d, r
+end
+
+-- The earlier of the times d and r of heads; -1 when there is neither.
+local function earlier(d, r)
   if d and r then
-    return math.min(tonumber(d), tonumber(r))
+    return math.min(d, r)
   end
-  return tonumber(d or r or -1)
+  return d or r or -1
+end
+
+-- When the bucket's timer has work next (-1: no job waits).
+local function next_due()
+  return earlier(heads())
+end
+
+-- The job of a ready-list entry, or nil when the entry is a tombstone: its record is gone, not
+-- READY or unreadable, or seen already holds its job (an earlier entry of the same job). seen
+-- then holds the job.
+local function live_entry(jobkey, record, seen)
+  if seen[jobkey] or not record or string.byte(record, 1) ~= 82 then -- 82: 'R'
+    return nil
+  end
+  local j = decode(record)
+  if j then
+    seen[jobkey] = true
+  end
+  return j
 end
 
 -- How many ready-list entries a take looks at beyond the jobs it wants: the tombstones it may
@@ -290,9 +428,8 @@ local function plan_take(topic, max)
     local records = read_many(KEYS[1], entries)
     for k, jobkey in ipairs(entries) do
       plan.scanned = plan.scanned + 1
-      local j = (not seen[jobkey]) and records[k] and decode(records[k])
-      if j and j.state == 'R' then
-        seen[jobkey] = true
+      local j = live_entry(jobkey, records[k], seen)
+      if j then
         plan.jobs[#plan.jobs + 1] = j
         plan.keys[#plan.keys + 1] = jobkey
         if #plan.jobs >= max then
@@ -362,7 +499,7 @@ local function apply_take(plan, ttr_override, max_override, now, reply)
     count('R', topic, -#jobs)
     count('S', topic, #jobs)
     if plan.before < 0 or earliest < plan.before then
-      redis.call('PUBLISH', CHANNEL, 'h ' .. BUCKET .. ' ' .. num(earliest))
+      announce_head(earliest)
       announced = earliest
     end
   end

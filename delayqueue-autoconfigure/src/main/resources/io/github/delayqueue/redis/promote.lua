@@ -17,9 +17,7 @@ local guard = ARGV[4] == '1'
 local now = now_ms()
 
 -- reads: due entries, expired reservations, their records; on a guard re-check the stats
-local d = redis.call('ZRANGE', P .. 'delayed', 0, 0, 'WITHSCORES')[2]
-local r = redis.call('ZRANGE', P .. 'reserved', 0, 0, 'WITHSCORES')[2]
-d, r = d and tonumber(d), r and tonumber(r)
+local d, r = heads()
 local due, deadlines = {}, {}
 if d and d <= now then
   due = redis.call('ZRANGEBYSCORE', P .. 'delayed', '-inf', num(now), 'LIMIT', 0, batch)
@@ -29,10 +27,7 @@ if r and r <= now and #due < batch then
     batch - #due)
 end
 local due_records = read_many(KEYS[1], due)
-local expired_keys = {}
-for i = 1, #deadlines, 2 do
-  expired_keys[#expired_keys + 1] = deadlines[i]
-end
+local expired_keys = pick(deadlines, 1, 2)
 local expired_records = read_many(KEYS[1], expired_keys)
 local stats = guard and redis.call('HGETALL', P .. 'stats') or {}
 local compactions = {}
@@ -49,9 +44,7 @@ for i = 1, #stats, 2 do
       local records = read_many(KEYS[1], entries)
       local keep, seen, dropped = {}, {}, 0
       for k, jobkey in ipairs(entries) do
-        local state = records[k] and string.sub(records[k], 1, 1)
-        if state == 'R' and not seen[jobkey] and decode(records[k]) then
-          seen[jobkey] = true
+        if live_entry(jobkey, records[k], seen) then
           keep[#keep + 1] = jobkey
         else
           dropped = dropped + 1
@@ -64,96 +57,55 @@ for i = 1, #stats, 2 do
 end
 
 -- writes
-local ready, order = {}, {}
-local function collect(topic, jobkey)
-  if not ready[topic] then
-    ready[topic] = {}
-    order[#order + 1] = topic
-  end
-  local list = ready[topic]
-  list[#list + 1] = jobkey
-end
-
-local records = {}
+local w = gathered()
 if #due > 0 then
   redis.call('ZREMRANGEBYRANK', P .. 'delayed', 0, #due - 1)
   for k, jobkey in ipairs(due) do
     local j = due_records[k] and decode(due_records[k])
     if j and j.state == 'D' then
-      local topic = topic_of(jobkey)
-      j.state = 'R'
-      records[#records + 1] = jobkey
-      records[#records + 1] = encode(j)
-      move(topic, 'D', 'R')
-      collect(topic, jobkey)
+      gather_ready(w, jobkey, topic_of(jobkey), j, 'D')
     end
   end
 end
 
 local expired = #expired_keys
-local expiries, expiry_order = {}, {}
-local function tally(topic, index)
-  if not expiries[topic] then
-    expiries[topic] = { 0, 0 }
-    expiry_order[#expiry_order + 1] = topic
-  end
-  expiries[topic][index] = expiries[topic][index] + 1
-end
-local dead, errors = {}, {}
+local expiries, expiry_order = {}, {}  -- topic -> { READY again, DEAD }
 if expired > 0 then
   redis.call('ZREMRANGEBYRANK', P .. 'reserved', 0, expired - 1)
   for k, jobkey in ipairs(expired_keys) do
     local j = expired_records[k] and decode(expired_records[k])
     if j and j.state == 'S' then
       local topic = topic_of(jobkey)
+      local tally = topic_list(expiries, expiry_order, topic)
       j.due = tonumber(deadlines[2 * k])
       if j.attempt >= j.max then
-        tally(topic, 2)
-        j.state = 'X'
-        if not dead[topic] then
-          dead[topic] = {}
-        end
-        dead[topic][#dead[topic] + 1] = num(now)
-        dead[topic][#dead[topic] + 1] = jobkey
-        errors[#errors + 1] = jobkey
+        tally[2] = (tally[2] or 0) + 1
         -- the reservation's own TTR may differ from the job's (a consumer may reserve with
         -- another): name what is certain
-        errors[#errors + 1] = 'the reservation ran out (TTR) on attempt ' .. num(j.attempt) .. ' of ' .. num(j.max)
-        move(topic, 'S', 'X')
+        gather_dead(w, jobkey, topic, j, now,
+          'the reservation ran out (TTR) on attempt ' .. num(j.attempt) .. ' of ' .. num(j.max))
       else
-        tally(topic, 1)
-        j.state = 'R'
-        move(topic, 'S', 'R')
-        collect(topic, jobkey)
+        tally[1] = (tally[1] or 0) + 1
+        gather_ready(w, jobkey, topic, j, 'S')
       end
-      records[#records + 1] = jobkey
-      records[#records + 1] = encode(j)
     end
   end
 end
-call_many('HSET', KEYS[1], records)
-call_many('HSET', P .. 'errors', errors)
-for _, topic in ipairs(expiry_order) do
-  if dead[topic] then
-    call_many('ZADD', P .. 'dead:' .. topic, dead[topic])
-  end
-end
-for _, topic in ipairs(order) do
-  push_ready(topic, ready[topic])
-end
+write_gathered(w)
+-- the topics that got work (a guard re-check adds those it re-announces)
+local ready, order = w.ready, w.ready_topics
 
 -- compaction: the entries read leave the head of the list; the live ones go back, in their
 -- order, to the head when the window held the whole list, else to the tail
 for _, c in ipairs(compactions) do
   redis.call('LTRIM', c.list, c.entries, -1)
   if c.whole then
-    for i = #c.keep, 1, -CHUNK do
-      local chunk = {}
-      for k = i, math.max(1, i - CHUNK + 1), -1 do
-        chunk[#chunk + 1] = c.keep[k]
-      end
-      redis.call('LPUSH', c.list, unpack(chunk))
+    -- LPUSH puts each value before the ones pushed earlier: push the last one first
+    local reversed = {}
+    for k = #c.keep, 1, -1 do
+      reversed[#reversed + 1] = c.keep[k]
     end
+    call_many('LPUSH', c.list, reversed)
   else
     call_many('RPUSH', c.list, c.keep)
   end
@@ -165,7 +117,7 @@ if guard then
   for i = 1, #stats, 2 do
     local topic = string.match(stats[i], '^R:(.+)$')
     if topic and not ready[topic] and tonumber(stats[i + 1]) > 0 then
-      redis.call('PUBLISH', CHANNEL, 'r ' .. BUCKET .. ' ' .. topic)
+      announce_ready(topic)
       order[#order + 1] = topic
     end
   end
@@ -174,11 +126,7 @@ end
 local next_at
 if #due == 0 and expired == 0 then
   -- nothing moved: the heads read first still stand
-  if d and r then
-    next_at = math.min(d, r)
-  else
-    next_at = d or r or -1
-  end
+  next_at = earlier(d, r)
 else
   next_at = next_due()
 end
@@ -188,7 +136,7 @@ for _, topic in ipairs(order) do
 end
 for _, topic in ipairs(expiry_order) do
   reply[#reply + 1] = topic
-  reply[#reply + 1] = expiries[topic][1]
-  reply[#reply + 1] = expiries[topic][2]
+  reply[#reply + 1] = expiries[topic][1] or 0
+  reply[#reply + 1] = expiries[topic][2] or 0
 end
 return reply

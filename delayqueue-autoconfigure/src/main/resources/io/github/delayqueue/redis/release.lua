@@ -15,7 +15,7 @@ j.attempt = j.attempt - 1
 j.token = 0
 save(jobkey, j)
 if redis.call('LPUSH', P .. 'ready:' .. topic, jobkey) == 1 then
-  redis.call('PUBLISH', CHANNEL, 'r ' .. BUCKET .. ' ' .. topic)
+  announce_ready(topic)
 end
 move(topic, 'S', 'R')
 return { 1 }

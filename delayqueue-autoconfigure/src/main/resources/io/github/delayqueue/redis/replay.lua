@@ -25,25 +25,19 @@ for k, jobkey in ipairs(jobkeys) do
 end
 -- writes
 local now = now_ms()
-local saved, replayed = {}, {}
+local w = gathered()
 for k, jobkey in ipairs(jobkeys) do
   local j = jobs[k]
   if j then
-    j.state = 'R'
     j.attempt = 0
     j.token = 0
     j.due = now
-    saved[#saved + 1] = jobkey
-    saved[#saved + 1] = encode(j)
-    replayed[#replayed + 1] = jobkey
-    move(topic, 'X', 'R')
+    gather_ready(w, jobkey, topic, j, 'X')
   end
 end
 call_many('ZREM', dead, jobkeys)
-call_many('HSET', KEYS[1], saved)
-if #replayed > 0 then
-  push_ready(topic, replayed)
-end
+write_gathered(w)
+local replayed = w.ready[topic] or {}
 local reply = { #replayed, redis.call('ZCARD', dead) }
 for k = 1, math.min(#replayed, named) do
   reply[#reply + 1] = replayed[k]

@@ -4,11 +4,10 @@
 -- Returns {1, new state, due ms, 1 if new head}, {0} for no such job, or {-1, state} for a job
 -- that is RESERVED or DEAD and cannot be rescheduled.
 local jobkey = ARGV[3]
-local record = redis.call('HGET', KEYS[1], jobkey)
-if not record then
+local j = stored(jobkey)
+if not j then
   return { 0 }
 end
-local j = readable(jobkey, record)
 if j.state ~= 'D' and j.state ~= 'R' then
   return { -1, j.state }
 end

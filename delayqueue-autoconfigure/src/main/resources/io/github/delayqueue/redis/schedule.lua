@@ -14,12 +14,9 @@ local now = now_ms()
 local created36 = to36(now)
 local ttr36 = {}
 local reply = { now, 0 }
-local before = redis.call('ZRANGE', P .. 'delayed', 0, 0, 'WITHSCORES')[2]
+local _, before = lowest(P .. 'delayed')
 
-local jobkeys = {}
-for i = 3, #ARGV, 8 do
-  jobkeys[#jobkeys + 1] = ARGV[i]
-end
+local jobkeys = pick(ARGV, 3, 8)
 -- the jobs that exist already, decoded before anything is written (an unreadable record
 -- refuses the whole call)
 local found = read_many(KEYS[1], jobkeys)
@@ -81,31 +78,24 @@ for _, r in ipairs(replaced) do
   errors[#errors + 1] = r[1]
 end
 call_many('HDEL', P .. 'errors', errors)
-local records, delayed, ready, topics, placed = {}, {}, {}, {}, {}
+local w = gathered()
+local delayed, placed = {}, {}
 for _, jobkey in ipairs(order) do
   local job = current[jobkey]
-  records[#records + 1] = jobkey
-  records[#records + 1] = job.record
+  gather_record(w, jobkey, job.record)
   if job.state == 'D' then
     delayed[#delayed + 1] = job.due_text
     delayed[#delayed + 1] = jobkey
     placed[jobkey] = job.number
   else
-    if not ready[job.topic] then
-      ready[job.topic] = {}
-      topics[#topics + 1] = job.topic
-    end
-    ready[job.topic][#ready[job.topic] + 1] = jobkey
+    gather_entry(w, job.topic, jobkey)
   end
 end
-call_many('HSET', KEYS[1], records)
 call_many('ZADD', P .. 'delayed', delayed)
-for _, topic in ipairs(topics) do
-  push_ready(topic, ready[topic])
-end
-local head = redis.call('ZRANGE', P .. 'delayed', 0, 0, 'WITHSCORES')
-if head[1] and placed[head[1]] and (before == nil or tonumber(head[2]) < tonumber(before)) then
-  redis.call('PUBLISH', CHANNEL, 'h ' .. BUCKET .. ' ' .. num(tonumber(head[2])))
-  reply[2] = placed[head[1]]
+write_gathered(w)
+local head, at = lowest(P .. 'delayed')
+if head and placed[head] and (before == nil or at < before) then
+  announce_head(at)
+  reply[2] = placed[head]
 end
 return reply

@@ -8,11 +8,11 @@
 -- it yet (the earlier of the two).
 local now = now_ms()
 local reply = { now, next_due() }
-local first = redis.call('ZRANGE', P .. 'delayed', 0, 0, 'WITHSCORES')
-reply[3] = tonumber(first[2] or -1)
+local first, first_due = lowest(P .. 'delayed')
+reply[3] = first_due or -1
 local overdue = {}
-if first[1] and tonumber(first[2]) <= now then
-  overdue[topic_of(first[1])] = tonumber(first[2])
+if first and first_due <= now then
+  overdue[topic_of(first)] = first_due
 end
 local stats = redis.call('HGETALL', P .. 'stats')
 for i = 1, #stats, 2 do
@@ -21,16 +21,14 @@ for i = 1, #stats, 2 do
   local topic = string.match(stats[i], '^R:(.+)$')
   if topic then
     -- cancelled jobs leave tombstones in the list: skip a few of them
+    local seen = {}
     for _, jobkey in ipairs(redis.call('LRANGE', P .. 'ready:' .. topic, 0, 15)) do
-      local record = redis.call('HGET', KEYS[1], jobkey)
-      if record then
-        local j = decode(record)
-        if j and j.state == 'R' then
-          if not overdue[topic] or j.due < overdue[topic] then
-            overdue[topic] = j.due
-          end
-          break
+      local j = live_entry(jobkey, redis.call('HGET', KEYS[1], jobkey), seen)
+      if j then
+        if not overdue[topic] or j.due < overdue[topic] then
+          overdue[topic] = j.due
         end
+        break
       end
     end
   end
