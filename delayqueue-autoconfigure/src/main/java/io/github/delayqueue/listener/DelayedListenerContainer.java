@@ -10,22 +10,15 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.DelayQueueOperations;
-import io.github.delayqueue.core.FailResult;
 import io.github.delayqueue.core.FinishResult;
 import io.github.delayqueue.core.ReservedJob;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import org.springframework.messaging.Message;
-import org.springframework.messaging.MessagingException;
-import org.springframework.messaging.converter.MessageConversionException;
 import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
-import org.springframework.messaging.handler.invocation.MethodArgumentResolutionException;
-import org.springframework.messaging.support.MessageBuilder;
 import org.springframework.util.backoff.BackOff;
 import org.springframework.util.backoff.BackOffExecution;
 import org.springframework.util.backoff.ExponentialBackOff;
@@ -82,13 +75,11 @@ public class DelayedListenerContainer {
 
 	private final DelayQueueOperations operations;
 
-	private final InvocableHandlerMethod handler;
+	private final JobInvoker invoker;
 
 	private final BackOff errorBackOff = errorBackOff();
 
 	private Semaphore slots;
-
-	private final AtomicInteger inFlight = new AtomicInteger();
 
 	private final Object pauseMonitor = new Object();
 
@@ -143,7 +134,7 @@ public class DelayedListenerContainer {
 	public DelayedListenerContainer(Settings settings, DelayQueueOperations operations, InvocableHandlerMethod handler) {
 		this.settings = settings;
 		this.operations = operations;
-		this.handler = handler;
+		this.invoker = new JobInvoker(settings, handler, new FailedJobHandler(settings, operations));
 	}
 
 	/**
@@ -175,7 +166,7 @@ public class DelayedListenerContainer {
 	 * @return the count
 	 */
 	public int getInFlight() {
-		return this.inFlight.get();
+		return this.invoker.inFlight();
 	}
 
 	/**
@@ -523,22 +514,15 @@ public class DelayedListenerContainer {
 	}
 
 	/**
-	 * Runs one job and settles a failure in Redis; never throws.
+	 * Runs one job, and records the progress and the run time; never throws.
 	 * @return {@code true} when it succeeded and is yet to be finished
 	 */
 	private boolean runJob(ReservedJob job) {
-		this.inFlight.incrementAndGet();
 		long start = System.nanoTime();
 		try {
-			return handle(job);
-		}
-		catch (Throwable ex) {
-			logger.error("Listener '" + this.settings.id() + "' could not settle job " + job.id() + " of topic "
-					+ job.topic() + " (it is redelivered after its TTR)", ex);
-			return false;
+			return this.invoker.invoke(job);
 		}
 		finally {
-			this.inFlight.decrementAndGet();
 			long now = System.nanoTime();
 			this.lastProgressNanos = now;
 			learn(now - start);
@@ -601,155 +585,6 @@ public class DelayedListenerContainer {
 			logger.warn("Listener '" + this.settings.id() + "' could not give back job " + job.id() + " of topic "
 					+ job.topic() + " (it is redelivered after its TTR): " + ex);
 		}
-	}
-
-	/**
-	 * Runs the listener method on a job; settles a failed job in Redis.
-	 * @return {@code true} when it succeeded and is yet to be finished
-	 */
-	private boolean handle(ReservedJob job) {
-		Message<byte[]> message = MessageBuilder.withPayload(job.payload())
-			.setHeader(DelayedJobArgumentResolver.JOB_HEADER, job)
-			.setHeader(DelayedJobArgumentResolver.TTR_HEADER, job.ttr())
-			.build();
-		long start = System.nanoTime();
-		Throwable failure = invoke(message);
-		if (failure == null) {
-			observe(job, start, "success", null);
-			return true;
-		}
-		// one limit: the job's own, or the listener's that the reservation stored with it
-		long backOff = (job.attempt() < job.maxAttempts() && isRetryable(failure)) ? backOff(job.attempt()) : -1;
-		if (backOff < 0) {
-			observe(job, start, recover(job, failure), failure);
-			return false;
-		}
-		if (logger.isDebugEnabled()) {
-			logger.debug("Listener '" + this.settings.id() + "' failed job " + job.id() + " (attempt " + job.attempt()
-					+ "); retrying in " + backOff + " ms", failure);
-		}
-		FailResult result = this.operations.fail(job, Duration.ofMillis(backOff), describe(failure));
-		if (result == FailResult.DEAD) {
-			logger.warn("Job " + job.id() + " of topic " + job.topic() + " is DEAD after attempt " + job.attempt() + ": "
-					+ describe(failure));
-		}
-		observe(job, start, outcome(result), failure);
-		return false;
-	}
-
-	/**
-	 * Invokes the listener method.
-	 * @return what it threw, or {@code null} when it returned: an {@link Error} (an
-	 * {@link AssertionError}, a {@link StackOverflowError}, a class missing at run time) is a
-	 * failure of the job like any exception
-	 */
-	private Throwable invoke(Message<byte[]> message) {
-		try {
-			this.handler.invoke(message);
-			return null;
-		}
-		catch (Throwable ex) {
-			return ex;
-		}
-	}
-
-	private void observe(ReservedJob job, long start, String outcome, Throwable failure) {
-		DelayQueueObserver observer = this.settings.observer();
-		if (observer != null) {
-			try {
-				observer.handled(job.topic(), Duration.ofNanos(System.nanoTime() - start), outcome,
-						(failure != null) ? unwrap(failure) : null);
-			}
-			catch (RuntimeException ex) {
-				// metrics must not decide a job's fate
-				logger.debug("Observer of listener '" + this.settings.id() + "' failed", ex);
-			}
-		}
-	}
-
-	private static String outcome(FailResult result) {
-		return switch (result) {
-			case RETRYING -> "retry";
-			case DEAD -> "dead";
-			case STALE -> "stale";
-		};
-	}
-
-	/**
-	 * Hands an exhausted job to the recoverer, or dead-letters it: also when the recoverer
-	 * throws, an {@link Error} included.
-	 * @return the outcome: {@code recovered}, {@code dead} or {@code stale}
-	 */
-	private String recover(ReservedJob job, Throwable failure) {
-		DelayedJobRecoverer recoverer = this.settings.recoverer();
-		if (recoverer != null && recovered(recoverer, job, failure)) {
-			if (!this.operations.finish(job)) {
-				logger.warn("Listener '" + this.settings.id() + "' recovered job " + job.id() + " of topic "
-						+ job.topic() + " after its reservation was lost (TTR ran out, or it was cancelled or replaced)");
-			}
-			return "recovered";
-		}
-		FailResult result = this.operations.kill(job, describe(failure));
-		if (result == FailResult.DEAD) {
-			logger.warn("Job " + job.id() + " of topic " + job.topic() + " is DEAD after attempt " + job.attempt() + ": "
-					+ describe(failure));
-		}
-		return outcome(result);
-	}
-
-	private boolean recovered(DelayedJobRecoverer recoverer, ReservedJob job, Throwable failure) {
-		try {
-			recoverer.recover(job, failure);
-			return true;
-		}
-		catch (Throwable ex) {
-			logger.warn("Recoverer of listener '" + this.settings.id() + "' failed for job " + job.id()
-					+ "; dead-lettering it in Redis", ex);
-			return false;
-		}
-	}
-
-	private long backOff(int attempt) {
-		BackOffExecution execution = this.settings.backOff().start();
-		long interval = 0;
-		for (int i = 0; i < attempt; i++) {
-			interval = execution.nextBackOff();
-			if (interval == BackOffExecution.STOP) {
-				return -1;
-			}
-		}
-		return Math.max(0, interval);
-	}
-
-	private boolean isRetryable(Throwable failure) {
-		for (Throwable cause = failure; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
-			// the payload cannot be read, or a parameter cannot be bound: the same on every attempt
-			if (cause instanceof MessageConversionException || cause instanceof MethodArgumentResolutionException) {
-				return false;
-			}
-			for (Class<? extends Throwable> type : this.settings.noRetryFor()) {
-				if (type.isInstance(cause)) {
-					return false;
-				}
-			}
-		}
-		return true;
-	}
-
-	static String describe(Throwable failure) {
-		Throwable root = unwrap(failure);
-		return root.getClass().getName() + ": " + root.getMessage();
-	}
-
-	/**
-	 * The handler's own exception, without spring-messaging's wrappers.
-	 */
-	private static Throwable unwrap(Throwable failure) {
-		Throwable root = failure;
-		while (root.getCause() != null && root.getCause() != root && (root instanceof MessagingException)) {
-			root = root.getCause();
-		}
-		return root;
 	}
 
 	@Override
