@@ -1,0 +1,121 @@
+package io.github.delayqueue.listener;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.delayqueue.core.DelayQueueObserver;
+import io.github.delayqueue.core.ReservedJob;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.messaging.Message;
+import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
+import org.springframework.messaging.support.MessageBuilder;
+
+/**
+ * Calls a container's listener method on one reserved job. The job becomes a message: its
+ * payload, with the job and its TTR as headers for {@link DelayedJobArgumentResolver}. A
+ * return is a success, finished later with its batch; anything thrown, an {@link Error}
+ * included, goes to the {@link FailedJobHandler}, which settles it in Redis. The
+ * {@link DelayQueueObserver}, if any, hears each outcome. Counts the calls in flight.
+ * Thread-safe.
+ */
+final class JobInvoker {
+
+	private static final Log logger = LogFactory.getLog(DelayedListenerContainer.class);
+
+	private final DelayedListenerContainer.Settings settings;
+
+	private final InvocableHandlerMethod handler;
+
+	private final FailedJobHandler failures;
+
+	private final AtomicInteger inFlight = new AtomicInteger();
+
+	/**
+	 * Creates an invoker.
+	 * @param settings the container's settings
+	 * @param handler the listener method
+	 * @param failures settles jobs whose listener threw
+	 */
+	JobInvoker(DelayedListenerContainer.Settings settings, InvocableHandlerMethod handler,
+			FailedJobHandler failures) {
+		this.settings = settings;
+		this.handler = handler;
+		this.failures = failures;
+	}
+
+	/**
+	 * How many calls run now.
+	 * @return the count
+	 */
+	int inFlight() {
+		return this.inFlight.get();
+	}
+
+	/**
+	 * Runs the listener method on a job and settles a failure in Redis; never throws.
+	 * @param job the job
+	 * @return {@code true} when it succeeded and is yet to be finished
+	 */
+	boolean invoke(ReservedJob job) {
+		this.inFlight.incrementAndGet();
+		try {
+			return handle(job);
+		}
+		catch (Throwable ex) {
+			logger.error("Listener '" + this.settings.id() + "' could not settle job " + job.id() + " of topic "
+					+ job.topic() + " (it is redelivered after its TTR)", ex);
+			return false;
+		}
+		finally {
+			this.inFlight.decrementAndGet();
+		}
+	}
+
+	private boolean handle(ReservedJob job) {
+		Message<byte[]> message = MessageBuilder.withPayload(job.payload())
+			.setHeader(DelayedJobArgumentResolver.JOB_HEADER, job)
+			.setHeader(DelayedJobArgumentResolver.TTR_HEADER, job.ttr())
+			.build();
+		long start = System.nanoTime();
+		Throwable failure = call(message);
+		if (failure == null) {
+			observe(job, start, "success", null);
+			return true;
+		}
+		observe(job, start, this.failures.handle(job, failure), failure);
+		return false;
+	}
+
+	/**
+	 * Calls the listener method.
+	 * @return what it threw, or {@code null} when it returned: an {@link Error} (an
+	 * {@link AssertionError}, a {@link StackOverflowError}, a class missing at run time) is a
+	 * failure of the job like any exception
+	 */
+	private Throwable call(Message<byte[]> message) {
+		try {
+			this.handler.invoke(message);
+			return null;
+		}
+		catch (Throwable ex) {
+			return ex;
+		}
+	}
+
+	private void observe(ReservedJob job, long start, String outcome, Throwable failure) {
+		DelayQueueObserver observer = this.settings.observer();
+		if (observer != null) {
+			try {
+				observer.handled(job.topic(), Duration.ofNanos(System.nanoTime() - start), outcome,
+						(failure != null) ? FailedJobHandler.unwrap(failure) : null);
+			}
+			catch (RuntimeException ex) {
+				// metrics must not decide a job's fate
+				logger.debug("Observer of listener '" + this.settings.id() + "' failed", ex);
+			}
+		}
+	}
+
+}

@@ -1,0 +1,242 @@
+package io.github.delayqueue.listener;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.core.ReservedJob;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.util.backoff.BackOff;
+import org.springframework.util.backoff.BackOffExecution;
+import org.springframework.util.backoff.ExponentialBackOff;
+
+/**
+ * One run of a {@link DelayedListenerContainer}, from a start to the stop that follows: the
+ * consumer thread, the handler slots, the handler threads and the settler threads. The
+ * consumer thread waits for work without polling, reserves at most as many jobs as slots are
+ * free, and hands each to a handler thread, where the {@link BatchRunner} runs it and the
+ * jobs that finishing it reserves; the slot stays taken until no job follows. The loop
+ * outlives any failure of a Redis call (errors included): it logs, backs off exponentially
+ * from {@value #ERROR_BACK_OFF_INITIAL_MILLIS} ms to {@value #ERROR_BACK_OFF_MAX_MILLIS} ms,
+ * and retries. Thread-safe.
+ */
+final class ListenerConsumer {
+
+	private static final Log logger = LogFactory.getLog(DelayedListenerContainer.class);
+
+	/** How long one wait for work, or for a resume, lasts before the loop looks again. */
+	static final int WAIT_MILLIS = 1_000;
+
+	/** The first back-off of the loop after a failure; it doubles with each failure in a row. */
+	static final int ERROR_BACK_OFF_INITIAL_MILLIS = 100;
+
+	/** The longest back-off of the loop after a failure. */
+	static final int ERROR_BACK_OFF_MAX_MILLIS = 5_000;
+
+	private static final Duration WAIT = Duration.ofMillis(WAIT_MILLIS);
+
+	private final BackOff errorBackOff = errorBackOff();
+
+	private final DelayedListenerContainer container;
+
+	private final DelayedListenerContainer.Settings settings;
+
+	private final DelayQueueOperations operations;
+
+	private final Semaphore slots;
+
+	private final ExecutorService handlers;
+
+	private final ScheduledThreadPoolExecutor settlers;
+
+	private final BatchRunner batches;
+
+	private final Thread thread;
+
+	/**
+	 * Makes the threads of a run; {@link #start()} starts it.
+	 * @param container the container, whose state the loop follows
+	 * @param operations the queue it reserves from and settles with
+	 * @param invoker calls the listener method
+	 * @param batchSize sizes the batches of the handler threads
+	 */
+	ListenerConsumer(DelayedListenerContainer container, DelayQueueOperations operations, JobInvoker invoker,
+			BatchSize batchSize) {
+		this.container = container;
+		this.settings = container.settings();
+		this.operations = operations;
+		this.slots = new Semaphore(this.settings.concurrency());
+		this.handlers = Executors.newFixedThreadPool(this.settings.concurrency(), this.settings.threadFactory());
+		// two threads per handler slot: a batch's settle that meets a slow Redis must not delay
+		// the settle of another, such as the next batch of the same handler thread
+		this.settlers = new ScheduledThreadPoolExecutor(2 * this.settings.concurrency(), (task) -> {
+			Thread settler = this.settings.threadFactory().newThread(task);
+			settler.setName("delayqueue-" + this.settings.id() + "-settler");
+			return settler;
+		});
+		this.settlers.setRemoveOnCancelPolicy(true);
+		this.batches = new BatchRunner(container, operations, invoker, batchSize, this.settlers);
+		this.thread = this.settings.threadFactory().newThread(this::consume);
+		this.thread.setName("delayqueue-" + this.settings.id());
+	}
+
+	void start() {
+		this.thread.start();
+	}
+
+	/**
+	 * Wakes the consumer thread when the container stops, without interrupting a reserve
+	 * call in flight.
+	 */
+	void wake() {
+		this.slots.release(this.settings.concurrency());
+	}
+
+	/**
+	 * Waits for the consumer thread (interrupting it when it does not end), then for running
+	 * handlers up to the shutdown timeout (interrupting them after it: their jobs are
+	 * redelivered after TTR), then for early settles under way. Called once the container
+	 * stopped.
+	 */
+	void shutdown() {
+		try {
+			this.thread.join(WAIT_MILLIS * 5);
+			if (this.thread.isAlive()) {
+				this.thread.interrupt();
+				this.thread.join(WAIT_MILLIS);
+			}
+			this.handlers.shutdown();
+			Duration timeout = this.settings.shutdownTimeout();
+			if (!this.handlers.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+				logger.warn("Listener '" + this.settings.id() + "': handlers still running after " + timeout
+						+ "; interrupting them (their jobs are redelivered after TTR)");
+				this.handlers.shutdownNow();
+			}
+			// a batch settled early may still be finishing its jobs
+			this.settlers.shutdown();
+			if (!this.settlers.awaitTermination(WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+				this.settlers.shutdownNow();
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			this.handlers.shutdownNow();
+			this.settlers.shutdownNow();
+		}
+	}
+
+	private void consume() {
+		BackOffExecution backOff = null;
+		while (this.container.isRunning()) {
+			try {
+				this.container.awaitResume(WAIT);
+				this.slots.acquire();
+				int free = 1 + this.slots.drainPermits();
+				List<ReservedJob> jobs = List.of();
+				try {
+					if (this.container.isTaking() && this.operations.awaitWork(this.settings.topic(), WAIT)
+							&& this.container.isTaking()) {
+						jobs = this.operations.reserve(this.settings.topic(), free, this.settings.ttr(),
+								this.settings.maxAttempts());
+					}
+				}
+				finally {
+					this.slots.release(free - jobs.size());
+				}
+				dispatch(jobs);
+				this.container.progressed(System.nanoTime());
+				if (backOff != null) {
+					logger.info("Listener '" + this.settings.id() + "' reserves jobs of topic '"
+							+ this.settings.topic() + "' again");
+					backOff = null;
+				}
+			}
+			catch (InterruptedException ex) {
+				if (!this.container.isRunning()) {
+					return;
+				}
+			}
+			catch (Throwable ex) {
+				// an Error from a Redis client (a class missing at run time, a stack overflow)
+				// must not end the loop either: nothing else would reserve this topic's jobs
+				if (!this.container.isRunning()) {
+					return;
+				}
+				boolean first = (backOff == null);
+				if (first) {
+					backOff = this.errorBackOff.start();
+				}
+				long wait = backOff.nextBackOff();
+				String message = "Listener '" + this.settings.id() + "' could not reserve jobs of topic '"
+						+ this.settings.topic() + "'; retrying in " + wait + " ms";
+				if (first) {
+					logger.warn(message, ex);
+				}
+				else {
+					logger.warn(message + ": " + ex);
+				}
+				try {
+					Thread.sleep(wait);
+				}
+				catch (InterruptedException interrupted) {
+					if (!this.container.isRunning()) {
+						return;
+					}
+				}
+			}
+		}
+	}
+
+	/**
+	 * Hands reserved jobs to handler threads (a free slot for each was taken); gives back
+	 * those that cannot start: the container was paused or stopped while the reserve was
+	 * under way, or the executor takes no more work.
+	 */
+	private void dispatch(List<ReservedJob> jobs) {
+		for (ReservedJob job : jobs) {
+			if (!this.container.isTaking() || !execute(job)) {
+				this.batches.giveBack(job);
+				this.slots.release();
+			}
+		}
+	}
+
+	private boolean execute(ReservedJob job) {
+		try {
+			this.handlers.execute(() -> runHandler(job));
+			return true;
+		}
+		catch (Throwable ex) {
+			logger.warn("Listener '" + this.settings.id() + "' could not start a handler for job " + job.id()
+					+ " of topic " + job.topic() + "; giving it back: " + ex);
+			return false;
+		}
+	}
+
+	/**
+	 * Runs a job on a handler thread, then the jobs that finishing it reserved: the slot
+	 * stays taken until no job follows.
+	 */
+	private void runHandler(ReservedJob first) {
+		try {
+			this.batches.run(first);
+		}
+		finally {
+			this.slots.release();
+		}
+	}
+
+	private static BackOff errorBackOff() {
+		ExponentialBackOff backOff = new ExponentialBackOff(ERROR_BACK_OFF_INITIAL_MILLIS, 2);
+		backOff.setMaxInterval(ERROR_BACK_OFF_MAX_MILLIS);
+		return backOff;
+	}
+
+}
