@@ -59,8 +59,8 @@ class DelayQueueMetricsCardinalityTests {
 	private void run(String... properties) {
 		RedisTestServer redis = RedisTestServers.shared();
 		this.context = new SpringApplicationBuilder(App.class).web(WebApplicationType.NONE)
-			.properties("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
-					"delayqueue.namespace=c" + UUID.randomUUID().toString().substring(0, 8),
+			.properties(redis.springBootProperties())
+			.properties("delayqueue.namespace=c" + UUID.randomUUID().toString().substring(0, 8),
 					"delayqueue.metrics.sample-interval=1h", "spring.main.banner-mode=off")
 			.properties(properties)
 			.run();

@@ -83,8 +83,8 @@ class DelayQueueMetricsTests {
 	void countersTimersAndGaugesFollowTheJobs() {
 		RedisTestServer redis = RedisTestServers.shared();
 		this.context = new SpringApplicationBuilder(App.class).web(WebApplicationType.NONE)
-			.properties("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
-					"delayqueue.namespace=m" + UUID.randomUUID().toString().substring(0, 8),
+			.properties(redis.springBootProperties())
+			.properties("delayqueue.namespace=m" + UUID.randomUUID().toString().substring(0, 8),
 					"delayqueue.listener.back-off.jitter=0ms", "delayqueue.metrics.sample-interval=1h",
 					"spring.main.banner-mode=off")
 			.run();

@@ -67,9 +67,9 @@ public final class WebApps implements AfterEachCallback, AfterAllCallback {
 	public App run(RedisTestServer redis, Class<?> configuration, String... properties) {
 		ConfigurableApplicationContext context = new SpringApplicationBuilder(Boot.class, configuration)
 			.web(WebApplicationType.SERVLET)
-			.properties("server.port=0", "spring.data.redis.host=" + redis.host(),
-					"spring.data.redis.port=" + redis.port(), "spring.data.redis.timeout=2s",
-					"delayqueue.namespace=" + this.namespace, "delayqueue.timer.lease-ttl=2s",
+			.properties(redis.springBootProperties())
+			.properties("server.port=0", "spring.data.redis.timeout=2s", "delayqueue.namespace=" + this.namespace,
+					"delayqueue.timer.lease-ttl=2s",
 					"management.endpoints.web.exposure.include=delayqueue,health,prometheus",
 					"management.endpoint.health.show-details=always", "spring.main.banner-mode=off")
 			.properties(properties)

@@ -42,8 +42,8 @@ class DelayQueueAutoConfigurationTests {
 		this.runner = new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
 					DelayQueueAutoConfiguration.class))
-			.withPropertyValues("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
-					"delayqueue.namespace=auto" + System.nanoTime());
+			.withPropertyValues(redis.springBootProperties())
+			.withPropertyValues("delayqueue.namespace=auto" + System.nanoTime());
 	}
 
 	@Test

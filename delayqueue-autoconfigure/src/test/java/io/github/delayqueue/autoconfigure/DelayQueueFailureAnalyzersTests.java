@@ -30,14 +30,17 @@ class DelayQueueFailureAnalyzersTests {
 
 	private String[] redis;
 
+	private String namespace;
+
 	@BeforeEach
 	void setUp(RedisTestServer redis) {
-		this.redis = new String[] { "spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
-				"delayqueue.namespace=fa" + System.nanoTime() };
+		this.redis = redis.springBootProperties();
+		this.namespace = "delayqueue.namespace=fa" + System.nanoTime();
 		this.runner = new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
 					DelayQueueAutoConfiguration.class, DelayedListenerAutoConfiguration.class))
-			.withPropertyValues(this.redis);
+			.withPropertyValues(this.redis)
+			.withPropertyValues(this.namespace);
 	}
 
 	@Test
@@ -124,6 +127,7 @@ class DelayQueueFailureAnalyzersTests {
 					DispatcherServletAutoConfiguration.class, WebMvcAutoConfiguration.class,
 					DelayQueueAutoConfiguration.class, DelayQueueHttpAutoConfiguration.class))
 			.withPropertyValues(this.redis)
+			.withPropertyValues(this.namespace)
 			.withPropertyValues("delayqueue.http.enabled=true")
 			.run((context) -> {
 				FailureAnalysis analysis = FailureAnalyses.of(context.getStartupFailure());

@@ -42,15 +42,18 @@ class DelayQueueHttpAutoConfigurationTests {
 
 	private String[] redis;
 
+	private String namespace;
+
 	@BeforeEach
 	void setUp(RedisTestServer redis) {
-		this.redis = new String[] { "spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
-				"delayqueue.namespace=http" + System.nanoTime() };
+		this.redis = redis.springBootProperties();
+		this.namespace = "delayqueue.namespace=http" + System.nanoTime();
 		this.runner = new WebApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
 					DispatcherServletAutoConfiguration.class, WebMvcAutoConfiguration.class,
 					DelayQueueAutoConfiguration.class, DelayQueueHttpAutoConfiguration.class))
-			.withPropertyValues(this.redis);
+			.withPropertyValues(this.redis)
+			.withPropertyValues(this.namespace);
 	}
 
 	@Test
@@ -159,6 +162,7 @@ class DelayQueueHttpAutoConfigurationTests {
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
 					DelayQueueAutoConfiguration.class, DelayQueueHttpAutoConfiguration.class))
 			.withPropertyValues(this.redis)
+			.withPropertyValues(this.namespace)
 			.withPropertyValues("delayqueue.http.enabled=true", "delayqueue.http.tokens=a")
 			.run((context) -> assertThat(context).doesNotHaveBean(DelayQueueHttpApi.class));
 	}

@@ -37,8 +37,8 @@ class DelayedListenerAutoConfigurationTests {
 		this.runner = new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
 					DelayQueueAutoConfiguration.class, DelayedListenerAutoConfiguration.class))
-			.withPropertyValues("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
-					"delayqueue.namespace=listen" + System.nanoTime());
+			.withPropertyValues(redis.springBootProperties())
+			.withPropertyValues("delayqueue.namespace=listen" + System.nanoTime());
 	}
 
 	@Test

@@ -73,8 +73,8 @@ class ObservabilityAutoConfigurationTests {
 					DelayQueueEndpointAutoConfiguration.class, DelayQueueHealthContributorAutoConfiguration.class,
 					DelayQueueMetricsAutoConfiguration.class))
 			.withBean(Listener.class)
-			.withPropertyValues("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
-					"delayqueue.namespace=obs" + System.nanoTime(),
+			.withPropertyValues(redis.springBootProperties())
+			.withPropertyValues("delayqueue.namespace=obs" + System.nanoTime(),
 					"management.endpoints.web.exposure.include=delayqueue");
 	}
 

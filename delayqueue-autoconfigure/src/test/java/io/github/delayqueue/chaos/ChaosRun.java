@@ -65,8 +65,8 @@ final class ChaosRun implements AutoCloseable {
 		this.handleMillis = handleMillis;
 		this.logs = Files.createTempDirectory("delayqueue-chaos-");
 		this.producer = new SpringApplicationBuilder(Producer.class).web(WebApplicationType.NONE)
-			.properties("spring.data.redis.host=" + this.redis.host(), "spring.data.redis.port=" + this.redis.port(),
-					"delayqueue.namespace=" + this.namespace, "delayqueue.timer.enabled=false",
+			.properties(this.redis.springBootProperties())
+			.properties("delayqueue.namespace=" + this.namespace, "delayqueue.timer.enabled=false",
 					"spring.main.banner-mode=off")
 			.run();
 		this.template = this.producer.getBean(DelayedJobTemplate.class);
@@ -84,10 +84,12 @@ final class ChaosRun implements AutoCloseable {
 		List<String> command = new ArrayList<>(List.of(
 				Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
 				"-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-				ChaosWorker.class.getName(), "--spring.data.redis.host=" + this.redis.host(),
-				"--spring.data.redis.port=" + this.redis.port(), "--delayqueue.namespace=" + this.namespace,
+				ChaosWorker.class.getName(), "--delayqueue.namespace=" + this.namespace,
 				"--delayqueue.default-ttr=5s", "--delayqueue.timer.lease-ttl=2s",
 				"--chaos.handle-millis=" + this.handleMillis, "--logging.level.root=WARN"));
+		for (String property : this.redis.springBootProperties()) {
+			command.add("--" + property);
+		}
 		try {
 			return new ProcessBuilder(command).redirectErrorStream(true)
 				.redirectOutput(ProcessBuilder.Redirect.appendTo(this.logs.resolve("worker-" + index + ".log").toFile()))

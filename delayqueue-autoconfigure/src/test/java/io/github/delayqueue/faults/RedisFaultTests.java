@@ -130,8 +130,7 @@ class RedisFaultTests {
 	 * every job whose schedule returned must be delivered.
 	 */
 	private void run(String fault, Fault injection) {
-		this.runner.withPropertyValues("spring.data.redis.host=" + this.redis.host(),
-				"spring.data.redis.port=" + this.redis.port())
+		this.runner.withPropertyValues(this.redis.springBootProperties())
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);

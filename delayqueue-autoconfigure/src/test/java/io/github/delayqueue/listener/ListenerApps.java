@@ -43,8 +43,8 @@ final class ListenerApps implements AfterEachCallback {
 		RedisTestServer redis = RedisTestServers.shared();
 		ConfigurableApplicationContext context = new SpringApplicationBuilder(Boot.class, configuration)
 			.web(WebApplicationType.NONE)
-			.properties("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
-					"delayqueue.namespace=" + this.namespace, "delayqueue.timer.lease-ttl=2s",
+			.properties(redis.springBootProperties())
+			.properties("delayqueue.namespace=" + this.namespace, "delayqueue.timer.lease-ttl=2s",
 					"delayqueue.listener.back-off.jitter=0ms", "spring.main.banner-mode=off")
 			.properties(properties)
 			.run();

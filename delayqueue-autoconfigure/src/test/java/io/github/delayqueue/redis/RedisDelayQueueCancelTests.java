@@ -6,25 +6,13 @@ import java.util.List;
 import io.github.delayqueue.core.FailResult;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.ReservedJob;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static io.github.delayqueue.redis.RedisDelayQueueLifecycleTests.request;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-class RedisDelayQueueCancelTests {
-
-	@RegisterExtension
-	final RedisQueues queues = new RedisQueues();
-
-	private RedisDelayQueue queue;
-
-	@BeforeEach
-	void setUp() {
-		this.queue = this.queues.start();
-	}
+class RedisDelayQueueCancelTests extends AbstractRedisDelayQueueTests {
 
 	@Test
 	void jobCancelledBeforeItIsDueIsNeverDelivered() throws Exception {

@@ -16,24 +16,12 @@ import io.github.delayqueue.core.OnDuplicate;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleRequest;
 import io.github.delayqueue.core.ScheduleResult;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static io.github.delayqueue.redis.RedisDelayQueueLifecycleTests.request;
 import static org.assertj.core.api.Assertions.assertThat;
 
-class RedisDelayQueueDuplicateTests {
-
-	@RegisterExtension
-	final RedisQueues queues = new RedisQueues();
-
-	private RedisDelayQueue queue;
-
-	@BeforeEach
-	void setUp() {
-		this.queue = this.queues.start();
-	}
+class RedisDelayQueueDuplicateTests extends AbstractRedisDelayQueueTests {
 
 	@Test
 	void duplicateIsKeptByDefault() {

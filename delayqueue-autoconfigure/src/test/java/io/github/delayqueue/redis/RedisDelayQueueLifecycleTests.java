@@ -16,25 +16,13 @@ import io.github.delayqueue.core.RescheduleResult;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleRequest;
 import io.github.delayqueue.core.ScheduleResult;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
-class RedisDelayQueueLifecycleTests {
-
-	@RegisterExtension
-	final RedisQueues queues = new RedisQueues();
-
-	private RedisDelayQueue queue;
-
-	@BeforeEach
-	void setUp() {
-		this.queue = this.queues.start();
-	}
+class RedisDelayQueueLifecycleTests extends AbstractRedisDelayQueueTests {
 
 	@Test
 	void jobGoesFromScheduledToDeliveredToFinishedAndLeavesNothingBehind() throws InterruptedException {

@@ -14,25 +14,13 @@ import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.ReplayResult;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleRequest;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.awaitility.Awaitility.await;
 
-class RedisDelayQueueReservationTests {
-
-	@RegisterExtension
-	final RedisQueues queues = new RedisQueues();
-
-	private RedisDelayQueue queue;
-
-	@BeforeEach
-	void setUp() {
-		this.queue = this.queues.start();
-	}
+class RedisDelayQueueReservationTests extends AbstractRedisDelayQueueTests {
 
 	private ReservedJob reserveOne(String topic, Duration ttr) {
 		List<ReservedJob> jobs = await().atMost(Duration.ofSeconds(10))

@@ -8,8 +8,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 
-import io.github.delayqueue.test.RedisTestServer;
-import io.github.delayqueue.test.RedisTestServers;
+import io.github.delayqueue.test.AutoConfigureTestRedis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -19,8 +18,6 @@ import tools.jackson.databind.json.JsonMapper;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -32,6 +29,7 @@ import static org.awaitility.Awaitility.await;
 		properties = { "sample.embedded-redis.enabled=false", "sample.order.close-after=2s",
 				"sample.webhook.back-off=200ms", "sample.demo-order=false",
 				"delayqueue.metrics.sample-interval=200ms", "delayqueue.listener.back-off.jitter=0ms" })
+@AutoConfigureTestRedis
 class SampleApplicationTests {
 
 	private static final JsonMapper json = JsonMapper.builder().build();
@@ -40,14 +38,6 @@ class SampleApplicationTests {
 
 	@LocalServerPort
 	private int port;
-
-	@DynamicPropertySource
-	static void redis(DynamicPropertyRegistry registry) {
-		RedisTestServer redis = RedisTestServers.shared();
-		registry.add("spring.data.redis.host", redis::host);
-		registry.add("spring.data.redis.port", redis::port);
-		registry.add("delayqueue.namespace", () -> "sample-" + System.nanoTime());
-	}
 
 	@Test
 	void orderFlowWebhookRetriesDeadLettersAndReplayOverHttp() throws Exception {

@@ -17,8 +17,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.delayqueue.annotation.DelayedListener;
 import io.github.delayqueue.core.DelayedJob;
 import io.github.delayqueue.core.DelayedJobTemplate;
-import io.github.delayqueue.test.RedisTestServer;
-import io.github.delayqueue.test.RedisTestServers;
+import io.github.delayqueue.test.AutoConfigureTestRedis;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -30,8 +29,6 @@ import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -44,6 +41,7 @@ import static org.awaitility.Awaitility.await;
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "sample.embedded-redis.enabled=false", "sample.demo-order=false" })
+@AutoConfigureTestRedis
 class SampleClientsTests {
 
 	private static final Path CLIENTS = Path.of("..", "clients").toAbsolutePath().normalize();
@@ -58,14 +56,6 @@ class SampleClientsTests {
 
 	@Autowired
 	private FromClients fromClients;
-
-	@DynamicPropertySource
-	static void redis(DynamicPropertyRegistry registry) {
-		RedisTestServer redis = RedisTestServers.shared();
-		registry.add("spring.data.redis.host", redis::host);
-		registry.add("spring.data.redis.port", redis::port);
-		registry.add("delayqueue.namespace", () -> "clients-" + System.nanoTime());
-	}
 
 	record Greeting(String name, int n) {
 	}

@@ -1,6 +1,8 @@
 package io.github.delayqueue.test;
 
 import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A Redis server that a test talks to. Obtain one from {@link RedisTestServers}.
@@ -62,6 +64,25 @@ public interface RedisTestServer extends AutoCloseable {
 	default URI uri() {
 		String auth = (password() != null) ? ":" + password() + "@" : "";
 		return URI.create("redis://" + auth + host() + ":" + port());
+	}
+
+	/**
+	 * The Spring Boot properties that connect an application to this server:
+	 * {@code spring.data.redis.host}, {@code spring.data.redis.port}, and
+	 * {@code spring.data.redis.password} when the server has one. They are what
+	 * {@link AutoConfigureTestRedis} puts into a test's environment, in the form that
+	 * {@code ApplicationContextRunner.withPropertyValues} and
+	 * {@code SpringApplicationBuilder.properties} take.
+	 * @return {@code name=value} pairs, a new array on each call
+	 */
+	default String[] springBootProperties() {
+		List<String> properties = new ArrayList<>();
+		properties.add("spring.data.redis.host=" + host());
+		properties.add("spring.data.redis.port=" + port());
+		if (password() != null) {
+			properties.add("spring.data.redis.password=" + password());
+		}
+		return properties.toArray(String[]::new);
 	}
 
 	/**

@@ -7,7 +7,9 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,7 +30,8 @@ import redis.embedded.core.ExecutableProvider;
  * <p>
  * {@link #shared()} is one server for the whole test JVM, stopped when the JVM exits;
  * {@link #local()} starts extra servers that a test owns, can stop and restart (fault
- * tests) and must close.
+ * tests) and must close. {@link AutoConfigureTestRedis} gives a Spring test's application
+ * context one of these servers.
  */
 public final class RedisTestServers {
 
@@ -38,6 +41,8 @@ public final class RedisTestServers {
 	private static final Logger logger = LoggerFactory.getLogger(RedisTestServers.class);
 
 	private static RedisTestServer shared;
+
+	private static final Map<List<String>, RedisTestServer> sharedLocal = new HashMap<>();
 
 	private RedisTestServers() {
 	}
@@ -54,6 +59,21 @@ public final class RedisTestServers {
 			Runtime.getRuntime().addShutdownHook(new Thread(server::close, "delayqueue-test-redis-shutdown"));
 		}
 		return shared;
+	}
+
+	/**
+	 * A redis-server started with the given command-line arguments, shared by every caller
+	 * of this JVM that asks for the same arguments and stopped when the JVM exits.
+	 */
+	static synchronized RedisTestServer sharedLocal(List<String> arguments) {
+		RedisTestServer server = sharedLocal.get(arguments);
+		if (server == null) {
+			server = local().argument(arguments.toArray(String[]::new)).start();
+			logger.info("Tests with redis-server arguments {} use {}", arguments, server);
+			Runtime.getRuntime().addShutdownHook(new Thread(server::close, "delayqueue-test-redis-shutdown"));
+			sharedLocal.put(List.copyOf(arguments), server);
+		}
+		return server;
 	}
 
 	private static RedisTestServer choose() {
