@@ -3,7 +3,8 @@ package io.github.delayqueue.benchmarks;
 /**
  * The job payload of every scenario: an order-close request whose JSON form is about 200
  * bytes. {@code due} is the due time the producer computed (epoch milliseconds); the lag of
- * a Redisson job is measured from it, as Redisson computes its own due time the same way.
+ * a Redisson or floor design job is measured from it, as those compute their own due time
+ * the same way.
  *
  * @param seq the job's number within its scenario run
  * @param due the due time as the producer computed it

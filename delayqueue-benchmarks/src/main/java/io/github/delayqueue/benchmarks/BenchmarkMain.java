@@ -22,14 +22,14 @@ import org.springframework.boot.SpringBootVersion;
 /**
  * The benchmark harness: starts its own redis-server, runs the chosen scenarios for each
  * implementation {@code bench.runs} times (implementations interleaved, Redis flushed before
- * each), and prints one Markdown table per scenario with the machine's facts, also written to
- * {@code bench.out}.
+ * each), and prints one Markdown table per scenario with the machine's facts and each
+ * implementation's figures divided by the floor design's, also written to {@code bench.out}.
  *
  * <p>
  * System properties: {@code bench.scenario} ({@code all} or letters, e.g. {@code A,D}),
- * {@code bench.impl} ({@code all}, {@code delayqueue} or {@code redisson}),
- * {@code bench.runs} (3), {@code bench.scale} (1: the job counts of the issue; 0.1 for a
- * quick look), {@code bench.out}.
+ * {@code bench.impl} ({@code all}, or {@code delayqueue}, {@code redisson} or {@code floor},
+ * comma-separated), {@code bench.runs} (3), {@code bench.scale} (1: the job counts of the
+ * issue; 0.1 for a quick look), {@code bench.out}.
  */
 public final class BenchmarkMain {
 
@@ -84,7 +84,7 @@ public final class BenchmarkMain {
 				RecorderHolder recorder = new RecorderHolder();
 				long start = System.nanoTime();
 				Map<String, Double> figures;
-				try (Subject subject = create(kind, redis, scenario.layout(), recorder)) {
+				try (Subject subject = kind.create(redis, scenario.layout(), recorder)) {
 					figures = scenario.run(subject, redis, recorder);
 					warnOfLeftovers(scenario, subject);
 				}
@@ -102,6 +102,11 @@ public final class BenchmarkMain {
 			Map<String, Double> floor = scenario.floor(floors.get(run));
 			if (!floor.isEmpty()) {
 				table.add(Floor.ROW, floor);
+			}
+		}
+		for (Subject.Kind kind : kinds) {
+			if (kind != Subject.Kind.FLOOR) {
+				table.addRatio(kind.label(), Subject.Kind.FLOOR.label());
 			}
 		}
 		return table;
@@ -157,18 +162,11 @@ public final class BenchmarkMain {
 			redis.flush();
 			RecorderHolder recorder = new RecorderHolder();
 			long start = System.nanoTime();
-			try (Subject subject = create(kind, redis, warmUp.layout(), recorder)) {
+			try (Subject subject = kind.create(redis, warmUp.layout(), recorder)) {
 				warmUp.run(subject, redis, recorder);
 			}
 			System.out.printf("warm-up %s: %.0f s%n", kind.label(), (System.nanoTime() - start) / 1e9);
 		}
-	}
-
-	private static Subject create(Subject.Kind kind, BenchRedis redis, Subject.Layout layout, RecorderHolder recorder) {
-		return switch (kind) {
-			case DELAYQUEUE -> new DelayQueueSubject(redis, layout, recorder);
-			case REDISSON -> new RedissonSubject(redis, layout, recorder);
-		};
 	}
 
 	private static String format(Map<String, Double> figures) {
@@ -197,13 +195,21 @@ public final class BenchmarkMain {
 	}
 
 	private static Set<Subject.Kind> kinds(String selection) {
-		return switch (selection.toLowerCase(Locale.ROOT)) {
-			case "all" -> EnumSet.allOf(Subject.Kind.class);
-			case "delayqueue" -> EnumSet.of(Subject.Kind.DELAYQUEUE);
-			case "redisson" -> EnumSet.of(Subject.Kind.REDISSON);
-			default -> throw new IllegalArgumentException(
-					"bench.impl must be all, delayqueue or redisson; got '" + selection + "'");
-		};
+		if ("all".equalsIgnoreCase(selection.trim())) {
+			return EnumSet.allOf(Subject.Kind.class);
+		}
+		Set<Subject.Kind> kinds = EnumSet.noneOf(Subject.Kind.class);
+		for (String name : selection.split(",")) {
+			try {
+				kinds.add(Subject.Kind.named(name.trim()));
+			}
+			catch (IllegalArgumentException ex) {
+				throw new IllegalArgumentException(
+						"bench.impl must be all, or delayqueue, redisson or floor, comma-separated; got '" + selection
+								+ "'");
+			}
+		}
+		return kinds;
 	}
 
 	/**
@@ -292,8 +298,10 @@ public final class BenchmarkMain {
 				"- Redis: redis-server " + redis.version() + " on 127.0.0.1 (same machine), persistence off",
 				"- delayqueue " + revision() + " on Spring Boot "
 						+ SpringBootVersion.getVersion() + " (Lettuce); Redisson "
-						+ Redisson.class.getPackage().getImplementationVersion(),
-				"- runs per figure: " + settings.runs() + " (median, min–max in brackets); scale " + settings.scale())
+						+ Redisson.class.getPackage().getImplementationVersion() + "; the floor design on Lettuce",
+				"- runs per figure: " + settings.runs() + " (median, min–max in brackets); scale " + settings.scale(),
+				"- rows `… ÷ " + Subject.Kind.FLOOR.label() + "`: an implementation's medians divided by the floor "
+						+ "design's, from the same run")
 			.collect(Collectors.joining("\n")) + "\n";
 	}
 

@@ -120,9 +120,10 @@ final class BurstScenario extends Scenario {
 				+ "pile up while a batch is on its way as the next batch; Redisson `offerAsync`, as in its bulk run), "
 				+ "until every job is acknowledged. Bulk: delayqueue `scheduleAll` in chunks of "
 				+ DelayQueueSubject.BULK_CHUNK + "; Redisson `offerAsync` with " + RedissonSubject.WINDOW
-				+ " calls in flight (it has no batch API). Lag = handler start − the job's due time; first columns "
+				+ " calls in flight (it has no batch API); the floor design one script call per job, waited for, "
+				+ "sent without waiting, and pipelined " + FloorSubject.BATCH + " at a time. Lag = handler start − the job's due time; first columns "
 				+ "for the 1-by-1 run, `bulk:` columns for the bulk run; lost and duplicates count all three runs. The "
-				+ "floor row shows `redis-benchmark` EVALSHA from one client, `-P 1`, under 1-by-1 (what a caller "
+				+ "EVALSHA floor row shows `redis-benchmark` EVALSHA from one client, `-P 1`, under 1-by-1 (what a caller "
 				+ "that waits for each answer cannot beat) and from " + Floor.CLIENTS + " clients, `-P 16`, under "
 				+ "async and bulk.";
 	}

@@ -174,7 +174,7 @@ final class MemoryScenario extends Scenario {
 				+ DELIVERY_PROBE + " jobs, all due at one instant among the pending ones, are promoted, delivered and "
 				+ "finished (everything Redis did in that window, timers and consumers included). CPU time, not "
 				+ "command time: on two cores the benchmark JVM preempts Redis, which inflates wall-clock figures. Growth = cost at the last "
-				+ "level / cost at the first. The floor row shows EVALSHA from " + Floor.CLIENTS + " clients, `-P 16`, under enqueue and Redis's command time "
+				+ "level / cost at the first. The EVALSHA floor row shows EVALSHA from " + Floor.CLIENTS + " clients, `-P 16`, under enqueue and Redis's command time "
 				+ "per trivial EVALSHA under schedule. `probe jobs undelivered`: probe jobs not delivered " + PROBE_TIMEOUT.toSeconds()
 				+ " s after they were due "
 				+ "(that level's delivery cost is then left out).";

@@ -72,8 +72,8 @@ final class PrecisionScenario extends Scenario {
 	@Override
 	String notes() {
 		return "One producer thread, one call per job every 10 ms. Lag = handler start − the job's due time "
-				+ "(delayqueue: the due time Redis assigned; Redisson: the one its client computed). The floor has no "
-				+ "timer, so it has no row here.";
+				+ "(delayqueue: the due time Redis assigned; Redisson and the floor design: the one the producer "
+				+ "computed). The EVALSHA floor has no timer, so it has no row here.";
 	}
 
 }
