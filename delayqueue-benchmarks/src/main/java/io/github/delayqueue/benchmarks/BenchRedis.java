@@ -2,6 +2,7 @@ package io.github.delayqueue.benchmarks;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 
 import io.github.delayqueue.test.RedisTestServer;
 import io.github.delayqueue.test.RedisTestServers;
@@ -16,6 +17,9 @@ import io.lettuce.core.api.sync.RedisCommands;
  * {@code CONFIG RESETSTAT}.
  */
 final class BenchRedis implements AutoCloseable {
+
+	/** Commands of the harness itself, left out of the counts of {@link #calls()}. */
+	private static final Set<String> ADMIN = Set.of("cmdstat_info", "cmdstat_config|resetstat", "cmdstat_flushall");
 
 	private final RedisTestServer server;
 
@@ -91,17 +95,23 @@ final class BenchRedis implements AutoCloseable {
 	}
 
 	/**
-	 * Script calls ({@code EVAL}, {@code EVALSHA}) since the last {@link #resetStats()}:
-	 * requests, where {@link #commandsProcessed()} also counts the commands run inside scripts.
+	 * Commands Redis ran so far by {@code INFO commandstats}, the harness's own {@code INFO},
+	 * {@code CONFIG RESETSTAT} and {@code FLUSHALL} left out; reset by {@link #resetStats()}.
 	 */
-	long scriptCalls() {
-		long calls = 0;
+	Calls calls() {
+		long commands = 0;
+		long scripts = 0;
 		for (Map.Entry<String, String> entry : info("commandstats").entrySet()) {
+			if (ADMIN.contains(entry.getKey())) {
+				continue;
+			}
+			long calls = Long.parseLong(entry.getValue().replaceAll("^calls=(\\d+),.*$", "$1"));
+			commands += calls;
 			if (entry.getKey().equals("cmdstat_evalsha") || entry.getKey().equals("cmdstat_eval")) {
-				calls += Long.parseLong(entry.getValue().replaceAll("^calls=(\\d+),.*$", "$1"));
+				scripts += calls;
 			}
 		}
-		return calls;
+		return new Calls(commands, scripts);
 	}
 
 	void resetStats() {
@@ -121,6 +131,21 @@ final class BenchRedis implements AutoCloseable {
 		this.connection.close();
 		this.client.shutdown();
 		this.server.close();
+	}
+
+	/**
+	 * Commands Redis ran, as {@code INFO commandstats} counts them: every command, those a
+	 * script runs included, and of them the script calls ({@code EVALSHA}, {@code EVAL}).
+	 *
+	 * @param commands every command
+	 * @param scripts the script calls among them
+	 */
+	record Calls(long commands, long scripts) {
+
+		Calls since(Calls earlier) {
+			return new Calls(this.commands - earlier.commands, this.scripts - earlier.scripts);
+		}
+
 	}
 
 }

@@ -178,7 +178,8 @@ public final class BenchmarkMain {
 
 	private static List<Scenario> select(String selection, Scenario.Settings settings) {
 		List<Scenario> all = List.of(new BurstScenario(settings), new DrainScenario(settings),
-				new MemoryScenario(settings), new PrecisionScenario(settings), new IdleScenario(settings));
+				new MemoryScenario(settings), PrecisionScenario.precision(settings), new IdleScenario(settings),
+				PrecisionScenario.trickle(settings));
 		if ("all".equalsIgnoreCase(selection)) {
 			return all;
 		}
@@ -188,7 +189,7 @@ public final class BenchmarkMain {
 				.filter((candidate) -> candidate.key().equalsIgnoreCase(key.trim()))
 				.findFirst()
 				.orElseThrow(() -> new IllegalArgumentException(
-						"bench.scenario must be 'all' or letters among A, B, C, D, E; got '" + selection + "'"));
+						"bench.scenario must be 'all' or letters among A, B, C, D, E, F; got '" + selection + "'"));
 			chosen.add(scenario);
 		}
 		return chosen;

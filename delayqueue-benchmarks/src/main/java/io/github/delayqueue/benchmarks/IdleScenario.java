@@ -67,7 +67,7 @@ final class IdleScenario extends Scenario {
 
 		com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean) ManagementFactory
 			.getOperatingSystemMXBean();
-		long scriptsBefore = redis.scriptCalls();
+		long scriptsBefore = redis.calls().scripts();
 		long commandsBefore = redis.commandsProcessed();
 		long cpuBefore = os.getProcessCpuTime();
 		long start = System.nanoTime();
@@ -76,7 +76,7 @@ final class IdleScenario extends Scenario {
 		long elapsed = System.nanoTime() - start;
 		// the first INFO is counted in the difference, the second is not
 		long commands = redis.commandsProcessed() - commandsBefore - 1;
-		long scripts = redis.scriptCalls() - scriptsBefore;
+		long scripts = redis.calls().scripts() - scriptsBefore;
 		long clients = Long.parseLong(redis.info("clients").get("connected_clients")) - 1;
 
 		Map<String, Double> figures = new LinkedHashMap<>();

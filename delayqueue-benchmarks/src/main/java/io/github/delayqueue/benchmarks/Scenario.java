@@ -58,6 +58,28 @@ abstract class Scenario {
 		Thread.sleep(GRACE.toMillis());
 	}
 
+	/** The columns of {@link #putCommands}. */
+	static final String COMMANDS_PER_JOB = "Redis commands / job";
+
+	static final String SCRIPTS_PER_JOB = "of which script calls / job";
+
+	/** What the columns of {@link #putCommands} count, for the notes. */
+	static final String COMMANDS_NOTE = "Redis commands / job = every command Redis ran (`INFO commandstats` calls: "
+			+ "script calls and the commands they ran, consumers' polls and timers included; the harness's own "
+			+ "`INFO`, `CONFIG RESETSTAT` and `FLUSHALL` left out) per job, and of them the `EVALSHA` / `EVAL` calls";
+
+	static List<Table.Column> commandColumns() {
+		return List.of(Table.Column.decimal(COMMANDS_PER_JOB), Table.Column.decimal(SCRIPTS_PER_JOB));
+	}
+
+	/**
+	 * Writes the Redis commands a phase of {@code jobs} jobs cost, per job.
+	 */
+	static void putCommands(Map<String, Double> figures, BenchRedis.Calls calls, int jobs) {
+		figures.put(COMMANDS_PER_JOB, (double) calls.commands() / jobs);
+		figures.put(SCRIPTS_PER_JOB, (double) calls.scripts() / jobs);
+	}
+
 	static double perSecond(int jobs, long nanos) {
 		return jobs * 1e9 / nanos;
 	}
