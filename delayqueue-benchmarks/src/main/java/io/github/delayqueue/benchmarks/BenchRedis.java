@@ -3,6 +3,7 @@ package io.github.delayqueue.benchmarks;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.test.RedisTestServer;
 import io.github.delayqueue.test.RedisTestServers;
@@ -13,8 +14,8 @@ import io.lettuce.core.api.sync.RedisCommands;
 
 /**
  * The benchmark's own redis-server (from the {@code PATH}, on a free loopback port,
- * persistence off) and an admin connection for {@code INFO}, {@code FLUSHALL} and
- * {@code CONFIG RESETSTAT}.
+ * persistence off), or in a child JVM the parent's, and an admin connection for
+ * {@code INFO}, {@code FLUSHALL} and {@code CONFIG RESETSTAT}.
  */
 final class BenchRedis implements AutoCloseable {
 
@@ -23,22 +24,46 @@ final class BenchRedis implements AutoCloseable {
 
 	private final RedisTestServer server;
 
+	private final String host;
+
+	private final int port;
+
 	private final RedisClient client;
 
 	private final StatefulRedisConnection<String, String> connection;
 
+	/**
+	 * Starts a redis-server of its own.
+	 */
 	BenchRedis() {
-		this.server = RedisTestServers.local().argument("--appendonly", "no").start();
-		this.client = RedisClient.create(RedisURI.create(this.server.host(), this.server.port()));
+		this(RedisTestServers.local().argument("--appendonly", "no").start());
+	}
+
+	private BenchRedis(RedisTestServer server) {
+		this(server, server.host(), server.port());
+	}
+
+	private BenchRedis(RedisTestServer server, String host, int port) {
+		this.server = server;
+		this.host = host;
+		this.port = port;
+		this.client = RedisClient.create(RedisURI.create(host, port));
 		this.connection = this.client.connect();
 	}
 
+	/**
+	 * Connects to a redis-server that another JVM of the harness started and stops.
+	 */
+	static BenchRedis connect(String host, int port) {
+		return new BenchRedis(null, host, port);
+	}
+
 	String host() {
-		return this.server.host();
+		return this.host;
 	}
 
 	int port() {
-		return this.server.port();
+		return this.port;
 	}
 
 	RedisCommands<String, String> commands() {
@@ -122,6 +147,27 @@ final class BenchRedis implements AutoCloseable {
 		commands().flushall();
 	}
 
+	/**
+	 * Empties Redis for the next run, waiting up to ten minutes for a Redis that an earlier run
+	 * left busy.
+	 */
+	void flushWhenAnswering() throws InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+		while (true) {
+			try {
+				flush();
+				return;
+			}
+			catch (RuntimeException ex) {
+				if (System.nanoTime() - deadline > 0) {
+					throw ex;
+				}
+				System.out.println("  Redis does not answer yet (" + ex.getMessage() + "); waiting");
+				Thread.sleep(5_000);
+			}
+		}
+	}
+
 	String version() {
 		return info("server").get("redis_version");
 	}
@@ -130,7 +176,9 @@ final class BenchRedis implements AutoCloseable {
 	public void close() {
 		this.connection.close();
 		this.client.shutdown();
-		this.server.close();
+		if (this.server != null) {
+			this.server.close();
+		}
 	}
 
 	/**

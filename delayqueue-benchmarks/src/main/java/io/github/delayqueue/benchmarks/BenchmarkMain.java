@@ -29,7 +29,9 @@ import org.springframework.boot.SpringBootVersion;
  * System properties: {@code bench.scenario} ({@code all} or letters, e.g. {@code A,D}),
  * {@code bench.impl} ({@code all}, or {@code delayqueue}, {@code redisson} or {@code floor},
  * comma-separated), {@code bench.runs} (3), {@code bench.scale} (1: the job counts of the
- * issue; 0.1 for a quick look), {@code bench.out}.
+ * issue; 0.1 for a quick look), {@code bench.jvm} ({@code fresh}: each scenario run of each
+ * implementation in a JVM of its own, started with {@code bench.jvmArgs}; {@code warm}: all
+ * in this JVM), {@code bench.out}.
  */
 public final class BenchmarkMain {
 
@@ -44,11 +46,12 @@ public final class BenchmarkMain {
 		}
 		List<Scenario> scenarios = select(System.getProperty("bench.scenario", "all"), settings);
 		Set<Subject.Kind> kinds = kinds(System.getProperty("bench.impl", "all"));
+		ForkedRun fork = fork(System.getProperty("bench.jvm", "fresh"));
 		Path out = Path.of(System.getProperty("bench.out", "benchmark-results.md"));
 
 		StringBuilder report = new StringBuilder();
 		try (BenchRedis redis = new BenchRedis()) {
-			report.append(machine(redis, settings)).append('\n');
+			report.append(machine(redis, settings, fork)).append('\n');
 			System.out.println(report);
 			List<Floor> floors = new ArrayList<>();
 			for (int run = 0; run < settings.runs(); run++) {
@@ -61,9 +64,11 @@ public final class BenchmarkMain {
 						run + 1, floor.perSecondP1(), floor.perSecondP16(), floor.serverMicrosPerCall(),
 						floor.perSecondOneClient(), floor.perSecondLettuce());
 			}
-			warmUp(kinds, redis, settings);
+			if (fork == null) {
+				warmUp(kinds, redis, settings);
+			}
 			for (Scenario scenario : scenarios) {
-				Table table = run(scenario, kinds, floors, redis, settings);
+				Table table = run(scenario, kinds, floors, redis, settings, fork);
 				String section = table.toMarkdown() + '\n' + scenario.notes() + '\n' + verdict(scenario, table);
 				System.out.println('\n' + section);
 				report.append(section).append('\n');
@@ -76,28 +81,22 @@ public final class BenchmarkMain {
 	}
 
 	private static Table run(Scenario scenario, Set<Subject.Kind> kinds, List<Floor> floors, BenchRedis redis,
-			Scenario.Settings settings) throws Exception {
-		Table table = new Table(scenario.title(), scenario.columns());
+			Scenario.Settings settings, ForkedRun fork) throws Exception {
+		String mode = (fork != null) ? "fresh JVM per run" : "one warm JVM";
+		Table table = new Table(scenario.title() + " (" + mode + ")", scenario.columns());
 		for (int run = 0; run < settings.runs(); run++) {
 			for (Subject.Kind kind : kinds) {
-				flushWhenAnswering(redis);
-				RecorderHolder recorder = new RecorderHolder();
 				long start = System.nanoTime();
-				Map<String, Double> figures;
-				try (Subject subject = kind.create(redis, scenario.layout(), recorder)) {
-					figures = scenario.run(subject, redis, recorder);
-					warnOfLeftovers(scenario, subject);
-				}
-				catch (RuntimeException ex) {
-					// e.g. Redis kept busy by this implementation past the admin connection's timeout:
-					// its cells of this run stay empty, the other runs and scenarios go on
-					System.out.printf("%s run %d/%d %s FAILED: %s%n", scenario.key(), run + 1, settings.runs(),
-							kind.label(), ex);
+				Map<String, Double> figures = (fork != null) ? fork.run(scenario, kind, redis)
+						: measure(scenario, kind, redis, false);
+				if (figures.isEmpty()) {
+					System.out.printf("%s run %d/%d %s FAILED%n", scenario.key(), run + 1, settings.runs(),
+							kind.label());
 					continue;
 				}
 				table.add(kind.label(), figures);
 				System.out.printf("%s run %d/%d %s (%.0f s): %s%n", scenario.key(), run + 1, settings.runs(),
-						kind.label(), (System.nanoTime() - start) / 1e9, format(figures));
+						kind.label(), (System.nanoTime() - start) / 1e9, format(scenario, figures));
 			}
 			Map<String, Double> floor = scenario.floor(floors.get(run));
 			if (!floor.isEmpty()) {
@@ -113,23 +112,26 @@ public final class BenchmarkMain {
 	}
 
 	/**
-	 * Empties Redis for the next run, waiting up to ten minutes for a Redis that an earlier run
-	 * left busy.
+	 * Runs a scenario once for one implementation on an emptied Redis, warmed up first when
+	 * asked. A run that fails (e.g. Redis kept busy by this implementation past the admin
+	 * connection's timeout) has no figures; the other runs and scenarios go on.
+	 * @return the figures, empty when the run failed
 	 */
-	private static void flushWhenAnswering(BenchRedis redis) throws InterruptedException {
-		long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MINUTES.toNanos(10);
-		while (true) {
-			try {
-				redis.flush();
-				return;
+	static Map<String, Double> measure(Scenario scenario, Subject.Kind kind, BenchRedis redis, boolean warmUp)
+			throws Exception {
+		redis.flushWhenAnswering();
+		RecorderHolder recorder = new RecorderHolder();
+		try (Subject subject = kind.create(redis, scenario.layout(), recorder)) {
+			if (warmUp) {
+				WarmUp.run(subject, scenario.layout(), recorder);
 			}
-			catch (RuntimeException ex) {
-				if (System.nanoTime() - deadline > 0) {
-					throw ex;
-				}
-				System.out.println("  Redis does not answer yet (" + ex.getMessage() + "); waiting");
-				Thread.sleep(5_000);
-			}
+			Map<String, Double> figures = scenario.run(subject, redis, recorder);
+			warnOfLeftovers(scenario, subject);
+			return figures;
+		}
+		catch (RuntimeException ex) {
+			System.out.printf("  %s %s FAILED: %s%n", scenario.key(), kind.label(), ex);
+			return Map.of();
 		}
 	}
 
@@ -169,14 +171,27 @@ public final class BenchmarkMain {
 		}
 	}
 
-	private static String format(Map<String, Double> figures) {
-		return figures.entrySet()
+	private static ForkedRun fork(String jvm) {
+		return switch (jvm.toLowerCase(Locale.ROOT)) {
+			case "fresh" -> new ForkedRun(System.getProperty("bench.jvmArgs", ""));
+			case "warm" -> null;
+			default -> throw new IllegalArgumentException("bench.jvm must be fresh or warm; got '" + jvm + "'");
+		};
+	}
+
+	/**
+	 * The figures of a run in the order of the table's columns.
+	 */
+	private static String format(Scenario scenario, Map<String, Double> figures) {
+		return scenario.columns()
 			.stream()
-			.map((entry) -> entry.getKey() + "=" + String.format(Locale.ROOT, "%,.2f", entry.getValue()))
+			.filter((column) -> figures.containsKey(column.label()))
+			.map((column) -> column.label() + "="
+					+ String.format(Locale.ROOT, "%,.2f", figures.get(column.label())))
 			.collect(Collectors.joining(", "));
 	}
 
-	private static List<Scenario> select(String selection, Scenario.Settings settings) {
+	static List<Scenario> select(String selection, Scenario.Settings settings) {
 		List<Scenario> all = List.of(new BurstScenario(settings), new DrainScenario(settings),
 				new MemoryScenario(settings), PrecisionScenario.precision(settings), new IdleScenario(settings),
 				PrecisionScenario.trickle(settings));
@@ -270,7 +285,7 @@ public final class BenchmarkMain {
 			.collect(Collectors.joining("; ")) + "\n";
 	}
 
-	private static String machine(BenchRedis redis, Scenario.Settings settings) throws IOException {
+	private static String machine(BenchRedis redis, Scenario.Settings settings, ForkedRun fork) throws IOException {
 		String cpu = read("/proc/cpuinfo").lines()
 			.filter((line) -> line.startsWith("model name"))
 			.map((line) -> line.substring(line.indexOf(':') + 1).trim())
@@ -293,9 +308,11 @@ public final class BenchmarkMain {
 				"- CPU: " + cpu + ", " + Runtime.getRuntime().availableProcessors() + " cores; memory " + memory,
 				"- OS: " + os + ", kernel " + System.getProperty("os.version"),
 				"- JVM: " + System.getProperty("java.vm.name") + " " + System.getProperty("java.version") + ", "
-						+ String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-							.filter((arg) -> arg.startsWith("-X"))
-							.toList()),
+						+ ((fork != null) ? "a fresh JVM per scenario, run and implementation, " + fork.flags() + ", "
+								+ String.format(Locale.ROOT, "%,d", WarmUp.JOBS) + " warm-up jobs first"
+								: String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+									.filter((arg) -> arg.startsWith("-X"))
+									.toList()) + ", all runs in one JVM after a warm-up burst"),
 				"- Redis: redis-server " + redis.version() + " on 127.0.0.1 (same machine), persistence off",
 				"- delayqueue " + revision() + " on Spring Boot "
 						+ SpringBootVersion.getVersion() + " (Lettuce); Redisson "
