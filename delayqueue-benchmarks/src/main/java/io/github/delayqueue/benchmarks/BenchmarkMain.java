@@ -68,8 +68,9 @@ public final class BenchmarkMain {
 				warmUp(kinds, redis, settings);
 			}
 			for (Scenario scenario : scenarios) {
-				Table table = run(scenario, kinds, floors, redis, settings, fork);
-				String section = table.toMarkdown() + '\n' + scenario.notes() + '\n' + verdict(scenario, table);
+				List<Table> tables = run(scenario, kinds, floors, redis, settings, fork);
+				String section = tables.stream().map(Table::toMarkdown).collect(Collectors.joining("\n")) + '\n'
+						+ scenario.notes() + '\n' + verdict(scenario, tables.get(0));
 				System.out.println('\n' + section);
 				report.append(section).append('\n');
 			}
@@ -80,10 +81,14 @@ public final class BenchmarkMain {
 		System.exit(0);
 	}
 
-	private static Table run(Scenario scenario, Set<Subject.Kind> kinds, List<Floor> floors, BenchRedis redis,
+	private static List<Table> run(Scenario scenario, Set<Subject.Kind> kinds, List<Floor> floors, BenchRedis redis,
 			Scenario.Settings settings, ForkedRun fork) throws Exception {
 		String mode = (fork != null) ? "fresh JVM per run" : "one warm JVM";
-		Table table = new Table(scenario.title() + " (" + mode + ")", scenario.columns());
+		List<Table> tables = scenario.tables()
+			.entrySet()
+			.stream()
+			.map((table) -> new Table(table.getKey() + " (" + mode + ")", table.getValue()))
+			.toList();
 		for (int run = 0; run < settings.runs(); run++) {
 			for (Subject.Kind kind : kinds) {
 				long start = System.nanoTime();
@@ -94,45 +99,48 @@ public final class BenchmarkMain {
 							kind.label());
 					continue;
 				}
-				table.add(kind.label(), figures);
+				tables.forEach((table) -> table.add(kind.label(), figures));
 				System.out.printf("%s run %d/%d %s (%.0f s): %s%n", scenario.key(), run + 1, settings.runs(),
 						kind.label(), (System.nanoTime() - start) / 1e9, format(scenario, figures));
 			}
 			Map<String, Double> floor = scenario.floor(floors.get(run));
 			if (!floor.isEmpty()) {
-				table.add(Floor.ROW, floor);
+				tables.get(0).add(Floor.ROW, floor);
 			}
 		}
 		for (Subject.Kind kind : kinds) {
 			if (kind != Subject.Kind.FLOOR) {
-				table.addRatio(kind.label(), Subject.Kind.FLOOR.label());
+				tables.forEach((table) -> table.addRatio(kind.label(), Subject.Kind.FLOOR.label()));
 			}
 		}
-		return table;
+		return tables;
 	}
 
 	/**
-	 * Runs a scenario once for one implementation on an emptied Redis, warmed up first when
-	 * asked. A run that fails (e.g. Redis kept busy by this implementation past the admin
-	 * connection's timeout) has no figures; the other runs and scenarios go on.
-	 * @return the figures, empty when the run failed
+	 * Runs a scenario once for one implementation: each part on an emptied Redis with the
+	 * implementation started for it, and warmed up first when asked. A part that fails (e.g.
+	 * Redis kept busy by this implementation past the admin connection's timeout) leaves its
+	 * figures out; the other parts, runs and scenarios go on.
+	 * @return the figures of the parts that succeeded
 	 */
 	static Map<String, Double> measure(Scenario scenario, Subject.Kind kind, BenchRedis redis, boolean warmUp)
 			throws Exception {
-		redis.flushWhenAnswering();
-		RecorderHolder recorder = new RecorderHolder();
-		try (Subject subject = kind.create(redis, scenario.layout(), recorder)) {
-			if (warmUp) {
-				WarmUp.run(subject, scenario.layout(), recorder);
+		Map<String, Double> figures = new LinkedHashMap<>();
+		for (ScenarioPart part : scenario.parts()) {
+			redis.flushWhenAnswering();
+			RecorderHolder recorder = new RecorderHolder();
+			try (Subject subject = kind.create(redis, part.layout(), recorder)) {
+				if (warmUp) {
+					WarmUp.run(subject, part.layout(), recorder);
+				}
+				figures.putAll(part.run(subject, redis, recorder));
+				warnOfLeftovers(scenario, subject);
 			}
-			Map<String, Double> figures = scenario.run(subject, redis, recorder);
-			warnOfLeftovers(scenario, subject);
-			return figures;
+			catch (RuntimeException ex) {
+				System.out.printf("  %s %s: a part FAILED: %s%n", scenario.key(), kind.label(), ex);
+			}
 		}
-		catch (RuntimeException ex) {
-			System.out.printf("  %s %s FAILED: %s%n", scenario.key(), kind.label(), ex);
-			return Map.of();
-		}
+		return figures;
 	}
 
 	/**
@@ -183,8 +191,10 @@ public final class BenchmarkMain {
 	 * The figures of a run in the order of the table's columns.
 	 */
 	private static String format(Scenario scenario, Map<String, Double> figures) {
-		return scenario.columns()
+		return scenario.tables()
+			.values()
 			.stream()
+			.flatMap(List::stream)
 			.filter((column) -> figures.containsKey(column.label()))
 			.map((column) -> column.label() + "="
 					+ String.format(Locale.ROOT, "%,.2f", figures.get(column.label())))

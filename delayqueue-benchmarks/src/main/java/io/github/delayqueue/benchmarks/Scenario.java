@@ -8,7 +8,7 @@ import java.util.Map;
  * One benchmark scenario: how consumers are laid out, what one run measures, and how the
  * floor fills its table.
  */
-abstract class Scenario {
+abstract class Scenario extends ScenarioPart {
 
 	/** How long a run waits for stray redeliveries after the last job arrived. */
 	static final Duration GRACE = Duration.ofSeconds(1);
@@ -26,13 +26,20 @@ abstract class Scenario {
 
 	abstract List<Table.Column> columns();
 
-	abstract Subject.Layout layout();
+	/**
+	 * The tables the scenario's figures fill, each title with its columns: one by default.
+	 */
+	Map<String, List<Table.Column>> tables() {
+		return Map.of(title(), columns());
+	}
 
 	/**
-	 * Runs the scenario once against a started implementation on an empty Redis.
-	 * @return figures by column label
+	 * The parts of one run, each measured with an implementation started for it on an empty
+	 * Redis, their figures making one row: the scenario itself unless it says otherwise.
 	 */
-	abstract Map<String, Double> run(Subject subject, BenchRedis redis, RecorderHolder recorder) throws Exception;
+	List<ScenarioPart> parts() {
+		return List.of(this);
+	}
 
 	/**
 	 * The floor's figures for this table, by column label; empty when none apply.
