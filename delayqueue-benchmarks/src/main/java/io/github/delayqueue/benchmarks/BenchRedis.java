@@ -2,6 +2,8 @@ package io.github.delayqueue.benchmarks;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.test.RedisTestServer;
 import io.github.delayqueue.test.RedisTestServers;
@@ -12,29 +14,56 @@ import io.lettuce.core.api.sync.RedisCommands;
 
 /**
  * The benchmark's own redis-server (from the {@code PATH}, on a free loopback port,
- * persistence off) and an admin connection for {@code INFO}, {@code FLUSHALL} and
- * {@code CONFIG RESETSTAT}.
+ * persistence off), or in a child JVM the parent's, and an admin connection for
+ * {@code INFO}, {@code FLUSHALL} and {@code CONFIG RESETSTAT}.
  */
 final class BenchRedis implements AutoCloseable {
 
+	/** Commands of the harness itself, left out of the counts of {@link #calls()}. */
+	private static final Set<String> ADMIN = Set.of("cmdstat_info", "cmdstat_config|resetstat", "cmdstat_flushall");
+
 	private final RedisTestServer server;
+
+	private final String host;
+
+	private final int port;
 
 	private final RedisClient client;
 
 	private final StatefulRedisConnection<String, String> connection;
 
+	/**
+	 * Starts a redis-server of its own.
+	 */
 	BenchRedis() {
-		this.server = RedisTestServers.local().argument("--appendonly", "no").start();
-		this.client = RedisClient.create(RedisURI.create(this.server.host(), this.server.port()));
+		this(RedisTestServers.local().argument("--appendonly", "no").start());
+	}
+
+	private BenchRedis(RedisTestServer server) {
+		this(server, server.host(), server.port());
+	}
+
+	private BenchRedis(RedisTestServer server, String host, int port) {
+		this.server = server;
+		this.host = host;
+		this.port = port;
+		this.client = RedisClient.create(RedisURI.create(host, port));
 		this.connection = this.client.connect();
 	}
 
+	/**
+	 * Connects to a redis-server that another JVM of the harness started and stops.
+	 */
+	static BenchRedis connect(String host, int port) {
+		return new BenchRedis(null, host, port);
+	}
+
 	String host() {
-		return this.server.host();
+		return this.host;
 	}
 
 	int port() {
-		return this.server.port();
+		return this.port;
 	}
 
 	RedisCommands<String, String> commands() {
@@ -91,17 +120,23 @@ final class BenchRedis implements AutoCloseable {
 	}
 
 	/**
-	 * Script calls ({@code EVAL}, {@code EVALSHA}) since the last {@link #resetStats()}:
-	 * requests, where {@link #commandsProcessed()} also counts the commands run inside scripts.
+	 * Commands Redis ran so far by {@code INFO commandstats}, the harness's own {@code INFO},
+	 * {@code CONFIG RESETSTAT} and {@code FLUSHALL} left out; reset by {@link #resetStats()}.
 	 */
-	long scriptCalls() {
-		long calls = 0;
+	Calls calls() {
+		long commands = 0;
+		long scripts = 0;
 		for (Map.Entry<String, String> entry : info("commandstats").entrySet()) {
+			if (ADMIN.contains(entry.getKey())) {
+				continue;
+			}
+			long calls = Long.parseLong(entry.getValue().replaceAll("^calls=(\\d+),.*$", "$1"));
+			commands += calls;
 			if (entry.getKey().equals("cmdstat_evalsha") || entry.getKey().equals("cmdstat_eval")) {
-				calls += Long.parseLong(entry.getValue().replaceAll("^calls=(\\d+),.*$", "$1"));
+				scripts += calls;
 			}
 		}
-		return calls;
+		return new Calls(commands, scripts);
 	}
 
 	void resetStats() {
@@ -112,6 +147,27 @@ final class BenchRedis implements AutoCloseable {
 		commands().flushall();
 	}
 
+	/**
+	 * Empties Redis for the next run, waiting up to ten minutes for a Redis that an earlier run
+	 * left busy.
+	 */
+	void flushWhenAnswering() throws InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+		while (true) {
+			try {
+				flush();
+				return;
+			}
+			catch (RuntimeException ex) {
+				if (System.nanoTime() - deadline > 0) {
+					throw ex;
+				}
+				System.out.println("  Redis does not answer yet (" + ex.getMessage() + "); waiting");
+				Thread.sleep(5_000);
+			}
+		}
+	}
+
 	String version() {
 		return info("server").get("redis_version");
 	}
@@ -120,7 +176,24 @@ final class BenchRedis implements AutoCloseable {
 	public void close() {
 		this.connection.close();
 		this.client.shutdown();
-		this.server.close();
+		if (this.server != null) {
+			this.server.close();
+		}
+	}
+
+	/**
+	 * Commands Redis ran, as {@code INFO commandstats} counts them: every command, those a
+	 * script runs included, and of them the script calls ({@code EVALSHA}, {@code EVAL}).
+	 *
+	 * @param commands every command
+	 * @param scripts the script calls among them
+	 */
+	record Calls(long commands, long scripts) {
+
+		Calls since(Calls earlier) {
+			return new Calls(this.commands - earlier.commands, this.scripts - earlier.scripts);
+		}
+
 	}
 
 }

@@ -22,14 +22,16 @@ import org.springframework.boot.SpringBootVersion;
 /**
  * The benchmark harness: starts its own redis-server, runs the chosen scenarios for each
  * implementation {@code bench.runs} times (implementations interleaved, Redis flushed before
- * each), and prints one Markdown table per scenario with the machine's facts, also written to
- * {@code bench.out}.
+ * each), and prints one Markdown table per scenario with the machine's facts and each
+ * implementation's figures divided by the floor design's, also written to {@code bench.out}.
  *
  * <p>
  * System properties: {@code bench.scenario} ({@code all} or letters, e.g. {@code A,D}),
- * {@code bench.impl} ({@code all}, {@code delayqueue} or {@code redisson}),
- * {@code bench.runs} (3), {@code bench.scale} (1: the job counts of the issue; 0.1 for a
- * quick look), {@code bench.out}.
+ * {@code bench.impl} ({@code all}, or {@code delayqueue}, {@code redisson} or {@code floor},
+ * comma-separated), {@code bench.runs} (3), {@code bench.scale} (1: the job counts of the
+ * issue; 0.1 for a quick look), {@code bench.jvm} ({@code fresh}: each scenario run of each
+ * implementation in a JVM of its own, started with {@code bench.jvmArgs}; {@code warm}: all
+ * in this JVM), {@code bench.out}.
  */
 public final class BenchmarkMain {
 
@@ -44,11 +46,12 @@ public final class BenchmarkMain {
 		}
 		List<Scenario> scenarios = select(System.getProperty("bench.scenario", "all"), settings);
 		Set<Subject.Kind> kinds = kinds(System.getProperty("bench.impl", "all"));
+		ForkedRun fork = fork(System.getProperty("bench.jvm", "fresh"));
 		Path out = Path.of(System.getProperty("bench.out", "benchmark-results.md"));
 
 		StringBuilder report = new StringBuilder();
 		try (BenchRedis redis = new BenchRedis()) {
-			report.append(machine(redis, settings)).append('\n');
+			report.append(machine(redis, settings, fork)).append('\n');
 			System.out.println(report);
 			List<Floor> floors = new ArrayList<>();
 			for (int run = 0; run < settings.runs(); run++) {
@@ -61,10 +64,13 @@ public final class BenchmarkMain {
 						run + 1, floor.perSecondP1(), floor.perSecondP16(), floor.serverMicrosPerCall(),
 						floor.perSecondOneClient(), floor.perSecondLettuce());
 			}
-			warmUp(kinds, redis, settings);
+			if (fork == null) {
+				warmUp(kinds, redis, settings);
+			}
 			for (Scenario scenario : scenarios) {
-				Table table = run(scenario, kinds, floors, redis, settings);
-				String section = table.toMarkdown() + '\n' + scenario.notes() + '\n' + verdict(scenario, table);
+				List<Table> tables = run(scenario, kinds, floors, redis, settings, fork);
+				String section = tables.stream().map(Table::toMarkdown).collect(Collectors.joining("\n")) + '\n'
+						+ scenario.notes() + '\n' + verdict(scenario, tables.get(0));
 				System.out.println('\n' + section);
 				report.append(section).append('\n');
 			}
@@ -75,57 +81,66 @@ public final class BenchmarkMain {
 		System.exit(0);
 	}
 
-	private static Table run(Scenario scenario, Set<Subject.Kind> kinds, List<Floor> floors, BenchRedis redis,
-			Scenario.Settings settings) throws Exception {
-		Table table = new Table(scenario.title(), scenario.columns());
+	private static List<Table> run(Scenario scenario, Set<Subject.Kind> kinds, List<Floor> floors, BenchRedis redis,
+			Scenario.Settings settings, ForkedRun fork) throws Exception {
+		String mode = (fork != null) ? "fresh JVM per run" : "one warm JVM";
+		List<Table> tables = scenario.tables()
+			.entrySet()
+			.stream()
+			.map((table) -> new Table(table.getKey() + " (" + mode + ")", table.getValue()))
+			.toList();
 		for (int run = 0; run < settings.runs(); run++) {
 			for (Subject.Kind kind : kinds) {
-				flushWhenAnswering(redis);
-				RecorderHolder recorder = new RecorderHolder();
 				long start = System.nanoTime();
-				Map<String, Double> figures;
-				try (Subject subject = create(kind, redis, scenario.layout(), recorder)) {
-					figures = scenario.run(subject, redis, recorder);
-					warnOfLeftovers(scenario, subject);
-				}
-				catch (RuntimeException ex) {
-					// e.g. Redis kept busy by this implementation past the admin connection's timeout:
-					// its cells of this run stay empty, the other runs and scenarios go on
-					System.out.printf("%s run %d/%d %s FAILED: %s%n", scenario.key(), run + 1, settings.runs(),
-							kind.label(), ex);
+				Map<String, Double> figures = (fork != null) ? fork.run(scenario, kind, redis)
+						: measure(scenario, kind, redis, false);
+				if (figures.isEmpty()) {
+					System.out.printf("%s run %d/%d %s FAILED%n", scenario.key(), run + 1, settings.runs(),
+							kind.label());
 					continue;
 				}
-				table.add(kind.label(), figures);
+				tables.forEach((table) -> table.add(kind.label(), figures));
 				System.out.printf("%s run %d/%d %s (%.0f s): %s%n", scenario.key(), run + 1, settings.runs(),
-						kind.label(), (System.nanoTime() - start) / 1e9, format(figures));
+						kind.label(), (System.nanoTime() - start) / 1e9, format(scenario, figures));
 			}
 			Map<String, Double> floor = scenario.floor(floors.get(run));
 			if (!floor.isEmpty()) {
-				table.add(Floor.ROW, floor);
+				tables.get(0).add(Floor.ROW, floor);
 			}
 		}
-		return table;
+		for (Subject.Kind kind : kinds) {
+			if (kind != Subject.Kind.FLOOR) {
+				tables.forEach((table) -> table.addRatio(kind.label(), Subject.Kind.FLOOR.label()));
+			}
+		}
+		return tables;
 	}
 
 	/**
-	 * Empties Redis for the next run, waiting up to ten minutes for a Redis that an earlier run
-	 * left busy.
+	 * Runs a scenario once for one implementation: each part on an emptied Redis with the
+	 * implementation started for it, and warmed up first when asked. A part that fails (e.g.
+	 * Redis kept busy by this implementation past the admin connection's timeout) leaves its
+	 * figures out; the other parts, runs and scenarios go on.
+	 * @return the figures of the parts that succeeded
 	 */
-	private static void flushWhenAnswering(BenchRedis redis) throws InterruptedException {
-		long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MINUTES.toNanos(10);
-		while (true) {
-			try {
-				redis.flush();
-				return;
+	static Map<String, Double> measure(Scenario scenario, Subject.Kind kind, BenchRedis redis, boolean warmUp)
+			throws Exception {
+		Map<String, Double> figures = new LinkedHashMap<>();
+		for (ScenarioPart part : scenario.parts()) {
+			redis.flushWhenAnswering();
+			RecorderHolder recorder = new RecorderHolder();
+			try (Subject subject = kind.create(redis, part.layout(), recorder)) {
+				if (warmUp) {
+					WarmUp.run(subject, part.layout(), recorder);
+				}
+				figures.putAll(part.run(subject, redis, recorder));
+				warnOfLeftovers(scenario, subject);
 			}
 			catch (RuntimeException ex) {
-				if (System.nanoTime() - deadline > 0) {
-					throw ex;
-				}
-				System.out.println("  Redis does not answer yet (" + ex.getMessage() + "); waiting");
-				Thread.sleep(5_000);
+				System.out.printf("  %s %s: a part FAILED: %s%n", scenario.key(), kind.label(), ex);
 			}
 		}
+		return figures;
 	}
 
 	/**
@@ -157,30 +172,39 @@ public final class BenchmarkMain {
 			redis.flush();
 			RecorderHolder recorder = new RecorderHolder();
 			long start = System.nanoTime();
-			try (Subject subject = create(kind, redis, warmUp.layout(), recorder)) {
+			try (Subject subject = kind.create(redis, warmUp.layout(), recorder)) {
 				warmUp.run(subject, redis, recorder);
 			}
 			System.out.printf("warm-up %s: %.0f s%n", kind.label(), (System.nanoTime() - start) / 1e9);
 		}
 	}
 
-	private static Subject create(Subject.Kind kind, BenchRedis redis, Subject.Layout layout, RecorderHolder recorder) {
-		return switch (kind) {
-			case DELAYQUEUE -> new DelayQueueSubject(redis, layout, recorder);
-			case REDISSON -> new RedissonSubject(redis, layout, recorder);
+	private static ForkedRun fork(String jvm) {
+		return switch (jvm.toLowerCase(Locale.ROOT)) {
+			case "fresh" -> new ForkedRun(System.getProperty("bench.jvmArgs", ""));
+			case "warm" -> null;
+			default -> throw new IllegalArgumentException("bench.jvm must be fresh or warm; got '" + jvm + "'");
 		};
 	}
 
-	private static String format(Map<String, Double> figures) {
-		return figures.entrySet()
+	/**
+	 * The figures of a run in the order of the table's columns.
+	 */
+	private static String format(Scenario scenario, Map<String, Double> figures) {
+		return scenario.tables()
+			.values()
 			.stream()
-			.map((entry) -> entry.getKey() + "=" + String.format(Locale.ROOT, "%,.2f", entry.getValue()))
+			.flatMap(List::stream)
+			.filter((column) -> figures.containsKey(column.label()))
+			.map((column) -> column.label() + "="
+					+ String.format(Locale.ROOT, "%,.2f", figures.get(column.label())))
 			.collect(Collectors.joining(", "));
 	}
 
-	private static List<Scenario> select(String selection, Scenario.Settings settings) {
+	static List<Scenario> select(String selection, Scenario.Settings settings) {
 		List<Scenario> all = List.of(new BurstScenario(settings), new DrainScenario(settings),
-				new MemoryScenario(settings), new PrecisionScenario(settings), new IdleScenario(settings));
+				new MemoryScenario(settings), PrecisionScenario.precision(settings), new IdleScenario(settings),
+				PrecisionScenario.trickle(settings));
 		if ("all".equalsIgnoreCase(selection)) {
 			return all;
 		}
@@ -190,20 +214,28 @@ public final class BenchmarkMain {
 				.filter((candidate) -> candidate.key().equalsIgnoreCase(key.trim()))
 				.findFirst()
 				.orElseThrow(() -> new IllegalArgumentException(
-						"bench.scenario must be 'all' or letters among A, B, C, D, E; got '" + selection + "'"));
+						"bench.scenario must be 'all' or letters among A, B, C, D, E, F; got '" + selection + "'"));
 			chosen.add(scenario);
 		}
 		return chosen;
 	}
 
 	private static Set<Subject.Kind> kinds(String selection) {
-		return switch (selection.toLowerCase(Locale.ROOT)) {
-			case "all" -> EnumSet.allOf(Subject.Kind.class);
-			case "delayqueue" -> EnumSet.of(Subject.Kind.DELAYQUEUE);
-			case "redisson" -> EnumSet.of(Subject.Kind.REDISSON);
-			default -> throw new IllegalArgumentException(
-					"bench.impl must be all, delayqueue or redisson; got '" + selection + "'");
-		};
+		if ("all".equalsIgnoreCase(selection.trim())) {
+			return EnumSet.allOf(Subject.Kind.class);
+		}
+		Set<Subject.Kind> kinds = EnumSet.noneOf(Subject.Kind.class);
+		for (String name : selection.split(",")) {
+			try {
+				kinds.add(Subject.Kind.named(name.trim()));
+			}
+			catch (IllegalArgumentException ex) {
+				throw new IllegalArgumentException(
+						"bench.impl must be all, or delayqueue, redisson or floor, comma-separated; got '" + selection
+								+ "'");
+			}
+		}
+		return kinds;
 	}
 
 	/**
@@ -263,7 +295,7 @@ public final class BenchmarkMain {
 			.collect(Collectors.joining("; ")) + "\n";
 	}
 
-	private static String machine(BenchRedis redis, Scenario.Settings settings) throws IOException {
+	private static String machine(BenchRedis redis, Scenario.Settings settings, ForkedRun fork) throws IOException {
 		String cpu = read("/proc/cpuinfo").lines()
 			.filter((line) -> line.startsWith("model name"))
 			.map((line) -> line.substring(line.indexOf(':') + 1).trim())
@@ -286,14 +318,18 @@ public final class BenchmarkMain {
 				"- CPU: " + cpu + ", " + Runtime.getRuntime().availableProcessors() + " cores; memory " + memory,
 				"- OS: " + os + ", kernel " + System.getProperty("os.version"),
 				"- JVM: " + System.getProperty("java.vm.name") + " " + System.getProperty("java.version") + ", "
-						+ String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-							.filter((arg) -> arg.startsWith("-X"))
-							.toList()),
+						+ ((fork != null) ? "a fresh JVM per scenario, run and implementation, " + fork.flags() + ", "
+								+ String.format(Locale.ROOT, "%,d", WarmUp.JOBS) + " warm-up jobs first"
+								: String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+									.filter((arg) -> arg.startsWith("-X"))
+									.toList()) + ", all runs in one JVM after a warm-up burst"),
 				"- Redis: redis-server " + redis.version() + " on 127.0.0.1 (same machine), persistence off",
 				"- delayqueue " + revision() + " on Spring Boot "
 						+ SpringBootVersion.getVersion() + " (Lettuce); Redisson "
-						+ Redisson.class.getPackage().getImplementationVersion(),
-				"- runs per figure: " + settings.runs() + " (median, min–max in brackets); scale " + settings.scale())
+						+ Redisson.class.getPackage().getImplementationVersion() + "; the floor design on Lettuce",
+				"- runs per figure: " + settings.runs() + " (median, min–max in brackets); scale " + settings.scale(),
+				"- rows `… ÷ " + Subject.Kind.FLOOR.label() + "`: an implementation's medians divided by the floor "
+						+ "design's, from the same run")
 			.collect(Collectors.joining("\n")) + "\n";
 	}
 

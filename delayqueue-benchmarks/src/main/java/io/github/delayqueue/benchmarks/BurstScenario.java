@@ -48,6 +48,7 @@ final class BurstScenario extends Scenario {
 				List.of(Column.rate("enqueue 1-by-1 (jobs/s)"), Column.rate(ASYNC_RATE), Column.rate("enqueue bulk (jobs/s)")));
 		columns.addAll(Recorder.lagColumns(""));
 		columns.addAll(Recorder.lagColumns(BULK));
+		columns.addAll(commandColumns());
 		columns.addAll(List.of(Column.count("lost"), Column.count("duplicates")));
 		return columns;
 	}
@@ -65,12 +66,14 @@ final class BurstScenario extends Scenario {
 
 		Recorder single = new Recorder(n);
 		holder.set(single);
+		BenchRedis.Calls calls = redis.calls();
 		long start = System.nanoTime();
 		for (int i = 0; i < n; i++) {
 			subject.schedule(Job.in(TOPIC, "s" + i, i, 1_000 + random.nextInt(5_001)));
 		}
 		figures.put("enqueue 1-by-1 (jobs/s)", perSecond(n, System.nanoTime() - start));
 		await(single, Duration.ofSeconds(90));
+		putCommands(figures, redis.calls().since(calls), n);
 
 		Recorder async = new Recorder(n);
 		holder.set(async);
@@ -120,9 +123,11 @@ final class BurstScenario extends Scenario {
 				+ "pile up while a batch is on its way as the next batch; Redisson `offerAsync`, as in its bulk run), "
 				+ "until every job is acknowledged. Bulk: delayqueue `scheduleAll` in chunks of "
 				+ DelayQueueSubject.BULK_CHUNK + "; Redisson `offerAsync` with " + RedissonSubject.WINDOW
-				+ " calls in flight (it has no batch API). Lag = handler start − the job's due time; first columns "
-				+ "for the 1-by-1 run, `bulk:` columns for the bulk run; lost and duplicates count all three runs. The "
-				+ "floor row shows `redis-benchmark` EVALSHA from one client, `-P 1`, under 1-by-1 (what a caller "
+				+ " calls in flight (it has no batch API); the floor design one script call per job, waited for, "
+				+ "sent without waiting, and pipelined " + FloorSubject.BATCH + " at a time. Lag = handler start − the job's due time; first columns "
+				+ "for the 1-by-1 run, `bulk:` columns for the bulk run; " + COMMANDS_NOTE + " during the 1-by-1 run, "
+				+ "from its first schedule to the end of its deliveries; lost and duplicates count all three runs. The "
+				+ "EVALSHA floor row shows `redis-benchmark` EVALSHA from one client, `-P 1`, under 1-by-1 (what a caller "
 				+ "that waits for each answer cannot beat) and from " + Floor.CLIENTS + " clients, `-P 16`, under "
 				+ "async and bulk.";
 	}

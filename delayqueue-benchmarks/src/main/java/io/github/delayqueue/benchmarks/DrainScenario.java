@@ -99,13 +99,13 @@ final class DrainScenario extends Scenario {
 		return "All jobs are scheduled in bulk with one absolute due time " + LEAD.toSeconds()
 				+ " s ahead (delayqueue `scheduleAll` with `dueAt`, Redisson `offerAsync` with the remaining delay). "
 				+ "Drain = jobs / (last completion − first delivery); for delayqueue a job completes when its "
-				+ "`finish` reached Redis, for Redisson when its handler returned (`take()` has no acknowledgement). "
+				+ "`finish` reached Redis, for Redisson and the floor design when its handler returned (they have no acknowledgement). "
 				+ "`undelivered at timeout` counts jobs not delivered " + TIMEOUT.toSeconds() + " s after the "
 				+ "instant, when the run stops waiting (they are still in Redis, not lost). "
 				+ "`late enqueues` = 1 if the bulk enqueue did not finish before the instant. Redis CPU = the server "
 				+ "process's CPU time (`INFO cpu`, network included) from the end of the enqueue to the last "
 				+ "completion, per job; Redis command time = the sum of `INFO commandstats` in that window, per job. "
-				+ "The floor row shows "
+				+ "The EVALSHA floor row shows "
 				+ "EVALSHA from " + Floor.CLIENTS + " clients, `-P 16` under enqueue and `-P 1` under drain.";
 	}
 

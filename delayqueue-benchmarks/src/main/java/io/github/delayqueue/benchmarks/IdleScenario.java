@@ -67,7 +67,7 @@ final class IdleScenario extends Scenario {
 
 		com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean) ManagementFactory
 			.getOperatingSystemMXBean();
-		long scriptsBefore = redis.scriptCalls();
+		long scriptsBefore = redis.calls().scripts();
 		long commandsBefore = redis.commandsProcessed();
 		long cpuBefore = os.getProcessCpuTime();
 		long start = System.nanoTime();
@@ -76,7 +76,7 @@ final class IdleScenario extends Scenario {
 		long elapsed = System.nanoTime() - start;
 		// the first INFO is counted in the difference, the second is not
 		long commands = redis.commandsProcessed() - commandsBefore - 1;
-		long scripts = redis.scriptCalls() - scriptsBefore;
+		long scripts = redis.calls().scripts() - scriptsBefore;
 		long clients = Long.parseLong(redis.info("clients").get("connected_clients")) - 1;
 
 		Map<String, Double> figures = new LinkedHashMap<>();
@@ -94,8 +94,8 @@ final class IdleScenario extends Scenario {
 				+ "the commands a script runs as well as the script call) and the "
 				+ "CPU time of the benchmark JVM, which holds both instances and nothing else busy, each divided by "
 				+ "the instances. Script calls = `EVALSHA` / `EVAL` requests (`INFO commandstats`). Connections = Redis "
-				+ "clients per instance. The floor does nothing when idle, so it "
-				+ "has no row here.";
+				+ "clients per instance. The EVALSHA floor does nothing when idle, so it has no row here; the floor "
+				+ "design's mover calls its script every " + FloorSubject.POLL_MILLIS + " ms when nothing is due.";
 	}
 
 }

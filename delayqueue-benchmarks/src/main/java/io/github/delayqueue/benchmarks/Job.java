@@ -8,15 +8,23 @@ package io.github.delayqueue.benchmarks;
  * @param seq the job's number for the recorder
  * @param delayMillis the delay when relative
  * @param dueAtMillis the absolute due time, or 0
+ * @param payloadBytes the size of the payload's JSON form, or 0 for the usual order payload
  */
-record Job(String topic, String id, int seq, long delayMillis, long dueAtMillis) {
+record Job(String topic, String id, int seq, long delayMillis, long dueAtMillis, int payloadBytes) {
 
 	static Job in(String topic, String id, int seq, long delayMillis) {
-		return new Job(topic, id, seq, delayMillis, 0);
+		return new Job(topic, id, seq, delayMillis, 0, 0);
 	}
 
 	static Job at(String topic, String id, int seq, long dueAtMillis) {
-		return new Job(topic, id, seq, 0, dueAtMillis);
+		return new Job(topic, id, seq, 0, dueAtMillis, 0);
+	}
+
+	/**
+	 * This job with a payload whose JSON form is {@code bytes} long.
+	 */
+	Job withPayloadBytes(int bytes) {
+		return new Job(this.topic, this.id, this.seq, this.delayMillis, this.dueAtMillis, bytes);
 	}
 
 	/**
@@ -24,7 +32,8 @@ record Job(String topic, String id, int seq, long delayMillis, long dueAtMillis)
 	 */
 	BenchPayload payload() {
 		long due = (this.dueAtMillis > 0) ? this.dueAtMillis : System.currentTimeMillis() + this.delayMillis;
-		return BenchPayload.of(this.seq, due);
+		return (this.payloadBytes > 0) ? BenchPayload.sized(this.seq, due, this.payloadBytes)
+				: BenchPayload.of(this.seq, due);
 	}
 
 }

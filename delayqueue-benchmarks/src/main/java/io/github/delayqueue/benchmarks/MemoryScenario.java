@@ -11,13 +11,21 @@ import io.github.delayqueue.benchmarks.Table.Column;
 /**
  * C. Memory and scale: 1,000,000 jobs due in one hour. Bytes per pending job from Redis's
  * {@code used_memory}, the bulk enqueue rate, and at 10k, 100k and 1M pending jobs the cost
- * of scheduling and of delivering (promote + reserve + finish), in Redis time per job.
+ * of scheduling and of delivering (promote + reserve + finish), in Redis time per job. Then,
+ * each on an empty Redis, bytes per pending job of 100,000 jobs with payloads of
+ * {@link #PAYLOAD_SIZES} bytes.
  */
 final class MemoryScenario extends Scenario {
 
 	private static final String TOPIC = "scale";
 
 	private static final String UNDELIVERED = "probe jobs undelivered";
+
+	/** The sizes of the payloads' JSON forms whose memory is measured. */
+	private static final int[] PAYLOAD_SIZES = { 50, 100, 200, 500, 1_000, 4_000 };
+
+	/** Jobs per payload size. */
+	private static final int PAYLOAD_JOBS = 100_000;
 
 	/** Single-call schedules per probe. */
 	private static final int SCHEDULE_PROBE = 2_000;
@@ -60,6 +68,10 @@ final class MemoryScenario extends Scenario {
 		return "deliver µs @" + label(level);
 	}
 
+	private static String bytesPerJob(int payloadBytes) {
+		return String.format("%,d", payloadBytes) + " B payload";
+	}
+
 	@Override
 	List<Column> columns() {
 		int[] levels = levels();
@@ -75,6 +87,31 @@ final class MemoryScenario extends Scenario {
 		columns.add(Column.decimal("deliver growth"));
 		columns.add(Column.count(UNDELIVERED));
 		return columns;
+	}
+
+	/**
+	 * The table of memory and scale, and that of bytes per job by payload size.
+	 */
+	@Override
+	Map<String, List<Column>> tables() {
+		List<Column> sizes = new ArrayList<>();
+		for (int bytes : PAYLOAD_SIZES) {
+			sizes.add(Column.count(bytesPerJob(bytes)));
+		}
+		Map<String, List<Column>> tables = new LinkedHashMap<>();
+		tables.put(title(), columns());
+		tables.put("C. Memory by payload size: " + String.format("%,d", scaled(PAYLOAD_JOBS))
+				+ " jobs due in one hour, bytes per pending job", sizes);
+		return tables;
+	}
+
+	@Override
+	List<ScenarioPart> parts() {
+		List<ScenarioPart> parts = new ArrayList<>(List.of(this));
+		for (int bytes : PAYLOAD_SIZES) {
+			parts.add(new PayloadMemory(bytes));
+		}
+		return parts;
 	}
 
 	@Override
@@ -147,6 +184,38 @@ final class MemoryScenario extends Scenario {
 	}
 
 	/**
+	 * Bytes per pending job with payloads of one size: the growth of {@code used_memory} over
+	 * an empty queue filled in bulk with far-future jobs.
+	 */
+	private final class PayloadMemory extends ScenarioPart {
+
+		private final int payloadBytes;
+
+		PayloadMemory(int payloadBytes) {
+			this.payloadBytes = payloadBytes;
+		}
+
+		@Override
+		Subject.Layout layout() {
+			return MemoryScenario.this.layout();
+		}
+
+		@Override
+		Map<String, Double> run(Subject subject, BenchRedis redis, RecorderHolder recorder) {
+			int n = scaled(PAYLOAD_JOBS);
+			long farAway = System.currentTimeMillis() + Duration.ofHours(1).toMillis();
+			List<Job> jobs = new ArrayList<>(n);
+			for (int i = 0; i < n; i++) {
+				jobs.add(Job.at(TOPIC, "m" + i, i, farAway).withPayloadBytes(this.payloadBytes));
+			}
+			long baseline = redis.usedMemory();
+			subject.scheduleBulk(jobs);
+			return Map.of(bytesPerJob(this.payloadBytes), (double) (redis.usedMemory() - baseline) / n);
+		}
+
+	}
+
+	/**
 	 * Lets the benchmark JVM's garbage from filling the queue be collected before a probe, so
 	 * that the probe does not share the CPU with it.
 	 */
@@ -174,10 +243,13 @@ final class MemoryScenario extends Scenario {
 				+ DELIVERY_PROBE + " jobs, all due at one instant among the pending ones, are promoted, delivered and "
 				+ "finished (everything Redis did in that window, timers and consumers included). CPU time, not "
 				+ "command time: on two cores the benchmark JVM preempts Redis, which inflates wall-clock figures. Growth = cost at the last "
-				+ "level / cost at the first. The floor row shows EVALSHA from " + Floor.CLIENTS + " clients, `-P 16`, under enqueue and Redis's command time "
+				+ "level / cost at the first. The EVALSHA floor row shows EVALSHA from " + Floor.CLIENTS + " clients, `-P 16`, under enqueue and Redis's command time "
 				+ "per trivial EVALSHA under schedule. `probe jobs undelivered`: probe jobs not delivered " + PROBE_TIMEOUT.toSeconds()
 				+ " s after they were due "
-				+ "(that level's delivery cost is then left out).";
+				+ "(that level's delivery cost is then left out). By payload size: the same growth of "
+				+ "`used_memory` over " + String.format("%,d", scaled(PAYLOAD_JOBS)) + " far-future jobs scheduled in "
+				+ "bulk on an empty Redis, per job, with JSON payloads of that size (`{\"seq\":…,\"due\":…,\"reason\":\"xx…\"}`), "
+				+ "each size measured with the implementation started anew.";
 	}
 
 }

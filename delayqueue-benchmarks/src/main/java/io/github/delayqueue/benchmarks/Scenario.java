@@ -8,7 +8,7 @@ import java.util.Map;
  * One benchmark scenario: how consumers are laid out, what one run measures, and how the
  * floor fills its table.
  */
-abstract class Scenario {
+abstract class Scenario extends ScenarioPart {
 
 	/** How long a run waits for stray redeliveries after the last job arrived. */
 	static final Duration GRACE = Duration.ofSeconds(1);
@@ -26,13 +26,20 @@ abstract class Scenario {
 
 	abstract List<Table.Column> columns();
 
-	abstract Subject.Layout layout();
+	/**
+	 * The tables the scenario's figures fill, each title with its columns: one by default.
+	 */
+	Map<String, List<Table.Column>> tables() {
+		return Map.of(title(), columns());
+	}
 
 	/**
-	 * Runs the scenario once against a started implementation on an empty Redis.
-	 * @return figures by column label
+	 * The parts of one run, each measured with an implementation started for it on an empty
+	 * Redis, their figures making one row: the scenario itself unless it says otherwise.
 	 */
-	abstract Map<String, Double> run(Subject subject, BenchRedis redis, RecorderHolder recorder) throws Exception;
+	List<ScenarioPart> parts() {
+		return List.of(this);
+	}
 
 	/**
 	 * The floor's figures for this table, by column label; empty when none apply.
@@ -56,6 +63,28 @@ abstract class Scenario {
 	static void await(Recorder recorder, Duration timeout) throws InterruptedException {
 		recorder.await(timeout);
 		Thread.sleep(GRACE.toMillis());
+	}
+
+	/** The columns of {@link #putCommands}. */
+	static final String COMMANDS_PER_JOB = "Redis commands / job";
+
+	static final String SCRIPTS_PER_JOB = "of which script calls / job";
+
+	/** What the columns of {@link #putCommands} count, for the notes. */
+	static final String COMMANDS_NOTE = "Redis commands / job = every command Redis ran (`INFO commandstats` calls: "
+			+ "script calls and the commands they ran, consumers' polls and timers included; the harness's own "
+			+ "`INFO`, `CONFIG RESETSTAT` and `FLUSHALL` left out) per job, and of them the `EVALSHA` / `EVAL` calls";
+
+	static List<Table.Column> commandColumns() {
+		return List.of(Table.Column.decimal(COMMANDS_PER_JOB), Table.Column.decimal(SCRIPTS_PER_JOB));
+	}
+
+	/**
+	 * Writes the Redis commands a phase of {@code jobs} jobs cost, per job.
+	 */
+	static void putCommands(Map<String, Double> figures, BenchRedis.Calls calls, int jobs) {
+		figures.put(COMMANDS_PER_JOB, (double) calls.commands() / jobs);
+		figures.put(SCRIPTS_PER_JOB, (double) calls.scripts() / jobs);
 	}
 
 	static double perSecond(int jobs, long nanos) {

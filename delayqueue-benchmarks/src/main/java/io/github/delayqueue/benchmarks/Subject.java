@@ -1,6 +1,7 @@
 package io.github.delayqueue.benchmarks;
 
 import java.util.List;
+import java.util.Locale;
 
 /**
  * One implementation under test: its consumers (started on creation) and its producer API.
@@ -37,7 +38,7 @@ interface Subject extends AutoCloseable {
 	 */
 	enum Kind {
 
-		DELAYQUEUE("delayqueue"), REDISSON("Redisson RDelayedQueue");
+		DELAYQUEUE("delayqueue"), REDISSON("Redisson RDelayedQueue"), FLOOR("floor design (Lua)");
 
 		private final String label;
 
@@ -47,6 +48,21 @@ interface Subject extends AutoCloseable {
 
 		String label() {
 			return this.label;
+		}
+
+		/**
+		 * The kind named as in {@code bench.impl}.
+		 */
+		static Kind named(String name) {
+			return valueOf(name.toUpperCase(Locale.ROOT));
+		}
+
+		Subject create(BenchRedis redis, Layout layout, RecorderHolder recorder) {
+			return switch (this) {
+				case DELAYQUEUE -> new DelayQueueSubject(redis, layout, recorder);
+				case REDISSON -> new RedissonSubject(redis, layout, recorder);
+				case FLOOR -> new FloorSubject(redis, layout, recorder);
+			};
 		}
 
 	}

@@ -9,7 +9,8 @@ import java.util.Map;
 
 /**
  * One scenario's results: a row per implementation, a column per figure, each cell the
- * median of the runs with the minimum and maximum beside it.
+ * median of the runs with the minimum and maximum beside it, and rows of ratios between the
+ * medians of two rows.
  */
 final class Table {
 
@@ -19,6 +20,9 @@ final class Table {
 
 	private final Map<String, Map<String, List<Double>>> rows = new LinkedHashMap<>();
 
+	/** Ratio rows: the row divided by the row it is divided by. */
+	private final Map<String, String> ratios = new LinkedHashMap<>();
+
 	Table(String title, List<Column> columns) {
 		this.title = title;
 		this.columns = columns;
@@ -27,6 +31,14 @@ final class Table {
 	void add(String row, Map<String, Double> figures) {
 		Map<String, List<Double>> cells = this.rows.computeIfAbsent(row, (key) -> new LinkedHashMap<>());
 		figures.forEach((column, value) -> cells.computeIfAbsent(column, (key) -> new ArrayList<>()).add(value));
+	}
+
+	/**
+	 * Adds a row of the medians of {@code row} divided by those of {@code by}, shown when
+	 * both rows have figures.
+	 */
+	void addRatio(String row, String by) {
+		this.ratios.put(row, by);
 	}
 
 	/**
@@ -51,6 +63,18 @@ final class Table {
 				out.append(' ').append((values != null) ? cell(column, values) : "—").append(" |");
 			}
 			out.append('\n');
+		});
+		this.ratios.forEach((row, by) -> {
+			if (this.rows.containsKey(row) && this.rows.containsKey(by)) {
+				out.append("| ").append(row).append(" ÷ ").append(by).append(" |");
+				for (Column column : this.columns) {
+					double ratio = median(row, column.label()) / median(by, column.label());
+					out.append(' ')
+						.append(Double.isFinite(ratio) ? String.format(Locale.ROOT, "%,.2f×", ratio) : "—")
+						.append(" |");
+				}
+				out.append('\n');
+			}
 		});
 		return out.toString();
 	}
