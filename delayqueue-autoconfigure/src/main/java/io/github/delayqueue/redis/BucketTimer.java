@@ -139,6 +139,8 @@ final class BucketTimer implements TimerStatus {
 			return;
 		}
 		this.running = true;
+		// progress is counted from the start, not from the construction of the timer
+		this.lastProgressNanos = System.nanoTime();
 		Thread timer = new Thread(this::loop, "delayqueue-timer");
 		timer.setDaemon(true);
 		this.thread = timer;
