@@ -41,6 +41,10 @@ import org.springframework.util.backoff.ExponentialBackOff;
  * {@value #MIN_BACKOFF_MILLIS} ms, doubling, up to {@value #MAX_BACKOFF_MILLIS} ms; from the
  * start again after a step that succeeds) and retried; its {@link TimerStatus} view tells
  * health checks when it last completed a step.
+ *
+ * <p>
+ * Longer than most classes here: the owned buckets, their due times and the wake-up flags are
+ * guarded by one lock and changed by one thread, and that is easiest to check in one place.
  */
 final class BucketTimer implements TimerStatus {
 

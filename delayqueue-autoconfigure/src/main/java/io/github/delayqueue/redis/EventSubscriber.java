@@ -43,12 +43,10 @@ final class EventSubscriber implements MessageListener, SubscriptionListener {
 		this.container = new RedisMessageListenerContainer();
 		this.container.setConnectionFactory(connectionFactory);
 		this.container.setBeanName("delayqueue-events");
-		ExponentialBackOff backOff = new ExponentialBackOff(100, 2);
-		backOff.setMaxInterval(5_000);
-		this.container.setRecoveryBackoff(backOff);
+		this.container.setRecoveryBackoff(retryBackOff());
 		// Handling an event only flips a flag and signals a waiting thread, so it runs on the
-		// thread that received it. The container's default would start a new thread for every
-		// message: under load that was most of the instance's CPU time.
+		// thread that received it. The container's default starts a new thread for every
+		// message, which under load costs most of an instance's CPU time.
 		this.container.setTaskExecutor(new SyncTaskExecutor());
 		// only a blocking driver (Jedis) holds a thread for the subscription itself
 		this.container.setSubscriptionExecutor(new SimpleAsyncTaskExecutor("delayqueue-events-"));

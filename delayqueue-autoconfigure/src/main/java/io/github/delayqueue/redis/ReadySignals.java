@@ -19,7 +19,7 @@ import java.util.function.Function;
  * (one cheap read per bucket instead of a reserve per bucket); every topic is marked whole
  * after a reconnect, so that nothing announced while nobody listened is missed. Topics are
  * chosen by callers (HTTP clients among them), so the state stays bounded: once more than
- * {@link #MAX_IDLE_TOPICS} topics are known, those that nobody waited on or reserved from for
+ * {@value #MAX_IDLE_TOPICS} topics are known, those that nobody waited on or reserved from for
  * {@link #IDLE} are forgotten (a later use starts them again with a probe).
  */
 final class ReadySignals {

@@ -52,8 +52,9 @@ import org.springframework.util.unit.DataSize;
  * part of its side: {@link RedisProducer}, {@link RedisConsumer}, {@link RedisAdmin}, all
  * calling Redis through {@link QueueScripts}, with the timer ({@link BucketTimer} on
  * {@link RedisTimerBackend}) and the wake-ups ({@link Wakeups}, {@link EventSubscriber})
- * beside them. The {@link Builder} is nested because {@code RedisDelayQueue.Builder} is
- * public API; it is most of this file's length.
+ * beside them. This file is long for a facade: the {@link Builder} (a third of it, its settings
+ * documented) is nested because {@code RedisDelayQueue.Builder} is public API, and one
+ * delegating method per operation is another fifth.
  */
 public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
