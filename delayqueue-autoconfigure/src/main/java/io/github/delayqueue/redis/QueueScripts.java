@@ -13,7 +13,6 @@ import io.github.delayqueue.core.OnDuplicate;
 import io.github.delayqueue.core.RepairResult;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleRequest;
-import io.github.delayqueue.core.ScheduleResult;
 
 /**
  * The queue's Lua scripts, called with typed arguments and answering typed replies: the one
