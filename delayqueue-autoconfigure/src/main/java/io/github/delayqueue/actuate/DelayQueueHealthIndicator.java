@@ -22,7 +22,7 @@ import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueueStats.TopicStats;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.redis.RedisDelayQueue;
-import io.github.delayqueue.scheduler.BucketTimer;
+import io.github.delayqueue.redis.TimerStatus;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.DisposableBean;
@@ -72,7 +72,7 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator implement
 
 	private final @Nullable RedisDelayQueue queue;
 
-	private final @Nullable BucketTimer timer;
+	private final @Nullable TimerStatus timer;
 
 	private final Supplier<Collection<DelayedListenerContainer>> containers;
 
@@ -104,7 +104,7 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator implement
 	 * @param settings the timeout and thresholds
 	 */
 	public DelayQueueHealthIndicator(@Nullable RedisConnectionFactory connectionFactory,
-			@Nullable RedisDelayQueue queue, @Nullable BucketTimer timer,
+			@Nullable RedisDelayQueue queue, @Nullable TimerStatus timer,
 			Supplier<Collection<DelayedListenerContainer>> containers, @Nullable DelayQueueSampler sampler,
 			Settings settings) {
 		super("delayqueue health check failed");
@@ -205,7 +205,7 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator implement
 	}
 
 	private void checkTimer(Health.Builder builder, List<String> problems, long now) {
-		BucketTimer bucketTimer = this.timer;
+		TimerStatus bucketTimer = this.timer;
 		if (bucketTimer == null || !bucketTimer.isRunning()) {
 			builder.withDetail("timer", "off").withDetail("bucketsOwned", 0);
 			return;

@@ -11,7 +11,7 @@ import java.util.function.ToDoubleFunction;
 
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueueStats.TopicStats;
-import io.github.delayqueue.scheduler.BucketTimer;
+import io.github.delayqueue.redis.TimerStatus;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -52,7 +52,7 @@ public class DelayQueueMeterBinder implements MeterBinder {
 
 	private final DelayQueueSampler sampler;
 
-	private final @Nullable BucketTimer timer;
+	private final @Nullable TimerStatus timer;
 
 	private final int maxTopics;
 
@@ -77,7 +77,7 @@ public class DelayQueueMeterBinder implements MeterBinder {
 	 * @param sampler the sampler whose readings the gauges show
 	 * @param timer this instance's bucket timer, or {@code null}
 	 */
-	public DelayQueueMeterBinder(DelayQueueSampler sampler, @Nullable BucketTimer timer) {
+	public DelayQueueMeterBinder(DelayQueueSampler sampler, @Nullable TimerStatus timer) {
 		this(sampler, timer, DelayQueueMetrics.DEFAULT_MAX_TOPICS);
 	}
 
@@ -88,7 +88,7 @@ public class DelayQueueMeterBinder implements MeterBinder {
 	 * @param maxTopics the most topics with gauges of their own (0: all under
 	 * {@link DelayQueueMetrics#OTHER_TOPICS})
 	 */
-	public DelayQueueMeterBinder(DelayQueueSampler sampler, @Nullable BucketTimer timer, int maxTopics) {
+	public DelayQueueMeterBinder(DelayQueueSampler sampler, @Nullable TimerStatus timer, int maxTopics) {
 		Assert.notNull(sampler, "sampler must not be null");
 		Assert.isTrue(maxTopics >= 0, () -> "maxTopics must not be negative, was " + maxTopics);
 		this.sampler = sampler;
@@ -113,8 +113,8 @@ public class DelayQueueMeterBinder implements MeterBinder {
 			}
 		}
 		if (this.timer != null) {
-			BucketTimer bucketTimer = this.timer;
-			Gauge.builder("delayqueue.timer.buckets", bucketTimer, BucketTimer::ownedBuckets)
+			TimerStatus bucketTimer = this.timer;
+			Gauge.builder("delayqueue.timer.buckets", bucketTimer, TimerStatus::ownedBuckets)
 				.description("Buckets whose timer this instance runs")
 				.register(registry);
 		}

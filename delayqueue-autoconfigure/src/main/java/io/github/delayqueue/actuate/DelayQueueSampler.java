@@ -8,7 +8,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
-import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.core.DelayQueueAdmin;
 import io.github.delayqueue.core.QueueStats;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -19,7 +19,7 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.Assert;
 
 /**
- * Reads the queue's figures ({@link DelayQueueOperations#stats()}: one pipelined round trip
+ * Reads the queue's figures ({@link DelayQueueAdmin#stats()}: one pipelined round trip
  * of one script per bucket) on its own thread every sample interval and keeps the latest
  * reading. The gauges ({@link DelayQueueMeterBinder}) and the health indicator's opt-in lag
  * thresholds ({@link DelayQueueHealthIndicator}) read that reading: what they show is at most
@@ -32,7 +32,7 @@ public class DelayQueueSampler implements SmartLifecycle {
 
 	private static final Duration MIN_INTERVAL = Duration.ofMillis(100);
 
-	private final DelayQueueOperations operations;
+	private final DelayQueueAdmin operations;
 
 	private final Duration interval;
 
@@ -51,7 +51,7 @@ public class DelayQueueSampler implements SmartLifecycle {
 	 * @param operations the queue
 	 * @param interval how often to read the figures (at least 100 ms)
 	 */
-	public DelayQueueSampler(DelayQueueOperations operations, Duration interval) {
+	public DelayQueueSampler(DelayQueueAdmin operations, Duration interval) {
 		Assert.notNull(operations, "operations must not be null");
 		if (interval == null || interval.compareTo(MIN_INTERVAL) < 0) {
 			throw new IllegalArgumentException("sampleInterval must be at least 100 ms, was " + interval);

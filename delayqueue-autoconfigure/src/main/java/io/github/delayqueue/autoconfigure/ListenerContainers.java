@@ -7,7 +7,7 @@ import java.util.function.Supplier;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.redis.RedisDelayQueue;
-import io.github.delayqueue.scheduler.BucketTimer;
+import io.github.delayqueue.redis.TimerStatus;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -28,7 +28,7 @@ final class ListenerContainers {
 		};
 	}
 
-	static @Nullable BucketTimer timer(ObjectProvider<RedisDelayQueue> queue) {
+	static @Nullable TimerStatus timer(ObjectProvider<RedisDelayQueue> queue) {
 		RedisDelayQueue available = queue.getIfAvailable();
 		return (available != null) ? available.getTimer() : null;
 	}

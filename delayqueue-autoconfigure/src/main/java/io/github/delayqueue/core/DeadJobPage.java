@@ -6,7 +6,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A page of a topic's DEAD jobs, in order of death (the oldest first), as
- * {@link DelayQueueOperations#deadJobs} reads it.
+ * {@link DelayQueueAdmin#deadJobs} reads it.
  *
  * @param total how many DEAD jobs the topic has
  * @param jobs the page (each {@link JobInfo#diedAt()} and {@link JobInfo#lastError()} set;

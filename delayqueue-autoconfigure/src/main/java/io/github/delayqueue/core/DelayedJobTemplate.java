@@ -186,7 +186,7 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 	 * @param topic the topic
 	 * @param cursor {@code null} for the first page, else the {@link DeadJobPage#next()} of
 	 * the page before
-	 * @param limit the most jobs to read (1 to 1,000)
+	 * @param limit the most jobs to read (1 to {@value DelayQueueOperations#MAX_DEAD_PAGE})
 	 * @return the page
 	 */
 	public DeadJobPage deadJobs(String topic, String cursor, int limit) {

@@ -3,7 +3,7 @@ package io.github.delayqueue.core;
 import java.util.List;
 
 /**
- * What {@link DelayQueueOperations#finishAndReserve} did.
+ * What {@link DelayQueueConsumer#finishAndReserve} did.
  *
  * @param stale the jobs that were not finished because their reservation was stale
  * (redelivered, cancelled, replaced or gone); nothing was changed for them

@@ -278,7 +278,7 @@ public final class JobConstraints {
 	}
 
 	/**
-	 * Checks the jobs of a {@link DelayQueueOperations#finishAndReserve} call.
+	 * Checks the jobs of a {@link DelayQueueConsumer#finishAndReserve} call.
 	 * @param jobs the jobs
 	 * @return their one topic
 	 * @throws IllegalArgumentException when there are none, one is {@code null}, or they are

@@ -1,7 +1,7 @@
 package io.github.delayqueue.core;
 
 /**
- * What {@link DelayQueueOperations#repair} found, over every bucket.
+ * What {@link DelayQueueAdmin#repair} found, over every bucket.
  *
  * @param jobs the job records read
  * @param reindexed jobs put back into the index their state names

@@ -5,10 +5,10 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * A job handed to a consumer by {@link DelayQueueOperations#reserve}. The consumer must
- * {@linkplain DelayQueueOperations#finish finish}, {@linkplain DelayQueueOperations#fail
- * fail}, {@linkplain DelayQueueOperations#touch touch} or
- * {@linkplain DelayQueueOperations#release release} it before {@link #reservedUntil()};
+ * A job handed to a consumer by {@link DelayQueueConsumer#reserve}. The consumer must
+ * {@linkplain DelayQueueConsumer#finish finish}, {@linkplain DelayQueueConsumer#fail
+ * fail}, {@linkplain DelayQueueConsumer#touch touch} or
+ * {@linkplain DelayQueueConsumer#release release} it before {@link #reservedUntil()};
  * after that the job is delivered again and this reservation's token is refused.
  * Immutable and thread-safe (do not change the array {@link #payload()} returns).
  */

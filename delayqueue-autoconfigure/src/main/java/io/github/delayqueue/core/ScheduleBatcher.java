@@ -20,7 +20,7 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
  * Writes the jobs of {@link DelayedJobTemplate.JobBuilder#scheduleAsync()} in batches: the
  * requests that arrive while a batch is being written form the next one ("group commit"), so
  * a producer that schedules one job per call gets the throughput of
- * {@link DelayQueueOperations#scheduleAll} without waiting for a round trip per job, and a lone
+ * {@link DelayQueueProducer#scheduleAll} without waiting for a round trip per job, and a lone
  * request is written at once.
  *
  * <p>
@@ -41,7 +41,7 @@ final class ScheduleBatcher implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(ScheduleBatcher.class);
 
-	private final DelayQueueOperations operations;
+	private final DelayQueueProducer operations;
 
 	private final Duration closeTimeout;
 
@@ -55,7 +55,7 @@ final class ScheduleBatcher implements AutoCloseable {
 
 	private volatile boolean closed;
 
-	ScheduleBatcher(DelayQueueOperations operations, Duration closeTimeout) {
+	ScheduleBatcher(DelayQueueProducer operations, Duration closeTimeout) {
 		this.operations = operations;
 		this.closeTimeout = closeTimeout;
 		this.writer = new ThreadPoolExecutor(1, 1, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),

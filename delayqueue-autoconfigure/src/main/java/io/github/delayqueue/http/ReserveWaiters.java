@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
-import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.ReservedJob;
 import org.apache.commons.logging.Log;
@@ -34,7 +34,7 @@ import org.springframework.util.Assert;
  * <p>
  * Waiters of a topic queue up in arrival order. While a topic has waiters, one thread of its
  * own serves them: it reserves for the first waiter and, when nothing is READY, sleeps in
- * {@link DelayQueueOperations#awaitWork} until the queue announces jobs of the topic (a
+ * {@link DelayQueueConsumer#awaitWork} until the queue announces jobs of the topic (a
  * promotion, a schedule, a retry, from any instance). A waiter whose wait runs out is
  * answered with no jobs by a timer. Jobs reserved for a waiter that is gone by then (timed
  * out, client disconnected) are released: READY again at once, the attempt not counted.
@@ -71,7 +71,7 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 	/** How long a topic's thread sleeps at most before it looks whether it still has waiters. */
 	private static final Duration IDLE_CHECK = Duration.ofSeconds(1);
 
-	private final DelayQueueOperations operations;
+	private final DelayQueueConsumer operations;
 
 	private final int maxWaiting;
 
@@ -99,7 +99,7 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 	 * @param maxWaiting the most requests that may wait at once
 	 * ({@code delayqueue.http.max-waiting}, at least 1)
 	 */
-	public ReserveWaiters(DelayQueueOperations operations, int maxWaiting) {
+	public ReserveWaiters(DelayQueueConsumer operations, int maxWaiting) {
 		this(operations, maxWaiting, DEFAULT_MAX_TOPICS);
 	}
 
@@ -111,11 +111,11 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 	 * @param maxTopics the most topics that may have waiters at once
 	 * ({@code delayqueue.http.max-topics}, at least 1)
 	 */
-	public ReserveWaiters(DelayQueueOperations operations, int maxWaiting, int maxTopics) {
+	public ReserveWaiters(DelayQueueConsumer operations, int maxWaiting, int maxTopics) {
 		this(operations, maxWaiting, maxTopics, IDLE_TIMEOUT);
 	}
 
-	ReserveWaiters(DelayQueueOperations operations, int maxWaiting, int maxTopics, Duration idleTimeout) {
+	ReserveWaiters(DelayQueueConsumer operations, int maxWaiting, int maxTopics, Duration idleTimeout) {
 		Assert.notNull(operations, "operations must not be null");
 		Assert.isTrue(maxWaiting > 0, () -> "delayqueue.http.max-waiting must be at least 1, was " + maxWaiting);
 		Assert.isTrue(maxTopics > 0, () -> "delayqueue.http.max-topics must be at least 1, was " + maxTopics);
@@ -132,7 +132,7 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 	/**
 	 * Queues a request that waits for jobs of a topic.
 	 * @param topic the topic
-	 * @param max the most jobs to hand over (1 to {@value DelayQueueOperations#MAX_RESERVE})
+	 * @param max the most jobs to hand over (1 to {@value DelayQueueConsumer#MAX_RESERVE})
 	 * @param ttr the time to run, or {@code null} for each job's own
 	 * @param wait the longest wait, not negative
 	 * @param answer takes the jobs (none on timeout) and returns whether the request was still
@@ -147,8 +147,8 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 	public Runnable await(String topic, int max, @Nullable Duration ttr, Duration wait, Answer answer,
 			Consumer<RuntimeException> failure) {
 		JobConstraints.topic(topic);
-		Assert.isTrue(max >= 1 && max <= DelayQueueOperations.MAX_RESERVE,
-				() -> "max must be between 1 and " + DelayQueueOperations.MAX_RESERVE + ", was " + max);
+		Assert.isTrue(max >= 1 && max <= DelayQueueConsumer.MAX_RESERVE,
+				() -> "max must be between 1 and " + DelayQueueConsumer.MAX_RESERVE + ", was " + max);
 		Assert.isTrue(wait != null && !wait.isNegative(), () -> "wait must not be negative, was " + wait);
 		Assert.notNull(answer, "answer must not be null");
 		Assert.notNull(failure, "failure must not be null");

@@ -2,8 +2,6 @@ package io.github.delayqueue.redis;
 
 import java.nio.charset.StandardCharsets;
 
-import io.github.delayqueue.scheduler.BucketTimer;
-import io.github.delayqueue.scheduler.ReadySignals;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -20,9 +18,10 @@ import org.springframework.util.backoff.BackOffExecution;
 import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
- * Listens to the namespace's event channel: ready work for consumers, new bucket heads for
- * the timer, instances leaving. Every (re)subscription triggers a full re-check, because
- * whatever was published while the connection was down is lost.
+ * Listens to the namespace's event channel and passes what it hears to {@link Wakeups}: ready
+ * work for consumers, new bucket heads for the timer, instances joining or leaving. Every
+ * (re)subscription triggers a full re-check, because whatever was published while the
+ * connection was down is lost.
  */
 final class EventSubscriber implements MessageListener, SubscriptionListener {
 
@@ -33,27 +32,21 @@ final class EventSubscriber implements MessageListener, SubscriptionListener {
 
 	private final RedisMessageListenerContainer container;
 
-	private final ReadySignals signals;
-
-	private final BucketTimer timer;
+	private final Wakeups wakeups;
 
 	private final Object monitor = new Object();
 
 	private boolean stopped;
 
-	EventSubscriber(RedisConnectionFactory connectionFactory, String channel, ReadySignals signals,
-			BucketTimer timer) {
-		this.signals = signals;
-		this.timer = timer;
+	EventSubscriber(RedisConnectionFactory connectionFactory, String channel, Wakeups wakeups) {
+		this.wakeups = wakeups;
 		this.container = new RedisMessageListenerContainer();
 		this.container.setConnectionFactory(connectionFactory);
 		this.container.setBeanName("delayqueue-events");
-		ExponentialBackOff backOff = new ExponentialBackOff(100, 2);
-		backOff.setMaxInterval(5_000);
-		this.container.setRecoveryBackoff(backOff);
+		this.container.setRecoveryBackoff(retryBackOff());
 		// Handling an event only flips a flag and signals a waiting thread, so it runs on the
-		// thread that received it. The container's default would start a new thread for every
-		// message: under load that was most of the instance's CPU time.
+		// thread that received it. The container's default starts a new thread for every
+		// message, which under load costs most of an instance's CPU time.
 		this.container.setTaskExecutor(new SyncTaskExecutor());
 		// only a blocking driver (Jedis) holds a thread for the subscription itself
 		this.container.setSubscriptionExecutor(new SimpleAsyncTaskExecutor("delayqueue-events-"));
@@ -148,9 +141,9 @@ final class EventSubscriber implements MessageListener, SubscriptionListener {
 		try {
 			String[] parts = event.split(" ", 3);
 			switch (parts[0]) {
-				case "r" -> this.signals.markReady(parts[2], Integer.parseInt(parts[1]));
-				case "h" -> this.timer.onHead(Integer.parseInt(parts[1]), Long.parseLong(parts[2]));
-				case "l" -> this.timer.coordinateSoon();
+				case "r" -> this.wakeups.ready(parts[2], Integer.parseInt(parts[1]));
+				case "h" -> this.wakeups.head(Integer.parseInt(parts[1]), Long.parseLong(parts[2]));
+				case "l" -> this.wakeups.instancesChanged();
 				default -> logger.debug("Ignoring unknown event '" + event + "'");
 			}
 		}
@@ -162,10 +155,8 @@ final class EventSubscriber implements MessageListener, SubscriptionListener {
 	@Override
 	public void onChannelSubscribed(byte[] channel, long count) {
 		logger.debug("Subscribed to " + new String(channel, StandardCharsets.UTF_8) + ": re-checking every bucket");
-		this.signals.markAll();
-		this.timer.recheckAll();
-		// a join or a departure may have been announced while nobody listened
-		this.timer.coordinateSoon();
+		// a join or a departure may have been announced while nobody listened, too
+		this.wakeups.resubscribed();
 	}
 
 }

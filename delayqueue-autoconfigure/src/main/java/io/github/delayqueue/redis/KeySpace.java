@@ -52,6 +52,17 @@ final class KeySpace {
 		return (int) (crc.getValue() % this.buckets);
 	}
 
+	/**
+	 * The bucket of a job, its topic and id checked first.
+	 * @throws IllegalArgumentException for a topic or id that breaks a rule of
+	 * {@link JobConstraints}
+	 */
+	int checkedBucketOf(String topic, String id) {
+		JobConstraints.topic(topic);
+		JobConstraints.id(id);
+		return bucketOf(topic, id);
+	}
+
 	static String jobKey(String topic, String id) {
 		return topic + ":" + id;
 	}

@@ -22,8 +22,6 @@ final class StartupChecks {
 
 	private static final Log logger = LogFactory.getLog(StartupChecks.class);
 
-	private static final LuaScript NAMESPACE = LuaScript.standalone("namespace", 1);
-
 	private final ScriptRunner runner;
 
 	private final KeySpace keys;
@@ -122,9 +120,7 @@ final class StartupChecks {
 	 */
 	private void checkBucketCount() {
 		String configured = String.valueOf(this.keys.buckets());
-		Object pinned = this.runner.run(NAMESPACE,
-				new byte[][] { this.keys.config(), KeySpace.bytes("buckets"), KeySpace.bytes(configured) });
-		String buckets = Replies.asString(Replies.list(pinned).get(0));
+		String buckets = QueueScripts.pin(this.runner, this.keys, "buckets", configured);
 		if (!configured.equals(buckets)) {
 			throw new BucketCountMismatchException(this.keys.namespace(), this.keys.buckets(),
 					Integer.parseInt(buckets));

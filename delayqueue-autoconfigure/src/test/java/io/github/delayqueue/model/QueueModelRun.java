@@ -43,7 +43,7 @@ import io.github.delayqueue.model.QueueModel.Take;
 import io.github.delayqueue.model.QueueModel.Time;
 import io.github.delayqueue.redis.RedisDelayQueue;
 import io.github.delayqueue.redis.TimerSteps;
-import io.github.delayqueue.scheduler.TimerBackend.Promotion;
+import io.github.delayqueue.redis.TimerSteps.Promotion;
 import io.github.delayqueue.support.TestConnections;
 import io.github.delayqueue.test.QueueInvariant;
 import io.github.delayqueue.test.RedisTestServer;

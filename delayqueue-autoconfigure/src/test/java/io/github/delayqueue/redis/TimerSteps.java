@@ -1,6 +1,6 @@
 package io.github.delayqueue.redis;
 
-import io.github.delayqueue.scheduler.TimerBackend;
+import java.util.List;
 
 /**
  * What tests outside this package may do with a {@link RedisDelayQueue}'s internals: run a
@@ -9,13 +9,13 @@ import io.github.delayqueue.scheduler.TimerBackend;
 public final class TimerSteps {
 
 	/** The most jobs one schedule script call creates. */
-	public static final int SCHEDULE_BATCH = RedisDelayQueue.SCHEDULE_BATCH;
+	public static final int SCHEDULE_BATCH = RedisProducer.SCHEDULE_BATCH;
 
 	/** The most dead jobs one replay script call reads. */
-	public static final int REPLAY_BATCH = RedisDelayQueue.REPLAY_BATCH;
+	public static final int REPLAY_BATCH = RedisAdmin.REPLAY_BATCH;
 
 	/** The most jobs one finish script call finishes. */
-	public static final int FINISH_BATCH = RedisDelayQueue.FINISH_BATCH;
+	public static final int FINISH_BATCH = RedisConsumer.FINISH_BATCH;
 
 	private TimerSteps() {
 	}
@@ -27,8 +27,23 @@ public final class TimerSteps {
 	 * @param guard {@code true} for the guard re-check
 	 * @return what the step did
 	 */
-	public static TimerBackend.Promotion promote(RedisDelayQueue queue, int bucket, boolean guard) {
-		return queue.promoteNow(bucket, guard);
+	public static Promotion promote(RedisDelayQueue queue, int bucket, boolean guard) {
+		TimerBackend.Promotion promotion = queue.promoteNow(bucket, guard);
+		return new Promotion(promotion.moved(), promotion.expired(), promotion.nextDueMillis(),
+				promotion.redisMillis(), promotion.topics());
+	}
+
+	/**
+	 * What a timer step did.
+	 *
+	 * @param moved DELAYED jobs made READY
+	 * @param expired expired reservations handled
+	 * @param nextDueMillis the earliest due time or TTR deadline left, or -1 for none
+	 * @param redisMillis Redis's time
+	 * @param topics the topics that got READY jobs
+	 */
+	public record Promotion(int moved, int expired, long nextDueMillis, long redisMillis, List<String> topics) {
+
 	}
 
 }

@@ -1,4 +1,4 @@
-package io.github.delayqueue.scheduler;
+package io.github.delayqueue.redis;
 
 import java.time.Duration;
 import java.util.List;

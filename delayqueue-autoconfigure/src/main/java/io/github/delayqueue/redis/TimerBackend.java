@@ -1,11 +1,11 @@
-package io.github.delayqueue.scheduler;
+package io.github.delayqueue.redis;
 
 import java.util.List;
 
 /**
  * What a {@link BucketTimer} asks of Redis. Each call is one atomic script.
  */
-public interface TimerBackend {
+interface TimerBackend {
 
 	/**
 	 * Sends this instance's heartbeat and takes its fair share of bucket timers.

@@ -1,4 +1,4 @@
-package io.github.delayqueue.scheduler;
+package io.github.delayqueue.redis;
 
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -12,7 +12,7 @@ import java.util.function.LongSupplier;
  * decides how long the timer sleeps: whether a job is due is always decided by a script, by
  * Redis's own clock. Thread-safe.
  */
-public final class RedisClock {
+final class RedisClock {
 
 	private final LongSupplier nanoTime;
 
@@ -23,7 +23,7 @@ public final class RedisClock {
 	/**
 	 * Creates an estimate that measures elapsed time with {@link System#nanoTime()}.
 	 */
-	public RedisClock() {
+	RedisClock() {
 		this(System::nanoTime);
 	}
 
@@ -32,7 +32,7 @@ public final class RedisClock {
 	 * @param nanoTime a monotonic clock in nanoseconds with an arbitrary origin, like
 	 * {@link System#nanoTime()}; only differences of its readings are used
 	 */
-	public RedisClock(LongSupplier nanoTime) {
+	RedisClock(LongSupplier nanoTime) {
 		this.nanoTime = nanoTime;
 		// until Redis answers, the estimate starts from the local time
 		this.reading = new Reading(System.currentTimeMillis(), nanoTime.getAsLong());
@@ -42,7 +42,7 @@ public final class RedisClock {
 	 * Records Redis's time as just read from a reply.
 	 * @param redisMillis Redis's time in epoch milliseconds
 	 */
-	public void update(long redisMillis) {
+	void update(long redisMillis) {
 		this.reading = new Reading(redisMillis, this.nanoTime.getAsLong());
 		this.synced = true;
 	}
@@ -52,7 +52,7 @@ public final class RedisClock {
 	 * since on the monotonic clock.
 	 * @return epoch milliseconds by Redis's clock
 	 */
-	public long millis() {
+	long millis() {
 		Reading last = this.reading;
 		// a difference of nano times is right even when the clock wraps around
 		return last.redisMillis() + TimeUnit.NANOSECONDS.toMillis(this.nanoTime.getAsLong() - last.nanoTime());
@@ -62,7 +62,7 @@ public final class RedisClock {
 	 * Whether Redis's time has been read at least once.
 	 * @return {@code true} after the first {@link #update}
 	 */
-	public boolean isSynced() {
+	boolean isSynced() {
 		return this.synced;
 	}
 

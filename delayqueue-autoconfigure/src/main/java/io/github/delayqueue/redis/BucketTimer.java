@@ -1,4 +1,4 @@
-package io.github.delayqueue.scheduler;
+package io.github.delayqueue.redis;
 
 import java.time.Duration;
 import java.util.Arrays;
@@ -9,6 +9,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.ObjIntConsumer;
+import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -36,14 +37,22 @@ import org.springframework.util.backoff.ExponentialBackOff;
  * promotion is atomic and moves a job once.
  *
  * <p>
- * The loop never dies silently: a Redis failure is logged, backed off (from 100 ms,
- * doubling, up to 5 s; from 100 ms again after a step that succeeds) and retried; {@link #lastProgressNanos()} tells health checks when it last completed a step.
+ * The loop never dies silently: a failure is logged, backed off (from
+ * {@value #MIN_BACKOFF_MILLIS} ms, doubling, up to {@value #MAX_BACKOFF_MILLIS} ms; from the
+ * start again after a step that succeeds) and retried; its {@link TimerStatus} view tells
+ * health checks when it last completed a step.
+ *
+ * <p>
+ * Longer than most classes here: the owned buckets, their due times and the wake-up flags are
+ * guarded by one lock and changed by one thread, and that is easiest to check in one place.
  */
-public final class BucketTimer {
+final class BucketTimer implements TimerStatus {
 
 	private static final Log logger = LogFactory.getLog(BucketTimer.class);
 
 	private static final long NONE = Long.MAX_VALUE;
+
+	private static final long MIN_BACKOFF_MILLIS = 100;
 
 	private static final long MAX_BACKOFF_MILLIS = 5_000;
 
@@ -111,7 +120,7 @@ public final class BucketTimer {
 	 * @param clock the estimate of Redis's clock
 	 * @param readyListener told of each topic and bucket that got READY jobs
 	 */
-	public BucketTimer(TimerBackend backend, int buckets, int batchSize, Duration coordinationInterval,
+	BucketTimer(TimerBackend backend, int buckets, int batchSize, Duration coordinationInterval,
 			Duration guardInterval, RedisClock clock, ObjIntConsumer<String> readyListener) {
 		this.backend = backend;
 		this.batchSize = batchSize;
@@ -129,11 +138,13 @@ public final class BucketTimer {
 	 * Starts the timer thread, which joins the coordination and takes its share of the
 	 * buckets; does nothing when it runs already.
 	 */
-	public synchronized void start() {
+	synchronized void start() {
 		if (this.running) {
 			return;
 		}
 		this.running = true;
+		// progress is counted from the start, not from the construction of the timer
+		this.lastProgressNanos = System.nanoTime();
 		Thread timer = new Thread(this::loop, "delayqueue-timer");
 		timer.setDaemon(true);
 		this.thread = timer;
@@ -144,7 +155,7 @@ public final class BucketTimer {
 	 * Stops the thread and gives this instance's buckets up at once, so that other
 	 * instances take them over without waiting for the heartbeat to expire.
 	 */
-	public void stop() {
+	void stop() {
 		halt();
 		// bounded: when Redis is gone at shutdown, do not wait for the command timeout
 		CompletableFuture<Void> leave = new CompletableFuture<>();
@@ -173,20 +184,16 @@ public final class BucketTimer {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-		this.lock.lock();
-		try {
+		locked(() -> {
 			Arrays.fill(this.owned, false);
 			this.ownedCount = 0;
-		}
-		finally {
-			this.lock.unlock();
-		}
+		});
 	}
 
 	/**
 	 * Stops the thread without giving up the buckets, as a crash would.
 	 */
-	public synchronized void halt() {
+	synchronized void halt() {
 		this.running = false;
 		Thread timer = this.thread;
 		if (timer == null) {
@@ -206,6 +213,7 @@ public final class BucketTimer {
 	 * Whether the timer thread runs.
 	 * @return {@code true} between {@link #start()} and {@link #stop()} or {@link #halt()}
 	 */
+	@Override
 	public boolean isRunning() {
 		return this.running;
 	}
@@ -215,75 +223,79 @@ public final class BucketTimer {
 	 * @param bucket the bucket
 	 * @param dueMillis its due time by Redis's clock
 	 */
-	public void onHead(int bucket, long dueMillis) {
-		this.lock.lock();
-		try {
+	void onHead(int bucket, long dueMillis) {
+		locked(() -> {
 			if (bucket >= 0 && bucket < this.owned.length && this.owned[bucket] && dueMillis < this.nextDue[bucket]) {
 				this.nextDue[bucket] = dueMillis;
 				signal();
 			}
-		}
-		finally {
-			this.lock.unlock();
-		}
+		});
 	}
 
 	/**
 	 * Re-checks every owned bucket at once (after a reconnect).
 	 */
-	public void recheckAll() {
-		this.lock.lock();
-		try {
+	void recheckAll() {
+		locked(() -> {
 			this.recheck = true;
 			signal();
-		}
-		finally {
-			this.lock.unlock();
-		}
+		});
 	}
 
 	/**
 	 * Renews the heartbeat and the bucket shares at once (another instance left).
 	 */
-	public void coordinateSoon() {
-		this.lock.lock();
-		try {
+	void coordinateSoon() {
+		locked(() -> {
 			this.coordinateNow = true;
 			signal();
+		});
+	}
+
+	/**
+	 * Runs an action under the lock that guards the buckets' state and the wake-up flags.
+	 */
+	private void locked(Runnable action) {
+		locked(() -> {
+			action.run();
+			return null;
+		});
+	}
+
+	/**
+	 * Reads under the lock that guards the buckets' state and the wake-up flags.
+	 */
+	private <T> T locked(Supplier<T> action) {
+		this.lock.lock();
+		try {
+			return action.get();
 		}
 		finally {
 			this.lock.unlock();
 		}
 	}
 
+	/**
+	 * Wakes the loop; called under the lock.
+	 */
 	private void signal() {
 		this.woken = true;
 		this.wakeUp.signal();
 	}
 
-	/**
-	 * When the loop last completed a step, by {@link System#nanoTime()}.
-	 * @return the nano time of the last progress
-	 */
+	@Override
 	public long lastProgressNanos() {
 		return this.lastProgressNanos;
 	}
 
-	/**
-	 * How many buckets this instance runs the timer of.
-	 * @return the count
-	 */
+	@Override
 	public int ownedBuckets() {
 		return this.ownedCount;
 	}
 
-	/**
-	 * The buckets this instance runs the timer of.
-	 * @return the bucket numbers
-	 */
+	@Override
 	public int[] ownedBucketNumbers() {
-		this.lock.lock();
-		try {
+		return locked(() -> {
 			int[] result = new int[this.ownedCount];
 			int i = 0;
 			for (int b = 0; b < this.owned.length && i < result.length; b++) {
@@ -292,16 +304,10 @@ public final class BucketTimer {
 				}
 			}
 			return result;
-		}
-		finally {
-			this.lock.unlock();
-		}
+		});
 	}
 
-	/**
-	 * The failure of the last step, when it failed.
-	 * @return the error, or {@code null} when the last step succeeded
-	 */
+	@Override
 	public Throwable lastError() {
 		return this.lastError;
 	}
@@ -351,23 +357,20 @@ public final class BucketTimer {
 	}
 
 	/**
-	 * The back-off of the loop after a failed step: 100 ms, doubling, at most 5 s.
+	 * The back-off of the loop after a failed step: {@value #MIN_BACKOFF_MILLIS} ms, doubling,
+	 * at most {@value #MAX_BACKOFF_MILLIS} ms.
 	 */
 	private static BackOff errorBackOff() {
-		ExponentialBackOff backOff = new ExponentialBackOff(100, 2);
+		ExponentialBackOff backOff = new ExponentialBackOff(MIN_BACKOFF_MILLIS, 2);
 		backOff.setMaxInterval(MAX_BACKOFF_MILLIS);
 		return backOff;
 	}
 
 	private void step() throws InterruptedException {
 		long monotonic = System.nanoTime();
-		boolean coordinate;
-		boolean guardAll;
-		int guardBucket = -1;
-		this.lock.lock();
-		try {
-			coordinate = this.coordinateNow || monotonic - this.nextCoordination >= 0;
-			guardAll = this.recheck;
+		Plan plan = locked(() -> {
+			boolean guardAll = this.recheck;
+			int guardBucket = -1;
 			if (guardAll || monotonic - this.nextGuard >= 0) {
 				// the guard re-checks one bucket per tick, in turn: each bucket once per guard
 				// interval, spread evenly over it
@@ -375,14 +378,13 @@ public final class BucketTimer {
 				this.guardCursor = (this.guardCursor + 1) % this.owned.length;
 				this.nextGuard = monotonic + this.guardTickNanos;
 			}
+			Plan next = new Plan(this.coordinateNow || monotonic - this.nextCoordination >= 0, guardAll, guardBucket);
 			this.forceFull |= this.coordinateNow;
 			this.coordinateNow = false;
 			this.recheck = false;
-		}
-		finally {
-			this.lock.unlock();
-		}
-		if (coordinate) {
+			return next;
+		});
+		if (plan.coordinate()) {
 			// a full coordination when asked for, and each guard interval; a renewal otherwise
 			boolean full = this.forceFull || monotonic - this.nextFullCoordination >= 0;
 			this.forceFull = false;
@@ -396,13 +398,24 @@ public final class BucketTimer {
 			if (!this.running) {
 				return;
 			}
-			boolean guard = guardAll || bucket == guardBucket;
+			boolean guard = plan.guardAll() || bucket == plan.guardBucket();
 			if (isOwned(bucket) && (guard || dueOf(bucket) <= this.clock.millis())) {
 				promote(bucket, guard);
 			}
 		}
 		this.lastProgressNanos = System.nanoTime();
 		sleepUntilDue();
+	}
+
+	/**
+	 * What one step does, decided under the lock.
+	 *
+	 * @param coordinate whether to send the heartbeat (or coordinate fully)
+	 * @param guardAll whether to re-check every owned bucket (after a reconnect or a failure)
+	 * @param guardBucket the bucket the guard re-checks at this tick, or -1
+	 */
+	private record Plan(boolean coordinate, boolean guardAll, int guardBucket) {
+
 	}
 
 	private void coordinate(boolean renewOnly) {
@@ -415,8 +428,7 @@ public final class BucketTimer {
 		for (int bucket : coordination.buckets()) {
 			now[bucket] = true;
 		}
-		this.lock.lock();
-		try {
+		locked(() -> {
 			int count = 0;
 			for (int b = 0; b < this.owned.length; b++) {
 				if (now[b] && !this.owned[b]) {
@@ -436,33 +448,22 @@ public final class BucketTimer {
 						+ coordination.liveInstances() + " instance(s) share them)");
 			}
 			this.ownedCount = count;
-		}
-		finally {
-			this.lock.unlock();
-		}
+		});
 	}
 
 	private void promote(int bucket, boolean guard) {
-		this.lock.lock();
-		try {
-			// heads announced while the script runs lower this again
+		// heads announced while the script runs lower this again
+		locked(() -> {
 			this.nextDue[bucket] = NONE;
-		}
-		finally {
-			this.lock.unlock();
-		}
+		});
 		TimerBackend.Promotion promotion;
 		try {
 			promotion = this.backend.promote(bucket, guard);
 		}
 		catch (RuntimeException ex) {
-			this.lock.lock();
-			try {
+			locked(() -> {
 				this.nextDue[bucket] = 0;
-			}
-			finally {
-				this.lock.unlock();
-			}
+			});
 			throw ex;
 		}
 		this.clock.update(promotion.redisMillis());
@@ -471,35 +472,32 @@ public final class BucketTimer {
 		}
 		boolean more = promotion.moved() + promotion.expired() >= this.batchSize;
 		long next = more ? 0 : ((promotion.nextDueMillis() < 0) ? NONE : promotion.nextDueMillis());
-		this.lock.lock();
-		try {
+		locked(() -> {
 			if (this.owned[bucket]) {
 				this.nextDue[bucket] = Math.min(this.nextDue[bucket], next);
 			}
-		}
-		finally {
-			this.lock.unlock();
-		}
+		});
+	}
+
+	/**
+	 * Runs the promotion of one bucket on the caller's thread, as the loop does, without the
+	 * loop's bookkeeping: for tests that drive the timer themselves.
+	 * @param bucket the bucket
+	 * @param guard {@code true} for the guard re-check
+	 * @return what the promotion did
+	 */
+	TimerBackend.Promotion promoteNow(int bucket, boolean guard) {
+		TimerBackend.Promotion promotion = this.backend.promote(bucket, guard);
+		promotion.topics().forEach((topic) -> this.readyListener.accept(topic, bucket));
+		return promotion;
 	}
 
 	private boolean isOwned(int bucket) {
-		this.lock.lock();
-		try {
-			return this.owned[bucket];
-		}
-		finally {
-			this.lock.unlock();
-		}
+		return locked(() -> this.owned[bucket]);
 	}
 
 	private long dueOf(int bucket) {
-		this.lock.lock();
-		try {
-			return this.nextDue[bucket];
-		}
-		finally {
-			this.lock.unlock();
-		}
+		return locked(() -> this.nextDue[bucket]);
 	}
 
 	private void sleepUntilDue() throws InterruptedException {

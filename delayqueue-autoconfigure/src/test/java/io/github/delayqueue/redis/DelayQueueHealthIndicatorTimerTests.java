@@ -1,4 +1,4 @@
-package io.github.delayqueue.actuate;
+package io.github.delayqueue.redis;
 
 import java.time.Duration;
 import java.util.List;
@@ -7,9 +7,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import io.github.delayqueue.scheduler.BucketTimer;
-import io.github.delayqueue.scheduler.RedisClock;
-import io.github.delayqueue.scheduler.TimerBackend;
+import io.github.delayqueue.actuate.DelayQueueHealthIndicator;
 import io.github.delayqueue.support.TestConnections;
 import io.github.delayqueue.test.RedisTestServer;
 import io.github.delayqueue.test.RedisTestServers;

@@ -1,4 +1,4 @@
-package io.github.delayqueue.scheduler;
+package io.github.delayqueue.redis;
 
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
@@ -19,10 +19,10 @@ import java.util.function.Function;
  * (one cheap read per bucket instead of a reserve per bucket); every topic is marked whole
  * after a reconnect, so that nothing announced while nobody listened is missed. Topics are
  * chosen by callers (HTTP clients among them), so the state stays bounded: once more than
- * {@link #MAX_IDLE_TOPICS} topics are known, those that nobody waited on or reserved from for
+ * {@value #MAX_IDLE_TOPICS} topics are known, those that nobody waited on or reserved from for
  * {@link #IDLE} are forgotten (a later use starts them again with a probe).
  */
-public final class ReadySignals {
+final class ReadySignals {
 
 	/** How many topics may be known before idle ones are forgotten. */
 	static final int MAX_IDLE_TOPICS = 256;
@@ -44,7 +44,7 @@ public final class ReadySignals {
 	 * Signals without a probe: a new topic starts with every bucket marked.
 	 * @param buckets the number of buckets
 	 */
-	public ReadySignals(int buckets) {
+	ReadySignals(int buckets) {
 		this(buckets, null);
 	}
 
@@ -54,7 +54,7 @@ public final class ReadySignals {
 	 * @param probe the buckets whose ready list of a topic is not empty, or {@code null}
 	 * to start every new topic with every bucket marked
 	 */
-	public ReadySignals(int buckets, Function<String, boolean[]> probe) {
+	ReadySignals(int buckets, Function<String, boolean[]> probe) {
 		this(buckets, probe, MAX_IDLE_TOPICS, IDLE);
 	}
 
@@ -72,7 +72,7 @@ public final class ReadySignals {
 	 * @param topic the topic
 	 * @return the signal
 	 */
-	public TopicSignal topic(String topic) {
+	TopicSignal topic(String topic) {
 		TopicSignal signal = this.topics.get(topic);
 		if (signal != null) {
 			signal.used();
@@ -111,7 +111,7 @@ public final class ReadySignals {
 	 * How many topics are known.
 	 * @return the count
 	 */
-	public int size() {
+	int size() {
 		return this.topics.size();
 	}
 
@@ -128,7 +128,7 @@ public final class ReadySignals {
 	 * @param topic the topic
 	 * @param bucket the bucket whose ready list got jobs
 	 */
-	public void markReady(String topic, int bucket) {
+	void markReady(String topic, int bucket) {
 		TopicSignal signal = this.topics.get(topic);
 		if (signal != null && bucket >= 0 && bucket < this.buckets) {
 			signal.mark(bucket);
@@ -139,7 +139,7 @@ public final class ReadySignals {
 	 * Marks one bucket of every topic (jobs of unknown topics became READY there).
 	 * @param bucket the bucket
 	 */
-	public void markBucket(int bucket) {
+	void markBucket(int bucket) {
 		if (bucket >= 0 && bucket < this.buckets) {
 			this.topics.values().forEach((signal) -> signal.mark(bucket));
 		}
@@ -148,21 +148,21 @@ public final class ReadySignals {
 	/**
 	 * Marks every bucket of every topic: after a reconnect, notifications may have been lost.
 	 */
-	public void markAll() {
+	void markAll() {
 		this.topics.values().forEach(TopicSignal::markAll);
 	}
 
 	/**
 	 * Wakes every waiting consumer without marking anything (shutdown).
 	 */
-	public void wakeAll() {
+	void wakeAll() {
 		this.topics.values().forEach(TopicSignal::wake);
 	}
 
 	/**
 	 * The buckets of one topic that may hold READY jobs.
 	 */
-	public static final class TopicSignal {
+	static final class TopicSignal {
 
 		private final ReentrantLock lock = new ReentrantLock();
 
@@ -246,7 +246,7 @@ public final class ReadySignals {
 		 * from call to call so that consumers share the buckets fairly.
 		 * @return pairs of bucket and generation
 		 */
-		public long[][] candidates() {
+		long[][] candidates() {
 			this.lock.lock();
 			try {
 				long[][] result = new long[this.pendingCount][];
@@ -272,7 +272,7 @@ public final class ReadySignals {
 		 * @param bucket the bucket
 		 * @param generation the generation read before the bucket was found empty
 		 */
-		public void clear(int bucket, long generation) {
+		void clear(int bucket, long generation) {
 			this.lock.lock();
 			try {
 				if (this.pending[bucket] && this.generations[bucket] == generation) {
@@ -291,7 +291,7 @@ public final class ReadySignals {
 		 * @return whether a bucket is marked
 		 * @throws InterruptedException when interrupted
 		 */
-		public boolean await(Duration timeout) throws InterruptedException {
+		boolean await(Duration timeout) throws InterruptedException {
 			long nanos = timeout.toNanos();
 			this.lock.lockInterruptibly();
 			try {

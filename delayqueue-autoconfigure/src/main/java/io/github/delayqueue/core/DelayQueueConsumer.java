@@ -1,0 +1,162 @@
+package io.github.delayqueue.core;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The consumer side of the delay queue, on serialized payloads: the programmatic consumer API
+ * that listener containers and the HTTP API's reserve use (and that an application may use
+ * directly).
+ *
+ * <p>
+ * Consumers follow the at-least-once contract: {@link #reserve} hands out jobs with a fencing
+ * token; each must be {@link #finish finished}, {@link #fail failed} or
+ * {@link #release released} before its TTR runs out, else it is delivered again (with the
+ * attempt counted) and the old token is refused. {@link #awaitWork} waits, in this JVM and
+ * without commands to Redis, until jobs of a topic may be READY.
+ *
+ * <p>
+ * Every other operation is one atomic step in Redis, timed by Redis's clock. Arguments are
+ * checked first ({@link JobConstraints}): a broken rule throws
+ * {@link IllegalArgumentException} and changes nothing. When Redis cannot be reached a
+ * {@link DelayQueueConnectionException} is thrown. Implementations are thread-safe.
+ *
+ * @see DelayQueueOperations
+ */
+public interface DelayQueueConsumer {
+
+	/**
+	 * The most jobs one {@link #reserve} call takes.
+	 */
+	int MAX_RESERVE = 10_000;
+
+	/**
+	 * The most jobs one {@link #finishAndReserve} call reserves next.
+	 */
+	int MAX_NEXT = 1_000;
+
+	/**
+	 * Takes up to {@code max} READY jobs of a topic without waiting, each with its own
+	 * attempts limit.
+	 * @param topic the topic
+	 * @param max the most jobs to take (1 to {@value #MAX_RESERVE})
+	 * @param ttr how long the consumer may hold them, or {@code null} for each job's own TTR
+	 * @return the jobs taken, possibly none
+	 */
+	default List<ReservedJob> reserve(String topic, int max, Duration ttr) {
+		return reserve(topic, max, ttr, null);
+	}
+
+	/**
+	 * Takes up to {@code max} READY jobs of a topic without waiting. When jobs come from
+	 * several buckets and a later bucket fails (Redis unreachable part-way), the jobs already
+	 * taken are returned; the call throws only when it took none.
+	 * @param topic the topic
+	 * @param max the most jobs to take (1 to {@value #MAX_RESERVE})
+	 * @param ttr how long the consumer may hold them, or {@code null} for each job's own TTR
+	 * @param maxAttempts the attempts limit of the jobs taken, from this delivery on, or
+	 * {@code null} to keep each job's own. It is stored with the job, so the one limit decides
+	 * everywhere: a {@link #fail} on the last attempt and a TTR that runs out on it make the job
+	 * DEAD, and {@link ReservedJob#maxAttempts()} says which attempt is the last.
+	 * @return the jobs taken, possibly none
+	 */
+	List<ReservedJob> reserve(String topic, int max, Duration ttr, Integer maxAttempts);
+
+	/**
+	 * Waits until jobs of a topic may be READY: returns at once when the queue knows of some,
+	 * else blocks until a promotion announces some or the timeout passes. Without busy
+	 * polling: a waiting consumer sends no commands.
+	 * @param topic the topic
+	 * @param timeout the longest wait
+	 * @return {@code true} when work may be there (a following {@link #reserve} may still
+	 * find none, when another consumer was faster), {@code false} on timeout
+	 * @throws InterruptedException when the waiting thread is interrupted
+	 */
+	boolean awaitWork(String topic, Duration timeout) throws InterruptedException;
+
+	/**
+	 * Finishes a reserved job: it is removed.
+	 * @param job the reservation
+	 * @return {@code true} when finished, {@code false} when the reservation is stale (the job
+	 * was redelivered, cancelled, replaced or is gone) and nothing was changed
+	 */
+	boolean finish(ReservedJob job);
+
+	/**
+	 * Finishes reserved jobs of one topic and reserves up to {@code max} READY jobs of that
+	 * topic in the same step: what a consumer that wants more work does, in one round trip
+	 * per bucket where {@link #finish} and {@link #reserve} take one per job and call. The
+	 * next jobs come from the first job's bucket only, so fewer (or none) may come back while
+	 * other buckets still hold READY jobs; a {@link #reserve} then finds those. The default
+	 * implementation makes the separate calls.
+	 * @param jobs the reservations to finish, all of one topic
+	 * @param max the most jobs to reserve next (0 to {@value #MAX_NEXT})
+	 * @param ttr the time to run of the next jobs, or {@code null} for each job's own
+	 * @return the jobs not finished because their reservation was stale, and the jobs
+	 * reserved next
+	 */
+	default FinishResult finishAndReserve(List<ReservedJob> jobs, int max, Duration ttr) {
+		return finishAndReserve(jobs, max, ttr, null);
+	}
+
+	/**
+	 * {@link #finishAndReserve(List, int, Duration)} with the attempts limit of the jobs
+	 * reserved next, as {@link #reserve(String, int, Duration, Integer)} takes it.
+	 * @param jobs the reservations to finish, all of one topic
+	 * @param max the most jobs to reserve next (0 to {@value #MAX_NEXT})
+	 * @param ttr the time to run of the next jobs, or {@code null} for each job's own
+	 * @param maxAttempts the attempts limit of the next jobs, or {@code null} for each job's own
+	 * @return the jobs not finished because their reservation was stale, and the jobs
+	 * reserved next
+	 */
+	default FinishResult finishAndReserve(List<ReservedJob> jobs, int max, Duration ttr, Integer maxAttempts) {
+		String topic = JobConstraints.topicOf(jobs);
+		JobConstraints.count("max", max, MAX_NEXT);
+		List<ReservedJob> stale = new ArrayList<>();
+		for (ReservedJob job : jobs) {
+			if (!finish(job)) {
+				stale.add(job);
+			}
+		}
+		return new FinishResult(stale, (max > 0) ? reserve(topic, max, ttr, maxAttempts) : List.of());
+	}
+
+	/**
+	 * Fails a reserved job: it is delivered again after {@code backOff}, unless its attempts
+	 * are used up, in which case it is DEAD. The error text is recorded either way.
+	 * @param job the reservation
+	 * @param backOff the wait before the next delivery (zero: at once)
+	 * @param error the error text (cut to {@value JobConstraints#MAX_ERROR_LENGTH} characters)
+	 * @return what happened
+	 */
+	FailResult fail(ReservedJob job, Duration backOff, String error);
+
+	/**
+	 * Fails a reserved job for good: it is DEAD with the error recorded, whatever its
+	 * attempts.
+	 * @param job the reservation
+	 * @param error the error text
+	 * @return {@link FailResult#DEAD}, or {@link FailResult#STALE} when nothing was changed
+	 */
+	FailResult kill(ReservedJob job, String error);
+
+	/**
+	 * Extends a reservation: its deadline becomes Redis's now plus {@code ttr}.
+	 * @param job the reservation
+	 * @param ttr the new time-to-run, or {@code null} for the reservation's own
+	 * @return the new deadline, or empty when the reservation is stale
+	 */
+	Optional<Instant> touch(ReservedJob job, Duration ttr);
+
+	/**
+	 * Gives back a reservation that was never started: the job is READY again at once, at the
+	 * front of its topic, and the attempt is not counted.
+	 * @param job the reservation
+	 * @return {@code true} when released, {@code false} when stale
+	 */
+	boolean release(ReservedJob job);
+
+}

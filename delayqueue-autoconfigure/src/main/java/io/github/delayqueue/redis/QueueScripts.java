@@ -1,0 +1,339 @@
+package io.github.delayqueue.redis;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+
+import io.github.delayqueue.core.JobConstraints;
+import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.OnDuplicate;
+import io.github.delayqueue.core.RepairResult;
+import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.core.ScheduleRequest;
+
+/**
+ * The queue's Lua scripts, called with typed arguments and answering typed replies: the one
+ * place that knows where each argument of a script stands (as the script's header comment
+ * lists them), one method per script. Each reply is decoded by the method or record of
+ * {@link ScriptReplies} named after the script, the one place that reads it by position.
+ *
+ * <p>
+ * A job script's keys are the bucket's jobs hash and guard; its first two arguments are the
+ * channel it announces events on and the bucket number ({@link #call}). Thread-safe.
+ */
+final class QueueScripts {
+
+	private static final LuaScript SCHEDULE = LuaScript.job("schedule");
+
+	private static final LuaScript CANCEL = LuaScript.job("cancel");
+
+	private static final LuaScript RESCHEDULE = LuaScript.job("reschedule");
+
+	private static final LuaScript FIND = LuaScript.job("find");
+
+	private static final LuaScript RESERVE = LuaScript.job("reserve");
+
+	private static final LuaScript FINISH = LuaScript.job("finish");
+
+	private static final LuaScript FAIL = LuaScript.job("fail");
+
+	private static final LuaScript TOUCH = LuaScript.job("touch");
+
+	private static final LuaScript RELEASE = LuaScript.job("release");
+
+	private static final LuaScript REPLAY = LuaScript.job("replay");
+
+	private static final LuaScript STATS = LuaScript.job("stats");
+
+	private static final LuaScript DEAD = LuaScript.job("dead");
+
+	private static final LuaScript REPAIR = LuaScript.job("repair");
+
+	private static final LuaScript PROMOTE = LuaScript.job("promote");
+
+	private static final LuaScript COORDINATE = LuaScript.standalone("coordinate", 2);
+
+	private static final LuaScript NAMESPACE = LuaScript.standalone("namespace", 1);
+
+	private final ScriptRunner runner;
+
+	private final KeySpace keys;
+
+	private final byte[] channel;
+
+	QueueScripts(ScriptRunner runner, KeySpace keys) {
+		this.runner = runner;
+		this.keys = keys;
+		this.channel = KeySpace.bytes(keys.channel());
+	}
+
+	/**
+	 * The jobs of one schedule script call: all of one bucket.
+	 * @param bucket the bucket
+	 * @param requests the jobs
+	 */
+	record ScheduleCall(int bucket, List<ScheduleRequest> requests) {
+
+	}
+
+	/**
+	 * Schedules jobs of one bucket; waits for the replicas asked for.
+	 * @param call the jobs
+	 * @param defaultTtr the TTR of a request without one
+	 * @param defaultMaxAttempts the attempts of a request without a number
+	 * @return the reply
+	 */
+	ScriptReplies.Scheduled schedule(ScheduleCall call, Duration defaultTtr, int defaultMaxAttempts) {
+		return ScriptReplies.Scheduled
+			.decode(this.runner.runReplicated(SCHEDULE, scheduleArguments(call, defaultTtr, defaultMaxAttempts)));
+	}
+
+	/**
+	 * {@link #schedule} for many calls, in one pipeline where the connection allows it.
+	 * @param calls the calls
+	 * @param defaultTtr the TTR of a request without one
+	 * @param defaultMaxAttempts the attempts of a request without a number
+	 * @return one reply per call, in order
+	 */
+	List<ScriptReplies.Scheduled> scheduleAll(List<ScheduleCall> calls, Duration defaultTtr, int defaultMaxAttempts) {
+		List<byte[][]> arguments = new ArrayList<>(calls.size());
+		calls.forEach((call) -> arguments.add(scheduleArguments(call, defaultTtr, defaultMaxAttempts)));
+		return this.runner.runAllReplicated(SCHEDULE, arguments)
+			.stream()
+			.map(ScriptReplies.Scheduled::decode)
+			.toList();
+	}
+
+	/**
+	 * The eight script arguments of each job, in order.
+	 */
+	private byte[][] scheduleArguments(ScheduleCall call, Duration defaultTtr, int defaultMaxAttempts) {
+		List<ScheduleRequest> requests = call.requests();
+		Object[] values = new Object[8 * requests.size()];
+		for (int i = 0; i < requests.size(); i++) {
+			ScheduleRequest request = requests.get(i);
+			Duration ttr = (request.ttr() != null) ? request.ttr() : defaultTtr;
+			int maxAttempts = (request.maxAttempts() != null) ? request.maxAttempts() : defaultMaxAttempts;
+			boolean relative = request.delay() != null;
+			long time = relative ? request.delay().toMillis() : request.dueAt().toEpochMilli();
+			int at = 8 * i;
+			values[at] = KeySpace.jobKey(request.topic(), request.id());
+			values[at + 1] = request.topic();
+			values[at + 2] = request.payload();
+			values[at + 3] = relative ? "d" : "a";
+			values[at + 4] = time;
+			values[at + 5] = ttr.toMillis();
+			values[at + 6] = maxAttempts;
+			values[at + 7] = (request.onDuplicate() == OnDuplicate.REPLACE) ? "1" : "0";
+		}
+		return call(call.bucket(), values);
+	}
+
+	/**
+	 * Removes a job in any state.
+	 * @return whether there was such a job
+	 */
+	boolean cancel(int bucket, String topic, String id) {
+		return ScriptReplies.cancelled(this.runner.run(CANCEL, call(bucket, KeySpace.jobKey(topic, id))));
+	}
+
+	/**
+	 * Moves a waiting job to a new due time.
+	 * @param relative {@code true} when {@code time} is a delay from Redis's now, {@code false}
+	 * when it is an absolute time
+	 * @param time the delay or due time, ms
+	 * @return the reply
+	 */
+	ScriptReplies.Rescheduled reschedule(int bucket, String topic, String id, boolean relative, long time) {
+		return ScriptReplies.Rescheduled.decode(
+				this.runner.run(RESCHEDULE, call(bucket, KeySpace.jobKey(topic, id), relative ? "d" : "a", time)));
+	}
+
+	/**
+	 * Reads one job.
+	 * @return the job, or empty for none
+	 */
+	Optional<JobInfo> find(int bucket, String topic, String id) {
+		return ScriptReplies.found(topic, id, this.runner.run(FIND, call(bucket, KeySpace.jobKey(topic, id))));
+	}
+
+	/**
+	 * Takes READY jobs of a topic from one bucket.
+	 * @param ttrMillis the TTR of the reservations, 0 for each job's own
+	 * @param attemptsLimit the attempts limit stored with the jobs, 0 for each job's own
+	 * @return the reply
+	 */
+	ScriptReplies.Taken reserve(int bucket, String topic, int max, long ttrMillis, int attemptsLimit) {
+		return ScriptReplies.Taken.decode(topic,
+				this.runner.run(RESERVE, call(bucket, topic, max, ttrMillis, attemptsLimit)));
+	}
+
+	/**
+	 * Finishes jobs of one bucket and topic, and takes up to {@code wanted} READY jobs of the
+	 * topic from that bucket; waits for the replicas asked for.
+	 * @param jobs the reservations to finish
+	 * @param wanted the most jobs to take next, 0 for none
+	 * @param ttrMillis the TTR of the next reservations, 0 for each job's own
+	 * @param attemptsLimit the attempts limit stored with the next jobs, 0 for each job's own
+	 * @return the reply
+	 */
+	ScriptReplies.Finished finish(int bucket, String topic, List<ReservedJob> jobs, int wanted, long ttrMillis,
+			int attemptsLimit) {
+		Object[] values = new Object[4 + 2 * jobs.size()];
+		values[0] = wanted;
+		values[1] = ttrMillis;
+		values[2] = topic;
+		values[3] = attemptsLimit;
+		for (int i = 0; i < jobs.size(); i++) {
+			values[4 + 2 * i] = KeySpace.jobKey(jobs.get(i).topic(), jobs.get(i).id());
+			values[5 + 2 * i] = jobs.get(i).token();
+		}
+		return ScriptReplies.Finished.decode(topic, jobs, wanted > 0,
+				this.runner.runReplicated(FINISH, call(bucket, values)));
+	}
+
+	/**
+	 * Fails a reservation.
+	 * @param backOffMillis the wait before the next delivery, or -1 to make the job DEAD now
+	 * @return the reply
+	 */
+	ScriptReplies.Failed fail(int bucket, ReservedJob job, long backOffMillis, String error) {
+		return ScriptReplies.Failed.decode(this.runner.run(FAIL, call(bucket, KeySpace.jobKey(job.topic(), job.id()),
+				job.token(), backOffMillis, JobConstraints.errorText(error))));
+	}
+
+	/**
+	 * Extends a reservation.
+	 * @return the new deadline, or empty when the reservation is stale
+	 */
+	Optional<Instant> touch(int bucket, ReservedJob job, long ttrMillis) {
+		return ScriptReplies.touched(this.runner.run(TOUCH,
+				call(bucket, KeySpace.jobKey(job.topic(), job.id()), job.token(), ttrMillis)));
+	}
+
+	/**
+	 * Gives a reservation back.
+	 * @return whether it was released ({@code false}: stale)
+	 */
+	boolean release(int bucket, ReservedJob job) {
+		return ScriptReplies.released(
+				this.runner.run(RELEASE, call(bucket, KeySpace.jobKey(job.topic(), job.id()), job.token())));
+	}
+
+	/**
+	 * Replays DEAD jobs of a topic in one bucket.
+	 * @param max the most jobs to replay
+	 * @param id the one job to replay, or {@code null} for the oldest deaths
+	 * @param named how many of the replayed jobs' ids to return
+	 * @return the reply
+	 */
+	ScriptReplies.Replayed replay(int bucket, String topic, int max, String id, int named) {
+		String jobKey = (id != null) ? KeySpace.jobKey(topic, id) : "";
+		return ScriptReplies.Replayed.decode(topic,
+				this.runner.run(REPLAY, call(bucket, topic, max, jobKey, named)));
+	}
+
+	/**
+	 * Reads the figures of every bucket, in one pipeline where the connection allows it.
+	 * @return one reply per bucket, in bucket order
+	 */
+	List<ScriptReplies.Figures> stats() {
+		List<byte[][]> calls = new ArrayList<>(this.keys.buckets());
+		for (int bucket = 0; bucket < this.keys.buckets(); bucket++) {
+			calls.add(call(bucket));
+		}
+		return this.runner.runAll(STATS, calls).stream().map(ScriptReplies.Figures::decode).toList();
+	}
+
+	/**
+	 * Reads, in every bucket, the next DEAD jobs of a topic after a cursor, in one pipeline
+	 * where the connection allows it.
+	 * @param after where the page starts, or {@code null} for the oldest deaths
+	 * @return one reply per bucket
+	 */
+	List<ScriptReplies.DeadJobs> dead(String topic, int limit, boolean payloads, DeadJobCursor after) {
+		List<byte[][]> calls = new ArrayList<>(this.keys.buckets());
+		for (int bucket = 0; bucket < this.keys.buckets(); bucket++) {
+			calls.add(call(bucket, topic, limit, payloads ? "1" : "0", (after != null) ? after.diedAt() : "",
+					(after != null) ? KeySpace.jobKey(topic, after.id()) : ""));
+		}
+		return this.runner.runAll(DEAD, calls)
+			.stream()
+			.map((reply) -> ScriptReplies.DeadJobs.decode(topic, payloads, reply))
+			.toList();
+	}
+
+	/**
+	 * Repairs (or counts the repairs of) one bucket.
+	 * @param topics the topics whose ready or dead list exists in the bucket
+	 * @return what was (or would be) repaired in the bucket
+	 */
+	RepairResult repair(int bucket, boolean write, Collection<String> topics) {
+		List<Object> values = new ArrayList<>(topics.size() + 1);
+		values.add(write ? "1" : "0");
+		values.addAll(topics);
+		return ScriptReplies.repaired(this.runner.run(REPAIR, call(bucket, values.toArray())));
+	}
+
+	/**
+	 * The bucket timer's step on one bucket.
+	 * @param batchSize the most jobs to move
+	 * @param guard {@code true} for the guard re-check
+	 * @return the reply
+	 */
+	ScriptReplies.Promoted promote(int bucket, int batchSize, boolean guard) {
+		return ScriptReplies.Promoted.decode(this.runner.run(PROMOTE, call(bucket, batchSize, guard ? "1" : "0")));
+	}
+
+	/**
+	 * Sends this instance's heartbeat and takes its share of the bucket timers.
+	 * @param instanceId this instance
+	 * @param leaseTtl how long the heartbeat holds
+	 * @param leaving {@code true} to give up every bucket
+	 * @param renewOnly {@code true} to only renew while nothing changed
+	 * @return the outcome
+	 */
+	TimerBackend.Coordination coordinate(String instanceId, Duration leaseTtl, boolean leaving, boolean renewOnly) {
+		byte[][] keysAndArgs = { this.keys.instances(), this.keys.timers(), KeySpace.bytes(instanceId),
+				KeySpace.bytes(String.valueOf(leaseTtl.toMillis())),
+				KeySpace.bytes(String.valueOf(this.keys.buckets())), KeySpace.bytes(leaving ? "1" : "0"), this.channel,
+				KeySpace.bytes(renewOnly ? "1" : "0") };
+		return ScriptReplies.coordination(this.runner.run(COORDINATE, keysAndArgs));
+	}
+
+	/**
+	 * Pins a setting of the namespace at its first start.
+	 * @param runner the runner to call Redis with
+	 * @param keys the key space
+	 * @param setting the setting's name
+	 * @param value this instance's value
+	 * @return the value pinned in the namespace (this one at the first start)
+	 */
+	static String pin(ScriptRunner runner, KeySpace keys, String setting, String value) {
+		Object reply = runner.run(NAMESPACE,
+				new byte[][] { keys.config(), KeySpace.bytes(setting), KeySpace.bytes(value) });
+		return ScriptReplies.pinned(reply);
+	}
+
+	/**
+	 * The keys and arguments of a job script call on a bucket: its jobs hash and guard, the
+	 * channel, the bucket number, then the script's own values (byte arrays as they are,
+	 * anything else as its decimal or text form).
+	 */
+	private byte[][] call(int bucket, Object... values) {
+		byte[][] call = new byte[values.length + 4][];
+		call[0] = this.keys.jobs(bucket);
+		call[1] = this.keys.guard(bucket);
+		call[2] = this.channel;
+		call[3] = KeySpace.bytes(String.valueOf(bucket));
+		for (int i = 0; i < values.length; i++) {
+			Object value = values[i];
+			call[i + 4] = (value instanceof byte[] bytes) ? bytes : KeySpace.bytes(String.valueOf(value));
+		}
+		return call;
+	}
+
+}

@@ -1,0 +1,252 @@
+package io.github.delayqueue.redis;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+import io.github.delayqueue.core.DeadJobPage;
+import io.github.delayqueue.core.DelayQueueAdmin;
+import io.github.delayqueue.core.JobConstraints;
+import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.QueueStats;
+import io.github.delayqueue.core.QueueStats.BucketStats;
+import io.github.delayqueue.core.QueueStats.TopicStats;
+import io.github.delayqueue.core.RepairResult;
+import io.github.delayqueue.core.ReplayResult;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisClusterNode;
+import org.springframework.data.redis.core.Cursor;
+import org.springframework.data.redis.core.ScanOptions;
+
+/**
+ * The operator's side of {@link RedisDelayQueue}: the figures of every bucket (one pipelined
+ * round trip), pages of DEAD jobs merged from every bucket, their replay (calls of at most
+ * {@value #REPLAY_BATCH} dead entries each), and the repair of the indexes, one bucket at a
+ * time. Thread-safe.
+ */
+final class RedisAdmin implements DelayQueueAdmin {
+
+	/** The most dead jobs one replay script call reads (a replay of more is split). */
+	static final int REPLAY_BATCH = 1_000;
+
+	private static final Log logger = LogFactory.getLog(RedisAdmin.class);
+
+	private final QueueScripts scripts;
+
+	private final ScriptRunner runner;
+
+	private final KeySpace keys;
+
+	private final Wakeups wakeups;
+
+	RedisAdmin(QueueScripts scripts, ScriptRunner runner, KeySpace keys, Wakeups wakeups) {
+		this.scripts = scripts;
+		this.runner = runner;
+		this.keys = keys;
+		this.wakeups = wakeups;
+	}
+
+	@Override
+	public QueueStats stats() {
+		List<ScriptReplies.Figures> replies = this.scripts.stats();
+		String[] ownerOf = timerOwners();
+		Map<String, long[]> topics = new TreeMap<>();
+		List<BucketStats> buckets = new ArrayList<>(replies.size());
+		long readAt = 0;
+		for (int bucket = 0; bucket < replies.size(); bucket++) {
+			ScriptReplies.Figures reply = replies.get(bucket);
+			readAt = Math.max(readAt, reply.now());
+			long[] bucketFigures = figures();
+			for (ScriptReplies.Figure figure : reply.figures()) {
+				long[] topicFigures = topics.computeIfAbsent(figure.topic(), (t) -> figures());
+				if (figure.kind() == ScriptReplies.Figure.OLDEST_OVERDUE) {
+					topicFigures[4] = Math.min(topicFigures[4], figure.value());
+					bucketFigures[4] = Math.min(bucketFigures[4], figure.value());
+				}
+				else {
+					int index = JobState.fromCode(figure.kind()).ordinal();
+					topicFigures[index] += figure.value();
+					bucketFigures[index] += figure.value();
+				}
+			}
+			buckets.add(new BucketStats(bucket, topicStats(bucketFigures), reply.nextDue(), reply.earliestDelayed(),
+					ownerOf[bucket]));
+		}
+		Map<String, TopicStats> byTopic = new TreeMap<>();
+		topics.forEach((topic, figures) -> byTopic.put(topic, topicStats(figures)));
+		return new QueueStats(List.copyOf(buckets), Collections.unmodifiableMap(byTopic),
+				Instant.ofEpochMilli(readAt));
+	}
+
+	/**
+	 * The instance that runs each bucket's timer, or {@code null}.
+	 */
+	private String[] timerOwners() {
+		Map<byte[], byte[]> owners = this.runner.execute("reading timer owners",
+				(connection) -> connection.hashCommands().hGetAll(this.keys.timers()));
+		String[] ownerOf = new String[this.keys.buckets()];
+		if (owners != null) {
+			owners.forEach((bucket, owner) -> {
+				int b = Integer.parseInt(Replies.asString(bucket));
+				if (b >= 0 && b < ownerOf.length) {
+					ownerOf[b] = Replies.asString(owner);
+				}
+			});
+		}
+		return ownerOf;
+	}
+
+	/**
+	 * Counts of the four states (in {@link JobState} order) and the earliest overdue due
+	 * time ({@link Long#MAX_VALUE}: none).
+	 */
+	private static long[] figures() {
+		return new long[] { 0, 0, 0, 0, Long.MAX_VALUE };
+	}
+
+	private static TopicStats topicStats(long[] figures) {
+		return new TopicStats(figures[0], figures[1], figures[2], figures[3],
+				(figures[4] != Long.MAX_VALUE) ? Instant.ofEpochMilli(figures[4]) : null);
+	}
+
+	@Override
+	public DeadJobPage deadJobs(String topic, String cursor, int limit, boolean payloads) {
+		JobConstraints.topic(topic);
+		JobConstraints.max("limit", limit, MAX_DEAD_PAGE);
+		DeadJobCursor after = (cursor != null) ? DeadJobCursor.parse(cursor) : null;
+		// every bucket's next (limit + 1) deaths after the cursor hold the page of all buckets
+		// together, and say whether there is more
+		long total = 0;
+		List<JobInfo> dead = new ArrayList<>();
+		for (ScriptReplies.DeadJobs bucket : this.scripts.dead(topic, limit + 1, payloads, after)) {
+			total += bucket.total();
+			dead.addAll(bucket.jobs());
+		}
+		// the order of a dead list: time of death, then the job key's bytes
+		dead.sort(Comparator.comparing(JobInfo::diedAt).thenComparing(DeadJobCursor::orderKey, Arrays::compareUnsigned));
+		List<JobInfo> page = List.copyOf(dead.subList(0, Math.min(dead.size(), limit)));
+		String next = (dead.size() > limit) ? DeadJobCursor.after(page.get(page.size() - 1)) : null;
+		return new DeadJobPage(total, page, next);
+	}
+
+	@Override
+	public ReplayResult replayDeadJobs(String topic, int max) {
+		JobConstraints.topic(topic);
+		JobConstraints.max("max", max, MAX_REPLAY);
+		int total = 0;
+		List<String> ids = new ArrayList<>();
+		for (int bucket = 0; bucket < this.keys.buckets() && total < max; bucket++) {
+			// bounded script calls: each one reads and removes at most REPLAY_BATCH dead entries
+			long left = 1;
+			while (total < max && left > 0) {
+				ScriptReplies.Replayed replayed = replay(topic, bucket, Math.min(REPLAY_BATCH, max - total), null,
+						ReplayResult.MAX_IDS - ids.size());
+				total += (int) replayed.count();
+				left = replayed.left();
+				ids.addAll(replayed.ids());
+			}
+		}
+		return new ReplayResult(total, ids);
+	}
+
+	@Override
+	public boolean replayDead(String topic, String id) {
+		int bucket = this.keys.checkedBucketOf(topic, id);
+		return replay(topic, bucket, 1, id, 0).count() == 1;
+	}
+
+	/**
+	 * Replays dead jobs of one bucket.
+	 * @param id the one job to replay, or {@code null} for the oldest deaths
+	 * @param named how many of the replayed jobs' ids to return
+	 */
+	private ScriptReplies.Replayed replay(String topic, int bucket, int max, String id, int named) {
+		ScriptReplies.Replayed replayed = this.scripts.replay(bucket, topic, max, id, named);
+		if (replayed.count() > 0) {
+			this.wakeups.ready(topic, bucket);
+		}
+		return replayed;
+	}
+
+	@Override
+	public RepairResult repair(boolean write) {
+		Map<Integer, Set<String>> listed = listedTopics();
+		long[] totals = new long[5];
+		for (int bucket = 0; bucket < this.keys.buckets(); bucket++) {
+			RepairResult repaired = this.scripts.repair(bucket, write, listed.getOrDefault(bucket, Set.of()));
+			totals[0] += repaired.jobs();
+			totals[1] += repaired.reindexed();
+			totals[2] += repaired.dropped();
+			totals[3] += repaired.countsCorrected();
+			totals[4] += repaired.unreadable();
+			if (write && repaired.reindexed() > 0) {
+				// jobs put back into a ready list: consumers look again
+				this.wakeups.bucketChanged(bucket);
+			}
+		}
+		RepairResult result = new RepairResult(totals[0], totals[1], totals[2], totals[3], totals[4]);
+		if (!result.isClean()) {
+			logger.warn("delayqueue repair of namespace '" + this.keys.namespace() + "' " + (write ? "made" : "found")
+					+ ": " + result);
+		}
+		return result;
+	}
+
+	/**
+	 * The topics of each bucket that have a ready list or a dead list, from the keys
+	 * themselves (SCAN, on every master of a cluster): a list whose topic has no job and no
+	 * count left is found too. For {@link #repair} only.
+	 */
+	private Map<Integer, Set<String>> listedTopics() {
+		String prefix = "{" + this.keys.namespace() + ":";
+		ScanOptions options = ScanOptions.scanOptions().match(prefix + "*").count(1000).build();
+		return this.runner.execute("listing the ready and dead lists", (connection) -> {
+			Map<Integer, Set<String>> topics = new TreeMap<>();
+			List<Cursor<byte[]>> scans = new ArrayList<>();
+			if (connection instanceof RedisClusterConnection cluster) {
+				for (RedisClusterNode master : cluster.clusterGetMasterReplicaMap().keySet()) {
+					scans.add(cluster.scan(master, options));
+				}
+			}
+			else {
+				scans.add(connection.keyCommands().scan(options));
+			}
+			for (Cursor<byte[]> scan : scans) {
+				try (scan) {
+					while (scan.hasNext()) {
+						String key = Replies.asString(scan.next());
+						int end = key.indexOf("}:");
+						if (end <= prefix.length()) {
+							continue;
+						}
+						String rest = key.substring(end + 2);
+						String topic = rest.startsWith("ready:") ? rest.substring(6)
+								: rest.startsWith("dead:") ? rest.substring(5) : null;
+						try {
+							int bucket = Integer.parseInt(key.substring(prefix.length(), end));
+							if (topic != null && bucket >= 0 && bucket < this.keys.buckets()) {
+								topics.computeIfAbsent(bucket, (b) -> new TreeSet<>()).add(topic);
+							}
+						}
+						catch (NumberFormatException ex) {
+							// another namespace that starts with this one's name
+						}
+					}
+				}
+			}
+			return topics;
+		});
+	}
+
+}

@@ -1,0 +1,268 @@
+package io.github.delayqueue.redis;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+import io.github.delayqueue.core.DelayQueueConsumer;
+import io.github.delayqueue.core.DelayQueueObserver;
+import io.github.delayqueue.core.FailResult;
+import io.github.delayqueue.core.FinishResult;
+import io.github.delayqueue.core.JobConstraints;
+import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.ReservedJob;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.util.Assert;
+
+/**
+ * The consumer side of {@link RedisDelayQueue}: reserve from the buckets that
+ * {@link ReadySignals} says may hold READY jobs of the topic, wait for work without a
+ * command to Redis, and finish, fail, touch or release reservations, each one script call on
+ * the job's bucket (a finish of many: one call per bucket and {@value #FINISH_BATCH} jobs).
+ * Thread-safe.
+ */
+final class RedisConsumer implements DelayQueueConsumer {
+
+	/** The most jobs one finish script call finishes (a bigger batch is split). */
+	static final int FINISH_BATCH = 1_000;
+
+	private static final Log logger = LogFactory.getLog(RedisConsumer.class);
+
+	private final QueueScripts scripts;
+
+	private final KeySpace keys;
+
+	private final ReadySignals signals;
+
+	private final Wakeups wakeups;
+
+	private final RedisClock clock;
+
+	private final DelayQueueObserver observer;
+
+	RedisConsumer(QueueScripts scripts, KeySpace keys, ReadySignals signals, Wakeups wakeups, RedisClock clock,
+			DelayQueueObserver observer) {
+		this.scripts = scripts;
+		this.keys = keys;
+		this.signals = signals;
+		this.wakeups = wakeups;
+		this.clock = clock;
+		this.observer = observer;
+	}
+
+	/**
+	 * Which buckets' ready lists of a topic hold entries: one {@code LLEN} per bucket, in one
+	 * pipeline where the connection allows it. Cheaper than a reserve script per bucket for a
+	 * topic this instance has not seen yet: the probe of {@link ReadySignals}.
+	 * @param runner the runner to call Redis with
+	 * @param keys the key space
+	 * @return the probe
+	 */
+	static Function<String, boolean[]> readyListProbe(ScriptRunner runner, KeySpace keys) {
+		return (topic) -> runner.execute("reading the ready lists of topic " + topic, (connection) -> {
+			boolean[] nonEmpty = new boolean[keys.buckets()];
+			List<byte[]> lists = new ArrayList<>(nonEmpty.length);
+			for (int bucket = 0; bucket < nonEmpty.length; bucket++) {
+				lists.add(keys.readyList(bucket, topic));
+			}
+			List<Object> lengths;
+			try {
+				connection.openPipeline();
+				lists.forEach((list) -> connection.listCommands().lLen(list));
+				lengths = connection.closePipeline();
+			}
+			catch (UnsupportedOperationException ex) {
+				lengths = new ArrayList<>(lists.size());
+				for (byte[] list : lists) {
+					lengths.add(connection.listCommands().lLen(list));
+				}
+			}
+			for (int bucket = 0; bucket < nonEmpty.length; bucket++) {
+				Object length = lengths.get(bucket);
+				nonEmpty[bucket] = !(length instanceof Long count) || count > 0;
+			}
+			return nonEmpty;
+		});
+	}
+
+	@Override
+	public List<ReservedJob> reserve(String topic, int max, Duration ttr, Integer maxAttempts) {
+		JobConstraints.topic(topic);
+		JobConstraints.max("max", max, MAX_RESERVE);
+		long ttrMillis = ttrMillis(ttr);
+		int attemptsLimit = attemptsLimit(maxAttempts);
+		ReadySignals.TopicSignal signal = this.signals.topic(topic);
+		List<ReservedJob> jobs = new ArrayList<>(Math.min(max, 64));
+		for (long[] candidate : signal.candidates()) {
+			int bucket = (int) candidate[0];
+			ScriptReplies.Taken taken;
+			try {
+				taken = this.scripts.reserve(bucket, topic, max - jobs.size(), ttrMillis, attemptsLimit);
+			}
+			catch (RuntimeException ex) {
+				if (jobs.isEmpty()) {
+					throw ex;
+				}
+				// the jobs of earlier buckets are reserved: hand them over rather than let them
+				// burn an attempt waiting for their TTR
+				logger.debug("Reserve of topic '" + topic + "' stopped at bucket " + bucket + " with " + jobs.size()
+						+ " job(s) taken: " + ex.getMessage());
+				return jobs;
+			}
+			if (taken(bucket, taken, jobs) == 0) {
+				signal.clear(bucket, candidate[1]);
+			}
+			if (jobs.size() >= max) {
+				break;
+			}
+		}
+		return jobs;
+	}
+
+	/**
+	 * Hands over the jobs a reserve or finish took, and passes on what its reply says.
+	 * @return the jobs left in the bucket's ready list
+	 */
+	private long taken(int bucket, ScriptReplies.Taken taken, List<ReservedJob> jobs) {
+		this.clock.update(taken.now());
+		if (taken.announced() > 0) {
+			this.wakeups.head(bucket, taken.announced());
+		}
+		for (ReservedJob job : taken.jobs()) {
+			jobs.add(job);
+			this.observer.delivered(job);
+		}
+		return taken.readyLeft();
+	}
+
+	private static int attemptsLimit(Integer maxAttempts) {
+		return (maxAttempts != null) ? JobConstraints.maxAttempts(maxAttempts) : 0;
+	}
+
+	private static long ttrMillis(Duration ttr) {
+		return (ttr != null) ? JobConstraints.ttr(ttr).toMillis() : 0;
+	}
+
+	@Override
+	public boolean awaitWork(String topic, Duration timeout) throws InterruptedException {
+		JobConstraints.topic(topic);
+		Assert.notNull(timeout, "timeout must not be null");
+		return this.signals.topic(topic).await(timeout);
+	}
+
+	@Override
+	public boolean finish(ReservedJob job) {
+		Assert.notNull(job, "job must not be null");
+		return finishAndReserve(List.of(job), 0, null).stale().isEmpty();
+	}
+
+	@Override
+	public FinishResult finishAndReserve(List<ReservedJob> jobs, int max, Duration ttr, Integer maxAttempts) {
+		String topic = JobConstraints.topicOf(jobs);
+		JobConstraints.count("max", max, MAX_NEXT);
+		long ttrMillis = ttrMillis(ttr);
+		int attemptsLimit = attemptsLimit(maxAttempts);
+		Map<Integer, List<ReservedJob>> byBucket = new LinkedHashMap<>();
+		for (ReservedJob job : jobs) {
+			byBucket.computeIfAbsent(bucketOf(job), (bucket) -> new ArrayList<>()).add(job);
+		}
+		List<ReservedJob> stale = new ArrayList<>();
+		List<ReservedJob> next = new ArrayList<>();
+		int wanted = max;
+		List<Map.Entry<Integer, List<ReservedJob>>> calls = new ArrayList<>();
+		byBucket.forEach((bucket, all) -> {
+			for (int from = 0; from < all.size(); from += FINISH_BATCH) {
+				calls.add(Map.entry(bucket, all.subList(from, Math.min(all.size(), from + FINISH_BATCH))));
+			}
+		});
+		for (Map.Entry<Integer, List<ReservedJob>> entry : calls) {
+			int bucket = entry.getKey();
+			ScriptReplies.Finished finished;
+			try {
+				finished = this.scripts.finish(bucket, topic, entry.getValue(), wanted, ttrMillis, attemptsLimit);
+			}
+			catch (RuntimeException ex) {
+				// the jobs reserved with an earlier bucket's finish would wait for their TTR
+				// and burn an attempt: give them back before reporting the failure
+				next.forEach(this::releaseQuietly);
+				throw ex;
+			}
+			finished.finished().forEach((job) -> this.observer.completed(topic));
+			stale.addAll(finished.stale());
+			if (finished.next() != null) {
+				taken(bucket, finished.next(), next);
+				wanted = 0;
+			}
+		}
+		return new FinishResult(stale, next);
+	}
+
+	@Override
+	public boolean release(ReservedJob job) {
+		Assert.notNull(job, "job must not be null");
+		int bucket = bucketOf(job);
+		boolean released = this.scripts.release(bucket, job);
+		if (released) {
+			this.wakeups.ready(job.topic(), bucket);
+		}
+		return released;
+	}
+
+	private void releaseQuietly(ReservedJob job) {
+		try {
+			release(job);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not give back job " + job.id() + " of topic " + job.topic()
+					+ " (it is delivered again after its TTR): " + ex.getMessage());
+		}
+	}
+
+	@Override
+	public FailResult fail(ReservedJob job, Duration backOff, String error) {
+		JobConstraints.backOff("backOff", backOff);
+		return fail(job, backOff.toMillis(), error);
+	}
+
+	@Override
+	public FailResult kill(ReservedJob job, String error) {
+		return fail(job, -1, error);
+	}
+
+	private FailResult fail(ReservedJob job, long backOffMillis, String error) {
+		Assert.notNull(job, "job must not be null");
+		int bucket = bucketOf(job);
+		ScriptReplies.Failed failed = this.scripts.fail(bucket, job, backOffMillis, error);
+		if (failed.result() == FailResult.DEAD) {
+			this.observer.dead(job.topic());
+		}
+		else if (failed.result() == FailResult.RETRYING) {
+			this.wakeups.written(job.topic(), bucket, (backOffMillis == 0) ? JobState.READY : JobState.DELAYED,
+					failed.dueMillis(), failed.head());
+			this.observer.retried(job.topic());
+		}
+		return failed.result();
+	}
+
+	@Override
+	public Optional<Instant> touch(ReservedJob job, Duration ttr) {
+		Assert.notNull(job, "job must not be null");
+		Duration extension = (ttr != null) ? JobConstraints.ttr(ttr) : job.ttr();
+		if (extension == null) {
+			throw new IllegalArgumentException("ttr must be given: this reservation does not know its own");
+		}
+		return this.scripts.touch(bucketOf(job), job, extension.toMillis());
+	}
+
+	private int bucketOf(ReservedJob job) {
+		return this.keys.checkedBucketOf(job.topic(), job.id());
+	}
+
+}

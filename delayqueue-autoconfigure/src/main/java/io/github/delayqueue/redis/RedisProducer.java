@@ -1,0 +1,153 @@
+package io.github.delayqueue.redis;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import io.github.delayqueue.core.DelayQueueObserver;
+import io.github.delayqueue.core.DelayQueueProducer;
+import io.github.delayqueue.core.JobConstraints;
+import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.RescheduleResult;
+import io.github.delayqueue.core.ScheduleRequest;
+import io.github.delayqueue.core.ScheduleResult;
+
+import org.springframework.util.Assert;
+
+/**
+ * The producer side of {@link RedisDelayQueue}: schedule, cancel, reschedule and find, each
+ * one script call on the job's bucket (a bulk schedule: one call per bucket and
+ * {@value #SCHEDULE_BATCH} jobs, pipelined). What a call made READY or put at a bucket's head
+ * wakes this instance's consumers and timer through {@link Wakeups}. Thread-safe.
+ */
+final class RedisProducer implements DelayQueueProducer {
+
+	/** The most jobs one schedule script call creates (a bulk schedule is split). */
+	static final int SCHEDULE_BATCH = 200;
+
+	private final QueueScripts scripts;
+
+	private final KeySpace keys;
+
+	private final Wakeups wakeups;
+
+	private final DelayQueueObserver observer;
+
+	private final long maxPayloadSize;
+
+	private final Duration defaultTtr;
+
+	private final int defaultMaxAttempts;
+
+	RedisProducer(QueueScripts scripts, KeySpace keys, Wakeups wakeups, DelayQueueObserver observer,
+			long maxPayloadSize, Duration defaultTtr, int defaultMaxAttempts) {
+		this.scripts = scripts;
+		this.keys = keys;
+		this.wakeups = wakeups;
+		this.observer = observer;
+		this.maxPayloadSize = maxPayloadSize;
+		this.defaultTtr = defaultTtr;
+		this.defaultMaxAttempts = defaultMaxAttempts;
+	}
+
+	@Override
+	public ScheduleResult schedule(ScheduleRequest request) {
+		Assert.notNull(request, "request must not be null");
+		JobConstraints.payload(request.payload(), this.maxPayloadSize);
+		int bucket = this.keys.checkedBucketOf(request.topic(), request.id());
+		ScriptReplies.Scheduled reply = this.scripts.schedule(new QueueScripts.ScheduleCall(bucket, List.of(request)),
+				this.defaultTtr, this.defaultMaxAttempts);
+		return scheduled(request, bucket, reply, 0);
+	}
+
+	@Override
+	public List<ScheduleResult> scheduleAll(List<ScheduleRequest> requests) {
+		Assert.notNull(requests, "requests must not be null");
+		// one script call per bucket and up to SCHEDULE_BATCH jobs, all calls in one pipeline
+		Map<Integer, List<Integer>> byBucket = new LinkedHashMap<>();
+		for (int i = 0; i < requests.size(); i++) {
+			ScheduleRequest request = requests.get(i);
+			if (request == null) {
+				throw new IllegalArgumentException("requests[" + i + "] must not be null");
+			}
+			JobConstraints.payload(request.payload(), this.maxPayloadSize);
+			byBucket.computeIfAbsent(this.keys.checkedBucketOf(request.topic(), request.id()),
+					(bucket) -> new ArrayList<>())
+				.add(i);
+		}
+		List<QueueScripts.ScheduleCall> calls = new ArrayList<>();
+		List<List<Integer>> indexes = new ArrayList<>();
+		byBucket.forEach((bucket, all) -> {
+			for (int from = 0; from < all.size(); from += SCHEDULE_BATCH) {
+				List<Integer> chunk = all.subList(from, Math.min(all.size(), from + SCHEDULE_BATCH));
+				calls.add(new QueueScripts.ScheduleCall(bucket, chunk.stream().map(requests::get).toList()));
+				indexes.add(chunk);
+			}
+		});
+		List<ScriptReplies.Scheduled> replies = this.scripts.scheduleAll(calls, this.defaultTtr,
+				this.defaultMaxAttempts);
+		ScheduleResult[] results = new ScheduleResult[requests.size()];
+		for (int c = 0; c < calls.size(); c++) {
+			List<Integer> chunk = indexes.get(c);
+			for (int k = 0; k < chunk.size(); k++) {
+				results[chunk.get(k)] = scheduled(requests.get(chunk.get(k)), calls.get(c).bucket(), replies.get(c), k);
+			}
+		}
+		return Arrays.asList(results);
+	}
+
+	/**
+	 * The result of the job at {@code index} (from 0) of a schedule script call.
+	 */
+	private ScheduleResult scheduled(ScheduleRequest request, int bucket, ScriptReplies.Scheduled reply, int index) {
+		ScheduleResult result = reply.results().get(index);
+		if (result.created()) {
+			this.wakeups.written(request.topic(), bucket, result.state(), result.dueAt().toEpochMilli(),
+					reply.head() == index);
+			this.observer.scheduled(request.topic());
+		}
+		return result;
+	}
+
+	@Override
+	public boolean cancel(String topic, String id) {
+		int bucket = this.keys.checkedBucketOf(topic, id);
+		if (!this.scripts.cancel(bucket, topic, id)) {
+			return false;
+		}
+		this.observer.cancelled(topic);
+		return true;
+	}
+
+	@Override
+	public RescheduleResult reschedule(String topic, String id, Duration delay) {
+		JobConstraints.delay(delay);
+		return reschedule(topic, id, true, delay.toMillis());
+	}
+
+	@Override
+	public RescheduleResult rescheduleAt(String topic, String id, Instant dueAt) {
+		JobConstraints.dueAt(dueAt);
+		return reschedule(topic, id, false, dueAt.toEpochMilli());
+	}
+
+	private RescheduleResult reschedule(String topic, String id, boolean relative, long time) {
+		int bucket = this.keys.checkedBucketOf(topic, id);
+		ScriptReplies.Rescheduled reply = this.scripts.reschedule(bucket, topic, id, relative, time);
+		if (reply.result() == RescheduleResult.RESCHEDULED) {
+			this.wakeups.written(topic, bucket, reply.state(), reply.dueMillis(), reply.head());
+		}
+		return reply.result();
+	}
+
+	@Override
+	public Optional<JobInfo> find(String topic, String id) {
+		return this.scripts.find(this.keys.checkedBucketOf(topic, id), topic, id);
+	}
+
+}

@@ -1,0 +1,52 @@
+package io.github.delayqueue.redis;
+
+import java.time.Duration;
+
+import io.github.delayqueue.core.DelayQueueObserver;
+
+/**
+ * The Redis side of the {@link BucketTimer}: the heartbeat and the shares of the buckets
+ * ({@code coordinate.lua}), and the step of one bucket ({@code promote.lua}), whose expired
+ * reservations it reports to the observer. Thread-safe.
+ */
+final class RedisTimerBackend implements TimerBackend {
+
+	private final QueueScripts scripts;
+
+	private final String instanceId;
+
+	private final Duration leaseTtl;
+
+	private final int batchSize;
+
+	private final DelayQueueObserver observer;
+
+	RedisTimerBackend(QueueScripts scripts, String instanceId, Duration leaseTtl, int batchSize,
+			DelayQueueObserver observer) {
+		this.scripts = scripts;
+		this.instanceId = instanceId;
+		this.leaseTtl = leaseTtl;
+		this.batchSize = batchSize;
+		this.observer = observer;
+	}
+
+	@Override
+	public Coordination coordinate(boolean leaving, boolean renewOnly) {
+		return this.scripts.coordinate(this.instanceId, this.leaseTtl, leaving, renewOnly);
+	}
+
+	@Override
+	public Promotion promote(int bucket, boolean guard) {
+		ScriptReplies.Promoted promoted = this.scripts.promote(bucket, this.batchSize, guard);
+		for (ScriptReplies.Expired expired : promoted.expired()) {
+			for (long i = 0; i < expired.requeued() + expired.dead(); i++) {
+				this.observer.expired(expired.topic());
+			}
+			for (long i = 0; i < expired.dead(); i++) {
+				this.observer.dead(expired.topic());
+			}
+		}
+		return promoted.promotion();
+	}
+
+}

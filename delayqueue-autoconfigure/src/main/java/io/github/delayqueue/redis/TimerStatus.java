@@ -1,0 +1,39 @@
+package io.github.delayqueue.redis;
+
+/**
+ * A read-only view of this instance's bucket timer, for health checks and metrics
+ * ({@link RedisDelayQueue#getTimer()}). Thread-safe.
+ */
+public interface TimerStatus {
+
+	/**
+	 * Whether the timer thread runs.
+	 * @return {@code true} between the queue's start and its stop
+	 */
+	boolean isRunning();
+
+	/**
+	 * When the timer's loop last completed a step, by {@link System#nanoTime()}.
+	 * @return the nano time of the last progress
+	 */
+	long lastProgressNanos();
+
+	/**
+	 * How many buckets this instance runs the timer of.
+	 * @return the count
+	 */
+	int ownedBuckets();
+
+	/**
+	 * The buckets this instance runs the timer of.
+	 * @return the bucket numbers, in order
+	 */
+	int[] ownedBucketNumbers();
+
+	/**
+	 * The failure of the timer's last step, when it failed.
+	 * @return the error, or {@code null} when the last step succeeded
+	 */
+	Throwable lastError();
+
+}
