@@ -15,6 +15,10 @@ import org.springframework.validation.Validator;
  * Configuration of the delay queue ({@code delayqueue.*}). The values are checked when they
  * are bound: one that breaks its rule fails start-up with Spring Boot's report naming the
  * property, its value, where it was set and the rule.
+ *
+ * <p>
+ * One class with a nested class per group ({@code timer}, {@code listener}, ...), as Spring
+ * Boot's own properties are: most of its length is documented fields and their accessors.
  */
 @ConfigurationProperties("delayqueue")
 public class DelayQueueProperties implements Validator {

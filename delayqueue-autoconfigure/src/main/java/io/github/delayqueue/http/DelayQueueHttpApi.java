@@ -64,6 +64,10 @@ import org.springframework.web.util.UriUtils;
  * a generic text (the driver's message, which names the server, is logged instead), a wait on
  * more topics than {@code delayqueue.http.max-topics} a 429. The routes are described in
  * {@code openapi.yaml}, served at {@code {base-path}/openapi.yaml}.
+ *
+ * <p>
+ * One class for the API's routes, as one controller: each route is a few lines, the rest is
+ * the checks of its input, which answer in one style and are shared by the routes.
  */
 @RestController
 @RequestMapping("${delayqueue.http.base-path:/delayqueue}")

@@ -47,6 +47,10 @@ import org.springframework.util.Assert;
  * always joins an entry whose thread serves it: either the entry is still there (its thread
  * sees the new waiter before it may leave) or it is gone (and a new one is made, with a new
  * thread). Thread safe.
+ *
+ * <p>
+ * One class although long: the waiters, a topic's entry and its thread share one lock
+ * discipline (above), which reads best in one place.
  */
 public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 
