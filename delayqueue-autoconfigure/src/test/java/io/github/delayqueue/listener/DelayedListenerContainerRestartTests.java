@@ -24,15 +24,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Review reproduction: a container started again while its stop is still under way (the
- * registry stops containers on threads of their own; {@code stop(Runnable)} returns before the
- * old consumer thread is gone). The consumer thread of the first run outlives the stop, as it
- * did before the refactoring; before, it used the container's current executor and slots and
- * so ran the jobs it reserved. Now it keeps its own run's executor, which the stop shuts down:
- * every job it reserves is rejected and given back, and the release wakes it again at once, so
- * it spins reserve / give back against the new run for as long as the container runs.
+ * A container started again while its stop is still under way (the registry stops
+ * containers on threads of their own; {@code stop(Runnable)} returns before the old consumer
+ * thread is gone): the first run's consumer thread ends with its run, and does not go on
+ * reserving jobs beside the new run (which it could only give back, its executor shut down).
  */
-class ReviewListenerRestartTests {
+class DelayedListenerContainerRestartTests {
 
 	private static final String TOPIC = "restart";
 
