@@ -39,6 +39,8 @@ final class BatchRunner {
 
 	private final DelayedListenerContainer container;
 
+	private final ListenerConsumer run;
+
 	private final DelayedListenerContainer.Settings settings;
 
 	private final DelayQueueOperations operations;
@@ -51,15 +53,17 @@ final class BatchRunner {
 
 	/**
 	 * Creates a runner for one run of a container.
-	 * @param container the container, whose state decides whether jobs start
+	 * @param container the container, whose pause decides whether jobs start
+	 * @param run the run the batches belong to, whose stop decides whether jobs start
 	 * @param operations the queue it settles with
 	 * @param invoker calls the listener method
 	 * @param batchSize sizes the next batch
 	 * @param settlers runs the early settles
 	 */
-	BatchRunner(DelayedListenerContainer container, DelayQueueOperations operations, JobInvoker invoker,
-			BatchSize batchSize, ScheduledExecutorService settlers) {
+	BatchRunner(DelayedListenerContainer container, ListenerConsumer run, DelayQueueOperations operations,
+			JobInvoker invoker, BatchSize batchSize, ScheduledExecutorService settlers) {
 		this.container = container;
+		this.run = run;
 		this.settings = container.settings();
 		this.operations = operations;
 		this.invoker = invoker;
@@ -107,7 +111,7 @@ final class BatchRunner {
 		ScheduledFuture<?> settle = (batch.size() > 1) ? scheduleSettle(batch) : null;
 		try {
 			for (ReservedJob job = batch.claimNext(); job != null; job = batch.claimNext()) {
-				if (this.container.isStopping() || (chained && !this.container.isTaking())) {
+				if (this.run.isStopping() || (chained && !this.run.isTaking())) {
 					giveBack(job);
 				}
 				else if (expired(job, batch.receivedNanos())) {
@@ -132,7 +136,7 @@ final class BatchRunner {
 		}
 		List<ReservedJob> succeeded = batch.takeSucceeded();
 		return succeeded.isEmpty() ? List.of()
-				: finish(succeeded, this.container.isTaking() ? this.batchSize.next() : 0);
+				: finish(succeeded, this.run.isTaking() ? this.batchSize.next() : 0);
 	}
 
 	private ScheduledFuture<?> scheduleSettle(JobBatch batch) {

@@ -3,6 +3,7 @@ package io.github.delayqueue.listener;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ThreadFactory;
+import java.util.function.BooleanSupplier;
 
 import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.DelayQueueOperations;
@@ -72,7 +73,6 @@ public class DelayedListenerContainer {
 
 	private volatile boolean running;
 
-	private volatile boolean stopping;
 
 	private volatile boolean paused;
 
@@ -202,7 +202,6 @@ public class DelayedListenerContainer {
 		if (this.running) {
 			return;
 		}
-		this.stopping = false;
 		this.running = true;
 		this.consumer = new ListenerConsumer(this, this.operations, this.invoker, this.batchSize);
 		this.consumer.start();
@@ -249,10 +248,9 @@ public class DelayedListenerContainer {
 				return;
 			}
 			this.running = false;
-			this.stopping = true;
 			stopped = this.consumer;
+			stopped.beginStop();
 		}
-		stopped.wake();
 		resume();
 		try {
 			stopped.shutdown();
@@ -274,13 +272,6 @@ public class DelayedListenerContainer {
 	}
 
 	/**
-	 * Whether a stop has begun since the last start: jobs not started yet are given back.
-	 */
-	boolean isStopping() {
-		return this.stopping;
-	}
-
-	/**
 	 * Records progress for {@link #getLastProgressNanos()}.
 	 * @param nanos the {@link System#nanoTime()} of the progress
 	 */
@@ -291,11 +282,12 @@ public class DelayedListenerContainer {
 	/**
 	 * Blocks while the container is paused and running, recording progress after each wait.
 	 * @param wait how long one wait for {@link #resume()} lasts
+	 * @param stopped whether the caller's run was stopped (the container may run another)
 	 * @throws InterruptedException when the calling thread is interrupted
 	 */
-	void awaitResume(Duration wait) throws InterruptedException {
+	void awaitResume(Duration wait, BooleanSupplier stopped) throws InterruptedException {
 		synchronized (this.pauseMonitor) {
-			while (this.paused && this.running) {
+			while (this.paused && this.running && !stopped.getAsBoolean()) {
 				this.pauseMonitor.wait(wait.toMillis());
 				this.lastProgressNanos = System.nanoTime();
 			}

@@ -61,6 +61,12 @@ final class ListenerConsumer {
 	private final Thread thread;
 
 	/**
+	 * Whether this run was stopped. A run's own flag, not the container's: a container
+	 * started again while this run still stops has another run, and this one must end.
+	 */
+	private volatile boolean stopping;
+
+	/**
 	 * Makes the threads of a run; {@link #start()} starts it.
 	 * @param container the container, whose state the loop follows
 	 * @param operations the queue it reserves from and settles with
@@ -82,7 +88,7 @@ final class ListenerConsumer {
 			return settler;
 		});
 		this.settlers.setRemoveOnCancelPolicy(true);
-		this.batches = new BatchRunner(container, operations, invoker, batchSize, this.settlers);
+		this.batches = new BatchRunner(container, this, operations, invoker, batchSize, this.settlers);
 		this.thread = this.settings.threadFactory().newThread(this::consume);
 		this.thread.setName("delayqueue-" + this.settings.id());
 	}
@@ -92,11 +98,27 @@ final class ListenerConsumer {
 	}
 
 	/**
-	 * Wakes the consumer thread when the container stops, without interrupting a reserve
-	 * call in flight.
+	 * Ends this run: the loop reserves no more, jobs not started are given back. Wakes the
+	 * consumer thread without interrupting a reserve call in flight. {@link #shutdown()}
+	 * then waits for the threads.
 	 */
-	void wake() {
+	void beginStop() {
+		this.stopping = true;
 		this.slots.release(this.settings.concurrency());
+	}
+
+	/**
+	 * Whether this run was stopped: jobs not started yet are given back.
+	 */
+	boolean isStopping() {
+		return this.stopping;
+	}
+
+	/**
+	 * Whether new jobs may start in this run: it is not stopped and the container not paused.
+	 */
+	boolean isTaking() {
+		return !this.stopping && this.container.isTaking();
 	}
 
 	/**
@@ -134,15 +156,14 @@ final class ListenerConsumer {
 
 	private void consume() {
 		BackOffExecution backOff = null;
-		while (this.container.isRunning()) {
+		while (!this.stopping) {
 			try {
-				this.container.awaitResume(WAIT);
+				this.container.awaitResume(WAIT, this::isStopping);
 				this.slots.acquire();
 				int free = 1 + this.slots.drainPermits();
 				List<ReservedJob> jobs = List.of();
 				try {
-					if (this.container.isTaking() && this.operations.awaitWork(this.settings.topic(), WAIT)
-							&& this.container.isTaking()) {
+					if (isTaking() && this.operations.awaitWork(this.settings.topic(), WAIT) && isTaking()) {
 						jobs = this.operations.reserve(this.settings.topic(), free, this.settings.ttr(),
 								this.settings.maxAttempts());
 					}
@@ -159,14 +180,14 @@ final class ListenerConsumer {
 				}
 			}
 			catch (InterruptedException ex) {
-				if (!this.container.isRunning()) {
+				if (this.stopping) {
 					return;
 				}
 			}
 			catch (Throwable ex) {
 				// an Error from a Redis client (a class missing at run time, a stack overflow)
 				// must not end the loop either: nothing else would reserve this topic's jobs
-				if (!this.container.isRunning()) {
+				if (this.stopping) {
 					return;
 				}
 				boolean first = (backOff == null);
@@ -186,7 +207,7 @@ final class ListenerConsumer {
 					Thread.sleep(wait);
 				}
 				catch (InterruptedException interrupted) {
-					if (!this.container.isRunning()) {
+					if (this.stopping) {
 						return;
 					}
 				}
@@ -201,7 +222,7 @@ final class ListenerConsumer {
 	 */
 	private void dispatch(List<ReservedJob> jobs) {
 		for (ReservedJob job : jobs) {
-			if (!this.container.isTaking() || !execute(job)) {
+			if (!isTaking() || !execute(job)) {
 				this.batches.giveBack(job);
 				this.slots.release();
 			}
