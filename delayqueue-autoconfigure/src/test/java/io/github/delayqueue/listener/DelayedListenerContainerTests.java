@@ -382,4 +382,53 @@ class DelayedListenerContainerTests {
 
 	}
 
+	// a container started again while its stop is under way (the registry stops containers on
+	// threads of their own): the first run's consumer thread ends with its run
+	@Test
+	void restartDuringAStopLeavesNoConsumerThatReservesAndGivesBackJobs() throws Exception {
+		AtomicInteger releases = new AtomicInteger();
+		this.operations.intercept("release", (args, invocation) -> {
+			releases.incrementAndGet();
+			return invocation.proceed(args);
+		});
+		this.listener.behaviour = (job) -> Thread.sleep(100);
+		DelayedListenerContainer container = restartable();
+		container.start();
+		// the consumer thread waits for work
+		Thread.sleep(300);
+		Thread stopper = new Thread(container::stop, "stopper");
+		stopper.start();
+		await().atMost(Duration.ofSeconds(5)).until(() -> !container.isRunning());
+		// started again before the stop has ended (it waits up to 5 s for the old consumer thread)
+		container.start();
+		stopper.join(30_000);
+		assertThat(stopper.isAlive()).isFalse();
+
+		int before = releases.get();
+		for (int i = 0; i < 10; i++) {
+			this.template.schedule(TOPIC, "job-" + i, "x", Duration.ZERO);
+		}
+		await().atMost(Duration.ofSeconds(20))
+			.until(() -> this.template.getOperations().stats().totals().total() == 0);
+		for (int i = 0; i < 10; i++) {
+			assertThat(this.listener.attempts("job-" + i)).as("job-" + i).containsExactly(1);
+		}
+		assertThat(releases.get() - before).as("jobs reserved and given back unstarted while the container ran")
+			.isLessThan(5);
+	}
+
+	private DelayedListenerContainer restartable() {
+		DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(
+				this.operations.operations(), this.context.getBean(JobPayloadConverter.class));
+		factory.setBackOffInitial(Duration.ofMillis(100));
+		factory.setBackOffJitter(Duration.ZERO);
+		factory.setShutdownTimeout(Duration.ofSeconds(10));
+		Method method = ReflectionUtils.findMethod(DelayedListenerContainerTests.ScriptedListener.class, "on",
+				DelayedJob.class);
+		DelayedListenerContainer container = factory.createContainer(new MethodDelayedListenerEndpoint("restart", TOPIC, this.listener, method,
+				"restartListener", 1, Duration.ofSeconds(30), null, true, null, null, null, List.of(), null));
+		this.containers.add(container);
+		return container;
+	}
+
 }
