@@ -131,7 +131,10 @@ final class RedisConsumer implements DelayQueueConsumer {
 	 * @return the jobs left in the bucket's ready list
 	 */
 	private long taken(int bucket, ScriptReplies.Taken taken, List<ReservedJob> jobs) {
-		this.clock.update(taken.now());
+		if (taken.now() > 0) {
+			// a take that found no job does not read the clock
+			this.clock.update(taken.now());
+		}
 		if (taken.announced() > 0) {
 			this.wakeups.head(bucket, taken.announced());
 		}

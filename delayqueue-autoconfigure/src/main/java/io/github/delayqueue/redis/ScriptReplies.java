@@ -105,7 +105,8 @@ final class ScriptReplies {
 	 * values per job.
 	 *
 	 * @param readyLeft the entries left in the bucket's ready list of the topic
-	 * @param now Redis's time, ms
+	 * @param now Redis's time, ms, or 0 when no job was taken (the script then does not read
+	 * the clock)
 	 * @param announced the earliest new TTR deadline when it became the bucket's next timer
 	 * event (the script announced it as a head), else 0
 	 * @param jobs the jobs taken

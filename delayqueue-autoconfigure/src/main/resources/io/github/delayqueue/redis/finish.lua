@@ -6,7 +6,8 @@
 -- ARGV[3] next jobs wanted (0: none), ARGV[4] their ttr ms (0: each job's own), ARGV[5] their
 -- topic, ARGV[6] their attempts limit (0: each job's own), then per job to finish: job key, token.
 -- Returns per job to finish: 1 finished, 0 no such job, -1 the token is not the job's current
--- reservation; then, when next jobs were wanted: ready-list entries left, now ms, announced
+-- reservation; then, when next jobs were wanted: ready-list entries left, now ms (0 when none
+-- was taken), announced
 -- deadline or 0, 9 fields per job (see apply_take in lib.lua).
 local jobkeys = pick(ARGV, 7, 2)
 local records = read_many(KEYS[1], jobkeys)
@@ -25,8 +26,10 @@ end
 local wanted = tonumber(ARGV[3])
 local now, plan = 0, nil
 if wanted > 0 then
-  now = now_ms()
   plan = plan_take(ARGV[5], wanted)
+  if #plan.jobs > 0 then
+    now = now_ms()
+  end
 end
 -- writes
 if #done > 0 then

@@ -416,15 +416,18 @@ local TAKE_SLACK = 1000
 
 -- Reads the head of a topic's ready list for a take (no writes): up to max READY jobs, looking
 -- at no more than max + TAKE_SLACK entries. Entries whose record is gone or not READY, and a
--- second entry of a job already taken, are tombstones. Returns the plan for apply_take.
+-- second entry of a job already taken, are tombstones. Returns the plan for apply_take;
+-- plan.ended tells that the list has no entries beyond those scanned. A take that finds no job
+-- reads nothing else (no clock, no heads, no length): most takes of a trickle find none.
 local function plan_take(topic, max)
   local list = P .. 'ready:' .. topic
-  local plan = { topic = topic, jobs = {}, keys = {}, scanned = 0, tombstones = 0, before = next_due() }
+  local plan = { topic = topic, jobs = {}, keys = {}, scanned = 0, tombstones = 0, ended = false }
   local seen = {}
   local limit = max + TAKE_SLACK
   while #plan.jobs < max and plan.scanned < limit do
     local want = math.min(limit - plan.scanned, math.max(max - #plan.jobs, 16))
-    local entries = redis.call('LRANGE', list, plan.scanned, plan.scanned + want - 1)
+    local from = plan.scanned
+    local entries = redis.call('LRANGE', list, from, from + want - 1)
     local records = read_many(KEYS[1], entries)
     for k, jobkey in ipairs(entries) do
       plan.scanned = plan.scanned + 1
@@ -440,8 +443,13 @@ local function plan_take(topic, max)
       end
     end
     if #entries < want then
+      -- the list ends here; nothing is left in it when every entry read was scanned
+      plan.ended = (plan.scanned - from == #entries)
       break
     end
+  end
+  if #plan.jobs > 0 then
+    plan.before = next_due()
   end
   return plan
 end
@@ -449,9 +457,9 @@ end
 -- Hands the jobs of a plan_take to a consumer (READY -> RESERVED), appending to reply per job:
 -- id, payload, attempt, max attempts, due ms, created ms, token, deadline ms, ttr ms.
 -- ttr_override 0: each job's own ttr; max_override > 0 becomes the job's attempts limit (stored,
--- so fail and a TTR expiry use it). Returns the entries left in the ready list, and the earliest
--- new deadline when it became the bucket's next timer event (announced as a head, so the timer
--- wakes for it) else 0.
+-- so fail and a TTR expiry use it). now is Redis's time, read only when the plan has jobs.
+-- Returns the entries left in the ready list, and the earliest new deadline when it became the
+-- bucket's next timer event (announced as a head, so the timer wakes for it) else 0.
 local function apply_take(plan, ttr_override, max_override, now, reply)
   local topic = plan.topic
   local list = P .. 'ready:' .. topic
@@ -502,6 +510,9 @@ local function apply_take(plan, ttr_override, max_override, now, reply)
       announce_head(earliest)
       announced = earliest
     end
+  end
+  if plan.ended then
+    return 0, announced
   end
   return redis.call('LLEN', list), announced
 end

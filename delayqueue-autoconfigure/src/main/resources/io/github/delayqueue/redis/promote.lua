@@ -16,18 +16,35 @@ local batch = tonumber(ARGV[3])
 local guard = ARGV[4] == '1'
 local now = now_ms()
 
--- reads: due entries, expired reservations, their records; on a guard re-check the stats
-local d, r = heads()
-local due, deadlines = {}, {}
-if d and d <= now then
-  due = redis.call('ZRANGEBYSCORE', P .. 'delayed', '-inf', num(now), 'LIMIT', 0, batch)
+-- The entries of a sorted set whose score is now or earlier (at most limit of them, lowest
+-- first) with their scores, and the lowest score after them (nil: none). Reads the first two
+-- entries, and more only when both are due: a step that moves one job, as every step of a
+-- trickle does, reads the index once and learns its next due time from the same reply.
+local function due_entries(key, limit)
+  local members, scores = {}, {}
+  local head = redis.call('ZRANGE', key, 0, 1, 'WITHSCORES')
+  if limit <= 0 or not head[1] or tonumber(head[2]) > now then
+    return members, scores, head[2] and tonumber(head[2])
+  end
+  if limit == 1 or not head[3] or tonumber(head[4]) > now then
+    members[1], scores[1] = head[1], tonumber(head[2])
+    return members, scores, head[4] and tonumber(head[4])
+  end
+  local found = redis.call('ZRANGEBYSCORE', key, '-inf', num(now), 'WITHSCORES', 'LIMIT', 0, limit)
+  for i = 1, #found, 2 do
+    members[#members + 1] = found[i]
+    scores[#scores + 1] = tonumber(found[i + 1])
+  end
+  local after = redis.call('ZRANGE', key, #members, #members, 'WITHSCORES')
+  return members, scores, after[2] and tonumber(after[2])
 end
-if r and r <= now and #due < batch then
-  deadlines = redis.call('ZRANGEBYSCORE', P .. 'reserved', '-inf', num(now), 'WITHSCORES', 'LIMIT', 0,
-    batch - #due)
-end
+
+-- reads: due entries, expired reservations, their records, and the heads that follow them
+-- (this script adds nothing to either index, so they are the next due times once the due
+-- entries moved); on a guard re-check the stats
+local due, _, d = due_entries(P .. 'delayed', batch)
+local expired_keys, deadlines, r = due_entries(P .. 'reserved', batch - #due)
 local due_records = read_many(KEYS[1], due)
-local expired_keys = pick(deadlines, 1, 2)
 local expired_records = read_many(KEYS[1], expired_keys)
 local stats = guard and redis.call('HGETALL', P .. 'stats') or {}
 local compactions = {}
@@ -77,7 +94,7 @@ if expired > 0 then
     if j and j.state == 'S' then
       local topic = topic_of(jobkey)
       local tally = topic_list(expiries, expiry_order, topic)
-      j.due = tonumber(deadlines[2 * k])
+      j.due = deadlines[k]
       if j.attempt >= j.max then
         tally[2] = (tally[2] or 0) + 1
         -- the reservation's own TTR may differ from the job's (a consumer may reserve with
@@ -123,14 +140,7 @@ if guard then
   end
 end
 
-local next_at
-if #due == 0 and expired == 0 then
-  -- nothing moved: the heads read first still stand
-  next_at = earlier(d, r)
-else
-  next_at = next_due()
-end
-local reply = { #due, expired, next_at, now, #order }
+local reply = { #due, expired, earlier(d, r), now, #order }
 for _, topic in ipairs(order) do
   reply[#reply + 1] = topic
 end

@@ -2,10 +2,11 @@
 -- KEYS[1] jobs hash, KEYS[2] guard
 -- ARGV[3] topic, ARGV[4] max jobs, ARGV[5] ttr ms for this reservation (0: each job's own ttr),
 -- ARGV[6] attempts limit stored with the jobs taken (0: each job's own)
--- Returns {ready-list entries left, now ms, earliest new deadline when it became the bucket's
---          next timer event else 0, then 9 fields per job (see apply_take in lib.lua)}.
-local now = now_ms()
+-- Returns {ready-list entries left, now ms (0 when no job was taken: the clock is not read),
+--          earliest new deadline when it became the bucket's next timer event else 0,
+--          then 9 fields per job (see apply_take in lib.lua)}.
 local plan = plan_take(ARGV[3], tonumber(ARGV[4]))
+local now = (#plan.jobs > 0) and now_ms() or 0
 local reply = { 0, now, 0 }
 reply[1], reply[3] = apply_take(plan, tonumber(ARGV[5]), tonumber(ARGV[6]), now, reply)
 return reply

@@ -11,6 +11,40 @@
 -- later job of the call sees what an earlier one created or replaced), and then the records,
 -- delay-queue entries and ready-list entries are written with one command each.
 local now = now_ms()
+
+-- One job that replaces nothing, the call of every schedule one at a time: HSETNX creates it or
+-- finds that it exists, in one command. The head is read before, and HSETNX is the first write,
+-- so an existing job (kept, or unreadable and refused) leaves everything as it was.
+if #ARGV == 10 and ARGV[10] ~= '1' then
+  local jobkey, topic = ARGV[3], ARGV[4]
+  local due, due_text = tonumber(ARGV[7]), ARGV[7]
+  if ARGV[6] == 'd' then
+    due = now + due
+    due_text = num(due)
+  end
+  local state = (due <= now) and 'R' or 'D'
+  local _, first
+  if state == 'D' then
+    _, first = lowest(P .. 'delayed')
+  end
+  local record = new_record(state, ARGV[9], to36(tonumber(ARGV[8])), to36(now), to36(due - now), ARGV[5])
+  if redis.call('HSETNX', KEYS[1], jobkey, record) == 0 then
+    local old = readable(jobkey, redis.call('HGET', KEYS[1], jobkey))
+    return { now, 0, 0, old.state, old.due }
+  end
+  count(state, topic, 1)
+  if state == 'R' then
+    push_ready(topic, { jobkey })
+    return { now, 0, 1, 'R', due }
+  end
+  redis.call('ZADD', P .. 'delayed', due_text, jobkey)
+  if first == nil or due < first then
+    announce_head(due)
+    return { now, 1, 1, 'D', due }
+  end
+  return { now, 0, 1, 'D', due }
+end
+
 local created36 = to36(now)
 local ttr36 = {}
 local reply = { now, 0 }

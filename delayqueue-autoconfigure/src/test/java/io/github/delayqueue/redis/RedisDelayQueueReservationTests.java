@@ -72,6 +72,25 @@ class RedisDelayQueueReservationTests extends AbstractRedisDelayQueueTests {
 		assertThat(scriptCalls(queue) - before).isLessThanOrEqualTo(2);
 	}
 
+	@Test
+	void aTakeOfFewerJobsThanTheReadyListHoldsLeavesTheRestFindable() {
+		// one bucket and no timer: the jobs share one ready list, and nothing announces them
+		// again, so a take that wrongly reported the list empty would hide the rest
+		this.queue.stop();
+		RedisDelayQueue queue = this.queues
+			.start((builder) -> builder.namespace(this.queues.namespace + "-1").buckets(1).timerEnabled(false));
+		for (String id : List.of("a", "b", "c", "d")) {
+			queue.schedule(RedisDelayQueueLifecycleTests.request("short", id, "{}", Duration.ZERO));
+		}
+		ReservedJob first = queue.reserve("short", 1, null).get(0);
+		ReservedJob second = queue.reserve("short", 1, null).get(0);
+		FinishResult finished = queue.finishAndReserve(List.of(first, second), 1, null, null);
+		assertThat(finished.next()).hasSize(1);
+		assertThat(queue.reserve("short", 1, null)).hasSize(1);
+		assertThat(List.of(first.id(), second.id(), finished.next().get(0).id())).doesNotHaveDuplicates();
+		assertThat(queue.reserve("short", 1, null)).isEmpty();
+	}
+
 	private static long scriptCalls(RedisDelayQueue queue) {
 		try (var connection = queue.getConnectionFactory().getConnection()) {
 			String stats = connection.serverCommands().info("commandstats").getProperty("cmdstat_evalsha", "calls=0,");

@@ -126,17 +126,19 @@ final class BenchRedis implements AutoCloseable {
 	Calls calls() {
 		long commands = 0;
 		long scripts = 0;
+		Map<String, Long> byCommand = new java.util.TreeMap<>();
 		for (Map.Entry<String, String> entry : info("commandstats").entrySet()) {
 			if (ADMIN.contains(entry.getKey())) {
 				continue;
 			}
 			long calls = Long.parseLong(entry.getValue().replaceAll("^calls=(\\d+),.*$", "$1"));
 			commands += calls;
+			byCommand.put(entry.getKey().substring("cmdstat_".length()), calls);
 			if (entry.getKey().equals("cmdstat_evalsha") || entry.getKey().equals("cmdstat_eval")) {
 				scripts += calls;
 			}
 		}
-		return new Calls(commands, scripts);
+		return new Calls(commands, scripts, byCommand);
 	}
 
 	void resetStats() {
@@ -187,11 +189,30 @@ final class BenchRedis implements AutoCloseable {
 	 *
 	 * @param commands every command
 	 * @param scripts the script calls among them
+	 * @param byCommand the calls of each command (lower case, as {@code INFO} names them)
 	 */
-	record Calls(long commands, long scripts) {
+	record Calls(long commands, long scripts, Map<String, Long> byCommand) {
 
 		Calls since(Calls earlier) {
-			return new Calls(this.commands - earlier.commands, this.scripts - earlier.scripts);
+			Map<String, Long> difference = new java.util.TreeMap<>();
+			this.byCommand.forEach((command, calls) -> {
+				long more = calls - earlier.byCommand.getOrDefault(command, 0L);
+				if (more > 0) {
+					difference.put(command, more);
+				}
+			});
+			return new Calls(this.commands - earlier.commands, this.scripts - earlier.scripts, difference);
+		}
+
+		/**
+		 * The commands per job, most frequent first, e.g. {@code "evalsha 5.7, zrange 9.1"}.
+		 */
+		String perJob(int jobs) {
+			return this.byCommand.entrySet()
+				.stream()
+				.sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+				.map((entry) -> String.format("%s %.2f", entry.getKey(), (double) entry.getValue() / jobs))
+				.collect(java.util.stream.Collectors.joining(", "));
 		}
 
 	}

@@ -85,6 +85,7 @@ abstract class Scenario extends ScenarioPart {
 	static void putCommands(Map<String, Double> figures, BenchRedis.Calls calls, int jobs) {
 		figures.put(COMMANDS_PER_JOB, (double) calls.commands() / jobs);
 		figures.put(SCRIPTS_PER_JOB, (double) calls.scripts() / jobs);
+		System.out.println("  commands per job: " + calls.perJob(jobs));
 	}
 
 	static double perSecond(int jobs, long nanos) {
