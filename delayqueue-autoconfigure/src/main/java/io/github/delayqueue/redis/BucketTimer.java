@@ -161,7 +161,7 @@ final class BucketTimer implements TimerStatus {
 		CompletableFuture<Void> leave = new CompletableFuture<>();
 		Thread leaver = new Thread(() -> {
 			try {
-				this.backend.coordinate(true, false);
+				this.backend.coordinate(true);
 				leave.complete(null);
 			}
 			catch (Throwable ex) {
@@ -419,11 +419,11 @@ final class BucketTimer implements TimerStatus {
 	}
 
 	private void coordinate(boolean renewOnly) {
-		TimerBackend.Coordination coordination = this.backend.coordinate(false, renewOnly);
-		this.clock.update(coordination.redisMillis());
-		if (coordination.unchanged()) {
+		if (renewOnly && this.clock.isSynced() && this.backend.renew(this.clock.millis())) {
 			return;
 		}
+		TimerBackend.Coordination coordination = this.backend.coordinate(false);
+		this.clock.update(coordination.redisMillis());
 		boolean[] now = new boolean[this.owned.length];
 		for (int bucket : coordination.buckets()) {
 			now[bucket] = true;

@@ -13,6 +13,8 @@ import io.github.delayqueue.core.OnDuplicate;
 import io.github.delayqueue.core.RepairResult;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleRequest;
+import org.springframework.data.redis.connection.RedisZSetCommands;
+import org.springframework.data.redis.connection.zset.Tuple;
 
 /**
  * The queue's Lua scripts, called with typed arguments and answering typed replies: the one
@@ -293,15 +295,47 @@ final class QueueScripts {
 	 * @param instanceId this instance
 	 * @param leaseTtl how long the heartbeat holds
 	 * @param leaving {@code true} to give up every bucket
-	 * @param renewOnly {@code true} to only renew while nothing changed
 	 * @return the outcome
 	 */
-	TimerBackend.Coordination coordinate(String instanceId, Duration leaseTtl, boolean leaving, boolean renewOnly) {
+	TimerBackend.Coordination coordinate(String instanceId, Duration leaseTtl, boolean leaving) {
 		byte[][] keysAndArgs = { this.keys.instances(), this.keys.timers(), KeySpace.bytes(instanceId),
 				KeySpace.bytes(String.valueOf(leaseTtl.toMillis())),
-				KeySpace.bytes(String.valueOf(this.keys.buckets())), KeySpace.bytes(leaving ? "1" : "0"), this.channel,
-				KeySpace.bytes(renewOnly ? "1" : "0") };
+				KeySpace.bytes(String.valueOf(this.keys.buckets())), KeySpace.bytes(leaving ? "1" : "0"), this.channel };
 		return ScriptReplies.coordination(this.runner.run(COORDINATE, keysAndArgs));
+	}
+
+	/**
+	 * Renews a heartbeat that is still there ({@code ZADD XX CH}) and reads the earliest
+	 * heartbeat expiry, in one pipeline where the connection allows it: two commands, where
+	 * the coordination script costs four.
+	 * @param instanceId the instance
+	 * @param leaseTtl how long the heartbeat lasts
+	 * @param nowMillis the instance's estimate of Redis's time
+	 * @return {@code true} when the heartbeat was renewed and none has run out
+	 */
+	boolean renew(String instanceId, Duration leaseTtl, long nowMillis) {
+		byte[] instances = this.keys.instances();
+		byte[] member = KeySpace.bytes(instanceId);
+		double expiry = nowMillis + leaseTtl.toMillis();
+		RedisZSetCommands.ZAddArgs renewal = RedisZSetCommands.ZAddArgs.ifExists().ch();
+		return this.runner.execute("renewing the heartbeat of instance " + instanceId, (connection) -> {
+			Object renewed;
+			Object first;
+			try {
+				connection.openPipeline();
+				connection.zSetCommands().zAdd(instances, expiry, member, renewal);
+				connection.zSetCommands().zRangeWithScores(instances, 0, 0);
+				List<Object> replies = connection.closePipeline();
+				renewed = replies.get(0);
+				first = replies.get(1);
+			}
+			catch (UnsupportedOperationException ex) {
+				renewed = connection.zSetCommands().zAdd(instances, expiry, member, renewal);
+				first = connection.zSetCommands().zRangeWithScores(instances, 0, 0);
+			}
+			return Boolean.TRUE.equals(renewed) && first instanceof Collection<?> earliest && !earliest.isEmpty()
+					&& earliest.iterator().next() instanceof Tuple tuple && tuple.getScore() > nowMillis;
+		});
 	}
 
 	/**

@@ -31,8 +31,13 @@ final class RedisTimerBackend implements TimerBackend {
 	}
 
 	@Override
-	public Coordination coordinate(boolean leaving, boolean renewOnly) {
-		return this.scripts.coordinate(this.instanceId, this.leaseTtl, leaving, renewOnly);
+	public Coordination coordinate(boolean leaving) {
+		return this.scripts.coordinate(this.instanceId, this.leaseTtl, leaving);
+	}
+
+	@Override
+	public boolean renew(long nowMillis) {
+		return this.scripts.renew(this.instanceId, this.leaseTtl, nowMillis);
 	}
 
 	@Override

@@ -10,11 +10,20 @@ interface TimerBackend {
 	/**
 	 * Sends this instance's heartbeat and takes its fair share of bucket timers.
 	 * @param leaving {@code true} to leave: give up every bucket at once
-	 * @param renewOnly {@code true} to only renew the heartbeat when nothing changed (no
-	 * instance joined, left or expired); the outcome says so with {@code liveInstances} -1
 	 * @return the outcome
 	 */
-	Coordination coordinate(boolean leaving, boolean renewOnly);
+	Coordination coordinate(boolean leaving);
+
+	/**
+	 * Renews this instance's heartbeat alone, the beat between coordinations: two plain
+	 * commands, no script. Not atomic, and it need not be: it only extends a heartbeat that is
+	 * still there, and only reads whether another one ran out.
+	 * @param nowMillis this instance's estimate of Redis's time (the heartbeat then expires at
+	 * this time plus its TTL)
+	 * @return {@code true} when nothing changed: the heartbeat was still there and no other
+	 * one has run out; {@code false} asks for a coordination
+	 */
+	boolean renew(long nowMillis);
 
 	/**
 	 * Moves due jobs of a bucket to their ready lists and re-queues expired reservations.
@@ -27,20 +36,11 @@ interface TimerBackend {
 	/**
 	 * The outcome of {@link #coordinate}.
 	 *
-	 * @param liveInstances how many instances run timers, or -1 when a renewal found nothing
-	 * changed (and {@code buckets} is empty: this instance keeps the ones it has)
+	 * @param liveInstances how many instances run timers
 	 * @param redisMillis Redis's time
 	 * @param buckets the buckets this instance runs the timer of
 	 */
 	record Coordination(int liveInstances, long redisMillis, int[] buckets) {
-
-		/**
-		 * Whether this was a renewal that found nothing changed.
-		 * @return {@code true} when the shares are as they were
-		 */
-		public boolean unchanged() {
-			return this.liveInstances < 0;
-		}
 
 	}
 

@@ -4,26 +4,18 @@
 -- KEYS[2] "{<namespace>}:timers" HASH bucket -> instance that runs its timer
 -- ARGV[1] this instance, ARGV[2] heartbeat ttl ms, ARGV[3] number of buckets,
 -- ARGV[4] '1' when this instance leaves (its buckets are freed at once), ARGV[5] the event
--- channel, ARGV[6] '1' to only renew the heartbeat when nothing changed.
--- Returns {live instances, now ms, bucket owned by this instance, ...}, or {-1, now ms} when a
--- renewal found nothing changed: this instance was still live and no other heartbeat had
--- expired (joins and departures are announced with "l" on the channel, so that every instance
--- re-coordinates at once; the caller also re-coordinates fully now and then).
+-- channel.
+-- Returns {live instances, now ms, bucket owned by this instance, ...}. Joins and departures are
+-- announced with "l" on the channel, so that every instance re-coordinates at once. Between
+-- coordinations an instance only renews its heartbeat, without this script
+-- (QueueScripts.renew), and coordinates when the renewal finds its heartbeat gone or another
+-- one run out.
 -- Every live timer instance's share is floor(B / n) or one more (by rank of its name), so shares
 -- differ by one at most; a bucket whose owner's heartbeat expired is free and taken at once.
 local me, ttl, buckets = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local fmt = function(x) return string.format('%.0f', x) end
-if ARGV[6] == '1' and ARGV[4] ~= '1' then
-  -- the cheap beat: renew a heartbeat that is still there, unless a heartbeat expired
-  if redis.call('ZADD', KEYS[1], 'XX', 'CH', fmt(now + ttl), me) == 1 then
-    local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-    if tonumber(first[2]) > now then
-      return { -1, now }
-    end
-  end
-end
 local changed = redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', fmt(now)) > 0
 if ARGV[4] == '1' then
   redis.call('ZREM', KEYS[1], me)

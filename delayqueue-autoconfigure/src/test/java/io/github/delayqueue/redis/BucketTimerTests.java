@@ -22,7 +22,12 @@ class BucketTimerTests {
 		TimerBackend backend = new TimerBackend() {
 
 			@Override
-			public Coordination coordinate(boolean leaving, boolean renewOnly) {
+			public boolean renew(long nowMillis) {
+				return false;
+			}
+
+			@Override
+			public Coordination coordinate(boolean leaving) {
 				return new Coordination(1, System.currentTimeMillis(), leaving ? new int[0] : new int[] { 0 });
 			}
 

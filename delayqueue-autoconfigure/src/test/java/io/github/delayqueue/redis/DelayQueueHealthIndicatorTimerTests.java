@@ -150,7 +150,12 @@ class DelayQueueHealthIndicatorTimerTests {
 	private abstract static class Backend implements TimerBackend {
 
 		@Override
-		public Coordination coordinate(boolean leaving, boolean renewOnly) {
+		public boolean renew(long nowMillis) {
+			return false;
+		}
+
+		@Override
+		public Coordination coordinate(boolean leaving) {
 			return new Coordination(1, System.currentTimeMillis(), leaving ? new int[0] : new int[] { 0 });
 		}
 

@@ -1,0 +1,79 @@
+package io.github.delayqueue.redis;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.data.redis.connection.RedisConnection;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The beat between coordinations ({@link QueueScripts#renew}) against a real Redis: it
+ * extends a heartbeat that is there, and asks for a coordination when its own heartbeat is
+ * gone or another one ran out, so that a crashed instance's buckets are still taken over
+ * within the heartbeat TTL plus one beat.
+ */
+class HeartbeatRenewalTests {
+
+	private static final Duration TTL = Duration.ofSeconds(5);
+
+	@RegisterExtension
+	final RedisQueues queues = new RedisQueues();
+
+	private QueueScripts scripts;
+
+	private KeySpace keys;
+
+	@BeforeEach
+	void scripts() {
+		this.keys = new KeySpace(this.queues.namespace, 4);
+		this.scripts = new QueueScripts(new ScriptRunner(this.queues.connectionFactory()), this.keys);
+	}
+
+	@AfterEach
+	void noInvariantToCheck() {
+		this.queues.skipInvariant("no jobs: only heartbeats");
+	}
+
+	@Test
+	void aRenewalExtendsAHeartbeatThatIsThereWhileNoneRanOut() {
+		TimerBackend.Coordination joined = this.scripts.coordinate("a", TTL, false);
+		this.scripts.coordinate("b", TTL, false);
+		long now = joined.redisMillis() + 100;
+		assertThat(this.scripts.renew("a", TTL, now)).isTrue();
+		assertThat(heartbeat("a")).isEqualTo(now + TTL.toMillis());
+	}
+
+	@Test
+	void aRenewalOfAHeartbeatThatWasRemovedAsksForACoordinationAndAddsNothing() {
+		TimerBackend.Coordination joined = this.scripts.coordinate("a", TTL, false);
+		this.scripts.coordinate("a", TTL, true);
+		assertThat(this.scripts.renew("a", TTL, joined.redisMillis() + 100)).isFalse();
+		assertThat(heartbeat("a")).isNull();
+	}
+
+	@Test
+	void aRenewalThatSeesAnotherHeartbeatRunOutAsksForACoordination() {
+		TimerBackend.Coordination joined = this.scripts.coordinate("a", TTL, false);
+		this.scripts.coordinate("b", TTL, false);
+		// b crashed: its heartbeat ran out a millisecond before a's estimate of now
+		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
+			connection.zSetCommands().zAdd(this.keys.instances(), joined.redisMillis() - 1, KeySpace.bytes("b"));
+		}
+		assertThat(this.scripts.renew("a", TTL, joined.redisMillis())).isFalse();
+		// the coordination it asks for removes b and gives every bucket to a
+		TimerBackend.Coordination coordination = this.scripts.coordinate("a", TTL, false);
+		assertThat(coordination.liveInstances()).isEqualTo(1);
+		assertThat(coordination.buckets()).containsExactly(0, 1, 2, 3);
+	}
+
+	private Double heartbeat(String instance) {
+		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
+			return connection.zSetCommands().zScore(this.keys.instances(), KeySpace.bytes(instance));
+		}
+	}
+
+}
