@@ -34,7 +34,9 @@
 -- READY (cancelled, replaced, rescheduled) stays in the list as a tombstone: reserve skips it.
 -- Stats hash fields "<state>:<topic>" count the jobs of each topic in each state, and
 -- "T:<topic>" the tombstones of the topic's ready list, exactly: LLEN(ready:<topic>) is
--- always R:<topic> + T:<topic>.
+-- always R:<topic> + T:<topic>. A missing field counts 0. A field that falls to 0 stays until
+-- the guard re-check of its bucket deletes it (promote.lua): a job that passes through a state
+-- alone would otherwise cost an HDEL per state; readers skip zero fields.
 -- Events published on the channel: "r <bucket> <topic>" when a ready list goes from empty
 -- to non-empty (or on a guard re-announce), "h <bucket> <dueAt>" when a job becomes the
 -- earliest of the bucket's delay queue.
@@ -168,7 +170,8 @@ local function read_many(key, fields)
 end
 
 -- State counts change in memory and reach the stats hash once per field when the script ends
--- (flush_counts, called after the script's body): a batch of jobs costs one HINCRBY per field.
+-- (flush_counts, called after the script's body): a batch of jobs costs one HINCRBY per field,
+-- and a field that falls to 0 is left for the guard re-check to delete.
 local COUNTS = {}
 local COUNT_ORDER = {}
 
@@ -185,8 +188,8 @@ end
 local function flush_counts()
   for _, field in ipairs(COUNT_ORDER) do
     local delta = COUNTS[field]
-    if delta ~= 0 and redis.call('HINCRBY', P .. 'stats', field, delta) <= 0 then
-      redis.call('HDEL', P .. 'stats', field)
+    if delta ~= 0 then
+      redis.call('HINCRBY', P .. 'stats', field, delta)
     end
   end
 end

@@ -2,8 +2,8 @@
 -- re-queues RESERVED jobs whose TTR passed (READY again, or DEAD when their attempts are used up).
 -- KEYS[1] jobs hash, KEYS[2] guard
 -- ARGV[3] batch size (at most this many jobs are moved), ARGV[4] '1' for the guard re-check
--- that heals lost notifications: re-announce every topic of the bucket that has READY jobs, and
--- compact ready lists whose tombstones outnumber their READY jobs (COMPACT_AT at least), reading
+-- that heals lost notifications: re-announce every topic of the bucket that has READY jobs,
+-- delete the stats fields that fell to 0, and compact ready lists whose tombstones outnumber their READY jobs (COMPACT_AT at least), reading
 -- COMPACT_WINDOW entries at most in all.
 -- A job whose TTR ran out is due again at its deadline (what its delivery lag is measured from).
 -- Index entries whose record is gone, unreadable or in another state are dropped.
@@ -47,6 +47,12 @@ local expired_keys, deadlines, r = due_entries(P .. 'reserved', batch - #due)
 local due_records = read_many(KEYS[1], due)
 local expired_records = read_many(KEYS[1], expired_keys)
 local stats = guard and redis.call('HGETALL', P .. 'stats') or {}
+local zeros = {}
+for i = 1, #stats, 2 do
+  if tonumber(stats[i + 1]) == 0 then
+    zeros[#zeros + 1] = stats[i]
+  end
+end
 local compactions = {}
 local budget = COMPACT_WINDOW
 for i = 1, #stats, 2 do
@@ -73,7 +79,9 @@ for i = 1, #stats, 2 do
   end
 end
 
--- writes
+-- writes (the counts this call changes are added after, so a field deleted here and counted
+-- now comes back with its new value)
+call_many('HDEL', P .. 'stats', zeros)
 local w = gathered()
 if #due > 0 then
   redis.call('ZREMRANGEBYRANK', P .. 'delayed', 0, #due - 1)

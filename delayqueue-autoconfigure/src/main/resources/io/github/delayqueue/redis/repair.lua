@@ -125,9 +125,13 @@ end
 local corrected = 0
 local recorded = {}
 for i = 1, #stats, 2 do
-  recorded[stats[i]] = tonumber(stats[i + 1])
-  if counts[stats[i]] ~= tonumber(stats[i + 1]) then
-    corrected = corrected + 1
+  -- a field at 0 counts as missing (the guard deletes it)
+  local value = tonumber(stats[i + 1])
+  if value ~= 0 then
+    recorded[stats[i]] = value
+    if counts[stats[i]] ~= value then
+      corrected = corrected + 1
+    end
   end
 end
 local fields = {}

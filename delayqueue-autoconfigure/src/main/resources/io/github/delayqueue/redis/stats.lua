@@ -16,9 +16,13 @@ if first and first_due <= now then
 end
 local stats = redis.call('HGETALL', P .. 'stats')
 for i = 1, #stats, 2 do
-  reply[#reply + 1] = stats[i]
-  reply[#reply + 1] = stats[i + 1]
-  local topic = string.match(stats[i], '^R:(.+)$')
+  -- a field at 0 waits for the guard to delete it: it is no figure
+  local zero = tonumber(stats[i + 1]) == 0
+  if not zero then
+    reply[#reply + 1] = stats[i]
+    reply[#reply + 1] = stats[i + 1]
+  end
+  local topic = not zero and string.match(stats[i], '^R:(.+)$')
   if topic then
     -- cancelled jobs leave tombstones in the list: skip a few of them
     local seen = {}

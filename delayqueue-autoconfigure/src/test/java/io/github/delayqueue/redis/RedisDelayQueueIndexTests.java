@@ -292,6 +292,36 @@ class RedisDelayQueueIndexTests {
 		assertThat(same.isRunning()).isTrue();
 	}
 
+	/**
+	 * A job that passes through a state leaves its count at 0 rather than paying an HDEL per
+	 * state; nothing reads such a field as a figure, repair does not count it as drift, and
+	 * the guard re-check deletes it.
+	 */
+	@Test
+	void countsThatFellToZeroAreNoFiguresAndTheGuardDeletesThem() {
+		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(1).timerEnabled(false));
+		queue.schedule(request("passing", "a", "{}", Duration.ZERO));
+		queue.schedule(request("staying", "b", "{}", Duration.ofHours(1)));
+		assertThat(queue.finish(queue.reserve("passing", 1, null).get(0))).isTrue();
+		String stats = "{" + queue.getNamespace() + ":0}:stats";
+		assertThat(hash(queue, stats)).containsEntry("R:passing", "0").containsEntry("S:passing", "0");
+		assertThat(queue.stats().topics()).containsOnlyKeys("staying");
+		assertThat(queue.repair(false).isClean()).isTrue();
+
+		TimerSteps.promote(queue, 0, true);
+		assertThat(hash(queue, stats)).containsOnlyKeys("D:staying");
+		assertThat(queue.stats().topics()).containsOnlyKeys("staying");
+	}
+
+	private static Map<String, String> hash(RedisDelayQueue queue, String key) {
+		try (RedisConnection connection = queue.getConnectionFactory().getConnection()) {
+			Map<String, String> entries = new java.util.TreeMap<>();
+			connection.hashCommands().hGetAll(bytes(key)).forEach((field, value) -> entries
+				.put(new String(field, StandardCharsets.UTF_8), new String(value, StandardCharsets.UTF_8)));
+			return entries;
+		}
+	}
+
 	private static byte[] bytes(String text) {
 		return text.getBytes(StandardCharsets.UTF_8);
 	}

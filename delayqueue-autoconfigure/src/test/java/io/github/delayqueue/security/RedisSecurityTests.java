@@ -44,7 +44,7 @@ class RedisSecurityTests {
 	static final String ACL_RULES = "on >acl-s3cret resetkeys ~{secure}:* ~{secure:[0-9]}:* ~{secure:[0-9][0-9]}:*"
 			+ " ~{secure:[0-9][0-9][0-9]}:* ~{secure:[0-9][0-9][0-9][0-9]}:* ~{secure:[0-9][0-9][0-9][0-9][0-9]}:*"
 			+ " resetchannels &secure:events -@all +hello +auth +ping +info +subscribe +unsubscribe"
-			+ " +evalsha +eval +script|load +wait +time +publish +hget +hmget +hset +hdel +hgetall +hincrby +hscan +scan"
+			+ " +evalsha +eval +script|load +wait +time +publish +hget +hmget +hset +hsetnx +hdel +hgetall +hincrby +hscan +scan"
 			+ " +del +incrby +llen +lpush +rpush +lrange +ltrim +zadd +zcard +zrange +zrangebyscore +zrank +zrem"
 			+ " +zremrangebyrank +zremrangebyscore +zscore";
 
