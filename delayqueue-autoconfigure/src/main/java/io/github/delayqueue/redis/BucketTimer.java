@@ -71,6 +71,14 @@ final class BucketTimer implements TimerStatus {
 
 	private final RedisClock clock;
 
+	/**
+	 * Redis's clock as read by this timer's own calls alone, each applied as soon as its
+	 * reply is back: the heartbeat's expiry is written from it. The shared {@link #clock} also
+	 * takes readings from consumers' replies, which a big reply or a descheduled thread may
+	 * apply late, pulling the estimate back and shortening the heartbeat by as much.
+	 */
+	private final RedisClock beatClock = new RedisClock();
+
 	private final ObjIntConsumer<String> readyListener;
 
 	private final BackOff errorBackOff = errorBackOff();
@@ -387,8 +395,9 @@ final class BucketTimer implements TimerStatus {
 		if (plan.coordinate()) {
 			// a full coordination when asked for, and each guard interval; a renewal otherwise
 			boolean full = this.forceFull || monotonic - this.nextFullCoordination >= 0;
-			this.forceFull = false;
 			coordinate(!full);
+			// cleared only once it succeeded: a failed one is retried in full
+			this.forceFull = false;
 			this.nextCoordination = monotonic + this.coordinationNanos;
 			if (full) {
 				this.nextFullCoordination = monotonic + this.guardNanos;
@@ -419,11 +428,12 @@ final class BucketTimer implements TimerStatus {
 	}
 
 	private void coordinate(boolean renewOnly) {
-		if (renewOnly && this.clock.isSynced() && this.backend.renew(this.clock.millis())) {
+		if (renewOnly && this.beatClock.isSynced() && this.backend.renew(this.beatClock.millis())) {
 			return;
 		}
 		TimerBackend.Coordination coordination = this.backend.coordinate(false);
 		this.clock.update(coordination.redisMillis());
+		this.beatClock.update(coordination.redisMillis());
 		boolean[] now = new boolean[this.owned.length];
 		for (int bucket : coordination.buckets()) {
 			now[bucket] = true;
@@ -467,6 +477,7 @@ final class BucketTimer implements TimerStatus {
 			throw ex;
 		}
 		this.clock.update(promotion.redisMillis());
+		this.beatClock.update(promotion.redisMillis());
 		for (String topic : promotion.topics()) {
 			this.readyListener.accept(topic, bucket);
 		}

@@ -13,6 +13,7 @@ import io.github.delayqueue.core.OnDuplicate;
 import io.github.delayqueue.core.RepairResult;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleRequest;
+import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisZSetCommands;
 import org.springframework.data.redis.connection.zset.Tuple;
 
@@ -306,8 +307,8 @@ final class QueueScripts {
 
 	/**
 	 * Renews a heartbeat that is still there ({@code ZADD XX CH}) and reads the earliest
-	 * heartbeat expiry, in one pipeline where the connection allows it: two commands, where
-	 * the coordination script costs four.
+	 * heartbeat expiry, in one pipeline where the connection allows it (not on a cluster,
+	 * where Jedis has none): two commands, where the coordination script costs four.
 	 * @param instanceId the instance
 	 * @param leaseTtl how long the heartbeat lasts
 	 * @param nowMillis the instance's estimate of Redis's time
@@ -321,17 +322,17 @@ final class QueueScripts {
 		return this.runner.execute("renewing the heartbeat of instance " + instanceId, (connection) -> {
 			Object renewed;
 			Object first;
-			try {
+			if (connection instanceof RedisClusterConnection) {
+				renewed = connection.zSetCommands().zAdd(instances, expiry, member, renewal);
+				first = connection.zSetCommands().zRangeWithScores(instances, 0, 0);
+			}
+			else {
 				connection.openPipeline();
 				connection.zSetCommands().zAdd(instances, expiry, member, renewal);
 				connection.zSetCommands().zRangeWithScores(instances, 0, 0);
 				List<Object> replies = connection.closePipeline();
 				renewed = replies.get(0);
 				first = replies.get(1);
-			}
-			catch (UnsupportedOperationException ex) {
-				renewed = connection.zSetCommands().zAdd(instances, expiry, member, renewal);
-				first = connection.zSetCommands().zRangeWithScores(instances, 0, 0);
 			}
 			return Boolean.TRUE.equals(renewed) && first instanceof Collection<?> earliest && !earliest.isEmpty()
 					&& earliest.iterator().next() instanceof Tuple tuple && tuple.getScore() > nowMillis;

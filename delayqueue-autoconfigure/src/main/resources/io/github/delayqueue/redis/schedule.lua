@@ -14,7 +14,10 @@ local now = now_ms()
 
 -- One job that replaces nothing, the call of every schedule one at a time: HSETNX creates it or
 -- finds that it exists, in one command. The head is read before, and HSETNX is the first write,
--- so an existing job (kept, or unreadable and refused) leaves everything as it was.
+-- so an existing job (kept, or unreadable and refused) leaves everything as it was. One
+-- difference from the general path: Redis out of memory (maxmemory, noeviction) refuses
+-- HSETNX even for a job that exists, so the call fails (changing nothing) where the general
+-- path would answer "kept".
 if #ARGV == 10 and ARGV[10] ~= '1' then
   local jobkey, topic = ARGV[3], ARGV[4]
   local due, due_text = tonumber(ARGV[7]), ARGV[7]

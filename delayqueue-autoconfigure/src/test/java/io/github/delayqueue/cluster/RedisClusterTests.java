@@ -113,6 +113,25 @@ class RedisClusterTests {
 		QueueInvariant.assertHolds(cluster, "clustered", 16);
 	}
 
+	/**
+	 * Jedis has no pipelines on a cluster: the heartbeat's renewal between coordinations
+	 * sends its two commands one after the other, and the timer goes on promoting (a renewal
+	 * that failed on the pipeline stopped every timer step until the next full coordination).
+	 */
+	@Test
+	void withJedisTheTimerKeepsPromotingAcrossHeartbeats() {
+		this.runner.withPropertyValues("spring.data.redis.client-type=jedis").run((context) -> {
+			RedisDelayQueue queue = context.getBean(RedisDelayQueue.class);
+			DeliveryCounter counter = context.getBean(DeliveryCounter.class);
+			// due after several beats (every 2 s): each is a renewal
+			context.getBean(DelayedJobTemplate.class).schedule("clustered-load", "after-beats", "after-beats",
+					Duration.ofSeconds(5));
+			await().atMost(Duration.ofSeconds(10)).until(() -> counter.received.containsKey("after-beats"));
+			assertThat(queue.getTimer().lastError()).isNull();
+		});
+		QueueInvariant.assertHolds(cluster, "clustered", 16);
+	}
+
 	private static Map<String, Integer> merged(DeliveryCounter one, DeliveryCounter two) {
 		Map<String, Integer> all = new TreeMap<>();
 		one.received.forEach((id, count) -> all.merge(id, count.get(), Integer::sum));

@@ -67,7 +67,7 @@ final class IdleScenario extends Scenario {
 
 		com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean) ManagementFactory
 			.getOperatingSystemMXBean();
-		long scriptsBefore = redis.calls().scripts();
+		BenchRedis.Calls callsBefore = redis.calls();
 		long commandsBefore = redis.commandsProcessed();
 		long cpuBefore = os.getProcessCpuTime();
 		long start = System.nanoTime();
@@ -76,7 +76,11 @@ final class IdleScenario extends Scenario {
 		long elapsed = System.nanoTime() - start;
 		// the first INFO is counted in the difference, the second is not
 		long commands = redis.commandsProcessed() - commandsBefore - 1;
-		long scripts = redis.calls().scripts() - scriptsBefore;
+		BenchRedis.Calls calls = redis.calls().since(callsBefore);
+		long scripts = calls.scripts();
+		// per command and instance, per second (the harness's INFO calls are left out of calls())
+		System.out.println("  commands per second and instance: "
+				+ calls.perJob((int) Math.max(1, Math.round(elapsed / 1e9 * INSTANCES))));
 		long clients = Long.parseLong(redis.info("clients").get("connected_clients")) - 1;
 
 		Map<String, Double> figures = new LinkedHashMap<>();
