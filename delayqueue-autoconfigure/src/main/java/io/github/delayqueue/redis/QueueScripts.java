@@ -13,7 +13,6 @@ import io.github.delayqueue.core.OnDuplicate;
 import io.github.delayqueue.core.RepairResult;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleRequest;
-import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisZSetCommands;
 import org.springframework.data.redis.connection.zset.Tuple;
 
@@ -307,8 +306,7 @@ final class QueueScripts {
 
 	/**
 	 * Renews a heartbeat that is still there ({@code ZADD XX CH}) and reads the earliest
-	 * heartbeat expiry, in one pipeline where the connection allows it (not on a cluster,
-	 * where Jedis has none): two commands, where the coordination script costs four.
+	 * heartbeat expiry: two commands, where the coordination script costs four.
 	 * @param instanceId the instance
 	 * @param leaseTtl how long the heartbeat lasts
 	 * @param nowMillis the instance's estimate of Redis's time
@@ -320,20 +318,11 @@ final class QueueScripts {
 		double expiry = nowMillis + leaseTtl.toMillis();
 		RedisZSetCommands.ZAddArgs renewal = RedisZSetCommands.ZAddArgs.ifExists().ch();
 		return this.runner.execute("renewing the heartbeat of instance " + instanceId, (connection) -> {
-			Object renewed;
-			Object first;
-			if (connection instanceof RedisClusterConnection) {
-				renewed = connection.zSetCommands().zAdd(instances, expiry, member, renewal);
-				first = connection.zSetCommands().zRangeWithScores(instances, 0, 0);
-			}
-			else {
-				connection.openPipeline();
-				connection.zSetCommands().zAdd(instances, expiry, member, renewal);
-				connection.zSetCommands().zRangeWithScores(instances, 0, 0);
-				List<Object> replies = connection.closePipeline();
-				renewed = replies.get(0);
-				first = replies.get(1);
-			}
+			// one after the other on the shared connection: a pipeline would take a dedicated
+			// connection (a connect and HELLO per beat with Lettuce), and Jedis has none on a
+			// cluster
+			Boolean renewed = connection.zSetCommands().zAdd(instances, expiry, member, renewal);
+			Object first = connection.zSetCommands().zRangeWithScores(instances, 0, 0);
 			return Boolean.TRUE.equals(renewed) && first instanceof Collection<?> earliest && !earliest.isEmpty()
 					&& earliest.iterator().next() instanceof Tuple tuple && tuple.getScore() > nowMillis;
 		});
