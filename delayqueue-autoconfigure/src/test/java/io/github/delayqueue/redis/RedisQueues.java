@@ -110,7 +110,10 @@ final class RedisQueues implements AutoCloseable, AfterEachCallback {
 	}
 
 	/**
-	 * Every key of this namespace with its DUMP: equal snapshots mean nothing changed.
+	 * Every key of this namespace with its DUMP: equal snapshots mean nothing changed. A
+	 * bucket's stats hash is shown by its non-zero counts (a count at 0 is the same as none,
+	 * and a running timer's guard deletes such fields whenever it re-checks the bucket), and
+	 * left out when it has none.
 	 */
 	Map<String, String> snapshot() {
 		try (RedisConnection connection = this.factories.get(0).getConnection()) {
@@ -119,9 +122,22 @@ final class RedisQueues implements AutoCloseable, AfterEachCallback {
 				.scan(ScanOptions.scanOptions().match("{" + this.namespace + "*").count(1000).build())) {
 				while (keys.hasNext()) {
 					byte[] key = keys.next();
+					String name = new String(key, StandardCharsets.UTF_8);
+					if (name.endsWith("}:stats")) {
+						Map<String, String> counts = new java.util.TreeMap<>();
+						connection.hashCommands().hGetAll(key).forEach((field, value) -> {
+							String count = new String(value, StandardCharsets.UTF_8);
+							if (!"0".equals(count)) {
+								counts.put(new String(field, StandardCharsets.UTF_8), count);
+							}
+						});
+						if (!counts.isEmpty()) {
+							result.put(name, counts.toString());
+						}
+						continue;
+					}
 					byte[] dump = connection.keyCommands().dump(key);
-					result.put(new String(key, StandardCharsets.UTF_8),
-							(dump != null) ? java.util.HexFormat.of().formatHex(dump) : "");
+					result.put(name, (dump != null) ? java.util.HexFormat.of().formatHex(dump) : "");
 				}
 			}
 			return result;
