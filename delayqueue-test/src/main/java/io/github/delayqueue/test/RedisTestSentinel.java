@@ -125,7 +125,15 @@ public final class RedisTestSentinel implements AutoCloseable {
 	public void restartOldMasterAsReplica() {
 		this.master.start();
 		await("the old master to rejoin as a replica", () -> {
-			String replication = info(this.master, "replication");
+			String replication;
+			try {
+				replication = info(this.master, "replication");
+			}
+			catch (UncheckedIOException ex) {
+				// a Sentinel that reconfigures the server as a replica closes its clients'
+				// connections (CLIENT KILL): ask again
+				return false;
+			}
 			return replication.contains("role:slave") && replication.contains("master_link_status:up");
 		});
 	}
