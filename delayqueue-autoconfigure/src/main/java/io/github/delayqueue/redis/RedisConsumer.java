@@ -19,7 +19,6 @@ import io.github.delayqueue.core.ReservedJob;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.util.Assert;
 
 /**
@@ -74,17 +73,16 @@ final class RedisConsumer implements DelayQueueConsumer {
 				lists.add(keys.readyList(bucket, topic));
 			}
 			List<Object> lengths;
-			if (connection instanceof RedisClusterConnection) {
-				// Jedis has no pipelines on a cluster
+			if (ScriptRunner.pipelines(connection)) {
+				connection.openPipeline();
+				lists.forEach((list) -> connection.listCommands().lLen(list));
+				lengths = connection.closePipeline();
+			}
+			else {
 				lengths = new ArrayList<>(lists.size());
 				for (byte[] list : lists) {
 					lengths.add(connection.listCommands().lLen(list));
 				}
-			}
-			else {
-				connection.openPipeline();
-				lists.forEach((list) -> connection.listCommands().lLen(list));
-				lengths = connection.closePipeline();
 			}
 			for (int bucket = 0; bucket < nonEmpty.length; bucket++) {
 				Object length = lengths.get(bucket);

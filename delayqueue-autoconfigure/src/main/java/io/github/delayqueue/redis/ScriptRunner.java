@@ -149,9 +149,7 @@ final class ScriptRunner {
 				return List.of();
 			}
 			try {
-				if (connection instanceof RedisClusterConnection) {
-					// one call at a time, each retried on its own while its slot migrates: a
-					// pipeline would report a refusal only after the others were applied
+				if (!pipelines(connection)) {
 					throw new UnsupportedOperationException("no pipelines on a cluster");
 				}
 				connection.openPipeline();
@@ -188,6 +186,18 @@ final class ScriptRunner {
 						+ " is safe): " + first.getMessage(), ex);
 			}
 		});
+	}
+
+	/**
+	 * Whether calls of one step go to Redis in one pipeline on a connection: not on a
+	 * cluster. There Jedis has no pipelines, and a pipeline would report a call refused while
+	 * its slot migrates only after the others were applied; one call at a time, each is
+	 * retried on its own.
+	 * @param connection the connection
+	 * @return {@code true} to pipeline
+	 */
+	static boolean pipelines(RedisConnection connection) {
+		return !(connection instanceof RedisClusterConnection);
 	}
 
 	private Object eval(RedisConnection connection, LuaScript script, byte[][] keysAndArgs) {

@@ -3,8 +3,8 @@
 -- KEYS[1] jobs hash, KEYS[2] guard
 -- ARGV[3] batch size (at most this many jobs are moved), ARGV[4] '1' for the guard re-check
 -- that heals lost notifications: re-announce every topic of the bucket that has READY jobs,
--- delete the stats fields that fell to 0, and compact ready lists whose tombstones outnumber their READY jobs (COMPACT_AT at least), reading
--- COMPACT_WINDOW entries at most in all.
+-- delete the stats fields that fell to 0, and compact ready lists whose tombstones outnumber
+-- their READY jobs (COMPACT_AT at least), reading COMPACT_WINDOW entries at most in all.
 -- A job whose TTR ran out is due again at its deadline (what its delivery lag is measured from).
 -- Index entries whose record is gone, unreadable or in another state are dropped.
 -- Returns {moved, expired, next due ms (-1: none), now ms, number of topics that got work n,
