@@ -116,6 +116,9 @@ final class BucketTimer implements TimerStatus {
 
 	private long nextGuard;
 
+	// touched by the timer thread only: the earliest heartbeat expiry read last (beat clock)
+	private long nextExpiryCheck;
+
 	private int guardCursor;
 
 	/**
@@ -428,9 +431,21 @@ final class BucketTimer implements TimerStatus {
 	}
 
 	private void coordinate(boolean renewOnly) {
-		if (renewOnly && this.beatClock.isSynced() && this.backend.renew(this.beatClock.millis())) {
-			return;
+		if (renewOnly && this.beatClock.isSynced()) {
+			long now = this.beatClock.millis();
+			// no heartbeat runs out before the earliest expiry read last: until then a beat
+			// only renews, and a crashed instance is still seen at the first beat after its
+			// expiry
+			long earliest = this.backend.renew(now, now >= this.nextExpiryCheck);
+			if (earliest >= 0) {
+				if (earliest > 0) {
+					this.nextExpiryCheck = earliest;
+				}
+				return;
+			}
 		}
+		// read again at the first renewal after a coordination
+		this.nextExpiryCheck = 0;
 		TimerBackend.Coordination coordination = this.backend.coordinate(false);
 		this.clock.update(coordination.redisMillis());
 		this.beatClock.update(coordination.redisMillis());

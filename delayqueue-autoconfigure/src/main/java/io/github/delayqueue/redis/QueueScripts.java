@@ -305,14 +305,17 @@ final class QueueScripts {
 	}
 
 	/**
-	 * Renews a heartbeat that is still there ({@code ZADD XX CH}) and reads the earliest
-	 * heartbeat expiry: two commands, where the coordination script costs four.
+	 * Renews a heartbeat that is still there ({@code ZADD XX CH}) and, when asked, reads the
+	 * earliest heartbeat expiry ({@code ZRANGE 0 0}): one or two commands, where the
+	 * coordination script costs four.
 	 * @param instanceId the instance
 	 * @param leaseTtl how long the heartbeat lasts
 	 * @param nowMillis the instance's estimate of Redis's time
-	 * @return {@code true} when the heartbeat was renewed and none has run out
+	 * @param readEarliest whether to read the earliest expiry
+	 * @return -1 when a coordination is needed (the heartbeat was gone, or one has run out);
+	 * else the earliest expiry read (no heartbeat runs out before it), or 0 when not read
 	 */
-	boolean renew(String instanceId, Duration leaseTtl, long nowMillis) {
+	long renew(String instanceId, Duration leaseTtl, long nowMillis, boolean readEarliest) {
 		byte[] instances = this.keys.instances();
 		byte[] member = KeySpace.bytes(instanceId);
 		double expiry = nowMillis + leaseTtl.toMillis();
@@ -322,9 +325,18 @@ final class QueueScripts {
 			// connection (a connect and HELLO per beat with Lettuce), and Jedis has none on a
 			// cluster
 			Boolean renewed = connection.zSetCommands().zAdd(instances, expiry, member, renewal);
+			if (!Boolean.TRUE.equals(renewed)) {
+				return -1L;
+			}
+			if (!readEarliest) {
+				return 0L;
+			}
 			Object first = connection.zSetCommands().zRangeWithScores(instances, 0, 0);
-			return Boolean.TRUE.equals(renewed) && first instanceof Collection<?> earliest && !earliest.isEmpty()
-					&& earliest.iterator().next() instanceof Tuple tuple && tuple.getScore() > nowMillis;
+			if (first instanceof Collection<?> earliest && !earliest.isEmpty()
+					&& earliest.iterator().next() instanceof Tuple tuple && tuple.getScore() > nowMillis) {
+				return tuple.getScore().longValue();
+			}
+			return -1L;
 		});
 	}
 

@@ -108,6 +108,15 @@ final class ReadySignals {
 	}
 
 	/**
+	 * The signal of a topic if it is known, without creating it (no probe).
+	 * @param topic the topic
+	 * @return the signal, or {@code null} when the topic is not known
+	 */
+	TopicSignal existing(String topic) {
+		return this.topics.get(topic);
+	}
+
+	/**
 	 * How many topics are known.
 	 * @return the count
 	 */
@@ -261,6 +270,22 @@ final class ReadySignals {
 					}
 				}
 				return result;
+			}
+			finally {
+				this.lock.unlock();
+			}
+		}
+
+		/**
+		 * The generation of a bucket that is marked, to {@link #clear} it with once it is found
+		 * empty.
+		 * @param bucket the bucket
+		 * @return its generation, or -1 when it is not marked
+		 */
+		long markedGeneration(int bucket) {
+			this.lock.lock();
+			try {
+				return this.pending[bucket] ? this.generations[bucket] : -1;
 			}
 			finally {
 				this.lock.unlock();

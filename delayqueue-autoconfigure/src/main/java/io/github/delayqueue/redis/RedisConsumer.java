@@ -185,8 +185,15 @@ final class RedisConsumer implements DelayQueueConsumer {
 				calls.add(Map.entry(bucket, all.subList(from, Math.min(all.size(), from + FINISH_BATCH))));
 			}
 		});
+		// a topic this instance does not know (a job reserved elsewhere, finished here) has
+		// no mark to clear, and is not probed for one
+		ReadySignals.TopicSignal signal = (max > 0) ? this.signals.existing(topic) : null;
 		for (Map.Entry<Integer, List<ReservedJob>> entry : calls) {
 			int bucket = entry.getKey();
+			// read before the take: a take that leaves the bucket empty clears its mark unless
+			// it was marked again meanwhile, as a reserve does (else the next awaitWork returns
+			// at once for a reserve that finds nothing)
+			long generation = (wanted > 0 && signal != null) ? signal.markedGeneration(bucket) : -1;
 			ScriptReplies.Finished finished;
 			try {
 				finished = this.scripts.finish(bucket, topic, entry.getValue(), wanted, ttrMillis, attemptsLimit);
@@ -200,7 +207,9 @@ final class RedisConsumer implements DelayQueueConsumer {
 			finished.finished().forEach((job) -> this.observer.completed(topic));
 			stale.addAll(finished.stale());
 			if (finished.next() != null) {
-				taken(bucket, finished.next(), next);
+				if (taken(bucket, finished.next(), next) == 0 && generation >= 0) {
+					signal.clear(bucket, generation);
+				}
 				wanted = 0;
 			}
 		}

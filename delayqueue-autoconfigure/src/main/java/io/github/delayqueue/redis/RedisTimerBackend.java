@@ -36,8 +36,8 @@ final class RedisTimerBackend implements TimerBackend {
 	}
 
 	@Override
-	public boolean renew(long nowMillis) {
-		return this.scripts.renew(this.instanceId, this.leaseTtl, nowMillis);
+	public long renew(long nowMillis, boolean readEarliest) {
+		return this.scripts.renew(this.instanceId, this.leaseTtl, nowMillis, readEarliest);
 	}
 
 	@Override

@@ -15,15 +15,17 @@ interface TimerBackend {
 	Coordination coordinate(boolean leaving);
 
 	/**
-	 * Renews this instance's heartbeat alone, the beat between coordinations: two plain
-	 * commands, no script. Not atomic, and it need not be: it only extends a heartbeat that is
-	 * still there, and only reads whether another one ran out.
+	 * Renews this instance's heartbeat alone, the beat between coordinations: one or two
+	 * plain commands, no script. Not atomic, and it need not be: it only extends a heartbeat
+	 * that is still there, and only reads whether another one ran out.
 	 * @param nowMillis this instance's estimate of Redis's time (the heartbeat then expires at
 	 * this time plus its TTL)
-	 * @return {@code true} when nothing changed: the heartbeat was still there and no other
-	 * one has run out; {@code false} asks for a coordination
+	 * @param readEarliest whether to read the earliest heartbeat expiry: needed only once the
+	 * earliest read before may have passed, as no heartbeat runs out earlier
+	 * @return -1 asks for a coordination (the heartbeat was gone, or another one has run out);
+	 * else the earliest expiry read, or 0 when it was not read
 	 */
-	boolean renew(long nowMillis);
+	long renew(long nowMillis, boolean readEarliest);
 
 	/**
 	 * Moves due jobs of a bucket to their ready lists and re-queues expired reservations.

@@ -22,8 +22,8 @@ class BucketTimerTests {
 		TimerBackend backend = new TimerBackend() {
 
 			@Override
-			public boolean renew(long nowMillis) {
-				return false;
+			public long renew(long nowMillis, boolean readEarliest) {
+				return -1;
 			}
 
 			@Override
@@ -62,6 +62,55 @@ class BucketTimerTests {
 		finally {
 			timer.halt();
 		}
+	}
+
+	@Test
+	void theHeartbeatReadsTheEarliestExpiryOnlyOnceItMayHavePassed() {
+		// each read answers that no heartbeat runs out for the next 300 ms; a beat every 20 ms
+		record Beat(long nowMillis, boolean read, long earliestBefore) {
+		}
+		List<Beat> beats = new CopyOnWriteArrayList<>();
+		long[] earliest = { 0 };
+		TimerBackend backend = new TimerBackend() {
+
+			@Override
+			public long renew(long nowMillis, boolean readEarliest) {
+				beats.add(new Beat(nowMillis, readEarliest, earliest[0]));
+				if (readEarliest) {
+					earliest[0] = nowMillis + 300;
+					return earliest[0];
+				}
+				return 0;
+			}
+
+			@Override
+			public Coordination coordinate(boolean leaving) {
+				return new Coordination(1, System.currentTimeMillis(), leaving ? new int[0] : new int[] { 0 });
+			}
+
+			@Override
+			public Promotion promote(int bucket, boolean guard) {
+				return new Promotion(0, 0, -1, System.currentTimeMillis(), List.of());
+			}
+
+		};
+		BucketTimer timer = new BucketTimer(backend, 1, 100, Duration.ofMillis(20), Duration.ofMinutes(10),
+				new RedisClock(), (topic, bucket) -> {
+				});
+		timer.start();
+		try {
+			await().atMost(Duration.ofSeconds(10)).until(() -> beats.stream().filter(Beat::read).count() >= 3);
+		}
+		finally {
+			timer.halt();
+		}
+		// the first beat after a coordination reads; later ones read exactly when the earliest
+		// expiry read before has come
+		assertThat(beats.get(0).read()).isTrue();
+		assertThat(beats).allSatisfy((beat) -> assertThat(beat.read())
+			.as("beat at %d, earliest expiry read before %d", beat.nowMillis(), beat.earliestBefore())
+			.isEqualTo(beat.nowMillis() >= beat.earliestBefore()));
+		assertThat(beats.stream().filter((beat) -> !beat.read()).count()).isGreaterThan(beats.size() / 2);
 	}
 
 	private static long gapMillis(List<Long> nanos, int index) {

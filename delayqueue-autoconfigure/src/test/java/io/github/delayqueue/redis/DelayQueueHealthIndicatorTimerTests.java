@@ -150,8 +150,8 @@ class DelayQueueHealthIndicatorTimerTests {
 	private abstract static class Backend implements TimerBackend {
 
 		@Override
-		public boolean renew(long nowMillis) {
-			return false;
+		public long renew(long nowMillis, boolean readEarliest) {
+			return -1;
 		}
 
 		@Override

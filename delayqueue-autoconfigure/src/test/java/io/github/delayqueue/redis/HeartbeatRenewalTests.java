@@ -40,18 +40,29 @@ class HeartbeatRenewalTests {
 
 	@Test
 	void aRenewalExtendsAHeartbeatThatIsThereWhileNoneRanOut() {
-		TimerBackend.Coordination joined = this.scripts.coordinate("a", TTL, false);
-		this.scripts.coordinate("b", TTL, false);
-		long now = joined.redisMillis() + 100;
-		assertThat(this.scripts.renew("a", TTL, now)).isTrue();
+		this.scripts.coordinate("a", TTL, false);
+		TimerBackend.Coordination other = this.scripts.coordinate("b", TTL, false);
+		long now = other.redisMillis() + 1000;
+		// b's heartbeat is now the earliest: none runs out before it
+		assertThat(this.scripts.renew("a", TTL, now, true)).isEqualTo(heartbeat("b").longValue())
+			.isGreaterThanOrEqualTo(other.redisMillis() + TTL.toMillis());
 		assertThat(heartbeat("a")).isEqualTo(now + TTL.toMillis());
+	}
+
+	@Test
+	void aRenewalNotAskedForTheEarliestExpirySendsTheRenewalAlone() {
+		TimerBackend.Coordination joined = this.scripts.coordinate("a", TTL, false);
+		// 0: renewed, and nothing read
+		assertThat(this.scripts.renew("a", TTL, joined.redisMillis() + 100, false)).isZero();
+		assertThat(heartbeat("a")).isEqualTo(joined.redisMillis() + 100 + TTL.toMillis());
 	}
 
 	@Test
 	void aRenewalOfAHeartbeatThatWasRemovedAsksForACoordinationAndAddsNothing() {
 		TimerBackend.Coordination joined = this.scripts.coordinate("a", TTL, false);
 		this.scripts.coordinate("a", TTL, true);
-		assertThat(this.scripts.renew("a", TTL, joined.redisMillis() + 100)).isFalse();
+		assertThat(this.scripts.renew("a", TTL, joined.redisMillis() + 100, true)).isEqualTo(-1);
+		assertThat(this.scripts.renew("a", TTL, joined.redisMillis() + 100, false)).isEqualTo(-1);
 		assertThat(heartbeat("a")).isNull();
 	}
 
@@ -63,7 +74,7 @@ class HeartbeatRenewalTests {
 		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
 			connection.zSetCommands().zAdd(this.keys.instances(), joined.redisMillis() - 1, KeySpace.bytes("b"));
 		}
-		assertThat(this.scripts.renew("a", TTL, joined.redisMillis())).isFalse();
+		assertThat(this.scripts.renew("a", TTL, joined.redisMillis(), true)).isEqualTo(-1);
 		// the coordination it asks for removes b and gives every bucket to a
 		TimerBackend.Coordination coordination = this.scripts.coordinate("a", TTL, false);
 		assertThat(coordination.liveInstances()).isEqualTo(1);

@@ -99,6 +99,35 @@ class RedisDelayQueueReservationTests extends AbstractRedisDelayQueueTests {
 	}
 
 	@Test
+	void aFinishWhoseTakeEmptiesTheBucketLeavesNoWorkToAwait() throws InterruptedException {
+		// one bucket, no timer: only the schedules mark it
+		this.queue.stop();
+		String namespace = this.queues.namespace + "-drained";
+		RedisDelayQueue queue = this.queues
+			.start((builder) -> builder.namespace(namespace).buckets(1).timerEnabled(false));
+		await().atMost(Duration.ofSeconds(5)).until(queue::isSubscribed);
+		assertThat(queue.awaitWork("marker", Duration.ZERO)).isFalse();
+		for (String id : List.of("a", "b")) {
+			queue.schedule(RedisDelayQueueLifecycleTests.request("drained", id, "{}", Duration.ZERO));
+		}
+		// the echo of the schedule's own announcement is handled before a later message: once
+		// the marker arrives, no mark of the schedules is on its way any more
+		try (var connection = queue.getConnectionFactory().getConnection()) {
+			connection.publish(KeySpace.bytes(new KeySpace(namespace, 1).channel()), KeySpace.bytes("r 0 marker"));
+		}
+		assertThat(queue.awaitWork("marker", Duration.ofSeconds(5))).isTrue();
+
+		ReservedJob first = queue.reserve("drained", 1, null).get(0);
+		// b is left: the bucket stays marked
+		assertThat(queue.awaitWork("drained", Duration.ZERO)).isTrue();
+		FinishResult finished = queue.finishAndReserve(List.of(first), 5, null, null);
+		assertThat(finished.next()).extracting(ReservedJob::id).containsExactly("b");
+		// the take emptied the ready list: nothing to wait for, no reserve that finds nothing
+		assertThat(queue.awaitWork("drained", Duration.ofMillis(100))).isFalse();
+		assertThat(queue.finish(finished.next().get(0))).isTrue();
+	}
+
+	@Test
 	void anAttemptsLimitGivenAtReserveIsStoredWithTheJobAndGovernsFailAndTtrExpiry() {
 		schedule("limit", "1", 5, Duration.ofMinutes(1));
 		List<ReservedJob> first = await().atMost(Duration.ofSeconds(10))
