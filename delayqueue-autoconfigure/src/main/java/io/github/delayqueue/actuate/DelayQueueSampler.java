@@ -44,6 +44,8 @@ public class DelayQueueSampler implements SmartLifecycle {
 
 	private volatile boolean failing;
 
+	private volatile boolean stopped;
+
 	private @Nullable ScheduledExecutorService executor;
 
 	/**
@@ -95,6 +97,10 @@ public class DelayQueueSampler implements SmartLifecycle {
 			stats = this.operations.stats();
 		}
 		catch (RuntimeException ex) {
+			if (this.stopped) {
+				// stop() interrupts a reading in flight: that is no failure to report
+				return;
+			}
 			if (!this.failing) {
 				logger.warn("delayqueue sampler could not read the figures from Redis (keeping the last reading): "
 						+ ex.getMessage());
@@ -125,6 +131,7 @@ public class DelayQueueSampler implements SmartLifecycle {
 			}
 			CustomizableThreadFactory threads = new CustomizableThreadFactory("delayqueue-sampler-");
 			threads.setDaemon(true);
+			this.stopped = false;
 			ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(threads);
 			executor.scheduleWithFixedDelay(this::sample, 0, this.interval.toMillis(), TimeUnit.MILLISECONDS);
 			this.executor = executor;
@@ -135,6 +142,7 @@ public class DelayQueueSampler implements SmartLifecycle {
 	public void stop() {
 		synchronized (this.lifecycleMonitor) {
 			if (this.executor != null) {
+				this.stopped = true;
 				this.executor.shutdownNow();
 				this.executor = null;
 			}
