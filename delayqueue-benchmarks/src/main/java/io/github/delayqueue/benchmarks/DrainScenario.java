@@ -49,6 +49,7 @@ final class DrainScenario extends Scenario {
 		columns.addAll(List.of(Column.count(UNDELIVERED),
 				Column.count("duplicates"), Column.count("late enqueues"), Column.decimal(REDIS_CPU),
 				Column.decimal(REDIS_COMMANDS)));
+		columns.addAll(commandColumns());
 		return columns;
 	}
 
@@ -73,10 +74,12 @@ final class DrainScenario extends Scenario {
 		// jobs enqueued after the instant are due on arrival: the run then does not measure a backlog
 		double late = (System.currentTimeMillis() > dueAt) ? 1 : 0;
 		redis.resetStats();
+		BenchRedis.Calls calls = redis.calls();
 		double cpuBefore = redis.cpuSeconds();
 		await(recorder, LEAD.plus(TIMEOUT));
 		double redisCpu = redis.cpuSeconds() - cpuBefore;
 		long redisCommands = redis.commandMicros();
+		BenchRedis.Calls drained = redis.calls().since(calls);
 		Map<String, Double> figures = new LinkedHashMap<>();
 		figures.put("enqueue bulk (jobs/s)", perSecond(n, enqueueNanos));
 		figures.put(DRAIN, recorder.drainRate());
@@ -86,6 +89,7 @@ final class DrainScenario extends Scenario {
 		figures.put("late enqueues", late);
 		figures.put(REDIS_CPU, redisCpu * 1e6 / n);
 		figures.put(REDIS_COMMANDS, (double) redisCommands / n);
+		putCommands(figures, drained, n);
 		return figures;
 	}
 
@@ -104,7 +108,8 @@ final class DrainScenario extends Scenario {
 				+ "instant, when the run stops waiting (they are still in Redis, not lost). "
 				+ "`late enqueues` = 1 if the bulk enqueue did not finish before the instant. Redis CPU = the server "
 				+ "process's CPU time (`INFO cpu`, network included) from the end of the enqueue to the last "
-				+ "completion, per job; Redis command time = the sum of `INFO commandstats` in that window, per job. "
+				+ "completion, per job; Redis command time = the sum of `INFO commandstats` in that window, per job; "
+				+ COMMANDS_NOTE + ", in the same window. "
 				+ "The EVALSHA floor row shows "
 				+ "EVALSHA from " + Floor.CLIENTS + " clients, `-P 16` under enqueue and `-P 1` under drain.";
 	}

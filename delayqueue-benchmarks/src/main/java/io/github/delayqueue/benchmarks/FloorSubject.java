@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 import io.lettuce.core.KeyValue;
+import io.lettuce.core.LMoveArgs;
 import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
@@ -22,15 +23,29 @@ import io.lettuce.core.api.sync.RedisCommands;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The floor design: the least a Redis delayed queue in Lua does, as a yardstick for the
+ * The floor designs: the least a Redis delayed queue in Lua does, as yardsticks for the
  * others. One ZSET of due times, one HASH of records and one LIST of ready jobs per topic; a
  * schedule is one script ({@code HSET} + {@code ZADD}, pipelined for bulk and async); one
  * mover thread runs a script that moves up to {@value #BATCH} due jobs to their lists, again
  * at once while it finds a full batch, else when the earliest job is due but at least every
- * {@value #POLL_MILLIS} ms; consumers {@code BLPOP} a job and take its record with a script
- * ({@code HGET} + {@code HDEL}). At most once: no reservation, no acknowledgement, no retry. The
- * payload is the same JSON as the others', written and read with Jackson; a job is complete
- * when its handler returns.
+ * {@value #POLL_MILLIS} ms; each consumer thread waits for a job with a blocking pop, then takes
+ * it and up to {@value #TAKE} in all with one script ({@code LPOP} with a count +
+ * {@code HMGET}), and takes again without waiting while it gets full batches. The clock is the
+ * JVM's.
+ * <ul>
+ * <li>At most once ({@link Subject.Kind#FLOOR}): the wait is a {@code BLPOP}, the take deletes
+ * the records; no reservation, no acknowledgement, no retry. A job is complete when its handler
+ * returns.</li>
+ * <li>At least once ({@link Subject.Kind#FLOOR_ALO}): the wait is a {@code BLMOVE} to a list
+ * of the consumer's own (a crash right after it leaves the job there, for a restart to take
+ * back: the harness never crashes, so it has no such recovery), the take adds the jobs to a
+ * reserved ZSET (score: now + {@value #TTR_MILLIS} ms), one more script per batch acknowledges
+ * them ({@code ZREM} + {@code HDEL}), and the mover also re-queues reservations whose deadline
+ * passed. No fencing token, attempts, counts, announcements or duplicate check: the least
+ * that keeps a job until it was handled. A job is complete when its acknowledgement
+ * returned.</li>
+ * </ul>
+ * The payload is the same JSON as the others', written and read with Jackson.
  */
 final class FloorSubject implements Subject {
 
@@ -40,11 +55,21 @@ final class FloorSubject implements Subject {
 	/** The longest the mover waits between calls. */
 	static final long POLL_MILLIS = 10;
 
+	/** The most jobs one consumer thread takes per call. */
+	static final int TAKE = 8;
+
+	/** The reservation of the at-least-once design. */
+	static final long TTR_MILLIS = 30_000;
+
 	private static final String DUE = "floor:due";
 
 	private static final String RECORDS = "floor:records";
 
 	private static final String READY = "floor:ready:";
+
+	private static final String RESERVED = "floor:reserved";
+
+	private static final String TAKING = "floor:taking:";
 
 	private static final long BLOCK_SECONDS = 5;
 
@@ -64,9 +89,14 @@ final class FloorSubject implements Subject {
 
 	private final String takeSha;
 
+	private final String finishSha;
+
+	private final boolean atLeastOnce;
+
 	private volatile boolean running = true;
 
-	FloorSubject(BenchRedis redis, Layout layout, RecorderHolder recorder) {
+	FloorSubject(BenchRedis redis, Layout layout, RecorderHolder recorder, boolean atLeastOnce) {
+		this.atLeastOnce = atLeastOnce;
 		for (int i = 0; i < layout.instances(); i++) {
 			this.clients.add(RedisClient.create(RedisURI.create(redis.host(), redis.port())));
 		}
@@ -77,6 +107,7 @@ final class FloorSubject implements Subject {
 		this.scheduleSha = this.producer.scriptLoad(script("floor-schedule.lua"));
 		this.moveSha = this.producer.scriptLoad(script("floor-move.lua"));
 		this.takeSha = this.producer.scriptLoad(script("floor-take.lua"));
+		this.finishSha = this.producer.scriptLoad(script("floor-finish.lua"));
 		RedisCommands<String, String> mover = first.connect().sync();
 		start("floor-mover", () -> move(mover));
 		for (int i = 0; i < layout.instances(); i++) {
@@ -99,8 +130,8 @@ final class FloorSubject implements Subject {
 	private void move(RedisCommands<String, String> commands) {
 		while (this.running) {
 			try {
-				Moved moved = Moved.of(commands.evalsha(this.moveSha, ScriptOutputType.MULTI, new String[] { DUE, READY },
-						String.valueOf(System.currentTimeMillis()), String.valueOf(BATCH)));
+				Moved moved = Moved.of(commands.evalsha(this.moveSha, ScriptOutputType.MULTI, new String[] { DUE, READY, RESERVED },
+						String.valueOf(System.currentTimeMillis()), String.valueOf(BATCH), this.atLeastOnce ? "1" : "0"));
 				if (moved.jobs() < BATCH) {
 					long untilDue = (moved.nextDue() < 0) ? POLL_MILLIS
 							: Math.max(0, moved.nextDue() - System.currentTimeMillis());
@@ -114,24 +145,50 @@ final class FloorSubject implements Subject {
 	}
 
 	private void consume(RedisCommands<String, String> commands, String topic, RecorderHolder recorder) {
+		String ready = READY + topic;
+		String taking = TAKING + Thread.currentThread().getName();
+		String[] keys = { RECORDS, ready, RESERVED, taking };
+		boolean more = false;
 		while (this.running) {
 			try {
-				KeyValue<String, String> popped = commands.blpop(BLOCK_SECONDS, READY + topic);
-				if (popped == null || !popped.hasValue()) {
-					continue;
+				String first = "";
+				if (!more) {
+					// waits for a job: pops it (at most once) or moves it to this consumer's list
+					String waited = this.atLeastOnce
+							? commands.blmove(ready, taking, LMoveArgs.Builder.leftLeft(), BLOCK_SECONDS)
+							: value(commands.blpop(BLOCK_SECONDS, ready));
+					if (waited == null) {
+						continue;
+					}
+					first = waited;
 				}
-				String json = commands.evalsha(this.takeSha, ScriptOutputType.VALUE, new String[] { RECORDS },
-						popped.getValue());
-				if (json != null) {
-					BenchPayload payload = this.mapper.readValue(json, BenchPayload.class);
+				String deadline = this.atLeastOnce ? String.valueOf(System.currentTimeMillis() + TTR_MILLIS) : "";
+				List<Object> taken = commands.evalsha(this.takeSha, ScriptOutputType.MULTI, keys, String.valueOf(TAKE),
+						deadline, first);
+				// a full batch: there may be more at once
+				more = (Long) taken.get(0) == TAKE;
+				String[] ids = new String[(taken.size() - 1) / 2];
+				for (int i = 1; i < taken.size(); i += 2) {
+					ids[i / 2] = (String) taken.get(i);
+					BenchPayload payload = this.mapper.readValue((String) taken.get(i + 1), BenchPayload.class);
 					recorder.delivered(payload.seq(), payload.due());
+				}
+				if (this.atLeastOnce && ids.length > 0) {
+					commands.evalsha(this.finishSha, ScriptOutputType.INTEGER, new String[] { RECORDS, RESERVED }, ids);
+				}
+				for (int i = 0; i < ids.length; i++) {
 					recorder.completed();
 				}
 			}
 			catch (RuntimeException ex) {
+				more = false;
 				pauseAfter(ex);
 			}
 		}
+	}
+
+	private static String value(KeyValue<String, String> popped) {
+		return (popped != null && popped.hasValue()) ? popped.getValue() : null;
 	}
 
 	/**

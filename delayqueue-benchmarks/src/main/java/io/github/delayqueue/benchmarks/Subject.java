@@ -38,7 +38,9 @@ interface Subject extends AutoCloseable {
 	 */
 	enum Kind {
 
-		DELAYQUEUE("delayqueue"), REDISSON("Redisson RDelayedQueue"), FLOOR("floor design (Lua)");
+		DELAYQUEUE("delayqueue"), REDISSON("Redisson RDelayedQueue"), FLOOR("floor design (Lua)"),
+
+		FLOOR_ALO("floor design, at least once (Lua)");
 
 		private final String label;
 
@@ -54,14 +56,15 @@ interface Subject extends AutoCloseable {
 		 * The kind named as in {@code bench.impl}.
 		 */
 		static Kind named(String name) {
-			return valueOf(name.toUpperCase(Locale.ROOT));
+			return valueOf(name.toUpperCase(Locale.ROOT).replace('-', '_'));
 		}
 
 		Subject create(BenchRedis redis, Layout layout, RecorderHolder recorder) {
 			return switch (this) {
 				case DELAYQUEUE -> new DelayQueueSubject(redis, layout, recorder);
 				case REDISSON -> new RedissonSubject(redis, layout, recorder);
-				case FLOOR -> new FloorSubject(redis, layout, recorder);
+				case FLOOR -> new FloorSubject(redis, layout, recorder, false);
+				case FLOOR_ALO -> new FloorSubject(redis, layout, recorder, true);
 			};
 		}
 

@@ -28,6 +28,10 @@ final class Table {
 		this.columns = columns;
 	}
 
+	List<Column> columns() {
+		return this.columns;
+	}
+
 	void add(String row, Map<String, Double> figures) {
 		Map<String, List<Double>> cells = this.rows.computeIfAbsent(row, (key) -> new LinkedHashMap<>());
 		figures.forEach((column, value) -> cells.computeIfAbsent(column, (key) -> new ArrayList<>()).add(value));
