@@ -22,7 +22,7 @@ public class DelayedJobArgumentResolver implements HandlerMethodArgumentResolver
 	public static final String JOB_HEADER = "delayqueue_job";
 
 	/** The header that carries the reservation's time-to-run for {@code touch()}. */
-	public static final String TTR_HEADER = "delayqueue_ttr";
+	public static final String TTR_HEADER = DelayQueueHeaders.TTR;
 
 	private final DelayQueueOperations operations;
 

@@ -76,7 +76,16 @@ final class JobInvoker {
 	private boolean handle(ReservedJob job) {
 		Message<byte[]> message = MessageBuilder.withPayload(job.payload())
 			.setHeader(DelayedJobArgumentResolver.JOB_HEADER, job)
-			.setHeader(DelayedJobArgumentResolver.TTR_HEADER, job.ttr())
+			.setHeader(DelayQueueHeaders.TOPIC, job.topic())
+			.setHeader(DelayQueueHeaders.ID, job.id())
+			.setHeader(DelayQueueHeaders.ATTEMPT, job.attempt())
+			.setHeader(DelayQueueHeaders.MAX_ATTEMPTS, job.maxAttempts())
+			.setHeader(DelayQueueHeaders.DUE_AT, job.dueAt())
+			.setHeader(DelayQueueHeaders.CREATED_AT, job.createdAt())
+			.setHeader(DelayQueueHeaders.DELIVERED_AT, job.deliveredAt())
+			.setHeader(DelayQueueHeaders.RESERVED_UNTIL, job.reservedUntil())
+			.setHeader(DelayQueueHeaders.TTR, job.ttr())
+			.setHeader(DelayQueueHeaders.RESERVATION_TOKEN, job.token())
 			.build();
 		long start = System.nanoTime();
 		Throwable failure = call(message);

@@ -34,9 +34,18 @@ public class JobPayloadMessageConverter implements SmartMessageConverter {
 
 	@Override
 	public Object fromMessage(Message<?> message, Class<?> targetClass, Object conversionHint) {
-		Type type = (conversionHint instanceof MethodParameter parameter)
-				? parameter.getNestedGenericParameterType() : targetClass;
+		Type type = (conversionHint instanceof MethodParameter parameter) ? payloadType(parameter) : targetClass;
 		return read((byte[]) message.getPayload(), type);
+	}
+
+	/**
+	 * The type a parameter reads the payload as: its own full generic type, or for a
+	 * {@code Message<T>} parameter, {@code T}'s.
+	 */
+	private static Type payloadType(MethodParameter parameter) {
+		MethodParameter payload = Message.class.isAssignableFrom(parameter.getParameterType()) ? parameter.nested()
+				: parameter;
+		return payload.getNestedGenericParameterType();
 	}
 
 	Object read(byte[] payload, Type type) {

@@ -27,6 +27,8 @@ import tools.jackson.databind.JsonNode;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.messaging.Message;
+import org.springframework.messaging.handler.annotation.Header;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -124,6 +126,98 @@ class DelayedListenerTests {
 		assertThat(listener.deliveries.poll(10, TimeUnit.SECONDS).payload()).isEqualTo("pen");
 		template.schedule("text", "t", "hello", Duration.ZERO);
 		assertThat(listener.deliveries.poll(10, TimeUnit.SECONDS).payload()).isEqualTo("hello/5");
+	}
+
+	// ------------------------------------------------------------------ headers
+
+	record Headed(Map<String, Object> headers, Object payload) {
+	}
+
+	static class HeaderListener {
+
+		final BlockingQueue<Headed> deliveries = new LinkedBlockingQueue<>();
+
+		@DelayedListener(topic = "headed")
+		void on(Order order, @Header(DelayQueueHeaders.ATTEMPT) int attempt,
+				@Header(DelayQueueHeaders.MAX_ATTEMPTS) int maxAttempts, @Header(DelayQueueHeaders.ID) String id,
+				@Header(DelayQueueHeaders.TOPIC) String topic, @Header(DelayQueueHeaders.DUE_AT) Instant dueAt,
+				@Header(DelayQueueHeaders.RESERVATION_TOKEN) long token, ReservedJob job) {
+			assertThat(token).isEqualTo(job.token());
+			this.deliveries.add(new Headed(Map.of("attempt", attempt, "maxAttempts", maxAttempts, "id", id, "topic",
+					topic, "dueAt", dueAt, "jobDueAt", job.dueAt()), order));
+			if (attempt == 1) {
+				throw new IllegalStateException("first attempt fails");
+			}
+		}
+
+		@DelayedListener(topic = "messaged")
+		void message(Message<Order> message) {
+			this.deliveries.add(new Headed(message.getHeaders(), message.getPayload()));
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class HeaderConfig {
+
+		@Bean
+		HeaderListener headerListener() {
+			return new HeaderListener();
+		}
+
+	}
+
+	@Test
+	void headerParametersCarryTheJobsFactsOnEveryAttempt() throws Exception {
+		ConfigurableApplicationContext context = this.apps.run(HeaderConfig.class,
+				"delayqueue.listener.back-off.initial-interval=100ms");
+		HeaderListener listener = context.getBean(HeaderListener.class);
+		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+		ScheduleResult scheduled = template.job("headed", "h-1")
+			.payload(new Order(7, "lamp"))
+			.maxAttempts(3)
+			.delay(Duration.ofMillis(200))
+			.schedule();
+		Headed first = listener.deliveries.poll(10, TimeUnit.SECONDS);
+		assertThat(first).isNotNull();
+		assertThat(first.payload()).isEqualTo(new Order(7, "lamp"));
+		assertThat(first.headers()).containsEntry("attempt", 1)
+			.containsEntry("maxAttempts", 3)
+			.containsEntry("id", "h-1")
+			.containsEntry("topic", "headed")
+			.containsEntry("dueAt", scheduled.dueAt());
+		Headed second = listener.deliveries.poll(10, TimeUnit.SECONDS);
+		assertThat(second).isNotNull();
+		assertThat(second.headers()).containsEntry("attempt", 2).containsEntry("maxAttempts", 3);
+		assertThat(second.headers().get("dueAt")).isEqualTo(second.headers().get("jobDueAt"));
+		await().atMost(Duration.ofSeconds(5)).until(() -> template.find("headed", "h-1").isEmpty());
+	}
+
+	@Test
+	void messageParameterCarriesTheConvertedPayloadAndEveryHeader() throws Exception {
+		ConfigurableApplicationContext context = this.apps.run(HeaderConfig.class);
+		HeaderListener listener = context.getBean(HeaderListener.class);
+		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+		ScheduleResult scheduled = template.job("messaged", "m-1")
+			.payload(new Order(8, "desk"))
+			.ttr(Duration.ofSeconds(45))
+			.delay(Duration.ZERO)
+			.schedule();
+		Headed delivery = listener.deliveries.poll(10, TimeUnit.SECONDS);
+		assertThat(delivery).isNotNull();
+		assertThat(delivery.payload()).isEqualTo(new Order(8, "desk"));
+		Map<String, Object> headers = delivery.headers();
+		assertThat(headers).containsEntry(DelayQueueHeaders.TOPIC, "messaged")
+			.containsEntry(DelayQueueHeaders.ID, "m-1")
+			.containsEntry(DelayQueueHeaders.ATTEMPT, 1)
+			.containsEntry(DelayQueueHeaders.DUE_AT, scheduled.dueAt())
+			.containsEntry(DelayQueueHeaders.TTR, Duration.ofSeconds(45));
+		Instant deliveredAt = (Instant) headers.get(DelayQueueHeaders.DELIVERED_AT);
+		assertThat(deliveredAt).isAfterOrEqualTo(scheduled.dueAt());
+		assertThat(headers.get(DelayQueueHeaders.RESERVED_UNTIL)).isEqualTo(deliveredAt.plusSeconds(45));
+		assertThat((Instant) headers.get(DelayQueueHeaders.CREATED_AT)).isBeforeOrEqualTo(scheduled.dueAt());
+		assertThat((Long) headers.get(DelayQueueHeaders.RESERVATION_TOKEN)).isPositive();
+		await().atMost(Duration.ofSeconds(5)).until(() -> template.find("messaged", "m-1").isEmpty());
 	}
 
 	// ------------------------------------------------------------------ 2. concurrency

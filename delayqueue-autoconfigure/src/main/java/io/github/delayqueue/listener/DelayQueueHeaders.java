@@ -1,0 +1,66 @@
+package io.github.delayqueue.listener;
+
+/**
+ * The names of the message headers a {@code @DelayedListener} method can read, one per fact
+ * of the job it runs, with {@code @Header} or from a {@code Message<T>} parameter:
+ *
+ * <pre class="code">
+ * &#64;DelayedListener(topic = "order-close")
+ * void close(OrderClose close, &#64;Header(DelayQueueHeaders.ATTEMPT) int attempt) { ... }
+ *
+ * &#64;DelayedListener(topic = "order-close")
+ * void close(Message&lt;OrderClose&gt; message) {
+ *     Instant dueAt = message.getHeaders().get(DelayQueueHeaders.DUE_AT, Instant.class);
+ * }
+ * </pre>
+ *
+ * The same facts are on a {@link io.github.delayqueue.core.DelayedJob} parameter.
+ */
+public final class DelayQueueHeaders {
+
+	/** The prefix of every header name. */
+	public static final String PREFIX = "delayqueue_";
+
+	/** The job's topic ({@link String}). */
+	public static final String TOPIC = PREFIX + "topic";
+
+	/** The job's id within its topic ({@link String}). */
+	public static final String ID = PREFIX + "id";
+
+	/** This delivery's attempt, 1 for the first ({@link Integer}). */
+	public static final String ATTEMPT = PREFIX + "attempt";
+
+	/** The attempts the job may use in all ({@link Integer}). */
+	public static final String MAX_ATTEMPTS = PREFIX + "maxAttempts";
+
+	/**
+	 * When the job was due ({@link java.time.Instant}); after a retry with a back-off, the
+	 * due time of this attempt.
+	 */
+	public static final String DUE_AT = PREFIX + "dueAt";
+
+	/** When the job was created ({@link java.time.Instant}). */
+	public static final String CREATED_AT = PREFIX + "createdAt";
+
+	/** When this delivery reserved the job, by Redis's clock ({@link java.time.Instant}). */
+	public static final String DELIVERED_AT = PREFIX + "deliveredAt";
+
+	/**
+	 * Until when this delivery holds the job ({@link java.time.Instant}): after it the job is
+	 * delivered again unless the handler finished or touched it.
+	 */
+	public static final String RESERVED_UNTIL = PREFIX + "reservedUntil";
+
+	/** The reservation's TTR ({@link java.time.Duration}). */
+	public static final String TTR = PREFIX + "ttr";
+
+	/**
+	 * The reservation's fencing token ({@link Long}): what Redis checks when this delivery
+	 * settles the job; a later delivery of the same job has a higher one.
+	 */
+	public static final String RESERVATION_TOKEN = PREFIX + "reservationToken";
+
+	private DelayQueueHeaders() {
+	}
+
+}
