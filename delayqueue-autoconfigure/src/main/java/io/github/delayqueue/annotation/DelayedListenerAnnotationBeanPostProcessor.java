@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -15,6 +16,7 @@ import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.config.InvalidDelayedListenerException;
 import io.github.delayqueue.config.MethodDelayedListenerEndpoint;
 import io.github.delayqueue.core.JobConstraints;
+import io.github.delayqueue.listener.DelayQueueHeaders;
 import io.github.delayqueue.listener.DelayedJobArgumentResolver;
 
 import org.springframework.aop.framework.AopProxyUtils;
@@ -26,14 +28,19 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.convert.DurationStyle;
+import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.MethodParameter;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.core.convert.TypeDescriptor;
+import org.springframework.format.support.DefaultFormattingConversionService;
 import org.springframework.messaging.Message;
+import org.springframework.messaging.MessageHeaders;
 import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.messaging.handler.annotation.Headers;
+import org.springframework.messaging.handler.annotation.ValueConstants;
 import org.springframework.util.StringUtils;
 
 /**
@@ -48,6 +55,9 @@ import org.springframework.util.StringUtils;
  */
 public class DelayedListenerAnnotationBeanPostProcessor
 		implements BeanPostProcessor, BeanFactoryAware, SmartInitializingSingleton, Ordered {
+
+	/** What a listener's default message handler method factory converts header values with. */
+	private static final DefaultFormattingConversionService HEADER_CONVERSION = new DefaultFormattingConversionService();
 
 	private final Set<Class<?>> nonAnnotatedClasses = ConcurrentHashMap.newKeySet();
 
@@ -167,9 +177,13 @@ public class DelayedListenerAnnotationBeanPostProcessor
 		List<String> payloads = new ArrayList<>();
 		for (int i = 0; i < method.getParameterCount(); i++) {
 			MethodParameter parameter = new MethodParameter(method, i);
+			if (parameter.hasParameterAnnotation(Header.class)) {
+				checkHeader(parameter, where);
+				continue;
+			}
 			if (DelayedJobArgumentResolver.isJobParameter(parameter)
 					|| Message.class.isAssignableFrom(parameter.getParameterType())
-					|| parameter.hasParameterAnnotation(Header.class) || parameter.hasParameterAnnotation(Headers.class)) {
+					|| parameter.hasParameterAnnotation(Headers.class)) {
 				continue;
 			}
 			payloads.add(parameter.getParameterType().getSimpleName() + " "
@@ -180,6 +194,41 @@ public class DelayedListenerAnnotationBeanPostProcessor
 					"has " + payloads.size() + " payload parameters " + payloads
 							+ ", but a listener takes one payload parameter at most",
 					"read the others from the payload, or use DelayedJob<T> for the job's metadata", null);
+		}
+	}
+
+	/**
+	 * Refuses a {@code @Header} parameter that could never be bound: a required header no job
+	 * carries, or a type the header's value cannot be converted to. Either would fail every
+	 * delivery of every job.
+	 */
+	private static void checkHeader(MethodParameter parameter, String where) {
+		Header header = parameter.getParameterAnnotation(Header.class);
+		parameter.initParameterNameDiscovery(new DefaultParameterNameDiscoverer());
+		String name = StringUtils.hasText(header.name()) ? header.name()
+				: StringUtils.hasText(header.value()) ? header.value() : parameter.getParameterName();
+		if (name == null) {
+			return;
+		}
+		Class<?> type = DelayQueueHeaders.typeOf(name);
+		if (type == null) {
+			boolean optional = !header.required() || !ValueConstants.DEFAULT_NONE.equals(header.defaultValue())
+					|| parameter.getParameterType() == Optional.class || MessageHeaders.ID.equals(name)
+					|| MessageHeaders.TIMESTAMP.equals(name);
+			if (!optional) {
+				throw new InvalidDelayedListenerException(where,
+						"has a @Header(\"" + name + "\") parameter, but no job carries a header of that name",
+						"use a name from DelayQueueHeaders (" + DelayQueueHeaders.ATTEMPT + ", " + DelayQueueHeaders.ID
+								+ ", ...)",
+						null);
+			}
+			return;
+		}
+		if (!HEADER_CONVERSION.canConvert(TypeDescriptor.valueOf(type), new TypeDescriptor(parameter))) {
+			throw new InvalidDelayedListenerException(where,
+					"has a @Header(\"" + name + "\") parameter of type " + parameter.getParameterType().getSimpleName()
+							+ ", but the header holds " + type.getSimpleName() + " values",
+					"declare the parameter as " + type.getSimpleName(), null);
 		}
 	}
 

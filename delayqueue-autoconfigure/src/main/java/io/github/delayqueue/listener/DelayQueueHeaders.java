@@ -1,5 +1,9 @@
 package io.github.delayqueue.listener;
 
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+
 /**
  * The names of the message headers a {@code @DelayedListener} method can read, one per fact
  * of the job it runs, with {@code @Header} or from a {@code Message<T>} parameter:
@@ -46,8 +50,9 @@ public final class DelayQueueHeaders {
 	public static final String DELIVERED_AT = PREFIX + "deliveredAt";
 
 	/**
-	 * Until when this delivery holds the job ({@link java.time.Instant}): after it the job is
-	 * delivered again unless the handler finished or touched it.
+	 * Until when this delivery held the job when the handler was called
+	 * ({@link java.time.Instant}): after it the job is delivered again unless the handler
+	 * finished or touched it. Not updated by {@code DelayedJob.touch()}.
 	 */
 	public static final String RESERVED_UNTIL = PREFIX + "reservedUntil";
 
@@ -60,7 +65,21 @@ public final class DelayQueueHeaders {
 	 */
 	public static final String RESERVATION_TOKEN = PREFIX + "reservationToken";
 
+	private static final Map<String, Class<?>> TYPES = Map.of(TOPIC, String.class, ID, String.class, ATTEMPT,
+			Integer.class, MAX_ATTEMPTS, Integer.class, DUE_AT, Instant.class, CREATED_AT, Instant.class, DELIVERED_AT,
+			Instant.class, RESERVED_UNTIL, Instant.class, TTR, Duration.class, RESERVATION_TOKEN, Long.class);
+
 	private DelayQueueHeaders() {
+	}
+
+	/**
+	 * The type of a header's value.
+	 * @param name a header name
+	 * @return the type of the value, or {@code null} when the name is not one of these
+	 * headers
+	 */
+	public static Class<?> typeOf(String name) {
+		return TYPES.get(name);
 	}
 
 }

@@ -6,6 +6,7 @@ import io.github.delayqueue.core.JobPayloadConverter;
 import io.github.delayqueue.core.PayloadConversionException;
 
 import org.springframework.core.MethodParameter;
+import org.springframework.core.ResolvableType;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.MessageHeaders;
 import org.springframework.messaging.converter.MessageConversionException;
@@ -43,9 +44,11 @@ public class JobPayloadMessageConverter implements SmartMessageConverter {
 	 * {@code Message<T>} parameter, {@code T}'s.
 	 */
 	private static Type payloadType(MethodParameter parameter) {
-		MethodParameter payload = Message.class.isAssignableFrom(parameter.getParameterType()) ? parameter.nested()
-				: parameter;
-		return payload.getNestedGenericParameterType();
+		if (!Message.class.isAssignableFrom(parameter.getParameterType())) {
+			return parameter.getNestedGenericParameterType();
+		}
+		ResolvableType payload = ResolvableType.forMethodParameter(parameter).as(Message.class).getGeneric(0);
+		return (payload.resolve() != null) ? payload.getType() : Object.class;
 	}
 
 	Object read(byte[] payload, Type type) {

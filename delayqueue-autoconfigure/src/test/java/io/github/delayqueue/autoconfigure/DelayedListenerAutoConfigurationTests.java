@@ -9,6 +9,7 @@ import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
 import io.github.delayqueue.config.DelayedListenerContainerFactory;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.core.DelayedJob;
+import io.github.delayqueue.listener.DelayQueueHeaders;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.test.RedisTestExtension;
 import io.github.delayqueue.test.RedisTestServer;
@@ -23,6 +24,8 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.messaging.MessageHeaders;
+import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -123,6 +126,25 @@ class DelayedListenerAutoConfigurationTests {
 	void listenerWithBadSettingFailsStartUp() {
 		assertStartupFailure(BadConcurrencyConfig.class, "bean 'badConcurrencyListener'",
 				"has concurrency \"many\"", "set concurrency to a whole number from 1 to 10000");
+	}
+
+	@Test
+	void listenerWithAHeaderNoJobCarriesFailsStartUp() {
+		assertStartupFailure(UnknownHeaderConfig.class, "@DelayedListener method 'close' of bean 'unknownHeaderListener'",
+				"has a @Header(\"delayqueue_atempt\") parameter, but no job carries a header of that name",
+				"use a name from DelayQueueHeaders");
+	}
+
+	@Test
+	void listenerWithAHeaderOfAnUnconvertibleTypeFailsStartUp() {
+		assertStartupFailure(HeaderTypeConfig.class, "@DelayedListener method 'close' of bean 'headerTypeListener'",
+				"has a @Header(\"delayqueue_ttr\") parameter of type long, but the header holds Duration values",
+				"declare the parameter as Duration");
+	}
+
+	@Test
+	void optionalAndConvertibleHeadersStartUp() {
+		this.runner.withUserConfiguration(OptionalHeadersConfig.class).run((context) -> assertThat(context).hasNotFailed());
 	}
 
 	private void assertStartupFailure(Class<?> config, String... parts) {
@@ -256,6 +278,62 @@ class DelayedListenerAutoConfigurationTests {
 		@Bean
 		BadConcurrencyListener badConcurrencyListener() {
 			return new BadConcurrencyListener();
+		}
+
+	}
+
+	static class UnknownHeaderListener {
+
+		@DelayedListener(topic = "t")
+		void close(String payload, @Header("delayqueue_atempt") int attempt) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UnknownHeaderConfig {
+
+		@Bean
+		UnknownHeaderListener unknownHeaderListener() {
+			return new UnknownHeaderListener();
+		}
+
+	}
+
+	static class HeaderTypeListener {
+
+		@DelayedListener(topic = "t")
+		void close(String payload, @Header(DelayQueueHeaders.TTR) long ttr) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class HeaderTypeConfig {
+
+		@Bean
+		HeaderTypeListener headerTypeListener() {
+			return new HeaderTypeListener();
+		}
+
+	}
+
+	static class OptionalHeadersListener {
+
+		@DelayedListener(topic = "t")
+		void close(String payload, @Header(name = "tenant", required = false) String tenant,
+				@Header(MessageHeaders.ID) Object id, @Header(DelayQueueHeaders.ATTEMPT) long attempt,
+				@Header(DelayQueueHeaders.DUE_AT) String dueAt) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OptionalHeadersConfig {
+
+		@Bean
+		OptionalHeadersListener optionalHeadersListener() {
+			return new OptionalHeadersListener();
 		}
 
 	}

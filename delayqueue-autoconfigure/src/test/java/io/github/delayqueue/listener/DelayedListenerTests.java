@@ -189,6 +189,8 @@ class DelayedListenerTests {
 		Headed second = listener.deliveries.poll(10, TimeUnit.SECONDS);
 		assertThat(second).isNotNull();
 		assertThat(second.headers()).containsEntry("attempt", 2).containsEntry("maxAttempts", 3);
+		// a retry after a back-off is due at the retry's time
+		assertThat((Instant) second.headers().get("dueAt")).isAfter(scheduled.dueAt());
 		assertThat(second.headers().get("dueAt")).isEqualTo(second.headers().get("jobDueAt"));
 		await().atMost(Duration.ofSeconds(5)).until(() -> template.find("headed", "h-1").isEmpty());
 	}

@@ -37,8 +37,8 @@ import tools.jackson.databind.json.JsonMapper;
  * the records; no reservation, no acknowledgement, no retry. A job is complete when its handler
  * returns.</li>
  * <li>At least once ({@link Subject.Kind#FLOOR_ALO}): the wait is a {@code BLMOVE} to a list
- * of the consumer's own (a crash right after it leaves the job there, for a restart to take
- * back: the harness never crashes, so it has no such recovery), the take adds the jobs to a
+ * of the consumer's own, and each take starts with what that list holds (so a take that
+ * fails after the wait leaves the job for the next one), the take adds the jobs to a
  * reserved ZSET (score: now + {@value #TTR_MILLIS} ms), one more script per batch acknowledges
  * them ({@code ZREM} + {@code HDEL}), and the mover also re-queues reservations whose deadline
  * passed. No fencing token, attempts, counts, announcements or duplicate check: the least
@@ -148,7 +148,8 @@ final class FloorSubject implements Subject {
 		String ready = READY + topic;
 		String taking = TAKING + Thread.currentThread().getName();
 		String[] keys = { RECORDS, ready, RESERVED, taking };
-		boolean more = false;
+		// at least once: the first take collects what an earlier run of this consumer left in its list
+		boolean more = true;
 		while (this.running) {
 			try {
 				String first = "";
@@ -181,7 +182,8 @@ final class FloorSubject implements Subject {
 				}
 			}
 			catch (RuntimeException ex) {
-				more = false;
+				// at least once, a job may wait in this consumer's list: take without waiting
+				more = this.atLeastOnce;
 				pauseAfter(ex);
 			}
 		}
