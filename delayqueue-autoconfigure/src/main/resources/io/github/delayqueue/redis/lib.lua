@@ -300,13 +300,28 @@ local function gather_entry(w, topic, jobkey)
   list[#list + 1] = jobkey
 end
 
--- A job in state from becomes READY: its record and ready-list entry are gathered, the counts
--- change.
-local function gather_ready(w, jobkey, topic, j, from)
-  j.state = 'R'
-  gather_record(w, jobkey, encode(j))
+-- A job in state from becomes READY with the given record: its record and ready-list entry are
+-- gathered, the counts change.
+local function gather_ready_record(w, jobkey, topic, record, from)
+  gather_record(w, jobkey, record)
   gather_entry(w, topic, jobkey)
   move(topic, from, 'R')
+end
+
+-- A job in state from becomes READY (its decoded record j is written again).
+local function gather_ready(w, jobkey, topic, j, from)
+  j.state = 'R'
+  gather_ready_record(w, jobkey, topic, encode(j), from)
+end
+
+-- The record of a DELAYED job as READY, or nil when the record is not a DELAYED job's one that
+-- decode reads. Only the state letter changes, so the header is checked with decode's pattern
+-- and not decoded: a sixth of the time of decode and encode, in every promotion.
+local function delayed_to_ready(record)
+  if string.find(record, '^D%d*,%d+,%w+,%w+,%-?%w+,%d*\n') or string.find(record, '^D%d*,%d+,%w+,%w+,%-?%w+,%d*$') then
+    return 'R' .. string.sub(record, 2)
+  end
+  return nil
 end
 
 -- A RESERVED job becomes DEAD at time now (ms) with the error text err: its record, dead-list

@@ -86,9 +86,9 @@ local w = gathered()
 if #due > 0 then
   redis.call('ZREMRANGEBYRANK', P .. 'delayed', 0, #due - 1)
   for k, jobkey in ipairs(due) do
-    local j = due_records[k] and decode(due_records[k])
-    if j and j.state == 'D' then
-      gather_ready(w, jobkey, topic_of(jobkey), j, 'D')
+    local ready = due_records[k] and delayed_to_ready(due_records[k])
+    if ready then
+      gather_ready_record(w, jobkey, topic_of(jobkey), ready, 'D')
     end
   end
 end

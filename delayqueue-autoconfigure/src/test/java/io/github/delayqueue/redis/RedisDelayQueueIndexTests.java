@@ -77,6 +77,49 @@ class RedisDelayQueueIndexTests {
 	}
 
 	@Test
+	void aTimerStepChangesOnlyTheStateLetterAndDropsEntriesWhoseRecordIsNotADelayedJobs() {
+		RedisDelayQueue producer = this.queues.start((builder) -> builder.buckets(1).timerEnabled(false));
+		producer.scheduleAll(requests("moved", 0, 4, Duration.ofMillis(200)));
+		String prefix = "{" + producer.getNamespace() + ":0}:";
+		byte[] jobs = bytes(prefix + "jobs");
+		byte[] delayedRecord;
+		try (RedisConnection connection = producer.getConnectionFactory().getConnection()) {
+			// as a retry after a back-off leaves it: an attempt and a token in the header
+			String scheduled = new String(connection.hashCommands().hGet(jobs, bytes("moved:job-0")),
+					StandardCharsets.UTF_8);
+			assertThat(scheduled).startsWith("D,").contains(",\n");
+			delayedRecord = bytes("D1" + scheduled.substring(1).replaceFirst(",\n", ",42\n"));
+			connection.hashCommands().hSet(jobs, bytes("moved:job-0"), delayedRecord);
+			// a record no script wrote, one whose header has a field too many, one in another state
+			connection.hashCommands().hSet(jobs, bytes("moved:job-1"), bytes("Dgarbage\n{}"));
+			connection.hashCommands().hSet(jobs, bytes("moved:job-2"), bytes("D,3,n5c,mwm0nk74,255s0,,1\n{}"));
+			byte[] other = connection.hashCommands().hGet(jobs, bytes("moved:job-3"));
+			other[0] = 'X';
+			connection.hashCommands().hSet(jobs, bytes("moved:job-3"), other);
+		}
+
+		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(1));
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> queue.find("moved", "job-0").map(JobInfo::state).orElse(null) == JobState.READY);
+		try (RedisConnection connection = queue.getConnectionFactory().getConnection()) {
+			byte[] readyRecord = connection.hashCommands().hGet(jobs, bytes("moved:job-0"));
+			byte[] expected = delayedRecord.clone();
+			expected[0] = 'R';
+			assertThat(readyRecord).isEqualTo(expected);
+			assertThat(connection.zSetCommands().zCard(bytes(prefix + "delayed"))).isZero();
+			assertThat(connection.listCommands().lRange(bytes(prefix + "ready:moved"), 0, -1))
+				.containsExactly(bytes("moved:job-0"));
+		}
+		assertThat(queue.reserve("moved", 10, null)).extracting(ReservedJob::id).containsExactly("job-0");
+		// the planted records go, and repair corrects the counts they left
+		try (RedisConnection connection = queue.getConnectionFactory().getConnection()) {
+			connection.hashCommands().hDel(jobs, bytes("moved:job-1"), bytes("moved:job-2"), bytes("moved:job-3"));
+		}
+		queue.repair(true);
+		assertThat(queue.repair(false).isClean()).isTrue();
+	}
+
+	@Test
 	void aSmallListKeepsItsOrderWhenCompacted() {
 		RedisDelayQueue producer = this.queues.start((builder) -> builder.buckets(1).timerEnabled(false));
 		producer.scheduleAll(requests("ordered", 0, 3_000, Duration.ZERO));
