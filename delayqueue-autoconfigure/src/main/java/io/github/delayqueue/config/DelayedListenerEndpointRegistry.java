@@ -27,6 +27,9 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 
 	private volatile boolean running;
 
+	// set when the registry stops (the context closes), cleared when it starts
+	private boolean stopped;
+
 	/**
 	 * Creates and registers the container of an endpoint.
 	 * @param endpoint the endpoint
@@ -59,6 +62,29 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	}
 
 	/**
+	 * Starts the container with an id: one whose listener does not start with the context
+	 * ({@code autoStartup = "false"}), or one stopped before. Does nothing when it runs.
+	 * Called before the context has started its listeners, it starts the container at once.
+	 * (A direct {@link DelayedListenerContainer#start()} is not checked like this.)
+	 * @param id the container's id
+	 * @throws IllegalArgumentException when no container has the id
+	 * @throws IllegalStateException once the registry has stopped (the context was stopped or
+	 * is closing): a container started then would outlive it
+	 */
+	public synchronized void startListenerContainer(String id) {
+		DelayedListenerContainer container = this.containers.get(id);
+		if (container == null) {
+			throw new IllegalArgumentException(
+					"No listener container has id '" + id + "' (registered: " + this.containers.keySet() + ")");
+		}
+		if (this.stopped) {
+			throw new IllegalStateException("Listener container '" + id + "' is not started: the listener containers"
+					+ " are stopped (the context was stopped or is closing); start the context first");
+		}
+		container.start();
+	}
+
+	/**
 	 * Every registered container.
 	 * @return a snapshot of the containers
 	 */
@@ -73,6 +99,7 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 				container.start();
 			}
 		});
+		this.stopped = false;
 		this.running = true;
 	}
 
@@ -93,6 +120,7 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 		Collection<DelayedListenerContainer> running;
 		synchronized (this) {
 			this.running = false;
+			this.stopped = true;
 			running = this.containers.values().stream().filter(DelayedListenerContainer::isRunning).toList();
 		}
 		if (running.isEmpty()) {
@@ -128,9 +156,8 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 
 	@Override
 	public void destroy() {
-		if (this.running) {
-			stop();
-		}
+		// also the containers started by id after the registry stopped, or before it started
+		stop();
 	}
 
 }

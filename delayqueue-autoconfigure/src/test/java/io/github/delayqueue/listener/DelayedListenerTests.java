@@ -31,6 +31,8 @@ import org.springframework.messaging.Message;
 import org.springframework.messaging.handler.annotation.Header;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 class DelayedListenerTests {
@@ -642,6 +644,51 @@ class DelayedListenerTests {
 		assertThat(onB.seen).isNotEmpty();
 		await().atMost(Duration.ofSeconds(10))
 			.until(() -> template.getOperations().stats().totals().total() == 0);
+	}
+
+	// ------------------------------------------------------------------ start by id
+
+	@Test
+	void registryStartsAContainerThatDoesNotStartWithTheContextById() throws Exception {
+		ConfigurableApplicationContext context = this.apps.run(OrderConfig.class,
+				"delayqueue.listener.auto-startup=false");
+		OrderListener listener = context.getBean(OrderListener.class);
+		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+		DelayedListenerEndpointRegistry registry = context.getBean(DelayedListenerEndpointRegistry.class);
+		String id = "orderListener.on#orders";
+		assertThat(registry.getListenerContainer(id).isRunning()).isFalse();
+		template.schedule("orders", "s-1", new Order(1, "cup"), Duration.ZERO);
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> template.find("orders", "s-1").map(JobInfo::state).orElse(null) == JobState.READY);
+
+		registry.startListenerContainer(id);
+		assertThat(registry.getListenerContainer(id).isRunning()).isTrue();
+		Delivery delivery = listener.deliveries.poll(10, TimeUnit.SECONDS);
+		assertThat(delivery).isNotNull();
+		assertThat(delivery.id()).isEqualTo("s-1");
+
+		assertThatIllegalArgumentException().isThrownBy(() -> registry.startListenerContainer("nope"))
+			.withMessageStartingWith("No listener container has id 'nope' (registered: [")
+			.withMessageContaining(id);
+	}
+
+	@Test
+	void noContainerIsStartedByIdOnceTheRegistryStopped() {
+		ConfigurableApplicationContext context = this.apps.run(OrderConfig.class,
+				"delayqueue.listener.auto-startup=false");
+		DelayedListenerEndpointRegistry registry = context.getBean(DelayedListenerEndpointRegistry.class);
+		String id = "orderListener.on#orders";
+		registry.stop();
+		assertThatIllegalStateException().isThrownBy(() -> registry.startListenerContainer(id))
+			.withMessageContaining("the listener containers are stopped");
+		assertThat(registry.getListenerContainer(id).isRunning()).isFalse();
+		// a container started directly while the registry is stopped is still stopped when the
+		// context closes
+		DelayedListenerContainer container = registry.getListenerContainer(id);
+		container.start();
+		assertThat(container.isRunning()).isTrue();
+		context.close();
+		assertThat(container.isRunning()).isFalse();
 	}
 
 	// ------------------------------------------------------------------ pause / resume
