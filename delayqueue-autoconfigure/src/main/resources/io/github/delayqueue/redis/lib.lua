@@ -88,20 +88,31 @@ local function count_text(x)
   return (x == 0) and '' or num(x)
 end
 
+-- The header's grammar: HEADER reads it (decode); HEADER_SHAPE is the same without captures,
+-- for a check that reads nothing (delayed_to_ready). Change both together.
+local HEADER = '^(%u)(%d*),(%d+),((%w+),(%w+),(%-?%w+)),(%d*)$'
+local HEADER_SHAPE = '^%u%d*,%d+,%w+,%w+,%-?%w+,%d*$'
+
+-- A record's header (the text before its first '\n', or all of it without one) and where its
+-- payload starts.
+local function split_header(record)
+  local nl = string.find(record, '\n', 1, true) or (#record + 1)
+  return string.sub(record, 1, nl - 1), nl + 1
+end
+
 -- The job of a record, or nil when the record is not in this format (a loop over many jobs
 -- skips such a record as it skips one in an unexpected state; a script about one job uses
 -- readable, which refuses it before anything is written). j.times keeps the record's
 -- "<ttr>,<createdAt>,<delay>" text, which encode reuses while ttr, due and created are
 -- unchanged (a reserve changes none of them).
 local function decode(record)
-  local nl = string.find(record, '\n', 1, true) or (#record + 1)
-  local s, a, m, times, ttr, created, delay, token = string.match(string.sub(record, 1, nl - 1),
-    '^(%u)(%d*),(%d+),((%w+),(%w+),(-?%w+)),(%d*)$')
+  local header, body = split_header(record)
+  local s, a, m, times, ttr, created, delay, token = string.match(header, HEADER)
   if not s then
     return nil
   end
   local j = { state = s, attempt = tonumber(a) or 0, max = tonumber(m), ttr = tonumber(ttr, 36),
-    created = tonumber(created, 36), token = tonumber(token) or 0, payload = string.sub(record, nl + 1),
+    created = tonumber(created, 36), token = tonumber(token) or 0, payload = string.sub(record, body),
     times = times }
   j.due = j.created + from36(delay)
   j.times_ttr, j.times_due, j.times_created = j.ttr, j.due, j.created
@@ -315,10 +326,10 @@ local function gather_ready(w, jobkey, topic, j, from)
 end
 
 -- The record of a DELAYED job as READY, or nil when the record is not a DELAYED job's one that
--- decode reads. Only the state letter changes, so the header is checked with decode's pattern
--- and not decoded: a sixth of the time of decode and encode, in every promotion.
+-- decode reads. Only the state letter changes, so the header's shape is checked and nothing
+-- is decoded: a fraction of the time of decode and encode, in every promotion.
 local function delayed_to_ready(record)
-  if string.find(record, '^D%d*,%d+,%w+,%w+,%-?%w+,%d*\n') or string.find(record, '^D%d*,%d+,%w+,%w+,%-?%w+,%d*$') then
+  if string.byte(record, 1) == 68 and string.find(split_header(record), HEADER_SHAPE) then
     return 'R' .. string.sub(record, 2)
   end
   return nil
