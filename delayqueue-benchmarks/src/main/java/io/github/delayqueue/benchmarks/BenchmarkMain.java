@@ -293,19 +293,19 @@ public final class BenchmarkMain {
 	}
 
 	private static void atLeast(Map<String, Boolean> checks, Table table, String column, double ratio) {
-		ratioCheck(checks, table, column, "≥", ratio, true);
+		ratioCheck(checks, table, column, ratio, true);
 	}
 
 	private static void atMost(Map<String, Boolean> checks, Table table, String column, double ratio) {
-		ratioCheck(checks, table, column, "≤", ratio, false);
+		ratioCheck(checks, table, column, ratio, false);
 	}
 
 	/**
 	 * A target on delayqueue's median of a column divided by the floor design's, with the
 	 * at-least-once floor design's own ratio beside it when it ran.
 	 */
-	private static void ratioCheck(Map<String, Boolean> checks, Table table, String column, String relation,
-			double ratio, boolean atLeast) {
+	private static void ratioCheck(Map<String, Boolean> checks, Table table, String column, double ratio,
+			boolean atLeast) {
 		double floor = table.median(Subject.Kind.FLOOR.label(), column);
 		double dq = table.median(Subject.Kind.DELAYQUEUE.label(), column) / floor;
 		if (Double.isNaN(dq)) {
@@ -313,7 +313,8 @@ public final class BenchmarkMain {
 		}
 		double alo = table.median(Subject.Kind.FLOOR_ALO.label(), column) / floor;
 		String reference = Double.isNaN(alo) ? "" : String.format(Locale.ROOT, "; at-least-once floor %.2f×", alo);
-		checks.put(String.format(Locale.ROOT, "%s %s %.2f× floor (%.2f×%s)", column, relation, ratio, dq, reference),
+		checks.put(String.format(Locale.ROOT, "%s %s %.2f× floor (%.2f×%s)", column, atLeast ? "≥" : "≤", ratio, dq,
+				reference),
 				atLeast ? dq >= ratio : dq <= ratio);
 	}
 
