@@ -183,24 +183,31 @@ end
 -- State counts change in memory and reach the stats hash once per field when the script ends
 -- (flush_counts, called after the script's body): a batch of jobs costs one HINCRBY per field,
 -- and a field that falls to 0 is left for the guard re-check to delete.
-local COUNTS = {}
-local COUNT_ORDER = {}
+local COUNTS = {}       -- state -> topic -> delta
+local COUNT_ORDER = {}  -- { state, topic } in the order of their first change
 
+-- (The field name is made once per state and topic, when it is written: a batch counts every
+-- job, and a concatenation per job would cost more than the rest of count.)
 local function count(state, topic, delta)
-  local field = state .. ':' .. topic
-  local current = COUNTS[field]
+  local topics = COUNTS[state]
+  if topics == nil then
+    topics = {}
+    COUNTS[state] = topics
+  end
+  local current = topics[topic]
   if current == nil then
-    COUNT_ORDER[#COUNT_ORDER + 1] = field
+    COUNT_ORDER[#COUNT_ORDER + 1] = { state, topic }
     current = 0
   end
-  COUNTS[field] = current + delta
+  topics[topic] = current + delta
 end
 
 local function flush_counts()
-  for _, field in ipairs(COUNT_ORDER) do
-    local delta = COUNTS[field]
+  for _, changed in ipairs(COUNT_ORDER) do
+    local state, topic = changed[1], changed[2]
+    local delta = COUNTS[state][topic]
     if delta ~= 0 then
-      redis.call('HINCRBY', P .. 'stats', field, delta)
+      redis.call('HINCRBY', P .. 'stats', state .. ':' .. topic, delta)
     end
   end
 end
@@ -425,14 +432,30 @@ local function next_due()
   return earlier(heads())
 end
 
+-- A READY job's record as a take reads it: the header's fields that a take changes or returns,
+-- and the text that a take keeps as it is. The same grammar as HEADER, with the state R and the
+-- '\n' that ends the header; a record without a payload line is left to decode.
+local READY_HEADER = '^R(%d*),(%d+),((%w+),(%w+),(%-?%w+)),%d*()\n'
+
 -- The job of a ready-list entry, or nil when the entry is a tombstone: its record is gone, not
 -- READY or unreadable, or seen already holds its job (an earlier entry of the same job). seen
--- then holds the job.
+-- then holds the job. Only what a take needs is read from the record (j.times: the record's
+-- "<ttr>,<createdAt>,<delay>" text, j.body: where the payload starts); decode reads the rest
+-- of a record whose header READY_HEADER does not cover.
 local function live_entry(jobkey, record, seen)
   if seen[jobkey] or not record or string.byte(record, 1) ~= 82 then -- 82: 'R'
     return nil
   end
-  local j = decode(record)
+  local a, m, times, ttr, created, delay, nl = string.match(record, READY_HEADER)
+  local j
+  if a then
+    created = tonumber(created, 36)
+    j = { attempt = tonumber(a) or 0, max = tonumber(m), max_text = m, times = times,
+      ttr = tonumber(ttr, 36), created = created, due = created + from36(delay), record = record,
+      body = nl + 1 }
+  else
+    j = decode(record)
+  end
   if j then
     seen[jobkey] = true
   end
@@ -503,6 +526,10 @@ local function apply_take(plan, ttr_override, max_override, now, reply)
     local records, deadlines = {}, {}
     local earliest = nil
     local prefix_len = #topic + 2
+    -- number texts are formatted once per call where the jobs share them (a format costs
+    -- about as much as the rest of a job's record)
+    local max_text = (max_override > 0) and num(max_override) or nil
+    local deadline_text, attempt_text = {}, {}
     for i, j in ipairs(jobs) do
       local jobkey = plan.keys[i]
       local ttr = (ttr_override > 0) and ttr_override or j.ttr
@@ -514,8 +541,25 @@ local function apply_take(plan, ttr_override, max_override, now, reply)
         j.max = max_override
       end
       records[#records + 1] = jobkey
-      records[#records + 1] = encode(j)
-      deadlines[#deadlines + 1] = num(deadline)
+      if j.body then
+        -- the record of live_entry's fast path: its times and payload are kept as they are
+        j.payload = string.sub(j.record, j.body)
+        local attempt = attempt_text[j.attempt]
+        if not attempt then
+          attempt = num(j.attempt)
+          attempt_text[j.attempt] = attempt
+        end
+        records[#records + 1] = 'S' .. attempt .. ',' .. (max_text or j.max_text) .. ',' .. j.times .. ','
+          .. num(j.token) .. '\n' .. j.payload
+      else
+        records[#records + 1] = encode(j)
+      end
+      local deadline_at = deadline_text[ttr]
+      if not deadline_at then
+        deadline_at = num(deadline)
+        deadline_text[ttr] = deadline_at
+      end
+      deadlines[#deadlines + 1] = deadline_at
       deadlines[#deadlines + 1] = jobkey
       if earliest == nil or deadline < earliest then
         earliest = deadline

@@ -120,6 +120,69 @@ class RedisDelayQueueIndexTests {
 	}
 
 	@Test
+	void aTakeRewritesOnlyTheHeaderFieldsOfAReservationAndReadsAnyHeaderDecodeReads() {
+		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(1).timerEnabled(false));
+		queue.scheduleAll(List.of(request("taken", "retried", "{\"n\":0}", Duration.ZERO),
+				request("taken", "bare", "{}", Duration.ZERO), request("taken", "fresh", "{\"n\":2}", Duration.ZERO)));
+		String prefix = "{" + queue.getNamespace() + ":0}:";
+		byte[] jobs = bytes(prefix + "jobs");
+		String retried;
+		try (RedisConnection connection = queue.getConnectionFactory().getConnection()) {
+			// as a retry leaves it: an attempt, the stale token of the last reservation, and an
+			// attempts limit of 9 (the default is 5)
+			String scheduled = string(connection.hashCommands().hGet(jobs, bytes("taken:retried")));
+			assertThat(scheduled).startsWith("R,5,").contains(",\n");
+			retried = "R2,9," + scheduled.substring(4).replaceFirst(",\n", ",17\n");
+			connection.hashCommands().hSet(jobs, bytes("taken:retried"), bytes(retried));
+			// a header without the line that ends it, which decode reads as a job without payload
+			connection.hashCommands().hSet(jobs, bytes("taken:bare"), bytes("R,3,n5c,mwm0nk74,-2s,"));
+		}
+		JobInfo before = queue.find("taken", "retried").orElseThrow();
+
+		List<ReservedJob> taken = queue.reserve("taken", 10, null, null);
+
+		assertThat(taken).extracting(ReservedJob::id).containsExactly("retried", "bare", "fresh");
+		ReservedJob first = taken.get(0);
+		assertThat(first.attempt()).isEqualTo(3);
+		assertThat(first.maxAttempts()).isEqualTo(9);
+		assertThat(first.dueAt()).isEqualTo(before.dueAt());
+		assertThat(first.createdAt()).isEqualTo(before.createdAt());
+		assertThat(string(first.payload())).isEqualTo("{\"n\":0}");
+		ReservedJob bare = taken.get(1);
+		assertThat(bare.payload()).isEmpty();
+		assertThat(bare.attempt()).isEqualTo(1);
+		assertThat(bare.ttr()).isEqualTo(Duration.ofMillis(Long.parseLong("n5c", 36)));
+		assertThat(bare.createdAt().toEpochMilli()).isEqualTo(Long.parseLong("mwm0nk74", 36));
+		assertThat(bare.dueAt().toEpochMilli()).isEqualTo(Long.parseLong("mwm0nk74", 36) - Long.parseLong("2s", 36));
+		try (RedisConnection connection = queue.getConnectionFactory().getConnection()) {
+			// only the state, the attempt and the token change; the rest is the record's own text
+			int times = retried.indexOf(',', 3);
+			assertThat(string(connection.hashCommands().hGet(jobs, bytes("taken:retried"))))
+				.isEqualTo("S3,9" + retried.substring(times, retried.indexOf(",17\n")) + "," + first.token() + "\n{\"n\":0}");
+			assertThat(string(connection.hashCommands().hGet(jobs, bytes("taken:bare"))))
+				.isEqualTo("S1,3,n5c,mwm0nk74,-2s," + bare.token() + "\n");
+		}
+		// an attempts limit given with the take replaces the job's own, in the record too (a
+		// released job's attempt is not counted)
+		assertThat(queue.release(first)).isTrue();
+		List<ReservedJob> again = queue.reserve("taken", 1, Duration.ofSeconds(5), 7);
+		assertThat(again).singleElement().satisfies((job) -> {
+			assertThat(job.id()).isEqualTo("retried");
+			assertThat(job.attempt()).isEqualTo(3);
+			assertThat(job.maxAttempts()).isEqualTo(7);
+			assertThat(job.reservedUntil()).isEqualTo(job.deliveredAt().plusSeconds(5));
+		});
+		assertThat(queue.find("taken", "retried").orElseThrow().maxAttempts()).isEqualTo(7);
+		for (ReservedJob job : List.of(again.get(0), taken.get(1), taken.get(2))) {
+			assertThat(queue.finish(job)).isTrue();
+		}
+	}
+
+	private static String string(byte[] bytes) {
+		return new String(bytes, StandardCharsets.UTF_8);
+	}
+
+	@Test
 	void aSmallListKeepsItsOrderWhenCompacted() {
 		RedisDelayQueue producer = this.queues.start((builder) -> builder.buckets(1).timerEnabled(false));
 		producer.scheduleAll(requests("ordered", 0, 3_000, Duration.ZERO));
