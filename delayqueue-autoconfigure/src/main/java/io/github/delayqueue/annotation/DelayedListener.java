@@ -117,6 +117,17 @@ public @interface DelayedListener {
 	Class<? extends Throwable>[] noRetryFor() default {};
 
 	/**
+	 * This listener's own {@link io.github.delayqueue.listener.DelayedJobInterceptor}s, run
+	 * after the container factory's (every interceptor bean, with the auto-configured factory),
+	 * in this order. Each class is instantiated for this listener by the application's bean
+	 * factory (constructor injection works; it needs a public or package-visible constructor
+	 * the bean factory can call); the instance is not a bean, so it runs for this listener only
+	 * and no destroy callback is called on it.
+	 * @return the interceptor types
+	 */
+	Class<? extends io.github.delayqueue.listener.DelayedJobInterceptor>[] interceptors() default {};
+
+	/**
 	 * Bean name of the {@link io.github.delayqueue.config.DelayedListenerContainerFactory}.
 	 * @return the bean name
 	 */

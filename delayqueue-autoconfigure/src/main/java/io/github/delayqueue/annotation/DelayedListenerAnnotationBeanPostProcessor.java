@@ -18,6 +18,7 @@ import io.github.delayqueue.config.MethodDelayedListenerEndpoint;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.listener.DelayQueueHeaders;
 import io.github.delayqueue.listener.DelayedJobArgumentResolver;
+import io.github.delayqueue.listener.DelayedJobInterceptor;
 
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.aop.support.AopUtils;
@@ -25,6 +26,7 @@ import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.AutowireCapableBeanFactory;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.convert.DurationStyle;
@@ -166,7 +168,29 @@ public class DelayedListenerAnnotationBeanPostProcessor
 		String containerFactory = resolve(listener.containerFactory(), where, "containerFactory");
 		return new MethodDelayedListenerEndpoint(id, topic, bean, method, beanName, concurrency, ttr, maxAttempts,
 				autoStartup, backOffInitial, backOffMultiplier, backOffMax, List.of(listener.noRetryFor()),
-				StringUtils.hasText(containerFactory) ? containerFactory : null);
+				StringUtils.hasText(containerFactory) ? containerFactory : null, interceptors(listener, where));
+	}
+
+	/**
+	 * The listener's own interceptors, each made by the bean factory for this listener.
+	 */
+	private List<DelayedJobInterceptor> interceptors(DelayedListener listener, String where) {
+		List<DelayedJobInterceptor> interceptors = new ArrayList<>();
+		for (Class<? extends DelayedJobInterceptor> type : listener.interceptors()) {
+			if (!(this.beanFactory instanceof AutowireCapableBeanFactory factory)) {
+				throw new InvalidDelayedListenerException(where, "names interceptors, but the bean factory cannot make them",
+						"set them on the container factory instead", null);
+			}
+			try {
+				interceptors.add(factory.createBean(type));
+			}
+			catch (BeansException ex) {
+				throw new InvalidDelayedListenerException(where,
+						"names interceptor " + type.getName() + ", which cannot be made (" + ex.getMessage() + ")",
+						"give it a constructor the bean factory can call, with beans it can inject", ex);
+			}
+		}
+		return interceptors;
 	}
 
 	private static void checkParameters(Method method, String where) {

@@ -9,6 +9,7 @@ import io.github.delayqueue.config.DelayedListenerEndpointRegistrar;
 import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.JobPayloadConverter;
+import io.github.delayqueue.listener.DelayedJobInterceptor;
 import io.github.delayqueue.listener.DelayedJobRecoverer;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -26,8 +27,8 @@ import org.springframework.messaging.handler.annotation.support.MessageHandlerMe
 /**
  * Auto-configuration of {@code @DelayedListener}: the default container factory (from
  * {@code delayqueue.listener.*}, with the application's {@link DelayedJobRecoverer} bean if
- * there is one, and virtual threads when {@code spring.threads.virtual.enabled} is on Java
- * 21+) and listener detection.
+ * there is one, its {@link DelayedJobInterceptor} beans in order, and virtual threads when
+ * {@code spring.threads.virtual.enabled} is on Java 21+) and listener detection.
  */
 @AutoConfiguration(after = DelayQueueAutoConfiguration.class)
 @ConditionalOnClass({ MessageHandlerMethodFactory.class, EnableDelayedListeners.class })
@@ -39,7 +40,7 @@ public final class DelayedListenerAutoConfiguration {
 	DefaultDelayedListenerContainerFactory delayedListenerContainerFactory(DelayQueueOperations operations,
 			JobPayloadConverter converter, DelayQueueProperties properties,
 			ObjectProvider<DelayedJobRecoverer> recoverer, ObjectProvider<DelayQueueObserver> observers,
-			Environment environment) {
+			ObjectProvider<DelayedJobInterceptor> interceptors, Environment environment) {
 		DelayQueueProperties.Listener listener = properties.getListener();
 		DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(operations,
 				converter);
@@ -51,6 +52,7 @@ public final class DelayedListenerAutoConfiguration {
 		factory.setBackOffMax(listener.getBackOff().getMaxInterval());
 		factory.setBackOffJitter(listener.getBackOff().getJitter());
 		recoverer.ifUnique(factory::setRecoverer);
+		factory.setInterceptors(interceptors.orderedStream().toList());
 		List<DelayQueueObserver> listening = observers.orderedStream().toList();
 		if (!listening.isEmpty()) {
 			factory.setObserver(DelayQueueObserver.composite(listening));

@@ -11,6 +11,7 @@ import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobPayloadConverter;
 import io.github.delayqueue.listener.DelayedJobArgumentResolver;
+import io.github.delayqueue.listener.DelayedJobInterceptor;
 import io.github.delayqueue.listener.DelayedJobRecoverer;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.listener.JobPayloadMessageConverter;
@@ -52,6 +53,8 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	private DelayedJobRecoverer recoverer;
 
 	private DelayQueueObserver observer;
+
+	private List<DelayedJobInterceptor> interceptors = List.of();
 
 	private Function<String, ThreadFactory> threadFactories = (prefix) -> new CustomizableThreadFactory(prefix);
 
@@ -155,6 +158,16 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	}
 
 	/**
+	 * Interceptors that run around each job of every listener, in this order (a listener's
+	 * own run after them).
+	 * @param interceptors the interceptors
+	 */
+	public void setInterceptors(List<DelayedJobInterceptor> interceptors) {
+		Assert.noNullElements(interceptors, "interceptors must not contain null");
+		this.interceptors = List.copyOf(interceptors);
+	}
+
+	/**
 	 * Makes the thread factory of each container from a thread-name prefix (platform
 	 * threads by default; Spring Boot passes virtual threads when they are enabled).
 	 * @param threadFactories the function
@@ -176,10 +189,17 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 				endpoint.topic(), (endpoint.concurrency() != null) ? endpoint.concurrency() : this.concurrency,
 				endpoint.ttr(), endpoint.maxAttempts(), backOff, List.copyOf(noRetry), this.recoverer,
 				this.shutdownTimeout, this.threadFactories.apply("delayqueue-" + endpoint.id() + "-"),
-				(endpoint.autoStartup() != null) ? endpoint.autoStartup() : this.autoStartup, this.observer);
+				(endpoint.autoStartup() != null) ? endpoint.autoStartup() : this.autoStartup, this.observer,
+				interceptors(endpoint));
 		InvocableHandlerMethod handler = this.methodFactory.createInvocableHandlerMethod(endpoint.bean(),
 				endpoint.method());
 		return new DelayedListenerContainer(settings, this.operations, handler);
+	}
+
+	private List<DelayedJobInterceptor> interceptors(MethodDelayedListenerEndpoint endpoint) {
+		List<DelayedJobInterceptor> all = new ArrayList<>(this.interceptors);
+		all.addAll(endpoint.interceptors());
+		return all;
 	}
 
 	private static long millis(Duration value, Duration fallback) {

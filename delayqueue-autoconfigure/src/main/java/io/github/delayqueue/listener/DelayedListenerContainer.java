@@ -97,10 +97,16 @@ public class DelayedListenerContainer {
 	 * @param threadFactory makes the consumer thread and handler threads
 	 * @param autoStartup whether the registry starts it with the context
 	 * @param observer hears how each handler call went
+	 * @param interceptors run around each job, in this order
 	 */
 	public record Settings(String id, String topic, int concurrency, Duration ttr, Integer maxAttempts,
 			BackOff backOff, List<Class<? extends Throwable>> noRetryFor, DelayedJobRecoverer recoverer,
-			Duration shutdownTimeout, ThreadFactory threadFactory, boolean autoStartup, DelayQueueObserver observer) {
+			Duration shutdownTimeout, ThreadFactory threadFactory, boolean autoStartup, DelayQueueObserver observer,
+			List<DelayedJobInterceptor> interceptors) {
+
+		public Settings {
+			interceptors = List.copyOf(interceptors);
+		}
 
 	}
 

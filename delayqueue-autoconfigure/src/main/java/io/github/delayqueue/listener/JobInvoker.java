@@ -1,6 +1,7 @@
 package io.github.delayqueue.listener;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.core.DelayQueueObserver;
@@ -17,7 +18,9 @@ import org.springframework.messaging.support.MessageBuilder;
  * payload, with the job and its TTR as headers for {@link DelayedJobArgumentResolver}. A
  * return is a success, finished later with its batch; anything thrown, an {@link Error}
  * included, goes to the {@link FailedJobHandler}, which settles it in Redis. The
- * {@link DelayQueueObserver}, if any, hears each outcome. Counts the calls in flight.
+ * container's {@link DelayedJobInterceptor}s run around the call (and may skip it: the job
+ * is then finished as a success is). The {@link DelayQueueObserver}, if any, hears each
+ * outcome. Counts the calls in flight.
  * Thread-safe.
  */
 final class JobInvoker {
@@ -88,13 +91,74 @@ final class JobInvoker {
 			.setHeader(DelayQueueHeaders.RESERVATION_TOKEN, job.token())
 			.build();
 		long start = System.nanoTime();
-		Throwable failure = call(message);
-		if (failure == null) {
-			observe(job, start, "success", null);
-			return true;
+		List<DelayedJobInterceptor> interceptors = this.settings.interceptors();
+		try {
+			Throwable failure = null;
+			boolean run;
+			try {
+				run = intercept(interceptors, job);
+			}
+			catch (Throwable ex) {
+				run = true;
+				failure = ex;
+			}
+			if (!run) {
+				if (logger.isDebugEnabled()) {
+					logger.debug("Listener '" + this.settings.id() + "' skipped job " + job.id() + " of topic "
+							+ job.topic() + ": an interceptor said so");
+				}
+				observe(job, start, "skipped", null);
+				return true;
+			}
+			if (failure == null) {
+				failure = call(message);
+			}
+			if (failure == null) {
+				for (DelayedJobInterceptor interceptor : interceptors) {
+					hook(interceptor, "success", job, () -> interceptor.success(job));
+				}
+				observe(job, start, "success", null);
+				return true;
+			}
+			Throwable thrown = failure;
+			for (DelayedJobInterceptor interceptor : interceptors) {
+				hook(interceptor, "failure", job, () -> interceptor.failure(job, thrown));
+			}
+			observe(job, start, this.failures.handle(job, failure), failure);
+			return false;
 		}
-		observe(job, start, this.failures.handle(job, failure), failure);
-		return false;
+		finally {
+			for (DelayedJobInterceptor interceptor : interceptors) {
+				hook(interceptor, "afterJob", job, () -> interceptor.afterJob(job));
+			}
+		}
+	}
+
+	/**
+	 * Asks the interceptors, in order, whether the job runs; the first that says no ends it.
+	 */
+	private static boolean intercept(List<DelayedJobInterceptor> interceptors, ReservedJob job) throws Exception {
+		for (DelayedJobInterceptor interceptor : interceptors) {
+			if (!interceptor.intercept(job)) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/**
+	 * Runs an interceptor's hook after the job's fate is decided: what it throws, an
+	 * {@link Error} included, is logged and changes nothing.
+	 */
+	private void hook(DelayedJobInterceptor interceptor, String name, ReservedJob job, Runnable hook) {
+		try {
+			hook.run();
+		}
+		catch (Throwable ex) {
+			logger.warn("Interceptor " + interceptor.getClass().getName() + " of listener '" + this.settings.id()
+					+ "' threw from " + name + " for job " + job.id() + " of topic " + job.topic()
+					+ "; the job's outcome stands", ex);
+		}
 	}
 
 	/**

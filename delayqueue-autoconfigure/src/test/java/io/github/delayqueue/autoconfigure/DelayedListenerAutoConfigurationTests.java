@@ -143,6 +143,39 @@ class DelayedListenerAutoConfigurationTests {
 	}
 
 	@Test
+	void listenerWithAnInterceptorTheBeanFactoryCannotMakeFailsStartUp() {
+		assertStartupFailure(BadInterceptorConfig.class,
+				"@DelayedListener method 'close' of bean 'badInterceptorListener'",
+				"names interceptor " + NeedsMissingBean.class.getName() + ", which cannot be made",
+				"give it a constructor the bean factory can call");
+	}
+
+	static class NeedsMissingBean implements io.github.delayqueue.listener.DelayedJobInterceptor {
+
+		NeedsMissingBean(java.util.concurrent.Executor nowhere) {
+		}
+
+	}
+
+	static class BadInterceptorListener {
+
+		@DelayedListener(topic = "t", interceptors = NeedsMissingBean.class)
+		void close(String payload) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class BadInterceptorConfig {
+
+		@Bean
+		BadInterceptorListener badInterceptorListener() {
+			return new BadInterceptorListener();
+		}
+
+	}
+
+	@Test
 	void optionalAndConvertibleHeadersStartUp() {
 		this.runner.withUserConfiguration(OptionalHeadersConfig.class).run((context) -> assertThat(context).hasNotFailed());
 	}

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -22,6 +23,7 @@ import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobPayloadConverter;
 import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.ReservedJob;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -266,6 +268,155 @@ class DelayedListenerContainerTests {
 		start(Duration.ofSeconds(1), null, null);
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.template.find(TOPIC, "job").isEmpty());
 		assertThat(this.listener.attempts("job")).as("not finished the first time: at least once").containsExactly(1, 2);
+	}
+
+	// ------------------------------------------------------------------ interceptors
+
+	@Test
+	void interceptorsRunInOrderAroundEachJobAndTheFirstThatSaysNoSkipsIt() {
+		forceBatches();
+		List<String> events = new CopyOnWriteArrayList<>();
+		this.listener.behaviour = (job) -> {
+			events.add("listener " + job.id() + "@" + job.attempt());
+			if (job.id().equals("fail") && job.attempt() == 1) {
+				throw new IllegalStateException("first attempt fails");
+			}
+		};
+		schedule("ok", "skip", "fail");
+		startIntercepted(2, new Recording("a", events, null), new Recording("b", events, "skip"));
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(pendingJobs()).isZero());
+
+		assertThat(eventsOf(events, "ok@1")).containsExactly("a intercept ok@1", "b intercept ok@1", "listener ok@1",
+				"a success ok@1", "b success ok@1", "a afterJob ok@1", "b afterJob ok@1");
+		// the first interceptor that says no ends the asking; every afterJob still runs
+		assertThat(eventsOf(events, "skip@1")).containsExactly("a intercept skip@1", "b intercept skip@1",
+				"a afterJob skip@1", "b afterJob skip@1");
+		assertThat(this.listener.attempts("skip")).isEmpty();
+		// a failure is heard before it is settled; afterJob runs once the retry is in Redis
+		assertThat(eventsOf(events, "fail@1")).containsExactly("a intercept fail@1", "b intercept fail@1",
+				"listener fail@1", "a failure fail@1 java.lang.IllegalStateException: first attempt fails",
+				"b failure fail@1 java.lang.IllegalStateException: first attempt fails", "a afterJob fail@1 settled",
+				"b afterJob fail@1 settled");
+		assertThat(eventsOf(events, "fail@2")).containsExactly("a intercept fail@2", "b intercept fail@2",
+				"listener fail@2", "a success fail@2", "b success fail@2", "a afterJob fail@2", "b afterJob fail@2");
+	}
+
+	@Test
+	void anInterceptorThatThrowsFailsTheJobBeforeTheListenerAndHooksThatThrowChangeNothing() {
+		List<String> events = new CopyOnWriteArrayList<>();
+		DelayedJobInterceptor throwing = new DelayedJobInterceptor() {
+
+			@Override
+			public boolean intercept(ReservedJob job) {
+				if (job.id().equals("guarded") && job.attempt() == 1) {
+					throw new AssertionError("not yet");
+				}
+				return true;
+			}
+
+			@Override
+			public void success(ReservedJob job) {
+				throw new IllegalStateException("success hook broken");
+			}
+
+			@Override
+			public void failure(ReservedJob job, Throwable failure) {
+				throw new StackOverflowError();
+			}
+
+			@Override
+			public void afterJob(ReservedJob job) {
+				throw new NoClassDefFoundError("com/example/Gone");
+			}
+
+		};
+		schedule("guarded", "plain");
+		startIntercepted(2, throwing, new Recording("after", events, null));
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(pendingJobs()).isZero());
+
+		// intercept threw: a failure of the job, the listener not called, retried after the back-off
+		assertThat(this.listener.attempts("guarded")).containsExactly(2);
+		// (the interceptor after the one that threw is not asked)
+		assertThat(eventsOf(events, "guarded@1")).containsExactly(
+				"after failure guarded@1 java.lang.AssertionError: not yet", "after afterJob guarded@1 settled");
+		// success hooks that throw leave the job a success, finished; the next interceptor hears it
+		assertThat(eventsOf(events, "guarded@2")).contains("after success guarded@2", "after afterJob guarded@2");
+		assertThat(eventsOf(events, "plain@1")).contains("after success plain@1", "after afterJob plain@1");
+		assertThat(this.listener.attempts("plain")).containsExactly(1);
+	}
+
+	private static List<String> eventsOf(List<String> events, String job) {
+		return events.stream().filter((event) -> event.contains(" " + job)).toList();
+	}
+
+	/**
+	 * Records each hook as "name hook id@attempt"; afterJob of a failure adds whether Redis
+	 * had settled it by then (the attempt no longer reserved). Says no to the job with the
+	 * given id.
+	 */
+	private final class Recording implements DelayedJobInterceptor {
+
+		private final String name;
+
+		private final List<String> events;
+
+		private final String skip;
+
+		private final Set<String> failed = ConcurrentHashMap.newKeySet();
+
+		Recording(String name, List<String> events, String skip) {
+			this.name = name;
+			this.events = events;
+			this.skip = skip;
+		}
+
+		@Override
+		public boolean intercept(ReservedJob job) {
+			this.events.add(this.name + " intercept " + job.id() + "@" + job.attempt());
+			return !job.id().equals(this.skip);
+		}
+
+		@Override
+		public void success(ReservedJob job) {
+			this.events.add(this.name + " success " + job.id() + "@" + job.attempt());
+		}
+
+		@Override
+		public void failure(ReservedJob job, Throwable failure) {
+			this.failed.add(job.id() + "@" + job.attempt());
+			this.events.add(this.name + " failure " + job.id() + "@" + job.attempt() + " " + failure);
+		}
+
+		@Override
+		public void afterJob(ReservedJob job) {
+			String attempt = job.id() + "@" + job.attempt();
+			String settled = "";
+			if (this.failed.contains(attempt)) {
+				boolean reserved = DelayedListenerContainerTests.this.template.find(TOPIC, job.id())
+					.map((info) -> info.state() == JobState.RESERVED && info.attempt() == job.attempt())
+					.orElse(false);
+				settled = reserved ? " still reserved" : " settled";
+			}
+			this.events.add(this.name + " afterJob " + attempt + settled);
+		}
+
+	}
+
+	private DelayedListenerContainer startIntercepted(Integer maxAttempts, DelayedJobInterceptor... interceptors) {
+		DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(
+				this.operations.operations(), this.context.getBean(JobPayloadConverter.class));
+		factory.setBackOffInitial(Duration.ofMillis(100));
+		factory.setBackOffJitter(Duration.ZERO);
+		factory.setShutdownTimeout(Duration.ofSeconds(10));
+		factory.setInterceptors(List.of(interceptors[0]));
+		Method method = ReflectionUtils.findMethod(ScriptedListener.class, "on", DelayedJob.class);
+		// the first interceptor is the factory's, the others the listener's own
+		DelayedListenerContainer container = factory.createContainer(new MethodDelayedListenerEndpoint("intercepted",
+				TOPIC, this.listener, method, "interceptedListener", 1, Duration.ofSeconds(30), maxAttempts, true, null,
+				null, null, List.of(), null, List.of(interceptors).subList(1, interceptors.length)));
+		this.containers.add(container);
+		container.start();
+		return container;
 	}
 
 	// ------------------------------------------------------------------ support

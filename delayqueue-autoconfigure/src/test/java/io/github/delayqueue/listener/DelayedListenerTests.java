@@ -691,6 +691,201 @@ class DelayedListenerTests {
 		assertThat(container.isRunning()).isFalse();
 	}
 
+	// ------------------------------------------------------------------ recoverers
+
+	@Configuration(proxyBeanMethods = false)
+	static class DeadLetterConfig {
+
+		@Bean
+		FlakyListener flakyListener() {
+			return new FlakyListener();
+		}
+
+		@Bean
+		DeadLetterTopicRecoverer deadLetterTopicRecoverer(DelayedJobTemplate template) {
+			// the job's own topic for "fatal": a destination that cannot be used
+			return new DeadLetterTopicRecoverer(template.getOperations(),
+					(job) -> job.topic().equals("fatal") ? "fatal" : job.topic() + DeadLetterTopicRecoverer.DEFAULT_SUFFIX);
+		}
+
+	}
+
+	@Test
+	void deadLetterTopicRecovererMovesAnExhaustedJobToItsDeadLetterTopicWithItsIdAndPayload() {
+		ConfigurableApplicationContext context = this.apps.run(DeadLetterConfig.class);
+		FlakyListener listener = context.getBean(FlakyListener.class);
+		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+		template.schedule("doomed", "d", "broken", Duration.ofMillis(500));
+		byte[] stored = template.find("doomed", "d").orElseThrow().payload();
+		await().atMost(Duration.ofSeconds(10)).until(() -> template.find("doomed-dlt", "d").isPresent());
+		await().atMost(Duration.ofSeconds(5)).until(() -> template.find("doomed", "d").isEmpty());
+		JobInfo moved = template.find("doomed-dlt", "d").orElseThrow();
+		assertThat(moved.state()).isEqualTo(JobState.READY);
+		assertThat(moved.payload()).isEqualTo(stored);
+		assertThat(moved.attempt()).isZero();
+		assertThat(listener.deliveries.get("d")).extracting(Delivery::attempt).containsExactly(1, 2, 3);
+
+		// a destination the recoverer refuses leaves the job DEAD in Redis with its own error
+		template.schedule("fatal", "f", "x", Duration.ZERO);
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(template.find("fatal", "f").orElseThrow().state()).isEqualTo(JobState.DEAD));
+		assertThat(template.find("fatal", "f").orElseThrow().lastError())
+			.isEqualTo("java.lang.UnsupportedOperationException: never retry this");
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class LoggingRecovererConfig {
+
+		@Bean
+		FlakyListener flakyListener() {
+			return new FlakyListener();
+		}
+
+		@Bean
+		LoggingRecoverer loggingRecoverer() {
+			return new LoggingRecoverer();
+		}
+
+	}
+
+	@Test
+	void loggingRecovererDropsAnExhaustedJob() {
+		ConfigurableApplicationContext context = this.apps.run(LoggingRecovererConfig.class);
+		FlakyListener listener = context.getBean(FlakyListener.class);
+		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+		template.schedule("fatal", "f", "x", Duration.ZERO);
+		await().atMost(Duration.ofSeconds(10)).until(() -> listener.deliveries.containsKey("f"));
+		await().atMost(Duration.ofSeconds(5)).until(() -> template.find("fatal", "f").isEmpty());
+		assertThat(listener.deliveries.get("f")).extracting(Delivery::attempt).containsExactly(1);
+		assertThat(template.getOperations().stats().totals().dead()).isZero();
+	}
+
+	// ------------------------------------------------------------------ interceptors
+
+	/**
+	 * What the interceptors of {@link InterceptedConfig} heard, in order.
+	 */
+	static class EventLog {
+
+		final List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+	}
+
+	/**
+	 * An interceptor bean: it runs for every listener, by its order.
+	 */
+	static class NamedInterceptor implements DelayedJobInterceptor {
+
+		private final String name;
+
+		private final EventLog log;
+
+		NamedInterceptor(String name, EventLog log) {
+			this.name = name;
+			this.log = log;
+		}
+
+		@Override
+		public boolean intercept(ReservedJob job) {
+			this.log.events.add(this.name + " " + job.topic());
+			return true;
+		}
+
+	}
+
+	/**
+	 * A listener's own interceptor, made by the bean factory with the log injected.
+	 */
+	static class AuditInterceptor implements DelayedJobInterceptor {
+
+		private final EventLog log;
+
+		AuditInterceptor(EventLog log) {
+			this.log = log;
+		}
+
+		@Override
+		public boolean intercept(ReservedJob job) {
+			this.log.events.add("audit " + job.topic());
+			return !new String(job.payload(), java.nio.charset.StandardCharsets.UTF_8).contains("skip");
+		}
+
+		@Override
+		public void afterJob(ReservedJob job) {
+			this.log.events.add("audit done " + job.topic());
+		}
+
+	}
+
+	static class InterceptedListener {
+
+		final BlockingQueue<String> deliveries = new LinkedBlockingQueue<>();
+
+		@DelayedListener(topic = "audited", interceptors = AuditInterceptor.class)
+		void audited(String payload) {
+			this.deliveries.add("audited " + payload);
+		}
+
+		@DelayedListener(topic = "plain")
+		void plain(String payload) {
+			this.deliveries.add("plain " + payload);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class InterceptedConfig {
+
+		@Bean
+		EventLog eventLog() {
+			return new EventLog();
+		}
+
+		@Bean
+		@org.springframework.core.annotation.Order(2)
+		NamedInterceptor second(EventLog log) {
+			return new NamedInterceptor("second", log);
+		}
+
+		@Bean
+		@org.springframework.core.annotation.Order(1)
+		NamedInterceptor first(EventLog log) {
+			return new NamedInterceptor("first", log);
+		}
+
+		@Bean
+		InterceptedListener interceptedListener() {
+			return new InterceptedListener();
+		}
+
+	}
+
+	@Test
+	void interceptorBeansRunInOrderForEveryListenerAndAListenersOwnOnlyForIt() throws Exception {
+		ConfigurableApplicationContext context = this.apps.run(InterceptedConfig.class);
+		InterceptedListener listener = context.getBean(InterceptedListener.class);
+		List<String> events = context.getBean(EventLog.class).events;
+		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+
+		template.schedule("plain", "p", "one", Duration.ZERO);
+		assertThat(listener.deliveries.poll(10, TimeUnit.SECONDS)).isEqualTo("plain one");
+		await().atMost(Duration.ofSeconds(5)).until(() -> template.find("plain", "p").isEmpty());
+		assertThat(events).containsExactly("first plain", "second plain");
+
+		events.clear();
+		template.schedule("audited", "a", "two", Duration.ZERO);
+		assertThat(listener.deliveries.poll(10, TimeUnit.SECONDS)).isEqualTo("audited two");
+		await().atMost(Duration.ofSeconds(5)).until(() -> template.find("audited", "a").isEmpty());
+		assertThat(events).containsExactly("first audited", "second audited", "audit audited", "audit done audited");
+
+		// the listener's own interceptor skips a job: finished without the listener
+		events.clear();
+		template.schedule("audited", "s", "skip me", Duration.ZERO);
+		await().atMost(Duration.ofSeconds(10)).until(() -> events.contains("audit done audited"));
+		await().atMost(Duration.ofSeconds(5)).until(() -> template.find("audited", "s").isEmpty());
+		assertThat(listener.deliveries).isEmpty();
+	}
+
 	// ------------------------------------------------------------------ pause / resume
 
 	@Test

@@ -1,0 +1,66 @@
+package io.github.delayqueue.listener;
+
+import io.github.delayqueue.core.ReservedJob;
+
+/**
+ * Hooks around each job a {@code @DelayedListener} runs, on the handler thread, as Spring
+ * Kafka's {@code RecordInterceptor} wraps a record: {@link #intercept} before the listener
+ * (it may skip the job), then {@link #success} or {@link #failure}, then {@link #afterJob}.
+ * Each hook gets the job as it was reserved: id, payload (the stored bytes), attempt and
+ * the other metadata.
+ *
+ * <p>
+ * Interceptors compose: every {@code DelayedJobInterceptor} bean runs for every listener of
+ * the auto-configured container factory, in {@link org.springframework.core.annotation.Order
+ * order}, and a listener's own ({@code @DelayedListener(interceptors = ...)}) run after them.
+ * The first {@code intercept} that returns {@code false} skips the job: the interceptors
+ * after it are not asked, the listener is not called, and the job is finished (removed from
+ * Redis) with its batch, as a job the listener handled. An exception or {@link Error} thrown
+ * by {@code intercept} is a failure of the job, as if the listener had thrown it: the
+ * {@code failure} hooks hear it and the job is retried after the back-off or recovered. What
+ * {@code success}, {@code failure} and {@code afterJob} throw is logged and changes nothing:
+ * the job's fate is decided by then, and every interceptor's hook is called.
+ *
+ * <p>
+ * Hooks run on the listener's handler threads, several at once when its concurrency is above
+ * one, so an interceptor must be thread-safe. The time they take counts against the job's
+ * reservation (TTR), like the listener's.
+ */
+public interface DelayedJobInterceptor {
+
+	/**
+	 * Before the listener is called.
+	 * @param job the job, reserved by this consumer
+	 * @return {@code false} to skip the job: it is finished without calling the listener
+	 * @throws Exception to fail the job, as if the listener had thrown
+	 */
+	default boolean intercept(ReservedJob job) throws Exception {
+		return true;
+	}
+
+	/**
+	 * After the listener returned; the job is finished in Redis with its batch, shortly after.
+	 * @param job the job
+	 */
+	default void success(ReservedJob job) {
+	}
+
+	/**
+	 * After the listener (or an {@link #intercept}) threw, before what becomes of the job
+	 * (retry after the back-off, the recoverer, DEAD) is decided and written to Redis.
+	 * @param job the job
+	 * @param failure what was thrown: the listener's own exception or error, or what reading the
+	 * payload or binding a parameter threw
+	 */
+	default void failure(ReservedJob job, Throwable failure) {
+	}
+
+	/**
+	 * Last, after {@link #success}, after {@link #failure} and the settling of the failure in
+	 * Redis, or after a skip: whatever happened, once per job that was reserved and run.
+	 * @param job the job
+	 */
+	default void afterJob(ReservedJob job) {
+	}
+
+}
