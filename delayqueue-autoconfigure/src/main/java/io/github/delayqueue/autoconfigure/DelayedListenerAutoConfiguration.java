@@ -9,6 +9,7 @@ import io.github.delayqueue.config.DelayedListenerEndpointRegistrar;
 import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.JobPayloadConverter;
+import io.github.delayqueue.listener.DelayedJobErrorHandler;
 import io.github.delayqueue.listener.DelayedJobInterceptor;
 import io.github.delayqueue.listener.DelayedJobRecoverer;
 
@@ -26,8 +27,9 @@ import org.springframework.messaging.handler.annotation.support.MessageHandlerMe
 
 /**
  * Auto-configuration of {@code @DelayedListener}: the default container factory (from
- * {@code delayqueue.listener.*}, with the application's {@link DelayedJobRecoverer} bean if
- * there is one, its {@link DelayedJobInterceptor} beans in order, and virtual threads when
+ * {@code delayqueue.listener.*}, with the application's {@link DelayedJobErrorHandler} or
+ * {@link DelayedJobRecoverer} bean if there is one, its {@link DelayedJobInterceptor} beans in
+ * order, and virtual threads when
  * {@code spring.threads.virtual.enabled} is on Java 21+) and listener detection.
  */
 @AutoConfiguration(after = DelayQueueAutoConfiguration.class)
@@ -40,7 +42,8 @@ public final class DelayedListenerAutoConfiguration {
 	DefaultDelayedListenerContainerFactory delayedListenerContainerFactory(DelayQueueOperations operations,
 			JobPayloadConverter converter, DelayQueueProperties properties,
 			ObjectProvider<DelayedJobRecoverer> recoverer, ObjectProvider<DelayQueueObserver> observers,
-			ObjectProvider<DelayedJobInterceptor> interceptors, Environment environment) {
+			ObjectProvider<DelayedJobInterceptor> interceptors, ObjectProvider<DelayedJobErrorHandler> errorHandler,
+			Environment environment) {
 		DelayQueueProperties.Listener listener = properties.getListener();
 		DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(operations,
 				converter);
@@ -52,6 +55,7 @@ public final class DelayedListenerAutoConfiguration {
 		factory.setBackOffMax(listener.getBackOff().getMaxInterval());
 		factory.setBackOffJitter(listener.getBackOff().getJitter());
 		recoverer.ifUnique(factory::setRecoverer);
+		errorHandler.ifUnique(factory::setErrorHandler);
 		factory.setInterceptors(interceptors.orderedStream().toList());
 		List<DelayQueueObserver> listening = observers.orderedStream().toList();
 		if (!listening.isEmpty()) {

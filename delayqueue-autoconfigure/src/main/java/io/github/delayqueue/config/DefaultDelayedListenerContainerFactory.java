@@ -10,7 +10,9 @@ import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobPayloadConverter;
+import io.github.delayqueue.listener.DefaultDelayedJobErrorHandler;
 import io.github.delayqueue.listener.DelayedJobArgumentResolver;
+import io.github.delayqueue.listener.DelayedJobErrorHandler;
 import io.github.delayqueue.listener.DelayedJobInterceptor;
 import io.github.delayqueue.listener.DelayedJobRecoverer;
 import io.github.delayqueue.listener.DelayedListenerContainer;
@@ -25,8 +27,10 @@ import org.springframework.util.backoff.ExponentialBackOff;
 /**
  * The default {@link DelayedListenerContainerFactory}: method arguments resolved by
  * spring-messaging's {@link DefaultMessageHandlerMethodFactory} (job metadata first, then
- * the payload read by the {@link JobPayloadConverter}), exponential back-off with jitter,
- * dead-lettering in Redis unless a {@link DelayedJobRecoverer} is set.
+ * the payload read by the {@link JobPayloadConverter}), and failed jobs settled by a
+ * {@link DefaultDelayedJobErrorHandler} per listener (exponential back-off with jitter,
+ * dead-lettering in Redis unless a {@link DelayedJobRecoverer} is set) unless a
+ * {@link DelayedJobErrorHandler} of its own is set.
  */
 public class DefaultDelayedListenerContainerFactory implements DelayedListenerContainerFactory {
 
@@ -51,6 +55,8 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	private List<Class<? extends Throwable>> noRetryFor = List.of();
 
 	private DelayedJobRecoverer recoverer;
+
+	private DelayedJobErrorHandler errorHandler;
 
 	private DelayQueueObserver observer;
 
@@ -150,6 +156,17 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	}
 
 	/**
+	 * Settles the failed jobs of every listener instead of the default handler (back-off,
+	 * {@code noRetryFor}, recoverer, DEAD), whose settings then do not apply: a listener that
+	 * sets {@code backOffInitial}, {@code backOffMultiplier}, {@code backOffMax} or
+	 * {@code noRetryFor} is refused.
+	 * @param errorHandler the error handler, or {@code null} for the default
+	 */
+	public void setErrorHandler(DelayedJobErrorHandler errorHandler) {
+		this.errorHandler = errorHandler;
+	}
+
+	/**
 	 * Hears how each handler call went (the listener timer of the metrics hangs on it).
 	 * @param observer the observer, or {@code null} for none
 	 */
@@ -178,6 +195,46 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 
 	@Override
 	public DelayedListenerContainer createContainer(MethodDelayedListenerEndpoint endpoint) {
+		DelayedListenerContainer.Settings settings = new DelayedListenerContainer.Settings(endpoint.id(),
+				endpoint.topic(), (endpoint.concurrency() != null) ? endpoint.concurrency() : this.concurrency,
+				endpoint.ttr(), endpoint.maxAttempts(), errorHandler(endpoint), this.shutdownTimeout,
+				this.threadFactories.apply("delayqueue-" + endpoint.id() + "-"),
+				(endpoint.autoStartup() != null) ? endpoint.autoStartup() : this.autoStartup, this.observer,
+				interceptors(endpoint));
+		InvocableHandlerMethod handler = this.methodFactory.createInvocableHandlerMethod(endpoint.bean(),
+				endpoint.method());
+		return new DelayedListenerContainer(settings, this.operations, handler);
+	}
+
+	/**
+	 * The factory's error handler, or the default one with the listener's back-off and
+	 * {@code noRetryFor} over the factory's.
+	 */
+	private DelayedJobErrorHandler errorHandler(MethodDelayedListenerEndpoint endpoint) {
+		if (this.errorHandler != null) {
+			List<String> set = new ArrayList<>();
+			if (endpoint.backOffInitial() != null) {
+				set.add("backOffInitial");
+			}
+			if (endpoint.backOffMultiplier() != null) {
+				set.add("backOffMultiplier");
+			}
+			if (endpoint.backOffMax() != null) {
+				set.add("backOffMax");
+			}
+			if (!endpoint.noRetryFor().isEmpty()) {
+				set.add("noRetryFor");
+			}
+			if (!set.isEmpty()) {
+				throw new InvalidDelayedListenerException(endpoint.describe(),
+						"sets " + String.join(", ", set) + ", but its container factory has an error handler ("
+								+ this.errorHandler.getClass().getName() + ") that decides retries on its own",
+						"remove " + ((set.size() > 1) ? "these attributes" : "the attribute")
+								+ ", or use a container factory without an error handler (containerFactory = \"...\")",
+						null);
+			}
+			return this.errorHandler;
+		}
 		ExponentialBackOff backOff = new ExponentialBackOff(
 				millis(endpoint.backOffInitial(), this.backOffInitial),
 				(endpoint.backOffMultiplier() != null) ? endpoint.backOffMultiplier() : this.backOffMultiplier);
@@ -185,15 +242,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 		backOff.setJitter(Math.min(this.backOffJitter.toMillis(), backOff.getInitialInterval()));
 		List<Class<? extends Throwable>> noRetry = new ArrayList<>(this.noRetryFor);
 		noRetry.addAll(endpoint.noRetryFor());
-		DelayedListenerContainer.Settings settings = new DelayedListenerContainer.Settings(endpoint.id(),
-				endpoint.topic(), (endpoint.concurrency() != null) ? endpoint.concurrency() : this.concurrency,
-				endpoint.ttr(), endpoint.maxAttempts(), backOff, List.copyOf(noRetry), this.recoverer,
-				this.shutdownTimeout, this.threadFactories.apply("delayqueue-" + endpoint.id() + "-"),
-				(endpoint.autoStartup() != null) ? endpoint.autoStartup() : this.autoStartup, this.observer,
-				interceptors(endpoint));
-		InvocableHandlerMethod handler = this.methodFactory.createInvocableHandlerMethod(endpoint.bean(),
-				endpoint.method());
-		return new DelayedListenerContainer(settings, this.operations, handler);
+		return new DefaultDelayedJobErrorHandler(backOff, noRetry, this.recoverer);
 	}
 
 	private List<DelayedJobInterceptor> interceptors(MethodDelayedListenerEndpoint endpoint) {

@@ -87,7 +87,7 @@ public class DeadLetterTopicRecoverer implements DelayedJobRecoverer {
 		logger.warn("Job " + job.id() + " of topic " + job.topic() + " failed on attempt " + job.attempt() + " of "
 				+ job.maxAttempts() + " and is moved to dead-letter topic " + topic
 				+ (result.created() ? "" : " (a job of that id waits there already and is kept)") + ": "
-				+ FailedJobHandler.unwrap(failure));
+				+ DefaultDelayedJobErrorHandler.unwrap(failure));
 	}
 
 }

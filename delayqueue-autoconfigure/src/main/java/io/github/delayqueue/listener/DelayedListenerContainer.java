@@ -12,14 +12,15 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
-import org.springframework.util.backoff.BackOff;
+import org.springframework.util.Assert;
 
 /**
  * Runs one listener method for one topic: a consumer thread waits for work without
  * polling, reserves at most as many jobs as it has free slots, and hands each to the
  * handler executor. Outcomes: return → finish; any {@link Throwable} (an exception or an
- * {@link Error} such as {@link AssertionError}) → retry after the back-off; attempts used up
- * or not retryable → the {@link DelayedJobRecoverer}. Retry or recover is decided with the
+ * {@link Error} such as {@link AssertionError}) → the {@link DelayedJobErrorHandler}, by
+ * default: retry after the back-off; attempts used up or not retryable → the
+ * {@link DelayedJobRecoverer}. Retry or recover is decided with the
  * job's {@link ReservedJob#maxAttempts()}: the listener's {@code maxAttempts}, when set, is
  * passed to the reservation and so stored with the job, and Redis makes a job DEAD by the
  * same limit when a failure or a TTR expiry uses up its last attempt.
@@ -54,8 +55,8 @@ import org.springframework.util.backoff.BackOff;
  * out) and the threads of that run. On a handler thread a {@code BatchRunner} runs the jobs
  * batch after batch and settles them in Redis (finish, give back, settle early), sized by a
  * {@code BatchSize}; a {@code JobInvoker} calls the listener method on one job, and a
- * {@code FailedJobHandler} decides what becomes of a job that failed (back-off, not
- * retryable, recoverer, DEAD). Every part logs under this class's name.
+ * {@link DelayedJobErrorHandler} (by default {@link DefaultDelayedJobErrorHandler}: back-off,
+ * not retryable, recoverer, DEAD) decides what becomes of a job that failed. Every part logs under this class's name.
  */
 public class DelayedListenerContainer {
 
@@ -89,10 +90,7 @@ public class DelayedListenerContainer {
 	 * @param ttr the reservation TTR, or {@code null} for each job's own
 	 * @param maxAttempts the attempts, or {@code null} for each job's own; stored with each job
 	 * this container reserves, so that it is the job's limit everywhere
-	 * @param backOff the retry back-off
-	 * @param noRetryFor exceptions that are never retried (conversion failures always are not)
-	 * @param recoverer what to do with exhausted jobs, or {@code null} to dead-letter them in
-	 * Redis
+	 * @param errorHandler settles jobs whose listener threw
 	 * @param shutdownTimeout how long stop waits for running handlers
 	 * @param threadFactory makes the consumer thread and handler threads
 	 * @param autoStartup whether the registry starts it with the context
@@ -100,11 +98,11 @@ public class DelayedListenerContainer {
 	 * @param interceptors run around each job, in this order
 	 */
 	public record Settings(String id, String topic, int concurrency, Duration ttr, Integer maxAttempts,
-			BackOff backOff, List<Class<? extends Throwable>> noRetryFor, DelayedJobRecoverer recoverer,
-			Duration shutdownTimeout, ThreadFactory threadFactory, boolean autoStartup, DelayQueueObserver observer,
+			DelayedJobErrorHandler errorHandler, Duration shutdownTimeout, ThreadFactory threadFactory, boolean autoStartup, DelayQueueObserver observer,
 			List<DelayedJobInterceptor> interceptors) {
 
 		public Settings {
+			Assert.notNull(errorHandler, "errorHandler must not be null");
 			interceptors = List.copyOf(interceptors);
 		}
 
@@ -120,7 +118,7 @@ public class DelayedListenerContainer {
 	public DelayedListenerContainer(Settings settings, DelayQueueOperations operations, InvocableHandlerMethod handler) {
 		this.settings = settings;
 		this.operations = operations;
-		this.invoker = new JobInvoker(settings, handler, new FailedJobHandler(settings, operations));
+		this.invoker = new JobInvoker(settings, handler, this, operations);
 	}
 
 	/**

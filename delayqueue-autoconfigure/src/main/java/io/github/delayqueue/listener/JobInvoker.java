@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.ReservedJob;
 import org.apache.commons.logging.Log;
@@ -17,7 +18,7 @@ import org.springframework.messaging.support.MessageBuilder;
  * Calls a container's listener method on one reserved job. The job becomes a message: its
  * payload, with the job and its TTR as headers for {@link DelayedJobArgumentResolver}. A
  * return is a success, finished later with its batch; anything thrown, an {@link Error}
- * included, goes to the {@link FailedJobHandler}, which settles it in Redis. The
+ * included, goes to the container's {@link DelayedJobErrorHandler}, which settles it in Redis. The
  * container's {@link DelayedJobInterceptor}s run around the call (and may skip it: the job
  * is then finished as a success is). The {@link DelayQueueObserver}, if any, hears each
  * outcome. Counts the calls in flight.
@@ -31,7 +32,9 @@ final class JobInvoker {
 
 	private final InvocableHandlerMethod handler;
 
-	private final FailedJobHandler failures;
+	private final DelayedListenerContainer container;
+
+	private final DelayQueueConsumer consumer;
 
 	private final AtomicInteger inFlight = new AtomicInteger();
 
@@ -39,13 +42,15 @@ final class JobInvoker {
 	 * Creates an invoker.
 	 * @param settings the container's settings
 	 * @param handler the listener method
-	 * @param failures settles jobs whose listener threw
+	 * @param container the container, for the error handler
+	 * @param consumer the queue the error handler settles failed jobs with
 	 */
 	JobInvoker(DelayedListenerContainer.Settings settings, InvocableHandlerMethod handler,
-			FailedJobHandler failures) {
+			DelayedListenerContainer container, DelayQueueConsumer consumer) {
 		this.settings = settings;
 		this.handler = handler;
-		this.failures = failures;
+		this.container = container;
+		this.consumer = consumer;
 	}
 
 	/**
@@ -124,7 +129,9 @@ final class JobInvoker {
 			for (DelayedJobInterceptor interceptor : interceptors) {
 				hook(interceptor, "failure", job, () -> interceptor.failure(job, thrown));
 			}
-			observe(job, start, this.failures.handle(job, failure), failure);
+			DelayedJobErrorHandler.Outcome outcome = this.settings.errorHandler()
+				.handle(job, failure, this.container, this.consumer);
+			observe(job, start, ((outcome != null) ? outcome : DelayedJobErrorHandler.Outcome.LEFT).tag(), failure);
 			return false;
 		}
 		finally {
@@ -182,7 +189,7 @@ final class JobInvoker {
 		if (observer != null) {
 			try {
 				observer.handled(job.topic(), Duration.ofNanos(System.nanoTime() - start), outcome,
-						(failure != null) ? FailedJobHandler.unwrap(failure) : null);
+						(failure != null) ? DefaultDelayedJobErrorHandler.unwrap(failure) : null);
 			}
 			catch (RuntimeException ex) {
 				// metrics must not decide a job's fate

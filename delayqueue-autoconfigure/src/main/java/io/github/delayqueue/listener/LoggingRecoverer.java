@@ -17,7 +17,7 @@ public class LoggingRecoverer implements DelayedJobRecoverer {
 	@Override
 	public void recover(ReservedJob job, Throwable failure) {
 		logger.error("Job " + job.id() + " of topic " + job.topic() + " failed on attempt " + job.attempt() + " of "
-				+ job.maxAttempts() + " and is dropped", FailedJobHandler.unwrap(failure));
+				+ job.maxAttempts() + " and is dropped", DefaultDelayedJobErrorHandler.unwrap(failure));
 	}
 
 }

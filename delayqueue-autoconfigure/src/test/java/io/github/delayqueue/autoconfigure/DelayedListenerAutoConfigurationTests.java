@@ -176,6 +176,37 @@ class DelayedListenerAutoConfigurationTests {
 	}
 
 	@Test
+	void listenerWithABackOffOfItsOwnBesideAnErrorHandlerFailsStartUp() {
+		assertStartupFailure(BackOffBesideErrorHandlerConfig.class,
+				"@DelayedListener method 'close' of bean 'backOffListener'",
+				"sets backOffInitial, noRetryFor, but its container factory has an error handler",
+				"remove these attributes, or use a container factory without an error handler");
+	}
+
+	static class BackOffListener {
+
+		@DelayedListener(topic = "t", backOffInitial = "2s", noRetryFor = IllegalStateException.class)
+		void close(String payload) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class BackOffBesideErrorHandlerConfig {
+
+		@Bean
+		BackOffListener backOffListener() {
+			return new BackOffListener();
+		}
+
+		@Bean
+		io.github.delayqueue.listener.DelayedJobErrorHandler errorHandler() {
+			return (job, failure, container, consumer) -> io.github.delayqueue.listener.DelayedJobErrorHandler.Outcome.LEFT;
+		}
+
+	}
+
+	@Test
 	void optionalAndConvertibleHeadersStartUp() {
 		this.runner.withUserConfiguration(OptionalHeadersConfig.class).run((context) -> assertThat(context).hasNotFailed());
 	}

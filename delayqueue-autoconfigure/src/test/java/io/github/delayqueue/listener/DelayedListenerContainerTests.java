@@ -270,6 +270,41 @@ class DelayedListenerContainerTests {
 		assertThat(this.listener.attempts("job")).as("not finished the first time: at least once").containsExactly(1, 2);
 	}
 
+	// ------------------------------------------------------------------ error handler
+
+	@Test
+	void anErrorHandlerThatThrowsOrLeavesTheJobHasItDeliveredAgainAfterItsTtr() {
+		List<String> handled = new CopyOnWriteArrayList<>();
+		this.listener.behaviour = (job) -> {
+			if (job.attempt() == 1) {
+				throw new IllegalStateException("first attempt of " + job.id());
+			}
+		};
+		DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(
+				this.operations.operations(), this.context.getBean(JobPayloadConverter.class));
+		factory.setShutdownTimeout(Duration.ofSeconds(10));
+		factory.setErrorHandler((job, failure, container, consumer) -> {
+			handled.add(container.getId() + " " + job.id() + "@" + job.attempt() + " " + failure.getMessage());
+			if (job.id().equals("thrown")) {
+				throw new StackOverflowError();
+			}
+			return null;
+		});
+		Method method = ReflectionUtils.findMethod(ScriptedListener.class, "on", DelayedJob.class);
+		DelayedListenerContainer container = factory.createContainer(new MethodDelayedListenerEndpoint("handled",
+				TOPIC, this.listener, method, "handledListener", 2, Duration.ofSeconds(1), null, true, null, null, null,
+				List.of(), null));
+		this.containers.add(container);
+		schedule("thrown", "left");
+		container.start();
+		await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(pendingJobs()).isZero());
+		assertThat(handled).containsExactlyInAnyOrder("handled thrown@1 first attempt of thrown",
+				"handled left@1 first attempt of left");
+		// not settled: delivered again once the 1 s reservation ran out, as the next attempt
+		assertThat(this.listener.attempts("thrown")).containsExactly(1, 2);
+		assertThat(this.listener.attempts("left")).containsExactly(1, 2);
+	}
+
 	// ------------------------------------------------------------------ interceptors
 
 	@Test

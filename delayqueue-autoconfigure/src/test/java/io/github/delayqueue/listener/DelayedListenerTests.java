@@ -760,6 +760,47 @@ class DelayedListenerTests {
 		assertThat(template.getOperations().stats().totals().dead()).isZero();
 	}
 
+	// ------------------------------------------------------------------ error handler
+
+	static class FailingListener {
+
+		@DelayedListener(topic = "failing")
+		void on(String payload) {
+			throw new IllegalStateException("nope " + payload);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ErrorHandlerConfig {
+
+		@Bean
+		FailingListener failingListener() {
+			return new FailingListener();
+		}
+
+		@Bean
+		DelayedJobErrorHandler errorHandler() {
+			return (job, failure, container, consumer) -> {
+				consumer.kill(job, container.getId() + " on " + container.getTopic() + ": " + failure.getMessage());
+				return DelayedJobErrorHandler.Outcome.DEAD;
+			};
+		}
+
+	}
+
+	@Test
+	void anErrorHandlerBeanSettlesEveryFailedJobInsteadOfTheBackOff() {
+		ConfigurableApplicationContext context = this.apps.run(ErrorHandlerConfig.class);
+		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+		template.schedule("failing", "x", "boom", Duration.ZERO);
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(template.find("failing", "x").orElseThrow().state()).isEqualTo(JobState.DEAD));
+		JobInfo dead = template.find("failing", "x").orElseThrow();
+		assertThat(dead.lastError()).isEqualTo("failingListener.on#failing on failing: nope boom");
+		assertThat(dead.attempt()).as("killed on its first attempt, not retried").isEqualTo(1);
+	}
+
 	// ------------------------------------------------------------------ interceptors
 
 	/**

@@ -1,0 +1,165 @@
+package io.github.delayqueue.listener;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.github.delayqueue.core.DelayQueueConsumer;
+import io.github.delayqueue.core.FailResult;
+import io.github.delayqueue.core.ReservedJob;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.messaging.MessagingException;
+import org.springframework.messaging.converter.MessageConversionException;
+import org.springframework.messaging.handler.invocation.MethodArgumentResolutionException;
+import org.springframework.util.Assert;
+import org.springframework.util.backoff.BackOff;
+import org.springframework.util.backoff.BackOffExecution;
+
+/**
+ * The default {@link DelayedJobErrorHandler}, as Spring Kafka's {@code DefaultErrorHandler}
+ * is for a record. A job with attempts left (by its {@link ReservedJob#maxAttempts()}: the
+ * listener's limit, when set, was stored with it at reserve) and a retryable failure is
+ * failed with the interval that the {@link BackOff} gives its attempt: DELAYED again, or DEAD
+ * when Redis finds its attempts used up. A payload that cannot be read, a parameter that
+ * cannot be bound and the {@code noRetryFor} types, anywhere in the cause chain, are not
+ * retryable. A job not retried, or whose back-off stops, goes to the
+ * {@link DelayedJobRecoverer} and is finished; without a recoverer, or when it throws, the
+ * job is dead-lettered in Redis. The container factory makes one per listener from the
+ * listener's and its own settings. Thread-safe.
+ */
+public class DefaultDelayedJobErrorHandler implements DelayedJobErrorHandler {
+
+	private static final Log logger = LogFactory.getLog(DelayedListenerContainer.class);
+
+	private final BackOff backOff;
+
+	private final List<Class<? extends Throwable>> noRetryFor;
+
+	private final DelayedJobRecoverer recoverer;
+
+	/**
+	 * Creates a handler.
+	 * @param backOff the interval before each retry; its {@code STOP} ends the retries
+	 * @param noRetryFor exceptions (and their subclasses, anywhere in the cause chain) never
+	 * retried; conversion failures never are
+	 * @param recoverer takes jobs not retried, or {@code null} to make them DEAD in Redis
+	 */
+	public DefaultDelayedJobErrorHandler(BackOff backOff, List<Class<? extends Throwable>> noRetryFor,
+			DelayedJobRecoverer recoverer) {
+		Assert.notNull(backOff, "backOff must not be null");
+		Assert.noNullElements(noRetryFor, "noRetryFor must not contain null");
+		this.backOff = backOff;
+		this.noRetryFor = List.copyOf(noRetryFor);
+		this.recoverer = recoverer;
+	}
+
+	@Override
+	public Outcome handle(ReservedJob job, Throwable failure, DelayedListenerContainer container,
+			DelayQueueConsumer consumer) {
+		long backOff = (job.attempt() < job.maxAttempts() && isRetryable(failure)) ? backOff(job.attempt()) : -1;
+		if (backOff < 0) {
+			return recover(job, failure, container, consumer);
+		}
+		if (logger.isDebugEnabled()) {
+			logger.debug("Listener '" + container.getId() + "' failed job " + job.id() + " (attempt " + job.attempt()
+					+ "); retrying in " + backOff + " ms", failure);
+		}
+		return outcome(job, failure, consumer.fail(job, Duration.ofMillis(backOff), describe(failure)));
+	}
+
+	/**
+	 * Hands an exhausted job to the recoverer, or dead-letters it: also when the recoverer
+	 * throws, an {@link Error} included.
+	 */
+	private Outcome recover(ReservedJob job, Throwable failure, DelayedListenerContainer container,
+			DelayQueueConsumer consumer) {
+		if (this.recoverer != null && recovered(job, failure, container)) {
+			if (!consumer.finish(job)) {
+				logger.warn("Listener '" + container.getId() + "' recovered job " + job.id() + " of topic "
+						+ job.topic() + " after its reservation was lost (TTR ran out, or it was cancelled or replaced)");
+			}
+			return Outcome.RECOVERED;
+		}
+		return outcome(job, failure, consumer.kill(job, describe(failure)));
+	}
+
+	private boolean recovered(ReservedJob job, Throwable failure, DelayedListenerContainer container) {
+		try {
+			this.recoverer.recover(job, failure);
+			return true;
+		}
+		catch (Throwable ex) {
+			logger.warn("Recoverer of listener '" + container.getId() + "' failed for job " + job.id()
+					+ "; dead-lettering it in Redis", ex);
+			return false;
+		}
+	}
+
+	/**
+	 * The outcome of a fail or kill in Redis, logged when the job is DEAD.
+	 */
+	private static Outcome outcome(ReservedJob job, Throwable failure, FailResult result) {
+		return switch (result) {
+			case RETRYING -> Outcome.RETRY;
+			case DEAD -> {
+				logger.warn("Job " + job.id() + " of topic " + job.topic() + " is DEAD after attempt " + job.attempt()
+						+ ": " + describe(failure));
+				yield Outcome.DEAD;
+			}
+			case STALE -> Outcome.STALE;
+		};
+	}
+
+	/**
+	 * The back-off before the next attempt: the interval the listener's back-off gives after
+	 * {@code attempt} failures.
+	 * @return the interval in milliseconds, or {@code -1} when the back-off stops
+	 */
+	private long backOff(int attempt) {
+		BackOffExecution execution = this.backOff.start();
+		long interval = 0;
+		for (int i = 0; i < attempt; i++) {
+			interval = execution.nextBackOff();
+			if (interval == BackOffExecution.STOP) {
+				return -1;
+			}
+		}
+		return Math.max(0, interval);
+	}
+
+	private boolean isRetryable(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
+			// the payload cannot be read, or a parameter cannot be bound: the same on every attempt
+			if (cause instanceof MessageConversionException || cause instanceof MethodArgumentResolutionException) {
+				return false;
+			}
+			for (Class<? extends Throwable> type : this.noRetryFor) {
+				if (type.isInstance(cause)) {
+					return false;
+				}
+			}
+		}
+		return true;
+	}
+
+	/**
+	 * The handler's own exception as recorded with the job: class name and message.
+	 */
+	private static String describe(Throwable failure) {
+		Throwable root = unwrap(failure);
+		return root.getClass().getName() + ": " + root.getMessage();
+	}
+
+	/**
+	 * The handler's own exception, without spring-messaging's wrappers.
+	 */
+	static Throwable unwrap(Throwable failure) {
+		Throwable root = failure;
+		while (root.getCause() != null && root.getCause() != root && (root instanceof MessagingException)) {
+			root = root.getCause();
+		}
+		return root;
+	}
+
+}
