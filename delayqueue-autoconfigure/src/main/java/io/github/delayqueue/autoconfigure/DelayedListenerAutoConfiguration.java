@@ -1,7 +1,5 @@
 package io.github.delayqueue.autoconfigure;
 
-import java.util.List;
-
 import io.github.delayqueue.annotation.DelayedListenerBootstrapConfiguration;
 import io.github.delayqueue.annotation.EnableDelayedListeners;
 import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
@@ -22,48 +20,38 @@ import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
-import org.springframework.core.task.VirtualThreadTaskExecutor;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
 
 /**
- * Auto-configuration of {@code @DelayedListener}: the default container factory (from
- * {@code delayqueue.listener.*}, with the application's {@link DelayedJobErrorHandler} or
- * {@link DelayedJobRecoverer} bean if there is one, its {@link DelayedJobInterceptor} beans in
- * order, and virtual threads when
- * {@code spring.threads.virtual.enabled} is on Java 21+) and listener detection.
+ * Auto-configuration of {@code @DelayedListener}: the default container factory, configured
+ * by a {@link DelayedListenerContainerFactoryConfigurer} (from {@code delayqueue.listener.*},
+ * with the application's {@link DelayedJobErrorHandler} or {@link DelayedJobRecoverer} bean
+ * if there is one, its {@link DelayedJobInterceptor} beans in order, and virtual threads when
+ * {@code spring.threads.virtual.enabled} is on Java 21+), and listener detection.
  */
 @AutoConfiguration(after = DelayQueueAutoConfiguration.class)
 @ConditionalOnClass({ MessageHandlerMethodFactory.class, EnableDelayedListeners.class })
 @ConditionalOnBean({ DelayQueueOperations.class, JobPayloadConverter.class })
 public final class DelayedListenerAutoConfiguration {
 
+	@Bean
+	@ConditionalOnMissingBean
+	DelayedListenerContainerFactoryConfigurer delayedListenerContainerFactoryConfigurer(
+			DelayQueueProperties properties, ObjectProvider<DelayedJobRecoverer> recoverer,
+			ObjectProvider<DelayedJobErrorHandler> errorHandler, ObjectProvider<DelayedJobInterceptor> interceptors,
+			ObjectProvider<DelayQueueObserver> observers, Environment environment) {
+		return new DelayedListenerContainerFactoryConfigurer(properties.getListener(), recoverer.getIfUnique(),
+				errorHandler.getIfUnique(), interceptors.orderedStream().toList(), observers.orderedStream().toList(),
+				Threading.VIRTUAL.isActive(environment));
+	}
+
 	@Bean(name = DelayedListenerEndpointRegistrar.DEFAULT_CONTAINER_FACTORY_BEAN_NAME)
 	@ConditionalOnMissingBean(name = DelayedListenerEndpointRegistrar.DEFAULT_CONTAINER_FACTORY_BEAN_NAME)
 	DefaultDelayedListenerContainerFactory delayedListenerContainerFactory(DelayQueueOperations operations,
-			JobPayloadConverter converter, DelayQueueProperties properties,
-			ObjectProvider<DelayedJobRecoverer> recoverer, ObjectProvider<DelayQueueObserver> observers,
-			ObjectProvider<DelayedJobInterceptor> interceptors, ObjectProvider<DelayedJobErrorHandler> errorHandler,
-			Environment environment) {
-		DelayQueueProperties.Listener listener = properties.getListener();
+			JobPayloadConverter converter, DelayedListenerContainerFactoryConfigurer configurer) {
 		DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(operations,
 				converter);
-		factory.setConcurrency(listener.getConcurrency());
-		factory.setAutoStartup(listener.isAutoStartup());
-		factory.setShutdownTimeout(listener.getShutdownTimeout());
-		factory.setBackOffInitial(listener.getBackOff().getInitialInterval());
-		factory.setBackOffMultiplier(listener.getBackOff().getMultiplier());
-		factory.setBackOffMax(listener.getBackOff().getMaxInterval());
-		factory.setBackOffJitter(listener.getBackOff().getJitter());
-		recoverer.ifUnique(factory::setRecoverer);
-		errorHandler.ifUnique(factory::setErrorHandler);
-		factory.setInterceptors(interceptors.orderedStream().toList());
-		List<DelayQueueObserver> listening = observers.orderedStream().toList();
-		if (!listening.isEmpty()) {
-			factory.setObserver(DelayQueueObserver.composite(listening));
-		}
-		if (Threading.VIRTUAL.isActive(environment)) {
-			factory.setThreadFactories((prefix) -> new VirtualThreadTaskExecutor(prefix).getVirtualThreadFactory());
-		}
+		configurer.configure(factory);
 		return factory;
 	}
 

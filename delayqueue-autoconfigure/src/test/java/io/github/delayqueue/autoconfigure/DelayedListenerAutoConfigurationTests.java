@@ -95,6 +95,56 @@ class DelayedListenerAutoConfigurationTests {
 		});
 	}
 
+	@Test
+	void aSecondFactoryMadeWithTheConfigurerStartsFromTheSameSettings() {
+		this.runner.withUserConfiguration(SecondFactoryConfig.class)
+			.withPropertyValues("delayqueue.listener.concurrency=2", "delayqueue.listener.auto-startup=false")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(DelayedListenerContainerFactoryConfigurer.class);
+				DelayedListenerEndpointRegistry registry = context.getBean(DelayedListenerEndpointRegistry.class);
+				DelayedListenerContainer usual = registry.getListenerContainer("usual");
+				assertThat(usual.getConcurrency()).isEqualTo(2);
+				assertThat(usual.isRunning()).isFalse();
+				// the property's auto-startup, and the concurrency the factory set after configure
+				DelayedListenerContainer wide = registry.getListenerContainer("wide");
+				assertThat(wide.getConcurrency()).isEqualTo(5);
+				assertThat(wide.isRunning()).isFalse();
+			});
+	}
+
+	static class TwoFactoriesListener {
+
+		@DelayedListener(id = "usual", topic = "usual")
+		void usual(String payload) {
+		}
+
+		@DelayedListener(id = "wide", topic = "wide", containerFactory = "wideFactory")
+		void wide(String payload) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class SecondFactoryConfig {
+
+		@Bean
+		TwoFactoriesListener twoFactoriesListener() {
+			return new TwoFactoriesListener();
+		}
+
+		@Bean
+		DefaultDelayedListenerContainerFactory wideFactory(DelayedListenerContainerFactoryConfigurer configurer,
+				io.github.delayqueue.core.DelayQueueOperations operations,
+				io.github.delayqueue.core.JobPayloadConverter converter) {
+			DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(operations,
+					converter);
+			configurer.configure(factory);
+			factory.setConcurrency(5);
+			return factory;
+		}
+
+	}
+
 	// ---------------------------------------------------------------- start-up errors
 
 	@Test

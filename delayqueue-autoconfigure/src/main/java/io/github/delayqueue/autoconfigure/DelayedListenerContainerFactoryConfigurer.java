@@ -1,0 +1,85 @@
+package io.github.delayqueue.autoconfigure;
+
+import java.util.List;
+
+import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
+import io.github.delayqueue.core.DelayQueueObserver;
+import io.github.delayqueue.listener.DelayedJobErrorHandler;
+import io.github.delayqueue.listener.DelayedJobInterceptor;
+import io.github.delayqueue.listener.DelayedJobRecoverer;
+
+import org.springframework.core.task.VirtualThreadTaskExecutor;
+
+/**
+ * Configures a {@link DefaultDelayedListenerContainerFactory} as the auto-configured one is
+ * configured, as Spring Boot's {@code ConcurrentKafkaListenerContainerFactoryConfigurer}
+ * does for Kafka: from {@code delayqueue.listener.*}, with the application's
+ * {@link DelayedJobErrorHandler} or {@link DelayedJobRecoverer} bean if there is one, its
+ * {@link DelayedJobInterceptor} beans in order, its {@link DelayQueueObserver} beans, and
+ * virtual threads when {@code spring.threads.virtual.enabled} is on (Java 21+). Inject it to
+ * make a second factory that starts from the same settings and changes some:
+ *
+ * <pre class="code">
+ * &#64;Bean
+ * DefaultDelayedListenerContainerFactory slowJobs(DelayedListenerContainerFactoryConfigurer configurer,
+ *         DelayQueueOperations operations, JobPayloadConverter converter) {
+ *     DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(operations, converter);
+ *     configurer.configure(factory);
+ *     factory.setShutdownTimeout(Duration.ofMinutes(2));
+ *     return factory;
+ * }
+ * </pre>
+ */
+public final class DelayedListenerContainerFactoryConfigurer {
+
+	private final DelayQueueProperties.Listener properties;
+
+	private final DelayedJobRecoverer recoverer;
+
+	private final DelayedJobErrorHandler errorHandler;
+
+	private final List<DelayedJobInterceptor> interceptors;
+
+	private final List<DelayQueueObserver> observers;
+
+	private final boolean virtualThreads;
+
+	DelayedListenerContainerFactoryConfigurer(DelayQueueProperties.Listener properties, DelayedJobRecoverer recoverer,
+			DelayedJobErrorHandler errorHandler, List<DelayedJobInterceptor> interceptors,
+			List<DelayQueueObserver> observers, boolean virtualThreads) {
+		this.properties = properties;
+		this.recoverer = recoverer;
+		this.errorHandler = errorHandler;
+		this.interceptors = List.copyOf(interceptors);
+		this.observers = List.copyOf(observers);
+		this.virtualThreads = virtualThreads;
+	}
+
+	/**
+	 * Applies the settings to a factory; what is set on it afterwards wins.
+	 * @param factory the factory
+	 */
+	public void configure(DefaultDelayedListenerContainerFactory factory) {
+		factory.setConcurrency(this.properties.getConcurrency());
+		factory.setAutoStartup(this.properties.isAutoStartup());
+		factory.setShutdownTimeout(this.properties.getShutdownTimeout());
+		factory.setBackOffInitial(this.properties.getBackOff().getInitialInterval());
+		factory.setBackOffMultiplier(this.properties.getBackOff().getMultiplier());
+		factory.setBackOffMax(this.properties.getBackOff().getMaxInterval());
+		factory.setBackOffJitter(this.properties.getBackOff().getJitter());
+		if (this.recoverer != null) {
+			factory.setRecoverer(this.recoverer);
+		}
+		if (this.errorHandler != null) {
+			factory.setErrorHandler(this.errorHandler);
+		}
+		factory.setInterceptors(this.interceptors);
+		if (!this.observers.isEmpty()) {
+			factory.setObserver(DelayQueueObserver.composite(this.observers));
+		}
+		if (this.virtualThreads) {
+			factory.setThreadFactories((prefix) -> new VirtualThreadTaskExecutor(prefix).getVirtualThreadFactory());
+		}
+	}
+
+}
