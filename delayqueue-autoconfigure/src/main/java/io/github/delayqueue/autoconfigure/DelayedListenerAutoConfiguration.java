@@ -35,7 +35,6 @@ import org.springframework.messaging.handler.annotation.support.MessageHandlerMe
 public final class DelayedListenerAutoConfiguration {
 
 	@Bean
-	@ConditionalOnMissingBean
 	DelayedListenerContainerFactoryConfigurer delayedListenerContainerFactoryConfigurer(
 			DelayQueueProperties properties, ObjectProvider<DelayedJobRecoverer> recoverer,
 			ObjectProvider<DelayedJobErrorHandler> errorHandler, ObjectProvider<DelayedJobInterceptor> interceptors,

@@ -7,6 +7,8 @@ import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.listener.DelayedJobErrorHandler;
 import io.github.delayqueue.listener.DelayedJobInterceptor;
 import io.github.delayqueue.listener.DelayedJobRecoverer;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.core.task.VirtualThreadTaskExecutor;
 
@@ -32,6 +34,8 @@ import org.springframework.core.task.VirtualThreadTaskExecutor;
  */
 public final class DelayedListenerContainerFactoryConfigurer {
 
+	private static final Log logger = LogFactory.getLog(DelayedListenerContainerFactoryConfigurer.class);
+
 	private final DelayQueueProperties.Listener properties;
 
 	private final DelayedJobRecoverer recoverer;
@@ -53,10 +57,19 @@ public final class DelayedListenerContainerFactoryConfigurer {
 		this.interceptors = List.copyOf(interceptors);
 		this.observers = List.copyOf(observers);
 		this.virtualThreads = virtualThreads;
+		if (errorHandler != null && recoverer != null) {
+			logger.warn("Both a DelayedJobErrorHandler bean (" + errorHandler.getClass().getName()
+					+ ") and a DelayedJobRecoverer bean (" + recoverer.getClass().getName()
+					+ ") are defined: the error handler settles failed jobs and the recoverer is not used"
+					+ " (give the recoverer to a DefaultDelayedJobErrorHandler to use both)");
+		}
 	}
 
 	/**
-	 * Applies the settings to a factory; what is set on it afterwards wins.
+	 * Applies the settings to a factory; what is set on it afterwards wins. With a
+	 * {@link DelayedJobErrorHandler} bean the factory's back-off, {@code noRetryFor} and
+	 * recoverer are not used (the error handler decides); {@code setErrorHandler(null)} after
+	 * {@code configure} brings back the default handler with them.
 	 * @param factory the factory
 	 */
 	public void configure(DefaultDelayedListenerContainerFactory factory) {

@@ -71,8 +71,11 @@ public interface DelayQueueObserver {
 	 * A listener handler ran.
 	 * @param topic the topic
 	 * @param duration how long the handler ran
-	 * @param outcome {@code success}, {@code retry}, {@code dead} or {@code recovered}
-	 * @param failure what the handler threw, or {@code null} on success
+	 * @param outcome {@code success}, {@code skipped} (an interceptor said no), or what the
+	 * error handler made of a failure: {@code retry}, {@code dead}, {@code recovered},
+	 * {@code stale} (the reservation was no longer the consumer's) or {@code left} (left
+	 * reserved, delivered again after its TTR)
+	 * @param failure what the handler threw, or {@code null} on success or skip
 	 */
 	default void handled(String topic, Duration duration, String outcome, Throwable failure) {
 	}

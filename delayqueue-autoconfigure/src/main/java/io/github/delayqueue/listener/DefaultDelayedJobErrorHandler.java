@@ -48,6 +48,7 @@ public class DefaultDelayedJobErrorHandler implements DelayedJobErrorHandler {
 	public DefaultDelayedJobErrorHandler(BackOff backOff, List<Class<? extends Throwable>> noRetryFor,
 			DelayedJobRecoverer recoverer) {
 		Assert.notNull(backOff, "backOff must not be null");
+		Assert.notNull(noRetryFor, "noRetryFor must not be null");
 		Assert.noNullElements(noRetryFor, "noRetryFor must not contain null");
 		this.backOff = backOff;
 		this.noRetryFor = List.copyOf(noRetryFor);
@@ -100,15 +101,11 @@ public class DefaultDelayedJobErrorHandler implements DelayedJobErrorHandler {
 	 * The outcome of a fail or kill in Redis, logged when the job is DEAD.
 	 */
 	private static Outcome outcome(ReservedJob job, Throwable failure, FailResult result) {
-		return switch (result) {
-			case RETRYING -> Outcome.RETRY;
-			case DEAD -> {
-				logger.warn("Job " + job.id() + " of topic " + job.topic() + " is DEAD after attempt " + job.attempt()
-						+ ": " + describe(failure));
-				yield Outcome.DEAD;
-			}
-			case STALE -> Outcome.STALE;
-		};
+		if (result == FailResult.DEAD) {
+			logger.warn("Job " + job.id() + " of topic " + job.topic() + " is DEAD after attempt " + job.attempt()
+					+ ": " + describe(failure));
+		}
+		return Outcome.of(result);
 	}
 
 	/**

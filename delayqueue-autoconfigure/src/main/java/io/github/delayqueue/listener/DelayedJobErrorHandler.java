@@ -3,6 +3,7 @@ package io.github.delayqueue.listener;
 import java.util.Locale;
 
 import io.github.delayqueue.core.DelayQueueConsumer;
+import io.github.delayqueue.core.FailResult;
 import io.github.delayqueue.core.ReservedJob;
 
 /**
@@ -20,10 +21,14 @@ import io.github.delayqueue.core.ReservedJob;
  * It runs on the handler thread while the job is still reserved by it, and settles the job
  * through the consumer it is given: {@link DelayQueueConsumer#fail} (DELAYED again after a
  * back-off, or DEAD when the attempts are used up), {@link DelayQueueConsumer#kill} (DEAD),
- * {@link DelayQueueConsumer#finish} (removed) — or none of them, leaving the job to be
- * delivered again when its reservation (TTR) runs out. What it throws is logged and leaves
- * the job reserved, with the same effect. Thread-safe, as handlers of several jobs run it at
- * once.
+ * {@link DelayQueueConsumer#finish} (removed) — or none of them, leaving the job reserved:
+ * delivered again when its reservation (TTR) runs out, or, on its last attempt, DEAD with the
+ * TTR's error text instead of the failure. What it throws (an {@link Error} included) is
+ * logged, counted as {@link Outcome#LEFT} and leaves the job as the handler left it. It must
+ * not {@link DelayQueueConsumer#release release} the job (the attempt would not count, and a
+ * job that always fails would run forever) nor stop the container it is given (stopping waits
+ * for the handler threads, its own included); {@link DelayedListenerContainer#pause()} is
+ * safe. Thread-safe, as handlers of several jobs run it at once.
  */
 @FunctionalInterface
 public interface DelayedJobErrorHandler {
@@ -60,6 +65,20 @@ public interface DelayedJobErrorHandler {
 
 		/** Left reserved: delivered again when its TTR runs out. */
 		LEFT;
+
+		/**
+		 * The outcome of settling a failed job with {@link DelayQueueConsumer#fail} or
+		 * {@link DelayQueueConsumer#kill}.
+		 * @param result what Redis made of it
+		 * @return {@link #RETRY}, {@link #DEAD} or {@link #STALE}
+		 */
+		public static Outcome of(FailResult result) {
+			return switch (result) {
+				case RETRYING -> RETRY;
+				case DEAD -> DEAD;
+				case STALE -> STALE;
+			};
+		}
 
 		/**
 		 * The outcome as the metrics and the observer name it: {@code retry},

@@ -17,7 +17,8 @@ import io.github.delayqueue.core.ReservedJob;
  * after it are not asked, the listener is not called, and the job is finished (removed from
  * Redis) with its batch, as a job the listener handled. An exception or {@link Error} thrown
  * by {@code intercept} is a failure of the job, as if the listener had thrown it: the
- * {@code failure} hooks hear it and the job is retried after the back-off or recovered. What
+ * {@code failure} hooks hear it and the error handler settles it (by default: retried after
+ * the back-off, or recovered, or DEAD). What
  * {@code success}, {@code failure} and {@code afterJob} throw is logged and changes nothing:
  * the job's fate is decided by then, and every interceptor's hook is called.
  *
@@ -46,8 +47,8 @@ public interface DelayedJobInterceptor {
 	}
 
 	/**
-	 * After the listener (or an {@link #intercept}) threw, before what becomes of the job
-	 * (retry after the back-off, the recoverer, DEAD) is decided and written to Redis.
+	 * After the listener (or an {@link #intercept}) threw, before the
+	 * {@link DelayedJobErrorHandler} decides what becomes of the job and writes it to Redis.
 	 * @param job the job
 	 * @param failure what was thrown: the listener's own exception or error, or what reading the
 	 * payload or binding a parameter threw
@@ -56,8 +57,9 @@ public interface DelayedJobInterceptor {
 	}
 
 	/**
-	 * Last, after {@link #success}, after {@link #failure} and the settling of the failure in
-	 * Redis, or after a skip: whatever happened, once per job that was reserved and run.
+	 * Last, after {@link #success}, after {@link #failure} and the error handler (which has
+	 * settled the failure in Redis, unless it left the job reserved), or after a skip:
+	 * whatever happened, once per job that was reserved and run.
 	 * @param job the job
 	 */
 	default void afterJob(ReservedJob job) {

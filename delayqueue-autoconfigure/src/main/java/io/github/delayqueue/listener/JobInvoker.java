@@ -129,15 +129,32 @@ final class JobInvoker {
 			for (DelayedJobInterceptor interceptor : interceptors) {
 				hook(interceptor, "failure", job, () -> interceptor.failure(job, thrown));
 			}
-			DelayedJobErrorHandler.Outcome outcome = this.settings.errorHandler()
-				.handle(job, failure, this.container, this.consumer);
-			observe(job, start, ((outcome != null) ? outcome : DelayedJobErrorHandler.Outcome.LEFT).tag(), failure);
+			observe(job, start, settle(job, failure).tag(), failure);
 			return false;
 		}
 		finally {
 			for (DelayedJobInterceptor interceptor : interceptors) {
 				hook(interceptor, "afterJob", job, () -> interceptor.afterJob(job));
 			}
+		}
+	}
+
+	/**
+	 * Has the error handler settle a failed job. What it throws, an {@link Error} included, is
+	 * logged; the job is then as the handler left it.
+	 * @return the handler's outcome; {@code LEFT} when it returned {@code null} or threw
+	 */
+	private DelayedJobErrorHandler.Outcome settle(ReservedJob job, Throwable failure) {
+		DelayedJobErrorHandler errorHandler = this.settings.errorHandler();
+		try {
+			DelayedJobErrorHandler.Outcome outcome = errorHandler.handle(job, failure, this.container, this.consumer);
+			return (outcome != null) ? outcome : DelayedJobErrorHandler.Outcome.LEFT;
+		}
+		catch (Throwable ex) {
+			logger.error("Error handler " + errorHandler.getClass().getName() + " of listener '" + this.settings.id()
+					+ "' threw for job " + job.id() + " of topic " + job.topic()
+					+ " (unless it settled the job first, it is delivered again after its TTR)", ex);
+			return DelayedJobErrorHandler.Outcome.LEFT;
 		}
 	}
 

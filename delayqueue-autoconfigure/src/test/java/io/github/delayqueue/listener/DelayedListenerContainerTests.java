@@ -283,6 +283,15 @@ class DelayedListenerContainerTests {
 		DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(
 				this.operations.operations(), this.context.getBean(JobPayloadConverter.class));
 		factory.setShutdownTimeout(Duration.ofSeconds(10));
+		List<String> outcomes = new CopyOnWriteArrayList<>();
+		factory.setObserver(new io.github.delayqueue.core.DelayQueueObserver() {
+
+			@Override
+			public void handled(String topic, Duration duration, String outcome, Throwable failure) {
+				outcomes.add(outcome + ((failure != null) ? " " + failure.getMessage() : ""));
+			}
+
+		});
 		factory.setErrorHandler((job, failure, container, consumer) -> {
 			handled.add(container.getId() + " " + job.id() + "@" + job.attempt() + " " + failure.getMessage());
 			if (job.id().equals("thrown")) {
@@ -303,6 +312,9 @@ class DelayedListenerContainerTests {
 		// not settled: delivered again once the 1 s reservation ran out, as the next attempt
 		assertThat(this.listener.attempts("thrown")).containsExactly(1, 2);
 		assertThat(this.listener.attempts("left")).containsExactly(1, 2);
+		// a handler that returns null or throws counts as leaving the job
+		assertThat(outcomes).containsExactlyInAnyOrder("left first attempt of thrown", "left first attempt of left",
+				"success", "success");
 	}
 
 	// ------------------------------------------------------------------ interceptors
