@@ -120,9 +120,9 @@ public @interface DelayedListener {
 	 * This listener's own {@link io.github.delayqueue.listener.DelayedJobInterceptor}s, run
 	 * after the container factory's (every interceptor bean, with the auto-configured factory),
 	 * in this order. Each class is instantiated for this listener by the application's bean
-	 * factory (constructor injection works; it needs a public or package-visible constructor
-	 * the bean factory can call); the instance is not a bean, so it runs for this listener only
-	 * and no destroy callback is called on it.
+	 * factory (constructor injection works); the instance is not a bean, so it runs for this
+	 * listener only and no destroy callback is called on it. A class that is also declared as
+	 * a bean is refused at start-up (as a bean it runs for every listener already).
 	 * @return the interceptor types
 	 */
 	Class<? extends io.github.delayqueue.listener.DelayedJobInterceptor>[] interceptors() default {};

@@ -25,6 +25,7 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.AutowireCapableBeanFactory;
 import org.springframework.beans.factory.config.BeanPostProcessor;
@@ -180,6 +181,13 @@ public class DelayedListenerAnnotationBeanPostProcessor
 			if (!(this.beanFactory instanceof AutowireCapableBeanFactory factory)) {
 				throw new InvalidDelayedListenerException(where, "names interceptors, but the bean factory cannot make them",
 						"set them on the container factory instead", null);
+			}
+			if (factory instanceof ListableBeanFactory beans
+					&& beans.getBeanNamesForType(type, true, false).length > 0) {
+				throw new InvalidDelayedListenerException(where,
+						"names interceptor " + type.getName() + ", which is a bean: every interceptor bean runs for"
+								+ " every listener already, so it would run twice for this one",
+						"remove it from interceptors, or do not declare it as a bean", null);
 			}
 			try {
 				interceptors.add(factory.createBean(type));

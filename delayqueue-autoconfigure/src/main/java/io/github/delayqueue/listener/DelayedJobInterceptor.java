@@ -18,9 +18,12 @@ import io.github.delayqueue.core.ReservedJob;
  * Redis) with its batch, as a job the listener handled. An exception or {@link Error} thrown
  * by {@code intercept} is a failure of the job, as if the listener had thrown it: the
  * {@code failure} hooks hear it and the error handler settles it (by default: retried after
- * the back-off, or recovered, or DEAD). What
- * {@code success}, {@code failure} and {@code afterJob} throw is logged and changes nothing:
- * the job's fate is decided by then, and every interceptor's hook is called.
+ * the back-off, or recovered, or DEAD). An interceptor whose {@code intercept} was not called
+ * (one before it said no or threw) hears nothing more of the job, so that what an
+ * {@code intercept} opens (an MDC entry, a span, a permit) its {@code afterJob} can always
+ * close. What {@code success}, {@code failure} and {@code afterJob} throw is logged and
+ * changes nothing: the job's fate is decided by then, and the other interceptors' hooks are
+ * still called.
  *
  * <p>
  * Hooks run on the listener's handler threads, several at once when its concurrency is above
@@ -59,7 +62,7 @@ public interface DelayedJobInterceptor {
 	/**
 	 * Last, after {@link #success}, after {@link #failure} and the error handler (which has
 	 * settled the failure in Redis, unless it left the job reserved), or after a skip:
-	 * whatever happened, once per job that was reserved and run.
+	 * whatever happened, once per job whose {@link #intercept} this interceptor ran.
 	 * @param job the job
 	 */
 	default void afterJob(ReservedJob job) {

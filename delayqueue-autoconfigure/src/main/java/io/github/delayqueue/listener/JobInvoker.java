@@ -97,23 +97,27 @@ final class JobInvoker {
 			.build();
 		long start = System.nanoTime();
 		List<DelayedJobInterceptor> interceptors = this.settings.interceptors();
+		// the interceptors whose intercept ran: only they hear the rest of the job
+		List<DelayedJobInterceptor> asked = interceptors;
 		try {
 			Throwable failure = null;
-			boolean run;
+			int ran = 0;
 			try {
-				run = intercept(interceptors, job);
+				while (ran < interceptors.size()) {
+					if (!interceptors.get(ran++).intercept(job)) {
+						asked = interceptors.subList(0, ran);
+						if (logger.isDebugEnabled()) {
+							logger.debug("Listener '" + this.settings.id() + "' skipped job " + job.id() + " of topic "
+									+ job.topic() + ": an interceptor said so");
+						}
+						observe(job, start, "skipped", null);
+						return true;
+					}
+				}
 			}
 			catch (Throwable ex) {
-				run = true;
+				asked = interceptors.subList(0, ran);
 				failure = ex;
-			}
-			if (!run) {
-				if (logger.isDebugEnabled()) {
-					logger.debug("Listener '" + this.settings.id() + "' skipped job " + job.id() + " of topic "
-							+ job.topic() + ": an interceptor said so");
-				}
-				observe(job, start, "skipped", null);
-				return true;
 			}
 			if (failure == null) {
 				failure = call(message);
@@ -126,14 +130,14 @@ final class JobInvoker {
 				return true;
 			}
 			Throwable thrown = failure;
-			for (DelayedJobInterceptor interceptor : interceptors) {
+			for (DelayedJobInterceptor interceptor : asked) {
 				hook(interceptor, "failure", job, () -> interceptor.failure(job, thrown));
 			}
 			observe(job, start, settle(job, failure).tag(), failure);
 			return false;
 		}
 		finally {
-			for (DelayedJobInterceptor interceptor : interceptors) {
+			for (DelayedJobInterceptor interceptor : asked) {
 				hook(interceptor, "afterJob", job, () -> interceptor.afterJob(job));
 			}
 		}
@@ -156,18 +160,6 @@ final class JobInvoker {
 					+ " (unless it settled the job first, it is delivered again after its TTR)", ex);
 			return DelayedJobErrorHandler.Outcome.LEFT;
 		}
-	}
-
-	/**
-	 * Asks the interceptors, in order, whether the job runs; the first that says no ends it.
-	 */
-	private static boolean intercept(List<DelayedJobInterceptor> interceptors, ReservedJob job) throws Exception {
-		for (DelayedJobInterceptor interceptor : interceptors) {
-			if (!interceptor.intercept(job)) {
-				return false;
-			}
-		}
-		return true;
 	}
 
 	/**
@@ -208,8 +200,9 @@ final class JobInvoker {
 				observer.handled(job.topic(), Duration.ofNanos(System.nanoTime() - start), outcome,
 						(failure != null) ? DefaultDelayedJobErrorHandler.unwrap(failure) : null);
 			}
-			catch (RuntimeException ex) {
-				// metrics must not decide a job's fate
+			catch (Throwable ex) {
+				// metrics must not decide a job's fate (an Error here would leave a success
+				// unfinished, to run again after its TTR)
 				logger.debug("Observer of listener '" + this.settings.id() + "' failed", ex);
 			}
 		}

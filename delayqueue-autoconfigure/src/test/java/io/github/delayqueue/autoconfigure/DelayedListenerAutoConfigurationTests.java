@@ -200,6 +200,41 @@ class DelayedListenerAutoConfigurationTests {
 				"give it a constructor the bean factory can call");
 	}
 
+	@Test
+	void listenerNamingAnInterceptorThatIsABeanFailsStartUp() {
+		assertStartupFailure(InterceptorBeanConfig.class,
+				"@DelayedListener method 'close' of bean 'beanInterceptorListener'",
+				"names interceptor " + PlainInterceptor.class.getName() + ", which is a bean",
+				"remove it from interceptors, or do not declare it as a bean");
+	}
+
+	static class PlainInterceptor implements io.github.delayqueue.listener.DelayedJobInterceptor {
+
+	}
+
+	static class BeanInterceptorListener {
+
+		@DelayedListener(topic = "t", interceptors = PlainInterceptor.class)
+		void close(String payload) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class InterceptorBeanConfig {
+
+		@Bean
+		PlainInterceptor plainInterceptor() {
+			return new PlainInterceptor();
+		}
+
+		@Bean
+		BeanInterceptorListener beanInterceptorListener() {
+			return new BeanInterceptorListener();
+		}
+
+	}
+
 	static class NeedsMissingBean implements io.github.delayqueue.listener.DelayedJobInterceptor {
 
 		NeedsMissingBean(java.util.concurrent.Executor nowhere) {

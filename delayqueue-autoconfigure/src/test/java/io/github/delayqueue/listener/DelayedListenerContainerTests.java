@@ -383,9 +383,8 @@ class DelayedListenerContainerTests {
 
 		// intercept threw: a failure of the job, the listener not called, retried after the back-off
 		assertThat(this.listener.attempts("guarded")).containsExactly(2);
-		// (the interceptor after the one that threw is not asked)
-		assertThat(eventsOf(events, "guarded@1")).containsExactly(
-				"after failure guarded@1 java.lang.AssertionError: not yet", "after afterJob guarded@1 settled");
+		// the interceptor after the one that threw is not asked, and hears nothing of the job
+		assertThat(eventsOf(events, "guarded@1")).isEmpty();
 		// success hooks that throw leave the job a success, finished; the next interceptor hears it
 		assertThat(eventsOf(events, "guarded@2")).contains("after success guarded@2", "after afterJob guarded@2");
 		assertThat(eventsOf(events, "plain@1")).contains("after success plain@1", "after afterJob plain@1");
