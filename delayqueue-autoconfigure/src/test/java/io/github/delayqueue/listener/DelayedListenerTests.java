@@ -764,11 +764,47 @@ class DelayedListenerTests {
 
 	static class FailingListener {
 
+		final AtomicInteger calls = new AtomicInteger();
+
 		@DelayedListener(topic = "failing")
 		void on(String payload) {
+			this.calls.incrementAndGet();
 			throw new IllegalStateException("nope " + payload);
 		}
 
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class FixedBackOffDeadLetterConfig {
+
+		@Bean
+		FailingListener failingListener() {
+			return new FailingListener();
+		}
+
+		@Bean
+		DelayedJobErrorHandler errorHandler(DelayedJobTemplate template) {
+			// two retries 100 ms apart, then the dead-letter topic
+			return new DefaultDelayedJobErrorHandler(new org.springframework.util.backoff.FixedBackOff(100, 2),
+					List.of(), new DeadLetterTopicRecoverer(template.getOperations()));
+		}
+
+	}
+
+	@Test
+	void anErrorHandlerWithAFixedBackOffAndADeadLetterTopicRecovererMovesTheJobAfterItsRetries() {
+		ConfigurableApplicationContext context = this.apps.run(FixedBackOffDeadLetterConfig.class);
+		FailingListener listener = context.getBean(FailingListener.class);
+		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+		template.job("failing", "order-42").payload("boom").delay(Duration.ofMillis(300)).maxAttempts(10).schedule();
+		byte[] stored = template.find("failing", "order-42").orElseThrow().payload();
+		await().atMost(Duration.ofSeconds(10)).until(() -> template.find("failing-dlt", "order-42").isPresent());
+		await().atMost(Duration.ofSeconds(5)).until(() -> template.find("failing", "order-42").isEmpty());
+		JobInfo moved = template.find("failing-dlt", "order-42").orElseThrow();
+		assertThat(moved.payload()).isEqualTo(stored);
+		assertThat(moved.state()).isEqualTo(JobState.READY);
+		// the first attempt and the back-off's two retries, although the job allowed ten
+		assertThat(listener.calls).hasValue(3);
 	}
 
 	@Configuration(proxyBeanMethods = false)
