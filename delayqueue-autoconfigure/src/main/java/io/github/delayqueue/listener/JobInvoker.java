@@ -18,11 +18,10 @@ import org.springframework.messaging.support.MessageBuilder;
  * Calls a container's listener method on one reserved job. The job becomes a message: its
  * payload, with the job and its TTR as headers for {@link DelayedJobArgumentResolver}. A
  * return is a success, finished later with its batch; anything thrown, an {@link Error}
- * included, goes to the container's {@link DelayedJobErrorHandler}, which settles it in Redis. The
- * container's {@link DelayedJobInterceptor}s run around the call (and may skip it: the job
- * is then finished as a success is). The {@link DelayQueueObserver}, if any, hears each
- * outcome. Counts the calls in flight.
- * Thread-safe.
+ * included, goes to the container's {@link DelayedJobErrorHandler}, which settles it in
+ * Redis. The container's {@link DelayedJobInterceptor}s run around the call (and may skip it:
+ * the job is then finished as a success is). The {@link DelayQueueObserver}, if any, hears
+ * each outcome. Counts the calls in flight. Thread-safe.
  */
 final class JobInvoker {
 
