@@ -191,7 +191,34 @@ public class DelayQueueProperties implements Validator {
 		 */
 		private Duration shutdownTimeout = Duration.ofSeconds(20);
 
+		/**
+		 * Publish a DelayedListenerIdleEvent when a running listener has received no job for
+		 * this long (again after each further interval); none when unset.
+		 */
+		private Duration idleEventInterval;
+
+		/**
+		 * Publish a DelayedJobOutcomeEvent for every job a listener handles.
+		 */
+		private boolean outcomeEvents;
+
 		private final BackOff backOff = new BackOff();
+
+		public Duration getIdleEventInterval() {
+			return this.idleEventInterval;
+		}
+
+		public void setIdleEventInterval(Duration idleEventInterval) {
+			this.idleEventInterval = idleEventInterval;
+		}
+
+		public boolean isOutcomeEvents() {
+			return this.outcomeEvents;
+		}
+
+		public void setOutcomeEvents(boolean outcomeEvents) {
+			this.outcomeEvents = outcomeEvents;
+		}
 
 		public int getConcurrency() {
 			return this.concurrency;

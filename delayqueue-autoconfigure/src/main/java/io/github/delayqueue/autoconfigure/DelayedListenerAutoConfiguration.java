@@ -17,6 +17,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.thread.Threading;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -38,10 +39,11 @@ public final class DelayedListenerAutoConfiguration {
 	DelayedListenerContainerFactoryConfigurer delayedListenerContainerFactoryConfigurer(
 			DelayQueueProperties properties, ObjectProvider<DelayedJobRecoverer> recoverer,
 			ObjectProvider<DelayedJobErrorHandler> errorHandler, ObjectProvider<DelayedJobInterceptor> interceptors,
-			ObjectProvider<DelayQueueObserver> observers, Environment environment) {
+			ObjectProvider<DelayQueueObserver> observers, Environment environment,
+			ApplicationEventPublisher eventPublisher) {
 		return new DelayedListenerContainerFactoryConfigurer(properties.getListener(), recoverer.getIfUnique(),
 				errorHandler.getIfUnique(), interceptors.orderedStream().toList(), observers.orderedStream().toList(),
-				Threading.VIRTUAL.isActive(environment));
+				Threading.VIRTUAL.isActive(environment), eventPublisher);
 	}
 
 	@Bean(name = DelayedListenerEndpointRegistrar.DEFAULT_CONTAINER_FACTORY_BEAN_NAME)

@@ -10,6 +10,7 @@ import io.github.delayqueue.listener.DelayedJobRecoverer;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.core.task.VirtualThreadTaskExecutor;
 
 /**
@@ -17,8 +18,9 @@ import org.springframework.core.task.VirtualThreadTaskExecutor;
  * configured, as Spring Boot's {@code ConcurrentKafkaListenerContainerFactoryConfigurer}
  * does for Kafka: from {@code delayqueue.listener.*}, with the application's
  * {@link DelayedJobErrorHandler} or {@link DelayedJobRecoverer} bean if there is one, its
- * {@link DelayedJobInterceptor} beans in order, its {@link DelayQueueObserver} beans, and
- * virtual threads when {@code spring.threads.virtual.enabled} is on (Java 21+). Inject it to
+ * {@link DelayedJobInterceptor} beans in order, its {@link DelayQueueObserver} beans, the
+ * context as the publisher of the containers' events, and virtual threads when
+ * {@code spring.threads.virtual.enabled} is on (Java 21+). Inject it to
  * make a second factory that starts from the same settings and changes some:
  *
  * <pre class="code">
@@ -48,15 +50,18 @@ public final class DelayedListenerContainerFactoryConfigurer {
 
 	private final boolean virtualThreads;
 
+	private final ApplicationEventPublisher eventPublisher;
+
 	DelayedListenerContainerFactoryConfigurer(DelayQueueProperties.Listener properties, DelayedJobRecoverer recoverer,
 			DelayedJobErrorHandler errorHandler, List<DelayedJobInterceptor> interceptors,
-			List<DelayQueueObserver> observers, boolean virtualThreads) {
+			List<DelayQueueObserver> observers, boolean virtualThreads, ApplicationEventPublisher eventPublisher) {
 		this.properties = properties;
 		this.recoverer = recoverer;
 		this.errorHandler = errorHandler;
 		this.interceptors = List.copyOf(interceptors);
 		this.observers = List.copyOf(observers);
 		this.virtualThreads = virtualThreads;
+		this.eventPublisher = eventPublisher;
 		if (errorHandler != null && recoverer != null) {
 			logger.warn("Both a DelayedJobErrorHandler bean (" + errorHandler.getClass().getName()
 					+ ") and a DelayedJobRecoverer bean (" + recoverer.getClass().getName()
@@ -87,6 +92,9 @@ public final class DelayedListenerContainerFactoryConfigurer {
 			factory.setErrorHandler(this.errorHandler);
 		}
 		factory.setInterceptors(this.interceptors);
+		factory.setApplicationEventPublisher(this.eventPublisher);
+		factory.setIdleEventInterval(this.properties.getIdleEventInterval());
+		factory.setOutcomeEvents(this.properties.isOutcomeEvents());
 		if (!this.observers.isEmpty()) {
 			factory.setObserver(DelayQueueObserver.composite(this.observers));
 		}

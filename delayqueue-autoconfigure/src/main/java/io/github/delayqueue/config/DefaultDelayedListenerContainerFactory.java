@@ -18,6 +18,7 @@ import io.github.delayqueue.listener.DelayedJobRecoverer;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.listener.JobPayloadMessageConverter;
 
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory;
 import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
@@ -61,6 +62,12 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	private DelayQueueObserver observer;
 
 	private List<DelayedJobInterceptor> interceptors = List.of();
+
+	private ApplicationEventPublisher eventPublisher;
+
+	private Duration idleEventInterval;
+
+	private boolean outcomeEvents;
 
 	private Function<String, ThreadFactory> threadFactories = (prefix) -> new CustomizableThreadFactory(prefix);
 
@@ -185,6 +192,36 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	}
 
 	/**
+	 * Publishes the containers' {@link io.github.delayqueue.listener.DelayedListenerContainerEvent}s
+	 * (started, stopped, paused, resumed, idle, job outcomes); none without one.
+	 * @param eventPublisher the publisher (the application context), or {@code null}
+	 */
+	public void setApplicationEventPublisher(ApplicationEventPublisher eventPublisher) {
+		this.eventPublisher = eventPublisher;
+	}
+
+	/**
+	 * After how long without a job a running container publishes a
+	 * {@link io.github.delayqueue.listener.DelayedListenerIdleEvent} (and again after each
+	 * further interval); default never.
+	 * @param idleEventInterval the interval, positive, or {@code null} for never
+	 */
+	public void setIdleEventInterval(Duration idleEventInterval) {
+		Assert.isTrue(idleEventInterval == null || (!idleEventInterval.isNegative() && !idleEventInterval.isZero()),
+				"idleEventInterval must be positive");
+		this.idleEventInterval = idleEventInterval;
+	}
+
+	/**
+	 * Whether a {@link io.github.delayqueue.listener.DelayedJobOutcomeEvent} is published for
+	 * each job a listener handles; default off.
+	 * @param outcomeEvents {@code true} to publish them
+	 */
+	public void setOutcomeEvents(boolean outcomeEvents) {
+		this.outcomeEvents = outcomeEvents;
+	}
+
+	/**
 	 * Makes the thread factory of each container from a thread-name prefix (platform
 	 * threads by default; Spring Boot passes virtual threads when they are enabled).
 	 * @param threadFactories the function
@@ -200,7 +237,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 				endpoint.ttr(), endpoint.maxAttempts(), errorHandler(endpoint), this.shutdownTimeout,
 				this.threadFactories.apply("delayqueue-" + endpoint.id() + "-"),
 				(endpoint.autoStartup() != null) ? endpoint.autoStartup() : this.autoStartup, this.observer,
-				interceptors(endpoint));
+				interceptors(endpoint), this.eventPublisher, this.idleEventInterval, this.outcomeEvents);
 		InvocableHandlerMethod handler = this.methodFactory.createInvocableHandlerMethod(endpoint.bean(),
 				endpoint.method());
 		return new DelayedListenerContainer(settings, this.operations, handler);

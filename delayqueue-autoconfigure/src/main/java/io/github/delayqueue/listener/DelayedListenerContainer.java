@@ -12,6 +12,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.util.Assert;
 
 /**
@@ -79,6 +80,11 @@ public class DelayedListenerContainer {
 
 	private volatile long lastProgressNanos = System.nanoTime();
 
+	// when the last job started (or the container did), and the last idle event
+	private volatile long lastJobNanos = System.nanoTime();
+
+	private volatile long lastIdleEventNanos = System.nanoTime();
+
 	private ListenerConsumer consumer;
 
 	/**
@@ -96,13 +102,21 @@ public class DelayedListenerContainer {
 	 * @param autoStartup whether the registry starts it with the context
 	 * @param observer hears how each handler call went
 	 * @param interceptors run around each job, in this order
+	 * @param eventPublisher publishes the container's {@link DelayedListenerContainerEvent}s, or
+	 * {@code null} for none
+	 * @param idleEventInterval after how long without a job a {@link DelayedListenerIdleEvent}
+	 * is published, or {@code null} for never
+	 * @param outcomeEvents whether a {@link DelayedJobOutcomeEvent} is published for each job
 	 */
 	public record Settings(String id, String topic, int concurrency, Duration ttr, Integer maxAttempts,
 			DelayedJobErrorHandler errorHandler, Duration shutdownTimeout, ThreadFactory threadFactory, boolean autoStartup, DelayQueueObserver observer,
-			List<DelayedJobInterceptor> interceptors) {
+			List<DelayedJobInterceptor> interceptors, ApplicationEventPublisher eventPublisher,
+			Duration idleEventInterval, boolean outcomeEvents) {
 
 		public Settings {
 			Assert.notNull(errorHandler, "errorHandler must not be null");
+			Assert.isTrue(idleEventInterval == null || (!idleEventInterval.isNegative() && !idleEventInterval.isZero()),
+					"idleEventInterval must be positive");
 			interceptors = List.copyOf(interceptors);
 		}
 
@@ -202,15 +216,21 @@ public class DelayedListenerContainer {
 	 * Starts the consumer thread and the handler threads; does nothing when started
 	 * already.
 	 */
-	public synchronized void start() {
-		if (this.running) {
-			return;
+	public void start() {
+		synchronized (this) {
+			if (this.running) {
+				return;
+			}
+			this.running = true;
+			long now = System.nanoTime();
+			this.lastJobNanos = now;
+			this.lastIdleEventNanos = now;
+			this.consumer = new ListenerConsumer(this, this.operations, this.invoker, this.batchSize);
+			this.consumer.start();
 		}
-		this.running = true;
-		this.consumer = new ListenerConsumer(this, this.operations, this.invoker, this.batchSize);
-		this.consumer.start();
 		logger.info("Started listener '" + this.settings.id() + "' on topic '" + this.settings.topic()
 				+ "' with concurrency " + this.settings.concurrency());
+		publish(new DelayedListenerContainerStartedEvent(this));
 	}
 
 	/**
@@ -218,16 +238,35 @@ public class DelayedListenerContainer {
 	 * reserve under way at that moment returns are given back unstarted.
 	 */
 	public void pause() {
-		this.paused = true;
+		boolean paused;
+		synchronized (this.pauseMonitor) {
+			paused = !this.paused;
+			this.paused = true;
+		}
+		if (paused) {
+			publish(new DelayedListenerContainerPausedEvent(this));
+		}
 	}
 
 	/**
 	 * Takes jobs again after {@link #pause()}.
 	 */
 	public void resume() {
-		this.paused = false;
+		if (unpause()) {
+			publish(new DelayedListenerContainerResumedEvent(this));
+		}
+	}
+
+	/**
+	 * Ends a pause and wakes the consumer thread.
+	 * @return whether the container was paused
+	 */
+	private boolean unpause() {
 		synchronized (this.pauseMonitor) {
+			boolean paused = this.paused;
+			this.paused = false;
 			this.pauseMonitor.notifyAll();
+			return paused;
 		}
 	}
 
@@ -255,9 +294,10 @@ public class DelayedListenerContainer {
 			stopped = this.consumer;
 			stopped.beginStop();
 		}
-		resume();
+		unpause();
 		try {
 			stopped.shutdown();
+			publish(new DelayedListenerContainerStoppedEvent(this));
 		}
 		finally {
 			callback.run();
@@ -273,6 +313,49 @@ public class DelayedListenerContainer {
 	 */
 	boolean isTaking() {
 		return this.running && !this.paused;
+	}
+
+	/**
+	 * Records that a job starts, for the idle event.
+	 * @param nanos the {@link System#nanoTime()} it starts at
+	 */
+	void jobStarted(long nanos) {
+		this.lastJobNanos = nanos;
+	}
+
+	/**
+	 * Publishes a {@link DelayedListenerIdleEvent} when the container runs, is not paused, has
+	 * had no job for its idle event interval, and published none for that long.
+	 * @param nanos the {@link System#nanoTime()} now
+	 */
+	void checkIdle(long nanos) {
+		Duration interval = this.settings.idleEventInterval();
+		if (interval == null || !isTaking()) {
+			return;
+		}
+		long idle = nanos - this.lastJobNanos;
+		if (idle >= interval.toNanos() && nanos - this.lastIdleEventNanos >= interval.toNanos()) {
+			this.lastIdleEventNanos = nanos;
+			publish(new DelayedListenerIdleEvent(this, Duration.ofNanos(idle)));
+		}
+	}
+
+	/**
+	 * Publishes an event of this container, when it has a publisher; what a listener of the
+	 * event throws, an {@link Error} included, is logged.
+	 * @param event the event
+	 */
+	void publish(DelayedListenerContainerEvent event) {
+		ApplicationEventPublisher publisher = this.settings.eventPublisher();
+		if (publisher == null) {
+			return;
+		}
+		try {
+			publisher.publishEvent(event);
+		}
+		catch (Throwable ex) {
+			logger.warn("A listener of " + event + " threw; the container goes on", ex);
+		}
 	}
 
 	/**

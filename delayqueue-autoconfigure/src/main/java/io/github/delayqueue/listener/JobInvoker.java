@@ -95,6 +95,7 @@ final class JobInvoker {
 			.setHeader(DelayQueueHeaders.RESERVATION_TOKEN, job.token())
 			.build();
 		long start = System.nanoTime();
+		this.container.jobStarted(start);
 		List<DelayedJobInterceptor> interceptors = this.settings.interceptors();
 		// the interceptors whose intercept ran: only they hear the rest of the job
 		List<DelayedJobInterceptor> asked = interceptors;
@@ -193,11 +194,14 @@ final class JobInvoker {
 	}
 
 	private void observe(ReservedJob job, long start, String outcome, Throwable failure) {
+		Throwable cause = (failure != null) ? DefaultDelayedJobErrorHandler.unwrap(failure) : null;
+		if (this.settings.outcomeEvents()) {
+			this.container.publish(new DelayedJobOutcomeEvent(this.container, job, outcome, cause));
+		}
 		DelayQueueObserver observer = this.settings.observer();
 		if (observer != null) {
 			try {
-				observer.handled(job.topic(), Duration.ofNanos(System.nanoTime() - start), outcome,
-						(failure != null) ? DefaultDelayedJobErrorHandler.unwrap(failure) : null);
+				observer.handled(job.topic(), Duration.ofNanos(System.nanoTime() - start), outcome, cause);
 			}
 			catch (Throwable ex) {
 				// metrics must not decide a job's fate (an Error here would leave a success

@@ -172,7 +172,9 @@ final class ListenerConsumer {
 					this.slots.release(free - jobs.size());
 				}
 				dispatch(jobs);
-				this.container.progressed(System.nanoTime());
+				long now = System.nanoTime();
+				this.container.progressed(now);
+				this.container.checkIdle(now);
 				if (backOff != null) {
 					logger.info("Listener '" + this.settings.id() + "' reserves jobs of topic '"
 							+ this.settings.topic() + "' again");

@@ -963,6 +963,94 @@ class DelayedListenerTests {
 		assertThat(listener.deliveries).isEmpty();
 	}
 
+	// ------------------------------------------------------------------ events
+
+	static class EventCollector {
+
+		final List<org.springframework.context.ApplicationEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+		@org.springframework.context.event.EventListener
+		void on(DelayedListenerContainerEvent event) {
+			this.events.add(event);
+		}
+
+		<E> List<E> of(Class<E> type) {
+			return this.events.stream().filter(type::isInstance).map(type::cast).toList();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class EventsConfig {
+
+		@Bean
+		EventCollector eventCollector() {
+			return new EventCollector();
+		}
+
+		@Bean
+		FlakyListener flakyListener() {
+			return new FlakyListener();
+		}
+
+	}
+
+	@Test
+	void containersPublishLifecycleIdleAndOutcomeEvents() {
+		ConfigurableApplicationContext context = this.apps.run(EventsConfig.class,
+				"delayqueue.listener.idle-event-interval=300ms", "delayqueue.listener.outcome-events=true");
+		EventCollector collector = context.getBean(EventCollector.class);
+		DelayedListenerEndpointRegistry registry = context.getBean(DelayedListenerEndpointRegistry.class);
+		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+		String id = "flakyListener.fatal#fatal";
+		assertThat(collector.of(DelayedListenerContainerStartedEvent.class))
+			.extracting(DelayedListenerContainerEvent::getListenerId)
+			.contains(id);
+
+		// a listener that gets no job says so after the interval, and again after each further one
+		await().atMost(Duration.ofSeconds(10)).until(() -> collector.of(DelayedListenerIdleEvent.class).stream()
+			.filter((event) -> event.getListenerId().equals(id))
+			.count() >= 2);
+		DelayedListenerIdleEvent idle = collector.of(DelayedListenerIdleEvent.class).stream()
+			.filter((event) -> event.getListenerId().equals(id))
+			.toList()
+			.get(1);
+		assertThat(idle.getIdleTime()).isGreaterThanOrEqualTo(Duration.ofMillis(600));
+		assertThat(idle.getTopic()).isEqualTo("fatal");
+
+		// each job's outcome, with the job and what the listener threw
+		template.schedule("fatal", "f", "x", Duration.ZERO);
+		template.schedule("typed", "t", new Order(1, "pen"), Duration.ZERO);
+		await().atMost(Duration.ofSeconds(10)).until(() -> collector.of(DelayedJobOutcomeEvent.class).size() >= 2);
+		assertThat(collector.of(DelayedJobOutcomeEvent.class))
+			.extracting((event) -> event.getJob().id() + " " + event.getOutcome() + " "
+					+ ((event.getFailure() != null) ? event.getFailure().getMessage() : null))
+			.containsExactlyInAnyOrder("f dead never retry this", "t success null");
+
+		// pause and resume: once each, however often they are called
+		DelayedListenerContainer container = registry.getListenerContainer(id);
+		container.pause();
+		container.pause();
+		container.resume();
+		container.resume();
+		assertThat(collector.of(DelayedListenerContainerPausedEvent.class)).hasSize(1);
+		assertThat(collector.of(DelayedListenerContainerResumedEvent.class)).hasSize(1);
+		// a paused container is not idle (one check under way as it pauses may still publish)
+		container.pause();
+		long idleBefore = collector.of(DelayedListenerIdleEvent.class).stream()
+			.filter((event) -> event.getListenerId().equals(id))
+			.count();
+		await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(3))
+			.until(() -> collector.of(DelayedListenerIdleEvent.class).stream()
+				.filter((event) -> event.getListenerId().equals(id))
+				.count() <= idleBefore + 1);
+
+		registry.stop();
+		assertThat(collector.of(DelayedListenerContainerStoppedEvent.class))
+			.extracting(DelayedListenerContainerEvent::getListenerId)
+			.contains(id);
+	}
+
 	// ------------------------------------------------------------------ pause / resume
 
 	@Test

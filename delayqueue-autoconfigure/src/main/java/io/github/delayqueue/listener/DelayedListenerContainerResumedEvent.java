@@ -1,0 +1,16 @@
+package io.github.delayqueue.listener;
+
+/**
+ * A listener container was resumed after a pause.
+ */
+public class DelayedListenerContainerResumedEvent extends DelayedListenerContainerEvent {
+
+	/**
+	 * Creates an event.
+	 * @param container the container
+	 */
+	public DelayedListenerContainerResumedEvent(DelayedListenerContainer container) {
+		super(container);
+	}
+
+}

@@ -1,0 +1,16 @@
+package io.github.delayqueue.listener;
+
+/**
+ * A listener container was stopped: its handlers have ended (or the shutdown timeout passed) and the jobs it held unstarted are given back.
+ */
+public class DelayedListenerContainerStoppedEvent extends DelayedListenerContainerEvent {
+
+	/**
+	 * Creates an event.
+	 * @param container the container
+	 */
+	public DelayedListenerContainerStoppedEvent(DelayedListenerContainer container) {
+		super(container);
+	}
+
+}
