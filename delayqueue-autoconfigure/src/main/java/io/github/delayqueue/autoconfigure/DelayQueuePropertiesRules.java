@@ -45,6 +45,9 @@ final class DelayQueuePropertiesRules {
 		DelayQueueProperties.Listener listener = properties.getListener();
 		rules.between("listener.concurrency", listener.getConcurrency(), 1, 10_000);
 		rules.duration("listener.shutdown-timeout", listener.getShutdownTimeout(), Duration.ZERO, null);
+		if (listener.getIdleEventInterval() != null) {
+			rules.duration("listener.idle-event-interval", listener.getIdleEventInterval(), MILLISECOND, null);
+		}
 		DelayQueueProperties.BackOff backOff = listener.getBackOff();
 		rules.duration("listener.back-off.initial-interval", backOff.getInitialInterval(), MILLISECOND,
 				JobConstraints.MAX_DELAY);

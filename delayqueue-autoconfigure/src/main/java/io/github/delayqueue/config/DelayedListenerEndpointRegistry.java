@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
@@ -31,25 +32,47 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	private boolean stopped;
 
 	/**
-	 * Creates and registers the container of an endpoint.
+	 * Creates and registers the container of an endpoint; starts it when the registry runs and
+	 * the container starts with the context.
 	 * @param endpoint the endpoint
 	 * @param factory the factory
 	 * @return the container
 	 */
-	public synchronized DelayedListenerContainer registerListenerContainer(MethodDelayedListenerEndpoint endpoint,
+	public DelayedListenerContainer registerListenerContainer(MethodDelayedListenerEndpoint endpoint,
 			DelayedListenerContainerFactory factory) {
 		Assert.notNull(endpoint, "endpoint must not be null");
-		if (this.containers.containsKey(endpoint.id())) {
-			throw new InvalidDelayedListenerException(endpoint.describe(),
-					"uses id '" + endpoint.id() + "', which another listener has already",
-					"give each @DelayedListener its own id", null);
+		DelayedListenerContainer container;
+		boolean start;
+		synchronized (this) {
+			if (this.containers.containsKey(endpoint.id())) {
+				throw new InvalidDelayedListenerException(endpoint.describe(),
+						"uses id '" + endpoint.id() + "', which another listener has already",
+						"give each @DelayedListener its own id", null);
+			}
+			container = factory.createContainer(endpoint);
+			this.containers.put(endpoint.id(), container);
+			start = this.running && container.isAutoStartup();
 		}
-		DelayedListenerContainer container = factory.createContainer(endpoint);
-		this.containers.put(endpoint.id(), container);
-		if (this.running && container.isAutoStartup()) {
-			container.start();
+		if (start) {
+			startChecked(container);
 		}
 		return container;
+	}
+
+	/**
+	 * Starts a container without holding this registry's lock (listeners of its started
+	 * event may call the registry); when the registry stopped meanwhile, stops it again, so
+	 * that no container outlives the registry's stop.
+	 */
+	private void startChecked(DelayedListenerContainer container) {
+		container.start();
+		boolean stopped;
+		synchronized (this) {
+			stopped = this.stopped;
+		}
+		if (stopped) {
+			container.stop();
+		}
 	}
 
 	/**
@@ -71,17 +94,20 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	 * @throws IllegalStateException once the registry has stopped (the context was stopped or
 	 * is closing): a container started then would outlive it
 	 */
-	public synchronized void startListenerContainer(String id) {
-		DelayedListenerContainer container = this.containers.get(id);
-		if (container == null) {
-			throw new IllegalArgumentException(
-					"No listener container has id '" + id + "' (registered: " + this.containers.keySet() + ")");
+	public void startListenerContainer(String id) {
+		DelayedListenerContainer container;
+		synchronized (this) {
+			container = this.containers.get(id);
+			if (container == null) {
+				throw new IllegalArgumentException(
+						"No listener container has id '" + id + "' (registered: " + this.containers.keySet() + ")");
+			}
+			if (this.stopped) {
+				throw new IllegalStateException("Listener container '" + id + "' is not started: the listener"
+						+ " containers are stopped (the context was stopped or is closing); start the context first");
+			}
 		}
-		if (this.stopped) {
-			throw new IllegalStateException("Listener container '" + id + "' is not started: the listener containers"
-					+ " are stopped (the context was stopped or is closing); start the context first");
-		}
-		container.start();
+		startChecked(container);
 	}
 
 	/**
@@ -93,18 +119,27 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	}
 
 	@Override
-	public synchronized void start() {
-		this.containers.values().forEach((container) -> {
-			if (container.isAutoStartup()) {
-				container.start();
-			}
-		});
-		this.stopped = false;
-		this.running = true;
+	public void start() {
+		List<DelayedListenerContainer> starting;
+		synchronized (this) {
+			this.stopped = false;
+			this.running = true;
+			starting = this.containers.values().stream().filter(DelayedListenerContainer::isAutoStartup).toList();
+		}
+		starting.forEach(this::startChecked);
 	}
 
+	/**
+	 * Stops every running container and waits until they have stopped; on a thread of a
+	 * listener container it does not wait (it would wait for itself).
+	 */
 	@Override
 	public void stop() {
+		if (DelayedListenerContainer.isContainerThread()) {
+			stop(() -> {
+			});
+			return;
+		}
 		CountDownLatch done = new CountDownLatch(1);
 		stop(done::countDown);
 		try {

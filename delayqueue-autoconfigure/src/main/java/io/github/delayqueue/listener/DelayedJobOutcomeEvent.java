@@ -5,11 +5,11 @@ import io.github.delayqueue.core.ReservedJob;
 /**
  * A listener has handled a job, published when {@code delayqueue.listener.outcome-events} is
  * on (off by default: one event per job). The outcome is the one the
- * {@code delayqueue.listener} timer counts: {@code success} (finished in Redis with its batch
- * shortly after), {@code skipped} (an interceptor said no; finished likewise), or what the
- * error handler made of a failure ({@code retry}, {@code dead}, {@code recovered},
- * {@code stale}, {@code left}). Published on the handler thread, in the instance that ran the
- * job.
+ * {@code delayqueue.listener} timer counts: {@code success} (to be finished in Redis with its
+ * batch shortly after, unless its reservation is lost meanwhile), {@code skipped} (an
+ * interceptor said no; finished likewise), or what the error handler made of a failure
+ * ({@code retry}, {@code dead}, {@code recovered}, {@code stale}, {@code left}). Published on
+ * the handler thread, in the instance that ran the job, after the timer has measured it.
  */
 public class DelayedJobOutcomeEvent extends DelayedListenerContainerEvent {
 

@@ -85,6 +85,9 @@ public class DelayedListenerContainer {
 
 	private volatile long lastIdleEventNanos = System.nanoTime();
 
+	/** The container whose consumer, handler or settler thread this is; unset elsewhere. */
+	static final ThreadLocal<DelayedListenerContainer> OWNER = new ThreadLocal<>();
+
 	private ListenerConsumer consumer;
 
 	/**
@@ -265,9 +268,24 @@ public class DelayedListenerContainer {
 		synchronized (this.pauseMonitor) {
 			boolean paused = this.paused;
 			this.paused = false;
+			if (paused) {
+				// idleness is counted from the end of a pause
+				long now = System.nanoTime();
+				this.lastJobNanos = now;
+				this.lastIdleEventNanos = now;
+			}
 			this.pauseMonitor.notifyAll();
 			return paused;
 		}
+	}
+
+	/**
+	 * Whether the calling thread is a consumer, handler or settler thread of a listener
+	 * container (one that must not wait for a container to stop: it would wait for itself).
+	 * @return {@code true} on a container's own thread
+	 */
+	public static boolean isContainerThread() {
+		return OWNER.get() != null;
 	}
 
 	/**
@@ -280,7 +298,10 @@ public class DelayedListenerContainer {
 
 	/**
 	 * Stops reserving, waits for running handlers up to the shutdown timeout, gives back
-	 * jobs that were reserved but not started, then runs the callback.
+	 * jobs that were reserved but not started, then runs the callback. Ends a pause (without
+	 * a resumed event). Called on a thread of a listener container (from a listener, an
+	 * interceptor, an error handler or an event listener there), it returns at once and the
+	 * stop goes on in the background: waiting would wait for the calling thread itself.
 	 * @param callback run when stopped
 	 */
 	public void stop(Runnable callback) {
@@ -295,12 +316,21 @@ public class DelayedListenerContainer {
 			stopped.beginStop();
 		}
 		unpause();
-		try {
-			stopped.shutdown();
-			publish(new DelayedListenerContainerStoppedEvent(this));
+		Runnable shutdown = () -> {
+			try {
+				stopped.shutdown();
+				publish(new DelayedListenerContainerStoppedEvent(this));
+			}
+			finally {
+				callback.run();
+			}
+		};
+		if (isContainerThread()) {
+			Thread stopper = new Thread(shutdown, "delayqueue-stop-" + this.settings.id());
+			stopper.start();
 		}
-		finally {
-			callback.run();
+		else {
+			shutdown.run();
 		}
 	}
 
@@ -325,12 +355,19 @@ public class DelayedListenerContainer {
 
 	/**
 	 * Publishes a {@link DelayedListenerIdleEvent} when the container runs, is not paused, has
-	 * had no job for its idle event interval, and published none for that long.
+	 * had no job for its idle event interval (none running now either), and published none
+	 * for that long.
 	 * @param nanos the {@link System#nanoTime()} now
+	 * @param busy whether a job runs now
 	 */
-	void checkIdle(long nanos) {
+	void checkIdle(long nanos, boolean busy) {
 		Duration interval = this.settings.idleEventInterval();
 		if (interval == null || !isTaking()) {
+			return;
+		}
+		if (busy) {
+			// a job that runs is no idleness
+			this.lastJobNanos = nanos;
 			return;
 		}
 		long idle = nanos - this.lastJobNanos;
@@ -354,7 +391,7 @@ public class DelayedListenerContainer {
 			publisher.publishEvent(event);
 		}
 		catch (Throwable ex) {
-			logger.warn("A listener of " + event + " threw; the container goes on", ex);
+			logger.warn("Publishing " + event + " failed; the container goes on", ex);
 		}
 	}
 

@@ -9,7 +9,10 @@ import org.springframework.context.ApplicationEvent;
  * in the instance where it happened, on the thread that made it happen (the caller of
  * {@code start}, {@code stop}, {@code pause}, {@code resume}; the consumer thread for idle;
  * the handler thread for a job's outcome), so a slow event listener slows that thread. What a
- * listener throws is logged and changes nothing.
+ * listener throws is logged and changes nothing. The events of calls made at the same time may
+ * arrive in either order. Stopping the container from an event listener on its own threads
+ * returns at once and stops it in the background
+ * ({@link DelayedListenerContainer#stop(Runnable)}).
  */
 public abstract class DelayedListenerContainerEvent extends ApplicationEvent {
 

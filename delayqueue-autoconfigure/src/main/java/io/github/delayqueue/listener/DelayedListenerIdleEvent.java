@@ -6,7 +6,9 @@ import java.time.Duration;
  * A running, unpaused listener container has received no job for its idle event interval
  * ({@code delayqueue.listener.idle-event-interval}), as Spring Kafka's
  * {@code ListenerContainerIdleEvent}: published again after each further interval while no
- * job comes. Published on the container's consumer thread, which checks about once a second.
+ * job comes; a job that runs counts as activity. Published on the container's consumer
+ * thread, which checks about once a second while it can reserve (not while Redis is out of
+ * reach). Idleness is counted from the start, the last job, or the end of a pause.
  */
 public class DelayedListenerIdleEvent extends DelayedListenerContainerEvent {
 

@@ -194,14 +194,15 @@ final class JobInvoker {
 	}
 
 	private void observe(ReservedJob job, long start, String outcome, Throwable failure) {
+		Duration duration = Duration.ofNanos(System.nanoTime() - start);
 		Throwable cause = (failure != null) ? DefaultDelayedJobErrorHandler.unwrap(failure) : null;
+		DelayQueueObserver observer = this.settings.observer();
 		if (this.settings.outcomeEvents()) {
 			this.container.publish(new DelayedJobOutcomeEvent(this.container, job, outcome, cause));
 		}
-		DelayQueueObserver observer = this.settings.observer();
 		if (observer != null) {
 			try {
-				observer.handled(job.topic(), Duration.ofNanos(System.nanoTime() - start), outcome, cause);
+				observer.handled(job.topic(), duration, outcome, cause);
 			}
 			catch (Throwable ex) {
 				// metrics must not decide a job's fate (an Error here would leave a success

@@ -60,6 +60,8 @@ final class ListenerConsumer {
 
 	private final Thread thread;
 
+	private final JobInvoker invoker;
+
 	/**
 	 * Whether this run was stopped. A run's own flag, not the container's: a container
 	 * started again while this run still stops has another run, and this one must end.
@@ -78,23 +80,41 @@ final class ListenerConsumer {
 		this.container = container;
 		this.settings = container.settings();
 		this.operations = operations;
+		this.invoker = invoker;
 		this.slots = new Semaphore(this.settings.concurrency());
-		this.handlers = Executors.newFixedThreadPool(this.settings.concurrency(), this.settings.threadFactory());
+		this.handlers = Executors.newFixedThreadPool(this.settings.concurrency(), this::newOwnThread);
 		// two threads per handler slot: a batch's settle that meets a slow Redis must not delay
 		// the settle of another, such as the next batch of the same handler thread
 		this.settlers = new ScheduledThreadPoolExecutor(2 * this.settings.concurrency(), (task) -> {
-			Thread settler = this.settings.threadFactory().newThread(task);
+			Thread settler = newOwnThread(task);
 			settler.setName("delayqueue-" + this.settings.id() + "-settler");
 			return settler;
 		});
 		this.settlers.setRemoveOnCancelPolicy(true);
 		this.batches = new BatchRunner(container, this, operations, invoker, batchSize, this.settlers);
-		this.thread = this.settings.threadFactory().newThread(this::consume);
+		this.thread = newOwnThread(this::consume);
 		this.thread.setName("delayqueue-" + this.settings.id());
 	}
 
 	void start() {
 		this.thread.start();
+	}
+
+	/**
+	 * A thread of this run, from the container's thread factory, that knows its container
+	 * ({@link DelayedListenerContainer#isOwnThread()}).
+	 */
+	private Thread newOwnThread(Runnable task) {
+		DelayedListenerContainer container = this.container;
+		return this.settings.threadFactory().newThread(() -> {
+			DelayedListenerContainer.OWNER.set(container);
+			try {
+				task.run();
+			}
+			finally {
+				DelayedListenerContainer.OWNER.remove();
+			}
+		});
 	}
 
 	/**
@@ -171,10 +191,13 @@ final class ListenerConsumer {
 				finally {
 					this.slots.release(free - jobs.size());
 				}
-				dispatch(jobs);
 				long now = System.nanoTime();
+				if (!jobs.isEmpty()) {
+					this.container.jobStarted(now);
+				}
+				dispatch(jobs);
 				this.container.progressed(now);
-				this.container.checkIdle(now);
+				this.container.checkIdle(now, this.invoker.inFlight() > 0);
 				if (backOff != null) {
 					logger.info("Listener '" + this.settings.id() + "' reserves jobs of topic '"
 							+ this.settings.topic() + "' again");

@@ -150,6 +150,12 @@ class DelayQueueAutoConfigurationTests {
 				.contains("Property: delayqueue.default-ttr")
 				.contains("Reason: must be at least 1ms and at most 7d");
 		});
+		this.runner.withPropertyValues("delayqueue.listener.idle-event-interval=0s").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
+				.contains("Property: delayqueue.listener.idle-event-interval")
+				.contains("Reason: must be at least 1ms");
+		});
 	}
 
 	record Order(long id, String item) {

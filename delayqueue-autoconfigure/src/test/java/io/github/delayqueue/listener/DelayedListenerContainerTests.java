@@ -317,6 +317,47 @@ class DelayedListenerContainerTests {
 				"success", "success");
 	}
 
+	// ------------------------------------------------------------------ stopping from inside
+
+	@Test
+	void aContainerStoppedFromItsOwnIdleEventOrHandlerStopsWithoutWaitingForItself() {
+		List<Object> events = new CopyOnWriteArrayList<>();
+		AtomicInteger stops = new AtomicInteger();
+		DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(
+				this.operations.operations(), this.context.getBean(JobPayloadConverter.class));
+		factory.setShutdownTimeout(Duration.ofSeconds(10));
+		factory.setIdleEventInterval(Duration.ofMillis(200));
+		factory.setApplicationEventPublisher((event) -> {
+			events.add(event);
+			if (event instanceof DelayedListenerIdleEvent idle && stops.incrementAndGet() == 1) {
+				// on the consumer thread: must not wait for that thread to end
+				idle.getContainer().stop();
+			}
+		});
+		Method method = ReflectionUtils.findMethod(ScriptedListener.class, "on", DelayedJob.class);
+		DelayedListenerContainer idle = factory.createContainer(new MethodDelayedListenerEndpoint("idle", TOPIC,
+				this.listener, method, "idleListener", 1, Duration.ofSeconds(30), null, true, null, null, null, List.of(),
+				null));
+		this.containers.add(idle);
+		idle.start();
+		// far sooner than the 5 s the consumer thread would wait to join itself
+		await().atMost(Duration.ofSeconds(3))
+			.until(() -> events.stream().anyMatch(DelayedListenerContainerStoppedEvent.class::isInstance));
+		assertThat(idle.isRunning()).isFalse();
+
+		// a handler that stops its own container: its job still succeeds and is finished
+		DelayedListenerContainer[] self = new DelayedListenerContainer[1];
+		this.listener.behaviour = (job) -> self[0].stop();
+		factory.setIdleEventInterval(null);
+		self[0] = factory.createContainer(new MethodDelayedListenerEndpoint("self", TOPIC, this.listener, method,
+				"selfListener", 2, Duration.ofSeconds(30), null, true, null, null, null, List.of(), null));
+		this.containers.add(self[0]);
+		schedule("stopper");
+		self[0].start();
+		await().atMost(Duration.ofSeconds(5)).until(() -> !self[0].isRunning() && pendingJobs() == 0);
+		assertThat(this.listener.attempts("stopper")).containsExactly(1);
+	}
+
 	// ------------------------------------------------------------------ interceptors
 
 	@Test
