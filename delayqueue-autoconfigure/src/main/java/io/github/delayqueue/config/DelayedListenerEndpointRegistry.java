@@ -31,6 +31,10 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	// set when the registry stops (the context closes), cleared when it starts
 	private boolean stopped;
 
+	// the threads starting a container now, once per start under way (a started event's
+	// listener may start another on the same thread)
+	private final List<Thread> starting = new ArrayList<>();
+
 	/**
 	 * Creates and registers the container of an endpoint; starts it when the registry runs and
 	 * the container starts with the context.
@@ -65,7 +69,19 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	 * that no container outlives the registry's stop.
 	 */
 	private void startChecked(DelayedListenerContainer container) {
-		container.start();
+		Thread self = Thread.currentThread();
+		synchronized (this) {
+			this.starting.add(self);
+		}
+		try {
+			container.start();
+		}
+		finally {
+			synchronized (this) {
+				this.starting.remove(self);
+				notifyAll();
+			}
+		}
 		boolean stopped;
 		synchronized (this) {
 			stopped = this.stopped;
@@ -130,8 +146,8 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	}
 
 	/**
-	 * Stops every running container and waits until they have stopped; on a thread of a
-	 * listener container it does not wait (it would wait for itself).
+	 * Stops every container and waits until they have stopped; on a thread of a listener
+	 * container it does not wait (it would wait for itself).
 	 */
 	@Override
 	public void stop() {
@@ -150,13 +166,29 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 		}
 	}
 
+	/**
+	 * Stops every container, also those whose stop is under way already, and runs the
+	 * callback when all have stopped (each waits for its running handlers up to its shutdown
+	 * timeout). Starts under way on other threads end first: a container they start is
+	 * stopped with the others.
+	 */
 	@Override
 	public void stop(Runnable callback) {
 		Collection<DelayedListenerContainer> running;
 		synchronized (this) {
 			this.running = false;
 			this.stopped = true;
-			running = this.containers.values().stream().filter(DelayedListenerContainer::isRunning).toList();
+			Thread self = Thread.currentThread();
+			while (this.starting.stream().anyMatch((thread) -> thread != self)) {
+				try {
+					wait();
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					break;
+				}
+			}
+			running = List.copyOf(this.containers.values());
 		}
 		if (running.isEmpty()) {
 			callback.run();

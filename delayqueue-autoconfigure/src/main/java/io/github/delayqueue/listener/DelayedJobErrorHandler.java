@@ -26,9 +26,9 @@ import io.github.delayqueue.core.ReservedJob;
  * TTR's error text instead of the failure. What it throws (an {@link Error} included) is
  * logged, counted as {@link Outcome#LEFT} and leaves the job as the handler left it. It must
  * not {@link DelayQueueConsumer#release release} the job (the attempt would not count, and a
- * job that always fails would run forever) nor stop the container it is given (stopping waits
- * for the handler threads, its own included); {@link DelayedListenerContainer#pause()} is
- * safe. Thread-safe, as handlers of several jobs run it at once.
+ * job that always fails would run forever). {@link DelayedListenerContainer#pause()} and
+ * {@link DelayedListenerContainer#stop()} are safe (a stop from the container's own thread
+ * goes on in the background). Thread-safe, as handlers of several jobs run it at once.
  */
 @FunctionalInterface
 public interface DelayedJobErrorHandler {

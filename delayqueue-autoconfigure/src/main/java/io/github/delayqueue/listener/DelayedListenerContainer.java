@@ -2,6 +2,7 @@ package io.github.delayqueue.listener;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadFactory;
 import java.util.function.BooleanSupplier;
 
@@ -87,6 +88,9 @@ public class DelayedListenerContainer {
 
 	/** The container whose consumer, handler or settler thread this is; unset elsewhere. */
 	static final ThreadLocal<DelayedListenerContainer> OWNER = new ThreadLocal<>();
+
+	// completed when the last stop has ended (completed while none was made)
+	private CompletableFuture<Void> stopped = CompletableFuture.completedFuture(null);
 
 	private ListenerConsumer consumer;
 
@@ -299,21 +303,32 @@ public class DelayedListenerContainer {
 	/**
 	 * Stops reserving, waits for running handlers up to the shutdown timeout, gives back
 	 * jobs that were reserved but not started, then runs the callback. Ends a pause (without
-	 * a resumed event). Called on a thread of a listener container (from a listener, an
-	 * interceptor, an error handler or an event listener there), it returns at once and the
-	 * stop goes on in the background: waiting would wait for the calling thread itself.
+	 * a resumed event). When a stop is under way already, the callback runs when it ends; on
+	 * a stopped container, at once. Called on one of this container's own threads (from its
+	 * listener, an interceptor, an error handler or an event listener there), it returns at
+	 * once and the stop goes on in the background: waiting would wait for the calling thread
+	 * itself.
 	 * @param callback run when stopped
 	 */
 	public void stop(Runnable callback) {
 		ListenerConsumer stopped;
+		CompletableFuture<Void> done;
 		synchronized (this) {
 			if (!this.running) {
-				callback.run();
-				return;
+				done = this.stopped;
+				stopped = null;
 			}
-			this.running = false;
-			stopped = this.consumer;
-			stopped.beginStop();
+			else {
+				this.running = false;
+				stopped = this.consumer;
+				stopped.beginStop();
+				done = new CompletableFuture<>();
+				this.stopped = done;
+			}
+		}
+		done.whenComplete((result, failure) -> callback.run());
+		if (stopped == null) {
+			return;
 		}
 		unpause();
 		Runnable shutdown = () -> {
@@ -322,16 +337,20 @@ public class DelayedListenerContainer {
 				publish(new DelayedListenerContainerStoppedEvent(this));
 			}
 			finally {
-				callback.run();
+				done.complete(null);
 			}
 		};
-		if (isContainerThread()) {
-			Thread stopper = new Thread(shutdown, "delayqueue-stop-" + this.settings.id());
-			stopper.start();
+		if (OWNER.get() == this) {
+			try {
+				new Thread(shutdown, "delayqueue-stop-" + this.settings.id()).start();
+				return;
+			}
+			catch (Throwable ex) {
+				logger.warn("Listener '" + this.settings.id() + "' could not stop in the background; stopping on the"
+						+ " calling thread, which waits for the handlers up to the shutdown timeout", ex);
+			}
 		}
-		else {
-			shutdown.run();
-		}
+		shutdown.run();
 	}
 
 	Settings settings() {

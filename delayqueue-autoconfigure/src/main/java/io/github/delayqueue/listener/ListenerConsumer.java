@@ -102,7 +102,7 @@ final class ListenerConsumer {
 
 	/**
 	 * A thread of this run, from the container's thread factory, that knows its container
-	 * ({@link DelayedListenerContainer#isOwnThread()}).
+	 * ({@link DelayedListenerContainer#isContainerThread()}).
 	 */
 	private Thread newOwnThread(Runnable task) {
 		DelayedListenerContainer container = this.container;

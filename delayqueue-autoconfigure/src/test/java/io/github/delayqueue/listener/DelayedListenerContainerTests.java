@@ -358,6 +358,37 @@ class DelayedListenerContainerTests {
 		assertThat(this.listener.attempts("stopper")).containsExactly(1);
 	}
 
+	@Test
+	void theRegistrysStopWaitsForAContainerWhoseStopIsUnderWayAlready() throws Exception {
+		List<String> steps = new CopyOnWriteArrayList<>();
+		CountDownLatch stopping = new CountDownLatch(1);
+		DelayedListenerContainer[] self = new DelayedListenerContainer[1];
+		this.listener.behaviour = (job) -> {
+			// the container stops itself, in the background, while its handler goes on
+			self[0].stop();
+			steps.add("stop called");
+			stopping.countDown();
+			Thread.sleep(800);
+			steps.add("handler done");
+		};
+		DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(
+				this.operations.operations(), this.context.getBean(JobPayloadConverter.class));
+		factory.setShutdownTimeout(Duration.ofSeconds(10));
+		Method method = ReflectionUtils.findMethod(ScriptedListener.class, "on", DelayedJob.class);
+		io.github.delayqueue.config.DelayedListenerEndpointRegistry registry = new io.github.delayqueue.config.DelayedListenerEndpointRegistry();
+		self[0] = registry.registerListenerContainer(new MethodDelayedListenerEndpoint("stopping", TOPIC, this.listener,
+				method, "stoppingListener", 1, Duration.ofSeconds(30), null, true, null, null, null, List.of(), null),
+				factory);
+		this.containers.add(self[0]);
+		registry.start();
+		schedule("slow");
+		assertThat(stopping.await(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(self[0].isRunning()).isFalse();
+		// the container no longer runs, but its stop is under way: the registry waits for it
+		registry.stop();
+		assertThat(steps).containsExactly("stop called", "handler done");
+	}
+
 	// ------------------------------------------------------------------ interceptors
 
 	@Test
