@@ -280,9 +280,7 @@ class DelayedListenerContainerTests {
 				throw new IllegalStateException("first attempt of " + job.id());
 			}
 		};
-		DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(
-				this.operations.operations(), this.context.getBean(JobPayloadConverter.class));
-		factory.setShutdownTimeout(Duration.ofSeconds(10));
+		DefaultDelayedListenerContainerFactory factory = factory();
 		List<String> outcomes = new CopyOnWriteArrayList<>();
 		factory.setObserver(new io.github.delayqueue.core.DelayQueueObserver() {
 
@@ -323,9 +321,7 @@ class DelayedListenerContainerTests {
 	void aContainerStoppedFromItsOwnIdleEventOrHandlerStopsWithoutWaitingForItself() {
 		List<Object> events = new CopyOnWriteArrayList<>();
 		AtomicInteger stops = new AtomicInteger();
-		DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(
-				this.operations.operations(), this.context.getBean(JobPayloadConverter.class));
-		factory.setShutdownTimeout(Duration.ofSeconds(10));
+		DefaultDelayedListenerContainerFactory factory = factory();
 		factory.setIdleEventInterval(Duration.ofMillis(200));
 		factory.setApplicationEventPublisher((event) -> {
 			events.add(event);
@@ -371,9 +367,7 @@ class DelayedListenerContainerTests {
 			Thread.sleep(800);
 			steps.add("handler done");
 		};
-		DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(
-				this.operations.operations(), this.context.getBean(JobPayloadConverter.class));
-		factory.setShutdownTimeout(Duration.ofSeconds(10));
+		DefaultDelayedListenerContainerFactory factory = factory();
 		Method method = ReflectionUtils.findMethod(ScriptedListener.class, "on", DelayedJob.class);
 		io.github.delayqueue.config.DelayedListenerEndpointRegistry registry = new io.github.delayqueue.config.DelayedListenerEndpointRegistry();
 		self[0] = registry.registerListenerContainer(new MethodDelayedListenerEndpoint("stopping", TOPIC, this.listener,
@@ -521,11 +515,7 @@ class DelayedListenerContainerTests {
 	}
 
 	private DelayedListenerContainer startIntercepted(Integer maxAttempts, DelayedJobInterceptor... interceptors) {
-		DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(
-				this.operations.operations(), this.context.getBean(JobPayloadConverter.class));
-		factory.setBackOffInitial(Duration.ofMillis(100));
-		factory.setBackOffJitter(Duration.ZERO);
-		factory.setShutdownTimeout(Duration.ofSeconds(10));
+		DefaultDelayedListenerContainerFactory factory = factory();
 		factory.setInterceptors(List.of(interceptors[0]));
 		Method method = ReflectionUtils.findMethod(ScriptedListener.class, "on", DelayedJob.class);
 		// the first interceptor is the factory's, the others the listener's own
@@ -604,11 +594,7 @@ class DelayedListenerContainerTests {
 	}
 
 	private DelayedListenerContainer start(Duration ttr, Integer maxAttempts, DelayedJobRecoverer recoverer) {
-		DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(
-				this.operations.operations(), this.context.getBean(JobPayloadConverter.class));
-		factory.setBackOffInitial(Duration.ofMillis(100));
-		factory.setBackOffJitter(Duration.ZERO);
-		factory.setShutdownTimeout(Duration.ofSeconds(10));
+		DefaultDelayedListenerContainerFactory factory = factory();
 		factory.setRecoverer(recoverer);
 		Method method = ReflectionUtils.findMethod(ScriptedListener.class, "on", DelayedJob.class);
 		DelayedListenerContainer container = factory.createContainer(new MethodDelayedListenerEndpoint("scripted",
@@ -617,6 +603,19 @@ class DelayedListenerContainerTests {
 		this.containers.add(container);
 		container.start();
 		return container;
+	}
+
+	/**
+	 * A factory on the test's queue: retries after 100 ms without jitter, stops waiting 10 s
+	 * for handlers.
+	 */
+	private DefaultDelayedListenerContainerFactory factory() {
+		DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(
+				this.operations.operations(), this.context.getBean(JobPayloadConverter.class));
+		factory.setBackOffInitial(Duration.ofMillis(100));
+		factory.setBackOffJitter(Duration.ZERO);
+		factory.setShutdownTimeout(Duration.ofSeconds(10));
+		return factory;
 	}
 
 	private static long gapMillis(List<Long> nanos, int index) {
@@ -687,11 +686,7 @@ class DelayedListenerContainerTests {
 	}
 
 	private DelayedListenerContainer restartable() {
-		DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(
-				this.operations.operations(), this.context.getBean(JobPayloadConverter.class));
-		factory.setBackOffInitial(Duration.ofMillis(100));
-		factory.setBackOffJitter(Duration.ZERO);
-		factory.setShutdownTimeout(Duration.ofSeconds(10));
+		DefaultDelayedListenerContainerFactory factory = factory();
 		Method method = ReflectionUtils.findMethod(DelayedListenerContainerTests.ScriptedListener.class, "on",
 				DelayedJob.class);
 		DelayedListenerContainer container = factory.createContainer(new MethodDelayedListenerEndpoint("restart", TOPIC, this.listener, method,
