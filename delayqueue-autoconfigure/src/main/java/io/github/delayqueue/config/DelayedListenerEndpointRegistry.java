@@ -73,6 +73,7 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 		synchronized (this) {
 			this.starting.add(self);
 		}
+		boolean stopped;
 		try {
 			container.start();
 		}
@@ -80,11 +81,8 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 			synchronized (this) {
 				this.starting.remove(self);
 				notifyAll();
+				stopped = this.stopped;
 			}
-		}
-		boolean stopped;
-		synchronized (this) {
-			stopped = this.stopped;
 		}
 		if (stopped) {
 			container.stop();

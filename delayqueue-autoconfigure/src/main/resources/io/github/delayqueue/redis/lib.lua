@@ -89,7 +89,8 @@ local function count_text(x)
 end
 
 -- The header's grammar: HEADER reads it (decode); HEADER_SHAPE is the same without captures,
--- for a check that reads nothing (delayed_to_ready). Change both together.
+-- for a check that reads nothing (delayed_to_ready). Change both together, and READY_HEADER
+-- (live_entry's take of a READY record) with them.
 local HEADER = '^(%u)(%d*),(%d+),((%w+),(%w+),(%-?%w+)),(%d*)$'
 local HEADER_SHAPE = '^%u%d*,%d+,%w+,%w+,%-?%w+,%d*$'
 
