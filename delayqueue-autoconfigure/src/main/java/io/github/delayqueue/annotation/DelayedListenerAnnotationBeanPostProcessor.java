@@ -17,7 +17,6 @@ import io.github.delayqueue.config.InvalidDelayedListenerException;
 import io.github.delayqueue.config.MethodDelayedListenerEndpoint;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.listener.DelayQueueHeaders;
-import io.github.delayqueue.listener.DelayedJobArgumentResolver;
 import io.github.delayqueue.listener.DelayedJobInterceptor;
 
 import org.springframework.aop.framework.AopProxyUtils;
@@ -39,10 +38,8 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.core.convert.TypeDescriptor;
 import org.springframework.format.support.DefaultFormattingConversionService;
-import org.springframework.messaging.Message;
 import org.springframework.messaging.MessageHeaders;
 import org.springframework.messaging.handler.annotation.Header;
-import org.springframework.messaging.handler.annotation.Headers;
 import org.springframework.messaging.handler.annotation.ValueConstants;
 import org.springframework.util.StringUtils;
 
@@ -206,27 +203,14 @@ public class DelayedListenerAnnotationBeanPostProcessor
 			throw new InvalidDelayedListenerException(where, "takes no parameters", "declare the payload parameter"
 					+ " (such as 'OrderClose payload') and/or a 'DelayedJob<OrderClose> job' parameter", null);
 		}
-		List<String> payloads = new ArrayList<>();
 		for (int i = 0; i < method.getParameterCount(); i++) {
 			MethodParameter parameter = new MethodParameter(method, i);
 			if (parameter.hasParameterAnnotation(Header.class)) {
 				checkHeader(parameter, where);
-				continue;
 			}
-			if (DelayedJobArgumentResolver.isJobParameter(parameter)
-					|| Message.class.isAssignableFrom(parameter.getParameterType())
-					|| parameter.hasParameterAnnotation(Headers.class)) {
-				continue;
-			}
-			payloads.add(parameter.getParameterType().getSimpleName() + " "
-					+ ((parameter.getParameterName() != null) ? parameter.getParameterName() : "arg" + i));
 		}
-		if (payloads.size() > 1) {
-			throw new InvalidDelayedListenerException(where,
-					"has " + payloads.size() + " payload parameters " + payloads
-							+ ", but a listener takes one payload parameter at most",
-					"read the others from the payload, or use DelayedJob<T> for the job's metadata", null);
-		}
+		// how many payload parameters it has is checked when it is registered: the
+		// registrar's custom argument resolvers may bind some
 	}
 
 	/**

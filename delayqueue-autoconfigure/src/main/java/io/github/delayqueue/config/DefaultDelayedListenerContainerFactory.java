@@ -11,8 +11,10 @@ import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobPayloadConverter;
 import io.github.delayqueue.listener.DefaultDelayedJobErrorHandler;
+import io.github.delayqueue.listener.DefaultDelayedListenerContainer;
 import io.github.delayqueue.listener.DelayedJobArgumentResolver;
 import io.github.delayqueue.listener.DelayedJobErrorHandler;
+import io.github.delayqueue.listener.DelayedJobHandler;
 import io.github.delayqueue.listener.DelayedJobInterceptor;
 import io.github.delayqueue.listener.DelayedJobRecoverer;
 import io.github.delayqueue.listener.DelayedListenerContainer;
@@ -20,7 +22,6 @@ import io.github.delayqueue.listener.JobPayloadMessageConverter;
 
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory;
-import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.Assert;
 import org.springframework.util.backoff.ExponentialBackOff;
@@ -36,6 +37,8 @@ import org.springframework.util.backoff.ExponentialBackOff;
 public class DefaultDelayedListenerContainerFactory implements DelayedListenerContainerFactory {
 
 	private final DelayQueueOperations operations;
+
+	private final DelayedJobArgumentResolver jobs;
 
 	private final DefaultMessageHandlerMethodFactory methodFactory = new DefaultMessageHandlerMethodFactory();
 
@@ -81,9 +84,9 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 		Assert.notNull(operations, "operations must not be null");
 		Assert.notNull(converter, "converter must not be null");
 		this.operations = operations;
-		JobPayloadMessageConverter messageConverter = new JobPayloadMessageConverter(converter);
-		this.methodFactory.setMessageConverter(messageConverter);
-		this.methodFactory.setCustomArgumentResolvers(List.of(new DelayedJobArgumentResolver(operations, messageConverter)));
+		this.jobs = new DelayedJobArgumentResolver(operations, new JobPayloadMessageConverter(converter));
+		this.methodFactory.setMessageConverter(this.jobs.getConverter());
+		this.methodFactory.setCustomArgumentResolvers(List.of(this.jobs));
 		this.methodFactory.afterPropertiesSet();
 	}
 
@@ -231,23 +234,24 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	}
 
 	@Override
-	public DelayedListenerContainer createContainer(MethodDelayedListenerEndpoint endpoint) {
-		DelayedListenerContainer.Settings settings = new DelayedListenerContainer.Settings(endpoint.id(),
+	public DelayedListenerContainer createContainer(DelayedListenerEndpoint endpoint) {
+		Assert.notNull(endpoint, "endpoint must not be null");
+		DefaultDelayedListenerContainer.Settings settings = new DefaultDelayedListenerContainer.Settings(endpoint.id(),
 				endpoint.topic(), (endpoint.concurrency() != null) ? endpoint.concurrency() : this.concurrency,
 				endpoint.ttr(), endpoint.maxAttempts(), errorHandler(endpoint), this.shutdownTimeout,
 				this.threadFactories.apply("delayqueue-" + endpoint.id() + "-"),
 				(endpoint.autoStartup() != null) ? endpoint.autoStartup() : this.autoStartup, this.observer,
 				interceptors(endpoint), this.eventPublisher, this.idleEventInterval, this.outcomeEvents);
-		InvocableHandlerMethod handler = this.methodFactory.createInvocableHandlerMethod(endpoint.bean(),
-				endpoint.method());
-		return new DelayedListenerContainer(settings, this.operations, handler);
+		DelayedJobHandler handler = endpoint.createHandler(this.methodFactory, this.jobs);
+		Assert.state(handler != null, () -> endpoint.describe() + " made no handler");
+		return new DefaultDelayedListenerContainer(settings, this.operations, handler);
 	}
 
 	/**
 	 * The factory's error handler, or the default one with the listener's back-off and
 	 * {@code noRetryFor} over the factory's.
 	 */
-	private DelayedJobErrorHandler errorHandler(MethodDelayedListenerEndpoint endpoint) {
+	private DelayedJobErrorHandler errorHandler(DelayedListenerEndpoint endpoint) {
 		if (this.errorHandler != null) {
 			List<String> set = new ArrayList<>();
 			if (endpoint.backOffInitial() != null) {
@@ -282,7 +286,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 		return new DefaultDelayedJobErrorHandler(backOff, noRetry, this.recoverer);
 	}
 
-	private List<DelayedJobInterceptor> interceptors(MethodDelayedListenerEndpoint endpoint) {
+	private List<DelayedJobInterceptor> interceptors(DelayedListenerEndpoint endpoint) {
 		List<DelayedJobInterceptor> all = new ArrayList<>(this.interceptors);
 		all.addAll(endpoint.interceptors());
 		return all;

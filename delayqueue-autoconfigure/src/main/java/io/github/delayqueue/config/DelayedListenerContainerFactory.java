@@ -12,9 +12,9 @@ public interface DelayedListenerContainerFactory {
 	 * Creates a container; it is not started.
 	 * @param endpoint the endpoint
 	 * @return the container
-	 * @throws IllegalStateException when the endpoint cannot be run, with a message naming
-	 * the bean, the method and the fix
+	 * @throws InvalidDelayedListenerException when the endpoint cannot be run, with a message
+	 * naming it and the fix
 	 */
-	DelayedListenerContainer createContainer(MethodDelayedListenerEndpoint endpoint);
+	DelayedListenerContainer createContainer(DelayedListenerEndpoint endpoint);
 
 }

@@ -17,7 +17,8 @@ import org.springframework.util.Assert;
 /**
  * Holds every listener container and is their one {@link SmartLifecycle}: containers start
  * after everything else (phase {@value #PHASE}) and stop first, in parallel, each waiting
- * for its running handlers up to its shutdown timeout.
+ * for its running handlers up to its shutdown timeout. At run time it registers endpoints
+ * ({@link #registerListenerContainer}), and starts, stops and removes containers by id.
  */
 public class DelayedListenerEndpointRegistry implements SmartLifecycle, DisposableBean {
 
@@ -37,23 +38,29 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 
 	/**
 	 * Creates and registers the container of an endpoint; starts it when the registry runs and
-	 * the container starts with the context.
+	 * the container starts by itself ({@code autoStartup}). Works at any time: an endpoint
+	 * registered at run time is stopped with the others when the context closes.
 	 * @param endpoint the endpoint
-	 * @param factory the factory
+	 * @param factory the factory that makes its container
 	 * @return the container
+	 * @throws InvalidDelayedListenerException when another container has the endpoint's id,
+	 * or the factory cannot run the endpoint; nothing is registered then
 	 */
-	public DelayedListenerContainer registerListenerContainer(MethodDelayedListenerEndpoint endpoint,
+	public DelayedListenerContainer registerListenerContainer(DelayedListenerEndpoint endpoint,
 			DelayedListenerContainerFactory factory) {
 		Assert.notNull(endpoint, "endpoint must not be null");
+		Assert.notNull(factory, "factory must not be null");
 		DelayedListenerContainer container;
 		boolean start;
 		synchronized (this) {
 			if (this.containers.containsKey(endpoint.id())) {
 				throw new InvalidDelayedListenerException(endpoint.describe(),
 						"uses id '" + endpoint.id() + "', which another listener has already",
-						"give each @DelayedListener its own id", null);
+						"give each listener its own id", null);
 			}
 			container = factory.createContainer(endpoint);
+			Assert.state(container != null && endpoint.id().equals(container.getId()),
+					() -> "The container factory made no container with id '" + endpoint.id() + "'");
 			this.containers.put(endpoint.id(), container);
 			start = this.running && container.isAutoStartup();
 		}
@@ -65,8 +72,9 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 
 	/**
 	 * Starts a container without holding this registry's lock (listeners of its started
-	 * event may call the registry); when the registry stopped meanwhile, stops it again, so
-	 * that no container outlives the registry's stop.
+	 * event may call the registry); when the registry stopped meanwhile, or the container
+	 * was unregistered, stops it again, so that no container outlives the registry's stop or
+	 * runs unregistered.
 	 */
 	private void startChecked(DelayedListenerContainer container) {
 		Thread self = Thread.currentThread();
@@ -81,7 +89,7 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 			synchronized (this) {
 				this.starting.remove(self);
 				notifyAll();
-				stopped = this.stopped;
+				stopped = this.stopped || this.containers.get(container.getId()) != container;
 			}
 		}
 		if (stopped) {
@@ -111,17 +119,76 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	public void startListenerContainer(String id) {
 		DelayedListenerContainer container;
 		synchronized (this) {
-			container = this.containers.get(id);
-			if (container == null) {
-				throw new IllegalArgumentException(
-						"No listener container has id '" + id + "' (registered: " + this.containers.keySet() + ")");
-			}
+			container = container(id);
 			if (this.stopped) {
 				throw new IllegalStateException("Listener container '" + id + "' is not started: the listener"
 						+ " containers are stopped (the context was stopped or is closing); start the context first");
 			}
 		}
 		startChecked(container);
+	}
+
+	/**
+	 * Stops the container with an id and waits until it has stopped (its running handlers
+	 * end, up to its shutdown timeout); on one of the container's own threads it does not
+	 * wait. It stays registered: {@link #startListenerContainer(String)} starts it again.
+	 * Does nothing when it is stopped.
+	 * @param id the container's id
+	 * @throws IllegalArgumentException when no container has the id
+	 */
+	public void stopListenerContainer(String id) {
+		stopAndWait(container(id));
+	}
+
+	/**
+	 * Stops the container with an id as {@link #stopListenerContainer(String)} does and
+	 * removes it: its id may be registered again. Jobs it had reserved but not started are
+	 * given back; jobs whose handler outlived the shutdown timeout are redelivered after
+	 * their TTR, as after any stop.
+	 * @param id the container's id
+	 * @return the container, stopped, or {@code null} when no container has the id
+	 */
+	public DelayedListenerContainer unregisterListenerContainer(String id) {
+		DelayedListenerContainer container;
+		synchronized (this) {
+			container = this.containers.remove(id);
+		}
+		if (container != null) {
+			stopAndWait(container);
+		}
+		return container;
+	}
+
+	private synchronized DelayedListenerContainer container(String id) {
+		DelayedListenerContainer container = this.containers.get(id);
+		if (container == null) {
+			throw new IllegalArgumentException(
+					"No listener container has id '" + id + "' (registered: " + this.containers.keySet() + ")");
+		}
+		return container;
+	}
+
+	/**
+	 * Stops a container and waits for it, unless on a listener container's own thread.
+	 */
+	private static void stopAndWait(DelayedListenerContainer container) {
+		if (DelayedListenerContainer.isContainerThread()) {
+			container.stop(() -> {
+			});
+			return;
+		}
+		CountDownLatch done = new CountDownLatch(1);
+		container.stop(done::countDown);
+		await(done);
+	}
+
+	private static void await(CountDownLatch latch) {
+		try {
+			latch.await();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	/**
@@ -156,12 +223,7 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 		}
 		CountDownLatch done = new CountDownLatch(1);
 		stop(done::countDown);
-		try {
-			done.await();
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
+		await(done);
 	}
 
 	/**
@@ -198,12 +260,7 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 			stopper.start();
 		}
 		Thread waiter = new Thread(() -> {
-			try {
-				remaining.await();
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
+			await(remaining);
 			callback.run();
 		}, "delayqueue-stop");
 		waiter.start();

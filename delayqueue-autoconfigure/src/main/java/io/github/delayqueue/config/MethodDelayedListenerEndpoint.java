@@ -2,13 +2,28 @@ package io.github.delayqueue.config;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
+import io.github.delayqueue.listener.DelayedJobArgumentResolver;
+import io.github.delayqueue.listener.DelayedJobHandler;
 import io.github.delayqueue.listener.DelayedJobInterceptor;
 
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.MethodParameter;
+import org.springframework.messaging.Message;
+import org.springframework.messaging.handler.annotation.Header;
+import org.springframework.messaging.handler.annotation.Headers;
+import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
+import org.springframework.messaging.handler.invocation.HandlerMethodArgumentResolver;
+import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
+
 /**
- * A {@code @DelayedListener} method with its resolved settings. {@code null} settings
- * take the container factory's defaults (or each job's own TTR and attempts).
+ * A {@code @DelayedListener} method (or any bean method) with its resolved settings.
+ * {@code null} settings take the container factory's defaults (or each job's own TTR and
+ * attempts). Its arguments are resolved by the message-handler-method factory: the payload,
+ * {@code @Header} parameters, {@code Message<T>}, {@link io.github.delayqueue.core.DelayedJob}
+ * and {@link io.github.delayqueue.core.ReservedJob}.
  *
  * @param id the container id
  * @param topic the topic
@@ -29,7 +44,7 @@ import io.github.delayqueue.listener.DelayedJobInterceptor;
 public record MethodDelayedListenerEndpoint(String id, String topic, Object bean, Method method, String beanName,
 		Integer concurrency, Duration ttr, Integer maxAttempts, Boolean autoStartup, Duration backOffInitial,
 		Double backOffMultiplier, Duration backOffMax, List<Class<? extends Throwable>> noRetryFor,
-		String containerFactory, List<DelayedJobInterceptor> interceptors) {
+		String containerFactory, List<DelayedJobInterceptor> interceptors) implements DelayedListenerEndpoint {
 
 	public MethodDelayedListenerEndpoint {
 		noRetryFor = List.copyOf(noRetryFor);
@@ -61,10 +76,45 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 				backOffMultiplier, backOffMax, noRetryFor, containerFactory, List.of());
 	}
 
+	@Override
+	public DelayedJobHandler createHandler(MessageHandlerMethodFactory methodFactory, DelayedJobArgumentResolver jobs) {
+		InvocableHandlerMethod handler = methodFactory.createInvocableHandlerMethod(this.bean, this.method);
+		return handler::invoke;
+	}
+
+	/**
+	 * Refuses a method with more than one payload parameter: a parameter that is not the job,
+	 * a message, a header or headers, nor bound by a custom resolver.
+	 * @param customResolvers the custom argument resolvers its arguments are resolved with
+	 * @throws InvalidDelayedListenerException when it has more than one
+	 */
+	public void checkPayloadParameters(List<HandlerMethodArgumentResolver> customResolvers) {
+		List<String> payloads = new ArrayList<>();
+		for (int i = 0; i < this.method.getParameterCount(); i++) {
+			MethodParameter parameter = new MethodParameter(this.method, i);
+			parameter.initParameterNameDiscovery(new DefaultParameterNameDiscoverer());
+			if (DelayedJobArgumentResolver.isJobParameter(parameter)
+					|| Message.class.isAssignableFrom(parameter.getParameterType())
+					|| parameter.hasParameterAnnotation(Header.class) || parameter.hasParameterAnnotation(Headers.class)
+					|| customResolvers.stream().anyMatch((resolver) -> resolver.supportsParameter(parameter))) {
+				continue;
+			}
+			payloads.add(parameter.getParameterType().getSimpleName() + " "
+					+ ((parameter.getParameterName() != null) ? parameter.getParameterName() : "arg" + i));
+		}
+		if (payloads.size() > 1) {
+			throw new InvalidDelayedListenerException(describe(),
+					"has " + payloads.size() + " payload parameters " + payloads
+							+ ", but a listener takes one payload parameter at most",
+					"read the others from the payload, or use DelayedJob<T> for the job's metadata", null);
+		}
+	}
+
 	/**
 	 * How the endpoint is named in messages: bean and method.
 	 * @return the description
 	 */
+	@Override
 	public String describe() {
 		return describe(this.beanName, this.method);
 	}

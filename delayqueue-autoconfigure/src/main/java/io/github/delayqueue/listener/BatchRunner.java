@@ -37,11 +37,11 @@ final class BatchRunner {
 
 	private static final long SETTLE_AFTER_NANOS = TimeUnit.MILLISECONDS.toNanos(SETTLE_AFTER_MILLIS);
 
-	private final DelayedListenerContainer container;
+	private final DefaultDelayedListenerContainer container;
 
 	private final ListenerConsumer run;
 
-	private final DelayedListenerContainer.Settings settings;
+	private final DefaultDelayedListenerContainer.Settings settings;
 
 	private final DelayQueueOperations operations;
 
@@ -60,7 +60,7 @@ final class BatchRunner {
 	 * @param batchSize sizes the next batch
 	 * @param settlers runs the early settles
 	 */
-	BatchRunner(DelayedListenerContainer container, ListenerConsumer run, DelayQueueOperations operations,
+	BatchRunner(DefaultDelayedListenerContainer container, ListenerConsumer run, DelayQueueOperations operations,
 			JobInvoker invoker, BatchSize batchSize, ScheduledExecutorService settlers) {
 		this.container = container;
 		this.run = run;

@@ -11,6 +11,7 @@ import org.springframework.core.MethodParameter;
 import org.springframework.core.ResolvableType;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.handler.invocation.HandlerMethodArgumentResolver;
+import org.springframework.util.Assert;
 
 /**
  * Resolves {@link DelayedJob} (payload typed by its generic) and {@link ReservedJob}
@@ -60,9 +61,30 @@ public class DelayedJobArgumentResolver implements HandlerMethodArgumentResolver
 			return job;
 		}
 		ResolvableType generic = ResolvableType.forMethodParameter(parameter).as(DelayedJob.class).getGeneric(0);
-		Type payloadType = (generic.resolve() != null) ? generic.getType() : Object.class;
+		return resolveJob(message, (generic.resolve() != null) ? generic.getType() : Object.class);
+	}
+
+	/**
+	 * The job a message carries, its payload read as the given type when first asked for.
+	 * @param <T> the payload type
+	 * @param message a message a container made of a job
+	 * @param payloadType the payload's type
+	 * @return the job
+	 * @throws IllegalArgumentException when the message carries no job
+	 */
+	public <T> DelayedJob<T> resolveJob(Message<?> message, Type payloadType) {
+		ReservedJob job = message.getHeaders().get(JOB_HEADER, ReservedJob.class);
+		Assert.notNull(job, () -> "The message carries no job in header '" + JOB_HEADER + "'");
 		Duration ttr = message.getHeaders().get(TTR_HEADER, Duration.class);
 		return new DefaultDelayedJob<>(job, this.operations, this.converter, payloadType, ttr);
+	}
+
+	/**
+	 * The converter that reads payloads.
+	 * @return the converter
+	 */
+	public JobPayloadMessageConverter getConverter() {
+		return this.converter;
 	}
 
 }

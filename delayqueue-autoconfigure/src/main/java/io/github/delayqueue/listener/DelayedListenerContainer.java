@@ -1,445 +1,108 @@
 package io.github.delayqueue.listener;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ThreadFactory;
-import java.util.function.BooleanSupplier;
-
-import io.github.delayqueue.core.DelayQueueObserver;
-import io.github.delayqueue.core.DelayQueueOperations;
-import io.github.delayqueue.core.ReservedJob;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
-
-import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
-import org.springframework.context.ApplicationEventPublisher;
-import org.springframework.util.Assert;
+import org.springframework.context.SmartLifecycle;
 
 /**
- * Runs one listener method for one topic: a consumer thread waits for work without
- * polling, reserves at most as many jobs as it has free slots, and hands each to the
- * handler executor. Outcomes: return → finish; any {@link Throwable} (an exception or an
- * {@link Error} such as {@link AssertionError}) → the {@link DelayedJobErrorHandler}, by
- * default: retry after the back-off; attempts used up or not retryable → the
- * {@link DelayedJobRecoverer}. Retry or recover is decided with the
- * job's {@link ReservedJob#maxAttempts()}: the listener's {@code maxAttempts}, when set, is
- * passed to the reservation and so stored with the job, and Redis makes a job DEAD by the
- * same limit when a failure or a TTR expiry uses up its last attempt.
- *
- * <p>
- * A handler thread finishes its jobs and reserves the next ones of the same bucket in one
- * call ({@link DelayQueueOperations#finishAndReserve}) and runs them: as many as its handlers
- * run in about {@value BatchSize#BUDGET_MILLIS} ms on average (one for slow handlers, at most
- * {@value BatchSize#MAX_BATCH}), so that under load a round trip to Redis serves many jobs,
- * while a slow handler holds no job another thread could run. A successful job is finished
- * when the jobs taken with it have run; when a batch runs longer than
- * {@value BatchRunner#SETTLE_AFTER_MILLIS} ms (or half the shortest TTR of its jobs), a
- * settler thread finishes what succeeded so far and gives back the jobs not started yet,
- * while the job that runs goes on: a handler that stalls neither lets finished jobs outlive
- * their TTR (and run twice) nor holds jobs that another consumer could run.
- *
- * <p>
- * The consumer loop outlives any failure of a Redis call (errors included): it logs, backs
- * off exponentially from {@value ListenerConsumer#ERROR_BACK_OFF_INITIAL_MILLIS} ms to
- * {@value ListenerConsumer#ERROR_BACK_OFF_MAX_MILLIS} ms, and retries;
- * {@link #getLastProgressNanos()} stands still meanwhile, so that health checks see it.
- * {@link #stop(Runnable)} stops reserving, lets running handlers finish within the shutdown
- * timeout and gives jobs that were reserved but not started back at once (READY again,
- * attempt not counted). Not a bean: the
- * {@link io.github.delayqueue.config.DelayedListenerEndpointRegistry} manages containers.
- * Thread-safe.
- *
- * <p>
- * The work is split as Spring Kafka splits its listener container. This class holds the
- * lifecycle (start, pause, resume, stop) and what the Actuator support reads. Each start
- * makes a {@code ListenerConsumer}: the consumer thread's loop (wait for work, reserve, hand
- * out) and the threads of that run. On a handler thread a {@code BatchRunner} runs the jobs
- * batch after batch and settles them in Redis (finish, give back, settle early), sized by a
- * {@code BatchSize}; a {@code JobInvoker} calls the listener method on one job, and a
- * {@link DelayedJobErrorHandler} (by default {@link DefaultDelayedJobErrorHandler}: back-off,
- * not retryable, recoverer, DEAD) decides what becomes of a job that failed. Every part logs under this class's name.
+ * Runs one listener endpoint for one topic: reserves its jobs, runs them on handler threads
+ * and settles each in Redis. {@link DefaultDelayedListenerContainer} is the implementation;
+ * a {@link io.github.delayqueue.config.DelayedListenerContainerFactory} makes containers and
+ * the {@link io.github.delayqueue.config.DelayedListenerEndpointRegistry} manages them: it
+ * starts them with the context, stops them first when the context closes, and starts,
+ * stops and removes them by id at run time. Containers are not beans. Every container logs
+ * under this interface's name.
  */
-public class DelayedListenerContainer {
-
-	private static final Log logger = LogFactory.getLog(DelayedListenerContainer.class);
-
-	private final Settings settings;
-
-	private final DelayQueueOperations operations;
-
-	private final JobInvoker invoker;
-
-	private final BatchSize batchSize = new BatchSize();
-
-	private final Object pauseMonitor = new Object();
-
-	private volatile boolean running;
-
-
-	private volatile boolean paused;
-
-	private volatile long lastProgressNanos = System.nanoTime();
-
-	// when the last job started (or the container did), and the last idle event
-	private volatile long lastJobNanos = System.nanoTime();
-
-	private volatile long lastIdleEventNanos = System.nanoTime();
-
-	/** The container whose consumer, handler or settler thread this is; unset elsewhere. */
-	static final ThreadLocal<DelayedListenerContainer> OWNER = new ThreadLocal<>();
-
-	// completed when the last stop has ended (completed while none was made)
-	private CompletableFuture<Void> stopped = CompletableFuture.completedFuture(null);
-
-	private ListenerConsumer consumer;
-
-	/**
-	 * What a container needs to know.
-	 *
-	 * @param id the container id
-	 * @param topic the topic
-	 * @param concurrency how many handlers run at once
-	 * @param ttr the reservation TTR, or {@code null} for each job's own
-	 * @param maxAttempts the attempts, or {@code null} for each job's own; stored with each job
-	 * this container reserves, so that it is the job's limit everywhere
-	 * @param errorHandler settles jobs whose listener threw
-	 * @param shutdownTimeout how long stop waits for running handlers
-	 * @param threadFactory makes the consumer thread and handler threads
-	 * @param autoStartup whether the registry starts it with the context
-	 * @param observer hears how each handler call went
-	 * @param interceptors run around each job, in this order
-	 * @param eventPublisher publishes the container's {@link DelayedListenerContainerEvent}s, or
-	 * {@code null} for none
-	 * @param idleEventInterval after how long without a job a {@link DelayedListenerIdleEvent}
-	 * is published, or {@code null} for never
-	 * @param outcomeEvents whether a {@link DelayedJobOutcomeEvent} is published for each job
-	 */
-	public record Settings(String id, String topic, int concurrency, Duration ttr, Integer maxAttempts,
-			DelayedJobErrorHandler errorHandler, Duration shutdownTimeout, ThreadFactory threadFactory, boolean autoStartup, DelayQueueObserver observer,
-			List<DelayedJobInterceptor> interceptors, ApplicationEventPublisher eventPublisher,
-			Duration idleEventInterval, boolean outcomeEvents) {
-
-		public Settings {
-			Assert.notNull(errorHandler, "errorHandler must not be null");
-			Assert.isTrue(idleEventInterval == null || (!idleEventInterval.isNegative() && !idleEventInterval.isZero()),
-					"idleEventInterval must be positive");
-			interceptors = List.copyOf(interceptors);
-		}
-
-	}
-
-	/**
-	 * Creates a container; a
-	 * {@link io.github.delayqueue.config.DelayedListenerContainerFactory} makes them.
-	 * @param settings what the container needs to know
-	 * @param operations the queue it reserves from and settles with
-	 * @param handler the listener method, with its arguments resolved from each job
-	 */
-	public DelayedListenerContainer(Settings settings, DelayQueueOperations operations, InvocableHandlerMethod handler) {
-		this.settings = settings;
-		this.operations = operations;
-		this.invoker = new JobInvoker(settings, handler, this, operations);
-	}
+public interface DelayedListenerContainer extends SmartLifecycle {
 
 	/**
 	 * The container's id, unique in the registry.
 	 * @return the id
 	 */
-	public String getId() {
-		return this.settings.id();
-	}
+	String getId();
 
 	/**
 	 * The topic it consumes.
 	 * @return the topic
 	 */
-	public String getTopic() {
-		return this.settings.topic();
-	}
+	String getTopic();
 
 	/**
 	 * How many handlers may run at once.
 	 * @return the concurrency
 	 */
-	public int getConcurrency() {
-		return this.settings.concurrency();
-	}
+	int getConcurrency();
 
 	/**
 	 * How many handlers run now.
 	 * @return the count
 	 */
-	public int getInFlight() {
-		return this.invoker.inFlight();
-	}
+	int getInFlight();
 
 	/**
 	 * Whether the container is started (paused or not).
 	 * @return {@code true} from {@link #start()} until a stop begins
 	 */
-	public boolean isRunning() {
-		return this.running;
-	}
+	@Override
+	boolean isRunning();
 
 	/**
 	 * Whether the registry starts the container with the context.
 	 * @return the listener's {@code autoStartup}
 	 */
-	public boolean isAutoStartup() {
-		return this.settings.autoStartup();
-	}
+	@Override
+	boolean isAutoStartup();
+
+	/**
+	 * Stops taking new jobs until {@link #resume()}; running handlers go on.
+	 */
+	void pause();
+
+	/**
+	 * Takes jobs again after {@link #pause()}.
+	 */
+	void resume();
 
 	/**
 	 * Whether the container is paused.
 	 * @return {@code true} between {@link #pause()} and {@link #resume()}
 	 */
-	public boolean isPaused() {
-		return this.paused;
-	}
+	boolean isPaused();
 
 	/**
 	 * The state as the Actuator support shows it.
 	 * @return {@code running}, {@code paused} (running, taking no new jobs) or {@code stopped}
 	 */
-	public String getState() {
-		return !this.running ? "stopped" : this.paused ? "paused" : "running";
-	}
+	String getState();
 
 	/**
-	 * When the container last made progress, by {@link System#nanoTime()}: the consumer
-	 * loop completed a round (a reserve, or a wait for work that timed out; about every
-	 * {@value ListenerConsumer#WAIT_MILLIS} ms when idle or paused), or a handler returned.
-	 * It stands still only while every handler slot is taken by a handler that does not
-	 * return, or the loop is stuck or failing (every reserve throws: the loop backs off and
-	 * retries, at most {@value ListenerConsumer#ERROR_BACK_OFF_MAX_MILLIS} ms apart).
+	 * When the container last made progress, by {@link System#nanoTime()}: health checks
+	 * report a container whose progress stands still for long.
 	 * @return the nano time
 	 */
-	public long getLastProgressNanos() {
-		return this.lastProgressNanos;
-	}
+	long getLastProgressNanos();
 
 	/**
-	 * Starts the consumer thread and the handler threads; does nothing when started
-	 * already.
+	 * Stops reserving, waits for running handlers up to the shutdown timeout, gives back
+	 * jobs that were reserved but not started, then returns. Called on one of the
+	 * container's own threads, it returns at once and the stop goes on in the background.
 	 */
-	public void start() {
-		synchronized (this) {
-			if (this.running) {
-				return;
-			}
-			this.running = true;
-			long now = System.nanoTime();
-			this.lastJobNanos = now;
-			this.lastIdleEventNanos = now;
-			this.consumer = new ListenerConsumer(this, this.operations, this.invoker, this.batchSize);
-			this.consumer.start();
-		}
-		logger.info("Started listener '" + this.settings.id() + "' on topic '" + this.settings.topic()
-				+ "' with concurrency " + this.settings.concurrency());
-		publish(new DelayedListenerContainerStartedEvent(this));
-	}
+	@Override
+	void stop();
 
 	/**
-	 * Stops taking new jobs until {@link #resume()}; running handlers go on. Jobs that a
-	 * reserve under way at that moment returns are given back unstarted.
+	 * Stops as {@link #stop()} does, then runs the callback; when a stop is under way
+	 * already, the callback runs when it ends; on a stopped container, at once.
+	 * @param callback run when stopped
 	 */
-	public void pause() {
-		boolean paused;
-		synchronized (this.pauseMonitor) {
-			paused = !this.paused;
-			this.paused = true;
-		}
-		if (paused) {
-			publish(new DelayedListenerContainerPausedEvent(this));
-		}
-	}
-
-	/**
-	 * Takes jobs again after {@link #pause()}.
-	 */
-	public void resume() {
-		if (unpause()) {
-			publish(new DelayedListenerContainerResumedEvent(this));
-		}
-	}
-
-	/**
-	 * Ends a pause and wakes the consumer thread.
-	 * @return whether the container was paused
-	 */
-	private boolean unpause() {
-		synchronized (this.pauseMonitor) {
-			boolean paused = this.paused;
-			this.paused = false;
-			if (paused) {
-				// idleness is counted from the end of a pause
-				long now = System.nanoTime();
-				this.lastJobNanos = now;
-				this.lastIdleEventNanos = now;
-			}
-			this.pauseMonitor.notifyAll();
-			return paused;
-		}
-	}
+	@Override
+	void stop(Runnable callback);
 
 	/**
 	 * Whether the calling thread is a consumer, handler or settler thread of a listener
 	 * container (one that must not wait for a container to stop: it would wait for itself).
 	 * @return {@code true} on a container's own thread
 	 */
-	public static boolean isContainerThread() {
-		return OWNER.get() != null;
-	}
-
-	/**
-	 * Stops as {@link #stop(Runnable)} does, without a callback.
-	 */
-	public void stop() {
-		stop(() -> {
-		});
-	}
-
-	/**
-	 * Stops reserving, waits for running handlers up to the shutdown timeout, gives back
-	 * jobs that were reserved but not started, then runs the callback. Ends a pause (without
-	 * a resumed event). When a stop is under way already, the callback runs when it ends; on
-	 * a stopped container, at once. Called on one of this container's own threads (from its
-	 * listener, an interceptor, an error handler or an event listener there), it returns at
-	 * once and the stop goes on in the background: waiting would wait for the calling thread
-	 * itself.
-	 * @param callback run when stopped
-	 */
-	public void stop(Runnable callback) {
-		ListenerConsumer stopped;
-		CompletableFuture<Void> done;
-		synchronized (this) {
-			if (!this.running) {
-				done = this.stopped;
-				stopped = null;
-			}
-			else {
-				this.running = false;
-				stopped = this.consumer;
-				stopped.beginStop();
-				done = new CompletableFuture<>();
-				this.stopped = done;
-			}
-		}
-		done.whenComplete((result, failure) -> callback.run());
-		if (stopped == null) {
-			return;
-		}
-		unpause();
-		Runnable shutdown = () -> {
-			try {
-				stopped.shutdown();
-				publish(new DelayedListenerContainerStoppedEvent(this));
-			}
-			finally {
-				done.complete(null);
-			}
-		};
-		if (OWNER.get() == this) {
-			try {
-				new Thread(shutdown, "delayqueue-stop-" + this.settings.id()).start();
-				return;
-			}
-			catch (Throwable ex) {
-				logger.warn("Listener '" + this.settings.id() + "' could not stop in the background; stopping on the"
-						+ " calling thread, which waits for the handlers up to the shutdown timeout", ex);
-			}
-		}
-		shutdown.run();
-	}
-
-	Settings settings() {
-		return this.settings;
-	}
-
-	/**
-	 * Whether new jobs may start: running and not paused.
-	 */
-	boolean isTaking() {
-		return this.running && !this.paused;
-	}
-
-	/**
-	 * Records that a job starts, for the idle event.
-	 * @param nanos the {@link System#nanoTime()} it starts at
-	 */
-	void jobStarted(long nanos) {
-		this.lastJobNanos = nanos;
-	}
-
-	/**
-	 * Publishes a {@link DelayedListenerIdleEvent} when the container runs, is not paused, has
-	 * had no job for its idle event interval (none running now either), and published none
-	 * for that long.
-	 * @param nanos the {@link System#nanoTime()} now
-	 * @param busy whether a job runs now
-	 */
-	void checkIdle(long nanos, boolean busy) {
-		Duration interval = this.settings.idleEventInterval();
-		if (interval == null || !isTaking()) {
-			return;
-		}
-		if (busy) {
-			// a job that runs is no idleness
-			this.lastJobNanos = nanos;
-			return;
-		}
-		long idle = nanos - this.lastJobNanos;
-		if (idle >= interval.toNanos() && nanos - this.lastIdleEventNanos >= interval.toNanos()) {
-			this.lastIdleEventNanos = nanos;
-			publish(new DelayedListenerIdleEvent(this, Duration.ofNanos(idle)));
-		}
-	}
-
-	/**
-	 * Publishes an event of this container, when it has a publisher; what a listener of the
-	 * event throws, an {@link Error} included, is logged.
-	 * @param event the event
-	 */
-	void publish(DelayedListenerContainerEvent event) {
-		ApplicationEventPublisher publisher = this.settings.eventPublisher();
-		if (publisher == null) {
-			return;
-		}
-		try {
-			publisher.publishEvent(event);
-		}
-		catch (Throwable ex) {
-			logger.warn("Publishing " + event + " failed; the container goes on", ex);
-		}
-	}
-
-	/**
-	 * Records progress for {@link #getLastProgressNanos()}.
-	 * @param nanos the {@link System#nanoTime()} of the progress
-	 */
-	void progressed(long nanos) {
-		this.lastProgressNanos = nanos;
-	}
-
-	/**
-	 * Blocks while the container is paused and running, recording progress after each wait.
-	 * @param wait how long one wait for {@link #resume()} lasts
-	 * @param stopped whether the caller's run was stopped (the container may run another)
-	 * @throws InterruptedException when the calling thread is interrupted
-	 */
-	void awaitResume(Duration wait, BooleanSupplier stopped) throws InterruptedException {
-		synchronized (this.pauseMonitor) {
-			while (this.paused && this.running && !stopped.getAsBoolean()) {
-				this.pauseMonitor.wait(wait.toMillis());
-				this.lastProgressNanos = System.nanoTime();
-			}
-		}
-	}
-
-	@Override
-	public String toString() {
-		return "DelayedListenerContainer[id=" + this.settings.id() + ", topic=" + this.settings.topic() + "]";
+	static boolean isContainerThread() {
+		return DefaultDelayedListenerContainer.OWNER.get() != null;
 	}
 
 }

@@ -11,7 +11,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.messaging.Message;
-import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
 import org.springframework.messaging.support.MessageBuilder;
 
 /**
@@ -27,11 +26,11 @@ final class JobInvoker {
 
 	private static final Log logger = LogFactory.getLog(DelayedListenerContainer.class);
 
-	private final DelayedListenerContainer.Settings settings;
+	private final DefaultDelayedListenerContainer.Settings settings;
 
-	private final InvocableHandlerMethod handler;
+	private final DelayedJobHandler handler;
 
-	private final DelayedListenerContainer container;
+	private final DefaultDelayedListenerContainer container;
 
 	private final DelayQueueConsumer consumer;
 
@@ -40,12 +39,12 @@ final class JobInvoker {
 	/**
 	 * Creates an invoker.
 	 * @param settings the container's settings
-	 * @param handler the listener method
+	 * @param handler the endpoint's listener
 	 * @param container the container, for the error handler
 	 * @param consumer the queue the error handler settles failed jobs with
 	 */
-	JobInvoker(DelayedListenerContainer.Settings settings, InvocableHandlerMethod handler,
-			DelayedListenerContainer container, DelayQueueConsumer consumer) {
+	JobInvoker(DefaultDelayedListenerContainer.Settings settings, DelayedJobHandler handler,
+			DefaultDelayedListenerContainer container, DelayQueueConsumer consumer) {
 		this.settings = settings;
 		this.handler = handler;
 		this.container = container;
@@ -185,7 +184,7 @@ final class JobInvoker {
 	 */
 	private Throwable call(Message<byte[]> message) {
 		try {
-			this.handler.invoke(message);
+			this.handler.handle(message);
 			return null;
 		}
 		catch (Throwable ex) {

@@ -18,7 +18,7 @@ import org.springframework.util.backoff.BackOffExecution;
 import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
- * One run of a {@link DelayedListenerContainer}, from a start to the stop that follows: the
+ * One run of a {@link DefaultDelayedListenerContainer}, from a start to the stop that follows: the
  * consumer thread, the handler slots, the handler threads and the settler threads. The
  * consumer thread waits for work without polling, reserves at most as many jobs as slots are
  * free, and hands each to a handler thread, where the {@link BatchRunner} runs it and the
@@ -44,9 +44,9 @@ final class ListenerConsumer {
 
 	private final BackOff errorBackOff = errorBackOff();
 
-	private final DelayedListenerContainer container;
+	private final DefaultDelayedListenerContainer container;
 
-	private final DelayedListenerContainer.Settings settings;
+	private final DefaultDelayedListenerContainer.Settings settings;
 
 	private final DelayQueueOperations operations;
 
@@ -75,7 +75,7 @@ final class ListenerConsumer {
 	 * @param invoker calls the listener method
 	 * @param batchSize sizes the batches of the handler threads
 	 */
-	ListenerConsumer(DelayedListenerContainer container, DelayQueueOperations operations, JobInvoker invoker,
+	ListenerConsumer(DefaultDelayedListenerContainer container, DelayQueueOperations operations, JobInvoker invoker,
 			BatchSize batchSize) {
 		this.container = container;
 		this.settings = container.settings();
@@ -105,14 +105,14 @@ final class ListenerConsumer {
 	 * ({@link DelayedListenerContainer#isContainerThread()}).
 	 */
 	private Thread newOwnThread(Runnable task) {
-		DelayedListenerContainer container = this.container;
+		DefaultDelayedListenerContainer container = this.container;
 		return this.settings.threadFactory().newThread(() -> {
-			DelayedListenerContainer.OWNER.set(container);
+			DefaultDelayedListenerContainer.OWNER.set(container);
 			try {
 				task.run();
 			}
 			finally {
-				DelayedListenerContainer.OWNER.remove();
+				DefaultDelayedListenerContainer.OWNER.remove();
 			}
 		});
 	}

@@ -1,0 +1,133 @@
+package io.github.delayqueue.config;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.github.delayqueue.listener.DelayedJobArgumentResolver;
+import io.github.delayqueue.listener.DelayedJobHandler;
+import io.github.delayqueue.listener.DelayedJobInterceptor;
+
+import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
+
+/**
+ * What a listener container runs: a topic, the listener called for each of its jobs, and the
+ * listener's own settings. {@code null} settings take the container factory's defaults (or
+ * each job's own TTR and attempts). {@link MethodDelayedListenerEndpoint} is a
+ * {@code @DelayedListener} method; {@link SimpleDelayedListenerEndpoint} is a lambda.
+ * Register an endpoint with the {@link DelayedListenerEndpointRegistrar} (from a
+ * {@link DelayedListenerConfigurer}) or, at run time, with the
+ * {@link DelayedListenerEndpointRegistry}.
+ */
+public interface DelayedListenerEndpoint {
+
+	/**
+	 * The id of the endpoint's container, unique in the registry.
+	 * @return the id
+	 */
+	String id();
+
+	/**
+	 * The topic whose jobs the endpoint handles.
+	 * @return the topic
+	 */
+	String topic();
+
+	/**
+	 * How the endpoint is named in messages.
+	 * @return the description
+	 */
+	String describe();
+
+	/**
+	 * Makes the listener a container calls for each job.
+	 * @param methodFactory resolves the arguments of a listener method (payload, headers,
+	 * job) from the job's message
+	 * @param jobs makes a {@link io.github.delayqueue.core.DelayedJob} of the job's message,
+	 * its payload read by the container factory's converter
+	 * @return the handler
+	 * @throws InvalidDelayedListenerException when the endpoint cannot be run, with a message
+	 * naming it and the fix
+	 */
+	DelayedJobHandler createHandler(MessageHandlerMethodFactory methodFactory, DelayedJobArgumentResolver jobs);
+
+	/**
+	 * Handlers at once.
+	 * @return the concurrency, or {@code null} for the factory's
+	 */
+	default Integer concurrency() {
+		return null;
+	}
+
+	/**
+	 * The reservation's time-to-run.
+	 * @return the TTR, or {@code null} for each job's own
+	 */
+	default Duration ttr() {
+		return null;
+	}
+
+	/**
+	 * Attempts per job, stored with each job the container reserves.
+	 * @return the attempts, or {@code null} for each job's own
+	 */
+	default Integer maxAttempts() {
+		return null;
+	}
+
+	/**
+	 * Whether the container starts with the context.
+	 * @return whether it does, or {@code null} for the factory's setting
+	 */
+	default Boolean autoStartup() {
+		return null;
+	}
+
+	/**
+	 * The first retry interval of the default error handler.
+	 * @return the interval, or {@code null} for the factory's
+	 */
+	default Duration backOffInitial() {
+		return null;
+	}
+
+	/**
+	 * The growth of the retry interval of the default error handler.
+	 * @return the factor, or {@code null} for the factory's
+	 */
+	default Double backOffMultiplier() {
+		return null;
+	}
+
+	/**
+	 * The longest retry interval of the default error handler.
+	 * @return the interval, or {@code null} for the factory's
+	 */
+	default Duration backOffMax() {
+		return null;
+	}
+
+	/**
+	 * Exceptions the default error handler never retries, beside the factory's.
+	 * @return the exception types
+	 */
+	default List<Class<? extends Throwable>> noRetryFor() {
+		return List.of();
+	}
+
+	/**
+	 * The bean name of the container factory the registrar uses for this endpoint.
+	 * @return the name, or {@code null} for the registrar's default factory
+	 */
+	default String containerFactory() {
+		return null;
+	}
+
+	/**
+	 * The endpoint's own interceptors, run after the container factory's.
+	 * @return the interceptors
+	 */
+	default List<DelayedJobInterceptor> interceptors() {
+		return List.of();
+	}
+
+}

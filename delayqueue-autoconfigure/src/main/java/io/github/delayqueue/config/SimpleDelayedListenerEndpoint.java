@@ -1,0 +1,262 @@
+package io.github.delayqueue.config;
+
+import java.lang.reflect.Type;
+import java.time.Duration;
+import java.util.List;
+
+import io.github.delayqueue.core.DelayedJob;
+import io.github.delayqueue.core.JobConstraints;
+import io.github.delayqueue.listener.DelayedJobArgumentResolver;
+import io.github.delayqueue.listener.DelayedJobHandler;
+import io.github.delayqueue.listener.DelayedJobInterceptor;
+import io.github.delayqueue.listener.DelayedJobListener;
+
+import org.springframework.core.ParameterizedTypeReference;
+import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
+import org.springframework.util.Assert;
+
+/**
+ * An endpoint whose listener is a lambda: no bean, no annotation, the payload type given
+ * explicitly (a lambda's generics are erased). Registered from a
+ * {@link DelayedListenerConfigurer} with the other listeners, or at run time:
+ *
+ * <pre class="code">
+ * SimpleDelayedListenerEndpoint&lt;OrderClose&gt; endpoint = new SimpleDelayedListenerEndpoint&lt;&gt;(
+ *         "order-close-tenant-7", "order-close-tenant-7", OrderClose.class,
+ *         (job) -&gt; orders.close(job.payload().orderId()));
+ * endpoint.setConcurrency(4);
+ * registry.registerListenerContainer(endpoint, containerFactory);
+ * // later
+ * registry.unregisterListenerContainer("order-close-tenant-7");
+ * </pre>
+ *
+ * The payload is read before the listener is called: a payload that cannot be read as the
+ * type fails the job without a retry, as for a {@code @DelayedListener} method. Settings left
+ * unset take the container factory's. Configure it before registering it.
+ *
+ * @param <T> the payload type
+ */
+public class SimpleDelayedListenerEndpoint<T> implements DelayedListenerEndpoint {
+
+	private final String id;
+
+	private final String topic;
+
+	private final Type payloadType;
+
+	private final DelayedJobListener<T> listener;
+
+	private Integer concurrency;
+
+	private Duration ttr;
+
+	private Integer maxAttempts;
+
+	private Boolean autoStartup;
+
+	private Duration backOffInitial;
+
+	private Double backOffMultiplier;
+
+	private Duration backOffMax;
+
+	private List<Class<? extends Throwable>> noRetryFor = List.of();
+
+	private String containerFactory;
+
+	private List<DelayedJobInterceptor> interceptors = List.of();
+
+	/**
+	 * Creates an endpoint whose payload is a class.
+	 * @param id the container id, unique in the registry
+	 * @param topic the topic
+	 * @param payloadType the payload's class ({@code byte[]} for the stored bytes)
+	 * @param listener the listener
+	 */
+	public SimpleDelayedListenerEndpoint(String id, String topic, Class<T> payloadType, DelayedJobListener<T> listener) {
+		this(id, topic, (Type) payloadType, listener);
+	}
+
+	/**
+	 * Creates an endpoint whose payload is a generic type, such as {@code List<Order>}.
+	 * @param id the container id, unique in the registry
+	 * @param topic the topic
+	 * @param payloadType the payload's type
+	 * @param listener the listener
+	 */
+	public SimpleDelayedListenerEndpoint(String id, String topic, ParameterizedTypeReference<T> payloadType,
+			DelayedJobListener<T> listener) {
+		this(id, topic, (payloadType != null) ? payloadType.getType() : null, listener);
+	}
+
+	private SimpleDelayedListenerEndpoint(String id, String topic, Type payloadType, DelayedJobListener<T> listener) {
+		Assert.hasText(id, "id must not be empty");
+		Assert.isTrue(id.strip().equals(id), "id must not start or end with whitespace");
+		Assert.notNull(payloadType, "payloadType must not be null");
+		Assert.notNull(listener, "listener must not be null");
+		this.id = id;
+		this.topic = JobConstraints.topic(topic);
+		this.payloadType = payloadType;
+		this.listener = listener;
+	}
+
+	@Override
+	public DelayedJobHandler createHandler(MessageHandlerMethodFactory methodFactory, DelayedJobArgumentResolver jobs) {
+		return (message) -> {
+			DelayedJob<T> job = jobs.resolveJob(message, this.payloadType);
+			job.payload();
+			this.listener.onJob(job);
+		};
+	}
+
+	@Override
+	public String id() {
+		return this.id;
+	}
+
+	@Override
+	public String topic() {
+		return this.topic;
+	}
+
+	@Override
+	public String describe() {
+		return "Listener endpoint '" + this.id + "' (" + this.listener.getClass().getName() + ")";
+	}
+
+	@Override
+	public Integer concurrency() {
+		return this.concurrency;
+	}
+
+	/**
+	 * Handlers at once.
+	 * @param concurrency 1 to 10,000
+	 */
+	public void setConcurrency(int concurrency) {
+		this.concurrency = JobConstraints.max("concurrency", concurrency, 10_000);
+	}
+
+	@Override
+	public Duration ttr() {
+		return this.ttr;
+	}
+
+	/**
+	 * The reservation's time-to-run instead of each job's own.
+	 * @param ttr the TTR
+	 */
+	public void setTtr(Duration ttr) {
+		this.ttr = JobConstraints.ttr(ttr);
+	}
+
+	@Override
+	public Integer maxAttempts() {
+		return this.maxAttempts;
+	}
+
+	/**
+	 * Attempts per job instead of each job's own, stored with each job reserved.
+	 * @param maxAttempts the attempts
+	 */
+	public void setMaxAttempts(int maxAttempts) {
+		this.maxAttempts = JobConstraints.maxAttempts(maxAttempts);
+	}
+
+	@Override
+	public Boolean autoStartup() {
+		return this.autoStartup;
+	}
+
+	/**
+	 * Whether the container starts when registered with a running registry (or with the
+	 * context); {@code false} to start it with
+	 * {@link DelayedListenerEndpointRegistry#startListenerContainer(String)}.
+	 * @param autoStartup whether it starts by itself
+	 */
+	public void setAutoStartup(boolean autoStartup) {
+		this.autoStartup = autoStartup;
+	}
+
+	@Override
+	public Duration backOffInitial() {
+		return this.backOffInitial;
+	}
+
+	/**
+	 * The first retry interval of the default error handler.
+	 * @param backOffInitial the interval
+	 */
+	public void setBackOffInitial(Duration backOffInitial) {
+		this.backOffInitial = JobConstraints.positive("backOffInitial", backOffInitial, JobConstraints.MAX_DELAY);
+	}
+
+	@Override
+	public Double backOffMultiplier() {
+		return this.backOffMultiplier;
+	}
+
+	/**
+	 * The growth of the retry interval of the default error handler.
+	 * @param backOffMultiplier the factor, at least 1
+	 */
+	public void setBackOffMultiplier(double backOffMultiplier) {
+		Assert.isTrue(backOffMultiplier >= 1, "backOffMultiplier must be at least 1");
+		this.backOffMultiplier = backOffMultiplier;
+	}
+
+	@Override
+	public Duration backOffMax() {
+		return this.backOffMax;
+	}
+
+	/**
+	 * The longest retry interval of the default error handler.
+	 * @param backOffMax the interval
+	 */
+	public void setBackOffMax(Duration backOffMax) {
+		this.backOffMax = JobConstraints.positive("backOffMax", backOffMax, JobConstraints.MAX_DELAY);
+	}
+
+	@Override
+	public List<Class<? extends Throwable>> noRetryFor() {
+		return this.noRetryFor;
+	}
+
+	/**
+	 * Exceptions the default error handler never retries, beside the factory's.
+	 * @param noRetryFor the exception types
+	 */
+	public void setNoRetryFor(List<Class<? extends Throwable>> noRetryFor) {
+		Assert.noNullElements(noRetryFor, "noRetryFor must not contain null");
+		this.noRetryFor = List.copyOf(noRetryFor);
+	}
+
+	@Override
+	public String containerFactory() {
+		return this.containerFactory;
+	}
+
+	/**
+	 * The bean name of the container factory the registrar uses for this endpoint.
+	 * @param containerFactory the name, or {@code null} for the registrar's default
+	 */
+	public void setContainerFactory(String containerFactory) {
+		this.containerFactory = containerFactory;
+	}
+
+	@Override
+	public List<DelayedJobInterceptor> interceptors() {
+		return this.interceptors;
+	}
+
+	/**
+	 * The endpoint's own interceptors, run after the container factory's.
+	 * @param interceptors the interceptors
+	 */
+	public void setInterceptors(List<DelayedJobInterceptor> interceptors) {
+		Assert.noNullElements(interceptors, "interceptors must not contain null");
+		this.interceptors = List.copyOf(interceptors);
+	}
+
+}
