@@ -202,7 +202,23 @@ public class DelayQueueProperties implements Validator {
 		 */
 		private boolean outcomeEvents;
 
+		/**
+		 * Publish how this instance's listeners handle each job to the namespace's Redis
+		 * pub/sub channel "<namespace>:outcomes", for JobOutcomeStream subscribers in any
+		 * instance (at most once). Turns on outcome-events too: the stream is published from
+		 * those events.
+		 */
+		private boolean outcomeStream;
+
 		private final BackOff backOff = new BackOff();
+
+		public boolean isOutcomeStream() {
+			return this.outcomeStream;
+		}
+
+		public void setOutcomeStream(boolean outcomeStream) {
+			this.outcomeStream = outcomeStream;
+		}
 
 		public Duration getIdleEventInterval() {
 			return this.idleEventInterval;

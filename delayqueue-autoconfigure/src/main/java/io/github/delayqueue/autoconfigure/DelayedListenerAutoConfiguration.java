@@ -10,6 +10,9 @@ import io.github.delayqueue.core.JobPayloadConverter;
 import io.github.delayqueue.listener.DelayedJobErrorHandler;
 import io.github.delayqueue.listener.DelayedJobInterceptor;
 import io.github.delayqueue.listener.DelayedJobRecoverer;
+import io.github.delayqueue.listener.JobOutcomeStream;
+import io.github.delayqueue.listener.RedisJobOutcomeStream;
+import io.github.delayqueue.redis.RedisDelayQueue;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -21,6 +24,7 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
 
 /**
@@ -28,7 +32,9 @@ import org.springframework.messaging.handler.annotation.support.MessageHandlerMe
  * by a {@link DelayedListenerContainerFactoryConfigurer} (from {@code delayqueue.listener.*},
  * with the application's {@link DelayedJobErrorHandler} or {@link DelayedJobRecoverer} bean
  * if there is one, its {@link DelayedJobInterceptor} beans in order, and virtual threads when
- * {@code spring.threads.virtual.enabled} is on Java 21+), and listener detection.
+ * {@code spring.threads.virtual.enabled} is on Java 21+), listener detection, and the
+ * {@link JobOutcomeStream} of the namespace (publishing when
+ * {@code delayqueue.listener.outcome-stream} is on).
  */
 @AutoConfiguration(after = DelayQueueAutoConfiguration.class)
 @ConditionalOnClass({ MessageHandlerMethodFactory.class, EnableDelayedListeners.class })
@@ -54,6 +60,15 @@ public final class DelayedListenerAutoConfiguration {
 				converter);
 		configurer.configure(factory);
 		return factory;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(JobOutcomeStream.class)
+	@ConditionalOnBean(RedisDelayQueue.class)
+	RedisJobOutcomeStream delayQueueJobOutcomeStream(RedisConnectionFactory connectionFactory, RedisDelayQueue queue,
+			DelayQueueProperties properties) {
+		return new RedisJobOutcomeStream(connectionFactory, queue.getNamespace(), queue.getInstanceId(),
+				properties.getListener().isOutcomeStream());
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -94,7 +94,7 @@ public final class DelayedListenerContainerFactoryConfigurer {
 		factory.setInterceptors(this.interceptors);
 		factory.setApplicationEventPublisher(this.eventPublisher);
 		factory.setIdleEventInterval(this.properties.getIdleEventInterval());
-		factory.setOutcomeEvents(this.properties.isOutcomeEvents());
+		factory.setOutcomeEvents(this.properties.isOutcomeEvents() || this.properties.isOutcomeStream());
 		if (!this.observers.isEmpty()) {
 			factory.setObserver(DelayQueueObserver.composite(this.observers));
 		}

@@ -1,0 +1,38 @@
+package io.github.delayqueue.listener;
+
+import java.time.Instant;
+import java.util.Set;
+
+/**
+ * How a listener handled one delivery of a job, as the
+ * {@link JobOutcomeStream} carries it from the instance that ran it to every subscriber of
+ * the namespace.
+ *
+ * @param topic the job's topic
+ * @param id the job's id
+ * @param outcome {@code success}, {@code skipped}, {@code retry}, {@code dead},
+ * {@code recovered}, {@code stale} or {@code left}, as {@link DelayedJobOutcomeEvent} names
+ * them
+ * @param attempt the attempt that ran (1 for the first)
+ * @param maxAttempts the job's attempts limit
+ * @param listenerId the id of the listener container that ran it
+ * @param instanceId the id of the instance that ran it ({@code delayqueue.instance-id})
+ * @param error what the listener threw ({@code class: message}), or {@code null}
+ * @param at when the outcome was decided, by the clock of the instance that ran it
+ */
+public record JobOutcome(String topic, String id, String outcome, int attempt, int maxAttempts, String listenerId,
+		String instanceId, String error, Instant at) {
+
+	private static final Set<String> FINAL = Set.of("success", "skipped", "dead", "recovered");
+
+	/**
+	 * Whether the job is done with: it succeeded or was skipped (finished in Redis), is DEAD,
+	 * or a recoverer took it. {@code retry}, {@code stale} and {@code left} are not final: the
+	 * job runs again (or another consumer has it).
+	 * @return {@code true} for a final outcome
+	 */
+	public boolean isFinal() {
+		return FINAL.contains(this.outcome);
+	}
+
+}
