@@ -51,7 +51,10 @@ import org.springframework.util.StringUtils;
  * <p>
  * A listener that cannot work fails start-up with a message naming the bean, the method and
  * the fix: no topic or an invalid one, an unresolvable placeholder, no parameters, more than
- * one payload parameter, a setting that is not a number or duration.
+ * one payload parameter (checked when the endpoint is registered, unless the registrar has a
+ * message-handler-method factory of its own), a setting that is not a number or duration. A
+ * bean made after start-up (lazy, prototype) has its listeners registered and started when it
+ * is made.
  */
 public class DelayedListenerAnnotationBeanPostProcessor
 		implements BeanPostProcessor, BeanFactoryAware, SmartInitializingSingleton, Ordered {
@@ -210,7 +213,7 @@ public class DelayedListenerAnnotationBeanPostProcessor
 			}
 		}
 		// how many payload parameters it has is checked when it is registered: the
-		// registrar's custom argument resolvers may bind some
+		// registrar's custom argument resolvers may bind some (MethodDelayedListenerEndpoint)
 	}
 
 	/**

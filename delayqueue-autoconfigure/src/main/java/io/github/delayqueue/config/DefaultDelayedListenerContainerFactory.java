@@ -236,6 +236,10 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	@Override
 	public DelayedListenerContainer createContainer(DelayedListenerEndpoint endpoint) {
 		Assert.notNull(endpoint, "endpoint must not be null");
+		if (endpoint instanceof MethodDelayedListenerEndpoint method) {
+			// this factory's resolution has no custom resolvers (a registrar with some wraps the endpoint)
+			method.checkPayloadParameters(List.of());
+		}
 		DefaultDelayedListenerContainer.Settings settings = new DefaultDelayedListenerContainer.Settings(endpoint.id(),
 				endpoint.topic(), (endpoint.concurrency() != null) ? endpoint.concurrency() : this.concurrency,
 				endpoint.ttr(), endpoint.maxAttempts(), errorHandler(endpoint), this.shutdownTimeout,

@@ -103,7 +103,9 @@ public class DelayedListenerEndpointRegistrar {
 	 * container factory's; the {@link #setValidator validator} and
 	 * {@link #setCustomMethodArgumentResolvers custom resolvers} then do not apply (configure
 	 * them on this factory). It must resolve {@link io.github.delayqueue.core.DelayedJob}
-	 * parameters and read payloads itself.
+	 * parameters and read payloads itself, and the start-up check that a listener method has
+	 * at most one payload parameter is skipped (what is a payload parameter is then the
+	 * factory's to say).
 	 * @param messageHandlerMethodFactory the factory, or {@code null} for the container
 	 * factory's
 	 */
@@ -202,9 +204,6 @@ public class DelayedListenerEndpointRegistrar {
 
 	private void register(Registration registration) {
 		DelayedListenerEndpoint endpoint = registration.endpoint();
-		if (endpoint instanceof MethodDelayedListenerEndpoint method && this.messageHandlerMethodFactory == null) {
-			method.checkPayloadParameters(this.customMethodArgumentResolvers);
-		}
 		DelayedListenerContainerFactory factory = (registration.factory() != null) ? registration.factory()
 				: resolveFactory(endpoint);
 		this.registry.registerListenerContainer(customized(endpoint), factory);
@@ -235,7 +234,11 @@ public class DelayedListenerEndpointRegistrar {
 	private DelayedListenerEndpoint customized(DelayedListenerEndpoint endpoint) {
 		if (this.messageHandlerMethodFactory == null && this.validator == null
 				&& this.customMethodArgumentResolvers.isEmpty()) {
+			// the container factory's own resolution, which checks the parameters
 			return endpoint;
+		}
+		if (endpoint instanceof MethodDelayedListenerEndpoint method && this.messageHandlerMethodFactory == null) {
+			method.checkPayloadParameters(this.customMethodArgumentResolvers);
 		}
 		return new CustomizedEndpoint(endpoint, this.messageHandlerMethodFactory, this.validator,
 				this.customMethodArgumentResolvers);

@@ -3,16 +3,22 @@ package io.github.delayqueue.config;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Predicate;
 
+import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.util.Assert;
+import org.springframework.util.StringUtils;
 
 /**
  * Holds every listener container and is their one {@link SmartLifecycle}: containers start
@@ -32,42 +38,90 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	// set when the registry stops (the context closes), cleared when it starts
 	private boolean stopped;
 
-	// the threads starting a container now, once per start under way (a started event's
-	// listener may start another on the same thread)
-	private final List<Thread> starting = new ArrayList<>();
+	// the starts under way, once each (a started event's listener may start another on the
+	// same thread), entered in the locked block that decides the start
+	private final List<Start> starting = new ArrayList<>();
+
+	// containers removed by unregisterListenerContainer whose stop has not ended: the
+	// registry's stop waits for them too
+	private final Set<DelayedListenerContainer> unregistering = new HashSet<>();
+
+	private record Start(Thread thread, DelayedListenerContainer container) {
+	}
 
 	/**
-	 * Creates and registers the container of an endpoint; starts it when the registry runs and
-	 * the container starts by itself ({@code autoStartup}). Works at any time: an endpoint
-	 * registered at run time is stopped with the others when the context closes.
+	 * Creates and registers the container of an endpoint; starts it when the registry runs
+	 * (the context has started) and the container starts by itself (the endpoint's
+	 * {@code autoStartup}, else its factory's). Works at any time: a container registered at
+	 * run time is stopped with the others when the context closes.
 	 * @param endpoint the endpoint
 	 * @param factory the factory that makes its container
 	 * @return the container
-	 * @throws InvalidDelayedListenerException when another container has the endpoint's id,
-	 * or the factory cannot run the endpoint; nothing is registered then
+	 * @throws InvalidDelayedListenerException when the endpoint has no id or an invalid topic,
+	 * another container has its id, or the factory cannot run it; nothing is registered then
 	 */
 	public DelayedListenerContainer registerListenerContainer(DelayedListenerEndpoint endpoint,
 			DelayedListenerContainerFactory factory) {
 		Assert.notNull(endpoint, "endpoint must not be null");
 		Assert.notNull(factory, "factory must not be null");
-		DelayedListenerContainer container;
-		boolean start;
-		synchronized (this) {
-			if (this.containers.containsKey(endpoint.id())) {
-				throw new InvalidDelayedListenerException(endpoint.describe(),
-						"uses id '" + endpoint.id() + "', which another listener has already",
-						"give each listener its own id", null);
-			}
-			container = factory.createContainer(endpoint);
-			Assert.state(container != null && endpoint.id().equals(container.getId()),
-					() -> "The container factory made no container with id '" + endpoint.id() + "'");
-			this.containers.put(endpoint.id(), container);
-			start = this.running && container.isAutoStartup();
+		String id = endpoint.id();
+		if (!StringUtils.hasText(id)) {
+			throw new InvalidDelayedListenerException(endpoint.describe(), "has no id", "give it an id", null);
 		}
-		if (start) {
-			startChecked(container);
+		try {
+			JobConstraints.topic(endpoint.topic());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidDelayedListenerException(endpoint.describe(),
+					"has an invalid topic (" + ex.getMessage() + ")", "give it a valid topic", ex);
+		}
+		checkFree(endpoint);
+		// made outside the lock: the factory and the endpoint run code of their own
+		DelayedListenerContainer container = factory.createContainer(endpoint);
+		if (container == null || !id.equals(container.getId())) {
+			throw new InvalidDelayedListenerException(endpoint.describe(),
+					"got no container with its id '" + id + "' from " + factory.getClass().getName(),
+					"have the factory return a container with the endpoint's id", null);
+		}
+		Start start = null;
+		synchronized (this) {
+			checkFree(endpoint);
+			this.containers.put(id, container);
+			if (this.running && container.isAutoStartup()) {
+				start = beginStart(container);
+			}
+		}
+		if (start != null) {
+			try {
+				finishStart(start);
+			}
+			catch (RuntimeException | Error ex) {
+				// a container that could not start is not kept: its id stays free
+				synchronized (this) {
+					this.containers.remove(id, container);
+				}
+				throw ex;
+			}
 		}
 		return container;
+	}
+
+	private synchronized void checkFree(DelayedListenerEndpoint endpoint) {
+		if (this.containers.containsKey(endpoint.id())) {
+			throw new InvalidDelayedListenerException(endpoint.describe(),
+					"uses id '" + endpoint.id() + "', which another listener has already",
+					"give each listener its own id", null);
+		}
+	}
+
+	/**
+	 * Enters a start in the same locked block that decided it, so that a stop of the registry
+	 * or an unregister meanwhile waits for it.
+	 */
+	private Start beginStart(DelayedListenerContainer container) {
+		Start start = new Start(Thread.currentThread(), container);
+		this.starting.add(start);
+		return start;
 	}
 
 	/**
@@ -76,24 +130,38 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	 * was unregistered, stops it again, so that no container outlives the registry's stop or
 	 * runs unregistered.
 	 */
-	private void startChecked(DelayedListenerContainer container) {
-		Thread self = Thread.currentThread();
-		synchronized (this) {
-			this.starting.add(self);
-		}
-		boolean stopped;
+	private void finishStart(Start start) {
+		DelayedListenerContainer container = start.container();
+		boolean stop;
 		try {
 			container.start();
 		}
 		finally {
 			synchronized (this) {
-				this.starting.remove(self);
+				this.starting.remove(start);
 				notifyAll();
-				stopped = this.stopped || this.containers.get(container.getId()) != container;
+				stop = this.stopped || this.containers.get(container.getId()) != container;
 			}
 		}
-		if (stopped) {
+		if (stop) {
 			container.stop();
+		}
+	}
+
+	/**
+	 * Waits, holding this registry's lock, until no other thread starts a container that
+	 * matches (the lock is released while waiting).
+	 */
+	private void awaitStarts(Predicate<Start> matching) {
+		Thread self = Thread.currentThread();
+		while (this.starting.stream().anyMatch((start) -> start.thread() != self && matching.test(start))) {
+			try {
+				wait();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return;
+			}
 		}
 	}
 
@@ -117,45 +185,63 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	 * is closing): a container started then would outlive it
 	 */
 	public void startListenerContainer(String id) {
-		DelayedListenerContainer container;
+		Start start;
 		synchronized (this) {
-			container = container(id);
+			DelayedListenerContainer container = container(id);
 			if (this.stopped) {
 				throw new IllegalStateException("Listener container '" + id + "' is not started: the listener"
 						+ " containers are stopped (the context was stopped or is closing); start the context first");
 			}
+			start = beginStart(container);
 		}
-		startChecked(container);
+		finishStart(start);
 	}
 
 	/**
 	 * Stops the container with an id and waits until it has stopped (its running handlers
-	 * end, up to its shutdown timeout); on one of the container's own threads it does not
-	 * wait. It stays registered: {@link #startListenerContainer(String)} starts it again.
-	 * Does nothing when it is stopped.
+	 * end, up to its shutdown timeout); on a listener container's thread (a listener, an
+	 * interceptor, an error handler) it does not wait: the stop goes on in the background.
+	 * It stays registered: {@link #startListenerContainer(String)} starts it again. Does
+	 * nothing more when it is stopped.
 	 * @param id the container's id
 	 * @throws IllegalArgumentException when no container has the id
 	 */
 	public void stopListenerContainer(String id) {
-		stopAndWait(container(id));
+		stopAndWait(container(id), () -> {
+		});
 	}
 
 	/**
-	 * Stops the container with an id as {@link #stopListenerContainer(String)} does and
-	 * removes it: its id may be registered again. Jobs it had reserved but not started are
-	 * given back; jobs whose handler outlived the shutdown timeout are redelivered after
-	 * their TTR, as after any stop.
+	 * Removes the container with an id and stops it as {@link #stopListenerContainer(String)}
+	 * does (unlike Spring Kafka's, which only removes it): its id may be registered again at
+	 * once. Starts of it under way on other threads end first. Jobs it had reserved but not
+	 * started are given back; jobs whose handler outlives the shutdown timeout are
+	 * redelivered after their TTR, as after any stop. The registry's stop (the context's
+	 * close) waits for a stop begun here.
 	 * @param id the container's id
-	 * @return the container, stopped, or {@code null} when no container has the id
+	 * @return the container, or {@code null} when no container has the id
 	 */
 	public DelayedListenerContainer unregisterListenerContainer(String id) {
 		DelayedListenerContainer container;
 		synchronized (this) {
-			container = this.containers.remove(id);
+			container = this.containers.get(id);
+			if (container == null) {
+				return null;
+			}
+			DelayedListenerContainer removed = container;
+			awaitStarts((start) -> start.container() == removed);
+			if (!this.containers.remove(id, container)) {
+				// unregistered by another thread meanwhile
+				return null;
+			}
+			this.unregistering.add(container);
 		}
-		if (container != null) {
-			stopAndWait(container);
-		}
+		stopAndWait(container, () -> {
+			synchronized (this) {
+				this.unregistering.remove(container);
+				notifyAll();
+			}
+		});
 		return container;
 	}
 
@@ -169,16 +255,23 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	}
 
 	/**
-	 * Stops a container and waits for it, unless on a listener container's own thread.
+	 * Stops a container and waits for it, unless on a listener container's thread; the
+	 * callback runs when the stop has ended.
 	 */
-	private static void stopAndWait(DelayedListenerContainer container) {
+	private static void stopAndWait(DelayedListenerContainer container, Runnable callback) {
 		if (DelayedListenerContainer.isContainerThread()) {
-			container.stop(() -> {
-			});
+			container.stop(callback);
 			return;
 		}
 		CountDownLatch done = new CountDownLatch(1);
-		container.stop(done::countDown);
+		container.stop(() -> {
+			try {
+				callback.run();
+			}
+			finally {
+				done.countDown();
+			}
+		});
 		await(done);
 	}
 
@@ -201,13 +294,29 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 
 	@Override
 	public void start() {
-		List<DelayedListenerContainer> starting;
+		List<Start> starts;
 		synchronized (this) {
 			this.stopped = false;
 			this.running = true;
-			starting = this.containers.values().stream().filter(DelayedListenerContainer::isAutoStartup).toList();
+			starts = this.containers.values()
+				.stream()
+				.filter(DelayedListenerContainer::isAutoStartup)
+				.map(this::beginStart)
+				.toList();
 		}
-		starting.forEach(this::startChecked);
+		for (int i = 0; i < starts.size(); i++) {
+			try {
+				finishStart(starts.get(i));
+			}
+			catch (RuntimeException | Error ex) {
+				// the starts not made are no longer under way
+				synchronized (this) {
+					this.starting.removeAll(starts.subList(i + 1, starts.size()));
+					notifyAll();
+				}
+				throw ex;
+			}
+		}
 	}
 
 	/**
@@ -229,8 +338,8 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	/**
 	 * Stops every container, also those whose stop is under way already, and runs the
 	 * callback when all have stopped (each waits for its running handlers up to its shutdown
-	 * timeout). Starts under way on other threads end first: a container they start is
-	 * stopped with the others.
+	 * timeout), and those unregistered whose stop has not ended. Starts under way on other
+	 * threads end first: a container they start is stopped with the others.
 	 */
 	@Override
 	public void stop(Runnable callback) {
@@ -238,17 +347,10 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 		synchronized (this) {
 			this.running = false;
 			this.stopped = true;
-			Thread self = Thread.currentThread();
-			while (this.starting.stream().anyMatch((thread) -> thread != self)) {
-				try {
-					wait();
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-					break;
-				}
-			}
-			running = List.copyOf(this.containers.values());
+			awaitStarts((start) -> true);
+			Set<DelayedListenerContainer> all = new LinkedHashSet<>(this.containers.values());
+			all.addAll(this.unregistering);
+			running = List.copyOf(all);
 		}
 		if (running.isEmpty()) {
 			callback.run();

@@ -9,8 +9,10 @@ import java.util.concurrent.TimeUnit;
 import io.github.delayqueue.annotation.DelayedListener;
 import io.github.delayqueue.config.DelayedListenerConfigurer;
 import io.github.delayqueue.config.DelayedListenerContainerFactory;
+import io.github.delayqueue.config.DelayedListenerEndpoint;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.config.InvalidDelayedListenerException;
+import io.github.delayqueue.config.MethodDelayedListenerEndpoint;
 import io.github.delayqueue.config.SimpleDelayedListenerEndpoint;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.JobInfo;
@@ -26,6 +28,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.MethodParameter;
 import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.messaging.Message;
+import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
 import org.springframework.messaging.handler.invocation.HandlerMethodArgumentResolver;
 import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
@@ -212,6 +215,113 @@ class DelayedListenerEndpointRegistryTests {
 		assertThat(steps).containsExactly("unregistered true", "handler done");
 		assertThat(registry.getListenerContainer("once")).isNull();
 		assertInvariant();
+	}
+
+	@Test
+	void theContextsCloseWaitsForAContainerWhoseUnregisterIsUnderWay() throws Exception {
+		ConfigurableApplicationContext context = this.apps.run(NoListeners.class, "delayqueue.buckets=1");
+		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+		DelayedListenerEndpointRegistry registry = context.getBean(DelayedListenerEndpointRegistry.class);
+		CountDownLatch running = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		List<String> steps = new CopyOnWriteArrayList<>();
+		registry.registerListenerContainer(new SimpleDelayedListenerEndpoint<>("held", "held", String.class, (job) -> {
+			running.countDown();
+			release.await();
+			steps.add("handler done");
+		}), context.getBean(DelayedListenerContainerFactory.class));
+		template.schedule("held", "1", "x", Duration.ZERO);
+		assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+		Thread unregistering = new Thread(() -> registry.unregisterListenerContainer("held"), "unregistering");
+		unregistering.start();
+		await().atMost(Duration.ofSeconds(5)).until(() -> registry.getListenerContainer("held") == null);
+		Thread stopping = new Thread(() -> {
+			registry.stop();
+			steps.add("registry stopped");
+		}, "stopping");
+		stopping.start();
+		// the registry's stop waits for the handler of the container no longer registered
+		stopping.join(500);
+		assertThat(stopping.isAlive()).isTrue();
+		release.countDown();
+		stopping.join(10_000);
+		unregistering.join(10_000);
+		assertThat(steps).containsExactly("handler done", "registry stopped");
+		await().atMost(Duration.ofSeconds(5)).until(() -> template.find("held", "1").isEmpty());
+		assertInvariant();
+	}
+
+	@Test
+	void aContainerThatCannotStartIsNotKeptAndItsIdStaysFree() {
+		ConfigurableApplicationContext context = this.apps.run(NoListeners.class, "delayqueue.buckets=1");
+		DelayedListenerEndpointRegistry registry = context.getBean(DelayedListenerEndpointRegistry.class);
+		DelayedListenerContainerFactory real = context.getBean(DelayedListenerContainerFactory.class);
+		DelayedListenerContainerFactory failing = (endpoint) -> {
+			DelayedListenerContainer container = real.createContainer(endpoint);
+			return (DelayedListenerContainer) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+					new Class<?>[] { DelayedListenerContainer.class }, (proxy, method, args) -> {
+						if (method.getName().equals("start")) {
+							throw new OutOfMemoryError("unable to create native thread");
+						}
+						return method.invoke(container, args);
+					});
+		};
+		SimpleDelayedListenerEndpoint<String> endpoint = new SimpleDelayedListenerEndpoint<>("fragile", "fragile",
+				String.class, (job) -> {
+				});
+		assertThatExceptionOfType(OutOfMemoryError.class)
+			.isThrownBy(() -> registry.registerListenerContainer(endpoint, failing));
+		assertThat(registry.getListenerContainer("fragile")).isNull();
+		assertThat(registry.registerListenerContainer(endpoint, real).isRunning()).isTrue();
+	}
+
+	static class TwoPayloads {
+
+		public void on(String first, String second) {
+		}
+
+	}
+
+	@Test
+	void anEndpointTheRegistryCannotRunIsRefusedWithTheReason() throws Exception {
+		ConfigurableApplicationContext context = this.apps.run(NoListeners.class, "delayqueue.buckets=1");
+		DelayedListenerEndpointRegistry registry = context.getBean(DelayedListenerEndpointRegistry.class);
+		DelayedListenerContainerFactory factory = context.getBean(DelayedListenerContainerFactory.class);
+		MethodDelayedListenerEndpoint twoPayloads = new MethodDelayedListenerEndpoint("two", "two", new TwoPayloads(),
+				TwoPayloads.class.getMethod("on", String.class, String.class), "twoPayloads", null, null, null, null,
+				null, null, null, List.of(), null);
+		assertThatExceptionOfType(InvalidDelayedListenerException.class)
+			.isThrownBy(() -> registry.registerListenerContainer(twoPayloads, factory))
+			.withMessageContaining("has 2 payload parameters");
+		DelayedListenerEndpoint badTopic = new DelayedListenerEndpoint() {
+
+			@Override
+			public String id() {
+				return "bad-topic";
+			}
+
+			@Override
+			public String topic() {
+				return "no spaces allowed";
+			}
+
+			@Override
+			public String describe() {
+				return "Endpoint 'bad-topic'";
+			}
+
+			@Override
+			public DelayedJobHandler createHandler(MessageHandlerMethodFactory methodFactory,
+					DelayedJobArgumentResolver jobs) {
+				return (message) -> {
+				};
+			}
+
+		};
+		assertThatExceptionOfType(InvalidDelayedListenerException.class)
+			.isThrownBy(() -> registry.registerListenerContainer(badTopic, factory))
+			.withMessageContaining("Endpoint 'bad-topic' has an invalid topic");
+		assertThat(registry.getListenerContainers()).isEmpty();
 	}
 
 	// ------------------------------------------------------------------ registrar
