@@ -98,13 +98,15 @@ final class Job
         public readonly string $dueAt,
         public string $reservedUntil,
         public readonly string $ttr,
+        /** The job's own headers (name => value); empty when it has none. */
+        public readonly array $headers = [],
     ) {
     }
 
     public static function fromArray(array $job): self
     {
         return new self($job['topic'], $job['id'], $job['token'], $job['attempt'], $job['maxAttempts'],
-            $job['body'] ?? null, $job['dueAt'], $job['reservedUntil'], $job['ttr']);
+            $job['body'] ?? null, $job['dueAt'], $job['reservedUntil'], $job['ttr'], $job['headers'] ?? []);
     }
 }
 
@@ -132,11 +134,12 @@ final class DelayQueueClient
      * Schedules a job: after $delay, or at $dueAt (exactly one of them). $body is any JSON value;
      * a string is stored as its text, as a Java String payload is. Returns ['created' => bool,
      * 'state' => ..., 'dueAt' => ...]: created is false when a job with this topic and id exists and
-     * was kept (pass replace: true to replace it).
+     * was kept (pass replace: true to replace it). $headers are the job's own (a tenant, a
+     * correlation id): strings its listener reads with @Header, shown by get and reserve.
      */
     public function add(string $topic, string $id, mixed $body, int|string|null $delay = null,
                         int|string|\DateTimeInterface|null $dueAt = null, int|string|null $ttr = null,
-                        ?int $maxAttempts = null, bool $replace = false): array
+                        ?int $maxAttempts = null, bool $replace = false, array $headers = []): array
     {
         $request = ['topic' => $topic, 'id' => $id, 'body' => $body];
         if ($delay !== null) {
@@ -153,6 +156,9 @@ final class DelayQueueClient
         }
         if ($replace) {
             $request['onDuplicate'] = 'REPLACE';
+        }
+        if ($headers !== []) {
+            $request['headers'] = $headers;
         }
         return $this->call('POST', '/jobs', $request);
     }

@@ -141,7 +141,8 @@ $failures = [
 
 $tests = [
     'add, reserve and finish round trip' => function (DelayQueueClient $client, string $topic): void {
-        check($client->add($topic, 'j-1', ['user' => 42, 'tags' => ['a', 'b']], delay: 0)['created'] === true, 'created');
+        check($client->add($topic, 'j-1', ['user' => 42, 'tags' => ['a', 'b']], delay: 0,
+            headers: ['tenant' => 'acme'])['created'] === true, 'created');
         $client->add($topic, 'j-2', 'plain text', delay: 'PT0S');
         $jobs = $client->reserve($topic, max: 10, wait: 'PT5S');
         check(count($jobs) === 2, 'two jobs');
@@ -151,6 +152,8 @@ $tests = [
         }
         check($byId['j-1']->body === ['user' => 42, 'tags' => ['a', 'b']], 'object body');
         check($byId['j-2']->body === 'plain text', 'text body');
+        check($byId['j-1']->headers === ['tenant' => 'acme'], 'headers');
+        check($byId['j-2']->headers === [], 'no headers');
         check($byId['j-1']->attempt === 1, 'attempt 1');
         foreach ($jobs as $job) {
             $client->finish($job);

@@ -103,13 +103,15 @@ class Job:
     due_at: str
     reserved_until: str
     ttr: str
+    headers: Dict[str, str] = field(default_factory=dict)
     raw: Dict[str, Any] = field(repr=False, default_factory=dict)
 
     @classmethod
     def from_json(cls, data: Dict[str, Any]) -> "Job":
         return cls(topic=data["topic"], id=data["id"], token=data["token"], attempt=data["attempt"],
                    max_attempts=data["maxAttempts"], body=data.get("body"), due_at=data["dueAt"],
-                   reserved_until=data["reservedUntil"], ttr=data["ttr"], raw=data)
+                   reserved_until=data["reservedUntil"], ttr=data["ttr"], headers=data.get("headers", {}),
+                   raw=data)
 
 
 def _duration(value: Duration) -> Union[int, str]:
@@ -162,10 +164,13 @@ class DelayQueueClient:
 
     def add(self, topic: str, id: str, body: Any, delay: Optional[Duration] = None,
             due_at: Optional[Instant] = None, ttr: Optional[Duration] = None,
-            max_attempts: Optional[int] = None, replace: bool = False) -> Dict[str, Any]:
+            max_attempts: Optional[int] = None, replace: bool = False,
+            headers: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
         """Schedules a job: after delay, or at due_at (exactly one of them).
 
         body is any JSON value; a str is stored as its text, as a Java String payload is.
+        headers are the job's own (a tenant, a correlation id): strings its listener reads with
+        @Header, shown by get and reserve.
         Returns {"created": bool, "state": ..., "dueAt": ...}: created is False when a job with
         this topic and id exists and was kept (pass replace=True to replace it).
         """
@@ -180,6 +185,8 @@ class DelayQueueClient:
             request["maxAttempts"] = max_attempts
         if replace:
             request["onDuplicate"] = "REPLACE"
+        if headers:
+            request["headers"] = headers
         return self._call("POST", "/jobs", request)
 
     def cancel(self, topic: str, id: str) -> bool:

@@ -33,7 +33,8 @@ class DelayQueueClientTest(unittest.TestCase):
         self.topic = "py-" + uuid.uuid4().hex[:12]
 
     def test_add_reserve_finish_round_trip(self):
-        created = self.client.add(self.topic, "j-1", {"user": 42, "tags": ["a", "b"]}, delay=0)
+        created = self.client.add(self.topic, "j-1", {"user": 42, "tags": ["a", "b"]}, delay=0,
+                                  headers={"tenant": "acme"})
         self.assertTrue(created["created"])
         self.assertEqual("READY", created["state"])
         self.client.add(self.topic, "j-2", "plain text", delay=timedelta(0))
@@ -44,6 +45,8 @@ class DelayQueueClientTest(unittest.TestCase):
         self.assertEqual({"user": 42, "tags": ["a", "b"]}, by_id["j-1"].body)
         self.assertEqual("plain text", by_id["j-2"].body)
         self.assertEqual(1, by_id["j-1"].attempt)
+        self.assertEqual({"tenant": "acme"}, by_id["j-1"].headers)
+        self.assertEqual({}, by_id["j-2"].headers)
         for job in jobs:
             self.client.finish(job)
         self.assertIsNone(self.client.get(self.topic, "j-1"))

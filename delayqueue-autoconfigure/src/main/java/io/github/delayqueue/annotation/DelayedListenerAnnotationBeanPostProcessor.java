@@ -229,19 +229,26 @@ public class DelayedListenerAnnotationBeanPostProcessor
 		if (name == null) {
 			return;
 		}
+		if (MessageHeaders.ID.equals(name) || MessageHeaders.TIMESTAMP.equals(name)) {
+			return;
+		}
 		Class<?> type = DelayQueueHeaders.typeOf(name);
-		if (type == null) {
+		if (type == null && name.startsWith(DelayQueueHeaders.PREFIX)) {
 			boolean optional = !header.required() || !ValueConstants.DEFAULT_NONE.equals(header.defaultValue())
-					|| parameter.getParameterType() == Optional.class || MessageHeaders.ID.equals(name)
-					|| MessageHeaders.TIMESTAMP.equals(name);
+					|| parameter.getParameterType() == Optional.class;
 			if (!optional) {
 				throw new InvalidDelayedListenerException(where,
 						"has a @Header(\"" + name + "\") parameter, but no job carries a header of that name",
 						"use a name from DelayQueueHeaders (" + DelayQueueHeaders.ATTEMPT + ", " + DelayQueueHeaders.ID
-								+ ", ...)",
+								+ ", ...); names starting with " + DelayQueueHeaders.PREFIX + " are the queue's",
 						null);
 			}
 			return;
+		}
+		if (type == null) {
+			// a header of the job's own, set when it was scheduled: a String (a job without it
+			// fails a required parameter without a retry)
+			type = String.class;
 		}
 		if (!HEADER_CONVERSION.canConvert(TypeDescriptor.valueOf(type), new TypeDescriptor(parameter))) {
 			throw new InvalidDelayedListenerException(where,

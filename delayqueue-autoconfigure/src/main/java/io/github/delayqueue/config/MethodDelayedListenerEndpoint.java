@@ -3,8 +3,12 @@ package io.github.delayqueue.config;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
+import io.github.delayqueue.listener.DelayQueueHeaders;
 import io.github.delayqueue.listener.DelayedJobArgumentResolver;
 import io.github.delayqueue.listener.DelayedJobHandler;
 import io.github.delayqueue.listener.DelayedJobInterceptor;
@@ -12,11 +16,15 @@ import io.github.delayqueue.listener.DelayedJobInterceptor;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.MethodParameter;
 import org.springframework.messaging.Message;
+import org.springframework.messaging.MessageHeaders;
 import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.messaging.handler.annotation.Headers;
+import org.springframework.messaging.handler.annotation.ValueConstants;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
 import org.springframework.messaging.handler.invocation.HandlerMethodArgumentResolver;
 import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
+import org.springframework.messaging.handler.invocation.MethodArgumentResolutionException;
+import org.springframework.util.StringUtils;
 
 /**
  * A {@code @DelayedListener} method (or any bean method) with its resolved settings.
@@ -76,10 +84,52 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 				backOffMultiplier, backOffMax, noRetryFor, containerFactory, List.of());
 	}
 
+	/**
+	 * Makes the handler: the method with its arguments resolved by the factory. A job that
+	 * lacks a header of its own that a required {@code @Header} parameter names fails without
+	 * a retry (a {@link MethodArgumentResolutionException}): every attempt would lack it.
+	 */
 	@Override
 	public DelayedJobHandler createHandler(MessageHandlerMethodFactory methodFactory, DelayedJobArgumentResolver jobs) {
 		InvocableHandlerMethod handler = methodFactory.createInvocableHandlerMethod(this.bean, this.method);
-		return handler::invoke;
+		Map<String, MethodParameter> required = requiredJobHeaders();
+		if (required.isEmpty()) {
+			return handler::invoke;
+		}
+		return (message) -> {
+			required.forEach((name, parameter) -> {
+				if (!message.getHeaders().containsKey(name)) {
+					throw new MethodArgumentResolutionException(message, parameter,
+							"the job carries no header '" + name + "' (set it with JobBuilder.header when scheduling,"
+									+ " or make the parameter optional)");
+				}
+			});
+			handler.invoke(message);
+		};
+	}
+
+	/**
+	 * The required {@code @Header} parameters that name a header of the job's own (not one of
+	 * the queue's, which every job carries), by header name.
+	 */
+	private Map<String, MethodParameter> requiredJobHeaders() {
+		Map<String, MethodParameter> required = new LinkedHashMap<>();
+		for (int i = 0; i < this.method.getParameterCount(); i++) {
+			MethodParameter parameter = new MethodParameter(this.method, i);
+			parameter.initParameterNameDiscovery(new DefaultParameterNameDiscoverer());
+			Header header = parameter.getParameterAnnotation(Header.class);
+			if (header == null || !header.required() || !ValueConstants.DEFAULT_NONE.equals(header.defaultValue())
+					|| parameter.getParameterType() == Optional.class) {
+				continue;
+			}
+			String name = StringUtils.hasText(header.name()) ? header.name()
+					: StringUtils.hasText(header.value()) ? header.value() : parameter.getParameterName();
+			if (name != null && !name.startsWith(DelayQueueHeaders.PREFIX) && !MessageHeaders.ID.equals(name)
+					&& !MessageHeaders.TIMESTAMP.equals(name)) {
+				required.put(name, parameter);
+			}
+		}
+		return required;
 	}
 
 	/**

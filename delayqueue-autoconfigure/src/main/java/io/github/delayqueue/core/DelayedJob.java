@@ -2,6 +2,7 @@ package io.github.delayqueue.core;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 
 /**
  * The job a {@code @DelayedListener} method is running, with its metadata. Declare it as a
@@ -37,6 +38,14 @@ public interface DelayedJob<T> {
 	 * cannot be read into {@code T} (the job then goes DEAD without retries)
 	 */
 	T payload();
+
+	/**
+	 * The headers the job was scheduled with ({@code DelayedJobTemplate.JobBuilder.header}).
+	 * @return the headers, unmodifiable; empty when it has none
+	 */
+	default Map<String, String> headers() {
+		return Map.of();
+	}
 
 	/**
 	 * Which delivery this is, starting at 1.

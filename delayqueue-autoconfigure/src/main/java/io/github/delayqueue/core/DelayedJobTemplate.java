@@ -4,7 +4,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -257,6 +259,8 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 
 		private OnDuplicate onDuplicate = OnDuplicate.KEEP;
 
+		private final Map<String, String> headers = new LinkedHashMap<>();
+
 		private JobBuilder(String topic, String id) {
 			this.topic = topic;
 			this.id = id;
@@ -325,6 +329,41 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 		}
 
 		/**
+		 * Adds a header stored with the job, such as a tenant or a correlation id: a listener
+		 * reads it with {@code @Header("tenant")}, a {@code Message<T>} parameter or
+		 * {@code DelayedJob.headers()}. Checked here: at most {@value JobConstraints#MAX_HEADERS}
+		 * headers; names of letters, digits, {@code _ - .} (not {@code id}, {@code timestamp}
+		 * or starting with {@code delayqueue_}); values without control characters, at most
+		 * {@value JobConstraints#MAX_HEADER_VALUE_LENGTH} characters. A job without headers
+		 * stores nothing for them; each header costs its name and value plus two bytes (and a
+		 * job with any, two bytes more), counted with the payload against
+		 * {@code delayqueue.max-payload-size}.
+		 * @param name the name
+		 * @param value the value
+		 * @return this builder
+		 */
+		public JobBuilder header(String name, String value) {
+			Map<String, String> next = new LinkedHashMap<>(this.headers);
+			next.put(name, value);
+			JobConstraints.headers(next);
+			this.headers.put(name, value);
+			return this;
+		}
+
+		/**
+		 * Adds headers, as {@link #header} does for each.
+		 * @param headers the headers
+		 * @return this builder
+		 */
+		public JobBuilder headers(Map<String, String> headers) {
+			Map<String, String> next = new LinkedHashMap<>(this.headers);
+			next.putAll(JobConstraints.notNull("headers", headers));
+			JobConstraints.headers(next);
+			this.headers.putAll(headers);
+			return this;
+		}
+
+		/**
 		 * Replaces an existing job with this topic and id.
 		 * @return this builder
 		 */
@@ -366,7 +405,7 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 				throw new IllegalArgumentException("delay or dueAt must be given");
 			}
 			return new ScheduleRequest(this.topic, this.id, DelayedJobTemplate.this.converter.write(this.payload),
-					this.delay, this.dueAt, this.ttr, this.maxAttempts, this.onDuplicate);
+					this.delay, this.dueAt, this.ttr, this.maxAttempts, this.onDuplicate, this.headers);
 		}
 
 	}

@@ -2,7 +2,10 @@ package io.github.delayqueue.core;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
@@ -47,6 +50,17 @@ public final class JobConstraints {
 
 	/** The longest error text kept for a job, in characters; longer ones are cut. */
 	public static final int MAX_ERROR_LENGTH = 8_192;
+
+	/** Most headers of one job. */
+	public static final int MAX_HEADERS = 32;
+
+	/** Longest header name. */
+	public static final int MAX_HEADER_NAME_LENGTH = 64;
+
+	/** Longest header value, in characters. */
+	public static final int MAX_HEADER_VALUE_LENGTH = 1_024;
+
+	private static final Pattern HEADER_NAME = Pattern.compile("[A-Za-z0-9_.-]+");
 
 	/** The shortest positive duration a rule accepts: the queue counts whole milliseconds. */
 	private static final Duration ONE_MILLISECOND = Duration.ofMillis(1);
@@ -261,6 +275,66 @@ public final class JobConstraints {
 					+ payload.length + " bytes");
 		}
 		return payload;
+	}
+
+	/**
+	 * Checks a job's headers: at most {@value #MAX_HEADERS}; names of 1 to
+	 * {@value #MAX_HEADER_NAME_LENGTH} letters, digits, {@code _}, {@code -} or {@code .},
+	 * neither {@code id} nor {@code timestamp} (spring-messaging's own) nor starting with
+	 * {@code delayqueue_} (the queue's own headers) unless with {@code delayqueue_dlt} (those
+	 * the dead-letter recoverer stores); values of at most {@value #MAX_HEADER_VALUE_LENGTH}
+	 * characters without control characters.
+	 * @param headers the headers
+	 * @return an unmodifiable copy, in the given order
+	 * @throws IllegalArgumentException if a rule is broken
+	 */
+	public static Map<String, String> headers(Map<String, String> headers) {
+		notNull("headers", headers);
+		if (headers.isEmpty()) {
+			return Map.of();
+		}
+		if (headers.size() > MAX_HEADERS) {
+			throw new IllegalArgumentException("headers must be at most " + MAX_HEADERS + ", were " + headers.size());
+		}
+		Map<String, String> copy = new LinkedHashMap<>();
+		headers.forEach((name, value) -> copy.put(headerName(name), headerValue(name, value)));
+		return Collections.unmodifiableMap(copy);
+	}
+
+	private static String headerName(String name) {
+		if (name == null || name.isEmpty() || name.length() > MAX_HEADER_NAME_LENGTH
+				|| !HEADER_NAME.matcher(name).matches()) {
+			throw new IllegalArgumentException("header name must be 1 to " + MAX_HEADER_NAME_LENGTH
+					+ " letters, digits, '_', '-' or '.', was " + quoted(name));
+		}
+		if (name.equals("id") || name.equals("timestamp")
+				|| (name.startsWith("delayqueue_") && !name.startsWith("delayqueue_dlt"))) {
+			throw new IllegalArgumentException("header name " + quoted(name)
+					+ " is reserved (id, timestamp and names starting with delayqueue_ are the queue's own)");
+		}
+		return name;
+	}
+
+	private static String headerValue(String name, String value) {
+		if (value == null) {
+			throw new IllegalArgumentException("header '" + name + "' must not be null");
+		}
+		if (value.length() > MAX_HEADER_VALUE_LENGTH) {
+			throw new IllegalArgumentException("header '" + name + "' must be at most " + MAX_HEADER_VALUE_LENGTH
+					+ " characters, was " + value.length());
+		}
+		for (int i = 0; i < value.length(); i++) {
+			char c = value.charAt(i);
+			if (c < 0x20 || c == 0x7f) {
+				throw new IllegalArgumentException("header '" + name
+						+ "' must not contain control characters (such as a line break), found one at index " + i);
+			}
+		}
+		return value;
+	}
+
+	private static String quoted(String text) {
+		return (text != null) ? "'" + text + "'" : "null";
 	}
 
 	/**

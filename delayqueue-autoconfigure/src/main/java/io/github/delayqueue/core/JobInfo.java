@@ -3,6 +3,7 @@ package io.github.delayqueue.core;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 
 /**
  * A snapshot of one job, as {@link DelayedJobTemplate#find} reads it. Immutable.
@@ -33,6 +34,8 @@ public final class JobInfo {
 
 	private final byte[] payload;
 
+	private final Map<String, String> headers;
+
 	/**
 	 * Creates a snapshot; the queue makes them, applications and tests may too.
 	 * @param topic the topic
@@ -50,6 +53,31 @@ public final class JobInfo {
 	 */
 	public JobInfo(String topic, String id, JobState state, int attempt, int maxAttempts, Duration ttr, Instant dueAt,
 			Instant createdAt, Instant reservedUntil, Instant diedAt, String lastError, byte[] payload) {
+		this(topic, id, state, attempt, maxAttempts, ttr, dueAt, createdAt, reservedUntil, diedAt, lastError, payload,
+				Map.of());
+	}
+
+	/**
+	 * Creates a snapshot; the queue makes them, applications and tests may too.
+	 * @param topic the topic
+	 * @param id the job id
+	 * @param state the state
+	 * @param attempt the deliveries made so far
+	 * @param maxAttempts the attempts limit
+	 * @param ttr the time-to-run
+	 * @param dueAt when the job is (or was last) due
+	 * @param createdAt when it was scheduled
+	 * @param reservedUntil the TTR deadline of its reservation, or {@code null}
+	 * @param diedAt when it died, or {@code null}
+	 * @param lastError the error of the last failed attempt, or {@code null}
+	 * @param payload the payload as stored
+	 * @param headers the job's own headers (unmodifiable; empty when it has none, or when read
+	 * without its payload)
+	 */
+	public JobInfo(String topic, String id, JobState state, int attempt, int maxAttempts, Duration ttr, Instant dueAt,
+			Instant createdAt, Instant reservedUntil, Instant diedAt, String lastError, byte[] payload,
+			Map<String, String> headers) {
+		this.headers = headers;
 		this.topic = topic;
 		this.id = id;
 		this.state = state;
@@ -159,6 +187,15 @@ public final class JobInfo {
 	 */
 	public byte[] payload() {
 		return this.payload;
+	}
+
+	/**
+	 * The headers the job was scheduled with.
+	 * @return the headers, unmodifiable; empty when it has none (and in a page of dead jobs
+	 * read without payloads)
+	 */
+	public Map<String, String> headers() {
+		return this.headers;
 	}
 
 	/**

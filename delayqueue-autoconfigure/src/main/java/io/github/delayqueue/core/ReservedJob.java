@@ -3,6 +3,7 @@ package io.github.delayqueue.core;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 
 /**
  * A job handed to a consumer by {@link DelayQueueConsumer#reserve}. The consumer must
@@ -36,6 +37,8 @@ public final class ReservedJob {
 
 	private final long token;
 
+	private final Map<String, String> headers;
+
 	/**
 	 * Creates a reservation; the queue makes them, tests may too.
 	 * @param topic the topic
@@ -52,6 +55,29 @@ public final class ReservedJob {
 	 */
 	public ReservedJob(String topic, String id, byte[] payload, int attempt, int maxAttempts, Instant dueAt,
 			Instant createdAt, Instant deliveredAt, Instant reservedUntil, Duration ttr, long token) {
+		this(topic, id, payload, attempt, maxAttempts, dueAt, createdAt, deliveredAt, reservedUntil, ttr, token,
+				Map.of());
+	}
+
+	/**
+	 * Creates a reservation of a job with headers; the queue makes them, tests may too.
+	 * @param topic the topic
+	 * @param id the job id
+	 * @param payload the payload as stored
+	 * @param attempt which delivery this is, starting at 1
+	 * @param maxAttempts the attempts limit
+	 * @param dueAt when the job was (last) due
+	 * @param createdAt when it was scheduled
+	 * @param deliveredAt when this reservation was made
+	 * @param reservedUntil when this reservation runs out
+	 * @param ttr the time-to-run the reservation was made with
+	 * @param token the fencing token of this reservation
+	 * @param headers the job's own headers (not copied: an unmodifiable map)
+	 */
+	public ReservedJob(String topic, String id, byte[] payload, int attempt, int maxAttempts, Instant dueAt,
+			Instant createdAt, Instant deliveredAt, Instant reservedUntil, Duration ttr, long token,
+			Map<String, String> headers) {
+		this.headers = headers;
 		this.topic = topic;
 		this.id = id;
 		this.payload = payload;
@@ -83,6 +109,14 @@ public final class ReservedJob {
 			JobConstraints.ttr(ttr);
 		}
 		return new ReservedJob(topic, id, new byte[0], 0, 0, null, null, null, null, ttr, token);
+	}
+
+	/**
+	 * The headers the job was scheduled with ({@code DelayedJobTemplate.job(...).header(...)}).
+	 * @return the headers, unmodifiable; empty when it has none
+	 */
+	public Map<String, String> headers() {
+		return this.headers;
 	}
 
 	/**

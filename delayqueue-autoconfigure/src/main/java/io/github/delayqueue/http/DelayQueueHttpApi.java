@@ -78,7 +78,7 @@ public class DelayQueueHttpApi {
 	private static final MediaType PROBLEM = MediaType.APPLICATION_PROBLEM_JSON;
 
 	private static final Set<String> ADD_FIELDS = fields("topic", "id", "delay", "dueAt", "ttr", "maxAttempts", "body",
-			"onDuplicate");
+			"onDuplicate", "headers");
 
 	private static final Set<String> FINISH_FIELDS = fields("token");
 
@@ -160,9 +160,10 @@ public class DelayQueueHttpApi {
 		Duration ttr = checked("ttr", () -> ttr(body.optionalDuration("ttr")));
 		Integer maxAttempts = checked("maxAttempts", () -> maxAttempts(body.optionalInt("maxAttempts")));
 		OnDuplicate onDuplicate = checked("onDuplicate", () -> onDuplicate(body.optionalString("onDuplicate")));
+		Map<String, String> headers = checked("headers", () -> JobConstraints.headers(body.optionalStrings("headers")));
 		byte[] payload = this.views.payload(body.node("body"));
 		ScheduleResult result = this.operations
-			.schedule(new ScheduleRequest(topic, id, payload, delay, dueAt, ttr, maxAttempts, onDuplicate));
+			.schedule(new ScheduleRequest(topic, id, payload, delay, dueAt, ttr, maxAttempts, onDuplicate, headers));
 		JsonNode view = this.views.scheduled(topic, id, result);
 		if (!result.created()) {
 			return ResponseEntity.ok(view);

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.ReservedJob;
@@ -76,6 +77,7 @@ final class JobViews {
 			put(item, "createdAt", job.createdAt());
 			put(item, "deliveredAt", job.deliveredAt());
 			put(item, "reservedUntil", job.reservedUntil());
+			headers(item, job.headers());
 			body(item, job.payload());
 		}
 		return view;
@@ -96,10 +98,18 @@ final class JobViews {
 		if (job.lastError() != null) {
 			view.put("lastError", job.lastError());
 		}
+		headers(view, job.headers());
 		if (job.payload() != null) {
 			body(view, job.payload());
 		}
 		return view;
+	}
+
+	private static void headers(ObjectNode view, Map<String, String> headers) {
+		if (!headers.isEmpty()) {
+			ObjectNode node = view.putObject("headers");
+			headers.forEach(node::put);
+		}
 	}
 
 	static ObjectNode outcome(String topic, String id, String field, Object value) {

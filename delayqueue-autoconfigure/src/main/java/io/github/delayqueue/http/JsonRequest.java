@@ -6,6 +6,8 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 
@@ -101,6 +103,28 @@ final class JsonRequest {
 
 	@Nullable String optionalString(String field) {
 		return has(field) ? string(field) : null;
+	}
+
+	/**
+	 * An object of string values, or an empty map when absent.
+	 */
+	Map<String, String> optionalStrings(String field) {
+		if (!has(field)) {
+			return Map.of();
+		}
+		JsonNode node = node(field);
+		if (!node.isObject()) {
+			throw HttpApiException.badRequest(field, field + " must be an object of strings");
+		}
+		Map<String, String> values = new LinkedHashMap<>();
+		for (Map.Entry<String, JsonNode> entry : node.properties()) {
+			if (!entry.getValue().isString()) {
+				throw HttpApiException.badRequest(field,
+						field + "." + entry.getKey() + " must be a string");
+			}
+			values.put(entry.getKey(), entry.getValue().asString());
+		}
+		return values;
 	}
 
 	@Nullable Integer optionalInt(String field) {

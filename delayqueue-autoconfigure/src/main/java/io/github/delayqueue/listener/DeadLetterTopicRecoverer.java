@@ -1,6 +1,10 @@
 package io.github.delayqueue.listener;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 
 import io.github.delayqueue.core.DelayQueueProducer;
@@ -28,8 +32,12 @@ import org.springframework.util.Assert;
  * delivered again and recovered again; a dead-letter job of the same id that is still in the
  * queue is then kept, not doubled ({@link OnDuplicate#KEEP}). When the schedule fails (Redis
  * cannot be reached, or the destination is not a valid topic), the recoverer throws and the
- * job is DEAD in Redis with its error, as without a recoverer. The failure itself is not
- * stored with the dead-letter job; it is logged at WARN with both topics and the id.
+ * job is DEAD in Redis with its error, as without a recoverer. The dead-letter job keeps the
+ * job's own headers (its last ones dropped when it has more than 29) and gets three of the
+ * failure's:
+ * {@link DelayQueueHeaders#DLT_ERROR} (the error, on one line, at most 1,024 characters),
+ * {@link DelayQueueHeaders#DLT_ORIGINAL_TOPIC} and {@link DelayQueueHeaders#DLT_ATTEMPTS}; the
+ * move is logged at WARN with both topics and the id.
  * Thread-safe.
  */
 public class DeadLetterTopicRecoverer implements DelayedJobRecoverer {
@@ -82,12 +90,51 @@ public class DeadLetterTopicRecoverer implements DelayedJobRecoverer {
 			throw new IllegalArgumentException("the dead-letter topic of job " + job.id() + " is its own topic '"
 					+ topic + "': the job would run again at once");
 		}
-		ScheduleResult result = this.producer.schedule(
-				new ScheduleRequest(topic, job.id(), job.payload(), this.delay, null, null, null, OnDuplicate.KEEP));
+		ScheduleResult result = this.producer.schedule(new ScheduleRequest(topic, job.id(), job.payload(), this.delay,
+				null, null, null, OnDuplicate.KEEP, headers(job, failure)));
 		logger.warn("Job " + job.id() + " of topic " + job.topic() + " failed on attempt " + job.attempt() + " of "
 				+ job.maxAttempts() + " and is moved to dead-letter topic " + topic
 				+ (result.created() ? "" : " (a job of that id waits there already and is kept)") + ": "
 				+ DefaultDelayedJobErrorHandler.unwrap(failure));
+	}
+
+
+	/**
+	 * The job's own headers, then the failure's: error, topic and attempts, replacing those of
+	 * an earlier move. A job with more than {@code MAX_HEADERS - 3} headers of its own loses
+	 * its last ones, to make room.
+	 */
+	static Map<String, String> headers(ReservedJob job, Throwable failure) {
+		Map<String, String> headers = new LinkedHashMap<>(job.headers());
+		headers.remove(DelayQueueHeaders.DLT_ERROR);
+		headers.remove(DelayQueueHeaders.DLT_ORIGINAL_TOPIC);
+		headers.remove(DelayQueueHeaders.DLT_ATTEMPTS);
+		List<String> names = new ArrayList<>(headers.keySet());
+		while (headers.size() > JobConstraints.MAX_HEADERS - 3) {
+			headers.remove(names.remove(names.size() - 1));
+		}
+		headers.put(DelayQueueHeaders.DLT_ERROR, errorText(DefaultDelayedJobErrorHandler.unwrap(failure)));
+		headers.put(DelayQueueHeaders.DLT_ORIGINAL_TOPIC, job.topic());
+		headers.put(DelayQueueHeaders.DLT_ATTEMPTS, Integer.toString(job.attempt()));
+		return headers;
+	}
+
+	/**
+	 * The failure as a header value: {@code class: message}, control characters (line
+	 * breaks of a multi-line message) as spaces, cut to the longest header value.
+	 */
+	static String errorText(Throwable failure) {
+		String text = String.valueOf(failure);
+		StringBuilder clean = new StringBuilder(Math.min(text.length(), JobConstraints.MAX_HEADER_VALUE_LENGTH));
+		for (int i = 0; i < text.length() && clean.length() < JobConstraints.MAX_HEADER_VALUE_LENGTH; i++) {
+			char c = text.charAt(i);
+			clean.append((c < 0x20 || c == 0x7f) ? ' ' : c);
+		}
+		if (text.length() > JobConstraints.MAX_HEADER_VALUE_LENGTH) {
+			clean.setLength(JobConstraints.MAX_HEADER_VALUE_LENGTH - 3);
+			clean.append("...");
+		}
+		return clean.toString();
 	}
 
 }

@@ -3,6 +3,7 @@ package io.github.delayqueue.listener;
 import java.lang.reflect.Type;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.DelayedJob;
@@ -54,6 +55,11 @@ final class DefaultDelayedJob<T> implements DelayedJob<T> {
 			this.read = true;
 		}
 		return this.payload;
+	}
+
+	@Override
+	public Map<String, String> headers() {
+		return this.job.headers();
 	}
 
 	@Override

@@ -18,7 +18,11 @@ import java.util.Map;
  * }
  * </pre>
  *
- * The same facts are on a {@link io.github.delayqueue.core.DelayedJob} parameter.
+ * The same facts are on a {@link io.github.delayqueue.core.DelayedJob} parameter. A job's own
+ * headers, set when it was scheduled ({@code DelayedJobTemplate.job(...).header("tenant",
+ * "acme")}), are headers of the message too, with their own names ({@code @Header("tenant")}),
+ * as are the {@code DLT_*} headers of a job a {@link DeadLetterTopicRecoverer} moved. Names
+ * starting with {@value #PREFIX} are the queue's.
  */
 public final class DelayQueueHeaders {
 
@@ -65,9 +69,32 @@ public final class DelayQueueHeaders {
 	 */
 	public static final String RESERVATION_TOKEN = PREFIX + "reservationToken";
 
-	private static final Map<String, Class<?>> TYPES = Map.of(TOPIC, String.class, ID, String.class, ATTEMPT,
-			Integer.class, MAX_ATTEMPTS, Integer.class, DUE_AT, Instant.class, CREATED_AT, Instant.class, DELIVERED_AT,
-			Instant.class, RESERVED_UNTIL, Instant.class, TTR, Duration.class, RESERVATION_TOKEN, Long.class);
+	/**
+	 * On a job a {@link DeadLetterTopicRecoverer} moved: the topic it failed in
+	 * ({@link String}). Stored with the job, like the job's own headers, so only jobs of a
+	 * dead-letter topic carry it.
+	 */
+	public static final String DLT_ORIGINAL_TOPIC = PREFIX + "dltOriginalTopic";
+
+	/**
+	 * On a job a {@link DeadLetterTopicRecoverer} moved: the error of its last attempt
+	 * ({@link String}, {@code class: message} on one line, at most 1,024 characters).
+	 */
+	public static final String DLT_ERROR = PREFIX + "dltError";
+
+	/**
+	 * On a job a {@link DeadLetterTopicRecoverer} moved: the attempts it had made
+	 * ({@link String} of digits; {@code @Header(DLT_ATTEMPTS) int attempts} converts it).
+	 */
+	public static final String DLT_ATTEMPTS = PREFIX + "dltAttempts";
+
+	private static final Map<String, Class<?>> TYPES = Map.ofEntries(Map.entry(TOPIC, String.class),
+			Map.entry(ID, String.class), Map.entry(ATTEMPT, Integer.class), Map.entry(MAX_ATTEMPTS, Integer.class),
+			Map.entry(DUE_AT, Instant.class), Map.entry(CREATED_AT, Instant.class),
+			Map.entry(DELIVERED_AT, Instant.class), Map.entry(RESERVED_UNTIL, Instant.class),
+			Map.entry(TTR, Duration.class), Map.entry(RESERVATION_TOKEN, Long.class),
+			Map.entry(DLT_ORIGINAL_TOPIC, String.class), Map.entry(DLT_ERROR, String.class),
+			Map.entry(DLT_ATTEMPTS, String.class));
 
 	private DelayQueueHeaders() {
 	}
@@ -76,7 +103,7 @@ public final class DelayQueueHeaders {
 	 * The type of a header's value.
 	 * @param name a header name
 	 * @return the type of the value, or {@code null} when the name is not one of these
-	 * headers
+	 * headers (a job's own headers are {@link String}s)
 	 */
 	public static Class<?> typeOf(String name) {
 		return TYPES.get(name);

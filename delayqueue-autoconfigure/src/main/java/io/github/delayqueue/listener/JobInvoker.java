@@ -80,8 +80,10 @@ final class JobInvoker {
 	}
 
 	private boolean handle(ReservedJob job) {
-		Message<byte[]> message = MessageBuilder.withPayload(job.payload())
-			.setHeader(DelayedJobArgumentResolver.JOB_HEADER, job)
+		MessageBuilder<byte[]> builder = MessageBuilder.withPayload(job.payload());
+		// the job's own headers first: their names never take the queue's (JobConstraints.headers)
+		job.headers().forEach(builder::setHeader);
+		Message<byte[]> message = builder.setHeader(DelayedJobArgumentResolver.JOB_HEADER, job)
 			.setHeader(DelayQueueHeaders.TOPIC, job.topic())
 			.setHeader(DelayQueueHeaders.ID, job.id())
 			.setHeader(DelayQueueHeaders.ATTEMPT, job.attempt())

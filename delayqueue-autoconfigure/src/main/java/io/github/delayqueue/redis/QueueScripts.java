@@ -124,7 +124,7 @@ final class QueueScripts {
 			int at = 8 * i;
 			values[at] = KeySpace.jobKey(request.topic(), request.id());
 			values[at + 1] = request.topic();
-			values[at + 2] = request.payload();
+			values[at + 2] = StoredPayload.encode(request.headers(), request.payload());
 			values[at + 3] = relative ? "d" : "a";
 			values[at + 4] = time;
 			values[at + 5] = ttr.toMillis();

@@ -58,7 +58,7 @@ final class RedisProducer implements DelayQueueProducer {
 	@Override
 	public ScheduleResult schedule(ScheduleRequest request) {
 		Assert.notNull(request, "request must not be null");
-		JobConstraints.payload(request.payload(), this.maxPayloadSize);
+		checkSize(request);
 		int bucket = this.keys.checkedBucketOf(request.topic(), request.id());
 		ScriptReplies.Scheduled reply = this.scripts.schedule(new QueueScripts.ScheduleCall(bucket, List.of(request)),
 				this.defaultTtr, this.defaultMaxAttempts);
@@ -75,7 +75,7 @@ final class RedisProducer implements DelayQueueProducer {
 			if (request == null) {
 				throw new IllegalArgumentException("requests[" + i + "] must not be null");
 			}
-			JobConstraints.payload(request.payload(), this.maxPayloadSize);
+			checkSize(request);
 			byBucket.computeIfAbsent(this.keys.checkedBucketOf(request.topic(), request.id()),
 					(bucket) -> new ArrayList<>())
 				.add(i);
@@ -99,6 +99,20 @@ final class RedisProducer implements DelayQueueProducer {
 			}
 		}
 		return Arrays.asList(results);
+	}
+
+	/**
+	 * Checks that the payload, with the job's headers when it has any, fits the limit.
+	 */
+	private void checkSize(ScheduleRequest request) {
+		JobConstraints.payload(request.payload(), this.maxPayloadSize);
+		if (!request.headers().isEmpty()) {
+			long size = StoredPayload.size(request.headers(), request.payload());
+			if (size > this.maxPayloadSize) {
+				throw new IllegalArgumentException("payload with headers must be at most " + this.maxPayloadSize
+						+ " bytes (delayqueue.max-payload-size), was " + size + " bytes");
+			}
+		}
 	}
 
 	/**

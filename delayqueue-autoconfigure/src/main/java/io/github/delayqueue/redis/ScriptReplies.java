@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import io.github.delayqueue.core.FailResult;
@@ -93,10 +94,11 @@ final class ScriptReplies {
 			return Optional.empty();
 		}
 		String error = Replies.asString(v.get(8));
+		StoredPayload.Read stored = StoredPayload.decode(Replies.asBytes(v.get(9)));
 		return Optional.of(new JobInfo(topic, id, stateOf(v.get(0)), (int) Replies.asLong(v.get(1)),
 				(int) Replies.asLong(v.get(2)), Duration.ofMillis(Replies.asLong(v.get(3))), instant(v.get(4)),
 				instant(v.get(5)), instantOrNull(v.get(6)), instantOrNull(v.get(7)),
-				(error == null || error.isEmpty()) ? null : error, Replies.asBytes(v.get(9))));
+				(error == null || error.isEmpty()) ? null : error, stored.payload(), stored.headers()));
 	}
 
 	/**
@@ -121,10 +123,12 @@ final class ScriptReplies {
 			long now = Replies.asLong(v.get(at + 1));
 			List<ReservedJob> jobs = new ArrayList<>((v.size() - at - 3) / 9);
 			for (int i = at + 3; i + 8 < v.size(); i += 9) {
-				jobs.add(new ReservedJob(topic, Replies.asString(v.get(i)), Replies.asBytes(v.get(i + 1)),
+				StoredPayload.Read stored = StoredPayload.decode(Replies.asBytes(v.get(i + 1)));
+				jobs.add(new ReservedJob(topic, Replies.asString(v.get(i)), stored.payload(),
 						(int) Replies.asLong(v.get(i + 2)), (int) Replies.asLong(v.get(i + 3)), instant(v.get(i + 4)),
 						instant(v.get(i + 5)), Instant.ofEpochMilli(now), instant(v.get(i + 7)),
-						Duration.ofMillis(Replies.asLong(v.get(i + 8))), Replies.asLong(v.get(i + 6))));
+						Duration.ofMillis(Replies.asLong(v.get(i + 8))), Replies.asLong(v.get(i + 6)),
+						stored.headers()));
 			}
 			return new Taken(Replies.asLong(v.get(at)), now, Replies.asLong(v.get(at + 2)), jobs);
 		}
@@ -268,11 +272,13 @@ final class ScriptReplies {
 			for (int i = 1; i + 8 < v.size(); i += 9) {
 				String jobKey = Replies.asString(v.get(i));
 				String error = Replies.asString(v.get(i + 7));
+				StoredPayload.Read stored = payloads ? StoredPayload.decode(Replies.asBytes(v.get(i + 8)))
+						: new StoredPayload.Read(Map.of(), null);
 				jobs.add(new JobInfo(topic, jobKey.substring(topic.length() + 1), JobState.DEAD,
 						(int) Replies.asLong(v.get(i + 2)), (int) Replies.asLong(v.get(i + 3)),
 						Duration.ofMillis(Replies.asLong(v.get(i + 4))), instant(v.get(i + 5)), instant(v.get(i + 6)),
-						null, instant(v.get(i + 1)), error.isEmpty() ? null : error,
-						payloads ? Replies.asBytes(v.get(i + 8)) : null));
+						null, instant(v.get(i + 1)), error.isEmpty() ? null : error, stored.payload(),
+						stored.headers()));
 			}
 			return new DeadJobs(Replies.asLong(v.get(0)), jobs);
 		}

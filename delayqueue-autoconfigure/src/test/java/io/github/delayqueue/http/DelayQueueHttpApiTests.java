@@ -137,6 +137,34 @@ class DelayQueueHttpApiTests {
 	}
 
 	@Test
+	void headersAddedOverHttpAreShownByFindAndReserveAndBadOnesAreRefused() {
+		Response added = call("POST", "/jobs", "{\"topic\":\"http-headers\",\"id\":\"h-1\",\"delay\":0,"
+				+ "\"headers\":{\"tenant\":\"acme\",\"trace\":\"t-9\"},\"body\":{\"n\":1}}");
+		assertThat(added.status()).isEqualTo(201);
+		JsonNode found = call("GET", "/jobs/http-headers/h-1", null).json();
+		assertThat(found.get("headers").get("tenant").asString()).isEqualTo("acme");
+		assertThat(found.get("headers").get("trace").asString()).isEqualTo("t-9");
+		assertThat(found.get("body").get("n").asInt()).isEqualTo(1);
+		JsonNode reserved = call("POST", "/topics/http-headers/reserve?max=1&wait=PT5S", null).json().get("jobs").get(0);
+		assertThat(reserved.get("headers").get("tenant").asString()).isEqualTo("acme");
+		assertThat(reserved.get("body").get("n").asInt()).isEqualTo(1);
+		assertThat(this.operations.find("http-headers", "h-1").orElseThrow().headers())
+			.containsEntry("trace", "t-9");
+
+		for (String headers : new String[] { "[1]", "{\"tenant\":1}", "{\"id\":\"x\"}", "{\"a b\":\"x\"}" }) {
+			Response refused = call("POST", "/jobs",
+					"{\"topic\":\"http-headers\",\"id\":\"h-2\",\"delay\":0,\"headers\":" + headers
+							+ ",\"body\":1}");
+			assertThat(refused.status()).as(headers).isEqualTo(400);
+			assertThat(refused.json().get("detail").asString()).as(headers).contains("header");
+		}
+		assertThat(call("GET", "/jobs/http-headers/h-2", null).status()).isEqualTo(404);
+		// a job without headers shows none
+		call("POST", "/jobs", "{\"topic\":\"http-headers\",\"id\":\"h-3\",\"delay\":\"PT1H\",\"body\":1}");
+		assertThat(call("GET", "/jobs/http-headers/h-3", null).json().has("headers")).isFalse();
+	}
+
+	@Test
 	void cancelOverHttpPreventsDelivery() throws InterruptedException {
 		assertThat(call("POST", "/jobs", addBody("http-in", "cancelled", "PT1S")).status()).isEqualTo(201);
 		Response cancelled = call("DELETE", "/jobs/http-in/cancelled", null);

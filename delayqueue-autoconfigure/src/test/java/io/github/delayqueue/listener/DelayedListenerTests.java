@@ -33,6 +33,7 @@ import org.springframework.messaging.handler.annotation.Header;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.assertj.core.api.Assertions.entry;
 import static org.awaitility.Awaitility.await;
 
 class DelayedListenerTests {
@@ -796,13 +797,22 @@ class DelayedListenerTests {
 		ConfigurableApplicationContext context = this.apps.run(FixedBackOffDeadLetterConfig.class);
 		FailingListener listener = context.getBean(FailingListener.class);
 		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
-		template.job("failing", "order-42").payload("boom").delay(Duration.ofMillis(300)).maxAttempts(10).schedule();
+		template.job("failing", "order-42")
+			.payload("boom")
+			.header("tenant", "acme")
+			.delay(Duration.ofMillis(300))
+			.maxAttempts(10)
+			.schedule();
 		byte[] stored = template.find("failing", "order-42").orElseThrow().payload();
 		await().atMost(Duration.ofSeconds(10)).until(() -> template.find("failing-dlt", "order-42").isPresent());
 		await().atMost(Duration.ofSeconds(5)).until(() -> template.find("failing", "order-42").isEmpty());
 		JobInfo moved = template.find("failing-dlt", "order-42").orElseThrow();
 		assertThat(moved.payload()).isEqualTo(stored);
 		assertThat(moved.state()).isEqualTo(JobState.READY);
+		// the job's own header, and the failure's in the queue's header names
+		assertThat(moved.headers()).containsExactly(entry("tenant", "acme"),
+				entry(DelayQueueHeaders.DLT_ERROR, "java.lang.IllegalStateException: nope boom"),
+				entry(DelayQueueHeaders.DLT_ORIGINAL_TOPIC, "failing"), entry(DelayQueueHeaders.DLT_ATTEMPTS, "3"));
 		// the first attempt and the back-off's two retries, although the job allowed ten
 		assertThat(listener.calls).hasValue(3);
 	}
