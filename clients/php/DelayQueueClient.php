@@ -158,7 +158,8 @@ final class DelayQueueClient
             $request['onDuplicate'] = 'REPLACE';
         }
         if ($headers !== []) {
-            $request['headers'] = $headers;
+            // an object even for names like "0", which PHP would otherwise send as a JSON array
+            $request['headers'] = (object) $headers;
         }
         return $this->call('POST', '/jobs', $request);
     }

@@ -103,8 +103,8 @@ class Job:
     due_at: str
     reserved_until: str
     ttr: str
-    headers: Dict[str, str] = field(default_factory=dict)
     raw: Dict[str, Any] = field(repr=False, default_factory=dict)
+    headers: Dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_json(cls, data: Dict[str, Any]) -> "Job":

@@ -549,13 +549,15 @@ public class DelayQueueEndpoint {
 	 * @param diedAt when it died
 	 * @param lastError the error it died of
 	 * @param payload its payload as text, when payloads are shown
+	 * @param headers its own headers, when payloads are shown and it has any
 	 */
 	public record DeadJobDescriptor(String id, int attempts, int maxAttempts, Instant diedAt,
-			@Nullable String lastError, @Nullable String payload) {
+			@Nullable String lastError, @Nullable String payload, @Nullable Map<String, String> headers) {
 
 		static DeadJobDescriptor of(JobInfo job, boolean payloads) {
 			return new DeadJobDescriptor(job.id(), job.attempt(), job.maxAttempts(), job.diedAt(), job.lastError(),
-					(payloads && job.payload() != null) ? new String(job.payload(), StandardCharsets.UTF_8) : null);
+					(payloads && job.payload() != null) ? new String(job.payload(), StandardCharsets.UTF_8) : null,
+					(payloads && !job.headers().isEmpty()) ? job.headers() : null);
 		}
 
 	}

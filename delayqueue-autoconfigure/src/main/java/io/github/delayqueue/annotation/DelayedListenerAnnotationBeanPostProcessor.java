@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -235,7 +234,7 @@ public class DelayedListenerAnnotationBeanPostProcessor
 		Class<?> type = DelayQueueHeaders.typeOf(name);
 		if (type == null && name.startsWith(DelayQueueHeaders.PREFIX)) {
 			boolean optional = !header.required() || !ValueConstants.DEFAULT_NONE.equals(header.defaultValue())
-					|| parameter.getParameterType() == Optional.class;
+					|| parameter.isOptional();
 			if (!optional) {
 				throw new InvalidDelayedListenerException(where,
 						"has a @Header(\"" + name + "\") parameter, but no job carries a header of that name",
@@ -248,6 +247,15 @@ public class DelayedListenerAnnotationBeanPostProcessor
 		if (type == null) {
 			// a header of the job's own, set when it was scheduled: a String (a job without it
 			// fails a required parameter without a retry)
+			try {
+				JobConstraints.headers(Map.of(name, ""));
+			}
+			catch (IllegalArgumentException ex) {
+				throw new InvalidDelayedListenerException(where,
+						"has a @Header(\"" + name + "\") parameter, but no job can carry that header (" + ex.getMessage()
+								+ ")",
+						"name a header of the job's own as the producer sets it, or one from DelayQueueHeaders", ex);
+			}
 			type = String.class;
 		}
 		if (!HEADER_CONVERSION.canConvert(TypeDescriptor.valueOf(type), new TypeDescriptor(parameter))) {

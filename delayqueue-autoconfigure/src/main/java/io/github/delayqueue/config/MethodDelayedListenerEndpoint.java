@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 import io.github.delayqueue.listener.DelayQueueHeaders;
 import io.github.delayqueue.listener.DelayedJobArgumentResolver;
@@ -86,8 +85,10 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 
 	/**
 	 * Makes the handler: the method with its arguments resolved by the factory. A job that
-	 * lacks a header of its own that a required {@code @Header} parameter names fails without
-	 * a retry (a {@link MethodArgumentResolutionException}): every attempt would lack it.
+	 * lacks a stored header ({@link DelayQueueHeaders#isStored}) that a required
+	 * {@code @Header} parameter names fails without a retry (a
+	 * {@link MethodArgumentResolutionException}): every attempt would lack it. A parameter
+	 * that is {@code Optional}, {@code @Nullable} or has a default is not required.
 	 */
 	@Override
 	public DelayedJobHandler createHandler(MessageHandlerMethodFactory methodFactory, DelayedJobArgumentResolver jobs) {
@@ -119,12 +120,12 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 			parameter.initParameterNameDiscovery(new DefaultParameterNameDiscoverer());
 			Header header = parameter.getParameterAnnotation(Header.class);
 			if (header == null || !header.required() || !ValueConstants.DEFAULT_NONE.equals(header.defaultValue())
-					|| parameter.getParameterType() == Optional.class) {
+					|| parameter.isOptional()) {
 				continue;
 			}
 			String name = StringUtils.hasText(header.name()) ? header.name()
 					: StringUtils.hasText(header.value()) ? header.value() : parameter.getParameterName();
-			if (name != null && !name.startsWith(DelayQueueHeaders.PREFIX) && !MessageHeaders.ID.equals(name)
+			if (name != null && DelayQueueHeaders.isStored(name) && !MessageHeaders.ID.equals(name)
 					&& !MessageHeaders.TIMESTAMP.equals(name)) {
 				required.put(name, parameter);
 			}

@@ -336,7 +336,7 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 		 * or starting with {@code delayqueue_}); values without control characters, at most
 		 * {@value JobConstraints#MAX_HEADER_VALUE_LENGTH} characters. A job without headers
 		 * stores nothing for them; each header costs its name and value plus two bytes (and a
-		 * job with any, two bytes more), counted with the payload against
+		 * job with any, five bytes more), counted with the payload against
 		 * {@code delayqueue.max-payload-size}.
 		 * @param name the name
 		 * @param value the value

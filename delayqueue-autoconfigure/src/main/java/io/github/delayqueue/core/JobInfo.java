@@ -77,7 +77,7 @@ public final class JobInfo {
 	public JobInfo(String topic, String id, JobState state, int attempt, int maxAttempts, Duration ttr, Instant dueAt,
 			Instant createdAt, Instant reservedUntil, Instant diedAt, String lastError, byte[] payload,
 			Map<String, String> headers) {
-		this.headers = headers;
+		this.headers = (headers != null) ? headers : Map.of();
 		this.topic = topic;
 		this.id = id;
 		this.state = state;

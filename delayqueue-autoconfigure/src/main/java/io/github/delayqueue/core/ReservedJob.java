@@ -77,7 +77,7 @@ public final class ReservedJob {
 	public ReservedJob(String topic, String id, byte[] payload, int attempt, int maxAttempts, Instant dueAt,
 			Instant createdAt, Instant deliveredAt, Instant reservedUntil, Duration ttr, long token,
 			Map<String, String> headers) {
-		this.headers = headers;
+		this.headers = (headers != null) ? headers : Map.of();
 		this.topic = topic;
 		this.id = id;
 		this.payload = payload;

@@ -100,6 +100,17 @@ public final class DelayQueueHeaders {
 	}
 
 	/**
+	 * Whether a header is stored with a job (one of its own, or a {@code DLT_*} header of a
+	 * dead-letter move), so that not every job carries it; the other headers here are on
+	 * every job.
+	 * @param name a header name
+	 * @return {@code true} for a stored header
+	 */
+	public static boolean isStored(String name) {
+		return !name.startsWith(PREFIX) || name.startsWith(PREFIX + "dlt");
+	}
+
+	/**
 	 * The type of a header's value.
 	 * @param name a header name
 	 * @return the type of the value, or {@code null} when the name is not one of these

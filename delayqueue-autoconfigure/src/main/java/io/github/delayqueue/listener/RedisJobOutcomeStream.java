@@ -4,14 +4,16 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -25,13 +27,15 @@ import org.apache.commons.logging.LogFactory;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.beans.factory.DisposableBean;
 import org.springframework.context.ApplicationListener;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.connection.SubscriptionListener;
 import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
@@ -39,34 +43,56 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.Assert;
 
 /**
- * The {@link JobOutcomeStream} on Redis pub/sub. Publishing: it hears the
- * {@link DelayedJobOutcomeEvent}s of this instance's listeners (when publishing is on) and
- * hands them to one publisher thread, which sends what has gathered in one pipeline: a
- * handler thread never waits for Redis on its account. When Redis cannot take them, or more
- * than {@value #BUFFER} wait, outcomes are dropped and counted (pub/sub is at most once
- * anyway). Subscribing: one subscription per instance, made at the first
- * {@link #subscribe}, shared by every consumer; consumers are called on one thread, in the
- * order outcomes arrive. Messages are JSON objects with the {@link JobOutcome} fields
- * ({@code at} in epoch milliseconds), so that any language can subscribe.
+ * The {@link JobOutcomeStream} on Redis pub/sub.
+ *
+ * <p>
+ * Publishing (when on): it hears the {@link DelayedJobOutcomeEvent}s of this instance's
+ * listeners and hands them to one publisher thread, which sends what has gathered with one
+ * script call (one {@code PUBLISH} per outcome, on a Redis Cluster one call per outcome): a
+ * handler thread never waits for Redis on its account. When Redis cannot take them, more than
+ * {@value #BUFFER} wait, or the stream has stopped, outcomes are dropped and counted (pub/sub
+ * is at most once anyway).
+ *
+ * <p>
+ * Subscribing: one subscription per instance, made at the first {@link #subscribe} or
+ * {@link #whenDone}, shared by every consumer; consumers are called on one thread, in the
+ * order outcomes arrive. When more than {@value #BUFFER} outcomes wait for slow consumers,
+ * further ones are dropped and counted. Messages are JSON objects with the
+ * {@link JobOutcome} fields ({@code listener}, {@code instance}, {@code at} in epoch
+ * milliseconds), so that any language can subscribe.
+ *
+ * <p>
+ * A {@link SmartLifecycle} that stops right after the listener containers (whose last
+ * outcomes it publishes) and before the Redis connections.
  */
-public class RedisJobOutcomeStream implements JobOutcomeStream, ApplicationListener<DelayedJobOutcomeEvent>,
-		DisposableBean {
+public class RedisJobOutcomeStream
+		implements JobOutcomeStream, ApplicationListener<DelayedJobOutcomeEvent>, SmartLifecycle {
 
 	private static final Log logger = LogFactory.getLog(RedisJobOutcomeStream.class);
 
-	/** Outcomes waiting to be published at most; more are dropped. */
+	/** Outcomes waiting to be published, or to reach consumers, at most; more are dropped. */
 	static final int BUFFER = 10_000;
 
-	/** Outcomes sent in one pipeline at most. */
+	/** The lifecycle phase: just below the listener containers', so stopped after them. */
+	static final int PHASE = Integer.MAX_VALUE - 101;
+
+	/** Outcomes sent in one script call at most. */
 	private static final int BATCH = 256;
 
 	private static final long SUBSCRIBE_TIMEOUT_SECONDS = 10;
 
-	private static final long DROP_LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
+	private static final long FLUSH_MILLIS = 5_000;
+
+	private static final long LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+	private static final byte[] PUBLISH_ALL = ("for i = 2, #ARGV do redis.call('PUBLISH', ARGV[1], ARGV[i]) end"
+			+ " return #ARGV - 1").getBytes(StandardCharsets.UTF_8);
 
 	private final RedisConnectionFactory connectionFactory;
 
 	private final String channel;
+
+	private final byte[] channelBytes;
 
 	private final String instanceId;
 
@@ -80,21 +106,27 @@ public class RedisJobOutcomeStream implements JobOutcomeStream, ApplicationListe
 
 	private final AtomicLong dropped = new AtomicLong();
 
+	private final AtomicLong droppedLogged = new AtomicLong();
+
+	private final AtomicLong lastDropLogNanos = new AtomicLong(System.nanoTime() - LOG_INTERVAL_NANOS);
+
+	private final AtomicLong lastBadMessageLogNanos = new AtomicLong(System.nanoTime() - LOG_INTERVAL_NANOS);
+
 	private final List<Subscriber> subscribers = new CopyOnWriteArrayList<>();
 
-	private final Object monitor = new Object();
+	// whenDone futures by "<topic>\n<id>" (an id has no line break)
+	private final Map<String, Set<CompletableFuture<JobOutcome>>> waiters = new ConcurrentHashMap<>();
+
+	// guards the subscription only: handler threads never take it
+	private final Object subscribeLock = new Object();
+
+	private volatile boolean running;
 
 	private volatile Thread publisher;
 
 	private RedisMessageListenerContainer subscription;
 
-	private ExecutorService delivery;
-
-	private boolean destroyed;
-
-	private long lastDropLogNanos;
-
-	private long droppedAtLastLog;
+	private ThreadPoolExecutor delivery;
 
 	/**
 	 * Creates the stream of a namespace.
@@ -108,6 +140,7 @@ public class RedisJobOutcomeStream implements JobOutcomeStream, ApplicationListe
 		Assert.notNull(connectionFactory, "connectionFactory must not be null");
 		this.connectionFactory = connectionFactory;
 		this.channel = JobConstraints.namespace(namespace) + ":outcomes";
+		this.channelBytes = this.channel.getBytes(StandardCharsets.UTF_8);
 		this.instanceId = instanceId;
 		this.publishing = publishing;
 	}
@@ -121,7 +154,8 @@ public class RedisJobOutcomeStream implements JobOutcomeStream, ApplicationListe
 	}
 
 	/**
-	 * How many outcomes were not published: the buffer was full or Redis failed.
+	 * How many outcomes were not published or not delivered to this instance's consumers:
+	 * a buffer was full, Redis failed, or the stream had stopped.
 	 * @return the count since start
 	 */
 	public long getDropped() {
@@ -135,49 +169,36 @@ public class RedisJobOutcomeStream implements JobOutcomeStream, ApplicationListe
 		if (!this.publishing) {
 			return;
 		}
+		if (!this.running) {
+			drop(1, "the stream has stopped");
+			return;
+		}
 		ReservedJob job = event.getJob();
 		Throwable failure = event.getFailure();
 		JobOutcome outcome = new JobOutcome(job.topic(), job.id(), event.getOutcome(), job.attempt(),
 				job.maxAttempts(), event.getListenerId(), this.instanceId,
 				(failure != null) ? JobConstraints.errorText(failure.toString()) : null, Instant.now());
-		if (!startPublisher() || !this.outbox.offer(outcome)) {
-			drop(1, null);
+		if (!this.outbox.offer(outcome)) {
+			drop(1, "more than " + BUFFER + " waited to be published");
 		}
 	}
 
-	/**
-	 * Starts the publisher thread once.
-	 * @return {@code false} once the stream is destroyed
-	 */
-	private boolean startPublisher() {
-		if (this.publisher != null) {
-			return true;
-		}
-		synchronized (this.monitor) {
-			if (this.destroyed) {
-				return false;
-			}
-			if (this.publisher == null) {
-				Thread thread = new Thread(this::publishUntilDestroyed, "delayqueue-outcomes-publisher");
-				thread.setDaemon(true);
-				thread.start();
-				this.publisher = thread;
-			}
-			return true;
-		}
-	}
-
-	private void publishUntilDestroyed() {
+	private void publishUntilStopped() {
 		List<JobOutcome> batch = new ArrayList<>(BATCH);
+		long flushDeadline = 0;
 		while (true) {
 			try {
-				JobOutcome first = this.outbox.poll(1, TimeUnit.SECONDS);
-				if (first == null) {
-					synchronized (this.monitor) {
-						if (this.destroyed && this.outbox.isEmpty()) {
-							return;
-						}
+				if (!this.running) {
+					// stopping: what waits is published until the flush time runs out
+					if (flushDeadline == 0) {
+						flushDeadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FLUSH_MILLIS);
 					}
+					if (this.outbox.isEmpty() || System.nanoTime() > flushDeadline) {
+						return;
+					}
+				}
+				JobOutcome first = this.outbox.poll(200, TimeUnit.MILLISECONDS);
+				if (first == null) {
 					continue;
 				}
 				batch.add(first);
@@ -185,14 +206,11 @@ public class RedisJobOutcomeStream implements JobOutcomeStream, ApplicationListe
 				publish(batch);
 			}
 			catch (InterruptedException ex) {
-				// destroy: publish what is left, then end
-				this.outbox.drainTo(batch);
-				publish(batch);
 				return;
 			}
 			catch (Throwable ex) {
 				// an Error from the client must not end the thread: the outcomes of the batch are lost
-				drop(batch.size(), ex);
+				drop(batch.size(), "publishing failed: " + ex);
 			}
 			finally {
 				batch.clear();
@@ -201,44 +219,34 @@ public class RedisJobOutcomeStream implements JobOutcomeStream, ApplicationListe
 	}
 
 	private void publish(List<JobOutcome> batch) {
-		if (batch.isEmpty()) {
-			return;
-		}
-		byte[] channel = this.channel.getBytes(StandardCharsets.UTF_8);
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			// a cluster connection has no pipeline: PUBLISH is sent to one node, which tells the others
-			boolean pipelined = !(connection instanceof RedisClusterConnection) && batch.size() > 1;
-			if (pipelined) {
-				connection.openPipeline();
-			}
-			try {
+			if (connection instanceof RedisClusterConnection) {
+				// a script without keys has no node to go to on a cluster; PUBLISH reaches every node
 				for (JobOutcome outcome : batch) {
-					connection.publish(channel, encode(outcome));
+					connection.publish(this.channelBytes, encode(outcome));
 				}
+				return;
 			}
-			finally {
-				if (pipelined) {
-					connection.closePipeline();
-				}
+			byte[][] args = new byte[batch.size() + 1][];
+			args[0] = this.channelBytes;
+			for (int i = 0; i < batch.size(); i++) {
+				args[i + 1] = encode(batch.get(i));
 			}
+			connection.scriptingCommands().eval(PUBLISH_ALL, ReturnType.INTEGER, 0, args);
 		}
 		catch (RuntimeException ex) {
-			drop(batch.size(), ex);
+			drop(batch.size(), "Redis failed: " + ex);
 		}
 	}
 
-	private void drop(int count, Throwable cause) {
+	private void drop(int count, String reason) {
 		long total = this.dropped.addAndGet(count);
 		long now = System.nanoTime();
-		synchronized (this.monitor) {
-			if (this.lastDropLogNanos != 0 && now - this.lastDropLogNanos < DROP_LOG_INTERVAL_NANOS) {
-				return;
-			}
-			this.lastDropLogNanos = now;
-			long since = total - this.droppedAtLastLog;
-			this.droppedAtLastLog = total;
+		long last = this.lastDropLogNanos.get();
+		if (now - last >= LOG_INTERVAL_NANOS && this.lastDropLogNanos.compareAndSet(last, now)) {
+			long since = total - this.droppedLogged.getAndSet(total);
 			logger.warn("Dropped " + since + " job outcome(s) of the stream on channel '" + this.channel + "' ("
-					+ total + " in all): " + ((cause != null) ? cause : "more than " + BUFFER + " waited to be published"));
+					+ total + " in all); the last because " + reason);
 		}
 	}
 
@@ -280,37 +288,50 @@ public class RedisJobOutcomeStream implements JobOutcomeStream, ApplicationListe
 	public CompletableFuture<JobOutcome> whenDone(String topic, String id) {
 		JobConstraints.topic(topic);
 		JobConstraints.id(id);
+		String key = topic + "\n" + id;
 		CompletableFuture<JobOutcome> done = new CompletableFuture<>();
-		Subscription subscription = subscribe(topic, (outcome) -> {
-			if (outcome.id().equals(id) && outcome.isFinal()) {
-				done.complete(outcome);
-			}
-		});
-		done.whenComplete((outcome, failure) -> subscription.close());
+		this.waiters.computeIfAbsent(key, (k) -> ConcurrentHashMap.newKeySet()).add(done);
+		done.whenComplete((outcome, failure) -> this.waiters.computeIfPresent(key, (k, set) -> {
+			set.remove(done);
+			return set.isEmpty() ? null : set;
+		}));
+		try {
+			ensureSubscribed();
+		}
+		catch (RuntimeException ex) {
+			done.completeExceptionally(ex);
+		}
 		return done;
 	}
 
 	/**
-	 * Subscribes to the channel once; returns when the subscription is active.
+	 * Subscribes to the channel once; the first call returns when the subscription is
+	 * active.
 	 */
 	private void ensureSubscribed() {
-		synchronized (this.monitor) {
-			Assert.state(!this.destroyed, "The job outcome stream is closed (the application context closed)");
+		synchronized (this.subscribeLock) {
+			if (!this.running) {
+				throw new IllegalStateException("The job outcome stream is stopped (the application context is"
+						+ " not running)");
+			}
 			if (this.subscription != null) {
 				return;
 			}
-			ExecutorService delivery = Executors
-				.newSingleThreadExecutor(new CustomizableThreadFactory("delayqueue-outcomes-"));
+			ThreadPoolExecutor delivery = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
+					new ArrayBlockingQueue<>(BUFFER), new CustomizableThreadFactory("delayqueue-outcomes-"),
+					(task, executor) -> drop(1, "more than " + BUFFER + " waited for this instance's consumers"));
 			RedisMessageListenerContainer container = new RedisMessageListenerContainer();
 			container.setConnectionFactory(this.connectionFactory);
 			container.setBeanName("delayqueue-outcomes");
-			container.setTaskExecutor(delivery::execute);
+			container.setTaskExecutor(delivery);
+			// a blocking driver (Jedis) holds a thread of its own for the subscription
+			container.setSubscriptionExecutor(new SimpleAsyncTaskExecutor("delayqueue-outcomes-subscription-"));
 			Dispatcher dispatcher = new Dispatcher();
 			container.addMessageListener(dispatcher, new ChannelTopic(this.channel));
 			try {
 				container.afterPropertiesSet();
 				container.start();
-				// an outcome published after subscribe returns must be heard
+				// an outcome published after the first subscribe returns must be heard
 				dispatcher.subscribed.get(SUBSCRIBE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
 			}
 			catch (InterruptedException ex) {
@@ -346,15 +367,30 @@ public class RedisJobOutcomeStream implements JobOutcomeStream, ApplicationListe
 				outcome = decode(message.getBody());
 			}
 			catch (RuntimeException ex) {
-				logger.warn("Ignored a message on channel '" + RedisJobOutcomeStream.this.channel
-						+ "' that is no job outcome: " + ex.getMessage());
+				badMessage(ex);
 				return;
+			}
+			if (outcome.isFinal()) {
+				Set<CompletableFuture<JobOutcome>> waiting = RedisJobOutcomeStream.this.waiters
+					.get(outcome.topic() + "\n" + outcome.id());
+				if (waiting != null) {
+					List.copyOf(waiting).forEach((future) -> future.complete(outcome));
+				}
 			}
 			for (Subscriber subscriber : RedisJobOutcomeStream.this.subscribers) {
 				subscriber.accept(outcome);
 			}
 		}
 
+	}
+
+	private void badMessage(RuntimeException ex) {
+		long now = System.nanoTime();
+		long last = this.lastBadMessageLogNanos.get();
+		if (now - last >= LOG_INTERVAL_NANOS && this.lastBadMessageLogNanos.compareAndSet(last, now)) {
+			logger.warn("Ignored a message on channel '" + this.channel + "' that is no job outcome (further ones"
+					+ " are ignored without a word for a minute): " + ex.getClass().getName());
+		}
 	}
 
 	private record Subscriber(String topic, Consumer<JobOutcome> consumer) {
@@ -376,31 +412,57 @@ public class RedisJobOutcomeStream implements JobOutcomeStream, ApplicationListe
 
 	// ------------------------------------------------------------------ lifecycle
 
+	@Override
+	public void start() {
+		synchronized (this.subscribeLock) {
+			if (this.running) {
+				return;
+			}
+			this.running = true;
+			if (this.publishing) {
+				Thread thread = new Thread(this::publishUntilStopped, "delayqueue-outcomes-publisher");
+				thread.setDaemon(true);
+				thread.start();
+				this.publisher = thread;
+			}
+		}
+	}
+
 	/**
-	 * Publishes the outcomes still waiting (for up to 5 s) and ends the subscription.
+	 * Publishes the outcomes still waiting (for up to 5 s), ends the subscription, and fails
+	 * the {@link #whenDone} futures still waiting.
 	 */
 	@Override
-	public void destroy() {
-		Thread publisher;
+	public void stop() {
 		RedisMessageListenerContainer subscription;
-		ExecutorService delivery;
-		synchronized (this.monitor) {
-			this.destroyed = true;
-			publisher = this.publisher;
+		ThreadPoolExecutor delivery;
+		Thread publisher;
+		synchronized (this.subscribeLock) {
+			if (!this.running) {
+				return;
+			}
+			this.running = false;
 			subscription = this.subscription;
 			delivery = this.delivery;
+			publisher = this.publisher;
 			this.subscription = null;
+			this.delivery = null;
+			this.publisher = null;
 		}
 		if (publisher != null) {
 			try {
-				publisher.join(5_000);
+				publisher.join(FLUSH_MILLIS + 1_000);
 				if (publisher.isAlive()) {
 					publisher.interrupt();
-					publisher.join(1_000);
 				}
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
+			}
+			int left = this.outbox.size();
+			this.outbox.clear();
+			if (left > 0) {
+				drop(left, "the stream stopped before they were published");
 			}
 		}
 		if (subscription != null) {
@@ -409,7 +471,19 @@ public class RedisJobOutcomeStream implements JobOutcomeStream, ApplicationListe
 		if (delivery != null) {
 			delivery.shutdown();
 		}
+		IllegalStateException stopped = new IllegalStateException("The job outcome stream stopped");
+		this.waiters.values().forEach((set) -> List.copyOf(set).forEach((future) -> future.completeExceptionally(stopped)));
 		this.subscribers.clear();
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	@Override
+	public int getPhase() {
+		return PHASE;
 	}
 
 	private static void destroyQuietly(RedisMessageListenerContainer container) {

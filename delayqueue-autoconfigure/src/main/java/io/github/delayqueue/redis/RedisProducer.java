@@ -106,8 +106,8 @@ final class RedisProducer implements DelayQueueProducer {
 	 */
 	private void checkSize(ScheduleRequest request) {
 		JobConstraints.payload(request.payload(), this.maxPayloadSize);
-		if (!request.headers().isEmpty()) {
-			long size = StoredPayload.size(request.headers(), request.payload());
+		long size = StoredPayload.size(request.headers(), request.payload());
+		if (size > request.payload().length) {
 			if (size > this.maxPayloadSize) {
 				throw new IllegalArgumentException("payload with headers must be at most " + this.maxPayloadSize
 						+ " bytes (delayqueue.max-payload-size), was " + size + " bytes");

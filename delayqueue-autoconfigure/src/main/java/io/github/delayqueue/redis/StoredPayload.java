@@ -9,17 +9,22 @@ import java.util.Map;
 
 /**
  * What a job record holds after its header line: the payload bytes as given, or, for a job
- * with headers, the headers before them. The scripts never read it. A job without headers
- * whose payload does not start with a NUL byte (any JSON or text payload) is stored exactly
- * as its payload: headers cost nothing when unused. Otherwise it is a NUL byte, one
- * {@code name=value} line (ending in {@code '\n'}) per header, a NUL byte, then the payload;
- * header names and values contain no control characters
+ * with headers, the headers before them. The scripts never read it. A job without headers is
+ * stored exactly as its payload (headers cost nothing when unused), unless the payload starts
+ * with the four bytes of {@link #MAGIC} (NUL, {@code dqh}). A job with headers is
+ * {@code MAGIC}, one {@code name=value} line (ending in {@code '\n'}) per header, a NUL byte,
+ * then the payload; header names and values contain no control characters
  * ({@link io.github.delayqueue.core.JobConstraints#headers}), so neither NUL nor line breaks.
- * A payload that starts with a NUL byte is stored with an empty header section.
+ * A payload that starts with {@code MAGIC} is stored with an empty header section, so that
+ * it reads back as it was. A payload stored by an earlier version (without headers) reads
+ * back as it was unless it starts with {@code MAGIC} and a well-formed header section.
  */
 final class StoredPayload {
 
-	private static final byte MARK = 0;
+	/** What a stored payload with a header section starts with. */
+	private static final byte[] MAGIC = { 0, 'd', 'q', 'h' };
+
+	private static final byte END = 0;
 
 	private StoredPayload() {
 	}
@@ -39,20 +44,32 @@ final class StoredPayload {
 	 * @return the payload itself when there are no headers and it does not start with NUL
 	 */
 	static byte[] encode(Map<String, String> headers, byte[] payload) {
-		if (headers.isEmpty() && (payload.length == 0 || payload[0] != MARK)) {
+		if (headers.isEmpty() && !startsWithMagic(payload)) {
 			return payload;
 		}
-		ByteArrayOutputStream out = new ByteArrayOutputStream(payload.length + 2 + 32 * headers.size());
-		out.write(MARK);
+		ByteArrayOutputStream out = new ByteArrayOutputStream(payload.length + MAGIC.length + 1 + 32 * headers.size());
+		out.writeBytes(MAGIC);
 		headers.forEach((name, value) -> {
 			out.writeBytes(name.getBytes(StandardCharsets.UTF_8));
 			out.write('=');
 			out.writeBytes(value.getBytes(StandardCharsets.UTF_8));
 			out.write('\n');
 		});
-		out.write(MARK);
+		out.write(END);
 		out.writeBytes(payload);
 		return out.toByteArray();
+	}
+
+	private static boolean startsWithMagic(byte[] bytes) {
+		if (bytes == null || bytes.length < MAGIC.length) {
+			return false;
+		}
+		for (int i = 0; i < MAGIC.length; i++) {
+			if (bytes[i] != MAGIC[i]) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 	/**
@@ -62,10 +79,10 @@ final class StoredPayload {
 	 * @return the stored size
 	 */
 	static long size(Map<String, String> headers, byte[] payload) {
-		if (headers.isEmpty()) {
-			return (payload.length > 0 && payload[0] == MARK) ? payload.length + 2L : payload.length;
+		if (headers.isEmpty() && !startsWithMagic(payload)) {
+			return payload.length;
 		}
-		long size = payload.length + 2L;
+		long size = payload.length + MAGIC.length + 1L;
 		for (Map.Entry<String, String> header : headers.entrySet()) {
 			size += header.getKey().getBytes(StandardCharsets.UTF_8).length
 					+ header.getValue().getBytes(StandardCharsets.UTF_8).length + 2;
@@ -74,21 +91,21 @@ final class StoredPayload {
 	}
 
 	/**
-	 * Reads what {@link #encode} stored. Bytes that start with NUL but have no well-formed
-	 * header section (a payload stored by an earlier version) are the payload.
+	 * Reads what {@link #encode} stored. Bytes that start with {@link #MAGIC} but have no
+	 * well-formed header section are the payload.
 	 * @param stored the stored bytes, or {@code null}
 	 * @return the headers and the payload ({@code null} for {@code null})
 	 */
 	static Read decode(byte[] stored) {
-		if (stored == null || stored.length == 0 || stored[0] != MARK) {
+		if (!startsWithMagic(stored)) {
 			return new Read(Map.of(), stored);
 		}
-		int end = indexOf(stored, MARK, 1);
+		int end = indexOf(stored, END, MAGIC.length);
 		if (end < 0) {
 			return new Read(Map.of(), stored);
 		}
 		Map<String, String> headers = new LinkedHashMap<>();
-		int line = 1;
+		int line = MAGIC.length;
 		while (line < end) {
 			int nl = indexOf(stored, (byte) '\n', line);
 			int eq = indexOf(stored, (byte) '=', line);

@@ -13,6 +13,7 @@ import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.test.QueueInvariant;
 import io.github.delayqueue.test.RedisTestServers;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -42,12 +43,19 @@ class JobHeadersTests {
 
 		final List<String> seen = new CopyOnWriteArrayList<>();
 
+		final List<String> deadLetters = new CopyOnWriteArrayList<>();
+
 		@DelayedListener(id = "tenants", topic = "tenant-orders", maxAttempts = "3")
-		void on(String payload, @Header("tenant") String tenant,
-				@Header(name = "region", required = false) String region, DelayedJob<String> job,
-				Message<String> message) {
+		void on(String payload, @Header("tenant") String tenant, @Header("region") @Nullable String region,
+				DelayedJob<String> job, Message<String> message) {
 			this.seen.add(job.id() + " " + tenant + "/" + region + " " + job.headers() + " "
 					+ message.getHeaders().get("tenant") + " " + payload);
+		}
+
+		// a dead-letter header is stored with the job: a job without it lacks it on every attempt
+		@DelayedListener(id = "dead-letters", topic = "tenant-orders-dlt", maxAttempts = "3")
+		void onDeadLetter(String payload, @Header(DelayQueueHeaders.DLT_ERROR) String error) {
+			this.deadLetters.add(payload + ": " + error);
 		}
 
 	}
@@ -87,7 +95,40 @@ class JobHeadersTests {
 		assertThat(dead.attempt()).isEqualTo(1);
 		assertThat(dead.lastError()).contains("the job carries no header 'tenant'");
 		assertThat(listener.seen).hasSize(2);
+
+		template.schedule("tenant-orders-dlt", "scheduled-directly", "x", Duration.ZERO);
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(template.find("tenant-orders-dlt", "scheduled-directly"))
+				.map(JobInfo::state)
+				.contains(JobState.DEAD));
+		assertThat(template.find("tenant-orders-dlt", "scheduled-directly").orElseThrow().attempt()).isEqualTo(1);
+		assertThat(listener.deadLetters).isEmpty();
 		QueueInvariant.assertHolds(RedisTestServers.shared(), this.apps.namespace, 1);
+	}
+
+	static class UnusableHeader {
+
+		@DelayedListener(topic = "tenant-orders")
+		void on(String payload, @Header("no spaces allowed") String header) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UnusableHeaderConfig {
+
+		@Bean
+		UnusableHeader unusableHeader() {
+			return new UnusableHeader();
+		}
+
+	}
+
+	@Test
+	void aHeaderNameNoJobCanCarryFailsTheStart() {
+		org.assertj.core.api.Assertions.assertThatException()
+			.isThrownBy(() -> this.apps.run(UnusableHeaderConfig.class))
+			.withStackTraceContaining("has a @Header(\"no spaces allowed\") parameter, but no job can carry that header");
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -114,9 +155,9 @@ class JobHeadersTests {
 		String withRecord = redis.<String, String>opsForHash().get(jobs, "later:with");
 		String withoutRecord = redis.<String, String>opsForHash().get(jobs, "later:without");
 		assertThat(withoutRecord).endsWith(",\n{\"a\":1}");
-		assertThat(withRecord).endsWith(",\n\0tenant=acme\n\0{\"a\":1}");
+		assertThat(withRecord).endsWith(",\n\0dqhtenant=acme\n\0{\"a\":1}");
 		assertThat(withRecord.getBytes(StandardCharsets.UTF_8).length
-				- withoutRecord.getBytes(StandardCharsets.UTF_8).length).isEqualTo("\0tenant=acme\n\0".length());
+				- withoutRecord.getBytes(StandardCharsets.UTF_8).length).isEqualTo("\0dqhtenant=acme\n\0".length());
 		QueueInvariant.assertHolds(RedisTestServers.shared(), this.apps.namespace, 1);
 	}
 

@@ -127,6 +127,39 @@ class JobOutcomeStreamTests {
 	}
 
 	@Test
+	void withJedisAnApplicationHearsTheOutcomesOfAnother() throws Exception {
+		this.apps.run(Worker.class, "delayqueue.buckets=1", "delayqueue.listener.outcome-stream=true",
+				"spring.data.redis.client-type=jedis");
+		ConfigurableApplicationContext watcher = this.apps.run(NoListeners.class, "delayqueue.buckets=1",
+				"delayqueue.timer.enabled=false", "spring.data.redis.client-type=jedis");
+		JobOutcomeStream outcomes = watcher.getBean(JobOutcomeStream.class);
+		List<String> heard = new CopyOnWriteArrayList<>();
+		outcomes.subscribe(null, (outcome) -> heard.add(outcome.id() + " " + outcome.outcome()));
+		CompletableFuture<JobOutcome> paid = outcomes.whenDone("payments", "jedis-paid");
+		// several at once: the publisher sends what has gathered in one call
+		for (int i = 0; i < 20; i++) {
+			watcher.getBean(DelayedJobTemplate.class).schedule("payments", "jedis-" + i, "ok", Duration.ZERO);
+		}
+		watcher.getBean(DelayedJobTemplate.class).schedule("payments", "jedis-paid", "ok", Duration.ZERO);
+		assertThat(paid.get(10, TimeUnit.SECONDS).outcome()).isEqualTo("success");
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(heard).hasSize(21));
+	}
+
+	@Test
+	void aWaitStillOpenWhenTheContextClosesFailsAndTheStreamRefusesNewOnes() {
+		ConfigurableApplicationContext watcher = this.apps.run(NoListeners.class, "delayqueue.buckets=1");
+		JobOutcomeStream outcomes = watcher.getBean(JobOutcomeStream.class);
+		CompletableFuture<JobOutcome> never = outcomes.whenDone("payments", "never");
+		watcher.close();
+		assertThat(never).isCompletedExceptionally();
+		assertThat(outcomes.whenDone("payments", "later")).isCompletedExceptionally();
+		org.assertj.core.api.Assertions.assertThatIllegalStateException()
+			.isThrownBy(() -> outcomes.subscribe(null, (outcome) -> {
+			}))
+			.withMessageContaining("stopped");
+	}
+
+	@Test
 	void subscriptionsCheckTheirArguments() {
 		ConfigurableApplicationContext watcher = this.apps.run(NoListeners.class, "delayqueue.buckets=1");
 		JobOutcomeStream outcomes = watcher.getBean(JobOutcomeStream.class);

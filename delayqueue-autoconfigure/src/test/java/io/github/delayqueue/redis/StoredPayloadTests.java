@@ -39,28 +39,32 @@ class StoredPayloadTests {
 		byte[] stored = StoredPayload.encode(JobConstraints.headers(headers), payload);
 		assertThat(stored).hasSize((int) StoredPayload.size(headers, payload));
 		assertThat(new String(stored, StandardCharsets.UTF_8))
-			.startsWith("\0tenant=acme\ntrace.id=a=b c ü €\nempty=\n\0payload with");
+			.startsWith("\0dqhtenant=acme\ntrace.id=a=b c ü €\nempty=\n\0payload with");
 		StoredPayload.Read read = StoredPayload.decode(stored);
 		assertThat(read.headers()).containsExactlyEntriesOf(headers);
 		assertThat(read.payload()).isEqualTo(payload);
 	}
 
 	@Test
-	void aPayloadThatStartsWithNulIsStoredWithAnEmptyHeaderSection() {
-		byte[] payload = { 0, 1, 2, 0, 3 };
-		byte[] stored = StoredPayload.encode(Map.of(), payload);
-		assertThat(stored).containsExactly(0, 0, 0, 1, 2, 0, 3);
-		assertThat(StoredPayload.size(Map.of(), payload)).isEqualTo(stored.length);
+	void payloadsThatStartWithNulAreStoredAsTheyAreUnlessTheyStartLikeAHeaderSection() {
+		// such as a schema-registry payload: a zero magic byte, then a big-endian schema id
+		byte[] binary = { 0, 0, 0, 0, 7, 1, 2 };
+		assertThat(StoredPayload.encode(Map.of(), binary)).isSameAs(binary);
+		assertThat(StoredPayload.decode(binary).payload()).isSameAs(binary);
+		byte[] lookalike = "\0dqhtenant=x\n\0rest".getBytes(StandardCharsets.UTF_8);
+		byte[] stored = StoredPayload.encode(Map.of(), lookalike);
+		assertThat(new String(stored, StandardCharsets.UTF_8)).isEqualTo("\0dqh\0\0dqhtenant=x\n\0rest");
+		assertThat(StoredPayload.size(Map.of(), lookalike)).isEqualTo(stored.length);
 		StoredPayload.Read read = StoredPayload.decode(stored);
 		assertThat(read.headers()).isEmpty();
-		assertThat(read.payload()).containsExactly(payload);
+		assertThat(read.payload()).containsExactly(lookalike);
 	}
 
 	@Test
-	void bytesThatStartWithNulWithoutAWellFormedHeaderSectionAreThePayload() {
-		// as an earlier version stored a payload that starts with NUL
-		for (String text : new String[] { "\0", "\0no end", "\0no-equals\n\0x", "\0=empty name\n\0x",
-				"\0a=b\nleft over\0x", "\0a=b\0x" }) {
+	void bytesThatStartLikeAHeaderSectionButAreNoneAreThePayload() {
+		// as an earlier version may have stored a payload
+		for (String text : new String[] { "\0", "\0dq", "\0dqh", "\0dqhno end", "\0dqhno-equals\n\0x",
+				"\0dqh=empty name\n\0x", "\0dqha=b\nleft over\0x", "\0dqha=b\0x", "\0\0x" }) {
 			byte[] stored = text.getBytes(StandardCharsets.UTF_8);
 			StoredPayload.Read read = StoredPayload.decode(stored);
 			assertThat(read.headers()).as(text).isEmpty();

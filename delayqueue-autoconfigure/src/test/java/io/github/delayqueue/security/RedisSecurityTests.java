@@ -9,11 +9,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.annotation.DelayedListener;
 import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.listener.JobOutcome;
+import io.github.delayqueue.listener.JobOutcomeStream;
+import io.github.delayqueue.listener.RedisJobOutcomeStream;
 import io.github.delayqueue.support.EveryOperation;
 import io.github.delayqueue.support.TestConnections;
 import io.github.delayqueue.test.RedisTestServer;
@@ -43,7 +47,7 @@ class RedisSecurityTests {
 	 */
 	static final String ACL_RULES = "on >acl-s3cret resetkeys ~{secure}:* ~{secure:[0-9]}:* ~{secure:[0-9][0-9]}:*"
 			+ " ~{secure:[0-9][0-9][0-9]}:* ~{secure:[0-9][0-9][0-9][0-9]}:* ~{secure:[0-9][0-9][0-9][0-9][0-9]}:*"
-			+ " resetchannels &secure:events -@all +hello +auth +ping +info +subscribe +unsubscribe"
+			+ " resetchannels &secure:events &secure:outcomes -@all +hello +auth +ping +info +subscribe +unsubscribe"
 			+ " +evalsha +eval +script|load +wait +time +publish +hget +hmget +hset +hsetnx +hdel +hgetall +hincrby +hscan +scan"
 			+ " +del +incrby +llen +lpush +rpush +lrange +ltrim +zadd +zcard +zrange +zrangebyscore +zrank +zrem"
 			+ " +zremrangebyrank +zremrangebyscore +zscore";
@@ -128,9 +132,16 @@ class RedisSecurityTests {
 				admin.getConnection().execute("ACL", bytes(rules));
 				this.runner.withPropertyValues(redisProperties(redis))
 					.withPropertyValues("spring.data.redis.username=delayqueue",
-							"spring.data.redis.password=acl-s3cret")
+							"spring.data.redis.password=acl-s3cret", "delayqueue.listener.outcome-stream=true")
 					.run((context) -> {
 						EveryOperation.exercise(context);
+						// the outcome stream publishes and subscribes on the namespace's second channel
+						CompletableFuture<JobOutcome> done = context.getBean(JobOutcomeStream.class)
+							.whenDone(EveryOperation.TOPIC, "acl-outcome");
+						context.getBean(DelayedJobTemplate.class)
+							.schedule(EveryOperation.TOPIC, "acl-outcome", Map.of("n", 9), Duration.ZERO);
+						assertThat(done.get(10, TimeUnit.SECONDS).outcome()).isEqualTo("success");
+						assertThat(context.getBean(RedisJobOutcomeStream.class).getDropped()).isZero();
 						// nothing the queue did was refused but two optional commands: the CONFIG GET
 						// of the start-up report of persistence settings, and the CLIENT SETINFO
 						// Lettuce sends on connect ("config" and "client" on Redis 6.2)

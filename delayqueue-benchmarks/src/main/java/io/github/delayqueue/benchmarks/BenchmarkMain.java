@@ -31,7 +31,8 @@ import org.springframework.boot.SpringBootVersion;
  * {@code floor-alo}, comma-separated), {@code bench.runs} (3), {@code bench.scale} (1: the job counts of the
  * issue; 0.1 for a quick look), {@code bench.jvm} ({@code fresh}: each scenario run of each
  * implementation in a JVM of its own, started with {@code bench.jvmArgs}; {@code warm}: all
- * in this JVM), {@code bench.out}.
+ * in this JVM), {@code bench.out}, {@code bench.headers} ({@code name=value,...}: headers on
+ * every job delayqueue schedules in bulk, to measure their cost; none by default).
  */
 public final class BenchmarkMain {
 

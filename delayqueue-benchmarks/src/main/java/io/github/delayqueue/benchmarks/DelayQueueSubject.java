@@ -4,9 +4,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 import io.github.delayqueue.annotation.DelayedListener;
 import io.github.delayqueue.autoconfigure.DelayQueueBuilderCustomizer;
@@ -31,6 +32,12 @@ import org.springframework.context.annotation.Bean;
  * observer, i.e. after its finish reached Redis.
  */
 final class DelayQueueSubject implements Subject {
+
+	/**
+	 * The headers every bulk-scheduled job gets: {@code bench.headers}, as
+	 * {@code name=value,name=value} (none by default), to measure what headers cost.
+	 */
+	private static final Map<String, String> HEADERS = headers(System.getProperty("bench.headers", ""));
 
 	/** Jobs per {@code scheduleAll} call in bulk mode. */
 	static final int BULK_CHUNK = 1_000;
@@ -95,7 +102,9 @@ final class DelayQueueSubject implements Subject {
 		for (int from = 0; from < jobs.size(); from += BULK_CHUNK) {
 			List<DelayedJobTemplate.JobBuilder> chunk = new ArrayList<>(BULK_CHUNK);
 			for (Job job : jobs.subList(from, Math.min(jobs.size(), from + BULK_CHUNK))) {
-				DelayedJobTemplate.JobBuilder builder = this.template.job(job.topic(), job.id()).payload(job.payload());
+				DelayedJobTemplate.JobBuilder builder = this.template.job(job.topic(), job.id())
+					.payload(job.payload())
+					.headers(HEADERS);
 				chunk.add((job.dueAtMillis() > 0) ? builder.dueAt(Instant.ofEpochMilli(job.dueAtMillis()))
 						: builder.delay(Duration.ofMillis(job.delayMillis())));
 			}
@@ -189,6 +198,17 @@ final class DelayQueueSubject implements Subject {
 			this.recorder.delivered(job.payload().seq(), job.dueAt().toEpochMilli());
 		}
 
+	}
+
+	private static Map<String, String> headers(String text) {
+		Map<String, String> headers = new LinkedHashMap<>();
+		for (String pair : text.split(",")) {
+			if (!pair.isBlank()) {
+				String[] nameAndValue = pair.split("=", 2);
+				headers.put(nameAndValue[0].strip(), (nameAndValue.length > 1) ? nameAndValue[1] : "");
+			}
+		}
+		return headers;
 	}
 
 }
