@@ -11,6 +11,9 @@ import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.core.DelayedJob;
 import io.github.delayqueue.listener.DelayQueueHeaders;
 import io.github.delayqueue.listener.DelayedListenerContainer;
+import io.github.delayqueue.listener.JobOutcome;
+import io.github.delayqueue.listener.JobOutcomeStream;
+import io.github.delayqueue.listener.RedisJobOutcomeStream;
 import io.github.delayqueue.test.RedisTestExtension;
 import io.github.delayqueue.test.RedisTestServer;
 import org.junit.jupiter.api.BeforeEach;
@@ -57,6 +60,43 @@ class DelayedListenerAutoConfigurationTests {
 			assertThat(container.getTopic()).isEqualTo("good-topic");
 			assertThat(container.getConcurrency()).isEqualTo(1);
 		});
+	}
+
+	@Test
+	void theOutcomeStreamIsThereAndPublishesOnlyWhenSwitchedOnWhichAlsoSwitchesOnOutcomeEvents() {
+		this.runner.run((context) -> {
+			assertThat(context).hasSingleBean(RedisJobOutcomeStream.class);
+			assertThat(context.getBean(RedisJobOutcomeStream.class)).hasFieldOrPropertyWithValue("publishing", false);
+			assertThat(context.getBean(DefaultDelayedListenerContainerFactory.class))
+				.hasFieldOrPropertyWithValue("outcomeEvents", false);
+		});
+		this.runner.withPropertyValues("delayqueue.listener.outcome-stream=true").run((context) -> {
+			assertThat(context.getBean(RedisJobOutcomeStream.class)).hasFieldOrPropertyWithValue("publishing", true);
+			assertThat(context.getBean(RedisJobOutcomeStream.class).isRunning()).isTrue();
+			assertThat(context.getBean(DefaultDelayedListenerContainerFactory.class))
+				.hasFieldOrPropertyWithValue("outcomeEvents", true);
+		});
+		this.runner.withBean("myOutcomes", JobOutcomeStream.class, OwnOutcomes::new)
+			.run((context) -> {
+				assertThat(context).hasSingleBean(JobOutcomeStream.class);
+				assertThat(context).doesNotHaveBean(RedisJobOutcomeStream.class);
+			});
+	}
+
+	/** An application's own stream, in place of the Redis one. */
+	static class OwnOutcomes implements JobOutcomeStream {
+
+		@Override
+		public Subscription subscribe(String topic, java.util.function.Consumer<JobOutcome> consumer) {
+			return () -> {
+			};
+		}
+
+		@Override
+		public java.util.concurrent.CompletableFuture<JobOutcome> whenDone(String topic, String id) {
+			return new java.util.concurrent.CompletableFuture<>();
+		}
+
 	}
 
 	@Test
