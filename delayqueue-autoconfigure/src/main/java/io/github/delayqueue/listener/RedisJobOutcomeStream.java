@@ -120,6 +120,9 @@ public class RedisJobOutcomeStream
 	// guards the subscription only: handler threads never take it
 	private final Object subscribeLock = new Object();
 
+	// serializes start and stop (a stop waits for the publisher without the subscribe lock)
+	private final Object lifecycleLock = new Object();
+
 	private volatile boolean running;
 
 	private volatile Thread publisher;
@@ -180,6 +183,10 @@ public class RedisJobOutcomeStream
 				(failure != null) ? JobConstraints.errorText(failure.toString()) : null, Instant.now());
 		if (!this.outbox.offer(outcome)) {
 			drop(1, "more than " + BUFFER + " waited to be published");
+		}
+		else if (!this.running && this.outbox.remove(outcome)) {
+			// the stream stopped meanwhile and its publisher may have ended
+			drop(1, "the stream has stopped");
 		}
 	}
 
@@ -279,8 +286,11 @@ public class RedisJobOutcomeStream
 			JobConstraints.topic(topic);
 		}
 		Subscriber subscriber = new Subscriber(topic, consumer);
-		ensureSubscribed();
-		this.subscribers.add(subscriber);
+		synchronized (this.subscribeLock) {
+			// added under the lock that stop() clears them under
+			ensureSubscribed();
+			this.subscribers.add(subscriber);
+		}
 		return () -> this.subscribers.remove(subscriber);
 	}
 
@@ -290,7 +300,11 @@ public class RedisJobOutcomeStream
 		JobConstraints.id(id);
 		String key = topic + "\n" + id;
 		CompletableFuture<JobOutcome> done = new CompletableFuture<>();
-		this.waiters.computeIfAbsent(key, (k) -> ConcurrentHashMap.newKeySet()).add(done);
+		this.waiters.compute(key, (k, set) -> {
+			Set<CompletableFuture<JobOutcome>> waiting = (set != null) ? set : ConcurrentHashMap.newKeySet();
+			waiting.add(done);
+			return waiting;
+		});
 		done.whenComplete((outcome, failure) -> this.waiters.computeIfPresent(key, (k, set) -> {
 			set.remove(done);
 			return set.isEmpty() ? null : set;
@@ -319,7 +333,11 @@ public class RedisJobOutcomeStream
 			}
 			ThreadPoolExecutor delivery = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
 					new ArrayBlockingQueue<>(BUFFER), new CustomizableThreadFactory("delayqueue-outcomes-"),
-					(task, executor) -> drop(1, "more than " + BUFFER + " waited for this instance's consumers"));
+					(task, executor) -> {
+						if (!executor.isShutdown()) {
+							drop(1, "more than " + BUFFER + " waited for this instance's consumers");
+						}
+					});
 			RedisMessageListenerContainer container = new RedisMessageListenerContainer();
 			container.setConnectionFactory(this.connectionFactory);
 			container.setBeanName("delayqueue-outcomes");
@@ -414,16 +432,18 @@ public class RedisJobOutcomeStream
 
 	@Override
 	public void start() {
-		synchronized (this.subscribeLock) {
-			if (this.running) {
-				return;
-			}
-			this.running = true;
-			if (this.publishing) {
-				Thread thread = new Thread(this::publishUntilStopped, "delayqueue-outcomes-publisher");
-				thread.setDaemon(true);
-				thread.start();
-				this.publisher = thread;
+		synchronized (this.lifecycleLock) {
+			synchronized (this.subscribeLock) {
+				if (this.running) {
+					return;
+				}
+				this.running = true;
+				if (this.publishing) {
+					Thread thread = new Thread(this::publishUntilStopped, "delayqueue-outcomes-publisher");
+					thread.setDaemon(true);
+					thread.start();
+					this.publisher = thread;
+				}
 			}
 		}
 	}
@@ -434,6 +454,12 @@ public class RedisJobOutcomeStream
 	 */
 	@Override
 	public void stop() {
+		synchronized (this.lifecycleLock) {
+			stopNow();
+		}
+	}
+
+	private void stopNow() {
 		RedisMessageListenerContainer subscription;
 		ThreadPoolExecutor delivery;
 		Thread publisher;
