@@ -161,7 +161,8 @@ final class QueueModel {
 			}
 			long ttr = (request.ttr() != null) ? request.ttr().toMillis() : this.defaultTtr;
 			int max = (request.maxAttempts() != null) ? request.maxAttempts() : this.defaultMaxAttempts;
-			Job job = new Job(request.topic(), request.id(), request.payload(), ttr, new Time(now, 0));
+			Job job = new Job(request.topic(), request.id(), request.payload(), request.headers(), ttr,
+					new Time(now, 0));
 			job.state = state;
 			job.max = max;
 			job.due = due;
@@ -614,6 +615,9 @@ final class QueueModel {
 
 		final byte[] payload;
 
+		/** The headers it was scheduled with, empty for none. */
+		final Map<String, String> headers;
+
 		final long ttr;
 
 		final Time created;
@@ -638,11 +642,12 @@ final class QueueModel {
 		/** The error kept for the job ("" kept as empty), null for none. */
 		String error;
 
-		Job(String topic, String id, byte[] payload, long ttr, Time created) {
+		Job(String topic, String id, byte[] payload, Map<String, String> headers, long ttr, Time created) {
 			this.topic = topic;
 			this.id = id;
 			this.key = key(topic, id);
 			this.payload = payload;
+			this.headers = headers;
 			this.ttr = ttr;
 			this.created = created;
 		}

@@ -599,7 +599,7 @@ final class QueueModelRun {
 			String what = "reserved job " + expected.key;
 			check(job.attempt() == expected.attempt && job.maxAttempts() == expected.max
 					&& job.token() == expected.token && job.ttr().toMillis() == expected.reservationTtr
-					&& Arrays.equals(job.payload(), expected.payload),
+					&& Arrays.equals(job.payload(), expected.payload) && job.headers().equals(expected.headers),
 					what + " came as attempt " + job.attempt() + "/" + job.maxAttempts() + " token " + job.token()
 							+ " ttr " + job.ttr().toMillis() + ", the model says " + expected.attempt + "/"
 							+ expected.max + " token " + expected.token + " ttr " + expected.reservationTtr);
@@ -906,6 +906,8 @@ final class QueueModelRun {
 				+ ", the model says " + abbreviate(error));
 		if (payloads) {
 			check(Arrays.equals(info.payload(), job.payload), about + " has another payload");
+			check(info.headers().equals(job.headers), about + " has the headers " + info.headers()
+					+ ", the model says " + job.headers);
 		}
 	}
 
@@ -979,8 +981,7 @@ final class QueueModelRun {
 				long created = Long.parseLong(header.group(5), 36);
 				job.created.observe(created, "the stored creation time of " + key);
 				job.due.observe(created + Long.parseLong(header.group(6), 36), "the stored due time of " + key);
-				check(record.substring(newline + 1).equals(new String(job.payload, StandardCharsets.UTF_8)),
-						"the stored payload of " + key + " differs");
+				check(record.substring(newline + 1).equals(stored(job)), "the stored payload of " + key + " differs");
 			}
 			check(stored.equals(bucket.jobs.keySet()), "bucket " + b + " holds " + stored.size()
 					+ " jobs, the model " + bucket.jobs.size());
@@ -1229,6 +1230,21 @@ final class QueueModelRun {
 				: "n" + this.random.nextInt(BULK_IDS);
 	}
 
+	/**
+	 * What a record should hold after its header line, by the documented format: the payload
+	 * alone, or the mark NUL {@code dqh}, a {@code name=value} line per header, NUL, the
+	 * payload (also for a payload without headers that itself starts with the mark).
+	 */
+	private static String stored(Job job) {
+		String payload = new String(job.payload, StandardCharsets.UTF_8);
+		if (job.headers.isEmpty() && !payload.startsWith("\0dqh")) {
+			return payload;
+		}
+		StringBuilder stored = new StringBuilder("\0dqh");
+		job.headers.forEach((name, value) -> stored.append(name).append('=').append(value).append('\n'));
+		return stored.append('\0').append(payload).toString();
+	}
+
 	private ScheduleRequest request(String topic, String id, boolean shortAllowed) {
 		boolean absolute = this.random.nextInt(100) < 15;
 		Duration ttr = switch (this.random.nextInt(4)) {
@@ -1239,7 +1255,22 @@ final class QueueModelRun {
 		Integer maxAttempts = (this.random.nextInt(10) < 4) ? null : 1 + this.random.nextInt(4);
 		OnDuplicate onDuplicate = this.random.nextBoolean() ? OnDuplicate.KEEP : OnDuplicate.REPLACE;
 		return new ScheduleRequest(topic, id, payload(), absolute ? null : delay(shortAllowed),
-				absolute ? absoluteDueAt() : null, ttr, maxAttempts, onDuplicate);
+				absolute ? absoluteDueAt() : null, ttr, maxAttempts, onDuplicate, headers());
+	}
+
+	/** Mostly none; sometimes one, or several with text beyond ASCII and '='. */
+	private Map<String, String> headers() {
+		return switch (this.random.nextInt(10)) {
+			case 0 -> Map.of("tenant", "t" + this.random.nextInt(100));
+			case 1 -> {
+				Map<String, String> headers = new LinkedHashMap<>();
+				headers.put("tenant", "acme \u00fc\u2713");
+				headers.put("trace.id", "a=b=" + this.random.nextInt(1_000));
+				headers.put("empty", "");
+				yield headers;
+			}
+			default -> Map.of();
+		};
 	}
 
 	/** Due now or in the past (READY at once), short (due by the next promotion) or hours ahead. */
@@ -1263,6 +1294,8 @@ final class QueueModelRun {
 		String text = switch (this.random.nextInt(10)) {
 			case 0 -> "";
 			case 1 -> "line one\nline two \u00fc\u2713";
+			// a payload that starts like a header section, and one that starts with NUL bytes
+			case 3 -> (this.random.nextBoolean()) ? "\0dqhtenant=x\n\0not headers" : "\0\0\0\u0007binary";
 			case 2 -> "{\"big\":\"" + "x".repeat(1_000 + this.random.nextInt(3_000)) + "\"}";
 			default -> "{\"n\":" + this.random.nextInt(1_000_000) + "}";
 		};
