@@ -324,6 +324,66 @@ class DelayedListenerEndpointRegistryTests {
 		assertThat(registry.getListenerContainers()).isEmpty();
 	}
 
+	/**
+	 * Threads register, unregister, start and stop containers of four ids at random while
+	 * jobs run and the context closes under them: afterwards no container made runs and no
+	 * consumer or handler thread of them is left, and the queue's invariant holds.
+	 */
+	@Test
+	void registerUnregisterStartAndStopRacingEachOtherAndTheContextsCloseLeaveNothingRunning() throws Exception {
+		ConfigurableApplicationContext context = this.apps.run(NoListeners.class, "delayqueue.buckets=1",
+				"delayqueue.listener.shutdown-timeout=5s");
+		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+		DelayedListenerEndpointRegistry registry = context.getBean(DelayedListenerEndpointRegistry.class);
+		DelayedListenerContainerFactory factory = context.getBean(DelayedListenerContainerFactory.class);
+		for (int i = 0; i < 200; i++) {
+			template.schedule("racing", "job-" + i, "x", Duration.ZERO);
+		}
+		java.util.Set<DelayedListenerContainer> made = java.util.concurrent.ConcurrentHashMap.newKeySet();
+		java.util.concurrent.atomic.AtomicBoolean going = new java.util.concurrent.atomic.AtomicBoolean(true);
+		List<Throwable> unexpected = new CopyOnWriteArrayList<>();
+		List<Thread> threads = new java.util.ArrayList<>();
+		for (int t = 0; t < 6; t++) {
+			java.util.SplittableRandom random = new java.util.SplittableRandom(t);
+			threads.add(new Thread(() -> {
+				while (going.get()) {
+					String id = "racer-" + random.nextInt(4);
+					try {
+						switch (random.nextInt(4)) {
+							case 0 -> made.add(registry.registerListenerContainer(
+									new SimpleDelayedListenerEndpoint<>(id, "racing", String.class, (job) -> {
+									}), factory));
+							case 1 -> registry.unregisterListenerContainer(id);
+							case 2 -> registry.startListenerContainer(id);
+							default -> registry.stopListenerContainer(id);
+						}
+					}
+					catch (IllegalArgumentException | IllegalStateException ex) {
+						// a taken id, an unknown one, or a start once the registry has stopped
+					}
+					catch (Throwable ex) {
+						unexpected.add(ex);
+					}
+				}
+			}, "racer-thread-" + t));
+		}
+		threads.forEach(Thread::start);
+		await().atMost(Duration.ofSeconds(20)).until(() -> made.size() >= 20);
+		context.close();
+		going.set(false);
+		for (Thread thread : threads) {
+			thread.join(30_000);
+			assertThat(thread.isAlive()).as(thread.getName()).isFalse();
+		}
+		// a start that slipped past the close is stopped again by the registry
+		registry.stop();
+		assertThat(unexpected).isEmpty();
+		assertThat(made).allSatisfy((container) -> assertThat(container.isRunning()).as(container.toString()).isFalse());
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(Thread.getAllStackTraces().keySet())
+			.noneMatch((thread) -> thread.getName().startsWith("delayqueue-racer-")));
+		QueueInvariant.assertHolds(RedisTestServers.shared(), this.apps.namespace, 1);
+	}
+
 	// ------------------------------------------------------------------ registrar
 
 	/** A parameter bound by the registrar's custom resolver, not read from the payload. */
