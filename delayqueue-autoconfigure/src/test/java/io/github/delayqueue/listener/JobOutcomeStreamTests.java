@@ -160,6 +160,40 @@ class JobOutcomeStreamTests {
 	}
 
 	@Test
+	void afterItsConnectionsAreKilledTheStreamSubscribesAgainAndOutcomesFlowAgain() throws Exception {
+		ConfigurableApplicationContext worker = this.apps.run(Worker.class, "delayqueue.buckets=1",
+				"delayqueue.listener.outcome-stream=true");
+		ConfigurableApplicationContext watcher = this.apps.run(NoListeners.class, "delayqueue.buckets=1",
+				"delayqueue.timer.enabled=false");
+		DelayedJobTemplate template = watcher.getBean(DelayedJobTemplate.class);
+		List<String> heard = new CopyOnWriteArrayList<>();
+		watcher.getBean(JobOutcomeStream.class).subscribe("payments", (outcome) -> heard.add(outcome.id()));
+		template.schedule("payments", "before", "ok", Duration.ZERO);
+		await().atMost(Duration.ofSeconds(10)).until(() -> heard.contains("before"));
+
+		// every subscriber and every other client of the test's Redis loses its connection
+		try (RedisConnection admin = worker.getBean(RedisConnectionFactory.class).getConnection()) {
+			@SuppressWarnings("unchecked")
+			var commands = (io.lettuce.core.api.async.RedisServerAsyncCommands<byte[], byte[]>) admin
+				.getNativeConnection();
+			assertThat(commands.clientKill(io.lettuce.core.KillArgs.Builder.typePubsub()).get(10, TimeUnit.SECONDS))
+				.isPositive();
+			// the caller's own connection is skipped
+			assertThat(commands.clientKill(io.lettuce.core.KillArgs.Builder.typeNormal()).get(10, TimeUnit.SECONDS))
+				.isPositive();
+		}
+		// what is published before the subscription is back is missed (at most once): keep
+		// scheduling until an outcome arrives again
+		java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
+		await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> {
+			template.schedule("payments", "after-" + n.incrementAndGet(), "ok", Duration.ZERO);
+			return heard.stream().anyMatch((id) -> id.startsWith("after-"));
+		});
+		await().atMost(Duration.ofSeconds(10)).until(() -> template.getOperations().stats().totals().total() == 0);
+		QueueInvariant.assertHolds(RedisTestServers.shared(), this.apps.namespace, 1);
+	}
+
+	@Test
 	void subscriptionsCheckTheirArguments() {
 		ConfigurableApplicationContext watcher = this.apps.run(NoListeners.class, "delayqueue.buckets=1");
 		JobOutcomeStream outcomes = watcher.getBean(JobOutcomeStream.class);
