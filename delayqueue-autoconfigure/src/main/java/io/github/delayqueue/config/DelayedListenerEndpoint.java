@@ -6,6 +6,7 @@ import java.util.List;
 import io.github.delayqueue.listener.DelayedJobArgumentResolver;
 import io.github.delayqueue.listener.DelayedJobHandler;
 import io.github.delayqueue.listener.DelayedJobInterceptor;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
 
@@ -54,7 +55,7 @@ public interface DelayedListenerEndpoint {
 	 * Handlers at once.
 	 * @return the concurrency, or {@code null} for the factory's
 	 */
-	default Integer concurrency() {
+	default @Nullable Integer concurrency() {
 		return null;
 	}
 
@@ -62,7 +63,7 @@ public interface DelayedListenerEndpoint {
 	 * The reservation's time-to-run.
 	 * @return the TTR, or {@code null} for each job's own
 	 */
-	default Duration ttr() {
+	default @Nullable Duration ttr() {
 		return null;
 	}
 
@@ -70,7 +71,7 @@ public interface DelayedListenerEndpoint {
 	 * Attempts per job, stored with each job the container reserves.
 	 * @return the attempts, or {@code null} for each job's own
 	 */
-	default Integer maxAttempts() {
+	default @Nullable Integer maxAttempts() {
 		return null;
 	}
 
@@ -78,7 +79,7 @@ public interface DelayedListenerEndpoint {
 	 * Whether the container starts with the context.
 	 * @return whether it does, or {@code null} for the factory's setting
 	 */
-	default Boolean autoStartup() {
+	default @Nullable Boolean autoStartup() {
 		return null;
 	}
 
@@ -86,7 +87,7 @@ public interface DelayedListenerEndpoint {
 	 * The first retry interval of the default error handler.
 	 * @return the interval, or {@code null} for the factory's
 	 */
-	default Duration backOffInitial() {
+	default @Nullable Duration backOffInitial() {
 		return null;
 	}
 
@@ -94,7 +95,7 @@ public interface DelayedListenerEndpoint {
 	 * The growth of the retry interval of the default error handler.
 	 * @return the factor, or {@code null} for the factory's
 	 */
-	default Double backOffMultiplier() {
+	default @Nullable Double backOffMultiplier() {
 		return null;
 	}
 
@@ -102,7 +103,7 @@ public interface DelayedListenerEndpoint {
 	 * The longest retry interval of the default error handler.
 	 * @return the interval, or {@code null} for the factory's
 	 */
-	default Duration backOffMax() {
+	default @Nullable Duration backOffMax() {
 		return null;
 	}
 
@@ -118,7 +119,7 @@ public interface DelayedListenerEndpoint {
 	 * The bean name of the container factory the registrar uses for this endpoint.
 	 * @return the name, or {@code null} for the registrar's default factory
 	 */
-	default String containerFactory() {
+	default @Nullable String containerFactory() {
 		return null;
 	}
 

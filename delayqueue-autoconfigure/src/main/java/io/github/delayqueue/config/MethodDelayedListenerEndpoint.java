@@ -11,6 +11,7 @@ import io.github.delayqueue.listener.DelayQueueHeaders;
 import io.github.delayqueue.listener.DelayedJobArgumentResolver;
 import io.github.delayqueue.listener.DelayedJobHandler;
 import io.github.delayqueue.listener.DelayedJobInterceptor;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.MethodParameter;
@@ -49,9 +50,10 @@ import org.springframework.util.StringUtils;
  * @param interceptors the listener's own interceptors, run after the container factory's
  */
 public record MethodDelayedListenerEndpoint(String id, String topic, Object bean, Method method, String beanName,
-		Integer concurrency, Duration ttr, Integer maxAttempts, Boolean autoStartup, Duration backOffInitial,
-		Double backOffMultiplier, Duration backOffMax, List<Class<? extends Throwable>> noRetryFor,
-		String containerFactory, List<DelayedJobInterceptor> interceptors) implements DelayedListenerEndpoint {
+		@Nullable Integer concurrency, @Nullable Duration ttr, @Nullable Integer maxAttempts,
+		@Nullable Boolean autoStartup, @Nullable Duration backOffInitial, @Nullable Double backOffMultiplier,
+		@Nullable Duration backOffMax, List<Class<? extends Throwable>> noRetryFor, @Nullable String containerFactory,
+		List<DelayedJobInterceptor> interceptors) implements DelayedListenerEndpoint {
 
 	public MethodDelayedListenerEndpoint {
 		noRetryFor = List.copyOf(noRetryFor);

@@ -10,6 +10,7 @@ import io.github.delayqueue.listener.DelayedJobArgumentResolver;
 import io.github.delayqueue.listener.DelayedJobHandler;
 import io.github.delayqueue.listener.DelayedJobInterceptor;
 import io.github.delayqueue.listener.DelayedJobListener;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
@@ -46,23 +47,23 @@ public class SimpleDelayedListenerEndpoint<T> implements DelayedListenerEndpoint
 
 	private final DelayedJobListener<T> listener;
 
-	private Integer concurrency;
+	private @Nullable Integer concurrency;
 
-	private Duration ttr;
+	private @Nullable Duration ttr;
 
-	private Integer maxAttempts;
+	private @Nullable Integer maxAttempts;
 
-	private Boolean autoStartup;
+	private @Nullable Boolean autoStartup;
 
-	private Duration backOffInitial;
+	private @Nullable Duration backOffInitial;
 
-	private Double backOffMultiplier;
+	private @Nullable Double backOffMultiplier;
 
-	private Duration backOffMax;
+	private @Nullable Duration backOffMax;
 
 	private List<Class<? extends Throwable>> noRetryFor = List.of();
 
-	private String containerFactory;
+	private @Nullable String containerFactory;
 
 	private List<DelayedJobInterceptor> interceptors = List.of();
 
@@ -125,7 +126,7 @@ public class SimpleDelayedListenerEndpoint<T> implements DelayedListenerEndpoint
 	}
 
 	@Override
-	public Integer concurrency() {
+	public @Nullable Integer concurrency() {
 		return this.concurrency;
 	}
 
@@ -138,7 +139,7 @@ public class SimpleDelayedListenerEndpoint<T> implements DelayedListenerEndpoint
 	}
 
 	@Override
-	public Duration ttr() {
+	public @Nullable Duration ttr() {
 		return this.ttr;
 	}
 
@@ -151,7 +152,7 @@ public class SimpleDelayedListenerEndpoint<T> implements DelayedListenerEndpoint
 	}
 
 	@Override
-	public Integer maxAttempts() {
+	public @Nullable Integer maxAttempts() {
 		return this.maxAttempts;
 	}
 
@@ -164,7 +165,7 @@ public class SimpleDelayedListenerEndpoint<T> implements DelayedListenerEndpoint
 	}
 
 	@Override
-	public Boolean autoStartup() {
+	public @Nullable Boolean autoStartup() {
 		return this.autoStartup;
 	}
 
@@ -179,7 +180,7 @@ public class SimpleDelayedListenerEndpoint<T> implements DelayedListenerEndpoint
 	}
 
 	@Override
-	public Duration backOffInitial() {
+	public @Nullable Duration backOffInitial() {
 		return this.backOffInitial;
 	}
 
@@ -192,7 +193,7 @@ public class SimpleDelayedListenerEndpoint<T> implements DelayedListenerEndpoint
 	}
 
 	@Override
-	public Double backOffMultiplier() {
+	public @Nullable Double backOffMultiplier() {
 		return this.backOffMultiplier;
 	}
 
@@ -206,7 +207,7 @@ public class SimpleDelayedListenerEndpoint<T> implements DelayedListenerEndpoint
 	}
 
 	@Override
-	public Duration backOffMax() {
+	public @Nullable Duration backOffMax() {
 		return this.backOffMax;
 	}
 
@@ -233,7 +234,7 @@ public class SimpleDelayedListenerEndpoint<T> implements DelayedListenerEndpoint
 	}
 
 	@Override
-	public String containerFactory() {
+	public @Nullable String containerFactory() {
 		return this.containerFactory;
 	}
 
@@ -241,7 +242,7 @@ public class SimpleDelayedListenerEndpoint<T> implements DelayedListenerEndpoint
 	 * The bean name of the container factory the registrar uses for this endpoint.
 	 * @param containerFactory the name, or {@code null} for the registrar's default
 	 */
-	public void setContainerFactory(String containerFactory) {
+	public void setContainerFactory(@Nullable String containerFactory) {
 		this.containerFactory = containerFactory;
 	}
 

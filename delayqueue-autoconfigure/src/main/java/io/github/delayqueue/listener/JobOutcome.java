@@ -3,6 +3,8 @@ package io.github.delayqueue.listener;
 import java.time.Instant;
 import java.util.Set;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * How a listener handled one delivery of a job, as the
  * {@link JobOutcomeStream} carries it from the instance that ran it to every subscriber of
@@ -21,7 +23,7 @@ import java.util.Set;
  * @param at when the outcome was decided, by the clock of the instance that ran it
  */
 public record JobOutcome(String topic, String id, String outcome, int attempt, int maxAttempts, String listenerId,
-		String instanceId, String error, Instant at) {
+		String instanceId, @Nullable String error, Instant at) {
 
 	private static final Set<String> FINAL = Set.of("success", "skipped", "dead", "recovered");
 

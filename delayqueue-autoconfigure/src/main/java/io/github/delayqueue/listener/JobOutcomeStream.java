@@ -3,6 +3,8 @@ package io.github.delayqueue.listener;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The job outcomes of every instance of a namespace, Bull-style: instances with
  * {@code delayqueue.listener.outcome-stream=true} publish how their listeners handled each
@@ -29,7 +31,7 @@ public interface JobOutcomeStream {
 	 * reached to subscribe
 	 * @throws IllegalStateException when the stream is stopped (the context is not running)
 	 */
-	Subscription subscribe(String topic, Consumer<JobOutcome> consumer);
+	Subscription subscribe(@Nullable String topic, Consumer<JobOutcome> consumer);
 
 	/**
 	 * Completes with the first final outcome ({@link JobOutcome#isFinal()}) of a job seen

@@ -24,6 +24,7 @@ import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.ReservedJob;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -280,7 +281,7 @@ public class RedisJobOutcomeStream
 	// ------------------------------------------------------------------ subscribing
 
 	@Override
-	public Subscription subscribe(String topic, Consumer<JobOutcome> consumer) {
+	public Subscription subscribe(@Nullable String topic, Consumer<JobOutcome> consumer) {
 		Assert.notNull(consumer, "consumer must not be null");
 		if (topic != null) {
 			JobConstraints.topic(topic);
@@ -411,7 +412,7 @@ public class RedisJobOutcomeStream
 		}
 	}
 
-	private record Subscriber(String topic, Consumer<JobOutcome> consumer) {
+	private record Subscriber(@Nullable String topic, Consumer<JobOutcome> consumer) {
 
 		void accept(JobOutcome outcome) {
 			if (this.topic != null && !Objects.equals(this.topic, outcome.topic())) {
