@@ -35,9 +35,11 @@ import org.springframework.util.Assert;
  * job is DEAD in Redis with its error, as without a recoverer. The dead-letter job keeps the
  * job's own headers (its last ones dropped when it has more than 29) and gets three of the
  * failure's:
- * {@link DelayQueueHeaders#DLT_ERROR} (the error, on one line, at most 1,024 characters),
- * {@link DelayQueueHeaders#DLT_ORIGINAL_TOPIC} and {@link DelayQueueHeaders#DLT_ATTEMPTS}; the
- * move is logged at WARN with both topics and the id.
+ * {@link DelayQueueHeaders#DLT_ERROR} (the error, on one line, at most 1,024 characters;
+ * cut to {@value #SHORT_ERROR_LENGTH}, then left out, when the payload with it would be over
+ * {@code delayqueue.max-payload-size}), {@link DelayQueueHeaders#DLT_ORIGINAL_TOPIC} and
+ * {@link DelayQueueHeaders#DLT_ATTEMPTS}; the move is logged at WARN with both topics and the
+ * id.
  * Thread-safe.
  */
 public class DeadLetterTopicRecoverer implements DelayedJobRecoverer {
@@ -46,6 +48,9 @@ public class DeadLetterTopicRecoverer implements DelayedJobRecoverer {
 	 * What the default destination appends to the job's topic.
 	 */
 	public static final String DEFAULT_SUFFIX = "-dlt";
+
+	/** The error text's length when the full one does not fit the payload limit. */
+	static final int SHORT_ERROR_LENGTH = 100;
 
 	private static final Log logger = LogFactory.getLog(DeadLetterTopicRecoverer.class);
 
@@ -90,8 +95,7 @@ public class DeadLetterTopicRecoverer implements DelayedJobRecoverer {
 			throw new IllegalArgumentException("the dead-letter topic of job " + job.id() + " is its own topic '"
 					+ topic + "': the job would run again at once");
 		}
-		ScheduleResult result = this.producer.schedule(new ScheduleRequest(topic, job.id(), job.payload(), this.delay,
-				null, null, null, OnDuplicate.KEEP, headers(job, failure)));
+		ScheduleResult result = schedule(topic, job, failure);
 		logger.warn("Job " + job.id() + " of topic " + job.topic() + " failed on attempt " + job.attempt() + " of "
 				+ job.maxAttempts() + " and is moved to dead-letter topic " + topic
 				+ (result.created() ? "" : " (a job of that id waits there already and is kept)") + ": "
@@ -100,11 +104,38 @@ public class DeadLetterTopicRecoverer implements DelayedJobRecoverer {
 
 
 	/**
-	 * The job's own headers, then the failure's: error, topic and attempts, replacing those of
-	 * an earlier move. A job with more than {@code MAX_HEADERS - 3} headers of its own loses
-	 * its last ones, to make room.
+	 * Schedules the dead-letter job. When the payload with the failure's headers is over
+	 * {@code delayqueue.max-payload-size}, the error text is cut to
+	 * {@value #SHORT_ERROR_LENGTH} characters, then left out, so that a job near the limit
+	 * still moves.
 	 */
+	private ScheduleResult schedule(String topic, ReservedJob job, Throwable failure) {
+		int[] errorLengths = { JobConstraints.MAX_HEADER_VALUE_LENGTH, SHORT_ERROR_LENGTH, 0 };
+		for (int i = 0;; i++) {
+			try {
+				return this.producer.schedule(new ScheduleRequest(topic, job.id(), job.payload(), this.delay, null,
+						null, null, OnDuplicate.KEEP, headers(job, failure, errorLengths[i])));
+			}
+			catch (IllegalArgumentException ex) {
+				if (i == errorLengths.length - 1 || ex.getMessage() == null
+						|| !ex.getMessage().contains("(delayqueue.max-payload-size)")) {
+					throw ex;
+				}
+			}
+		}
+	}
+
 	static Map<String, String> headers(ReservedJob job, Throwable failure) {
+		return headers(job, failure, JobConstraints.MAX_HEADER_VALUE_LENGTH);
+	}
+
+	/**
+	 * The job's own headers, then the failure's: error (at most {@code errorLength}
+	 * characters, none for 0), topic and attempts, replacing those of an earlier move. A job
+	 * with more than {@code MAX_HEADERS - 3} headers of its own loses its last ones, to make
+	 * room.
+	 */
+	static Map<String, String> headers(ReservedJob job, Throwable failure, int errorLength) {
 		Map<String, String> headers = new LinkedHashMap<>(job.headers());
 		headers.remove(DelayQueueHeaders.DLT_ERROR);
 		headers.remove(DelayQueueHeaders.DLT_ORIGINAL_TOPIC);
@@ -113,7 +144,10 @@ public class DeadLetterTopicRecoverer implements DelayedJobRecoverer {
 		while (headers.size() > JobConstraints.MAX_HEADERS - 3) {
 			headers.remove(names.remove(names.size() - 1));
 		}
-		headers.put(DelayQueueHeaders.DLT_ERROR, errorText(DefaultDelayedJobErrorHandler.unwrap(failure)));
+		if (errorLength > 0) {
+			headers.put(DelayQueueHeaders.DLT_ERROR,
+					errorText(DefaultDelayedJobErrorHandler.unwrap(failure), errorLength));
+		}
 		headers.put(DelayQueueHeaders.DLT_ORIGINAL_TOPIC, job.topic());
 		headers.put(DelayQueueHeaders.DLT_ATTEMPTS, Integer.toString(job.attempt()));
 		return headers;
@@ -123,15 +157,15 @@ public class DeadLetterTopicRecoverer implements DelayedJobRecoverer {
 	 * The failure as a header value: {@code class: message}, control characters (line
 	 * breaks of a multi-line message) as spaces, cut to the longest header value.
 	 */
-	static String errorText(Throwable failure) {
+	static String errorText(Throwable failure, int maxLength) {
 		String text = String.valueOf(failure);
-		StringBuilder clean = new StringBuilder(Math.min(text.length(), JobConstraints.MAX_HEADER_VALUE_LENGTH));
-		for (int i = 0; i < text.length() && clean.length() < JobConstraints.MAX_HEADER_VALUE_LENGTH; i++) {
+		StringBuilder clean = new StringBuilder(Math.min(text.length(), maxLength));
+		for (int i = 0; i < text.length() && clean.length() < maxLength; i++) {
 			char c = text.charAt(i);
 			clean.append((c < 0x20 || c == 0x7f) ? ' ' : c);
 		}
-		if (text.length() > JobConstraints.MAX_HEADER_VALUE_LENGTH) {
-			clean.setLength(JobConstraints.MAX_HEADER_VALUE_LENGTH - 3);
+		if (text.length() > maxLength) {
+			clean.setLength(maxLength - 3);
 			clean.append("...");
 		}
 		return clean.toString();

@@ -734,6 +734,49 @@ class DelayedListenerTests {
 			.isEqualTo("java.lang.UnsupportedOperationException: never retry this");
 	}
 
+	static class LongErrorListener {
+
+		@DelayedListener(topic = "near-limit", maxAttempts = "1")
+		void on(String payload) {
+			throw new IllegalStateException("declined: " + "y".repeat(200));
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class NearLimitDeadLetterConfig {
+
+		@Bean
+		LongErrorListener longErrorListener() {
+			return new LongErrorListener();
+		}
+
+		@Bean
+		DeadLetterTopicRecoverer deadLetterTopicRecoverer(DelayedJobTemplate template) {
+			return new DeadLetterTopicRecoverer(template.getOperations());
+		}
+
+	}
+
+	@Test
+	void aJobNearThePayloadLimitMovesWithItsErrorCutToFit() {
+		ConfigurableApplicationContext context = this.apps.run(NearLimitDeadLetterConfig.class,
+				"delayqueue.max-payload-size=450B");
+		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+		// 200 bytes of payload and a header: the full error (about 240 characters) would not fit
+		template.job("near-limit", "n-1").payload("x".repeat(200)).header("tenant", "acme").delay(Duration.ZERO)
+			.schedule();
+		await().atMost(Duration.ofSeconds(10)).until(() -> template.find("near-limit-dlt", "n-1").isPresent());
+		JobInfo moved = template.find("near-limit-dlt", "n-1").orElseThrow();
+		assertThat(moved.payloadAsString()).isEqualTo("x".repeat(200));
+		assertThat(moved.headers()).containsEntry("tenant", "acme")
+			.containsEntry(DelayQueueHeaders.DLT_ORIGINAL_TOPIC, "near-limit")
+			.containsEntry(DelayQueueHeaders.DLT_ATTEMPTS, "1");
+		assertThat(moved.headers().get(DelayQueueHeaders.DLT_ERROR)).hasSize(100)
+			.startsWith("java.lang.IllegalStateException: declined: yyy")
+			.endsWith("...");
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	static class LoggingRecovererConfig {
 
