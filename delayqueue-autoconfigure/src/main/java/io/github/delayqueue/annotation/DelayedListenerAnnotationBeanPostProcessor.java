@@ -29,7 +29,6 @@ import org.springframework.beans.factory.config.AutowireCapableBeanFactory;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.convert.DurationStyle;
-import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.MethodParameter;
 import org.springframework.core.Ordered;
@@ -39,7 +38,6 @@ import org.springframework.core.convert.TypeDescriptor;
 import org.springframework.format.support.DefaultFormattingConversionService;
 import org.springframework.messaging.MessageHeaders;
 import org.springframework.messaging.handler.annotation.Header;
-import org.springframework.messaging.handler.annotation.ValueConstants;
 import org.springframework.util.StringUtils;
 
 /**
@@ -222,9 +220,7 @@ public class DelayedListenerAnnotationBeanPostProcessor
 	 */
 	private static void checkHeader(MethodParameter parameter, String where) {
 		Header header = parameter.getParameterAnnotation(Header.class);
-		parameter.initParameterNameDiscovery(new DefaultParameterNameDiscoverer());
-		String name = StringUtils.hasText(header.name()) ? header.name()
-				: StringUtils.hasText(header.value()) ? header.value() : parameter.getParameterName();
+		String name = MethodDelayedListenerEndpoint.headerName(parameter, header);
 		if (name == null) {
 			return;
 		}
@@ -233,9 +229,7 @@ public class DelayedListenerAnnotationBeanPostProcessor
 		}
 		Class<?> type = DelayQueueHeaders.typeOf(name);
 		if (type == null && name.startsWith(DelayQueueHeaders.PREFIX)) {
-			boolean optional = !header.required() || !ValueConstants.DEFAULT_NONE.equals(header.defaultValue())
-					|| parameter.isOptional();
-			if (!optional) {
+			if (!MethodDelayedListenerEndpoint.isOptionalHeader(parameter, header)) {
 				throw new InvalidDelayedListenerException(where,
 						"has a @Header(\"" + name + "\") parameter, but no job carries a header of that name",
 						"use a name from DelayQueueHeaders (" + DelayQueueHeaders.ATTEMPT + ", " + DelayQueueHeaders.ID

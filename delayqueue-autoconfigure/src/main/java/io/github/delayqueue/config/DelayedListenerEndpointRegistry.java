@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 import io.github.delayqueue.core.JobConstraints;
@@ -207,7 +208,7 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	 * @throws IllegalArgumentException when no container has the id
 	 */
 	public void stopListenerContainer(String id) {
-		stopAndWait(container(id), () -> {
+		stopAndWait(container(id)::stop, () -> {
 		});
 	}
 
@@ -236,7 +237,7 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 			}
 			this.unregistering.add(container);
 		}
-		stopAndWait(container, () -> {
+		stopAndWait(container::stop, () -> {
 			synchronized (this) {
 				this.unregistering.remove(container);
 				notifyAll();
@@ -255,16 +256,18 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	}
 
 	/**
-	 * Stops a container and waits for it, unless on a listener container's thread; the
-	 * callback runs when the stop has ended.
+	 * Stops (a container, or all of them) and waits for it, unless on a listener container's
+	 * thread; the callback runs when the stop has ended.
+	 * @param stop the stop that takes a callback
+	 * @param callback run when stopped
 	 */
-	private static void stopAndWait(DelayedListenerContainer container, Runnable callback) {
+	private static void stopAndWait(Consumer<Runnable> stop, Runnable callback) {
 		if (DelayedListenerContainer.isContainerThread()) {
-			container.stop(callback);
+			stop.accept(callback);
 			return;
 		}
 		CountDownLatch done = new CountDownLatch(1);
-		container.stop(() -> {
+		stop.accept(() -> {
 			try {
 				callback.run();
 			}
@@ -325,14 +328,8 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	 */
 	@Override
 	public void stop() {
-		if (DelayedListenerContainer.isContainerThread()) {
-			stop(() -> {
-			});
-			return;
-		}
-		CountDownLatch done = new CountDownLatch(1);
-		stop(done::countDown);
-		await(done);
+		stopAndWait(this::stop, () -> {
+		});
 	}
 
 	/**

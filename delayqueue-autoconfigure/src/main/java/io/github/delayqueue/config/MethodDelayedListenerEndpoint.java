@@ -119,20 +119,47 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 		Map<String, MethodParameter> required = new LinkedHashMap<>();
 		for (int i = 0; i < this.method.getParameterCount(); i++) {
 			MethodParameter parameter = new MethodParameter(this.method, i);
-			parameter.initParameterNameDiscovery(new DefaultParameterNameDiscoverer());
 			Header header = parameter.getParameterAnnotation(Header.class);
-			if (header == null || !header.required() || !ValueConstants.DEFAULT_NONE.equals(header.defaultValue())
-					|| parameter.isOptional()) {
+			if (header == null || isOptionalHeader(parameter, header)) {
 				continue;
 			}
-			String name = StringUtils.hasText(header.name()) ? header.name()
-					: StringUtils.hasText(header.value()) ? header.value() : parameter.getParameterName();
+			String name = headerName(parameter, header);
 			if (name != null && DelayQueueHeaders.isStored(name) && !MessageHeaders.ID.equals(name)
 					&& !MessageHeaders.TIMESTAMP.equals(name)) {
 				required.put(name, parameter);
 			}
 		}
 		return required;
+	}
+
+	/**
+	 * The header a {@code @Header} parameter names: its {@code name} or {@code value}, else
+	 * the parameter's own name, as spring-messaging resolves it.
+	 * @param parameter the parameter
+	 * @param header its annotation
+	 * @return the header name, or {@code null} when the parameter's name is not known
+	 */
+	public static @Nullable String headerName(MethodParameter parameter, Header header) {
+		if (StringUtils.hasText(header.name())) {
+			return header.name();
+		}
+		if (StringUtils.hasText(header.value())) {
+			return header.value();
+		}
+		parameter.initParameterNameDiscovery(new DefaultParameterNameDiscoverer());
+		return parameter.getParameterName();
+	}
+
+	/**
+	 * Whether a {@code @Header} parameter may go without its header: not required, with a
+	 * default, {@code Optional} or {@code @Nullable}.
+	 * @param parameter the parameter
+	 * @param header its annotation
+	 * @return {@code true} when a message without the header still binds it
+	 */
+	public static boolean isOptionalHeader(MethodParameter parameter, Header header) {
+		return !header.required() || !ValueConstants.DEFAULT_NONE.equals(header.defaultValue())
+				|| parameter.isOptional();
 	}
 
 	/**

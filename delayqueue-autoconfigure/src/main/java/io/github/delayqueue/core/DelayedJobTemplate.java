@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -343,11 +344,8 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 		 * @return this builder
 		 */
 		public JobBuilder header(String name, String value) {
-			Map<String, String> next = new LinkedHashMap<>(this.headers);
-			next.put(name, value);
-			JobConstraints.headers(next);
-			this.headers.put(name, value);
-			return this;
+			// a singleton map takes null, which the rules then refuse with the header's name
+			return headers(Collections.singletonMap(name, value));
 		}
 
 		/**

@@ -249,13 +249,21 @@ public class RedisJobOutcomeStream
 
 	private void drop(int count, String reason) {
 		long total = this.dropped.addAndGet(count);
-		long now = System.nanoTime();
-		long last = this.lastDropLogNanos.get();
-		if (now - last >= LOG_INTERVAL_NANOS && this.lastDropLogNanos.compareAndSet(last, now)) {
+		if (logNow(this.lastDropLogNanos)) {
 			long since = total - this.droppedLogged.getAndSet(total);
 			logger.warn("Dropped " + since + " job outcome(s) of the stream on channel '" + this.channel + "' ("
 					+ total + " in all); the last because " + reason);
 		}
+	}
+
+	/**
+	 * Whether a message logged at most once a minute may be logged now; if so, the time of
+	 * the last one becomes now.
+	 */
+	private static boolean logNow(AtomicLong lastNanos) {
+		long now = System.nanoTime();
+		long last = lastNanos.get();
+		return now - last >= LOG_INTERVAL_NANOS && lastNanos.compareAndSet(last, now);
 	}
 
 	byte[] encode(JobOutcome outcome) {
@@ -404,9 +412,7 @@ public class RedisJobOutcomeStream
 	}
 
 	private void badMessage(RuntimeException ex) {
-		long now = System.nanoTime();
-		long last = this.lastBadMessageLogNanos.get();
-		if (now - last >= LOG_INTERVAL_NANOS && this.lastBadMessageLogNanos.compareAndSet(last, now)) {
+		if (logNow(this.lastBadMessageLogNanos)) {
 			logger.warn("Ignored a message on channel '" + this.channel + "' that is no job outcome (further ones"
 					+ " are ignored without a word for a minute): " + ex.getClass().getName());
 		}
