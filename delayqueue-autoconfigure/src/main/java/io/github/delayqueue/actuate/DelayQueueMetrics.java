@@ -28,6 +28,10 @@ import org.springframework.util.Assert;
  * <li>{@code delayqueue.listener}: listener handler duration, also tagged {@code outcome}
  * ({@code success}, {@code retry}, {@code dead}, {@code recovered}, {@code stale}) and
  * {@code exception} (simple class name, or {@code none}).</li>
+ * <li>{@code delayqueue.recurring.ticks}: recurring-job ticks this instance's timer fired,
+ * also tagged {@code result}: {@code created} (occurrences created), {@code skipped} (ticks
+ * that created none, by the overlap or misfire policy) and {@code misfired} (ticks fired
+ * later than the misfire threshold; each is also created or skipped).</li>
  * </ul>
  * Each instance counts its own steps; summed over instances they are the queue's.
  *
@@ -114,6 +118,26 @@ public class DelayQueueMetrics implements DelayQueueObserver {
 				this.other = new TopicMeters(this.registry, OTHER_TOPICS);
 			}
 			return this.other;
+		}
+	}
+
+	@Override
+	public void recurringFired(String name, String topic, long created, long skipped, long misfired) {
+		String tag = meters(topic).topic;
+		tick(tag, "created", created);
+		tick(tag, "skipped", skipped);
+		tick(tag, "misfired", misfired);
+	}
+
+	private void tick(String topic, String result, long count) {
+		// registered when first needed: most topics have no recurring jobs
+		Counter counter = Counter.builder("delayqueue.recurring.ticks")
+			.description("Recurring-job ticks fired by this instance's timer, by result")
+			.tag("topic", topic)
+			.tag("result", result)
+			.register(this.registry);
+		if (count > 0) {
+			counter.increment(count);
 		}
 	}
 

@@ -1,10 +1,15 @@
 package io.github.delayqueue.autoconfigure;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.JacksonJobPayloadConverter;
 import io.github.delayqueue.core.JobPayloadConverter;
+import io.github.delayqueue.recurring.RecurringJob;
+import io.github.delayqueue.recurring.RecurringJobs;
 import io.github.delayqueue.redis.RedisDelayQueue;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -55,6 +60,22 @@ public final class DelayQueueAutoConfiguration {
 		observers.orderedStream().forEach(builder::observer);
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
 		return builder.build();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(RedisDelayQueue.class)
+	RecurringJobs recurringJobs(RedisDelayQueue queue) {
+		return queue.getRecurringJobs();
+	}
+
+	@Bean
+	@ConditionalOnBean(RecurringJobs.class)
+	RecurringJobsReconciler recurringJobsReconciler(RecurringJobs recurringJobs, DelayQueueProperties properties) {
+		Map<String, RecurringJob> declared = new LinkedHashMap<>();
+		properties.getRecurring().forEach((name, recurring) -> declared.put(name, recurring.toJob(name)));
+		return new RecurringJobsReconciler(recurringJobs, declared, properties.isRemoveUndeclaredRecurringJobs(),
+				properties.getRedis().isFailFast());
 	}
 
 	@Bean

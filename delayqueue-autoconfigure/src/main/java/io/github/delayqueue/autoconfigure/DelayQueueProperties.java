@@ -6,6 +6,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.github.delayqueue.recurring.MisfirePolicy;
+import io.github.delayqueue.recurring.OverlapPolicy;
+import io.github.delayqueue.recurring.RecurringJob;
+import io.github.delayqueue.recurring.RecurringSchedule;
+
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 import org.springframework.validation.Errors;
@@ -61,6 +66,20 @@ public class DelayQueueProperties implements Validator {
 	 * process id and a random suffix.
 	 */
 	private String instanceId;
+
+	/**
+	 * Recurring jobs declared by name, such as
+	 * 'delayqueue.recurring.nightly-report.cron=0 0 2 * * *': put at start-up (a changed one
+	 * takes effect from its next tick, an unchanged one changes nothing), so every instance
+	 * may declare the same ones.
+	 */
+	private Map<String, Recurring> recurring = new LinkedHashMap<>();
+
+	/**
+	 * Whether start-up deletes the recurring jobs that were declared in 'delayqueue.recurring'
+	 * and are declared no more. Off: they are reported at start-up (WARN) and keep firing.
+	 */
+	private boolean removeUndeclaredRecurringJobs = false;
 
 	private final Timer timer = new Timer();
 
@@ -132,6 +151,22 @@ public class DelayQueueProperties implements Validator {
 		this.instanceId = instanceId;
 	}
 
+	public Map<String, Recurring> getRecurring() {
+		return this.recurring;
+	}
+
+	public void setRecurring(Map<String, Recurring> recurring) {
+		this.recurring = recurring;
+	}
+
+	public boolean isRemoveUndeclaredRecurringJobs() {
+		return this.removeUndeclaredRecurringJobs;
+	}
+
+	public void setRemoveUndeclaredRecurringJobs(boolean removeUndeclaredRecurringJobs) {
+		this.removeUndeclaredRecurringJobs = removeUndeclaredRecurringJobs;
+	}
+
 	public Timer getTimer() {
 		return this.timer;
 	}
@@ -168,6 +203,205 @@ public class DelayQueueProperties implements Validator {
 	@Override
 	public void validate(Object target, Errors errors) {
 		DelayQueuePropertiesRules.validate((DelayQueueProperties) target, errors);
+	}
+
+	/**
+	 * One declared recurring job: its topic, a schedule (cron with zone, or every), the
+	 * payload and options of its occurrences.
+	 */
+	public static class Recurring {
+
+		/**
+		 * Topic of the jobs each tick creates.
+		 */
+		private String topic;
+
+		/**
+		 * Cron expression (six fields from seconds, or a macro such as '@daily') as Spring's
+		 * CronExpression reads it. Set this or 'every'.
+		 */
+		private String cron;
+
+		/**
+		 * Time zone the cron expression is read in.
+		 */
+		private String zone = "UTC";
+
+		/**
+		 * Fixed rate, ticking at the multiples of this period since 1970-01-01T00:00:00Z
+		 * (1s to 366d). Set this or 'cron'.
+		 */
+		private Duration every;
+
+		/**
+		 * Payload of each occurrence, as its listener reads it (JSON for a JSON listener).
+		 */
+		private String payload = "";
+
+		/**
+		 * Headers of each occurrence.
+		 */
+		private Map<String, String> headers = new LinkedHashMap<>();
+
+		/**
+		 * Time-to-run of each occurrence. Default: 'delayqueue.default-ttr'.
+		 */
+		private Duration ttr;
+
+		/**
+		 * Deliveries of each occurrence before it is dead. Default:
+		 * 'delayqueue.default-max-attempts'.
+		 */
+		private Integer maxAttempts;
+
+		/**
+		 * What to do with ticks that passed while no instance could fire them: FIRE_ONCE (one
+		 * occurrence now), SKIP, or FIRE_ALL (one per tick, at most 'max-catch-up').
+		 */
+		private MisfirePolicy misfire = MisfirePolicy.FIRE_ONCE;
+
+		/**
+		 * How late a tick may be fired and still count as on time.
+		 */
+		private Duration misfireThreshold = RecurringJob.DEFAULT_MISFIRE_THRESHOLD;
+
+		/**
+		 * Most occurrences one firing creates for missed ticks under FIRE_ALL.
+		 */
+		private int maxCatchUp = RecurringJob.DEFAULT_MAX_CATCH_UP;
+
+		/**
+		 * What a tick does while the previous occurrence still exists: ALLOW (create it
+		 * anyway) or SKIP (skip the tick).
+		 */
+		private OverlapPolicy overlap = OverlapPolicy.ALLOW;
+
+		/**
+		 * The definition these properties declare.
+		 * @param name its name (the key under 'delayqueue.recurring')
+		 * @return the definition, marked as declared
+		 * @throws IllegalArgumentException naming the rule a value breaks
+		 */
+		public RecurringJob toJob(String name) {
+			if ((this.cron == null) == (this.every == null)) {
+				throw new IllegalArgumentException("set exactly one of cron and every");
+			}
+			RecurringJob.Builder builder = RecurringJob.builder(name)
+				.topic(this.topic)
+				.payload(this.payload)
+				.headers(this.headers)
+				.misfirePolicy(this.misfire)
+				.misfireThreshold(this.misfireThreshold)
+				.maxCatchUp(this.maxCatchUp)
+				.overlapPolicy(this.overlap)
+				.declared(true);
+			builder.schedule((this.cron != null) ? RecurringSchedule.cron(this.cron, this.zone)
+					: RecurringSchedule.every(this.every));
+			if (this.ttr != null) {
+				builder.ttr(this.ttr);
+			}
+			if (this.maxAttempts != null) {
+				builder.maxAttempts(this.maxAttempts);
+			}
+			return builder.build();
+		}
+
+		public String getTopic() {
+			return this.topic;
+		}
+
+		public void setTopic(String topic) {
+			this.topic = topic;
+		}
+
+		public String getCron() {
+			return this.cron;
+		}
+
+		public void setCron(String cron) {
+			this.cron = cron;
+		}
+
+		public String getZone() {
+			return this.zone;
+		}
+
+		public void setZone(String zone) {
+			this.zone = zone;
+		}
+
+		public Duration getEvery() {
+			return this.every;
+		}
+
+		public void setEvery(Duration every) {
+			this.every = every;
+		}
+
+		public String getPayload() {
+			return this.payload;
+		}
+
+		public void setPayload(String payload) {
+			this.payload = payload;
+		}
+
+		public Map<String, String> getHeaders() {
+			return this.headers;
+		}
+
+		public void setHeaders(Map<String, String> headers) {
+			this.headers = headers;
+		}
+
+		public Duration getTtr() {
+			return this.ttr;
+		}
+
+		public void setTtr(Duration ttr) {
+			this.ttr = ttr;
+		}
+
+		public Integer getMaxAttempts() {
+			return this.maxAttempts;
+		}
+
+		public void setMaxAttempts(Integer maxAttempts) {
+			this.maxAttempts = maxAttempts;
+		}
+
+		public MisfirePolicy getMisfire() {
+			return this.misfire;
+		}
+
+		public void setMisfire(MisfirePolicy misfire) {
+			this.misfire = misfire;
+		}
+
+		public Duration getMisfireThreshold() {
+			return this.misfireThreshold;
+		}
+
+		public void setMisfireThreshold(Duration misfireThreshold) {
+			this.misfireThreshold = misfireThreshold;
+		}
+
+		public int getMaxCatchUp() {
+			return this.maxCatchUp;
+		}
+
+		public void setMaxCatchUp(int maxCatchUp) {
+			this.maxCatchUp = maxCatchUp;
+		}
+
+		public OverlapPolicy getOverlap() {
+			return this.overlap;
+		}
+
+		public void setOverlap(OverlapPolicy overlap) {
+			this.overlap = overlap;
+		}
+
 	}
 
 	/**

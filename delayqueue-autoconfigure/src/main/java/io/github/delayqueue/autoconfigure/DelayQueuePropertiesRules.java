@@ -37,6 +37,9 @@ final class DelayQueuePropertiesRules {
 		rules.duration("default-ttr", properties.getDefaultTtr(), MILLISECOND, JobConstraints.MAX_TTR);
 		rules.between("default-max-attempts", properties.getDefaultMaxAttempts(), 1, 1_000_000);
 
+		properties.getRecurring()
+			.forEach((name, recurring) -> rules.check("recurring[" + name + "]", () -> recurring.toJob(name)));
+
 		DelayQueueProperties.Timer timer = properties.getTimer();
 		rules.between("timer.batch-size", timer.getBatchSize(), 1, 10_000);
 		rules.duration("timer.guard-interval", timer.getGuardInterval(), MILLISECOND, Duration.ofHours(1));

@@ -37,6 +37,11 @@ final class CompositeDelayQueueObserver implements DelayQueueObserver {
 	}
 
 	@Override
+	public void recurringFired(String name, String topic, long created, long skipped, long misfired) {
+		each((observer) -> observer.recurringFired(name, topic, created, skipped, misfired));
+	}
+
+	@Override
 	public void delivered(ReservedJob job) {
 		each((observer) -> observer.delivered(job));
 	}

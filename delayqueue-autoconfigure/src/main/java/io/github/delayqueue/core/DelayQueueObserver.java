@@ -24,6 +24,18 @@ public interface DelayQueueObserver {
 	}
 
 	/**
+	 * This instance's timer fired a recurring job's ticks.
+	 * @param name the recurring job's name
+	 * @param topic its topic
+	 * @param created occurrences created
+	 * @param skipped ticks that created none (overlap or misfire policy, an occurrence that
+	 * existed already)
+	 * @param misfired ticks that came later than the misfire threshold
+	 */
+	default void recurringFired(String name, String topic, long created, long skipped, long misfired) {
+	}
+
+	/**
 	 * A job was reserved by a consumer of this instance.
 	 * @param job the reservation; {@link ReservedJob#deliveredAt()} minus
 	 * {@link ReservedJob#dueAt()} is its delivery lag

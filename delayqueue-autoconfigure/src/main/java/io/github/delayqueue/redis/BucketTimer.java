@@ -56,6 +56,9 @@ final class BucketTimer implements TimerStatus {
 
 	private static final long MAX_BACKOFF_MILLIS = 5_000;
 
+	/** How long a bucket's recurring jobs wait after a firing that failed. */
+	private static final long RECURRING_RETRY_MILLIS = 5_000;
+
 	/** How long {@link #stop()} waits for Redis to take the buckets back. */
 	private static final long LEAVE_TIMEOUT_MILLIS = 2_000;
 
@@ -90,6 +93,9 @@ final class BucketTimer implements TimerStatus {
 	private final boolean[] owned;
 
 	private final long[] nextDue;
+
+	/** The next recurring-job tick of each owned bucket (0: read it; NONE: none known). */
+	private final long[] nextTick;
 
 	private boolean woken;
 
@@ -143,6 +149,8 @@ final class BucketTimer implements TimerStatus {
 		this.owned = new boolean[buckets];
 		this.nextDue = new long[buckets];
 		Arrays.fill(this.nextDue, NONE);
+		this.nextTick = new long[buckets];
+		Arrays.fill(this.nextTick, NONE);
 	}
 
 	/**
@@ -238,6 +246,20 @@ final class BucketTimer implements TimerStatus {
 		locked(() -> {
 			if (bucket >= 0 && bucket < this.owned.length && this.owned[bucket] && dueMillis < this.nextDue[bucket]) {
 				this.nextDue[bucket] = dueMillis;
+				signal();
+			}
+		});
+	}
+
+	/**
+	 * A recurring job's tick became the earliest of a bucket's recurring jobs.
+	 * @param bucket the bucket
+	 * @param tickMillis the tick by Redis's clock
+	 */
+	void onRecurringTick(int bucket, long tickMillis) {
+		locked(() -> {
+			if (bucket >= 0 && bucket < this.owned.length && this.owned[bucket] && tickMillis < this.nextTick[bucket]) {
+				this.nextTick[bucket] = tickMillis;
 				signal();
 			}
 		});
@@ -411,6 +433,11 @@ final class BucketTimer implements TimerStatus {
 				return;
 			}
 			boolean guard = plan.guardAll() || bucket == plan.guardBucket();
+			// recurring jobs first: an occurrence created due now is READY at once, and one
+			// created for later is in the delay queue the promotion reads
+			if (isOwned(bucket) && (plan.guardAll() || tickOf(bucket) <= this.clock.millis())) {
+				fireRecurring(bucket);
+			}
 			if (isOwned(bucket) && (guard || dueOf(bucket) <= this.clock.millis())) {
 				promote(bucket, guard);
 			}
@@ -458,12 +485,14 @@ final class BucketTimer implements TimerStatus {
 			for (int b = 0; b < this.owned.length; b++) {
 				if (now[b] && !this.owned[b]) {
 					this.nextDue[b] = 0;
+					this.nextTick[b] = 0;
 					if (logger.isDebugEnabled()) {
 						logger.debug("Took over the timer of bucket " + b);
 					}
 				}
 				else if (!now[b]) {
 					this.nextDue[b] = NONE;
+					this.nextTick[b] = NONE;
 				}
 				this.owned[b] = now[b];
 				count += now[b] ? 1 : 0;
@@ -505,6 +534,53 @@ final class BucketTimer implements TimerStatus {
 		});
 	}
 
+	private void fireRecurring(int bucket) {
+		// ticks announced while the script runs lower this again
+		locked(() -> {
+			this.nextTick[bucket] = NONE;
+		});
+		TimerBackend.RecurringStep step;
+		try {
+			step = this.backend.fireRecurring(bucket);
+		}
+		catch (RuntimeException ex) {
+			// a recurring job that cannot be fired must not hold up the promotions: it is
+			// tried again after a pause, and the step goes on
+			long retryAt = this.clock.millis() + RECURRING_RETRY_MILLIS;
+			locked(() -> {
+				this.nextTick[bucket] = Math.min(this.nextTick[bucket], retryAt);
+			});
+			logger.warn("Could not fire the recurring jobs of bucket " + bucket + "; trying again in "
+					+ RECURRING_RETRY_MILLIS + " ms: " + ex.getMessage());
+			return;
+		}
+		if (step.redisMillis() >= 0) {
+			this.clock.update(step.redisMillis());
+			this.beatClock.update(step.redisMillis());
+		}
+		for (String topic : step.topics()) {
+			this.readyListener.accept(topic, bucket);
+		}
+		long next = (step.nextTickMillis() < 0) ? NONE : step.nextTickMillis();
+		locked(() -> {
+			if (this.owned[bucket]) {
+				this.nextTick[bucket] = Math.min(this.nextTick[bucket], next);
+			}
+		});
+	}
+
+	/**
+	 * Fires the recurring jobs of one bucket on the caller's thread, as the loop does, without
+	 * the loop's bookkeeping: for tests that drive the timer themselves.
+	 * @param bucket the bucket
+	 * @return what the firing did
+	 */
+	TimerBackend.RecurringStep fireRecurringNow(int bucket) {
+		TimerBackend.RecurringStep step = this.backend.fireRecurring(bucket);
+		step.topics().forEach((topic) -> this.readyListener.accept(topic, bucket));
+		return step;
+	}
+
 	/**
 	 * Runs the promotion of one bucket on the caller's thread, as the loop does, without the
 	 * loop's bookkeeping: for tests that drive the timer themselves.
@@ -526,6 +602,10 @@ final class BucketTimer implements TimerStatus {
 		return locked(() -> this.nextDue[bucket]);
 	}
 
+	private long tickOf(int bucket) {
+		return locked(() -> this.nextTick[bucket]);
+	}
+
 	private void sleepUntilDue() throws InterruptedException {
 		this.lock.lock();
 		try {
@@ -536,7 +616,7 @@ final class BucketTimer implements TimerStatus {
 			long earliest = NONE;
 			for (int b = 0; b < this.owned.length; b++) {
 				if (this.owned[b]) {
-					earliest = Math.min(earliest, this.nextDue[b]);
+					earliest = Math.min(earliest, Math.min(this.nextDue[b], this.nextTick[b]));
 				}
 			}
 			long monotonic = System.nanoTime();

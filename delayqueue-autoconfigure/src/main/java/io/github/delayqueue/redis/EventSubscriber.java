@@ -144,6 +144,7 @@ final class EventSubscriber implements MessageListener, SubscriptionListener {
 				case "r" -> this.wakeups.ready(parts[2], Integer.parseInt(parts[1]));
 				case "h" -> this.wakeups.head(Integer.parseInt(parts[1]), Long.parseLong(parts[2]));
 				case "l" -> this.wakeups.instancesChanged();
+				case "c" -> this.wakeups.recurringTick(Integer.parseInt(parts[1]), Long.parseLong(parts[2]));
 				default -> logger.debug("Ignoring unknown event '" + event + "'");
 			}
 		}

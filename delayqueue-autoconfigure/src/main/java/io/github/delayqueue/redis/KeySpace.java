@@ -53,6 +53,18 @@ final class KeySpace {
 	}
 
 	/**
+	 * The bucket of a recurring job's definition: {@code crc32(name) mod buckets}. Its
+	 * occurrences get ids that put them into the same bucket.
+	 * @param name the definition's name
+	 * @return the bucket
+	 */
+	int bucketOfName(String name) {
+		CRC32 crc = new CRC32();
+		crc.update(name.getBytes(StandardCharsets.UTF_8));
+		return (int) (crc.getValue() % this.buckets);
+	}
+
+	/**
 	 * The bucket of a job, its topic and id checked first.
 	 * @throws IllegalArgumentException for a topic or id that breaks a rule of
 	 * {@link JobConstraints}

@@ -56,6 +56,8 @@ final class QueueScripts {
 
 	private static final LuaScript PROMOTE = LuaScript.job("promote");
 
+	private static final LuaScript RECURRING = LuaScript.job("recurring");
+
 	private static final LuaScript COORDINATE = LuaScript.standalone("coordinate", 2);
 
 	private static final LuaScript NAMESPACE = LuaScript.standalone("namespace", 1);
@@ -359,6 +361,20 @@ final class QueueScripts {
 	 * channel, the bucket number, then the script's own values (byte arrays as they are,
 	 * anything else as its decimal or text form).
 	 */
+	/**
+	 * Runs an operation of {@code recurring.lua} on a bucket; one that writes waits for the
+	 * replicas asked for.
+	 * @param bucket the bucket
+	 * @param arguments the operation and its arguments
+	 * @return the reply
+	 */
+	Object recurring(int bucket, Object... arguments) {
+		String operation = String.valueOf(arguments[0]);
+		boolean writes = !operation.equals("due") && !operation.equals("get") && !operation.equals("list");
+		byte[][] call = call(bucket, arguments);
+		return writes ? this.runner.runReplicated(RECURRING, call) : this.runner.run(RECURRING, call);
+	}
+
 	private byte[][] call(int bucket, Object... values) {
 		byte[][] call = new byte[values.length + 4][];
 		call[0] = this.keys.jobs(bucket);

@@ -27,6 +27,7 @@ import io.github.delayqueue.core.RescheduleResult;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleRequest;
 import io.github.delayqueue.core.ScheduleResult;
+import io.github.delayqueue.recurring.RecurringJobs;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -82,6 +83,8 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 	private final BucketTimer timer;
 
+	private final RedisRecurringJobs recurringJobs;
+
 	private final EventSubscriber subscriber;
 
 	private final DelayQueueProducer producer;
@@ -115,7 +118,9 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		RedisClock clock = new RedisClock(builder.nanoTime);
 		DelayQueueObserver observer = DelayQueueObserver.composite(builder.observers);
 		this.signals = new ReadySignals(this.keys.buckets(), RedisConsumer.readyListProbe(runner, this.keys));
-		this.timer = new BucketTimer(new RedisTimerBackend(scripts, this.instanceId, leaseTtl, batchSize, observer),
+		RecurringFiring firing = new RecurringFiring(scripts, this.keys, defaultTtr, defaultMaxAttempts, observer);
+		this.timer = new BucketTimer(
+				new RedisTimerBackend(scripts, this.instanceId, leaseTtl, batchSize, observer, firing),
 				this.keys.buckets(), batchSize, coordinationInterval(leaseTtl), builder.guardInterval, clock,
 				this.signals::markReady);
 		Wakeups wakeups = new Wakeups(this.signals, this.timer);
@@ -124,6 +129,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 				defaultMaxAttempts);
 		this.consumer = new RedisConsumer(scripts, this.keys, this.signals, wakeups, clock, observer);
 		this.admin = new RedisAdmin(scripts, runner, this.keys, wakeups);
+		this.recurringJobs = new RedisRecurringJobs(scripts, this.keys, firing, wakeups, maxPayloadSize);
 	}
 
 	/**
@@ -341,6 +347,26 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	}
 
 	// ---------------------------------------------------------------- accessors
+
+	/**
+	 * The namespace's recurring jobs. Their ticks are fired by the instance that runs the timer
+	 * of each definition's bucket, so at least one instance must run timers.
+	 * @return the recurring jobs
+	 */
+	public RecurringJobs getRecurringJobs() {
+		return this.recurringJobs;
+	}
+
+	/**
+	 * Fires the recurring jobs of one bucket now, as this instance's timer does when their tick
+	 * has come: for tests that drive the timer themselves, on a queue built with
+	 * {@code timerEnabled(false)}.
+	 * @param bucket the bucket
+	 * @return the topics that got READY occurrences
+	 */
+	List<String> fireRecurringNow(int bucket) {
+		return this.timer.fireRecurringNow(bucket).topics();
+	}
 
 	/**
 	 * This instance's name in the heartbeat set and as timer owner.

@@ -21,8 +21,11 @@ final class RedisTimerBackend implements TimerBackend {
 
 	private final DelayQueueObserver observer;
 
+	private final RecurringFiring recurring;
+
 	RedisTimerBackend(QueueScripts scripts, String instanceId, Duration leaseTtl, int batchSize,
-			DelayQueueObserver observer) {
+			DelayQueueObserver observer, RecurringFiring recurring) {
+		this.recurring = recurring;
 		this.scripts = scripts;
 		this.instanceId = instanceId;
 		this.leaseTtl = leaseTtl;
@@ -52,6 +55,11 @@ final class RedisTimerBackend implements TimerBackend {
 			}
 		}
 		return promoted.promotion();
+	}
+
+	@Override
+	public RecurringStep fireRecurring(int bucket) {
+		return this.recurring.fire(bucket);
 	}
 
 }

@@ -36,6 +36,29 @@ interface TimerBackend {
 	Promotion promote(int bucket, boolean guard);
 
 	/**
+	 * Fires the recurring jobs of a bucket whose tick has come.
+	 * @param bucket the bucket
+	 * @return the outcome; a backend without recurring jobs answers {@link RecurringStep#NONE}
+	 */
+	default RecurringStep fireRecurring(int bucket) {
+		return RecurringStep.NONE;
+	}
+
+	/**
+	 * The outcome of {@link #fireRecurring}.
+	 *
+	 * @param nextTickMillis the bucket's next recurring tick, or -1 for none
+	 * @param redisMillis Redis's time, or -1 when Redis was not asked
+	 * @param topics the topics that got READY jobs
+	 */
+	record RecurringStep(long nextTickMillis, long redisMillis, List<String> topics) {
+
+		/** No recurring jobs. */
+		static final RecurringStep NONE = new RecurringStep(-1, -1, List.of());
+
+	}
+
+	/**
 	 * The outcome of {@link #coordinate}.
 	 *
 	 * @param liveInstances how many instances run timers

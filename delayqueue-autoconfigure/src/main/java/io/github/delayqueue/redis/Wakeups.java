@@ -65,6 +65,16 @@ final class Wakeups {
 	}
 
 	/**
+	 * A recurring job's tick became the earliest of a bucket's recurring jobs: the timer wakes
+	 * for it when it runs the bucket.
+	 * @param bucket the bucket
+	 * @param tickMillis the tick by Redis's clock
+	 */
+	void recurringTick(int bucket, long tickMillis) {
+		this.timer.onRecurringTick(bucket, tickMillis);
+	}
+
+	/**
 	 * Jobs of any topic may have become READY in a bucket, and its timer events may have
 	 * changed (a repair put jobs back into their indexes).
 	 * @param bucket the bucket

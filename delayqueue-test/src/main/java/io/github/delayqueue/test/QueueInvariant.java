@@ -1,5 +1,6 @@
 package io.github.delayqueue.test;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -11,6 +12,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.zip.CRC32;
 
 /**
  * The invariant of a delayqueue namespace, checked from the outside against a real Redis:
@@ -37,6 +39,8 @@ public final class QueueInvariant {
 
 	private static final Pattern RECORD = Pattern
 		.compile("^([A-Z])(\\d*),(\\d+),([0-9a-z]+),([0-9a-z]+),(-?[0-9a-z]+),(\\d*)$");
+
+	private static final Pattern RECURRING = Pattern.compile("^\\d+,([01]),\\d+,\\d+,\\d+,-?\\d+,[^\\n]*\\n");
 
 	private static final int MAX_SHOWN = 40;
 
@@ -149,6 +153,41 @@ public final class QueueInvariant {
 		return keys;
 	}
 
+	/**
+	 * Recurring jobs: every definition's record reads and lives in bucket
+	 * {@code crc32(name) mod buckets}; a definition is in the {@code recurring-due} zset only
+	 * while it is not paused, and the zset holds no name without a definition.
+	 */
+	private void checkRecurring(int bucket, String prefix, String where, List<String> violations) {
+		Map<String, Boolean> paused = new TreeMap<>();
+		List<?> definitions = (List<?>) call(prefix, "HGETALL", prefix + "recurring");
+		for (int i = 0; i + 1 < definitions.size(); i += 2) {
+			String name = (String) definitions.get(i);
+			Matcher header = RECURRING.matcher((String) definitions.get(i + 1));
+			if (!header.lookingAt()) {
+				violations.add(where + "recurring job " + name + " has an unreadable record: "
+						+ abbreviate((String) definitions.get(i + 1)));
+				continue;
+			}
+			paused.put(name, "1".equals(header.group(1)));
+			CRC32 crc = new CRC32();
+			crc.update(name.getBytes(StandardCharsets.UTF_8));
+			if (crc.getValue() % this.buckets != bucket) {
+				violations.add(where + "recurring job " + name + " belongs to bucket " + (crc.getValue() % this.buckets));
+			}
+		}
+		List<?> due = (List<?>) call(prefix, "ZRANGE", prefix + "recurring-due", "0", "-1");
+		for (Object member : due) {
+			Boolean isPaused = paused.get((String) member);
+			if (isPaused == null) {
+				violations.add(where + "recurring-due holds " + member + ", which has no definition");
+			}
+			else if (isPaused) {
+				violations.add(where + "recurring-due holds " + member + ", which is paused");
+			}
+		}
+	}
+
 	private static Integer bucketNumber(String text) {
 		if (text.isEmpty() || text.length() > 5 || !text.chars().allMatch(Character::isDigit)) {
 			return null;
@@ -170,10 +209,12 @@ public final class QueueInvariant {
 			else if (name.equals("guard")) {
 				violations.add(where + "the guard key exists; it must never be written");
 			}
-			else if (!Set.of("jobs", "delayed", "reserved", "stats", "errors", "seq").contains(name)) {
+			else if (!Set.of("jobs", "delayed", "reserved", "stats", "errors", "seq", "recurring", "recurring-due")
+				.contains(name)) {
 				violations.add(where + "unknown key " + prefix + name);
 			}
 		}
+		checkRecurring(bucket, prefix, where, violations);
 		Map<String, Job> jobs = new LinkedHashMap<>();
 		List<?> fields = (List<?>) call(prefix, "HGETALL", prefix + "jobs");
 		for (int i = 0; i + 1 < fields.size(); i += 2) {

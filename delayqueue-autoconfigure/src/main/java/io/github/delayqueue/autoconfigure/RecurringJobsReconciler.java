@@ -1,0 +1,151 @@
+package io.github.delayqueue.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import io.github.delayqueue.core.DelayQueueConnectionException;
+import io.github.delayqueue.recurring.PutResult;
+import io.github.delayqueue.recurring.RecurringJob;
+import io.github.delayqueue.recurring.RecurringJobInfo;
+import io.github.delayqueue.recurring.RecurringJobs;
+import io.github.delayqueue.redis.RedisDelayQueue;
+
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Puts the recurring jobs declared in {@code delayqueue.recurring.*} once the queue has
+ * started, and reports (or, when asked, deletes) those that were declared before and are no
+ * longer. Every instance does it: a put of an unchanged definition changes nothing.
+ */
+final class RecurringJobsReconciler implements SmartLifecycle {
+
+	private static final Log logger = LogFactory.getLog(RecurringJobsReconciler.class);
+
+	private static final long RETRY_MILLIS = 5_000;
+
+	private final RecurringJobs recurringJobs;
+
+	private final Map<String, RecurringJob> declared;
+
+	private final boolean removeUndeclared;
+
+	private final boolean failFast;
+
+	private volatile boolean running;
+
+	private volatile Thread retrying;
+
+	RecurringJobsReconciler(RecurringJobs recurringJobs, Map<String, RecurringJob> declared, boolean removeUndeclared,
+			boolean failFast) {
+		this.recurringJobs = recurringJobs;
+		this.declared = declared;
+		this.removeUndeclared = removeUndeclared;
+		this.failFast = failFast;
+	}
+
+	/**
+	 * Reconciles; when Redis cannot be reached, fails the start if the queue fails fast, and
+	 * otherwise tries again in the background every {@value #RETRY_MILLIS} ms until it works.
+	 */
+	@Override
+	public void start() {
+		this.running = true;
+		try {
+			reconcile();
+		}
+		catch (DelayQueueConnectionException ex) {
+			if (this.failFast) {
+				throw ex;
+			}
+			logger.warn("Could not put the declared recurring jobs (Redis unreachable); trying again in the background: "
+					+ ex.getMessage());
+			Thread retry = new Thread(this::retryUntilDone, "delayqueue-recurring-reconcile");
+			retry.setDaemon(true);
+			this.retrying = retry;
+			retry.start();
+		}
+	}
+
+	private void retryUntilDone() {
+		while (this.running) {
+			try {
+				Thread.sleep(RETRY_MILLIS);
+				reconcile();
+				logger.info("Put the declared recurring jobs");
+				return;
+			}
+			catch (InterruptedException ex) {
+				return;
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Could not put the declared recurring jobs yet: " + ex.getMessage());
+			}
+		}
+	}
+
+	/**
+	 * Puts the declared definitions and handles the undeclared ones.
+	 * @return the names of the definitions declared before and no longer (deleted when
+	 * {@code delayqueue.remove-undeclared-recurring-jobs} is on)
+	 */
+	List<String> reconcile() {
+		for (RecurringJob job : this.declared.values()) {
+			PutResult result = this.recurringJobs.put(job);
+			if (result != PutResult.UNCHANGED && logger.isInfoEnabled()) {
+				logger.info("Recurring job " + job.getName() + " " + result.name().toLowerCase() + ": " + job.getSchedule()
+						+ ", topic " + job.getTopic());
+			}
+		}
+		if (this.declared.isEmpty() && !this.removeUndeclared) {
+			// nothing declared here: leave the definitions of others alone without reading them
+			return List.of();
+		}
+		Set<String> names = this.declared.keySet();
+		List<String> undeclared = new ArrayList<>();
+		for (RecurringJobInfo info : this.recurringJobs.list()) {
+			if (info.job().isDeclared() && !names.contains(info.name())) {
+				undeclared.add(info.name());
+			}
+		}
+		if (undeclared.isEmpty()) {
+			return undeclared;
+		}
+		if (this.removeUndeclared) {
+			undeclared.forEach(this.recurringJobs::delete);
+			logger.warn("Deleted recurring job(s) " + undeclared + ": declared in delayqueue.recurring before, and "
+					+ "no longer (delayqueue.remove-undeclared-recurring-jobs=true)");
+		}
+		else {
+			logger.warn("Recurring job(s) " + undeclared + " were declared in delayqueue.recurring and are no longer; "
+					+ "they keep firing. Delete them (RecurringJobs.delete, the endpoint) or set "
+					+ "delayqueue.remove-undeclared-recurring-jobs=true");
+		}
+		return undeclared;
+	}
+
+	@Override
+	public void stop() {
+		this.running = false;
+		Thread retry = this.retrying;
+		if (retry != null) {
+			retry.interrupt();
+		}
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	@Override
+	public int getPhase() {
+		// after the queue has started
+		return RedisDelayQueue.PHASE + 1;
+	}
+
+}

@@ -1,0 +1,353 @@
+package io.github.delayqueue.recurring;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+import io.github.delayqueue.core.JobConstraints;
+
+/**
+ * A recurring job's definition: each tick of its schedule creates one ordinary job (an
+ * occurrence) of its topic with its payload and headers, which a {@code @DelayedListener} of
+ * the topic handles with its TTR, retries and DEAD like any job. Build one with
+ * {@link #builder(String)}; {@link RecurringJobs#put} stores it. Immutable.
+ *
+ * <p>
+ * Rules: the name is 1 to {@value JobConstraints#MAX_TOPIC_LENGTH} characters of
+ * {@code A-Z a-z 0-9 . _ -} starting with a letter or digit (it is part of each occurrence's
+ * id); the topic, payload, headers, TTR and attempts follow the rules of any job
+ * ({@link JobConstraints}); the misfire threshold is positive and at most a day; max catch-up
+ * is 1 to {@value #MAX_CATCH_UP}.
+ */
+public final class RecurringJob {
+
+	/** The default {@link #getMisfireThreshold() misfire threshold}. */
+	public static final Duration DEFAULT_MISFIRE_THRESHOLD = Duration.ofSeconds(10);
+
+	/** The default {@link #getMaxCatchUp() max catch-up}. */
+	public static final int DEFAULT_MAX_CATCH_UP = 10;
+
+	/** The largest {@link #getMaxCatchUp() max catch-up}. */
+	public static final int MAX_CATCH_UP = 1_000;
+
+	private final String name;
+
+	private final String topic;
+
+	private final RecurringSchedule schedule;
+
+	private final byte[] payload;
+
+	private final Map<String, String> headers;
+
+	private final @Nullable Duration ttr;
+
+	private final @Nullable Integer maxAttempts;
+
+	private final MisfirePolicy misfirePolicy;
+
+	private final Duration misfireThreshold;
+
+	private final int maxCatchUp;
+
+	private final OverlapPolicy overlapPolicy;
+
+	private final boolean declared;
+
+	private RecurringJob(Builder builder) {
+		this.name = name(builder.name);
+		this.topic = JobConstraints.topic(builder.topic);
+		if (builder.schedule == null) {
+			throw new IllegalArgumentException("schedule must be set (cron or every) for recurring job '" + this.name + "'");
+		}
+		this.schedule = builder.schedule;
+		this.payload = JobConstraints.payload(builder.payload, Long.MAX_VALUE).clone();
+		this.headers = JobConstraints.headers(builder.headers);
+		this.ttr = (builder.ttr != null) ? JobConstraints.ttr(builder.ttr) : null;
+		this.maxAttempts = (builder.maxAttempts != null) ? JobConstraints.maxAttempts(builder.maxAttempts) : null;
+		this.misfirePolicy = notNull("misfirePolicy", builder.misfirePolicy);
+		this.misfireThreshold = JobConstraints.positive("misfireThreshold", builder.misfireThreshold, Duration.ofDays(1));
+		this.maxCatchUp = JobConstraints.max("maxCatchUp", builder.maxCatchUp, MAX_CATCH_UP);
+		this.overlapPolicy = notNull("overlapPolicy", builder.overlapPolicy);
+		this.declared = builder.declared;
+	}
+
+	/**
+	 * Checks a recurring job's name.
+	 * @param name the name
+	 * @return the name
+	 * @throws IllegalArgumentException naming the rule it breaks
+	 */
+	public static String name(String name) {
+		return JobConstraints.topic("name", name);
+	}
+
+	private static <T> T notNull(String field, @Nullable T value) {
+		if (value == null) {
+			throw new IllegalArgumentException(field + " must not be null");
+		}
+		return value;
+	}
+
+	/**
+	 * Starts a definition.
+	 * @param name its name, unique in the namespace
+	 * @return the builder
+	 */
+	public static Builder builder(String name) {
+		return new Builder(name);
+	}
+
+	/**
+	 * A builder with this definition's values, to change some of them.
+	 * @return the builder
+	 */
+	public Builder toBuilder() {
+		Builder builder = new Builder(this.name).topic(this.topic)
+			.schedule(this.schedule)
+			.payload(this.payload)
+			.headers(this.headers)
+			.misfirePolicy(this.misfirePolicy)
+			.misfireThreshold(this.misfireThreshold)
+			.maxCatchUp(this.maxCatchUp)
+			.overlapPolicy(this.overlapPolicy)
+			.declared(this.declared);
+		builder.ttr = this.ttr;
+		builder.maxAttempts = this.maxAttempts;
+		return builder;
+	}
+
+	public String getName() {
+		return this.name;
+	}
+
+	public String getTopic() {
+		return this.topic;
+	}
+
+	public RecurringSchedule getSchedule() {
+		return this.schedule;
+	}
+
+	/**
+	 * The payload each occurrence gets.
+	 * @return a copy of the bytes
+	 */
+	public byte[] getPayload() {
+		return this.payload.clone();
+	}
+
+	/**
+	 * The payload as UTF-8 text.
+	 * @return the text
+	 */
+	public String getPayloadText() {
+		return new String(this.payload, StandardCharsets.UTF_8);
+	}
+
+	public Map<String, String> getHeaders() {
+		return this.headers;
+	}
+
+	/**
+	 * The TTR of each occurrence.
+	 * @return the TTR, or {@code null} for the queue's default
+	 */
+	public @Nullable Duration getTtr() {
+		return this.ttr;
+	}
+
+	/**
+	 * The attempts of each occurrence.
+	 * @return the number, or {@code null} for the queue's default
+	 */
+	public @Nullable Integer getMaxAttempts() {
+		return this.maxAttempts;
+	}
+
+	public MisfirePolicy getMisfirePolicy() {
+		return this.misfirePolicy;
+	}
+
+	/**
+	 * How late a tick may be fired and still count as on time; a later one is a misfire,
+	 * handled by the {@link #getMisfirePolicy() misfire policy}.
+	 * @return the threshold, {@link #DEFAULT_MISFIRE_THRESHOLD} unless set
+	 */
+	public Duration getMisfireThreshold() {
+		return this.misfireThreshold;
+	}
+
+	/**
+	 * The most occurrences one firing creates under {@link MisfirePolicy#FIRE_ALL}.
+	 * @return the number, {@link #DEFAULT_MAX_CATCH_UP} unless set
+	 */
+	public int getMaxCatchUp() {
+		return this.maxCatchUp;
+	}
+
+	public OverlapPolicy getOverlapPolicy() {
+		return this.overlapPolicy;
+	}
+
+	/**
+	 * Whether the definition comes from the application's configuration
+	 * ({@code delayqueue.recurring.jobs.*}): such definitions are reconciled at start-up.
+	 * @return {@code true} for a declared definition
+	 */
+	public boolean isDeclared() {
+		return this.declared;
+	}
+
+	@Override
+	public String toString() {
+		return "RecurringJob[" + this.name + ", topic " + this.topic + ", " + this.schedule + "]";
+	}
+
+	/**
+	 * Builds a {@link RecurringJob}; {@link #build()} checks every rule.
+	 */
+	public static final class Builder {
+
+		private final String name;
+
+		private @Nullable String topic;
+
+		private @Nullable RecurringSchedule schedule;
+
+		private byte[] payload = new byte[0];
+
+		private Map<String, String> headers = new LinkedHashMap<>();
+
+		private @Nullable Duration ttr;
+
+		private @Nullable Integer maxAttempts;
+
+		private MisfirePolicy misfirePolicy = MisfirePolicy.FIRE_ONCE;
+
+		private Duration misfireThreshold = DEFAULT_MISFIRE_THRESHOLD;
+
+		private int maxCatchUp = DEFAULT_MAX_CATCH_UP;
+
+		private OverlapPolicy overlapPolicy = OverlapPolicy.ALLOW;
+
+		private boolean declared;
+
+		private Builder(String name) {
+			this.name = name;
+		}
+
+		public Builder topic(String topic) {
+			this.topic = topic;
+			return this;
+		}
+
+		public Builder schedule(RecurringSchedule schedule) {
+			this.schedule = schedule;
+			return this;
+		}
+
+		/**
+		 * A cron schedule, see {@link RecurringSchedule#cron(String, String)}.
+		 * @param cron the expression
+		 * @param zone the zone id
+		 * @return this builder
+		 */
+		public Builder cron(String cron, String zone) {
+			return schedule(RecurringSchedule.cron(cron, zone));
+		}
+
+		/**
+		 * A fixed rate, see {@link RecurringSchedule#every(Duration)}.
+		 * @param period the period
+		 * @return this builder
+		 */
+		public Builder every(Duration period) {
+			return schedule(RecurringSchedule.every(period));
+		}
+
+		/**
+		 * The payload of each occurrence, as the listener reads it (for a JSON listener,
+		 * JSON text; {@code DelayedJobTemplate.recurring} converts an object).
+		 * @param payload the bytes
+		 * @return this builder
+		 */
+		public Builder payload(byte[] payload) {
+			this.payload = payload;
+			return this;
+		}
+
+		/**
+		 * The payload as UTF-8 text.
+		 * @param payload the text
+		 * @return this builder
+		 */
+		public Builder payload(String payload) {
+			return payload((payload != null) ? payload.getBytes(StandardCharsets.UTF_8) : null);
+		}
+
+		public Builder header(String name, String value) {
+			this.headers.put(name, value);
+			return this;
+		}
+
+		public Builder headers(Map<String, String> headers) {
+			this.headers = new LinkedHashMap<>(headers);
+			return this;
+		}
+
+		public Builder ttr(Duration ttr) {
+			this.ttr = ttr;
+			return this;
+		}
+
+		public Builder maxAttempts(int maxAttempts) {
+			this.maxAttempts = maxAttempts;
+			return this;
+		}
+
+		public Builder misfirePolicy(MisfirePolicy misfirePolicy) {
+			this.misfirePolicy = misfirePolicy;
+			return this;
+		}
+
+		public Builder misfireThreshold(Duration misfireThreshold) {
+			this.misfireThreshold = misfireThreshold;
+			return this;
+		}
+
+		public Builder maxCatchUp(int maxCatchUp) {
+			this.maxCatchUp = maxCatchUp;
+			return this;
+		}
+
+		public Builder overlapPolicy(OverlapPolicy overlapPolicy) {
+			this.overlapPolicy = overlapPolicy;
+			return this;
+		}
+
+		/**
+		 * Marks the definition as declared in the configuration (the auto-configuration does).
+		 * @param declared whether it is declared
+		 * @return this builder
+		 */
+		public Builder declared(boolean declared) {
+			this.declared = declared;
+			return this;
+		}
+
+		/**
+		 * Checks every rule and builds the definition.
+		 * @return the definition
+		 * @throws IllegalArgumentException naming the field and the rule it breaks
+		 */
+		public RecurringJob build() {
+			return new RecurringJob(this);
+		}
+
+	}
+
+}

@@ -1,0 +1,162 @@
+package io.github.delayqueue.redis;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+
+import io.github.delayqueue.core.JobConstraints;
+import io.github.delayqueue.recurring.PutResult;
+import io.github.delayqueue.recurring.RecurringJob;
+import io.github.delayqueue.recurring.RecurringJobInfo;
+import io.github.delayqueue.recurring.RecurringJobs;
+
+/**
+ * {@link RecurringJobs} on {@code recurring.lua}. A definition lives in bucket
+ * {@code crc32(name) mod buckets}; a write that needs the time (the first tick of a new or
+ * changed definition, the next tick on resume, a trigger's id) reads the definition and
+ * Redis's time first, then writes in a second call that checks what it depends on.
+ */
+final class RedisRecurringJobs implements RecurringJobs {
+
+	private final QueueScripts scripts;
+
+	private final KeySpace keys;
+
+	private final RecurringFiring firing;
+
+	private final Wakeups wakeups;
+
+	private final long maxPayloadSize;
+
+	RedisRecurringJobs(QueueScripts scripts, KeySpace keys, RecurringFiring firing, Wakeups wakeups,
+			long maxPayloadSize) {
+		this.scripts = scripts;
+		this.keys = keys;
+		this.firing = firing;
+		this.wakeups = wakeups;
+		this.maxPayloadSize = maxPayloadSize;
+	}
+
+	@Override
+	public PutResult put(RecurringJob job) {
+		if (job == null) {
+			throw new IllegalArgumentException("job must not be null");
+		}
+		JobConstraints.payload(job.getPayload(), this.maxPayloadSize);
+		int bucket = this.keys.bucketOfName(job.getName());
+		long now = Replies.asLong(Replies.list(this.scripts.recurring(bucket, "get", job.getName())).get(0));
+		long next = nextTick(job, now);
+		List<Object> reply = Replies
+			.list(this.scripts.recurring(bucket, "put", job.getName(), RecurringRecord.encodeSpec(job), next));
+		PutResult result = switch ((int) Replies.asLong(reply.get(1))) {
+			case 1 -> PutResult.CREATED;
+			case 2 -> PutResult.UPDATED;
+			default -> PutResult.UNCHANGED;
+		};
+		if (result != PutResult.UNCHANGED && next >= 0) {
+			this.wakeups.recurringTick(bucket, next);
+		}
+		return result;
+	}
+
+	private static long nextTick(RecurringJob job, long now) {
+		Instant next = job.getSchedule().next(Instant.ofEpochMilli(now));
+		return (next != null) ? next.toEpochMilli() : -1;
+	}
+
+	@Override
+	public boolean pause(String name) {
+		RecurringJob.name(name);
+		return Replies.asLong(Replies.list(this.scripts.recurring(this.keys.bucketOfName(name), "pause", name)).get(1)) >= 0;
+	}
+
+	@Override
+	public boolean resume(String name) {
+		int bucket = this.keys.bucketOfName(RecurringJob.name(name));
+		Optional<Read> read = read(bucket, name);
+		if (read.isEmpty()) {
+			return false;
+		}
+		long next = nextTick(read.get().record().job(), read.get().now());
+		long result = Replies.asLong(Replies.list(this.scripts.recurring(bucket, "resume", name, next)).get(1));
+		if (result == 1 && next >= 0) {
+			this.wakeups.recurringTick(bucket, next);
+		}
+		return result >= 0;
+	}
+
+	@Override
+	public Optional<String> trigger(String name) {
+		int bucket = this.keys.bucketOfName(RecurringJob.name(name));
+		Optional<Read> read = read(bucket, name);
+		if (read.isEmpty()) {
+			return Optional.empty();
+		}
+		RecurringJob job = read.get().record().job();
+		List<Object> arguments = new ArrayList<>();
+		arguments.add("trigger");
+		arguments.add(name);
+		this.firing.addOccurrence(arguments, job, read.get().now(), read.get().now(), true);
+		List<Object> reply = Replies.list(this.scripts.recurring(bucket, arguments.toArray()));
+		long result = Replies.asLong(reply.get(1));
+		if (result < 0) {
+			return Optional.empty();
+		}
+		String jobKey = Replies.asString(arguments.get(2));
+		if (result == 1) {
+			this.wakeups.ready(job.getTopic(), bucket);
+		}
+		return Optional.of(jobKey.substring(job.getTopic().length() + 1));
+	}
+
+	@Override
+	public boolean delete(String name) {
+		RecurringJob.name(name);
+		return Replies.asLong(Replies.list(this.scripts.recurring(this.keys.bucketOfName(name), "delete", name)).get(1)) == 1;
+	}
+
+	@Override
+	public Optional<RecurringJobInfo> find(String name) {
+		int bucket = this.keys.bucketOfName(RecurringJob.name(name));
+		return read(bucket, name).map(Read::info);
+	}
+
+	@Override
+	public List<RecurringJobInfo> list() {
+		List<RecurringJobInfo> all = new ArrayList<>();
+		for (int bucket = 0; bucket < this.keys.buckets(); bucket++) {
+			List<Object> reply = Replies.list(this.scripts.recurring(bucket, "list"));
+			for (int i = 1; i + 3 < reply.size(); i += 4) {
+				String name = Replies.asString(reply.get(i));
+				RecurringRecord record = RecurringRecord.decode(name, Replies.asBytes(reply.get(i + 1)));
+				all.add(record.info(Replies.asLong(reply.get(i + 2)), Replies.asString(reply.get(i + 3))));
+			}
+		}
+		all.sort(Comparator.comparing(RecurringJobInfo::name));
+		return all;
+	}
+
+	private Optional<Read> read(int bucket, String name) {
+		List<Object> reply = Replies.list(this.scripts.recurring(bucket, "get", name));
+		long now = Replies.asLong(reply.get(0));
+		if (reply.size() < 4) {
+			return Optional.empty();
+		}
+		RecurringRecord record = RecurringRecord.decode(name, Replies.asBytes(reply.get(1)));
+		return Optional.of(new Read(now, record, Replies.asLong(reply.get(2)), Replies.asString(reply.get(3))));
+	}
+
+	/**
+	 * A definition as read, with Redis's time of the read.
+	 */
+	private record Read(long now, RecurringRecord record, long nextTick, String lastState) {
+
+		RecurringJobInfo info() {
+			return this.record.info(this.nextTick, this.lastState);
+		}
+
+	}
+
+}

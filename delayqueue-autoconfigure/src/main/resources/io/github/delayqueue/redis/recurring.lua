@@ -1,0 +1,296 @@
+-- recurring.lua: the recurring-job definitions of this bucket, and the firing of their ticks.
+-- KEYS[1] jobs hash, KEYS[2] guard
+-- ARGV[3] the operation, then its own arguments (below).
+--
+-- Keys: "recurring" (hash: definition name -> definition record) and "recurring-due" (sorted set:
+-- the name of every definition that is not paused, scored by its next tick in ms). A definition
+-- lives in bucket crc32(name) mod buckets, and each of its occurrences is an ordinary job whose
+-- id the caller chose to hash into the same bucket, so one script sees both.
+-- Definition record: "<version>,<paused>,<fired>,<skipped>,<misfired>,<lastTick>,<lastKey>\n<spec>"
+-- version counts the changes of spec; paused is 0 or 1; fired counts the occurrences created,
+-- skipped the ticks that created none, misfired the ticks that came late; lastTick (-1: none) and
+-- lastKey (the job key "<topic>:<id>") are those of the last occurrence created; spec is the
+-- caller's text (never read here).
+-- Every write that makes a definition the earliest of "recurring-due" is announced on the channel
+-- as "c <bucket> <tick ms>", so the bucket's timer wakes for it.
+local DEFS = P .. 'recurring'
+local DUE = P .. 'recurring-due'
+local DEF_HEADER = '^(%d+),([01]),(%d+),(%d+),(%d+),(%-?%d+),([^\n]*)\n()'
+local op = ARGV[3]
+local now = now_ms()
+
+local function read_def(name)
+  local record = redis.call('HGET', DEFS, name)
+  if not record then
+    return nil
+  end
+  local v, p, f, s, m, t, id, body = string.match(record, DEF_HEADER)
+  if not v then
+    error('delayqueue: the recurring definition ' .. name .. ' in ' .. DEFS .. ' is not in the format of this version')
+  end
+  return { version = tonumber(v), paused = p, fired = tonumber(f), skipped = tonumber(s), misfired = tonumber(m),
+    last_tick = tonumber(t), last_key = id, spec = string.sub(record, body) }
+end
+
+local function write_def(name, d)
+  redis.call('HSET', DEFS, name, num(d.version) .. ',' .. d.paused .. ',' .. num(d.fired) .. ',' .. num(d.skipped)
+    .. ',' .. num(d.misfired) .. ',' .. num(d.last_tick) .. ',' .. d.last_key .. '\n' .. d.spec)
+end
+
+-- The next tick of a definition (-1: paused or none).
+local function due_of(name)
+  local score = redis.call('ZSCORE', DUE, name)
+  return score and tonumber(score) or -1
+end
+
+-- Sets a definition's next tick and announces it when it became the earliest.
+local function set_due(name, tick)
+  redis.call('ZADD', DUE, num(tick), name)
+  if redis.call('ZRANGE', DUE, 0, 0)[1] == name then
+    redis.call('PUBLISH', CHANNEL, 'c ' .. BUCKET .. ' ' .. num(tick))
+  end
+end
+
+-- The earliest next tick of the bucket (-1: none).
+local function head()
+  local first = redis.call('ZRANGE', DUE, 0, 0, 'WITHSCORES')
+  return first[2] and tonumber(first[2]) or -1
+end
+
+-- Creates an occurrence (an ordinary job) unless a job with its key exists. Returns 1 when created
+-- and the topic when it became READY.
+local function create(jobkey, topic, payload, due, ttr, max)
+  local state = (due <= now) and 'R' or 'D'
+  local _, first
+  if state == 'D' then
+    _, first = lowest(P .. 'delayed')
+  end
+  local record = new_record(state, max, to36(tonumber(ttr)), to36(now), to36(due - now), payload)
+  if redis.call('HSETNX', KEYS[1], jobkey, record) == 0 then
+    return 0
+  end
+  count(state, topic, 1)
+  if state == 'R' then
+    push_ready(topic, { jobkey })
+    return 1, topic
+  end
+  redis.call('ZADD', P .. 'delayed', num(due), jobkey)
+  if first == nil or due < first then
+    announce_head(due)
+  end
+  return 1
+end
+
+-- put name spec next: creates a definition, or replaces its spec (the next tick then too); an
+-- unchanged spec changes nothing. Returns {now, 1 created | 2 updated | 0 unchanged, version}.
+if op == 'put' then
+  local name, spec, next_tick = ARGV[4], ARGV[5], tonumber(ARGV[6])
+  local d = read_def(name)
+  if d and d.spec == spec then
+    return { now, 0, d.version }
+  end
+  local result = 2
+  if not d then
+    d = { version = 0, paused = '0', fired = 0, skipped = 0, misfired = 0, last_tick = -1, last_key = '' }
+    result = 1
+  end
+  d.version = d.version + 1
+  d.spec = spec
+  write_def(name, d)
+  if d.paused == '0' then
+    set_due(name, next_tick)
+  end
+  return { now, result, d.version }
+end
+
+-- The state letter of a definition's last occurrence ('' when it is gone or there is none).
+local function last_state(d)
+  if d.last_key == '' then
+    return ''
+  end
+  local job = redis.call('HGET', KEYS[1], d.last_key)
+  return job and string.sub(job, 1, 1) or ''
+end
+
+-- get name: {now} for none, else {now, record, next tick, state letter of the last occurrence}.
+if op == 'get' then
+  local d = read_def(ARGV[4])
+  if not d then
+    return { now }
+  end
+  return { now, redis.call('HGET', DEFS, ARGV[4]), due_of(ARGV[4]), last_state(d) }
+end
+
+-- list: {now, then name, record, next tick, last occurrence's state letter for each definition
+-- of the bucket}.
+if op == 'list' then
+  local all = redis.call('HGETALL', DEFS)
+  local reply = { now }
+  for i = 1, #all, 2 do
+    reply[#reply + 1] = all[i]
+    reply[#reply + 1] = all[i + 1]
+    reply[#reply + 1] = due_of(all[i])
+    reply[#reply + 1] = last_state(read_def(all[i]))
+  end
+  return reply
+end
+
+-- due limit: the definitions whose next tick has come, at most limit of them:
+-- {now, next tick of the bucket after them (-1: none), then name, record, tick for each}.
+if op == 'due' then
+  local found = redis.call('ZRANGEBYSCORE', DUE, '-inf', num(now), 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[4]))
+  local reply = { now, -1 }
+  for i = 1, #found, 2 do
+    reply[#reply + 1] = found[i]
+    reply[#reply + 1] = redis.call('HGET', DEFS, found[i]) or ''
+    reply[#reply + 1] = tonumber(found[i + 1])
+  end
+  local after = redis.call('ZRANGE', DUE, #found / 2, #found / 2, 'WITHSCORES')
+  reply[2] = after[2] and tonumber(after[2]) or -1
+  return reply
+end
+
+-- fire, then for each definition: name, version, expected tick, next tick, '1' to skip while the
+-- last occurrence is still there (any state but DEAD), ticks skipped, ticks misfired, the
+-- number of occurrences n, then seven per occurrence: job key, topic, payload, due ms, ttr ms,
+-- max attempts, tick ms. A definition fires only when it is unchanged (version), not paused, its
+-- next tick is still the expected one and has come: two timers that fire it at once create its
+-- occurrences once, and a duplicate occurrence is impossible anyway (HSETNX).
+-- Returns {now, next tick of the bucket (-1: none), number of topics that got READY jobs k,
+-- topic 1 .. topic k, then for each definition a letter and how many occurrences it created}:
+-- f fired, k skipped (the last occurrence still runs), g gone, s changed (version or tick), p
+-- paused, e early (its tick has not come by Redis's clock).
+if op == 'fire' then
+  -- reads and checks first
+  local plans = {}
+  local i = 4
+  while i <= #ARGV do
+    local n = tonumber(ARGV[i + 7])
+    local plan = { name = ARGV[i], version = tonumber(ARGV[i + 1]), tick = tonumber(ARGV[i + 2]),
+      next_tick = tonumber(ARGV[i + 3]), overlap = ARGV[i + 4] == '1', skipped = tonumber(ARGV[i + 5]),
+      misfired = tonumber(ARGV[i + 6]), first = i + 8, n = n }
+    local d = read_def(plan.name)
+    plan.def = d
+    if not d then
+      plan.result = 'g'
+    elseif d.version ~= plan.version or due_of(plan.name) ~= plan.tick then
+      plan.result = 's'
+    elseif d.paused == '1' then
+      plan.result = 'p'
+    elseif plan.tick > now then
+      plan.result = 'e'
+    elseif plan.overlap then
+      local last = last_state(d)
+      if last ~= '' and last ~= 'X' then -- a dead occurrence no longer runs
+        plan.result = 'k'
+      end
+    end
+    plans[#plans + 1] = plan
+    i = i + 8 + 7 * n
+  end
+  -- then writes
+  local topics, seen = {}, {}
+  local results = {}
+  for _, plan in ipairs(plans) do
+    local created = 0
+    local d = plan.def
+    if plan.result == nil then
+      plan.result = 'f'
+      local misses = plan.skipped
+      for o = plan.first, plan.first + 7 * (plan.n - 1), 7 do
+        local made, topic = create(ARGV[o], ARGV[o + 1], ARGV[o + 2], tonumber(ARGV[o + 3]), ARGV[o + 4], ARGV[o + 5])
+        created = created + made
+        if made == 0 then
+          misses = misses + 1
+        end
+        if topic and not seen[topic] then
+          seen[topic] = true
+          topics[#topics + 1] = topic
+        end
+        d.last_tick = tonumber(ARGV[o + 6])
+        d.last_key = ARGV[o]
+      end
+      d.fired = d.fired + created
+      d.skipped = d.skipped + misses
+      d.misfired = d.misfired + plan.misfired
+    elseif plan.result == 'k' then
+      d.skipped = d.skipped + plan.skipped + plan.n
+      d.misfired = d.misfired + plan.misfired
+    end
+    if plan.result == 'f' or plan.result == 'k' then
+      write_def(plan.name, d)
+      if plan.next_tick < 0 then
+        redis.call('ZREM', DUE, plan.name)
+      else
+        set_due(plan.name, plan.next_tick)
+      end
+    end
+    results[#results + 1] = plan.result
+    results[#results + 1] = created
+  end
+  local reply = { now, head(), #topics }
+  for _, topic in ipairs(topics) do
+    reply[#reply + 1] = topic
+  end
+  for _, r in ipairs(results) do
+    reply[#reply + 1] = r
+  end
+  return reply
+end
+
+-- trigger name, then one occurrence: job key, topic, payload, ttr ms, max attempts. Creates it
+-- due now, paused or not; the schedule is unchanged. Returns {now, 1 created | 0 a job with
+-- that key exists | -1 no such definition}.
+if op == 'trigger' then
+  local d = read_def(ARGV[4])
+  if not d then
+    return { now, -1 }
+  end
+  local made = create(ARGV[5], ARGV[6], ARGV[7], now, ARGV[8], ARGV[9])
+  if made == 1 then
+    d.fired = d.fired + 1
+    d.last_tick = now
+    d.last_key = ARGV[5]
+    write_def(ARGV[4], d)
+  end
+  return { now, made }
+end
+
+-- pause name: {now, 1} when it was running, 0 paused already, -1 no such definition.
+if op == 'pause' then
+  local d = read_def(ARGV[4])
+  if not d then
+    return { now, -1 }
+  end
+  if d.paused == '1' then
+    return { now, 0 }
+  end
+  d.paused = '1'
+  write_def(ARGV[4], d)
+  redis.call('ZREM', DUE, ARGV[4])
+  return { now, 1 }
+end
+
+-- resume name next: the ticks while it was paused are not fired; next is its first tick after
+-- now. Returns {now, 1} when it was paused, 0 running already, -1 no such definition.
+if op == 'resume' then
+  local d = read_def(ARGV[4])
+  if not d then
+    return { now, -1 }
+  end
+  if d.paused == '0' then
+    return { now, 0 }
+  end
+  d.paused = '0'
+  write_def(ARGV[4], d)
+  set_due(ARGV[4], tonumber(ARGV[5]))
+  return { now, 1 }
+end
+
+-- delete name: {now, 1} when it existed. Its occurrences already created stay.
+if op == 'delete' then
+  redis.call('ZREM', DUE, ARGV[4])
+  return { now, redis.call('HDEL', DEFS, ARGV[4]) }
+end
+
+error('delayqueue: unknown recurring operation ' .. tostring(op))

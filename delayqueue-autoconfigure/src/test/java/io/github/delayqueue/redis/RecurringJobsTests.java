@@ -1,0 +1,371 @@
+package io.github.delayqueue.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.RedisConnection;
+
+import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.recurring.MisfirePolicy;
+import io.github.delayqueue.recurring.OverlapPolicy;
+import io.github.delayqueue.recurring.PutResult;
+import io.github.delayqueue.recurring.RecurringJob;
+import io.github.delayqueue.recurring.RecurringJobInfo;
+import io.github.delayqueue.recurring.RecurringJobs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Recurring jobs on a real Redis. Misfires are made by moving a definition's next tick into
+ * the past (as a downtime would leave it) and firing its bucket by hand, on queues without a
+ * timer, so no test waits for the clock.
+ */
+class RecurringJobsTests extends AbstractRedisDelayQueueTests {
+
+	private static final long HOUR = Duration.ofHours(1).toMillis();
+
+	private RedisDelayQueue manual() {
+		this.queue.stop();
+		return this.queues.start((builder) -> builder.timerEnabled(false));
+	}
+
+	private static RecurringJob.Builder hourly(String name) {
+		return RecurringJob.builder(name).topic("reports").every(Duration.ofHours(1)).payload("{\"report\":1}");
+	}
+
+	private int bucketOf(String name) {
+		return new KeySpace(this.queues.namespace, this.queue.getBuckets()).bucketOfName(name);
+	}
+
+	/** Moves a definition's next tick, bypassing the scripts (as if instances had been down). */
+	private void setNextTick(String name, long tick) {
+		String key = "{" + this.queues.namespace + ":" + bucketOf(name) + "}:recurring-due";
+		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
+			connection.zSetCommands()
+				.zAdd(key.getBytes(StandardCharsets.UTF_8), tick, name.getBytes(StandardCharsets.UTF_8));
+		}
+	}
+
+	private long redisNow() {
+		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
+			return connection.serverCommands().time();
+		}
+	}
+
+	private List<JobInfo> occurrences(RedisDelayQueue queue, String topic, String name, long fromTick, int ticks,
+			long period) {
+		List<JobInfo> found = new ArrayList<>();
+		RecurringFiring firing = new RecurringFiring(null, new KeySpace(this.queues.namespace, queue.getBuckets()),
+				Duration.ofMinutes(1), 3, null);
+		RecurringJob job = RecurringJob.builder(name).topic(topic).every(Duration.ofMillis(period)).build();
+		for (int i = 0; i < ticks; i++) {
+			queue.find(topic, firing.occurrenceId(job, fromTick + i * period, false)).ifPresent(found::add);
+		}
+		return found;
+	}
+
+	@Test
+	void aPutCreatesUpdatesOrChangesNothingAndFindShowsTheNextTick() {
+		RecurringJobs recurring = this.queue.getRecurringJobs();
+		long before = redisNow();
+		assertThat(recurring.put(hourly("nightly").build())).isEqualTo(PutResult.CREATED);
+		RecurringJobInfo info = recurring.find("nightly").orElseThrow();
+		assertThat(info.version()).isEqualTo(1);
+		assertThat(info.paused()).isFalse();
+		assertThat(info.nextFireTime()).isEqualTo(Instant.ofEpochMilli((before / HOUR + 1) * HOUR));
+		assertThat(info.job().getTopic()).isEqualTo("reports");
+		assertThat(info.job().getPayloadText()).isEqualTo("{\"report\":1}");
+		assertThat(info.lastOccurrenceId()).isNull();
+
+		Map<String, String> snapshot = this.queues.bucketSnapshot();
+		assertThat(recurring.put(hourly("nightly").build())).isEqualTo(PutResult.UNCHANGED);
+		assertThat(this.queues.bucketSnapshot()).isEqualTo(snapshot);
+
+		assertThat(recurring.put(hourly("nightly").cron("0 30 2 * * *", "Europe/Berlin").header("tenant", "acme").build()))
+			.isEqualTo(PutResult.UPDATED);
+		info = recurring.find("nightly").orElseThrow();
+		assertThat(info.version()).isEqualTo(2);
+		assertThat(info.job().getSchedule().getCron()).isEqualTo("0 30 2 * * *");
+		assertThat(info.job().getHeaders()).containsEntry("tenant", "acme");
+		assertThat(info.nextFireTime()).isEqualTo(info.job().getSchedule().next(Instant.ofEpochMilli(redisNow())));
+		assertThat(recurring.list()).extracting(RecurringJobInfo::name).containsExactly("nightly");
+		assertThat(recurring.find("other")).isEmpty();
+	}
+
+	@Test
+	void badDefinitionsAreRefusedNamingTheFieldAndWriteNothing() {
+		Map<String, String> snapshot = this.queues.bucketSnapshot();
+		assertThatIllegalArgumentException().isThrownBy(() -> hourly("x").cron("0 61 * * * *", "UTC").build())
+			.withMessageContaining("cron '0 61 * * * *' is not a valid cron expression");
+		assertThatIllegalArgumentException().isThrownBy(() -> hourly("x").cron("0 0 * * * *", "Mars/Olympus").build())
+			.withMessageContaining("zone 'Mars/Olympus' is not a time zone id");
+		assertThatIllegalArgumentException().isThrownBy(() -> hourly("x").every(Duration.ofMillis(500)).build())
+			.withMessageContaining("every must be between PT1S and");
+		assertThatIllegalArgumentException().isThrownBy(() -> hourly("bad name").build())
+			.withMessageContaining("name 'bad name'");
+		assertThatIllegalArgumentException().isThrownBy(() -> hourly("x").topic("a b").build())
+			.withMessageContaining("topic");
+		assertThatIllegalArgumentException().isThrownBy(() -> hourly("x").maxCatchUp(0).build())
+			.withMessageContaining("maxCatchUp");
+		assertThatIllegalArgumentException().isThrownBy(() -> RecurringJob.builder("x").topic("t").build())
+			.withMessageContaining("schedule must be set");
+		byte[] big = new byte[2 * 1024 * 1024];
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.queue.getRecurringJobs().put(hourly("x").payload(big).build()))
+			.withMessageContaining("payload must be at most");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.queue.getRecurringJobs().pause("a b"))
+			.withMessageContaining("name");
+		assertThat(this.queues.bucketSnapshot()).isEqualTo(snapshot);
+	}
+
+	@Test
+	void theTimerFiresEachTickOnceAsAnOrdinaryJobNamedAfterTheTick() {
+		RecurringJobs recurring = this.queue.getRecurringJobs();
+		recurring.put(RecurringJob.builder("beat").topic("beats").every(Duration.ofSeconds(1)).payload("{}").build());
+		List<ReservedJob> taken = new ArrayList<>();
+		await().atMost(Duration.ofSeconds(10)).until(() -> {
+			taken.addAll(this.queue.reserve("beats", 10, null));
+			return taken.size() >= 3;
+		});
+		recurring.delete("beat");
+		for (ReservedJob job : taken) {
+			assertThat(job.id()).matches("beat@\\d{8}T\\d{6}Z(~\\d+)?");
+			assertThat(job.dueAt().toEpochMilli() % 1000).isZero();
+			assertThat(this.queue.finish(job)).isTrue();
+		}
+		assertThat(taken).extracting(ReservedJob::dueAt).doesNotHaveDuplicates();
+		RecurringJobInfo info = recurring.find("beat").orElse(null);
+		assertThat(info).isNull();
+		// the occurrences a delete leaves are ordinary jobs
+		await().atMost(Duration.ofSeconds(5)).until(() -> {
+			this.queue.reserve("beats", 10, null).forEach(this.queue::finish);
+			return this.queue.stats().topics().getOrDefault("beats", null) == null
+					|| this.queue.stats().topics().get("beats").ready() == 0;
+		});
+	}
+
+	@Test
+	void fireOnceCreatesOneOccurrenceForTheMissedTicksDueNow() {
+		RedisDelayQueue queue = manual();
+		queue.getRecurringJobs().put(hourly("once").misfireThreshold(Duration.ofMillis(1)).build());
+		long now = redisNow();
+		long first = (now / HOUR - 5) * HOUR;
+		setNextTick("once", first);
+		queue.fireRecurringNow(bucketOf("once"));
+		List<JobInfo> made = occurrences(queue, "reports", "once", first, 6, HOUR);
+		assertThat(made).hasSize(1);
+		assertThat(made.get(0).dueAt().toEpochMilli()).isGreaterThanOrEqualTo(now);
+		assertThat(made.get(0).state()).isEqualTo(JobState.READY);
+		RecurringJobInfo info = queue.getRecurringJobs().find("once").orElseThrow();
+		assertThat(info.fired()).isEqualTo(1);
+		assertThat(info.skipped()).isEqualTo(5);
+		assertThat(info.misfired()).isEqualTo(6);
+		assertThat(info.lastFireTime()).isEqualTo(Instant.ofEpochMilli(first));
+		assertThat(info.lastOccurrenceId()).isEqualTo(made.get(0).id());
+		assertThat(info.lastOccurrenceState()).isEqualTo(JobState.READY);
+		assertThat(info.nextFireTime()).isEqualTo(Instant.ofEpochMilli((now / HOUR + 1) * HOUR));
+	}
+
+	@Test
+	void skipCreatesNothingForTheMissedTicks() {
+		RedisDelayQueue queue = manual();
+		queue.getRecurringJobs()
+			.put(hourly("skip").misfireThreshold(Duration.ofMillis(1)).misfirePolicy(MisfirePolicy.SKIP).build());
+		long now = redisNow();
+		long first = (now / HOUR - 5) * HOUR;
+		setNextTick("skip", first);
+		queue.fireRecurringNow(bucketOf("skip"));
+		assertThat(occurrences(queue, "reports", "skip", first, 6, HOUR)).isEmpty();
+		RecurringJobInfo info = queue.getRecurringJobs().find("skip").orElseThrow();
+		assertThat(info.fired()).isZero();
+		assertThat(info.skipped()).isEqualTo(6);
+		assertThat(info.misfired()).isEqualTo(6);
+		assertThat(info.nextFireTime()).isEqualTo(Instant.ofEpochMilli((now / HOUR + 1) * HOUR));
+	}
+
+	@Test
+	void fireAllCreatesTheMostRecentMissedTicksUpToTheCatchUpLimit() {
+		RedisDelayQueue queue = manual();
+		queue.getRecurringJobs()
+			.put(hourly("all").misfireThreshold(Duration.ofMillis(1))
+				.misfirePolicy(MisfirePolicy.FIRE_ALL)
+				.maxCatchUp(4)
+				.build());
+		long now = redisNow();
+		long first = (now / HOUR - 5) * HOUR;
+		setNextTick("all", first);
+		queue.fireRecurringNow(bucketOf("all"));
+		List<JobInfo> made = occurrences(queue, "reports", "all", first, 6, HOUR);
+		assertThat(made).extracting((job) -> job.dueAt().toEpochMilli())
+			.containsExactly(first + 2 * HOUR, first + 3 * HOUR, first + 4 * HOUR, first + 5 * HOUR);
+		List<String> order = new ArrayList<>();
+		queue.reserve("reports", 10, null).forEach((job) -> order.add(job.id()));
+		assertThat(order).containsExactlyElementsOf(made.stream().map(JobInfo::id).toList());
+		RecurringJobInfo info = queue.getRecurringJobs().find("all").orElseThrow();
+		assertThat(info.fired()).isEqualTo(4);
+		assertThat(info.skipped()).isEqualTo(2);
+		assertThat(info.misfired()).isEqualTo(6);
+	}
+
+	@Test
+	void aTickOnTimeIsFiredWhateverThePolicy() {
+		RedisDelayQueue queue = manual();
+		queue.getRecurringJobs().put(hourly("ontime").misfirePolicy(MisfirePolicy.SKIP).build());
+		long tick = (redisNow() / HOUR) * HOUR;
+		// within the default threshold (10 s) of now unless the hour has just begun; so take a
+		// tick that is surely on time: now, rounded down to the second
+		long onTime = (redisNow() / 1000) * 1000;
+		setNextTick("ontime", onTime);
+		queue.fireRecurringNow(bucketOf("ontime"));
+		RecurringJobInfo info = queue.getRecurringJobs().find("ontime").orElseThrow();
+		assertThat(info.fired()).isEqualTo(1);
+		assertThat(info.misfired()).isZero();
+		assertThat(info.nextFireTime()).isEqualTo(Instant.ofEpochMilli(tick + HOUR));
+		assertThat(queue.find("reports", info.lastOccurrenceId()).orElseThrow().dueAt())
+			.isEqualTo(Instant.ofEpochMilli(onTime));
+	}
+
+	@Test
+	void overlapSkipSkipsATickWhileTheLastOccurrenceStillExists() {
+		RedisDelayQueue queue = manual();
+		queue.getRecurringJobs().put(hourly("single").overlapPolicy(OverlapPolicy.SKIP).build());
+		long tick = (redisNow() / 1000) * 1000;
+		setNextTick("single", tick);
+		queue.fireRecurringNow(bucketOf("single"));
+		assertThat(queue.getRecurringJobs().find("single").orElseThrow().fired()).isEqualTo(1);
+
+		// the occurrence runs: the next tick is skipped
+		ReservedJob running = queue.reserve("reports", 1, null).get(0);
+		setNextTick("single", tick + 1);
+		queue.fireRecurringNow(bucketOf("single"));
+		RecurringJobInfo info = queue.getRecurringJobs().find("single").orElseThrow();
+		assertThat(info.fired()).isEqualTo(1);
+		assertThat(info.skipped()).isEqualTo(1);
+		assertThat(info.lastOccurrenceState()).isEqualTo(JobState.RESERVED);
+
+		// finished: the next tick fires
+		assertThat(queue.finish(running)).isTrue();
+		setNextTick("single", tick + 2);
+		queue.fireRecurringNow(bucketOf("single"));
+		info = queue.getRecurringJobs().find("single").orElseThrow();
+		assertThat(info.fired()).isEqualTo(2);
+		assertThat(info.lastFireTime()).isEqualTo(Instant.ofEpochMilli(tick + 2));
+	}
+
+	@Test
+	void pauseResumeTriggerAndDelete() {
+		RedisDelayQueue queue = manual();
+		RecurringJobs recurring = queue.getRecurringJobs();
+		recurring.put(hourly("ops").build());
+		assertThat(recurring.pause("ops")).isTrue();
+		assertThat(recurring.find("ops").orElseThrow().paused()).isTrue();
+		assertThat(recurring.find("ops").orElseThrow().nextFireTime()).isNull();
+		// a paused definition does not fire, even when its bucket is fired
+		assertThat(queue.fireRecurringNow(bucketOf("ops"))).isEmpty();
+
+		// a trigger creates an occurrence now, paused or not
+		String id = recurring.trigger("ops").orElseThrow();
+		assertThat(id).matches("ops@\\d{8}T\\d{6}(\\.\\d{3})?Z-trigger(~\\d+)?");
+		assertThat(queue.find("reports", id).orElseThrow().state()).isEqualTo(JobState.READY);
+		assertThat(recurring.find("ops").orElseThrow().lastOccurrenceId()).isEqualTo(id);
+
+		long now = redisNow();
+		assertThat(recurring.resume("ops")).isTrue();
+		RecurringJobInfo info = recurring.find("ops").orElseThrow();
+		assertThat(info.paused()).isFalse();
+		assertThat(info.nextFireTime()).isEqualTo(Instant.ofEpochMilli((now / HOUR + 1) * HOUR));
+
+		assertThat(recurring.delete("ops")).isTrue();
+		assertThat(recurring.find("ops")).isEmpty();
+		assertThat(queue.find("reports", id)).isPresent();
+		assertThat(recurring.delete("ops")).isFalse();
+		assertThat(recurring.pause("ops")).isFalse();
+		assertThat(recurring.resume("ops")).isFalse();
+		assertThat(recurring.trigger("ops")).isEmpty();
+	}
+
+	@Test
+	void anUpdateTakesEffectFromTheNextTickAndAStaleFiringCreatesNothing() {
+		RedisDelayQueue queue = manual();
+		RecurringJobs recurring = queue.getRecurringJobs();
+		recurring.put(hourly("changing").build());
+		long tick = (redisNow() / 1000) * 1000;
+		setNextTick("changing", tick);
+		recurring.put(hourly("changing").payload("{\"report\":2}").build());
+		// the update set the next tick from now: the tick that was due is gone
+		RecurringJobInfo info = recurring.find("changing").orElseThrow();
+		assertThat(info.version()).isEqualTo(2);
+		assertThat(info.nextFireTime()).isAfter(Instant.ofEpochMilli(tick));
+		assertThat(queue.fireRecurringNow(bucketOf("changing"))).isEmpty();
+		assertThat(recurring.find("changing").orElseThrow().fired()).isZero();
+	}
+
+	@Test
+	void manyInstancesFiringTheSameBucketAtOnceCreateEachTickOnce() throws Exception {
+		RedisDelayQueue queue = manual();
+		List<RedisDelayQueue> instances = List.of(queue, this.queues.start((builder) -> builder.timerEnabled(false)),
+				this.queues.start((builder) -> builder.timerEnabled(false)));
+		queue.getRecurringJobs().put(hourly("race").build());
+		int bucket = bucketOf("race");
+		long tick = (redisNow() / 1000) * 1000;
+		ExecutorService pool = Executors.newFixedThreadPool(6);
+		try {
+			for (int round = 0; round < 20; round++) {
+				setNextTick("race", tick + round);
+				CountDownLatch start = new CountDownLatch(1);
+				List<Future<?>> firings = new ArrayList<>();
+				for (int i = 0; i < 6; i++) {
+					RedisDelayQueue instance = instances.get(i % 3);
+					firings.add(pool.submit(() -> {
+						start.await();
+						return instance.fireRecurringNow(bucket);
+					}));
+				}
+				start.countDown();
+				for (Future<?> firing : firings) {
+					firing.get();
+				}
+			}
+		}
+		finally {
+			pool.shutdownNow();
+		}
+		RecurringJobInfo info = queue.getRecurringJobs().find("race").orElseThrow();
+		assertThat(info.fired()).isEqualTo(20);
+		assertThat(queue.stats().topics().get("reports").ready()).isEqualTo(20);
+	}
+
+	@Test
+	void aDefinitionsBucketHoldsItsOccurrences() {
+		RedisDelayQueue queue = manual();
+		Map<String, Integer> buckets = new ConcurrentHashMap<>();
+		KeySpace keys = new KeySpace(this.queues.namespace, queue.getBuckets());
+		RecurringFiring firing = new RecurringFiring(null, keys, Duration.ofMinutes(1), 3, null);
+		for (int i = 0; i < 200; i++) {
+			RecurringJob job = hourly("job-" + i).topic("topic-" + (i % 7)).build();
+			String id = firing.occurrenceId(job, 1_700_000_000_000L + i * 1_234L, i % 2 == 0);
+			buckets.put(id, keys.bucketOf(job.getTopic(), id));
+			assertThat(keys.bucketOf(job.getTopic(), id)).as(id).isEqualTo(keys.bucketOfName(job.getName()));
+		}
+		assertThat(buckets).hasSize(200);
+		assertThat(Optional.of(firing.occurrenceId(hourly("n").build(), 1_700_000_000_250L, false)))
+			.hasValueSatisfying((id) -> assertThat(id).startsWith("n@20231114T221320.250Z"));
+	}
+
+}
