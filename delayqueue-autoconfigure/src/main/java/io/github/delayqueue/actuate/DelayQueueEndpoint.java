@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Supplier;
 
@@ -21,6 +22,9 @@ import io.github.delayqueue.core.QueueStats.TopicStats;
 import io.github.delayqueue.core.RepairResult;
 import io.github.delayqueue.core.ReplayResult;
 import io.github.delayqueue.listener.DelayedListenerContainer;
+import io.github.delayqueue.recurring.RecurringJob;
+import io.github.delayqueue.recurring.RecurringJobInfo;
+import io.github.delayqueue.recurring.RecurringJobs;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
@@ -50,6 +54,9 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * {@code {"action":"pause"}} / {@code {"action":"resume"}} (every listener of the topic) or
  * with {@code "listener":"<id>"} (one).</li>
  * <li>{@code DELETE /actuator/delayqueue/{topic}/{id}}: cancels a job.</li>
+ * <li>{@code POST /actuator/delayqueue} with {@code {"action":"pause","recurring":"<name>"}},
+ * {@code "resume"} or {@code "trigger"}: pauses, resumes or triggers a recurring job (the
+ * root read lists them with their next fire time and last occurrence).</li>
  * </ul>
  * An unknown topic, job or listener is a {@link NotFoundException}, a bad argument an
  * {@link InvalidArgumentException} naming it; over the web both are
@@ -77,8 +84,10 @@ public class DelayQueueEndpoint {
 
 	private final boolean showPayloads;
 
+	private final @Nullable RecurringJobs recurringJobs;
+
 	/**
-	 * Creates the endpoint.
+	 * Creates the endpoint without recurring jobs.
 	 * @param operations the queue
 	 * @param containers this application's listener containers
 	 * @param instanceId this instance's name among the timer owners, or {@code null}
@@ -87,10 +96,25 @@ public class DelayQueueEndpoint {
 	public DelayQueueEndpoint(DelayQueueOperations operations,
 			Supplier<Collection<DelayedListenerContainer>> containers, @Nullable String instanceId,
 			boolean showPayloads) {
+		this(operations, containers, instanceId, showPayloads, null);
+	}
+
+	/**
+	 * Creates the endpoint.
+	 * @param operations the queue
+	 * @param containers this application's listener containers
+	 * @param instanceId this instance's name among the timer owners, or {@code null}
+	 * @param showPayloads whether dead jobs (and recurring jobs) are shown with their payloads
+	 * @param recurringJobs the namespace's recurring jobs, or {@code null} for none
+	 */
+	public DelayQueueEndpoint(DelayQueueOperations operations,
+			Supplier<Collection<DelayedListenerContainer>> containers, @Nullable String instanceId,
+			boolean showPayloads, @Nullable RecurringJobs recurringJobs) {
 		this.operations = operations;
 		this.containers = containers;
 		this.instanceId = instanceId;
 		this.showPayloads = showPayloads;
+		this.recurringJobs = recurringJobs;
 	}
 
 	/**
@@ -107,8 +131,12 @@ public class DelayQueueEndpoint {
 		listeners.forEach((topic, list) -> topics.computeIfAbsent(topic,
 				(t) -> TopicDescriptor.of(t, TopicStats.EMPTY, stats.readAt(), list, null)));
 		List<BucketDescriptor> buckets = stats.buckets().stream().map(BucketDescriptor::of).toList();
+		List<RecurringDescriptor> recurring = (this.recurringJobs != null) ? this.recurringJobs.list()
+			.stream()
+			.map((info) -> RecurringDescriptor.of(info, this.showPayloads))
+			.toList() : List.of();
 		return new QueueDescriptor(this.instanceId, stats.readAt(), stats.oldestOverdueLag().toMillis(),
-				Figures.of(stats.totals()), buckets, topics);
+				Figures.of(stats.totals()), buckets, topics, recurring);
 	}
 
 	/**
@@ -136,18 +164,76 @@ public class DelayQueueEndpoint {
 	}
 
 	/**
-	 * Repairs the queue: every bucket back to the invariant, from the job records (see
-	 * {@link DelayQueueOperations#repair}).
+	 * Repairs the queue, or pauses, resumes or triggers a recurring job.
 	 * @param securityContext who asks, for the audit log
-	 * @param action {@code repair}
-	 * @param dryRun {@code true} to only count what would be repaired
-	 * @return what was (or would be) repaired
+	 * @param action {@code repair}, or {@code pause}, {@code resume} or {@code trigger} with
+	 * {@code recurring}
+	 * @param dryRun for {@code repair}: {@code true} to only count what would be repaired
+	 * @param recurring the recurring job's name for {@code pause}, {@code resume} and
+	 * {@code trigger}
+	 * @return a {@link RepairDescriptor} or a {@link RecurringActionDescriptor}
 	 */
 	@WriteOperation
-	public RepairDescriptor repair(SecurityContext securityContext, String action, @Nullable Boolean dryRun) {
-		if (!"repair".equals(action)) {
-			throw new InvalidArgumentException("action", "action must be repair, was '" + action + "'");
+	public OperationResponseBody write(SecurityContext securityContext, String action, @Nullable Boolean dryRun,
+			@Nullable String recurring) {
+		if (recurring != null || Set.of("pause", "resume", "trigger").contains(action)) {
+			return recurring(securityContext, action, dryRun, recurring);
 		}
+		if (!"repair".equals(action)) {
+			throw new InvalidArgumentException("action",
+					"action must be one of repair, pause, resume, trigger, was '" + action + "'");
+		}
+		return repair(securityContext, dryRun);
+	}
+
+	private RecurringActionDescriptor recurring(SecurityContext securityContext, String action,
+			@Nullable Boolean dryRun, @Nullable String name) {
+		if (dryRun != null) {
+			throw new InvalidArgumentException("dryRun", "dryRun applies to repair, not to " + action);
+		}
+		if (name == null) {
+			throw new InvalidArgumentException("recurring", "recurring (the recurring job's name) is required for " + action);
+		}
+		if (!Set.of("pause", "resume", "trigger").contains(action)) {
+			throw new InvalidArgumentException("action",
+					"action must be one of pause, resume, trigger for a recurring job, was '" + action + "'");
+		}
+		argument("recurring", () -> RecurringJob.name(name));
+		RecurringJobs jobs = this.recurringJobs;
+		if (jobs == null) {
+			throw new NotFoundException("No recurring jobs in this application (they need the Redis queue)");
+		}
+		String occurrence = null;
+		boolean found;
+		try {
+			switch (action) {
+				case "pause" -> found = jobs.pause(name);
+				case "resume" -> found = jobs.resume(name);
+				default -> {
+					occurrence = jobs.trigger(name).orElse(null);
+					found = occurrence != null;
+				}
+			}
+		}
+		catch (RuntimeException | Error ex) {
+			AuditLog.write(AuditLog.entry(VIA, who(securityContext), action + "-recurring").detail("recurring", name)
+				.failed(ex));
+			throw ex;
+		}
+		AuditLog.Entry entry = AuditLog.entry(VIA, who(securityContext), action + "-recurring")
+			.count(found ? 1 : 0)
+			.detail("recurring", name);
+		if (occurrence != null) {
+			entry.detail("occurrence", occurrence);
+		}
+		AuditLog.write(entry);
+		if (!found) {
+			throw new NotFoundException("No recurring job '" + name + "'");
+		}
+		return new RecurringActionDescriptor(name, action, occurrence);
+	}
+
+	private RepairDescriptor repair(SecurityContext securityContext, @Nullable Boolean dryRun) {
 		boolean write = dryRun == null || !dryRun;
 		RepairDescriptor repaired;
 		try {
@@ -418,8 +504,59 @@ public class DelayQueueEndpoint {
 	 * @param topics each topic with jobs or listeners
 	 */
 	public record QueueDescriptor(@Nullable String instance, Instant readAt, long oldestOverdueLagMillis,
-			Figures totals, List<BucketDescriptor> buckets,
-			Map<String, TopicDescriptor> topics) implements OperationResponseBody {
+			Figures totals, List<BucketDescriptor> buckets, Map<String, TopicDescriptor> topics,
+			List<RecurringDescriptor> recurring) implements OperationResponseBody {
+
+	}
+
+	/**
+	 * A recurring job.
+	 *
+	 * @param name its name
+	 * @param topic the topic of its occurrences
+	 * @param schedule its schedule ({@code cron '<expression>' in <zone>} or
+	 * {@code every <period>})
+	 * @param paused whether it is paused
+	 * @param nextFireTime its next tick, or {@code null} while paused
+	 * @param fired occurrences created
+	 * @param skipped ticks that created none
+	 * @param misfired ticks fired late
+	 * @param lastFireTime the tick of the last occurrence, or {@code null}
+	 * @param lastOccurrence the id of the last occurrence, or {@code null}
+	 * @param lastOccurrenceState its state now ({@code DELAYED}, {@code READY},
+	 * {@code RESERVED}, {@code DEAD}), or {@code GONE} once it left the queue (finished or
+	 * cancelled), {@code null} when there is none
+	 * @param misfirePolicy its misfire policy
+	 * @param overlapPolicy its overlap policy
+	 * @param declared whether it is declared in {@code delayqueue.recurring}
+	 * @param payload its payload as text, only with {@code delayqueue.endpoint.show-payloads}
+	 */
+	public record RecurringDescriptor(String name, String topic, String schedule, boolean paused,
+			@Nullable Instant nextFireTime, long fired, long skipped, long misfired, @Nullable Instant lastFireTime,
+			@Nullable String lastOccurrence, @Nullable String lastOccurrenceState, String misfirePolicy,
+			String overlapPolicy, boolean declared, @Nullable String payload) {
+
+		static RecurringDescriptor of(RecurringJobInfo info, boolean showPayloads) {
+			RecurringJob job = info.job();
+			String lastState = (info.lastOccurrenceId() == null) ? null
+					: (info.lastOccurrenceState() != null) ? info.lastOccurrenceState().name() : "GONE";
+			return new RecurringDescriptor(info.name(), job.getTopic(), job.getSchedule().toString(), info.paused(),
+					info.nextFireTime(), info.fired(), info.skipped(), info.misfired(), info.lastFireTime(),
+					info.lastOccurrenceId(), lastState, job.getMisfirePolicy().name(), job.getOverlapPolicy().name(),
+					job.isDeclared(), showPayloads ? job.getPayloadText() : null);
+		}
+
+	}
+
+	/**
+	 * What a pause, resume or trigger of a recurring job did.
+	 *
+	 * @param recurring the recurring job's name
+	 * @param action {@code pause}, {@code resume} or {@code trigger}
+	 * @param occurrence for a trigger, the id of the occurrence created
+	 */
+	public record RecurringActionDescriptor(String recurring, String action,
+			@Nullable String occurrence) implements OperationResponseBody {
 
 	}
 

@@ -8,6 +8,7 @@ import io.github.delayqueue.actuate.DelayQueueEndpointInvokerAdvisor;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.http.ProblemJsonExceptionResolver;
+import io.github.delayqueue.recurring.RecurringJobs;
 import io.github.delayqueue.redis.RedisDelayQueue;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -51,9 +52,10 @@ public final class DelayQueueEndpointAutoConfiguration {
 		@ConditionalOnMissingBean
 		DelayQueueEndpoint delayQueueEndpoint(DelayQueueOperations operations,
 				ObjectProvider<DelayedListenerEndpointRegistry> registry, ObjectProvider<RedisDelayQueue> queue,
-				DelayQueueProperties properties) {
+				DelayQueueProperties properties, ObjectProvider<RecurringJobs> recurringJobs) {
 			return new DelayQueueEndpoint(operations, ListenerContainers.of(registry),
-					ListenerContainers.instanceId(queue), properties.getEndpoint().isShowPayloads());
+					ListenerContainers.instanceId(queue), properties.getEndpoint().isShowPayloads(),
+					recurringJobs.getIfAvailable());
 		}
 
 		@Bean

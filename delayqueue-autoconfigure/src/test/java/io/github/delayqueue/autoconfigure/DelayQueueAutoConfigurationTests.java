@@ -11,6 +11,9 @@ import io.github.delayqueue.core.JacksonJobPayloadConverter;
 import io.github.delayqueue.core.JobPayloadConverter;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.ScheduleResult;
+import io.github.delayqueue.recurring.RecurringJob;
+import io.github.delayqueue.recurring.RecurringJobInfo;
+import io.github.delayqueue.recurring.RecurringJobs;
 import io.github.delayqueue.redis.RedisDelayQueue;
 import io.github.delayqueue.test.RedisTestExtension;
 import io.github.delayqueue.test.RedisTestServer;
@@ -24,6 +27,8 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -32,7 +37,7 @@ import org.springframework.util.unit.DataSize;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.mockito.Mockito.mock;
 
-@ExtendWith(RedisTestExtension.class)
+@ExtendWith({ RedisTestExtension.class, OutputCaptureExtension.class })
 class DelayQueueAutoConfigurationTests {
 
 	private ApplicationContextRunner runner;
@@ -155,6 +160,70 @@ class DelayQueueAutoConfigurationTests {
 			assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
 				.contains("Property: delayqueue.listener.idle-event-interval")
 				.contains("Reason: must be at least 1ms");
+		});
+	}
+
+	@Test
+	void badRecurringJobsFailStartUpNamingTheJobAndTheRule() {
+		this.runner.withPropertyValues("delayqueue.recurring.nightly.topic=reports",
+				"delayqueue.recurring.nightly.cron=0 61 * * * *")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
+					.contains("Property: delayqueue.recurring[nightly]")
+					.contains("cron '0 61 * * * *' is not a valid cron expression");
+			});
+		this.runner.withPropertyValues("delayqueue.recurring.nightly.topic=reports",
+				"delayqueue.recurring.nightly.cron=@daily", "delayqueue.recurring.nightly.every=1h")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
+					.contains("Property: delayqueue.recurring[nightly]")
+					.contains("set exactly one of cron and every");
+			});
+		this.runner.withPropertyValues("delayqueue.recurring.nightly.topic=reports",
+				"delayqueue.recurring.nightly.cron=@daily", "delayqueue.recurring.nightly.zone=Europe/Atlantis")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
+					.contains("zone 'Europe/Atlantis' is not a time zone id");
+			});
+	}
+
+	@Test
+	void declaredRecurringJobsArePutAtStartUpAndUndeclaredOnesReportedOrRemoved(CapturedOutput output) {
+		String namespace = "recurring" + System.nanoTime();
+		ApplicationContextRunner runner = this.runner.withPropertyValues("delayqueue.namespace=" + namespace);
+		runner
+			.withPropertyValues("delayqueue.recurring.old.topic=reports", "delayqueue.recurring.old.every=1h",
+					"delayqueue.recurring.kept.topic=reports", "delayqueue.recurring.kept.cron=0 0 2 * * *",
+					"delayqueue.recurring.kept.zone=Europe/Berlin", "delayqueue.recurring.kept.payload={\"n\":1}",
+					"delayqueue.recurring.kept.headers.tenant=acme")
+			.run((context) -> {
+				RecurringJobs recurring = context.getBean(RecurringJobs.class);
+				assertThat(recurring.list()).extracting(RecurringJobInfo::name).containsExactly("kept", "old");
+				RecurringJob kept = recurring.find("kept").orElseThrow().job();
+				assertThat(kept.isDeclared()).isTrue();
+				assertThat(kept.getSchedule().getZone().getId()).isEqualTo("Europe/Berlin");
+				assertThat(kept.getPayloadText()).isEqualTo("{\"n\":1}");
+				assertThat(kept.getHeaders()).containsEntry("tenant", "acme");
+				// one defined in code is not declared: reconciling never touches it
+				recurring.put(RecurringJob.builder("coded").topic("reports").every(Duration.ofHours(2)).build());
+			});
+		runner
+			.withPropertyValues("delayqueue.recurring.kept.topic=reports", "delayqueue.recurring.kept.cron=0 0 2 * * *",
+					"delayqueue.recurring.kept.zone=Europe/Berlin", "delayqueue.recurring.kept.payload={\"n\":1}",
+					"delayqueue.recurring.kept.headers.tenant=acme")
+			.run((context) -> {
+				RecurringJobs recurring = context.getBean(RecurringJobs.class);
+				assertThat(recurring.list()).extracting(RecurringJobInfo::name).containsExactly("coded", "kept", "old");
+				assertThat(recurring.find("kept").orElseThrow().version()).isEqualTo(1);
+				assertThat(output).contains("Recurring job(s) [old] were declared in delayqueue.recurring and are no longer");
+			});
+		runner.withPropertyValues("delayqueue.remove-undeclared-recurring-jobs=true").run((context) -> {
+			RecurringJobs recurring = context.getBean(RecurringJobs.class);
+			assertThat(recurring.list()).extracting(RecurringJobInfo::name).containsExactly("coded");
+			assertThat(output).contains("Deleted recurring job(s) [kept, old]");
 		});
 	}
 
