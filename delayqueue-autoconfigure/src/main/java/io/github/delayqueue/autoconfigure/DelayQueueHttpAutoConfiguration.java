@@ -9,6 +9,7 @@ import io.github.delayqueue.http.BearerTokenInterceptor;
 import io.github.delayqueue.http.DelayQueueHttpApi;
 import io.github.delayqueue.http.ProblemJsonExceptionResolver;
 import io.github.delayqueue.http.ReserveWaiters;
+import io.github.delayqueue.recurring.RecurringJobs;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import tools.jackson.databind.json.JsonMapper;
@@ -68,12 +69,13 @@ public final class DelayQueueHttpAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	DelayQueueHttpApi delayQueueHttpApi(DelayQueueOperations operations, ReserveWaiters waiters,
-			ObjectProvider<JsonMapper> jsonMapper, DelayQueueProperties properties) {
+			ObjectProvider<JsonMapper> jsonMapper, DelayQueueProperties properties,
+			ObjectProvider<RecurringJobs> recurringJobs) {
 		DelayQueueProperties.Http http = properties.getHttp();
 		DelayQueueHttpApi.Limits limits = new DelayQueueHttpApi.Limits(http.getMaxBodySize().toBytes(),
 				http.getMaxReserve(), http.getMaxWait());
 		return new DelayQueueHttpApi(operations, waiters, jsonMapper.getIfAvailable(() -> JsonMapper.builder().build()),
-				limits, basePath(http));
+				limits, basePath(http), recurringJobs.getIfAvailable());
 	}
 
 	/**

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.Principal;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -27,12 +28,21 @@ import io.github.delayqueue.core.OnDuplicate;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleRequest;
 import io.github.delayqueue.core.ScheduleResult;
+import io.github.delayqueue.recurring.MisfirePolicy;
+import io.github.delayqueue.recurring.OverlapPolicy;
+import io.github.delayqueue.recurring.PutResult;
+import io.github.delayqueue.recurring.RecurringJob;
+import io.github.delayqueue.recurring.RecurringJobs;
+import io.github.delayqueue.recurring.RecurringSchedule;
 import jakarta.servlet.http.HttpServletRequest;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -44,6 +54,7 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.PutMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.context.request.async.DeferredResult;
@@ -88,6 +99,9 @@ public class DelayQueueHttpApi {
 
 	private static final Set<String> RESERVE_PARAMETERS = fields("max", "wait", "ttr");
 
+	private static final Set<String> RECURRING_FIELDS = fields("topic", "cron", "zone", "every", "body", "headers",
+			"ttr", "maxAttempts", "misfire", "misfireThreshold", "maxCatchUp", "overlap");
+
 	/** How the audit log names writes through this API. */
 	static final String VIA = "http-api";
 
@@ -118,6 +132,8 @@ public class DelayQueueHttpApi {
 
 	private final String basePath;
 
+	private final @Nullable RecurringJobs recurringJobs;
+
 	private final AtomicLong lastUnreachableWarning = new AtomicLong(
 			System.nanoTime() - UNREACHABLE_WARNING_INTERVAL.toNanos());
 
@@ -134,6 +150,23 @@ public class DelayQueueHttpApi {
 	 */
 	public DelayQueueHttpApi(DelayQueueOperations operations, ReserveWaiters waiters, JsonMapper mapper, Limits limits,
 			String basePath) {
+		this(operations, waiters, mapper, limits, basePath, null);
+	}
+
+	/**
+	 * Creates the API with the routes of recurring jobs.
+	 * @param operations the queue
+	 * @param waiters the long-polling reserve requests
+	 * @param mapper the mapper that reads requests and payloads
+	 * @param limits the limits of requests
+	 * @param basePath the path the API is served under (for {@code Location} headers and the
+	 * OpenAPI description)
+	 * @param recurringJobs the namespace's recurring jobs, or {@code null} when there are none
+	 * (the recurring routes then answer 404)
+	 */
+	public DelayQueueHttpApi(DelayQueueOperations operations, ReserveWaiters waiters, JsonMapper mapper, Limits limits,
+			String basePath, @Nullable RecurringJobs recurringJobs) {
+		this.recurringJobs = recurringJobs;
 		Assert.notNull(operations, "operations must not be null");
 		Assert.notNull(waiters, "waiters must not be null");
 		Assert.notNull(mapper, "mapper must not be null");
@@ -282,6 +315,187 @@ public class DelayQueueHttpApi {
 		checkJob(topic, id);
 		JobInfo job = this.operations.find(topic, id).orElseThrow(() -> notFound(topic, id));
 		return ResponseEntity.ok(this.views.job(job));
+	}
+
+	@PutMapping(path = "/recurring/{name}", produces = MediaType.APPLICATION_JSON_VALUE)
+	ResponseEntity<JsonNode> putRecurring(@PathVariable("name") String name, HttpServletRequest request)
+			throws IOException {
+		RecurringJobs jobs = recurringJobs();
+		JsonRequest body = read(request, RECURRING_FIELDS);
+		checked("name", () -> RecurringJob.name(name));
+		RecurringJob.Builder builder = RecurringJob.builder(name)
+			.topic(checked("topic", () -> JobConstraints.topic(body.string("topic"))));
+		String cron = body.optionalString("cron");
+		Duration every = checked("every", () -> body.optionalDuration("every"));
+		if ((cron == null) == (every == null)) {
+			throw HttpApiException.badRequest((cron == null) ? "cron" : "every", "exactly one of cron and every must be given");
+		}
+		if (cron != null) {
+			String zoneId = body.optionalString("zone");
+			ZoneId zone = checked("zone", () -> RecurringSchedule.zone((zoneId != null) ? zoneId : "UTC"));
+			builder.schedule(checked("cron", () -> RecurringSchedule.cron(cron, zone)));
+		}
+		else {
+			if (body.optionalString("zone") != null) {
+				throw HttpApiException.badRequest("zone", "zone applies to cron, not to every");
+			}
+			builder.schedule(checked("every", () -> RecurringSchedule.every(every)));
+		}
+		builder.headers(checked("headers", () -> JobConstraints.headers(body.optionalStrings("headers"))));
+		builder.payload(body.has("body") ? this.views.payload(body.node("body")) : new byte[0]);
+		Duration ttr = checked("ttr", () -> ttr(body.optionalDuration("ttr")));
+		if (ttr != null) {
+			builder.ttr(ttr);
+		}
+		Integer maxAttempts = checked("maxAttempts", () -> maxAttempts(body.optionalInt("maxAttempts")));
+		if (maxAttempts != null) {
+			builder.maxAttempts(maxAttempts);
+		}
+		String misfire = body.optionalString("misfire");
+		if (misfire != null) {
+			builder.misfirePolicy(option("misfire", misfire, MisfirePolicy.class));
+		}
+		String overlap = body.optionalString("overlap");
+		if (overlap != null) {
+			builder.overlapPolicy(option("overlap", overlap, OverlapPolicy.class));
+		}
+		Duration threshold = checked("misfireThreshold", () -> body.optionalDuration("misfireThreshold"));
+		if (threshold != null) {
+			builder.misfireThreshold(
+					checked("misfireThreshold", () -> JobConstraints.positive("misfireThreshold", threshold, Duration.ofDays(1))));
+		}
+		Integer catchUp = checked("maxCatchUp", () -> body.optionalInt("maxCatchUp"));
+		if (catchUp != null) {
+			builder.maxCatchUp(
+					checked("maxCatchUp", () -> JobConstraints.max("maxCatchUp", catchUp, RecurringJob.MAX_CATCH_UP)));
+		}
+		RecurringJob job = checked("body", builder::build);
+		AuditLog.Entry line = AuditLog.entry(VIA, who(request), "put-recurring").topic(job.getTopic())
+			.detail("recurring", name);
+		PutResult result;
+		try {
+			result = checked("body", () -> jobs.put(job));
+		}
+		catch (RuntimeException | Error ex) {
+			AuditLog.write(line.failed(ex));
+			throw ex;
+		}
+		AuditLog.write(line.count((result == PutResult.UNCHANGED) ? 0 : 1).detail("result", result.name()));
+		ObjectNode view = this.views.recurring(jobs.find(name).orElseThrow(() -> notFoundRecurring(name)));
+		view.put("result", result.name());
+		return (result == PutResult.CREATED) ? ResponseEntity.created(URI.create(recurringPath(name))).body(view)
+				: ResponseEntity.ok(view);
+	}
+
+	@GetMapping(path = "/recurring", produces = MediaType.APPLICATION_JSON_VALUE)
+	ResponseEntity<JsonNode> listRecurring(HttpServletRequest request) {
+		checkQuery(request, Set.of());
+		ObjectNode view = JsonNodeFactory.instance.objectNode();
+		ArrayNode items = view.putArray("recurring");
+		recurringJobs().list().forEach((info) -> items.add(this.views.recurring(info)));
+		return ResponseEntity.ok(view);
+	}
+
+	@GetMapping(path = "/recurring/{name}", produces = MediaType.APPLICATION_JSON_VALUE)
+	ResponseEntity<JsonNode> getRecurring(@PathVariable("name") String name, HttpServletRequest request) {
+		checkQuery(request, Set.of());
+		checked("name", () -> RecurringJob.name(name));
+		return ResponseEntity
+			.ok(this.views.recurring(recurringJobs().find(name).orElseThrow(() -> notFoundRecurring(name))));
+	}
+
+	@PostMapping(path = "/recurring/{name}/{action}", produces = MediaType.APPLICATION_JSON_VALUE)
+	ResponseEntity<JsonNode> actOnRecurring(@PathVariable("name") String name, @PathVariable("action") String action,
+			HttpServletRequest request) throws IOException {
+		checkQuery(request, Set.of());
+		refuseBody(request, action + " takes no body");
+		RecurringJobs jobs = recurringJobs();
+		checked("name", () -> RecurringJob.name(name));
+		if (!Set.of("pause", "resume", "trigger").contains(action)) {
+			throw new HttpApiException(HttpStatus.NOT_FOUND, "action",
+					"no route " + action + " for a recurring job: it takes pause, resume and trigger");
+		}
+		AuditLog.Entry line = AuditLog.entry(VIA, who(request), action + "-recurring").detail("recurring", name);
+		String occurrence = null;
+		boolean found;
+		try {
+			switch (action) {
+				case "pause" -> found = jobs.pause(name);
+				case "resume" -> found = jobs.resume(name);
+				default -> {
+					occurrence = jobs.trigger(name).orElse(null);
+					found = occurrence != null;
+				}
+			}
+		}
+		catch (RuntimeException | Error ex) {
+			AuditLog.write(line.failed(ex));
+			throw ex;
+		}
+		if (occurrence != null) {
+			line.detail("occurrence", occurrence);
+		}
+		AuditLog.write(line.count(found ? 1 : 0));
+		if (!found) {
+			throw notFoundRecurring(name);
+		}
+		ObjectNode view = JsonNodeFactory.instance.objectNode();
+		view.put("name", name);
+		view.put("action", action);
+		if (occurrence != null) {
+			view.put("occurrence", occurrence);
+		}
+		return ResponseEntity.ok(view);
+	}
+
+	@DeleteMapping(path = "/recurring/{name}", produces = MediaType.APPLICATION_JSON_VALUE)
+	ResponseEntity<JsonNode> deleteRecurring(@PathVariable("name") String name, HttpServletRequest request) {
+		checkQuery(request, Set.of());
+		RecurringJobs jobs = recurringJobs();
+		checked("name", () -> RecurringJob.name(name));
+		AuditLog.Entry line = AuditLog.entry(VIA, who(request), "delete-recurring").detail("recurring", name);
+		boolean deleted;
+		try {
+			deleted = jobs.delete(name);
+		}
+		catch (RuntimeException | Error ex) {
+			AuditLog.write(line.failed(ex));
+			throw ex;
+		}
+		AuditLog.write(line.count(deleted ? 1 : 0));
+		if (!deleted) {
+			throw notFoundRecurring(name);
+		}
+		ObjectNode view = JsonNodeFactory.instance.objectNode();
+		view.put("name", name);
+		view.put("deleted", true);
+		return ResponseEntity.ok(view);
+	}
+
+	private RecurringJobs recurringJobs() {
+		if (this.recurringJobs == null) {
+			throw new HttpApiException(HttpStatus.NOT_FOUND, null,
+					"no recurring jobs here: they need the Redis queue (RedisDelayQueue)");
+		}
+		return this.recurringJobs;
+	}
+
+	private static <E extends Enum<E>> E option(String field, String value, Class<E> type) {
+		for (E constant : type.getEnumConstants()) {
+			if (constant.name().equals(value)) {
+				return constant;
+			}
+		}
+		throw HttpApiException.badRequest(field, field + " must be one of "
+				+ java.util.Arrays.stream(type.getEnumConstants()).map(Enum::name).toList() + ", was '" + value + "'");
+	}
+
+	private static HttpApiException notFoundRecurring(String name) {
+		return new HttpApiException(HttpStatus.NOT_FOUND, null, "no recurring job " + name);
+	}
+
+	private String recurringPath(String name) {
+		return this.basePath + "/recurring/" + UriUtils.encodePathSegment(name, StandardCharsets.UTF_8);
 	}
 
 	@GetMapping(path = "/openapi.yaml", produces = "application/yaml")

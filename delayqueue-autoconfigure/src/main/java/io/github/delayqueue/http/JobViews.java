@@ -12,6 +12,9 @@ import java.util.Map;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleResult;
+import io.github.delayqueue.recurring.RecurringJob;
+import io.github.delayqueue.recurring.RecurringJobInfo;
+import io.github.delayqueue.recurring.RecurringSchedule;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.DeserializationFeature;
@@ -102,6 +105,47 @@ final class JobViews {
 		if (job.payload() != null) {
 			body(view, job.payload());
 		}
+		return view;
+	}
+
+	ObjectNode recurring(RecurringJobInfo info) {
+		RecurringJob job = info.job();
+		ObjectNode view = nodes.objectNode();
+		view.put("name", info.name());
+		view.put("topic", job.getTopic());
+		RecurringSchedule schedule = job.getSchedule();
+		if (schedule.getPeriod() != null) {
+			view.put("every", schedule.getPeriod().toString());
+		}
+		else {
+			view.put("cron", schedule.getCron());
+			view.put("zone", schedule.getZone().getId());
+		}
+		if (job.getTtr() != null) {
+			view.put("ttr", job.getTtr().toString());
+		}
+		if (job.getMaxAttempts() != null) {
+			view.put("maxAttempts", job.getMaxAttempts());
+		}
+		view.put("misfire", job.getMisfirePolicy().name());
+		view.put("misfireThreshold", job.getMisfireThreshold().toString());
+		view.put("maxCatchUp", job.getMaxCatchUp());
+		view.put("overlap", job.getOverlapPolicy().name());
+		view.put("declared", job.isDeclared());
+		view.put("paused", info.paused());
+		view.put("version", info.version());
+		put(view, "nextFireTime", info.nextFireTime());
+		view.put("fired", info.fired());
+		view.put("skipped", info.skipped());
+		view.put("misfired", info.misfired());
+		put(view, "lastFireTime", info.lastFireTime());
+		if (info.lastOccurrenceId() != null) {
+			view.put("lastOccurrence", info.lastOccurrenceId());
+			view.put("lastOccurrenceState",
+					(info.lastOccurrenceState() != null) ? info.lastOccurrenceState().name() : "GONE");
+		}
+		headers(view, job.getHeaders());
+		body(view, job.getPayload());
 		return view;
 	}
 

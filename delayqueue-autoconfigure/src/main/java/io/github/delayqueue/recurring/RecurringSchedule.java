@@ -116,7 +116,7 @@ public final class RecurringSchedule {
 	 * @return the zone
 	 * @throws IllegalArgumentException naming the field for an unknown or blank id
 	 */
-	static ZoneId zone(String zone) {
+	public static ZoneId zone(String zone) {
 		if (zone == null || zone.isBlank()) {
 			throw new IllegalArgumentException("zone must not be blank");
 		}

@@ -125,6 +125,11 @@ class OpenApiDescriptionTests {
 			expected.put("POST /jobs/{topic}/{id}/" + action, Set.of("200", "400", "401", "409", "413", "503"));
 		}
 		expected.put("GET /openapi.yaml", Set.of("200", "401"));
+		expected.put("GET /recurring", Set.of("200", "400", "401", "404", "503"));
+		expected.put("PUT /recurring/{name}", Set.of("200", "201", "400", "401", "404", "413", "503"));
+		expected.put("GET /recurring/{name}", Set.of("200", "400", "401", "404", "503"));
+		expected.put("DELETE /recurring/{name}", Set.of("200", "400", "401", "404", "503"));
+		expected.put("POST /recurring/{name}/{action}", Set.of("200", "400", "401", "404", "503"));
 		Map<String, Set<String>> described = new TreeMap<>();
 		mapAt(document, "paths").forEach((path, operations) -> mapAt(operations).forEach((method,
 				operation) -> described.put(method.toUpperCase() + " " + path, mapAt(operation, "responses").keySet())));
