@@ -5,7 +5,7 @@
  *
  * Schedule, reserve (long polling), finish, fail, touch, cancel and read the jobs of a
  * delayqueue - the same jobs Java services schedule with DelayedJobTemplate and consume with
- * @DelayedListener.
+ * @DelayedListener - and put, read, list, pause, resume, trigger and delete its recurring jobs.
  *
  *     $client = new DelayQueue\DelayQueueClient('http://localhost:8080/delayqueue', 'sample-token');
  *     $client->add('mails', 'welcome-42', ['user' => 42], delay: 'P7D');
@@ -13,6 +13,8 @@
  *         sendMail($job->body);
  *         $client->finish($job);
  *     }
+ *     $client->putRecurring('nightly-report', 'reports', cron: '0 0 2 * * *', zone: 'Europe/Berlin',
+ *         body: ['report' => 'unpaid']);
  *
  * Delivery is at least once: finish, fail or touch a job before its reservedUntil, else it is
  * delivered again and its token is refused (StaleTokenException).
@@ -247,9 +249,130 @@ final class DelayQueueClient
         return $job->reservedUntil;
     }
 
+    /**
+     * Creates or replaces the recurring job $name: each tick of its schedule creates a job (an
+     * occurrence) of $topic, with $body and $headers as add would.
+     *
+     * The schedule is $cron (six fields, from seconds, as Spring's CronExpression reads them, or a
+     * macro such as '@daily') in $zone (default UTC), or $every (a fixed rate, ticking at the
+     * multiples of the period since the epoch): exactly one of them. $misfire says what ticks
+     * fired later than $misfireThreshold do: 'FIRE_ONCE' (one occurrence for them all, the
+     * default), 'SKIP' or 'FIRE_ALL' (one each, at most $maxCatchUp); $overlap 'SKIP' skips a
+     * tick while the previous occurrence still exists ('ALLOW', the default, does not). Options
+     * left null take the server's defaults: a put replaces the whole definition. Returns the
+     * recurring job (see getRecurring) with 'result' => 'CREATED', 'UPDATED' or 'UNCHANGED'.
+     */
+    public function putRecurring(string $name, string $topic, ?string $cron = null, int|string|null $every = null,
+                                 ?string $zone = null, mixed $body = null, array $headers = [],
+                                 int|string|null $ttr = null, ?int $maxAttempts = null, ?string $misfire = null,
+                                 int|string|null $misfireThreshold = null, ?int $maxCatchUp = null,
+                                 ?string $overlap = null): array
+    {
+        $request = ['topic' => $topic];
+        if ($cron !== null) {
+            $request['cron'] = $cron;
+        }
+        if ($every !== null) {
+            $request['every'] = $every;
+        }
+        if ($zone !== null) {
+            $request['zone'] = $zone;
+        }
+        if ($body !== null) {
+            $request['body'] = $body;
+        }
+        if ($headers !== []) {
+            // an object even for names like "0", which PHP would otherwise send as a JSON array
+            $request['headers'] = (object) $headers;
+        }
+        if ($ttr !== null) {
+            $request['ttr'] = $ttr;
+        }
+        if ($maxAttempts !== null) {
+            $request['maxAttempts'] = $maxAttempts;
+        }
+        if ($misfire !== null) {
+            $request['misfire'] = $misfire;
+        }
+        if ($misfireThreshold !== null) {
+            $request['misfireThreshold'] = $misfireThreshold;
+        }
+        if ($maxCatchUp !== null) {
+            $request['maxCatchUp'] = $maxCatchUp;
+        }
+        if ($overlap !== null) {
+            $request['overlap'] = $overlap;
+        }
+        return $this->call('PUT', self::recurringPath($name), $request);
+    }
+
+    /**
+     * Reads a recurring job (schedule, options, paused, nextFireTime, fired, lastOccurrence,
+     * headers, body); null when there is none.
+     */
+    public function getRecurring(string $name): ?array
+    {
+        return $this->found('GET', self::recurringPath($name));
+    }
+
+    /**
+     * Reads every recurring job, as getRecurring does.
+     *
+     * @return array[]
+     */
+    public function listRecurring(): array
+    {
+        return $this->call('GET', '/recurring')['recurring'];
+    }
+
+    /** Pauses a recurring job: its ticks create no occurrence until it is resumed; false when there is none. */
+    public function pauseRecurring(string $name): bool
+    {
+        return $this->found('POST', self::recurringPath($name) . '/pause') !== null;
+    }
+
+    /** Resumes a paused recurring job; false when there is none. */
+    public function resumeRecurring(string $name): bool
+    {
+        return $this->found('POST', self::recurringPath($name) . '/resume') !== null;
+    }
+
+    /**
+     * Creates an occurrence now, paused or not, without changing the schedule; returns its id (read
+     * it with get($topic, $id)), null when there is no such recurring job.
+     */
+    public function triggerRecurring(string $name): ?string
+    {
+        return $this->found('POST', self::recurringPath($name) . '/trigger')['occurrence'] ?? null;
+    }
+
+    /** Deletes a recurring job (the occurrences it created already stay and run); false when there was none. */
+    public function deleteRecurring(string $name): bool
+    {
+        return $this->found('DELETE', self::recurringPath($name)) !== null;
+    }
+
     private static function jobPath(string $topic, string $id): string
     {
         return '/jobs/' . rawurlencode($topic) . '/' . rawurlencode($id);
+    }
+
+    private static function recurringPath(string $name): string
+    {
+        return '/recurring/' . rawurlencode($name);
+    }
+
+    /** The answer to a request on one recurring job; null for a 404 (there is no such job). */
+    private function found(string $method, string $path): ?array
+    {
+        try {
+            return $this->call($method, $path);
+        } catch (DelayQueueException $e) {
+            if ($e->status === 404) {
+                return null;
+            }
+            throw $e;
+        }
     }
 
     /** How long a wait lasts, to give the HTTP request that much more time. */

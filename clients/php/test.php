@@ -208,6 +208,62 @@ $tests = [
             UnauthorizedException::class);
         check($client->get($topic, 'x') === null, 'nothing changed');
     },
+    'recurring jobs are put, read, paused, triggered and deleted' => function (DelayQueueClient $client, string $topic): void {
+        $name = 'php-rec-' . bin2hex(random_bytes(6));
+        $occurrence = null;
+        try {
+            $nightly = fn () => $client->putRecurring($name, $topic, cron: '0 0 3 1 1 *', zone: 'Europe/Berlin',
+                body: ['report' => 'unpaid'], headers: ['tenant' => 'acme'], maxAttempts: 2, misfire: 'SKIP',
+                overlap: 'SKIP');
+            $created = $nightly();
+            check($created['result'] === 'CREATED', 'created, was ' . $created['result']);
+            check($created['name'] === $name && $created['topic'] === $topic, 'name and topic');
+            check($created['cron'] === '0 0 3 1 1 *' && $created['zone'] === 'Europe/Berlin', 'cron and zone');
+            check($created['body'] === ['report' => 'unpaid'], 'body');
+            check($created['headers'] === ['tenant' => 'acme'], 'headers');
+            check($created['misfire'] === 'SKIP' && $created['paused'] === false, 'misfire SKIP, not paused');
+            check(($created['nextFireTime'] ?? '') !== '', 'a next fire time');
+            check($nightly()['result'] === 'UNCHANGED', 'unchanged');
+            $updated = $client->putRecurring($name, $topic, every: 'PT6H');
+            check($updated['result'] === 'UPDATED', 'updated, was ' . $updated['result']);
+            check($updated['every'] === 'PT6H' && !isset($updated['cron']), 'every instead of cron');
+
+            $read = $client->getRecurring($name);
+            check($read['every'] === 'PT6H' && $read['version'] === $updated['version'], 'read back');
+            check(!isset($read['result']), 'no result in a read');
+            check(in_array($name, array_column($client->listRecurring(), 'name'), true), 'listed');
+
+            check($client->pauseRecurring($name) === true, 'paused');
+            check($client->getRecurring($name)['paused'] === true, 'reads as paused');
+            $occurrence = $client->triggerRecurring($name);
+            check(is_string($occurrence) && str_starts_with($occurrence, "$name@"), "an occurrence of $name, was "
+                . var_export($occurrence, true));
+            check(($client->get($topic, $occurrence)['state'] ?? null) === 'READY', 'the occurrence is READY');
+            check($client->resumeRecurring($name) === true, 'resumed');
+            check($client->getRecurring($name)['paused'] === false, 'reads as not paused');
+
+            check($client->deleteRecurring($name) === true, 'deleted');
+            check($client->getRecurring($name) === null, 'gone');
+            check($client->deleteRecurring($name) === false, 'nothing to delete');
+            check($client->pauseRecurring($name) === false, 'nothing to pause');
+            check($client->triggerRecurring($name) === null, 'nothing to trigger');
+        } finally {
+            $client->deleteRecurring($name);
+            if ($occurrence !== null) {
+                $client->cancel($topic, $occurrence);
+            }
+        }
+    },
+    'a bad cron names the field' => function (DelayQueueClient $client, string $topic): void {
+        $name = 'php-rec-' . bin2hex(random_bytes(6));
+        try {
+            refused(fn () => $client->putRecurring($name, $topic, cron: '0 61 * * * *'), BadRequestException::class,
+                'cron');
+            check($client->getRecurring($name) === null, 'nothing created');
+        } finally {
+            $client->deleteRecurring($name);
+        }
+    },
 ];
 
 $failed = 0;

@@ -2,7 +2,7 @@
 
 Schedule, reserve (long polling), finish, fail, touch, cancel and read the jobs of a
 delayqueue - the same jobs Java services schedule with DelayedJobTemplate and consume with
-@DelayedListener.
+@DelayedListener - and put, read, list, pause, resume, trigger and delete its recurring jobs.
 
     client = DelayQueueClient("http://localhost:8080/delayqueue", token="sample-token")
     client.add("mails", "welcome-42", {"user": 42}, delay=timedelta(days=7))
@@ -19,6 +19,9 @@ all (UnreachableError, an UnavailableError: connection refused, unknown host, ti
 
 Durations are datetime.timedelta, whole milliseconds (int) or ISO-8601 strings ("PT30S");
 due times are datetime (timezone-aware), milliseconds since the epoch or ISO-8601 strings.
+
+    client.put_recurring("nightly-report", "reports", cron="0 0 2 * * *", zone="Europe/Berlin",
+                         body={"report": "unpaid"})
 
 Also a command-line tool: python3 delayqueue_client.py --help
 """
@@ -254,7 +257,94 @@ class DelayQueueClient:
         job.reserved_until = until
         return until
 
+    # ------------------------------------------------------------------ recurring jobs
+
+    def put_recurring(self, name: str, topic: str, cron: Optional[str] = None, every: Optional[Duration] = None,
+                      zone: Optional[str] = None, body: Any = None, headers: Optional[Dict[str, str]] = None,
+                      ttr: Optional[Duration] = None, max_attempts: Optional[int] = None,
+                      misfire: Optional[str] = None, misfire_threshold: Optional[Duration] = None,
+                      max_catch_up: Optional[int] = None, overlap: Optional[str] = None) -> Dict[str, Any]:
+        """Creates or replaces the recurring job name: each tick of its schedule creates a job (an
+        occurrence) of topic, with body and headers as add would.
+
+        The schedule is cron (six fields, from seconds, as Spring's CronExpression reads them, or
+        a macro such as "@daily") in zone (default UTC), or every (a fixed rate, ticking at the
+        multiples of the period since the epoch): exactly one of them. misfire says what ticks
+        fired later than misfire_threshold do: "FIRE_ONCE" (one occurrence for them all, the
+        default), "SKIP" or "FIRE_ALL" (one each, at most max_catch_up); overlap "SKIP" skips a
+        tick while the previous occurrence still exists ("ALLOW", the default, does not).
+        Options left None take the server's defaults: a put replaces the whole definition.
+        Returns the recurring job (see get_recurring) with "result": "CREATED", "UPDATED" or
+        "UNCHANGED".
+        """
+        request: Dict[str, Any] = {"topic": topic}
+        if cron is not None:
+            request["cron"] = cron
+        if every is not None:
+            request["every"] = _duration(every)
+        if zone is not None:
+            request["zone"] = zone
+        if body is not None:
+            request["body"] = body
+        if headers:
+            request["headers"] = headers
+        if ttr is not None:
+            request["ttr"] = _duration(ttr)
+        if max_attempts is not None:
+            request["maxAttempts"] = max_attempts
+        if misfire is not None:
+            request["misfire"] = misfire
+        if misfire_threshold is not None:
+            request["misfireThreshold"] = _duration(misfire_threshold)
+        if max_catch_up is not None:
+            request["maxCatchUp"] = max_catch_up
+        if overlap is not None:
+            request["overlap"] = overlap
+        return self._call("PUT", self._recurring_path(name), request)
+
+    def get_recurring(self, name: str) -> Optional[Dict[str, Any]]:
+        """Reads a recurring job (schedule, options, paused, nextFireTime, fired, lastOccurrence,
+        headers, body); None when there is none."""
+        return self._found("GET", self._recurring_path(name))
+
+    def list_recurring(self) -> List[Dict[str, Any]]:
+        """Reads every recurring job, as get_recurring does."""
+        return self._call("GET", "/recurring")["recurring"]
+
+    def pause_recurring(self, name: str) -> bool:
+        """Pauses a recurring job: its ticks create no occurrence until it is resumed; False when
+        there is none."""
+        return self._found("POST", self._recurring_path(name) + "/pause") is not None
+
+    def resume_recurring(self, name: str) -> bool:
+        """Resumes a paused recurring job; False when there is none."""
+        return self._found("POST", self._recurring_path(name) + "/resume") is not None
+
+    def trigger_recurring(self, name: str) -> Optional[str]:
+        """Creates an occurrence now, paused or not, without changing the schedule; returns its id
+        (read it with get(topic, id)), None when there is no such recurring job."""
+        answer = self._found("POST", self._recurring_path(name) + "/trigger")
+        return None if answer is None else answer["occurrence"]
+
+    def delete_recurring(self, name: str) -> bool:
+        """Deletes a recurring job (the occurrences it created already stay and run); False when
+        there was none."""
+        return self._found("DELETE", self._recurring_path(name)) is not None
+
     # ------------------------------------------------------------------ HTTP
+
+    @staticmethod
+    def _recurring_path(name: str) -> str:
+        return "/recurring/%s" % urllib.parse.quote(name, safe="")
+
+    def _found(self, method: str, path: str) -> Optional[Any]:
+        """The answer to a request on one recurring job; None for a 404 (there is no such job)."""
+        try:
+            return self._call(method, path)
+        except DelayQueueError as error:
+            if error.status == 404:
+                return None
+            raise
 
     @staticmethod
     def _job_path(topic: str, id: str) -> str:

@@ -135,6 +135,57 @@ class DelayQueueClientTest(unittest.TestCase):
         self.assertEqual(job_id, job.id)
         self.client.finish(job)
 
+    def test_recurring_jobs_are_put_read_paused_triggered_and_deleted(self):
+        name = "py-rec-" + uuid.uuid4().hex[:12]
+        self.addCleanup(self.client.delete_recurring, name)
+        nightly = dict(cron="0 0 3 1 1 *", zone="Europe/Berlin", body={"report": "unpaid"},
+                       headers={"tenant": "acme"}, max_attempts=2, misfire="SKIP", overlap="SKIP")
+        created = self.client.put_recurring(name, self.topic, **nightly)
+        self.assertEqual("CREATED", created["result"])
+        self.assertEqual(name, created["name"])
+        self.assertEqual(self.topic, created["topic"])
+        self.assertEqual("0 0 3 1 1 *", created["cron"])
+        self.assertEqual("Europe/Berlin", created["zone"])
+        self.assertEqual({"report": "unpaid"}, created["body"])
+        self.assertEqual({"tenant": "acme"}, created["headers"])
+        self.assertEqual("SKIP", created["misfire"])
+        self.assertFalse(created["paused"])
+        self.assertTrue(created["nextFireTime"])
+        self.assertEqual("UNCHANGED", self.client.put_recurring(name, self.topic, **nightly)["result"])
+        updated = self.client.put_recurring(name, self.topic, every=timedelta(hours=6))
+        self.assertEqual("UPDATED", updated["result"])
+        self.assertEqual("PT6H", updated["every"])
+        self.assertNotIn("cron", updated)
+
+        read = self.client.get_recurring(name)
+        self.assertEqual("PT6H", read["every"])
+        self.assertEqual(updated["version"], read["version"])
+        self.assertNotIn("result", read)
+        self.assertIn(name, [recurring["name"] for recurring in self.client.list_recurring()])
+
+        self.assertTrue(self.client.pause_recurring(name))
+        self.assertTrue(self.client.get_recurring(name)["paused"])
+        occurrence = self.client.trigger_recurring(name)
+        self.addCleanup(self.client.cancel, self.topic, occurrence)
+        self.assertTrue(occurrence.startswith(name + "@"), occurrence)
+        self.assertEqual("READY", self.client.get(self.topic, occurrence)["state"])
+        self.assertTrue(self.client.resume_recurring(name))
+        self.assertFalse(self.client.get_recurring(name)["paused"])
+
+        self.assertTrue(self.client.delete_recurring(name))
+        self.assertIsNone(self.client.get_recurring(name))
+        self.assertFalse(self.client.delete_recurring(name))
+        self.assertFalse(self.client.pause_recurring(name))
+        self.assertIsNone(self.client.trigger_recurring(name))
+
+    def test_a_bad_cron_names_the_field(self):
+        name = "py-rec-" + uuid.uuid4().hex[:12]
+        self.addCleanup(self.client.delete_recurring, name)
+        with self.assertRaises(BadRequestError) as bad_cron:
+            self.client.put_recurring(name, self.topic, cron="0 61 * * * *")
+        self.assertEqual("cron", bad_cron.exception.field)
+        self.assertIsNone(self.client.get_recurring(name))
+
 
 class _Answers(http.server.BaseHTTPRequestHandler):
     """Answers GET /jobs/t/<status> with that status, as the API or a proxy in front of it would."""

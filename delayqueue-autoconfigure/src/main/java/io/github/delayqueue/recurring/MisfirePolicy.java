@@ -7,15 +7,21 @@ package io.github.delayqueue.recurring;
  */
 public enum MisfirePolicy {
 
-	/** One occurrence now for all the missed ticks (the most recent of them); the default. */
+	/**
+	 * One occurrence, due now, for all the ticks that came since the definition last fired
+	 * (named after the first of them); the default.
+	 */
 	FIRE_ONCE,
 
-	/** No occurrence for the missed ticks: the schedule goes on with its next tick. */
+	/**
+	 * No occurrence for the missed ticks: the schedule goes on with its next tick (ticks still
+	 * within the threshold are fired, at most the definition's max catch-up of them).
+	 */
 	SKIP,
 
 	/**
-	 * One occurrence per missed tick, all due now, at most the definition's max catch-up of
-	 * them; older ones beyond that are skipped.
+	 * One occurrence per missed tick, each due at its tick (so READY at once, in order), at most
+	 * the definition's max catch-up of them: the most recent; older ones are skipped.
 	 */
 	FIRE_ALL
 

@@ -9,7 +9,11 @@ public enum OverlapPolicy {
 	/** Create the tick's occurrence anyway (the default): occurrences may run side by side. */
 	ALLOW,
 
-	/** Skip the tick, counted as skipped: at most one occurrence of the job exists at a time. */
+	/**
+	 * Skip the tick, counted as skipped, while the previous occurrence exists; a catch-up then
+	 * creates only the newest of its ticks. At most one occurrence of the schedule exists at a
+	 * time ({@link RecurringJobs#trigger} creates one regardless).
+	 */
 	SKIP
 
 }

@@ -195,7 +195,7 @@ public final class RecurringJob {
 
 	/**
 	 * Whether the definition comes from the application's configuration
-	 * ({@code delayqueue.recurring.jobs.*}): such definitions are reconciled at start-up.
+	 * ({@code delayqueue.recurring.<name>.*}): such definitions are reconciled at start-up.
 	 * @return {@code true} for a declared definition
 	 */
 	public boolean isDeclared() {

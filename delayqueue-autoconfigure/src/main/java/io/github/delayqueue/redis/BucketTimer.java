@@ -59,6 +59,9 @@ final class BucketTimer implements TimerStatus {
 	/** How long a bucket's recurring jobs wait after a firing that failed. */
 	private static final long RECURRING_RETRY_MILLIS = 5_000;
 
+	/** How long a bucket's recurring jobs wait after a firing that moved none of them on. */
+	private static final long RECURRING_STALL_MILLIS = 100;
+
 	/** How long {@link #stop()} waits for Redis to take the buckets back. */
 	private static final long LEAVE_TIMEOUT_MILLIS = 2_000;
 
@@ -525,6 +528,11 @@ final class BucketTimer implements TimerStatus {
 		for (String topic : promotion.topics()) {
 			this.readyListener.accept(topic, bucket);
 		}
+		if (promotion.recurringTickMillis() >= 0) {
+			// the guard read the bucket's next recurring tick: one whose announcement was lost
+			// is fired all the same
+			onRecurringTick(bucket, promotion.recurringTickMillis());
+		}
 		boolean more = promotion.moved() + promotion.expired() >= this.batchSize;
 		long next = more ? 0 : ((promotion.nextDueMillis() < 0) ? NONE : promotion.nextDueMillis());
 		locked(() -> {
@@ -543,7 +551,7 @@ final class BucketTimer implements TimerStatus {
 		try {
 			step = this.backend.fireRecurring(bucket);
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
 			// a recurring job that cannot be fired must not hold up the promotions: it is
 			// tried again after a pause, and the step goes on
 			long retryAt = this.clock.millis() + RECURRING_RETRY_MILLIS;
@@ -561,7 +569,10 @@ final class BucketTimer implements TimerStatus {
 		for (String topic : step.topics()) {
 			this.readyListener.accept(topic, bucket);
 		}
-		long next = (step.nextTickMillis() < 0) ? NONE : step.nextTickMillis();
+		long head = (step.nextTickMillis() < 0) ? NONE : step.nextTickMillis();
+		// a firing that moved nothing on (each definition read had changed meanwhile, or its
+		// tick had not come by Redis's clock) is not repeated at once
+		long next = step.progressed() ? head : Math.max(head, this.clock.millis() + RECURRING_STALL_MILLIS);
 		locked(() -> {
 			if (this.owned[bucket]) {
 				this.nextTick[bucket] = Math.min(this.nextTick[bucket], next);

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -14,6 +15,7 @@ import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.recurring.MisfirePolicy;
 import io.github.delayqueue.recurring.OverlapPolicy;
 import io.github.delayqueue.recurring.RecurringJob;
+import io.github.delayqueue.recurring.RecurringSchedule;
 
 /**
  * Fires the recurring jobs of a bucket whose tick has come, for the bucket's timer: reads them
@@ -30,8 +32,14 @@ final class RecurringFiring {
 	/** The most definitions one call fires; more due ones are fired by the next call. */
 	private static final int DUE_LIMIT = 100;
 
-	/** The most past ticks of one definition that one firing counts. */
-	private static final int TICK_LIMIT = 10_000;
+	/** The most past ticks of one definition that one firing counts one by one. */
+	private static final int TICK_LIMIT = 100_000;
+
+	/** The most occurrences one call creates. */
+	private static final int MAX_OCCURRENCES = 1_000;
+
+	/** The most payload bytes (with headers) of the occurrences one call creates. */
+	private static final long MAX_BYTES = 16L * 1024 * 1024;
 
 	/** How long a definition whose spec cannot be read waits before it is read again. */
 	private static final long UNREADABLE_RETRY_MILLIS = 60_000;
@@ -99,31 +107,38 @@ final class RecurringFiring {
 	}
 
 	/**
-	 * Fires the definitions of a bucket whose tick has come.
+	 * Fires the definitions of a bucket whose tick has come. One call creates at most
+	 * {@value #MAX_OCCURRENCES} occurrences of at most {@value #MAX_BYTES} bytes of payload in
+	 * all (a definition alone is cut to that); definitions beyond that stay due, for the next
+	 * call.
 	 * @param bucket the bucket
-	 * @return the bucket's next tick, Redis's time and the topics that got READY jobs
+	 * @return the bucket's next tick, Redis's time, the topics that got READY jobs, and whether
+	 * any definition moved on
 	 */
 	TimerBackend.RecurringStep fire(int bucket) {
 		List<Object> due = Replies.list(this.scripts.recurring(bucket, "due", DUE_LIMIT));
 		long now = Replies.asLong(due.get(0));
 		long head = Replies.asLong(due.get(1));
 		if (due.size() == 2) {
-			return new TimerBackend.RecurringStep(head, now, List.of());
+			return new TimerBackend.RecurringStep(head, now, List.of(), true);
 		}
 		List<Object> arguments = new ArrayList<>();
 		arguments.add("fire");
 		List<Plan> plans = new ArrayList<>();
+		Budget budget = new Budget();
 		for (int i = 2; i + 2 < due.size(); i += 3) {
 			String name = Replies.asString(due.get(i));
 			byte[] value = Replies.asBytes(due.get(i + 1));
 			long tick = Replies.asLong(due.get(i + 2));
 			Plan plan = plan(name, value, tick, now);
-			if (plan == null) {
-				continue;
+			if (!plans.isEmpty() && !budget.fits(plan)) {
+				// it stays due, for the next call
+				break;
 			}
+			budget.take(plan);
 			plans.add(plan);
 			arguments.add(name);
-			arguments.add(plan.version);
+			arguments.add(plan.gen);
 			arguments.add(tick);
 			arguments.add(plan.nextTick);
 			arguments.add(plan.overlap ? "1" : "0");
@@ -134,9 +149,6 @@ final class RecurringFiring {
 				addOccurrence(arguments, plan.job, occurrence[0], occurrence[1], false);
 			}
 		}
-		if (plans.isEmpty()) {
-			return new TimerBackend.RecurringStep(head, now, List.of());
-		}
 		List<Object> reply = Replies.list(this.scripts.recurring(bucket, arguments.toArray()));
 		long redisMillis = Replies.asLong(reply.get(0));
 		long next = Replies.asLong(reply.get(1));
@@ -146,39 +158,47 @@ final class RecurringFiring {
 			topics.add(Replies.asString(reply.get(3 + i)));
 		}
 		int at = 3 + topicCount;
+		boolean progressed = false;
 		for (Plan plan : plans) {
 			String result = Replies.asString(reply.get(at));
 			long created = Replies.asLong(reply.get(at + 1));
 			at += 2;
+			progressed |= !"s".equals(result) && !"e".equals(result);
 			report(plan, result, created);
 		}
-		return new TimerBackend.RecurringStep(next, redisMillis, topics);
+		return new TimerBackend.RecurringStep(next, redisMillis, topics, progressed);
 	}
 
 	private void report(Plan plan, String result, long created) {
+		if ("u".equals(result)) {
+			logger.error("Cannot read the recurring job " + plan.name + " of this namespace (written by another "
+					+ "version?): it is not fired until it is put again");
+			return;
+		}
 		if (plan.job == null) {
 			return;
 		}
 		if ("f".equals(result)) {
 			long skipped = plan.skipped + plan.occurrences.size() - created;
-			this.observer.recurringFired(plan.job.getName(), plan.job.getTopic(), created, skipped, plan.misfired);
+			this.observer.recurringFired(plan.name, plan.job.getTopic(), created, skipped, plan.misfired);
 			if (plan.misfired > 0 && logger.isInfoEnabled()) {
-				logger.info("Recurring job " + plan.job.getName() + " missed " + plan.misfired + " tick(s) (misfire policy "
+				logger.info("Recurring job " + plan.name + " missed " + plan.misfired + " tick(s) (misfire policy "
 						+ plan.job.getMisfirePolicy() + "): created " + created + " occurrence(s)");
 			}
 		}
 		else if ("k".equals(result)) {
-			this.observer.recurringFired(plan.job.getName(), plan.job.getTopic(), 0,
-					plan.skipped + plan.occurrences.size(), plan.misfired);
+			this.observer.recurringFired(plan.name, plan.job.getTopic(), 0, plan.skipped + plan.occurrences.size(),
+					plan.misfired);
 		}
 		else if (logger.isDebugEnabled()) {
-			logger.debug("Recurring job " + plan.job.getName() + " not fired: " + result);
+			logger.debug("Recurring job " + plan.name + " not fired: " + result);
 		}
 	}
 
 	/**
-	 * What one definition's firing creates, or {@code null} when its record cannot be read
-	 * (logged; it is left as it is).
+	 * What one definition's firing creates. A record whose spec cannot be read is only moved
+	 * on (logged); one whose header cannot be read either is left to the script, which takes
+	 * it out of the due set.
 	 */
 	private Plan plan(String name, byte[] value, long tick, long now) {
 		RecurringRecord record;
@@ -186,85 +206,138 @@ final class RecurringFiring {
 			record = RecurringRecord.decode(name, value);
 		}
 		catch (RuntimeException ex) {
-			logger.error("Cannot read the recurring job " + name + " of this namespace (written by another version?); "
-					+ "it is not fired. Put it again to repair it: " + ex.getMessage());
-			long version = versionOf(value);
-			if (version < 0) {
-				return null;
+			long gen = RecurringRecord.genOf(value);
+			if (gen >= 0) {
+				logger.error("Cannot read the recurring job " + name + " of this namespace (written by another "
+						+ "version?); it is not fired. Put it again to replace it: " + ex.getMessage());
 			}
-			return new Plan(null, version, now + UNREADABLE_RETRY_MILLIS, false, 0, 0, List.of());
+			return new Plan(name, null, gen, (gen >= 0) ? now + UNREADABLE_RETRY_MILLIS : -1, false, 0, 0, List.of(), 0);
 		}
 		RecurringJob job = record.job();
-		Instant nextAfterNow = job.getSchedule().next(Instant.ofEpochMilli(now));
+		RecurringSchedule schedule = job.getSchedule();
+		Instant nextAfterNow = schedule.next(Instant.ofEpochMilli(now));
 		long nextTick = (nextAfterNow != null) ? nextAfterNow.toEpochMilli() : -1;
-		// the ticks that have come, from the one read on (bounded)
-		List<Long> ticks = new ArrayList<>();
-		long t = tick;
-		while (t <= now && ticks.size() < TICK_LIMIT) {
-			ticks.add(t);
-			Instant following = job.getSchedule().next(Instant.ofEpochMilli(t));
-			if (following == null) {
-				break;
-			}
-			t = following.toEpochMilli();
-		}
-		long lateBefore = now - job.getMisfireThreshold().toMillis();
-		int late = 0;
-		while (late < ticks.size() && ticks.get(late) < lateBefore) {
-			late++;
-		}
-		int cap = job.getMaxCatchUp();
+		// the most occurrences this definition may create now: its catch-up limit, within the
+		// limits of one call
+		long size = Math.max(1, StoredPayload.size(job.getHeaders(), job.getPayload()));
+		int cap = (int) Math.max(1, Math.min(Math.min(job.getMaxCatchUp(), MAX_OCCURRENCES), MAX_BYTES / size));
+		Ticks ticks = Ticks.between(schedule, tick, now, now - job.getMisfireThreshold().toMillis(), cap);
+		long misfired = ticks.late;
 		List<long[]> occurrences = new ArrayList<>();
-		long skipped = 0;
-		if (late == 0 || job.getMisfirePolicy() == MisfirePolicy.FIRE_ALL) {
-			// on time, or every missed tick: the most recent ones, at most max catch-up
-			int from = Math.max(0, ticks.size() - cap);
-			skipped = from;
-			for (int i = from; i < ticks.size(); i++) {
-				occurrences.add(new long[] { ticks.get(i), ticks.get(i) });
-			}
+		List<Long> recent = ticks.recent;
+		int onTime = ticks.onTime;
+		if (ticks.late == 0 || job.getMisfirePolicy() == MisfirePolicy.FIRE_ALL) {
+			// on time, or every missed tick: the most recent ones, at most cap
+			recent.forEach((t) -> occurrences.add(new long[] { t, t }));
 		}
 		else if (job.getMisfirePolicy() == MisfirePolicy.FIRE_ONCE) {
 			// one occurrence, due now, named after the first tick it stands for
-			occurrences.add(new long[] { ticks.get(0), now });
-			skipped = ticks.size() - 1;
+			occurrences.add(new long[] { tick, now });
 		}
 		else {
-			// SKIP: the late ticks create nothing; those still on time do
-			skipped = late;
-			for (int i = late; i < ticks.size(); i++) {
-				occurrences.add(new long[] { ticks.get(i), ticks.get(i) });
-			}
+			// SKIP: the late ticks create nothing; the most recent of those still on time do
+			recent.subList(Math.max(0, recent.size() - onTime), recent.size())
+				.forEach((t) -> occurrences.add(new long[] { t, t }));
 		}
-		return new Plan(job, record.version(), nextTick, job.getOverlapPolicy() == OverlapPolicy.SKIP, skipped, late,
-				occurrences);
+		if (job.getOverlapPolicy() == OverlapPolicy.SKIP && occurrences.size() > 1) {
+			// at most one at a time: the newest
+			occurrences.subList(0, occurrences.size() - 1).clear();
+		}
+		long skipped = ticks.total - occurrences.size();
+		return new Plan(name, job, record.gen(), nextTick, job.getOverlapPolicy() == OverlapPolicy.SKIP, skipped,
+				misfired, occurrences, occurrences.size() * size);
 	}
 
-	private static long versionOf(byte[] value) {
-		int end = 0;
-		while (end < value.length && value[end] >= '0' && value[end] <= '9') {
-			end++;
+	/**
+	 * What is left of one call's limits.
+	 */
+	private static final class Budget {
+
+		int occurrences = MAX_OCCURRENCES;
+
+		long bytes = MAX_BYTES;
+
+		boolean fits(Plan plan) {
+			return plan.occurrences.size() <= this.occurrences && plan.bytes <= this.bytes;
 		}
-		if (end == 0 || end > 18) {
-			return -1;
+
+		void take(Plan plan) {
+			this.occurrences -= plan.occurrences.size();
+			this.bytes -= plan.bytes;
 		}
-		return Long.parseLong(new String(value, 0, end, java.nio.charset.StandardCharsets.US_ASCII));
+
+	}
+
+	/**
+	 * The ticks of a schedule from one tick up to now: how many there are (counted one by one
+	 * up to {@value #TICK_LIMIT}, and then only near now), how many of them are late, and the
+	 * most recent of them (at most a cap), oldest first.
+	 *
+	 * @param total the ticks counted
+	 * @param late those before the misfire threshold
+	 * @param onTime how many of recent are on time
+	 * @param recent the most recent ticks
+	 */
+	private record Ticks(long total, long late, int onTime, List<Long> recent) {
+
+		static Ticks between(RecurringSchedule schedule, long first, long now, long lateBefore, int cap) {
+			ArrayDeque<Long> recent = new ArrayDeque<>(cap);
+			long total = 0;
+			long late = 0;
+			boolean jumped = false;
+			long t = first;
+			while (t <= now) {
+				if (total == TICK_LIMIT && !jumped) {
+					// too many to count one by one (those skipped here are not counted): the most
+					// recent ones are found from shortly before now, twice the stretch that the
+					// last cap ticks took
+					jumped = true;
+					long span = recent.isEmpty() ? 0 : recent.peekLast() - recent.peekFirst();
+					Instant restart = schedule.next(Instant.ofEpochMilli(Math.max(t, now - 2 * span - 1) - 1));
+					recent.clear();
+					if (restart == null) {
+						break;
+					}
+					t = restart.toEpochMilli();
+					continue;
+				}
+				total++;
+				if (t < lateBefore) {
+					late++;
+				}
+				if (recent.size() == cap) {
+					recent.pollFirst();
+				}
+				recent.addLast(t);
+				Instant following = schedule.next(Instant.ofEpochMilli(t));
+				if (following == null) {
+					break;
+				}
+				t = following.toEpochMilli();
+			}
+			List<Long> list = new ArrayList<>(recent);
+			int onTime = (int) list.stream().filter((tick) -> tick >= lateBefore).count();
+			return new Ticks(total, late, onTime, list);
+		}
+
 	}
 
 	/**
 	 * One definition's firing.
 	 *
+	 * @param name its name
 	 * @param job the definition, or {@code null} when it cannot be read (it is then only moved
-	 * on to nextTick)
-	 * @param version its version
+	 * on to nextTick, or taken out of the due set by the script)
+	 * @param gen its gen, or -1 when not even its header can be read
 	 * @param nextTick its next tick, or -1 for none
 	 * @param overlap whether a tick is skipped while the last occurrence still exists
 	 * @param skipped ticks that create nothing
 	 * @param misfired ticks that came late
 	 * @param occurrences the occurrences: tick and due time, in ms
+	 * @param bytes their payload bytes (with headers) in all
 	 */
-	private record Plan(RecurringJob job, long version, long nextTick, boolean overlap, long skipped, long misfired,
-			List<long[]> occurrences) {
+	private record Plan(String name, RecurringJob job, long gen, long nextTick, boolean overlap, long skipped,
+			long misfired, List<long[]> occurrences, long bytes) {
 
 	}
 

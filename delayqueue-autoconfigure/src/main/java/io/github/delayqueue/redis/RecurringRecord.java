@@ -25,16 +25,20 @@ import io.github.delayqueue.recurring.RecurringSchedule;
  * breaks (the rules refuse control characters), so the first empty line ends the fields.
  *
  * @param version the definition's version
+ * @param gen what a firing must name to fire this version
  * @param paused whether it is paused
  * @param fired occurrences created
  * @param skipped ticks that created none
  * @param misfired ticks fired late
  * @param lastTick the tick of the last occurrence in ms, or -1
+ * @param lastScheduled the latest tick fired by the schedule, or -1
  * @param lastKey the job key of the last occurrence, or empty
  * @param job the definition
  */
-record RecurringRecord(long version, boolean paused, long fired, long skipped, long misfired, long lastTick,
-		String lastKey, RecurringJob job) {
+record RecurringRecord(long version, long gen, boolean paused, long fired, long skipped, long misfired, long lastTick,
+		long lastScheduled, String lastKey, RecurringJob job) {
+
+	private static final int HEADER_FIELDS = 9;
 
 	/**
 	 * Reads a record.
@@ -48,13 +52,38 @@ record RecurringRecord(long version, boolean paused, long fired, long skipped, l
 		if (nl < 0) {
 			throw new IllegalStateException("The recurring job " + name + " has no header line");
 		}
-		String[] header = new String(record, 0, nl, StandardCharsets.UTF_8).split(",", 7);
-		if (header.length != 7) {
+		String[] header = new String(record, 0, nl, StandardCharsets.UTF_8).split(",", HEADER_FIELDS);
+		if (header.length != HEADER_FIELDS) {
 			throw new IllegalStateException("The recurring job " + name + " has a header of another format");
 		}
 		RecurringJob job = decodeSpec(name, Arrays.copyOfRange(record, nl + 1, record.length));
-		return new RecurringRecord(Long.parseLong(header[0]), "1".equals(header[1]), Long.parseLong(header[2]),
-				Long.parseLong(header[3]), Long.parseLong(header[4]), Long.parseLong(header[5]), header[6], job);
+		try {
+			return new RecurringRecord(Long.parseLong(header[0]), Long.parseLong(header[1]), "1".equals(header[2]),
+					Long.parseLong(header[3]), Long.parseLong(header[4]), Long.parseLong(header[5]),
+					Long.parseLong(header[6]), Long.parseLong(header[7]), header[8], job);
+		}
+		catch (NumberFormatException ex) {
+			throw new IllegalStateException("The recurring job " + name + " has a header of another format", ex);
+		}
+	}
+
+	/**
+	 * The gen of a record whose spec may not be readable.
+	 * @param record the value
+	 * @return the gen, or -1 when the header is not in this format either
+	 */
+	static long genOf(byte[] record) {
+		int nl = indexOf(record, (byte) '\n', 0);
+		if (nl < 0) {
+			return -1;
+		}
+		String[] header = new String(record, 0, nl, StandardCharsets.UTF_8).split(",", HEADER_FIELDS);
+		try {
+			return (header.length == HEADER_FIELDS) ? Long.parseLong(header[1]) : -1;
+		}
+		catch (NumberFormatException ex) {
+			return -1;
+		}
 	}
 
 	/**

@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Optional;
 
 import io.github.delayqueue.core.JobConstraints;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import io.github.delayqueue.recurring.PutResult;
 import io.github.delayqueue.recurring.RecurringJob;
 import io.github.delayqueue.recurring.RecurringJobInfo;
@@ -20,6 +22,8 @@ import io.github.delayqueue.recurring.RecurringJobs;
  */
 final class RedisRecurringJobs implements RecurringJobs {
 
+	private static final Log logger = LogFactory.getLog(RedisRecurringJobs.class);
+
 	private final QueueScripts scripts;
 
 	private final KeySpace keys;
@@ -29,6 +33,9 @@ final class RedisRecurringJobs implements RecurringJobs {
 	private final Wakeups wakeups;
 
 	private final long maxPayloadSize;
+
+	/** How often a write whose time-dependent argument went stale is worked out again. */
+	private static final int MAX_ATTEMPTS = 5;
 
 	RedisRecurringJobs(QueueScripts scripts, KeySpace keys, RecurringFiring firing, Wakeups wakeups,
 			long maxPayloadSize) {
@@ -45,20 +52,39 @@ final class RedisRecurringJobs implements RecurringJobs {
 			throw new IllegalArgumentException("job must not be null");
 		}
 		JobConstraints.payload(job.getPayload(), this.maxPayloadSize);
-		int bucket = this.keys.bucketOfName(job.getName());
-		long now = Replies.asLong(Replies.list(this.scripts.recurring(bucket, "get", job.getName())).get(0));
-		long next = nextTick(job, now);
-		List<Object> reply = Replies
-			.list(this.scripts.recurring(bucket, "put", job.getName(), RecurringRecord.encodeSpec(job), next));
-		PutResult result = switch ((int) Replies.asLong(reply.get(1))) {
-			case 1 -> PutResult.CREATED;
-			case 2 -> PutResult.UPDATED;
-			default -> PutResult.UNCHANGED;
-		};
-		if (result != PutResult.UNCHANGED && next >= 0) {
-			this.wakeups.recurringTick(bucket, next);
+		long size = StoredPayload.size(job.getHeaders(), job.getPayload());
+		if (size > this.maxPayloadSize) {
+			throw new IllegalArgumentException("payload with headers must be at most " + this.maxPayloadSize
+					+ " bytes (delayqueue.max-payload-size), was " + size + " bytes");
 		}
-		return result;
+		int bucket = this.keys.bucketOfName(job.getName());
+		byte[] spec = RecurringRecord.encodeSpec(job);
+		long now = Replies.asLong(Replies.list(this.scripts.recurring(bucket, "get", job.getName())).get(0));
+		for (int attempt = 0;; attempt++) {
+			long next = nextTick(job, now);
+			if (next < 0) {
+				throw new IllegalArgumentException("schedule " + job.getSchedule() + " of recurring job '" + job.getName()
+						+ "' has no tick after " + Instant.ofEpochMilli(now));
+			}
+			List<Object> reply = Replies.list(this.scripts.recurring(bucket, "put", job.getName(), spec, next));
+			int answer = (int) Replies.asLong(reply.get(1));
+			if (answer < 0 && attempt < MAX_ATTEMPTS) {
+				// the tick worked out came before the script ran: again from its time
+				now = Replies.asLong(reply.get(0));
+				continue;
+			}
+			PutResult result = switch (answer) {
+				case 1 -> PutResult.CREATED;
+				case 2 -> PutResult.UPDATED;
+				case 0 -> PutResult.UNCHANGED;
+				default -> throw new IllegalStateException("Could not put recurring job '" + job.getName()
+						+ "': its next tick passed " + MAX_ATTEMPTS + " times before it was written");
+			};
+			if (result != PutResult.UNCHANGED) {
+				this.wakeups.recurringTick(bucket, next);
+			}
+			return result;
+		}
 	}
 
 	private static long nextTick(RecurringJob job, long now) {
@@ -79,12 +105,24 @@ final class RedisRecurringJobs implements RecurringJobs {
 		if (read.isEmpty()) {
 			return false;
 		}
-		long next = nextTick(read.get().record().job(), read.get().now());
-		long result = Replies.asLong(Replies.list(this.scripts.recurring(bucket, "resume", name, next)).get(1));
-		if (result == 1 && next >= 0) {
-			this.wakeups.recurringTick(bucket, next);
+		long now = read.get().now();
+		for (int attempt = 0;; attempt++) {
+			long next = nextTick(read.get().record().job(), now);
+			List<Object> reply = Replies.list(this.scripts.recurring(bucket, "resume", name, next));
+			long result = Replies.asLong(reply.get(1));
+			if (result == -2 && attempt < MAX_ATTEMPTS) {
+				now = Replies.asLong(reply.get(0));
+				continue;
+			}
+			if (result == -2) {
+				throw new IllegalStateException("Could not resume recurring job '" + name + "': its next tick passed "
+						+ MAX_ATTEMPTS + " times before it was written");
+			}
+			if (result == 1 && next >= 0) {
+				this.wakeups.recurringTick(bucket, next);
+			}
+			return result >= 0;
 		}
-		return result >= 0;
 	}
 
 	@Override
@@ -130,8 +168,14 @@ final class RedisRecurringJobs implements RecurringJobs {
 			List<Object> reply = Replies.list(this.scripts.recurring(bucket, "list"));
 			for (int i = 1; i + 3 < reply.size(); i += 4) {
 				String name = Replies.asString(reply.get(i));
-				RecurringRecord record = RecurringRecord.decode(name, Replies.asBytes(reply.get(i + 1)));
-				all.add(record.info(Replies.asLong(reply.get(i + 2)), Replies.asString(reply.get(i + 3))));
+				try {
+					RecurringRecord record = RecurringRecord.decode(name, Replies.asBytes(reply.get(i + 1)));
+					all.add(record.info(Replies.asLong(reply.get(i + 2)), Replies.asString(reply.get(i + 3))));
+				}
+				catch (RuntimeException ex) {
+					logger.warn("Leaving out recurring job " + name + ", which cannot be read (written by another "
+							+ "version?); put it again to replace it: " + ex.getMessage());
+				}
 			}
 		}
 		all.sort(Comparator.comparing(RecurringJobInfo::name));

@@ -308,19 +308,19 @@ final class ScriptReplies {
 
 		static Promoted decode(Object reply) {
 			List<Object> v = Replies.list(reply);
-			int readyTopics = (int) Replies.asLong(v.get(4));
+			int readyTopics = (int) Replies.asLong(v.get(5));
 			List<String> topics = new ArrayList<>(readyTopics);
-			for (int i = 5; i < 5 + readyTopics; i++) {
+			for (int i = 6; i < 6 + readyTopics; i++) {
 				topics.add(Replies.asString(v.get(i)));
 			}
 			List<Expired> expired = new ArrayList<>();
-			for (int i = 5 + readyTopics; i + 2 < v.size(); i += 3) {
+			for (int i = 6 + readyTopics; i + 2 < v.size(); i += 3) {
 				expired.add(new Expired(Replies.asString(v.get(i)), Replies.asLong(v.get(i + 1)),
 						Replies.asLong(v.get(i + 2))));
 			}
 			return new Promoted(new TimerBackend.Promotion((int) Replies.asLong(v.get(0)),
-					(int) Replies.asLong(v.get(1)), Replies.asLong(v.get(2)), Replies.asLong(v.get(3)), topics),
-					expired);
+					(int) Replies.asLong(v.get(1)), Replies.asLong(v.get(2)), Replies.asLong(v.get(3)), topics,
+					Replies.asLong(v.get(4))), expired);
 		}
 
 	}

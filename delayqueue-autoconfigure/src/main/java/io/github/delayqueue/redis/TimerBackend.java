@@ -50,11 +50,14 @@ interface TimerBackend {
 	 * @param nextTickMillis the bucket's next recurring tick, or -1 for none
 	 * @param redisMillis Redis's time, or -1 when Redis was not asked
 	 * @param topics the topics that got READY jobs
+	 * @param progressed whether a definition moved on (false when every one read had changed
+	 * meanwhile, or its tick had not come by Redis's clock: the timer then waits before it
+	 * tries again)
 	 */
-	record RecurringStep(long nextTickMillis, long redisMillis, List<String> topics) {
+	record RecurringStep(long nextTickMillis, long redisMillis, List<String> topics, boolean progressed) {
 
 		/** No recurring jobs. */
-		static final RecurringStep NONE = new RecurringStep(-1, -1, List.of());
+		static final RecurringStep NONE = new RecurringStep(-1, -1, List.of(), true);
 
 	}
 
@@ -77,8 +80,18 @@ interface TimerBackend {
 	 * @param nextDueMillis the earliest due time or TTR deadline left, or -1 for none
 	 * @param redisMillis Redis's time
 	 * @param topics the topics that got READY jobs
+	 * @param recurringTickMillis on a guard re-check, the bucket's next recurring tick (-1:
+	 * none); -2 when it was not read
 	 */
-	record Promotion(int moved, int expired, long nextDueMillis, long redisMillis, List<String> topics) {
+	record Promotion(int moved, int expired, long nextDueMillis, long redisMillis, List<String> topics,
+			long recurringTickMillis) {
+
+		/**
+		 * A promotion that did not read the recurring ticks.
+		 */
+		Promotion(int moved, int expired, long nextDueMillis, long redisMillis, List<String> topics) {
+			this(moved, expired, nextDueMillis, redisMillis, topics, -2);
+		}
 
 	}
 

@@ -7,9 +7,10 @@
 -- their READY jobs (COMPACT_AT at least), reading COMPACT_WINDOW entries at most in all.
 -- A job whose TTR ran out is due again at its deadline (what its delivery lag is measured from).
 -- Index entries whose record is gone, unreadable or in another state are dropped.
--- Returns {moved, expired, next due ms (-1: none), now ms, number of topics that got work n,
---          topic 1 .. topic n, then for each topic with expired reservations: topic,
---          how many are READY again, how many are DEAD}.
+-- Returns {moved, expired, next due ms (-1: none), now ms, next recurring-job tick ms (guard
+--          re-check only: -1 none; -2 not read), number of topics that got work n, topic 1 ..
+--          topic n, then for each topic with expired reservations: topic, how many are READY
+--          again, how many are DEAD}.
 local COMPACT_AT = 1000
 local COMPACT_WINDOW = 10000
 local batch = tonumber(ARGV[3])
@@ -148,7 +149,15 @@ if guard then
   end
 end
 
-local reply = { #due, expired, earlier(d, r), now, #order }
+-- a guard re-check also reads the bucket's next recurring tick, for a timer that missed its
+-- announcement (-2: not read)
+local recurring = -2
+if guard then
+  local first = redis.call('ZRANGE', P .. 'recurring-due', 0, 0, 'WITHSCORES')
+  recurring = first[2] and tonumber(first[2]) or -1
+end
+
+local reply = { #due, expired, earlier(d, r), now, recurring, #order }
 for _, topic in ipairs(order) do
   reply[#reply + 1] = topic
 end

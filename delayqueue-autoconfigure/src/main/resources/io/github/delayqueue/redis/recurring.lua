@@ -6,35 +6,49 @@
 -- the name of every definition that is not paused, scored by its next tick in ms). A definition
 -- lives in bucket crc32(name) mod buckets, and each of its occurrences is an ordinary job whose
 -- id the caller chose to hash into the same bucket, so one script sees both.
--- Definition record: "<version>,<paused>,<fired>,<skipped>,<misfired>,<lastTick>,<lastKey>\n<spec>"
--- version counts the changes of spec; paused is 0 or 1; fired counts the occurrences created,
+-- Definition record:
+--   "<version>,<gen>,<paused>,<fired>,<skipped>,<misfired>,<lastTick>,<lastScheduled>,<lastKey>\n<spec>"
+-- version counts the changes of spec (1 for a new one); gen is unique to each change (taken from
+-- the bucket's "seq" counter, so a definition deleted and created again never has the gen of its
+-- earlier self), and a firing must name it; paused is 0 or 1; fired counts the occurrences created,
 -- skipped the ticks that created none, misfired the ticks that came late; lastTick (-1: none) and
--- lastKey (the job key "<topic>:<id>") are those of the last occurrence created; spec is the
--- caller's text (never read here).
+-- lastKey (the job key "<topic>:<id>") are those of the last occurrence created, by a tick or a
+-- trigger; lastScheduled (-1: none) is the latest tick a firing created an occurrence for: no
+-- firing creates one for that tick or an earlier one again (a delayed put, a clock stepping back).
+-- spec is the caller's text (never read here).
 -- Every write that makes a definition the earliest of "recurring-due" is announced on the channel
 -- as "c <bucket> <tick ms>", so the bucket's timer wakes for it.
 local DEFS = P .. 'recurring'
 local DUE = P .. 'recurring-due'
-local DEF_HEADER = '^(%d+),([01]),(%d+),(%d+),(%d+),(%-?%d+),([^\n]*)\n()'
+local DEF_HEADER = '^(%d+),(%d+),([01]),(%d+),(%d+),(%d+),(%-?%d+),(%-?%d+),([^\n]*)\n()'
 local op = ARGV[3]
 local now = now_ms()
 
+-- The definition of a record, or nil when it is not in this format.
+local function parse_def(record)
+  local v, g, p, f, s, m, t, ls, key, body = string.match(record, DEF_HEADER)
+  if not v then
+    return nil
+  end
+  return { version = tonumber(v), gen = tonumber(g), paused = p, fired = tonumber(f), skipped = tonumber(s),
+    misfired = tonumber(m), last_tick = tonumber(t), last_scheduled = tonumber(ls), last_key = key,
+    spec = string.sub(record, body) }
+end
+
+-- The definition of a name (nil for none); an error for a record not in this format.
 local function read_def(name)
   local record = redis.call('HGET', DEFS, name)
   if not record then
     return nil
   end
-  local v, p, f, s, m, t, id, body = string.match(record, DEF_HEADER)
-  if not v then
-    error('delayqueue: the recurring definition ' .. name .. ' in ' .. DEFS .. ' is not in the format of this version')
-  end
-  return { version = tonumber(v), paused = p, fired = tonumber(f), skipped = tonumber(s), misfired = tonumber(m),
-    last_tick = tonumber(t), last_key = id, spec = string.sub(record, body) }
+  return parse_def(record) or error('delayqueue: the recurring definition ' .. name .. ' in ' .. DEFS
+    .. ' is not in the format of this version (put it again to replace it)')
 end
 
 local function write_def(name, d)
-  redis.call('HSET', DEFS, name, num(d.version) .. ',' .. d.paused .. ',' .. num(d.fired) .. ',' .. num(d.skipped)
-    .. ',' .. num(d.misfired) .. ',' .. num(d.last_tick) .. ',' .. d.last_key .. '\n' .. d.spec)
+  redis.call('HSET', DEFS, name, num(d.version) .. ',' .. num(d.gen) .. ',' .. d.paused .. ',' .. num(d.fired) .. ','
+    .. num(d.skipped) .. ',' .. num(d.misfired) .. ',' .. num(d.last_tick) .. ',' .. num(d.last_scheduled) .. ','
+    .. d.last_key .. '\n' .. d.spec)
 end
 
 -- The next tick of a definition (-1: paused or none).
@@ -43,8 +57,13 @@ local function due_of(name)
   return score and tonumber(score) or -1
 end
 
--- Sets a definition's next tick and announces it when it became the earliest.
+-- Sets a definition's next tick (-1: none, it leaves the sorted set) and announces it when it
+-- became the earliest.
 local function set_due(name, tick)
+  if tick < 0 then
+    redis.call('ZREM', DUE, name)
+    return
+  end
   redis.call('ZADD', DUE, num(tick), name)
   if redis.call('ZRANGE', DUE, 0, 0)[1] == name then
     redis.call('PUBLISH', CHANNEL, 'c ' .. BUCKET .. ' ' .. num(tick))
@@ -81,23 +100,35 @@ local function create(jobkey, topic, payload, due, ttr, max)
   return 1
 end
 
--- put name spec next: creates a definition, or replaces its spec (the next tick then too); an
--- unchanged spec changes nothing. Returns {now, 1 created | 2 updated | 0 unchanged, version}.
+-- put name spec next: creates a definition, or replaces its spec; an unchanged spec changes
+-- nothing. A new or changed definition's next tick is next (-1: none), which must be after now
+-- (the caller worked it out from a time read before: it is asked to again otherwise) -- unless
+-- its current next tick has come and has not been fired yet (instances were down): that tick
+-- stays, and the misfire policy of the new spec handles it. A record not in this format is
+-- replaced. Returns {now, 1 created | 2 updated | 0 unchanged | -1 next is not after now,
+-- version}.
 if op == 'put' then
   local name, spec, next_tick = ARGV[4], ARGV[5], tonumber(ARGV[6])
-  local d = read_def(name)
+  local record = redis.call('HGET', DEFS, name)
+  local d = record and parse_def(record)
   if d and d.spec == spec then
     return { now, 0, d.version }
   end
+  if next_tick >= 0 and next_tick <= now then
+    return { now, -1, 0 }
+  end
   local result = 2
   if not d then
-    d = { version = 0, paused = '0', fired = 0, skipped = 0, misfired = 0, last_tick = -1, last_key = '' }
+    d = { version = 0, paused = '0', fired = 0, skipped = 0, misfired = 0, last_tick = -1, last_scheduled = -1,
+      last_key = '' }
     result = 1
   end
+  local current = due_of(name)
   d.version = d.version + 1
+  d.gen = redis.call('INCR', P .. 'seq')
   d.spec = spec
   write_def(name, d)
-  if d.paused == '0' then
+  if d.paused == '0' and not (current >= 0 and current <= now) then
     set_due(name, next_tick)
   end
   return { now, result, d.version }
@@ -112,13 +143,15 @@ local function last_state(d)
   return job and string.sub(job, 1, 1) or ''
 end
 
--- get name: {now} for none, else {now, record, next tick, state letter of the last occurrence}.
+-- get name: {now} for none, else {now, record, next tick, state letter of the last occurrence}
+-- (a record not in this format is returned as it is, for the caller to report).
 if op == 'get' then
-  local d = read_def(ARGV[4])
-  if not d then
+  local record = redis.call('HGET', DEFS, ARGV[4])
+  if not record then
     return { now }
   end
-  return { now, redis.call('HGET', DEFS, ARGV[4]), due_of(ARGV[4]), last_state(d) }
+  local d = parse_def(record)
+  return { now, record, due_of(ARGV[4]), d and last_state(d) or '' }
 end
 
 -- list: {now, then name, record, next tick, last occurrence's state letter for each definition
@@ -130,7 +163,8 @@ if op == 'list' then
     reply[#reply + 1] = all[i]
     reply[#reply + 1] = all[i + 1]
     reply[#reply + 1] = due_of(all[i])
-    reply[#reply + 1] = last_state(read_def(all[i]))
+    local d = parse_def(all[i + 1])
+    reply[#reply + 1] = d and last_state(d) or ''
   end
   return reply
 end
@@ -150,30 +184,44 @@ if op == 'due' then
   return reply
 end
 
--- fire, then for each definition: name, version, expected tick, next tick, '1' to skip while the
--- last occurrence is still there (any state but DEAD), ticks skipped, ticks misfired, the
--- number of occurrences n, then seven per occurrence: job key, topic, payload, due ms, ttr ms,
--- max attempts, tick ms. A definition fires only when it is unchanged (version), not paused, its
+-- fire, then for each definition: name, gen, expected tick, next tick (-1: none), '1' to skip
+-- while the last occurrence is still there (any state but DEAD), ticks skipped, ticks misfired,
+-- the number of occurrences n, then seven per occurrence: job key, topic, payload, due ms, ttr
+-- ms, max attempts, tick ms. A definition fires only when it is unchanged (gen), not paused, its
 -- next tick is still the expected one and has come: two timers that fire it at once create its
--- occurrences once, and a duplicate occurrence is impossible anyway (HSETNX).
+-- occurrences once. An occurrence whose tick is not after the definition's last scheduled tick
+-- is not created (it was, by an earlier firing), and a duplicate is impossible anyway (HSETNX).
 -- Returns {now, next tick of the bucket (-1: none), number of topics that got READY jobs k,
 -- topic 1 .. topic k, then for each definition a letter and how many occurrences it created}:
--- f fired, k skipped (the last occurrence still runs), g gone, s changed (version or tick), p
--- paused, e early (its tick has not come by Redis's clock).
+-- f fired, k skipped (the last occurrence still runs), g gone, s changed (gen or tick), p paused
+-- (it leaves the due set), e early (its tick has not come by Redis's clock), u a record not in
+-- this format (it leaves the due set until it is put again).
 if op == 'fire' then
-  -- reads and checks first
+  -- reads and checks first: the arguments' layout, then each definition
   local plans = {}
   local i = 4
   while i <= #ARGV do
     local n = tonumber(ARGV[i + 7])
-    local plan = { name = ARGV[i], version = tonumber(ARGV[i + 1]), tick = tonumber(ARGV[i + 2]),
+    if not n or i + 7 + 7 * n > #ARGV or not tonumber(ARGV[i + 1]) or not tonumber(ARGV[i + 2])
+        or not tonumber(ARGV[i + 3]) or not tonumber(ARGV[i + 5]) or not tonumber(ARGV[i + 6]) then
+      error('delayqueue: malformed fire arguments at ' .. i)
+    end
+    for o = i + 8, i + 8 + 7 * (n - 1), 7 do
+      if not tonumber(ARGV[o + 3]) or not tonumber(ARGV[o + 4]) or not tonumber(ARGV[o + 6]) then
+        error('delayqueue: malformed fire occurrence at ' .. o)
+      end
+    end
+    local plan = { name = ARGV[i], gen = tonumber(ARGV[i + 1]), tick = tonumber(ARGV[i + 2]),
       next_tick = tonumber(ARGV[i + 3]), overlap = ARGV[i + 4] == '1', skipped = tonumber(ARGV[i + 5]),
       misfired = tonumber(ARGV[i + 6]), first = i + 8, n = n }
-    local d = read_def(plan.name)
+    local record = redis.call('HGET', DEFS, plan.name)
+    local d = record and parse_def(record)
     plan.def = d
-    if not d then
+    if not record then
       plan.result = 'g'
-    elseif d.version ~= plan.version or due_of(plan.name) ~= plan.tick then
+    elseif not d then
+      plan.result = 'u'
+    elseif d.gen ~= plan.gen or due_of(plan.name) ~= plan.tick then
       plan.result = 's'
     elseif d.paused == '1' then
       plan.result = 'p'
@@ -197,18 +245,24 @@ if op == 'fire' then
     if plan.result == nil then
       plan.result = 'f'
       local misses = plan.skipped
+      local after = d.last_scheduled
       for o = plan.first, plan.first + 7 * (plan.n - 1), 7 do
-        local made, topic = create(ARGV[o], ARGV[o + 1], ARGV[o + 2], tonumber(ARGV[o + 3]), ARGV[o + 4], ARGV[o + 5])
-        created = created + made
-        if made == 0 then
-          misses = misses + 1
+        local tick = tonumber(ARGV[o + 6])
+        if tick > after then
+          local made, topic = create(ARGV[o], ARGV[o + 1], ARGV[o + 2], tonumber(ARGV[o + 3]), ARGV[o + 4], ARGV[o + 5])
+          created = created + made
+          if made == 0 then
+            misses = misses + 1
+          else
+            d.last_tick = tick
+            d.last_key = ARGV[o]
+          end
+          if topic and not seen[topic] then
+            seen[topic] = true
+            topics[#topics + 1] = topic
+          end
+          d.last_scheduled = math.max(d.last_scheduled, tick)
         end
-        if topic and not seen[topic] then
-          seen[topic] = true
-          topics[#topics + 1] = topic
-        end
-        d.last_tick = tonumber(ARGV[o + 6])
-        d.last_key = ARGV[o]
       end
       d.fired = d.fired + created
       d.skipped = d.skipped + misses
@@ -219,11 +273,9 @@ if op == 'fire' then
     end
     if plan.result == 'f' or plan.result == 'k' then
       write_def(plan.name, d)
-      if plan.next_tick < 0 then
-        redis.call('ZREM', DUE, plan.name)
-      else
-        set_due(plan.name, plan.next_tick)
-      end
+      set_due(plan.name, plan.next_tick)
+    elseif plan.result == 'p' or plan.result == 'u' then
+      redis.call('ZREM', DUE, plan.name)
     end
     results[#results + 1] = plan.result
     results[#results + 1] = created
@@ -272,7 +324,9 @@ if op == 'pause' then
 end
 
 -- resume name next: the ticks while it was paused are not fired; next is its first tick after
--- now. Returns {now, 1} when it was paused, 0 running already, -1 no such definition.
+-- now (-1: none), which must be after now (the caller is asked to work it out again otherwise).
+-- Returns {now, 1} when it was paused, 0 running already, -1 no such definition, -2 next is not
+-- after now.
 if op == 'resume' then
   local d = read_def(ARGV[4])
   if not d then
@@ -281,9 +335,13 @@ if op == 'resume' then
   if d.paused == '0' then
     return { now, 0 }
   end
+  local next_tick = tonumber(ARGV[5])
+  if next_tick >= 0 and next_tick <= now then
+    return { now, -2 }
+  end
   d.paused = '0'
   write_def(ARGV[4], d)
-  set_due(ARGV[4], tonumber(ARGV[5]))
+  set_due(ARGV[4], next_tick)
   return { now, 1 }
 end
 

@@ -301,19 +301,155 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 	}
 
 	@Test
-	void anUpdateTakesEffectFromTheNextTickAndAStaleFiringCreatesNothing() {
+	void anUpdateTakesEffectFromTheNextTickButKeepsATickThatCameAndWasNotFired() {
 		RedisDelayQueue queue = manual();
 		RecurringJobs recurring = queue.getRecurringJobs();
 		recurring.put(hourly("changing").build());
+		Instant next = recurring.find("changing").orElseThrow().nextFireTime();
+		recurring.put(hourly("changing").payload("{\"report\":2}").build());
+		// not due yet: the changed definition's next tick is worked out from now
+		assertThat(recurring.find("changing").orElseThrow().nextFireTime()).isEqualTo(next);
+		assertThat(recurring.find("changing").orElseThrow().version()).isEqualTo(2);
+
+		// a tick that came while no instance fired it stays, and fires with the new definition
 		long tick = (redisNow() / 1000) * 1000;
 		setNextTick("changing", tick);
-		recurring.put(hourly("changing").payload("{\"report\":2}").build());
-		// the update set the next tick from now: the tick that was due is gone
+		recurring.put(hourly("changing").payload("{\"report\":3}").build());
 		RecurringJobInfo info = recurring.find("changing").orElseThrow();
-		assertThat(info.version()).isEqualTo(2);
+		assertThat(info.version()).isEqualTo(3);
+		assertThat(info.nextFireTime()).isEqualTo(Instant.ofEpochMilli(tick));
+		queue.fireRecurringNow(bucketOf("changing"));
+		info = recurring.find("changing").orElseThrow();
+		assertThat(info.fired()).isEqualTo(1);
+		assertThat(new String(queue.find("reports", info.lastOccurrenceId()).orElseThrow().payload(),
+				StandardCharsets.UTF_8)).isEqualTo("{\"report\":3}");
+	}
+
+	@Test
+	void aTickIsNeverFiredTwiceEvenWhenTheScheduleComesBackToIt() {
+		RedisDelayQueue queue = manual();
+		RecurringJobs recurring = queue.getRecurringJobs();
+		recurring.put(hourly("once-only").build());
+		long tick = (redisNow() / 1000) * 1000;
+		setNextTick("once-only", tick);
+		queue.fireRecurringNow(bucketOf("once-only"));
+		ReservedJob occurrence = queue.reserve("reports", 1, null).get(0);
+		assertThat(queue.finish(occurrence)).isTrue();
+		// a put delayed in flight, or Redis's clock stepping back, brings the schedule back to
+		// the tick that was fired: it is not created again
+		setNextTick("once-only", tick);
+		queue.fireRecurringNow(bucketOf("once-only"));
+		RecurringJobInfo info = recurring.find("once-only").orElseThrow();
+		assertThat(info.fired()).isEqualTo(1);
+		assertThat(queue.find("reports", occurrence.id())).isEmpty();
 		assertThat(info.nextFireTime()).isAfter(Instant.ofEpochMilli(tick));
-		assertThat(queue.fireRecurringNow(bucketOf("changing"))).isEmpty();
-		assertThat(recurring.find("changing").orElseThrow().fired()).isZero();
+	}
+
+	@Test
+	void aScheduleWithoutATickAfterNowIsRefused() {
+		Map<String, String> snapshot = this.queues.bucketSnapshot();
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.queue.getRecurringJobs().put(hourly("never").cron("0 0 0 30 2 *", "UTC").build()))
+			.withMessageContaining("has no tick after");
+		assertThat(this.queues.bucketSnapshot()).isEqualTo(snapshot);
+	}
+
+	@Test
+	void aTickWhoseAnnouncementWasLostIsFiredByTheGuard() {
+		RecurringJobs recurring = this.queue.getRecurringJobs();
+		recurring.put(hourly("unannounced").build());
+		// written behind the timer's back: no announcement, only the guard re-check finds it
+		setNextTick("unannounced", (redisNow() / 1000) * 1000);
+		await().atMost(Duration.ofSeconds(15))
+			.until(() -> recurring.find("unannounced").orElseThrow().fired() == 1);
+	}
+
+	@Test
+	void catchUpsAreBoundedByMaxCatchUpAndOverlapSkipKeepsOnlyTheNewest() {
+		RedisDelayQueue queue = manual();
+		RecurringJobs recurring = queue.getRecurringJobs();
+		// every second, a threshold of an hour: 100 ticks that are all on time
+		recurring.put(RecurringJob.builder("many")
+			.topic("many")
+			.every(Duration.ofSeconds(1))
+			.misfireThreshold(Duration.ofHours(1))
+			.misfirePolicy(MisfirePolicy.SKIP)
+			.maxCatchUp(5)
+			.build());
+		long now = (redisNow() / 1000) * 1000;
+		setNextTick("many", now - 99_000);
+		queue.fireRecurringNow(bucketOf("many"));
+		RecurringJobInfo info = recurring.find("many").orElseThrow();
+		assertThat(info.fired()).isEqualTo(5);
+		assertThat(info.skipped()).isGreaterThanOrEqualTo(95);
+		assertThat(info.lastFireTime()).isAfterOrEqualTo(Instant.ofEpochMilli(now));
+
+		recurring.put(RecurringJob.builder("single")
+			.topic("single")
+			.every(Duration.ofSeconds(1))
+			.misfireThreshold(Duration.ofMillis(1))
+			.misfirePolicy(MisfirePolicy.FIRE_ALL)
+			.overlapPolicy(OverlapPolicy.SKIP)
+			.build());
+		setNextTick("single", now - 9_000);
+		queue.fireRecurringNow(bucketOf("single"));
+		info = recurring.find("single").orElseThrow();
+		assertThat(info.fired()).isEqualTo(1);
+		assertThat(queue.find("single", info.lastOccurrenceId()).orElseThrow().dueAt())
+			.isAfterOrEqualTo(Instant.ofEpochMilli(now));
+	}
+
+	@Test
+	void oneCallCreatesAtMostAThousandOccurrencesAndLeavesTheRestDue() {
+		RedisDelayQueue queue = manual();
+		RecurringJobs recurring = queue.getRecurringJobs();
+		long now = (redisNow() / 1000) * 1000;
+		// two definitions in one bucket, each catching up 800 ticks
+		List<String> names = new ArrayList<>();
+		int bucket = bucketOf("catch-0");
+		for (int i = 0; names.size() < 2; i++) {
+			if (bucketOf("catch-" + i) == bucket) {
+				names.add("catch-" + i);
+			}
+		}
+		for (String name : names) {
+			recurring.put(RecurringJob.builder(name)
+				.topic("catch")
+				.every(Duration.ofSeconds(1))
+				.misfireThreshold(Duration.ofMillis(1))
+				.misfirePolicy(MisfirePolicy.FIRE_ALL)
+				.maxCatchUp(1_000)
+				.build());
+			setNextTick(name, now - 799_000);
+		}
+		queue.fireRecurringNow(bucket);
+		assertThat(recurring.list().stream().mapToLong(RecurringJobInfo::fired).sum()).isEqualTo(800);
+		queue.fireRecurringNow(bucket);
+		assertThat(recurring.list()).allSatisfy((info) -> assertThat(info.fired()).isGreaterThanOrEqualTo(800));
+	}
+
+	@Test
+	void aDefinitionThatCannotBeReadIsLeftOutAndDoesNotStopTheOthers() {
+		RedisDelayQueue queue = manual();
+		RecurringJobs recurring = queue.getRecurringJobs();
+		recurring.put(hourly("broken").build());
+		recurring.put(hourly("fine").build());
+		String key = "{" + this.queues.namespace + ":" + bucketOf("broken") + "}:recurring";
+		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
+			connection.hashCommands()
+				.hSet(key.getBytes(StandardCharsets.UTF_8), "broken".getBytes(StandardCharsets.UTF_8),
+						"written by another version".getBytes(StandardCharsets.UTF_8));
+		}
+		long tick = (redisNow() / 1000) * 1000;
+		setNextTick("broken", tick);
+		setNextTick("fine", tick);
+		assertThat(recurring.list()).extracting(RecurringJobInfo::name).containsExactly("fine");
+		queue.fireRecurringNow(bucketOf("broken"));
+		queue.fireRecurringNow(bucketOf("fine"));
+		assertThat(recurring.find("fine").orElseThrow().fired()).isEqualTo(1);
+		// a put replaces it
+		assertThat(recurring.put(hourly("broken").build())).isEqualTo(PutResult.CREATED);
+		assertThat(recurring.list()).extracting(RecurringJobInfo::name).containsExactly("broken", "fine");
 	}
 
 	@Test

@@ -15,6 +15,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -169,6 +170,32 @@ class SampleApplicationTests {
 		}
 		assertThat(send("GET", "/orders", null).body()).hasSize(before);
 	}
+
+	@Test
+	void theUnpaidOrdersReportIsARecurringJobInTheEndpointThatCanBeTriggered() throws Exception {
+		JsonNode report = null;
+		for (JsonNode recurring : send("GET", "/actuator/delayqueue", null).body().get("recurring")) {
+			if (recurring.get("name").asString().equals("unpaid-report")) {
+				report = recurring;
+			}
+		}
+		assertThat(report).as("the unpaid-report recurring job in the endpoint").isNotNull();
+		assertThat(report.get("schedule").asString()).isEqualTo("cron '0 * * * * *' in UTC");
+		assertThat(report.get("topic").asString()).isEqualTo(UnpaidOrdersReport.TOPIC);
+		Instant next = Instant.parse(report.get("nextFireTime").asString());
+		assertThat(next.getEpochSecond() % 60).isZero();
+
+		send("POST", "/orders", "{\"item\":\"lamp\",\"amount\":30}");
+		Reply triggered = send("POST", "/actuator/delayqueue", "{\"action\":\"trigger\",\"recurring\":\"unpaid-report\"}");
+		assertThat(triggered.status()).isEqualTo(200);
+		String occurrence = triggered.body().get("occurrence").asString();
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(this.report.lastReport()).startsWith(occurrence + ": ")
+				.doesNotStartWith(occurrence + ": 0 "));
+	}
+
+	@Autowired
+	private UnpaidOrdersReport report;
 
 	record Reply(int status, JsonNode body, String contentType) {
 

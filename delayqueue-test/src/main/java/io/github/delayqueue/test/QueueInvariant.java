@@ -40,7 +40,9 @@ public final class QueueInvariant {
 	private static final Pattern RECORD = Pattern
 		.compile("^([A-Z])(\\d*),(\\d+),([0-9a-z]+),([0-9a-z]+),(-?[0-9a-z]+),(\\d*)$");
 
-	private static final Pattern RECURRING = Pattern.compile("^\\d+,([01]),\\d+,\\d+,\\d+,-?\\d+,[^\\n]*\\n");
+	/** A recurring definition's header: version, gen, paused, counts, last tick, last scheduled, last key. */
+	private static final Pattern RECURRING = Pattern
+		.compile("^\\d+,\\d+,([01]),\\d+,\\d+,\\d+,-?\\d+,-?\\d+,[^\\n]*\\n");
 
 	private static final int MAX_SHOWN = 40;
 
