@@ -125,7 +125,7 @@ if op == 'put' then
   end
   local current = due_of(name)
   d.version = d.version + 1
-  d.gen = redis.call('INCR', P .. 'seq')
+  d.gen = redis.call('INCRBY', P .. 'seq', 1)
   d.spec = spec
   write_def(name, d)
   if d.paused == '0' and not (current >= 0 and current <= now) then

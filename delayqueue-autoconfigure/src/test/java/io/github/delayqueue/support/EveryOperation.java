@@ -20,6 +20,9 @@ import io.github.delayqueue.core.FailResult;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.RescheduleResult;
 import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.recurring.RecurringJob;
+import io.github.delayqueue.recurring.RecurringJobInfo;
+import io.github.delayqueue.recurring.RecurringJobs;
 import io.github.delayqueue.redis.RedisDelayQueue;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -85,6 +88,21 @@ public final class EveryOperation {
 	 * @param context the running application
 	 * @throws InterruptedException when interrupted
 	 */
+	/**
+	 * The first delivery whose id starts with a prefix, skipping others (10 s at most).
+	 */
+	private static DelayedJob<Map<String, Object>> awaitDelivery(Listener listener, String idPrefix)
+			throws InterruptedException {
+		long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		while (System.nanoTime() < end) {
+			DelayedJob<Map<String, Object>> job = listener.received.poll(end - System.nanoTime(), TimeUnit.NANOSECONDS);
+			if (job != null && job.id().startsWith(idPrefix)) {
+				return job;
+			}
+		}
+		return null;
+	}
+
 	public static void exercise(AssertableApplicationContext context) throws InterruptedException {
 		assertThat(context).hasNotFailed();
 		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
@@ -131,6 +149,21 @@ public final class EveryOperation {
 		operations.kill(reserveOne(operations, manual), "boom again");
 		assertThat(template.replayDead(manual, "d")).isTrue();
 		assertThat(operations.stats().topics().get(manual).ready()).isEqualTo(1);
+
+		// recurring jobs: put, fired by the timer, paused, triggered, resumed, listed, deleted
+		RecurringJobs recurring = context.getBean(RecurringJobs.class);
+		recurring.put(RecurringJob.builder("every-op-beat")
+			.topic(TOPIC)
+			.every(Duration.ofSeconds(1))
+			.payload("{\"n\":5}")
+			.build());
+		assertThat(awaitDelivery(listener, "every-op-beat@")).isNotNull();
+		assertThat(recurring.pause("every-op-beat")).isTrue();
+		String triggered = recurring.trigger("every-op-beat").orElseThrow();
+		assertThat(awaitDelivery(listener, triggered)).isNotNull();
+		assertThat(recurring.resume("every-op-beat")).isTrue();
+		assertThat(recurring.list()).extracting(RecurringJobInfo::name).contains("every-op-beat");
+		assertThat(recurring.delete("every-op-beat")).isTrue();
 
 		// the timer coordinated and owns every bucket
 		RedisDelayQueue queue = context.getBean(RedisDelayQueue.class);
