@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Supplier;
 
@@ -22,6 +21,7 @@ import io.github.delayqueue.core.QueueStats.TopicStats;
 import io.github.delayqueue.core.RepairResult;
 import io.github.delayqueue.core.ReplayResult;
 import io.github.delayqueue.listener.DelayedListenerContainer;
+import io.github.delayqueue.recurring.RecurringAction;
 import io.github.delayqueue.recurring.RecurringJob;
 import io.github.delayqueue.recurring.RecurringJobInfo;
 import io.github.delayqueue.recurring.RecurringJobs;
@@ -176,7 +176,7 @@ public class DelayQueueEndpoint {
 	@WriteOperation
 	public OperationResponseBody write(SecurityContext securityContext, String action, @Nullable Boolean dryRun,
 			@Nullable String recurring) {
-		if (recurring != null || Set.of("pause", "resume", "trigger").contains(action)) {
+		if (recurring != null || RecurringAction.named(action).isPresent()) {
 			return recurring(securityContext, action, dryRun, recurring);
 		}
 		if (!"repair".equals(action)) {
@@ -194,43 +194,31 @@ public class DelayQueueEndpoint {
 		if (name == null) {
 			throw new InvalidArgumentException("recurring", "recurring (the recurring job's name) is required for " + action);
 		}
-		if (!Set.of("pause", "resume", "trigger").contains(action)) {
-			throw new InvalidArgumentException("action",
-					"action must be one of pause, resume, trigger for a recurring job, was '" + action + "'");
-		}
+		RecurringAction recurringAction = RecurringAction.named(action)
+			.orElseThrow(() -> new InvalidArgumentException("action",
+					"action must be one of pause, resume, trigger for a recurring job, was '" + action + "'"));
 		argument("recurring", () -> RecurringJob.name(name));
 		RecurringJobs jobs = this.recurringJobs;
 		if (jobs == null) {
 			throw new NotFoundException("No recurring jobs in this application (they need the Redis queue)");
 		}
-		String occurrence = null;
-		boolean found;
+		AuditLog.Entry entry = AuditLog.entry(VIA, who(securityContext), action + "-recurring").detail("recurring", name);
+		RecurringAction.Result result;
 		try {
-			switch (action) {
-				case "pause" -> found = jobs.pause(name);
-				case "resume" -> found = jobs.resume(name);
-				default -> {
-					occurrence = jobs.trigger(name).orElse(null);
-					found = occurrence != null;
-				}
-			}
+			result = recurringAction.apply(jobs, name);
 		}
 		catch (RuntimeException | Error ex) {
-			AuditLog.write(AuditLog.entry(VIA, who(securityContext), action + "-recurring").detail("recurring", name)
-				.failed(ex));
+			AuditLog.write(entry.failed(ex));
 			throw ex;
 		}
-		AuditLog.Entry entry = AuditLog.entry(VIA, who(securityContext), action + "-recurring")
-			.count(found ? 1 : 0)
-			.detail("recurring", name);
-		if (occurrence != null) {
-			entry.detail("occurrence", occurrence);
+		if (result.occurrence() != null) {
+			entry.detail("occurrence", result.occurrence());
 		}
-		AuditLog.write(entry);
-		if (!found) {
+		AuditLog.write(entry.count(result.found() ? 1 : 0));
+		if (!result.found()) {
 			throw new NotFoundException("No recurring job '" + name + "'");
 		}
-		return new RecurringActionDescriptor(name, action, occurrence);
+		return new RecurringActionDescriptor(name, action, result.occurrence());
 	}
 
 	private RepairDescriptor repair(SecurityContext securityContext, @Nullable Boolean dryRun) {

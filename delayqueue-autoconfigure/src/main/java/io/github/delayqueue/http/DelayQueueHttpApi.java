@@ -31,6 +31,7 @@ import io.github.delayqueue.core.ScheduleResult;
 import io.github.delayqueue.recurring.MisfirePolicy;
 import io.github.delayqueue.recurring.OverlapPolicy;
 import io.github.delayqueue.recurring.PutResult;
+import io.github.delayqueue.recurring.RecurringAction;
 import io.github.delayqueue.recurring.RecurringJob;
 import io.github.delayqueue.recurring.RecurringJobs;
 import io.github.delayqueue.recurring.RecurringSchedule;
@@ -372,14 +373,7 @@ public class DelayQueueHttpApi {
 		RecurringJob job = checked("body", builder::build);
 		AuditLog.Entry line = AuditLog.entry(VIA, who(request), "put-recurring").topic(job.getTopic())
 			.detail("recurring", name);
-		PutResult result;
-		try {
-			result = checked("body", () -> jobs.put(job));
-		}
-		catch (RuntimeException | Error ex) {
-			AuditLog.write(line.failed(ex));
-			throw ex;
-		}
+		PutResult result = audited(line, () -> checked("body", () -> jobs.put(job)));
 		AuditLog.write(line.count((result == PutResult.UNCHANGED) ? 0 : 1).detail("result", result.name()));
 		ObjectNode view = this.views.recurring(jobs.find(name).orElseThrow(() -> notFoundRecurring(name)));
 		view.put("result", result.name());
@@ -411,39 +405,23 @@ public class DelayQueueHttpApi {
 		refuseBody(request, action + " takes no body");
 		RecurringJobs jobs = recurringJobs();
 		checked("name", () -> RecurringJob.name(name));
-		if (!Set.of("pause", "resume", "trigger").contains(action)) {
-			throw new HttpApiException(HttpStatus.NOT_FOUND, "action",
-					"no route " + action + " for a recurring job: it takes pause, resume and trigger");
-		}
+		RecurringAction recurringAction = RecurringAction.named(action)
+			.orElseThrow(() -> new HttpApiException(HttpStatus.NOT_FOUND, "action",
+					"no route " + action + " for a recurring job: it takes pause, resume and trigger"));
 		AuditLog.Entry line = AuditLog.entry(VIA, who(request), action + "-recurring").detail("recurring", name);
-		String occurrence = null;
-		boolean found;
-		try {
-			switch (action) {
-				case "pause" -> found = jobs.pause(name);
-				case "resume" -> found = jobs.resume(name);
-				default -> {
-					occurrence = jobs.trigger(name).orElse(null);
-					found = occurrence != null;
-				}
-			}
+		RecurringAction.Result result = audited(line, () -> recurringAction.apply(jobs, name));
+		if (result.occurrence() != null) {
+			line.detail("occurrence", result.occurrence());
 		}
-		catch (RuntimeException | Error ex) {
-			AuditLog.write(line.failed(ex));
-			throw ex;
-		}
-		if (occurrence != null) {
-			line.detail("occurrence", occurrence);
-		}
-		AuditLog.write(line.count(found ? 1 : 0));
-		if (!found) {
+		AuditLog.write(line.count(result.found() ? 1 : 0));
+		if (!result.found()) {
 			throw notFoundRecurring(name);
 		}
 		ObjectNode view = JsonNodeFactory.instance.objectNode();
 		view.put("name", name);
 		view.put("action", action);
-		if (occurrence != null) {
-			view.put("occurrence", occurrence);
+		if (result.occurrence() != null) {
+			view.put("occurrence", result.occurrence());
 		}
 		return ResponseEntity.ok(view);
 	}
@@ -454,14 +432,7 @@ public class DelayQueueHttpApi {
 		RecurringJobs jobs = recurringJobs();
 		checked("name", () -> RecurringJob.name(name));
 		AuditLog.Entry line = AuditLog.entry(VIA, who(request), "delete-recurring").detail("recurring", name);
-		boolean deleted;
-		try {
-			deleted = jobs.delete(name);
-		}
-		catch (RuntimeException | Error ex) {
-			AuditLog.write(line.failed(ex));
-			throw ex;
-		}
+		boolean deleted = audited(line, () -> jobs.delete(name));
 		AuditLog.write(line.count(deleted ? 1 : 0));
 		if (!deleted) {
 			throw notFoundRecurring(name);
@@ -470,6 +441,20 @@ public class DelayQueueHttpApi {
 		view.put("name", name);
 		view.put("deleted", true);
 		return ResponseEntity.ok(view);
+	}
+
+	/**
+	 * Runs a write; when it fails, its audit line is written as failed before the failure
+	 * goes on (the caller writes the line of a write that succeeded, with what it did).
+	 */
+	private static <T> T audited(AuditLog.Entry line, Supplier<T> write) {
+		try {
+			return write.get();
+		}
+		catch (RuntimeException | Error ex) {
+			AuditLog.write(line.failed(ex));
+			throw ex;
+		}
 	}
 
 	private RecurringJobs recurringJobs() {

@@ -1,0 +1,73 @@
+package io.github.delayqueue.recurring;
+
+import java.util.Locale;
+import java.util.Optional;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * An operator's action on a recurring job, as the Actuator endpoint and the HTTP job API name
+ * them: {@code pause}, {@code resume}, {@code trigger}.
+ */
+public enum RecurringAction {
+
+	/** {@link RecurringJobs#pause(String)}. */
+	PAUSE,
+
+	/** {@link RecurringJobs#resume(String)}. */
+	RESUME,
+
+	/** {@link RecurringJobs#trigger(String)}. */
+	TRIGGER;
+
+	/**
+	 * The action a lower-case name stands for.
+	 * @param name {@code pause}, {@code resume} or {@code trigger}
+	 * @return the action, or empty for another name
+	 */
+	public static Optional<RecurringAction> named(@Nullable String name) {
+		for (RecurringAction action : values()) {
+			if (action.toString().equals(name)) {
+				return Optional.of(action);
+			}
+		}
+		return Optional.empty();
+	}
+
+	/**
+	 * Applies the action.
+	 * @param jobs the recurring jobs
+	 * @param name the recurring job's name
+	 * @return whether there was such a job, and the occurrence a trigger created
+	 */
+	public Result apply(RecurringJobs jobs, String name) {
+		return switch (this) {
+			case PAUSE -> new Result(jobs.pause(name), null);
+			case RESUME -> new Result(jobs.resume(name), null);
+			case TRIGGER -> {
+				String occurrence = jobs.trigger(name).orElse(null);
+				yield new Result(occurrence != null, occurrence);
+			}
+		};
+	}
+
+	/**
+	 * The lower-case name.
+	 * @return {@code pause}, {@code resume} or {@code trigger}
+	 */
+	@Override
+	public String toString() {
+		return name().toLowerCase(Locale.ROOT);
+	}
+
+	/**
+	 * What an action did.
+	 *
+	 * @param found whether there was such a recurring job
+	 * @param occurrence the id of the occurrence a trigger created, else {@code null}
+	 */
+	public record Result(boolean found, @Nullable String occurrence) {
+
+	}
+
+}
