@@ -254,8 +254,9 @@ final class DelayQueueClient
      * occurrence) of $topic, with $body and $headers as add would.
      *
      * The schedule is $cron (six fields, from seconds, as Spring's CronExpression reads them, or a
-     * macro such as '@daily') in $zone (default UTC), or $every (a fixed rate, ticking at the
-     * multiples of the period since the epoch): exactly one of them. $misfire says what ticks
+     * macro such as '@daily') in $zone (default UTC), $every (a fixed rate, ticking at the
+     * multiples of the period since the epoch) or $fixedDelay (the next occurrence is due this
+     * long after the previous one left the queue): exactly one of them. $misfire says what ticks
      * fired later than $misfireThreshold do: 'FIRE_ONCE' (one occurrence for them all, the
      * default), 'SKIP' or 'FIRE_ALL' (one each, at most $maxCatchUp); $overlap 'SKIP' skips a
      * tick while the previous occurrence still exists ('ALLOW', the default, does not). Options
@@ -266,7 +267,7 @@ final class DelayQueueClient
                                  ?string $zone = null, mixed $body = null, array $headers = [],
                                  int|string|null $ttr = null, ?int $maxAttempts = null, ?string $misfire = null,
                                  int|string|null $misfireThreshold = null, ?int $maxCatchUp = null,
-                                 ?string $overlap = null): array
+                                 ?string $overlap = null, int|string|null $fixedDelay = null): array
     {
         $request = ['topic' => $topic];
         if ($cron !== null) {
@@ -274,6 +275,9 @@ final class DelayQueueClient
         }
         if ($every !== null) {
             $request['every'] = $every;
+        }
+        if ($fixedDelay !== null) {
+            $request['fixedDelay'] = $fixedDelay;
         }
         if ($zone !== null) {
             $request['zone'] = $zone;

@@ -263,13 +263,15 @@ class DelayQueueClient:
                       zone: Optional[str] = None, body: Any = None, headers: Optional[Dict[str, str]] = None,
                       ttr: Optional[Duration] = None, max_attempts: Optional[int] = None,
                       misfire: Optional[str] = None, misfire_threshold: Optional[Duration] = None,
-                      max_catch_up: Optional[int] = None, overlap: Optional[str] = None) -> Dict[str, Any]:
+                      max_catch_up: Optional[int] = None, overlap: Optional[str] = None,
+                      fixed_delay: Optional[Duration] = None) -> Dict[str, Any]:
         """Creates or replaces the recurring job name: each tick of its schedule creates a job (an
         occurrence) of topic, with body and headers as add would.
 
         The schedule is cron (six fields, from seconds, as Spring's CronExpression reads them, or
-        a macro such as "@daily") in zone (default UTC), or every (a fixed rate, ticking at the
-        multiples of the period since the epoch): exactly one of them. misfire says what ticks
+        a macro such as "@daily") in zone (default UTC), every (a fixed rate, ticking at the
+        multiples of the period since the epoch) or fixed_delay (the next occurrence is due this
+        long after the previous one left the queue): exactly one of them. misfire says what ticks
         fired later than misfire_threshold do: "FIRE_ONCE" (one occurrence for them all, the
         default), "SKIP" or "FIRE_ALL" (one each, at most max_catch_up); overlap "SKIP" skips a
         tick while the previous occurrence still exists ("ALLOW", the default, does not).
@@ -282,6 +284,8 @@ class DelayQueueClient:
             request["cron"] = cron
         if every is not None:
             request["every"] = _duration(every)
+        if fixed_delay is not None:
+            request["fixedDelay"] = _duration(fixed_delay)
         if zone is not None:
             request["zone"] = zone
         if body is not None:

@@ -171,6 +171,9 @@ class DelayQueueClientTest(unittest.TestCase):
         self.assertEqual("READY", self.client.get(self.topic, occurrence)["state"])
         self.assertTrue(self.client.resume_recurring(name))
         self.assertFalse(self.client.get_recurring(name)["paused"])
+        delayed = self.client.put_recurring(name, self.topic, fixed_delay=timedelta(hours=1))
+        self.assertEqual("UPDATED", delayed["result"])
+        self.assertEqual("PT1H", delayed["fixedDelay"])
 
         self.assertTrue(self.client.delete_recurring(name))
         self.assertIsNone(self.client.get_recurring(name))

@@ -218,7 +218,7 @@ public class DelayQueueProperties implements Validator {
 
 		/**
 		 * Cron expression (six fields from seconds, or a macro such as '@daily') as Spring's
-		 * CronExpression reads it. Set this or 'every'.
+		 * CronExpression reads it. Set this, 'every' or 'fixed-delay'.
 		 */
 		private String cron;
 
@@ -229,9 +229,15 @@ public class DelayQueueProperties implements Validator {
 
 		/**
 		 * Fixed rate, ticking at the multiples of this period since 1970-01-01T00:00:00Z
-		 * (1s to 366d). Set this or 'cron'.
+		 * (1s to 366d). Set this, 'cron' or 'fixed-delay'.
 		 */
 		private Duration every;
+
+		/**
+		 * Fixed delay: the next occurrence is due this long after the previous one left the
+		 * queue (1s to 366d). Set this, 'cron' or 'every'.
+		 */
+		private Duration fixedDelay;
 
 		/**
 		 * Payload of each occurrence, as its listener reads it (JSON for a JSON listener).
@@ -283,8 +289,10 @@ public class DelayQueueProperties implements Validator {
 		 * @throws IllegalArgumentException naming the rule a value breaks
 		 */
 		public RecurringJob toJob(String name) {
-			if ((this.cron == null) == (this.every == null)) {
-				throw new IllegalArgumentException("set exactly one of cron and every");
+			int schedules = ((this.cron != null) ? 1 : 0) + ((this.every != null) ? 1 : 0)
+					+ ((this.fixedDelay != null) ? 1 : 0);
+			if (schedules != 1) {
+				throw new IllegalArgumentException("set exactly one of cron, every and fixed-delay");
 			}
 			RecurringJob.Builder builder = RecurringJob.builder(name)
 				.topic(this.topic)
@@ -295,8 +303,13 @@ public class DelayQueueProperties implements Validator {
 				.maxCatchUp(this.maxCatchUp)
 				.overlapPolicy(this.overlap)
 				.declared(true);
-			builder.schedule((this.cron != null) ? RecurringSchedule.cron(this.cron, this.zone)
-					: RecurringSchedule.every(this.every));
+			if (this.cron != null) {
+				builder.schedule(RecurringSchedule.cron(this.cron, this.zone));
+			}
+			else {
+				builder.schedule((this.every != null) ? RecurringSchedule.every(this.every)
+						: RecurringSchedule.fixedDelay(this.fixedDelay));
+			}
 			if (this.ttr != null) {
 				builder.ttr(this.ttr);
 			}
@@ -336,6 +349,14 @@ public class DelayQueueProperties implements Validator {
 
 		public void setEvery(Duration every) {
 			this.every = every;
+		}
+
+		public Duration getFixedDelay() {
+			return this.fixedDelay;
+		}
+
+		public void setFixedDelay(Duration fixedDelay) {
+			this.fixedDelay = fixedDelay;
 		}
 
 		public String getPayload() {

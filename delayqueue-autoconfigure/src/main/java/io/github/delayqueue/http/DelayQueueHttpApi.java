@@ -100,7 +100,8 @@ public class DelayQueueHttpApi {
 
 	private static final Set<String> RESERVE_PARAMETERS = fields("max", "wait", "ttr");
 
-	private static final Set<String> RECURRING_FIELDS = fields("topic", "cron", "zone", "every", "body", "headers",
+	private static final Set<String> RECURRING_FIELDS = fields("topic", "cron", "zone", "every", "fixedDelay", "body",
+			"headers",
 			"ttr", "maxAttempts", "misfire", "misfireThreshold", "maxCatchUp", "overlap");
 
 	/** How the audit log names writes through this API. */
@@ -328,8 +329,12 @@ public class DelayQueueHttpApi {
 			.topic(checked("topic", () -> JobConstraints.topic(body.string("topic"))));
 		String cron = body.optionalString("cron");
 		Duration every = checked("every", () -> body.optionalDuration("every"));
-		if ((cron == null) == (every == null)) {
-			throw HttpApiException.badRequest((cron == null) ? "cron" : "every", "exactly one of cron and every must be given");
+		Duration fixedDelay = checked("fixedDelay", () -> body.optionalDuration("fixedDelay"));
+		int schedules = ((cron != null) ? 1 : 0) + ((every != null) ? 1 : 0) + ((fixedDelay != null) ? 1 : 0);
+		if (schedules != 1) {
+			// none: name the first kind; several: the one given besides the first
+			String field = (schedules == 0) ? "cron" : (cron != null && every != null) ? "every" : "fixedDelay";
+			throw HttpApiException.badRequest(field, "exactly one of cron, every and fixedDelay must be given");
 		}
 		if (cron != null) {
 			String zoneId = body.optionalString("zone");
@@ -338,9 +343,10 @@ public class DelayQueueHttpApi {
 		}
 		else {
 			if (body.optionalString("zone") != null) {
-				throw HttpApiException.badRequest("zone", "zone applies to cron, not to every");
+				throw HttpApiException.badRequest("zone", "zone applies to cron only");
 			}
-			builder.schedule(checked("every", () -> RecurringSchedule.every(every)));
+			builder.schedule((every != null) ? checked("every", () -> RecurringSchedule.every(every))
+					: checked("fixedDelay", () -> RecurringSchedule.fixedDelay(fixedDelay)));
 		}
 		builder.headers(checked("headers", () -> JobConstraints.headers(body.optionalStrings("headers"))));
 		builder.payload(body.has("body") ? this.views.payload(body.node("body")) : new byte[0]);

@@ -117,6 +117,9 @@ final class JobViews {
 		if (schedule.getPeriod() != null) {
 			view.put("every", schedule.getPeriod().toString());
 		}
+		else if (schedule.getDelay() != null) {
+			view.put("fixedDelay", schedule.getDelay().toString());
+		}
 		else {
 			view.put("cron", schedule.getCron());
 			view.put("zone", schedule.getZone().getId());

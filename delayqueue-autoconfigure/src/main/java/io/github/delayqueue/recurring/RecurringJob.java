@@ -61,7 +61,8 @@ public final class RecurringJob {
 		this.name = name(builder.name);
 		this.topic = JobConstraints.topic(builder.topic);
 		if (builder.schedule == null) {
-			throw new IllegalArgumentException("schedule must be set (cron or every) for recurring job '" + this.name + "'");
+			throw new IllegalArgumentException(
+					"schedule must be set (cron, every or fixedDelay) for recurring job '" + this.name + "'");
 		}
 		this.schedule = builder.schedule;
 		this.payload = JobConstraints.payload(builder.payload, Long.MAX_VALUE).clone();
@@ -267,6 +268,15 @@ public final class RecurringJob {
 		 */
 		public Builder every(Duration period) {
 			return schedule(RecurringSchedule.every(period));
+		}
+
+		/**
+		 * A fixed delay, see {@link RecurringSchedule#fixedDelay(Duration)}.
+		 * @param delay the delay
+		 * @return this builder
+		 */
+		public Builder fixedDelay(Duration delay) {
+			return schedule(RecurringSchedule.fixedDelay(delay));
 		}
 
 		/**

@@ -14,10 +14,13 @@ import org.springframework.scheduling.support.CronExpression;
 
 /**
  * When a recurring job ticks: a cron expression in a time zone (Spring's
- * {@link CronExpression}, six fields from seconds, macros such as {@code @daily}), or a fixed
- * rate. Fixed-rate ticks are the multiples of the period since 1970-01-01T00:00:00Z, so every
- * instance, and every restart, agrees on them: {@code every(5 minutes)} ticks at :00, :05,
- * :10 and so on. Immutable.
+ * {@link CronExpression}, six fields from seconds, macros such as {@code @daily}), a fixed
+ * rate, or a fixed delay. Fixed-rate ticks are the multiples of the period since
+ * 1970-01-01T00:00:00Z, so every instance, and every restart, agrees on them:
+ * {@code every(5 minutes)} ticks at :00, :05, :10 and so on. A fixed delay creates the next
+ * occurrence, due after the delay, once the previous one has left the queue (finished,
+ * cancelled or DEAD), as seen by the timer, which looks every second at most (or every delay,
+ * when shorter) while an occurrence is due or running. Immutable.
  *
  * <p>
  * Daylight-saving changes are as {@link CronExpression} defines them: a time that does not
@@ -41,12 +44,15 @@ public final class RecurringSchedule {
 
 	private final @Nullable Duration period;
 
+	private final @Nullable Duration delay;
+
 	private RecurringSchedule(@Nullable String cron, @Nullable CronExpression expression, ZoneId zone,
-			@Nullable Duration period) {
+			@Nullable Duration period, @Nullable Duration delay) {
 		this.cron = cron;
 		this.expression = expression;
 		this.zone = zone;
 		this.period = period;
+		this.delay = delay;
 	}
 
 	/**
@@ -76,7 +82,7 @@ public final class RecurringSchedule {
 			throw new IllegalArgumentException("cron '" + cron + "' is not a valid cron expression (six fields, from "
 					+ "seconds, as Spring's CronExpression reads them): " + ex.getMessage(), ex);
 		}
-		return new RecurringSchedule(cron.trim(), expression, zone, null);
+		return new RecurringSchedule(cron.trim(), expression, zone, null, null);
 	}
 
 	/**
@@ -97,17 +103,32 @@ public final class RecurringSchedule {
 	 * @throws IllegalArgumentException for a period out of range
 	 */
 	public static RecurringSchedule every(Duration period) {
-		if (period == null) {
-			throw new IllegalArgumentException("every must not be null");
+		return new RecurringSchedule(null, null, ZoneOffset.UTC, checked("every", period), null);
+	}
+
+	/**
+	 * A fixed delay: the next occurrence is due this long after the previous one left the
+	 * queue. The first is due this long after the definition was put (or resumed).
+	 * @param delay from {@link #MIN_PERIOD} to {@link #MAX_PERIOD}, whole milliseconds
+	 * @return the schedule
+	 * @throws IllegalArgumentException for a delay out of range
+	 */
+	public static RecurringSchedule fixedDelay(Duration delay) {
+		return new RecurringSchedule(null, null, ZoneOffset.UTC, null, checked("fixedDelay", delay));
+	}
+
+	private static Duration checked(String field, Duration value) {
+		if (value == null) {
+			throw new IllegalArgumentException(field + " must not be null");
 		}
-		if (period.compareTo(MIN_PERIOD) < 0 || period.compareTo(MAX_PERIOD) > 0) {
+		if (value.compareTo(MIN_PERIOD) < 0 || value.compareTo(MAX_PERIOD) > 0) {
 			throw new IllegalArgumentException(
-					"every must be between " + MIN_PERIOD + " and " + MAX_PERIOD + ", was " + period);
+					field + " must be between " + MIN_PERIOD + " and " + MAX_PERIOD + ", was " + value);
 		}
-		if (period.toNanos() % 1_000_000 != 0) {
-			throw new IllegalArgumentException("every must be whole milliseconds, was " + period);
+		if (value.toNanos() % 1_000_000 != 0) {
+			throw new IllegalArgumentException(field + " must be whole milliseconds, was " + value);
 		}
-		return new RecurringSchedule(null, null, ZoneOffset.UTC, period);
+		return value;
 	}
 
 	/**
@@ -130,12 +151,16 @@ public final class RecurringSchedule {
 	}
 
 	/**
-	 * The first tick after a moment.
+	 * The first tick after a moment. A fixed delay's ticks are when the timer looks at the
+	 * previous occurrence: the first is right after the moment.
 	 * @param after the moment (exclusive)
 	 * @return the tick, or {@code null} when the schedule has no more ticks (a cron expression
 	 * for a date that never comes)
 	 */
 	public @Nullable Instant next(Instant after) {
+		if (this.delay != null) {
+			return after.plusMillis(1);
+		}
 		if (this.period != null) {
 			long periodMillis = this.period.toMillis();
 			long at = after.toEpochMilli();
@@ -163,25 +188,37 @@ public final class RecurringSchedule {
 
 	/**
 	 * The period of a fixed rate.
-	 * @return the period, or {@code null} for a cron schedule
+	 * @return the period, or {@code null} for another schedule
 	 */
 	public @Nullable Duration getPeriod() {
 		return this.period;
 	}
 
+	/**
+	 * The delay of a fixed delay.
+	 * @return the delay, or {@code null} for another schedule
+	 */
+	public @Nullable Duration getDelay() {
+		return this.delay;
+	}
+
 	@Override
 	public boolean equals(Object other) {
 		return (other instanceof RecurringSchedule that) && Objects.equals(this.cron, that.cron)
-				&& this.zone.equals(that.zone) && Objects.equals(this.period, that.period);
+				&& this.zone.equals(that.zone) && Objects.equals(this.period, that.period)
+				&& Objects.equals(this.delay, that.delay);
 	}
 
 	@Override
 	public int hashCode() {
-		return Objects.hash(this.cron, this.zone, this.period);
+		return Objects.hash(this.cron, this.zone, this.period, this.delay);
 	}
 
 	@Override
 	public String toString() {
+		if (this.delay != null) {
+			return "fixed delay " + this.delay;
+		}
 		return (this.period != null) ? "every " + this.period : "cron '" + this.cron + "' in " + this.zone;
 	}
 

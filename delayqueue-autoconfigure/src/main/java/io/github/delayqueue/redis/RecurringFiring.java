@@ -35,6 +35,9 @@ final class RecurringFiring {
 	/** The most past ticks of one definition that one firing counts one by one. */
 	private static final int TICK_LIMIT = 100_000;
 
+	/** How often a fixed delay looks whether its occurrence left the queue, at most. */
+	private static final long FIXED_DELAY_LOOK_MILLIS = 1_000;
+
 	/** The most occurrences one call creates. */
 	private static final int MAX_OCCURRENCES = 1_000;
 
@@ -126,11 +129,12 @@ final class RecurringFiring {
 		arguments.add("fire");
 		List<Plan> plans = new ArrayList<>();
 		Budget budget = new Budget();
-		for (int i = 2; i + 2 < due.size(); i += 3) {
+		for (int i = 2; i + 3 < due.size(); i += 4) {
 			String name = Replies.asString(due.get(i));
 			byte[] value = Replies.asBytes(due.get(i + 1));
 			long tick = Replies.asLong(due.get(i + 2));
-			Plan plan = plan(name, value, tick, now);
+			String lastState = Replies.asString(due.get(i + 3));
+			Plan plan = plan(name, value, tick, now, lastState);
 			if (!plans.isEmpty() && !budget.fits(plan)) {
 				// it stays due, for the next call
 				break;
@@ -180,6 +184,10 @@ final class RecurringFiring {
 		}
 		if ("f".equals(result)) {
 			long skipped = plan.skipped + plan.occurrences.size() - created;
+			if (created == 0 && skipped == 0 && plan.misfired == 0) {
+				// a fixed delay that looked and waits on
+				return;
+			}
 			this.observer.recurringFired(plan.name, plan.job.getTopic(), created, skipped, plan.misfired);
 			if (plan.misfired > 0 && logger.isInfoEnabled()) {
 				logger.info("Recurring job " + plan.name + " missed " + plan.misfired + " tick(s) (misfire policy "
@@ -200,7 +208,7 @@ final class RecurringFiring {
 	 * on (logged); one whose header cannot be read either is left to the script, which takes
 	 * it out of the due set.
 	 */
-	private Plan plan(String name, byte[] value, long tick, long now) {
+	private Plan plan(String name, byte[] value, long tick, long now, String lastState) {
 		RecurringRecord record;
 		try {
 			record = RecurringRecord.decode(name, value);
@@ -215,6 +223,9 @@ final class RecurringFiring {
 		}
 		RecurringJob job = record.job();
 		RecurringSchedule schedule = job.getSchedule();
+		if (schedule.getDelay() != null) {
+			return fixedDelay(name, job, record, now, lastState);
+		}
 		Instant nextAfterNow = schedule.next(Instant.ofEpochMilli(now));
 		long nextTick = (nextAfterNow != null) ? nextAfterNow.toEpochMilli() : -1;
 		// the most occurrences this definition may create now: its catch-up limit, within the
@@ -246,6 +257,24 @@ final class RecurringFiring {
 		long skipped = ticks.total - occurrences.size();
 		return new Plan(name, job, record.gen(), nextTick, job.getOverlapPolicy() == OverlapPolicy.SKIP, skipped,
 				misfired, occurrences, occurrences.size() * size);
+	}
+
+	/**
+	 * A fixed delay's firing: while the last occurrence is in the queue (due, running or
+	 * waiting for a retry), look again shortly; once it left, create the next one, due after
+	 * the delay, and look again when it is due. The script creates it only if the last one is
+	 * still gone (overlap), so that a trigger meanwhile is waited for too.
+	 */
+	private Plan fixedDelay(String name, RecurringJob job, RecurringRecord record, long now, String lastState) {
+		long delay = job.getSchedule().getDelay().toMillis();
+		boolean inQueue = !lastState.isEmpty() && !lastState.equals("X");
+		if (inQueue) {
+			return new Plan(name, job, record.gen(), now + Math.min(delay, FIXED_DELAY_LOOK_MILLIS), false, 0, 0,
+					List.of(), 0);
+		}
+		long due = now + delay;
+		long size = Math.max(1, StoredPayload.size(job.getHeaders(), job.getPayload()));
+		return new Plan(name, job, record.gen(), due, true, 0, 0, List.of(new long[] { due, due }), size);
 	}
 
 	/**

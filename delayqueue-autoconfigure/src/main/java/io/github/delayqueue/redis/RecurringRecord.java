@@ -100,6 +100,9 @@ record RecurringRecord(long version, long gen, boolean paused, long fired, long 
 		if (schedule.getPeriod() != null) {
 			line(out, "every", Long.toString(schedule.getPeriod().toMillis()));
 		}
+		else if (schedule.getDelay() != null) {
+			line(out, "delay", Long.toString(schedule.getDelay().toMillis()));
+		}
 		else {
 			line(out, "cron", schedule.getCron());
 			line(out, "zone", schedule.getZone().getId());
@@ -166,6 +169,9 @@ record RecurringRecord(long version, long gen, boolean paused, long fired, long 
 			.declared("1".equals(fields.get("declared")));
 		if (fields.containsKey("every")) {
 			builder.every(Duration.ofMillis(Long.parseLong(fields.get("every"))));
+		}
+		else if (fields.containsKey("delay")) {
+			builder.fixedDelay(Duration.ofMillis(Long.parseLong(fields.get("delay"))));
 		}
 		else {
 			builder.cron(fields.get("cron"), fields.get("zone"));

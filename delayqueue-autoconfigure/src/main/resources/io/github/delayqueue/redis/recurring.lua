@@ -169,15 +169,19 @@ if op == 'list' then
   return reply
 end
 
--- due limit: the definitions whose next tick has come, at most limit of them:
--- {now, next tick of the bucket after them (-1: none), then name, record, tick for each}.
+-- due limit: the definitions whose next tick has come, at most limit of them: {now, next tick
+-- of the bucket after them (-1: none), then name, record, tick, state letter of the last
+-- occurrence ('' gone or none) for each}.
 if op == 'due' then
   local found = redis.call('ZRANGEBYSCORE', DUE, '-inf', num(now), 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[4]))
   local reply = { now, -1 }
   for i = 1, #found, 2 do
+    local record = redis.call('HGET', DEFS, found[i]) or ''
+    local d = parse_def(record)
     reply[#reply + 1] = found[i]
-    reply[#reply + 1] = redis.call('HGET', DEFS, found[i]) or ''
+    reply[#reply + 1] = record
     reply[#reply + 1] = tonumber(found[i + 1])
+    reply[#reply + 1] = d and last_state(d) or ''
   end
   local after = redis.call('ZRANGE', DUE, #found / 2, #found / 2, 'WITHSCORES')
   reply[2] = after[2] and tonumber(after[2]) or -1

@@ -179,7 +179,7 @@ class DelayQueueAutoConfigurationTests {
 				assertThat(context).hasFailed();
 				assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
 					.contains("Property: delayqueue.recurring[nightly]")
-					.contains("set exactly one of cron and every");
+					.contains("set exactly one of cron, every and fixed-delay");
 			});
 		this.runner.withPropertyValues("delayqueue.recurring.nightly.topic=reports",
 				"delayqueue.recurring.nightly.cron=@daily", "delayqueue.recurring.nightly.zone=Europe/Atlantis")

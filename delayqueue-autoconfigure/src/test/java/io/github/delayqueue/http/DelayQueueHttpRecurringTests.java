@@ -91,17 +91,19 @@ class DelayQueueHttpRecurringTests {
 
 	@Test
 	void badRecurringRequestsNameTheFieldAndWriteNothing() {
-		Map<String, String> refused = Map.of(
-				"{\"cron\":\"@daily\"}", "topic",
-				"{\"topic\":\"reports\"}", "cron",
-				"{\"topic\":\"reports\",\"cron\":\"@daily\",\"every\":\"PT1H\"}", "every",
-				"{\"topic\":\"reports\",\"cron\":\"0 61 * * * *\"}", "cron",
-				"{\"topic\":\"reports\",\"cron\":\"@daily\",\"zone\":\"Mars/Base\"}", "zone",
-				"{\"topic\":\"reports\",\"every\":\"PT0.5S\"}", "every",
-				"{\"topic\":\"reports\",\"every\":\"PT1H\",\"misfire\":\"NEVER\"}", "misfire",
-				"{\"topic\":\"reports\",\"every\":\"PT1H\",\"maxCatchUp\":0}", "maxCatchUp",
-				"{\"topic\":\"reports\",\"every\":\"PT1H\",\"zone\":\"UTC\"}", "zone",
-				"{\"topic\":\"reports\",\"every\":\"PT1H\",\"colour\":\"red\"}", "colour");
+		Map<String, String> refused = Map.ofEntries(
+			Map.entry("{\"cron\":\"@daily\"}", "topic"),
+			Map.entry("{\"topic\":\"reports\"}", "cron"),
+			Map.entry("{\"topic\":\"reports\",\"cron\":\"@daily\",\"every\":\"PT1H\"}", "every"),
+			Map.entry("{\"topic\":\"reports\",\"cron\":\"0 61 * * * *\"}", "cron"),
+			Map.entry("{\"topic\":\"reports\",\"cron\":\"@daily\",\"zone\":\"Mars/Base\"}", "zone"),
+			Map.entry("{\"topic\":\"reports\",\"every\":\"PT0.5S\"}", "every"),
+			Map.entry("{\"topic\":\"reports\",\"every\":\"PT1H\",\"misfire\":\"NEVER\"}", "misfire"),
+			Map.entry("{\"topic\":\"reports\",\"every\":\"PT1H\",\"maxCatchUp\":0}", "maxCatchUp"),
+			Map.entry("{\"topic\":\"reports\",\"every\":\"PT1H\",\"zone\":\"UTC\"}", "zone"),
+			Map.entry("{\"topic\":\"reports\",\"every\":\"PT1H\",\"colour\":\"red\"}", "colour"),
+			Map.entry("{\"topic\":\"reports\",\"every\":\"PT1H\",\"fixedDelay\":\"PT1M\"}", "fixedDelay"),
+			Map.entry("{\"topic\":\"reports\",\"fixedDelay\":\"PT0S\"}", "fixedDelay"));
 		refused.forEach((body, field) -> {
 			Response response = call("PUT", "/recurring/x", body);
 			assertThat(response.status()).as(body).isEqualTo(400);

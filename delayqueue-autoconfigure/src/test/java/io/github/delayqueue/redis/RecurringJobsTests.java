@@ -453,6 +453,69 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 	}
 
 	@Test
+	void aFixedDelayCreatesTheNextOccurrenceOnlyOnceThePreviousLeftTheQueue() throws InterruptedException {
+		RedisDelayQueue queue = manual();
+		RecurringJobs recurring = queue.getRecurringJobs();
+		recurring.put(RecurringJob.builder("sweep").topic("sweeps").fixedDelay(Duration.ofHours(1)).build());
+		// its first tick is right after the put: the first occurrence is due an hour later
+		setNextTick("sweep", redisNow());
+		long before = redisNow();
+		queue.fireRecurringNow(bucketOf("sweep"));
+		RecurringJobInfo info = recurring.find("sweep").orElseThrow();
+		JobInfo first = queue.find("sweeps", info.lastOccurrenceId()).orElseThrow();
+		assertThat(first.state()).isEqualTo(JobState.DELAYED);
+		assertThat(first.dueAt().toEpochMilli()).isBetween(before + HOUR, redisNow() + HOUR);
+		assertThat(info.nextFireTime()).isEqualTo(first.dueAt());
+
+		// while it is in the queue, a tick only looks again, within a second
+		setNextTick("sweep", redisNow());
+		long looked = redisNow();
+		queue.fireRecurringNow(bucketOf("sweep"));
+		info = recurring.find("sweep").orElseThrow();
+		assertThat(info.fired()).isEqualTo(1);
+		assertThat(info.skipped()).isZero();
+		assertThat(info.nextFireTime().toEpochMilli()).isBetween(looked, redisNow() + 1_000);
+
+		// gone: the next one is created, due an hour after
+		assertThat(queue.cancel("sweeps", first.id())).isTrue();
+		setNextTick("sweep", redisNow());
+		long gone = redisNow();
+		queue.fireRecurringNow(bucketOf("sweep"));
+		info = recurring.find("sweep").orElseThrow();
+		assertThat(info.fired()).isEqualTo(2);
+		JobInfo second = queue.find("sweeps", info.lastOccurrenceId()).orElseThrow();
+		assertThat(second.id()).isNotEqualTo(first.id());
+		assertThat(second.dueAt().toEpochMilli()).isBetween(gone + HOUR, redisNow() + HOUR);
+	}
+
+	@Test
+	void aFixedDelayRunsTheDelayAfterThePreviousOccurrenceFinished() throws InterruptedException {
+		RecurringJobs recurring = this.queue.getRecurringJobs();
+		recurring.put(RecurringJob.builder("poll").topic("polls").fixedDelay(Duration.ofSeconds(1)).build());
+		ReservedJob first = await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.queue.reserve("polls", 1, Duration.ofMinutes(1)), (jobs) -> !jobs.isEmpty())
+			.get(0);
+		// the work takes a while: no second occurrence meanwhile
+		Thread.sleep(1_500);
+		assertThat(this.queue.stats().topics().get("polls").delayed()).isZero();
+		assertThat(this.queue.stats().topics().get("polls").ready()).isZero();
+		long finished = redisNow();
+		assertThat(this.queue.finish(first)).isTrue();
+		ReservedJob second = await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.queue.reserve("polls", 1, null), (jobs) -> !jobs.isEmpty())
+			.get(0);
+		recurring.delete("poll");
+		// due the delay after the finish, seen within the look interval (a second)
+		assertThat(second.dueAt().toEpochMilli() - finished).isBetween(1_000L, 2_500L);
+		assertThat(this.queue.finish(second)).isTrue();
+		await().atMost(Duration.ofSeconds(5)).until(() -> {
+			this.queue.reserve("polls", 10, null).forEach(this.queue::finish);
+			var polls = this.queue.stats().topics().get("polls");
+			return polls == null || polls.total() == 0;
+		});
+	}
+
+	@Test
 	void manyInstancesFiringTheSameBucketAtOnceCreateEachTickOnce() throws Exception {
 		RedisDelayQueue queue = manual();
 		List<RedisDelayQueue> instances = List.of(queue, this.queues.start((builder) -> builder.timerEnabled(false)),
