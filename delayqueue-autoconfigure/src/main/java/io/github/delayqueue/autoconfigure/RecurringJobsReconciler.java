@@ -82,8 +82,13 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 			catch (InterruptedException ex) {
 				return;
 			}
-			catch (RuntimeException ex) {
+			catch (DelayQueueConnectionException ex) {
 				logger.debug("Could not put the declared recurring jobs yet: " + ex.getMessage());
+			}
+			catch (RuntimeException ex) {
+				// not a matter of waiting: said once, not retried
+				logger.error("Could not put the declared recurring jobs: " + ex.getMessage(), ex);
+				return;
 			}
 		}
 	}
@@ -94,12 +99,24 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 	 * {@code delayqueue.remove-undeclared-recurring-jobs} is on)
 	 */
 	List<String> reconcile() {
+		List<String> refused = new ArrayList<>();
 		for (RecurringJob job : this.declared.values()) {
-			PutResult result = this.recurringJobs.put(job);
+			PutResult result;
+			try {
+				result = this.recurringJobs.put(job);
+			}
+			catch (IllegalArgumentException ex) {
+				// the others are put all the same
+				refused.add("delayqueue.recurring." + job.getName() + ": " + ex.getMessage());
+				continue;
+			}
 			if (result != PutResult.UNCHANGED && logger.isInfoEnabled()) {
 				logger.info("Recurring job " + job.getName() + " " + result.name().toLowerCase() + ": " + job.getSchedule()
 						+ ", topic " + job.getTopic());
 			}
+		}
+		if (!refused.isEmpty()) {
+			throw new IllegalStateException("Declared recurring job(s) refused: " + String.join("; ", refused));
 		}
 		if (this.declared.isEmpty() && !this.removeUndeclared) {
 			// nothing declared here: leave the definitions of others alone without reading them

@@ -339,7 +339,11 @@ public class DelayQueueHttpApi {
 		if (cron != null) {
 			String zoneId = body.optionalString("zone");
 			ZoneId zone = checked("zone", () -> RecurringSchedule.zone((zoneId != null) ? zoneId : "UTC"));
-			builder.schedule(checked("cron", () -> RecurringSchedule.cron(cron, zone)));
+			RecurringSchedule schedule = checked("cron", () -> RecurringSchedule.cron(cron, zone));
+			if (schedule.next(Instant.now()) == null) {
+				throw HttpApiException.badRequest("cron", "cron '" + cron + "' has no tick after now");
+			}
+			builder.schedule(schedule);
 		}
 		else {
 			if (body.optionalString("zone") != null) {

@@ -109,6 +109,9 @@ final class BucketTimer implements TimerStatus {
 	// touched by the timer thread only
 	private boolean forceFull = true;
 
+	// touched by the timer thread only: whether the last firing of recurring jobs failed
+	private boolean recurringFailing;
+
 	private volatile boolean running;
 
 	private volatile Thread thread;
@@ -558,9 +561,20 @@ final class BucketTimer implements TimerStatus {
 			locked(() -> {
 				this.nextTick[bucket] = Math.min(this.nextTick[bucket], retryAt);
 			});
-			logger.warn("Could not fire the recurring jobs of bucket " + bucket + "; trying again in "
-					+ RECURRING_RETRY_MILLIS + " ms: " + ex.getMessage());
+			// once at WARN until a firing succeeds again (an outage fails every bucket's)
+			if (!this.recurringFailing) {
+				logger.warn("Could not fire the recurring jobs of bucket " + bucket + "; trying again in "
+						+ RECURRING_RETRY_MILLIS + " ms: " + ex.getMessage());
+			}
+			else if (logger.isDebugEnabled()) {
+				logger.debug("Could not fire the recurring jobs of bucket " + bucket + " again", ex);
+			}
+			this.recurringFailing = true;
 			return;
+		}
+		if (this.recurringFailing) {
+			logger.info("Firing recurring jobs again");
+			this.recurringFailing = false;
 		}
 		if (step.redisMillis() >= 0) {
 			this.clock.update(step.redisMillis());

@@ -92,10 +92,12 @@ final class RecurringFiring {
 	}
 
 	/**
-	 * The seven script arguments of one occurrence.
+	 * The script arguments of one occurrence: seven for a firing (the last, the tick it stands
+	 * for, is the latest of the ticks it covers), five for a trigger.
 	 */
-	void addOccurrence(List<Object> arguments, RecurringJob job, long tickMillis, long dueMillis, boolean trigger) {
-		String id = occurrenceId(job, tickMillis, trigger);
+	void addOccurrence(List<Object> arguments, RecurringJob job, long idTickMillis, long dueMillis, long tickMillis,
+			boolean trigger) {
+		String id = occurrenceId(job, idTickMillis, trigger);
 		arguments.add(KeySpace.jobKey(job.getTopic(), id));
 		arguments.add(job.getTopic());
 		arguments.add(StoredPayload.encode(job.getHeaders(), job.getPayload()));
@@ -129,12 +131,17 @@ final class RecurringFiring {
 		arguments.add("fire");
 		List<Plan> plans = new ArrayList<>();
 		Budget budget = new Budget();
+		long[] counted = { 0 };
 		for (int i = 2; i + 3 < due.size(); i += 4) {
 			String name = Replies.asString(due.get(i));
 			byte[] value = Replies.asBytes(due.get(i + 1));
 			long tick = Replies.asLong(due.get(i + 2));
 			String lastState = Replies.asString(due.get(i + 3));
-			Plan plan = plan(name, value, tick, now, lastState);
+			if (!plans.isEmpty() && counted[0] >= TICK_LIMIT) {
+				// enough ticks counted for one call: the rest stay due
+				break;
+			}
+			Plan plan = plan(name, value, tick, now, lastState, counted);
 			if (!plans.isEmpty() && !budget.fits(plan)) {
 				// it stays due, for the next call
 				break;
@@ -150,7 +157,7 @@ final class RecurringFiring {
 			arguments.add(plan.misfired);
 			arguments.add(plan.occurrences.size());
 			for (long[] occurrence : plan.occurrences) {
-				addOccurrence(arguments, plan.job, occurrence[0], occurrence[1], false);
+				addOccurrence(arguments, plan.job, occurrence[0], occurrence[1], occurrence[2], false);
 			}
 		}
 		List<Object> reply = Replies.list(this.scripts.recurring(bucket, arguments.toArray()));
@@ -208,7 +215,7 @@ final class RecurringFiring {
 	 * on (logged); one whose header cannot be read either is left to the script, which takes
 	 * it out of the due set.
 	 */
-	private Plan plan(String name, byte[] value, long tick, long now, String lastState) {
+	private Plan plan(String name, byte[] value, long tick, long now, String lastState, long[] counted) {
 		RecurringRecord record;
 		try {
 			record = RecurringRecord.decode(name, value);
@@ -233,22 +240,24 @@ final class RecurringFiring {
 		long size = Math.max(1, StoredPayload.size(job.getHeaders(), job.getPayload()));
 		int cap = (int) Math.max(1, Math.min(Math.min(job.getMaxCatchUp(), MAX_OCCURRENCES), MAX_BYTES / size));
 		Ticks ticks = Ticks.between(schedule, tick, now, now - job.getMisfireThreshold().toMillis(), cap);
+		counted[0] += ticks.iterations;
 		long misfired = ticks.late;
 		List<long[]> occurrences = new ArrayList<>();
 		List<Long> recent = ticks.recent;
 		int onTime = ticks.onTime;
 		if (ticks.late == 0 || job.getMisfirePolicy() == MisfirePolicy.FIRE_ALL) {
 			// on time, or every missed tick: the most recent ones, at most cap
-			recent.forEach((t) -> occurrences.add(new long[] { t, t }));
+			recent.forEach((t) -> occurrences.add(new long[] { t, t, t }));
 		}
 		else if (job.getMisfirePolicy() == MisfirePolicy.FIRE_ONCE) {
-			// one occurrence, due now, named after the first tick it stands for
-			occurrences.add(new long[] { tick, now });
+			// one occurrence, due now, named after the first tick it stands for, recorded as the
+			// last (none of them is fired again)
+			occurrences.add(new long[] { tick, now, recent.get(recent.size() - 1) });
 		}
 		else {
 			// SKIP: the late ticks create nothing; the most recent of those still on time do
 			recent.subList(Math.max(0, recent.size() - onTime), recent.size())
-				.forEach((t) -> occurrences.add(new long[] { t, t }));
+				.forEach((t) -> occurrences.add(new long[] { t, t, t }));
 		}
 		if (job.getOverlapPolicy() == OverlapPolicy.SKIP && occurrences.size() > 1) {
 			// at most one at a time: the newest
@@ -274,7 +283,7 @@ final class RecurringFiring {
 		}
 		long due = now + delay;
 		long size = Math.max(1, StoredPayload.size(job.getHeaders(), job.getPayload()));
-		return new Plan(name, job, record.gen(), due, true, 0, 0, List.of(new long[] { due, due }), size);
+		return new Plan(name, job, record.gen(), due, true, 0, 0, List.of(new long[] { due, due, due }), size);
 	}
 
 	/**
@@ -298,38 +307,46 @@ final class RecurringFiring {
 	}
 
 	/**
-	 * The ticks of a schedule from one tick up to now: how many there are (counted one by one
-	 * up to {@value #TICK_LIMIT}, and then only near now), how many of them are late, and the
-	 * most recent of them (at most a cap), oldest first.
+	 * The ticks of a schedule from one tick up to now: how many there are, how many of them are
+	 * late, and the most recent of them (at most a cap), oldest first. A fixed rate's are
+	 * worked out; a cron schedule's are counted one by one up to {@value #TICK_LIMIT}, and
+	 * then only near now (those between are not counted).
 	 *
 	 * @param total the ticks counted
 	 * @param late those before the misfire threshold
 	 * @param onTime how many of recent are on time
 	 * @param recent the most recent ticks
+	 * @param iterations the schedule's ticks worked out one by one
 	 */
-	private record Ticks(long total, long late, int onTime, List<Long> recent) {
+	record Ticks(long total, long late, int onTime, List<Long> recent, long iterations) {
 
 		static Ticks between(RecurringSchedule schedule, long first, long now, long lateBefore, int cap) {
+			if (schedule.getPeriod() != null) {
+				return fixedRate(schedule.getPeriod().toMillis(), first, now, lateBefore, cap);
+			}
 			ArrayDeque<Long> recent = new ArrayDeque<>(cap);
 			long total = 0;
 			long late = 0;
-			boolean jumped = false;
+			long iterations = 0;
 			long t = first;
 			while (t <= now) {
-				if (total == TICK_LIMIT && !jumped) {
-					// too many to count one by one (those skipped here are not counted): the most
-					// recent ones are found from shortly before now, twice the stretch that the
-					// last cap ticks took
-					jumped = true;
-					long span = recent.isEmpty() ? 0 : recent.peekLast() - recent.peekFirst();
-					Instant restart = schedule.next(Instant.ofEpochMilli(Math.max(t, now - 2 * span - 1) - 1));
-					recent.clear();
-					if (restart == null) {
-						break;
+				if (iterations == TICK_LIMIT) {
+					// too many to count one by one: the most recent ones are looked for in a
+					// stretch before now that doubles until it holds cap ticks (those between are
+					// not counted)
+					Ticks tail = tail(schedule, t, now, lateBefore, cap);
+					for (long tick : tail.recent) {
+						if (recent.size() == cap) {
+							recent.pollFirst();
+						}
+						recent.addLast(tick);
 					}
-					t = restart.toEpochMilli();
-					continue;
+					total += tail.total;
+					late += tail.late;
+					iterations += tail.iterations;
+					break;
 				}
+				iterations++;
 				total++;
 				if (t < lateBefore) {
 					late++;
@@ -346,7 +363,59 @@ final class RecurringFiring {
 			}
 			List<Long> list = new ArrayList<>(recent);
 			int onTime = (int) list.stream().filter((tick) -> tick >= lateBefore).count();
-			return new Ticks(total, late, onTime, list);
+			return new Ticks(total, late, onTime, list, iterations);
+		}
+
+		/**
+		 * The ticks of a stretch before now that holds cap of them (or reaches back to from):
+		 * stretches of 1 s, 2 s, 4 s ... back from now.
+		 */
+		private static Ticks tail(RecurringSchedule schedule, long from, long now, long lateBefore, int cap) {
+			long iterations = 0;
+			for (long stretch = 1_000;; stretch *= 2) {
+				long start = Math.max(from, now - stretch);
+				ArrayDeque<Long> found = new ArrayDeque<>(cap);
+				long total = 0;
+				long late = 0;
+				Instant tick = schedule.next(Instant.ofEpochMilli(start - 1));
+				while (tick != null && tick.toEpochMilli() <= now && iterations < TICK_LIMIT) {
+					iterations++;
+					total++;
+					if (tick.toEpochMilli() < lateBefore) {
+						late++;
+					}
+					if (found.size() == cap) {
+						found.pollFirst();
+					}
+					found.addLast(tick.toEpochMilli());
+					tick = schedule.next(tick);
+				}
+				if (found.size() >= cap || start == from || iterations >= TICK_LIMIT) {
+					return new Ticks(total, late, 0, new ArrayList<>(found), iterations);
+				}
+			}
+		}
+
+		/**
+		 * A fixed rate's ticks: the first, then the multiples of the period after it.
+		 */
+		private static Ticks fixedRate(long period, long first, long now, long lateBefore, int cap) {
+			long aligned = Math.floorDiv(first, period) * period + period;
+			long more = (aligned <= now) ? Math.floorDiv(now - aligned, period) + 1 : 0;
+			long total = 1 + more;
+			long late = (first < lateBefore) ? 1 : 0;
+			if (more > 0 && lateBefore > aligned) {
+				late += Math.min(more, Math.floorDiv(lateBefore - aligned - 1, period) + 1);
+			}
+			List<Long> recent = new ArrayList<>();
+			if (more < cap) {
+				recent.add(first);
+			}
+			for (long k = Math.max(0, more - cap); k < more; k++) {
+				recent.add(aligned + k * period);
+			}
+			int onTime = (int) recent.stream().filter((tick) -> tick >= lateBefore).count();
+			return new Ticks(total, late, onTime, recent, 0);
 		}
 
 	}
@@ -362,7 +431,8 @@ final class RecurringFiring {
 	 * @param overlap whether a tick is skipped while the last occurrence still exists
 	 * @param skipped ticks that create nothing
 	 * @param misfired ticks that came late
-	 * @param occurrences the occurrences: tick and due time, in ms
+	 * @param occurrences the occurrences: the tick its id names, its due time and the tick it is
+	 * recorded as (the latest it stands for), in ms
 	 * @param bytes their payload bytes (with headers) in all
 	 */
 	private record Plan(String name, RecurringJob job, long gen, long nextTick, boolean overlap, long skipped,

@@ -37,6 +37,9 @@ final class RedisRecurringJobs implements RecurringJobs {
 	/** How often a write whose time-dependent argument went stale is worked out again. */
 	private static final int MAX_ATTEMPTS = 5;
 
+	/** The next tick that {@code recurring.lua} takes as right after its own now. */
+	private static final long RIGHT_AFTER_NOW = -2;
+
 	RedisRecurringJobs(QueueScripts scripts, KeySpace keys, RecurringFiring firing, Wakeups wakeups,
 			long maxPayloadSize) {
 		this.scripts = scripts;
@@ -62,7 +65,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 		long now = Replies.asLong(Replies.list(this.scripts.recurring(bucket, "get", job.getName())).get(0));
 		for (int attempt = 0;; attempt++) {
 			long next = nextTick(job, now);
-			if (next < 0) {
+			if (next == -1) {
 				throw new IllegalArgumentException("schedule " + job.getSchedule() + " of recurring job '" + job.getName()
 						+ "' has no tick after " + Instant.ofEpochMilli(now));
 			}
@@ -72,6 +75,9 @@ final class RedisRecurringJobs implements RecurringJobs {
 				// the tick worked out came before the script ran: again from its time
 				now = Replies.asLong(reply.get(0));
 				continue;
+			}
+			if (next == RIGHT_AFTER_NOW) {
+				next = Replies.asLong(reply.get(0)) + 1;
 			}
 			PutResult result = switch (answer) {
 				case 1 -> PutResult.CREATED;
@@ -87,7 +93,15 @@ final class RedisRecurringJobs implements RecurringJobs {
 		}
 	}
 
+	/**
+	 * The first tick after now: -1 for none; {@link #RIGHT_AFTER_NOW} for a fixed delay, whose
+	 * first look is right after the script's own now (a time read by an earlier call would
+	 * have passed).
+	 */
 	private static long nextTick(RecurringJob job, long now) {
+		if (job.getSchedule().getDelay() != null) {
+			return RIGHT_AFTER_NOW;
+		}
 		Instant next = job.getSchedule().next(Instant.ofEpochMilli(now));
 		return (next != null) ? next.toEpochMilli() : -1;
 	}
@@ -101,25 +115,26 @@ final class RedisRecurringJobs implements RecurringJobs {
 	@Override
 	public boolean resume(String name) {
 		int bucket = this.keys.bucketOfName(RecurringJob.name(name));
-		Optional<Read> read = read(bucket, name);
-		if (read.isEmpty()) {
-			return false;
-		}
-		long now = read.get().now();
 		for (int attempt = 0;; attempt++) {
-			long next = nextTick(read.get().record().job(), now);
-			List<Object> reply = Replies.list(this.scripts.recurring(bucket, "resume", name, next));
+			// the next tick is worked out from the definition as read: the script refuses it when
+			// the definition changed meanwhile, or the tick passed
+			Optional<Read> read = read(bucket, name);
+			if (read.isEmpty()) {
+				return false;
+			}
+			long next = nextTick(read.get().record().job(), read.get().now());
+			List<Object> reply = Replies
+				.list(this.scripts.recurring(bucket, "resume", name, next, read.get().record().gen()));
 			long result = Replies.asLong(reply.get(1));
 			if (result == -2 && attempt < MAX_ATTEMPTS) {
-				now = Replies.asLong(reply.get(0));
 				continue;
 			}
 			if (result == -2) {
-				throw new IllegalStateException("Could not resume recurring job '" + name + "': its next tick passed "
-						+ MAX_ATTEMPTS + " times before it was written");
+				throw new IllegalStateException("Could not resume recurring job '" + name + "': it changed, or its next "
+						+ "tick passed, " + MAX_ATTEMPTS + " times before it was written");
 			}
-			if (result == 1 && next >= 0) {
-				this.wakeups.recurringTick(bucket, next);
+			if (result == 1 && next != -1) {
+				this.wakeups.recurringTick(bucket, (next == RIGHT_AFTER_NOW) ? Replies.asLong(reply.get(0)) + 1 : next);
 			}
 			return result >= 0;
 		}
@@ -128,25 +143,37 @@ final class RedisRecurringJobs implements RecurringJobs {
 	@Override
 	public Optional<String> trigger(String name) {
 		int bucket = this.keys.bucketOfName(RecurringJob.name(name));
-		Optional<Read> read = read(bucket, name);
-		if (read.isEmpty()) {
-			return Optional.empty();
+		for (int attempt = 0;; attempt++) {
+			// the occurrence is made from the definition as read: the script refuses it when the
+			// definition changed meanwhile
+			Optional<Read> read = read(bucket, name);
+			if (read.isEmpty()) {
+				return Optional.empty();
+			}
+			RecurringJob job = read.get().record().job();
+			List<Object> arguments = new ArrayList<>();
+			arguments.add("trigger");
+			arguments.add(name);
+			this.firing.addOccurrence(arguments, job, read.get().now(), read.get().now(), read.get().now(), true);
+			arguments.add(read.get().record().gen());
+			List<Object> reply = Replies.list(this.scripts.recurring(bucket, arguments.toArray()));
+			long result = Replies.asLong(reply.get(1));
+			if (result == -2 && attempt < MAX_ATTEMPTS) {
+				continue;
+			}
+			if (result == -2) {
+				throw new IllegalStateException("Could not trigger recurring job '" + name + "': it changed "
+						+ MAX_ATTEMPTS + " times before the trigger was written");
+			}
+			if (result < 0) {
+				return Optional.empty();
+			}
+			String jobKey = Replies.asString(arguments.get(2));
+			if (result == 1) {
+				this.wakeups.ready(job.getTopic(), bucket);
+			}
+			return Optional.of(jobKey.substring(job.getTopic().length() + 1));
 		}
-		RecurringJob job = read.get().record().job();
-		List<Object> arguments = new ArrayList<>();
-		arguments.add("trigger");
-		arguments.add(name);
-		this.firing.addOccurrence(arguments, job, read.get().now(), read.get().now(), true);
-		List<Object> reply = Replies.list(this.scripts.recurring(bucket, arguments.toArray()));
-		long result = Replies.asLong(reply.get(1));
-		if (result < 0) {
-			return Optional.empty();
-		}
-		String jobKey = Replies.asString(arguments.get(2));
-		if (result == 1) {
-			this.wakeups.ready(job.getTopic(), bucket);
-		}
-		return Optional.of(jobKey.substring(job.getTopic().length() + 1));
 	}
 
 	@Override

@@ -16,8 +16,8 @@
 -- trigger; lastScheduled (-1: none) is the latest tick a firing created an occurrence for: no
 -- firing creates one for that tick or an earlier one again (a delayed put, a clock stepping back).
 -- spec is the caller's text (never read here).
--- Every write that makes a definition the earliest of "recurring-due" is announced on the channel
--- as "c <bucket> <tick ms>", so the bucket's timer wakes for it.
+-- A put or resume that makes a definition the earliest of "recurring-due" is announced on the
+-- channel as "c <bucket> <tick ms>", so the bucket's timer wakes for it.
 local DEFS = P .. 'recurring'
 local DUE = P .. 'recurring-due'
 local DEF_HEADER = '^(%d+),(%d+),([01]),(%d+),(%d+),(%d+),(%-?%d+),(%-?%d+),([^\n]*)\n()'
@@ -57,15 +57,16 @@ local function due_of(name)
   return score and tonumber(score) or -1
 end
 
--- Sets a definition's next tick (-1: none, it leaves the sorted set) and announces it when it
--- became the earliest.
-local function set_due(name, tick)
+-- Sets a definition's next tick (-1: none, it leaves the sorted set) and, when announce is set,
+-- announces it when it became the earliest (a firing needs not: the timer that fires the bucket
+-- learns the bucket's next tick from the reply).
+local function set_due(name, tick, announce)
   if tick < 0 then
     redis.call('ZREM', DUE, name)
     return
   end
   redis.call('ZADD', DUE, num(tick), name)
-  if redis.call('ZRANGE', DUE, 0, 0)[1] == name then
+  if announce and redis.call('ZRANGE', DUE, 0, 0)[1] == name then
     redis.call('PUBLISH', CHANNEL, 'c ' .. BUCKET .. ' ' .. num(tick))
   end
 end
@@ -101,7 +102,8 @@ local function create(jobkey, topic, payload, due, ttr, max)
 end
 
 -- put name spec next: creates a definition, or replaces its spec; an unchanged spec changes
--- nothing. A new or changed definition's next tick is next (-1: none), which must be after now
+-- nothing. A new or changed definition's next tick is next (-1: none; -2: right after now, for a
+-- fixed delay), which must be after now
 -- (the caller worked it out from a time read before: it is asked to again otherwise) -- unless
 -- its current next tick has come and has not been fired yet (instances were down): that tick
 -- stays, and the misfire policy of the new spec handles it. A record not in this format is
@@ -109,6 +111,9 @@ end
 -- version}.
 if op == 'put' then
   local name, spec, next_tick = ARGV[4], ARGV[5], tonumber(ARGV[6])
+  if next_tick == -2 then
+    next_tick = now + 1
+  end
   local record = redis.call('HGET', DEFS, name)
   local d = record and parse_def(record)
   if d and d.spec == spec then
@@ -129,7 +134,7 @@ if op == 'put' then
   d.spec = spec
   write_def(name, d)
   if d.paused == '0' and not (current >= 0 and current <= now) then
-    set_due(name, next_tick)
+    set_due(name, next_tick, true)
   end
   return { now, result, d.version }
 end
@@ -197,8 +202,8 @@ end
 -- is not created (it was, by an earlier firing), and a duplicate is impossible anyway (HSETNX).
 -- Returns {now, next tick of the bucket (-1: none), number of topics that got READY jobs k,
 -- topic 1 .. topic k, then for each definition a letter and how many occurrences it created}:
--- f fired, k skipped (the last occurrence still runs), g gone, s changed (gen or tick), p paused
--- (it leaves the due set), e early (its tick has not come by Redis's clock), u a record not in
+-- f fired, k skipped (the last occurrence still runs), g gone (an entry without a definition
+-- leaves the due set), s changed (gen or tick), p paused (it leaves the due set), e early (its tick has not come by Redis's clock), u a record not in
 -- this format (it leaves the due set until it is put again).
 if op == 'fire' then
   -- reads and checks first: the arguments' layout, then each definition
@@ -206,12 +211,14 @@ if op == 'fire' then
   local i = 4
   while i <= #ARGV do
     local n = tonumber(ARGV[i + 7])
-    if not n or i + 7 + 7 * n > #ARGV or not tonumber(ARGV[i + 1]) or not tonumber(ARGV[i + 2])
-        or not tonumber(ARGV[i + 3]) or not tonumber(ARGV[i + 5]) or not tonumber(ARGV[i + 6]) then
+    if not n or n < 0 or n ~= math.floor(n) or i + 7 + 7 * n > #ARGV or not tonumber(ARGV[i + 1])
+        or not tonumber(ARGV[i + 2]) or not tonumber(ARGV[i + 3]) or not tonumber(ARGV[i + 5])
+        or not tonumber(ARGV[i + 6]) then
       error('delayqueue: malformed fire arguments at ' .. i)
     end
     for o = i + 8, i + 8 + 7 * (n - 1), 7 do
-      if not tonumber(ARGV[o + 3]) or not tonumber(ARGV[o + 4]) or not tonumber(ARGV[o + 6]) then
+      if not tonumber(ARGV[o + 3]) or not tonumber(ARGV[o + 4]) or not string.match(ARGV[o + 5], '^%d+$')
+          or not tonumber(ARGV[o + 6]) then
         error('delayqueue: malformed fire occurrence at ' .. o)
       end
     end
@@ -252,7 +259,10 @@ if op == 'fire' then
       local after = d.last_scheduled
       for o = plan.first, plan.first + 7 * (plan.n - 1), 7 do
         local tick = tonumber(ARGV[o + 6])
-        if tick > after then
+        if tick <= after then
+          -- fired before (a put delayed in flight, Redis's clock stepping back)
+          misses = misses + 1
+        else
           local made, topic = create(ARGV[o], ARGV[o + 1], ARGV[o + 2], tonumber(ARGV[o + 3]), ARGV[o + 4], ARGV[o + 5])
           created = created + made
           if made == 0 then
@@ -275,10 +285,13 @@ if op == 'fire' then
       d.skipped = d.skipped + plan.skipped + plan.n
       d.misfired = d.misfired + plan.misfired
     end
-    if plan.result == 'f' or plan.result == 'k' then
+    if plan.result == 'f' and plan.n == 0 and plan.skipped == 0 and plan.misfired == 0 then
+      -- a fixed delay that looks whether its occurrence left: only its next look changes
+      set_due(plan.name, plan.next_tick, false)
+    elseif plan.result == 'f' or plan.result == 'k' then
       write_def(plan.name, d)
-      set_due(plan.name, plan.next_tick)
-    elseif plan.result == 'p' or plan.result == 'u' then
+      set_due(plan.name, plan.next_tick, false)
+    elseif plan.result == 'p' or plan.result == 'u' or plan.result == 'g' then
       redis.call('ZREM', DUE, plan.name)
     end
     results[#results + 1] = plan.result
@@ -294,13 +307,17 @@ if op == 'fire' then
   return reply
 end
 
--- trigger name, then one occurrence: job key, topic, payload, ttr ms, max attempts. Creates it
--- due now, paused or not; the schedule is unchanged. Returns {now, 1 created | 0 a job with
--- that key exists | -1 no such definition}.
+-- trigger name, then one occurrence: job key, topic, payload, ttr ms, max attempts, then the
+-- gen of the definition it was made from. Creates it due now, paused or not; the schedule is
+-- unchanged. Returns {now, 1 created | 0 a job with that key exists | -1 no such definition |
+-- -2 the definition changed: the caller makes it again}.
 if op == 'trigger' then
   local d = read_def(ARGV[4])
   if not d then
     return { now, -1 }
+  end
+  if tonumber(ARGV[10]) ~= d.gen then
+    return { now, -2 }
   end
   local made = create(ARGV[5], ARGV[6], ARGV[7], now, ARGV[8], ARGV[9])
   if made == 1 then
@@ -327,10 +344,11 @@ if op == 'pause' then
   return { now, 1 }
 end
 
--- resume name next: the ticks while it was paused are not fired; next is its first tick after
--- now (-1: none), which must be after now (the caller is asked to work it out again otherwise).
--- Returns {now, 1} when it was paused, 0 running already, -1 no such definition, -2 next is not
--- after now.
+-- resume name next gen: the ticks while it was paused are not fired; next is its first tick
+-- after now (-1: none; -2: right after now, for a fixed delay), worked out from the definition
+-- of gen: when next is not after now, or the definition changed, the caller is asked to work it
+-- out again. Returns {now, 1} when it was paused, 0 running already, -1 no such definition, -2
+-- asked again.
 if op == 'resume' then
   local d = read_def(ARGV[4])
   if not d then
@@ -340,12 +358,15 @@ if op == 'resume' then
     return { now, 0 }
   end
   local next_tick = tonumber(ARGV[5])
-  if next_tick >= 0 and next_tick <= now then
+  if next_tick == -2 then
+    next_tick = now + 1
+  end
+  if next_tick >= 0 and next_tick <= now or tonumber(ARGV[6]) ~= d.gen then
     return { now, -2 }
   end
   d.paused = '0'
   write_def(ARGV[4], d)
-  set_due(ARGV[4], next_tick)
+  set_due(ARGV[4], next_tick, true)
   return { now, 1 }
 end
 

@@ -26,6 +26,7 @@ import io.github.delayqueue.recurring.PutResult;
 import io.github.delayqueue.recurring.RecurringJob;
 import io.github.delayqueue.recurring.RecurringJobInfo;
 import io.github.delayqueue.recurring.RecurringJobs;
+import io.github.delayqueue.recurring.RecurringSchedule;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -176,7 +177,8 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 		assertThat(info.fired()).isEqualTo(1);
 		assertThat(info.skipped()).isEqualTo(5);
 		assertThat(info.misfired()).isEqualTo(6);
-		assertThat(info.lastFireTime()).isEqualTo(Instant.ofEpochMilli(first));
+		// the latest tick it stands for
+		assertThat(info.lastFireTime()).isEqualTo(Instant.ofEpochMilli(first + 5 * HOUR));
 		assertThat(info.lastOccurrenceId()).isEqualTo(made.get(0).id());
 		assertThat(info.lastOccurrenceState()).isEqualTo(JobState.READY);
 		assertThat(info.nextFireTime()).isEqualTo(Instant.ofEpochMilli((now / HOUR + 1) * HOUR));
@@ -513,6 +515,63 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 			var polls = this.queue.stats().topics().get("polls");
 			return polls == null || polls.total() == 0;
 		});
+	}
+
+	@Test
+	void aFireOnceOccurrenceStandsForEveryTickItCovers() {
+		RedisDelayQueue queue = manual();
+		queue.getRecurringJobs().put(hourly("covered").misfireThreshold(Duration.ofMillis(1)).build());
+		long first = (redisNow() / HOUR - 5) * HOUR;
+		setNextTick("covered", first);
+		queue.fireRecurringNow(bucketOf("covered"));
+		// none of the ticks it stood for is fired again, however the schedule comes back to them
+		setNextTick("covered", first + 3 * HOUR);
+		queue.fireRecurringNow(bucketOf("covered"));
+		RecurringJobInfo info = queue.getRecurringJobs().find("covered").orElseThrow();
+		assertThat(info.fired()).isEqualTo(1);
+		assertThat(info.lastFireTime()).isEqualTo(Instant.ofEpochMilli(first + 5 * HOUR));
+	}
+
+	@Test
+	void aDueEntryWithoutADefinitionIsDropped() {
+		RedisDelayQueue queue = manual();
+		queue.getRecurringJobs().put(hourly("real").build());
+		setNextTick("ghost", redisNow() - 1_000);
+		// the ghost shares no bucket with "real" necessarily: fire the ghost's own bucket
+		assertThat(queue.fireRecurringNow(bucketOf("ghost"))).isEmpty();
+		String key = "{" + this.queues.namespace + ":" + bucketOf("ghost") + "}:recurring-due";
+		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
+			assertThat(connection.zSetCommands().zScore(key.getBytes(StandardCharsets.UTF_8),
+					"ghost".getBytes(StandardCharsets.UTF_8))).isNull();
+		}
+	}
+
+	@Test
+	void aCronCatchUpBeyondTheCountingLimitStillFindsTheMostRecentTicks() {
+		RecurringSchedule everySecond = RecurringSchedule.cron("* * * * * *", "UTC");
+		long now = 1_800_000_000_000L;
+		long first = now - 200_000_000L;
+		RecurringFiring.Ticks ticks = RecurringFiring.Ticks.between(everySecond, first, now, now - 10_000, 1);
+		assertThat(ticks.recent()).containsExactly(now);
+		ticks = RecurringFiring.Ticks.between(everySecond, first, now, now - 10_000, 3);
+		assertThat(ticks.recent()).containsExactly(now - 2_000, now - 1_000, now);
+		// counted one by one up to the limit; those skipped by the jump are not counted
+		assertThat(ticks.late()).isEqualTo(100_000);
+		// office hours only: the last ticks are those of the evening before
+		RecurringSchedule officeHours = RecurringSchedule.cron("* * 9-16 * * *", "UTC");
+		long evening = Instant.parse("2027-03-10T20:00:00Z").toEpochMilli();
+		ticks = RecurringFiring.Ticks.between(officeHours, evening - 30L * 24 * HOUR, evening, evening - 10_000, 2);
+		assertThat(ticks.recent()).hasSize(2)
+			.last()
+			.isEqualTo(Instant.parse("2027-03-10T16:59:59Z").toEpochMilli());
+		// a fixed rate's are worked out
+		RecurringSchedule everyMinute = RecurringSchedule.every(Duration.ofMinutes(1));
+		ticks = RecurringFiring.Ticks.between(everyMinute, now - 600_000 - 1, now, now - 120_000, 3);
+		// the first (off the grid), then the 11 multiples of a minute up to now
+		assertThat(ticks.total()).isEqualTo(12);
+		assertThat(ticks.recent()).containsExactly(now - 120_000, now - 60_000, now);
+		assertThat(ticks.late()).isEqualTo(10);
+		assertThat(ticks.onTime()).isEqualTo(3);
 	}
 
 	@Test
