@@ -1,6 +1,7 @@
 package io.github.delayqueue.model;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -14,10 +15,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.ToLongFunction;
 
 import io.github.delayqueue.core.OnDuplicate;
 import io.github.delayqueue.core.ScheduleRequest;
+import io.github.delayqueue.recurring.PutResult;
+import io.github.delayqueue.recurring.RecurringJob;
 
 /**
  * A plain Java model of a delay queue namespace: per bucket the job records, the ready lists
@@ -31,6 +35,12 @@ import io.github.delayqueue.core.ScheduleRequest;
  * call, and learned exactly from the first reply that shows it. The model needs exact times
  * only where they order jobs (due times and deadlines of promoted jobs, times of death), and
  * the driver makes sure it has them there.
+ *
+ * <p>
+ * Recurring jobs are modelled just enough to say which occurrences they create: which
+ * definitions exist (each in its bucket), their spec, whether paused, their next tick, the last
+ * tick a firing scheduled, and what {@code RecurringJobInfo} shows of them. An occurrence is an
+ * ordinary job, created like a schedule with {@link OnDuplicate#KEEP}.
  */
 final class QueueModel {
 
@@ -55,6 +65,9 @@ final class QueueModel {
 	final int defaultMaxAttempts;
 
 	final Bucket[] bucket;
+
+	/** The recurring definitions, by name. */
+	final Map<String, Definition> definitions = new TreeMap<>();
 
 	QueueModel(int buckets, int batchSize, long defaultTtr, int defaultMaxAttempts) {
 		this.buckets = buckets;
@@ -571,6 +584,204 @@ final class QueueModel {
 
 	static Comparator<Job> order(ToLongFunction<Job> time) {
 		return Comparator.comparingLong(time).thenComparing((job) -> job.key, KEY_ORDER);
+	}
+
+	// ------------------------------------------------------------------ recurring jobs
+
+	/**
+	 * recurring.lua put: a new or changed spec takes the bucket's next token number as its gen;
+	 * its next tick is the schedule's first after now, unless it is paused or its current next
+	 * tick has come (that one stays).
+	 */
+	PutResult putRecurring(int b, RecurringJob job, String spec, Moment now) {
+		Definition d = this.definitions.get(job.getName());
+		if (d != null && d.spec.equals(spec)) {
+			return PutResult.UNCHANGED;
+		}
+		PutResult result = (d != null) ? PutResult.UPDATED : PutResult.CREATED;
+		if (d == null) {
+			d = new Definition(job.getName(), b);
+			this.definitions.put(d.name, d);
+		}
+		this.bucket[b].seq++;
+		d.version++;
+		d.job = job;
+		d.spec = spec;
+		if (!d.paused) {
+			long current = d.nextTick();
+			Set<Long> next = new TreeSet<>();
+			if (current >= 0 && current <= now.hi()) {
+				next.add(current);
+			}
+			if (current < 0 || current > now.lo()) {
+				next.addAll(d.ticksAfter(now));
+			}
+			d.nextTicks = next;
+		}
+		return result;
+	}
+
+	/** recurring.lua pause: false for no such definition. */
+	boolean pauseRecurring(String name) {
+		Definition d = this.definitions.get(name);
+		if (d == null) {
+			return false;
+		}
+		d.paused = true;
+		d.nextTicks = new TreeSet<>(Set.of(-1L));
+		return true;
+	}
+
+	/** recurring.lua resume: a paused one goes on from the schedule's first tick after now. */
+	boolean resumeRecurring(String name, Moment now) {
+		Definition d = this.definitions.get(name);
+		if (d == null) {
+			return false;
+		}
+		if (d.paused) {
+			d.paused = false;
+			d.nextTicks = d.ticksAfter(now);
+		}
+		return true;
+	}
+
+	/** recurring.lua delete: its occurrences stay. */
+	boolean deleteRecurring(String name) {
+		return this.definitions.remove(name) != null;
+	}
+
+	/**
+	 * recurring.lua trigger: an occurrence due now, unless a job with its key exists.
+	 * @return the occurrence created, or null when one with its key was kept
+	 */
+	Job triggerRecurring(Definition d, String id, Moment now) {
+		Time at = new Time(now, 0);
+		Job made = createOccurrence(d, id, at, at);
+		if (made != null) {
+			d.fired++;
+			d.lastTick = at;
+			d.lastKey = made.key;
+		}
+		return made;
+	}
+
+	/**
+	 * recurring.lua fire of one definition whose tick came, with one occurrence (FIRE_ONCE: on
+	 * time, or standing for every tick missed): created unless its tick is not after the last
+	 * one scheduled or a job with its key exists; the schedule goes on after the firing's now.
+	 * @return the occurrence created, or null
+	 */
+	Job fireRecurring(Definition d, long tick, String id, Time due, Time created, Moment now) {
+		Job made = null;
+		if (tick > d.lastScheduled) {
+			made = createOccurrence(d, id, due, created);
+			if (made != null) {
+				d.fired++;
+				d.lastTick = Time.at(tick);
+				d.lastKey = made.key;
+			}
+			d.lastScheduled = tick;
+		}
+		d.nextTicks = d.ticksAfter(now);
+		return made;
+	}
+
+	/**
+	 * create in recurring.lua: an ordinary job, none when its key exists (HSETNX); READY, as
+	 * every occurrence the model sees is due by the script's now (a tick that came, or now).
+	 */
+	private Job createOccurrence(Definition d, String id, Time due, Time created) {
+		RecurringJob spec = d.job;
+		Bucket bucket = this.bucket[d.bucket];
+		String key = key(spec.getTopic(), id);
+		if (bucket.jobs.containsKey(key)) {
+			return null;
+		}
+		long ttr = (spec.getTtr() != null) ? spec.getTtr().toMillis() : this.defaultTtr;
+		Job job = new Job(spec.getTopic(), id, spec.getPayload(), spec.getHeaders(), ttr, created);
+		job.state = 'R';
+		job.max = (spec.getMaxAttempts() != null) ? spec.getMaxAttempts() : this.defaultMaxAttempts;
+		job.due = due;
+		bucket.jobs.put(key, job);
+		bucket.list(job.topic).addLast(key);
+		return job;
+	}
+
+	/** The definitions of a bucket, by name. */
+	List<Definition> definitions(int b) {
+		return this.definitions.values().stream().filter((d) -> d.bucket == b).toList();
+	}
+
+	/**
+	 * A recurring definition as the model knows it.
+	 */
+	static final class Definition {
+
+		final String name;
+
+		final int bucket;
+
+		RecurringJob job;
+
+		/** What put compares: every field of the definition. */
+		String spec;
+
+		long version;
+
+		boolean paused;
+
+		long fired;
+
+		/** The latest tick a firing scheduled, -1 for none. */
+		long lastScheduled = -1;
+
+		/** The tick of the last occurrence created (a trigger's now), null for none. */
+		Time lastTick;
+
+		/** The job key of the last occurrence created, "" for none. */
+		String lastKey = "";
+
+		/** What its next tick may be (-1: none), one value once learned. */
+		Set<Long> nextTicks = new TreeSet<>(Set.of(-1L));
+
+		Definition(String name, int bucket) {
+			this.name = name;
+			this.bucket = bucket;
+		}
+
+		/** The next tick, -1 for none. */
+		long nextTick() {
+			if (this.nextTicks.size() != 1) {
+				throw new ModelError("the next tick of recurring job " + this.name + " is not known: " + this.nextTicks);
+			}
+			return this.nextTicks.iterator().next();
+		}
+
+		/** The schedule's first tick after a moment, for each time it may be. */
+		Set<Long> ticksAfter(Moment now) {
+			Set<Long> ticks = new TreeSet<>();
+			for (long at : new long[] { now.lo(), now.hi() }) {
+				Instant next = this.job.getSchedule().next(Instant.ofEpochMilli(at));
+				ticks.add((next != null) ? next.toEpochMilli() : -1);
+			}
+			return ticks;
+		}
+
+		/** Learns the next tick, which must be one it may be. */
+		void observeNextTick(long tick) {
+			if (!this.nextTicks.contains(tick)) {
+				throw new ModelDivergence("recurring job " + this.name + " has the next tick " + tick + ", the model says "
+						+ this.nextTicks);
+			}
+			this.nextTicks = new TreeSet<>(Set.of(tick));
+		}
+
+		@Override
+		public String toString() {
+			return this.name + "[v" + this.version + (this.paused ? " paused" : "") + ", fired " + this.fired
+					+ ", next " + this.nextTicks + ", last scheduled " + this.lastScheduled + ", last " + this.lastKey + "]";
+		}
+
 	}
 
 	// ------------------------------------------------------------------ state

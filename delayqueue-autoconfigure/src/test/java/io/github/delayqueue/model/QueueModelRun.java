@@ -3,14 +3,19 @@ package io.github.delayqueue.model;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -22,6 +27,7 @@ import java.util.UUID;
 import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.zip.CRC32;
 
 import io.github.delayqueue.core.DeadJobPage;
 import io.github.delayqueue.core.DelayQueueOperations;
@@ -36,11 +42,18 @@ import io.github.delayqueue.core.RescheduleResult;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleRequest;
 import io.github.delayqueue.core.ScheduleResult;
+import io.github.delayqueue.model.QueueModel.Definition;
 import io.github.delayqueue.model.QueueModel.Job;
 import io.github.delayqueue.model.QueueModel.ModelDivergence;
+import io.github.delayqueue.model.QueueModel.ModelError;
 import io.github.delayqueue.model.QueueModel.Moment;
 import io.github.delayqueue.model.QueueModel.Take;
 import io.github.delayqueue.model.QueueModel.Time;
+import io.github.delayqueue.recurring.MisfirePolicy;
+import io.github.delayqueue.recurring.PutResult;
+import io.github.delayqueue.recurring.RecurringJob;
+import io.github.delayqueue.recurring.RecurringJobInfo;
+import io.github.delayqueue.recurring.RecurringJobs;
 import io.github.delayqueue.redis.RedisDelayQueue;
 import io.github.delayqueue.redis.TimerSteps;
 import io.github.delayqueue.redis.TimerSteps.Promotion;
@@ -67,6 +80,15 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * are ordered as the steps are.
  *
  * <p>
+ * Recurring jobs (a few names, every hour, misfire policy FIRE_ONCE) are put, paused, resumed,
+ * triggered and deleted; a "fire" moves a definition's next tick to a moment just past (as if
+ * it had just come) and fires its bucket as the timer would. Each occurrence created is an
+ * ordinary job of the model from then on, so every comparison below covers it; a tick of the
+ * schedule itself that comes during the run is fired (on time or late) like any other. After
+ * each recurring operation {@code list()} and {@code find} of every name are compared with the
+ * model (version, paused, fired, next tick, last occurrence and its state).
+ *
+ * <p>
  * What is compared when:
  * <ul>
  * <li>every step: the operation's answer with the model's, exactly (created / state / due
@@ -79,7 +101,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * the invariant ({@link QueueInvariant}) every {@code invariantEvery} steps;</li>
  * <li>every {@code deepEvery} steps: every record (state, attempt, limit, TTR, token, times,
  * payload), ready list entry by entry (tombstones included), delayed, reserved and dead
- * index with scores, kept error and token counter, as stored;</li>
+ * index with scores, kept error and token counter, the recurring definitions and their next
+ * ticks, as stored;</li>
  * <li>every {@code statsEvery} steps: {@code stats()} per topic and bucket; every 200 steps
  * {@code repair(false)}, which must find a clean queue; all of them at the end.</li>
  * </ul>
@@ -108,6 +131,20 @@ final class QueueModelRun {
 	private static final int BULK_IDS = 3_000;
 
 	private static final int LOG_SIZE = 40;
+
+	/** Names of recurring jobs. */
+	private static final List<String> RECURRING_NAMES = List.of("r1", "r2", "r3");
+
+	private static final Duration RECURRING_EVERY = Duration.ofHours(1);
+
+	/** How close to a tick of the schedule a fire's own tick may be. */
+	private static final long TICK_MARGIN = 5_000;
+
+	private static final DateTimeFormatter TICK_FORMAT = DateTimeFormatter.ofPattern("uuuuMMdd'T'HHmmss", Locale.ROOT)
+		.withZone(ZoneOffset.UTC);
+
+	private static final Pattern TRIGGER_ID = Pattern
+		.compile("^(.+)@(\\d{8}T\\d{6})(?:\\.(\\d{3}))?Z-trigger(?:~[1-9]\\d*)?$");
 
 	private static final Pattern RECORD = Pattern
 		.compile("^([A-Z])(\\d*),(\\d+),([0-9a-z]+),([0-9a-z]+),(-?[0-9a-z]+),(\\d*)$");
@@ -165,6 +202,9 @@ final class QueueModelRun {
 	private final ArrayDeque<Op> planned = new ArrayDeque<>();
 
 	private String cursorId;
+
+	/** The latest tick a fire used per recurring job name (also across a delete). */
+	private final Map<String, Long> ticksUsed = new HashMap<>();
 
 	QueueModelRun(RedisTestServer server, Settings settings) {
 		this.server = server;
@@ -383,6 +423,24 @@ final class QueueModelRun {
 		}
 		if (op instanceof DeadPage page) {
 			return deadPage(page);
+		}
+		if (op instanceof PutRecurring put) {
+			return putRecurring(put);
+		}
+		if (op instanceof FireRecurring fire) {
+			return fireRecurring(fire);
+		}
+		if (op instanceof TriggerRecurring trigger) {
+			return triggerRecurring(trigger);
+		}
+		if (op instanceof PauseRecurring pause) {
+			return pauseRecurring(pause);
+		}
+		if (op instanceof ResumeRecurring resume) {
+			return resumeRecurring(resume);
+		}
+		if (op instanceof DeleteRecurring delete) {
+			return deleteRecurring(delete);
 		}
 		if (op instanceof Stats) {
 			compareStats();
@@ -847,6 +905,318 @@ final class QueueModelRun {
 		return page.jobs().size() + " of " + page.total() + (resume ? " (resumed)" : "");
 	}
 
+	// ------------------------------------------------------------------ recurring jobs
+
+	private String putRecurring(PutRecurring op) {
+		RecurringJob job = op.job();
+		int b = bucketOfName(job.getName());
+		long start = startCalls();
+		PutResult result = this.queue.getRecurringJobs().put(job);
+		Moment now = endCalls(start);
+		PutResult expected = this.model.putRecurring(b, job, spec(job), now);
+		check(result == expected, "put of recurring job " + job.getName() + " answered " + result
+				+ ", the model says " + expected);
+		compareRecurring();
+		return result.toString();
+	}
+
+	private String pauseRecurring(PauseRecurring op) {
+		long start = startCalls();
+		boolean paused = this.queue.getRecurringJobs().pause(op.name());
+		endCalls(start);
+		boolean expected = this.model.pauseRecurring(op.name());
+		check(paused == expected, "pause of recurring job " + op.name() + " answered " + paused + ", the model says "
+				+ expected);
+		compareRecurring();
+		return String.valueOf(paused);
+	}
+
+	private String resumeRecurring(ResumeRecurring op) {
+		long start = startCalls();
+		boolean resumed = this.queue.getRecurringJobs().resume(op.name());
+		Moment now = endCalls(start);
+		boolean expected = this.model.resumeRecurring(op.name(), now);
+		check(resumed == expected, "resume of recurring job " + op.name() + " answered " + resumed
+				+ ", the model says " + expected);
+		compareRecurring();
+		return String.valueOf(resumed);
+	}
+
+	private String deleteRecurring(DeleteRecurring op) {
+		long start = startCalls();
+		boolean deleted = this.queue.getRecurringJobs().delete(op.name());
+		endCalls(start);
+		boolean expected = this.model.deleteRecurring(op.name());
+		check(deleted == expected, "delete of recurring job " + op.name() + " answered " + deleted
+				+ ", the model says " + expected);
+		compareRecurring();
+		return String.valueOf(deleted);
+	}
+
+	private String triggerRecurring(TriggerRecurring op) {
+		String name = op.name();
+		long start = startCalls();
+		Optional<String> id = this.queue.getRecurringJobs().trigger(name);
+		Moment now = endCalls(start);
+		Definition d = this.model.definitions.get(name);
+		check(id.isPresent() == (d != null), "trigger of recurring job " + name + " answered " + id
+				+ ", the model says " + ((d != null) ? "an occurrence" : "none"));
+		if (d == null) {
+			compareRecurring();
+			return "none";
+		}
+		// the id names the time the definition was read, within the call
+		Matcher parts = TRIGGER_ID.matcher(id.get());
+		check(parts.matches() && parts.group(1).equals(name), "trigger of " + name + " answered the id " + id.get());
+		long tick = LocalDateTime.parse(parts.group(2), TICK_FORMAT).toInstant(ZoneOffset.UTC).toEpochMilli()
+				+ ((parts.group(3) != null) ? Integer.parseInt(parts.group(3)) : 0);
+		check(tick >= now.lo() && tick <= now.hi(), "trigger of " + name + " answered the id " + id.get()
+				+ ", whose time " + tick + " is outside the call's " + now);
+		String expectedId = occurrenceId(d, tick, true);
+		check(expectedId.equals(id.get()), "trigger of " + name + " answered the id " + id.get()
+				+ ", the model says " + expectedId);
+		Job made = this.model.triggerRecurring(d, id.get(), now);
+		String key = QueueModel.key(d.job.getTopic(), id.get());
+		this.touched.add(key);
+		count((made != null) ? "occurrences triggered" : "triggers that kept a job", 1);
+		compareRecurring();
+		return key + ((made != null) ? " created" : " kept");
+	}
+
+	/**
+	 * Moves the definition's next tick to one that just came (when it exists and runs), and
+	 * fires its bucket: every definition of the bucket whose tick came fires.
+	 */
+	private String fireRecurring(FireRecurring op) {
+		String name = op.name();
+		int b = bucketOfName(name);
+		Definition target = this.model.definitions.get(name);
+		StringBuilder outcome = new StringBuilder();
+		if (target != null && !target.paused) {
+			long tick = fireTick(op, target);
+			this.redis.call("ZADD", prefix(b) + "recurring-due", String.valueOf(tick), name);
+			target.nextTicks = new TreeSet<>(Set.of(tick));
+			outcome.append(name).append(" due at ").append(tick).append("; ");
+		}
+		long start = startCalls();
+		List<String> topics = TimerSteps.fireRecurring(this.queue, b);
+		Moment window = endCalls(start);
+		// the definitions whose tick came: by the time the firing read them (a tick within the
+		// call shows in the next tick: a definition fired has moved on)
+		List<Definition> due = new ArrayList<>();
+		Map<String, Long> ticks = new HashMap<>();
+		for (Definition d : this.model.definitions(b)) {
+			long tick = d.paused ? -1 : d.nextTick();
+			if (tick < 0 || tick > window.hi()) {
+				continue;
+			}
+			if (tick > window.lo()) {
+				count("ticks that came during a firing", 1);
+				Optional<RecurringJobInfo> info = this.queue.getRecurringJobs().find(d.name);
+				check(info.isPresent(), "recurring job " + d.name + " is gone after a firing");
+				if (millisOrMinusOne(info.get().nextFireTime()) == tick) {
+					continue;
+				}
+			}
+			due.add(d);
+			ticks.put(d.name, tick);
+		}
+		due.sort(Comparator.comparingLong((Definition d) -> ticks.get(d.name))
+			.thenComparing((d) -> d.name, QueueModel.KEY_ORDER));
+		// the firing reads the due definitions at one time (a late tick's occurrence is due
+		// then), and creates the occurrences at another
+		Moment dueNow = copy(window);
+		Moment fireNow = copy(window);
+		List<String> expectedTopics = new ArrayList<>();
+		for (Definition d : due) {
+			long tick = ticks.get(d.name);
+			RecurringJob job = d.job;
+			if (job.getMisfirePolicy() != MisfirePolicy.FIRE_ONCE) {
+				throw new ModelError("the model knows the misfire policy FIRE_ONCE only, " + d.name + " has "
+						+ job.getMisfirePolicy());
+			}
+			long threshold = job.getMisfireThreshold().toMillis();
+			boolean late = tick < dueNow.lo() - threshold;
+			boolean onTime = tick >= dueNow.hi() - threshold;
+			if (!late && nextTick(job, tick) <= dueNow.hi()) {
+				throw new ModelError("recurring job " + d.name + " may have more than one tick on time from " + tick
+						+ " to " + dueNow + ": the generator must not ask that");
+			}
+			String id = occurrenceId(d, tick, false);
+			String key = QueueModel.key(job.getTopic(), id);
+			boolean creates = tick > d.lastScheduled && this.model.find(b, key) == null;
+			if (creates && !late && !onTime) {
+				// fired at the misfire threshold: the occurrence's due time tells which side
+				Optional<JobInfo> made = this.queue.find(job.getTopic(), id);
+				check(made.isPresent(), "recurring job " + d.name + " fired its tick " + tick + " but its occurrence "
+						+ key + " is not there");
+				long dueAt = made.get().dueAt().toEpochMilli();
+				late = dueAt != tick;
+				check(!late || dueAt > tick + threshold, "the occurrence " + key + " of a tick on time is due at "
+						+ dueAt);
+				count("ticks fired at the misfire threshold", 1);
+			}
+			Time dueAt = late ? new Time(dueNow, 0) : Time.at(tick);
+			Job made = this.model.fireRecurring(d, tick, id, dueAt, new Time(fireNow, 0), dueNow);
+			this.ticksUsed.merge(d.name, tick, Math::max);
+			count(late ? "ticks fired late" : "ticks fired on time", 1);
+			if (made != null) {
+				this.touched.add(key);
+				if (!expectedTopics.contains(job.getTopic())) {
+					expectedTopics.add(job.getTopic());
+				}
+				count("occurrences fired", 1);
+			}
+			else {
+				count("ticks that created nothing", 1);
+			}
+			outcome.append(d.name).append('@').append(tick).append((made != null) ? " created " + key : " nothing")
+				.append(late ? " (late)" : "").append("; ");
+		}
+		check(topics.equals(expectedTopics), "the firing of bucket " + b + " answered the topics " + topics
+				+ ", the model says " + expectedTopics);
+		compareRecurring();
+		return (outcome.length() > 0) ? outcome.toString() : "nothing due";
+	}
+
+	/**
+	 * A tick for a fire of a definition: a second just past (or one ms after the latest tick
+	 * fired, when that is later), or now and then the latest one again. Never one with a tick of
+	 * the schedule between it and the firing (that tick would be on time too): the schedule's
+	 * tick instead, once it came.
+	 */
+	private long fireTick(FireRecurring op, Definition d) {
+		long now = redisNow();
+		long last = Math.max(this.ticksUsed.getOrDefault(d.name, -1L), d.lastScheduled);
+		if (op.again() && last >= 0 && (nextTick(d.job, last) > now + TICK_MARGIN || last < now - 3 * TICK_MARGIN)) {
+			count("ticks fired again", 1);
+			return last;
+		}
+		long tick = Math.max(now / 1_000 * 1_000 - op.back() * 1_000L, last + 1);
+		long following = nextTick(d.job, tick);
+		if (following <= now + TICK_MARGIN) {
+			awaitRedisTimeAfter(following);
+			count("fires on a tick of the schedule", 1);
+			return following;
+		}
+		return tick;
+	}
+
+	private static long nextTick(RecurringJob job, long after) {
+		Instant next = job.getSchedule().next(Instant.ofEpochMilli(after));
+		return (next != null) ? next.toEpochMilli() : Long.MAX_VALUE;
+	}
+
+	/** The bucket of a recurring job: crc32 of its name mod the bucket count. */
+	private int bucketOfName(String name) {
+		CRC32 crc = new CRC32();
+		crc.update(name.getBytes(StandardCharsets.UTF_8));
+		return (int) (crc.getValue() % this.buckets);
+	}
+
+	/**
+	 * The id of an occurrence, as documented: {@code <name>@<tick>} (UTC, {@code .SSS} when it
+	 * has millis), {@code -trigger} for a trigger, then {@code ~<n>} with the least n that puts
+	 * it into the definition's bucket.
+	 */
+	private String occurrenceId(Definition d, long tick, boolean trigger) {
+		long millis = Math.floorMod(tick, 1_000L);
+		String base = d.name + "@" + TICK_FORMAT.format(Instant.ofEpochMilli(tick))
+				+ ((millis != 0) ? String.format(Locale.ROOT, ".%03d", millis) : "") + "Z" + (trigger ? "-trigger" : "");
+		String id = base;
+		for (int n = 1; this.queue.bucketOf(d.job.getTopic(), id) != d.bucket; n++) {
+			id = base + "~" + n;
+		}
+		return id;
+	}
+
+	/** Every field of a definition, as put compares them. */
+	private static String spec(RecurringJob job) {
+		StringBuilder spec = new StringBuilder().append(job.getTopic())
+			.append('|')
+			.append(job.getSchedule())
+			.append('|')
+			.append(millis(job.getTtr()))
+			.append('|')
+			.append(job.getMaxAttempts())
+			.append('|')
+			.append(job.getMisfirePolicy())
+			.append('|')
+			.append(job.getMisfireThreshold().toMillis())
+			.append('|')
+			.append(job.getMaxCatchUp())
+			.append('|')
+			.append(job.getOverlapPolicy())
+			.append('|')
+			.append(job.isDeclared())
+			.append('|');
+		job.getHeaders().forEach((name, value) -> spec.append(name).append('=').append(value).append('\n'));
+		return spec.append('|').append(new String(job.getPayload(), StandardCharsets.ISO_8859_1)).toString();
+	}
+
+	/**
+	 * {@code list()} and {@code find} of every name against the model; learns each definition's
+	 * next tick.
+	 */
+	private void compareRecurring() {
+		RecurringJobs recurring = this.queue.getRecurringJobs();
+		List<String> listed = recurring.list().stream().map(RecurringJobInfo::name).toList();
+		check(listed.equals(List.copyOf(this.model.definitions.keySet())), "list() of the recurring jobs answered "
+				+ listed + ", the model has " + this.model.definitions.keySet());
+		for (String name : RECURRING_NAMES) {
+			Definition d = this.model.definitions.get(name);
+			Optional<RecurringJobInfo> found = recurring.find(name);
+			check(found.isPresent() == (d != null), "find of recurring job " + name + " answered "
+					+ found.map(Object::toString).orElse("none") + ", the model says " + ((d != null) ? d : "none"));
+			if (d == null) {
+				continue;
+			}
+			RecurringJobInfo info = found.get();
+			check(info.version() == d.version && info.paused() == d.paused && info.fired() == d.fired,
+					"recurring job " + name + " reads version " + info.version() + (info.paused() ? " paused" : "")
+							+ ", fired " + info.fired() + ", the model says " + d);
+			check(spec(info.job()).equals(d.spec), "recurring job " + name + " reads another definition: "
+					+ abbreviate(spec(info.job())) + ", the model says " + abbreviate(d.spec));
+			d.observeNextTick(millisOrMinusOne(info.nextFireTime()));
+			String lastId = d.lastKey.isEmpty() ? null : d.lastKey.substring(d.lastKey.indexOf(':') + 1);
+			Job last = d.lastKey.isEmpty() ? null : this.model.find(d.bucket, d.lastKey);
+			Character state = (info.lastOccurrenceState() != null) ? info.lastOccurrenceState().code() : null;
+			check(Objects.equals(info.lastOccurrenceId(), lastId)
+					&& Objects.equals(state, (last != null) ? last.state : null), "recurring job " + name
+							+ " reads the last occurrence " + info.lastOccurrenceId() + " " + info.lastOccurrenceState()
+							+ ", the model says " + lastId + " " + last);
+			check((info.lastFireTime() != null) == (d.lastTick != null), "recurring job " + name
+					+ " reads the last fire time " + info.lastFireTime() + ", the model says " + d.lastTick);
+			if (d.lastTick != null) {
+				d.lastTick.observe(info.lastFireTime().toEpochMilli(), "the last fire time of recurring job " + name);
+			}
+		}
+	}
+
+	/** The recurring definitions of a bucket and its due set, as stored. */
+	private void compareStoredRecurring(int b) {
+		String prefix = prefix(b);
+		Set<String> stored = new TreeSet<>();
+		((List<?>) this.redis.call("HKEYS", prefix + "recurring")).forEach((name) -> stored.add((String) name));
+		Set<String> expected = new TreeSet<>();
+		this.model.definitions(b).forEach((d) -> expected.add(d.name));
+		check(stored.equals(expected), "bucket " + b + " holds the recurring jobs " + stored + ", the model says "
+				+ expected);
+		List<?> entries = (List<?>) this.redis.call("ZRANGE", prefix + "recurring-due", "0", "-1", "WITHSCORES");
+		List<String> due = new ArrayList<>();
+		for (int i = 0; i + 1 < entries.size(); i += 2) {
+			due.add(entries.get(i) + "@" + (long) Double.parseDouble((String) entries.get(i + 1)));
+		}
+		List<String> expectedDue = this.model.definitions(b)
+			.stream()
+			.filter((d) -> !d.paused && d.nextTick() >= 0)
+			.sorted(Comparator.comparingLong(Definition::nextTick).thenComparing((d) -> d.name, QueueModel.KEY_ORDER))
+			.map((d) -> d.name + "@" + d.nextTick())
+			.toList();
+		check(due.equals(expectedDue), "the recurring due set of bucket " + b + " is " + due + ", the model says "
+				+ expectedDue);
+	}
+
 	// ------------------------------------------------------------------ comparisons
 
 	private void findTouched() {
@@ -1009,7 +1379,9 @@ final class QueueModelRun {
 			Object seq = this.redis.call("GET", prefix + "seq");
 			check(((seq != null) ? Long.parseLong((String) seq) : 0) == bucket.seq, "the token counter of bucket " + b
 					+ " is " + seq + ", the model says " + bucket.seq);
+			compareStoredRecurring(b);
 		}
+		compareRecurring();
 	}
 
 	private void compareZset(String key, QueueModel.Bucket bucket, char state, String topic) {
@@ -1158,7 +1530,13 @@ final class QueueModelRun {
 				/* 14 promote */ 7,
 				/* 15 dead page */ 4,
 				/* 16 stats */ 1,
-				/* 17 repair */ 0.3 };
+				/* 17 repair */ 0.3,
+				/* 18 put a recurring job */ 1.2,
+				/* 19 fire one */ 1.6,
+				/* 20 trigger one */ 0.8,
+				/* 21 pause one */ 0.35,
+				/* 22 resume one */ 0.45,
+				/* 23 delete one */ 0.25 };
 		double roll = this.random.nextDouble() * Arrays.stream(weights).sum();
 		int kind = 0;
 		while (roll >= weights[kind]) {
@@ -1193,9 +1571,10 @@ final class QueueModelRun {
 				}
 				yield batch;
 			}
-			case 3 -> new Cancel(topic, singleId());
-			case 4 -> (this.random.nextInt(4) == 0) ? new Reschedule(topic, singleId(), null, absoluteDueAt())
-					: new Reschedule(topic, singleId(), delay(true), null);
+			case 3 -> new Cancel(topic, singleIdOrOccurrence(topic));
+			case 4 -> (this.random.nextInt(4) == 0)
+					? new Reschedule(topic, singleIdOrOccurrence(topic), null, absoluteDueAt())
+					: new Reschedule(topic, singleIdOrOccurrence(topic), delay(true), null);
 			case 5 -> reserveOp(topic, crowded);
 			case 6 -> new Finish(handle);
 			case 7 -> finishAndReserveOp(handle, current, crowded);
@@ -1211,8 +1590,66 @@ final class QueueModelRun {
 			case 15 -> new DeadPage(topic, this.random.nextInt(10) < 7, 1 + this.random.nextInt(7),
 					this.random.nextBoolean());
 			case 16 -> new Stats();
-			default -> new Repair();
+			case 17 -> new Repair();
+			case 18 -> putRecurringOp();
+			case 19 -> new FireRecurring(recurringName(), this.random.nextInt(3), this.random.nextInt(10) == 0);
+			case 20 -> new TriggerRecurring(recurringName());
+			case 21 -> new PauseRecurring(recurringName());
+			case 22 -> new ResumeRecurring(recurringName());
+			default -> new DeleteRecurring(recurringName());
 		};
+	}
+
+	/** Mostly a definition that exists (in name order, so that the choice replays). */
+	private String recurringName() {
+		List<String> existing = List.copyOf(this.model.definitions.keySet());
+		if (!existing.isEmpty() && this.random.nextInt(10) < 8) {
+			return existing.get(this.random.nextInt(existing.size()));
+		}
+		return RECURRING_NAMES.get(this.random.nextInt(RECURRING_NAMES.size()));
+	}
+
+	/**
+	 * A definition every hour of one of the topics, FIRE_ONCE with the default threshold: now
+	 * and then the one stored again (unchanged).
+	 */
+	private PutRecurring putRecurringOp() {
+		String name = RECURRING_NAMES.get(this.random.nextInt(RECURRING_NAMES.size()));
+		Definition current = this.model.definitions.get(name);
+		if (current != null && this.random.nextInt(10) < 3) {
+			return new PutRecurring(current.job);
+		}
+		RecurringJob.Builder builder = RecurringJob.builder(name)
+			.topic(topic())
+			.every(RECURRING_EVERY)
+			.payload(payload())
+			.headers(headers());
+		if (this.random.nextInt(3) == 0) {
+			builder.ttr(this.random.nextBoolean() ? Duration.ofHours(8) : Duration.ofDays(7));
+		}
+		if (this.random.nextInt(3) == 0) {
+			builder.maxAttempts(1 + this.random.nextInt(4));
+		}
+		return new PutRecurring(builder.build());
+	}
+
+	/** Now and then an occurrence of a recurring job of the topic (in id order); else any id. */
+	private String singleIdOrOccurrence(String topic) {
+		if (this.random.nextInt(10) == 0) {
+			List<String> occurrences = new ArrayList<>();
+			for (QueueModel.Bucket bucket : this.model.bucket) {
+				for (Job job : bucket.jobs()) {
+					if (job.topic.equals(topic) && job.id.contains("@")) {
+						occurrences.add(job.id);
+					}
+				}
+			}
+			if (!occurrences.isEmpty()) {
+				occurrences.sort(QueueModel.KEY_ORDER);
+				return occurrences.get(this.random.nextInt(occurrences.size()));
+			}
+		}
+		return singleId();
 	}
 
 	/** A DEAD job of a topic, in id order so that the choice replays; else any id. */
@@ -1643,6 +2080,66 @@ final class QueueModelRun {
 		@Override
 		public String toString() {
 			return "repair(false)";
+		}
+
+	}
+
+	record PutRecurring(RecurringJob job) implements Op {
+
+		@Override
+		public String toString() {
+			return "put recurring " + this.job.getName() + " on " + this.job.getTopic() + " ttr "
+					+ millis(this.job.getTtr()) + " max " + this.job.getMaxAttempts() + ", " + this.job.getHeaders().size()
+					+ " header(s), " + this.job.getPayload().length + " bytes";
+		}
+
+	}
+
+	/**
+	 * A fire of a recurring job's bucket, its next tick moved to {@code back} seconds ago first
+	 * (or, {@code again}, to the latest tick fired).
+	 */
+	record FireRecurring(String name, int back, boolean again) implements Op {
+
+		@Override
+		public String toString() {
+			return "fire recurring " + this.name + (this.again ? " (its latest tick again)" : " (" + this.back + " s back)");
+		}
+
+	}
+
+	record TriggerRecurring(String name) implements Op {
+
+		@Override
+		public String toString() {
+			return "trigger recurring " + this.name;
+		}
+
+	}
+
+	record PauseRecurring(String name) implements Op {
+
+		@Override
+		public String toString() {
+			return "pause recurring " + this.name;
+		}
+
+	}
+
+	record ResumeRecurring(String name) implements Op {
+
+		@Override
+		public String toString() {
+			return "resume recurring " + this.name;
+		}
+
+	}
+
+	record DeleteRecurring(String name) implements Op {
+
+		@Override
+		public String toString() {
+			return "delete recurring " + this.name;
 		}
 
 	}

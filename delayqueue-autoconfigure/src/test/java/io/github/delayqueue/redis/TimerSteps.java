@@ -4,7 +4,8 @@ import java.util.List;
 
 /**
  * What tests outside this package may do with a {@link RedisDelayQueue}'s internals: run a
- * bucket's timer step by hand, and read the sizes of the engine's script calls.
+ * bucket's timer step or its firing of recurring jobs by hand, and read the sizes of the
+ * engine's script calls.
  */
 public final class TimerSteps {
 
@@ -31,6 +32,17 @@ public final class TimerSteps {
 		TimerBackend.Promotion promotion = queue.promoteNow(bucket, guard);
 		return new Promotion(promotion.moved(), promotion.expired(), promotion.nextDueMillis(),
 				promotion.redisMillis(), promotion.topics());
+	}
+
+	/**
+	 * Fires the recurring jobs of one bucket whose tick has come, as the queue's own timer
+	 * would.
+	 * @param queue the queue (built with {@code timerEnabled(false)})
+	 * @param bucket the bucket
+	 * @return the topics that got READY occurrences
+	 */
+	public static List<String> fireRecurring(RedisDelayQueue queue, int bucket) {
+		return queue.fireRecurringNow(bucket);
 	}
 
 	/**
