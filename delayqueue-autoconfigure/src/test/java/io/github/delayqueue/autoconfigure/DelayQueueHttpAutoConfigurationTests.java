@@ -178,7 +178,7 @@ class DelayQueueHttpAutoConfigurationTests {
 						routes.add(route(info));
 					}
 				});
-			assertThat(routes).hasSize(8);
+			assertThat(routes).hasSize(13);
 
 			Set<String> described = new HashSet<>();
 			try (var in = DelayQueueHttpApi.class.getResourceAsStream("openapi.yaml")) {
