@@ -18,7 +18,9 @@ import io.github.delayqueue.core.JobState;
  * @param skipped ticks that created no occurrence (the overlap policy, a misfire policy, an
  * occurrence that existed already)
  * @param misfired ticks that were fired later than the misfire threshold
- * @param lastFireTime the tick of the last occurrence created, or {@code null} for none
+ * @param lastFireTime the latest tick the last occurrence created stands for (a catch-up's
+ * occurrence stands for every tick it covers; a trigger's for its time), or {@code null} for
+ * none
  * @param lastOccurrenceId the id of the last occurrence created, or {@code null} for none
  * @param lastOccurrenceState the state of that occurrence now, or {@code null} when it is no
  * longer in the queue (finished, cancelled) or there is none
