@@ -82,13 +82,14 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 			catch (InterruptedException ex) {
 				return;
 			}
-			catch (DelayQueueConnectionException ex) {
-				logger.debug("Could not put the declared recurring jobs yet: " + ex.getMessage());
+			catch (RefusedDefinitionsException ex) {
+				// not a matter of waiting: said once, not retried (the others were put)
+				logger.error(ex.getMessage());
+				return;
 			}
 			catch (RuntimeException ex) {
-				// not a matter of waiting: said once, not retried
-				logger.error("Could not put the declared recurring jobs: " + ex.getMessage(), ex);
-				return;
+				// Redis unreachable, loading its data, read-only during a fail-over ...
+				logger.debug("Could not put the declared recurring jobs yet: " + ex.getMessage());
 			}
 		}
 	}
@@ -116,7 +117,7 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 			}
 		}
 		if (!refused.isEmpty()) {
-			throw new IllegalStateException("Declared recurring job(s) refused: " + String.join("; ", refused));
+			throw new RefusedDefinitionsException("Declared recurring job(s) refused: " + String.join("; ", refused));
 		}
 		if (this.declared.isEmpty() && !this.removeUndeclared) {
 			// nothing declared here: leave the definitions of others alone without reading them
@@ -143,6 +144,17 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 					+ "delayqueue.remove-undeclared-recurring-jobs=true");
 		}
 		return undeclared;
+	}
+
+	/**
+	 * Declared definitions that Redis's rules refuse (the others were put).
+	 */
+	static final class RefusedDefinitionsException extends IllegalStateException {
+
+		RefusedDefinitionsException(String message) {
+			super(message);
+		}
+
 	}
 
 	@Override

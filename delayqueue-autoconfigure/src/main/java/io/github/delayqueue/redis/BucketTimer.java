@@ -109,8 +109,8 @@ final class BucketTimer implements TimerStatus {
 	// touched by the timer thread only
 	private boolean forceFull = true;
 
-	// touched by the timer thread only: whether the last firing of recurring jobs failed
-	private boolean recurringFailing;
+	// touched by the timer thread only: whether the last firing of each bucket's recurring jobs failed
+	private final boolean[] recurringFailing;
 
 	private volatile boolean running;
 
@@ -155,6 +155,7 @@ final class BucketTimer implements TimerStatus {
 		this.owned = new boolean[buckets];
 		this.nextDue = new long[buckets];
 		Arrays.fill(this.nextDue, NONE);
+		this.recurringFailing = new boolean[buckets];
 		this.nextTick = new long[buckets];
 		Arrays.fill(this.nextTick, NONE);
 	}
@@ -561,20 +562,20 @@ final class BucketTimer implements TimerStatus {
 			locked(() -> {
 				this.nextTick[bucket] = Math.min(this.nextTick[bucket], retryAt);
 			});
-			// once at WARN until a firing succeeds again (an outage fails every bucket's)
-			if (!this.recurringFailing) {
+			// once at WARN until the bucket's firing succeeds again
+			if (!this.recurringFailing[bucket]) {
 				logger.warn("Could not fire the recurring jobs of bucket " + bucket + "; trying again in "
 						+ RECURRING_RETRY_MILLIS + " ms: " + ex.getMessage());
 			}
 			else if (logger.isDebugEnabled()) {
 				logger.debug("Could not fire the recurring jobs of bucket " + bucket + " again", ex);
 			}
-			this.recurringFailing = true;
+			this.recurringFailing[bucket] = true;
 			return;
 		}
-		if (this.recurringFailing) {
-			logger.info("Firing recurring jobs again");
-			this.recurringFailing = false;
+		if (this.recurringFailing[bucket]) {
+			logger.info("Firing the recurring jobs of bucket " + bucket + " again");
+			this.recurringFailing[bucket] = false;
 		}
 		if (step.redisMillis() >= 0) {
 			this.clock.update(step.redisMillis());

@@ -271,8 +271,8 @@ final class RecurringFiring {
 	/**
 	 * A fixed delay's firing: while the last occurrence is in the queue (due, running or
 	 * waiting for a retry), look again shortly; once it left, create the next one, due after
-	 * the delay, and look again when it is due. The script creates it only if the last one is
-	 * still gone (overlap), so that a trigger meanwhile is waited for too.
+	 * the delay, and look again when it is due. (A trigger's occurrence runs beside it: a
+	 * trigger does not make the schedule wait.)
 	 */
 	private Plan fixedDelay(String name, RecurringJob job, RecurringRecord record, long now, String lastState) {
 		long delay = job.getSchedule().getDelay().toMillis();
@@ -283,7 +283,7 @@ final class RecurringFiring {
 		}
 		long due = now + delay;
 		long size = Math.max(1, StoredPayload.size(job.getHeaders(), job.getPayload()));
-		return new Plan(name, job, record.gen(), due, true, 0, 0, List.of(new long[] { due, due, due }), size);
+		return new Plan(name, job, record.gen(), due, false, 0, 0, List.of(new long[] { due, due, due }), size);
 	}
 
 	/**
@@ -367,33 +367,72 @@ final class RecurringFiring {
 		}
 
 		/**
-		 * The ticks of a stretch before now that holds cap of them (or reaches back to from):
-		 * stretches of 1 s, 2 s, 4 s ... back from now.
+		 * The most recent ticks before now, when there are too many since from to count: the
+		 * ticks of a stretch back from now that holds cap of them (or reaches back to from),
+		 * of 1 s, 2 s, 4 s ...; a stretch with too many to count is narrowed by halves.
 		 */
 		private static Ticks tail(RecurringSchedule schedule, long from, long now, long lateBefore, int cap) {
-			long iterations = 0;
+			long[] iterations = { 0 };
+			Ticks shorter = null;
+			long shorterStart = now;
 			for (long stretch = 1_000;; stretch *= 2) {
 				long start = Math.max(from, now - stretch);
-				ArrayDeque<Long> found = new ArrayDeque<>(cap);
-				long total = 0;
-				long late = 0;
-				Instant tick = schedule.next(Instant.ofEpochMilli(start - 1));
-				while (tick != null && tick.toEpochMilli() <= now && iterations < TICK_LIMIT) {
-					iterations++;
-					total++;
-					if (tick.toEpochMilli() < lateBefore) {
-						late++;
+				Ticks probe = probe(schedule, start, now, lateBefore, cap, iterations);
+				if (probe == null) {
+					// too many: between this start and the shorter stretch's
+					long lo = start;
+					long hi = shorterStart;
+					Ticks best = shorter;
+					while (hi - lo > 1_000 && iterations[0] < 4L * TICK_LIMIT) {
+						long mid = lo + (hi - lo) / 2;
+						Ticks half = probe(schedule, mid, now, lateBefore, cap, iterations);
+						if (half == null) {
+							lo = mid;
+						}
+						else {
+							best = half;
+							hi = mid;
+							if (half.recent.size() >= cap) {
+								break;
+							}
+						}
 					}
-					if (found.size() == cap) {
-						found.pollFirst();
-					}
-					found.addLast(tick.toEpochMilli());
-					tick = schedule.next(tick);
+					return (best != null) ? best : new Ticks(0, 0, 0, List.of(), iterations[0]);
 				}
-				if (found.size() >= cap || start == from || iterations >= TICK_LIMIT) {
-					return new Ticks(total, late, 0, new ArrayList<>(found), iterations);
+				if (probe.recent.size() >= cap || start == from) {
+					return probe;
 				}
+				shorter = probe;
+				shorterStart = start;
 			}
+		}
+
+		/**
+		 * The ticks from start up to now (the most recent cap of them), or {@code null} when
+		 * there are more than {@value #TICK_LIMIT}.
+		 */
+		private static Ticks probe(RecurringSchedule schedule, long start, long now, long lateBefore, int cap,
+				long[] iterations) {
+			ArrayDeque<Long> found = new ArrayDeque<>(cap);
+			long total = 0;
+			long late = 0;
+			Instant tick = schedule.next(Instant.ofEpochMilli(start - 1));
+			while (tick != null && tick.toEpochMilli() <= now) {
+				if (total == TICK_LIMIT) {
+					return null;
+				}
+				iterations[0]++;
+				total++;
+				if (tick.toEpochMilli() < lateBefore) {
+					late++;
+				}
+				if (found.size() == cap) {
+					found.pollFirst();
+				}
+				found.addLast(tick.toEpochMilli());
+				tick = schedule.next(tick);
+			}
+			return new Ticks(total, late, 0, new ArrayList<>(found), iterations[0]);
 		}
 
 		/**

@@ -156,6 +156,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 			arguments.add(name);
 			this.firing.addOccurrence(arguments, job, read.get().now(), read.get().now(), read.get().now(), true);
 			arguments.add(read.get().record().gen());
+			arguments.add((job.getSchedule().getDelay() != null) ? "1" : "0");
 			List<Object> reply = Replies.list(this.scripts.recurring(bucket, arguments.toArray()));
 			long result = Replies.asLong(reply.get(1));
 			if (result == -2 && attempt < MAX_ATTEMPTS) {

@@ -308,8 +308,9 @@ if op == 'fire' then
 end
 
 -- trigger name, then one occurrence: job key, topic, payload, ttr ms, max attempts, then the
--- gen of the definition it was made from. Creates it due now, paused or not; the schedule is
--- unchanged. Returns {now, 1 created | 0 a job with that key exists | -1 no such definition |
+-- gen of the definition it was made from, then '1' for a fixed delay (whose last occurrence stays
+-- the one it scheduled while that one is in the queue). Creates it due now, paused or not; the
+-- schedule is unchanged. Returns {now, 1 created | 0 a job with that key exists | -1 no such definition |
 -- -2 the definition changed: the caller makes it again}.
 if op == 'trigger' then
   local d = read_def(ARGV[4])
@@ -322,8 +323,12 @@ if op == 'trigger' then
   local made = create(ARGV[5], ARGV[6], ARGV[7], now, ARGV[8], ARGV[9])
   if made == 1 then
     d.fired = d.fired + 1
-    d.last_tick = now
-    d.last_key = ARGV[5]
+    -- a fixed delay keeps watching the occurrence it scheduled while that one is in the queue
+    local last = last_state(d)
+    if ARGV[11] ~= '1' or last == '' or last == 'X' then
+      d.last_tick = now
+      d.last_key = ARGV[5]
+    end
     write_def(ARGV[4], d)
   end
   return { now, made }

@@ -564,6 +564,13 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 		assertThat(ticks.recent()).hasSize(2)
 			.last()
 			.isEqualTo(Instant.parse("2027-03-10T16:59:59Z").toEpochMilli());
+		// bursts (every second on Mondays and Tuesdays), on a Thursday: the end of Tuesday,
+		// though a stretch back to Monday holds too many to count
+		RecurringSchedule bursts = RecurringSchedule.cron("* * * * * MON,TUE", "UTC");
+		long thursday = Instant.parse("2027-03-11T15:00:00Z").toEpochMilli();
+		ticks = RecurringFiring.Ticks.between(bursts, thursday - 21L * 24 * HOUR, thursday, thursday - 10_000, 3);
+		assertThat(ticks.recent()).containsExactly(Instant.parse("2027-03-09T23:59:57Z").toEpochMilli(),
+				Instant.parse("2027-03-09T23:59:58Z").toEpochMilli(), Instant.parse("2027-03-09T23:59:59Z").toEpochMilli());
 		// a fixed rate's are worked out
 		RecurringSchedule everyMinute = RecurringSchedule.every(Duration.ofMinutes(1));
 		ticks = RecurringFiring.Ticks.between(everyMinute, now - 600_000 - 1, now, now - 120_000, 3);
@@ -572,6 +579,27 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 		assertThat(ticks.recent()).containsExactly(now - 120_000, now - 60_000, now);
 		assertThat(ticks.late()).isEqualTo(9);
 		assertThat(ticks.onTime()).isEqualTo(3);
+	}
+
+	@Test
+	void aTriggerDoesNotMakeAFixedDelayLoseTheOccurrenceItScheduled() {
+		RedisDelayQueue queue = manual();
+		RecurringJobs recurring = queue.getRecurringJobs();
+		recurring.put(RecurringJob.builder("watch").topic("watches").fixedDelay(Duration.ofHours(1)).build());
+		setNextTick("watch", redisNow());
+		queue.fireRecurringNow(bucketOf("watch"));
+		String scheduled = recurring.find("watch").orElseThrow().lastOccurrenceId();
+		// a trigger runs beside it, and finishes
+		String triggered = recurring.trigger("watch").orElseThrow();
+		assertThat(queue.cancel("watches", triggered)).isTrue();
+		assertThat(recurring.find("watch").orElseThrow().lastOccurrenceId()).isEqualTo(scheduled);
+		// the scheduled one is still DELAYED: a look creates nothing
+		setNextTick("watch", redisNow());
+		queue.fireRecurringNow(bucketOf("watch"));
+		RecurringJobInfo info = recurring.find("watch").orElseThrow();
+		assertThat(info.fired()).isEqualTo(2);
+		assertThat(info.lastOccurrenceId()).isEqualTo(scheduled);
+		assertThat(queue.stats().topics().get("watches").delayed()).isEqualTo(1);
 	}
 
 	@Test
