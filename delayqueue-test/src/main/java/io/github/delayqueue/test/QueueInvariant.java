@@ -31,7 +31,7 @@ import java.util.zip.CRC32;
  * counter, the guard key never exists, no key of the bucket is unknown, and the pinned bucket
  * count is the expected one;</li>
  * <li>recurring jobs: every definition reads and lives in its name's bucket, and the
- * {@code recurring-due} zset holds exactly names of definitions that are not paused.</li>
+ * {@code recurring-due} zset holds names of existing definitions that are not paused only.</li>
  * </ul>
  * It reads the namespace as it is: run it when nothing changes the namespace (after the test's
  * work, with the queues stopped or idle). It knows the key layout and the job record format of
