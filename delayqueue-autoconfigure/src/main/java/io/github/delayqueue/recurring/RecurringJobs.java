@@ -66,7 +66,8 @@ public interface RecurringJobs {
 	Optional<RecurringJobInfo> find(String name);
 
 	/**
-	 * Reads every definition of the namespace (one script call per bucket).
+	 * Reads every definition of the namespace (one script call per bucket, pipelined where the
+	 * connection allows it).
 	 * @return the definitions, by name
 	 */
 	List<RecurringJobInfo> list();

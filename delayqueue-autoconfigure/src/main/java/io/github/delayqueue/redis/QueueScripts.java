@@ -375,6 +375,19 @@ final class QueueScripts {
 		return writes ? this.runner.runReplicated(RECURRING, call) : this.runner.run(RECURRING, call);
 	}
 
+	/**
+	 * Lists the recurring jobs of every bucket: one {@code recurring.lua list} per bucket, in
+	 * one pipeline where the connection allows it.
+	 * @return the reply of each bucket, in bucket order
+	 */
+	List<Object> listRecurring() {
+		List<byte[][]> calls = new ArrayList<>(this.keys.buckets());
+		for (int bucket = 0; bucket < this.keys.buckets(); bucket++) {
+			calls.add(call(bucket, "list"));
+		}
+		return this.runner.runAll(RECURRING, calls);
+	}
+
 	private byte[][] call(int bucket, Object... values) {
 		byte[][] call = new byte[values.length + 4][];
 		call[0] = this.keys.jobs(bucket);

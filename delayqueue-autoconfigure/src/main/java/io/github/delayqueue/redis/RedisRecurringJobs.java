@@ -192,8 +192,8 @@ final class RedisRecurringJobs implements RecurringJobs {
 	@Override
 	public List<RecurringJobInfo> list() {
 		List<RecurringJobInfo> all = new ArrayList<>();
-		for (int bucket = 0; bucket < this.keys.buckets(); bucket++) {
-			List<Object> reply = Replies.list(this.scripts.recurring(bucket, "list"));
+		for (Object bucketReply : this.scripts.listRecurring()) {
+			List<Object> reply = Replies.list(bucketReply);
 			for (int i = 1; i + 3 < reply.size(); i += 4) {
 				String name = Replies.asString(reply.get(i));
 				try {
