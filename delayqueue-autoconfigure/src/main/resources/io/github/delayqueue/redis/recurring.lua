@@ -129,6 +129,11 @@ if op == 'put' then
     result = 1
   end
   local current = due_of(name)
+  -- a tick not yet come (a fixed delay records its occurrence's due time) does not hold back
+  -- the changed schedule: only ticks up to now stay fired
+  if d.last_scheduled and d.last_scheduled > now then
+    d.last_scheduled = now
+  end
   d.version = d.version + 1
   d.gen = redis.call('INCRBY', P .. 'seq', 1)
   d.spec = spec

@@ -603,6 +603,25 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 	}
 
 	@Test
+	void aShorterFixedDelayIsNotHeldBackByTheLongerOnesPendingTick() {
+		RedisDelayQueue queue = manual();
+		RecurringJobs recurring = queue.getRecurringJobs();
+		recurring.put(RecurringJob.builder("shrink").topic("shrinks").fixedDelay(Duration.ofHours(3)).build());
+		setNextTick("shrink", redisNow());
+		queue.fireRecurringNow(bucketOf("shrink"));
+		String first = recurring.find("shrink").orElseThrow().lastOccurrenceId();
+		assertThat(queue.cancel("shrinks", first)).isTrue();
+		recurring.put(RecurringJob.builder("shrink").topic("shrinks").fixedDelay(Duration.ofSeconds(1)).build());
+		setNextTick("shrink", redisNow());
+		queue.fireRecurringNow(bucketOf("shrink"));
+		RecurringJobInfo info = recurring.find("shrink").orElseThrow();
+		assertThat(info.fired()).isEqualTo(2);
+		assertThat(info.skipped()).isZero();
+		assertThat(queue.find("shrinks", info.lastOccurrenceId()).orElseThrow().dueAt())
+			.isBefore(Instant.ofEpochMilli(redisNow() + 2_000));
+	}
+
+	@Test
 	void manyInstancesFiringTheSameBucketAtOnceCreateEachTickOnce() throws Exception {
 		RedisDelayQueue queue = manual();
 		List<RedisDelayQueue> instances = List.of(queue, this.queues.start((builder) -> builder.timerEnabled(false)),
