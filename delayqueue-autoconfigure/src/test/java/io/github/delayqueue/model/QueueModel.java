@@ -20,8 +20,11 @@ import java.util.function.ToLongFunction;
 
 import io.github.delayqueue.core.OnDuplicate;
 import io.github.delayqueue.core.ScheduleRequest;
+import io.github.delayqueue.recurring.MisfirePolicy;
+import io.github.delayqueue.recurring.OverlapPolicy;
 import io.github.delayqueue.recurring.PutResult;
 import io.github.delayqueue.recurring.RecurringJob;
+import io.github.delayqueue.recurring.RecurringSchedule;
 
 /**
  * A plain Java model of a delay queue namespace: per bucket the job records, the ready lists
@@ -39,8 +42,11 @@ import io.github.delayqueue.recurring.RecurringJob;
  * <p>
  * Recurring jobs are modelled just enough to say which occurrences they create: which
  * definitions exist (each in its bucket), their spec, whether paused, their next tick, the last
- * tick a firing scheduled, and what {@code RecurringJobInfo} shows of them. An occurrence is an
- * ordinary job, created like a schedule with {@link OnDuplicate#KEEP}.
+ * tick a firing scheduled, and what {@code RecurringJobInfo} shows of them (fired, skipped,
+ * misfired, last occurrence). A firing's plan follows the misfire policy (FIRE_ONCE, SKIP,
+ * FIRE_ALL with the max catch-up), the overlap policy and the fixed delay, worked out for one
+ * exact now ({@link #plan}). An occurrence is an ordinary job, created like a schedule with
+ * {@link OnDuplicate#KEEP}.
  */
 final class QueueModel {
 
@@ -651,46 +657,251 @@ final class QueueModel {
 	}
 
 	/**
-	 * recurring.lua trigger: an occurrence due now, unless a job with its key exists.
+	 * recurring.lua trigger: an occurrence due now, unless a job with its key exists. It becomes
+	 * the definition's last occurrence, except for a fixed delay whose last occurrence is still in
+	 * the queue (DELAYED, READY or RESERVED): the schedule keeps watching that one.
 	 * @return the occurrence created, or null when one with its key was kept
 	 */
 	Job triggerRecurring(Definition d, String id, Moment now) {
 		Time at = new Time(now, 0);
-		Job made = createOccurrence(d, id, at, at);
+		String last = lastState(d);
+		Job made = createOccurrence(d, id, at, at, 'R');
 		if (made != null) {
 			d.fired++;
-			d.lastTick = at;
-			d.lastKey = made.key;
-		}
-		return made;
-	}
-
-	/**
-	 * recurring.lua fire of one definition whose tick came, with one occurrence (FIRE_ONCE: on
-	 * time, or standing for every tick missed): created unless its tick is not after the last
-	 * one scheduled or a job with its key exists; the schedule goes on after the firing's now.
-	 * @return the occurrence created, or null
-	 */
-	Job fireRecurring(Definition d, long tick, String id, Time due, Time created, Moment now) {
-		Job made = null;
-		if (tick > d.lastScheduled) {
-			made = createOccurrence(d, id, due, created);
-			if (made != null) {
-				d.fired++;
-				d.lastTick = Time.at(tick);
+			if (d.job.getSchedule().getDelay() == null || last.isEmpty() || last.equals("X")) {
+				d.lastTick = at;
 				d.lastKey = made.key;
 			}
-			d.lastScheduled = tick;
 		}
-		d.nextTicks = d.ticksAfter(now);
+		return made;
+	}
+
+	/** The state letter of a definition's last occurrence, "" when it is gone or there is none. */
+	String lastState(Definition d) {
+		Job last = d.lastKey.isEmpty() ? null : this.bucket[d.bucket].jobs.get(d.lastKey);
+		return (last != null) ? String.valueOf(last.state) : "";
+	}
+
+	/** The most occurrences one firing creates (RecurringFiring.MAX_OCCURRENCES). */
+	static final int MAX_OCCURRENCES = 1_000;
+
+	/** How often a fixed delay looks whether its occurrence left, at most. */
+	static final long FIXED_DELAY_LOOK = 1_000;
+
+	/**
+	 * A time of a firing's plan: a fixed one, or an offset from the now the firing read its due
+	 * definitions at.
+	 */
+	record At(long value, boolean relative) {
+
+		static At abs(long value) {
+			return new At(value, false);
+		}
+
+		static At rel(long offset) {
+			return new At(offset, true);
+		}
+
+		long at(long now) {
+			return this.relative ? now + this.value : this.value;
+		}
+
+		Time time(Moment now) {
+			return this.relative ? new Time(now, this.value) : Time.at(this.value);
+		}
+
+		long exactly(Moment now, String what) {
+			return this.relative ? time(now).exactly(what) : this.value;
+		}
+
+		/** Every value it may have. */
+		Set<Long> values(Moment now) {
+			Set<Long> values = new TreeSet<>();
+			if (!this.relative) {
+				values.add(this.value);
+				return values;
+			}
+			if (now.hi() - now.lo() > 100_000) {
+				throw new ModelError("a firing's now is not known within 100 s: " + now);
+			}
+			for (long n = now.lo(); n <= now.hi(); n++) {
+				values.add(n + this.value);
+			}
+			return values;
+		}
+
+		@Override
+		public String toString() {
+			return this.relative ? "now+" + this.value : String.valueOf(this.value);
+		}
+
+	}
+
+	/** One occurrence of a plan: the tick its id names, its due time, the tick it is recorded as. */
+	record Occurrence(At idTick, At due, At tick) {
+	}
+
+	/**
+	 * What a firing does with one definition whose tick came (RecurringFiring.plan and the fire
+	 * op of recurring.lua): 'f' fire its occurrences, 'k' skip them all (overlap: its last
+	 * occurrence is still in the queue), 'l' a fixed delay only looks again later.
+	 */
+	record Plan(char result, At nextTick, long skipped, long misfired, List<Occurrence> occurrences) {
+	}
+
+	/**
+	 * The plan of a definition for a firing that reads its due definitions at now; null when it
+	 * is not due then (paused, no tick, or its tick has not come).
+	 */
+	Plan plan(Definition d, long now) {
+		if (d.paused) {
+			return null;
+		}
+		long tick = d.nextTick();
+		if (tick < 0 || tick > now) {
+			return null;
+		}
+		RecurringJob job = d.job;
+		RecurringSchedule schedule = job.getSchedule();
+		String last = lastState(d);
+		boolean inQueue = !last.isEmpty() && !last.equals("X");
+		if (schedule.getDelay() != null) {
+			long delay = schedule.getDelay().toMillis();
+			if (inQueue) {
+				return new Plan('l', At.rel(Math.min(delay, FIXED_DELAY_LOOK)), 0, 0, List.of());
+			}
+			At due = At.rel(delay);
+			return new Plan('f', due, 0, 0, List.of(new Occurrence(due, due, due)));
+		}
+		Instant next = schedule.next(Instant.ofEpochMilli(now));
+		At nextTick = At.abs((next != null) ? next.toEpochMilli() : -1);
+		// every tick from the definition's next one up to now, counted one by one
+		long lateBefore = now - job.getMisfireThreshold().toMillis();
+		int cap = Math.max(1, Math.min(job.getMaxCatchUp(), MAX_OCCURRENCES));
+		ArrayDeque<Long> recent = new ArrayDeque<>();
+		long total = 0;
+		long late = 0;
+		for (long t = tick; t >= 0 && t <= now;) {
+			if (++total > 10_000_000) {
+				throw new ModelError("recurring job " + d.name + " has too many ticks from " + tick + " to " + now);
+			}
+			if (t < lateBefore) {
+				late++;
+			}
+			if (recent.size() == cap) {
+				recent.removeFirst();
+			}
+			recent.addLast(t);
+			Instant following = schedule.next(Instant.ofEpochMilli(t));
+			t = (following != null) ? following.toEpochMilli() : -1;
+		}
+		List<Occurrence> occurrences = new ArrayList<>();
+		if (late == 0 || job.getMisfirePolicy() == MisfirePolicy.FIRE_ALL) {
+			recent.forEach((t) -> occurrences.add(new Occurrence(At.abs(t), At.abs(t), At.abs(t))));
+		}
+		else if (job.getMisfirePolicy() == MisfirePolicy.FIRE_ONCE) {
+			occurrences.add(new Occurrence(At.abs(tick), At.rel(0), At.abs(recent.getLast())));
+		}
+		else {
+			// SKIP: the late ticks create nothing
+			recent.stream()
+				.filter((t) -> t >= lateBefore)
+				.forEach((t) -> occurrences.add(new Occurrence(At.abs(t), At.abs(t), At.abs(t))));
+		}
+		boolean overlap = job.getOverlapPolicy() == OverlapPolicy.SKIP;
+		if (overlap && occurrences.size() > 1) {
+			occurrences.subList(0, occurrences.size() - 1).clear();
+		}
+		long skipped = total - occurrences.size();
+		return new Plan((overlap && inQueue) ? 'k' : 'f', nextTick, skipped, late, List.copyOf(occurrences));
+	}
+
+	/**
+	 * What a plan leaves of a definition's counters, without doing it: {fired, skipped,
+	 * misfired}. An occurrence whose id is an offset from now is taken to be new.
+	 */
+	long[] predict(Definition d, Plan plan, long now, java.util.function.LongFunction<String> keyOfTick) {
+		if (plan == null) {
+			return new long[] { d.fired, d.skipped, d.misfired };
+		}
+		if (plan.result() == 'l') {
+			return new long[] { d.fired, d.skipped, d.misfired };
+		}
+		if (plan.result() == 'k') {
+			return new long[] { d.fired, d.skipped + plan.skipped() + plan.occurrences().size(),
+					d.misfired + plan.misfired() };
+		}
+		long created = 0;
+		long misses = plan.skipped();
+		long after = d.lastScheduled;
+		for (Occurrence o : plan.occurrences()) {
+			long tick = o.tick().at(now);
+			if (tick <= after) {
+				misses++;
+				continue;
+			}
+			boolean exists = !o.idTick().relative()
+					&& this.bucket[d.bucket].jobs.containsKey(keyOfTick.apply(o.idTick().value()));
+			if (exists) {
+				misses++;
+			}
+			else {
+				created++;
+			}
+			after = Math.max(after, tick);
+		}
+		return new long[] { d.fired + created, d.skipped + misses, d.misfired + plan.misfired() };
+	}
+
+	/**
+	 * Does a plan (the fire op of recurring.lua): occurrences whose tick is not after the last
+	 * scheduled one, or whose key exists, are missed; each one created is the last.
+	 * @param dueNow the now the firing read its due definitions at (due times of late ones)
+	 * @param fireNow the now of the script call that creates them
+	 * @return the occurrences created
+	 */
+	List<Job> fire(Definition d, Plan plan, Moment dueNow, Moment fireNow,
+			java.util.function.LongFunction<String> idOfTick) {
+		List<Job> made = new ArrayList<>();
+		if (plan.result() == 'k') {
+			d.skipped += plan.skipped() + plan.occurrences().size();
+			d.misfired += plan.misfired();
+		}
+		else if (plan.result() == 'f') {
+			long misses = plan.skipped();
+			for (Occurrence o : plan.occurrences()) {
+				long tick = o.tick().exactly(dueNow, "the tick of an occurrence of " + d.name);
+				if (tick <= d.lastScheduled) {
+					misses++;
+					continue;
+				}
+				String id = idOfTick.apply(o.idTick().exactly(dueNow, "the id tick of an occurrence of " + d.name));
+				Time due = o.due().time(dueNow);
+				char state = (o.due().relative() && o.due().value() > 0) ? 'D' : 'R';
+				Job job = createOccurrence(d, id, due, new Time(fireNow, 0), state);
+				if (job == null) {
+					misses++;
+				}
+				else {
+					made.add(job);
+					d.lastTick = o.tick().time(dueNow);
+					d.lastKey = job.key;
+				}
+				d.lastScheduled = Math.max(d.lastScheduled, tick);
+			}
+			d.fired += made.size();
+			d.skipped += misses;
+			d.misfired += plan.misfired();
+		}
+		d.nextTicks = plan.nextTick().values(dueNow);
 		return made;
 	}
 
 	/**
-	 * create in recurring.lua: an ordinary job, none when its key exists (HSETNX); READY, as
-	 * every occurrence the model sees is due by the script's now (a tick that came, or now).
+	 * create in recurring.lua: an ordinary job, none when its key exists (HSETNX); READY (due by
+	 * the script's now) or DELAYED (a fixed delay's).
 	 */
-	private Job createOccurrence(Definition d, String id, Time due, Time created) {
+	private Job createOccurrence(Definition d, String id, Time due, Time created, char state) {
 		RecurringJob spec = d.job;
 		Bucket bucket = this.bucket[d.bucket];
 		String key = key(spec.getTopic(), id);
@@ -699,11 +910,13 @@ final class QueueModel {
 		}
 		long ttr = (spec.getTtr() != null) ? spec.getTtr().toMillis() : this.defaultTtr;
 		Job job = new Job(spec.getTopic(), id, spec.getPayload(), spec.getHeaders(), ttr, created);
-		job.state = 'R';
+		job.state = state;
 		job.max = (spec.getMaxAttempts() != null) ? spec.getMaxAttempts() : this.defaultMaxAttempts;
 		job.due = due;
 		bucket.jobs.put(key, job);
-		bucket.list(job.topic).addLast(key);
+		if (state == 'R') {
+			bucket.list(job.topic).addLast(key);
+		}
 		return job;
 	}
 
@@ -732,6 +945,10 @@ final class QueueModel {
 
 		long fired;
 
+		long skipped;
+
+		long misfired;
+
 		/** The latest tick a firing scheduled, -1 for none. */
 		long lastScheduled = -1;
 
@@ -759,6 +976,10 @@ final class QueueModel {
 
 		/** The schedule's first tick after a moment, for each time it may be. */
 		Set<Long> ticksAfter(Moment now) {
+			if (this.job.getSchedule().getDelay() != null) {
+				// right after now
+				return At.rel(1).values(now);
+			}
 			Set<Long> ticks = new TreeSet<>();
 			for (long at : new long[] { now.lo(), now.hi() }) {
 				Instant next = this.job.getSchedule().next(Instant.ofEpochMilli(at));
@@ -779,7 +1000,7 @@ final class QueueModel {
 		@Override
 		public String toString() {
 			return this.name + "[v" + this.version + (this.paused ? " paused" : "") + ", fired " + this.fired
-					+ ", next " + this.nextTicks + ", last scheduled " + this.lastScheduled + ", last " + this.lastKey + "]";
+					+ ", skipped " + this.skipped + ", misfired " + this.misfired + ", next " + this.nextTicks + ", last scheduled " + this.lastScheduled + ", last " + this.lastKey + "]";
 		}
 
 	}
@@ -904,6 +1125,15 @@ final class QueueModel {
 			}
 			this.lo = value;
 			this.hi = value;
+		}
+
+		/** Learns that it lies within [lo, hi], which must meet what it may be. */
+		void narrow(long lo, long hi, String what) {
+			if (hi < this.lo || lo > this.hi) {
+				throw new ModelDivergence(what + " is within [" + lo + ".." + hi + "], outside " + this);
+			}
+			this.lo = Math.max(this.lo, lo);
+			this.hi = Math.min(this.hi, hi);
 		}
 
 		@Override

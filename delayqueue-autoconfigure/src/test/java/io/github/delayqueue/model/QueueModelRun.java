@@ -47,13 +47,16 @@ import io.github.delayqueue.model.QueueModel.Job;
 import io.github.delayqueue.model.QueueModel.ModelDivergence;
 import io.github.delayqueue.model.QueueModel.ModelError;
 import io.github.delayqueue.model.QueueModel.Moment;
+import io.github.delayqueue.model.QueueModel.Plan;
 import io.github.delayqueue.model.QueueModel.Take;
 import io.github.delayqueue.model.QueueModel.Time;
 import io.github.delayqueue.recurring.MisfirePolicy;
+import io.github.delayqueue.recurring.OverlapPolicy;
 import io.github.delayqueue.recurring.PutResult;
 import io.github.delayqueue.recurring.RecurringJob;
 import io.github.delayqueue.recurring.RecurringJobInfo;
 import io.github.delayqueue.recurring.RecurringJobs;
+import io.github.delayqueue.recurring.RecurringSchedule;
 import io.github.delayqueue.redis.RedisDelayQueue;
 import io.github.delayqueue.redis.TimerSteps;
 import io.github.delayqueue.redis.TimerSteps.Promotion;
@@ -80,13 +83,18 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * are ordered as the steps are.
  *
  * <p>
- * Recurring jobs (a few names, every hour, misfire policy FIRE_ONCE) are put, paused, resumed,
- * triggered and deleted; a "fire" moves a definition's next tick to a moment just past (as if
- * it had just come) and fires its bucket as the timer would. Each occurrence created is an
- * ordinary job of the model from then on, so every comparison below covers it; a tick of the
- * schedule itself that comes during the run is fired (on time or late) like any other. After
- * each recurring operation {@code list()} and {@code find} of every name are compared with the
- * model (version, paused, fired, next tick, last occurrence and its state).
+ * Recurring jobs (a few names; every hour, every 1 or 2 s, or a fixed delay; every misfire
+ * policy with thresholds from 1 ms, small max catch-ups, both overlap policies) are put,
+ * paused, resumed, triggered and deleted; a "fire" moves a definition's next tick into the past
+ * (just past, or several periods back so that several ticks came, some late) and fires its
+ * bucket as the timer would. Each occurrence created is an ordinary job of the model from then
+ * on, so every comparison below covers it; a tick of the schedule itself that comes during the
+ * run is fired (on time or late) like any other. What a firing does depends on the now it
+ * read: the model works it out for each millisecond the call may have read, and when those
+ * differ, learns which it was from the definitions as stored after it. After each recurring
+ * operation {@code list()} and {@code find} of every name are compared with the model
+ * (version, paused, fired, skipped, misfired, next tick, last fire time, last occurrence and
+ * its state).
  *
  * <p>
  * What is compared when:
@@ -133,7 +141,7 @@ final class QueueModelRun {
 	private static final int LOG_SIZE = 40;
 
 	/** Names of recurring jobs. */
-	private static final List<String> RECURRING_NAMES = List.of("r1", "r2", "r3");
+	private static final List<String> RECURRING_NAMES = List.of("r1", "r2", "r3", "r4");
 
 	private static final Duration RECURRING_EVERY = Duration.ofHours(1);
 
@@ -984,8 +992,11 @@ final class QueueModelRun {
 	}
 
 	/**
-	 * Moves the definition's next tick to one that just came (when it exists and runs), and
-	 * fires its bucket: every definition of the bucket whose tick came fires.
+	 * Moves the definition's next tick into the past (when it exists and runs), and fires its
+	 * bucket: every definition of the bucket whose tick came fires. What a firing does depends on
+	 * the now it read its due definitions at (which ticks came, which are late, the next tick):
+	 * the model works it out for every millisecond the call may have read, and when those differ,
+	 * learns which it was from what the definitions read afterwards.
 	 */
 	private String fireRecurring(FireRecurring op) {
 		String name = op.name();
@@ -1001,77 +1012,114 @@ final class QueueModelRun {
 		long start = startCalls();
 		List<String> topics = TimerSteps.fireRecurring(this.queue, b);
 		Moment window = endCalls(start);
-		// the definitions whose tick came: by the time the firing read them (a tick within the
-		// call shows in the next tick: a definition fired has moved on)
-		List<Definition> due = new ArrayList<>();
-		Map<String, Long> ticks = new HashMap<>();
-		for (Definition d : this.model.definitions(b)) {
-			long tick = d.paused ? -1 : d.nextTick();
-			if (tick < 0 || tick > window.hi()) {
-				continue;
-			}
-			if (tick > window.lo()) {
-				count("ticks that came during a firing", 1);
-				Optional<RecurringJobInfo> info = this.queue.getRecurringJobs().find(d.name);
-				check(info.isPresent(), "recurring job " + d.name + " is gone after a firing");
-				if (millisOrMinusOne(info.get().nextFireTime()) == tick) {
-					continue;
-				}
-			}
-			due.add(d);
-			ticks.put(d.name, tick);
+		List<Definition> defs = this.model.definitions(b);
+		if (window.hi() - window.lo() > 100_000) {
+			throw new ModelError("the firing of bucket " + b + " took more than 100 s: " + window);
 		}
-		due.sort(Comparator.comparingLong((Definition d) -> ticks.get(d.name))
-			.thenComparing((d) -> d.name, QueueModel.KEY_ORDER));
-		// the firing reads the due definitions at one time (a late tick's occurrence is due
-		// then), and creates the occurrences at another
-		Moment dueNow = copy(window);
-		Moment fireNow = copy(window);
-		List<String> expectedTopics = new ArrayList<>();
-		for (Definition d : due) {
-			long tick = ticks.get(d.name);
-			RecurringJob job = d.job;
-			if (job.getMisfirePolicy() != MisfirePolicy.FIRE_ONCE) {
-				throw new ModelError("the model knows the misfire policy FIRE_ONCE only, " + d.name + " has "
-						+ job.getMisfirePolicy());
+		// the plans for each now the firing may have read, the same ones run together
+		List<Candidate> candidates = new ArrayList<>();
+		for (long n = window.lo(); n <= window.hi(); n++) {
+			List<Plan> plans = new ArrayList<>();
+			for (Definition d : defs) {
+				plans.add(this.model.plan(d, n));
 			}
-			long threshold = job.getMisfireThreshold().toMillis();
-			boolean late = tick < dueNow.lo() - threshold;
-			boolean onTime = tick >= dueNow.hi() - threshold;
-			if (!late && nextTick(job, tick) <= dueNow.hi()) {
-				throw new ModelError("recurring job " + d.name + " may have more than one tick on time from " + tick
-						+ " to " + dueNow + ": the generator must not ask that");
-			}
-			String id = occurrenceId(d, tick, false);
-			String key = QueueModel.key(job.getTopic(), id);
-			boolean creates = tick > d.lastScheduled && this.model.find(b, key) == null;
-			if (creates && !late && !onTime) {
-				// fired at the misfire threshold: the occurrence's due time tells which side
-				Optional<JobInfo> made = this.queue.find(job.getTopic(), id);
-				check(made.isPresent(), "recurring job " + d.name + " fired its tick " + tick + " but its occurrence "
-						+ key + " is not there");
-				long dueAt = made.get().dueAt().toEpochMilli();
-				late = dueAt != tick;
-				check(!late || dueAt > tick + threshold, "the occurrence " + key + " of a tick on time is due at "
-						+ dueAt);
-				count("ticks fired at the misfire threshold", 1);
-			}
-			Time dueAt = late ? new Time(dueNow, 0) : Time.at(tick);
-			Job made = this.model.fireRecurring(d, tick, id, dueAt, new Time(fireNow, 0), dueNow);
-			this.ticksUsed.merge(d.name, tick, Math::max);
-			count(late ? "ticks fired late" : "ticks fired on time", 1);
-			if (made != null) {
-				this.touched.add(key);
-				if (!expectedTopics.contains(job.getTopic())) {
-					expectedTopics.add(job.getTopic());
-				}
-				count("occurrences fired", 1);
+			Candidate last = candidates.isEmpty() ? null : candidates.get(candidates.size() - 1);
+			if (last != null && last.plans.equals(plans)) {
+				last.hi = n;
 			}
 			else {
-				count("ticks that created nothing", 1);
+				candidates.add(new Candidate(n, n, plans));
 			}
-			outcome.append(d.name).append('@').append(tick).append((made != null) ? " created " + key : " nothing")
-				.append(late ? " (late)" : "").append("; ");
+		}
+		Map<String, RecurringJobInfo> infos = new HashMap<>();
+		Candidate chosen = candidates.get(0);
+		if (candidates.size() > 1) {
+			count("firings told apart by what they stored", 1);
+			for (Definition d : defs) {
+				infos.put(d.name, info(d.name));
+			}
+			List<Candidate> matching = candidates.stream().filter((c) -> matches(c, defs, infos)).toList();
+			if (matching.size() != 1) {
+				StringBuilder read = new StringBuilder();
+				infos.values().forEach((info) -> read.append("\n    ").append(info));
+				String what = "the firing of bucket " + b + " in " + window + " did what "
+						+ ((matching.isEmpty()) ? "none" : matching.size()) + " of its plans say: " + candidates
+						+ ", the recurring jobs read:" + read;
+				if (matching.isEmpty()) {
+					throw new ModelDivergence(what);
+				}
+				throw new ModelError(what);
+			}
+			chosen = matching.get(0);
+		}
+		Moment dueNow = copy(window);
+		dueNow.narrow(chosen.lo, chosen.hi, "the now of the firing of bucket " + b);
+		// a next tick after now (a fixed delay's) tells now
+		for (int i = 0; i < defs.size(); i++) {
+			Plan plan = chosen.plans.get(i);
+			if (plan != null && plan.nextTick().relative()) {
+				Definition d = defs.get(i);
+				RecurringJobInfo info = infos.computeIfAbsent(d.name, this::info);
+				dueNow.observe(millisOrMinusOne(info.nextFireTime()) - plan.nextTick().value(),
+						"the now of the firing of " + d.name + " (its next tick minus " + plan.nextTick().value() + " ms)");
+			}
+		}
+		Moment fireNow = new Moment(dueNow.lo(), window.hi());
+		// in the order the firing reads them: by tick, then name
+		List<Integer> order = new ArrayList<>();
+		Map<String, Long> ticks = new HashMap<>();
+		for (int i = 0; i < defs.size(); i++) {
+			if (chosen.plans.get(i) != null) {
+				order.add(i);
+				ticks.put(defs.get(i).name, defs.get(i).nextTick());
+			}
+		}
+		order.sort(Comparator.comparingLong((Integer i) -> ticks.get(defs.get(i).name))
+			.thenComparing((i) -> defs.get(i).name, QueueModel.KEY_ORDER));
+		List<String> expectedTopics = new ArrayList<>();
+		for (int i : order) {
+			Definition d = defs.get(i);
+			Plan plan = chosen.plans.get(i);
+			long tick = ticks.get(d.name);
+			if (tick > window.lo()) {
+				count("ticks that came during a firing", 1);
+			}
+			this.ticksUsed.merge(d.name, tick, Math::max);
+			if (plan.result() == 'f') {
+				long notAfter = plan.occurrences()
+					.stream()
+					.filter((o) -> o.tick().exactly(dueNow, "the tick of an occurrence of " + d.name) <= d.lastScheduled)
+					.count();
+				count("occurrences not made: tick not after the last scheduled", notAfter);
+				if (notAfter > 0 && d.job.getSchedule().getDelay() != null) {
+					count("fixed delays held back by a later tick scheduled before", 1);
+				}
+			}
+			List<Job> made = this.model.fire(d, plan, dueNow, fireNow, (t) -> occurrenceId(d, t, false));
+			for (Job job : made) {
+				this.touched.add(job.key);
+				if (job.state == 'R' && !expectedTopics.contains(job.topic)) {
+					expectedTopics.add(job.topic);
+				}
+			}
+			long ticksCovered = plan.skipped() + plan.occurrences().size();
+			count(switch (plan.result()) {
+				case 'l' -> "fixed delays that looked";
+				case 'k' -> "firings skipped for overlap";
+				default -> (d.job.getSchedule().getDelay() != null) ? "fixed delays fired" : "fixed rates fired";
+			}, 1);
+			count("ticks fired", ticksCovered);
+			count("ticks misfired", plan.misfired());
+			count("occurrences fired", made.size());
+			if (ticksCovered > 1) {
+				count("catch-ups of several ticks, " + d.job.getMisfirePolicy(), 1);
+			}
+			if (plan.result() == 'f' && made.size() < plan.occurrences().size()) {
+				count("occurrences not made (fired before, or the key exists)", plan.occurrences().size() - made.size());
+			}
+			outcome.append(d.name).append('@').append(tick).append(' ').append(plan.result()).append(": ");
+			outcome.append(made.stream().map((job) -> job.key).toList()).append(" of ").append(ticksCovered)
+				.append(" tick(s), ").append(plan.misfired()).append(" late; ");
 		}
 		check(topics.equals(expectedTopics), "the firing of bucket " + b + " answered the topics " + topics
 				+ ", the model says " + expectedTopics);
@@ -1079,14 +1127,86 @@ final class QueueModelRun {
 		return (outcome.length() > 0) ? outcome.toString() : "nothing due";
 	}
 
+	/** The plans of a firing (one per definition of the bucket) for a stretch of its now. */
+	private static final class Candidate {
+
+		final long lo;
+
+		long hi;
+
+		final List<Plan> plans;
+
+		Candidate(long lo, long hi, List<Plan> plans) {
+			this.lo = lo;
+			this.hi = hi;
+			this.plans = plans;
+		}
+
+		@Override
+		public String toString() {
+			return "\n    now [" + this.lo + ".." + this.hi + "]: " + this.plans;
+		}
+
+	}
+
+	private RecurringJobInfo info(String name) {
+		Optional<RecurringJobInfo> info = this.queue.getRecurringJobs().find(name);
+		check(info.isPresent(), "recurring job " + name + " is gone after a firing");
+		return info.get();
+	}
+
+	/** Whether the definitions read what a candidate's plans leave. */
+	private boolean matches(Candidate candidate, List<Definition> defs, Map<String, RecurringJobInfo> infos) {
+		for (int i = 0; i < defs.size(); i++) {
+			Definition d = defs.get(i);
+			Plan plan = candidate.plans.get(i);
+			RecurringJobInfo info = infos.get(d.name);
+			long[] counters = this.model.predict(d, plan, candidate.lo,
+					(t) -> QueueModel.key(d.job.getTopic(), occurrenceId(d, t, false)));
+			if (info.fired() != counters[0] || info.skipped() != counters[1] || info.misfired() != counters[2]) {
+				return false;
+			}
+			long next = millisOrMinusOne(info.nextFireTime());
+			if (plan == null) {
+				if (!d.paused && next != d.nextTick()) {
+					return false;
+				}
+			}
+			else if (plan.nextTick().relative()) {
+				long at = next - plan.nextTick().value();
+				if (at < candidate.lo || at > candidate.hi) {
+					return false;
+				}
+			}
+			else if (next != plan.nextTick().value()) {
+				return false;
+			}
+		}
+		return true;
+	}
+
 	/**
-	 * A tick for a fire of a definition: a second just past (or one ms after the latest tick
-	 * fired, when that is later), or now and then the latest one again. Never one with a tick of
-	 * the schedule between it and the firing (that tick would be on time too): the schedule's
-	 * tick instead, once it came.
+	 * A tick for a fire of a definition. A fixed delay: some time in the last seconds. A short
+	 * fixed rate: some periods back, so that several ticks came (and, with a short misfire
+	 * threshold, are late), or now and then its latest tick fired again. An hourly one: a second
+	 * just past (or one ms after the latest tick fired, when that is later), or now and then the
+	 * latest one again; never one with a tick of the schedule between it and the firing: the
+	 * schedule's tick instead, once it came.
 	 */
 	private long fireTick(FireRecurring op, Definition d) {
 		long now = redisNow();
+		RecurringSchedule schedule = d.job.getSchedule();
+		if (schedule.getDelay() != null) {
+			return now - op.back() * 1_000L - op.jitter();
+		}
+		long period = schedule.getPeriod().toMillis();
+		if (period < RECURRING_EVERY.toMillis()) {
+			if (op.again() && d.lastScheduled >= 0) {
+				count("ticks fired again", 1);
+				return d.lastScheduled;
+			}
+			return now - op.back() * period - op.jitter() * period / 1_000;
+		}
 		long last = Math.max(this.ticksUsed.getOrDefault(d.name, -1L), d.lastScheduled);
 		if (op.again() && last >= 0 && (nextTick(d.job, last) > now + TICK_MARGIN || last < now - 3 * TICK_MARGIN)) {
 			count("ticks fired again", 1);
@@ -1172,9 +1292,11 @@ final class QueueModelRun {
 				continue;
 			}
 			RecurringJobInfo info = found.get();
-			check(info.version() == d.version && info.paused() == d.paused && info.fired() == d.fired,
+			check(info.version() == d.version && info.paused() == d.paused && info.fired() == d.fired
+					&& info.skipped() == d.skipped && info.misfired() == d.misfired,
 					"recurring job " + name + " reads version " + info.version() + (info.paused() ? " paused" : "")
-							+ ", fired " + info.fired() + ", the model says " + d);
+							+ ", fired " + info.fired() + ", skipped " + info.skipped() + ", misfired " + info.misfired()
+							+ ", the model says " + d);
 			check(spec(info.job()).equals(d.spec), "recurring job " + name + " reads another definition: "
 					+ abbreviate(spec(info.job())) + ", the model says " + abbreviate(d.spec));
 			d.observeNextTick(millisOrMinusOne(info.nextFireTime()));
@@ -1531,9 +1653,9 @@ final class QueueModelRun {
 				/* 15 dead page */ 4,
 				/* 16 stats */ 1,
 				/* 17 repair */ 0.3,
-				/* 18 put a recurring job */ 1.2,
-				/* 19 fire one */ 1.6,
-				/* 20 trigger one */ 0.8,
+				/* 18 put a recurring job */ 1.8,
+				/* 19 fire one */ 4,
+				/* 20 trigger one */ 1.2,
 				/* 21 pause one */ 0.35,
 				/* 22 resume one */ 0.45,
 				/* 23 delete one */ 0.25 };
@@ -1592,7 +1714,8 @@ final class QueueModelRun {
 			case 16 -> new Stats();
 			case 17 -> new Repair();
 			case 18 -> putRecurringOp();
-			case 19 -> new FireRecurring(recurringName(), this.random.nextInt(3), this.random.nextInt(10) == 0);
+			case 19 -> new FireRecurring(recurringName(), this.random.nextInt(5), this.random.nextInt(10) == 0,
+					this.random.nextInt(1_000));
 			case 20 -> new TriggerRecurring(recurringName());
 			case 21 -> new PauseRecurring(recurringName());
 			case 22 -> new ResumeRecurring(recurringName());
@@ -1610,8 +1733,10 @@ final class QueueModelRun {
 	}
 
 	/**
-	 * A definition every hour of one of the topics, FIRE_ONCE with the default threshold: now
-	 * and then the one stored again (unchanged).
+	 * A definition of one of the topics: every hour, every 1 or 2 s, or a fixed delay of 1 s, 2 s
+	 * or 3 h; any misfire policy (a threshold of 1 ms, 500 ms, 3 s or the default 10 s, a max
+	 * catch-up of 1 to 4 or the default 10) and overlap policy. Now and then the one stored again
+	 * (unchanged).
 	 */
 	private PutRecurring putRecurringOp() {
 		String name = RECURRING_NAMES.get(this.random.nextInt(RECURRING_NAMES.size()));
@@ -1621,9 +1746,31 @@ final class QueueModelRun {
 		}
 		RecurringJob.Builder builder = RecurringJob.builder(name)
 			.topic(topic())
-			.every(RECURRING_EVERY)
 			.payload(payload())
 			.headers(headers());
+		int kind = this.random.nextInt(10);
+		if (kind < 3) {
+			builder.every(RECURRING_EVERY);
+		}
+		else if (kind < 7) {
+			builder.every(Duration.ofSeconds(1 + this.random.nextInt(2)));
+		}
+		else {
+			builder.fixedDelay(List.of(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofHours(3))
+				.get(this.random.nextInt(3)));
+		}
+		builder.misfirePolicy(MisfirePolicy.values()[this.random.nextInt(MisfirePolicy.values().length)]);
+		int threshold = this.random.nextInt((kind < 3) ? 8 : 4);
+		if (threshold < 3) {
+			builder.misfireThreshold(List.of(Duration.ofMillis(1), Duration.ofMillis(500), Duration.ofSeconds(3))
+				.get(threshold));
+		}
+		if (this.random.nextInt(5) > 0) {
+			builder.maxCatchUp(1 + this.random.nextInt(4));
+		}
+		if (this.random.nextInt(3) == 0) {
+			builder.overlapPolicy(OverlapPolicy.SKIP);
+		}
 		if (this.random.nextInt(3) == 0) {
 			builder.ttr(this.random.nextBoolean() ? Duration.ofHours(8) : Duration.ofDays(7));
 		}
@@ -2096,14 +2243,16 @@ final class QueueModelRun {
 	}
 
 	/**
-	 * A fire of a recurring job's bucket, its next tick moved to {@code back} seconds ago first
-	 * (or, {@code again}, to the latest tick fired).
+	 * A fire of a recurring job's bucket, its next tick moved first to {@code back} seconds (a
+	 * short fixed rate: periods) and {@code jitter} thousandths of one ago (an hourly one: whole
+	 * seconds), or, {@code again}, to the latest tick fired.
 	 */
-	record FireRecurring(String name, int back, boolean again) implements Op {
+	record FireRecurring(String name, int back, boolean again, int jitter) implements Op {
 
 		@Override
 		public String toString() {
-			return "fire recurring " + this.name + (this.again ? " (its latest tick again)" : " (" + this.back + " s back)");
+			return "fire recurring " + this.name
+					+ (this.again ? " (its latest tick again)" : " (" + this.back + "." + this.jitter + " back)");
 		}
 
 	}
