@@ -14,7 +14,8 @@
 -- skipped the ticks that created none, misfired the ticks that came late; lastTick (-1: none) and
 -- lastKey (the job key "<topic>:<id>") are those of the last occurrence created, by a tick or a
 -- trigger; lastScheduled (-1: none) is the latest tick a firing created an occurrence for: no
--- firing creates one for that tick or an earlier one again (a delayed put, a clock stepping back).
+-- firing creates one for that tick or an earlier one again (a delayed put, a clock stepping back);
+-- a put that changes the spec starts it afresh.
 -- spec is the caller's text (never read here).
 -- A put or resume that makes a definition the earliest of "recurring-due" is announced on the
 -- channel as "c <bucket> <tick ms>", so the bucket's timer wakes for it.
@@ -129,11 +130,10 @@ if op == 'put' then
     result = 1
   end
   local current = due_of(name)
-  -- a tick not yet come (a fixed delay records its occurrence's due time) does not hold back
-  -- the changed schedule: only ticks up to now stay fired
-  if d.last_scheduled and d.last_scheduled > now then
-    d.last_scheduled = now
-  end
+  -- the changed schedule starts afresh: a tick of the old one not yet come (a fixed delay
+  -- records its occurrence's due time) must not hold it back. No tick it fired comes again: its
+  -- next tick is after now (checked above), or the current one, which was not fired.
+  d.last_scheduled = -1
   d.version = d.version + 1
   d.gen = redis.call('INCRBY', P .. 'seq', 1)
   d.spec = spec

@@ -595,9 +595,9 @@ final class QueueModel {
 	// ------------------------------------------------------------------ recurring jobs
 
 	/**
-	 * recurring.lua put: a new or changed spec takes the bucket's next token number as its gen;
-	 * its next tick is the schedule's first after now, unless it is paused or its current next
-	 * tick has come (that one stays).
+	 * recurring.lua put: a new or changed spec takes the bucket's next token number as its gen
+	 * and forgets the last scheduled tick; its next tick is the schedule's first after now,
+	 * unless it is paused or its current next tick has come (that one stays).
 	 */
 	PutResult putRecurring(int b, RecurringJob job, String spec, Moment now) {
 		Definition d = this.definitions.get(job.getName());
@@ -613,6 +613,8 @@ final class QueueModel {
 		d.version++;
 		d.job = job;
 		d.spec = spec;
+		// the changed schedule starts afresh (recurring.lua put)
+		d.lastScheduled = -1;
 		if (!d.paused) {
 			long current = d.nextTick();
 			Set<Long> next = new TreeSet<>();
