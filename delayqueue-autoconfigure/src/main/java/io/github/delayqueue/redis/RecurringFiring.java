@@ -324,44 +324,21 @@ final class RecurringFiring {
 			if (schedule.getPeriod() != null) {
 				return fixedRate(schedule.getPeriod().toMillis(), first, now, lateBefore, cap);
 			}
-			ArrayDeque<Long> recent = new ArrayDeque<>(cap);
-			long total = 0;
-			long late = 0;
-			long iterations = 0;
-			long t = first;
-			while (t <= now) {
-				if (iterations == TICK_LIMIT) {
-					// too many to count one by one: the most recent ones are looked for in a
-					// stretch before now that doubles until it holds cap ticks (those between are
-					// not counted)
-					Ticks tail = tail(schedule, t, now, lateBefore, cap);
-					for (long tick : tail.recent) {
-						if (recent.size() == cap) {
-							recent.pollFirst();
-						}
-						recent.addLast(tick);
-					}
-					total += tail.total;
-					late += tail.late;
-					iterations += tail.iterations;
-					break;
-				}
-				iterations++;
-				total++;
-				if (t < lateBefore) {
-					late++;
-				}
-				if (recent.size() == cap) {
-					recent.pollFirst();
-				}
-				recent.addLast(t);
-				Instant following = schedule.next(Instant.ofEpochMilli(t));
-				if (following == null) {
-					break;
-				}
-				t = following.toEpochMilli();
+			Walk walk = Walk.from(schedule, first, now, lateBefore, cap);
+			long total = walk.total;
+			long late = walk.late;
+			long iterations = walk.total;
+			if (walk.stoppedAt >= 0) {
+				// too many to count one by one: the most recent ones are looked for in a
+				// stretch before now that doubles until it holds cap ticks (those between are
+				// not counted)
+				Ticks tail = tail(schedule, walk.stoppedAt, now, lateBefore, cap);
+				tail.recent.forEach((tick) -> Walk.keep(walk.recent, tick, cap));
+				total += tail.total;
+				late += tail.late;
+				iterations += tail.iterations;
 			}
-			List<Long> list = new ArrayList<>(recent);
+			List<Long> list = new ArrayList<>(walk.recent);
 			int onTime = (int) list.stream().filter((tick) -> tick >= lateBefore).count();
 			return new Ticks(total, late, onTime, list, iterations);
 		}
@@ -413,26 +390,13 @@ final class RecurringFiring {
 		 */
 		private static Ticks probe(RecurringSchedule schedule, long start, long now, long lateBefore, int cap,
 				long[] iterations) {
-			ArrayDeque<Long> found = new ArrayDeque<>(cap);
-			long total = 0;
-			long late = 0;
-			Instant tick = schedule.next(Instant.ofEpochMilli(start - 1));
-			while (tick != null && tick.toEpochMilli() <= now) {
-				if (total == TICK_LIMIT) {
-					return null;
-				}
-				iterations[0]++;
-				total++;
-				if (tick.toEpochMilli() < lateBefore) {
-					late++;
-				}
-				if (found.size() == cap) {
-					found.pollFirst();
-				}
-				found.addLast(tick.toEpochMilli());
-				tick = schedule.next(tick);
+			Instant first = schedule.next(Instant.ofEpochMilli(start - 1));
+			Walk walk = Walk.from(schedule, (first != null) ? first.toEpochMilli() : now + 1, now, lateBefore, cap);
+			iterations[0] += walk.total;
+			if (walk.stoppedAt >= 0) {
+				return null;
 			}
-			return new Ticks(total, late, 0, new ArrayList<>(found), iterations[0]);
+			return new Ticks(walk.total, walk.late, 0, new ArrayList<>(walk.recent), iterations[0]);
 		}
 
 		/**
@@ -455,6 +419,57 @@ final class RecurringFiring {
 			}
 			int onTime = (int) recent.stream().filter((tick) -> tick >= lateBefore).count();
 			return new Ticks(total, late, onTime, recent, 0);
+		}
+
+	}
+
+	/**
+	 * A schedule's ticks counted one by one from a tick up to now, at most
+	 * {@value #TICK_LIMIT} of them: how many, how many late, the most recent (at most a cap),
+	 * and the first tick not counted (-1 when every one up to now was).
+	 */
+	private static final class Walk {
+
+		long total;
+
+		long late;
+
+		final ArrayDeque<Long> recent;
+
+		long stoppedAt = -1;
+
+		private Walk(int cap) {
+			this.recent = new ArrayDeque<>(cap);
+		}
+
+		static Walk from(RecurringSchedule schedule, long first, long now, long lateBefore, int cap) {
+			Walk walk = new Walk(cap);
+			long t = first;
+			while (t <= now) {
+				if (walk.total == TICK_LIMIT) {
+					walk.stoppedAt = t;
+					break;
+				}
+				walk.total++;
+				if (t < lateBefore) {
+					walk.late++;
+				}
+				keep(walk.recent, t, cap);
+				Instant following = schedule.next(Instant.ofEpochMilli(t));
+				if (following == null) {
+					break;
+				}
+				t = following.toEpochMilli();
+			}
+			return walk;
+		}
+
+		/** Adds a tick to the most recent ones, dropping the oldest beyond cap. */
+		static void keep(ArrayDeque<Long> recent, long tick, int cap) {
+			if (recent.size() == cap) {
+				recent.pollFirst();
+			}
+			recent.addLast(tick);
 		}
 
 	}
