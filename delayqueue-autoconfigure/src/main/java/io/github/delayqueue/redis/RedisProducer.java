@@ -105,14 +105,7 @@ final class RedisProducer implements DelayQueueProducer {
 	 * Checks that the payload, with the job's headers when it has any, fits the limit.
 	 */
 	private void checkSize(ScheduleRequest request) {
-		JobConstraints.payload(request.payload(), this.maxPayloadSize);
-		long size = StoredPayload.size(request.headers(), request.payload());
-		if (size > request.payload().length) {
-			if (size > this.maxPayloadSize) {
-				throw new IllegalArgumentException("payload with headers must be at most " + this.maxPayloadSize
-						+ " bytes (delayqueue.max-payload-size), was " + size + " bytes");
-			}
-		}
+		StoredPayload.checkSize(request.headers(), request.payload(), this.maxPayloadSize);
 	}
 
 	/**

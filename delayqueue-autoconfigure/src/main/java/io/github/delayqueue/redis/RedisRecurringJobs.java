@@ -6,13 +6,12 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 
-import io.github.delayqueue.core.JobConstraints;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import io.github.delayqueue.recurring.PutResult;
 import io.github.delayqueue.recurring.RecurringJob;
 import io.github.delayqueue.recurring.RecurringJobInfo;
 import io.github.delayqueue.recurring.RecurringJobs;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 /**
  * {@link RecurringJobs} on {@code recurring.lua}. A definition lives in bucket
@@ -54,12 +53,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 		if (job == null) {
 			throw new IllegalArgumentException("job must not be null");
 		}
-		JobConstraints.payload(job.getPayload(), this.maxPayloadSize);
-		long size = StoredPayload.size(job.getHeaders(), job.getPayload());
-		if (size > this.maxPayloadSize) {
-			throw new IllegalArgumentException("payload with headers must be at most " + this.maxPayloadSize
-					+ " bytes (delayqueue.max-payload-size), was " + size + " bytes");
-		}
+		StoredPayload.checkSize(job.getHeaders(), job.getPayload(), this.maxPayloadSize);
 		int bucket = this.keys.bucketOfName(job.getName());
 		byte[] spec = RecurringRecord.encodeSpec(job);
 		long now = Replies.asLong(Replies.list(this.scripts.recurring(bucket, "get", job.getName())).get(0));

@@ -7,6 +7,8 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.github.delayqueue.core.JobConstraints;
+
 /**
  * What a job record holds after its header line: the payload bytes as given, or, for a job
  * with headers, the headers before them. The scripts never read it. A job without headers is
@@ -88,6 +90,22 @@ final class StoredPayload {
 					+ header.getValue().getBytes(StandardCharsets.UTF_8).length + 2;
 		}
 		return size;
+	}
+
+	/**
+	 * Checks a payload against the queue's limit, alone and as stored with its headers.
+	 * @param headers checked headers
+	 * @param payload the payload
+	 * @param maxSize the largest allowed, in bytes ({@code delayqueue.max-payload-size})
+	 * @throws IllegalArgumentException naming the rule the payload breaks
+	 */
+	static void checkSize(Map<String, String> headers, byte[] payload, long maxSize) {
+		JobConstraints.payload(payload, maxSize);
+		long size = size(headers, payload);
+		if (size > payload.length && size > maxSize) {
+			throw new IllegalArgumentException("payload with headers must be at most " + maxSize
+					+ " bytes (delayqueue.max-payload-size), was " + size + " bytes");
+		}
 	}
 
 	/**
