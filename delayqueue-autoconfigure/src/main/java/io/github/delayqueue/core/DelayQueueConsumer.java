@@ -89,9 +89,11 @@ public interface DelayQueueConsumer {
 	 * Finishes reserved jobs of one topic and reserves up to {@code max} READY jobs of that
 	 * topic in the same step: what a consumer that wants more work does, in one round trip
 	 * per bucket where {@link #finish} and {@link #reserve} take one per job and call. The
-	 * next jobs come from the first job's bucket only, so fewer (or none) may come back while
-	 * other buckets still hold READY jobs; a {@link #reserve} then finds those. The default
-	 * implementation makes the separate calls.
+	 * next jobs come from one bucket of the finished jobs only (in the Redis queue the first
+	 * of them that this instance does not know to be empty of READY jobs of the topic: where a
+	 * {@link #reserve} would look), so fewer (or none) may come back while other buckets still hold READY
+	 * jobs; a {@link #reserve} then finds those. The default implementation makes the separate
+	 * calls.
 	 * @param jobs the reservations to finish, all of one topic
 	 * @param max the most jobs to reserve next (0 to {@value #MAX_NEXT})
 	 * @param ttr the time to run of the next jobs, or {@code null} for each job's own

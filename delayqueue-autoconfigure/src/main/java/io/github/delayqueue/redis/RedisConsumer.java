@@ -194,9 +194,13 @@ final class RedisConsumer implements DelayQueueConsumer {
 			// it was marked again meanwhile, as a reserve does (else the next awaitWork returns
 			// at once for a reserve that finds nothing)
 			long generation = (wanted > 0 && signal != null) ? signal.markedGeneration(bucket) : -1;
+			// a bucket that is not marked has no READY job of the topic that this instance
+			// knows of (a reserve would not look there either): no take, which would read the
+			// empty list in every finish of a trickle; a later call may take instead
+			int take = (signal != null && generation < 0) ? 0 : wanted;
 			ScriptReplies.Finished finished;
 			try {
-				finished = this.scripts.finish(bucket, topic, entry.getValue(), wanted, ttrMillis, attemptsLimit);
+				finished = this.scripts.finish(bucket, topic, entry.getValue(), take, ttrMillis, attemptsLimit);
 			}
 			catch (RuntimeException ex) {
 				// the jobs reserved with an earlier bucket's finish would wait for their TTR

@@ -30,6 +30,7 @@ if wanted > 0 then
   if #plan.jobs > 0 then
     now = now_ms()
   end
+  plan_deadline(plan, tonumber(ARGV[4]), now)
 end
 -- writes
 if #done > 0 then

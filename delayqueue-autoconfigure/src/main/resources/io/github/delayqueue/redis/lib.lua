@@ -502,30 +502,55 @@ local function plan_take(topic, max)
     end
   end
   if #plan.jobs > 0 then
-    plan.before = next_due()
+    local _, d = lowest(P .. 'delayed')
+    plan.delayed_head = d
   end
   return plan
+end
+
+-- Reads, before the caller writes anything, what apply_take needs to tell whether the earliest
+-- deadline of a plan's jobs (Redis's time now + TTR) becomes the bucket's next timer event:
+-- the delay queue's head (read by plan_take) when that comes first, as it mostly does, else
+-- the reserved index's head too (plan.before: the earlier of them, -1 for neither; nil when
+-- the delay queue's head comes first).
+local function plan_deadline(plan, ttr_override, now)
+  local earliest = nil
+  for _, j in ipairs(plan.jobs) do
+    local ttr = (ttr_override > 0) and ttr_override or j.ttr
+    if earliest == nil or ttr < earliest then
+      earliest = ttr
+    end
+  end
+  if earliest == nil then
+    return
+  end
+  plan.earliest = now + earliest
+  local d = plan.delayed_head
+  if d == nil or plan.earliest < d then
+    local _, r = lowest(P .. 'reserved')
+    plan.before = earlier(d, r)
+  end
 end
 
 -- Hands the jobs of a plan_take to a consumer (READY -> RESERVED), appending to reply per job:
 -- id, payload, attempt, max attempts, due ms, created ms, token, deadline ms, ttr ms.
 -- ttr_override 0: each job's own ttr; max_override > 0 becomes the job's attempts limit (stored,
--- so fail and a TTR expiry use it). now is Redis's time, read only when the plan has jobs.
+-- so fail and a TTR expiry use it). now is Redis's time, read only when the plan has jobs;
+-- plan_deadline(plan, ttr_override, now) has read the heads before the caller's first write.
 -- Returns the entries left in the ready list, and the earliest new deadline when it became the
 -- bucket's next timer event (announced as a head, so the timer wakes for it) else 0.
 local function apply_take(plan, ttr_override, max_override, now, reply)
   local topic = plan.topic
   local list = P .. 'ready:' .. topic
+  local jobs = plan.jobs
   if plan.scanned > 0 then
     redis.call('LTRIM', list, plan.scanned, -1)
     count('T', topic, -plan.tombstones)
   end
   local announced = 0
-  local jobs = plan.jobs
   if #jobs > 0 then
     local token = redis.call('INCRBY', P .. 'seq', #jobs) - #jobs
     local records, deadlines = {}, {}
-    local earliest = nil
     local prefix_len = #topic + 2
     -- number texts are formatted once per call where the jobs share them (a format costs
     -- about as much as the rest of a job's record)
@@ -562,9 +587,6 @@ local function apply_take(plan, ttr_override, max_override, now, reply)
       end
       deadlines[#deadlines + 1] = deadline_at
       deadlines[#deadlines + 1] = jobkey
-      if earliest == nil or deadline < earliest then
-        earliest = deadline
-      end
       local n = #reply
       reply[n + 1] = string.sub(jobkey, prefix_len)
       reply[n + 2] = j.payload
@@ -580,9 +602,9 @@ local function apply_take(plan, ttr_override, max_override, now, reply)
     call_many('ZADD', P .. 'reserved', deadlines)
     count('R', topic, -#jobs)
     count('S', topic, #jobs)
-    if plan.before < 0 or earliest < plan.before then
-      announce_head(earliest)
-      announced = earliest
+    if plan.before and (plan.before < 0 or plan.earliest < plan.before) then
+      announce_head(plan.earliest)
+      announced = plan.earliest
     end
   end
   if plan.ended then

@@ -7,6 +7,7 @@
 --          then 9 fields per job (see apply_take in lib.lua)}.
 local plan = plan_take(ARGV[3], tonumber(ARGV[4]))
 local now = (#plan.jobs > 0) and now_ms() or 0
+plan_deadline(plan, tonumber(ARGV[5]), now)
 local reply = { 0, now, 0 }
 reply[1], reply[3] = apply_take(plan, tonumber(ARGV[5]), tonumber(ARGV[6]), now, reply)
 return reply

@@ -695,19 +695,39 @@ final class QueueModelRun {
 		for (ReservedJob job : jobs) {
 			byBucket.computeIfAbsent(this.queue.bucketOf(job.topic(), job.id()), (b) -> new ArrayList<>()).add(job);
 		}
-		int first = byBucket.keySet().iterator().next();
-		int before = this.model.bucket[first].list(topic).size();
+		Map<Integer, Integer> before = new HashMap<>();
+		byBucket.keySet().forEach((b) -> before.put(b, this.model.bucket[b].list(topic).size()));
 		long start = startCalls();
 		FinishResult result = this.queue.finishAndReserve(jobs, op.max(), op.ttr(), op.maxAttempts());
 		Moment window = endCalls(start);
+		List<ReservedJob> next = result.next();
+		// the take goes with the first call on a bucket that this instance has marked for the
+		// topic (which the model does not follow): the bucket of the jobs taken, else the one
+		// whose ready list lost tombstones, else none that changed anything
+		int first = -1;
+		if (op.max() > 0) {
+			if (!next.isEmpty()) {
+				first = this.queue.bucketOf(topic, next.get(0).id());
+				check(byBucket.containsKey(first), "finishAndReserve reserved " + ids(next) + " from bucket " + first
+						+ ", which none of its jobs is in");
+			}
+			else {
+				for (int b : byBucket.keySet()) {
+					if ((long) (Long) this.redis.call("LLEN", readyKey(b, topic)) != before.get(b)) {
+						first = b;
+						break;
+					}
+				}
+			}
+		}
 		List<ReservedJob> stale = new ArrayList<>();
 		Take take = null;
 		for (Map.Entry<Integer, List<ReservedJob>> entry : byBucket.entrySet()) {
 			List<ReservedJob> all = entry.getValue();
 			for (int from = 0; from < all.size(); from += TimerSteps.FINISH_BATCH) {
 				List<ReservedJob> group = all.subList(from, Math.min(all.size(), from + TimerSteps.FINISH_BATCH));
-				if (take == null && op.max() > 0) {
-					take = this.model.planTake(entry.getKey(), topic, op.max());
+				if (take == null && entry.getKey() == first) {
+					take = this.model.planTake(first, topic, op.max());
 				}
 				List<Integer> replies = this.model.finish(entry.getKey(), group.stream().map(QueueModelRun::key).toList(),
 						group.stream().map(ReservedJob::token).toList());
@@ -721,17 +741,17 @@ final class QueueModelRun {
 		}
 		check(tokens(result.stale()).equals(tokens(stale)), "finishAndReserve answered stale " + tokens(result.stale())
 				+ ", the model says " + tokens(stale));
-		List<ReservedJob> next = result.next();
 		if (take == null) {
-			check(next.isEmpty(), "finishAndReserve with max 0 reserved " + ids(next));
+			check(next.isEmpty(), "finishAndReserve reserved " + ids(next) + " without a take the model knows of");
 		}
 		else {
 			check(ids(next).equals(take.jobs().stream().map((job) -> job.id).toList()),
 					"finishAndReserve reserved " + ids(next) + " next, the model's ready list of bucket " + first
 							+ " gives " + take.jobs().stream().map((job) -> job.id).toList());
 			int after = (int) (long) (Long) this.redis.call("LLEN", readyKey(first, topic));
-			check(after == before - take.scanned(), "after finishAndReserve the ready list of " + topic + " in bucket "
-					+ first + " holds " + after + " entries, the model says " + (before - take.scanned()));
+			check(after == before.get(first) - take.scanned(), "after finishAndReserve the ready list of " + topic
+					+ " in bucket " + first + " holds " + after + " entries, the model says "
+					+ (before.get(first) - take.scanned()));
 			Moment now = copy(window);
 			if (!next.isEmpty()) {
 				now.observe(next.get(0).deliveredAt().toEpochMilli(), "the delivery time of " + next.get(0).id());

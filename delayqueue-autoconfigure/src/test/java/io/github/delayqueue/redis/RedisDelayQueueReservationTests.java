@@ -92,10 +92,90 @@ class RedisDelayQueueReservationTests extends AbstractRedisDelayQueueTests {
 	}
 
 	private static long scriptCalls(RedisDelayQueue queue) {
+		return calls(queue, "evalsha");
+	}
+
+	/** How many times Redis ran a command so far, scripts' commands included. */
+	private static long calls(RedisDelayQueue queue, String command) {
 		try (var connection = queue.getConnectionFactory().getConnection()) {
-			String stats = connection.serverCommands().info("commandstats").getProperty("cmdstat_evalsha", "calls=0,");
+			String stats = connection.serverCommands()
+				.info("commandstats")
+				.getProperty("cmdstat_" + command, "calls=0,");
 			return Long.parseLong(stats.substring(stats.indexOf("calls=") + 6, stats.indexOf(',')));
 		}
+	}
+
+	@Test
+	void aFinishThatWantsMoreReadsNoReadyListThatThisInstanceKnowsToBeEmpty() throws InterruptedException {
+		// one bucket and no timer: only this test's calls run scripts
+		this.queue.stop();
+		RedisDelayQueue queue = this.queues
+			.start((builder) -> builder.namespace(this.queues.namespace + "-known").buckets(1).timerEnabled(false));
+		await().atMost(Duration.ofSeconds(5)).until(queue::isSubscribed);
+		assertThat(queue.awaitWork("marker", Duration.ZERO)).isFalse();
+		queue.schedule(RedisDelayQueueLifecycleTests.request("known", "a", "{}", Duration.ZERO));
+		// the schedule's echo on the channel comes before a later message: once the marker is
+		// heard, no mark of the schedule is on its way any more
+		try (var connection = queue.getConnectionFactory().getConnection()) {
+			connection.publish(KeySpace.bytes(new KeySpace(this.queues.namespace + "-known", 1).channel()),
+					KeySpace.bytes("r 0 marker"));
+		}
+		assertThat(queue.awaitWork("marker", Duration.ofSeconds(5))).isTrue();
+		ReservedJob a = queue.reserve("known", 5, null).get(0);
+		long lists = calls(queue, "lrange");
+		assertThat(queue.finishAndReserve(List.of(a), 5, null, null).next()).isEmpty();
+		assertThat(calls(queue, "lrange") - lists).as("ready-list reads of the finish").isZero();
+
+		// once a job is announced in the bucket, the finish takes it
+		queue.schedule(RedisDelayQueueLifecycleTests.request("known", "b", "{}", Duration.ZERO));
+		ReservedJob b = queue.reserve("known", 1, null).get(0);
+		queue.schedule(RedisDelayQueueLifecycleTests.request("known", "c", "{}", Duration.ZERO));
+		assertThat(queue.finishAndReserve(List.of(b), 5, null, null).next()).extracting(ReservedJob::id)
+			.containsExactly("c");
+	}
+
+	@Test
+	void aFinishAndReserveChainAnnouncesNoDeadlineThatTheFinishedReservationsCameBefore() {
+		this.queue.stop();
+		RedisDelayQueue queue = this.queues
+			.start((builder) -> builder.namespace(this.queues.namespace + "-chain").buckets(1).timerEnabled(false));
+		for (int i = 0; i < 6; i++) {
+			queue.schedule(RedisDelayQueueLifecycleTests.request("chain", "j" + i, "{}", Duration.ZERO));
+		}
+		ReservedJob job = queue.reserve("chain", 1, null).get(0);
+		long announcements = calls(queue, "publish");
+		for (int i = 0; i < 5; i++) {
+			List<ReservedJob> next = queue.finishAndReserve(List.of(job), 1, null, null).next();
+			assertThat(next).hasSize(1);
+			job = next.get(0);
+		}
+		// the reserved index's head is read before the finish removes its job: each new deadline
+		// comes after the one the timer knows already
+		assertThat(calls(queue, "publish") - announcements).as("heads announced by the finishes").isZero();
+	}
+
+	@Test
+	void aTakeReadsTheReservedHeadOnlyWhenItsDeadlineMayComeBeforeTheDelayQueuesHead() {
+		this.queue.stop();
+		RedisDelayQueue queue = this.queues
+			.start((builder) -> builder.namespace(this.queues.namespace + "-heads").buckets(1).timerEnabled(false));
+		// a DELAYED job due in a minute, before the take's deadline (TTR 5 minutes)
+		queue.schedule(RedisDelayQueueLifecycleTests.request("heads", "later", "{}", Duration.ofMinutes(1)));
+		queue.schedule(RedisDelayQueueLifecycleTests.request("heads", "now", "{}", Duration.ZERO));
+		long heads = calls(queue, "zrange");
+		long announcements = calls(queue, "publish");
+		ReservedJob now = queue.reserve("heads", 1, Duration.ofMinutes(5)).get(0);
+		assertThat(calls(queue, "zrange") - heads).as("index heads read by the take").isOne();
+		assertThat(calls(queue, "publish") - announcements).as("announcements of the take").isZero();
+		assertThat(queue.release(now)).isTrue();
+
+		// a deadline before the delay queue's head: the reserved index is read too, and the
+		// deadline is announced as the bucket's next event
+		heads = calls(queue, "zrange");
+		announcements = calls(queue, "publish");
+		assertThat(queue.reserve("heads", 1, Duration.ofSeconds(1))).hasSize(1);
+		assertThat(calls(queue, "zrange") - heads).as("index heads read by the take").isEqualTo(2);
+		assertThat(calls(queue, "publish") - announcements).as("announcements of the take").isOne();
 	}
 
 	@Test
