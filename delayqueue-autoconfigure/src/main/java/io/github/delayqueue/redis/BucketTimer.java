@@ -24,8 +24,8 @@ import org.springframework.util.backoff.ExponentialBackOff;
  * script of each bucket that is due. It never polls on a fixed period: it is woken early
  * when a schedule makes a job the head of one of its buckets ({@link #onHead}), and re-checks
  * every owned bucket each guard interval (one bucket at a time, spread over the interval) and
- * all of them after every reconnect ({@link #recheckAll}), so that a lost notification costs
- * at most the guard interval.
+ * all of them after every reconnect ({@link #recheckAll}) and after taking buckets over, so
+ * that a lost notification costs at most the guard interval.
  *
  * <p>
  * Ownership comes from {@link TimerBackend#coordinate} every coordination interval: a
@@ -97,6 +97,9 @@ final class BucketTimer implements TimerStatus {
 
 	private final long[] nextDue;
 
+	/** Buckets taken over since their last step: it is a guard re-check. */
+	private final boolean[] takenOver;
+
 	/** The next recurring-job tick of each owned bucket (0: read it; NONE: none known). */
 	private final long[] nextTick;
 
@@ -153,6 +156,7 @@ final class BucketTimer implements TimerStatus {
 		this.clock = clock;
 		this.readyListener = readyListener;
 		this.owned = new boolean[buckets];
+		this.takenOver = new boolean[buckets];
 		this.nextDue = new long[buckets];
 		Arrays.fill(this.nextDue, NONE);
 		this.recurringFailing = new boolean[buckets];
@@ -439,7 +443,9 @@ final class BucketTimer implements TimerStatus {
 			if (!this.running) {
 				return;
 			}
-			boolean guard = plan.guardAll() || bucket == plan.guardBucket();
+			// read (and cleared) first: any guard step is the one a bucket taken over asks for
+			boolean taken = takenOver(bucket);
+			boolean guard = taken || plan.guardAll() || bucket == plan.guardBucket();
 			// recurring jobs first: an occurrence created due now is READY at once, and one
 			// created for later is in the delay queue the promotion reads
 			if (isOwned(bucket) && (plan.guardAll() || tickOf(bucket) <= this.clock.millis())) {
@@ -493,6 +499,9 @@ final class BucketTimer implements TimerStatus {
 				if (now[b] && !this.owned[b]) {
 					this.nextDue[b] = 0;
 					this.nextTick[b] = 0;
+					// its first step is a guard re-check: it re-announces the READY jobs that
+					// the last owner may have left to its own consumers, gone with it
+					this.takenOver[b] = true;
 					if (logger.isDebugEnabled()) {
 						logger.debug("Took over the timer of bucket " + b);
 					}
@@ -500,6 +509,7 @@ final class BucketTimer implements TimerStatus {
 				else if (!now[b]) {
 					this.nextDue[b] = NONE;
 					this.nextTick[b] = NONE;
+					this.takenOver[b] = false;
 				}
 				this.owned[b] = now[b];
 				count += now[b] ? 1 : 0;
@@ -618,6 +628,17 @@ final class BucketTimer implements TimerStatus {
 		TimerBackend.Promotion promotion = this.backend.promote(bucket, guard);
 		promotion.topics().forEach((topic) -> this.readyListener.accept(topic, bucket));
 		return promotion;
+	}
+
+	/**
+	 * Whether a bucket was taken over since its last step; clears the flag.
+	 */
+	private boolean takenOver(int bucket) {
+		return locked(() -> {
+			boolean taken = this.takenOver[bucket];
+			this.takenOver[bucket] = false;
+			return taken;
+		});
 	}
 
 	private boolean isOwned(int bucket) {

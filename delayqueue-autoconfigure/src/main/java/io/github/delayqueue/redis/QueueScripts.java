@@ -286,10 +286,26 @@ final class QueueScripts {
 	 * The bucket timer's step on one bucket.
 	 * @param batchSize the most jobs to move
 	 * @param guard {@code true} for the guard re-check
+	 * @param quiet {@code true} to leave announcing the ready lists the step makes non-empty to
+	 * the caller (not in a guard re-check)
 	 * @return the reply
 	 */
-	ScriptReplies.Promoted promote(int bucket, int batchSize, boolean guard) {
-		return ScriptReplies.Promoted.decode(this.runner.run(PROMOTE, call(bucket, batchSize, guard ? "1" : "0")));
+	ScriptReplies.Promoted promote(int bucket, int batchSize, boolean guard, boolean quiet) {
+		return ScriptReplies.Promoted
+			.decode(this.runner.run(PROMOTE, call(bucket, batchSize, guard ? "1" : "0", quiet ? "1" : "0")));
+	}
+
+	/**
+	 * Announces on the channel that a topic's ready list in a bucket has jobs, as a script's
+	 * {@code r} event does: for the READY jobs of a timer step that left announcing them to
+	 * its caller.
+	 * @param bucket the bucket
+	 * @param topic the topic
+	 */
+	void announceReady(int bucket, String topic) {
+		byte[] message = KeySpace.bytes("r " + bucket + " " + topic);
+		this.runner.execute("announcing the READY jobs of topic " + topic + " in bucket " + bucket,
+				(connection) -> connection.publish(this.channel, message));
 	}
 
 	/**

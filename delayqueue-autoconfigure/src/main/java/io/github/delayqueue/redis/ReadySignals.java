@@ -3,6 +3,7 @@ package io.github.delayqueue.redis;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
@@ -35,6 +36,9 @@ final class ReadySignals {
 	private final Function<String, boolean[]> probe;
 
 	private final ConcurrentMap<String, TopicSignal> topics = new ConcurrentHashMap<>();
+
+	/** The consumers waiting in {@link TopicSignal#await}, of every topic. */
+	private final AtomicInteger waiters = new AtomicInteger();
 
 	private final int maxIdleTopics;
 
@@ -81,7 +85,7 @@ final class ReadySignals {
 			}
 			// forgotten while it was looked up: start it again
 		}
-		TopicSignal created = new TopicSignal(this.buckets);
+		TopicSignal created = new TopicSignal(this.buckets, this.waiters);
 		signal = this.topics.putIfAbsent(topic, created);
 		if (signal != null) {
 			signal.used();
@@ -145,6 +149,49 @@ final class ReadySignals {
 	}
 
 	/**
+	 * Whether a bucket of a topic is marked: no reserve found it empty since it was last
+	 * marked.
+	 * @param topic the topic
+	 * @param bucket the bucket
+	 * @return {@code true} when it is marked, {@code false} also for a topic that is not known
+	 */
+	boolean isMarked(String topic, int bucket) {
+		TopicSignal signal = this.topics.get(topic);
+		return signal != null && signal.markedGeneration(bucket) >= 0;
+	}
+
+	/**
+	 * How often a bucket of a topic was marked so far: a later value tells that it was marked
+	 * since.
+	 * @param topic the topic
+	 * @param bucket the bucket
+	 * @return the bucket's generation, or -1 for a topic that is not known
+	 */
+	long generation(String topic, int bucket) {
+		TopicSignal signal = this.topics.get(topic);
+		return (signal != null) ? signal.generation(bucket) : -1;
+	}
+
+	/**
+	 * How many consumers of a topic wait in {@link TopicSignal#await} with no marked bucket to
+	 * take from: each takes at least one job of the next bucket marked.
+	 * @param topic the topic
+	 * @return the idle consumers, 0 for a topic that is not known
+	 */
+	int idleConsumers(String topic) {
+		TopicSignal signal = this.topics.get(topic);
+		return (signal != null) ? signal.idle() : 0;
+	}
+
+	/**
+	 * Whether any consumer of any topic waits for work.
+	 * @return {@code true} when one does
+	 */
+	boolean anyWaiting() {
+		return this.waiters.get() > 0;
+	}
+
+	/**
 	 * Marks one bucket of every topic (jobs of unknown topics became READY there).
 	 * @param bucket the bucket
 	 */
@@ -189,7 +236,10 @@ final class ReadySignals {
 
 		private volatile long lastUsedNanos = System.nanoTime();
 
-		TopicSignal(int buckets) {
+		private final AtomicInteger allWaiting;
+
+		TopicSignal(int buckets, AtomicInteger allWaiting) {
+			this.allWaiting = allWaiting;
 			this.pending = new boolean[buckets];
 			this.generations = new long[buckets];
 			markAll();
@@ -234,6 +284,16 @@ final class ReadySignals {
 			}
 		}
 
+		int idle() {
+			this.lock.lock();
+			try {
+				return (this.pendingCount == 0) ? this.waiting : 0;
+			}
+			finally {
+				this.lock.unlock();
+			}
+		}
+
 		void markAll() {
 			for (int b = 0; b < this.pending.length; b++) {
 				mark(b);
@@ -270,6 +330,16 @@ final class ReadySignals {
 					}
 				}
 				return result;
+			}
+			finally {
+				this.lock.unlock();
+			}
+		}
+
+		long generation(int bucket) {
+			this.lock.lock();
+			try {
+				return this.generations[bucket];
 			}
 			finally {
 				this.lock.unlock();
@@ -321,6 +391,7 @@ final class ReadySignals {
 			this.lock.lockInterruptibly();
 			try {
 				this.waiting++;
+				this.allWaiting.incrementAndGet();
 				while (this.pendingCount == 0) {
 					if (nanos <= 0) {
 						return false;
@@ -331,6 +402,7 @@ final class ReadySignals {
 			}
 			finally {
 				this.waiting--;
+				this.allWaiting.decrementAndGet();
 				this.lastUsedNanos = System.nanoTime();
 				this.lock.unlock();
 			}

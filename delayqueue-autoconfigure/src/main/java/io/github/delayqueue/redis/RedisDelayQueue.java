@@ -87,6 +87,8 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 	private final EventSubscriber subscriber;
 
+	private final ReadyAnnouncer announcer;
+
 	private final DelayQueueProducer producer;
 
 	private final DelayQueueConsumer consumer;
@@ -119,8 +121,9 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		DelayQueueObserver observer = DelayQueueObserver.composite(builder.observers);
 		this.signals = new ReadySignals(this.keys.buckets(), RedisConsumer.readyListProbe(runner, this.keys));
 		RecurringFiring firing = new RecurringFiring(scripts, this.keys, defaultTtr, defaultMaxAttempts, observer);
+		this.announcer = new ReadyAnnouncer(this.signals, scripts);
 		this.timer = new BucketTimer(
-				new RedisTimerBackend(scripts, this.instanceId, leaseTtl, batchSize, observer, firing),
+				new RedisTimerBackend(scripts, this.instanceId, leaseTtl, batchSize, observer, firing, this.announcer),
 				this.keys.buckets(), batchSize, coordinationInterval(leaseTtl), builder.guardInterval, clock,
 				this.signals::markReady);
 		Wakeups wakeups = new Wakeups(this.signals, this.timer);
@@ -190,6 +193,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 			this.startupChecks.atStart(this.failFast);
 			this.subscriber.start(!this.failFast);
 			if (this.timerEnabled) {
+				this.announcer.start();
 				this.timer.start();
 			}
 			this.running = true;
@@ -207,6 +211,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 			this.running = false;
 			if (this.timerEnabled) {
 				this.timer.stop();
+				this.announcer.stop();
 			}
 			this.subscriber.stop();
 			this.signals.wakeAll();
@@ -222,8 +227,26 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		synchronized (this.lifecycleMonitor) {
 			this.running = false;
 			this.timer.halt();
+			this.announcer.stop();
 			this.subscriber.stop();
 		}
+	}
+
+	/**
+	 * Stops listening to the channel and nothing else, as a pub/sub connection that cannot be
+	 * restored would: for tests.
+	 */
+	void stopListening() {
+		this.subscriber.stop();
+	}
+
+	/**
+	 * How many consumers of a topic wait here with no work marked: for tests.
+	 * @param topic the topic
+	 * @return the idle consumers
+	 */
+	int idleConsumers(String topic) {
+		return this.signals.idleConsumers(topic);
 	}
 
 	/**

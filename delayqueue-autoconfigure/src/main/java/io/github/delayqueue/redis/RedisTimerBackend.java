@@ -7,7 +7,8 @@ import io.github.delayqueue.core.DelayQueueObserver;
 /**
  * The Redis side of the {@link BucketTimer}: the heartbeat and the shares of the buckets
  * ({@code coordinate.lua}), and the step of one bucket ({@code promote.lua}), whose expired
- * reservations it reports to the observer. Thread-safe.
+ * reservations it reports to the observer and whose READY jobs it announces
+ * ({@link ReadyAnnouncer}). Thread-safe.
  */
 final class RedisTimerBackend implements TimerBackend {
 
@@ -23,9 +24,12 @@ final class RedisTimerBackend implements TimerBackend {
 
 	private final RecurringFiring recurring;
 
+	private final ReadyAnnouncer announcer;
+
 	RedisTimerBackend(QueueScripts scripts, String instanceId, Duration leaseTtl, int batchSize,
-			DelayQueueObserver observer, RecurringFiring recurring) {
+			DelayQueueObserver observer, RecurringFiring recurring, ReadyAnnouncer announcer) {
 		this.recurring = recurring;
+		this.announcer = announcer;
 		this.scripts = scripts;
 		this.instanceId = instanceId;
 		this.leaseTtl = leaseTtl;
@@ -45,7 +49,8 @@ final class RedisTimerBackend implements TimerBackend {
 
 	@Override
 	public Promotion promote(int bucket, boolean guard) {
-		ScriptReplies.Promoted promoted = this.scripts.promote(bucket, this.batchSize, guard);
+		ScriptReplies.Promoted promoted = this.scripts.promote(bucket, this.batchSize, guard,
+				this.announcer.mayLeaveToConsumersHere());
 		for (ScriptReplies.Expired expired : promoted.expired()) {
 			for (long i = 0; i < expired.requeued() + expired.dead(); i++) {
 				this.observer.expired(expired.topic());
@@ -54,6 +59,7 @@ final class RedisTimerBackend implements TimerBackend {
 				this.observer.dead(expired.topic());
 			}
 		}
+		promoted.unannounced().forEach((topic, length) -> this.announcer.unannounced(topic, bucket, length));
 		return promoted.promotion();
 	}
 

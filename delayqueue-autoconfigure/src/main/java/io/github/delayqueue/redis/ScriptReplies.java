@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -298,29 +299,39 @@ final class ScriptReplies {
 
 	/**
 	 * The reply of {@code promote.lua}: moved, expired, next due ms (-1: none), now ms, the
-	 * number of topics that got work and those topics, then three values per topic with expired
-	 * reservations.
+	 * next recurring tick, the number of topics that got work and a pair per topic (the topic,
+	 * and the length of its ready list when the step made it non-empty and left announcing it
+	 * to the caller, else -1), then three values per topic with expired reservations.
 	 *
 	 * @param promotion what the timer needs
 	 * @param expired the topics with expired reservations
+	 * @param unannounced the topics whose ready list the step made non-empty without announcing
+	 * it, with the list's length, in the order of the reply
 	 */
-	record Promoted(TimerBackend.Promotion promotion, List<Expired> expired) {
+	record Promoted(TimerBackend.Promotion promotion, List<Expired> expired, Map<String, Long> unannounced) {
 
 		static Promoted decode(Object reply) {
 			List<Object> v = Replies.list(reply);
 			int readyTopics = (int) Replies.asLong(v.get(5));
 			List<String> topics = new ArrayList<>(readyTopics);
-			for (int i = 6; i < 6 + readyTopics; i++) {
-				topics.add(Replies.asString(v.get(i)));
+			Map<String, Long> unannounced = new LinkedHashMap<>();
+			int end = 6 + 2 * readyTopics;
+			for (int i = 6; i < end; i += 2) {
+				String topic = Replies.asString(v.get(i));
+				topics.add(topic);
+				long length = Replies.asLong(v.get(i + 1));
+				if (length >= 0) {
+					unannounced.put(topic, length);
+				}
 			}
 			List<Expired> expired = new ArrayList<>();
-			for (int i = 6 + readyTopics; i + 2 < v.size(); i += 3) {
+			for (int i = end; i + 2 < v.size(); i += 3) {
 				expired.add(new Expired(Replies.asString(v.get(i)), Replies.asLong(v.get(i + 1)),
 						Replies.asLong(v.get(i + 2))));
 			}
 			return new Promoted(new TimerBackend.Promotion((int) Replies.asLong(v.get(0)),
 					(int) Replies.asLong(v.get(1)), Replies.asLong(v.get(2)), Replies.asLong(v.get(3)), topics,
-					Replies.asLong(v.get(4))), expired);
+					Replies.asLong(v.get(4))), expired, unannounced);
 		}
 
 	}

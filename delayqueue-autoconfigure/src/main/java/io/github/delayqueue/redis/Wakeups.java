@@ -15,7 +15,9 @@ import io.github.delayqueue.core.JobState;
  * cannot tell its own instance's message from another's (a message names no sender), so
  * this instance hears the echo of its own writes too: every method is idempotent in effect
  * (a head already known changes nothing; a bucket already marked stays marked), so an echo
- * adds no work beyond, at most, one reserve that finds nothing. Thread-safe.
+ * adds no work beyond, at most, one reserve that finds nothing. The READY jobs of a timer step
+ * are published only when this instance's idle consumers cannot take them all
+ * ({@link ReadyAnnouncer}). Thread-safe.
  */
 final class Wakeups {
 

@@ -228,17 +228,26 @@ local function announce_head(at)
   redis.call('PUBLISH', CHANNEL, 'h ' .. BUCKET .. ' ' .. num(at))
 end
 
--- Appends job keys to a topic's ready list; announces the list when it was empty.
+-- Where push_ready leaves announcing to the caller (promote.lua): topic -> the length of its
+-- ready list after a push to the empty list. nil: push_ready announces.
+local UNANNOUNCED = nil
+
+-- Appends job keys to a topic's ready list; announces the list when it was empty (or notes its
+-- length in UNANNOUNCED for the caller to announce).
 local function push_ready(topic, jobkeys)
   local key = P .. 'ready:' .. topic
-  local was_empty = false
+  local was_empty, length = false, 0
   for i = 1, #jobkeys, CHUNK do
     local last = math.min(#jobkeys, i + CHUNK - 1)
-    local length = redis.call('RPUSH', key, unpack(jobkeys, i, last))
+    length = redis.call('RPUSH', key, unpack(jobkeys, i, last))
     was_empty = was_empty or (i == 1 and length == last)
   end
   if was_empty then
-    announce_ready(topic)
+    if UNANNOUNCED then
+      UNANNOUNCED[topic] = length
+    else
+      announce_ready(topic)
+    end
   end
 end
 

@@ -2,20 +2,27 @@
 -- re-queues RESERVED jobs whose TTR passed (READY again, or DEAD when their attempts are used up).
 -- KEYS[1] jobs hash, KEYS[2] guard
 -- ARGV[3] batch size (at most this many jobs are moved), ARGV[4] '1' for the guard re-check
--- that heals lost notifications: re-announce every topic of the bucket that has READY jobs,
+-- that heals lost notifications: re-announce every topic of the bucket that had READY jobs,
 -- delete the stats fields that fell to 0, and compact ready lists whose tombstones outnumber
 -- their READY jobs (COMPACT_AT at least), reading COMPACT_WINDOW entries at most in all.
+-- ARGV[5] '1': a ready list that this step (not a guard re-check) makes non-empty is not
+-- announced here; the caller's instance announces it on the channel unless its own idle
+-- consumers take its jobs (ReadyAnnouncer), so that a job does not wake every instance.
 -- A job whose TTR ran out is due again at its deadline (what its delivery lag is measured from).
 -- Index entries whose record is gone, unreadable or in another state are dropped.
 -- Returns {moved, expired, next due ms (-1: none), now ms, next recurring-job tick ms (guard
---          re-check only: -1 none; -2 not read), number of topics that got work n, topic 1 ..
---          topic n, then for each topic with expired reservations: topic, how many are READY
---          again, how many are DEAD}.
+--          re-check only: -1 none; -2 not read), number of topics that got work n, then for
+--          each of them the topic and, when this step made its ready list non-empty without
+--          announcing it, the list's length (else -1), then for each topic with expired
+--          reservations: topic, how many are READY again, how many are DEAD}.
 local COMPACT_AT = 1000
 local COMPACT_WINDOW = 10000
 local batch = tonumber(ARGV[3])
 local guard = ARGV[4] == '1'
 local now = now_ms()
+if ARGV[5] == '1' and not guard then
+  UNANNOUNCED = {}
+end
 
 -- The entries of a sorted set whose score is now or earlier (at most limit of them, lowest
 -- first) with their scores, and the lowest score after them (nil: none). Reads the first two
@@ -138,13 +145,17 @@ for _, c in ipairs(compactions) do
   count('T', c.topic, -c.dropped)
 end
 
--- a guard re-check re-announces the topics with READY jobs that got none now
+-- a guard re-check re-announces the topics that had READY jobs (their lists were not empty, so
+-- jobs this step pushed to them were not announced; and the last announcement may have been
+-- left to an instance that is gone)
 if guard then
   for i = 1, #stats, 2 do
     local topic = string.match(stats[i], '^R:(.+)$')
-    if topic and not ready[topic] and tonumber(stats[i + 1]) > 0 then
+    if topic and tonumber(stats[i + 1]) > 0 then
       announce_ready(topic)
-      order[#order + 1] = topic
+      if not ready[topic] then
+        order[#order + 1] = topic
+      end
     end
   end
 end
@@ -160,6 +171,7 @@ end
 local reply = { #due, expired, earlier(d, r), now, recurring, #order }
 for _, topic in ipairs(order) do
   reply[#reply + 1] = topic
+  reply[#reply + 1] = (UNANNOUNCED and UNANNOUNCED[topic]) or -1
 end
 for _, topic in ipairs(expiry_order) do
   reply[#reply + 1] = topic

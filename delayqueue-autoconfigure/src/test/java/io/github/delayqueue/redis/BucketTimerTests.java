@@ -113,6 +113,52 @@ class BucketTimerTests {
 		assertThat(beats.stream().filter((beat) -> !beat.read()).count()).isGreaterThan(beats.size() / 2);
 	}
 
+	@Test
+	void aBucketTakenOverIsReCheckedAsByTheGuardAtOnce() {
+		// bucket 1 comes with the third coordination (another instance left it); the guard
+		// interval is far away, and a coordination every 50 ms
+		record Step(int bucket, boolean guard) {
+		}
+		List<Step> steps = new CopyOnWriteArrayList<>();
+		int[] coordinations = { 0 };
+		TimerBackend backend = new TimerBackend() {
+
+			@Override
+			public long renew(long nowMillis, boolean readEarliest) {
+				return -1;
+			}
+
+			@Override
+			public Coordination coordinate(boolean leaving) {
+				coordinations[0]++;
+				int[] owned = (leaving) ? new int[0] : (coordinations[0] < 3) ? new int[] { 0 } : new int[] { 0, 1 };
+				return new Coordination(1, System.currentTimeMillis(), owned);
+			}
+
+			@Override
+			public Promotion promote(int bucket, boolean guard) {
+				steps.add(new Step(bucket, guard));
+				return new Promotion(0, 0, -1, System.currentTimeMillis(), List.of());
+			}
+
+		};
+		BucketTimer timer = new BucketTimer(backend, 2, 100, Duration.ofMillis(50), Duration.ofHours(1),
+				new RedisClock(), (topic, bucket) -> {
+				});
+		timer.start();
+		try {
+			await().atMost(Duration.ofSeconds(10)).until(() -> steps.stream().anyMatch((step) -> step.bucket() == 1));
+		}
+		finally {
+			timer.halt();
+		}
+		// its first step re-announces what the last owner left to its own consumers
+		assertThat(steps.stream().filter((step) -> step.bucket() == 1).findFirst())
+			.hasValue(new Step(1, true));
+		// and only its own: bucket 0 had its one guard re-check at the start
+		assertThat(steps.stream().filter((step) -> step.bucket() == 0 && step.guard())).hasSize(1);
+	}
+
 	private static long gapMillis(List<Long> nanos, int index) {
 		return TimeUnit.NANOSECONDS.toMillis(nanos.get(index + 1) - nanos.get(index));
 	}

@@ -2,6 +2,8 @@ package io.github.delayqueue.redis;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.core.ReservedJob;
 import org.junit.jupiter.api.Test;
@@ -14,7 +16,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * A write of this instance wakes its own consumers from the script's reply, before the call
  * returns, whether or not the event subscription listens; the channel is for the other
- * instances.
+ * instances. The READY jobs of a timer step are announced on the channel only when this
+ * instance's idle consumers cannot take them all ({@link ReadyAnnouncer}).
  */
 class RedisDelayQueueWakeUpTests {
 
@@ -37,6 +40,109 @@ class RedisDelayQueueWakeUpTests {
 		queue.halt();
 		assertThat(queue.isSubscribed()).isFalse();
 		scheduleWakesAndReserves(queue);
+	}
+
+	@Test
+	void aTimerStepsJobThatAnIdleConsumerHereTakesWakesNoOtherConsumer() throws InterruptedException {
+		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(1).guardInterval(Duration.ofHours(1)));
+		RedisDelayQueue other = this.queues
+			.start((builder) -> builder.buckets(1).timerEnabled(false).guardInterval(Duration.ofHours(1)));
+		await().atMost(Duration.ofSeconds(5)).until(() -> queue.isSubscribed() && other.isSubscribed());
+		assertThat(queue.reserve("step", 10, null)).isEmpty();
+		assertThat(other.reserve("step", 10, null)).isEmpty();
+		for (String id : List.of("1", "2", "3")) {
+			queue.schedule(request("step", id, "x", Duration.ofMillis(100)));
+			// this thread is the idle consumer when the step runs
+			assertThat(queue.awaitWork("step", Duration.ofSeconds(5))).isTrue();
+			List<ReservedJob> jobs = queue.reserve("step", 10, null);
+			assertThat(jobs).extracting(ReservedJob::id).containsExactly(id);
+			// nothing was published: no echo wakes a second take here, no other instance wakes
+			assertThat(queue.awaitWork("step", Duration.ofMillis(200))).isFalse();
+			assertThat(other.awaitWork("step", Duration.ofMillis(200))).isFalse();
+			assertThat(queue.finish(jobs.get(0))).isTrue();
+		}
+	}
+
+	@Test
+	void aTimerStepsJobThatNoConsumerHereWaitsForWakesTheOtherInstances() throws InterruptedException {
+		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(1).guardInterval(Duration.ofHours(1)));
+		RedisDelayQueue other = this.queues
+			.start((builder) -> builder.buckets(1).timerEnabled(false).guardInterval(Duration.ofHours(1)));
+		await().atMost(Duration.ofSeconds(5)).until(() -> queue.isSubscribed() && other.isSubscribed());
+		assertThat(other.reserve("step", 10, null)).isEmpty();
+		queue.schedule(request("step", "1", "x", Duration.ofMillis(100)));
+		assertThat(other.awaitWork("step", Duration.ofSeconds(5))).isTrue();
+		assertThat(other.reserve("step", 10, null)).extracting(ReservedJob::id).containsExactly("1");
+	}
+
+	@Test
+	void aJobLeftToAConsumerHereThatDoesNotTakeItIsHandedOverToTheOtherInstances() throws Exception {
+		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(1).guardInterval(Duration.ofHours(1)));
+		RedisDelayQueue other = this.queues
+			.start((builder) -> builder.buckets(1).timerEnabled(false).guardInterval(Duration.ofHours(1)));
+		await().atMost(Duration.ofSeconds(5)).until(() -> queue.isSubscribed() && other.isSubscribed());
+		assertThat(queue.reserve("step", 10, null)).isEmpty();
+		assertThat(other.reserve("step", 10, null)).isEmpty();
+		// a consumer here waits when the step runs, and then does not reserve (paused, stopped)
+		CompletableFuture<Boolean> wokenHere = CompletableFuture.supplyAsync(() -> {
+			try {
+				return queue.awaitWork("step", Duration.ofSeconds(5));
+			}
+			catch (InterruptedException ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+		await().atMost(Duration.ofSeconds(5)).until(() -> queue.idleConsumers("step") == 1);
+		long scheduled = System.nanoTime();
+		queue.schedule(request("step", "1", "x", Duration.ofMillis(100)));
+		assertThat(other.awaitWork("step", Duration.ofSeconds(5))).isTrue();
+		long wokenThere = System.nanoTime();
+		assertThat(wokenHere.get(5, TimeUnit.SECONDS)).isTrue();
+		// told once the handover passed after the job came due, not by the step itself (nor
+		// by the guard, an hour away)
+		assertThat(Duration.ofNanos(wokenThere - scheduled))
+			.isGreaterThanOrEqualTo(Duration.ofMillis(100).plus(ReadyAnnouncer.HANDOVER).minusMillis(5));
+		assertThat(other.reserve("step", 10, null)).extracting(ReservedJob::id).containsExactly("1");
+	}
+
+	@Test
+	void aGuardReCheckReAnnouncesATopicWhoseListHadReadyJobsAlsoWhenItPushesMoreToIt() throws InterruptedException {
+		RedisDelayQueue queue = this.queues
+			.start((builder) -> builder.buckets(1).timerEnabled(false).guardInterval(Duration.ofHours(1)));
+		await().atMost(Duration.ofSeconds(5)).until(queue::isSubscribed);
+		assertThat(queue.reserve("orphan", 10, null)).isEmpty();
+		QueueScripts scripts = new QueueScripts(new ScriptRunner(this.queues.connectionFactory()),
+				new KeySpace(this.queues.namespace, 1));
+		queue.schedule(request("orphan", "1", "x", Duration.ofMillis(50)));
+		queue.schedule(request("orphan", "2", "x", Duration.ofMillis(400)));
+		// a step that leaves announcing job 1 to its instance, which is gone before it does
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> scripts.promote(0, 100, false, true).unannounced(), (left) -> left.containsKey("orphan"));
+		assertThat(queue.awaitWork("orphan", Duration.ZERO)).isFalse();
+		// the next owner's first step, a guard re-check, pushes job 2 onto the list that holds job 1
+		long due = queue.find("orphan", "2").orElseThrow().dueAt().toEpochMilli();
+		await().atMost(Duration.ofSeconds(5)).until(() -> redisMillis(queue) > due);
+		assertThat(scripts.promote(0, 100, true, true).promotion().moved()).isOne();
+		assertThat(queue.awaitWork("orphan", Duration.ofSeconds(5))).isTrue();
+		assertThat(queue.reserve("orphan", 10, null)).extracting(ReservedJob::id).containsExactly("1", "2");
+	}
+
+	private static long redisMillis(RedisDelayQueue queue) {
+		try (var connection = queue.getConnectionFactory().getConnection()) {
+			return connection.serverCommands().time();
+		}
+	}
+
+	@Test
+	void aTimerStepWakesTheConsumersHereWhileTheSubscriptionIsDown() throws InterruptedException {
+		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(1).guardInterval(Duration.ofHours(1)));
+		await().atMost(Duration.ofSeconds(5)).until(queue::isSubscribed);
+		assertThat(queue.reserve("step", 10, null)).isEmpty();
+		queue.stopListening();
+		assertThat(queue.isSubscribed()).isFalse();
+		queue.schedule(request("step", "1", "x", Duration.ofMillis(100)));
+		assertThat(queue.awaitWork("step", Duration.ofSeconds(5))).isTrue();
+		assertThat(queue.reserve("step", 10, null)).extracting(ReservedJob::id).containsExactly("1");
 	}
 
 	/**
