@@ -241,6 +241,16 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	}
 
 	/**
+	 * Whether a bucket of a topic is marked here as holding READY jobs: for tests.
+	 * @param topic the topic
+	 * @param bucket the bucket
+	 * @return {@code true} when marked
+	 */
+	boolean isMarked(String topic, int bucket) {
+		return this.signals.isMarked(topic, bucket);
+	}
+
+	/**
 	 * How many consumers of a topic wait here with no work marked: for tests.
 	 * @param topic the topic
 	 * @return the idle consumers

@@ -697,6 +697,13 @@ final class QueueModelRun {
 		}
 		Map<Integer, Integer> before = new HashMap<>();
 		byBucket.keySet().forEach((b) -> before.put(b, this.model.bucket[b].list(topic).size()));
+		// a mark goes only with a take that finds the bucket empty, which only this thread runs:
+		// the first bucket marked now is looked at, unless one before it is marked meanwhile
+		int marked = byBucket.keySet()
+			.stream()
+			.filter((b) -> TimerSteps.isMarked(this.queue, topic, b))
+			.findFirst()
+			.orElse(-1);
 		long start = startCalls();
 		FinishResult result = this.queue.finishAndReserve(jobs, op.max(), op.ttr(), op.maxAttempts());
 		Moment window = endCalls(start);
@@ -718,6 +725,19 @@ final class QueueModelRun {
 						break;
 					}
 				}
+			}
+		}
+		if (op.max() > 0 && marked >= 0) {
+			List<Integer> order = new ArrayList<>(byBucket.keySet());
+			if (first >= 0) {
+				check(order.indexOf(first) <= order.indexOf(marked), "finishAndReserve took from bucket " + first
+						+ " past bucket " + marked + ", which was marked");
+			}
+			else {
+				Take skipped = this.model.planTake(marked, topic, op.max());
+				check(skipped.jobs().isEmpty() && skipped.scanned() == 0, "finishAndReserve took nothing, but bucket "
+						+ marked + " was marked and the model's ready list there gives " + skipped.jobs().size()
+						+ " job(s)");
 			}
 		}
 		List<ReservedJob> stale = new ArrayList<>();

@@ -46,6 +46,18 @@ public final class TimerSteps {
 	}
 
 	/**
+	 * Whether this instance has a bucket of a topic marked as holding READY jobs (no reserve
+	 * found it empty since it was announced): where its reserves look.
+	 * @param queue the queue
+	 * @param topic the topic
+	 * @param bucket the bucket
+	 * @return {@code true} when marked
+	 */
+	public static boolean isMarked(RedisDelayQueue queue, String topic, int bucket) {
+		return queue.isMarked(topic, bucket);
+	}
+
+	/**
 	 * What a timer step did.
 	 *
 	 * @param moved DELAYED jobs made READY
