@@ -91,9 +91,9 @@ public interface DelayQueueConsumer {
 	 * per bucket where {@link #finish} and {@link #reserve} take one per job and call. The
 	 * next jobs come from one bucket of the finished jobs only (in the Redis queue the first
 	 * of them that this instance does not know to be empty of READY jobs of the topic: where a
-	 * {@link #reserve} would look), so fewer (or none) may come back while other buckets still hold READY
-	 * jobs; a {@link #reserve} then finds those. The default implementation makes the separate
-	 * calls.
+	 * {@link #reserve} would look), so fewer (or none) may come back while other buckets still
+	 * hold READY jobs; a {@link #reserve} then finds those. The default implementation makes
+	 * the separate calls.
 	 * @param jobs the reservations to finish, all of one topic
 	 * @param max the most jobs to reserve next (0 to {@value #MAX_NEXT})
 	 * @param ttr the time to run of the next jobs, or {@code null} for each job's own

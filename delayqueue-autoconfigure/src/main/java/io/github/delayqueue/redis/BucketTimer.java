@@ -24,8 +24,8 @@ import org.springframework.util.backoff.ExponentialBackOff;
  * script of each bucket that is due. It never polls on a fixed period: it is woken early
  * when a schedule makes a job the head of one of its buckets ({@link #onHead}), and re-checks
  * every owned bucket each guard interval (one bucket at a time, spread over the interval) and
- * all of them after every reconnect ({@link #recheckAll}) and after taking buckets over, so
- * that a lost notification costs at most the guard interval.
+ * all of them after every reconnect ({@link #recheckAll}), and a bucket it takes over at its
+ * first step, so that a lost notification costs at most the guard interval.
  *
  * <p>
  * Ownership comes from {@link TimerBackend#coordinate} every coordination interval: a

@@ -42,14 +42,28 @@ class RedisDelayQueueWakeUpTests {
 		scheduleWakesAndReserves(queue);
 	}
 
-	@Test
-	void aTimerStepsJobThatAnIdleConsumerHereTakesWakesNoOtherConsumer() throws InterruptedException {
-		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(1).guardInterval(Duration.ofHours(1)));
+	/**
+	 * A queue whose timer runs the one bucket and another instance without a timer, both
+	 * subscribed, with the guard an hour away, and both knowing topic "step" to be empty.
+	 */
+	private Instances timerHereAndAnotherInstance() {
+		RedisDelayQueue here = this.queues.start((builder) -> builder.buckets(1).guardInterval(Duration.ofHours(1)));
 		RedisDelayQueue other = this.queues
 			.start((builder) -> builder.buckets(1).timerEnabled(false).guardInterval(Duration.ofHours(1)));
-		await().atMost(Duration.ofSeconds(5)).until(() -> queue.isSubscribed() && other.isSubscribed());
-		assertThat(queue.reserve("step", 10, null)).isEmpty();
+		await().atMost(Duration.ofSeconds(5)).until(() -> here.isSubscribed() && other.isSubscribed());
+		assertThat(here.reserve("step", 10, null)).isEmpty();
 		assertThat(other.reserve("step", 10, null)).isEmpty();
+		return new Instances(here, other);
+	}
+
+	private record Instances(RedisDelayQueue here, RedisDelayQueue other) {
+	}
+
+	@Test
+	void aTimerStepsJobThatAnIdleConsumerHereTakesWakesNoOtherConsumer() throws InterruptedException {
+		Instances instances = timerHereAndAnotherInstance();
+		RedisDelayQueue queue = instances.here();
+		RedisDelayQueue other = instances.other();
 		for (String id : List.of("1", "2", "3")) {
 			queue.schedule(request("step", id, "x", Duration.ofMillis(100)));
 			// this thread is the idle consumer when the step runs
@@ -65,11 +79,9 @@ class RedisDelayQueueWakeUpTests {
 
 	@Test
 	void aTimerStepsJobThatNoConsumerHereWaitsForWakesTheOtherInstances() throws InterruptedException {
-		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(1).guardInterval(Duration.ofHours(1)));
-		RedisDelayQueue other = this.queues
-			.start((builder) -> builder.buckets(1).timerEnabled(false).guardInterval(Duration.ofHours(1)));
-		await().atMost(Duration.ofSeconds(5)).until(() -> queue.isSubscribed() && other.isSubscribed());
-		assertThat(other.reserve("step", 10, null)).isEmpty();
+		Instances instances = timerHereAndAnotherInstance();
+		RedisDelayQueue queue = instances.here();
+		RedisDelayQueue other = instances.other();
 		queue.schedule(request("step", "1", "x", Duration.ofMillis(100)));
 		assertThat(other.awaitWork("step", Duration.ofSeconds(5))).isTrue();
 		assertThat(other.reserve("step", 10, null)).extracting(ReservedJob::id).containsExactly("1");
@@ -77,12 +89,9 @@ class RedisDelayQueueWakeUpTests {
 
 	@Test
 	void aJobLeftToAConsumerHereThatDoesNotTakeItIsHandedOverToTheOtherInstances() throws Exception {
-		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(1).guardInterval(Duration.ofHours(1)));
-		RedisDelayQueue other = this.queues
-			.start((builder) -> builder.buckets(1).timerEnabled(false).guardInterval(Duration.ofHours(1)));
-		await().atMost(Duration.ofSeconds(5)).until(() -> queue.isSubscribed() && other.isSubscribed());
-		assertThat(queue.reserve("step", 10, null)).isEmpty();
-		assertThat(other.reserve("step", 10, null)).isEmpty();
+		Instances instances = timerHereAndAnotherInstance();
+		RedisDelayQueue queue = instances.here();
+		RedisDelayQueue other = instances.other();
 		// a consumer here waits when the step runs, and then does not reserve (paused, stopped)
 		CompletableFuture<Boolean> wokenHere = CompletableFuture.supplyAsync(() -> {
 			try {
