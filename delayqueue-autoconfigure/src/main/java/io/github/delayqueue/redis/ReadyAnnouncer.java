@@ -22,7 +22,8 @@ import org.apache.commons.logging.LogFactory;
  * paused or stopped in between, an HTTP reserve went away, more jobs came than it took), or
  * was not marked at all by then. A crash or a stop in between is healed by the instance that
  * takes the bucket over: it re-checks the bucket at once as the guard does, which re-announces
- * every topic with READY jobs. Thread-safe.
+ * every topic whose ready list has entries. A failed announcement asks this instance's timer
+ * for such a re-check of every bucket at once. Thread-safe.
  */
 final class ReadyAnnouncer {
 
@@ -38,16 +39,21 @@ final class ReadyAnnouncer {
 
 	private final QueueScripts scripts;
 
+	private final Runnable recheck;
+
 	private volatile ScheduledThreadPoolExecutor handovers;
 
 	/**
 	 * Creates an announcer; {@link #start()} lets it leave jobs to this instance's consumers.
 	 * @param signals this instance's consumers' signals
 	 * @param scripts where announcements are published
+	 * @param recheck asks the timer to re-check its buckets as the guard does, at once: after an
+	 * announcement failed
 	 */
-	ReadyAnnouncer(ReadySignals signals, QueueScripts scripts) {
+	ReadyAnnouncer(ReadySignals signals, QueueScripts scripts, Runnable recheck) {
 		this.signals = signals;
 		this.scripts = scripts;
+		this.recheck = recheck;
 	}
 
 	/**
@@ -120,7 +126,8 @@ final class ReadyAnnouncer {
 		}
 		catch (RuntimeException | Error ex) {
 			logger.warn("Could not hand over the READY jobs of topic '" + topic + "' in bucket " + bucket
-					+ " (the bucket's guard re-check announces them)", ex);
+					+ " (a guard re-check announces them)", ex);
+			this.recheck.run();
 		}
 	}
 
@@ -129,10 +136,11 @@ final class ReadyAnnouncer {
 			this.scripts.announceReady(bucket, topic);
 		}
 		catch (RuntimeException ex) {
-			// the jobs are READY in Redis, and this instance's consumers know: the bucket's
-			// guard re-check announces them to the others
+			// the jobs are READY in Redis, and this instance's consumers know: a guard re-check
+			// of every bucket, at once, announces them to the others
 			logger.warn("Could not announce the READY jobs of topic '" + topic + "' in bucket " + bucket
-					+ " to the other instances (the bucket's guard re-check does): " + ex.getMessage());
+					+ " to the other instances (a guard re-check does): " + ex.getMessage());
+			this.recheck.run();
 		}
 	}
 

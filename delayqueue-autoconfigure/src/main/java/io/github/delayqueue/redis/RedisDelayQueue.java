@@ -121,7 +121,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		DelayQueueObserver observer = DelayQueueObserver.composite(builder.observers);
 		this.signals = new ReadySignals(this.keys.buckets(), RedisConsumer.readyListProbe(runner, this.keys));
 		RecurringFiring firing = new RecurringFiring(scripts, this.keys, defaultTtr, defaultMaxAttempts, observer);
-		this.announcer = new ReadyAnnouncer(this.signals, scripts);
+		this.announcer = new ReadyAnnouncer(this.signals, scripts, this::recheckTimers);
 		this.timer = new BucketTimer(
 				new RedisTimerBackend(scripts, this.instanceId, leaseTtl, batchSize, observer, firing, this.announcer),
 				this.keys.buckets(), batchSize, coordinationInterval(leaseTtl), builder.guardInterval, clock,
@@ -230,6 +230,10 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 			this.announcer.stop();
 			this.subscriber.stop();
 		}
+	}
+
+	private void recheckTimers() {
+		this.timer.recheckAll();
 	}
 
 	/**

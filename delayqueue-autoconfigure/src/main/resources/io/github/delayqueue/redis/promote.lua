@@ -2,9 +2,10 @@
 -- re-queues RESERVED jobs whose TTR passed (READY again, or DEAD when their attempts are used up).
 -- KEYS[1] jobs hash, KEYS[2] guard
 -- ARGV[3] batch size (at most this many jobs are moved), ARGV[4] '1' for the guard re-check
--- that heals lost notifications: re-announce every topic of the bucket that had READY jobs,
--- delete the stats fields that fell to 0, and compact ready lists whose tombstones outnumber
--- their READY jobs (COMPACT_AT at least), reading COMPACT_WINDOW entries at most in all.
+-- that heals lost notifications: re-announce every topic of the bucket whose ready list had
+-- entries, delete the stats fields that fell to 0, and compact ready lists whose tombstones
+-- outnumber their READY jobs (COMPACT_AT at least), reading COMPACT_WINDOW entries at most in
+-- all.
 -- ARGV[5] '1': a ready list that this step (not a guard re-check) makes non-empty is not
 -- announced here; the caller's instance announces it on the channel unless its own idle
 -- consumers take its jobs (ReadyAnnouncer), so that a job does not wake every instance.
@@ -145,13 +146,15 @@ for _, c in ipairs(compactions) do
   count('T', c.topic, -c.dropped)
 end
 
--- a guard re-check re-announces the topics that had READY jobs (their lists were not empty, so
--- jobs this step pushed to them were not announced; and the last announcement may have been
--- left to an instance that is gone)
+-- a guard re-check re-announces the topics whose ready lists had entries, READY jobs or
+-- tombstones (the lists were not empty, so jobs this step pushed to them were not announced;
+-- and the last announcement may have been left to an instance that is gone)
 if guard then
+  local announced = {}
   for i = 1, #stats, 2 do
-    local topic = string.match(stats[i], '^R:(.+)$')
-    if topic and tonumber(stats[i + 1]) > 0 then
+    local topic = string.match(stats[i], '^[RT]:(.+)$')
+    if topic and not announced[topic] and tonumber(stats[i + 1]) > 0 then
+      announced[topic] = true
       announce_ready(topic)
       if not ready[topic] then
         order[#order + 1] = topic

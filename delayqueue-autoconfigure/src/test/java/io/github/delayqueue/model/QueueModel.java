@@ -461,7 +461,7 @@ final class QueueModel {
 				ArrayDeque<String> list = entry.getValue();
 				long live = bucket.jobs.values().stream().filter((j) -> j.state == 'R' && j.topic.equals(topic)).count();
 				long tombstones = list.size() - live;
-				if (live > 0) {
+				if (!list.isEmpty()) {
 					announced.add(topic);
 				}
 				if (tombstones >= COMPACT_AT && tombstones > live) {

@@ -136,6 +136,27 @@ class RedisDelayQueueWakeUpTests {
 		assertThat(queue.reserve("orphan", 10, null)).extracting(ReservedJob::id).containsExactly("1", "2");
 	}
 
+	@Test
+	void aGuardReCheckReAnnouncesATopicWhoseListHoldsOnlyTombstones() throws InterruptedException {
+		RedisDelayQueue queue = this.queues
+			.start((builder) -> builder.buckets(1).timerEnabled(false).guardInterval(Duration.ofHours(1)));
+		await().atMost(Duration.ofSeconds(5)).until(queue::isSubscribed);
+		assertThat(queue.reserve("orphan", 10, null)).isEmpty();
+		QueueScripts scripts = new QueueScripts(new ScriptRunner(this.queues.connectionFactory()),
+				new KeySpace(this.queues.namespace, 1));
+		queue.schedule(request("orphan", "1", "x", Duration.ofMillis(50)));
+		// left to an instance that is gone, then cancelled: the list holds a tombstone, and a
+		// job pushed onto it later is not announced as a list that got its first entry
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> scripts.promote(0, 100, false, true).unannounced(), (left) -> left.containsKey("orphan"));
+		assertThat(queue.cancel("orphan", "1")).isTrue();
+		assertThat(queue.awaitWork("orphan", Duration.ZERO)).isFalse();
+		scripts.promote(0, 100, true, true);
+		assertThat(queue.awaitWork("orphan", Duration.ofSeconds(5))).isTrue();
+		// the take clears the tombstone away
+		assertThat(queue.reserve("orphan", 10, null)).isEmpty();
+	}
+
 	private static long redisMillis(RedisDelayQueue queue) {
 		try (var connection = queue.getConnectionFactory().getConnection()) {
 			return connection.serverCommands().time();
