@@ -114,20 +114,29 @@ class RedisDelayQueueWakeUpTests {
 		assertThat(other.reserve("step", 10, null)).extracting(ReservedJob::id).containsExactly("1");
 	}
 
-	@Test
-	void aGuardReCheckReAnnouncesATopicWhoseListHadReadyJobsAlsoWhenItPushesMoreToIt() throws InterruptedException {
-		RedisDelayQueue queue = this.queues
-			.start((builder) -> builder.buckets(1).timerEnabled(false).guardInterval(Duration.ofHours(1)));
+	/**
+	 * A queue without a timer that knows topic "orphan" to be empty, and a timer step run by
+	 * hand, as by an instance that is gone, which made job 1 (due in 50 ms) READY and left
+	 * announcing it to its own consumers.
+	 */
+	private QueueScripts jobOneLeftToAnInstanceThatIsGone(RedisDelayQueue queue) throws InterruptedException {
 		await().atMost(Duration.ofSeconds(5)).until(queue::isSubscribed);
 		assertThat(queue.reserve("orphan", 10, null)).isEmpty();
 		QueueScripts scripts = new QueueScripts(new ScriptRunner(this.queues.connectionFactory()),
 				new KeySpace(this.queues.namespace, 1));
 		queue.schedule(request("orphan", "1", "x", Duration.ofMillis(50)));
-		queue.schedule(request("orphan", "2", "x", Duration.ofMillis(400)));
-		// a step that leaves announcing job 1 to its instance, which is gone before it does
 		await().atMost(Duration.ofSeconds(5))
 			.until(() -> scripts.promote(0, 100, false, true).unannounced(), (left) -> left.containsKey("orphan"));
 		assertThat(queue.awaitWork("orphan", Duration.ZERO)).isFalse();
+		return scripts;
+	}
+
+	@Test
+	void aGuardReCheckReAnnouncesATopicWhoseListHadReadyJobsAlsoWhenItPushesMoreToIt() throws InterruptedException {
+		RedisDelayQueue queue = this.queues
+			.start((builder) -> builder.buckets(1).timerEnabled(false).guardInterval(Duration.ofHours(1)));
+		queue.schedule(request("orphan", "2", "x", Duration.ofMillis(400)));
+		QueueScripts scripts = jobOneLeftToAnInstanceThatIsGone(queue);
 		// the next owner's first step, a guard re-check, pushes job 2 onto the list that holds job 1
 		long due = queue.find("orphan", "2").orElseThrow().dueAt().toEpochMilli();
 		await().atMost(Duration.ofSeconds(5)).until(() -> redisMillis(queue) > due);
@@ -140,15 +149,9 @@ class RedisDelayQueueWakeUpTests {
 	void aGuardReCheckReAnnouncesATopicWhoseListHoldsOnlyTombstones() throws InterruptedException {
 		RedisDelayQueue queue = this.queues
 			.start((builder) -> builder.buckets(1).timerEnabled(false).guardInterval(Duration.ofHours(1)));
-		await().atMost(Duration.ofSeconds(5)).until(queue::isSubscribed);
-		assertThat(queue.reserve("orphan", 10, null)).isEmpty();
-		QueueScripts scripts = new QueueScripts(new ScriptRunner(this.queues.connectionFactory()),
-				new KeySpace(this.queues.namespace, 1));
-		queue.schedule(request("orphan", "1", "x", Duration.ofMillis(50)));
-		// left to an instance that is gone, then cancelled: the list holds a tombstone, and a
-		// job pushed onto it later is not announced as a list that got its first entry
-		await().atMost(Duration.ofSeconds(5))
-			.until(() -> scripts.promote(0, 100, false, true).unannounced(), (left) -> left.containsKey("orphan"));
+		QueueScripts scripts = jobOneLeftToAnInstanceThatIsGone(queue);
+		// cancelled: the list holds a tombstone, and a job pushed onto it later is not announced
+		// as a list that got its first entry
 		assertThat(queue.cancel("orphan", "1")).isTrue();
 		assertThat(queue.awaitWork("orphan", Duration.ZERO)).isFalse();
 		scripts.promote(0, 100, true, true);
