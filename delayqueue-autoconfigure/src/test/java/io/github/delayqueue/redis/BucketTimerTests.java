@@ -19,17 +19,7 @@ class BucketTimerTests {
 	@Test
 	void failedStepsAreRetriedAfterADoublingBackOffThatStartsAgainAfterASuccess() {
 		List<Long> promotedAt = new CopyOnWriteArrayList<>();
-		TimerBackend backend = new TimerBackend() {
-
-			@Override
-			public long renew(long nowMillis, boolean readEarliest) {
-				return -1;
-			}
-
-			@Override
-			public Coordination coordinate(boolean leaving) {
-				return new Coordination(1, System.currentTimeMillis(), leaving ? new int[0] : new int[] { 0 });
-			}
+		TimerBackend backend = new OwnBucketZeroBackend() {
 
 			@Override
 			public Promotion promote(int bucket, boolean guard) {
@@ -71,7 +61,7 @@ class BucketTimerTests {
 		}
 		List<Beat> beats = new CopyOnWriteArrayList<>();
 		long[] earliest = { 0 };
-		TimerBackend backend = new TimerBackend() {
+		TimerBackend backend = new OwnBucketZeroBackend() {
 
 			@Override
 			public long renew(long nowMillis, boolean readEarliest) {
@@ -81,11 +71,6 @@ class BucketTimerTests {
 					return earliest[0];
 				}
 				return 0;
-			}
-
-			@Override
-			public Coordination coordinate(boolean leaving) {
-				return new Coordination(1, System.currentTimeMillis(), leaving ? new int[0] : new int[] { 0 });
 			}
 
 			@Override
@@ -121,12 +106,7 @@ class BucketTimerTests {
 		}
 		List<Step> steps = new CopyOnWriteArrayList<>();
 		int[] coordinations = { 0 };
-		TimerBackend backend = new TimerBackend() {
-
-			@Override
-			public long renew(long nowMillis, boolean readEarliest) {
-				return -1;
-			}
+		TimerBackend backend = new OwnBucketZeroBackend() {
 
 			@Override
 			public Coordination coordinate(boolean leaving) {

@@ -51,7 +51,7 @@ class DelayQueueHealthIndicatorTimerTests {
 	void downWhileTheTimerLoopIsStuck() throws InterruptedException {
 		CountDownLatch stuck = new CountDownLatch(1);
 		CountDownLatch entered = new CountDownLatch(1);
-		this.timer = timer(new Backend() {
+		this.timer = timer(new OwnBucketZeroBackend() {
 
 			@Override
 			public Promotion promote(int bucket, boolean guard) {
@@ -94,7 +94,7 @@ class DelayQueueHealthIndicatorTimerTests {
 	@Test
 	void downWhileTheTimerStepFailsWithAnError() {
 		AtomicBoolean broken = new AtomicBoolean(true);
-		this.timer = timer(new Backend() {
+		this.timer = timer(new OwnBucketZeroBackend() {
 
 			@Override
 			public Promotion promote(int bucket, boolean guard) {
@@ -142,23 +142,6 @@ class DelayQueueHealthIndicatorTimerTests {
 		return new BucketTimer(backend, 1, 100, Duration.ofMillis(100), Duration.ofSeconds(5), new RedisClock(),
 				(topic, bucket) -> {
 				});
-	}
-
-	/**
-	 * A backend that owns bucket 0.
-	 */
-	private abstract static class Backend implements TimerBackend {
-
-		@Override
-		public long renew(long nowMillis, boolean readEarliest) {
-			return -1;
-		}
-
-		@Override
-		public Coordination coordinate(boolean leaving) {
-			return new Coordination(1, System.currentTimeMillis(), leaving ? new int[0] : new int[] { 0 });
-		}
-
 	}
 
 }
