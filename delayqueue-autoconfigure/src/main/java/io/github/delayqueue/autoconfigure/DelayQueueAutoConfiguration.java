@@ -57,6 +57,7 @@ public final class DelayQueueAutoConfiguration {
 			.waitReplicas(properties.getRedis().getWaitReplicas())
 			.waitTimeout(properties.getRedis().getWaitTimeout())
 			.failFast(properties.getRedis().isFailFast());
+		properties.getRetention().forEach((topic, retention) -> builder.retention(topic, retention.toRetention()));
 		observers.orderedStream().forEach(builder::observer);
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
 		return builder.build();

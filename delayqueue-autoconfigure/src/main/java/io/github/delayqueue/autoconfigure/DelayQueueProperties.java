@@ -81,6 +81,13 @@ public class DelayQueueProperties implements Validator {
 	 */
 	private boolean removeUndeclaredRecurringJobs = false;
 
+	/**
+	 * Finished jobs kept per topic, such as 'delayqueue.retention.order-close.completed=1000',
+	 * so that find answers COMPLETED (when, on which attempt, for how long) for them. Off for
+	 * every topic by default: a finished job is removed at once.
+	 */
+	private Map<String, Retention> retention = new LinkedHashMap<>();
+
 	private final Timer timer = new Timer();
 
 	private final Listener listener = new Listener();
@@ -167,6 +174,14 @@ public class DelayQueueProperties implements Validator {
 		this.removeUndeclaredRecurringJobs = removeUndeclaredRecurringJobs;
 	}
 
+	public Map<String, Retention> getRetention() {
+		return this.retention;
+	}
+
+	public void setRetention(Map<String, Retention> retention) {
+		this.retention = retention;
+	}
+
 	public Timer getTimer() {
 		return this.timer;
 	}
@@ -203,6 +218,64 @@ public class DelayQueueProperties implements Validator {
 	@Override
 	public void validate(Object target, Errors errors) {
 		DelayQueuePropertiesRules.validate((DelayQueueProperties) target, errors);
+	}
+
+	/**
+	 * What one topic keeps of its finished jobs: the last 'completed' of them, those finished
+	 * within 'completed-age', or (both set) those that both allow.
+	 */
+	public static class Retention {
+
+		/**
+		 * Most finished jobs kept, the latest; 0 for no count limit (then completed-age must
+		 * be set).
+		 */
+		private int completed;
+
+		/**
+		 * How long a finished job is kept. Default: no time limit (then completed must be
+		 * set).
+		 */
+		private Duration completedAge;
+
+		/**
+		 * Whether the payload and headers are kept too (they cost their size per kept job).
+		 */
+		private boolean payloads = false;
+
+		public int getCompleted() {
+			return this.completed;
+		}
+
+		public void setCompleted(int completed) {
+			this.completed = completed;
+		}
+
+		public Duration getCompletedAge() {
+			return this.completedAge;
+		}
+
+		public void setCompletedAge(Duration completedAge) {
+			this.completedAge = completedAge;
+		}
+
+		public boolean isPayloads() {
+			return this.payloads;
+		}
+
+		public void setPayloads(boolean payloads) {
+			this.payloads = payloads;
+		}
+
+		/**
+		 * The retention these properties describe.
+		 * @return the retention
+		 * @throws IllegalArgumentException naming the rule a value breaks
+		 */
+		public io.github.delayqueue.core.Retention toRetention() {
+			return new io.github.delayqueue.core.Retention(this.completed, this.completedAge, this.payloads);
+		}
+
 	}
 
 	/**

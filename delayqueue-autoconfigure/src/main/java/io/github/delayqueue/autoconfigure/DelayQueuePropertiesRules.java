@@ -39,6 +39,10 @@ final class DelayQueuePropertiesRules {
 
 		properties.getRecurring()
 			.forEach((name, recurring) -> rules.check("recurring[" + name + "]", () -> recurring.toJob(name)));
+		properties.getRetention().forEach((topic, retention) -> {
+			rules.check("retention[" + topic + "]", () -> JobConstraints.topic("topic", topic));
+			rules.check("retention[" + topic + "]", retention::toRetention);
+		});
 
 		DelayQueueProperties.Timer timer = properties.getTimer();
 		rules.between("timer.batch-size", timer.getBatchSize(), 1, 10_000);

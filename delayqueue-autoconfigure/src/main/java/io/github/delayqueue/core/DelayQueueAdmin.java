@@ -2,7 +2,8 @@ package io.github.delayqueue.core;
 
 /**
  * The operator's side of the delay queue: the figures of every bucket and topic, pages of
- * DEAD jobs, their replay, and the repair of the indexes. The Actuator endpoint, the health
+ * DEAD jobs and of the finished jobs a topic keeps, the replay of DEAD jobs, and the repair of
+ * the indexes. The Actuator endpoint, the health
  * indicator's sampler and the metrics are built on it.
  *
  * <p>
@@ -42,6 +43,20 @@ public interface DelayQueueAdmin {
 	 * @throws IllegalArgumentException for a cursor that no page gave out
 	 */
 	DeadJobPage deadJobs(String topic, String cursor, int limit, boolean payloads);
+
+	/**
+	 * Reads a page of the finished jobs a topic keeps ({@link Retention}), the latest finish
+	 * first. A page costs Redis work in proportion to its size, wherever it starts. A topic
+	 * that keeps none has an empty page.
+	 * @param topic the topic
+	 * @param cursor {@code null} for the first page, else the {@link CompletedJobPage#next()}
+	 * of the page before
+	 * @param limit the most jobs to read (1 to {@value #MAX_DEAD_PAGE})
+	 * @param payloads whether to read the payloads too (where the topic keeps them)
+	 * @return the page
+	 * @throws IllegalArgumentException for a cursor that no page gave out
+	 */
+	CompletedJobPage completedJobs(String topic, String cursor, int limit, boolean payloads);
 
 	/**
 	 * Makes up to {@code max} DEAD jobs of a topic READY again, oldest deaths first, with

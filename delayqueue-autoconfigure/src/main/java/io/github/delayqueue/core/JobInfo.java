@@ -36,6 +36,10 @@ public final class JobInfo {
 
 	private final Map<String, String> headers;
 
+	private final Instant finishedAt;
+
+	private final Duration runTime;
+
 	/**
 	 * Creates a snapshot; the queue makes them, applications and tests may too.
 	 * @param topic the topic
@@ -77,6 +81,35 @@ public final class JobInfo {
 	public JobInfo(String topic, String id, JobState state, int attempt, int maxAttempts, Duration ttr, Instant dueAt,
 			Instant createdAt, Instant reservedUntil, Instant diedAt, String lastError, byte[] payload,
 			Map<String, String> headers) {
+		this(topic, id, state, attempt, maxAttempts, ttr, dueAt, createdAt, reservedUntil, diedAt, lastError, payload,
+				headers, null, null);
+	}
+
+	/**
+	 * Creates a snapshot; the queue makes them, applications and tests may too.
+	 * @param topic the topic
+	 * @param id the job id
+	 * @param state the state
+	 * @param attempt the deliveries made so far
+	 * @param maxAttempts the attempts limit
+	 * @param ttr the time-to-run
+	 * @param dueAt when the job is (or was last) due
+	 * @param createdAt when it was scheduled
+	 * @param reservedUntil the TTR deadline of its reservation, or {@code null}
+	 * @param diedAt when it died, or {@code null}
+	 * @param lastError the error of the last failed attempt, or {@code null}
+	 * @param payload the payload as stored, or {@code null} when not read or not kept
+	 * @param headers the job's own headers (unmodifiable; empty when it has none, or when read
+	 * without its payload)
+	 * @param finishedAt when a {@link JobState#COMPLETED} job finished, or {@code null}
+	 * @param runTime how long a {@link JobState#COMPLETED} job's last delivery ran, or
+	 * {@code null}
+	 */
+	public JobInfo(String topic, String id, JobState state, int attempt, int maxAttempts, Duration ttr, Instant dueAt,
+			Instant createdAt, Instant reservedUntil, Instant diedAt, String lastError, byte[] payload,
+			Map<String, String> headers, Instant finishedAt, Duration runTime) {
+		this.finishedAt = finishedAt;
+		this.runTime = runTime;
 		this.headers = (headers != null) ? headers : Map.of();
 		this.topic = topic;
 		this.id = id;
@@ -181,9 +214,27 @@ public final class JobInfo {
 	}
 
 	/**
+	 * When the job finished, by Redis's clock.
+	 * @return the finish time, or {@code null} unless the job is {@link JobState#COMPLETED}
+	 */
+	public Instant finishedAt() {
+		return this.finishedAt;
+	}
+
+	/**
+	 * How long the job's last delivery ran: from its delivery to its finish, by Redis's clock
+	 * (for a listener, the handler's run and one round trip to Redis).
+	 * @return the run time, or {@code null} unless the job is {@link JobState#COMPLETED}
+	 */
+	public Duration runTime() {
+		return this.runTime;
+	}
+
+	/**
 	 * The payload as stored: JSON written by the producer's mapper, or the bytes of a
 	 * {@code String} / {@code byte[]} payload.
-	 * @return the payload bytes; {@code null} in a page of dead jobs read without payloads
+	 * @return the payload bytes; {@code null} in a page of dead or completed jobs read without
+	 * payloads, and for a {@link JobState#COMPLETED} job whose topic keeps no payloads
 	 */
 	public byte[] payload() {
 		return this.payload;
@@ -200,16 +251,17 @@ public final class JobInfo {
 
 	/**
 	 * The payload decoded as UTF-8.
-	 * @return the payload text
+	 * @return the payload text, or {@code null} when {@link #payload()} is {@code null}
 	 */
 	public String payloadAsString() {
-		return new String(this.payload, StandardCharsets.UTF_8);
+		return (this.payload != null) ? new String(this.payload, StandardCharsets.UTF_8) : null;
 	}
 
 	@Override
 	public String toString() {
 		return "JobInfo[topic=" + this.topic + ", id=" + this.id + ", state=" + this.state + ", attempt=" + this.attempt
-				+ "/" + this.maxAttempts + ", dueAt=" + this.dueAt + ", lastError=" + this.lastError + "]";
+				+ "/" + this.maxAttempts + ", dueAt=" + this.dueAt + ", lastError=" + this.lastError
+				+ ((this.finishedAt != null) ? ", finishedAt=" + this.finishedAt : "") + "]";
 	}
 
 }

@@ -1,13 +1,18 @@
 package io.github.delayqueue.core;
 
 /**
- * The states of a job. A finished or cancelled job has no state: it is gone.
+ * The states of a job. A cancelled job has no state: it is gone. A finished job is gone
+ * too, unless its topic keeps finished jobs ({@link Retention}): then it is
+ * {@link #COMPLETED} until the retention drops it.
  *
  * <pre>
- * DELAYED -> READY -> RESERVED -> (finished: removed)
+ * DELAYED -> READY -> RESERVED -> (finished: removed, or COMPLETED when its topic keeps them)
  * RESERVED -> DELAYED (retry after back-off) | READY (TTR expired) | DEAD (attempts exhausted)
  * DEAD -> READY (replay)
  * </pre>
+ *
+ * Code that switches over the states should have a default branch: a later version may add
+ * one, as {@link #COMPLETED} was added after the first four.
  */
 public enum JobState {
 
@@ -21,7 +26,14 @@ public enum JobState {
 	RESERVED('S'),
 
 	/** Failed for good; kept for inspection and replay. */
-	DEAD('X');
+	DEAD('X'),
+
+	/**
+	 * Finished, and kept by its topic's {@link Retention}: a record of the run (when, on
+	 * which attempt, for how long), no longer a job. Only {@code find} and the pages of
+	 * completed jobs answer it.
+	 */
+	COMPLETED('C');
 
 	private final char code;
 

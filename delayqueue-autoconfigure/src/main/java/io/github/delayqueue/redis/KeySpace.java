@@ -114,6 +114,25 @@ final class KeySpace {
 	}
 
 	/**
+	 * The finished jobs a topic keeps ({@code completed.lua}): a hash of job key to record, in
+	 * a slot of the topic's own ({@code {<namespace>:done:<topic>}}), apart from the buckets.
+	 * @param topic the topic
+	 * @return the key
+	 */
+	byte[] completed(String topic) {
+		return bytes("{" + this.namespace + ":done:" + topic + "}:completed");
+	}
+
+	/**
+	 * The order of the finished jobs a topic keeps: job keys scored by their finish time.
+	 * @param topic the topic
+	 * @return the key
+	 */
+	byte[] completedOrder(String topic) {
+		return bytes("{" + this.namespace + ":done:" + topic + "}:finished");
+	}
+
+	/**
 	 * The namespace's settings that every instance must share (the bucket count), written at
 	 * the first start.
 	 * @return the key

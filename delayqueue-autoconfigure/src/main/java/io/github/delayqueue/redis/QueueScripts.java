@@ -258,10 +258,10 @@ final class QueueScripts {
 	 * @param after where the page starts, or {@code null} for the oldest deaths
 	 * @return one reply per bucket
 	 */
-	List<ScriptReplies.DeadJobs> dead(String topic, int limit, boolean payloads, DeadJobCursor after) {
+	List<ScriptReplies.DeadJobs> dead(String topic, int limit, boolean payloads, PageCursor after) {
 		List<byte[][]> calls = new ArrayList<>(this.keys.buckets());
 		for (int bucket = 0; bucket < this.keys.buckets(); bucket++) {
-			calls.add(call(bucket, topic, limit, payloads ? "1" : "0", (after != null) ? after.diedAt() : "",
+			calls.add(call(bucket, topic, limit, payloads ? "1" : "0", (after != null) ? after.at() : "",
 					(after != null) ? KeySpace.jobKey(topic, after.id()) : ""));
 		}
 		return this.runner.runAll(DEAD, calls)

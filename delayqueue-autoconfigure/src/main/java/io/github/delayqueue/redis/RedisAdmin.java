@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
+import io.github.delayqueue.core.CompletedJobPage;
 import io.github.delayqueue.core.DeadJobPage;
 import io.github.delayqueue.core.DelayQueueAdmin;
 import io.github.delayqueue.core.JobConstraints;
@@ -50,11 +51,14 @@ final class RedisAdmin implements DelayQueueAdmin {
 
 	private final Wakeups wakeups;
 
-	RedisAdmin(QueueScripts scripts, ScriptRunner runner, KeySpace keys, Wakeups wakeups) {
+	private final CompletedJobs completed;
+
+	RedisAdmin(QueueScripts scripts, ScriptRunner runner, KeySpace keys, Wakeups wakeups, CompletedJobs completed) {
 		this.scripts = scripts;
 		this.runner = runner;
 		this.keys = keys;
 		this.wakeups = wakeups;
+		this.completed = completed;
 	}
 
 	@Override
@@ -124,7 +128,7 @@ final class RedisAdmin implements DelayQueueAdmin {
 	public DeadJobPage deadJobs(String topic, String cursor, int limit, boolean payloads) {
 		JobConstraints.topic(topic);
 		JobConstraints.max("limit", limit, MAX_DEAD_PAGE);
-		DeadJobCursor after = (cursor != null) ? DeadJobCursor.parse(cursor) : null;
+		PageCursor after = (cursor != null) ? PageCursor.parse(cursor, "dead jobs") : null;
 		// every bucket's next (limit + 1) deaths after the cursor hold the page of all buckets
 		// together, and say whether there is more
 		long total = 0;
@@ -134,10 +138,15 @@ final class RedisAdmin implements DelayQueueAdmin {
 			dead.addAll(bucket.jobs());
 		}
 		// the order of a dead list: time of death, then the job key's bytes
-		dead.sort(Comparator.comparing(JobInfo::diedAt).thenComparing(DeadJobCursor::orderKey, Arrays::compareUnsigned));
+		dead.sort(Comparator.comparing(JobInfo::diedAt).thenComparing(PageCursor::orderKey, Arrays::compareUnsigned));
 		List<JobInfo> page = List.copyOf(dead.subList(0, Math.min(dead.size(), limit)));
-		String next = (dead.size() > limit) ? DeadJobCursor.after(page.get(page.size() - 1)) : null;
+		String next = (dead.size() > limit) ? PageCursor.after(page.get(page.size() - 1).diedAt(), page.get(page.size() - 1)) : null;
 		return new DeadJobPage(total, page, next);
+	}
+
+	@Override
+	public CompletedJobPage completedJobs(String topic, String cursor, int limit, boolean payloads) {
+		return this.completed.page(topic, cursor, limit, payloads);
 	}
 
 	@Override

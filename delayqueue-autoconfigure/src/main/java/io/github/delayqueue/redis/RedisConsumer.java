@@ -25,7 +25,8 @@ import org.springframework.util.Assert;
  * The consumer side of {@link RedisDelayQueue}: reserve from the buckets that
  * {@link ReadySignals} says may hold READY jobs of the topic, wait for work without a
  * command to Redis, and finish, fail, touch or release reservations, each one script call on
- * the job's bucket (a finish of many: one call per bucket and {@value #FINISH_BATCH} jobs).
+ * the job's bucket (a finish of many: one call per bucket and {@value #FINISH_BATCH} jobs; then
+ * one call that keeps the finished jobs, for a topic that keeps them: {@link CompletedJobs}).
  * Thread-safe.
  */
 final class RedisConsumer implements DelayQueueConsumer {
@@ -47,14 +48,17 @@ final class RedisConsumer implements DelayQueueConsumer {
 
 	private final DelayQueueObserver observer;
 
+	private final CompletedJobs completed;
+
 	RedisConsumer(QueueScripts scripts, KeySpace keys, ReadySignals signals, Wakeups wakeups, RedisClock clock,
-			DelayQueueObserver observer) {
+			DelayQueueObserver observer, CompletedJobs completed) {
 		this.scripts = scripts;
 		this.keys = keys;
 		this.signals = signals;
 		this.wakeups = wakeups;
 		this.clock = clock;
 		this.observer = observer;
+		this.completed = completed;
 	}
 
 	/**
@@ -188,6 +192,20 @@ final class RedisConsumer implements DelayQueueConsumer {
 		// a topic this instance does not know (a job reserved elsewhere, finished here) has
 		// no mark to clear, and is not probed for one
 		ReadySignals.TopicSignal signal = (max > 0) ? this.signals.existing(topic) : null;
+		List<ReservedJob> done = new ArrayList<>(jobs.size());
+		try {
+			finishAll(topic, calls, signal, wanted, ttrMillis, attemptsLimit, done, stale, next);
+		}
+		finally {
+			// the jobs of the calls that succeeded are finished, also when a later call failed
+			this.completed.add(topic, done);
+		}
+		return new FinishResult(stale, next);
+	}
+
+	private void finishAll(String topic, List<Map.Entry<Integer, List<ReservedJob>>> calls,
+			ReadySignals.TopicSignal signal, int wanted, long ttrMillis, int attemptsLimit, List<ReservedJob> done,
+			List<ReservedJob> stale, List<ReservedJob> next) {
 		for (Map.Entry<Integer, List<ReservedJob>> entry : calls) {
 			int bucket = entry.getKey();
 			// read before the take: a take that leaves the bucket empty clears its mark unless
@@ -209,6 +227,7 @@ final class RedisConsumer implements DelayQueueConsumer {
 				throw ex;
 			}
 			finished.finished().forEach((job) -> this.observer.completed(topic));
+			done.addAll(finished.finished());
 			stale.addAll(finished.stale());
 			if (finished.next() != null) {
 				if (taken(bucket, finished.next(), next) == 0 && generation >= 0) {
@@ -217,7 +236,6 @@ final class RedisConsumer implements DelayQueueConsumer {
 				wanted = 0;
 			}
 		}
-		return new FinishResult(stale, next);
 	}
 
 	@Override

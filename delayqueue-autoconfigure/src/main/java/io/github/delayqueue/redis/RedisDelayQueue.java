@@ -5,11 +5,14 @@ import java.net.InetAddress;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.LongSupplier;
 
+import io.github.delayqueue.core.CompletedJobPage;
 import io.github.delayqueue.core.DeadJobPage;
 import io.github.delayqueue.core.DelayQueueAdmin;
 import io.github.delayqueue.core.DelayQueueConsumer;
@@ -25,6 +28,7 @@ import io.github.delayqueue.core.RepairResult;
 import io.github.delayqueue.core.ReplayResult;
 import io.github.delayqueue.core.RescheduleResult;
 import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.core.Retention;
 import io.github.delayqueue.core.ScheduleRequest;
 import io.github.delayqueue.core.ScheduleResult;
 import io.github.delayqueue.recurring.RecurringJobs;
@@ -128,10 +132,11 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 				this.signals::markReady);
 		Wakeups wakeups = new Wakeups(this.signals, this.timer);
 		this.subscriber = new EventSubscriber(builder.connectionFactory, this.keys.channel(), wakeups);
+		CompletedJobs completed = new CompletedJobs(runner, this.keys, builder.retention);
 		this.producer = new RedisProducer(scripts, this.keys, wakeups, observer, maxPayloadSize, defaultTtr,
-				defaultMaxAttempts);
-		this.consumer = new RedisConsumer(scripts, this.keys, this.signals, wakeups, clock, observer);
-		this.admin = new RedisAdmin(scripts, runner, this.keys, wakeups);
+				defaultMaxAttempts, completed);
+		this.consumer = new RedisConsumer(scripts, this.keys, this.signals, wakeups, clock, observer, completed);
+		this.admin = new RedisAdmin(scripts, runner, this.keys, wakeups, completed);
 		this.recurringJobs = new RedisRecurringJobs(scripts, this.keys, firing, wakeups, maxPayloadSize);
 	}
 
@@ -369,6 +374,11 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	}
 
 	@Override
+	public CompletedJobPage completedJobs(String topic, String cursor, int limit, boolean payloads) {
+		return this.admin.completedJobs(topic, cursor, limit, payloads);
+	}
+
+	@Override
 	public ReplayResult replayDeadJobs(String topic, int max) {
 		return this.admin.replayDeadJobs(topic, max);
 	}
@@ -499,6 +509,8 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		private LongSupplier nanoTime = System::nanoTime;
 
 		private final List<DelayQueueObserver> observers = new ArrayList<>();
+
+		private final Map<String, Retention> retention = new LinkedHashMap<>();
 
 		private Builder(RedisConnectionFactory connectionFactory) {
 			Assert.notNull(connectionFactory, "connectionFactory must not be null");
@@ -663,6 +675,26 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		public Builder observer(DelayQueueObserver observer) {
 			Assert.notNull(observer, "observer must not be null");
 			this.observers.add(observer);
+			return this;
+		}
+
+		/**
+		 * Keeps a topic's finished jobs, so that {@code find} answers
+		 * {@link io.github.delayqueue.core.JobState#COMPLETED} for them; by default a topic
+		 * keeps none. Every instance that finishes jobs of the topic should be given the same
+		 * retention (the instance that finishes a job applies its own).
+		 * @param topic the topic
+		 * @param retention what it keeps, or {@code null} to keep nothing
+		 * @return this builder
+		 */
+		public Builder retention(String topic, Retention retention) {
+			JobConstraints.topic(topic);
+			if (retention != null) {
+				this.retention.put(topic, retention);
+			}
+			else {
+				this.retention.remove(topic);
+			}
 			return this;
 		}
 

@@ -23,7 +23,8 @@ import org.springframework.util.Assert;
  * The producer side of {@link RedisDelayQueue}: schedule, cancel, reschedule and find, each
  * one script call on the job's bucket (a bulk schedule: one call per bucket and
  * {@value #SCHEDULE_BATCH} jobs, pipelined). What a call made READY or put at a bucket's head
- * wakes this instance's consumers and timer through {@link Wakeups}. Thread-safe.
+ * wakes this instance's consumers and timer through {@link Wakeups}. A find that finds no job
+ * in its bucket reads the finished jobs its topic keeps ({@link CompletedJobs}). Thread-safe.
  */
 final class RedisProducer implements DelayQueueProducer {
 
@@ -44,8 +45,10 @@ final class RedisProducer implements DelayQueueProducer {
 
 	private final int defaultMaxAttempts;
 
+	private final CompletedJobs completed;
+
 	RedisProducer(QueueScripts scripts, KeySpace keys, Wakeups wakeups, DelayQueueObserver observer,
-			long maxPayloadSize, Duration defaultTtr, int defaultMaxAttempts) {
+			long maxPayloadSize, Duration defaultTtr, int defaultMaxAttempts, CompletedJobs completed) {
 		this.scripts = scripts;
 		this.keys = keys;
 		this.wakeups = wakeups;
@@ -53,6 +56,7 @@ final class RedisProducer implements DelayQueueProducer {
 		this.maxPayloadSize = maxPayloadSize;
 		this.defaultTtr = defaultTtr;
 		this.defaultMaxAttempts = defaultMaxAttempts;
+		this.completed = completed;
 	}
 
 	@Override
@@ -154,7 +158,10 @@ final class RedisProducer implements DelayQueueProducer {
 
 	@Override
 	public Optional<JobInfo> find(String topic, String id) {
-		return this.scripts.find(this.keys.checkedBucketOf(topic, id), topic, id);
+		Optional<JobInfo> live = this.scripts.find(this.keys.checkedBucketOf(topic, id), topic, id);
+		// a job its topic no longer keeps, or kept by a topic configured elsewhere, is found
+		// too: the record is read whatever this instance's retention
+		return live.isPresent() ? live : this.completed.find(topic, id);
 	}
 
 }

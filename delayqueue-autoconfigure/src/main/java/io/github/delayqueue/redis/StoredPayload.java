@@ -141,7 +141,7 @@ final class StoredPayload {
 				Arrays.copyOfRange(stored, end + 1, stored.length));
 	}
 
-	private static int indexOf(byte[] bytes, byte value, int from) {
+	static int indexOf(byte[] bytes, byte value, int from) {
 		for (int i = from; i < bytes.length; i++) {
 			if (bytes[i] == value) {
 				return i;

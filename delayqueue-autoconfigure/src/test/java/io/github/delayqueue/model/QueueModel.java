@@ -72,6 +72,15 @@ final class QueueModel {
 
 	final Bucket[] bucket;
 
+	/**
+	 * The topics that keep their finished jobs, with payloads and no limit that a run reaches
+	 * (the trimming is tested on its own).
+	 */
+	static final Set<String> RETAINED = Set.of("orders");
+
+	/** The finished jobs kept, by job key: each as it finished, in state 'C'. */
+	final Map<String, Job> completed = new HashMap<>();
+
 	/** The recurring definitions, by name. */
 	final Map<String, Definition> definitions = new TreeMap<>();
 
@@ -320,7 +329,14 @@ final class QueueModel {
 			replies.add(reply);
 		}
 		for (String key : done) {
-			bucket.jobs.remove(key);
+			Job job = bucket.jobs.remove(key);
+			if (RETAINED.contains(job.topic)) {
+				// as completed.lua keeps it: the reservation's ttr and attempts, no error
+				job.state = 'C';
+				job.error = null;
+				job.deadline = null;
+				this.completed.put(key, job);
+			}
 		}
 		return replies;
 	}

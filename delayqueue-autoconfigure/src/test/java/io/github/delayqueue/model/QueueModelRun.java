@@ -40,6 +40,7 @@ import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.RepairResult;
 import io.github.delayqueue.core.RescheduleResult;
 import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.core.Retention;
 import io.github.delayqueue.core.ScheduleRequest;
 import io.github.delayqueue.core.ScheduleResult;
 import io.github.delayqueue.model.QueueModel.Definition;
@@ -273,6 +274,7 @@ final class QueueModelRun {
 				.defaultTtr(LONG_TTR)
 				.defaultMaxAttempts(3)
 				.timerEnabled(false)
+				.retention("orders", new Retention(0, Duration.ofDays(1), true))
 				.build();
 			this.lastCallEnd = redisNow();
 			for (this.step = 1; this.step <= this.settings.steps(); this.step++) {
@@ -1405,6 +1407,9 @@ final class QueueModelRun {
 		int b = this.queue.bucketOf(topic, id);
 		Optional<JobInfo> info = this.queue.find(topic, id);
 		Job job = this.model.find(b, key);
+		if (job == null) {
+			job = this.model.completed.get(key);
+		}
 		check(info.isPresent() == (job != null), "find of " + key + " answered " + info.map(JobInfo::toString).orElse("none")
 				+ ", the model says " + ((job != null) ? job : "none"));
 		if (job != null) {
@@ -1414,9 +1419,11 @@ final class QueueModelRun {
 
 	private void compareInfo(Job job, JobInfo info, boolean payloads, String what) {
 		String about = what + " of " + job.key;
+		// a kept finished job has its last reservation's ttr
+		long ttr = (job.state == 'C') ? job.reservationTtr : job.ttr;
 		check(info.state().code() == job.state && info.attempt() == job.attempt && info.maxAttempts() == job.max
-				&& info.ttr().toMillis() == job.ttr, about + " answered " + info + " ttr " + info.ttr().toMillis()
-						+ ", the model says " + job + " ttr " + job.ttr);
+				&& info.ttr().toMillis() == ttr, about + " answered " + info + " ttr " + info.ttr().toMillis()
+						+ ", the model says " + job + " ttr " + ttr);
 		job.due.observe(info.dueAt().toEpochMilli(), "the due time of " + about);
 		job.created.observe(info.createdAt().toEpochMilli(), "the creation time of " + about);
 		if (job.state == 'S' && what.equals("find")) {

@@ -31,7 +31,10 @@ import java.util.zip.CRC32;
  * counter, the guard key never exists, no key of the bucket is unknown, and the pinned bucket
  * count is the expected one;</li>
  * <li>recurring jobs: every definition reads and lives in its name's bucket, and the
- * {@code recurring-due} zset holds names of existing definitions that are not paused only.</li>
+ * {@code recurring-due} zset holds names of existing definitions that are not paused only;</li>
+ * <li>the finished jobs a topic keeps ({@code {<namespace>:done:<topic>}}): the records hash
+ * and the order zset hold the same job keys of that topic, each record reads, and its finish
+ * time is its score.</li>
  * </ul>
  * It reads the namespace as it is: run it when nothing changes the namespace (after the test's
  * work, with the queues stopped or idle). It knows the key layout and the job record format of
@@ -46,6 +49,10 @@ public final class QueueInvariant {
 	private static final Pattern RECURRING = Pattern
 		.compile("^\\d+,\\d+,([01]),\\d+,\\d+,\\d+,-?\\d+,-?\\d+,[^\\n]*\\n");
 
+	/** A kept finished job's header: attempt, max attempts, then ttr, created, due, delivered, finished in base 36. */
+	private static final Pattern COMPLETED = Pattern
+		.compile("^\\d+,\\d+,[0-9a-z]+,[0-9a-z]+,[0-9a-z]+,[0-9a-z]+,([0-9a-z]+)$");
+
 	private static final int MAX_SHOWN = 40;
 
 	private final List<RespConnection> nodes;
@@ -53,6 +60,9 @@ public final class QueueInvariant {
 	private final String namespace;
 
 	private final int buckets;
+
+	/** The topics with kept finished jobs, found by the scan of the namespace's keys. */
+	private final Set<String> completedTopics = new TreeSet<>();
 
 	private QueueInvariant(List<RespConnection> nodes, String namespace, int buckets) {
 		this.nodes = nodes;
@@ -129,7 +139,48 @@ public final class QueueInvariant {
 		for (int bucket = 0; bucket < this.buckets; bucket++) {
 			checkBucket(bucket, keysByBucket.getOrDefault(bucket, Set.of()), violations);
 		}
+		this.completedTopics.forEach((topic) -> checkCompleted(topic, violations));
 		return violations;
+	}
+
+	/**
+	 * The finished jobs a topic keeps: the same job keys, all of the topic, in the records hash
+	 * and the order zset; each record reads and carries its score as its finish time.
+	 */
+	private void checkCompleted(String topic, List<String> violations) {
+		String tag = "{" + this.namespace + ":done:" + topic + "}:";
+		String where = "finished jobs of topic " + topic + ": ";
+		Map<String, Long> order = new TreeMap<>();
+		List<?> scored = (List<?>) call(tag, "ZRANGE", tag + "finished", "0", "-1", "WITHSCORES");
+		for (int i = 0; i + 1 < scored.size(); i += 2) {
+			order.put((String) scored.get(i), Long.parseLong((String) scored.get(i + 1)));
+		}
+		List<?> fields = (List<?>) call(tag, "HGETALL", tag + "completed");
+		Set<String> recorded = new TreeSet<>();
+		for (int i = 0; i + 1 < fields.size(); i += 2) {
+			String jobKey = (String) fields.get(i);
+			String record = (String) fields.get(i + 1);
+			recorded.add(jobKey);
+			int newline = record.indexOf('\n');
+			Matcher header = COMPLETED.matcher((newline >= 0) ? record.substring(0, newline) : record);
+			if (!jobKey.startsWith(topic + ":")) {
+				violations.add(where + "job " + jobKey + " is of another topic");
+			}
+			if (!header.matches()) {
+				violations.add(where + "job " + jobKey + " has an unreadable record: " + abbreviate(record));
+			}
+			else if (!order.containsKey(jobKey)) {
+				violations.add(where + "job " + jobKey + " has a record but no place in the order");
+			}
+			else if (Long.parseLong(header.group(1), 36) != order.get(jobKey)) {
+				violations.add(where + "job " + jobKey + " finished at " + Long.parseLong(header.group(1), 36)
+						+ " by its record, at " + order.get(jobKey) + " by the order");
+			}
+		}
+		order.keySet()
+			.stream()
+			.filter((jobKey) -> !recorded.contains(jobKey))
+			.forEach((jobKey) -> violations.add(where + "the order holds " + jobKey + ", which has no record"));
 	}
 
 	private Map<Integer, Set<String>> keysByBucket(List<String> violations) {
@@ -143,6 +194,11 @@ public final class QueueInvariant {
 				for (Object item : (List<?>) page.get(1)) {
 					String key = (String) item;
 					int end = key.indexOf("}:");
+					if (key.startsWith(prefix + "done:") && end > 0
+							&& (key.endsWith("}:completed") || key.endsWith("}:finished"))) {
+						this.completedTopics.add(key.substring(prefix.length() + 5, end));
+						continue;
+					}
 					Integer bucket = (end > prefix.length()) ? bucketNumber(key.substring(prefix.length(), end)) : null;
 					if (bucket == null || bucket >= this.buckets) {
 						violations.add("key " + key + " is not a key of one of the " + this.buckets + " buckets");
