@@ -7,10 +7,13 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Supplier;
 
 import io.github.delayqueue.core.AuditLog;
+import io.github.delayqueue.core.CompletedJobPage;
 import io.github.delayqueue.core.DeadJobPage;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.JobConstraints;
@@ -126,10 +129,11 @@ public class DelayQueueEndpoint {
 		QueueStats stats = this.operations.stats();
 		Map<String, List<ListenerDescriptor>> listeners = listenersByTopic();
 		Map<String, TopicDescriptor> topics = new TreeMap<>();
-		stats.topics().forEach((topic, figures) -> topics.put(topic,
-				TopicDescriptor.of(topic, figures, stats.readAt(), listeners.getOrDefault(topic, List.of()), null)));
-		listeners.forEach((topic, list) -> topics.computeIfAbsent(topic,
-				(t) -> TopicDescriptor.of(t, TopicStats.EMPTY, stats.readAt(), list, null)));
+		Set<String> names = new TreeSet<>(stats.topics().keySet());
+		names.addAll(listeners.keySet());
+		names.addAll(stats.completed().keySet());
+		names.forEach((topic) -> topics.put(topic,
+				TopicDescriptor.of(topic, stats, listeners.getOrDefault(topic, List.of()), null, null)));
 		List<BucketDescriptor> buckets = stats.buckets().stream().map(BucketDescriptor::of).toList();
 		List<RecurringDescriptor> recurring = (this.recurringJobs != null) ? this.recurringJobs.list()
 			.stream()
@@ -140,27 +144,34 @@ public class DelayQueueEndpoint {
 	}
 
 	/**
-	 * One topic with a page of its dead jobs.
+	 * One topic with a page of its dead jobs, and a page of the finished jobs it keeps (when
+	 * it keeps any: {@code delayqueue.retention.<topic>.*}).
 	 * @param topic the topic
-	 * @param cursor the {@code next} of the page before, or {@code null} for the first
-	 * @param limit the most dead jobs of the page (default {@value #DEFAULT_PAGE})
+	 * @param cursor the {@code next} of the page of dead jobs before, or {@code null} for the
+	 * first
+	 * @param completedCursor the {@code next} of the page of finished jobs before, or
+	 * {@code null} for the first (the latest finishes)
+	 * @param limit the most jobs of each page (default {@value #DEFAULT_PAGE})
 	 * @return the topic
-	 * @throws NotFoundException when the topic has no jobs and no listeners
+	 * @throws NotFoundException when the topic has no jobs, no kept finished jobs and no
+	 * listeners
 	 */
 	@ReadOperation
-	public TopicDescriptor topic(@Selector String topic, @Nullable String cursor, @Nullable Integer limit) {
+	public TopicDescriptor topic(@Selector String topic, @Nullable String cursor, @Nullable String completedCursor,
+			@Nullable Integer limit) {
 		checkTopic(topic);
-		QueueStats stats = this.operations.stats();
-		List<ListenerDescriptor> listeners = listenersByTopic().getOrDefault(topic, List.of());
-		TopicStats figures = stats.topics().get(topic);
-		if (figures == null && listeners.isEmpty()) {
-			throw NotFoundException.topic(topic);
-		}
 		int size = (limit != null) ? limit : DEFAULT_PAGE;
 		argument("limit", () -> JobConstraints.max("limit", size, DelayQueueOperations.MAX_DEAD_PAGE));
+		QueueStats stats = this.operations.stats();
+		List<ListenerDescriptor> listeners = listenersByTopic().getOrDefault(topic, List.of());
+		CompletedJobPage completed = argument("completedCursor",
+				() -> this.operations.completedJobs(topic, completedCursor, size, this.showPayloads));
+		if (!stats.topics().containsKey(topic) && listeners.isEmpty() && completed.total() == 0) {
+			throw NotFoundException.topic(topic);
+		}
 		DeadJobPage page = argument("cursor", () -> this.operations.deadJobs(topic, cursor, size, this.showPayloads));
-		return TopicDescriptor.of(topic, (figures != null) ? figures : TopicStats.EMPTY, stats.readAt(), listeners,
-				DeadJobsDescriptor.of(page, this.showPayloads));
+		return TopicDescriptor.of(topic, stats, listeners, DeadJobsDescriptor.of(page, this.showPayloads),
+				(completed.total() > 0) ? CompletedJobsDescriptor.of(completed, this.showPayloads) : null);
 	}
 
 	/**
@@ -596,17 +607,23 @@ public class DelayQueueEndpoint {
 	 * @param dead DEAD jobs
 	 * @param overdueSince the due time of its oldest job that is due but not delivered
 	 * @param overdueLagMillis how long that job has waited (0: none)
+	 * @param completed the finished jobs it keeps, when this instance knows its retention
 	 * @param listeners this application's listeners of the topic
 	 * @param deadJobs a page of its dead jobs (only in the topic's own view)
+	 * @param completedJobs a page of the finished jobs it keeps, the latest first (only in the
+	 * topic's own view, and only when it keeps any)
 	 */
 	public record TopicDescriptor(String topic, long delayed, long ready, long reserved, long dead,
-			@Nullable Instant overdueSince, long overdueLagMillis, List<ListenerDescriptor> listeners,
-			@Nullable DeadJobsDescriptor deadJobs) implements OperationResponseBody {
+			@Nullable Instant overdueSince, long overdueLagMillis, @Nullable Long completed,
+			List<ListenerDescriptor> listeners, @Nullable DeadJobsDescriptor deadJobs,
+			@Nullable CompletedJobsDescriptor completedJobs) implements OperationResponseBody {
 
-		static TopicDescriptor of(String topic, TopicStats stats, Instant readAt, List<ListenerDescriptor> listeners,
-				@Nullable DeadJobsDescriptor deadJobs) {
-			return new TopicDescriptor(topic, stats.delayed(), stats.ready(), stats.reserved(), stats.dead(),
-					stats.overdueSince(), stats.overdueLag(readAt).toMillis(), listeners, deadJobs);
+		static TopicDescriptor of(String topic, QueueStats stats, List<ListenerDescriptor> listeners,
+				@Nullable DeadJobsDescriptor deadJobs, @Nullable CompletedJobsDescriptor completedJobs) {
+			TopicStats figures = stats.topics().getOrDefault(topic, TopicStats.EMPTY);
+			return new TopicDescriptor(topic, figures.delayed(), figures.ready(), figures.reserved(), figures.dead(),
+					figures.overdueSince(), figures.overdueLag(stats.readAt()).toMillis(), stats.completed().get(topic),
+					listeners, deadJobs, completedJobs);
 		}
 
 	}
@@ -640,6 +657,46 @@ public class DelayQueueEndpoint {
 		static DeadJobsDescriptor of(DeadJobPage page, boolean payloads) {
 			return new DeadJobsDescriptor(page.total(),
 					page.jobs().stream().map((job) -> DeadJobDescriptor.of(job, payloads)).toList(), page.next());
+		}
+
+	}
+
+	/**
+	 * A page of the finished jobs a topic keeps, the latest finish first.
+	 *
+	 * @param total the finished jobs the topic keeps
+	 * @param jobs the page
+	 * @param next the {@code completedCursor} of the next page, or {@code null} for the last
+	 * page
+	 */
+	public record CompletedJobsDescriptor(long total, List<CompletedJobDescriptor> jobs, @Nullable String next) {
+
+		static CompletedJobsDescriptor of(CompletedJobPage page, boolean payloads) {
+			return new CompletedJobsDescriptor(page.total(),
+					page.jobs().stream().map((job) -> CompletedJobDescriptor.of(job, payloads)).toList(), page.next());
+		}
+
+	}
+
+	/**
+	 * One finished job a topic keeps.
+	 *
+	 * @param id the job id
+	 * @param attempts the delivery that finished it (1 for the first)
+	 * @param maxAttempts deliveries it could have had
+	 * @param finishedAt when it finished
+	 * @param runTimeMillis how long that delivery ran, from delivery to finish
+	 * @param payload its payload as text, when payloads are shown and the topic keeps them
+	 * @param headers its own headers, when payloads are shown, the topic keeps them and it has
+	 * any
+	 */
+	public record CompletedJobDescriptor(String id, int attempts, int maxAttempts, Instant finishedAt,
+			long runTimeMillis, @Nullable String payload, @Nullable Map<String, String> headers) {
+
+		static CompletedJobDescriptor of(JobInfo job, boolean payloads) {
+			return new CompletedJobDescriptor(job.id(), job.attempt(), job.maxAttempts(), job.finishedAt(),
+					job.runTime().toMillis(), payloads ? job.payloadAsString() : null,
+					(payloads && !job.headers().isEmpty()) ? job.headers() : null);
 		}
 
 	}

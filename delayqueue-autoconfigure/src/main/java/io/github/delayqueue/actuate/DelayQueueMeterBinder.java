@@ -4,8 +4,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 
@@ -34,7 +36,9 @@ import org.springframework.util.Assert;
  * waited, in seconds;</li>
  * <li>{@code delayqueue.bucket.depth} (tag {@code bucket}): DELAYED jobs of each bucket;</li>
  * <li>{@code delayqueue.timer.buckets}: buckets whose timer this instance runs (no Redis
- * call).</li>
+ * call);</li>
+ * <li>{@code delayqueue.topic.completed.kept} (tag {@code topic}): the finished jobs kept by
+ * each topic with a retention this instance knows.</li>
  * </ul>
  * Gauges read NaN until the first sample. A topic's gauges are registered with the first
  * sample that has it and removed with the first sample that no longer has it (a topic has
@@ -60,6 +64,9 @@ public class DelayQueueMeterBinder implements MeterBinder {
 
 	/** The gauges of each topic with its own tag value, in every registry; guarded by this. */
 	private final Map<String, List<Registered>> topicGauges = new LinkedHashMap<>();
+
+	/** The topics with a retention, each with a gauge of the finished jobs it keeps. */
+	private final Set<String> keptTopics = new LinkedHashSet<>();
 
 	/** The gauges of the topics beyond the limit, empty while there are none; guarded by this. */
 	private final List<Registered> otherGauges = new ArrayList<>();
@@ -119,6 +126,7 @@ public class DelayQueueMeterBinder implements MeterBinder {
 				.register(registry);
 		}
 		this.topicGauges.forEach((topic, gauges) -> gauges.addAll(topicGauges(registry, topic)));
+		this.keptTopics.forEach((topic) -> keptGauge(registry, topic));
 		if (!this.otherGauges.isEmpty()) {
 			this.otherGauges.addAll(otherGauges(registry));
 		}
@@ -135,6 +143,12 @@ public class DelayQueueMeterBinder implements MeterBinder {
 				for (int bucket = 0; bucket < stats.buckets().size(); bucket++) {
 					bucketGauge(registry, bucket);
 				}
+			}
+		}
+		for (String topic : stats.completed().keySet()) {
+			// the topics with a retention: fixed by the configuration, so never removed
+			if (this.keptTopics.add(topic)) {
+				this.registries.forEach((registry) -> keptGauge(registry, topic));
 			}
 		}
 		this.topicGauges.entrySet().removeIf((entry) -> {
@@ -205,6 +219,14 @@ public class DelayQueueMeterBinder implements MeterBinder {
 						? stats.buckets().get(bucket).jobs().delayed() : Double.NaN))
 			.description("DELAYED jobs in the bucket's delay queue")
 			.tag("bucket", String.valueOf(bucket))
+			.register(registry);
+	}
+
+	private void keptGauge(MeterRegistry registry, String topic) {
+		Gauge.builder("delayqueue.topic.completed.kept", this,
+				(binder) -> binder.sampled((stats) -> stats.completed().getOrDefault(topic, 0L)))
+			.description("Finished jobs the topic keeps (its retention)")
+			.tag("topic", topic)
 			.register(registry);
 	}
 

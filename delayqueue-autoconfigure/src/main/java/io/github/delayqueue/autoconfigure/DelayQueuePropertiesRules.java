@@ -7,6 +7,7 @@ import java.util.regex.Pattern;
 
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.JobConstraints;
+import io.github.delayqueue.core.Retention;
 
 import org.springframework.util.unit.DataSize;
 import org.springframework.validation.Errors;
@@ -40,8 +41,16 @@ final class DelayQueuePropertiesRules {
 		properties.getRecurring()
 			.forEach((name, recurring) -> rules.check("recurring[" + name + "]", () -> recurring.toJob(name)));
 		properties.getRetention().forEach((topic, retention) -> {
-			rules.check("retention[" + topic + "]", () -> JobConstraints.topic("topic", topic));
-			rules.check("retention[" + topic + "]", retention::toRetention);
+			String field = "retention[" + topic + "]";
+			rules.check(field, () -> JobConstraints.topic("topic", topic));
+			rules.between(field + ".completed", retention.getCompleted(), 0, Retention.MAX_COMPLETED);
+			if (retention.getCompletedAge() != null) {
+				rules.duration(field + ".completed-age", retention.getCompletedAge(), MILLISECOND, Retention.MAX_AGE);
+			}
+			else if (retention.getCompleted() == 0) {
+				rules.reject(field, "set completed (the most finished jobs kept) or completed-age (how long one is kept),"
+						+ " or both");
+			}
 		});
 
 		DelayQueueProperties.Timer timer = properties.getTimer();

@@ -62,10 +62,13 @@ public interface DelayQueueProducer {
 	RescheduleResult rescheduleAt(String topic, String id, Instant dueAt);
 
 	/**
-	 * Reads a job.
+	 * Reads a job. A live job (in any of the first four {@link JobState}s) is read from its
+	 * bucket; when there is none, the last finished run its topic keeps ({@link Retention})
+	 * is read, {@link JobState#COMPLETED}: one more round trip for a job that is not there.
 	 * @param topic the topic
 	 * @param id the job id
-	 * @return the job, or empty when there is none (never scheduled, finished or cancelled)
+	 * @return the job, or empty when there is none (never scheduled, cancelled, or finished
+	 * and not kept)
 	 */
 	Optional<JobInfo> find(String topic, String id);
 

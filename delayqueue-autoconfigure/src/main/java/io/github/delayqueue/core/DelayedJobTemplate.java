@@ -155,7 +155,8 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 	}
 
 	/**
-	 * Reads a job: state, due time, attempts, last error.
+	 * Reads a job: state, due time, attempts, last error; for a finished job its topic keeps
+	 * ({@link Retention}), {@link JobState#COMPLETED} with its finish time and run time.
 	 * @param topic the topic
 	 * @param id the job id
 	 * @return the job, or empty when there is none
@@ -194,6 +195,19 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 	 */
 	public DeadJobPage deadJobs(String topic, String cursor, int limit) {
 		return this.operations.deadJobs(topic, cursor, limit, true);
+	}
+
+	/**
+	 * Reads a page of the finished jobs a topic keeps ({@link Retention}), with their
+	 * payloads where the topic keeps them, the latest finish first.
+	 * @param topic the topic
+	 * @param cursor {@code null} for the first page, else the {@link CompletedJobPage#next()}
+	 * of the page before
+	 * @param limit the most jobs to read (1 to {@value DelayQueueOperations#MAX_DEAD_PAGE})
+	 * @return the page
+	 */
+	public CompletedJobPage completedJobs(String topic, String cursor, int limit) {
+		return this.operations.completedJobs(topic, cursor, limit, true);
 	}
 
 	/**

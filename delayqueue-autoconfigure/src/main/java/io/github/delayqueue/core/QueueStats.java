@@ -12,8 +12,21 @@ import java.util.Map;
  * @param buckets the figures of each bucket, in bucket order
  * @param topics the figures of each topic that has jobs, by topic name
  * @param readAt Redis's time when the last bucket was read
+ * @param completed the finished jobs kept by each topic whose retention the instance that read
+ * the figures knows ({@link Retention}), by topic name
  */
-public record QueueStats(List<BucketStats> buckets, Map<String, TopicStats> topics, Instant readAt) {
+public record QueueStats(List<BucketStats> buckets, Map<String, TopicStats> topics, Instant readAt,
+		Map<String, Long> completed) {
+
+	/**
+	 * Figures without kept finished jobs.
+	 * @param buckets the figures of each bucket, in bucket order
+	 * @param topics the figures of each topic that has jobs, by topic name
+	 * @param readAt Redis's time when the last bucket was read
+	 */
+	public QueueStats(List<BucketStats> buckets, Map<String, TopicStats> topics, Instant readAt) {
+		this(buckets, topics, readAt, Map.of());
+	}
 
 	/**
 	 * Jobs of one topic in each state.

@@ -98,6 +98,10 @@ final class JobViews {
 		put(view, "createdAt", job.createdAt());
 		put(view, "reservedUntil", job.reservedUntil());
 		put(view, "diedAt", job.diedAt());
+		put(view, "finishedAt", job.finishedAt());
+		if (job.runTime() != null) {
+			view.put("runTime", job.runTime().toString());
+		}
 		if (job.lastError() != null) {
 			view.put("lastError", job.lastError());
 		}

@@ -4,10 +4,13 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeSet;
 
 import io.github.delayqueue.core.CompletedJobPage;
 import io.github.delayqueue.core.DelayQueueAdmin;
@@ -125,6 +128,34 @@ final class CompletedJobs {
 		tail[0] = '\n';
 		System.arraycopy(payload, 0, tail, 1, payload.length);
 		return tail;
+	}
+
+	/**
+	 * How many finished jobs each topic with a retention keeps: one {@code ZCARD} per topic,
+	 * in one pipeline where the connection allows it; nothing for an instance that knows no
+	 * retention.
+	 * @return the count of each topic with a retention, by topic
+	 */
+	Map<String, Long> counts() {
+		if (this.retention.isEmpty()) {
+			return Map.of();
+		}
+		List<String> topics = List.copyOf(new TreeSet<>(this.retention.keySet()));
+		List<Object> counts = this.runner.execute("counting the finished jobs kept", (connection) -> {
+			if (ScriptRunner.pipelines(connection)) {
+				connection.openPipeline();
+				topics.forEach((topic) -> connection.zSetCommands().zCard(this.keys.completedOrder(topic)));
+				return connection.closePipeline();
+			}
+			List<Object> each = new ArrayList<>(topics.size());
+			topics.forEach((topic) -> each.add(connection.zSetCommands().zCard(this.keys.completedOrder(topic))));
+			return each;
+		});
+		Map<String, Long> byTopic = new LinkedHashMap<>();
+		for (int i = 0; i < topics.size(); i++) {
+			byTopic.put(topics.get(i), (counts.get(i) instanceof Long count) ? count : 0L);
+		}
+		return Collections.unmodifiableMap(byTopic);
 	}
 
 	/**

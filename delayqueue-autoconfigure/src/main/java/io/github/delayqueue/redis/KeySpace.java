@@ -115,12 +115,14 @@ final class KeySpace {
 
 	/**
 	 * The finished jobs a topic keeps ({@code completed.lua}): a hash of job key to record, in
-	 * a slot of the topic's own ({@code {<namespace>:done:<topic>}}), apart from the buckets.
+	 * a slot of the topic's own ({@code {<namespace>/done/<topic>}}), apart from the buckets. A
+	 * namespace has no {@code /}, so no other namespace's keys start like these (an ACL pattern
+	 * {@code ~{<namespace>/done/*} names them alone).
 	 * @param topic the topic
 	 * @return the key
 	 */
 	byte[] completed(String topic) {
-		return bytes("{" + this.namespace + ":done:" + topic + "}:completed");
+		return bytes("{" + this.namespace + "/done/" + topic + "}:completed");
 	}
 
 	/**
@@ -129,7 +131,7 @@ final class KeySpace {
 	 * @return the key
 	 */
 	byte[] completedOrder(String topic) {
-		return bytes("{" + this.namespace + ":done:" + topic + "}:finished");
+		return bytes("{" + this.namespace + "/done/" + topic + "}:finished");
 	}
 
 	/**

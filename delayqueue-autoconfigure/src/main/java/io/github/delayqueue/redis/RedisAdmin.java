@@ -90,7 +90,7 @@ final class RedisAdmin implements DelayQueueAdmin {
 		Map<String, TopicStats> byTopic = new TreeMap<>();
 		topics.forEach((topic, figures) -> byTopic.put(topic, topicStats(figures)));
 		return new QueueStats(List.copyOf(buckets), Collections.unmodifiableMap(byTopic),
-				Instant.ofEpochMilli(readAt));
+				Instant.ofEpochMilli(readAt), this.completed.counts());
 	}
 
 	/**

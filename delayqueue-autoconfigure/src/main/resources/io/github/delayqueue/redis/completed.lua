@@ -1,5 +1,5 @@
 -- completed.lua: the finished jobs a topic keeps (its retention), in two keys of the topic's
--- own slot "{<namespace>:done:<topic>}", apart from the buckets.
+-- own slot "{<namespace>/done/<topic>}", apart from the buckets.
 -- KEYS[1] the records: a hash of job key -> record, KEYS[2] their order: a zset of job key
 -- scored by finish time (ms).
 -- Record: "<attempt>,<maxAttempts>,<ttr>,<createdAt>,<dueAt>,<deliveredAt>,<finishedAt>", the

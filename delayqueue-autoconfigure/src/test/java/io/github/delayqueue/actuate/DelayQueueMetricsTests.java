@@ -86,6 +86,7 @@ class DelayQueueMetricsTests {
 			.properties(redis.springBootProperties())
 			.properties("delayqueue.namespace=m" + UUID.randomUUID().toString().substring(0, 8),
 					"delayqueue.listener.back-off.jitter=0ms", "delayqueue.metrics.sample-interval=1h",
+					"delayqueue.retention.m-ok.completed=100",
 					"spring.main.banner-mode=off")
 			.run();
 		MeterRegistry registry = this.context.getBean(MeterRegistry.class);
@@ -147,6 +148,8 @@ class DelayQueueMetricsTests {
 		assertThat(registry.find("delayqueue.topic.jobs").tag("topic", "m-later").gauge()).isNull();
 		sampler.sample();
 		assertThat(gauge(registry, "m-later", "delayed")).isEqualTo(3);
+		// the finished jobs a topic with a retention keeps
+		assertThat(registry.get("delayqueue.topic.completed.kept").tag("topic", "m-ok").gauge().value()).isEqualTo(5);
 		assertThat(gauge(registry, "m-later", "ready")).isZero();
 		assertThat(gauge(registry, "m-bad", "dead")).isEqualTo(1);
 		assertThat(gauge(registry, "m-ttr", "dead")).isEqualTo(1);

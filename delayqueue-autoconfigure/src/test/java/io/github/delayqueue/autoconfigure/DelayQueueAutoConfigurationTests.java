@@ -164,6 +164,28 @@ class DelayQueueAutoConfigurationTests {
 	}
 
 	@Test
+	void retentionIsPassedToTheQueueAndBadRetentionFailsStartUpNamingTheTopicAndTheRule() {
+		this.runner.withPropertyValues("delayqueue.retention.kept.completed=0").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
+				.contains("Property: delayqueue.retention[kept]")
+				.contains("set completed (the most finished jobs kept) or completed-age (how long one is kept), or both");
+		});
+		this.runner.withPropertyValues("delayqueue.retention.kept.completed-age=0s").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
+				.contains("Property: delayqueue.retention[kept].completed-age")
+				.contains("must be at least 1ms and at most 365d");
+		});
+		this.runner.withPropertyValues("delayqueue.retention.kept.completed=-1").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
+				.contains("Property: delayqueue.retention[kept].completed")
+				.contains("must be between 0 and 1000000");
+		});
+	}
+
+	@Test
 	void badRecurringJobsFailStartUpNamingTheJobAndTheRule() {
 		this.runner.withPropertyValues("delayqueue.recurring.nightly.topic=reports",
 				"delayqueue.recurring.nightly.cron=0 61 * * * *")

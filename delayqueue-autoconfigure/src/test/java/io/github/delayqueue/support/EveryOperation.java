@@ -60,7 +60,8 @@ public final class EveryOperation {
 			.withBean(Listener.class)
 			.withPropertyValues("delayqueue.namespace=" + namespace, "delayqueue.buckets=" + buckets,
 					"delayqueue.timer.lease-ttl=2s", "delayqueue.listener.back-off.initial-interval=100ms",
-					"delayqueue.listener.back-off.jitter=0ms", "spring.data.redis.timeout=5s");
+					"delayqueue.listener.back-off.jitter=0ms", "spring.data.redis.timeout=5s",
+					"delayqueue.retention." + TOPIC + "-manual.completed=10");
 	}
 
 	/**
@@ -145,6 +146,10 @@ public final class EveryOperation {
 		assertThat(template.replayDead(manual, 10)).isEqualTo(1);
 		held = reserveOne(operations, manual);
 		assertThat(operations.finish(held)).isTrue();
+		// the topic keeps its finished jobs, in a slot of its own
+		assertThat(template.find(manual, "m").get().state()).isEqualTo(JobState.COMPLETED);
+		assertThat(template.completedJobs(manual, null, 10).total()).isEqualTo(1);
+		assertThat(operations.stats().completed()).containsEntry(manual, 1L);
 		template.job(manual, "d").payload("x").delay(Duration.ZERO).schedule();
 		operations.kill(reserveOne(operations, manual), "boom again");
 		assertThat(template.replayDead(manual, "d")).isTrue();

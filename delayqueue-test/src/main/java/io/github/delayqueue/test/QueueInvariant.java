@@ -32,7 +32,7 @@ import java.util.zip.CRC32;
  * count is the expected one;</li>
  * <li>recurring jobs: every definition reads and lives in its name's bucket, and the
  * {@code recurring-due} zset holds names of existing definitions that are not paused only;</li>
- * <li>the finished jobs a topic keeps ({@code {<namespace>:done:<topic>}}): the records hash
+ * <li>the finished jobs a topic keeps ({@code {<namespace>/done/<topic>}}): the records hash
  * and the order zset hold the same job keys of that topic, each record reads, and its finish
  * time is its score.</li>
  * </ul>
@@ -148,7 +148,7 @@ public final class QueueInvariant {
 	 * and the order zset; each record reads and carries its score as its finish time.
 	 */
 	private void checkCompleted(String topic, List<String> violations) {
-		String tag = "{" + this.namespace + ":done:" + topic + "}:";
+		String tag = "{" + this.namespace + "/done/" + topic + "}:";
 		String where = "finished jobs of topic " + topic + ": ";
 		Map<String, Long> order = new TreeMap<>();
 		List<?> scored = (List<?>) call(tag, "ZRANGE", tag + "finished", "0", "-1", "WITHSCORES");
@@ -186,17 +186,22 @@ public final class QueueInvariant {
 	private Map<Integer, Set<String>> keysByBucket(List<String> violations) {
 		Map<Integer, Set<String>> keys = new TreeMap<>();
 		String prefix = "{" + this.namespace + ":";
+		String done = "{" + this.namespace + "/done/";
 		for (RespConnection node : this.nodes) {
 			String cursor = "0";
 			do {
-				List<?> page = (List<?>) node.call("SCAN", cursor, "MATCH", prefix + "*", "COUNT", "1000");
+				List<?> page = (List<?>) node.call("SCAN", cursor, "MATCH", "{" + this.namespace + "[:/]*", "COUNT", "1000");
 				cursor = (String) page.get(0);
 				for (Object item : (List<?>) page.get(1)) {
 					String key = (String) item;
 					int end = key.indexOf("}:");
-					if (key.startsWith(prefix + "done:") && end > 0
-							&& (key.endsWith("}:completed") || key.endsWith("}:finished"))) {
-						this.completedTopics.add(key.substring(prefix.length() + 5, end));
+					if (key.startsWith(done)) {
+						if (end > 0 && (key.endsWith("}:completed") || key.endsWith("}:finished"))) {
+							this.completedTopics.add(key.substring(done.length(), end));
+						}
+						else {
+							violations.add("key " + key + " is not a key of the finished jobs of a topic");
+						}
 						continue;
 					}
 					Integer bucket = (end > prefix.length()) ? bucketNumber(key.substring(prefix.length(), end)) : null;
