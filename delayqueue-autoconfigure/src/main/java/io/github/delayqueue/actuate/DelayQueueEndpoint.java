@@ -21,6 +21,7 @@ import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueueStats.BucketStats;
 import io.github.delayqueue.core.QueueStats.TopicStats;
+import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.core.RepairResult;
 import io.github.delayqueue.core.ReplayResult;
 import io.github.delayqueue.listener.DelayedListenerContainer;
@@ -132,8 +133,8 @@ public class DelayQueueEndpoint {
 		Set<String> names = new TreeSet<>(stats.topics().keySet());
 		names.addAll(listeners.keySet());
 		names.addAll(stats.completed().keySet());
-		names.forEach((topic) -> topics.put(topic,
-				TopicDescriptor.of(topic, stats, listeners.getOrDefault(topic, List.of()), null, null)));
+		names.forEach((topic) -> topics.put(topic, TopicDescriptor.of(topic, stats, rateLimit(topic),
+				listeners.getOrDefault(topic, List.of()), null, null)));
 		List<BucketDescriptor> buckets = stats.buckets().stream().map(BucketDescriptor::of).toList();
 		List<RecurringDescriptor> recurring = (this.recurringJobs != null) ? this.recurringJobs.list()
 			.stream()
@@ -141,6 +142,10 @@ public class DelayQueueEndpoint {
 			.toList() : List.of();
 		return new QueueDescriptor(this.instanceId, stats.readAt(), stats.oldestOverdueLag().toMillis(),
 				Figures.of(stats.totals()), buckets, topics, recurring);
+	}
+
+	private @Nullable String rateLimit(String topic) {
+		return this.operations.rateLimit(topic).map(RateLimit::toString).orElse(null);
 	}
 
 	/**
@@ -170,7 +175,7 @@ public class DelayQueueEndpoint {
 			throw NotFoundException.topic(topic);
 		}
 		DeadJobPage page = argument("cursor", () -> this.operations.deadJobs(topic, cursor, size, this.showPayloads));
-		return TopicDescriptor.of(topic, stats, listeners, DeadJobsDescriptor.of(page, this.showPayloads),
+		return TopicDescriptor.of(topic, stats, rateLimit(topic), listeners, DeadJobsDescriptor.of(page, this.showPayloads),
 				(completed.total() > 0) ? CompletedJobsDescriptor.of(completed, this.showPayloads) : null);
 	}
 
@@ -608,6 +613,7 @@ public class DelayQueueEndpoint {
 	 * @param overdueSince the due time of its oldest job that is due but not delivered
 	 * @param overdueLagMillis how long that job has waited (0: none)
 	 * @param completed the finished jobs it keeps, when this instance knows its retention
+	 * @param rateLimit its rate limit in this instance ({@code 50/PT1S}), or {@code null}
 	 * @param listeners this application's listeners of the topic
 	 * @param deadJobs a page of its dead jobs (only in the topic's own view)
 	 * @param completedJobs a page of the finished jobs it keeps, the latest first (only in the
@@ -615,15 +621,16 @@ public class DelayQueueEndpoint {
 	 */
 	public record TopicDescriptor(String topic, long delayed, long ready, long reserved, long dead,
 			@Nullable Instant overdueSince, long overdueLagMillis, @Nullable Long completed,
-			List<ListenerDescriptor> listeners, @Nullable DeadJobsDescriptor deadJobs,
+			@Nullable String rateLimit, List<ListenerDescriptor> listeners, @Nullable DeadJobsDescriptor deadJobs,
 			@Nullable CompletedJobsDescriptor completedJobs) implements OperationResponseBody {
 
-		static TopicDescriptor of(String topic, QueueStats stats, List<ListenerDescriptor> listeners,
-				@Nullable DeadJobsDescriptor deadJobs, @Nullable CompletedJobsDescriptor completedJobs) {
+		static TopicDescriptor of(String topic, QueueStats stats, @Nullable String rateLimit,
+				List<ListenerDescriptor> listeners, @Nullable DeadJobsDescriptor deadJobs,
+				@Nullable CompletedJobsDescriptor completedJobs) {
 			TopicStats figures = stats.topics().getOrDefault(topic, TopicStats.EMPTY);
 			return new TopicDescriptor(topic, figures.delayed(), figures.ready(), figures.reserved(), figures.dead(),
 					figures.overdueSince(), figures.overdueLag(stats.readAt()).toMillis(), stats.completed().get(topic),
-					listeners, deadJobs, completedJobs);
+					rateLimit, listeners, deadJobs, completedJobs);
 		}
 
 	}

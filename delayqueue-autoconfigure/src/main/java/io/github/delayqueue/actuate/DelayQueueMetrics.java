@@ -32,6 +32,8 @@ import org.springframework.util.Assert;
  * also tagged {@code result}: {@code created} (occurrences created), {@code skipped} (ticks
  * that created none, by the overlap or misfire policy) and {@code misfired} (ticks fired
  * later than the misfire threshold; each is also created or skipped).</li>
+ * <li>{@code delayqueue.rate.limited}: reserves that found a topic's rate limit window full
+ * (they took no job; the consumers then wait for the window to open).</li>
  * </ul>
  * Each instance counts its own steps; summed over instances they are the queue's.
  *
@@ -177,6 +179,15 @@ public class DelayQueueMetrics implements DelayQueueObserver {
 	@Override
 	public void cancelled(String topic) {
 		meters(topic).cancelled.increment();
+	}
+
+	@Override
+	public void rateLimited(String topic) {
+		Counter.builder("delayqueue.rate.limited")
+			.description("Reserves of this instance that found the topic's rate limit window full")
+			.tag("topic", meters(topic).topic)
+			.register(this.registry)
+			.increment();
 	}
 
 	@Override

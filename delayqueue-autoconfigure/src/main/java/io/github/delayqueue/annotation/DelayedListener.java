@@ -86,6 +86,18 @@ public @interface DelayedListener {
 	String maxAttempts() default "";
 
 	/**
+	 * At most this many jobs of the topic handed out in any window of the interval, across
+	 * every instance ({@code 50/1s}, {@code 100/s}, {@code 600/1m}; see
+	 * {@link io.github.delayqueue.core.RateLimit}): enforced in Redis when jobs are reserved,
+	 * so the jobs over it stay READY and the consumers wait without polling. It is the topic's
+	 * limit in this instance, for every consumer of the topic here; listeners of one topic
+	 * with different limits, or a different {@code delayqueue.listener.rate-limit.<topic>},
+	 * fail start-up. Default: the property's limit, or none.
+	 * @return the limit
+	 */
+	String rateLimit() default "";
+
+	/**
 	 * Whether the container starts with the application context.
 	 * @return {@code "true"} or {@code "false"}
 	 */

@@ -15,6 +15,7 @@ import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.config.InvalidDelayedListenerException;
 import io.github.delayqueue.config.MethodDelayedListenerEndpoint;
 import io.github.delayqueue.core.JobConstraints;
+import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.listener.DelayQueueHeaders;
 import io.github.delayqueue.listener.DelayedJobInterceptor;
 
@@ -163,10 +164,13 @@ public class DelayedListenerAnnotationBeanPostProcessor
 		Duration backOffMax = parse(listener.backOffMax(), where, "backOffMax", "a positive duration",
 				(text) -> JobConstraints.positive("backOffMax", DurationStyle.detectAndParse(text),
 						JobConstraints.MAX_DELAY));
+		RateLimit rateLimit = parse(listener.rateLimit(), where, "rateLimit",
+				"<permits>/<interval> such as 50/1s, 100/s or 600/1m (1 to 100000 per 1s to 1d)", RateLimit::parse);
 		String containerFactory = resolve(listener.containerFactory(), where, "containerFactory");
 		return new MethodDelayedListenerEndpoint(id, topic, bean, method, beanName, concurrency, ttr, maxAttempts,
 				autoStartup, backOffInitial, backOffMultiplier, backOffMax, List.of(listener.noRetryFor()),
-				StringUtils.hasText(containerFactory) ? containerFactory : null, interceptors(listener, where));
+				StringUtils.hasText(containerFactory) ? containerFactory : null, interceptors(listener, where),
+				rateLimit);
 	}
 
 	/**

@@ -8,6 +8,7 @@ import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.JacksonJobPayloadConverter;
 import io.github.delayqueue.core.JobPayloadConverter;
+import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.recurring.RecurringJob;
 import io.github.delayqueue.recurring.RecurringJobs;
 import io.github.delayqueue.redis.RedisDelayQueue;
@@ -58,6 +59,9 @@ public final class DelayQueueAutoConfiguration {
 			.waitTimeout(properties.getRedis().getWaitTimeout())
 			.failFast(properties.getRedis().isFailFast());
 		properties.getRetention().forEach((topic, retention) -> builder.retention(topic, retention.toRetention()));
+		properties.getListener()
+			.getRateLimit()
+			.forEach((topic, limit) -> builder.rateLimit(topic, RateLimit.parse(limit)));
 		observers.orderedStream().forEach(builder::observer);
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
 		return builder.build();

@@ -538,6 +538,14 @@ public class DelayQueueProperties implements Validator {
 		 */
 		private boolean outcomeStream;
 
+		/**
+		 * Rate limit per topic, such as 'delayqueue.listener.rate-limit.webhook=50/1s': at most
+		 * that many jobs of the topic handed out in any window of the interval, across every
+		 * instance with the same limit (enforced in Redis when jobs are reserved; the jobs over
+		 * it stay READY). Applies to every consumer of the topic in this instance.
+		 */
+		private Map<String, String> rateLimit = new LinkedHashMap<>();
+
 		private final BackOff backOff = new BackOff();
 
 		public boolean isOutcomeStream() {
@@ -546,6 +554,14 @@ public class DelayQueueProperties implements Validator {
 
 		public void setOutcomeStream(boolean outcomeStream) {
 			this.outcomeStream = outcomeStream;
+		}
+
+		public Map<String, String> getRateLimit() {
+			return this.rateLimit;
+		}
+
+		public void setRateLimit(Map<String, String> rateLimit) {
+			this.rateLimit = rateLimit;
 		}
 
 		public Duration getIdleEventInterval() {

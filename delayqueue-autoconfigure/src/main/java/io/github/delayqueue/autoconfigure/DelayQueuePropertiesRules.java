@@ -7,6 +7,7 @@ import java.util.regex.Pattern;
 
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.JobConstraints;
+import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.core.Retention;
 
 import org.springframework.util.unit.DataSize;
@@ -64,6 +65,10 @@ final class DelayQueuePropertiesRules {
 		if (listener.getIdleEventInterval() != null) {
 			rules.duration("listener.idle-event-interval", listener.getIdleEventInterval(), MILLISECOND, null);
 		}
+		listener.getRateLimit().forEach((topic, limit) -> {
+			rules.check("listener.rate-limit[" + topic + "]", () -> JobConstraints.topic("topic", topic));
+			rules.check("listener.rate-limit[" + topic + "]", () -> RateLimit.parse(limit));
+		});
 		DelayQueueProperties.BackOff backOff = listener.getBackOff();
 		rules.duration("listener.back-off.initial-interval", backOff.getInitialInterval(), MILLISECOND,
 				JobConstraints.MAX_DELAY);

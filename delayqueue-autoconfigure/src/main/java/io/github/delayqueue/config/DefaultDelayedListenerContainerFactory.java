@@ -248,6 +248,16 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 				interceptors(endpoint), this.eventPublisher, this.idleEventInterval, this.outcomeEvents);
 		DelayedJobHandler handler = endpoint.createHandler(this.methodFactory, this.jobs);
 		Assert.state(handler != null, () -> endpoint.describe() + " made no handler");
+		if (endpoint.rateLimit() != null) {
+			// the topic's limit in this instance: a different one set before is refused
+			try {
+				this.operations.limitRate(endpoint.topic(), endpoint.rateLimit());
+			}
+			catch (IllegalStateException | UnsupportedOperationException ex) {
+				throw new IllegalStateException(endpoint.describe() + " cannot have its rate limit: " + ex.getMessage(),
+						ex);
+			}
+		}
 		return new DefaultDelayedListenerContainer(settings, this.operations, handler);
 	}
 

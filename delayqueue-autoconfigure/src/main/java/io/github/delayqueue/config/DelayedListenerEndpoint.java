@@ -3,6 +3,7 @@ package io.github.delayqueue.config;
 import java.time.Duration;
 import java.util.List;
 
+import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.listener.DelayedJobArgumentResolver;
 import io.github.delayqueue.listener.DelayedJobHandler;
 import io.github.delayqueue.listener.DelayedJobInterceptor;
@@ -72,6 +73,14 @@ public interface DelayedListenerEndpoint {
 	 * @return the attempts, or {@code null} for each job's own
 	 */
 	default @Nullable Integer maxAttempts() {
+		return null;
+	}
+
+	/**
+	 * The topic's rate limit, set in the queue when the container is created.
+	 * @return the limit, or {@code null} for none (the topic keeps one set elsewhere)
+	 */
+	default @Nullable RateLimit rateLimit() {
 		return null;
 	}
 

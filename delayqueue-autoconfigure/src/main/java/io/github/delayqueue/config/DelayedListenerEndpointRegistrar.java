@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.listener.DelayedJobArgumentResolver;
 import io.github.delayqueue.listener.DelayedJobHandler;
 import io.github.delayqueue.listener.DelayedJobInterceptor;
@@ -299,6 +300,11 @@ public class DelayedListenerEndpointRegistrar {
 		@Override
 		public Integer maxAttempts() {
 			return this.endpoint.maxAttempts();
+		}
+
+		@Override
+		public RateLimit rateLimit() {
+			return this.endpoint.rateLimit();
 		}
 
 		@Override

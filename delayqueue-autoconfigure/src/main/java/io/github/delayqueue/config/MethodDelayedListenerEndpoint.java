@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.listener.DelayQueueHeaders;
 import io.github.delayqueue.listener.DelayedJobArgumentResolver;
 import io.github.delayqueue.listener.DelayedJobHandler;
@@ -48,16 +49,43 @@ import org.springframework.util.StringUtils;
  * @param noRetryFor exceptions never retried
  * @param containerFactory bean name of the container factory, or {@code null}
  * @param interceptors the listener's own interceptors, run after the container factory's
+ * @param rateLimit the topic's rate limit, or {@code null}
  */
 public record MethodDelayedListenerEndpoint(String id, String topic, Object bean, Method method, String beanName,
 		@Nullable Integer concurrency, @Nullable Duration ttr, @Nullable Integer maxAttempts,
 		@Nullable Boolean autoStartup, @Nullable Duration backOffInitial, @Nullable Double backOffMultiplier,
 		@Nullable Duration backOffMax, List<Class<? extends Throwable>> noRetryFor, @Nullable String containerFactory,
-		List<DelayedJobInterceptor> interceptors) implements DelayedListenerEndpoint {
+		List<DelayedJobInterceptor> interceptors, @Nullable RateLimit rateLimit) implements DelayedListenerEndpoint {
 
 	public MethodDelayedListenerEndpoint {
 		noRetryFor = List.copyOf(noRetryFor);
 		interceptors = List.copyOf(interceptors);
+	}
+
+	/**
+	 * An endpoint without a rate limit.
+	 * @param id the container id
+	 * @param topic the topic
+	 * @param bean the bean
+	 * @param method the method (invoked on the bean, proxies included)
+	 * @param beanName the bean's name, for messages
+	 * @param concurrency handlers at once, or {@code null}
+	 * @param ttr reservation TTR, or {@code null}
+	 * @param maxAttempts attempts, or {@code null}
+	 * @param autoStartup whether to start with the context, or {@code null}
+	 * @param backOffInitial first retry interval, or {@code null}
+	 * @param backOffMultiplier retry interval growth, or {@code null}
+	 * @param backOffMax longest retry interval, or {@code null}
+	 * @param noRetryFor exceptions never retried
+	 * @param containerFactory bean name of the container factory, or {@code null}
+	 * @param interceptors the listener's own interceptors, run after the container factory's
+	 */
+	public MethodDelayedListenerEndpoint(String id, String topic, Object bean, Method method, String beanName,
+			Integer concurrency, Duration ttr, Integer maxAttempts, Boolean autoStartup, Duration backOffInitial,
+			Double backOffMultiplier, Duration backOffMax, List<Class<? extends Throwable>> noRetryFor,
+			String containerFactory, List<DelayedJobInterceptor> interceptors) {
+		this(id, topic, bean, method, beanName, concurrency, ttr, maxAttempts, autoStartup, backOffInitial,
+				backOffMultiplier, backOffMax, noRetryFor, containerFactory, interceptors, null);
 	}
 
 	/**
@@ -82,7 +110,7 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 			Double backOffMultiplier, Duration backOffMax, List<Class<? extends Throwable>> noRetryFor,
 			String containerFactory) {
 		this(id, topic, bean, method, beanName, concurrency, ttr, maxAttempts, autoStartup, backOffInitial,
-				backOffMultiplier, backOffMax, noRetryFor, containerFactory, List.of());
+				backOffMultiplier, backOffMax, noRetryFor, containerFactory, List.of(), null);
 	}
 
 	/**

@@ -72,6 +72,11 @@ final class CompositeDelayQueueObserver implements DelayQueueObserver {
 	}
 
 	@Override
+	public void rateLimited(String topic) {
+		each((observer) -> observer.rateLimited(topic));
+	}
+
+	@Override
 	public void handled(String topic, Duration duration, String outcome, Throwable failure) {
 		each((observer) -> observer.handled(topic, duration, outcome, failure));
 	}

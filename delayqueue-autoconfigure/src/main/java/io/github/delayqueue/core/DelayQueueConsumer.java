@@ -161,4 +161,30 @@ public interface DelayQueueConsumer {
 	 */
 	boolean release(ReservedJob job);
 
+	/**
+	 * Limits how many jobs of a topic this instance's reserves hand out ({@link RateLimit}):
+	 * at most the limit's permits in any window of its interval, counted in Redis across every
+	 * instance that limits the topic alike. Give every instance that consumes the topic the
+	 * same limit (the property or the listener's attribute does); a reserve on an instance
+	 * without it is not limited.
+	 * @param topic the topic
+	 * @param limit the limit, or {@code null} to remove it
+	 * @throws IllegalStateException when the topic has another limit here already
+	 * @throws UnsupportedOperationException when this consumer cannot limit rates (the
+	 * default)
+	 */
+	default void limitRate(String topic, RateLimit limit) {
+		throw new UnsupportedOperationException(getClass().getName() + " does not limit the rate of topics");
+	}
+
+	/**
+	 * The rate limit of a topic on this instance.
+	 * @param topic the topic
+	 * @return the limit, or empty when it has none (always, for a consumer that cannot limit
+	 * rates)
+	 */
+	default Optional<RateLimit> rateLimit(String topic) {
+		return Optional.empty();
+	}
+
 }

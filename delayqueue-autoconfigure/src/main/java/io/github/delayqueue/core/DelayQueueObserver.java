@@ -80,6 +80,14 @@ public interface DelayQueueObserver {
 	}
 
 	/**
+	 * A reserve of a topic with a {@link RateLimit} found the window full: it took no job, and
+	 * this instance's consumers of the topic wait for the window to open.
+	 * @param topic the topic
+	 */
+	default void rateLimited(String topic) {
+	}
+
+	/**
 	 * A listener handler ran.
 	 * @param topic the topic
 	 * @param duration how long the handler ran

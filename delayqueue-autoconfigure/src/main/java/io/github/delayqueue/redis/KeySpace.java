@@ -135,6 +135,26 @@ final class KeySpace {
 	}
 
 	/**
+	 * The permits granted under a topic's rate limit ({@code rate.lua}): a zset of one member
+	 * per permit, scored by its grant time, in a slot of the topic's own
+	 * ({@code {<namespace>/rate/<topic>}}).
+	 * @param topic the topic
+	 * @return the key
+	 */
+	byte[] rateGrants(String topic) {
+		return bytes("{" + this.namespace + "/rate/" + topic + "}:granted");
+	}
+
+	/**
+	 * The counter that names the permits of a topic's rate limit.
+	 * @param topic the topic
+	 * @return the key
+	 */
+	byte[] rateCounter(String topic) {
+		return bytes("{" + this.namespace + "/rate/" + topic + "}:seq");
+	}
+
+	/**
 	 * The namespace's settings that every instance must share (the bucket count), written at
 	 * the first start.
 	 * @return the key

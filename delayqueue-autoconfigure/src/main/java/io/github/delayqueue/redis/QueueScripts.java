@@ -168,11 +168,12 @@ final class QueueScripts {
 	 * Takes READY jobs of a topic from one bucket.
 	 * @param ttrMillis the TTR of the reservations, 0 for each job's own
 	 * @param attemptsLimit the attempts limit stored with the jobs, 0 for each job's own
-	 * @return the reply
+	 * @param notAfter the latest Redis time (ms) at which jobs may be taken, 0 for any
+	 * @return the reply ({@link ScriptReplies.Taken#late()} when jobs were found too late)
 	 */
-	ScriptReplies.Taken reserve(int bucket, String topic, int max, long ttrMillis, int attemptsLimit) {
+	ScriptReplies.Taken reserve(int bucket, String topic, int max, long ttrMillis, int attemptsLimit, long notAfter) {
 		return ScriptReplies.Taken.decode(topic,
-				this.runner.run(RESERVE, call(bucket, topic, max, ttrMillis, attemptsLimit)));
+				this.runner.run(RESERVE, call(bucket, topic, max, ttrMillis, attemptsLimit, notAfter)));
 	}
 
 	/**

@@ -3,6 +3,7 @@ package io.github.delayqueue.redis;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -236,6 +237,9 @@ final class ReadySignals {
 
 		private volatile long lastUsedNanos = System.nanoTime();
 
+		/** Until when (System.nanoTime) the topic's rate limit holds no permit; 0: none known. */
+		private long throttledUntilNanos;
+
 		private final AtomicInteger allWaiting;
 
 		TopicSignal(int buckets, AtomicInteger allWaiting) {
@@ -381,9 +385,55 @@ final class ReadySignals {
 		}
 
 		/**
-		 * Waits until a bucket is marked.
+		 * Notes that the topic's rate limit has no permit for a while: {@link #await} waits
+		 * until then even when buckets are marked, and {@link #isThrottled} says so.
+		 * @param millis how long, by Redis's clock
+		 */
+		void throttle(long millis) {
+			this.lock.lock();
+			try {
+				long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, millis));
+				if (this.throttledUntilNanos == 0 || until - this.throttledUntilNanos > 0) {
+					this.throttledUntilNanos = until;
+				}
+			}
+			finally {
+				this.lock.unlock();
+			}
+		}
+
+		/**
+		 * Whether the topic's rate limit is known to have no permit now.
+		 * @return {@code true} until the time {@link #throttle} was given
+		 */
+		boolean isThrottled() {
+			this.lock.lock();
+			try {
+				return throttledNanos() > 0;
+			}
+			finally {
+				this.lock.unlock();
+			}
+		}
+
+		/** How long the throttle still holds (0: not throttled); under the lock. */
+		private long throttledNanos() {
+			if (this.throttledUntilNanos == 0) {
+				return 0;
+			}
+			long left = this.throttledUntilNanos - System.nanoTime();
+			if (left <= 0) {
+				this.throttledUntilNanos = 0;
+				return 0;
+			}
+			return left;
+		}
+
+		/**
+		 * Waits until a bucket is marked and the topic's rate limit is not known to be
+		 * exhausted ({@link #throttle}).
 		 * @param timeout the longest wait
-		 * @return whether a bucket is marked
+		 * @return whether a bucket is marked (and no throttle holds)
 		 * @throws InterruptedException when interrupted
 		 */
 		boolean await(Duration timeout) throws InterruptedException {
@@ -392,13 +442,19 @@ final class ReadySignals {
 			try {
 				this.waiting++;
 				this.allWaiting.incrementAndGet();
-				while (this.pendingCount == 0) {
+				while (true) {
+					long throttled = (this.pendingCount == 0) ? 0 : throttledNanos();
+					if (this.pendingCount > 0 && throttled == 0) {
+						return true;
+					}
 					if (nanos <= 0) {
 						return false;
 					}
-					nanos = this.marked.awaitNanos(nanos);
+					// marked but throttled: sleep until the window opens (no command meanwhile)
+					long wait = (this.pendingCount == 0) ? nanos : Math.min(nanos, throttled);
+					long left = this.marked.awaitNanos(wait);
+					nanos -= wait - Math.max(0, left);
 				}
-				return true;
 			}
 			finally {
 				this.waiting--;

@@ -15,6 +15,7 @@ import io.github.delayqueue.core.FailResult;
 import io.github.delayqueue.core.FinishResult;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.core.ReservedJob;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -50,8 +51,10 @@ final class RedisConsumer implements DelayQueueConsumer {
 
 	private final CompletedJobs completed;
 
+	private final RateLimits rateLimits;
+
 	RedisConsumer(QueueScripts scripts, KeySpace keys, ReadySignals signals, Wakeups wakeups, RedisClock clock,
-			DelayQueueObserver observer, CompletedJobs completed) {
+			DelayQueueObserver observer, CompletedJobs completed, RateLimits rateLimits) {
 		this.scripts = scripts;
 		this.keys = keys;
 		this.signals = signals;
@@ -59,6 +62,7 @@ final class RedisConsumer implements DelayQueueConsumer {
 		this.clock = clock;
 		this.observer = observer;
 		this.completed = completed;
+		this.rateLimits = rateLimits;
 	}
 
 	/**
@@ -103,12 +107,61 @@ final class RedisConsumer implements DelayQueueConsumer {
 		long ttrMillis = ttrMillis(ttr);
 		int attemptsLimit = attemptsLimit(maxAttempts);
 		ReadySignals.TopicSignal signal = this.signals.topic(topic);
+		RateLimit limit = this.rateLimits.of(topic);
+		if (limit != null) {
+			return reserveLimited(topic, max, ttrMillis, attemptsLimit, limit, signal);
+		}
 		List<ReservedJob> jobs = new ArrayList<>(Math.min(max, 64));
-		for (long[] candidate : signal.candidates()) {
+		take(topic, signal.candidates(), max, ttrMillis, attemptsLimit, 0, signal, jobs);
+		return jobs;
+	}
+
+	/**
+	 * A reserve of a topic with a rate limit: permits first, then at most that many jobs
+	 * within the permits' margin, then the unused permits back. No permit is asked for while
+	 * the window is known to be full (the consumers wait for it in {@link #awaitWork}), nor
+	 * when no bucket is known to hold READY jobs.
+	 */
+	private List<ReservedJob> reserveLimited(String topic, int max, long ttrMillis, int attemptsLimit,
+			RateLimit limit, ReadySignals.TopicSignal signal) {
+		long[][] candidates = signal.candidates();
+		if (candidates.length == 0 || signal.isThrottled()) {
+			return List.of();
+		}
+		RateLimits.Grant grant = this.rateLimits.take(topic, limit, max);
+		this.clock.update(grant.now());
+		List<ReservedJob> jobs = new ArrayList<>(grant.granted());
+		try {
+			if (grant.granted() > 0) {
+				take(topic, candidates, grant.granted(), ttrMillis, attemptsLimit, grant.notAfter(), signal, jobs);
+			}
+			else {
+				this.observer.rateLimited(topic);
+			}
+		}
+		finally {
+			this.rateLimits.giveBack(topic, grant, grant.granted() - jobs.size());
+		}
+		if (grant.nextFree() > 0 && jobs.size() == grant.granted()) {
+			// the window is full (with the permits used): nobody here asks again before as
+			// many permits as this reserve wanted are free
+			signal.throttle(grant.nextFree() - grant.now());
+		}
+		return jobs;
+	}
+
+	/**
+	 * Takes up to {@code max} jobs from the candidate buckets into {@code jobs}, clearing the
+	 * marks of buckets found empty. A failure after some jobs were taken ends the take with
+	 * them (they are handed over rather than left to wait for their TTR).
+	 */
+	private void take(String topic, long[][] candidates, int max, long ttrMillis, int attemptsLimit, long notAfter,
+			ReadySignals.TopicSignal signal, List<ReservedJob> jobs) {
+		for (long[] candidate : candidates) {
 			int bucket = (int) candidate[0];
 			ScriptReplies.Taken taken;
 			try {
-				taken = this.scripts.reserve(bucket, topic, max - jobs.size(), ttrMillis, attemptsLimit);
+				taken = this.scripts.reserve(bucket, topic, max - jobs.size(), ttrMillis, attemptsLimit, notAfter);
 			}
 			catch (RuntimeException ex) {
 				if (jobs.isEmpty()) {
@@ -118,7 +171,13 @@ final class RedisConsumer implements DelayQueueConsumer {
 				// burn an attempt waiting for their TTR
 				logger.debug("Reserve of topic '" + topic + "' stopped at bucket " + bucket + " with " + jobs.size()
 						+ " job(s) taken: " + ex.getMessage());
-				return jobs;
+				return;
+			}
+			if (taken.late()) {
+				// the permits ran out before this bucket's jobs were taken: the bucket keeps
+				// its mark, and a later reserve takes new permits
+				this.clock.update(taken.now());
+				return;
 			}
 			if (taken(bucket, taken, jobs) == 0) {
 				signal.clear(bucket, candidate[1]);
@@ -127,7 +186,6 @@ final class RedisConsumer implements DelayQueueConsumer {
 				break;
 			}
 		}
-		return jobs;
 	}
 
 	/**
@@ -174,6 +232,20 @@ final class RedisConsumer implements DelayQueueConsumer {
 	public FinishResult finishAndReserve(List<ReservedJob> jobs, int max, Duration ttr, Integer maxAttempts) {
 		String topic = JobConstraints.topicOf(jobs);
 		JobConstraints.count("max", max, MAX_NEXT);
+		if (max > 0 && this.rateLimits.of(topic) != null) {
+			// the next jobs of a limited topic need permits: finish, then reserve as usual
+			FinishResult finished = finishAndReserve(jobs, 0, ttr, maxAttempts);
+			List<ReservedJob> next;
+			try {
+				next = reserve(topic, max, ttr, maxAttempts);
+			}
+			catch (RuntimeException ex) {
+				// the jobs are finished: a failed take of the next ones is no failed finish
+				logger.debug("Finished jobs of topic '" + topic + "'; could not reserve the next: " + ex.getMessage());
+				next = List.of();
+			}
+			return new FinishResult(finished.stale(), next);
+		}
 		long ttrMillis = ttrMillis(ttr);
 		int attemptsLimit = attemptsLimit(maxAttempts);
 		Map<Integer, List<ReservedJob>> byBucket = new LinkedHashMap<>();
@@ -236,6 +308,16 @@ final class RedisConsumer implements DelayQueueConsumer {
 				wanted = 0;
 			}
 		}
+	}
+
+	@Override
+	public void limitRate(String topic, RateLimit limit) {
+		this.rateLimits.set(topic, limit);
+	}
+
+	@Override
+	public Optional<RateLimit> rateLimit(String topic) {
+		return this.rateLimits.find(topic);
 	}
 
 	@Override

@@ -24,6 +24,7 @@ import io.github.delayqueue.core.FinishResult;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.QueueStats;
+import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.core.RepairResult;
 import io.github.delayqueue.core.ReplayResult;
 import io.github.delayqueue.core.RescheduleResult;
@@ -135,7 +136,8 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		CompletedJobs completed = new CompletedJobs(runner, this.keys, builder.retention);
 		this.producer = new RedisProducer(scripts, this.keys, wakeups, observer, maxPayloadSize, defaultTtr,
 				defaultMaxAttempts, completed);
-		this.consumer = new RedisConsumer(scripts, this.keys, this.signals, wakeups, clock, observer, completed);
+		this.consumer = new RedisConsumer(scripts, this.keys, this.signals, wakeups, clock, observer, completed,
+				new RateLimits(runner, this.keys, builder.rateLimits));
 		this.admin = new RedisAdmin(scripts, runner, this.keys, wakeups, completed);
 		this.recurringJobs = new RedisRecurringJobs(scripts, this.keys, firing, wakeups, maxPayloadSize);
 	}
@@ -359,6 +361,16 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	}
 
 	@Override
+	public void limitRate(String topic, RateLimit limit) {
+		this.consumer.limitRate(topic, limit);
+	}
+
+	@Override
+	public Optional<RateLimit> rateLimit(String topic) {
+		return this.consumer.rateLimit(topic);
+	}
+
+	@Override
 	public boolean release(ReservedJob job) {
 		return this.consumer.release(job);
 	}
@@ -511,6 +523,8 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		private final List<DelayQueueObserver> observers = new ArrayList<>();
 
 		private final Map<String, Retention> retention = new LinkedHashMap<>();
+
+		private final Map<String, RateLimit> rateLimits = new LinkedHashMap<>();
 
 		private Builder(RedisConnectionFactory connectionFactory) {
 			Assert.notNull(connectionFactory, "connectionFactory must not be null");
@@ -694,6 +708,26 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 			}
 			else {
 				this.retention.remove(topic);
+			}
+			return this;
+		}
+
+		/**
+		 * Limits how many jobs of a topic this instance's reserves hand out
+		 * ({@link RateLimit}); by default a topic has no limit. Give every instance that
+		 * consumes the topic the same limit. {@link RedisDelayQueue#limitRate} sets one later
+		 * (a listener with a rate limit does).
+		 * @param topic the topic
+		 * @param limit the limit, or {@code null} for none
+		 * @return this builder
+		 */
+		public Builder rateLimit(String topic, RateLimit limit) {
+			JobConstraints.topic(topic);
+			if (limit != null) {
+				this.rateLimits.put(topic, limit);
+			}
+			else {
+				this.rateLimits.remove(topic);
 			}
 			return this;
 		}

@@ -107,7 +107,8 @@ final class ScriptReplies {
 	 * and {@code finish.lua}: ready-list entries left, now ms, announced deadline or 0, then nine
 	 * values per job.
 	 *
-	 * @param readyLeft the entries left in the bucket's ready list of the topic
+	 * @param readyLeft the entries left in the bucket's ready list of the topic, -1 when the
+	 * take was too late ({@code reserve.lua}'s latest time)
 	 * @param now Redis's time, ms, or 0 when no job was taken (the script then does not read
 	 * the clock)
 	 * @param announced the earliest new TTR deadline when it became the bucket's next timer
@@ -115,6 +116,15 @@ final class ScriptReplies {
 	 * @param jobs the jobs taken
 	 */
 	record Taken(long readyLeft, long now, long announced, List<ReservedJob> jobs) {
+
+		/**
+		 * Whether the take found READY jobs after the latest time it was given, and took none
+		 * (the bucket still has them).
+		 * @return {@code true} when too late
+		 */
+		boolean late() {
+			return this.readyLeft < 0;
+		}
 
 		static Taken decode(String topic, Object reply) {
 			return decode(topic, Replies.list(reply), 0);

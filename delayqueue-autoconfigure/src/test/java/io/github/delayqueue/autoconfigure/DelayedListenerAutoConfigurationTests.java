@@ -8,7 +8,9 @@ import io.github.delayqueue.annotation.DelayedListenerBootstrapConfiguration;
 import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
 import io.github.delayqueue.config.DelayedListenerContainerFactory;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
+import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.DelayedJob;
+import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.listener.DelayQueueHeaders;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.listener.JobOutcome;
@@ -216,6 +218,40 @@ class DelayedListenerAutoConfigurationTests {
 	void listenerWithBadSettingFailsStartUp() {
 		assertStartupFailure(BadConcurrencyConfig.class, "bean 'badConcurrencyListener'",
 				"has concurrency \"many\"", "set concurrency to a whole number from 1 to 10000");
+	}
+
+	@Test
+	void listenerWithABadRateLimitFailsStartUp() {
+		assertStartupFailure(BadRateLimitConfig.class, "bean 'badRateLimitListener'", "has rateLimit \"50 per second\"",
+				"set rateLimit to <permits>/<interval> such as 50/1s, 100/s or 600/1m (1 to 100000 per 1s to 1d)");
+	}
+
+	@Test
+	void aListenersRateLimitIsTheTopicsAndAnotherLimitOfTheTopicFailsStartUp() {
+		this.runner.withUserConfiguration(RateLimitedConfig.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context.getBean(DelayQueueOperations.class).rateLimit("limited"))
+				.contains(RateLimit.parse("5/1s"));
+		});
+		this.runner.withUserConfiguration(RateLimitedConfig.class)
+			.withPropertyValues("delayqueue.listener.rate-limit.limited=6/1s")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).hasMessageContainingAll("rateLimitedListener",
+						"cannot have its rate limit: topic 'limited' has the rate limit 6/PT1S already; it cannot also"
+								+ " have 5/PT1S (one limit per topic, the same on every instance)");
+			});
+		this.runner.withPropertyValues("delayqueue.listener.rate-limit.limited=fast").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
+				.contains("Property: delayqueue.listener.rate-limit[limited]")
+				.contains("rate limit must be <permits>/<interval> such as 50/1s, 100/s or 600/1m, was 'fast'");
+		});
+		this.runner.withPropertyValues("delayqueue.listener.rate-limit.limited=7/1m").run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context.getBean(DelayQueueOperations.class).rateLimit("limited"))
+				.contains(new RateLimit(7, java.time.Duration.ofMinutes(1)));
+		});
 	}
 
 	@Test
@@ -467,6 +503,42 @@ class DelayedListenerAutoConfigurationTests {
 		@Bean
 		BadConcurrencyListener badConcurrencyListener() {
 			return new BadConcurrencyListener();
+		}
+
+	}
+
+	static class BadRateLimitListener {
+
+		@DelayedListener(topic = "t", rateLimit = "50 per second")
+		void close(String payload) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class BadRateLimitConfig {
+
+		@Bean
+		BadRateLimitListener badRateLimitListener() {
+			return new BadRateLimitListener();
+		}
+
+	}
+
+	static class RateLimitedListener {
+
+		@DelayedListener(topic = "limited", rateLimit = "5/1s", autoStartup = "false")
+		void close(String payload) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class RateLimitedConfig {
+
+		@Bean
+		RateLimitedListener rateLimitedListener() {
+			return new RateLimitedListener();
 		}
 
 	}

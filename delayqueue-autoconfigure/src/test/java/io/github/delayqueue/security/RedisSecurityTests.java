@@ -47,9 +47,9 @@ class RedisSecurityTests {
 	 */
 	static final String ACL_RULES = "on >acl-s3cret resetkeys ~{secure}:* ~{secure:[0-9]}:* ~{secure:[0-9][0-9]}:*"
 			+ " ~{secure:[0-9][0-9][0-9]}:* ~{secure:[0-9][0-9][0-9][0-9]}:* ~{secure:[0-9][0-9][0-9][0-9][0-9]}:*"
-			+ " ~{secure/done/* resetchannels &secure:events &secure:outcomes -@all +hello +auth +ping +info +subscribe +unsubscribe"
+			+ " ~{secure/* resetchannels &secure:events &secure:outcomes -@all +hello +auth +ping +info +subscribe +unsubscribe"
 			+ " +evalsha +eval +script|load +wait +time +publish +hget +hmget +hset +hsetnx +hdel +hgetall +hincrby +hscan +scan"
-			+ " +del +incrby +hlen +llen +lpush +rpush +lrange +ltrim +zadd +zcard +zrange +zrangebyscore +zrank +zrem"
+			+ " +del +incrby +pexpire +hlen +llen +lpush +rpush +lrange +ltrim +zadd +zcard +zrange +zrangebyscore +zrank +zrem"
 			+ " +zremrangebyrank +zremrangebyscore +zrevrange +zrevrangebyscore +zrevrank +zscore";
 
 	private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(10);

@@ -61,7 +61,8 @@ public final class EveryOperation {
 			.withPropertyValues("delayqueue.namespace=" + namespace, "delayqueue.buckets=" + buckets,
 					"delayqueue.timer.lease-ttl=2s", "delayqueue.listener.back-off.initial-interval=100ms",
 					"delayqueue.listener.back-off.jitter=0ms", "spring.data.redis.timeout=5s",
-					"delayqueue.retention." + TOPIC + "-manual.completed=10");
+					"delayqueue.retention." + TOPIC + "-manual.completed=10",
+					"delayqueue.listener.rate-limit." + TOPIC + "-manual=1000/1s");
 	}
 
 	/**
@@ -146,7 +147,7 @@ public final class EveryOperation {
 		assertThat(template.replayDead(manual, 10)).isEqualTo(1);
 		held = reserveOne(operations, manual);
 		assertThat(operations.finish(held)).isTrue();
-		// the topic keeps its finished jobs, in a slot of its own
+		// the topic keeps its finished jobs, and takes permits of its rate limit, in slots of its own
 		assertThat(template.find(manual, "m").get().state()).isEqualTo(JobState.COMPLETED);
 		assertThat(template.completedJobs(manual, null, 10).total()).isEqualTo(1);
 		assertThat(operations.stats().completed()).containsEntry(manual, 1L);

@@ -34,7 +34,8 @@ import java.util.zip.CRC32;
  * {@code recurring-due} zset holds names of existing definitions that are not paused only;</li>
  * <li>the finished jobs a topic keeps ({@code {<namespace>/done/<topic>}}): the records hash
  * and the order zset hold the same job keys of that topic, each record reads, and its finish
- * time is its score.</li>
+ * time is its score; a topic's rate limit has its two keys ({@code {<namespace>/rate/<topic>}})
+ * and no other.</li>
  * </ul>
  * It reads the namespace as it is: run it when nothing changes the namespace (after the test's
  * work, with the queues stopped or idle). It knows the key layout and the job record format of
@@ -187,6 +188,7 @@ public final class QueueInvariant {
 		Map<Integer, Set<String>> keys = new TreeMap<>();
 		String prefix = "{" + this.namespace + ":";
 		String done = "{" + this.namespace + "/done/";
+		String rate = "{" + this.namespace + "/rate/";
 		for (RespConnection node : this.nodes) {
 			String cursor = "0";
 			do {
@@ -201,6 +203,12 @@ public final class QueueInvariant {
 						}
 						else {
 							violations.add("key " + key + " is not a key of the finished jobs of a topic");
+						}
+						continue;
+					}
+					if (key.startsWith(rate)) {
+						if (end < 0 || !(key.endsWith("}:granted") || key.endsWith("}:seq"))) {
+							violations.add("key " + key + " is not a key of the rate limit of a topic");
 						}
 						continue;
 					}

@@ -26,11 +26,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Finished jobs a topic keeps, as an application sees them: finished by a listener, found
- * COMPLETED through the template and the HTTP API, listed newest first by
- * {@code /actuator/delayqueue/<topic>}.
+ * A topic's own options as an application sees them: finished jobs a topic keeps, finished by a
+ * listener, found COMPLETED through the template and the HTTP API, listed newest first by
+ * {@code /actuator/delayqueue/<topic>}; its rate limit shown there.
  */
-class RetentionEndpointTests {
+class TopicOptionsEndpointTests {
 
 	private static final String TOKEN = "retention-token";
 
@@ -67,7 +67,8 @@ class RetentionEndpointTests {
 	void startApp() {
 		this.app = this.apps.run(RedisTestServers.shared(), Config.class, "delayqueue.buckets=4",
 				"delayqueue.endpoint.show-payloads=true", "delayqueue.retention.kept.completed=100",
-				"delayqueue.retention.kept.payloads=true", "delayqueue.retention.archive.completed-age=1h", "delayqueue.http.enabled=true",
+				"delayqueue.retention.kept.payloads=true", "delayqueue.retention.archive.completed-age=1h",
+				"delayqueue.listener.rate-limit.kept=100/1s", "delayqueue.http.enabled=true",
 				"delayqueue.http.tokens=" + TOKEN);
 		this.template = this.app.bean(DelayedJobTemplate.class);
 	}
@@ -86,6 +87,8 @@ class RetentionEndpointTests {
 		assertThat(overview.get("kept").get("completed").asLong()).isEqualTo(3);
 		assertThat(overview.get("archive").get("completed").asLong()).isZero();
 		assertThat(overview.get("forgotten").has("completed")).isFalse();
+		assertThat(overview.get("kept").get("rateLimit").asString()).isEqualTo("100/PT1S");
+		assertThat(overview.get("forgotten").has("rateLimit")).isFalse();
 		JsonNode topic = this.app.get("/actuator/delayqueue/kept").json();
 		JsonNode completed = topic.get("completedJobs");
 		assertThat(completed.get("total").asLong()).isEqualTo(3);
