@@ -692,17 +692,19 @@ public class DelayQueueEndpoint {
 	 * @param attempts the delivery that finished it (1 for the first)
 	 * @param maxAttempts deliveries it could have had
 	 * @param finishedAt when it finished
-	 * @param runTimeMillis how long that delivery ran, from delivery to finish
+	 * @param runTimeMillis how long that delivery ran, from delivery to finish, or {@code null}
+	 * when the consumer that finished it did not know its delivery (a reservation known only by
+	 * its token, as the HTTP job API's)
 	 * @param payload its payload as text, when payloads are shown and the topic keeps them
 	 * @param headers its own headers, when payloads are shown, the topic keeps them and it has
 	 * any
 	 */
 	public record CompletedJobDescriptor(String id, int attempts, int maxAttempts, Instant finishedAt,
-			long runTimeMillis, @Nullable String payload, @Nullable Map<String, String> headers) {
+			@Nullable Long runTimeMillis, @Nullable String payload, @Nullable Map<String, String> headers) {
 
 		static CompletedJobDescriptor of(JobInfo job, boolean payloads) {
 			return new CompletedJobDescriptor(job.id(), job.attempt(), job.maxAttempts(), job.finishedAt(),
-					job.runTime().toMillis(), payloads ? job.payloadAsString() : null,
+					(job.runTime() != null) ? job.runTime().toMillis() : null, payloads ? job.payloadAsString() : null,
 					(payloads && !job.headers().isEmpty()) ? job.headers() : null);
 		}
 

@@ -63,8 +63,10 @@ public interface DelayQueueProducer {
 
 	/**
 	 * Reads a job. A live job (in any of the first four {@link JobState}s) is read from its
-	 * bucket; when there is none, the last finished run its topic keeps ({@link Retention})
-	 * is read, {@link JobState#COMPLETED}: one more round trip for a job that is not there.
+	 * bucket; when there is none and this instance knows the topic's {@link Retention}, the
+	 * last finished run the topic keeps, {@link JobState#COMPLETED}: one more round trip for a
+	 * job that is not in its bucket. (A job scheduled again after a kept run, then cancelled,
+	 * is found as that earlier run.)
 	 * @param topic the topic
 	 * @param id the job id
 	 * @return the job, or empty when there is none (never scheduled, cancelled, or finished

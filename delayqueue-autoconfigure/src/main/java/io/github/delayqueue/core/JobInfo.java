@@ -224,7 +224,8 @@ public final class JobInfo {
 	/**
 	 * How long the job's last delivery ran: from its delivery to its finish, by Redis's clock
 	 * (for a listener, the handler's run and one round trip to Redis).
-	 * @return the run time, or {@code null} unless the job is {@link JobState#COMPLETED}
+	 * @return the run time, or {@code null} unless the job is {@link JobState#COMPLETED} (and
+	 * for one finished through a reservation that knew only its token, as the HTTP job API's)
 	 */
 	public Duration runTime() {
 		return this.runTime;

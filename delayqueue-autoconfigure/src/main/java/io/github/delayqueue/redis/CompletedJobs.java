@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.delayqueue.core.CompletedJobPage;
 import io.github.delayqueue.core.DelayQueueAdmin;
@@ -26,20 +28,28 @@ import org.jspecify.annotations.Nullable;
 /**
  * The finished jobs that topics keep ({@link Retention}), in two keys per topic in a slot of
  * the topic's own ({@link KeySpace#completed}, {@link KeySpace#completedOrder}), written by
- * {@code completed.lua} right after the finish script of the jobs' bucket said they finished.
+ * {@code completed.lua} right after the finish script of the jobs' bucket said they finished,
+ * from the records and the finish time that script answered. Only the topics whose retention
+ * this instance knows are read or written: an instance without one sends no command for them.
  *
  * <p>
  * The record is a second call, not part of the finish: a bucket's script cannot write the
  * topic's slot on a Redis Cluster, and one key per topic is what keeps exactly the last
- * {@code completed} jobs of a topic, whatever their buckets. So a process that dies between
- * the two calls, or a Redis that fails the second, leaves a job finished (gone from its
- * bucket) with no record: {@code find} then answers "no such job" for it. That is logged, and
- * never makes a finish fail. Thread-safe.
+ * {@code completed} jobs of a topic, whatever their buckets. So between the two calls (one
+ * round trip; longer when Redis is slow) {@code find} answers "no such job", and a process that
+ * dies between them, or a Redis that fails the second, leaves a job finished (gone from its
+ * bucket) with no record. That is logged, and never makes a finish fail. A record older than
+ * the one kept (a late second call of an earlier run) does not replace it. Thread-safe.
  */
 final class CompletedJobs {
 
 	/** The most jobs one {@code completed.lua} call adds. */
 	static final int BATCH = 1_000;
+
+	/** The most record bytes one {@code completed.lua} call adds (payloads kept); more are split. */
+	static final long BATCH_BYTES = 4L << 20;
+
+	private static final long WARN_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
 
 	private static final Log logger = LogFactory.getLog(CompletedJobs.class);
 
@@ -50,6 +60,8 @@ final class CompletedJobs {
 	private final KeySpace keys;
 
 	private final Map<String, Retention> retention;
+
+	private final AtomicLong lastWarned = new AtomicLong();
 
 	/**
 	 * Creates the history of a namespace.
@@ -73,30 +85,45 @@ final class CompletedJobs {
 	}
 
 	/**
-	 * Keeps jobs that have just finished, when their topic keeps finished jobs; a failure is
-	 * logged (the jobs are finished all the same).
+	 * Keeps jobs that have just finished, when their topic keeps finished jobs: from the
+	 * records and the finish time the finish script answered (so a job finished through a
+	 * reservation that knows only its token is kept as it was). A failure is logged, at most
+	 * once a minute at WARN (the jobs are finished all the same).
 	 * @param topic the jobs' topic
-	 * @param finished the jobs the finish script finished
+	 * @param calls the replies of the finish script calls, with the records asked for
 	 */
-	void add(String topic, List<ReservedJob> finished) {
+	void add(String topic, List<ScriptReplies.Finished> calls) {
 		Retention kept = this.retention.get(topic);
-		if (kept == null || finished.isEmpty()) {
+		if (kept == null) {
 			return;
 		}
-		for (int from = 0; from < finished.size(); from += BATCH) {
-			List<ReservedJob> batch = finished.subList(from, Math.min(finished.size(), from + BATCH));
-			try {
-				this.runner.run(COMPLETED, addArguments(topic, kept, batch));
+		List<byte[]> arguments = new ArrayList<>();
+		long bytes = 0;
+		for (ScriptReplies.Finished call : calls) {
+			for (int i = 0; i < call.records().size(); i++) {
+				ReservedJob job = call.finished().get(i);
+				byte[] record = record(call.records().get(i), job, call.finishedAt(), kept.payloads());
+				if (record == null) {
+					continue;
+				}
+				arguments.add(KeySpace.bytes(KeySpace.jobKey(topic, job.id())));
+				arguments.add(KeySpace.bytes(String.valueOf(call.finishedAt())));
+				arguments.add(record);
+				bytes += record.length;
+				if (arguments.size() >= 3 * BATCH || bytes >= BATCH_BYTES) {
+					addBatch(topic, kept, arguments);
+					arguments.clear();
+					bytes = 0;
+				}
 			}
-			catch (RuntimeException ex) {
-				logger.warn("Could not keep " + batch.size() + " finished job(s) of topic '" + topic
-						+ "' (they are finished; find will not report them COMPLETED): " + ex.getMessage());
-			}
+		}
+		if (!arguments.isEmpty()) {
+			addBatch(topic, kept, arguments);
 		}
 	}
 
-	private byte[][] addArguments(String topic, Retention kept, List<ReservedJob> jobs) {
-		byte[][] call = new byte[6 + 3 * jobs.size()][];
+	private void addBatch(String topic, Retention kept, List<byte[]> jobs) {
+		byte[][] call = new byte[6 + jobs.size()][];
 		call[0] = this.keys.completed(topic);
 		call[1] = this.keys.completedOrder(topic);
 		call[2] = KeySpace.bytes("add");
@@ -104,30 +131,59 @@ final class CompletedJobs {
 		call[4] = KeySpace.bytes(String.valueOf((kept.completedAge() != null) ? kept.completedAge().toMillis() : 0));
 		call[5] = KeySpace.bytes(String.valueOf(Retention.TRIM_SLACK));
 		for (int i = 0; i < jobs.size(); i++) {
-			ReservedJob job = jobs.get(i);
-			int at = 6 + 3 * i;
-			call[at] = KeySpace.bytes(KeySpace.jobKey(topic, job.id()));
-			call[at + 1] = KeySpace.bytes(job.attempt() + "," + job.maxAttempts() + "," + ttrMillis(job) + ","
-					+ base36(job.createdAt()) + "," + base36(job.dueAt()) + "," + base36(job.deliveredAt()));
-			call[at + 2] = kept.payloads() ? withNewline(StoredPayload.encode(job.headers(), job.payload()))
-					: new byte[0];
+			call[6 + i] = jobs.get(i);
 		}
-		return call;
+		try {
+			this.runner.runReplicated(COMPLETED, call);
+		}
+		catch (RuntimeException ex) {
+			long now = System.nanoTime();
+			long last = this.lastWarned.get();
+			String message = "Could not keep " + (jobs.size() / 3) + " finished job(s) of topic '" + topic
+					+ "' (they are finished; find will not report them COMPLETED): " + ex.getMessage();
+			if ((last == 0 || now - last > WARN_INTERVAL_NANOS) && this.lastWarned.compareAndSet(last, now)) {
+				logger.warn(message);
+			}
+			else {
+				logger.debug(message);
+			}
+		}
 	}
 
-	private static String ttrMillis(ReservedJob job) {
-		return Long.toString((job.ttr() != null) ? job.ttr().toMillis() : 0, 36);
-	}
-
-	private static String base36(@Nullable Instant time) {
-		return Long.toString((time != null) ? Math.max(0, time.toEpochMilli()) : 0, 36);
-	}
-
-	private static byte[] withNewline(byte[] payload) {
-		byte[] tail = new byte[payload.length + 1];
-		tail[0] = '\n';
-		System.arraycopy(payload, 0, tail, 1, payload.length);
-		return tail;
+	/**
+	 * The record to keep of a finished job, from the record its bucket held (RESERVED:
+	 * {@code S<attempt>,<max>,<ttr>,<createdAt>,<delay>,<token>\n<payload>}, see
+	 * {@code lib.lua}): {@code <attempt>,<max>,<ttr>,<createdAt>,<dueAt>,<deliveredAt>,<finishedAt>}
+	 * with the times in base 36 (deliveredAt 0 when the reservation does not know it), then
+	 * {@code \n<payload>} when payloads are kept.
+	 * @return the record, or {@code null} for a bucket record not in that format
+	 */
+	static byte @Nullable [] record(byte[] held, ReservedJob job, long finishedAt, boolean payloads) {
+		int newline = StoredPayload.indexOf(held, (byte) '\n', 0);
+		String header = new String(held, 1, ((newline >= 0) ? newline : held.length) - 1, StandardCharsets.US_ASCII);
+		String[] fields = header.split(",", -1);
+		if (fields.length != 6) {
+			return null;
+		}
+		try {
+			long created = Long.parseLong(fields[3], 36);
+			long delay = Long.parseLong(fields[4], 36);
+			long delivered = (job.deliveredAt() != null) ? job.deliveredAt().toEpochMilli() : 0;
+			String kept = (fields[0].isEmpty() ? "0" : fields[0]) + "," + fields[1] + "," + fields[2] + "," + fields[3]
+					+ "," + Long.toString(created + delay, 36) + "," + Long.toString(Math.max(0, delivered), 36) + ","
+					+ Long.toString(finishedAt, 36);
+			byte[] text = KeySpace.bytes(kept);
+			if (!payloads || newline < 0) {
+				return text;
+			}
+			byte[] record = new byte[text.length + held.length - newline];
+			System.arraycopy(text, 0, record, 0, text.length);
+			System.arraycopy(held, newline, record, text.length, held.length - newline);
+			return record;
+		}
+		catch (NumberFormatException ex) {
+			return null;
+		}
 	}
 
 	/**
@@ -141,16 +197,24 @@ final class CompletedJobs {
 			return Map.of();
 		}
 		List<String> topics = List.copyOf(new TreeSet<>(this.retention.keySet()));
-		List<Object> counts = this.runner.execute("counting the finished jobs kept", (connection) -> {
-			if (ScriptRunner.pipelines(connection)) {
-				connection.openPipeline();
-				topics.forEach((topic) -> connection.zSetCommands().zCard(this.keys.completedOrder(topic)));
-				return connection.closePipeline();
-			}
-			List<Object> each = new ArrayList<>(topics.size());
-			topics.forEach((topic) -> each.add(connection.zSetCommands().zCard(this.keys.completedOrder(topic))));
-			return each;
-		});
+		List<Object> counts;
+		try {
+			counts = this.runner.execute("counting the finished jobs kept", (connection) -> {
+				if (ScriptRunner.pipelines(connection)) {
+					connection.openPipeline();
+					topics.forEach((topic) -> connection.zSetCommands().zCard(this.keys.completedOrder(topic)));
+					return connection.closePipeline();
+				}
+				List<Object> each = new ArrayList<>(topics.size());
+				topics.forEach((topic) -> each.add(connection.zSetCommands().zCard(this.keys.completedOrder(topic))));
+				return each;
+			});
+		}
+		catch (RuntimeException ex) {
+			// the queue's own figures do not depend on them (an ACL user without the keys)
+			logger.debug("Could not count the finished jobs kept: " + ex.getMessage());
+			return Map.of();
+		}
 		Map<String, Long> byTopic = new LinkedHashMap<>();
 		for (int i = 0; i < topics.size(); i++) {
 			byTopic.put(topics.get(i), (counts.get(i) instanceof Long count) ? count : 0L);
@@ -159,12 +223,16 @@ final class CompletedJobs {
 	}
 
 	/**
-	 * The finished job a topic keeps under an id.
+	 * The finished job a topic keeps under an id; read only for a topic whose retention this
+	 * instance knows (no command otherwise).
 	 * @param topic the topic
 	 * @param id the id
 	 * @return the job, {@link JobState#COMPLETED}, or empty when none is kept
 	 */
 	Optional<JobInfo> find(String topic, String id) {
+		if (!this.retention.containsKey(topic)) {
+			return Optional.empty();
+		}
 		byte[] field = KeySpace.bytes(KeySpace.jobKey(topic, id));
 		byte[] record = this.runner.execute("reading the finished job " + id + " of topic " + topic,
 				(connection) -> connection.hashCommands().hGet(this.keys.completed(topic), field));
@@ -179,6 +247,10 @@ final class CompletedJobs {
 		JobConstraints.topic(topic);
 		JobConstraints.max("limit", limit, DelayQueueAdmin.MAX_DEAD_PAGE);
 		PageCursor after = (cursor != null) ? PageCursor.parse(cursor, "completed jobs") : null;
+		if (!this.retention.containsKey(topic)) {
+			// a topic this instance keeps nothing of: no command
+			return new CompletedJobPage(0, List.of(), null);
+		}
 		byte[][] call = { this.keys.completed(topic), this.keys.completedOrder(topic), KeySpace.bytes("page"),
 				KeySpace.bytes(String.valueOf(limit + 1)), KeySpace.bytes(payloads ? "1" : "0"),
 				KeySpace.bytes((after != null) ? String.valueOf(after.at()) : ""),
@@ -210,16 +282,18 @@ final class CompletedJobs {
 			return null;
 		}
 		try {
-			Instant delivered = Instant.ofEpochMilli(Long.parseLong(fields[5], 36));
-			Instant finished = Instant.ofEpochMilli(Long.parseLong(fields[6], 36));
+			long delivered = Long.parseLong(fields[5], 36);
+			long finished = Long.parseLong(fields[6], 36);
 			StoredPayload.Read stored = (newline >= 0)
 					? StoredPayload.decode(Arrays.copyOfRange(record, newline + 1, record.length))
 					: new StoredPayload.Read(Map.of(), null);
-			Duration runTime = Duration.between(delivered, finished);
+			// delivered and finished by the same bucket's clock; 0: a reservation that knew
+			// only its token finished it
+			Duration runTime = (delivered > 0) ? Duration.ofMillis(Math.max(0, finished - delivered)) : null;
 			return new JobInfo(topic, id, JobState.COMPLETED, Integer.parseInt(fields[0]), Integer.parseInt(fields[1]),
 					Duration.ofMillis(Long.parseLong(fields[2], 36)), Instant.ofEpochMilli(Long.parseLong(fields[4], 36)),
 					Instant.ofEpochMilli(Long.parseLong(fields[3], 36)), null, null, null, stored.payload(),
-					stored.headers(), finished, runTime.isNegative() ? Duration.ZERO : runTime);
+					stored.headers(), Instant.ofEpochMilli(finished), runTime);
 		}
 		catch (NumberFormatException ex) {
 			return null;

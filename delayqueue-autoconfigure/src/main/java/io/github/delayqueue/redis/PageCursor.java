@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Base64;
 
+import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobInfo;
 
 /**
@@ -42,8 +43,8 @@ record PageCursor(long at, String id) {
 			String text = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8);
 			int colon = text.indexOf(':');
 			long at = Long.parseLong(text.substring(0, colon));
-			String id = text.substring(colon + 1);
-			if (at < 0 || id.isEmpty()) {
+			String id = JobConstraints.id(text.substring(colon + 1));
+			if (at < 0) {
 				throw new IllegalArgumentException();
 			}
 			return new PageCursor(at, id);

@@ -183,20 +183,23 @@ final class QueueScripts {
 	 * @param wanted the most jobs to take next, 0 for none
 	 * @param ttrMillis the TTR of the next reservations, 0 for each job's own
 	 * @param attemptsLimit the attempts limit stored with the next jobs, 0 for each job's own
+	 * @param keep {@code true} when the topic keeps finished jobs: the reply then has their
+	 * records and the finish time
 	 * @return the reply
 	 */
 	ScriptReplies.Finished finish(int bucket, String topic, List<ReservedJob> jobs, int wanted, long ttrMillis,
-			int attemptsLimit) {
-		Object[] values = new Object[4 + 2 * jobs.size()];
+			int attemptsLimit, boolean keep) {
+		Object[] values = new Object[5 + 2 * jobs.size()];
 		values[0] = wanted;
 		values[1] = ttrMillis;
 		values[2] = topic;
 		values[3] = attemptsLimit;
+		values[4] = keep ? "1" : "0";
 		for (int i = 0; i < jobs.size(); i++) {
-			values[4 + 2 * i] = KeySpace.jobKey(jobs.get(i).topic(), jobs.get(i).id());
-			values[5 + 2 * i] = jobs.get(i).token();
+			values[5 + 2 * i] = KeySpace.jobKey(jobs.get(i).topic(), jobs.get(i).id());
+			values[6 + 2 * i] = jobs.get(i).token();
 		}
-		return ScriptReplies.Finished.decode(topic, jobs, wanted > 0,
+		return ScriptReplies.Finished.decode(topic, jobs, wanted > 0, keep,
 				this.runner.runReplicated(FINISH, call(bucket, values)));
 	}
 

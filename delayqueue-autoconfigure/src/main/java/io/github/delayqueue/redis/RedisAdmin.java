@@ -78,7 +78,8 @@ final class RedisAdmin implements DelayQueueAdmin {
 					topicFigures[4] = Math.min(topicFigures[4], figure.value());
 					bucketFigures[4] = Math.min(bucketFigures[4], figure.value());
 				}
-				else {
+				else if (figure.kind() != JobState.COMPLETED.code()) {
+					// the four states of live jobs (a bucket holds no COMPLETED job)
 					int index = JobState.fromCode(figure.kind()).ordinal();
 					topicFigures[index] += figure.value();
 					bucketFigures[index] += figure.value();

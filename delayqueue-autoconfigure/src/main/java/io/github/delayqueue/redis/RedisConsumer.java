@@ -264,7 +264,7 @@ final class RedisConsumer implements DelayQueueConsumer {
 		// a topic this instance does not know (a job reserved elsewhere, finished here) has
 		// no mark to clear, and is not probed for one
 		ReadySignals.TopicSignal signal = (max > 0) ? this.signals.existing(topic) : null;
-		List<ReservedJob> done = new ArrayList<>(jobs.size());
+		List<ScriptReplies.Finished> done = new ArrayList<>(calls.size());
 		try {
 			finishAll(topic, calls, signal, wanted, ttrMillis, attemptsLimit, done, stale, next);
 		}
@@ -276,8 +276,9 @@ final class RedisConsumer implements DelayQueueConsumer {
 	}
 
 	private void finishAll(String topic, List<Map.Entry<Integer, List<ReservedJob>>> calls,
-			ReadySignals.TopicSignal signal, int wanted, long ttrMillis, int attemptsLimit, List<ReservedJob> done,
-			List<ReservedJob> stale, List<ReservedJob> next) {
+			ReadySignals.TopicSignal signal, int wanted, long ttrMillis, int attemptsLimit,
+			List<ScriptReplies.Finished> done, List<ReservedJob> stale, List<ReservedJob> next) {
+		boolean keep = this.completed.retentionOf(topic) != null;
 		for (Map.Entry<Integer, List<ReservedJob>> entry : calls) {
 			int bucket = entry.getKey();
 			// read before the take: a take that leaves the bucket empty clears its mark unless
@@ -290,7 +291,7 @@ final class RedisConsumer implements DelayQueueConsumer {
 			int take = (signal != null && generation < 0) ? 0 : wanted;
 			ScriptReplies.Finished finished;
 			try {
-				finished = this.scripts.finish(bucket, topic, entry.getValue(), take, ttrMillis, attemptsLimit);
+				finished = this.scripts.finish(bucket, topic, entry.getValue(), take, ttrMillis, attemptsLimit, keep);
 			}
 			catch (RuntimeException ex) {
 				// the jobs reserved with an earlier bucket's finish would wait for their TTR
@@ -299,7 +300,7 @@ final class RedisConsumer implements DelayQueueConsumer {
 				throw ex;
 			}
 			finished.finished().forEach((job) -> this.observer.completed(topic));
-			done.addAll(finished.finished());
+			done.add(finished);
 			stale.addAll(finished.stale());
 			if (finished.next() != null) {
 				if (taken(bucket, finished.next(), next) == 0 && generation >= 0) {

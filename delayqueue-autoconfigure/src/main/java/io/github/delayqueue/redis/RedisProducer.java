@@ -159,8 +159,7 @@ final class RedisProducer implements DelayQueueProducer {
 	@Override
 	public Optional<JobInfo> find(String topic, String id) {
 		Optional<JobInfo> live = this.scripts.find(this.keys.checkedBucketOf(topic, id), topic, id);
-		// a job its topic no longer keeps, or kept by a topic configured elsewhere, is found
-		// too: the record is read whatever this instance's retention
+		// the last kept run, for a topic whose retention this instance knows
 		return live.isPresent() ? live : this.completed.find(topic, id);
 	}
 

@@ -153,17 +153,35 @@ final class ScriptReplies {
 	 * @param finished the jobs finished
 	 * @param stale the jobs not finished because their reservation was stale
 	 * @param next the jobs taken next, or {@code null} when none were wanted
+	 * @param records the records the finished jobs had, in their order, when asked for (the
+	 * topic keeps finished jobs), else empty
+	 * @param finishedAt Redis's time of the finish when the records were asked for and a job
+	 * finished, else 0
 	 */
-	record Finished(List<ReservedJob> finished, List<ReservedJob> stale, Taken next) {
+	record Finished(List<ReservedJob> finished, List<ReservedJob> stale, Taken next, List<byte[]> records,
+			long finishedAt) {
 
-		static Finished decode(String topic, List<ReservedJob> jobs, boolean wanted, Object reply) {
+		static Finished decode(String topic, List<ReservedJob> jobs, boolean wanted, boolean keep, Object reply) {
 			List<Object> v = Replies.list(reply);
 			List<ReservedJob> finished = new ArrayList<>(jobs.size());
 			List<ReservedJob> stale = new ArrayList<>();
+			List<byte[]> records = new ArrayList<>();
 			for (int i = 0; i < jobs.size(); i++) {
-				((Replies.asLong(v.get(i)) == 1) ? finished : stale).add(jobs.get(i));
+				Object code = v.get(i);
+				if (keep && code instanceof byte[] record && record.length > 0 && record[0] == 'S') {
+					// finished, answered with the record it had (a RESERVED job's: 'S' first;
+					// a client may hand integers over as their digits)
+					finished.add(jobs.get(i));
+					records.add(record);
+				}
+				else {
+					((Replies.asLong(code) == 1) ? finished : stale).add(jobs.get(i));
+				}
 			}
-			return new Finished(finished, stale, wanted ? Taken.decode(topic, v, jobs.size()) : null);
+			List<Object> rest = keep ? v.subList(0, v.size() - 1) : v;
+			long finishedAt = keep ? Replies.asLong(v.get(v.size() - 1)) : 0;
+			return new Finished(finished, stale, wanted ? Taken.decode(topic, rest, jobs.size()) : null, records,
+					finishedAt);
 		}
 
 	}

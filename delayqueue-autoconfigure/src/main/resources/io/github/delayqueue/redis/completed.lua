@@ -5,11 +5,12 @@
 -- Record: "<attempt>,<maxAttempts>,<ttr>,<createdAt>,<dueAt>,<deliveredAt>,<finishedAt>", the
 -- numbers after maxAttempts in base 36 (ms), then "\n<payload>" when the topic keeps payloads.
 --
--- ARGV[1] = 'add': jobs finished just now (by Redis's time) are kept, and the oldest trimmed.
+-- ARGV[1] = 'add': finished jobs are kept, and the oldest trimmed.
 --   ARGV[2] most jobs kept (0: no count limit), ARGV[3] how long a job is kept, ms (0: no time
---   limit), ARGV[4] the most entries to remove beyond the number added, then per job: job key,
---   its record up to deliveredAt, the record's tail ('' or "\n<payload>").
---   Returns {finish time ms, jobs kept after the call}.
+--   limit, measured back from this node's time), ARGV[4] the most entries to remove beyond the
+--   number added, then per job: job key, its finish time (ms, by its bucket's clock), its
+--   record. A job kept with a later finish time already (a later run) is left as it is.
+--   Returns {now ms, jobs kept after the call}.
 -- ARGV[1] = 'page': a page of the kept jobs, the latest finish first (then by job key, from
 --   the greatest), after a cursor.
 --   ARGV[2] how many, ARGV[3] '1' to include payloads, ARGV[4] the cursor's finish time (''
@@ -30,34 +31,34 @@ local function call_many(command, key, items)
   end
 end
 
-local B36 = '0123456789abcdefghijklmnopqrstuvwxyz'
-
-local function to36(x)
-  local s = ''
-  repeat
-    local d = x % 36
-    s = string.sub(B36, d + 1, d + 1) .. s
-    x = (x - d) / 36
-  until x == 0
-  return s
+-- a whole number argument, or an error naming it (before anything is written)
+local function whole(i)
+  local n = tonumber(ARGV[i])
+  if not n or n < 0 or n ~= math.floor(n) then
+    error('delayqueue: completed.lua argument ' .. i .. ' must be a whole number, was ' .. tostring(ARGV[i]))
+  end
+  return n
 end
 
 if ARGV[1] == 'add' then
-  local keep, age, slack = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+  local keep, age, slack = whole(2), whole(3), whole(4)
   local t = redis.call('TIME')
   local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-  local finished = ',' .. to36(now)
   -- a key of another type fails these reads, before anything is written
   redis.call('HLEN', records)
   redis.call('ZCARD', order)
   local fields, scores = {}, {}
   local added = 0
   for i = 5, #ARGV, 3 do
-    fields[#fields + 1] = ARGV[i]
-    fields[#fields + 1] = ARGV[i + 1] .. finished .. ARGV[i + 2]
-    scores[#scores + 1] = now
-    scores[#scores + 1] = ARGV[i]
-    added = added + 1
+    local finished = whole(i + 1)
+    local before = redis.call('ZSCORE', order, ARGV[i])
+    if not before or tonumber(before) <= finished then
+      fields[#fields + 1] = ARGV[i]
+      fields[#fields + 1] = ARGV[i + 2]
+      scores[#scores + 1] = ARGV[i + 1]
+      scores[#scores + 1] = ARGV[i]
+      added = added + 1
+    end
   end
   call_many('HSET', records, fields)
   call_many('ZADD', order, scores)
@@ -83,7 +84,7 @@ if ARGV[1] == 'add' then
 end
 
 if ARGV[1] == 'page' then
-  local max, payloads = tonumber(ARGV[2]), ARGV[3] == '1'
+  local max, payloads = math.max(1, math.min(whole(2), 1001)), ARGV[3] == '1'
   local reply = { redis.call('ZCARD', order) }
   -- whether job key a sorts before b as a sorted set orders equal scores (by bytes)
   local function sorts_before(a, b)
@@ -99,7 +100,7 @@ if ARGV[1] == 'page' then
   if ARGV[4] == '' then
     entries = redis.call('ZREVRANGE', order, 0, max - 1, 'WITHSCORES')
   else
-    local after, after_key = tonumber(ARGV[4]), ARGV[5]
+    local after, after_key = whole(4), ARGV[5]
     local rank = redis.call('ZREVRANK', order, after_key)
     if rank and tonumber(redis.call('ZSCORE', order, after_key)) == after then
       entries = redis.call('ZREVRANGE', order, rank + 1, rank + max, 'WITHSCORES')

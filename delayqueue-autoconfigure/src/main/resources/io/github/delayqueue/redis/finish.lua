@@ -4,23 +4,27 @@
 -- a round trip.
 -- KEYS[1] jobs hash, KEYS[2] guard
 -- ARGV[3] next jobs wanted (0: none), ARGV[4] their ttr ms (0: each job's own), ARGV[5] their
--- topic, ARGV[6] their attempts limit (0: each job's own), then per job to finish: job key, token.
--- Returns per job to finish: 1 finished, 0 no such job, -1 the token is not the job's current
--- reservation; then, when next jobs were wanted: ready-list entries left, now ms (0 when none
--- was taken), announced
--- deadline or 0, 9 fields per job (see apply_take in lib.lua).
-local jobkeys = pick(ARGV, 7, 2)
+-- topic, ARGV[6] their attempts limit (0: each job's own), ARGV[7] '1' when the topic keeps
+-- finished jobs (the caller then needs their records and the finish time), then per job to
+-- finish: job key, token.
+-- Returns per job to finish: 1 finished (with ARGV[7] '1': the job's record as it was), 0 no
+-- such job, -1 the token is not the job's current reservation; then, when next jobs were
+-- wanted: ready-list entries left, now ms (0 when none was taken), announced deadline or 0,
+-- 9 fields per job (see apply_take in lib.lua); then, with ARGV[7] '1', the finish time (ms;
+-- 0 when no job was finished).
+local jobkeys = pick(ARGV, 8, 2)
+local keep = ARGV[7] == '1'
 local records = read_many(KEYS[1], jobkeys)
 local reply = {}
 local done, seen = {}, {}
 for k, jobkey in ipairs(jobkeys) do
-  local refused = seen[jobkey] and 0 or refusal(records[k], ARGV[6 + 2 * k])
+  local refused = seen[jobkey] and 0 or refusal(records[k], ARGV[7 + 2 * k])
   if refused then
     reply[k] = refused
   else
     seen[jobkey] = true
     done[#done + 1] = jobkey
-    reply[k] = 1
+    reply[k] = keep and records[k] or 1
   end
 end
 local wanted = tonumber(ARGV[3])
@@ -31,6 +35,10 @@ if wanted > 0 then
     now = now_ms()
   end
   plan_deadline(plan, tonumber(ARGV[4]), now)
+end
+local finished_at = 0
+if keep and #done > 0 then
+  finished_at = (now > 0) and now or now_ms()
 end
 -- writes
 if #done > 0 then
@@ -45,5 +53,8 @@ if plan then
   local n = #reply
   reply[n + 1], reply[n + 2], reply[n + 3] = 0, now, 0
   reply[n + 1], reply[n + 3] = apply_take(plan, tonumber(ARGV[4]), tonumber(ARGV[6]), now, reply)
+end
+if keep then
+  reply[#reply + 1] = finished_at
 end
 return reply

@@ -165,6 +165,10 @@ class DelayQueueAutoConfigurationTests {
 
 	@Test
 	void retentionIsPassedToTheQueueAndBadRetentionFailsStartUpNamingTheTopicAndTheRule() {
+		// a topic with a '.' in brackets, as for any map key with one
+		this.runner.withPropertyValues("delayqueue.retention[mail.v2].completed=5", "delayqueue.retention.orders.completed=3")
+			.run((context) -> assertThat(context.getBean(DelayQueueOperations.class).stats().completed())
+				.containsOnlyKeys("mail.v2", "orders"));
 		this.runner.withPropertyValues("delayqueue.retention.kept.completed=0").run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())

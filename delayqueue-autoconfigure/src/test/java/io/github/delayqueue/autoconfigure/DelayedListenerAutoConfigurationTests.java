@@ -247,6 +247,11 @@ class DelayedListenerAutoConfigurationTests {
 				.contains("Property: delayqueue.listener.rate-limit[limited]")
 				.contains("rate limit must be <permits>/<interval> such as 50/1s, 100/s or 600/1m, was 'fast'");
 		});
+		this.runner.withPropertyValues("delayqueue.listener.rate-limit[mail.v2]=7/1m").run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context.getBean(DelayQueueOperations.class).rateLimit("mail.v2"))
+				.contains(new RateLimit(7, java.time.Duration.ofMinutes(1)));
+		});
 		this.runner.withPropertyValues("delayqueue.listener.rate-limit.limited=7/1m").run((context) -> {
 			assertThat(context).hasNotFailed();
 			assertThat(context.getBean(DelayQueueOperations.class).rateLimit("limited"))

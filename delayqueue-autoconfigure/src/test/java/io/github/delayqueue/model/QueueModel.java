@@ -331,7 +331,7 @@ final class QueueModel {
 		for (String key : done) {
 			Job job = bucket.jobs.remove(key);
 			if (RETAINED.contains(job.topic)) {
-				// as completed.lua keeps it: the reservation's ttr and attempts, no error
+				// as it is kept: its record's attempt, attempts limit and ttr, no error
 				job.state = 'C';
 				job.error = null;
 				job.deadline = null;

@@ -1419,8 +1419,7 @@ final class QueueModelRun {
 
 	private void compareInfo(Job job, JobInfo info, boolean payloads, String what) {
 		String about = what + " of " + job.key;
-		// a kept finished job has its last reservation's ttr
-		long ttr = (job.state == 'C') ? job.reservationTtr : job.ttr;
+		long ttr = job.ttr;
 		check(info.state().code() == job.state && info.attempt() == job.attempt && info.maxAttempts() == job.max
 				&& info.ttr().toMillis() == ttr, about + " answered " + info + " ttr " + info.ttr().toMillis()
 						+ ", the model says " + job + " ttr " + ttr);

@@ -218,6 +218,59 @@ class RedisDelayQueueRetentionTests {
 	}
 
 	@Test
+	void aJobFinishedThroughAReservationThatKnowsOnlyItsTokenIsKeptAsItWas() {
+		RedisDelayQueue queue = start(Retention.lastCompleted(10).withPayloads());
+		scheduleDue(queue, "kept", 7, 1, "{\"n\":7}");
+		promote(queue);
+		ReservedJob held = queue.reserve("kept", 1, null).get(0);
+		// as the HTTP job API finishes: topic, id and token, nothing else
+		assertThat(queue.finish(ReservedJob.of("kept", id(7), held.token(), null))).isTrue();
+		JobInfo info = queue.find("kept", id(7)).orElseThrow();
+		assertThat(info.state()).isEqualTo(JobState.COMPLETED);
+		assertThat(info.attempt()).isEqualTo(1);
+		assertThat(info.maxAttempts()).isEqualTo(3);
+		assertThat(info.ttr()).isEqualTo(Duration.ofMinutes(5));
+		assertThat(info.createdAt()).isEqualTo(held.createdAt());
+		assertThat(info.dueAt()).isEqualTo(held.dueAt());
+		assertThat(info.finishedAt()).isAfterOrEqualTo(held.deliveredAt());
+		assertThat(info.runTime()).as("unknown: the reservation did not know its delivery").isNull();
+		assertThat(info.payloadAsString()).isEqualTo("{\"n\":7}");
+		assertThat(info.headers()).containsEntry("h", "v7");
+	}
+
+	@Test
+	void aLateRecordOfAnEarlierRunDoesNotReplaceALaterOne() {
+		RedisDelayQueue queue = start(Retention.lastCompleted(10));
+		scheduleDue(queue, "kept", 1, 1, "{}");
+		promote(queue);
+		drain(queue, "kept", 1, 1);
+		JobInfo kept = queue.find("kept", id(1)).orElseThrow();
+		// the second call of an earlier run, arriving late: finished before the kept one
+		KeySpace keys = new KeySpace(this.queues.namespace, queue.getBuckets());
+		long earlier = kept.finishedAt().toEpochMilli() - 1_000;
+		String record = "1,3," + Long.toString(300_000, 36) + ",1,1,1," + Long.toString(earlier, 36);
+		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
+			connection.scriptingCommands()
+				.evalSha(LuaScript.standalone("completed", 2).sha(), ReturnType.MULTI, 2, keys.completed("kept"),
+						keys.completedOrder("kept"), bytes("add"), bytes("10"), bytes("0"), bytes("100"),
+						bytes(KeySpace.jobKey("kept", id(1))), bytes(String.valueOf(earlier)), bytes(record));
+		}
+		assertThat(queue.find("kept", id(1)).orElseThrow().finishedAt()).isEqualTo(kept.finishedAt());
+	}
+
+	@Test
+	void anInstanceThatKnowsNoRetentionOfATopicReadsNothingOfIt() {
+		RedisDelayQueue keeping = start(Retention.lastCompleted(10));
+		scheduleDue(keeping, "kept", 1, 1, "{}");
+		promote(keeping);
+		drain(keeping, "kept", 1, 1);
+		RedisDelayQueue other = this.queues.start((builder) -> builder.timerEnabled(false));
+		assertThat(other.find("kept", id(1))).isEmpty();
+		assertThat(other.completedJobs("kept", null, 10, false).total()).isZero();
+		assertThat(keeping.find("kept", id(1))).isPresent();
+	}
+
+	@Test
 	void aStaleFinishKeepsNothing() {
 		RedisDelayQueue queue = start(Retention.lastCompleted(10));
 		queue.schedule(new ScheduleRequest("kept", "s", "{}".getBytes(StandardCharsets.UTF_8), Duration.ZERO, null,

@@ -50,9 +50,12 @@ public final class QueueInvariant {
 	private static final Pattern RECURRING = Pattern
 		.compile("^\\d+,\\d+,([01]),\\d+,\\d+,\\d+,-?\\d+,-?\\d+,[^\\n]*\\n");
 
-	/** A kept finished job's header: attempt, max attempts, then ttr, created, due, delivered, finished in base 36. */
+	/**
+	 * A kept finished job's header: attempt (at least 1), max attempts, then ttr, created (not
+	 * 0), due, delivered (0: unknown) and finished in base 36.
+	 */
 	private static final Pattern COMPLETED = Pattern
-		.compile("^\\d+,\\d+,[0-9a-z]+,[0-9a-z]+,[0-9a-z]+,[0-9a-z]+,([0-9a-z]+)$");
+		.compile("^[1-9]\\d*,[1-9]\\d*,[0-9a-z]+,[1-9a-z][0-9a-z]*,[0-9a-z]+,[0-9a-z]+,([0-9a-z]+)$");
 
 	private static final int MAX_SHOWN = 40;
 
