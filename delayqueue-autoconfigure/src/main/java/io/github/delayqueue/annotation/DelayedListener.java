@@ -92,7 +92,8 @@ public @interface DelayedListener {
 	 * so the jobs over it stay READY and the consumers wait without polling. It is the topic's
 	 * limit in this instance, for every consumer of the topic here; listeners of one topic
 	 * with different limits, or a different {@code delayqueue.listener.rate-limit.<topic>},
-	 * fail start-up. Default: the property's limit, or none.
+	 * fail start-up. Applied by the default container factory (a factory of one's own calls
+	 * {@code DelayQueueConsumer.limitRate} itself). Default: the property's limit, or none.
 	 * @return the limit
 	 */
 	String rateLimit() default "";

@@ -4,6 +4,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.RateLimit;
@@ -31,6 +33,8 @@ final class RateLimits {
 	private final KeySpace keys;
 
 	private final Map<String, RateLimit> limits = new ConcurrentHashMap<>();
+
+	private final AtomicLong lastLate = new AtomicLong();
 
 	RateLimits(ScriptRunner runner, KeySpace keys, Map<String, RateLimit> limits) {
 		this.runner = runner;
@@ -91,7 +95,9 @@ final class RateLimits {
 		 * @return the time, ms
 		 */
 		long notAfter() {
-			return this.now + RateLimit.MARGIN.toMillis();
+			// strictly within the margin: a grant leaves the window when interval + margin
+			// have passed, so two deliveries a window apart are more than the interval apart
+			return this.now + RateLimit.MARGIN.toMillis() - 1;
 		}
 
 	}
@@ -123,11 +129,32 @@ final class RateLimits {
 			return;
 		}
 		try {
-			this.runner.run(RATE, call(topic, "give", grant.first() + grant.granted() - unused, unused));
+			this.runner.run(RATE, call(topic, "give", grant.first() + grant.granted() - unused, unused, grant.now()));
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not give back " + unused + " permit(s) of topic '" + topic
 					+ "' (they free with their window): " + ex.getMessage());
+		}
+	}
+
+	/**
+	 * Reports a take that came later than its permits' margin (the reserve took nothing and
+	 * pauses): at most once a minute at WARN, which says what makes it late.
+	 * @param topic the topic
+	 * @param grant the grant it came too late for
+	 */
+	void late(String topic, Grant grant) {
+		long now = System.nanoTime();
+		long last = this.lastLate.get();
+		String message = "A reserve of rate-limited topic '" + topic + "' reached a bucket more than "
+				+ RateLimit.MARGIN.toMillis() + " ms after its permits were granted (at " + grant.now()
+				+ " by Redis's clock) and took nothing; a slow Redis, a round trip near "
+				+ RateLimit.MARGIN.toMillis() + " ms, or Cluster nodes whose clocks differ make every take late";
+		if ((last == 0 || now - last > TimeUnit.MINUTES.toNanos(1)) && this.lastLate.compareAndSet(last, now)) {
+			logger.warn(message);
+		}
+		else {
+			logger.debug(message);
 		}
 	}
 

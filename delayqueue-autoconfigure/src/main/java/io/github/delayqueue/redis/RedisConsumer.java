@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.function.Function;
 
 import io.github.delayqueue.core.DelayQueueConsumer;
+import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.FailResult;
 import io.github.delayqueue.core.FinishResult;
@@ -34,6 +35,16 @@ final class RedisConsumer implements DelayQueueConsumer {
 
 	/** The most jobs one finish script call finishes (a bigger batch is split). */
 	static final int FINISH_BATCH = 1_000;
+
+	/**
+	 * The longest a rate-limited topic waits here before it asks Redis for permits again: one
+	 * window of the shortest interval (a longer window may open sooner for permits that
+	 * another reserve held for a moment and gave back).
+	 */
+	static final Duration MAX_THROTTLE = RateLimit.MIN_PER.plus(RateLimit.MARGIN);
+
+	/** The pause of a rate-limited topic after a take that came too late for its permits. */
+	static final Duration LATE_PAUSE = Duration.ofMillis(100);
 
 	private static final Log logger = LogFactory.getLog(RedisConsumer.class);
 
@@ -130,24 +141,59 @@ final class RedisConsumer implements DelayQueueConsumer {
 		}
 		RateLimits.Grant grant = this.rateLimits.take(topic, limit, max);
 		this.clock.update(grant.now());
+		if (grant.granted() == 0) {
+			this.observer.rateLimited(topic);
+			throttle(signal, grant);
+			return List.of();
+		}
 		List<ReservedJob> jobs = new ArrayList<>(grant.granted());
+		Take ended = Take.FAILED;
 		try {
-			if (grant.granted() > 0) {
-				take(topic, candidates, grant.granted(), ttrMillis, attemptsLimit, grant.notAfter(), signal, jobs);
-			}
-			else {
-				this.observer.rateLimited(topic);
-			}
+			ended = take(topic, candidates, grant.granted(), ttrMillis, attemptsLimit, grant.notAfter(), signal, jobs);
 		}
 		finally {
-			this.rateLimits.giveBack(topic, grant, grant.granted() - jobs.size());
+			// a bucket call that failed may have taken jobs its reply did not bring: its
+			// permits stay used (fewer jobs for the window, never more)
+			if (ended != Take.FAILED) {
+				this.rateLimits.giveBack(topic, grant, grant.granted() - jobs.size());
+			}
 		}
-		if (grant.nextFree() > 0 && jobs.size() == grant.granted()) {
+		if (ended == Take.LATE) {
+			this.rateLimits.late(topic, grant);
+			// no spin while every take comes too late: a short pause before new permits
+			signal.throttle(LATE_PAUSE.toMillis());
+		}
+		else if (grant.nextFree() > 0 && jobs.size() == grant.granted()) {
 			// the window is full (with the permits used): nobody here asks again before as
 			// many permits as this reserve wanted are free
-			signal.throttle(grant.nextFree() - grant.now());
+			throttle(signal, grant);
 		}
 		return jobs;
+	}
+
+	/**
+	 * Waits here until the permits a grant says are free, at most {@link #MAX_THROTTLE}: permits
+	 * that another reserve holds for a moment come back long before the window opens.
+	 */
+	private static void throttle(ReadySignals.TopicSignal signal, RateLimits.Grant grant) {
+		long millis = (grant.nextFree() > 0) ? grant.nextFree() - grant.now() : MAX_THROTTLE.toMillis();
+		signal.throttle(Math.min(millis, MAX_THROTTLE.toMillis()));
+	}
+
+	/**
+	 * How a take of a rate-limited reserve ended.
+	 */
+	private enum Take {
+
+		/** As far as the jobs and buckets went. */
+		DONE,
+
+		/** A bucket had READY jobs after the permits' latest time: none of them was taken. */
+		LATE,
+
+		/** A bucket call failed after earlier ones took jobs. */
+		FAILED
+
 	}
 
 	/**
@@ -155,7 +201,7 @@ final class RedisConsumer implements DelayQueueConsumer {
 	 * marks of buckets found empty. A failure after some jobs were taken ends the take with
 	 * them (they are handed over rather than left to wait for their TTR).
 	 */
-	private void take(String topic, long[][] candidates, int max, long ttrMillis, int attemptsLimit, long notAfter,
+	private Take take(String topic, long[][] candidates, int max, long ttrMillis, int attemptsLimit, long notAfter,
 			ReadySignals.TopicSignal signal, List<ReservedJob> jobs) {
 		for (long[] candidate : candidates) {
 			int bucket = (int) candidate[0];
@@ -171,13 +217,13 @@ final class RedisConsumer implements DelayQueueConsumer {
 				// burn an attempt waiting for their TTR
 				logger.debug("Reserve of topic '" + topic + "' stopped at bucket " + bucket + " with " + jobs.size()
 						+ " job(s) taken: " + ex.getMessage());
-				return;
+				return Take.FAILED;
 			}
 			if (taken.late()) {
 				// the permits ran out before this bucket's jobs were taken: the bucket keeps
 				// its mark, and a later reserve takes new permits
 				this.clock.update(taken.now());
-				return;
+				return Take.LATE;
 			}
 			if (taken(bucket, taken, jobs) == 0) {
 				signal.clear(bucket, candidate[1]);
@@ -186,6 +232,7 @@ final class RedisConsumer implements DelayQueueConsumer {
 				break;
 			}
 		}
+		return Take.DONE;
 	}
 
 	/**
@@ -234,12 +281,15 @@ final class RedisConsumer implements DelayQueueConsumer {
 		JobConstraints.count("max", max, MAX_NEXT);
 		if (max > 0 && this.rateLimits.of(topic) != null) {
 			// the next jobs of a limited topic need permits: finish, then reserve as usual
+			// (the arguments checked first, as a call without the limit does)
+			ttrMillis(ttr);
+			attemptsLimit(maxAttempts);
 			FinishResult finished = finishAndReserve(jobs, 0, ttr, maxAttempts);
 			List<ReservedJob> next;
 			try {
 				next = reserve(topic, max, ttr, maxAttempts);
 			}
-			catch (RuntimeException ex) {
+			catch (DelayQueueException ex) {
 				// the jobs are finished: a failed take of the next ones is no failed finish
 				logger.debug("Finished jobs of topic '" + topic + "'; could not reserve the next: " + ex.getMessage());
 				next = List.of();

@@ -2,7 +2,7 @@
 -- "{<namespace>/rate/<topic>}", apart from the buckets (which a bucket's reserve cannot write
 -- together with it on a Redis Cluster).
 -- KEYS[1] the grants: a zset of one member per permit granted, scored by the grant's time (ms),
--- KEYS[2] the counter that names the members.
+-- KEYS[2] the counter that numbers the members.
 --
 -- ARGV[1] = 'take': grants up to ARGV[4] permits, as many as the window holds room for.
 --   ARGV[2] the most grants in a window, ARGV[3] the window, ms (the limit's interval plus the
@@ -10,21 +10,55 @@
 --   Returns {granted, now ms, the number of the first member granted, when as many permits as
 --   were wanted and not granted (at least one) will be free (ms; 0 when they are now)}.
 -- ARGV[1] = 'give': gives back permits that took no job: ARGV[2] the number of the first member
---   to give back, ARGV[3] how many (the members are numbered one after another).
+--   to give back, ARGV[3] how many (the members are numbered one after another), ARGV[4] their
+--   grant time: a member that does not have it (the counter started again after the keys
+--   expired, and the number is another grant's) is left alone.
 --   Returns the number given back.
 --
--- The window's grants are what is left after the grants older than the window are removed; a
--- call's work is bounded by the grants that left the window since the last call and the
--- permits asked for.
+-- Every argument is checked and everything read before the first write. A call's work is
+-- bounded: it removes at most 1,000 (or twice the permits wanted) grants that left the window,
+-- the rest with later calls (the window is counted, not the whole set).
 local grants, counter = KEYS[1], KEYS[2]
 
+-- a whole number argument, or an error naming it (before anything is written)
+local function whole(i)
+  local n = tonumber(ARGV[i])
+  if not n or n < 0 or n ~= math.floor(n) then
+    error('delayqueue: rate.lua argument ' .. i .. ' must be a whole number, was ' .. tostring(ARGV[i]))
+  end
+  return n
+end
+
 if ARGV[1] == 'take' then
-  local limit, window, wanted = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+  local limit, window, wanted = whole(2), whole(3), whole(4)
   local t = redis.call('TIME')
   local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-  redis.call('ZREMRANGEBYSCORE', grants, '-inf', string.format('%.0f', now - window))
-  local held = redis.call('ZCARD', grants)
+  local cutoff = string.format('%.0f', now - window)
+  -- the grants in the window (a grant leaves it when now - window reaches its time)
+  local held = redis.call('ZCOUNT', grants, '(' .. cutoff, '+inf')
+  local last = tonumber(redis.call('GET', counter) or '0')
+  if not last then
+    error('delayqueue: the counter ' .. counter .. ' does not hold a number')
+  end
   local granted = math.max(0, math.min(wanted, limit - held))
+  local gone = redis.call('ZRANGEBYSCORE', grants, '-inf', cutoff, 'LIMIT', 0, math.max(1000, 2 * wanted))
+  local next_free = 0
+  local need = math.max(1, wanted - granted)
+  if held + granted + need > limit then
+    -- the window has no room for them: they are free once this many of its grants, oldest
+    -- first, have left it (the ones granted now are the newest)
+    local rank = held + granted + need - limit - 1
+    if rank < held then
+      local oldest = redis.call('ZRANGEBYSCORE', grants, '(' .. cutoff, '+inf', 'WITHSCORES', 'LIMIT', rank, 1)
+      next_free = oldest[2] and (tonumber(oldest[2]) + window) or (now + window)
+    else
+      next_free = now + window
+    end
+  end
+  -- writes
+  for i = 1, #gone, 1000 do
+    redis.call('ZREM', grants, unpack(gone, i, math.min(#gone, i + 999)))
+  end
   local first = 0
   if granted > 0 then
     first = redis.call('INCRBY', counter, granted) - granted + 1
@@ -40,30 +74,29 @@ if ARGV[1] == 'take' then
     redis.call('PEXPIRE', grants, window)
     redis.call('PEXPIRE', counter, window)
   end
-  local next_free = 0
-  local need = math.max(1, wanted - granted)
-  if held + granted + need > limit then
-    -- the window has no room for them: they are free once the grant at this rank left it
-    local rank = math.min(held + granted - limit + need - 1, held + granted - 1)
-    local oldest = redis.call('ZRANGE', grants, rank, rank, 'WITHSCORES')
-    if oldest[2] then
-      next_free = tonumber(oldest[2]) + window
-    end
-  end
   return { granted, now, first, next_free }
 end
 
 if ARGV[1] == 'give' then
-  local first, count = tonumber(ARGV[2]), tonumber(ARGV[3])
+  local first, count, at = whole(2), whole(3), whole(4)
   local members = {}
   for i = 0, count - 1 do
     members[#members + 1] = first + i
   end
-  local given = 0
+  local mine = {}
   for i = 1, #members, 1000 do
-    given = given + redis.call('ZREM', grants, unpack(members, i, math.min(#members, i + 999)))
+    local chunk = { unpack(members, i, math.min(#members, i + 999)) }
+    local scores = redis.call('ZMSCORE', grants, unpack(chunk))
+    for k, score in ipairs(scores) do
+      if score and tonumber(score) == at then
+        mine[#mine + 1] = chunk[k]
+      end
+    end
   end
-  return given
+  for i = 1, #mine, 1000 do
+    redis.call('ZREM', grants, unpack(mine, i, math.min(#mine, i + 999)))
+  end
+  return #mine
 end
 
 return redis.error_reply('delayqueue: rate.lua has no operation ' .. tostring(ARGV[1]))

@@ -39,6 +39,27 @@ class ReadySignalsTests {
 	}
 
 	@Test
+	void aThrottledTopicWaitsForItsTimeEvenWithBucketsMarkedAndAMarkDoesNotEndTheWait() throws InterruptedException {
+		ReadySignals signals = new ReadySignals(4, (topic) -> new boolean[] { true, false, false, false });
+		ReadySignals.TopicSignal signal = signals.topic("limited");
+		assertThat(signal.await(Duration.ZERO)).isTrue();
+		signal.throttle(300);
+		assertThat(signal.isThrottled()).isTrue();
+		// a shorter throttle does not cut a longer one short
+		signal.throttle(10);
+		long started = System.nanoTime();
+		Thread marker = new Thread(() -> signals.markReady("limited", 2));
+		marker.start();
+		assertThat(signal.await(Duration.ofSeconds(5))).isTrue();
+		assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(Duration.ofMillis(250));
+		assertThat(signal.isThrottled()).isFalse();
+		marker.join();
+		// a wait shorter than the throttle ends without work
+		signal.throttle(1_000);
+		assertThat(signal.await(Duration.ofMillis(50))).isFalse();
+	}
+
+	@Test
 	void aProbeThatFailsLeavesEveryBucketMarked() {
 		ReadySignals signals = new ReadySignals(4, (topic) -> {
 			throw new IllegalStateException("Redis down");

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Rate limits per topic: permits taken in Redis before jobs are, the jobs over the limit left
@@ -122,6 +123,28 @@ class RedisDelayQueueRateLimitTests {
 		assertThat(limits.take("limited", new RateLimit(5, Duration.ofMinutes(1)), 3).granted()).isEqualTo(3);
 		scheduleReady(queue, 0, 10);
 		assertThat(queue.reserve("limited", 10, null)).hasSize(2);
+	}
+
+	@Test
+	void aLateGiveBackNeverReturnsTheSameNumbersOfALaterGrant() {
+		RedisDelayQueue queue = start(new RateLimit(3, Duration.ofSeconds(1)));
+		KeySpace keys = new KeySpace(this.queues.namespace, queue.getBuckets());
+		RateLimits limits = new RateLimits(new ScriptRunner(this.queues.connectionFactory()), keys, java.util.Map.of());
+		RateLimit limit = new RateLimit(3, Duration.ofSeconds(1));
+		RateLimits.Grant early = limits.take("limited", limit, 3);
+		assertThat(early.granted()).isEqualTo(3);
+		// the topic is idle for a window: its keys expire, and the numbering starts again
+		await().atMost(Duration.ofSeconds(5)).until(() -> {
+			try (var connection = this.queues.connectionFactory().getConnection()) {
+				return !connection.keyCommands().exists(keys.rateGrants("limited"));
+			}
+		});
+		RateLimits.Grant later = limits.take("limited", limit, 3);
+		assertThat(later.granted()).isEqualTo(3);
+		assertThat(later.first()).isEqualTo(early.first());
+		// the first consumer's give-back, a window late, returns none of the later grant's
+		limits.giveBack("limited", early, 3);
+		assertThat(limits.take("limited", limit, 1).granted()).isZero();
 	}
 
 	@Test
