@@ -12,7 +12,10 @@ import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.OnDuplicate;
 import io.github.delayqueue.core.RepairResult;
 import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.core.Retention;
 import io.github.delayqueue.core.ScheduleRequest;
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.data.redis.connection.RedisZSetCommands;
 import org.springframework.data.redis.connection.zset.Tuple;
 
@@ -183,23 +186,24 @@ final class QueueScripts {
 	 * @param wanted the most jobs to take next, 0 for none
 	 * @param ttrMillis the TTR of the next reservations, 0 for each job's own
 	 * @param attemptsLimit the attempts limit stored with the next jobs, 0 for each job's own
-	 * @param keep {@code true} when the topic keeps finished jobs: the reply then has their
-	 * records and the finish time
+	 * @param keep what the topic keeps of finished jobs (its retention), or {@code null} for
+	 * nothing: the reply then has their records (with payloads only when kept) and the finish
+	 * time
 	 * @return the reply
 	 */
 	ScriptReplies.Finished finish(int bucket, String topic, List<ReservedJob> jobs, int wanted, long ttrMillis,
-			int attemptsLimit, boolean keep) {
+			int attemptsLimit, @Nullable Retention keep) {
 		Object[] values = new Object[5 + 2 * jobs.size()];
 		values[0] = wanted;
 		values[1] = ttrMillis;
 		values[2] = topic;
 		values[3] = attemptsLimit;
-		values[4] = keep ? "1" : "0";
+		values[4] = (keep == null) ? "0" : (keep.payloads() ? "2" : "1");
 		for (int i = 0; i < jobs.size(); i++) {
 			values[5 + 2 * i] = KeySpace.jobKey(jobs.get(i).topic(), jobs.get(i).id());
 			values[6 + 2 * i] = jobs.get(i).token();
 		}
-		return ScriptReplies.Finished.decode(topic, jobs, wanted > 0, keep,
+		return ScriptReplies.Finished.decode(topic, jobs, wanted > 0, keep != null,
 				this.runner.runReplicated(FINISH, call(bucket, values)));
 	}
 

@@ -112,7 +112,10 @@ final class RateLimits {
 	Grant take(String topic, RateLimit limit, int wanted) {
 		Assert.isTrue(wanted > 0, "wanted must be positive");
 		long window = limit.per().toMillis() + RateLimit.MARGIN.toMillis();
-		List<Object> reply = Replies.list(this.runner.run(RATE, call(topic, "take", limit.permits(), window, wanted)));
+		// replicated like the jobs' writes (delayqueue.redis.wait-replicas): a fail-over keeps the
+		// grants the replicas acknowledged
+		List<Object> reply = Replies
+			.list(this.runner.runReplicated(RATE, call(topic, "take", limit.permits(), window, wanted)));
 		return new Grant((int) Replies.asLong(reply.get(0)), Replies.asLong(reply.get(1)), Replies.asLong(reply.get(2)),
 				Replies.asLong(reply.get(3)));
 	}
@@ -148,8 +151,9 @@ final class RateLimits {
 		long last = this.lastLate.get();
 		String message = "A reserve of rate-limited topic '" + topic + "' reached a bucket more than "
 				+ RateLimit.MARGIN.toMillis() + " ms after its permits were granted (at " + grant.now()
-				+ " by Redis's clock) and took nothing; a slow Redis, a round trip near "
-				+ RateLimit.MARGIN.toMillis() + " ms, or Cluster nodes whose clocks differ make every take late";
+				+ " by Redis's clock) and took no job from it; a slow Redis, a round trip near "
+				+ RateLimit.MARGIN.toMillis() + " ms, or a Cluster node whose clock runs ahead make such takes"
+				+ " late (the jobs of a bucket whose every take is late wait)";
 		if ((last == 0 || now - last > TimeUnit.MINUTES.toNanos(1)) && this.lastLate.compareAndSet(last, now)) {
 			logger.warn(message);
 		}

@@ -18,6 +18,7 @@ import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.core.Retention;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -328,7 +329,7 @@ final class RedisConsumer implements DelayQueueConsumer {
 	private void finishAll(String topic, List<Map.Entry<Integer, List<ReservedJob>>> calls,
 			ReadySignals.TopicSignal signal, int wanted, long ttrMillis, int attemptsLimit,
 			List<ScriptReplies.Finished> done, List<ReservedJob> stale, List<ReservedJob> next) {
-		boolean keep = this.completed.retentionOf(topic) != null;
+		Retention keep = this.completed.retentionOf(topic);
 		for (Map.Entry<Integer, List<ReservedJob>> entry : calls) {
 			int bucket = entry.getKey();
 			// read before the take: a take that leaves the bucket empty clears its mark unless

@@ -147,8 +147,9 @@ final class ScriptReplies {
 	}
 
 	/**
-	 * The reply of {@code finish.lua}: one code per job to finish (1 finished), then, when next
-	 * jobs were wanted, what {@link Taken} reads.
+	 * The reply of {@code finish.lua}: one code per job to finish (1 finished, or the record the
+	 * job had when the topic keeps finished jobs), then, when next jobs were wanted, what
+	 * {@link Taken} reads, then (keeping) the finish time.
 	 *
 	 * @param finished the jobs finished
 	 * @param stale the jobs not finished because their reservation was stale

@@ -4,16 +4,17 @@
 -- a round trip.
 -- KEYS[1] jobs hash, KEYS[2] guard
 -- ARGV[3] next jobs wanted (0: none), ARGV[4] their ttr ms (0: each job's own), ARGV[5] their
--- topic, ARGV[6] their attempts limit (0: each job's own), ARGV[7] '1' when the topic keeps
--- finished jobs (the caller then needs their records and the finish time), then per job to
--- finish: job key, token.
--- Returns per job to finish: 1 finished (with ARGV[7] '1': the job's record as it was), 0 no
--- such job, -1 the token is not the job's current reservation; then, when next jobs were
--- wanted: ready-list entries left, now ms (0 when none was taken), announced deadline or 0,
--- 9 fields per job (see apply_take in lib.lua); then, with ARGV[7] '1', the finish time (ms;
--- 0 when no job was finished).
+-- topic, ARGV[6] their attempts limit (0: each job's own), ARGV[7] what the caller keeps of
+-- finished jobs (their topic's retention): '0' nothing, '1' their record headers, '2' their
+-- whole records, payloads included; then per job to finish: job key, token.
+-- Returns per job to finish: 1 finished (with ARGV[7] '1' or '2': the job's record as it was,
+-- or its header), 0 no such job, -1 the token is not the job's current reservation; then, when
+-- next jobs were wanted: ready-list entries left, now ms (0 when none was taken), announced
+-- deadline or 0, 9 fields per job (see apply_take in lib.lua); then, with ARGV[7] '1' or '2',
+-- the finish time (ms; 0 when no job was finished).
 local jobkeys = pick(ARGV, 8, 2)
-local keep = ARGV[7] == '1'
+local keep = ARGV[7] == '1' or ARGV[7] == '2'
+local whole = ARGV[7] == '2'
 local records = read_many(KEYS[1], jobkeys)
 local reply = {}
 local done, seen = {}, {}
@@ -24,7 +25,7 @@ for k, jobkey in ipairs(jobkeys) do
   else
     seen[jobkey] = true
     done[#done + 1] = jobkey
-    reply[k] = keep and records[k] or 1
+    reply[k] = keep and (whole and records[k] or split_header(records[k])) or 1
   end
 end
 local wanted = tonumber(ARGV[3])

@@ -7,8 +7,9 @@
 -- ARGV[1] = 'take': grants up to ARGV[4] permits, as many as the window holds room for.
 --   ARGV[2] the most grants in a window, ARGV[3] the window, ms (the limit's interval plus the
 --   margin within which a reserve must use its permits).
---   Returns {granted, now ms, the number of the first member granted, when as many permits as
---   were wanted and not granted (at least one) will be free (ms; 0 when they are now)}.
+--   Returns {granted, now ms, the number of the first member granted, when the permits still
+--   wanted will be free (ms; 0 when they are now): one for a call that got none, else those
+--   it did not get, at most the limit}.
 -- ARGV[1] = 'give': gives back permits that took no job: ARGV[2] the number of the first member
 --   to give back, ARGV[3] how many (the members are numbered one after another), ARGV[4] their
 --   grant time: a member that does not have it (the counter started again after the keys
@@ -43,7 +44,9 @@ if ARGV[1] == 'take' then
   local granted = math.max(0, math.min(wanted, limit - held))
   local gone = redis.call('ZRANGEBYSCORE', grants, '-inf', cutoff, 'LIMIT', 0, math.max(1000, 2 * wanted))
   local next_free = 0
-  local need = math.max(1, wanted - granted)
+  -- a call that got none waits for the first permit (as early as any other consumer); one
+  -- that got some, for the rest it wanted (never more than the window can hold)
+  local need = (granted == 0) and 1 or math.min(math.max(1, wanted - granted), limit)
   if held + granted + need > limit then
     -- the window has no room for them: they are free once this many of its grants, oldest
     -- first, have left it (the ones granted now are the newest)

@@ -76,8 +76,8 @@ class RedisDelayQueueRetentionTests {
 	@Test
 	void tenThousandFinishedWithCompletedOneThousandKeepExactlyTheLastThousandAcrossARestart() {
 		RedisDelayQueue queue = start(Retention.lastCompleted(1_000));
-		// finished in order, 100 to a call: the jobs of one call share their finish time, and
-		// their ids sort in their order, as Redis orders equal finish times
+		// finished in order, 100 to a call: the jobs of one bucket's finish share their finish
+		// time, and their ids sort in their order, as Redis orders equal finish times
 		long afterTwoThousand = 0;
 		for (int round = 0; round < 10; round++) {
 			scheduleDue(queue, "kept", round * 1_000, 1_000, "{}");
