@@ -66,6 +66,13 @@ class RedisDelayQueueRetentionTests {
 		return all;
 	}
 
+	/** Schedules one job due now and runs it to its finish. */
+	private static void runOne(RedisDelayQueue queue, String topic, int i, String payload) {
+		scheduleDue(queue, topic, i, 1, payload);
+		promote(queue);
+		drain(queue, topic, 1, 1);
+	}
+
 	/** Promotes every bucket once: the queues here run no timer. */
 	private static void promote(RedisDelayQueue queue) {
 		for (int b = 0; b < queue.getBuckets(); b++) {
@@ -175,9 +182,7 @@ class RedisDelayQueueRetentionTests {
 	@Test
 	void payloadsAndHeadersAreKeptWhenAsked() {
 		RedisDelayQueue queue = start(Retention.lastCompleted(10).withPayloads());
-		scheduleDue(queue, "kept", 1, 1, "{\"order\":42}");
-		promote(queue);
-		drain(queue, "kept", 1, 1);
+		runOne(queue, "kept", 1, "{\"order\":42}");
 		JobInfo info = queue.find("kept", id(1)).orElseThrow();
 		assertThat(info.payloadAsString()).isEqualTo("{\"order\":42}");
 		assertThat(info.headers()).containsEntry("h", "v1");
@@ -192,15 +197,11 @@ class RedisDelayQueueRetentionTests {
 	@Test
 	void aTopicWithoutRetentionKeepsNothingAndALiveJobWinsOverItsKeptRun() {
 		RedisDelayQueue queue = start(Retention.lastCompleted(10));
-		scheduleDue(queue, "other", 1, 1, "{}");
-		promote(queue);
-		drain(queue, "other", 1, 1);
+		runOne(queue, "other", 1, "{}");
 		assertThat(queue.find("other", id(1))).isEmpty();
 		assertThat(this.queues.snapshot().keySet()).noneMatch((key) -> key.contains("/done/"));
 
-		scheduleDue(queue, "kept", 1, 1, "{}");
-		promote(queue);
-		drain(queue, "kept", 1, 1);
+		runOne(queue, "kept", 1, "{}");
 		assertThat(queue.find("kept", id(1))).get().extracting(JobInfo::state).isEqualTo(JobState.COMPLETED);
 		// scheduled again under the same id: find answers the live job
 		queue.schedule(new ScheduleRequest("kept", id(1), "{}".getBytes(StandardCharsets.UTF_8), Duration.ofHours(1),
@@ -211,9 +212,7 @@ class RedisDelayQueueRetentionTests {
 		assertThat(queue.cancel("kept", id(1))).as("a kept run is no job to cancel").isFalse();
 		assertThat(queue.find("kept", id(1))).get().extracting(JobInfo::state).isEqualTo(JobState.COMPLETED);
 		// finished again: one entry, the latest run
-		scheduleDue(queue, "kept", 1, 1, "{}");
-		promote(queue);
-		drain(queue, "kept", 1, 1);
+		runOne(queue, "kept", 1, "{}");
 		assertThat(queue.completedJobs("kept", null, 10, false).total()).isEqualTo(1);
 	}
 
@@ -241,9 +240,7 @@ class RedisDelayQueueRetentionTests {
 	@Test
 	void aLateRecordOfAnEarlierRunDoesNotReplaceALaterOne() {
 		RedisDelayQueue queue = start(Retention.lastCompleted(10));
-		scheduleDue(queue, "kept", 1, 1, "{}");
-		promote(queue);
-		drain(queue, "kept", 1, 1);
+		runOne(queue, "kept", 1, "{}");
 		JobInfo kept = queue.find("kept", id(1)).orElseThrow();
 		// the second call of an earlier run, arriving late: finished before the kept one
 		KeySpace keys = new KeySpace(this.queues.namespace, queue.getBuckets());
@@ -261,9 +258,7 @@ class RedisDelayQueueRetentionTests {
 	@Test
 	void anInstanceThatKnowsNoRetentionOfATopicReadsNothingOfIt() {
 		RedisDelayQueue keeping = start(Retention.lastCompleted(10));
-		scheduleDue(keeping, "kept", 1, 1, "{}");
-		promote(keeping);
-		drain(keeping, "kept", 1, 1);
+		runOne(keeping, "kept", 1, "{}");
 		RedisDelayQueue other = this.queues.start((builder) -> builder.timerEnabled(false));
 		assertThat(other.find("kept", id(1))).isEmpty();
 		assertThat(other.completedJobs("kept", null, 10, false).total()).isZero();
@@ -290,16 +285,12 @@ class RedisDelayQueueRetentionTests {
 	@Test
 	void jobsFinishedLongerAgoThanCompletedAgeAreDroppedByLaterFinishes() {
 		RedisDelayQueue queue = start(Retention.completedWithin(Duration.ofMillis(300)));
-		scheduleDue(queue, "kept", 0, 1, "{}");
-		promote(queue);
-		drain(queue, "kept", 1, 1);
+		runOne(queue, "kept", 0, "{}");
 		JobInfo old = queue.find("kept", id(0)).orElseThrow();
 		// nothing scans in the background: a later finish drops it once it is older than 300 ms
 		int[] next = { 1 };
 		await().atMost(Duration.ofSeconds(10)).until(() -> {
-			scheduleDue(queue, "kept", next[0], 1, "{}");
-			promote(queue);
-			drain(queue, "kept", 1, 1);
+			runOne(queue, "kept", next[0], "{}");
 			next[0]++;
 			return queue.find("kept", id(0)).isEmpty();
 		});
@@ -324,9 +315,7 @@ class RedisDelayQueueRetentionTests {
 		long kept = 1_000;
 		int finishes = 0;
 		while (kept > 10) {
-			scheduleDue(lowered, "kept", 2_000 + finishes, 1, "{}");
-			promote(lowered);
-			drain(lowered, "kept", 1, 1);
+			runOne(lowered, "kept", 2_000 + finishes, "{}");
 			finishes++;
 			long now = lowered.completedJobs("kept", null, 1, false).total();
 			// one added, at most 1 + slack removed
