@@ -53,7 +53,7 @@ final class CompletedJobs {
 
 	private static final Log logger = LogFactory.getLog(CompletedJobs.class);
 
-	private static final LuaScript COMPLETED = LuaScript.standalone("completed", 2);
+	private static final LuaScript COMPLETED = LuaScript.topic("completed");
 
 	private final ScriptRunner runner;
 

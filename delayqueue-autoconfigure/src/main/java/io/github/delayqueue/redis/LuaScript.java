@@ -42,6 +42,16 @@ final class LuaScript {
 	}
 
 	/**
+	 * Loads a script on a topic's own slot: {@code topiclib.lua} followed by the script
+	 * itself. It takes the topic's two keys.
+	 * @param name the file name without {@code .lua}
+	 * @return the script
+	 */
+	static LuaScript topic(String name) {
+		return new LuaScript(name, read("topiclib") + read(name), 2);
+	}
+
+	/**
 	 * Loads a script that stands alone.
 	 * @param name the file name without {@code .lua}
 	 * @param keys how many of its arguments are keys

@@ -26,7 +26,7 @@ final class RateLimits {
 
 	private static final Log logger = LogFactory.getLog(RateLimits.class);
 
-	private static final LuaScript RATE = LuaScript.standalone("rate", 2);
+	private static final LuaScript RATE = LuaScript.topic("rate");
 
 	private final ScriptRunner runner;
 

@@ -21,24 +21,8 @@
 -- plus ARGV[4], so a lowered limit is reached over a few calls, and nothing scans in the
 -- background. Every write comes after the reads, and none can fail once the first succeeded
 -- (Redis refuses a script for memory only at its first write).
+-- (topiclib.lua's call_many and whole are prepended.)
 local records, order = KEYS[1], KEYS[2]
-
-local CHUNK = 1000
-
-local function call_many(command, key, items)
-  for i = 1, #items, CHUNK do
-    redis.call(command, key, unpack(items, i, math.min(#items, i + CHUNK - 1)))
-  end
-end
-
--- a whole number argument, or an error naming it (before anything is written)
-local function whole(i)
-  local n = tonumber(ARGV[i])
-  if not n or n < 0 or n ~= math.floor(n) then
-    error('delayqueue: completed.lua argument ' .. i .. ' must be a whole number, was ' .. tostring(ARGV[i]))
-  end
-  return n
-end
 
 if ARGV[1] == 'add' then
   local keep, age, slack = whole(2), whole(3), whole(4)

@@ -19,16 +19,8 @@
 -- Every argument is checked and everything read before the first write. A call's work is
 -- bounded: it removes at most 1,000 (or twice the permits wanted) grants that left the window,
 -- the rest with later calls (the window is counted, not the whole set).
+-- (topiclib.lua's call_many and whole are prepended.)
 local grants, counter = KEYS[1], KEYS[2]
-
--- a whole number argument, or an error naming it (before anything is written)
-local function whole(i)
-  local n = tonumber(ARGV[i])
-  if not n or n < 0 or n ~= math.floor(n) then
-    error('delayqueue: rate.lua argument ' .. i .. ' must be a whole number, was ' .. tostring(ARGV[i]))
-  end
-  return n
-end
 
 if ARGV[1] == 'take' then
   local limit, window, wanted = whole(2), whole(3), whole(4)
@@ -59,9 +51,7 @@ if ARGV[1] == 'take' then
     end
   end
   -- writes
-  for i = 1, #gone, 1000 do
-    redis.call('ZREM', grants, unpack(gone, i, math.min(#gone, i + 999)))
-  end
+  call_many('ZREM', grants, gone)
   local first = 0
   if granted > 0 then
     first = redis.call('INCRBY', counter, granted) - granted + 1
@@ -70,9 +60,7 @@ if ARGV[1] == 'take' then
       members[#members + 1] = now
       members[#members + 1] = first + i
     end
-    for i = 1, #members, 1000 do
-      redis.call('ZADD', grants, unpack(members, i, math.min(#members, i + 999)))
-    end
+    call_many('ZADD', grants, members)
     -- the grants leave with the window; nothing else would delete a topic that stops
     redis.call('PEXPIRE', grants, window)
     redis.call('PEXPIRE', counter, window)
@@ -96,9 +84,7 @@ if ARGV[1] == 'give' then
       end
     end
   end
-  for i = 1, #mine, 1000 do
-    redis.call('ZREM', grants, unpack(mine, i, math.min(#mine, i + 999)))
-  end
+  call_many('ZREM', grants, mine)
   return #mine
 end
 
