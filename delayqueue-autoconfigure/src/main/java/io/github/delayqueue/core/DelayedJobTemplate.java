@@ -272,6 +272,8 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 
 		private Integer maxAttempts;
 
+		private Integer priority;
+
 		private OnDuplicate onDuplicate = OnDuplicate.KEEP;
 
 		private final Map<String, String> headers = new LinkedHashMap<>();
@@ -330,6 +332,19 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 		 */
 		public JobBuilder maxAttempts(int maxAttempts) {
 			this.maxAttempts = JobConstraints.maxAttempts(maxAttempts);
+			return this;
+		}
+
+		/**
+		 * The job's priority: among the READY jobs of its topic in its bucket, a higher one is
+		 * handed out first, FIFO within one priority; retries and replays keep it.
+		 * @param priority {@value JobConstraints#MIN_PRIORITY} (lowest) to
+		 * {@value JobConstraints#MAX_PRIORITY} (highest); {@value JobConstraints#DEFAULT_PRIORITY}
+		 * when not set
+		 * @return this builder
+		 */
+		public JobBuilder priority(int priority) {
+			this.priority = JobConstraints.priority(priority);
 			return this;
 		}
 
@@ -417,7 +432,7 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 				throw new IllegalArgumentException("delay or dueAt must be given");
 			}
 			return new ScheduleRequest(this.topic, this.id, DelayedJobTemplate.this.converter.write(this.payload),
-					this.delay, this.dueAt, this.ttr, this.maxAttempts, this.onDuplicate, this.headers);
+					this.delay, this.dueAt, this.ttr, this.maxAttempts, this.onDuplicate, this.headers, this.priority);
 		}
 
 	}

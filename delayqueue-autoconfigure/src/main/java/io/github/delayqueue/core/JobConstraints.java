@@ -25,6 +25,7 @@ import java.util.regex.Pattern;
  * <li>{@code ttr}: positive and at most {@link #MAX_TTR}, whole milliseconds.</li>
  * <li>a back-off ({@code backOff}, {@code retryIn}): zero up to {@link #MAX_DELAY}.</li>
  * <li>{@code maxAttempts}: 1 to {@value #MAX_ATTEMPTS}.</li>
+ * <li>{@code priority}: {@value #MIN_PRIORITY} (lowest) to {@value #MAX_PRIORITY} (highest).</li>
  * <li>{@code payload}: not null and at most the configured size in bytes.</li>
  * </ul>
  */
@@ -47,6 +48,15 @@ public final class JobConstraints {
 
 	/** The most attempts a job may be given. */
 	public static final int MAX_ATTEMPTS = 1_000_000;
+
+	/** The lowest priority. */
+	public static final int MIN_PRIORITY = 0;
+
+	/** The highest priority. */
+	public static final int MAX_PRIORITY = 9;
+
+	/** The priority of a job that names none; a job of this priority stores nothing for it. */
+	public static final int DEFAULT_PRIORITY = 5;
 
 	/** The longest error text kept for a job, in characters; longer ones are cut. */
 	public static final int MAX_ERROR_LENGTH = 8_192;
@@ -257,6 +267,20 @@ public final class JobConstraints {
 					"maxAttempts must be between 1 and " + MAX_ATTEMPTS + ", was " + maxAttempts);
 		}
 		return maxAttempts;
+	}
+
+	/**
+	 * Checks a priority.
+	 * @param priority the priority
+	 * @return the priority
+	 * @throws IllegalArgumentException if it is out of range
+	 */
+	public static int priority(int priority) {
+		if (priority < MIN_PRIORITY || priority > MAX_PRIORITY) {
+			throw new IllegalArgumentException("priority must be between " + MIN_PRIORITY + " (lowest) and "
+					+ MAX_PRIORITY + " (highest), was " + priority);
+		}
+		return priority;
 	}
 
 	/**

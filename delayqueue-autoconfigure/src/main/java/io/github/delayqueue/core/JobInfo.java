@@ -40,6 +40,8 @@ public final class JobInfo {
 
 	private final Duration runTime;
 
+	private final int priority;
+
 	/**
 	 * Creates a snapshot; the queue makes them, applications and tests may too.
 	 * @param topic the topic
@@ -108,6 +110,35 @@ public final class JobInfo {
 	public JobInfo(String topic, String id, JobState state, int attempt, int maxAttempts, Duration ttr, Instant dueAt,
 			Instant createdAt, Instant reservedUntil, Instant diedAt, String lastError, byte[] payload,
 			Map<String, String> headers, Instant finishedAt, Duration runTime) {
+		this(topic, id, state, attempt, maxAttempts, ttr, dueAt, createdAt, reservedUntil, diedAt, lastError, payload,
+				headers, finishedAt, runTime, JobConstraints.DEFAULT_PRIORITY);
+	}
+
+	/**
+	 * Describes a job.
+	 * @param topic the topic
+	 * @param id the id
+	 * @param state the state
+	 * @param attempt deliveries so far
+	 * @param maxAttempts the most deliveries
+	 * @param ttr the time-to-run
+	 * @param dueAt when the job is (or was last) due
+	 * @param createdAt when it was scheduled
+	 * @param reservedUntil the TTR deadline of its reservation, or {@code null}
+	 * @param diedAt when it died, or {@code null}
+	 * @param lastError the error of the last failed attempt, or {@code null}
+	 * @param payload the payload as stored, or {@code null} when not read or not kept
+	 * @param headers the job's own headers (unmodifiable; empty when it has none, or when read
+	 * without its payload)
+	 * @param finishedAt when a {@link JobState#COMPLETED} job finished, or {@code null}
+	 * @param runTime how long a {@link JobState#COMPLETED} job's last delivery ran, or
+	 * {@code null}
+	 * @param priority the job's priority ({@link JobConstraints#priority})
+	 */
+	public JobInfo(String topic, String id, JobState state, int attempt, int maxAttempts, Duration ttr, Instant dueAt,
+			Instant createdAt, Instant reservedUntil, Instant diedAt, String lastError, byte[] payload,
+			Map<String, String> headers, Instant finishedAt, Duration runTime, int priority) {
+		this.priority = priority;
 		this.finishedAt = finishedAt;
 		this.runTime = runTime;
 		this.headers = (headers != null) ? headers : Map.of();
@@ -232,6 +263,16 @@ public final class JobInfo {
 	}
 
 	/**
+	 * The job's priority, {@value JobConstraints#MIN_PRIORITY} (lowest) to
+	 * {@value JobConstraints#MAX_PRIORITY} (highest); {@value JobConstraints#DEFAULT_PRIORITY}
+	 * unless the job was scheduled with another.
+	 * @return the priority
+	 */
+	public int priority() {
+		return this.priority;
+	}
+
+	/**
 	 * The payload as stored: JSON written by the producer's mapper, or the bytes of a
 	 * {@code String} / {@code byte[]} payload.
 	 * @return the payload bytes; {@code null} in a page of dead or completed jobs read without
@@ -262,6 +303,7 @@ public final class JobInfo {
 	public String toString() {
 		return "JobInfo[topic=" + this.topic + ", id=" + this.id + ", state=" + this.state + ", attempt=" + this.attempt
 				+ "/" + this.maxAttempts + ", dueAt=" + this.dueAt + ", lastError=" + this.lastError
+				+ ((this.priority != JobConstraints.DEFAULT_PRIORITY) ? ", priority=" + this.priority : "")
 				+ ((this.finishedAt != null) ? ", finishedAt=" + this.finishedAt : "") + "]";
 	}
 

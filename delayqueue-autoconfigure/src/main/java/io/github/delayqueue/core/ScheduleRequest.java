@@ -19,9 +19,30 @@ import java.util.Map;
  * @param onDuplicate what to do when the job exists
  * @param headers the job's own headers (see {@link JobConstraints#headers}), stored with it
  * and given to its listener; empty for none (a job without headers stores nothing for them)
+ * @param priority the job's priority, {@value JobConstraints#MIN_PRIORITY} (lowest) to
+ * {@value JobConstraints#MAX_PRIORITY} (highest): among the READY jobs of its topic in its
+ * bucket, a higher one is handed out first, FIFO within one; kept through retries and replays;
+ * {@code null} for the default {@value JobConstraints#DEFAULT_PRIORITY}
  */
 public record ScheduleRequest(String topic, String id, byte[] payload, Duration delay, Instant dueAt, Duration ttr,
-		Integer maxAttempts, OnDuplicate onDuplicate, Map<String, String> headers) {
+		Integer maxAttempts, OnDuplicate onDuplicate, Map<String, String> headers, Integer priority) {
+
+	/**
+	 * A request of the default priority.
+	 * @param topic the topic
+	 * @param id the job's id, unique within its topic
+	 * @param payload the serialized payload (not copied: do not change it afterwards)
+	 * @param delay the delay from Redis's current time, or {@code null} when {@code dueAt} is given
+	 * @param dueAt the absolute due time, or {@code null} when {@code delay} is given
+	 * @param ttr the time-to-run, or {@code null} for the queue's default
+	 * @param maxAttempts the most deliveries, or {@code null} for the queue's default
+	 * @param onDuplicate what to do when the job exists
+	 * @param headers the job's own headers, empty for none
+	 */
+	public ScheduleRequest(String topic, String id, byte[] payload, Duration delay, Instant dueAt, Duration ttr,
+			Integer maxAttempts, OnDuplicate onDuplicate, Map<String, String> headers) {
+		this(topic, id, payload, delay, dueAt, ttr, maxAttempts, onDuplicate, headers, null);
+	}
 
 	/**
 	 * A request without headers.
@@ -36,7 +57,7 @@ public record ScheduleRequest(String topic, String id, byte[] payload, Duration 
 	 */
 	public ScheduleRequest(String topic, String id, byte[] payload, Duration delay, Instant dueAt, Duration ttr,
 			Integer maxAttempts, OnDuplicate onDuplicate) {
-		this(topic, id, payload, delay, dueAt, ttr, maxAttempts, onDuplicate, Map.of());
+		this(topic, id, payload, delay, dueAt, ttr, maxAttempts, onDuplicate, Map.of(), null);
 	}
 
 	public ScheduleRequest {
@@ -60,13 +81,25 @@ public record ScheduleRequest(String topic, String id, byte[] payload, Duration 
 		}
 		JobConstraints.notNull("onDuplicate", onDuplicate);
 		headers = JobConstraints.headers(headers);
+		if (priority != null) {
+			JobConstraints.priority(priority);
+		}
+	}
+
+	/**
+	 * The job's priority, the default when the request names none.
+	 * @return the priority
+	 */
+	public int effectivePriority() {
+		return (this.priority != null) ? this.priority : JobConstraints.DEFAULT_PRIORITY;
 	}
 
 	@Override
 	public String toString() {
 		return "ScheduleRequest[topic=" + this.topic + ", id=" + this.id + ", payload=" + this.payload.length
 				+ " bytes, delay=" + this.delay + ", dueAt=" + this.dueAt + ", ttr=" + this.ttr + ", maxAttempts="
-				+ this.maxAttempts + ", onDuplicate=" + this.onDuplicate + ", headers=" + this.headers.keySet() + "]";
+				+ this.maxAttempts + ", onDuplicate=" + this.onDuplicate + ", headers=" + this.headers.keySet()
+				+ ((this.priority != null) ? ", priority=" + this.priority : "") + "]";
 	}
 
 }

@@ -90,7 +90,7 @@ public class DelayQueueHttpApi {
 	private static final MediaType PROBLEM = MediaType.APPLICATION_PROBLEM_JSON;
 
 	private static final Set<String> ADD_FIELDS = fields("topic", "id", "delay", "dueAt", "ttr", "maxAttempts", "body",
-			"onDuplicate", "headers");
+			"onDuplicate", "headers", "priority");
 
 	private static final Set<String> FINISH_FIELDS = fields("token");
 
@@ -196,9 +196,10 @@ public class DelayQueueHttpApi {
 		Integer maxAttempts = checked("maxAttempts", () -> maxAttempts(body.optionalInt("maxAttempts")));
 		OnDuplicate onDuplicate = checked("onDuplicate", () -> onDuplicate(body.optionalString("onDuplicate")));
 		Map<String, String> headers = checked("headers", () -> JobConstraints.headers(body.optionalStrings("headers")));
+		Integer priority = checked("priority", () -> priority(body.optionalInt("priority")));
 		byte[] payload = this.views.payload(body.node("body"));
-		ScheduleResult result = this.operations
-			.schedule(new ScheduleRequest(topic, id, payload, delay, dueAt, ttr, maxAttempts, onDuplicate, headers));
+		ScheduleResult result = this.operations.schedule(
+				new ScheduleRequest(topic, id, payload, delay, dueAt, ttr, maxAttempts, onDuplicate, headers, priority));
 		JsonNode view = this.views.scheduled(topic, id, result);
 		if (!result.created()) {
 			return ResponseEntity.ok(view);
@@ -670,6 +671,10 @@ public class DelayQueueHttpApi {
 
 	private static @Nullable Integer maxAttempts(@Nullable Integer maxAttempts) {
 		return (maxAttempts != null) ? JobConstraints.maxAttempts(maxAttempts) : null;
+	}
+
+	private static @Nullable Integer priority(@Nullable Integer priority) {
+		return (priority != null) ? JobConstraints.priority(priority) : null;
 	}
 
 	private static OnDuplicate onDuplicate(@Nullable String onDuplicate) {

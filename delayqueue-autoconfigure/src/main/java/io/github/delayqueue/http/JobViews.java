@@ -91,6 +91,7 @@ final class JobViews {
 		view.put("topic", job.topic());
 		view.put("id", job.id());
 		view.put("state", job.state().name());
+		view.put("priority", job.priority());
 		view.put("attempt", job.attempt());
 		view.put("maxAttempts", job.maxAttempts());
 		view.put("ttr", job.ttr().toString());

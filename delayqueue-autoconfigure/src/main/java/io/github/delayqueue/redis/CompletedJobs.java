@@ -152,9 +152,11 @@ final class CompletedJobs {
 
 	/**
 	 * The record to keep of a finished job, from the record its bucket held (RESERVED:
-	 * {@code S<attempt>,<max>,<ttr>,<createdAt>,<delay>,<token>\n<payload>}, see
-	 * {@code lib.lua}): {@code <attempt>,<max>,<ttr>,<createdAt>,<dueAt>,<deliveredAt>,<finishedAt>}
-	 * with the times in base 36 (deliveredAt 0 when the reservation does not know it), then
+	 * {@code S<priority><attempt>,<max>,<ttr>,<createdAt>,<delay>,<token>\n<payload>}, see
+	 * {@code lib.lua}):
+	 * {@code <priority><attempt>,<max>,<ttr>,<createdAt>,<dueAt>,<deliveredAt>,<finishedAt>}
+	 * with the priority letter as the bucket's record has it (none for the default), the times
+	 * in base 36 (deliveredAt 0 when the reservation does not know it), then
 	 * {@code \n<payload>} when payloads are kept.
 	 * @return the record, or {@code null} for a bucket record not in that format
 	 */
@@ -169,7 +171,8 @@ final class CompletedJobs {
 			long created = Long.parseLong(fields[3], 36);
 			long delay = Long.parseLong(fields[4], 36);
 			long delivered = (job.deliveredAt() != null) ? job.deliveredAt().toEpochMilli() : 0;
-			String kept = (fields[0].isEmpty() ? "0" : fields[0]) + "," + fields[1] + "," + fields[2] + "," + fields[3]
+			String kept = (fields[0].isEmpty() ? "0" : (Character.isDigit(fields[0].charAt(fields[0].length() - 1))
+					? fields[0] : fields[0] + "0")) + "," + fields[1] + "," + fields[2] + "," + fields[3]
 					+ "," + Long.toString(created + delay, 36) + "," + Long.toString(Math.max(0, delivered), 36) + ","
 					+ Long.toString(finishedAt, 36);
 			byte[] text = KeySpace.bytes(kept);
@@ -290,10 +293,16 @@ final class CompletedJobs {
 			// delivered and finished by the same bucket's clock; 0: a reservation that knew
 			// only its token finished it
 			Duration runTime = (delivered > 0) ? Duration.ofMillis(Math.max(0, finished - delivered)) : null;
-			return new JobInfo(topic, id, JobState.COMPLETED, Integer.parseInt(fields[0]), Integer.parseInt(fields[1]),
+			String attempt = fields[0];
+			int priority = JobConstraints.DEFAULT_PRIORITY;
+			if (!attempt.isEmpty() && attempt.charAt(0) >= 'a' && attempt.charAt(0) <= 'j') {
+				priority = attempt.charAt(0) - 'a';
+				attempt = attempt.substring(1);
+			}
+			return new JobInfo(topic, id, JobState.COMPLETED, Integer.parseInt(attempt), Integer.parseInt(fields[1]),
 					Duration.ofMillis(Long.parseLong(fields[2], 36)), Instant.ofEpochMilli(Long.parseLong(fields[4], 36)),
 					Instant.ofEpochMilli(Long.parseLong(fields[3], 36)), null, null, null, stored.payload(),
-					stored.headers(), Instant.ofEpochMilli(finished), runTime);
+					stored.headers(), Instant.ofEpochMilli(finished), runTime, priority);
 		}
 		catch (NumberFormatException ex) {
 			return null;

@@ -130,7 +130,9 @@ final class QueueScripts {
 			values[at] = KeySpace.jobKey(request.topic(), request.id());
 			values[at + 1] = request.topic();
 			values[at + 2] = StoredPayload.encode(request.headers(), request.payload());
-			values[at + 3] = relative ? "d" : "a";
+			int priority = request.effectivePriority();
+			String mode = relative ? "d" : "a";
+			values[at + 3] = (priority == JobConstraints.DEFAULT_PRIORITY) ? mode : mode + priority;
 			values[at + 4] = time;
 			values[at + 5] = ttr.toMillis();
 			values[at + 6] = maxAttempts;

@@ -241,7 +241,7 @@ final class RedisAdmin implements DelayQueueAdmin {
 							continue;
 						}
 						String rest = key.substring(end + 2);
-						String topic = rest.startsWith("ready:") ? rest.substring(6)
+						String topic = rest.startsWith("ready:") ? readyListTopic(rest.substring(6))
 								: rest.startsWith("dead:") ? rest.substring(5) : null;
 						try {
 							int bucket = Integer.parseInt(key.substring(prefix.length(), end));
@@ -257,6 +257,15 @@ final class RedisAdmin implements DelayQueueAdmin {
 			}
 			return topics;
 		});
+	}
+
+	/**
+	 * The topic of a ready list's name after {@code ready:}: {@code <topic>}, or
+	 * {@code <topic>:<priority>} for a priority other than the default (a topic has no colon).
+	 */
+	static String readyListTopic(String name) {
+		int colon = name.indexOf(':');
+		return (colon >= 0) ? name.substring(0, colon) : name;
 	}
 
 }

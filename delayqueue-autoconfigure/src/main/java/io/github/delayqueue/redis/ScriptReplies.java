@@ -86,7 +86,7 @@ final class ScriptReplies {
 
 	/**
 	 * The reply of {@code find.lua}: nothing, or state, attempt, max attempts, ttr ms, due ms,
-	 * created ms, reserved until ms, died at ms, last error, payload.
+	 * created ms, reserved until ms, died at ms, last error, payload, priority.
 	 * @return the job, or empty when there is none
 	 */
 	static Optional<JobInfo> found(String topic, String id, Object reply) {
@@ -99,7 +99,8 @@ final class ScriptReplies {
 		return Optional.of(new JobInfo(topic, id, stateOf(v.get(0)), (int) Replies.asLong(v.get(1)),
 				(int) Replies.asLong(v.get(2)), Duration.ofMillis(Replies.asLong(v.get(3))), instant(v.get(4)),
 				instant(v.get(5)), instantOrNull(v.get(6)), instantOrNull(v.get(7)),
-				(error == null || error.isEmpty()) ? null : error, stored.payload(), stored.headers()));
+				(error == null || error.isEmpty()) ? null : error, stored.payload(), stored.headers(), null, null,
+				(int) Replies.asLong(v.get(10))));
 	}
 
 	/**
@@ -289,7 +290,7 @@ final class ScriptReplies {
 
 	/**
 	 * The reply of {@code dead.lua} for one bucket: the topic's DEAD jobs in the bucket, then
-	 * nine values per job read.
+	 * ten values per job read.
 	 *
 	 * @param total the topic's DEAD jobs in the bucket
 	 * @param jobs the jobs read
@@ -298,8 +299,8 @@ final class ScriptReplies {
 
 		static DeadJobs decode(String topic, boolean payloads, Object reply) {
 			List<Object> v = Replies.list(reply);
-			List<JobInfo> jobs = new ArrayList<>((v.size() - 1) / 9);
-			for (int i = 1; i + 8 < v.size(); i += 9) {
+			List<JobInfo> jobs = new ArrayList<>((v.size() - 1) / 10);
+			for (int i = 1; i + 9 < v.size(); i += 10) {
 				String jobKey = Replies.asString(v.get(i));
 				String error = Replies.asString(v.get(i + 7));
 				StoredPayload.Read stored = payloads ? StoredPayload.decode(Replies.asBytes(v.get(i + 8)))
@@ -308,7 +309,7 @@ final class ScriptReplies {
 						(int) Replies.asLong(v.get(i + 2)), (int) Replies.asLong(v.get(i + 3)),
 						Duration.ofMillis(Replies.asLong(v.get(i + 4))), instant(v.get(i + 5)), instant(v.get(i + 6)),
 						null, instant(v.get(i + 1)), error.isEmpty() ? null : error, stored.payload(),
-						stored.headers()));
+						stored.headers(), null, null, (int) Replies.asLong(v.get(i + 9))));
 			}
 			return new DeadJobs(Replies.asLong(v.get(0)), jobs);
 		}

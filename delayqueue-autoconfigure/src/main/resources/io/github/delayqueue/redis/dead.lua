@@ -5,7 +5,8 @@
 -- time of death ('' to start at the oldest), ARGV[7] the cursor's job key: the page starts after
 -- that entry.
 -- Returns {dead jobs of the topic in the bucket, then for each job read: job key, died at ms,
---          attempt, max attempts, ttr ms, due ms, created ms, last error or '', payload or ''}.
+--          attempt, max attempts, ttr ms, due ms, created ms, last error or '', payload or '',
+--          priority}.
 local topic, max = ARGV[3], tonumber(ARGV[4])
 local dead = P .. 'dead:' .. topic
 local reply = { redis.call('ZCARD', dead) }
@@ -63,6 +64,7 @@ for k, jobkey in ipairs(jobkeys) do
     reply[#reply + 1] = j.created
     reply[#reply + 1] = errors[k] or ''
     reply[#reply + 1] = (ARGV[5] == '1') and j.payload or ''
+    reply[#reply + 1] = j.priority
   end
 end
 return reply

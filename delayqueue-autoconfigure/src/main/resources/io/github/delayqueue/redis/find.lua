@@ -2,7 +2,8 @@
 -- KEYS[1] jobs hash, KEYS[2] guard
 -- ARGV[3] job key
 -- Returns {} for no such job, else {state, attempt, max attempts, ttr ms, due ms, created ms,
--- reserved until ms (0 unless RESERVED), died at ms (0 unless DEAD), last error or '', payload}.
+-- reserved until ms (0 unless RESERVED), died at ms (0 unless DEAD), last error or '', payload,
+-- priority}.
 local jobkey = ARGV[3]
 local j = stored(jobkey)
 if not j then
@@ -15,4 +16,4 @@ elseif j.state == 'X' then
   died = tonumber(redis.call('ZSCORE', P .. 'dead:' .. topic_of(jobkey), jobkey) or 0)
 end
 local err = redis.call('HGET', P .. 'errors', jobkey) or ''
-return { j.state, j.attempt, j.max, j.ttr, j.due, j.created, deadline, died, err, j.payload }
+return { j.state, j.attempt, j.max, j.ttr, j.due, j.created, deadline, died, err, j.payload, j.priority }

@@ -21,8 +21,10 @@
 -- anything changed. A call's work is bounded by its arguments: callers split big batches.
 --
 -- Job record, the value of field "<topic>:<id>" in the jobs hash:
---   "<state><attempt>,<maxAttempts>,<ttr>,<createdAt>,<delay>,<token>\n<payload>"
+--   "<state><priority><attempt>,<maxAttempts>,<ttr>,<createdAt>,<delay>,<token>\n<payload>"
 -- state: D = DELAYED, R = READY, S = RESERVED, X = DEAD (one letter, the attempt right after it).
+-- priority: nothing for the default priority 5, else one lower-case letter, 'a' for 0 (the
+-- lowest) to 'j' for 9 (the highest): a job of the default priority stores not one byte for it.
 -- attempt, maxAttempts and token are decimal, attempt and token empty while 0; ttr (ms),
 -- createdAt (epoch ms) and delay (dueAt - createdAt, ms; negative for a negative delay) are
 -- base 36. Example, a new job due in an hour: "D,3,n5c,mwm0nk74,255s0,\n{...}" (24 bytes of
@@ -30,11 +32,17 @@
 --
 -- Indexes: DELAYED jobs are in the "delayed" zset (score: due time), RESERVED jobs in the
 -- "reserved" zset (score: TTR deadline), DEAD jobs in "dead:<topic>" (score: time of death),
--- READY jobs in the list "ready:<topic>" (at least once). A ready-list entry whose job left
--- READY (cancelled, replaced, rescheduled) stays in the list as a tombstone: reserve skips it.
+-- READY jobs in the list "ready:<topic>" (at least once), or "ready:<topic>:<priority>" for a
+-- priority other than the default. A ready-list entry whose job left READY (cancelled, replaced,
+-- rescheduled) or whose job's priority is not the list's stays in the list as a tombstone:
+-- reserve skips it. While a list of another priority has entries, the first entry of
+-- "ready:<topic>" is the sentinel "^<priorities>" (their digits, highest first, e.g. "^93"):
+-- a take reads that list's head anyway, so a topic that uses the default priority alone pays
+-- nothing for priorities, and one that uses others reads their lists only while they have
+-- entries. The sentinel is no job and no tombstone: it is not counted.
 -- Stats hash fields "<state>:<topic>" count the jobs of each topic in each state, and
--- "T:<topic>" the tombstones of the topic's ready list, exactly: LLEN(ready:<topic>) is
--- always R:<topic> + T:<topic>. A missing field counts 0. A field that falls to 0 stays until
+-- "T:<topic>" the tombstones of the topic's ready lists, exactly: the lengths of its ready lists
+-- add up to R:<topic> + T:<topic> (+ 1 for a sentinel). A missing field counts 0. A field that falls to 0 stays until
 -- the guard re-check of its bucket deletes it (promote.lua): a job that passes through a state
 -- alone would otherwise cost an HDEL per state; readers skip zero fields.
 -- Events published on the channel: "r <bucket> <topic>" when a ready list goes from empty
@@ -91,8 +99,83 @@ end
 -- The header's grammar: HEADER reads it (decode); HEADER_SHAPE is the same without captures,
 -- for a check that reads nothing (delayed_to_ready). Change both together, and READY_HEADER
 -- (live_entry's take of a READY record) with them.
-local HEADER = '^(%u)(%d*),(%d+),((%w+),(%w+),(%-?%w+)),(%d*)$'
-local HEADER_SHAPE = '^%u%d*,%d+,%w+,%w+,%-?%w+,%d*$'
+local HEADER = '^(%u)(%l?)(%d*),(%d+),((%w+),(%w+),(%-?%w+)),(%d*)$'
+local HEADER_SHAPE = '^%u%l?%d*,%d+,%w+,%w+,%-?%w+,%d*$'
+
+-- Priorities: 0 (lowest) to 9 (highest); DEFAULT_PRIORITY has no letter in a record and its
+-- jobs use the topic's first ready list.
+local DEFAULT_PRIORITY = 5
+local SENTINEL = 94 -- '^', the first byte of a sentinel (no job key starts with it)
+
+-- The letter of a priority in a record ('' for the default).
+local function priority_letter(p)
+  return (p == DEFAULT_PRIORITY) and '' or string.char(97 + p)
+end
+
+-- The priority of a record, from the letter after its state (none: the default).
+local function priority_of(record)
+  local b = string.byte(record, 2)
+  if b and b >= 97 and b <= 106 then
+    return b - 97
+  end
+  return DEFAULT_PRIORITY
+end
+
+-- The ready list of a topic's jobs of priority p.
+local function ready_key(topic, p)
+  if p == DEFAULT_PRIORITY then
+    return P .. 'ready:' .. topic
+  end
+  return P .. 'ready:' .. topic .. ':' .. p
+end
+
+-- The priorities a sentinel names, highest first (nil for an entry that is not a sentinel).
+local function sentinel_levels(entry)
+  if not entry or string.byte(entry, 1) ~= SENTINEL then
+    return nil
+  end
+  local levels = {}
+  for i = 2, #entry do
+    levels[#levels + 1] = string.byte(entry, i) - 48
+  end
+  return levels
+end
+
+-- The sentinel naming the priorities of a set (priority -> true), or nil for none.
+local function sentinel_text(set)
+  local text = '^'
+  for p = 9, 0, -1 do
+    if set[p] then
+      text = text .. p
+    end
+  end
+  return (#text > 1) and text or nil
+end
+
+-- The ready lists of a topic in the order a take reads them, from the first entry of its
+-- first list: { key, priority letter, first index, priority } per list; only the first list
+-- when that entry is no sentinel, else the higher priorities, the default one (after the
+-- sentinel) and the lower ones.
+local function ready_parts(topic, first)
+  local default = { key = P .. 'ready:' .. topic, letter = '', from = 0, level = DEFAULT_PRIORITY }
+  local levels = sentinel_levels(first)
+  if not levels then
+    return { default }, nil
+  end
+  default.from = 1
+  local parts = {}
+  for _, p in ipairs(levels) do
+    if p < DEFAULT_PRIORITY and default then
+      parts[#parts + 1] = default
+      default = nil
+    end
+    parts[#parts + 1] = { key = ready_key(topic, p), letter = priority_letter(p), from = 0, level = p }
+  end
+  if default then
+    parts[#parts + 1] = default
+  end
+  return parts, levels
+end
 
 -- A record's header (the text before its first '\n', or all of it without one) and where its
 -- payload starts.
@@ -108,11 +191,12 @@ end
 -- unchanged (a reserve changes none of them).
 local function decode(record)
   local header, body = split_header(record)
-  local s, a, m, times, ttr, created, delay, token = string.match(header, HEADER)
+  local s, p, a, m, times, ttr, created, delay, token = string.match(header, HEADER)
   if not s then
     return nil
   end
-  local j = { state = s, attempt = tonumber(a) or 0, max = tonumber(m), ttr = tonumber(ttr, 36),
+  local j = { state = s, priority = (p == '') and DEFAULT_PRIORITY or (string.byte(p) - 97), letter = p,
+    attempt = tonumber(a) or 0, max = tonumber(m), ttr = tonumber(ttr, 36),
     created = tonumber(created, 36), token = tonumber(token) or 0, payload = string.sub(record, body),
     times = times }
   j.due = j.created + from36(delay)
@@ -132,12 +216,12 @@ local function encode(j)
   if not times or j.ttr ~= j.times_ttr or j.due ~= j.times_due or j.created ~= j.times_created then
     times = to36(j.ttr) .. ',' .. to36(j.created) .. ',' .. to36(j.due - j.created)
   end
-  return j.state .. count_text(j.attempt) .. ',' .. num(j.max) .. ',' .. times .. ',' .. count_text(j.token) .. '\n'
+  return j.state .. priority_letter(j.priority) .. count_text(j.attempt) .. ',' .. num(j.max) .. ',' .. times .. ',' .. count_text(j.token) .. '\n'
     .. j.payload
 end
 
--- The record of a job just created (attempt 0, token 0): max attempts as the decimal text the
--- caller sent, ttr, createdAt and the delay already in base 36.
+-- The record of a job just created (attempt 0, token 0): state with its priority letter, max
+-- attempts as the decimal text the caller sent, ttr, createdAt and the delay already in base 36.
 local function new_record(state, max_text, ttr36, created36, delay36, payload)
   return state .. ',' .. max_text .. ',' .. ttr36 .. ',' .. created36 .. ',' .. delay36 .. ',\n' .. payload
 end
@@ -232,15 +316,43 @@ end
 -- ready list after a push to the empty list. nil: push_ready announces.
 local UNANNOUNCED = nil
 
--- Appends job keys to a topic's ready list; announces the list when it was empty (or notes its
--- length in UNANNOUNCED for the caller to announce).
-local function push_ready(topic, jobkeys)
+-- Makes the first entry of a topic's first ready list a sentinel that names priority p (a
+-- list of p just got entries). Returns whether that list was empty before.
+local function mark_priority(topic, p)
   local key = P .. 'ready:' .. topic
+  local first = redis.call('LINDEX', key, 0)
+  local levels = sentinel_levels(first)
+  if levels then
+    local set = { [p] = true }
+    for _, level in ipairs(levels) do
+      set[level] = true
+    end
+    local text = sentinel_text(set)
+    if text ~= first then
+      redis.call('LSET', key, 0, text)
+    end
+    return false
+  end
+  redis.call('LPUSH', key, '^' .. p)
+  return not first
+end
+
+-- Appends job keys of priority p (nil: the default) to a topic's ready list; announces the
+-- topic when its first list was empty (or notes the entries in UNANNOUNCED for the caller to
+-- announce).
+local function push_ready(topic, jobkeys, p)
   local was_empty, length = false, 0
-  for i = 1, #jobkeys, CHUNK do
-    local last = math.min(#jobkeys, i + CHUNK - 1)
-    length = redis.call('RPUSH', key, unpack(jobkeys, i, last))
-    was_empty = was_empty or (i == 1 and length == last)
+  if p and p ~= DEFAULT_PRIORITY then
+    call_many('RPUSH', ready_key(topic, p), jobkeys)
+    was_empty = mark_priority(topic, p)
+    length = #jobkeys
+  else
+    local key = P .. 'ready:' .. topic
+    for i = 1, #jobkeys, CHUNK do
+      local last = math.min(#jobkeys, i + CHUNK - 1)
+      length = redis.call('RPUSH', key, unpack(jobkeys, i, last))
+      was_empty = was_empty or (i == 1 and length == last)
+    end
   end
   if was_empty then
     if UNANNOUNCED then
@@ -248,6 +360,29 @@ local function push_ready(topic, jobkeys)
     else
       announce_ready(topic)
     end
+  elseif UNANNOUNCED and UNANNOUNCED[topic] then
+    -- the same step made the topic non-empty with jobs of another priority
+    UNANNOUNCED[topic] = UNANNOUNCED[topic] + #jobkeys
+  end
+end
+
+-- Puts a job key of priority p back at the front of its ready list (after the sentinel);
+-- announces the topic when its first list was empty.
+local function push_front(topic, jobkey, p)
+  local key = P .. 'ready:' .. topic
+  if p ~= DEFAULT_PRIORITY then
+    redis.call('LPUSH', ready_key(topic, p), jobkey)
+    if mark_priority(topic, p) then
+      announce_ready(topic)
+    end
+    return
+  end
+  local first = redis.call('LINDEX', key, 0)
+  if sentinel_levels(first) then
+    redis.call('LSET', key, 0, jobkey)
+    redis.call('LPUSH', key, first)
+  elseif redis.call('LPUSH', key, jobkey) == 1 then
+    announce_ready(topic)
   end
 end
 
@@ -267,7 +402,7 @@ local function place(jobkey, topic, j, now)
   if j.due <= now then
     j.state = 'R'
     save(jobkey, j)
-    push_ready(topic, { jobkey })
+    push_ready(topic, { jobkey }, j.priority)
     return 0
   end
   j.state = 'D'
@@ -310,9 +445,12 @@ end
 
 -- Writes that a script gathers while it works out a batch of jobs, to make them at the end with
 -- one command per key (write_gathered): job records, last errors, and the entries of dead lists
--- and of ready lists per topic. w.ready_topics lists the topics whose ready list gets entries.
+-- and of ready lists per topic. w.ready_topics lists the topics whose ready lists get entries,
+-- w.ready their entries in order (all priorities), w.levels the priority of each entry of a
+-- topic that has one other than the default (topic -> position -> priority; nil for a topic
+-- whose entries all have the default).
 local function gathered()
-  return { records = {}, errors = {}, dead = {}, dead_topics = {}, ready = {}, ready_topics = {} }
+  return { records = {}, errors = {}, dead = {}, dead_topics = {}, ready = {}, ready_topics = {}, levels = {} }
 end
 
 -- Gathers a record to write for a job key.
@@ -322,17 +460,25 @@ local function gather_record(w, jobkey, record)
   records[#records + 1] = record
 end
 
--- Gathers a ready-list entry of a topic.
-local function gather_entry(w, topic, jobkey)
+-- Gathers a ready-list entry of a topic, of priority p.
+local function gather_entry(w, topic, jobkey, p)
   local list = topic_list(w.ready, w.ready_topics, topic)
   list[#list + 1] = jobkey
+  if p ~= DEFAULT_PRIORITY then
+    local levels = w.levels[topic]
+    if not levels then
+      levels = {}
+      w.levels[topic] = levels
+    end
+    levels[#list] = p
+  end
 end
 
 -- A job in state from becomes READY with the given record: its record and ready-list entry are
 -- gathered, the counts change.
 local function gather_ready_record(w, jobkey, topic, record, from)
   gather_record(w, jobkey, record)
-  gather_entry(w, topic, jobkey)
+  gather_entry(w, topic, jobkey, priority_of(record))
   move(topic, from, 'R')
 end
 
@@ -376,7 +522,26 @@ local function write_gathered(w)
     call_many('ZADD', P .. 'dead:' .. topic, w.dead[topic])
   end
   for _, topic in ipairs(w.ready_topics) do
-    push_ready(topic, w.ready[topic])
+    local levels = w.levels[topic]
+    if not levels then
+      push_ready(topic, w.ready[topic])
+    else
+      -- the entries of each priority in their order, the default first
+      local lists = { [DEFAULT_PRIORITY] = {} }
+      for k, jobkey in ipairs(w.ready[topic]) do
+        local p = levels[k] or DEFAULT_PRIORITY
+        lists[p] = lists[p] or {}
+        lists[p][#lists[p] + 1] = jobkey
+      end
+      if #lists[DEFAULT_PRIORITY] > 0 then
+        push_ready(topic, lists[DEFAULT_PRIORITY])
+      end
+      for p = 9, 0, -1 do
+        if p ~= DEFAULT_PRIORITY and lists[p] then
+          push_ready(topic, lists[p], p)
+        end
+      end
+    end
   end
 end
 
@@ -445,26 +610,33 @@ end
 -- A READY job's record as a take reads it: the header's fields that a take changes or returns,
 -- and the text that a take keeps as it is. The same grammar as HEADER, with the state R and the
 -- '\n' that ends the header; a record without a payload line is left to decode.
-local READY_HEADER = '^R(%d*),(%d+),((%w+),(%w+),(%-?%w+)),%d*()\n'
+local READY_HEADER = '^R(%l?)(%d*),(%d+),((%w+),(%w+),(%-?%w+)),%d*()\n'
 
 -- The job of a ready-list entry, or nil when the entry is a tombstone: its record is gone, not
--- READY or unreadable, or seen already holds its job (an earlier entry of the same job). seen
+-- READY, unreadable or of another priority than the list's (letter: the list's priority letter,
+-- '' for the default), or seen already holds its job (an earlier entry of the same job). seen
 -- then holds the job. Only what a take needs is read from the record (j.times: the record's
 -- "<ttr>,<createdAt>,<delay>" text, j.body: where the payload starts); decode reads the rest
 -- of a record whose header READY_HEADER does not cover.
-local function live_entry(jobkey, record, seen)
+local function live_entry(jobkey, record, seen, letter)
   if seen[jobkey] or not record or string.byte(record, 1) ~= 82 then -- 82: 'R'
     return nil
   end
-  local a, m, times, ttr, created, delay, nl = string.match(record, READY_HEADER)
+  local p, a, m, times, ttr, created, delay, nl = string.match(record, READY_HEADER)
   local j
-  if a then
+  if p then
+    if p ~= letter then
+      return nil
+    end
     created = tonumber(created, 36)
-    j = { attempt = tonumber(a) or 0, max = tonumber(m), max_text = m, times = times,
+    j = { attempt = tonumber(a) or 0, max = tonumber(m), max_text = m, times = times, letter = p,
       ttr = tonumber(ttr, 36), created = created, due = created + from36(delay), record = record,
       body = nl + 1 }
   else
     j = decode(record)
+    if j and j.letter ~= letter then
+      return nil
+    end
   end
   if j then
     seen[jobkey] = true
@@ -476,24 +648,25 @@ end
 -- skip in one call (the rest wait for the next call), so that a call's work stays bounded.
 local TAKE_SLACK = 1000
 
--- Reads the head of a topic's ready list for a take (no writes): up to max READY jobs, looking
--- at no more than max + TAKE_SLACK entries. Entries whose record is gone or not READY, and a
--- second entry of a job already taken, are tombstones. Returns the plan for apply_take;
--- plan.ended tells that the list has no entries beyond those scanned. A take that finds no job
--- reads nothing else (no clock, no heads, no length): most takes of a trickle find none.
-local function plan_take(topic, max)
-  local list = P .. 'ready:' .. topic
-  local plan = { topic = topic, jobs = {}, keys = {}, scanned = 0, tombstones = 0, ended = false }
-  local seen = {}
-  local limit = max + TAKE_SLACK
+-- Scans one ready list of a plan_take (part: one of ready_parts) from its first entry not
+-- scanned yet, adding its jobs to the plan until the plan has max jobs or has looked at limit
+-- entries. first, when given, is the list's first window already read (want entries asked).
+local function scan_part(plan, part, max, limit, seen, first, first_want)
+  part.scanned, part.tombstones, part.ended = 0, 0, false
   while #plan.jobs < max and plan.scanned < limit do
     local want = math.min(limit - plan.scanned, math.max(max - #plan.jobs, 16))
-    local from = plan.scanned
-    local entries = redis.call('LRANGE', list, from, from + want - 1)
+    local entries
+    if first then
+      entries, want, first = first, first_want, nil
+    else
+      local from = part.from + part.scanned
+      entries = redis.call('LRANGE', part.key, from, from + want - 1)
+    end
     local records = read_many(KEYS[1], entries)
+    local counted = 0
     for k, jobkey in ipairs(entries) do
-      plan.scanned = plan.scanned + 1
-      local j = live_entry(jobkey, records[k], seen)
+      counted = counted + 1
+      local j = live_entry(jobkey, records[k], seen, part.letter)
       if j then
         plan.jobs[#plan.jobs + 1] = j
         plan.keys[#plan.keys + 1] = jobkey
@@ -501,15 +674,50 @@ local function plan_take(topic, max)
           break
         end
       else
-        plan.tombstones = plan.tombstones + 1
+        part.tombstones = part.tombstones + 1
       end
     end
+    plan.scanned = plan.scanned + counted
+    part.scanned = part.scanned + counted
     if #entries < want then
       -- the list ends here; nothing is left in it when every entry read was scanned
-      plan.ended = (plan.scanned - from == #entries)
+      part.ended = (counted == #entries)
       break
     end
   end
+  plan.tombstones = plan.tombstones + part.tombstones
+end
+
+-- Reads the heads of a topic's ready lists for a take (no writes): up to max READY jobs, the
+-- highest priority first and FIFO within one, looking at no more than max + TAKE_SLACK entries.
+-- Entries whose record is gone, not READY or of another priority, and a second entry of a job
+-- already taken, are tombstones. Returns the plan for apply_take; plan.ended tells that the
+-- lists have no entries beyond those scanned. A take that finds no job reads nothing else (no
+-- clock, no heads, no length): most takes of a trickle find none. A topic without a sentinel
+-- costs what one list costs: the first window read is the one its scan starts from.
+local function plan_take(topic, max)
+  local plan = { topic = topic, jobs = {}, keys = {}, scanned = 0, tombstones = 0, ended = false }
+  local seen = {}
+  local limit = max + TAKE_SLACK
+  local want = math.min(limit, math.max(max, 16))
+  local first = redis.call('LRANGE', P .. 'ready:' .. topic, 0, want - 1)
+  local parts, levels = ready_parts(topic, first[1])
+  plan.parts, plan.sentinel, plan.levels = parts, levels and first[1], levels
+  local ended = true
+  for _, part in ipairs(parts) do
+    if #plan.jobs < max and plan.scanned < limit then
+      if levels then
+        scan_part(plan, part, max, limit, seen)
+      else
+        scan_part(plan, part, max, limit, seen, first, want)
+      end
+      ended = ended and part.ended
+    else
+      part.scanned, part.tombstones, part.ended = 0, 0, false
+      ended = false
+    end
+  end
+  plan.ended = ended
   if #plan.jobs > 0 then
     local _, d = lowest(P .. 'delayed')
     plan.delayed_head = d
@@ -541,6 +749,47 @@ local function plan_deadline(plan, ttr_override, now)
   end
 end
 
+-- Removes the entries a plan_take scanned from the topic's ready lists, and rewrites the
+-- sentinel of the first list (list) to name the priorities whose lists still have entries
+-- (none: it is removed). part.from is 1 for the first list, after its sentinel: the sentinel
+-- goes with the entries trimmed and is pushed again.
+local function trim_parts(plan, list)
+  local set = {}
+  local default_part
+  for _, part in ipairs(plan.parts) do
+    if part.level == DEFAULT_PRIORITY then
+      default_part = part
+    else
+      if part.scanned > 0 then
+        redis.call('LTRIM', part.key, part.scanned, -1)
+      end
+      if not part.ended then
+        -- a scan that stopped where the list ends did not see that it ended
+        part.left = redis.call('LLEN', part.key)
+        part.ended = part.left == 0
+      end
+      if not part.ended then
+        set[part.level] = true
+      end
+    end
+  end
+  local text = sentinel_text(set)
+  if default_part.scanned > 0 then
+    redis.call('LTRIM', list, default_part.from + default_part.scanned, -1)
+    if text then
+      redis.call('LPUSH', list, text)
+    end
+  elseif not text then
+    redis.call('LPOP', list)
+  elseif text ~= plan.sentinel then
+    redis.call('LSET', list, 0, text)
+  end
+  if not text then
+    -- (the entries left in the first list start at its head now)
+    default_part.from = 0
+  end
+end
+
 -- Hands the jobs of a plan_take to a consumer (READY -> RESERVED), appending to reply per job:
 -- id, payload, attempt, max attempts, due ms, created ms, token, deadline ms, ttr ms.
 -- ttr_override 0: each job's own ttr; max_override > 0 becomes the job's attempts limit (stored,
@@ -552,7 +801,16 @@ local function apply_take(plan, ttr_override, max_override, now, reply)
   local topic = plan.topic
   local list = P .. 'ready:' .. topic
   local jobs = plan.jobs
-  if plan.scanned > 0 then
+  if plan.levels then
+    -- (also when nothing was scanned: a sentinel that names no list with entries goes)
+    trim_parts(plan, list)
+    count('T', topic, -plan.tombstones)
+    local ended = true
+    for _, part in ipairs(plan.parts) do
+      ended = ended and part.ended
+    end
+    plan.ended = ended
+  elseif plan.scanned > 0 then
     redis.call('LTRIM', list, plan.scanned, -1)
     count('T', topic, -plan.tombstones)
   end
@@ -584,7 +842,7 @@ local function apply_take(plan, ttr_override, max_override, now, reply)
           attempt = num(j.attempt)
           attempt_text[j.attempt] = attempt
         end
-        records[#records + 1] = 'S' .. attempt .. ',' .. (max_text or j.max_text) .. ',' .. j.times .. ','
+        records[#records + 1] = 'S' .. j.letter .. attempt .. ',' .. (max_text or j.max_text) .. ',' .. j.times .. ','
           .. num(j.token) .. '\n' .. j.payload
       else
         records[#records + 1] = encode(j)
@@ -618,6 +876,16 @@ local function apply_take(plan, ttr_override, max_override, now, reply)
   end
   if plan.ended then
     return 0, announced
+  end
+  if plan.levels then
+    -- the entries of every list left (not the sentinel)
+    local left = 0
+    for _, part in ipairs(plan.parts) do
+      if not part.ended then
+        left = left + (part.left or (redis.call('LLEN', part.key) - part.from))
+      end
+    end
+    return left, announced
   end
   return redis.call('LLEN', list), announced
 end

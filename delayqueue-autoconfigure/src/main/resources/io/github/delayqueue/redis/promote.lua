@@ -3,9 +3,9 @@
 -- KEYS[1] jobs hash, KEYS[2] guard
 -- ARGV[3] batch size (at most this many jobs are moved), ARGV[4] '1' for the guard re-check
 -- that heals lost notifications: re-announce every topic of the bucket whose ready list had
--- entries, delete the stats fields that fell to 0, and compact ready lists whose tombstones
--- outnumber their READY jobs (COMPACT_AT at least), reading COMPACT_WINDOW entries at most in
--- all.
+-- entries, delete the stats fields that fell to 0, and compact the ready lists of topics whose
+-- tombstones outnumber their READY jobs (COMPACT_AT at least), reading COMPACT_WINDOW entries at
+-- most in all.
 -- ARGV[5] '1': a ready list that this step (not a guard re-check) makes non-empty is not
 -- announced here; the caller's instance announces it on the channel unless its own idle
 -- consumers take its jobs (ReadyAnnouncer), so that a job does not wake every instance.
@@ -70,20 +70,43 @@ for i = 1, #stats, 2 do
     local tombstones = tonumber(stats[i + 1])
     local live = tonumber(redis.call('HGET', P .. 'stats', 'R:' .. topic) or 0)
     if tombstones >= COMPACT_AT and tombstones > live then
-      local list = P .. 'ready:' .. topic
-      local entries = redis.call('LRANGE', list, 0, budget - 1)
-      budget = budget - #entries
-      local records = read_many(KEYS[1], entries)
-      local keep, seen, dropped = {}, {}, 0
-      for k, jobkey in ipairs(entries) do
-        if live_entry(jobkey, records[k], seen) then
-          keep[#keep + 1] = jobkey
-        else
-          dropped = dropped + 1
+      -- every ready list of the topic, each after its sentinel (the first list's stays first)
+      local first = redis.call('LINDEX', P .. 'ready:' .. topic, 0)
+      local parts = ready_parts(topic, first)
+      local sentinel_of, emptied = nil, {}
+      for _, part in ipairs(parts) do
+        if budget > 0 then
+          local entries = redis.call('LRANGE', part.key, part.from, part.from + budget - 1)
+          budget = budget - #entries
+          local records = read_many(KEYS[1], entries)
+          local keep, seen, dropped = {}, {}, 0
+          for k, jobkey in ipairs(entries) do
+            if live_entry(jobkey, records[k], seen, part.letter) then
+              keep[#keep + 1] = jobkey
+            else
+              dropped = dropped + 1
+            end
+          end
+          local c = { topic = topic, list = part.key, from = part.from, level = part.level,
+            entries = #entries, keep = keep, dropped = dropped,
+            whole = part.from + #entries == redis.call('LLEN', part.key) }
+          compactions[#compactions + 1] = c
+          if part.from > 0 then
+            sentinel_of = c
+          elseif c.whole and #keep == 0 then
+            emptied[part.level] = true
+          end
         end
       end
-      compactions[#compactions + 1] = { topic = topic, list = list, entries = #entries, keep = keep,
-        dropped = dropped, whole = #entries == tombstones + live }
+      -- the sentinel, pushed again after the first list's compaction, no longer names the
+      -- lists that it empties
+      if sentinel_of then
+        local set = {}
+        for _, p in ipairs(sentinel_levels(first)) do
+          set[p] = not emptied[p] or nil
+        end
+        sentinel_of.sentinel = sentinel_text(set)
+      end
     end
   end
 end
@@ -91,6 +114,27 @@ end
 -- writes (the counts this call changes are added after, so a field deleted here and counted
 -- now comes back with its new value)
 call_many('HDEL', P .. 'stats', zeros)
+-- compaction, before this step pushes anything (a push may write a sentinel): the entries read
+-- leave the head of the list (after its sentinel, which stays first); the live ones go back,
+-- in their order, to the head when the window held the whole list, else to the tail
+for _, c in ipairs(compactions) do
+  redis.call('LTRIM', c.list, c.from + c.entries, -1)
+  if c.whole then
+    -- LPUSH puts each value before the ones pushed earlier: push the last one first
+    local reversed = {}
+    for k = #c.keep, 1, -1 do
+      reversed[#reversed + 1] = c.keep[k]
+    end
+    call_many('LPUSH', c.list, reversed)
+  else
+    call_many('RPUSH', c.list, c.keep)
+  end
+  if c.sentinel then
+    redis.call('LPUSH', c.list, c.sentinel)
+  end
+  count('T', c.topic, -c.dropped)
+end
+
 local w = gathered()
 if #due > 0 then
   redis.call('ZREMRANGEBYRANK', P .. 'delayed', 0, #due - 1)
@@ -128,23 +172,6 @@ end
 write_gathered(w)
 -- the topics that got work (a guard re-check adds those it re-announces)
 local ready, order = w.ready, w.ready_topics
-
--- compaction: the entries read leave the head of the list; the live ones go back, in their
--- order, to the head when the window held the whole list, else to the tail
-for _, c in ipairs(compactions) do
-  redis.call('LTRIM', c.list, c.entries, -1)
-  if c.whole then
-    -- LPUSH puts each value before the ones pushed earlier: push the last one first
-    local reversed = {}
-    for k = #c.keep, 1, -1 do
-      reversed[#reversed + 1] = c.keep[k]
-    end
-    call_many('LPUSH', c.list, reversed)
-  else
-    call_many('RPUSH', c.list, c.keep)
-  end
-  count('T', c.topic, -c.dropped)
-end
 
 -- a guard re-check re-announces the topics whose ready lists had entries, READY jobs or
 -- tombstones (the lists were not empty, so jobs this step pushed to them were not announced;

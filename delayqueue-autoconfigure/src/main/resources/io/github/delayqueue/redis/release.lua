@@ -1,5 +1,5 @@
 -- release.lua: a consumer gives back a reservation it never started (shutdown): the job is READY
--- again at the front of its list, at once, and the attempt it did not make is not counted.
+-- again at the front of its priority's list, at once, and the attempt it did not make is not counted.
 -- KEYS[1] jobs hash, KEYS[2] guard
 -- ARGV[3] job key, ARGV[4] token
 -- Returns {1} released, {0} no such job, {-1} stale token.
@@ -14,8 +14,6 @@ j.state = 'R'
 j.attempt = j.attempt - 1
 j.token = 0
 save(jobkey, j)
-if redis.call('LPUSH', P .. 'ready:' .. topic, jobkey) == 1 then
-  announce_ready(topic)
-end
+push_front(topic, jobkey, j.priority)
 move(topic, 'S', 'R')
 return { 1 }

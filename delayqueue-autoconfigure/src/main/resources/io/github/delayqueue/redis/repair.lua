@@ -29,10 +29,23 @@ local topics, topic_order = {}, {}
 local function topic_info(topic)
   local info = topics[topic]
   if not info then
-    info = { dead = scores(P .. 'dead:' .. topic), listed = {}, entries = 0, ready = 0, missing = {} }
-    for _, jobkey in ipairs(redis.call('LRANGE', P .. 'ready:' .. topic, 0, -1)) do
-      info.listed[jobkey] = true
-      info.entries = info.entries + 1
+    info = { dead = scores(P .. 'dead:' .. topic), listed = {}, entries = 0, ready = 0, missing = {}, levels = {} }
+    -- every list of every priority (a lost sentinel must not hide one); an entry counts as
+    -- listed in the list of its priority only
+    for p = 0, 9 do
+      local entries = redis.call('LRANGE', ready_key(topic, p), 0, -1)
+      local from = 1
+      if p == DEFAULT_PRIORITY and sentinel_levels(entries[1]) then
+        info.sentinel = entries[1]
+        from = 2
+      end
+      for k = from, #entries do
+        info.listed[entries[k] .. '|' .. p] = true
+        info.entries = info.entries + 1
+      end
+      if #entries >= from and p ~= DEFAULT_PRIORITY then
+        info.levels[p] = true
+      end
     end
     topics[topic] = info
     topic_order[#topic_order + 1] = topic
@@ -89,8 +102,11 @@ repeat
         end
       elseif j.state == 'R' then
         info.ready = info.ready + 1
-        if not info.listed[jobkey] then
-          info.missing[#info.missing + 1] = jobkey
+        if not info.listed[jobkey .. '|' .. j.priority] then
+          info.missing[#info.missing + 1] = { jobkey, j.priority }
+          if j.priority ~= DEFAULT_PRIORITY then
+            info.levels[j.priority] = true
+          end
         end
       end
     end
@@ -114,6 +130,11 @@ local zrem_dead = {}
 for _, topic in ipairs(topic_order) do
   local info = topics[topic]
   reindexed = reindexed + #info.missing + (zadd_dead[topic] and #zadd_dead[topic] / 2 or 0)
+  -- a sentinel that does not name exactly the priorities with entries is put right (one repair)
+  info.new_sentinel = sentinel_text(info.levels)
+  if info.new_sentinel ~= info.sentinel then
+    reindexed = reindexed + 1
+  end
   zrem_dead[topic] = stale(info.dead, 'X')
   dropped = dropped + #zrem_dead[topic]
   -- every entry that is not a READY job's (listed or put back now) is a tombstone
@@ -155,8 +176,23 @@ if write then
       call_many('ZADD', P .. 'dead:' .. topic, zadd_dead[topic])
     end
     call_many('ZREM', P .. 'dead:' .. topic, zrem_dead[topic])
+    -- the sentinel names exactly the priorities whose lists have entries
+    local sentinel = info.new_sentinel
+    if sentinel ~= info.sentinel then
+      local first = P .. 'ready:' .. topic
+      if info.sentinel then
+        redis.call('LPOP', first)
+      end
+      if sentinel then
+        redis.call('LPUSH', first, sentinel)
+      end
+    end
     if #info.missing > 0 then
-      push_ready(topic, info.missing)
+      local w = gathered()
+      for _, missing in ipairs(info.missing) do
+        gather_entry(w, topic, missing[1], missing[2])
+      end
+      write_gathered(w)
     end
   end
   if corrected > 0 then

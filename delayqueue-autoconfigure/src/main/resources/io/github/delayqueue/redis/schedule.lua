@@ -2,8 +2,9 @@
 -- topic and id. A job due at or before now goes straight to READY.
 -- KEYS[1] jobs hash, KEYS[2] guard
 -- ARGV[3..] eight per job: job key "<topic>:<id>", topic, payload, 'd' (then a delay in ms from
--- Redis's now) or 'a' (then an absolute due time in ms), the time, ttr ms, max attempts,
--- '1' to replace an existing job. The numbers are decimal integers (the caller checked them).
+-- Redis's now) or 'a' (then an absolute due time in ms) with the job's priority digit after
+-- the letter when it is not the default ('d' or 'd7'), the time, ttr ms, max attempts, '1' to
+-- replace an existing job. The numbers are decimal integers (the caller checked them).
 -- Returns now ms, the number (1-based) of the job that became the bucket's head or 0, then three
 -- per job: created (1 or 0), state letter, due ms. The head is checked (and announced) once,
 -- after all jobs are placed.
@@ -21,7 +22,11 @@ local now = now_ms()
 if #ARGV == 10 and ARGV[10] ~= '1' then
   local jobkey, topic = ARGV[3], ARGV[4]
   local due, due_text = tonumber(ARGV[7]), ARGV[7]
-  if ARGV[6] == 'd' then
+  local mode, priority = ARGV[6], DEFAULT_PRIORITY
+  if #mode > 1 then
+    priority = tonumber(string.sub(mode, 2))
+  end
+  if string.byte(mode, 1) == 100 then -- 'd'
     due = now + due
     due_text = num(due)
   end
@@ -30,14 +35,15 @@ if #ARGV == 10 and ARGV[10] ~= '1' then
   if state == 'D' then
     _, first = lowest(P .. 'delayed')
   end
-  local record = new_record(state, ARGV[9], to36(tonumber(ARGV[8])), to36(now), to36(due - now), ARGV[5])
+  local record = new_record(state .. priority_letter(priority), ARGV[9], to36(tonumber(ARGV[8])), to36(now),
+    to36(due - now), ARGV[5])
   if redis.call('HSETNX', KEYS[1], jobkey, record) == 0 then
     local old = readable(jobkey, redis.call('HGET', KEYS[1], jobkey))
     return { now, 0, 0, old.state, old.due }
   end
   count(state, topic, 1)
   if state == 'R' then
-    push_ready(topic, { jobkey })
+    push_ready(topic, { jobkey }, priority)
     return { now, 0, 1, 'R', due }
   end
   redis.call('ZADD', P .. 'delayed', due_text, jobkey)
@@ -92,7 +98,11 @@ for i = 3, #ARGV, 8 do
       order[#order + 1] = jobkey
     end
     local due, due_text = tonumber(ARGV[i + 4]), ARGV[i + 4]
-    if ARGV[i + 3] == 'd' then
+    local mode, priority = ARGV[i + 3], DEFAULT_PRIORITY
+    if #mode > 1 then
+      priority = tonumber(string.sub(mode, 2))
+    end
+    if string.byte(mode, 1) == 100 then -- 'd'
       due = now + due
       due_text = num(due)
     end
@@ -102,7 +112,8 @@ for i = 3, #ARGV, 8 do
       ttr36[ttr] = to36(tonumber(ttr))
     end
     current[jobkey] = { state = state, due = due, due_text = due_text, topic = topic, number = number,
-      record = new_record(state, ARGV[i + 6], ttr36[ttr], created36, to36(due - now), ARGV[i + 2]) }
+      priority = priority, record = new_record(state .. priority_letter(priority), ARGV[i + 6], ttr36[ttr],
+        created36, to36(due - now), ARGV[i + 2]) }
     count(state, topic, 1)
     reply[n + 1], reply[n + 2], reply[n + 3] = 1, state, due
   end
@@ -125,7 +136,7 @@ for _, jobkey in ipairs(order) do
     delayed[#delayed + 1] = jobkey
     placed[jobkey] = job.number
   else
-    gather_entry(w, job.topic, jobkey)
+    gather_entry(w, job.topic, jobkey, job.priority)
   end
 end
 call_many('ZADD', P .. 'delayed', delayed)

@@ -3,9 +3,9 @@
 -- Returns {now ms, next due ms (-1: none), earliest due of a DELAYED job (-1: none),
 --          "<state>:<topic>", count, ..., "O:<topic>", due ms, ...} with state letters D, R, S, X
 -- and T for the tombstones of a ready list;
--- "O:<topic>" is the due time of the topic's oldest overdue job: the first live entry of its
--- ready list, or the bucket's earliest DELAYED job when that is due and the timer has not moved
--- it yet (the earlier of the two).
+-- "O:<topic>" is the due time of the topic's oldest overdue job: the earliest of the first live
+-- entries of its ready lists, or the bucket's earliest DELAYED job when that is due and the
+-- timer has not moved it yet (the earlier of the two).
 local now = now_ms()
 local reply = { now, next_due() }
 local first, first_due = lowest(P .. 'delayed')
@@ -24,15 +24,21 @@ for i = 1, #stats, 2 do
   end
   local topic = not zero and string.match(stats[i], '^R:(.+)$')
   if topic then
-    -- cancelled jobs leave tombstones in the list: skip a few of them
+    -- cancelled jobs leave tombstones in the lists: skip a few of them in each
     local seen = {}
-    for _, jobkey in ipairs(redis.call('LRANGE', P .. 'ready:' .. topic, 0, 15)) do
-      local j = live_entry(jobkey, redis.call('HGET', KEYS[1], jobkey), seen)
-      if j then
-        if not overdue[topic] or j.due < overdue[topic] then
-          overdue[topic] = j.due
+    local entries = redis.call('LRANGE', P .. 'ready:' .. topic, 0, 15)
+    for _, part in ipairs(ready_parts(topic, entries[1])) do
+      if part.from > 0 or part.level ~= DEFAULT_PRIORITY then
+        entries = redis.call('LRANGE', part.key, part.from, part.from + 15)
+      end
+      for _, jobkey in ipairs(entries) do
+        local j = live_entry(jobkey, redis.call('HGET', KEYS[1], jobkey), seen, part.letter)
+        if j then
+          if not overdue[topic] or j.due < overdue[topic] then
+            overdue[topic] = j.due
+          end
+          break
         end
-        break
       end
     end
   end

@@ -2,11 +2,13 @@ package io.github.delayqueue.test;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -18,12 +20,14 @@ import java.util.zip.CRC32;
  * The invariant of a delayqueue namespace, checked from the outside against a real Redis:
  * <ul>
  * <li>every job record reads, and is in exactly the index its state names: DELAYED in the
- * bucket's {@code delayed} zset scored by its due time, READY in its topic's ready list (at
- * least once), RESERVED in the {@code reserved} zset, DEAD in its topic's {@code dead:<topic>}
+ * bucket's {@code delayed} zset scored by its due time, READY in the ready list of its topic
+ * and priority (at least once), RESERVED in the {@code reserved} zset, DEAD in its topic's {@code dead:<topic>}
  * zset;</li>
  * <li>every index entry has a record in that state (a ready-list entry that does not is a
- * tombstone, and the tombstones of a list are counted: the list's length is the topic's READY
- * jobs plus its tombstones);</li>
+ * tombstone, and the tombstones of a list are counted: the lengths of a topic's lists add up
+ * to its READY jobs plus its tombstones, not counting the sentinel);</li>
+ * <li>a topic's first ready list starts with the sentinel {@code ^<priorities>} exactly when
+ * the lists of other priorities have entries, and it names exactly those;</li>
  * <li>the per-state counts in the {@code stats} hash equal the indexes (a missing field
  * counts 0; a field that fell to 0 may wait for the guard re-check to delete it), with no
  * negative field;</li>
@@ -44,18 +48,22 @@ import java.util.zip.CRC32;
 public final class QueueInvariant {
 
 	private static final Pattern RECORD = Pattern
-		.compile("^([A-Z])(\\d*),(\\d+),([0-9a-z]+),([0-9a-z]+),(-?[0-9a-z]+),(\\d*)$");
+		.compile("^([A-Z])([a-j]?)(\\d*),(\\d+),([0-9a-z]+),([0-9a-z]+),(-?[0-9a-z]+),(\\d*)$");
+
+	/** The priority of a job that names none: its READY jobs are in the topic's first list. */
+	private static final int DEFAULT_PRIORITY = 5;
 
 	/** A recurring definition's header: version, gen, paused, counts, last tick, last scheduled, last key. */
 	private static final Pattern RECURRING = Pattern
 		.compile("^\\d+,\\d+,([01]),\\d+,\\d+,\\d+,-?\\d+,-?\\d+,[^\\n]*\\n");
 
 	/**
-	 * A kept finished job's header: attempt (at least 1), max attempts, then ttr, created (not
-	 * 0), due, delivered (0: unknown) and finished in base 36.
+	 * A kept finished job's header: priority letter (none for the default), attempt (at least
+	 * 1), max attempts, then ttr, created (not 0), due, delivered (0: unknown) and finished in
+	 * base 36.
 	 */
 	private static final Pattern COMPLETED = Pattern
-		.compile("^[1-9]\\d*,[1-9]\\d*,[0-9a-z]+,[1-9a-z][0-9a-z]*,[0-9a-z]+,[0-9a-z]+,([0-9a-z]+)$");
+		.compile("^[a-j]?[1-9]\\d*,[1-9]\\d*,[0-9a-z]+,[1-9a-z][0-9a-z]*,[0-9a-z]+,[0-9a-z]+,([0-9a-z]+)$");
 
 	private static final int MAX_SHOWN = 40;
 
@@ -277,7 +285,12 @@ public final class QueueInvariant {
 		Set<String> topics = new TreeSet<>();
 		for (String name : keyNames) {
 			if (name.startsWith("ready:")) {
-				topics.add(name.substring(6));
+				String list = name.substring(6);
+				int colon = list.indexOf(':');
+				if (colon >= 0 && !list.substring(colon + 1).matches("[0-46-9]")) {
+					violations.add(where + "unknown key " + prefix + name);
+				}
+				topics.add((colon >= 0) ? list.substring(0, colon) : list);
 			}
 			else if (name.startsWith("dead:")) {
 				topics.add(name.substring(5));
@@ -323,25 +336,54 @@ public final class QueueInvariant {
 
 		for (String topic : topics) {
 			checkZset(where, prefix + "dead:" + topic, 'X', jobs, violations, false);
-			List<?> entries = (List<?>) call(prefix, "LRANGE", prefix + "ready:" + topic, "0", "-1");
+			// the lists of every priority: an entry is the READY job's only in its priority's list
 			Set<String> listed = new HashSet<>();
-			for (Object entry : entries) {
-				String jobKey = (String) entry;
-				if (!topicOf(jobKey).equals(topic)) {
-					violations.add(where + "ready list of " + topic + " holds " + jobKey + " of another topic");
+			long entryCount = 0;
+			Set<Integer> nonEmpty = new TreeSet<>();
+			String sentinel = null;
+			for (int priority = 0; priority <= 9; priority++) {
+				String key = prefix + "ready:" + topic + ((priority != DEFAULT_PRIORITY) ? ":" + priority : "");
+				List<?> entries = (List<?>) call(prefix, "LRANGE", key, "0", "-1");
+				for (int k = 0; k < entries.size(); k++) {
+					String jobKey = (String) entries.get(k);
+					if (jobKey.startsWith("^")) {
+						if (priority != DEFAULT_PRIORITY || k != 0) {
+							violations.add(where + "ready list " + key + " holds the sentinel " + jobKey + " at " + k
+									+ "; only the first entry of the topic's first list may be one");
+						}
+						else {
+							sentinel = jobKey;
+						}
+						continue;
+					}
+					if (!topicOf(jobKey).equals(topic)) {
+						violations.add(where + "ready list of " + topic + " holds " + jobKey + " of another topic");
+					}
+					listed.add(jobKey + "|" + priority);
+					entryCount++;
 				}
-				listed.add(jobKey);
+				if (!entries.isEmpty() && priority != DEFAULT_PRIORITY) {
+					nonEmpty.add(priority);
+				}
+			}
+			String expected = nonEmpty.isEmpty() ? null
+					: "^" + nonEmpty.stream().sorted(Comparator.reverseOrder()).map(String::valueOf)
+						.reduce("", String::concat);
+			if (!Objects.equals(sentinel, expected)) {
+				violations.add(where + "the ready lists of " + topic + " with entries are of priorities " + nonEmpty
+						+ ", but the sentinel of its first list is " + sentinel);
 			}
 			long ready = 0;
 			for (Map.Entry<String, Job> job : jobs.entrySet()) {
 				if (job.getValue().state == 'R' && topicOf(job.getKey()).equals(topic)) {
 					ready++;
-					if (!listed.contains(job.getKey())) {
-						violations.add(where + "READY job " + job.getKey() + " is not in its ready list");
+					if (!listed.contains(job.getKey() + "|" + job.getValue().priority)) {
+						violations.add(where + "READY job " + job.getKey() + " of priority " + job.getValue().priority
+								+ " is not in the ready list of its priority");
 					}
 				}
 			}
-			long tombstones = entries.size() - ready;
+			long tombstones = entryCount - ready;
 			if (tombstones > 0) {
 				counted.put("T:" + topic, tombstones);
 			}
@@ -460,7 +502,7 @@ public final class QueueInvariant {
 	/**
 	 * The header of a job record.
 	 */
-	private record Job(char state, int attempt, int max, long due, long token) {
+	private record Job(char state, int priority, int attempt, int max, long due, long token) {
 
 		static Job parse(String record) {
 			int newline = record.indexOf('\n');
@@ -468,10 +510,12 @@ public final class QueueInvariant {
 			if (newline < 0 || !matcher.matches()) {
 				return null;
 			}
-			long created = Long.parseLong(matcher.group(5), 36);
-			long delay = Long.parseLong(matcher.group(6), 36);
-			return new Job(matcher.group(1).charAt(0), number(matcher.group(2)), Integer.parseInt(matcher.group(3)),
-					created + delay, matcher.group(7).isEmpty() ? 0 : Long.parseLong(matcher.group(7)));
+			long created = Long.parseLong(matcher.group(6), 36);
+			long delay = Long.parseLong(matcher.group(7), 36);
+			int priority = matcher.group(2).isEmpty() ? DEFAULT_PRIORITY : matcher.group(2).charAt(0) - 'a';
+			return new Job(matcher.group(1).charAt(0), priority, number(matcher.group(3)),
+					Integer.parseInt(matcher.group(4)), created + delay,
+					matcher.group(8).isEmpty() ? 0 : Long.parseLong(matcher.group(8)));
 		}
 
 		private static int number(String text) {
