@@ -138,10 +138,13 @@ final class DelayQueueClient
      * 'state' => ..., 'dueAt' => ...]: created is false when a job with this topic and id exists and
      * was kept (pass replace: true to replace it). $headers are the job's own (a tenant, a
      * correlation id): strings its listener reads with @Header, shown by get and reserve.
+     * $priority is 0 (lowest) to 9 (highest), 5 when null: among the READY jobs of its topic in its
+     * bucket a higher one is handed out first, FIFO within one.
      */
     public function add(string $topic, string $id, mixed $body, int|string|null $delay = null,
                         int|string|\DateTimeInterface|null $dueAt = null, int|string|null $ttr = null,
-                        ?int $maxAttempts = null, bool $replace = false, array $headers = []): array
+                        ?int $maxAttempts = null, bool $replace = false, array $headers = [],
+                        ?int $priority = null): array
     {
         $request = ['topic' => $topic, 'id' => $id, 'body' => $body];
         if ($delay !== null) {
@@ -162,6 +165,9 @@ final class DelayQueueClient
         if ($headers !== []) {
             // an object even for names like "0", which PHP would otherwise send as a JSON array
             $request['headers'] = (object) $headers;
+        }
+        if ($priority !== null) {
+            $request['priority'] = $priority;
         }
         return $this->call('POST', '/jobs', $request);
     }

@@ -194,6 +194,21 @@ $tests = [
         $dead = $client->get($topic, 'f');
         check($dead['state'] === 'DEAD' && $dead['lastError'] === 'still down', 'dead with its error');
     },
+    'a higher priority is reserved first' => function (DelayQueueClient $client, string $topic): void {
+        $client->add($topic, 'low', 1, delay: 0, priority: 1);
+        $client->add($topic, 'plain', 2, delay: 0);
+        $client->add($topic, 'urgent', 3, delay: 0, priority: 9);
+        check($client->get($topic, 'urgent')['priority'] === 9, 'the priority is shown');
+        $taken = [];
+        while (count($taken) < 3) {
+            $taken = array_merge($taken, $client->reserve($topic, wait: 'PT5S', max: 3));
+        }
+        check(array_map(fn ($job) => $job->id, $taken) === ['urgent', 'plain', 'low'], 'highest first');
+        foreach ($taken as $job) {
+            $client->finish($job);
+        }
+        refused(fn () => $client->add($topic, 'bad', 1, delay: 0, priority: 10), BadRequestException::class, 'priority');
+    },
     'cancel prevents delivery' => function (DelayQueueClient $client, string $topic): void {
         $client->add($topic, 'c', 1, delay: 300);
         check($client->cancel($topic, 'c') === true, 'cancelled');

@@ -168,12 +168,14 @@ class DelayQueueClient:
     def add(self, topic: str, id: str, body: Any, delay: Optional[Duration] = None,
             due_at: Optional[Instant] = None, ttr: Optional[Duration] = None,
             max_attempts: Optional[int] = None, replace: bool = False,
-            headers: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
+            headers: Optional[Dict[str, str]] = None, priority: Optional[int] = None) -> Dict[str, Any]:
         """Schedules a job: after delay, or at due_at (exactly one of them).
 
         body is any JSON value; a str is stored as its text, as a Java String payload is.
         headers are the job's own (a tenant, a correlation id): strings its listener reads with
         @Header, shown by get and reserve.
+        priority is 0 (lowest) to 9 (highest), 5 when not given: among the READY jobs of its topic
+        in its bucket a higher one is handed out first, FIFO within one.
         Returns {"created": bool, "state": ..., "dueAt": ...}: created is False when a job with
         this topic and id exists and was kept (pass replace=True to replace it).
         """
@@ -190,6 +192,8 @@ class DelayQueueClient:
             request["onDuplicate"] = "REPLACE"
         if headers:
             request["headers"] = headers
+        if priority is not None:
+            request["priority"] = priority
         return self._call("POST", "/jobs", request)
 
     def cancel(self, topic: str, id: str) -> bool:

@@ -100,6 +100,23 @@ class DelayQueueClientTest(unittest.TestCase):
         self.assertEqual("DEAD", dead["state"])
         self.assertEqual("still down", dead["lastError"])
 
+    def test_a_higher_priority_is_reserved_first(self):
+        self.client.add(self.topic, "low", 1, delay=0, priority=1)
+        self.client.add(self.topic, "plain", 2, delay=0)
+        self.client.add(self.topic, "urgent", 3, delay=0, priority=9)
+        self.assertEqual(9, self.client.get(self.topic, "urgent")["priority"])
+        self.assertEqual(5, self.client.get(self.topic, "plain")["priority"])
+        taken = []
+        while len(taken) < 3:
+            jobs = self.client.reserve(self.topic, wait="PT5S", max=3)
+            taken += jobs
+        self.assertEqual(["urgent", "plain", "low"], [job.id for job in taken])
+        for job in taken:
+            self.client.finish(job)
+        with self.assertRaises(BadRequestError) as refused:
+            self.client.add(self.topic, "bad", 1, delay=0, priority=10)
+        self.assertEqual("priority", refused.exception.field)
+
     def test_cancel_prevents_delivery(self):
         self.client.add(self.topic, "c", 1, delay=300)
         self.assertTrue(self.client.cancel(self.topic, "c"))

@@ -2,6 +2,7 @@ package io.github.delayqueue.http;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
@@ -162,6 +163,28 @@ class DelayQueueHttpApiTests {
 		// a job without headers shows none
 		call("POST", "/jobs", "{\"topic\":\"http-headers\",\"id\":\"h-3\",\"delay\":\"PT1H\",\"body\":1}");
 		assertThat(call("GET", "/jobs/http-headers/h-3", null).json().has("headers")).isFalse();
+	}
+
+	@Test
+	void aPriorityAddedOverHttpIsShownAndTakenFirst() {
+		assertThat(call("POST", "/jobs", "{\"topic\":\"http-prio\",\"id\":\"low\",\"delay\":0,\"priority\":0,"
+				+ "\"body\":1}").status()).isEqualTo(201);
+		assertThat(call("POST", "/jobs", "{\"topic\":\"http-prio\",\"id\":\"plain\",\"delay\":0,\"body\":2}").status())
+			.isEqualTo(201);
+		assertThat(call("POST", "/jobs", "{\"topic\":\"http-prio\",\"id\":\"urgent\",\"delay\":0,\"priority\":9,"
+				+ "\"body\":3}").status()).isEqualTo(201);
+		assertThat(call("GET", "/jobs/http-prio/urgent", null).json().get("priority").asInt()).isEqualTo(9);
+		assertThat(call("GET", "/jobs/http-prio/plain", null).json().get("priority").asInt()).isEqualTo(5);
+		assertThat(this.operations.find("http-prio", "low").orElseThrow().priority()).isZero();
+		List<String> taken = new ArrayList<>();
+		while (taken.size() < 3) {
+			for (JsonNode job : call("POST", "/topics/http-prio/reserve?max=3&wait=PT5S", null).json().get("jobs")) {
+				taken.add(job.get("id").asString());
+				call("POST", "/jobs/http-prio/" + job.get("id").asString() + "/finish",
+						"{\"token\":" + job.get("token").asLong() + "}");
+			}
+		}
+		assertThat(taken).containsExactly("urgent", "plain", "low");
 	}
 
 	@Test

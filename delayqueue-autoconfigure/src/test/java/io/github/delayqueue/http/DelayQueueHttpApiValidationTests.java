@@ -78,6 +78,9 @@ class DelayQueueHttpApiValidationTests {
 			POST | /jobs | {"topic":"t","id":"x","delay":0,"maxAttempts":0,"body":1}         | 400 | maxAttempts
 			POST | /jobs | {"topic":"t","id":"x","delay":0,"maxAttempts":"3","body":1}       | 400 | maxAttempts
 			POST | /jobs | {"topic":"t","id":"x","delay":0,"onDuplicate":"IGNORE","body":1}  | 400 | onDuplicate
+			POST | /jobs | {"topic":"t","id":"x","delay":0,"priority":10,"body":1}           | 400 | priority
+			POST | /jobs | {"topic":"t","id":"x","delay":0,"priority":-1,"body":1}           | 400 | priority
+			POST | /jobs | {"topic":"t","id":"x","delay":0,"priority":"high","body":1}       | 400 | priority
 			POST | /jobs | {"topic":"t","id":"x","delay":0}                                  | 400 | body
 			POST | /jobs | {"topic":"t","id":"x","delay":0,"body":null}                      | 400 | body
 			POST | /jobs | {"topic":"t","id":"x","delaySeconds":5,"body":1}                  | 400 | delaySeconds

@@ -32,7 +32,9 @@ import org.springframework.boot.SpringBootVersion;
  * issue; 0.1 for a quick look), {@code bench.jvm} ({@code fresh}: each scenario run of each
  * implementation in a JVM of its own, started with {@code bench.jvmArgs}; {@code warm}: all
  * in this JVM), {@code bench.out}, {@code bench.headers} ({@code name=value,...}: headers on
- * every job delayqueue schedules in bulk, to measure their cost; none by default).
+ * every job delayqueue schedules in bulk, to measure their cost; none by default),
+ * {@code bench.priorities} (1 to 10: the priorities delayqueue's jobs are spread over, to
+ * measure what priorities cost; 1, the default, sets none).
  */
 public final class BenchmarkMain {
 

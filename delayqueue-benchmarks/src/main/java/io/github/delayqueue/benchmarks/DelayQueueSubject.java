@@ -15,6 +15,7 @@ import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.DelayedJob;
 import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.ScheduleResult;
 
 import org.springframework.boot.SpringBootConfiguration;
@@ -38,6 +39,13 @@ final class DelayQueueSubject implements Subject {
 	 * {@code name=value,name=value} (none by default), to measure what headers cost.
 	 */
 	private static final Map<String, String> HEADERS = headers(System.getProperty("bench.headers", ""));
+
+	/**
+	 * The priorities the jobs are spread over: {@code bench.priorities} of them (1, the
+	 * default, sets none: every job has the default priority), the default one and the others
+	 * from the highest down, e.g. 5, 9, 8 for three; a job's priority follows its id's hash.
+	 */
+	private static final int[] PRIORITIES = priorities(Integer.getInteger("bench.priorities", 1));
 
 	/** Jobs per {@code scheduleAll} call in bulk mode. */
 	static final int BULK_CHUNK = 1_000;
@@ -86,10 +94,38 @@ final class DelayQueueSubject implements Subject {
 			.run();
 	}
 
+	private static int[] priorities(int count) {
+		if (count < 1 || count > 10) {
+			throw new IllegalArgumentException("bench.priorities must be 1 to 10, was " + count);
+		}
+		int[] priorities = new int[count];
+		priorities[0] = JobConstraints.DEFAULT_PRIORITY;
+		int p = JobConstraints.MAX_PRIORITY;
+		for (int i = 1; i < count; i++, p--) {
+			if (p == JobConstraints.DEFAULT_PRIORITY) {
+				p--;
+			}
+			priorities[i] = p;
+		}
+		return priorities;
+	}
+
+	/** A job's builder, with its priority when jobs are spread over several. */
+	private DelayedJobTemplate.JobBuilder builder(Job job) {
+		DelayedJobTemplate.JobBuilder builder = this.template.job(job.topic(), job.id()).payload(job.payload());
+		return (PRIORITIES.length > 1)
+				? builder.priority(PRIORITIES[Math.floorMod(job.id().hashCode(), PRIORITIES.length)]) : builder;
+	}
+
 	@Override
 	public void schedule(Job job) {
 		BenchPayload payload = job.payload();
-		if (job.dueAtMillis() > 0) {
+		if (PRIORITIES.length > 1) {
+			DelayedJobTemplate.JobBuilder builder = builder(job);
+			((job.dueAtMillis() > 0) ? builder.dueAt(Instant.ofEpochMilli(job.dueAtMillis()))
+					: builder.delay(Duration.ofMillis(job.delayMillis()))).schedule();
+		}
+		else if (job.dueAtMillis() > 0) {
 			this.template.scheduleAt(job.topic(), job.id(), payload, Instant.ofEpochMilli(job.dueAtMillis()));
 		}
 		else {
@@ -102,9 +138,7 @@ final class DelayQueueSubject implements Subject {
 		for (int from = 0; from < jobs.size(); from += BULK_CHUNK) {
 			List<DelayedJobTemplate.JobBuilder> chunk = new ArrayList<>(BULK_CHUNK);
 			for (Job job : jobs.subList(from, Math.min(jobs.size(), from + BULK_CHUNK))) {
-				DelayedJobTemplate.JobBuilder builder = this.template.job(job.topic(), job.id())
-					.payload(job.payload())
-					.headers(HEADERS);
+				DelayedJobTemplate.JobBuilder builder = builder(job).headers(HEADERS);
 				chunk.add((job.dueAtMillis() > 0) ? builder.dueAt(Instant.ofEpochMilli(job.dueAtMillis()))
 						: builder.delay(Duration.ofMillis(job.delayMillis())));
 			}
@@ -116,7 +150,7 @@ final class DelayQueueSubject implements Subject {
 	public void scheduleAsync(List<Job> jobs) {
 		List<CompletableFuture<ScheduleResult>> results = new ArrayList<>(jobs.size());
 		for (Job job : jobs) {
-			DelayedJobTemplate.JobBuilder builder = this.template.job(job.topic(), job.id()).payload(job.payload());
+			DelayedJobTemplate.JobBuilder builder = builder(job);
 			results.add(((job.dueAtMillis() > 0) ? builder.dueAt(Instant.ofEpochMilli(job.dueAtMillis()))
 					: builder.delay(Duration.ofMillis(job.delayMillis()))).scheduleAsync());
 		}

@@ -90,14 +90,15 @@ class SampleClientsTests {
 		assertThat(run.exit()).as(run.output()).isZero();
 		assertThat(run.output()).contains("OK")
 			.contains("test_recurring_jobs_are_put_read_paused_triggered_and_deleted")
-			.contains("test_a_bad_cron_names_the_field");
+			.contains("test_a_bad_cron_names_the_field")
+			.contains("test_a_higher_priority_is_reserved_first");
 	}
 
 	@Test
 	void phpClientTestSuitePasses() throws Exception {
 		Run run = run(php(), "test.php");
 		assertThat(run.exit()).as(run.output()).isZero();
-		assertThat(run.output()).contains("14 passed, 0 failed");
+		assertThat(run.output()).contains("15 passed, 0 failed");
 	}
 
 	@Test
