@@ -99,8 +99,8 @@ end
 -- The header's grammar: HEADER reads it (decode); HEADER_SHAPE is the same without captures,
 -- for a check that reads nothing (delayed_to_ready). Change both together, and READY_HEADER
 -- (live_entry's take of a READY record) with them.
-local HEADER = '^(%u)(%l?)(%d*),(%d+),((%w+),(%w+),(%-?%w+)),(%d*)$'
-local HEADER_SHAPE = '^%u%l?%d*,%d+,%w+,%w+,%-?%w+,%d*$'
+local HEADER = '^(%u)([a-j]?)(%d*),(%d+),((%w+),(%w+),(%-?%w+)),(%d*)$'
+local HEADER_SHAPE = '^%u[a-j]?%d*,%d+,%w+,%w+,%-?%w+,%d*$'
 
 -- Priorities: 0 (lowest) to 9 (highest); DEFAULT_PRIORITY has no letter in a record and its
 -- jobs use the topic's first ready list.
@@ -216,8 +216,8 @@ local function encode(j)
   if not times or j.ttr ~= j.times_ttr or j.due ~= j.times_due or j.created ~= j.times_created then
     times = to36(j.ttr) .. ',' .. to36(j.created) .. ',' .. to36(j.due - j.created)
   end
-  return j.state .. priority_letter(j.priority) .. count_text(j.attempt) .. ',' .. num(j.max) .. ',' .. times .. ',' .. count_text(j.token) .. '\n'
-    .. j.payload
+  return j.state .. priority_letter(j.priority) .. count_text(j.attempt) .. ',' .. num(j.max) .. ',' .. times .. ','
+    .. count_text(j.token) .. '\n' .. j.payload
 end
 
 -- The record of a job just created (attempt 0, token 0): state with its priority letter, max
@@ -320,7 +320,7 @@ local UNANNOUNCED = nil
 -- list of p just got entries). Returns whether that list was empty before.
 local function mark_priority(topic, p)
   local key = P .. 'ready:' .. topic
-  local first = redis.call('LINDEX', key, 0)
+  local first = redis.call('LRANGE', key, 0, 0)[1]
   local levels = sentinel_levels(first)
   if levels then
     local set = { [p] = true }
@@ -377,7 +377,7 @@ local function push_front(topic, jobkey, p)
     end
     return
   end
-  local first = redis.call('LINDEX', key, 0)
+  local first = redis.call('LRANGE', key, 0, 0)[1]
   if sentinel_levels(first) then
     redis.call('LSET', key, 0, jobkey)
     redis.call('LPUSH', key, first)
@@ -610,7 +610,7 @@ end
 -- A READY job's record as a take reads it: the header's fields that a take changes or returns,
 -- and the text that a take keeps as it is. The same grammar as HEADER, with the state R and the
 -- '\n' that ends the header; a record without a payload line is left to decode.
-local READY_HEADER = '^R(%l?)(%d*),(%d+),((%w+),(%w+),(%-?%w+)),%d*()\n'
+local READY_HEADER = '^R([a-j]?)(%d*),(%d+),((%w+),(%w+),(%-?%w+)),%d*()\n'
 
 -- The job of a ready-list entry, or nil when the entry is a tombstone: its record is gone, not
 -- READY, unreadable or of another priority than the list's (letter: the list's priority letter,

@@ -71,7 +71,7 @@ for i = 1, #stats, 2 do
     local live = tonumber(redis.call('HGET', P .. 'stats', 'R:' .. topic) or 0)
     if tombstones >= COMPACT_AT and tombstones > live then
       -- every ready list of the topic, each after its sentinel (the first list's stays first)
-      local first = redis.call('LINDEX', P .. 'ready:' .. topic, 0)
+      local first = redis.call('LRANGE', P .. 'ready:' .. topic, 0, 0)[1]
       local parts = ready_parts(topic, first)
       local sentinel_of, emptied = nil, {}
       for _, part in ipairs(parts) do

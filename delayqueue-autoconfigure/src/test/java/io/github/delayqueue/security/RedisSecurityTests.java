@@ -49,7 +49,8 @@ class RedisSecurityTests {
 			+ " ~{secure:[0-9][0-9][0-9]}:* ~{secure:[0-9][0-9][0-9][0-9]}:* ~{secure:[0-9][0-9][0-9][0-9][0-9]}:*"
 			+ " ~{secure/* resetchannels &secure:events &secure:outcomes -@all +hello +auth +ping +info +subscribe +unsubscribe"
 			+ " +evalsha +eval +script|load +wait +time +publish +hget +hmget +hset +hsetnx +hdel +hgetall +hincrby +hscan +scan"
-			+ " +del +get +incrby +pexpire +hlen +llen +lpush +rpush +lrange +ltrim +zadd +zcard +zcount +zmscore +zrange"
+			+ " +del +get +incrby +pexpire +hlen +llen +lpop +lpush +lset +rpush +lrange +ltrim +zadd +zcard +zcount"
+			+ " +zmscore +zrange"
 			+ " +zrangebyscore +zrank +zrem +zremrangebyrank +zremrangebyscore +zrevrange +zrevrangebyscore +zrevrank +zscore";
 
 	private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(10);

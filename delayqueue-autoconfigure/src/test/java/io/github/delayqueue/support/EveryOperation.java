@@ -1,6 +1,7 @@
 package io.github.delayqueue.support;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -155,6 +156,34 @@ public final class EveryOperation {
 		operations.kill(reserveOne(operations, manual), "boom again");
 		assertThat(template.replayDead(manual, "d")).isTrue();
 		assertThat(operations.stats().topics().get(manual).ready()).isEqualTo(1);
+		operations.finish(reserveOne(operations, manual));
+
+		// priorities: three jobs of one bucket, each of another priority; the lists of the other
+		// priorities and their marker (written, rewritten and removed), a release in front of it
+		RedisDelayQueue bucketed = context.getBean(RedisDelayQueue.class);
+		List<String> sameBucket = new ArrayList<>();
+		for (int i = 0; sameBucket.size() < 3; i++) {
+			if (bucketed.bucketOf(manual, "p" + i) == bucketed.bucketOf(manual, "p0")) {
+				sameBucket.add("p" + i);
+			}
+		}
+		template.job(manual, sameBucket.get(0)).payload("x").delay(Duration.ZERO).priority(8).schedule();
+		template.job(manual, sameBucket.get(1)).payload("x").delay(Duration.ZERO).schedule();
+		template.job(manual, sameBucket.get(2)).payload("x").delay(Duration.ZERO).priority(2).schedule();
+		ReservedJob urgent = reserveOne(operations, manual);
+		assertThat(urgent.id()).isEqualTo(sameBucket.get(0));
+		ReservedJob plain = reserveOne(operations, manual);
+		assertThat(plain.id()).isEqualTo(sameBucket.get(1));
+		assertThat(operations.release(plain)).isTrue();
+		assertThat(operations.finish(urgent)).isTrue();
+		List<String> rest = new ArrayList<>();
+		for (int i = 0; i < 2; i++) {
+			ReservedJob job = reserveOne(operations, manual);
+			rest.add(job.id());
+			assertThat(operations.finish(job)).isTrue();
+		}
+		assertThat(rest).containsExactly(sameBucket.get(1), sameBucket.get(2));
+		assertThat(template.find(manual, sameBucket.get(2)).get().priority()).isEqualTo(2);
 
 		// recurring jobs: put, fired by the timer, paused, triggered, resumed, listed, deleted
 		RecurringJobs recurring = context.getBean(RecurringJobs.class);
