@@ -195,15 +195,24 @@ $tests = [
         check($dead['state'] === 'DEAD' && $dead['lastError'] === 'still down', 'dead with its error');
     },
     'a higher priority is reserved first' => function (DelayQueueClient $client, string $topic): void {
-        $client->add($topic, 'low', 1, delay: 0, priority: 1);
-        $client->add($topic, 'plain', 2, delay: 0);
-        $client->add($topic, 'urgent', 3, delay: 0, priority: 9);
-        check($client->get($topic, 'urgent')['priority'] === 9, 'the priority is shown');
+        // priorities order the jobs of one bucket: three ids in one of the sample app's 16 (the
+        // server puts a job in crc32("<topic>:<id>") mod buckets)
+        $ids = [];
+        for ($i = 0; count($ids) < 3; $i++) {
+            if (crc32("$topic:p$i") % 16 === crc32("$topic:p0") % 16) {
+                $ids[] = "p$i";
+            }
+        }
+        [$low, $plain, $urgent] = $ids;
+        $client->add($topic, $low, 1, delay: 0, priority: 1);
+        $client->add($topic, $plain, 2, delay: 0);
+        $client->add($topic, $urgent, 3, delay: 0, priority: 9);
+        check($client->get($topic, $urgent)['priority'] === 9, 'the priority is shown');
         $taken = [];
         while (count($taken) < 3) {
             $taken = array_merge($taken, $client->reserve($topic, wait: 'PT5S', max: 3));
         }
-        check(array_map(fn ($job) => $job->id, $taken) === ['urgent', 'plain', 'low'], 'highest first');
+        check(array_map(fn ($job) => $job->id, $taken) === [$urgent, $plain, $low], 'highest first');
         foreach ($taken as $job) {
             $client->finish($job);
         }

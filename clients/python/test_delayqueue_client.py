@@ -17,6 +17,7 @@ import threading
 import time
 import unittest
 import uuid
+import zlib
 from datetime import datetime, timedelta, timezone
 
 from delayqueue_client import (BadRequestError, DelayQueueClient, DelayQueueError, StaleTokenError,
@@ -24,6 +25,18 @@ from delayqueue_client import (BadRequestError, DelayQueueClient, DelayQueueErro
 
 URL = os.environ.get("DELAYQUEUE_URL", "http://localhost:8080/delayqueue")
 TOKEN = os.environ.get("DELAYQUEUE_TOKEN", "sample-token")
+
+
+def same_bucket_ids(topic, count, buckets):
+    """Ids whose jobs share a bucket: the server puts a job in crc32("<topic>:<id>") mod buckets."""
+    ids, i = [], 0
+    while len(ids) < count:
+        candidate = "p%d" % i
+        if zlib.crc32(("%s:%s" % (topic, candidate)).encode()) % buckets == zlib.crc32(
+                ("%s:p0" % topic).encode()) % buckets:
+            ids.append(candidate)
+        i += 1
+    return ids
 
 
 class DelayQueueClientTest(unittest.TestCase):
@@ -101,16 +114,18 @@ class DelayQueueClientTest(unittest.TestCase):
         self.assertEqual("still down", dead["lastError"])
 
     def test_a_higher_priority_is_reserved_first(self):
-        self.client.add(self.topic, "low", 1, delay=0, priority=1)
-        self.client.add(self.topic, "plain", 2, delay=0)
-        self.client.add(self.topic, "urgent", 3, delay=0, priority=9)
-        self.assertEqual(9, self.client.get(self.topic, "urgent")["priority"])
-        self.assertEqual(5, self.client.get(self.topic, "plain")["priority"])
+        # priorities order the jobs of one bucket: three ids in one of the sample app's 16
+        low, plain, urgent = same_bucket_ids(self.topic, 3, 16)
+        self.client.add(self.topic, low, 1, delay=0, priority=1)
+        self.client.add(self.topic, plain, 2, delay=0)
+        self.client.add(self.topic, urgent, 3, delay=0, priority=9)
+        self.assertEqual(9, self.client.get(self.topic, urgent)["priority"])
+        self.assertEqual(5, self.client.get(self.topic, plain)["priority"])
         taken = []
         while len(taken) < 3:
             jobs = self.client.reserve(self.topic, wait="PT5S", max=3)
             taken += jobs
-        self.assertEqual(["urgent", "plain", "low"], [job.id for job in taken])
+        self.assertEqual([urgent, plain, low], [job.id for job in taken])
         for job in taken:
             self.client.finish(job)
         with self.assertRaises(BadRequestError) as refused:
