@@ -10,7 +10,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -18,6 +18,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.ToLongFunction;
 
+import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.OnDuplicate;
 import io.github.delayqueue.core.ScheduleRequest;
 import io.github.delayqueue.recurring.MisfirePolicy;
@@ -28,9 +29,11 @@ import io.github.delayqueue.recurring.RecurringSchedule;
 
 /**
  * A plain Java model of a delay queue namespace: per bucket the job records, the ready lists
- * entry by entry (tombstones included), the fencing token counter; the delay, reserved and
- * dead indexes follow from the records. Every method is one engine script call (or the
- * engine's documented sequence of them) and says what the call must answer and leave.
+ * entry by entry (tombstones included), one per topic and priority, the fencing token counter;
+ * the delay, reserved and dead indexes follow from the records, and the sentinel that heads a
+ * topic's first list from its lists of other priorities ({@link Ready#sentinel}). Every method
+ * is one engine script call (or the engine's documented sequence of them) and says what the
+ * call must answer and leave.
  *
  * <p>
  * Times come from Redis's clock, which the model does not run: each script call's "now" is a
@@ -50,13 +53,16 @@ import io.github.delayqueue.recurring.RecurringSchedule;
  */
 final class QueueModel {
 
+	/** The priority of a job that names none: its READY jobs are in the topic's first list. */
+	static final int DEFAULT_PRIORITY = JobConstraints.DEFAULT_PRIORITY;
+
 	/** Tombstones one take may skip beyond the jobs it wants (lib.lua TAKE_SLACK). */
 	static final int TAKE_SLACK = 1000;
 
 	/** Tombstones of a ready list from which a guard re-check compacts it (promote.lua). */
 	static final int COMPACT_AT = 1000;
 
-	/** The ready-list entries one compaction reads (promote.lua). */
+	/** The ready-list entries one guard re-check's compactions read in all (promote.lua). */
 	static final int COMPACT_WINDOW = 10_000;
 
 	static final Comparator<String> KEY_ORDER = (a, b) -> Arrays.compareUnsigned(a.getBytes(StandardCharsets.UTF_8),
@@ -190,7 +196,7 @@ final class QueueModel {
 			long ttr = (request.ttr() != null) ? request.ttr().toMillis() : this.defaultTtr;
 			int max = (request.maxAttempts() != null) ? request.maxAttempts() : this.defaultMaxAttempts;
 			Job job = new Job(request.topic(), request.id(), request.payload(), request.headers(), ttr,
-					new Time(now, 0));
+					new Time(now, 0), request.effectivePriority());
 			job.state = state;
 			job.max = max;
 			job.due = due;
@@ -201,15 +207,13 @@ final class QueueModel {
 		for (Job old : replaced) {
 			bucket.jobs.remove(old.key);
 		}
-		Map<String, List<String>> ready = new LinkedHashMap<>();
 		for (String key : order) {
 			Job job = current.get(key);
 			bucket.jobs.put(key, job);
 			if (job.state == 'R') {
-				ready.computeIfAbsent(job.topic, (t) -> new ArrayList<>()).add(key);
+				bucket.push(job);
 			}
 		}
-		ready.forEach((topic, keys) -> bucket.list(topic).addAll(keys));
 		return results;
 	}
 
@@ -246,7 +250,7 @@ final class QueueModel {
 			}
 		}
 		if (job.state == 'R') {
-			bucket.list(job.topic).addLast(key);
+			bucket.push(job);
 		}
 		return 1;
 	}
@@ -254,42 +258,74 @@ final class QueueModel {
 	// ------------------------------------------------------------------ reserve, finish
 
 	/**
-	 * What plan_take in lib.lua would take from a ready list: the jobs, and how many entries
-	 * it looks at.
+	 * What plan_take in lib.lua would take from a topic's ready lists: the jobs, how many entries
+	 * it looks at in all and in the list of each priority, and how many of those are entries of
+	 * a READY job in a list of another priority than the job's.
 	 */
-	record Take(int bucket, String topic, List<Job> jobs, int scanned) {
-	}
+	record Take(int bucket, String topic, List<Job> jobs, int scanned, int[] scannedByPriority, int otherPriority) {
 
-	Take planTake(int b, String topic, int max) {
-		Bucket bucket = this.bucket[b];
-		ArrayDeque<String> list = bucket.ready.get(topic);
-		List<Job> jobs = new ArrayList<>();
-		int scanned = 0;
-		if (list != null) {
-			Set<String> seen = new HashSet<>();
-			long limit = (long) max + TAKE_SLACK;
-			Iterator<String> entries = list.iterator();
-			while (jobs.size() < max && scanned < limit && entries.hasNext()) {
-				String key = entries.next();
-				scanned++;
-				Job job = bucket.jobs.get(key);
-				if (job != null && job.state == 'R' && seen.add(key)) {
-					jobs.add(job);
-				}
-			}
+		/** How many of the topic's lists the take looks at. */
+		int lists() {
+			return (int) Arrays.stream(this.scannedByPriority).filter((n) -> n > 0).count();
 		}
-		return new Take(b, topic, jobs, scanned);
+
 	}
 
 	/**
-	 * Applies a take (apply_take in lib.lua): the scanned entries leave the list, the jobs
-	 * are RESERVED under consecutive tokens.
+	 * plan_take: the lists from the highest priority to the lowest (9 to 6, the default 5, 4 to
+	 * 0), each from its head, up to max jobs and max + {@link #TAKE_SLACK} entries looked at in
+	 * all. An entry is a job only when its record is READY, of the list's priority, and not
+	 * taken already by this take.
+	 */
+	Take planTake(int b, String topic, int max) {
+		Bucket bucket = this.bucket[b];
+		Ready ready = bucket.ready.get(topic);
+		List<Job> jobs = new ArrayList<>();
+		int[] scannedByPriority = new int[JobConstraints.MAX_PRIORITY + 1];
+		int scanned = 0;
+		int otherPriority = 0;
+		if (ready != null) {
+			Set<String> seen = new HashSet<>();
+			long limit = (long) max + TAKE_SLACK;
+			for (int p = JobConstraints.MAX_PRIORITY; p >= JobConstraints.MIN_PRIORITY; p--) {
+				Iterator<String> entries = ready.list(p).iterator();
+				while (jobs.size() < max && scanned < limit && entries.hasNext()) {
+					String key = entries.next();
+					scanned++;
+					scannedByPriority[p]++;
+					Job job = bucket.jobs.get(key);
+					if (live(job, p, seen)) {
+						jobs.add(job);
+					}
+					else if (job != null && job.state == 'R' && job.priority != p) {
+						otherPriority++;
+					}
+				}
+			}
+		}
+		return new Take(b, topic, jobs, scanned, scannedByPriority, otherPriority);
+	}
+
+	/**
+	 * Whether an entry of the list of priority p is a job (live_entry in lib.lua): READY, of
+	 * that priority, and not seen before (seen then holds it); else it is a tombstone.
+	 */
+	static boolean live(Job job, int p, Set<String> seen) {
+		return job != null && job.state == 'R' && job.priority == p && seen.add(job.key);
+	}
+
+	/**
+	 * Applies a take (apply_take in lib.lua): the scanned entries leave the head of each list,
+	 * the jobs are RESERVED under consecutive tokens.
 	 */
 	void applyTake(Take take, long ttrOverride, int maxOverride, Moment now) {
 		Bucket bucket = this.bucket[take.bucket()];
-		ArrayDeque<String> list = bucket.list(take.topic());
-		for (int i = 0; i < take.scanned(); i++) {
-			list.removeFirst();
+		Ready ready = bucket.ready(take.topic());
+		for (int p = 0; p < take.scannedByPriority().length; p++) {
+			ArrayDeque<String> list = ready.list(p);
+			for (int i = 0; i < take.scannedByPriority()[p]; i++) {
+				list.removeFirst();
+			}
 		}
 		for (Job job : take.jobs()) {
 			bucket.seq++;
@@ -360,7 +396,7 @@ final class QueueModel {
 		job.due = new Time(now, backOff);
 		if (backOff == 0) {
 			job.state = 'R';
-			this.bucket[b].list(job.topic).addLast(key);
+			this.bucket[b].push(job);
 		}
 		else {
 			job.state = 'D';
@@ -387,7 +423,8 @@ final class QueueModel {
 		job.attempt--;
 		job.token = 0;
 		job.deadline = null;
-		this.bucket[b].list(job.topic).addFirst(key);
+		// at the front of its priority's list (after the sentinel)
+		this.bucket[b].ready(job.topic).list(job.priority).addFirst(key);
 		return true;
 	}
 
@@ -427,17 +464,15 @@ final class QueueModel {
 		else {
 			chosen = dead.subList(0, Math.min(max, dead.size()));
 		}
-		List<String> keys = new ArrayList<>();
 		for (Job job : chosen) {
 			job.state = 'R';
 			job.attempt = 0;
 			job.token = 0;
 			job.due = new Time(now, 0);
 			job.died = null;
-			keys.add(job.key);
+			this.bucket[b].push(job);
 		}
-		this.bucket[b].list(topic).addAll(keys);
-		return new int[] { keys.size(), dead.size() - keys.size() };
+		return new int[] { chosen.size(), dead.size() - chosen.size() };
 	}
 
 	// ------------------------------------------------------------------ promote
@@ -446,10 +481,16 @@ final class QueueModel {
 	 * What promote.lua must do and answer.
 	 */
 	record Promoted(int moved, int expired, long nextDue, Set<String> topics, Set<String> announced, int dead,
-			int compactions) {
+			int compactions, int partialCompactions) {
 	}
 
-	Promoted promote(int b, long now, boolean guard) {
+	/**
+	 * One promote.lua call at time now.
+	 * @param tombstoneTopics on a guard re-check, the topics of the fields {@code T:<topic>} of
+	 * the bucket's stats hash in the order Redis reads them (the compactions share one window in
+	 * that order; the model does not know a hash's order)
+	 */
+	Promoted promote(int b, long now, boolean guard, List<String> tombstoneTopics) {
 		Bucket bucket = this.bucket[b];
 		List<Job> delayed = new ArrayList<>();
 		List<Job> reserved = new ArrayList<>();
@@ -468,39 +509,72 @@ final class QueueModel {
 			reserved.sort(order((job) -> job.deadline.exactly("the deadline of " + job.key)));
 			expired = reserved.subList(0, Math.min(this.batchSize - due.size(), reserved.size()));
 		}
-		// reads of a guard re-check: the ready lists to compact, the topics to re-announce
+		// reads of a guard re-check: the topics to re-announce, and the ready lists to compact:
+		// of each topic whose tombstones are many and outnumber its READY jobs, every list with
+		// entries (and the first list), the highest priority first, COMPACT_WINDOW entries at
+		// most in all
 		List<Compaction> compactions = new ArrayList<>();
 		Set<String> announced = new HashSet<>();
 		if (guard) {
-			for (Map.Entry<String, ArrayDeque<String>> entry : bucket.ready.entrySet()) {
-				String topic = entry.getKey();
-				ArrayDeque<String> list = entry.getValue();
-				long live = bucket.jobs.values().stream().filter((j) -> j.state == 'R' && j.topic.equals(topic)).count();
-				long tombstones = list.size() - live;
-				if (!list.isEmpty()) {
+			bucket.ready.forEach((topic, ready) -> {
+				if (ready.entries() > 0) {
 					announced.add(topic);
 				}
-				if (tombstones >= COMPACT_AT && tombstones > live) {
-					int window = Math.min(COMPACT_WINDOW, list.size());
+			});
+			int budget = COMPACT_WINDOW;
+			for (String topic : tombstoneTopics) {
+				Ready ready = bucket.ready.get(topic);
+				if (budget <= 0 || ready == null) {
+					continue;
+				}
+				long live = bucket.jobs.values().stream().filter((j) -> j.state == 'R' && j.topic.equals(topic)).count();
+				long tombstones = ready.entries() - live;
+				if (tombstones < COMPACT_AT || tombstones <= live) {
+					continue;
+				}
+				for (int p = JobConstraints.MAX_PRIORITY; p >= JobConstraints.MIN_PRIORITY && budget > 0; p--) {
+					ArrayDeque<String> list = ready.list(p);
+					if (list.isEmpty() && p != DEFAULT_PRIORITY) {
+						// (a list that the sentinel does not name)
+						continue;
+					}
+					int window = Math.min(budget, list.size());
+					budget -= window;
 					List<String> keep = new ArrayList<>();
 					Set<String> seen = new HashSet<>();
 					Iterator<String> entries = list.iterator();
 					for (int i = 0; i < window; i++) {
 						String key = entries.next();
-						Job job = bucket.jobs.get(key);
-						if (job != null && job.state == 'R' && seen.add(key)) {
+						if (live(bucket.jobs.get(key), p, seen)) {
 							keep.add(key);
 						}
 					}
-					compactions.add(new Compaction(topic, window, keep, window == list.size()));
+					compactions.add(new Compaction(topic, p, window, keep, window == list.size()));
 				}
 			}
 		}
-		// writes
-		Map<String, List<String>> ready = new LinkedHashMap<>();
+		// writes: the compactions first (the window leaves the head of the list; the live
+		// entries go back to the head when it was the whole list, else to the tail), then the
+		// jobs made READY, each at the tail of its priority's list
+		for (Compaction compaction : compactions) {
+			ArrayDeque<String> list = bucket.list(compaction.topic(), compaction.priority());
+			for (int i = 0; i < compaction.window(); i++) {
+				list.removeFirst();
+			}
+			if (compaction.whole()) {
+				for (int i = compaction.keep().size() - 1; i >= 0; i--) {
+					list.addFirst(compaction.keep().get(i));
+				}
+			}
+			else {
+				list.addAll(compaction.keep());
+			}
+		}
+		Set<String> topics = new LinkedHashSet<>();
 		for (Job job : due) {
 			job.state = 'R';
-			ready.computeIfAbsent(job.topic, (t) -> new ArrayList<>()).add(job.key);
+			bucket.push(job);
+			topics.add(job.topic);
 		}
 		int dead = 0;
 		for (Job job : expired) {
@@ -515,30 +589,17 @@ final class QueueModel {
 			}
 			else {
 				job.state = 'R';
-				ready.computeIfAbsent(job.topic, (t) -> new ArrayList<>()).add(job.key);
+				bucket.push(job);
+				topics.add(job.topic);
 			}
 		}
-		ready.forEach((topic, keys) -> bucket.list(topic).addAll(keys));
-		for (Compaction compaction : compactions) {
-			ArrayDeque<String> list = bucket.list(compaction.topic());
-			for (int i = 0; i < compaction.window(); i++) {
-				list.removeFirst();
-			}
-			if (compaction.whole()) {
-				for (int i = compaction.keep().size() - 1; i >= 0; i--) {
-					list.addFirst(compaction.keep().get(i));
-				}
-			}
-			else {
-				list.addAll(compaction.keep());
-			}
-		}
-		announced.removeAll(ready.keySet());
-		return new Promoted(due.size(), expired.size(), nextDue(b), ready.keySet(), announced, dead,
-				compactions.size());
+		announced.removeAll(topics);
+		return new Promoted(due.size(), expired.size(), nextDue(b), topics, announced, dead, compactions.size(),
+				(int) compactions.stream().filter((c) -> !c.whole()).count());
 	}
 
-	private record Compaction(String topic, int window, List<String> keep, boolean whole) {
+	/** A compaction of one ready list: the topic, the list's priority, its window. */
+	private record Compaction(String topic, int priority, int window, List<String> keep, boolean whole) {
 	}
 
 	private static boolean isDue(Time time, long now, Job job) {
@@ -927,13 +988,14 @@ final class QueueModel {
 			return null;
 		}
 		long ttr = (spec.getTtr() != null) ? spec.getTtr().toMillis() : this.defaultTtr;
-		Job job = new Job(spec.getTopic(), id, spec.getPayload(), spec.getHeaders(), ttr, created);
+		Job job = new Job(spec.getTopic(), id, spec.getPayload(), spec.getHeaders(), ttr, created, DEFAULT_PRIORITY);
 		job.state = state;
 		job.max = (spec.getMaxAttempts() != null) ? spec.getMaxAttempts() : this.defaultMaxAttempts;
 		job.due = due;
 		bucket.jobs.put(key, job);
 		if (state == 'R') {
-			bucket.list(job.topic).addLast(key);
+			// of the default priority (recurring.lua)
+			bucket.push(job);
 		}
 		return job;
 	}
@@ -1034,7 +1096,8 @@ final class QueueModel {
 
 		final Map<String, Job> jobs = new HashMap<>();
 
-		final Map<String, ArrayDeque<String>> ready = new TreeMap<>();
+		/** The ready lists of each topic. */
+		final Map<String, Ready> ready = new TreeMap<>();
 
 		long seq;
 
@@ -1042,12 +1105,68 @@ final class QueueModel {
 			this.number = number;
 		}
 
-		ArrayDeque<String> list(String topic) {
-			return this.ready.computeIfAbsent(topic, (t) -> new ArrayDeque<>());
+		Ready ready(String topic) {
+			return this.ready.computeIfAbsent(topic, (t) -> new Ready());
+		}
+
+		/** The ready list of a topic's jobs of a priority. */
+		ArrayDeque<String> list(String topic, int priority) {
+			return ready(topic).list(priority);
+		}
+
+		/** The entries of a topic's ready lists, every priority's (the sentinel is none). */
+		int entries(String topic) {
+			Ready ready = this.ready.get(topic);
+			return (ready != null) ? ready.entries() : 0;
+		}
+
+		/** Appends a READY job to the list of its topic and priority (push_ready in lib.lua). */
+		void push(Job job) {
+			list(job.topic, job.priority).addLast(job.key);
 		}
 
 		Collection<Job> jobs() {
 			return this.jobs.values();
+		}
+
+	}
+
+	/**
+	 * The ready lists of one topic in one bucket: one per priority, entry by entry, the
+	 * tombstones included (lists of other priorities than the default are empty while unused).
+	 */
+	static final class Ready {
+
+		private final List<ArrayDeque<String>> lists = new ArrayList<>();
+
+		Ready() {
+			for (int p = JobConstraints.MIN_PRIORITY; p <= JobConstraints.MAX_PRIORITY; p++) {
+				this.lists.add(new ArrayDeque<>());
+			}
+		}
+
+		/** The list of priority p. */
+		ArrayDeque<String> list(int p) {
+			return this.lists.get(p);
+		}
+
+		/** The entries of every list. */
+		int entries() {
+			return this.lists.stream().mapToInt(ArrayDeque::size).sum();
+		}
+
+		/**
+		 * The sentinel that must head the first list: {@code ^} and the priorities whose lists
+		 * (other than the default's) have entries, highest first; null while they have none.
+		 */
+		String sentinel() {
+			StringBuilder text = new StringBuilder("^");
+			for (int p = JobConstraints.MAX_PRIORITY; p >= JobConstraints.MIN_PRIORITY; p--) {
+				if (p != DEFAULT_PRIORITY && !list(p).isEmpty()) {
+					text.append(p);
+				}
+			}
+			return (text.length() > 1) ? text.toString() : null;
 		}
 
 	}
@@ -1072,6 +1191,9 @@ final class QueueModel {
 
 		final Time created;
 
+		/** Its priority, {@link #DEFAULT_PRIORITY} unless it was scheduled with another. */
+		final int priority;
+
 		char state;
 
 		int attempt;
@@ -1092,7 +1214,8 @@ final class QueueModel {
 		/** The error kept for the job ("" kept as empty), null for none. */
 		String error;
 
-		Job(String topic, String id, byte[] payload, Map<String, String> headers, long ttr, Time created) {
+		Job(String topic, String id, byte[] payload, Map<String, String> headers, long ttr, Time created,
+				int priority) {
 			this.topic = topic;
 			this.id = id;
 			this.key = key(topic, id);
@@ -1100,12 +1223,14 @@ final class QueueModel {
 			this.headers = headers;
 			this.ttr = ttr;
 			this.created = created;
+			this.priority = priority;
 		}
 
 		@Override
 		public String toString() {
-			return this.key + "[" + this.state + " attempt " + this.attempt + "/" + this.max + ", token " + this.token
-					+ ", due " + this.due + ((this.deadline != null) ? ", deadline " + this.deadline : "")
+			return this.key + "[" + this.state + ((this.priority != DEFAULT_PRIORITY) ? " priority " + this.priority : "")
+					+ " attempt " + this.attempt + "/" + this.max + ", token " + this.token + ", due " + this.due
+					+ ((this.deadline != null) ? ", deadline " + this.deadline : "")
 					+ ((this.died != null) ? ", died " + this.died : "") + "]";
 		}
 

@@ -103,13 +103,16 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * <li>every step: the operation's answer with the model's, exactly (created / state / due
  * time of each schedule, the jobs a reserve takes in their order with attempt, limit, token,
  * TTR, payload and times, the stale jobs of a finish, the promotion's counts, next due time
- * and announced topics, a dead page's jobs after its cursor, ...); the length of every ready
- * list a reserve may have read (so that a bucket it skipped or read past is known); after a
- * reserve that took fewer than asked, that no bucket with READY jobs was left unread within
- * its look-ahead; {@code find} of the jobs the step touched (24 at most) and of one more;
- * the invariant ({@link QueueInvariant}) every {@code invariantEvery} steps;</li>
- * <li>every {@code deepEvery} steps: every record (state, attempt, limit, TTR, token, times,
- * payload), ready list entry by entry (tombstones included), delayed, reserved and dead
+ * and announced topics, a dead page's jobs after its cursor, ...); after a promotion that
+ * compacted, the bucket's ready lists entry by entry; the entries of the ready lists (every
+ * priority's) that a reserve may have read (so that a bucket it skipped or read past is
+ * known); after a reserve that took fewer than asked, that no bucket with READY jobs was left
+ * unread within its look-ahead; {@code find} of the jobs the step touched (24 at most) and of
+ * one more, priority included; the invariant ({@link QueueInvariant}) every
+ * {@code invariantEvery} steps;</li>
+ * <li>every {@code deepEvery} steps: every record (state, priority, attempt, limit, TTR, token,
+ * times, payload), ready list of every priority entry by entry (tombstones included) and the
+ * sentinel that heads a topic's first list, delayed, reserved and dead
  * index with scores, kept error and token counter, the recurring definitions and their next
  * ticks, as stored;</li>
  * <li>every {@code statsEvery} steps: {@code stats()} per topic and bucket; every 200 steps
@@ -118,6 +121,13 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * Times the model does not know exactly (a call's "now" is between two readings of Redis's
  * {@code TIME}) are learned from the first answer that shows them and must lie within those
  * bounds.
+ *
+ * <p>
+ * Priorities: about a third of the jobs scheduled name one (the lowest, a low, the default
+ * named, a high, the highest); bulk schedules use one for all their jobs or one per job, and a
+ * block of replaced jobs may move to another priority, which leaves its entries in the old
+ * list as tombstones of READY jobs. Wherever the run reads how many entries a topic's ready
+ * lists hold in a bucket, it adds up the lists of every priority, without the sentinel.
  */
 final class QueueModelRun {
 
@@ -156,7 +166,13 @@ final class QueueModelRun {
 		.compile("^(.+)@(\\d{8}T\\d{6})(?:\\.(\\d{3}))?Z-trigger(?:~[1-9]\\d*)?$");
 
 	private static final Pattern RECORD = Pattern
-		.compile("^([A-Z])(\\d*),(\\d+),([0-9a-z]+),([0-9a-z]+),(-?[0-9a-z]+),(\\d*)$");
+		.compile("^([A-Z])([a-j]?)(\\d*),(\\d+),([0-9a-z]+),([0-9a-z]+),(-?[0-9a-z]+),(\\d*)$");
+
+	/**
+	 * The priorities a request names when it names one: the lowest, a low one, the default
+	 * (named), a high one and the highest.
+	 */
+	private static final List<Integer> PRIORITIES = List.of(0, 2, 5, 8, 9);
 
 	private final RedisTestServer server;
 
@@ -550,7 +566,7 @@ final class QueueModelRun {
 		String topic = op.topic();
 		int[] before = new int[this.buckets];
 		for (int b = 0; b < this.buckets; b++) {
-			before[b] = this.model.bucket[b].list(topic).size();
+			before[b] = this.model.bucket[b].entries(topic);
 		}
 		for (int b = 0; b < this.buckets; b++) {
 			most("most tombstones ahead of a reserve", leadingTombstones(b, topic));
@@ -560,7 +576,7 @@ final class QueueModelRun {
 		Moment window = endCalls(start);
 		int[] after = new int[this.buckets];
 		for (int b = 0; b < this.buckets; b++) {
-			after[b] = (int) (long) (Long) this.redis.call("LLEN", readyKey(b, topic));
+			after[b] = (int) storedEntries(b, topic);
 		}
 		long ready = this.model.counts(topic)[1];
 		check(jobs.size() <= op.max(), "reserve of " + op.max() + " took " + jobs.size());
@@ -590,11 +606,12 @@ final class QueueModelRun {
 			check(ids(segment).equals(take.jobs().stream().map((job) -> job.id).toList()),
 					"reserve took " + ids(segment) + " from bucket " + b + ", the model's ready list gives "
 							+ take.jobs().stream().map((job) -> job.id).toList() + " for " + remaining);
-			check(after[b] == before[b] - take.scanned(), "after reserve the ready list of " + topic + " in bucket "
-					+ b + " holds " + after[b] + " entries, the model says " + (before[b] - take.scanned()));
+			check(after[b] == before[b] - take.scanned(), "after reserve the ready lists of " + topic + " in bucket "
+					+ b + " hold " + after[b] + " entries, the model says " + (before[b] - take.scanned()));
 			Moment now = copy(window);
 			now.observe(segment.get(0).deliveredAt().toEpochMilli(), "the delivery time of " + segment.get(0).id());
 			this.model.applyTake(take, ttrOverride, maxOverride, now);
+			countTake(take);
 			compareReserved(b, segment);
 			visitedWith[b] = remaining;
 			scannedIn[b] = take.scanned();
@@ -621,9 +638,10 @@ final class QueueModelRun {
 					break;
 				}
 			}
-			check(matching != null, "reserve took nothing from bucket " + b + " but its ready list of " + topic
+			check(matching != null, "reserve took nothing from bucket " + b + " but its ready lists of " + topic
 					+ " went from " + before[b] + " to " + after[b] + " entries, which no visit explains");
 			this.model.applyTake(matching, ttrOverride, maxOverride, copy(window));
+			countTake(matching);
 			scannedIn[b] = scanned;
 			count("reserve visits past tombstones only", 1);
 		}
@@ -647,18 +665,28 @@ final class QueueModelRun {
 		return jobs.size() + " of " + ready + " READY taken" + (jobs.isEmpty() ? "" : ": " + abbreviate(ids(jobs)));
 	}
 
+	/** The tombstones a take of a topic in a bucket looks at before its first job. */
 	private int leadingTombstones(int b, String topic) {
 		QueueModel.Bucket bucket = this.model.bucket[b];
 		Set<String> seen = new HashSet<>();
 		int n = 0;
-		for (String key : bucket.list(topic)) {
-			Job job = bucket.jobs.get(key);
-			if (job != null && job.state == 'R' && seen.add(key)) {
-				break;
+		for (int p = JobConstraints.MAX_PRIORITY; p >= JobConstraints.MIN_PRIORITY; p--) {
+			for (String key : bucket.list(topic, p)) {
+				if (QueueModel.live(bucket.jobs.get(key), p, seen)) {
+					return n;
+				}
+				n++;
 			}
-			n++;
 		}
 		return n;
+	}
+
+	/** What a take shows of priorities, in the run's effects. */
+	private void countTake(Take take) {
+		count("jobs taken from a non-default priority list",
+				take.jobs().stream().filter((job) -> job.priority != QueueModel.DEFAULT_PRIORITY).count());
+		count("takes that read several priorities' lists", (take.lists() > 1) ? 1 : 0);
+		count("entries skipped of READY jobs of another priority", take.otherPriority());
 	}
 
 	private void compareReserved(int b, List<ReservedJob> reserved) {
@@ -698,7 +726,7 @@ final class QueueModelRun {
 			byBucket.computeIfAbsent(this.queue.bucketOf(job.topic(), job.id()), (b) -> new ArrayList<>()).add(job);
 		}
 		Map<Integer, Integer> before = new HashMap<>();
-		byBucket.keySet().forEach((b) -> before.put(b, this.model.bucket[b].list(topic).size()));
+		byBucket.keySet().forEach((b) -> before.put(b, this.model.bucket[b].entries(topic)));
 		// a mark goes only with a take that finds the bucket empty, which only this thread runs:
 		// the first bucket marked now is looked at, unless one before it is marked meanwhile
 		int marked = byBucket.keySet()
@@ -712,7 +740,7 @@ final class QueueModelRun {
 		List<ReservedJob> next = result.next();
 		// the take goes with the first call on a bucket that this instance has marked for the
 		// topic (which the model does not follow): the bucket of the jobs taken, else the one
-		// whose ready list lost tombstones, else none that changed anything
+		// whose ready lists lost tombstones, else none that changed anything
 		int first = -1;
 		if (op.max() > 0) {
 			if (!next.isEmpty()) {
@@ -722,7 +750,7 @@ final class QueueModelRun {
 			}
 			else {
 				for (int b : byBucket.keySet()) {
-					if ((long) (Long) this.redis.call("LLEN", readyKey(b, topic)) != before.get(b)) {
+					if (storedEntries(b, topic) != before.get(b)) {
 						first = b;
 						break;
 					}
@@ -770,9 +798,9 @@ final class QueueModelRun {
 			check(ids(next).equals(take.jobs().stream().map((job) -> job.id).toList()),
 					"finishAndReserve reserved " + ids(next) + " next, the model's ready list of bucket " + first
 							+ " gives " + take.jobs().stream().map((job) -> job.id).toList());
-			int after = (int) (long) (Long) this.redis.call("LLEN", readyKey(first, topic));
-			check(after == before.get(first) - take.scanned(), "after finishAndReserve the ready list of " + topic
-					+ " in bucket " + first + " holds " + after + " entries, the model says "
+			int after = (int) storedEntries(first, topic);
+			check(after == before.get(first) - take.scanned(), "after finishAndReserve the ready lists of " + topic
+					+ " in bucket " + first + " hold " + after + " entries, the model says "
 					+ (before.get(first) - take.scanned()));
 			Moment now = copy(window);
 			if (!next.isEmpty()) {
@@ -780,6 +808,7 @@ final class QueueModelRun {
 			}
 			this.model.applyTake(take, (op.ttr() != null) ? op.ttr().toMillis() : 0,
 					(op.maxAttempts() != null) ? op.maxAttempts() : 0, now);
+			countTake(take);
 			compareReserved(first, next);
 		}
 		count("jobs finished", jobs.size() - stale.size());
@@ -887,12 +916,13 @@ final class QueueModelRun {
 		}
 		StringBuilder outcome = new StringBuilder();
 		for (int b : targets) {
+			List<String> tombstoneTopics = op.guard() ? tombstoneTopics(b) : List.of();
 			long start = awaitRedisTimeAfter(this.lastCallEnd);
 			Promotion promotion = TimerSteps.promote(this.queue, b, op.guard());
 			long end = redisNow();
 			this.lastCallEnd = end;
 			new Moment(Math.max(start, latest + 1), end).observe(promotion.redisMillis(), "the time of promotion");
-			QueueModel.Promoted expected = this.model.promote(b, promotion.redisMillis(), op.guard());
+			QueueModel.Promoted expected = this.model.promote(b, promotion.redisMillis(), op.guard(), tombstoneTopics);
 			check(promotion.moved() == expected.moved() && promotion.expired() == expected.expired(),
 					"promote of bucket " + b + " moved " + promotion.moved() + " and expired " + promotion.expired()
 							+ ", the model says " + expected.moved() + " and " + expected.expired());
@@ -908,11 +938,31 @@ final class QueueModelRun {
 			count("reservations expired", expected.expired());
 			count("deaths by TTR", expected.dead());
 			count("ready lists compacted", expected.compactions());
+			count("ready lists compacted in part", expected.partialCompactions());
+			if (expected.compactions() > 0) {
+				// what the compactions left, and the jobs pushed after them
+				compareReadyLists(b);
+			}
 			most("largest promotion", expected.moved() + expected.expired());
 			outcome.append("b").append(b).append(": ").append(promotion.moved()).append(" moved, ")
 				.append(promotion.expired()).append(" expired; ");
 		}
 		return outcome.toString();
+	}
+
+	/**
+	 * The topics of the fields {@code T:<topic>} of a bucket's stats hash, in the order Redis
+	 * reads them (a guard re-check compacts in that order).
+	 */
+	private List<String> tombstoneTopics(int b) {
+		List<String> topics = new ArrayList<>();
+		for (Object field : (List<?>) this.redis.call("HKEYS", prefix(b) + "stats")) {
+			String name = (String) field;
+			if (name.startsWith("T:")) {
+				topics.add(name.substring(2));
+			}
+		}
+		return topics;
 	}
 
 	private String deadPage(DeadPage op) {
@@ -1421,8 +1471,9 @@ final class QueueModelRun {
 		String about = what + " of " + job.key;
 		long ttr = job.ttr;
 		check(info.state().code() == job.state && info.attempt() == job.attempt && info.maxAttempts() == job.max
-				&& info.ttr().toMillis() == ttr, about + " answered " + info + " ttr " + info.ttr().toMillis()
-						+ ", the model says " + job + " ttr " + ttr);
+				&& info.ttr().toMillis() == ttr && info.priority() == job.priority, about + " answered " + info
+						+ " ttr " + info.ttr().toMillis() + " priority " + info.priority() + ", the model says " + job
+						+ " ttr " + ttr + " priority " + job.priority);
 		job.due.observe(info.dueAt().toEpochMilli(), "the due time of " + about);
 		job.created.observe(info.createdAt().toEpochMilli(), "the creation time of " + about);
 		if (job.state == 'S' && what.equals("find")) {
@@ -1510,15 +1561,17 @@ final class QueueModelRun {
 				int newline = record.indexOf('\n');
 				Matcher header = RECORD.matcher(record.substring(0, newline));
 				check(header.matches(), "the record of " + key + " does not read: " + abbreviate(record));
-				long token = header.group(7).isEmpty() ? 0 : Long.parseLong(header.group(7));
-				int attempt = header.group(2).isEmpty() ? 0 : Integer.parseInt(header.group(2));
-				check(header.group(1).charAt(0) == job.state && attempt == job.attempt
-						&& Integer.parseInt(header.group(3)) == job.max && Long.parseLong(header.group(4), 36) == job.ttr
+				long token = header.group(8).isEmpty() ? 0 : Long.parseLong(header.group(8));
+				// the priority's letter, none for the default
+				int priority = header.group(2).isEmpty() ? QueueModel.DEFAULT_PRIORITY : header.group(2).charAt(0) - 'a';
+				int attempt = header.group(3).isEmpty() ? 0 : Integer.parseInt(header.group(3));
+				check(header.group(1).charAt(0) == job.state && priority == job.priority && attempt == job.attempt
+						&& Integer.parseInt(header.group(4)) == job.max && Long.parseLong(header.group(5), 36) == job.ttr
 						&& token == job.token, "the record of " + key + " is " + record.substring(0, newline)
 								+ ", the model says " + job);
-				long created = Long.parseLong(header.group(5), 36);
+				long created = Long.parseLong(header.group(6), 36);
 				job.created.observe(created, "the stored creation time of " + key);
-				job.due.observe(created + Long.parseLong(header.group(6), 36), "the stored due time of " + key);
+				job.due.observe(created + Long.parseLong(header.group(7), 36), "the stored due time of " + key);
 				check(record.substring(newline + 1).equals(stored(job)), "the stored payload of " + key + " differs");
 			}
 			check(stored.equals(bucket.jobs.keySet()), "bucket " + b + " holds " + stored.size()
@@ -1529,11 +1582,8 @@ final class QueueModelRun {
 			topics.addAll(bucket.ready.keySet());
 			for (String topic : topics) {
 				compareZset(prefix + "dead:" + topic, bucket, 'X', topic);
-				List<?> entries = (List<?>) this.redis.call("LRANGE", readyKey(b, topic), "0", "-1");
-				List<String> expected = new ArrayList<>(bucket.list(topic));
-				check(entries.equals(expected), "the ready list of " + topic + " in bucket " + b + " is "
-						+ abbreviate(entries.toString()) + ", the model says " + abbreviate(expected.toString()));
 			}
+			compareReadyLists(b);
 			Map<String, String> errors = new HashMap<>();
 			List<?> errorFields = (List<?>) this.redis.call("HGETALL", prefix + "errors");
 			for (int i = 0; i + 1 < errorFields.size(); i += 2) {
@@ -1550,6 +1600,41 @@ final class QueueModelRun {
 			compareStoredRecurring(b);
 		}
 		compareRecurring();
+	}
+
+	/**
+	 * Compares the ready lists of every topic in a bucket with the model, entry by entry: the
+	 * list of every priority, and the sentinel that starts the first one while others have
+	 * entries.
+	 */
+	private void compareReadyLists(int b) {
+		QueueModel.Bucket bucket = this.model.bucket[b];
+		Set<String> topics = new TreeSet<>(TOPICS);
+		topics.addAll(bucket.ready.keySet());
+		for (String topic : topics) {
+			String sentinel = bucket.ready(topic).sentinel();
+			for (int p = JobConstraints.MAX_PRIORITY; p >= JobConstraints.MIN_PRIORITY; p--) {
+				List<?> entries = (List<?>) this.redis.call("LRANGE", readyKey(b, topic, p), "0", "-1");
+				List<String> expected = new ArrayList<>();
+				if (p == QueueModel.DEFAULT_PRIORITY && sentinel != null) {
+					expected.add(sentinel);
+				}
+				expected.addAll(bucket.list(topic, p));
+				if (!entries.equals(expected)) {
+					int at = 0;
+					while (at < entries.size() && at < expected.size() && entries.get(at).equals(expected.get(at))) {
+						at++;
+					}
+					throw new ModelDivergence("the ready list of " + topic + " of priority " + p + " in bucket " + b
+							+ " holds " + entries.size() + " entries, the model says " + expected.size()
+							+ "; from entry " + at + " on it is " + abbreviate(entries.subList(at, entries.size()))
+							+ ", the model says " + abbreviate(expected.subList(at, expected.size())));
+				}
+			}
+			if (sentinel != null) {
+				count("sentinels compared", 1);
+			}
+		}
 	}
 
 	private void compareZset(String key, QueueModel.Bucket bucket, char state, String topic) {
@@ -1582,8 +1667,23 @@ final class QueueModelRun {
 		return "{" + this.namespace + ":" + bucket + "}:";
 	}
 
-	private String readyKey(int bucket, String topic) {
-		return prefix(bucket) + "ready:" + topic;
+	/** The ready list of a topic's jobs of a priority in a bucket. */
+	private String readyKey(int bucket, String topic, int priority) {
+		return prefix(bucket) + "ready:" + topic
+				+ ((priority != QueueModel.DEFAULT_PRIORITY) ? ":" + priority : "");
+	}
+
+	/**
+	 * The entries of a topic's ready lists in a bucket as stored: the lists of every priority,
+	 * without the sentinel at the head of the first one.
+	 */
+	private long storedEntries(int bucket, String topic) {
+		long entries = 0;
+		for (int p = JobConstraints.MIN_PRIORITY; p <= JobConstraints.MAX_PRIORITY; p++) {
+			entries += (Long) this.redis.call("LLEN", readyKey(bucket, topic, p));
+		}
+		Object first = this.redis.call("LINDEX", readyKey(bucket, topic, QueueModel.DEFAULT_PRIORITY), "0");
+		return (first != null && ((String) first).startsWith("^")) ? entries - 1 : entries;
 	}
 
 	private void deleteNamespace() {
@@ -1885,7 +1985,12 @@ final class QueueModelRun {
 		Integer maxAttempts = (this.random.nextInt(10) < 4) ? null : 1 + this.random.nextInt(4);
 		OnDuplicate onDuplicate = this.random.nextBoolean() ? OnDuplicate.KEEP : OnDuplicate.REPLACE;
 		return new ScheduleRequest(topic, id, payload(), absolute ? null : delay(shortAllowed),
-				absolute ? absoluteDueAt() : null, ttr, maxAttempts, onDuplicate, headers());
+				absolute ? absoluteDueAt() : null, ttr, maxAttempts, onDuplicate, headers(), priority());
+	}
+
+	/** A third of the time one of {@link #PRIORITIES}, else none (the default). */
+	private Integer priority() {
+		return (this.random.nextInt(3) == 0) ? PRIORITIES.get(this.random.nextInt(PRIORITIES.size())) : null;
 	}
 
 	/** Mostly none; sometimes one, or several with text beyond ASCII and '='. */
@@ -1949,7 +2054,11 @@ final class QueueModelRun {
 		if (crowded) {
 			return drainBatch();
 		}
-		if (this.random.nextInt(10) < 3) {
+		int kind = this.random.nextInt(20);
+		if (kind < 2) {
+			return compactionBlock();
+		}
+		if (kind < 8) {
 			return tombstoneBlock();
 		}
 		int n = 300 + this.random.nextInt(2_701);
@@ -1963,6 +2072,9 @@ final class QueueModelRun {
 		int span = this.random.nextBoolean() ? BULK_IDS : n / 2 + this.random.nextInt(n / 2);
 		int delays = this.random.nextInt(5);
 		int duplicates = this.random.nextInt(5);
+		// half of the batches of the default priority, a quarter of one other, a quarter mixed
+		int priorities = this.random.nextInt(4);
+		Integer batchPriority = (priorities == 2) ? PRIORITIES.get(this.random.nextInt(PRIORITIES.size())) : null;
 		List<ScheduleRequest> requests = new ArrayList<>(n);
 		for (int i = 0; i < n; i++) {
 			String topic = (oneTopic != null) ? oneTopic : topic();
@@ -1977,8 +2089,9 @@ final class QueueModelRun {
 				case 2, 3 -> OnDuplicate.REPLACE;
 				default -> this.random.nextBoolean() ? OnDuplicate.KEEP : OnDuplicate.REPLACE;
 			};
+			Integer priority = (priorities == 3) ? priority() : batchPriority;
 			requests.add(new ScheduleRequest(topic, id, ("{\"b\":" + i + "}").getBytes(StandardCharsets.UTF_8), delay,
-					null, null, (this.random.nextInt(4) == 0) ? 1 : null, onDuplicate));
+					null, null, (this.random.nextInt(4) == 0) ? 1 : null, onDuplicate, Map.of(), priority));
 		}
 		return new ScheduleAll(requests);
 	}
@@ -1987,20 +2100,63 @@ final class QueueModelRun {
 	 * Ids "t0" to "t<k-1>" of one topic twice in one call (k 1,000 to 1,600), the second time
 	 * replacing the first from another script call: a block of k tombstones in the ready list,
 	 * which consumers reach once the entries before it are taken. The replacing jobs are far
-	 * ahead (a guard re-check then compacts the list) or due now.
+	 * ahead (a guard re-check then compacts the list) or due now; each round has a priority
+	 * (mostly the default), so due-now replacements of another priority leave the block in the
+	 * first round's list as entries of READY jobs of another priority.
 	 */
 	private ScheduleAll tombstoneBlock() {
 		int k = 1_000 + this.random.nextInt(601);
 		String topic = topic();
 		boolean far = this.random.nextBoolean();
+		Integer[] priority = { null, null };
+		for (int round = 0; round < 2; round++) {
+			if (this.random.nextInt(3) == 0) {
+				priority[round] = PRIORITIES.get(this.random.nextInt(PRIORITIES.size()));
+			}
+		}
 		List<ScheduleRequest> requests = new ArrayList<>(2 * k);
 		for (int round = 0; round < 2; round++) {
 			for (int i = 0; i < k; i++) {
 				Duration delay = (round == 1 && far) ? Duration.ofHours(5) : Duration.ofMillis(-i);
 				requests.add(new ScheduleRequest(topic, "t" + i, ("{\"t\":" + i + "}").getBytes(StandardCharsets.UTF_8),
-						delay, null, null, null, OnDuplicate.REPLACE));
+						delay, null, null, null, OnDuplicate.REPLACE, Map.of(), priority[round]));
 			}
 		}
+		return new ScheduleAll(requests);
+	}
+
+	/**
+	 * Ids {@code t<i>} of one topic in one bucket (k 1,100 to 1,600 of them), due now, 10 to 12
+	 * times in one call, each round replacing the one before from another script call and each
+	 * with a priority (mostly the default): the bucket's ready lists of the topic get more
+	 * entries than a guard re-check's compaction window, all but the last round's tombstones.
+	 * Then a job of the topic in that bucket due by the next promotion, and a guard re-check of
+	 * the bucket: it compacts the lists, the last one it reaches in part only, and then pushes
+	 * the job that came due.
+	 */
+	private ScheduleAll compactionBlock() {
+		int k = 1_100 + this.random.nextInt(501);
+		int rounds = 10 + this.random.nextInt(3);
+		String topic = topic();
+		int b = this.random.nextInt(this.buckets);
+		List<String> ids = new ArrayList<>(k + 1);
+		for (int i = 0; ids.size() <= k; i++) {
+			if (this.queue.bucketOf(topic, "t" + i) == b) {
+				ids.add("t" + i);
+			}
+		}
+		List<ScheduleRequest> requests = new ArrayList<>(rounds * k);
+		for (int round = 0; round < rounds; round++) {
+			Integer priority = (this.random.nextInt(3) == 0) ? PRIORITIES.get(this.random.nextInt(PRIORITIES.size()))
+					: null;
+			for (int i = 0; i < k; i++) {
+				requests.add(new ScheduleRequest(topic, ids.get(i), ("{\"t\":" + i + "}").getBytes(StandardCharsets.UTF_8),
+						Duration.ofMillis(-i), null, null, null, OnDuplicate.REPLACE, Map.of(), priority));
+			}
+		}
+		this.planned.add(new Schedule(new ScheduleRequest(topic, ids.get(k), payload(), SHORT, null, null, null,
+				OnDuplicate.REPLACE, Map.of(), priority())));
+		this.planned.add(new Promote(b, true));
 		return new ScheduleAll(requests);
 	}
 
@@ -2010,11 +2166,12 @@ final class QueueModelRun {
 	 */
 	private ScheduleAll drainBatch() {
 		String topic = topic();
+		Integer priority = (this.random.nextInt(3) == 0) ? PRIORITIES.get(this.random.nextInt(PRIORITIES.size())) : null;
 		List<ScheduleRequest> requests = new ArrayList<>();
 		for (int i = 0; i < BULK_IDS + 1_600; i++) {
 			String id = (i < BULK_IDS) ? "n" + i : "t" + (i - BULK_IDS);
 			requests.add(new ScheduleRequest(topic, id, "{}".getBytes(StandardCharsets.UTF_8), Duration.ZERO, null, null,
-					null, OnDuplicate.REPLACE));
+					null, OnDuplicate.REPLACE, Map.of(), priority));
 		}
 		return new ScheduleAll(requests);
 	}
@@ -2342,7 +2499,8 @@ final class QueueModelRun {
 	private static String describe(ScheduleRequest request) {
 		return request.topic() + ":" + request.id() + " " + ((request.delay() != null)
 				? "in " + request.delay().toMillis() + " ms" : "at " + request.dueAt()) + " " + request.onDuplicate()
-				+ " ttr " + millis(request.ttr()) + " max " + request.maxAttempts();
+				+ " ttr " + millis(request.ttr()) + " max " + request.maxAttempts()
+				+ ((request.priority() != null) ? " priority " + request.priority() : "");
 	}
 
 	private static String millis(Duration duration) {
