@@ -24,7 +24,8 @@
 --   "<state><priority><attempt>,<maxAttempts>,<ttr>,<createdAt>,<delay>,<token>\n<payload>"
 -- state: D = DELAYED, R = READY, S = RESERVED, X = DEAD (one letter, the attempt right after it).
 -- priority: nothing for the default priority 5, else one lower-case letter, 'a' for 0 (the
--- lowest) to 'j' for 9 (the highest): a job of the default priority stores not one byte for it.
+-- lowest) to 'j' for 9 (the highest), never 'f': a job of the default priority stores not one
+-- byte for it.
 -- attempt, maxAttempts and token are decimal, attempt and token empty while 0; ttr (ms),
 -- createdAt (epoch ms) and delay (dueAt - createdAt, ms; negative for a negative delay) are
 -- base 36. Example, a new job due in an hour: "D,3,n5c,mwm0nk74,255s0,\n{...}" (24 bytes of
@@ -99,8 +100,8 @@ end
 -- The header's grammar: HEADER reads it (decode); HEADER_SHAPE is the same without captures,
 -- for a check that reads nothing (delayed_to_ready). Change both together, and READY_HEADER
 -- (live_entry's take of a READY record) with them.
-local HEADER = '^(%u)([a-j]?)(%d*),(%d+),((%w+),(%w+),(%-?%w+)),(%d*)$'
-local HEADER_SHAPE = '^%u[a-j]?%d*,%d+,%w+,%w+,%-?%w+,%d*$'
+local HEADER = '^(%u)([a-eg-j]?)(%d*),(%d+),((%w+),(%w+),(%-?%w+)),(%d*)$'
+local HEADER_SHAPE = '^%u[a-eg-j]?%d*,%d+,%w+,%w+,%-?%w+,%d*$'
 
 -- Priorities: 0 (lowest) to 9 (highest); DEFAULT_PRIORITY has no letter in a record and its
 -- jobs use the topic's first ready list.
@@ -115,7 +116,7 @@ end
 -- The priority of a record, from the letter after its state (none: the default).
 local function priority_of(record)
   local b = string.byte(record, 2)
-  if b and b >= 97 and b <= 106 then
+  if b and b >= 97 and b <= 106 and b ~= 102 then -- 'a' to 'j', not 'f' (the default has none)
     return b - 97
   end
   return DEFAULT_PRIORITY
@@ -610,7 +611,7 @@ end
 -- A READY job's record as a take reads it: the header's fields that a take changes or returns,
 -- and the text that a take keeps as it is. The same grammar as HEADER, with the state R and the
 -- '\n' that ends the header; a record without a payload line is left to decode.
-local READY_HEADER = '^R([a-j]?)(%d*),(%d+),((%w+),(%w+),(%-?%w+)),%d*()\n'
+local READY_HEADER = '^R([a-eg-j]?)(%d*),(%d+),((%w+),(%w+),(%-?%w+)),%d*()\n'
 
 -- The job of a ready-list entry, or nil when the entry is a tombstone: its record is gone, not
 -- READY, unreadable or of another priority than the list's (letter: the list's priority letter,

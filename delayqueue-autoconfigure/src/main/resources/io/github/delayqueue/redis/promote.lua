@@ -63,6 +63,7 @@ for i = 1, #stats, 2 do
   end
 end
 local compactions = {}
+local sentinel_fixes = {}
 local budget = COMPACT_WINDOW
 for i = 1, #stats, 2 do
   local topic = string.match(stats[i], '^T:(.+)$')
@@ -98,14 +99,21 @@ for i = 1, #stats, 2 do
           end
         end
       end
-      -- the sentinel, pushed again after the first list's compaction, no longer names the
-      -- lists that it empties
-      if sentinel_of then
+      -- the sentinel no longer names the lists that the compaction empties: it is pushed again
+      -- after the first list's compaction, or rewritten alone when the window ran out before
+      -- the first list
+      local levels = sentinel_levels(first)
+      if levels then
         local set = {}
-        for _, p in ipairs(sentinel_levels(first)) do
+        for _, p in ipairs(levels) do
           set[p] = not emptied[p] or nil
         end
-        sentinel_of.sentinel = sentinel_text(set)
+        local text = sentinel_text(set)
+        if sentinel_of then
+          sentinel_of.sentinel = text
+        elseif text ~= first then
+          sentinel_fixes[#sentinel_fixes + 1] = { list = P .. 'ready:' .. topic, text = text }
+        end
       end
     end
   end
@@ -133,6 +141,14 @@ for _, c in ipairs(compactions) do
     redis.call('LPUSH', c.list, c.sentinel)
   end
   count('T', c.topic, -c.dropped)
+end
+-- (a first list the window did not reach still starts with its sentinel)
+for _, fix in ipairs(sentinel_fixes) do
+  if fix.text then
+    redis.call('LSET', fix.list, 0, fix.text)
+  else
+    redis.call('LPOP', fix.list)
+  end
 end
 
 local w = gathered()

@@ -8,8 +8,8 @@
 -- ARGV[3] '1' to write the repairs, '0' to only count them, ARGV[4..] the topics whose ready or
 -- dead list exists in the bucket (the caller lists the keys: a list whose topic has neither a
 -- job nor a count left is found too)
--- Returns {jobs, jobs put back into their index, index entries dropped, count fields corrected,
---          unreadable records}.
+-- Returns {jobs, jobs put back into their index (a topic's sentinel put right counts as one),
+--          index entries dropped, count fields corrected, unreadable records}.
 local write = ARGV[3] == '1'
 local now = now_ms()
 
@@ -193,6 +193,10 @@ if write then
         gather_entry(w, topic, missing[1], missing[2])
       end
       write_gathered(w)
+    end
+    if sentinel and (#info.missing > 0 or sentinel ~= info.sentinel) then
+      -- (the sentinel just written made the first list non-empty: the pushes did not announce)
+      announce_ready(topic)
     end
   end
   if corrected > 0 then

@@ -166,7 +166,7 @@ final class QueueModelRun {
 		.compile("^(.+)@(\\d{8}T\\d{6})(?:\\.(\\d{3}))?Z-trigger(?:~[1-9]\\d*)?$");
 
 	private static final Pattern RECORD = Pattern
-		.compile("^([A-Z])([a-j]?)(\\d*),(\\d+),([0-9a-z]+),([0-9a-z]+),(-?[0-9a-z]+),(\\d*)$");
+		.compile("^([A-Z])([a-eg-j]?)(\\d*),(\\d+),([0-9a-z]+),([0-9a-z]+),(-?[0-9a-z]+),(\\d*)$");
 
 	/**
 	 * The priorities a request names when it names one: the lowest, a low one, the default

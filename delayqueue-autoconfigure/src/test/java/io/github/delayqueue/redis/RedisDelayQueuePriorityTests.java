@@ -32,6 +32,8 @@ import org.springframework.data.redis.connection.RedisConnection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -94,6 +96,25 @@ class RedisDelayQueuePriorityTests {
 		}
 	}
 
+	/**
+	 * Schedules 1,000 jobs of every priority, in a shuffled order, due one millisecond apart
+	 * (the order FIFO means) from 1.5 s on, and waits until the timer made them all READY: no
+	 * consumer takes one before. Returns each id's priority.
+	 */
+	private static Map<String, Integer> scheduleMixedAndAwaitReady(RedisDelayQueue queue, String topic, long seed) {
+		List<Integer> mixed = mixedPriorities(1000, seed);
+		Map<String, Integer> priorities = new HashMap<>();
+		Instant base = Instant.now().plusMillis(1500);
+		List<ScheduleRequest> requests = new ArrayList<>();
+		for (int i = 0; i < 1000; i++) {
+			priorities.put("j" + i, mixed.get(i));
+			requests.add(dueAt(topic, "j" + i, mixed.get(i), base.plusMillis(i)));
+		}
+		queue.scheduleAll(requests);
+		await().atMost(Duration.ofSeconds(20)).until(() -> ready(queue, topic) == 1000);
+		return priorities;
+	}
+
 	private static long ready(RedisDelayQueue queue, String topic) {
 		var stats = queue.stats().topics().get(topic);
 		return (stats != null) ? stats.ready() : 0;
@@ -102,18 +123,7 @@ class RedisDelayQueuePriorityTests {
 	@Test
 	void aThousandJobsOfMixedPrioritiesDueAtOnceReachOneConsumerHighestFirstAndFifoWithinOne() {
 		RedisDelayQueue queue = start(1);
-		List<Integer> mixed = mixedPriorities(1000, 42);
-		Map<String, Integer> priorities = new HashMap<>();
-		// due one millisecond apart (the order FIFO means), all within the same timer step's reach
-		Instant base = Instant.now().plusMillis(1500);
-		List<ScheduleRequest> requests = new ArrayList<>();
-		for (int i = 0; i < 1000; i++) {
-			priorities.put("j" + i, mixed.get(i));
-			requests.add(dueAt("mixed", "j" + i, mixed.get(i), base.plusMillis(i)));
-		}
-		queue.scheduleAll(requests);
-		// the timer moves them to the ready lists; no consumer takes one before all are READY
-		await().atMost(Duration.ofSeconds(20)).until(() -> ready(queue, "mixed") == 1000);
+		Map<String, Integer> priorities = scheduleMixedAndAwaitReady(queue, "mixed", 42);
 
 		List<ReservedJob> taken = new ArrayList<>();
 		List<ReservedJob> batch;
@@ -124,7 +134,8 @@ class RedisDelayQueuePriorityTests {
 		}
 		assertThat(taken).hasSize(1000);
 		assertPriorityOrderThenFifo(taken, priorities);
-		assertThat(taken.get(0).id()).isEqualTo("j" + mixed.indexOf(9));
+		// the first job of the highest priority comes first
+		assertThat(taken.get(0).id()).isEqualTo("j" + mixedPriorities(1000, 42).indexOf(9));
 		taken.forEach(queue::finish);
 	}
 
@@ -166,16 +177,7 @@ class RedisDelayQueuePriorityTests {
 	@Test
 	void withSixteenBucketsAndFourConsumersNoJobStartsWhileAHigherOneIsReadyInItsBucket() throws Exception {
 		RedisDelayQueue queue = start(16);
-		List<Integer> mixed = mixedPriorities(1000, 4);
-		Map<String, Integer> priorities = new HashMap<>();
-		Instant base = Instant.now().plusMillis(1500);
-		List<ScheduleRequest> requests = new ArrayList<>();
-		for (int i = 0; i < 1000; i++) {
-			priorities.put("j" + i, mixed.get(i));
-			requests.add(dueAt("spread", "j" + i, mixed.get(i), base.plusMillis(i)));
-		}
-		queue.scheduleAll(requests);
-		await().atMost(Duration.ofSeconds(20)).until(() -> ready(queue, "spread") == 1000);
+		Map<String, Integer> priorities = scheduleMixedAndAwaitReady(queue, "spread", 4);
 
 		ConcurrentLinkedQueue<ReservedJob> taken = new ConcurrentLinkedQueue<>();
 		ExecutorService consumers = Executors.newFixedThreadPool(4);
@@ -244,8 +246,8 @@ class RedisDelayQueuePriorityTests {
 		assertThat(all).extracting(ReservedJob::id).containsExactly("b", "a", "c");
 		all.forEach((job) -> queue.kill(job, "dead"));
 		assertThat(queue.deadJobs("dead", null, 10, false).jobs()).extracting(JobInfo::id, JobInfo::priority)
-			.containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple("a", 5),
-					org.assertj.core.groups.Tuple.tuple("b", 9), org.assertj.core.groups.Tuple.tuple("c", 0));
+			.containsExactlyInAnyOrder(tuple("a", 5),
+					tuple("b", 9), tuple("c", 0));
 		assertThat(queue.replayDeadJobs("dead", 10).count()).isEqualTo(3);
 		assertThat(queue.reserve("dead", 3, null)).extracting(ReservedJob::id).containsExactly("b", "a", "c");
 
@@ -300,11 +302,11 @@ class RedisDelayQueuePriorityTests {
 		queue.schedule(job("plain", "d", null, Duration.ZERO));
 		// (the first reserve of a topic also probes which buckets have entries)
 		List<ReservedJob> taken = new ArrayList<>(queue.reserve("plain", 1, null));
-		long lists = calls(queue, "lrange");
-		long lengths = calls(queue, "llen");
+		long lists = RedisDelayQueueReservationTests.calls(queue, "lrange");
+		long lengths = RedisDelayQueueReservationTests.calls(queue, "llen");
 		taken.addAll(queue.reserve("plain", 1, null));
-		assertThat(calls(queue, "lrange") - lists).as("list reads of a take").isOne();
-		assertThat(calls(queue, "llen") - lengths).as("lengths read by a take").isOne();
+		assertThat(RedisDelayQueueReservationTests.calls(queue, "lrange") - lists).as("list reads of a take").isOne();
+		assertThat(RedisDelayQueueReservationTests.calls(queue, "llen") - lengths).as("lengths read by a take").isOne();
 		// a job of another priority costs one letter, and is taken first
 		queue.schedule(job("plain", "c", 7, Duration.ZERO));
 		assertThat(this.queues.jobRecord("plain:c")).startsWith("Rh,");
@@ -345,6 +347,65 @@ class RedisDelayQueuePriorityTests {
 		assertThat(queue.reserve("lost", 5, null)).extracting(ReservedJob::id).containsExactly("b", "a", "c");
 	}
 
+	/**
+	 * A guard compaction whose window runs out on a list of a higher priority before it reaches
+	 * the topic's first list: the marker must not go on naming the list it emptied, or the first
+	 * list would look non-empty and a new job of the topic would not be announced.
+	 */
+	@Test
+	void aCompactionThatEmptiesAListOfAnotherPriorityRewritesTheMarkerEvenWhenItsWindowEndsThere() {
+		RedisDelayQueue queue = start(1, (builder) -> builder.timerEnabled(false));
+		List<ScheduleRequest> ready = new ArrayList<>();
+		List<ScheduleRequest> later = new ArrayList<>();
+		for (int i = 0; i < 10_000; i++) {
+			ready.add(job("window", "p" + i, 9, Duration.ZERO));
+			later.add(new ScheduleRequest("window", "p" + i, "{}".getBytes(StandardCharsets.UTF_8), Duration.ofHours(5),
+					null, null, null, OnDuplicate.REPLACE, Map.of(), 9));
+		}
+		queue.scheduleAll(ready);
+		// replaced by DELAYED ones: the list of priority 9 holds 10,000 tombstones, exactly the
+		// window of one compaction
+		queue.scheduleAll(later);
+		TimerSteps.promote(queue, 0, true);
+		assertThat(this.queues.bucketSnapshot().keySet()).noneMatch((key) -> key.contains("ready:window"));
+		queue.schedule(job("window", "new", null, Duration.ZERO));
+		assertThat(queue.reserve("window", 1, null)).extracting(ReservedJob::id).containsExactly("new");
+	}
+
+	@Test
+	void aRepairThatPutsBackAJobOfAnotherPriorityWakesAWaitingConsumer() throws InterruptedException {
+		RedisDelayQueue queue = start(1, (builder) -> builder.timerEnabled(false));
+		await().atMost(Duration.ofSeconds(5)).until(queue::isSubscribed);
+		queue.schedule(job("lost7", "a", 7, Duration.ZERO));
+		// the schedule's announcement is heard before the lists go
+		assertThat(queue.awaitWork("lost7", Duration.ofSeconds(5))).isTrue();
+		try (RedisConnection connection = queue.getConnectionFactory().getConnection()) {
+			String prefix = "{" + this.queues.namespace + ":0}:";
+			connection.keyCommands().del(KeySpace.bytes(prefix + "ready:lost7"), KeySpace.bytes(prefix + "ready:lost7:7"));
+		}
+		// the consumer finds nothing, and waits for an announcement
+		assertThat(queue.reserve("lost7", 1, null)).isEmpty();
+		assertThat(queue.awaitWork("lost7", Duration.ZERO)).isFalse();
+		assertThat(queue.repair(true).reindexed()).isEqualTo(2);
+		assertThat(queue.awaitWork("lost7", Duration.ofSeconds(5))).isTrue();
+		assertThat(queue.reserve("lost7", 1, null)).extracting(ReservedJob::id).containsExactly("a");
+	}
+
+	@Test
+	void aRecordWhosePriorityLetterIsNotOneThatTheScriptsWriteIsRefusedAsUnreadable() {
+		RedisDelayQueue queue = start(1, (builder) -> builder.timerEnabled(false));
+		queue.schedule(job("odd", "f", null, Duration.ofHours(1)));
+		queue.schedule(job("odd", "k", null, Duration.ofHours(1)));
+		String record = this.queues.jobRecord("odd:f");
+		// 'f' would be the default priority, which has no letter; 'k' would be priority 10
+		this.queues.overwriteJobRecord("odd:f", "Df" + record.substring(1));
+		this.queues.overwriteJobRecord("odd:k", "Dk" + record.substring(1));
+		assertThatThrownBy(() -> queue.reschedule("odd", "f", Duration.ZERO)).hasMessageContaining("odd:f");
+		assertThatThrownBy(() -> queue.reschedule("odd", "k", Duration.ZERO)).hasMessageContaining("odd:k");
+		assertThat(queue.repair(false).unreadable()).isEqualTo(2);
+		this.queues.skipInvariant("two records are written in a format the scripts refuse, on purpose");
+	}
+
 	@Test
 	void findStatsAndTheKeptRecordOfAFinishedJobShowItsPriority() {
 		RedisDelayQueue queue = start(1, (builder) -> builder.timerEnabled(false)
@@ -359,16 +420,6 @@ class RedisDelayQueuePriorityTests {
 		assertThat(queue.find("kept", "a")).get().extracting(JobInfo::state, JobInfo::priority, JobInfo::attempt)
 			.containsExactly(JobState.COMPLETED, 3, 1);
 		assertThat(queue.find("kept", "b")).get().extracting(JobInfo::priority).isEqualTo(5);
-	}
-
-	/** How many times Redis ran a command so far, scripts' commands included. */
-	private static long calls(RedisDelayQueue queue, String command) {
-		try (var connection = queue.getConnectionFactory().getConnection()) {
-			String stats = connection.serverCommands()
-				.info("commandstats")
-				.getProperty("cmdstat_" + command, "calls=0,");
-			return Long.parseLong(stats.substring(stats.indexOf("calls=") + 6, stats.indexOf(',')));
-		}
 	}
 
 }

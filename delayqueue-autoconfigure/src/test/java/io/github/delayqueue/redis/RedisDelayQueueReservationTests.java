@@ -96,7 +96,7 @@ class RedisDelayQueueReservationTests extends AbstractRedisDelayQueueTests {
 	}
 
 	/** How many times Redis ran a command so far, scripts' commands included. */
-	private static long calls(RedisDelayQueue queue, String command) {
+	static long calls(RedisDelayQueue queue, String command) {
 		try (var connection = queue.getConnectionFactory().getConnection()) {
 			String stats = connection.serverCommands()
 				.info("commandstats")

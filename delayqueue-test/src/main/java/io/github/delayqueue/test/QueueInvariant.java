@@ -48,7 +48,7 @@ import java.util.zip.CRC32;
 public final class QueueInvariant {
 
 	private static final Pattern RECORD = Pattern
-		.compile("^([A-Z])([a-j]?)(\\d*),(\\d+),([0-9a-z]+),([0-9a-z]+),(-?[0-9a-z]+),(\\d*)$");
+		.compile("^([A-Z])([a-eg-j]?)(\\d*),(\\d+),([0-9a-z]+),([0-9a-z]+),(-?[0-9a-z]+),(\\d*)$");
 
 	/** The priority of a job that names none: its READY jobs are in the topic's first list. */
 	private static final int DEFAULT_PRIORITY = 5;
@@ -63,7 +63,7 @@ public final class QueueInvariant {
 	 * base 36.
 	 */
 	private static final Pattern COMPLETED = Pattern
-		.compile("^[a-j]?[1-9]\\d*,[1-9]\\d*,[0-9a-z]+,[1-9a-z][0-9a-z]*,[0-9a-z]+,[0-9a-z]+,([0-9a-z]+)$");
+		.compile("^[a-eg-j]?[1-9]\\d*,[1-9]\\d*,[0-9a-z]+,[1-9a-z][0-9a-z]*,[0-9a-z]+,[0-9a-z]+,([0-9a-z]+)$");
 
 	private static final int MAX_SHOWN = 40;
 
