@@ -353,7 +353,10 @@ public final class BenchmarkMain {
 				"- delayqueue " + revision() + " on Spring Boot "
 						+ SpringBootVersion.getVersion() + " (Lettuce); Redisson "
 						+ Redisson.class.getPackage().getImplementationVersion() + "; the floor designs on Lettuce",
-				"- runs per figure: " + settings.runs() + " (median, min–max in brackets); scale " + settings.scale(),
+				"- runs per figure: " + settings.runs() + " (median, min–max in brackets); scale " + settings.scale()
+						+ (Integer.getInteger("bench.priorities", 1) > 1
+								? "; delayqueue's jobs spread over " + Integer.getInteger("bench.priorities") + " priorities"
+								: ""),
 				"- rows `… ÷ " + Subject.Kind.FLOOR.label() + "`: an implementation's medians divided by the floor "
 						+ "design's, from the same run")
 			.collect(Collectors.joining("\n")) + "\n";
