@@ -67,9 +67,12 @@ class QueueInvariantTests {
 		this.redis.call("HSET", this.bucket + "errors", "t:nobody", "boom");
 		this.redis.call("HSET", this.bucket + "jobs", "t:bad", "something else");
 		this.redis.call("SET", this.bucket + "guard", "1");
+		// a list of priority 9 with an entry, and no sentinel naming it
+		this.redis.call("RPUSH", this.bucket + "ready:t:9", "t:gone");
 		assertThat(violations()).anyMatch((v) -> v.contains("job t:d is D but not in"))
 			.anyMatch((v) -> v.contains("reserved holds t:r, which is R not S"))
-			.anyMatch((v) -> v.contains("READY job t:r is not in its ready list"))
+			.anyMatch((v) -> v.contains("READY job t:r of priority 5 is not in the ready list of its priority"))
+			.anyMatch((v) -> v.contains("with entries are of priorities [9], but the sentinel of its first list is null"))
 			.anyMatch((v) -> v.contains("stats field X:t is 2 but the indexes hold 1"))
 			.anyMatch((v) -> v.contains("an error is kept for t:nobody"))
 			.anyMatch((v) -> v.contains("job t:bad has an unreadable record"))
