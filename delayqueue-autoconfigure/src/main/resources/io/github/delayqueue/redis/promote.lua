@@ -73,7 +73,7 @@ for i = 1, #stats, 2 do
     if tombstones >= COMPACT_AT and tombstones > live then
       -- every ready list of the topic, each after its sentinel (the first list's stays first)
       local first = redis.call('LRANGE', P .. 'ready:' .. topic, 0, 0)[1]
-      local parts = ready_parts(topic, first)
+      local parts, levels = ready_parts(topic, first)
       local sentinel_of, emptied = nil, {}
       for _, part in ipairs(parts) do
         if budget > 0 then
@@ -102,7 +102,6 @@ for i = 1, #stats, 2 do
       -- the sentinel no longer names the lists that the compaction empties: it is pushed again
       -- after the first list's compaction, or rewritten alone when the window ran out before
       -- the first list
-      local levels = sentinel_levels(first)
       if levels then
         local set = {}
         for _, p in ipairs(levels) do

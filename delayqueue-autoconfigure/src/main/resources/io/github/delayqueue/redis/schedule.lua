@@ -13,6 +13,13 @@
 -- delay-queue entries and ready-list entries are written with one command each.
 local now = now_ms()
 
+-- A job's time mode and priority: whether its time is a delay ('d', else 'a': absolute) and
+-- the priority digit after the letter (none: the default).
+local function mode_of(mode)
+  local priority = (#mode > 1) and tonumber(string.sub(mode, 2)) or DEFAULT_PRIORITY
+  return string.byte(mode, 1) == 100, priority -- 100: 'd'
+end
+
 -- One job that replaces nothing, the call of every schedule one at a time: HSETNX creates it or
 -- finds that it exists, in one command. The head is read before, and HSETNX is the first write,
 -- so an existing job (kept, or unreadable and refused) leaves everything as it was. One
@@ -22,11 +29,8 @@ local now = now_ms()
 if #ARGV == 10 and ARGV[10] ~= '1' then
   local jobkey, topic = ARGV[3], ARGV[4]
   local due, due_text = tonumber(ARGV[7]), ARGV[7]
-  local mode, priority = ARGV[6], DEFAULT_PRIORITY
-  if #mode > 1 then
-    priority = tonumber(string.sub(mode, 2))
-  end
-  if string.byte(mode, 1) == 100 then -- 'd'
+  local relative, priority = mode_of(ARGV[6])
+  if relative then
     due = now + due
     due_text = num(due)
   end
@@ -98,11 +102,8 @@ for i = 3, #ARGV, 8 do
       order[#order + 1] = jobkey
     end
     local due, due_text = tonumber(ARGV[i + 4]), ARGV[i + 4]
-    local mode, priority = ARGV[i + 3], DEFAULT_PRIORITY
-    if #mode > 1 then
-      priority = tonumber(string.sub(mode, 2))
-    end
-    if string.byte(mode, 1) == 100 then -- 'd'
+    local relative, priority = mode_of(ARGV[i + 3])
+    if relative then
       due = now + due
       due_text = num(due)
     end

@@ -18,6 +18,7 @@ import io.github.delayqueue.core.DelayedJob;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.redis.RedisDelayQueue;
+import io.github.delayqueue.support.OneBucket;
 import io.github.delayqueue.test.RedisTestServers;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -169,13 +170,7 @@ class DelayQueueHttpApiTests {
 	@Test
 	void aPriorityAddedOverHttpIsShownAndTakenFirst() {
 		// priorities order the jobs of one bucket: three ids that share one
-		RedisDelayQueue queue = this.app.bean(RedisDelayQueue.class);
-		List<String> ids = new ArrayList<>();
-		for (int i = 0; ids.size() < 3; i++) {
-			if (queue.bucketOf("http-prio", "p" + i) == queue.bucketOf("http-prio", "p0")) {
-				ids.add("p" + i);
-			}
-		}
+		List<String> ids = OneBucket.ids(this.app.bean(RedisDelayQueue.class), "http-prio", 3);
 		String low = ids.get(0);
 		String plain = ids.get(1);
 		String urgent = ids.get(2);

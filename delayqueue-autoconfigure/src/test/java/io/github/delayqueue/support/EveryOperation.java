@@ -160,13 +160,8 @@ public final class EveryOperation {
 
 		// priorities: three jobs of one bucket, each of another priority; the lists of the other
 		// priorities and their marker (written, rewritten and removed), a release in front of it
-		RedisDelayQueue bucketed = context.getBean(RedisDelayQueue.class);
-		List<String> sameBucket = new ArrayList<>();
-		for (int i = 0; sameBucket.size() < 3; i++) {
-			if (bucketed.bucketOf(manual, "p" + i) == bucketed.bucketOf(manual, "p0")) {
-				sameBucket.add("p" + i);
-			}
-		}
+		RedisDelayQueue queue = context.getBean(RedisDelayQueue.class);
+		List<String> sameBucket = OneBucket.ids(queue, manual, 3);
 		template.job(manual, sameBucket.get(0)).payload("x").delay(Duration.ZERO).priority(8).schedule();
 		template.job(manual, sameBucket.get(1)).payload("x").delay(Duration.ZERO).schedule();
 		template.job(manual, sameBucket.get(2)).payload("x").delay(Duration.ZERO).priority(2).schedule();
@@ -201,7 +196,6 @@ public final class EveryOperation {
 		assertThat(recurring.delete("every-op-beat")).isTrue();
 
 		// the timer coordinated and owns every bucket
-		RedisDelayQueue queue = context.getBean(RedisDelayQueue.class);
 		await().atMost(Duration.ofSeconds(5)).until(() -> queue.getTimer().ownedBuckets() == queue.getBuckets());
 		assertThat(queue.isSubscribed()).isTrue();
 	}
