@@ -182,6 +182,15 @@ public class DelayQueueMetrics implements DelayQueueObserver {
 	}
 
 	@Override
+	public void deadTrimmed(String topic, long count) {
+		Counter.builder("delayqueue.dead.trimmed")
+			.description("DEAD jobs deleted by the topic's failed-job retention on this instance")
+			.tag("topic", meters(topic).topic)
+			.register(this.registry)
+			.increment(count);
+	}
+
+	@Override
 	public void rateLimited(String topic) {
 		Counter.builder("delayqueue.rate.limited")
 			.description("Reserves of this instance that found the topic's rate limit window full")

@@ -222,26 +222,41 @@ public class DelayQueueProperties implements Validator {
 
 	/**
 	 * What one topic keeps of its finished jobs: the last 'completed' of them, those finished
-	 * within 'completed-age', or (both set) those that both allow.
+	 * within 'completed-age', or (both set) those that both allow; and of its DEAD jobs at
+	 * most: those among the last 'failed' deaths, those that died within 'failed-age', or
+	 * (both set) those that both allow.
 	 */
 	public static class Retention {
 
 		/**
-		 * Most finished jobs kept, the latest; 0 for no count limit (then completed-age must
-		 * be set).
+		 * Most finished jobs kept, the latest; 0 for no count limit (with no completed-age:
+		 * none kept).
 		 */
 		private int completed;
 
 		/**
-		 * How long a finished job is kept. Default: no time limit (then completed must be
-		 * set).
+		 * How long a finished job is kept. Default: no time limit.
 		 */
 		private Duration completedAge;
 
 		/**
-		 * Whether the payload and headers are kept too (they cost their size per kept job).
+		 * Whether the payload and headers of finished jobs are kept too (they cost their size
+		 * per kept job).
 		 */
 		private boolean payloads = false;
+
+		/**
+		 * Most DEAD jobs kept: those among the topic's latest deaths; older DEAD jobs are
+		 * deleted when a job of the topic dies. 0 for no count limit (with no failed-age: DEAD
+		 * jobs are kept until replayed or cancelled).
+		 */
+		private int failed;
+
+		/**
+		 * How long a DEAD job is kept; older ones are deleted when a job of the topic dies.
+		 * Default: no time limit.
+		 */
+		private Duration failedAge;
 
 		public int getCompleted() {
 			return this.completed;
@@ -267,13 +282,30 @@ public class DelayQueueProperties implements Validator {
 			this.payloads = payloads;
 		}
 
+		public int getFailed() {
+			return this.failed;
+		}
+
+		public void setFailed(int failed) {
+			this.failed = failed;
+		}
+
+		public Duration getFailedAge() {
+			return this.failedAge;
+		}
+
+		public void setFailedAge(Duration failedAge) {
+			this.failedAge = failedAge;
+		}
+
 		/**
 		 * The retention these properties describe.
 		 * @return the retention
 		 * @throws IllegalArgumentException naming the rule a value breaks
 		 */
 		public io.github.delayqueue.core.Retention toRetention() {
-			return new io.github.delayqueue.core.Retention(this.completed, this.completedAge, this.payloads);
+			return new io.github.delayqueue.core.Retention(this.completed, this.completedAge, this.payloads,
+					this.failed, this.failedAge);
 		}
 
 	}

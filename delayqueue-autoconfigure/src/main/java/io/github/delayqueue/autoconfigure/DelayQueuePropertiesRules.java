@@ -48,9 +48,18 @@ final class DelayQueuePropertiesRules {
 			if (retention.getCompletedAge() != null) {
 				rules.duration(field + ".completed-age", retention.getCompletedAge(), MILLISECOND, Retention.MAX_AGE);
 			}
-			else if (retention.getCompleted() == 0) {
+			rules.between(field + ".failed", retention.getFailed(), 0, Retention.MAX_FAILED);
+			if (retention.getFailedAge() != null) {
+				rules.duration(field + ".failed-age", retention.getFailedAge(), MILLISECOND, Retention.MAX_AGE);
+			}
+			boolean keepsCompleted = retention.getCompleted() > 0 || retention.getCompletedAge() != null;
+			if (!keepsCompleted && retention.getFailed() == 0 && retention.getFailedAge() == null) {
 				rules.reject(field, "set completed (the most finished jobs kept) or completed-age (how long one is kept),"
-						+ " or both");
+						+ " or failed or failed-age (the same for DEAD jobs), or several");
+			}
+			else if (!keepsCompleted && retention.isPayloads()) {
+				rules.reject(field + ".payloads", "payloads are kept only with finished jobs: set completed or"
+						+ " completed-age too");
 			}
 		});
 

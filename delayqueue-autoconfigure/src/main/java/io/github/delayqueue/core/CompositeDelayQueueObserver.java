@@ -72,6 +72,11 @@ final class CompositeDelayQueueObserver implements DelayQueueObserver {
 	}
 
 	@Override
+	public void deadTrimmed(String topic, long count) {
+		each((observer) -> observer.deadTrimmed(topic, count));
+	}
+
+	@Override
 	public void rateLimited(String topic) {
 		each((observer) -> observer.rateLimited(topic));
 	}

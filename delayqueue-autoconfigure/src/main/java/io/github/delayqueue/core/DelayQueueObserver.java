@@ -65,6 +65,15 @@ public interface DelayQueueObserver {
 	}
 
 	/**
+	 * DEAD jobs were deleted under the topic's {@link Retention} of failed jobs (beyond its
+	 * last {@code failed} deaths, or older than {@code failedAge}).
+	 * @param topic the topic
+	 * @param count how many
+	 */
+	default void deadTrimmed(String topic, long count) {
+	}
+
+	/**
 	 * A reservation's TTR ran out; the job is READY again (or DEAD, which {@link #dead} also
 	 * hears).
 	 * @param topic the topic

@@ -7,7 +7,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Which finished jobs a topic keeps, so that {@link DelayQueueProducer#find} can tell "it ran,
  * at this time, on this attempt, for this long" ({@link JobState#COMPLETED}) from "it never
- * existed". Off unless configured for a topic: a finished job is then removed at once.
+ * existed"; and how many of its DEAD jobs it keeps at most. Off unless configured for a topic:
+ * a finished job is then removed at once, and DEAD jobs are kept until replayed or cancelled.
  *
  * <p>
  * A topic keeps its last {@code completed} finished jobs, and drops those that finished more
@@ -17,18 +18,32 @@ import org.jspecify.annotations.Nullable;
  * so that a lowered limit is reached within a few finishes), never by a background scan: a
  * topic that no longer finishes jobs keeps what it has until the next finish.
  *
- * @param completed the most finished jobs kept, 0 for no count limit (then
- * {@code completedAge} must be set)
+ * <p>
+ * Likewise a topic with {@code failed} or {@code failedAge} keeps only the DEAD jobs among its
+ * last {@code failed} deaths, and deletes those that died more than {@code failedAge} ago;
+ * with both set, a DEAD job is kept while both allow it. They are deleted when a job of the
+ * topic dies (at most {@value #TRIM_SLACK} more than died), never by a background scan. A
+ * DEAD job keeps its payload whatever {@code payloads} says: it may be replayed.
+ *
+ * @param completed the most finished jobs kept, 0 for no count limit (with
+ * {@code completedAge} {@code null} too: no finished job is kept)
  * @param completedAge how long a finished job is kept, or {@code null} for no time limit
- * (then {@code completed} must be set)
- * @param payloads whether the payload and headers are kept too (they cost their size per job)
+ * @param payloads whether the payload and headers of finished jobs are kept too (they cost
+ * their size per job); only with {@code completed} or {@code completedAge}
+ * @param failed the most DEAD jobs kept, the latest deaths, 0 for no count limit (with
+ * {@code failedAge} {@code null} too: DEAD jobs are kept until replayed or cancelled)
+ * @param failedAge how long a DEAD job is kept, or {@code null} for no time limit
  */
-public record Retention(int completed, @Nullable Duration completedAge, boolean payloads) {
+public record Retention(int completed, @Nullable Duration completedAge, boolean payloads, int failed,
+		@Nullable Duration failedAge) {
 
 	/** The most finished jobs a topic may keep. */
 	public static final int MAX_COMPLETED = 1_000_000;
 
-	/** The longest time a finished job may be kept: 365 days. */
+	/** The most DEAD jobs a topic may be limited to. */
+	public static final int MAX_FAILED = 1_000_000;
+
+	/** The longest time a finished or DEAD job may be kept: 365 days. */
 	public static final Duration MAX_AGE = Duration.ofDays(365);
 
 	/** How many more entries than it adds one finish removes at most. */
@@ -36,18 +51,54 @@ public record Retention(int completed, @Nullable Duration completedAge, boolean 
 
 	/**
 	 * Checks the limits.
-	 * @throws IllegalArgumentException when {@code completed} is out of range,
-	 * {@code completedAge} is not positive or too long, or neither limits anything
+	 * @throws IllegalArgumentException when a count is out of range, an age is not positive or
+	 * too long, neither finished nor DEAD jobs are limited, or payloads are asked for without
+	 * keeping finished jobs
 	 */
 	public Retention {
 		JobConstraints.count("completed", completed, MAX_COMPLETED);
 		if (completedAge != null) {
 			JobConstraints.positive("completedAge", completedAge, MAX_AGE);
 		}
-		if (completed == 0 && completedAge == null) {
-			throw new IllegalArgumentException(
-					"retention must limit completed or completedAge (or both): it would keep every finished job");
+		JobConstraints.count("failed", failed, MAX_FAILED);
+		if (failedAge != null) {
+			JobConstraints.positive("failedAge", failedAge, MAX_AGE);
 		}
+		boolean keepsCompleted = completed > 0 || completedAge != null;
+		if (!keepsCompleted && failed == 0 && failedAge == null) {
+			throw new IllegalArgumentException("retention must set completed or completedAge (finished jobs to keep),"
+					+ " or failed or failedAge (DEAD jobs to keep at most), or both");
+		}
+		if (payloads && !keepsCompleted) {
+			throw new IllegalArgumentException(
+					"payloads are kept only with finished jobs: set completed or completedAge too");
+		}
+	}
+
+	/**
+	 * A retention of finished jobs only; DEAD jobs are kept until replayed or cancelled.
+	 * @param completed the most finished jobs kept, 0 for no count limit
+	 * @param completedAge how long a finished job is kept, or {@code null} for no time limit
+	 * @param payloads whether payloads and headers are kept too
+	 */
+	public Retention(int completed, @Nullable Duration completedAge, boolean payloads) {
+		this(completed, completedAge, payloads, 0, null);
+	}
+
+	/**
+	 * Whether finished jobs are kept.
+	 * @return {@code true} when {@code completed} or {@code completedAge} is set
+	 */
+	public boolean keepsCompleted() {
+		return this.completed > 0 || this.completedAge != null;
+	}
+
+	/**
+	 * Whether DEAD jobs are limited.
+	 * @return {@code true} when {@code failed} or {@code failedAge} is set
+	 */
+	public boolean limitsFailed() {
+		return this.failed > 0 || this.failedAge != null;
 	}
 
 	/**
@@ -69,11 +120,39 @@ public record Retention(int completed, @Nullable Duration completedAge, boolean 
 	}
 
 	/**
-	 * This retention, keeping payloads and headers too.
+	 * Keeps the DEAD jobs among the last deaths only (finished jobs are not kept).
+	 * @param failed how many
+	 * @return the retention
+	 */
+	public static Retention lastFailed(int failed) {
+		return new Retention(0, null, false, failed, null);
+	}
+
+	/**
+	 * Keeps the DEAD jobs that died within a time only (finished jobs are not kept).
+	 * @param age how long a DEAD job is kept
+	 * @return the retention
+	 */
+	public static Retention failedWithin(Duration age) {
+		return new Retention(0, null, false, 0, age);
+	}
+
+	/**
+	 * This retention, keeping payloads and headers of finished jobs too.
 	 * @return the retention
 	 */
 	public Retention withPayloads() {
-		return new Retention(this.completed, this.completedAge, true);
+		return new Retention(this.completed, this.completedAge, true, this.failed, this.failedAge);
+	}
+
+	/**
+	 * This retention, with DEAD jobs limited too.
+	 * @param failed the most DEAD jobs kept, the latest deaths, 0 for no count limit
+	 * @param failedAge how long a DEAD job is kept, or {@code null} for no time limit
+	 * @return the retention
+	 */
+	public Retention withFailed(int failed, @Nullable Duration failedAge) {
+		return new Retention(this.completed, this.completedAge, this.payloads, failed, failedAge);
 	}
 
 }

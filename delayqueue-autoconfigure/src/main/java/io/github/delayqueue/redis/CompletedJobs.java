@@ -11,8 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.delayqueue.core.CompletedJobPage;
 import io.github.delayqueue.core.DelayQueueAdmin;
@@ -49,8 +47,6 @@ final class CompletedJobs {
 	/** The most record bytes one {@code completed.lua} call adds (payloads kept); more are split. */
 	static final long BATCH_BYTES = 4L << 20;
 
-	private static final long WARN_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
-
 	private static final Log logger = LogFactory.getLog(CompletedJobs.class);
 
 	private static final LuaScript COMPLETED = LuaScript.topic("completed");
@@ -61,7 +57,7 @@ final class CompletedJobs {
 
 	private final Map<String, Retention> retention;
 
-	private final AtomicLong lastWarned = new AtomicLong();
+	private final OnceAMinute warning = new OnceAMinute(logger);
 
 	/**
 	 * Creates the history of a namespace.
@@ -137,16 +133,8 @@ final class CompletedJobs {
 			this.runner.runReplicated(COMPLETED, call);
 		}
 		catch (RuntimeException ex) {
-			long now = System.nanoTime();
-			long last = this.lastWarned.get();
-			String message = "Could not keep " + (jobs.size() / 3) + " finished job(s) of topic '" + topic
-					+ "' (they are finished; find will not report them COMPLETED): " + ex.getMessage();
-			if ((last == 0 || now - last > WARN_INTERVAL_NANOS) && this.lastWarned.compareAndSet(last, now)) {
-				logger.warn(message);
-			}
-			else {
-				logger.debug(message);
-			}
+			this.warning.warn("Could not keep " + (jobs.size() / 3) + " finished job(s) of topic '" + topic
+					+ "' (they are finished; find will not report them COMPLETED): " + ex.getMessage());
 		}
 	}
 

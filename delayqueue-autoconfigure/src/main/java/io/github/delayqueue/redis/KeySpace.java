@@ -135,6 +135,17 @@ final class KeySpace {
 	}
 
 	/**
+	 * The deaths of a topic that limits its DEAD jobs ({@code failed.lua}): job keys scored by
+	 * their time of death, in the topic's own slot as {@link #completed}. The DEAD jobs
+	 * themselves stay in their buckets.
+	 * @param topic the topic
+	 * @return the key
+	 */
+	byte[] deaths(String topic) {
+		return bytes("{" + this.namespace + "/done/" + topic + "}:deaths");
+	}
+
+	/**
 	 * The permits granted under a topic's rate limit ({@code rate.lua}): a zset of one member
 	 * per permit, scored by its grant time, in a slot of the topic's own
 	 * ({@code {<namespace>/rate/<topic>}}).

@@ -48,7 +48,18 @@ final class LuaScript {
 	 * @return the script
 	 */
 	static LuaScript topic(String name) {
-		return new LuaScript(name, read("topiclib") + read(name), 2);
+		return topic(name, 2);
+	}
+
+	/**
+	 * Loads a script on a topic's own slot: {@code topiclib.lua} followed by the script
+	 * itself.
+	 * @param name the file name without {@code .lua}
+	 * @param keys how many of the topic's keys it takes
+	 * @return the script
+	 */
+	static LuaScript topic(String name, int keys) {
+		return new LuaScript(name, read("topiclib") + read(name), keys);
 	}
 
 	/**

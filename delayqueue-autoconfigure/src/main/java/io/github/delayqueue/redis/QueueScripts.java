@@ -51,6 +51,8 @@ final class QueueScripts {
 
 	private static final LuaScript REPLAY = LuaScript.job("replay");
 
+	private static final LuaScript TRIM_DEAD = LuaScript.job("trimdead");
+
 	private static final LuaScript STATS = LuaScript.job("stats");
 
 	private static final LuaScript DEAD = LuaScript.job("dead");
@@ -248,6 +250,35 @@ final class QueueScripts {
 		String jobKey = (id != null) ? KeySpace.jobKey(topic, id) : "";
 		return ScriptReplies.Replayed.decode(topic,
 				this.runner.run(REPLAY, call(bucket, topic, max, jobKey, named)));
+	}
+
+	/**
+	 * The DEAD jobs of a topic in one bucket that died at one time (what one promote step
+	 * killed), at most 10,000.
+	 * @param diedAt the time of death, ms
+	 * @return their job keys
+	 */
+	List<String> deadAt(int bucket, String topic, long diedAt) {
+		List<Object> reply = Replies.list(this.runner.run(TRIM_DEAD, call(bucket, "at", topic, diedAt)));
+		List<String> jobKeys = new ArrayList<>(reply.size());
+		reply.forEach((jobKey) -> jobKeys.add(Replies.asString(jobKey)));
+		return jobKeys;
+	}
+
+	/**
+	 * Deletes DEAD jobs of a topic in one bucket, each only while it is DEAD with the time of
+	 * death given.
+	 * @param deaths job key and time of death (ms) of each job, alternating
+	 * @return how many were deleted
+	 */
+	long dropDead(int bucket, String topic, List<String> deaths) {
+		Object[] values = new Object[2 + deaths.size()];
+		values[0] = "drop";
+		values[1] = topic;
+		for (int i = 0; i < deaths.size(); i++) {
+			values[2 + i] = deaths.get(i);
+		}
+		return Replies.asLong(Replies.list(this.runner.run(TRIM_DEAD, call(bucket, values))).get(0));
 	}
 
 	/**

@@ -4,8 +4,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.RateLimit;
@@ -34,7 +32,7 @@ final class RateLimits {
 
 	private final Map<String, RateLimit> limits = new ConcurrentHashMap<>();
 
-	private final AtomicLong lastLate = new AtomicLong();
+	private final OnceAMinute lateTakes = new OnceAMinute(logger);
 
 	RateLimits(ScriptRunner runner, KeySpace keys, Map<String, RateLimit> limits) {
 		this.runner = runner;
@@ -147,20 +145,13 @@ final class RateLimits {
 	 * @param grant the grant it came too late for
 	 */
 	void late(String topic, Grant grant) {
-		long now = System.nanoTime();
-		long last = this.lastLate.get();
-		String message = "A reserve of rate-limited topic '" + topic + "' reached a bucket more than "
+		this.lateTakes.warn("A reserve of rate-limited topic '" + topic + "' reached a bucket more than "
 				+ RateLimit.MARGIN.toMillis() + " ms after its permits were granted (at " + grant.now()
 				+ " by Redis's clock) and took no job from it; a slow Redis, a round trip near "
 				+ RateLimit.MARGIN.toMillis() + " ms, or a Cluster node whose clock runs ahead make such takes"
-				+ " late (the jobs of a bucket whose every take is late wait)";
-		if ((last == 0 || now - last > TimeUnit.MINUTES.toNanos(1)) && this.lastLate.compareAndSet(last, now)) {
-			logger.warn(message);
-		}
-		else {
-			logger.debug(message);
-		}
+				+ " late (the jobs of a bucket whose every take is late wait)");
 	}
+
 
 	private byte[][] call(String topic, Object... arguments) {
 		byte[][] call = new byte[2 + arguments.length][];

@@ -63,10 +63,12 @@ final class RedisConsumer implements DelayQueueConsumer {
 
 	private final CompletedJobs completed;
 
+	private final FailedJobs failedJobs;
+
 	private final RateLimits rateLimits;
 
 	RedisConsumer(QueueScripts scripts, KeySpace keys, ReadySignals signals, Wakeups wakeups, RedisClock clock,
-			DelayQueueObserver observer, CompletedJobs completed, RateLimits rateLimits) {
+			DelayQueueObserver observer, CompletedJobs completed, FailedJobs failedJobs, RateLimits rateLimits) {
 		this.scripts = scripts;
 		this.keys = keys;
 		this.signals = signals;
@@ -74,6 +76,7 @@ final class RedisConsumer implements DelayQueueConsumer {
 		this.clock = clock;
 		this.observer = observer;
 		this.completed = completed;
+		this.failedJobs = failedJobs;
 		this.rateLimits = rateLimits;
 	}
 
@@ -410,6 +413,7 @@ final class RedisConsumer implements DelayQueueConsumer {
 		ScriptReplies.Failed failed = this.scripts.fail(bucket, job, backOffMillis, error);
 		if (failed.result() == FailResult.DEAD) {
 			this.observer.dead(job.topic());
+			this.failedJobs.died(job.topic(), job.id(), failed.dueMillis());
 		}
 		else if (failed.result() == FailResult.RETRYING) {
 			this.wakeups.written(job.topic(), bucket, (backOffMillis == 0) ? JobState.READY : JobState.DELAYED,

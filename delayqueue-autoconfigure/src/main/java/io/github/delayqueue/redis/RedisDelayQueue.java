@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 
 import io.github.delayqueue.core.CompletedJobPage;
 import io.github.delayqueue.core.DeadJobPage;
@@ -127,19 +128,33 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		this.signals = new ReadySignals(this.keys.buckets(), RedisConsumer.readyListProbe(runner, this.keys));
 		RecurringFiring firing = new RecurringFiring(scripts, this.keys, defaultTtr, defaultMaxAttempts, observer);
 		this.announcer = new ReadyAnnouncer(this.signals, scripts, this::recheckTimers);
+		FailedJobs failedJobs = new FailedJobs(runner, scripts, this.keys,
+				retention(builder.retention, Retention::limitsFailed), observer);
 		this.timer = new BucketTimer(
-				new RedisTimerBackend(scripts, this.instanceId, leaseTtl, batchSize, observer, firing, this.announcer),
+				new RedisTimerBackend(scripts, this.instanceId, leaseTtl, batchSize, observer, firing, this.announcer,
+						failedJobs),
 				this.keys.buckets(), batchSize, coordinationInterval(leaseTtl), builder.guardInterval, clock,
 				this.signals::markReady);
 		Wakeups wakeups = new Wakeups(this.signals, this.timer);
 		this.subscriber = new EventSubscriber(builder.connectionFactory, this.keys.channel(), wakeups);
-		CompletedJobs completed = new CompletedJobs(runner, this.keys, builder.retention);
+		CompletedJobs completed = new CompletedJobs(runner, this.keys,
+				retention(builder.retention, Retention::keepsCompleted));
 		this.producer = new RedisProducer(scripts, this.keys, wakeups, observer, maxPayloadSize, defaultTtr,
 				defaultMaxAttempts, completed);
 		this.consumer = new RedisConsumer(scripts, this.keys, this.signals, wakeups, clock, observer, completed,
-				new RateLimits(runner, this.keys, builder.rateLimits));
+				failedJobs, new RateLimits(runner, this.keys, builder.rateLimits));
 		this.admin = new RedisAdmin(scripts, runner, this.keys, wakeups, completed);
 		this.recurringJobs = new RedisRecurringJobs(scripts, this.keys, firing, wakeups, maxPayloadSize);
+	}
+
+	private static Map<String, Retention> retention(Map<String, Retention> retention, Predicate<Retention> part) {
+		Map<String, Retention> topics = new LinkedHashMap<>();
+		retention.forEach((topic, kept) -> {
+			if (part.test(kept)) {
+				topics.put(topic, kept);
+			}
+		});
+		return topics;
 	}
 
 	/**
@@ -694,11 +709,13 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 		/**
 		 * Keeps a topic's finished jobs, so that {@code find} answers
-		 * {@link io.github.delayqueue.core.JobState#COMPLETED} for them; by default a topic
-		 * keeps none. Every instance that finishes jobs of the topic should be given the same
-		 * retention (the instance that finishes a job applies its own).
+		 * {@link io.github.delayqueue.core.JobState#COMPLETED} for them, and/or limits the DEAD
+		 * jobs it keeps; by default a topic keeps no finished jobs and every DEAD job. Every
+		 * instance that finishes or fails jobs of the topic should be given the same retention
+		 * (the instance that finishes a job, or whose consumer or timer sees it die, applies its
+		 * own).
 		 * @param topic the topic
-		 * @param retention what it keeps, or {@code null} to keep nothing
+		 * @param retention what it keeps, or {@code null} for the default
 		 * @return this builder
 		 */
 		public Builder retention(String topic, Retention retention) {

@@ -7,8 +7,8 @@ import io.github.delayqueue.core.DelayQueueObserver;
 /**
  * The Redis side of the {@link BucketTimer}: the heartbeat and the shares of the buckets
  * ({@code coordinate.lua}), and the step of one bucket ({@code promote.lua}), whose expired
- * reservations it reports to the observer and whose READY jobs it announces
- * ({@link ReadyAnnouncer}). Thread-safe.
+ * reservations it reports to the observer (and the DEAD ones among them to
+ * {@link FailedJobs}) and whose READY jobs it announces ({@link ReadyAnnouncer}). Thread-safe.
  */
 final class RedisTimerBackend implements TimerBackend {
 
@@ -26,8 +26,11 @@ final class RedisTimerBackend implements TimerBackend {
 
 	private final ReadyAnnouncer announcer;
 
+	private final FailedJobs failedJobs;
+
 	RedisTimerBackend(QueueScripts scripts, String instanceId, Duration leaseTtl, int batchSize,
-			DelayQueueObserver observer, RecurringFiring recurring, ReadyAnnouncer announcer) {
+			DelayQueueObserver observer, RecurringFiring recurring, ReadyAnnouncer announcer, FailedJobs failedJobs) {
+		this.failedJobs = failedJobs;
 		this.recurring = recurring;
 		this.announcer = announcer;
 		this.scripts = scripts;
@@ -57,6 +60,9 @@ final class RedisTimerBackend implements TimerBackend {
 			}
 			for (long i = 0; i < expired.dead(); i++) {
 				this.observer.dead(expired.topic());
+			}
+			if (expired.dead() > 0) {
+				this.failedJobs.diedInStep(expired.topic(), bucket, promoted.promotion().redisMillis());
 			}
 		}
 		promoted.unannounced().forEach((topic, length) -> this.announcer.unannounced(topic, bucket, length));

@@ -202,7 +202,7 @@ final class ScriptReplies {
 			List<Object> v = Replies.list(reply);
 			long code = Replies.asLong(v.get(0));
 			FailResult result = (code == 2) ? FailResult.DEAD : (code == 1) ? FailResult.RETRYING : FailResult.STALE;
-			if (result != FailResult.RETRYING) {
+			if (result == FailResult.STALE) {
 				return new Failed(result, 0, false);
 			}
 			return new Failed(result, Replies.asLong(v.get(1)), Replies.asLong(v.get(2)) == 1);

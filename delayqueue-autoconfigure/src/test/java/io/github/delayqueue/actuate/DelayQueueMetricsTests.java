@@ -86,7 +86,7 @@ class DelayQueueMetricsTests {
 			.properties(redis.springBootProperties())
 			.properties("delayqueue.namespace=m" + UUID.randomUUID().toString().substring(0, 8),
 					"delayqueue.listener.back-off.jitter=0ms", "delayqueue.metrics.sample-interval=1h",
-					"delayqueue.retention.m-ok.completed=100",
+					"delayqueue.retention.m-ok.completed=100", "delayqueue.retention.m-trim.failed=1",
 					"spring.main.banner-mode=off")
 			.run();
 		MeterRegistry registry = this.context.getBean(MeterRegistry.class);
@@ -137,6 +137,17 @@ class DelayQueueMetricsTests {
 			.count()).isEqualTo(1);
 
 		assertThat(count(registry, "delayqueue.jobs.cancelled", "m-cancel")).isEqualTo(1);
+		// a topic that keeps the DEAD jobs of its last death only: the second death deletes the first
+		for (String id : List.of("trim-1", "trim-2")) {
+			ids.add(id);
+			template.schedule("m-trim", id, "x", Duration.ZERO);
+			List<ReservedJob> trimmed = await().atMost(Duration.ofSeconds(10))
+				.until(() -> operations.reserve("m-trim", 1, null), (jobs) -> !jobs.isEmpty());
+			operations.kill(trimmed.get(0), "boom");
+		}
+		assertThat(count(registry, "delayqueue.jobs.dead", "m-trim")).isEqualTo(2);
+		assertThat(count(registry, "delayqueue.dead.trimmed", "m-trim")).isEqualTo(1);
+		assertThat(template.find("m-trim", "trim-1")).isEmpty();
 		assertThat(count(registry, "delayqueue.jobs.dead", "m-ttr")).isEqualTo(1);
 		assertThat(count(registry, "delayqueue.jobs.delivered", "m-ttr")).isEqualTo(1);
 

@@ -166,14 +166,37 @@ class DelayQueueAutoConfigurationTests {
 	@Test
 	void retentionIsPassedToTheQueueAndBadRetentionFailsStartUpNamingTheTopicAndTheRule() {
 		// a topic with a '.' in brackets, as for any map key with one
-		this.runner.withPropertyValues("delayqueue.retention[mail.v2].completed=5", "delayqueue.retention.orders.completed=3")
+		// a topic that only limits its DEAD jobs keeps no finished ones
+		this.runner
+			.withPropertyValues("delayqueue.retention[mail.v2].completed=5", "delayqueue.retention.orders.completed=3",
+					"delayqueue.retention.webhook.failed=10", "delayqueue.retention.webhook.failed-age=7d")
 			.run((context) -> assertThat(context.getBean(DelayQueueOperations.class).stats().completed())
 				.containsOnlyKeys("mail.v2", "orders"));
 		this.runner.withPropertyValues("delayqueue.retention.kept.completed=0").run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
 				.contains("Property: delayqueue.retention[kept]")
-				.contains("set completed (the most finished jobs kept) or completed-age (how long one is kept), or both");
+				.contains("set completed (the most finished jobs kept) or completed-age (how long one is kept),"
+						+ " or failed or failed-age (the same for DEAD jobs), or several");
+		});
+		this.runner.withPropertyValues("delayqueue.retention.kept.failed=5", "delayqueue.retention.kept.payloads=true")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
+					.contains("Property: delayqueue.retention[kept].payloads")
+					.contains("payloads are kept only with finished jobs: set completed or completed-age too");
+			});
+		this.runner.withPropertyValues("delayqueue.retention.kept.failed-age=400d").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
+				.contains("Property: delayqueue.retention[kept].failed-age")
+				.contains("must be at least 1ms and at most 365d");
+		});
+		this.runner.withPropertyValues("delayqueue.retention.kept.failed=1000001").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
+				.contains("Property: delayqueue.retention[kept].failed")
+				.contains("must be between 0 and 1000000");
 		});
 		this.runner.withPropertyValues("delayqueue.retention.kept.completed-age=0s").run((context) -> {
 			assertThat(context).hasFailed();

@@ -87,6 +87,33 @@ final class QueueModel {
 	/** The finished jobs kept, by job key: each as it finished, in state 'C'. */
 	final Map<String, Job> completed = new HashMap<>();
 
+	/**
+	 * The topics that limit their DEAD jobs ({@code Retention#lastFailed}), with the limit: a
+	 * small one, so that runs trim often. (Age limits are tested on their own: they depend on
+	 * the clock, which the model does not run.)
+	 */
+	static final Map<String, Integer> FAILED_LIMITS = Map.of("mail.v2", 3);
+
+	/** Entries one failed.lua call names at most beyond the deaths it adds (Retention.TRIM_SLACK). */
+	static final int TRIM_SLACK = 100;
+
+	/** Deaths one failed.lua call adds at most (FailedJobs.BATCH). */
+	static final int DEATH_BATCH = 1_000;
+
+	/**
+	 * The deaths listed of each topic with a limit, oldest first, as failed.lua keeps them: a
+	 * job key and the death it names. Every script call of a run comes after the last one
+	 * ended, by Redis's clock, so each call's deaths are later than all before (and those of
+	 * one promotion share its time, in job key order).
+	 */
+	final Map<String, List<Death>> deaths = new HashMap<>();
+
+	/** Deaths so far: each death's number, so that an entry knows whether it names the job's latest. */
+	private long deathCount;
+
+	/** DEAD jobs deleted under a topic's limit. */
+	long deadTrimmed;
+
 	/** The recurring definitions, by name. */
 	final Map<String, Definition> definitions = new TreeMap<>();
 
@@ -391,6 +418,7 @@ final class QueueModel {
 		if (backOff < 0 || job.attempt >= job.max) {
 			job.state = 'X';
 			job.died = new Time(now, 0);
+			died(job.topic, List.of(job));
 			return 2;
 		}
 		job.due = new Time(now, backOff);
@@ -429,6 +457,46 @@ final class QueueModel {
 	}
 
 	// ------------------------------------------------------------------ dead jobs
+
+	/**
+	 * Jobs of a topic died in one script call (in the order failed.lua gets them): when the
+	 * topic limits its DEAD jobs, their deaths are listed (failed.lua 'add', a batch at a
+	 * time), the oldest entries beyond the limit named, the named jobs deleted where they are
+	 * DEAD by the death named (trimdead.lua 'drop'), and the entries removed ('remove').
+	 */
+	private void died(String topic, List<Job> jobs) {
+		Integer limit = FAILED_LIMITS.get(topic);
+		for (Job job : jobs) {
+			job.death = ++this.deathCount;
+		}
+		if (limit == null) {
+			return;
+		}
+		List<Death> listed = this.deaths.computeIfAbsent(topic, (t) -> new ArrayList<>());
+		for (int from = 0; from < jobs.size(); from += DEATH_BATCH) {
+			List<Job> batch = jobs.subList(from, Math.min(jobs.size(), from + DEATH_BATCH));
+			for (Job job : batch) {
+				listed.removeIf((death) -> death.key().equals(job.key));
+				listed.add(new Death(job.key, job.death));
+			}
+			int named = Math.min(Math.max(0, listed.size() - limit), batch.size() + TRIM_SLACK);
+			List<Death> drop = new ArrayList<>(listed.subList(0, named));
+			listed.subList(0, named).clear();
+			for (Death death : drop) {
+				for (Bucket bucket : this.bucket) {
+					Job dead = bucket.jobs.get(death.key());
+					if (dead != null && dead.state == 'X' && dead.death == death.number()) {
+						bucket.jobs.remove(death.key());
+						this.deadTrimmed++;
+					}
+				}
+			}
+		}
+	}
+
+	/** An entry of a topic's deaths: a job key and the number of the death it names. */
+	record Death(String key, long number) {
+	}
 
 	/** The DEAD jobs of a topic in one bucket, in the dead list's order. */
 	List<Job> dead(int b, String topic) {
@@ -577,6 +645,7 @@ final class QueueModel {
 			topics.add(job.topic);
 		}
 		int dead = 0;
+		Map<String, List<Job>> deadByTopic = new TreeMap<>();
 		for (Job job : expired) {
 			job.due = job.deadline;
 			job.deadline = null;
@@ -586,6 +655,7 @@ final class QueueModel {
 				// as promote.lua writes it (RedisDelayQueueExpiryErrorTests)
 				job.error = "the reservation ran out (TTR) on attempt " + job.attempt + " of " + job.max;
 				dead++;
+				deadByTopic.computeIfAbsent(job.topic, (topic) -> new ArrayList<>()).add(job);
 			}
 			else {
 				job.state = 'R';
@@ -593,6 +663,11 @@ final class QueueModel {
 				topics.add(job.topic);
 			}
 		}
+		// the timer lists the deaths of each topic (trimdead.lua 'at': in job key order)
+		deadByTopic.forEach((topic, jobs) -> {
+			jobs.sort((x, y) -> KEY_ORDER.compare(x.key, y.key));
+			died(topic, jobs);
+		});
 		announced.removeAll(topics);
 		return new Promoted(due.size(), expired.size(), nextDue(b), topics, announced, dead, compactions.size(),
 				(int) compactions.stream().filter((c) -> !c.whole()).count());
@@ -1210,6 +1285,9 @@ final class QueueModel {
 		Time deadline;
 
 		Time died;
+
+		/** The number of its latest death (0: it never died). */
+		long death;
 
 		/** The error kept for the job ("" kept as empty), null for none. */
 		String error;

@@ -291,6 +291,7 @@ final class QueueModelRun {
 				.defaultMaxAttempts(3)
 				.timerEnabled(false)
 				.retention("orders", new Retention(0, Duration.ofDays(1), true))
+				.retention("mail.v2", Retention.lastFailed(QueueModel.FAILED_LIMITS.get("mail.v2")))
 				.build();
 			this.lastCallEnd = redisNow();
 			for (this.step = 1; this.step <= this.settings.steps(); this.step++) {
@@ -1600,6 +1601,22 @@ final class QueueModelRun {
 			compareStoredRecurring(b);
 		}
 		compareRecurring();
+		compareDeaths();
+	}
+
+	/** The deaths listed of each topic that limits its DEAD jobs, entry by entry, in order. */
+	private void compareDeaths() {
+		for (String topic : QueueModel.FAILED_LIMITS.keySet()) {
+			String key = "{" + this.namespace + "/done/" + topic + "}:deaths";
+			List<?> listed = (List<?>) this.redis.call("ZRANGE", key, "0", "-1");
+			List<String> expected = this.model.deaths.getOrDefault(topic, List.of())
+				.stream()
+				.map(QueueModel.Death::key)
+				.toList();
+			check(listed.equals(expected), key + " holds " + abbreviate(listed.toString()) + ", the model says "
+					+ abbreviate(expected.toString()));
+		}
+		most("DEAD jobs trimmed", this.model.deadTrimmed);
 	}
 
 	/**

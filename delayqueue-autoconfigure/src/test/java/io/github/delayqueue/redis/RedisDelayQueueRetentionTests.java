@@ -392,7 +392,8 @@ class RedisDelayQueueRetentionTests {
 	@Test
 	void retentionRulesNameTheFieldAndTheRule() {
 		assertThatIllegalArgumentException().isThrownBy(() -> new Retention(0, null, false))
-			.withMessage("retention must limit completed or completedAge (or both): it would keep every finished job");
+			.withMessage("retention must set completed or completedAge (finished jobs to keep), or failed or failedAge"
+					+ " (DEAD jobs to keep at most), or both");
 		assertThatIllegalArgumentException().isThrownBy(() -> new Retention(-1, null, false))
 			.withMessage("completed must be between 0 and 1000000, was -1");
 		assertThatIllegalArgumentException().isThrownBy(() -> Retention.completedWithin(Duration.ZERO))

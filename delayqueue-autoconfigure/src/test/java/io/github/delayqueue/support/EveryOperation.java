@@ -63,6 +63,7 @@ public final class EveryOperation {
 					"delayqueue.timer.lease-ttl=2s", "delayqueue.listener.back-off.initial-interval=100ms",
 					"delayqueue.listener.back-off.jitter=0ms", "spring.data.redis.timeout=5s",
 					"delayqueue.retention." + TOPIC + "-manual.completed=10",
+					"delayqueue.retention." + TOPIC + "-manual.failed=1",
 					"delayqueue.listener.rate-limit." + TOPIC + "-manual=1000/1s");
 	}
 
@@ -157,6 +158,14 @@ public final class EveryOperation {
 		assertThat(template.replayDead(manual, "d")).isTrue();
 		assertThat(operations.stats().topics().get(manual).ready()).isEqualTo(1);
 		operations.finish(reserveOne(operations, manual));
+		// the topic keeps the DEAD jobs of its last death only: the earlier one is deleted
+		template.job(manual, "e").payload("x").delay(Duration.ZERO).schedule();
+		assertThat(operations.kill(reserveOne(operations, manual), "boom e")).isEqualTo(FailResult.DEAD);
+		template.job(manual, "f").payload("x").delay(Duration.ZERO).schedule();
+		assertThat(operations.kill(reserveOne(operations, manual), "boom f")).isEqualTo(FailResult.DEAD);
+		assertThat(template.find(manual, "e")).isEmpty();
+		assertThat(template.find(manual, "f").get().state()).isEqualTo(JobState.DEAD);
+		assertThat(template.cancel(manual, "f")).isTrue();
 
 		// priorities: three jobs of one bucket, each of another priority; the lists of the other
 		// priorities and their marker (written, rewritten and removed), a release in front of it

@@ -38,8 +38,10 @@ import java.util.zip.CRC32;
  * {@code recurring-due} zset holds names of existing definitions that are not paused only;</li>
  * <li>the finished jobs a topic keeps ({@code {<namespace>/done/<topic>}}): the records hash
  * and the order zset hold the same job keys of that topic, each record reads, and its finish
- * time is its score; a topic's rate limit has its two keys ({@code {<namespace>/rate/<topic>}})
- * and no other.</li>
+ * time is its score; the deaths of a topic that limits its DEAD jobs ({@code :deaths}) are job
+ * keys of that topic, and none names a time of death later than its job's while the job is
+ * DEAD; a topic's rate limit has its two keys ({@code {<namespace>/rate/<topic>}}) and no
+ * other.</li>
  * </ul>
  * It reads the namespace as it is: run it when nothing changes the namespace (after the test's
  * work, with the queues stopped or idle). It knows the key layout and the job record format of
@@ -75,6 +77,8 @@ public final class QueueInvariant {
 
 	/** The topics with kept finished jobs, found by the scan of the namespace's keys. */
 	private final Set<String> completedTopics = new TreeSet<>();
+
+	private final Set<String> deathTopics = new TreeSet<>();
 
 	private QueueInvariant(List<RespConnection> nodes, String namespace, int buckets) {
 		this.nodes = nodes;
@@ -152,6 +156,7 @@ public final class QueueInvariant {
 			checkBucket(bucket, keysByBucket.getOrDefault(bucket, Set.of()), violations);
 		}
 		this.completedTopics.forEach((topic) -> checkCompleted(topic, violations));
+		this.deathTopics.forEach((topic) -> checkDeaths(topic, violations));
 		return violations;
 	}
 
@@ -195,6 +200,38 @@ public final class QueueInvariant {
 			.forEach((jobKey) -> violations.add(where + "the order holds " + jobKey + ", which has no record"));
 	}
 
+	/**
+	 * The deaths of a topic that limits its DEAD jobs: job keys of that topic, scored by a time
+	 * of death no later than the job's own while it is DEAD (an entry may outlive its job's
+	 * death: a replay or a cancel leaves it until it is trimmed).
+	 */
+	private void checkDeaths(String topic, List<String> violations) {
+		String tag = "{" + this.namespace + "/done/" + topic + "}:";
+		String where = "deaths of topic " + topic + ": ";
+		List<?> scored = (List<?>) call(tag, "ZRANGE", tag + "deaths", "0", "-1", "WITHSCORES");
+		for (int i = 0; i + 1 < scored.size(); i += 2) {
+			String jobKey = (String) scored.get(i);
+			String score = (String) scored.get(i + 1);
+			if (!jobKey.startsWith(topic + ":")) {
+				violations.add(where + "job " + jobKey + " is of another topic");
+				continue;
+			}
+			if (!score.matches("\\d+")) {
+				violations.add(where + "job " + jobKey + " died at " + score + ", not a time in ms");
+				continue;
+			}
+			CRC32 crc = new CRC32();
+			crc.update(jobKey.getBytes(StandardCharsets.UTF_8));
+			String prefix = "{" + this.namespace + ":" + (crc.getValue() % this.buckets) + "}:";
+			Object record = call(prefix, "HGET", prefix + "jobs", jobKey);
+			Object died = call(prefix, "ZSCORE", prefix + "dead:" + topic, jobKey);
+			if (record instanceof String text && text.startsWith("X") && died != null
+					&& Long.parseLong((String) died) < Long.parseLong(score)) {
+				violations.add(where + "job " + jobKey + " died at " + died + ", its entry says " + score);
+			}
+		}
+	}
+
 	private Map<Integer, Set<String>> keysByBucket(List<String> violations) {
 		Map<Integer, Set<String>> keys = new TreeMap<>();
 		String prefix = "{" + this.namespace + ":";
@@ -212,8 +249,11 @@ public final class QueueInvariant {
 						if (end > 0 && (key.endsWith("}:completed") || key.endsWith("}:finished"))) {
 							this.completedTopics.add(key.substring(done.length(), end));
 						}
+						else if (end > 0 && key.endsWith("}:deaths")) {
+							this.deathTopics.add(key.substring(done.length(), end));
+						}
 						else {
-							violations.add("key " + key + " is not a key of the finished jobs of a topic");
+							violations.add("key " + key + " is not a key of the finished or dead jobs of a topic");
 						}
 						continue;
 					}

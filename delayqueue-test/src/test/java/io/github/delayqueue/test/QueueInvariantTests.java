@@ -91,4 +91,19 @@ class QueueInvariantTests {
 			.anyMatch((v) -> v.contains("stats field T:t is 1 but the indexes hold 2"));
 	}
 
+	@Test
+	void deathsOfATopicMayOutliveTheirJobsButNeverNameALaterDeath() {
+		consistent();
+		String deaths = "{" + this.namespace + "/done/t}:deaths";
+		// t:x died at 4000: an entry at that time or before holds, and so does one of a job
+		// replayed or cancelled since
+		this.redis.call("ZADD", deaths, "4000", "t:x", "10", "t:gone");
+		assertThat(violations()).isEmpty();
+		this.redis.call("ZADD", deaths, "4001", "t:x", "20", "u:other");
+		assertThat(violations()).anyMatch((v) -> v.contains("deaths of topic t: job t:x died at 4000, its entry says 4001"))
+			.anyMatch((v) -> v.contains("deaths of topic t: job u:other is of another topic"));
+		this.redis.call("SET", "{" + this.namespace + "/done/t}:other", "1");
+		assertThat(violations()).anyMatch((v) -> v.contains("is not a key of the finished or dead jobs of a topic"));
+	}
+
 }

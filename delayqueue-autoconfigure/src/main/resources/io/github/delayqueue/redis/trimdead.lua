@@ -1,0 +1,44 @@
+-- trimdead.lua: the bucket's side of a topic's failed-job retention (failed.lua keeps the
+-- topic's deaths in order, in the topic's own slot).
+-- KEYS[1] jobs hash, KEYS[2] guard
+-- ARGV[3] = 'at': the DEAD jobs of topic ARGV[4] that died at ARGV[5] ms (what one promote step
+--   killed: its jobs share its time), at most 10,000.
+--   Returns their job keys.
+-- ARGV[3] = 'drop': deletes DEAD jobs of topic ARGV[4]; then per job: job key, its time of
+--   death (ms) as failed.lua knows it. A job is deleted only while it is DEAD with that time of
+--   death: a job replayed since (and maybe dead again, later) or cancelled is left as it is.
+--   Returns {jobs deleted}.
+local topic = ARGV[4]
+local dead = P .. 'dead:' .. topic
+
+if ARGV[3] == 'at' then
+  return redis.call('ZRANGEBYSCORE', dead, ARGV[5], ARGV[5], 'LIMIT', 0, 10000)
+end
+
+if ARGV[3] ~= 'drop' then
+  return redis.error_reply('delayqueue: trimdead.lua has no operation ' .. tostring(ARGV[3]))
+end
+-- reads: the records and the times of death
+local jobkeys, died = {}, {}
+for i = 5, #ARGV, 2 do
+  if topic_of(ARGV[i]) ~= topic then
+    return redis.error_reply('delayqueue: trimdead.lua was given job key ' .. ARGV[i] .. ' of another topic than ' .. topic)
+  end
+  jobkeys[#jobkeys + 1] = ARGV[i]
+  died[#died + 1] = tonumber(ARGV[i + 1])
+end
+local records = read_many(KEYS[1], jobkeys)
+local drop = {}
+for k, jobkey in ipairs(jobkeys) do
+  -- 88: 'X', a DEAD record (the state is its first letter in every format this reads)
+  if records[k] and string.byte(records[k], 1) == 88 and tonumber(redis.call('ZSCORE', dead, jobkey)) == died[k] then
+    drop[#drop + 1] = jobkey
+  end
+end
+-- writes
+if #drop > 0 then
+  call_many('ZREM', dead, drop)
+  forget(drop)
+  count('X', topic, -#drop)
+end
+return { #drop }
