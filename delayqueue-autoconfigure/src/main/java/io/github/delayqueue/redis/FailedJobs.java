@@ -23,10 +23,10 @@ import org.apache.commons.logging.LogFactory;
  * The calls follow the death, not part of it: a bucket's script cannot write the topic's slot
  * on a Redis Cluster, and one key per topic is what keeps the last {@code failed} deaths of a
  * topic, whatever their buckets. A process that dies between the death and the first call, or
- * a Redis that refuses it, leaves a DEAD job outside the limit (kept until replayed or
- * cancelled); one that stops after the first call leaves the entries it named, and the next
- * death names them again. Failures are logged, and never make a failure of a job fail.
- * Thread-safe.
+ * a Redis that refuses it (out of memory, say), leaves a DEAD job outside the limit (kept until
+ * replayed or cancelled); one that stops after the first call leaves the entries it named, and
+ * the next death names them again. Failures are logged, and never make a failure of a job
+ * fail. Thread-safe.
  */
 final class FailedJobs {
 
@@ -100,15 +100,20 @@ final class FailedJobs {
 		died(topic, jobKeys, diedAt);
 	}
 
+	/**
+	 * Lists deaths a batch at a time; each batch's named entries are dropped before the next
+	 * is listed, and a failure ends only its own batch (the entries it named are named again
+	 * by a later death), so that one failed call leaves no later batch unlisted.
+	 */
 	private void died(String topic, List<String> jobKeys, long diedAt) {
 		Retention limit = this.limits.get(topic);
-		try {
-			for (int from = 0; from < jobKeys.size(); from += BATCH) {
-				List<String> deaths = new ArrayList<>();
-				for (String jobKey : jobKeys.subList(from, Math.min(jobKeys.size(), from + BATCH))) {
-					deaths.add(jobKey);
-					deaths.add(String.valueOf(diedAt));
-				}
+		for (int from = 0; from < jobKeys.size(); from += BATCH) {
+			List<String> deaths = new ArrayList<>();
+			for (String jobKey : jobKeys.subList(from, Math.min(jobKeys.size(), from + BATCH))) {
+				deaths.add(jobKey);
+				deaths.add(String.valueOf(diedAt));
+			}
+			try {
 				List<Object> reply = Replies.list(this.runner.runReplicated(FAILED, call(topic, "add",
 						limit.failed(), (limit.failedAge() != null) ? limit.failedAge().toMillis() : 0,
 						Retention.TRIM_SLACK, deaths)));
@@ -120,15 +125,15 @@ final class FailedJobs {
 					drop(topic, named);
 				}
 			}
-		}
-		catch (RuntimeException ex) {
-			failed(topic, ex);
+			catch (RuntimeException ex) {
+				failed(topic, ex);
+			}
 		}
 	}
 
 	/**
-	 * Deletes the DEAD jobs of the entries named (job key and time of death, alternating), per
-	 * bucket, then removes the entries.
+	 * Deletes the DEAD jobs of the entries named (job key and time of death, alternating), one
+	 * call per bucket in one pipeline, then removes the entries.
 	 */
 	private void drop(String topic, List<String> named) {
 		Map<Integer, List<String>> byBucket = new TreeMap<>();
@@ -139,14 +144,11 @@ final class FailedJobs {
 			deaths.add(jobKey);
 			deaths.add(named.get(i + 1));
 		}
-		long dropped = 0;
-		for (Map.Entry<Integer, List<String>> bucket : byBucket.entrySet()) {
-			dropped += this.scripts.dropDead(bucket.getKey(), topic, bucket.getValue());
-		}
-		this.runner.runReplicated(FAILED, call(topic, "remove", named));
+		long dropped = this.scripts.dropDead(topic, byBucket);
 		if (dropped > 0) {
 			this.observer.deadTrimmed(topic, dropped);
 		}
+		this.runner.runReplicated(FAILED, call(topic, "remove", named));
 	}
 
 	private byte[][] call(String topic, String operation, Object... arguments) {

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import io.github.delayqueue.core.JobConstraints;
@@ -254,7 +255,7 @@ final class QueueScripts {
 
 	/**
 	 * The DEAD jobs of a topic in one bucket that died at one time (what one promote step
-	 * killed), at most 10,000.
+	 * killed, and whatever else died in that millisecond), at most 20,000.
 	 * @param diedAt the time of death, ms
 	 * @return their job keys
 	 */
@@ -266,19 +267,28 @@ final class QueueScripts {
 	}
 
 	/**
-	 * Deletes DEAD jobs of a topic in one bucket, each only while it is DEAD with the time of
-	 * death given.
-	 * @param deaths job key and time of death (ms) of each job, alternating
-	 * @return how many were deleted
+	 * Deletes DEAD jobs of a topic in their buckets, each only while it is DEAD with the time
+	 * of death given: one call per bucket, pipelined in one round trip where the connection
+	 * allows it.
+	 * @param deaths by bucket: job key and time of death (ms) of each job, alternating
+	 * @return how many were deleted in all
 	 */
-	long dropDead(int bucket, String topic, List<String> deaths) {
-		Object[] values = new Object[2 + deaths.size()];
-		values[0] = "drop";
-		values[1] = topic;
-		for (int i = 0; i < deaths.size(); i++) {
-			values[2 + i] = deaths.get(i);
+	long dropDead(String topic, Map<Integer, List<String>> deaths) {
+		List<byte[][]> calls = new ArrayList<>(deaths.size());
+		deaths.forEach((bucket, jobs) -> {
+			Object[] values = new Object[2 + jobs.size()];
+			values[0] = "drop";
+			values[1] = topic;
+			for (int i = 0; i < jobs.size(); i++) {
+				values[2 + i] = jobs.get(i);
+			}
+			calls.add(call(bucket, values));
+		});
+		long dropped = 0;
+		for (Object reply : this.runner.runAllReplicated(TRIM_DEAD, calls)) {
+			dropped += Replies.asLong(Replies.list(reply).get(0));
 		}
-		return Replies.asLong(Replies.list(this.runner.run(TRIM_DEAD, call(bucket, values))).get(0));
+		return dropped;
 	}
 
 	/**

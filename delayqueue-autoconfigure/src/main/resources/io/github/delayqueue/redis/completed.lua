@@ -21,44 +21,28 @@
 -- plus ARGV[4], so a lowered limit is reached over a few calls, and nothing scans in the
 -- background. Every write comes after the reads, and none can fail once the first succeeded
 -- (Redis refuses a script for memory only at its first write).
--- (topiclib.lua's call_many and whole are prepended.)
+-- (topiclib.lua's helpers are prepended.)
 local records, order = KEYS[1], KEYS[2]
 
 if ARGV[1] == 'add' then
   local keep, age, slack = whole(2), whole(3), whole(4)
-  local t = redis.call('TIME')
-  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  local now = node_now()
   -- a key of another type fails these reads, before anything is written
   redis.call('HLEN', records)
   redis.call('ZCARD', order)
-  local fields, scores = {}, {}
-  local added = 0
-  for i = 5, #ARGV, 3 do
-    local finished = whole(i + 1)
-    local before = redis.call('ZSCORE', order, ARGV[i])
-    if not before or tonumber(before) <= finished then
-      fields[#fields + 1] = ARGV[i]
-      fields[#fields + 1] = ARGV[i + 2]
-      scores[#scores + 1] = ARGV[i + 1]
-      scores[#scores + 1] = ARGV[i]
-      added = added + 1
-    end
+  local scores, added = later_entries(order, 5, 3)
+  local fields = {}
+  for _, i in ipairs(added) do
+    fields[#fields + 1] = ARGV[i]
+    fields[#fields + 1] = ARGV[i + 2]
   end
   call_many('HSET', records, fields)
   call_many('ZADD', order, scores)
   -- the oldest entries beyond the limits, at most added + slack of them
-  local budget = added + slack
+  local named, total = beyond_limits(order, keep, age, now, #added + slack)
   local drop = {}
-  if age > 0 then
-    drop = redis.call('ZRANGEBYSCORE', order, '-inf', '(' .. string.format('%.0f', now - age), 'LIMIT', 0, budget)
-  end
-  local total = redis.call('ZCARD', order)
-  if keep > 0 and total - #drop > keep and #drop < budget then
-    local more = math.min(total - #drop - keep, budget - #drop)
-    local oldest = redis.call('ZRANGE', order, #drop, #drop + more - 1)
-    for _, jobkey in ipairs(oldest) do
-      drop[#drop + 1] = jobkey
-    end
+  for i = 1, #named, 2 do
+    drop[#drop + 1] = named[i]
   end
   if #drop > 0 then
     call_many('ZREM', order, drop)

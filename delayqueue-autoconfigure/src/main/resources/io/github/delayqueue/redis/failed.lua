@@ -8,56 +8,36 @@
 --
 -- ARGV[1] = 'add': jobs died; names the entries beyond the limits.
 --   ARGV[2] most DEAD jobs kept (0: no count limit), ARGV[3] how long one is kept, ms (0: no
---   time limit, measured back from this node's time), ARGV[4] the most entries to name beyond
---   the number added, then per job: job key, time of death (ms). An entry with a later time of
---   death already (a later death of the same id) is left as it is.
---   Returns {now ms, entries, then per entry to drop (the oldest first, at most added +
---   ARGV[4]): job key, time of death}.
+--   time limit; measured back from the latest time of death given, by the clock of its
+--   bucket's node, not this one: a lagging clock never makes a new death old), ARGV[4] the
+--   most entries to name beyond the number added, then per job: job key, time of death (ms).
+--   An entry with a later time of death already (a later death of the same id) is left as it
+--   is.
+--   Returns {the time the age is measured from (ms), entries, then per entry to drop (the
+--   oldest first, at most added + ARGV[4]): job key, time of death}.
 -- ARGV[1] = 'remove': entries dropped; per entry: job key, the time of death it was named
 --   with (an entry with another time, a later death, stays).
 --   Returns {entries left}.
 --
 -- Every write comes after the reads, and none can fail once the first succeeded.
--- (topiclib.lua's call_many and whole are prepended.)
+-- (topiclib.lua's helpers are prepended.)
 local deaths = KEYS[1]
 
 if ARGV[1] == 'add' then
   local keep, age, slack = whole(2), whole(3), whole(4)
-  local t = redis.call('TIME')
-  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  local now = 0
+  for i = 6, #ARGV, 2 do
+    now = math.max(now, whole(i))
+  end
   -- a key of another type fails this read, before anything is written
   redis.call('ZCARD', deaths)
-  local scores = {}
-  local added = 0
-  for i = 5, #ARGV, 2 do
-    local died = whole(i + 1)
-    local before = redis.call('ZSCORE', deaths, ARGV[i])
-    if not before or tonumber(before) <= died then
-      scores[#scores + 1] = ARGV[i + 1]
-      scores[#scores + 1] = ARGV[i]
-      added = added + 1
-    end
-  end
+  local scores, added = later_entries(deaths, 5, 2)
   call_many('ZADD', deaths, scores)
   -- the oldest entries beyond the limits, at most added + slack of them
-  local budget = added + slack
-  local drop = {}
-  if age > 0 then
-    drop = redis.call('ZRANGEBYSCORE', deaths, '-inf', '(' .. string.format('%.0f', now - age), 'WITHSCORES',
-      'LIMIT', 0, budget)
-  end
-  local named = #drop / 2
-  local total = redis.call('ZCARD', deaths)
-  if keep > 0 and total - named > keep and named < budget then
-    local more = math.min(total - named - keep, budget - named)
-    local oldest = redis.call('ZRANGE', deaths, named, named + more - 1, 'WITHSCORES')
-    for i = 1, #oldest do
-      drop[#drop + 1] = oldest[i]
-    end
-  end
+  local named, total = beyond_limits(deaths, keep, age, now, #added + slack)
   local reply = { now, total }
-  for i = 1, #drop do
-    reply[#reply + 1] = drop[i]
+  for i = 1, #named do
+    reply[#reply + 1] = named[i]
   end
   return reply
 end

@@ -19,13 +19,12 @@
 -- Every argument is checked and everything read before the first write. A call's work is
 -- bounded: it removes at most 1,000 (or twice the permits wanted) grants that left the window,
 -- the rest with later calls (the window is counted, not the whole set).
--- (topiclib.lua's call_many and whole are prepended.)
+-- (topiclib.lua's helpers are prepended.)
 local grants, counter = KEYS[1], KEYS[2]
 
 if ARGV[1] == 'take' then
   local limit, window, wanted = whole(2), whole(3), whole(4)
-  local t = redis.call('TIME')
-  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  local now = node_now()
   local cutoff = string.format('%.0f', now - window)
   -- the grants in the window (a grant leaves it when now - window reaches its time)
   local held = redis.call('ZCOUNT', grants, '(' .. cutoff, '+inf')

@@ -2,7 +2,7 @@
 -- topic's deaths in order, in the topic's own slot).
 -- KEYS[1] jobs hash, KEYS[2] guard
 -- ARGV[3] = 'at': the DEAD jobs of topic ARGV[4] that died at ARGV[5] ms (what one promote step
---   killed: its jobs share its time), at most 10,000.
+--   killed: its jobs share its time; a step moves at most 10,000 jobs), at most 20,000.
 --   Returns their job keys.
 -- ARGV[3] = 'drop': deletes DEAD jobs of topic ARGV[4]; then per job: job key, its time of
 --   death (ms) as failed.lua knows it. A job is deleted only while it is DEAD with that time of
@@ -12,7 +12,7 @@ local topic = ARGV[4]
 local dead = P .. 'dead:' .. topic
 
 if ARGV[3] == 'at' then
-  return redis.call('ZRANGEBYSCORE', dead, ARGV[5], ARGV[5], 'LIMIT', 0, 10000)
+  return redis.call('ZRANGEBYSCORE', dead, ARGV[5], ARGV[5], 'LIMIT', 0, 20000)
 end
 
 if ARGV[3] ~= 'drop' then

@@ -336,6 +336,78 @@ class RedisDelayQueueFailedRetentionTests {
 	}
 
 	@Test
+	void aBucketCallThatFailsLeavesNoLaterBatchUnlistedAndLaterDeathsCatchUp() {
+		RedisDelayQueue queue = start(Retention.lastFailed(100), 2, 2_000);
+		KeySpace keys = new KeySpace(this.queues.namespace, 2);
+		List<String> ids = io.github.delayqueue.support.OneBucket.ids(queue, "kept", 1_540);
+		int bucket = queue.bucketOf("kept", ids.get(0));
+		int other = 1 - bucket;
+		String brokenJobs = "{" + this.queues.namespace + ":" + other + "}:jobs";
+		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
+			// the oldest entries name jobs of the other bucket, whose records Redis cannot read:
+			// every drop there fails
+			for (int i = 0, n = 0; n < 5; i++) {
+				if (queue.bucketOf("kept", "q" + i) == other) {
+					connection.zSetCommands().zAdd(keys.deaths("kept"), ++n, KeySpace.bytes("kept:q" + i));
+				}
+			}
+			connection.stringCommands().set(KeySpace.bytes(brokenJobs), KeySpace.bytes("x"));
+			// one timer step kills 1,500 jobs of one bucket: two batches of failed.lua
+			List<ScheduleRequest> requests = new ArrayList<>();
+			for (String id : ids.subList(0, 1_500)) {
+				requests.add(new ScheduleRequest("kept", id, KeySpace.bytes("{}"), Duration.ZERO, null,
+						Duration.ofMillis(50), 1, OnDuplicate.KEEP, Map.of()));
+			}
+			queue.scheduleAll(requests);
+			queue.promoteNow(bucket, false);
+			List<ReservedJob> held = reserveAll(queue, "kept", 1_500);
+			Instant deadline = held.stream().map(ReservedJob::reservedUntil).max(Comparator.naturalOrder()).orElseThrow();
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> connection.serverCommands().time() > deadline.toEpochMilli());
+			assertThat(queue.promoteNow(bucket, false).expired()).isEqualTo(1_500);
+			assertThat(deathEntries(queue, "kept")).as("every death listed, the failed drops' entries kept")
+				.isEqualTo(1_505);
+			connection.keyCommands().del(KeySpace.bytes(brokenJobs));
+		}
+		// each later death names up to 101 entries: the excess goes within 14 deaths
+		int next = 1_500;
+		while (deathEntries(queue, "kept") > 100 && next < 1_540) {
+			String id = ids.get(next++);
+			queue.scheduleAll(List.of(new ScheduleRequest("kept", id, KeySpace.bytes("{}"), Duration.ZERO, null,
+					Duration.ofMinutes(5), 1, OnDuplicate.KEEP, Map.of())));
+			queue.promoteNow(bucket, false);
+			assertThat(queue.kill(reserveAll(queue, "kept", 1).get(0), "boom")).isEqualTo(FailResult.DEAD);
+		}
+		assertThat(next).as("deaths it took").isLessThanOrEqualTo(1_515);
+		assertThat(deathEntries(queue, "kept")).isEqualTo(100);
+		assertThat(queue.deadJobs("kept", null, 10, false).total()).isEqualTo(100);
+		assertThat(deadIds(queue, "kept")).contains(ids.get(next - 1));
+	}
+
+	@Test
+	void ageIsMeasuredFromTheLatestDeathGivenNotTheTopicNodesClock() {
+		RedisDelayQueue queue = start(Retention.failedWithin(Duration.ofMinutes(1)));
+		KeySpace keys = new KeySpace(this.queues.namespace, queue.getBuckets());
+		ScriptRunner runner = new ScriptRunner(this.queues.connectionFactory());
+		LuaScript failed = LuaScript.topic("failed", 1);
+		long now = queue.stats().readAt().toEpochMilli();
+		// listed earlier: a death 5 minutes before the new one
+		runner.run(failed, new byte[][] { keys.deaths("kept"), KeySpace.bytes("add"), KeySpace.bytes("0"),
+				KeySpace.bytes("60000"), KeySpace.bytes("100"), KeySpace.bytes("kept:old"),
+				KeySpace.bytes(String.valueOf(now - 390_000)) });
+		// a death by a bucket node whose clock lags 90 s: not old by its own clock
+		List<Object> reply = Replies.list(runner.run(failed, new byte[][] { keys.deaths("kept"), KeySpace.bytes("add"),
+				KeySpace.bytes("0"), KeySpace.bytes("60000"), KeySpace.bytes("100"), KeySpace.bytes("kept:new"),
+				KeySpace.bytes(String.valueOf(now - 90_000)) }));
+		assertThat(Replies.asLong(reply.get(0))).isEqualTo(now - 90_000);
+		assertThat(reply.subList(2, reply.size()).stream().map(Replies::asString).toList())
+			.containsExactly("kept:old", String.valueOf(now - 390_000));
+		runner.run(failed, new byte[][] { keys.deaths("kept"), KeySpace.bytes("remove"), KeySpace.bytes("kept:old"),
+				KeySpace.bytes(String.valueOf(now - 390_000)) });
+		assertThat(deathEntries(queue, "kept")).isEqualTo(1);
+	}
+
+	@Test
 	void failedRetentionRulesNameTheFieldAndTheRule() {
 		assertThatIllegalArgumentException().isThrownBy(() -> Retention.lastFailed(-1))
 			.withMessage("failed must be between 0 and 1000000, was -1");
