@@ -103,7 +103,8 @@ final class FailedJobs {
 	/**
 	 * Lists deaths a batch at a time; each batch's named entries are dropped before the next
 	 * is listed, and a failure ends only its own batch (the entries it named are named again
-	 * by a later death), so that one failed call leaves no later batch unlisted.
+	 * by a later death), so that one failed call leaves no later batch unlisted. (Trimming
+	 * itself waits for a bucket whose deletes keep failing: its entries are named first.)
 	 */
 	private void died(String topic, List<String> jobKeys, long diedAt) {
 		Retention limit = this.limits.get(topic);

@@ -8,8 +8,10 @@
 --
 -- ARGV[1] = 'add': jobs died; names the entries beyond the limits.
 --   ARGV[2] most DEAD jobs kept (0: no count limit), ARGV[3] how long one is kept, ms (0: no
---   time limit; measured back from the latest time of death given, by the clock of its
---   bucket's node, not this one: a lagging clock never makes a new death old), ARGV[4] the
+--   time limit; measured back from the earlier of this node's time and the latest time of
+--   death given, by its bucket's node's clock: an entry is named for its age only when both
+--   clocks say it is old, so a bucket node whose clock lags never makes its new death old,
+--   and one whose clock leads never makes other deaths old), ARGV[4] the
 --   most entries to name beyond the number added, then per job: job key, time of death (ms).
 --   An entry with a later time of death already (a later death of the same id) is left as it
 --   is.
@@ -25,10 +27,11 @@ local deaths = KEYS[1]
 
 if ARGV[1] == 'add' then
   local keep, age, slack = whole(2), whole(3), whole(4)
-  local now = 0
+  local latest = 0
   for i = 6, #ARGV, 2 do
-    now = math.max(now, whole(i))
+    latest = math.max(latest, whole(i))
   end
+  local now = math.min(node_now(), latest)
   -- a key of another type fails this read, before anything is written
   redis.call('ZCARD', deaths)
   local scores, added = later_entries(deaths, 5, 2)

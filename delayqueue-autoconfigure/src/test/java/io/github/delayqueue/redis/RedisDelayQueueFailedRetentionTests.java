@@ -385,7 +385,7 @@ class RedisDelayQueueFailedRetentionTests {
 	}
 
 	@Test
-	void ageIsMeasuredFromTheLatestDeathGivenNotTheTopicNodesClock() {
+	void ageIsMeasuredFromTheEarlierOfTheLatestDeathAndTheTopicNodesClock() {
 		RedisDelayQueue queue = start(Retention.failedWithin(Duration.ofMinutes(1)));
 		KeySpace keys = new KeySpace(this.queues.namespace, queue.getBuckets());
 		ScriptRunner runner = new ScriptRunner(this.queues.connectionFactory());
@@ -405,6 +405,17 @@ class RedisDelayQueueFailedRetentionTests {
 		runner.run(failed, new byte[][] { keys.deaths("kept"), KeySpace.bytes("remove"), KeySpace.bytes("kept:old"),
 				KeySpace.bytes(String.valueOf(now - 390_000)) });
 		assertThat(deathEntries(queue, "kept")).isEqualTo(1);
+		// a death 30 s ago, young by every clock; then one by a node whose clock leads 90 s: it
+		// names what the topic node's clock finds old too (kept:new), not the young one
+		runner.run(failed, new byte[][] { keys.deaths("kept"), KeySpace.bytes("add"), KeySpace.bytes("0"),
+				KeySpace.bytes("60000"), KeySpace.bytes("100"), KeySpace.bytes("kept:recent"),
+				KeySpace.bytes(String.valueOf(now - 30_000)) });
+		reply = Replies.list(runner.run(failed, new byte[][] { keys.deaths("kept"), KeySpace.bytes("add"),
+				KeySpace.bytes("0"), KeySpace.bytes("60000"), KeySpace.bytes("100"), KeySpace.bytes("kept:ahead"),
+				KeySpace.bytes(String.valueOf(now + 90_000)) }));
+		assertThat(Replies.asLong(reply.get(0))).isBetween(now, now + 10_000);
+		assertThat(reply.subList(2, reply.size()).stream().map(Replies::asString).toList())
+			.containsExactly("kept:new", String.valueOf(now - 90_000));
 	}
 
 	@Test
