@@ -25,7 +25,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.ReturnType;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -149,20 +148,7 @@ class RedisDelayQueueFailedRetentionTests {
 			all.add(KeySpace.bytes(prefix + "dead:" + topic));
 		}
 		all.add(keys.deaths(topic));
-		return memoryUsage(queue, all);
-	}
-
-	private long memoryUsage(RedisDelayQueue queue, List<byte[]> keys) {
-		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
-			long total = 0;
-			for (byte[] key : keys) {
-				Long usage = connection.scriptingCommands()
-					.eval(KeySpace.bytes("return redis.call('MEMORY', 'USAGE', KEYS[1], 'SAMPLES', '0') or 0"),
-							ReturnType.INTEGER, 1, key);
-				total += (usage != null) ? usage : 0;
-			}
-			return total;
-		}
+		return this.queues.memoryUsage(all);
 	}
 
 	@Test
@@ -181,7 +167,7 @@ class RedisDelayQueueFailedRetentionTests {
 		long used = memoryUsage(queue, "kept");
 		assertThat(used).as("bytes of the DEAD jobs and their listing after 3,000 deaths")
 			.isBetween(afterTwoThousand * 95 / 100, afterTwoThousand * 105 / 100);
-		long listing = memoryUsage(queue, List.of(new KeySpace(this.queues.namespace, 16).deaths("kept")));
+		long listing = this.queues.memoryUsage(List.of(new KeySpace(this.queues.namespace, 16).deaths("kept")));
 		System.out.println("failed retention, 1,000 DEAD jobs kept with 2-byte payloads: " + used
 				+ " bytes in all, the listing of deaths " + listing + " bytes (" + listing / 1_000 + " per job)");
 		assertThat(listing / 1_000).as("bytes per listed death").isLessThan(150);

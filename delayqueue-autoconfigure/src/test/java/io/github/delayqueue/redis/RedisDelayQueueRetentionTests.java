@@ -134,16 +134,7 @@ class RedisDelayQueueRetentionTests {
 
 	private long memoryUsage(RedisDelayQueue queue, String topic) {
 		KeySpace keys = new KeySpace(this.queues.namespace, queue.getBuckets());
-		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
-			long total = 0;
-			for (byte[] key : List.of(keys.completed(topic), keys.completedOrder(topic))) {
-				Long usage = connection.scriptingCommands()
-					.eval(bytes("return redis.call('MEMORY', 'USAGE', KEYS[1], 'SAMPLES', '0')"), ReturnType.INTEGER, 1,
-							key);
-				total += usage;
-			}
-			return total;
-		}
+		return this.queues.memoryUsage(List.of(keys.completed(topic), keys.completedOrder(topic)));
 	}
 
 	private static byte[] bytes(String text) {

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.Cursor;
 import org.springframework.data.redis.core.ScanOptions;
@@ -83,6 +84,23 @@ final class RedisQueues implements AutoCloseable, AfterEachCallback {
 		LettuceConnectionFactory factory = TestConnections.lettuce(this.server, this.commandTimeout);
 		this.factories.add(factory);
 		return factory;
+	}
+
+	/**
+	 * What keys cost in Redis: the sum of their {@code MEMORY USAGE} with every element
+	 * sampled, 0 for a key that does not exist.
+	 */
+	long memoryUsage(List<byte[]> keys) {
+		try (RedisConnection connection = connectionFactory().getConnection()) {
+			long total = 0;
+			for (byte[] key : keys) {
+				Long usage = connection.scriptingCommands()
+					.eval("return redis.call('MEMORY', 'USAGE', KEYS[1], 'SAMPLES', '0') or 0"
+						.getBytes(StandardCharsets.UTF_8), ReturnType.INTEGER, 1, key);
+				total += (usage != null) ? usage : 0;
+			}
+			return total;
+		}
 	}
 
 	/**
