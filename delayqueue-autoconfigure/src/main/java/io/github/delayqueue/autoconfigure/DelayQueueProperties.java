@@ -88,6 +88,13 @@ public class DelayQueueProperties implements Validator {
 	 */
 	private Map<String, Retention> retention = new LinkedHashMap<>();
 
+	/**
+	 * Topics whose due jobs are sent to a message broker instead of a listener, such as
+	 * 'delayqueue.forward.order-events.kafka.topic=orders': a job is finished only after the
+	 * broker acknowledged it, retried with the listener back-off while the send fails.
+	 */
+	private Map<String, Forward> forward = new LinkedHashMap<>();
+
 	private final Timer timer = new Timer();
 
 	private final Listener listener = new Listener();
@@ -180,6 +187,14 @@ public class DelayQueueProperties implements Validator {
 
 	public void setRetention(Map<String, Retention> retention) {
 		this.retention = retention;
+	}
+
+	public Map<String, Forward> getForward() {
+		return this.forward;
+	}
+
+	public void setForward(Map<String, Forward> forward) {
+		this.forward = forward;
 	}
 
 	public Timer getTimer() {
@@ -306,6 +321,183 @@ public class DelayQueueProperties implements Validator {
 		public io.github.delayqueue.core.Retention toRetention() {
 			return new io.github.delayqueue.core.Retention(this.completed, this.completedAge, this.payloads,
 					this.failed, this.failedAge);
+		}
+
+	}
+
+	/**
+	 * Where the due jobs of one topic are sent: a Kafka topic or a RabbitMQ exchange (exactly
+	 * one of the two), by a forwarding container that shows in the endpoint and the metrics as
+	 * listener 'delayqueue-forward-<topic>'.
+	 */
+	public static class Forward {
+
+		/**
+		 * Sends at once; each waits for the broker's acknowledgement.
+		 */
+		private int concurrency = 4;
+
+		/**
+		 * How long a send may wait for the broker's acknowledgement before it counts as
+		 * failed (and is retried: the broker may still have taken it, so it may arrive
+		 * twice). A forwarded job's reservation lasts twice this plus a second.
+		 */
+		private Duration sendTimeout = Duration.ofSeconds(30);
+
+		/**
+		 * Forwarding to Kafka.
+		 */
+		private Kafka kafka;
+
+		/**
+		 * Forwarding to RabbitMQ.
+		 */
+		private Rabbit rabbit;
+
+		public int getConcurrency() {
+			return this.concurrency;
+		}
+
+		public void setConcurrency(int concurrency) {
+			this.concurrency = concurrency;
+		}
+
+		public Duration getSendTimeout() {
+			return this.sendTimeout;
+		}
+
+		public void setSendTimeout(Duration sendTimeout) {
+			this.sendTimeout = sendTimeout;
+		}
+
+		public Kafka getKafka() {
+			return this.kafka;
+		}
+
+		public void setKafka(Kafka kafka) {
+			this.kafka = kafka;
+		}
+
+		public Rabbit getRabbit() {
+			return this.rabbit;
+		}
+
+		public void setRabbit(Rabbit rabbit) {
+			this.rabbit = rabbit;
+		}
+
+		/**
+		 * A Kafka destination: the record's value is the job's payload bytes, its headers the
+		 * job's own headers and 'delayqueue_id', 'delayqueue_topic' and 'delayqueue_dueAt'.
+		 */
+		public static class Kafka {
+
+			/**
+			 * The Kafka topic the records are sent to.
+			 */
+			private String topic;
+
+			/**
+			 * The bean name of the KafkaTemplate whose producer settings (servers, acks,
+			 * security) the forwarder uses, with byte-array serializers. Default: the only
+			 * KafkaTemplate.
+			 */
+			private String template;
+
+			/**
+			 * The record key: a field of the JSON payload, dots for nested fields (such as
+			 * 'order.customerId'). Default: the job id (or the key given to DelayedKafka).
+			 */
+			private String keyField;
+
+			/**
+			 * The partition. Default: the producer's partitioner chooses by key.
+			 */
+			private Integer partition;
+
+			public String getTopic() {
+				return this.topic;
+			}
+
+			public void setTopic(String topic) {
+				this.topic = topic;
+			}
+
+			public String getTemplate() {
+				return this.template;
+			}
+
+			public void setTemplate(String template) {
+				this.template = template;
+			}
+
+			public String getKeyField() {
+				return this.keyField;
+			}
+
+			public void setKeyField(String keyField) {
+				this.keyField = keyField;
+			}
+
+			public Integer getPartition() {
+				return this.partition;
+			}
+
+			public void setPartition(Integer partition) {
+				this.partition = partition;
+			}
+
+		}
+
+		/**
+		 * A RabbitMQ destination: the message's body is the job's payload bytes, its headers
+		 * the job's own headers and 'delayqueue_id', 'delayqueue_topic' and 'delayqueue_dueAt',
+		 * its message id the job id; persistent. The connection factory must have publisher
+		 * confirms ('spring.rabbitmq.publisher-confirm-type=correlated').
+		 */
+		public static class Rabbit {
+
+			/**
+			 * The exchange the messages are published to; an empty value is the default
+			 * exchange (the routing key then names the queue).
+			 */
+			private String exchange;
+
+			/**
+			 * The routing key. Default: none (empty), as fanout exchanges need.
+			 */
+			private String routingKey = "";
+
+			/**
+			 * The bean name of the RabbitTemplate to publish with. Default: the only
+			 * RabbitTemplate.
+			 */
+			private String template;
+
+			public String getExchange() {
+				return this.exchange;
+			}
+
+			public void setExchange(String exchange) {
+				this.exchange = exchange;
+			}
+
+			public String getRoutingKey() {
+				return this.routingKey;
+			}
+
+			public void setRoutingKey(String routingKey) {
+				this.routingKey = routingKey;
+			}
+
+			public String getTemplate() {
+				return this.template;
+			}
+
+			public void setTemplate(String template) {
+				this.template = template;
+			}
+
 		}
 
 	}

@@ -25,6 +25,10 @@ final class DelayQueuePropertiesRules {
 
 	private static final Duration MILLISECOND = Duration.ofMillis(1);
 
+	private static final Pattern KAFKA_TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
+
+	private static final Pattern KEY_FIELD = Pattern.compile("[^.\\s]+(\\.[^.\\s]+)*");
+
 	private final Errors errors;
 
 	private DelayQueuePropertiesRules(Errors errors) {
@@ -62,6 +66,8 @@ final class DelayQueuePropertiesRules {
 						+ " completed-age too");
 			}
 		});
+
+		properties.getForward().forEach((topic, forward) -> rules.forward("forward[" + topic + "]", topic, forward));
 
 		DelayQueueProperties.Timer timer = properties.getTimer();
 		rules.between("timer.batch-size", timer.getBatchSize(), 1, 10_000);
@@ -116,6 +122,44 @@ final class DelayQueuePropertiesRules {
 			rules.duration("http.max-wait", http.getMaxWait(), Duration.ZERO, null);
 			rules.between("http.max-waiting", http.getMaxWaiting(), 1, Integer.MAX_VALUE);
 			rules.between("http.max-topics", http.getMaxTopics(), 1, Integer.MAX_VALUE);
+		}
+	}
+
+	private void forward(String field, String topic, DelayQueueProperties.Forward forward) {
+		check(field, () -> JobConstraints.topic("topic", topic));
+		between(field + ".concurrency", forward.getConcurrency(), 1, 10_000);
+		duration(field + ".send-timeout", forward.getSendTimeout(), Duration.ofMillis(100), Duration.ofHours(1));
+		DelayQueueProperties.Forward.Kafka kafka = forward.getKafka();
+		DelayQueueProperties.Forward.Rabbit rabbit = forward.getRabbit();
+		if (kafka != null && rabbit != null) {
+			reject(field, "forwards to Kafka or to RabbitMQ, not both: remove the kafka.* or the rabbit.* properties");
+			return;
+		}
+		if (kafka == null && rabbit == null) {
+			reject(field, "set kafka.topic (forward to Kafka) or rabbit.exchange (forward to RabbitMQ)");
+			return;
+		}
+		if (kafka != null) {
+			if (kafka.getTopic() == null || kafka.getTopic().isBlank()) {
+				reject(field + ".kafka.topic", "must name the Kafka topic the records are sent to");
+			}
+			else if (!KAFKA_TOPIC.matcher(kafka.getTopic()).matches()) {
+				reject(field + ".kafka.topic", "must be 1 to 249 letters, digits, '.', '_' or '-'");
+			}
+			if (kafka.getPartition() != null && kafka.getPartition() < 0) {
+				reject(field + ".kafka.partition", "must be 0 or more");
+			}
+			if (kafka.getKeyField() != null && !KEY_FIELD.matcher(kafka.getKeyField()).matches()) {
+				reject(field + ".kafka.key-field", "must be a field name of the JSON payload, dots between nested"
+						+ " names (such as 'order.customerId')");
+			}
+		}
+		else if (rabbit.getExchange() == null) {
+			reject(field + ".rabbit.exchange", "must name the exchange the messages are published to (empty for the"
+					+ " default exchange)");
+		}
+		else if (rabbit.getRoutingKey() == null || rabbit.getRoutingKey().length() > 255) {
+			reject(field + ".rabbit.routing-key", "must be at most 255 characters");
 		}
 	}
 

@@ -306,7 +306,8 @@ public final class JobConstraints {
 	 * {@value #MAX_HEADER_NAME_LENGTH} letters, digits, {@code _}, {@code -} or {@code .},
 	 * neither {@code id} nor {@code timestamp} (spring-messaging's own) nor starting with
 	 * {@code delayqueue_} (the queue's own headers) unless with {@code delayqueue_dlt} (those
-	 * the dead-letter recoverer stores); values of at most {@value #MAX_HEADER_VALUE_LENGTH}
+	 * the dead-letter recoverer stores) or named {@code delayqueue_forwardKey} (the record key
+	 * {@code DelayedKafka} stores); values of at most {@value #MAX_HEADER_VALUE_LENGTH}
 	 * characters without control characters.
 	 * @param headers the headers
 	 * @return an unmodifiable copy, in the given order
@@ -332,7 +333,8 @@ public final class JobConstraints {
 					+ " letters, digits, '_', '-' or '.', was " + quoted(name));
 		}
 		if (name.equals("id") || name.equals("timestamp")
-				|| (name.startsWith("delayqueue_") && !name.startsWith("delayqueue_dlt"))) {
+				|| (name.startsWith("delayqueue_") && !name.startsWith("delayqueue_dlt")
+						&& !name.equals("delayqueue_forwardKey"))) {
 			throw new IllegalArgumentException("header name " + quoted(name)
 					+ " is reserved (id, timestamp and names starting with delayqueue_ are the queue's own)");
 		}

@@ -12,13 +12,13 @@ import io.github.delayqueue.core.DelayQueueOperations;
  * container makes (by method name). Not a mock: every call that a test does not change
  * reaches Redis.
  */
-final class InterceptedOperations {
+public final class InterceptedOperations {
 
 	private final Map<String, Interceptor> interceptors = new ConcurrentHashMap<>();
 
 	private final DelayQueueOperations operations;
 
-	InterceptedOperations(DelayQueueOperations target) {
+	public InterceptedOperations(DelayQueueOperations target) {
 		this.operations = (DelayQueueOperations) Proxy.newProxyInstance(getClass().getClassLoader(),
 				new Class<?>[] { DelayQueueOperations.class }, (proxy, method, args) -> {
 					Invocation invocation = (arguments) -> {
@@ -37,23 +37,23 @@ final class InterceptedOperations {
 	/**
 	 * Routes every call of the methods of that name (all overloads) through an interceptor.
 	 */
-	void intercept(String method, Interceptor interceptor) {
+	public void intercept(String method, Interceptor interceptor) {
 		this.interceptors.put(method, interceptor);
 	}
 
-	DelayQueueOperations operations() {
+	public DelayQueueOperations operations() {
 		return this.operations;
 	}
 
 	@FunctionalInterface
-	interface Interceptor {
+	public interface Interceptor {
 
 		Object intercept(Object[] args, Invocation invocation) throws Throwable;
 
 	}
 
 	@FunctionalInterface
-	interface Invocation {
+	public interface Invocation {
 
 		Object proceed(Object[] args) throws Throwable;
 

@@ -1,0 +1,120 @@
+package io.github.delayqueue.autoconfigure;
+
+import io.github.delayqueue.config.InvalidDelayedListenerException;
+import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.forward.DelayedKafka;
+import io.github.delayqueue.forward.KafkaForwarder;
+import io.github.delayqueue.forward.RabbitForwarder;
+
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.ResourceLoader;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Auto-configuration of forwarding ({@code delayqueue.forward.<topic>.*}): the due jobs of a
+ * forwarded topic are sent to Kafka (with the producer settings of the application's
+ * {@code KafkaTemplate}) or RabbitMQ (on the connection factory of its
+ * {@code RabbitTemplate}) by a listener container each, and {@link DelayedKafka} schedules
+ * Kafka records. Nothing is configured for a broker whose Spring library is not on the class
+ * path; a topic forwarded to it fails start-up, naming the library to add.
+ */
+@AutoConfiguration(after = { DelayQueueAutoConfiguration.class, DelayedListenerAutoConfiguration.class },
+		afterName = { "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration",
+				"org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration" })
+@ConditionalOnBean(DelayedJobTemplate.class)
+public final class DelayQueueForwardingAutoConfiguration {
+
+	@Bean
+	static ForwardingLibraries delayQueueForwardingLibraries(DelayQueueProperties properties,
+			ResourceLoader resourceLoader) {
+		ClassLoader loader = resourceLoader.getClassLoader();
+		properties.getForward().forEach((topic, forward) -> {
+			if (forward.getKafka() != null && !ClassUtils.isPresent("org.springframework.kafka.core.KafkaTemplate", loader)) {
+				throw new InvalidDelayedListenerException(forwarding(topic, "Kafka"),
+						"needs Spring for Apache Kafka, which is not on the class path",
+						"add org.springframework.kafka:spring-kafka (or spring-boot-starter-kafka)", null);
+			}
+			if (forward.getRabbit() != null
+					&& !ClassUtils.isPresent("org.springframework.amqp.rabbit.core.RabbitTemplate", loader)) {
+				throw new InvalidDelayedListenerException(forwarding(topic, "RabbitMQ"),
+						"needs Spring AMQP, which is not on the class path",
+						"add org.springframework.amqp:spring-rabbit (or spring-boot-starter-amqp)", null);
+			}
+		});
+		return new ForwardingLibraries();
+	}
+
+	private static String forwarding(String topic, String broker) {
+		return "Forwarding of topic '" + topic + "' to " + broker;
+	}
+
+	/** The check that every forwarded topic's broker library is present, made a bean. */
+	static final class ForwardingLibraries {
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(KafkaTemplate.class)
+	static class KafkaForwardingConfiguration {
+
+		@Bean
+		Forwarders<KafkaForwarder> delayQueueKafkaForwarders(DelayQueueProperties properties,
+				ListableBeanFactory beans) {
+			return new Forwarders<>(properties, (forward) -> forward.getKafka() != null, (topic, forward) -> {
+				DelayQueueProperties.Forward.Kafka kafka = forward.getKafka();
+				String forwarding = forwarding(topic, "Kafka topic '" + kafka.getTopic() + "'");
+				KafkaTemplate<?, ?> template = Forwarders.bean(beans, KafkaTemplate.class, kafka.getTemplate(),
+						"delayqueue.forward." + topic + ".kafka.template", forwarding,
+						"set spring.kafka.bootstrap-servers (Spring Boot then defines a KafkaTemplate) or define one");
+				try {
+					return new KafkaForwarder(template.getProducerFactory(), kafka.getTopic(), kafka.getPartition(),
+							kafka.getKeyField(), forward.getSendTimeout());
+				}
+				catch (IllegalArgumentException ex) {
+					throw Forwarders.invalid(forwarding, ex);
+				}
+			});
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		DelayedKafka delayedKafka(DelayedJobTemplate jobs, Forwarders<KafkaForwarder> forwarders) {
+			return new DelayedKafka(jobs, forwarders.forwarders());
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(RabbitTemplate.class)
+	static class RabbitForwardingConfiguration {
+
+		@Bean
+		Forwarders<RabbitForwarder> delayQueueRabbitForwarders(DelayQueueProperties properties,
+				ListableBeanFactory beans) {
+			return new Forwarders<>(properties, (forward) -> forward.getRabbit() != null, (topic, forward) -> {
+				DelayQueueProperties.Forward.Rabbit rabbit = forward.getRabbit();
+				String forwarding = forwarding(topic, "RabbitMQ exchange '" + rabbit.getExchange() + "'");
+				RabbitTemplate template = Forwarders.bean(beans, RabbitTemplate.class, rabbit.getTemplate(),
+						"delayqueue.forward." + topic + ".rabbit.template", forwarding,
+						"set spring.rabbitmq.host (Spring Boot then defines a RabbitTemplate) or define one");
+				try {
+					return new RabbitForwarder(template.getConnectionFactory(), rabbit.getExchange(),
+							rabbit.getRoutingKey(), forward.getSendTimeout());
+				}
+				catch (IllegalArgumentException ex) {
+					throw Forwarders.invalid(forwarding, ex);
+				}
+			});
+		}
+
+	}
+
+}

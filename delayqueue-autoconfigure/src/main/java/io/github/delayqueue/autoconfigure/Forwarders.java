@@ -1,0 +1,141 @@
+package io.github.delayqueue.autoconfigure;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+
+import io.github.delayqueue.config.DelayedListenerConfigurer;
+import io.github.delayqueue.config.DelayedListenerEndpointRegistrar;
+import io.github.delayqueue.config.InvalidDelayedListenerException;
+import io.github.delayqueue.forward.ForwardingEndpoint;
+import io.github.delayqueue.forward.JobForwarder;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.ListableBeanFactory;
+
+/**
+ * The forwarders of one broker kind, one per topic that {@code delayqueue.forward.<topic>}
+ * sends there, made at start-up (a bad setting fails it, naming the property and the fix),
+ * registered as listener endpoints, and closed with the context.
+ *
+ * @param <F> the forwarder type
+ */
+final class Forwarders<F extends JobForwarder> implements DelayedListenerConfigurer, DisposableBean {
+
+	/** Makes the forwarder of one topic. */
+	@FunctionalInterface
+	interface Factory<F> {
+
+		/**
+		 * Makes a forwarder.
+		 * @param topic the forwarded topic
+		 * @param forward its settings
+		 * @return the forwarder
+		 * @throws InvalidDelayedListenerException when the settings cannot work
+		 */
+		F make(String topic, DelayQueueProperties.Forward forward);
+
+	}
+
+	private static final Log logger = LogFactory.getLog(Forwarders.class);
+
+	private final Map<String, F> forwarders = new LinkedHashMap<>();
+
+	private final Map<String, DelayQueueProperties.Forward> settings = new LinkedHashMap<>();
+
+	Forwarders(DelayQueueProperties properties, Predicate<DelayQueueProperties.Forward> selected, Factory<F> factory) {
+		try {
+			properties.getForward().forEach((topic, forward) -> {
+				if (selected.test(forward)) {
+					this.forwarders.put(topic, factory.make(topic, forward));
+					this.settings.put(topic, forward);
+				}
+			});
+		}
+		catch (RuntimeException ex) {
+			destroy();
+			throw ex;
+		}
+	}
+
+	/**
+	 * The bean a forwarding uses: the one its property names, else the only one of its type.
+	 * @param <T> the bean type
+	 * @param beans the bean factory
+	 * @param type the bean type, such as {@code KafkaTemplate}
+	 * @param name the bean name the property gives, or {@code null}
+	 * @param property the property that names it
+	 * @param forwarding the forwarding, for messages ("Forwarding of topic 'x' to Kafka")
+	 * @param noneFix what to do when there is no bean of the type
+	 * @return the bean
+	 * @throws InvalidDelayedListenerException when there is no such bean, or several and no
+	 * name
+	 */
+	static <T> T bean(ListableBeanFactory beans, Class<T> type, String name, String property, String forwarding,
+			String noneFix) {
+		Map<String, T> candidates = new TreeMap<>(beans.getBeansOfType(type));
+		String kind = type.getSimpleName();
+		if (name != null) {
+			T bean = candidates.get(name);
+			if (bean == null) {
+				throw new InvalidDelayedListenerException(forwarding, "names " + kind + " bean '" + name + "' in "
+						+ property + ", which does not exist",
+						candidates.isEmpty() ? noneFix : "set it to one of " + candidates.keySet(), null);
+			}
+			return bean;
+		}
+		if (candidates.size() == 1) {
+			return candidates.values().iterator().next();
+		}
+		throw new InvalidDelayedListenerException(forwarding,
+				candidates.isEmpty() ? "finds no " + kind + " bean"
+						: "finds " + candidates.size() + " " + kind + " beans " + candidates.keySet(),
+				candidates.isEmpty() ? noneFix : "set " + property + " to the name of the one to use", null);
+	}
+
+	/**
+	 * Turns a forwarder's refusal of its settings into a start-up failure.
+	 * @param forwarding the forwarding, for messages
+	 * @param ex the refusal, whose message says what is wrong and the fix
+	 * @return the failure
+	 */
+	static InvalidDelayedListenerException invalid(String forwarding, IllegalArgumentException ex) {
+		String message = ex.getMessage();
+		int colon = message.indexOf(": ");
+		return (colon < 0) ? new InvalidDelayedListenerException(forwarding, "cannot start", message, ex)
+				: new InvalidDelayedListenerException(forwarding, "cannot start: " + message.substring(0, colon),
+						message.substring(colon + 2), ex);
+	}
+
+	@Override
+	public void configureDelayedListeners(DelayedListenerEndpointRegistrar registrar) {
+		this.forwarders.forEach((topic, forwarder) -> {
+			DelayQueueProperties.Forward forward = this.settings.get(topic);
+			registrar.registerEndpoint(new ForwardingEndpoint(topic, forwarder, forwarder.destination(),
+					forward.getConcurrency(), forward.getSendTimeout()));
+		});
+	}
+
+	Map<String, F> forwarders() {
+		return Collections.unmodifiableMap(this.forwarders);
+	}
+
+	@Override
+	public void destroy() {
+		this.forwarders.values().forEach((forwarder) -> {
+			if (forwarder instanceof DisposableBean disposable) {
+				try {
+					disposable.destroy();
+				}
+				catch (Exception ex) {
+					logger.warn("Closing the forwarder to " + forwarder.destination() + " failed", ex);
+				}
+			}
+		});
+	}
+
+}

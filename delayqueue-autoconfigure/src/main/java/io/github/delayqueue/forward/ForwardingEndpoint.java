@@ -1,0 +1,102 @@
+package io.github.delayqueue.forward;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.github.delayqueue.config.DelayedListenerEndpoint;
+import io.github.delayqueue.core.JobConstraints;
+import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.listener.DelayedJobArgumentResolver;
+import io.github.delayqueue.listener.DelayedJobHandler;
+
+import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
+import org.springframework.util.Assert;
+
+/**
+ * The listener endpoint of a forwarded topic: a container whose handler sends each job with a
+ * {@link JobForwarder}, so that a job is finished only after the broker acknowledged it,
+ * retried with the container's back-off while sends fail, and shown in the endpoint and the
+ * metrics like any listener, under the id {@code delayqueue-forward-<topic>}.
+ *
+ * <p>Its reservations last twice the send timeout plus a second (at most the longest TTR), so
+ * a send still waiting for its acknowledgement is not handed to another instance meanwhile,
+ * and a job whose instance died after the broker's acknowledgement and before the finish is
+ * sent again that long after it was taken.
+ */
+public final class ForwardingEndpoint implements DelayedListenerEndpoint {
+
+	/** The prefix of a forwarding container's id. */
+	public static final String ID_PREFIX = "delayqueue-forward-";
+
+	private final String topic;
+
+	private final JobForwarder forwarder;
+
+	private final String destination;
+
+	private final int concurrency;
+
+	private final Duration ttr;
+
+	/**
+	 * Creates the endpoint.
+	 * @param topic the forwarded topic
+	 * @param forwarder sends its jobs
+	 * @param destination the broker's destination, for messages ("Kafka topic 'orders'")
+	 * @param concurrency sends at once
+	 * @param sendTimeout how long one send may wait for its acknowledgement
+	 */
+	public ForwardingEndpoint(String topic, JobForwarder forwarder, String destination, int concurrency,
+			Duration sendTimeout) {
+		Assert.notNull(forwarder, "forwarder must not be null");
+		Assert.hasText(destination, "destination must not be empty");
+		this.topic = JobConstraints.topic(topic);
+		this.forwarder = forwarder;
+		this.destination = destination;
+		this.concurrency = JobConstraints.max("concurrency", concurrency, 10_000);
+		Duration ttr = JobConstraints.positive("sendTimeout", sendTimeout, JobConstraints.MAX_TTR)
+			.multipliedBy(2)
+			.plusSeconds(1);
+		this.ttr = (ttr.compareTo(JobConstraints.MAX_TTR) > 0) ? JobConstraints.MAX_TTR : ttr;
+	}
+
+	@Override
+	public DelayedJobHandler createHandler(MessageHandlerMethodFactory methodFactory, DelayedJobArgumentResolver jobs) {
+		return (message) -> {
+			ReservedJob job = message.getHeaders().get(DelayedJobArgumentResolver.JOB_HEADER, ReservedJob.class);
+			Assert.state(job != null, "The message carries no job");
+			this.forwarder.forward(job);
+		};
+	}
+
+	@Override
+	public String id() {
+		return ID_PREFIX + this.topic;
+	}
+
+	@Override
+	public String topic() {
+		return this.topic;
+	}
+
+	@Override
+	public String describe() {
+		return "Forwarding of topic '" + this.topic + "' to " + this.destination;
+	}
+
+	@Override
+	public Integer concurrency() {
+		return this.concurrency;
+	}
+
+	@Override
+	public Duration ttr() {
+		return this.ttr;
+	}
+
+	@Override
+	public List<Class<? extends Throwable>> noRetryFor() {
+		return List.of(UnforwardableJobException.class);
+	}
+
+}

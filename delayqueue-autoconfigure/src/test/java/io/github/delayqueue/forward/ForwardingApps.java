@@ -1,0 +1,104 @@
+package io.github.delayqueue.forward;
+
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.delayqueue.autoconfigure.DelayQueueAutoConfiguration;
+import io.github.delayqueue.autoconfigure.DelayQueueForwardingAutoConfiguration;
+import io.github.delayqueue.autoconfigure.DelayQueueMetricsAutoConfiguration;
+import io.github.delayqueue.autoconfigure.DelayedListenerAutoConfiguration;
+import io.github.delayqueue.autoconfigure.DelayedListenerContainerFactoryConfigurer;
+import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
+import io.github.delayqueue.config.DelayedListenerEndpointRegistrar;
+import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.core.JobPayloadConverter;
+import io.github.delayqueue.listener.InterceptedOperations;
+import io.github.delayqueue.test.RedisTestServer;
+import io.github.delayqueue.test.RespConnection;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+
+import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The applications the forwarding tests run, and what they read from Redis.
+ */
+final class ForwardingApps {
+
+	private ForwardingApps() {
+	}
+
+	/**
+	 * An application with the queue, listeners, forwarding, both brokers' templates and the
+	 * queue's metrics.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ImportAutoConfiguration({ DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
+			KafkaAutoConfiguration.class, RabbitAutoConfiguration.class, DelayQueueAutoConfiguration.class,
+			DelayedListenerAutoConfiguration.class, DelayQueueForwardingAutoConfiguration.class,
+			DelayQueueMetricsAutoConfiguration.class })
+	static class App {
+
+		@Bean
+		SimpleMeterRegistry meterRegistry() {
+			return new SimpleMeterRegistry();
+		}
+
+	}
+
+	/**
+	 * The same application whose finishes fail: a process that dies after the broker's
+	 * acknowledgement and before the finish reaches Redis.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ImportAutoConfiguration({ DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
+			KafkaAutoConfiguration.class, RabbitAutoConfiguration.class, DelayQueueAutoConfiguration.class,
+			DelayedListenerAutoConfiguration.class, DelayQueueForwardingAutoConfiguration.class })
+	static class DyingApp {
+
+		/** Finish calls that did not reach Redis. */
+		static final AtomicInteger unfinished = new AtomicInteger();
+
+		@Bean(name = DelayedListenerEndpointRegistrar.DEFAULT_CONTAINER_FACTORY_BEAN_NAME)
+		DefaultDelayedListenerContainerFactory delayedListenerContainerFactory(DelayQueueOperations operations,
+				JobPayloadConverter converter, DelayedListenerContainerFactoryConfigurer configurer) {
+			InterceptedOperations intercepted = new InterceptedOperations(operations);
+			InterceptedOperations.Interceptor die = (args, invocation) -> {
+				unfinished.incrementAndGet();
+				throw new IllegalStateException("the process died before the finish");
+			};
+			intercepted.intercept("finish", die);
+			intercepted.intercept("finishAndReserve", die);
+			DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(
+					intercepted.operations(), converter);
+			configurer.configure(factory);
+			return factory;
+		}
+
+	}
+
+	/** Redis's clock, in milliseconds. */
+	static long redisMillis(RedisTestServer redis) {
+		try (RespConnection connection = RespConnection.to(redis)) {
+			List<?> time = (List<?>) connection.call("TIME");
+			return Long.parseLong(time.get(0).toString()) * 1_000 + Long.parseLong(time.get(1).toString()) / 1_000;
+		}
+	}
+
+	/** The jobs the namespace holds, in any state. */
+	static long jobsInRedis(RedisTestServer redis, String namespace) {
+		long jobs = 0;
+		try (RespConnection connection = RespConnection.to(redis)) {
+			for (int bucket = 0; bucket < 16; bucket++) {
+				jobs += (Long) connection.call("HLEN", "{" + namespace + ":" + bucket + "}:jobs");
+			}
+		}
+		return jobs;
+	}
+
+}
