@@ -133,6 +133,16 @@ public interface DelayedListenerEndpoint {
 	}
 
 	/**
+	 * Whether the endpoint must be the only one of its topic in the registry, as a forwarder
+	 * is (its topic's jobs are for the broker only): registering it beside another endpoint of
+	 * its topic, or another beside it, fails.
+	 * @return whether it is, {@code false} by default
+	 */
+	default boolean exclusive() {
+		return false;
+	}
+
+	/**
 	 * The endpoint's own interceptors, run after the container factory's.
 	 * @return the interceptors
 	 */

@@ -34,6 +34,9 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 
 	private final Map<String, DelayedListenerContainer> containers = new LinkedHashMap<>();
 
+	/** The endpoints of {@link #containers}, by id: their topics and who must be alone on one. */
+	private final Map<String, DelayedListenerEndpoint> endpoints = new LinkedHashMap<>();
+
 	private volatile boolean running;
 
 	// set when the registry stops (the context closes), cleared when it starts
@@ -59,7 +62,9 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	 * @param factory the factory that makes its container
 	 * @return the container
 	 * @throws InvalidDelayedListenerException when the endpoint has no id or an invalid topic,
-	 * another container has its id, or the factory cannot run it; nothing is registered then
+	 * another container has its id, it or another container of its topic is
+	 * {@linkplain DelayedListenerEndpoint#exclusive() exclusive}, or the factory cannot run it;
+	 * nothing is registered then
 	 */
 	public DelayedListenerContainer registerListenerContainer(DelayedListenerEndpoint endpoint,
 			DelayedListenerContainerFactory factory) {
@@ -88,6 +93,7 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 		synchronized (this) {
 			checkFree(endpoint);
 			this.containers.put(id, container);
+			this.endpoints.put(id, endpoint);
 			if (this.running && container.isAutoStartup()) {
 				start = beginStart(container);
 			}
@@ -99,7 +105,9 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 			catch (RuntimeException | Error ex) {
 				// a container that could not start is not kept: its id stays free
 				synchronized (this) {
-					this.containers.remove(id, container);
+					if (this.containers.remove(id, container)) {
+						this.endpoints.remove(id);
+					}
 				}
 				throw ex;
 			}
@@ -112,6 +120,15 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 			throw new InvalidDelayedListenerException(endpoint.describe(),
 					"uses id '" + endpoint.id() + "', which another listener has already",
 					"give each listener its own id", null);
+		}
+		for (DelayedListenerEndpoint other : this.endpoints.values()) {
+			if (other.topic().equals(endpoint.topic()) && (endpoint.exclusive() || other.exclusive())) {
+				DelayedListenerEndpoint alone = endpoint.exclusive() ? endpoint : other;
+				throw new InvalidDelayedListenerException(endpoint.describe(),
+						"shares topic '" + endpoint.topic() + "' with " + other.describe() + ", and "
+								+ ((alone == endpoint) ? "it" : "that one") + " must be the topic's only listener",
+						"give one of them another topic", null);
+			}
 		}
 	}
 
@@ -235,6 +252,7 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 				// unregistered by another thread meanwhile
 				return null;
 			}
+			this.endpoints.remove(id);
 			this.unregistering.add(container);
 		}
 		stopAndWait(container::stop, () -> {

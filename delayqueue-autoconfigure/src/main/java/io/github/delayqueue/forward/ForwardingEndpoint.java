@@ -94,6 +94,15 @@ public final class ForwardingEndpoint implements DelayedListenerEndpoint {
 		return this.ttr;
 	}
 
+	/**
+	 * A forwarded topic's jobs are for the broker only: no other listener may share it.
+	 * @return {@code true}
+	 */
+	@Override
+	public boolean exclusive() {
+		return true;
+	}
+
 	@Override
 	public List<Class<? extends Throwable>> noRetryFor() {
 		return List.of(UnforwardableJobException.class);

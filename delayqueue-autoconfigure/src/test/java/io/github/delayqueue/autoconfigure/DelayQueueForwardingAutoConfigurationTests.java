@@ -3,7 +3,9 @@ package io.github.delayqueue.autoconfigure;
 import java.util.Map;
 
 import io.github.delayqueue.actuate.DelayQueueEndpoint;
+import io.github.delayqueue.config.DelayedListenerConfigurer;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
+import io.github.delayqueue.config.SimpleDelayedListenerEndpoint;
 import io.github.delayqueue.forward.DelayedKafka;
 import io.github.delayqueue.forward.ForwardingEndpoint;
 import io.github.delayqueue.test.RedisTestServer;
@@ -163,6 +165,19 @@ class DelayQueueForwardingAutoConfigurationTests {
 		FailureAnalysis noRabbit = failure(this.runner.withClassLoader(new FilteredClassLoader(RabbitTemplate.class)),
 				"delayqueue.forward.x.rabbit.exchange=ex");
 		assertThat(noRabbit.getDescription()).contains("needs Spring AMQP, which is not on the class path");
+	}
+
+	@Test
+	void aForwardedTopicWithAListenerOfItsOwnFailsStartUp() {
+		FailureAnalysis shared = failure(this.runner.withBean(DelayedListenerConfigurer.class,
+				() -> (registrar) -> registrar.registerEndpoint(new SimpleDelayedListenerEndpoint<>("mine", "order-events",
+						String.class, (job) -> {
+						}))),
+				"delayqueue.forward.order-events.kafka.topic=orders");
+		assertThat(shared.getDescription()).contains("shares topic 'order-events' with")
+			.contains("Forwarding of topic 'order-events' to Kafka topic 'orders'")
+			.contains("must be the topic's only listener");
+		assertThat(shared.getAction()).isEqualTo("Give one of them another topic.");
 	}
 
 	private void failsWith(String[] properties, String property, String rule) {
