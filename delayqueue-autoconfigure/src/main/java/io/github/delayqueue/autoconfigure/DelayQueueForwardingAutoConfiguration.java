@@ -1,6 +1,13 @@
 package io.github.delayqueue.autoconfigure;
 
+import java.util.List;
+
+import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
 import io.github.delayqueue.config.InvalidDelayedListenerException;
+import io.github.delayqueue.core.DelayQueueObserver;
+import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.core.JobPayloadConverter;
+import io.github.delayqueue.forward.ForwardingEndpoint;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.forward.DelayedKafka;
 import io.github.delayqueue.forward.KafkaForwarder;
@@ -8,12 +15,16 @@ import io.github.delayqueue.forward.RabbitForwarder;
 
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.thread.Threading;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.core.io.ResourceLoader;
 import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.util.ClassUtils;
@@ -23,8 +34,10 @@ import org.springframework.util.ClassUtils;
  * forwarded topic are sent to Kafka (with the producer settings of the application's
  * {@code KafkaTemplate}) or RabbitMQ (on the connection factory of its
  * {@code RabbitTemplate}) by a listener container each, and {@link DelayedKafka} schedules
- * Kafka records. Nothing is configured for a broker whose Spring library is not on the class
- * path; a topic forwarded to it fails start-up, naming the library to add.
+ * Kafka records. The forwarders run in a container factory of their own
+ * ({@link ForwardingEndpoint#CONTAINER_FACTORY_BEAN_NAME}). Nothing is configured for a
+ * broker whose Spring library is not on the class path; a topic forwarded to it fails
+ * start-up, naming the library to add.
  */
 @AutoConfiguration(after = { DelayQueueAutoConfiguration.class, DelayedListenerAutoConfiguration.class },
 		afterName = { "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration",
@@ -50,6 +63,21 @@ public final class DelayQueueForwardingAutoConfiguration {
 			}
 		});
 		return new ForwardingLibraries();
+	}
+
+	@Bean(name = ForwardingEndpoint.CONTAINER_FACTORY_BEAN_NAME)
+	@ConditionalOnMissingBean(name = ForwardingEndpoint.CONTAINER_FACTORY_BEAN_NAME)
+	DefaultDelayedListenerContainerFactory delayQueueForwardingContainerFactory(DelayQueueOperations operations,
+			JobPayloadConverter converter, DelayQueueProperties properties, ObjectProvider<DelayQueueObserver> observers,
+			Environment environment, ApplicationEventPublisher eventPublisher) {
+		// the listener settings, not the application's interceptors, error handler or recoverer
+		DelayedListenerContainerFactoryConfigurer configurer = new DelayedListenerContainerFactoryConfigurer(
+				properties.getListener(), null, null, List.of(), observers.orderedStream().toList(),
+				Threading.VIRTUAL.isActive(environment), eventPublisher);
+		DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(operations,
+				converter);
+		configurer.configure(factory);
+		return factory;
 	}
 
 	private static String forwarding(String topic, String broker) {

@@ -340,9 +340,10 @@ public class DelayQueueProperties implements Validator {
 		/**
 		 * How long a send may wait for the broker's acknowledgement before it counts as
 		 * failed (and is retried: the broker may still have taken it, so it may arrive
-		 * twice). A forwarded job's reservation lasts twice this plus a second.
+		 * twice). Shorter than 'delayqueue.listener.shutdown-timeout'. A forwarded job's
+		 * reservation lasts twice this plus a second.
 		 */
-		private Duration sendTimeout = Duration.ofSeconds(30);
+		private Duration sendTimeout = Duration.ofSeconds(10);
 
 		/**
 		 * Forwarding to Kafka.
@@ -388,7 +389,8 @@ public class DelayQueueProperties implements Validator {
 
 		/**
 		 * A Kafka destination: the record's value is the job's payload bytes, its headers the
-		 * job's own headers and 'delayqueue_id', 'delayqueue_topic' and 'delayqueue_dueAt'.
+		 * job's own headers and 'delayqueue_id', 'delayqueue_topic', 'delayqueue_dueAt' and
+		 * 'delayqueue_attempt'.
 		 */
 		public static class Kafka {
 
@@ -451,9 +453,11 @@ public class DelayQueueProperties implements Validator {
 
 		/**
 		 * A RabbitMQ destination: the message's body is the job's payload bytes, its headers
-		 * the job's own headers and 'delayqueue_id', 'delayqueue_topic' and 'delayqueue_dueAt',
-		 * its message id the job id; persistent. The connection factory must have publisher
-		 * confirms ('spring.rabbitmq.publisher-confirm-type=correlated').
+		 * the job's own headers and 'delayqueue_id', 'delayqueue_topic', 'delayqueue_dueAt' and
+		 * 'delayqueue_attempt', its message id the job id; persistent. The connection factory
+		 * must have publisher confirms and returns
+		 * ('spring.rabbitmq.publisher-confirm-type=correlated',
+		 * 'spring.rabbitmq.publisher-returns=true').
 		 */
 		public static class Rabbit {
 

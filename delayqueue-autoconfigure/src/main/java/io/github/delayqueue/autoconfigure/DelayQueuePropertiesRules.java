@@ -67,7 +67,9 @@ final class DelayQueuePropertiesRules {
 			}
 		});
 
-		properties.getForward().forEach((topic, forward) -> rules.forward("forward[" + topic + "]", topic, forward));
+		properties.getForward()
+			.forEach((topic, forward) -> rules.forward("forward[" + topic + "]", topic, forward,
+					properties.getListener().getShutdownTimeout()));
 
 		DelayQueueProperties.Timer timer = properties.getTimer();
 		rules.between("timer.batch-size", timer.getBatchSize(), 1, 10_000);
@@ -125,10 +127,16 @@ final class DelayQueuePropertiesRules {
 		}
 	}
 
-	private void forward(String field, String topic, DelayQueueProperties.Forward forward) {
+	private void forward(String field, String topic, DelayQueueProperties.Forward forward, Duration shutdownTimeout) {
 		check(field, () -> JobConstraints.topic("topic", topic));
 		between(field + ".concurrency", forward.getConcurrency(), 1, 10_000);
 		duration(field + ".send-timeout", forward.getSendTimeout(), Duration.ofMillis(100), Duration.ofHours(1));
+		if (forward.getSendTimeout() != null && shutdownTimeout != null && shutdownTimeout.compareTo(Duration.ZERO) > 0
+				&& forward.getSendTimeout().compareTo(shutdownTimeout) >= 0) {
+			reject(field + ".send-timeout", "must be shorter than delayqueue.listener.shutdown-timeout ("
+					+ shutdownTimeout.toMillis() + "ms), or a send still waiting at shutdown is interrupted and"
+					+ " counted as a failed attempt although the broker may take it");
+		}
 		DelayQueueProperties.Forward.Kafka kafka = forward.getKafka();
 		DelayQueueProperties.Forward.Rabbit rabbit = forward.getRabbit();
 		if (kafka != null && rabbit != null) {
@@ -143,8 +151,9 @@ final class DelayQueuePropertiesRules {
 			if (kafka.getTopic() == null || kafka.getTopic().isBlank()) {
 				reject(field + ".kafka.topic", "must name the Kafka topic the records are sent to");
 			}
-			else if (!KAFKA_TOPIC.matcher(kafka.getTopic()).matches()) {
-				reject(field + ".kafka.topic", "must be 1 to 249 letters, digits, '.', '_' or '-'");
+			else if (!KAFKA_TOPIC.matcher(kafka.getTopic()).matches() || kafka.getTopic().equals(".")
+					|| kafka.getTopic().equals("..")) {
+				reject(field + ".kafka.topic", "must be 1 to 249 letters, digits, '.', '_' or '-', not '.' or '..'");
 			}
 			if (kafka.getPartition() != null && kafka.getPartition() < 0) {
 				reject(field + ".kafka.partition", "must be 0 or more");
@@ -158,8 +167,14 @@ final class DelayQueuePropertiesRules {
 			reject(field + ".rabbit.exchange", "must name the exchange the messages are published to (empty for the"
 					+ " default exchange)");
 		}
+		else if (rabbit.getExchange().length() > 255) {
+			reject(field + ".rabbit.exchange", "must be at most 255 characters");
+		}
 		else if (rabbit.getRoutingKey() == null || rabbit.getRoutingKey().length() > 255) {
 			reject(field + ".rabbit.routing-key", "must be at most 255 characters");
+		}
+		else if (rabbit.getExchange().isEmpty() && rabbit.getRoutingKey().isEmpty()) {
+			reject(field + ".rabbit.routing-key", "must name the queue when the exchange is the default (empty) one");
 		}
 	}
 

@@ -12,7 +12,8 @@ import org.springframework.util.Assert;
 /**
  * Schedules Kafka records for later: "send this record to the topic in 30 minutes". The key
  * and value are serialized now, by the serializers of the application's {@code KafkaTemplate}
- * that the topic's forwarding uses, and kept in the job; at its due time the forwarding
+ * that the topic's forwarding uses, and kept in the job with the headers the serializers add
+ * (such as a JSON serializer's type header); at its due time the forwarding
  * container sends them, with the job's headers, and finishes the job once Kafka acknowledged
  * the record. Until then {@link DelayedJobTemplate#cancel} cancels it by its id:
  *
@@ -58,7 +59,9 @@ public class DelayedKafka {
 	 * @param value the record value, not null
 	 * @return the job's builder, its payload and key set
 	 * @throws IllegalArgumentException when the topic is not forwarded to Kafka, the value is
-	 * null, or the serialized key is longer than {@value #MAX_KEY_BYTES} bytes
+	 * null or serializes to null, the serialized key is longer than {@value #MAX_KEY_BYTES}
+	 * bytes, or a serializer adds a header that is not UTF-8 text; the serializer's own
+	 * exception when it cannot serialize
 	 */
 	public DelayedJobTemplate.JobBuilder record(String topic, String id, @Nullable Object key, Object value) {
 		KafkaForwarder forwarder = this.forwarders.get(topic);
@@ -68,18 +71,16 @@ public class DelayedKafka {
 							: " (forwarded to Kafka: " + String.join(", ", this.forwarders.keySet().stream().sorted().toList()) + ")"));
 		}
 		Assert.notNull(value, "value must not be null");
-		byte[] payload = forwarder.serializeValue(value);
-		Assert.notNull(payload, "value serialized to null");
-		DelayedJobTemplate.JobBuilder job = this.jobs.job(topic, id).payload(payload);
-		if (key != null) {
-			byte[] bytes = forwarder.serializeKey(key);
-			if (bytes != null) {
-				if (bytes.length > MAX_KEY_BYTES) {
-					throw new IllegalArgumentException("key must serialize to at most " + MAX_KEY_BYTES
-							+ " bytes, was " + bytes.length);
-				}
-				job.header(ForwardedHeaders.KAFKA_KEY, Base64.getEncoder().encodeToString(bytes));
+		KafkaForwarder.SerializedRecord record = forwarder.serialize(key, value);
+		DelayedJobTemplate.JobBuilder job = this.jobs.job(topic, id).payload(record.value());
+		// a serializer's own headers (such as a JSON serializer's type header) travel with it
+		record.headers().forEach(job::header);
+		if (record.key() != null) {
+			if (record.key().length > MAX_KEY_BYTES) {
+				throw new IllegalArgumentException("key must serialize to at most " + MAX_KEY_BYTES + " bytes, was "
+						+ record.key().length);
 			}
+			job.header(ForwardedHeaders.KAFKA_KEY, Base64.getEncoder().encodeToString(record.key()));
 		}
 		return job;
 	}

@@ -28,6 +28,14 @@ public final class ForwardingEndpoint implements DelayedListenerEndpoint {
 	/** The prefix of a forwarding container's id. */
 	public static final String ID_PREFIX = "delayqueue-forward-";
 
+	/**
+	 * The bean name of the container factory forwarders run in: configured from
+	 * {@code delayqueue.listener.*} (back-off, shutdown), without the application's
+	 * interceptors, error handler or recoverer, so that no bean can finish a job its broker
+	 * did not acknowledge (an interceptor that skips, a recoverer) or retry an unsendable one.
+	 */
+	public static final String CONTAINER_FACTORY_BEAN_NAME = "delayQueueForwardingContainerFactory";
+
 	private final String topic;
 
 	private final JobForwarder forwarder;
@@ -101,6 +109,11 @@ public final class ForwardingEndpoint implements DelayedListenerEndpoint {
 	@Override
 	public boolean exclusive() {
 		return true;
+	}
+
+	@Override
+	public String containerFactory() {
+		return CONTAINER_FACTORY_BEAN_NAME;
 	}
 
 	@Override

@@ -7,7 +7,8 @@ import io.github.delayqueue.core.ReservedJob;
  * topic and finishes the job when it returns: it returns only once the broker acknowledged
  * the message. What it throws fails the job, retried with the container's back-off and DEAD
  * with the broker's error after its last attempt, as for any listener; an
- * {@link UnforwardableJobException} is DEAD at once.
+ * {@link UnforwardableJobException} is DEAD at once (forwarding containers have no
+ * recoverer).
  */
 @FunctionalInterface
 public interface JobForwarder {

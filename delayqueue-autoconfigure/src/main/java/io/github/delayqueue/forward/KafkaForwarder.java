@@ -1,21 +1,26 @@
 package io.github.delayqueue.forward;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 import io.github.delayqueue.core.ReservedJob;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serializer;
 import org.jspecify.annotations.Nullable;
@@ -42,8 +47,9 @@ import org.springframework.util.ClassUtils;
  *
  * <p>It sends with a producer of its own, made from the producer settings of the
  * application's {@link KafkaTemplate} (servers, acks, security, idempotence) with byte-array
- * serializers, without a transactional id, and with {@code max.block.ms} no longer than the
- * send timeout. {@link #destroy()} closes it.
+ * serializers, without a transactional id, with {@code max.block.ms} no longer than the
+ * send timeout, and with {@code linger.ms=0} unless the settings name a linger (each send is
+ * waited for before its handler takes the next job, so lingering only delays it). {@link #destroy()} closes it.
  */
 public final class KafkaForwarder implements JobForwarder, DisposableBean {
 
@@ -61,9 +67,9 @@ public final class KafkaForwarder implements JobForwarder, DisposableBean {
 
 	private final JsonMapper json = JsonMapper.builder().build();
 
-	private final Serializer<Object> keySerializer;
+	private final OwnSerializer keySerializer;
 
-	private final Serializer<Object> valueSerializer;
+	private final OwnSerializer valueSerializer;
 
 	/**
 	 * Creates a forwarder.
@@ -82,39 +88,68 @@ public final class KafkaForwarder implements JobForwarder, DisposableBean {
 		Assert.hasText(topic, "topic must not be empty");
 		Assert.isTrue(sendTimeout != null && !sendTimeout.isNegative() && !sendTimeout.isZero(),
 				"sendTimeout must be positive");
-		this.producers = new DefaultKafkaProducerFactory<>(settings(factory, sendTimeout), new ByteArraySerializer(),
+		this.producers = new DefaultKafkaProducerFactory<>(settings(factory, topic, sendTimeout), new ByteArraySerializer(),
 				new ByteArraySerializer());
 		this.template = new KafkaTemplate<>(this.producers);
 		this.topic = topic;
 		this.partition = partition;
 		this.keyField = (keyField != null) ? keyField.split("\\.") : null;
 		this.sendTimeout = sendTimeout;
-		this.keySerializer = serializer(factory, true);
-		this.valueSerializer = serializer(factory, false);
+		OwnSerializer keySerializer = serializer(factory, true);
+		try {
+			this.valueSerializer = serializer(factory, false);
+		}
+		catch (RuntimeException ex) {
+			if (keySerializer.own()) {
+				keySerializer.serializer().close();
+			}
+			this.producers.destroy();
+			throw ex;
+		}
+		this.keySerializer = keySerializer;
+	}
+
+	/** A serializer and whether the forwarder made it (and so closes it). */
+	private record OwnSerializer(Serializer<Object> serializer, boolean own) {
+
 	}
 
 	@SuppressWarnings("unchecked")
-	private static Serializer<Object> serializer(ProducerFactory<?, ?> factory, boolean key) {
-		Serializer<?> serializer = key ? factory.getKeySerializerSupplier().get()
-				: factory.getValueSerializerSupplier().get();
-		if (serializer != null) {
-			return (Serializer<Object>) serializer;
-		}
+	private static OwnSerializer serializer(ProducerFactory<?, ?> factory, boolean key) {
 		Map<String, Object> settings = factory.getConfigurationProperties();
+		Supplier<? extends Serializer<?>> supplier = key ? factory.getKeySerializerSupplier()
+				: factory.getValueSerializerSupplier();
+		Serializer<?> supplied = supplier.get();
+		if (supplied != null) {
+			Serializer<?> again = supplier.get();
+			if (again == supplied) {
+				// the factory's own instance, configured by it: used, not closed
+				return new OwnSerializer((Serializer<Object>) supplied, false);
+			}
+			if (again != null) {
+				again.close();
+			}
+			boolean configure = !(factory instanceof DefaultKafkaProducerFactory<?, ?> defaults)
+					|| defaults.isConfigureSerializers();
+			if (configure) {
+				supplied.configure(settings, key);
+			}
+			return new OwnSerializer((Serializer<Object>) supplied, true);
+		}
 		Object type = settings.get(key ? ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG
 				: ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG);
 		if (type == null) {
-			return (topic, data) -> {
+			return new OwnSerializer((topic, data) -> {
 				throw new IllegalStateException("The KafkaTemplate's producer factory names no "
 						+ (key ? "key" : "value") + " serializer");
-			};
+			}, false);
 		}
 		try {
 			Class<?> serializerClass = (type instanceof Class<?> c) ? c
 					: ClassUtils.forName(type.toString().trim(), KafkaForwarder.class.getClassLoader());
 			Serializer<Object> made = (Serializer<Object>) BeanUtils.instantiateClass(serializerClass);
 			made.configure(settings, key);
-			return made;
+			return new OwnSerializer(made, true);
 		}
 		catch (ClassNotFoundException | LinkageError | RuntimeException ex) {
 			throw new IllegalArgumentException("the " + (key ? "key" : "value") + " serializer '" + type
@@ -124,25 +159,62 @@ public final class KafkaForwarder implements JobForwarder, DisposableBean {
 	}
 
 	/**
-	 * Serializes a record key as the application's KafkaTemplate would.
-	 * @param key the key
-	 * @return its bytes ({@code null} for a {@code null} key, as serializers answer)
+	 * A record serialized as the application's KafkaTemplate would serialize it.
+	 * @param key the key's bytes, or {@code null}
+	 * @param value the value's bytes
+	 * @param headers the headers the serializers added (such as a JSON serializer's type
+	 * header), as text
 	 */
-	byte @Nullable [] serializeKey(Object key) {
-		return this.keySerializer.serialize(this.topic, key);
+	record SerializedRecord(byte @Nullable [] key, byte[] value, Map<String, String> headers) {
+
 	}
 
 	/**
-	 * Serializes a record value as the application's KafkaTemplate would.
+	 * Serializes a record as the application's KafkaTemplate would, headers included.
+	 * @param key the key, or {@code null} for none
 	 * @param value the value
-	 * @return its bytes
+	 * @return the bytes and headers
+	 * @throws IllegalArgumentException when the value serializes to {@code null} or a
+	 * serializer adds a header whose value is not UTF-8 text (a job keeps text headers only)
 	 */
-	byte @Nullable [] serializeValue(Object value) {
-		return this.valueSerializer.serialize(this.topic, value);
+	SerializedRecord serialize(@Nullable Object key, Object value) {
+		RecordHeaders headers = new RecordHeaders();
+		byte[] keyBytes = (key != null) ? this.keySerializer.serializer().serialize(this.topic, headers, key) : null;
+		byte[] valueBytes = this.valueSerializer.serializer().serialize(this.topic, headers, value);
+		if (valueBytes == null) {
+			throw new IllegalArgumentException("value serialized to null");
+		}
+		Map<String, String> text = new LinkedHashMap<>();
+		for (Header header : headers) {
+			String decoded = utf8(header.value());
+			if (decoded == null) {
+				throw new IllegalArgumentException("the serializers added header '" + header.key()
+						+ "' with a value that is not UTF-8 text, which a job cannot keep");
+			}
+			text.put(header.key(), decoded);
+		}
+		return new SerializedRecord(keyBytes, valueBytes, text);
 	}
 
-	static Map<String, Object> settings(ProducerFactory<?, ?> factory, Duration sendTimeout) {
+	private static @Nullable String utf8(byte @Nullable [] bytes) {
+		if (bytes == null) {
+			return "";
+		}
+		try {
+			return StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes)).toString();
+		}
+		catch (CharacterCodingException ex) {
+			return null;
+		}
+	}
+
+	static Map<String, Object> settings(ProducerFactory<?, ?> factory, String topic, Duration sendTimeout) {
 		Map<String, Object> settings = new HashMap<>(factory.getConfigurationProperties());
+		if (settings.get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG) == null) {
+			throw new IllegalArgumentException("its producer factory names no bootstrap.servers (a ProducerFactory"
+					+ " whose getConfigurationProperties() is empty cannot be copied): set"
+					+ " spring.kafka.bootstrap-servers, or give the factory its settings as a map");
+		}
 		settings.remove(ProducerConfig.TRANSACTIONAL_ID_CONFIG);
 		settings.remove(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG);
 		settings.remove(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG);
@@ -152,16 +224,36 @@ public final class KafkaForwarder implements JobForwarder, DisposableBean {
 					+ " job could be lost: set spring.kafka.producer.acks to all (the default) or 1");
 		}
 		Object clientId = settings.get(ProducerConfig.CLIENT_ID_CONFIG);
-		if (clientId != null && !clientId.toString().isEmpty()) {
-			settings.put(ProducerConfig.CLIENT_ID_CONFIG, clientId + "-delayqueue-forward");
-		}
-		long maxBlock = sendTimeout.toMillis();
-		Object configured = settings.get(ProducerConfig.MAX_BLOCK_MS_CONFIG);
-		if (configured != null) {
-			maxBlock = Math.min(maxBlock, Long.parseLong(configured.toString().trim()));
-		}
-		settings.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, maxBlock);
+		settings.put(ProducerConfig.CLIENT_ID_CONFIG,
+				((clientId != null && !clientId.toString().isEmpty()) ? clientId + "-" : "") + "delayqueue-forward-"
+						+ topic);
+		// each send is waited for on its own: lingering for more records to batch only delays it
+		settings.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 0);
+		long timeout = sendTimeout.toMillis();
+		settings.put(ProducerConfig.MAX_BLOCK_MS_CONFIG,
+				Math.min(timeout, millis(settings, ProducerConfig.MAX_BLOCK_MS_CONFIG, timeout)));
+		// a record the forwarder stopped waiting for is given up by the producer too, rather than
+		// sent later beside the retry's copy
+		long linger = millis(settings, ProducerConfig.LINGER_MS_CONFIG, 0);
+		long request = Math.min(millis(settings, ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 30_000), timeout);
+		settings.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) request);
+		settings.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
+				(int) Math.min(Integer.MAX_VALUE, Math.max(timeout, linger + request)));
 		return settings;
+	}
+
+	private static long millis(Map<String, Object> settings, String name, long otherwise) {
+		Object value = settings.get(name);
+		if (value == null) {
+			return otherwise;
+		}
+		try {
+			return Long.parseLong(value.toString().trim());
+		}
+		catch (NumberFormatException ex) {
+			throw new IllegalArgumentException("its producer's " + name + " is '" + value + "', not a number of"
+					+ " milliseconds: set spring.kafka.producer.properties." + name + " to one");
+		}
 	}
 
 	@Override
@@ -189,7 +281,13 @@ public final class KafkaForwarder implements JobForwarder, DisposableBean {
 	private byte[] key(ReservedJob job) {
 		String given = job.headers().get(ForwardedHeaders.KAFKA_KEY);
 		if (given != null) {
-			return Base64.getDecoder().decode(given);
+			try {
+				return Base64.getDecoder().decode(given);
+			}
+			catch (IllegalArgumentException ex) {
+				throw new UnforwardableJobException("Header " + ForwardedHeaders.KAFKA_KEY
+						+ " holds no Base64 record key: " + ex.getMessage());
+			}
 		}
 		if (this.keyField == null) {
 			return job.id().getBytes(StandardCharsets.UTF_8);
@@ -228,8 +326,12 @@ public final class KafkaForwarder implements JobForwarder, DisposableBean {
 	@Override
 	public void destroy() {
 		try {
-			this.keySerializer.close();
-			this.valueSerializer.close();
+			if (this.keySerializer.own()) {
+				this.keySerializer.serializer().close();
+			}
+			if (this.valueSerializer.own()) {
+				this.valueSerializer.serializer().close();
+			}
 		}
 		finally {
 			this.producers.destroy();

@@ -25,8 +25,14 @@ import org.springframework.util.Assert;
  * returned by the broker, and that counts as a failed send (retried, then DEAD with the
  * broker's reply), not as a success. A negative confirm fails the send too.
  *
- * <p>It publishes through a template of its own on the application's connection factory,
- * which must have correlated publisher confirms and publisher returns
+ * <p>The wait for the confirm is bounded by the send timeout, the publish itself is not: a
+ * broker that blocks publishers (a resource alarm) or a host that does not answer (up to
+ * {@code spring.rabbitmq.connection-timeout}) can hold it longer, and the job is then sent
+ * again once its reservation runs out. The body goes out with the content type
+ * {@code application/octet-stream}.
+ *
+ * <p>It publishes through a template of its own (on the publisher connection) on the
+ * application's connection factory, which must have correlated publisher confirms and publisher returns
  * ({@code spring.rabbitmq.publisher-confirm-type=correlated},
  * {@code spring.rabbitmq.publisher-returns=true}).
  */
@@ -69,6 +75,8 @@ public final class RabbitForwarder implements JobForwarder {
 		}
 		this.template = new RabbitTemplate(connectionFactory);
 		this.template.setMandatory(true);
+		// a publish that blocks (the broker's resource alarm) holds no consumer's connection
+		this.template.setUsePublisherConnection(true);
 		this.exchange = exchange;
 		this.routingKey = routingKey;
 		this.sendTimeout = sendTimeout;

@@ -110,6 +110,16 @@ class DelayQueueForwardingAutoConfigurationTests {
 				"Property: delayqueue.forward[x].kafka.partition", "must be 0 or more");
 		failsWith(new String[] { "delayqueue.forward.x.kafka.topic=orders", "delayqueue.forward.x.send-timeout=10ms" },
 				"Property: delayqueue.forward[x].send-timeout", "must be at least 100ms");
+		failsWith(new String[] { "delayqueue.forward.x.kafka.topic=orders", "delayqueue.forward.x.send-timeout=20s" },
+				"Property: delayqueue.forward[x].send-timeout",
+				"must be shorter than delayqueue.listener.shutdown-timeout (20000ms)");
+		failsWith(new String[] { "delayqueue.forward.x.kafka.topic=.." }, "Property: delayqueue.forward[x].kafka.topic",
+				"not '.' or '..'");
+		failsWith(new String[] { "delayqueue.forward.x.rabbit.exchange=" },
+				"Property: delayqueue.forward[x].rabbit.routing-key",
+				"must name the queue when the exchange is the default (empty) one");
+		failsWith(new String[] { "delayqueue.forward.x.rabbit.exchange=" + "e".repeat(256) },
+				"Property: delayqueue.forward[x].rabbit.exchange", "must be at most 255 characters");
 		failsWith(new String[] { "delayqueue.forward.x.kafka.topic=orders", "delayqueue.forward.x.concurrency=0" },
 				"Property: delayqueue.forward[x].concurrency", "must be between 1 and 10000");
 		failsWith(new String[] { "delayqueue.forward[a b].kafka.topic=orders" }, "Property: delayqueue.forward[a b]",
@@ -131,6 +141,12 @@ class DelayQueueForwardingAutoConfigurationTests {
 		assertThat(acks.getAction()).isEqualTo("Set spring.kafka.producer.acks to all (the default) or 1.");
 
 		// Spring Boot's own template backs off when the application defines any
+		FailureAnalysis maxBlock = failure(this.runner, "delayqueue.forward.x.kafka.topic=orders",
+				"spring.kafka.producer.properties.max.block.ms=1m");
+		assertThat(maxBlock.getDescription()).isEqualTo("Forwarding of topic 'x' to Kafka topic 'orders' cannot start:"
+				+ " its producer's max.block.ms is '1m', not a number of milliseconds.");
+		assertThat(maxBlock.getAction()).isEqualTo("Set spring.kafka.producer.properties.max.block.ms to one.");
+
 		FailureAnalysis twoTemplates = failure(
 				this.runner
 					.withBean("ordersTemplate", KafkaTemplate.class,

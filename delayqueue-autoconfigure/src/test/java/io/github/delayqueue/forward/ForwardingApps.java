@@ -9,9 +9,12 @@ import io.github.delayqueue.autoconfigure.DelayQueueMetricsAutoConfiguration;
 import io.github.delayqueue.autoconfigure.DelayedListenerAutoConfiguration;
 import io.github.delayqueue.autoconfigure.DelayedListenerContainerFactoryConfigurer;
 import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
-import io.github.delayqueue.config.DelayedListenerEndpointRegistrar;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.JobPayloadConverter;
+import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.listener.DefaultDelayedJobErrorHandler;
+import io.github.delayqueue.listener.DelayedJobErrorHandler;
+import io.github.delayqueue.listener.DelayedJobInterceptor;
 import io.github.delayqueue.listener.InterceptedOperations;
 import io.github.delayqueue.test.RedisTestServer;
 import io.github.delayqueue.test.RespConnection;
@@ -24,6 +27,8 @@ import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.util.backoff.FixedBackOff;
 
 /**
  * The applications the forwarding tests run, and what they read from Redis.
@@ -64,8 +69,8 @@ final class ForwardingApps {
 		/** Finish calls that did not reach Redis. */
 		static final AtomicInteger unfinished = new AtomicInteger();
 
-		@Bean(name = DelayedListenerEndpointRegistrar.DEFAULT_CONTAINER_FACTORY_BEAN_NAME)
-		DefaultDelayedListenerContainerFactory delayedListenerContainerFactory(DelayQueueOperations operations,
+		@Bean(name = ForwardingEndpoint.CONTAINER_FACTORY_BEAN_NAME)
+		DefaultDelayedListenerContainerFactory delayQueueForwardingContainerFactory(DelayQueueOperations operations,
 				JobPayloadConverter converter, DelayedListenerContainerFactoryConfigurer configurer) {
 			InterceptedOperations intercepted = new InterceptedOperations(operations);
 			InterceptedOperations.Interceptor die = (args, invocation) -> {
@@ -78,6 +83,38 @@ final class ForwardingApps {
 					intercepted.operations(), converter);
 			configurer.configure(factory);
 			return factory;
+		}
+
+	}
+
+	/**
+	 * The application's beans for its own listeners: an interceptor that skips every job (a
+	 * skip finishes a job) and an error handler whose recoverer finishes what fails. Neither
+	 * may reach a forwarder, or a job could be finished without the broker having it.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@Import(App.class)
+	static class AppWithListenerBeans {
+
+		static final AtomicInteger skipped = new AtomicInteger();
+
+		@Bean
+		DelayedJobInterceptor skipEverything() {
+			return new DelayedJobInterceptor() {
+
+				@Override
+				public boolean intercept(ReservedJob job) {
+					skipped.incrementAndGet();
+					return false;
+				}
+
+			};
+		}
+
+		@Bean
+		DelayedJobErrorHandler recoverEverything() {
+			return new DefaultDelayedJobErrorHandler(new FixedBackOff(0, 0), List.of(), (job, failure) -> {
+			});
 		}
 
 	}

@@ -271,6 +271,31 @@ class KafkaForwardingTests {
 		await().atMost(Duration.ofSeconds(30)).until(() -> jobsInRedis() == 0);
 	}
 
+	@Test
+	void theApplicationsInterceptorsAndErrorHandlerDoNotReachTheForwarder() {
+		ForwardingApps.AppWithListenerBeans.skipped.set(0);
+		ConfigurableApplicationContext context = start(ForwardingApps.AppWithListenerBeans.class);
+		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+		template.schedule("order-events", "i1", "{}", Duration.ofMillis(100));
+		// a bad key header is DEAD at once (the recoverer bean would have finished it)
+		template.job("order-events", "i2")
+			.payload("{}")
+			.header(ForwardedHeaders.KAFKA_KEY, "not base64!")
+			.delay(Duration.ofMillis(100))
+			.maxAttempts(5)
+			.schedule();
+		assertThat(consume(1, Duration.ofSeconds(30), (record, readAt) -> {
+		})).containsKey("i1");
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> template.find("order-events", "i2").map(JobInfo::state).orElse(null) == JobState.DEAD);
+		JobInfo dead = template.find("order-events", "i2").orElseThrow();
+		assertThat(dead.attempt()).isEqualTo(1);
+		assertThat(dead.lastError()).contains("Header delayqueue_forwardKey holds no Base64 record key");
+		assertThat(ForwardingApps.AppWithListenerBeans.skipped).hasValue(0);
+		assertThat(template.cancel("order-events", "i2")).isTrue();
+		await().atMost(Duration.ofSeconds(30)).until(() -> jobsInRedis() == 0);
+	}
+
 	private int attempts(DelayedJobTemplate template, String id) {
 		return template.find("order-events", id).map(JobInfo::attempt).orElse(0);
 	}

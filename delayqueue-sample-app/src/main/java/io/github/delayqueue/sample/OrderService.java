@@ -15,6 +15,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.core.env.Environment;
 import org.springframework.stereotype.Service;
 
 /**
@@ -26,6 +27,9 @@ class OrderService {
 
 	static final String CLOSE_TOPIC = "order-close";
 
+	/** Order events for other services, forwarded to Kafka or RabbitMQ by the kafka or rabbit profile. */
+	static final String EVENTS_TOPIC = "order-events";
+
 	private static final Log logger = LogFactory.getLog(OrderService.class);
 
 	private final Map<String, Order> orders = new ConcurrentHashMap<>();
@@ -36,11 +40,21 @@ class OrderService {
 
 	private final Duration closeAfter;
 
+	private final Duration reminderAfter;
+
+	private final boolean forwardsEvents;
+
 	OrderService(DelayedJobTemplate template, WebhookService webhooks,
-			@Value("${sample.order.close-after}") Duration closeAfter) {
+			@Value("${sample.order.close-after}") Duration closeAfter,
+			@Value("${sample.order.reminder-after}") Duration reminderAfter, Environment environment) {
 		this.template = template;
 		this.webhooks = webhooks;
 		this.closeAfter = closeAfter;
+		this.reminderAfter = reminderAfter;
+		// only a forwarded topic has a consumer: without the kafka or rabbit profile no event
+		// is scheduled
+		this.forwardsEvents = environment.containsProperty("delayqueue.forward." + EVENTS_TOPIC + ".kafka.topic")
+				|| environment.containsProperty("delayqueue.forward." + EVENTS_TOPIC + ".rabbit.exchange");
 	}
 
 	Order place(String item, BigDecimal amount) {
@@ -50,6 +64,11 @@ class OrderService {
 		this.orders.put(id, order);
 		// the job carries only the id: the listener reads the order's current state
 		this.template.schedule(CLOSE_TOPIC, id, new OrderClose(id), this.closeAfter);
+		if (this.forwardsEvents) {
+			// sent to the broker when due, with the job id as the record key; cancelled on payment
+			this.template.schedule(EVENTS_TOPIC, reminderId(id), new PaymentReminder(id, item, amount),
+					this.reminderAfter);
+		}
 		logger.info("Placed " + id + " (" + item + "); it is closed in " + this.closeAfter + " unless paid");
 		return order;
 	}
@@ -76,6 +95,9 @@ class OrderService {
 		if (paid != null && this.template.cancel(CLOSE_TOPIC, id)) {
 			logger.info("Paid " + id + ": its close job is cancelled");
 		}
+		if (paid != null && this.forwardsEvents) {
+			this.template.cancel(EVENTS_TOPIC, reminderId(id));
+		}
 		return Optional.ofNullable(paid);
 	}
 
@@ -89,6 +111,22 @@ class OrderService {
 		if (closed != null && closed.status() == Status.CLOSED && this.webhooks.notifyOnce(closed)) {
 			logger.info("Closed unpaid order " + id);
 		}
+	}
+
+	static String reminderId(String orderId) {
+		return "payment-reminder-" + orderId;
+	}
+
+	/**
+	 * The payload of an {@code order-events} job: the event a payment reminder service reads
+	 * from the broker.
+	 *
+	 * @param orderId the unpaid order
+	 * @param item what was ordered
+	 * @param amount what it costs
+	 */
+	record PaymentReminder(String orderId, String item, BigDecimal amount) {
+
 	}
 
 	/**
