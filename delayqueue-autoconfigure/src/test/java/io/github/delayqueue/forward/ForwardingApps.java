@@ -1,6 +1,11 @@
 package io.github.delayqueue.forward;
 
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.autoconfigure.DelayQueueAutoConfiguration;
@@ -10,6 +15,7 @@ import io.github.delayqueue.autoconfigure.DelayedListenerAutoConfiguration;
 import io.github.delayqueue.autoconfigure.DelayedListenerContainerFactoryConfigurer;
 import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
 import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.JobPayloadConverter;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.listener.DefaultDelayedJobErrorHandler;
@@ -117,6 +123,30 @@ final class ForwardingApps {
 			});
 		}
 
+	}
+
+	/**
+	 * Schedules jobs {@code o0}, {@code o1}, ... of topic {@code order-events}, payload
+	 * {@code {"orderId":n}}, header {@code tenant=t<n % 3>}, due 1 to 10 seconds from now, in
+	 * bulk calls of 1,000.
+	 * @return each job's delay in milliseconds, by id
+	 */
+	static Map<String, Long> scheduleOrders(DelayedJobTemplate template, int count) {
+		Map<String, Long> delays = new HashMap<>();
+		List<DelayedJobTemplate.JobBuilder> jobs = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			long delay = ThreadLocalRandom.current().nextLong(1_000, 10_001);
+			delays.put("o" + i, delay);
+			jobs.add(template.job("order-events", "o" + i)
+				.payload(Map.of("orderId", i))
+				.header("tenant", "t" + (i % 3))
+				.delay(Duration.ofMillis(delay)));
+			if (jobs.size() == 1_000 || i == count - 1) {
+				template.scheduleAll(jobs);
+				jobs.clear();
+			}
+		}
+		return delays;
 	}
 
 	/** Redis's clock, in milliseconds. */

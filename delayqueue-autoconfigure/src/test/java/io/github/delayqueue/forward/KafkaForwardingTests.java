@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
 
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.core.DelayedJobTemplate;
@@ -105,21 +104,8 @@ class KafkaForwardingTests {
 	void tenThousandJobsDueInOneToTenSecondsAllArriveNoneEarlyWithTheirHeadersAndRedisEndsEmpty() {
 		ConfigurableApplicationContext context = start(ForwardingApps.App.class);
 		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
-		Map<String, Long> delays = new HashMap<>();
-		List<DelayedJobTemplate.JobBuilder> jobs = new ArrayList<>();
 		long before = redisMillis();
-		for (int i = 0; i < 10_000; i++) {
-			long delay = ThreadLocalRandom.current().nextLong(1_000, 10_001);
-			delays.put("o" + i, delay);
-			jobs.add(template.job("order-events", "o" + i)
-				.payload(Map.of("orderId", i))
-				.header("tenant", "t" + (i % 3))
-				.delay(Duration.ofMillis(delay)));
-			if (jobs.size() == 1_000) {
-				template.scheduleAll(jobs);
-				jobs.clear();
-			}
-		}
+		Map<String, Long> delays = ForwardingApps.scheduleOrders(template, 10_000);
 
 		Map<String, List<ConsumerRecord<String, String>>> received = consume(10_000, Duration.ofSeconds(120),
 				(record, readAt) -> {

@@ -10,7 +10,6 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import com.rabbitmq.client.Channel;
@@ -106,21 +105,8 @@ class RabbitForwardingTests {
 		declare();
 		ConfigurableApplicationContext context = start(ForwardingApps.App.class);
 		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
-		Map<String, Long> delays = new HashMap<>();
-		List<DelayedJobTemplate.JobBuilder> jobs = new ArrayList<>();
 		long before = ForwardingApps.redisMillis(this.redis);
-		for (int i = 0; i < 10_000; i++) {
-			long delay = ThreadLocalRandom.current().nextLong(1_000, 10_001);
-			delays.put("o" + i, delay);
-			jobs.add(template.job("order-events", "o" + i)
-				.payload(Map.of("orderId", i))
-				.header("tenant", "t" + (i % 3))
-				.delay(Duration.ofMillis(delay)));
-			if (jobs.size() == 1_000) {
-				template.scheduleAll(jobs);
-				jobs.clear();
-			}
-		}
+		Map<String, Long> delays = ForwardingApps.scheduleOrders(template, 10_000);
 
 		Map<String, List<Delivery>> received = consume(10_000, 1, Duration.ofSeconds(120), (delivery, readAt) -> {
 			String id = header(delivery, DelayQueueHeaders.ID);
