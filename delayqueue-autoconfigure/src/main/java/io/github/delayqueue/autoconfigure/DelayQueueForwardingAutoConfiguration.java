@@ -2,6 +2,7 @@ package io.github.delayqueue.autoconfigure;
 
 import java.util.List;
 
+import io.github.delayqueue.annotation.EnableDelayedListeners;
 import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
 import io.github.delayqueue.config.InvalidDelayedListenerException;
 import io.github.delayqueue.core.DelayQueueObserver;
@@ -27,6 +28,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.core.io.ResourceLoader;
 import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -42,6 +44,7 @@ import org.springframework.util.ClassUtils;
 @AutoConfiguration(after = { DelayQueueAutoConfiguration.class, DelayedListenerAutoConfiguration.class },
 		afterName = { "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration",
 				"org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration" })
+@ConditionalOnClass({ MessageHandlerMethodFactory.class, EnableDelayedListeners.class })
 @ConditionalOnBean(DelayedJobTemplate.class)
 public final class DelayQueueForwardingAutoConfiguration {
 
@@ -65,7 +68,8 @@ public final class DelayQueueForwardingAutoConfiguration {
 		return new ForwardingLibraries();
 	}
 
-	@Bean(name = ForwardingEndpoint.CONTAINER_FACTORY_BEAN_NAME)
+	// not injected by type: applications that inject "the" container factory keep getting theirs
+	@Bean(name = ForwardingEndpoint.CONTAINER_FACTORY_BEAN_NAME, autowireCandidate = false)
 	@ConditionalOnMissingBean(name = ForwardingEndpoint.CONTAINER_FACTORY_BEAN_NAME)
 	DefaultDelayedListenerContainerFactory delayQueueForwardingContainerFactory(DelayQueueOperations operations,
 			JobPayloadConverter converter, DelayQueueProperties properties, ObjectProvider<DelayQueueObserver> observers,

@@ -1,5 +1,6 @@
 package io.github.delayqueue.autoconfigure;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -131,7 +132,7 @@ final class DelayQueuePropertiesRules {
 		check(field, () -> JobConstraints.topic("topic", topic));
 		between(field + ".concurrency", forward.getConcurrency(), 1, 10_000);
 		duration(field + ".send-timeout", forward.getSendTimeout(), Duration.ofMillis(100), Duration.ofHours(1));
-		if (forward.getSendTimeout() != null && shutdownTimeout != null && shutdownTimeout.compareTo(Duration.ZERO) > 0
+		if (forward.getSendTimeout() != null && shutdownTimeout != null
 				&& forward.getSendTimeout().compareTo(shutdownTimeout) >= 0) {
 			reject(field + ".send-timeout", "must be shorter than delayqueue.listener.shutdown-timeout ("
 					+ shutdownTimeout.toMillis() + "ms), or a send still waiting at shutdown is interrupted and"
@@ -167,11 +168,11 @@ final class DelayQueuePropertiesRules {
 			reject(field + ".rabbit.exchange", "must name the exchange the messages are published to (empty for the"
 					+ " default exchange)");
 		}
-		else if (rabbit.getExchange().length() > 255) {
-			reject(field + ".rabbit.exchange", "must be at most 255 characters");
+		else if (rabbit.getExchange().getBytes(StandardCharsets.UTF_8).length > 255) {
+			reject(field + ".rabbit.exchange", "must be at most 255 bytes in UTF-8");
 		}
-		else if (rabbit.getRoutingKey() == null || rabbit.getRoutingKey().length() > 255) {
-			reject(field + ".rabbit.routing-key", "must be at most 255 characters");
+		else if (rabbit.getRoutingKey() == null || rabbit.getRoutingKey().getBytes(StandardCharsets.UTF_8).length > 255) {
+			reject(field + ".rabbit.routing-key", "must be at most 255 bytes in UTF-8");
 		}
 		else if (rabbit.getExchange().isEmpty() && rabbit.getRoutingKey().isEmpty()) {
 			reject(field + ".rabbit.routing-key", "must name the queue when the exchange is the default (empty) one");

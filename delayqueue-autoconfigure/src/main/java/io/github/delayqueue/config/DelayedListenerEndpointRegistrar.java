@@ -342,6 +342,11 @@ public class DelayedListenerEndpointRegistrar {
 			return this.endpoint.interceptors();
 		}
 
+		@Override
+		public boolean exclusive() {
+			return this.endpoint.exclusive();
+		}
+
 	}
 
 }

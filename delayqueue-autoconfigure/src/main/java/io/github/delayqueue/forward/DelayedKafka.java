@@ -74,6 +74,13 @@ public class DelayedKafka {
 		KafkaForwarder.SerializedRecord record = forwarder.serialize(key, value);
 		DelayedJobTemplate.JobBuilder job = this.jobs.job(topic, id).payload(record.value());
 		// a serializer's own headers (such as a JSON serializer's type header) travel with it
+		try {
+			JobConstraints.headers(record.headers());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException("the KafkaTemplate's serializers added a header a job cannot keep ("
+					+ ex.getMessage() + "); configure them not to add it, or schedule the record's bytes yourself", ex);
+		}
 		record.headers().forEach(job::header);
 		if (record.key() != null) {
 			if (record.key().length > MAX_KEY_BYTES) {

@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -47,9 +48,10 @@ import org.springframework.util.ClassUtils;
  *
  * <p>It sends with a producer of its own, made from the producer settings of the
  * application's {@link KafkaTemplate} (servers, acks, security, idempotence) with byte-array
- * serializers, without a transactional id, with {@code max.block.ms} no longer than the
- * send timeout, and with {@code linger.ms=0} unless the settings name a linger (each send is
- * waited for before its handler takes the next job, so lingering only delays it). {@link #destroy()} closes it.
+ * serializers, without a transactional id, with {@code linger.ms=0} (each send is waited for
+ * before its handler takes the next job, so lingering only delays it), and with
+ * {@code max.block.ms}, {@code request.timeout.ms} and {@code delivery.timeout.ms} no longer
+ * than the send timeout, which bounds each whole send. {@link #destroy()} closes it.
  */
 public final class KafkaForwarder implements JobForwarder, DisposableBean {
 
@@ -119,20 +121,24 @@ public final class KafkaForwarder implements JobForwarder, DisposableBean {
 		Map<String, Object> settings = factory.getConfigurationProperties();
 		Supplier<? extends Serializer<?>> supplier = key ? factory.getKeySerializerSupplier()
 				: factory.getValueSerializerSupplier();
-		Serializer<?> supplied = supplier.get();
+		Serializer<?> supplied = (supplier != null) ? supplier.get() : null;
 		if (supplied != null) {
-			Serializer<?> again = supplier.get();
-			if (again == supplied) {
-				// the factory's own instance, configured by it: used, not closed
-				return new OwnSerializer((Serializer<Object>) supplied, false);
-			}
-			if (again != null) {
-				again.close();
-			}
+			// configured as the factory configures it for each producer it makes (a configured
+			// Spring serializer ignores a second configure)
 			boolean configure = !(factory instanceof DefaultKafkaProducerFactory<?, ?> defaults)
 					|| defaults.isConfigureSerializers();
 			if (configure) {
 				supplied.configure(settings, key);
+			}
+			// a supplier that answers the same instance twice hands out the factory's own
+			// serializer, used and not closed here; one that makes a new one each time made
+			// this one for the forwarder, which closes it (and the second, made to tell)
+			Serializer<?> again = supplier.get();
+			if (again == supplied) {
+				return new OwnSerializer((Serializer<Object>) supplied, false);
+			}
+			if (again != null) {
+				again.close();
 			}
 			return new OwnSerializer((Serializer<Object>) supplied, true);
 		}
@@ -228,17 +234,15 @@ public final class KafkaForwarder implements JobForwarder, DisposableBean {
 				((clientId != null && !clientId.toString().isEmpty()) ? clientId + "-" : "") + "delayqueue-forward-"
 						+ topic);
 		// each send is waited for on its own: lingering for more records to batch only delays it
-		settings.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 0);
+		settings.put(ProducerConfig.LINGER_MS_CONFIG, 0);
 		long timeout = sendTimeout.toMillis();
 		settings.put(ProducerConfig.MAX_BLOCK_MS_CONFIG,
 				Math.min(timeout, millis(settings, ProducerConfig.MAX_BLOCK_MS_CONFIG, timeout)));
 		// a record the forwarder stopped waiting for is given up by the producer too, rather than
-		// sent later beside the retry's copy
-		long linger = millis(settings, ProducerConfig.LINGER_MS_CONFIG, 0);
+		// sent later beside the retry's copy (Kafka needs delivery >= linger + request)
 		long request = Math.min(millis(settings, ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 30_000), timeout);
 		settings.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) request);
-		settings.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
-				(int) Math.min(Integer.MAX_VALUE, Math.max(timeout, linger + request)));
+		settings.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) Math.min(Integer.MAX_VALUE, timeout));
 		return settings;
 	}
 
@@ -260,8 +264,11 @@ public final class KafkaForwarder implements JobForwarder, DisposableBean {
 	public void forward(ReservedJob job) throws Exception {
 		ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(this.topic, this.partition, null, key(job),
 				job.payload(), headers(job));
+		// the whole send, waiting for metadata included, within the send timeout
+		long deadline = System.nanoTime() + this.sendTimeout.toNanos();
 		try {
-			this.template.send(record).get(this.sendTimeout.toMillis(), TimeUnit.MILLISECONDS);
+			CompletableFuture<?> sent = this.template.send(record);
+			sent.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
 		}
 		catch (ExecutionException | KafkaException ex) {
 			// Kafka's own error (such as "Topic orders not present in metadata after 500 ms"),

@@ -4,6 +4,8 @@ import java.util.Map;
 
 import io.github.delayqueue.actuate.DelayQueueEndpoint;
 import io.github.delayqueue.config.DelayedListenerConfigurer;
+import io.github.delayqueue.config.DelayedListenerContainerFactory;
+import io.github.delayqueue.config.DelayedListenerEndpointRegistrar;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.config.SimpleDelayedListenerEndpoint;
 import io.github.delayqueue.forward.DelayedKafka;
@@ -24,6 +26,8 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.kafka.core.DefaultKafkaProducerFactory;
 import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -119,7 +123,10 @@ class DelayQueueForwardingAutoConfigurationTests {
 				"Property: delayqueue.forward[x].rabbit.routing-key",
 				"must name the queue when the exchange is the default (empty) one");
 		failsWith(new String[] { "delayqueue.forward.x.rabbit.exchange=" + "e".repeat(256) },
-				"Property: delayqueue.forward[x].rabbit.exchange", "must be at most 255 characters");
+				"Property: delayqueue.forward[x].rabbit.exchange", "must be at most 255 bytes in UTF-8");
+		failsWith(new String[] { "delayqueue.forward.x.kafka.topic=orders", "delayqueue.listener.shutdown-timeout=0s" },
+				"Property: delayqueue.forward[x].send-timeout",
+				"must be shorter than delayqueue.listener.shutdown-timeout (0ms)");
 		failsWith(new String[] { "delayqueue.forward.x.kafka.topic=orders", "delayqueue.forward.x.concurrency=0" },
 				"Property: delayqueue.forward[x].concurrency", "must be between 1 and 10000");
 		failsWith(new String[] { "delayqueue.forward[a b].kafka.topic=orders" }, "Property: delayqueue.forward[a b]",
@@ -194,6 +201,34 @@ class DelayQueueForwardingAutoConfigurationTests {
 			.contains("Forwarding of topic 'order-events' to Kafka topic 'orders'")
 			.contains("must be the topic's only listener");
 		assertThat(shared.getAction()).isEqualTo("Give one of them another topic.");
+		// also when the registrar wraps every endpoint (a validator, argument resolvers)
+		FailureAnalysis wrapped = failure(this.runner.withBean(DelayedListenerConfigurer.class, () -> (registrar) -> {
+			registrar.setValidator(new Validator() {
+
+				@Override
+				public boolean supports(Class<?> type) {
+					return false;
+				}
+
+				@Override
+				public void validate(Object target, Errors errors) {
+				}
+
+			});
+			registrar.registerEndpoint(new SimpleDelayedListenerEndpoint<>("mine", "order-events", String.class, (job) -> {
+			}));
+		}), "delayqueue.forward.order-events.kafka.topic=orders");
+		assertThat(wrapped.getDescription()).contains("must be the topic's only listener");
+	}
+
+	@Test
+	void theForwardingContainerFactoryIsNotTheOneInjectedByType() {
+		this.runner.withPropertyValues("delayqueue.forward.order-events.kafka.topic=orders").run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context.getBean(DelayedListenerContainerFactory.class))
+				.isSameAs(context.getBean(DelayedListenerEndpointRegistrar.DEFAULT_CONTAINER_FACTORY_BEAN_NAME));
+			assertThat(context.getBean(ForwardingEndpoint.CONTAINER_FACTORY_BEAN_NAME)).isNotNull();
+		});
 	}
 
 	private void failsWith(String[] properties, String property, String rule) {
