@@ -11,6 +11,7 @@ import io.github.delayqueue.core.JobPayloadConverter;
 import io.github.delayqueue.forward.ForwardingEndpoint;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.forward.DelayedKafka;
+import io.github.delayqueue.forward.DelayedRabbit;
 import io.github.delayqueue.forward.KafkaForwarder;
 import io.github.delayqueue.forward.RabbitForwarder;
 
@@ -35,8 +36,8 @@ import org.springframework.util.ClassUtils;
  * Auto-configuration of forwarding ({@code delayqueue.forward.<topic>.*}): the due jobs of a
  * forwarded topic are sent to Kafka (with the producer settings of the application's
  * {@code KafkaTemplate}) or RabbitMQ (on the connection factory of its
- * {@code RabbitTemplate}) by a listener container each, and {@link DelayedKafka} schedules
- * Kafka records. The forwarders run in a container factory of their own
+ * {@code RabbitTemplate}) by a listener container each; {@link DelayedKafka} schedules
+ * Kafka records and {@link DelayedRabbit} RabbitMQ messages. The forwarders run in a container factory of their own
  * ({@link ForwardingEndpoint#CONTAINER_FACTORY_BEAN_NAME}). Nothing is configured for a
  * broker whose Spring library is not on the class path; a topic forwarded to it fails
  * start-up, naming the library to add.
@@ -138,13 +139,19 @@ public final class DelayQueueForwardingAutoConfiguration {
 						"delayqueue.forward." + topic + ".rabbit.template", forwarding,
 						"set spring.rabbitmq.host (Spring Boot then defines a RabbitTemplate) or define one");
 				try {
-					return new RabbitForwarder(template.getConnectionFactory(), rabbit.getExchange(),
-							rabbit.getRoutingKey(), forward.getSendTimeout());
+					return new RabbitForwarder(template.getConnectionFactory(), template.getMessageConverter(),
+							rabbit.getExchange(), rabbit.getRoutingKey(), forward.getSendTimeout());
 				}
 				catch (IllegalArgumentException ex) {
 					throw Forwarders.invalid(forwarding, ex);
 				}
 			});
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		DelayedRabbit delayedRabbit(DelayedJobTemplate jobs, Forwarders<RabbitForwarder> forwarders) {
+			return new DelayedRabbit(jobs, forwarders.forwarders());
 		}
 
 	}

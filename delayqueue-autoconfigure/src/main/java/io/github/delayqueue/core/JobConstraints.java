@@ -306,8 +306,9 @@ public final class JobConstraints {
 	 * {@value #MAX_HEADER_NAME_LENGTH} letters, digits, {@code _}, {@code -} or {@code .},
 	 * neither {@code id} nor {@code timestamp} (spring-messaging's own) nor starting with
 	 * {@code delayqueue_} (the queue's own headers) unless with {@code delayqueue_dlt} (those
-	 * the dead-letter recoverer stores) or named {@code delayqueue_forwardKey} (the record key
-	 * {@code DelayedKafka} stores); values of at most {@value #MAX_HEADER_VALUE_LENGTH}
+	 * the dead-letter recoverer stores) or named {@code delayqueue_forwardKey} or
+	 * {@code delayqueue_forwardContentType} (what {@code DelayedKafka} and
+	 * {@code DelayedRabbit} store); values of at most {@value #MAX_HEADER_VALUE_LENGTH}
 	 * characters without control characters.
 	 * @param headers the headers
 	 * @return an unmodifiable copy, in the given order
@@ -334,7 +335,7 @@ public final class JobConstraints {
 		}
 		if (name.equals("id") || name.equals("timestamp")
 				|| (name.startsWith("delayqueue_") && !name.startsWith("delayqueue_dlt")
-						&& !name.equals("delayqueue_forwardKey"))) {
+						&& !name.equals("delayqueue_forwardKey") && !name.equals("delayqueue_forwardContentType"))) {
 			throw new IllegalArgumentException("header name " + quoted(name)
 					+ " is reserved (id, timestamp and names starting with delayqueue_ are the queue's own)");
 		}

@@ -19,6 +19,12 @@ public final class ForwardedHeaders {
 	 */
 	public static final String KAFKA_KEY = DelayQueueHeaders.PREFIX + "forwardKey";
 
+	/**
+	 * The header a job scheduled by {@link DelayedRabbit} keeps its message's content type in;
+	 * not forwarded as a header (it is the message's content type).
+	 */
+	public static final String RABBIT_CONTENT_TYPE = DelayQueueHeaders.PREFIX + "forwardContentType";
+
 	private ForwardedHeaders() {
 	}
 
@@ -30,7 +36,7 @@ public final class ForwardedHeaders {
 	public static Map<String, String> of(ReservedJob job) {
 		Map<String, String> headers = new LinkedHashMap<>();
 		job.headers().forEach((name, value) -> {
-			if (!name.equals(KAFKA_KEY)) {
+			if (!name.equals(KAFKA_KEY) && !name.equals(RABBIT_CONTENT_TYPE)) {
 				headers.put(name, value);
 			}
 		});

@@ -1,12 +1,15 @@
 package io.github.delayqueue.forward;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.github.delayqueue.core.ReservedJob;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.amqp.AmqpException;
 import org.springframework.amqp.core.Message;
@@ -16,6 +19,8 @@ import org.springframework.amqp.core.ReturnedMessage;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.connection.CorrelationData;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.amqp.support.converter.MessageConverter;
+import org.springframework.amqp.support.converter.SimpleMessageConverter;
 import org.springframework.util.Assert;
 
 /**
@@ -46,6 +51,8 @@ public final class RabbitForwarder implements JobForwarder {
 
 	private final Duration sendTimeout;
 
+	private final MessageConverter converter;
+
 	/**
 	 * Creates a forwarder.
 	 * @param connectionFactory the application's connection factory
@@ -58,6 +65,25 @@ public final class RabbitForwarder implements JobForwarder {
 	 */
 	public RabbitForwarder(ConnectionFactory connectionFactory, String exchange, String routingKey,
 			Duration sendTimeout) {
+		this(connectionFactory, new SimpleMessageConverter(), exchange, routingKey, sendTimeout);
+	}
+
+	/**
+	 * Creates a forwarder that converts {@link DelayedRabbit}'s message bodies with a
+	 * converter.
+	 * @param connectionFactory the application's connection factory
+	 * @param converter the application's RabbitTemplate's message converter
+	 * @param exchange the exchange, empty for the default exchange
+	 * @param routingKey the routing key
+	 * @param sendTimeout how long a publish waits for its confirm
+	 * @throws IllegalArgumentException when the connection factory has no correlated
+	 * publisher confirms or no publisher returns, the message saying the problem, then after
+	 * ": " the properties that turn them on
+	 */
+	public RabbitForwarder(ConnectionFactory connectionFactory, MessageConverter converter, String exchange,
+			String routingKey, Duration sendTimeout) {
+		Assert.notNull(converter, "converter must not be null");
+		this.converter = converter;
 		Assert.notNull(connectionFactory, "connectionFactory must not be null");
 		Assert.notNull(exchange, "exchange must not be null");
 		Assert.notNull(routingKey, "routingKey must not be null");
@@ -87,6 +113,10 @@ public final class RabbitForwarder implements JobForwarder {
 		MessageProperties properties = new MessageProperties();
 		properties.setMessageId(job.id());
 		properties.setDeliveryMode(MessageDeliveryMode.PERSISTENT);
+		String contentType = job.headers().get(ForwardedHeaders.RABBIT_CONTENT_TYPE);
+		if (contentType != null) {
+			properties.setContentType(contentType);
+		}
 		ForwardedHeaders.of(job).forEach(properties::setHeader);
 		CorrelationData correlation = new CorrelationData(UUID.randomUUID().toString());
 		try {
@@ -116,6 +146,38 @@ public final class RabbitForwarder implements JobForwarder {
 					+ "' within " + this.sendTimeout.toMillis()
 					+ " ms (it may still arrive, and arrive again on the retry)");
 		}
+	}
+
+	/**
+	 * A message body converted as the application's RabbitTemplate would convert it.
+	 * @param body the body's bytes
+	 * @param contentType its content type, or {@code null}
+	 * @param headers the headers the converter set (such as a JSON converter's type header),
+	 * as text
+	 */
+	record ConvertedMessage(byte[] body, @Nullable String contentType, Map<String, String> headers) {
+
+	}
+
+	/**
+	 * Converts a message body as the application's RabbitTemplate's converter would.
+	 * @param body the body object
+	 * @return the bytes, content type and headers
+	 * @throws IllegalArgumentException when the converter sets a header whose value is not
+	 * text, a number or a boolean
+	 */
+	ConvertedMessage convert(Object body) {
+		Message message = this.converter.toMessage(body, new MessageProperties());
+		Map<String, String> headers = new LinkedHashMap<>();
+		message.getMessageProperties().getHeaders().forEach((name, value) -> {
+			if (!(value instanceof CharSequence || value instanceof Number || value instanceof Boolean)) {
+				throw new IllegalArgumentException("the RabbitTemplate's message converter set header '" + name
+						+ "' to a " + ((value != null) ? value.getClass().getName() : "null")
+						+ ", which a job cannot keep (text, numbers and booleans only)");
+			}
+			headers.put(name, value.toString());
+		});
+		return new ConvertedMessage(message.getBody(), message.getMessageProperties().getContentType(), headers);
 	}
 
 	@Override

@@ -71,7 +71,9 @@ public final class WebApps implements AfterEachCallback, AfterAllCallback {
 			.properties("server.port=0", "spring.data.redis.timeout=2s", "delayqueue.namespace=" + this.namespace,
 					"delayqueue.timer.lease-ttl=2s",
 					"management.endpoints.web.exposure.include=delayqueue,health,prometheus",
-					"management.endpoint.health.show-details=always", "spring.main.banner-mode=off")
+					"management.endpoint.health.show-details=always", "spring.main.banner-mode=off",
+					// spring-rabbit is on the test class path for the forwarding tests: no broker here
+					"management.health.rabbit.enabled=false")
 			.properties(properties)
 			.run();
 		this.contexts.add(context);

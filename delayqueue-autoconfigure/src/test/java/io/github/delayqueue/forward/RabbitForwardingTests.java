@@ -216,6 +216,32 @@ class RabbitForwardingTests {
 		await().atMost(Duration.ofSeconds(30)).until(() -> ForwardingApps.jobsInRedis(this.redis, this.namespace) == 0);
 	}
 
+	@Test
+	void delayedRabbitPublishesTheBodyAsTheTemplatesConverterWroteItAndACancelledOneNever() throws Exception {
+		declare();
+		ConfigurableApplicationContext context = start(ForwardingApps.App.class);
+		DelayedRabbit delayedRabbit = context.getBean(DelayedRabbit.class);
+		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+		// Spring AMQP's default converter: a String is text/plain
+		delayedRabbit.message("order-events", "m1", "hello").delay(Duration.ofMillis(100)).header("tenant", "acme").schedule();
+		delayedRabbit.message("order-events", "m2", "cancelled").delay(Duration.ofSeconds(2)).schedule();
+		assertThat(template.cancel("order-events", "m2")).isTrue();
+		delayedRabbit.message("order-events", "m3", "later").delay(Duration.ofSeconds(3)).schedule();
+
+		Map<String, List<Delivery>> received = consume(2, 1, Duration.ofSeconds(30), (delivery, readAt) -> {
+		});
+		assertThat(received).containsOnlyKeys("m1", "m3");
+		Delivery delivery = received.get("m1").get(0);
+		assertThat(new String(delivery.getBody(), StandardCharsets.UTF_8)).isEqualTo("hello");
+		assertThat(delivery.getProperties().getContentType()).isEqualTo("text/plain");
+		assertThat(header(delivery, "tenant")).isEqualTo("acme");
+		assertThat(delivery.getProperties().getHeaders()).doesNotContainKey(ForwardedHeaders.RABBIT_CONTENT_TYPE);
+		assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> context.getBean(DelayedKafka.class)
+			.record("order-events", "k", "key", "value")))
+			.hasMessageStartingWith("topic 'order-events' is not forwarded to Kafka");
+		await().atMost(Duration.ofSeconds(30)).until(() -> ForwardingApps.jobsInRedis(this.redis, this.namespace) == 0);
+	}
+
 	private int attempts(DelayedJobTemplate template, String id) {
 		return template.find("order-events", id).map(JobInfo::attempt).orElse(0);
 	}
