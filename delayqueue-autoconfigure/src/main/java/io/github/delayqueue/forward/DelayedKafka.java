@@ -64,12 +64,7 @@ public class DelayedKafka {
 	 * exception when it cannot serialize
 	 */
 	public DelayedJobTemplate.JobBuilder record(String topic, String id, @Nullable Object key, Object value) {
-		KafkaForwarder forwarder = this.forwarders.get(topic);
-		if (forwarder == null) {
-			throw new IllegalArgumentException("topic '" + topic + "' is not forwarded to Kafka: set"
-					+ " delayqueue.forward." + topic + ".kafka.topic" + (this.forwarders.isEmpty() ? ""
-							: " (forwarded to Kafka: " + String.join(", ", this.forwarders.keySet().stream().sorted().toList()) + ")"));
-		}
+		KafkaForwarder forwarder = ForwardedHeaders.forwarder(this.forwarders, topic, "Kafka", "kafka.topic");
 		Assert.notNull(value, "value must not be null");
 		KafkaForwarder.SerializedRecord record = forwarder.serialize(key, value);
 		DelayedJobTemplate.JobBuilder job = this.jobs.job(topic, id).payload(record.value());

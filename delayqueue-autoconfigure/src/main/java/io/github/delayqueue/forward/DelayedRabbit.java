@@ -54,12 +54,7 @@ public class DelayedRabbit {
 	 * null, or the converter sets a header a job cannot keep
 	 */
 	public DelayedJobTemplate.JobBuilder message(String topic, String id, Object body) {
-		RabbitForwarder forwarder = this.forwarders.get(topic);
-		if (forwarder == null) {
-			throw new IllegalArgumentException("topic '" + topic + "' is not forwarded to RabbitMQ: set"
-					+ " delayqueue.forward." + topic + ".rabbit.exchange" + (this.forwarders.isEmpty() ? ""
-							: " (forwarded to RabbitMQ: " + String.join(", ", this.forwarders.keySet().stream().sorted().toList()) + ")"));
-		}
+		RabbitForwarder forwarder = ForwardedHeaders.forwarder(this.forwarders, topic, "RabbitMQ", "rabbit.exchange");
 		Assert.notNull(body, "body must not be null");
 		RabbitForwarder.ConvertedMessage message = forwarder.convert(body);
 		try {

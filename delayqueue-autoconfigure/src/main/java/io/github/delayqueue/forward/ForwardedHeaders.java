@@ -10,6 +10,8 @@ import io.github.delayqueue.listener.DelayQueueHeaders;
  * The headers a forwarded message carries: the job's own headers, then the job's id, topic,
  * due time (ISO-8601) and attempt under the queue's header names, so that a consumer of the
  * broker can deduplicate by {@link DelayQueueHeaders#TOPIC} and {@link DelayQueueHeaders#ID}.
+ * Also the headers and the topic lookup that {@link DelayedKafka} and {@link DelayedRabbit}
+ * share.
  */
 public final class ForwardedHeaders {
 
@@ -26,6 +28,28 @@ public final class ForwardedHeaders {
 	public static final String RABBIT_CONTENT_TYPE = DelayQueueHeaders.PREFIX + "forwardContentType";
 
 	private ForwardedHeaders() {
+	}
+
+	/**
+	 * The forwarder of a topic, for the helpers that schedule broker messages.
+	 * @param <F> the forwarder type
+	 * @param forwarders the forwarders of one broker, by forwarded topic
+	 * @param topic the topic
+	 * @param broker the broker's name, for the message
+	 * @param property the property that forwards a topic there, after the topic
+	 * @return the forwarder
+	 * @throws IllegalArgumentException when the topic is not forwarded there, naming the
+	 * property and the topics that are
+	 */
+	static <F> F forwarder(Map<String, F> forwarders, String topic, String broker, String property) {
+		F forwarder = forwarders.get(topic);
+		if (forwarder == null) {
+			throw new IllegalArgumentException("topic '" + topic + "' is not forwarded to " + broker + ": set"
+					+ " delayqueue.forward." + topic + "." + property + (forwarders.isEmpty() ? ""
+							: " (forwarded to " + broker + ": "
+									+ String.join(", ", forwarders.keySet().stream().sorted().toList()) + ")"));
+		}
+		return forwarder;
 	}
 
 	/**

@@ -97,12 +97,13 @@ public final class KafkaForwarder implements JobForwarder, DisposableBean {
 		this.partition = partition;
 		this.keyField = (keyField != null) ? keyField.split("\\.") : null;
 		this.sendTimeout = sendTimeout;
-		OwnSerializer keySerializer = serializer(factory, true);
+		OwnSerializer keySerializer = null;
 		try {
+			keySerializer = serializer(factory, true);
 			this.valueSerializer = serializer(factory, false);
 		}
 		catch (RuntimeException ex) {
-			if (keySerializer.own()) {
+			if (keySerializer != null && keySerializer.own()) {
 				keySerializer.serializer().close();
 			}
 			this.producers.destroy();

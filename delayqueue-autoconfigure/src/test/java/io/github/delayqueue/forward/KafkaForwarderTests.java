@@ -99,6 +99,23 @@ class KafkaForwarderTests {
 	}
 
 	@Test
+	void aSerializerThatCannotBeMadeFailsNamingThePropertyAndClosesWhatWasMade() {
+		Counting.configured.set(0);
+		Counting.closed.set(0);
+		Map<String, Object> app = settings();
+		app.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, Counting.class);
+		app.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, "com.example.MissingSerializer");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new KafkaForwarder(new DefaultKafkaProducerFactory<>(app), "orders", null, null,
+					Duration.ofSeconds(5)))
+			.withMessageStartingWith("the value serializer 'com.example.MissingSerializer' of the KafkaTemplate's"
+					+ " producer factory cannot be made")
+			.withMessageEndingWith(": check spring.kafka.producer.value-serializer");
+		assertThat(Counting.configured).hasValue(1);
+		assertThat(Counting.closed).hasValue(1);
+	}
+
+	@Test
 	void theProducerWaitsNoLongerThanTheSendTimeoutAndGivesUpWhatItStoppedWaitingFor() {
 		Map<String, Object> app = settings();
 		app.put(ProducerConfig.CLIENT_ID_CONFIG, "shop");
