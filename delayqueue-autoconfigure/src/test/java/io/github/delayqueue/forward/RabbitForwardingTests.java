@@ -11,6 +11,8 @@ import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.stream.IntStream;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
@@ -177,6 +179,59 @@ class RabbitForwardingTests {
 	}
 
 	@Test
+	void aBlockedConnectionIsWaitedOutWithRetriesAndJobsPastTheirAttemptsAreDeadUntilReplayed() throws Exception {
+		declare();
+		try (BlockingProxy proxy = new BlockingProxy(this.broker.port)) {
+			ConfigurableApplicationContext context = start(ForwardingApps.App.class,
+					"spring.rabbitmq.port=" + proxy.port(), "delayqueue.forward.order-events.send-timeout=1s",
+					// opening a channel is a round trip too: bounded like the send (the docs say so)
+					"spring.rabbitmq.channel-rpc-timeout=1s",
+					"delayqueue.listener.back-off.initial-interval=300ms", "delayqueue.listener.back-off.max-interval=1s");
+			DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+			template.schedule("order-events", "warm-up", "x", Duration.ZERO);
+			assertThat(consume(1, 1, Duration.ofSeconds(30), (delivery, readAt) -> {
+			})).containsKey("warm-up");
+
+			proxy.block();
+			try {
+				for (int i = 0; i < 10; i++) {
+					template.job("order-events", "r" + i).payload("r").delay(Duration.ofMillis(100)).maxAttempts(1_000).schedule();
+				}
+				for (int i = 0; i < 5; i++) {
+					template.job("order-events", "d" + i).payload("d").delay(Duration.ofMillis(100)).maxAttempts(2).schedule();
+				}
+				await().atMost(Duration.ofSeconds(30)).until(() -> attempts(template, "r0") >= 3 && dead(template));
+				for (int i = 0; i < 5; i++) {
+					// no confirm within the send timeout, or no channel within the RPC timeout
+					assertThat(template.find("order-events", "d" + i).orElseThrow().lastError()).as("error of d%d", i)
+						.matches("(java\\.util\\.concurrent\\.TimeoutException: RabbitMQ did not confirm the message to"
+								+ " exchange '" + this.exchange + "' within 1000 ms|org\\.springframework\\.amqp\\."
+								+ "AmqpIOException: com\\.rabbitmq\\.client\\.ChannelContinuationTimeoutException).*");
+				}
+			}
+			finally {
+				proxy.unblock();
+			}
+			// every r arrives (a d whose publish was held may too)
+			Map<String, List<Delivery>> unblocked = consume((received) -> IntStream.range(0, 10)
+				.allMatch((i) -> received.containsKey("r" + i)), Duration.ofSeconds(60), (delivery, readAt) -> {
+				});
+			assertThat(unblocked.keySet()).allMatch((id) -> id.matches("[rd][0-9]"));
+			await().atMost(Duration.ofSeconds(30)).until(() -> {
+				for (int i = 0; i < 10; i++) {
+					if (template.find("order-events", "r" + i).isPresent()) {
+						return false;
+					}
+				}
+				return true;
+			});
+			assertThat(template.replayDead("order-events", 100)).isEqualTo(5);
+			await().atMost(Duration.ofSeconds(30))
+				.until(() -> ForwardingApps.jobsInRedis(this.redis, this.namespace) == 0);
+		}
+	}
+
+	@Test
 	void aMessageNoQueueTakesIsAFailedSendAndEndsDeadWithTheBrokersReply() throws Exception {
 		declare();
 		ConfigurableApplicationContext context = start(ForwardingApps.App.class,
@@ -269,6 +324,16 @@ class RabbitForwardingTests {
 	 */
 	private Map<String, List<Delivery>> consume(int ids, int copies, Duration within, DeliveryCheck check)
 			throws Exception {
+		return consume((received) -> received.size() >= ids
+				&& received.values().stream().allMatch((list) -> list.size() >= copies), within, check);
+	}
+
+	/**
+	 * Takes messages off the queue (acknowledging them) until {@code done} holds for what
+	 * arrived, checking each with the Redis time read right after the batch it came in.
+	 */
+	private Map<String, List<Delivery>> consume(Predicate<Map<String, List<Delivery>>> done, Duration within,
+			DeliveryCheck check) throws Exception {
 		Map<String, List<Delivery>> received = new HashMap<>();
 		BlockingQueue<Delivery> deliveries = new LinkedBlockingQueue<>();
 		try (Connection connection = connect(); Channel channel = connection.createChannel()) {
@@ -276,7 +341,7 @@ class RabbitForwardingTests {
 			channel.basicConsume(this.queue, true, (tag, delivery) -> deliveries.add(delivery), (tag) -> {
 			});
 			long deadline = System.nanoTime() + within.toNanos();
-			while (received.size() < ids || received.values().stream().anyMatch((list) -> list.size() < copies)) {
+			while (!done.test(received)) {
 				assertThat(System.nanoTime()).as("all messages within %s (have %d ids)", within, received.size())
 					.isLessThan(deadline);
 				Delivery first = deliveries.poll(200, TimeUnit.MILLISECONDS);
