@@ -47,7 +47,8 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  *
  * <ul>
  * <li>{@code GET /actuator/delayqueue}: buckets, topics with their listeners, totals, the
- * oldest overdue job's lag.</li>
+ * oldest overdue job's lag, recurring jobs, and the instances that run the bucket timers
+ * with their heartbeats.</li>
  * <li>{@code GET /actuator/delayqueue/{topic}?limit=20&cursor=...}: one topic with a page of
  * its dead jobs, oldest deaths first; {@code cursor} is the {@code next} of the page before
  * (payloads only with {@code delayqueue.endpoint.show-payloads=true}).</li>
@@ -57,7 +58,10 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * jobs), {@code {"action":"replay","max":N}}, {@code {"action":"replay","id":"..."}},
  * {@code {"action":"pause"}} / {@code {"action":"resume"}} (every listener of the topic) or
  * with {@code "listener":"<id>"} (one).</li>
- * <li>{@code DELETE /actuator/delayqueue/{topic}/{id}}: cancels a job.</li>
+ * <li>{@code GET /actuator/delayqueue/{topic}/{id}}: one job in any state, with its due
+ * time, attempts and last error (its payload only with
+ * {@code delayqueue.endpoint.show-payloads=true}).</li>
+ * <li>{@code DELETE /actuator/delayqueue/{topic}/{id}}: cancels a job (a DEAD one too).</li>
  * <li>{@code POST /actuator/delayqueue} with {@code {"action":"pause","recurring":"<name>"}},
  * {@code "resume"} or {@code "trigger"}: pauses, resumes or triggers a recurring job (the
  * root read lists them with their next fire time and last occurrence).</li>
@@ -79,6 +83,8 @@ public class DelayQueueEndpoint {
 
 	/** How the audit log names writes through this endpoint. */
 	static final String VIA = "endpoint";
+
+	private final String via;
 
 	private final DelayQueueOperations operations;
 
@@ -114,6 +120,23 @@ public class DelayQueueEndpoint {
 	public DelayQueueEndpoint(DelayQueueOperations operations,
 			Supplier<Collection<DelayedListenerContainer>> containers, @Nullable String instanceId,
 			boolean showPayloads, @Nullable RecurringJobs recurringJobs) {
+		this(operations, containers, instanceId, showPayloads, recurringJobs, VIA);
+	}
+
+	/**
+	 * Creates the endpoint for another way in, such as the dashboard, whose writes the audit
+	 * log names as coming through it.
+	 * @param operations the queue
+	 * @param containers this application's listener containers
+	 * @param instanceId this instance's name among the timer owners, or {@code null}
+	 * @param showPayloads whether dead jobs (and recurring jobs) are shown with their payloads
+	 * @param recurringJobs the namespace's recurring jobs, or {@code null} for none
+	 * @param via how the audit log names the way in ({@code endpoint} for this endpoint)
+	 */
+	public DelayQueueEndpoint(DelayQueueOperations operations,
+			Supplier<Collection<DelayedListenerContainer>> containers, @Nullable String instanceId,
+			boolean showPayloads, @Nullable RecurringJobs recurringJobs, String via) {
+		this.via = via;
 		this.operations = operations;
 		this.containers = containers;
 		this.instanceId = instanceId;
@@ -141,7 +164,39 @@ public class DelayQueueEndpoint {
 			.map((info) -> RecurringDescriptor.of(info, this.showPayloads))
 			.toList() : List.of();
 		return new QueueDescriptor(this.instanceId, stats.readAt(), stats.oldestOverdueLag().toMillis(),
-				Figures.of(stats.totals()), buckets, topics, recurring);
+				Figures.of(stats.totals()), buckets, topics, recurring, instances(stats));
+	}
+
+	private List<InstanceDescriptor> instances(QueueStats stats) {
+		Map<String, List<Integer>> timers = new TreeMap<>();
+		for (BucketStats bucket : stats.buckets()) {
+			if (bucket.timerOwner() != null) {
+				timers.computeIfAbsent(bucket.timerOwner(), (owner) -> new ArrayList<>()).add(bucket.bucket());
+			}
+		}
+		List<InstanceDescriptor> instances = new ArrayList<>();
+		this.operations.instances()
+			.forEach((name, expiresAt) -> instances.add(new InstanceDescriptor(name, name.equals(this.instanceId),
+					expiresAt, expiresAt.isAfter(stats.readAt()), timers.getOrDefault(name, List.of()))));
+		return instances;
+	}
+
+	/**
+	 * One job, in whatever state it is.
+	 * @param topic the topic
+	 * @param id the job id
+	 * @return the job (its payload and headers only with
+	 * {@code delayqueue.endpoint.show-payloads=true})
+	 * @throws NotFoundException when there is no such job (never scheduled, cancelled, or
+	 * finished and not kept)
+	 */
+	@ReadOperation
+	public JobDescriptor job(@Selector String topic, @Selector String id) {
+		checkTopic(topic);
+		argument("id", () -> JobConstraints.id(id));
+		return this.operations.find(topic, id)
+			.map((job) -> JobDescriptor.of(job, this.showPayloads))
+			.orElseThrow(() -> new NotFoundException("No job '" + id + "' in topic '" + topic + "'"));
 	}
 
 	private @Nullable String rateLimit(String topic) {
@@ -218,7 +273,7 @@ public class DelayQueueEndpoint {
 		if (jobs == null) {
 			throw new NotFoundException("No recurring jobs in this application (they need the Redis queue)");
 		}
-		AuditLog.Entry entry = AuditLog.entry(VIA, who(securityContext), action + "-recurring").detail("recurring", name);
+		AuditLog.Entry entry = AuditLog.entry(this.via, who(securityContext), action + "-recurring").detail("recurring", name);
 		RecurringAction.Result result;
 		try {
 			result = recurringAction.apply(jobs, name);
@@ -245,11 +300,11 @@ public class DelayQueueEndpoint {
 		}
 		catch (RuntimeException | Error ex) {
 			// buckets repaired before the failure stay repaired
-			AuditLog.write(AuditLog.entry(VIA, who(securityContext), write ? "repair" : "repair-dry-run")
+			AuditLog.write(AuditLog.entry(this.via, who(securityContext), write ? "repair" : "repair-dry-run")
 				.failed(ex));
 			throw ex;
 		}
-		AuditLog.write(AuditLog.entry(VIA, who(securityContext), write ? "repair" : "repair-dry-run")
+		AuditLog.write(AuditLog.entry(this.via, who(securityContext), write ? "repair" : "repair-dry-run")
 			.count(repaired.reindexed() + repaired.dropped() + repaired.countsCorrected())
 			.detail("jobs", repaired.jobs())
 			.detail("reindexed", repaired.reindexed())
@@ -425,8 +480,8 @@ public class DelayQueueEndpoint {
 		AuditLog.write(entry(securityContext, done));
 	}
 
-	private static AuditLog.Entry entry(SecurityContext securityContext, ActionDescriptor done) {
-		return AuditLog.entry(VIA, who(securityContext), done.action())
+	private AuditLog.Entry entry(SecurityContext securityContext, ActionDescriptor done) {
+		return AuditLog.entry(this.via, who(securityContext), done.action())
 			.topic(done.topic())
 			.count(done.count())
 			.ids(done.ids());
@@ -509,7 +564,56 @@ public class DelayQueueEndpoint {
 	 */
 	public record QueueDescriptor(@Nullable String instance, Instant readAt, long oldestOverdueLagMillis,
 			Figures totals, List<BucketDescriptor> buckets, Map<String, TopicDescriptor> topics,
-			List<RecurringDescriptor> recurring) implements OperationResponseBody {
+			List<RecurringDescriptor> recurring, List<InstanceDescriptor> instances) implements OperationResponseBody {
+
+	}
+
+	/**
+	 * An instance that takes part in running the bucket timers.
+	 *
+	 * @param name its name
+	 * @param self whether it is the instance that answers
+	 * @param heartbeatExpiresAt when its heartbeat runs out unless renewed
+	 * @param live whether that time is still ahead (one that ran out is removed at the next
+	 * coordination, and its buckets taken over)
+	 * @param buckets the buckets whose timers it runs
+	 */
+	public record InstanceDescriptor(String name, boolean self, Instant heartbeatExpiresAt, boolean live,
+			List<Integer> buckets) {
+
+	}
+
+	/**
+	 * One job.
+	 *
+	 * @param topic its topic
+	 * @param id its id
+	 * @param state {@code DELAYED}, {@code READY}, {@code RESERVED}, {@code DEAD} or
+	 * {@code COMPLETED} (a finished job the topic keeps)
+	 * @param dueAt its due time
+	 * @param attempt deliveries so far
+	 * @param maxAttempts deliveries it may have
+	 * @param ttrMillis its time to run
+	 * @param createdAt when it was scheduled, or {@code null} when not known
+	 * @param reservedUntil while RESERVED, when its reservation runs out
+	 * @param diedAt when DEAD, when it died
+	 * @param finishedAt when COMPLETED, when it finished
+	 * @param lastError the error of its last failed delivery, or {@code null}
+	 * @param priority its priority
+	 * @param payload its payload as text, when payloads are shown
+	 * @param headers its own headers, when payloads are shown and it has any
+	 */
+	public record JobDescriptor(String topic, String id, String state, Instant dueAt, int attempt, int maxAttempts,
+			long ttrMillis, @Nullable Instant createdAt, @Nullable Instant reservedUntil, @Nullable Instant diedAt,
+			@Nullable Instant finishedAt, @Nullable String lastError, int priority, @Nullable String payload,
+			@Nullable Map<String, String> headers) implements OperationResponseBody {
+
+		static JobDescriptor of(JobInfo job, boolean payloads) {
+			return new JobDescriptor(job.topic(), job.id(), job.state().name(), job.dueAt(), job.attempt(),
+					job.maxAttempts(), job.ttr().toMillis(), job.createdAt(), job.reservedUntil(), job.diedAt(),
+					job.finishedAt(), job.lastError(), job.priority(), payloads ? job.payloadAsString() : null,
+					(payloads && !job.headers().isEmpty()) ? job.headers() : null);
+		}
 
 	}
 

@@ -108,12 +108,18 @@ public final class DelayQueueHttpAutoConfiguration {
 	}
 
 	static String basePath(DelayQueueProperties.Http http) {
-		String basePath = http.getBasePath();
-		// checked when bound (DelayQueuePropertiesRules); again for properties set in code
-		Assert.state(basePath != null && DelayQueuePropertiesRules.BASE_PATH.matcher(basePath).matches(),
-				() -> "delayqueue.http.base-path must start with '/', not end with '/', and hold only letters, digits,"
-						+ " '.', '_', '~' and '-' between slashes, was '" + basePath + "'");
-		return basePath;
+		return checkedPath("delayqueue.http.base-path", http.getBasePath());
+	}
+
+	/**
+	 * A path property's value, checked when bound (DelayQueuePropertiesRules) and again here
+	 * for properties set in code.
+	 */
+	static String checkedPath(String property, String path) {
+		Assert.state(path != null && DelayQueuePropertiesRules.BASE_PATH.matcher(path).matches(),
+				() -> property + " must start with '/', not end with '/', and hold only letters, digits,"
+						+ " '.', '_', '~' and '-' between slashes, was '" + path + "'");
+		return path;
 	}
 
 	/**

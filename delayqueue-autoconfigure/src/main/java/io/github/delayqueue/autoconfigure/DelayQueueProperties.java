@@ -107,6 +107,8 @@ public class DelayQueueProperties implements Validator {
 
 	private final Http http = new Http();
 
+	private final Dashboard dashboard = new Dashboard();
+
 	private final Redis redis = new Redis();
 
 	public boolean isEnabled() {
@@ -219,6 +221,10 @@ public class DelayQueueProperties implements Validator {
 
 	public Http getHttp() {
 		return this.http;
+	}
+
+	public Dashboard getDashboard() {
+		return this.dashboard;
 	}
 
 	public Redis getRedis() {
@@ -978,6 +984,92 @@ public class DelayQueueProperties implements Validator {
 
 		public void setShowPayloads(boolean showPayloads) {
 			this.showPayloads = showPayloads;
+		}
+
+	}
+
+	/**
+	 * The operators' dashboard: a page served by the application itself.
+	 */
+	public static class Dashboard {
+
+		/**
+		 * Whether the dashboard is served (it needs Spring MVC and Spring Boot Actuator).
+		 */
+		private boolean enabled = false;
+
+		/**
+		 * The dashboard's path, under the servlet context path.
+		 */
+		private String path = "/delayqueue-dashboard";
+
+		/**
+		 * Whether the dashboard only shows: no write controls, and writes are refused.
+		 */
+		private boolean readOnly = false;
+
+		/**
+		 * Whether the dashboard may be served without an authenticated user: needed without
+		 * Spring Security, where nothing else authenticates its requests. Logs a warning.
+		 */
+		private boolean allowUnauthenticated = false;
+
+		/**
+		 * How often the page reads the queue's figures.
+		 */
+		private Duration refreshInterval = Duration.ofSeconds(2);
+
+		/**
+		 * How far back the page's charts reach.
+		 */
+		private Duration chartWindow = Duration.ofMinutes(5);
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public String getPath() {
+			return this.path;
+		}
+
+		public void setPath(String path) {
+			this.path = path;
+		}
+
+		public boolean isReadOnly() {
+			return this.readOnly;
+		}
+
+		public void setReadOnly(boolean readOnly) {
+			this.readOnly = readOnly;
+		}
+
+		public boolean isAllowUnauthenticated() {
+			return this.allowUnauthenticated;
+		}
+
+		public void setAllowUnauthenticated(boolean allowUnauthenticated) {
+			this.allowUnauthenticated = allowUnauthenticated;
+		}
+
+		public Duration getRefreshInterval() {
+			return this.refreshInterval;
+		}
+
+		public void setRefreshInterval(Duration refreshInterval) {
+			this.refreshInterval = refreshInterval;
+		}
+
+		public Duration getChartWindow() {
+			return this.chartWindow;
+		}
+
+		public void setChartWindow(Duration chartWindow) {
+			this.chartWindow = chartWindow;
 		}
 
 	}

@@ -126,6 +126,23 @@ final class DelayQueuePropertiesRules {
 			rules.between("http.max-waiting", http.getMaxWaiting(), 1, Integer.MAX_VALUE);
 			rules.between("http.max-topics", http.getMaxTopics(), 1, Integer.MAX_VALUE);
 		}
+
+		DelayQueueProperties.Dashboard dashboard = properties.getDashboard();
+		if (dashboard.isEnabled()) {
+			if (dashboard.getPath() == null || !BASE_PATH.matcher(dashboard.getPath()).matches()) {
+				rules.reject("dashboard.path", "must start with '/', not end with '/', and hold only letters, digits,"
+						+ " '.', '_', '~' and '-' between slashes");
+			}
+			else if (http.isEnabled() && http.getBasePath() != null && (dashboard.getPath().equals(http.getBasePath())
+					|| dashboard.getPath().startsWith(http.getBasePath() + "/")
+					|| http.getBasePath().startsWith(dashboard.getPath() + "/"))) {
+				rules.reject("dashboard.path", "must not be delayqueue.http.base-path, nor above or under it");
+			}
+			rules.duration("dashboard.refresh-interval", dashboard.getRefreshInterval(), Duration.ofMillis(500),
+					Duration.ofMinutes(1));
+			rules.duration("dashboard.chart-window", dashboard.getChartWindow(), Duration.ofMinutes(1),
+					Duration.ofHours(1));
+		}
 	}
 
 	private void forward(String field, String topic, DelayQueueProperties.Forward forward, Duration shutdownTimeout) {

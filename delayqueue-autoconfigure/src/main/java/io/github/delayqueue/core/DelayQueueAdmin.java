@@ -1,5 +1,8 @@
 package io.github.delayqueue.core;
 
+import java.time.Instant;
+import java.util.Map;
+
 /**
  * The operator's side of the delay queue: the figures of every bucket and topic, pages of
  * DEAD jobs and of the finished jobs a topic keeps, the replay of DEAD jobs, and the repair of
@@ -30,6 +33,17 @@ public interface DelayQueueAdmin {
 	 * @return the figures
 	 */
 	QueueStats stats();
+
+	/**
+	 * Reads the instances that take part in running the bucket timers, each with the time its
+	 * heartbeat runs out. An instance whose heartbeat ran out stays listed, with its past
+	 * expiry, until the next coordination removes it.
+	 * @return instance name to heartbeat expiry by Redis's clock, ordered by name; empty for
+	 * an implementation without instances
+	 */
+	default Map<String, Instant> instances() {
+		return Map.of();
+	}
 
 	/**
 	 * Reads a page of a topic's DEAD jobs in order of death, the oldest first. A page costs

@@ -27,6 +27,7 @@ import org.apache.commons.logging.LogFactory;
 
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisClusterNode;
+import org.springframework.data.redis.connection.zset.Tuple;
 import org.springframework.data.redis.core.Cursor;
 import org.springframework.data.redis.core.ScanOptions;
 
@@ -97,6 +98,18 @@ final class RedisAdmin implements DelayQueueAdmin {
 	/**
 	 * The instance that runs each bucket's timer, or {@code null}.
 	 */
+	@Override
+	public Map<String, Instant> instances() {
+		Set<Tuple> heartbeats = this.runner.execute("reading instances",
+				(connection) -> connection.zSetCommands().zRangeWithScores(this.keys.instances(), 0, -1));
+		Map<String, Instant> instances = new TreeMap<>();
+		if (heartbeats != null) {
+			heartbeats.forEach((beat) -> instances.put(Replies.asString(beat.getValue()),
+					Instant.ofEpochMilli(beat.getScore().longValue())));
+		}
+		return Collections.unmodifiableMap(instances);
+	}
+
 	private String[] timerOwners() {
 		Map<byte[], byte[]> owners = this.runner.execute("reading timer owners",
 				(connection) -> connection.hashCommands().hGetAll(this.keys.timers()));

@@ -396,6 +396,11 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	}
 
 	@Override
+	public Map<String, Instant> instances() {
+		return this.admin.instances();
+	}
+
+	@Override
 	public DeadJobPage deadJobs(String topic, String cursor, int limit, boolean payloads) {
 		return this.admin.deadJobs(topic, cursor, limit, payloads);
 	}

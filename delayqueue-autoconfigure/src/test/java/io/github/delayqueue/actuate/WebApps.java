@@ -159,7 +159,28 @@ public final class WebApps implements AfterEachCallback, AfterAllCallback {
 			return send(request);
 		}
 
-		private Response send(HttpRequest.Builder request) {
+		/**
+		 * Sends a request with a form body (none when {@code null}) and headers.
+		 * @param method the method
+		 * @param path the path from the server's root
+		 * @param form the {@code application/x-www-form-urlencoded} body, or {@code null}
+		 * @param headers header names and values, alternating
+		 * @return the response
+		 */
+		public Response form(String method, String path, String form, String... headers) {
+			HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(this.base + path))
+				.method(method, (form != null) ? HttpRequest.BodyPublishers.ofString(form)
+						: HttpRequest.BodyPublishers.noBody());
+			if (form != null) {
+				request.header("Content-Type", "application/x-www-form-urlencoded");
+			}
+			for (int i = 0; i < headers.length; i += 2) {
+				request.header(headers[i], headers[i + 1]);
+			}
+			return send(request);
+		}
+
+				private Response send(HttpRequest.Builder request) {
 			try {
 				HttpResponse<String> response = WebApps.this.http.send(request.timeout(Duration.ofSeconds(30)).build(),
 						HttpResponse.BodyHandlers.ofString());

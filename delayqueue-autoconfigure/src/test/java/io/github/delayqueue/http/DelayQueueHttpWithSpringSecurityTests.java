@@ -59,12 +59,12 @@ class DelayQueueHttpWithSpringSecurityTests {
 		static class Chain extends SecurityChains {
 
 			@Override
-			boolean covers(HttpServletRequest request) {
+			protected boolean covers(HttpServletRequest request) {
 				return request.getRequestURI().startsWith("/api/");
 			}
 
 			@Override
-			List<Filter> filters() {
+			protected List<Filter> filters() {
 				return List.of((request, response, chain) -> {
 					((HttpServletResponse) response).setStatus(403);
 					response.getWriter().write("refused by the application's chain");
@@ -86,12 +86,12 @@ class DelayQueueHttpWithSpringSecurityTests {
 		static class Chain extends SecurityChains {
 
 			@Override
-			boolean covers(HttpServletRequest request) {
+			protected boolean covers(HttpServletRequest request) {
 				return true;
 			}
 
 			@Override
-			List<Filter> filters() {
+			protected List<Filter> filters() {
 				return List.of();
 			}
 
@@ -111,12 +111,12 @@ class DelayQueueHttpWithSpringSecurityTests {
 		static class Chain extends SecurityChains {
 
 			@Override
-			boolean covers(HttpServletRequest request) {
+			protected boolean covers(HttpServletRequest request) {
 				return true;
 			}
 
 			@Override
-			List<Filter> filters() {
+			protected List<Filter> filters() {
 				Filter authenticate = (request, response, chain) -> {
 					Class<?> holder = type("org.springframework.security.core.context.SecurityContextHolder");
 					try {

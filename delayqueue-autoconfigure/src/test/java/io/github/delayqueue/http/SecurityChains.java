@@ -23,7 +23,7 @@ import org.springframework.util.ClassUtils;
  * registered while the application's configuration is read, so that Boot's default chains,
  * which back off when the application has one, do.
  */
-abstract class SecurityChains implements ImportBeanDefinitionRegistrar {
+public abstract class SecurityChains implements ImportBeanDefinitionRegistrar {
 
 	private static final String CHAIN = "org.springframework.security.web.DefaultSecurityFilterChain";
 
@@ -34,13 +34,13 @@ abstract class SecurityChains implements ImportBeanDefinitionRegistrar {
 	 * @param request the request
 	 * @return whether the chain covers it
 	 */
-	abstract boolean covers(HttpServletRequest request);
+	protected abstract boolean covers(HttpServletRequest request);
 
 	/**
 	 * The chain's filters; none lets every request it covers through.
 	 * @return the filters
 	 */
-	abstract List<Filter> filters();
+	protected abstract List<Filter> filters();
 
 	@Override
 	@SuppressWarnings("unchecked")

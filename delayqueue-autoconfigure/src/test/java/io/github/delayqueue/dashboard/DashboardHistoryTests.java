@@ -1,0 +1,59 @@
+package io.github.delayqueue.dashboard;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import io.github.delayqueue.core.QueueStats;
+import io.github.delayqueue.core.QueueStats.TopicStats;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What the dashboard keeps of the sampler's readings: the chart window, and no more than its
+ * bounds whatever the number of topics or readings.
+ */
+class DashboardHistoryTests {
+
+	private static final Instant START = Instant.parse("2026-01-01T00:00:00Z");
+
+	private static QueueStats reading(Instant at, Map<String, TopicStats> topics) {
+		return new QueueStats(List.of(), topics, at);
+	}
+
+	@Test
+	void keepsTheReadingsOfTheWindowWithDepthAndLag() {
+		DashboardHistory history = new DashboardHistory(Duration.ofMinutes(1));
+		for (int second = 0; second <= 120; second += 10) {
+			Instant at = START.plusSeconds(second);
+			history.accept(reading(at, Map.of("orders", new TopicStats(second, 2, 1, 7, at.minusSeconds(3)))));
+		}
+		List<DashboardHistory.Sample> samples = history.samples();
+		assertThat(samples).extracting(DashboardHistory.Sample::at)
+			.containsExactly(START.plusSeconds(60), START.plusSeconds(70), START.plusSeconds(80), START.plusSeconds(90),
+					START.plusSeconds(100), START.plusSeconds(110), START.plusSeconds(120));
+		DashboardHistory.Point last = samples.get(samples.size() - 1).topics().get("orders");
+		assertThat(last.depth()).as("delayed + ready + reserved, not dead").isEqualTo(123);
+		assertThat(last.lag()).isEqualTo(3_000);
+	}
+
+	@Test
+	void keepsAtMostItsBoundsOfTopicsAndReadings() {
+		DashboardHistory history = new DashboardHistory(Duration.ofDays(1));
+		Map<String, TopicStats> topics = new TreeMap<>();
+		for (int i = 0; i < DashboardHistory.MAX_TOPICS + 50; i++) {
+			topics.put("topic-" + (1000 + i), new TopicStats(1, 0, 0, 0, null));
+		}
+		for (int i = 0; i < DashboardHistory.MAX_SAMPLES + 10; i++) {
+			history.accept(reading(START.plusSeconds(i), topics));
+		}
+		List<DashboardHistory.Sample> samples = history.samples();
+		assertThat(samples).hasSize(DashboardHistory.MAX_SAMPLES);
+		assertThat(samples.get(0).at()).isEqualTo(START.plusSeconds(10));
+		assertThat(samples.get(0).topics()).hasSize(DashboardHistory.MAX_TOPICS).containsKey("topic-1000");
+	}
+
+}

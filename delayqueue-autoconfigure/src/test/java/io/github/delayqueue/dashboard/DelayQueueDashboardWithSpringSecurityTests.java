@@ -1,0 +1,160 @@
+package io.github.delayqueue.dashboard;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.github.delayqueue.actuate.WebApps;
+import io.github.delayqueue.actuate.WebApps.App;
+import io.github.delayqueue.actuate.WebApps.Response;
+import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.http.SecurityChains;
+import io.github.delayqueue.test.QueueInvariant;
+import io.github.delayqueue.test.RedisTestServers;
+import jakarta.servlet.Filter;
+import jakarta.servlet.http.HttpServletRequest;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The dashboard with Spring Security on the classpath: served without any opt-in, anonymous
+ * requests refused (by the application's chain, and by the dashboard itself where a chain
+ * lets them through), writes refused without the CSRF token the page was rendered with. Runs
+ * in the Surefire execution that adds {@code spring-boot-starter-security} (see this module's
+ * pom).
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class DelayQueueDashboardWithSpringSecurityTests {
+
+	static final String BASIC = "Basic "
+			+ Base64.getEncoder().encodeToString("ops:secret".getBytes(StandardCharsets.UTF_8));
+
+	static final String WRITE = DelayQueueDashboard.WRITE_HEADER;
+
+	@RegisterExtension
+	final WebApps apps = new WebApps();
+
+	/** Boot's default chain: every request authenticated, form login and HTTP Basic, CSRF on. */
+	@Configuration(proxyBeanMethods = false)
+	static class BootsDefaultChain {
+
+	}
+
+	/**
+	 * An application whose one chain lets every request through, as
+	 * {@code anyRequest().permitAll()} does.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@Import(ChainPermittingEveryRequest.Chain.class)
+	static class ChainPermittingEveryRequest {
+
+		static class Chain extends SecurityChains {
+
+			@Override
+			protected boolean covers(HttpServletRequest request) {
+				return true;
+			}
+
+			@Override
+			protected List<Filter> filters() {
+				return List.of();
+			}
+
+		}
+
+	}
+
+	@AfterEach
+	void invariantHolds() {
+		QueueInvariant.assertHolds(RedisTestServers.shared(), this.apps.namespace, 4);
+	}
+
+	private App run(Class<?> configuration) {
+		App app = this.apps.run(RedisTestServers.shared(), configuration, "delayqueue.buckets=4",
+				"delayqueue.dashboard.enabled=true", "spring.security.user.name=ops",
+				"spring.security.user.password=secret");
+		DelayedJobTemplate template = app.bean(DelayedJobTemplate.class);
+		template.schedule("orders", "o-1", "{\"order\":1}", Duration.ZERO);
+		List<ReservedJob> jobs = template.getOperations().reserve("orders", 1, Duration.ofMinutes(5));
+		template.getOperations().kill(jobs.get(0), "boom");
+		return app;
+	}
+
+	private static JobState state(App app, String id) {
+		return app.bean(DelayedJobTemplate.class).find("orders", id).map((job) -> job.state()).orElse(null);
+	}
+
+	@Test
+	void anonymousRequestsAreRefusedAndWritesNeedTheCsrfToken(CapturedOutput output) {
+		App app = run(BootsDefaultChain.class);
+		assertThat(output).doesNotContain("The delayqueue dashboard is not served");
+		assertThat(app.get("/delayqueue-dashboard").status()).isIn(401, 302);
+		assertThat(app.get("/delayqueue-dashboard/api/overview").status()).isIn(401, 302);
+		Response anonymousWrite = app.form("POST", "/delayqueue-dashboard/api/replay", "topic=orders&id=o-1", WRITE,
+				"write");
+		assertThat(anonymousWrite.status()).isIn(401, 302, 403);
+
+		Response page = app.form("GET", "/delayqueue-dashboard", null, "Authorization", BASIC);
+		assertThat(page.status()).isEqualTo(200);
+		Matcher header = Pattern.compile("data-csrf-header=\"([^\"]+)\"").matcher(page.body());
+		Matcher token = Pattern.compile("data-csrf-token=\"([^\"]+)\"").matcher(page.body());
+		assertThat(header.find()).as("the page carries the CSRF header name").isTrue();
+		assertThat(token.find()).as("the page carries the CSRF token").isTrue();
+		String session = page.headers()
+			.firstValue("Set-Cookie")
+			.map((cookie) -> cookie.substring(0, cookie.indexOf(';')))
+			.orElseThrow();
+
+		// signed in, with the dashboard's header, without the token: Spring Security's CSRF
+		// filter refuses (before HTTP Basic has authenticated the request, so that its error
+		// page answers 401 rather than 403)
+		Response noToken = app.form("POST", "/delayqueue-dashboard/api/replay", "topic=orders&id=o-1", "Authorization",
+				BASIC, "Cookie", session, WRITE, "write");
+		assertThat(noToken.status()).isIn(401, 403);
+		assertThat(noToken.body()).doesNotContain(WRITE);
+		Response wrongToken = app.form("POST", "/delayqueue-dashboard/api/replay", "topic=orders&id=o-1",
+				"Authorization", BASIC, "Cookie", session, WRITE, "write", header.group(1), "forged");
+		assertThat(wrongToken.status()).isIn(401, 403);
+		assertThat(state(app, "o-1")).isEqualTo(JobState.DEAD);
+
+		// the token, but not the dashboard's header: the dashboard refuses
+		Response noHeader = app.form("POST", "/delayqueue-dashboard/api/replay", "topic=orders&id=o-1",
+				"Authorization", BASIC, "Cookie", session, header.group(1), token.group(1));
+		assertThat(noHeader.status()).isEqualTo(403);
+		assertThat(noHeader.body()).contains(WRITE);
+		assertThat(state(app, "o-1")).isEqualTo(JobState.DEAD);
+
+		Response replayed = app.form("POST", "/delayqueue-dashboard/api/replay", "topic=orders&id=o-1",
+				"Authorization", BASIC, "Cookie", session, WRITE, "write", header.group(1), token.group(1));
+		assertThat(replayed.status()).isEqualTo(200);
+		assertThat(state(app, "o-1")).isEqualTo(JobState.READY);
+		assertThat(output).contains("audit - by=ops via=dashboard action=replay topic=orders count=1 ids=[o-1]");
+	}
+
+	@Test
+	void theDashboardRefusesAnonymousRequestsThatTheApplicationsChainLetsThrough() {
+		App app = run(ChainPermittingEveryRequest.class);
+		Response page = app.get("/delayqueue-dashboard");
+		assertThat(page.status()).isEqualTo(401);
+		assertThat(page.body()).contains("The dashboard needs an authenticated user").doesNotContain("<html");
+		assertThat(app.get("/delayqueue-dashboard/api/job?topic=orders&id=o-1").status()).isEqualTo(401);
+		Response write = app.form("POST", "/delayqueue-dashboard/api/cancel", "topic=orders&id=o-1", WRITE, "write");
+		assertThat(write.status()).isEqualTo(401);
+		assertThat(state(app, "o-1")).isEqualTo(JobState.DEAD);
+	}
+
+}

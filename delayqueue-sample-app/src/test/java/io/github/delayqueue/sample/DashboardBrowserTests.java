@@ -1,0 +1,304 @@
+package io.github.delayqueue.sample;
+
+import java.io.File;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.function.Function;
+
+import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
+import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.test.AutoConfigureTestRedis;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.Keys;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.Select;
+import org.openqa.selenium.support.ui.WebDriverWait;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The sample app's dashboard in headless Chromium, driven through Selenium as an operator would
+ * use it: sign in, watch the counts and the charts move, find a job, replay a dead job and see
+ * it delivered, pause and resume a listener from the keyboard, read it at a phone's width.
+ * Needs Debian's {@code chromium} and {@code chromium-driver} ({@code .ci/run} installs them);
+ * without them the test is skipped, except on CI ({@code CI} set), where it fails. Takes the
+ * screenshots shown in the README, into {@code target/screenshots}, and into
+ * {@code docs/images} with {@code -Ddashboard.screenshots=docs/images}.
+ */
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
+		properties = { "sample.embedded-redis.enabled=false", "sample.demo-order=false",
+				"sample.order.close-after=1h", "sample.webhook.back-off=100ms",
+				"delayqueue.listener.back-off.jitter=0ms", "delayqueue.dashboard.refresh-interval=500ms" })
+@AutoConfigureTestRedis
+class DashboardBrowserTests {
+
+	private static final JsonMapper json = JsonMapper.builder().build();
+
+	@LocalServerPort
+	private int port;
+
+	@Autowired
+	private DelayedJobTemplate template;
+
+	@Autowired
+	private OrderService orders;
+
+	@Autowired
+	private WebhookService webhooks;
+
+	@Autowired
+	private DelayedListenerEndpointRegistry registry;
+
+	private WebDriver browser;
+
+	private WebDriverWait wait;
+
+	@BeforeEach
+	void openBrowser() {
+		String chromium = executable("chromium", "chromium-browser", "google-chrome");
+		String driver = executable("chromedriver");
+		ChromeOptions options = new ChromeOptions();
+		options.setBinary(chromium);
+		options.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+				"--window-size=1280,800", "--lang=en-US");
+		ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(new File(driver))
+			.usingAnyFreePort()
+			.build();
+		this.browser = new ChromeDriver(service, options);
+		this.wait = new WebDriverWait(this.browser, Duration.ofSeconds(15));
+	}
+
+	@AfterEach
+	void closeBrowser() {
+		if (this.browser != null) {
+			this.browser.quit();
+		}
+	}
+
+	@Test
+	void anOperatorWatchesFindsReplaysAndPausesThroughTheDashboard() throws IOException {
+		// jobs in every state: DELAYED order closes, READY and RESERVED jobs of topics that
+		// nobody consumes here, DEAD webhooks (the partner is down)
+		for (int i = 0; i < 3; i++) {
+			this.orders.place("book " + i, BigDecimal.TEN);
+		}
+		this.template.schedule("backlog", "b-1", "{}", Duration.ZERO);
+		this.template.schedule("backlog", "b-2", "{}", Duration.ZERO);
+		this.template.schedule("manual", "m-1", "{}", Duration.ZERO);
+		assertThat(this.template.getOperations().reserve("manual", 1, Duration.ofHours(1))).hasSize(1);
+		this.webhooks.setReceiverUp(false);
+		for (String id : List.of("hook-1", "hook-2")) {
+			this.template.job(WebhookService.TOPIC, id)
+				.payload(new WebhookService.Event("order.closed", id, Instant.now()))
+				.delay(Duration.ZERO)
+				.maxAttempts(3)
+				.schedule();
+		}
+		this.wait.until((d) -> state(WebhookService.TOPIC, "hook-1") == JobState.DEAD
+				&& state(WebhookService.TOPIC, "hook-2") == JobState.DEAD);
+
+		signIn();
+		this.wait.until((d) -> "3".equals(cell("order-close", "delayed")));
+		assertThat(cell("backlog", "ready")).isEqualTo("2");
+		assertThat(cell("manual", "reserved")).isEqualTo("1");
+		assertThat(cell(WebhookService.TOPIC, "dead")).isEqualTo("2");
+		assertThat(text(By.id("total-dead"))).isEqualTo("2");
+		assertThat(text(By.cssSelector("#instances tbody tr th"))).endsWith("(this one)");
+		assertThat(text(By.cssSelector("#listeners tr[data-listener='order-closer'] [data-field='state']")))
+			.isEqualTo("running");
+
+		// the counts and the chart follow new jobs without a reload
+		for (int i = 0; i < 5; i++) {
+			this.orders.place("pen " + i, BigDecimal.ONE);
+		}
+		this.wait.until((d) -> "8".equals(cell("order-close", "delayed")));
+		this.wait.until((d) -> chart("chart-depth").path("order-close").asInt() == 8);
+		WebElement depth = this.browser.findElement(By.id("chart-depth"));
+		assertThat(Integer.parseInt(depth.getDomAttribute("data-samples"))).isGreaterThan(1);
+		assertThat(Integer.parseInt(depth.getDomAttribute("data-points"))).isGreaterThan(4);
+		assertThat(chart("chart-lag").has("order-close")).isTrue();
+		// the whole overview for the README, then back to 1280×800
+		this.browser.manage().window().setSize(new Dimension(1280, 1560));
+		screenshot("dashboard-overview.png");
+		this.browser.manage().window().setSize(new Dimension(1280, 800));
+
+		// find a dead job: its state and the error it died of
+		this.browser.findElement(By.id("nav-find")).click();
+		this.browser.findElement(By.id("find-topic")).sendKeys(WebhookService.TOPIC);
+		this.browser.findElement(By.id("find-id")).sendKeys("hook-1", Keys.ENTER);
+		this.wait.until((d) -> "DEAD".equals(text(By.cssSelector("#find-result [data-field='state']"))));
+		assertThat(text(By.cssSelector("#find-result [data-field='last-error']"))).contains("503");
+		assertThat(text(By.cssSelector("#find-result [data-field='attempt']"))).isEqualTo("3 of 3");
+
+		// the dead jobs of the topic; the partner is back: replay one, and it is delivered
+		this.webhooks.setReceiverUp(true);
+		this.browser.findElement(By.id("nav-dead")).click();
+		new Select(this.browser.findElement(By.id("dead-topic"))).selectByValue(WebhookService.TOPIC);
+		this.browser.findElement(By.cssSelector("#dead-form button[type='submit']")).click();
+		this.wait.until((d) -> d.findElements(By.cssSelector("#dead-jobs tbody tr")).size() == 2);
+		assertThat(text(By.cssSelector("#dead-jobs tr[data-id='hook-1'] .error-text"))).contains("503");
+		screenshot("dashboard-dead-jobs.png");
+		this.browser.findElement(By.cssSelector("#dead-jobs tr[data-id='hook-1'] button[data-action='replay']")).click();
+		confirm();
+		this.wait.until((d) -> this.webhooks.deliveries()
+			.stream()
+			.anyMatch((delivery) -> delivery.event().orderId().equals("hook-1")));
+		this.wait.until((d) -> d.findElements(By.cssSelector("#dead-jobs tbody tr")).size() == 1);
+		assertThat(state(WebhookService.TOPIC, "hook-2")).isEqualTo(JobState.DEAD);
+
+		// pause and resume a listener, from the keyboard
+		this.browser.findElement(By.id("nav-overview")).click();
+		press(By.cssSelector("#listeners tr[data-listener='order-closer'] button[data-action='pause']"));
+		this.wait.until((d) -> "paused".equals(listenerState("order-closer")));
+		assertThat(this.registry.getListenerContainer("order-closer").getState()).isEqualTo("paused");
+		press(By.cssSelector("#listeners tr[data-listener='order-closer'] button[data-action='resume']"));
+		this.wait.until((d) -> "running".equals(listenerState("order-closer")));
+		assertThat(this.registry.getListenerContainer("order-closer").getState()).isEqualTo("running");
+
+		// a recurring job: its next fire time, and an occurrence triggered now
+		assertThat(text(By.cssSelector("#recurring tr[data-recurring='unpaid-report'] time"))).isNotEmpty();
+		retrying((d) -> {
+			d.findElement(By.cssSelector("#recurring tr[data-recurring='unpaid-report'] button[data-action='trigger']"))
+				.click();
+			return true;
+		});
+		confirm();
+		this.wait.until((d) -> text(By.id("notice")).startsWith("Triggered unpaid-report: "));
+
+				// a phone's width: nothing wider than the screen but the tables, which scroll
+		this.browser.manage().window().setSize(new Dimension(390, 844));
+		this.wait.until((d) -> (Boolean) ((JavascriptExecutor) d)
+			.executeScript("return document.documentElement.scrollWidth <= window.innerWidth;"));
+	}
+
+	@Test
+	void theDashboardNeedsASignedInUser() {
+		this.browser.get(base() + "/delayqueue-dashboard");
+		this.wait.until((d) -> d.getCurrentUrl().endsWith("/login"));
+		this.browser.findElement(By.name("username")).sendKeys("demo");
+		this.browser.findElement(By.name("password")).sendKeys("wrong", Keys.ENTER);
+		this.wait.until((d) -> d.getCurrentUrl().contains("/login?error"));
+		assertThat(this.browser.getPageSource()).doesNotContain("chart-depth");
+	}
+
+	private void signIn() {
+		this.browser.get(base() + "/delayqueue-dashboard");
+		this.wait.until((d) -> d.getCurrentUrl().endsWith("/login"));
+		this.browser.findElement(By.name("username")).sendKeys("demo");
+		this.browser.findElement(By.name("password")).sendKeys("demo-password", Keys.ENTER);
+		this.wait.until((d) -> d.getCurrentUrl().endsWith("/delayqueue-dashboard"));
+	}
+
+	/** Focuses a button and presses Enter, then confirms in the dialog with Enter. */
+	private void press(By button) {
+		retrying((d) -> {
+			d.findElement(button).sendKeys(Keys.ENTER);
+			return true;
+		});
+		this.wait.until((d) -> d.findElement(By.id("confirm")).isDisplayed());
+		WebElement ok = this.browser.findElement(By.id("confirm-ok"));
+		assertThat(this.browser.switchTo().activeElement().getDomAttribute("id")).isEqualTo("confirm-cancel");
+		ok.sendKeys(Keys.ENTER);
+		this.wait.until((d) -> !d.findElement(By.id("confirm")).isDisplayed());
+	}
+
+	private void confirm() {
+		this.wait.until((d) -> d.findElement(By.id("confirm")).isDisplayed());
+		this.browser.findElement(By.id("confirm-ok")).click();
+		this.wait.until((d) -> !d.findElement(By.id("confirm")).isDisplayed());
+	}
+
+	private String cell(String topic, String field) {
+		return retrying((d) -> {
+			List<WebElement> cells = d
+				.findElements(By.cssSelector("#topics tr[data-topic='" + topic + "'] [data-field='" + field + "']"));
+			return cells.isEmpty() ? "" : cells.get(0).getText();
+		});
+	}
+
+	private String listenerState(String listener) {
+		return text(By.cssSelector("#listeners tr[data-listener='" + listener + "'] [data-field='state']"));
+	}
+
+	private JsonNode chart(String id) {
+		String latest = this.browser.findElement(By.id(id)).getDomAttribute("data-latest");
+		return json.readTree((latest != null) ? latest : "{}");
+	}
+
+	private String text(By by) {
+		return retrying((d) -> d.findElement(by).getText());
+	}
+
+	/** The page re-renders rows while it updates: a found element may be replaced at once. */
+	private <T> T retrying(Function<WebDriver, T> read) {
+		return this.wait.ignoring(StaleElementReferenceException.class).until(read);
+	}
+
+	private JobState state(String topic, String id) {
+		return this.template.find(topic, id).map((job) -> job.state()).orElse(null);
+	}
+
+	private void screenshot(String name) throws IOException {
+		byte[] png = ((ChromeDriver) this.browser).getScreenshotAs(OutputType.BYTES);
+		Path target = Path.of("target", "screenshots", name);
+		Files.createDirectories(target.getParent());
+		Files.write(target, png);
+		String docs = System.getProperty("dashboard.screenshots");
+		if (docs != null) {
+			Path copy = Path.of(docs).isAbsolute() ? Path.of(docs, name) : Path.of("..", docs, name);
+			Files.createDirectories(copy.getParent());
+			Files.write(copy, png);
+		}
+	}
+
+	private String base() {
+		return "http://localhost:" + this.port;
+	}
+
+	/**
+	 * The first of the executables found on the PATH; a skipped test without one, a failure on
+	 * CI.
+	 */
+	private static String executable(String... names) {
+		for (String name : names) {
+			for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+				if (Files.isExecutable(Path.of(dir, name))) {
+					return Path.of(dir, name).toString();
+				}
+			}
+		}
+		String message = String.join(" or ", names) + " is not on the PATH; .ci/run installs it"
+				+ " (apt-get install chromium chromium-driver)";
+		if (System.getenv("CI") != null) {
+			throw new IllegalStateException(message);
+		}
+		Assumptions.abort(message);
+		return names[0];
+	}
+
+}
