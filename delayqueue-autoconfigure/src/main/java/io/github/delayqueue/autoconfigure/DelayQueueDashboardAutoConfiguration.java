@@ -1,25 +1,11 @@
 package io.github.delayqueue.autoconfigure;
 
-import java.util.Map;
-import java.util.TreeMap;
-import java.util.function.Supplier;
 
-import io.github.delayqueue.actuate.DelayQueueEndpoint;
-import io.github.delayqueue.actuate.DelayQueueSampler;
-import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.core.DelayQueueOperations;
-import io.github.delayqueue.dashboard.DashboardHistory;
-import io.github.delayqueue.dashboard.DelayQueueDashboard;
-import io.github.delayqueue.dashboard.DelayQueueDashboard.JobCounts;
-import io.github.delayqueue.recurring.RecurringJobs;
-import io.github.delayqueue.redis.RedisDelayQueue;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.ListableBeanFactory;
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -32,6 +18,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.core.io.ResourceLoader;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.util.ClassUtils;
@@ -45,7 +32,11 @@ import org.springframework.web.servlet.function.ServerResponse;
  * authenticates its users: with Spring Security on the classpath (the dashboard then also
  * refuses every request without an authenticated user itself, whatever the application's
  * chains permit), or when {@code delayqueue.dashboard.allow-unauthenticated=true} says that
- * nothing needs to (a warning at start-up). Otherwise it is not served, and a warning says why.
+ * nothing needs to (a warning at start-up). With
+ * {@code delayqueue.dashboard.on-management-port=true} it is served by the management server
+ * only ({@link DelayQueueDashboardManagementContextConfiguration}), which needs
+ * {@code management.server.port} of its own, and there without an authenticated user unless
+ * Spring Security is on the classpath. Otherwise it is not served, and a warning says why.
  */
 @AutoConfiguration(after = { DelayQueueAutoConfiguration.class, DelayedListenerAutoConfiguration.class })
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -61,20 +52,34 @@ public final class DelayQueueDashboardAutoConfiguration {
 
 	static final String ACTUATOR = "org.springframework.boot.actuate.endpoint.annotation.Endpoint";
 
-	DelayQueueDashboardAutoConfiguration(DelayQueueProperties properties, ResourceLoader resourceLoader) {
+	static final String MANAGEMENT_PORT = "org.springframework.boot.actuate.autoconfigure.web.server.ManagementPortType";
+
+	DelayQueueDashboardAutoConfiguration(DelayQueueProperties properties, ResourceLoader resourceLoader,
+			Environment environment) {
 		DelayQueueProperties.Dashboard dashboard = properties.getDashboard();
-		if (!ClassUtils.isPresent(ACTUATOR, resourceLoader.getClassLoader())) {
+		if (!ClassUtils.isPresent(ACTUATOR, resourceLoader.getClassLoader())
+				|| !ClassUtils.isPresent(MANAGEMENT_PORT, resourceLoader.getClassLoader())) {
 			throw new IllegalStateException("delayqueue.dashboard.enabled=true needs Spring Boot Actuator: add"
 					+ " org.springframework.boot:spring-boot-starter-actuator");
+		}
+		if (dashboard.isOnManagementPort()) {
+			if (!Dashboards.managementPortOfItsOwn(environment)) {
+				throw new IllegalStateException("delayqueue.dashboard.on-management-port=true needs the management"
+						+ " server on a port of its own: set management.server.port to another port than server.port");
+			}
+			logger.info("The delayqueue dashboard is served on the management port only, at " + dashboard.getPath()
+					+ " (delayqueue.dashboard.on-management-port=true)");
 		}
 		if (dashboard.isAllowUnauthenticated()) {
 			logger.warn("The delayqueue dashboard at " + dashboard.getPath() + " serves requests without an"
 					+ " authenticated user (delayqueue.dashboard.allow-unauthenticated=true)"
 					+ (dashboard.isReadOnly() ? "" : ", and anyone who reaches it can replay, cancel and pause"));
 		}
-		else if (!ClassUtils.isPresent(SPRING_SECURITY, resourceLoader.getClassLoader())) {
+		else if (!dashboard.isOnManagementPort()
+				&& !ClassUtils.isPresent(SPRING_SECURITY, resourceLoader.getClassLoader())) {
 			logger.warn("The delayqueue dashboard is not served: nothing authenticates its users. Add Spring Security"
-					+ " (spring-boot-starter-security) and sign its users in, or set"
+					+ " (spring-boot-starter-security) and sign its users in, serve it on the management port only"
+					+ " (delayqueue.dashboard.on-management-port=true), or set"
 					+ " delayqueue.dashboard.allow-unauthenticated=true where the network keeps strangers out");
 		}
 	}
@@ -85,77 +90,25 @@ public final class DelayQueueDashboardAutoConfiguration {
 	static class DashboardConfiguration {
 
 		@Bean
-		RouterFunction<ServerResponse> delayQueueDashboardRoutes(DelayQueueOperations operations,
-				ObjectProvider<DelayedListenerEndpointRegistry> registry, ObjectProvider<RedisDelayQueue> queue,
-				ObjectProvider<RecurringJobs> recurringJobs, DelayQueueProperties properties,
-				ResourceLoader resourceLoader, ListableBeanFactory beanFactory,
-				ObjectProvider<DelayQueueSampler> sampler) {
-			DelayQueueProperties.Dashboard dashboard = properties.getDashboard();
-			boolean showPayloads = properties.getEndpoint().isShowPayloads();
-			DelayQueueEndpoint endpoint = new DelayQueueEndpoint(operations, ListenerContainers.of(registry),
-					ListenerContainers.instanceId(queue), showPayloads, recurringJobs.getIfAvailable(), "dashboard");
-			DelayQueueDashboard.Settings settings = new DelayQueueDashboard.Settings(
-					DelayQueueHttpAutoConfiguration.checkedPath("delayqueue.dashboard.path", dashboard.getPath()),
-					dashboard.isReadOnly(), dashboard.isAllowUnauthenticated(), dashboard.getRefreshInterval(),
-					dashboard.getChartWindow(), showPayloads);
-			Supplier<Map<String, JobCounts>> counts = Map::of;
-			if (ClassUtils.isPresent("io.micrometer.core.instrument.MeterRegistry", resourceLoader.getClassLoader())) {
-				counts = MeterCounts.of(beanFactory);
-			}
-			DashboardHistory history = null;
-			DelayQueueSampler found = sampler.getIfAvailable();
-			if (found != null) {
-				history = new DashboardHistory(dashboard.getChartWindow());
-				found.addListener(history);
-			}
-			return new DelayQueueDashboard(endpoint, counts, settings, history).routes();
+		RouterFunction<ServerResponse> delayQueueDashboardRoutes(ListableBeanFactory beanFactory) {
+			return Dashboards.create(beanFactory, false).routes();
 		}
 
 	}
 
 	/**
-	 * This instance's job counters by topic, read from its meter registry (in a class of its
-	 * own: Micrometer is optional).
-	 */
-	static final class MeterCounts {
-
-		private MeterCounts() {
-		}
-
-		static Supplier<Map<String, JobCounts>> of(ListableBeanFactory beanFactory) {
-			ObjectProvider<MeterRegistry> registry = beanFactory.getBeanProvider(MeterRegistry.class);
-			return () -> {
-				MeterRegistry found = registry.getIfAvailable();
-				return (found != null) ? read(found) : Map.of();
-			};
-		}
-
-		static Map<String, JobCounts> read(MeterRegistry registry) {
-			Map<String, double[]> byTopic = new TreeMap<>();
-			String[] kinds = { "completed", "retried", "dead" };
-			for (int kind = 0; kind < kinds.length; kind++) {
-				for (Counter counter : registry.find("delayqueue.jobs." + kinds[kind]).counters()) {
-					String topic = counter.getId().getTag("topic");
-					if (topic != null) {
-						byTopic.computeIfAbsent(topic, (t) -> new double[3])[kind] += counter.count();
-					}
-				}
-			}
-			Map<String, JobCounts> counts = new TreeMap<>();
-			byTopic.forEach((topic, values) -> counts.put(topic, new JobCounts(values[0], values[1], values[2])));
-			return counts;
-		}
-
-	}
-
-	/**
-	 * Something authenticates the dashboard's users: Spring Security is on the classpath, or
+	 * Served on the application's port, and something authenticates the dashboard's users:
+	 * Spring Security is on the classpath, or
 	 * {@code delayqueue.dashboard.allow-unauthenticated=true} says nothing needs to.
 	 */
 	static class OnAuthenticatedDashboardCondition extends SpringBootCondition {
 
 		@Override
 		public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+			if (context.getEnvironment().getProperty("delayqueue.dashboard.on-management-port", Boolean.class, false)) {
+				return ConditionOutcome.noMatch("delayqueue.dashboard.on-management-port=true: served by the management"
+						+ " context");
+			}
 			if (context.getEnvironment()
 				.getProperty("delayqueue.dashboard.allow-unauthenticated", Boolean.class, false)) {
 				return ConditionOutcome.match("delayqueue.dashboard.allow-unauthenticated=true");

@@ -1015,6 +1015,13 @@ public class DelayQueueProperties implements Validator {
 		private boolean allowUnauthenticated = false;
 
 		/**
+		 * Whether the dashboard is served by the management server only (it needs
+		 * 'management.server.port' of its own); there it needs no authenticated user unless
+		 * Spring Security is on the classpath.
+		 */
+		private boolean onManagementPort = false;
+
+		/**
 		 * How often the page reads the queue's figures.
 		 */
 		private Duration refreshInterval = Duration.ofSeconds(2);
@@ -1054,6 +1061,14 @@ public class DelayQueueProperties implements Validator {
 
 		public void setAllowUnauthenticated(boolean allowUnauthenticated) {
 			this.allowUnauthenticated = allowUnauthenticated;
+		}
+
+		public boolean isOnManagementPort() {
+			return this.onManagementPort;
+		}
+
+		public void setOnManagementPort(boolean onManagementPort) {
+			this.onManagementPort = onManagementPort;
 		}
 
 		public Duration getRefreshInterval() {

@@ -3,7 +3,6 @@ package io.github.delayqueue.dashboard;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.Method;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.Principal;
 import java.time.Duration;
@@ -25,7 +24,6 @@ import org.springframework.http.CacheControl;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
-import org.springframework.http.ProblemDetail;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 import org.springframework.util.StreamUtils;
@@ -277,11 +275,18 @@ public final class DelayQueueDashboard {
 				StandardCharsets.UTF_8)).body(content);
 	}
 
+	/**
+	 * An {@code application/problem+json} answer (RFC 9457), written as a map: it reads the same
+	 * whatever JSON converter the context has.
+	 */
 	private static ServerResponse problem(HttpStatus status, @Nullable String detail, @Nullable String field) {
-		ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
-		problem.setType(URI.create("about:blank"));
+		Map<String, Object> problem = new LinkedHashMap<>();
+		problem.put("type", "about:blank");
+		problem.put("title", status.getReasonPhrase());
+		problem.put("status", status.value());
+		problem.put("detail", detail);
 		if (field != null) {
-			problem.setProperty("field", field);
+			problem.put("field", field);
 		}
 		return secure(ServerResponse.status(status)).contentType(MediaType.APPLICATION_PROBLEM_JSON).body(problem);
 	}

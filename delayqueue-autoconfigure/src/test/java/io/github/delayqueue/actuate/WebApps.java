@@ -117,8 +117,21 @@ public final class WebApps implements AfterEachCallback, AfterAllCallback {
 		private final String base;
 
 		App(ConfigurableApplicationContext context) {
+			this(context, "local.server.port");
+		}
+
+		private App(ConfigurableApplicationContext context, String portProperty) {
 			this.context = context;
-			this.base = "http://localhost:" + context.getEnvironment().getProperty("local.server.port");
+			this.base = "http://localhost:" + context.getEnvironment().getProperty(portProperty);
+		}
+
+		/**
+		 * The same application, talked to on its management server's port (with
+		 * {@code management.server.port} of its own).
+		 * @return the application on that port
+		 */
+		public App managementServer() {
+			return new App(this.context, "local.management.port");
 		}
 
 		public <T> T bean(Class<T> type) {

@@ -310,6 +310,41 @@ class DelayQueueDashboardTests {
 	}
 
 	@Test
+	void servedOnTheManagementPortOnlyWithoutAnAuthenticatedUser(CapturedOutput output) {
+		App app = open("management.server.port=0", "delayqueue.dashboard.on-management-port=true");
+		assertThat(output).doesNotContain("The delayqueue dashboard is not served")
+			.contains("The delayqueue dashboard is served on the management port only");
+		assertThat(app.get("/delayqueue-dashboard").status()).isEqualTo(404);
+		assertThat(app.get("/delayqueue-dashboard/api/overview").status()).isEqualTo(404);
+
+		App management = app.managementServer();
+		Response page = management.get("/delayqueue-dashboard");
+		assertThat(page.status()).isEqualTo(200);
+		assertThat(page.headers().firstValue("Content-Security-Policy")).isPresent();
+		assertThat(management.get("/delayqueue-dashboard/dashboard.js").status()).isEqualTo(200);
+		dead(app, "orders", "m-1");
+		JsonNode job = management.get("/delayqueue-dashboard/api/job?topic=orders&id=m-1").json();
+		assertThat(job.get("state").asString()).isEqualTo("DEAD");
+		Response bad = management.get("/delayqueue-dashboard/api/job?topic=orders");
+		assertThat(bad.status()).isEqualTo(400);
+		assertThat(bad.json().get("field").asString()).isEqualTo("id");
+		assertThat(management.form("POST", "/delayqueue-dashboard/api/replay", "topic=orders&id=m-1").status())
+			.isEqualTo(403);
+		assertThat(management.form("POST", "/delayqueue-dashboard/api/replay", "topic=orders&id=m-1", WRITE, "write")
+			.status()).isEqualTo(200);
+		assertThat(state(app, "orders", "m-1")).isEqualTo(JobState.READY);
+		assertThat(management.get("/actuator/delayqueue").status()).as("Actuator as before").isEqualTo(200);
+	}
+
+	@Test
+	void onTheManagementPortNeedsAManagementPortOfItsOwn() {
+		assertThatException().isThrownBy(() -> open("delayqueue.dashboard.on-management-port=true"))
+			.havingRootCause()
+			.withMessageContaining("delayqueue.dashboard.on-management-port=true needs the management server on a"
+					+ " port of its own");
+	}
+
+	@Test
 	void aPathThatBreaksItsRuleOrMeetsTheHttpApiFailsStartUp() {
 		assertThatException().isThrownBy(() -> open("delayqueue.dashboard.path=no-slash"))
 			.havingRootCause()
