@@ -54,8 +54,8 @@ final class Dashboards {
 						classLoader));
 		DelayQueueDashboard.Settings settings = new DelayQueueDashboard.Settings(
 				DelayQueueHttpAutoConfiguration.checkedPath("delayqueue.dashboard.path", dashboard.getPath()),
-				dashboard.isReadOnly(), unauthenticated, dashboard.getRefreshInterval(), dashboard.getChartWindow(),
-				showPayloads);
+				dashboard.isReadOnly(), unauthenticated && dashboard.getRole() == null, dashboard.getRole(),
+				dashboard.getRefreshInterval(), dashboard.getChartWindow(), showPayloads);
 		Supplier<Map<String, JobCounts>> counts = Map::of;
 		if (ClassUtils.isPresent("io.micrometer.core.instrument.MeterRegistry", classLoader)) {
 			counts = MeterCounts.of(beanFactory);

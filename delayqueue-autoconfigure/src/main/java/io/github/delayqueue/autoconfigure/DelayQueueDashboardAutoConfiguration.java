@@ -75,8 +75,14 @@ public final class DelayQueueDashboardAutoConfiguration {
 					+ " authenticated user (delayqueue.dashboard.allow-unauthenticated=true)"
 					+ (dashboard.isReadOnly() ? "" : ", and anyone who reaches it can replay, cancel and pause"));
 		}
-		else if (!dashboard.isOnManagementPort()
-				&& !ClassUtils.isPresent(SPRING_SECURITY, resourceLoader.getClassLoader())) {
+		else if (ClassUtils.isPresent(SPRING_SECURITY, resourceLoader.getClassLoader())) {
+			if (dashboard.getRole() == null && !dashboard.isReadOnly()) {
+				logger.warn("Every authenticated user may use the delayqueue dashboard at " + dashboard.getPath()
+						+ ", replay, cancel and pause included: set delayqueue.dashboard.role to the operators' role"
+						+ " (or secure its path in the application's security)");
+			}
+		}
+		else if (!dashboard.isOnManagementPort()) {
 			logger.warn("The delayqueue dashboard is not served: nothing authenticates its users. Add Spring Security"
 					+ " (spring-boot-starter-security) and sign its users in, serve it on the management port only"
 					+ " (delayqueue.dashboard.on-management-port=true), or set"

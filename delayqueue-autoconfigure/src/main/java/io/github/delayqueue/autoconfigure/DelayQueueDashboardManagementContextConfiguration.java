@@ -13,7 +13,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.function.support.HandlerFunctionAdapter;
 import org.springframework.web.servlet.function.support.RouterFunctionMapping;
-import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
 
 /**
  * The dashboard in the management server's own context, with
@@ -34,12 +33,6 @@ public final class DelayQueueDashboardManagementContextConfiguration {
 	RouterFunctionMapping delayQueueDashboardHandlerMapping(ListableBeanFactory beanFactory) {
 		RouterFunctionMapping mapping = new RouterFunctionMapping(Dashboards.create(beanFactory, true).routes());
 		mapping.setOrder(-1);
-		// the application's converters (its JSON mapper) when its Spring MVC has any
-		RequestMappingHandlerAdapter application = beanFactory.getBeanProvider(RequestMappingHandlerAdapter.class)
-			.getIfUnique();
-		if (application != null) {
-			mapping.setMessageConverters(application.getMessageConverters());
-		}
 		return mapping;
 	}
 

@@ -1022,6 +1022,13 @@ public class DelayQueueProperties implements Validator {
 		private boolean onManagementPort = false;
 
 		/**
+		 * The role a user needs to use the dashboard (as HttpServletRequest#isUserInRole
+		 * checks it: 'OPS' for Spring Security's authority ROLE_OPS); none lets every
+		 * authenticated user use it.
+		 */
+		private String role;
+
+		/**
 		 * How often the page reads the queue's figures.
 		 */
 		private Duration refreshInterval = Duration.ofSeconds(2);
@@ -1069,6 +1076,14 @@ public class DelayQueueProperties implements Validator {
 
 		public void setOnManagementPort(boolean onManagementPort) {
 			this.onManagementPort = onManagementPort;
+		}
+
+		public String getRole() {
+			return this.role;
+		}
+
+		public void setRole(String role) {
+			this.role = role;
 		}
 
 		public Duration getRefreshInterval() {

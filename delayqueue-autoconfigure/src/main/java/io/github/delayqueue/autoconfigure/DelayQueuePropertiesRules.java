@@ -138,6 +138,13 @@ final class DelayQueuePropertiesRules {
 					|| http.getBasePath().startsWith(dashboard.getPath() + "/"))) {
 				rules.reject("dashboard.path", "must not be delayqueue.http.base-path, nor above or under it");
 			}
+			if (dashboard.getRole() != null && dashboard.getRole().isBlank()) {
+				rules.reject("dashboard.role", "must not be blank: leave it out to let every authenticated user in");
+			}
+			else if (dashboard.getRole() != null && dashboard.isAllowUnauthenticated()) {
+				rules.reject("dashboard.role", "needs an authenticated user: not with"
+						+ " delayqueue.dashboard.allow-unauthenticated=true");
+			}
 			rules.duration("dashboard.refresh-interval", dashboard.getRefreshInterval(), Duration.ofMillis(500),
 					Duration.ofMinutes(1));
 			rules.duration("dashboard.chart-window", dashboard.getChartWindow(), Duration.ofMinutes(1),

@@ -17,7 +17,9 @@ import io.github.delayqueue.core.QueueStats.TopicStats;
  * metrics sampler ({@code DelayQueueSampler}, one reading every
  * {@code delayqueue.metrics.sample-interval}): a page opened now draws the last minutes at once,
  * at no Redis cost of its own. Keeps at most {@value #MAX_SAMPLES} readings of at most
- * {@value #MAX_TOPICS} topics each. Thread-safe.
+ * {@value #MAX_TOPICS} topics each: with readings more often than the window allows for that
+ * many, a reading closer to the last one kept than the window's share of one is left out, so
+ * the readings kept still reach across the whole window. Thread-safe.
  */
 public final class DashboardHistory implements Consumer<QueueStats> {
 
@@ -29,6 +31,8 @@ public final class DashboardHistory implements Consumer<QueueStats> {
 
 	private final Duration window;
 
+	private final Duration spacing;
+
 	private final Deque<Sample> samples = new ArrayDeque<>();
 
 	/**
@@ -37,6 +41,7 @@ public final class DashboardHistory implements Consumer<QueueStats> {
 	 */
 	public DashboardHistory(Duration window) {
 		this.window = window;
+		this.spacing = window.dividedBy(MAX_SAMPLES);
 	}
 
 	@Override
@@ -52,6 +57,10 @@ public final class DashboardHistory implements Consumer<QueueStats> {
 		}
 		Instant oldest = stats.readAt().minus(this.window);
 		synchronized (this.samples) {
+			Sample last = this.samples.peekLast();
+			if (last != null && stats.readAt().isBefore(last.at().plus(this.spacing))) {
+				return;
+			}
 			this.samples.addLast(new Sample(stats.readAt(), topics));
 			while (this.samples.size() > MAX_SAMPLES
 					|| (!this.samples.isEmpty() && this.samples.peekFirst().at().isBefore(oldest))) {

@@ -11,13 +11,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.github.delayqueue.actuate.DelayQueueEndpoint;
 import io.github.delayqueue.actuate.DelayQueueEndpoint.InvalidArgumentException;
 import io.github.delayqueue.actuate.DelayQueueEndpoint.NotFoundException;
 import io.github.delayqueue.core.DelayQueueConnectionException;
 import jakarta.servlet.http.HttpServletRequest;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.http.CacheControl;
@@ -59,10 +65,11 @@ import org.springframework.web.util.HtmlUtils;
  *
  * <p>
  * Every request needs an authenticated user ({@link HttpServletRequest#getUserPrincipal()};
- * Spring Security's anonymous user is none) unless {@link Settings#allowUnauthenticated()}. A
+ * Spring Security's anonymous user is none) unless {@link Settings#allowUnauthenticated()},
+ * with {@link Settings#role()} when one is set. The JSON routes are refused when the browser
+ * says the request comes from another site ({@code Sec-Fetch-Site}), whatever CORS allows. A
  * write needs a {@code POST} with the header {@value #WRITE_HEADER} (which a cross-site form
- * cannot send, and a cross-site script only after a CORS preflight), is refused when the
- * browser says it comes from another site ({@code Sec-Fetch-Site}), and is refused in
+ * cannot send, and a cross-site script only after a CORS preflight), and is refused in
  * read-only mode. These hold whatever the application's security does; Spring Security's CSRF
  * protection, when on, checks its token before them (the page sends the token it was
  * rendered with). Refusals are {@code application/problem+json}. Every answer forbids caching
@@ -76,7 +83,19 @@ public final class DelayQueueDashboard {
 	 */
 	public static final String WRITE_HEADER = "X-DelayQueue-Dashboard";
 
+	private static final Log logger = LogFactory.getLog(DelayQueueDashboard.class);
+
 	private static final String CSRF_TOKEN = "org.springframework.security.web.csrf.CsrfToken";
+
+	private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{(\\w+)}}");
+
+	/**
+	 * The dashboard's own JSON: what the page reads does not change with the application's
+	 * Jackson settings (a naming strategy, say), as Actuator's does not.
+	 */
+	private static final JsonMapper JSON = JsonMapper.builder()
+		.changeDefaultPropertyInclusion((inclusion) -> inclusion.withValueInclusion(JsonInclude.Include.NON_NULL))
+		.build();
 
 	private static final String CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self';"
 			+ " img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
@@ -141,14 +160,28 @@ public final class DelayQueueDashboard {
 			.onError(NotFoundException.class, (ex, request) -> problem(HttpStatus.NOT_FOUND, ex.getMessage(), null))
 			.onError(InvalidArgumentException.class, (ex, request) -> problem(HttpStatus.BAD_REQUEST, ex.getMessage(),
 					((InvalidArgumentException) ex).getField()))
-			.onError(DelayQueueConnectionException.class,
-					(ex, request) -> problem(HttpStatus.SERVICE_UNAVAILABLE, ex.getMessage(), null))
+			.onError(DelayQueueConnectionException.class, (ex, request) -> {
+				logger.warn("The dashboard could not reach Redis", ex);
+				return problem(HttpStatus.SERVICE_UNAVAILABLE, "Redis cannot be reached (the application's log says more)",
+						null);
+			})
 			.build();
 	}
 
 	private ServerResponse guard(ServerRequest request, HandlerFunction<ServerResponse> next) throws Exception {
 		if (!this.settings.allowUnauthenticated() && request.principal().isEmpty()) {
-			return problem(HttpStatus.UNAUTHORIZED, "The dashboard needs an authenticated user", null);
+			return problem(HttpStatus.UNAUTHORIZED, "The dashboard needs an authenticated user: the application's"
+					+ " security must sign its users in at " + this.settings.path(), null);
+		}
+		String role = this.settings.role();
+		if (role != null && !request.servletRequest().isUserInRole(role)) {
+			return problem(HttpStatus.FORBIDDEN, "The dashboard needs the role " + role
+					+ " (delayqueue.dashboard.role)", null);
+		}
+		String site = request.headers().firstHeader("Sec-Fetch-Site");
+		if (site != null && !site.equals("same-origin") && request.path().startsWith(this.settings.path() + "/api/")) {
+			return problem(HttpStatus.FORBIDDEN,
+					"The dashboard's data is for its own page only (Sec-Fetch-Site was '" + site + "')", null);
 		}
 		if (HttpMethod.POST.equals(request.method())) {
 			if (this.settings.readOnly()) {
@@ -159,11 +192,6 @@ public final class DelayQueueDashboard {
 				return problem(HttpStatus.FORBIDDEN, "A write needs the header " + WRITE_HEADER
 						+ ", as the dashboard's page sends it", null);
 			}
-			String site = request.headers().firstHeader("Sec-Fetch-Site");
-			if (site != null && !site.equals("same-origin")) {
-				return problem(HttpStatus.FORBIDDEN,
-						"A write must come from the dashboard's own origin (Sec-Fetch-Site was '" + site + "')", null);
-			}
 		}
 		return next.handle(request);
 	}
@@ -171,27 +199,29 @@ public final class DelayQueueDashboard {
 	private ServerResponse page(ServerRequest request) {
 		HttpServletRequest servlet = request.servletRequest();
 		Map<String, String> values = new LinkedHashMap<>();
-		values.put("base", servlet.getContextPath() + this.settings.path());
+		// the page's own path, whatever the context and servlet paths before the dashboard's
+		String uri = servlet.getRequestURI();
+		values.put("base", uri.endsWith(this.settings.path()) ? uri : servlet.getContextPath() + this.settings.path());
 		values.put("readOnly", Boolean.toString(this.settings.readOnly()));
 		values.put("showPayloads", Boolean.toString(this.settings.showPayloads()));
 		values.put("refreshMillis", Long.toString(this.settings.refreshInterval().toMillis()));
 		values.put("chartWindowMillis", Long.toString(this.settings.chartWindow().toMillis()));
 		values.put("user", request.principal().map(Principal::getName).orElse(""));
 		String[] csrf = csrf(servlet);
-		values.put("csrfHeader", csrf[0]);
+		values.put("csrfParameter", csrf[0]);
 		values.put("csrfToken", csrf[1]);
-		String html = this.page;
-		for (Map.Entry<String, String> value : values.entrySet()) {
-			html = html.replace("{{" + value.getKey() + "}}", HtmlUtils.htmlEscape(value.getValue()));
-		}
+		String html = PLACEHOLDER.matcher(this.page)
+			.replaceAll((match) -> Matcher.quoteReplacement(HtmlUtils.htmlEscape(values.get(match.group(1)))));
 		return secure(ServerResponse.ok()).contentType(new MediaType(MediaType.TEXT_HTML, StandardCharsets.UTF_8))
 			.body(html);
 	}
 
 	/**
-	 * The header name and token of Spring Security's CSRF protection for this request, or
-	 * two empty strings without it. Read through its interface, which this module does not
-	 * depend on.
+	 * The form parameter name and token of Spring Security's CSRF protection for this
+	 * request, or two empty strings without it. The page sends the token as that parameter,
+	 * which every token request handler of Spring Security reads (a masked token in a header
+	 * is refused by the single-page-application one). Read through its interface, which this
+	 * module does not depend on.
 	 */
 	private static String[] csrf(HttpServletRequest request) {
 		Object token = request.getAttribute(CSRF_TOKEN);
@@ -200,7 +230,7 @@ public final class DelayQueueDashboard {
 		}
 		try {
 			Class<?> type = ClassUtils.forName(CSRF_TOKEN, DelayQueueDashboard.class.getClassLoader());
-			Method header = type.getMethod("getHeaderName");
+			Method header = type.getMethod("getParameterName");
 			Method value = type.getMethod("getToken");
 			return new String[] { String.valueOf(ReflectionUtils.invokeMethod(header, token)),
 					String.valueOf(ReflectionUtils.invokeMethod(value, token)) };
@@ -267,7 +297,7 @@ public final class DelayQueueDashboard {
 	}
 
 	private static ServerResponse json(Object body) {
-		return secure(ServerResponse.ok()).contentType(MediaType.APPLICATION_JSON).body(body);
+		return secure(ServerResponse.ok()).contentType(MediaType.APPLICATION_JSON).body(JSON.writeValueAsBytes(body));
 	}
 
 	private static ServerResponse asset(byte[] content, String type) {
@@ -288,7 +318,8 @@ public final class DelayQueueDashboard {
 		if (field != null) {
 			problem.put("field", field);
 		}
-		return secure(ServerResponse.status(status)).contentType(MediaType.APPLICATION_PROBLEM_JSON).body(problem);
+		return secure(ServerResponse.status(status)).contentType(MediaType.APPLICATION_PROBLEM_JSON)
+			.body(JSON.writeValueAsBytes(problem));
 	}
 
 	private static ServerResponse.BodyBuilder secure(ServerResponse.BodyBuilder builder) {
@@ -317,12 +348,14 @@ public final class DelayQueueDashboard {
 	 * @param path its path under the servlet context path ({@code /delayqueue-dashboard})
 	 * @param readOnly whether it only shows (no write controls, writes refused)
 	 * @param allowUnauthenticated whether requests without an authenticated user are served
+	 * @param role the role every request's user must have, or {@code null} for any
+	 * authenticated user
 	 * @param refreshInterval how often the page reads the figures
 	 * @param chartWindow how far back the page's charts reach
 	 * @param showPayloads whether payloads are shown (as the endpoint shows them)
 	 */
-	public record Settings(String path, boolean readOnly, boolean allowUnauthenticated, Duration refreshInterval,
-			Duration chartWindow, boolean showPayloads) {
+	public record Settings(String path, boolean readOnly, boolean allowUnauthenticated, @Nullable String role,
+			Duration refreshInterval, Duration chartWindow, boolean showPayloads) {
 
 	}
 

@@ -95,9 +95,6 @@ final class RedisAdmin implements DelayQueueAdmin {
 				Instant.ofEpochMilli(readAt), this.completed.counts());
 	}
 
-	/**
-	 * The instance that runs each bucket's timer, or {@code null}.
-	 */
 	@Override
 	public Map<String, Instant> instances() {
 		Set<Tuple> heartbeats = this.runner.execute("reading instances",
@@ -110,6 +107,9 @@ final class RedisAdmin implements DelayQueueAdmin {
 		return Collections.unmodifiableMap(instances);
 	}
 
+	/**
+	 * The instance that runs each bucket's timer, or {@code null}.
+	 */
 	private String[] timerOwners() {
 		Map<byte[], byte[]> owners = this.runner.execute("reading timer owners",
 				(connection) -> connection.hashCommands().hGetAll(this.keys.timers()));

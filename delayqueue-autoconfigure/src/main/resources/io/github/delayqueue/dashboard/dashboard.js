@@ -12,17 +12,25 @@
 		showPayloads: body.dataset.showPayloads === 'true',
 		refreshMillis: Number(body.dataset.refreshMillis) || 2000,
 		windowMillis: Number(body.dataset.chartWindowMillis) || 300000,
-		csrfHeader: body.dataset.csrfHeader,
+		csrfParameter: body.dataset.csrfParameter,
 		csrfToken: body.dataset.csrfToken
 	};
 	var COLORS = ['#1f6feb', '#d1242f', '#1a7f37', '#9a6700', '#8250df', '#bc4c00', '#0a7a8a', '#6e7781'];
 	var samples = []; // {at: ms, topics: {name: {depth, lag}}}
-	var colors = {};
+	var colors = Object.create(null); // maps keyed by topic have no prototype: a topic may be 'constructor'
 	var previousCounts = null;
+	var answeredBy = null;
 	var live = true;
 	var timer = null;
-	var deadCursor = null;
+	var refreshing = null;
+	var again = false; // a refresh asked for while one runs
+	var dead = { topic: null, next: null, total: 0 }; // the topic the dead-jobs table shows
 	var seeded = false;
+
+	// a property of a map read from JSON only if it is its own
+	function own(map, key) {
+		return (map && Object.prototype.hasOwnProperty.call(map, key)) ? map[key] : undefined;
+	}
 
 	function $(id) {
 		return document.getElementById(id);
@@ -75,15 +83,28 @@
 		box.hidden = !message;
 	}
 
+	function failure(message, status) {
+		var error = new Error(message);
+		error.status = status;
+		return error;
+	}
+
+	// a request to the dashboard's JSON routes: anything but a JSON answer from them (a redirect
+	// to a sign-in page, a refusal by the application's security) fails, saying so
 	function request(path, options) {
-		return fetch(config.base + path, options).then(function (response) {
+		options.redirect = 'error';
+		return fetch(config.base + path, options).catch(function () {
+			throw failure('you are signed out: reload the page to sign in again', 0);
+		}).then(function (response) {
 			var type = response.headers.get('Content-Type') || '';
-			var read = type.indexOf('json') >= 0 ? response.json() : response.text();
-			return read.then(function (content) {
+			if (type.indexOf('json') < 0) {
+				throw failure(response.ok ? 'you are signed out: reload the page to sign in again'
+					: 'refused (' + response.status + '): signed out, or the page is too old; reload it',
+					response.status);
+			}
+			return response.json().then(function (content) {
 				if (!response.ok) {
-					var detail = (content && content.detail) ? content.detail
-						: response.status + ' ' + response.statusText;
-					throw new Error(detail);
+					throw failure(content.detail || (response.status + ' ' + response.statusText), response.status);
 				}
 				return content;
 			});
@@ -98,11 +119,12 @@
 	function post(path, params) {
 		var headers = { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json',
 			'X-DelayQueue-Dashboard': 'write' };
-		if (config.csrfHeader && config.csrfToken) {
-			headers[config.csrfHeader] = config.csrfToken;
+		var form = new URLSearchParams(params);
+		if (config.csrfParameter && config.csrfToken) {
+			// as a form parameter, which every CSRF token handler of Spring Security reads
+			form.append(config.csrfParameter, config.csrfToken);
 		}
-		return request(path, { method: 'POST', credentials: 'same-origin', headers: headers,
-			body: new URLSearchParams(params).toString() });
+		return request(path, { method: 'POST', credentials: 'same-origin', headers: headers, body: form.toString() });
 	}
 
 	// asks in a modal dialog; runs the write only when confirmed
@@ -113,8 +135,12 @@
 		dialog.returnValue = '';
 		dialog.addEventListener('close', function onClose() {
 			dialog.removeEventListener('close', onClose);
-			if (opener && opener.focus) {
+			// back to the control that opened it, or to the page when a refresh replaced it
+			if (opener && opener.focus && document.body.contains(opener)) {
 				opener.focus();
+			}
+			else {
+				$('main').focus();
 			}
 			if (dialog.returnValue === 'ok') {
 				write().then(function (message) {
@@ -172,12 +198,14 @@
 		return colors[topic];
 	}
 
-	function rates(counts, at) {
-		var result = {};
-		if (previousCounts) {
+	// this instance's rates since the reading before (none across a change of instance, or
+	// from a reading older than the one before)
+	function rates(counts, at, instance) {
+		var result = Object.create(null);
+		if (previousCounts && previousCounts.instance === instance && at > previousCounts.at) {
 			var seconds = Math.max((at - previousCounts.at) / 1000, 0.001);
 			Object.keys(counts).forEach(function (topic) {
-				var before = previousCounts.counts[topic] || { completed: 0, retried: 0, dead: 0 };
+				var before = own(previousCounts.counts, topic) || { completed: 0, retried: 0, dead: 0 };
 				var now = counts[topic];
 				result[topic] = {
 					completed: Math.max(0, now.completed - before.completed) / seconds,
@@ -186,14 +214,18 @@
 				};
 			});
 		}
-		previousCounts = { at: at, counts: counts };
+		if (!previousCounts || at > previousCounts.at || previousCounts.instance !== instance) {
+			previousCounts = { at: at, counts: counts, instance: instance };
+		}
 		return result;
 	}
 
 	function renderOverview(overview) {
 		var queue = overview.queue;
 		var at = Date.parse(queue.readAt);
-		var rate = rates(overview.counts || {}, at);
+		var rate = rates(overview.counts || {}, at, queue.instance);
+		answeredBy = queue.instance;
+		$('instance').textContent = queue.instance ? 'Answered by ' + queue.instance : '';
 		$('total-delayed').textContent = number(queue.totals.delayed);
 		$('total-ready').textContent = number(queue.totals.ready);
 		$('total-reserved').textContent = number(queue.totals.reserved);
@@ -207,7 +239,7 @@
 			var r = rate[name];
 			function perSecond(kind) {
 				return el('td', { 'class': 'num', 'data-field': kind + '-rate' },
-					r ? r[kind].toFixed(1) : ((overview.counts && overview.counts[name]) ? '…' : '–'));
+					r ? r[kind].toFixed(1) : (own(overview.counts, name) ? '…' : '–'));
 			}
 			return el('tr', { 'data-key': name, 'data-topic': name },
 				el('th', { scope: 'row' }, el('span', { 'class': 'swatch', style: null, 'data-color': colorOf(name) }), name),
@@ -234,7 +266,7 @@
 					el('td', { 'class': 'actions' }, listener.state === 'stopped' ? null
 						: actionButton(pause === 'pause' ? 'Pause' : 'Resume', pause,
 							(pause === 'pause' ? 'Pause' : 'Resume') + ' listener ' + listener.id + ' of topic ' + name
-								+ ' in this application?',
+								+ ' in instance ' + answeredBy + ' (the instance that answers this page)?',
 							function () {
 								return post('/api/listener', { topic: name, listener: listener.id, action: pause })
 									.then(function () { return 'Listener ' + listener.id + ': ' + pause + 'd'; });
@@ -324,11 +356,14 @@
 	}
 
 	function record(at, topics) {
-		var sample = { at: at, topics: {} };
+		var sample = { at: at, topics: Object.create(null) };
 		Object.keys(topics).forEach(function (name) {
 			var topic = topics[name];
 			sample.topics[name] = { depth: topic.delayed + topic.ready + topic.reserved, lag: topic.overdueLagMillis };
 		});
+		if (samples.length && samples[samples.length - 1].at >= at) {
+			return; // a reading no newer than the last one drawn
+		}
 		samples.push(sample);
 		while (samples.length > 1 && samples[0].at < at - config.windowMillis) {
 			samples.shift();
@@ -353,7 +388,7 @@
 			: config.windowMillis;
 		var from = now - span;
 		var max = 1;
-		var series = {};
+		var series = Object.create(null);
 		samples.forEach(function (sample) {
 			Object.keys(sample.topics).forEach(function (name) {
 				var value = sample.topics[name][field];
@@ -377,7 +412,7 @@
 			left, height - 6);
 		context.fillText('now', width - right - 22, height - 6);
 		var points = 0;
-		var latest = {};
+		var latest = Object.create(null);
 		Object.keys(series).forEach(function (name) {
 			context.strokeStyle = colorOf(name);
 			context.lineWidth = 2;
@@ -402,7 +437,23 @@
 		canvas.dataset.latest = JSON.stringify(latest);
 	}
 
+	// one reading at a time: a refresh asked for while one runs runs after it
 	function refresh() {
+		if (refreshing) {
+			again = true;
+			return refreshing;
+		}
+		refreshing = read().then(function () {
+			refreshing = null;
+			if (again) {
+				again = false;
+				return refresh();
+			}
+		});
+		return refreshing;
+	}
+
+	function read() {
 		return get('/api/overview', seeded ? null : { history: 'true' }).then(function (overview) {
 			showError('');
 			renderOverview(overview);
@@ -414,9 +465,10 @@
 		});
 	}
 
+	// reads every refresh interval while updates are on and the page is visible
 	function schedule() {
 		clearTimeout(timer);
-		if (live) {
+		if (live && !document.hidden) {
 			timer = setTimeout(function () {
 				refresh().then(schedule);
 			}, config.refreshMillis);
@@ -481,18 +533,26 @@
 
 	// ---- dead jobs ----
 
+	// the first page of a topic's dead jobs, or (with the cursor of the page before) the next
 	function loadDead(topic, cursor) {
 		var params = { topic: topic, limit: 20 };
 		if (cursor) {
 			params.cursor = cursor;
 		}
+		var rows = $('dead-jobs').tBodies[0];
 		return get('/api/dead', params).then(function (view) {
+			return view.deadJobs;
+		}, function (error) {
+			if (error.status === 404) {
+				return { total: 0, jobs: [], next: null }; // the topic has no jobs (left)
+			}
+			throw error;
+		}).then(function (page) {
 			showError('');
-			var page = view.deadJobs;
-			var rows = $('dead-jobs').tBodies[0];
-			if (!cursor) {
+			if (!cursor || dead.topic !== topic) {
 				rows.replaceChildren();
 			}
+			dead = { topic: topic, next: page.next || null, total: page.total };
 			page.jobs.forEach(function (job) {
 				rows.appendChild(el('tr', { 'data-id': job.id },
 					el('th', { scope: 'row' }, job.id),
@@ -519,8 +579,7 @@
 			var shown = rows.rows.length;
 			$('dead-summary').textContent = shown === 0 ? 'No dead jobs in ' + topic
 				: shown + ' of ' + number(page.total) + ' dead jobs of ' + topic + ', oldest deaths first';
-			deadCursor = page.next;
-			$('dead-more').hidden = !page.next;
+			$('dead-more').hidden = !dead.next;
 			$('replay-all').hidden = config.readOnly || page.total === 0;
 		}).catch(function (error) {
 			showError(error.message);
@@ -576,12 +635,16 @@
 			event.preventDefault();
 			loadDead($('dead-topic').value);
 		});
+		$('dead-topic').addEventListener('change', function () {
+			loadDead(this.value);
+		});
 		$('dead-more').addEventListener('click', function () {
-			loadDead($('dead-topic').value, deadCursor);
+			loadDead(dead.topic, dead.next);
 		});
 		$('replay-all').addEventListener('click', function () {
-			var topic = $('dead-topic').value;
-			confirmThen('Replay every dead job of topic ' + topic + '?', function () {
+			var topic = dead.topic;
+			confirmThen('Replay every dead job of topic ' + topic + ' (' + number(dead.total)
+				+ ' when the table was read, and any that died since)?', function () {
 				return post('/api/replay', { topic: topic }).then(function (done) {
 					loadDead(topic);
 					return 'Replayed ' + number(done.count) + ' jobs of ' + topic;
@@ -589,6 +652,11 @@
 			});
 		});
 		window.addEventListener('hashchange', showView);
+		document.addEventListener('visibilitychange', function () {
+			if (!document.hidden && live) {
+				refresh().then(schedule);
+			}
+		});
 		refresh().then(function () {
 			showView();
 			schedule();

@@ -41,18 +41,26 @@ class DashboardHistoryTests {
 	}
 
 	@Test
-	void keepsAtMostItsBoundsOfTopicsAndReadings() {
-		DashboardHistory history = new DashboardHistory(Duration.ofDays(1));
+	void keepsAtMostItsBoundsOfTopicsAndReadingsAcrossTheWholeWindow() {
+		DashboardHistory history = new DashboardHistory(Duration.ofHours(1));
 		Map<String, TopicStats> topics = new TreeMap<>();
 		for (int i = 0; i < DashboardHistory.MAX_TOPICS + 50; i++) {
 			topics.put("topic-" + (1000 + i), new TopicStats(1, 0, 0, 0, null));
 		}
-		for (int i = 0; i < DashboardHistory.MAX_SAMPLES + 10; i++) {
-			history.accept(reading(START.plusSeconds(i), topics));
+		// a reading every 250 ms for two hours: four times what the window keeps
+		Instant end = START.plus(Duration.ofHours(2));
+		for (Instant at = START; !at.isAfter(end); at = at.plusMillis(250)) {
+			history.accept(reading(at, topics));
 		}
 		List<DashboardHistory.Sample> samples = history.samples();
-		assertThat(samples).hasSize(DashboardHistory.MAX_SAMPLES);
-		assertThat(samples.get(0).at()).isEqualTo(START.plusSeconds(10));
+		assertThat(samples).hasSizeBetween(DashboardHistory.MAX_SAMPLES - 1, DashboardHistory.MAX_SAMPLES);
+		assertThat(samples.get(0).at()).isBetween(end.minus(Duration.ofHours(1)),
+				end.minus(Duration.ofMinutes(59)).minusSeconds(59));
+		assertThat(samples.get(samples.size() - 1).at()).isAfterOrEqualTo(end.minusSeconds(1));
+		for (int i = 1; i < samples.size(); i++) {
+			assertThat(Duration.between(samples.get(i - 1).at(), samples.get(i).at())).isGreaterThanOrEqualTo(
+					Duration.ofSeconds(1));
+		}
 		assertThat(samples.get(0).topics()).hasSize(DashboardHistory.MAX_TOPICS).containsKey("topic-1000");
 	}
 

@@ -21,6 +21,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.PropertyNamingStrategies;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -189,6 +191,26 @@ class DelayQueueDashboardTests {
 	}
 
 	@Test
+	void itsJsonAndPathsDoNotDependOnTheApplicationsJacksonSettingsOrServletPath() {
+		App app = open("delayqueue.dashboard.allow-unauthenticated=true",
+				"spring.jackson.property-naming-strategy=SNAKE_CASE", "spring.mvc.servlet.path=/mvc");
+		assertThat(app.bean(JsonMapper.class).serializationConfig().getPropertyNamingStrategy())
+			.as("the application's JSON").isEqualTo(PropertyNamingStrategies.SNAKE_CASE);
+		dead(app, "orders", "o-1");
+		Response page = app.get("/mvc/delayqueue-dashboard");
+		assertThat(page.body()).contains("data-base=\"/mvc/delayqueue-dashboard\"")
+			.contains("<script src=\"/mvc/delayqueue-dashboard/dashboard.js\" defer></script>");
+		assertThat(app.get("/mvc/delayqueue-dashboard/dashboard.js").status()).isEqualTo(200);
+		JsonNode queue = app.get("/mvc/delayqueue-dashboard/api/overview").json().get("queue");
+		assertThat(queue.has("readAt")).isTrue();
+		assertThat(queue.has("read_at")).isFalse();
+		assertThat(queue.get("topics").get("orders").get("overdueLagMillis").isNumber()).isTrue();
+		JsonNode job = app.get("/mvc/delayqueue-dashboard/api/job?topic=orders&id=o-1").json();
+		assertThat(job.get("lastError").asString()).isEqualTo("boom o-1");
+		assertThat(job.get("diedAt").asString()).endsWith("Z");
+	}
+
+	@Test
 	void payloadsAreHiddenUnlessTheEndpointShowsThem() {
 		App app = open("delayqueue.dashboard.allow-unauthenticated=true", "delayqueue.endpoint.show-payloads=false");
 		dead(app, "orders", "secret");
@@ -273,6 +295,15 @@ class DelayQueueDashboardTests {
 		assertThat(app.form("GET", "/delayqueue-dashboard/api/cancel?topic=orders&id=kept", null, WRITE, "write")
 			.status()).isIn(404, 405);
 		assertThat(state(app, "orders", "kept")).isEqualTo(JobState.DEAD);
+
+		// reads too are for the dashboard's own page, whatever CORS allows; a link to the page
+		// from elsewhere still opens it
+		Response crossSiteRead = app.form("GET", "/delayqueue-dashboard/api/job?topic=orders&id=kept", null,
+				"Sec-Fetch-Site", "cross-site", "Origin", "https://elsewhere.example");
+		assertThat(crossSiteRead.status()).isEqualTo(403);
+		assertThat(crossSiteRead.body()).doesNotContain("boom");
+		assertThat(app.form("GET", "/delayqueue-dashboard", null, "Sec-Fetch-Site", "cross-site", "Sec-Fetch-Mode",
+				"navigate").status()).isEqualTo(200);
 
 		Response sameSite = app.form("POST", "/delayqueue-dashboard/api/cancel", "topic=orders&id=kept", WRITE,
 				"write", "Sec-Fetch-Site", "same-origin");
@@ -359,6 +390,11 @@ class DelayQueueDashboardTests {
 		assertThatException().isThrownBy(() -> open("delayqueue.dashboard.refresh-interval=10ms"))
 			.havingRootCause()
 			.withMessageContaining("delayqueue.dashboard.refresh-interval");
+		assertThatException()
+			.isThrownBy(() -> open("delayqueue.dashboard.role=OPS", "delayqueue.dashboard.allow-unauthenticated=true"))
+			.havingRootCause()
+			.withMessageContaining("delayqueue.dashboard.role")
+			.withMessageContaining("not with delayqueue.dashboard.allow-unauthenticated=true");
 	}
 
 }

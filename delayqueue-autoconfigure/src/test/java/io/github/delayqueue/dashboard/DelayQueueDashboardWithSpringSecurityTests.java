@@ -1,5 +1,6 @@
 package io.github.delayqueue.dashboard;
 
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
@@ -16,8 +17,6 @@ import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.http.SecurityChains;
 import io.github.delayqueue.test.QueueInvariant;
 import io.github.delayqueue.test.RedisTestServers;
-import jakarta.servlet.Filter;
-import jakarta.servlet.http.HttpServletRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -26,7 +25,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.context.annotation.Import;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -54,44 +52,28 @@ class DelayQueueDashboardWithSpringSecurityTests {
 
 	}
 
-	/**
-	 * An application whose one chain lets every request through, as
-	 * {@code anyRequest().permitAll()} does.
-	 */
-	@Configuration(proxyBeanMethods = false)
-	@Import(ChainPermittingEveryRequest.Chain.class)
-	static class ChainPermittingEveryRequest {
-
-		static class Chain extends SecurityChains {
-
-			@Override
-			protected boolean covers(HttpServletRequest request) {
-				return true;
-			}
-
-			@Override
-			protected List<Filter> filters() {
-				return List.of();
-			}
-
-		}
-
-	}
-
 	@AfterEach
 	void invariantHolds() {
 		QueueInvariant.assertHolds(RedisTestServers.shared(), this.apps.namespace, 4);
 	}
 
-	private App run(Class<?> configuration) {
-		App app = this.apps.run(RedisTestServers.shared(), configuration, "delayqueue.buckets=4",
-				"delayqueue.dashboard.enabled=true", "spring.security.user.name=ops",
-				"spring.security.user.password=secret");
+	private App run(Class<?> configuration, String... properties) {
+		App app = start(configuration, properties);
 		DelayedJobTemplate template = app.bean(DelayedJobTemplate.class);
 		template.schedule("orders", "o-1", "{\"order\":1}", Duration.ZERO);
 		List<ReservedJob> jobs = template.getOperations().reserve("orders", 1, Duration.ofMinutes(5));
 		template.getOperations().kill(jobs.get(0), "boom");
 		return app;
+	}
+
+	private App start(Class<?> configuration, String... properties) {
+		String[] all = new String[properties.length + 4];
+		all[0] = "delayqueue.buckets=4";
+		all[1] = "delayqueue.dashboard.enabled=true";
+		all[2] = "spring.security.user.name=ops";
+		all[3] = "spring.security.user.password=secret";
+		System.arraycopy(properties, 0, all, 4, properties.length);
+		return this.apps.run(RedisTestServers.shared(), configuration, all);
 	}
 
 	private static JobState state(App app, String id) {
@@ -101,7 +83,9 @@ class DelayQueueDashboardWithSpringSecurityTests {
 	@Test
 	void anonymousRequestsAreRefusedAndWritesNeedTheCsrfToken(CapturedOutput output) {
 		App app = run(BootsDefaultChain.class);
-		assertThat(output).doesNotContain("The delayqueue dashboard is not served");
+		assertThat(output).doesNotContain("The delayqueue dashboard is not served")
+			.contains("Every authenticated user may use the delayqueue dashboard at /delayqueue-dashboard")
+			.contains("set delayqueue.dashboard.role");
 		assertThat(app.get("/delayqueue-dashboard").status()).isIn(401, 302);
 		assertThat(app.get("/delayqueue-dashboard/api/overview").status()).isIn(401, 302);
 		Response anonymousWrite = app.form("POST", "/delayqueue-dashboard/api/replay", "topic=orders&id=o-1", WRITE,
@@ -110,9 +94,9 @@ class DelayQueueDashboardWithSpringSecurityTests {
 
 		Response page = app.form("GET", "/delayqueue-dashboard", null, "Authorization", BASIC);
 		assertThat(page.status()).isEqualTo(200);
-		Matcher header = Pattern.compile("data-csrf-header=\"([^\"]+)\"").matcher(page.body());
+		Matcher parameter = Pattern.compile("data-csrf-parameter=\"([^\"]+)\"").matcher(page.body());
 		Matcher token = Pattern.compile("data-csrf-token=\"([^\"]+)\"").matcher(page.body());
-		assertThat(header.find()).as("the page carries the CSRF header name").isTrue();
+		assertThat(parameter.find()).as("the page carries the CSRF parameter name").isTrue();
 		assertThat(token.find()).as("the page carries the CSRF token").isTrue();
 		String session = page.headers()
 			.firstValue("Set-Cookie")
@@ -126,28 +110,46 @@ class DelayQueueDashboardWithSpringSecurityTests {
 				BASIC, "Cookie", session, WRITE, "write");
 		assertThat(noToken.status()).isIn(401, 403);
 		assertThat(noToken.body()).doesNotContain(WRITE);
-		Response wrongToken = app.form("POST", "/delayqueue-dashboard/api/replay", "topic=orders&id=o-1",
-				"Authorization", BASIC, "Cookie", session, WRITE, "write", header.group(1), "forged");
+		Response wrongToken = app.form("POST", "/delayqueue-dashboard/api/replay",
+				"topic=orders&id=o-1&" + parameter.group(1) + "=forged", "Authorization", BASIC, "Cookie", session, WRITE,
+				"write");
 		assertThat(wrongToken.status()).isIn(401, 403);
 		assertThat(state(app, "o-1")).isEqualTo(JobState.DEAD);
 
 		// the token, but not the dashboard's header: the dashboard refuses
-		Response noHeader = app.form("POST", "/delayqueue-dashboard/api/replay", "topic=orders&id=o-1",
-				"Authorization", BASIC, "Cookie", session, header.group(1), token.group(1));
+		String withToken = "topic=orders&id=o-1&" + parameter.group(1) + "="
+				+ URLEncoder.encode(token.group(1), StandardCharsets.UTF_8);
+		Response noHeader = app.form("POST", "/delayqueue-dashboard/api/replay", withToken, "Authorization", BASIC,
+				"Cookie", session);
 		assertThat(noHeader.status()).isEqualTo(403);
 		assertThat(noHeader.body()).contains(WRITE);
 		assertThat(state(app, "o-1")).isEqualTo(JobState.DEAD);
 
-		Response replayed = app.form("POST", "/delayqueue-dashboard/api/replay", "topic=orders&id=o-1",
-				"Authorization", BASIC, "Cookie", session, WRITE, "write", header.group(1), token.group(1));
+		Response replayed = app.form("POST", "/delayqueue-dashboard/api/replay", withToken, "Authorization", BASIC,
+				"Cookie", session, WRITE, "write");
 		assertThat(replayed.status()).isEqualTo(200);
 		assertThat(state(app, "o-1")).isEqualTo(JobState.READY);
 		assertThat(output).contains("audit - by=ops via=dashboard action=replay topic=orders count=1 ids=[o-1]");
 	}
 
 	@Test
+	void withARoleOnlyItsUsersGetIn(CapturedOutput output) {
+		App viewer = run(BootsDefaultChain.class, "delayqueue.dashboard.role=OPS", "spring.security.user.roles=VIEWER");
+		assertThat(output).doesNotContain("Every authenticated user may use");
+		Response refused = viewer.form("GET", "/delayqueue-dashboard", null, "Authorization", BASIC);
+		assertThat(refused.status()).isEqualTo(403);
+		assertThat(refused.body()).contains("The dashboard needs the role OPS").doesNotContain("<html");
+		assertThat(viewer.form("GET", "/delayqueue-dashboard/api/job?topic=orders&id=o-1", null, "Authorization",
+				BASIC).status()).isEqualTo(403);
+
+		App operator = start(BootsDefaultChain.class, "delayqueue.dashboard.role=OPS", "spring.security.user.roles=OPS");
+		assertThat(operator.form("GET", "/delayqueue-dashboard/api/job?topic=orders&id=o-1", null, "Authorization",
+				BASIC).json().get("state").asString()).isEqualTo("DEAD");
+	}
+
+	@Test
 	void theDashboardRefusesAnonymousRequestsThatTheApplicationsChainLetsThrough() {
-		App app = run(ChainPermittingEveryRequest.class);
+		App app = run(SecurityChains.PermittingEveryRequest.class);
 		Response page = app.get("/delayqueue-dashboard");
 		assertThat(page.status()).isEqualTo(401);
 		assertThat(page.body()).contains("The dashboard needs an authenticated user").doesNotContain("<html");

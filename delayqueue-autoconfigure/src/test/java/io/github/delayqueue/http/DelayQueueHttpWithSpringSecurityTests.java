@@ -59,40 +59,16 @@ class DelayQueueHttpWithSpringSecurityTests {
 		static class Chain extends SecurityChains {
 
 			@Override
-			protected boolean covers(HttpServletRequest request) {
+			boolean covers(HttpServletRequest request) {
 				return request.getRequestURI().startsWith("/api/");
 			}
 
 			@Override
-			protected List<Filter> filters() {
+			List<Filter> filters() {
 				return List.of((request, response, chain) -> {
 					((HttpServletResponse) response).setStatus(403);
 					response.getWriter().write("refused by the application's chain");
 				});
-			}
-
-		}
-
-	}
-
-	/**
-	 * An application whose one chain lets every request through, as
-	 * {@code anyRequest().permitAll()} does.
-	 */
-	@Configuration(proxyBeanMethods = false)
-	@Import(ChainPermittingEveryRequest.Chain.class)
-	static class ChainPermittingEveryRequest {
-
-		static class Chain extends SecurityChains {
-
-			@Override
-			protected boolean covers(HttpServletRequest request) {
-				return true;
-			}
-
-			@Override
-			protected List<Filter> filters() {
-				return List.of();
 			}
 
 		}
@@ -111,12 +87,12 @@ class DelayQueueHttpWithSpringSecurityTests {
 		static class Chain extends SecurityChains {
 
 			@Override
-			protected boolean covers(HttpServletRequest request) {
+			boolean covers(HttpServletRequest request) {
 				return true;
 			}
 
 			@Override
-			protected List<Filter> filters() {
+			List<Filter> filters() {
 				Filter authenticate = (request, response, chain) -> {
 					Class<?> holder = type("org.springframework.security.core.context.SecurityContextHolder");
 					try {
@@ -201,7 +177,7 @@ class DelayQueueHttpWithSpringSecurityTests {
 
 	@Test
 	void tokensAreEnforcedWhenTheApplicationsChainPermitsEveryRequest() {
-		App app = run(ChainPermittingEveryRequest.class, "delayqueue.http.enabled=true",
+		App app = run(SecurityChains.PermittingEveryRequest.class, "delayqueue.http.enabled=true",
 				"delayqueue.http.tokens=" + TOKEN, "spring.mvc.servlet.path=/mvc");
 		assertThat(app.get("/mvc/delayqueue/jobs/t/x").status()).isEqualTo(401);
 		assertThat(app.send("POST", "/mvc/delayqueue/topics/t/reserve", null, null).status()).isEqualTo(401);
@@ -210,7 +186,7 @@ class DelayQueueHttpWithSpringSecurityTests {
 
 	@Test
 	void withoutTokensStartUpFailsUnlessTheApplicationSaysItsSecurityProtectsTheApi() {
-		for (Class<?> configuration : new Class<?>[] { NoBeans.class, ChainPermittingEveryRequest.class }) {
+		for (Class<?> configuration : new Class<?>[] { NoBeans.class, SecurityChains.PermittingEveryRequest.class }) {
 			assertThatException().as(configuration.getSimpleName())
 				.isThrownBy(() -> this.apps.run(RedisTestServers.shared(), configuration, "delayqueue.http.enabled=true"))
 				.havingRootCause()
@@ -239,7 +215,7 @@ class DelayQueueHttpWithSpringSecurityTests {
 
 	@Test
 	void securedByTheApplicationAChainThatPermitsEverythingIsTheApplicationsChoice() {
-		App app = run(ChainPermittingEveryRequest.class, "delayqueue.http.enabled=true",
+		App app = run(SecurityChains.PermittingEveryRequest.class, "delayqueue.http.enabled=true",
 				"delayqueue.http.secured-by-application=true");
 		assertThat(app.get("/delayqueue/jobs/t/x").status()).isEqualTo(200);
 	}

@@ -10,6 +10,8 @@ import jakarta.servlet.http.HttpServletRequest;
 
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.RootBeanDefinition;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.core.type.AnnotationMetadata;
 import org.springframework.util.ClassUtils;
@@ -34,13 +36,13 @@ public abstract class SecurityChains implements ImportBeanDefinitionRegistrar {
 	 * @param request the request
 	 * @return whether the chain covers it
 	 */
-	protected abstract boolean covers(HttpServletRequest request);
+	abstract boolean covers(HttpServletRequest request);
 
 	/**
 	 * The chain's filters; none lets every request it covers through.
 	 * @return the filters
 	 */
-	protected abstract List<Filter> filters();
+	abstract List<Filter> filters();
 
 	@Override
 	@SuppressWarnings("unchecked")
@@ -76,6 +78,30 @@ public abstract class SecurityChains implements ImportBeanDefinitionRegistrar {
 		catch (ClassNotFoundException ex) {
 			throw new IllegalStateException("Spring Security is not on the class path", ex);
 		}
+	}
+
+	/**
+	 * An application whose one chain lets every request through, as
+	 * {@code anyRequest().permitAll()} does.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@Import(PermittingEveryRequest.Chain.class)
+	public static class PermittingEveryRequest {
+
+		static class Chain extends SecurityChains {
+
+			@Override
+			boolean covers(HttpServletRequest request) {
+				return true;
+			}
+
+			@Override
+			List<Filter> filters() {
+				return List.of();
+			}
+
+		}
+
 	}
 
 }

@@ -8,7 +8,8 @@ import org.springframework.security.web.SecurityFilterChain;
 
 /**
  * Signs the dashboard's users in with a form (the demo user of {@code spring.security.user.*}
- * in application.properties), with Spring Security's CSRF protection on. Its chain covers the
+ * in application.properties, with the role {@code delayqueue.dashboard.role} asks for), with
+ * Spring Security's CSRF protection on. Its chain covers the
  * dashboard and the sign-in pages only: the shop, the HTTP job API (which checks its own
  * bearer token) and Actuator stay as they are without Spring Security.
  */
@@ -18,7 +19,7 @@ class DashboardSecurity {
 	@Bean
 	SecurityFilterChain dashboardSecurityFilterChain(HttpSecurity http,
 			@Value("${delayqueue.dashboard.path:/delayqueue-dashboard}") String dashboard) throws Exception {
-		return http.securityMatcher(dashboard, dashboard + "/**", "/login", "/logout")
+		return http.securityMatcher(dashboard, dashboard + "/**", "/login", "/logout", "/default-ui.css")
 			.authorizeHttpRequests((requests) -> requests.anyRequest().authenticated())
 			.formLogin((form) -> form.defaultSuccessUrl(dashboard, true))
 			.logout((logout) -> logout.logoutSuccessUrl("/login?logout"))

@@ -9,13 +9,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.function.Function;
+import java.util.logging.Level;
 
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.test.AutoConfigureTestRedis;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
@@ -29,6 +29,9 @@ import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
+import org.openqa.selenium.logging.LoggingPreferences;
 import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
 import tools.jackson.databind.JsonNode;
@@ -80,12 +83,16 @@ class DashboardBrowserTests {
 
 	@BeforeEach
 	void openBrowser() {
-		String chromium = executable("chromium", "chromium-browser", "google-chrome");
-		String driver = executable("chromedriver");
+		String chromium = Executables.find("chromium chromium-driver", "chromium", "chromium-browser", "google-chrome");
+		String driver = Executables.find("chromium chromium-driver", "chromedriver");
 		ChromeOptions options = new ChromeOptions();
 		options.setBinary(chromium);
 		options.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
 				"--window-size=1280,800", "--lang=en-US");
+		// the browser's console, to see that the page breaks no rule (its content security policy)
+		LoggingPreferences logs = new LoggingPreferences();
+		logs.enable(LogType.BROWSER, Level.ALL);
+		options.setCapability(ChromeOptions.LOGGING_PREFS, logs);
 		ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(new File(driver))
 			.usingAnyFreePort()
 			.build();
@@ -194,6 +201,13 @@ class DashboardBrowserTests {
 		this.browser.manage().window().setSize(new Dimension(390, 844));
 		this.wait.until((d) -> (Boolean) ((JavascriptExecutor) d)
 			.executeScript("return document.documentElement.scrollWidth <= window.innerWidth;"));
+
+		// nothing refused or failed in the browser's console (the browser's own favicon request aside)
+		assertThat(this.browser.manage().logs().get(LogType.BROWSER).getAll())
+			.filteredOn((entry) -> entry.getLevel().intValue() >= Level.WARNING.intValue())
+			.filteredOn((entry) -> !entry.getMessage().contains("favicon.ico"))
+			.extracting(LogEntry::getMessage)
+			.isEmpty();
 	}
 
 	@Test
@@ -278,27 +292,6 @@ class DashboardBrowserTests {
 
 	private String base() {
 		return "http://localhost:" + this.port;
-	}
-
-	/**
-	 * The first of the executables found on the PATH; a skipped test without one, a failure on
-	 * CI.
-	 */
-	private static String executable(String... names) {
-		for (String name : names) {
-			for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-				if (Files.isExecutable(Path.of(dir, name))) {
-					return Path.of(dir, name).toString();
-				}
-			}
-		}
-		String message = String.join(" or ", names) + " is not on the PATH; .ci/run installs it"
-				+ " (apt-get install chromium chromium-driver)";
-		if (System.getenv("CI") != null) {
-			throw new IllegalStateException(message);
-		}
-		Assumptions.abort(message);
-		return names[0];
 	}
 
 }

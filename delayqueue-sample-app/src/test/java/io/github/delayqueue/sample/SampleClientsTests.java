@@ -1,6 +1,5 @@
 package io.github.delayqueue.sample;
 
-import java.io.File;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -18,7 +17,6 @@ import io.github.delayqueue.annotation.DelayedListener;
 import io.github.delayqueue.core.DelayedJob;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.test.AutoConfigureTestRedis;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -181,16 +179,7 @@ class SampleClientsTests {
 	 * The interpreter on the PATH; a skipped test without one, a failure on CI.
 	 */
 	private static String interpreter(String name) {
-		for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-			if (Files.isExecutable(Path.of(dir, name))) {
-				return name;
-			}
-		}
-		String message = name + " is not on the PATH; .ci/run installs it (apt-get install python3 php-cli)";
-		if (System.getenv("CI") != null) {
-			throw new IllegalStateException(message);
-		}
-		Assumptions.abort(message);
+		Executables.find("python3 php-cli", name);
 		return name;
 	}
 
