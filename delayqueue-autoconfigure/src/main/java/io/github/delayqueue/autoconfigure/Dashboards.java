@@ -55,7 +55,8 @@ final class Dashboards {
 		DelayQueueDashboard.Settings settings = new DelayQueueDashboard.Settings(
 				DelayQueueHttpAutoConfiguration.checkedPath("delayqueue.dashboard.path", dashboard.getPath()),
 				dashboard.isReadOnly(), unauthenticated && dashboard.getRole() == null, dashboard.getRole(),
-				dashboard.getRefreshInterval(), dashboard.getChartWindow(), showPayloads);
+				dashboard.getRefreshInterval(), dashboard.getChartWindow(), showPayloads,
+				ListenerContainers.instanceId(beanFactory.getBeanProvider(RedisDelayQueue.class)));
 		Supplier<Map<String, JobCounts>> counts = Map::of;
 		if (ClassUtils.isPresent("io.micrometer.core.instrument.MeterRegistry", classLoader)) {
 			counts = MeterCounts.of(beanFactory);

@@ -67,8 +67,21 @@ public final class DelayQueueDashboardAutoConfiguration {
 				throw new IllegalStateException("delayqueue.dashboard.on-management-port=true needs the management"
 						+ " server on a port of its own: set management.server.port to another port than server.port");
 			}
-			logger.info("The delayqueue dashboard is served on the management port only, at " + dashboard.getPath()
-					+ " (delayqueue.dashboard.on-management-port=true)");
+			boolean springSecurity = ClassUtils.isPresent(SPRING_SECURITY, resourceLoader.getClassLoader());
+			if (!springSecurity && dashboard.getRole() != null) {
+				throw new IllegalStateException("delayqueue.dashboard.role needs Spring Security on the classpath to sign"
+						+ " users in: without it the management port's dashboard has no users to check");
+			}
+			String access = (springSecurity || dashboard.isReadOnly()) ? ""
+					: ", without an authenticated user: anyone who reaches that port can replay, cancel and pause";
+			String line = "The delayqueue dashboard is served on the management port only, at " + dashboard.getPath()
+					+ " (delayqueue.dashboard.on-management-port=true)" + access;
+			if (access.isEmpty()) {
+				logger.info(line);
+			}
+			else {
+				logger.warn(line);
+			}
 		}
 		if (dashboard.isAllowUnauthenticated()) {
 			logger.warn("The delayqueue dashboard at " + dashboard.getPath() + " serves requests without an"
@@ -78,8 +91,8 @@ public final class DelayQueueDashboardAutoConfiguration {
 		else if (ClassUtils.isPresent(SPRING_SECURITY, resourceLoader.getClassLoader())) {
 			if (dashboard.getRole() == null && !dashboard.isReadOnly()) {
 				logger.warn("Every authenticated user may use the delayqueue dashboard at " + dashboard.getPath()
-						+ ", replay, cancel and pause included: set delayqueue.dashboard.role to the operators' role"
-						+ " (or secure its path in the application's security)");
+						+ ", replay, cancel and pause included, unless the application's security limits its path:"
+						+ " set delayqueue.dashboard.role to the operators' role");
 			}
 		}
 		else if (!dashboard.isOnManagementPort()) {

@@ -11,15 +11,15 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.web.servlet.DispatcherServlet;
-import org.springframework.web.servlet.function.support.HandlerFunctionAdapter;
-import org.springframework.web.servlet.function.support.RouterFunctionMapping;
+import org.springframework.web.servlet.function.RouterFunction;
+import org.springframework.web.servlet.function.ServerResponse;
 
 /**
  * The dashboard in the management server's own context, with
  * {@code delayqueue.dashboard.on-management-port=true} and a {@code management.server.port} of
  * its own ({@link DelayQueueDashboardAutoConfiguration} checks both and refuses to start
- * otherwise). That context has no Spring MVC configuration of its own: the dashboard's routes
- * come with a handler mapping and adapter of their own, which its dispatcher finds.
+ * otherwise). The routes are a bean of that context, where its Spring MVC configuration finds
+ * them, as the application context's finds its own.
  */
 @ManagementContextConfiguration(value = ManagementContextType.CHILD, proxyBeanMethods = false)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -30,15 +30,8 @@ import org.springframework.web.servlet.function.support.RouterFunctionMapping;
 public final class DelayQueueDashboardManagementContextConfiguration {
 
 	@Bean
-	RouterFunctionMapping delayQueueDashboardHandlerMapping(ListableBeanFactory beanFactory) {
-		RouterFunctionMapping mapping = new RouterFunctionMapping(Dashboards.create(beanFactory, true).routes());
-		mapping.setOrder(-1);
-		return mapping;
-	}
-
-	@Bean
-	HandlerFunctionAdapter delayQueueDashboardHandlerAdapter() {
-		return new HandlerFunctionAdapter();
+	RouterFunction<ServerResponse> delayQueueDashboardRoutes(ListableBeanFactory beanFactory) {
+		return Dashboards.create(beanFactory, true).routes();
 	}
 
 }

@@ -18,8 +18,9 @@ import io.github.delayqueue.core.QueueStats.TopicStats;
  * {@code delayqueue.metrics.sample-interval}): a page opened now draws the last minutes at once,
  * at no Redis cost of its own. Keeps at most {@value #MAX_SAMPLES} readings of at most
  * {@value #MAX_TOPICS} topics each: with readings more often than the window allows for that
- * many, a reading closer to the last one kept than the window's share of one is left out, so
- * the readings kept still reach across the whole window. Thread-safe.
+ * many, a reading closer to the last one kept than three quarters of the window's share of one
+ * is left out, so that the readings kept reach across most of the window however often the
+ * sampler reads. Thread-safe.
  */
 public final class DashboardHistory implements Consumer<QueueStats> {
 
@@ -27,7 +28,7 @@ public final class DashboardHistory implements Consumer<QueueStats> {
 	public static final int MAX_SAMPLES = 3_600;
 
 	/** The most topics kept of one reading (by name). */
-	public static final int MAX_TOPICS = 100;
+	public static final int MAX_TOPICS = 50;
 
 	private final Duration window;
 
@@ -41,7 +42,7 @@ public final class DashboardHistory implements Consumer<QueueStats> {
 	 */
 	public DashboardHistory(Duration window) {
 		this.window = window;
-		this.spacing = window.dividedBy(MAX_SAMPLES);
+		this.spacing = window.multipliedBy(3).dividedBy(4L * MAX_SAMPLES);
 	}
 
 	@Override

@@ -58,7 +58,8 @@ import org.springframework.web.util.HtmlUtils;
  * {@code GET <path>/api/job?topic=&id=}: one job.</li>
  * <li>{@code POST <path>/api/replay} ({@code topic}, optional {@code id}),
  * {@code POST <path>/api/cancel} ({@code topic}, {@code id}), {@code POST <path>/api/listener}
- * ({@code topic}, {@code listener}, {@code action} {@code pause} or {@code resume}),
+ * ({@code topic}, {@code listener}, {@code action} {@code pause} or {@code resume}; with
+ * {@code instance}, refused with 409 by another instance),
  * {@code POST <path>/api/recurring} ({@code name}, {@code action} {@code pause},
  * {@code resume} or {@code trigger}): form parameters.</li>
  * </ul>
@@ -66,8 +67,9 @@ import org.springframework.web.util.HtmlUtils;
  * <p>
  * Every request needs an authenticated user ({@link HttpServletRequest#getUserPrincipal()};
  * Spring Security's anonymous user is none) unless {@link Settings#allowUnauthenticated()},
- * with {@link Settings#role()} when one is set. The JSON routes are refused when the browser
- * says the request comes from another site ({@code Sec-Fetch-Site}), whatever CORS allows. A
+ * with {@link Settings#role()} when one is set. A request the browser says comes from another
+ * site ({@code Sec-Fetch-Site}) is refused, whatever CORS allows, unless it is a navigation
+ * ({@code Sec-Fetch-Mode: navigate}), whose answer the browser shows to its user only. A
  * write needs a {@code POST} with the header {@value #WRITE_HEADER} (which a cross-site form
  * cannot send, and a cross-site script only after a CORS preflight), and is refused in
  * read-only mode. These hold whatever the application's security does; Spring Security's CSRF
@@ -152,8 +154,7 @@ public final class DelayQueueDashboard {
 					"replay", null, request.param("id").orElse(null), null)))
 			.POST(path + "/api/cancel",
 					(request) -> json(this.endpoint.cancel(who(request), required(request, "topic"), required(request, "id"))))
-			.POST(path + "/api/listener", (request) -> json(this.endpoint.act(who(request), required(request, "topic"),
-					oneOf(request, "action", "pause", "resume"), null, null, required(request, "listener"))))
+			.POST(path + "/api/listener", this::listener)
 			.POST(path + "/api/recurring", (request) -> json(this.endpoint.write(who(request),
 					oneOf(request, "action", "pause", "resume", "trigger"), null, required(request, "name"))))
 			.filter(this::guard)
@@ -178,10 +179,12 @@ public final class DelayQueueDashboard {
 			return problem(HttpStatus.FORBIDDEN, "The dashboard needs the role " + role
 					+ " (delayqueue.dashboard.role)", null);
 		}
+		// from another site only a navigation, which shows the answer to the user, not to that site
 		String site = request.headers().firstHeader("Sec-Fetch-Site");
-		if (site != null && !site.equals("same-origin") && request.path().startsWith(this.settings.path() + "/api/")) {
+		if (site != null && !site.equals("same-origin") && !(HttpMethod.GET.equals(request.method())
+				&& "navigate".equals(request.headers().firstHeader("Sec-Fetch-Mode")))) {
 			return problem(HttpStatus.FORBIDDEN,
-					"The dashboard's data is for its own page only (Sec-Fetch-Site was '" + site + "')", null);
+					"The dashboard answers its own page only (Sec-Fetch-Site was '" + site + "')", null);
 		}
 		if (HttpMethod.POST.equals(request.method())) {
 			if (this.settings.readOnly()) {
@@ -199,9 +202,13 @@ public final class DelayQueueDashboard {
 	private ServerResponse page(ServerRequest request) {
 		HttpServletRequest servlet = request.servletRequest();
 		Map<String, String> values = new LinkedHashMap<>();
-		// the page's own path, whatever the context and servlet paths before the dashboard's
-		String uri = servlet.getRequestURI();
-		values.put("base", uri.endsWith(this.settings.path()) ? uri : servlet.getContextPath() + this.settings.path());
+		// under what comes before the application's path (the context path and the servlet
+		// path), as the request came
+		String full = request.requestPath().value();
+		String within = request.requestPath().pathWithinApplication().value();
+		String before = full.endsWith(within) ? full.substring(0, full.length() - within.length())
+				: request.requestPath().contextPath().value();
+		values.put("base", before + this.settings.path());
 		values.put("readOnly", Boolean.toString(this.settings.readOnly()));
 		values.put("showPayloads", Boolean.toString(this.settings.showPayloads()));
 		values.put("refreshMillis", Long.toString(this.settings.refreshInterval().toMillis()));
@@ -247,6 +254,22 @@ public final class DelayQueueDashboard {
 		return json(new Overview(this.endpoint.queue(), this.counts.get(), samples));
 	}
 
+	/**
+	 * Pauses or resumes a listener of this instance; with {@code instance}, only when this
+	 * instance is the one named (the one whose listeners the page showed).
+	 */
+	private ServerResponse listener(ServerRequest request) {
+		String topic = required(request, "topic");
+		String action = oneOf(request, "action", "pause", "resume");
+		String listener = required(request, "listener");
+		Optional<String> instance = request.param("instance");
+		if (instance.isPresent() && !instance.get().equals(this.settings.instance())) {
+			return problem(HttpStatus.CONFLICT, "This is instance " + this.settings.instance() + ", not "
+					+ instance.get() + ": reload the page to see this instance's listeners", "instance");
+		}
+		return json(this.endpoint.act(who(request), topic, action, null, null, listener));
+	}
+
 	private ServerResponse deadJobs(ServerRequest request) {
 		Integer limit = request.param("limit").map((value) -> {
 			try {
@@ -256,7 +279,14 @@ public final class DelayQueueDashboard {
 				throw new InvalidArgumentException("limit", "limit must be a whole number, was '" + value + "'");
 			}
 		}).orElse(null);
-		return json(this.endpoint.topic(required(request, "topic"), request.param("cursor").orElse(null), null, limit));
+		String topic = required(request, "topic");
+		try {
+			return json(this.endpoint.topic(topic, request.param("cursor").orElse(null), null, limit));
+		}
+		catch (NotFoundException ex) {
+			// a topic without jobs and listeners (its last dead job deleted, say) has no dead jobs
+			return json(Map.of("topic", topic, "deadJobs", Map.of("total", 0, "jobs", List.of())));
+		}
 	}
 
 	private static String required(ServerRequest request, String name) {
@@ -353,9 +383,10 @@ public final class DelayQueueDashboard {
 	 * @param refreshInterval how often the page reads the figures
 	 * @param chartWindow how far back the page's charts reach
 	 * @param showPayloads whether payloads are shown (as the endpoint shows them)
+	 * @param instance this instance's name among the timer owners, or {@code null}
 	 */
 	public record Settings(String path, boolean readOnly, boolean allowUnauthenticated, @Nullable String role,
-			Duration refreshInterval, Duration chartWindow, boolean showPayloads) {
+			Duration refreshInterval, Duration chartWindow, boolean showPayloads, @Nullable String instance) {
 
 	}
 

@@ -24,7 +24,7 @@
 	var timer = null;
 	var refreshing = null;
 	var again = false; // a refresh asked for while one runs
-	var dead = { topic: null, next: null, total: 0 }; // the topic the dead-jobs table shows
+	var dead = { topic: null, next: null, total: 0, read: 0 }; // the topic the dead-jobs table shows
 	var seeded = false;
 
 	// a property of a map read from JSON only if it is its own
@@ -89,22 +89,24 @@
 		return error;
 	}
 
-	// a request to the dashboard's JSON routes: anything but a JSON answer from them (a redirect
-	// to a sign-in page, a refusal by the application's security) fails, saying so
+	// a request to the dashboard's JSON routes: anything but their JSON answer (a redirect to a
+	// sign-in page, a refusal by the application's security, no answer at all) fails, saying so
 	function request(path, options) {
-		options.redirect = 'error';
+		options.redirect = 'manual';
 		return fetch(config.base + path, options).catch(function () {
-			throw failure('you are signed out: reload the page to sign in again', 0);
+			throw failure('cannot reach the application; is it running?', 0);
 		}).then(function (response) {
 			var type = response.headers.get('Content-Type') || '';
-			if (type.indexOf('json') < 0) {
-				throw failure(response.ok ? 'you are signed out: reload the page to sign in again'
-					: 'refused (' + response.status + '): signed out, or the page is too old; reload it',
+			if (response.type === 'opaqueredirect' || (response.ok && type.indexOf('application/json') < 0)) {
+				throw failure('you are signed out: reload the page to sign in again', response.status);
+			}
+			if (!response.ok && type.indexOf('application/problem+json') < 0) {
+				throw failure('refused (' + response.status + '): signed out, or the page is too old; reload it',
 					response.status);
 			}
 			return response.json().then(function (content) {
 				if (!response.ok) {
-					throw failure(content.detail || (response.status + ' ' + response.statusText), response.status);
+					throw failure(content.detail || String(response.status), response.status);
 				}
 				return content;
 			});
@@ -268,7 +270,8 @@
 							(pause === 'pause' ? 'Pause' : 'Resume') + ' listener ' + listener.id + ' of topic ' + name
 								+ ' in instance ' + answeredBy + ' (the instance that answers this page)?',
 							function () {
-								return post('/api/listener', { topic: name, listener: listener.id, action: pause })
+								return post('/api/listener', { topic: name, listener: listener.id, action: pause,
+									instance: answeredBy || '' })
 									.then(function () { return 'Listener ' + listener.id + ': ' + pause + 'd'; });
 							}))));
 			});
@@ -313,16 +316,10 @@
 						})));
 		}));
 
-		var datalist = $('topic-names');
-		datalist.replaceChildren.apply(datalist, names.map(function (name) { return el('option', { value: name }); }));
-		var select = $('dead-topic');
-		var chosen = select.value;
-		select.replaceChildren.apply(select, names.map(function (name) {
-			return el('option', { value: name }, name + ' (' + number(queue.topics[name].dead) + ' dead)');
-		}));
-		if (chosen && names.indexOf(chosen) >= 0) {
-			select.value = chosen;
-		}
+		syncOptions($('topic-names'), names, function (name) { return ''; });
+		syncOptions($('dead-topic'), names, function (name) {
+			return name + ' (' + number(queue.topics[name].dead) + ' dead)';
+		});
 
 		if (!seeded) {
 			// the readings of the last minutes that the application sampled before this page
@@ -338,6 +335,33 @@
 		draw($('chart-depth'), 'depth');
 		draw($('chart-lag'), 'lag');
 		legend(names);
+	}
+
+	// brings a select's or datalist's options to the values given, changing only what changed,
+	// so that an open list and the selected value stay as they are
+	function syncOptions(list, values, label) {
+		var chosen = list.value;
+		values.forEach(function (value, index) {
+			var option = list.options[index];
+			if (!option || option.value !== value) {
+				var fresh = el('option', { value: value }, label(value) || null);
+				if (option) {
+					list.replaceChild(fresh, option);
+				}
+				else {
+					list.appendChild(fresh);
+				}
+			}
+			else if (option.textContent !== label(value)) {
+				option.textContent = label(value);
+			}
+		});
+		while (list.options.length > values.length) {
+			list.removeChild(list.options[values.length]);
+		}
+		if (chosen !== undefined && values.indexOf(chosen) >= 0) {
+			list.value = chosen;
+		}
 	}
 
 	// the colour swatches: set through the CSS object model, as the policy allows no inline style
@@ -540,19 +564,18 @@
 			params.cursor = cursor;
 		}
 		var rows = $('dead-jobs').tBodies[0];
+		var read = ++dead.read; // only the latest read is shown
+		$('dead-more').disabled = true;
 		return get('/api/dead', params).then(function (view) {
-			return view.deadJobs;
-		}, function (error) {
-			if (error.status === 404) {
-				return { total: 0, jobs: [], next: null }; // the topic has no jobs (left)
+			if (read !== dead.read) {
+				return;
 			}
-			throw error;
-		}).then(function (page) {
+			var page = view.deadJobs;
 			showError('');
 			if (!cursor || dead.topic !== topic) {
 				rows.replaceChildren();
 			}
-			dead = { topic: topic, next: page.next || null, total: page.total };
+			dead = { topic: topic, next: page.next || null, total: page.total, read: read };
 			page.jobs.forEach(function (job) {
 				rows.appendChild(el('tr', { 'data-id': job.id },
 					el('th', { scope: 'row' }, job.id),
@@ -580,8 +603,10 @@
 			$('dead-summary').textContent = shown === 0 ? 'No dead jobs in ' + topic
 				: shown + ' of ' + number(page.total) + ' dead jobs of ' + topic + ', oldest deaths first';
 			$('dead-more').hidden = !dead.next;
+			$('dead-more').disabled = false;
 			$('replay-all').hidden = config.readOnly || page.total === 0;
 		}).catch(function (error) {
+			$('dead-more').disabled = false;
 			showError(error.message);
 		});
 	}
@@ -643,6 +668,9 @@
 		});
 		$('replay-all').addEventListener('click', function () {
 			var topic = dead.topic;
+			if (!topic) {
+				return;
+			}
 			confirmThen('Replay every dead job of topic ' + topic + ' (' + number(dead.total)
 				+ ' when the table was read, and any that died since)?', function () {
 				return post('/api/replay', { topic: topic }).then(function (done) {

@@ -47,20 +47,29 @@ class DashboardHistoryTests {
 		for (int i = 0; i < DashboardHistory.MAX_TOPICS + 50; i++) {
 			topics.put("topic-" + (1000 + i), new TopicStats(1, 0, 0, 0, null));
 		}
-		// a reading every 250 ms for two hours: four times what the window keeps
+		// a reading every 250 ms for two hours: four times what the window keeps; every third
+		// is kept (750 ms apart, three quarters of the window's share), the latest 3,600 of them
 		Instant end = START.plus(Duration.ofHours(2));
 		for (Instant at = START; !at.isAfter(end); at = at.plusMillis(250)) {
 			history.accept(reading(at, topics));
 		}
 		List<DashboardHistory.Sample> samples = history.samples();
-		assertThat(samples).hasSizeBetween(DashboardHistory.MAX_SAMPLES - 1, DashboardHistory.MAX_SAMPLES);
-		assertThat(samples.get(0).at()).isBetween(end.minus(Duration.ofHours(1)),
-				end.minus(Duration.ofMinutes(59)).minusSeconds(59));
+		assertThat(samples).hasSize(DashboardHistory.MAX_SAMPLES);
+		assertThat(samples.get(0).at()).isBetween(end.minus(Duration.ofMinutes(45)).minusSeconds(1),
+				end.minus(Duration.ofMinutes(44)));
 		assertThat(samples.get(samples.size() - 1).at()).isAfterOrEqualTo(end.minusSeconds(1));
 		for (int i = 1; i < samples.size(); i++) {
 			assertThat(Duration.between(samples.get(i - 1).at(), samples.get(i).at())).isGreaterThanOrEqualTo(
-					Duration.ofSeconds(1));
+					Duration.ofMillis(750));
 		}
+		// readings as often as the window's share, a little early or late, are all kept
+		DashboardHistory jittered = new DashboardHistory(Duration.ofHours(1));
+		Instant at = START;
+		for (int i = 0; i < 100; i++) {
+			at = at.plusMillis((i % 2 == 0) ? 950 : 1050);
+			jittered.accept(reading(at, topics));
+		}
+		assertThat(jittered.samples()).hasSize(100);
 		assertThat(samples.get(0).topics()).hasSize(DashboardHistory.MAX_TOPICS).containsKey("topic-1000");
 	}
 

@@ -238,6 +238,9 @@ class DelayQueueDashboardTests {
 		assertThat(app.get("/delayqueue-dashboard/api/dead?topic=orders&limit=many").json().get("field").asString())
 			.isEqualTo("limit");
 		assertThat(app.get("/delayqueue-dashboard/api/dead?topic=orders&cursor=forged").status()).isEqualTo(400);
+		JsonNode none = app.get("/delayqueue-dashboard/api/dead?topic=never-used").json().get("deadJobs");
+		assertThat(none.get("total").asLong()).as("a topic without jobs has no dead jobs").isZero();
+		assertThat(none.get("jobs")).isEmpty();
 	}
 
 	@Test
@@ -271,6 +274,15 @@ class DelayQueueDashboardTests {
 		Response unknown = app.form("POST", "/delayqueue-dashboard/api/listener",
 				"topic=mails&listener=nobody&action=pause", WRITE, "write");
 		assertThat(unknown.status()).isEqualTo(404);
+		String self = app.bean(RedisDelayQueue.class).getInstanceId();
+		Response elsewhere = app.form("POST", "/delayqueue-dashboard/api/listener",
+				"topic=mails&listener=mailer&action=pause&instance=another", WRITE, "write");
+		assertThat(elsewhere.status()).isEqualTo(409);
+		assertThat(elsewhere.json().get("detail").asString()).contains("This is instance " + self + ", not another");
+		assertThat(registry.getListenerContainer("mailer").getState()).isEqualTo("running");
+		assertThat(app.form("POST", "/delayqueue-dashboard/api/listener",
+				"topic=mails&listener=mailer&action=pause&instance=" + self, WRITE, "write").status()).isEqualTo(200);
+		assertThat(registry.getListenerContainer("mailer").getState()).isEqualTo("paused");
 		Response badAction = app.form("POST", "/delayqueue-dashboard/api/listener",
 				"topic=mails&listener=mailer&action=stop", WRITE, "write");
 		assertThat(badAction.status()).isEqualTo(400);
@@ -304,6 +316,12 @@ class DelayQueueDashboardTests {
 		assertThat(crossSiteRead.body()).doesNotContain("boom");
 		assertThat(app.form("GET", "/delayqueue-dashboard", null, "Sec-Fetch-Site", "cross-site", "Sec-Fetch-Mode",
 				"navigate").status()).isEqualTo(200);
+		assertThat(app.form("GET", "/delayqueue-dashboard", null, "Sec-Fetch-Site", "cross-site", "Sec-Fetch-Mode",
+				"cors").status()).as("the page read by another site's script").isEqualTo(403);
+		Response encoded = app.form("GET", "/delayqueue-dashboard/%61pi/job?topic=orders&id=kept", null,
+				"Sec-Fetch-Site", "cross-site");
+		assertThat(encoded.status()).as("a path spelt otherwise").isIn(403, 404);
+		assertThat(encoded.body()).doesNotContain("boom");
 
 		Response sameSite = app.form("POST", "/delayqueue-dashboard/api/cancel", "topic=orders&id=kept", WRITE,
 				"write", "Sec-Fetch-Site", "same-origin");

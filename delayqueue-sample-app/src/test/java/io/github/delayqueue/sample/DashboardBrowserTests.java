@@ -165,12 +165,18 @@ class DashboardBrowserTests {
 		// the dead jobs of the topic; the partner is back: replay one, and it is delivered
 		this.webhooks.setReceiverUp(true);
 		this.browser.findElement(By.id("nav-dead")).click();
-		new Select(this.browser.findElement(By.id("dead-topic"))).selectByValue(WebhookService.TOPIC);
+		retrying((d) -> {
+			new Select(d.findElement(By.id("dead-topic"))).selectByValue(WebhookService.TOPIC);
+			return true;
+		});
 		this.browser.findElement(By.cssSelector("#dead-form button[type='submit']")).click();
 		this.wait.until((d) -> d.findElements(By.cssSelector("#dead-jobs tbody tr")).size() == 2);
 		assertThat(text(By.cssSelector("#dead-jobs tr[data-id='hook-1'] .error-text"))).contains("503");
 		screenshot("dashboard-dead-jobs.png");
-		this.browser.findElement(By.cssSelector("#dead-jobs tr[data-id='hook-1'] button[data-action='replay']")).click();
+		retrying((d) -> {
+			d.findElement(By.cssSelector("#dead-jobs tr[data-id='hook-1'] button[data-action='replay']")).click();
+			return true;
+		});
 		confirm();
 		this.wait.until((d) -> this.webhooks.deliveries()
 			.stream()
