@@ -133,23 +133,21 @@
 	function confirmThen(text, write) {
 		var dialog = $('confirm');
 		var opener = document.activeElement;
+		var place = placeOf(opener);
 		$('confirm-text').textContent = text;
 		dialog.returnValue = '';
 		dialog.addEventListener('close', function onClose() {
 			dialog.removeEventListener('close', onClose);
-			// back to the control that opened it, or to the page when a refresh replaced it
-			if (opener && opener.focus && document.body.contains(opener)) {
-				opener.focus();
-			}
-			else {
-				$('main').focus();
-			}
+			refocus(opener, place);
 			if (dialog.returnValue === 'ok') {
 				write().then(function (message) {
 					showError('');
 					$('notice').textContent = message;
 					$('notice').hidden = false;
-					refresh();
+					return refresh();
+				}).then(function () {
+					// the write's own refresh may have replaced the control (Pause became Resume)
+					refocus(opener, place);
 				}).catch(function (error) {
 					showError(error.message);
 				});
@@ -157,6 +155,35 @@
 		});
 		dialog.showModal();
 		$('confirm-cancel').focus();
+	}
+
+	// where a control sits: its table and row key, to find its successor after a re-render
+	function placeOf(control) {
+		var row = control && control.closest ? control.closest('tr[data-key]') : null;
+		var table = row ? row.closest('table') : null;
+		return (row && table && table.id) ? { table: table.id, key: row.dataset.key } : null;
+	}
+
+	// focus back on the control, or on the first button of its row after a re-render, or on the
+	// page; only when the focus is not somewhere the user put it since
+	function refocus(control, place) {
+		var active = document.activeElement;
+		if (active && active !== document.body && active !== $('main') && document.body.contains(active)
+				&& active !== control) {
+			return;
+		}
+		if (control && control.focus && document.body.contains(control)) {
+			control.focus();
+			return;
+		}
+		var rows = place ? $(place.table).querySelectorAll('tr[data-key]') : [];
+		for (var i = 0; i < rows.length; i++) {
+			if (rows[i].dataset.key === place.key && rows[i].querySelector('button')) {
+				rows[i].querySelector('button').focus();
+				return;
+			}
+		}
+		$('main').focus();
 	}
 
 	function actionButton(label, action, text, write) {

@@ -189,6 +189,8 @@ class DashboardBrowserTests {
 		press(By.cssSelector("#listeners tr[data-listener='order-closer'] button[data-action='pause']"));
 		this.wait.until((d) -> "paused".equals(listenerState("order-closer")));
 		assertThat(this.registry.getListenerContainer("order-closer").getState()).isEqualTo("paused");
+		// the focus moved to the button that took Pause's place: Enter resumes
+		this.wait.until((d) -> "resume".equals(d.switchTo().activeElement().getDomAttribute("data-action")));
 		press(By.cssSelector("#listeners tr[data-listener='order-closer'] button[data-action='resume']"));
 		this.wait.until((d) -> "running".equals(listenerState("order-closer")));
 		assertThat(this.registry.getListenerContainer("order-closer").getState()).isEqualTo("running");
