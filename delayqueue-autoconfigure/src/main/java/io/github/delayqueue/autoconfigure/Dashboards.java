@@ -45,9 +45,10 @@ final class Dashboards {
 		DelayQueueProperties.Dashboard dashboard = properties.getDashboard();
 		boolean showPayloads = properties.getEndpoint().isShowPayloads();
 		ClassLoader classLoader = Dashboards.class.getClassLoader();
+		String instanceId = ListenerContainers.instanceId(beanFactory.getBeanProvider(RedisDelayQueue.class));
 		DelayQueueEndpoint endpoint = new DelayQueueEndpoint(beanFactory.getBean(DelayQueueOperations.class),
 				ListenerContainers.of(beanFactory.getBeanProvider(DelayedListenerEndpointRegistry.class)),
-				ListenerContainers.instanceId(beanFactory.getBeanProvider(RedisDelayQueue.class)), showPayloads,
+				instanceId, showPayloads,
 				beanFactory.getBeanProvider(RecurringJobs.class).getIfAvailable(), "dashboard");
 		boolean unauthenticated = dashboard.isAllowUnauthenticated()
 				|| (onManagementPort && !ClassUtils.isPresent(DelayQueueDashboardAutoConfiguration.SPRING_SECURITY,
@@ -55,8 +56,7 @@ final class Dashboards {
 		DelayQueueDashboard.Settings settings = new DelayQueueDashboard.Settings(
 				DelayQueueHttpAutoConfiguration.checkedPath("delayqueue.dashboard.path", dashboard.getPath()),
 				dashboard.isReadOnly(), unauthenticated && dashboard.getRole() == null, dashboard.getRole(),
-				dashboard.getRefreshInterval(), dashboard.getChartWindow(), showPayloads,
-				ListenerContainers.instanceId(beanFactory.getBeanProvider(RedisDelayQueue.class)));
+				dashboard.getRefreshInterval(), dashboard.getChartWindow(), showPayloads, instanceId);
 		Supplier<Map<String, JobCounts>> counts = Map::of;
 		if (ClassUtils.isPresent("io.micrometer.core.instrument.MeterRegistry", classLoader)) {
 			counts = MeterCounts.of(beanFactory);

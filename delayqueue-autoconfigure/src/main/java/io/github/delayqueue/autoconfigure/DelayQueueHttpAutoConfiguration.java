@@ -117,8 +117,7 @@ public final class DelayQueueHttpAutoConfiguration {
 	 */
 	static String checkedPath(String property, String path) {
 		Assert.state(path != null && DelayQueuePropertiesRules.BASE_PATH.matcher(path).matches(),
-				() -> property + " must start with '/', not end with '/', and hold only letters, digits,"
-						+ " '.', '_', '~' and '-' between slashes, was '" + path + "'");
+				() -> property + " " + DelayQueuePropertiesRules.BASE_PATH_RULE + ", was '" + path + "'");
 		return path;
 	}
 

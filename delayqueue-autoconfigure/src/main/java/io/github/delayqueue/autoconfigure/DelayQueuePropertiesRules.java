@@ -24,6 +24,10 @@ final class DelayQueuePropertiesRules {
 
 	static final Pattern BASE_PATH = Pattern.compile("(/[A-Za-z0-9._~-]+)+");
 
+	/** The rule {@link #BASE_PATH} enforces, as messages name it. */
+	static final String BASE_PATH_RULE = "must start with '/', not end with '/', and hold only letters, digits,"
+			+ " '.', '_', '~' and '-' between slashes";
+
 	private static final Duration MILLISECOND = Duration.ofMillis(1);
 
 	private static final Pattern KAFKA_TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
@@ -113,10 +117,7 @@ final class DelayQueuePropertiesRules {
 
 		DelayQueueProperties.Http http = properties.getHttp();
 		if (http.isEnabled()) {
-			if (http.getBasePath() == null || !BASE_PATH.matcher(http.getBasePath()).matches()) {
-				rules.reject("http.base-path", "must start with '/', not end with '/', and hold only letters, digits,"
-						+ " '.', '_', '~' and '-' between slashes");
-			}
+			rules.path("http.base-path", http.getBasePath());
 			if (http.getTokens().stream().anyMatch((token) -> token == null || token.isBlank())) {
 				rules.reject("http.tokens", "must not hold a blank token");
 			}
@@ -129,11 +130,8 @@ final class DelayQueuePropertiesRules {
 
 		DelayQueueProperties.Dashboard dashboard = properties.getDashboard();
 		if (dashboard.isEnabled()) {
-			if (dashboard.getPath() == null || !BASE_PATH.matcher(dashboard.getPath()).matches()) {
-				rules.reject("dashboard.path", "must start with '/', not end with '/', and hold only letters, digits,"
-						+ " '.', '_', '~' and '-' between slashes");
-			}
-			else if (http.isEnabled() && http.getBasePath() != null && (dashboard.getPath().equals(http.getBasePath())
+			if (rules.path("dashboard.path", dashboard.getPath())
+					&& http.isEnabled() && http.getBasePath() != null && (dashboard.getPath().equals(http.getBasePath())
 					|| dashboard.getPath().startsWith(http.getBasePath() + "/")
 					|| http.getBasePath().startsWith(dashboard.getPath() + "/"))) {
 				rules.reject("dashboard.path", "must not be delayqueue.http.base-path, nor above or under it");
@@ -201,6 +199,18 @@ final class DelayQueuePropertiesRules {
 		else if (rabbit.getExchange().isEmpty() && rabbit.getRoutingKey().isEmpty()) {
 			reject(field + ".rabbit.routing-key", "must name the queue when the exchange is the default (empty) one");
 		}
+	}
+
+	/**
+	 * Checks a path property against {@link #BASE_PATH}.
+	 * @return whether it holds
+	 */
+	private boolean path(String field, String value) {
+		if (value == null || !BASE_PATH.matcher(value).matches()) {
+			reject(field, BASE_PATH_RULE);
+			return false;
+		}
+		return true;
 	}
 
 	private void check(String field, Supplier<?> rule) {
