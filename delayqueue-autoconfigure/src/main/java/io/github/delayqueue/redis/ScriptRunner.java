@@ -181,9 +181,13 @@ final class ScriptRunner {
 			catch (RedisPipelineException ex) {
 				// the first refusal's own text (a script's error, OOM), not the wrapper's
 				Throwable first = (ex.getCause() != null) ? ex.getCause() : ex;
-				throw new DelayQueueException("Redis refused a call of a pipeline of " + keysAndArgs.size() + " " + script
-						+ " calls (each call is applied whole or not at all, the others were applied; running them again"
-						+ " is safe): " + first.getMessage(), ex);
+				String calls = "a pipeline of " + keysAndArgs.size() + " " + script + " calls (each call is applied whole"
+						+ " or not at all, the others were applied; running them again is safe): " + first.getMessage();
+				if (first instanceof RedisConnectionFailureException || first instanceof QueryTimeoutException) {
+					// Redis gone or silent, as translate says it for a single call
+					throw new DelayQueueConnectionException("Redis unreachable during " + calls, ex);
+				}
+				throw new DelayQueueException("Redis refused a call of " + calls, ex);
 			}
 		});
 	}
