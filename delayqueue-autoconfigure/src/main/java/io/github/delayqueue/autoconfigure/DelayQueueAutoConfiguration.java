@@ -7,11 +7,14 @@ import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.JacksonJobPayloadConverter;
+import io.github.delayqueue.core.JobOutbox;
 import io.github.delayqueue.core.JobPayloadConverter;
 import io.github.delayqueue.core.RateLimit;
+import io.github.delayqueue.micrometer.DelayedJobTemplateObservationConvention;
 import io.github.delayqueue.recurring.RecurringJob;
 import io.github.delayqueue.recurring.RecurringJobs;
 import io.github.delayqueue.redis.RedisDelayQueue;
+import io.micrometer.observation.ObservationRegistry;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -23,6 +26,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
@@ -92,8 +96,22 @@ public final class DelayQueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnBean(DelayQueueOperations.class)
-	DelayedJobTemplate delayedJobTemplate(DelayQueueOperations operations, JobPayloadConverter converter) {
-		return new DelayedJobTemplate(operations, converter);
+	DelayedJobTemplate delayedJobTemplate(DelayQueueOperations operations, JobPayloadConverter converter,
+			DelayQueueProperties properties, ObjectProvider<JobOutbox> outbox,
+			ObjectProvider<ObservationRegistry> observationRegistry,
+			ObjectProvider<DelayedJobTemplateObservationConvention> observationConvention, Environment environment) {
+		DelayedJobTemplate template = new DelayedJobTemplate(operations, converter);
+		template.setAfterCommit(properties.getTemplate().isAfterCommit());
+		JobOutbox jobOutbox = outbox.getIfUnique();
+		if (jobOutbox == null && environment.getProperty("delayqueue.outbox.enabled", Boolean.class, false)) {
+			throw new IllegalStateException("delayqueue.outbox.enabled=true needs spring-jdbc on the class path and a"
+					+ " single DataSource bean (the one the application's transactions use), or a JobOutbox bean");
+		}
+		template.setOutbox(jobOutbox);
+		template.setObservationEnabled(properties.getTemplate().isObservationEnabled());
+		observationRegistry.ifUnique(template::setObservationRegistry);
+		template.setObservationConvention(observationConvention.getIfUnique());
+		return template;
 	}
 
 }

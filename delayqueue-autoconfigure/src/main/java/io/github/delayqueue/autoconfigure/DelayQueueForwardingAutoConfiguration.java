@@ -14,6 +14,8 @@ import io.github.delayqueue.forward.DelayedKafka;
 import io.github.delayqueue.forward.DelayedRabbit;
 import io.github.delayqueue.forward.KafkaForwarder;
 import io.github.delayqueue.forward.RabbitForwarder;
+import io.github.delayqueue.micrometer.DelayedListenerObservationConvention;
+import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -74,11 +76,14 @@ public final class DelayQueueForwardingAutoConfiguration {
 	@ConditionalOnMissingBean(name = ForwardingEndpoint.CONTAINER_FACTORY_BEAN_NAME)
 	DefaultDelayedListenerContainerFactory delayQueueForwardingContainerFactory(DelayQueueOperations operations,
 			JobPayloadConverter converter, DelayQueueProperties properties, ObjectProvider<DelayQueueObserver> observers,
-			Environment environment, ApplicationEventPublisher eventPublisher) {
+			Environment environment, ApplicationEventPublisher eventPublisher,
+			ObjectProvider<ObservationRegistry> observationRegistry,
+			ObjectProvider<DelayedListenerObservationConvention> observationConvention) {
 		// the listener settings, not the application's interceptors, error handler or recoverer
 		DelayedListenerContainerFactoryConfigurer configurer = new DelayedListenerContainerFactoryConfigurer(
 				properties.getListener(), null, null, List.of(), observers.orderedStream().toList(),
-				Threading.VIRTUAL.isActive(environment), eventPublisher);
+				Threading.VIRTUAL.isActive(environment), eventPublisher, observationRegistry.getIfUnique(),
+				observationConvention.getIfUnique());
 		DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(operations,
 				converter);
 		configurer.configure(factory);

@@ -99,6 +99,8 @@ public class DelayQueueProperties implements Validator {
 
 	private final Listener listener = new Listener();
 
+	private final Template template = new Template();
+
 	private final Endpoint endpoint = new Endpoint();
 
 	private final Metrics metrics = new Metrics();
@@ -205,6 +207,10 @@ public class DelayQueueProperties implements Validator {
 
 	public Listener getListener() {
 		return this.listener;
+	}
+
+	public Template getTemplate() {
+		return this.template;
 	}
 
 	public Endpoint getEndpoint() {
@@ -735,6 +741,42 @@ public class DelayQueueProperties implements Validator {
 	/**
 	 * Defaults of {@code @DelayedListener} containers.
 	 */
+	/**
+	 * The auto-configured DelayedJobTemplate.
+	 */
+	public static class Template {
+
+		/**
+		 * In a Spring-managed transaction, write schedules, cancels and reschedules to Redis
+		 * after the commit, in their order, and discard them on rollback; off writes at once.
+		 */
+		private boolean afterCommit = true;
+
+		/**
+		 * Observe the template's writes ("delayqueue.template" observation) through the
+		 * application's ObservationRegistry, and store the current trace context with jobs
+		 * scheduled in a trace, for the listener's observation to continue.
+		 */
+		private boolean observationEnabled;
+
+		public boolean isAfterCommit() {
+			return this.afterCommit;
+		}
+
+		public void setAfterCommit(boolean afterCommit) {
+			this.afterCommit = afterCommit;
+		}
+
+		public boolean isObservationEnabled() {
+			return this.observationEnabled;
+		}
+
+		public void setObservationEnabled(boolean observationEnabled) {
+			this.observationEnabled = observationEnabled;
+		}
+
+	}
+
 	public static class Listener {
 
 		/**
@@ -780,7 +822,22 @@ public class DelayQueueProperties implements Validator {
 		 */
 		private Map<String, String> rateLimit = new LinkedHashMap<>();
 
+		/**
+		 * Observe each job a listener handles ("delayqueue.listener" observation, a timer
+		 * and a span with a tracer), continuing the trace stored with the job, through the
+		 * application's ObservationRegistry.
+		 */
+		private boolean observationEnabled;
+
 		private final BackOff backOff = new BackOff();
+
+		public boolean isObservationEnabled() {
+			return this.observationEnabled;
+		}
+
+		public void setObservationEnabled(boolean observationEnabled) {
+			this.observationEnabled = observationEnabled;
+		}
 
 		public boolean isOutcomeStream() {
 			return this.outcomeStream;

@@ -12,7 +12,9 @@ import io.github.delayqueue.listener.DelayedJobInterceptor;
 import io.github.delayqueue.listener.DelayedJobRecoverer;
 import io.github.delayqueue.listener.JobOutcomeStream;
 import io.github.delayqueue.listener.RedisJobOutcomeStream;
+import io.github.delayqueue.micrometer.DelayedListenerObservationConvention;
 import io.github.delayqueue.redis.RedisDelayQueue;
+import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -46,10 +48,12 @@ public final class DelayedListenerAutoConfiguration {
 			DelayQueueProperties properties, ObjectProvider<DelayedJobRecoverer> recoverer,
 			ObjectProvider<DelayedJobErrorHandler> errorHandler, ObjectProvider<DelayedJobInterceptor> interceptors,
 			ObjectProvider<DelayQueueObserver> observers, Environment environment,
-			ApplicationEventPublisher eventPublisher) {
+			ApplicationEventPublisher eventPublisher, ObjectProvider<ObservationRegistry> observationRegistry,
+			ObjectProvider<DelayedListenerObservationConvention> observationConvention) {
 		return new DelayedListenerContainerFactoryConfigurer(properties.getListener(), recoverer.getIfUnique(),
 				errorHandler.getIfUnique(), interceptors.orderedStream().toList(), observers.orderedStream().toList(),
-				Threading.VIRTUAL.isActive(environment), eventPublisher);
+				Threading.VIRTUAL.isActive(environment), eventPublisher, observationRegistry.getIfUnique(),
+				observationConvention.getIfUnique());
 	}
 
 	@Bean(name = DelayedListenerEndpointRegistrar.DEFAULT_CONTAINER_FACTORY_BEAN_NAME)

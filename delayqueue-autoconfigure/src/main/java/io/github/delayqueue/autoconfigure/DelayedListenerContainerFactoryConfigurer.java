@@ -7,6 +7,8 @@ import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.listener.DelayedJobErrorHandler;
 import io.github.delayqueue.listener.DelayedJobInterceptor;
 import io.github.delayqueue.listener.DelayedJobRecoverer;
+import io.github.delayqueue.micrometer.DelayedListenerObservationConvention;
+import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -52,9 +54,16 @@ public final class DelayedListenerContainerFactoryConfigurer {
 
 	private final ApplicationEventPublisher eventPublisher;
 
+	private final ObservationRegistry observationRegistry;
+
+	private final DelayedListenerObservationConvention observationConvention;
+
 	DelayedListenerContainerFactoryConfigurer(DelayQueueProperties.Listener properties, DelayedJobRecoverer recoverer,
 			DelayedJobErrorHandler errorHandler, List<DelayedJobInterceptor> interceptors,
-			List<DelayQueueObserver> observers, boolean virtualThreads, ApplicationEventPublisher eventPublisher) {
+			List<DelayQueueObserver> observers, boolean virtualThreads, ApplicationEventPublisher eventPublisher,
+			ObservationRegistry observationRegistry, DelayedListenerObservationConvention observationConvention) {
+		this.observationRegistry = observationRegistry;
+		this.observationConvention = observationConvention;
 		this.properties = properties;
 		this.recoverer = recoverer;
 		this.errorHandler = errorHandler;
@@ -95,6 +104,11 @@ public final class DelayedListenerContainerFactoryConfigurer {
 		factory.setApplicationEventPublisher(this.eventPublisher);
 		factory.setIdleEventInterval(this.properties.getIdleEventInterval());
 		factory.setOutcomeEvents(this.properties.isOutcomeEvents() || this.properties.isOutcomeStream());
+		factory.setObservationEnabled(this.properties.isObservationEnabled());
+		if (this.observationRegistry != null) {
+			factory.setObservationRegistry(this.observationRegistry);
+		}
+		factory.setObservationConvention(this.observationConvention);
 		if (!this.observers.isEmpty()) {
 			factory.setObserver(DelayQueueObserver.composite(this.observers));
 		}

@@ -19,6 +19,8 @@ import io.github.delayqueue.listener.DelayedJobInterceptor;
 import io.github.delayqueue.listener.DelayedJobRecoverer;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.listener.JobPayloadMessageConverter;
+import io.github.delayqueue.micrometer.DelayedListenerObservationConvention;
+import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory;
@@ -71,6 +73,12 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	private Duration idleEventInterval;
 
 	private boolean outcomeEvents;
+
+	private boolean observationEnabled;
+
+	private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
+
+	private DelayedListenerObservationConvention observationConvention;
 
 	private Function<String, ThreadFactory> threadFactories = (prefix) -> new CustomizableThreadFactory(prefix);
 
@@ -225,6 +233,35 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	}
 
 	/**
+	 * Whether each job a listener handles is observed
+	 * ({@link io.github.delayqueue.micrometer.DelayQueueObservation#LISTENER}) through the
+	 * {@link #setObservationRegistry registry}, continuing the trace stored with the job;
+	 * default off.
+	 * @param observationEnabled {@code true} to observe them
+	 */
+	public void setObservationEnabled(boolean observationEnabled) {
+		this.observationEnabled = observationEnabled;
+	}
+
+	/**
+	 * The registry the listeners' observations go to.
+	 * @param observationRegistry the registry
+	 */
+	public void setObservationRegistry(ObservationRegistry observationRegistry) {
+		Assert.notNull(observationRegistry, "observationRegistry must not be null");
+		this.observationRegistry = observationRegistry;
+	}
+
+	/**
+	 * A convention of its own for the listeners' observations; {@code null} (the default)
+	 * uses {@link io.github.delayqueue.micrometer.DefaultDelayedListenerObservationConvention}.
+	 * @param observationConvention the convention, or {@code null}
+	 */
+	public void setObservationConvention(DelayedListenerObservationConvention observationConvention) {
+		this.observationConvention = observationConvention;
+	}
+
+	/**
 	 * Makes the thread factory of each container from a thread-name prefix (platform
 	 * threads by default; Spring Boot passes virtual threads when they are enabled).
 	 * @param threadFactories the function
@@ -245,7 +282,8 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 				endpoint.ttr(), endpoint.maxAttempts(), errorHandler(endpoint), this.shutdownTimeout,
 				this.threadFactories.apply("delayqueue-" + endpoint.id() + "-"),
 				(endpoint.autoStartup() != null) ? endpoint.autoStartup() : this.autoStartup, this.observer,
-				interceptors(endpoint), this.eventPublisher, this.idleEventInterval, this.outcomeEvents);
+				interceptors(endpoint), this.eventPublisher, this.idleEventInterval, this.outcomeEvents,
+				this.observationEnabled ? this.observationRegistry : null, this.observationConvention);
 		DelayedJobHandler handler = endpoint.createHandler(this.methodFactory, this.jobs);
 		Assert.state(handler != null, () -> endpoint.describe() + " made no handler");
 		if (endpoint.rateLimit() != null) {

@@ -7,9 +7,20 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+import io.github.delayqueue.micrometer.DefaultDelayedJobTemplateObservationConvention;
+import io.github.delayqueue.micrometer.DelayQueueObservation;
+import io.github.delayqueue.micrometer.DelayedJobSenderContext;
+import io.github.delayqueue.micrometer.DelayedJobTemplateObservationConvention;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.context.SmartLifecycle;
 import org.springframework.util.Assert;
@@ -32,7 +43,31 @@ import org.springframework.util.Assert;
  *
  * <p>
  * Payloads are written by the {@link JobPayloadConverter} (plain JSON by default; a
- * {@code String} or {@code byte[]} is stored as is). Every method checks its arguments
+ * {@code String} or {@code byte[]} is stored as is).
+ *
+ * <p>
+ * <b>Transactions.</b> While a Spring-managed transaction is active on the calling thread,
+ * {@code schedule}, {@code scheduleAll}, {@code scheduleAsync}, {@code cancel} and
+ * {@code reschedule} are checked at once and written to Redis after the transaction
+ * commits, in the order they were called; a rollback discards them. Their answers are then
+ * not known yet: {@link ScheduleResult#AFTER_COMMIT} ({@code created()} is {@code true}),
+ * {@code true} from {@code cancel}, {@link RescheduleResult#AFTER_COMMIT};
+ * {@link JobBuilder#scheduleAsync()}'s future completes with the real result once written
+ * (and is cancelled by a rollback). A write that fails after the commit throws to the code
+ * that committed, whose database work is committed by then; a crash between the commit and
+ * the write loses it, unless a {@link JobOutbox} stores the writes in the transaction
+ * ({@link #setOutbox}). Outside a transaction, and with {@link #setAfterCommit
+ * setAfterCommit(false)}, every call writes at once. Reads and {@code replayDead} never wait.
+ *
+ * <p>
+ * <b>Observations.</b> With {@link #setObservationEnabled setObservationEnabled(true)} and an
+ * {@link ObservationRegistry}, every write is a {@link DelayQueueObservation#TEMPLATE}
+ * observation. When another observation is current as it starts (a traced HTTP request, say),
+ * the trace context the tracer's propagator writes ({@code traceparent} and
+ * {@code tracestate} with W3C propagation) is stored with each scheduled job as headers, and
+ * the listener that handles the job continues that trace. A job scheduled outside a trace
+ * stores nothing more; a job whose own headers leave no room for them (see
+ * {@link JobBuilder#header}) is stored without them; a header the job sets itself wins. Every method checks its arguments
  * ({@link JobConstraints}) and throws {@link IllegalArgumentException} naming the field and
  * the rule without touching Redis; a Redis outage is a {@link DelayQueueConnectionException}.
  * Thread-safe.
@@ -48,6 +83,8 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 	/** How long {@link #stop()} and {@link #close()} wait for asynchronous schedules to be written. */
 	private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
 
+	private static final Log logger = LogFactory.getLog(DelayedJobTemplate.class);
+
 	private final DelayQueueOperations operations;
 
 	private final JobPayloadConverter converter;
@@ -55,6 +92,16 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 	private final ScheduleBatcher batcher;
 
 	private volatile boolean running;
+
+	private volatile boolean afterCommit = true;
+
+	private volatile JobOutbox outbox;
+
+	private volatile boolean observationEnabled;
+
+	private volatile ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
+
+	private volatile DelayedJobTemplateObservationConvention observationConvention;
 
 	/**
 	 * Creates a template that schedules through the given operations and writes payloads
@@ -78,7 +125,8 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 	 * @param payload the payload (an object written as JSON, a String or a byte[])
 	 * @param delay the delay; zero or negative makes the job READY at once
 	 * @return {@code true} when created, {@code false} when a job with this topic and id
-	 * exists and was kept
+	 * exists and was kept; {@code true} in a transaction, where the job is written after the
+	 * commit
 	 */
 	public boolean schedule(String topic, String id, Object payload, Duration delay) {
 		return job(topic, id).payload(payload).delay(delay).schedule().created();
@@ -91,7 +139,8 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 	 * @param payload the payload
 	 * @param dueAt when the job is due; a past instant makes it READY at once
 	 * @return {@code true} when created, {@code false} when a job with this topic and id
-	 * exists and was kept
+	 * exists and was kept; {@code true} in a transaction, where the job is written after the
+	 * commit
 	 */
 	public boolean scheduleAt(String topic, String id, Object payload, Instant dueAt) {
 		return job(topic, id).payload(payload).dueAt(dueAt).schedule().created();
@@ -111,7 +160,8 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 	 * Schedules many jobs in one pipelined round trip. Every job is checked first: one bad
 	 * job schedules none.
 	 * @param jobs the jobs, built with {@link #job(String, String)}
-	 * @return one result per job, in order
+	 * @return one result per job, in order ({@link ScheduleResult#AFTER_COMMIT} each in a
+	 * transaction)
 	 */
 	public List<ScheduleResult> scheduleAll(Collection<JobBuilder> jobs) {
 		Assert.notNull(jobs, "jobs must not be null");
@@ -119,17 +169,31 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 		for (JobBuilder job : jobs) {
 			requests.add(job.toRequest());
 		}
-		return this.operations.scheduleAll(requests);
+		String topic = requests.stream().map(ScheduleRequest::topic).distinct().reduce((one, other) -> "mixed").orElse("none");
+		return observe("schedule-all", topic, null, requests.size(), (trace) -> {
+			List<ScheduleRequest> traced = requests.stream().map((request) -> traced(request, trace)).toList();
+			AfterCommitWrites writes = transactionWrites();
+			if (writes == null) {
+				return this.operations.scheduleAll(traced);
+			}
+			for (ScheduleRequest request : traced) {
+				writes.add(new JobWrite.Schedule(request), null);
+			}
+			return Collections.nCopies(traced.size(), ScheduleResult.AFTER_COMMIT);
+		}, DelayedJobTemplate::outcomeOf);
 	}
 
 	/**
 	 * Cancels a job in any state.
 	 * @param topic the topic
 	 * @param id the job id
-	 * @return {@code true} when a job was removed, {@code false} when there was none
+	 * @return {@code true} when a job was removed, {@code false} when there was none;
+	 * {@code true} in a transaction, where the job is cancelled after the commit
 	 */
 	public boolean cancel(String topic, String id) {
-		return this.operations.cancel(topic, id);
+		JobWrite.Cancel cancel = new JobWrite.Cancel(topic, id);
+		return observe("cancel", topic, id, 1, (trace) -> (Boolean) write(cancel, true),
+				(cancelled) -> cancelled ? "cancelled" : "not-found");
 	}
 
 	/**
@@ -137,10 +201,10 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 	 * @param topic the topic
 	 * @param id the job id
 	 * @param delay the new delay
-	 * @return what happened
+	 * @return what happened; {@link RescheduleResult#AFTER_COMMIT} in a transaction
 	 */
 	public RescheduleResult reschedule(String topic, String id, Duration delay) {
-		return this.operations.reschedule(topic, id, delay);
+		return reschedule(new JobWrite.Reschedule(topic, id, delay, null));
 	}
 
 	/**
@@ -148,10 +212,16 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 	 * @param topic the topic
 	 * @param id the job id
 	 * @param dueAt the new due time
-	 * @return what happened
+	 * @return what happened; {@link RescheduleResult#AFTER_COMMIT} in a transaction
 	 */
 	public RescheduleResult rescheduleAt(String topic, String id, Instant dueAt) {
-		return this.operations.rescheduleAt(topic, id, dueAt);
+		return reschedule(new JobWrite.Reschedule(topic, id, null, dueAt));
+	}
+
+	private RescheduleResult reschedule(JobWrite.Reschedule reschedule) {
+		return observe("reschedule", reschedule.topic(), reschedule.id(), 1,
+				(trace) -> (RescheduleResult) write(reschedule, RescheduleResult.AFTER_COMMIT),
+				(result) -> result.name().toLowerCase(Locale.ROOT).replace('_', '-'));
 	}
 
 	/**
@@ -208,6 +278,175 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 	 */
 	public CompletedJobPage completedJobs(String topic, String cursor, int limit) {
 		return this.operations.completedJobs(topic, cursor, limit, true);
+	}
+
+	/**
+	 * Whether writes made in a Spring-managed transaction wait for its commit.
+	 * @return {@code true} (the default) when they wait
+	 */
+	public boolean isAfterCommit() {
+		return this.afterCommit;
+	}
+
+	/**
+	 * Sets whether writes made in a Spring-managed transaction wait for its commit (and are
+	 * discarded by a rollback), as described in the class documentation; {@code false}
+	 * writes at once, also in a transaction.
+	 * @param afterCommit {@code true} (the default) to wait for the commit
+	 */
+	public void setAfterCommit(boolean afterCommit) {
+		this.afterCommit = afterCommit;
+	}
+
+	/**
+	 * Sets where the writes made in a transaction are stored in that transaction, so that a
+	 * crash between the commit and the write to Redis does not lose them; {@code null} (the
+	 * default) holds them in memory.
+	 * @param outbox the outbox, or {@code null}
+	 */
+	public void setOutbox(JobOutbox outbox) {
+		this.outbox = outbox;
+	}
+
+	/**
+	 * Sets whether writes are observed ({@link DelayQueueObservation#TEMPLATE}) through the
+	 * {@link #setObservationRegistry registry}. Off by default.
+	 * @param observationEnabled {@code true} to observe them
+	 */
+	public void setObservationEnabled(boolean observationEnabled) {
+		this.observationEnabled = observationEnabled;
+	}
+
+	/**
+	 * Sets the registry the observations go to.
+	 * @param observationRegistry the registry
+	 */
+	public void setObservationRegistry(ObservationRegistry observationRegistry) {
+		Assert.notNull(observationRegistry, "observationRegistry must not be null");
+		this.observationRegistry = observationRegistry;
+	}
+
+	/**
+	 * Sets a convention of its own for the observations; {@code null} (the default) uses
+	 * {@link DefaultDelayedJobTemplateObservationConvention}.
+	 * @param observationConvention the convention, or {@code null}
+	 */
+	public void setObservationConvention(DelayedJobTemplateObservationConvention observationConvention) {
+		this.observationConvention = observationConvention;
+	}
+
+	/**
+	 * Runs a write as an observation when observations are on. The write gets the trace
+	 * headers to store with its jobs: empty unless another observation was current.
+	 */
+	private <T> T observe(String operation, String topic, String id, int jobs, Function<Map<String, String>, T> write,
+			Function<T, String> outcome) {
+		ObservationRegistry registry = this.observationRegistry;
+		if (!this.observationEnabled || registry.isNoop()) {
+			return write.apply(Map.of());
+		}
+		boolean traced = registry.getCurrentObservation() != null;
+		DelayedJobSenderContext context = new DelayedJobSenderContext(operation, topic, id, jobs);
+		Observation observation = DelayQueueObservation.TEMPLATE
+			.observation(this.observationConvention, DefaultDelayedJobTemplateObservationConvention.INSTANCE,
+					() -> context, registry)
+			.start();
+		boolean deferred = this.afterCommit && AfterCommitWrites.active();
+		try (Observation.Scope scope = observation.openScope()) {
+			T result = write.apply(traced ? context.getCarrier() : Map.of());
+			context.setOutcome(deferred ? "after-commit" : outcome.apply(result));
+			return result;
+		}
+		catch (RuntimeException | Error ex) {
+			observation.error(ex);
+			throw ex;
+		}
+		finally {
+			observation.stop();
+		}
+	}
+
+	private static String outcomeOf(ScheduleResult result) {
+		if (result.afterCommit()) {
+			return "after-commit";
+		}
+		return result.created() ? "created" : "kept";
+	}
+
+	private static String outcomeOf(List<ScheduleResult> results) {
+		return results.stream().map(DelayedJobTemplate::outcomeOf).distinct().reduce((one, other) -> "mixed").orElse("none");
+	}
+
+	/**
+	 * The request with the trace headers it has room for; those the job sets itself win.
+	 */
+	private static ScheduleRequest traced(ScheduleRequest request, Map<String, String> trace) {
+		if (trace.isEmpty()) {
+			return request;
+		}
+		Map<String, String> headers = new LinkedHashMap<>(request.headers());
+		trace.forEach(headers::putIfAbsent);
+		try {
+			return new ScheduleRequest(request.topic(), request.id(), request.payload(), request.delay(),
+					request.dueAt(), request.ttr(), request.maxAttempts(), request.onDuplicate(), headers,
+					request.priority());
+		}
+		catch (IllegalArgumentException ex) {
+			if (logger.isDebugEnabled()) {
+				logger.debug("Job " + request.id() + " of topic " + request.topic()
+						+ " is stored without its trace headers " + trace.keySet() + ": " + ex.getMessage());
+			}
+			return request;
+		}
+	}
+
+	/**
+	 * Runs an asynchronous schedule as an observation that ends when its future completes.
+	 */
+	private CompletableFuture<ScheduleResult> observeAsync(ScheduleRequest request,
+			Function<Map<String, String>, CompletableFuture<ScheduleResult>> submit) {
+		ObservationRegistry registry = this.observationRegistry;
+		if (!this.observationEnabled || registry.isNoop()) {
+			return submit.apply(Map.of());
+		}
+		boolean traced = registry.getCurrentObservation() != null;
+		DelayedJobSenderContext context = new DelayedJobSenderContext("schedule-async", request.topic(), request.id(),
+				1);
+		Observation observation = DelayQueueObservation.TEMPLATE
+			.observation(this.observationConvention, DefaultDelayedJobTemplateObservationConvention.INSTANCE,
+					() -> context, registry)
+			.start();
+		CompletableFuture<ScheduleResult> result;
+		try (Observation.Scope scope = observation.openScope()) {
+			result = submit.apply(traced ? context.getCarrier() : Map.of());
+		}
+		catch (RuntimeException | Error ex) {
+			observation.error(ex);
+			observation.stop();
+			throw ex;
+		}
+		return result.whenComplete((written, failure) -> {
+			if (failure != null) {
+				observation.error(failure);
+			}
+			else {
+				context.setOutcome(outcomeOf(written));
+			}
+			observation.stop();
+		});
+	}
+
+	private AfterCommitWrites transactionWrites() {
+		return this.afterCommit ? AfterCommitWrites.current(this, this.operations, this.outbox) : null;
+	}
+
+	private Object write(JobWrite write, Object afterCommit) {
+		AfterCommitWrites writes = transactionWrites();
+		if (writes == null) {
+			return write.applyTo(this.operations);
+		}
+		writes.add(write, null);
+		return afterCommit;
 	}
 
 	/**
@@ -400,10 +639,16 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 
 		/**
 		 * Schedules the job.
-		 * @return whether it was created, and the state and due time of the job in the queue
+		 * @return whether it was created, and the state and due time of the job in the queue;
+		 * {@link ScheduleResult#AFTER_COMMIT} in a transaction, where the job is written after
+		 * the commit
 		 */
 		public ScheduleResult schedule() {
-			return DelayedJobTemplate.this.operations.schedule(toRequest());
+			ScheduleRequest request = toRequest();
+			return observe("schedule", request.topic(), request.id(), 1,
+					(trace) -> (ScheduleResult) write(new JobWrite.Schedule(traced(request, trace)),
+							ScheduleResult.AFTER_COMMIT),
+					DelayedJobTemplate::outcomeOf);
 		}
 
 		/**
@@ -416,12 +661,23 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 		 * result as {@link #schedule()} once Redis acknowledged the job, or exceptionally
 		 * with what {@code schedule()} would have thrown (such as
 		 * {@link DelayQueueConnectionException}); only a completed future means the job is
-		 * stored.
+		 * stored. In a transaction the job is written after the commit, by the committing
+		 * thread, and the future completes then; a rollback cancels it.
 		 * @return the result, once the job is written
 		 * @throws IllegalStateException when the template is closed
 		 */
 		public CompletableFuture<ScheduleResult> scheduleAsync() {
-			return DelayedJobTemplate.this.batcher.submit(toRequest());
+			ScheduleRequest request = toRequest();
+			return observeAsync(request, (trace) -> {
+				ScheduleRequest traced = traced(request, trace);
+				AfterCommitWrites writes = transactionWrites();
+				if (writes == null) {
+					return DelayedJobTemplate.this.batcher.submit(traced);
+				}
+				CompletableFuture<ScheduleResult> written = new CompletableFuture<>();
+				writes.add(new JobWrite.Schedule(traced), written);
+				return written;
+			});
 		}
 
 		ScheduleRequest toRequest() {

@@ -15,6 +15,12 @@ public enum RescheduleResult {
 	 * The job is RESERVED (a consumer runs it) or DEAD, and was left as it is: fail or finish
 	 * it from the consumer, or replay it, instead.
 	 */
-	NOT_WAITING
+	NOT_WAITING,
+
+	/**
+	 * Asked in a Spring-managed transaction: the job is rescheduled after the commit, and
+	 * what that does is not known yet.
+	 */
+	AFTER_COMMIT
 
 }

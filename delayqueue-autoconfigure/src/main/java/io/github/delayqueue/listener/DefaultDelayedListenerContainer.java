@@ -6,6 +6,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadFactory;
 import java.util.function.BooleanSupplier;
 
+import io.github.delayqueue.micrometer.DefaultDelayedListenerObservationConvention;
+import io.github.delayqueue.micrometer.DelayQueueObservation;
+import io.github.delayqueue.micrometer.DelayedListenerObservationConvention;
+import io.micrometer.observation.ObservationRegistry;
 import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.ReservedJob;
@@ -114,11 +118,42 @@ public class DefaultDelayedListenerContainer implements DelayedListenerContainer
 	 * @param idleEventInterval after how long without a job a {@link DelayedListenerIdleEvent}
 	 * is published, or {@code null} for never
 	 * @param outcomeEvents whether a {@link DelayedJobOutcomeEvent} is published for each job
+	 * @param observationRegistry where each job's {@link DelayQueueObservation#LISTENER}
+	 * observation goes, or {@code null} for none
+	 * @param observationConvention the observations' convention, or {@code null} for
+	 * {@link DefaultDelayedListenerObservationConvention}
 	 */
 	public record Settings(String id, String topic, int concurrency, Duration ttr, Integer maxAttempts,
 			DelayedJobErrorHandler errorHandler, Duration shutdownTimeout, ThreadFactory threadFactory, boolean autoStartup, DelayQueueObserver observer,
 			List<DelayedJobInterceptor> interceptors, ApplicationEventPublisher eventPublisher,
-			Duration idleEventInterval, boolean outcomeEvents) {
+			Duration idleEventInterval, boolean outcomeEvents, ObservationRegistry observationRegistry,
+			DelayedListenerObservationConvention observationConvention) {
+
+		/**
+		 * Settings without observations.
+		 * @param id the container id
+		 * @param topic the topic
+		 * @param concurrency how many handlers run at once
+		 * @param ttr the reservation TTR, or {@code null} for each job's own
+		 * @param maxAttempts the attempts, or {@code null} for each job's own
+		 * @param errorHandler settles jobs whose listener threw
+		 * @param shutdownTimeout how long stop waits for running handlers
+		 * @param threadFactory makes the consumer thread and handler threads
+		 * @param autoStartup whether the registry starts it with the context
+		 * @param observer hears how each handler call went
+		 * @param interceptors run around each job, in this order
+		 * @param eventPublisher publishes the container's events, or {@code null} for none
+		 * @param idleEventInterval after how long without a job an idle event is published,
+		 * or {@code null} for never
+		 * @param outcomeEvents whether an outcome event is published for each job
+		 */
+		public Settings(String id, String topic, int concurrency, Duration ttr, Integer maxAttempts,
+				DelayedJobErrorHandler errorHandler, Duration shutdownTimeout, ThreadFactory threadFactory,
+				boolean autoStartup, DelayQueueObserver observer, List<DelayedJobInterceptor> interceptors,
+				ApplicationEventPublisher eventPublisher, Duration idleEventInterval, boolean outcomeEvents) {
+			this(id, topic, concurrency, ttr, maxAttempts, errorHandler, shutdownTimeout, threadFactory, autoStartup,
+					observer, interceptors, eventPublisher, idleEventInterval, outcomeEvents, null, null);
+		}
 
 		public Settings {
 			Assert.notNull(errorHandler, "errorHandler must not be null");

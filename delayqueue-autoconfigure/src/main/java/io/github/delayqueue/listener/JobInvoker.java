@@ -7,6 +7,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.micrometer.DefaultDelayedListenerObservationConvention;
+import io.github.delayqueue.micrometer.DelayQueueObservation;
+import io.github.delayqueue.micrometer.DelayedJobReceiverContext;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -20,7 +25,9 @@ import org.springframework.messaging.support.MessageBuilder;
  * included, goes to the container's {@link DelayedJobErrorHandler}, which settles it in
  * Redis. The container's {@link DelayedJobInterceptor}s run around the call (and may skip it:
  * the job is then finished as a success is). The {@link DelayQueueObserver}, if any, hears
- * each outcome. Counts the calls in flight. Thread-safe.
+ * each outcome, and with an observation registry in the settings each job is a
+ * {@link DelayQueueObservation#LISTENER} observation, in scope while the listener runs.
+ * Counts the calls in flight. Thread-safe.
  */
 final class JobInvoker {
 
@@ -66,20 +73,58 @@ final class JobInvoker {
 	 */
 	boolean invoke(ReservedJob job) {
 		this.inFlight.incrementAndGet();
-		try {
-			return handle(job);
+		Observation observation = startObservation(job);
+		DelayedJobReceiverContext context = (observation.getContext() instanceof DelayedJobReceiverContext receiver)
+				? receiver : null;
+		try (Observation.Scope scope = observation.openScope()) {
+			return handle(job, observation, context);
 		}
 		catch (Throwable ex) {
+			observation.error(ex);
 			logger.error("Listener '" + this.settings.id() + "' could not settle job " + job.id() + " of topic "
 					+ job.topic() + " (it is redelivered after its TTR)", ex);
 			return false;
 		}
 		finally {
+			stop(observation);
 			this.inFlight.decrementAndGet();
 		}
 	}
 
-	private boolean handle(ReservedJob job) {
+	/**
+	 * Starts the job's observation, when the container has a registry.
+	 * @return the observation; {@link Observation#NOOP} when there is none or it could not
+	 * start (a tracer's failure must not decide a job's fate)
+	 */
+	private Observation startObservation(ReservedJob job) {
+		ObservationRegistry registry = this.settings.observationRegistry();
+		if (registry == null || registry.isNoop()) {
+			return Observation.NOOP;
+		}
+		try {
+			DelayedJobReceiverContext context = new DelayedJobReceiverContext(this.settings.id(), job);
+			return DelayQueueObservation.LISTENER
+				.observation(this.settings.observationConvention(), DefaultDelayedListenerObservationConvention.INSTANCE,
+						() -> context, registry)
+				.start();
+		}
+		catch (Throwable ex) {
+			logger.debug("Observation of listener '" + this.settings.id() + "' could not start", ex);
+			return Observation.NOOP;
+		}
+	}
+
+	private void stop(Observation observation) {
+		try {
+			observation.stop();
+		}
+		catch (Throwable ex) {
+			// a tracer's failure must not decide a job's fate
+			logger.debug("Observation of listener '" + this.settings.id() + "' failed", ex);
+		}
+	}
+
+	private boolean handle(ReservedJob job, Observation observation, DelayedJobReceiverContext context) {
 		MessageBuilder<byte[]> builder = MessageBuilder.withPayload(job.payload());
 		// the job's own headers first: their names never take the queue's (JobConstraints.headers)
 		job.headers().forEach(builder::setHeader);
@@ -111,7 +156,7 @@ final class JobInvoker {
 							logger.debug("Listener '" + this.settings.id() + "' skipped job " + job.id() + " of topic "
 									+ job.topic() + ": an interceptor said so");
 						}
-						observe(job, start, "skipped", null);
+						observe(job, start, "skipped", null, observation, context);
 						return true;
 					}
 				}
@@ -127,14 +172,14 @@ final class JobInvoker {
 				for (DelayedJobInterceptor interceptor : interceptors) {
 					hook(interceptor, "success", job, () -> interceptor.success(job));
 				}
-				observe(job, start, "success", null);
+				observe(job, start, "success", null, observation, context);
 				return true;
 			}
 			Throwable thrown = failure;
 			for (DelayedJobInterceptor interceptor : asked) {
 				hook(interceptor, "failure", job, () -> interceptor.failure(job, thrown));
 			}
-			observe(job, start, settle(job, failure).tag(), failure);
+			observe(job, start, settle(job, failure).tag(), failure, observation, context);
 			return false;
 		}
 		finally {
@@ -194,9 +239,16 @@ final class JobInvoker {
 		}
 	}
 
-	private void observe(ReservedJob job, long start, String outcome, Throwable failure) {
+	private void observe(ReservedJob job, long start, String outcome, Throwable failure, Observation observation,
+			DelayedJobReceiverContext context) {
 		Duration duration = Duration.ofNanos(System.nanoTime() - start);
 		Throwable cause = (failure != null) ? DefaultDelayedJobErrorHandler.unwrap(failure) : null;
+		if (context != null) {
+			context.setOutcome(outcome);
+			if (cause != null) {
+				observation.error(cause);
+			}
+		}
 		DelayQueueObserver observer = this.settings.observer();
 		if (this.settings.outcomeEvents()) {
 			this.container.publish(new DelayedJobOutcomeEvent(this.container, job, outcome, cause));

@@ -1,0 +1,151 @@
+package io.github.delayqueue.core;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+import org.springframework.util.Assert;
+
+/**
+ * A write to the queue that waits for a transaction to commit: what
+ * {@link DelayedJobTemplate} holds back while a Spring-managed transaction is active, and
+ * what a {@link JobOutbox} stores in that transaction.
+ *
+ * <p>
+ * Each kind checks its arguments when created, as the template's methods do, so a bad write
+ * fails in the caller's transaction, not after it committed.
+ */
+public sealed interface JobWrite {
+
+	/**
+	 * The topic the write is for.
+	 * @return the topic
+	 */
+	String topic();
+
+	/**
+	 * The id of the job the write is for.
+	 * @return the job id
+	 */
+	String id();
+
+	/**
+	 * Applies writes in their order, consecutive schedules in one
+	 * {@link DelayQueueProducer#scheduleAll} call.
+	 * @param producer the producer to write with
+	 * @param writes the writes
+	 * @param results takes one result per write, in order, as soon as it is written: a
+	 * {@link ScheduleResult}, a {@link Boolean} (cancelled or not) or a
+	 * {@link RescheduleResult}
+	 * @throws RuntimeException what the producer throws; the writes whose results were taken
+	 * are applied, none after them
+	 */
+	static void applyAll(DelayQueueProducer producer, List<? extends JobWrite> writes, Consumer<Object> results) {
+		List<ScheduleRequest> schedules = new ArrayList<>();
+		for (JobWrite write : writes) {
+			if (write instanceof Schedule schedule) {
+				schedules.add(schedule.request());
+				continue;
+			}
+			if (!schedules.isEmpty()) {
+				producer.scheduleAll(schedules).forEach(results);
+				schedules.clear();
+			}
+			results.accept(write.applyTo(producer));
+		}
+		if (!schedules.isEmpty()) {
+			producer.scheduleAll(schedules).forEach(results);
+		}
+	}
+
+	/**
+	 * Applies this write alone.
+	 * @param producer the producer to write with
+	 * @return what the producer returned
+	 */
+	Object applyTo(DelayQueueProducer producer);
+
+	/**
+	 * Schedules a job.
+	 *
+	 * @param request the job
+	 */
+	record Schedule(ScheduleRequest request) implements JobWrite {
+
+		public Schedule {
+			Assert.notNull(request, "request must not be null");
+		}
+
+		@Override
+		public String topic() {
+			return this.request.topic();
+		}
+
+		@Override
+		public String id() {
+			return this.request.id();
+		}
+
+		@Override
+		public ScheduleResult applyTo(DelayQueueProducer producer) {
+			return producer.schedule(this.request);
+		}
+
+	}
+
+	/**
+	 * Cancels a job in any state.
+	 *
+	 * @param topic the topic
+	 * @param id the job id
+	 */
+	record Cancel(String topic, String id) implements JobWrite {
+
+		public Cancel {
+			JobConstraints.topic(topic);
+			JobConstraints.id(id);
+		}
+
+		@Override
+		public Boolean applyTo(DelayQueueProducer producer) {
+			return producer.cancel(this.topic, this.id);
+		}
+
+	}
+
+	/**
+	 * Moves a waiting job to a new due time: exactly one of {@code delay} (from Redis's now
+	 * when applied) and {@code dueAt} is given.
+	 *
+	 * @param topic the topic
+	 * @param id the job id
+	 * @param delay the new delay, or {@code null}
+	 * @param dueAt the new due time, or {@code null}
+	 */
+	record Reschedule(String topic, String id, Duration delay, Instant dueAt) implements JobWrite {
+
+		public Reschedule {
+			JobConstraints.topic(topic);
+			JobConstraints.id(id);
+			if ((delay == null) == (dueAt == null)) {
+				throw new IllegalArgumentException("exactly one of delay and dueAt must be given");
+			}
+			if (delay != null) {
+				JobConstraints.delay(delay);
+			}
+			else {
+				JobConstraints.dueAt(dueAt);
+			}
+		}
+
+		@Override
+		public RescheduleResult applyTo(DelayQueueProducer producer) {
+			return (this.delay != null) ? producer.reschedule(this.topic, this.id, this.delay)
+					: producer.rescheduleAt(this.topic, this.id, this.dueAt);
+		}
+
+	}
+
+}

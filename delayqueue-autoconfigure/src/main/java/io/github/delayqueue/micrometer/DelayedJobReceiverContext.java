@@ -1,0 +1,64 @@
+package io.github.delayqueue.micrometer;
+
+import io.github.delayqueue.core.ReservedJob;
+import io.micrometer.observation.transport.ReceiverContext;
+
+/**
+ * The context of a {@link DelayQueueObservation#LISTENER} observation: a tracer's propagator
+ * reads the trace context stored with the job from its headers.
+ */
+public class DelayedJobReceiverContext extends ReceiverContext<ReservedJob> {
+
+	private final String listenerId;
+
+	private final ReservedJob job;
+
+	private String outcome = "error";
+
+	/**
+	 * Creates a context.
+	 * @param listenerId the listener container's id
+	 * @param job the job being handled
+	 */
+	public DelayedJobReceiverContext(String listenerId, ReservedJob job) {
+		super((carrier, key) -> carrier.headers().get(key));
+		setCarrier(job);
+		this.listenerId = listenerId;
+		this.job = job;
+		setRemoteServiceName("delayqueue");
+	}
+
+	/**
+	 * The listener container's id.
+	 * @return the id
+	 */
+	public String getListenerId() {
+		return this.listenerId;
+	}
+
+	/**
+	 * The job being handled.
+	 * @return the job
+	 */
+	public ReservedJob getJob() {
+		return this.job;
+	}
+
+	/**
+	 * What became of the job, once handled.
+	 * @return the outcome, as the {@code delayqueue.jobs.handled} metric tags it; {@code error}
+	 * until set
+	 */
+	public String getOutcome() {
+		return this.outcome;
+	}
+
+	/**
+	 * Sets what became of the job.
+	 * @param outcome the outcome
+	 */
+	public void setOutcome(String outcome) {
+		this.outcome = outcome;
+	}
+
+}

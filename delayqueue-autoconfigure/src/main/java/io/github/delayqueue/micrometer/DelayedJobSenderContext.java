@@ -1,0 +1,92 @@
+package io.github.delayqueue.micrometer;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import io.micrometer.observation.transport.SenderContext;
+
+/**
+ * The context of a {@link DelayQueueObservation#TEMPLATE} observation. Its carrier collects
+ * the headers a tracer's propagator writes (such as {@code traceparent}); the template stores
+ * them with the scheduled jobs only when another observation was current as this one
+ * started, so a job scheduled outside a trace stores nothing more.
+ */
+public class DelayedJobSenderContext extends SenderContext<Map<String, String>> {
+
+	private final String operation;
+
+	private final String topic;
+
+	private final String jobId;
+
+	private final int jobs;
+
+	private String outcome = "error";
+
+	/**
+	 * Creates a context.
+	 * @param operation the template's operation, such as {@code schedule}
+	 * @param topic the topic; {@code mixed} for a batch of several topics
+	 * @param jobId the job's id, or {@code null} for a batch
+	 * @param jobs how many jobs the write is for
+	 */
+	public DelayedJobSenderContext(String operation, String topic, String jobId, int jobs) {
+		super((carrier, key, value) -> carrier.put(key, value));
+		setCarrier(new LinkedHashMap<>());
+		this.operation = operation;
+		this.topic = topic;
+		this.jobId = jobId;
+		this.jobs = jobs;
+		setRemoteServiceName("delayqueue");
+	}
+
+	/**
+	 * The template's operation.
+	 * @return {@code schedule}, {@code schedule-all}, {@code schedule-async}, {@code cancel}
+	 * or {@code reschedule}
+	 */
+	public String getOperation() {
+		return this.operation;
+	}
+
+	/**
+	 * The topic.
+	 * @return the topic, {@code mixed} for a batch of several topics
+	 */
+	public String getTopic() {
+		return this.topic;
+	}
+
+	/**
+	 * The job's id.
+	 * @return the id, or {@code null} for a batch
+	 */
+	public String getJobId() {
+		return this.jobId;
+	}
+
+	/**
+	 * How many jobs the write is for.
+	 * @return the count
+	 */
+	public int getJobs() {
+		return this.jobs;
+	}
+
+	/**
+	 * What the write did, once it is done.
+	 * @return the outcome; {@code error} until the write returned
+	 */
+	public String getOutcome() {
+		return this.outcome;
+	}
+
+	/**
+	 * Sets what the write did.
+	 * @param outcome the outcome
+	 */
+	public void setOutcome(String outcome) {
+		this.outcome = outcome;
+	}
+
+}
