@@ -17,6 +17,8 @@ import io.github.delayqueue.core.DelayedJob;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.ScheduleResult;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
@@ -41,6 +43,14 @@ final class DelayQueueSubject implements Subject {
 	private static final Map<String, String> HEADERS = headers(System.getProperty("bench.headers", ""));
 
 	/**
+	 * {@code bench.tracing=on}: the template and the listeners observed, with Micrometer
+	 * Tracing and OpenTelemetry (every trace sampled, no exporter), and every job scheduled
+	 * in the scope of a request's observation, so that it stores its trace context. Off (the
+	 * default): no tracer at all.
+	 */
+	private static final boolean TRACING = "on".equals(System.getProperty("bench.tracing", "off"));
+
+	/**
 	 * The priorities the jobs are spread over: {@code bench.priorities} of them (1, the
 	 * default, sets none: every job has the default priority), the default one and the others
 	 * from the highest down, e.g. 5, 9, 8 for three; a job's priority follows its id's hash.
@@ -56,6 +66,9 @@ final class DelayQueueSubject implements Subject {
 
 	private final DelayedJobTemplate template;
 
+	/** The observation every job is scheduled in the scope of, with bench.tracing=on. */
+	private final Observation request;
+
 	DelayQueueSubject(BenchRedis redis, Layout layout, RecorderHolder recorder) {
 		if (layout.topics().size() > MAX_TOPICS) {
 			throw new IllegalArgumentException("at most " + MAX_TOPICS + " topics per instance");
@@ -70,6 +83,19 @@ final class DelayQueueSubject implements Subject {
 			throw ex;
 		}
 		this.template = this.instances.get(0).getBean(DelayedJobTemplate.class);
+		this.request = TRACING
+				? Observation.start("bench.request", this.instances.get(0).getBean(ObservationRegistry.class)) : null;
+	}
+
+	/** Runs a schedule in the scope of the request's observation when tracing is on. */
+	private void traced(Runnable schedule) {
+		if (this.request == null) {
+			schedule.run();
+			return;
+		}
+		try (Observation.Scope scope = this.request.openScope()) {
+			schedule.run();
+		}
 	}
 
 	private static ConfigurableApplicationContext start(BenchRedis redis, Layout layout, RecorderHolder recorder) {
@@ -82,6 +108,15 @@ final class DelayQueueSubject implements Subject {
 		// the benchmark's Redis runs without persistence on purpose
 		properties.put("logging.level.io.github.delayqueue.redis.RedisServerCheck", "ERROR");
 		properties.put("bench.concurrency", layout.concurrency());
+		properties.put("management.otlp.metrics.export.enabled", false);
+		if (TRACING) {
+			properties.put("management.tracing.sampling.probability", 1.0);
+			properties.put("delayqueue.template.observation-enabled", true);
+			properties.put("delayqueue.listener.observation-enabled", true);
+		}
+		else {
+			properties.put("management.tracing.enabled", false);
+		}
 		for (int t = 0; t < MAX_TOPICS; t++) {
 			boolean used = t < layout.topics().size();
 			properties.put("bench.topic." + t, used ? layout.topics().get(t) : "unused-" + t);
@@ -119,6 +154,10 @@ final class DelayQueueSubject implements Subject {
 
 	@Override
 	public void schedule(Job job) {
+		traced(() -> scheduleOne(job));
+	}
+
+	private void scheduleOne(Job job) {
 		BenchPayload payload = job.payload();
 		if (PRIORITIES.length > 1) {
 			DelayedJobTemplate.JobBuilder builder = builder(job);
@@ -142,7 +181,7 @@ final class DelayQueueSubject implements Subject {
 				chunk.add((job.dueAtMillis() > 0) ? builder.dueAt(Instant.ofEpochMilli(job.dueAtMillis()))
 						: builder.delay(Duration.ofMillis(job.delayMillis())));
 			}
-			this.template.scheduleAll(chunk);
+			traced(() -> this.template.scheduleAll(chunk));
 		}
 	}
 
@@ -151,8 +190,8 @@ final class DelayQueueSubject implements Subject {
 		List<CompletableFuture<ScheduleResult>> results = new ArrayList<>(jobs.size());
 		for (Job job : jobs) {
 			DelayedJobTemplate.JobBuilder builder = builder(job);
-			results.add(((job.dueAtMillis() > 0) ? builder.dueAt(Instant.ofEpochMilli(job.dueAtMillis()))
-					: builder.delay(Duration.ofMillis(job.delayMillis()))).scheduleAsync());
+			traced(() -> results.add(((job.dueAtMillis() > 0) ? builder.dueAt(Instant.ofEpochMilli(job.dueAtMillis()))
+					: builder.delay(Duration.ofMillis(job.delayMillis()))).scheduleAsync()));
 		}
 		CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)).join();
 	}
@@ -164,6 +203,9 @@ final class DelayQueueSubject implements Subject {
 
 	@Override
 	public void close() {
+		if (this.request != null) {
+			this.request.stop();
+		}
 		// stop in parallel, as separate processes would
 		this.instances.parallelStream().forEach(ConfigurableApplicationContext::close);
 		this.instances.clear();
