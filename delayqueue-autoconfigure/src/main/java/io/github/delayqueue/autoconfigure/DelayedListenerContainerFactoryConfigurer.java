@@ -9,6 +9,7 @@ import io.github.delayqueue.listener.DelayedJobInterceptor;
 import io.github.delayqueue.listener.DelayedJobRecoverer;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.core.task.VirtualThreadTaskExecutor;
@@ -40,9 +41,9 @@ public final class DelayedListenerContainerFactoryConfigurer {
 
 	private final DelayQueueProperties.Listener properties;
 
-	private final DelayedJobRecoverer recoverer;
+	private final @Nullable DelayedJobRecoverer recoverer;
 
-	private final DelayedJobErrorHandler errorHandler;
+	private final @Nullable DelayedJobErrorHandler errorHandler;
 
 	private final List<DelayedJobInterceptor> interceptors;
 
@@ -52,9 +53,10 @@ public final class DelayedListenerContainerFactoryConfigurer {
 
 	private final ApplicationEventPublisher eventPublisher;
 
-	DelayedListenerContainerFactoryConfigurer(DelayQueueProperties.Listener properties, DelayedJobRecoverer recoverer,
-			DelayedJobErrorHandler errorHandler, List<DelayedJobInterceptor> interceptors,
-			List<DelayQueueObserver> observers, boolean virtualThreads, ApplicationEventPublisher eventPublisher) {
+	DelayedListenerContainerFactoryConfigurer(DelayQueueProperties.Listener properties,
+			@Nullable DelayedJobRecoverer recoverer, @Nullable DelayedJobErrorHandler errorHandler,
+			List<DelayedJobInterceptor> interceptors, List<DelayQueueObserver> observers, boolean virtualThreads,
+			ApplicationEventPublisher eventPublisher) {
 		this.properties = properties;
 		this.recoverer = recoverer;
 		this.errorHandler = errorHandler;

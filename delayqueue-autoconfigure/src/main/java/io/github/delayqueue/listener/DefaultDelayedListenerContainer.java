@@ -11,6 +11,7 @@ import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.ReservedJob;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.util.Assert;
@@ -92,7 +93,7 @@ public class DefaultDelayedListenerContainer implements DelayedListenerContainer
 	// completed when the last stop has ended (completed while none was made)
 	private CompletableFuture<Void> stopped = CompletableFuture.completedFuture(null);
 
-	private ListenerConsumer consumer;
+	private @Nullable ListenerConsumer consumer;
 
 	/**
 	 * What a container needs to know.
@@ -115,10 +116,10 @@ public class DefaultDelayedListenerContainer implements DelayedListenerContainer
 	 * is published, or {@code null} for never
 	 * @param outcomeEvents whether a {@link DelayedJobOutcomeEvent} is published for each job
 	 */
-	public record Settings(String id, String topic, int concurrency, Duration ttr, Integer maxAttempts,
-			DelayedJobErrorHandler errorHandler, Duration shutdownTimeout, ThreadFactory threadFactory, boolean autoStartup, DelayQueueObserver observer,
-			List<DelayedJobInterceptor> interceptors, ApplicationEventPublisher eventPublisher,
-			Duration idleEventInterval, boolean outcomeEvents) {
+	public record Settings(String id, String topic, int concurrency, @Nullable Duration ttr, @Nullable Integer maxAttempts,
+			DelayedJobErrorHandler errorHandler, Duration shutdownTimeout, ThreadFactory threadFactory, boolean autoStartup, @Nullable DelayQueueObserver observer,
+			List<DelayedJobInterceptor> interceptors, @Nullable ApplicationEventPublisher eventPublisher,
+			@Nullable Duration idleEventInterval, boolean outcomeEvents) {
 
 		public Settings {
 			Assert.notNull(errorHandler, "errorHandler must not be null");
@@ -315,7 +316,9 @@ public class DefaultDelayedListenerContainer implements DelayedListenerContainer
 	 * @param callback run when stopped
 	 */
 	@Override
+	@SuppressWarnings("NullAway") // the consumer is set while the container runs
 	public void stop(Runnable callback) {
+
 		ListenerConsumer stopped;
 		CompletableFuture<Void> done;
 		synchronized (this) {

@@ -9,6 +9,7 @@ import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.ReservedJob;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.messaging.Message;
 import org.springframework.messaging.support.MessageBuilder;
@@ -184,7 +185,7 @@ final class JobInvoker {
 	 * {@link AssertionError}, a {@link StackOverflowError}, a class missing at run time) is a
 	 * failure of the job like any exception
 	 */
-	private Throwable call(Message<byte[]> message) {
+	private @Nullable Throwable call(Message<byte[]> message) {
 		try {
 			this.handler.handle(message);
 			return null;
@@ -194,7 +195,8 @@ final class JobInvoker {
 		}
 	}
 
-	private void observe(ReservedJob job, long start, String outcome, Throwable failure) {
+	private void observe(ReservedJob job, long start, String outcome, @Nullable Throwable failure) {
+
 		Duration duration = Duration.ofNanos(System.nanoTime() - start);
 		Throwable cause = (failure != null) ? DefaultDelayedJobErrorHandler.unwrap(failure) : null;
 		DelayQueueObserver observer = this.settings.observer();
