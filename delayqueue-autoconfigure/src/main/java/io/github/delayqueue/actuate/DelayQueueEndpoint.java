@@ -499,6 +499,7 @@ public class DelayQueueEndpoint {
 	/**
 	 * Runs a call whose {@link IllegalArgumentException} is the caller's mistake with a field.
 	 */
+	@SuppressWarnings("NullAway") // the rules it runs throw with a message
 	private static <T> T argument(String field, Supplier<T> call) {
 		try {
 			return call.get();
@@ -806,6 +807,7 @@ public class DelayQueueEndpoint {
 	public record CompletedJobDescriptor(String id, int attempts, int maxAttempts, Instant finishedAt,
 			@Nullable Long runTimeMillis, @Nullable String payload, @Nullable Map<String, String> headers) {
 
+		@SuppressWarnings("NullAway") // a page of finished jobs sets their finish times
 		static CompletedJobDescriptor of(JobInfo job, boolean payloads) {
 			return new CompletedJobDescriptor(job.id(), job.attempt(), job.maxAttempts(), job.finishedAt(),
 					(job.runTime() != null) ? job.runTime().toMillis() : null, payloads ? job.payloadAsString() : null,
@@ -849,6 +851,7 @@ public class DelayQueueEndpoint {
 	public record DeadJobDescriptor(String id, int attempts, int maxAttempts, Instant diedAt,
 			@Nullable String lastError, @Nullable String payload, @Nullable Map<String, String> headers) {
 
+		@SuppressWarnings("NullAway") // a page of dead jobs sets their times of death
 		static DeadJobDescriptor of(JobInfo job, boolean payloads) {
 			return new DeadJobDescriptor(job.id(), job.attempt(), job.maxAttempts(), job.diedAt(), job.lastError(),
 					(payloads && job.payload() != null) ? new String(job.payload(), StandardCharsets.UTF_8) : null,

@@ -107,6 +107,7 @@ public class DelayQueueEndpointInvokerAdvisor implements OperationInvokerAdvisor
 	/**
 	 * The refusal of a bad argument, with the field at fault when there is one.
 	 */
+	@SuppressWarnings("NullAway") // an InvalidEndpointRequestException has a message
 	private static InvalidArgumentException refusal(InvalidEndpointRequestException ex) {
 		if (ex instanceof InvalidArgumentException invalid) {
 			return invalid;

@@ -187,6 +187,7 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator implement
 		}
 	}
 
+	@SuppressWarnings("NullAway") // pinged only when there is a connection factory
 	private @Nullable String sendPing() {
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
 			String pong = connection.ping();
@@ -197,7 +198,7 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator implement
 		}
 	}
 
-	private static String message(@Nullable Throwable ex) {
+	private static @Nullable String message(@Nullable Throwable ex) {
 		if (ex instanceof DataAccessException dataAccess) {
 			return dataAccess.getMostSpecificCause().getMessage();
 		}

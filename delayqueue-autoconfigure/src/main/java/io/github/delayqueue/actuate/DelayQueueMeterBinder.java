@@ -105,6 +105,7 @@ public class DelayQueueMeterBinder implements MeterBinder {
 	}
 
 	@Override
+	@SuppressWarnings("NullAway") // buckets are bound once a sample came
 	public synchronized void bindTo(MeterRegistry registry) {
 		this.registries.add(registry);
 		// registries hold the binder weakly; the application context holds it
@@ -188,6 +189,7 @@ public class DelayQueueMeterBinder implements MeterBinder {
 		}
 	}
 
+	@SuppressWarnings("NullAway") // the topics are the sample's
 	private static TopicStats sum(QueueStats stats, List<String> topics) {
 		long delayed = 0;
 		long ready = 0;

@@ -149,6 +149,7 @@ public class DelayQueueMetrics implements DelayQueueObserver {
 	}
 
 	@Override
+	@SuppressWarnings("NullAway") // a delivered job comes from a reserve, which sets its times
 	public void delivered(ReservedJob job) {
 		TopicMeters meters = meters(job.topic());
 		meters.delivered.increment();
@@ -200,7 +201,7 @@ public class DelayQueueMetrics implements DelayQueueObserver {
 	}
 
 	@Override
-	public void handled(String topic, Duration duration, String outcome, Throwable failure) {
+	public void handled(String topic, Duration duration, String outcome, @Nullable Throwable failure) {
 		Timer.builder("delayqueue.listener")
 			.description("Duration of @DelayedListener handler calls")
 			.tag("topic", meters(topic).topic)

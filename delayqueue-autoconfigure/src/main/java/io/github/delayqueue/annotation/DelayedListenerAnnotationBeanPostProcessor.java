@@ -18,6 +18,7 @@ import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.listener.DelayQueueHeaders;
 import io.github.delayqueue.listener.DelayedJobInterceptor;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.aop.support.AopUtils;
@@ -64,7 +65,7 @@ public class DelayedListenerAnnotationBeanPostProcessor
 
 	private final DelayedListenerEndpointRegistrar registrar = new DelayedListenerEndpointRegistrar();
 
-	private BeanFactory beanFactory;
+	private @Nullable BeanFactory beanFactory;
 
 	@Override
 	public int getOrder() {
@@ -107,6 +108,7 @@ public class DelayedListenerAnnotationBeanPostProcessor
 	}
 
 	@Override
+	@SuppressWarnings("NullAway") // the bean factory is set (BeanFactoryAware) before singletons are made
 	public void afterSingletonsInstantiated() {
 		this.beanFactory.getBeanProvider(DelayedListenerConfigurer.class)
 			.orderedStream()
@@ -222,6 +224,7 @@ public class DelayedListenerAnnotationBeanPostProcessor
 	 * carries, or a type the header's value cannot be converted to. Either would fail every
 	 * delivery of every job.
 	 */
+	@SuppressWarnings("NullAway") // called for parameters with @Header only
 	private static void checkHeader(MethodParameter parameter, String where) {
 		Header header = parameter.getParameterAnnotation(Header.class);
 		String name = MethodDelayedListenerEndpoint.headerName(parameter, header);
@@ -264,7 +267,7 @@ public class DelayedListenerAnnotationBeanPostProcessor
 		}
 	}
 
-	private String resolve(String value, String where, String attribute) {
+	private @Nullable String resolve(String value, String where, String attribute) {
 		if (!StringUtils.hasText(value) || !(this.beanFactory instanceof ConfigurableBeanFactory configurable)) {
 			return value;
 		}
@@ -283,13 +286,14 @@ public class DelayedListenerAnnotationBeanPostProcessor
 	}
 
 	private static InvalidDelayedListenerException unresolvable(String where, String attribute, String value,
-			String reason, Exception cause) {
+			@Nullable String reason, @Nullable Exception cause) {
 		return new InvalidDelayedListenerException(where,
 				"has " + attribute + " \"" + value + "\", which cannot be resolved (" + reason + ")",
 				"define the property or give the placeholder a default, such as ${name:default}", cause);
 	}
 
-	private <T> T parse(String value, String where, String attribute, String rule, Function<String, T> parser) {
+	private <T> @Nullable T parse(String value, String where, String attribute, String rule,
+			Function<String, T> parser) {
 		String text = resolve(value, where, attribute);
 		if (!StringUtils.hasText(text)) {
 			return null;

@@ -104,6 +104,7 @@ public final class DelayQueueForwardingAutoConfiguration {
 	static class KafkaForwardingConfiguration {
 
 		@Bean
+		@SuppressWarnings("NullAway") // the forwards taken have their kafka.*, whose topic the rules checked
 		Forwarders<KafkaForwarder> delayQueueKafkaForwarders(DelayQueueProperties properties,
 				ListableBeanFactory beans) {
 			return new Forwarders<>(properties, (forward) -> forward.getKafka() != null, (topic, forward) -> {
@@ -135,6 +136,7 @@ public final class DelayQueueForwardingAutoConfiguration {
 	static class RabbitForwardingConfiguration {
 
 		@Bean
+		@SuppressWarnings("NullAway") // the forwards taken have their rabbit.*, whose exchange the rules checked
 		Forwarders<RabbitForwarder> delayQueueRabbitForwarders(DelayQueueProperties properties,
 				ListableBeanFactory beans) {
 			return new Forwarders<>(properties, (forward) -> forward.getRabbit() != null, (topic, forward) -> {

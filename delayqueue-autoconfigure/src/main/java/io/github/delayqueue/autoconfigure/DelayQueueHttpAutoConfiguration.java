@@ -12,6 +12,7 @@ import io.github.delayqueue.http.ReserveWaiters;
 import io.github.delayqueue.recurring.RecurringJobs;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -115,7 +116,7 @@ public final class DelayQueueHttpAutoConfiguration {
 	 * A path property's value, checked when bound (DelayQueuePropertiesRules) and again here
 	 * for properties set in code.
 	 */
-	static String checkedPath(String property, String path) {
+	static String checkedPath(String property, @Nullable String path) {
 		Assert.state(path != null && DelayQueuePropertiesRules.BASE_PATH.matcher(path).matches(),
 				() -> property + " " + DelayQueuePropertiesRules.BASE_PATH_RULE + ", was '" + path + "'");
 		return path;

@@ -10,6 +10,7 @@ import io.github.delayqueue.recurring.MisfirePolicy;
 import io.github.delayqueue.recurring.OverlapPolicy;
 import io.github.delayqueue.recurring.RecurringJob;
 import io.github.delayqueue.recurring.RecurringSchedule;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
@@ -65,7 +66,7 @@ public class DelayQueueProperties implements Validator {
 	 * Name of this instance among those sharing the bucket timers. Default: host name,
 	 * process id and a random suffix.
 	 */
-	private String instanceId;
+	private @Nullable String instanceId;
 
 	/**
 	 * Recurring jobs declared by name, such as
@@ -161,11 +162,11 @@ public class DelayQueueProperties implements Validator {
 		this.defaultMaxAttempts = defaultMaxAttempts;
 	}
 
-	public String getInstanceId() {
+	public @Nullable String getInstanceId() {
 		return this.instanceId;
 	}
 
-	public void setInstanceId(String instanceId) {
+	public void setInstanceId(@Nullable String instanceId) {
 		this.instanceId = instanceId;
 	}
 
@@ -264,7 +265,7 @@ public class DelayQueueProperties implements Validator {
 		/**
 		 * How long a finished job is kept. Default: no time limit.
 		 */
-		private Duration completedAge;
+		private @Nullable Duration completedAge;
 
 		/**
 		 * Whether the payload and headers of finished jobs are kept too (they cost their size
@@ -283,7 +284,7 @@ public class DelayQueueProperties implements Validator {
 		 * How long a DEAD job is kept; older ones are deleted when a job of the topic dies.
 		 * Default: no time limit.
 		 */
-		private Duration failedAge;
+		private @Nullable Duration failedAge;
 
 		public int getCompleted() {
 			return this.completed;
@@ -293,11 +294,11 @@ public class DelayQueueProperties implements Validator {
 			this.completed = completed;
 		}
 
-		public Duration getCompletedAge() {
+		public @Nullable Duration getCompletedAge() {
 			return this.completedAge;
 		}
 
-		public void setCompletedAge(Duration completedAge) {
+		public void setCompletedAge(@Nullable Duration completedAge) {
 			this.completedAge = completedAge;
 		}
 
@@ -317,11 +318,11 @@ public class DelayQueueProperties implements Validator {
 			this.failed = failed;
 		}
 
-		public Duration getFailedAge() {
+		public @Nullable Duration getFailedAge() {
 			return this.failedAge;
 		}
 
-		public void setFailedAge(Duration failedAge) {
+		public void setFailedAge(@Nullable Duration failedAge) {
 			this.failedAge = failedAge;
 		}
 
@@ -360,12 +361,12 @@ public class DelayQueueProperties implements Validator {
 		/**
 		 * Forwarding to Kafka.
 		 */
-		private Kafka kafka;
+		private @Nullable Kafka kafka;
 
 		/**
 		 * Forwarding to RabbitMQ.
 		 */
-		private Rabbit rabbit;
+		private @Nullable Rabbit rabbit;
 
 		public int getConcurrency() {
 			return this.concurrency;
@@ -383,19 +384,19 @@ public class DelayQueueProperties implements Validator {
 			this.sendTimeout = sendTimeout;
 		}
 
-		public Kafka getKafka() {
+		public @Nullable Kafka getKafka() {
 			return this.kafka;
 		}
 
-		public void setKafka(Kafka kafka) {
+		public void setKafka(@Nullable Kafka kafka) {
 			this.kafka = kafka;
 		}
 
-		public Rabbit getRabbit() {
+		public @Nullable Rabbit getRabbit() {
 			return this.rabbit;
 		}
 
-		public void setRabbit(Rabbit rabbit) {
+		public void setRabbit(@Nullable Rabbit rabbit) {
 			this.rabbit = rabbit;
 		}
 
@@ -409,55 +410,55 @@ public class DelayQueueProperties implements Validator {
 			/**
 			 * The Kafka topic the records are sent to.
 			 */
-			private String topic;
+			private @Nullable String topic;
 
 			/**
 			 * The bean name of the KafkaTemplate whose producer settings (servers, acks,
 			 * security) the forwarder uses, with byte-array serializers. Default: the only
 			 * KafkaTemplate.
 			 */
-			private String template;
+			private @Nullable String template;
 
 			/**
 			 * The record key: a field of the JSON payload, dots for nested fields (such as
 			 * 'order.customerId'). Default: the job id (or the key given to DelayedKafka).
 			 */
-			private String keyField;
+			private @Nullable String keyField;
 
 			/**
 			 * The partition. Default: the producer's partitioner chooses by key.
 			 */
-			private Integer partition;
+			private @Nullable Integer partition;
 
-			public String getTopic() {
+			public @Nullable String getTopic() {
 				return this.topic;
 			}
 
-			public void setTopic(String topic) {
+			public void setTopic(@Nullable String topic) {
 				this.topic = topic;
 			}
 
-			public String getTemplate() {
+			public @Nullable String getTemplate() {
 				return this.template;
 			}
 
-			public void setTemplate(String template) {
+			public void setTemplate(@Nullable String template) {
 				this.template = template;
 			}
 
-			public String getKeyField() {
+			public @Nullable String getKeyField() {
 				return this.keyField;
 			}
 
-			public void setKeyField(String keyField) {
+			public void setKeyField(@Nullable String keyField) {
 				this.keyField = keyField;
 			}
 
-			public Integer getPartition() {
+			public @Nullable Integer getPartition() {
 				return this.partition;
 			}
 
-			public void setPartition(Integer partition) {
+			public void setPartition(@Nullable Integer partition) {
 				this.partition = partition;
 			}
 
@@ -477,7 +478,7 @@ public class DelayQueueProperties implements Validator {
 			 * The exchange the messages are published to; an empty value is the default
 			 * exchange (the routing key then names the queue).
 			 */
-			private String exchange;
+			private @Nullable String exchange;
 
 			/**
 			 * The routing key. Default: none (empty), as fanout exchanges need.
@@ -488,13 +489,13 @@ public class DelayQueueProperties implements Validator {
 			 * The bean name of the RabbitTemplate to publish with. Default: the only
 			 * RabbitTemplate.
 			 */
-			private String template;
+			private @Nullable String template;
 
-			public String getExchange() {
+			public @Nullable String getExchange() {
 				return this.exchange;
 			}
 
-			public void setExchange(String exchange) {
+			public void setExchange(@Nullable String exchange) {
 				this.exchange = exchange;
 			}
 
@@ -506,11 +507,11 @@ public class DelayQueueProperties implements Validator {
 				this.routingKey = routingKey;
 			}
 
-			public String getTemplate() {
+			public @Nullable String getTemplate() {
 				return this.template;
 			}
 
-			public void setTemplate(String template) {
+			public void setTemplate(@Nullable String template) {
 				this.template = template;
 			}
 
@@ -527,13 +528,13 @@ public class DelayQueueProperties implements Validator {
 		/**
 		 * Topic of the jobs each tick creates.
 		 */
-		private String topic;
+		private @Nullable String topic;
 
 		/**
 		 * Cron expression (six fields from seconds, or a macro such as '@daily') as Spring's
 		 * CronExpression reads it. Set this, 'every' or 'fixed-delay'.
 		 */
-		private String cron;
+		private @Nullable String cron;
 
 		/**
 		 * Time zone the cron expression is read in.
@@ -544,13 +545,13 @@ public class DelayQueueProperties implements Validator {
 		 * Fixed rate, ticking at the multiples of this period since 1970-01-01T00:00:00Z
 		 * (1s to 366d). Set this, 'cron' or 'fixed-delay'.
 		 */
-		private Duration every;
+		private @Nullable Duration every;
 
 		/**
 		 * Fixed delay: the next occurrence is due this long after the previous one left the
 		 * queue (1s to 366d). Set this, 'cron' or 'every'.
 		 */
-		private Duration fixedDelay;
+		private @Nullable Duration fixedDelay;
 
 		/**
 		 * Payload of each occurrence, as its listener reads it (JSON for a JSON listener).
@@ -565,13 +566,13 @@ public class DelayQueueProperties implements Validator {
 		/**
 		 * Time-to-run of each occurrence. Default: 'delayqueue.default-ttr'.
 		 */
-		private Duration ttr;
+		private @Nullable Duration ttr;
 
 		/**
 		 * Deliveries of each occurrence before it is dead. Default:
 		 * 'delayqueue.default-max-attempts'.
 		 */
-		private Integer maxAttempts;
+		private @Nullable Integer maxAttempts;
 
 		/**
 		 * What to do with ticks that passed while no instance could fire them: FIRE_ONCE (one
@@ -601,6 +602,8 @@ public class DelayQueueProperties implements Validator {
 		 * @return the definition, marked as declared
 		 * @throws IllegalArgumentException naming the rule a value breaks
 		 */
+		// NullAway: the builder refuses a missing topic with its own message, and one schedule is set
+		@SuppressWarnings("NullAway")
 		public RecurringJob toJob(String name) {
 			int schedules = ((this.cron != null) ? 1 : 0) + ((this.every != null) ? 1 : 0)
 					+ ((this.fixedDelay != null) ? 1 : 0);
@@ -632,19 +635,19 @@ public class DelayQueueProperties implements Validator {
 			return builder.build();
 		}
 
-		public String getTopic() {
+		public @Nullable String getTopic() {
 			return this.topic;
 		}
 
-		public void setTopic(String topic) {
+		public void setTopic(@Nullable String topic) {
 			this.topic = topic;
 		}
 
-		public String getCron() {
+		public @Nullable String getCron() {
 			return this.cron;
 		}
 
-		public void setCron(String cron) {
+		public void setCron(@Nullable String cron) {
 			this.cron = cron;
 		}
 
@@ -656,19 +659,19 @@ public class DelayQueueProperties implements Validator {
 			this.zone = zone;
 		}
 
-		public Duration getEvery() {
+		public @Nullable Duration getEvery() {
 			return this.every;
 		}
 
-		public void setEvery(Duration every) {
+		public void setEvery(@Nullable Duration every) {
 			this.every = every;
 		}
 
-		public Duration getFixedDelay() {
+		public @Nullable Duration getFixedDelay() {
 			return this.fixedDelay;
 		}
 
-		public void setFixedDelay(Duration fixedDelay) {
+		public void setFixedDelay(@Nullable Duration fixedDelay) {
 			this.fixedDelay = fixedDelay;
 		}
 
@@ -688,19 +691,19 @@ public class DelayQueueProperties implements Validator {
 			this.headers = headers;
 		}
 
-		public Duration getTtr() {
+		public @Nullable Duration getTtr() {
 			return this.ttr;
 		}
 
-		public void setTtr(Duration ttr) {
+		public void setTtr(@Nullable Duration ttr) {
 			this.ttr = ttr;
 		}
 
-		public Integer getMaxAttempts() {
+		public @Nullable Integer getMaxAttempts() {
 			return this.maxAttempts;
 		}
 
-		public void setMaxAttempts(Integer maxAttempts) {
+		public void setMaxAttempts(@Nullable Integer maxAttempts) {
 			this.maxAttempts = maxAttempts;
 		}
 
@@ -799,7 +802,7 @@ public class DelayQueueProperties implements Validator {
 		 * Publish a DelayedListenerIdleEvent when a running listener has received no job for
 		 * this long (again after each further interval); none when unset.
 		 */
-		private Duration idleEventInterval;
+		private @Nullable Duration idleEventInterval;
 
 		/**
 		 * Publish a DelayedJobOutcomeEvent for every job a listener handles.
@@ -855,11 +858,11 @@ public class DelayQueueProperties implements Validator {
 			this.rateLimit = rateLimit;
 		}
 
-		public Duration getIdleEventInterval() {
+		public @Nullable Duration getIdleEventInterval() {
 			return this.idleEventInterval;
 		}
 
-		public void setIdleEventInterval(Duration idleEventInterval) {
+		public void setIdleEventInterval(@Nullable Duration idleEventInterval) {
 			this.idleEventInterval = idleEventInterval;
 		}
 
@@ -1083,7 +1086,7 @@ public class DelayQueueProperties implements Validator {
 		 * checks it: 'OPS' for Spring Security's authority ROLE_OPS); none lets every
 		 * authenticated user use it.
 		 */
-		private String role;
+		private @Nullable String role;
 
 		/**
 		 * How often the page reads the queue's figures.
@@ -1135,11 +1138,11 @@ public class DelayQueueProperties implements Validator {
 			this.onManagementPort = onManagementPort;
 		}
 
-		public String getRole() {
+		public @Nullable String getRole() {
 			return this.role;
 		}
 
-		public void setRole(String role) {
+		public void setRole(@Nullable String role) {
 			this.role = role;
 		}
 

@@ -10,6 +10,7 @@ import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.core.Retention;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.unit.DataSize;
 import org.springframework.validation.Errors;
@@ -150,7 +151,9 @@ final class DelayQueuePropertiesRules {
 		}
 	}
 
-	private void forward(String field, String topic, DelayQueueProperties.Forward forward, Duration shutdownTimeout) {
+	@SuppressWarnings("NullAway") // past the first checks, the forward has its kafka or its rabbit
+	private void forward(String field, String topic, DelayQueueProperties.Forward forward,
+			@Nullable Duration shutdownTimeout) {
 		check(field, () -> JobConstraints.topic("topic", topic));
 		between(field + ".concurrency", forward.getConcurrency(), 1, 10_000);
 		duration(field + ".send-timeout", forward.getSendTimeout(), Duration.ofMillis(100), Duration.ofHours(1));
@@ -205,7 +208,7 @@ final class DelayQueuePropertiesRules {
 	 * Checks a path property against {@link #BASE_PATH}.
 	 * @return whether it holds
 	 */
-	private boolean path(String field, String value) {
+	private boolean path(String field, @Nullable String value) {
 		if (value == null || !BASE_PATH.matcher(value).matches()) {
 			reject(field, BASE_PATH_RULE);
 			return false;
@@ -213,6 +216,7 @@ final class DelayQueuePropertiesRules {
 		return true;
 	}
 
+	@SuppressWarnings("NullAway") // the rules it runs throw with a message
 	private void check(String field, Supplier<?> rule) {
 		try {
 			rule.get();
@@ -229,13 +233,13 @@ final class DelayQueuePropertiesRules {
 		}
 	}
 
-	private void positive(String field, DataSize value) {
+	private void positive(String field, @Nullable DataSize value) {
 		if (value == null || value.toBytes() <= 0) {
 			reject(field, "must be positive");
 		}
 	}
 
-	private void duration(String field, Duration value, Duration min, Duration max) {
+	private void duration(String field, @Nullable Duration value, Duration min, @Nullable Duration max) {
 		if (value == null) {
 			reject(field, "must be given");
 		}

@@ -11,6 +11,7 @@ import io.github.delayqueue.micrometer.DelayedListenerObservationConvention;
 import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.core.task.VirtualThreadTaskExecutor;
@@ -42,9 +43,9 @@ public final class DelayedListenerContainerFactoryConfigurer {
 
 	private final DelayQueueProperties.Listener properties;
 
-	private final DelayedJobRecoverer recoverer;
+	private final @Nullable DelayedJobRecoverer recoverer;
 
-	private final DelayedJobErrorHandler errorHandler;
+	private final @Nullable DelayedJobErrorHandler errorHandler;
 
 	private final List<DelayedJobInterceptor> interceptors;
 
@@ -54,14 +55,15 @@ public final class DelayedListenerContainerFactoryConfigurer {
 
 	private final ApplicationEventPublisher eventPublisher;
 
-	private final ObservationRegistry observationRegistry;
+	private final @Nullable ObservationRegistry observationRegistry;
 
-	private final DelayedListenerObservationConvention observationConvention;
+	private final @Nullable DelayedListenerObservationConvention observationConvention;
 
-	DelayedListenerContainerFactoryConfigurer(DelayQueueProperties.Listener properties, DelayedJobRecoverer recoverer,
-			DelayedJobErrorHandler errorHandler, List<DelayedJobInterceptor> interceptors,
-			List<DelayQueueObserver> observers, boolean virtualThreads, ApplicationEventPublisher eventPublisher,
-			ObservationRegistry observationRegistry, DelayedListenerObservationConvention observationConvention) {
+	DelayedListenerContainerFactoryConfigurer(DelayQueueProperties.Listener properties,
+			@Nullable DelayedJobRecoverer recoverer, @Nullable DelayedJobErrorHandler errorHandler,
+			List<DelayedJobInterceptor> interceptors, List<DelayQueueObserver> observers, boolean virtualThreads,
+			ApplicationEventPublisher eventPublisher, @Nullable ObservationRegistry observationRegistry,
+			@Nullable DelayedListenerObservationConvention observationConvention) {
 		this.observationRegistry = observationRegistry;
 		this.observationConvention = observationConvention;
 		this.properties = properties;

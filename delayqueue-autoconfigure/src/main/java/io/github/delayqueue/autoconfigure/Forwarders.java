@@ -13,6 +13,7 @@ import io.github.delayqueue.forward.ForwardingEndpoint;
 import io.github.delayqueue.forward.JobForwarder;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -75,8 +76,8 @@ final class Forwarders<F extends JobForwarder> implements DelayedListenerConfigu
 	 * @throws InvalidDelayedListenerException when there is no such bean, or several and no
 	 * name
 	 */
-	static <T> T bean(ListableBeanFactory beans, Class<T> type, String name, String property, String forwarding,
-			String noneFix) {
+	static <T> T bean(ListableBeanFactory beans, Class<T> type, @Nullable String name, String property,
+			String forwarding, String noneFix) {
 		Map<String, T> candidates = new TreeMap<>(beans.getBeansOfType(type));
 		String kind = type.getSimpleName();
 		if (name != null) {
@@ -103,6 +104,7 @@ final class Forwarders<F extends JobForwarder> implements DelayedListenerConfigu
 	 * @param ex the refusal, whose message says what is wrong and the fix
 	 * @return the failure
 	 */
+	@SuppressWarnings("NullAway") // the forwarders refuse their settings with a message
 	static InvalidDelayedListenerException invalid(String forwarding, IllegalArgumentException ex) {
 		String message = ex.getMessage();
 		int colon = message.indexOf(": ");
@@ -112,6 +114,7 @@ final class Forwarders<F extends JobForwarder> implements DelayedListenerConfigu
 	}
 
 	@Override
+	@SuppressWarnings("NullAway") // each forwarder was made from its topic's settings
 	public void configureDelayedListeners(DelayedListenerEndpointRegistrar registrar) {
 		this.forwarders.forEach((topic, forwarder) -> {
 			DelayQueueProperties.Forward forward = this.settings.get(topic);

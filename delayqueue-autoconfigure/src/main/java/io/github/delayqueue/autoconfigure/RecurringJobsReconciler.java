@@ -14,6 +14,7 @@ import io.github.delayqueue.recurring.RecurringJob;
 import io.github.delayqueue.recurring.RecurringJobInfo;
 import io.github.delayqueue.recurring.RecurringJobs;
 import io.github.delayqueue.redis.RedisDelayQueue;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
 
@@ -38,7 +39,7 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 
 	private volatile boolean running;
 
-	private volatile Thread retrying;
+	private volatile @Nullable Thread retrying;
 
 	RecurringJobsReconciler(RecurringJobs recurringJobs, Map<String, RecurringJob> declared, boolean removeUndeclared,
 			boolean failFast) {

@@ -4,6 +4,7 @@ import java.net.URI;
 import java.util.List;
 
 import io.github.delayqueue.core.DelayQueueConnectionException;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -71,7 +72,7 @@ class RedisUnreachableFailureAnalyzer extends AbstractFailureAnalyzer<DelayQueue
 				+ ")";
 	}
 
-	private String string(String name) {
+	private @Nullable String string(String name) {
 		String value = this.binder.bind(PREFIX + name, String.class).orElse(null);
 		return StringUtils.hasText(value) ? value : null;
 	}

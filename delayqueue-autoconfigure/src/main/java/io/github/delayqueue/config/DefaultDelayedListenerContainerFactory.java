@@ -21,6 +21,7 @@ import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.listener.JobPayloadMessageConverter;
 import io.github.delayqueue.micrometer.DelayedListenerObservationConvention;
 import io.micrometer.observation.ObservationRegistry;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory;
@@ -60,17 +61,17 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 
 	private List<Class<? extends Throwable>> noRetryFor = List.of();
 
-	private DelayedJobRecoverer recoverer;
+	private @Nullable DelayedJobRecoverer recoverer;
 
-	private DelayedJobErrorHandler errorHandler;
+	private @Nullable DelayedJobErrorHandler errorHandler;
 
-	private DelayQueueObserver observer;
+	private @Nullable DelayQueueObserver observer;
 
 	private List<DelayedJobInterceptor> interceptors = List.of();
 
-	private ApplicationEventPublisher eventPublisher;
+	private @Nullable ApplicationEventPublisher eventPublisher;
 
-	private Duration idleEventInterval;
+	private @Nullable Duration idleEventInterval;
 
 	private boolean outcomeEvents;
 
@@ -169,7 +170,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	 * Takes exhausted jobs instead of dead-lettering them in Redis.
 	 * @param recoverer the recoverer, or {@code null} to dead-letter in Redis
 	 */
-	public void setRecoverer(DelayedJobRecoverer recoverer) {
+	public void setRecoverer(@Nullable DelayedJobRecoverer recoverer) {
 		this.recoverer = recoverer;
 	}
 
@@ -180,7 +181,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	 * {@code noRetryFor} is refused.
 	 * @param errorHandler the error handler, or {@code null} for the default
 	 */
-	public void setErrorHandler(DelayedJobErrorHandler errorHandler) {
+	public void setErrorHandler(@Nullable DelayedJobErrorHandler errorHandler) {
 		this.errorHandler = errorHandler;
 	}
 
@@ -188,7 +189,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	 * Hears how each handler call went (the listener timer of the metrics hangs on it).
 	 * @param observer the observer, or {@code null} for none
 	 */
-	public void setObserver(DelayQueueObserver observer) {
+	public void setObserver(@Nullable DelayQueueObserver observer) {
 		this.observer = (observer != null) ? DelayQueueObserver.composite(List.of(observer)) : null;
 	}
 
@@ -207,7 +208,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	 * (started, stopped, paused, resumed, idle, job outcomes); none without one.
 	 * @param eventPublisher the publisher (the application context), or {@code null}
 	 */
-	public void setApplicationEventPublisher(ApplicationEventPublisher eventPublisher) {
+	public void setApplicationEventPublisher(@Nullable ApplicationEventPublisher eventPublisher) {
 		this.eventPublisher = eventPublisher;
 	}
 
@@ -217,7 +218,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	 * further interval); default never.
 	 * @param idleEventInterval the interval, positive, or {@code null} for never
 	 */
-	public void setIdleEventInterval(Duration idleEventInterval) {
+	public void setIdleEventInterval(@Nullable Duration idleEventInterval) {
 		Assert.isTrue(idleEventInterval == null || (!idleEventInterval.isNegative() && !idleEventInterval.isZero()),
 				"idleEventInterval must be positive");
 		this.idleEventInterval = idleEventInterval;
@@ -344,7 +345,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 		return all;
 	}
 
-	private static long millis(Duration value, Duration fallback) {
+	private static long millis(@Nullable Duration value, Duration fallback) {
 		return ((value != null) ? value : fallback).toMillis();
 	}
 

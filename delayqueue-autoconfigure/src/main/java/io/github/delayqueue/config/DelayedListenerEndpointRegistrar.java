@@ -8,6 +8,7 @@ import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.listener.DelayedJobArgumentResolver;
 import io.github.delayqueue.listener.DelayedJobHandler;
 import io.github.delayqueue.listener.DelayedJobInterceptor;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory;
@@ -39,24 +40,24 @@ public class DelayedListenerEndpointRegistrar {
 
 	private final List<Registration> endpoints = new ArrayList<>();
 
-	private DelayedListenerEndpointRegistry registry;
+	private @Nullable DelayedListenerEndpointRegistry registry;
 
-	private DelayedListenerContainerFactory containerFactory;
+	private @Nullable DelayedListenerContainerFactory containerFactory;
 
 	private String containerFactoryBeanName = DEFAULT_CONTAINER_FACTORY_BEAN_NAME;
 
-	private BeanFactory beanFactory;
+	private @Nullable BeanFactory beanFactory;
 
-	private MessageHandlerMethodFactory messageHandlerMethodFactory;
+	private @Nullable MessageHandlerMethodFactory messageHandlerMethodFactory;
 
-	private Validator validator;
+	private @Nullable Validator validator;
 
 	private List<HandlerMethodArgumentResolver> customMethodArgumentResolvers = List.of();
 
 	// set once registerAllEndpoints has run: later endpoints are registered at once
 	private boolean registered;
 
-	private record Registration(DelayedListenerEndpoint endpoint, DelayedListenerContainerFactory factory) {
+	private record Registration(DelayedListenerEndpoint endpoint, @Nullable DelayedListenerContainerFactory factory) {
 	}
 
 	/**
@@ -71,7 +72,7 @@ public class DelayedListenerEndpointRegistrar {
 	 * The registry the endpoints are registered with.
 	 * @return the registry, or {@code null} before one is set
 	 */
-	public DelayedListenerEndpointRegistry getEndpointRegistry() {
+	public @Nullable DelayedListenerEndpointRegistry getEndpointRegistry() {
 		return this.registry;
 	}
 
@@ -110,7 +111,7 @@ public class DelayedListenerEndpointRegistrar {
 	 * @param messageHandlerMethodFactory the factory, or {@code null} for the container
 	 * factory's
 	 */
-	public void setMessageHandlerMethodFactory(MessageHandlerMethodFactory messageHandlerMethodFactory) {
+	public void setMessageHandlerMethodFactory(@Nullable MessageHandlerMethodFactory messageHandlerMethodFactory) {
 		this.messageHandlerMethodFactory = messageHandlerMethodFactory;
 	}
 
@@ -118,7 +119,7 @@ public class DelayedListenerEndpointRegistrar {
 	 * The factory set by {@link #setMessageHandlerMethodFactory}.
 	 * @return the factory, or {@code null}
 	 */
-	public MessageHandlerMethodFactory getMessageHandlerMethodFactory() {
+	public @Nullable MessageHandlerMethodFactory getMessageHandlerMethodFactory() {
 		return this.messageHandlerMethodFactory;
 	}
 
@@ -127,7 +128,7 @@ public class DelayedListenerEndpointRegistrar {
 	 * whose payload fails is failed without a retry.
 	 * @param validator the validator, or {@code null} for none
 	 */
-	public void setValidator(Validator validator) {
+	public void setValidator(@Nullable Validator validator) {
 		this.validator = validator;
 	}
 
@@ -135,7 +136,7 @@ public class DelayedListenerEndpointRegistrar {
 	 * The validator set by {@link #setValidator}.
 	 * @return the validator, or {@code null}
 	 */
-	public Validator getValidator() {
+	public @Nullable Validator getValidator() {
 		return this.validator;
 	}
 
@@ -173,7 +174,7 @@ public class DelayedListenerEndpointRegistrar {
 	 * @param factory the factory, or {@code null} for the one the endpoint names or the
 	 * default one
 	 */
-	public void registerEndpoint(DelayedListenerEndpoint endpoint, DelayedListenerContainerFactory factory) {
+	public void registerEndpoint(DelayedListenerEndpoint endpoint, @Nullable DelayedListenerContainerFactory factory) {
 		Assert.notNull(endpoint, "endpoint must not be null");
 		Registration registration = new Registration(endpoint, factory);
 		boolean now;
@@ -203,6 +204,7 @@ public class DelayedListenerEndpointRegistrar {
 		all.forEach(this::register);
 	}
 
+	@SuppressWarnings("NullAway") // registered only once registerAllEndpoints checked the registry
 	private void register(Registration registration) {
 		DelayedListenerEndpoint endpoint = registration.endpoint();
 		DelayedListenerContainerFactory factory = (registration.factory() != null) ? registration.factory()
@@ -249,8 +251,9 @@ public class DelayedListenerEndpointRegistrar {
 	 * An endpoint whose handler is made with the registrar's message-handler-method factory;
 	 * everything else is the endpoint's.
 	 */
-	private record CustomizedEndpoint(DelayedListenerEndpoint endpoint, MessageHandlerMethodFactory methodFactory,
-			Validator validator, List<HandlerMethodArgumentResolver> resolvers) implements DelayedListenerEndpoint {
+	private record CustomizedEndpoint(DelayedListenerEndpoint endpoint,
+			@Nullable MessageHandlerMethodFactory methodFactory, @Nullable Validator validator,
+			List<HandlerMethodArgumentResolver> resolvers) implements DelayedListenerEndpoint {
 
 		@Override
 		public DelayedJobHandler createHandler(MessageHandlerMethodFactory containerFactorys,
@@ -288,42 +291,42 @@ public class DelayedListenerEndpointRegistrar {
 		}
 
 		@Override
-		public Integer concurrency() {
+		public @Nullable Integer concurrency() {
 			return this.endpoint.concurrency();
 		}
 
 		@Override
-		public Duration ttr() {
+		public @Nullable Duration ttr() {
 			return this.endpoint.ttr();
 		}
 
 		@Override
-		public Integer maxAttempts() {
+		public @Nullable Integer maxAttempts() {
 			return this.endpoint.maxAttempts();
 		}
 
 		@Override
-		public RateLimit rateLimit() {
+		public @Nullable RateLimit rateLimit() {
 			return this.endpoint.rateLimit();
 		}
 
 		@Override
-		public Boolean autoStartup() {
+		public @Nullable Boolean autoStartup() {
 			return this.endpoint.autoStartup();
 		}
 
 		@Override
-		public Duration backOffInitial() {
+		public @Nullable Duration backOffInitial() {
 			return this.endpoint.backOffInitial();
 		}
 
 		@Override
-		public Double backOffMultiplier() {
+		public @Nullable Double backOffMultiplier() {
 			return this.endpoint.backOffMultiplier();
 		}
 
 		@Override
-		public Duration backOffMax() {
+		public @Nullable Duration backOffMax() {
 			return this.endpoint.backOffMax();
 		}
 
@@ -333,7 +336,7 @@ public class DelayedListenerEndpointRegistrar {
 		}
 
 		@Override
-		public String containerFactory() {
+		public @Nullable String containerFactory() {
 			return this.endpoint.containerFactory();
 		}
 

@@ -15,6 +15,7 @@ import java.util.function.Predicate;
 
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.listener.DelayedListenerContainer;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.context.SmartLifecycle;
@@ -188,7 +189,7 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	 * @param id the id
 	 * @return the container, or {@code null}
 	 */
-	public synchronized DelayedListenerContainer getListenerContainer(String id) {
+	public synchronized @Nullable DelayedListenerContainer getListenerContainer(String id) {
 		return this.containers.get(id);
 	}
 
@@ -239,7 +240,7 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	 * @param id the container's id
 	 * @return the container, or {@code null} when no container has the id
 	 */
-	public DelayedListenerContainer unregisterListenerContainer(String id) {
+	public @Nullable DelayedListenerContainer unregisterListenerContainer(String id) {
 		DelayedListenerContainer container;
 		synchronized (this) {
 			container = this.containers.get(id);

@@ -1,5 +1,7 @@
 package io.github.delayqueue.config;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A {@code @DelayedListener} (or an endpoint registered by a
  * {@link DelayedListenerConfigurer}) that cannot be run: start-up fails with it. Its message
@@ -22,7 +24,7 @@ public class InvalidDelayedListenerException extends IllegalStateException {
 	 * @param fix what to do ("declare the payload parameter")
 	 * @param cause the cause, or {@code null}
 	 */
-	public InvalidDelayedListenerException(String listener, String problem, String fix, Throwable cause) {
+	public InvalidDelayedListenerException(String listener, String problem, String fix, @Nullable Throwable cause) {
 		super(listener + " " + problem + ": " + fix, cause);
 		this.listener = listener;
 		this.problem = problem;

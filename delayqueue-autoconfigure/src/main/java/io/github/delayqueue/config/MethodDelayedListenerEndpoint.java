@@ -81,9 +81,10 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 	 * @param interceptors the listener's own interceptors, run after the container factory's
 	 */
 	public MethodDelayedListenerEndpoint(String id, String topic, Object bean, Method method, String beanName,
-			Integer concurrency, Duration ttr, Integer maxAttempts, Boolean autoStartup, Duration backOffInitial,
-			Double backOffMultiplier, Duration backOffMax, List<Class<? extends Throwable>> noRetryFor,
-			String containerFactory, List<DelayedJobInterceptor> interceptors) {
+			@Nullable Integer concurrency, @Nullable Duration ttr, @Nullable Integer maxAttempts,
+			@Nullable Boolean autoStartup, @Nullable Duration backOffInitial, @Nullable Double backOffMultiplier,
+			@Nullable Duration backOffMax, List<Class<? extends Throwable>> noRetryFor,
+			@Nullable String containerFactory, List<DelayedJobInterceptor> interceptors) {
 		this(id, topic, bean, method, beanName, concurrency, ttr, maxAttempts, autoStartup, backOffInitial,
 				backOffMultiplier, backOffMax, noRetryFor, containerFactory, interceptors, null);
 	}
@@ -106,9 +107,10 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 	 * @param containerFactory bean name of the container factory, or {@code null}
 	 */
 	public MethodDelayedListenerEndpoint(String id, String topic, Object bean, Method method, String beanName,
-			Integer concurrency, Duration ttr, Integer maxAttempts, Boolean autoStartup, Duration backOffInitial,
-			Double backOffMultiplier, Duration backOffMax, List<Class<? extends Throwable>> noRetryFor,
-			String containerFactory) {
+			@Nullable Integer concurrency, @Nullable Duration ttr, @Nullable Integer maxAttempts,
+			@Nullable Boolean autoStartup, @Nullable Duration backOffInitial, @Nullable Double backOffMultiplier,
+			@Nullable Duration backOffMax, List<Class<? extends Throwable>> noRetryFor,
+			@Nullable String containerFactory) {
 		this(id, topic, bean, method, beanName, concurrency, ttr, maxAttempts, autoStartup, backOffInitial,
 				backOffMultiplier, backOffMax, noRetryFor, containerFactory, List.of(), null);
 	}
@@ -121,6 +123,7 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 	 * that is {@code Optional}, {@code @Nullable} or has a default is not required.
 	 */
 	@Override
+	@SuppressWarnings("NullAway") // handler::invoke returns what the method returned, which a void handle() drops
 	public DelayedJobHandler createHandler(MessageHandlerMethodFactory methodFactory, DelayedJobArgumentResolver jobs) {
 		InvocableHandlerMethod handler = methodFactory.createInvocableHandlerMethod(this.bean, this.method);
 		Map<String, MethodParameter> required = requiredJobHeaders();

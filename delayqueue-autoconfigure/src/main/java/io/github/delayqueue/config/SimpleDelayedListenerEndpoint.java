@@ -90,7 +90,8 @@ public class SimpleDelayedListenerEndpoint<T> implements DelayedListenerEndpoint
 		this(id, topic, (payloadType != null) ? payloadType.getType() : null, listener);
 	}
 
-	private SimpleDelayedListenerEndpoint(String id, String topic, Type payloadType, DelayedJobListener<T> listener) {
+	private SimpleDelayedListenerEndpoint(String id, String topic, @Nullable Type payloadType,
+			DelayedJobListener<T> listener) {
 		Assert.hasText(id, "id must not be empty");
 		Assert.isTrue(id.strip().equals(id), "id must not start or end with whitespace");
 		Assert.notNull(payloadType, "payloadType must not be null");

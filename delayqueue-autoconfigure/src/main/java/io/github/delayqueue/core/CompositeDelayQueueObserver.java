@@ -6,6 +6,7 @@ import java.util.function.Consumer;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Tells several observers; one that throws does not stop the others or the caller.
@@ -82,7 +83,7 @@ final class CompositeDelayQueueObserver implements DelayQueueObserver {
 	}
 
 	@Override
-	public void handled(String topic, Duration duration, String outcome, Throwable failure) {
+	public void handled(String topic, Duration duration, String outcome, @Nullable Throwable failure) {
 		each((observer) -> observer.handled(topic, duration, outcome, failure));
 	}
 

@@ -3,6 +3,8 @@ package io.github.delayqueue.core;
 import java.time.Instant;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The operator's side of the delay queue: the figures of every bucket and topic, pages of
  * DEAD jobs and of the finished jobs a topic keeps, the replay of DEAD jobs, and the repair of
@@ -56,7 +58,7 @@ public interface DelayQueueAdmin {
 	 * @return the page
 	 * @throws IllegalArgumentException for a cursor that no page gave out
 	 */
-	DeadJobPage deadJobs(String topic, String cursor, int limit, boolean payloads);
+	DeadJobPage deadJobs(String topic, @Nullable String cursor, int limit, boolean payloads);
 
 	/**
 	 * Reads a page of the finished jobs a topic keeps ({@link Retention}), the latest finish
@@ -70,7 +72,8 @@ public interface DelayQueueAdmin {
 	 * @return the page
 	 * @throws IllegalArgumentException for a cursor that no page gave out
 	 */
-	CompletedJobPage completedJobs(String topic, String cursor, int limit, boolean payloads);
+	CompletedJobPage completedJobs(String topic, @Nullable String cursor, int limit, boolean payloads);
+
 
 	/**
 	 * Makes up to {@code max} DEAD jobs of a topic READY again, oldest deaths first, with

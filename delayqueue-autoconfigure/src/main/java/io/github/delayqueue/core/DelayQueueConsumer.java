@@ -6,6 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The consumer side of the delay queue, on serialized payloads: the programmatic consumer API
  * that listener containers and the HTTP API's reserve use (and that an application may use
@@ -46,7 +48,7 @@ public interface DelayQueueConsumer {
 	 * @param ttr how long the consumer may hold them, or {@code null} for each job's own TTR
 	 * @return the jobs taken, possibly none
 	 */
-	default List<ReservedJob> reserve(String topic, int max, Duration ttr) {
+	default List<ReservedJob> reserve(String topic, int max, @Nullable Duration ttr) {
 		return reserve(topic, max, ttr, null);
 	}
 
@@ -63,7 +65,7 @@ public interface DelayQueueConsumer {
 	 * DEAD, and {@link ReservedJob#maxAttempts()} says which attempt is the last.
 	 * @return the jobs taken, possibly none
 	 */
-	List<ReservedJob> reserve(String topic, int max, Duration ttr, Integer maxAttempts);
+	List<ReservedJob> reserve(String topic, int max, @Nullable Duration ttr, @Nullable Integer maxAttempts);
 
 	/**
 	 * Waits until jobs of a topic may be READY: returns at once when the queue knows of some,
@@ -100,7 +102,7 @@ public interface DelayQueueConsumer {
 	 * @return the jobs not finished because their reservation was stale, and the jobs
 	 * reserved next
 	 */
-	default FinishResult finishAndReserve(List<ReservedJob> jobs, int max, Duration ttr) {
+	default FinishResult finishAndReserve(List<ReservedJob> jobs, int max, @Nullable Duration ttr) {
 		return finishAndReserve(jobs, max, ttr, null);
 	}
 
@@ -114,7 +116,8 @@ public interface DelayQueueConsumer {
 	 * @return the jobs not finished because their reservation was stale, and the jobs
 	 * reserved next
 	 */
-	default FinishResult finishAndReserve(List<ReservedJob> jobs, int max, Duration ttr, Integer maxAttempts) {
+	default FinishResult finishAndReserve(List<ReservedJob> jobs, int max, @Nullable Duration ttr,
+			@Nullable Integer maxAttempts) {
 		String topic = JobConstraints.topicOf(jobs);
 		JobConstraints.count("max", max, MAX_NEXT);
 		List<ReservedJob> stale = new ArrayList<>();
@@ -151,7 +154,7 @@ public interface DelayQueueConsumer {
 	 * @param ttr the new time-to-run, or {@code null} for the reservation's own
 	 * @return the new deadline, or empty when the reservation is stale
 	 */
-	Optional<Instant> touch(ReservedJob job, Duration ttr);
+	Optional<Instant> touch(ReservedJob job, @Nullable Duration ttr);
 
 	/**
 	 * Gives back a reservation that was never started: the job is READY again at once, at the
@@ -173,7 +176,7 @@ public interface DelayQueueConsumer {
 	 * @throws UnsupportedOperationException when this consumer cannot limit rates (the
 	 * default)
 	 */
-	default void limitRate(String topic, RateLimit limit) {
+	default void limitRate(String topic, @Nullable RateLimit limit) {
 		throw new UnsupportedOperationException(getClass().getName() + " does not limit the rate of topics");
 	}
 

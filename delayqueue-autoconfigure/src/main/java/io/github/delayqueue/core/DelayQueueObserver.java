@@ -3,6 +3,8 @@ package io.github.delayqueue.core;
 import java.time.Duration;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Hears what this instance does to jobs: the hook that metrics hang on. Each method is
  * called once per job, after the step succeeded in Redis, on the thread that did it; an
@@ -106,7 +108,7 @@ public interface DelayQueueObserver {
 	 * reserved, delivered again after its TTR)
 	 * @param failure what the handler threw, or {@code null} on success or skip
 	 */
-	default void handled(String topic, Duration duration, String outcome, Throwable failure) {
+	default void handled(String topic, Duration duration, String outcome, @Nullable Throwable failure) {
 	}
 
 	/**

@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The job a {@code @DelayedListener} method is running, with its metadata. Declare it as a
  * method parameter, typed with the payload type:
@@ -33,11 +35,13 @@ public interface DelayedJob<T> {
 
 	/**
 	 * The payload, read into {@code T} on first call.
-	 * @return the payload
+	 * @return the payload, {@code null} when the stored payload is JSON {@code null} (as a
+	 * job added over HTTP with a {@code null} body holds)
 	 * @throws org.springframework.messaging.converter.MessageConversionException when it
 	 * cannot be read into {@code T} (the job then goes DEAD without retries)
 	 */
-	T payload();
+	@Nullable T payload();
+
 
 	/**
 	 * The headers the job was scheduled with ({@code DelayedJobTemplate.JobBuilder.header}).

@@ -22,6 +22,8 @@ import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.context.SmartLifecycle;
 import org.springframework.util.Assert;
 
@@ -263,7 +265,7 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 	 * @param limit the most jobs to read (1 to {@value DelayQueueOperations#MAX_DEAD_PAGE})
 	 * @return the page
 	 */
-	public DeadJobPage deadJobs(String topic, String cursor, int limit) {
+	public DeadJobPage deadJobs(String topic, @Nullable String cursor, int limit) {
 		return this.operations.deadJobs(topic, cursor, limit, true);
 	}
 
@@ -276,7 +278,7 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 	 * @param limit the most jobs to read (1 to {@value DelayQueueOperations#MAX_DEAD_PAGE})
 	 * @return the page
 	 */
-	public CompletedJobPage completedJobs(String topic, String cursor, int limit) {
+	public CompletedJobPage completedJobs(String topic, @Nullable String cursor, int limit) {
 		return this.operations.completedJobs(topic, cursor, limit, true);
 	}
 
@@ -501,17 +503,18 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 
 		private final String id;
 
-		private Object payload;
+		private @Nullable Object payload;
 
-		private Duration delay;
+		private @Nullable Duration delay;
 
-		private Instant dueAt;
+		private @Nullable Instant dueAt;
 
-		private Duration ttr;
+		private @Nullable Duration ttr;
 
-		private Integer maxAttempts;
+		private @Nullable Integer maxAttempts;
 
-		private Integer priority;
+		private @Nullable Integer priority;
+
 
 		private OnDuplicate onDuplicate = OnDuplicate.KEEP;
 

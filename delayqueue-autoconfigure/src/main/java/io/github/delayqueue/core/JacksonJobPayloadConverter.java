@@ -3,6 +3,7 @@ package io.github.delayqueue.core;
 import java.lang.reflect.Type;
 import java.nio.charset.StandardCharsets;
 
+import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JavaType;
 import tools.jackson.databind.json.JsonMapper;
@@ -55,7 +56,8 @@ public class JacksonJobPayloadConverter implements JobPayloadConverter {
 
 	@Override
 	@SuppressWarnings("unchecked")
-	public <T> T read(byte[] payload, Type type) {
+	public <T> @Nullable T read(byte[] payload, Type type) {
+
 		if (type == String.class) {
 			return (T) new String(payload, StandardCharsets.UTF_8);
 		}

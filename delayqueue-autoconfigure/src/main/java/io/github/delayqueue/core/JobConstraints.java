@@ -8,6 +8,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.lang.Contract;
+
+
 /**
  * The rules every public entry point checks before it touches Redis. A broken rule is an
  * {@link IllegalArgumentException} whose message names the field and the rule; Redis is
@@ -86,7 +91,7 @@ public final class JobConstraints {
 	 * @return the topic
 	 * @throws IllegalArgumentException if the topic breaks the rule
 	 */
-	public static String topic(String topic) {
+	public static String topic(@Nullable String topic) {
 		return topic("topic", topic);
 	}
 
@@ -97,7 +102,7 @@ public final class JobConstraints {
 	 * @return the topic
 	 * @throws IllegalArgumentException if the topic breaks the rule
 	 */
-	public static String topic(String field, String topic) {
+	public static String topic(String field, @Nullable String topic) {
 		if (topic == null || topic.isEmpty()) {
 			throw new IllegalArgumentException(field + " must not be empty");
 		}
@@ -134,7 +139,7 @@ public final class JobConstraints {
 	 * @return the namespace
 	 * @throws IllegalArgumentException if the namespace breaks the rule
 	 */
-	public static String namespace(String namespace) {
+	public static String namespace(@Nullable String namespace) {
 		if (namespace == null || namespace.isEmpty()) {
 			throw new IllegalArgumentException("namespace must not be empty");
 		}
@@ -151,7 +156,7 @@ public final class JobConstraints {
 	 * @return the id
 	 * @throws IllegalArgumentException if the id breaks the rule
 	 */
-	public static String id(String id) {
+	public static String id(@Nullable String id) {
 		if (id == null || id.isBlank()) {
 			throw new IllegalArgumentException("id must not be blank");
 		}
@@ -175,7 +180,7 @@ public final class JobConstraints {
 	 * @return the delay
 	 * @throws IllegalArgumentException if the delay is {@code null} or too long
 	 */
-	public static Duration delay(Duration delay) {
+	public static Duration delay(@Nullable Duration delay) {
 		if (delay == null) {
 			throw new IllegalArgumentException("delay must not be null");
 		}
@@ -188,7 +193,7 @@ public final class JobConstraints {
 	 * @param backOff the back-off
 	 * @return the back-off, from zero up to {@link #MAX_DELAY}
 	 */
-	public static Duration backOff(String field, Duration backOff) {
+	public static Duration backOff(String field, @Nullable Duration backOff) {
 		return between(field, notNull(field, backOff), Duration.ZERO, MAX_DELAY);
 	}
 
@@ -198,7 +203,7 @@ public final class JobConstraints {
 	 * @return the due time
 	 * @throws IllegalArgumentException if it is {@code null} or out of range
 	 */
-	public static Instant dueAt(Instant dueAt) {
+	public static Instant dueAt(@Nullable Instant dueAt) {
 		if (dueAt == null) {
 			throw new IllegalArgumentException("dueAt must not be null");
 		}
@@ -215,7 +220,7 @@ public final class JobConstraints {
 	 * @return the TTR
 	 * @throws IllegalArgumentException if it is {@code null}, not positive or too long
 	 */
-	public static Duration ttr(Duration ttr) {
+	public static Duration ttr(@Nullable Duration ttr) {
 		return positive("ttr", ttr, MAX_TTR);
 	}
 
@@ -226,7 +231,7 @@ public final class JobConstraints {
 	 * @param max the largest allowed value
 	 * @return the value
 	 */
-	public static Duration positive(String field, Duration value, Duration max) {
+	public static Duration positive(String field, @Nullable Duration value, Duration max) {
 		return between(field, notNull(field, value), ONE_MILLISECOND, max);
 	}
 
@@ -290,7 +295,7 @@ public final class JobConstraints {
 	 * @return the payload
 	 * @throws IllegalArgumentException if it is {@code null} or too large
 	 */
-	public static byte[] payload(byte[] payload, long maxSize) {
+	public static byte[] payload(byte @Nullable [] payload, long maxSize) {
 		if (payload == null) {
 			throw new IllegalArgumentException("payload must not be null");
 		}
@@ -314,7 +319,7 @@ public final class JobConstraints {
 	 * @return an unmodifiable copy, in the given order
 	 * @throws IllegalArgumentException if a rule is broken
 	 */
-	public static Map<String, String> headers(Map<String, String> headers) {
+	public static Map<String, String> headers(@Nullable Map<String, String> headers) {
 		notNull("headers", headers);
 		if (headers.isEmpty()) {
 			return Map.of();
@@ -327,7 +332,7 @@ public final class JobConstraints {
 		return Collections.unmodifiableMap(copy);
 	}
 
-	private static String headerName(String name) {
+	private static String headerName(@Nullable String name) {
 		if (name == null || name.isEmpty() || name.length() > MAX_HEADER_NAME_LENGTH
 				|| !HEADER_NAME.matcher(name).matches()) {
 			throw new IllegalArgumentException("header name must be 1 to " + MAX_HEADER_NAME_LENGTH
@@ -342,7 +347,7 @@ public final class JobConstraints {
 		return name;
 	}
 
-	private static String headerValue(String name, String value) {
+	private static String headerValue(String name, @Nullable String value) {
 		if (value == null) {
 			throw new IllegalArgumentException("header '" + name + "' must not be null");
 		}
@@ -360,7 +365,7 @@ public final class JobConstraints {
 		return value;
 	}
 
-	private static String quoted(String text) {
+	private static String quoted(@Nullable String text) {
 		return (text != null) ? "'" + text + "'" : "null";
 	}
 
@@ -385,7 +390,8 @@ public final class JobConstraints {
 	 * @throws IllegalArgumentException when there are none, one is {@code null}, or they are
 	 * of more than one topic
 	 */
-	public static String topicOf(List<ReservedJob> jobs) {
+	@SuppressWarnings("NullAway") // the list is not empty: the loop sets the topic
+	public static String topicOf(@Nullable List<ReservedJob> jobs) {
 		if (jobs == null || jobs.isEmpty()) {
 			throw new IllegalArgumentException("jobs must not be null or empty");
 		}
@@ -426,14 +432,16 @@ public final class JobConstraints {
 	 * @param error the text, may be null
 	 * @return the text to store, never null
 	 */
-	public static String errorText(String error) {
+	public static String errorText(@Nullable String error) {
 		if (error == null) {
 			return "";
 		}
 		return (error.length() <= MAX_ERROR_LENGTH) ? error : error.substring(0, MAX_ERROR_LENGTH - 3) + "...";
 	}
 
-	static <T> T notNull(String field, T value) {
+	@Contract("_, null -> fail")
+	static <T> T notNull(String field, @Nullable T value) {
+
 		if (value == null) {
 			throw new IllegalArgumentException(field + " must not be null");
 		}

@@ -5,6 +5,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A snapshot of one job, as {@link DelayedJobTemplate#find} reads it. Immutable.
  */
@@ -26,19 +28,19 @@ public final class JobInfo {
 
 	private final Instant createdAt;
 
-	private final Instant reservedUntil;
+	private final @Nullable Instant reservedUntil;
 
-	private final Instant diedAt;
+	private final @Nullable Instant diedAt;
 
-	private final String lastError;
+	private final @Nullable String lastError;
 
-	private final byte[] payload;
+	private final byte @Nullable [] payload;
 
 	private final Map<String, String> headers;
 
-	private final Instant finishedAt;
+	private final @Nullable Instant finishedAt;
 
-	private final Duration runTime;
+	private final @Nullable Duration runTime;
 
 	private final int priority;
 
@@ -58,7 +60,8 @@ public final class JobInfo {
 	 * @param payload the payload as stored
 	 */
 	public JobInfo(String topic, String id, JobState state, int attempt, int maxAttempts, Duration ttr, Instant dueAt,
-			Instant createdAt, Instant reservedUntil, Instant diedAt, String lastError, byte[] payload) {
+			Instant createdAt, @Nullable Instant reservedUntil, @Nullable Instant diedAt, @Nullable String lastError,
+			byte @Nullable [] payload) {
 		this(topic, id, state, attempt, maxAttempts, ttr, dueAt, createdAt, reservedUntil, diedAt, lastError, payload,
 				Map.of());
 	}
@@ -81,8 +84,8 @@ public final class JobInfo {
 	 * without its payload)
 	 */
 	public JobInfo(String topic, String id, JobState state, int attempt, int maxAttempts, Duration ttr, Instant dueAt,
-			Instant createdAt, Instant reservedUntil, Instant diedAt, String lastError, byte[] payload,
-			Map<String, String> headers) {
+			Instant createdAt, @Nullable Instant reservedUntil, @Nullable Instant diedAt, @Nullable String lastError,
+			byte @Nullable [] payload, @Nullable Map<String, String> headers) {
 		this(topic, id, state, attempt, maxAttempts, ttr, dueAt, createdAt, reservedUntil, diedAt, lastError, payload,
 				headers, null, null);
 	}
@@ -108,8 +111,9 @@ public final class JobInfo {
 	 * {@code null}
 	 */
 	public JobInfo(String topic, String id, JobState state, int attempt, int maxAttempts, Duration ttr, Instant dueAt,
-			Instant createdAt, Instant reservedUntil, Instant diedAt, String lastError, byte[] payload,
-			Map<String, String> headers, Instant finishedAt, Duration runTime) {
+			Instant createdAt, @Nullable Instant reservedUntil, @Nullable Instant diedAt, @Nullable String lastError,
+			byte @Nullable [] payload, @Nullable Map<String, String> headers, @Nullable Instant finishedAt,
+			@Nullable Duration runTime) {
 		this(topic, id, state, attempt, maxAttempts, ttr, dueAt, createdAt, reservedUntil, diedAt, lastError, payload,
 				headers, finishedAt, runTime, JobConstraints.DEFAULT_PRIORITY);
 	}
@@ -136,8 +140,9 @@ public final class JobInfo {
 	 * @param priority the job's priority ({@link JobConstraints#priority})
 	 */
 	public JobInfo(String topic, String id, JobState state, int attempt, int maxAttempts, Duration ttr, Instant dueAt,
-			Instant createdAt, Instant reservedUntil, Instant diedAt, String lastError, byte[] payload,
-			Map<String, String> headers, Instant finishedAt, Duration runTime, int priority) {
+			Instant createdAt, @Nullable Instant reservedUntil, @Nullable Instant diedAt, @Nullable String lastError,
+			byte @Nullable [] payload, @Nullable Map<String, String> headers, @Nullable Instant finishedAt,
+			@Nullable Duration runTime, int priority) {
 		this.priority = priority;
 		this.finishedAt = finishedAt;
 		this.runTime = runTime;
@@ -224,7 +229,7 @@ public final class JobInfo {
 	 * The TTR deadline of the current reservation.
 	 * @return the deadline, or {@code null} unless the job is {@link JobState#RESERVED}
 	 */
-	public Instant reservedUntil() {
+	public @Nullable Instant reservedUntil() {
 		return this.reservedUntil;
 	}
 
@@ -232,7 +237,7 @@ public final class JobInfo {
 	 * When the job died.
 	 * @return the time of death, or {@code null} unless the job is {@link JobState#DEAD}
 	 */
-	public Instant diedAt() {
+	public @Nullable Instant diedAt() {
 		return this.diedAt;
 	}
 
@@ -240,7 +245,7 @@ public final class JobInfo {
 	 * The error of the last failed attempt.
 	 * @return the error text, or {@code null} when no attempt failed
 	 */
-	public String lastError() {
+	public @Nullable String lastError() {
 		return this.lastError;
 	}
 
@@ -248,7 +253,7 @@ public final class JobInfo {
 	 * When the job finished, by Redis's clock.
 	 * @return the finish time, or {@code null} unless the job is {@link JobState#COMPLETED}
 	 */
-	public Instant finishedAt() {
+	public @Nullable Instant finishedAt() {
 		return this.finishedAt;
 	}
 
@@ -258,7 +263,7 @@ public final class JobInfo {
 	 * @return the run time, or {@code null} unless the job is {@link JobState#COMPLETED} (and
 	 * for one finished through a reservation that knew only its token, as the HTTP job API's)
 	 */
-	public Duration runTime() {
+	public @Nullable Duration runTime() {
 		return this.runTime;
 	}
 
@@ -278,7 +283,7 @@ public final class JobInfo {
 	 * @return the payload bytes; {@code null} in a page of dead or completed jobs read without
 	 * payloads, and for a {@link JobState#COMPLETED} job whose topic keeps no payloads
 	 */
-	public byte[] payload() {
+	public byte @Nullable [] payload() {
 		return this.payload;
 	}
 
@@ -295,7 +300,7 @@ public final class JobInfo {
 	 * The payload decoded as UTF-8.
 	 * @return the payload text, or {@code null} when {@link #payload()} is {@code null}
 	 */
-	public String payloadAsString() {
+	public @Nullable String payloadAsString() {
 		return (this.payload != null) ? new String(this.payload, StandardCharsets.UTF_8) : null;
 	}
 

@@ -2,6 +2,8 @@ package io.github.delayqueue.core;
 
 import java.lang.reflect.Type;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Turns payload objects into the bytes stored in Redis and back.
  */
@@ -20,9 +22,11 @@ public interface JobPayloadConverter {
 	 * @param payload the stored bytes
 	 * @param type the type wanted (may be generic, such as {@code List<Item>})
 	 * @param <T> the type
-	 * @return the payload
+	 * @return the payload, {@code null} when the stored bytes are JSON {@code null} (as a
+	 * job added over HTTP with a {@code null} body holds)
 	 * @throws PayloadConversionException when it cannot be read into that type
 	 */
-	<T> T read(byte[] payload, Type type);
+	<T> @Nullable T read(byte[] payload, Type type);
+
 
 }

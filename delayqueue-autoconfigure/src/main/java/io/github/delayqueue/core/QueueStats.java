@@ -5,6 +5,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Figures of the whole queue, read bucket by bucket (each bucket's figures are exact and
  * consistent; buckets are read one after another).
@@ -39,7 +41,7 @@ public record QueueStats(List<BucketStats> buckets, Map<String, TopicStats> topi
 	 * head of a ready list, or a DELAYED job the timer has not moved yet), or {@code null}
 	 * when none is
 	 */
-	public record TopicStats(long delayed, long ready, long reserved, long dead, Instant overdueSince) {
+	public record TopicStats(long delayed, long ready, long reserved, long dead, @Nullable Instant overdueSince) {
 
 		/** No jobs. */
 		public static final TopicStats EMPTY = new TopicStats(0, 0, 0, 0, null);
@@ -70,7 +72,7 @@ public record QueueStats(List<BucketStats> buckets, Map<String, TopicStats> topi
 					earlier(this.overdueSince, other.overdueSince));
 		}
 
-		private static Instant earlier(Instant a, Instant b) {
+		private static @Nullable Instant earlier(@Nullable Instant a, @Nullable Instant b) {
 			if (a == null) {
 				return b;
 			}
@@ -90,8 +92,9 @@ public record QueueStats(List<BucketStats> buckets, Map<String, TopicStats> topi
 	 * @param oldestDelayedDueAt the due time of the earliest DELAYED job, or {@code null}
 	 * @param timerOwner the instance that runs this bucket's timer, or {@code null}
 	 */
-	public record BucketStats(int bucket, TopicStats jobs, Instant nextDueAt, Instant oldestDelayedDueAt,
-			String timerOwner) {
+	public record BucketStats(int bucket, TopicStats jobs, @Nullable Instant nextDueAt,
+			@Nullable Instant oldestDelayedDueAt, @Nullable String timerOwner) {
+
 
 	}
 

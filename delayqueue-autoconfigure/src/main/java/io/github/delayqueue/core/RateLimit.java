@@ -5,6 +5,8 @@ import java.time.format.DateTimeParseException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.convert.DurationStyle;
 
 /**
@@ -63,7 +65,7 @@ public record RateLimit(int permits, Duration per) {
 	 * @return the limit
 	 * @throws IllegalArgumentException for a text that is no limit, or a limit out of range
 	 */
-	public static RateLimit parse(String text) {
+	public static RateLimit parse(@Nullable String text) {
 		Matcher matcher = (text != null) ? TEXT.matcher(text) : null;
 		if (matcher == null || !matcher.matches()) {
 			throw new IllegalArgumentException(

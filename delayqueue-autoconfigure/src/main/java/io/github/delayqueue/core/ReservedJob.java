@@ -5,6 +5,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A job handed to a consumer by {@link DelayQueueConsumer#reserve}. The consumer must
  * {@linkplain DelayQueueConsumer#finish finish}, {@linkplain DelayQueueConsumer#fail
@@ -25,15 +27,15 @@ public final class ReservedJob {
 
 	private final int maxAttempts;
 
-	private final Instant dueAt;
+	private final @Nullable Instant dueAt;
 
-	private final Instant createdAt;
+	private final @Nullable Instant createdAt;
 
-	private final Instant deliveredAt;
+	private final @Nullable Instant deliveredAt;
 
-	private final Instant reservedUntil;
+	private final @Nullable Instant reservedUntil;
 
-	private final Duration ttr;
+	private final @Nullable Duration ttr;
 
 	private final long token;
 
@@ -53,8 +55,9 @@ public final class ReservedJob {
 	 * @param ttr the time-to-run the reservation was made with
 	 * @param token the fencing token of this reservation
 	 */
-	public ReservedJob(String topic, String id, byte[] payload, int attempt, int maxAttempts, Instant dueAt,
-			Instant createdAt, Instant deliveredAt, Instant reservedUntil, Duration ttr, long token) {
+	public ReservedJob(String topic, String id, byte[] payload, int attempt, int maxAttempts, @Nullable Instant dueAt,
+			@Nullable Instant createdAt, @Nullable Instant deliveredAt, @Nullable Instant reservedUntil,
+			@Nullable Duration ttr, long token) {
 		this(topic, id, payload, attempt, maxAttempts, dueAt, createdAt, deliveredAt, reservedUntil, ttr, token,
 				Map.of());
 	}
@@ -74,9 +77,9 @@ public final class ReservedJob {
 	 * @param token the fencing token of this reservation
 	 * @param headers the job's own headers (not copied: an unmodifiable map)
 	 */
-	public ReservedJob(String topic, String id, byte[] payload, int attempt, int maxAttempts, Instant dueAt,
-			Instant createdAt, Instant deliveredAt, Instant reservedUntil, Duration ttr, long token,
-			Map<String, String> headers) {
+	public ReservedJob(String topic, String id, byte[] payload, int attempt, int maxAttempts, @Nullable Instant dueAt,
+			@Nullable Instant createdAt, @Nullable Instant deliveredAt, @Nullable Instant reservedUntil,
+			@Nullable Duration ttr, long token, @Nullable Map<String, String> headers) {
 		this.headers = (headers != null) ? headers : Map.of();
 		this.topic = topic;
 		this.id = id;
@@ -102,7 +105,7 @@ public final class ReservedJob {
 	 * every {@code touch} names its own
 	 * @return the reservation
 	 */
-	public static ReservedJob of(String topic, String id, long token, Duration ttr) {
+	public static ReservedJob of(String topic, String id, long token, @Nullable Duration ttr) {
 		JobConstraints.topic(topic);
 		JobConstraints.id(id);
 		if (ttr != null) {
@@ -170,42 +173,44 @@ public final class ReservedJob {
 
 	/**
 	 * When the job was (last) due, by Redis's clock.
-	 * @return the due time
+	 * @return the due time, {@code null} for a reservation made with {@link #of}
 	 */
-	public Instant dueAt() {
+	public @Nullable Instant dueAt() {
 		return this.dueAt;
 	}
 
 	/**
 	 * When the job was scheduled, by Redis's clock.
-	 * @return the creation time
+	 * @return the creation time, {@code null} for a reservation made with {@link #of}
 	 */
-	public Instant createdAt() {
+	public @Nullable Instant createdAt() {
 		return this.createdAt;
 	}
 
 	/**
 	 * When this reservation was made, by Redis's clock.
-	 * @return the delivery time
+	 * @return the delivery time, {@code null} for a reservation made with {@link #of}
 	 */
-	public Instant deliveredAt() {
+	public @Nullable Instant deliveredAt() {
 		return this.deliveredAt;
 	}
 
 	/**
 	 * When this reservation runs out unless extended with {@code touch}.
-	 * @return the TTR deadline, by Redis's clock
+	 * @return the TTR deadline, by Redis's clock; {@code null} for a reservation made with
+	 * {@link #of}
 	 */
-	public Instant reservedUntil() {
+	public @Nullable Instant reservedUntil() {
 		return this.reservedUntil;
 	}
 
 	/**
 	 * The time-to-run this reservation was made with; {@code touch} without a duration
 	 * extends by this much.
-	 * @return the TTR
+	 * @return the TTR; {@code null} for a reservation made with {@link #of} without one
 	 */
-	public Duration ttr() {
+	public @Nullable Duration ttr() {
+
 		return this.ttr;
 	}
 

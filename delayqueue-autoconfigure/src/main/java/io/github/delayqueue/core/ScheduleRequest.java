@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One job to schedule, with its payload already serialized. The constructor checks every
  * rule of {@link JobConstraints} except the payload size, which the queue checks against
@@ -24,8 +26,9 @@ import java.util.Map;
  * bucket, a higher one is handed out first, FIFO within one; kept through retries and replays;
  * {@code null} for the default {@value JobConstraints#DEFAULT_PRIORITY}
  */
-public record ScheduleRequest(String topic, String id, byte[] payload, Duration delay, Instant dueAt, Duration ttr,
-		Integer maxAttempts, OnDuplicate onDuplicate, Map<String, String> headers, Integer priority) {
+public record ScheduleRequest(String topic, String id, byte[] payload, @Nullable Duration delay,
+		@Nullable Instant dueAt, @Nullable Duration ttr, @Nullable Integer maxAttempts, OnDuplicate onDuplicate,
+		Map<String, String> headers, @Nullable Integer priority) {
 
 	/**
 	 * A request of the default priority.
@@ -39,8 +42,9 @@ public record ScheduleRequest(String topic, String id, byte[] payload, Duration 
 	 * @param onDuplicate what to do when the job exists
 	 * @param headers the job's own headers, empty for none
 	 */
-	public ScheduleRequest(String topic, String id, byte[] payload, Duration delay, Instant dueAt, Duration ttr,
-			Integer maxAttempts, OnDuplicate onDuplicate, Map<String, String> headers) {
+	public ScheduleRequest(String topic, String id, byte[] payload, @Nullable Duration delay, @Nullable Instant dueAt,
+			@Nullable Duration ttr, @Nullable Integer maxAttempts, OnDuplicate onDuplicate,
+			Map<String, String> headers) {
 		this(topic, id, payload, delay, dueAt, ttr, maxAttempts, onDuplicate, headers, null);
 	}
 
@@ -55,8 +59,9 @@ public record ScheduleRequest(String topic, String id, byte[] payload, Duration 
 	 * @param maxAttempts the most deliveries, or {@code null} for the queue's default
 	 * @param onDuplicate what to do when the job exists
 	 */
-	public ScheduleRequest(String topic, String id, byte[] payload, Duration delay, Instant dueAt, Duration ttr,
-			Integer maxAttempts, OnDuplicate onDuplicate) {
+	public ScheduleRequest(String topic, String id, byte[] payload, @Nullable Duration delay, @Nullable Instant dueAt,
+			@Nullable Duration ttr, @Nullable Integer maxAttempts, OnDuplicate onDuplicate) {
+
 		this(topic, id, payload, delay, dueAt, ttr, maxAttempts, onDuplicate, Map.of(), null);
 	}
 

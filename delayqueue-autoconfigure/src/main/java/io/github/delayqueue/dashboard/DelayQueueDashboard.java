@@ -199,6 +199,7 @@ public final class DelayQueueDashboard {
 		return next.handle(request);
 	}
 
+	@SuppressWarnings("NullAway") // every placeholder of the page has a value
 	private ServerResponse page(ServerRequest request) {
 		HttpServletRequest servlet = request.servletRequest();
 		Map<String, String> values = new LinkedHashMap<>();

@@ -57,7 +57,9 @@ public final class ForwardedHeaders {
 	 * @param job the job
 	 * @return the headers, in a stable order
 	 */
+	@SuppressWarnings("NullAway") // a forwarded job comes from a reserve, which sets its due time
 	public static Map<String, String> of(ReservedJob job) {
+
 		Map<String, String> headers = new LinkedHashMap<>();
 		job.headers().forEach((name, value) -> {
 			if (!name.equals(KAFKA_KEY) && !name.equals(RABBIT_CONTENT_TYPE)) {

@@ -117,8 +117,10 @@ public final class KafkaForwarder implements JobForwarder, DisposableBean {
 
 	}
 
-	@SuppressWarnings("unchecked")
+	// NullAway: a serializer was supplied, so there is a supplier
+	@SuppressWarnings({"unchecked", "NullAway"})
 	private static OwnSerializer serializer(ProducerFactory<?, ?> factory, boolean key) {
+
 		Map<String, Object> settings = factory.getConfigurationProperties();
 		Supplier<? extends Serializer<?>> supplier = key ? factory.getKeySerializerSupplier()
 				: factory.getValueSerializerSupplier();

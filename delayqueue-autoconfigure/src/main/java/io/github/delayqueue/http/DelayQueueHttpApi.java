@@ -552,7 +552,8 @@ public class DelayQueueHttpApi {
 		}
 	}
 
-	private static ResponseEntity<JsonNode> problem(HttpStatus status, String detail, @Nullable String field) {
+	private static ResponseEntity<JsonNode> problem(HttpStatus status, @Nullable String detail,
+			@Nullable String field) {
 		return ResponseEntity.status(status)
 			.contentType(PROBLEM)
 			.body(JobViews.problem(status.value(), status.getReasonPhrase(), detail, field));
@@ -693,6 +694,7 @@ public class DelayQueueHttpApi {
 	 * Runs a check of one field; its {@link IllegalArgumentException} becomes a 400 naming the
 	 * field. The message of a rule of {@link JobConstraints} names the field already.
 	 */
+	@SuppressWarnings("NullAway") // the rules and parsers it runs throw with a message
 	private static <T> T checked(String field, Supplier<T> check) {
 		try {
 			return check.get();

@@ -14,13 +14,13 @@ final class HttpApiException extends RuntimeException {
 
 	private final @Nullable String field;
 
-	HttpApiException(HttpStatus status, @Nullable String field, String message) {
+	HttpApiException(HttpStatus status, @Nullable String field, @Nullable String message) {
 		super(message);
 		this.status = status;
 		this.field = field;
 	}
 
-	static HttpApiException badRequest(String field, String message) {
+	static HttpApiException badRequest(@Nullable String field, String message) {
 		return new HttpApiException(HttpStatus.BAD_REQUEST, field, message);
 	}
 

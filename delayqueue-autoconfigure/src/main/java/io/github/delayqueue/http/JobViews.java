@@ -65,7 +65,9 @@ final class JobViews {
 		return view;
 	}
 
+	@SuppressWarnings("NullAway") // the jobs come from a reserve, which sets their TTR
 	ObjectNode reserved(List<ReservedJob> jobs) {
+
 		ObjectNode view = nodes.objectNode();
 		ArrayNode array = view.putArray("jobs");
 		for (ReservedJob job : jobs) {
@@ -177,7 +179,7 @@ final class JobViews {
 		return view;
 	}
 
-	static ObjectNode problem(int status, String title, String detail, @Nullable String field) {
+	static ObjectNode problem(int status, String title, @Nullable String detail, @Nullable String field) {
 		ObjectNode view = nodes.objectNode();
 		view.put("type", "about:blank");
 		view.put("title", title);

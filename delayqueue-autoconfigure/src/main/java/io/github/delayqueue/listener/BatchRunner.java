@@ -11,6 +11,7 @@ import io.github.delayqueue.core.FinishResult;
 import io.github.delayqueue.core.ReservedJob;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs reserved jobs on a handler thread, batch after batch, and settles them in Redis. The
@@ -139,7 +140,7 @@ final class BatchRunner {
 				: finish(succeeded, this.run.isTaking() ? this.batchSize.next() : 0);
 	}
 
-	private ScheduledFuture<?> scheduleSettle(JobBatch batch) {
+	private @Nullable ScheduledFuture<?> scheduleSettle(JobBatch batch) {
 		long delay = batch.settleAfterNanos(SETTLE_AFTER_NANOS) - (System.nanoTime() - batch.receivedNanos());
 		try {
 			return this.settlers.schedule(() -> settleEarly(batch), Math.max(0, delay), TimeUnit.NANOSECONDS);
@@ -190,7 +191,9 @@ final class BatchRunner {
 	 * Whether a job's reservation ran out while it waited in its batch: its delivery time
 	 * plus the time since the batch arrived (both Redis's clock from the reservation on).
 	 */
+	@SuppressWarnings("NullAway") // a reservation read from Redis has its times
 	private static boolean expired(ReservedJob job, long receivedNanos) {
+
 		long waitedMillis = (System.nanoTime() - receivedNanos) / 1_000_000;
 		return !job.deliveredAt().plusMillis(waitedMillis).isBefore(job.reservedUntil());
 	}

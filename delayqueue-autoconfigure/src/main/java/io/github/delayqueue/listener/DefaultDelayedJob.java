@@ -8,6 +8,7 @@ import java.util.Map;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.DelayedJob;
 import io.github.delayqueue.core.ReservedJob;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@link DelayedJob} handed to a listener method.
@@ -22,14 +23,14 @@ final class DefaultDelayedJob<T> implements DelayedJob<T> {
 
 	private final Type payloadType;
 
-	private final Duration ttr;
+	private final @Nullable Duration ttr;
 
-	private T payload;
+	private @Nullable T payload;
 
 	private boolean read;
 
 	DefaultDelayedJob(ReservedJob job, DelayQueueOperations operations, JobPayloadMessageConverter converter,
-			Type payloadType, Duration ttr) {
+			Type payloadType, @Nullable Duration ttr) {
 		this.job = job;
 		this.operations = operations;
 		this.converter = converter;
@@ -49,7 +50,8 @@ final class DefaultDelayedJob<T> implements DelayedJob<T> {
 
 	@Override
 	@SuppressWarnings("unchecked")
-	public T payload() {
+	public @Nullable T payload() {
+
 		if (!this.read) {
 			this.payload = (T) this.converter.read(this.job.payload(), this.payloadType);
 			this.read = true;
@@ -73,11 +75,13 @@ final class DefaultDelayedJob<T> implements DelayedJob<T> {
 	}
 
 	@Override
+	@SuppressWarnings("NullAway") // a listener's job comes from a reserve, which sets its times
 	public Instant dueAt() {
 		return this.job.dueAt();
 	}
 
 	@Override
+	@SuppressWarnings("NullAway") // a listener's job comes from a reserve, which sets its times
 	public Instant deliveredAt() {
 		return this.job.deliveredAt();
 	}
@@ -88,7 +92,8 @@ final class DefaultDelayedJob<T> implements DelayedJob<T> {
 	}
 
 	@Override
-	public boolean touch(Duration ttr) {
+	public boolean touch(@Nullable Duration ttr) {
+
 		return this.operations.touch(this.job, ttr).isPresent();
 	}
 

@@ -8,6 +8,7 @@ import io.github.delayqueue.core.FailResult;
 import io.github.delayqueue.core.ReservedJob;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.messaging.MessagingException;
 import org.springframework.messaging.converter.MessageConversionException;
@@ -36,7 +37,7 @@ public class DefaultDelayedJobErrorHandler implements DelayedJobErrorHandler {
 
 	private final List<Class<? extends Throwable>> noRetryFor;
 
-	private final DelayedJobRecoverer recoverer;
+	private final @Nullable DelayedJobRecoverer recoverer;
 
 	/**
 	 * Creates a handler.
@@ -46,7 +47,8 @@ public class DefaultDelayedJobErrorHandler implements DelayedJobErrorHandler {
 	 * @param recoverer takes jobs not retried, or {@code null} to make them DEAD in Redis
 	 */
 	public DefaultDelayedJobErrorHandler(BackOff backOff, List<Class<? extends Throwable>> noRetryFor,
-			DelayedJobRecoverer recoverer) {
+			@Nullable DelayedJobRecoverer recoverer) {
+
 		Assert.notNull(backOff, "backOff must not be null");
 		Assert.notNull(noRetryFor, "noRetryFor must not be null");
 		Assert.noNullElements(noRetryFor, "noRetryFor must not contain null");
@@ -85,7 +87,9 @@ public class DefaultDelayedJobErrorHandler implements DelayedJobErrorHandler {
 		return outcome(job, failure, consumer.kill(job, describe(failure)));
 	}
 
+	@SuppressWarnings("NullAway") // called only when there is a recoverer
 	private boolean recovered(ReservedJob job, Throwable failure, DelayedListenerContainer container) {
+
 		try {
 			this.recoverer.recover(job, failure);
 			return true;

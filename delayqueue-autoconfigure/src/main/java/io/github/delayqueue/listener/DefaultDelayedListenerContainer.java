@@ -15,6 +15,7 @@ import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.ReservedJob;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.util.Assert;
@@ -96,7 +97,7 @@ public class DefaultDelayedListenerContainer implements DelayedListenerContainer
 	// completed when the last stop has ended (completed while none was made)
 	private CompletableFuture<Void> stopped = CompletableFuture.completedFuture(null);
 
-	private ListenerConsumer consumer;
+	private @Nullable ListenerConsumer consumer;
 
 	/**
 	 * What a container needs to know.
@@ -123,11 +124,11 @@ public class DefaultDelayedListenerContainer implements DelayedListenerContainer
 	 * @param observationConvention the observations' convention, or {@code null} for
 	 * {@link DefaultDelayedListenerObservationConvention}
 	 */
-	public record Settings(String id, String topic, int concurrency, Duration ttr, Integer maxAttempts,
-			DelayedJobErrorHandler errorHandler, Duration shutdownTimeout, ThreadFactory threadFactory, boolean autoStartup, DelayQueueObserver observer,
-			List<DelayedJobInterceptor> interceptors, ApplicationEventPublisher eventPublisher,
-			Duration idleEventInterval, boolean outcomeEvents, ObservationRegistry observationRegistry,
-			DelayedListenerObservationConvention observationConvention) {
+	public record Settings(String id, String topic, int concurrency, @Nullable Duration ttr, @Nullable Integer maxAttempts,
+			DelayedJobErrorHandler errorHandler, Duration shutdownTimeout, ThreadFactory threadFactory, boolean autoStartup, @Nullable DelayQueueObserver observer,
+			List<DelayedJobInterceptor> interceptors, @Nullable ApplicationEventPublisher eventPublisher,
+			@Nullable Duration idleEventInterval, boolean outcomeEvents, @Nullable ObservationRegistry observationRegistry,
+			@Nullable DelayedListenerObservationConvention observationConvention) {
 
 		/**
 		 * Settings without observations.
@@ -147,10 +148,11 @@ public class DefaultDelayedListenerContainer implements DelayedListenerContainer
 		 * or {@code null} for never
 		 * @param outcomeEvents whether an outcome event is published for each job
 		 */
-		public Settings(String id, String topic, int concurrency, Duration ttr, Integer maxAttempts,
-				DelayedJobErrorHandler errorHandler, Duration shutdownTimeout, ThreadFactory threadFactory,
-				boolean autoStartup, DelayQueueObserver observer, List<DelayedJobInterceptor> interceptors,
-				ApplicationEventPublisher eventPublisher, Duration idleEventInterval, boolean outcomeEvents) {
+		public Settings(String id, String topic, int concurrency, @Nullable Duration ttr,
+				@Nullable Integer maxAttempts, DelayedJobErrorHandler errorHandler, Duration shutdownTimeout,
+				ThreadFactory threadFactory, boolean autoStartup, @Nullable DelayQueueObserver observer,
+				List<DelayedJobInterceptor> interceptors, @Nullable ApplicationEventPublisher eventPublisher,
+				@Nullable Duration idleEventInterval, boolean outcomeEvents) {
 			this(id, topic, concurrency, ttr, maxAttempts, errorHandler, shutdownTimeout, threadFactory, autoStartup,
 					observer, interceptors, eventPublisher, idleEventInterval, outcomeEvents, null, null);
 		}
@@ -350,7 +352,9 @@ public class DefaultDelayedListenerContainer implements DelayedListenerContainer
 	 * @param callback run when stopped
 	 */
 	@Override
+	@SuppressWarnings("NullAway") // the consumer is set while the container runs
 	public void stop(Runnable callback) {
+
 		ListenerConsumer stopped;
 		CompletableFuture<Void> done;
 		synchronized (this) {

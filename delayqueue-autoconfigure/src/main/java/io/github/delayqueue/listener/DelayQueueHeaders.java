@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The names of the message headers a {@code @DelayedListener} method can read, one per fact
  * of the job it runs, with {@code @Header} or from a {@code Message<T>} parameter:
@@ -116,7 +118,8 @@ public final class DelayQueueHeaders {
 	 * @return the type of the value, or {@code null} when the name is not one of these
 	 * headers (a job's own headers are {@link String}s)
 	 */
-	public static Class<?> typeOf(String name) {
+	public static @Nullable Class<?> typeOf(String name) {
+
 		return TYPES.get(name);
 	}
 

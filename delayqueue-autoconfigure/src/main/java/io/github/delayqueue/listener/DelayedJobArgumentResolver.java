@@ -6,6 +6,7 @@ import java.time.Duration;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.DelayedJob;
 import io.github.delayqueue.core.ReservedJob;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.MethodParameter;
 import org.springframework.core.ResolvableType;
@@ -55,7 +56,8 @@ public class DelayedJobArgumentResolver implements HandlerMethodArgumentResolver
 	}
 
 	@Override
-	public Object resolveArgument(MethodParameter parameter, Message<?> message) {
+	public @Nullable Object resolveArgument(MethodParameter parameter, Message<?> message) {
+
 		ReservedJob job = message.getHeaders().get(JOB_HEADER, ReservedJob.class);
 		if (parameter.getParameterType() == ReservedJob.class) {
 			return job;

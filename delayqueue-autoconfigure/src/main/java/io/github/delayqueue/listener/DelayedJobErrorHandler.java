@@ -5,6 +5,7 @@ import java.util.Locale;
 import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.core.FailResult;
 import io.github.delayqueue.core.ReservedJob;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Decides and settles in Redis what becomes of a job whose {@code @DelayedListener} (or an
@@ -44,7 +45,9 @@ public interface DelayedJobErrorHandler {
 	 * and the {@link io.github.delayqueue.core.DelayQueueObserver}; {@code null} counts as
 	 * {@link Outcome#LEFT}
 	 */
-	Outcome handle(ReservedJob job, Throwable failure, DelayedListenerContainer container, DelayQueueConsumer consumer);
+	@Nullable Outcome handle(ReservedJob job, Throwable failure, DelayedListenerContainer container,
+			DelayQueueConsumer consumer);
+
 
 	/**
 	 * What became of a failed job.

@@ -1,6 +1,7 @@
 package io.github.delayqueue.listener;
 
 import io.github.delayqueue.core.ReservedJob;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A listener has handled a job, published when {@code delayqueue.listener.outcome-events} is
@@ -17,7 +18,7 @@ public class DelayedJobOutcomeEvent extends DelayedListenerContainerEvent {
 
 	private final String outcome;
 
-	private final Throwable failure;
+	private final @Nullable Throwable failure;
 
 	/**
 	 * Creates an event.
@@ -27,7 +28,7 @@ public class DelayedJobOutcomeEvent extends DelayedListenerContainerEvent {
 	 * @param failure what the listener threw, or {@code null}
 	 */
 	public DelayedJobOutcomeEvent(DelayedListenerContainer container, ReservedJob job, String outcome,
-			Throwable failure) {
+			@Nullable Throwable failure) {
 		super(container);
 		this.job = job;
 		this.outcome = outcome;
@@ -56,7 +57,7 @@ public class DelayedJobOutcomeEvent extends DelayedListenerContainerEvent {
 	 * spring-messaging's wrappers.
 	 * @return the failure, or {@code null} on success or skip
 	 */
-	public Throwable getFailure() {
+	public @Nullable Throwable getFailure() {
 		return this.failure;
 	}
 

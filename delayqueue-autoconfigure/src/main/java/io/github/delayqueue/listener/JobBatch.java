@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.github.delayqueue.core.ReservedJob;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The jobs one call handed to a handler thread, as that thread runs them one after the
@@ -45,7 +46,7 @@ final class JobBatch {
 	 * The next job to run.
 	 * @return the job, or {@code null} when every job was claimed or taken back
 	 */
-	synchronized ReservedJob claimNext() {
+	synchronized @Nullable ReservedJob claimNext() {
 		return (this.next < this.jobs.size()) ? this.jobs.get(this.next++) : null;
 	}
 

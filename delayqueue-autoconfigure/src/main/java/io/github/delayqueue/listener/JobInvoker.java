@@ -14,6 +14,7 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.messaging.Message;
 import org.springframework.messaging.support.MessageBuilder;
@@ -229,7 +230,7 @@ final class JobInvoker {
 	 * {@link AssertionError}, a {@link StackOverflowError}, a class missing at run time) is a
 	 * failure of the job like any exception
 	 */
-	private Throwable call(Message<byte[]> message) {
+	private @Nullable Throwable call(Message<byte[]> message) {
 		try {
 			this.handler.handle(message);
 			return null;
@@ -239,8 +240,8 @@ final class JobInvoker {
 		}
 	}
 
-	private void observe(ReservedJob job, long start, String outcome, Throwable failure, Observation observation,
-			DelayedJobReceiverContext context) {
+	private void observe(ReservedJob job, long start, String outcome, @Nullable Throwable failure,
+			Observation observation, @Nullable DelayedJobReceiverContext context) {
 		Duration duration = Duration.ofNanos(System.nanoTime() - start);
 		Throwable cause = (failure != null) ? DefaultDelayedJobErrorHandler.unwrap(failure) : null;
 		if (context != null) {

@@ -4,6 +4,7 @@ import java.lang.reflect.Type;
 
 import io.github.delayqueue.core.JobPayloadConverter;
 import io.github.delayqueue.core.PayloadConversionException;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.MethodParameter;
 import org.springframework.core.ResolvableType;
@@ -29,12 +30,12 @@ public class JobPayloadMessageConverter implements SmartMessageConverter {
 	}
 
 	@Override
-	public Object fromMessage(Message<?> message, Class<?> targetClass) {
+	public @Nullable Object fromMessage(Message<?> message, Class<?> targetClass) {
 		return fromMessage(message, targetClass, null);
 	}
 
 	@Override
-	public Object fromMessage(Message<?> message, Class<?> targetClass, Object conversionHint) {
+	public @Nullable Object fromMessage(Message<?> message, Class<?> targetClass, @Nullable Object conversionHint) {
 		Type type = (conversionHint instanceof MethodParameter parameter) ? payloadType(parameter) : targetClass;
 		return read((byte[]) message.getPayload(), type);
 	}
@@ -51,7 +52,7 @@ public class JobPayloadMessageConverter implements SmartMessageConverter {
 		return (payload.resolve() != null) ? payload.getType() : Object.class;
 	}
 
-	Object read(byte[] payload, Type type) {
+	@Nullable Object read(byte[] payload, Type type) {
 		try {
 			return this.converter.read(payload, type);
 		}
@@ -61,12 +62,13 @@ public class JobPayloadMessageConverter implements SmartMessageConverter {
 	}
 
 	@Override
-	public Message<?> toMessage(Object payload, MessageHeaders headers) {
+	public Message<?> toMessage(Object payload, @Nullable MessageHeaders headers) {
 		throw new UnsupportedOperationException("Listeners do not write messages");
 	}
 
 	@Override
-	public Message<?> toMessage(Object payload, MessageHeaders headers, Object conversionHint) {
+	public Message<?> toMessage(Object payload, @Nullable MessageHeaders headers, @Nullable Object conversionHint) {
+
 		throw new UnsupportedOperationException("Listeners do not write messages");
 	}
 

@@ -174,7 +174,9 @@ final class ListenerConsumer {
 		}
 	}
 
+	@SuppressWarnings("NullAway") // the back-off is started when it is null (first)
 	private void consume() {
+
 		BackOffExecution backOff = null;
 		while (!this.stopping) {
 			try {

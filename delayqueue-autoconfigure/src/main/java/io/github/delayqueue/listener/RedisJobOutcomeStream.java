@@ -126,11 +126,11 @@ public class RedisJobOutcomeStream
 
 	private volatile boolean running;
 
-	private volatile Thread publisher;
+	private volatile @Nullable Thread publisher;
 
-	private RedisMessageListenerContainer subscription;
+	private @Nullable RedisMessageListenerContainer subscription;
 
-	private ThreadPoolExecutor delivery;
+	private @Nullable ThreadPoolExecutor delivery;
 
 	/**
 	 * Creates the stream of a namespace.
@@ -272,7 +272,10 @@ public class RedisJobOutcomeStream
 				outcome.at().toEpochMilli()));
 	}
 
+	// a message without listener or instance (not one of encode's) gives an outcome without them
+	@SuppressWarnings("NullAway")
 	JobOutcome decode(byte[] body) {
+
 		Wire wire = this.mapper.readValue(body, Wire.class);
 		if (wire.topic() == null || wire.id() == null || wire.outcome() == null) {
 			throw new IllegalArgumentException("topic, id and outcome are required");
@@ -282,8 +285,8 @@ public class RedisJobOutcomeStream
 	}
 
 	/** A message on the channel. */
-	record Wire(String topic, String id, String outcome, int attempt, int maxAttempts, String listener,
-			String instance, String error, long at) {
+	record Wire(@Nullable String topic, @Nullable String id, @Nullable String outcome, int attempt, int maxAttempts,
+			@Nullable String listener, @Nullable String instance, @Nullable String error, long at) {
 	}
 
 	// ------------------------------------------------------------------ subscribing
@@ -388,7 +391,8 @@ public class RedisJobOutcomeStream
 		}
 
 		@Override
-		public void onMessage(Message message, byte[] pattern) {
+		public void onMessage(Message message, byte @Nullable [] pattern) {
+
 			JobOutcome outcome;
 			try {
 				outcome = decode(message.getBody());

@@ -295,7 +295,9 @@ public final class RecurringJob {
 		 * @param payload the text
 		 * @return this builder
 		 */
+		@SuppressWarnings("NullAway") // a null text is refused by build(), as a null byte[] is
 		public Builder payload(String payload) {
+
 			return payload((payload != null) ? payload.getBytes(StandardCharsets.UTF_8) : null);
 		}
 

@@ -203,7 +203,8 @@ public final class RecurringSchedule {
 	}
 
 	@Override
-	public boolean equals(Object other) {
+	public boolean equals(@Nullable Object other) {
+
 		return (other instanceof RecurringSchedule that) && Objects.equals(this.cron, that.cron)
 				&& this.zone.equals(that.zone) && Objects.equals(this.period, that.period)
 				&& Objects.equals(this.delay, that.delay);

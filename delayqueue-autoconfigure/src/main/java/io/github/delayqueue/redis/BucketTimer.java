@@ -13,6 +13,7 @@ import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.backoff.BackOff;
 import org.springframework.util.backoff.BackOffExecution;
@@ -117,13 +118,13 @@ final class BucketTimer implements TimerStatus {
 
 	private volatile boolean running;
 
-	private volatile Thread thread;
+	private volatile @Nullable Thread thread;
 
 	private volatile long lastProgressNanos = System.nanoTime();
 
 	private volatile int ownedCount;
 
-	private volatile Throwable lastError;
+	private volatile @Nullable Throwable lastError;
 
 	private long nextCoordination;
 
@@ -185,6 +186,7 @@ final class BucketTimer implements TimerStatus {
 	 * Stops the thread and gives this instance's buckets up at once, so that other
 	 * instances take them over without waiting for the heartbeat to expire.
 	 */
+	@SuppressWarnings("NullAway") // the future completes exceptionally with a cause
 	void stop() {
 		halt();
 		// bounded: when Redis is gone at shutdown, do not wait for the command timeout
@@ -352,7 +354,7 @@ final class BucketTimer implements TimerStatus {
 	}
 
 	@Override
-	public Throwable lastError() {
+	public @Nullable Throwable lastError() {
 		return this.lastError;
 	}
 

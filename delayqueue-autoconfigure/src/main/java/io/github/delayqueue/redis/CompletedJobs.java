@@ -234,6 +234,7 @@ final class CompletedJobs {
 	 * A page of the finished jobs a topic keeps, the latest first.
 	 * @see DelayQueueAdmin#completedJobs
 	 */
+	@SuppressWarnings("NullAway") // a page of finished jobs sets their finish times
 	CompletedJobPage page(String topic, @Nullable String cursor, int limit, boolean payloads) {
 		JobConstraints.topic(topic);
 		JobConstraints.max("limit", limit, DelayQueueAdmin.MAX_DEAD_PAGE);

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
@@ -136,7 +137,7 @@ final class EventSubscriber implements MessageListener, SubscriptionListener {
 	}
 
 	@Override
-	public void onMessage(Message message, byte[] pattern) {
+	public void onMessage(Message message, byte @Nullable [] pattern) {
 		String event = new String(message.getBody(), StandardCharsets.UTF_8);
 		try {
 			String[] parts = event.split(" ", 3);

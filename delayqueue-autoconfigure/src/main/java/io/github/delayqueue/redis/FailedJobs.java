@@ -106,6 +106,7 @@ final class FailedJobs {
 	 * by a later death), so that one failed call leaves no later batch unlisted. (Trimming
 	 * itself waits for a bucket whose deletes keep failing: its entries are named first.)
 	 */
+	@SuppressWarnings("NullAway") // called for topics with a limit only
 	private void died(String topic, List<String> jobKeys, long diedAt) {
 		Retention limit = this.limits.get(topic);
 		for (int from = 0; from < jobKeys.size(); from += BATCH) {

@@ -120,6 +120,7 @@ final class QueueScripts {
 	/**
 	 * The eight script arguments of each job, in order.
 	 */
+	@SuppressWarnings("NullAway") // a request has its delay or its due time
 	private byte[][] scheduleArguments(ScheduleCall call, Duration defaultTtr, int defaultMaxAttempts) {
 		List<ScheduleRequest> requests = call.requests();
 		Object[] values = new Object[8 * requests.size()];
@@ -247,7 +248,7 @@ final class QueueScripts {
 	 * @param named how many of the replayed jobs' ids to return
 	 * @return the reply
 	 */
-	ScriptReplies.Replayed replay(int bucket, String topic, int max, String id, int named) {
+	ScriptReplies.Replayed replay(int bucket, String topic, int max, @Nullable String id, int named) {
 		String jobKey = (id != null) ? KeySpace.jobKey(topic, id) : "";
 		return ScriptReplies.Replayed.decode(topic,
 				this.runner.run(REPLAY, call(bucket, topic, max, jobKey, named)));
@@ -309,7 +310,7 @@ final class QueueScripts {
 	 * @param after where the page starts, or {@code null} for the oldest deaths
 	 * @return one reply per bucket
 	 */
-	List<ScriptReplies.DeadJobs> dead(String topic, int limit, boolean payloads, PageCursor after) {
+	List<ScriptReplies.DeadJobs> dead(String topic, int limit, boolean payloads, @Nullable PageCursor after) {
 		List<byte[][]> calls = new ArrayList<>(this.keys.buckets());
 		for (int bucket = 0; bucket < this.keys.buckets(); bucket++) {
 			calls.add(call(bucket, topic, limit, payloads ? "1" : "0", (after != null) ? after.at() : "",
@@ -435,7 +436,7 @@ final class QueueScripts {
 	 * @param arguments the operation and its arguments
 	 * @return the reply
 	 */
-	Object recurring(int bucket, Object... arguments) {
+	@Nullable Object recurring(int bucket, Object... arguments) {
 		String operation = String.valueOf(arguments[0]);
 		boolean writes = !operation.equals("due") && !operation.equals("get") && !operation.equals("list");
 		byte[][] call = call(bucket, arguments);

@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Announces a ready list that a timer step of this instance made non-empty and left
@@ -41,7 +42,7 @@ final class ReadyAnnouncer {
 
 	private final Runnable recheck;
 
-	private volatile ScheduledThreadPoolExecutor handovers;
+	private volatile @Nullable ScheduledThreadPoolExecutor handovers;
 
 	/**
 	 * Creates an announcer; {@link #start()} lets it leave jobs to this instance's consumers.

@@ -9,6 +9,8 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What this instance knows about where READY jobs wait: per consumed topic, the buckets
  * whose ready list may hold jobs. Consumers reserve only from those buckets and sleep while
@@ -34,7 +36,7 @@ final class ReadySignals {
 
 	private final int buckets;
 
-	private final Function<String, boolean[]> probe;
+	private final @Nullable Function<String, boolean[]> probe;
 
 	private final ConcurrentMap<String, TopicSignal> topics = new ConcurrentHashMap<>();
 
@@ -59,11 +61,11 @@ final class ReadySignals {
 	 * @param probe the buckets whose ready list of a topic is not empty, or {@code null}
 	 * to start every new topic with every bucket marked
 	 */
-	ReadySignals(int buckets, Function<String, boolean[]> probe) {
+	ReadySignals(int buckets, @Nullable Function<String, boolean[]> probe) {
 		this(buckets, probe, MAX_IDLE_TOPICS, IDLE);
 	}
 
-	ReadySignals(int buckets, Function<String, boolean[]> probe, int maxIdleTopics, Duration idle) {
+	ReadySignals(int buckets, @Nullable Function<String, boolean[]> probe, int maxIdleTopics, Duration idle) {
 		this.buckets = buckets;
 		this.probe = probe;
 		this.maxIdleTopics = maxIdleTopics;
@@ -117,7 +119,7 @@ final class ReadySignals {
 	 * @param topic the topic
 	 * @return the signal, or {@code null} when the topic is not known
 	 */
-	TopicSignal existing(String topic) {
+	@Nullable TopicSignal existing(String topic) {
 		return this.topics.get(topic);
 	}
 

@@ -16,6 +16,7 @@ import io.github.delayqueue.recurring.MisfirePolicy;
 import io.github.delayqueue.recurring.OverlapPolicy;
 import io.github.delayqueue.recurring.RecurringJob;
 import io.github.delayqueue.recurring.RecurringSchedule;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Fires the recurring jobs of a bucket whose tick has come, for the bucket's timer: reads them
@@ -120,6 +121,7 @@ final class RecurringFiring {
 	 * @return the bucket's next tick, Redis's time, the topics that got READY jobs, and whether
 	 * any definition moved on
 	 */
+	@SuppressWarnings("NullAway") // the script's reply has these values
 	TimerBackend.RecurringStep fire(int bucket) {
 		List<Object> due = Replies.list(this.scripts.recurring(bucket, "due", DUE_LIMIT));
 		long now = Replies.asLong(due.get(0));
@@ -274,6 +276,7 @@ final class RecurringFiring {
 	 * the delay, and look again when it is due. (A trigger's occurrence runs beside it: a
 	 * trigger does not make the schedule wait.)
 	 */
+	@SuppressWarnings("NullAway") // called for a fixed delay only
 	private Plan fixedDelay(String name, RecurringJob job, RecurringRecord record, long now, String lastState) {
 		long delay = job.getSchedule().getDelay().toMillis();
 		boolean inQueue = !lastState.isEmpty() && !lastState.equals("X");
@@ -388,7 +391,7 @@ final class RecurringFiring {
 		 * The ticks from start up to now (the most recent cap of them), or {@code null} when
 		 * there are more than {@value #TICK_LIMIT}.
 		 */
-		private static Ticks probe(RecurringSchedule schedule, long start, long now, long lateBefore, int cap,
+		private static @Nullable Ticks probe(RecurringSchedule schedule, long start, long now, long lateBefore, int cap,
 				long[] iterations) {
 			Instant first = schedule.next(Instant.ofEpochMilli(start - 1));
 			Walk walk = Walk.from(schedule, (first != null) ? first.toEpochMilli() : now + 1, now, lateBefore, cap);
@@ -489,7 +492,7 @@ final class RecurringFiring {
 	 * recorded as (the latest it stands for), in ms
 	 * @param bytes their payload bytes (with headers) in all
 	 */
-	private record Plan(String name, RecurringJob job, long gen, long nextTick, boolean overlap, long skipped,
+	private record Plan(String name, @Nullable RecurringJob job, long gen, long nextTick, boolean overlap, long skipped,
 			long misfired, List<long[]> occurrences, long bytes) {
 
 	}

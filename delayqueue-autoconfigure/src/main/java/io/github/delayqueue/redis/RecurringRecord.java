@@ -92,6 +92,7 @@ record RecurringRecord(long version, long gen, boolean paused, long fired, long 
 	 * @param job the definition
 	 * @return the bytes
 	 */
+	@SuppressWarnings("NullAway") // a schedule without a period or a delay is a cron
 	static byte[] encodeSpec(RecurringJob job) {
 		ByteArrayOutputStream out = new ByteArrayOutputStream(256 + job.getPayload().length);
 		line(out, "v", "1");
@@ -133,6 +134,7 @@ record RecurringRecord(long version, long gen, boolean paused, long fired, long 
 		out.write('\n');
 	}
 
+	@SuppressWarnings("NullAway") // the builder refuses a spec without its topic or schedule: unreadable
 	private static RecurringJob decodeSpec(String name, byte[] spec) {
 		Map<String, String> fields = new LinkedHashMap<>();
 		Map<String, String> headers = new LinkedHashMap<>();

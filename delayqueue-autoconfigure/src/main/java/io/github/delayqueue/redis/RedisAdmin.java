@@ -24,6 +24,7 @@ import io.github.delayqueue.core.RepairResult;
 import io.github.delayqueue.core.ReplayResult;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisClusterNode;
@@ -139,7 +140,8 @@ final class RedisAdmin implements DelayQueueAdmin {
 	}
 
 	@Override
-	public DeadJobPage deadJobs(String topic, String cursor, int limit, boolean payloads) {
+	@SuppressWarnings("NullAway") // a page of dead jobs sets their times of death
+	public DeadJobPage deadJobs(String topic, @Nullable String cursor, int limit, boolean payloads) {
 		JobConstraints.topic(topic);
 		JobConstraints.max("limit", limit, MAX_DEAD_PAGE);
 		PageCursor after = (cursor != null) ? PageCursor.parse(cursor, "dead jobs") : null;
@@ -159,7 +161,7 @@ final class RedisAdmin implements DelayQueueAdmin {
 	}
 
 	@Override
-	public CompletedJobPage completedJobs(String topic, String cursor, int limit, boolean payloads) {
+	public CompletedJobPage completedJobs(String topic, @Nullable String cursor, int limit, boolean payloads) {
 		return this.completed.page(topic, cursor, limit, payloads);
 	}
 
@@ -194,7 +196,7 @@ final class RedisAdmin implements DelayQueueAdmin {
 	 * @param id the one job to replay, or {@code null} for the oldest deaths
 	 * @param named how many of the replayed jobs' ids to return
 	 */
-	private ScriptReplies.Replayed replay(String topic, int bucket, int max, String id, int named) {
+	private ScriptReplies.Replayed replay(String topic, int bucket, int max, @Nullable String id, int named) {
 		ScriptReplies.Replayed replayed = this.scripts.replay(bucket, topic, max, id, named);
 		if (replayed.count() > 0) {
 			this.wakeups.ready(topic, bucket);
@@ -231,6 +233,7 @@ final class RedisAdmin implements DelayQueueAdmin {
 	 * themselves (SCAN, on every master of a cluster): a list whose topic has no job and no
 	 * count left is found too. For {@link #repair} only.
 	 */
+	@SuppressWarnings("NullAway") // a scan answers keys
 	private Map<Integer, Set<String>> listedTopics() {
 		String prefix = "{" + this.keys.namespace() + ":";
 		ScanOptions options = ScanOptions.scanOptions().match(prefix + "*").count(1000).build();

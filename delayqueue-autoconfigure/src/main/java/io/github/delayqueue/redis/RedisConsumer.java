@@ -21,6 +21,7 @@ import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.Retention;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
 
@@ -116,7 +117,7 @@ final class RedisConsumer implements DelayQueueConsumer {
 	}
 
 	@Override
-	public List<ReservedJob> reserve(String topic, int max, Duration ttr, Integer maxAttempts) {
+	public List<ReservedJob> reserve(String topic, int max, @Nullable Duration ttr, @Nullable Integer maxAttempts) {
 		JobConstraints.topic(topic);
 		JobConstraints.max("max", max, MAX_RESERVE);
 		long ttrMillis = ttrMillis(ttr);
@@ -258,11 +259,11 @@ final class RedisConsumer implements DelayQueueConsumer {
 		return taken.readyLeft();
 	}
 
-	private static int attemptsLimit(Integer maxAttempts) {
+	private static int attemptsLimit(@Nullable Integer maxAttempts) {
 		return (maxAttempts != null) ? JobConstraints.maxAttempts(maxAttempts) : 0;
 	}
 
-	private static long ttrMillis(Duration ttr) {
+	private static long ttrMillis(@Nullable Duration ttr) {
 		return (ttr != null) ? JobConstraints.ttr(ttr).toMillis() : 0;
 	}
 
@@ -280,7 +281,8 @@ final class RedisConsumer implements DelayQueueConsumer {
 	}
 
 	@Override
-	public FinishResult finishAndReserve(List<ReservedJob> jobs, int max, Duration ttr, Integer maxAttempts) {
+	public FinishResult finishAndReserve(List<ReservedJob> jobs, int max, @Nullable Duration ttr,
+			@Nullable Integer maxAttempts) {
 		String topic = JobConstraints.topicOf(jobs);
 		JobConstraints.count("max", max, MAX_NEXT);
 		if (max > 0 && this.rateLimits.of(topic) != null) {
@@ -329,8 +331,9 @@ final class RedisConsumer implements DelayQueueConsumer {
 		return new FinishResult(stale, next);
 	}
 
+	@SuppressWarnings("NullAway") // a generation is read only with a signal
 	private void finishAll(String topic, List<Map.Entry<Integer, List<ReservedJob>>> calls,
-			ReadySignals.TopicSignal signal, int wanted, long ttrMillis, int attemptsLimit,
+			ReadySignals.@Nullable TopicSignal signal, int wanted, long ttrMillis, int attemptsLimit,
 			List<ScriptReplies.Finished> done, List<ReservedJob> stale, List<ReservedJob> next) {
 		Retention keep = this.completed.retentionOf(topic);
 		for (Map.Entry<Integer, List<ReservedJob>> entry : calls) {
@@ -366,7 +369,7 @@ final class RedisConsumer implements DelayQueueConsumer {
 	}
 
 	@Override
-	public void limitRate(String topic, RateLimit limit) {
+	public void limitRate(String topic, @Nullable RateLimit limit) {
 		this.rateLimits.set(topic, limit);
 	}
 
@@ -424,7 +427,7 @@ final class RedisConsumer implements DelayQueueConsumer {
 	}
 
 	@Override
-	public Optional<Instant> touch(ReservedJob job, Duration ttr) {
+	public Optional<Instant> touch(ReservedJob job, @Nullable Duration ttr) {
 		Assert.notNull(job, "job must not be null");
 		Duration extension = (ttr != null) ? JobConstraints.ttr(ttr) : job.ttr();
 		if (extension == null) {

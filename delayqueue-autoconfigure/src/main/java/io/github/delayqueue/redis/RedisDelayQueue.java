@@ -36,6 +36,7 @@ import io.github.delayqueue.core.ScheduleResult;
 import io.github.delayqueue.recurring.RecurringJobs;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -341,7 +342,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	}
 
 	@Override
-	public List<ReservedJob> reserve(String topic, int max, Duration ttr, Integer maxAttempts) {
+	public List<ReservedJob> reserve(String topic, int max, @Nullable Duration ttr, @Nullable Integer maxAttempts) {
 		return this.consumer.reserve(topic, max, ttr, maxAttempts);
 	}
 
@@ -356,7 +357,8 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	}
 
 	@Override
-	public FinishResult finishAndReserve(List<ReservedJob> jobs, int max, Duration ttr, Integer maxAttempts) {
+	public FinishResult finishAndReserve(List<ReservedJob> jobs, int max, @Nullable Duration ttr,
+			@Nullable Integer maxAttempts) {
 		return this.consumer.finishAndReserve(jobs, max, ttr, maxAttempts);
 	}
 
@@ -371,12 +373,12 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	}
 
 	@Override
-	public Optional<Instant> touch(ReservedJob job, Duration ttr) {
+	public Optional<Instant> touch(ReservedJob job, @Nullable Duration ttr) {
 		return this.consumer.touch(job, ttr);
 	}
 
 	@Override
-	public void limitRate(String topic, RateLimit limit) {
+	public void limitRate(String topic, @Nullable RateLimit limit) {
 		this.consumer.limitRate(topic, limit);
 	}
 
@@ -401,12 +403,12 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	}
 
 	@Override
-	public DeadJobPage deadJobs(String topic, String cursor, int limit, boolean payloads) {
+	public DeadJobPage deadJobs(String topic, @Nullable String cursor, int limit, boolean payloads) {
 		return this.admin.deadJobs(topic, cursor, limit, payloads);
 	}
 
 	@Override
-	public CompletedJobPage completedJobs(String topic, String cursor, int limit, boolean payloads) {
+	public CompletedJobPage completedJobs(String topic, @Nullable String cursor, int limit, boolean payloads) {
 		return this.admin.completedJobs(topic, cursor, limit, payloads);
 	}
 
@@ -536,7 +538,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 		private boolean failFast = true;
 
-		private String instanceId;
+		private @Nullable String instanceId;
 
 		private LongSupplier nanoTime = System::nanoTime;
 
@@ -681,10 +683,10 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 		/**
 		 * This instance's name; default host, process id and a random suffix.
-		 * @param instanceId the instance name
+		 * @param instanceId the instance name, or {@code null} for the default
 		 * @return this builder
 		 */
-		public Builder instanceId(String instanceId) {
+		public Builder instanceId(@Nullable String instanceId) {
 			this.instanceId = instanceId;
 			return this;
 		}
@@ -723,7 +725,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		 * @param retention what it keeps, or {@code null} for the default
 		 * @return this builder
 		 */
-		public Builder retention(String topic, Retention retention) {
+		public Builder retention(String topic, @Nullable Retention retention) {
 			JobConstraints.topic(topic);
 			if (retention != null) {
 				this.retention.put(topic, retention);
@@ -743,7 +745,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		 * @param limit the limit, or {@code null} for none
 		 * @return this builder
 		 */
-		public Builder rateLimit(String topic, RateLimit limit) {
+		public Builder rateLimit(String topic, @Nullable RateLimit limit) {
 			JobConstraints.topic(topic);
 			if (limit != null) {
 				this.rateLimits.put(topic, limit);

@@ -147,6 +147,7 @@ final class RedisProducer implements DelayQueueProducer {
 		return reschedule(topic, id, false, dueAt.toEpochMilli());
 	}
 
+	@SuppressWarnings("NullAway") // a rescheduled job has its new state
 	private RescheduleResult reschedule(String topic, String id, boolean relative, long time) {
 		int bucket = this.keys.checkedBucketOf(topic, id);
 		ScriptReplies.Rescheduled reply = this.scripts.reschedule(bucket, topic, id, relative, time);

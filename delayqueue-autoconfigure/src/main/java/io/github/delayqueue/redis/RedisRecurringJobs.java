@@ -135,6 +135,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 	}
 
 	@Override
+	@SuppressWarnings("NullAway") // the arguments hold the occurrence's job key
 	public Optional<String> trigger(String name) {
 		int bucket = this.keys.bucketOfName(RecurringJob.name(name));
 		for (int attempt = 0;; attempt++) {
@@ -184,6 +185,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 	}
 
 	@Override
+	@SuppressWarnings("NullAway") // the script's reply has these values
 	public List<RecurringJobInfo> list() {
 		List<RecurringJobInfo> all = new ArrayList<>();
 		for (Object bucketReply : this.scripts.listRecurring()) {
@@ -204,6 +206,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 		return all;
 	}
 
+	@SuppressWarnings("NullAway") // the script's reply has these values
 	private Optional<Read> read(int bucket, String name) {
 		List<Object> reply = Replies.list(this.scripts.recurring(bucket, "get", name));
 		long now = Replies.asLong(reply.get(0));

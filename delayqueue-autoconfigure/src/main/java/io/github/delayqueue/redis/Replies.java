@@ -3,6 +3,8 @@ package io.github.delayqueue.redis;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Reads script replies: integers arrive as {@code Long}, strings as {@code byte[]}.
  */
@@ -12,14 +14,14 @@ final class Replies {
 	}
 
 	@SuppressWarnings("unchecked")
-	static List<Object> list(Object reply) {
+	static List<@Nullable Object> list(@Nullable Object reply) {
 		if (reply instanceof List<?> list) {
-			return (List<Object>) list;
+			return (List<@Nullable Object>) list;
 		}
 		throw new IllegalStateException("Expected a list reply from Redis, got " + describe(reply));
 	}
 
-	static long asLong(Object value) {
+	static long asLong(@Nullable Object value) {
 		if (value instanceof Long number) {
 			return number;
 		}
@@ -32,7 +34,7 @@ final class Replies {
 		throw new IllegalStateException("Expected an integer reply from Redis, got " + describe(value));
 	}
 
-	static String asString(Object value) {
+	static @Nullable String asString(@Nullable Object value) {
 		if (value instanceof byte[] bytes) {
 			return new String(bytes, StandardCharsets.UTF_8);
 		}
@@ -42,7 +44,7 @@ final class Replies {
 		return value.toString();
 	}
 
-	static byte[] asBytes(Object value) {
+	static byte[] asBytes(@Nullable Object value) {
 		if (value instanceof byte[] bytes) {
 			return bytes;
 		}
@@ -52,7 +54,7 @@ final class Replies {
 		return value.toString().getBytes(StandardCharsets.UTF_8);
 	}
 
-	private static String describe(Object value) {
+	private static String describe(@Nullable Object value) {
 		return (value != null) ? value.getClass().getName() + " " + value : "null";
 	}
 

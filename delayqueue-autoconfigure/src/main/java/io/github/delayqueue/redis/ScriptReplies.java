@@ -16,6 +16,7 @@ import io.github.delayqueue.core.RepairResult;
 import io.github.delayqueue.core.RescheduleResult;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleResult;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The replies of the queue's Lua scripts, decoded: one method or record per script, each the
@@ -38,7 +39,7 @@ final class ScriptReplies {
 	 */
 	record Scheduled(long now, int head, List<ScheduleResult> results) {
 
-		static Scheduled decode(Object reply) {
+		static Scheduled decode(@Nullable Object reply) {
 			List<Object> v = Replies.list(reply);
 			List<ScheduleResult> results = new ArrayList<>((v.size() - 2) / 3);
 			for (int at = 2; at + 2 < v.size(); at += 3) {
@@ -54,7 +55,7 @@ final class ScriptReplies {
 	 * The reply of {@code cancel.lua}: the state the job had, or nothing.
 	 * @return whether there was such a job
 	 */
-	static boolean cancelled(Object reply) {
+	static boolean cancelled(@Nullable Object reply) {
 		return !Replies.list(reply).isEmpty();
 	}
 
@@ -67,9 +68,9 @@ final class ScriptReplies {
 	 * @param dueMillis its new due time when it was rescheduled, else 0
 	 * @param head whether it became the earliest of the bucket's delay queue
 	 */
-	record Rescheduled(RescheduleResult result, JobState state, long dueMillis, boolean head) {
+	record Rescheduled(RescheduleResult result, @Nullable JobState state, long dueMillis, boolean head) {
 
-		static Rescheduled decode(Object reply) {
+		static Rescheduled decode(@Nullable Object reply) {
 			List<Object> v = Replies.list(reply);
 			long code = Replies.asLong(v.get(0));
 			if (code == 0) {
@@ -89,7 +90,7 @@ final class ScriptReplies {
 	 * created ms, reserved until ms, died at ms, last error, payload, priority.
 	 * @return the job, or empty when there is none
 	 */
-	static Optional<JobInfo> found(String topic, String id, Object reply) {
+	static Optional<JobInfo> found(String topic, String id, @Nullable Object reply) {
 		List<Object> v = Replies.list(reply);
 		if (v.isEmpty()) {
 			return Optional.empty();
@@ -127,10 +128,11 @@ final class ScriptReplies {
 			return this.readyLeft < 0;
 		}
 
-		static Taken decode(String topic, Object reply) {
+		static Taken decode(String topic, @Nullable Object reply) {
 			return decode(topic, Replies.list(reply), 0);
 		}
 
+		@SuppressWarnings("NullAway") // the script's reply has these values
 		private static Taken decode(String topic, List<Object> v, int at) {
 			long now = Replies.asLong(v.get(at + 1));
 			List<ReservedJob> jobs = new ArrayList<>((v.size() - at - 3) / 9);
@@ -160,10 +162,11 @@ final class ScriptReplies {
 	 * @param finishedAt Redis's time of the finish when the records were asked for and a job
 	 * finished, else 0
 	 */
-	record Finished(List<ReservedJob> finished, List<ReservedJob> stale, Taken next, List<byte[]> records,
-			long finishedAt) {
+	record Finished(List<ReservedJob> finished, List<ReservedJob> stale, @Nullable Taken next,
+			List<byte[]> records, long finishedAt) {
 
-		static Finished decode(String topic, List<ReservedJob> jobs, boolean wanted, boolean keep, Object reply) {
+		static Finished decode(String topic, List<ReservedJob> jobs, boolean wanted, boolean keep,
+				@Nullable Object reply) {
 			List<Object> v = Replies.list(reply);
 			List<ReservedJob> finished = new ArrayList<>(jobs.size());
 			List<ReservedJob> stale = new ArrayList<>();
@@ -198,7 +201,7 @@ final class ScriptReplies {
 	 */
 	record Failed(FailResult result, long dueMillis, boolean head) {
 
-		static Failed decode(Object reply) {
+		static Failed decode(@Nullable Object reply) {
 			List<Object> v = Replies.list(reply);
 			long code = Replies.asLong(v.get(0));
 			FailResult result = (code == 2) ? FailResult.DEAD : (code == 1) ? FailResult.RETRYING : FailResult.STALE;
@@ -215,7 +218,7 @@ final class ScriptReplies {
 	 * token) and 0.
 	 * @return the new deadline, or empty when the reservation is stale
 	 */
-	static Optional<Instant> touched(Object reply) {
+	static Optional<Instant> touched(@Nullable Object reply) {
 		List<Object> v = Replies.list(reply);
 		return (Replies.asLong(v.get(0)) == 1) ? Optional.of(instant(v.get(1))) : Optional.empty();
 	}
@@ -224,7 +227,7 @@ final class ScriptReplies {
 	 * The reply of {@code release.lua}: 1 released, 0 no such job, -1 stale token.
 	 * @return whether the job was released
 	 */
-	static boolean released(Object reply) {
+	static boolean released(@Nullable Object reply) {
 		return Replies.asLong(Replies.list(reply).get(0)) == 1;
 	}
 
@@ -238,7 +241,8 @@ final class ScriptReplies {
 	 */
 	record Replayed(long count, long left, List<String> ids) {
 
-		static Replayed decode(String topic, Object reply) {
+		@SuppressWarnings("NullAway") // the script's reply has these values
+		static Replayed decode(String topic, @Nullable Object reply) {
 			List<Object> v = Replies.list(reply);
 			List<String> ids = new ArrayList<>(v.size() - 2);
 			for (int i = 2; i < v.size(); i++) {
@@ -259,9 +263,10 @@ final class ScriptReplies {
 	 * @param figures the counts per state and topic ({@link JobState#code()} letters) and the
 	 * due time of each topic's oldest overdue job (letter {@code O}); tombstone counts left out
 	 */
-	record Figures(long now, Instant nextDue, Instant earliestDelayed, List<Figure> figures) {
+	record Figures(long now, @Nullable Instant nextDue, @Nullable Instant earliestDelayed, List<Figure> figures) {
 
-		static Figures decode(Object reply) {
+		@SuppressWarnings("NullAway") // the script's reply has these values
+		static Figures decode(@Nullable Object reply) {
 			List<Object> v = Replies.list(reply);
 			List<Figure> figures = new ArrayList<>((v.size() - 3) / 2);
 			for (int i = 3; i + 1 < v.size(); i += 2) {
@@ -297,7 +302,8 @@ final class ScriptReplies {
 	 */
 	record DeadJobs(long total, List<JobInfo> jobs) {
 
-		static DeadJobs decode(String topic, boolean payloads, Object reply) {
+		@SuppressWarnings("NullAway") // the script's reply has these values
+		static DeadJobs decode(String topic, boolean payloads, @Nullable Object reply) {
 			List<Object> v = Replies.list(reply);
 			List<JobInfo> jobs = new ArrayList<>((v.size() - 1) / 10);
 			for (int i = 1; i + 9 < v.size(); i += 10) {
@@ -321,7 +327,7 @@ final class ScriptReplies {
 	 * dropped, count fields corrected, unreadable records.
 	 * @return what was (or would be) repaired in the bucket
 	 */
-	static RepairResult repaired(Object reply) {
+	static RepairResult repaired(@Nullable Object reply) {
 		List<Object> v = Replies.list(reply);
 		return new RepairResult(Replies.asLong(v.get(0)), Replies.asLong(v.get(1)), Replies.asLong(v.get(2)),
 				Replies.asLong(v.get(3)), Replies.asLong(v.get(4)));
@@ -340,7 +346,8 @@ final class ScriptReplies {
 	 */
 	record Promoted(TimerBackend.Promotion promotion, List<Expired> expired, Map<String, Long> unannounced) {
 
-		static Promoted decode(Object reply) {
+		@SuppressWarnings("NullAway") // the script's reply has these values
+		static Promoted decode(@Nullable Object reply) {
 			List<Object> v = Replies.list(reply);
 			int readyTopics = (int) Replies.asLong(v.get(5));
 			List<String> topics = new ArrayList<>(readyTopics);
@@ -382,7 +389,7 @@ final class ScriptReplies {
 	 * changed), now ms, then the buckets this instance owns.
 	 * @return the outcome, the buckets sorted
 	 */
-	static TimerBackend.Coordination coordination(Object reply) {
+	static TimerBackend.Coordination coordination(@Nullable Object reply) {
 		List<Object> v = Replies.list(reply);
 		int[] owned = new int[v.size() - 2];
 		for (int i = 2; i < v.size(); i++) {
@@ -396,19 +403,21 @@ final class ScriptReplies {
 	 * The reply of {@code namespace.lua}: the pinned value.
 	 * @return the value
 	 */
-	static String pinned(Object reply) {
+	@SuppressWarnings("NullAway") // the script's reply has these values
+	static String pinned(@Nullable Object reply) {
 		return Replies.asString(Replies.list(reply).get(0));
 	}
 
-	private static JobState stateOf(Object code) {
+	@SuppressWarnings("NullAway") // the script's reply has these values
+	private static JobState stateOf(@Nullable Object code) {
 		return JobState.fromCode(Replies.asString(code).charAt(0));
 	}
 
-	private static Instant instant(Object millis) {
+	private static Instant instant(@Nullable Object millis) {
 		return Instant.ofEpochMilli(Replies.asLong(millis));
 	}
 
-	private static Instant instantOrNull(Object millis) {
+	private static @Nullable Instant instantOrNull(@Nullable Object millis) {
 		long value = Replies.asLong(millis);
 		return (value > 0) ? Instant.ofEpochMilli(value) : null;
 	}

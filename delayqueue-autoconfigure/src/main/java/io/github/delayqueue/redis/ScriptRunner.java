@@ -9,6 +9,7 @@ import io.github.delayqueue.core.DelayQueueConnectionException;
 import io.github.delayqueue.core.DelayQueueException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.QueryTimeoutException;
@@ -76,7 +77,7 @@ final class ScriptRunner {
 	 * @param keysAndArgs its keys ({@link LuaScript#keys()} of them), then {@code ARGV}
 	 * @return the reply: a {@code List}, {@code Long}, {@code byte[]} or {@code null}
 	 */
-	Object run(LuaScript script, byte[][] keysAndArgs) {
+	@Nullable Object run(LuaScript script, byte[][] keysAndArgs) {
 		return execute(script.name(), (connection) -> eval(connection, script, keysAndArgs));
 	}
 
@@ -89,7 +90,7 @@ final class ScriptRunner {
 	 * @return the reply
 	 * @throws DelayQueueException when fewer replicas acknowledged in time
 	 */
-	Object runReplicated(LuaScript script, byte[][] keysAndArgs) {
+	@Nullable Object runReplicated(LuaScript script, byte[][] keysAndArgs) {
 		if (this.replicaWait.isOff()) {
 			return run(script, keysAndArgs);
 		}
@@ -107,7 +108,7 @@ final class ScriptRunner {
 	 * @param <T> the result type
 	 * @return the result
 	 */
-	<T> T execute(String what, Function<RedisConnection, T> action) {
+	<T extends @Nullable Object> T execute(String what, Function<RedisConnection, T> action) {
 		this.beforeCall.run();
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
 			return action.apply(connection);
@@ -204,7 +205,7 @@ final class ScriptRunner {
 		return !(connection instanceof RedisClusterConnection);
 	}
 
-	private Object eval(RedisConnection connection, LuaScript script, byte[][] keysAndArgs) {
+	private @Nullable Object eval(RedisConnection connection, LuaScript script, byte[][] keysAndArgs) {
 		BackOffExecution backOff = null;
 		while (true) {
 			try {
@@ -232,7 +233,7 @@ final class ScriptRunner {
 		}
 	}
 
-	private static Object evalOnce(RedisConnection connection, LuaScript script, byte[][] keysAndArgs) {
+	private static @Nullable Object evalOnce(RedisConnection connection, LuaScript script, byte[][] keysAndArgs) {
 		try {
 			return connection.scriptingCommands().evalSha(script.sha(), ReturnType.MULTI, script.keys(), keysAndArgs);
 		}

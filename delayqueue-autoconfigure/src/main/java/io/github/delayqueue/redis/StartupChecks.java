@@ -5,6 +5,7 @@ import io.github.delayqueue.core.DelayQueueConnectionException;
 import io.github.delayqueue.core.UnsupportedRedisVersionException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the queue checks of Redis before it writes: the servers' version and settings
@@ -35,7 +36,7 @@ final class StartupChecks {
 	 */
 	private volatile boolean pending = true;
 
-	private volatile RuntimeException refusal;
+	private volatile @Nullable RuntimeException refusal;
 
 	/**
 	 * Creates the checks.

@@ -8,6 +8,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.github.delayqueue.core.JobConstraints;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.lang.Contract;
 
 /**
  * What a job record holds after its header line: the payload bytes as given, or, for a job
@@ -36,7 +39,7 @@ final class StoredPayload {
 	 * @param headers the job's headers, unmodifiable
 	 * @param payload the payload as given
 	 */
-	record Read(Map<String, String> headers, byte[] payload) {
+	record Read(Map<String, String> headers, byte @Nullable [] payload) {
 	}
 
 	/**
@@ -62,7 +65,8 @@ final class StoredPayload {
 		return out.toByteArray();
 	}
 
-	private static boolean startsWithMagic(byte[] bytes) {
+	@Contract("null -> false")
+	private static boolean startsWithMagic(byte @Nullable [] bytes) {
 		if (bytes == null || bytes.length < MAGIC.length) {
 			return false;
 		}
@@ -114,7 +118,7 @@ final class StoredPayload {
 	 * @param stored the stored bytes, or {@code null}
 	 * @return the headers and the payload ({@code null} for {@code null})
 	 */
-	static Read decode(byte[] stored) {
+	static Read decode(byte @Nullable [] stored) {
 		if (!startsWithMagic(stored)) {
 			return new Read(Map.of(), stored);
 		}

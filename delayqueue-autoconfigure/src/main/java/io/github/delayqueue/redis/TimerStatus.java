@@ -1,5 +1,7 @@
 package io.github.delayqueue.redis;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A read-only view of this instance's bucket timer, for health checks and metrics
  * ({@link RedisDelayQueue#getTimer()}). Thread-safe.
@@ -34,6 +36,6 @@ public interface TimerStatus {
 	 * The failure of the timer's last step, when it failed.
 	 * @return the error, or {@code null} when the last step succeeded
 	 */
-	Throwable lastError();
+	@Nullable Throwable lastError();
 
 }

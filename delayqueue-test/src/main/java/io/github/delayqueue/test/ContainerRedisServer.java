@@ -1,5 +1,6 @@
 package io.github.delayqueue.test;
 
+import org.jspecify.annotations.Nullable;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
 
@@ -43,8 +44,9 @@ final class ContainerRedisServer implements RedisTestServer {
 	}
 
 	@Override
-	public String password() {
+	public @Nullable String password() {
 		return null;
+
 	}
 
 	@Override

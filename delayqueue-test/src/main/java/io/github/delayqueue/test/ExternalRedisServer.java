@@ -2,6 +2,8 @@ package io.github.delayqueue.test;
 
 import java.net.URI;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A server the test support did not start: it is used, never stopped.
  */
@@ -11,7 +13,7 @@ final class ExternalRedisServer implements RedisTestServer {
 
 	private final int port;
 
-	private final String password;
+	private final @Nullable String password;
 
 	ExternalRedisServer(URI uri) {
 		if (!"redis".equals(uri.getScheme()) || uri.getHost() == null) {
@@ -35,7 +37,8 @@ final class ExternalRedisServer implements RedisTestServer {
 	}
 
 	@Override
-	public String password() {
+	public @Nullable String password() {
+
 		return this.password;
 	}
 

@@ -12,6 +12,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,13 +35,13 @@ final class LocalRedisServer implements RedisTestServer {
 
 	private final List<String> arguments;
 
-	private final String password;
+	private final @Nullable String password;
 
-	private final String sentinelConfig;
+	private final @Nullable String sentinelConfig;
 
-	private Process process;
+	private @Nullable Process process;
 
-	LocalRedisServer(File executable, Source source, List<String> arguments, String password) {
+	LocalRedisServer(File executable, Source source, List<String> arguments, @Nullable String password) {
 		this(executable, source, arguments, password, null);
 	}
 
@@ -48,8 +49,8 @@ final class LocalRedisServer implements RedisTestServer {
 	 * @param sentinelConfig the configuration of a Sentinel (its {@code sentinel monitor}
 	 * lines), or {@code null} for a data server
 	 */
-	LocalRedisServer(File executable, Source source, List<String> arguments, String password,
-			String sentinelConfig) {
+	LocalRedisServer(File executable, Source source, List<String> arguments, @Nullable String password,
+			@Nullable String sentinelConfig) {
 		this.sentinelConfig = sentinelConfig;
 		this.executable = executable;
 		this.source = source;
@@ -85,7 +86,7 @@ final class LocalRedisServer implements RedisTestServer {
 	}
 
 	@Override
-	public String password() {
+	public @Nullable String password() {
 		return this.password;
 	}
 
@@ -146,9 +147,13 @@ final class LocalRedisServer implements RedisTestServer {
 				this.directory);
 	}
 
+	@SuppressWarnings("NullAway") // start() calls it right after it set the process
 	private void awaitPing() {
+
 		long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
 		IOException last = null;
+
+
 		while (System.nanoTime() < deadline) {
 			if (!this.process.isAlive()) {
 				throw new IllegalStateException("redis-server exited with code " + this.process.exitValue()

@@ -16,6 +16,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.CRC32;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The invariant of a delayqueue namespace, checked from the outside against a real Redis:
  * <ul>
@@ -168,11 +170,11 @@ public final class QueueInvariant {
 		String tag = "{" + this.namespace + "/done/" + topic + "}:";
 		String where = "finished jobs of topic " + topic + ": ";
 		Map<String, Long> order = new TreeMap<>();
-		List<?> scored = (List<?>) call(tag, "ZRANGE", tag + "finished", "0", "-1", "WITHSCORES");
+		List<?> scored = RespConnection.array(call(tag, "ZRANGE", tag + "finished", "0", "-1", "WITHSCORES"));
 		for (int i = 0; i + 1 < scored.size(); i += 2) {
 			order.put((String) scored.get(i), Long.parseLong((String) scored.get(i + 1)));
 		}
-		List<?> fields = (List<?>) call(tag, "HGETALL", tag + "completed");
+		List<?> fields = RespConnection.array(call(tag, "HGETALL", tag + "completed"));
 		Set<String> recorded = new TreeSet<>();
 		for (int i = 0; i + 1 < fields.size(); i += 2) {
 			String jobKey = (String) fields.get(i);
@@ -208,7 +210,7 @@ public final class QueueInvariant {
 	private void checkDeaths(String topic, List<String> violations) {
 		String tag = "{" + this.namespace + "/done/" + topic + "}:";
 		String where = "deaths of topic " + topic + ": ";
-		List<?> scored = (List<?>) call(tag, "ZRANGE", tag + "deaths", "0", "-1", "WITHSCORES");
+		List<?> scored = RespConnection.array(call(tag, "ZRANGE", tag + "deaths", "0", "-1", "WITHSCORES"));
 		for (int i = 0; i + 1 < scored.size(); i += 2) {
 			String jobKey = (String) scored.get(i);
 			String score = (String) scored.get(i + 1);
@@ -240,7 +242,8 @@ public final class QueueInvariant {
 		for (RespConnection node : this.nodes) {
 			String cursor = "0";
 			do {
-				List<?> page = (List<?>) node.call("SCAN", cursor, "MATCH", "{" + this.namespace + "[:/]*", "COUNT", "1000");
+				List<?> page = RespConnection.array(
+						node.call("SCAN", cursor, "MATCH", "{" + this.namespace + "[:/]*", "COUNT", "1000"));
 				cursor = (String) page.get(0);
 				for (Object item : (List<?>) page.get(1)) {
 					String key = (String) item;
@@ -284,7 +287,7 @@ public final class QueueInvariant {
 	 */
 	private void checkRecurring(int bucket, String prefix, String where, List<String> violations) {
 		Map<String, Boolean> paused = new TreeMap<>();
-		List<?> definitions = (List<?>) call(prefix, "HGETALL", prefix + "recurring");
+		List<?> definitions = RespConnection.array(call(prefix, "HGETALL", prefix + "recurring"));
 		for (int i = 0; i + 1 < definitions.size(); i += 2) {
 			String name = (String) definitions.get(i);
 			Matcher header = RECURRING.matcher((String) definitions.get(i + 1));
@@ -300,7 +303,7 @@ public final class QueueInvariant {
 				violations.add(where + "recurring job " + name + " belongs to bucket " + (crc.getValue() % this.buckets));
 			}
 		}
-		List<?> due = (List<?>) call(prefix, "ZRANGE", prefix + "recurring-due", "0", "-1");
+		List<?> due = RespConnection.array(call(prefix, "ZRANGE", prefix + "recurring-due", "0", "-1"));
 		for (Object member : due) {
 			Boolean isPaused = paused.get((String) member);
 			if (isPaused == null) {
@@ -312,7 +315,7 @@ public final class QueueInvariant {
 		}
 	}
 
-	private static Integer bucketNumber(String text) {
+	private static @Nullable Integer bucketNumber(String text) {
 		if (text.isEmpty() || text.length() > 5 || !text.chars().allMatch(Character::isDigit)) {
 			return null;
 		}
@@ -345,7 +348,7 @@ public final class QueueInvariant {
 		}
 		checkRecurring(bucket, prefix, where, violations);
 		Map<String, Job> jobs = new LinkedHashMap<>();
-		List<?> fields = (List<?>) call(prefix, "HGETALL", prefix + "jobs");
+		List<?> fields = RespConnection.array(call(prefix, "HGETALL", prefix + "jobs"));
 		for (int i = 0; i + 1 < fields.size(); i += 2) {
 			String jobKey = (String) fields.get(i);
 			Job job = Job.parse((String) fields.get(i + 1));
@@ -358,7 +361,7 @@ public final class QueueInvariant {
 			topics.add(jobKey.substring(0, colon));
 		}
 		Map<String, Long> stats = new TreeMap<>();
-		List<?> statFields = (List<?>) call(prefix, "HGETALL", prefix + "stats");
+		List<?> statFields = RespConnection.array(call(prefix, "HGETALL", prefix + "stats"));
 		for (int i = 0; i + 1 < statFields.size(); i += 2) {
 			String field = (String) statFields.get(i);
 			stats.put(field, Long.parseLong((String) statFields.get(i + 1)));
@@ -383,7 +386,7 @@ public final class QueueInvariant {
 			String sentinel = null;
 			for (int priority = 0; priority <= 9; priority++) {
 				String key = prefix + "ready:" + topic + ((priority != DEFAULT_PRIORITY) ? ":" + priority : "");
-				List<?> entries = (List<?>) call(prefix, "LRANGE", key, "0", "-1");
+				List<?> entries = RespConnection.array(call(prefix, "LRANGE", key, "0", "-1"));
 				for (int k = 0; k < entries.size(); k++) {
 					String jobKey = (String) entries.get(k);
 					if (jobKey.startsWith("^")) {
@@ -457,7 +460,7 @@ public final class QueueInvariant {
 			}
 		}
 
-		List<?> errors = (List<?>) call(prefix, "HKEYS", prefix + "errors");
+		List<?> errors = RespConnection.array(call(prefix, "HKEYS", prefix + "errors"));
 		for (Object jobKey : errors) {
 			if (!jobs.containsKey(jobKey)) {
 				violations.add(where + "an error is kept for " + jobKey + ", which does not exist");
@@ -478,7 +481,7 @@ public final class QueueInvariant {
 	 */
 	private void checkZset(String where, String key, char state, Map<String, Job> jobs, List<String> violations,
 			boolean scoreIsDue) {
-		List<?> entries = (List<?>) call(key, "ZRANGE", key, "0", "-1", "WITHSCORES");
+		List<?> entries = RespConnection.array(call(key, "ZRANGE", key, "0", "-1", "WITHSCORES"));
 		Map<String, Double> members = new HashMap<>();
 		for (int i = 0; i + 1 < entries.size(); i += 2) {
 			String jobKey = (String) entries.get(i);
@@ -523,8 +526,11 @@ public final class QueueInvariant {
 	/**
 	 * Sends a command about a key to the node that serves it (following {@code MOVED}).
 	 */
-	private Object call(String key, String... words) {
+	@SuppressWarnings("NullAway") // a RespError always has Redis's error text as its message
+	private @Nullable Object call(String key, String... words) {
+
 		RespConnection.RespError moved = null;
+
 		for (RespConnection node : this.nodes) {
 			try {
 				return node.call(words);
@@ -544,7 +550,7 @@ public final class QueueInvariant {
 	 */
 	private record Job(char state, int priority, int attempt, int max, long due, long token) {
 
-		static Job parse(String record) {
+		static @Nullable Job parse(String record) {
 			int newline = record.indexOf('\n');
 			Matcher matcher = RECORD.matcher((newline >= 0) ? record.substring(0, newline) : record);
 			if (newline < 0 || !matcher.matches()) {

@@ -188,7 +188,7 @@ public final class RedisTestCluster implements AutoCloseable {
 			call(source, List.of("CLUSTER", "SETSLOT", number, "MIGRATING", targetId));
 			sleep(pause);
 			while (true) {
-				List<?> batch = (List<?>) sourceConnection.call("CLUSTER", "GETKEYSINSLOT", number, "1");
+				List<?> batch = RespConnection.array(sourceConnection.call("CLUSTER", "GETKEYSINSLOT", number, "1"));
 				if (batch.isEmpty()) {
 					break;
 				}
@@ -234,7 +234,9 @@ public final class RedisTestCluster implements AutoCloseable {
 		return (master + 1) * SLOTS / this.masters.size() - 1;
 	}
 
+	@SuppressWarnings("NullAway") // the commands sent here answer a status, an integer or a bulk string, never nil
 	private static String call(RedisTestServer node, List<String> words) {
+
 		try {
 			return Resp.call(node.host(), node.port(), node.password(), words);
 		}

@@ -149,7 +149,9 @@ public final class RedisTestSentinel implements AutoCloseable {
 		return call(server, List.of("INFO", section));
 	}
 
+	@SuppressWarnings("NullAway") // INFO answers a bulk string, never nil
 	private static String call(LocalRedisServer server, List<String> words) {
+
 		try {
 			return Resp.call(server.host(), server.port(), server.password(), words);
 		}

@@ -4,6 +4,8 @@ import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A Redis server that a test talks to. Obtain one from {@link RedisTestServers}.
  *
@@ -49,7 +51,8 @@ public interface RedisTestServer extends AutoCloseable {
 	 * The password to send with {@code AUTH}, or {@code null}.
 	 * @return the password, or {@code null} when none is needed
 	 */
-	String password();
+	@Nullable String password();
+
 
 	/**
 	 * Where the server comes from.

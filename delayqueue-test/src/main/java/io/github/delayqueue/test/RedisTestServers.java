@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.embedded.core.ExecutableProvider;
@@ -40,7 +41,7 @@ public final class RedisTestServers {
 
 	private static final Logger logger = LoggerFactory.getLogger(RedisTestServers.class);
 
-	private static RedisTestServer shared;
+	private static @Nullable RedisTestServer shared;
 
 	private static final Map<List<String>, RedisTestServer> sharedLocal = new HashMap<>();
 
@@ -114,7 +115,7 @@ public final class RedisTestServers {
 
 		private final List<String> arguments = new ArrayList<>();
 
-		private String password;
+		private @Nullable String password;
 
 		private boolean preferEmbedded;
 
@@ -176,8 +177,8 @@ public final class RedisTestServers {
 	 * A redis-server process, not started: the one on the {@code PATH} unless the embedded
 	 * one is preferred or there is none.
 	 */
-	static LocalRedisServer newLocal(boolean preferEmbedded, List<String> arguments, String password,
-			String sentinelConfig) {
+	static LocalRedisServer newLocal(boolean preferEmbedded, List<String> arguments, @Nullable String password,
+			@Nullable String sentinelConfig) {
 		File onPath = preferEmbedded ? null : findOnPath("redis-server");
 		return (onPath != null)
 				? new LocalRedisServer(onPath, RedisTestServer.Source.PATH, arguments, password, sentinelConfig)
@@ -185,7 +186,8 @@ public final class RedisTestServers {
 						sentinelConfig);
 	}
 
-	static File findOnPath(String name) {
+	static @Nullable File findOnPath(String name) {
+
 		String path = System.getenv("PATH");
 		if (path == null) {
 			return null;

@@ -9,6 +9,8 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The smallest RESP client there is: one command per connection, replies as text. Enough to
  * see whether a server answers and to set up a cluster without {@code redis-cli}.
@@ -18,16 +20,20 @@ final class Resp {
 	private Resp() {
 	}
 
-	static String ping(String host, int port, String password) throws IOException {
+	@SuppressWarnings("NullAway") // PING answers PONG or an error, never nil
+	static String ping(String host, int port, @Nullable String password) throws IOException {
+
 		return call(host, port, password, List.of("PING"));
 	}
 
 	/**
 	 * Sends one command.
-	 * @return a simple or bulk string reply, or an integer reply as text
+	 * @return a simple or bulk string reply, or an integer reply as text ({@code null} for a
+	 * nil reply)
 	 * @throws IOException when the server cannot be reached or answers with an error
 	 */
-	static String call(String host, int port, String password, List<String> words) throws IOException {
+	static @Nullable String call(String host, int port, @Nullable String password, List<String> words)
+			throws IOException {
 		try (Socket socket = new Socket()) {
 			socket.connect(new InetSocketAddress(host, port), 500);
 			socket.setSoTimeout(5000);
@@ -52,7 +58,8 @@ final class Resp {
 		return builder.toString().getBytes(StandardCharsets.UTF_8);
 	}
 
-	private static String reply(InputStream in) throws IOException {
+	private static @Nullable String reply(InputStream in) throws IOException {
+
 		String line = readLine(in);
 		if (line.isEmpty()) {
 			throw new IOException("the connection closed without a reply");

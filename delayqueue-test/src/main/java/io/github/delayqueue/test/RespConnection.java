@@ -13,6 +13,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A plain RESP2 connection for test checks: commands as words, replies as {@code String}
  * (simple and bulk strings, decoded as UTF-8), {@code Long}, {@code List} or {@code null}; an
@@ -36,7 +38,7 @@ public final class RespConnection implements AutoCloseable {
 	 * @param port the port
 	 * @param password the password, or {@code null}
 	 */
-	public RespConnection(String host, int port, String password) {
+	public RespConnection(String host, int port, @Nullable String password) {
 		this.host = host;
 		this.port = port;
 		try {
@@ -82,20 +84,20 @@ public final class RespConnection implements AutoCloseable {
 	/**
 	 * Sends one command and reads its reply.
 	 * @param words the command and its arguments
-	 * @return the reply
+	 * @return the reply, {@code null} for a nil reply
 	 * @throws RespError when Redis answers with an error
 	 */
-	public Object call(String... words) {
+	public @Nullable Object call(String... words) {
 		return call(List.of(words));
 	}
 
 	/**
 	 * Sends one command and reads its reply.
 	 * @param words the command and its arguments
-	 * @return the reply
+	 * @return the reply, {@code null} for a nil reply
 	 * @throws RespError when Redis answers with an error
 	 */
-	public Object call(List<String> words) {
+	public @Nullable Object call(List<String> words) {
 		try {
 			ByteArrayOutputStream command = new ByteArrayOutputStream();
 			command.write(("*" + words.size() + "\r\n").getBytes(StandardCharsets.US_ASCII));
@@ -115,7 +117,8 @@ public final class RespConnection implements AutoCloseable {
 		}
 	}
 
-	private Object read() throws IOException {
+	private @Nullable Object read() throws IOException {
+
 		String line = readLine();
 		if (line.isEmpty()) {
 			throw new IOException("the connection closed without a reply");
@@ -141,7 +144,8 @@ public final class RespConnection implements AutoCloseable {
 				if (count < 0) {
 					return null;
 				}
-				List<Object> items = new ArrayList<>(count);
+				List<@Nullable Object> items = new ArrayList<>(count);
+
 				for (int i = 0; i < count; i++) {
 					items.add(read());
 				}
@@ -163,8 +167,18 @@ public final class RespConnection implements AutoCloseable {
 		return line.toString(StandardCharsets.UTF_8);
 	}
 
+	/**
+	 * The reply of a command that answers an array ({@code SCAN}, {@code ZRANGE},
+	 * {@code HGETALL}, ...), which is never nil.
+	 */
+	@SuppressWarnings("NullAway") // the checker cannot know which commands never answer nil
+	static List<?> array(@Nullable Object reply) {
+		return (List<?>) reply;
+	}
+
 	@Override
 	public void close() {
+
 		try {
 			this.socket.close();
 		}

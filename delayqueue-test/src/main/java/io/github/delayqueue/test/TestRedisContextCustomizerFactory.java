@@ -2,6 +2,8 @@ package io.github.delayqueue.test;
 
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.test.context.ContextConfigurationAttributes;
 import org.springframework.test.context.ContextCustomizer;
 import org.springframework.test.context.ContextCustomizerFactory;
@@ -14,7 +16,8 @@ import org.springframework.test.context.TestContextAnnotationUtils;
 class TestRedisContextCustomizerFactory implements ContextCustomizerFactory {
 
 	@Override
-	public ContextCustomizer createContextCustomizer(Class<?> testClass,
+	public @Nullable ContextCustomizer createContextCustomizer(Class<?> testClass,
+
 			List<ContextConfigurationAttributes> configAttributes) {
 		AutoConfigureTestRedis annotation = TestContextAnnotationUtils.findMergedAnnotation(testClass,
 				AutoConfigureTestRedis.class);
