@@ -1,27 +1,37 @@
 package io.github.delayqueue.core;
 
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * The writes one {@link DelayedJobTemplate} holds back in one Spring-managed transaction,
- * applied in their order once it commits and discarded when it rolls back.
+ * applied in their order once it commits and discarded when it rolls back (or when a
+ * savepoint they follow is rolled back to).
  *
  * <p>
  * Without an outbox they are applied in {@link #afterCommit()}, so a failure reaches the
  * code that committed (its database work is committed already). With an outbox they are
- * stored in the transaction as they come, applied in {@link #afterCompletion(int)} and then
- * forgotten by the outbox; a failure there is logged and left to the outbox's recovery pass.
- * One instance per transaction and template: it is found among the transaction's
- * synchronizations, so a suspended transaction keeps its own.
+ * stored in the transaction just before its commit ({@link #beforeCommit}), applied in
+ * {@link #afterCompletion(int)} and then forgotten by the outbox; a failure there is logged
+ * and left to the outbox's recovery pass.
+ *
+ * <p>
+ * A write made once the transaction has committed (by another synchronization's
+ * {@code afterCommit}, such as an {@code @TransactionalEventListener}) is applied at once,
+ * or, when this instance was registered that late, in {@code afterCompletion}: there is no
+ * transaction left to wait for. One instance per transaction and template: it is found among
+ * the transaction's synchronizations, so a suspended transaction keeps its own.
  */
 final class AfterCommitWrites implements TransactionSynchronization {
 
@@ -31,18 +41,39 @@ final class AfterCommitWrites implements TransactionSynchronization {
 
 	private final DelayQueueProducer producer;
 
-	private final JobOutbox outbox;
+	private final @Nullable JobOutbox outbox;
 
 	private final String key = UUID.randomUUID().toString();
 
 	private final List<JobWrite> writes = new ArrayList<>();
 
-	private final List<CompletableFuture<?>> futures = new ArrayList<>();
+	private final List<@Nullable CompletableFuture<?>> futures = new ArrayList<>();
 
-	private AfterCommitWrites(Object owner, DelayQueueProducer producer, JobOutbox outbox) {
+	/** How many writes there were when each savepoint was set. */
+	private final Map<Object, Integer> savepoints = new IdentityHashMap<>();
+
+	/** How many of the writes are stored in the outbox. */
+	private int stored;
+
+	/** How many of the writes are applied. */
+	private int applied;
+
+	/** The transaction has committed: a write now is applied at once. */
+	private boolean committed;
+
+	private AfterCommitWrites(Object owner, DelayQueueProducer producer, @Nullable JobOutbox outbox) {
 		this.owner = owner;
 		this.producer = producer;
 		this.outbox = outbox;
+	}
+
+	/**
+	 * Whether a Spring-managed transaction is active on this thread.
+	 * @return {@code true} when writes wait for its commit
+	 */
+	static boolean active() {
+		return TransactionSynchronizationManager.isSynchronizationActive()
+				&& TransactionSynchronizationManager.isActualTransactionActive();
 	}
 
 	/**
@@ -53,7 +84,7 @@ final class AfterCommitWrites implements TransactionSynchronization {
 	 * @param outbox where they are stored meanwhile, or {@code null}
 	 * @return the writes, or {@code null} when no Spring-managed transaction is active
 	 */
-	static AfterCommitWrites current(Object owner, DelayQueueProducer producer, JobOutbox outbox) {
+	static @Nullable AfterCommitWrites current(Object owner, DelayQueueProducer producer, @Nullable JobOutbox outbox) {
 		if (!active()) {
 			return null;
 		}
@@ -68,30 +99,70 @@ final class AfterCommitWrites implements TransactionSynchronization {
 	}
 
 	/**
-	 * Whether a Spring-managed transaction is active on this thread.
-	 * @return {@code true} when writes wait for its commit
-	 */
-	static boolean active() {
-		return TransactionSynchronizationManager.isSynchronizationActive()
-				&& TransactionSynchronizationManager.isActualTransactionActive();
-	}
-
-	/**
-	 * Holds a write back until the commit (and stores it in the outbox now).
-	 * @param write the write
+	 * Holds a write back until the commit, or applies it at once when the transaction has
+	 * committed already.
+	 * @param write the write, checked
 	 * @param future completed with the write's result once applied (a {@link ScheduleResult}
 	 * for a schedule), or {@code null}
+	 * @return the write's result when it was applied at once, {@code null} when held back
+	 * @throws IllegalStateException when the outbox cannot take part in the transaction
 	 */
-	void add(JobWrite write, CompletableFuture<?> future) {
+	@Nullable Object add(JobWrite write, @Nullable CompletableFuture<?> future) {
+		if (this.committed) {
+			Object result = write.applyTo(this.producer);
+			complete(future, result);
+			return result;
+		}
 		if (this.outbox != null) {
-			this.outbox.store(this.key, write);
+			if (this.writes.isEmpty()) {
+				if (TransactionSynchronizationManager.isCurrentTransactionReadOnly()) {
+					throw new IllegalStateException("The delayed job outbox (delayqueue.outbox.enabled) cannot store "
+							+ "job " + write.id() + " of topic " + write.topic() + " in a read-only transaction:"
+							+ " schedule it in a read-write one");
+				}
+				this.outbox.checkTransaction(write);
+			}
+			if (this.stored > 0) {
+				// the other writes are stored already (by a beforeCommit): store this one too
+				this.outbox.store(this.key, List.of(write));
+				this.stored++;
+			}
 		}
 		this.writes.add(write);
 		this.futures.add(future);
+		return null;
+	}
+
+	@Override
+	public void savepoint(Object savepoint) {
+		this.savepoints.put(savepoint, this.writes.size());
+	}
+
+	@Override
+	public void savepointRollback(Object savepoint) {
+		// registered after the savepoint: every write came after it
+		int keep = this.savepoints.getOrDefault(savepoint, 0);
+		for (int i = this.writes.size() - 1; i >= keep; i--) {
+			this.writes.remove(i);
+			CompletableFuture<?> future = this.futures.remove(i);
+			if (future != null) {
+				future.cancel(false);
+			}
+		}
+		this.stored = Math.min(this.stored, keep);
+	}
+
+	@Override
+	public void beforeCommit(boolean readOnly) {
+		if (this.outbox != null && this.stored < this.writes.size()) {
+			this.outbox.store(this.key, new ArrayList<>(this.writes.subList(this.stored, this.writes.size())));
+			this.stored = this.writes.size();
+		}
 	}
 
 	@Override
 	public void afterCommit() {
+		this.committed = true;
 		if (this.outbox == null) {
 			apply();
 		}
@@ -100,51 +171,75 @@ final class AfterCommitWrites implements TransactionSynchronization {
 	@Override
 	public void afterCompletion(int status) {
 		if (status != STATUS_COMMITTED) {
+			this.committed = true;
 			String outcome = (status == STATUS_ROLLED_BACK) ? "rolled back" : "ended in an unknown state";
-			for (CompletableFuture<?> future : this.futures) {
+			for (CompletableFuture<?> future : this.futures.subList(this.applied, this.futures.size())) {
 				if (future != null) {
 					future.cancel(false);
 				}
 			}
-			if (logger.isDebugEnabled() && !this.writes.isEmpty()) {
-				logger.debug("Discarded " + this.writes.size() + " delayed job write(s): the transaction " + outcome);
+			if (logger.isDebugEnabled() && this.applied < this.writes.size()) {
+				logger.debug("Discarded " + (this.writes.size() - this.applied)
+						+ " delayed job write(s): the transaction " + outcome);
 			}
 			return;
 		}
-		if (this.outbox != null) {
-			try {
-				apply();
+		this.committed = true;
+		int pending = this.writes.size() - this.applied;
+		if (pending == 0) {
+			return;
+		}
+		int first = this.applied;
+		try {
+			apply();
+			if (this.outbox != null && this.stored > 0) {
 				this.outbox.relayed(this.key);
 			}
-			catch (RuntimeException ex) {
-				logger.warn("Could not relay " + this.writes.size() + " delayed job write(s) of a committed transaction"
-						+ " (" + this.key + "); they stay in the outbox and its recovery pass relays them", ex);
+		}
+		catch (RuntimeException ex) {
+			if (this.stored > 0) {
+				logger.warn("Could not relay " + pending + " delayed job write(s) of a committed transaction ("
+						+ this.key + "); they stay in the outbox and its recovery pass relays them", ex);
+			}
+			else {
+				// made in another synchronization's afterCommit, before this one was registered
+				logger.error("Could not write " + pending + " delayed job write(s) made after their transaction"
+						+ " committed; they are not written (the first: " + describe(first) + ")", ex);
 			}
 		}
 	}
 
+	private String describe(int index) {
+		JobWrite write = this.writes.get(index);
+		return write.getClass().getSimpleName().toLowerCase() + " of job " + write.id() + " of topic "
+				+ write.topic();
+	}
+
 	private void apply() {
-		if (this.writes.isEmpty()) {
+		if (this.applied == this.writes.size()) {
 			return;
 		}
-		int[] applied = { 0 };
+		List<JobWrite> pending = this.writes.subList(this.applied, this.writes.size());
 		try {
-			JobWrite.applyAll(this.producer, this.writes, (result) -> complete(this.futures.get(applied[0]++), result));
+			JobWrite.applyAll(this.producer, new ArrayList<>(pending),
+					(result) -> complete(this.futures.get(this.applied++), result));
 		}
 		catch (RuntimeException | Error ex) {
-			Throwable failure = (this.outbox != null) ? new DelayQueueException("The write was not relayed after the"
+			Throwable failure = (this.stored > 0) ? new DelayQueueException("The write was not relayed after the"
 					+ " commit; it stays in the outbox and the outbox's recovery pass relays it", ex) : ex;
-			for (CompletableFuture<?> future : this.futures.subList(applied[0], this.futures.size())) {
+			for (CompletableFuture<?> future : this.futures.subList(this.applied, this.futures.size())) {
 				if (future != null) {
 					future.completeExceptionally(failure);
 				}
 			}
+			// settled: afterCompletion does not try them again
+			this.applied = this.writes.size();
 			throw ex;
 		}
 	}
 
 	@SuppressWarnings("unchecked")
-	private static void complete(CompletableFuture<?> future, Object result) {
+	private static void complete(@Nullable CompletableFuture<?> future, Object result) {
 		if (future != null) {
 			((CompletableFuture<Object>) future).complete(result);
 		}

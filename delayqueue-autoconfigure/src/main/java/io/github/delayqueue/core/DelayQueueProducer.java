@@ -27,6 +27,17 @@ public interface DelayQueueProducer {
 	ScheduleResult schedule(ScheduleRequest request);
 
 	/**
+	 * Checks a job as {@link #schedule} checks it before it writes, without writing: what
+	 * {@code schedule} would refuse with {@link IllegalArgumentException} (such as a payload
+	 * with headers over the size limit) is refused here. {@link DelayedJobTemplate} checks the
+	 * jobs it holds back in a transaction with it, so that they fail in the transaction.
+	 * @param request the job
+	 * @throws IllegalArgumentException when {@code schedule} would refuse the job
+	 */
+	default void check(ScheduleRequest request) {
+	}
+
+	/**
 	 * Schedules many jobs in one pipelined round trip. All requests are checked first; one
 	 * bad request schedules none.
 	 * @param requests the jobs

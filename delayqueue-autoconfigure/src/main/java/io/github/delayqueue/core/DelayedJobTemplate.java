@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
@@ -176,12 +177,15 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 			List<ScheduleRequest> traced = requests.stream().map((request) -> traced(request, trace)).toList();
 			AfterCommitWrites writes = transactionWrites();
 			if (writes == null) {
-				return this.operations.scheduleAll(traced);
+				return new Written<>(this.operations.scheduleAll(traced), false);
 			}
+			traced.forEach(this.operations::check);
+			List<ScheduleResult> results = new ArrayList<>(traced.size());
 			for (ScheduleRequest request : traced) {
-				writes.add(new JobWrite.Schedule(request), null);
+				Object result = writes.add(new JobWrite.Schedule(request), null);
+				results.add((result != null) ? (ScheduleResult) result : ScheduleResult.AFTER_COMMIT);
 			}
-			return Collections.nCopies(traced.size(), ScheduleResult.AFTER_COMMIT);
+			return new Written<>(results, results.stream().anyMatch(ScheduleResult::afterCommit));
 		}, DelayedJobTemplate::outcomeOf);
 	}
 
@@ -194,7 +198,7 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 	 */
 	public boolean cancel(String topic, String id) {
 		JobWrite.Cancel cancel = new JobWrite.Cancel(topic, id);
-		return observe("cancel", topic, id, 1, (trace) -> (Boolean) write(cancel, true),
+		return observe("cancel", topic, id, 1, (trace) -> write(cancel, Boolean.TRUE),
 				(cancelled) -> cancelled ? "cancelled" : "not-found");
 	}
 
@@ -222,7 +226,7 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 
 	private RescheduleResult reschedule(JobWrite.Reschedule reschedule) {
 		return observe("reschedule", reschedule.topic(), reschedule.id(), 1,
-				(trace) -> (RescheduleResult) write(reschedule, RescheduleResult.AFTER_COMMIT),
+				(trace) -> write(reschedule, RescheduleResult.AFTER_COMMIT),
 				(result) -> result.name().toLowerCase(Locale.ROOT).replace('_', '-'));
 	}
 
@@ -341,30 +345,66 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 	 * Runs a write as an observation when observations are on. The write gets the trace
 	 * headers to store with its jobs: empty unless another observation was current.
 	 */
-	private <T> T observe(String operation, String topic, String id, int jobs, Function<Map<String, String>, T> write,
-			Function<T, String> outcome) {
+	private <T> T observe(String operation, String topic, @Nullable String id, int jobs,
+			Function<Map<String, String>, Written<T>> write, Function<T, String> outcome) {
 		ObservationRegistry registry = this.observationRegistry;
 		if (!this.observationEnabled || registry.isNoop()) {
-			return write.apply(Map.of());
+			return write.apply(Map.of()).result();
 		}
 		boolean traced = registry.getCurrentObservation() != null;
 		DelayedJobSenderContext context = new DelayedJobSenderContext(operation, topic, id, jobs);
-		Observation observation = DelayQueueObservation.TEMPLATE
-			.observation(this.observationConvention, DefaultDelayedJobTemplateObservationConvention.INSTANCE,
-					() -> context, registry)
-			.start();
-		boolean deferred = this.afterCommit && AfterCommitWrites.active();
-		try (Observation.Scope scope = observation.openScope()) {
-			T result = write.apply(traced ? context.getCarrier() : Map.of());
-			context.setOutcome(deferred ? "after-commit" : outcome.apply(result));
-			return result;
+		Observation observation = start(registry, context);
+		if (observation == null) {
+			return write.apply(Map.of()).result();
+		}
+		Written<T> written;
+		try (Observation.Scope scope = openScope(observation)) {
+			written = write.apply(traced ? context.getCarrier() : Map.of());
 		}
 		catch (RuntimeException | Error ex) {
 			observation.error(ex);
+			stop(observation);
 			throw ex;
 		}
-		finally {
+		context.setOutcome(written.afterCommit() ? "after-commit" : outcome.apply(written.result()));
+		stop(observation);
+		return written.result();
+	}
+
+	/**
+	 * Starts a template observation.
+	 * @return the observation, or {@code null} when the tracer failed: a write never fails
+	 * for its observation
+	 */
+	private @Nullable Observation start(ObservationRegistry registry, DelayedJobSenderContext context) {
+		try {
+			return DelayQueueObservation.TEMPLATE
+				.observation(this.observationConvention, DefaultDelayedJobTemplateObservationConvention.INSTANCE,
+						() -> context, registry)
+				.start();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("A delayqueue.template observation could not start; the write goes on without it", ex);
+			return null;
+		}
+	}
+
+	private static Observation.Scope openScope(Observation observation) {
+		try {
+			return observation.openScope();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("A delayqueue.template observation could not open its scope", ex);
+			return Observation.Scope.NOOP;
+		}
+	}
+
+	private static void stop(Observation observation) {
+		try {
 			observation.stop();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("A delayqueue.template observation could not stop", ex);
 		}
 	}
 
@@ -382,16 +422,19 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 	/**
 	 * The request with the trace headers it has room for; those the job sets itself win.
 	 */
-	private static ScheduleRequest traced(ScheduleRequest request, Map<String, String> trace) {
+	private ScheduleRequest traced(ScheduleRequest request, Map<String, String> trace) {
 		if (trace.isEmpty()) {
 			return request;
 		}
 		Map<String, String> headers = new LinkedHashMap<>(request.headers());
 		trace.forEach(headers::putIfAbsent);
 		try {
-			return new ScheduleRequest(request.topic(), request.id(), request.payload(), request.delay(),
-					request.dueAt(), request.ttr(), request.maxAttempts(), request.onDuplicate(), headers,
-					request.priority());
+			ScheduleRequest traced = new ScheduleRequest(request.topic(), request.id(), request.payload(),
+					request.delay(), request.dueAt(), request.ttr(), request.maxAttempts(), request.onDuplicate(),
+					headers, request.priority());
+			// the trace headers count against the size limit: without room, none
+			this.operations.check(traced);
+			return traced;
 		}
 		catch (IllegalArgumentException ex) {
 			if (logger.isDebugEnabled()) {
@@ -414,41 +457,64 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 		boolean traced = registry.getCurrentObservation() != null;
 		DelayedJobSenderContext context = new DelayedJobSenderContext("schedule-async", request.topic(), request.id(),
 				1);
-		Observation observation = DelayQueueObservation.TEMPLATE
-			.observation(this.observationConvention, DefaultDelayedJobTemplateObservationConvention.INSTANCE,
-					() -> context, registry)
-			.start();
+		Observation observation = start(registry, context);
+		if (observation == null) {
+			return submit.apply(Map.of());
+		}
 		CompletableFuture<ScheduleResult> result;
-		try (Observation.Scope scope = observation.openScope()) {
+		try (Observation.Scope scope = openScope(observation)) {
 			result = submit.apply(traced ? context.getCarrier() : Map.of());
 		}
 		catch (RuntimeException | Error ex) {
 			observation.error(ex);
-			observation.stop();
+			stop(observation);
 			throw ex;
 		}
 		return result.whenComplete((written, failure) -> {
-			if (failure != null) {
+			if (failure instanceof CancellationException) {
+				context.setOutcome("rolled-back");
+			}
+			else if (failure != null) {
 				observation.error(failure);
 			}
 			else {
 				context.setOutcome(outcomeOf(written));
 			}
-			observation.stop();
+			stop(observation);
 		});
 	}
 
-	private AfterCommitWrites transactionWrites() {
+	private @Nullable AfterCommitWrites transactionWrites() {
 		return this.afterCommit ? AfterCommitWrites.current(this, this.operations, this.outbox) : null;
 	}
 
-	private Object write(JobWrite write, Object afterCommit) {
+	/**
+	 * Applies a write now, or holds it back in the current transaction (checked first: a
+	 * schedule over the size limit fails here, in the transaction).
+	 * @return what the write returned, or {@code afterCommit} when it was held back
+	 */
+	private <T> Written<T> write(JobWrite write, T afterCommit) {
 		AfterCommitWrites writes = transactionWrites();
 		if (writes == null) {
-			return write.applyTo(this.operations);
+			return new Written<>(cast(write.applyTo(this.operations)), false);
 		}
-		writes.add(write, null);
-		return afterCommit;
+		if (write instanceof JobWrite.Schedule schedule) {
+			this.operations.check(schedule.request());
+		}
+		Object result = writes.add(write, null);
+		return (result != null) ? new Written<>(cast(result), false) : new Written<>(afterCommit, true);
+	}
+
+	@SuppressWarnings("unchecked")
+	private static <T> T cast(Object result) {
+		return (T) result;
+	}
+
+	/**
+	 * What a write returned, and whether it waits for its transaction's commit.
+	 */
+	private record Written<T>(T result, boolean afterCommit) {
+
 	}
 
 	/**
@@ -649,8 +715,7 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 		public ScheduleResult schedule() {
 			ScheduleRequest request = toRequest();
 			return observe("schedule", request.topic(), request.id(), 1,
-					(trace) -> (ScheduleResult) write(new JobWrite.Schedule(traced(request, trace)),
-							ScheduleResult.AFTER_COMMIT),
+					(trace) -> write(new JobWrite.Schedule(traced(request, trace)), ScheduleResult.AFTER_COMMIT),
 					DelayedJobTemplate::outcomeOf);
 		}
 
@@ -677,6 +742,8 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 				if (writes == null) {
 					return DelayedJobTemplate.this.batcher.submit(traced);
 				}
+				DelayedJobTemplate.this.batcher.checkOpen();
+				DelayedJobTemplate.this.operations.check(traced);
 				CompletableFuture<ScheduleResult> written = new CompletableFuture<>();
 				writes.add(new JobWrite.Schedule(traced), written);
 				return written;

@@ -76,10 +76,18 @@ final class ScheduleBatcher implements AutoCloseable {
 	 * with what writing it threw
 	 * @throws IllegalStateException when the template was closed
 	 */
-	CompletableFuture<ScheduleResult> submit(ScheduleRequest request) {
+	/**
+	 * Refuses a job when the template is closed.
+	 * @throws IllegalStateException when it is
+	 */
+	void checkOpen() {
 		if (this.closed) {
 			throw new IllegalStateException("DelayedJobTemplate is closed: no more jobs can be scheduled asynchronously");
 		}
+	}
+
+	CompletableFuture<ScheduleResult> submit(ScheduleRequest request) {
+		checkOpen();
 		Pending entry = new Pending(request, new CompletableFuture<>());
 		try {
 			this.pending.put(entry);

@@ -77,7 +77,7 @@ final class JobInvoker {
 		Observation observation = startObservation(job);
 		DelayedJobReceiverContext context = (observation.getContext() instanceof DelayedJobReceiverContext receiver)
 				? receiver : null;
-		try (Observation.Scope scope = observation.openScope()) {
+		try (Observation.Scope scope = openScope(observation)) {
 			return handle(job, observation, context);
 		}
 		catch (Throwable ex) {
@@ -112,6 +112,16 @@ final class JobInvoker {
 		catch (Throwable ex) {
 			logger.debug("Observation of listener '" + this.settings.id() + "' could not start", ex);
 			return Observation.NOOP;
+		}
+	}
+
+	private Observation.Scope openScope(Observation observation) {
+		try {
+			return observation.openScope();
+		}
+		catch (Throwable ex) {
+			logger.debug("Observation of listener '" + this.settings.id() + "' could not open its scope", ex);
+			return Observation.Scope.NOOP;
 		}
 	}
 

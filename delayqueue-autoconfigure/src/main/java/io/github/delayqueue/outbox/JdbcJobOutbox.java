@@ -10,7 +10,16 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import javax.sql.DataSource;
 
@@ -24,8 +33,10 @@ import org.apache.commons.logging.LogFactory;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.Assert;
 
 /**
@@ -33,20 +44,21 @@ import org.springframework.util.Assert;
  * JDBC support so that its rows take part in the caller's transaction.
  *
  * <p>
- * Each write the template holds back in a transaction is one row, keyed by the transaction.
- * After the commit the template writes them to Redis and {@link #relayed deletes} them, on a
- * connection of its own (the committed transaction's one is still bound to the thread). Rows
- * of a transaction whose relay did not happen (a crash, Redis unreachable) are found by
- * {@link #recover}, claimed by one instance for {@code claimFor}, written to Redis and
- * deleted. A schedule with a delay is relayed with the delay it has left, measured from the
- * row's creation.
+ * Each write the template holds back in a transaction is one row, keyed by the transaction,
+ * inserted (in one batch) just before the commit and stamped with that time. After the commit
+ * the template writes them to Redis and hands their key to {@link #relayed}, which deletes the
+ * rows on a thread of its own (the committing thread still holds its connection, and the pool
+ * may have no other). Rows of a transaction whose relay did not happen (a crash, Redis
+ * unreachable) are found by {@link #recover}, claimed by one instance for {@code claimFor},
+ * written to Redis and deleted. A schedule with a delay is relayed with the delay it has left,
+ * measured from the commit.
  *
  * <p>
  * The table is created by the SQL shipped next to this class
  * ({@code io/github/delayqueue/outbox/schema-<platform>.sql}, for PostgreSQL, MySQL, MariaDB
  * and H2).
  */
-public class JdbcJobOutbox implements JobOutbox {
+public class JdbcJobOutbox implements JobOutbox, DisposableBean {
 
 	/** The table's name, as the shipped schema creates it. */
 	public static final String TABLE = "delayqueue_outbox";
@@ -70,6 +82,8 @@ public class JdbcJobOutbox implements JobOutbox {
 	private static final String CLAIM = "UPDATE " + TABLE
 			+ " SET claimed_until = ? WHERE transaction_key = ? AND (claimed_until IS NULL OR claimed_until < ?)";
 
+	private static final String PARK = "UPDATE " + TABLE + " SET claimed_until = ? WHERE transaction_key = ?";
+
 	private static final String ROWS = "SELECT created_millis, action, topic, job_id, options, payload FROM " + TABLE
 			+ " WHERE transaction_key = ? ORDER BY id";
 
@@ -80,6 +94,12 @@ public class JdbcJobOutbox implements JobOutbox {
 	private final JdbcTemplate jdbc;
 
 	private final Clock clock;
+
+	private final Queue<String> relayedKeys = new ConcurrentLinkedQueue<>();
+
+	private final AtomicBoolean deleting = new AtomicBoolean();
+
+	private final ExecutorService deleter;
 
 	private Duration strandedAfter = Duration.ofMinutes(1);
 
@@ -104,6 +124,12 @@ public class JdbcJobOutbox implements JobOutbox {
 		this.dataSource = dataSource;
 		this.jdbc = new JdbcTemplate(dataSource);
 		this.clock = clock;
+		CustomizableThreadFactory threads = new CustomizableThreadFactory("delayqueue-outbox-delete-");
+		threads.setDaemon(true);
+		ThreadPoolExecutor deleter = new ThreadPoolExecutor(1, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+				threads);
+		deleter.allowCoreThreadTimeOut(true);
+		this.deleter = deleter;
 	}
 
 	/**
@@ -128,46 +154,111 @@ public class JdbcJobOutbox implements JobOutbox {
 	}
 
 	@Override
-	public void store(String transactionKey, JobWrite write) {
+	public void checkTransaction(JobWrite write) {
+		this.jdbc.execute((ConnectionCallback<Void>) (connection) -> {
+			checkTransactional(connection, write);
+			return null;
+		});
+	}
+
+	private static void checkTransactional(Connection connection, JobWrite write) throws SQLException {
+		if (connection.getAutoCommit()) {
+			throw new IllegalStateException("The delayed job outbox (delayqueue.outbox.enabled) cannot store "
+					+ write.getClass().getSimpleName().toLowerCase(Locale.ROOT) + " of job " + write.id()
+					+ " of topic " + write.topic() + " in the current transaction: the connection of its DataSource is"
+					+ " in auto-commit mode, so the transaction is not one of this DataSource (use its transaction"
+					+ " manager, or switch the outbox off)");
+		}
+	}
+
+	@Override
+	public void store(String transactionKey, List<JobWrite> writes) {
+		if (writes.isEmpty()) {
+			return;
+		}
+		// stamped at the commit, not at the call: a long transaction is not stranded when it commits
 		long now = this.clock.millis();
 		this.jdbc.execute((ConnectionCallback<Void>) (connection) -> {
-			if (connection.getAutoCommit()) {
-				throw new IllegalStateException("The delayed job outbox (delayqueue.outbox.enabled) cannot store "
-						+ write.getClass().getSimpleName().toLowerCase() + " of job " + write.id() + " of topic "
-						+ write.topic() + " in the current transaction: the connection of its DataSource is in"
-						+ " auto-commit mode, so the transaction is not one of this DataSource (use its transaction"
-						+ " manager, or switch the outbox off)");
-			}
+			checkTransactional(connection, writes.get(0));
 			try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
-				insert.setString(1, transactionKey);
-				insert.setLong(2, now);
-				insert.setString(3, action(write));
-				insert.setString(4, write.topic());
-				insert.setString(5, write.id());
-				insert.setString(6, json.writeValueAsString(options(write)));
-				insert.setBytes(7, (write instanceof JobWrite.Schedule schedule) ? schedule.request().payload() : null);
-				insert.executeUpdate();
+				for (JobWrite write : writes) {
+					insert.setString(1, transactionKey);
+					insert.setLong(2, now);
+					insert.setString(3, action(write));
+					insert.setString(4, write.topic());
+					insert.setString(5, write.id());
+					insert.setString(6, json.writeValueAsString(options(write)));
+					insert.setBytes(7, (write instanceof JobWrite.Schedule schedule) ? schedule.request().payload()
+							: null);
+					insert.addBatch();
+				}
+				insert.executeBatch();
 			}
 			return null;
 		});
 	}
 
+	/**
+	 * Deletes the rows of a relayed transaction, on a thread of the outbox's own: the
+	 * committing thread may still hold its connection, and the pool may have no other. Until
+	 * the delete, recovery leaves the rows alone for {@code strandedAfter}.
+	 */
 	@Override
 	public void relayed(String transactionKey) {
-		// the committed transaction's connection is still bound to this thread: use another
-		try (Connection connection = this.dataSource.getConnection()) {
-			if (!connection.getAutoCommit()) {
-				connection.setAutoCommit(true);
+		this.relayedKeys.add(transactionKey);
+		if (this.deleting.compareAndSet(false, true)) {
+			try {
+				this.deleter.execute(this::deleteRelayed);
 			}
-			try (PreparedStatement delete = connection.prepareStatement(DELETE)) {
-				delete.setString(1, transactionKey);
-				delete.executeUpdate();
+			catch (RejectedExecutionException ex) {
+				this.deleting.set(false);
+				deleteRelayed();
 			}
 		}
-		catch (SQLException ex) {
-			throw new IllegalStateException("Could not delete the relayed outbox rows of transaction " + transactionKey
-					+ "; the recovery pass relays them again, which keeps the jobs scheduled", ex);
+	}
+
+	private void deleteRelayed() {
+		try {
+			String key;
+			while ((key = this.relayedKeys.poll()) != null) {
+				try {
+					this.jdbc.update(DELETE, key);
+				}
+				catch (RuntimeException ex) {
+					logger.warn("Could not delete the relayed outbox rows of transaction " + key
+							+ "; the recovery pass relays them again (a job that kept its id is kept, one that"
+							+ " finished meanwhile runs again)", ex);
+				}
+			}
 		}
+		finally {
+			this.deleting.set(false);
+			if (!this.relayedKeys.isEmpty() && this.deleting.compareAndSet(false, true)) {
+				try {
+					this.deleter.execute(this::deleteRelayed);
+				}
+				catch (RejectedExecutionException ex) {
+					this.deleting.set(false);
+				}
+			}
+		}
+	}
+
+	/**
+	 * Deletes the rows of the transactions relayed so far, then stops the thread that
+	 * deletes them.
+	 */
+	@Override
+	public void destroy() {
+		this.deleter.shutdown();
+		try {
+			this.deleter.awaitTermination(10, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		this.deleting.set(true);
+		deleteRelayed();
 	}
 
 	/**
@@ -193,12 +284,23 @@ public class JdbcJobOutbox implements JobOutbox {
 		});
 		int relayed = 0;
 		for (String key : keys) {
-			if (this.jdbc.update(CLAIM, now + this.claimFor.toMillis(), key, now) == 0) {
+			long claimedAt = this.clock.millis();
+			if (this.jdbc.update(CLAIM, claimedAt + this.claimFor.toMillis(), key, claimedAt) == 0) {
 				continue; // another instance took it
 			}
 			List<JobWrite> writes = this.jdbc.query(ROWS, (row, index) -> write(row, this.clock.millis()), key);
-			JobWrite.applyAll(producer, writes, (result) -> {
-			});
+			try {
+				JobWrite.applyAll(producer, writes, (result) -> {
+				});
+			}
+			catch (IllegalArgumentException ex) {
+				// refused for good (a limit lowered since): parked, the other transactions go on
+				this.jdbc.update(PARK, Long.MAX_VALUE, key);
+				logger.error("The delayed job writes of transaction " + key + " in the outbox are refused ("
+						+ ex.getMessage() + "); they are parked (claimed_until " + Long.MAX_VALUE + "): fix the cause"
+						+ " and set claimed_until to NULL to relay them, or delete them", ex);
+				continue;
+			}
 			this.jdbc.update(DELETE, key);
 			relayed++;
 			logger.info("Relayed " + writes.size() + " delayed job write(s) of transaction " + key

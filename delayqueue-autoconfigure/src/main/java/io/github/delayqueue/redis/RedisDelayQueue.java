@@ -317,6 +317,11 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	}
 
 	@Override
+	public void check(ScheduleRequest request) {
+		this.producer.check(request);
+	}
+
+	@Override
 	public List<ScheduleResult> scheduleAll(List<ScheduleRequest> requests) {
 		return this.producer.scheduleAll(requests);
 	}

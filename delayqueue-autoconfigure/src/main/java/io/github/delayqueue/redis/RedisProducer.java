@@ -108,6 +108,11 @@ final class RedisProducer implements DelayQueueProducer {
 	/**
 	 * Checks that the payload, with the job's headers when it has any, fits the limit.
 	 */
+	@Override
+	public void check(ScheduleRequest request) {
+		checkSize(request);
+	}
+
 	private void checkSize(ScheduleRequest request) {
 		StoredPayload.checkSize(request.headers(), request.payload(), this.maxPayloadSize);
 	}

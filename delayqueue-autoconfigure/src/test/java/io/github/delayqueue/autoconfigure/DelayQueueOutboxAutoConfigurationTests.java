@@ -2,6 +2,8 @@ package io.github.delayqueue.autoconfigure;
 
 import java.time.Duration;
 
+import java.util.concurrent.atomic.AtomicLong;
+
 import javax.sql.DataSource;
 
 import io.github.delayqueue.core.DelayedJobTemplate;
@@ -24,9 +26,12 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The outbox's auto-configuration with Spring Boot's JDBC and transaction auto-configuration
@@ -72,12 +77,25 @@ class DelayQueueOutboxAutoConfigurationTests {
 			assertThat(context.getBean(JobOutboxRecovery.class).isRunning()).isTrue();
 			JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
 			DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+			AtomicLong rows = new AtomicLong(-1);
 			context.getBean(TransactionTemplate.class).executeWithoutResult((status) -> {
 				template.schedule("order-close", "o-1", "p", Duration.ofMinutes(30));
-				assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM delayqueue_outbox", Long.class)).isOne();
+				// stored just before the commit
+				TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+
+					@Override
+					public void afterCommit() {
+						rows.set(jdbc.queryForObject("SELECT COUNT(*) FROM delayqueue_outbox", Long.class));
+					}
+
+				});
 			});
+			assertThat(rows).hasValue(1);
 			assertThat(template.find("order-close", "o-1").orElseThrow().state()).isEqualTo(JobState.DELAYED);
-			assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM delayqueue_outbox", Long.class)).isZero();
+			await().atMost(Duration.ofSeconds(10))
+				.untilAsserted(() -> assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM delayqueue_outbox",
+						Long.class))
+					.isZero());
 		});
 		QueueInvariant.assertHolds(this.redis, this.namespace, 16);
 	}
@@ -113,6 +131,29 @@ class DelayQueueOutboxAutoConfigurationTests {
 	void afterCommitCanBeSwitchedOff() {
 		this.runner.withPropertyValues("delayqueue.template.after-commit=false")
 			.run((context) -> assertThat(context.getBean(DelayedJobTemplate.class).isAfterCommit()).isFalse());
+	}
+
+	@Test
+	void aPoolOfOneConnectionRelaysAndDeletesWithoutWaitingForASecond() {
+		this.runner
+			.withPropertyValues("delayqueue.outbox.enabled=true", "spring.datasource.hikari.maximum-pool-size=1",
+					"spring.datasource.hikari.connection-timeout=250")
+			.run((context) -> {
+				DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+				TransactionTemplate transactions = context.getBean(TransactionTemplate.class);
+				for (int i = 0; i < 5; i++) {
+					String id = "o-" + i;
+					transactions.executeWithoutResult(
+							(status) -> template.schedule("order-close", id, "p", Duration.ofMinutes(30)));
+				}
+				JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
+				// the rows are deleted once the committing thread gave the connection back
+				await().atMost(Duration.ofSeconds(10))
+					.untilAsserted(() -> assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM delayqueue_outbox",
+							Long.class))
+						.isZero());
+				assertThat(template.find("order-close", "o-4")).isPresent();
+			});
 	}
 
 }

@@ -211,6 +211,19 @@ class DelayQueueObservationTests {
 		assertThat(template.find("order-close", "full").orElseThrow().headers()).isEqualTo(full);
 	}
 
+	@Test
+	void traceHeadersWithoutRoomUnderTheSizeLimitAreLeftOut() {
+		ConfigurableApplicationContext context = this.apps.run(Tracing.class, "delayqueue.buckets=1",
+				"delayqueue.template.observation-enabled=true", "delayqueue.listener.auto-startup=false",
+				"delayqueue.max-payload-size=100B");
+		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+		ObservationRegistry registry = context.getBean(ObservationRegistry.class);
+		// fits alone, not with a traceparent
+		Observation.createNotStarted("request", registry)
+			.observe(() -> template.schedule("order-close", "near-the-limit", "x".repeat(90), Duration.ofMinutes(5)));
+		assertThat(template.find("order-close", "near-the-limit").orElseThrow().headers()).isEmpty();
+	}
+
 	/** A registry that keeps the observations, and a convention of the application's own. */
 	@Configuration(proxyBeanMethods = false)
 	static class Observed {
@@ -247,7 +260,8 @@ class DelayQueueObservationTests {
 		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
 		TestObservationRegistry registry = context.getBean(TestObservationRegistry.class);
 		template.schedule("order-close", "ok", "p", Duration.ZERO);
-		template.schedule("order-close", "ok", "p", Duration.ZERO);
+		template.schedule("order-close", "later", "p", Duration.ofMinutes(5));
+		template.schedule("order-close", "later", "p", Duration.ofMinutes(5));
 		template.job("order-close", "fail-1").payload("p").maxAttempts(2).delay(Duration.ZERO).schedule();
 		template.cancel("order-close", "never-there");
 		await().atMost(Duration.ofSeconds(10))

@@ -39,11 +39,13 @@ import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
 import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 import org.springframework.transaction.support.TransactionTemplate;
+import org.springframework.util.unit.DataSize;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.awaitility.Awaitility.await;
 
 /**
  * {@link JdbcJobOutbox} on a real database and a real Redis: the rows of a transaction
@@ -106,6 +108,14 @@ abstract class AbstractJdbcJobOutboxTests {
 				.incrementAndGet());
 			return invocation.proceed(args);
 		});
+		this.operations.intercept("schedule", (args, invocation) -> {
+			if (this.relayFails) {
+				throw new DelayQueueConnectionException("the process died after the commit", null);
+			}
+			this.scheduled.computeIfAbsent(((ScheduleRequest) args[0]).id(), (id) -> new AtomicInteger())
+				.incrementAndGet();
+			return invocation.proceed(args);
+		});
 		this.outbox = outbox();
 		this.template = new DelayedJobTemplate(this.operations.operations(),
 				new JacksonJobPayloadConverter(JsonMapper.builder().build()));
@@ -150,8 +160,11 @@ abstract class AbstractJdbcJobOutboxTests {
 				.maxAttempts(3)
 				.ttr(Duration.ofSeconds(90))
 				.schedule();
-			assertThat(pending()).as("the row is written in the transaction").isEqualTo(before + 1);
+			assertThat(pending()).as("the row is written just before the commit").isEqualTo(before);
 		});
+		if (this.relayFails) {
+			assertThat(pending()).as("the row committed with the order").isEqualTo(before + 1);
+		}
 	}
 
 	private long pending() {
@@ -167,7 +180,8 @@ abstract class AbstractJdbcJobOutboxTests {
 		assertThat(job.priority()).isEqualTo(7);
 		assertThat(job.maxAttempts()).isEqualTo(3);
 		assertThat(job.payloadAsString()).isEqualTo("{\"order\":\"o-1\"}");
-		assertThat(pending()).isZero();
+		// deleted by the outbox's own thread
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(pending()).isZero());
 		assertThat(this.outbox.pending()).isZero();
 	}
 
@@ -313,6 +327,104 @@ abstract class AbstractJdbcJobOutboxTests {
 		other.shutdown();
 		assertThat(pending()).isZero();
 		assertThat(this.queue.find("t", "x")).isEmpty();
+	}
+
+	@Test
+	void aLongTransactionIsStampedAtItsCommitSoRecoveryLeavesItToTheRelay() {
+		this.relayFails = true;
+		this.transactions.executeWithoutResult((status) -> {
+			this.template.schedule("order-close", "slow", "p", Duration.ofMinutes(30));
+			// the transaction runs for 10 minutes before it commits
+			this.now.addAndGet(Duration.ofMinutes(10).toMillis());
+		});
+		this.relayFails = false;
+		assertThat(this.outbox.recover(this.operations.operations())).isZero();
+		this.now.addAndGet(Duration.ofMinutes(2).toMillis());
+		assertThat(this.outbox.recover(this.operations.operations())).isOne();
+	}
+
+	@Test
+	void aRolledBackSavepointDiscardsTheWritesMadeAfterIt() {
+		this.transactions.executeWithoutResult((status) -> {
+			this.template.schedule("order-close", "kept", "p", Duration.ofMinutes(30));
+			Object savepoint = status.createSavepoint();
+			this.template.schedule("order-close", "discarded", "p", Duration.ofMinutes(30));
+			status.rollbackToSavepoint(savepoint);
+			this.template.schedule("order-close", "after", "p", Duration.ofMinutes(30));
+		});
+		assertThat(this.queue.find("order-close", "kept")).isPresent();
+		assertThat(this.queue.find("order-close", "discarded")).isEmpty();
+		assertThat(this.queue.find("order-close", "after")).isPresent();
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(pending()).isZero());
+	}
+
+	@Test
+	void aScheduleMadeAfterTheCommitByAnotherSynchronizationIsWrittenWithoutARowLeftBehind() {
+		this.transactions.executeWithoutResult((status) -> {
+			this.template.schedule("order-close", "in-transaction", "p", Duration.ofMinutes(30));
+			org.springframework.transaction.support.TransactionSynchronizationManager
+				.registerSynchronization(new org.springframework.transaction.support.TransactionSynchronization() {
+
+					@Override
+					public void afterCommit() {
+						// as an @TransactionalEventListener(phase = AFTER_COMMIT) would
+						AbstractJdbcJobOutboxTests.this.template.schedule("order-close", "after-commit", "p",
+								Duration.ofMinutes(30));
+					}
+
+				});
+		});
+		assertThat(this.queue.find("order-close", "in-transaction")).isPresent();
+		assertThat(this.queue.find("order-close", "after-commit")).isPresent();
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(pending()).isZero());
+		this.now.addAndGet(Duration.ofMinutes(10).toMillis());
+		assertThat(this.outbox.recover(this.operations.operations())).isZero();
+		assertThat(this.scheduled.get("after-commit")).hasValue(1);
+	}
+
+	@Test
+	void aReadOnlyTransactionIsRefusedClearly() {
+		TransactionTemplate readOnly = new TransactionTemplate(this.transactions.getTransactionManager());
+		readOnly.setReadOnly(true);
+		readOnly.executeWithoutResult((status) -> assertThatIllegalStateException()
+			.isThrownBy(() -> this.template.schedule("t", "x", "p", Duration.ZERO))
+			.withMessageContaining("read-only transaction"));
+		assertThat(pending()).isZero();
+	}
+
+	@Test
+	void writesRefusedByRecoveryAreParkedAndTheOtherTransactionsGoOn() {
+		this.relayFails = true;
+		this.transactions.executeWithoutResult(
+				(status) -> this.template.schedule("order-close", "big", "x".repeat(500), Duration.ofMinutes(30)));
+		placeOrder("small", Duration.ofMinutes(30));
+		this.relayFails = false;
+		this.now.addAndGet(Duration.ofMinutes(2).toMillis());
+		// an instance whose limit was lowered since
+		RedisDelayQueue strict = this.queues.start((builder) -> builder.maxPayloadSize(DataSize.ofBytes(200)));
+		assertThat(this.outbox.recover(strict)).isOne();
+		assertThat(this.queue.find("order-close", "small")).isPresent();
+		assertThat(this.queue.find("order-close", "big")).isEmpty();
+		assertThat(pending()).as("parked, not lost").isOne();
+		this.now.addAndGet(Duration.ofHours(1).toMillis());
+		assertThat(this.outbox.recover(this.operations.operations())).isZero();
+	}
+
+	@Test
+	void aPayloadOverTheLimitFailsAtTheCallInTheTransaction() {
+		RedisDelayQueue strict = this.queues.start((builder) -> builder.maxPayloadSize(DataSize.ofBytes(200)));
+		DelayedJobTemplate template = new DelayedJobTemplate(strict,
+				new JacksonJobPayloadConverter(JsonMapper.builder().build()));
+		template.setOutbox(this.outbox);
+		this.transactions.executeWithoutResult((status) -> {
+			template.schedule("order-close", "good", "p", Duration.ofMinutes(30));
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> template.schedule("order-close", "big", "x".repeat(500), Duration.ofMinutes(30)))
+				.withMessageContaining("delayqueue.max-payload-size");
+		});
+		assertThat(strict.find("order-close", "good")).isPresent();
+		assertThat(strict.find("order-close", "big")).isEmpty();
+		template.close();
 	}
 
 }

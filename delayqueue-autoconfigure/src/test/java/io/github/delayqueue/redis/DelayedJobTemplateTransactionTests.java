@@ -8,8 +8,6 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 
-import javax.sql.DataSource;
-
 import io.github.delayqueue.core.DelayQueueConnectionException;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.JacksonJobPayloadConverter;
@@ -28,7 +26,10 @@ import org.springframework.jdbc.datasource.embedded.EmbeddedDatabase;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
 import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
+import org.springframework.util.unit.DataSize;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -246,8 +247,62 @@ class DelayedJobTemplateTransactionTests {
 		assertThat(this.queue.find("t", "lost")).isEmpty();
 	}
 
-	DataSource dataSource() {
-		return this.database;
+	@Test
+	void aScheduleMadeInAnotherSynchronizationsAfterCommitIsWritten() {
+		DelayedJobTemplate template = template();
+		// as @TransactionalEventListener(phase = AFTER_COMMIT) methods do: once with the template
+		// used in the transaction before, once without
+		for (boolean usedBefore : new boolean[] { true, false }) {
+			String id = "after-commit-" + usedBefore;
+			this.transactions.executeWithoutResult((status) -> {
+				if (usedBefore) {
+					template.schedule("t", "before-" + id, "p", Duration.ofMinutes(5));
+				}
+				TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+
+					@Override
+					public void afterCommit() {
+						assertThat(template.schedule("t", id, "p", Duration.ofMinutes(5))).isTrue();
+					}
+
+				});
+			});
+			assertThat(this.queue.find("t", id)).as(id).isPresent();
+		}
+	}
+
+	@Test
+	void aRolledBackSavepointDiscardsTheWritesMadeAfterIt() {
+		DelayedJobTemplate template = template();
+		AtomicReference<CompletableFuture<ScheduleResult>> discarded = new AtomicReference<>();
+		this.transactions.executeWithoutResult((status) -> {
+			template.schedule("t", "kept", "p", Duration.ofMinutes(5));
+			Object savepoint = status.createSavepoint();
+			discarded.set(template.job("t", "discarded").payload("p").delay(Duration.ofMinutes(5)).scheduleAsync());
+			template.cancel("t", "kept");
+			status.rollbackToSavepoint(savepoint);
+		});
+		assertThat(this.queue.find("t", "kept")).isPresent();
+		assertThat(this.queue.find("t", "discarded")).isEmpty();
+		assertThat(discarded.get()).isCancelled();
+	}
+
+	@Test
+	void aPayloadOverTheSizeLimitFailsAtTheCallAndTheOtherWritesStand() {
+		this.queue = this.queues.start((builder) -> builder.maxPayloadSize(DataSize.ofBytes(200)));
+		DelayedJobTemplate template = template(this.queue);
+		this.transactions.executeWithoutResult((status) -> {
+			template.schedule("t", "good", "p", Duration.ofMinutes(5));
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> template.schedule("t", "big", "x".repeat(500), Duration.ofMinutes(5)))
+				.withMessageContaining("delayqueue.max-payload-size");
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> template.scheduleAll(List.of(template.job("t", "big-2").payload("x".repeat(500))
+					.delay(Duration.ZERO))))
+				.withMessageContaining("delayqueue.max-payload-size");
+		});
+		assertThat(this.queue.find("t", "good")).isPresent();
+		assertThat(this.queue.find("t", "big")).isEmpty();
 	}
 
 }
