@@ -79,7 +79,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 
 	private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
 
-	private DelayedListenerObservationConvention observationConvention;
+	private @Nullable DelayedListenerObservationConvention observationConvention;
 
 	private Function<String, ThreadFactory> threadFactories = (prefix) -> new CustomizableThreadFactory(prefix);
 
@@ -258,7 +258,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	 * uses {@link io.github.delayqueue.micrometer.DefaultDelayedListenerObservationConvention}.
 	 * @param observationConvention the convention, or {@code null}
 	 */
-	public void setObservationConvention(DelayedListenerObservationConvention observationConvention) {
+	public void setObservationConvention(@Nullable DelayedListenerObservationConvention observationConvention) {
 		this.observationConvention = observationConvention;
 	}
 

@@ -98,13 +98,13 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 
 	private volatile boolean afterCommit = true;
 
-	private volatile JobOutbox outbox;
+	private volatile @Nullable JobOutbox outbox;
 
 	private volatile boolean observationEnabled;
 
 	private volatile ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
 
-	private volatile DelayedJobTemplateObservationConvention observationConvention;
+	private volatile @Nullable DelayedJobTemplateObservationConvention observationConvention;
 
 	/**
 	 * Creates a template that schedules through the given operations and writes payloads
@@ -310,7 +310,7 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 	 * default) holds them in memory.
 	 * @param outbox the outbox, or {@code null}
 	 */
-	public void setOutbox(JobOutbox outbox) {
+	public void setOutbox(@Nullable JobOutbox outbox) {
 		this.outbox = outbox;
 	}
 
@@ -337,7 +337,7 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 	 * {@link DefaultDelayedJobTemplateObservationConvention}.
 	 * @param observationConvention the convention, or {@code null}
 	 */
-	public void setObservationConvention(DelayedJobTemplateObservationConvention observationConvention) {
+	public void setObservationConvention(@Nullable DelayedJobTemplateObservationConvention observationConvention) {
 		this.observationConvention = observationConvention;
 	}
 
@@ -359,7 +359,7 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 		}
 		Written<T> written;
 		try (Observation.Scope scope = openScope(observation)) {
-			written = write.apply(traced ? context.getCarrier() : Map.of());
+			written = write.apply(traced ? context.getTraceHeaders() : Map.of());
 		}
 		catch (RuntimeException | Error ex) {
 			observation.error(ex);
@@ -463,7 +463,7 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 		}
 		CompletableFuture<ScheduleResult> result;
 		try (Observation.Scope scope = openScope(observation)) {
-			result = submit.apply(traced ? context.getCarrier() : Map.of());
+			result = submit.apply(traced ? context.getTraceHeaders() : Map.of());
 		}
 		catch (RuntimeException | Error ex) {
 			observation.error(ex);

@@ -4,7 +4,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.Consumer;
+
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
 
@@ -124,7 +127,7 @@ public sealed interface JobWrite {
 	 * @param delay the new delay, or {@code null}
 	 * @param dueAt the new due time, or {@code null}
 	 */
-	record Reschedule(String topic, String id, Duration delay, Instant dueAt) implements JobWrite {
+	record Reschedule(String topic, String id, @Nullable Duration delay, @Nullable Instant dueAt) implements JobWrite {
 
 		public Reschedule {
 			JobConstraints.topic(topic);
@@ -143,7 +146,7 @@ public sealed interface JobWrite {
 		@Override
 		public RescheduleResult applyTo(DelayQueueProducer producer) {
 			return (this.delay != null) ? producer.reschedule(this.topic, this.id, this.delay)
-					: producer.rescheduleAt(this.topic, this.id, this.dueAt);
+					: producer.rescheduleAt(this.topic, this.id, Objects.requireNonNull(this.dueAt, "dueAt"));
 		}
 
 	}

@@ -2,6 +2,8 @@ package io.github.delayqueue.core;
 
 import java.time.Instant;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What scheduling did.
  *
@@ -13,7 +15,7 @@ import java.time.Instant;
  * @param dueAt the due time of the job now in the queue, by Redis's clock; {@code null} for
  * a job that waits for its transaction to commit
  */
-public record ScheduleResult(boolean created, JobState state, Instant dueAt) {
+public record ScheduleResult(boolean created, @Nullable JobState state, @Nullable Instant dueAt) {
 
 	/**
 	 * The result of a schedule made in a Spring-managed transaction: the job is written to

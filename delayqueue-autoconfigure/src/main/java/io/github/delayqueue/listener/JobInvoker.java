@@ -135,7 +135,7 @@ final class JobInvoker {
 		}
 	}
 
-	private boolean handle(ReservedJob job, Observation observation, DelayedJobReceiverContext context) {
+	private boolean handle(ReservedJob job, Observation observation, @Nullable DelayedJobReceiverContext context) {
 		MessageBuilder<byte[]> builder = MessageBuilder.withPayload(job.payload());
 		// the job's own headers first: their names never take the queue's (JobConstraints.headers)
 		job.headers().forEach(builder::setHeader);

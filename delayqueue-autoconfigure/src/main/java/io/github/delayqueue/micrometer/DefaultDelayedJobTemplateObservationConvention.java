@@ -17,7 +17,7 @@ public class DefaultDelayedJobTemplateObservationConvention implements DelayedJo
 
 	@Override
 	public String getName() {
-		return DelayQueueObservation.TEMPLATE.getName();
+		return "delayqueue.template";
 	}
 
 	@Override

@@ -16,7 +16,7 @@ public class DefaultDelayedListenerObservationConvention implements DelayedListe
 
 	@Override
 	public String getName() {
-		return DelayQueueObservation.LISTENER.getName();
+		return "delayqueue.listener";
 	}
 
 	@Override

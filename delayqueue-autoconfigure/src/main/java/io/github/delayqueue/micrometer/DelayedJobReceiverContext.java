@@ -21,7 +21,7 @@ public class DelayedJobReceiverContext extends ReceiverContext<ReservedJob> {
 	 * @param job the job being handled
 	 */
 	public DelayedJobReceiverContext(String listenerId, ReservedJob job) {
-		super((carrier, key) -> carrier.headers().get(key));
+		super((carrier, key) -> (carrier != null) ? carrier.headers().get(key) : null);
 		setCarrier(job);
 		this.listenerId = listenerId;
 		this.job = job;

@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.micrometer.observation.transport.SenderContext;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The context of a {@link DelayQueueObservation#TEMPLATE} observation. Its carrier collects
@@ -17,7 +18,9 @@ public class DelayedJobSenderContext extends SenderContext<Map<String, String>> 
 
 	private final String topic;
 
-	private final String jobId;
+	private final Map<String, String> traceHeaders = new LinkedHashMap<>();
+
+	private final @Nullable String jobId;
 
 	private final int jobs;
 
@@ -30,14 +33,26 @@ public class DelayedJobSenderContext extends SenderContext<Map<String, String>> 
 	 * @param jobId the job's id, or {@code null} for a batch
 	 * @param jobs how many jobs the write is for
 	 */
-	public DelayedJobSenderContext(String operation, String topic, String jobId, int jobs) {
-		super((carrier, key, value) -> carrier.put(key, value));
-		setCarrier(new LinkedHashMap<>());
+	public DelayedJobSenderContext(String operation, String topic, @Nullable String jobId, int jobs) {
+		super((carrier, key, value) -> {
+			if (carrier != null) {
+				carrier.put(key, value);
+			}
+		});
+		setCarrier(this.traceHeaders);
 		this.operation = operation;
 		this.topic = topic;
 		this.jobId = jobId;
 		this.jobs = jobs;
 		setRemoteServiceName("delayqueue");
+	}
+
+	/**
+	 * The headers the tracer's propagator wrote (the carrier).
+	 * @return the headers, empty until the observation started
+	 */
+	public Map<String, String> getTraceHeaders() {
+		return this.traceHeaders;
 	}
 
 	/**
@@ -61,7 +76,7 @@ public class DelayedJobSenderContext extends SenderContext<Map<String, String>> 
 	 * The job's id.
 	 * @return the id, or {@code null} for a batch
 	 */
-	public String getJobId() {
+	public @Nullable String getJobId() {
 		return this.jobId;
 	}
 

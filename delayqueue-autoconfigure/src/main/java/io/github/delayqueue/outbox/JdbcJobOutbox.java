@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
@@ -30,6 +31,7 @@ import io.github.delayqueue.core.OnDuplicate;
 import io.github.delayqueue.core.ScheduleRequest;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -154,8 +156,9 @@ public class JdbcJobOutbox implements JobOutbox, DisposableBean {
 	}
 
 	@Override
+	@SuppressWarnings("NullAway") // a callback without a result returns null
 	public void checkTransaction(JobWrite write) {
-		this.jdbc.execute((ConnectionCallback<Void>) (connection) -> {
+		this.jdbc.execute((ConnectionCallback<@Nullable Void>) (connection) -> {
 			checkTransactional(connection, write);
 			return null;
 		});
@@ -172,13 +175,14 @@ public class JdbcJobOutbox implements JobOutbox, DisposableBean {
 	}
 
 	@Override
+	@SuppressWarnings("NullAway") // a callback without a result returns null
 	public void store(String transactionKey, List<JobWrite> writes) {
 		if (writes.isEmpty()) {
 			return;
 		}
 		// stamped at the commit, not at the call: a long transaction is not stranded when it commits
 		long now = this.clock.millis();
-		this.jdbc.execute((ConnectionCallback<Void>) (connection) -> {
+		this.jdbc.execute((ConnectionCallback<@Nullable Void>) (connection) -> {
 			checkTransactional(connection, writes.get(0));
 			try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
 				for (JobWrite write : writes) {
@@ -350,11 +354,11 @@ public class JdbcJobOutbox implements JobOutbox, DisposableBean {
 		return options;
 	}
 
-	private static void putTime(Map<String, Object> options, Duration delay, Instant dueAt) {
+	private static void putTime(Map<String, Object> options, @Nullable Duration delay, @Nullable Instant dueAt) {
 		if (delay != null) {
 			options.put("delayMillis", delay.toMillis());
 		}
-		else {
+		else if (dueAt != null) {
 			options.put("dueAtMillis", dueAt.toEpochMilli());
 		}
 	}
@@ -374,7 +378,7 @@ public class JdbcJobOutbox implements JobOutbox, DisposableBean {
 			case "SCHEDULE" -> new JobWrite.Schedule(new ScheduleRequest(topic, id, row.getBytes("payload"), delay, dueAt,
 					(options.get("ttrMillis") != null) ? Duration.ofMillis(number(options, "ttrMillis")) : null,
 					(options.get("maxAttempts") != null) ? (int) number(options, "maxAttempts") : null,
-					OnDuplicate.valueOf((String) options.get("onDuplicate")),
+					OnDuplicate.valueOf(String.valueOf(options.get("onDuplicate"))),
 					(Map<String, String>) options.getOrDefault("headers", Map.of()),
 					(options.get("priority") != null) ? (int) number(options, "priority") : null));
 			case "CANCEL" -> new JobWrite.Cancel(topic, id);
@@ -385,7 +389,7 @@ public class JdbcJobOutbox implements JobOutbox, DisposableBean {
 	}
 
 	private static long number(Map<String, Object> options, String name) {
-		return ((Number) options.get(name)).longValue();
+		return ((Number) Objects.requireNonNull(options.get(name), name)).longValue();
 	}
 
 }

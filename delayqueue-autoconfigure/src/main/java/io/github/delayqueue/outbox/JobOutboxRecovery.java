@@ -9,6 +9,7 @@ import io.github.delayqueue.core.DelayQueueProducer;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
@@ -30,7 +31,7 @@ public class JobOutboxRecovery implements SmartLifecycle {
 
 	private final Duration interval;
 
-	private volatile ScheduledExecutorService executor;
+	private volatile @Nullable ScheduledExecutorService executor;
 
 	/**
 	 * Creates a recovery.

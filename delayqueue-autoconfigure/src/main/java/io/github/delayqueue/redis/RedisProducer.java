@@ -120,6 +120,8 @@ final class RedisProducer implements DelayQueueProducer {
 	/**
 	 * The result of the job at {@code index} (from 0) of a schedule script call.
 	 */
+	// a script's result always has its state and due time (only the template's AFTER_COMMIT has none)
+	@SuppressWarnings("NullAway")
 	private ScheduleResult scheduled(ScheduleRequest request, int bucket, ScriptReplies.Scheduled reply, int index) {
 		ScheduleResult result = reply.results().get(index);
 		if (result.created()) {

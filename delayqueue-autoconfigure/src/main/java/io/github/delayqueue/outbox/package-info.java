@@ -1,0 +1,7 @@
+/**
+ * The JDBC transactional outbox of the template's writes in a transaction, and its recovery pass.
+ */
+@NullMarked
+package io.github.delayqueue.outbox;
+
+import org.jspecify.annotations.NullMarked;
