@@ -51,17 +51,19 @@ import org.springframework.util.Assert;
  * <p>
  * <b>Transactions.</b> While a Spring-managed transaction is active on the calling thread,
  * {@code schedule}, {@code scheduleAll}, {@code scheduleAsync}, {@code cancel} and
- * {@code reschedule} are checked at once and written to Redis after the transaction
- * commits, in the order they were called; a rollback discards them. Their answers are then
- * not known yet: {@link ScheduleResult#AFTER_COMMIT} ({@code created()} is {@code true}),
- * {@code true} from {@code cancel}, {@link RescheduleResult#AFTER_COMMIT};
- * {@link JobBuilder#scheduleAsync()}'s future completes with the real result once written
- * (and is cancelled by a rollback). A write that fails after the commit throws to the code
- * that committed, whose database work is committed by then; a crash between the commit and
- * the write loses it, unless a {@link JobOutbox} stores the writes in the transaction
- * ({@link #setOutbox}). Outside a transaction, and with {@link #setAfterCommit
+ * {@code reschedule} are checked at once (the payload size limit included) and written to
+ * Redis after the transaction commits, in the order they were called; a rollback discards
+ * them, a rollback to a savepoint those made after it. Their answers are then not known yet:
+ * {@link ScheduleResult#AFTER_COMMIT} ({@code created()} is {@code true}), {@code true} from
+ * {@code cancel}, {@link RescheduleResult#AFTER_COMMIT}; {@link JobBuilder#scheduleAsync()}'s
+ * future completes with the real result once written (and is cancelled by a rollback). A
+ * write that fails after the commit throws to the code that committed, whose database work is
+ * committed by then; a crash between the commit and the write loses it, unless a
+ * {@link JobOutbox} stores the writes in the transaction ({@link #setOutbox}): they are then
+ * written after the transaction completed, a failure is logged and left to the outbox's
+ * recovery. A write made once the transaction has committed (in an {@code AFTER_COMMIT}
+ * callback) is written at once. Outside a transaction, and with {@link #setAfterCommit
  * setAfterCommit(false)}, every call writes at once. Reads and {@code replayDead} never wait.
- *
  * <p>
  * <b>Observations.</b> With {@link #setObservationEnabled setObservationEnabled(true)} and an
  * {@link ObservationRegistry}, every write is a {@link DelayQueueObservation#TEMPLATE}
