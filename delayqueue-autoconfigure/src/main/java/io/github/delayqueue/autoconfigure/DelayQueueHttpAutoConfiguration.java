@@ -14,6 +14,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionMessage;
@@ -56,8 +57,13 @@ public final class DelayQueueHttpAutoConfiguration {
 
 	private static final String SPRING_SECURITY = "org.springframework.security.web.SecurityFilterChain";
 
-	DelayQueueHttpAutoConfiguration(DelayQueueProperties properties, ResourceLoader resourceLoader) {
+	/** The bean name of the token check. */
+	static final String TOKEN_INTERCEPTOR_BEAN_NAME = "delayQueueHttpTokenInterceptor";
+
+	DelayQueueHttpAutoConfiguration(DelayQueueProperties properties, ResourceLoader resourceLoader,
+			ListableBeanFactory beanFactory) {
 		checkProtection(properties.getHttp(), ClassUtils.isPresent(SPRING_SECURITY, resourceLoader.getClassLoader()));
+		checkTokensChecked(properties.getHttp(), beanFactory.containsBeanDefinition(TOKEN_INTERCEPTOR_BEAN_NAME));
 	}
 
 	@Bean
@@ -101,7 +107,7 @@ public final class DelayQueueHttpAutoConfiguration {
 	 * applied by every handler mapping to every handler, and checks the API's handlers: not
 	 * replaceable, so that configured tokens are always checked.
 	 */
-	@Bean
+	@Bean(TOKEN_INTERCEPTOR_BEAN_NAME)
 	@Conditional(OnTokensCondition.class)
 	MappedInterceptor delayQueueHttpTokenInterceptor(DelayQueueProperties properties) {
 		return new MappedInterceptor(null, new BearerTokenInterceptor(properties.getHttp().getTokens()));
@@ -147,6 +153,19 @@ public final class DelayQueueHttpAutoConfiguration {
 			return;
 		}
 		throw new UnprotectedHttpApiException(http.getBasePath() + "/**", springSecurity);
+	}
+
+	/**
+	 * Refuses configured tokens that nothing would check. The token check is defined when
+	 * tokens are configured, a condition that an application processed ahead of time
+	 * ({@code spring-boot:process-aot}) evaluated with the build's properties: started with
+	 * tokens after a build without any, it would let every request to the API through.
+	 */
+	static void checkTokensChecked(DelayQueueProperties.Http http, boolean tokenCheckDefined) {
+		Assert.state(http.getTokens().isEmpty() || tokenCheckDefined,
+				() -> "delayqueue.http.tokens is set, but the application has no token check: it was processed ahead of"
+						+ " time without delayqueue.http.tokens. Set delayqueue.http.tokens when processing it too"
+						+ " (any value: the tokens are read at start-up)");
 	}
 
 	static class OnTokensCondition extends OnPropertyListCondition {
