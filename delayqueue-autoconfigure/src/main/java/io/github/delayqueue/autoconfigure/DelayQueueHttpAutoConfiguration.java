@@ -12,8 +12,11 @@ import io.github.delayqueue.http.ReserveWaiters;
 import io.github.delayqueue.recurring.RecurringJobs;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -28,6 +31,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.context.properties.source.MutuallyExclusiveConfigurationPropertiesException;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.io.ResourceLoader;
 import org.springframework.util.Assert;
 import org.springframework.util.ClassUtils;
@@ -51,6 +55,7 @@ import org.springframework.web.servlet.handler.MappedInterceptor;
 @ConditionalOnBooleanProperty("delayqueue.http.enabled")
 @ConditionalOnBean(DelayQueueOperations.class)
 @EnableConfigurationProperties(DelayQueueProperties.class)
+@ImportRuntimeHints(DelayQueueHttpAutoConfiguration.HttpApiRuntimeHints.class)
 public final class DelayQueueHttpAutoConfiguration {
 
 	private static final Log logger = LogFactory.getLog(DelayQueueHttpAutoConfiguration.class);
@@ -172,6 +177,22 @@ public final class DelayQueueHttpAutoConfiguration {
 
 		OnTokensCondition() {
 			super("delayqueue.http.tokens", () -> ConditionMessage.forCondition("delayqueue.http.tokens"));
+		}
+
+	}
+
+	/**
+	 * What the HTTP job API needs at run time in a native image, besides the reflection on
+	 * its routes that Spring MVC registers for a controller bean: its OpenAPI description (a
+	 * resource of its package) and the type its configuration looks for on the class path.
+	 * Its requests and answers are JSON trees, which need no binding.
+	 */
+	static class HttpApiRuntimeHints implements RuntimeHintsRegistrar {
+
+		@Override
+		public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
+			hints.resources().registerPattern(DelayQueueHttpApi.class.getPackageName().replace('.', '/') + "/openapi.yaml");
+			hints.reflection().registerTypeIfPresent(classLoader, SPRING_SECURITY);
 		}
 
 	}
