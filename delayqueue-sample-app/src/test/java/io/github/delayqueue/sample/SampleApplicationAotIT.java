@@ -1,6 +1,7 @@
 package io.github.delayqueue.sample;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.CookieManager;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -88,6 +89,28 @@ class SampleApplicationAotIT {
 				ownRedis.close();
 			}
 		}
+	}
+
+	@Test
+	void theGeneratedNativeImageMetadataHoldsTheStartersHints() throws Exception {
+		JsonNode metadata;
+		try (InputStream in = getClass().getResourceAsStream(
+				"/META-INF/native-image/io.github.delayqueue/delayqueue-sample-app/reachability-metadata.json")) {
+			assertThat(in).as("the reachability metadata process-aot generated").isNotNull();
+			metadata = json.readTree(in);
+		}
+		assertThat(metadata.get("resources").toString()).contains("io/github/delayqueue/redis/*.lua",
+				"io/github/delayqueue/dashboard/*.js", "io/github/delayqueue/http/openapi.yaml");
+		List<String> types = metadata.get("reflection")
+			.valueStream()
+			.map((entry) -> entry.path("type"))
+			.filter(JsonNode::isString)
+			.map(JsonNode::asString)
+			.toList();
+		// the listeners, their payloads (WebhookService's through DelayedJob<Event>) and the
+		// dashboard's read of the CSRF token
+		assertThat(types).contains(OrderCloseListener.class.getName(), OrderService.OrderClose.class.getName(),
+				WebhookService.Event.class.getName(), "org.springframework.security.web.csrf.CsrfToken");
 	}
 
 	private void unpaidOrderIsClosedAndItsWebhookDelivered() throws Exception {
