@@ -7,6 +7,7 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
+import org.springframework.aot.hint.annotation.Reflective;
 import org.springframework.core.annotation.AliasFor;
 
 /**
@@ -29,11 +30,17 @@ import org.springframework.core.annotation.AliasFor;
  *
  * <p>
  * String attributes accept {@code ${...}} placeholders.
+ *
+ * <p>
+ * An application processed ahead of time has the reflection its listener methods need in a
+ * native image registered: the method, its payload type with the types of its properties,
+ * the interceptors it names.
  */
 @Target({ ElementType.METHOD, ElementType.ANNOTATION_TYPE })
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 @Repeatable(DelayedListeners.class)
+@Reflective(DelayedListenerReflectiveProcessor.class)
 public @interface DelayedListener {
 
 	/**

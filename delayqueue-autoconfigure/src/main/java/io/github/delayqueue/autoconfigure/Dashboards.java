@@ -58,7 +58,7 @@ final class Dashboards {
 				dashboard.isReadOnly(), unauthenticated && dashboard.getRole() == null, dashboard.getRole(),
 				dashboard.getRefreshInterval(), dashboard.getChartWindow(), showPayloads, instanceId);
 		Supplier<Map<String, JobCounts>> counts = Map::of;
-		if (ClassUtils.isPresent("io.micrometer.core.instrument.MeterRegistry", classLoader)) {
+		if (ClassUtils.isPresent(DelayQueueDashboardAutoConfiguration.METER_REGISTRY, classLoader)) {
 			counts = MeterCounts.of(beanFactory);
 		}
 		DashboardHistory history = null;

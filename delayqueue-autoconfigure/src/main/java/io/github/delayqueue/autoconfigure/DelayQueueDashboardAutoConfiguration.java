@@ -1,10 +1,17 @@
 package io.github.delayqueue.autoconfigure;
 
+import java.util.List;
 
 import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.dashboard.DelayQueueDashboard;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
+import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
+import org.springframework.aot.hint.ExecutableMode;
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
@@ -18,6 +25,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.env.Environment;
 import org.springframework.core.io.ResourceLoader;
 import org.springframework.core.type.AnnotatedTypeMetadata;
@@ -44,6 +52,7 @@ import org.springframework.web.servlet.function.ServerResponse;
 @ConditionalOnBooleanProperty("delayqueue.dashboard.enabled")
 @ConditionalOnBean(DelayQueueOperations.class)
 @EnableConfigurationProperties(DelayQueueProperties.class)
+@ImportRuntimeHints(DelayQueueDashboardAutoConfiguration.DashboardRuntimeHints.class)
 public final class DelayQueueDashboardAutoConfiguration {
 
 	private static final Log logger = LogFactory.getLog(DelayQueueDashboardAutoConfiguration.class);
@@ -53,6 +62,11 @@ public final class DelayQueueDashboardAutoConfiguration {
 	static final String ACTUATOR = "org.springframework.boot.actuate.endpoint.annotation.Endpoint";
 
 	static final String MANAGEMENT_PORT = "org.springframework.boot.actuate.autoconfigure.web.server.ManagementPortType";
+
+	static final String METER_REGISTRY = "io.micrometer.core.instrument.MeterRegistry";
+
+	/** Spring Security's CSRF token, which the dashboard reads through its interface. */
+	static final String CSRF_TOKEN = "org.springframework.security.web.csrf.CsrfToken";
 
 	DelayQueueDashboardAutoConfiguration(DelayQueueProperties properties, ResourceLoader resourceLoader,
 			Environment environment) {
@@ -137,6 +151,35 @@ public final class DelayQueueDashboardAutoConfiguration {
 			}
 			return ConditionOutcome.noMatch("Neither Spring Security on the classpath nor"
 					+ " delayqueue.dashboard.allow-unauthenticated=true");
+		}
+
+	}
+
+	/**
+	 * What the dashboard needs at run time in a native image: its page, script and style
+	 * sheet (resources of its package); the types of its JSON answers, written by its own
+	 * Jackson mapper (its overview and the endpoint's answers); the methods of Spring
+	 * Security's CSRF token, which it reads through reflection; and the types it and its
+	 * configuration look for on the class path.
+	 */
+	static class DashboardRuntimeHints implements RuntimeHintsRegistrar {
+
+		@Override
+		public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
+			String assets = DelayQueueDashboard.class.getPackageName().replace('.', '/');
+			for (String type : new String[] { "html", "js", "css" }) {
+				hints.resources().registerPattern(assets + "/*." + type);
+			}
+			new BindingReflectionHintsRegistrar().registerReflectionHints(hints.reflection(),
+					DelayQueueDashboard.Overview.class);
+			DelayQueueEndpointAutoConfiguration.EndpointRuntimeHints.registerAnswers(hints.reflection());
+			for (String type : new String[] { SPRING_SECURITY, ACTUATOR, MANAGEMENT_PORT, METER_REGISTRY }) {
+				hints.reflection().registerTypeIfPresent(classLoader, type);
+			}
+			hints.reflection()
+				.registerTypeIfPresent(classLoader, CSRF_TOKEN,
+						(type) -> type.withMethod("getParameterName", List.of(), ExecutableMode.INVOKE)
+							.withMethod("getToken", List.of(), ExecutableMode.INVOKE));
 		}
 
 	}

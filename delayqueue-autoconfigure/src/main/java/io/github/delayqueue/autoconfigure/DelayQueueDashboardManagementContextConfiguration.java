@@ -10,6 +10,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.function.RouterFunction;
 import org.springframework.web.servlet.function.ServerResponse;
@@ -27,6 +28,7 @@ import org.springframework.web.servlet.function.ServerResponse;
 @ConditionalOnBooleanProperty("delayqueue.dashboard.enabled")
 @ConditionalOnBooleanProperty("delayqueue.dashboard.on-management-port")
 @ConditionalOnBean(DelayQueueOperations.class)
+@ImportRuntimeHints(DelayQueueDashboardAutoConfiguration.DashboardRuntimeHints.class)
 public final class DelayQueueDashboardManagementContextConfiguration {
 
 	@Bean

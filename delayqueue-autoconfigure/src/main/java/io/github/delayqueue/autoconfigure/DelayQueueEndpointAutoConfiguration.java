@@ -10,7 +10,12 @@ import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.http.ProblemJsonExceptionResolver;
 import io.github.delayqueue.recurring.RecurringJobs;
 import io.github.delayqueue.redis.RedisDelayQueue;
+import org.jspecify.annotations.Nullable;
 
+import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
+import org.springframework.aot.hint.ReflectionHints;
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
@@ -25,6 +30,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.HandlerExceptionResolver;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
@@ -41,6 +47,7 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
 @ConditionalOnBean(DelayQueueOperations.class)
 @EnableConfigurationProperties(DelayQueueProperties.class)
+@ImportRuntimeHints(DelayQueueEndpointAutoConfiguration.EndpointRuntimeHints.class)
 public final class DelayQueueEndpointAutoConfiguration {
 
 	// a nested class: its condition's class exists only with Actuator, checked above
@@ -89,6 +96,36 @@ public final class DelayQueueEndpointAutoConfiguration {
 				}
 
 			};
+		}
+
+	}
+
+	/**
+	 * What the endpoint needs at run time in a native image: the types of its answers, bound
+	 * by Actuator's Jackson (Actuator registers the declared return types of the operations,
+	 * but {@code write} declares an interface), and the Servlet API type its invoker advisor
+	 * looks for on the class path.
+	 */
+	static class EndpointRuntimeHints implements RuntimeHintsRegistrar {
+
+		@Override
+		public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
+			registerAnswers(hints.reflection());
+			hints.reflection()
+				.registerTypeIfPresent(classLoader, "org.springframework.web.context.request.ServletRequestAttributes");
+		}
+
+		/**
+		 * Registers the binding of every answer of the endpoint, with the types of their
+		 * properties: the endpoint's operations and the dashboard, which answers with them
+		 * too, write them.
+		 * @param hints the reflection hints
+		 */
+		static void registerAnswers(ReflectionHints hints) {
+			new BindingReflectionHintsRegistrar().registerReflectionHints(hints, DelayQueueEndpoint.QueueDescriptor.class,
+					DelayQueueEndpoint.TopicDescriptor.class, DelayQueueEndpoint.JobDescriptor.class,
+					DelayQueueEndpoint.ActionDescriptor.class, DelayQueueEndpoint.RepairDescriptor.class,
+					DelayQueueEndpoint.RecurringActionDescriptor.class);
 		}
 
 	}

@@ -16,8 +16,11 @@ import io.github.delayqueue.forward.KafkaForwarder;
 import io.github.delayqueue.forward.RabbitForwarder;
 import io.github.delayqueue.micrometer.DelayedListenerObservationConvention;
 import io.micrometer.observation.ObservationRegistry;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -28,6 +31,7 @@ import org.springframework.boot.thread.Threading;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.env.Environment;
 import org.springframework.core.io.ResourceLoader;
 import org.springframework.kafka.core.KafkaTemplate;
@@ -49,20 +53,25 @@ import org.springframework.util.ClassUtils;
 				"org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration" })
 @ConditionalOnClass({ MessageHandlerMethodFactory.class, EnableDelayedListeners.class })
 @ConditionalOnBean(DelayedJobTemplate.class)
+@ImportRuntimeHints(DelayQueueForwardingAutoConfiguration.ForwardingRuntimeHints.class)
 public final class DelayQueueForwardingAutoConfiguration {
+
+	private static final String KAFKA_TEMPLATE = "org.springframework.kafka.core.KafkaTemplate";
+
+	private static final String RABBIT_TEMPLATE = "org.springframework.amqp.rabbit.core.RabbitTemplate";
 
 	@Bean
 	static ForwardingLibraries delayQueueForwardingLibraries(DelayQueueProperties properties,
 			ResourceLoader resourceLoader) {
 		ClassLoader loader = resourceLoader.getClassLoader();
 		properties.getForward().forEach((topic, forward) -> {
-			if (forward.getKafka() != null && !ClassUtils.isPresent("org.springframework.kafka.core.KafkaTemplate", loader)) {
+			if (forward.getKafka() != null && !ClassUtils.isPresent(KAFKA_TEMPLATE, loader)) {
 				throw new InvalidDelayedListenerException(forwarding(topic, "Kafka"),
 						"needs Spring for Apache Kafka, which is not on the class path",
 						"add org.springframework.kafka:spring-kafka (or spring-boot-starter-kafka)", null);
 			}
 			if (forward.getRabbit() != null
-					&& !ClassUtils.isPresent("org.springframework.amqp.rabbit.core.RabbitTemplate", loader)) {
+					&& !ClassUtils.isPresent(RABBIT_TEMPLATE, loader)) {
 				throw new InvalidDelayedListenerException(forwarding(topic, "RabbitMQ"),
 						"needs Spring AMQP, which is not on the class path",
 						"add org.springframework.amqp:spring-rabbit (or spring-boot-starter-amqp)", null);
@@ -159,6 +168,20 @@ public final class DelayQueueForwardingAutoConfiguration {
 		@ConditionalOnMissingBean
 		DelayedRabbit delayedRabbit(DelayedJobTemplate jobs, Forwarders<RabbitForwarder> forwarders) {
 			return new DelayedRabbit(jobs, forwarders.forwarders());
+		}
+
+	}
+
+	/**
+	 * The broker libraries' types that the check of the forwarded topics looks for on the
+	 * class path at run time, for a native image.
+	 */
+	static class ForwardingRuntimeHints implements RuntimeHintsRegistrar {
+
+		@Override
+		public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
+			hints.reflection().registerTypeIfPresent(classLoader, KAFKA_TEMPLATE);
+			hints.reflection().registerTypeIfPresent(classLoader, RABBIT_TEMPLATE);
 		}
 
 	}

@@ -15,6 +15,9 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionMessage;
@@ -28,6 +31,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.context.properties.source.MutuallyExclusiveConfigurationPropertiesException;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.io.ResourceLoader;
 import org.springframework.util.Assert;
 import org.springframework.util.ClassUtils;
@@ -51,14 +55,20 @@ import org.springframework.web.servlet.handler.MappedInterceptor;
 @ConditionalOnBooleanProperty("delayqueue.http.enabled")
 @ConditionalOnBean(DelayQueueOperations.class)
 @EnableConfigurationProperties(DelayQueueProperties.class)
+@ImportRuntimeHints(DelayQueueHttpAutoConfiguration.HttpApiRuntimeHints.class)
 public final class DelayQueueHttpAutoConfiguration {
 
 	private static final Log logger = LogFactory.getLog(DelayQueueHttpAutoConfiguration.class);
 
 	private static final String SPRING_SECURITY = "org.springframework.security.web.SecurityFilterChain";
 
-	DelayQueueHttpAutoConfiguration(DelayQueueProperties properties, ResourceLoader resourceLoader) {
+	/** The bean name of the token check. */
+	static final String TOKEN_INTERCEPTOR_BEAN_NAME = "delayQueueHttpTokenInterceptor";
+
+	DelayQueueHttpAutoConfiguration(DelayQueueProperties properties, ResourceLoader resourceLoader,
+			ListableBeanFactory beanFactory) {
 		checkProtection(properties.getHttp(), ClassUtils.isPresent(SPRING_SECURITY, resourceLoader.getClassLoader()));
+		checkTokensChecked(properties.getHttp(), beanFactory.containsBeanDefinition(TOKEN_INTERCEPTOR_BEAN_NAME));
 	}
 
 	@Bean
@@ -102,7 +112,7 @@ public final class DelayQueueHttpAutoConfiguration {
 	 * applied by every handler mapping to every handler, and checks the API's handlers: not
 	 * replaceable, so that configured tokens are always checked.
 	 */
-	@Bean
+	@Bean(TOKEN_INTERCEPTOR_BEAN_NAME)
 	@Conditional(OnTokensCondition.class)
 	MappedInterceptor delayQueueHttpTokenInterceptor(DelayQueueProperties properties) {
 		return new MappedInterceptor(null, new BearerTokenInterceptor(properties.getHttp().getTokens()));
@@ -150,10 +160,39 @@ public final class DelayQueueHttpAutoConfiguration {
 		throw new UnprotectedHttpApiException(http.getBasePath() + "/**", springSecurity);
 	}
 
+	/**
+	 * Refuses configured tokens that nothing would check. The token check is defined when
+	 * tokens are configured, a condition that an application processed ahead of time
+	 * ({@code spring-boot:process-aot}) evaluated with the build's properties: started with
+	 * tokens after a build without any, it would let every request to the API through.
+	 */
+	static void checkTokensChecked(DelayQueueProperties.Http http, boolean tokenCheckDefined) {
+		Assert.state(http.getTokens().isEmpty() || tokenCheckDefined,
+				() -> "delayqueue.http.tokens is set, but the application has no token check: it was processed ahead of"
+						+ " time without delayqueue.http.tokens. Set delayqueue.http.tokens when processing it too"
+						+ " (any value: the tokens are read at start-up)");
+	}
+
 	static class OnTokensCondition extends OnPropertyListCondition {
 
 		OnTokensCondition() {
 			super("delayqueue.http.tokens", () -> ConditionMessage.forCondition("delayqueue.http.tokens"));
+		}
+
+	}
+
+	/**
+	 * What the HTTP job API needs at run time in a native image, besides the reflection on
+	 * its routes that Spring MVC registers for a controller bean: its OpenAPI description (a
+	 * resource of its package) and the type its configuration looks for on the class path.
+	 * Its requests and answers are JSON trees, which need no binding.
+	 */
+	static class HttpApiRuntimeHints implements RuntimeHintsRegistrar {
+
+		@Override
+		public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
+			hints.resources().registerPattern(DelayQueueHttpApi.class.getPackageName().replace('.', '/') + "/openapi.yaml");
+			hints.reflection().registerTypeIfPresent(classLoader, SPRING_SECURITY);
 		}
 
 	}

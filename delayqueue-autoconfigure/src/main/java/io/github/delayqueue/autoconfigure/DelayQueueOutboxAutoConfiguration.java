@@ -8,7 +8,10 @@ import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.JobOutbox;
 import io.github.delayqueue.outbox.JdbcJobOutbox;
 import io.github.delayqueue.outbox.JobOutboxRecovery;
+import org.jspecify.annotations.Nullable;
 
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -18,6 +21,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandi
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.jdbc.init.PropertiesBasedDataSourceScriptDatabaseInitializer;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -32,6 +36,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 @ConditionalOnBooleanProperty("delayqueue.outbox.enabled")
 @ConditionalOnSingleCandidate(DataSource.class)
 @EnableConfigurationProperties(DelayQueueOutboxProperties.class)
+@ImportRuntimeHints(DelayQueueOutboxAutoConfiguration.OutboxRuntimeHints.class)
 public final class DelayQueueOutboxAutoConfiguration {
 
 	@Bean
@@ -65,6 +70,16 @@ public final class DelayQueueOutboxAutoConfiguration {
 			throw new IllegalArgumentException(property + " must be " + (zeroAllowed ? "zero or " : "") + "positive, was "
 					+ value);
 		}
+	}
+
+	/** The shipped schemas, read by the schema initializer. */
+	static class OutboxRuntimeHints implements RuntimeHintsRegistrar {
+
+		@Override
+		public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
+			hints.resources().registerPattern(JdbcJobOutbox.class.getPackageName().replace('.', '/') + "/schema-*.sql");
+		}
+
 	}
 
 }

@@ -20,11 +20,15 @@ import org.springframework.util.ClassUtils;
  */
 final class ReplicaWait {
 
-	private static final boolean LETTUCE = ClassUtils.isPresent("io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands",
-			ReplicaWait.class.getClassLoader());
+	/** The Lettuce type that sends {@code WAIT}, looked for on the class path. */
+	static final String LETTUCE_COMMANDS = "io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands";
 
-	private static final boolean JEDIS = ClassUtils.isPresent("redis.clients.jedis.Jedis",
-			ReplicaWait.class.getClassLoader());
+	/** The Jedis type that sends {@code WAIT}, looked for on the class path. */
+	static final String JEDIS_CLIENT = "redis.clients.jedis.Jedis";
+
+	private static final boolean LETTUCE = ClassUtils.isPresent(LETTUCE_COMMANDS, ReplicaWait.class.getClassLoader());
+
+	private static final boolean JEDIS = ClassUtils.isPresent(JEDIS_CLIENT, ReplicaWait.class.getClassLoader());
 
 	private final int replicas;
 

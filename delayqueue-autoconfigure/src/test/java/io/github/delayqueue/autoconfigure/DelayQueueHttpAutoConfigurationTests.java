@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.yaml.snakeyaml.Yaml;
 
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.source.MutuallyExclusiveConfigurationPropertiesException;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
@@ -107,6 +108,25 @@ class DelayQueueHttpAutoConfigurationTests {
 					"delayqueue.http.tokens=a")
 			.run((context) -> assertThat(context.getBean("delayQueueHttpTokenInterceptor", MappedInterceptor.class)
 				.getInterceptor()).isInstanceOf(BearerTokenInterceptor.class));
+	}
+
+	@Test
+	void tokensWithoutTheTokenCheckFailStartUp() {
+		// as an application processed ahead of time without tokens and started with some: the
+		// condition of the token check was evaluated at build time
+		this.runner
+			.withPropertyValues("delayqueue.http.enabled=true", "delayqueue.http.secured-by-application=true",
+					"delayqueue.http.tokens=a")
+			.withInitializer((context) -> context.addBeanFactoryPostProcessor(
+					(beanFactory) -> ((BeanDefinitionRegistry) beanFactory)
+						.removeBeanDefinition(DelayQueueHttpAutoConfiguration.TOKEN_INTERCEPTOR_BEAN_NAME)))
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).rootCause()
+					.isInstanceOf(IllegalStateException.class)
+					.hasMessageContaining("delayqueue.http.tokens is set, but the application has no token check")
+					.hasMessageContaining("processed ahead of time");
+			});
 	}
 
 	@Test

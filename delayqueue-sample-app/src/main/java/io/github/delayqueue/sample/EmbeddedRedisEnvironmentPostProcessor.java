@@ -50,10 +50,19 @@ import org.springframework.util.StringUtils;
  * is closed, after the queue, the listeners and the Redis clients. A server that an earlier
  * run left behind on the same directory (its JVM killed) is stopped first, so that two never
  * write one append-only file.
+ *
+ * <p>
+ * Nothing is started while the application is processed ahead of time
+ * ({@code spring-boot:process-aot}): the build needs no Redis, and the server's bean, which
+ * holds a running process, is not one to generate code for. An application started with the
+ * generated code ({@code -Dspring.aot.enabled=true}) starts its server as any other does.
  */
 class EmbeddedRedisEnvironmentPostProcessor implements EnvironmentPostProcessor {
 
 	static final String BEAN_NAME = "embeddedRedis";
+
+	/** Set by Spring's ahead-of-time processors while they process the application. */
+	private static final String AOT_PROCESSING = "spring.aot.processing";
 
 	private static final Duration START_TIMEOUT = Duration.ofSeconds(15);
 
@@ -67,7 +76,8 @@ class EmbeddedRedisEnvironmentPostProcessor implements EnvironmentPostProcessor 
 
 	@Override
 	public void postProcessEnvironment(ConfigurableEnvironment environment, SpringApplication application) {
-		if (!environment.getProperty("sample.embedded-redis.enabled", Boolean.class, true)) {
+		if (!environment.getProperty("sample.embedded-redis.enabled", Boolean.class, true)
+				|| Boolean.getBoolean(AOT_PROCESSING)) {
 			return;
 		}
 		for (String property : List.of("spring.data.redis.url", "spring.data.redis.host", "spring.data.redis.port")) {

@@ -1,0 +1,27 @@
+package io.github.delayqueue.redis;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
+
+/**
+ * What the Redis queue reads at run time that a native image must hold: its Lua scripts,
+ * loaded as resources of this package ({@link LuaScript}), and the driver types it looks for
+ * on the class path to send {@code WAIT} ({@link ReplicaWait}). Registered through
+ * {@code META-INF/spring/aot.factories}: an application that builds its queue without the
+ * auto-configuration needs them too.
+ */
+class RedisDelayQueueRuntimeHints implements RuntimeHintsRegistrar {
+
+	/** Every script, {@code lib.lua} and {@code topiclib.lua} included. */
+	static final String SCRIPTS = "io/github/delayqueue/redis/*.lua";
+
+	@Override
+	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
+		hints.resources().registerPattern(SCRIPTS);
+		hints.reflection().registerTypeIfPresent(classLoader, ReplicaWait.LETTUCE_COMMANDS);
+		hints.reflection().registerTypeIfPresent(classLoader, ReplicaWait.JEDIS_CLIENT);
+	}
+
+}

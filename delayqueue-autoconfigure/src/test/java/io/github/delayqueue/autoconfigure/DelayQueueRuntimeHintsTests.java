@@ -1,0 +1,145 @@
+package io.github.delayqueue.autoconfigure;
+
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.List;
+
+import io.github.delayqueue.actuate.DelayQueueEndpoint;
+import io.github.delayqueue.dashboard.DashboardHistory;
+import io.github.delayqueue.dashboard.DelayQueueDashboard;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.aot.hint.MemberCategory;
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
+import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
+import org.springframework.core.io.Resource;
+import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
+import org.springframework.core.io.support.SpringFactoriesLoader;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.util.ClassUtils;
+import org.springframework.web.context.request.ServletRequestAttributes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The runtime hints of the starter, on its own classes and resources: what the queue, the
+ * endpoint, the dashboard, the HTTP job API and forwarding read at run time, which a native
+ * image must hold.
+ */
+class DelayQueueRuntimeHintsTests {
+
+	private final RuntimeHints hints = new RuntimeHints();
+
+	private final ClassLoader classLoader = getClass().getClassLoader();
+
+	@Test
+	void everyLuaScriptIsAResourceOfTheImage() throws IOException {
+		registerAotFactories();
+		Resource[] scripts = new PathMatchingResourcePatternResolver(this.classLoader)
+			.getResources("classpath*:io/github/delayqueue/redis/*.lua");
+		assertThat(scripts).hasSizeGreaterThan(20);
+		for (Resource script : scripts) {
+			String path = "io/github/delayqueue/redis/" + script.getFilename();
+			assertThat(RuntimeHintsPredicates.resource().forResource(path)).as(path).accepts(this.hints);
+		}
+		assertThat(RuntimeHintsPredicates.resource().forResource("io/github/delayqueue/dashboard/index.html"))
+			.rejects(this.hints);
+	}
+
+	@Test
+	void theDriverTypesThatSendWaitCanBeLookedFor() {
+		registerAotFactories();
+		assertThat(RuntimeHintsPredicates.reflection().onType(RedisClusterAsyncCommands.class)).accepts(this.hints);
+		assertThat(RuntimeHintsPredicates.reflection().onType(Jedis.class)).accepts(this.hints);
+	}
+
+	@Test
+	void theOutcomeStreamsMessagesAreBound() throws Exception {
+		registerAotFactories();
+		Class<?> message = ClassUtils.forName("io.github.delayqueue.listener.RedisJobOutcomeStream.Wire",
+				this.classLoader);
+		assertThat(RuntimeHintsPredicates.reflection()
+			.onType(message)
+			.withMemberCategory(MemberCategory.INVOKE_DECLARED_CONSTRUCTORS)).accepts(this.hints);
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(message, "outcome")).accepts(this.hints);
+	}
+
+	@Test
+	void theEndpointsAnswersAreBoundEvenWhereAnOperationDeclaresAnInterface() {
+		new DelayQueueEndpointAutoConfiguration.EndpointRuntimeHints().registerHints(this.hints, this.classLoader);
+		assertBound(DelayQueueEndpoint.RepairDescriptor.class, "countsCorrected");
+		assertBound(DelayQueueEndpoint.RecurringActionDescriptor.class, "occurrence");
+		assertBound(DelayQueueEndpoint.QueueDescriptor.class, "buckets");
+		// nested in the answers
+		assertBound(DelayQueueEndpoint.BucketDescriptor.class, "timerOwner");
+		assertBound(DelayQueueEndpoint.DeadJobDescriptor.class, "diedAt");
+		assertThat(RuntimeHintsPredicates.reflection().onType(ServletRequestAttributes.class)).accepts(this.hints);
+	}
+
+	@Test
+	void theDashboardsFilesAndAnswersAreRegistered() {
+		new DelayQueueDashboardAutoConfiguration.DashboardRuntimeHints().registerHints(this.hints, this.classLoader);
+		for (String file : List.of("index.html", "dashboard.js", "dashboard.css")) {
+			String path = "io/github/delayqueue/dashboard/" + file;
+			assertThat(this.classLoader.getResource(path)).as(path).isNotNull();
+			assertThat(RuntimeHintsPredicates.resource().forResource(path)).as(path).accepts(this.hints);
+		}
+		assertBound(DelayQueueDashboard.Overview.class, "history");
+		assertBound(DelayQueueDashboard.JobCounts.class, "retried");
+		assertBound(DashboardHistory.Sample.class, "topics");
+		assertBound(DashboardHistory.Point.class, "lag");
+		assertBound(DelayQueueEndpoint.ActionDescriptor.class, "count");
+		assertThat(RuntimeHintsPredicates.reflection().onType(MeterRegistry.class)).accepts(this.hints);
+	}
+
+	@Test
+	void theHttpApisDescriptionIsAResource() {
+		new DelayQueueHttpAutoConfiguration.HttpApiRuntimeHints().registerHints(this.hints, this.classLoader);
+		String path = "io/github/delayqueue/http/openapi.yaml";
+		assertThat(this.classLoader.getResource(path)).isNotNull();
+		assertThat(RuntimeHintsPredicates.resource().forResource(path)).accepts(this.hints);
+	}
+
+	@Test
+	void theOutboxSchemasAreResources() {
+		new DelayQueueOutboxAutoConfiguration.OutboxRuntimeHints().registerHints(this.hints, this.classLoader);
+		for (String platform : List.of("postgresql", "mysql", "mariadb", "h2")) {
+			String path = "io/github/delayqueue/outbox/schema-" + platform + ".sql";
+			assertThat(this.classLoader.getResource(path)).isNotNull();
+			assertThat(RuntimeHintsPredicates.resource().forResource(path)).accepts(this.hints);
+		}
+	}
+
+	@Test
+	void theBrokerLibrariesCanBeLookedFor() {
+		new DelayQueueForwardingAutoConfiguration.ForwardingRuntimeHints().registerHints(this.hints, this.classLoader);
+		assertThat(RuntimeHintsPredicates.reflection().onType(KafkaTemplate.class)).accepts(this.hints);
+		assertThat(RuntimeHintsPredicates.reflection().onType(RabbitTemplate.class)).accepts(this.hints);
+	}
+
+	private void registerAotFactories() {
+		List<RuntimeHintsRegistrar> registrars = SpringFactoriesLoader
+			.forResourceLocation("META-INF/spring/aot.factories", this.classLoader)
+			.load(RuntimeHintsRegistrar.class);
+		assertThat(registrars).extracting((registrar) -> registrar.getClass().getPackageName())
+			.contains("io.github.delayqueue.redis", "io.github.delayqueue.listener");
+		registrars.forEach((registrar) -> registrar.registerHints(this.hints, this.classLoader));
+	}
+
+	private void assertBound(Class<? extends Record> type, String component) {
+		assertThat(Arrays.stream(type.getRecordComponents()).map((each) -> each.getName())).contains(component);
+		assertThat(RuntimeHintsPredicates.reflection()
+			.onType(type)
+			.withMemberCategory(MemberCategory.INVOKE_DECLARED_CONSTRUCTORS)).as(type.getSimpleName())
+			.accepts(this.hints);
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(type, component))
+			.as(type.getSimpleName() + "." + component + "()")
+			.accepts(this.hints);
+	}
+
+}
