@@ -198,6 +198,25 @@ public final class JobConstraints {
 	}
 
 	/**
+	 * Checks a due time given as exactly one of a delay and an absolute time.
+	 * @param delay the delay, or {@code null}
+	 * @param dueAt the due time, or {@code null}
+	 * @throws IllegalArgumentException if both or neither are given, or the given one is out
+	 * of range
+	 */
+	public static void delayOrDueAt(@Nullable Duration delay, @Nullable Instant dueAt) {
+		if ((delay == null) == (dueAt == null)) {
+			throw new IllegalArgumentException("exactly one of delay and dueAt must be given");
+		}
+		if (delay != null) {
+			delay(delay);
+		}
+		else {
+			dueAt(dueAt);
+		}
+	}
+
+	/**
 	 * Checks an absolute due time.
 	 * @param dueAt the due time
 	 * @return the due time

@@ -132,15 +132,7 @@ public sealed interface JobWrite {
 		public Reschedule {
 			JobConstraints.topic(topic);
 			JobConstraints.id(id);
-			if ((delay == null) == (dueAt == null)) {
-				throw new IllegalArgumentException("exactly one of delay and dueAt must be given");
-			}
-			if (delay != null) {
-				JobConstraints.delay(delay);
-			}
-			else {
-				JobConstraints.dueAt(dueAt);
-			}
+			JobConstraints.delayOrDueAt(delay, dueAt);
 		}
 
 		@Override

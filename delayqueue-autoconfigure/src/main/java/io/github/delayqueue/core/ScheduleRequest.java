@@ -69,15 +69,7 @@ public record ScheduleRequest(String topic, String id, byte[] payload, @Nullable
 		JobConstraints.topic(topic);
 		JobConstraints.id(id);
 		JobConstraints.notNull("payload", payload);
-		if ((delay == null) == (dueAt == null)) {
-			throw new IllegalArgumentException("exactly one of delay and dueAt must be given");
-		}
-		if (delay != null) {
-			JobConstraints.delay(delay);
-		}
-		else {
-			JobConstraints.dueAt(dueAt);
-		}
+		JobConstraints.delayOrDueAt(delay, dueAt);
 		if (ttr != null) {
 			JobConstraints.ttr(ttr);
 		}
