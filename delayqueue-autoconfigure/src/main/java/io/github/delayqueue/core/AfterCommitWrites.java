@@ -55,6 +55,9 @@ final class AfterCommitWrites implements TransactionSynchronization {
 	/** How many of the writes are stored in the outbox. */
 	private int stored;
 
+	/** The outbox took the writes in beforeCommit: a write now is stored at once. */
+	private boolean storing;
+
 	/** How many of the writes are applied. */
 	private int applied;
 
@@ -122,8 +125,9 @@ final class AfterCommitWrites implements TransactionSynchronization {
 				}
 				this.outbox.checkTransaction(write);
 			}
-			if (this.stored > 0) {
-				// the other writes are stored already (by a beforeCommit): store this one too
+			if (this.storing) {
+				// made by another synchronization's beforeCommit after this one's: still in the
+				// transaction, stored at once
 				this.outbox.store(this.key, List.of(write));
 				this.stored++;
 			}
@@ -154,6 +158,7 @@ final class AfterCommitWrites implements TransactionSynchronization {
 
 	@Override
 	public void beforeCommit(boolean readOnly) {
+		this.storing = true;
 		if (this.outbox != null && this.stored < this.writes.size()) {
 			this.outbox.store(this.key, new ArrayList<>(this.writes.subList(this.stored, this.writes.size())));
 			this.stored = this.writes.size();
