@@ -42,7 +42,7 @@ public final class DelayQueueOutboxAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(JobOutbox.class)
 	JdbcJobOutbox delayQueueOutbox(DataSource dataSource, DelayQueueOutboxProperties properties) {
-		positive("delayqueue.outbox.stranded-after", properties.getStrandedAfter(), true);
+		positive("delayqueue.outbox.stranded-after", properties.getStrandedAfter(), false);
 		positive("delayqueue.outbox.claim-for", properties.getClaimFor(), false);
 		positive("delayqueue.outbox.recovery-interval", properties.getRecoveryInterval(), false);
 		JdbcJobOutbox outbox = new JdbcJobOutbox(dataSource);

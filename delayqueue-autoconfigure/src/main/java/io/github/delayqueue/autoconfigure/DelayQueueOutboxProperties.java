@@ -31,8 +31,8 @@ public class DelayQueueOutboxProperties extends DatabaseInitializationProperties
 	private Duration recoveryInterval = Duration.ofSeconds(30);
 
 	/**
-	 * How old the rows of a transaction must be before recovery takes them as not relayed:
-	 * longer than a relay after the commit takes.
+	 * How long after its commit a transaction's rows are taken by recovery as not relayed:
+	 * longer than a relay after the commit (and the delete of its rows) takes.
 	 */
 	private Duration strandedAfter = Duration.ofMinutes(1);
 

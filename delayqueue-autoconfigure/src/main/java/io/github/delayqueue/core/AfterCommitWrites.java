@@ -11,6 +11,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.Ordered;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -20,20 +21,21 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * savepoint they follow is rolled back to).
  *
  * <p>
- * Without an outbox they are applied in {@link #afterCommit()}, so a failure reaches the
- * code that committed (its database work is committed already). With an outbox they are
- * stored in the transaction just before its commit ({@link #beforeCommit}), applied in
- * {@link #afterCompletion(int)} and then forgotten by the outbox; a failure there is logged
- * and left to the outbox's recovery pass.
+ * They are applied in {@link #afterCommit()}, which runs before the other synchronizations'
+ * (this one has the highest precedence), so a write that another {@code afterCommit} makes
+ * (an {@code @TransactionalEventListener(phase = AFTER_COMMIT)}) comes after them, and is
+ * applied at once. Without an outbox a failure reaches the code that committed (its database
+ * work is committed already). With an outbox the writes are stored in the transaction just
+ * before its commit ({@link #beforeCommit}); after they are applied the outbox forgets them
+ * ({@link #afterCompletion(int)}), and a failure is logged and left to its recovery pass.
  *
  * <p>
- * A write made once the transaction has committed (by another synchronization's
- * {@code afterCommit}, such as an {@code @TransactionalEventListener}) is applied at once,
- * or, when this instance was registered that late, in {@code afterCompletion}: there is no
- * transaction left to wait for. One instance per transaction and template: it is found among
- * the transaction's synchronizations, so a suspended transaction keeps its own.
+ * An instance registered once the transaction committed (the template's first write of the
+ * transaction made in an {@code AFTER_COMMIT} callback) misses {@code afterCommit}: its writes
+ * are applied in {@code afterCompletion}. One instance per transaction and template: it is
+ * found among the transaction's synchronizations, so a suspended transaction keeps its own.
  */
-final class AfterCommitWrites implements TransactionSynchronization {
+final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 
 	private static final Log logger = LogFactory.getLog(AfterCommitWrites.class);
 
@@ -63,6 +65,9 @@ final class AfterCommitWrites implements TransactionSynchronization {
 
 	/** The transaction has committed: a write now is applied at once. */
 	private boolean committed;
+
+	/** Applying the writes failed: their futures are failed, nothing is tried again. */
+	private boolean failed;
 
 	private AfterCommitWrites(Object owner, DelayQueueProducer producer, @Nullable JobOutbox outbox) {
 		this.owner = owner;
@@ -112,7 +117,17 @@ final class AfterCommitWrites implements TransactionSynchronization {
 	 */
 	@Nullable Object add(JobWrite write, @Nullable CompletableFuture<?> future) {
 		if (this.committed) {
-			Object result = write.applyTo(this.producer);
+			Object result;
+			try {
+				result = write.applyTo(this.producer);
+			}
+			catch (RuntimeException ex) {
+				if (future != null) {
+					future.completeExceptionally(ex);
+					return future;
+				}
+				throw ex;
+			}
 			complete(future, result);
 			return result;
 		}
@@ -145,7 +160,8 @@ final class AfterCommitWrites implements TransactionSynchronization {
 	@Override
 	public void savepointRollback(Object savepoint) {
 		// registered after the savepoint: every write came after it
-		int keep = this.savepoints.getOrDefault(savepoint, 0);
+		Integer saved = this.savepoints.remove(savepoint);
+		int keep = (saved != null) ? saved : 0;
 		for (int i = this.writes.size() - 1; i >= keep; i--) {
 			this.writes.remove(i);
 			CompletableFuture<?> future = this.futures.remove(i);
@@ -166,10 +182,24 @@ final class AfterCommitWrites implements TransactionSynchronization {
 	}
 
 	@Override
+	public int getOrder() {
+		return Ordered.HIGHEST_PRECEDENCE;
+	}
+
+	@Override
 	public void afterCommit() {
 		this.committed = true;
 		if (this.outbox == null) {
 			apply();
+			return;
+		}
+		try {
+			apply();
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not relay " + (this.writes.size() - this.applied) + " delayed job write(s) of a"
+					+ " committed transaction (" + this.key + "); they stay in the outbox and its recovery pass"
+					+ " relays them", ex);
 		}
 	}
 
@@ -179,8 +209,15 @@ final class AfterCommitWrites implements TransactionSynchronization {
 			this.committed = true;
 			String outcome = (status == STATUS_ROLLED_BACK) ? "rolled back" : "ended in an unknown state";
 			for (CompletableFuture<?> future : this.futures.subList(this.applied, this.futures.size())) {
-				if (future != null) {
+				if (future == null) {
+					continue;
+				}
+				if (status == STATUS_ROLLED_BACK || this.stored == 0) {
 					future.cancel(false);
+				}
+				else {
+					future.completeExceptionally(new DelayQueueException("The transaction ended in an unknown state:"
+							+ " if it committed, the outbox's recovery pass writes the job"));
 				}
 			}
 			if (logger.isDebugEnabled() && this.applied < this.writes.size()) {
@@ -190,15 +227,26 @@ final class AfterCommitWrites implements TransactionSynchronization {
 			return;
 		}
 		this.committed = true;
-		int pending = this.writes.size() - this.applied;
-		if (pending == 0) {
+		if (this.failed) {
 			return;
 		}
+		int pending = this.writes.size() - this.applied;
+		if (pending == 0) {
+			if (this.outbox != null && this.stored > 0) {
+				this.outbox.relayed(this.key);
+			}
+			return;
+		}
+		// registered too late for afterCommit, or another synchronization's afterCommit threw first
 		int first = this.applied;
 		try {
 			apply();
 			if (this.outbox != null && this.stored > 0) {
 				this.outbox.relayed(this.key);
+			}
+			else if (this.outbox != null && logger.isDebugEnabled()) {
+				logger.debug("Wrote " + pending + " delayed job write(s) after the commit without the outbox: they"
+						+ " were made after the transaction's beforeCommit");
 			}
 		}
 		catch (RuntimeException ex) {
@@ -207,9 +255,8 @@ final class AfterCommitWrites implements TransactionSynchronization {
 						+ this.key + "); they stay in the outbox and its recovery pass relays them", ex);
 			}
 			else {
-				// made in another synchronization's afterCommit, before this one was registered
-				logger.error("Could not write " + pending + " delayed job write(s) made after their transaction"
-						+ " committed; they are not written (the first: " + describe(first) + ")", ex);
+				logger.error("Could not write " + pending + " delayed job write(s) of a committed transaction after"
+						+ " it completed; they are not written (the first: " + describe(first) + ")", ex);
 			}
 		}
 	}
@@ -238,7 +285,7 @@ final class AfterCommitWrites implements TransactionSynchronization {
 				}
 			}
 			// settled: afterCompletion does not try them again
-			this.applied = this.writes.size();
+			this.failed = true;
 			throw ex;
 		}
 	}

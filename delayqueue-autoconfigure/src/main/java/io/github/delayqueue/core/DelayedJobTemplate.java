@@ -364,7 +364,7 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 			written = write.apply(traced ? context.getTraceHeaders() : Map.of());
 		}
 		catch (RuntimeException | Error ex) {
-			observation.error(ex);
+			error(observation, ex);
 			stop(observation);
 			throw ex;
 		}
@@ -398,6 +398,15 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 		catch (RuntimeException ex) {
 			logger.debug("A delayqueue.template observation could not open its scope", ex);
 			return Observation.Scope.NOOP;
+		}
+	}
+
+	private static void error(Observation observation, Throwable failure) {
+		try {
+			observation.error(failure);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("A delayqueue.template observation could not take its error", ex);
 		}
 	}
 
@@ -468,7 +477,7 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 			result = submit.apply(traced ? context.getTraceHeaders() : Map.of());
 		}
 		catch (RuntimeException | Error ex) {
-			observation.error(ex);
+			error(observation, ex);
 			stop(observation);
 			throw ex;
 		}
@@ -477,7 +486,7 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 				context.setOutcome("rolled-back");
 			}
 			else if (failure != null) {
-				observation.error(failure);
+				error(observation, failure);
 			}
 			else {
 				context.setOutcome(outcomeOf(written));

@@ -81,7 +81,7 @@ final class JobInvoker {
 			return handle(job, observation, context);
 		}
 		catch (Throwable ex) {
-			observation.error(ex);
+			error(observation, ex);
 			logger.error("Listener '" + this.settings.id() + "' could not settle job " + job.id() + " of topic "
 					+ job.topic() + " (it is redelivered after its TTR)", ex);
 			return false;
@@ -122,6 +122,15 @@ final class JobInvoker {
 		catch (Throwable ex) {
 			logger.debug("Observation of listener '" + this.settings.id() + "' could not open its scope", ex);
 			return Observation.Scope.NOOP;
+		}
+	}
+
+	private void error(Observation observation, Throwable failure) {
+		try {
+			observation.error(failure);
+		}
+		catch (Throwable ex) {
+			logger.debug("Observation of listener '" + this.settings.id() + "' could not take its error", ex);
 		}
 	}
 
@@ -257,7 +266,7 @@ final class JobInvoker {
 		if (context != null) {
 			context.setOutcome(outcome);
 			if (cause != null) {
-				observation.error(cause);
+				error(observation, cause);
 			}
 		}
 		DelayQueueObserver observer = this.settings.observer();

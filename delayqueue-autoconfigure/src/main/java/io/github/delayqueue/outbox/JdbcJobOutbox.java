@@ -14,6 +14,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -24,6 +26,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import javax.sql.DataSource;
 
+import io.github.delayqueue.core.DelayQueueConnectionException;
 import io.github.delayqueue.core.DelayQueueProducer;
 import io.github.delayqueue.core.JobOutbox;
 import io.github.delayqueue.core.JobWrite;
@@ -36,9 +39,11 @@ import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.util.Assert;
 
 /**
@@ -101,6 +106,9 @@ public class JdbcJobOutbox implements JobOutbox, DisposableBean {
 
 	private final AtomicBoolean deleting = new AtomicBoolean();
 
+	/** Keys whose rows are relayed but could not be deleted: the next recovery pass deletes them. */
+	private final Set<String> undeleted = ConcurrentHashMap.newKeySet();
+
 	private final ExecutorService deleter;
 
 	private Duration strandedAfter = Duration.ofMinutes(1);
@@ -140,8 +148,8 @@ public class JdbcJobOutbox implements JobOutbox, DisposableBean {
 	 * @param strandedAfter a positive duration
 	 */
 	public void setStrandedAfter(Duration strandedAfter) {
-		Assert.isTrue(strandedAfter != null && !strandedAfter.isNegative(),
-				"strandedAfter must be zero or positive");
+		Assert.isTrue(strandedAfter != null && strandedAfter.compareTo(Duration.ZERO) > 0,
+				"strandedAfter must be positive");
 		this.strandedAfter = strandedAfter;
 	}
 
@@ -164,8 +172,10 @@ public class JdbcJobOutbox implements JobOutbox, DisposableBean {
 		});
 	}
 
-	private static void checkTransactional(Connection connection, JobWrite write) throws SQLException {
-		if (connection.getAutoCommit()) {
+	private void checkTransactional(Connection connection, JobWrite write) throws SQLException {
+		// a connection of this DataSource bound to the transaction, not in auto-commit mode (a
+		// pool without auto-commit would hand out one that nothing commits)
+		if (TransactionSynchronizationManager.getResource(this.dataSource) == null || connection.getAutoCommit()) {
 			throw new IllegalStateException("The delayed job outbox (delayqueue.outbox.enabled) cannot store "
 					+ write.getClass().getSimpleName().toLowerCase(Locale.ROOT) + " of job " + write.id()
 					+ " of topic " + write.topic() + " in the current transaction: the connection of its DataSource is"
@@ -229,9 +239,10 @@ public class JdbcJobOutbox implements JobOutbox, DisposableBean {
 					this.jdbc.update(DELETE, key);
 				}
 				catch (RuntimeException ex) {
+					// kept: recovery leaves the key alone and deletes it on its next pass
+					this.undeleted.add(key);
 					logger.warn("Could not delete the relayed outbox rows of transaction " + key
-							+ "; the recovery pass relays them again (a job that kept its id is kept, one that"
-							+ " finished meanwhile runs again)", ex);
+							+ "; the next recovery pass deletes them", ex);
 				}
 			}
 		}
@@ -275,6 +286,10 @@ public class JdbcJobOutbox implements JobOutbox, DisposableBean {
 	 * relaying stays claimed until its claim expires, then is relayed again
 	 */
 	public int recover(DelayQueueProducer producer) {
+		for (String key : List.copyOf(this.undeleted)) {
+			this.jdbc.update(DELETE, key);
+			this.undeleted.remove(key);
+		}
 		long now = this.clock.millis();
 		List<String> keys = new ArrayList<>();
 		this.jdbc.query((connection) -> {
@@ -288,21 +303,29 @@ public class JdbcJobOutbox implements JobOutbox, DisposableBean {
 		});
 		int relayed = 0;
 		for (String key : keys) {
+			if (this.relayedKeys.contains(key) || this.undeleted.contains(key)) {
+				continue; // relayed by this instance, its rows not deleted yet
+			}
 			long claimedAt = this.clock.millis();
 			if (this.jdbc.update(CLAIM, claimedAt + this.claimFor.toMillis(), key, claimedAt) == 0) {
 				continue; // another instance took it
 			}
-			List<JobWrite> writes = this.jdbc.query(ROWS, (row, index) -> write(row, this.clock.millis()), key);
+			List<JobWrite> writes;
 			try {
+				writes = this.jdbc.query(ROWS, (row, index) -> write(row, this.clock.millis()), key);
 				JobWrite.applyAll(producer, writes, (result) -> {
 				});
 			}
-			catch (IllegalArgumentException ex) {
-				// refused for good (a limit lowered since): parked, the other transactions go on
+			catch (DelayQueueConnectionException | DataAccessException ex) {
+				throw ex; // Redis or the database: the claim expires and a later pass tries again
+			}
+			catch (RuntimeException ex) {
+				// refused for good (a limit lowered since, a row it cannot read): parked, the
+				// other transactions go on
 				this.jdbc.update(PARK, Long.MAX_VALUE, key);
-				logger.error("The delayed job writes of transaction " + key + " in the outbox are refused ("
-						+ ex.getMessage() + "); they are parked (claimed_until " + Long.MAX_VALUE + "): fix the cause"
-						+ " and set claimed_until to NULL to relay them, or delete them", ex);
+				logger.error("The delayed job writes of transaction " + key + " in the outbox cannot be relayed ("
+						+ ex + "); they are parked (claimed_until " + Long.MAX_VALUE + "): fix the cause and set"
+						+ " claimed_until to NULL to relay them, or delete them", ex);
 				continue;
 			}
 			this.jdbc.update(DELETE, key);

@@ -33,6 +33,8 @@ public class JobOutboxRecovery implements SmartLifecycle {
 
 	private volatile @Nullable ScheduledExecutorService executor;
 
+	private volatile boolean stopping;
+
 	/**
 	 * Creates a recovery.
 	 * @param outbox the outbox
@@ -59,7 +61,8 @@ public class JobOutboxRecovery implements SmartLifecycle {
 			relayed = this.outbox.recover(this.producer);
 			total += relayed;
 		}
-		while (relayed > 0 && relayed == JdbcJobOutbox.MAX_TRANSACTIONS_PER_PASS);
+		// a stop waits for the page under way, not for the rest
+		while (relayed == JdbcJobOutbox.MAX_TRANSACTIONS_PER_PASS && !this.stopping);
 		return total;
 	}
 
@@ -75,6 +78,10 @@ public class JobOutboxRecovery implements SmartLifecycle {
 
 	@Override
 	public void start() {
+		if (this.executor != null) {
+			return;
+		}
+		this.stopping = false;
 		CustomizableThreadFactory threads = new CustomizableThreadFactory("delayqueue-outbox-");
 		threads.setDaemon(true);
 		ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(threads);
@@ -89,6 +96,7 @@ public class JobOutboxRecovery implements SmartLifecycle {
 			return;
 		}
 		this.executor = null;
+		this.stopping = true;
 		executor.shutdown();
 		try {
 			// a pass under way finishes its transaction (its claim would hold it otherwise)

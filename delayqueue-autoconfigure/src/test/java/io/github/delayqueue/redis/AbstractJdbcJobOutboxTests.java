@@ -284,8 +284,8 @@ abstract class AbstractJdbcJobOutboxTests {
 		this.relayFails = true;
 		placeOrder("o-1", Duration.ofMinutes(30));
 		this.relayFails = false;
-		this.outbox.setStrandedAfter(Duration.ZERO);
-		this.now.incrementAndGet();
+		this.outbox.setStrandedAfter(Duration.ofMillis(1));
+		this.now.addAndGet(2);
 		JobOutboxRecovery recovery = new JobOutboxRecovery(this.outbox, this.operations.operations(),
 				Duration.ofMinutes(10));
 		assertThat(recovery.recover()).isOne();
@@ -425,6 +425,60 @@ abstract class AbstractJdbcJobOutboxTests {
 		assertThat(strict.find("order-close", "good")).isPresent();
 		assertThat(strict.find("order-close", "big")).isEmpty();
 		template.close();
+	}
+
+	private static void onAfterCommit(Runnable action) {
+		org.springframework.transaction.support.TransactionSynchronizationManager
+			.registerSynchronization(new org.springframework.transaction.support.TransactionSynchronization() {
+
+				@Override
+				public void afterCommit() {
+					action.run();
+				}
+
+			});
+	}
+
+	@Test
+	void anAfterCommitCallbackRegisteredBeforeTheTemplatesFirstWriteLeavesNoRowBehind() {
+		this.transactions.executeWithoutResult((status) -> {
+			// an event published before the first schedule: its listener's callback comes first
+			onAfterCommit(() -> this.template.schedule("order-close", "from-listener", "p", Duration.ofMinutes(30)));
+			this.template.schedule("order-close", "in-transaction", "p", Duration.ofMinutes(30));
+		});
+		assertThat(this.queue.find("order-close", "from-listener")).isPresent();
+		assertThat(this.queue.find("order-close", "in-transaction")).isPresent();
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(pending()).isZero());
+		this.now.addAndGet(Duration.ofMinutes(10).toMillis());
+		assertThat(this.outbox.recover(this.operations.operations())).isZero();
+		assertThat(this.scheduled.get("from-listener")).hasValue(1);
+		assertThat(this.scheduled.get("in-transaction")).hasValue(1);
+	}
+
+	@Test
+	void aCancelInAnAfterCommitCallbackComesAfterTheTransactionsSchedule() {
+		this.transactions.executeWithoutResult((status) -> {
+			this.template.schedule("order-close", "x", "p", Duration.ofMinutes(30));
+			onAfterCommit(() -> this.template.cancel("order-close", "x"));
+		});
+		assertThat(this.queue.find("order-close", "x")).isEmpty();
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(pending()).isZero());
+	}
+
+	@Test
+	void theTemplatesFirstWriteInABeforeCommitCallbackIsWritten() {
+		this.transactions.executeWithoutResult((status) -> org.springframework.transaction.support.TransactionSynchronizationManager
+			.registerSynchronization(new org.springframework.transaction.support.TransactionSynchronization() {
+
+				@Override
+				public void beforeCommit(boolean readOnly) {
+					AbstractJdbcJobOutboxTests.this.template.schedule("order-close", "before-commit", "p",
+							Duration.ofMinutes(30));
+				}
+
+			}));
+		assertThat(this.queue.find("order-close", "before-commit")).isPresent();
+		assertThat(pending()).isZero();
 	}
 
 }

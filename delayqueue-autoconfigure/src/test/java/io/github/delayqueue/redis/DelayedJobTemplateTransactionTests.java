@@ -305,4 +305,22 @@ class DelayedJobTemplateTransactionTests {
 		assertThat(this.queue.find("t", "big")).isEmpty();
 	}
 
+	@Test
+	void aCancelInAnAfterCommitCallbackComesAfterTheTransactionsSchedule() {
+		DelayedJobTemplate template = template();
+		this.transactions.executeWithoutResult((status) -> {
+			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+
+				@Override
+				public void afterCommit() {
+					// registered before the template's first write, and still after its writes
+					template.cancel("t", "x");
+				}
+
+			});
+			template.schedule("t", "x", "p", Duration.ofMinutes(5));
+		});
+		assertThat(this.queue.find("t", "x")).isEmpty();
+	}
+
 }
