@@ -22,7 +22,6 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
@@ -72,10 +71,13 @@ import org.springframework.util.Assert;
  * {@code tracestate} with W3C propagation) is stored with each scheduled job as headers, and
  * the listener that handles the job continues that trace. A job scheduled outside a trace
  * stores nothing more; a job whose own headers leave no room for them (see
- * {@link JobBuilder#header}) is stored without them; a header the job sets itself wins. Every method checks its arguments
- * ({@link JobConstraints}) and throws {@link IllegalArgumentException} naming the field and
- * the rule without touching Redis; a Redis outage is a {@link DelayQueueConnectionException}.
- * Thread-safe.
+ * {@link JobBuilder#header}) or the payload size limit is stored without them; a header the
+ * job sets itself wins.
+ *
+ * <p>
+ * Every method checks its arguments ({@link JobConstraints}) and throws
+ * {@link IllegalArgumentException} naming the field and the rule without touching Redis; a
+ * Redis outage is a {@link DelayQueueConnectionException}. Thread-safe.
  */
 public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 
