@@ -1,0 +1,23 @@
+package io.github.delayqueue.redis;
+
+import javax.sql.DataSource;
+
+import io.github.delayqueue.support.MariaDbTestServer;
+
+/**
+ * The outbox on MariaDB from Debian's packages ({@link MariaDbTestServer}), with the shipped
+ * {@code schema-mariadb.sql} (the same as {@code schema-mysql.sql}).
+ */
+class JdbcJobOutboxMariaDbTests extends AbstractJdbcJobOutboxTests {
+
+	@Override
+	DataSource createDataSource() {
+		return MariaDbTestServer.shared().dataSource();
+	}
+
+	@Override
+	String platform() {
+		return "mariadb";
+	}
+
+}
