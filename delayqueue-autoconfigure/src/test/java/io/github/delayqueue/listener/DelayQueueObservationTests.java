@@ -21,6 +21,8 @@ import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
+import io.micrometer.tracing.Span;
+import io.micrometer.tracing.TraceContext;
 import io.micrometer.tracing.Tracer;
 import io.micrometer.tracing.handler.DefaultTracingObservationHandler;
 import io.micrometer.tracing.handler.PropagatingReceiverTracingObservationHandler;
@@ -29,12 +31,16 @@ import io.micrometer.tracing.otel.bridge.OtelBaggageManager;
 import io.micrometer.tracing.otel.bridge.OtelCurrentTraceContext;
 import io.micrometer.tracing.otel.bridge.OtelPropagator;
 import io.micrometer.tracing.otel.bridge.OtelTracer;
+import io.micrometer.tracing.propagation.Propagator;
+import io.micrometer.tracing.test.simple.SimpleTracer;
+import io.micrometer.tracing.test.simple.SpansAssert;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
 import io.opentelemetry.context.propagation.ContextPropagators;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -222,6 +228,98 @@ class DelayQueueObservationTests {
 		Observation.createNotStarted("request", registry)
 			.observe(() -> template.schedule("order-close", "near-the-limit", "x".repeat(90), Duration.ofMinutes(5)));
 		assertThat(template.find("order-close", "near-the-limit").orElseThrow().headers()).isEmpty();
+	}
+
+	/**
+	 * Micrometer's test tracer, spans kept in memory, with a propagator of the test's own (the
+	 * test tracer has none) that writes and reads a W3C-shaped {@code traceparent}.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	static class SimpleTracing {
+
+		@Bean
+		SimpleTracer simpleTracer() {
+			return new SimpleTracer();
+		}
+
+		@Bean
+		ObservationRegistry observationRegistry(SimpleTracer tracer) {
+			ObservationRegistry registry = ObservationRegistry.create();
+			registry.observationConfig()
+				.observationHandler(new ObservationHandler.FirstMatchingCompositeObservationHandler(
+						new PropagatingSenderTracingObservationHandler<>(tracer, new TraceparentPropagator(tracer)),
+						new PropagatingReceiverTracingObservationHandler<>(tracer, new TraceparentPropagator(tracer)),
+						new DefaultTracingObservationHandler(tracer)));
+			return registry;
+		}
+
+		@Bean
+		TracedListener tracedListener(Tracer tracer) {
+			return new TracedListener(tracer);
+		}
+
+	}
+
+	static final class TraceparentPropagator implements Propagator {
+
+		private final SimpleTracer tracer;
+
+		TraceparentPropagator(SimpleTracer tracer) {
+			this.tracer = tracer;
+		}
+
+		@Override
+		public List<String> fields() {
+			return List.of("traceparent");
+		}
+
+		@Override
+		public <C> void inject(TraceContext context, @Nullable C carrier, Setter<C> setter) {
+			setter.set(carrier, "traceparent", "00-" + context.traceId() + "-" + context.spanId() + "-01");
+		}
+
+		@Override
+		public <C> Span.Builder extract(C carrier, Getter<C> getter) {
+			String traceparent = getter.get(carrier, "traceparent");
+			if (traceparent == null) {
+				return this.tracer.spanBuilder();
+			}
+			String[] parts = traceparent.split("-");
+			return this.tracer.spanBuilder()
+				.setParent(this.tracer.traceContextBuilder().traceId(parts[1]).spanId(parts[2]).sampled(true).build());
+		}
+
+	}
+
+	@Test
+	void theSpansAsMicrometersTestTracerRecordsThem() {
+		ConfigurableApplicationContext context = this.apps.run(SimpleTracing.class, "delayqueue.buckets=1",
+				"delayqueue.template.observation-enabled=true", "delayqueue.listener.observation-enabled=true");
+		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+		SimpleTracer tracer = context.getBean(SimpleTracer.class);
+		Observation.createNotStarted("http.server.requests", context.getBean(ObservationRegistry.class))
+			.observe(() -> template.schedule("order-close", "o-1", "p", Duration.ZERO));
+		TracedListener listener = context.getBean(TracedListener.class);
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(listener.traces).hasSize(1));
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> SpansAssert.assertThat(tracer.getSpans()).hasASpanWithName("process order-close"));
+		SpansAssert.assertThat(tracer.getSpans())
+			.hasASpanWithName("schedule order-close",
+					(span) -> span.hasTag("delayqueue.operation", "schedule")
+						.hasTag("delayqueue.topic", "order-close")
+						.hasTag("delayqueue.outcome", "created")
+						.hasTag("delayqueue.job.id", "o-1")
+						.hasRemoteServiceNameEqualTo("delayqueue")
+						.hasKindEqualTo(Span.Kind.PRODUCER))
+			.hasASpanWithName("process order-close",
+					(span) -> span.hasTag("delayqueue.listener.id", "closer")
+						.hasTag("delayqueue.outcome", "success")
+						.hasTag("delayqueue.job.id", "o-1")
+						.hasTag("delayqueue.attempt", "1")
+						.hasRemoteServiceNameEqualTo("delayqueue")
+						.hasKindEqualTo(Span.Kind.CONSUMER));
+		// request -> schedule -> process (through Redis): one trace
+		SpansAssert.assertThat(tracer.getSpans()).hasNumberOfSpansEqualTo(3).haveSameTraceId();
 	}
 
 	/** A registry that keeps the observations, and a convention of the application's own. */
