@@ -159,8 +159,9 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 
 	@Override
 	public void savepointRollback(Object savepoint) {
-		// registered after the savepoint: every write came after it
-		Integer saved = this.savepoints.remove(savepoint);
+		// registered after the savepoint: every write came after it (kept: a savepoint can be
+		// rolled back to again)
+		Integer saved = this.savepoints.get(savepoint);
 		int keep = (saved != null) ? saved : 0;
 		for (int i = this.writes.size() - 1; i >= keep; i--) {
 			this.writes.remove(i);
@@ -189,7 +190,8 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 	@Override
 	public void afterCommit() {
 		this.committed = true;
-		if (this.outbox == null) {
+		if (this.outbox == null || this.stored == 0) {
+			// nothing in the outbox (no outbox, or made after its beforeCommit): a failure is thrown
 			apply();
 			return;
 		}
@@ -271,12 +273,16 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 		if (this.applied == this.writes.size()) {
 			return;
 		}
-		List<JobWrite> pending = this.writes.subList(this.applied, this.writes.size());
+		int first = this.applied;
+		List<JobWrite> pending = new ArrayList<>(this.writes.subList(first, this.writes.size()));
+		// the futures complete once every write is applied: what their callbacks write comes after
+		List<Object> results = new ArrayList<>(pending.size());
 		try {
-			JobWrite.applyAll(this.producer, new ArrayList<>(pending),
-					(result) -> complete(this.futures.get(this.applied++), result));
+			JobWrite.applyAll(this.producer, pending, results::add);
 		}
 		catch (RuntimeException | Error ex) {
+			this.applied = first + results.size();
+			completeApplied(first, results);
 			Throwable failure = (this.stored > 0) ? new DelayQueueException("The write was not relayed after the"
 					+ " commit; it stays in the outbox and the outbox's recovery pass relays it", ex) : ex;
 			for (CompletableFuture<?> future : this.futures.subList(this.applied, this.futures.size())) {
@@ -287,6 +293,14 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 			// settled: afterCompletion does not try them again
 			this.failed = true;
 			throw ex;
+		}
+		this.applied = first + results.size();
+		completeApplied(first, results);
+	}
+
+	private void completeApplied(int first, List<Object> results) {
+		for (int i = 0; i < results.size(); i++) {
+			complete(this.futures.get(first + i), results.get(i));
 		}
 	}
 

@@ -166,22 +166,36 @@ public class JdbcJobOutbox implements JobOutbox, DisposableBean {
 	@Override
 	@SuppressWarnings("NullAway") // a callback without a result returns null
 	public void checkTransaction(JobWrite write) {
+		checkBound(write);
 		this.jdbc.execute((ConnectionCallback<@Nullable Void>) (connection) -> {
 			checkTransactional(connection, write);
 			return null;
 		});
 	}
 
-	private void checkTransactional(Connection connection, JobWrite write) throws SQLException {
-		// a connection of this DataSource bound to the transaction, not in auto-commit mode (a
-		// pool without auto-commit would hand out one that nothing commits)
-		if (TransactionSynchronizationManager.getResource(this.dataSource) == null || connection.getAutoCommit()) {
-			throw new IllegalStateException("The delayed job outbox (delayqueue.outbox.enabled) cannot store "
-					+ write.getClass().getSimpleName().toLowerCase(Locale.ROOT) + " of job " + write.id()
-					+ " of topic " + write.topic() + " in the current transaction: the connection of its DataSource is"
-					+ " in auto-commit mode, so the transaction is not one of this DataSource (use its transaction"
-					+ " manager, or switch the outbox off)");
+	/**
+	 * Refuses a transaction that has no connection of this DataSource bound: a pool without
+	 * auto-commit would hand out one that nothing commits. Checked before the connection is
+	 * taken, which binds one.
+	 */
+	private void checkBound(JobWrite write) {
+		if (TransactionSynchronizationManager.getResource(this.dataSource) == null) {
+			throw refused(write);
 		}
+	}
+
+	private static void checkTransactional(Connection connection, JobWrite write) throws SQLException {
+		if (connection.getAutoCommit()) {
+			throw refused(write);
+		}
+	}
+
+	private static IllegalStateException refused(JobWrite write) {
+		return new IllegalStateException("The delayed job outbox (delayqueue.outbox.enabled) cannot store "
+				+ write.getClass().getSimpleName().toLowerCase(Locale.ROOT) + " of job " + write.id() + " of topic "
+				+ write.topic() + " in the current transaction: it holds no connection of the outbox's DataSource, or"
+				+ " one in auto-commit mode, so the transaction is not one of this DataSource (use its transaction"
+				+ " manager, or switch the outbox off)");
 	}
 
 	@Override
@@ -192,6 +206,7 @@ public class JdbcJobOutbox implements JobOutbox, DisposableBean {
 		}
 		// stamped at the commit, not at the call: a long transaction is not stranded when it commits
 		long now = this.clock.millis();
+		checkBound(writes.get(0));
 		this.jdbc.execute((ConnectionCallback<@Nullable Void>) (connection) -> {
 			checkTransactional(connection, writes.get(0));
 			try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
@@ -313,19 +328,23 @@ public class JdbcJobOutbox implements JobOutbox, DisposableBean {
 			List<JobWrite> writes;
 			try {
 				writes = this.jdbc.query(ROWS, (row, index) -> write(row, this.clock.millis()), key);
+			}
+			catch (DataAccessException ex) {
+				throw ex; // the database: the claim expires and a later pass tries again
+			}
+			catch (RuntimeException ex) {
+				// a row it cannot read: parked, the other transactions go on
+				park(key, ex);
+				continue;
+			}
+			try {
 				JobWrite.applyAll(producer, writes, (result) -> {
 				});
 			}
-			catch (DelayQueueConnectionException | DataAccessException ex) {
-				throw ex; // Redis or the database: the claim expires and a later pass tries again
-			}
-			catch (RuntimeException ex) {
-				// refused for good (a limit lowered since, a row it cannot read): parked, the
-				// other transactions go on
-				this.jdbc.update(PARK, Long.MAX_VALUE, key);
-				logger.error("The delayed job writes of transaction " + key + " in the outbox cannot be relayed ("
-						+ ex + "); they are parked (claimed_until " + Long.MAX_VALUE + "): fix the cause and set"
-						+ " claimed_until to NULL to relay them, or delete them", ex);
+			catch (IllegalArgumentException ex) {
+				// refused for good (a limit lowered since); anything else (Redis loading,
+				// read-only, unreachable) is tried again once the claim expires
+				park(key, ex);
 				continue;
 			}
 			this.jdbc.update(DELETE, key);
@@ -334,6 +353,13 @@ public class JdbcJobOutbox implements JobOutbox, DisposableBean {
 					+ " from the outbox: the relay after its commit had not happened");
 		}
 		return relayed;
+	}
+
+	private void park(String key, RuntimeException ex) {
+		this.jdbc.update(PARK, Long.MAX_VALUE, key);
+		logger.error("The delayed job writes of transaction " + key + " in the outbox cannot be relayed (" + ex
+				+ "); they are parked (claimed_until " + Long.MAX_VALUE + "): fix the cause and set claimed_until"
+				+ " to NULL to relay them, or delete them", ex);
 	}
 
 	/**

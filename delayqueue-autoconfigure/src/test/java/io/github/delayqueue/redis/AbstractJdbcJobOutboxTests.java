@@ -481,4 +481,22 @@ abstract class AbstractJdbcJobOutboxTests {
 		assertThat(pending()).isZero();
 	}
 
+	@Test
+	void aRecoveryThatMeetsARedisErrorRetriesLaterInsteadOfParking() {
+		this.relayFails = true;
+		placeOrder("o-1", Duration.ofMinutes(30));
+		this.relayFails = false;
+		this.now.addAndGet(Duration.ofMinutes(2).toMillis());
+		this.operations.intercept("scheduleAll", (args, invocation) -> {
+			throw new io.github.delayqueue.core.DelayQueueException("LOADING Redis is loading the dataset in memory");
+		});
+		assertThatExceptionOfType(io.github.delayqueue.core.DelayQueueException.class)
+			.isThrownBy(() -> this.outbox.recover(this.operations.operations()));
+		this.operations.intercept("scheduleAll", (args, invocation) -> invocation.proceed(args));
+		// claimed, not parked: once the claim expires the next pass relays it
+		this.now.addAndGet(Duration.ofMinutes(6).toMillis());
+		assertThat(this.outbox.recover(this.operations.operations())).isOne();
+		assertThat(this.queue.find("order-close", "o-1")).isPresent();
+	}
+
 }

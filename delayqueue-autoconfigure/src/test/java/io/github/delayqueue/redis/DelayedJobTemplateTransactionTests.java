@@ -323,4 +323,33 @@ class DelayedJobTemplateTransactionTests {
 		assertThat(this.queue.find("t", "x")).isEmpty();
 	}
 
+	@Test
+	void aSavepointRolledBackToTwiceKeepsTheWritesBeforeIt() {
+		DelayedJobTemplate template = template();
+		this.transactions.executeWithoutResult((status) -> {
+			template.schedule("t", "a", "p", Duration.ofMinutes(5));
+			Object savepoint = status.createSavepoint();
+			template.schedule("t", "b", "p", Duration.ofMinutes(5));
+			status.rollbackToSavepoint(savepoint);
+			template.schedule("t", "c", "p", Duration.ofMinutes(5));
+			status.rollbackToSavepoint(savepoint);
+		});
+		assertThat(this.queue.find("t", "a")).isPresent();
+		assertThat(this.queue.find("t", "b")).isEmpty();
+		assertThat(this.queue.find("t", "c")).isEmpty();
+	}
+
+	@Test
+	void whatAFuturesCallbackWritesComesAfterTheTransactionsWrites() {
+		DelayedJobTemplate template = template();
+		this.transactions.executeWithoutResult((status) -> {
+			template.job("t", "a").payload("p").delay(Duration.ofMinutes(5)).scheduleAsync()
+				.thenRun(() -> template.cancel("t", "b"));
+			template.cancel("t", "x");
+			template.schedule("t", "b", "p", Duration.ofMinutes(5));
+		});
+		assertThat(this.queue.find("t", "a")).isPresent();
+		assertThat(this.queue.find("t", "b")).isEmpty();
+	}
+
 }
