@@ -176,9 +176,15 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 		for (JobBuilder job : jobs) {
 			requests.add(job.toRequest());
 		}
-		String topic = requests.stream().map(ScheduleRequest::topic).distinct().reduce((one, other) -> "mixed").orElse("none");
+		// the batch's topic names its observation only: not computed when none is made
+		String topic = isObserved() ? requests.stream()
+			.map(ScheduleRequest::topic)
+			.distinct()
+			.reduce((one, other) -> "mixed")
+			.orElse("none") : "";
 		return observe("schedule-all", topic, null, requests.size(), (trace) -> {
-			List<ScheduleRequest> traced = requests.stream().map((request) -> traced(request, trace)).toList();
+			List<ScheduleRequest> traced = trace.isEmpty() ? requests
+					: requests.stream().map((request) -> traced(request, trace)).toList();
 			AfterCommitWrites writes = transactionWrites();
 			if (writes == null) {
 				return new Written<>(this.operations.scheduleAll(traced), false);
@@ -351,10 +357,10 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 	 */
 	private <T> T observe(String operation, String topic, @Nullable String id, int jobs,
 			Function<Map<String, String>, Written<T>> write, Function<T, String> outcome) {
-		ObservationRegistry registry = this.observationRegistry;
-		if (!this.observationEnabled || registry.isNoop()) {
+		if (!isObserved()) {
 			return write.apply(Map.of()).result();
 		}
+		ObservationRegistry registry = this.observationRegistry;
 		boolean traced = registry.getCurrentObservation() != null;
 		DelayedJobSenderContext context = new DelayedJobSenderContext(operation, topic, id, jobs);
 		Observation observation = start(registry, context);
@@ -421,6 +427,10 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 		}
 	}
 
+	private boolean isObserved() {
+		return this.observationEnabled && !this.observationRegistry.isNoop();
+	}
+
 	private static String outcomeOf(ScheduleResult result) {
 		if (result.afterCommit()) {
 			return "after-commit";
@@ -463,10 +473,10 @@ public class DelayedJobTemplate implements SmartLifecycle, AutoCloseable {
 	 */
 	private CompletableFuture<ScheduleResult> observeAsync(ScheduleRequest request,
 			Function<Map<String, String>, CompletableFuture<ScheduleResult>> submit) {
-		ObservationRegistry registry = this.observationRegistry;
-		if (!this.observationEnabled || registry.isNoop()) {
+		if (!isObserved()) {
 			return submit.apply(Map.of());
 		}
+		ObservationRegistry registry = this.observationRegistry;
 		boolean traced = registry.getCurrentObservation() != null;
 		DelayedJobSenderContext context = new DelayedJobSenderContext("schedule-async", request.topic(), request.id(),
 				1);
