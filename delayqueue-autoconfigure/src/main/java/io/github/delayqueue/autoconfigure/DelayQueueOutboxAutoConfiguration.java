@@ -1,6 +1,7 @@
 package io.github.delayqueue.autoconfigure;
 
 import java.time.Duration;
+import java.util.Map;
 
 import javax.sql.DataSource;
 
@@ -19,6 +20,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.jdbc.DatabaseDriver;
 import org.springframework.boot.jdbc.init.PropertiesBasedDataSourceScriptDatabaseInitializer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ImportRuntimeHints;
@@ -55,7 +57,9 @@ public final class DelayQueueOutboxAutoConfiguration {
 	@ConditionalOnMissingBean(name = "delayQueueOutboxSchemaInitializer")
 	PropertiesBasedDataSourceScriptDatabaseInitializer<DelayQueueOutboxProperties> delayQueueOutboxSchemaInitializer(
 			DataSource dataSource, DelayQueueOutboxProperties properties) {
-		return new PropertiesBasedDataSourceScriptDatabaseInitializer<>(dataSource, properties);
+		// MariaDB runs the MySQL script
+		return new PropertiesBasedDataSourceScriptDatabaseInitializer<>(dataSource, properties,
+				Map.of(DatabaseDriver.MARIADB, "mysql"));
 	}
 
 	@Bean

@@ -62,8 +62,8 @@ import org.springframework.util.Assert;
  *
  * <p>
  * The table is created by the SQL shipped next to this class
- * ({@code io/github/delayqueue/outbox/schema-<platform>.sql}, for PostgreSQL, MySQL, MariaDB
- * and H2).
+ * ({@code io/github/delayqueue/outbox/schema-<platform>.sql}, for PostgreSQL, MySQL, which
+ * MariaDB runs too, and H2).
  */
 public class JdbcJobOutbox implements JobOutbox, DisposableBean {
 

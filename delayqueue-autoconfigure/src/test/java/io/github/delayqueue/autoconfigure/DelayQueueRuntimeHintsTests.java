@@ -108,7 +108,7 @@ class DelayQueueRuntimeHintsTests {
 	@Test
 	void theOutboxSchemasAreResources() {
 		new DelayQueueOutboxAutoConfiguration.OutboxRuntimeHints().registerHints(this.hints, this.classLoader);
-		for (String platform : List.of("postgresql", "mysql", "mariadb", "h2")) {
+		for (String platform : List.of("postgresql", "mysql", "h2")) {
 			String path = "io/github/delayqueue/outbox/schema-" + platform + ".sql";
 			assertThat(this.classLoader.getResource(path)).isNotNull();
 			assertThat(RuntimeHintsPredicates.resource().forResource(path)).accepts(this.hints);
