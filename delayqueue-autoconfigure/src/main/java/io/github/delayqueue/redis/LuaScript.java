@@ -13,6 +13,12 @@ import java.util.HexFormat;
  */
 final class LuaScript {
 
+	/** The helpers of the job scripts: each script starts with those it uses. */
+	private static final LuaLibrary JOB_LIBRARY = LuaLibrary.parse("lib", read("lib"));
+
+	/** The helpers of the scripts on a topic's own slot. */
+	private static final LuaLibrary TOPIC_LIBRARY = LuaLibrary.parse("topiclib", read("topiclib"));
+
 	private final String name;
 
 	private final byte[] body;
@@ -29,21 +35,22 @@ final class LuaScript {
 	}
 
 	/**
-	 * Loads a job script: {@code lib.lua} followed by the script itself. It takes two keys:
-	 * the bucket's jobs hash and its guard.
+	 * Loads a job script: the helpers of {@code lib.lua} it uses followed by the script
+	 * itself. It takes two keys: the bucket's jobs hash and its guard.
 	 * @param name the file name without {@code .lua}
 	 * @return the script
 	 */
 	static LuaScript job(String name) {
 		// the body runs as a function, so that the state counts it changed are written after
 		// it returns, whichever return it took
-		return new LuaScript(name, read("lib") + "local function main()\n" + read(name)
-				+ "\nend\nlocal result = main()\nflush_counts()\nreturn result\n", 2);
+		String script = "local function main()\n" + read(name)
+				+ "\nend\nlocal result = main()\nflush_counts()\nreturn result\n";
+		return new LuaScript(name, JOB_LIBRARY.preludeFor(script) + script, 2);
 	}
 
 	/**
-	 * Loads a script on a topic's own slot: {@code topiclib.lua} followed by the script
-	 * itself. It takes the topic's two keys.
+	 * Loads a script on a topic's own slot: the helpers of {@code topiclib.lua} it uses
+	 * followed by the script itself. It takes the topic's two keys.
 	 * @param name the file name without {@code .lua}
 	 * @return the script
 	 */
@@ -52,14 +59,15 @@ final class LuaScript {
 	}
 
 	/**
-	 * Loads a script on a topic's own slot: {@code topiclib.lua} followed by the script
-	 * itself.
+	 * Loads a script on a topic's own slot: the helpers of {@code topiclib.lua} it uses
+	 * followed by the script itself.
 	 * @param name the file name without {@code .lua}
 	 * @param keys how many of the topic's keys it takes
 	 * @return the script
 	 */
 	static LuaScript topic(String name, int keys) {
-		return new LuaScript(name, read("topiclib") + read(name), keys);
+		String script = read(name);
+		return new LuaScript(name, TOPIC_LIBRARY.preludeFor(script) + script, keys);
 	}
 
 	/**
