@@ -8,6 +8,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -23,10 +24,11 @@ import java.util.regex.Pattern;
  * order: the same code binds the same names, as Lua resolves a local by its declaration before
  * the use.
  * <p>
- * The library's top level must consist of {@code local} declarations (functions and values),
- * each starting at the beginning of a line, with their bodies indented; the parser refuses
- * anything else, so a statement that would have to run for its effect cannot be dropped
- * unnoticed.
+ * The library's top level must consist of {@code local} declarations, each starting a line:
+ * functions ({@code local function}, the body indented, {@code end} at the start of a line)
+ * and values (which may call only string and number functions). The parser refuses anything
+ * else, so neither a statement that would have to run for its effect nor a declaration hidden
+ * in another's lines can be dropped unnoticed. Windows line ends are read as line ends.
  */
 final class LuaLibrary {
 
@@ -36,6 +38,14 @@ final class LuaLibrary {
 		.compile("^local\\s+([A-Za-z_]\\w*(?:\\s*,\\s*[A-Za-z_]\\w*)*)\\s*(?:=|$)");
 
 	private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_]\\w*");
+
+	/** A call: a name, or names joined by dots or a colon, then an opening parenthesis. */
+	private static final Pattern CALL = Pattern.compile("([A-Za-z_][\\w.:]*)\\s*\\(");
+
+	/** What a value may call: functions without effects, which no script misses if dropped. */
+	private static final Set<String> PURE = Set.of("string.sub", "string.byte", "string.char", "string.format",
+			"string.rep", "string.len", "string.lower", "string.upper", "math.floor", "math.max", "math.min",
+			"tonumber", "tostring");
 
 	private final String name;
 
@@ -60,44 +70,83 @@ final class LuaLibrary {
 	 * @param source the library's source
 	 * @return the library
 	 * @throws IllegalStateException if the top level holds anything but {@code local}
-	 * declarations
+	 * declarations laid out as the class describes, or a value calls anything else than a
+	 * string or number function
 	 */
 	static LuaLibrary parse(String name, String source) {
 		List<Declaration> declarations = new ArrayList<>();
 		List<String> current = null;
-		List<String> names = null;
+		List<String> names = List.of();
+		boolean function = false;
+		// whether the current declaration goes on: a function until its "end" at the start of
+		// a line, a value while it has brackets open
+		boolean open = false;
+		int brackets = 0;
 		List<String> pending = new ArrayList<>();
-		String[] lines = source.split("\n", -1);
+		String[] lines = source.replace("\r\n", "\n").split("\n", -1);
 		for (int i = 0; i < lines.length; i++) {
 			String line = lines[i];
 			if (line.startsWith("local ")) {
+				if (open) {
+					throw new IllegalStateException(name + ".lua line " + (i + 1) + ": a declaration starts a line "
+							+ "before the one of " + String.join(", ", names) + " ended (is an end indented?): " + line);
+				}
 				if (current != null) {
-					declarations.add(declaration(names, current));
+					declarations.add(declaration(name, names, function, current));
 				}
 				names = declaredNames(name, i + 1, line);
+				function = FUNCTION.matcher(line).find();
 				current = new ArrayList<>(pending);
 				pending.clear();
 				current.add(line);
+				brackets = function ? 0 : brackets(line);
+				// a function on one line ends on it
+				open = function ? !line.stripTrailing().endsWith(" end") : brackets > 0;
 			}
 			else if (line.isBlank() || line.startsWith("--")) {
 				// comments and blank lines go with the declaration they stand before
 				pending.add(line);
 			}
-			else if (current != null && (Character.isWhitespace(line.charAt(0)) || line.equals("end")
-					|| line.startsWith("}") || line.startsWith(")"))) {
+			else if (open && current != null) {
 				current.addAll(pending);
 				pending.clear();
 				current.add(line);
+				if (function) {
+					open = !line.stripTrailing().equals("end");
+				}
+				else {
+					brackets += brackets(line);
+					open = brackets > 0;
+				}
 			}
 			else {
 				throw new IllegalStateException(name + ".lua line " + (i + 1)
-						+ ": the top level may hold only local declarations, found: " + line);
+						+ ": the top level may hold only local declarations, each starting a line (a function's "
+						+ "body indented, its end at the start of a line), found: " + line);
 			}
 		}
+		if (open) {
+			throw new IllegalStateException(name + ".lua: the declaration of " + String.join(", ", names)
+					+ " does not end (a function's end must start a line)");
+		}
 		if (current != null) {
-			declarations.add(declaration(names, current));
+			declarations.add(declaration(name, names, function, current));
 		}
 		return new LuaLibrary(name, List.copyOf(declarations));
+	}
+
+	/** How many brackets a line of code opens, less those it closes. */
+	private static int brackets(String line) {
+		int open = 0;
+		for (char c : code(line).toCharArray()) {
+			if (c == '{' || c == '(' || c == '[') {
+				open++;
+			}
+			else if (c == '}' || c == ')' || c == ']') {
+				open--;
+			}
+		}
+		return open;
 	}
 
 	private static List<String> declaredNames(String library, int lineNumber, String line) {
@@ -117,8 +166,19 @@ final class LuaLibrary {
 				library + ".lua line " + lineNumber + ": cannot read the names this declaration declares: " + line);
 	}
 
-	private static Declaration declaration(List<String> names, List<String> lines) {
+	private static Declaration declaration(String library, List<String> names, boolean function,
+			List<String> lines) {
 		String text = String.join("\n", lines);
+		if (!function) {
+			Matcher call = CALL.matcher(code(text));
+			while (call.find()) {
+				if (!PURE.contains(call.group(1))) {
+					throw new IllegalStateException(library + ".lua: the value of " + String.join(", ", names)
+							+ " calls " + call.group(1) + "; a value may call only " + new TreeSet<>(PURE)
+							+ " (a script that does not name it would not run the call)");
+				}
+			}
+		}
 		return new Declaration(Set.copyOf(names), text, identifiers(text));
 	}
 

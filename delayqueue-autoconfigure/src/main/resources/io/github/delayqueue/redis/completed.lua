@@ -21,7 +21,7 @@
 -- plus ARGV[4], so a lowered limit is reached over a few calls, and nothing scans in the
 -- background. Every write comes after the reads, and none can fail once the first succeeded
 -- (Redis refuses a script for memory only at its first write).
--- (topiclib.lua's helpers are prepended.)
+-- (It starts with the helpers of topiclib.lua it uses.)
 local records, order = KEYS[1], KEYS[2]
 
 if ARGV[1] == 'add' then

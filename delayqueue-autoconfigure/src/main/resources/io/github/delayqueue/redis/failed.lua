@@ -22,7 +22,7 @@
 --   Returns {entries left}.
 --
 -- Every write comes after the reads, and none can fail once the first succeeded.
--- (topiclib.lua's helpers are prepended.)
+-- (It starts with the helpers of topiclib.lua it uses.)
 local deaths = KEYS[1]
 
 if ARGV[1] == 'add' then

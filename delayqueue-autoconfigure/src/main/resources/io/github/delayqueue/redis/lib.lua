@@ -1,4 +1,7 @@
--- lib.lua: helpers that every delayqueue job script starts with (prepended when loaded).
+-- lib.lua: helpers of the delayqueue job scripts. A script starts with those it names, and those
+-- they name in turn (LuaLibrary): Redis creates each helper a script holds again on every call.
+-- So the top level holds only local declarations, each starting a line, a function's end at the
+-- start of a line, and values that call no more than string and number functions.
 --
 -- Keys. Every script of a bucket gets KEYS[1] = "{<namespace>:<bucket>}:jobs" and KEYS[2] =
 -- "{<namespace>:<bucket>}:guard"; the other keys of the bucket are derived from KEYS[1]'s
@@ -65,8 +68,8 @@ local function num(x)
   return string.format('%.0f', x)
 end
 
--- the digits of base 36 (a literal: this file runs on every script call, a loop building the
--- table would cost every call more than its lookups save)
+-- the digits of base 36 (a literal: a script holding it builds it on every call, a loop building
+-- the table would cost every call more than its lookups save)
 local B36 = { [0] = '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h',
   'i', 'j', 'k', 'l', 'm', 'n', 'o', 'p', 'q', 'r', 's', 't', 'u', 'v', 'w', 'x', 'y', 'z' }
 

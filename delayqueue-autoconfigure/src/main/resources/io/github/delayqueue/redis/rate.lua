@@ -19,7 +19,7 @@
 -- Every argument is checked and everything read before the first write. A call's work is
 -- bounded: it removes at most 1,000 (or twice the permits wanted) grants that left the window,
 -- the rest with later calls (the window is counted, not the whole set).
--- (topiclib.lua's helpers are prepended.)
+-- (It starts with the helpers of topiclib.lua it uses.)
 local grants, counter = KEYS[1], KEYS[2]
 
 if ARGV[1] == 'take' then

@@ -1,6 +1,6 @@
--- topiclib.lua: helpers that the scripts on a topic's own slot (completed.lua, failed.lua, rate.lua) start
--- with (prepended when loaded). Their keys are the topic's, not a bucket's: lib.lua, whose
--- helpers work on a bucket, is not theirs.
+-- topiclib.lua: helpers of the scripts on a topic's own slot (completed.lua, failed.lua, rate.lua),
+-- laid out as lib.lua's: each script starts with those it names. Their keys are the topic's,
+-- not a bucket's: lib.lua, whose helpers work on a bucket, is not theirs.
 
 -- The most values one command takes from unpack (Lua's limit is near 8,000).
 local CHUNK = 1000

@@ -78,15 +78,54 @@ class LuaLibraryTests {
 	}
 
 	@Test
+	void aDeclarationThatIsNotLaidOutAsTheParserReadsItIsRefused() {
+		// an indented declaration after a function's end would be read as part of that function
+		assertThatIllegalStateException()
+			.isThrownBy(() -> LuaLibrary.parse("test",
+					"local function a()\n\treturn 1\nend\n\tlocal function b()\n\t\treturn 2\n\tend\n"))
+			.withMessageStartingWith("test.lua line 4: the top level may hold only local declarations");
+		// a function whose end is indented would swallow the next declaration
+		assertThatIllegalStateException()
+			.isThrownBy(() -> LuaLibrary.parse("test",
+					"local function a()\n\treturn 1\n\tend\nlocal function b()\n\treturn 2\nend\n"))
+			.withMessage("test.lua line 4: a declaration starts a line before the one of a ended (is an end "
+					+ "indented?): local function b()");
+		assertThatIllegalStateException()
+			.isThrownBy(() -> LuaLibrary.parse("test", "local function a()\n\treturn 1\n\tend\n"))
+			.withMessage("test.lua: the declaration of a does not end (a function's end must start a line)");
+		// an indented statement after a value
+		assertThatIllegalStateException()
+			.isThrownBy(() -> LuaLibrary.parse("test", "local A = 1\n\tredis.call('DEL', 'k')\n"))
+			.withMessageStartingWith("test.lua line 2: the top level may hold only local declarations");
+	}
+
+	@Test
+	void windowsLineEndsAreLineEnds() {
+		LuaLibrary library = LuaLibrary.parse("test", LIBRARY.replace("\n", "\r\n"));
+		assertThat(library.names()).containsExactlyInAnyOrder("A", "B", "C", "b", "c", "d", "UNSET", "set");
+		assertThat(library.preludeFor("return c()")).isEqualTo("local function c()\n\treturn 'd()'\nend\n");
+	}
+
+	@Test
 	void aStatementAtTheTopLevelIsRefused() {
 		assertThatIllegalStateException()
 			.isThrownBy(() -> LuaLibrary.parse("test", "local A = 1\nredis.call('SET', 'k', A)\n"))
-			.withMessage("test.lua line 2: the top level may hold only local declarations, found: "
-					+ "redis.call('SET', 'k', A)");
+			.withMessage("test.lua line 2: the top level may hold only local declarations, each starting a line "
+					+ "(a function's body indented, its end at the start of a line), found: redis.call('SET', 'k', A)");
 		assertThatIllegalStateException().isThrownBy(() -> LuaLibrary.parse("test", "\tlocal A = 1\n"))
 			.withMessageContaining("test.lua line 1");
 		assertThatIllegalStateException().isThrownBy(() -> LuaLibrary.parse("test", "local = 1\n"))
 			.withMessageContaining("cannot read the names");
+		assertThatIllegalStateException()
+			.isThrownBy(() -> LuaLibrary.parse("test", "local NOW = redis.call('TIME')\nlocal function f()\n\treturn 1\nend\n"))
+			.withMessageStartingWith("test.lua: the value of NOW calls redis.call; a value may call only ");
+		assertThatIllegalStateException()
+			.isThrownBy(() -> LuaLibrary.parse("test", "local function now()\n\treturn 1\nend\nlocal START = now()\n"))
+			.withMessageStartingWith("test.lua: the value of START calls now;");
+		// a function may call anything: it runs only where it is named
+		assertThat(LuaLibrary.parse("test", "local function now()\n\treturn redis.call('TIME')\nend\n"
+				+ "local P = string.sub(KEYS[1], 1, -5)\nlocal function one() return 1 end\nlocal T = {\n\t1,\n\t2,\n}\n")
+			.names()).containsExactlyInAnyOrder("now", "P", "one", "T");
 	}
 
 }
