@@ -24,9 +24,10 @@ import java.util.regex.Pattern;
  * order: the same code binds the same names, as Lua resolves a local by its declaration before
  * the use.
  * <p>
- * The library's top level must consist of {@code local} declarations, each starting a line:
- * functions ({@code local function}, the body indented, {@code end} at the start of a line)
- * and values (which may call only string and number functions). The parser refuses anything
+ * The library's top level must consist of {@code local} declarations, each starting a line of
+ * its own: functions ({@code local function}, the body on indented lines, {@code end} alone at
+ * the start of a line) and values (literals, tables, {@code KEYS}, {@code ARGV}, the values
+ * declared before and calls of string and number functions). The parser refuses anything
  * else, so neither a statement that would have to run for its effect nor a declaration hidden
  * in another's lines can be dropped unnoticed. Windows line ends are read as line ends.
  */
@@ -39,8 +40,13 @@ final class LuaLibrary {
 
 	private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_]\\w*");
 
+	private static final Pattern LOCAL = Pattern.compile("\\blocal\\b");
+
 	/** A call: a name, or names joined by dots or a colon, then an opening parenthesis. */
 	private static final Pattern CALL = Pattern.compile("([A-Za-z_][\\w.:]*)\\s*\\(");
+
+	/** What a value may name besides its own names, earlier values and pure calls. */
+	private static final Set<String> VALUE_WORDS = Set.of("KEYS", "ARGV", "nil", "true", "false", "and", "or", "not");
 
 	/** What a value may call: functions without effects, which no script misses if dropped. */
 	private static final Set<String> PURE = Set.of("string.sub", "string.byte", "string.char", "string.format",
@@ -82,6 +88,7 @@ final class LuaLibrary {
 		// a line, a value while it has brackets open
 		boolean open = false;
 		int brackets = 0;
+		Set<String> values = new HashSet<>();
 		List<String> pending = new ArrayList<>();
 		String[] lines = source.replace("\r\n", "\n").split("\n", -1);
 		for (int i = 0; i < lines.length; i++) {
@@ -92,16 +99,22 @@ final class LuaLibrary {
 							+ "before the one of " + String.join(", ", names) + " ended (is an end indented?): " + line);
 				}
 				if (current != null) {
-					declarations.add(declaration(name, names, function, current));
+					declarations.add(declaration(name, names, function, current, values));
+					if (!function) {
+						values.addAll(names);
+					}
 				}
 				names = declaredNames(name, i + 1, line);
 				function = FUNCTION.matcher(line).find();
 				current = new ArrayList<>(pending);
 				pending.clear();
 				current.add(line);
+				if (function && code(line).stripTrailing().endsWith(" end")) {
+					throw new IllegalStateException(name + ".lua line " + (i + 1)
+							+ ": a function's body goes on lines of its own, its end at the start of a line: " + line);
+				}
 				brackets = function ? 0 : brackets(line);
-				// a function on one line ends on it
-				open = function ? !line.stripTrailing().endsWith(" end") : brackets > 0;
+				open = function || brackets > 0;
 			}
 			else if (line.isBlank() || line.startsWith("--")) {
 				// comments and blank lines go with the declaration they stand before
@@ -130,7 +143,7 @@ final class LuaLibrary {
 					+ " does not end (a function's end must start a line)");
 		}
 		if (current != null) {
-			declarations.add(declaration(name, names, function, current));
+			declarations.add(declaration(name, names, function, current, values));
 		}
 		return new LuaLibrary(name, List.copyOf(declarations));
 	}
@@ -167,19 +180,52 @@ final class LuaLibrary {
 	}
 
 	private static Declaration declaration(String library, List<String> names, boolean function,
-			List<String> lines) {
+			List<String> lines, Set<String> values) {
 		String text = String.join("\n", lines);
 		if (!function) {
-			Matcher call = CALL.matcher(code(text));
-			while (call.find()) {
-				if (!PURE.contains(call.group(1))) {
-					throw new IllegalStateException(library + ".lua: the value of " + String.join(", ", names)
-							+ " calls " + call.group(1) + "; a value may call only " + new TreeSet<>(PURE)
-							+ " (a script that does not name it would not run the call)");
-				}
-			}
+			checkValue(library, names, text, values);
 		}
 		return new Declaration(Set.copyOf(names), text, identifiers(text));
+	}
+
+	/**
+	 * Refuses a value that could do something when it is worked out: it may hold literals,
+	 * table constructors, {@code KEYS}, {@code ARGV}, the values declared before it and calls
+	 * of string and number functions, and nothing else (no second statement, no call of
+	 * anything else, no assignment to another name).
+	 */
+	private static void checkValue(String library, List<String> names, String text, Set<String> values) {
+		String code = code(text);
+		if (LOCAL.matcher(code).results().count() != 1 || code.contains(";")) {
+			throw new IllegalStateException(library + ".lua: the declaration of " + String.join(", ", names)
+					+ " shares its lines with another statement");
+		}
+		Matcher identifier = IDENTIFIER.matcher(code);
+		while (identifier.find()) {
+			String found = identifier.group();
+			boolean number = identifier.start() > 0 && Character.isDigit(code.charAt(identifier.start() - 1));
+			if (!number && !found.equals("local") && !names.contains(found) && !values.contains(found)
+					&& !VALUE_WORDS.contains(found) && !isPureCall(code, identifier)) {
+				throw new IllegalStateException(library + ".lua: the value of " + String.join(", ", names)
+						+ " names " + found + "; a value may hold only literals, tables, KEYS, ARGV, the values "
+						+ "declared before it and calls of " + new TreeSet<>(PURE)
+						+ " (a script that does not name it would not work it out)");
+			}
+		}
+	}
+
+	/** Whether the identifier found is the start of a call of a pure function ({@code string.sub(}). */
+	private static boolean isPureCall(String code, Matcher identifier) {
+		Matcher call = CALL.matcher(code);
+		if (!call.find(identifier.start()) || call.start() != identifier.start()) {
+			return false;
+		}
+		if (!PURE.contains(call.group(1))) {
+			return false;
+		}
+		// the rest of the dotted name is part of the same call
+		identifier.region(call.end(1), code.length());
+		return true;
 	}
 
 	/**

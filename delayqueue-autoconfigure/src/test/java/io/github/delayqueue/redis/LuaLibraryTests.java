@@ -100,6 +100,25 @@ class LuaLibraryTests {
 	}
 
 	@Test
+	void twoDeclarationsOnALineAreRefused() {
+		assertThatIllegalStateException().isThrownBy(() -> LuaLibrary.parse("test", "local A = 1; local B = 2\n"))
+			.withMessage("test.lua: the declaration of A shares its lines with another statement");
+		assertThatIllegalStateException().isThrownBy(() -> LuaLibrary.parse("test", "local A = 1 local B = 2\n"))
+			.withMessage("test.lua: the declaration of A shares its lines with another statement");
+		assertThatIllegalStateException()
+			.isThrownBy(() -> LuaLibrary.parse("test", "local T = {\n\t1,\n} local U = 2\n"))
+			.withMessage("test.lua: the declaration of T shares its lines with another statement");
+		assertThatIllegalStateException()
+			.isThrownBy(() -> LuaLibrary.parse("test",
+					"local function f() return 1 end local function g() return 2 end\n"))
+			.withMessageStartingWith("test.lua line 1: a function's body goes on lines of its own");
+		// the end of a function followed by more on its line: the function does not end there
+		assertThatIllegalStateException()
+			.isThrownBy(() -> LuaLibrary.parse("test", "local function f()\n\treturn 1\nend local G = 2\n"))
+			.withMessage("test.lua: the declaration of f does not end (a function's end must start a line)");
+	}
+
+	@Test
 	void windowsLineEndsAreLineEnds() {
 		LuaLibrary library = LuaLibrary.parse("test", LIBRARY.replace("\n", "\r\n"));
 		assertThat(library.names()).containsExactlyInAnyOrder("A", "B", "C", "b", "c", "d", "UNSET", "set");
@@ -118,14 +137,19 @@ class LuaLibraryTests {
 			.withMessageContaining("cannot read the names");
 		assertThatIllegalStateException()
 			.isThrownBy(() -> LuaLibrary.parse("test", "local NOW = redis.call('TIME')\nlocal function f()\n\treturn 1\nend\n"))
-			.withMessageStartingWith("test.lua: the value of NOW calls redis.call; a value may call only ");
+			.withMessageStartingWith("test.lua: the value of NOW names redis; a value may hold only literals");
 		assertThatIllegalStateException()
 			.isThrownBy(() -> LuaLibrary.parse("test", "local function now()\n\treturn 1\nend\nlocal START = now()\n"))
-			.withMessageStartingWith("test.lua: the value of START calls now;");
-		// a function may call anything: it runs only where it is named
+			.withMessageStartingWith("test.lua: the value of START names now;");
+		assertThatIllegalStateException()
+			.isThrownBy(() -> LuaLibrary.parse("test", "local X = (redis.call)('INCR', KEYS[1])\n"))
+			.withMessageStartingWith("test.lua: the value of X names redis;");
+		assertThatIllegalStateException().isThrownBy(() -> LuaLibrary.parse("test", "local A = 1 COUNTER = 2\n"))
+			.withMessageStartingWith("test.lua: the value of A names COUNTER;");
+		// a function may call anything: it runs only where it is named; a value may use what is pure
 		assertThat(LuaLibrary.parse("test", "local function now()\n\treturn redis.call('TIME')\nend\n"
-				+ "local P = string.sub(KEYS[1], 1, -5)\nlocal function one() return 1 end\nlocal T = {\n\t1,\n\t2,\n}\n")
-			.names()).containsExactlyInAnyOrder("now", "P", "one", "T");
+				+ "local P = string.sub(KEYS[1], 1, -5)\nlocal N = 0x1F + 1e3 + #P\nlocal T = {\n\t'}',\n\t[0] = N,\n}\n")
+			.names()).containsExactlyInAnyOrder("now", "P", "N", "T");
 	}
 
 }
