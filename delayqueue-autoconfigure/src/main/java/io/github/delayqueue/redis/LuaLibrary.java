@@ -76,8 +76,8 @@ final class LuaLibrary {
 	 * @param source the library's source
 	 * @return the library
 	 * @throws IllegalStateException if the top level holds anything but {@code local}
-	 * declarations laid out as the class describes, or a value calls anything else than a
-	 * string or number function
+	 * declarations laid out as the class describes, or a value names anything else than the
+	 * class allows
 	 */
 	static LuaLibrary parse(String name, String source) {
 		List<Declaration> declarations = new ArrayList<>();
