@@ -574,6 +574,10 @@ final class BucketTimer implements TimerStatus {
 			locked(() -> {
 				this.nextTick[bucket] = Math.min(this.nextTick[bucket], retryAt);
 			});
+			if (!this.running && !(ex instanceof Error)) {
+				// the stop interrupted the call: no failure to report
+				return;
+			}
 			// once at WARN until the bucket's firing succeeds again
 			if (!this.recurringFailing[bucket]) {
 				logger.warn("Could not fire the recurring jobs of bucket " + bucket + "; trying again in "

@@ -289,10 +289,12 @@ final class ScriptRunner {
 	/**
 	 * The queue's exception for a failed call, its message ending with the driver's own (a
 	 * script's error text, a connection refusal) rather than Spring's wrapper text ("Error in
-	 * execution").
+	 * execution"), or the type of the innermost cause when it has no message.
 	 */
 	static DelayQueueException translate(String what, DataAccessException ex) {
-		String reason = ex.getMostSpecificCause().getMessage();
+		Throwable cause = ex.getMostSpecificCause();
+		// a cause without a message (an interruption) is named by its type
+		String reason = (cause.getMessage() != null) ? cause.getMessage() : cause.getClass().getSimpleName();
 		if (ex instanceof RedisConnectionFailureException || ex instanceof QueryTimeoutException) {
 			return new DelayQueueConnectionException("Redis unreachable during " + what + ": " + reason, ex);
 		}

@@ -3,18 +3,68 @@ package io.github.delayqueue.redis;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.data.redis.RedisSystemException;
+
+import io.github.delayqueue.core.DelayQueueException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
  * The timer loop's back-off after failed steps, on a backend whose promote step fails on
- * chosen calls (a pure unit stand-in for Redis).
+ * chosen calls (a pure unit stand-in for Redis), and what a stop's interruption logs.
  */
 class BucketTimerTests {
+
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void aRecurringFiringInterruptedByStopIsNoFailure(CapturedOutput output) throws InterruptedException {
+		CountDownLatch firing = new CountDownLatch(1);
+		TimerBackend backend = new OwnBucketZeroBackend() {
+
+			@Override
+			public Promotion promote(int bucket, boolean guard) {
+				return new Promotion(0, 0, -1, System.currentTimeMillis(), List.of());
+			}
+
+			@Override
+			public RecurringStep fireRecurring(int bucket) {
+				firing.countDown();
+				try {
+					Thread.sleep(TimeUnit.MINUTES.toMillis(1));
+					return RecurringStep.NONE;
+				}
+				catch (InterruptedException ex) {
+					// as a Redis call the stop interrupts fails
+					throw ScriptRunner.translate("recurring",
+							new RedisSystemException("Command interrupted", ex));
+				}
+			}
+
+		};
+		BucketTimer timer = new BucketTimer(backend, 1, 100, Duration.ofSeconds(30), Duration.ofSeconds(1),
+				new RedisClock(), (topic, bucket) -> {
+				});
+		timer.start();
+		assertThat(firing.await(10, TimeUnit.SECONDS)).isTrue();
+		timer.stop();
+		assertThat(output).doesNotContain("Could not fire the recurring jobs");
+	}
+
+	@Test
+	void aFailureWithoutAMessageIsNamedByItsType() {
+		DelayQueueException failure = ScriptRunner.translate("recurring",
+				new RedisSystemException("Command interrupted", new InterruptedException()));
+		assertThat(failure).hasMessage("Redis failed during recurring: InterruptedException");
+	}
 
 	@Test
 	void failedStepsAreRetriedAfterADoublingBackOffThatStartsAgainAfterASuccess() {
