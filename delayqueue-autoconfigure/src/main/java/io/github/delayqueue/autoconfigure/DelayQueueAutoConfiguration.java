@@ -61,7 +61,8 @@ public final class DelayQueueAutoConfiguration {
 			.leaseTtl(timer.getLeaseTtl())
 			.waitReplicas(properties.getRedis().getWaitReplicas())
 			.waitTimeout(properties.getRedis().getWaitTimeout())
-			.failFast(properties.getRedis().isFailFast());
+			.failFast(properties.getRedis().isFailFast())
+			.functions(properties.getRedis().isFunctions());
 		properties.getRetention().forEach((topic, retention) -> builder.retention(topic, retention.toRetention()));
 		properties.getListener()
 			.getRateLimit()

@@ -1428,6 +1428,23 @@ public class DelayQueueProperties implements Validator {
 		 */
 		private Duration waitTimeout = Duration.ofSeconds(1);
 
+		/**
+		 * Whether the scripts that run once or more per job (schedule, timer step, take,
+		 * finish) run as Redis functions: one library loaded with FUNCTION LOAD, then FCALL,
+		 * a few microseconds of Redis time less per call than EVALSHA. Only where the server
+		 * allows it (Redis 7 or newer, not a cluster, an ACL permitting FCALL and FUNCTION);
+		 * EVALSHA elsewhere. false: EVALSHA always, and no library is loaded into Redis.
+		 */
+		private boolean functions = true;
+
+		public boolean isFunctions() {
+			return this.functions;
+		}
+
+		public void setFunctions(boolean functions) {
+			this.functions = functions;
+		}
+
 		public boolean isFailFast() {
 			return this.failFast;
 		}

@@ -185,7 +185,7 @@ final class LuaLibrary {
 		if (!function) {
 			checkValue(library, names, text, values);
 		}
-		return new Declaration(Set.copyOf(names), text, identifiers(text));
+		return new Declaration(List.copyOf(names), function, text, identifiers(text));
 	}
 
 	/**
@@ -234,6 +234,62 @@ final class LuaLibrary {
 	 * @return the declarations' text, to be put before the script
 	 */
 	String preludeFor(String script) {
+		StringBuilder prelude = new StringBuilder();
+		kept(script).stream().forEach((index) -> prelude.append(this.declarations.get(index).text()).append('\n'));
+		return prelude.toString();
+	}
+
+	/**
+	 * A Redis function library ({@code FUNCTION LOAD}, Redis 7) that runs scripts as functions.
+	 * Loading it runs the library's top level once: the helpers' closures are made then, not on
+	 * every call as in a script's prelude. The values (such as {@code P}, derived from
+	 * {@code KEYS[1]}, or the counts' tables) are declared at the top level, where the helpers
+	 * capture them, and worked out again at the start of every call, in the library's order,
+	 * from that call's {@code KEYS} and {@code ARGV}: a call starts from the values it would
+	 * start from as a script, whatever an earlier call left in them. Each function is given the
+	 * values its script needs, as {@link #preludeFor} would give them.
+	 * @param library the library's name
+	 * @param functions the functions, in the order to register them
+	 * @return the library's source
+	 */
+	String functionLibrary(String library, List<Function> functions) {
+		List<BitSet> kept = new ArrayList<>();
+		BitSet used = new BitSet(this.declarations.size());
+		for (Function function : functions) {
+			BitSet needed = kept(function.script());
+			kept.add(needed);
+			used.or(needed);
+		}
+		StringBuilder source = new StringBuilder("#!lua name=").append(library).append('\n');
+		source.append("local KEYS, ARGV\n");
+		used.stream().mapToObj(this.declarations::get).forEach((declaration) -> source
+			.append(declaration.function() ? declaration.text() : declaration.head()).append('\n'));
+		for (int i = 0; i < functions.size(); i++) {
+			Function function = functions.get(i);
+			source.append("redis.register_function{function_name = '").append(function.name())
+				.append("', flags = {").append(function.allowOom() ? "'allow-oom'" : "").append("},\n");
+			source.append("callback = function(keys, args)\nKEYS, ARGV = keys, args\n");
+			kept.get(i).stream().mapToObj(this.declarations::get).filter((declaration) -> !declaration.function())
+				.forEach((value) -> source.append(value.assignment()).append('\n'));
+			source.append(function.script()).append("\nend}\n");
+		}
+		return source.toString();
+	}
+
+	/**
+	 * A function of a {@linkplain #functionLibrary function library}.
+	 * @param name the function's name
+	 * @param script the script it runs: its own text, as for {@link #preludeFor}
+	 * @param allowOom whether it runs while Redis is out of memory ({@code maxmemory}): as a
+	 * script does whose first write is a deletion. Without, Redis refuses a call that starts
+	 * while memory is short, as it refuses a script at its first write of a command that may
+	 * take memory
+	 */
+	record Function(String name, String script, boolean allowOom) {
+	}
+
+	/** The indexes of the declarations a script names, and of those they name in turn. */
+	private BitSet kept(String script) {
 		BitSet kept = new BitSet(this.declarations.size());
 		List<String> toResolve = new ArrayList<>(identifiers(script));
 		Set<String> resolved = new HashSet<>();
@@ -249,9 +305,7 @@ final class LuaLibrary {
 				}
 			}
 		}
-		StringBuilder prelude = new StringBuilder();
-		kept.stream().forEach((index) -> prelude.append(this.declarations.get(index).text()).append('\n'));
-		return prelude.toString();
+		return kept;
 	}
 
 	/**
@@ -343,7 +397,26 @@ final class LuaLibrary {
 		return (end < 0) ? -1 : end + closing.length();
 	}
 
-	private record Declaration(Set<String> names, String text, Set<String> references) {
+	private record Declaration(List<String> names, boolean function, String text, Set<String> references) {
+
+		/** The comments before a value's declaration, and the declaration of its names alone. */
+		String head() {
+			return this.text.substring(0, start()) + "local " + String.join(", ", this.names);
+		}
+
+		/** A value's declaration as an assignment to its names, declared before. */
+		String assignment() {
+			String declaration = this.text.substring(start());
+			Matcher values = VALUES.matcher(declaration);
+			boolean assigned = values.find() && declaration.charAt(values.end() - 1) == '=';
+			return assigned ? declaration.substring("local ".length()) : String.join(", ", this.names) + " = nil";
+		}
+
+		/** Where the declaration starts in the text, after the comments that go with it. */
+		private int start() {
+			return this.text.startsWith("local ") ? 0 : this.text.indexOf("\nlocal ") + 1;
+		}
+
 	}
 
 }

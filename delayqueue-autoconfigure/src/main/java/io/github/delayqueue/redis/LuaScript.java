@@ -7,9 +7,17 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import org.jspecify.annotations.Nullable;
 
 /**
- * A Lua script from this package's resources, with its SHA-1 for {@code EVALSHA}.
+ * A Lua script from this package's resources, with its SHA-1 for {@code EVALSHA}, and for the
+ * job scripts that run once or more per job, the name of the function that runs it in
+ * {@link #JOB_FUNCTIONS} ({@code FCALL}).
  */
 final class LuaScript {
 
@@ -19,19 +27,39 @@ final class LuaScript {
 	/** The helpers of the scripts on a topic's own slot. */
 	private static final LuaLibrary TOPIC_LIBRARY = LuaLibrary.parse("topiclib", read("topiclib"));
 
+	/**
+	 * The job scripts that run once or more per job (schedule, timer step, take, take and
+	 * finish): where Redis allows it, they run as functions, see {@link #JOB_FUNCTIONS}. The
+	 * value says whether the function runs while Redis is out of memory: the timer step, the
+	 * take and the finish, which move jobs or free memory (and which, as scripts, start with a
+	 * deletion that Redis lets through), do; a schedule, which adds jobs, is refused.
+	 */
+	private static final Map<String, Boolean> FUNCTIONS = Map.of("schedule", false, "promote", true, "reserve", true,
+			"finish", true);
+
+	/**
+	 * The library of the job scripts that run as functions ({@code FUNCTION LOAD}, Redis 7),
+	 * named after a hash of its source: each version of delayqueue loads its own, and versions
+	 * side by side each call theirs.
+	 */
+	static final FunctionLibrary JOB_FUNCTIONS = FunctionLibrary.of(JOB_LIBRARY, FUNCTIONS);
+
 	private final String name;
 
 	private final byte[] body;
+
+	private final byte @Nullable [] function;
 
 	private final byte[] sha;
 
 	private final int keys;
 
-	private LuaScript(String name, String body, int keys) {
+	private LuaScript(String name, String body, int keys, @Nullable String function) {
 		this.name = name;
 		this.keys = keys;
 		this.body = body.getBytes(StandardCharsets.UTF_8);
 		this.sha = sha1Hex(this.body).getBytes(StandardCharsets.US_ASCII);
+		this.function = (function != null) ? function.getBytes(StandardCharsets.US_ASCII) : null;
 	}
 
 	/**
@@ -41,11 +69,15 @@ final class LuaScript {
 	 * @return the script
 	 */
 	static LuaScript job(String name) {
+		String script = jobScript(name);
+		return new LuaScript(name, JOB_LIBRARY.preludeFor(script) + script, 2,
+				FUNCTIONS.containsKey(name) ? JOB_FUNCTIONS.function(name) : null);
+	}
+
+	private static String jobScript(String name) {
 		// the body runs as a function, so that the state counts it changed are written after
 		// it returns, whichever return it took
-		String script = "local function main()\n" + read(name)
-				+ "\nend\nlocal result = main()\nflush_counts()\nreturn result\n";
-		return new LuaScript(name, JOB_LIBRARY.preludeFor(script) + script, 2);
+		return "local function main()\n" + read(name) + "\nend\nlocal result = main()\nflush_counts()\nreturn result\n";
 	}
 
 	/**
@@ -67,7 +99,7 @@ final class LuaScript {
 	 */
 	static LuaScript topic(String name, int keys) {
 		String script = read(name);
-		return new LuaScript(name, TOPIC_LIBRARY.preludeFor(script) + script, keys);
+		return new LuaScript(name, TOPIC_LIBRARY.preludeFor(script) + script, keys, null);
 	}
 
 	/**
@@ -77,7 +109,7 @@ final class LuaScript {
 	 * @return the script
 	 */
 	static LuaScript standalone(String name, int keys) {
-		return new LuaScript(name, read(name), keys);
+		return new LuaScript(name, read(name), keys, null);
 	}
 
 	private static String read(String name) {
@@ -109,6 +141,15 @@ final class LuaScript {
 		return this.keys;
 	}
 
+	/**
+	 * The name of the function of {@link #JOB_FUNCTIONS} that runs this script.
+	 * @return the function's name, or {@code null} when the script runs only with
+	 * {@code EVALSHA}
+	 */
+	byte @Nullable [] function() {
+		return this.function;
+	}
+
 	String name() {
 		return this.name;
 	}
@@ -124,6 +165,48 @@ final class LuaScript {
 	@Override
 	public String toString() {
 		return this.name + ".lua";
+	}
+
+	/**
+	 * A function library: its name and source for {@code FUNCTION LOAD}.
+	 * @param name the library's name
+	 * @param source the library's source
+	 * @param functions the name of the function of each script
+	 */
+	record FunctionLibrary(String name, byte[] source, Map<String, String> functions) {
+
+		static FunctionLibrary of(LuaLibrary library, Map<String, Boolean> scripts) {
+			// named after the hash of the source with placeholder names, which the names then hold
+			String hash = sha1Hex(source(library, scripts, "delayqueue").getBytes(StandardCharsets.UTF_8))
+				.substring(0, 16);
+			String name = "delayqueue_" + hash;
+			Map<String, String> functions = new TreeMap<>();
+			scripts.keySet().forEach((script) -> functions.put(script, name + "_" + script));
+			return new FunctionLibrary(name, source(library, scripts, name).getBytes(StandardCharsets.UTF_8),
+					Map.copyOf(functions));
+		}
+
+		private static String source(LuaLibrary library, Map<String, Boolean> scripts, String name) {
+			List<LuaLibrary.Function> functions = new ArrayList<>();
+			// in the order of their names: the same source, and hash, on every JVM
+			new TreeMap<>(scripts).forEach((script, allowOom) -> functions
+				.add(new LuaLibrary.Function(name + "_" + script, jobScript(script), allowOom)));
+			return library.functionLibrary(name, functions);
+		}
+
+		/**
+		 * The name of the function that runs a script.
+		 * @param script the script's name
+		 * @return the function's name
+		 */
+		String function(String script) {
+			String function = this.functions.get(script);
+			if (function == null) {
+				throw new IllegalArgumentException("No function runs " + script + ".lua");
+			}
+			return function;
+		}
+
 	}
 
 }

@@ -1,5 +1,6 @@
 package io.github.delayqueue.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,6 +28,17 @@ import org.springframework.util.backoff.ExponentialBackOff;
  * Runs scripts with {@code EVALSHA}, falling back to {@code EVAL} (which caches the script
  * again) when the server answers {@code NOSCRIPT}: after a restart, a failover or a
  * {@code SCRIPT FLUSH}. Translates Redis failures into delayqueue exceptions.
+ * <p>
+ * A script that runs once or more per job ({@link LuaScript#function()}) runs instead as a
+ * function of {@link LuaScript#JOB_FUNCTIONS} with {@code FCALL}, one call at a time, on a
+ * connection that is not a cluster's: a script's helpers are then made once, when the library
+ * is loaded, not on every call. A server without the library (a restart, a failover to a
+ * server without it, {@code FUNCTION FLUSH}) is sent it with {@code FUNCTION LOAD}, then the
+ * call again. A server that refuses functions (Redis 6.2, an ACL without {@code FCALL} or
+ * {@code FUNCTION}) makes the runner use {@code EVALSHA} from then on. Both run the same code
+ * on the same keys, so either way, and instances on either, give the same results. Calls in a
+ * pipeline ({@link #runAll}), which carry many jobs each, and calls on a cluster (whose every
+ * primary would need the library) use {@code EVALSHA}.
  *
  * <p>
  * A script that a Redis Cluster node refused because its slot is being migrated
@@ -41,6 +53,9 @@ final class ScriptRunner {
 
 	private static final Log logger = LogFactory.getLog(ScriptRunner.class);
 
+	/** What {@link #fcall} answers when the call is to be run with {@code EVALSHA} instead. */
+	private static final Object NO_FUNCTION = new Object();
+
 	private final RedisConnectionFactory connectionFactory;
 
 	private final ReplicaWait replicaWait;
@@ -49,9 +64,12 @@ final class ScriptRunner {
 
 	private final Runnable beforeCall;
 
+	/** Whether scripts with a function run with {@code FCALL}: if asked, until the server refuses it. */
+	private volatile boolean functions;
+
 	ScriptRunner(RedisConnectionFactory connectionFactory) {
 		this(connectionFactory, new ReplicaWait(0, Duration.ZERO), () -> {
-		});
+		}, true);
 	}
 
 	/**
@@ -60,9 +78,13 @@ final class ScriptRunner {
 	 * @param replicaWait the replica acknowledgement of replicated writes
 	 * @param beforeCall run before every call to Redis (the start-up checks still to pass);
 	 * what it throws is thrown by the call
+	 * @param functions whether scripts with a function run with {@code FCALL} where the
+	 * server allows it
 	 */
-	ScriptRunner(RedisConnectionFactory connectionFactory, ReplicaWait replicaWait, Runnable beforeCall) {
+	ScriptRunner(RedisConnectionFactory connectionFactory, ReplicaWait replicaWait, Runnable beforeCall,
+			boolean functions) {
 		this.connectionFactory = connectionFactory;
+		this.functions = functions;
 		this.replicaWait = replicaWait;
 		this.beforeCall = beforeCall;
 		ExponentialBackOff backOff = new ExponentialBackOff(10, 2);
@@ -233,7 +255,14 @@ final class ScriptRunner {
 		}
 	}
 
-	private static @Nullable Object evalOnce(RedisConnection connection, LuaScript script, byte[][] keysAndArgs) {
+	private @Nullable Object evalOnce(RedisConnection connection, LuaScript script, byte[][] keysAndArgs) {
+		byte[] function = script.function();
+		if (function != null && this.functions && pipelines(connection)) {
+			Object reply = fcall(connection, function, script.keys(), keysAndArgs);
+			if (reply != NO_FUNCTION) {
+				return reply;
+			}
+		}
 		try {
 			return connection.scriptingCommands().evalSha(script.sha(), ReturnType.MULTI, script.keys(), keysAndArgs);
 		}
@@ -243,6 +272,106 @@ final class ScriptRunner {
 			}
 			return connection.scriptingCommands().eval(script.body(), ReturnType.MULTI, script.keys(), keysAndArgs);
 		}
+	}
+
+	/**
+	 * Calls a script's function, loading the library when the server does not have it.
+	 * @return the reply, or {@link #NO_FUNCTION} when the server refused functions or lost the
+	 * library again right after loading it (nothing ran: run the script with {@code EVALSHA})
+	 */
+	private @Nullable Object fcall(RedisConnection connection, byte[] function, int keys, byte[][] keysAndArgs) {
+		byte[][] args = new byte[keysAndArgs.length + 2][];
+		args[0] = function;
+		args[1] = Integer.toString(keys).getBytes(StandardCharsets.US_ASCII);
+		System.arraycopy(keysAndArgs, 0, args, 2, keysAndArgs.length);
+		try {
+			return RawCommands.execute(connection, "FCALL", args);
+		}
+		catch (DataAccessException ex) {
+			if (!isFunctionMissing(ex)) {
+				return functionsRefused("FCALL", ex);
+			}
+		}
+		if (!loadFunctions(connection)) {
+			return NO_FUNCTION;
+		}
+		try {
+			return RawCommands.execute(connection, "FCALL", args);
+		}
+		catch (DataAccessException ex) {
+			// missing again: flushed since the load, and nothing ran
+			return isFunctionMissing(ex) ? NO_FUNCTION : functionsRefused("FCALL", ex);
+		}
+	}
+
+	/**
+	 * {@link #NO_FUNCTION} after the server refused the command itself ({@link #isRefusal}),
+	 * which changed nothing; otherwise throws the failure.
+	 */
+	private Object functionsRefused(String command, DataAccessException ex) {
+		if (!isRefusal(ex)) {
+			throw ex;
+		}
+		refuseFunctions(command, ex);
+		return NO_FUNCTION;
+	}
+
+	static boolean isFunctionMissing(Throwable ex) {
+		return causeStartsWith(ex, "ERR Function not found");
+	}
+
+	/**
+	 * Sends the library.
+	 * @return whether the server has it now; {@code false} when it refused functions
+	 */
+	private boolean loadFunctions(RedisConnection connection) {
+		LuaScript.FunctionLibrary library = LuaScript.JOB_FUNCTIONS;
+		try {
+			RawCommands.execute(connection, "FUNCTION", "LOAD".getBytes(StandardCharsets.US_ASCII), library.source());
+			logger.debug("Loaded the function library " + library.name());
+			return true;
+		}
+		catch (DataAccessException ex) {
+			if (causeStartsWith(ex, "ERR Library '" + library.name() + "' already exists")) {
+				// another instance loaded it first
+				return true;
+			}
+			if (ex instanceof RedisConnectionFailureException || ex instanceof QueryTimeoutException) {
+				throw ex;
+			}
+			refuseFunctions("FUNCTION LOAD", ex);
+			return false;
+		}
+	}
+
+	private void refuseFunctions(String command, DataAccessException ex) {
+		if (this.functions) {
+			this.functions = false;
+			logger.info("Redis refused " + command + " (" + ex.getMostSpecificCause().getMessage()
+					+ "); delayqueue runs its scripts with EVALSHA from now on, which costs Redis a few"
+					+ " microseconds more per call");
+		}
+	}
+
+	/**
+	 * Whether the server refused a command itself, not a script's run: a server without
+	 * functions (Redis 6.2, a service that renamed the command) or an ACL without them.
+	 */
+	static boolean isRefusal(Throwable ex) {
+		if (causeStartsWith(ex, "ERR unknown command", "ERR unknown subcommand")) {
+			return true;
+		}
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			String message = cause.getMessage();
+			if (message != null && message.startsWith("NOPERM")
+					&& (message.contains("'fcall'") || message.contains("'function"))) {
+				return true;
+			}
+			if (cause.getCause() == cause) {
+				break;
+			}
+		}
+		return false;
 	}
 
 	private static void sleep(long millis) {

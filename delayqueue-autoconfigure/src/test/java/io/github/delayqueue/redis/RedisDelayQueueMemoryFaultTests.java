@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Properties;
 
 import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.FailResult;
@@ -15,16 +16,20 @@ import io.github.delayqueue.test.RedisTestServer;
 import io.github.delayqueue.test.RedisTestServers;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import org.springframework.data.redis.connection.RedisConnection;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
  * Redis runs out of memory ({@code maxmemory} with {@code noeviction}) in the middle of bulk
- * schedules: Redis refuses a script for lack of memory only at its first write, so each
- * script call is refused whole or runs whole, consumers go on (their scripts free memory),
+ * schedules: Redis refuses a script for lack of memory only at its first write, and a function
+ * as it starts, so each call is refused whole or runs whole, consumers go on (their scripts free memory),
  * and once memory is free again everything works. The extension checks the invariant after
  * the test, and the test checks it while memory is still short.
  */
@@ -53,9 +58,29 @@ class RedisDelayQueueMemoryFaultTests {
 		return requests;
 	}
 
-	@Test
-	void runningOutOfMemoryRefusesWholeScriptsAndEveryJobStaysInItsIndex() {
-		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(4));
+	private long usedMemory() {
+		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
+			Properties memory = connection.serverCommands().info("memory");
+			assertThat(memory).isNotNull();
+			return Long.parseLong(memory.getProperty("used_memory"));
+		}
+	}
+
+	private void setMaxMemory(long bytes) {
+		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
+			connection.serverCommands().setConfig("maxmemory", Long.toString(bytes));
+		}
+	}
+
+	/**
+	 * With the per-job scripts as functions (Redis refuses a function that may take memory as
+	 * it starts, and lets those flagged {@code allow-oom} run) and as scripts (refused at the
+	 * first write of a command that may take memory).
+	 */
+	@ParameterizedTest(name = "functions: {0}")
+	@ValueSource(booleans = { true, false })
+	void runningOutOfMemoryRefusesWholeScriptsAndEveryJobStaysInItsIndex(boolean functions) {
+		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(4).functions(functions));
 		queue.scheduleAll(batch("work", 0, 200, "{}".getBytes(StandardCharsets.UTF_8), Duration.ZERO));
 		List<ReservedJob> held = queue.reserve("work", 100, Duration.ofMinutes(5));
 		assertThat(held).hasSize(100);
@@ -79,6 +104,13 @@ class RedisDelayQueueMemoryFaultTests {
 		// whatever part of the refused bulk was written, every job is in its index
 		this.queues.assertInvariant();
 
+		// memory short for certain (the refused pipeline's own input, which Redis held while it
+		// read it, is gone): a schedule is refused
+		setMaxMemory(usedMemory() - 100_000);
+		assertThatExceptionOfType(DelayQueueException.class)
+			.isThrownBy(() -> queue.schedule(batch("filler", -1, 1, big, Duration.ofHours(1)).get(0)))
+			.withMessageContaining("OOM");
+
 		// while memory is short, consumers go on: finish, fail and reserve free or move jobs
 		assertThat(queue.finishAndReserve(held.subList(0, 50), 0, null).stale()).isEmpty();
 		for (ReservedJob job : held.subList(50, 60)) {
@@ -88,6 +120,7 @@ class RedisDelayQueueMemoryFaultTests {
 		this.queues.assertInvariant();
 
 		// memory comes back when the filler goes: schedules work again
+		setMaxMemory(16 * 1024 * 1024);
 		for (int i = 0; i < scheduled + 500; i++) {
 			queue.cancel("filler", "job-" + i);
 		}

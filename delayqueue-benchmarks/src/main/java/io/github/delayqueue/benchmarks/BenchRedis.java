@@ -134,7 +134,9 @@ final class BenchRedis implements AutoCloseable {
 			long calls = Long.parseLong(entry.getValue().replaceAll("^calls=(\\d+),.*$", "$1"));
 			commands += calls;
 			byCommand.put(entry.getKey().substring("cmdstat_".length()), calls);
-			if (entry.getKey().equals("cmdstat_evalsha") || entry.getKey().equals("cmdstat_eval")) {
+			// scripts, and scripts run as functions
+			if (entry.getKey().equals("cmdstat_evalsha") || entry.getKey().equals("cmdstat_eval")
+					|| entry.getKey().equals("cmdstat_fcall")) {
 				scripts += calls;
 			}
 		}

@@ -1,0 +1,272 @@
+package io.github.delayqueue.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.test.RedisTestServer;
+import io.github.delayqueue.test.RedisTestServers;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static io.github.delayqueue.redis.RedisDelayQueueLifecycleTests.request;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The job scripts that run once or more per job run as functions of one library on Redis 7
+ * ({@code FCALL}); the library is loaded when missing; a server that refuses functions gets
+ * {@code EVALSHA} instead. Each test has a server of its own, so that its command counts are its
+ * own.
+ */
+class RedisFunctionsTests {
+
+	private static RedisTestServer redis;
+
+	@RegisterExtension
+	final RedisQueues queues = new RedisQueues(redis);
+
+	@BeforeAll
+	static void startRedis() {
+		redis = RedisTestServers.local().start();
+	}
+
+	@AfterAll
+	static void stopRedis() {
+		redis.close();
+	}
+
+	@BeforeEach
+	void resetServer() {
+		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
+			connection.execute("FUNCTION", bytes("FLUSH"));
+			connection.serverCommands().resetConfigStats();
+		}
+	}
+
+	private static byte[] bytes(String text) {
+		return text.getBytes(StandardCharsets.UTF_8);
+	}
+
+	/**
+	 * Values live at the library's top level, where the helpers capture them, and are worked
+	 * out again by every call: from its own keys and arguments, and whatever an earlier call
+	 * put in them.
+	 */
+	@Test
+	void aCallStartsFromTheValuesItsScriptWouldStartFrom() {
+		LuaLibrary library = LuaLibrary.parse("test", """
+				local K = KEYS[1]
+				local SEEN = {}
+				local LAST = nil
+				local function see(x)
+				  SEEN[#SEEN + 1] = x
+				  LAST = x
+				  return #SEEN
+				end
+				""");
+		String source = library.functionLibrary("dqtest", List.of(
+				new LuaLibrary.Function("dqtest_see", "return { see(K .. ARGV[1]), LAST }", false),
+				new LuaLibrary.Function("dqtest_last", "local before = LAST\nsee('x')\nreturn { before or 'nil', #SEEN }", true)));
+		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
+			RawCommands.execute(connection, "FUNCTION", bytes("LOAD"), bytes(source));
+			for (int i = 0; i < 2; i++) {
+				assertThat(reply(RawCommands.execute(connection, "FCALL", bytes("dqtest_see"), bytes("1"), bytes("k" + i),
+						bytes("a" + i))))
+					.containsExactly("1", "k" + i + "a" + i);
+			}
+			assertThat(reply(RawCommands.execute(connection, "FCALL", bytes("dqtest_last"), bytes("1"), bytes("k"))))
+				.containsExactly("nil", "1");
+		}
+	}
+
+	/** A reply's elements as text. */
+	private static List<String> reply(Object reply) {
+		List<String> texts = new ArrayList<>();
+		for (Object element : (List<?>) reply) {
+			texts.add((element instanceof byte[] text) ? new String(text, StandardCharsets.UTF_8) : String.valueOf(element));
+		}
+		return texts;
+	}
+
+	@Test
+	void theJobScriptsRunAsFunctionsOfOneLibraryLoadedOnFirstUse() throws InterruptedException {
+		RedisDelayQueue queue = this.queues.start();
+		assertLifecycle(queue);
+		Map<String, List<String>> functions = functions();
+		LuaScript.FunctionLibrary library = LuaScript.JOB_FUNCTIONS;
+		assertThat(functions).containsOnlyKeys(library.function("schedule"), library.function("promote"),
+				library.function("reserve"), library.function("finish"));
+		// a schedule is refused while memory is short; what moves or frees jobs runs
+		assertThat(functions.get(library.function("schedule"))).isEmpty();
+		assertThat(functions.get(library.function("finish"))).containsExactly("allow-oom");
+		assertThat(functions.get(library.function("reserve"))).containsExactly("allow-oom");
+		assertThat(functions.get(library.function("promote"))).containsExactly("allow-oom");
+		assertThat(calls("fcall")).isPositive();
+	}
+
+	@Test
+	void aLibraryFlushedWhileTheQueueRunsIsLoadedAgain() throws InterruptedException {
+		RedisDelayQueue queue = this.queues.start();
+		queue.schedule(request("flush", "before", "x", Duration.ofHours(1)));
+		assertThat(functions()).isNotEmpty();
+		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
+			connection.execute("FUNCTION", bytes("FLUSH"));
+		}
+		assertThat(queue.cancel("flush", "before")).isTrue();
+		assertLifecycle(queue);
+		assertThat(functions()).containsKey(LuaScript.JOB_FUNCTIONS.function("schedule"));
+	}
+
+	@Test
+	void jedisRunsTheFunctions() throws InterruptedException {
+		JedisConnectionFactory factory = new JedisConnectionFactory(
+				new RedisStandaloneConfiguration(redis.host(), redis.port()));
+		factory.afterPropertiesSet();
+		factory.start();
+		try {
+			RedisDelayQueue queue = RedisDelayQueue.builder(factory).namespace(this.queues.namespace).build();
+			queue.start();
+			try {
+				assertLifecycle(queue);
+			}
+			finally {
+				queue.stop();
+			}
+		}
+		finally {
+			factory.destroy();
+		}
+		assertThat(calls("fcall")).isPositive();
+	}
+
+	/**
+	 * A user whose ACL refuses {@code FCALL} (refused at the call), or only
+	 * {@code FUNCTION} (refused at the load), gets the same queue with {@code EVALSHA}.
+	 */
+	@ParameterizedTest
+	@ValueSource(strings = { "-fcall -function", "-function" })
+	void aServerThatRefusesFunctionsRunsTheScriptsWithEvalsha(String refused) throws InterruptedException {
+		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
+			List<byte[]> args = new ArrayList<>(List.of(bytes("SETUSER"), bytes("nofunctions"), bytes("reset"),
+					bytes("on"), bytes(">secret"), bytes("~*"), bytes("&*"), bytes("+@all")));
+			for (String rule : refused.split(" ")) {
+				args.add(bytes(rule));
+			}
+			connection.execute("ACL", args.toArray(new byte[0][]));
+		}
+		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(redis.host(), redis.port());
+		configuration.setUsername("nofunctions");
+		configuration.setPassword("secret");
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration,
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(5)).build());
+		factory.afterPropertiesSet();
+		factory.start();
+		try {
+			RedisDelayQueue queue = RedisDelayQueue.builder(factory).namespace(this.queues.namespace).build();
+			queue.start();
+			try {
+				assertLifecycle(queue);
+				// refused once, not tried again
+				long tried = calls("fcall") + rejected("fcall");
+				assertLifecycle(queue);
+				assertThat(calls("fcall") + rejected("fcall")).isEqualTo(tried);
+			}
+			finally {
+				queue.stop();
+			}
+		}
+		finally {
+			factory.destroy();
+		}
+		assertThat(functions()).isEmpty();
+		assertThat(calls("evalsha")).isPositive();
+	}
+
+	private static void assertLifecycle(RedisDelayQueue queue) throws InterruptedException {
+		for (int i = 0; i < 10; i++) {
+			queue.schedule(request("fn", "job-" + i, "{\"i\":" + i + "}", Duration.ofMillis(100)));
+		}
+		try (Consumer consumer = new Consumer(queue, "fn", 2, 5)) {
+			await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(consumer.distinct()).isEqualTo(10));
+			assertThat(consumer.errors).isEmpty();
+		}
+		queue.schedule(request("fn", "now", "x", Duration.ZERO));
+		List<ReservedJob> jobs = queue.reserve("fn", 1, null);
+		assertThat(jobs).hasSize(1);
+		assertThat(queue.finish(jobs.get(0))).isTrue();
+		assertThat(queue.stats().totals().total()).isZero();
+	}
+
+	/** The functions loaded and the flags of each. */
+	private Map<String, List<String>> functions() {
+		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
+			Map<String, List<String>> functions = new HashMap<>();
+			List<?> libraries = (List<?>) RawCommands.execute(connection, "FUNCTION", bytes("LIST"));
+			assertThat(libraries).isNotNull();
+			for (Object library : libraries) {
+				Map<String, Object> fields = fields((List<?>) library);
+				for (Object function : (List<?>) fields.get("functions")) {
+					Map<String, Object> described = fields((List<?>) function);
+					List<String> flags = new ArrayList<>();
+					for (Object flag : (List<?>) described.get("flags")) {
+						flags.add(new String((byte[]) flag, StandardCharsets.UTF_8));
+					}
+					functions.put(new String((byte[]) described.get("name"), StandardCharsets.UTF_8), flags);
+				}
+			}
+			return functions;
+		}
+	}
+
+	private static Map<String, Object> fields(List<?> reply) {
+		Map<String, Object> fields = new HashMap<>();
+		for (int i = 0; i + 1 < reply.size(); i += 2) {
+			fields.put(new String((byte[]) reply.get(i), StandardCharsets.UTF_8), reply.get(i + 1));
+		}
+		return fields;
+	}
+
+	/** How many times the server ran a command since the test started. */
+	private long calls(String command) {
+		return commandStat(command, "calls");
+	}
+
+	/** How many times the server refused a command before running it since the test started. */
+	private long rejected(String command) {
+		return commandStat(command, "rejected_calls");
+	}
+
+	private long commandStat(String command, String field) {
+		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
+			Properties stats = connection.serverCommands().info("commandstats");
+			String line = (stats != null) ? stats.getProperty("cmdstat_" + command) : null;
+			if (line == null) {
+				return 0;
+			}
+			for (String stat : line.split(",")) {
+				if (stat.startsWith(field + "=")) {
+					return Long.parseLong(stat.substring(field.length() + 1));
+				}
+			}
+			throw new IllegalStateException("No " + field + " in " + line);
+		}
+	}
+
+}
