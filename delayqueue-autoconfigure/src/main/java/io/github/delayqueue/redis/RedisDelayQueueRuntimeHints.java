@@ -8,7 +8,8 @@ import org.springframework.aot.hint.RuntimeHintsRegistrar;
 /**
  * What the Redis queue reads at run time that a native image must hold: its Lua scripts,
  * loaded as resources of this package ({@link LuaScript}), and the driver types it looks for
- * on the class path to send {@code WAIT} ({@link ReplicaWait}). Registered through
+ * on the class path to send {@code WAIT} ({@link ReplicaWait}) and {@code FCALL}
+ * ({@link RawCommands}). Registered through
  * {@code META-INF/spring/aot.factories}: an application that builds its queue without the
  * auto-configuration needs them too.
  */
@@ -22,6 +23,7 @@ class RedisDelayQueueRuntimeHints implements RuntimeHintsRegistrar {
 		hints.resources().registerPattern(SCRIPTS);
 		hints.reflection().registerTypeIfPresent(classLoader, ReplicaWait.LETTUCE_COMMANDS);
 		hints.reflection().registerTypeIfPresent(classLoader, ReplicaWait.JEDIS_CLIENT);
+		hints.reflection().registerTypeIfPresent(classLoader, RawCommands.LETTUCE_OUTPUT);
 	}
 
 }

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Function;
 
 import io.github.delayqueue.core.DelayQueueConnectionException;
@@ -31,15 +32,21 @@ import org.springframework.util.backoff.ExponentialBackOff;
  * <p>
  * A script that runs once or more per job ({@link LuaScript#function()}) runs instead as a
  * function of {@link LuaScript#JOB_FUNCTIONS} with {@code FCALL}, one call at a time, on a
- * connection that is not a cluster's: a script's helpers are then made once, when the library
- * is loaded, not on every call. A server without the library (a restart, a failover to a
- * server without it, {@code FUNCTION FLUSH}) is sent it with {@code FUNCTION LOAD}, then the
- * call again. A server that refuses functions (Redis 6.2, an ACL without {@code FCALL} or
- * {@code FUNCTION}) makes the runner use {@code EVALSHA} from then on. Both run the same code
- * on the same keys, so either way, and instances on either, give the same results. Calls in a
- * pipeline ({@link #runAll}), which carry many jobs each, and calls on a cluster (whose every
+ * Lettuce or Jedis connection that is not a cluster's: a script's helpers are then made once,
+ * when the library is loaded, not on every call. A server without the library (a restart, a
+ * failover to a server without it, {@code FUNCTION FLUSH}) is sent it with
+ * {@code FUNCTION LOAD}, then the call again. A server that refuses functions (Redis 6.2, an ACL
+ * without {@code FCALL} or {@code FUNCTION}, a proxy that does not pass them on) makes the
+ * runner use {@code EVALSHA} for a while ({@link #REFUSAL_RETRY}), then try again. A call falls back to
+ * {@code EVALSHA} only after an error reply that shows nothing ran ({@link #isRefusal}), never
+ * after a lost connection. Function and script run the same code on the same keys, so
+ * instances on either give the same results; what differs is when Redis refuses them for its
+ * state: a function as it starts, on a read-only replica or while memory is short (but the
+ * timer step, the take and the finish, flagged {@code allow-oom}, run then), a script at its
+ * first write of a command that may take memory.
+ * A running function is stopped with {@code FUNCTION KILL}, not {@code SCRIPT KILL}. Calls in
+ * a pipeline ({@link #runAll}), which carry many jobs each, and calls on a cluster (whose every
  * primary would need the library) use {@code EVALSHA}.
- *
  * <p>
  * A script that a Redis Cluster node refused because its slot is being migrated
  * ({@code TRYAGAIN}, {@code ASK}, {@code MOVED}, {@code CLUSTERDOWN}) changed nothing (every job
@@ -56,6 +63,22 @@ final class ScriptRunner {
 	/** What {@link #fcall} answers when the call is to be run with {@code EVALSHA} instead. */
 	private static final Object NO_FUNCTION = new Object();
 
+	/** How long after a refusal of functions the runner uses {@code EVALSHA} before it tries again. */
+	static final Duration REFUSAL_RETRY = Duration.ofMinutes(10);
+
+	/** The drivers' exceptions for an error reply of Redis (Lettuce's, Jedis's, with their subclasses). */
+	private static final Set<String> ERROR_REPLIES = Set.of("io.lettuce.core.RedisCommandExecutionException",
+			"redis.clients.jedis.exceptions.JedisDataException");
+
+	/** What Redis puts in the error of a script or function that ran (where it failed). */
+	private static final List<String> RAN = List.of("@user_function", "@user_script", "user_function:", "user_script:",
+			"in script", "from script");
+
+	/** The error codes of a server's state, which refuses {@code EVALSHA} as much as {@code FCALL}. */
+	private static final List<String> SERVER_STATES = List.of("OOM", "BUSY", "READONLY", "NOREPLICAS", "MISCONF",
+			"LOADING", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "MOVED", "ASK", "NOAUTH", "WRONGPASS", "NOSCRIPT",
+			"EXECABORT", "UNBLOCKED");
+
 	private final RedisConnectionFactory connectionFactory;
 
 	private final ReplicaWait replicaWait;
@@ -64,8 +87,16 @@ final class ScriptRunner {
 
 	private final Runnable beforeCall;
 
-	/** Whether scripts with a function run with {@code FCALL}: if asked, until the server refuses it. */
-	private volatile boolean functions;
+	/** Whether scripts with a function run with {@code FCALL} where the server allows it. */
+	private final boolean functions;
+
+	private final Duration refusalRetry;
+
+	/** Whether the server refused functions ({@link #refuseFunctions}), last at {@link #refusedAt}. */
+	private volatile boolean refused;
+
+	/** When the server last refused functions ({@link System#nanoTime()}). */
+	private volatile long refusedAt;
 
 	ScriptRunner(RedisConnectionFactory connectionFactory) {
 		this(connectionFactory, new ReplicaWait(0, Duration.ZERO), () -> {
@@ -83,8 +114,23 @@ final class ScriptRunner {
 	 */
 	ScriptRunner(RedisConnectionFactory connectionFactory, ReplicaWait replicaWait, Runnable beforeCall,
 			boolean functions) {
+		this(connectionFactory, replicaWait, beforeCall, functions, REFUSAL_RETRY);
+	}
+
+	/**
+	 * Creates a runner that tries functions again at another interval after a refusal.
+	 * @param connectionFactory the connection factory
+	 * @param replicaWait the replica acknowledgement of replicated writes
+	 * @param beforeCall run before every call to Redis
+	 * @param functions whether scripts with a function run with {@code FCALL} where the
+	 * server allows it
+	 * @param refusalRetry how long after a refusal of functions to try them again
+	 */
+	ScriptRunner(RedisConnectionFactory connectionFactory, ReplicaWait replicaWait, Runnable beforeCall,
+			boolean functions, Duration refusalRetry) {
 		this.connectionFactory = connectionFactory;
 		this.functions = functions;
+		this.refusalRetry = refusalRetry;
 		this.replicaWait = replicaWait;
 		this.beforeCall = beforeCall;
 		ExponentialBackOff backOff = new ExponentialBackOff(10, 2);
@@ -257,7 +303,7 @@ final class ScriptRunner {
 
 	private @Nullable Object evalOnce(RedisConnection connection, LuaScript script, byte[][] keysAndArgs) {
 		byte[] function = script.function();
-		if (function != null && this.functions && pipelines(connection)) {
+		if (function != null && functionsNow() && pipelines(connection) && RawCommands.supports(connection)) {
 			Object reply = fcall(connection, function, script.keys(), keysAndArgs);
 			if (reply != NO_FUNCTION) {
 				return reply;
@@ -274,10 +320,16 @@ final class ScriptRunner {
 		}
 	}
 
+	/** Whether to try functions now: asked for, and not refused within the retry interval. */
+	private boolean functionsNow() {
+		return this.functions && (!this.refused || System.nanoTime() - this.refusedAt >= this.refusalRetry.toNanos());
+	}
+
 	/**
 	 * Calls a script's function, loading the library when the server does not have it.
-	 * @return the reply, or {@link #NO_FUNCTION} when the server refused functions or lost the
-	 * library again right after loading it (nothing ran: run the script with {@code EVALSHA})
+	 * @return the reply, or {@link #NO_FUNCTION} when nothing ran and the call is to run with
+	 * {@code EVALSHA}: the server refused functions, could not load the library now, or lost
+	 * it again right after loading it
 	 */
 	private @Nullable Object fcall(RedisConnection connection, byte[] function, int keys, byte[][] keysAndArgs) {
 		byte[][] args = new byte[keysAndArgs.length + 2][];
@@ -285,30 +337,39 @@ final class ScriptRunner {
 		args[1] = Integer.toString(keys).getBytes(StandardCharsets.US_ASCII);
 		System.arraycopy(keysAndArgs, 0, args, 2, keysAndArgs.length);
 		try {
-			return RawCommands.execute(connection, "FCALL", args);
+			return called(RawCommands.execute(connection, "FCALL", args));
 		}
 		catch (DataAccessException ex) {
 			if (!isFunctionMissing(ex)) {
-				return functionsRefused("FCALL", ex);
+				return unlessRefused("FCALL", ex);
 			}
 		}
 		if (!loadFunctions(connection)) {
 			return NO_FUNCTION;
 		}
 		try {
-			return RawCommands.execute(connection, "FCALL", args);
+			return called(RawCommands.execute(connection, "FCALL", args));
 		}
 		catch (DataAccessException ex) {
 			// missing again: flushed since the load, and nothing ran
-			return isFunctionMissing(ex) ? NO_FUNCTION : functionsRefused("FCALL", ex);
+			return isFunctionMissing(ex) ? NO_FUNCTION : unlessRefused("FCALL", ex);
 		}
 	}
 
+	private @Nullable Object called(@Nullable Object reply) {
+		if (this.refused) {
+			// functions work again (the server was upgraded, the ACL widened)
+			this.refused = false;
+			logger.info("Redis runs the per-job scripts as functions again");
+		}
+		return reply;
+	}
+
 	/**
-	 * {@link #NO_FUNCTION} after the server refused the command itself ({@link #isRefusal}),
-	 * which changed nothing; otherwise throws the failure.
+	 * {@link #NO_FUNCTION} after the server refused the command itself
+	 * ({@link #isRefusal}), which ran nothing; otherwise throws the failure.
 	 */
-	private Object functionsRefused(String command, DataAccessException ex) {
+	private Object unlessRefused(String command, DataAccessException ex) {
 		if (!isRefusal(ex)) {
 			throw ex;
 		}
@@ -317,12 +378,16 @@ final class ScriptRunner {
 	}
 
 	static boolean isFunctionMissing(Throwable ex) {
-		return causeStartsWith(ex, "ERR Function not found");
+		String reply = errorReply(ex);
+		return reply != null && reply.startsWith("ERR Function not found");
 	}
 
 	/**
 	 * Sends the library.
-	 * @return whether the server has it now; {@code false} when it refused functions
+	 * @return whether the server has it now; {@code false} when it refused functions or could
+	 * not load the library now (out of memory, a read-only replica): the call runs with
+	 * {@code EVALSHA}, which meets the same state or not
+	 * @throws DataAccessException when Redis did not answer
 	 */
 	private boolean loadFunctions(RedisConnection connection) {
 		LuaScript.FunctionLibrary library = LuaScript.JOB_FUNCTIONS;
@@ -332,43 +397,87 @@ final class ScriptRunner {
 			return true;
 		}
 		catch (DataAccessException ex) {
-			if (causeStartsWith(ex, "ERR Library '" + library.name() + "' already exists")) {
-				// another instance loaded it first
-				return true;
-			}
-			if (ex instanceof RedisConnectionFailureException || ex instanceof QueryTimeoutException) {
+			String reply = errorReply(ex);
+			if (reply == null) {
 				throw ex;
 			}
-			refuseFunctions("FUNCTION LOAD", ex);
+			if (reply.startsWith("ERR Library '" + library.name() + "' already exists")) {
+				// another connection loaded it first
+				return true;
+			}
+			if (isRefusal(ex)) {
+				refuseFunctions("FUNCTION LOAD", ex);
+			}
+			else if (logger.isDebugEnabled()) {
+				logger.debug("Could not load the function library " + library.name() + " (" + reply
+						+ "); this call runs with EVALSHA");
+			}
 			return false;
 		}
 	}
 
 	private void refuseFunctions(String command, DataAccessException ex) {
-		if (this.functions) {
-			this.functions = false;
-			logger.info("Redis refused " + command + " (" + ex.getMostSpecificCause().getMessage()
-					+ "); delayqueue runs its scripts with EVALSHA from now on, which costs Redis a few"
-					+ " microseconds more per call");
+		boolean first = !this.refused;
+		this.refusedAt = System.nanoTime();
+		this.refused = true;
+		String message = "Redis refused " + command + " (" + errorReply(ex) + "); delayqueue runs its scripts with"
+				+ " EVALSHA (a few microseconds more of Redis time per call) and tries functions again in "
+				+ this.refusalRetry.toSeconds() + " s; delayqueue.redis.functions=false uses EVALSHA always";
+		if (first) {
+			logger.info(message);
+		}
+		else if (logger.isDebugEnabled()) {
+			logger.debug(message);
 		}
 	}
 
 	/**
-	 * Whether the server refused a command itself, not a script's run: a server without
-	 * functions (Redis 6.2, a service that renamed the command) or an ACL without them.
+	 * Whether Redis refused a command itself, so that nothing ran: an error reply (not a lost
+	 * connection or a time-out, after which the command may have run), which no script or
+	 * function wrote (Redis names the script's line in those), and which is not a state of the
+	 * server that refuses {@code EVALSHA} alike (out of memory, busy, read-only, loading, a
+	 * slot moving, ...). What remains is a server without functions (Redis 6.2, a proxy or a
+	 * service that does not pass them on) or an ACL without them.
 	 */
 	static boolean isRefusal(Throwable ex) {
-		if (causeStartsWith(ex, "ERR unknown command", "ERR unknown subcommand")) {
-			return true;
+		String reply = errorReply(ex);
+		if (reply == null) {
+			return false;
 		}
+		for (String ran : RAN) {
+			if (reply.contains(ran)) {
+				return false;
+			}
+		}
+		for (String state : SERVER_STATES) {
+			if (reply.startsWith(state)) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/**
+	 * The text of Redis's error reply among a failure's causes.
+	 * @return the reply, or {@code null} when Redis gave none (the connection failed, the call
+	 * timed out)
+	 */
+	static @Nullable String errorReply(Throwable ex) {
 		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-			String message = cause.getMessage();
-			if (message != null && message.startsWith("NOPERM")
-					&& (message.contains("'fcall'") || message.contains("'function"))) {
-				return true;
+			if (cause.getMessage() != null && isErrorReply(cause.getClass())) {
+				return cause.getMessage();
 			}
 			if (cause.getCause() == cause) {
 				break;
+			}
+		}
+		return null;
+	}
+
+	private static boolean isErrorReply(Class<?> type) {
+		for (Class<?> candidate = type; candidate != null; candidate = candidate.getSuperclass()) {
+			if (ERROR_REPLIES.contains(candidate.getName())) {
+				return true;
 			}
 		}
 		return false;

@@ -52,10 +52,12 @@ class DelayQueueRuntimeHintsTests {
 	}
 
 	@Test
-	void theDriverTypesThatSendWaitCanBeLookedFor() {
+	void theDriverTypesThatSendWaitAndFcallCanBeLookedFor() {
 		registerAotFactories();
 		assertThat(RuntimeHintsPredicates.reflection().onType(RedisClusterAsyncCommands.class)).accepts(this.hints);
 		assertThat(RuntimeHintsPredicates.reflection().onType(Jedis.class)).accepts(this.hints);
+		assertThat(RuntimeHintsPredicates.reflection().onType(io.lettuce.core.output.NestedMultiOutput.class))
+			.accepts(this.hints);
 	}
 
 	@Test

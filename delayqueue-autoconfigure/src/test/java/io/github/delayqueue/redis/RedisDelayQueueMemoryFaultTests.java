@@ -80,6 +80,9 @@ class RedisDelayQueueMemoryFaultTests {
 	@ParameterizedTest(name = "functions: {0}")
 	@ValueSource(booleans = { true, false })
 	void runningOutOfMemoryRefusesWholeScriptsAndEveryJobStaysInItsIndex(boolean functions) {
+		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
+			connection.serverCommands().resetConfigStats();
+		}
 		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(4).functions(functions));
 		queue.scheduleAll(batch("work", 0, 200, "{}".getBytes(StandardCharsets.UTF_8), Duration.ZERO));
 		List<ReservedJob> held = queue.reserve("work", 100, Duration.ofMinutes(5));
@@ -128,6 +131,35 @@ class RedisDelayQueueMemoryFaultTests {
 				queue.scheduleAll(batch("after", 0, 100, "{}".getBytes(StandardCharsets.UTF_8), Duration.ZERO)))
 			.hasSize(100));
 		assertThat(queue.stats().topics().get("after").ready()).isEqualTo(100);
+		// the path asked for was the one taken (Redis 6.2, the embedded binary, has no functions)
+		if (functions && majorVersion() >= 7) {
+			assertThat(commandStat("fcall", "calls") - commandStat("fcall", "failed_calls")).isPositive();
+		}
+		else {
+			assertThat(commandStat("fcall", "calls")).isZero();
+		}
+	}
+
+	private int majorVersion() {
+		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
+			Properties server = connection.serverCommands().info("server");
+			assertThat(server).isNotNull();
+			String version = server.getProperty("redis_version");
+			return Integer.parseInt(version.substring(0, version.indexOf('.')));
+		}
+	}
+
+	private long commandStat(String command, String field) {
+		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
+			Properties stats = connection.serverCommands().info("commandstats");
+			assertThat(stats).isNotNull();
+			for (String stat : stats.getProperty("cmdstat_" + command, "").split(",")) {
+				if (stat.startsWith(field + "=")) {
+					return Long.parseLong(stat.substring(field.length() + 1));
+				}
+			}
+			return 0;
+		}
 	}
 
 }

@@ -1,5 +1,8 @@
 package io.github.delayqueue.redis;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,6 +14,7 @@ import java.util.Properties;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.test.RedisTestServer;
 import io.github.delayqueue.test.RedisTestServers;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -20,6 +24,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
@@ -28,6 +33,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import static io.github.delayqueue.redis.RedisDelayQueueLifecycleTests.request;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The job scripts that run once or more per job run as functions of one library on Redis 7
@@ -55,6 +61,13 @@ class RedisFunctionsTests {
 	@BeforeEach
 	void resetServer() {
 		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
+			Properties server = connection.serverCommands().info("server");
+			assertThat(server).isNotNull();
+			String version = server.getProperty("redis_version");
+			// the embedded binary of a machine without redis-server is 6.2, which has no functions
+			// (CompatibilityTests runs the queue there, with EVALSHA)
+			assumeTrue(Integer.parseInt(version.substring(0, version.indexOf('.'))) >= 7,
+					"Redis functions need Redis 7 or newer; this server runs " + version);
 			connection.execute("FUNCTION", bytes("FLUSH"));
 			connection.serverCommands().resetConfigStats();
 		}
@@ -118,7 +131,7 @@ class RedisFunctionsTests {
 		assertThat(functions.get(library.function("finish"))).containsExactly("allow-oom");
 		assertThat(functions.get(library.function("reserve"))).containsExactly("allow-oom");
 		assertThat(functions.get(library.function("promote"))).containsExactly("allow-oom");
-		assertThat(calls("fcall")).isPositive();
+		assertThat(succeeded("fcall")).isPositive();
 	}
 
 	@Test
@@ -153,7 +166,85 @@ class RedisFunctionsTests {
 		finally {
 			factory.destroy();
 		}
-		assertThat(calls("fcall")).isPositive();
+		assertThat(functions()).containsKey(LuaScript.JOB_FUNCTIONS.function("schedule"));
+		assertThat(succeeded("fcall")).isPositive();
+	}
+
+	/**
+	 * A connection the runner cannot read raw replies from (a decorated one here) gets
+	 * {@code EVALSHA}: {@code FCALL} is never sent on it.
+	 */
+	@Test
+	void aConnectionOtherThanLettucesOrJedisRunsTheScriptsWithEvalsha() throws InterruptedException {
+		RedisConnectionFactory real = this.queues.connectionFactory();
+		RedisConnectionFactory decorated = (RedisConnectionFactory) Proxy.newProxyInstance(
+				getClass().getClassLoader(), new Class<?>[] { RedisConnectionFactory.class }, (proxy, method, args) -> {
+					Object result = invoke(real, method, args);
+					if (result instanceof RedisConnection connection) {
+						return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { RedisConnection.class },
+								(p, m, a) -> invoke(connection, m, a));
+					}
+					return result;
+				});
+		RedisDelayQueue queue = RedisDelayQueue.builder(decorated).namespace(this.queues.namespace).build();
+		queue.start();
+		try {
+			assertLifecycle(queue);
+		}
+		finally {
+			queue.stop();
+		}
+		assertThat(calls("fcall") + rejected("fcall")).isZero();
+		assertThat(functions()).isEmpty();
+		assertThat(calls("evalsha")).isPositive();
+	}
+
+	private static @Nullable Object invoke(Object target, Method method, @Nullable Object[] args) throws Throwable {
+		try {
+			return method.invoke(target, args);
+		}
+		catch (InvocationTargetException ex) {
+			throw ex.getCause();
+		}
+	}
+
+	/** After a refusal the runner uses EVALSHA, and tries functions again once the interval is over. */
+	@Test
+	void functionsAreTriedAgainAfterARefusal() {
+		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
+			connection.execute("ACL", bytes("SETUSER"), bytes("later"), bytes("reset"), bytes("on"), bytes(">secret"),
+					bytes("~*"), bytes("&*"), bytes("+@all"), bytes("-fcall"), bytes("-function"));
+		}
+		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(redis.host(), redis.port());
+		configuration.setUsername("later");
+		configuration.setPassword("secret");
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration,
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(5)).build());
+		factory.afterPropertiesSet();
+		factory.start();
+		try {
+			KeySpace keys = new KeySpace(this.queues.namespace, 1);
+			QueueScripts scripts = new QueueScripts(new ScriptRunner(factory, new ReplicaWait(0, Duration.ZERO), () -> {
+			}, true, Duration.ofMillis(300)), keys);
+			scripts.promote(0, 10, false, false);
+			assertThat(succeeded("fcall")).isZero();
+			assertThat(rejected("fcall")).isEqualTo(1);
+			long evalsha = calls("evalsha");
+			scripts.promote(0, 10, false, false);
+			// within the interval: not tried
+			assertThat(rejected("fcall")).isEqualTo(1);
+			assertThat(calls("evalsha")).isEqualTo(evalsha + 1);
+			try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
+				connection.execute("ACL", bytes("SETUSER"), bytes("later"), bytes("+fcall"), bytes("+function"));
+			}
+			await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+				scripts.promote(0, 10, false, false);
+				assertThat(succeeded("fcall")).isPositive();
+			});
+		}
+		finally {
+			factory.destroy();
+		}
 	}
 
 	/**
@@ -246,6 +337,11 @@ class RedisFunctionsTests {
 	/** How many times the server ran a command since the test started. */
 	private long calls(String command) {
 		return commandStat(command, "calls");
+	}
+
+	/** How many times a command the server ran did not fail. */
+	private long succeeded(String command) {
+		return commandStat(command, "calls") - commandStat(command, "failed_calls");
 	}
 
 	/** How many times the server refused a command before running it since the test started. */

@@ -187,7 +187,8 @@ final class BenchRedis implements AutoCloseable {
 
 	/**
 	 * Commands Redis ran, as {@code INFO commandstats} counts them: every command, those a
-	 * script runs included, and of them the script calls ({@code EVALSHA}, {@code EVAL}).
+	 * script runs included, and of them the script calls ({@code EVALSHA}, {@code EVAL},
+	 * {@code FCALL}).
 	 *
 	 * @param commands every command
 	 * @param scripts the script calls among them
