@@ -45,6 +45,9 @@ final class LuaLibrary {
 	/** A call: a name, or names joined by dots or a colon, then an opening parenthesis. */
 	private static final Pattern CALL = Pattern.compile("([A-Za-z_][\\w.:]*)\\s*\\(");
 
+	/** What could make a function reply with an error of its own: see {@link #checkErrorsNamed}. */
+	private static final Pattern UNMARKED_ERRORS = Pattern.compile("\\berror_reply\\b|\\bpcall\\b|[{,]\\s*err\\s*=");
+
 	/** What a value may name besides its own names, earlier values and pure calls. */
 	private static final Set<String> VALUE_WORDS = Set.of("KEYS", "ARGV", "nil", "true", "false", "and", "or", "not");
 
@@ -259,7 +262,9 @@ final class LuaLibrary {
 			BitSet needed = kept(function.script());
 			kept.add(needed);
 			used.or(needed);
+			checkErrorsNamed(function.name(), function.script());
 		}
+		used.stream().forEach((index) -> checkErrorsNamed(library, this.declarations.get(index).text()));
 		StringBuilder source = new StringBuilder("#!lua name=").append(library).append('\n');
 		source.append("local KEYS, ARGV\n");
 		used.stream().mapToObj(this.declarations::get).forEach((declaration) -> source
@@ -274,6 +279,21 @@ final class LuaLibrary {
 			source.append(function.script()).append("\nend}\n");
 		}
 		return source.toString();
+	}
+
+	/**
+	 * Refuses code that could make a function reply with an error Redis does not mark as the
+	 * function's: {@code redis.error_reply}, an {@code err} field of a returned table, and
+	 * {@code pcall}, whose caught errors could be returned. An error of a function that ran is
+	 * then always one Redis raised at a line of it, which the caller tells from a refusal of
+	 * {@code FCALL} itself (after which the script may run with {@code EVALSHA}, as nothing ran).
+	 */
+	private static void checkErrorsNamed(String where, String lua) {
+		Matcher unmarked = UNMARKED_ERRORS.matcher(code(lua));
+		if (unmarked.find()) {
+			throw new IllegalStateException(where + " may reply with an error Redis does not mark as a function's ("
+					+ unmarked.group().strip() + "): raise errors with error() in the scripts that run as functions");
+		}
 	}
 
 	/**

@@ -668,10 +668,12 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		/**
 		 * Whether the scripts that run once or more per job (schedule, timer step, take,
 		 * finish) run as Redis functions ({@code FUNCTION LOAD} once, then {@code FCALL}),
-		 * which costs Redis a few microseconds less per call than {@code EVALSHA}; default
-		 * true. Only where the server allows: Redis 7 or newer, not a cluster, an ACL that
-		 * permits {@code FCALL} and {@code FUNCTION}; elsewhere {@code EVALSHA}. False:
-		 * {@code EVALSHA} always, and no function library is loaded into Redis.
+		 * which costs Redis 6-9 microseconds less per call than {@code EVALSHA}; default true.
+		 * Only where the server allows: Redis 7 or newer, not a cluster, a Lettuce or Jedis
+		 * connection of Spring Data Redis, an ACL that permits {@code FCALL} and
+		 * {@code FUNCTION LOAD}; elsewhere, and for pipelined calls, {@code EVALSHA}. False:
+		 * {@code EVALSHA} always, and no function library is loaded into Redis (behind a proxy
+		 * that drops the connection on commands it does not know).
 		 * @param functions whether to run scripts as functions where Redis allows
 		 * @return this builder
 		 */

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
 import io.github.delayqueue.core.DelayQueueConnectionException;
@@ -35,11 +36,13 @@ import org.springframework.util.backoff.ExponentialBackOff;
  * Lettuce or Jedis connection that is not a cluster's: a script's helpers are then made once,
  * when the library is loaded, not on every call. A server without the library (a restart, a
  * failover to a server without it, {@code FUNCTION FLUSH}) is sent it with
- * {@code FUNCTION LOAD}, then the call again. A server that refuses functions (Redis 6.2, an ACL
- * without {@code FCALL} or {@code FUNCTION}, a proxy that does not pass them on) makes the
- * runner use {@code EVALSHA} for a while ({@link #REFUSAL_RETRY}), then try again. A call falls back to
- * {@code EVALSHA} only after an error reply that shows nothing ran ({@link #isRefusal}), never
- * after a lost connection. Function and script run the same code on the same keys, so
+ * {@code FUNCTION LOAD}, then the call again. A server that refuses functions (Redis 6.2, a
+ * proxy that answers it does not know them) makes the runner use {@code EVALSHA} for
+ * {@link #REFUSAL_RETRY}, then try again; an ACL that refuses them, for good (ACL changes
+ * take a restart: a retry would only fill {@code ACL LOG}); a server that cannot load the
+ * library for its state (out of memory, read-only), for {@link #LOAD_RETRY}. A call falls
+ * back to {@code EVALSHA} only after an error reply that shows nothing ran
+ * ({@link #isRefusal}), never after a lost connection or a time-out. Function and script run the same code on the same keys, so
  * instances on either give the same results; what differs is when Redis refuses them for its
  * state: a function as it starts, on a read-only replica or while memory is short (but the
  * timer step, the take and the finish, flagged {@code allow-oom}, run then), a script at its
@@ -65,6 +68,9 @@ final class ScriptRunner {
 
 	/** How long after a refusal of functions the runner uses {@code EVALSHA} before it tries again. */
 	static final Duration REFUSAL_RETRY = Duration.ofMinutes(10);
+
+	/** How long after the server could not load the library for its state the runner uses {@code EVALSHA}. */
+	static final Duration LOAD_RETRY = Duration.ofSeconds(5);
 
 	/** The drivers' exceptions for an error reply of Redis (Lettuce's, Jedis's, with their subclasses). */
 	private static final Set<String> ERROR_REPLIES = Set.of("io.lettuce.core.RedisCommandExecutionException",
@@ -92,11 +98,14 @@ final class ScriptRunner {
 
 	private final Duration refusalRetry;
 
-	/** Whether the server refused functions ({@link #refuseFunctions}), last at {@link #refusedAt}. */
-	private volatile boolean refused;
+	/** Whether functions are paused (refused or not loadable), until {@link #resumeAt}. */
+	private final AtomicBoolean paused = new AtomicBoolean();
 
-	/** When the server last refused functions ({@link System#nanoTime()}). */
-	private volatile long refusedAt;
+	/** When paused functions are tried again ({@link System#nanoTime()}). */
+	private volatile long resumeAt;
+
+	/** Whether an ACL refused functions: they are not tried again. */
+	private volatile boolean forbidden;
 
 	ScriptRunner(RedisConnectionFactory connectionFactory) {
 		this(connectionFactory, new ReplicaWait(0, Duration.ZERO), () -> {
@@ -320,9 +329,14 @@ final class ScriptRunner {
 		}
 	}
 
-	/** Whether to try functions now: asked for, and not refused within the retry interval. */
+	/** Whether to try functions now: asked for, not forbidden, not paused. */
 	private boolean functionsNow() {
-		return this.functions && (!this.refused || System.nanoTime() - this.refusedAt >= this.refusalRetry.toNanos());
+		return this.functions && !this.forbidden && (!this.paused.get() || System.nanoTime() - this.resumeAt >= 0);
+	}
+
+	private void pause(Duration duration) {
+		this.resumeAt = System.nanoTime() + duration.toNanos();
+		this.paused.set(true);
 	}
 
 	/**
@@ -357,9 +371,8 @@ final class ScriptRunner {
 	}
 
 	private @Nullable Object called(@Nullable Object reply) {
-		if (this.refused) {
-			// functions work again (the server was upgraded, the ACL widened)
-			this.refused = false;
+		if (this.paused.get() && this.paused.compareAndSet(true, false)) {
+			// functions work again (the server was upgraded, memory freed)
 			logger.info("Redis runs the per-job scripts as functions again");
 		}
 		return reply;
@@ -408,21 +421,33 @@ final class ScriptRunner {
 			if (isRefusal(ex)) {
 				refuseFunctions("FUNCTION LOAD", ex);
 			}
-			else if (logger.isDebugEnabled()) {
-				logger.debug("Could not load the function library " + library.name() + " (" + reply
-						+ "); this call runs with EVALSHA");
+			else {
+				// the server's state (out of memory, read-only): EVALSHA meanwhile, rather than
+				// three round trips per call
+				pause(LOAD_RETRY);
+				if (logger.isDebugEnabled()) {
+					logger.debug("Could not load the function library " + library.name() + " (" + reply
+							+ "); the per-job scripts run with EVALSHA for " + LOAD_RETRY.toSeconds() + " s");
+				}
 			}
 			return false;
 		}
 	}
 
 	private void refuseFunctions(String command, DataAccessException ex) {
-		boolean first = !this.refused;
-		this.refusedAt = System.nanoTime();
-		this.refused = true;
-		String message = "Redis refused " + command + " (" + errorReply(ex) + "); delayqueue runs its scripts with"
-				+ " EVALSHA (a few microseconds more of Redis time per call) and tries functions again in "
-				+ this.refusalRetry.toSeconds() + " s; delayqueue.redis.functions=false uses EVALSHA always";
+		String reply = errorReply(ex);
+		String message = "Redis refused " + command + " (" + reply + "); delayqueue runs its scripts with EVALSHA"
+				+ " (a few microseconds more of Redis time per call)";
+		if (reply != null && reply.startsWith("NOPERM")) {
+			this.forbidden = true;
+			logger.info(message + " until it restarts: grant the user +fcall +function|load to run them as"
+					+ " functions, or set delayqueue.redis.functions=false to send neither");
+			return;
+		}
+		this.resumeAt = System.nanoTime() + this.refusalRetry.toNanos();
+		boolean first = !this.paused.getAndSet(true);
+		message += " and tries functions again in " + this.refusalRetry.toSeconds()
+				+ " s; delayqueue.redis.functions=false uses EVALSHA always";
 		if (first) {
 			logger.info(message);
 		}
@@ -433,16 +458,22 @@ final class ScriptRunner {
 
 	/**
 	 * Whether Redis refused a command itself, so that nothing ran: an error reply (not a lost
-	 * connection or a time-out, after which the command may have run), which no script or
-	 * function wrote (Redis names the script's line in those), and which is not a state of the
-	 * server that refuses {@code EVALSHA} alike (out of memory, busy, read-only, loading, a
-	 * slot moving, ...). What remains is a server without functions (Redis 6.2, a proxy or a
-	 * service that does not pass them on) or an ACL without them.
+	 * connection or a time-out, after which the command may have run), which no function raised
+	 * (Redis names the function's line in those; that a function of the library cannot reply
+	 * with an error of its own, {@link LuaLibrary#functionLibrary} checks), and which is not a
+	 * state of the server that refuses {@code EVALSHA} alike (out of memory, busy, read-only,
+	 * loading, a slot moving, an ACL refusing keys, ...). What remains is a server without
+	 * functions (Redis 6.2, a proxy or a service that does not pass them on) or an ACL without
+	 * them.
 	 */
 	static boolean isRefusal(Throwable ex) {
 		String reply = errorReply(ex);
 		if (reply == null) {
 			return false;
+		}
+		if (reply.startsWith("NOPERM")) {
+			// the ACL refused the command itself, not its keys or channels
+			return reply.contains("'fcall'") || reply.contains("'function");
 		}
 		for (String ran : RAN) {
 			if (reply.contains(ran)) {

@@ -1,5 +1,7 @@
 package io.github.delayqueue.redis;
 
+import java.util.List;
+
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -150,6 +152,21 @@ class LuaLibraryTests {
 		assertThat(LuaLibrary.parse("test", "local function now()\n\treturn redis.call('TIME')\nend\n"
 				+ "local P = string.sub(KEYS[1], 1, -5)\nlocal N = 0x1F + 1e3 + #P\nlocal T = {\n\t'}',\n\t[0] = N,\n}\n")
 			.names()).containsExactlyInAnyOrder("now", "P", "N", "T");
+	}
+
+	@Test
+	void aFunctionMayNotReplyWithAnErrorOfItsOwn() {
+		LuaLibrary library = LuaLibrary.parse("test", LIBRARY);
+		for (String script : new String[] { "return redis.error_reply('x')", "return { err = 'x' }",
+				"local ok, e = pcall(d)\nreturn e", "return redis.pcall('GET', KEYS[1])" }) {
+			assertThatIllegalStateException()
+				.isThrownBy(() -> library.functionLibrary("lib", List.of(new LuaLibrary.Function("f", script, false))))
+				.withMessageContaining("may reply with an error Redis does not mark as a function's");
+		}
+		// error() is marked by Redis; names and strings that only mention the words are no code
+		assertThat(library.functionLibrary("lib", List.of(new LuaLibrary.Function("f",
+				"-- no pcall here\nlocal error_count = 1\nif d() then error('no err = here') end\nreturn 'pcall'", false))))
+			.contains("function_name = 'f'");
 	}
 
 }

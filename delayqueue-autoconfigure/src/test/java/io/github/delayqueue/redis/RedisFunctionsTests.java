@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Properties;
 
 import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.support.TestConnections;
 import io.github.delayqueue.test.RedisTestServer;
 import io.github.delayqueue.test.RedisTestServers;
 import org.jspecify.annotations.Nullable;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -32,6 +34,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import static io.github.delayqueue.redis.RedisDelayQueueLifecycleTests.request;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -208,42 +211,123 @@ class RedisFunctionsTests {
 		}
 	}
 
-	/** After a refusal the runner uses EVALSHA, and tries functions again once the interval is over. */
+	/** An ACL's refusal stands until a restart: trying again would only fill ACL LOG. */
 	@Test
-	void functionsAreTriedAgainAfterARefusal() {
-		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
-			connection.execute("ACL", bytes("SETUSER"), bytes("later"), bytes("reset"), bytes("on"), bytes(">secret"),
-					bytes("~*"), bytes("&*"), bytes("+@all"), bytes("-fcall"), bytes("-function"));
-		}
-		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(redis.host(), redis.port());
-		configuration.setUsername("later");
-		configuration.setPassword("secret");
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration,
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(5)).build());
-		factory.afterPropertiesSet();
-		factory.start();
+	void anAclThatRefusesFunctionsIsNotAskedAgain() {
+		LettuceConnectionFactory factory = user("later", "-fcall", "-function");
 		try {
-			KeySpace keys = new KeySpace(this.queues.namespace, 1);
-			QueueScripts scripts = new QueueScripts(new ScriptRunner(factory, new ReplicaWait(0, Duration.ZERO), () -> {
-			}, true, Duration.ofMillis(300)), keys);
+			QueueScripts scripts = scripts(factory, Duration.ofMillis(100));
 			scripts.promote(0, 10, false, false);
-			assertThat(succeeded("fcall")).isZero();
 			assertThat(rejected("fcall")).isEqualTo(1);
-			long evalsha = calls("evalsha");
-			scripts.promote(0, 10, false, false);
-			// within the interval: not tried
-			assertThat(rejected("fcall")).isEqualTo(1);
-			assertThat(calls("evalsha")).isEqualTo(evalsha + 1);
 			try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
 				connection.execute("ACL", bytes("SETUSER"), bytes("later"), bytes("+fcall"), bytes("+function"));
 			}
-			await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+			await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(5)).until(() -> {
 				scripts.promote(0, 10, false, false);
-				assertThat(succeeded("fcall")).isPositive();
+				return calls("fcall") + rejected("fcall") == 1;
 			});
 		}
 		finally {
 			factory.destroy();
+		}
+	}
+
+	/**
+	 * A server that does not know a command of functions (here {@code FUNCTION} renamed away,
+	 * as a service may do) gets {@code EVALSHA}, and is asked again once the interval is over.
+	 */
+	@Test
+	void aServerWithoutFunctionsIsAskedAgainAfterTheInterval() {
+		try (RedisTestServer renamed = RedisTestServers.local().argument("--rename-command", "FUNCTION", "").start()) {
+			LettuceConnectionFactory factory = TestConnections.lettuce(renamed, Duration.ofSeconds(5));
+			try {
+				QueueScripts scripts = scripts(factory, Duration.ofSeconds(2));
+				scripts.promote(0, 10, false, false);
+				assertThat(stat(factory, "fcall", "calls")).isEqualTo(1);
+				assertThat(stat(factory, "evalsha", "calls")).isEqualTo(1);
+				scripts.promote(0, 10, false, false);
+				// within the interval: EVALSHA only
+				assertThat(stat(factory, "fcall", "calls")).isEqualTo(1);
+				assertThat(stat(factory, "evalsha", "calls")).isEqualTo(2);
+				await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+					scripts.promote(0, 10, false, false);
+					assertThat(stat(factory, "fcall", "calls")).isEqualTo(2);
+				});
+			}
+			finally {
+				factory.destroy();
+			}
+		}
+	}
+
+	private QueueScripts scripts(RedisConnectionFactory factory, Duration refusalRetry) {
+		return new QueueScripts(new ScriptRunner(factory, new ReplicaWait(0, Duration.ZERO), () -> {
+		}, true, refusalRetry), new KeySpace(this.queues.namespace, 1));
+	}
+
+	/**
+	 * The errors of a function that ran, as Redis words them and the drivers report them, are
+	 * no refusal: the call is not run again with {@code EVALSHA}. A missing function is told
+	 * apart, and so is an ACL refusing a key rather than the command.
+	 */
+	@Test
+	void theErrorsOfAFunctionThatRanAreNoRefusal() {
+		String source = """
+				#!lua name=dqerrors
+				redis.register_function('dqerrors_raise', function(keys, args)
+				  redis.call('INCR', keys[1])
+				  error('delayqueue: raised after a write')
+				end)
+				redis.register_function('dqerrors_call', function(keys, args)
+				  redis.call('INCR', keys[1])
+				  redis.call('HSET', keys[1], 'f', 'v')
+				end)
+				redis.register_function('dqerrors_nil', function(keys, args)
+				  redis.call('INCR', keys[1])
+				  local t = nil
+				  return t.field
+				end)
+				""";
+		JedisConnectionFactory jedis = new JedisConnectionFactory(
+				new RedisStandaloneConfiguration(redis.host(), redis.port()));
+		jedis.afterPropertiesSet();
+		jedis.start();
+		try (RedisConnection lettuce = this.queues.connectionFactory().getConnection();
+				RedisConnection jedisConnection = jedis.getConnection()) {
+			RawCommands.execute(lettuce, "FUNCTION", bytes("LOAD"), bytes(source));
+			for (RedisConnection connection : List.of(lettuce, jedisConnection)) {
+				for (String function : List.of("dqerrors_raise", "dqerrors_call", "dqerrors_nil")) {
+					assertThatExceptionOfType(DataAccessException.class)
+						.isThrownBy(() -> RawCommands.execute(connection, "FCALL", bytes(function), bytes("1"),
+								bytes("{dqerrors}:" + function)))
+						.satisfies((ex) -> {
+							assertThat(ScriptRunner.errorReply(ex)).as(function).isNotNull();
+							assertThat(ScriptRunner.isRefusal(ex)).as(ScriptRunner.errorReply(ex)).isFalse();
+							assertThat(ScriptRunner.isFunctionMissing(ex)).isFalse();
+						});
+				}
+				assertThatExceptionOfType(DataAccessException.class)
+					.isThrownBy(() -> RawCommands.execute(connection, "FCALL", bytes("dqerrors_none"), bytes("0")))
+					.satisfies((ex) -> assertThat(ScriptRunner.isFunctionMissing(ex)).isTrue());
+			}
+			// each ran, once per driver
+			assertThat(lettuce.stringCommands().get(bytes("{dqerrors}:dqerrors_raise"))).isEqualTo(bytes("2"));
+		}
+		finally {
+			jedis.destroy();
+		}
+		LettuceConnectionFactory keyless = user("keyless", "resetkeys", "~{other}:*");
+		try (RedisConnection connection = keyless.getConnection()) {
+			assertThatExceptionOfType(DataAccessException.class)
+				.isThrownBy(() -> RawCommands.execute(connection, "FCALL", bytes("dqerrors_raise"), bytes("1"),
+						bytes("{dqerrors}:x")))
+				.satisfies((ex) -> {
+					assertThat(ScriptRunner.errorReply(ex)).startsWith("NOPERM");
+					assertThat(ScriptRunner.isRefusal(ex)).isFalse();
+				});
+		}
+		finally {
+			keyless.destroy();
 		}
 	}
 
@@ -254,27 +338,14 @@ class RedisFunctionsTests {
 	@ParameterizedTest
 	@ValueSource(strings = { "-fcall -function", "-function" })
 	void aServerThatRefusesFunctionsRunsTheScriptsWithEvalsha(String refused) throws InterruptedException {
-		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
-			List<byte[]> args = new ArrayList<>(List.of(bytes("SETUSER"), bytes("nofunctions"), bytes("reset"),
-					bytes("on"), bytes(">secret"), bytes("~*"), bytes("&*"), bytes("+@all")));
-			for (String rule : refused.split(" ")) {
-				args.add(bytes(rule));
-			}
-			connection.execute("ACL", args.toArray(new byte[0][]));
-		}
-		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(redis.host(), redis.port());
-		configuration.setUsername("nofunctions");
-		configuration.setPassword("secret");
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration,
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(5)).build());
-		factory.afterPropertiesSet();
-		factory.start();
+		LettuceConnectionFactory factory = user("nofunctions", refused.split(" "));
 		try {
 			RedisDelayQueue queue = RedisDelayQueue.builder(factory).namespace(this.queues.namespace).build();
 			queue.start();
 			try {
 				assertLifecycle(queue);
-				// refused once, not tried again
+				// refused (FCALL itself, or the load after it), and not asked again
+				assertThat(rejected("fcall") + rejected("function|load")).isPositive();
 				long tried = calls("fcall") + rejected("fcall");
 				assertLifecycle(queue);
 				assertThat(calls("fcall") + rejected("fcall")).isEqualTo(tried);
@@ -288,6 +359,29 @@ class RedisFunctionsTests {
 		}
 		assertThat(functions()).isEmpty();
 		assertThat(calls("evalsha")).isPositive();
+	}
+
+	/**
+	 * A started connection factory for an ACL user who may do everything, but for what the
+	 * rules after it change.
+	 */
+	private LettuceConnectionFactory user(String name, String... rules) {
+		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
+			List<byte[]> args = new ArrayList<>(List.of(bytes("SETUSER"), bytes(name), bytes("reset"), bytes("on"),
+					bytes(">secret"), bytes("~*"), bytes("&*"), bytes("+@all")));
+			for (String rule : rules) {
+				args.add(bytes(rule));
+			}
+			connection.execute("ACL", args.toArray(new byte[0][]));
+		}
+		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(redis.host(), redis.port());
+		configuration.setUsername(name);
+		configuration.setPassword("secret");
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration,
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(5)).build());
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
 	}
 
 	private static void assertLifecycle(RedisDelayQueue queue) throws InterruptedException {
@@ -350,7 +444,11 @@ class RedisFunctionsTests {
 	}
 
 	private long commandStat(String command, String field) {
-		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
+		return stat(this.queues.connectionFactory(), command, field);
+	}
+
+	private static long stat(RedisConnectionFactory factory, String command, String field) {
+		try (RedisConnection connection = factory.getConnection()) {
 			Properties stats = connection.serverCommands().info("commandstats");
 			String line = (stats != null) ? stats.getProperty("cmdstat_" + command) : null;
 			if (line == null) {
