@@ -46,7 +46,11 @@ final class LuaLibrary {
 	private static final Pattern CALL = Pattern.compile("([A-Za-z_][\\w.:]*)\\s*\\(");
 
 	/** What could make a function reply with an error of its own: see {@link #checkErrorsNamed}. */
-	private static final Pattern UNMARKED_ERRORS = Pattern.compile("\\berror_reply\\b|\\bpcall\\b|[{,]\\s*err\\s*=");
+	private static final Pattern UNMARKED_ERRORS = Pattern
+		.compile("\\berror_reply\\b|\\bx?pcall\\b|\\bcoroutine\\b|[{,]\\s*err\\s*=(?!=)|\\.err\\s*=(?!=)");
+
+	/** The same in names spelled as strings ({@code t['err'] = x}, {@code rawget(redis, 'error_reply')}). */
+	private static final Pattern UNMARKED_ERRORS_NAMED = Pattern.compile("['\"](?:err|error_reply|x?pcall)['\"]");
 
 	/** What a value may name besides its own names, earlier values and pure calls. */
 	private static final Set<String> VALUE_WORDS = Set.of("KEYS", "ARGV", "nil", "true", "false", "and", "or", "not");
@@ -284,15 +288,17 @@ final class LuaLibrary {
 	/**
 	 * Refuses code that could make a function reply with an error Redis does not mark as the
 	 * function's: {@code redis.error_reply}, an {@code err} field of a returned table, and
-	 * {@code pcall}, whose caught errors could be returned. An error of a function that ran is
+	 * {@code pcall}, {@code xpcall} and coroutines, whose caught errors could be returned;
+	 * also those names spelled as strings. An error of a function that ran is
 	 * then always one Redis raised at a line of it, which the caller tells from a refusal of
 	 * {@code FCALL} itself (after which the script may run with {@code EVALSHA}, as nothing ran).
 	 */
 	private static void checkErrorsNamed(String where, String lua) {
-		Matcher unmarked = UNMARKED_ERRORS.matcher(code(lua));
-		if (unmarked.find()) {
-			throw new IllegalStateException(where + " may reply with an error Redis does not mark as a function's ("
-					+ unmarked.group().strip() + "): raise errors with error() in the scripts that run as functions");
+		for (Matcher unmarked : List.of(UNMARKED_ERRORS.matcher(code(lua)), UNMARKED_ERRORS_NAMED.matcher(lua))) {
+			if (unmarked.find()) {
+				throw new IllegalStateException(where + " may reply with an error Redis does not mark as a function's ("
+						+ unmarked.group().strip() + "): raise errors with error() in the scripts that run as functions");
+			}
 		}
 	}
 

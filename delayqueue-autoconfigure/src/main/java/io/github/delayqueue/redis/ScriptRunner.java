@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 import io.github.delayqueue.core.DelayQueueConnectionException;
@@ -38,9 +39,10 @@ import org.springframework.util.backoff.ExponentialBackOff;
  * failover to a server without it, {@code FUNCTION FLUSH}) is sent it with
  * {@code FUNCTION LOAD}, then the call again. A server that refuses functions (Redis 6.2, a
  * proxy that answers it does not know them) makes the runner use {@code EVALSHA} for
- * {@link #REFUSAL_RETRY}, then try again; an ACL that refuses them, for good (ACL changes
- * take a restart: a retry would only fill {@code ACL LOG}); a server that cannot load the
- * library for its state (out of memory, read-only), for {@link #LOAD_RETRY}. A call falls
+ * {@link #REFUSAL_RETRY}, then try again (one call tries, the others wait for its answer); an
+ * ACL that refuses them, until the application restarts (a retry would add to
+ * {@code ACL LOG} every time); a server that cannot load the library for its state (out of
+ * memory, read-only), for {@link #LOAD_RETRY}. A call falls
  * back to {@code EVALSHA} only after an error reply that shows nothing ran
  * ({@link #isRefusal}), never after a lost connection or a time-out. Function and script run the same code on the same keys, so
  * instances on either give the same results; what differs is when Redis refuses them for its
@@ -101,8 +103,17 @@ final class ScriptRunner {
 	/** Whether functions are paused (refused or not loadable), until {@link #resumeAt}. */
 	private final AtomicBoolean paused = new AtomicBoolean();
 
-	/** When paused functions are tried again ({@link System#nanoTime()}). */
-	private volatile long resumeAt;
+	/**
+	 * When paused functions are tried again ({@link System#nanoTime()}); the call that tries
+	 * moves it on by {@link #pauseNanos}, so that the others wait for its answer.
+	 */
+	private final AtomicLong resumeAt = new AtomicLong();
+
+	/** How long the last pause was. */
+	private volatile long pauseNanos;
+
+	/** Whether a refusal of functions was logged at INFO (once; later ones at DEBUG). */
+	private final AtomicBoolean refusalLogged = new AtomicBoolean();
 
 	/** Whether an ACL refused functions: they are not tried again. */
 	private volatile boolean forbidden;
@@ -329,13 +340,25 @@ final class ScriptRunner {
 		}
 	}
 
-	/** Whether to try functions now: asked for, not forbidden, not paused. */
+	/**
+	 * Whether to try functions now: asked for, not forbidden, and not paused, or paused and
+	 * this call the one that tries again.
+	 */
 	private boolean functionsNow() {
-		return this.functions && !this.forbidden && (!this.paused.get() || System.nanoTime() - this.resumeAt >= 0);
+		if (!this.functions || this.forbidden) {
+			return false;
+		}
+		if (!this.paused.get()) {
+			return true;
+		}
+		long at = this.resumeAt.get();
+		long now = System.nanoTime();
+		return now - at >= 0 && this.resumeAt.compareAndSet(at, now + this.pauseNanos);
 	}
 
 	private void pause(Duration duration) {
-		this.resumeAt = System.nanoTime() + duration.toNanos();
+		this.pauseNanos = duration.toNanos();
+		this.resumeAt.set(System.nanoTime() + this.pauseNanos);
 		this.paused.set(true);
 	}
 
@@ -372,8 +395,15 @@ final class ScriptRunner {
 
 	private @Nullable Object called(@Nullable Object reply) {
 		if (this.paused.get() && this.paused.compareAndSet(true, false)) {
-			// functions work again (the server was upgraded, memory freed)
-			logger.info("Redis runs the per-job scripts as functions again");
+			// functions work again (the server was upgraded, memory freed): said as loudly as
+			// the refusal was
+			String message = "Redis runs the per-job scripts as functions again";
+			if (this.refusalLogged.get()) {
+				logger.info(message);
+			}
+			else {
+				logger.debug(message);
+			}
 		}
 		return reply;
 	}
@@ -440,15 +470,14 @@ final class ScriptRunner {
 				+ " (a few microseconds more of Redis time per call)";
 		if (reply != null && reply.startsWith("NOPERM")) {
 			this.forbidden = true;
-			logger.info(message + " until it restarts: grant the user +fcall +function|load to run them as"
-					+ " functions, or set delayqueue.redis.functions=false to send neither");
+			logger.info(message + " until the application restarts: grant the user +fcall +function|load to run"
+					+ " them as functions, or set delayqueue.redis.functions=false to send neither");
 			return;
 		}
-		this.resumeAt = System.nanoTime() + this.refusalRetry.toNanos();
-		boolean first = !this.paused.getAndSet(true);
+		pause(this.refusalRetry);
 		message += " and tries functions again in " + this.refusalRetry.toSeconds()
 				+ " s; delayqueue.redis.functions=false uses EVALSHA always";
-		if (first) {
+		if (!this.refusalLogged.getAndSet(true)) {
 			logger.info(message);
 		}
 		else if (logger.isDebugEnabled()) {

@@ -158,14 +158,21 @@ class LuaLibraryTests {
 	void aFunctionMayNotReplyWithAnErrorOfItsOwn() {
 		LuaLibrary library = LuaLibrary.parse("test", LIBRARY);
 		for (String script : new String[] { "return redis.error_reply('x')", "return { err = 'x' }",
-				"local ok, e = pcall(d)\nreturn e", "return redis.pcall('GET', KEYS[1])" }) {
+				"local ok, e = pcall(d)\nreturn e", "return redis.pcall('GET', KEYS[1])", "return { xpcall(d, b) }",
+				"local t = {}\nt.err = 'x'\nreturn t", "local t = {}\nt['err'] = 'x'\nreturn t",
+				"return rawget(redis, 'error_reply')('x')", "return { coroutine.resume(coroutine.create(d)) }" }) {
 			assertThatIllegalStateException()
 				.isThrownBy(() -> library.functionLibrary("lib", List.of(new LuaLibrary.Function("f", script, false))))
 				.withMessageContaining("may reply with an error Redis does not mark as a function's");
 		}
+		// nor may a helper a function uses
+		LuaLibrary catching = LuaLibrary.parse("catching", "local function safe(f)\n  return pcall(f)\nend\n");
+		assertThatIllegalStateException()
+			.isThrownBy(() -> catching.functionLibrary("lib", List.of(new LuaLibrary.Function("f", "return safe(g)", false))))
+			.withMessageContaining("pcall");
 		// error() is marked by Redis; names and strings that only mention the words are no code
 		assertThat(library.functionLibrary("lib", List.of(new LuaLibrary.Function("f",
-				"-- no pcall here\nlocal error_count = 1\nif d() then error('no err = here') end\nreturn 'pcall'", false))))
+				"-- no pcall here\nlocal error_count = 1\nif d() then error('no err = here') end\nreturn 'a pcall'", false))))
 			.contains("function_name = 'f'");
 	}
 

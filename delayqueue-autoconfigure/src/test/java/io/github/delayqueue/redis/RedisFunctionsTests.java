@@ -211,20 +211,25 @@ class RedisFunctionsTests {
 		}
 	}
 
-	/** An ACL's refusal stands until a restart: trying again would only fill ACL LOG. */
-	@Test
-	void anAclThatRefusesFunctionsIsNotAskedAgain() {
-		LettuceConnectionFactory factory = user("later", "-fcall", "-function");
+	/**
+	 * An ACL's refusal, of {@code FCALL} or of {@code FUNCTION LOAD} after it, stands until the
+	 * application restarts: asking again would add to ACL LOG every time.
+	 */
+	@ParameterizedTest
+	@ValueSource(strings = { "-fcall -function", "-function" })
+	void anAclThatRefusesFunctionsIsNotAskedAgain(String refused) {
+		LettuceConnectionFactory factory = user("later", refused.split(" "));
 		try {
 			QueueScripts scripts = scripts(factory, Duration.ofMillis(100));
 			scripts.promote(0, 10, false, false);
-			assertThat(rejected("fcall")).isEqualTo(1);
+			long asked = calls("fcall") + rejected("fcall") + calls("function|load") + rejected("function|load");
+			assertThat(rejected("fcall") + rejected("function|load")).isEqualTo(1);
 			try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
 				connection.execute("ACL", bytes("SETUSER"), bytes("later"), bytes("+fcall"), bytes("+function"));
 			}
 			await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(5)).until(() -> {
 				scripts.promote(0, 10, false, false);
-				return calls("fcall") + rejected("fcall") == 1;
+				return calls("fcall") + rejected("fcall") + calls("function|load") + rejected("function|load") == asked;
 			});
 		}
 		finally {
@@ -241,7 +246,7 @@ class RedisFunctionsTests {
 		try (RedisTestServer renamed = RedisTestServers.local().argument("--rename-command", "FUNCTION", "").start()) {
 			LettuceConnectionFactory factory = TestConnections.lettuce(renamed, Duration.ofSeconds(5));
 			try {
-				QueueScripts scripts = scripts(factory, Duration.ofSeconds(2));
+				QueueScripts scripts = scripts(factory, Duration.ofSeconds(5));
 				scripts.promote(0, 10, false, false);
 				assertThat(stat(factory, "fcall", "calls")).isEqualTo(1);
 				assertThat(stat(factory, "evalsha", "calls")).isEqualTo(1);
@@ -249,9 +254,39 @@ class RedisFunctionsTests {
 				// within the interval: EVALSHA only
 				assertThat(stat(factory, "fcall", "calls")).isEqualTo(1);
 				assertThat(stat(factory, "evalsha", "calls")).isEqualTo(2);
-				await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+				await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
 					scripts.promote(0, 10, false, false);
 					assertThat(stat(factory, "fcall", "calls")).isEqualTo(2);
+				});
+			}
+			finally {
+				factory.destroy();
+			}
+		}
+	}
+
+	/**
+	 * A server that cannot load the library for its state (out of memory here) gets
+	 * {@code EVALSHA} for a few seconds, then the load again, which works once memory is back.
+	 */
+	@Test
+	void aLibraryThatCannotBeLoadedForNowIsLoadedLater() {
+		try (RedisTestServer full = RedisTestServers.local().argument("--maxmemory", "1").start()) {
+			LettuceConnectionFactory factory = TestConnections.lettuce(full, Duration.ofSeconds(5));
+			try {
+				QueueScripts scripts = scripts(factory, Duration.ofMinutes(10));
+				scripts.promote(0, 10, false, false);
+				assertThat(stat(factory, "function|load", "rejected_calls")).isEqualTo(1);
+				scripts.promote(0, 10, false, false);
+				// meanwhile: EVALSHA, no three round trips per call
+				assertThat(stat(factory, "fcall", "calls")).isEqualTo(1);
+				assertThat(stat(factory, "evalsha", "calls")).isEqualTo(2);
+				try (RedisConnection connection = factory.getConnection()) {
+					connection.serverCommands().setConfig("maxmemory", "0");
+				}
+				await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+					scripts.promote(0, 10, false, false);
+					assertThat(stat(factory, "fcall", "calls") - stat(factory, "fcall", "failed_calls")).isPositive();
 				});
 			}
 			finally {
