@@ -34,24 +34,24 @@ import org.springframework.util.backoff.ExponentialBackOff;
  * <p>
  * A script that runs once or more per job ({@link LuaScript#function()}) runs instead as a
  * function of {@link LuaScript#JOB_FUNCTIONS} with {@code FCALL}, one call at a time, on a
- * Lettuce or Jedis connection that is not a cluster's: a script's helpers are then made once,
- * when the library is loaded, not on every call. A server without the library (a restart, a
- * failover to a server without it, {@code FUNCTION FLUSH}) is sent it with
+ * Lettuce or Jedis connection that is not a cluster's: a script's helpers are then made
+ * once, when the library is loaded, not on every call. A server without the library (a
+ * restart, a failover to a server without it, {@code FUNCTION FLUSH}) is sent it with
  * {@code FUNCTION LOAD}, then the call again. A server that refuses functions (Redis 6.2, a
  * proxy that answers it does not know them) makes the runner use {@code EVALSHA} for
- * {@link #REFUSAL_RETRY}, then try again (one call tries, the others wait for its answer); an
- * ACL that refuses them, until the application restarts (a retry would add to
+ * {@link #REFUSAL_RETRY}, then try again (one call tries, the others wait for its answer);
+ * an ACL that refuses them, until the application restarts (a retry would add to
  * {@code ACL LOG} every time); a server that cannot load the library for its state (out of
- * memory, read-only), for {@link #LOAD_RETRY}. A call falls
- * back to {@code EVALSHA} only after an error reply that shows nothing ran
- * ({@link #isRefusal}), never after a lost connection or a time-out. Function and script run the same code on the same keys, so
- * instances on either give the same results; what differs is when Redis refuses them for its
- * state: a function as it starts, on a read-only replica or while memory is short (but the
- * timer step, the take and the finish, flagged {@code allow-oom}, run then), a script at its
- * first write of a command that may take memory.
- * A running function is stopped with {@code FUNCTION KILL}, not {@code SCRIPT KILL}. Calls in
- * a pipeline ({@link #runAll}), which carry many jobs each, and calls on a cluster (whose every
- * primary would need the library) use {@code EVALSHA}.
+ * memory, read-only), for {@link #LOAD_RETRY}. A call falls back to {@code EVALSHA} only
+ * after an error reply that shows nothing ran ({@link #isRefusal}), never after a lost
+ * connection or a time-out. Function and script run the same code on the same keys, so
+ * instances on either give the same results; what differs is when Redis refuses them for
+ * its state: a function as it starts, on a read-only replica or while memory is short (but
+ * the timer step, the take and the finish, flagged {@code allow-oom}, run then), a script
+ * at its first write of a command that may take memory. A running function is stopped with
+ * {@code FUNCTION KILL}, not {@code SCRIPT KILL}. Calls in a pipeline ({@link #runAll}),
+ * which carry many jobs each, and calls on a cluster (whose every primary would need the
+ * library) use {@code EVALSHA}.
  * <p>
  * A script that a Redis Cluster node refused because its slot is being migrated
  * ({@code TRYAGAIN}, {@code ASK}, {@code MOVED}, {@code CLUSTERDOWN}) changed nothing (every job
