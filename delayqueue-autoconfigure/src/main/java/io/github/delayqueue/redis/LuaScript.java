@@ -6,10 +6,11 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 import org.jspecify.annotations.Nullable;
@@ -171,27 +172,23 @@ final class LuaScript {
 	 * A function library: its name and source for {@code FUNCTION LOAD}.
 	 * @param name the library's name
 	 * @param source the library's source
-	 * @param functions the name of the function of each script
+	 * @param scripts the scripts it runs, each as function {@code <name>_<script>}
 	 */
-	record FunctionLibrary(String name, byte[] source, Map<String, String> functions) {
+	record FunctionLibrary(String name, byte[] source, Set<String> scripts) {
+
+		/** The library's name while its source is hashed: no Lua code holds it. */
+		private static final String PLACEHOLDER = "delayqueue_@library@";
 
 		static FunctionLibrary of(LuaLibrary library, Map<String, Boolean> scripts) {
-			// named after the hash of the source with placeholder names, which the names then hold
-			String hash = sha1Hex(source(library, scripts, "delayqueue").getBytes(StandardCharsets.UTF_8))
-				.substring(0, 16);
-			String name = "delayqueue_" + hash;
-			Map<String, String> functions = new TreeMap<>();
-			scripts.keySet().forEach((script) -> functions.put(script, name + "_" + script));
-			return new FunctionLibrary(name, source(library, scripts, name).getBytes(StandardCharsets.UTF_8),
-					Map.copyOf(functions));
-		}
-
-		private static String source(LuaLibrary library, Map<String, Boolean> scripts, String name) {
 			List<LuaLibrary.Function> functions = new ArrayList<>();
 			// in the order of their names: the same source, and hash, on every JVM
 			new TreeMap<>(scripts).forEach((script, allowOom) -> functions
-				.add(new LuaLibrary.Function(name + "_" + script, jobScript(script), allowOom)));
-			return library.functionLibrary(name, functions);
+				.add(new LuaLibrary.Function(PLACEHOLDER + "_" + script, jobScript(script), allowOom)));
+			// named after the hash of the source with the placeholder, which the name then replaces
+			String template = library.functionLibrary(PLACEHOLDER, functions);
+			String name = "delayqueue_" + sha1Hex(template.getBytes(StandardCharsets.UTF_8)).substring(0, 16);
+			return new FunctionLibrary(name, template.replace(PLACEHOLDER, name).getBytes(StandardCharsets.UTF_8),
+					Set.copyOf(scripts.keySet()));
 		}
 
 		/**
@@ -200,11 +197,10 @@ final class LuaScript {
 		 * @return the function's name
 		 */
 		String function(String script) {
-			String function = this.functions.get(script);
-			if (function == null) {
+			if (!this.scripts.contains(script)) {
 				throw new IllegalArgumentException("No function runs " + script + ".lua");
 			}
-			return function;
+			return this.name + "_" + script;
 		}
 
 	}

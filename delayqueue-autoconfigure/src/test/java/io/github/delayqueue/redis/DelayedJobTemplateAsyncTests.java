@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
@@ -19,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.util.unit.DataSize;
@@ -155,16 +154,9 @@ class DelayedJobTemplateAsyncTests {
 	}
 
 	private long scriptCalls() {
-		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
-			Properties stats = connection.serverCommands().info("commandstats");
-			long calls = 0;
-			// scripts, and the per-job scripts run as functions
-			for (String command : new String[] { "cmdstat_evalsha", "cmdstat_fcall" }) {
-				String stat = stats.getProperty(command, "calls=0,");
-				calls += Long.parseLong(stat.substring("calls=".length(), stat.indexOf(',')));
-			}
-			return calls;
-		}
+		// scripts, and the per-job scripts run as functions
+		RedisConnectionFactory factory = this.queues.connectionFactory();
+		return RedisStats.commandStat(factory, "evalsha", "calls") + RedisStats.commandStat(factory, "fcall", "calls");
 	}
 
 }

@@ -132,33 +132,13 @@ class RedisDelayQueueMemoryFaultTests {
 			.hasSize(100));
 		assertThat(queue.stats().topics().get("after").ready()).isEqualTo(100);
 		// the path asked for was the one taken (Redis 6.2, the embedded binary, has no functions)
-		if (functions && majorVersion() >= 7) {
-			assertThat(commandStat("fcall", "calls") - commandStat("fcall", "failed_calls")).isPositive();
+		if (functions && RedisStats.majorVersion(this.queues.connectionFactory()) >= 7) {
+			assertThat(RedisStats.commandStat(this.queues.connectionFactory(), "fcall", "calls")
+					- RedisStats.commandStat(this.queues.connectionFactory(), "fcall", "failed_calls"))
+				.isPositive();
 		}
 		else {
-			assertThat(commandStat("fcall", "calls")).isZero();
-		}
-	}
-
-	private int majorVersion() {
-		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
-			Properties server = connection.serverCommands().info("server");
-			assertThat(server).isNotNull();
-			String version = server.getProperty("redis_version");
-			return Integer.parseInt(version.substring(0, version.indexOf('.')));
-		}
-	}
-
-	private long commandStat(String command, String field) {
-		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
-			Properties stats = connection.serverCommands().info("commandstats");
-			assertThat(stats).isNotNull();
-			for (String stat : stats.getProperty("cmdstat_" + command, "").split(",")) {
-				if (stat.startsWith(field + "=")) {
-					return Long.parseLong(stat.substring(field.length() + 1));
-				}
-			}
-			return 0;
+			assertThat(RedisStats.commandStat(this.queues.connectionFactory(), "fcall", "calls")).isZero();
 		}
 	}
 

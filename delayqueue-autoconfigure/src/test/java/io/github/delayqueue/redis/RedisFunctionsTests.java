@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.support.TestConnections;
@@ -64,13 +63,10 @@ class RedisFunctionsTests {
 	@BeforeEach
 	void resetServer() {
 		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
-			Properties server = connection.serverCommands().info("server");
-			assertThat(server).isNotNull();
-			String version = server.getProperty("redis_version");
 			// the embedded binary of a machine without redis-server is 6.2, which has no functions
 			// (CompatibilityTests runs the queue there, with EVALSHA)
-			assumeTrue(Integer.parseInt(version.substring(0, version.indexOf('.'))) >= 7,
-					"Redis functions need Redis 7 or newer; this server runs " + version);
+			assumeTrue(RedisStats.majorVersion(this.queues.connectionFactory()) >= 7,
+					"Redis functions need Redis 7 or newer");
 			connection.execute("FUNCTION", bytes("FLUSH"));
 			connection.serverCommands().resetConfigStats();
 		}
@@ -157,14 +153,7 @@ class RedisFunctionsTests {
 		factory.afterPropertiesSet();
 		factory.start();
 		try {
-			RedisDelayQueue queue = RedisDelayQueue.builder(factory).namespace(this.queues.namespace).build();
-			queue.start();
-			try {
-				assertLifecycle(queue);
-			}
-			finally {
-				queue.stop();
-			}
+			runLifecycle(factory);
 		}
 		finally {
 			factory.destroy();
@@ -189,14 +178,7 @@ class RedisFunctionsTests {
 					}
 					return result;
 				});
-		RedisDelayQueue queue = RedisDelayQueue.builder(decorated).namespace(this.queues.namespace).build();
-		queue.start();
-		try {
-			assertLifecycle(queue);
-		}
-		finally {
-			queue.stop();
-		}
+		runLifecycle(decorated);
 		assertThat(calls("fcall") + rejected("fcall")).isZero();
 		assertThat(functions()).isEmpty();
 		assertThat(calls("evalsha")).isPositive();
@@ -248,15 +230,15 @@ class RedisFunctionsTests {
 			try {
 				QueueScripts scripts = scripts(factory, Duration.ofSeconds(5));
 				scripts.promote(0, 10, false, false);
-				assertThat(stat(factory, "fcall", "calls")).isEqualTo(1);
-				assertThat(stat(factory, "evalsha", "calls")).isEqualTo(1);
+				assertThat(RedisStats.commandStat(factory, "fcall", "calls")).isEqualTo(1);
+				assertThat(RedisStats.commandStat(factory, "evalsha", "calls")).isEqualTo(1);
 				scripts.promote(0, 10, false, false);
 				// within the interval: EVALSHA only
-				assertThat(stat(factory, "fcall", "calls")).isEqualTo(1);
-				assertThat(stat(factory, "evalsha", "calls")).isEqualTo(2);
+				assertThat(RedisStats.commandStat(factory, "fcall", "calls")).isEqualTo(1);
+				assertThat(RedisStats.commandStat(factory, "evalsha", "calls")).isEqualTo(2);
 				await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
 					scripts.promote(0, 10, false, false);
-					assertThat(stat(factory, "fcall", "calls")).isEqualTo(2);
+					assertThat(RedisStats.commandStat(factory, "fcall", "calls")).isEqualTo(2);
 				});
 			}
 			finally {
@@ -276,17 +258,17 @@ class RedisFunctionsTests {
 			try {
 				QueueScripts scripts = scripts(factory, Duration.ofMinutes(10));
 				scripts.promote(0, 10, false, false);
-				assertThat(stat(factory, "function|load", "rejected_calls")).isEqualTo(1);
+				assertThat(RedisStats.commandStat(factory, "function|load", "rejected_calls")).isEqualTo(1);
 				scripts.promote(0, 10, false, false);
 				// meanwhile: EVALSHA, no three round trips per call
-				assertThat(stat(factory, "fcall", "calls")).isEqualTo(1);
-				assertThat(stat(factory, "evalsha", "calls")).isEqualTo(2);
+				assertThat(RedisStats.commandStat(factory, "fcall", "calls")).isEqualTo(1);
+				assertThat(RedisStats.commandStat(factory, "evalsha", "calls")).isEqualTo(2);
 				try (RedisConnection connection = factory.getConnection()) {
 					connection.serverCommands().setConfig("maxmemory", "0");
 				}
 				await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
 					scripts.promote(0, 10, false, false);
-					assertThat(stat(factory, "fcall", "calls") - stat(factory, "fcall", "failed_calls")).isPositive();
+					assertThat(RedisStats.commandStat(factory, "fcall", "calls") - RedisStats.commandStat(factory, "fcall", "failed_calls")).isPositive();
 				});
 			}
 			finally {
@@ -419,6 +401,18 @@ class RedisFunctionsTests {
 		return factory;
 	}
 
+	/** {@link #assertLifecycle} on a queue of this test's namespace on a connection factory. */
+	private void runLifecycle(RedisConnectionFactory factory) throws InterruptedException {
+		RedisDelayQueue queue = RedisDelayQueue.builder(factory).namespace(this.queues.namespace).build();
+		queue.start();
+		try {
+			assertLifecycle(queue);
+		}
+		finally {
+			queue.stop();
+		}
+	}
+
 	private static void assertLifecycle(RedisDelayQueue queue) throws InterruptedException {
 		for (int i = 0; i < 10; i++) {
 			queue.schedule(request("fn", "job-" + i, "{\"i\":" + i + "}", Duration.ofMillis(100)));
@@ -479,23 +473,7 @@ class RedisFunctionsTests {
 	}
 
 	private long commandStat(String command, String field) {
-		return stat(this.queues.connectionFactory(), command, field);
-	}
-
-	private static long stat(RedisConnectionFactory factory, String command, String field) {
-		try (RedisConnection connection = factory.getConnection()) {
-			Properties stats = connection.serverCommands().info("commandstats");
-			String line = (stats != null) ? stats.getProperty("cmdstat_" + command) : null;
-			if (line == null) {
-				return 0;
-			}
-			for (String stat : line.split(",")) {
-				if (stat.startsWith(field + "=")) {
-					return Long.parseLong(stat.substring(field.length() + 1));
-				}
-			}
-			throw new IllegalStateException("No " + field + " in " + line);
-		}
+		return RedisStats.commandStat(this.queues.connectionFactory(), command, field);
 	}
 
 }
