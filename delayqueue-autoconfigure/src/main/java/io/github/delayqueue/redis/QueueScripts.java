@@ -425,11 +425,6 @@ final class QueueScripts {
 	}
 
 	/**
-	 * The keys and arguments of a job script call on a bucket: its jobs hash and guard, the
-	 * channel, the bucket number, then the script's own values (byte arrays as they are,
-	 * anything else as its decimal or text form).
-	 */
-	/**
 	 * Runs an operation of {@code recurring.lua} on a bucket; one that writes waits for the
 	 * replicas asked for.
 	 * @param bucket the bucket
@@ -456,6 +451,11 @@ final class QueueScripts {
 		return this.runner.runAll(RECURRING, calls);
 	}
 
+	/**
+	 * The keys and arguments of a job script call on a bucket: its jobs hash and guard, the
+	 * channel, the bucket number, then the script's own values (byte arrays as they are,
+	 * anything else as its decimal or text form).
+	 */
 	private byte[][] call(int bucket, Object... values) {
 		byte[][] call = new byte[values.length + 4][];
 		call[0] = this.keys.jobs(bucket);

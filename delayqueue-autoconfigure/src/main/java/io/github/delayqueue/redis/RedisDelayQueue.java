@@ -116,6 +116,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		ScriptRunner runner = new ScriptRunner(builder.connectionFactory,
 				new ReplicaWait(builder.waitReplicas, builder.waitTimeout), this.startupChecks::beforeCall,
 				builder.functions);
+		this.startupChecks.whenWithoutFunctions((version) -> runner.withoutFunctions("Redis " + version + " has no functions"));
 		QueueScripts scripts = new QueueScripts(runner, this.keys);
 		long maxPayloadSize = builder.maxPayloadSize.toBytes();
 		Duration defaultTtr = JobConstraints.ttr(builder.defaultTtr);

@@ -11,6 +11,7 @@ import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.UnsupportedRedisVersionException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnection;
 
@@ -29,11 +30,13 @@ final class RedisServerCheck {
 	/**
 	 * Runs the checks.
 	 * @param runner the runner to reach Redis with
+	 * @return the version of a server that has no functions (older than Redis 7), or
+	 * {@code null} when every server has them or the version could not be read
 	 * @throws UnsupportedRedisVersionException when a server runs Redis older than 6.2
 	 * @throws io.github.delayqueue.core.DelayQueueConnectionException when Redis is
 	 * unreachable
 	 */
-	static void check(ScriptRunner runner) {
+	static @Nullable String check(ScriptRunner runner) {
 		Properties info;
 		try {
 			info = runner.execute("INFO", (connection) -> connection.serverCommands().info());
@@ -46,14 +49,17 @@ final class RedisServerCheck {
 			logger.warn("Could not read Redis's INFO (" + ex.getMessage() + "): the Redis version (6.2 or newer),"
 					+ " maxmemory-policy and persistence are not checked. Allow the command INFO to the Redis user"
 					+ " for these checks");
-			return;
+			return null;
 		}
 		if (info == null) {
-			return;
+			return null;
 		}
-		checkVersion(values(info, "redis_version"));
+		Map<String, String> versions = values(info, "redis_version");
+		checkVersion(versions);
+		String withoutFunctions = versions.values().stream().filter((version) -> !hasFunctions(version)).findFirst().orElse(null);
 		checkEviction(values(info, "maxmemory_policy"));
 		logPersistence(values(info, "aof_enabled"), persistenceConfig(runner));
+		return withoutFunctions;
 	}
 
 	/**
@@ -141,6 +147,19 @@ final class RedisServerCheck {
 			if (value != null) {
 				config.put(name, value.trim());
 			}
+		}
+	}
+
+	/**
+	 * Whether a server of a version runs functions ({@code FCALL}, Redis 7 and newer); an
+	 * unreadable version is taken to.
+	 */
+	static boolean hasFunctions(String version) {
+		try {
+			return Integer.parseInt(version.trim().split("\\.")[0]) >= 7;
+		}
+		catch (NumberFormatException ex) {
+			return true;
 		}
 	}
 

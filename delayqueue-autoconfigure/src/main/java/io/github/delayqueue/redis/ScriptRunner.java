@@ -37,9 +37,12 @@ import org.springframework.util.backoff.ExponentialBackOff;
  * Lettuce or Jedis connection that is not a cluster's: a script's helpers are then made
  * once, when the library is loaded, not on every call. A server without the library (a
  * restart, a failover to a server without it, {@code FUNCTION FLUSH}) is sent it with
- * {@code FUNCTION LOAD}, then the call again. A server that refuses functions (Redis 6.2, a
- * proxy that answers it does not know them) makes the runner use {@code EVALSHA} for
- * {@link #REFUSAL_RETRY}, then try again (one call tries, the others wait for its answer);
+ * {@code FUNCTION LOAD}, then the call again. A server older than Redis 7 gets
+ * {@code EVALSHA} from the start ({@link #withoutFunctions}, from the start-up check). A server
+ * that refuses functions (a proxy that answers it does not know them, Redis 6.2 where
+ * {@code INFO} is not allowed) makes the runner use {@code EVALSHA} for
+ * {@link #REFUSAL_RETRY}, then try again (one call tries, the others wait for its answer; an
+ * error of the function itself is an answer that functions work);
  * an ACL that refuses them, until the application restarts (a retry would add to
  * {@code ACL LOG} every time); a server that cannot load the library for its state (out of
  * memory, read-only), for {@link #LOAD_RETRY}. A call falls back to {@code EVALSHA} only
@@ -115,7 +118,7 @@ final class ScriptRunner {
 	/** Whether a refusal of functions was logged at INFO (once; later ones at DEBUG). */
 	private final AtomicBoolean refusalLogged = new AtomicBoolean();
 
-	/** Whether an ACL refused functions: they are not tried again. */
+	/** Whether an ACL refused functions, or the server has none: they are not tried again. */
 	private volatile boolean forbidden;
 
 	ScriptRunner(RedisConnectionFactory connectionFactory) {
@@ -414,6 +417,10 @@ final class ScriptRunner {
 	 */
 	private Object unlessRefused(String command, DataAccessException ex) {
 		if (!isRefusal(ex)) {
+			if (ran(ex)) {
+				// the function ran and failed: functions work, whatever the call's own error
+				called(null);
+			}
 			throw ex;
 		}
 		refuseFunctions(command, ex);
@@ -464,6 +471,19 @@ final class ScriptRunner {
 		}
 	}
 
+	/**
+	 * Runs every script with {@code EVALSHA} from now on, without asking the server for
+	 * functions: it is known not to have them (its version, read at start-up, is older than
+	 * Redis 7).
+	 * @param reason why, for the debug log
+	 */
+	void withoutFunctions(String reason) {
+		if (this.functions && !this.forbidden) {
+			this.forbidden = true;
+			logger.debug(reason + ": delayqueue runs its scripts with EVALSHA");
+		}
+	}
+
 	private void refuseFunctions(String command, DataAccessException ex) {
 		String reply = errorReply(ex);
 		String message = "Redis refused " + command + " (" + reply + "); delayqueue runs its scripts with EVALSHA"
@@ -504,10 +524,8 @@ final class ScriptRunner {
 			// the ACL refused the command itself, not its keys or channels
 			return reply.contains("'fcall'") || reply.contains("'function");
 		}
-		for (String ran : RAN) {
-			if (reply.contains(ran)) {
-				return false;
-			}
+		if (ran(ex)) {
+			return false;
 		}
 		for (String state : SERVER_STATES) {
 			if (reply.startsWith(state)) {
@@ -515,6 +533,23 @@ final class ScriptRunner {
 			}
 		}
 		return true;
+	}
+
+	/**
+	 * Whether an error reply is one that a running function or script raised (Redis names its
+	 * line).
+	 */
+	static boolean ran(Throwable ex) {
+		String reply = errorReply(ex);
+		if (reply == null) {
+			return false;
+		}
+		for (String marker : RAN) {
+			if (reply.contains(marker)) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**

@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.support.TestConnections;
 import io.github.delayqueue.test.RedisTestServer;
@@ -270,6 +271,45 @@ class RedisFunctionsTests {
 					scripts.promote(0, 10, false, false);
 					assertThat(RedisStats.commandStat(factory, "fcall", "calls") - RedisStats.commandStat(factory, "fcall", "failed_calls")).isPositive();
 				});
+			}
+			finally {
+				factory.destroy();
+			}
+		}
+	}
+
+	/**
+	 * The one call that tries functions again after a pause may meet an error of the function
+	 * itself (here a record that is not in this version's format): the function ran, so
+	 * functions are used again from the next call on, not paused for another interval.
+	 */
+	@Test
+	void aFunctionsErrorEndsThePause() {
+		try (RedisTestServer full = RedisTestServers.local().argument("--maxmemory", "1").start()) {
+			LettuceConnectionFactory factory = TestConnections.lettuce(full, Duration.ofSeconds(5));
+			try {
+				KeySpace keys = new KeySpace(this.queues.namespace, 1);
+				QueueScripts scripts = new QueueScripts(new ScriptRunner(factory, new ReplicaWait(0, Duration.ZERO), () -> {
+				}, true, Duration.ofMinutes(10)), keys);
+				// the library cannot be loaded while memory is short: EVALSHA for a few seconds
+				scripts.promote(0, 10, false, false);
+				assertThat(RedisStats.commandStat(factory, "function|load", "rejected_calls")).isEqualTo(1);
+				try (RedisConnection connection = factory.getConnection()) {
+					connection.serverCommands().setConfig("maxmemory", "0");
+					connection.hashCommands().hSet(keys.jobs(0), bytes("broken:1"), bytes("not a record"));
+				}
+				// EVALSHA raises the error as a script's until the pause ends; then the one call that
+				// tries functions again loads the library and runs the function, which raises it
+				await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThatExceptionOfType(DelayQueueException.class)
+					.isThrownBy(() -> scripts.schedule(new QueueScripts.ScheduleCall(0,
+							List.of(request("broken", "1", "x", Duration.ofHours(1)))), Duration.ofMinutes(1), 3))
+					.withMessageContaining("not in the format of this version")
+					.withMessageContaining("@user_function"));
+				long evalsha = RedisStats.commandStat(factory, "evalsha", "calls");
+				long fcall = RedisStats.commandStat(factory, "fcall", "calls");
+				scripts.promote(0, 10, false, false);
+				assertThat(RedisStats.commandStat(factory, "fcall", "calls")).isEqualTo(fcall + 1);
+				assertThat(RedisStats.commandStat(factory, "evalsha", "calls")).isEqualTo(evalsha);
 			}
 			finally {
 				factory.destroy();
