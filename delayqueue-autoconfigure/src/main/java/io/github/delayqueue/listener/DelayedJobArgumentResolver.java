@@ -2,6 +2,8 @@ package io.github.delayqueue.listener;
 
 import java.lang.reflect.Type;
 import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.DelayedJob;
@@ -29,6 +31,9 @@ public class DelayedJobArgumentResolver implements HandlerMethodArgumentResolver
 	private final DelayQueueOperations operations;
 
 	private final JobPayloadMessageConverter converter;
+
+	/** The payload type of each {@code DelayedJob<T>} parameter, worked out at its first job. */
+	private final ConcurrentMap<MethodParameter, Type> payloadTypes = new ConcurrentHashMap<>();
 
 	/**
 	 * Creates the resolver.
@@ -62,8 +67,12 @@ public class DelayedJobArgumentResolver implements HandlerMethodArgumentResolver
 		if (parameter.getParameterType() == ReservedJob.class) {
 			return job;
 		}
+		return resolveJob(message, this.payloadTypes.computeIfAbsent(parameter, DelayedJobArgumentResolver::payloadType));
+	}
+
+	private static Type payloadType(MethodParameter parameter) {
 		ResolvableType generic = ResolvableType.forMethodParameter(parameter).as(DelayedJob.class).getGeneric(0);
-		return resolveJob(message, (generic.resolve() != null) ? generic.getType() : Object.class);
+		return (generic.resolve() != null) ? generic.getType() : Object.class;
 	}
 
 	/**

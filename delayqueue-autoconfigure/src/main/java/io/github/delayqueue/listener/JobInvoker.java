@@ -1,7 +1,9 @@
 package io.github.delayqueue.listener;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.core.DelayQueueConsumer;
@@ -17,7 +19,8 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.messaging.Message;
-import org.springframework.messaging.support.MessageBuilder;
+import org.springframework.messaging.MessageHeaders;
+import org.springframework.messaging.support.GenericMessage;
 
 /**
  * Calls a container's listener method on one reserved job. The job becomes a message: its
@@ -144,22 +147,41 @@ final class JobInvoker {
 		}
 	}
 
+	/**
+	 * The message a handler method gets for a job: its payload, the job's own headers, then
+	 * the queue's (those a job lacks left out). Built in one map of the size it needs (a
+	 * {@code MessageBuilder} grows its map twice and checks every header it sets: about a
+	 * tenth of a listener thread's own work per job); the job's headers hold no null value
+	 * and none of the names the queue or {@link MessageHeaders} set
+	 * ({@code JobConstraints.headers}).
+	 */
+	static Message<byte[]> message(ReservedJob job) {
+		Map<String, String> own = job.headers();
+		Map<String, Object> headers = new HashMap<>((int) ((own.size() + 13) / 0.75f) + 1);
+		headers.putAll(own);
+		headers.put(DelayedJobArgumentResolver.JOB_HEADER, job);
+		headers.put(DelayQueueHeaders.TOPIC, job.topic());
+		headers.put(DelayQueueHeaders.ID, job.id());
+		headers.put(DelayQueueHeaders.ATTEMPT, job.attempt());
+		headers.put(DelayQueueHeaders.MAX_ATTEMPTS, job.maxAttempts());
+		putUnlessNull(headers, DelayQueueHeaders.DUE_AT, job.dueAt());
+		putUnlessNull(headers, DelayQueueHeaders.CREATED_AT, job.createdAt());
+		putUnlessNull(headers, DelayQueueHeaders.DELIVERED_AT, job.deliveredAt());
+		putUnlessNull(headers, DelayQueueHeaders.RESERVED_UNTIL, job.reservedUntil());
+		putUnlessNull(headers, DelayQueueHeaders.TTR, job.ttr());
+		headers.put(DelayQueueHeaders.RESERVATION_TOKEN, job.token());
+		return new GenericMessage<>(job.payload(), headers);
+	}
+
+	/** Sets a header that a job may lack (a {@code MessageBuilder} leaves out a null one). */
+	private static void putUnlessNull(Map<String, Object> headers, String name, @Nullable Object value) {
+		if (value != null) {
+			headers.put(name, value);
+		}
+	}
+
 	private boolean handle(ReservedJob job, Observation observation, @Nullable DelayedJobReceiverContext context) {
-		MessageBuilder<byte[]> builder = MessageBuilder.withPayload(job.payload());
-		// the job's own headers first: their names never take the queue's (JobConstraints.headers)
-		job.headers().forEach(builder::setHeader);
-		Message<byte[]> message = builder.setHeader(DelayedJobArgumentResolver.JOB_HEADER, job)
-			.setHeader(DelayQueueHeaders.TOPIC, job.topic())
-			.setHeader(DelayQueueHeaders.ID, job.id())
-			.setHeader(DelayQueueHeaders.ATTEMPT, job.attempt())
-			.setHeader(DelayQueueHeaders.MAX_ATTEMPTS, job.maxAttempts())
-			.setHeader(DelayQueueHeaders.DUE_AT, job.dueAt())
-			.setHeader(DelayQueueHeaders.CREATED_AT, job.createdAt())
-			.setHeader(DelayQueueHeaders.DELIVERED_AT, job.deliveredAt())
-			.setHeader(DelayQueueHeaders.RESERVED_UNTIL, job.reservedUntil())
-			.setHeader(DelayQueueHeaders.TTR, job.ttr())
-			.setHeader(DelayQueueHeaders.RESERVATION_TOKEN, job.token())
-			.build();
+		Message<byte[]> message = message(job);
 		long start = System.nanoTime();
 		this.container.jobStarted(start);
 		List<DelayedJobInterceptor> interceptors = this.settings.interceptors();
