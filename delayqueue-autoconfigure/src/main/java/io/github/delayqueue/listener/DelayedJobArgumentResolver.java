@@ -1,6 +1,8 @@
 package io.github.delayqueue.listener;
 
+import java.lang.reflect.Executable;
 import java.lang.reflect.Type;
+import java.lang.reflect.TypeVariable;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -32,8 +34,11 @@ public class DelayedJobArgumentResolver implements HandlerMethodArgumentResolver
 
 	private final JobPayloadMessageConverter converter;
 
-	/** The payload type of each {@code DelayedJob<T>} parameter, worked out at its first job. */
-	private final ConcurrentMap<MethodParameter, Type> payloadTypes = new ConcurrentHashMap<>();
+	/**
+	 * The payload type of each {@code DelayedJob<T>} parameter, worked out at its first job;
+	 * keyed by the bean's class, method and position, which hold no bean.
+	 */
+	private final ConcurrentMap<ParameterKey, Type> payloadTypes = new ConcurrentHashMap<>();
 
 	/**
 	 * Creates the resolver.
@@ -67,12 +72,28 @@ public class DelayedJobArgumentResolver implements HandlerMethodArgumentResolver
 		if (parameter.getParameterType() == ReservedJob.class) {
 			return job;
 		}
-		return resolveJob(message, this.payloadTypes.computeIfAbsent(parameter, DelayedJobArgumentResolver::payloadType));
+		ParameterKey key = new ParameterKey(parameter.getContainingClass(), parameter.getExecutable(),
+				parameter.getParameterIndex());
+		return resolveJob(message, this.payloadTypes.computeIfAbsent(key, (k) -> payloadType(parameter)));
 	}
 
-	private static Type payloadType(MethodParameter parameter) {
+	/**
+	 * The payload type of a {@code DelayedJob<T>} parameter: {@code T} as the bean's class
+	 * declares it ({@code Object} when it does not say).
+	 * @param parameter the parameter
+	 * @return the type
+	 */
+	static Type payloadType(MethodParameter parameter) {
 		ResolvableType generic = ResolvableType.forMethodParameter(parameter).as(DelayedJob.class).getGeneric(0);
-		return (generic.resolve() != null) ? generic.getType() : Object.class;
+		Class<?> resolved = generic.resolve();
+		if (resolved == null) {
+			return Object.class;
+		}
+		// T of a method declared in a generic superclass is the class the bean's class gives it
+		return (generic.getType() instanceof TypeVariable<?>) ? resolved : generic.getType();
+	}
+
+	private record ParameterKey(Class<?> beanClass, Executable method, int index) {
 	}
 
 	/**

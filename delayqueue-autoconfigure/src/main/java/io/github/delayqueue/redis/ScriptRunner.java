@@ -38,7 +38,8 @@ import org.springframework.util.backoff.ExponentialBackOff;
  * once, when the library is loaded, not on every call. A server without the library (a
  * restart, a failover to a server without it, {@code FUNCTION FLUSH}) is sent it with
  * {@code FUNCTION LOAD}, then the call again. A server older than Redis 7 gets
- * {@code EVALSHA} from the start ({@link #withoutFunctions}, from the start-up check). A server
+ * {@code EVALSHA} from the start until the application restarts ({@link #withoutFunctions},
+ * from the start-up check). A server
  * that refuses functions (a proxy that answers it does not know them, Redis 6.2 where
  * {@code INFO} is not allowed) makes the runner use {@code EVALSHA} for
  * {@link #REFUSAL_RETRY}, then try again (one call tries, the others wait for its answer; an
@@ -398,7 +399,7 @@ final class ScriptRunner {
 
 	private @Nullable Object called(@Nullable Object reply) {
 		if (this.paused.get() && this.paused.compareAndSet(true, false)) {
-			// functions work again (the server was upgraded, memory freed): said as loudly as
+			// functions work again (an upgrade, a proxy that passes them on, memory freed): as loudly as
 			// the refusal was
 			String message = "Redis runs the per-job scripts as functions again";
 			if (this.refusalLogged.get()) {

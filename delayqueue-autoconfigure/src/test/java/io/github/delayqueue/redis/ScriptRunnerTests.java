@@ -54,6 +54,19 @@ class ScriptRunnerTests {
 	}
 
 	@Test
+	void onlyAnErrorReplyThatNamesTheFunctionsLineShowsThatItRan() {
+		assertThat(ScriptRunner.ran(lettuce("ERR delayqueue: the record of job t:1 is unreadable script: "
+				+ "delayqueue_0123_finish, on @user_function:412."))).isTrue();
+		assertThat(ScriptRunner.ran(jedis(new JedisDataException("ERR user_function:97: delayqueue: bad argument "
+				+ "script: delayqueue_0123_schedule, on @user_function:97.")))).isTrue();
+		assertThat(ScriptRunner.ran(lettuce("ERR Function not found"))).isFalse();
+		assertThat(ScriptRunner.ran(lettuce("ERR unknown command `FCALL`, with args beginning with: "))).isFalse();
+		assertThat(ScriptRunner.ran(lettuce("OOM command not allowed when used memory > 'maxmemory'."))).isFalse();
+		assertThat(ScriptRunner.ran(new RedisConnectionFailureException("Redis gone",
+				new RedisConnectionException("Connection closed")))).isFalse();
+	}
+
+	@Test
 	void aStateOfTheServerThatRefusesScriptsAlikeIsNoRefusal() {
 		for (String reply : new String[] { "OOM command not allowed when used memory > 'maxmemory'.",
 				"BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.",
