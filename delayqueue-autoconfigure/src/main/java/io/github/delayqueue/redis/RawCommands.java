@@ -1,14 +1,25 @@
 package io.github.delayqueue.redis;
 
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.dao.QueryTimeoutException;
+import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.util.ClassUtils;
 
 /**
  * Commands that Spring Data Redis has no method for ({@code FCALL}, {@code FUNCTION LOAD}),
  * sent with {@link RedisConnection#execute} on a connection of Spring Data Redis's Lettuce or
- * Jedis support. Their replies come as {@code EVALSHA}'s with {@code ReturnType.MULTI} do: a
+ * Jedis support, and batches of {@code EVALSHA} sent on Lettuce's shared connection
+ * ({@link #evalShaAll}). Their replies come as {@code EVALSHA}'s with {@code ReturnType.MULTI} do: a
  * {@code List} of {@code byte[]}, {@code Long} and nested {@code List}s, a {@code byte[]}, a
  * {@code Long} or {@code null}. Jedis answers a raw command that way; Lettuce is told the shape
  * of the reply, as it would read it as a single value otherwise. Any other connection (a
@@ -56,10 +67,111 @@ final class RawCommands {
 				+ " (only on Spring Data Redis's Lettuce and Jedis connections)");
 	}
 
+	/**
+	 * Whether {@link #evalShaAll} can send a batch of calls on a connection's shared native
+	 * connection: a Lettuce connection of Spring Data Redis that is not in a pipeline or a
+	 * transaction.
+	 * @param connection the connection
+	 * @return {@code true} for such a connection
+	 */
+	static boolean sendsBatches(RedisConnection connection) {
+		return LETTUCE && Lettuce.accepts(connection) && !connection.isPipelined() && !connection.isQueueing();
+	}
+
+	/**
+	 * Sends {@code EVALSHA} once per argument list, all before the first reply is read, on the
+	 * native connection a {@link #sendsBatches} connection shares (Lettuce writes commands to
+	 * the socket as they come: one round trip for all of them). Spring Data Redis's own
+	 * pipeline would open a connection of its own for each batch when the connection factory
+	 * has no pool (its default).
+	 * @param connection the connection
+	 * @param sha the script's SHA-1
+	 * @param keys how many of each call's values are keys
+	 * @param calls per call its keys, then {@code ARGV}
+	 * @param timeout how long to wait for all the replies
+	 * @return per call its reply (as {@link #execute} gives them), or the {@link Failure}
+	 * Redis answered for it
+	 * @throws QueryTimeoutException when not every reply came in time
+	 */
+	static List<@Nullable Object> evalShaAll(RedisConnection connection, byte[] sha, int keys, List<byte[][]> calls,
+			Duration timeout) {
+		return Lettuce.evalShaAll(connection, sha, keys, calls, timeout);
+	}
+
+	/**
+	 * How long a batch waits for its replies: a Lettuce connection factory's command timeout,
+	 * one minute for any other.
+	 * @param factory the connection factory
+	 * @return the timeout
+	 */
+	static Duration commandTimeout(RedisConnectionFactory factory) {
+		long millis = (LETTUCE && Lettuce.isFactory(factory)) ? Lettuce.timeoutMillis(factory) : 0;
+		return (millis > 0) ? Duration.ofMillis(millis) : Duration.ofMinutes(1);
+	}
+
+	/**
+	 * A call of a batch that Redis answered with an error, or that failed before it was
+	 * answered.
+	 * @param cause the driver's exception
+	 */
+	record Failure(Throwable cause) {
+	}
+
 	private static final class Lettuce {
 
 		static boolean accepts(RedisConnection connection) {
 			return connection instanceof org.springframework.data.redis.connection.lettuce.LettuceConnection;
+		}
+
+		static boolean isFactory(RedisConnectionFactory factory) {
+			return factory instanceof org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+		}
+
+		static long timeoutMillis(RedisConnectionFactory factory) {
+			return ((org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory) factory).getTimeout();
+		}
+
+		static List<@Nullable Object> evalShaAll(RedisConnection connection, byte[] sha, int keys, List<byte[][]> calls,
+				Duration timeout) {
+			io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands<byte[], byte[]> commands = ((org.springframework.data.redis.connection.lettuce.LettuceConnection) connection)
+				.getNativeConnection();
+			byte[] numkeys = Integer.toString(keys).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+			List<io.lettuce.core.RedisFuture<List<Object>>> futures = new ArrayList<>(calls.size());
+			for (byte[][] call : calls) {
+				io.lettuce.core.protocol.CommandArgs<byte[], byte[]> args = new io.lettuce.core.protocol.CommandArgs<>(
+						io.lettuce.core.codec.ByteArrayCodec.INSTANCE)
+					.add(sha)
+					.add(numkeys);
+				for (int i = 0; i < call.length; i++) {
+					if (i < keys) {
+						args.addKey(call[i]);
+					}
+					else {
+						args.addValue(call[i]);
+					}
+				}
+				futures.add(commands.dispatch(io.lettuce.core.protocol.CommandType.EVALSHA,
+						new io.lettuce.core.output.NestedMultiOutput<>(io.lettuce.core.codec.ByteArrayCodec.INSTANCE), args));
+			}
+			long deadline = System.nanoTime() + timeout.toNanos();
+			List<@Nullable Object> replies = new ArrayList<>(calls.size());
+			for (io.lettuce.core.RedisFuture<List<Object>> future : futures) {
+				try {
+					replies.add(future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+				}
+				catch (ExecutionException ex) {
+					replies.add(new Failure((ex.getCause() != null) ? ex.getCause() : ex));
+				}
+				catch (TimeoutException ex) {
+					throw new QueryTimeoutException("Redis did not answer " + calls.size() + " EVALSHA calls within "
+							+ timeout.toMillis() + " ms", ex);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					throw new RedisSystemException("Interrupted while waiting for Redis", ex);
+				}
+			}
+			return replies;
 		}
 
 		static @Nullable Object execute(RedisConnection connection, String command, byte[]... args) {

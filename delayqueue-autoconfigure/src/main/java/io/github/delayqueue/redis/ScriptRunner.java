@@ -241,6 +241,9 @@ final class ScriptRunner {
 			if (keysAndArgs.isEmpty()) {
 				return List.of();
 			}
+			if (!waiting && pipelines(connection) && RawCommands.sendsBatches(connection)) {
+				return batch(connection, script, keysAndArgs);
+			}
 			try {
 				if (!pipelines(connection)) {
 					throw new UnsupportedOperationException("no pipelines on a cluster");
@@ -284,6 +287,48 @@ final class ScriptRunner {
 			}
 		});
 	}
+
+	/**
+	 * {@link #runAll} on Lettuce's shared connection: every call is sent before the first reply
+	 * is read. Calls that met {@code NOSCRIPT} (nothing ran) are sent again after the script
+	 * is loaded; a call that Redis refused otherwise is thrown after all replies came, the
+	 * others applied.
+	 */
+	private List<Object> batch(RedisConnection connection, LuaScript script, List<byte[][]> calls) {
+		Duration timeout = RawCommands.commandTimeout(this.connectionFactory);
+		List<@Nullable Object> replies = RawCommands.evalShaAll(connection, script.sha(), script.keys(), calls,
+				timeout);
+		List<Integer> missing = new ArrayList<>();
+		for (int i = 0; i < replies.size(); i++) {
+			if (replies.get(i) instanceof RawCommands.Failure failure && isNoScript(failure.cause())) {
+				missing.add(i);
+			}
+		}
+		if (!missing.isEmpty()) {
+			connection.scriptingCommands().scriptLoad(script.body());
+			List<@Nullable Object> again = RawCommands.evalShaAll(connection, script.sha(), script.keys(),
+					missing.stream().map(calls::get).toList(), timeout);
+			for (int j = 0; j < missing.size(); j++) {
+				replies.set(missing.get(j), again.get(j));
+			}
+		}
+		for (Object reply : replies) {
+			if (reply instanceof RawCommands.Failure failure) {
+				Throwable cause = failure.cause();
+				String what = "a batch of " + calls.size() + " " + script + " calls (each call is applied whole or not"
+						+ " at all, the others were applied; running them again is safe): " + cause.getMessage();
+				if (errorReply(cause) == null) {
+					// no answer for it: the connection failed
+					throw new DelayQueueConnectionException("Redis unreachable during " + what, cause);
+				}
+				throw new DelayQueueException("Redis refused a call of " + what, cause);
+			}
+		}
+		List<Object> results = new ArrayList<>(replies.size());
+		results.addAll(replies);
+		return results;
+	}
+
 
 	/**
 	 * Whether calls of one step go to Redis in one pipeline on a connection: not on a

@@ -1,0 +1,121 @@
+package io.github.delayqueue.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+
+import io.github.delayqueue.core.DelayQueueException;
+import io.github.delayqueue.core.OnDuplicate;
+import io.github.delayqueue.core.QueueStats.TopicStats;
+import io.github.delayqueue.core.ScheduleRequest;
+import io.github.delayqueue.core.ScheduleResult;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.connection.RedisConnection;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Calls of one script that go to Redis together (a bulk schedule: one call per bucket) on
+ * Lettuce's shared connection: no connection of their own, one round trip, each call applied
+ * whole or not at all. The extension checks the invariant after each test.
+ */
+class ScriptBatchTests {
+
+	@RegisterExtension
+	final RedisQueues queues = new RedisQueues();
+
+	private static List<ScheduleRequest> requests(String topic, int count) {
+		List<ScheduleRequest> requests = new ArrayList<>(count);
+		for (int i = 0; i < count; i++) {
+			requests.add(new ScheduleRequest(topic, "job-" + i, ("{\"n\":" + i + "}").getBytes(StandardCharsets.UTF_8),
+					Duration.ofHours(1), null, null, null, OnDuplicate.KEEP));
+		}
+		return requests;
+	}
+
+	private TopicStats figures(RedisDelayQueue queue, String topic) {
+		return queue.stats().topics().getOrDefault(topic, TopicStats.EMPTY);
+	}
+
+	/**
+	 * Spring Data Redis's pipeline takes a connection of its own when the factory has no pool
+	 * (its default): a new connection, with its handshake, for every batch.
+	 */
+	@Test
+	void aBulkScheduleOpensNoConnectionOfItsOwn() {
+		RedisDelayQueue queue = this.queues.start();
+		queue.scheduleAll(requests("warm", 100));
+		// read on one connection, so that the reads open none between them
+		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
+			long connections = connectionsReceived(connection);
+			// 5,000 jobs in 16 buckets: several calls per chunk, several chunks
+			List<ScheduleResult> results = queue.scheduleAll(requests("bulk", 5_000));
+			assertThat(results).hasSize(5_000).allMatch(ScheduleResult::created);
+			assertThat(connectionsReceived(connection)).isEqualTo(connections);
+		}
+		assertThat(figures(queue, "bulk").delayed()).isEqualTo(5_000);
+	}
+
+	private static long connectionsReceived(RedisConnection connection) {
+		Properties info = connection.serverCommands().info("stats");
+		assertThat(info).isNotNull();
+		return Long.parseLong(info.getProperty("total_connections_received"));
+	}
+
+	/**
+	 * A server that lost the script (a restart, a failover, {@code SCRIPT FLUSH}) answers
+	 * every call of the batch {@code NOSCRIPT}, which ran nothing: they are sent again once the
+	 * script is loaded, and each job is created once.
+	 */
+	@Test
+	void callsThatFoundNoScriptAreSentAgainAfterItIsLoaded() {
+		RedisDelayQueue queue = this.queues.start();
+		queue.scheduleAll(requests("warm", 100));
+		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
+			connection.scriptingCommands().scriptFlush();
+		}
+		List<ScheduleResult> results = queue.scheduleAll(requests("flushed", 2_000));
+		assertThat(results).hasSize(2_000).allMatch(ScheduleResult::created);
+		assertThat(figures(queue, "flushed").delayed()).isEqualTo(2_000);
+		// again: every job is there already, none twice
+		assertThat(queue.scheduleAll(requests("flushed", 2_000))).noneMatch(ScheduleResult::created);
+		assertThat(figures(queue, "flushed").delayed()).isEqualTo(2_000);
+	}
+
+	/**
+	 * One call of a batch that Redis refuses (here a bucket holding a record it cannot read)
+	 * changes nothing in its bucket; the others are applied, and the failure names the batch.
+	 */
+	@Test
+	void aCallRefusedInABatchIsThrownAfterTheOthersWereApplied() {
+		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(2));
+		KeySpace keys = new KeySpace(this.queues.namespace, 2);
+		List<ScheduleRequest> requests = requests("mixed", 200);
+		ScheduleRequest broken = requests.get(0);
+		int brokenBucket = keys.bucketOf(broken.topic(), broken.id());
+		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
+			connection.hashCommands()
+				.hSet(keys.jobs(brokenBucket), (broken.topic() + ":" + broken.id()).getBytes(StandardCharsets.UTF_8),
+						"not a record".getBytes(StandardCharsets.UTF_8));
+		}
+		assertThatExceptionOfType(DelayQueueException.class).isThrownBy(() -> queue.scheduleAll(requests))
+			.withMessageContaining("Redis refused a call of a batch of 2 schedule")
+			.withMessageContaining("not in the format of this version");
+		long inOtherBucket = requests.stream()
+			.filter((request) -> keys.bucketOf(request.topic(), request.id()) != brokenBucket)
+			.count();
+		assertThat(inOtherBucket).isPositive();
+		assertThat(figures(queue, "mixed").delayed()).isEqualTo(inOtherBucket);
+		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
+			// the record that could not be read leaves the invariant check nothing to find
+			connection.hashCommands()
+				.hDel(keys.jobs(brokenBucket), (broken.topic() + ":" + broken.id()).getBytes(StandardCharsets.UTF_8));
+		}
+	}
+
+}
