@@ -3,6 +3,7 @@ package io.github.delayqueue.redis;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -95,7 +96,24 @@ final class RawCommands {
 	 */
 	static List<@Nullable Object> evalShaAll(RedisConnection connection, byte[] sha, int keys, List<byte[][]> calls,
 			Duration timeout) {
-		return Lettuce.evalShaAll(connection, sha, keys, calls, timeout);
+		return Lettuce.sendAll(connection, true, sha, keys, calls, timeout);
+	}
+
+	/**
+	 * {@link #evalShaAll} with {@code EVAL} and the script's body, which Redis runs and caches:
+	 * for calls that found no script. ({@code SCRIPT LOAD} could go to a replica where reads
+	 * are sent to replicas; {@code EVAL} goes where {@code EVALSHA} went.)
+	 * @param connection the connection
+	 * @param body the script
+	 * @param keys how many of each call's values are keys
+	 * @param calls per call its keys, then {@code ARGV}
+	 * @param timeout how long to wait for all the replies
+	 * @return per call its reply, or its {@link Failure}
+	 * @throws QueryTimeoutException when not every reply came in time
+	 */
+	static List<@Nullable Object> evalAll(RedisConnection connection, byte[] body, int keys, List<byte[][]> calls,
+			Duration timeout) {
+		return Lettuce.sendAll(connection, false, body, keys, calls, timeout);
 	}
 
 	/**
@@ -131,8 +149,8 @@ final class RawCommands {
 			return ((org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory) factory).getTimeout();
 		}
 
-		static List<@Nullable Object> evalShaAll(RedisConnection connection, byte[] sha, int keys, List<byte[][]> calls,
-				Duration timeout) {
+		static List<@Nullable Object> sendAll(RedisConnection connection, boolean bySha, byte[] script, int keys,
+				List<byte[][]> calls, Duration timeout) {
 			io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands<byte[], byte[]> commands = ((org.springframework.data.redis.connection.lettuce.LettuceConnection) connection)
 				.getNativeConnection();
 			byte[] numkeys = Integer.toString(keys).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
@@ -140,7 +158,7 @@ final class RawCommands {
 			for (byte[][] call : calls) {
 				io.lettuce.core.protocol.CommandArgs<byte[], byte[]> args = new io.lettuce.core.protocol.CommandArgs<>(
 						io.lettuce.core.codec.ByteArrayCodec.INSTANCE)
-					.add(sha)
+					.add(script)
 					.add(numkeys);
 				for (int i = 0; i < call.length; i++) {
 					if (i < keys) {
@@ -150,7 +168,8 @@ final class RawCommands {
 						args.addValue(call[i]);
 					}
 				}
-				futures.add(commands.dispatch(io.lettuce.core.protocol.CommandType.EVALSHA,
+				futures.add(commands.dispatch(
+						bySha ? io.lettuce.core.protocol.CommandType.EVALSHA : io.lettuce.core.protocol.CommandType.EVAL,
 						new io.lettuce.core.output.NestedMultiOutput<>(io.lettuce.core.codec.ByteArrayCodec.INSTANCE), args));
 			}
 			long deadline = System.nanoTime() + timeout.toNanos();
@@ -162,8 +181,12 @@ final class RawCommands {
 				catch (ExecutionException ex) {
 					replies.add(new Failure((ex.getCause() != null) ? ex.getCause() : ex));
 				}
+				catch (CancellationException ex) {
+					// Lettuce cancels what it holds for a connection it closes
+					replies.add(new Failure(ex));
+				}
 				catch (TimeoutException ex) {
-					throw new QueryTimeoutException("Redis did not answer " + calls.size() + " EVALSHA calls within "
+					throw new QueryTimeoutException("Redis did not answer " + calls.size() + " script calls within "
 							+ timeout.toMillis() + " ms", ex);
 				}
 				catch (InterruptedException ex) {

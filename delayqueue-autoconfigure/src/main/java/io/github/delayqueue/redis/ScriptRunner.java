@@ -53,7 +53,7 @@ import org.springframework.util.backoff.ExponentialBackOff;
  * its state: a function as it starts, on a read-only replica or while memory is short (but
  * the timer step, the take and the finish, flagged {@code allow-oom}, run then), a script
  * at its first write of a command that may take memory. A running function is stopped with
- * {@code FUNCTION KILL}, not {@code SCRIPT KILL}. Calls in a pipeline ({@link #runAll}),
+ * {@code FUNCTION KILL}, not {@code SCRIPT KILL}. Calls sent together ({@link #runAll}),
  * which carry many jobs each, and calls on a cluster (whose every primary would need the
  * library) use {@code EVALSHA}.
  * <p>
@@ -63,6 +63,12 @@ import org.springframework.util.backoff.ExponentialBackOff;
  * a short back-off until the slot is stable, for up to {@link #MIGRATION_WAIT}.
  */
 final class ScriptRunner {
+
+	/** The most bytes of keys and arguments a batch sends on Lettuce's shared connection. */
+	static final int SHARED_BATCH_BYTES = 512 * 1024;
+
+	/** The most keys and arguments a batch sends on Lettuce's shared connection. */
+	static final int SHARED_BATCH_VALUES = 16 * 1024;
 
 	/** How long a script refused during a slot migration is retried. */
 	static final Duration MIGRATION_WAIT = Duration.ofSeconds(10);
@@ -211,10 +217,12 @@ final class ScriptRunner {
 	}
 
 	/**
-	 * Runs the same script once per argument list, pipelined in one round trip where the
-	 * connection supports it (one by one otherwise, such as on a cluster connection). The
-	 * script is loaded first, because a pipeline that meets {@code NOSCRIPT} does not say
-	 * which of its commands ran.
+	 * Runs the same script once per argument list, in one round trip where the connection
+	 * supports it (one by one otherwise, such as on a cluster connection). On Lettuce a batch
+	 * no bigger than {@link #isSmall} allows goes out on the shared connection, each call's
+	 * reply read on its own ({@link #batch}); any other batch goes in a Spring Data Redis
+	 * pipeline, which takes a connection of its own, with the script loaded first, because a
+	 * pipeline that meets {@code NOSCRIPT} does not say which of its commands ran.
 	 * @param script the script
 	 * @param keysAndArgs one array per call: its keys, then {@code ARGV}
 	 * @return one reply per call, in order
@@ -241,7 +249,7 @@ final class ScriptRunner {
 			if (keysAndArgs.isEmpty()) {
 				return List.of();
 			}
-			if (!waiting && pipelines(connection) && RawCommands.sendsBatches(connection)) {
+			if (!waiting && pipelines(connection) && RawCommands.sendsBatches(connection) && isSmall(keysAndArgs)) {
 				return batch(connection, script, keysAndArgs);
 			}
 			try {
@@ -289,46 +297,72 @@ final class ScriptRunner {
 	}
 
 	/**
+	 * Whether a batch is small enough for Lettuce's shared connection, where the other threads'
+	 * commands wait behind it: at most {@value #SHARED_BATCH_BYTES} bytes and
+	 * {@value #SHARED_BATCH_VALUES} keys and arguments (a bulk schedule of about 2,000 jobs,
+	 * some milliseconds of Redis's time). A bigger one goes in a pipeline on a connection of
+	 * its own, whose opening it outweighs, and which leaves the others their turns.
+	 */
+	static boolean isSmall(List<byte[][]> calls) {
+		long bytes = 0;
+		long values = 0;
+		for (byte[][] call : calls) {
+			values += call.length;
+			for (byte[] value : call) {
+				bytes += value.length;
+			}
+		}
+		return bytes <= SHARED_BATCH_BYTES && values <= SHARED_BATCH_VALUES;
+	}
+
+	/**
 	 * {@link #runAll} on Lettuce's shared connection: every call is sent before the first reply
-	 * is read. Calls that met {@code NOSCRIPT} (nothing ran) are sent again after the script
-	 * is loaded; a call that Redis refused otherwise is thrown after all replies came, the
-	 * others applied.
+	 * is read. Calls that met {@code NOSCRIPT} (nothing ran) are sent again with {@code EVAL},
+	 * unless the connection failed meanwhile; a call that Redis refused otherwise is thrown
+	 * after all replies came, the others applied.
 	 */
 	private List<Object> batch(RedisConnection connection, LuaScript script, List<byte[][]> calls) {
 		Duration timeout = RawCommands.commandTimeout(this.connectionFactory);
 		List<@Nullable Object> replies = RawCommands.evalShaAll(connection, script.sha(), script.keys(), calls,
 				timeout);
 		List<Integer> missing = new ArrayList<>();
+		boolean unanswered = false;
 		for (int i = 0; i < replies.size(); i++) {
-			if (replies.get(i) instanceof RawCommands.Failure failure && isNoScript(failure.cause())) {
-				missing.add(i);
+			if (replies.get(i) instanceof RawCommands.Failure failure) {
+				if (errorReply(failure.cause()) == null) {
+					unanswered = true;
+				}
+				else if (isNoScript(failure.cause())) {
+					missing.add(i);
+				}
 			}
 		}
-		if (!missing.isEmpty()) {
-			connection.scriptingCommands().scriptLoad(script.body());
-			List<@Nullable Object> again = RawCommands.evalShaAll(connection, script.sha(), script.keys(),
+		if (!missing.isEmpty() && !unanswered) {
+			List<@Nullable Object> again = RawCommands.evalAll(connection, script.body(), script.keys(),
 					missing.stream().map(calls::get).toList(), timeout);
 			for (int j = 0; j < missing.size(); j++) {
 				replies.set(missing.get(j), again.get(j));
 			}
 		}
 		for (Object reply : replies) {
-			if (reply instanceof RawCommands.Failure failure) {
+			if (reply instanceof RawCommands.Failure failure && (!unanswered || errorReply(failure.cause()) == null)) {
 				Throwable cause = failure.cause();
-				String what = "a batch of " + calls.size() + " " + script + " calls (each call is applied whole or not"
-						+ " at all, the others were applied; running them again is safe): " + cause.getMessage();
-				if (errorReply(cause) == null) {
-					// no answer for it: the connection failed
-					throw new DelayQueueConnectionException("Redis unreachable during " + what, cause);
+				String reason = (cause.getMessage() != null) ? cause.getMessage() : cause.getClass().getSimpleName();
+				if (unanswered) {
+					// no answer for some: the connection failed
+					throw new DelayQueueConnectionException("Redis unreachable during a batch of " + calls.size() + " "
+							+ script + " calls (each call is applied whole or not at all; some may have been applied,"
+							+ " running them again is safe): " + reason, cause);
 				}
-				throw new DelayQueueException("Redis refused a call of " + what, cause);
+				throw new DelayQueueException("Redis refused a call of a batch of " + calls.size() + " " + script
+						+ " calls (each call is applied whole or not at all, the others were applied; running them again"
+						+ " is safe): " + reason, cause);
 			}
 		}
 		List<Object> results = new ArrayList<>(replies.size());
 		results.addAll(replies);
 		return results;
 	}
-
 
 	/**
 	 * Whether calls of one step go to Redis in one pipeline on a connection: not on a
