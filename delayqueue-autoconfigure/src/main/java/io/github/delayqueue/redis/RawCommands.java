@@ -90,20 +90,25 @@ final class RawCommands {
 	 * @param keys how many of each call's values are keys
 	 * @param calls per call its keys, then {@code ARGV}
 	 * @param timeout how long to wait for all the replies
-	 * @return per call its reply (as {@link #execute} gives them), or the {@link Failure}
-	 * Redis answered for it
+	 * @return per call its reply (as {@link #execute} gives them), or its {@link Failure}: an
+	 * error reply, or no reply (the connection failed or was closed, the call timed out or
+	 * could not be sent)
 	 * @throws QueryTimeoutException when not every reply came in time
+	 * @throws org.springframework.data.redis.RedisSystemException when interrupted while
+	 * waiting (the thread's interrupt flag is set again)
 	 */
 	static List<@Nullable Object> evalShaAll(RedisConnection connection, byte[] sha, int keys, List<byte[][]> calls,
 			Duration timeout) {
-		return Lettuce.sendAll(connection, true, sha, keys, calls, timeout);
+		return Lettuce.sendAll(connection, sha, null, keys, calls, timeout);
 	}
 
 	/**
-	 * {@link #evalShaAll} with {@code EVAL} and the script's body, which Redis runs and caches:
-	 * for calls that found no script. ({@code SCRIPT LOAD} could go to a replica where reads
-	 * are sent to replicas; {@code EVAL} goes where {@code EVALSHA} went.)
+	 * {@link #evalShaAll} for calls that found no script: the first with {@code EVAL} and the
+	 * script's body, which Redis runs and caches, the others with {@code EVALSHA} behind it on
+	 * the same connection. ({@code SCRIPT LOAD} could go to a replica where reads are sent to
+	 * replicas; {@code EVAL} goes where {@code EVALSHA} went.)
 	 * @param connection the connection
+	 * @param sha the script's SHA-1
 	 * @param body the script
 	 * @param keys how many of each call's values are keys
 	 * @param calls per call its keys, then {@code ARGV}
@@ -111,9 +116,9 @@ final class RawCommands {
 	 * @return per call its reply, or its {@link Failure}
 	 * @throws QueryTimeoutException when not every reply came in time
 	 */
-	static List<@Nullable Object> evalAll(RedisConnection connection, byte[] body, int keys, List<byte[][]> calls,
-			Duration timeout) {
-		return Lettuce.sendAll(connection, false, body, keys, calls, timeout);
+	static List<@Nullable Object> evalAll(RedisConnection connection, byte[] sha, byte[] body, int keys,
+			List<byte[][]> calls, Duration timeout) {
+		return Lettuce.sendAll(connection, sha, body, keys, calls, timeout);
 	}
 
 	/**
@@ -149,16 +154,19 @@ final class RawCommands {
 			return ((org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory) factory).getTimeout();
 		}
 
-		static List<@Nullable Object> sendAll(RedisConnection connection, boolean bySha, byte[] script, int keys,
-				List<byte[][]> calls, Duration timeout) {
+		static List<@Nullable Object> sendAll(RedisConnection connection, byte[] sha, byte @Nullable [] body,
+				int keys, List<byte[][]> calls, Duration timeout) {
 			io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands<byte[], byte[]> commands = ((org.springframework.data.redis.connection.lettuce.LettuceConnection) connection)
 				.getNativeConnection();
 			byte[] numkeys = Integer.toString(keys).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 			List<io.lettuce.core.RedisFuture<List<Object>>> futures = new ArrayList<>(calls.size());
+			RuntimeException unsent = null;
 			for (byte[][] call : calls) {
+				// the first call of a re-send carries the script, which Redis caches for the others
+				byte[] script = (body != null && futures.isEmpty()) ? body : null;
 				io.lettuce.core.protocol.CommandArgs<byte[], byte[]> args = new io.lettuce.core.protocol.CommandArgs<>(
 						io.lettuce.core.codec.ByteArrayCodec.INSTANCE)
-					.add(script)
+					.add((script != null) ? script : sha)
 					.add(numkeys);
 				for (int i = 0; i < call.length; i++) {
 					if (i < keys) {
@@ -168,9 +176,19 @@ final class RawCommands {
 						args.addValue(call[i]);
 					}
 				}
-				futures.add(commands.dispatch(
-						bySha ? io.lettuce.core.protocol.CommandType.EVALSHA : io.lettuce.core.protocol.CommandType.EVAL,
-						new io.lettuce.core.output.NestedMultiOutput<>(io.lettuce.core.codec.ByteArrayCodec.INSTANCE), args));
+				try {
+					futures.add(commands.dispatch(
+							(script != null) ? io.lettuce.core.protocol.CommandType.EVAL
+									: io.lettuce.core.protocol.CommandType.EVALSHA,
+							new io.lettuce.core.output.NestedMultiOutput<>(io.lettuce.core.codec.ByteArrayCodec.INSTANCE),
+							args));
+				}
+				catch (RuntimeException ex) {
+					// a writer that throws instead of failing the call (a closed master/replica
+					// connection, stopped client resources): this call and the later ones are not sent
+					unsent = ex;
+					break;
+				}
 			}
 			long deadline = System.nanoTime() + timeout.toNanos();
 			List<@Nullable Object> replies = new ArrayList<>(calls.size());
@@ -187,12 +205,15 @@ final class RawCommands {
 				}
 				catch (TimeoutException ex) {
 					throw new QueryTimeoutException("Redis did not answer " + calls.size() + " script calls within "
-							+ timeout.toMillis() + " ms", ex);
+							+ timeout.toMillis() + " ms");
 				}
 				catch (InterruptedException ex) {
 					Thread.currentThread().interrupt();
 					throw new RedisSystemException("Interrupted while waiting for Redis", ex);
 				}
+			}
+			while (replies.size() < calls.size()) {
+				replies.add(new Failure((unsent != null) ? unsent : new IllegalStateException("not sent")));
 			}
 			return replies;
 		}

@@ -221,8 +221,9 @@ final class ScriptRunner {
 	 * supports it (one by one otherwise, such as on a cluster connection). On Lettuce a batch
 	 * no bigger than {@link #isSmall} allows goes out on the shared connection, each call's
 	 * reply read on its own ({@link #batch}); any other batch goes in a Spring Data Redis
-	 * pipeline, which takes a connection of its own, with the script loaded first, because a
-	 * pipeline that meets {@code NOSCRIPT} does not say which of its commands ran.
+	 * pipeline, which takes a connection of its own, its first call with {@code EVAL}, which
+	 * caches the script for the others, because a pipeline that meets {@code NOSCRIPT} does
+	 * not say which of its commands ran.
 	 * @param script the script
 	 * @param keysAndArgs one array per call: its keys, then {@code ARGV}
 	 * @return one reply per call, in order
@@ -269,9 +270,15 @@ final class ScriptRunner {
 				return sequential;
 			}
 			try {
-				connection.scriptingCommands().scriptLoad(script.body());
+				// the first call carries the script, which Redis caches for the others (SCRIPT LOAD
+				// could go to a replica where reads go to replicas)
 				for (byte[][] call : keysAndArgs) {
-					connection.scriptingCommands().evalSha(script.sha(), ReturnType.MULTI, script.keys(), call);
+					if (call == keysAndArgs.get(0)) {
+						connection.scriptingCommands().eval(script.body(), ReturnType.MULTI, script.keys(), call);
+					}
+					else {
+						connection.scriptingCommands().evalSha(script.sha(), ReturnType.MULTI, script.keys(), call);
+					}
 				}
 				// WAIT must follow the scripts on the connection that sent them: the pipeline's own
 				ReplicaWait.Pending pending = waiting ? this.replicaWait.send(connection, script.name()) : null;
@@ -279,8 +286,7 @@ final class ScriptRunner {
 				if (pending != null) {
 					pending.await(connection);
 				}
-				// the first reply is SCRIPT LOAD's
-				return new ArrayList<>(replies.subList(1, replies.size()));
+				return new ArrayList<>(replies);
 			}
 			catch (RedisPipelineException ex) {
 				// the first refusal's own text (a script's error, OOM), not the wrapper's
@@ -300,7 +306,7 @@ final class ScriptRunner {
 	 * Whether a batch is small enough for Lettuce's shared connection, where the other threads'
 	 * commands wait behind it: at most {@value #SHARED_BATCH_BYTES} bytes and
 	 * {@value #SHARED_BATCH_VALUES} keys and arguments (a bulk schedule of about 2,000 jobs,
-	 * some milliseconds of Redis's time). A bigger one goes in a pipeline on a connection of
+	 * tens of milliseconds of Redis's time). A bigger one goes in a pipeline on a connection of
 	 * its own, whose opening it outweighs, and which leaves the others their turns.
 	 */
 	static boolean isSmall(List<byte[][]> calls) {
@@ -317,51 +323,67 @@ final class ScriptRunner {
 
 	/**
 	 * {@link #runAll} on Lettuce's shared connection: every call is sent before the first reply
-	 * is read. Calls that met {@code NOSCRIPT} (nothing ran) are sent again with {@code EVAL},
-	 * unless the connection failed meanwhile; a call that Redis refused otherwise is thrown
-	 * after all replies came, the others applied.
+	 * is read. Calls that met {@code NOSCRIPT} (nothing ran) are sent again, the first with
+	 * {@code EVAL}, unless a call got no answer (the connection failed). After all replies
+	 * came, a call without an answer is thrown as a connection failure (some calls may have
+	 * been applied), else a call Redis refused (the others were applied).
 	 */
 	private List<Object> batch(RedisConnection connection, LuaScript script, List<byte[][]> calls) {
 		Duration timeout = RawCommands.commandTimeout(this.connectionFactory);
 		List<@Nullable Object> replies = RawCommands.evalShaAll(connection, script.sha(), script.keys(), calls,
 				timeout);
 		List<Integer> missing = new ArrayList<>();
-		boolean unanswered = false;
 		for (int i = 0; i < replies.size(); i++) {
-			if (replies.get(i) instanceof RawCommands.Failure failure) {
-				if (errorReply(failure.cause()) == null) {
-					unanswered = true;
-				}
-				else if (isNoScript(failure.cause())) {
-					missing.add(i);
-				}
+			if (replies.get(i) instanceof RawCommands.Failure failure && isNoScript(failure.cause())) {
+				missing.add(i);
 			}
 		}
-		if (!missing.isEmpty() && !unanswered) {
-			List<@Nullable Object> again = RawCommands.evalAll(connection, script.body(), script.keys(),
+		if (!missing.isEmpty() && firstUnanswered(replies) == null) {
+			List<@Nullable Object> again = RawCommands.evalAll(connection, script.sha(), script.body(), script.keys(),
 					missing.stream().map(calls::get).toList(), timeout);
 			for (int j = 0; j < missing.size(); j++) {
 				replies.set(missing.get(j), again.get(j));
 			}
 		}
+		Throwable unanswered = firstUnanswered(replies);
+		Throwable refused = null;
 		for (Object reply : replies) {
-			if (reply instanceof RawCommands.Failure failure && (!unanswered || errorReply(failure.cause()) == null)) {
-				Throwable cause = failure.cause();
-				String reason = (cause.getMessage() != null) ? cause.getMessage() : cause.getClass().getSimpleName();
-				if (unanswered) {
-					// no answer for some: the connection failed
-					throw new DelayQueueConnectionException("Redis unreachable during a batch of " + calls.size() + " "
-							+ script + " calls (each call is applied whole or not at all; some may have been applied,"
-							+ " running them again is safe): " + reason, cause);
-				}
-				throw new DelayQueueException("Redis refused a call of a batch of " + calls.size() + " " + script
-						+ " calls (each call is applied whole or not at all, the others were applied; running them again"
-						+ " is safe): " + reason, cause);
+			if (reply instanceof RawCommands.Failure failure && errorReply(failure.cause()) != null) {
+				refused = failure.cause();
+				break;
 			}
+		}
+		if (unanswered != null) {
+			DelayQueueConnectionException ex = new DelayQueueConnectionException("Redis unreachable during a batch of "
+					+ calls.size() + " " + script + " calls (each call is applied whole or not at all; some may have been"
+					+ " applied, running them again is safe): " + reason(unanswered), unanswered);
+			if (refused != null) {
+				ex.addSuppressed(refused);
+			}
+			throw ex;
+		}
+		if (refused != null) {
+			throw new DelayQueueException("Redis refused a call of a batch of " + calls.size() + " " + script
+					+ " calls (each call is applied whole or not at all, the calls not refused were applied; running"
+					+ " them again is safe): " + reason(refused), refused);
 		}
 		List<Object> results = new ArrayList<>(replies.size());
 		results.addAll(replies);
 		return results;
+	}
+
+	/** The cause of the first call of a batch that got no answer (the connection failed), or null. */
+	private static @Nullable Throwable firstUnanswered(List<@Nullable Object> replies) {
+		for (Object reply : replies) {
+			if (reply instanceof RawCommands.Failure failure && errorReply(failure.cause()) == null) {
+				return failure.cause();
+			}
+		}
+		return null;
+	}
+
+	private static String reason(Throwable cause) {
+		return (cause.getMessage() != null) ? cause.getMessage() : cause.getClass().getSimpleName();
 	}
 
 	/**
