@@ -272,9 +272,11 @@ final class ScriptRunner {
 			try {
 				// the first call carries the script, which Redis caches for the others (SCRIPT LOAD
 				// could go to a replica where reads go to replicas)
+				boolean first = true;
 				for (byte[][] call : keysAndArgs) {
-					if (call == keysAndArgs.get(0)) {
+					if (first) {
 						connection.scriptingCommands().eval(script.body(), ReturnType.MULTI, script.keys(), call);
+						first = false;
 					}
 					else {
 						connection.scriptingCommands().evalSha(script.sha(), ReturnType.MULTI, script.keys(), call);

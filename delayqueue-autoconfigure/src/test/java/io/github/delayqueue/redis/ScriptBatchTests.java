@@ -86,7 +86,9 @@ class ScriptBatchTests {
 		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
 			connection.scriptingCommands().scriptFlush();
 		}
-		long loads = RedisStats.commandStat(this.queues.connectionFactory(), "script|load", "calls");
+		// Redis 6 counts SCRIPT LOAD under its command, 7 under the subcommand
+		String load = (RedisStats.majorVersion(this.queues.connectionFactory()) >= 7) ? "script|load" : "script";
+		long loads = RedisStats.commandStat(this.queues.connectionFactory(), load, "calls");
 		long evals = RedisStats.commandStat(this.queues.connectionFactory(), "eval", "calls");
 		List<ScheduleResult> results = queue.scheduleAll(requests("flushed", 1_500));
 		assertThat(results).hasSize(1_500).allMatch(ScheduleResult::created);
@@ -103,7 +105,7 @@ class ScriptBatchTests {
 		}
 		assertThat(queue.scheduleAll(requests("big", 3_000))).hasSize(3_000).allMatch(ScheduleResult::created);
 		assertThat(figures(queue, "big").delayed()).isEqualTo(3_000);
-		assertThat(RedisStats.commandStat(this.queues.connectionFactory(), "script|load", "calls")).isEqualTo(loads);
+		assertThat(RedisStats.commandStat(this.queues.connectionFactory(), load, "calls")).isEqualTo(loads);
 	}
 
 	/**
