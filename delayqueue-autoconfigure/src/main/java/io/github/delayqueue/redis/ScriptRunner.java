@@ -39,11 +39,10 @@ import org.springframework.util.backoff.ExponentialBackOff;
  * restart, a failover to a server without it, {@code FUNCTION FLUSH}) is sent it with
  * {@code FUNCTION LOAD}, then the call again. A server older than Redis 7 gets
  * {@code EVALSHA} from the start until the application restarts ({@link #withoutFunctions},
- * from the start-up check). A server
- * that refuses functions (a proxy that answers it does not know them, Redis 6.2 where
- * {@code INFO} is not allowed) makes the runner use {@code EVALSHA} for
- * {@link #REFUSAL_RETRY}, then try again (one call tries, the others wait for its answer; an
- * error of the function itself is an answer that functions work);
+ * from the start-up check). A server that refuses functions (a proxy that answers it does
+ * not know them, Redis 6.2 where {@code INFO} is not allowed) makes the runner use
+ * {@code EVALSHA} for {@link #REFUSAL_RETRY}, then try again (one call tries, the others
+ * wait for its answer; an error of the function itself is an answer that functions work);
  * an ACL that refuses them, until the application restarts (a retry would add to
  * {@code ACL LOG} every time); a server that cannot load the library for its state (out of
  * memory, read-only), for {@link #LOAD_RETRY}. A call falls back to {@code EVALSHA} only
@@ -502,8 +501,8 @@ final class ScriptRunner {
 
 	private @Nullable Object called(@Nullable Object reply) {
 		if (this.paused.get() && this.paused.compareAndSet(true, false)) {
-			// functions work again (an upgrade, a proxy that passes them on, memory freed): as loudly as
-			// the refusal was
+			// functions work again (an upgrade, a proxy that passes them on, memory freed): said as
+			// loudly as the refusal was
 			String message = "Redis runs the per-job scripts as functions again";
 			if (this.refusalLogged.get()) {
 				logger.info(message);

@@ -6,18 +6,25 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 
+import io.github.delayqueue.core.DelayQueueConnectionException;
 import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.OnDuplicate;
 import io.github.delayqueue.core.QueueStats.TopicStats;
 import io.github.delayqueue.core.ScheduleRequest;
 import io.github.delayqueue.core.ScheduleResult;
+import io.github.delayqueue.support.TestConnections;
+import io.github.delayqueue.test.QueueInvariant;
+import io.github.delayqueue.test.RedisTestServer;
+import io.github.delayqueue.test.RedisTestServers;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Calls of one script that go to Redis together (a bulk schedule: one call per bucket) on
@@ -106,6 +113,41 @@ class ScriptBatchTests {
 		assertThat(queue.scheduleAll(requests("big", 3_000))).hasSize(3_000).allMatch(ScheduleResult::created);
 		assertThat(figures(queue, "big").delayed()).isEqualTo(3_000);
 		assertThat(RedisStats.commandStat(this.queues.connectionFactory(), load, "calls")).isEqualTo(loads);
+	}
+
+	/**
+	 * A batch whose replies do not come in time (Redis paused longer than the command
+	 * timeout) is a connection failure that says some calls may have been applied; Redis runs
+	 * them once it resumes, and the same batch sent again creates none twice.
+	 */
+	@Test
+	void aBatchWithoutAnswersIsAConnectionFailureAndSafeToSendAgain() {
+		try (RedisTestServer redis = RedisTestServers.local().start()) {
+			LettuceConnectionFactory factory = TestConnections.lettuce(redis, Duration.ofMillis(300));
+			RedisDelayQueue queue = RedisDelayQueue.builder(factory).namespace("paused").build();
+			queue.start();
+			try {
+				try (RedisConnection connection = factory.getConnection()) {
+					connection.execute("CLIENT", "PAUSE".getBytes(StandardCharsets.UTF_8),
+							"1000".getBytes(StandardCharsets.UTF_8), "ALL".getBytes(StandardCharsets.UTF_8));
+				}
+				List<ScheduleRequest> requests = requests("paused", 500);
+				assertThatExceptionOfType(DelayQueueConnectionException.class)
+					.isThrownBy(() -> queue.scheduleAll(requests))
+					.withMessageContaining("Redis unreachable during");
+				// sent again once Redis answers: every job once, whichever calls ran before
+				List<ScheduleResult> again = await().atMost(Duration.ofSeconds(10))
+					.ignoreException(DelayQueueConnectionException.class)
+					.until(() -> queue.scheduleAll(requests), (results) -> results.size() == 500);
+				assertThat(again).hasSize(500);
+				assertThat(queue.stats().topics().get("paused").delayed()).isEqualTo(500);
+			}
+			finally {
+				queue.stop();
+				factory.destroy();
+			}
+			QueueInvariant.assertHolds(redis, "paused", 16);
+		}
 	}
 
 	/**
