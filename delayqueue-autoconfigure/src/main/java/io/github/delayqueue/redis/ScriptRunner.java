@@ -220,9 +220,8 @@ final class ScriptRunner {
 	 * supports it (one by one otherwise, such as on a cluster connection). On Lettuce a batch
 	 * no bigger than {@link #isSmall} allows goes out on the shared connection, each call's
 	 * reply read on its own ({@link #batch}); any other batch goes in a Spring Data Redis
-	 * pipeline, which takes a connection of its own, its first call with {@code EVAL}, which
-	 * caches the script for the others, because a pipeline that meets {@code NOSCRIPT} does
-	 * not say which of its commands ran.
+	 * pipeline, which takes a connection of its own, with the script loaded first, because a
+	 * pipeline that meets {@code NOSCRIPT} does not say which of its commands ran.
 	 * @param script the script
 	 * @param keysAndArgs one array per call: its keys, then {@code ARGV}
 	 * @return one reply per call, in order
@@ -269,17 +268,9 @@ final class ScriptRunner {
 				return sequential;
 			}
 			try {
-				// the first call carries the script, which Redis caches for the others (SCRIPT LOAD
-				// could go to a replica where reads go to replicas)
-				boolean first = true;
+				connection.scriptingCommands().scriptLoad(script.body());
 				for (byte[][] call : keysAndArgs) {
-					if (first) {
-						connection.scriptingCommands().eval(script.body(), ReturnType.MULTI, script.keys(), call);
-						first = false;
-					}
-					else {
-						connection.scriptingCommands().evalSha(script.sha(), ReturnType.MULTI, script.keys(), call);
-					}
+					connection.scriptingCommands().evalSha(script.sha(), ReturnType.MULTI, script.keys(), call);
 				}
 				// WAIT must follow the scripts on the connection that sent them: the pipeline's own
 				ReplicaWait.Pending pending = waiting ? this.replicaWait.send(connection, script.name()) : null;
@@ -287,7 +278,8 @@ final class ScriptRunner {
 				if (pending != null) {
 					pending.await(connection);
 				}
-				return new ArrayList<>(replies);
+				// the first reply is SCRIPT LOAD's
+				return new ArrayList<>(replies.subList(1, replies.size()));
 			}
 			catch (RedisPipelineException ex) {
 				// the first refusal's own text (a script's error, OOM), not the wrapper's

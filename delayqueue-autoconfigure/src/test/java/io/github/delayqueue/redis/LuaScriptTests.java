@@ -75,8 +75,8 @@ class LuaScriptTests extends AbstractRedisDelayQueueTests {
 	}
 
 	/**
-	 * A script's text is plain ASCII: Spring Data Redis sends an {@code EVAL}'s body (the first
-	 * call of a pipeline) through the JVM's default charset, and Redis would cache another
+	 * A script's text is plain ASCII: Spring Data Redis sends an {@code EVAL}'s body (a call
+	 * that found no script) through the JVM's default charset, and Redis would cache another
 	 * text than the one whose SHA-1 the other calls name where that charset is not UTF-8.
 	 */
 	private static void assertAscii(String name, LuaScript script) {
