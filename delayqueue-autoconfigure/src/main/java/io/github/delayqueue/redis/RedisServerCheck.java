@@ -56,7 +56,11 @@ final class RedisServerCheck {
 		}
 		Map<String, String> versions = values(info, "redis_version");
 		checkVersion(versions);
-		String withoutFunctions = versions.values().stream().filter((version) -> !hasFunctions(version)).findFirst().orElse(null);
+		String withoutFunctions = versions.values()
+			.stream()
+			.filter((version) -> !hasFunctions(version))
+			.findFirst()
+			.orElse(null);
 		checkEviction(values(info, "maxmemory_policy"));
 		logPersistence(values(info, "aof_enabled"), persistenceConfig(runner));
 		return withoutFunctions;
@@ -155,23 +159,23 @@ final class RedisServerCheck {
 	 * unreadable version is taken to.
 	 */
 	static boolean hasFunctions(String version) {
-		try {
-			return Integer.parseInt(version.trim().split("\\.")[0]) >= 7;
-		}
-		catch (NumberFormatException ex) {
-			return true;
-		}
+		int[] numbers = majorAndMinor(version);
+		return numbers == null || numbers[0] >= 7;
 	}
 
 	static boolean isSupported(String version) {
+		int[] numbers = majorAndMinor(version);
+		return numbers == null || numbers[0] > 6 || (numbers[0] == 6 && numbers[1] >= 2);
+	}
+
+	/** A version's major and minor numbers (minor 0 when it has none), or null when unreadable. */
+	private static int @Nullable [] majorAndMinor(String version) {
 		String[] parts = version.trim().split("\\.");
 		try {
-			int major = Integer.parseInt(parts[0]);
-			int minor = (parts.length > 1) ? Integer.parseInt(parts[1]) : 0;
-			return major > 6 || (major == 6 && minor >= 2);
+			return new int[] { Integer.parseInt(parts[0]), (parts.length > 1) ? Integer.parseInt(parts[1]) : 0 };
 		}
 		catch (NumberFormatException ex) {
-			return true;
+			return null;
 		}
 	}
 

@@ -722,7 +722,7 @@ final class ScriptRunner {
 	static DelayQueueException translate(String what, DataAccessException ex) {
 		Throwable cause = ex.getMostSpecificCause();
 		// a cause without a message (an interruption) is named by its type
-		String reason = (cause.getMessage() != null) ? cause.getMessage() : cause.getClass().getSimpleName();
+		String reason = reason(cause);
 		if (ex instanceof RedisConnectionFailureException || ex instanceof QueryTimeoutException) {
 			return new DelayQueueConnectionException("Redis unreachable during " + what + ": " + reason, ex);
 		}

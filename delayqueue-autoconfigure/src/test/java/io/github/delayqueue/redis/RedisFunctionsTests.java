@@ -257,9 +257,7 @@ class RedisFunctionsTests {
 		try (RedisTestServer full = RedisTestServers.local().argument("--maxmemory", "1").start()) {
 			LettuceConnectionFactory factory = TestConnections.lettuce(full, Duration.ofSeconds(5));
 			try {
-				QueueScripts scripts = scripts(factory, Duration.ofMinutes(10));
-				scripts.promote(0, 10, false, false);
-				assertThat(RedisStats.commandStat(factory, "function|load", "rejected_calls")).isEqualTo(1);
+				QueueScripts scripts = libraryRefusedForMemory(factory);
 				scripts.promote(0, 10, false, false);
 				// meanwhile: EVALSHA, no three round trips per call
 				assertThat(RedisStats.commandStat(factory, "fcall", "calls")).isEqualTo(1);
@@ -288,12 +286,8 @@ class RedisFunctionsTests {
 		try (RedisTestServer full = RedisTestServers.local().argument("--maxmemory", "1").start()) {
 			LettuceConnectionFactory factory = TestConnections.lettuce(full, Duration.ofSeconds(5));
 			try {
+				QueueScripts scripts = libraryRefusedForMemory(factory);
 				KeySpace keys = new KeySpace(this.queues.namespace, 1);
-				QueueScripts scripts = new QueueScripts(new ScriptRunner(factory, new ReplicaWait(0, Duration.ZERO), () -> {
-				}, true, Duration.ofMinutes(10)), keys);
-				// the library cannot be loaded while memory is short: EVALSHA for a few seconds
-				scripts.promote(0, 10, false, false);
-				assertThat(RedisStats.commandStat(factory, "function|load", "rejected_calls")).isEqualTo(1);
 				try (RedisConnection connection = factory.getConnection()) {
 					connection.serverCommands().setConfig("maxmemory", "0");
 					connection.hashCommands().hSet(keys.jobs(0), bytes("broken:1"), bytes("not a record"));
@@ -315,6 +309,18 @@ class RedisFunctionsTests {
 				factory.destroy();
 			}
 		}
+	}
+
+	/**
+	 * The queue's scripts on a server started with {@code maxmemory 1}, after a first call
+	 * whose library Redis refused to load while memory is short: {@code EVALSHA} for a few
+	 * seconds ({@link ScriptRunner#LOAD_RETRY}).
+	 */
+	private QueueScripts libraryRefusedForMemory(RedisConnectionFactory factory) {
+		QueueScripts scripts = scripts(factory, Duration.ofMinutes(10));
+		scripts.promote(0, 10, false, false);
+		assertThat(RedisStats.commandStat(factory, "function|load", "rejected_calls")).isEqualTo(1);
+		return scripts;
 	}
 
 	private QueueScripts scripts(RedisConnectionFactory factory, Duration refusalRetry) {
