@@ -195,8 +195,9 @@ $tests = [
         check($dead['state'] === 'DEAD' && $dead['lastError'] === 'still down', 'dead with its error');
     },
     'a higher priority is reserved first' => function (DelayQueueClient $client, string $topic): void {
-        // priorities order the jobs of one bucket: three ids in one of the sample app's 16 (the
-        // server puts a job in crc32("<topic>:<id>") mod buckets)
+        // priorities order the jobs of one bucket: three ids that share one whether the server
+        // has 1 bucket (a new namespace on one Redis server) or 2, 4, 8 or 16 (the server puts a
+        // job in crc32("<topic>:<id>") mod buckets)
         $ids = [];
         for ($i = 0; count($ids) < 3; $i++) {
             if (crc32("$topic:p$i") % 16 === crc32("$topic:p0") % 16) {

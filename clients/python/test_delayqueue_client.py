@@ -114,7 +114,8 @@ class DelayQueueClientTest(unittest.TestCase):
         self.assertEqual("still down", dead["lastError"])
 
     def test_a_higher_priority_is_reserved_first(self):
-        # priorities order the jobs of one bucket: three ids in one of the sample app's 16
+        # priorities order the jobs of one bucket: three ids that share one whether the server
+        # has 1 bucket (a new namespace on one Redis server) or 2, 4, 8 or 16
         low, plain, urgent = same_bucket_ids(self.topic, 3, 16)
         self.client.add(self.topic, low, 1, delay=0, priority=1)
         self.client.add(self.topic, plain, 2, delay=0)

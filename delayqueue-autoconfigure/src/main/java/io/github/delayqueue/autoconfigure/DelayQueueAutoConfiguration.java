@@ -50,7 +50,6 @@ public final class DelayQueueAutoConfiguration {
 		DelayQueueProperties.Timer timer = properties.getTimer();
 		RedisDelayQueue.Builder builder = RedisDelayQueue.builder(connectionFactory)
 			.namespace(properties.getNamespace())
-			.buckets(properties.getBuckets())
 			.maxPayloadSize(properties.getMaxPayloadSize())
 			.defaultTtr(properties.getDefaultTtr())
 			.defaultMaxAttempts(properties.getDefaultMaxAttempts())
@@ -63,6 +62,10 @@ public final class DelayQueueAutoConfiguration {
 			.waitTimeout(properties.getRedis().getWaitTimeout())
 			.failFast(properties.getRedis().isFailFast())
 			.functions(properties.getRedis().isFunctions());
+		Integer buckets = properties.getBuckets();
+		if (buckets != null) {
+			builder.buckets(buckets);
+		}
 		properties.getRetention().forEach((topic, retention) -> builder.retention(topic, retention.toRetention()));
 		properties.getListener()
 			.getRateLimit()

@@ -41,10 +41,13 @@ public class DelayQueueProperties implements Validator {
 	private String namespace = "delayqueue";
 
 	/**
-	 * Number of buckets (independent shards, each with its own timer and hash slot). Every
-	 * instance of a namespace must use the same number; changing it strands existing jobs.
+	 * Number of buckets (independent shards, each with its own timer and hash slot), 1 to
+	 * 16384. Every instance of a namespace must use the same number; changing it strands
+	 * existing jobs. Unset: the number the namespace was created with, else 16 on a Redis
+	 * Cluster (the buckets spread over its masters) and 1 on one server, standalone or behind
+	 * Sentinel (where more buckets only add work).
 	 */
-	private int buckets = 16;
+	private @Nullable Integer buckets;
 
 	/**
 	 * Largest payload, after serialization.
@@ -130,11 +133,11 @@ public class DelayQueueProperties implements Validator {
 		this.namespace = namespace;
 	}
 
-	public int getBuckets() {
+	public @Nullable Integer getBuckets() {
 		return this.buckets;
 	}
 
-	public void setBuckets(int buckets) {
+	public void setBuckets(@Nullable Integer buckets) {
 		this.buckets = buckets;
 	}
 

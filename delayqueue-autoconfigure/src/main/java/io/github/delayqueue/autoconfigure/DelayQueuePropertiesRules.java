@@ -44,7 +44,10 @@ final class DelayQueuePropertiesRules {
 	static void validate(DelayQueueProperties properties, Errors errors) {
 		DelayQueuePropertiesRules rules = new DelayQueuePropertiesRules(errors);
 		rules.check("namespace", () -> JobConstraints.namespace(properties.getNamespace()));
-		rules.between("buckets", properties.getBuckets(), 1, 16_384);
+		Integer buckets = properties.getBuckets();
+		if (buckets != null) {
+			rules.between("buckets", buckets, 1, 16_384);
+		}
 		rules.positive("max-payload-size", properties.getMaxPayloadSize());
 		rules.duration("default-ttr", properties.getDefaultTtr(), MILLISECOND, JobConstraints.MAX_TTR);
 		rules.between("default-max-attempts", properties.getDefaultMaxAttempts(), 1, 1_000_000);

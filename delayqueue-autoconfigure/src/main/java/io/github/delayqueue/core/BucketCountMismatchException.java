@@ -15,6 +15,8 @@ public class BucketCountMismatchException extends DelayQueueException {
 
 	private final int pinned;
 
+	private final boolean chosen;
+
 	/**
 	 * Creates the exception.
 	 * @param namespace the namespace
@@ -22,14 +24,32 @@ public class BucketCountMismatchException extends DelayQueueException {
 	 * @param pinned the bucket count the namespace was created with
 	 */
 	public BucketCountMismatchException(String namespace, int configured, int pinned) {
-		super("delayqueue.buckets is " + configured + " but namespace '" + namespace + "' was created with " + pinned
-				+ " buckets, and every instance of a namespace must use the same count (a job's bucket is the CRC-32"
-				+ " of its key modulo the count). Set delayqueue.buckets=" + pinned + ", or move to the new count:"
-				+ " start the new count under another delayqueue.namespace while instances with " + pinned
-				+ " buckets drain the old one (then delete its keys, '{" + namespace + "}:config' last).");
+		this(namespace, configured, pinned, false);
+	}
+
+	/**
+	 * Creates the exception.
+	 * @param namespace the namespace
+	 * @param configured the bucket count this queue is configured with, or chose
+	 * @param pinned the bucket count the namespace was created with
+	 * @param chosen whether the queue was built without a count and chose one (Redis could
+	 * not be reached, or the namespace had no count yet when the queue was built)
+	 */
+	public BucketCountMismatchException(String namespace, int configured, int pinned, boolean chosen) {
+		super(chosen ? "This queue was built without delayqueue.buckets and took " + configured + " (Redis could not"
+				+ " be reached, or namespace '" + namespace + "' had no count yet); the namespace was created with a"
+				+ " bucket count of " + pinned + ", and every instance of a namespace must use the same count. Restart"
+				+ " the application once Redis answers (it then takes " + pinned + "), or set delayqueue.buckets="
+				+ pinned + "." : "delayqueue.buckets is " + configured + " but namespace '" + namespace
+				+ "' was created with a bucket count of " + pinned + ", and every instance of a namespace must use the"
+				+ " same count (a job's bucket is the CRC-32 of its key modulo the count). Set delayqueue.buckets="
+				+ pinned + ", or move to the new count: start the new count under another delayqueue.namespace while"
+				+ " instances with " + pinned + " drain the old one (then stop them and delete its keys, '{"
+				+ namespace + "}:config' last).");
 		this.namespace = namespace;
 		this.configured = configured;
 		this.pinned = pinned;
+		this.chosen = chosen;
 	}
 
 	/**
@@ -54,6 +74,15 @@ public class BucketCountMismatchException extends DelayQueueException {
 	 */
 	public int getPinned() {
 		return this.pinned;
+	}
+
+	/**
+	 * Whether the queue was built without a bucket count and chose one (Redis could not be
+	 * reached, or the namespace had no count yet when the queue was built).
+	 * @return {@code true} when the count was not set
+	 */
+	public boolean isChosen() {
+		return this.chosen;
 	}
 
 }

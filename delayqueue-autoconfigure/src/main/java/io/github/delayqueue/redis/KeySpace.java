@@ -16,6 +16,9 @@ import io.github.delayqueue.core.JobConstraints;
  */
 final class KeySpace {
 
+	/** The most buckets a namespace may have: a Redis Cluster's hash slots. */
+	static final int MAX_BUCKETS = 16_384;
+
 	private final String namespace;
 
 	private final int buckets;
@@ -26,8 +29,8 @@ final class KeySpace {
 
 	KeySpace(String namespace, int buckets) {
 		this.namespace = JobConstraints.namespace(namespace);
-		if (buckets < 1 || buckets > 16_384) {
-			throw new IllegalArgumentException("buckets must be between 1 and 16384, was " + buckets);
+		if (buckets < 1 || buckets > MAX_BUCKETS) {
+			throw new IllegalArgumentException("buckets must be between 1 and " + MAX_BUCKETS + ", was " + buckets);
 		}
 		this.buckets = buckets;
 		this.jobsKeys = new byte[buckets][];
@@ -171,7 +174,16 @@ final class KeySpace {
 	 * @return the key
 	 */
 	byte[] config() {
-		return bytes("{" + this.namespace + "}:config");
+		return config(this.namespace);
+	}
+
+	/**
+	 * The key of {@link #config()} in a namespace.
+	 * @param namespace the namespace (checked)
+	 * @return the key
+	 */
+	static byte[] config(String namespace) {
+		return bytes("{" + namespace + "}:config");
 	}
 
 	byte[] instances() {

@@ -64,7 +64,7 @@ final class QueueScripts {
 
 	private static final LuaScript RECURRING = LuaScript.job("recurring");
 
-	private static final LuaScript COORDINATE = LuaScript.standalone("coordinate", 2);
+	private static final LuaScript COORDINATE = LuaScript.standalone("coordinate", 3);
 
 	private static final LuaScript NAMESPACE = LuaScript.standalone("namespace", 1);
 
@@ -368,7 +368,7 @@ final class QueueScripts {
 	 * @return the outcome
 	 */
 	TimerBackend.Coordination coordinate(String instanceId, Duration leaseTtl, boolean leaving) {
-		byte[][] keysAndArgs = { this.keys.instances(), this.keys.timers(), KeySpace.bytes(instanceId),
+		byte[][] keysAndArgs = { this.keys.instances(), this.keys.timers(), this.keys.config(), KeySpace.bytes(instanceId),
 				KeySpace.bytes(String.valueOf(leaseTtl.toMillis())),
 				KeySpace.bytes(String.valueOf(this.keys.buckets())), KeySpace.bytes(leaving ? "1" : "0"), this.channel };
 		return ScriptReplies.coordination(this.runner.run(COORDINATE, keysAndArgs));
@@ -377,7 +377,7 @@ final class QueueScripts {
 	/**
 	 * Renews a heartbeat that is still there ({@code ZADD XX CH}) and, when asked, reads the
 	 * earliest heartbeat expiry ({@code ZRANGE 0 0}): one or two commands, where the
-	 * coordination script costs four.
+	 * coordination script costs five or more.
 	 * @param instanceId the instance
 	 * @param leaseTtl how long the heartbeat lasts
 	 * @param nowMillis the instance's estimate of Redis's time

@@ -108,10 +108,15 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 	private RedisDelayQueue(Builder builder) {
 		this.connectionFactory = builder.connectionFactory;
-		this.keys = new KeySpace(builder.namespace, builder.buckets);
+		BucketCount.Resolved buckets = (builder.buckets != null)
+				? new BucketCount.Resolved(builder.buckets, BucketCount.Origin.SET)
+				: BucketCount.resolve(builder.connectionFactory, JobConstraints.namespace(builder.namespace),
+						builder.failFast);
+		this.keys = new KeySpace(builder.namespace, buckets.count());
 		Assert.isTrue(builder.waitReplicas >= 0, () -> "waitReplicas must not be negative, was " + builder.waitReplicas);
 		JobConstraints.positive("waitTimeout", builder.waitTimeout, Duration.ofMinutes(1));
-		this.startupChecks = new StartupChecks(new ScriptRunner(builder.connectionFactory), this.keys);
+		this.startupChecks = new StartupChecks(new ScriptRunner(builder.connectionFactory), this.keys,
+				buckets.origin());
 		this.failFast = builder.failFast;
 		ScriptRunner runner = new ScriptRunner(builder.connectionFactory,
 				new ReplicaWait(builder.waitReplicas, builder.waitTimeout), this.startupChecks::beforeCall,
@@ -523,7 +528,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 		private String namespace = "delayqueue";
 
-		private int buckets = 16;
+		private @Nullable Integer buckets;
 
 		private DataSize maxPayloadSize = DataSize.ofMegabytes(1);
 
@@ -573,7 +578,16 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		}
 
 		/**
-		 * Number of buckets; default 16. Every instance of a namespace must use the same.
+		 * Number of buckets, 1 to 16384. Every instance of a namespace must use the same count:
+		 * the first instance pins it in the namespace, and an instance with another count
+		 * refuses to start. Without this setting the queue asks Redis once, when it is built,
+		 * and takes the count the namespace was created with; for a new namespace 16 on a
+		 * Redis Cluster (the buckets spread over its masters) and 1 on one server, standalone
+		 * or behind Sentinel (where more buckets only add work); a namespace without a pinned
+		 * count whose higher buckets are in use is refused. When Redis cannot be reached then,
+		 * the build fails if the queue fails fast ({@link #failFast}); otherwise the connection
+		 * factory's configuration decides between 16 and 1, and the start-up check reads the
+		 * namespace before that count could be used.
 		 * @param buckets the bucket count
 		 * @return this builder
 		 */

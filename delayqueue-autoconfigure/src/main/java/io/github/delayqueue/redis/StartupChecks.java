@@ -29,6 +29,9 @@ final class StartupChecks {
 
 	private final KeySpace keys;
 
+	/** Where the bucket count came from. */
+	private final BucketCount.Origin countOrigin;
+
 	private final Object monitor = new Object();
 
 	/**
@@ -48,10 +51,12 @@ final class StartupChecks {
 	 * Creates the checks.
 	 * @param runner a runner that does not run these checks itself
 	 * @param keys the queue's key space
+	 * @param countOrigin where its bucket count came from ({@link BucketCount})
 	 */
-	StartupChecks(ScriptRunner runner, KeySpace keys) {
+	StartupChecks(ScriptRunner runner, KeySpace keys, BucketCount.Origin countOrigin) {
 		this.runner = runner;
 		this.keys = keys;
+		this.countOrigin = countOrigin;
 	}
 
 	/**
@@ -104,7 +109,7 @@ final class StartupChecks {
 			try {
 				run();
 			}
-			catch (UnsupportedRedisVersionException | BucketCountMismatchException ex) {
+			catch (UnsupportedRedisVersionException | BucketCountMismatchException | BucketCount.Refused ex) {
 				this.refusal = ex;
 				logger.error("delayqueue refuses to work on this Redis, which answers now; every call fails until the"
 						+ " application is restarted with the fix: " + ex.getMessage());
@@ -138,11 +143,25 @@ final class StartupChecks {
 	 * would look for jobs in the wrong buckets, and a lowered count would strand the higher ones.
 	 */
 	private void checkBucketCount() {
+		boolean chosen = this.countOrigin != BucketCount.Origin.SET;
+		if (this.countOrigin == BucketCount.Origin.GUESSED) {
+			// chosen without Redis: read now, before this count could be pinned
+			int count = BucketCount.read(this.runner, this.keys.namespace());
+			if (count != this.keys.buckets()) {
+				throw new BucketCountMismatchException(this.keys.namespace(), this.keys.buckets(), count, true);
+			}
+		}
 		String configured = String.valueOf(this.keys.buckets());
-		String buckets = QueueScripts.pin(this.runner, this.keys, "buckets", configured);
-		if (!configured.equals(buckets)) {
-			throw new BucketCountMismatchException(this.keys.namespace(), this.keys.buckets(),
-					Integer.parseInt(buckets));
+		String buckets = QueueScripts.pin(this.runner, this.keys, BucketCount.PINNED_SETTING, configured);
+		Integer pinned = BucketCount.parse(buckets);
+		if (pinned == null) {
+			throw new BucketCount.Refused("Namespace '" + this.keys.namespace() + "' pins the bucket count '" + buckets
+					+ "' in '{" + this.keys.namespace() + "}:config', which is no count: set its field '"
+					+ BucketCount.PINNED_SETTING + "' to the count its jobs were scheduled with (1 to "
+					+ KeySpace.MAX_BUCKETS + ")");
+		}
+		if (pinned != this.keys.buckets()) {
+			throw new BucketCountMismatchException(this.keys.namespace(), this.keys.buckets(), pinned, chosen);
 		}
 	}
 

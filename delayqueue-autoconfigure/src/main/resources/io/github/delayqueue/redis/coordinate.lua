@@ -2,6 +2,9 @@
 -- (Not a job script: lib.lua is not prepended.)
 -- KEYS[1] "{<namespace>}:instances" ZSET instance -> heartbeat expiry ms
 -- KEYS[2] "{<namespace>}:timers" HASH bucket -> instance that runs its timer
+-- KEYS[3] "{<namespace>}:config" HASH: the pinned bucket count is written again if it is gone
+-- (deleted, or evicted: it is read only at start-ups), so that an instance started later does
+-- not take the namespace for a new one
 -- ARGV[1] this instance, ARGV[2] heartbeat ttl ms, ARGV[3] number of buckets,
 -- ARGV[4] '1' when this instance leaves (its buckets are freed at once), ARGV[5] the event
 -- channel.
@@ -19,9 +22,12 @@ local fmt = function(x) return string.format('%.0f', x) end
 local changed = redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', fmt(now)) > 0
 if ARGV[4] == '1' then
   redis.call('ZREM', KEYS[1], me)
-elseif redis.call('ZADD', KEYS[1], fmt(now + ttl), me) == 1 then
-  -- joined: the others give up their extra buckets when they hear of it
-  changed = true
+else
+  redis.call('HSETNX', KEYS[3], 'buckets', ARGV[3])
+  if redis.call('ZADD', KEYS[1], fmt(now + ttl), me) == 1 then
+    -- joined: the others give up their extra buckets when they hear of it
+    changed = true
+  end
 end
 local live = redis.call('ZRANGE', KEYS[1], 0, -1)
 table.sort(live)

@@ -87,7 +87,8 @@ class DelayQueueMetricsTests {
 			.properties("delayqueue.namespace=m" + UUID.randomUUID().toString().substring(0, 8),
 					"delayqueue.listener.back-off.jitter=0ms", "delayqueue.metrics.sample-interval=1h",
 					"delayqueue.retention.m-ok.completed=100", "delayqueue.retention.m-trim.failed=1",
-					"spring.main.banner-mode=off")
+					// a gauge per bucket, over several
+					"delayqueue.buckets=16", "spring.main.banner-mode=off")
 			.run();
 		MeterRegistry registry = this.context.getBean(MeterRegistry.class);
 		assertThat(registry).isInstanceOf(SimpleMeterRegistry.class);

@@ -59,8 +59,10 @@ class DelayQueueAutoConfigurationTests {
 			assertThat(context).hasSingleBean(JacksonJobPayloadConverter.class);
 			RedisDelayQueue queue = context.getBean(RedisDelayQueue.class);
 			assertThat(queue.isRunning()).isTrue();
-			assertThat(queue.getBuckets()).isEqualTo(16);
+			// a new namespace on one server: one bucket
+			assertThat(queue.getBuckets()).isEqualTo(1);
 			DelayQueueProperties properties = context.getBean(DelayQueueProperties.class);
+			assertThat(properties.getBuckets()).isNull();
 			assertThat(properties.getDefaultTtr()).isEqualTo(Duration.ofSeconds(60));
 			assertThat(properties.getDefaultMaxAttempts()).isEqualTo(5);
 			assertThat(properties.getMaxPayloadSize()).isEqualTo(DataSize.ofMegabytes(1));

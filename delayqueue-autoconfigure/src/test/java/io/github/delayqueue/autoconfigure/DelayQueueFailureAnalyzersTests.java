@@ -1,6 +1,7 @@
 package io.github.delayqueue.autoconfigure;
 
 import io.github.delayqueue.annotation.DelayedListener;
+import io.github.delayqueue.core.BucketCountMismatchException;
 import io.github.delayqueue.core.UnsupportedRedisVersionException;
 import io.github.delayqueue.test.RedisTestExtension;
 import io.github.delayqueue.test.RedisTestServer;
@@ -89,11 +90,27 @@ class DelayQueueFailureAnalyzersTests {
 				.run((context) -> {
 					FailureAnalysis analysis = FailureAnalyses.of(context.getStartupFailure());
 					assertThat(analysis.getDescription()).startsWith("delayqueue.buckets is 8, but namespace '"
-							+ namespace + "' was created with 16 buckets.");
-					assertThat(analysis.getAction()).startsWith("Set delayqueue.buckets=16.")
+							+ namespace + "' was created with a bucket count of 1.");
+					assertThat(analysis.getAction()).startsWith("Set delayqueue.buckets=1.")
 						.contains("another delayqueue.namespace");
 				});
 		});
+	}
+
+	/**
+	 * A count chosen while Redis could not be asked is no setting of the user's: the analysis
+	 * says to start again once Redis answers.
+	 */
+	@Test
+	void aBucketCountGuessedWithoutRedisSaysToStartAgain() {
+		FailureAnalysis analysis = new BucketCountMismatchFailureAnalyzer()
+			.analyze(new BucketCountMismatchException("shop", 1, 16, true));
+		assertThat(analysis.getDescription())
+			.isEqualTo("delayqueue.buckets is not set, and when the queue was built it took 1 (Redis could not be"
+					+ " reached, or namespace 'shop' had no count yet); the namespace was created with a bucket count"
+					+ " of 16.");
+		assertThat(analysis.getAction())
+			.isEqualTo("Start the application again once Redis answers (it then takes 16), or set delayqueue.buckets=16.");
 	}
 
 	@Test

@@ -97,7 +97,7 @@ class DelayQueueOutboxAutoConfigurationTests {
 						Long.class))
 					.isZero());
 		});
-		QueueInvariant.assertHolds(this.redis, this.namespace, 16);
+		QueueInvariant.assertHolds(this.redis, this.namespace);
 	}
 
 	@Test

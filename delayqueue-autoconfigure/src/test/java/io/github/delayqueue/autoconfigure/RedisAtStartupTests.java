@@ -121,7 +121,10 @@ class RedisAtStartupTests {
 					.ignoreExceptionsInstanceOf(DelayQueueConnectionException.class)
 					.untilAsserted(() -> assertThatExceptionOfType(BucketCountMismatchException.class)
 						.isThrownBy(() -> template.schedule("greetings", "g-1", "hello", Duration.ZERO))
-						.withMessageContaining("was created with 8 buckets"));
+						.withMessageContaining("was created with a bucket count of 8")
+						// built without a count while Redis was down: the count was a guess
+						.withMessageContaining("Restart the application once Redis answers (it then takes 8)")
+						.satisfies((ex) -> assertThat(ex.isChosen()).isTrue()));
 				assertThatExceptionOfType(BucketCountMismatchException.class)
 					.isThrownBy(() -> template.find("greetings", "g-1"));
 			}

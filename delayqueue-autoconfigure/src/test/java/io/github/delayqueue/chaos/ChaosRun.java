@@ -173,7 +173,7 @@ final class ChaosRun implements AutoCloseable {
 		org.awaitility.Awaitility.await()
 			.atMost(java.time.Duration.ofSeconds(60))
 			.until(() -> this.template.getOperations().stats().totals().total() == 0);
-		QueueInvariant.assertHolds(this.redis, this.namespace, 16);
+		QueueInvariant.assertHolds(this.redis, this.namespace);
 	}
 
 	@Override

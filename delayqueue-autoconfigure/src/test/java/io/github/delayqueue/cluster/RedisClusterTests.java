@@ -1,5 +1,6 @@
 package io.github.delayqueue.cluster;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -7,7 +8,10 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
 
+import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.OnDuplicate;
+import io.github.delayqueue.core.ScheduleRequest;
 import io.github.delayqueue.redis.RedisDelayQueue;
 import io.github.delayqueue.support.DeliveryCounter;
 import io.github.delayqueue.support.EveryOperation;
@@ -18,10 +22,15 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -130,6 +139,49 @@ class RedisClusterTests {
 			assertThat(queue.getTimer().lastError()).isNull();
 		});
 		QueueInvariant.assertHolds(cluster, "clustered", 16);
+	}
+
+	/**
+	 * A queue built without a bucket count reads the namespace's through the cluster (with
+	 * either driver), and a new namespace on a cluster gets 16.
+	 */
+	@Test
+	void withoutACountAQueueReadsTheNamespacesAndANewNamespaceGetsSixteen() {
+		String namespace = "auto" + System.nanoTime();
+		RedisClusterConfiguration configuration = new RedisClusterConfiguration(List.of(cluster.nodes().split(",")));
+		LettuceConnectionFactory lettuce = new LettuceConnectionFactory(configuration);
+		lettuce.afterPropertiesSet();
+		JedisConnectionFactory jedis = new JedisConnectionFactory(configuration);
+		jedis.afterPropertiesSet();
+		try {
+			assertThat(RedisDelayQueue.builder(lettuce).namespace("new" + namespace).build().getBuckets()).isEqualTo(16);
+			RedisDelayQueue first = RedisDelayQueue.builder(lettuce).namespace(namespace).buckets(8).build();
+			first.start();
+			first.schedule(new ScheduleRequest("auto", "a", "{}".getBytes(StandardCharsets.UTF_8), Duration.ofHours(1),
+					null, null, null, OnDuplicate.KEEP));
+			first.stop();
+			RedisDelayQueue second = RedisDelayQueue.builder(jedis).namespace(namespace).build();
+			assertThat(second.getBuckets()).isEqualTo(8);
+			assertThat(RedisDelayQueue.builder(lettuce).namespace(namespace).build().getBuckets()).isEqualTo(8);
+			// its pin lost while timers run 8 buckets: not taken for a new namespace of 16
+			try (RedisConnection connection = lettuce.getConnection()) {
+				connection.keyCommands().del(("{" + namespace + "}:config").getBytes(StandardCharsets.UTF_8));
+				connection.hashCommands()
+					.hSet(("{" + namespace + "}:timers").getBytes(StandardCharsets.UTF_8),
+							"7".getBytes(StandardCharsets.UTF_8), "another-instance".getBytes(StandardCharsets.UTF_8));
+			}
+			assertThatExceptionOfType(DelayQueueException.class)
+				.isThrownBy(() -> RedisDelayQueue.builder(lettuce).namespace(namespace).build())
+				.withMessageContaining("timers run its buckets up to 7 only");
+			second.start();
+			assertThat(second.find("auto", "a")).isPresent();
+			second.stop();
+		}
+		finally {
+			lettuce.destroy();
+			jedis.destroy();
+		}
+		QueueInvariant.assertHolds(cluster, namespace, 8);
 	}
 
 	private static Map<String, Integer> merged(DeliveryCounter one, DeliveryCounter two) {

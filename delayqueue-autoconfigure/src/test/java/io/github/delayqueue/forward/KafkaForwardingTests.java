@@ -84,7 +84,7 @@ class KafkaForwardingTests {
 	@AfterEach
 	void close() {
 		this.contexts.forEach(ConfigurableApplicationContext::close);
-		QueueInvariant.assertHolds(this.redis, this.namespace, 16);
+		QueueInvariant.assertHolds(this.redis, this.namespace);
 	}
 
 	private ConfigurableApplicationContext start(Class<?> app, String... properties) {

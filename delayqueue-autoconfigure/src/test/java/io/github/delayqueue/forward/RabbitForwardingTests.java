@@ -62,7 +62,7 @@ class RabbitForwardingTests {
 	@AfterEach
 	void close() throws Exception {
 		this.contexts.forEach(ConfigurableApplicationContext::close);
-		QueueInvariant.assertHolds(this.redis, this.namespace, 16);
+		QueueInvariant.assertHolds(this.redis, this.namespace);
 		try (Connection connection = connect(); Channel channel = connection.createChannel()) {
 			channel.queueDelete(this.queue);
 			channel.exchangeDelete(this.exchange);

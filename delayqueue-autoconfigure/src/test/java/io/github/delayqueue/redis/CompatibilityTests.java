@@ -46,7 +46,8 @@ class CompatibilityTests {
 			try {
 				queue.start();
 				assertLifecycle(queue);
-				assertThat(queue.stats().buckets()).hasSize(16);
+				// a new namespace on one server, its count read through Jedis
+				assertThat(queue.stats().buckets()).hasSize(1);
 			}
 			finally {
 				queue.stop();

@@ -390,7 +390,7 @@ class RedisDelayQueueIndexTests {
 		RedisDelayQueue other = this.queues.create((builder) -> builder.buckets(16));
 		assertThatExceptionOfType(BucketCountMismatchException.class).isThrownBy(other::start)
 			.withMessageContaining("delayqueue.buckets is 16")
-			.withMessageContaining("was created with 8 buckets")
+			.withMessageContaining("was created with a bucket count of 8")
 			.withMessageContaining("Set delayqueue.buckets=8")
 			.withMessageContaining("another delayqueue.namespace");
 		assertThat(other.isRunning()).isFalse();

@@ -38,7 +38,8 @@ final class RedisQueues implements AutoCloseable, AfterEachCallback {
 
 	Duration commandTimeout = Duration.ofSeconds(5);
 
-	private int lastBuckets = 16;
+	/** The bucket count of the last queues closed, 0 before any. */
+	private int lastBuckets;
 
 	RedisQueues(RedisTestServer server) {
 		this.server = server;
@@ -76,8 +77,27 @@ final class RedisQueues implements AutoCloseable, AfterEachCallback {
 		this.invariantSkipped = reason;
 	}
 
+	/**
+	 * The bucket count of this namespace: its queues', else the count pinned in it by queues
+	 * built elsewhere, else 1 (nothing started on it).
+	 */
 	private int buckets() {
-		return this.queues.isEmpty() ? this.lastBuckets : this.queues.get(0).getBuckets();
+		if (!this.queues.isEmpty()) {
+			return this.queues.get(0).getBuckets();
+		}
+		if (this.lastBuckets > 0) {
+			return this.lastBuckets;
+		}
+		// the check runs after close(): a factory of its own, not kept
+		LettuceConnectionFactory factory = TestConnections.lettuce(this.server, this.commandTimeout);
+		try (RedisConnection connection = factory.getConnection()) {
+			byte[] pinned = connection.hashCommands()
+				.hGet(KeySpace.config(this.namespace), KeySpace.bytes(BucketCount.PINNED_SETTING));
+			return (pinned != null) ? Integer.parseInt(new String(pinned, StandardCharsets.UTF_8)) : 1;
+		}
+		finally {
+			factory.destroy();
+		}
 	}
 
 	LettuceConnectionFactory connectionFactory() {
@@ -116,7 +136,19 @@ final class RedisQueues implements AutoCloseable, AfterEachCallback {
 		return start(UnaryOperator.identity());
 	}
 
+	/**
+	 * A queue with test-friendly timings and 16 buckets (the tests here were written for
+	 * several buckets; the count a queue picks itself is {@link #createWithOwnCount}'s).
+	 */
 	RedisDelayQueue create(UnaryOperator<RedisDelayQueue.Builder> customizer) {
+		return createWithOwnCount((builder) -> customizer.apply(builder.buckets(16)));
+	}
+
+	/**
+	 * A queue with test-friendly timings that picks its bucket count itself ({@link BucketCount}),
+	 * unless the customizer sets one.
+	 */
+	RedisDelayQueue createWithOwnCount(UnaryOperator<RedisDelayQueue.Builder> customizer) {
 		RedisDelayQueue queue = customizer
 			.apply(RedisDelayQueue.builder(connectionFactory())
 				.namespace(this.namespace)

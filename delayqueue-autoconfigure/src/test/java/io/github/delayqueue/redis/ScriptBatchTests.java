@@ -125,7 +125,7 @@ class ScriptBatchTests {
 	void aBatchWithoutAnswersIsAConnectionFailureAndSafeToSendAgain() {
 		try (RedisTestServer redis = RedisTestServers.local().start()) {
 			LettuceConnectionFactory factory = TestConnections.lettuce(redis, Duration.ofMillis(300));
-			RedisDelayQueue queue = RedisDelayQueue.builder(factory).namespace("paused").build();
+			RedisDelayQueue queue = RedisDelayQueue.builder(factory).namespace("paused").buckets(16).build();
 			queue.start();
 			try {
 				try (RedisConnection connection = factory.getConnection()) {

@@ -102,6 +102,25 @@ public final class QueueInvariant {
 	}
 
 	/**
+	 * Checks a namespace on one server with the bucket count pinned in it (by the first queue
+	 * that started on it) and throws when it does not hold.
+	 * @param server the server
+	 * @param namespace the namespace
+	 * @throws AssertionError listing the violations, or saying that the namespace has no
+	 * pinned count (no queue started on it)
+	 */
+	public static void assertHolds(RedisTestServer server, String namespace) {
+		try (RespConnection connection = RespConnection.to(server)) {
+			Object pinned = connection.call("HGET", "{" + namespace + "}:config", "buckets");
+			if (!(pinned instanceof String count) || !count.matches("[1-9][0-9]{0,4}")) {
+				throw new AssertionError("Namespace '" + namespace + "' has no pinned bucket count (" + pinned
+						+ "): no queue started on it; pass the count");
+			}
+			new QueueInvariant(List.of(connection), namespace, Integer.parseInt(count)).assertHolds();
+		}
+	}
+
+	/**
 	 * Checks a namespace on a cluster and throws when it does not hold.
 	 * @param cluster the cluster
 	 * @param namespace the namespace

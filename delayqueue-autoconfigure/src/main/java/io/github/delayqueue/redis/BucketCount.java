@@ -1,0 +1,253 @@
+package io.github.delayqueue.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import io.github.delayqueue.core.DelayQueueConnectionException;
+import io.github.delayqueue.core.DelayQueueException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.util.ClassUtils;
+
+/**
+ * The bucket count of a queue built without one. Buckets spread a namespace over the masters
+ * of a Redis Cluster; on one server (standalone or behind Sentinel) they only add work: each
+ * bucket has its own timer steps, ready lists and re-checks, so due jobs move and are taken in
+ * smaller batches and idle instances send more commands. The count is therefore:
+ * <ol>
+ * <li>the count the namespace was created with, when it has one (every instance must use
+ * it);</li>
+ * <li>else {@value #CLUSTER} on a Redis Cluster and {@value #SINGLE_SERVER} on one server,
+ * unless the namespace shows more buckets in use: a timer given a higher bucket, or on one
+ * server jobs or recurring definitions in buckets 1 to {@value #LOOKED_AT}. Such a namespace
+ * lost its pinned count (or predates it), and the queue refuses to guess.</li>
+ * </ol>
+ * Redis is asked with a script whose calls each touch one slot (so that they go to the master
+ * where reads go to replicas, and pass proxies that refuse keys of several slots), when the
+ * queue is built. When Redis cannot be reached then and the queue does not fail fast, the
+ * count follows the connection factory's configuration (a cluster configuration:
+ * {@value #CLUSTER}), and the start-up check asks again before the count is pinned.
+ */
+final class BucketCount {
+
+	/** The count of a new namespace on a Redis Cluster. */
+	static final int CLUSTER = 16;
+
+	/** The count of a new namespace on one Redis server. */
+	static final int SINGLE_SERVER = 1;
+
+	/** The setting the start-up check pins the count under in the namespace's config hash. */
+	static final String PINNED_SETTING = "buckets";
+
+	/** The buckets above 0 looked at on one server: those of 0.1.0's default count. */
+	static final int LOOKED_AT = 15;
+
+	private static final LuaScript READ = LuaScript.standalone("buckets", 2);
+
+	private static final byte[] PIN = KeySpace.bytes("pin");
+
+	private static final byte[] USED = KeySpace.bytes("used");
+
+	private static final Log logger = LogFactory.getLog(BucketCount.class);
+
+	private static final boolean LETTUCE = ClassUtils.isPresent(ReplicaWait.LETTUCE_COMMANDS,
+			BucketCount.class.getClassLoader());
+
+	private static final boolean JEDIS = ClassUtils.isPresent(ReplicaWait.JEDIS_CLIENT,
+			BucketCount.class.getClassLoader());
+
+	private BucketCount() {
+	}
+
+	/**
+	 * Where a queue's bucket count came from.
+	 */
+	enum Origin {
+
+		/** Set on the builder. */
+		SET,
+
+		/** Read from the namespace, or the default for a new one. */
+		CHOSEN,
+
+		/** The connection factory's default, Redis not reached: asked again at start-up. */
+		GUESSED
+
+	}
+
+	/**
+	 * A queue's bucket count.
+	 * @param count the count
+	 * @param origin where it came from
+	 */
+	record Resolved(int count, Origin origin) {
+
+	}
+
+	/**
+	 * The bucket count of a queue built without one.
+	 * @param connectionFactory the queue's connection factory
+	 * @param namespace the queue's namespace (checked)
+	 * @param failFast whether a Redis that cannot be reached is thrown (else the count follows
+	 * the factory's configuration)
+	 * @return the bucket count and where it came from
+	 * @throws Refused when the namespace has no pinned count but uses more buckets than a new
+	 * one would get
+	 * @throws DelayQueueConnectionException when Redis cannot be reached and {@code failFast}
+	 */
+	static Resolved resolve(RedisConnectionFactory connectionFactory, String namespace, boolean failFast) {
+		try {
+			return new Resolved(read(new ScriptRunner(connectionFactory), namespace), Origin.CHOSEN);
+		}
+		catch (DelayQueueConnectionException ex) {
+			if (failFast) {
+				throw ex;
+			}
+			int count = clusterConfigured(connectionFactory) ? CLUSTER : SINGLE_SERVER;
+			logger.warn("Could not read the bucket count of namespace '" + namespace + "' (" + ex.getMessage()
+					+ "); using " + count + " for this " + topology(count == CLUSTER) + " until Redis answers, when"
+					+ " it is read again. If the namespace was created with another count, every call is then"
+					+ " refused until a restart (or set delayqueue.buckets)");
+			return new Resolved(count, Origin.GUESSED);
+		}
+	}
+
+	/**
+	 * Reads the bucket count of a namespace: the pinned one, else the default for the server
+	 * when the namespace shows no higher bucket in use.
+	 * @param runner the runner to call Redis with
+	 * @param namespace the namespace (checked)
+	 * @return the count
+	 * @throws Refused when the namespace has no pinned count but uses more buckets than a new
+	 * one would get
+	 */
+	static int read(ScriptRunner runner, String namespace) {
+		KeySpace keys = new KeySpace(namespace, LOOKED_AT + 1);
+		return runner.execute("reading the bucket count of namespace '" + namespace + "'", (connection) -> {
+			boolean cluster = connection instanceof RedisClusterConnection;
+			List<?> pin = reply(keys, eval(connection, PIN, keys.config(), keys.timers()));
+			String pinned = (pin.get(0) instanceof byte[] value && value.length > 0)
+					? new String(value, StandardCharsets.UTF_8) : null;
+			Integer count = parse(pinned);
+			if (count != null) {
+				logger.debug("Namespace '" + namespace + "' was created with " + count + " bucket(s)");
+				return count;
+			}
+			int chosen = cluster ? CLUSTER : SINGLE_SERVER;
+			if (pinned != null) {
+				// not a count: the start-up check refuses it by name
+				return chosen;
+			}
+			long timed = (pin.get(1) instanceof Long value) ? value : -1;
+			if (timed >= chosen) {
+				throw inUse(namespace, timed, "a timer was given it", chosen);
+			}
+			if (timed >= 0 && timed != chosen - 1) {
+				// timers run: their highest bucket is the count's last (all are given out)
+				throw new Refused("Namespace '" + namespace + "' has no pinned bucket count ('{" + namespace
+						+ "}:config' has no field '" + PINNED_SETTING + "'), but timers run its buckets up to " + timed
+						+ " only: it was created with another count than " + chosen + " and lost its pinned count. Set"
+						+ " delayqueue.buckets to the count its jobs were scheduled with");
+			}
+			// on one server, a bucket above 0 that holds anything (one call per bucket, each
+			// on its slot)
+			for (int bucket = LOOKED_AT; bucket >= chosen && !cluster; bucket--) {
+				List<?> used = reply(keys, eval(connection, USED, keys.jobs(bucket),
+						KeySpace.bytes(keys.prefix(bucket) + "recurring")));
+				if (Long.valueOf(1).equals(used.get(0))) {
+					throw inUse(namespace, bucket, "it holds jobs or recurring jobs", chosen);
+				}
+			}
+			logger.info("New namespace '" + namespace + "': " + chosen + " bucket(s) for this " + topology(cluster)
+					+ " (delayqueue.buckets sets another count)");
+			return chosen;
+		});
+	}
+
+	/**
+	 * A namespace whose bucket count the queue cannot use: refused by every call, like
+	 * another count.
+	 */
+	static final class Refused extends DelayQueueException {
+
+		Refused(String message) {
+			super(message);
+		}
+
+	}
+
+	private static Refused inUse(String namespace, long bucket, String how, int count) {
+		return new Refused("Namespace '" + namespace + "' has no pinned bucket count ('{" + namespace
+				+ "}:config' has no field '" + PINNED_SETTING + "'), but its bucket " + bucket + " is in use (" + how
+				+ "): it was created with more than " + count + " bucket(s) and lost its pinned count, or predates"
+				+ " it. Set delayqueue.buckets to the count its jobs were scheduled with (16 if they were scheduled"
+				+ " with the default of delayqueue 0.1.0)");
+	}
+
+	private static @Nullable Object eval(RedisConnection connection, byte[] what, byte[] key, byte[] other) {
+		return connection.scriptingCommands().eval(READ.body(), ReturnType.MULTI, 2, key, other, what);
+	}
+
+	private static List<?> reply(KeySpace keys, @Nullable Object reply) {
+		if (!(reply instanceof List<?> values) || values.isEmpty()) {
+			throw new DelayQueueException(
+					"Unexpected reply reading the bucket count of namespace '" + keys.namespace() + "': " + reply);
+		}
+		return values;
+	}
+
+	/**
+	 * A pinned bucket count: digits without a leading zero, 1 to {@link KeySpace#MAX_BUCKETS}.
+	 * @param pinned the pinned value, or {@code null}
+	 * @return the count, or {@code null} when the value is none
+	 */
+	static @Nullable Integer parse(@Nullable String pinned) {
+		if (pinned == null || !pinned.matches("[1-9][0-9]{0,4}")) {
+			return null;
+		}
+		int count = Integer.parseInt(pinned);
+		return (count <= KeySpace.MAX_BUCKETS) ? count : null;
+	}
+
+	private static String topology(boolean cluster) {
+		return cluster ? "Redis Cluster" : "Redis server";
+	}
+
+	private static boolean clusterConfigured(RedisConnectionFactory connectionFactory) {
+		// a driver's factory class is only loaded when that driver is there (and Jedis's not for
+		// a Lettuce factory)
+		if (LETTUCE && Lettuce.isLettuce(connectionFactory)) {
+			return Lettuce.clusterConfigured(connectionFactory);
+		}
+		return JEDIS && Jedis.clusterConfigured(connectionFactory);
+	}
+
+	private static final class Lettuce {
+
+		static boolean isLettuce(RedisConnectionFactory connectionFactory) {
+			return connectionFactory instanceof LettuceConnectionFactory;
+		}
+
+		static boolean clusterConfigured(RedisConnectionFactory connectionFactory) {
+			return connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware();
+		}
+
+	}
+
+	private static final class Jedis {
+
+		static boolean clusterConfigured(RedisConnectionFactory connectionFactory) {
+			return connectionFactory instanceof JedisConnectionFactory jedis && jedis.isRedisClusterAware();
+		}
+
+	}
+
+}
