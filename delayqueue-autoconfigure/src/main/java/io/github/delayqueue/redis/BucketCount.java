@@ -151,7 +151,9 @@ final class BucketCount {
 				throw inUse(namespace, timed, "a timer was given it", chosen);
 			}
 			if (timed >= 0 && timed != chosen - 1) {
-				// timers run: their highest bucket is the count's last (all are given out)
+				// timers run: their highest bucket is the count's last (all are given out, but for
+				// the moment of a re-coordination after an instance joined, when this refuses a
+				// namespace that lost its pin once too often: a restart reads it again)
 				throw new Refused("Namespace '" + namespace + "' has no pinned bucket count ('{" + namespace
 						+ "}:config' has no field '" + PINNED_SETTING + "'), but timers run its buckets up to " + timed
 						+ " only: it was created with another count than " + chosen + " and lost its pinned count. Set"
