@@ -154,10 +154,8 @@ final class BucketCount {
 				// timers run: their highest bucket is the count's last (all are given out, but for
 				// the moment of a re-coordination after an instance joined, when this refuses a
 				// namespace that lost its pin once too often: a restart reads it again)
-				throw new Refused("Namespace '" + namespace + "' has no pinned bucket count ('{" + namespace
-						+ "}:config' has no field '" + PINNED_SETTING + "'), but timers run its buckets up to " + timed
-						+ " only: it was created with another count than " + chosen + " and lost its pinned count. Set"
-						+ " delayqueue.buckets to the count its jobs were scheduled with");
+				throw unpinned(namespace, "timers run its buckets up to " + timed + " only: it was created with another"
+						+ " count than " + chosen + " and lost its pinned count", "");
 			}
 			// on one server, a bucket above 0 that holds anything (one call per bucket, each
 			// on its slot)
@@ -187,11 +185,21 @@ final class BucketCount {
 	}
 
 	private static Refused inUse(String namespace, long bucket, String how, int count) {
+		return unpinned(namespace, "its bucket " + bucket + " is in use (" + how + "): it was created with more than "
+				+ count + " bucket(s) and lost its pinned count, or predates it",
+				" (16 if they were scheduled with the default of delayqueue 0.1.0)");
+	}
+
+	/**
+	 * The refusal of a namespace without a pinned count that shows another count.
+	 * @param namespace the namespace
+	 * @param found what shows the other count
+	 * @param hint what follows the advice, or an empty string
+	 */
+	private static Refused unpinned(String namespace, String found, String hint) {
 		return new Refused("Namespace '" + namespace + "' has no pinned bucket count ('{" + namespace
-				+ "}:config' has no field '" + PINNED_SETTING + "'), but its bucket " + bucket + " is in use (" + how
-				+ "): it was created with more than " + count + " bucket(s) and lost its pinned count, or predates"
-				+ " it. Set delayqueue.buckets to the count its jobs were scheduled with (16 if they were scheduled"
-				+ " with the default of delayqueue 0.1.0)");
+				+ "}:config' has no field '" + PINNED_SETTING + "'), but " + found
+				+ ". Set delayqueue.buckets to the count its jobs were scheduled with" + hint);
 	}
 
 	private static @Nullable Object eval(RedisConnection connection, byte[] what, byte[] key, byte[] other) {

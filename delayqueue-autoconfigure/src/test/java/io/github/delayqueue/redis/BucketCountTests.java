@@ -1,8 +1,5 @@
 package io.github.delayqueue.redis;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -22,12 +19,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.RedisConfiguration;
 import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.test.util.TestSocketUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -92,18 +90,23 @@ class BucketCountTests {
 
 	@Test
 	void unreachableRedisLeavesTheCountToTheConfiguration(CapturedOutput output) {
-		int port = freePort();
-		for (RedisConnectionFactory factory : List.of(lettuce(new RedisStandaloneConfiguration("localhost", port)),
-				jedis(new RedisStandaloneConfiguration("localhost", port)))) {
-			assertThat(BucketCount.resolve(factory, "unreachable", false))
-				.isEqualTo(new BucketCount.Resolved(1, BucketCount.Origin.GUESSED));
-			destroy(factory);
-		}
+		int port = TestSocketUtils.findAvailableTcpPort();
+		LettuceConnectionFactory lettuce = lettuce(new RedisStandaloneConfiguration("localhost", port));
+		JedisConnectionFactory jedis = jedis(new RedisStandaloneConfiguration("localhost", port));
 		// (a Jedis cluster factory looks for the cluster's slots as it starts, and fails there)
 		LettuceConnectionFactory cluster = lettuce(new RedisClusterConfiguration(List.of("localhost:" + port)));
-		assertThat(BucketCount.resolve(cluster, "unreachable", false))
-			.isEqualTo(new BucketCount.Resolved(16, BucketCount.Origin.GUESSED));
-		destroy(cluster);
+		try {
+			BucketCount.Resolved guessed = new BucketCount.Resolved(1, BucketCount.Origin.GUESSED);
+			assertThat(BucketCount.resolve(lettuce, "unreachable", false)).isEqualTo(guessed);
+			assertThat(BucketCount.resolve(jedis, "unreachable", false)).isEqualTo(guessed);
+			assertThat(BucketCount.resolve(cluster, "unreachable", false))
+				.isEqualTo(new BucketCount.Resolved(16, BucketCount.Origin.GUESSED));
+		}
+		finally {
+			lettuce.destroy();
+			jedis.destroy();
+			cluster.destroy();
+		}
 		assertThat(output).contains("Could not read the bucket count of namespace 'unreachable'")
 			.contains("using 1 for this Redis server")
 			.contains("using 16 for this Redis Cluster");
@@ -115,7 +118,8 @@ class BucketCountTests {
 	 */
 	@Test
 	void failingFastUnreachableRedisFailsTheBuild() {
-		LettuceConnectionFactory factory = lettuce(new RedisStandaloneConfiguration("localhost", freePort()));
+		LettuceConnectionFactory factory = lettuce(
+				new RedisStandaloneConfiguration("localhost", TestSocketUtils.findAvailableTcpPort()));
 		try {
 			assertThatExceptionOfType(DelayQueueConnectionException.class)
 				.isThrownBy(() -> RedisDelayQueue.builder(factory).namespace("unreachable").build())
@@ -236,6 +240,9 @@ class BucketCountTests {
 			try (RedisConnection connection = local.connectionFactory().getConnection()) {
 				assertThat(connection.keyCommands().exists(KeySpace.config(local.namespace))).isFalse();
 			}
+			// the jobs are where the count of 16 put them
+			local.close();
+			local.assertInvariant();
 		}
 	}
 
@@ -290,48 +297,19 @@ class BucketCountTests {
 		}
 	}
 
-	private static LettuceConnectionFactory lettuce(RedisStandaloneConfiguration configuration) {
-		return started(new LettuceConnectionFactory(configuration,
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(2)).build()));
-	}
-
-	private static LettuceConnectionFactory lettuce(RedisClusterConfiguration configuration) {
-		return started(new LettuceConnectionFactory(configuration,
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(2)).build()));
-	}
-
-	private static JedisConnectionFactory jedis(RedisStandaloneConfiguration configuration) {
-		return started(new JedisConnectionFactory(configuration));
-	}
-
-	private static int freePort() {
-		try (ServerSocket socket = new ServerSocket(0)) {
-			return socket.getLocalPort();
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
-	}
-
-	private static <F extends RedisConnectionFactory> F started(F factory) {
-		if (factory instanceof LettuceConnectionFactory lettuce) {
-			lettuce.afterPropertiesSet();
-			lettuce.start();
-		}
-		else if (factory instanceof JedisConnectionFactory jedis) {
-			jedis.afterPropertiesSet();
-			jedis.start();
-		}
+	private static LettuceConnectionFactory lettuce(RedisConfiguration configuration) {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration,
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(2)).build());
+		factory.afterPropertiesSet();
+		factory.start();
 		return factory;
 	}
 
-	private static void destroy(RedisConnectionFactory factory) {
-		if (factory instanceof LettuceConnectionFactory lettuce) {
-			lettuce.destroy();
-		}
-		else if (factory instanceof JedisConnectionFactory jedis) {
-			jedis.destroy();
-		}
+	private static JedisConnectionFactory jedis(RedisStandaloneConfiguration configuration) {
+		JedisConnectionFactory factory = new JedisConnectionFactory(configuration);
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
 	}
 
 }
