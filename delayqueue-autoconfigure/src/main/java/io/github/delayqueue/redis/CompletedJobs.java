@@ -139,6 +139,21 @@ final class CompletedJobs {
 	}
 
 	/**
+	 * The priority letter and attempt of a kept record from those of the bucket's record
+	 * ({@code <priority><attempt>}): the attempt without the leading {@code 0} that marks a
+	 * replayed job in the bucket (a finished job keeps no error), {@code 0} when empty.
+	 */
+	private static String keptAttempt(String field) {
+		int letter = (!field.isEmpty() && !Character.isDigit(field.charAt(0))) ? 1 : 0;
+		int digits = letter;
+		while (digits < field.length() - 1 && field.charAt(digits) == '0') {
+			digits++;
+		}
+		String attempt = field.substring(digits);
+		return field.substring(0, letter) + (attempt.isEmpty() ? "0" : attempt);
+	}
+
+	/**
 	 * The record to keep of a finished job, from the record its bucket held (RESERVED:
 	 * {@code S<priority><attempt>,<max>,<ttr>,<createdAt>,<delay>,<token>\n<payload>}, see
 	 * {@code lib.lua}):
@@ -159,8 +174,7 @@ final class CompletedJobs {
 			long created = Long.parseLong(fields[3], 36);
 			long delay = Long.parseLong(fields[4], 36);
 			long delivered = (job.deliveredAt() != null) ? job.deliveredAt().toEpochMilli() : 0;
-			String kept = (fields[0].isEmpty() ? "0" : (Character.isDigit(fields[0].charAt(fields[0].length() - 1))
-					? fields[0] : fields[0] + "0")) + "," + fields[1] + "," + fields[2] + "," + fields[3]
+			String kept = keptAttempt(fields[0]) + "," + fields[1] + "," + fields[2] + "," + fields[3]
 					+ "," + Long.toString(created + delay, 36) + "," + Long.toString(Math.max(0, delivered), 36) + ","
 					+ Long.toString(finishedAt, 36);
 			byte[] text = KeySpace.bytes(kept);

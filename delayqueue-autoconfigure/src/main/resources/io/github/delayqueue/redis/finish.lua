@@ -17,7 +17,7 @@ local keep = ARGV[7] == '1' or ARGV[7] == '2'
 local whole = ARGV[7] == '2'
 local records = read_many(KEYS[1], jobkeys)
 local reply = {}
-local done, seen = {}, {}
+local done, erring, seen = {}, {}, {}
 for k, jobkey in ipairs(jobkeys) do
   local refused = seen[jobkey] and 0 or refusal(records[k], ARGV[7 + 2 * k])
   if refused then
@@ -25,6 +25,10 @@ for k, jobkey in ipairs(jobkeys) do
   else
     seen[jobkey] = true
     done[#done + 1] = jobkey
+    -- only a job past its first attempt, or replayed, may have a last error
+    if string.match(records[k], '^S[a-eg-j]?(%d*),') ~= '1' then
+      erring[#erring + 1] = jobkey
+    end
     reply[k] = keep and (whole and records[k] or split_header(records[k])) or 1
   end
 end
@@ -44,7 +48,7 @@ end
 -- writes
 if #done > 0 then
   call_many('ZREM', P .. 'reserved', done)
-  forget(done)
+  forget(done, erring)
   for _, jobkey in ipairs(done) do
     -- held jobs are RESERVED: removing them from the reserved index unlinks them
     count('S', topic_of(jobkey), -1)

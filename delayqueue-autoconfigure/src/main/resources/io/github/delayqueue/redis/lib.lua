@@ -29,7 +29,11 @@
 -- priority: nothing for the default priority 5, else one lower-case letter, 'a' for 0 (the
 -- lowest) to 'j' for 9 (the highest), never 'f': a job of the default priority stores not one
 -- byte for it.
--- attempt, maxAttempts and token are decimal, attempt and token empty while 0; ttr (ms),
+-- attempt, maxAttempts and token are decimal, attempt and token empty while 0; an attempt
+-- written with a leading '0' ('0' itself while 0, '01' once taken) marks a replayed job, which
+-- may keep the last error of its earlier life: a finish deletes the last error only of a job so
+-- marked or past its first attempt (no other job has one), which spares the finish of a job
+-- delivered once a command. ttr (ms),
 -- createdAt (epoch ms) and delay (dueAt - createdAt, ms; negative for a negative delay) are
 -- base 36. Example, a new job due in an hour: "D,3,n5c,mwm0nk74,255s0,\n{...}" (24 bytes of
 -- header; decimal text took 42 and put a 200-byte payload's record into a larger allocation).
@@ -98,6 +102,14 @@ end
 -- A count that is usually 0 (attempt, token): empty when 0.
 local function count_text(x)
   return (x == 0) and '' or num(x)
+end
+
+-- The text of an attempt: count_text's, after a '0' for a replayed job (see the record format).
+local function attempt_text(attempt, marked)
+  if marked then
+    return '0' .. count_text(attempt)
+  end
+  return count_text(attempt)
 end
 
 -- The header's grammar: HEADER reads it (decode); HEADER_SHAPE is the same without captures,
@@ -200,7 +212,7 @@ local function decode(record)
     return nil
   end
   local j = { state = s, priority = (p == '') and DEFAULT_PRIORITY or (string.byte(p) - 97), letter = p,
-    attempt = tonumber(a) or 0, max = tonumber(m), ttr = tonumber(ttr, 36),
+    attempt = tonumber(a) or 0, marked = string.byte(a, 1) == 48, max = tonumber(m), ttr = tonumber(ttr, 36),
     created = tonumber(created, 36), token = tonumber(token) or 0, payload = string.sub(record, body),
     times = times }
   j.due = j.created + from36(delay)
@@ -220,7 +232,7 @@ local function encode(j)
   if not times or j.ttr ~= j.times_ttr or j.due ~= j.times_due or j.created ~= j.times_created then
     times = to36(j.ttr) .. ',' .. to36(j.created) .. ',' .. to36(j.due - j.created)
   end
-  return j.state .. priority_letter(j.priority) .. count_text(j.attempt) .. ',' .. num(j.max) .. ',' .. times .. ','
+  return j.state .. priority_letter(j.priority) .. attempt_text(j.attempt, j.marked) .. ',' .. num(j.max) .. ',' .. times .. ','
     .. count_text(j.token) .. '\n' .. j.payload
 end
 
@@ -429,10 +441,11 @@ local function unlink(jobkey, topic, j)
 end
 
 -- Jobs leave the queue (finished or cancelled): their records and last errors are deleted. (The
--- caller unlinks them from their indexes.)
-local function forget(jobkeys)
+-- caller unlinks them from their indexes.) erring: the jobs that may have a last error, when
+-- the caller knows them to be fewer (see the record format); nil for all of them.
+local function forget(jobkeys, erring)
   call_many('HDEL', KEYS[1], jobkeys)
-  call_many('HDEL', P .. 'errors', jobkeys)
+  call_many('HDEL', P .. 'errors', erring or jobkeys)
 end
 
 -- The list of a topic in lists (topic -> list), created when new and its topic then appended to
@@ -633,7 +646,8 @@ local function live_entry(jobkey, record, seen, letter)
       return nil
     end
     created = tonumber(created, 36)
-    j = { attempt = tonumber(a) or 0, max = tonumber(m), max_text = m, times = times, letter = p,
+    j = { attempt = tonumber(a) or 0, marked = string.byte(a, 1) == 48, max = tonumber(m), max_text = m,
+      times = times, letter = p,
       ttr = tonumber(ttr, 36), created = created, due = created + from36(delay), record = record,
       body = nl + 1 }
   else
@@ -826,7 +840,7 @@ local function apply_take(plan, ttr_override, max_override, now, reply)
     -- number texts are formatted once per call where the jobs share them (a format costs
     -- about as much as the rest of a job's record)
     local max_text = (max_override > 0) and num(max_override) or nil
-    local deadline_text, attempt_text = {}, {}
+    local deadline_text, attempt_texts = {}, {}
     for i, j in ipairs(jobs) do
       local jobkey = plan.keys[i]
       local ttr = (ttr_override > 0) and ttr_override or j.ttr
@@ -841,10 +855,12 @@ local function apply_take(plan, ttr_override, max_override, now, reply)
       if j.body then
         -- the record of live_entry's fast path: its times and payload are kept as they are
         j.payload = string.sub(j.record, j.body)
-        local attempt = attempt_text[j.attempt]
+        -- (a replayed job's text is cached under the attempt's negative)
+        local cached = j.marked and -j.attempt or j.attempt
+        local attempt = attempt_texts[cached]
         if not attempt then
-          attempt = num(j.attempt)
-          attempt_text[j.attempt] = attempt
+          attempt = attempt_text(j.attempt, j.marked)
+          attempt_texts[cached] = attempt
         end
         records[#records + 1] = 'S' .. j.letter .. attempt .. ',' .. (max_text or j.max_text) .. ',' .. j.times .. ','
           .. num(j.token) .. '\n' .. j.payload

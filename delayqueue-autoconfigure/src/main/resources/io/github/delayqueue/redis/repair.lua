@@ -1,7 +1,7 @@
 -- repair.lua: brings one bucket back to the invariant, from its job records: every job is put
 -- into the index its state names (a RESERVED job found in no index is given a deadline of now,
--- so that it is delivered again), index entries without a job in that state are dropped, and the
--- state counts are recounted. An operator's tool (after a failure the scripts could not rule
+-- so that it is delivered again), index entries without a job in that state and last errors
+-- without a job are dropped, and the state counts are recounted. An operator's tool (after a failure the scripts could not rule
 -- out, or data written by another version): it reads the whole bucket, so its cost grows with
 -- the bucket's jobs.
 -- KEYS[1] jobs hash, KEYS[2] guard
@@ -9,7 +9,7 @@
 -- dead list exists in the bucket (the caller lists the keys: a list whose topic has neither a
 -- job nor a count left is found too)
 -- Returns {jobs, jobs put back into their index (a topic's sentinel put right counts as one),
---          index entries dropped, count fields corrected, unreadable records}.
+--          index entries and last errors dropped, count fields corrected, unreadable records}.
 local write = ARGV[3] == '1'
 local now = now_ms()
 
@@ -65,6 +65,8 @@ end
 local counts, jobs, unreadable = {}, 0, 0
 local zadd_delayed, zadd_reserved, zadd_dead = {}, {}, {}
 local state_of = {}
+-- every record's key, an unreadable one's too
+local present = {}
 local cursor = '0'
 repeat
   local page = redis.call('HSCAN', KEYS[1], cursor, 'COUNT', 1000)
@@ -72,6 +74,7 @@ repeat
   local fields = page[2]
   for i = 1, #fields, 2 do
     local jobkey, record = fields[i], fields[i + 1]
+    present[jobkey] = true
     local topic = topic_of(jobkey)
     local j = topic and (state_of[jobkey] == nil) and decode(record)
     if state_of[jobkey] ~= nil then
@@ -124,8 +127,16 @@ local function stale(map, state)
 end
 local zrem_delayed = stale(delayed, 'D')
 local zrem_reserved = stale(reserved, 'S')
+-- a last error outlives its job only when an instance of an earlier version took or replayed a
+-- replayed job (see the record format in lib.lua)
+local orphan_errors = {}
+for _, jobkey in ipairs(redis.call('HKEYS', P .. 'errors')) do
+  if not present[jobkey] then
+    orphan_errors[#orphan_errors + 1] = jobkey
+  end
+end
 local reindexed = #zadd_delayed / 2 + #zadd_reserved / 2
-local dropped = #zrem_delayed + #zrem_reserved
+local dropped = #zrem_delayed + #zrem_reserved + #orphan_errors
 local zrem_dead = {}
 for _, topic in ipairs(topic_order) do
   local info = topics[topic]
@@ -170,6 +181,7 @@ if write then
   call_many('ZADD', P .. 'reserved', zadd_reserved)
   call_many('ZREM', P .. 'delayed', zrem_delayed)
   call_many('ZREM', P .. 'reserved', zrem_reserved)
+  call_many('HDEL', P .. 'errors', orphan_errors)
   for _, topic in ipairs(topic_order) do
     local info = topics[topic]
     if zadd_dead[topic] then

@@ -30,6 +30,8 @@ for k, jobkey in ipairs(jobkeys) do
   local j = jobs[k]
   if j then
     j.attempt = 0
+    -- its last error stays: the mark tells the finish to delete it
+    j.marked = true
     j.token = 0
     j.due = now
     gather_ready(w, jobkey, topic, j, 'X')

@@ -535,6 +535,7 @@ final class QueueModel {
 		for (Job job : chosen) {
 			job.state = 'R';
 			job.attempt = 0;
+			job.replayed = true;
 			job.token = 0;
 			job.due = new Time(now, 0);
 			job.died = null;
@@ -1292,6 +1293,9 @@ final class QueueModel {
 		/** The error kept for the job ("" kept as empty), null for none. */
 		String error;
 
+		/** Whether it was replayed: its record marks it (its attempt written after a '0'). */
+		boolean replayed;
+
 		Job(String topic, String id, byte[] payload, Map<String, String> headers, long ttr, Time created,
 				int priority) {
 			this.topic = topic;
@@ -1307,7 +1311,8 @@ final class QueueModel {
 		@Override
 		public String toString() {
 			return this.key + "[" + this.state + ((this.priority != DEFAULT_PRIORITY) ? " priority " + this.priority : "")
-					+ " attempt " + this.attempt + "/" + this.max + ", token " + this.token + ", due " + this.due
+					+ " attempt " + this.attempt + "/" + this.max + (this.replayed ? " (replayed)" : "") + ", token "
+					+ this.token + ", due " + this.due
 					+ ((this.deadline != null) ? ", deadline " + this.deadline : "")
 					+ ((this.died != null) ? ", died " + this.died : "") + "]";
 		}

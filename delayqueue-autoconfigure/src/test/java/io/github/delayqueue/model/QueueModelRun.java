@@ -1568,7 +1568,9 @@ final class QueueModelRun {
 				// the priority's letter, none for the default
 				int priority = header.group(2).isEmpty() ? QueueModel.DEFAULT_PRIORITY : header.group(2).charAt(0) - 'a';
 				int attempt = header.group(3).isEmpty() ? 0 : Integer.parseInt(header.group(3));
+				boolean marked = header.group(3).startsWith("0");
 				check(header.group(1).charAt(0) == job.state && priority == job.priority && attempt == job.attempt
+						&& marked == job.replayed
 						&& Integer.parseInt(header.group(4)) == job.max && Long.parseLong(header.group(5), 36) == job.ttr
 						&& token == job.token, "the record of " + key + " is " + record.substring(0, newline)
 								+ ", the model says " + job);

@@ -353,6 +353,28 @@ class RedisDelayQueueReservationTests extends AbstractRedisDelayQueueTests {
 	}
 
 	@Test
+	void aReplayedJobKeepsItsLastErrorUntilItFinishesOnItsFirstAttemptOfItsNewLife() {
+		schedule("second-life", "1", 1, Duration.ofSeconds(30));
+		this.queue.kill(reserveOne("second-life", null), "boom");
+		assertThat(this.queue.replayDead("second-life", "1")).isTrue();
+		// rescheduled, then taken and given back: the attempt returns to 0, the error stays
+		this.queue.reschedule("second-life", "1", Duration.ZERO);
+		assertThat(this.queue.release(reserveOne("second-life", null))).isTrue();
+		JobInfo released = this.queue.find("second-life", "1").orElseThrow();
+		assertThat(released.attempt()).isZero();
+		assertThat(released.lastError()).isEqualTo("boom");
+		ReservedJob again = reserveOne("second-life", null);
+		assertThat(again.attempt()).isEqualTo(1);
+		assertThat(this.queue.find("second-life", "1").orElseThrow().lastError()).isEqualTo("boom");
+		assertThat(this.queue.finish(again)).isTrue();
+		assertThat(this.queue.find("second-life", "1")).isEmpty();
+		// the same id scheduled again starts without an error
+		schedule("second-life", "1", 1, Duration.ofSeconds(30));
+		assertThat(this.queue.find("second-life", "1").orElseThrow().lastError()).isNull();
+		// (the invariant check after each test: no error is kept for a job that is gone)
+	}
+
+	@Test
 	void replayNamesTheFirstHundredJobsItReplayedAndCountsAll() {
 		List<ScheduleRequest> requests = new java.util.ArrayList<>();
 		for (int i = 0; i < 150; i++) {

@@ -171,6 +171,31 @@ class RedisDelayQueueRetentionTests {
 	}
 
 	@Test
+	void aReplayedJobIsKeptWithTheAttemptsOfItsNewLifeAndWithoutItsLastError() {
+		RedisDelayQueue queue = start(Retention.lastCompleted(10));
+		for (Integer priority : java.util.Arrays.asList(null, 8)) {
+			String id = (priority != null) ? "urgent" : "plain";
+			queue.schedule(new ScheduleRequest("kept", id, "{}".getBytes(StandardCharsets.UTF_8), Duration.ZERO,
+					null, Duration.ofSeconds(30), 1, OnDuplicate.KEEP, Map.of(), priority));
+			promote(queue);
+			queue.kill(queue.reserve("kept", 1, null).get(0), "boom " + id);
+			assertThat(queue.replayDead("kept", id)).isTrue();
+			assertThat(queue.find("kept", id).orElseThrow().lastError()).isEqualTo("boom " + id);
+			ReservedJob again = queue.reserve("kept", 1, null).get(0);
+			assertThat(again.attempt()).isEqualTo(1);
+			assertThat(queue.find("kept", id).orElseThrow().attempt()).isEqualTo(1);
+			assertThat(queue.finish(again)).isTrue();
+
+			JobInfo info = queue.find("kept", id).orElseThrow();
+			assertThat(info.state()).isEqualTo(JobState.COMPLETED);
+			assertThat(info.attempt()).isEqualTo(1);
+			assertThat(info.maxAttempts()).isEqualTo(1);
+			assertThat(info.lastError()).isNull();
+		}
+		// (the queues' invariant check after the test: no error is kept for a job that is gone)
+	}
+
+	@Test
 	void payloadsAndHeadersAreKeptWhenAsked() {
 		RedisDelayQueue queue = start(Retention.lastCompleted(10).withPayloads());
 		runOne(queue, "kept", 1, "{\"order\":42}");
