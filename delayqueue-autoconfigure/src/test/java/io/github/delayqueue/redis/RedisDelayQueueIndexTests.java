@@ -308,10 +308,14 @@ class RedisDelayQueueIndexTests {
 			connection.zSetCommands().zRem(bytes(prefix + "delayed"), bytes("broken:later"));
 			connection.zSetCommands().zAdd(bytes(prefix + "reserved"), 1, bytes("broken:nobody"));
 			connection.hashCommands().hSet(bytes(prefix + "stats"), bytes("R:broken"), bytes("42"));
+			// and what a replayed job finished across versions leaves: an error without a job,
+			// beside the error of a job that exists, which stays
+			connection.hashCommands().hSet(bytes(prefix + "errors"), bytes("broken:gone"), bytes("boom"));
+			connection.hashCommands().hSet(bytes(prefix + "errors"), bytes("broken:later"), bytes("kept"));
 		}
 		RepairResult found = queue.repair(false);
 		assertThat(found.reindexed()).isEqualTo(2);
-		assertThat(found.dropped()).isEqualTo(1);
+		assertThat(found.dropped()).isEqualTo(2);
 		assertThat(found.countsCorrected()).isEqualTo(1);
 		assertThat(queue.repair(false)).as("a dry run changes nothing").isEqualTo(found);
 
@@ -323,6 +327,7 @@ class RedisDelayQueueIndexTests {
 		queue.reserve("broken", 100, null).forEach((job) -> ids.add(job.id()));
 		assertThat(ids).hasSize(10).contains("job-3");
 		assertThat(queue.find("broken", "later")).get().extracting(JobInfo::state).isEqualTo(JobState.DELAYED);
+		assertThat(queue.find("broken", "later")).get().extracting(JobInfo::lastError).isEqualTo("kept");
 	}
 
 	/**
