@@ -823,7 +823,8 @@ public class DelayQueueEndpoint {
 	 * @param written whether the repairs were written
 	 * @param jobs the job records read
 	 * @param reindexed jobs put back into the index their state names
-	 * @param dropped index entries dropped because no job in that state had them
+	 * @param dropped index entries dropped because no job in that state had them, and last
+	 * errors kept for jobs that no longer exist
 	 * @param countsCorrected state count fields that were wrong or missing
 	 * @param unreadable job records not in this version's format (left as they are)
 	 */

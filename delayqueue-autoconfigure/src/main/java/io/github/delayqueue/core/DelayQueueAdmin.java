@@ -108,7 +108,8 @@ public interface DelayQueueAdmin {
 	/**
 	 * Brings every bucket back to the queue's invariant, from the job records: each job into
 	 * the index its state names (a RESERVED job in no index is delivered again), index entries
-	 * without a job in that state dropped, the state counts recounted. For operators, after a
+	 * without a job in that state and last errors without a job dropped, the state counts
+	 * recounted. For operators, after a
 	 * failure that the scripts could not rule out (or data written by another version); it
 	 * reads every bucket whole, one at a time.
 	 * @param write {@code false} to only count what would be repaired

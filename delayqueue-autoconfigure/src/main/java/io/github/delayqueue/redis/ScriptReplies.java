@@ -324,7 +324,7 @@ final class ScriptReplies {
 
 	/**
 	 * The reply of {@code repair.lua}: jobs, jobs put back into their index, index entries
-	 * dropped, count fields corrected, unreadable records.
+	 * and last errors dropped, count fields corrected, unreadable records.
 	 * @return what was (or would be) repaired in the bucket
 	 */
 	static RepairResult repaired(@Nullable Object reply) {

@@ -127,14 +127,23 @@ local function stale(map, state)
 end
 local zrem_delayed = stale(delayed, 'D')
 local zrem_reserved = stale(reserved, 'S')
--- a last error outlives its job only when an instance of an earlier version took or replayed a
--- replayed job (see the record format in lib.lua)
-local orphan_errors = {}
-for _, jobkey in ipairs(redis.call('HKEYS', P .. 'errors')) do
-  if not present[jobkey] then
-    orphan_errors[#orphan_errors + 1] = jobkey
+-- a last error outlives its job only when an instance of an earlier version replayed, took,
+-- released or rescheduled a replayed job (see the record format in lib.lua); read with HSCAN,
+-- as the jobs are, which may return a field twice
+local orphan_errors, orphaned = {}, {}
+cursor = '0'
+repeat
+  local page = redis.call('HSCAN', P .. 'errors', cursor, 'COUNT', 1000)
+  cursor = page[1]
+  local fields = page[2]
+  for i = 1, #fields, 2 do
+    local jobkey = fields[i]
+    if not present[jobkey] and not orphaned[jobkey] then
+      orphaned[jobkey] = true
+      orphan_errors[#orphan_errors + 1] = jobkey
+    end
   end
-end
+until cursor == '0'
 local reindexed = #zadd_delayed / 2 + #zadd_reserved / 2
 local dropped = #zrem_delayed + #zrem_reserved + #orphan_errors
 local zrem_dead = {}

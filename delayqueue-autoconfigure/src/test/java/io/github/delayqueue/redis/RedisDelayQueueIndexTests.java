@@ -328,6 +328,12 @@ class RedisDelayQueueIndexTests {
 		assertThat(ids).hasSize(10).contains("job-3");
 		assertThat(queue.find("broken", "later")).get().extracting(JobInfo::state).isEqualTo(JobState.DELAYED);
 		assertThat(queue.find("broken", "later")).get().extracting(JobInfo::lastError).isEqualTo("kept");
+		// (a DELAYED job on its first attempt has no error: the invariant checked after the test
+		// says its finish would leave it behind)
+		assertThat(QueueInvariant.violations(RedisTestServers.shared(), queue.getNamespace(), 1))
+			.singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+			.contains("an error is kept for broken:later (D, attempt 0), which its finish would leave behind");
+		assertThat(queue.cancel("broken", "later")).isTrue();
 	}
 
 	/**

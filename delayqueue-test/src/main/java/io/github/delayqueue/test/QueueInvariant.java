@@ -481,8 +481,14 @@ public final class QueueInvariant {
 
 		List<?> errors = RespConnection.array(call(prefix, "HKEYS", prefix + "errors"));
 		for (Object jobKey : errors) {
-			if (!jobs.containsKey(jobKey)) {
+			Job job = jobs.get(jobKey);
+			if (job == null) {
 				violations.add(where + "an error is kept for " + jobKey + ", which does not exist");
+			}
+			else if (!job.replayed() && job.attempt() < ((job.state() == 'S') ? 2 : 1)) {
+				// a finish deletes the last error only of a job past its first attempt or replayed
+				violations.add(where + "an error is kept for " + jobKey + " (" + job.state() + ", attempt "
+						+ job.attempt() + "), which its finish would leave behind: it is not marked as replayed");
 			}
 		}
 		Object seq = call(prefix, "GET", prefix + "seq");
@@ -567,7 +573,7 @@ public final class QueueInvariant {
 	/**
 	 * The header of a job record.
 	 */
-	private record Job(char state, int priority, int attempt, int max, long due, long token) {
+	private record Job(char state, int priority, int attempt, boolean replayed, int max, long due, long token) {
 
 		static @Nullable Job parse(String record) {
 			int newline = record.indexOf('\n');
@@ -578,8 +584,9 @@ public final class QueueInvariant {
 			long created = Long.parseLong(matcher.group(6), 36);
 			long delay = Long.parseLong(matcher.group(7), 36);
 			int priority = matcher.group(2).isEmpty() ? DEFAULT_PRIORITY : matcher.group(2).charAt(0) - 'a';
+			// a replayed job's attempt is written after a '0'
 			return new Job(matcher.group(1).charAt(0), priority, number(matcher.group(3)),
-					Integer.parseInt(matcher.group(4)), created + delay,
+					matcher.group(3).startsWith("0"), Integer.parseInt(matcher.group(4)), created + delay,
 					matcher.group(8).isEmpty() ? 0 : Long.parseLong(matcher.group(8)));
 		}
 

@@ -35,14 +35,15 @@ class QueueInvariantTests {
 	/** A consistent bucket: one job in each state, a tombstone, counts to match. */
 	private void consistent() {
 		// due = created + delay, in base 36: created 1000 ("rs"), delays 100 ("2s") and 0
-		this.redis.call("HSET", this.bucket + "jobs", "t:d", "D,5,1o,rs,2s,\n{}", "t:r", "R,5,1o,rs,0,\n{}", "t:s",
+		// t:r was replayed (its attempt after a '0') and keeps the error of its earlier life
+		this.redis.call("HSET", this.bucket + "jobs", "t:d", "D,5,1o,rs,2s,\n{}", "t:r", "R0,5,1o,rs,0,\n{}", "t:s",
 				"S1,5,1o,rs,0,7\n{}", "t:x", "X2,5,1o,rs,0,3\n{}");
 		this.redis.call("ZADD", this.bucket + "delayed", "1100", "t:d");
 		this.redis.call("ZADD", this.bucket + "reserved", "5000", "t:s");
 		this.redis.call("ZADD", this.bucket + "dead:t", "4000", "t:x");
 		this.redis.call("RPUSH", this.bucket + "ready:t", "t:gone", "t:r");
 		this.redis.call("SET", this.bucket + "seq", "7");
-		this.redis.call("HSET", this.bucket + "errors", "t:x", "boom");
+		this.redis.call("HSET", this.bucket + "errors", "t:x", "boom", "t:r", "earlier");
 		this.redis.call("HSET", this.bucket + "stats", "D:t", "1", "R:t", "1", "S:t", "1", "X:t", "1", "T:t", "1");
 	}
 
@@ -65,6 +66,8 @@ class QueueInvariantTests {
 		this.redis.call("LREM", this.bucket + "ready:t", "0", "t:r");
 		this.redis.call("HSET", this.bucket + "stats", "X:t", "2");
 		this.redis.call("HSET", this.bucket + "errors", "t:nobody", "boom");
+		// an error of a job on its first attempt, not replayed: its finish would leave it behind
+		this.redis.call("HSET", this.bucket + "errors", "t:s", "boom");
 		this.redis.call("HSET", this.bucket + "jobs", "t:bad", "something else");
 		this.redis.call("SET", this.bucket + "guard", "1");
 		// a list of priority 9 with an entry, and no sentinel naming it
@@ -75,6 +78,7 @@ class QueueInvariantTests {
 			.anyMatch((v) -> v.contains("with entries are of priorities [9], but the sentinel of its first list is null"))
 			.anyMatch((v) -> v.contains("stats field X:t is 2 but the indexes hold 1"))
 			.anyMatch((v) -> v.contains("an error is kept for t:nobody"))
+			.anyMatch((v) -> v.contains("an error is kept for t:s (S, attempt 1), which its finish would leave behind"))
 			.anyMatch((v) -> v.contains("job t:bad has an unreadable record"))
 			.anyMatch((v) -> v.contains("the guard key exists"));
 		assertThatExceptionOfType(AssertionError.class)
