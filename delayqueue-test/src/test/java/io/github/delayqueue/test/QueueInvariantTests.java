@@ -37,14 +37,15 @@ class QueueInvariantTests {
 		// due = created + delay, in base 36: created 1000 ("rs"), delays 100 ("2s") and 0
 		// t:r was replayed (its attempt after a '0') and keeps the error of its earlier life
 		this.redis.call("HSET", this.bucket + "jobs", "t:d", "D,5,1o,rs,2s,\n{}", "t:r", "R0,5,1o,rs,0,\n{}", "t:s",
-				"S1,5,1o,rs,0,7\n{}", "t:x", "X2,5,1o,rs,0,3\n{}");
+				"S1,5,1o,rs,0,7\n{}", "t:x", "X1,5,1o,rs,0,3\n{}", "t:t", "S2,5,1o,rs,0,6\n{}");
 		this.redis.call("ZADD", this.bucket + "delayed", "1100", "t:d");
-		this.redis.call("ZADD", this.bucket + "reserved", "5000", "t:s");
+		this.redis.call("ZADD", this.bucket + "reserved", "5000", "t:s", "5000", "t:t");
 		this.redis.call("ZADD", this.bucket + "dead:t", "4000", "t:x");
 		this.redis.call("RPUSH", this.bucket + "ready:t", "t:gone", "t:r");
 		this.redis.call("SET", this.bucket + "seq", "7");
-		this.redis.call("HSET", this.bucket + "errors", "t:x", "boom", "t:r", "earlier");
-		this.redis.call("HSET", this.bucket + "stats", "D:t", "1", "R:t", "1", "S:t", "1", "X:t", "1", "T:t", "1");
+		// errors of a job that died on its first attempt and of one reserved again after a failure
+		this.redis.call("HSET", this.bucket + "errors", "t:x", "boom", "t:r", "earlier", "t:t", "again");
+		this.redis.call("HSET", this.bucket + "stats", "D:t", "1", "R:t", "1", "S:t", "2", "X:t", "1", "T:t", "1");
 	}
 
 	private List<String> violations() {
