@@ -80,6 +80,29 @@ public interface DelayQueueConsumer {
 	boolean awaitWork(String topic, Duration timeout) throws InterruptedException;
 
 	/**
+	 * Waits as {@link #awaitWork(String, Duration)} does, for a caller that reserves next with
+	 * {@code reserve(topic, max, ttr, maxAttempts)} on the same thread: while it waits, the
+	 * queue may reserve jobs that become due for it at once, as that reserve would (their
+	 * attempt counted, under a fencing token, until their TTR), and that reserve, called on
+	 * this thread after this method returned {@code true}, returns them without asking Redis.
+	 * Jobs reserved so that such a reserve does not collect soon (within about 50 ms) are given
+	 * back, READY again at the front of their list and with the attempt not counted. The
+	 * default waits as {@link #awaitWork(String, Duration)} does and reserves nothing.
+	 * @param topic the topic
+	 * @param timeout the longest wait
+	 * @param max the most jobs the next reserve takes
+	 * @param ttr the TTR the next reserve asks for, or {@code null} for each job's own
+	 * @param maxAttempts the attempts limit the next reserve stores, or {@code null} for each
+	 * job's own
+	 * @return {@code true} when work may be there, or was reserved for the next reserve
+	 * @throws InterruptedException when the waiting thread is interrupted
+	 */
+	default boolean awaitWork(String topic, Duration timeout, int max, @Nullable Duration ttr,
+			@Nullable Integer maxAttempts) throws InterruptedException {
+		return awaitWork(topic, timeout);
+	}
+
+	/**
 	 * Finishes a reserved job: it is removed.
 	 * @param job the reservation
 	 * @return {@code true} when finished, {@code false} when the reservation is stale (the job

@@ -185,7 +185,9 @@ final class ListenerConsumer {
 				int free = 1 + this.slots.drainPermits();
 				List<ReservedJob> jobs = List.of();
 				try {
-					if (isTaking() && this.operations.awaitWork(this.settings.topic(), WAIT) && isTaking()) {
+					// (the queue may reserve jobs for the reserve below while this waits)
+					if (isTaking() && this.operations.awaitWork(this.settings.topic(), WAIT, free, this.settings.ttr(),
+							this.settings.maxAttempts()) && isTaking()) {
 						jobs = this.operations.reserve(this.settings.topic(), free, this.settings.ttr(),
 								this.settings.maxAttempts());
 					}

@@ -335,7 +335,7 @@ final class QueueScripts {
 	}
 
 	/**
-	 * The bucket timer's step on one bucket.
+	 * The bucket timer's step on one bucket, with no offers.
 	 * @param batchSize the most jobs to move
 	 * @param guard {@code true} for the guard re-check
 	 * @param quiet {@code true} to leave announcing the ready lists the step makes non-empty to
@@ -343,8 +343,35 @@ final class QueueScripts {
 	 * @return the reply
 	 */
 	ScriptReplies.Promoted promote(int bucket, int batchSize, boolean guard, boolean quiet) {
-		return ScriptReplies.Promoted
-			.decode(this.runner.run(PROMOTE, call(bucket, batchSize, guard ? "1" : "0", quiet ? "1" : "0")));
+		return promote(bucket, batchSize, guard, quiet, List.of());
+	}
+
+	/**
+	 * The bucket timer's step on one bucket.
+	 * @param batchSize the most jobs to move
+	 * @param guard {@code true} for the guard re-check
+	 * @param quiet {@code true} to leave announcing the ready lists the step makes non-empty to
+	 * the caller (not in a guard re-check)
+	 * @param offers waiting consumers of this instance for whom the step may reserve the jobs
+	 * it makes due at once (not in a guard re-check)
+	 * @return the reply
+	 */
+	ScriptReplies.Promoted promote(int bucket, int batchSize, boolean guard, boolean quiet,
+			List<ReadySignals.Offering> offers) {
+		Object[] values = new Object[4 + 4 * offers.size()];
+		values[0] = batchSize;
+		values[1] = guard ? "1" : "0";
+		values[2] = quiet ? "1" : "0";
+		values[3] = offers.size();
+		int i = 4;
+		for (ReadySignals.Offering offering : offers) {
+			ReadySignals.Offer offer = offering.offer();
+			values[i++] = offering.topic();
+			values[i++] = offer.max();
+			values[i++] = offer.ttrMillis();
+			values[i++] = offer.attemptsLimit();
+		}
+		return ScriptReplies.Promoted.decode(this.runner.run(PROMOTE, call(bucket, values)));
 	}
 
 	/**

@@ -1,6 +1,10 @@
 package io.github.delayqueue.redis;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
@@ -8,7 +12,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
+import io.github.delayqueue.core.ReservedJob;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -25,6 +31,12 @@ import org.jspecify.annotations.Nullable;
  * chosen by callers (HTTP clients among them), so the state stays bounded: once more than
  * {@value #MAX_IDLE_TOPICS} topics are known, those that nobody waited on or reserved from for
  * {@link #IDLE} are forgotten (a later use starts them again with a probe).
+ *
+ * <p>
+ * A consumer that waits with an {@link Offer} (what its next reserve on the same thread takes)
+ * lets this instance's timer reserve the jobs it makes due for it at once ({@link #idleOffers},
+ * {@link #deliver}); its next reserve collects them ({@link TopicSignal#collect}), and what it
+ * does not collect is taken back ({@link #reclaim}) to be given back to Redis.
  */
 final class ReadySignals {
 
@@ -195,6 +207,54 @@ final class ReadySignals {
 	}
 
 	/**
+	 * The offers of consumers that wait with one and have no marked bucket to take from: one
+	 * per topic (the longest waiting consumer's), for at most {@code limit} topics.
+	 * @param limit the most topics
+	 * @param allowed which topics may have jobs reserved at once
+	 * @return the offers
+	 */
+	List<Offering> idleOffers(int limit, Predicate<String> allowed) {
+		List<Offering> offers = new ArrayList<>();
+		if (this.waiters.get() == 0) {
+			return offers;
+		}
+		for (Map.Entry<String, TopicSignal> entry : this.topics.entrySet()) {
+			if (offers.size() >= limit) {
+				break;
+			}
+			Offering offering = entry.getValue().idleOffer(entry.getKey());
+			if (offering != null && allowed.test(entry.getKey())) {
+				offers.add(offering);
+			}
+		}
+		return offers;
+	}
+
+	/**
+	 * Hands jobs that a timer step reserved for an offer to the consumer that made it, and
+	 * wakes it.
+	 * @param offering the offer
+	 * @param jobs the jobs reserved for it
+	 * @return {@code false} when the consumer no longer waits with that offer (the caller
+	 * gives the jobs back)
+	 */
+	boolean deliver(Offering offering, List<ReservedJob> jobs) {
+		TopicSignal signal = this.topics.get(offering.topic());
+		return signal != null && signal.deliver(offering, jobs);
+	}
+
+	/**
+	 * Takes back the jobs of an offer that its consumer did not collect.
+	 * @param offering the offer
+	 * @param jobs the jobs delivered to it
+	 * @return those of them not collected (the caller gives them back)
+	 */
+	List<ReservedJob> reclaim(Offering offering, List<ReservedJob> jobs) {
+		TopicSignal signal = this.topics.get(offering.topic());
+		return (signal != null) ? signal.reclaim(offering, jobs) : List.of();
+	}
+
+	/**
 	 * Marks one bucket of every topic (jobs of unknown topics became READY there).
 	 * @param bucket the bucket
 	 */
@@ -216,6 +276,28 @@ final class ReadySignals {
 	 */
 	void wakeAll() {
 		this.topics.values().forEach(TopicSignal::wake);
+	}
+
+	/**
+	 * What a waiting consumer's next reserve takes.
+	 *
+	 * @param max the most jobs
+	 * @param ttrMillis the TTR of the reservation, 0 for each job's own
+	 * @param attemptsLimit the attempts limit stored with the jobs, 0 for each job's own
+	 */
+	record Offer(int max, long ttrMillis, int attemptsLimit) {
+
+	}
+
+	/**
+	 * The offer of a consumer waiting for a topic, on its thread.
+	 *
+	 * @param topic the topic
+	 * @param thread the consumer's thread
+	 * @param offer what its next reserve takes
+	 */
+	record Offering(String topic, Thread thread, Offer offer) {
+
 	}
 
 	/**
@@ -241,6 +323,12 @@ final class ReadySignals {
 
 		/** Until when (System.nanoTime) the topic's rate limit holds no permit; 0: none known. */
 		private long throttledUntilNanos;
+
+		/**
+		 * The consumers that wait with an offer, in the order they came, and those that hold
+		 * jobs reserved for them that they have not collected yet.
+		 */
+		private final Map<Thread, Offered> offered = new java.util.LinkedHashMap<>();
 
 		private final AtomicInteger allWaiting;
 
@@ -439,12 +527,43 @@ final class ReadySignals {
 		 * @throws InterruptedException when interrupted
 		 */
 		boolean await(Duration timeout) throws InterruptedException {
+			return await(timeout, null);
+		}
+
+		/**
+		 * Waits as {@link #await(Duration)} does; with an offer, also until jobs are
+		 * {@link #deliver delivered} for it, which the thread's next {@link #collect} takes.
+		 * @param timeout the longest wait
+		 * @param offer what the thread's next reserve takes, or {@code null}
+		 * @return whether a bucket is marked (and no throttle holds), or jobs wait for the
+		 * thread
+		 * @throws InterruptedException when interrupted
+		 */
+		boolean await(Duration timeout, @Nullable Offer offer) throws InterruptedException {
 			long nanos = timeout.toNanos();
 			this.lock.lockInterruptibly();
+			Offered mine = null;
 			try {
 				this.waiting++;
 				this.allWaiting.incrementAndGet();
+				if (offer != null) {
+					Thread thread = Thread.currentThread();
+					mine = this.offered.get(thread);
+					if (mine == null || !mine.offer.equals(offer)) {
+						// (jobs delivered for another offer stay until they are taken back)
+						mine = (mine != null && !mine.jobs.isEmpty()) ? null : new Offered(offer);
+						if (mine != null) {
+							this.offered.put(thread, mine);
+						}
+					}
+					if (mine != null) {
+						mine.waiting = true;
+					}
+				}
 				while (true) {
+					if (mine != null && !mine.jobs.isEmpty()) {
+						return true;
+					}
 					long throttled = (this.pendingCount == 0) ? 0 : throttledNanos();
 					if (this.pendingCount > 0 && throttled == 0) {
 						return true;
@@ -462,8 +581,126 @@ final class ReadySignals {
 				this.waiting--;
 				this.allWaiting.decrementAndGet();
 				this.lastUsedNanos = System.nanoTime();
+				if (mine != null) {
+					mine.waiting = false;
+					if (mine.jobs.isEmpty()) {
+						this.offered.remove(Thread.currentThread(), mine);
+					}
+				}
 				this.lock.unlock();
 			}
+		}
+
+		/**
+		 * The offer of the consumer that waits longest with one, when no bucket is marked (a
+		 * marked bucket is for the waiting consumers to take from) and no jobs wait for it.
+		 * @param topic this signal's topic
+		 * @return the offer, or {@code null}
+		 */
+		@Nullable Offering idleOffer(String topic) {
+			this.lock.lock();
+			try {
+				if (this.pendingCount > 0) {
+					return null;
+				}
+				for (Map.Entry<Thread, Offered> entry : this.offered.entrySet()) {
+					Offered candidate = entry.getValue();
+					if (candidate.waiting && candidate.jobs.isEmpty()) {
+						return new Offering(topic, entry.getKey(), candidate.offer);
+					}
+				}
+				return null;
+			}
+			finally {
+				this.lock.unlock();
+			}
+		}
+
+		boolean deliver(Offering offering, List<ReservedJob> jobs) {
+			this.lock.lock();
+			try {
+				Offered target = this.offered.get(offering.thread());
+				if (target == null || !target.waiting || !target.offer.equals(offering.offer())) {
+					return false;
+				}
+				target.jobs.addAll(jobs);
+				this.marked.signalAll();
+				return true;
+			}
+			finally {
+				this.lock.unlock();
+			}
+		}
+
+		List<ReservedJob> reclaim(Offering offering, List<ReservedJob> jobs) {
+			this.lock.lock();
+			try {
+				Offered target = this.offered.get(offering.thread());
+				if (target == null) {
+					return List.of();
+				}
+				List<ReservedJob> left = new ArrayList<>();
+				for (ReservedJob job : jobs) {
+					// (identity: the same reservation, not an equal one)
+					if (target.jobs.removeIf((held) -> held == job)) {
+						left.add(job);
+					}
+				}
+				if (target.jobs.isEmpty() && !target.waiting) {
+					this.offered.remove(offering.thread(), target);
+				}
+				return left;
+			}
+			finally {
+				this.lock.unlock();
+			}
+		}
+
+		/**
+		 * The jobs delivered for the calling thread's offer, when its reserve asks for what
+		 * the offer said: up to {@code max} of them, in their order.
+		 * @param max the most jobs
+		 * @param ttrMillis the reserve's TTR, 0 for each job's own
+		 * @param attemptsLimit the reserve's attempts limit, 0 for each job's own
+		 * @return the jobs, empty when none wait for this thread
+		 */
+		List<ReservedJob> collect(int max, long ttrMillis, int attemptsLimit) {
+			this.lock.lock();
+			try {
+				Thread thread = Thread.currentThread();
+				Offered mine = this.offered.get(thread);
+				if (mine == null || mine.jobs.isEmpty() || mine.offer.ttrMillis() != ttrMillis
+						|| mine.offer.attemptsLimit() != attemptsLimit) {
+					return List.of();
+				}
+				int n = Math.min(max, mine.jobs.size());
+				List<ReservedJob> taken = new ArrayList<>(mine.jobs.subList(0, n));
+				mine.jobs.subList(0, n).clear();
+				if (mine.jobs.isEmpty() && !mine.waiting) {
+					this.offered.remove(thread, mine);
+				}
+				return taken;
+			}
+			finally {
+				this.lock.unlock();
+			}
+		}
+
+	}
+
+	/**
+	 * A consumer's offer and the jobs reserved for it (guarded by its signal's lock).
+	 */
+	private static final class Offered {
+
+		final Offer offer;
+
+		final List<ReservedJob> jobs = new ArrayList<>();
+
+		boolean waiting;
+
+		Offered(Offer offer) {
+			this.offer = offer;
 		}
 
 	}

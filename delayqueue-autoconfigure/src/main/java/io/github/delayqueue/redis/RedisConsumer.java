@@ -123,6 +123,12 @@ final class RedisConsumer implements DelayQueueConsumer {
 		long ttrMillis = ttrMillis(ttr);
 		int attemptsLimit = attemptsLimit(maxAttempts);
 		ReadySignals.TopicSignal signal = this.signals.topic(topic);
+		// jobs a timer step of this instance reserved for this thread's awaitWork offer
+		List<ReservedJob> collected = signal.collect(max, ttrMillis, attemptsLimit);
+		if (!collected.isEmpty()) {
+			collected.forEach(this.observer::delivered);
+			return collected;
+		}
 		RateLimit limit = this.rateLimits.of(topic);
 		if (limit != null) {
 			return reserveLimited(topic, max, ttrMillis, attemptsLimit, limit, signal);
@@ -272,6 +278,16 @@ final class RedisConsumer implements DelayQueueConsumer {
 		JobConstraints.topic(topic);
 		Assert.notNull(timeout, "timeout must not be null");
 		return this.signals.topic(topic).await(timeout);
+	}
+
+	@Override
+	public boolean awaitWork(String topic, Duration timeout, int max, @Nullable Duration ttr,
+			@Nullable Integer maxAttempts) throws InterruptedException {
+		JobConstraints.topic(topic);
+		Assert.notNull(timeout, "timeout must not be null");
+		JobConstraints.max("max", max, MAX_RESERVE);
+		ReadySignals.Offer offer = new ReadySignals.Offer(max, ttrMillis(ttr), attemptsLimit(maxAttempts));
+		return this.signals.topic(topic).await(timeout, offer);
 	}
 
 	@Override

@@ -90,6 +90,8 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 	private final BucketTimer timer;
 
+	private final RedisTimerBackend timerBackend;
+
 	private final RedisRecurringJobs recurringJobs;
 
 	private final EventSubscriber subscriber;
@@ -135,12 +137,15 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		DelayQueueObserver observer = DelayQueueObserver.composite(builder.observers);
 		this.signals = new ReadySignals(this.keys.buckets(), RedisConsumer.readyListProbe(runner, this.keys));
 		RecurringFiring firing = new RecurringFiring(scripts, this.keys, defaultTtr, defaultMaxAttempts, observer);
-		this.announcer = new ReadyAnnouncer(this.signals, scripts, this::recheckTimers);
+		RateLimits rateLimits = new RateLimits(runner, this.keys, builder.rateLimits);
+		// a topic with a rate limit takes permits before its jobs: none is reserved at once
+		this.announcer = new ReadyAnnouncer(this.signals, scripts, this::recheckTimers,
+				(topic) -> rateLimits.of(topic) == null);
 		FailedJobs failedJobs = new FailedJobs(runner, scripts, this.keys,
 				retention(builder.retention, Retention::limitsFailed), observer);
-		this.timer = new BucketTimer(
-				new RedisTimerBackend(scripts, this.instanceId, leaseTtl, batchSize, observer, firing, this.announcer,
-						failedJobs),
+		this.timerBackend = new RedisTimerBackend(scripts, this.instanceId, leaseTtl, batchSize, observer, firing,
+				this.announcer, failedJobs);
+		this.timer = new BucketTimer(this.timerBackend,
 				this.keys.buckets(), batchSize, coordinationInterval(leaseTtl), builder.guardInterval, clock,
 				this.signals::markReady);
 		Wakeups wakeups = new Wakeups(this.signals, this.timer);
@@ -150,7 +155,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		this.producer = new RedisProducer(scripts, this.keys, wakeups, observer, maxPayloadSize, defaultTtr,
 				defaultMaxAttempts, completed);
 		this.consumer = new RedisConsumer(scripts, this.keys, this.signals, wakeups, clock, observer, completed,
-				failedJobs, new RateLimits(runner, this.keys, builder.rateLimits));
+				failedJobs, rateLimits);
 		this.admin = new RedisAdmin(scripts, runner, this.keys, wakeups, completed);
 		this.recurringJobs = new RedisRecurringJobs(scripts, this.keys, firing, wakeups, maxPayloadSize);
 	}
@@ -257,7 +262,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		synchronized (this.lifecycleMonitor) {
 			this.running = false;
 			this.timer.halt();
-			this.announcer.stop();
+			this.announcer.halt();
 			this.subscriber.stop();
 		}
 	}
@@ -304,6 +309,28 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	 */
 	TimerBackend.Promotion promoteNow(int bucket, boolean guard) {
 		return this.timer.promoteNow(bucket, guard);
+	}
+
+	/**
+	 * Runs a timer step (not a guard re-check) on one bucket with the given offers, for tests:
+	 * the jobs it reserves for them are the caller's, not handed to any consumer.
+	 * @param bucket the bucket
+	 * @param offers the offers, one per topic
+	 * @return the step's reply
+	 */
+	ScriptReplies.Promoted promoteOffering(int bucket, List<ReadySignals.Offering> offers) {
+		ScriptReplies.Promoted promoted = this.timerBackend.promote(bucket, false, offers);
+		// as the timer's loop and promoteNow do
+		promoted.promotion().topics().forEach((topic) -> this.signals.markReady(topic, bucket));
+		return promoted;
+	}
+
+	/**
+	 * What this instance knows of where READY jobs wait, and its consumers' offers; for tests.
+	 * @return the signals
+	 */
+	ReadySignals signals() {
+		return this.signals;
 	}
 
 	@Override
@@ -361,6 +388,12 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	@Override
 	public boolean awaitWork(String topic, Duration timeout) throws InterruptedException {
 		return this.consumer.awaitWork(topic, timeout);
+	}
+
+	@Override
+	public boolean awaitWork(String topic, Duration timeout, int max, @Nullable Duration ttr,
+			@Nullable Integer maxAttempts) throws InterruptedException {
+		return this.consumer.awaitWork(topic, timeout, max, ttr, maxAttempts);
 	}
 
 	@Override

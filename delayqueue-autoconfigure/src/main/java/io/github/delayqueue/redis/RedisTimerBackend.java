@@ -1,8 +1,10 @@
 package io.github.delayqueue.redis;
 
 import java.time.Duration;
+import java.util.List;
 
 import io.github.delayqueue.core.DelayQueueObserver;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The Redis side of the {@link BucketTimer}: the heartbeat and the shares of the buckets
@@ -52,8 +54,41 @@ final class RedisTimerBackend implements TimerBackend {
 
 	@Override
 	public Promotion promote(int bucket, boolean guard) {
+		List<ReadySignals.Offering> offers = guard ? List.of() : this.announcer.offers();
 		ScriptReplies.Promoted promoted = this.scripts.promote(bucket, this.batchSize, guard,
-				this.announcer.mayLeaveToConsumersHere());
+				this.announcer.mayLeaveToConsumersHere(), offers);
+		// first the jobs reserved for waiting consumers: nothing after may keep them from them
+		promoted.reserved().forEach((topic, jobs) -> this.announcer.reserved(bucket, offering(offers, topic), jobs));
+		afterStep(bucket, promoted);
+		return promoted.promotion();
+	}
+
+	private static ReadySignals.@Nullable Offering offering(List<ReadySignals.Offering> offers, String topic) {
+		for (ReadySignals.Offering offering : offers) {
+			if (offering.topic().equals(topic)) {
+				return offering;
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * A timer step with the given offers: what it reserved for them is the caller's to hand
+	 * over (or give back).
+	 * @param bucket the bucket
+	 * @param guard {@code true} for the guard re-check
+	 * @param offers the offers, one per topic
+	 * @return the step's reply
+	 */
+	ScriptReplies.Promoted promote(int bucket, boolean guard, List<ReadySignals.Offering> offers) {
+		ScriptReplies.Promoted promoted = this.scripts.promote(bucket, this.batchSize, guard,
+				this.announcer.mayLeaveToConsumersHere(), offers);
+		afterStep(bucket, promoted);
+		return promoted;
+	}
+
+	/** What follows a step: expiry events, deaths, and the ready lists left to this instance. */
+	private void afterStep(int bucket, ScriptReplies.Promoted promoted) {
 		for (ScriptReplies.Expired expired : promoted.expired()) {
 			for (long i = 0; i < expired.requeued() + expired.dead(); i++) {
 				this.observer.expired(expired.topic());
@@ -66,7 +101,6 @@ final class RedisTimerBackend implements TimerBackend {
 			}
 		}
 		promoted.unannounced().forEach((topic, length) -> this.announcer.unannounced(topic, bucket, length));
-		return promoted.promotion();
 	}
 
 	@Override

@@ -132,18 +132,9 @@ final class ScriptReplies {
 			return decode(topic, Replies.list(reply), 0);
 		}
 
-		@SuppressWarnings("NullAway") // the script's reply has these values
 		private static Taken decode(String topic, List<Object> v, int at) {
 			long now = Replies.asLong(v.get(at + 1));
-			List<ReservedJob> jobs = new ArrayList<>((v.size() - at - 3) / 9);
-			for (int i = at + 3; i + 8 < v.size(); i += 9) {
-				StoredPayload.Read stored = StoredPayload.decode(Replies.asBytes(v.get(i + 1)));
-				jobs.add(new ReservedJob(topic, Replies.asString(v.get(i)), stored.payload(),
-						(int) Replies.asLong(v.get(i + 2)), (int) Replies.asLong(v.get(i + 3)), instant(v.get(i + 4)),
-						instant(v.get(i + 5)), Instant.ofEpochMilli(now), instant(v.get(i + 7)),
-						Duration.ofMillis(Replies.asLong(v.get(i + 8))), Replies.asLong(v.get(i + 6)),
-						stored.headers()));
-			}
+			List<ReservedJob> jobs = reservedJobs(topic, v, at + 3, (v.size() - at - 3) / 9, now);
 			return new Taken(Replies.asLong(v.get(at)), now, Replies.asLong(v.get(at + 2)), jobs);
 		}
 
@@ -337,40 +328,77 @@ final class ScriptReplies {
 	 * The reply of {@code promote.lua}: moved, expired, next due ms (-1: none), now ms, the
 	 * next recurring tick, the number of topics that got work and a pair per topic (the topic,
 	 * and the length of its ready list when the step made it non-empty and left announcing it
-	 * to the caller, else -1), then three values per topic with expired reservations.
+	 * to the caller, else -1), the number of topics with expired reservations and three values
+	 * for each, then the number of offered topics whose jobs the step reserved and, for each,
+	 * the topic, the number of jobs and their 9 values each.
 	 *
 	 * @param promotion what the timer needs
 	 * @param expired the topics with expired reservations
 	 * @param unannounced the topics whose ready list the step made non-empty without announcing
 	 * it, with the list's length, in the order of the reply
+	 * @param reserved the jobs the step reserved for offers, by topic, in the order of the reply
 	 */
-	record Promoted(TimerBackend.Promotion promotion, List<Expired> expired, Map<String, Long> unannounced) {
+	record Promoted(TimerBackend.Promotion promotion, List<Expired> expired, Map<String, Long> unannounced,
+			Map<String, List<ReservedJob>> reserved) {
 
 		@SuppressWarnings("NullAway") // the script's reply has these values
 		static Promoted decode(@Nullable Object reply) {
 			List<Object> v = Replies.list(reply);
+			long now = Replies.asLong(v.get(3));
 			int readyTopics = (int) Replies.asLong(v.get(5));
 			List<String> topics = new ArrayList<>(readyTopics);
 			Map<String, Long> unannounced = new LinkedHashMap<>();
-			int end = 6 + 2 * readyTopics;
-			for (int i = 6; i < end; i += 2) {
-				String topic = Replies.asString(v.get(i));
+			int at = 6;
+			for (int t = 0; t < readyTopics; t++, at += 2) {
+				String topic = Replies.asString(v.get(at));
 				topics.add(topic);
-				long length = Replies.asLong(v.get(i + 1));
+				long length = Replies.asLong(v.get(at + 1));
 				if (length >= 0) {
 					unannounced.put(topic, length);
 				}
 			}
-			List<Expired> expired = new ArrayList<>();
-			for (int i = end; i + 2 < v.size(); i += 3) {
-				expired.add(new Expired(Replies.asString(v.get(i)), Replies.asLong(v.get(i + 1)),
-						Replies.asLong(v.get(i + 2))));
+			int expiryTopics = (int) Replies.asLong(v.get(at++));
+			List<Expired> expired = new ArrayList<>(expiryTopics);
+			for (int t = 0; t < expiryTopics; t++, at += 3) {
+				expired.add(new Expired(Replies.asString(v.get(at)), Replies.asLong(v.get(at + 1)),
+						Replies.asLong(v.get(at + 2))));
+			}
+			int reservedTopics = (int) Replies.asLong(v.get(at++));
+			Map<String, List<ReservedJob>> reserved = new LinkedHashMap<>();
+			for (int t = 0; t < reservedTopics; t++) {
+				String topic = Replies.asString(v.get(at));
+				int jobs = (int) Replies.asLong(v.get(at + 1));
+				reserved.put(topic, reservedJobs(topic, v, at + 2, jobs, now));
+				at += 2 + 9 * jobs;
 			}
 			return new Promoted(new TimerBackend.Promotion((int) Replies.asLong(v.get(0)),
-					(int) Replies.asLong(v.get(1)), Replies.asLong(v.get(2)), Replies.asLong(v.get(3)), topics,
-					Replies.asLong(v.get(4))), expired, unannounced);
+					(int) Replies.asLong(v.get(1)), Replies.asLong(v.get(2)), now, topics, Replies.asLong(v.get(4))),
+					expired, unannounced, reserved);
 		}
 
+	}
+
+	/**
+	 * Jobs a script reserved, as {@code apply_take} in {@code lib.lua} answers them: 9 values
+	 * per job (id, payload, attempt, max attempts, due, created, token, deadline, ttr).
+	 * @param topic their topic
+	 * @param v the reply
+	 * @param from where the first job starts
+	 * @param count how many jobs
+	 * @param now Redis's time of the reservation (ms)
+	 * @return the jobs
+	 */
+	@SuppressWarnings("NullAway") // the script's reply has these values
+	private static List<ReservedJob> reservedJobs(String topic, List<Object> v, int from, int count, long now) {
+		List<ReservedJob> jobs = new ArrayList<>(count);
+		for (int i = from; i < from + 9 * count; i += 9) {
+			StoredPayload.Read stored = StoredPayload.decode(Replies.asBytes(v.get(i + 1)));
+			jobs.add(new ReservedJob(topic, Replies.asString(v.get(i)), stored.payload(),
+					(int) Replies.asLong(v.get(i + 2)), (int) Replies.asLong(v.get(i + 3)), instant(v.get(i + 4)),
+					instant(v.get(i + 5)), Instant.ofEpochMilli(now), instant(v.get(i + 7)),
+					Duration.ofMillis(Replies.asLong(v.get(i + 8))), Replies.asLong(v.get(i + 6)), stored.headers()));
+		}
+		return jobs;
 	}
 
 	/**

@@ -9,13 +9,24 @@
 -- ARGV[5] '1': a ready list that this step (not a guard re-check) makes non-empty is not
 -- announced here; the caller's instance announces it on the channel unless its own idle
 -- consumers take its jobs (ReadyAnnouncer), so that a job does not wake every instance.
+-- ARGV[6] the number of offers that follow (none when absent), four values each: a topic, the
+-- most jobs, the TTR of their reservation (ms, 0: each job's own) and the attempts limit stored
+-- with them (0: each job's own), from a consumer of the caller's instance that waits for that
+-- topic. A step (not a guard re-check) that makes jobs of an offered topic due reserves them
+-- for that consumer at once (DELAYED -> RESERVED, as a take would reserve them: attempt,
+-- fencing token, deadline) instead of pushing them to the ready list for a take: only when all
+-- of the topic's due jobs in this step fit the offer, the topic's ready lists are empty (no job
+-- READY before them) and no reservation of the topic ran out in this step.
 -- A job whose TTR ran out is due again at its deadline (what its delivery lag is measured from).
 -- Index entries whose record is gone, unreadable or in another state are dropped.
--- Returns {moved, expired, next due ms (-1: none), now ms, next recurring-job tick ms (guard
---          re-check only: -1 none; -2 not read), number of topics that got work n, then for
---          each of them the topic and, when this step made its ready list non-empty without
---          announcing it, the list's length (else -1), then for each topic with expired
---          reservations: topic, how many are READY again, how many are DEAD}.
+-- Returns {moved (reserved for an offer included), expired, next due ms (-1: none), now ms,
+--          next recurring-job tick ms (guard re-check only: -1 none; -2 not read), number of
+--          topics that got READY jobs n, then for each of them the topic and, when this step made
+--          its ready list non-empty without announcing it, the list's length (else -1), then the
+--          number of topics with expired reservations and for each: topic, how many are READY
+--          again, how many are DEAD; then the number of offered topics whose jobs were reserved
+--          and for each: topic, number of jobs, then 9 fields per job as a take answers them
+--          (see apply_take in lib.lua), the highest priority first, then in due order}.
 local COMPACT_AT = 1000
 local COMPACT_WINDOW = 10000
 local batch = tonumber(ARGV[3])
@@ -55,6 +66,58 @@ local due, _, d = due_entries(P .. 'delayed', batch)
 local expired_keys, deadlines, r = due_entries(P .. 'reserved', batch - #due)
 local due_records = read_many(KEYS[1], due)
 local expired_records = read_many(KEYS[1], expired_keys)
+
+-- the offers: which due jobs this step reserves for a waiting consumer (reads only)
+local offered = {}  -- { topic, jobs = { { key, j } }, ttr, max } per topic whose jobs are reserved
+local reserved_here = {}  -- job key -> true
+local offers = tonumber(ARGV[6] or '0')
+if offers > 0 and not guard then
+  local wanted = {}
+  for i = 7, 6 + 4 * offers, 4 do
+    wanted[ARGV[i]] = true
+  end
+  -- (only the records of offered topics are decoded)
+  local due_of = {}
+  for k, jobkey in ipairs(due) do
+    local topic = topic_of(jobkey)
+    local j = topic and wanted[topic] and due_records[k] and delayed_to_ready(due_records[k])
+      and decode(due_records[k])
+    if j then
+      local list = due_of[topic]
+      if not list then
+        list = {}
+        due_of[topic] = list
+      end
+      list[#list + 1] = { jobkey, j }
+    end
+  end
+  local expiring = {}
+  for _, jobkey in ipairs(expired_keys) do
+    expiring[topic_of(jobkey) or ''] = true
+  end
+  for i = 7, 6 + 4 * offers, 4 do
+    local topic = ARGV[i]
+    local list = due_of[topic]
+    if list and #list <= tonumber(ARGV[i + 1]) and not expiring[topic]
+        and redis.call('LLEN', P .. 'ready:' .. topic) == 0 then
+      -- the highest priority first, then in due order (the order of the delay queue)
+      for n, entry in ipairs(list) do
+        entry[3] = n
+      end
+      table.sort(list, function(x, y)
+        if x[2].priority ~= y[2].priority then
+          return x[2].priority > y[2].priority
+        end
+        return x[3] < y[3]
+      end)
+      offered[#offered + 1] = { topic = topic, jobs = list, ttr = tonumber(ARGV[i + 2]), max = tonumber(ARGV[i + 3]) }
+      for _, entry in ipairs(list) do
+        reserved_here[entry[1]] = true
+      end
+      due_of[topic] = nil
+    end
+  end
+end
 local stats = guard and redis.call('HGETALL', P .. 'stats') or {}
 local zeros = {}
 for i = 1, #stats, 2 do
@@ -154,7 +217,7 @@ local w = gathered()
 if #due > 0 then
   redis.call('ZREMRANGEBYRANK', P .. 'delayed', 0, #due - 1)
   for k, jobkey in ipairs(due) do
-    local ready = due_records[k] and delayed_to_ready(due_records[k])
+    local ready = not reserved_here[jobkey] and due_records[k] and delayed_to_ready(due_records[k])
     if ready then
       gather_ready_record(w, jobkey, topic_of(jobkey), ready, 'D')
     end
@@ -183,6 +246,46 @@ if expired > 0 then
       end
     end
   end
+end
+-- the jobs reserved for offers, after the expired reservations left the reserved index
+local delivered = {}
+local earliest_deadline = nil
+for _, offer in ipairs(offered) do
+  local topic, jobs = offer.topic, offer.jobs
+  local token = redis.call('INCRBY', P .. 'seq', #jobs) - #jobs
+  local deadlines = {}
+  local fields = { topic, #jobs }
+  for i, entry in ipairs(jobs) do
+    local jobkey, j = entry[1], entry[2]
+    local ttr = (offer.ttr > 0) and offer.ttr or j.ttr
+    local deadline = now + ttr
+    j.state = 'S'
+    j.attempt = j.attempt + 1
+    j.token = token + i
+    if offer.max > 0 then
+      j.max = offer.max
+    end
+    gather_record(w, jobkey, encode(j))
+    deadlines[#deadlines + 1] = num(deadline)
+    deadlines[#deadlines + 1] = jobkey
+    if earliest_deadline == nil or deadline < earliest_deadline then
+      earliest_deadline = deadline
+    end
+    local n = #fields
+    fields[n + 1] = string.sub(jobkey, #topic + 2)
+    fields[n + 2] = j.payload
+    fields[n + 3] = j.attempt
+    fields[n + 4] = j.max
+    fields[n + 5] = j.due
+    fields[n + 6] = j.created
+    fields[n + 7] = j.token
+    fields[n + 8] = deadline
+    fields[n + 9] = ttr
+  end
+  call_many('ZADD', P .. 'reserved', deadlines)
+  count('D', topic, -#jobs)
+  count('S', topic, #jobs)
+  delivered[#delivered + 1] = fields
 end
 write_gathered(w)
 -- the topics that got work (a guard re-check adds those it re-announces)
@@ -213,14 +316,26 @@ if guard then
   recurring = first[2] and tonumber(first[2]) or -1
 end
 
-local reply = { #due, expired, earlier(d, r), now, recurring, #order }
+-- the bucket's next timer event, the new deadlines included
+local next_event = earlier(d, r)
+if earliest_deadline and (next_event < 0 or earliest_deadline < next_event) then
+  next_event = earliest_deadline
+end
+local reply = { #due, expired, next_event, now, recurring, #order }
 for _, topic in ipairs(order) do
   reply[#reply + 1] = topic
   reply[#reply + 1] = (UNANNOUNCED and UNANNOUNCED[topic]) or -1
 end
+reply[#reply + 1] = #expiry_order
 for _, topic in ipairs(expiry_order) do
   reply[#reply + 1] = topic
   reply[#reply + 1] = expiries[topic][1] or 0
   reply[#reply + 1] = expiries[topic][2] or 0
+end
+reply[#reply + 1] = #delivered
+for _, fields in ipairs(delivered) do
+  for _, value in ipairs(fields) do
+    reply[#reply + 1] = value
+  end
 end
 return reply

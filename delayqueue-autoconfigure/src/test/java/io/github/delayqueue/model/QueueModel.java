@@ -10,6 +10,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -550,7 +551,18 @@ final class QueueModel {
 	 * What promote.lua must do and answer.
 	 */
 	record Promoted(int moved, int expired, long nextDue, Set<String> topics, Set<String> announced, int dead,
-			int compactions, int partialCompactions) {
+			int compactions, int partialCompactions, Map<String, List<Job>> reserved) {
+	}
+
+	/**
+	 * A waiting consumer's offer to a step: the most jobs, the reservation's ttr (0: each job's
+	 * own) and the attempts limit stored (0: each job's own).
+	 */
+	record Offer(String topic, int max, long ttr, int maxAttempts) {
+	}
+
+	Promoted promote(int b, long now, boolean guard, List<String> tombstoneTopics) {
+		return promote(b, now, guard, tombstoneTopics, List.of());
 	}
 
 	/**
@@ -559,7 +571,7 @@ final class QueueModel {
 	 * the bucket's stats hash in the order Redis reads them (the compactions share one window in
 	 * that order; the model does not know a hash's order)
 	 */
-	Promoted promote(int b, long now, boolean guard, List<String> tombstoneTopics) {
+	Promoted promote(int b, long now, boolean guard, List<String> tombstoneTopics, List<Offer> offers) {
 		Bucket bucket = this.bucket[b];
 		List<Job> delayed = new ArrayList<>();
 		List<Job> reserved = new ArrayList<>();
@@ -577,6 +589,25 @@ final class QueueModel {
 		if (due.size() < this.batchSize) {
 			reserved.sort(order((job) -> job.deadline.exactly("the deadline of " + job.key)));
 			expired = reserved.subList(0, Math.min(this.batchSize - due.size(), reserved.size()));
+		}
+		// the offers a step (no guard re-check) serves: every due job of the topic fits, its ready
+		// lists are empty, and none of its reservations runs out in this step; the jobs the
+		// highest priority first, then in due order
+		Map<String, List<Job>> reservedFor = new LinkedHashMap<>();
+		Map<String, Offer> served = new HashMap<>();
+		if (!guard) {
+			Set<String> expiring = new HashSet<>();
+			expired.forEach((job) -> expiring.add(job.topic));
+			for (Offer offer : offers) {
+				List<Job> of = new ArrayList<>(due.stream().filter((job) -> job.topic.equals(offer.topic())).toList());
+				Ready ready = bucket.ready.get(offer.topic());
+				if (!of.isEmpty() && of.size() <= offer.max() && !expiring.contains(offer.topic())
+						&& (ready == null || ready.entries() == 0)) {
+					of.sort(Comparator.comparingInt((Job job) -> job.priority).reversed());
+					reservedFor.put(offer.topic(), of);
+					served.put(offer.topic(), offer);
+				}
+			}
 		}
 		// reads of a guard re-check: the topics to re-announce, and the ready lists to compact:
 		// of each topic whose tombstones are many and outnumber its READY jobs, every list with
@@ -641,6 +672,9 @@ final class QueueModel {
 		}
 		Set<String> topics = new LinkedHashSet<>();
 		for (Job job : due) {
+			if (reservedFor.containsKey(job.topic)) {
+				continue;
+			}
 			job.state = 'R';
 			bucket.push(job);
 			topics.add(job.topic);
@@ -669,9 +703,25 @@ final class QueueModel {
 			jobs.sort((x, y) -> KEY_ORDER.compare(x.key, y.key));
 			died(topic, jobs);
 		});
+		// the jobs reserved for offers (after the expired reservations), one token sequence per
+		// topic in the offers' order
+		reservedFor.forEach((topic, jobs) -> {
+			Offer offer = served.get(topic);
+			for (Job job : jobs) {
+				bucket.seq++;
+				job.state = 'S';
+				job.attempt++;
+				job.token = bucket.seq;
+				if (offer.maxAttempts() > 0) {
+					job.max = offer.maxAttempts();
+				}
+				job.reservationTtr = (offer.ttr() > 0) ? offer.ttr() : job.ttr;
+				job.deadline = Time.at(now + job.reservationTtr);
+			}
+		});
 		announced.removeAll(topics);
 		return new Promoted(due.size(), expired.size(), nextDue(b), topics, announced, dead, compactions.size(),
-				(int) compactions.stream().filter((c) -> !c.whole()).count());
+				(int) compactions.stream().filter((c) -> !c.whole()).count(), reservedFor);
 	}
 
 	/** A compaction of one ready list: the topic, the list's priority, its window. */

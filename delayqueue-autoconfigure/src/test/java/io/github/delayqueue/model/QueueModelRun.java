@@ -921,11 +921,23 @@ final class QueueModelRun {
 		for (int b : targets) {
 			List<String> tombstoneTopics = op.guard() ? tombstoneTopics(b) : List.of();
 			long start = awaitRedisTimeAfter(this.lastCallEnd);
-			Promotion promotion = TimerSteps.promote(this.queue, b, op.guard());
+			Map<String, List<ReservedJob>> reserved = new LinkedHashMap<>();
+			Promotion promotion = op.offers().isEmpty() ? TimerSteps.promote(this.queue, b, op.guard())
+					: TimerSteps.promoteOffering(this.queue, b, offers(op.offers()), reserved);
 			long end = redisNow();
 			this.lastCallEnd = end;
 			new Moment(Math.max(start, latest + 1), end).observe(promotion.redisMillis(), "the time of promotion");
-			QueueModel.Promoted expected = this.model.promote(b, promotion.redisMillis(), op.guard(), tombstoneTopics);
+			QueueModel.Promoted expected = this.model.promote(b, promotion.redisMillis(), op.guard(), tombstoneTopics,
+					op.offers());
+			Map<String, List<String>> expectedReserved = new LinkedHashMap<>();
+			expected.reserved().forEach((topic, jobs) -> expectedReserved.put(topic, jobs.stream().map((job) -> job.id).toList()));
+			Map<String, List<String>> actualReserved = new LinkedHashMap<>();
+			reserved.forEach((topic, jobs) -> actualReserved.put(topic, ids(jobs)));
+			check(actualReserved.equals(expectedReserved) && new ArrayList<>(actualReserved.keySet())
+				.equals(new ArrayList<>(expectedReserved.keySet())), "promote of bucket " + b + " reserved "
+						+ actualReserved + " for " + op.offers() + ", the model says " + expectedReserved);
+			reserved.values().forEach((jobs) -> compareReserved(b, jobs));
+			count("jobs reserved by a timer step for an offer", reserved.values().stream().mapToInt(List::size).sum());
 			check(promotion.moved() == expected.moved() && promotion.expired() == expected.expired(),
 					"promote of bucket " + b + " moved " + promotion.moved() + " and expired " + promotion.expired()
 							+ ", the model says " + expected.moved() + " and " + expected.expired());
@@ -951,6 +963,12 @@ final class QueueModelRun {
 				.append(promotion.expired()).append(" expired; ");
 		}
 		return outcome.toString();
+	}
+
+	private static List<TimerSteps.Offer> offers(List<QueueModel.Offer> offers) {
+		return offers.stream()
+			.map((offer) -> new TimerSteps.Offer(offer.topic(), offer.max(), offer.ttr(), offer.maxAttempts()))
+			.toList();
 	}
 
 	/**
@@ -1874,8 +1892,7 @@ final class QueueModelRun {
 			case 12 -> new ReplayMany(topic, (this.random.nextInt(10) < 3) ? 500 + this.random.nextInt(4_501)
 					: 1 + this.random.nextInt(5));
 			case 13 -> new ReplayOne(topic, this.random.nextBoolean() ? singleId() : deadId(topic));
-			case 14 -> new Promote((this.random.nextInt(10) < 4) ? -1 : this.random.nextInt(this.buckets),
-					this.random.nextInt(100) < 35);
+			case 14 -> promoteOp();
 			case 15 -> new DeadPage(topic, this.random.nextInt(10) < 7, 1 + this.random.nextInt(7),
 					this.random.nextBoolean());
 			case 16 -> new Stats();
@@ -2197,6 +2214,29 @@ final class QueueModelRun {
 		return new ScheduleAll(requests);
 	}
 
+	private Promote promoteOp() {
+		int bucket = (this.random.nextInt(10) < 4) ? -1 : this.random.nextInt(this.buckets);
+		if (this.random.nextInt(100) < 35) {
+			return new Promote(bucket, true);
+		}
+		List<QueueModel.Offer> offers = new ArrayList<>();
+		if (this.random.nextBoolean()) {
+			// waiting consumers of one or two topics, with room for a few jobs or many
+			List<String> topics = new ArrayList<>(TOPICS);
+			List<String> chosen = new ArrayList<>();
+			for (int n = 1 + this.random.nextInt(2); n > 0; n--) {
+				chosen.add(topics.remove(this.random.nextInt(topics.size())));
+			}
+			for (String topic : chosen) {
+				Duration ttr = ttr(0.5, 0.2);
+				int maxAttempts = (this.random.nextInt(10) < 7) ? 0 : 1 + this.random.nextInt(4);
+				offers.add(new QueueModel.Offer(topic, (this.random.nextInt(10) < 7) ? 1 + this.random.nextInt(4)
+						: 1 + this.random.nextInt(500), (ttr != null) ? ttr.toMillis() : 0, maxAttempts));
+			}
+		}
+		return new Promote(bucket, false, offers);
+	}
+
 	private Reserve reserveOp(String topic, boolean crowded) {
 		int roll = this.random.nextInt(100);
 		if (!crowded && roll < 3) {
@@ -2417,13 +2457,20 @@ final class QueueModelRun {
 
 	}
 
-	/** A promotion (with TTR expiry) of one bucket, or of all for bucket -1. */
-	record Promote(int bucket, boolean guard) implements Op {
+	/**
+	 * A promotion (with TTR expiry) of one bucket, or of all for bucket -1, with the offers of
+	 * waiting consumers (none: as a timer without waiting consumers steps).
+	 */
+	record Promote(int bucket, boolean guard, List<QueueModel.Offer> offers) implements Op {
+
+		Promote(int bucket, boolean guard) {
+			this(bucket, guard, List.of());
+		}
 
 		@Override
 		public String toString() {
 			return "promote " + ((this.bucket < 0) ? "every bucket" : "bucket " + this.bucket)
-					+ (this.guard ? " (guard)" : "");
+					+ (this.guard ? " (guard)" : "") + (this.offers.isEmpty() ? "" : " offering " + this.offers);
 		}
 
 	}

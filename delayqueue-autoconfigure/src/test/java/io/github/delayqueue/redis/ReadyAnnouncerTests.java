@@ -37,7 +37,8 @@ class ReadyAnnouncerTests {
 			ReadySignals signals = new ReadySignals(1);
 			signals.topic("t");
 			ReadyAnnouncer announcer = new ReadyAnnouncer(signals,
-					new QueueScripts(new ScriptRunner(factory), new KeySpace("announcer", 1)), rechecks::incrementAndGet);
+					new QueueScripts(new ScriptRunner(factory), new KeySpace("announcer", 1)), rechecks::incrementAndGet,
+					(topic) -> true);
 			announcer.start();
 			try {
 				// no consumer waits here: announced at once, on a connection nobody answers

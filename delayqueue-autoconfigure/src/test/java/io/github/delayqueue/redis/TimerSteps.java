@@ -1,6 +1,9 @@
 package io.github.delayqueue.redis;
 
 import java.util.List;
+import java.util.Map;
+
+import io.github.delayqueue.core.ReservedJob;
 
 /**
  * What tests outside this package may do with a {@link RedisDelayQueue}'s internals: run a
@@ -32,6 +35,41 @@ public final class TimerSteps {
 		TimerBackend.Promotion promotion = queue.promoteNow(bucket, guard);
 		return new Promotion(promotion.moved(), promotion.expired(), promotion.nextDueMillis(),
 				promotion.redisMillis(), promotion.topics());
+	}
+
+	/**
+	 * Runs a timer step (not a guard re-check) on one bucket with offers of waiting consumers:
+	 * the jobs it reserves for them go to {@code reserved} (topic to jobs, in the reply's
+	 * order), to the caller, not to any consumer.
+	 * @param queue the queue (built with {@code timerEnabled(false)})
+	 * @param bucket the bucket
+	 * @param offers one per topic
+	 * @param reserved receives the jobs reserved
+	 * @return what the step did
+	 */
+	public static Promotion promoteOffering(RedisDelayQueue queue, int bucket, List<Offer> offers,
+			Map<String, List<ReservedJob>> reserved) {
+		List<ReadySignals.Offering> offerings = offers.stream()
+			.map((offer) -> new ReadySignals.Offering(offer.topic(), Thread.currentThread(),
+					new ReadySignals.Offer(offer.max(), offer.ttrMillis(), offer.attemptsLimit())))
+			.toList();
+		ScriptReplies.Promoted promoted = queue.promoteOffering(bucket, offerings);
+		reserved.putAll(promoted.reserved());
+		TimerBackend.Promotion promotion = promoted.promotion();
+		return new Promotion(promotion.moved(), promotion.expired(), promotion.nextDueMillis(),
+				promotion.redisMillis(), promotion.topics());
+	}
+
+	/**
+	 * A waiting consumer's offer to a timer step.
+	 *
+	 * @param topic the topic
+	 * @param max the most jobs
+	 * @param ttrMillis the reservation's TTR, 0 for each job's own
+	 * @param attemptsLimit the attempts limit stored, 0 for each job's own
+	 */
+	public record Offer(String topic, int max, long ttrMillis, int attemptsLimit) {
+
 	}
 
 	/**

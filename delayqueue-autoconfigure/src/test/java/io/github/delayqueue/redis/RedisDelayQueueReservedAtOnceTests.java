@@ -1,0 +1,169 @@
+package io.github.delayqueue.redis;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.OnDuplicate;
+import io.github.delayqueue.core.RateLimit;
+import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.core.ScheduleRequest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A timer step that makes jobs due while a consumer of the same instance waits with an offer
+ * ({@code awaitWork} with the arguments of its next reserve) reserves them for it at once:
+ * no ready-list push and no take. Each test ends with the invariant check of
+ * {@link RedisQueues}.
+ */
+class RedisDelayQueueReservedAtOnceTests {
+
+	@RegisterExtension
+	final RedisQueues queues = new RedisQueues();
+
+	/** One bucket, a timer; only this test's calls and its timer run commands on the namespace. */
+	private RedisDelayQueue start() {
+		RedisDelayQueue queue = this.queues
+			.start((builder) -> builder.buckets(1).rateLimit("limited", new RateLimit(1000, Duration.ofSeconds(1))));
+		await().atMost(Duration.ofSeconds(5)).until(queue::isSubscribed);
+		return queue;
+	}
+
+	/** Waits on another thread with an offer, then reserves with the same arguments. */
+	private static CompletableFuture<List<ReservedJob>> waitAndReserve(RedisDelayQueue queue, String topic, int max,
+			boolean collect) {
+		return CompletableFuture.supplyAsync(() -> {
+			try {
+				assertThat(queue.awaitWork(topic, Duration.ofSeconds(10), max, null, null)).isTrue();
+			}
+			catch (InterruptedException ex) {
+				throw new IllegalStateException(ex);
+			}
+			return collect ? queue.reserve(topic, max, null, null) : List.of();
+		});
+	}
+
+	private static ScheduleRequest requestAt(String topic, String id, java.time.Instant due) {
+		return new ScheduleRequest(topic, id, "{}".getBytes(java.nio.charset.StandardCharsets.UTF_8), null, due, null,
+				null, OnDuplicate.KEEP);
+	}
+
+	private static void awaitWaiting(RedisDelayQueue queue, String topic) {
+		// the waiting thread's offer is registered before the job falls due
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> queue.signals().idleOffers(10, (t) -> true).stream().anyMatch((o) -> o.topic().equals(topic)));
+	}
+
+	@Test
+	void aJobThatFallsDueWhileAConsumerWaitsReachesItWithoutAReadyListOrATake() throws Exception {
+		RedisDelayQueue queue = start();
+		CompletableFuture<List<ReservedJob>> reserved = waitAndReserve(queue, "direct", 4, true);
+		awaitWaiting(queue, "direct");
+		long rpush = RedisDelayQueueReservationTests.calls(queue, "rpush");
+		long lrange = RedisDelayQueueReservationTests.calls(queue, "lrange");
+		queue.schedule(RedisDelayQueueLifecycleTests.request("direct", "1", "{\"n\":1}", Duration.ofMillis(200)));
+		List<ReservedJob> jobs = reserved.get(10, TimeUnit.SECONDS);
+		assertThat(jobs).singleElement().satisfies((job) -> {
+			assertThat(job.id()).isEqualTo("1");
+			assertThat(job.attempt()).isEqualTo(1);
+			assertThat(new String(job.payload())).isEqualTo("{\"n\":1}");
+			assertThat(job.reservedUntil()).isEqualTo(job.deliveredAt().plus(job.ttr()));
+		});
+		JobInfo info = queue.find("direct", "1").orElseThrow();
+		assertThat(info.state()).isEqualTo(JobState.RESERVED);
+		assertThat(info.reservedUntil()).isEqualTo(jobs.get(0).reservedUntil());
+		// the job never was in a ready list, and no take read one
+		assertThat(RedisDelayQueueReservationTests.calls(queue, "rpush")).isEqualTo(rpush);
+		assertThat(RedisDelayQueueReservationTests.calls(queue, "lrange")).isEqualTo(lrange);
+		// counted RESERVED, as a take counts it
+		assertThat(queue.stats().topics().get("direct")).satisfies((counts) -> {
+			assertThat(counts.reserved()).isOne();
+			assertThat(counts.delayed()).isZero();
+			assertThat(counts.ready()).isZero();
+		});
+		assertThat(queue.finish(jobs.get(0))).isTrue();
+	}
+
+	@Test
+	void jobsReservedForAConsumerThatDoesNotCollectThemAreGivenBackWithTheAttemptNotCounted() throws Exception {
+		RedisDelayQueue queue = start();
+		CompletableFuture<List<ReservedJob>> waited = waitAndReserve(queue, "forgotten", 4, false);
+		awaitWaiting(queue, "forgotten");
+		queue.schedule(RedisDelayQueueLifecycleTests.request("forgotten", "1", "{}", Duration.ofMillis(200)));
+		waited.get(10, TimeUnit.SECONDS);
+		// reserved for the waiting thread, which never reserves: READY again after the handover
+		await().atMost(Duration.ofSeconds(5))
+			.untilAsserted(() -> assertThat(queue.find("forgotten", "1").orElseThrow().state()).isEqualTo(JobState.READY));
+		assertThat(queue.find("forgotten", "1").orElseThrow().attempt()).isZero();
+		List<ReservedJob> again = queue.reserve("forgotten", 4, null);
+		assertThat(again).singleElement().extracting(ReservedJob::attempt).isEqualTo(1);
+		assertThat(queue.finish(again.get(0))).isTrue();
+	}
+
+	@Test
+	void aReserveWithOtherArgumentsThanTheOfferDoesNotCollectTheJobs() throws Exception {
+		RedisDelayQueue queue = start();
+		CompletableFuture<List<ReservedJob>> mismatched = CompletableFuture.supplyAsync(() -> {
+			try {
+				assertThat(queue.awaitWork("other", Duration.ofSeconds(10), 4, null, null)).isTrue();
+			}
+			catch (InterruptedException ex) {
+				throw new IllegalStateException(ex);
+			}
+			// another TTR than offered: the reserved job is not this reserve's
+			return queue.reserve("other", 4, Duration.ofMinutes(3));
+		});
+		awaitWaiting(queue, "other");
+		queue.schedule(RedisDelayQueueLifecycleTests.request("other", "1", "{}", Duration.ofMillis(200)));
+		assertThat(mismatched.get(10, TimeUnit.SECONDS)).isEmpty();
+		// given back, then taken as usual, with the TTR asked for
+		List<ReservedJob> taken = await().atMost(Duration.ofSeconds(5))
+			.until(() -> queue.reserve("other", 4, Duration.ofMinutes(3)), (jobs) -> !jobs.isEmpty());
+		assertThat(taken).singleElement().satisfies((job) -> {
+			assertThat(job.attempt()).isEqualTo(1);
+			assertThat(job.ttr()).isEqualTo(Duration.ofMinutes(3));
+		});
+		assertThat(queue.finish(taken.get(0))).isTrue();
+	}
+
+	@Test
+	void moreDueJobsThanTheConsumerTakesGoToTheReadyListAsBefore() throws Exception {
+		RedisDelayQueue queue = start();
+		CompletableFuture<List<ReservedJob>> reserved = waitAndReserve(queue, "crowd", 1, false);
+		awaitWaiting(queue, "crowd");
+		java.time.Instant due = java.time.Instant.now().plusMillis(300);
+		queue.scheduleAll(List.of(requestAt("crowd", "1", due), requestAt("crowd", "2", due)));
+		reserved.get(10, TimeUnit.SECONDS);
+		// both READY: neither was reserved at once
+		await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+			assertThat(queue.find("crowd", "1").orElseThrow().state()).isEqualTo(JobState.READY);
+			assertThat(queue.find("crowd", "2").orElseThrow().state()).isEqualTo(JobState.READY);
+		});
+		List<ReservedJob> jobs = queue.reserve("crowd", 2, null);
+		assertThat(jobs).extracting(ReservedJob::attempt).containsExactly(1, 1);
+		assertThat(queue.finishAndReserve(jobs, 0, null).stale()).isEmpty();
+	}
+
+	@Test
+	void aTopicWithARateLimitIsNotReservedAtOnce() throws Exception {
+		RedisDelayQueue queue = start();
+		CompletableFuture<List<ReservedJob>> waited = waitAndReserve(queue, "limited", 4, false);
+		await().atMost(Duration.ofSeconds(5)).until(() -> queue.signals().anyWaiting());
+		assertThat(queue.signals().idleOffers(10, (t) -> true)).extracting(ReadySignals.Offering::topic)
+			.contains("limited");
+		queue.schedule(RedisDelayQueueLifecycleTests.request("limited", "1", "{}", Duration.ofMillis(200)));
+		waited.get(10, TimeUnit.SECONDS);
+		assertThat(queue.find("limited", "1").orElseThrow().state()).isEqualTo(JobState.READY);
+		List<ReservedJob> jobs = queue.reserve("limited", 4, null);
+		assertThat(jobs).singleElement().extracting(ReservedJob::attempt).isEqualTo(1);
+		assertThat(queue.finish(jobs.get(0))).isTrue();
+	}
+
+}
