@@ -203,7 +203,9 @@ final class ReadyAnnouncer {
 	}
 
 	private void giveBack(int bucket, List<ReservedJob> jobs) {
-		for (ReservedJob job : jobs) {
+		// each goes to the front of its list: the last first keeps their order
+		for (int i = jobs.size() - 1; i >= 0; i--) {
+			ReservedJob job = jobs.get(i);
 			try {
 				if (this.scripts.release(bucket, job)) {
 					this.signals.markReady(job.topic(), bucket);

@@ -46,6 +46,13 @@ final class ReadySignals {
 	/** How long a topic nobody uses is remembered once there are many. */
 	static final Duration IDLE = Duration.ofMinutes(1);
 
+	/**
+	 * How long jobs delivered for an offer may wait for their consumer before they are no longer
+	 * handed out (their hand-back was to take them long before: it was dropped, by a stop that
+	 * could not wait for it or a crash, and the jobs wait for their TTR in Redis).
+	 */
+	static final Duration STALE_DELIVERY = Duration.ofSeconds(1);
+
 	private final int buckets;
 
 	private final @Nullable Function<String, boolean[]> probe;
@@ -239,7 +246,7 @@ final class ReadySignals {
 	 * gives the jobs back)
 	 */
 	boolean deliver(Offering offering, List<ReservedJob> jobs) {
-		TopicSignal signal = this.topics.get(offering.topic());
+		TopicSignal signal = offering.signal();
 		return signal != null && signal.deliver(offering, jobs);
 	}
 
@@ -250,7 +257,7 @@ final class ReadySignals {
 	 * @return those of them not collected (the caller gives them back)
 	 */
 	List<ReservedJob> reclaim(Offering offering, List<ReservedJob> jobs) {
-		TopicSignal signal = this.topics.get(offering.topic());
+		TopicSignal signal = offering.signal();
 		return (signal != null) ? signal.reclaim(offering, jobs) : List.of();
 	}
 
@@ -295,8 +302,11 @@ final class ReadySignals {
 	 * @param topic the topic
 	 * @param thread the consumer's thread
 	 * @param offer what its next reserve takes
+	 * @param signal the signal the consumer waits on (where jobs for it are left, also should
+	 * the topic be forgotten and started again meanwhile), or {@code null} for an offer that
+	 * no consumer made (tests)
 	 */
-	record Offering(String topic, Thread thread, Offer offer) {
+	record Offering(String topic, Thread thread, Offer offer, @Nullable TopicSignal signal) {
 
 	}
 
@@ -381,7 +391,17 @@ final class ReadySignals {
 		int idle() {
 			this.lock.lock();
 			try {
-				return (this.pendingCount == 0) ? this.waiting : 0;
+				if (this.pendingCount > 0) {
+					return 0;
+				}
+				// (a consumer that jobs were delivered to is about to take them)
+				int busy = 0;
+				for (Offered candidate : this.offered.values()) {
+					if (candidate.waiting && !candidate.jobs.isEmpty()) {
+						busy++;
+					}
+				}
+				return this.waiting - busy;
 			}
 			finally {
 				this.lock.unlock();
@@ -549,6 +569,9 @@ final class ReadySignals {
 				if (offer != null) {
 					Thread thread = Thread.currentThread();
 					mine = this.offered.get(thread);
+					if (mine != null) {
+						dropStale(mine);
+					}
 					if (mine == null || !mine.offer.equals(offer)) {
 						// (jobs delivered for another offer stay until they are taken back)
 						mine = (mine != null && !mine.jobs.isEmpty()) ? null : new Offered(offer);
@@ -603,13 +626,21 @@ final class ReadySignals {
 				if (this.pendingCount > 0) {
 					return null;
 				}
-				for (Map.Entry<Thread, Offered> entry : this.offered.entrySet()) {
+				Offering found = null;
+				for (java.util.Iterator<Map.Entry<Thread, Offered>> entries = this.offered.entrySet().iterator(); entries
+					.hasNext();) {
+					Map.Entry<Thread, Offered> entry = entries.next();
 					Offered candidate = entry.getValue();
-					if (candidate.waiting && candidate.jobs.isEmpty()) {
-						return new Offering(topic, entry.getKey(), candidate.offer);
+					dropStale(candidate);
+					if (!candidate.waiting && candidate.jobs.isEmpty()) {
+						// (a thread whose deliveries went stale)
+						entries.remove();
+					}
+					else if (found == null && candidate.waiting && candidate.jobs.isEmpty()) {
+						found = new Offering(topic, entry.getKey(), candidate.offer, this);
 					}
 				}
-				return null;
+				return found;
 			}
 			finally {
 				this.lock.unlock();
@@ -624,6 +655,7 @@ final class ReadySignals {
 					return false;
 				}
 				target.jobs.addAll(jobs);
+				target.deliveredNanos = System.nanoTime();
 				this.marked.signalAll();
 				return true;
 			}
@@ -669,6 +701,9 @@ final class ReadySignals {
 			try {
 				Thread thread = Thread.currentThread();
 				Offered mine = this.offered.get(thread);
+				if (mine != null) {
+					dropStale(mine);
+				}
 				if (mine == null || mine.jobs.isEmpty() || mine.offer.ttrMillis() != ttrMillis
 						|| mine.offer.attemptsLimit() != attemptsLimit) {
 					return List.of();
@@ -689,6 +724,16 @@ final class ReadySignals {
 	}
 
 	/**
+	 * Forgets the jobs delivered for an offer longer than {@link #STALE_DELIVERY} ago (under
+	 * the signal's lock).
+	 */
+	private static void dropStale(Offered offered) {
+		if (!offered.jobs.isEmpty() && System.nanoTime() - offered.deliveredNanos > STALE_DELIVERY.toNanos()) {
+			offered.jobs.clear();
+		}
+	}
+
+	/**
 	 * A consumer's offer and the jobs reserved for it (guarded by its signal's lock).
 	 */
 	private static final class Offered {
@@ -698,6 +743,9 @@ final class ReadySignals {
 		final List<ReservedJob> jobs = new ArrayList<>();
 
 		boolean waiting;
+
+		/** When jobs were last delivered (System.nanoTime). */
+		long deliveredNanos;
 
 		Offered(Offer offer) {
 			this.offer = offer;

@@ -123,13 +123,16 @@ final class RedisConsumer implements DelayQueueConsumer {
 		long ttrMillis = ttrMillis(ttr);
 		int attemptsLimit = attemptsLimit(maxAttempts);
 		ReadySignals.TopicSignal signal = this.signals.topic(topic);
-		// jobs a timer step of this instance reserved for this thread's awaitWork offer
-		List<ReservedJob> collected = signal.collect(max, ttrMillis, attemptsLimit);
-		if (!collected.isEmpty()) {
-			collected.forEach(this.observer::delivered);
-			return collected;
-		}
 		RateLimit limit = this.rateLimits.of(topic);
+		if (limit == null) {
+			// jobs a timer step of this instance reserved for this thread's awaitWork offer (not
+			// for a topic with a rate limit: jobs reserved before a limit was set are given back)
+			List<ReservedJob> collected = signal.collect(max, ttrMillis, attemptsLimit);
+			if (!collected.isEmpty()) {
+				collected.forEach(this.observer::delivered);
+				return collected;
+			}
+		}
 		if (limit != null) {
 			return reserveLimited(topic, max, ttrMillis, attemptsLimit, limit, signal);
 		}

@@ -245,8 +245,10 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 			}
 			this.running = false;
 			if (this.timerEnabled) {
-				this.timer.stop();
+				// first no step reserves for waiting consumers any more, and what was reserved
+				// for them and not taken is given back; then the timer stops
 				this.announcer.stop();
+				this.timer.stop();
 			}
 			this.subscriber.stop();
 			this.signals.wakeAll();

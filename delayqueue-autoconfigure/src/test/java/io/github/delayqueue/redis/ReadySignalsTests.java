@@ -106,4 +106,71 @@ class ReadySignalsTests {
 		assertThat(waiter.isAlive()).isFalse();
 	}
 
+
+	private static io.github.delayqueue.core.ReservedJob job(String id) {
+		java.time.Instant now = java.time.Instant.now();
+		return new io.github.delayqueue.core.ReservedJob("t", id, new byte[0], 1, 3, now, now, now,
+				now.plusSeconds(30), Duration.ofSeconds(30), 7, java.util.Map.of());
+	}
+
+	@Test
+	void jobsDeliveredForAnOfferGoToItsThreadsNextReserveWithTheSameArgumentsOnlyAndTheRestIsReclaimed()
+			throws Exception {
+		ReadySignals signals = new ReadySignals(1, (topic) -> new boolean[] { false });
+		ReadySignals.TopicSignal signal = signals.topic("t");
+		ReadySignals.Offer offer = new ReadySignals.Offer(2, 0, 0);
+		java.util.concurrent.CompletableFuture<java.util.List<io.github.delayqueue.core.ReservedJob>> consumer = java.util.concurrent.CompletableFuture
+			.supplyAsync(() -> {
+				try {
+					assertThat(signal.await(Duration.ofSeconds(10), offer)).isTrue();
+				}
+				catch (InterruptedException ex) {
+					throw new IllegalStateException(ex);
+				}
+				// other arguments than offered: nothing; then the offered ones: the jobs
+				assertThat(signal.collect(2, 5_000, 0)).isEmpty();
+				return signal.collect(2, 0, 0);
+			});
+		java.util.List<ReadySignals.Offering> offers = org.awaitility.Awaitility.await()
+			.atMost(Duration.ofSeconds(5))
+			.until(() -> signals.idleOffers(10, (topic) -> true), (found) -> !found.isEmpty());
+		ReadySignals.Offering offering = offers.get(0);
+		assertThat(offering.offer()).isEqualTo(offer);
+		assertThat(signal.idle()).isOne();
+		java.util.List<io.github.delayqueue.core.ReservedJob> delivered = java.util.List.of(job("a"), job("b"));
+		assertThat(signals.deliver(offering, delivered)).isTrue();
+		assertThat(consumer.get(5, java.util.concurrent.TimeUnit.SECONDS)).containsExactlyElementsOf(delivered);
+		// collected: nothing left to reclaim, and the thread no longer waits: a second delivery
+		// to that offer is refused (the caller gives the jobs back)
+		assertThat(signals.reclaim(offering, delivered)).isEmpty();
+		assertThat(signals.deliver(offering, java.util.List.of(job("c")))).isFalse();
+		assertThat(signals.idleOffers(10, (topic) -> true)).isEmpty();
+		assertThat(signals.idleOffers(10, (topic) -> false)).isEmpty();
+	}
+
+	@Test
+	void jobsDeliveredToAThreadThatDoesNotReserveAreReclaimedOnceAndNotHandedOutAfter() throws Exception {
+		ReadySignals signals = new ReadySignals(1, (topic) -> new boolean[] { false });
+		ReadySignals.TopicSignal signal = signals.topic("t");
+		ReadySignals.Offer offer = new ReadySignals.Offer(4, 0, 0);
+		java.util.concurrent.CompletableFuture<Boolean> waiter = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+			try {
+				return signal.await(Duration.ofSeconds(10), offer);
+			}
+			catch (InterruptedException ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+		ReadySignals.Offering offering = org.awaitility.Awaitility.await()
+			.atMost(Duration.ofSeconds(5))
+			.until(() -> signals.idleOffers(10, (topic) -> true), (found) -> !found.isEmpty())
+			.get(0);
+		java.util.List<io.github.delayqueue.core.ReservedJob> delivered = java.util.List.of(job("a"), job("b"));
+		assertThat(signals.deliver(offering, delivered)).isTrue();
+		assertThat(waiter.get(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+		// the thread returned and never reserved: both are reclaimed, once
+		assertThat(signals.reclaim(offering, delivered)).containsExactlyElementsOf(delivered);
+		assertThat(signals.reclaim(offering, delivered)).isEmpty();
+		assertThat(signal.collect(4, 0, 0)).isEmpty();
+	}
 }

@@ -96,15 +96,22 @@ class RedisDelayQueueReservedAtOnceTests {
 		RedisDelayQueue queue = start();
 		CompletableFuture<List<ReservedJob>> waited = waitAndReserve(queue, "forgotten", 4, false);
 		awaitWaiting(queue, "forgotten");
-		queue.schedule(RedisDelayQueueLifecycleTests.request("forgotten", "1", "{}", Duration.ofMillis(200)));
+		java.time.Instant due = java.time.Instant.now().plusMillis(300);
+		queue.scheduleAll(List.of(requestAt("forgotten", "1", due), requestAt("forgotten", "2", due),
+				requestAt("forgotten", "3", due)));
 		waited.get(10, TimeUnit.SECONDS);
 		// reserved for the waiting thread, which never reserves: READY again after the handover
-		await().atMost(Duration.ofSeconds(5))
-			.untilAsserted(() -> assertThat(queue.find("forgotten", "1").orElseThrow().state()).isEqualTo(JobState.READY));
+		await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+			for (String id : List.of("1", "2", "3")) {
+				assertThat(queue.find("forgotten", id).orElseThrow().state()).isEqualTo(JobState.READY);
+			}
+		});
 		assertThat(queue.find("forgotten", "1").orElseThrow().attempt()).isZero();
+		// in their order, as if they had gone to the ready list at once
 		List<ReservedJob> again = queue.reserve("forgotten", 4, null);
-		assertThat(again).singleElement().extracting(ReservedJob::attempt).isEqualTo(1);
-		assertThat(queue.finish(again.get(0))).isTrue();
+		assertThat(again).extracting(ReservedJob::id).containsExactly("1", "2", "3");
+		assertThat(again).extracting(ReservedJob::attempt).containsOnly(1);
+		assertThat(queue.finishAndReserve(again, 0, null).stale()).isEmpty();
 	}
 
 	@Test

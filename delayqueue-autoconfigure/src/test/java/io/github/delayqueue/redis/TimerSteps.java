@@ -51,7 +51,7 @@ public final class TimerSteps {
 			Map<String, List<ReservedJob>> reserved) {
 		List<ReadySignals.Offering> offerings = offers.stream()
 			.map((offer) -> new ReadySignals.Offering(offer.topic(), Thread.currentThread(),
-					new ReadySignals.Offer(offer.max(), offer.ttrMillis(), offer.attemptsLimit())))
+					new ReadySignals.Offer(offer.max(), offer.ttrMillis(), offer.attemptsLimit()), null))
 			.toList();
 		ScriptReplies.Promoted promoted = queue.promoteOffering(bucket, offerings);
 		reserved.putAll(promoted.reserved());
