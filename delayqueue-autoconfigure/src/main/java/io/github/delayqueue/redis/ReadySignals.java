@@ -48,8 +48,9 @@ final class ReadySignals {
 
 	/**
 	 * How long jobs delivered for an offer may wait for their consumer before they are no longer
-	 * handed out (their hand-back was to take them long before: it was dropped, by a stop that
-	 * could not wait for it or a crash, and the jobs wait for their TTR in Redis).
+	 * handed out: their hand-back was due long before. They stay for it (a hand-back that runs
+	 * late still gives them back); one dropped by a stop that could not wait for it, or a
+	 * crash, leaves them to their TTR in Redis.
 	 */
 	static final Duration STALE_DELIVERY = Duration.ofSeconds(1);
 
@@ -397,7 +398,7 @@ final class ReadySignals {
 				// (a consumer that jobs were delivered to is about to take them)
 				int busy = 0;
 				for (Offered candidate : this.offered.values()) {
-					if (candidate.waiting && !candidate.jobs.isEmpty()) {
+					if (candidate.waiting && fresh(candidate)) {
 						busy++;
 					}
 				}
@@ -569,9 +570,6 @@ final class ReadySignals {
 				if (offer != null) {
 					Thread thread = Thread.currentThread();
 					mine = this.offered.get(thread);
-					if (mine != null) {
-						dropStale(mine);
-					}
 					if (mine == null || !mine.offer.equals(offer)) {
 						// (jobs delivered for another offer stay until they are taken back)
 						mine = (mine != null && !mine.jobs.isEmpty()) ? null : new Offered(offer);
@@ -584,7 +582,7 @@ final class ReadySignals {
 					}
 				}
 				while (true) {
-					if (mine != null && !mine.jobs.isEmpty()) {
+					if (mine != null && fresh(mine)) {
 						return true;
 					}
 					long throttled = (this.pendingCount == 0) ? 0 : throttledNanos();
@@ -626,21 +624,13 @@ final class ReadySignals {
 				if (this.pendingCount > 0) {
 					return null;
 				}
-				Offering found = null;
-				for (java.util.Iterator<Map.Entry<Thread, Offered>> entries = this.offered.entrySet().iterator(); entries
-					.hasNext();) {
-					Map.Entry<Thread, Offered> entry = entries.next();
+				for (Map.Entry<Thread, Offered> entry : this.offered.entrySet()) {
 					Offered candidate = entry.getValue();
-					dropStale(candidate);
-					if (!candidate.waiting && candidate.jobs.isEmpty()) {
-						// (a thread whose deliveries went stale)
-						entries.remove();
-					}
-					else if (found == null && candidate.waiting && candidate.jobs.isEmpty()) {
-						found = new Offering(topic, entry.getKey(), candidate.offer, this);
+					if (candidate.waiting && candidate.jobs.isEmpty()) {
+						return new Offering(topic, entry.getKey(), candidate.offer, this);
 					}
 				}
-				return found;
+				return null;
 			}
 			finally {
 				this.lock.unlock();
@@ -701,10 +691,7 @@ final class ReadySignals {
 			try {
 				Thread thread = Thread.currentThread();
 				Offered mine = this.offered.get(thread);
-				if (mine != null) {
-					dropStale(mine);
-				}
-				if (mine == null || mine.jobs.isEmpty() || mine.offer.ttrMillis() != ttrMillis
+				if (mine == null || !fresh(mine) || mine.offer.ttrMillis() != ttrMillis
 						|| mine.offer.attemptsLimit() != attemptsLimit) {
 					return List.of();
 				}
@@ -724,13 +711,11 @@ final class ReadySignals {
 	}
 
 	/**
-	 * Forgets the jobs delivered for an offer longer than {@link #STALE_DELIVERY} ago (under
-	 * the signal's lock).
+	 * Whether jobs delivered for an offer wait for their consumer, delivered no longer than
+	 * {@link #STALE_DELIVERY} ago (under the signal's lock).
 	 */
-	private static void dropStale(Offered offered) {
-		if (!offered.jobs.isEmpty() && System.nanoTime() - offered.deliveredNanos > STALE_DELIVERY.toNanos()) {
-			offered.jobs.clear();
-		}
+	private static boolean fresh(Offered offered) {
+		return !offered.jobs.isEmpty() && System.nanoTime() - offered.deliveredNanos <= STALE_DELIVERY.toNanos();
 	}
 
 	/**

@@ -153,24 +153,27 @@ class ReadySignalsTests {
 		ReadySignals signals = new ReadySignals(1, (topic) -> new boolean[] { false });
 		ReadySignals.TopicSignal signal = signals.topic("t");
 		ReadySignals.Offer offer = new ReadySignals.Offer(4, 0, 0);
-		java.util.concurrent.CompletableFuture<Boolean> waiter = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-			try {
-				return signal.await(Duration.ofSeconds(10), offer);
-			}
-			catch (InterruptedException ex) {
-				throw new IllegalStateException(ex);
-			}
-		});
-		ReadySignals.Offering offering = org.awaitility.Awaitility.await()
-			.atMost(Duration.ofSeconds(5))
-			.until(() -> signals.idleOffers(10, (topic) -> true), (found) -> !found.isEmpty())
-			.get(0);
-		java.util.List<io.github.delayqueue.core.ReservedJob> delivered = java.util.List.of(job("a"), job("b"));
-		assertThat(signals.deliver(offering, delivered)).isTrue();
-		assertThat(waiter.get(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
-		// the thread returned and never reserved: both are reclaimed, once
-		assertThat(signals.reclaim(offering, delivered)).containsExactlyElementsOf(delivered);
-		assertThat(signals.reclaim(offering, delivered)).isEmpty();
-		assertThat(signal.collect(4, 0, 0)).isEmpty();
+		// one thread waits, and later reserves: the consumer's
+		java.util.concurrent.ExecutorService consumer = java.util.concurrent.Executors.newSingleThreadExecutor();
+		try {
+			java.util.concurrent.Future<Boolean> waiter = consumer.submit(() -> signal.await(Duration.ofSeconds(10), offer));
+			ReadySignals.Offering offering = org.awaitility.Awaitility.await()
+				.atMost(Duration.ofSeconds(5))
+				.until(() -> signals.idleOffers(10, (topic) -> true), (found) -> !found.isEmpty())
+				.get(0);
+			java.util.List<io.github.delayqueue.core.ReservedJob> delivered = java.util.List.of(job("a"), job("b"));
+			assertThat(signals.deliver(offering, delivered)).isTrue();
+			assertThat(waiter.get(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+			// the thread that waited does not count as idle while its jobs wait for it
+			assertThat(signal.idle()).isZero();
+			// it never reserved: both are reclaimed, once, and its reserve then finds none
+			assertThat(signals.reclaim(offering, delivered)).containsExactlyElementsOf(delivered);
+			assertThat(signals.reclaim(offering, delivered)).isEmpty();
+			assertThat(consumer.submit(() -> signal.collect(4, 0, 0)).get(5, java.util.concurrent.TimeUnit.SECONDS))
+				.isEmpty();
+		}
+		finally {
+			consumer.shutdownNow();
+		}
 	}
 }

@@ -96,6 +96,7 @@ class RedisDelayQueueReservedAtOnceTests {
 		RedisDelayQueue queue = start();
 		CompletableFuture<List<ReservedJob>> waited = waitAndReserve(queue, "forgotten", 4, false);
 		awaitWaiting(queue, "forgotten");
+		long rpush = RedisDelayQueueReservationTests.calls(queue, "rpush");
 		java.time.Instant due = java.time.Instant.now().plusMillis(300);
 		queue.scheduleAll(List.of(requestAt("forgotten", "1", due), requestAt("forgotten", "2", due),
 				requestAt("forgotten", "3", due)));
@@ -107,6 +108,8 @@ class RedisDelayQueueReservedAtOnceTests {
 			}
 		});
 		assertThat(queue.find("forgotten", "1").orElseThrow().attempt()).isZero();
+		// they were reserved by the step (never pushed to the ready list), then given back
+		assertThat(RedisDelayQueueReservationTests.calls(queue, "rpush")).isEqualTo(rpush);
 		// in their order, as if they had gone to the ready list at once
 		List<ReservedJob> again = queue.reserve("forgotten", 4, null);
 		assertThat(again).extracting(ReservedJob::id).containsExactly("1", "2", "3");
