@@ -808,6 +808,21 @@ local function trim_parts(plan, list)
   end
 end
 
+-- Appends what a consumer gets of a job just reserved to a reply, 9 values: id, payload,
+-- attempt, max attempts, due ms, created ms, token, deadline ms, ttr ms.
+local function put_reserved(reply, id, j, deadline, ttr)
+  local n = #reply
+  reply[n + 1] = id
+  reply[n + 2] = j.payload
+  reply[n + 3] = j.attempt
+  reply[n + 4] = j.max
+  reply[n + 5] = j.due
+  reply[n + 6] = j.created
+  reply[n + 7] = j.token
+  reply[n + 8] = deadline
+  reply[n + 9] = ttr
+end
+
 -- Hands the jobs of a plan_take to a consumer (READY -> RESERVED), appending to reply per job:
 -- id, payload, attempt, max attempts, due ms, created ms, token, deadline ms, ttr ms.
 -- ttr_override 0: each job's own ttr; max_override > 0 becomes the job's attempts limit (stored,
@@ -874,16 +889,7 @@ local function apply_take(plan, ttr_override, max_override, now, reply)
       end
       deadlines[#deadlines + 1] = deadline_at
       deadlines[#deadlines + 1] = jobkey
-      local n = #reply
-      reply[n + 1] = string.sub(jobkey, prefix_len)
-      reply[n + 2] = j.payload
-      reply[n + 3] = j.attempt
-      reply[n + 4] = j.max
-      reply[n + 5] = j.due
-      reply[n + 6] = j.created
-      reply[n + 7] = j.token
-      reply[n + 8] = deadline
-      reply[n + 9] = ttr
+      put_reserved(reply, string.sub(jobkey, prefix_len), j, deadline, ttr)
     end
     call_many('HSET', KEYS[1], records)
     call_many('ZADD', P .. 'reserved', deadlines)

@@ -271,16 +271,7 @@ for _, offer in ipairs(offered) do
     if earliest_deadline == nil or deadline < earliest_deadline then
       earliest_deadline = deadline
     end
-    local n = #fields
-    fields[n + 1] = string.sub(jobkey, #topic + 2)
-    fields[n + 2] = j.payload
-    fields[n + 3] = j.attempt
-    fields[n + 4] = j.max
-    fields[n + 5] = j.due
-    fields[n + 6] = j.created
-    fields[n + 7] = j.token
-    fields[n + 8] = deadline
-    fields[n + 9] = ttr
+    put_reserved(fields, string.sub(jobkey, #topic + 2), j, deadline, ttr)
   end
   call_many('ZADD', P .. 'reserved', deadlines)
   count('D', topic, -#jobs)

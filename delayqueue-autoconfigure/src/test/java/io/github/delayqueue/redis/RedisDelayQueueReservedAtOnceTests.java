@@ -39,6 +39,12 @@ class RedisDelayQueueReservedAtOnceTests {
 	/** Waits on another thread with an offer, then reserves with the same arguments. */
 	private static CompletableFuture<List<ReservedJob>> waitAndReserve(RedisDelayQueue queue, String topic, int max,
 			boolean collect) {
+		return waitThen(queue, topic, max, () -> collect ? queue.reserve(topic, max, null, null) : List.of());
+	}
+
+	/** Waits on another thread with an offer of the job's own TTR and attempts, then runs next there. */
+	private static CompletableFuture<List<ReservedJob>> waitThen(RedisDelayQueue queue, String topic, int max,
+			java.util.function.Supplier<List<ReservedJob>> next) {
 		return CompletableFuture.supplyAsync(() -> {
 			try {
 				assertThat(queue.awaitWork(topic, Duration.ofSeconds(10), max, null, null)).isTrue();
@@ -46,7 +52,7 @@ class RedisDelayQueueReservedAtOnceTests {
 			catch (InterruptedException ex) {
 				throw new IllegalStateException(ex);
 			}
-			return collect ? queue.reserve(topic, max, null, null) : List.of();
+			return next.get();
 		});
 	}
 
@@ -120,16 +126,9 @@ class RedisDelayQueueReservedAtOnceTests {
 	@Test
 	void aReserveWithOtherArgumentsThanTheOfferDoesNotCollectTheJobs() throws Exception {
 		RedisDelayQueue queue = start();
-		CompletableFuture<List<ReservedJob>> mismatched = CompletableFuture.supplyAsync(() -> {
-			try {
-				assertThat(queue.awaitWork("other", Duration.ofSeconds(10), 4, null, null)).isTrue();
-			}
-			catch (InterruptedException ex) {
-				throw new IllegalStateException(ex);
-			}
-			// another TTR than offered: the reserved job is not this reserve's
-			return queue.reserve("other", 4, Duration.ofMinutes(3));
-		});
+		// another TTR than offered: the reserved job is not this reserve's
+		CompletableFuture<List<ReservedJob>> mismatched = waitThen(queue, "other", 4,
+				() -> queue.reserve("other", 4, Duration.ofMinutes(3)));
 		awaitWaiting(queue, "other");
 		queue.schedule(RedisDelayQueueLifecycleTests.request("other", "1", "{}", Duration.ofMillis(200)));
 		assertThat(mismatched.get(10, TimeUnit.SECONDS)).isEmpty();
