@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-
 import java.util.function.Predicate;
 
 import io.github.delayqueue.core.ReservedJob;

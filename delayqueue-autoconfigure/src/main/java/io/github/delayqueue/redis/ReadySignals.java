@@ -2,7 +2,7 @@ package io.github.delayqueue.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -339,7 +339,7 @@ final class ReadySignals {
 		 * The consumers that wait with an offer, in the order they came, and those that hold
 		 * jobs reserved for them that they have not collected yet.
 		 */
-		private final Map<Thread, Offered> offered = new java.util.LinkedHashMap<>();
+		private final Map<Thread, Offered> offered = new LinkedHashMap<>();
 
 		private final AtomicInteger allWaiting;
 

@@ -124,17 +124,15 @@ final class RedisConsumer implements DelayQueueConsumer {
 		int attemptsLimit = attemptsLimit(maxAttempts);
 		ReadySignals.TopicSignal signal = this.signals.topic(topic);
 		RateLimit limit = this.rateLimits.of(topic);
-		if (limit == null) {
-			// jobs a timer step of this instance reserved for this thread's awaitWork offer (not
-			// for a topic with a rate limit: jobs reserved before a limit was set are given back)
-			List<ReservedJob> collected = signal.collect(max, ttrMillis, attemptsLimit);
-			if (!collected.isEmpty()) {
-				collected.forEach(this.observer::delivered);
-				return collected;
-			}
-		}
 		if (limit != null) {
+			// (jobs a step reserved for an offer before the limit was set are given back)
 			return reserveLimited(topic, max, ttrMillis, attemptsLimit, limit, signal);
+		}
+		// jobs a timer step of this instance reserved for this thread's awaitWork offer
+		List<ReservedJob> collected = signal.collect(max, ttrMillis, attemptsLimit);
+		if (!collected.isEmpty()) {
+			collected.forEach(this.observer::delivered);
+			return collected;
 		}
 		List<ReservedJob> jobs = new ArrayList<>(Math.min(max, 64));
 		take(topic, signal.candidates(), max, ttrMillis, attemptsLimit, 0, signal, jobs);

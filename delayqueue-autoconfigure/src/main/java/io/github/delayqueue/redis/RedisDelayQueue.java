@@ -321,7 +321,8 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	 * @return the step's reply
 	 */
 	ScriptReplies.Promoted promoteOffering(int bucket, List<ReadySignals.Offering> offers) {
-		ScriptReplies.Promoted promoted = this.timerBackend.promote(bucket, false, offers);
+		ScriptReplies.Promoted promoted = this.timerBackend.promote(bucket, false, offers, (topic, jobs) -> {
+		});
 		// as the timer's loop and promoteNow do
 		promoted.promotion().topics().forEach((topic) -> this.signals.markReady(topic, bucket));
 		return promoted;

@@ -2,8 +2,10 @@ package io.github.delayqueue.redis;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.function.BiConsumer;
 
 import io.github.delayqueue.core.DelayQueueObserver;
+import io.github.delayqueue.core.ReservedJob;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -55,12 +57,9 @@ final class RedisTimerBackend implements TimerBackend {
 	@Override
 	public Promotion promote(int bucket, boolean guard) {
 		List<ReadySignals.Offering> offers = guard ? List.of() : this.announcer.offers();
-		ScriptReplies.Promoted promoted = this.scripts.promote(bucket, this.batchSize, guard,
-				this.announcer.mayLeaveToConsumersHere(), offers);
-		// first the jobs reserved for waiting consumers: nothing after may keep them from them
-		promoted.reserved().forEach((topic, jobs) -> this.announcer.reserved(bucket, offering(offers, topic), jobs));
-		afterStep(bucket, promoted);
-		return promoted.promotion();
+		return promote(bucket, guard, offers,
+				(topic, jobs) -> this.announcer.reserved(bucket, offering(offers, topic), jobs))
+			.promotion();
 	}
 
 	private static ReadySignals.@Nullable Offering offering(List<ReadySignals.Offering> offers, String topic) {
@@ -73,22 +72,19 @@ final class RedisTimerBackend implements TimerBackend {
 	}
 
 	/**
-	 * A timer step with the given offers: what it reserved for them is the caller's to hand
-	 * over (or give back).
+	 * A timer step with the given offers.
 	 * @param bucket the bucket
 	 * @param guard {@code true} for the guard re-check
 	 * @param offers the offers, one per topic
+	 * @param reserved takes the jobs the step reserved for the offers, per topic, before
+	 * anything else follows the step (nothing after may keep them from their consumers)
 	 * @return the step's reply
 	 */
-	ScriptReplies.Promoted promote(int bucket, boolean guard, List<ReadySignals.Offering> offers) {
+	ScriptReplies.Promoted promote(int bucket, boolean guard, List<ReadySignals.Offering> offers,
+			BiConsumer<String, List<ReservedJob>> reserved) {
 		ScriptReplies.Promoted promoted = this.scripts.promote(bucket, this.batchSize, guard,
 				this.announcer.mayLeaveToConsumersHere(), offers);
-		afterStep(bucket, promoted);
-		return promoted;
-	}
-
-	/** What follows a step: expiry events, deaths, and the ready lists left to this instance. */
-	private void afterStep(int bucket, ScriptReplies.Promoted promoted) {
+		promoted.reserved().forEach(reserved);
 		for (ScriptReplies.Expired expired : promoted.expired()) {
 			for (long i = 0; i < expired.requeued() + expired.dead(); i++) {
 				this.observer.expired(expired.topic());
@@ -101,6 +97,7 @@ final class RedisTimerBackend implements TimerBackend {
 			}
 		}
 		promoted.unannounced().forEach((topic, length) -> this.announcer.unannounced(topic, bucket, length));
+		return promoted;
 	}
 
 	@Override
