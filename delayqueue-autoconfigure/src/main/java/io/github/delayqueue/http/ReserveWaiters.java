@@ -35,9 +35,16 @@ import org.springframework.util.Assert;
  * Waiters of a topic queue up in arrival order. While a topic has waiters, one thread of its
  * own serves them: it reserves for the first waiter and, when nothing is READY, sleeps in
  * {@link DelayQueueConsumer#awaitWork} until the queue announces jobs of the topic (a
- * promotion, a schedule, a retry, from any instance). A waiter whose wait runs out is
- * answered with no jobs by a timer. Jobs reserved for a waiter that is gone by then (timed
- * out, client disconnected) are released: READY again at once, the attempt not counted.
+ * promotion, a schedule, a retry, from any instance), offering the first waiter's reserve: a
+ * timer step of this instance that makes jobs of the topic due meanwhile may reserve them
+ * for it at once (see {@code awaitWork}). A waiter whose wait runs out is answered with no
+ * jobs by a timer (or by the topic's thread, whichever comes first). Jobs reserved for a
+ * waiter that is gone by then (timed out, client disconnected) are released: READY again at
+ * once, the attempt not counted; jobs a timer step reserved for the offer of a waiter that
+ * is gone go to the next waiter whose reserve asks with the same {@code ttr}, or are given
+ * back the same way about 50 ms later. The thread waits with a waiter's
+ * offer no longer than that waiter's wait (one whose client went away sooner keeps its offer
+ * up to a second, as nothing wakes the thread).
  *
  * <p>
  * The state kept per topic is bounded, as clients choose the topic names: a topic's entry
@@ -166,7 +173,7 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 					+ " reserve requests wait already, the most allowed (delayqueue.http.max-waiting=" + this.maxWaiting
 					+ "); retry later");
 		}
-		Waiter waiter = new Waiter(max, ttr, answer, failure);
+		Waiter waiter = new Waiter(max, ttr, System.nanoTime() + wait.toNanos(), answer, failure);
 		waiter.timeout = this.timeouts.schedule(() -> waiter.answer(List.of()), wait.toNanos(), TimeUnit.NANOSECONDS);
 		try {
 			join(topic, waiter);
@@ -342,6 +349,9 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 
 		final @Nullable Duration ttr;
 
+		/** When its wait runs out (System.nanoTime). */
+		final long deadlineNanos;
+
 		private final Answer answer;
 
 		private final Consumer<RuntimeException> failure;
@@ -350,9 +360,11 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 
 		volatile @Nullable ScheduledFuture<?> timeout;
 
-		Waiter(int max, @Nullable Duration ttr, Answer answer, Consumer<RuntimeException> failure) {
+		Waiter(int max, @Nullable Duration ttr, long deadlineNanos, Answer answer,
+				Consumer<RuntimeException> failure) {
 			this.max = max;
 			this.ttr = ttr;
+			this.deadlineNanos = deadlineNanos;
 			this.answer = answer;
 			this.failure = failure;
 		}
@@ -561,6 +573,12 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 		}
 
 		private void serve(Waiter waiter) throws InterruptedException {
+			if (waiter.deadlineNanos - System.nanoTime() <= 0) {
+				// its wait ran out (the timer answers it too; the first answer counts)
+				this.queue.remove(waiter);
+				waiter.answer(List.of());
+				return;
+			}
 			List<ReservedJob> jobs;
 			try {
 				jobs = ReserveWaiters.this.operations.reserve(this.topic, waiter.max, waiter.ttr);
@@ -571,7 +589,13 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 				return;
 			}
 			if (jobs.isEmpty()) {
-				ReserveWaiters.this.operations.awaitWork(this.topic, IDLE_CHECK);
+				long left = Math.max(1, waiter.deadlineNanos - System.nanoTime());
+				// with the waiter's reserve as the offer, for no longer than the waiter waits: a
+				// timer step of this instance that makes a job of the topic due meanwhile
+				// reserves it for the reserve above, run again next (jobs it does not collect,
+				// the waiter gone, are given back)
+				ReserveWaiters.this.operations.awaitWork(this.topic, Duration.ofNanos(Math.min(left, IDLE_CHECK.toNanos())),
+						waiter.max, waiter.ttr, null);
 				return;
 			}
 			this.queue.remove(waiter);

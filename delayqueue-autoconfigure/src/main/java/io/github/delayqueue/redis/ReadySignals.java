@@ -646,6 +646,7 @@ final class ReadySignals {
 				}
 				target.jobs.addAll(jobs);
 				target.deliveredNanos = System.nanoTime();
+				target.refused = false;
 				this.marked.signalAll();
 				return true;
 			}
@@ -672,6 +673,24 @@ final class ReadySignals {
 					this.offered.remove(offering.thread(), target);
 				}
 				return left;
+			}
+			finally {
+				this.lock.unlock();
+			}
+		}
+
+		/**
+		 * Leaves the jobs delivered for the calling thread's offer to their hand-back: its
+		 * reserves do not take them (the topic got a rate limit, whose reserves take permits
+		 * first), and its waits no longer return for them.
+		 */
+		void refuseDelivered() {
+			this.lock.lock();
+			try {
+				Offered mine = this.offered.get(Thread.currentThread());
+				if (mine != null) {
+					mine.refused = true;
+				}
 			}
 			finally {
 				this.lock.unlock();
@@ -712,10 +731,11 @@ final class ReadySignals {
 
 	/**
 	 * Whether jobs delivered for an offer wait for their consumer, delivered no longer than
-	 * {@link #STALE_DELIVERY} ago (under the signal's lock).
+	 * {@link #STALE_DELIVERY} ago and not refused by its reserve (under the signal's lock).
 	 */
 	private static boolean fresh(Offered offered) {
-		return !offered.jobs.isEmpty() && System.nanoTime() - offered.deliveredNanos <= STALE_DELIVERY.toNanos();
+		return !offered.jobs.isEmpty() && !offered.refused
+				&& System.nanoTime() - offered.deliveredNanos <= STALE_DELIVERY.toNanos();
 	}
 
 	/**
@@ -731,6 +751,9 @@ final class ReadySignals {
 
 		/** When jobs were last delivered (System.nanoTime). */
 		long deliveredNanos;
+
+		/** Whether the jobs delivered are left to their hand-back ({@link TopicSignal#refuseDelivered}). */
+		boolean refused;
 
 		Offered(Offer offer) {
 			this.offer = offer;

@@ -125,7 +125,9 @@ final class RedisConsumer implements DelayQueueConsumer {
 		ReadySignals.TopicSignal signal = this.signals.topic(topic);
 		RateLimit limit = this.rateLimits.of(topic);
 		if (limit != null) {
-			// (jobs a step reserved for an offer before the limit was set are given back)
+			// jobs a step reserved for an offer before the limit was set are given back, and
+			// this thread's waits no longer return for them meanwhile
+			signal.refuseDelivered();
 			return reserveLimited(topic, max, ttrMillis, attemptsLimit, limit, signal);
 		}
 		// jobs a timer step of this instance reserved for this thread's awaitWork offer

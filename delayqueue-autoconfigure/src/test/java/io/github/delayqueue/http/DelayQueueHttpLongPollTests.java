@@ -21,9 +21,11 @@ import io.github.delayqueue.actuate.WebApps.App;
 import io.github.delayqueue.actuate.WebApps.Response;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleResult;
 import io.github.delayqueue.http.ReserveWaiters.WaitRefusedException;
+import io.github.delayqueue.redis.RedisStats;
 import io.github.delayqueue.test.RedisTestServers;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -31,6 +33,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.JsonNode;
 
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -57,8 +60,9 @@ class DelayQueueHttpLongPollTests {
 
 	@BeforeEach
 	void startApp() {
+		// no guard re-check within a test: a job made due by one is not reserved for an offer
 		this.app = this.apps.run(RedisTestServers.shared(), NoBeans.class, "delayqueue.http.enabled=true",
-				"delayqueue.http.tokens=" + TOKEN);
+				"delayqueue.http.tokens=" + TOKEN, "delayqueue.timer.guard-interval=10m");
 		this.template = this.app.bean(DelayedJobTemplate.class);
 	}
 
@@ -97,6 +101,50 @@ class DelayQueueHttpLongPollTests {
 		// topic's thread could have found it (the figure printed above is the latency; a test
 		// does not assert performance)
 		assertThat(lateMillis).as("answered this long after the due time (ms)").allMatch((late) -> late < 500);
+	}
+
+	@Test
+	void aJobThatFallsDueWhileARequestWaitsIsReservedForItByTheTimerStep() throws Exception {
+		ReserveWaiters waiters = this.app.bean(ReserveWaiters.class);
+		CompletableFuture<Response> answered = CompletableFuture
+			.supplyAsync(() -> call("POST", "/topics/offered/reserve?wait=PT10S&max=3&ttr=PT2M", null));
+		await().atMost(Duration.ofSeconds(5)).until(() -> waiters.getWaiting() == 1);
+		long pushes = calls("rpush");
+		long takes = calls("lrange");
+		this.template.job("offered", "1").payload(1).delay(Duration.ofMillis(300)).schedule();
+		JsonNode jobs = answered.get(15, TimeUnit.SECONDS).json().get("jobs");
+		assertThat(jobs).singleElement().satisfies((job) -> {
+			assertThat(job.get("id").asString()).isEqualTo("1");
+			assertThat(job.get("attempt").asInt()).isEqualTo(1);
+			assertThat(job.get("ttr").asString()).isEqualTo("PT2M");
+		});
+		// reserved by the step that made it due, for the waiting request's reserve: never in a
+		// ready list, and no take read one
+		assertThat(calls("rpush")).isEqualTo(pushes);
+		assertThat(calls("lrange")).isEqualTo(takes);
+	}
+
+	@Test
+	void aRequestWhoseWaitRanOutLeavesNoOfferBehind() throws Exception {
+		ReserveWaiters waiters = this.app.bean(ReserveWaiters.class);
+		CompletableFuture<Response> answered = CompletableFuture
+			.supplyAsync(() -> call("POST", "/topics/gone/reserve?wait=PT0.3S", null));
+		await().atMost(Duration.ofSeconds(5)).until(() -> waiters.getWaiting() == 1);
+		assertThat(answered.get(15, TimeUnit.SECONDS).json().get("jobs")).isEmpty();
+		long givenBack = calls("lpush");
+		// due while the topic's thread may still linger (up to a second), but with no request
+		this.template.job("gone", "1").payload(1).delay(Duration.ofMillis(300)).schedule();
+		DelayQueueOperations operations = this.template.getOperations();
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> operations.find("gone", "1").orElseThrow().state() == JobState.READY);
+		// READY from the step, not reserved for the gone request and given back
+		assertThat(operations.find("gone", "1").orElseThrow().attempt()).isZero();
+		assertThat(calls("lpush")).isEqualTo(givenBack);
+	}
+
+	/** How often Redis ran a command (the waiting thread's and the timer's included). */
+	private long calls(String command) {
+		return RedisStats.commandStat(this.app.bean(RedisConnectionFactory.class), command, "calls");
 	}
 
 	@Test

@@ -148,6 +148,23 @@ class ReadySignalsTests {
 		assertThat(signals.idleOffers(10, (topic) -> false)).isEmpty();
 	}
 
+	/**
+	 * Has the consumer thread wait with an offer, delivers jobs to its offer, and returns once
+	 * its wait returned {@code true} for them.
+	 */
+	private static ReadySignals.Offering deliverToWaitingThread(ReadySignals signals, ReadySignals.TopicSignal signal,
+			ReadySignals.Offer offer, java.util.concurrent.ExecutorService consumer,
+			java.util.List<io.github.delayqueue.core.ReservedJob> delivered) throws Exception {
+		java.util.concurrent.Future<Boolean> waiter = consumer.submit(() -> signal.await(Duration.ofSeconds(10), offer));
+		ReadySignals.Offering offering = org.awaitility.Awaitility.await()
+			.atMost(Duration.ofSeconds(5))
+			.until(() -> signals.idleOffers(10, (topic) -> true), (found) -> !found.isEmpty())
+			.get(0);
+		assertThat(signals.deliver(offering, delivered)).isTrue();
+		assertThat(waiter.get(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+		return offering;
+	}
+
 	@Test
 	void jobsDeliveredToAThreadThatDoesNotReserveAreReclaimedOnceAndNotHandedOutAfter() throws Exception {
 		ReadySignals signals = new ReadySignals(1, (topic) -> new boolean[] { false });
@@ -156,14 +173,8 @@ class ReadySignalsTests {
 		// one thread waits, and later reserves: the consumer's
 		java.util.concurrent.ExecutorService consumer = java.util.concurrent.Executors.newSingleThreadExecutor();
 		try {
-			java.util.concurrent.Future<Boolean> waiter = consumer.submit(() -> signal.await(Duration.ofSeconds(10), offer));
-			ReadySignals.Offering offering = org.awaitility.Awaitility.await()
-				.atMost(Duration.ofSeconds(5))
-				.until(() -> signals.idleOffers(10, (topic) -> true), (found) -> !found.isEmpty())
-				.get(0);
 			java.util.List<io.github.delayqueue.core.ReservedJob> delivered = java.util.List.of(job("a"), job("b"));
-			assertThat(signals.deliver(offering, delivered)).isTrue();
-			assertThat(waiter.get(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+			ReadySignals.Offering offering = deliverToWaitingThread(signals, signal, offer, consumer, delivered);
 			// the thread that waited does not count as idle while its jobs wait for it
 			assertThat(signal.idle()).isZero();
 			// it never reserved: both are reclaimed, once, and its reserve then finds none
@@ -176,4 +187,29 @@ class ReadySignalsTests {
 			consumer.shutdownNow();
 		}
 	}
+
+	@Test
+	void jobsARateLimitedReserveRefusedNoLongerEndTheThreadsWaitsAndAreReclaimedAfter() throws Exception {
+		ReadySignals signals = new ReadySignals(1, (topic) -> new boolean[] { false });
+		ReadySignals.TopicSignal signal = signals.topic("t");
+		ReadySignals.Offer offer = new ReadySignals.Offer(4, 0, 0);
+		java.util.concurrent.ExecutorService consumer = java.util.concurrent.Executors.newSingleThreadExecutor();
+		try {
+			java.util.List<io.github.delayqueue.core.ReservedJob> delivered = java.util.List.of(job("a"));
+			ReadySignals.Offering offering = deliverToWaitingThread(signals, signal, offer, consumer, delivered);
+			// the topic got a rate limit: the thread's reserve refuses the jobs, and its next wait
+			// runs out instead of returning at once for them (no spin until their hand-back)
+			consumer.submit(signal::refuseDelivered).get(5, java.util.concurrent.TimeUnit.SECONDS);
+			assertThat(consumer.submit(() -> signal.await(Duration.ofMillis(200), offer))
+				.get(5, java.util.concurrent.TimeUnit.SECONDS)).isFalse();
+			assertThat(consumer.submit(() -> signal.collect(4, 0, 0)).get(5, java.util.concurrent.TimeUnit.SECONDS))
+				.isEmpty();
+			// they are still there for their hand-back
+			assertThat(signals.reclaim(offering, delivered)).containsExactlyElementsOf(delivered);
+		}
+		finally {
+			consumer.shutdownNow();
+		}
+	}
+
 }

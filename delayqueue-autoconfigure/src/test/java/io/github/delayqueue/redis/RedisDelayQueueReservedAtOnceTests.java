@@ -175,4 +175,26 @@ class RedisDelayQueueReservedAtOnceTests {
 		assertThat(queue.finish(jobs.get(0))).isTrue();
 	}
 
+	@Test
+	void jobsReservedBeforeTheirTopicGotARateLimitAreGivenBackNotTaken() throws Exception {
+		RedisDelayQueue queue = start();
+		CompletableFuture<List<ReservedJob>> waited = waitThen(queue, "limited-later", 4, () -> {
+			// the limit comes between the wait and the reserve that would collect the jobs
+			queue.limitRate("limited-later", new RateLimit(1000, Duration.ofSeconds(1)));
+			// the jobs wait for their hand-back, not for this thread (that its waits then no
+			// longer return for them is ReadySignalsTests')
+			return queue.reserve("limited-later", 4, null);
+		});
+		awaitWaiting(queue, "limited-later");
+		queue.schedule(RedisDelayQueueLifecycleTests.request("limited-later", "1", "{}", Duration.ofMillis(200)));
+		assertThat(waited.get(10, TimeUnit.SECONDS)).isEmpty();
+		// given back: READY with the attempt not counted, then taken within the limit
+		await().atMost(Duration.ofSeconds(5))
+			.untilAsserted(() -> assertThat(queue.find("limited-later", "1").orElseThrow().state()).isEqualTo(JobState.READY));
+		assertThat(queue.find("limited-later", "1").orElseThrow().attempt()).isZero();
+		List<ReservedJob> jobs = queue.reserve("limited-later", 4, null);
+		assertThat(jobs).singleElement().extracting(ReservedJob::attempt).isEqualTo(1);
+		assertThat(queue.finish(jobs.get(0))).isTrue();
+	}
+
 }

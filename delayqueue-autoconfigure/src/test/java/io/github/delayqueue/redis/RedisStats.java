@@ -10,7 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * What a test server says of itself: its version and its command counts.
  */
-final class RedisStats {
+public final class RedisStats {
 
 	private RedisStats() {
 	}
@@ -20,7 +20,7 @@ final class RedisStats {
 	 * {@code rejected_calls}, ...).
 	 * @return its value, 0 when the command has no line yet
 	 */
-	static long commandStat(RedisConnectionFactory factory, String command, String field) {
+	public static long commandStat(RedisConnectionFactory factory, String command, String field) {
 		try (RedisConnection connection = factory.getConnection()) {
 			Properties stats = connection.serverCommands().info("commandstats");
 			assertThat(stats).isNotNull();
@@ -38,7 +38,7 @@ final class RedisStats {
 	}
 
 	/** The server's major version (6 for the embedded binary, 7 for Debian's redis-server). */
-	static int majorVersion(RedisConnectionFactory factory) {
+	public static int majorVersion(RedisConnectionFactory factory) {
 		try (RedisConnection connection = factory.getConnection()) {
 			Properties server = connection.serverCommands().info("server");
 			assertThat(server).isNotNull();
