@@ -1,5 +1,6 @@
 package io.github.delayqueue.benchmarks;
 
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -64,6 +65,23 @@ final class BenchRedis implements AutoCloseable {
 
 	int port() {
 		return this.port;
+	}
+
+	/**
+	 * The properties every Spring Boot context of the harness starts with: this server, no
+	 * banner, no JMX, warnings only (and no warning that the server runs without persistence,
+	 * as it does on purpose).
+	 * @return a new map, for the caller to add to
+	 */
+	Map<String, Object> contextProperties() {
+		Map<String, Object> properties = new HashMap<>();
+		properties.put("spring.main.banner-mode", "off");
+		properties.put("spring.jmx.enabled", "false");
+		properties.put("spring.data.redis.host", this.host);
+		properties.put("spring.data.redis.port", this.port);
+		properties.put("logging.level.root", "WARN");
+		properties.put("logging.level.io.github.delayqueue.redis.RedisServerCheck", "ERROR");
+		return properties;
 	}
 
 	RedisCommands<String, String> commands() {

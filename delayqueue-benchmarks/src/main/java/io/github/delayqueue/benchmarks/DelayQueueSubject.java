@@ -3,7 +3,6 @@ package io.github.delayqueue.benchmarks;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -101,14 +100,7 @@ final class DelayQueueSubject implements Subject {
 	}
 
 	private static ConfigurableApplicationContext start(BenchRedis redis, Layout layout, RecorderHolder recorder) {
-		Map<String, Object> properties = new HashMap<>();
-		properties.put("spring.main.banner-mode", "off");
-		properties.put("spring.jmx.enabled", "false");
-		properties.put("spring.data.redis.host", redis.host());
-		properties.put("spring.data.redis.port", redis.port());
-		properties.put("logging.level.root", "WARN");
-		// the benchmark's Redis runs without persistence on purpose
-		properties.put("logging.level.io.github.delayqueue.redis.RedisServerCheck", "ERROR");
+		Map<String, Object> properties = redis.contextProperties();
 		properties.put("bench.concurrency", layout.concurrency());
 		properties.put("management.otlp.metrics.export.enabled", false);
 		if (TRACING) {

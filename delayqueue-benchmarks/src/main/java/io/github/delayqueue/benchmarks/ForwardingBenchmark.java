@@ -116,14 +116,8 @@ public final class ForwardingBenchmark {
 
 	private static ConfigurableApplicationContext start(BenchRedis redis, EmbeddedKafkaKraftBroker kafka,
 			String kafkaTopic) {
-		Map<String, Object> properties = new HashMap<>();
-		properties.put("spring.main.banner-mode", "off");
-		properties.put("spring.jmx.enabled", "false");
-		properties.put("spring.data.redis.host", redis.host());
-		properties.put("spring.data.redis.port", redis.port());
+		Map<String, Object> properties = redis.contextProperties();
 		properties.put("spring.kafka.bootstrap-servers", kafka.getBrokersAsString());
-		properties.put("logging.level.root", "WARN");
-		properties.put("logging.level.io.github.delayqueue.redis.RedisServerCheck", "ERROR");
 		properties.put("delayqueue.forward." + TOPIC + ".kafka.topic", kafkaTopic);
 		properties.put("delayqueue.forward." + TOPIC + ".concurrency", CONCURRENCY);
 		return new SpringApplicationBuilder(ForwardingApplication.class).web(WebApplicationType.NONE)
