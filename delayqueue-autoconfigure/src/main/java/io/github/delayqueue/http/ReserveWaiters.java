@@ -42,9 +42,9 @@ import org.springframework.util.Assert;
  * waiter that is gone by then (timed out, client disconnected) are released: READY again at
  * once, the attempt not counted; jobs a timer step reserved for the offer of a waiter that
  * is gone go to the next waiter whose reserve asks with the same {@code ttr}, or are given
- * back the same way about 50 ms later. The thread waits with a waiter's
- * offer no longer than that waiter's wait (one whose client went away sooner keeps its offer
- * up to a second, as nothing wakes the thread).
+ * back the same way about 50 ms later. The thread waits with a waiter's offer no longer than
+ * that waiter's wait (one whose client went away sooner keeps its offer up to a second, as
+ * nothing wakes the thread).
  *
  * <p>
  * The state kept per topic is bounded, as clients choose the topic names: a topic's entry
@@ -594,8 +594,8 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 				// timer step of this instance that makes a job of the topic due meanwhile
 				// reserves it for the reserve above, run again next (jobs it does not collect,
 				// the waiter gone, are given back)
-				ReserveWaiters.this.operations.awaitWork(this.topic, Duration.ofNanos(Math.min(left, IDLE_CHECK.toNanos())),
-						waiter.max, waiter.ttr, null);
+				Duration waitFor = Duration.ofNanos(Math.min(left, IDLE_CHECK.toNanos()));
+				ReserveWaiters.this.operations.awaitWork(this.topic, waitFor, waiter.max, waiter.ttr, null);
 				return;
 			}
 			this.queue.remove(waiter);
