@@ -266,15 +266,9 @@ class DelayQueueHttpLongPollTests {
 				producers.add(pool.submit(() -> {
 					int created = 0;
 					for (int i = producer; i < jobs; i += 4) {
-						String job = "{\"topic\":\"bulk\",\"id\":\"b-" + i + "\",\"delay\":"
-								+ ThreadLocalRandom.current().nextInt(2_000) + ",\"body\":{\"n\":" + i + "}}";
-						Response added = call("POST", "/jobs", job);
-						// as a client does when Redis stalled past its timeout (503, "retry later"):
-						// the same job again, which the queue keeps if the first call created it
-						for (int retry = 0; retry < 3 && added.status() == 503; retry++) {
-							added = call("POST", "/jobs", job);
-						}
-						created += (added.status() == 201 || added.status() == 200) ? 1 : 0;
+						Response added = call("POST", "/jobs", "{\"topic\":\"bulk\",\"id\":\"b-" + i + "\",\"delay\":"
+								+ ThreadLocalRandom.current().nextInt(2_000) + ",\"body\":{\"n\":" + i + "}}");
+						created += (added.status() == 201) ? 1 : 0;
 					}
 					return created;
 				}));

@@ -274,7 +274,8 @@ final class FloorSubject implements Subject {
 		}
 	}
 
-	private static String script(String name) {
+	/** A script of the floor designs, from this package's resources. */
+	static String script(String name) {
 		try (InputStream in = FloorSubject.class.getResourceAsStream(name)) {
 			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
 		}

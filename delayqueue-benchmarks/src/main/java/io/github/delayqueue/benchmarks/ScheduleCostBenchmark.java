@@ -4,24 +4,28 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.zip.CRC32;
 
 import io.github.delayqueue.autoconfigure.DelayQueueAutoConfiguration;
+import io.github.delayqueue.autoconfigure.DelayQueueProperties;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.OnDuplicate;
 import io.github.delayqueue.core.ScheduleRequest;
+import io.github.delayqueue.redis.RedisDelayQueue;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.NestedMultiOutput;
 import io.lettuce.core.protocol.CommandArgs;
@@ -35,20 +39,32 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnection;
 
 /**
- * What one schedule call costs, guarantee by guarantee: the floor design's schedule script
- * ({@code HSET} + {@code ZADD}), then the same script with each command or piece of work that
- * delayqueue's schedule adds for one of its guarantees, then delayqueue's own schedule
- * function sent through Lettuce without delayqueue's Java, then
- * {@code DelayQueueOperations.schedule} and {@code DelayedJobTemplate.schedule} of a Spring
- * Boot context (the starter's auto-configuration, no listeners). One thread, one call at a
- * time, each job due in an hour (no timer step runs), the 200-byte order payload. The rows
- * run in turn, {@code bench.cost.calls} calls each ({@code 5,000}), {@code bench.cost.rounds}
- * times ({@code 7}) after {@code bench.cost.warmup} calls of each ({@code 30,000}); the table
- * gives medians of the rounds: Redis's time per call ({@code INFO commandstats}, the call with
- * the commands it ran) and the caller's, and the rate it allows. It shows where the time of the
- * one-call-at-a-time enqueue of scenario A goes, in a JVM that has compiled the path.
+ * What one schedule call costs with nothing else running, part by part. It starts at the
+ * floor design's schedule script ({@code floor-schedule.lua}: {@code HSET} + {@code ZADD}),
+ * then the same two commands with the arguments of the rows below, then that script with
+ * each command or piece of work that delayqueue's schedule adds for one of its guarantees in
+ * turn (a ladder), then two variants of the ladder's last script (the TTR and the delay
+ * given in base 36 by the caller; also a reply of one value), then the ladder's last script
+ * as a Redis function. The rows after that are delayqueue's own schedule function sent
+ * through Lettuce without delayqueue's Java, the same call through Spring Data Redis's
+ * {@code RedisConnection.execute}, {@code DelayQueueOperations.schedule} with functions and
+ * with {@code EVALSHA} ({@code delayqueue.redis.functions=false}), and
+ * {@code DelayedJobTemplate.schedule}. The last three run in Spring Boot contexts of the
+ * starter's auto-configuration, with no timer and no listener.
+ * <p>
+ * One thread, one call at a time, each job due in an hour, the harness's order payload.
+ * The rows run {@code bench.cost.calls} calls each ({@code 5,000}), {@code bench.cost.rounds}
+ * times ({@code 7}), in an order that turns by one row each round, after
+ * {@code bench.cost.warmup} calls of each ({@code 30,000}). The table gives medians of the
+ * rounds: Redis's time per call ({@code INFO commandstats}: the call with the commands it ran;
+ * each round checks that Redis counted exactly the row's calls) and the caller's, the rate
+ * that allows, and its ratio to the floor design's. Written to
+ * {@code schedule-cost-results.md} beside {@code bench.out}.
  *
  * <pre class="code">
  * ./mvnw -Pbench -pl delayqueue-benchmarks -am -DskipTests verify \
@@ -59,7 +75,10 @@ public final class ScheduleCostBenchmark {
 
 	private static final String TOPIC = "cost";
 
-	/** The helpers of the header row: delayqueue's base-36 encoding of numbers. */
+	/**
+	 * The header row's base-36 encoding of numbers: lib.lua's {@code to36} without its branch
+	 * for negative numbers, which a job due in an hour does not take.
+	 */
 	private static final String TO36 = "local B36 = { [0] = '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', "
 			+ "'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm', 'n', 'o', 'p', 'q', 'r', 's', 't', 'u', 'v', 'w', "
 			+ "'x', 'y', 'z' }\n" + "local function to36(x)\n" + "  local s = ''\n" + "  repeat\n"
@@ -71,9 +90,10 @@ public final class ScheduleCostBenchmark {
 			+ "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
 			+ "local due = now + tonumber(ARGV[2])\n";
 
-	/** Reads the delay queue's head before the job is added, and announces a new head. */
+	/** Reads the delay queue's head before the job is added. */
 	private static final String HEAD = "local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')\n";
 
+	/** Tells the timers of a new head. */
 	private static final String ANNOUNCE = "if head[2] == nil or due < tonumber(head[2]) then\n"
 			+ "  redis.call('PUBLISH', KEYS[4], due)\nend\n";
 
@@ -81,10 +101,19 @@ public final class ScheduleCostBenchmark {
 
 	private static final String COUNT = "redis.call('HINCRBY', KEYS[3], 'D:' .. ARGV[6], 1)\n";
 
+	/** The ladder's keys: the delay queue, the records, the counts, the channel. */
+	private static final String[] LADDER_KEYS = { "cost:due", "cost:records", "cost:stats", "cost:events" };
+
 	private ScheduleCostBenchmark() {
 	}
 
-	/** A row: what it is, and one call of it. */
+	/**
+	 * A row of the table.
+	 * @param label what the row runs
+	 * @param command the command whose {@code INFO commandstats} line is the row's Redis time
+	 * ({@code evalsha} or {@code fcall})
+	 * @param call one call of the row
+	 */
 	private record Row(String label, String command, Runnable call) {
 	}
 
@@ -95,18 +124,18 @@ public final class ScheduleCostBenchmark {
 
 	}
 
-	/** The scripts of the ladder, each adding one thing to the one above it. */
+	/** The ladder's scripts, each adding one thing to the one above it. */
 	private static Map<String, String> ladder() {
 		Map<String, String> scripts = new LinkedHashMap<>();
-		scripts.put("floor design: `HSET` the record, `ZADD` the due time", "local record = ARGV[3]\n"
-				+ "redis.call('HSET', KEYS[2], ARGV[1], record)\n" + "redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1])\n"
-				+ "return 1\n");
+		scripts.put("the same two commands with the ladder's arguments (4 keys, 7 arguments)",
+				"local record = ARGV[3]\n" + "redis.call('HSET', KEYS[2], ARGV[1], record)\n"
+						+ "redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1])\n" + "return 1\n");
 		scripts.put("+ `TIME`: the due time by Redis's clock", NOW + "local record = ARGV[3]\n"
 				+ "redis.call('HSET', KEYS[2], ARGV[1], record)\n" + "redis.call('ZADD', KEYS[1], due, ARGV[1])\n"
 				+ "return 1\n");
 		scripts.put("+ `HSETNX` instead of `HSET`: a duplicate is kept, not overwritten",
 				NOW + "local record = ARGV[3]\n" + KEEP + "redis.call('ZADD', KEYS[1], due, ARGV[1])\n" + "return 1\n");
-		scripts.put("+ the head read: the timers sleep until the next due time, told of a new head",
+		scripts.put("+ the head read: the timers sleep until the next due time and are told of a new head",
 				NOW + HEAD + "local record = ARGV[3]\n" + KEEP + "redis.call('ZADD', KEYS[1], due, ARGV[1])\n" + ANNOUNCE
 						+ "return 1\n");
 		scripts.put("+ `HINCRBY`: per-topic counts of each state",
@@ -123,52 +152,70 @@ public final class ScheduleCostBenchmark {
 		int calls = Integer.getInteger("bench.cost.calls", 5_000);
 		int rounds = Integer.getInteger("bench.cost.rounds", 7);
 		int warmup = Integer.getInteger("bench.cost.warmup", 30_000);
-		String body = JsonMapper.builder().build().writeValueAsString(BenchPayload.of(0, 0));
+		JsonMapper mapper = JsonMapper.builder().build();
+		long due = System.currentTimeMillis() + Duration.ofHours(1).toMillis();
+		String body = mapper.writeValueAsString(BenchPayload.of(1, due));
 		byte[] payload = body.getBytes(StandardCharsets.UTF_8);
 		String delay = Long.toString(Duration.ofHours(1).toMillis());
 		try (BenchRedis redis = new BenchRedis()) {
 			RedisClient client = RedisClient.create(RedisURI.create(redis.host(), redis.port()));
-			ConfigurableApplicationContext context = start(redis);
+			ConfigurableApplicationContext functions = start(redis, "delayqueue", true);
+			ConfigurableApplicationContext evalsha = start(redis, "cost-evalsha", false);
 			try {
 				RedisCommands<String, String> lettuce = client.connect().sync();
 				RedisCommands<String, String> admin = redis.commands();
-				DelayQueueOperations operations = context.getBean(DelayQueueOperations.class);
-				DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
 				long[] sequence = { 0 };
 				List<Row> rows = new ArrayList<>();
+				String floorSha = lettuce.scriptLoad(FloorSubject.script("floor-schedule.lua"));
+				rows.add(new Row("floor design: `floor-schedule.lua` (`HSET` the record, `ZADD` the due time)", "evalsha",
+						() -> lettuce.evalsha(floorSha, ScriptOutputType.INTEGER, new String[] { "floor:due", "floor:records" },
+								TOPIC + ":l" + (sequence[0]++), Long.toString(due), body)));
+				String last = null;
 				for (Map.Entry<String, String> step : ladder().entrySet()) {
 					String sha = lettuce.scriptLoad(step.getValue());
-					String[] keys = { "cost:due", "cost:records", "cost:stats", "cost:events" };
-					rows.add(new Row(step.getKey(), "evalsha",
-							() -> lettuce.evalsha(sha, ScriptOutputType.MULTI, keys, "l" + (sequence[0]++), delay, body,
-									Long.toString(System.currentTimeMillis() + 3_600_000L), "5", TOPIC, "60000")));
+					rows.add(new Row(step.getKey(), "evalsha", () -> lettuce.evalsha(sha, ScriptOutputType.MULTI,
+							LADDER_KEYS, ladderArguments(TOPIC + ":l" + (sequence[0]++), delay, body, due))));
+					last = step.getValue();
 				}
+				// two variants of the header row, not steps of the ladder: what the header would cost
+				// with less of it worked out in Lua
+				for (Map.Entry<String, String> variant : headerVariants().entrySet()) {
+					String sha = lettuce.scriptLoad(variant.getValue());
+					rows.add(new Row(variant.getKey(), "evalsha", () -> lettuce.evalsha(sha, ScriptOutputType.MULTI,
+							LADDER_KEYS, variantArguments(TOPIC + ":l" + (sequence[0]++), delay, body, due))));
+				}
+				lettuce.functionLoad("#!lua name=schedulecost\nredis.register_function('schedulecost_ladder', "
+						+ "function(KEYS, ARGV)\n" + last + "end)\n", true);
+				rows.add(new Row("the ladder's last script as a function (`FUNCTION LOAD`, `FCALL`)", "fcall",
+						() -> lettuce.fcall("schedulecost_ladder", ScriptOutputType.MULTI, LADDER_KEYS,
+								ladderArguments(TOPIC + ":l" + (sequence[0]++), delay, body, due))));
+				RedisDelayQueue queue = functions.getBean(RedisDelayQueue.class);
+				DelayQueueOperations operations = functions.getBean(DelayQueueOperations.class);
 				// one schedule, so that the library is loaded and its schedule function can be named
 				operations.schedule(request("first", payload));
 				String function = scheduleFunction(admin)
 					.orElseThrow(() -> new IllegalStateException("no delayqueue function library in Redis "
 							+ "(functions need Redis 7; run this on Redis 7 or later)"));
-				String namespace = "delayqueue";
-				rows.add(new Row("delayqueue's schedule function, sent through Lettuce (no delayqueue Java)", "fcall",
+				String namespace = functions.getBean(DelayQueueProperties.class).getNamespace();
+				FcallArguments fcall = new FcallArguments(function, namespace, queue.getBuckets(), body, delay);
+				rows.add(new Row("delayqueue's schedule function, through Lettuce (no delayqueue Java)", "fcall",
 						() -> lettuce.dispatch(CommandType.FCALL, new NestedMultiOutput<>(StringCodec.UTF8),
-								new CommandArgs<>(StringCodec.UTF8).add(function)
-									.add(2)
-									.addKey("{" + namespace + ":0}:jobs")
-									.addKey("{" + namespace + ":0}:guard")
-									.add(namespace + ":events")
-									.add("0")
-									.add(TOPIC + ":f" + (sequence[0]++))
-									.add(TOPIC)
-									.add(body)
-									.add("d")
-									.add(delay)
-									.add("60000")
-									.add("5")
-									.add("0"))));
-				rows.add(new Row("`DelayQueueOperations.schedule` (the request's bytes given)", "fcall",
+								fcall.forLettuce(TOPIC + ":f" + (sequence[0]++)))));
+				RedisConnectionFactory factory = functions.getBean(RedisConnectionFactory.class);
+				rows.add(new Row("the same `FCALL` through Spring Data Redis (`RedisConnection.execute`)", "fcall", () -> {
+					try (RedisConnection connection = factory.getConnection()) {
+						((LettuceConnection) connection).execute("FCALL", new NestedMultiOutput<>(ByteArrayCodec.INSTANCE),
+								fcall.forSpring(TOPIC + ":s" + (sequence[0]++)));
+					}
+				}));
+				rows.add(new Row("`DelayQueueOperations.schedule`", "fcall",
 						() -> operations.schedule(request("o" + (sequence[0]++), payload))));
+				DelayQueueOperations withEvalsha = evalsha.getBean(DelayQueueOperations.class);
+				rows.add(new Row("`DelayQueueOperations.schedule`, `delayqueue.redis.functions=false` (`EVALSHA`)",
+						"evalsha", () -> withEvalsha.schedule(request("e" + (sequence[0]++), payload))));
+				DelayedJobTemplate template = functions.getBean(DelayedJobTemplate.class);
 				rows.add(new Row("`DelayedJobTemplate.schedule` (the payload an object, written by Jackson)", "fcall",
-						() -> template.schedule(TOPIC, "t" + (sequence[0]++), BenchPayload.of((int) sequence[0], 0),
+						() -> template.schedule(TOPIC, "t" + (sequence[0]++), BenchPayload.of(1, due),
 								Duration.ofHours(1))));
 				for (Row row : rows) {
 					for (int i = 0; i < warmup; i++) {
@@ -178,7 +225,8 @@ public final class ScheduleCostBenchmark {
 				Map<Row, List<Double>> caller = new LinkedHashMap<>();
 				Map<Row, List<Double>> server = new LinkedHashMap<>();
 				for (int round = 0; round < rounds; round++) {
-					for (Row row : rows) {
+					for (int r = 0; r < rows.size(); r++) {
+						Row row = rows.get((r + round) % rows.size());
 						admin.configResetstat();
 						long start = System.nanoTime();
 						for (int i = 0; i < calls; i++) {
@@ -187,61 +235,153 @@ public final class ScheduleCostBenchmark {
 						caller.computeIfAbsent(row, (key) -> new ArrayList<>())
 							.add((System.nanoTime() - start) / 1_000.0 / calls);
 						server.computeIfAbsent(row, (key) -> new ArrayList<>())
-							.add(usecPerCall(admin.info("commandstats"), row.command()));
+							.add(usecPerCall(admin.info("commandstats"), row, calls));
 					}
 				}
-				print(rows, caller, server, calls, rounds, warmup);
+				String version = admin.info("server")
+					.lines()
+					.filter((line) -> line.startsWith("redis_version:"))
+					.findFirst()
+					.orElse("redis_version:?");
+				print(rows, caller, server, calls, rounds, warmup, payload.length, version.substring(14).strip());
 			}
 			finally {
-				context.close();
+				evalsha.close();
+				functions.close();
 				client.shutdown();
 			}
 		}
+	}
+
+	/**
+	 * The header row with the TTR and the delay in base 36 from the caller (ARGV[8], ARGV[9]),
+	 * so that Lua encodes only the creation time; then also with a reply of one value.
+	 */
+	private static Map<String, String> headerVariants() {
+		String record = "local record = 'D,' .. ARGV[5] .. ',' .. ARGV[8] .. ',' .. to36(now) .. ',' .. ARGV[9] .. "
+				+ "',\\n' .. ARGV[3]\n";
+		String writes = KEEP + COUNT + "redis.call('ZADD', KEYS[1], due, ARGV[1])\n" + ANNOUNCE;
+		Map<String, String> scripts = new LinkedHashMap<>();
+		scripts.put("the header row, with the TTR and the delay given in base 36 by the caller (a variant)",
+				TO36 + NOW + HEAD + record + writes + "return { now, 0, 1, 'D', due }\n");
+		scripts.put("the same, with a reply of one value (a variant)", TO36 + NOW + HEAD + record + writes + "return due\n");
+		return scripts;
+	}
+
+	/** The ladder's arguments, then the TTR and the delay in base 36 (the header variants'). */
+	private static String[] variantArguments(String id, String delay, String body, long due) {
+		String[] ladder = ladderArguments(id, delay, body, due);
+		String[] all = Arrays.copyOf(ladder, ladder.length + 2);
+		all[ladder.length] = Long.toString(60_000, 36);
+		all[ladder.length + 1] = Long.toString(Long.parseLong(delay), 36);
+		return all;
+	}
+
+	/** The ladder's arguments: id, delay, payload, due time, attempts, topic, TTR. */
+	private static String[] ladderArguments(String id, String delay, String body, long due) {
+		return new String[] { id, delay, body, Long.toString(due), "5", TOPIC, "60000" };
+	}
+
+	/**
+	 * What delayqueue's Java sends for a schedule of one job with the default TTR (60 s) and
+	 * attempts (5): its bucket's two keys, then the channel, the bucket, and the job's eight
+	 * values.
+	 */
+	private record FcallArguments(String function, String namespace, int buckets, String body, String delay) {
+
+		private List<String> values(String jobKey) {
+			CRC32 crc = new CRC32();
+			crc.update(jobKey.getBytes(StandardCharsets.UTF_8));
+			long bucket = crc.getValue() % this.buckets;
+			String tag = "{" + this.namespace + ":" + bucket + "}";
+			return List.of(this.function, "2", tag + ":jobs", tag + ":guard", this.namespace + ":events",
+					Long.toString(bucket), jobKey, TOPIC, this.body, "d", this.delay, "60000", "5", "0");
+		}
+
+		CommandArgs<String, String> forLettuce(String jobKey) {
+			CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8);
+			List<String> values = values(jobKey);
+			for (int i = 0; i < values.size(); i++) {
+				if (i == 2 || i == 3) {
+					args.addKey(values.get(i));
+				}
+				else {
+					args.add(values.get(i));
+				}
+			}
+			return args;
+		}
+
+		byte[][] forSpring(String jobKey) {
+			return values(jobKey).stream().map((value) -> value.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
+		}
+
 	}
 
 	private static ScheduleRequest request(String id, byte[] payload) {
 		return new ScheduleRequest(TOPIC, id, payload, Duration.ofHours(1), null, null, null, OnDuplicate.KEEP);
 	}
 
-	private static ConfigurableApplicationContext start(BenchRedis redis) {
+	private static ConfigurableApplicationContext start(BenchRedis redis, String namespace, boolean functions) {
+		Map<String, Object> properties = redis.contextProperties();
+		properties.put("delayqueue.namespace", namespace);
+		properties.put("delayqueue.redis.functions", functions);
+		// no timer step, guard re-check or coordination runs beside the calls measured
+		properties.put("delayqueue.timer.enabled", false);
 		return new SpringApplicationBuilder(CostApplication.class).web(WebApplicationType.NONE)
-			.properties(redis.contextProperties())
+			.properties(properties)
 			.run();
 	}
 
 	/** The name of the schedule function of delayqueue's library in Redis. */
 	private static Optional<String> scheduleFunction(RedisCommands<String, String> admin) {
-		for (Object library : admin.functionList()) {
-			String text = library.toString();
-			int end = text.indexOf("_schedule");
-			int start = text.lastIndexOf("delayqueue_", end);
-			if (end > 0 && start >= 0) {
-				return Optional.of(text.substring(start, end + "_schedule".length()));
+		for (Map<String, Object> library : admin.functionList()) {
+			if (!String.valueOf(library.get("library_name")).startsWith("delayqueue_")) {
+				continue;
+			}
+			if (library.get("functions") instanceof List<?> functions) {
+				for (Object function : functions) {
+					if (function instanceof Map<?, ?> described && described.get("name") instanceof String name
+							&& name.endsWith("_schedule")) {
+						return Optional.of(name);
+					}
+				}
 			}
 		}
 		return Optional.empty();
 	}
 
-	private static double usecPerCall(String commandstats, String command) {
-		return commandstats.lines()
-			.filter((line) -> line.startsWith("cmdstat_" + command + ":"))
+	/**
+	 * A row's Redis time per call in {@code INFO commandstats}, after checking that Redis ran
+	 * the row's command exactly {@code calls} times since the reset (not another command
+	 * beside it, nor {@code EVALSHA} in place of {@code FCALL}).
+	 */
+	private static double usecPerCall(String commandstats, Row row, int calls) {
+		String line = commandstats.lines()
+			.filter((candidate) -> candidate.startsWith("cmdstat_" + row.command() + ":"))
 			.findFirst()
-			.map((line) -> Double.parseDouble(line.replaceAll(".*usec_per_call=([0-9.]+).*", "$1")))
-			.orElseThrow(() -> new IllegalStateException("Redis ran no " + command));
+			.orElseThrow(() -> new IllegalStateException("Redis ran no " + row.command() + " for " + row.label()));
+		long counted = Long.parseLong(line.replaceAll(".*[:,]calls=([0-9]+).*", "$1"));
+		if (counted != calls) {
+			throw new IllegalStateException("Redis counted " + counted + " " + row.command() + " calls for " + calls
+					+ " calls of " + row.label() + ": " + line);
+		}
+		return Double.parseDouble(line.replaceAll(".*usec_per_call=([0-9.]+).*", "$1"));
 	}
 
 	private static double median(List<Double> values) {
 		List<Double> sorted = new ArrayList<>(values);
 		Collections.sort(sorted);
-		return sorted.get(sorted.size() / 2);
+		int middle = sorted.size() / 2;
+		return (sorted.size() % 2 == 1) ? sorted.get(middle) : (sorted.get(middle - 1) + sorted.get(middle)) / 2;
 	}
 
 	private static void print(List<Row> rows, Map<Row, List<Double>> caller, Map<Row, List<Double>> server, int calls,
-			int rounds, int warmup) throws IOException {
+			int rounds, int warmup, int payloadBytes, String redisVersion) throws IOException {
 		StringBuilder table = new StringBuilder(String.format(
-				"### The cost of one schedule call, guarantee by guarantee (one thread, one call at a time; "
+				"### One schedule call, part by part (one thread, one call at a time, a %d-byte payload, Redis %s; "
 						+ "medians of %d rounds of %,d calls per row, after %,d calls of each)%n%n",
-				rounds, calls, warmup));
+				payloadBytes, redisVersion, rounds, calls, warmup));
 		table.append("| schedule | Redis µs per call | caller µs per call | calls/s | ÷ floor design |\n");
 		table.append("|---|---:|---:|---:|---:|\n");
 		double floor = median(caller.get(rows.get(0)));
@@ -252,11 +392,12 @@ public final class ScheduleCostBenchmark {
 		}
 		System.out.println();
 		System.out.println(table);
-		Path out = Path.of(System.getProperty("bench.out", "benchmark-results.md"));
-		if (out.getParent() != null) {
-			Files.createDirectories(out.getParent());
+		Path results = Path.of(System.getProperty("bench.out", "benchmark-results.md"))
+			.resolveSibling("schedule-cost-results.md");
+		if (results.getParent() != null) {
+			Files.createDirectories(results.getParent());
 		}
-		Files.writeString(out, table, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING);
+		Files.writeString(results, table);
 	}
 
 }
