@@ -164,6 +164,11 @@ public final class ScheduleCostBenchmark {
 			try {
 				RedisCommands<String, String> lettuce = client.connect().sync();
 				RedisCommands<String, String> admin = redis.commands();
+				String version = redisVersion(admin);
+				if (Integer.parseInt(version.substring(0, version.indexOf('.'))) < 7) {
+					throw new IllegalStateException("ScheduleCostBenchmark needs Redis 7 or later (its rows run "
+							+ "functions), the redis-server on the PATH is " + version);
+				}
 				long[] sequence = { 0 };
 				List<Row> rows = new ArrayList<>();
 				String floorSha = lettuce.scriptLoad(FloorSubject.script("floor-schedule.lua"));
@@ -238,12 +243,7 @@ public final class ScheduleCostBenchmark {
 							.add(usecPerCall(admin.info("commandstats"), row, calls));
 					}
 				}
-				String version = admin.info("server")
-					.lines()
-					.filter((line) -> line.startsWith("redis_version:"))
-					.findFirst()
-					.orElse("redis_version:?");
-				print(rows, caller, server, calls, rounds, warmup, payload.length, version.substring(14).strip());
+				print(rows, caller, server, calls, rounds, warmup, payload.length, version);
 			}
 			finally {
 				evalsha.close();
@@ -266,6 +266,16 @@ public final class ScheduleCostBenchmark {
 				TO36 + NOW + HEAD + record + writes + "return { now, 0, 1, 'D', due }\n");
 		scripts.put("the same, with a reply of one value (a variant)", TO36 + NOW + HEAD + record + writes + "return due\n");
 		return scripts;
+	}
+
+	/** The server's version, as {@code INFO server} gives it ({@code 7.0.15}). */
+	private static String redisVersion(RedisCommands<String, String> admin) {
+		return admin.info("server")
+			.lines()
+			.filter((line) -> line.startsWith("redis_version:"))
+			.findFirst()
+			.map((line) -> line.substring("redis_version:".length()).strip())
+			.orElseThrow(() -> new IllegalStateException("INFO server names no redis_version"));
 	}
 
 	/** The ladder's arguments, then the TTR and the delay in base 36 (the header variants'). */
