@@ -164,7 +164,7 @@ public final class ScheduleCostBenchmark {
 			try {
 				RedisCommands<String, String> lettuce = client.connect().sync();
 				RedisCommands<String, String> admin = redis.commands();
-				String version = redisVersion(admin);
+				String version = redis.version();
 				if (Integer.parseInt(version.substring(0, version.indexOf('.'))) < 7) {
 					throw new IllegalStateException("ScheduleCostBenchmark needs Redis 7 or later (its rows run "
 							+ "functions), the redis-server on the PATH is " + version);
@@ -240,7 +240,7 @@ public final class ScheduleCostBenchmark {
 						caller.computeIfAbsent(row, (key) -> new ArrayList<>())
 							.add((System.nanoTime() - start) / 1_000.0 / calls);
 						server.computeIfAbsent(row, (key) -> new ArrayList<>())
-							.add(usecPerCall(admin.info("commandstats"), row, calls));
+							.add(usecPerCall(redis.info("commandstats"), row, calls));
 					}
 				}
 				print(rows, caller, server, calls, rounds, warmup, payload.length, version);
@@ -266,16 +266,6 @@ public final class ScheduleCostBenchmark {
 				TO36 + NOW + HEAD + record + writes + "return { now, 0, 1, 'D', due }\n");
 		scripts.put("the same, with a reply of one value (a variant)", TO36 + NOW + HEAD + record + writes + "return due\n");
 		return scripts;
-	}
-
-	/** The server's version, as {@code INFO server} gives it ({@code 7.0.15}). */
-	private static String redisVersion(RedisCommands<String, String> admin) {
-		return admin.info("server")
-			.lines()
-			.filter((line) -> line.startsWith("redis_version:"))
-			.findFirst()
-			.map((line) -> line.substring("redis_version:".length()).strip())
-			.orElseThrow(() -> new IllegalStateException("INFO server names no redis_version"));
 	}
 
 	/** The ladder's arguments, then the TTR and the delay in base 36 (the header variants'). */
@@ -366,12 +356,12 @@ public final class ScheduleCostBenchmark {
 	 * the row's command exactly {@code calls} times since the reset (not another command
 	 * beside it, nor {@code EVALSHA} in place of {@code FCALL}).
 	 */
-	private static double usecPerCall(String commandstats, Row row, int calls) {
-		String line = commandstats.lines()
-			.filter((candidate) -> candidate.startsWith("cmdstat_" + row.command() + ":"))
-			.findFirst()
-			.orElseThrow(() -> new IllegalStateException("Redis ran no " + row.command() + " for " + row.label()));
-		long counted = Long.parseLong(line.replaceAll(".*[:,]calls=([0-9]+).*", "$1"));
+	private static double usecPerCall(Map<String, String> commandstats, Row row, int calls) {
+		String line = commandstats.get("cmdstat_" + row.command());
+		if (line == null) {
+			throw new IllegalStateException("Redis ran no " + row.command() + " for " + row.label());
+		}
+		long counted = Long.parseLong(line.replaceAll("^calls=([0-9]+),.*$", "$1"));
 		if (counted != calls) {
 			throw new IllegalStateException("Redis counted " + counted + " " + row.command() + " calls for " + calls
 					+ " calls of " + row.label() + ": " + line);
