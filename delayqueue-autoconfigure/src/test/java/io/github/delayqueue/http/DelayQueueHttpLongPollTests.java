@@ -26,6 +26,7 @@ import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleResult;
 import io.github.delayqueue.http.ReserveWaiters.WaitRefusedException;
 import io.github.delayqueue.redis.RedisStats;
+import io.github.delayqueue.test.QueueInvariant;
 import io.github.delayqueue.test.RedisTestServers;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -122,6 +123,7 @@ class DelayQueueHttpLongPollTests {
 		// ready list, and no take read one
 		assertThat(calls("rpush")).isEqualTo(pushes);
 		assertThat(calls("lrange")).isEqualTo(takes);
+		QueueInvariant.assertHolds(RedisTestServers.shared(), this.apps.namespace);
 	}
 
 	@Test
@@ -140,6 +142,7 @@ class DelayQueueHttpLongPollTests {
 		// READY from the step, not reserved for the gone request and given back
 		assertThat(operations.find("gone", "1").orElseThrow().attempt()).isZero();
 		assertThat(calls("lpush")).isEqualTo(givenBack);
+		QueueInvariant.assertHolds(RedisTestServers.shared(), this.apps.namespace);
 	}
 
 	/** How often Redis ran a command (the waiting thread's and the timer's included). */
