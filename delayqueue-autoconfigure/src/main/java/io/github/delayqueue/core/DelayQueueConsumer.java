@@ -185,7 +185,18 @@ public interface DelayQueueConsumer {
 	 * @param job the reservation
 	 * @return {@code true} when released, {@code false} when stale
 	 */
-	boolean release(ReservedJob job);
+	default boolean release(ReservedJob job) {
+		return release(List.of(job)) == 1;
+	}
+
+	/**
+	 * Gives back reservations that were never started, keeping their order: each job is READY
+	 * again at once, at the front of its topic, the first given taken first again, and the
+	 * attempts are not counted.
+	 * @param jobs the reservations
+	 * @return how many were released (the others were stale)
+	 */
+	int release(List<ReservedJob> jobs);
 
 	/**
 	 * Limits how many jobs of a topic this instance's reserves hand out ({@link RateLimit}):

@@ -611,14 +611,12 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 		}
 
 		private void giveBack(List<ReservedJob> jobs) {
-			for (ReservedJob job : jobs) {
-				try {
-					ReserveWaiters.this.operations.release(job);
-				}
-				catch (RuntimeException ex) {
-					logger.warn("Could not give back job " + job.id() + " of topic " + this.topic
-							+ " reserved for a request that is gone; it is delivered again when its TTR runs out", ex);
-				}
+			try {
+				ReserveWaiters.this.operations.release(jobs);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Could not give back " + jobs.size() + " job(s) of topic " + this.topic
+						+ " reserved for a request that is gone; they are delivered again when their TTR runs out", ex);
 			}
 		}
 

@@ -1,5 +1,6 @@
 package io.github.delayqueue.listener;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -86,19 +87,24 @@ final class BatchRunner {
 	}
 
 	/**
-	 * Gives a reserved job back unstarted: READY at once, its attempt not counted; never
-	 * throws.
-	 * @param job the job
+	 * Gives reserved jobs back unstarted, in their order: READY at once, their attempts not
+	 * counted; never throws.
+	 * @param jobs the jobs
 	 */
-	void giveBack(ReservedJob job) {
+	void giveBack(List<ReservedJob> jobs) {
+		if (jobs.isEmpty()) {
+			return;
+		}
 		try {
-			if (this.operations.release(job) && logger.isDebugEnabled()) {
-				logger.debug("Gave back unstarted job " + job.id() + " of topic " + job.topic());
+			int released = this.operations.release(jobs);
+			if (logger.isDebugEnabled()) {
+				logger.debug("Listener '" + this.settings.id() + "' gave back " + released + " unstarted job(s) of topic "
+						+ jobs.get(0).topic());
 			}
 		}
 		catch (Throwable ex) {
-			logger.warn("Listener '" + this.settings.id() + "' could not give back job " + job.id() + " of topic "
-					+ job.topic() + " (it is redelivered after its TTR): " + ex);
+			logger.warn("Listener '" + this.settings.id() + "' could not give back " + jobs.size() + " job(s) of topic "
+					+ jobs.get(0).topic() + " (they are redelivered after their TTR): " + ex);
 		}
 	}
 
@@ -113,7 +119,9 @@ final class BatchRunner {
 		try {
 			for (ReservedJob job = batch.claimNext(); job != null; job = batch.claimNext()) {
 				if (this.run.isStopping() || (chained && !this.run.isTaking())) {
-					giveBack(job);
+					List<ReservedJob> unstarted = new ArrayList<>(batch.takeUnstarted());
+					unstarted.add(0, job);
+					giveBack(unstarted);
 				}
 				else if (expired(job, batch.receivedNanos())) {
 					// the settler was late: a handler before it in the batch ran past this job's TTR,
@@ -123,7 +131,7 @@ final class BatchRunner {
 					// left to expire (and on its last attempt to die without running)
 					logger.warn("Listener '" + this.settings.id() + "' gives back job " + job.id() + " of topic "
 							+ job.topic() + " unstarted: its TTR ran out while earlier jobs of its batch ran");
-					giveBack(job);
+					giveBack(List.of(job));
 				}
 				else if (runJob(job)) {
 					batch.succeeded(job);
@@ -168,7 +176,7 @@ final class BatchRunner {
 		if (!succeeded.isEmpty()) {
 			finish(succeeded, 0);
 		}
-		unstarted.forEach(this::giveBack);
+		giveBack(unstarted);
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package io.github.delayqueue.listener;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -250,12 +251,14 @@ final class ListenerConsumer {
 	 * under way, or the executor takes no more work.
 	 */
 	private void dispatch(List<ReservedJob> jobs) {
+		List<ReservedJob> unstarted = new ArrayList<>();
 		for (ReservedJob job : jobs) {
-			if (!isTaking() || !execute(job)) {
-				this.batches.giveBack(job);
+			if (!unstarted.isEmpty() || !isTaking() || !execute(job)) {
+				unstarted.add(job);
 				this.slots.release();
 			}
 		}
+		this.batches.giveBack(unstarted);
 	}
 
 	private boolean execute(ReservedJob job) {

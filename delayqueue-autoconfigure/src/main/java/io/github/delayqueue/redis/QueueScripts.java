@@ -68,6 +68,9 @@ final class QueueScripts {
 
 	private static final LuaScript NAMESPACE = LuaScript.standalone("namespace", 1);
 
+	/** The most jobs one {@code release.lua} call gives back. */
+	private static final int RELEASE_BATCH = 1_000;
+
 	private final ScriptRunner runner;
 
 	private final KeySpace keys;
@@ -233,12 +236,23 @@ final class QueueScripts {
 	}
 
 	/**
-	 * Gives a reservation back.
-	 * @return whether it was released ({@code false}: stale)
+	 * Gives reservations of one bucket back, keeping their order: the first given is taken
+	 * first again. A list longer than one call takes goes in several calls, the last part
+	 * first.
+	 * @return how many were released (the others were stale)
 	 */
-	boolean release(int bucket, ReservedJob job) {
-		return ScriptReplies.released(
-				this.runner.run(RELEASE, call(bucket, KeySpace.jobKey(job.topic(), job.id()), job.token())));
+	int release(int bucket, List<ReservedJob> jobs) {
+		int released = 0;
+		for (int to = jobs.size(); to > 0; to -= RELEASE_BATCH) {
+			List<ReservedJob> part = jobs.subList(Math.max(0, to - RELEASE_BATCH), to);
+			Object[] values = new Object[part.size() * 2];
+			for (int i = 0; i < part.size(); i++) {
+				values[2 * i] = KeySpace.jobKey(part.get(i).topic(), part.get(i).id());
+				values[2 * i + 1] = part.get(i).token();
+			}
+			released += ScriptReplies.released(this.runner.run(RELEASE, call(bucket, values)));
+		}
+		return released;
 	}
 
 	/**

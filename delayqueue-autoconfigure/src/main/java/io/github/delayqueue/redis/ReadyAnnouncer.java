@@ -202,19 +202,18 @@ final class ReadyAnnouncer {
 	}
 
 	private void giveBack(int bucket, List<ReservedJob> jobs) {
-		// each goes to the front of its list: the last first keeps their order
-		for (int i = jobs.size() - 1; i >= 0; i--) {
-			ReservedJob job = jobs.get(i);
-			try {
-				if (this.scripts.release(bucket, job)) {
-					this.signals.markReady(job.topic(), bucket);
-				}
+		if (jobs.isEmpty()) {
+			return;
+		}
+		try {
+			if (this.scripts.release(bucket, jobs) > 0) {
+				jobs.stream().map(ReservedJob::topic).distinct().forEach((topic) -> this.signals.markReady(topic, bucket));
 			}
-			catch (RuntimeException | Error ex) {
-				logger.warn("Could not give back job " + job.id() + " of topic '" + job.topic()
-						+ "', reserved for a consumer that did not take it (it is delivered again after its TTR): "
-						+ ex);
-			}
+		}
+		catch (RuntimeException | Error ex) {
+			logger.warn("Could not give back " + jobs.size() + " job(s) of topic '" + jobs.get(0).topic()
+					+ "', reserved for a consumer that did not take them (they are delivered again after their TTR): "
+					+ ex);
 		}
 	}
 

@@ -372,7 +372,7 @@ final class RedisConsumer implements DelayQueueConsumer {
 			catch (RuntimeException ex) {
 				// the jobs reserved with an earlier bucket's finish would wait for their TTR
 				// and burn an attempt: give them back before reporting the failure
-				next.forEach(this::releaseQuietly);
+				releaseQuietly(next);
 				throw ex;
 			}
 			finished.finished().forEach((job) -> this.observer.completed(topic));
@@ -398,23 +398,30 @@ final class RedisConsumer implements DelayQueueConsumer {
 	}
 
 	@Override
-	public boolean release(ReservedJob job) {
-		Assert.notNull(job, "job must not be null");
-		int bucket = bucketOf(job);
-		boolean released = this.scripts.release(bucket, job);
-		if (released) {
-			this.wakeups.ready(job.topic(), bucket);
+	public int release(List<ReservedJob> jobs) {
+		Assert.notNull(jobs, "jobs must not be null");
+		Map<Integer, List<ReservedJob>> byBucket = new LinkedHashMap<>();
+		jobs.forEach((job) -> byBucket.computeIfAbsent(bucketOf(job), (bucket) -> new ArrayList<>()).add(job));
+		int released = 0;
+		for (Map.Entry<Integer, List<ReservedJob>> entry : byBucket.entrySet()) {
+			int bucket = entry.getKey();
+			int count = this.scripts.release(bucket, entry.getValue());
+			if (count > 0) {
+				entry.getValue().stream().map(ReservedJob::topic).distinct()
+					.forEach((topic) -> this.wakeups.ready(topic, bucket));
+			}
+			released += count;
 		}
 		return released;
 	}
 
-	private void releaseQuietly(ReservedJob job) {
+	private void releaseQuietly(List<ReservedJob> jobs) {
 		try {
-			release(job);
+			release(jobs);
 		}
 		catch (RuntimeException ex) {
-			logger.debug("Could not give back job " + job.id() + " of topic " + job.topic()
-					+ " (it is delivered again after its TTR): " + ex.getMessage());
+			logger.debug("Could not give back " + jobs.size()
+					+ " job(s) (they are delivered again after their TTR): " + ex.getMessage());
 		}
 	}
 

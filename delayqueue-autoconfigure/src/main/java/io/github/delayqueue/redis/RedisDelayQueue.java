@@ -436,8 +436,8 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	}
 
 	@Override
-	public boolean release(ReservedJob job) {
-		return this.consumer.release(job);
+	public int release(List<ReservedJob> jobs) {
+		return this.consumer.release(jobs);
 	}
 
 	@Override

@@ -215,11 +215,11 @@ final class ScriptReplies {
 	}
 
 	/**
-	 * The reply of {@code release.lua}: 1 released, 0 no such job, -1 stale token.
-	 * @return whether the job was released
+	 * The reply of {@code release.lua}: how many jobs were released.
+	 * @return the jobs released
 	 */
-	static boolean released(@Nullable Object reply) {
-		return Replies.asLong(Replies.list(reply).get(0)) == 1;
+	static int released(@Nullable Object reply) {
+		return (int) Replies.asLong(Replies.list(reply).get(0));
 	}
 
 	/**

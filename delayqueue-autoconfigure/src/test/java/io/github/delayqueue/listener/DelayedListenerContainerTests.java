@@ -236,7 +236,7 @@ class DelayedListenerContainerTests {
 				release.await(10, TimeUnit.SECONDS);
 			}
 		};
-		schedule("lead", "a", "b", "c");
+		schedule("lead", "a", "b", "c", "d", "e");
 		DelayedListenerContainer container = start(Duration.ofSeconds(30), null, null);
 		assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
 		Thread stopper = new Thread(container::stop);
@@ -247,12 +247,16 @@ class DelayedListenerContainerTests {
 		assertThat(stopper.isAlive()).isFalse();
 		assertThat(this.listener.attempts("a")).containsExactly(1);
 		assertThat(this.template.find(TOPIC, "a")).as("finished").isEmpty();
-		for (String unstarted : List.of("b", "c")) {
+		for (String unstarted : List.of("b", "c", "d", "e")) {
 			assertThat(this.listener.attempts(unstarted)).as(unstarted).isEmpty();
 			JobInfo info = this.template.find(TOPIC, unstarted).orElseThrow();
 			assertThat(info.state()).as(unstarted).isEqualTo(JobState.READY);
 			assertThat(info.attempt()).as(unstarted).isZero();
 		}
+		// given back in the order they were reserved
+		List<ReservedJob> again = this.operations.operations().reserve(TOPIC, 10, null);
+		assertThat(again).extracting(ReservedJob::id).containsExactly("b", "c", "d", "e");
+		this.operations.operations().release(again);
 	}
 
 	@Test
@@ -656,7 +660,7 @@ class DelayedListenerContainerTests {
 	void restartDuringAStopLeavesNoConsumerThatReservesAndGivesBackJobs() throws Exception {
 		AtomicInteger releases = new AtomicInteger();
 		this.operations.intercept("release", (args, invocation) -> {
-			releases.incrementAndGet();
+			releases.addAndGet((args[0] instanceof List<?> jobs) ? jobs.size() : 1);
 			return invocation.proceed(args);
 		});
 		this.listener.behaviour = (job) -> Thread.sleep(100);
