@@ -12,8 +12,9 @@
 -- the bucket's "seq" counter, so a definition deleted and created again never has the gen of its
 -- earlier self), and a firing must name it; paused is 0 or 1; fired counts the occurrences created,
 -- skipped the ticks that created none, misfired the ticks that came late; lastTick (-1: none) and
--- lastKey (the job key "<topic>:<id>") are those of the last occurrence created, by a tick or a
--- trigger; lastScheduled (-1: none) is the latest tick a firing created an occurrence for: no
+-- lastKey (the job key "<topic>:<id>") are those of the last occurrence, the one the overlap check
+-- and a fixed delay watch: created by a tick, or by a trigger while none was in the queue (see
+-- trigger); lastScheduled (-1: none) is the latest tick a firing created an occurrence for: no
 -- firing creates one for that tick or an earlier one again (a delayed put, a clock stepping back);
 -- a put that changes the spec starts it afresh.
 -- spec is the caller's text (never read here).
@@ -313,10 +314,11 @@ if op == 'fire' then
 end
 
 -- trigger name, then one occurrence: job key, topic, payload, ttr ms, max attempts, then the
--- gen of the definition it was made from, then '1' for a fixed delay (whose last occurrence stays
--- the one it scheduled while that one is in the queue). Creates it due now, paused or not; the
--- schedule is unchanged. Returns {now, 1 created | 0 a job with that key exists | -1 no such definition |
--- -2 the definition changed: the caller makes it again}.
+-- gen of the definition it was made from, then '1' for a fixed delay. Creates it due now, paused
+-- or not; the schedule is unchanged. It becomes the last occurrence (the one an overlap check
+-- watches) only when the last one left the queue, and never for a fixed delay, whose next
+-- occurrence waits for the one it scheduled alone. Returns {now, 1 created | 0 a job with that
+-- key exists | -1 no such definition | -2 the definition changed: the caller makes it again}.
 if op == 'trigger' then
   local d = read_def(ARGV[4])
   if not d then
@@ -328,9 +330,8 @@ if op == 'trigger' then
   local made = create(ARGV[5], ARGV[6], ARGV[7], now, ARGV[8], ARGV[9])
   if made == 1 then
     d.fired = d.fired + 1
-    -- a fixed delay keeps watching the occurrence it scheduled while that one is in the queue
     local last = last_state(d)
-    if ARGV[11] ~= '1' or last == '' or last == 'X' then
+    if ARGV[11] ~= '1' and (last == '' or last == 'X') then
       d.last_tick = now
       d.last_key = ARGV[5]
     end

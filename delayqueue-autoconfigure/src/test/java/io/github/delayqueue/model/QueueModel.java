@@ -443,18 +443,28 @@ final class QueueModel {
 		return job.deadline;
 	}
 
-	boolean release(int b, String key, long token) {
-		if (held(b, key, token) != 1) {
-			return false;
+	/**
+	 * release.lua: the jobs of one bucket held under their tokens (each once) are READY again,
+	 * at the front of their priority's list (after the sentinel) in the order given.
+	 * @return how many were released
+	 */
+	int release(int b, List<Map.Entry<String, Long>> given) {
+		List<Job> released = new ArrayList<>();
+		for (Map.Entry<String, Long> entry : given) {
+			Job job = this.bucket[b].jobs.get(entry.getKey());
+			if (held(b, entry.getKey(), entry.getValue()) == 1 && !released.contains(job)) {
+				released.add(job);
+			}
 		}
-		Job job = this.bucket[b].jobs.get(key);
-		job.state = 'R';
-		job.attempt--;
-		job.token = 0;
-		job.deadline = null;
-		// at the front of its priority's list (after the sentinel)
-		this.bucket[b].ready(job.topic).list(job.priority).addFirst(key);
-		return true;
+		for (int i = released.size() - 1; i >= 0; i--) {
+			Job job = released.get(i);
+			job.state = 'R';
+			job.attempt--;
+			job.token = 0;
+			job.deadline = null;
+			this.bucket[b].ready(job.topic).list(job.priority).addFirst(job.key);
+		}
+		return released.size();
 	}
 
 	// ------------------------------------------------------------------ dead jobs
@@ -863,8 +873,8 @@ final class QueueModel {
 
 	/**
 	 * recurring.lua trigger: an occurrence due now, unless a job with its key exists. It becomes
-	 * the definition's last occurrence, except for a fixed delay whose last occurrence is still in
-	 * the queue (DELAYED, READY or RESERVED): the schedule keeps watching that one.
+	 * the definition's last occurrence (the one overlap and a fixed delay watch) only when the
+	 * last one left the queue, and never for a fixed delay.
 	 * @return the occurrence created, or null when one with its key was kept
 	 */
 	Job triggerRecurring(Definition d, String id, Moment now) {
@@ -873,7 +883,7 @@ final class QueueModel {
 		Job made = createOccurrence(d, id, at, at, 'R');
 		if (made != null) {
 			d.fired++;
-			if (d.job.getSchedule().getDelay() == null || last.isEmpty() || last.equals("X")) {
+			if (d.job.getSchedule().getDelay() == null && (last.isEmpty() || last.equals("X"))) {
 				d.lastTick = at;
 				d.lastKey = made.key;
 			}

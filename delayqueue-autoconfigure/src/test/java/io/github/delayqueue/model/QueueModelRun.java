@@ -231,6 +231,15 @@ final class QueueModelRun {
 	/** The latest tick a fire used per recurring job name (also across a delete). */
 	private final Map<String, Long> ticksUsed = new HashMap<>();
 
+	/** The key of the latest occurrence a firing created, per recurring job. */
+	private final Map<String, String> tickOccurrences = new HashMap<>();
+
+	/**
+	 * The recurring jobs triggered while not a fixed delay since a firing last created an
+	 * occurrence: the trigger's occurrence may be the one a later fixed delay waits for.
+	 */
+	private final Set<String> triggeredBeforeFixedDelay = new HashSet<>();
+
 	QueueModelRun(RedisTestServer server, Settings settings) {
 		this.server = server;
 		this.settings = settings;
@@ -851,14 +860,21 @@ final class QueueModelRun {
 	}
 
 	private String release(Release op) {
-		ReservedJob job = op.handle().job();
-		int b = this.queue.bucketOf(job.topic(), job.id());
+		List<ReservedJob> jobs = op.handles().stream().map(Handle::job).toList();
 		long start = startCalls();
-		boolean released = this.queue.release(job);
+		int released = this.queue.release(jobs);
 		endCalls(start);
-		boolean expected = this.model.release(b, key(job), job.token());
-		check(released == expected, "release of " + op.handle() + " answered " + released + ", the model says " + expected);
-		this.touched.add(key(job));
+		// each bucket's jobs are given back in one call, in the order given
+		Map<Integer, List<ReservedJob>> byBucket = new LinkedHashMap<>();
+		jobs.forEach((job) -> byBucket.computeIfAbsent(this.queue.bucketOf(job.topic(), job.id()), (b) -> new ArrayList<>())
+			.add(job));
+		int expected = 0;
+		for (Map.Entry<Integer, List<ReservedJob>> entry : byBucket.entrySet()) {
+			expected += this.model.release(entry.getKey(),
+					entry.getValue().stream().map((job) -> Map.entry(key(job), job.token())).toList());
+		}
+		check(released == expected, op + " answered " + released + ", the model says " + expected);
+		jobs.forEach((job) -> this.touched.add(key(job)));
 		return String.valueOf(released);
 	}
 
@@ -1070,6 +1086,8 @@ final class QueueModelRun {
 		boolean expected = this.model.deleteRecurring(op.name());
 		check(deleted == expected, "delete of recurring job " + op.name() + " answered " + deleted
 				+ ", the model says " + expected);
+		this.tickOccurrences.remove(op.name());
+		this.triggeredBeforeFixedDelay.remove(op.name());
 		compareRecurring();
 		return String.valueOf(deleted);
 	}
@@ -1096,10 +1114,22 @@ final class QueueModelRun {
 		String expectedId = occurrenceId(d, tick, true);
 		check(expectedId.equals(id.get()), "trigger of " + name + " answered the id " + id.get()
 				+ ", the model says " + expectedId);
+		boolean running = tickOccurrenceRuns(d) != null;
 		Job made = this.model.triggerRecurring(d, id.get(), now);
 		String key = QueueModel.key(d.job.getTopic(), id.get());
 		this.touched.add(key);
 		count((made != null) ? "occurrences triggered" : "triggers that kept a job", 1);
+		if (made != null && running) {
+			count("triggers while a fired occurrence was in the queue, "
+					+ ((d.job.getSchedule().getDelay() != null) ? "fixed delay" : d.job.getOverlapPolicy()), 1);
+		}
+		if (d.job.getSchedule().getDelay() == null) {
+			this.triggeredBeforeFixedDelay.add(name);
+		}
+		if (op.cancelThenFire()) {
+			this.planned.addFirst(new FireRecurring(name, this.random.nextInt(5), false, this.random.nextInt(1_000)));
+			this.planned.addFirst(new Cancel(d.job.getTopic(), id.get()));
+		}
 		compareRecurring();
 		return key + ((made != null) ? " created" : " kept");
 	}
@@ -1208,7 +1238,9 @@ final class QueueModelRun {
 					count("fixed delays held back by a later tick scheduled before", 1);
 				}
 			}
+			Job running = tickOccurrenceRuns(d);
 			List<Job> made = this.model.fire(d, plan, dueNow, fireNow, (t) -> occurrenceId(d, t, false));
+			checkWatch(d, plan, running, made);
 			for (Job job : made) {
 				this.touched.add(job.key);
 				if (job.state == 'R' && !expectedTopics.contains(job.topic)) {
@@ -1238,6 +1270,42 @@ final class QueueModelRun {
 				+ ", the model says " + expectedTopics);
 		compareRecurring();
 		return (outcome.length() > 0) ? outcome.toString() : "nothing due";
+	}
+
+	/**
+	 * The latest occurrence a firing created for a definition while it is in the queue and
+	 * never died (a DEAD one replayed may run beside a later one), else null.
+	 */
+	private Job tickOccurrenceRuns(Definition d) {
+		String key = this.tickOccurrences.get(d.name);
+		Job job = (key != null) ? this.model.bucket[d.bucket].jobs.get(key) : null;
+		return (job != null && job.state != 'X' && job.death == 0) ? job : null;
+	}
+
+	/**
+	 * What a firing must do whatever the model's rules, which a trigger must not change:
+	 * overlap SKIP creates nothing while the latest occurrence fired runs, and a fixed delay
+	 * waits for the occurrence it created and for nothing else.
+	 */
+	private void checkWatch(Definition d, Plan plan, Job running, List<Job> made) {
+		if (running != null && d.job.getOverlapPolicy() == OverlapPolicy.SKIP && d.job.getSchedule().getDelay() == null) {
+			check(made.isEmpty(), "overlap SKIP of recurring job " + d.name + " created " + made.size()
+					+ " occurrence(s) while " + running.key + " was " + running.state);
+			if (plan.result() == 'k') {
+				count("firings skipped for overlap while a fired occurrence ran", 1);
+			}
+		}
+		if (d.job.getSchedule().getDelay() != null && plan.result() == 'l'
+				&& !this.triggeredBeforeFixedDelay.contains(d.name)) {
+			String key = this.tickOccurrences.get(d.name);
+			Job last = (key != null) ? this.model.bucket[d.bucket].jobs.get(key) : null;
+			check(key == null || (last != null && last.state != 'X'),
+					"fixed delay " + d.name + " waits although the occurrence it created, " + key + ", left the queue");
+		}
+		if (!made.isEmpty()) {
+			this.tickOccurrences.put(d.name, made.get(made.size() - 1).key);
+			this.triggeredBeforeFixedDelay.remove(d.name);
+		}
 	}
 
 	/** The plans of a firing (one per definition of the bucket) for a stretch of its now. */
@@ -1888,7 +1956,7 @@ final class QueueModelRun {
 			case 8 -> new Fail(handle, backOff(), error());
 			case 9 -> new Fail(handle, null, error());
 			case 10 -> new Touch(handle, ttr(0.4, 0.2));
-			case 11 -> new Release(handle);
+			case 11 -> releaseOp(handle, current);
 			case 12 -> new ReplayMany(topic, (this.random.nextInt(10) < 3) ? 500 + this.random.nextInt(4_501)
 					: 1 + this.random.nextInt(5));
 			case 13 -> new ReplayOne(topic, this.random.nextBoolean() ? singleId() : deadId(topic));
@@ -1900,7 +1968,7 @@ final class QueueModelRun {
 			case 18 -> putRecurringOp();
 			case 19 -> new FireRecurring(recurringName(), this.random.nextInt(5), this.random.nextInt(10) == 0,
 					this.random.nextInt(1_000));
-			case 20 -> new TriggerRecurring(recurringName());
+			case 20 -> triggerOp(recurringName());
 			case 21 -> new PauseRecurring(recurringName());
 			case 22 -> new ResumeRecurring(recurringName());
 			default -> new DeleteRecurring(recurringName());
@@ -2298,6 +2366,45 @@ final class QueueModelRun {
 		return new FinishAndReserve(chosen, max, ttr(0.5, 0.25), maxAttempts);
 	}
 
+	/**
+	 * A trigger; half the time after a firing and a reserve of its topic, then a cancel of the
+	 * trigger's occurrence and a firing again: triggers meet occurrences that run, under each
+	 * overlap policy and fixed delays.
+	 */
+	private Op triggerOp(String name) {
+		Definition d = this.model.definitions.get(name);
+		if (d == null || this.random.nextBoolean()) {
+			return new TriggerRecurring(name, false);
+		}
+		this.planned.add(new Reserve(d.job.getTopic(), 1 + this.random.nextInt(3), LONG_TTR, null));
+		this.planned.add(new TriggerRecurring(name, true));
+		return new FireRecurring(name, this.random.nextInt(5), false, this.random.nextInt(1_000));
+	}
+
+	/**
+	 * A give-back: one reservation, or the current ones of its topic in the order they were
+	 * reserved (as a consumer gives back what it did not start), now and then with a stale or
+	 * a repeated one among them.
+	 */
+	private Release releaseOp(Handle handle, List<Handle> current) {
+		if (this.random.nextBoolean()) {
+			return new Release(List.of(handle));
+		}
+		String topic = handle.job().topic();
+		List<Handle> chosen = new ArrayList<>(current.stream()
+			.filter((h) -> h.job().topic().equals(topic))
+			.sorted(Comparator.comparingInt(Handle::number))
+			.toList());
+		if (chosen.isEmpty()) {
+			chosen.add(handle);
+		}
+		if (this.random.nextInt(5) == 0) {
+			Handle extra = this.random.nextBoolean() ? handle : this.handles.get(this.random.nextInt(this.handles.size()));
+			chosen.add(this.random.nextInt(chosen.size() + 1), extra);
+		}
+		return new Release(chosen);
+	}
+
 	private Duration backOff() {
 		int roll = this.random.nextInt(100);
 		return (roll < 35) ? Duration.ZERO : (roll < 70) ? SHORT : Duration.ofHours(3).plusMillis(this.random.nextInt(1_000_000));
@@ -2430,11 +2537,11 @@ final class QueueModelRun {
 
 	}
 
-	record Release(Handle handle) implements Op {
+	record Release(List<Handle> handles) implements Op {
 
 		@Override
 		public String toString() {
-			return "release " + this.handle;
+			return "release " + this.handles.size() + " " + abbreviate(this.handles);
 		}
 
 	}
@@ -2528,11 +2635,15 @@ final class QueueModelRun {
 
 	}
 
-	record TriggerRecurring(String name) implements Op {
+	/**
+	 * A trigger, then with {@code cancelThenFire} a cancel of the occurrence it made and a
+	 * firing of the definition.
+	 */
+	record TriggerRecurring(String name, boolean cancelThenFire) implements Op {
 
 		@Override
 		public String toString() {
-			return "trigger recurring " + this.name;
+			return "trigger recurring " + this.name + (this.cancelThenFire ? ", then cancel it and fire" : "");
 		}
 
 	}

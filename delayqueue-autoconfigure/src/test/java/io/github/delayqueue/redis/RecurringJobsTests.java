@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.RedisConnection;
 
+import io.github.delayqueue.core.FailResult;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.ReservedJob;
@@ -600,6 +601,59 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 		assertThat(info.fired()).isEqualTo(2);
 		assertThat(info.lastOccurrenceId()).isEqualTo(scheduled);
 		assertThat(queue.stats().topics().get("watches").delayed()).isEqualTo(1);
+	}
+
+	@Test
+	void aTriggerThatFinishesDoesNotLetOverlapSkipFireWhileTheTicksOccurrenceRuns() {
+		RedisDelayQueue queue = manual();
+		RecurringJobs recurring = queue.getRecurringJobs();
+		recurring.put(hourly("single").overlapPolicy(OverlapPolicy.SKIP).build());
+		long tick = (redisNow() / 1000) * 1000;
+		setNextTick("single", tick);
+		queue.fireRecurringNow(bucketOf("single"));
+		String scheduled = recurring.find("single").orElseThrow().lastOccurrenceId();
+		ReservedJob running = queue.reserve("reports", 1, Duration.ofHours(1)).get(0);
+		assertThat(running.id()).isEqualTo(scheduled);
+		// a trigger runs beside it, and finishes
+		String triggered = recurring.trigger("single").orElseThrow();
+		ReservedJob trigger = queue.reserve("reports", 1, null).get(0);
+		assertThat(trigger.id()).isEqualTo(triggered);
+		assertThat(queue.finish(trigger)).isTrue();
+		// the tick's occurrence still runs: the next tick is skipped
+		setNextTick("single", tick + 1);
+		queue.fireRecurringNow(bucketOf("single"));
+		RecurringJobInfo info = recurring.find("single").orElseThrow();
+		assertThat(info.fired()).isEqualTo(2);
+		assertThat(info.skipped()).isEqualTo(1);
+		assertThat(info.lastOccurrenceId()).isEqualTo(scheduled);
+		assertThat(queue.stats().topics().get("reports").reserved()).isEqualTo(1);
+		assertThat(queue.stats().topics().get("reports").ready()).isZero();
+		assertThat(queue.finish(running)).isTrue();
+	}
+
+	@Test
+	void aTriggerBetweenTwoFixedDelayOccurrencesDoesNotMakeTheScheduleWait() {
+		RedisDelayQueue queue = manual();
+		RecurringJobs recurring = queue.getRecurringJobs();
+		recurring.put(RecurringJob.builder("watch").topic("watches").fixedDelay(Duration.ofHours(1)).build());
+		setNextTick("watch", redisNow());
+		queue.fireRecurringNow(bucketOf("watch"));
+		String first = recurring.find("watch").orElseThrow().lastOccurrenceId();
+		// the first occurrence leaves the queue
+		assertThat(queue.cancel("watches", first)).isTrue();
+		// before the next look, a trigger's occurrence fails and waits an hour for its retry
+		String triggered = recurring.trigger("watch").orElseThrow();
+		ReservedJob trigger = queue.reserve("watches", 1, null).get(0);
+		assertThat(trigger.id()).isEqualTo(triggered);
+		assertThat(queue.fail(trigger, Duration.ofHours(1), "down")).isEqualTo(FailResult.RETRYING);
+		// the look creates the next occurrence, due after the delay
+		setNextTick("watch", redisNow());
+		queue.fireRecurringNow(bucketOf("watch"));
+		RecurringJobInfo info = recurring.find("watch").orElseThrow();
+		assertThat(info.fired()).isEqualTo(3);
+		assertThat(info.lastOccurrenceId()).isNotIn(first, triggered);
+		assertThat(queue.find("watches", info.lastOccurrenceId()).orElseThrow().state()).isEqualTo(JobState.DELAYED);
+		assertThat(queue.stats().topics().get("watches").delayed()).isEqualTo(2);
 	}
 
 	@Test
