@@ -52,6 +52,7 @@ final class EventSubscriber implements MessageListener, SubscriptionListener {
 		// only a blocking driver (Jedis) holds a thread for the subscription itself
 		this.container.setSubscriptionExecutor(new SimpleAsyncTaskExecutor("delayqueue-events-"));
 		this.container.addMessageListener(this, new ChannelTopic(channel));
+		this.container.afterPropertiesSet();
 	}
 
 	/**
@@ -60,7 +61,6 @@ final class EventSubscriber implements MessageListener, SubscriptionListener {
 	 * the background until it succeeds or the subscriber is stopped, rather than thrown
 	 */
 	void start(boolean retry) {
-		this.container.afterPropertiesSet();
 		synchronized (this.monitor) {
 			this.stopped = false;
 		}

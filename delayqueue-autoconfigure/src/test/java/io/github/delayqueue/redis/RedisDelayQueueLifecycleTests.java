@@ -154,6 +154,25 @@ class RedisDelayQueueLifecycleTests extends AbstractRedisDelayQueueTests {
 		assertThat(this.queues.jobRecord("order-close:9")).isEqualTo(earlierFormat);
 	}
 
+	@Test
+	void aStoppedQueueStartsAgainAndDeliversWithItsTimerAndItsSubscription() {
+		for (int round = 0; round < 2; round++) {
+			this.queue.stop();
+			assertThat(this.queue.isRunning()).isFalse();
+			this.queue.start();
+			assertThat(this.queue.isRunning()).isTrue();
+			await().atMost(Duration.ofSeconds(5)).until(this.queue::isSubscribed);
+			String id = "again-" + round;
+			this.queue.schedule(request("restarts", id, "{}", Duration.ofMillis(200)));
+			// the timer promotes it, and its announcement wakes the waiting consumer
+			List<ReservedJob> jobs = await().atMost(Duration.ofSeconds(5))
+				.until(() -> this.queue.awaitWork("restarts", Duration.ofSeconds(1))
+						? this.queue.reserve("restarts", 10, null) : List.<ReservedJob>of(), (list) -> !list.isEmpty());
+			assertThat(jobs).extracting(ReservedJob::id).containsExactly(id);
+			assertThat(this.queue.finish(jobs.get(0))).isTrue();
+		}
+	}
+
 	static ScheduleRequest request(String topic, String id, String payload, Duration delay) {
 		return new ScheduleRequest(topic, id, payload.getBytes(StandardCharsets.UTF_8), delay, null, null, null,
 				OnDuplicate.KEEP);
