@@ -192,6 +192,14 @@ public class DelayQueueMetrics implements DelayQueueObserver {
 	}
 
 	@Override
+	public void dataLost(String namespace) {
+		Counter.builder("delayqueue.data.lost")
+			.description("Times this instance's timer found that Redis had lost the namespace's data")
+			.register(this.registry)
+			.increment();
+	}
+
+	@Override
 	public void rateLimited(String topic) {
 		Counter.builder("delayqueue.rate.limited")
 			.description("Reserves of this instance that found the topic's rate limit window full")

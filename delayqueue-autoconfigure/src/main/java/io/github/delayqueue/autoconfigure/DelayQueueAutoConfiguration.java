@@ -91,6 +91,19 @@ public final class DelayQueueAutoConfiguration {
 				properties.getRedis().isFailFast());
 	}
 
+	/** Puts the declared recurring jobs again when the timer finds that Redis lost them. */
+	@Bean
+	DelayQueueObserver delayQueueDeclaredRecurringJobsRestorer(ObjectProvider<RecurringJobsReconciler> reconciler) {
+		return new DelayQueueObserver() {
+
+			@Override
+			public void dataLost(String namespace) {
+				reconciler.ifAvailable(RecurringJobsReconciler::putAgain);
+			}
+
+		};
+	}
+
 	@Bean
 	@ConditionalOnMissingBean(JobPayloadConverter.class)
 	JacksonJobPayloadConverter delayQueuePayloadConverter(ObjectProvider<JsonMapper> jsonMapper) {

@@ -9,6 +9,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import io.github.delayqueue.core.DelayQueueConnectionException;
+import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.recurring.PutResult;
 import io.github.delayqueue.recurring.RecurringJob;
 import io.github.delayqueue.recurring.RecurringJobInfo;
@@ -65,17 +66,35 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 			}
 			logger.warn("Could not put the declared recurring jobs (Redis unreachable); trying again in the background: "
 					+ ex.getMessage());
-			Thread retry = new Thread(this::retryUntilDone, "delayqueue-recurring-reconcile");
-			retry.setDaemon(true);
-			this.retrying = retry;
-			retry.start();
+			putInTheBackground(true);
 		}
 	}
 
-	private void retryUntilDone() {
+	/**
+	 * Puts the declared recurring jobs again, in the background, when running: Redis lost
+	 * them ({@link DelayQueueObserver#dataLost}).
+	 */
+	void putAgain() {
+		if (this.running) {
+			putInTheBackground(false);
+		}
+	}
+
+	private void putInTheBackground(boolean waitFirst) {
+		Thread retry = new Thread(() -> retryUntilDone(waitFirst), "delayqueue-recurring-reconcile");
+		retry.setDaemon(true);
+		this.retrying = retry;
+		retry.start();
+	}
+
+	private void retryUntilDone(boolean waitFirst) {
+		boolean wait = waitFirst;
 		while (this.running) {
 			try {
-				Thread.sleep(RETRY_MILLIS);
+				if (wait) {
+					Thread.sleep(RETRY_MILLIS);
+				}
+				wait = true;
 				reconcile();
 				logger.info("Put the declared recurring jobs");
 				return;

@@ -38,6 +38,11 @@ final class CompositeDelayQueueObserver implements DelayQueueObserver {
 	}
 
 	@Override
+	public void dataLost(String namespace) {
+		each((observer) -> observer.dataLost(namespace));
+	}
+
+	@Override
 	public void recurringFired(String name, String topic, long created, long skipped, long misfired) {
 		each((observer) -> observer.recurringFired(name, topic, created, skipped, misfired));
 	}

@@ -112,6 +112,15 @@ public interface DelayQueueObserver {
 	}
 
 	/**
+	 * This instance's timer found that Redis lost the namespace's data since it last looked
+	 * (a restart without persistence, a flush, an eviction of its keys): the jobs and
+	 * recurring jobs written before are gone. The pinned bucket count has been put again.
+	 * @param namespace the namespace
+	 */
+	default void dataLost(String namespace) {
+	}
+
+	/**
 	 * One observer that tells each of the given ones, in order, and logs and ignores what
 	 * one of them throws.
 	 * @param observers the observers

@@ -135,6 +135,11 @@ final class BucketTimer implements TimerStatus {
 	// touched by the timer thread only: the earliest heartbeat expiry read last (beat clock)
 	private long nextExpiryCheck;
 
+	// touched by the timer thread only: the namespace's epoch read at the last coordination
+	private String epoch = "";
+
+	private final Runnable dataLostListener;
+
 	private int guardCursor;
 
 	/**
@@ -146,10 +151,14 @@ final class BucketTimer implements TimerStatus {
 	 * @param guardInterval how often every owned bucket is re-checked
 	 * @param clock the estimate of Redis's clock
 	 * @param readyListener told of each topic and bucket that got READY jobs
+	 * @param dataLostListener told when a coordination finds that Redis lost the namespace's
+	 * data since the last one (its epoch changed)
 	 */
 	BucketTimer(TimerBackend backend, int buckets, int batchSize, Duration coordinationInterval,
-			Duration guardInterval, RedisClock clock, ObjIntConsumer<String> readyListener) {
+			Duration guardInterval, RedisClock clock, ObjIntConsumer<String> readyListener,
+			Runnable dataLostListener) {
 		this.backend = backend;
+		this.dataLostListener = dataLostListener;
 		this.batchSize = batchSize;
 		this.coordinationNanos = coordinationInterval.toNanos();
 		this.guardNanos = guardInterval.toNanos();
@@ -491,6 +500,11 @@ final class BucketTimer implements TimerStatus {
 		TimerBackend.Coordination coordination = this.backend.coordinate(false);
 		this.clock.update(coordination.redisMillis());
 		this.beatClock.update(coordination.redisMillis());
+		String before = this.epoch;
+		this.epoch = coordination.epoch();
+		if (!before.isEmpty() && !before.equals(this.epoch)) {
+			this.dataLostListener.run();
+		}
 		boolean[] now = new boolean[this.owned.length];
 		for (int bucket : coordination.buckets()) {
 			now[bucket] = true;

@@ -147,7 +147,12 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 				this.announcer, failedJobs);
 		this.timer = new BucketTimer(this.timerBackend,
 				this.keys.buckets(), batchSize, coordinationInterval(leaseTtl), builder.guardInterval, clock,
-				this.signals::markReady);
+				this.signals::markReady, () -> {
+					logger.warn("Redis lost the data of namespace '" + this.keys.namespace() + "' (a restart without"
+							+ " persistence, a flush, or an eviction of its keys): the jobs written before are gone;"
+							+ " its bucket count is pinned again and the declared recurring jobs are put again");
+					observer.dataLost(this.keys.namespace());
+				});
 		Wakeups wakeups = new Wakeups(this.signals, this.timer);
 		this.subscriber = new EventSubscriber(builder.connectionFactory, this.keys.channel(), wakeups);
 		CompletedJobs completed = new CompletedJobs(runner, this.keys,

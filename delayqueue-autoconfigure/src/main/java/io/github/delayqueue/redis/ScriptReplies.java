@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Objects;
 import java.util.Map;
 import java.util.Optional;
 
@@ -413,18 +414,19 @@ final class ScriptReplies {
 	}
 
 	/**
-	 * The reply of {@code coordinate.lua}: live instances (-1: a renewal found nothing
-	 * changed), now ms, then the buckets this instance owns.
+	 * The reply of {@code coordinate.lua}: live instances, now ms, the namespace's epoch, then
+	 * the buckets this instance owns.
 	 * @return the outcome, the buckets sorted
 	 */
 	static TimerBackend.Coordination coordination(@Nullable Object reply) {
 		List<Object> v = Replies.list(reply);
-		int[] owned = new int[v.size() - 2];
-		for (int i = 2; i < v.size(); i++) {
-			owned[i - 2] = (int) Replies.asLong(v.get(i));
+		int[] owned = new int[v.size() - 3];
+		for (int i = 3; i < v.size(); i++) {
+			owned[i - 3] = (int) Replies.asLong(v.get(i));
 		}
 		Arrays.sort(owned);
-		return new TimerBackend.Coordination((int) Replies.asLong(v.get(0)), Replies.asLong(v.get(1)), owned);
+		return new TimerBackend.Coordination((int) Replies.asLong(v.get(0)), Replies.asLong(v.get(1)),
+				Objects.requireNonNullElse(Replies.asString(v.get(2)), ""), owned);
 	}
 
 	/**

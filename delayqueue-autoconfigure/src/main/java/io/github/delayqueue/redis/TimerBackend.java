@@ -66,9 +66,11 @@ interface TimerBackend {
 	 *
 	 * @param liveInstances how many instances run timers
 	 * @param redisMillis Redis's time
+	 * @param epoch when the namespace's data was first written (it changes when Redis lost it),
+	 * empty when an instance leaves before any was written
 	 * @param buckets the buckets this instance runs the timer of
 	 */
-	record Coordination(int liveInstances, long redisMillis, int[] buckets) {
+	record Coordination(int liveInstances, long redisMillis, String epoch, int[] buckets) {
 
 	}
 

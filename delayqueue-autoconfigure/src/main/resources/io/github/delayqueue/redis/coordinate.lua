@@ -4,11 +4,12 @@
 -- KEYS[2] "{<namespace>}:timers" HASH bucket -> instance that runs its timer
 -- KEYS[3] "{<namespace>}:config" HASH: the pinned bucket count is written again if it is gone
 -- (deleted, or evicted: it is read only at start-ups), so that an instance started later does
--- not take the namespace for a new one
+-- not take the namespace for a new one; its 'epoch' (Redis's time when the hash was first
+-- written) changes when that happens, which tells every instance that Redis lost its data
 -- ARGV[1] this instance, ARGV[2] heartbeat ttl ms, ARGV[3] number of buckets,
 -- ARGV[4] '1' when this instance leaves (its buckets are freed at once), ARGV[5] the event
 -- channel.
--- Returns {live instances, now ms, bucket owned by this instance, ...}. Joins and departures are
+-- Returns {live instances, now ms, epoch, bucket owned by this instance, ...}. Joins and departures are
 -- announced with "l" on the channel, so that every instance re-coordinates at once. Between
 -- coordinations an instance only renews its heartbeat, without this script
 -- (QueueScripts.renew), and coordinates when the renewal finds its heartbeat gone or another
@@ -20,10 +21,15 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local fmt = function(x) return string.format('%.0f', x) end
 local changed = redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', fmt(now)) > 0
+local epoch = redis.call('HGET', KEYS[3], 'epoch')
 if ARGV[4] == '1' then
   redis.call('ZREM', KEYS[1], me)
 else
   redis.call('HSETNX', KEYS[3], 'buckets', ARGV[3])
+  if not epoch then
+    epoch = fmt(now)
+    redis.call('HSET', KEYS[3], 'epoch', epoch)
+  end
   if redis.call('ZADD', KEYS[1], fmt(now + ttl), me) == 1 then
     -- joined: the others give up their extra buckets when they hear of it
     changed = true
@@ -51,7 +57,7 @@ for b = 0, buckets - 1 do
     free[#free + 1] = b
   end
 end
-local reply = { #live, now }
+local reply = { #live, now, epoch or '' }
 if rank == nil then
   -- leaving: free every bucket and tell the others to re-coordinate now
   for _, b in ipairs(mine) do

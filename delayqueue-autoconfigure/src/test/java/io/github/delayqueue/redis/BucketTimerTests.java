@@ -52,6 +52,7 @@ class BucketTimerTests {
 		};
 		BucketTimer timer = new BucketTimer(backend, 1, 100, Duration.ofSeconds(30), Duration.ofSeconds(1),
 				new RedisClock(), (topic, bucket) -> {
+				}, () -> {
 				});
 		timer.start();
 		assertThat(firing.await(10, TimeUnit.SECONDS)).isTrue();
@@ -85,6 +86,7 @@ class BucketTimerTests {
 		};
 		BucketTimer timer = new BucketTimer(backend, 1, 100, Duration.ofSeconds(30), Duration.ofSeconds(1),
 				new RedisClock(), (topic, bucket) -> {
+				}, () -> {
 				});
 		timer.start();
 		try {
@@ -131,6 +133,7 @@ class BucketTimerTests {
 		};
 		BucketTimer timer = new BucketTimer(backend, 1, 100, Duration.ofMillis(20), Duration.ofMinutes(10),
 				new RedisClock(), (topic, bucket) -> {
+				}, () -> {
 				});
 		timer.start();
 		try {
@@ -162,7 +165,7 @@ class BucketTimerTests {
 			public Coordination coordinate(boolean leaving) {
 				coordinations[0]++;
 				int[] owned = (leaving) ? new int[0] : (coordinations[0] < 3) ? new int[] { 0 } : new int[] { 0, 1 };
-				return new Coordination(1, System.currentTimeMillis(), owned);
+				return new Coordination(1, System.currentTimeMillis(), "1", owned);
 			}
 
 			@Override
@@ -174,6 +177,7 @@ class BucketTimerTests {
 		};
 		BucketTimer timer = new BucketTimer(backend, 2, 100, Duration.ofMillis(50), Duration.ofHours(1),
 				new RedisClock(), (topic, bucket) -> {
+				}, () -> {
 				});
 		timer.start();
 		try {
