@@ -1,6 +1,8 @@
 package io.github.delayqueue.autoconfigure;
 
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.Supplier;
 
@@ -15,12 +17,20 @@ import io.github.delayqueue.recurring.RecurringJobs;
 import io.github.delayqueue.redis.RedisDelayQueue;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.PropertiesEndpointAccessResolver;
 import org.springframework.boot.actuate.autoconfigure.web.server.ManagementPortType;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.EndpointAccessResolver;
+import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
+import org.springframework.web.servlet.function.RouterFunction;
+import org.springframework.web.servlet.function.ServerResponse;
 
 /**
  * Builds the dashboard for the application's context or the management context. Apart from
@@ -29,18 +39,47 @@ import org.springframework.util.ClassUtils;
  */
 final class Dashboards {
 
+	private static final Log logger = LogFactory.getLog(Dashboards.class);
+
 	private Dashboards() {
 	}
 
 	/**
-	 * The dashboard, from the beans of the application context (or of its parent, for the
-	 * management context's).
+	 * The dashboard's routes, from the beans of the application context (or of its parent,
+	 * for the management context's), with Actuator's access to the {@code delayqueue}
+	 * endpoint: read-only makes the dashboard read-only, none leaves it unserved (routes that
+	 * match no request).
 	 * @param beanFactory the context's bean factory
 	 * @param onManagementPort whether it is served on the management port (then without an
 	 * authenticated user where there is no Spring Security)
-	 * @return the dashboard
+	 * @return the routes
 	 */
-	static DelayQueueDashboard create(ListableBeanFactory beanFactory, boolean onManagementPort) {
+	static RouterFunction<ServerResponse> routes(ListableBeanFactory beanFactory, boolean onManagementPort) {
+		Access access = endpointAccess(beanFactory);
+		String setting = ": the delayqueue endpoint's access is " + access.name().toLowerCase(Locale.ROOT).replace('_', '-')
+				+ " (management.endpoint.delayqueue.access, management.endpoints.access.*)";
+		if (access == Access.NONE) {
+			logger.info("The delayqueue dashboard is not served" + setting);
+			return (request) -> Optional.empty();
+		}
+		if (access == Access.READ_ONLY) {
+			logger.info("The delayqueue dashboard is read-only" + setting);
+		}
+		return create(beanFactory, onManagementPort, access == Access.READ_ONLY).routes();
+	}
+
+	/**
+	 * The access to the endpoint, as Actuator resolves it for its operations.
+	 */
+	private static Access endpointAccess(ListableBeanFactory beanFactory) {
+		EndpointAccessResolver resolver = beanFactory.getBeanProvider(EndpointAccessResolver.class)
+			.getIfAvailable(() -> new PropertiesEndpointAccessResolver(beanFactory.getBean(Environment.class)));
+		// the endpoint's id and default access, as its @Endpoint declares them
+		return resolver.accessFor(EndpointId.of("delayqueue"), Access.UNRESTRICTED);
+	}
+
+	private static DelayQueueDashboard create(ListableBeanFactory beanFactory, boolean onManagementPort,
+			boolean readOnlyEndpoint) {
 		DelayQueueProperties properties = beanFactory.getBean(DelayQueueProperties.class);
 		DelayQueueProperties.Dashboard dashboard = properties.getDashboard();
 		boolean showPayloads = properties.getEndpoint().isShowPayloads();
@@ -55,7 +94,7 @@ final class Dashboards {
 						classLoader));
 		DelayQueueDashboard.Settings settings = new DelayQueueDashboard.Settings(
 				DelayQueueHttpAutoConfiguration.checkedPath("delayqueue.dashboard.path", dashboard.getPath()),
-				dashboard.isReadOnly(), unauthenticated && dashboard.getRole() == null, dashboard.getRole(),
+				dashboard.isReadOnly() || readOnlyEndpoint, unauthenticated && dashboard.getRole() == null, dashboard.getRole(),
 				dashboard.getRefreshInterval(), dashboard.getChartWindow(), showPayloads, instanceId);
 		Supplier<Map<String, JobCounts>> counts = Map::of;
 		if (ClassUtils.isPresent(DelayQueueDashboardAutoConfiguration.METER_REGISTRY, classLoader)) {

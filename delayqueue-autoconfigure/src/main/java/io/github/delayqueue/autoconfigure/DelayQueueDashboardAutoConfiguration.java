@@ -45,6 +45,10 @@ import org.springframework.web.servlet.function.ServerResponse;
  * only ({@link DelayQueueDashboardManagementContextConfiguration}), which needs
  * {@code management.server.port} of its own, and there without an authenticated user unless
  * Spring Security is on the classpath. Otherwise it is not served, and a warning says why.
+ * Actuator's access to the {@code delayqueue} endpoint applies: {@code read-only}
+ * ({@code management.endpoint.delayqueue.access} or
+ * {@code management.endpoints.access.max-permitted}) makes the dashboard read-only,
+ * {@code none} leaves it unserved.
  */
 @AutoConfiguration(after = { DelayQueueAutoConfiguration.class, DelayedListenerAutoConfiguration.class })
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -124,7 +128,7 @@ public final class DelayQueueDashboardAutoConfiguration {
 
 		@Bean
 		RouterFunction<ServerResponse> delayQueueDashboardRoutes(ListableBeanFactory beanFactory) {
-			return Dashboards.create(beanFactory, false).routes();
+			return Dashboards.routes(beanFactory, false);
 		}
 
 	}

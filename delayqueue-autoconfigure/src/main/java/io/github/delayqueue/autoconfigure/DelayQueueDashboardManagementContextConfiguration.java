@@ -33,7 +33,7 @@ public final class DelayQueueDashboardManagementContextConfiguration {
 
 	@Bean
 	RouterFunction<ServerResponse> delayQueueDashboardRoutes(ListableBeanFactory beanFactory) {
-		return Dashboards.create(beanFactory, true).routes();
+		return Dashboards.routes(beanFactory, true);
 	}
 
 }

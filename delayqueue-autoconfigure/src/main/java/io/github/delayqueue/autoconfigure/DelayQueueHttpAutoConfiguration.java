@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Set;
 
 import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.http.AuthenticatedUserInterceptor;
 import io.github.delayqueue.http.BearerTokenInterceptor;
 import io.github.delayqueue.http.DelayQueueHttpApi;
 import io.github.delayqueue.http.ProblemJsonExceptionResolver;
@@ -43,11 +44,11 @@ import org.springframework.web.servlet.handler.MappedInterceptor;
 /**
  * Auto-configuration of the HTTP job API ({@code delayqueue.http.enabled=true}) in a Spring
  * MVC application. Requests need a bearer token of {@code delayqueue.http.tokens} when tokens
- * are configured, with or without Spring Security on the classpath. Without tokens, start-up
- * fails unless the application says how the API is protected:
- * {@code delayqueue.http.secured-by-application=true} (its own security, such as a Spring
- * Security chain that authenticates the API's paths, does) or
- * {@code delayqueue.http.allow-anonymous=true} (nothing does: a trusted network only).
+ * are configured, with or without Spring Security on the classpath, and an authenticated user
+ * with {@code delayqueue.http.secured-by-application=true} (the application's own security,
+ * such as a Spring Security chain, signs its users in). Without tokens, start-up fails unless
+ * one of these or {@code delayqueue.http.allow-anonymous=true} (nothing protects it: a trusted
+ * network only) says how the API is protected. Start-up logs what protects it.
  */
 @AutoConfiguration(after = DelayQueueAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -65,10 +66,14 @@ public final class DelayQueueHttpAutoConfiguration {
 	/** The bean name of the token check. */
 	static final String TOKEN_INTERCEPTOR_BEAN_NAME = "delayQueueHttpTokenInterceptor";
 
+	/** The bean name of the authenticated user check. */
+	static final String USER_INTERCEPTOR_BEAN_NAME = "delayQueueHttpUserInterceptor";
+
 	DelayQueueHttpAutoConfiguration(DelayQueueProperties properties, ResourceLoader resourceLoader,
 			ListableBeanFactory beanFactory) {
 		checkProtection(properties.getHttp(), ClassUtils.isPresent(SPRING_SECURITY, resourceLoader.getClassLoader()));
-		checkTokensChecked(properties.getHttp(), beanFactory.containsBeanDefinition(TOKEN_INTERCEPTOR_BEAN_NAME));
+		checkChecksDefined(properties.getHttp(), beanFactory.containsBeanDefinition(TOKEN_INTERCEPTOR_BEAN_NAME),
+				beanFactory.containsBeanDefinition(USER_INTERCEPTOR_BEAN_NAME));
 	}
 
 	@Bean
@@ -118,6 +123,17 @@ public final class DelayQueueHttpAutoConfiguration {
 		return new MappedInterceptor(null, new BearerTokenInterceptor(properties.getHttp().getTokens()));
 	}
 
+	/**
+	 * The authenticated user check of {@code delayqueue.http.secured-by-application=true},
+	 * applied as the token check is: whatever the application's security permits, a request
+	 * to the API without an authenticated user is refused.
+	 */
+	@Bean(USER_INTERCEPTOR_BEAN_NAME)
+	@ConditionalOnBooleanProperty("delayqueue.http.secured-by-application")
+	MappedInterceptor delayQueueHttpUserInterceptor() {
+		return new MappedInterceptor(null, new AuthenticatedUserInterceptor());
+	}
+
 	static String basePath(DelayQueueProperties.Http http) {
 		return checkedPath("delayqueue.http.base-path", http.getBasePath());
 	}
@@ -144,12 +160,15 @@ public final class DelayQueueHttpAutoConfiguration {
 			Set<String> names = new LinkedHashSet<>(List.of("delayqueue.http.allow-anonymous", other));
 			throw new MutuallyExclusiveConfigurationPropertiesException(names, names);
 		}
+		String user = " serves authenticated users only: the application's security signs them in, and a request"
+				+ " without one is refused (delayqueue.http.secured-by-application=true)";
 		if (!tokens.isEmpty()) {
+			logger.info("The delayqueue HTTP job API at " + http.getBasePath() + " needs one of the " + tokens.size()
+					+ " bearer tokens of delayqueue.http.tokens" + (http.isSecuredByApplication() ? " and" + user : ""));
 			return;
 		}
 		if (http.isSecuredByApplication()) {
-			logger.info("The delayqueue HTTP job API at " + http.getBasePath() + " checks no token: the application's"
-					+ " security protects it (delayqueue.http.secured-by-application=true)");
+			logger.info("The delayqueue HTTP job API at " + http.getBasePath() + user);
 			return;
 		}
 		if (http.isAllowAnonymous()) {
@@ -161,16 +180,20 @@ public final class DelayQueueHttpAutoConfiguration {
 	}
 
 	/**
-	 * Refuses configured tokens that nothing would check. The token check is defined when
-	 * tokens are configured, a condition that an application processed ahead of time
+	 * Refuses configured tokens or secured-by-application that nothing would check. Each
+	 * check is defined under a condition that an application processed ahead of time
 	 * ({@code spring-boot:process-aot}) evaluated with the build's properties: started with
-	 * tokens after a build without any, it would let every request to the API through.
+	 * the property after a build without it, it would let every request to the API through.
 	 */
-	static void checkTokensChecked(DelayQueueProperties.Http http, boolean tokenCheckDefined) {
+	static void checkChecksDefined(DelayQueueProperties.Http http, boolean tokenCheckDefined,
+			boolean userCheckDefined) {
 		Assert.state(http.getTokens().isEmpty() || tokenCheckDefined,
 				() -> "delayqueue.http.tokens is set, but the application has no token check: it was processed ahead of"
 						+ " time without delayqueue.http.tokens. Set delayqueue.http.tokens when processing it too"
 						+ " (any value: the tokens are read at start-up)");
+		Assert.state(!http.isSecuredByApplication() || userCheckDefined,
+				() -> "delayqueue.http.secured-by-application=true, but the application has no authenticated user check:"
+						+ " it was processed ahead of time without it. Set it when processing the application too");
 	}
 
 	static class OnTokensCondition extends OnPropertyListCondition {

@@ -1283,8 +1283,9 @@ public class DelayQueueProperties implements Validator {
 		private List<String> tokens = new ArrayList<>();
 
 		/**
-		 * Whether the application's own security (such as a Spring Security chain that
-		 * authenticates the API's paths) protects the API, so that it may start without
+		 * Whether the application's own security (such as a Spring Security chain)
+		 * authenticates the API's users: the API then serves authenticated users only
+		 * (401 for anonymous requests, whatever the chain permits) and may start without
 		 * tokens. Without tokens and without this or allow-anonymous, start-up fails.
 		 */
 		private boolean securedByApplication = false;

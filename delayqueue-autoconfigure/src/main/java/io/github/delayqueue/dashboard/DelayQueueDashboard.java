@@ -189,7 +189,8 @@ public final class DelayQueueDashboard {
 		if (HttpMethod.POST.equals(request.method())) {
 			if (this.settings.readOnly()) {
 				return problem(HttpStatus.FORBIDDEN,
-						"The dashboard is read-only (delayqueue.dashboard.read-only=true): it changes nothing", null);
+						"The dashboard is read-only (delayqueue.dashboard.read-only=true, or read-only access to the"
+								+ " delayqueue endpoint): it changes nothing", null);
 			}
 			if (request.headers().firstHeader(WRITE_HEADER) == null) {
 				return problem(HttpStatus.FORBIDDEN, "A write needs the header " + WRITE_HEADER

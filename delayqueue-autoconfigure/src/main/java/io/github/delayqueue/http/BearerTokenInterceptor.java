@@ -8,6 +8,7 @@ import java.util.List;
 
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
@@ -40,6 +41,8 @@ public class BearerTokenInterceptor implements HandlerInterceptor {
 
 	private static final String PREFIX = "Bearer ";
 
+	private static final String CHALLENGE = "Bearer realm=\"delayqueue\"";
+
 	private final List<byte[]> tokens = new ArrayList<>();
 
 	/**
@@ -62,19 +65,19 @@ public class BearerTokenInterceptor implements HandlerInterceptor {
 		}
 		String header = request.getHeader(HttpHeaders.AUTHORIZATION);
 		if (header == null || !header.regionMatches(true, 0, PREFIX, 0, PREFIX.length())) {
-			refuse(response, "a bearer token is required: send 'Authorization: Bearer <token>' with a token of delayqueue.http.tokens");
+			refuse(response, CHALLENGE, "a bearer token is required: send 'Authorization: Bearer <token>' with a token of delayqueue.http.tokens");
 			return false;
 		}
 		int index = indexOf(header.substring(PREFIX.length()).trim().getBytes(StandardCharsets.UTF_8));
 		if (index < 0) {
-			refuse(response, "the bearer token is not one of delayqueue.http.tokens");
+			refuse(response, CHALLENGE, "the bearer token is not one of delayqueue.http.tokens");
 			return false;
 		}
 		request.setAttribute(TOKEN_INDEX_ATTRIBUTE, index);
 		return true;
 	}
 
-	private static boolean isApi(Object handler) {
+	static boolean isApi(Object handler) {
 		return handler instanceof HandlerMethod method && DelayQueueHttpApi.class.isAssignableFrom(method.getBeanType());
 	}
 
@@ -90,9 +93,14 @@ public class BearerTokenInterceptor implements HandlerInterceptor {
 		return index;
 	}
 
-	private static void refuse(HttpServletResponse response, String detail) throws IOException {
+	/**
+	 * Answers 401 with a problem and, unless {@code null}, a challenge.
+	 */
+	static void refuse(HttpServletResponse response, @Nullable String challenge, String detail) throws IOException {
 		response.setStatus(HttpServletResponse.SC_UNAUTHORIZED);
-		response.setHeader(HttpHeaders.WWW_AUTHENTICATE, "Bearer realm=\"delayqueue\"");
+		if (challenge != null) {
+			response.setHeader(HttpHeaders.WWW_AUTHENTICATE, challenge);
+		}
 		response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
 		response.setCharacterEncoding(StandardCharsets.UTF_8.name());
 		response.getWriter().write(JobViews.problem(401, "Unauthorized", detail, null).toString());

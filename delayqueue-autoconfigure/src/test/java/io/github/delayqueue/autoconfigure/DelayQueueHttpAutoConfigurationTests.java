@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import io.github.delayqueue.http.AuthenticatedUserInterceptor;
 import io.github.delayqueue.http.BearerTokenInterceptor;
 import io.github.delayqueue.http.DelayQueueHttpApi;
 import io.github.delayqueue.http.ReserveWaiters;
@@ -93,11 +94,30 @@ class DelayQueueHttpAutoConfigurationTests {
 	}
 
 	@Test
-	void securedByTheApplicationTheApiStartsWithoutItsOwnTokenCheck() {
+	void securedByTheApplicationTheApiChecksForAnAuthenticatedUserInsteadOfATokenForEveryHandler() {
 		this.runner.withPropertyValues("delayqueue.http.enabled=true", "delayqueue.http.secured-by-application=true")
 			.run((context) -> {
 				assertThat(context).hasSingleBean(DelayQueueHttpApi.class);
 				assertThat(context).doesNotHaveBean("delayQueueHttpTokenInterceptor");
+				MappedInterceptor interceptor = context.getBean("delayQueueHttpUserInterceptor", MappedInterceptor.class);
+				assertThat(interceptor.getInterceptor()).isInstanceOf(AuthenticatedUserInterceptor.class);
+				assertThat(interceptor.getIncludePathPatterns()).isNull();
+			});
+	}
+
+	@Test
+	void securedByTheApplicationWithoutTheUserCheckFailsStartUp() {
+		// as an application processed ahead of time without the property and started with it
+		this.runner.withPropertyValues("delayqueue.http.enabled=true", "delayqueue.http.secured-by-application=true")
+			.withInitializer((context) -> context.addBeanFactoryPostProcessor(
+					(beanFactory) -> ((BeanDefinitionRegistry) beanFactory)
+						.removeBeanDefinition(DelayQueueHttpAutoConfiguration.USER_INTERCEPTOR_BEAN_NAME)))
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).rootCause()
+					.isInstanceOf(IllegalStateException.class)
+					.hasMessageContaining("has no authenticated user check")
+					.hasMessageContaining("processed ahead of time");
 			});
 	}
 

@@ -20,6 +20,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.PropertyNamingStrategies;
 import tools.jackson.databind.json.JsonMapper;
@@ -329,9 +331,11 @@ class DelayQueueDashboardTests {
 		assertThat(state(app, "orders", "kept")).isNull();
 	}
 
-	@Test
-	void readOnlyModeShowsNoWriteControlsAndRefusesWrites() {
-		App app = open("delayqueue.dashboard.allow-unauthenticated=true", "delayqueue.dashboard.read-only=true");
+	@ParameterizedTest(name = "{0}")
+	@ValueSource(strings = { "delayqueue.dashboard.read-only=true", "management.endpoint.delayqueue.access=read-only",
+			"management.endpoints.access.max-permitted=read-only" })
+	void readOnlyModeShowsNoWriteControlsAndRefusesWrites(String readOnly) {
+		App app = open("delayqueue.dashboard.allow-unauthenticated=true", readOnly);
 		dead(app, "orders", "kept");
 		assertThat(app.get("/delayqueue-dashboard").body()).contains("data-read-only=\"true\"");
 		for (String write : List.of("replay?topic=orders&id=kept", "cancel?topic=orders&id=kept",
@@ -345,6 +349,18 @@ class DelayQueueDashboardTests {
 		assertThat(app.bean(DelayedListenerEndpointRegistry.class).getListenerContainer("mailer").getState())
 			.isEqualTo("running");
 		assertThat(app.get("/delayqueue-dashboard/api/job?topic=orders&id=kept").status()).isEqualTo(200);
+	}
+
+	@Test
+	void noAccessToTheEndpointHidesTheDashboard(CapturedOutput output) {
+		App app = open("delayqueue.dashboard.allow-unauthenticated=true", "management.endpoint.delayqueue.access=none");
+		dead(app, "orders", "kept");
+		assertThat(output).contains("The delayqueue dashboard is not served: the delayqueue endpoint's access is none");
+		assertThat(app.get("/delayqueue-dashboard").status()).isEqualTo(404);
+		assertThat(app.get("/delayqueue-dashboard/api/job?topic=orders&id=kept").status()).isEqualTo(404);
+		assertThat(app.form("POST", "/delayqueue-dashboard/api/cancel", "topic=orders&id=kept", WRITE, "write")
+			.status()).isIn(404, 405);
+		assertThat(state(app, "orders", "kept")).isEqualTo(JobState.DEAD);
 	}
 
 	@Test

@@ -1,5 +1,6 @@
 package io.github.delayqueue.http;
 
+import java.security.Principal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -13,11 +14,17 @@ import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.http.RawHttp.Answer;
 import io.github.delayqueue.test.RedisTestServers;
+import jakarta.servlet.Filter;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.stereotype.Controller;
@@ -29,8 +36,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Whatever path reaches the HTTP job API (a servlet path, a context path, path parameters,
  * percent-encoded characters, dot segments, a forward), a request without one of the tokens
- * is answered 401 and changes nothing; with one it is served.
+ * is answered 401 and changes nothing; with one it is served. With
+ * {@code secured-by-application}, the users the application's own security signed in are
+ * served, and nobody else.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class DelayQueueHttpAccessTests {
 
 	static final String TOKEN = "access-token";
@@ -197,6 +207,59 @@ class DelayQueueHttpAccessTests {
 		}
 		assertThat(app.bean(DelayedJobTemplate.class).getOperations().find("guarded", "g-1"))
 			.hasValueSatisfying((job) -> assertThat(job.state()).isEqualTo(JobState.DELAYED));
+	}
+
+	/**
+	 * The application's own security without Spring Security: a filter that signs in the
+	 * user a header names, as a container's sign-in sets the request's principal.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	static class OwnSecurity {
+
+		@Bean
+		Filter signInByHeader() {
+			return (request, response, chain) -> {
+				String user = ((HttpServletRequest) request).getHeader("X-User");
+				chain.doFilter((user == null) ? request : new HttpServletRequestWrapper((HttpServletRequest) request) {
+
+					@Override
+					public Principal getUserPrincipal() {
+						return () -> user;
+					}
+
+				}, response);
+			};
+		}
+
+	}
+
+	@Test
+	void securedByTheApplicationWithoutSpringSecurityServesTheUsersItsOwnSecuritySignedIn(CapturedOutput output) {
+		App app = this.apps.run(RedisTestServers.shared(), OwnSecurity.class, "delayqueue.buckets=4",
+				"delayqueue.http.enabled=true", "delayqueue.http.secured-by-application=true");
+		app.bean(DelayedJobTemplate.class).schedule("guarded", "g-1", "{\"marker\":\"" + MARKER + "\"}",
+				Duration.ofHours(1));
+		int port = port(app);
+		Answer anonymous = RawHttp.send(port, "GET", "/delayqueue/jobs/guarded/g-1", null, null);
+		assertThat(anonymous.status()).isEqualTo(401);
+		assertThat(anonymous.body()).doesNotContain(MARKER);
+		assertThat(RawHttp.send(port, "DELETE", "/delayqueue/jobs/guarded/g-1", null, null).status()).isEqualTo(401);
+		assertThat(app.bean(DelayedJobTemplate.class).find("guarded", "g-1")).isPresent();
+
+		assertThat(app.form("GET", "/delayqueue/jobs/guarded/g-1", null, "X-User", "alice").body()).contains(MARKER);
+		assertThat(app.form("DELETE", "/delayqueue/jobs/guarded/g-1", null, "X-User", "alice").status())
+			.isEqualTo(200);
+		assertThat(output).contains("audit - by=alice via=http-api action=cancel topic=guarded count=1 ids=[g-1]");
+	}
+
+	@Test
+	void servedOnTheApplicationsPortOnlyAndActuatorsAccessDoesNotLimitIt() {
+		App app = run("management.server.port=0", "management.endpoint.delayqueue.access=read-only");
+		assertThat(app.managementServer().send("GET", "/delayqueue/jobs/guarded/g-1", null, BEARER).status())
+			.isEqualTo(404);
+		assertThat(app.send("GET", "/delayqueue/jobs/guarded/g-1", null, BEARER).status()).isEqualTo(200);
+		assertThat(app.send("DELETE", "/delayqueue/jobs/guarded/g-1", null, BEARER).status()).isEqualTo(200);
+		assertThat(app.bean(DelayedJobTemplate.class).find("guarded", "g-1")).isEmpty();
 	}
 
 }

@@ -9,6 +9,7 @@ import io.github.delayqueue.actuate.WebApps;
 import io.github.delayqueue.actuate.WebApps.App;
 import io.github.delayqueue.actuate.WebApps.Response;
 import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.test.RedisTestServers;
 import jakarta.servlet.Filter;
 import jakarta.servlet.http.HttpServletRequest;
@@ -16,6 +17,8 @@ import jakarta.servlet.http.HttpServletResponse;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -213,11 +216,30 @@ class DelayQueueHttpWithSpringSecurityTests {
 		assertThat(served.json().get("body").get("secret").asInt()).isEqualTo(42);
 	}
 
-	@Test
-	void securedByTheApplicationAChainThatPermitsEverythingIsTheApplicationsChoice() {
-		App app = run(SecurityChains.PermittingEveryRequest.class, "delayqueue.http.enabled=true",
-				"delayqueue.http.secured-by-application=true");
-		assertThat(app.get("/delayqueue/jobs/t/x").status()).isEqualTo(200);
+	@ParameterizedTest(name = "{0}")
+	@ValueSource(classes = { SecurityChains.PermittingEveryRequest.class, ChainForItsOwnPathsOnly.class })
+	void securedByTheApplicationRequestsWithoutAnAuthenticatedUserAreRefused(Class<?> configuration,
+			CapturedOutput output) {
+		App app = run(configuration, "delayqueue.http.enabled=true", "delayqueue.http.secured-by-application=true");
+		DelayedJobTemplate template = app.bean(DelayedJobTemplate.class);
+		template.schedule("t", "due", "{}", Duration.ZERO);
+
+		Response read = app.get("/delayqueue/jobs/t/x");
+		assertThat(read.status()).as(configuration.getSimpleName()).isEqualTo(401);
+		assertThat(read.headers().firstValue("Content-Type")).hasValueSatisfying(
+				(type) -> assertThat(type).startsWith("application/problem+json"));
+		assertThat(read.body()).doesNotContain("secret");
+		assertThat(read.json().get("detail").asString()).contains("authenticated user")
+			.contains("delayqueue.http.secured-by-application");
+		assertThat(app.post("/delayqueue/jobs", "{\"topic\":\"t\",\"id\":\"new\",\"delay\":\"PT1H\",\"body\":{}}")
+			.status()).isEqualTo(401);
+		assertThat(app.post("/delayqueue/topics/t/reserve?max=100&ttr=P7D", null).status()).isEqualTo(401);
+		assertThat(app.delete("/delayqueue/jobs/t/x").status()).isEqualTo(401);
+		assertThat(template.find("t", "new")).isEmpty();
+		assertThat(template.find("t", "x")).isPresent();
+		assertThat(template.find("t", "due")).hasValueSatisfying(
+				(job) -> assertThat(job.state()).isNotEqualTo(JobState.RESERVED));
+		assertThat(output).contains("The delayqueue HTTP job API at /delayqueue serves authenticated users only");
 	}
 
 	@Test

@@ -2,6 +2,7 @@ package io.github.delayqueue.http;
 
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Proxy;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -81,8 +82,28 @@ public abstract class SecurityChains implements ImportBeanDefinitionRegistrar {
 	}
 
 	/**
+	 * A filter of Spring Security, made with its constructor and initialised.
+	 * @param name the filter's class name
+	 * @param arguments the constructor's arguments, all strings
+	 * @return the filter
+	 */
+	static Filter filter(String name, String... arguments) {
+		try {
+			Class<?>[] types = new Class<?>[arguments.length];
+			Arrays.fill(types, String.class);
+			Object filter = load(name).getConstructor(types).newInstance((Object[]) arguments);
+			filter.getClass().getMethod("afterPropertiesSet").invoke(filter);
+			return (Filter) filter;
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	/**
 	 * An application whose one chain lets every request through, as
-	 * {@code anyRequest().permitAll()} does.
+	 * {@code anyRequest().permitAll()} does: a request without credentials is Spring
+	 * Security's anonymous user, and the servlet API sees the chain's authentication.
 	 */
 	@Configuration(proxyBeanMethods = false)
 	@Import(PermittingEveryRequest.Chain.class)
@@ -97,7 +118,9 @@ public abstract class SecurityChains implements ImportBeanDefinitionRegistrar {
 
 			@Override
 			List<Filter> filters() {
-				return List.of();
+				return List.of(filter("org.springframework.security.web.authentication.AnonymousAuthenticationFilter",
+						"anonymous-key"),
+						filter("org.springframework.security.web.servletapi.SecurityContextHolderAwareRequestFilter"));
 			}
 
 		}

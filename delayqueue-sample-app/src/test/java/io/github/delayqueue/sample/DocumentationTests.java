@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -212,6 +213,41 @@ class DocumentationTests {
 			.matcher(read("pom.xml"));
 		assertThat(version.find()).isTrue();
 		return version.group(1);
+	}
+
+	@Test
+	void everyRowOfTheSecuringTableNamesTestsThatExist() throws IOException {
+		String guide = read("docs/operating.md");
+		String section = guide.substring(guide.indexOf("## Securing it"));
+		section = section.substring(0, section.indexOf("\n## ", 1));
+		List<String> rows = section.lines()
+			.filter((line) -> line.startsWith("| ") && !line.startsWith("| surface"))
+			.toList();
+		assertThat(rows).as("rows of the table: 3 surfaces by 4 set-ups").hasSize(12);
+		Map<String, Path> tests;
+		try (Stream<Path> files = Files.walk(this.root)) {
+			tests = files
+				.filter((file) -> file.toString().contains("/src/test/java/") && file.toString().endsWith("Tests.java"))
+				.collect(Collectors.toMap((file) -> file.getFileName().toString().replace(".java", ""), (file) -> file,
+						(first, second) -> first));
+		}
+		for (String row : rows) {
+			String cell = row.substring(row.lastIndexOf("|", row.length() - 2) + 1);
+			Matcher name = Pattern.compile("`(\\w+)(?:\\.(\\w+))?`").matcher(cell);
+			String type = null;
+			int named = 0;
+			while (name.find()) {
+				boolean isType = Character.isUpperCase(name.group(1).charAt(0));
+				type = isType ? name.group(1) : type;
+				String method = isType ? name.group(2) : name.group(1);
+				assertThat(tests).as(row).containsKey(type);
+				if (method != null) {
+					assertThat(Files.readString(tests.get(type))).as(row).containsPattern("void " + method + "\\(");
+				}
+				named++;
+			}
+			assertThat(named).as(row).isPositive();
+		}
 	}
 
 	private String read(String path) throws IOException {

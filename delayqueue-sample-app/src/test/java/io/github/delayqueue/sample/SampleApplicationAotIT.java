@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -48,6 +49,10 @@ import static org.awaitility.Awaitility.await;
  */
 @ExtendWith(OutputCaptureExtension.class)
 class SampleApplicationAotIT {
+
+	/** The demo user of application.properties, with the role OPS that Actuator asks for. */
+	private static final String OPERATOR = "Basic "
+			+ Base64.getEncoder().encodeToString("demo:demo-password".getBytes(StandardCharsets.UTF_8));
 
 	private static final JsonMapper json = JsonMapper.builder().build();
 
@@ -143,11 +148,13 @@ class SampleApplicationAotIT {
 	}
 
 	private void endpointShowsTheQueue() throws Exception {
-		JsonNode queue = json.readTree(send(request("/actuator/delayqueue").GET()).body());
+		JsonNode queue = json
+			.readTree(send(request("/actuator/delayqueue").header("Authorization", OPERATOR).GET()).body());
 		assertThat(queue.get("topics").get("order-close").get("listeners").get(0).get("state").asString())
 			.isEqualTo("running");
 		assertThat(queue.get("recurring").findValuesAsString("name")).contains("unpaid-report");
-		HttpResponse<String> repair = send(request("/actuator/delayqueue").header("Content-Type", "application/json")
+		HttpResponse<String> repair = send(request("/actuator/delayqueue").header("Authorization", OPERATOR)
+			.header("Content-Type", "application/json")
 			.POST(HttpRequest.BodyPublishers.ofString("{\"action\":\"repair\",\"dryRun\":true}")));
 		assertThat(repair.statusCode()).isEqualTo(200);
 		assertThat(json.readTree(repair.body()).get("written").asBoolean()).isFalse();

@@ -5,8 +5,10 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Base64;
 
 import io.github.delayqueue.test.AutoConfigureTestRedis;
 import org.junit.jupiter.api.Test;
@@ -34,6 +36,10 @@ import static org.awaitility.Awaitility.await;
 class SampleApplicationTests {
 
 	private static final JsonMapper json = JsonMapper.builder().build();
+
+	/** The demo user of application.properties, with the role OPS that Actuator asks for. */
+	private static final String OPERATOR = "Basic "
+			+ Base64.getEncoder().encodeToString("demo:demo-password".getBytes(StandardCharsets.UTF_8));
 
 	private final HttpClient http = HttpClient.newHttpClient();
 
@@ -110,7 +116,8 @@ class SampleApplicationTests {
 		JsonNode health = send("GET", "/actuator/health", null).body();
 		assertThat(health.get("status").asString()).isEqualTo("UP");
 		assertThat(health.get("components").get("delayqueue").get("status").asString()).isEqualTo("UP");
-		HttpResponse<String> scrape = this.http.send(HttpRequest.newBuilder(uri("/actuator/prometheus")).build(),
+		HttpResponse<String> scrape = this.http.send(
+				HttpRequest.newBuilder(uri("/actuator/prometheus")).header("Authorization", OPERATOR).build(),
 				HttpResponse.BodyHandlers.ofString());
 		assertThat(scrape.body()).contains("delayqueue_jobs_completed_total{topic=\"order-close\"")
 			.contains("delayqueue_jobs_dead_total{topic=\"webhook\"")
@@ -204,6 +211,9 @@ class SampleApplicationTests {
 
 	private Reply send(String method, String path, String body) throws IOException, InterruptedException {
 		HttpRequest.Builder request = HttpRequest.newBuilder(uri(path)).header("Content-Type", "application/json");
+		if (path.startsWith("/actuator/")) {
+			request.header("Authorization", OPERATOR);
+		}
 		request.method(method,
 				(body != null) ? HttpRequest.BodyPublishers.ofString(body) : HttpRequest.BodyPublishers.noBody());
 		HttpResponse<String> response = this.http.send(request.build(), HttpResponse.BodyHandlers.ofString());
