@@ -47,6 +47,7 @@ import tools.jackson.databind.node.ObjectNode;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.InvalidMediaTypeException;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.util.Assert;
@@ -103,6 +104,10 @@ public class DelayQueueHttpApi {
 	private static final Set<String> RECURRING_FIELDS = fields("topic", "cron", "zone", "every", "fixedDelay", "body",
 			"headers",
 			"ttr", "maxAttempts", "misfire", "misfireThreshold", "maxCatchUp", "overlap");
+
+	/** The content types a cross-site HTML form sends without a CORS pre-flight. */
+	private static final List<MediaType> FORM_TYPES = List.of(MediaType.APPLICATION_FORM_URLENCODED,
+			MediaType.MULTIPART_FORM_DATA, MediaType.TEXT_PLAIN);
 
 	/** How the audit log names writes through this API. */
 	static final String VIA = "http-api";
@@ -181,7 +186,8 @@ public class DelayQueueHttpApi {
 		this.basePath = basePath;
 	}
 
-	@PostMapping(path = "/jobs", produces = MediaType.APPLICATION_JSON_VALUE)
+	@PostMapping(path = "/jobs", consumes = MediaType.APPLICATION_JSON_VALUE,
+			produces = MediaType.APPLICATION_JSON_VALUE)
 	ResponseEntity<JsonNode> add(HttpServletRequest request) throws IOException {
 		JsonRequest body = read(request, ADD_FIELDS);
 		String topic = checked("topic", () -> JobConstraints.topic(body.string("topic")));
@@ -242,7 +248,8 @@ public class DelayQueueHttpApi {
 		return result;
 	}
 
-	@PostMapping(path = "/jobs/{topic}/{id}/finish", produces = MediaType.APPLICATION_JSON_VALUE)
+	@PostMapping(path = "/jobs/{topic}/{id}/finish", consumes = MediaType.APPLICATION_JSON_VALUE,
+			produces = MediaType.APPLICATION_JSON_VALUE)
 	ResponseEntity<JsonNode> finish(@PathVariable("topic") String topic, @PathVariable("id") String id, HttpServletRequest request)
 			throws IOException {
 		ReservedJob job = reservation(topic, id, read(request, FINISH_FIELDS), null);
@@ -252,7 +259,8 @@ public class DelayQueueHttpApi {
 		return ResponseEntity.ok(JobViews.outcome(topic, id, "finished", true));
 	}
 
-	@PostMapping(path = "/jobs/{topic}/{id}/fail", produces = MediaType.APPLICATION_JSON_VALUE)
+	@PostMapping(path = "/jobs/{topic}/{id}/fail", consumes = MediaType.APPLICATION_JSON_VALUE,
+			produces = MediaType.APPLICATION_JSON_VALUE)
 	ResponseEntity<JsonNode> fail(@PathVariable("topic") String topic, @PathVariable("id") String id, HttpServletRequest request)
 			throws IOException {
 		JsonRequest body = read(request, FAIL_FIELDS);
@@ -271,7 +279,8 @@ public class DelayQueueHttpApi {
 		return ResponseEntity.ok(JobViews.outcome(topic, id, "result", outcome.name()));
 	}
 
-	@PostMapping(path = "/jobs/{topic}/{id}/touch", produces = MediaType.APPLICATION_JSON_VALUE)
+	@PostMapping(path = "/jobs/{topic}/{id}/touch", consumes = MediaType.APPLICATION_JSON_VALUE,
+			produces = MediaType.APPLICATION_JSON_VALUE)
 	ResponseEntity<JsonNode> touch(@PathVariable("topic") String topic, @PathVariable("id") String id, HttpServletRequest request)
 			throws IOException {
 		JsonRequest body = read(request, TOUCH_FIELDS);
@@ -292,8 +301,9 @@ public class DelayQueueHttpApi {
 
 	@DeleteMapping(path = "/jobs/{topic}/{id}", produces = MediaType.APPLICATION_JSON_VALUE)
 	ResponseEntity<JsonNode> cancel(@PathVariable("topic") String topic, @PathVariable("id") String id,
-			HttpServletRequest request) {
+			HttpServletRequest request) throws IOException {
 		checkQuery(request, Set.of());
+		refuseBody(request, "cancel takes no body");
 		checkJob(topic, id);
 		AuditLog.Entry line = AuditLog.entry(VIA, who(request), "cancel").topic(topic).ids(List.of(id));
 		boolean cancelled;
@@ -320,7 +330,8 @@ public class DelayQueueHttpApi {
 		return ResponseEntity.ok(this.views.job(job));
 	}
 
-	@PutMapping(path = "/recurring/{name}", produces = MediaType.APPLICATION_JSON_VALUE)
+	@PutMapping(path = "/recurring/{name}", consumes = MediaType.APPLICATION_JSON_VALUE,
+			produces = MediaType.APPLICATION_JSON_VALUE)
 	ResponseEntity<JsonNode> putRecurring(@PathVariable("name") String name, HttpServletRequest request)
 			throws IOException {
 		RecurringJobs jobs = recurringJobs();
@@ -438,8 +449,10 @@ public class DelayQueueHttpApi {
 	}
 
 	@DeleteMapping(path = "/recurring/{name}", produces = MediaType.APPLICATION_JSON_VALUE)
-	ResponseEntity<JsonNode> deleteRecurring(@PathVariable("name") String name, HttpServletRequest request) {
+	ResponseEntity<JsonNode> deleteRecurring(@PathVariable("name") String name, HttpServletRequest request)
+			throws IOException {
 		checkQuery(request, Set.of());
+		refuseBody(request, "delete takes no body");
 		RecurringJobs jobs = recurringJobs();
 		checked("name", () -> RecurringJob.name(name));
 		AuditLog.Entry line = AuditLog.entry(VIA, who(request), "delete-recurring").detail("recurring", name);
@@ -601,9 +614,24 @@ public class DelayQueueHttpApi {
 	 * (a form, JSON) are not silently ignored.
 	 */
 	private static void refuseBody(HttpServletRequest request, String message) throws IOException {
+		String contentType = request.getContentType();
+		if (contentType != null && isForm(contentType)) {
+			throw new HttpApiException(HttpStatus.UNSUPPORTED_MEDIA_TYPE, null, "Content-Type '" + contentType
+					+ "' is refused: " + message + ", and a form's content type is what a cross-site page sends");
+		}
 		long length = request.getContentLengthLong();
 		if (length > 0 || (length < 0 && request.getInputStream().read() != -1)) {
 			throw new HttpApiException(HttpStatus.BAD_REQUEST, null, message);
+		}
+	}
+
+	private static boolean isForm(String contentType) {
+		try {
+			MediaType type = MediaType.parseMediaType(contentType);
+			return FORM_TYPES.stream().anyMatch((form) -> form.equalsTypeAndSubtype(type));
+		}
+		catch (InvalidMediaTypeException ex) {
+			return true;
 		}
 	}
 

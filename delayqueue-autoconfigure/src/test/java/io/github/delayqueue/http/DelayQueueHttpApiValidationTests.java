@@ -179,7 +179,7 @@ class DelayQueueHttpApiValidationTests {
 	}
 
 	// Reserve takes its options from the query string only; Spring MVC's @RequestParam would
-	// also read them from a form body, where unknown names went unchecked. A body is refused.
+	// also read them from a form body, where unknown names went unchecked. A form is refused.
 	@Test
 	void aFormBodyOnReserveIsNotAWayAroundTheParameterCheck() throws Exception {
 		template.schedule("form-t", "f1", "x", Duration.ZERO);
@@ -195,7 +195,7 @@ class DelayQueueHttpApiValidationTests {
 		assertThat(operations.find("form-t", "f1").get().state()).as(response.statusCode() + " " + response.body())
 			.isEqualTo(JobState.READY);
 		assertThat(operations.find("form-t", "f2").get().state()).isEqualTo(JobState.READY);
-		assertThat(response.statusCode()).as(response.body()).isEqualTo(400);
+		assertThat(response.statusCode()).as(response.body()).isEqualTo(415);
 	}
 
 }
