@@ -28,6 +28,7 @@ import io.github.delayqueue.core.OnDuplicate;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleRequest;
 import io.github.delayqueue.core.ScheduleResult;
+import io.github.delayqueue.listener.DelayQueueHeaders;
 import io.github.delayqueue.recurring.MisfirePolicy;
 import io.github.delayqueue.recurring.OverlapPolicy;
 import io.github.delayqueue.recurring.PutResult;
@@ -39,6 +40,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import tools.jackson.core.StreamReadFeature;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
@@ -180,7 +182,7 @@ public class DelayQueueHttpApi {
 		Assert.notNull(limits, "limits must not be null");
 		this.operations = operations;
 		this.waiters = waiters;
-		this.mapper = mapper;
+		this.mapper = mapper.rebuild().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
 		this.views = new JobViews(mapper);
 		this.limits = limits;
 		this.basePath = basePath;
@@ -201,9 +203,9 @@ public class DelayQueueHttpApi {
 		Duration ttr = checked("ttr", () -> ttr(body.optionalDuration("ttr")));
 		Integer maxAttempts = checked("maxAttempts", () -> maxAttempts(body.optionalInt("maxAttempts")));
 		OnDuplicate onDuplicate = checked("onDuplicate", () -> onDuplicate(body.optionalString("onDuplicate")));
-		Map<String, String> headers = checked("headers", () -> JobConstraints.headers(body.optionalStrings("headers")));
+		Map<String, String> headers = headers(body.optionalStrings("headers"));
 		Integer priority = checked("priority", () -> priority(body.optionalInt("priority")));
-		byte[] payload = this.views.payload(body.node("body"));
+		byte[] payload = body.payload("body");
 		ScheduleResult result = this.operations.schedule(
 				new ScheduleRequest(topic, id, payload, delay, dueAt, ttr, maxAttempts, onDuplicate, headers, priority));
 		JsonNode view = this.views.scheduled(topic, id, result);
@@ -364,8 +366,8 @@ public class DelayQueueHttpApi {
 			builder.schedule((every != null) ? checked("every", () -> RecurringSchedule.every(every))
 					: checked("fixedDelay", () -> RecurringSchedule.fixedDelay(fixedDelay)));
 		}
-		builder.headers(checked("headers", () -> JobConstraints.headers(body.optionalStrings("headers"))));
-		builder.payload(body.has("body") ? this.views.payload(body.node("body")) : new byte[0]);
+		builder.headers(headers(body.optionalStrings("headers")));
+		builder.payload(body.has("body") ? body.payload("body") : new byte[0]);
 		Duration ttr = checked("ttr", () -> ttr(body.optionalDuration("ttr")));
 		if (ttr != null) {
 			builder.ttr(ttr);
@@ -680,6 +682,20 @@ public class DelayQueueHttpApi {
 					+ " (delayqueue.http.max-wait), was " + duration);
 		}
 		return duration;
+	}
+
+	/**
+	 * A job's headers from a client: the rules of {@link JobConstraints#headers}, and none of
+	 * the queue's own names ({@code delayqueue_*}), which only the library sets.
+	 */
+	private static Map<String, String> headers(Map<String, String> headers) {
+		for (String name : headers.keySet()) {
+			if (name.startsWith(DelayQueueHeaders.PREFIX)) {
+				throw HttpApiException.badRequest("headers", "headers: header name '" + name + "' is reserved: names"
+						+ " starting with " + DelayQueueHeaders.PREFIX + " are the queue's own, set by the library only");
+			}
+		}
+		return checked("headers", () -> JobConstraints.headers(headers));
 	}
 
 	private static @Nullable Duration delay(@Nullable Duration delay) {

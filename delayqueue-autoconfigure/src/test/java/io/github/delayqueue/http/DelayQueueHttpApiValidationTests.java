@@ -84,6 +84,12 @@ class DelayQueueHttpApiValidationTests {
 			POST | /jobs | {"topic":"t","id":"x","delay":0}                                  | 400 | body
 			POST | /jobs | {"topic":"t","id":"x","delay":0,"body":null}                      | 400 | body
 			POST | /jobs | {"topic":"t","id":"x","delaySeconds":5,"body":1}                  | 400 | delaySeconds
+			POST | /jobs | {"topic":"t","id":"x","delay":0,"body":1,"topic":"u"}             | 400 | topic
+			POST | /jobs/t/x/finish | {"token":1,"token":2}                                 | 400 | token
+			POST | /jobs | {"topic":"t","id":"x","delay":0,"headers":{"delayqueue_dltError":"forged"},"body":1} | 400 | headers
+			POST | /jobs | {"topic":"t","id":"x","delay":0,"headers":{"delayqueue_dltOriginalTopic":"t"},"body":1} | 400 | headers
+			POST | /jobs | {"topic":"t","id":"x","delay":0,"headers":{"delayqueue_forwardKey":"k"},"body":1} | 400 | headers
+			PUT  | /recurring/r | {"topic":"t","every":"PT1H","headers":{"delayqueue_forwardContentType":"x"}} | 400 | headers
 			POST | /jobs | {"topic":"t","id":"x","delay":0,"body":1                           | 400 |
 			POST | /jobs | [1,2]                                                            | 400 |
 			POST | /topics/t/reserve?max=0                                                  | | 400 | max
