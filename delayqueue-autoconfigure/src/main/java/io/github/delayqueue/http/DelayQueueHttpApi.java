@@ -237,13 +237,15 @@ public class DelayQueueHttpApi {
 		}
 		Runnable end;
 		try {
-			end = this.waiters.await(topic, count, reservationTtr, waitFor,
+			end = this.waiters.await(topic, client(request), count, reservationTtr, waitFor,
 					(reserved) -> result.setResult(ResponseEntity.ok(this.views.reserved(reserved))),
 					result::setErrorResult);
 		}
 		catch (ReserveWaiters.WaitRefusedException ex) {
-			HttpStatus status = (ex.getReason() == ReserveWaiters.WaitRefusedException.Reason.TOO_MANY_TOPICS)
-					? HttpStatus.TOO_MANY_REQUESTS : HttpStatus.SERVICE_UNAVAILABLE;
+			HttpStatus status = switch (ex.getReason()) {
+				case TOO_MANY_TOPICS, TOO_MANY_OF_CLIENT -> HttpStatus.TOO_MANY_REQUESTS;
+				case STOPPED, TOO_MANY_WAITING -> HttpStatus.SERVICE_UNAVAILABLE;
+			};
 			throw new HttpApiException(status, null, ex.getMessage());
 		}
 		result.onCompletion(end);
@@ -648,6 +650,15 @@ public class DelayQueueHttpApi {
 		}
 		Object token = request.getAttribute(BearerTokenInterceptor.TOKEN_INDEX_ATTRIBUTE);
 		return (token != null) ? "token[" + token + "]" : null;
+	}
+
+	/**
+	 * Who waits, for the fair share of long-poll slots: the principal or the token, else the
+	 * remote address.
+	 */
+	private static String client(HttpServletRequest request) {
+		String who = who(request);
+		return (who != null) ? who : "address " + request.getRemoteAddr();
 	}
 
 	private ReservedJob reservation(String topic, String id, JsonRequest body, @Nullable Duration ttr) {
