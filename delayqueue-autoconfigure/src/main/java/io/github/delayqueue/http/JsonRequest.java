@@ -130,6 +130,10 @@ final class JsonRequest {
 				parser.skipChildren();
 				if (wanted) {
 					long end = parser.currentLocation().getByteOffset();
+					if (start < 0 || end < start) {
+						// read as characters: a body in UTF-16 or UTF-32
+						throw HttpApiException.badRequest(null, "the request body must be UTF-8 JSON");
+					}
 					return Arrays.copyOfRange(this.bytes, (int) start, (int) end);
 				}
 			}

@@ -159,6 +159,23 @@ class DelayQueueHttpApiValidationTests {
 	}
 
 	@Test
+	void aBodyThatIsNotUtf8IsRefused() throws Exception {
+		String port = app.context.getEnvironment().getProperty("local.server.port");
+		java.net.http.HttpResponse<String> response = java.net.http.HttpClient.newHttpClient()
+			.send(java.net.http.HttpRequest
+				.newBuilder(java.net.URI.create("http://localhost:" + port + "/delayqueue/jobs"))
+				.header("Authorization", "Bearer " + TOKEN)
+				.header("Content-Type", "application/json")
+				.POST(java.net.http.HttpRequest.BodyPublishers.ofString(
+						"{\"topic\":\"t\",\"id\":\"utf16\",\"delay\":0,\"body\":{\"a\":1}}",
+						java.nio.charset.StandardCharsets.UTF_16BE))
+				.build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+		assertThat(response.statusCode()).as(response.body()).isEqualTo(400);
+		assertThat(response.body()).contains("UTF-8");
+		assertThat(operations.find("t", "utf16")).isEmpty();
+	}
+
+	@Test
 	void cancelIsAuditedNamingThePlaceOfTheTokenNeverTheToken(CapturedOutput output) {
 		template.schedule("t", "gone", "x", Duration.ofHours(1));
 		assertThat(call("DELETE", "/jobs/t/gone", null).status()).isEqualTo(200);
