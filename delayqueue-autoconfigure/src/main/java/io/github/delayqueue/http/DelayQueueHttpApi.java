@@ -28,6 +28,7 @@ import io.github.delayqueue.core.OnDuplicate;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleRequest;
 import io.github.delayqueue.core.ScheduleResult;
+import io.github.delayqueue.listener.DelayQueueHeaders;
 import io.github.delayqueue.recurring.MisfirePolicy;
 import io.github.delayqueue.recurring.OverlapPolicy;
 import io.github.delayqueue.recurring.PutResult;
@@ -39,6 +40,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import tools.jackson.core.StreamReadFeature;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
@@ -47,6 +49,7 @@ import tools.jackson.databind.node.ObjectNode;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.InvalidMediaTypeException;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.util.Assert;
@@ -103,6 +106,10 @@ public class DelayQueueHttpApi {
 	private static final Set<String> RECURRING_FIELDS = fields("topic", "cron", "zone", "every", "fixedDelay", "body",
 			"headers",
 			"ttr", "maxAttempts", "misfire", "misfireThreshold", "maxCatchUp", "overlap");
+
+	/** The content types a cross-site HTML form sends without a CORS pre-flight. */
+	private static final List<MediaType> FORM_TYPES = List.of(MediaType.APPLICATION_FORM_URLENCODED,
+			MediaType.MULTIPART_FORM_DATA, MediaType.TEXT_PLAIN);
 
 	/** How the audit log names writes through this API. */
 	static final String VIA = "http-api";
@@ -175,13 +182,14 @@ public class DelayQueueHttpApi {
 		Assert.notNull(limits, "limits must not be null");
 		this.operations = operations;
 		this.waiters = waiters;
-		this.mapper = mapper;
+		this.mapper = mapper.rebuild().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
 		this.views = new JobViews(mapper);
 		this.limits = limits;
 		this.basePath = basePath;
 	}
 
-	@PostMapping(path = "/jobs", produces = MediaType.APPLICATION_JSON_VALUE)
+	@PostMapping(path = "/jobs", consumes = MediaType.APPLICATION_JSON_VALUE,
+			produces = MediaType.APPLICATION_JSON_VALUE)
 	ResponseEntity<JsonNode> add(HttpServletRequest request) throws IOException {
 		JsonRequest body = read(request, ADD_FIELDS);
 		String topic = checked("topic", () -> JobConstraints.topic(body.string("topic")));
@@ -195,9 +203,9 @@ public class DelayQueueHttpApi {
 		Duration ttr = checked("ttr", () -> ttr(body.optionalDuration("ttr")));
 		Integer maxAttempts = checked("maxAttempts", () -> maxAttempts(body.optionalInt("maxAttempts")));
 		OnDuplicate onDuplicate = checked("onDuplicate", () -> onDuplicate(body.optionalString("onDuplicate")));
-		Map<String, String> headers = checked("headers", () -> JobConstraints.headers(body.optionalStrings("headers")));
+		Map<String, String> headers = headers(body.optionalStrings("headers"));
 		Integer priority = checked("priority", () -> priority(body.optionalInt("priority")));
-		byte[] payload = this.views.payload(body.node("body"));
+		byte[] payload = body.payload("body");
 		ScheduleResult result = this.operations.schedule(
 				new ScheduleRequest(topic, id, payload, delay, dueAt, ttr, maxAttempts, onDuplicate, headers, priority));
 		JsonNode view = this.views.scheduled(topic, id, result);
@@ -229,20 +237,23 @@ public class DelayQueueHttpApi {
 		}
 		Runnable end;
 		try {
-			end = this.waiters.await(topic, count, reservationTtr, waitFor,
+			end = this.waiters.await(topic, client(request), count, reservationTtr, waitFor,
 					(reserved) -> result.setResult(ResponseEntity.ok(this.views.reserved(reserved))),
 					result::setErrorResult);
 		}
 		catch (ReserveWaiters.WaitRefusedException ex) {
-			HttpStatus status = (ex.getReason() == ReserveWaiters.WaitRefusedException.Reason.TOO_MANY_TOPICS)
-					? HttpStatus.TOO_MANY_REQUESTS : HttpStatus.SERVICE_UNAVAILABLE;
+			HttpStatus status = switch (ex.getReason()) {
+				case TOO_MANY_TOPICS, TOO_MANY_OF_CLIENT -> HttpStatus.TOO_MANY_REQUESTS;
+				case STOPPED, TOO_MANY_WAITING -> HttpStatus.SERVICE_UNAVAILABLE;
+			};
 			throw new HttpApiException(status, null, ex.getMessage());
 		}
 		result.onCompletion(end);
 		return result;
 	}
 
-	@PostMapping(path = "/jobs/{topic}/{id}/finish", produces = MediaType.APPLICATION_JSON_VALUE)
+	@PostMapping(path = "/jobs/{topic}/{id}/finish", consumes = MediaType.APPLICATION_JSON_VALUE,
+			produces = MediaType.APPLICATION_JSON_VALUE)
 	ResponseEntity<JsonNode> finish(@PathVariable("topic") String topic, @PathVariable("id") String id, HttpServletRequest request)
 			throws IOException {
 		ReservedJob job = reservation(topic, id, read(request, FINISH_FIELDS), null);
@@ -252,7 +263,8 @@ public class DelayQueueHttpApi {
 		return ResponseEntity.ok(JobViews.outcome(topic, id, "finished", true));
 	}
 
-	@PostMapping(path = "/jobs/{topic}/{id}/fail", produces = MediaType.APPLICATION_JSON_VALUE)
+	@PostMapping(path = "/jobs/{topic}/{id}/fail", consumes = MediaType.APPLICATION_JSON_VALUE,
+			produces = MediaType.APPLICATION_JSON_VALUE)
 	ResponseEntity<JsonNode> fail(@PathVariable("topic") String topic, @PathVariable("id") String id, HttpServletRequest request)
 			throws IOException {
 		JsonRequest body = read(request, FAIL_FIELDS);
@@ -271,7 +283,8 @@ public class DelayQueueHttpApi {
 		return ResponseEntity.ok(JobViews.outcome(topic, id, "result", outcome.name()));
 	}
 
-	@PostMapping(path = "/jobs/{topic}/{id}/touch", produces = MediaType.APPLICATION_JSON_VALUE)
+	@PostMapping(path = "/jobs/{topic}/{id}/touch", consumes = MediaType.APPLICATION_JSON_VALUE,
+			produces = MediaType.APPLICATION_JSON_VALUE)
 	ResponseEntity<JsonNode> touch(@PathVariable("topic") String topic, @PathVariable("id") String id, HttpServletRequest request)
 			throws IOException {
 		JsonRequest body = read(request, TOUCH_FIELDS);
@@ -292,8 +305,9 @@ public class DelayQueueHttpApi {
 
 	@DeleteMapping(path = "/jobs/{topic}/{id}", produces = MediaType.APPLICATION_JSON_VALUE)
 	ResponseEntity<JsonNode> cancel(@PathVariable("topic") String topic, @PathVariable("id") String id,
-			HttpServletRequest request) {
+			HttpServletRequest request) throws IOException {
 		checkQuery(request, Set.of());
+		refuseBody(request, "cancel takes no body");
 		checkJob(topic, id);
 		AuditLog.Entry line = AuditLog.entry(VIA, who(request), "cancel").topic(topic).ids(List.of(id));
 		boolean cancelled;
@@ -320,7 +334,8 @@ public class DelayQueueHttpApi {
 		return ResponseEntity.ok(this.views.job(job));
 	}
 
-	@PutMapping(path = "/recurring/{name}", produces = MediaType.APPLICATION_JSON_VALUE)
+	@PutMapping(path = "/recurring/{name}", consumes = MediaType.APPLICATION_JSON_VALUE,
+			produces = MediaType.APPLICATION_JSON_VALUE)
 	ResponseEntity<JsonNode> putRecurring(@PathVariable("name") String name, HttpServletRequest request)
 			throws IOException {
 		RecurringJobs jobs = recurringJobs();
@@ -353,8 +368,8 @@ public class DelayQueueHttpApi {
 			builder.schedule((every != null) ? checked("every", () -> RecurringSchedule.every(every))
 					: checked("fixedDelay", () -> RecurringSchedule.fixedDelay(fixedDelay)));
 		}
-		builder.headers(checked("headers", () -> JobConstraints.headers(body.optionalStrings("headers"))));
-		builder.payload(body.has("body") ? this.views.payload(body.node("body")) : new byte[0]);
+		builder.headers(headers(body.optionalStrings("headers")));
+		builder.payload(body.has("body") ? body.payload("body") : new byte[0]);
 		Duration ttr = checked("ttr", () -> ttr(body.optionalDuration("ttr")));
 		if (ttr != null) {
 			builder.ttr(ttr);
@@ -438,8 +453,10 @@ public class DelayQueueHttpApi {
 	}
 
 	@DeleteMapping(path = "/recurring/{name}", produces = MediaType.APPLICATION_JSON_VALUE)
-	ResponseEntity<JsonNode> deleteRecurring(@PathVariable("name") String name, HttpServletRequest request) {
+	ResponseEntity<JsonNode> deleteRecurring(@PathVariable("name") String name, HttpServletRequest request)
+			throws IOException {
 		checkQuery(request, Set.of());
+		refuseBody(request, "delete takes no body");
 		RecurringJobs jobs = recurringJobs();
 		checked("name", () -> RecurringJob.name(name));
 		AuditLog.Entry line = AuditLog.entry(VIA, who(request), "delete-recurring").detail("recurring", name);
@@ -601,9 +618,24 @@ public class DelayQueueHttpApi {
 	 * (a form, JSON) are not silently ignored.
 	 */
 	private static void refuseBody(HttpServletRequest request, String message) throws IOException {
+		String contentType = request.getContentType();
+		if (contentType != null && isForm(contentType)) {
+			throw new HttpApiException(HttpStatus.UNSUPPORTED_MEDIA_TYPE, null, "Content-Type '" + contentType
+					+ "' is refused: " + message + ", and a form's content type is what a cross-site page sends");
+		}
 		long length = request.getContentLengthLong();
 		if (length > 0 || (length < 0 && request.getInputStream().read() != -1)) {
 			throw new HttpApiException(HttpStatus.BAD_REQUEST, null, message);
+		}
+	}
+
+	private static boolean isForm(String contentType) {
+		try {
+			MediaType type = MediaType.parseMediaType(contentType);
+			return FORM_TYPES.stream().anyMatch((form) -> form.equalsTypeAndSubtype(type));
+		}
+		catch (InvalidMediaTypeException ex) {
+			return true;
 		}
 	}
 
@@ -618,6 +650,15 @@ public class DelayQueueHttpApi {
 		}
 		Object token = request.getAttribute(BearerTokenInterceptor.TOKEN_INDEX_ATTRIBUTE);
 		return (token != null) ? "token[" + token + "]" : null;
+	}
+
+	/**
+	 * Who waits, for the fair share of long-poll slots: the principal or the token, else the
+	 * remote address.
+	 */
+	private static String client(HttpServletRequest request) {
+		String who = who(request);
+		return (who != null) ? who : "address " + request.getRemoteAddr();
 	}
 
 	private ReservedJob reservation(String topic, String id, JsonRequest body, @Nullable Duration ttr) {
@@ -652,6 +693,20 @@ public class DelayQueueHttpApi {
 					+ " (delayqueue.http.max-wait), was " + duration);
 		}
 		return duration;
+	}
+
+	/**
+	 * A job's headers from a client: the rules of {@link JobConstraints#headers}, and none of
+	 * the queue's own names ({@code delayqueue_*}), which only the library sets.
+	 */
+	private static Map<String, String> headers(Map<String, String> headers) {
+		for (String name : headers.keySet()) {
+			if (name.startsWith(DelayQueueHeaders.PREFIX)) {
+				throw HttpApiException.badRequest("headers", "headers: header name '" + name + "' is reserved: names"
+						+ " starting with " + DelayQueueHeaders.PREFIX + " are the queue's own, set by the library only");
+			}
+		}
+		return checked("headers", () -> JobConstraints.headers(headers));
 	}
 
 	private static @Nullable Duration delay(@Nullable Duration delay) {

@@ -23,12 +23,13 @@ import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
+import tools.jackson.databind.util.RawValue;
 
 /**
  * The JSON the HTTP job API answers with. Times are ISO-8601 instants and durations, as the
  * requests take them; a payload is {@code body}: the JSON value it holds, or its text when it
  * is not JSON (a Java {@code String} payload), or {@code bodyBase64} for bytes that are not
- * UTF-8 text.
+ * UTF-8 text. A JSON payload is written as stored, byte for byte.
  *
  * <p>
  * Payloads are the stored bytes as the default {@code JacksonJobPayloadConverter} writes them
@@ -44,15 +45,6 @@ final class JobViews {
 	JobViews(JsonMapper mapper) {
 		// strict: a text payload such as "1 2" or "true story" is text, not the JSON at its start
 		this.mapper = mapper.rebuild().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
-	}
-
-	/**
-	 * The payload a request's {@code body} stands for: a JSON string is stored as its text (as
-	 * a Java {@code String} payload is), anything else as JSON.
-	 */
-	byte[] payload(JsonNode body) {
-		return body.isString() ? body.stringValue().getBytes(StandardCharsets.UTF_8)
-				: this.mapper.writeValueAsBytes(body);
 	}
 
 	ObjectNode scheduled(String topic, String id, ScheduleResult result) {
@@ -201,7 +193,9 @@ final class JobViews {
 	private void body(ObjectNode view, byte[] payload) {
 		if (payload.length > 0) {
 			try {
-				view.set("body", this.mapper.readTree(payload));
+				// checked to be one JSON value, then written as stored: numbers exact
+				this.mapper.readTree(payload);
+				view.putRawValue("body", new RawValue(new String(payload, StandardCharsets.UTF_8)));
 				return;
 			}
 			catch (JacksonException ex) {

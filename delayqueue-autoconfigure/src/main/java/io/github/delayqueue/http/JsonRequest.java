@@ -6,13 +6,19 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -25,10 +31,18 @@ import org.springframework.http.HttpStatus;
  */
 final class JsonRequest {
 
+	private static final Pattern DUPLICATE = Pattern.compile("Duplicate Object property \"(.*)\"");
+
 	private final JsonNode body;
 
-	private JsonRequest(JsonNode body) {
+	private final byte[] bytes;
+
+	private final JsonMapper mapper;
+
+	private JsonRequest(JsonNode body, byte[] bytes, JsonMapper mapper) {
 		this.body = body;
+		this.bytes = bytes;
+		this.mapper = mapper;
 	}
 
 	/**
@@ -36,7 +50,7 @@ final class JsonRequest {
 	 * @param in the body
 	 * @param declaredLength the {@code Content-Length}, or -1
 	 * @param maxBytes the most bytes accepted
-	 * @param mapper the mapper that parses it
+	 * @param mapper the mapper that parses it, refusing a field given twice
 	 * @param fields the fields the request may have
 	 * @return the request
 	 */
@@ -62,6 +76,11 @@ final class JsonRequest {
 			body = mapper.readTree(bytes);
 		}
 		catch (JacksonException ex) {
+			Matcher duplicate = DUPLICATE.matcher(ex.getOriginalMessage());
+			if (duplicate.find()) {
+				String field = duplicate.group(1);
+				throw HttpApiException.badRequest(field, field + " must be given once");
+			}
 			throw HttpApiException.badRequest(null, "the request body is not valid JSON: " + ex.getOriginalMessage());
 		}
 		if (body == null || !body.isObject()) {
@@ -72,7 +91,7 @@ final class JsonRequest {
 				throw HttpApiException.badRequest(name, "unknown field '" + name + "'; the fields are " + fields);
 			}
 		}
-		return new JsonRequest(body);
+		return new JsonRequest(body, bytes, mapper);
 	}
 
 	private static HttpApiException tooLarge(long maxBytes) {
@@ -91,6 +110,35 @@ final class JsonRequest {
 			throw HttpApiException.badRequest(field, field + " must be given");
 		}
 		return node;
+	}
+
+	/**
+	 * The payload a field stands for: the text of a JSON string (as a Java {@code String}
+	 * payload is stored), else the field's JSON text byte for byte as the body holds it.
+	 */
+	byte[] payload(String field) {
+		JsonNode node = node(field);
+		if (node.isString()) {
+			return node.stringValue().getBytes(StandardCharsets.UTF_8);
+		}
+		try (JsonParser parser = this.mapper.createParser(this.bytes)) {
+			parser.nextToken();
+			while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
+				boolean wanted = parser.currentName().equals(field);
+				parser.nextToken();
+				long start = parser.currentTokenLocation().getByteOffset();
+				parser.skipChildren();
+				if (wanted) {
+					long end = parser.currentLocation().getByteOffset();
+					if (start < 0 || end < start) {
+						// read as characters: a body in UTF-16 or UTF-32
+						throw HttpApiException.badRequest(null, "the request body must be UTF-8 JSON");
+					}
+					return Arrays.copyOfRange(this.bytes, (int) start, (int) end);
+				}
+			}
+		}
+		throw new IllegalStateException("no field " + field + " in a body that has it");
 	}
 
 	String string(String field) {

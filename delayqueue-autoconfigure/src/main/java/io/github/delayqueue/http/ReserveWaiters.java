@@ -97,6 +97,9 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 
 	private final AtomicInteger waiting = new AtomicInteger();
 
+	/** The waiting requests of each client that has any; changed under its mapping's lock. */
+	private final ConcurrentMap<String, Integer> waitingByClient = new ConcurrentHashMap<>();
+
 	private final CustomizableThreadFactory threads = new CustomizableThreadFactory("delayqueue-http-");
 
 	private final ScheduledThreadPoolExecutor timeouts;
@@ -141,8 +144,11 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 	}
 
 	/**
-	 * Queues a request that waits for jobs of a topic.
+	 * Queues a request that waits for jobs of a topic. A client waits with at most half of
+	 * {@code maxWaiting} requests (at least one), so that one client cannot hold every slot.
 	 * @param topic the topic
+	 * @param client who waits (a token, a principal), or {@code null} for a caller without a
+	 * share of its own
 	 * @param max the most jobs to hand over (1 to {@value DelayQueueConsumer#MAX_RESERVE})
 	 * @param ttr the time to run, or {@code null} for each job's own
 	 * @param wait the longest wait, not negative
@@ -151,12 +157,12 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 	 * @param failure takes an error of the queue (such as Redis being unreachable)
 	 * @return what ends the wait without an answer (the request went away)
 	 * @throws WaitRefusedException when the request was not queued: the waiters are stopped,
-	 * as many requests as allowed are waiting already, or as many topics as allowed have
+	 * as many requests as allowed are waiting already (in all, or of this client), or as many topics as allowed have
 	 * waiters already and this topic has none; nothing is queued or counted then
 	 * @throws IllegalArgumentException when an argument breaks its rule
 	 */
-	public Runnable await(String topic, int max, @Nullable Duration ttr, Duration wait, Answer answer,
-			Consumer<RuntimeException> failure) {
+	public Runnable await(String topic, @Nullable String client, int max, @Nullable Duration ttr, Duration wait,
+			Answer answer, Consumer<RuntimeException> failure) {
 		JobConstraints.topic(topic);
 		Assert.isTrue(max >= 1 && max <= DelayQueueConsumer.MAX_RESERVE,
 				() -> "max must be between 1 and " + DelayQueueConsumer.MAX_RESERVE + ", was " + max);
@@ -167,13 +173,15 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 			throw new WaitRefusedException(WaitRefusedException.Reason.STOPPED,
 					"the application is stopping: no reserve request may wait; retry later");
 		}
+		countClient(client);
 		if (this.waiting.incrementAndGet() > this.maxWaiting) {
 			this.waiting.decrementAndGet();
+			uncountClient(client);
 			throw new WaitRefusedException(WaitRefusedException.Reason.TOO_MANY_WAITING, this.maxWaiting
 					+ " reserve requests wait already, the most allowed (delayqueue.http.max-waiting=" + this.maxWaiting
 					+ "); retry later");
 		}
-		Waiter waiter = new Waiter(max, ttr, System.nanoTime() + wait.toNanos(), answer, failure);
+		Waiter waiter = new Waiter(client, max, ttr, System.nanoTime() + wait.toNanos(), answer, failure);
 		waiter.timeout = this.timeouts.schedule(() -> waiter.answer(List.of()), wait.toNanos(), TimeUnit.NANOSECONDS);
 		try {
 			join(topic, waiter);
@@ -213,6 +221,28 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 		});
 		// wakes the thread when it lingers without waiters
 		joined.wake();
+	}
+
+	private void countClient(@Nullable String client) {
+		if (client == null) {
+			return;
+		}
+		int share = Math.max(1, this.maxWaiting / 2);
+		this.waitingByClient.compute(client, (key, count) -> {
+			int waiting = (count != null) ? count : 0;
+			if (waiting >= share) {
+				throw new WaitRefusedException(WaitRefusedException.Reason.TOO_MANY_OF_CLIENT, "this client waits with "
+						+ waiting + " reserve requests already, its share: half of delayqueue.http.max-waiting="
+						+ this.maxWaiting + "; retry later");
+			}
+			return waiting + 1;
+		});
+	}
+
+	private void uncountClient(@Nullable String client) {
+		if (client != null) {
+			this.waitingByClient.computeIfPresent(client, (key, count) -> (count > 1) ? count - 1 : null);
+		}
 	}
 
 	private void countTopic() {
@@ -334,6 +364,12 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 			TOO_MANY_WAITING,
 
 			/**
+			 * The request's client waits with its share already: half of
+			 * {@code delayqueue.http.max-waiting}.
+			 */
+			TOO_MANY_OF_CLIENT,
+
+			/**
 			 * As many topics as allowed have waiters, and the request's topic has none
 			 * ({@code delayqueue.http.max-topics}).
 			 */
@@ -344,6 +380,8 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 	}
 
 	private final class Waiter {
+
+		private final @Nullable String client;
 
 		final int max;
 
@@ -360,8 +398,9 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 
 		volatile @Nullable ScheduledFuture<?> timeout;
 
-		Waiter(int max, @Nullable Duration ttr, long deadlineNanos, Answer answer,
+		Waiter(@Nullable String client, int max, @Nullable Duration ttr, long deadlineNanos, Answer answer,
 				Consumer<RuntimeException> failure) {
+			this.client = client;
 			this.max = max;
 			this.ttr = ttr;
 			this.deadlineNanos = deadlineNanos;
@@ -394,6 +433,7 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 				return false;
 			}
 			ReserveWaiters.this.waiting.decrementAndGet();
+			uncountClient(this.client);
 			ScheduledFuture<?> timeout = this.timeout;
 			if (timeout != null) {
 				timeout.cancel(false);

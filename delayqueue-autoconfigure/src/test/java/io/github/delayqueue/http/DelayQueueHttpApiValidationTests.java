@@ -84,6 +84,12 @@ class DelayQueueHttpApiValidationTests {
 			POST | /jobs | {"topic":"t","id":"x","delay":0}                                  | 400 | body
 			POST | /jobs | {"topic":"t","id":"x","delay":0,"body":null}                      | 400 | body
 			POST | /jobs | {"topic":"t","id":"x","delaySeconds":5,"body":1}                  | 400 | delaySeconds
+			POST | /jobs | {"topic":"t","id":"x","delay":0,"body":1,"topic":"u"}             | 400 | topic
+			POST | /jobs/t/x/finish | {"token":1,"token":2}                                 | 400 | token
+			POST | /jobs | {"topic":"t","id":"x","delay":0,"headers":{"delayqueue_dltError":"forged"},"body":1} | 400 | headers
+			POST | /jobs | {"topic":"t","id":"x","delay":0,"headers":{"delayqueue_dltOriginalTopic":"t"},"body":1} | 400 | headers
+			POST | /jobs | {"topic":"t","id":"x","delay":0,"headers":{"delayqueue_forwardKey":"k"},"body":1} | 400 | headers
+			PUT  | /recurring/r | {"topic":"t","every":"PT1H","headers":{"delayqueue_forwardContentType":"x"}} | 400 | headers
 			POST | /jobs | {"topic":"t","id":"x","delay":0,"body":1                           | 400 |
 			POST | /jobs | [1,2]                                                            | 400 |
 			POST | /topics/t/reserve?max=0                                                  | | 400 | max
@@ -153,6 +159,23 @@ class DelayQueueHttpApiValidationTests {
 	}
 
 	@Test
+	void aBodyThatIsNotUtf8IsRefused() throws Exception {
+		String port = app.context.getEnvironment().getProperty("local.server.port");
+		java.net.http.HttpResponse<String> response = java.net.http.HttpClient.newHttpClient()
+			.send(java.net.http.HttpRequest
+				.newBuilder(java.net.URI.create("http://localhost:" + port + "/delayqueue/jobs"))
+				.header("Authorization", "Bearer " + TOKEN)
+				.header("Content-Type", "application/json")
+				.POST(java.net.http.HttpRequest.BodyPublishers.ofString(
+						"{\"topic\":\"t\",\"id\":\"utf16\",\"delay\":0,\"body\":{\"a\":1}}",
+						java.nio.charset.StandardCharsets.UTF_16BE))
+				.build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+		assertThat(response.statusCode()).as(response.body()).isEqualTo(400);
+		assertThat(response.body()).contains("UTF-8");
+		assertThat(operations.find("t", "utf16")).isEmpty();
+	}
+
+	@Test
 	void cancelIsAuditedNamingThePlaceOfTheTokenNeverTheToken(CapturedOutput output) {
 		template.schedule("t", "gone", "x", Duration.ofHours(1));
 		assertThat(call("DELETE", "/jobs/t/gone", null).status()).isEqualTo(200);
@@ -179,7 +202,7 @@ class DelayQueueHttpApiValidationTests {
 	}
 
 	// Reserve takes its options from the query string only; Spring MVC's @RequestParam would
-	// also read them from a form body, where unknown names went unchecked. A body is refused.
+	// also read them from a form body, where unknown names went unchecked. A form is refused.
 	@Test
 	void aFormBodyOnReserveIsNotAWayAroundTheParameterCheck() throws Exception {
 		template.schedule("form-t", "f1", "x", Duration.ZERO);
@@ -195,7 +218,7 @@ class DelayQueueHttpApiValidationTests {
 		assertThat(operations.find("form-t", "f1").get().state()).as(response.statusCode() + " " + response.body())
 			.isEqualTo(JobState.READY);
 		assertThat(operations.find("form-t", "f2").get().state()).isEqualTo(JobState.READY);
-		assertThat(response.statusCode()).as(response.body()).isEqualTo(400);
+		assertThat(response.statusCode()).as(response.body()).isEqualTo(415);
 	}
 
 }

@@ -184,7 +184,7 @@ class DelayQueueHttpLongPollTests {
 		waiters.start();
 		try {
 			CompletableFuture<List<ReservedJob>> answer = new CompletableFuture<>();
-			assertThat(waiters.await("quiet", 1, null, Duration.ofMillis(2500), answer::complete,
+			assertThat(waiters.await("quiet", null, 1, null, Duration.ofMillis(2500), answer::complete,
 					answer::completeExceptionally))
 				.isNotNull();
 			assertThat(answer.join()).isEmpty();
@@ -193,7 +193,7 @@ class DelayQueueHttpLongPollTests {
 
 			// and a job that becomes due is handed over
 			CompletableFuture<List<ReservedJob>> second = new CompletableFuture<>();
-			waiters.await("quiet", 5, null, Duration.ofSeconds(10), second::complete, second::completeExceptionally);
+			waiters.await("quiet", null, 5, null, Duration.ofSeconds(10), second::complete, second::completeExceptionally);
 			this.template.schedule("quiet", "q-1", "x", Duration.ofMillis(300));
 			List<ReservedJob> jobs = second.join();
 			assertThat(jobs).extracting(ReservedJob::id).containsExactly("q-1");
@@ -211,16 +211,16 @@ class DelayQueueHttpLongPollTests {
 		try {
 			// not started yet (or stopped): refused, nothing counted
 			assertThatExceptionOfType(WaitRefusedException.class)
-				.isThrownBy(() -> waiters.await("refused", 1, null, Duration.ofSeconds(5), (jobs) -> true, (ex) -> {
+				.isThrownBy(() -> waiters.await("refused", null, 1, null, Duration.ofSeconds(5), (jobs) -> true, (ex) -> {
 				}))
 				.satisfies((ex) -> assertThat(ex.getReason()).isEqualTo(WaitRefusedException.Reason.STOPPED));
 			assertThat(waiters.getWaiting()).isZero();
 			waiters.start();
-			Runnable first = waiters.await("refused", 1, null, Duration.ofSeconds(5), (jobs) -> true, (ex) -> {
+			Runnable first = waiters.await("refused", null, 1, null, Duration.ofSeconds(5), (jobs) -> true, (ex) -> {
 			});
 			assertThat(first).isNotNull();
 			assertThatExceptionOfType(WaitRefusedException.class)
-				.isThrownBy(() -> waiters.await("refused", 1, null, Duration.ofSeconds(5), (jobs) -> true, (ex) -> {
+				.isThrownBy(() -> waiters.await("refused", null, 1, null, Duration.ofSeconds(5), (jobs) -> true, (ex) -> {
 				}))
 				.withMessageContaining("delayqueue.http.max-waiting=1")
 				.satisfies((ex) -> assertThat(ex.getReason()).isEqualTo(WaitRefusedException.Reason.TOO_MANY_WAITING));
@@ -242,7 +242,7 @@ class DelayQueueHttpLongPollTests {
 		try {
 			CompletableFuture<List<ReservedJob>> gone = new CompletableFuture<>();
 			// the request went away: the answer does not reach it
-			waiters.await("given-back", 1, null, Duration.ofSeconds(10), (jobs) -> {
+			waiters.await("given-back", null, 1, null, Duration.ofSeconds(10), (jobs) -> {
 				gone.complete(jobs);
 				return false;
 			}, gone::completeExceptionally);

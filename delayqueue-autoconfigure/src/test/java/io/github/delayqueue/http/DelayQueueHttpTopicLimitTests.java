@@ -87,7 +87,7 @@ class DelayQueueHttpTopicLimitTests {
 		List<CompletableFuture<List<ReservedJob>>> answers = new ArrayList<>();
 		for (int i = 0; i < 20; i++) {
 			CompletableFuture<List<ReservedJob>> answer = new CompletableFuture<>();
-			waiters.await("passing-" + i, 1, null, Duration.ofMillis(300), answer::complete,
+			waiters.await("passing-" + i, null, 1, null, Duration.ofMillis(300), answer::complete,
 					answer::completeExceptionally);
 			answers.add(answer);
 		}

@@ -115,7 +115,7 @@ class DelayQueueHttpWaitersRaceTests {
 				done.add(clients.submit(() -> {
 					for (int round = 0; round < rounds; round++) {
 						CompletableFuture<List<ReservedJob>> answer = new CompletableFuture<>();
-						waiters.await(topic, 1, null, Duration.ofSeconds(30), (jobs) -> {
+						waiters.await(topic, null, 1, null, Duration.ofSeconds(30), (jobs) -> {
 							servingThreads.add(Thread.currentThread());
 							return answer.complete(jobs);
 						}, answer::completeExceptionally);
@@ -152,12 +152,12 @@ class DelayQueueHttpWaitersRaceTests {
 		Queue queue = new Queue();
 		ReserveWaiters waiters = start(new ReserveWaiters(queue.operations, 100, 2, Duration.ZERO));
 		List<Runnable> ends = new ArrayList<>();
-		ends.add(waiters.await("a", 1, null, Duration.ofSeconds(30), (jobs) -> true, (ex) -> {
+		ends.add(waiters.await("a", null, 1, null, Duration.ofSeconds(30), (jobs) -> true, (ex) -> {
 		}));
-		ends.add(waiters.await("b", 1, null, Duration.ofSeconds(30), (jobs) -> true, (ex) -> {
+		ends.add(waiters.await("b", null, 1, null, Duration.ofSeconds(30), (jobs) -> true, (ex) -> {
 		}));
 		assertThatExceptionOfType(WaitRefusedException.class)
-			.isThrownBy(() -> waiters.await("c", 1, null, Duration.ofSeconds(30), (jobs) -> true, (ex) -> {
+			.isThrownBy(() -> waiters.await("c", null, 1, null, Duration.ofSeconds(30), (jobs) -> true, (ex) -> {
 			}))
 			.withMessageContaining("delayqueue.http.max-topics=2")
 			.satisfies((ex) -> assertThat(ex.getReason()).isEqualTo(WaitRefusedException.Reason.TOO_MANY_TOPICS));
@@ -165,14 +165,14 @@ class DelayQueueHttpWaitersRaceTests {
 		assertThat(waiters.getTopics()).isEqualTo(2);
 		assertThat(threads("delayqueue-http-c")).isZero();
 		// a topic that has waiters takes more
-		ends.add(waiters.await("a", 1, null, Duration.ofSeconds(30), (jobs) -> true, (ex) -> {
+		ends.add(waiters.await("a", null, 1, null, Duration.ofSeconds(30), (jobs) -> true, (ex) -> {
 		}));
 		assertThat(waiters.getWaiting()).isEqualTo(3);
 
 		ends.forEach(Runnable::run);
 		await().atMost(Duration.ofSeconds(5)).until(() -> waiters.getTopics() == 0);
 		CompletableFuture<List<ReservedJob>> answer = new CompletableFuture<>();
-		waiters.await("c", 1, null, Duration.ofSeconds(30), answer::complete, answer::completeExceptionally);
+		waiters.await("c", null, 1, null, Duration.ofSeconds(30), answer::complete, answer::completeExceptionally);
 		queue.work.release();
 		assertThat(answer.join()).hasSize(1);
 	}
@@ -184,7 +184,7 @@ class DelayQueueHttpWaitersRaceTests {
 		List<Thread> serving = new ArrayList<>();
 		for (int i = 0; i < 3; i++) {
 			CompletableFuture<List<ReservedJob>> answer = new CompletableFuture<>();
-			waiters.await("idle", 1, null, Duration.ofSeconds(30), (jobs) -> {
+			waiters.await("idle", null, 1, null, Duration.ofSeconds(30), (jobs) -> {
 				serving.add(Thread.currentThread());
 				return answer.complete(jobs);
 			}, answer::completeExceptionally);
@@ -201,7 +201,7 @@ class DelayQueueHttpWaitersRaceTests {
 		ReserveWaiters waiters = start(new ReserveWaiters(queue.operations, 100, 100, Duration.ZERO));
 		CompletableFuture<List<ReservedJob>> answer = new CompletableFuture<>();
 		Set<Thread> serving = ConcurrentHashMap.newKeySet();
-		waiters.await("interrupted", 1, null, Duration.ofSeconds(30), (jobs) -> {
+		waiters.await("interrupted", null, 1, null, Duration.ofSeconds(30), (jobs) -> {
 			serving.add(Thread.currentThread());
 			return answer.complete(jobs);
 		}, answer::completeExceptionally);
@@ -227,12 +227,12 @@ class DelayQueueHttpWaitersRaceTests {
 	void anErrorInATopicThreadFailsItsOtherWaitersAndRemovesTheEntry() {
 		Queue queue = new Queue();
 		ReserveWaiters waiters = start(new ReserveWaiters(queue.operations, 100, 100, Duration.ZERO));
-		waiters.await("broken", 1, null, Duration.ofSeconds(30), (jobs) -> {
+		waiters.await("broken", null, 1, null, Duration.ofSeconds(30), (jobs) -> {
 			throw new StackOverflowError("an answer that breaks its thread");
 		}, (ex) -> {
 		});
 		CompletableFuture<List<ReservedJob>> second = new CompletableFuture<>();
-		waiters.await("broken", 1, null, Duration.ofSeconds(30), second::complete, second::completeExceptionally);
+		waiters.await("broken", null, 1, null, Duration.ofSeconds(30), second::complete, second::completeExceptionally);
 		queue.work.release();
 		assertThat(second).failsWithin(Duration.ofSeconds(5))
 			.withThrowableThat()

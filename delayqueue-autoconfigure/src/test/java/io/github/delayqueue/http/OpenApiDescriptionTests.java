@@ -112,24 +112,24 @@ class OpenApiDescriptionTests {
 	 * {@code Retry-After} when Redis is unreachable, as every route but the description's own
 	 * calls Redis; 413 for a request body over the limit; 404 for no such job where a job is
 	 * read or cancelled, 409 for a stale token where a reservation is used; 429 for a wait on
-	 * one topic too many.
+	 * one topic too many; 415 for a write sent as a form could send it.
 	 */
 	@Test
 	void everyRouteListsTheAnswersItGives() {
 		Map<String, Set<String>> expected = new TreeMap<>();
-		expected.put("POST /jobs", Set.of("200", "201", "400", "401", "413", "503"));
-		expected.put("POST /topics/{topic}/reserve", Set.of("200", "400", "401", "429", "503"));
+		expected.put("POST /jobs", Set.of("200", "201", "400", "401", "413", "415", "503"));
+		expected.put("POST /topics/{topic}/reserve", Set.of("200", "400", "401", "415", "429", "503"));
 		expected.put("GET /jobs/{topic}/{id}", Set.of("200", "400", "401", "404", "503"));
-		expected.put("DELETE /jobs/{topic}/{id}", Set.of("200", "400", "401", "404", "503"));
+		expected.put("DELETE /jobs/{topic}/{id}", Set.of("200", "400", "401", "404", "415", "503"));
 		for (String action : List.of("finish", "fail", "touch")) {
-			expected.put("POST /jobs/{topic}/{id}/" + action, Set.of("200", "400", "401", "409", "413", "503"));
+			expected.put("POST /jobs/{topic}/{id}/" + action, Set.of("200", "400", "401", "409", "413", "415", "503"));
 		}
 		expected.put("GET /openapi.yaml", Set.of("200", "401"));
 		expected.put("GET /recurring", Set.of("200", "400", "401", "404", "503"));
-		expected.put("PUT /recurring/{name}", Set.of("200", "201", "400", "401", "404", "413", "503"));
+		expected.put("PUT /recurring/{name}", Set.of("200", "201", "400", "401", "404", "413", "415", "503"));
 		expected.put("GET /recurring/{name}", Set.of("200", "400", "401", "404", "503"));
-		expected.put("DELETE /recurring/{name}", Set.of("200", "400", "401", "404", "503"));
-		expected.put("POST /recurring/{name}/{action}", Set.of("200", "400", "401", "404", "503"));
+		expected.put("DELETE /recurring/{name}", Set.of("200", "400", "401", "404", "415", "503"));
+		expected.put("POST /recurring/{name}/{action}", Set.of("200", "400", "401", "404", "415", "503"));
 		Map<String, Set<String>> described = new TreeMap<>();
 		mapAt(document, "paths").forEach((path, operations) -> mapAt(operations).forEach((method,
 				operation) -> described.put(method.toUpperCase() + " " + path, mapAt(operation, "responses").keySet())));
