@@ -60,8 +60,7 @@ public final class DelayQueueAutoConfiguration {
 			.leaseTtl(timer.getLeaseTtl())
 			.waitReplicas(properties.getRedis().getWaitReplicas())
 			.waitTimeout(properties.getRedis().getWaitTimeout())
-			.failFast(properties.getRedis().isFailFast())
-			.functions(properties.getRedis().isFunctions());
+			.failFast(properties.getRedis().isFailFast());
 		Integer buckets = properties.getBuckets();
 		if (buckets != null) {
 			builder.buckets(buckets);

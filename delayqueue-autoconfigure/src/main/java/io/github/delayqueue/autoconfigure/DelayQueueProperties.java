@@ -1432,25 +1432,6 @@ public class DelayQueueProperties implements Validator {
 		 */
 		private Duration waitTimeout = Duration.ofSeconds(1);
 
-		/**
-		 * Whether the scripts that run once or more per job (schedule, timer step, take,
-		 * finish) run as Redis functions: one library loaded with FUNCTION LOAD, then FCALL
-		 * (6-9 microseconds of Redis time less per call than EVALSHA in one sitting, the same
-		 * within the spread in later ones). Only where the server
-		 * allows it (Redis 7 or newer, not a cluster, a Lettuce or Jedis connection of Spring
-		 * Data Redis, an ACL permitting FCALL and FUNCTION LOAD); EVALSHA elsewhere and for
-		 * pipelined calls. false: EVALSHA always, and no library is loaded into Redis (set it
-		 * behind a proxy that drops the connection on commands it does not know).
-		 */
-		private boolean functions = true;
-
-		public boolean isFunctions() {
-			return this.functions;
-		}
-
-		public void setFunctions(boolean functions) {
-			this.functions = functions;
-		}
 
 		public boolean isFailFast() {
 			return this.failFast;

@@ -50,7 +50,7 @@ final class BucketCount {
 	/** The buckets above 0 looked at on one server: those of 0.1.0's default count. */
 	static final int LOOKED_AT = 15;
 
-	private static final LuaScript READ = LuaScript.standalone("buckets", 2);
+	private static final LuaScript READ = LuaScript.of("buckets", 2);
 
 	private static final byte[] PIN = KeySpace.bytes("pin");
 

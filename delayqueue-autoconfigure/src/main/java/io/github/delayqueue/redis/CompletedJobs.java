@@ -49,7 +49,7 @@ final class CompletedJobs {
 
 	private static final Log logger = LogFactory.getLog(CompletedJobs.class);
 
-	private static final LuaScript COMPLETED = LuaScript.topic("completed");
+	private static final LuaScript COMPLETED = LuaScript.of("completed", 2);
 
 	private final ScriptRunner runner;
 
@@ -156,7 +156,7 @@ final class CompletedJobs {
 	/**
 	 * The record to keep of a finished job, from the record its bucket held (RESERVED:
 	 * {@code S<priority><attempt>,<max>,<ttr>,<createdAt>,<delay>,<token>\n<payload>}, see
-	 * {@code lib.lua}):
+	 * {@code lib/keys.lua}):
 	 * {@code <priority><attempt>,<max>,<ttr>,<createdAt>,<dueAt>,<deliveredAt>,<finishedAt>}
 	 * with the priority letter as the bucket's record has it (none for the default), the times
 	 * in base 36 (deliveredAt 0 when the reservation does not know it), then

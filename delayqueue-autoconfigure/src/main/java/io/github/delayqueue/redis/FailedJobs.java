@@ -35,7 +35,7 @@ final class FailedJobs {
 
 	private static final Log logger = LogFactory.getLog(FailedJobs.class);
 
-	private static final LuaScript FAILED = LuaScript.topic("failed", 1);
+	private static final LuaScript FAILED = LuaScript.of("failed", 1);
 
 	private final ScriptRunner runner;
 

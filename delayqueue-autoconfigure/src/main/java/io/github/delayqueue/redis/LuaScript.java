@@ -6,114 +6,75 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.HexFormat;
-import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
-
-import org.jspecify.annotations.Nullable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
- * A Lua script from this package's resources, with its SHA-1 for {@code EVALSHA}, and for the
- * job scripts that run once or more per job, the name of the function that runs it in
- * {@link #JOB_FUNCTIONS} ({@code FCALL}).
+ * A Lua script from this package's resources with its SHA-1 for {@code EVALSHA}. A line
+ * {@code -- @include lib/<helper>} in a script or a helper puts that helper's file before it,
+ * once per script.
  */
 final class LuaScript {
 
-	/** The helpers of the job scripts: each script starts with those it uses. */
-	private static final LuaLibrary JOB_LIBRARY = LuaLibrary.parse("lib", read("lib"));
-
-	/** The helpers of the scripts on a topic's own slot. */
-	private static final LuaLibrary TOPIC_LIBRARY = LuaLibrary.parse("topiclib", read("topiclib"));
-
-	/**
-	 * The job scripts that run once or more per job (schedule, timer step, take, take and
-	 * finish): where Redis allows it, they run as functions, see {@link #JOB_FUNCTIONS}. The
-	 * value says whether the function runs while Redis is out of memory: the timer step, the
-	 * take and the finish, which move jobs or free memory (and which, as scripts, start with a
-	 * deletion that Redis lets through), do; a schedule, which adds jobs, is refused.
-	 */
-	private static final Map<String, Boolean> FUNCTIONS = Map.of("schedule", false, "promote", true, "reserve", true,
-			"finish", true);
-
-	/**
-	 * The library of the job scripts that run as functions ({@code FUNCTION LOAD}, Redis 7),
-	 * named after a hash of its source: each version of delayqueue loads its own, and versions
-	 * side by side each call theirs.
-	 */
-	static final FunctionLibrary JOB_FUNCTIONS = FunctionLibrary.of(JOB_LIBRARY, FUNCTIONS);
+	private static final Pattern INCLUDE = Pattern.compile("^-- @include (\\S+)$", Pattern.MULTILINE);
 
 	private final String name;
 
 	private final byte[] body;
 
-	private final byte @Nullable [] function;
-
 	private final byte[] sha;
 
 	private final int keys;
 
-	private LuaScript(String name, String body, int keys, @Nullable String function) {
+	private LuaScript(String name, String body, int keys) {
 		this.name = name;
 		this.keys = keys;
 		this.body = body.getBytes(StandardCharsets.UTF_8);
 		this.sha = sha1Hex(this.body).getBytes(StandardCharsets.US_ASCII);
-		this.function = (function != null) ? function.getBytes(StandardCharsets.US_ASCII) : null;
 	}
 
 	/**
-	 * Loads a job script: the helpers of {@code lib.lua} it uses followed by the script
-	 * itself. It takes two keys: the bucket's jobs hash and its guard.
+	 * Loads a job script. It takes two keys, the bucket's jobs hash and its guard, and writes
+	 * the state counts it changed after its body returns, whichever return it took.
 	 * @param name the file name without {@code .lua}
 	 * @return the script
 	 */
 	static LuaScript job(String name) {
-		String script = jobScript(name);
-		return new LuaScript(name, JOB_LIBRARY.preludeFor(script) + script, 2,
-				FUNCTIONS.containsKey(name) ? JOB_FUNCTIONS.function(name) : null);
-	}
-
-	private static String jobScript(String name) {
-		// the body runs as a function, so that the state counts it changed are written after
-		// it returns, whichever return it took
-		return "local function main()\n" + read(name) + "\nend\nlocal result = main()\nflush_counts()\nreturn result\n";
+		return new LuaScript(name, withIncludes("-- @include lib/flush_counts\nlocal function main()\n" + read(name)
+				+ "\nend\nlocal result = main()\nflush_counts()\nreturn result\n"), 2);
 	}
 
 	/**
-	 * Loads a script on a topic's own slot: the helpers of {@code topiclib.lua} it uses
-	 * followed by the script itself. It takes the topic's two keys.
-	 * @param name the file name without {@code .lua}
-	 * @return the script
-	 */
-	static LuaScript topic(String name) {
-		return topic(name, 2);
-	}
-
-	/**
-	 * Loads a script on a topic's own slot: the helpers of {@code topiclib.lua} it uses
-	 * followed by the script itself.
-	 * @param name the file name without {@code .lua}
-	 * @param keys how many of the topic's keys it takes
-	 * @return the script
-	 */
-	static LuaScript topic(String name, int keys) {
-		String script = read(name);
-		return new LuaScript(name, TOPIC_LIBRARY.preludeFor(script) + script, keys, null);
-	}
-
-	/**
-	 * Loads a script that stands alone.
+	 * Loads a script that is not a bucket's.
 	 * @param name the file name without {@code .lua}
 	 * @param keys how many of its arguments are keys
 	 * @return the script
 	 */
-	static LuaScript standalone(String name, int keys) {
-		return new LuaScript(name, read(name), keys, null);
+	static LuaScript of(String name, int keys) {
+		return new LuaScript(name, withIncludes(read(name)), keys);
 	}
 
-	private static String read(String name) {
+	/** The script with the files it includes before it, and those they include before them. */
+	static String withIncludes(String script) {
+		StringBuilder out = new StringBuilder();
+		include(script, new HashSet<>(), out);
+		return out.toString();
+	}
+
+	private static void include(String text, Set<String> included, StringBuilder out) {
+		Matcher include = INCLUDE.matcher(text);
+		while (include.find()) {
+			if (included.add(include.group(1))) {
+				include(read(include.group(1)), included, out);
+			}
+		}
+		out.append(text).append('\n');
+	}
+
+	static String read(String name) {
 		try (InputStream in = LuaScript.class.getResourceAsStream(name + ".lua")) {
 			if (in == null) {
 				throw new IllegalStateException("Missing script resource " + name + ".lua");
@@ -142,15 +103,6 @@ final class LuaScript {
 		return this.keys;
 	}
 
-	/**
-	 * The name of the function of {@link #JOB_FUNCTIONS} that runs this script.
-	 * @return the function's name, or {@code null} when the script runs only with
-	 * {@code EVALSHA}
-	 */
-	byte @Nullable [] function() {
-		return this.function;
-	}
-
 	String name() {
 		return this.name;
 	}
@@ -166,43 +118,6 @@ final class LuaScript {
 	@Override
 	public String toString() {
 		return this.name + ".lua";
-	}
-
-	/**
-	 * A function library: its name and source for {@code FUNCTION LOAD}.
-	 * @param name the library's name
-	 * @param source the library's source
-	 * @param scripts the scripts it runs, each as function {@code <name>_<script>}
-	 */
-	record FunctionLibrary(String name, byte[] source, Set<String> scripts) {
-
-		/** The library's name while its source is hashed: no Lua code holds it. */
-		private static final String PLACEHOLDER = "delayqueue_@library@";
-
-		static FunctionLibrary of(LuaLibrary library, Map<String, Boolean> scripts) {
-			List<LuaLibrary.Function> functions = new ArrayList<>();
-			// in the order of their names: the same source, and hash, on every JVM
-			new TreeMap<>(scripts).forEach((script, allowOom) -> functions
-				.add(new LuaLibrary.Function(PLACEHOLDER + "_" + script, jobScript(script), allowOom)));
-			// named after the hash of the source with the placeholder, which the name then replaces
-			String template = library.functionLibrary(PLACEHOLDER, functions);
-			String name = "delayqueue_" + sha1Hex(template.getBytes(StandardCharsets.UTF_8)).substring(0, 16);
-			return new FunctionLibrary(name, template.replace(PLACEHOLDER, name).getBytes(StandardCharsets.UTF_8),
-					Set.copyOf(scripts.keySet()));
-		}
-
-		/**
-		 * The name of the function that runs a script.
-		 * @param script the script's name
-		 * @return the function's name
-		 */
-		String function(String script) {
-			if (!this.scripts.contains(script)) {
-				throw new IllegalArgumentException("No function runs " + script + ".lua");
-			}
-			return this.name + "_" + script;
-		}
-
 	}
 
 }

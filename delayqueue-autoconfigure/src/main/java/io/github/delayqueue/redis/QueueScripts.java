@@ -64,9 +64,9 @@ final class QueueScripts {
 
 	private static final LuaScript RECURRING = LuaScript.job("recurring");
 
-	private static final LuaScript COORDINATE = LuaScript.standalone("coordinate", 3);
+	private static final LuaScript COORDINATE = LuaScript.of("coordinate", 3);
 
-	private static final LuaScript NAMESPACE = LuaScript.standalone("namespace", 1);
+	private static final LuaScript NAMESPACE = LuaScript.of("namespace", 1);
 
 	/** The most jobs one {@code release.lua} call gives back. */
 	private static final int RELEASE_BATCH = 1_000;

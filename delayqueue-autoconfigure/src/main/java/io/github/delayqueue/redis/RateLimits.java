@@ -24,7 +24,7 @@ final class RateLimits {
 
 	private static final Log logger = LogFactory.getLog(RateLimits.class);
 
-	private static final LuaScript RATE = LuaScript.topic("rate");
+	private static final LuaScript RATE = LuaScript.of("rate", 2);
 
 	private final ScriptRunner runner;
 

@@ -17,15 +17,10 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.util.ClassUtils;
 
 /**
- * Commands that Spring Data Redis has no method for ({@code FCALL}, {@code FUNCTION LOAD}),
- * sent with {@link RedisConnection#execute} on a connection of Spring Data Redis's Lettuce or
- * Jedis support, and batches of {@code EVALSHA} sent on Lettuce's shared connection
- * ({@link #evalShaAll}). Their replies come as {@code EVALSHA}'s with {@code ReturnType.MULTI} do: a
- * {@code List} of {@code byte[]}, {@code Long} and nested {@code List}s, a {@code byte[]}, a
- * {@code Long} or {@code null}. Jedis answers a raw command that way; Lettuce is told the shape
- * of the reply, as it would read it as a single value otherwise. Any other connection (a
- * decorated one, another driver) is not {@linkplain #supports supported}: its raw replies
- * could not be read, after the command ran.
+ * Batches of {@code EVALSHA} sent on Lettuce's shared connection ({@link #evalShaAll}), which
+ * Spring Data Redis has no method for. Replies come as {@code EVALSHA}'s with
+ * {@code ReturnType.MULTI} do: a {@code List} of {@code byte[]}, {@code Long} and nested
+ * {@code List}s, a {@code byte[]}, a {@code Long} or {@code null}.
  */
 final class RawCommands {
 
@@ -34,38 +29,7 @@ final class RawCommands {
 
 	private static final boolean LETTUCE = ClassUtils.isPresent(LETTUCE_OUTPUT, RawCommands.class.getClassLoader());
 
-	private static final boolean JEDIS = ClassUtils.isPresent(ReplicaWait.JEDIS_CLIENT,
-			RawCommands.class.getClassLoader());
-
 	private RawCommands() {
-	}
-
-	/**
-	 * Whether {@link #execute} can send commands on a connection.
-	 * @param connection the connection
-	 * @return {@code true} for a Lettuce or Jedis connection of Spring Data Redis
-	 */
-	static boolean supports(RedisConnection connection) {
-		return (LETTUCE && Lettuce.accepts(connection)) || (JEDIS && Jedis.accepts(connection));
-	}
-
-	/**
-	 * Sends a command and waits for its reply.
-	 * @param connection the connection, one {@link #supports supported}
-	 * @param command the command
-	 * @param args its arguments
-	 * @return the reply
-	 * @throws IllegalArgumentException for a connection not supported
-	 */
-	static @Nullable Object execute(RedisConnection connection, String command, byte[]... args) {
-		if (LETTUCE && Lettuce.accepts(connection)) {
-			return Lettuce.execute(connection, command, args);
-		}
-		if (JEDIS && Jedis.accepts(connection)) {
-			return connection.execute(command, args);
-		}
-		throw new IllegalArgumentException("Cannot send " + command + " on a " + connection.getClass().getName()
-				+ " (only on Spring Data Redis's Lettuce and Jedis connections)");
 	}
 
 	/**
@@ -90,7 +54,7 @@ final class RawCommands {
 	 * @param keys how many of each call's values are keys
 	 * @param calls per call its keys, then {@code ARGV}
 	 * @param timeout how long to wait for all the replies
-	 * @return per call its reply (as {@link #execute} gives them), or its {@link Failure}: an
+	 * @return per call its reply, or its {@link Failure}: an
 	 * error reply, or no reply (the connection failed or was closed, the call timed out or
 	 * could not be sent)
 	 * @throws QueryTimeoutException when not every reply came in time
@@ -216,19 +180,6 @@ final class RawCommands {
 				replies.add(new Failure((unsent != null) ? unsent : new IllegalStateException("not sent")));
 			}
 			return replies;
-		}
-
-		static @Nullable Object execute(RedisConnection connection, String command, byte[]... args) {
-			return ((org.springframework.data.redis.connection.lettuce.LettuceConnection) connection).execute(command,
-					new io.lettuce.core.output.NestedMultiOutput<>(io.lettuce.core.codec.ByteArrayCodec.INSTANCE), args);
-		}
-
-	}
-
-	private static final class Jedis {
-
-		static boolean accepts(RedisConnection connection) {
-			return connection instanceof org.springframework.data.redis.connection.jedis.JedisConnection;
 		}
 
 	}

@@ -121,9 +121,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 				buckets.origin());
 		this.failFast = builder.failFast;
 		ScriptRunner runner = new ScriptRunner(builder.connectionFactory,
-				new ReplicaWait(builder.waitReplicas, builder.waitTimeout), this.startupChecks::beforeCall,
-				builder.functions);
-		this.startupChecks.whenWithoutFunctions((version) -> runner.withoutFunctions("Redis " + version + " has no functions"));
+				new ReplicaWait(builder.waitReplicas, builder.waitTimeout), this.startupChecks::beforeCall);
 		QueueScripts scripts = new QueueScripts(runner, this.keys);
 		long maxPayloadSize = builder.maxPayloadSize.toBytes();
 		Duration defaultTtr = JobConstraints.ttr(builder.defaultTtr);
@@ -591,8 +589,6 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 		private boolean failFast = true;
 
-		private boolean functions = true;
-
 		private @Nullable String instanceId;
 
 		private LongSupplier nanoTime = System::nanoTime;
@@ -718,23 +714,6 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		 */
 		public Builder waitReplicas(int waitReplicas) {
 			this.waitReplicas = waitReplicas;
-			return this;
-		}
-
-		/**
-		 * Whether the scripts that run once or more per job (schedule, timer step, take,
-		 * finish) run as Redis functions ({@code FUNCTION LOAD} once, then {@code FCALL}),
-		 * which costs Redis 6-9 microseconds less per call than {@code EVALSHA}; default true.
-		 * Only where the server allows: Redis 7 or newer, not a cluster, a Lettuce or Jedis
-		 * connection of Spring Data Redis, an ACL that permits {@code FCALL} and
-		 * {@code FUNCTION LOAD}; elsewhere, and for pipelined calls, {@code EVALSHA}. False:
-		 * {@code EVALSHA} always, and no function library is loaded into Redis (behind a proxy
-		 * that drops the connection on commands it does not know).
-		 * @param functions whether to run scripts as functions where Redis allows
-		 * @return this builder
-		 */
-		public Builder functions(boolean functions) {
-			this.functions = functions;
 			return this;
 		}
 

@@ -30,13 +30,11 @@ final class RedisServerCheck {
 	/**
 	 * Runs the checks.
 	 * @param runner the runner to reach Redis with
-	 * @return the version of a server that has no functions (older than Redis 7), or
-	 * {@code null} when every server has them or the version could not be read
 	 * @throws UnsupportedRedisVersionException when a server runs Redis older than 6.2
 	 * @throws io.github.delayqueue.core.DelayQueueConnectionException when Redis is
 	 * unreachable
 	 */
-	static @Nullable String check(ScriptRunner runner) {
+	static void check(ScriptRunner runner) {
 		Properties info;
 		try {
 			info = runner.execute("INFO", (connection) -> connection.serverCommands().info());
@@ -49,21 +47,15 @@ final class RedisServerCheck {
 			logger.warn("Could not read Redis's INFO (" + ex.getMessage() + "): the Redis version (6.2 or newer),"
 					+ " maxmemory-policy and persistence are not checked. Allow the command INFO to the Redis user"
 					+ " for these checks");
-			return null;
+			return;
 		}
 		if (info == null) {
-			return null;
+			return;
 		}
 		Map<String, String> versions = values(info, "redis_version");
 		checkVersion(versions);
-		String withoutFunctions = versions.values()
-			.stream()
-			.filter((version) -> !hasFunctions(version))
-			.findFirst()
-			.orElse(null);
 		checkEviction(values(info, "maxmemory_policy"));
 		logPersistence(values(info, "aof_enabled"), persistenceConfig(runner));
-		return withoutFunctions;
 	}
 
 	/**
@@ -152,15 +144,6 @@ final class RedisServerCheck {
 				config.put(name, value.trim());
 			}
 		}
-	}
-
-	/**
-	 * Whether a server of a version runs functions ({@code FCALL}, Redis 7 and newer); an
-	 * unreadable version is taken to.
-	 */
-	static boolean hasFunctions(String version) {
-		int[] numbers = majorAndMinor(version);
-		return numbers == null || numbers[0] >= 7;
 	}
 
 	static boolean isSupported(String version) {

@@ -106,7 +106,7 @@ final class ScriptReplies {
 	}
 
 	/**
-	 * What {@code apply_take} in {@code lib.lua} appends to the reply of {@code reserve.lua}
+	 * What {@code lib/apply_take.lua} appends to the reply of {@code reserve.lua}
 	 * and {@code finish.lua}: ready-list entries left, now ms, announced deadline or 0, then nine
 	 * values per job.
 	 *
@@ -380,7 +380,7 @@ final class ScriptReplies {
 	}
 
 	/**
-	 * Jobs a script reserved, as {@code apply_take} in {@code lib.lua} answers them: 9 values
+	 * Jobs a script reserved, as {@code lib/apply_take.lua} answers them: 9 values
 	 * per job (id, payload, attempt, max attempts, due, created, token, deadline, ttr).
 	 * @param topic their topic
 	 * @param v the reply

@@ -1,12 +1,9 @@
 package io.github.delayqueue.redis;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 import io.github.delayqueue.core.DelayQueueConnectionException;
@@ -32,33 +29,9 @@ import org.springframework.util.backoff.ExponentialBackOff;
  * again) when the server answers {@code NOSCRIPT}: after a restart, a failover or a
  * {@code SCRIPT FLUSH}. Translates Redis failures into delayqueue exceptions.
  * <p>
- * A script that runs once or more per job ({@link LuaScript#function()}) runs instead as a
- * function of {@link LuaScript#JOB_FUNCTIONS} with {@code FCALL}, one call at a time, on a
- * Lettuce or Jedis connection that is not a cluster's: a script's helpers are then made
- * once, when the library is loaded, not on every call. A server without the library (a
- * restart, a failover to a server without it, {@code FUNCTION FLUSH}) is sent it with
- * {@code FUNCTION LOAD}, then the call again. A server older than Redis 7 gets
- * {@code EVALSHA} from the start until the application restarts ({@link #withoutFunctions},
- * from the start-up check). A server that refuses functions (a proxy that answers it does
- * not know them, Redis 6.2 where {@code INFO} is not allowed) makes the runner use
- * {@code EVALSHA} for {@link #REFUSAL_RETRY}, then try again (one call tries, the others
- * wait for its answer; an error of the function itself is an answer that functions work);
- * an ACL that refuses them, until the application restarts (a retry would add to
- * {@code ACL LOG} every time); a server that cannot load the library for its state (out of
- * memory, read-only), for {@link #LOAD_RETRY}. A call falls back to {@code EVALSHA} only
- * after an error reply that shows nothing ran ({@link #isRefusal}), never after a lost
- * connection or a time-out. Function and script run the same code on the same keys, so
- * instances on either give the same results; what differs is when Redis refuses them for
- * its state: a function as it starts, on a read-only replica or while memory is short (but
- * the timer step, the take and the finish, flagged {@code allow-oom}, run then), a script
- * at its first write of a command that may take memory. A running function is stopped with
- * {@code FUNCTION KILL}, not {@code SCRIPT KILL}. Calls sent together ({@link #runAll}),
- * which carry many jobs each, and calls on a cluster (whose every primary would need the
- * library) use {@code EVALSHA}.
- * <p>
  * A script that a Redis Cluster node refused because its slot is being migrated
  * ({@code TRYAGAIN}, {@code ASK}, {@code MOVED}, {@code CLUSTERDOWN}) changed nothing (every job
- * script declares its bucket's guard key for that, see {@code lib.lua}); it is run again with
+ * script declares its bucket's guard key for that, see {@code lib/keys.lua}); it is run again with
  * a short back-off until the slot is stable, for up to {@link #MIGRATION_WAIT}.
  */
 final class ScriptRunner {
@@ -74,27 +47,9 @@ final class ScriptRunner {
 
 	private static final Log logger = LogFactory.getLog(ScriptRunner.class);
 
-	/** What {@link #fcall} answers when the call is to be run with {@code EVALSHA} instead. */
-	private static final Object NO_FUNCTION = new Object();
-
-	/** How long after a refusal of functions the runner uses {@code EVALSHA} before it tries again. */
-	static final Duration REFUSAL_RETRY = Duration.ofMinutes(10);
-
-	/** How long after the server could not load the library for its state the runner uses {@code EVALSHA}. */
-	static final Duration LOAD_RETRY = Duration.ofSeconds(5);
-
 	/** The drivers' exceptions for an error reply of Redis (Lettuce's, Jedis's, with their subclasses). */
 	private static final Set<String> ERROR_REPLIES = Set.of("io.lettuce.core.RedisCommandExecutionException",
 			"redis.clients.jedis.exceptions.JedisDataException");
-
-	/** What Redis puts in the error of a script or function that ran (where it failed). */
-	private static final List<String> RAN = List.of("@user_function", "@user_script", "user_function:", "user_script:",
-			"in script", "from script");
-
-	/** The error codes of a server's state, which refuses {@code EVALSHA} as much as {@code FCALL}. */
-	private static final List<String> SERVER_STATES = List.of("OOM", "BUSY", "READONLY", "NOREPLICAS", "MISCONF",
-			"LOADING", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "MOVED", "ASK", "NOAUTH", "WRONGPASS", "NOSCRIPT",
-			"EXECABORT", "UNBLOCKED");
 
 	private final RedisConnectionFactory connectionFactory;
 
@@ -104,32 +59,9 @@ final class ScriptRunner {
 
 	private final Runnable beforeCall;
 
-	/** Whether scripts with a function run with {@code FCALL} where the server allows it. */
-	private final boolean functions;
-
-	private final Duration refusalRetry;
-
-	/** Whether functions are paused (refused or not loadable), until {@link #resumeAt}. */
-	private final AtomicBoolean paused = new AtomicBoolean();
-
-	/**
-	 * When paused functions are tried again ({@link System#nanoTime()}); the call that tries
-	 * moves it on by {@link #pauseNanos}, so that the others wait for its answer.
-	 */
-	private final AtomicLong resumeAt = new AtomicLong();
-
-	/** How long the last pause was. */
-	private volatile long pauseNanos;
-
-	/** Whether a refusal of functions was logged at INFO (once; later ones at DEBUG). */
-	private final AtomicBoolean refusalLogged = new AtomicBoolean();
-
-	/** Whether an ACL refused functions, or the server has none: they are not tried again. */
-	private volatile boolean forbidden;
-
 	ScriptRunner(RedisConnectionFactory connectionFactory) {
 		this(connectionFactory, new ReplicaWait(0, Duration.ZERO), () -> {
-		}, true);
+		});
 	}
 
 	/**
@@ -138,28 +70,9 @@ final class ScriptRunner {
 	 * @param replicaWait the replica acknowledgement of replicated writes
 	 * @param beforeCall run before every call to Redis (the start-up checks still to pass);
 	 * what it throws is thrown by the call
-	 * @param functions whether scripts with a function run with {@code FCALL} where the
-	 * server allows it
 	 */
-	ScriptRunner(RedisConnectionFactory connectionFactory, ReplicaWait replicaWait, Runnable beforeCall,
-			boolean functions) {
-		this(connectionFactory, replicaWait, beforeCall, functions, REFUSAL_RETRY);
-	}
-
-	/**
-	 * Creates a runner that tries functions again at another interval after a refusal.
-	 * @param connectionFactory the connection factory
-	 * @param replicaWait the replica acknowledgement of replicated writes
-	 * @param beforeCall run before every call to Redis
-	 * @param functions whether scripts with a function run with {@code FCALL} where the
-	 * server allows it
-	 * @param refusalRetry how long after a refusal of functions to try them again
-	 */
-	ScriptRunner(RedisConnectionFactory connectionFactory, ReplicaWait replicaWait, Runnable beforeCall,
-			boolean functions, Duration refusalRetry) {
+	ScriptRunner(RedisConnectionFactory connectionFactory, ReplicaWait replicaWait, Runnable beforeCall) {
 		this.connectionFactory = connectionFactory;
-		this.functions = functions;
-		this.refusalRetry = refusalRetry;
 		this.replicaWait = replicaWait;
 		this.beforeCall = beforeCall;
 		ExponentialBackOff backOff = new ExponentialBackOff(10, 2);
@@ -420,13 +333,6 @@ final class ScriptRunner {
 	}
 
 	private @Nullable Object evalOnce(RedisConnection connection, LuaScript script, byte[][] keysAndArgs) {
-		byte[] function = script.function();
-		if (function != null && functionsNow() && pipelines(connection) && RawCommands.supports(connection)) {
-			Object reply = fcall(connection, function, script.keys(), keysAndArgs);
-			if (reply != NO_FUNCTION) {
-				return reply;
-			}
-		}
 		try {
 			return connection.scriptingCommands().evalSha(script.sha(), ReturnType.MULTI, script.keys(), keysAndArgs);
 		}
@@ -436,215 +342,6 @@ final class ScriptRunner {
 			}
 			return connection.scriptingCommands().eval(script.body(), ReturnType.MULTI, script.keys(), keysAndArgs);
 		}
-	}
-
-	/**
-	 * Whether to try functions now: asked for, not forbidden, and not paused, or paused and
-	 * this call the one that tries again.
-	 */
-	private boolean functionsNow() {
-		if (!this.functions || this.forbidden) {
-			return false;
-		}
-		if (!this.paused.get()) {
-			return true;
-		}
-		long at = this.resumeAt.get();
-		long now = System.nanoTime();
-		return now - at >= 0 && this.resumeAt.compareAndSet(at, now + this.pauseNanos);
-	}
-
-	private void pause(Duration duration) {
-		this.pauseNanos = duration.toNanos();
-		this.resumeAt.set(System.nanoTime() + this.pauseNanos);
-		this.paused.set(true);
-	}
-
-	/**
-	 * Calls a script's function, loading the library when the server does not have it.
-	 * @return the reply, or {@link #NO_FUNCTION} when nothing ran and the call is to run with
-	 * {@code EVALSHA}: the server refused functions, could not load the library now, or lost
-	 * it again right after loading it
-	 */
-	private @Nullable Object fcall(RedisConnection connection, byte[] function, int keys, byte[][] keysAndArgs) {
-		byte[][] args = new byte[keysAndArgs.length + 2][];
-		args[0] = function;
-		args[1] = Integer.toString(keys).getBytes(StandardCharsets.US_ASCII);
-		System.arraycopy(keysAndArgs, 0, args, 2, keysAndArgs.length);
-		try {
-			return called(RawCommands.execute(connection, "FCALL", args));
-		}
-		catch (DataAccessException ex) {
-			if (!isFunctionMissing(ex)) {
-				return unlessRefused("FCALL", ex);
-			}
-		}
-		if (!loadFunctions(connection)) {
-			return NO_FUNCTION;
-		}
-		try {
-			return called(RawCommands.execute(connection, "FCALL", args));
-		}
-		catch (DataAccessException ex) {
-			// missing again: flushed since the load, and nothing ran
-			return isFunctionMissing(ex) ? NO_FUNCTION : unlessRefused("FCALL", ex);
-		}
-	}
-
-	private @Nullable Object called(@Nullable Object reply) {
-		if (this.paused.get() && this.paused.compareAndSet(true, false)) {
-			// functions work again (an upgrade, a proxy that passes them on, memory freed): said as
-			// loudly as the refusal was
-			String message = "Redis runs the per-job scripts as functions again";
-			if (this.refusalLogged.get()) {
-				logger.info(message);
-			}
-			else {
-				logger.debug(message);
-			}
-		}
-		return reply;
-	}
-
-	/**
-	 * {@link #NO_FUNCTION} after the server refused the command itself
-	 * ({@link #isRefusal}), which ran nothing; otherwise throws the failure.
-	 */
-	private Object unlessRefused(String command, DataAccessException ex) {
-		if (!isRefusal(ex)) {
-			if (ran(ex)) {
-				// the function ran and failed: functions work, whatever the call's own error
-				called(null);
-			}
-			throw ex;
-		}
-		refuseFunctions(command, ex);
-		return NO_FUNCTION;
-	}
-
-	static boolean isFunctionMissing(Throwable ex) {
-		String reply = errorReply(ex);
-		return reply != null && reply.startsWith("ERR Function not found");
-	}
-
-	/**
-	 * Sends the library.
-	 * @return whether the server has it now; {@code false} when it refused functions or could
-	 * not load the library now (out of memory, a read-only replica): the call runs with
-	 * {@code EVALSHA}, which meets the same state or not
-	 * @throws DataAccessException when Redis did not answer
-	 */
-	private boolean loadFunctions(RedisConnection connection) {
-		LuaScript.FunctionLibrary library = LuaScript.JOB_FUNCTIONS;
-		try {
-			RawCommands.execute(connection, "FUNCTION", "LOAD".getBytes(StandardCharsets.US_ASCII), library.source());
-			logger.debug("Loaded the function library " + library.name());
-			return true;
-		}
-		catch (DataAccessException ex) {
-			String reply = errorReply(ex);
-			if (reply == null) {
-				throw ex;
-			}
-			if (reply.startsWith("ERR Library '" + library.name() + "' already exists")) {
-				// another connection loaded it first
-				return true;
-			}
-			if (isRefusal(ex)) {
-				refuseFunctions("FUNCTION LOAD", ex);
-			}
-			else {
-				// the server's state (out of memory, read-only): EVALSHA meanwhile, rather than
-				// three round trips per call
-				pause(LOAD_RETRY);
-				if (logger.isDebugEnabled()) {
-					logger.debug("Could not load the function library " + library.name() + " (" + reply
-							+ "); the per-job scripts run with EVALSHA for " + LOAD_RETRY.toSeconds() + " s");
-				}
-			}
-			return false;
-		}
-	}
-
-	/**
-	 * Runs every script with {@code EVALSHA} from now on, without asking the server for
-	 * functions: it is known not to have them (its version, read at start-up, is older than
-	 * Redis 7).
-	 * @param reason why, for the debug log
-	 */
-	void withoutFunctions(String reason) {
-		if (this.functions && !this.forbidden) {
-			this.forbidden = true;
-			logger.debug(reason + ": delayqueue runs its scripts with EVALSHA");
-		}
-	}
-
-	private void refuseFunctions(String command, DataAccessException ex) {
-		String reply = errorReply(ex);
-		String message = "Redis refused " + command + " (" + reply + "); delayqueue runs its scripts with EVALSHA"
-				+ " (a few microseconds more of Redis time per call)";
-		if (reply != null && reply.startsWith("NOPERM")) {
-			this.forbidden = true;
-			logger.info(message + " until the application restarts: grant the user +fcall +function|load to run"
-					+ " them as functions, or set delayqueue.redis.functions=false to send neither");
-			return;
-		}
-		pause(this.refusalRetry);
-		message += " and tries functions again in " + this.refusalRetry.toSeconds()
-				+ " s; delayqueue.redis.functions=false uses EVALSHA always";
-		if (!this.refusalLogged.getAndSet(true)) {
-			logger.info(message);
-		}
-		else if (logger.isDebugEnabled()) {
-			logger.debug(message);
-		}
-	}
-
-	/**
-	 * Whether Redis refused a command itself, so that nothing ran: an error reply (not a lost
-	 * connection or a time-out, after which the command may have run), which no function raised
-	 * (Redis names the function's line in those; that a function of the library cannot reply
-	 * with an error of its own, {@link LuaLibrary#functionLibrary} checks), and which is not a
-	 * state of the server that refuses {@code EVALSHA} alike (out of memory, busy, read-only,
-	 * loading, a slot moving, an ACL refusing keys, ...). What remains is a server without
-	 * functions (Redis 6.2, a proxy or a service that does not pass them on) or an ACL without
-	 * them.
-	 */
-	static boolean isRefusal(Throwable ex) {
-		String reply = errorReply(ex);
-		if (reply == null) {
-			return false;
-		}
-		if (reply.startsWith("NOPERM")) {
-			// the ACL refused the command itself, not its keys or channels
-			return reply.contains("'fcall'") || reply.contains("'function");
-		}
-		if (ran(ex)) {
-			return false;
-		}
-		for (String state : SERVER_STATES) {
-			if (reply.startsWith(state)) {
-				return false;
-			}
-		}
-		return true;
-	}
-
-	/**
-	 * Whether an error reply is one that a running function or script raised (Redis names its
-	 * line).
-	 */
-	static boolean ran(Throwable ex) {
-		String reply = errorReply(ex);
-		if (reply == null) {
-			return false;
-		}
-		for (String marker : RAN) {
-			if (reply.contains(marker)) {
-				return true;
-			}
-		}
-		return false;
 	}
 
 	/**

@@ -1,6 +1,5 @@
 package io.github.delayqueue.redis;
 
-import java.util.function.Consumer;
 
 import io.github.delayqueue.core.BucketCountMismatchException;
 import io.github.delayqueue.core.DelayQueueConnectionException;
@@ -42,10 +41,6 @@ final class StartupChecks {
 	private volatile boolean pending = true;
 
 	private volatile @Nullable RuntimeException refusal;
-
-	/** Told the version of a server without functions, when the checks find one. */
-	private volatile Consumer<String> withoutFunctions = (version) -> {
-	};
 
 	/**
 	 * Creates the checks.
@@ -120,20 +115,8 @@ final class StartupChecks {
 		}
 	}
 
-	/**
-	 * Sets what is told the version of a server without functions (older than Redis 7) when
-	 * the checks find one: the queue's runner, which then uses {@code EVALSHA} without asking.
-	 * @param action told the server's version
-	 */
-	void whenWithoutFunctions(Consumer<String> action) {
-		this.withoutFunctions = action;
-	}
-
 	private void run() {
-		String withoutFunctions = RedisServerCheck.check(this.runner);
-		if (withoutFunctions != null) {
-			this.withoutFunctions.accept(withoutFunctions);
-		}
+		RedisServerCheck.check(this.runner);
 		checkBucketCount();
 	}
 

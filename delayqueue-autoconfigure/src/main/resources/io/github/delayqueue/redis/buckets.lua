@@ -1,5 +1,5 @@
 -- buckets.lua: what a queue built without a bucket count reads to choose one. Writes nothing;
--- every call touches one slot. (Not a job script: lib.lua is not prepended.)
+-- every call touches one slot.
 -- ARGV[1] 'pin': KEYS[1] "{<namespace>}:config" HASH, KEYS[2] "{<namespace>}:timers" HASH
 --   bucket -> instance that runs its timer. Returns {the pinned count ('' when none), the
 --   highest bucket that a timer was given (-1: none)}.

@@ -3,6 +3,10 @@
 -- KEYS[1] jobs hash, KEYS[2] guard
 -- ARGV[3] job key
 -- Returns {state letter the job had}, or {} when there was no such job.
+-- @include lib/topic_of
+-- @include lib/unlink
+-- @include lib/forget
+-- @include lib/stored
 local jobkey = ARGV[3]
 local j = stored(jobkey)
 if not j then

@@ -21,11 +21,15 @@
 -- plus ARGV[4], so a lowered limit is reached over a few calls, and nothing scans in the
 -- background. Every write comes after the reads, and none can fail once the first succeeded
 -- (Redis refuses a script for memory only at its first write).
--- (It starts with the helpers of topiclib.lua it uses.)
+-- @include lib/call_many
+-- @include lib/whole_number
+-- @include lib/node_now
+-- @include lib/later_entries
+-- @include lib/beyond_limits
 local records, order = KEYS[1], KEYS[2]
 
 if ARGV[1] == 'add' then
-  local keep, age, slack = whole(2), whole(3), whole(4)
+  local keep, age, slack = whole_number(2), whole_number(3), whole_number(4)
   local now = node_now()
   -- a key of another type fails these reads, before anything is written
   redis.call('HLEN', records)
@@ -52,7 +56,7 @@ if ARGV[1] == 'add' then
 end
 
 if ARGV[1] == 'page' then
-  local max, payloads = math.max(1, math.min(whole(2), 1001)), ARGV[3] == '1'
+  local max, payloads = math.max(1, math.min(whole_number(2), 1001)), ARGV[3] == '1'
   local reply = { redis.call('ZCARD', order) }
   -- whether job key a sorts before b as a sorted set orders equal scores (by bytes)
   local function sorts_before(a, b)
@@ -68,7 +72,7 @@ if ARGV[1] == 'page' then
   if ARGV[4] == '' then
     entries = redis.call('ZREVRANGE', order, 0, max - 1, 'WITHSCORES')
   else
-    local after, after_key = whole(4), ARGV[5]
+    local after, after_key = whole_number(4), ARGV[5]
     local rank = redis.call('ZREVRANK', order, after_key)
     if rank and tonumber(redis.call('ZSCORE', order, after_key)) == after then
       entries = redis.call('ZREVRANGE', order, rank + 1, rank + max, 'WITHSCORES')

@@ -1,5 +1,5 @@
 -- coordinate.lua: instance heartbeat and fair assignment of bucket timers, in one atomic step.
--- (Not a job script: lib.lua is not prepended.)
+--
 -- KEYS[1] "{<namespace>}:instances" ZSET instance -> heartbeat expiry ms
 -- KEYS[2] "{<namespace>}:timers" HASH bucket -> instance that runs its timer
 -- KEYS[3] "{<namespace>}:config" HASH: the pinned bucket count is written again if it is gone

@@ -7,6 +7,11 @@
 -- Returns {dead jobs of the topic in the bucket, then for each job read: job key, died at ms,
 --          attempt, max attempts, ttr ms, due ms, created ms, last error or '', payload or '',
 --          priority}.
+-- @include lib/keys
+-- @include lib/num
+-- @include lib/decode
+-- @include lib/pick
+-- @include lib/read_many
 local topic, max = ARGV[3], tonumber(ARGV[4])
 local dead = P .. 'dead:' .. topic
 local reply = { redis.call('ZCARD', dead) }

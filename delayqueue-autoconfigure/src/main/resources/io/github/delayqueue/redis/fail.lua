@@ -3,6 +3,15 @@
 -- KEYS[1] jobs hash, KEYS[2] guard
 -- ARGV[3] job key, ARGV[4] token, ARGV[5] back-off ms (-1: dead now), ARGV[6] error text
 -- Returns {1 retrying | 2 dead | 0 no such job | -1 stale token, due ms or death time, 1 if new head}.
+-- @include lib/keys
+-- @include lib/now_ms
+-- @include lib/topic_of
+-- @include lib/move
+-- @include lib/place
+-- @include lib/gathered
+-- @include lib/gather_dead
+-- @include lib/write_gathered
+-- @include lib/held
 local jobkey = ARGV[3]
 local j, refused = held(jobkey, ARGV[4])
 if not j then

@@ -22,14 +22,18 @@
 --   Returns {entries left}.
 --
 -- Every write comes after the reads, and none can fail once the first succeeded.
--- (It starts with the helpers of topiclib.lua it uses.)
+-- @include lib/call_many
+-- @include lib/whole_number
+-- @include lib/node_now
+-- @include lib/later_entries
+-- @include lib/beyond_limits
 local deaths = KEYS[1]
 
 if ARGV[1] == 'add' then
-  local keep, age, slack = whole(2), whole(3), whole(4)
+  local keep, age, slack = whole_number(2), whole_number(3), whole_number(4)
   local latest = 0
   for i = 6, #ARGV, 2 do
-    latest = math.max(latest, whole(i))
+    latest = math.max(latest, whole_number(i))
   end
   local now = math.min(node_now(), latest)
   -- a key of another type fails this read, before anything is written
@@ -50,7 +54,7 @@ if ARGV[1] == 'remove' then
   local gone = {}
   for i = 2, #ARGV, 2 do
     local score = redis.call('ZSCORE', deaths, ARGV[i])
-    if score and tonumber(score) == whole(i + 1) then
+    if score and tonumber(score) == whole_number(i + 1) then
       gone[#gone + 1] = ARGV[i]
     end
   end

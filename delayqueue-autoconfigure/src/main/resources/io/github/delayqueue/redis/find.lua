@@ -4,6 +4,9 @@
 -- Returns {} for no such job, else {state, attempt, max attempts, ttr ms, due ms, created ms,
 -- reserved until ms (0 unless RESERVED), died at ms (0 unless DEAD), last error or '', payload,
 -- priority}.
+-- @include lib/keys
+-- @include lib/topic_of
+-- @include lib/stored
 local jobkey = ARGV[3]
 local j = stored(jobkey)
 if not j then

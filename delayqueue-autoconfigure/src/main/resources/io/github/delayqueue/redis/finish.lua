@@ -10,8 +10,21 @@
 -- Returns per job to finish: 1 finished (with ARGV[7] '1' or '2': the job's record as it was,
 -- or its header), 0 no such job, -1 the token is not the job's current reservation; then, when
 -- next jobs were wanted: ready-list entries left, now ms (0 when none was taken), announced
--- deadline or 0, 9 fields per job (see apply_take in lib.lua); then, with ARGV[7] '1' or '2',
+-- deadline or 0, 9 fields per job (see lib/apply_take.lua); then, with ARGV[7] '1' or '2',
 -- the finish time (ms; 0 when no job was finished).
+-- @include lib/keys
+-- @include lib/now_ms
+-- @include lib/split_header
+-- @include lib/topic_of
+-- @include lib/pick
+-- @include lib/call_many
+-- @include lib/read_many
+-- @include lib/count
+-- @include lib/forget
+-- @include lib/refusal
+-- @include lib/plan_take
+-- @include lib/plan_deadline
+-- @include lib/apply_take
 local jobkeys = pick(ARGV, 8, 2)
 local keep = ARGV[7] == '1' or ARGV[7] == '2'
 local whole = ARGV[7] == '2'

@@ -1,6 +1,6 @@
 -- namespace.lua: pins a setting that every instance of a namespace must share at the first
 -- start, and answers the pinned value (the caller refuses to start when it is not its own).
--- (Not a job script: lib.lua is not prepended.)
+--
 -- KEYS[1] "{<namespace>}:config" HASH
 -- ARGV[1] the setting's name, ARGV[2] this instance's value
 -- Returns {the pinned value}.

@@ -26,7 +26,31 @@
 --          number of topics with expired reservations and for each: topic, how many are READY
 --          again, how many are DEAD; then the number of offered topics whose jobs were reserved
 --          and for each: topic, number of jobs, then 9 fields per job as a take answers them
---          (see apply_take in lib.lua), the highest priority first, then in due order}.
+--          (see lib/apply_take.lua), the highest priority first, then in due order}.
+-- @include lib/keys
+-- @include lib/now_ms
+-- @include lib/num
+-- @include lib/sentinel_text
+-- @include lib/ready_parts
+-- @include lib/decode
+-- @include lib/encode
+-- @include lib/topic_of
+-- @include lib/call_many
+-- @include lib/read_many
+-- @include lib/count
+-- @include lib/announce_ready
+-- @include lib/push_ready
+-- @include lib/topic_list
+-- @include lib/gathered
+-- @include lib/gather_record
+-- @include lib/gather_ready_record
+-- @include lib/gather_ready
+-- @include lib/delayed_to_ready
+-- @include lib/gather_dead
+-- @include lib/write_gathered
+-- @include lib/earlier
+-- @include lib/live_entry
+-- @include lib/put_reserved
 local COMPACT_AT = 1000
 local COMPACT_WINDOW = 10000
 local batch = tonumber(ARGV[3])

@@ -19,11 +19,13 @@
 -- Every argument is checked and everything read before the first write. A call's work is
 -- bounded: it removes at most 1,000 (or twice the permits wanted) grants that left the window,
 -- the rest with later calls (the window is counted, not the whole set).
--- (It starts with the helpers of topiclib.lua it uses.)
+-- @include lib/call_many
+-- @include lib/whole_number
+-- @include lib/node_now
 local grants, counter = KEYS[1], KEYS[2]
 
 if ARGV[1] == 'take' then
-  local limit, window, wanted = whole(2), whole(3), whole(4)
+  local limit, window, wanted = whole_number(2), whole_number(3), whole_number(4)
   local now = node_now()
   local cutoff = string.format('%.0f', now - window)
   -- the grants in the window (a grant leaves it when now - window reaches its time)
@@ -68,7 +70,7 @@ if ARGV[1] == 'take' then
 end
 
 if ARGV[1] == 'give' then
-  local first, count, at = whole(2), whole(3), whole(4)
+  local first, count, at = whole_number(2), whole_number(3), whole_number(4)
   local members = {}
   for i = 0, count - 1 do
     members[#members + 1] = first + i

@@ -20,6 +20,15 @@
 -- spec is the caller's text (never read here).
 -- A put or resume that makes a definition the earliest of "recurring-due" is announced on the
 -- channel as "c <bucket> <tick ms>", so the bucket's timer wakes for it.
+-- @include lib/keys
+-- @include lib/now_ms
+-- @include lib/num
+-- @include lib/to36
+-- @include lib/new_record
+-- @include lib/count
+-- @include lib/announce_head
+-- @include lib/push_ready
+-- @include lib/lowest
 local DEFS = P .. 'recurring'
 local DUE = P .. 'recurring-due'
 local DEF_HEADER = '^(%d+),(%d+),([01]),(%d+),(%d+),(%d+),(%-?%d+),(%-?%d+),([^\n]*)\n()'

@@ -4,6 +4,12 @@
 -- KEYS[1] jobs hash, KEYS[2] guard
 -- ARGV[3], ARGV[4], ...: a job key and its token for each job
 -- Returns {released}: how many were released (the others are gone or held under another token).
+-- @include lib/keys
+-- @include lib/save
+-- @include lib/topic_of
+-- @include lib/move
+-- @include lib/push_front
+-- @include lib/held
 local given, seen = {}, {}
 for i = 3, #ARGV, 2 do
   local j = not seen[ARGV[i]] and held(ARGV[i], ARGV[i + 1])

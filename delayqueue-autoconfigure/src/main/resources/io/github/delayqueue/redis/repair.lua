@@ -10,6 +10,20 @@
 -- job nor a count left is found too)
 -- Returns {jobs, jobs put back into their index (a topic's sentinel put right counts as one),
 --          index entries and last errors dropped, count fields corrected, unreadable records}.
+-- @include lib/keys
+-- @include lib/now_ms
+-- @include lib/num
+-- @include lib/default_priority
+-- @include lib/ready_key
+-- @include lib/sentinel_levels
+-- @include lib/sentinel_text
+-- @include lib/decode
+-- @include lib/topic_of
+-- @include lib/call_many
+-- @include lib/announce_ready
+-- @include lib/gathered
+-- @include lib/gather_entry
+-- @include lib/write_gathered
 local write = ARGV[3] == '1'
 local now = now_ms()
 
@@ -128,7 +142,7 @@ end
 local zrem_delayed = stale(delayed, 'D')
 local zrem_reserved = stale(reserved, 'S')
 -- a last error outlives its job only when an instance of an earlier version replayed, took,
--- released or rescheduled a replayed job (see the record format in lib.lua); read with HSCAN,
+-- released or rescheduled a replayed job (see the record format in lib/keys.lua); read with HSCAN,
 -- as the jobs are, which may return a field twice
 local orphan_errors, orphaned = {}, {}
 cursor = '0'

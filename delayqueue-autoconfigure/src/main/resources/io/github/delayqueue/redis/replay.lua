@@ -8,6 +8,15 @@
 -- for: an unreadable record refuses the call).
 -- Returns {number of jobs replayed, dead-list entries left, then the first ARGV[6] job keys
 -- replayed, in order}.
+-- @include lib/keys
+-- @include lib/now_ms
+-- @include lib/decode
+-- @include lib/readable
+-- @include lib/call_many
+-- @include lib/read_many
+-- @include lib/gathered
+-- @include lib/gather_ready
+-- @include lib/write_gathered
 local topic, max, named = ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[6]) or 0
 local dead = P .. 'dead:' .. topic
 local one = ARGV[5] ~= ''

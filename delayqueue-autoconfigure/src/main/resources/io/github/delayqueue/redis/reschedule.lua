@@ -3,6 +3,12 @@
 -- ARGV[3] job key, ARGV[4] 'd' (ARGV[5] = delay ms from now) or 'a' (ARGV[5] = absolute ms)
 -- Returns {1, new state, due ms, 1 if new head}, {0} for no such job, or {-1, state} for a job
 -- that is RESERVED or DEAD and cannot be rescheduled.
+-- @include lib/now_ms
+-- @include lib/topic_of
+-- @include lib/count
+-- @include lib/place
+-- @include lib/unlink
+-- @include lib/stored
 local jobkey = ARGV[3]
 local j = stored(jobkey)
 if not j then

@@ -5,8 +5,12 @@
 -- Redis time (ms) at which jobs may be taken, 0 for any (a rate limit's permits expire)
 -- Returns {ready-list entries left, now ms (0 when no job was taken: the clock is not read),
 --          earliest new deadline when it became the bucket's next timer event else 0,
---          then 9 fields per job (see apply_take in lib.lua)};
+--          then 9 fields per job (see lib/apply_take.lua)};
 --         {-1, now ms, 0} when READY jobs were found after the latest time (none is taken).
+-- @include lib/now_ms
+-- @include lib/plan_take
+-- @include lib/plan_deadline
+-- @include lib/apply_take
 local plan = plan_take(ARGV[3], tonumber(ARGV[4]))
 local now = (#plan.jobs > 0) and now_ms() or 0
 local not_after = tonumber(ARGV[7] or '0')

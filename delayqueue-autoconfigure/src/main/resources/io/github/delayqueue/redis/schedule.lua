@@ -11,6 +11,26 @@
 -- Written for batches: one HMGET finds the existing jobs; the call is worked out in memory (a
 -- later job of the call sees what an earlier one created or replaced), and then the records,
 -- delay-queue entries and ready-list entries are written with one command each.
+-- @include lib/keys
+-- @include lib/now_ms
+-- @include lib/num
+-- @include lib/to36
+-- @include lib/default_priority
+-- @include lib/priority_letter
+-- @include lib/readable
+-- @include lib/new_record
+-- @include lib/pick
+-- @include lib/call_many
+-- @include lib/read_many
+-- @include lib/count
+-- @include lib/announce_head
+-- @include lib/push_ready
+-- @include lib/unlink
+-- @include lib/gathered
+-- @include lib/gather_record
+-- @include lib/gather_entry
+-- @include lib/write_gathered
+-- @include lib/lowest
 local now = now_ms()
 
 -- A job's time mode and priority: whether its time is a delay ('d', else 'a': absolute) and

@@ -6,6 +6,14 @@
 -- "O:<topic>" is the due time of the topic's oldest overdue job: the earliest of the first live
 -- entries of its ready lists, or the bucket's earliest DELAYED job when that is due and the
 -- timer has not moved it yet (the earlier of the two).
+-- @include lib/keys
+-- @include lib/now_ms
+-- @include lib/default_priority
+-- @include lib/ready_parts
+-- @include lib/topic_of
+-- @include lib/lowest
+-- @include lib/next_due
+-- @include lib/live_entry
 local now = now_ms()
 local reply = { now, next_due() }
 local first, first_due = lowest(P .. 'delayed')

@@ -8,6 +8,12 @@
 --   death (ms) as failed.lua knows it. A job is deleted only while it is DEAD with that time of
 --   death: a job replayed since (and maybe dead again, later) or cancelled is left as it is.
 --   Returns {jobs deleted}.
+-- @include lib/keys
+-- @include lib/topic_of
+-- @include lib/call_many
+-- @include lib/read_many
+-- @include lib/count
+-- @include lib/forget
 local topic = ARGV[4]
 local dead = P .. 'dead:' .. topic
 

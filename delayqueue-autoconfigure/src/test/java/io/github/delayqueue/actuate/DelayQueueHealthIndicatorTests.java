@@ -240,7 +240,6 @@ class DelayQueueHealthIndicatorTests {
 			Properties commands = admin((connection) -> connection.serverCommands().info("commandstats"), admin);
 			assertThat(commands.getProperty("cmdstat_evalsha")).isNull();
 			assertThat(commands.getProperty("cmdstat_eval")).isNull();
-			assertThat(commands.getProperty("cmdstat_fcall")).isNull();
 			assertThat(commands.getProperty("cmdstat_ping")).startsWith("calls=10,");
 		}
 		finally {

@@ -40,19 +40,21 @@ class DelayQueueRuntimeHintsTests {
 	@Test
 	void everyLuaScriptIsAResourceOfTheImage() throws IOException {
 		registerAotFactories();
-		Resource[] scripts = new PathMatchingResourcePatternResolver(this.classLoader)
-			.getResources("classpath*:io/github/delayqueue/redis/*.lua");
-		assertThat(scripts).hasSizeGreaterThan(20);
-		for (Resource script : scripts) {
-			String path = "io/github/delayqueue/redis/" + script.getFilename();
-			assertThat(RuntimeHintsPredicates.resource().forResource(path)).as(path).accepts(this.hints);
+		for (String folder : new String[] { "io/github/delayqueue/redis/", "io/github/delayqueue/redis/lib/" }) {
+			Resource[] scripts = new PathMatchingResourcePatternResolver(this.classLoader)
+				.getResources("classpath*:" + folder + "*.lua");
+			assertThat(scripts).hasSizeGreaterThan(20);
+			for (Resource script : scripts) {
+				String path = folder + script.getFilename();
+				assertThat(RuntimeHintsPredicates.resource().forResource(path)).as(path).accepts(this.hints);
+			}
 		}
 		assertThat(RuntimeHintsPredicates.resource().forResource("io/github/delayqueue/dashboard/index.html"))
 			.rejects(this.hints);
 	}
 
 	@Test
-	void theDriverTypesThatSendWaitAndFcallCanBeLookedFor() {
+	void theDriverTypesThatSendWaitAndBatchesCanBeLookedFor() {
 		registerAotFactories();
 		assertThat(RuntimeHintsPredicates.reflection().onType(RedisClusterAsyncCommands.class)).accepts(this.hints);
 		assertThat(RuntimeHintsPredicates.reflection().onType(Jedis.class)).accepts(this.hints);

@@ -57,7 +57,7 @@ final class QueueModel {
 	/** The priority of a job that names none: its READY jobs are in the topic's first list. */
 	static final int DEFAULT_PRIORITY = JobConstraints.DEFAULT_PRIORITY;
 
-	/** Tombstones one take may skip beyond the jobs it wants (lib.lua TAKE_SLACK). */
+	/** Tombstones one take may skip beyond the jobs it wants (TAKE_SLACK in lib/plan_take.lua). */
 	static final int TAKE_SLACK = 1000;
 
 	/** Tombstones of a ready list from which a guard re-check compacts it (promote.lua). */
@@ -286,7 +286,7 @@ final class QueueModel {
 	// ------------------------------------------------------------------ reserve, finish
 
 	/**
-	 * What plan_take in lib.lua would take from a topic's ready lists: the jobs, how many entries
+	 * What lib/plan_take.lua would take from a topic's ready lists: the jobs, how many entries
 	 * it looks at in all and in the list of each priority, and how many of those are entries of
 	 * a READY job in a list of another priority than the job's.
 	 */
@@ -335,7 +335,7 @@ final class QueueModel {
 	}
 
 	/**
-	 * Whether an entry of the list of priority p is a job (live_entry in lib.lua): READY, of
+	 * Whether an entry of the list of priority p is a job (lib/live_entry.lua): READY, of
 	 * that priority, and not seen before (seen then holds it); else it is a tombstone.
 	 */
 	static boolean live(Job job, int p, Set<String> seen) {
@@ -343,7 +343,7 @@ final class QueueModel {
 	}
 
 	/**
-	 * Applies a take (apply_take in lib.lua): the scanned entries leave the head of each list,
+	 * Applies a take (lib/apply_take.lua): the scanned entries leave the head of each list,
 	 * the jobs are RESERVED under consecutive tokens.
 	 */
 	void applyTake(Take take, long ttrOverride, int maxOverride, Moment now) {
@@ -1256,7 +1256,7 @@ final class QueueModel {
 			return (ready != null) ? ready.entries() : 0;
 		}
 
-		/** Appends a READY job to the list of its topic and priority (push_ready in lib.lua). */
+		/** Appends a READY job to the list of its topic and priority (lib/push_ready.lua). */
 		void push(Job job) {
 			list(job.topic, job.priority).addLast(job.key);
 		}

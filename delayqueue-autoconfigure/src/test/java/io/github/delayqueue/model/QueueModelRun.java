@@ -301,8 +301,6 @@ final class QueueModelRun {
 				.timerEnabled(false)
 				.retention("orders", new Retention(0, Duration.ofDays(1), true))
 				.retention("mail.v2", Retention.lastFailed(QueueModel.FAILED_LIMITS.get("mail.v2")))
-				// an even seed runs the per-job scripts as Redis functions, an odd one with EVALSHA
-				.functions(this.settings.seed() % 2 == 0)
 				.build();
 			this.lastCallEnd = redisNow();
 			for (this.step = 1; this.step <= this.settings.steps(); this.step++) {

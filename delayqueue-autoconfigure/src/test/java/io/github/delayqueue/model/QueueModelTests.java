@@ -17,9 +17,7 @@ import org.junit.jupiter.api.Test;
  * {@code model.steps} (per run), {@code model.invariantEvery}, {@code model.deepEvery},
  * {@code model.statsEvery}. A failure names the seed and the step and prints the steps
  * before it; {@code -Dmodel.seed=<seed> -Dmodel.runs=1 -Dmodel.steps=<step>} replays it. The
- * long run is the {@code model} Maven profile. A run with an even seed runs the per-job scripts
- * as Redis functions ({@code FCALL}), one with an odd seed with {@code EVALSHA}: consecutive runs
- * take both paths.
+ * long run is the {@code model} Maven profile.
  */
 class QueueModelTests {
 
@@ -37,8 +35,7 @@ class QueueModelTests {
 			QueueModelRun.Settings settings = new QueueModelRun.Settings(seed + i, steps, invariantEvery, deepEvery,
 					statsEvery);
 			System.out.println("model run " + (i + 1) + " of " + runs + ": seed " + settings.seed() + ", " + steps
-					+ " steps, " + ((settings.seed() % 2 == 0) ? "functions" : "EVALSHA")
-					+ " (replay: -Dmodel.seed=" + settings.seed() + " -Dmodel.runs=1 -Dmodel.steps=" + steps + ")");
+					+ " steps (replay: -Dmodel.seed=" + settings.seed() + " -Dmodel.runs=1 -Dmodel.steps=" + steps + ")");
 			QueueModelRun.Result result = new QueueModelRun(RedisTestServers.shared(), settings).run();
 			System.out.println("model run " + (i + 1) + ": " + result);
 			totalSteps += result.steps();

@@ -7,10 +7,7 @@ import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.test.RedisTestServer;
 import io.github.delayqueue.test.RedisTestServers;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
-import org.springframework.boot.test.system.CapturedOutput;
-import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 
@@ -24,15 +21,12 @@ import static org.awaitility.Awaitility.await;
 class CompatibilityTests {
 
 	@Test
-	@ExtendWith(OutputCaptureExtension.class)
-	void fullLifecycleOnRedis62(CapturedOutput output) throws Exception {
+	void fullLifecycleOnRedis62() throws Exception {
 		try (RedisTestServer redis = RedisTestServers.local().embedded().start();
 				RedisQueues queues = new RedisQueues(redis)) {
 			assertLifecycle(queues.start());
 			assertThat(RedisStats.majorVersion(queues.connectionFactory())).isEqualTo(6);
 		}
-		// its version said that it has no functions: nothing asked for them
-		assertThat(output).doesNotContain("Redis refused FCALL");
 	}
 
 	@Test

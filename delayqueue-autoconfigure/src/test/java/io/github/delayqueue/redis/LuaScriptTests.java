@@ -1,23 +1,27 @@
 package io.github.delayqueue.redis;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 
+import org.springframework.core.io.Resource;
+import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
 import org.springframework.data.redis.connection.RedisConnection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The scripts as Redis gets them: each starts with the helpers it uses, names no helper it was
- * not given, and compiles.
+ * The scripts as Redis gets them: each starts with the helpers it includes, each once, names
+ * no helper it did not include, and compiles; every helper is included by some script.
  */
 class LuaScriptTests extends AbstractRedisDelayQueueTests {
 
@@ -25,42 +29,51 @@ class LuaScriptTests extends AbstractRedisDelayQueueTests {
 			"finish", "fail", "touch", "release", "replay", "trimdead", "stats", "dead", "repair", "promote",
 			"recurring");
 
-	private static final List<String> TOPIC_SCRIPTS = List.of("completed", "failed", "rate");
+	private static final List<String> SCRIPTS = Stream
+		.concat(JOB_SCRIPTS.stream(), Stream.of("completed", "failed", "rate", "coordinate", "namespace", "buckets"))
+		.toList();
 
-	private static String resource(String name) throws IOException {
-		try (InputStream in = LuaScript.class.getResourceAsStream(name + ".lua")) {
-			assertThat(in).as(name).isNotNull();
-			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+	/** Every helper of lib/, by name. */
+	private static Map<String, String> helpers() throws IOException {
+		Map<String, String> helpers = new TreeMap<>();
+		for (Resource helper : new PathMatchingResourcePatternResolver()
+			.getResources("classpath*:io/github/delayqueue/redis/lib/*.lua")) {
+			helpers.put("lib/" + helper.getFilename().replace(".lua", ""),
+					helper.getContentAsString(StandardCharsets.UTF_8));
 		}
+		return helpers;
 	}
 
-	private static final Pattern FUNCTION = Pattern.compile("(?m)^local function (\\w+)");
+	private static final Pattern FUNCTION = Pattern.compile("(?m)^(\\s*)local function (\\w+)");
 
-	private static final Pattern VALUES = Pattern.compile("(?m)^local (?!function )([\\w, ]+?)\\s*(?:=|$)");
+	private static final Pattern VALUES = Pattern.compile("(?m)^(\\s*)local (?!function )([\\w, ]+?)\\s*(?:=|$)");
 
 	/**
-	 * The names declared by lines that start with {@code local}: of a library, its top-level
-	 * declarations; of a script, those of its prelude and its wrapper.
+	 * The names declared by lines that start with {@code local}, or also by indented ones
+	 * (a script's own locals, which may shadow a helper's name).
 	 */
-	private static Set<String> declared(String lua) {
+	private static Set<String> declared(String lua, boolean nested) {
 		Set<String> names = new TreeSet<>();
 		Matcher function = FUNCTION.matcher(lua);
 		while (function.find()) {
-			names.add(function.group(1));
+			if (nested || function.group(1).isEmpty()) {
+				names.add(function.group(2));
+			}
 		}
 		Matcher values = VALUES.matcher(lua);
 		while (values.find()) {
-			for (String name : values.group(1).split(",")) {
-				names.add(name.strip());
+			if (nested || values.group(1).isEmpty()) {
+				for (String name : values.group(2).split(",")) {
+					names.add(name.strip());
+				}
 			}
 		}
 		return names;
 	}
 
 	/**
-	 * Checks, without {@link LuaLibrary}'s own reading of Lua (regular expressions instead:
-	 * one-line string literals, then comments, taken out), that every name of the library the
-	 * script's code names is declared in it.
+	 * Checks that every name the helpers declare which the script's code names (one-line string
+	 * literals, then comments, taken out) is declared in it.
 	 */
 	private static void assertDeclaresWhatItNames(LuaScript script, String library) {
 		String body = new String(script.body(), StandardCharsets.UTF_8);
@@ -70,8 +83,8 @@ class LuaScriptTests extends AbstractRedisDelayQueueTests {
 		while (identifier.find()) {
 			named.add(identifier.group());
 		}
-		named.retainAll(declared(library));
-		assertThat(declared(body)).as(script.name()).containsAll(named);
+		named.retainAll(declared(library, false));
+		assertThat(declared(body, true)).as(script.name()).containsAll(named);
 	}
 
 	/**
@@ -86,30 +99,36 @@ class LuaScriptTests extends AbstractRedisDelayQueueTests {
 	}
 
 	@Test
-	void everyScriptStartsWithTheHelpersItUsesAndCompiles() throws IOException {
-		String jobLibrary = resource("lib");
-		String topicLibrary = resource("topiclib");
+	void everyScriptStartsWithTheHelpersItIncludesAndCompiles() throws IOException {
+		Map<String, String> helpers = helpers();
+		assertThat(helpers).hasSizeGreaterThan(50);
+		String library = String.join("\n", helpers.values());
+		Set<String> unused = new TreeSet<>(helpers.keySet());
 		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
-			for (String name : JOB_SCRIPTS) {
-				LuaScript script = LuaScript.job(name);
-				assertDeclaresWhatItNames(script, jobLibrary);
+			for (String name : SCRIPTS) {
+				LuaScript script = JOB_SCRIPTS.contains(name) ? LuaScript.job(name) : LuaScript.of(name, 2);
+				String body = new String(script.body(), StandardCharsets.UTF_8);
+				assertDeclaresWhatItNames(script, library);
+				unused.removeIf((helper) -> body.contains(helpers.get(helper)));
 				if (name.equals("schedule")) {
 					// a take's helpers are not a schedule's
-					assertThat(new String(script.body(), StandardCharsets.UTF_8)).contains("local function now_ms()")
-						.doesNotContain("local function apply_take(");
+					assertThat(body).contains("local function now_ms()").doesNotContain("local function apply_take(");
 				}
 				assertThat(connection.scriptingCommands().scriptLoad(script.body()))
 					.isEqualTo(new String(script.sha(), StandardCharsets.US_ASCII));
 				assertAscii(name, script);
 			}
-			for (String name : TOPIC_SCRIPTS) {
-				LuaScript script = LuaScript.topic(name);
-				assertDeclaresWhatItNames(script, topicLibrary);
-				assertAscii(name, script);
-				assertThat(connection.scriptingCommands().scriptLoad(script.body()))
-					.isEqualTo(new String(script.sha(), StandardCharsets.US_ASCII));
-			}
 		}
+		assertThat(unused).as("helpers no script includes").isEmpty();
+	}
+
+	@Test
+	void aHelperIncludedTwiceComesOnceBeforeWhatIncludesIt() {
+		String script = LuaScript.withIncludes("-- @include lib/count\n-- @include lib/flush_counts\nreturn 1");
+		assertThat(script.indexOf("local COUNTS = {}")).isEqualTo(script.lastIndexOf("local COUNTS = {}"))
+			.isLessThan(script.indexOf("local function count("));
+		assertThat(script.indexOf("local function count(")).isLessThan(script.indexOf("local function flush_counts("))
+			.isLessThan(script.indexOf("return 1"));
 	}
 
 }

@@ -375,7 +375,7 @@ class RedisDelayQueueFailedRetentionTests {
 		RedisDelayQueue queue = start(Retention.failedWithin(Duration.ofMinutes(1)));
 		KeySpace keys = new KeySpace(this.queues.namespace, queue.getBuckets());
 		ScriptRunner runner = new ScriptRunner(this.queues.connectionFactory());
-		LuaScript failed = LuaScript.topic("failed", 1);
+		LuaScript failed = LuaScript.of("failed", 1);
 		long now = queue.stats().readAt().toEpochMilli();
 		// listed earlier: a death 5 minutes before the new one
 		runner.run(failed, new byte[][] { keys.deaths("kept"), KeySpace.bytes("add"), KeySpace.bytes("0"),

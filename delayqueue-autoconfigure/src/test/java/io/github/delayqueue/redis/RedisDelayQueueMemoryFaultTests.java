@@ -16,9 +16,8 @@ import io.github.delayqueue.test.RedisTestServer;
 import io.github.delayqueue.test.RedisTestServers;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.data.redis.connection.RedisConnection;
 
@@ -28,8 +27,7 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Redis runs out of memory ({@code maxmemory} with {@code noeviction}) in the middle of bulk
- * schedules: Redis refuses a script for lack of memory only at its first write, and a function
- * as it starts, so each call is refused whole or runs whole, consumers go on (their scripts free memory),
+ * schedules: Redis refuses a script for lack of memory only at its first write, so each call is refused whole or runs whole, consumers go on (their scripts free memory),
  * and once memory is free again everything works. The extension checks the invariant after
  * the test, and the test checks it while memory is still short.
  */
@@ -72,18 +70,12 @@ class RedisDelayQueueMemoryFaultTests {
 		}
 	}
 
-	/**
-	 * With the per-job scripts as functions (Redis refuses a function that may take memory as
-	 * it starts, and lets those flagged {@code allow-oom} run) and as scripts (refused at the
-	 * first write of a command that may take memory).
-	 */
-	@ParameterizedTest(name = "functions: {0}")
-	@ValueSource(booleans = { true, false })
-	void runningOutOfMemoryRefusesWholeScriptsAndEveryJobStaysInItsIndex(boolean functions) {
+	@Test
+	void runningOutOfMemoryRefusesWholeScriptsAndEveryJobStaysInItsIndex() {
 		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
 			connection.serverCommands().resetConfigStats();
 		}
-		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(4).functions(functions));
+		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(4));
 		queue.scheduleAll(batch("work", 0, 200, "{}".getBytes(StandardCharsets.UTF_8), Duration.ZERO));
 		List<ReservedJob> held = queue.reserve("work", 100, Duration.ofMinutes(5));
 		assertThat(held).hasSize(100);
@@ -131,15 +123,6 @@ class RedisDelayQueueMemoryFaultTests {
 				queue.scheduleAll(batch("after", 0, 100, "{}".getBytes(StandardCharsets.UTF_8), Duration.ZERO)))
 			.hasSize(100));
 		assertThat(queue.stats().topics().get("after").ready()).isEqualTo(100);
-		// the path asked for was the one taken (Redis 6.2, the embedded binary, has no functions)
-		if (functions && RedisStats.majorVersion(this.queues.connectionFactory()) >= 7) {
-			assertThat(RedisStats.commandStat(this.queues.connectionFactory(), "fcall", "calls")
-					- RedisStats.commandStat(this.queues.connectionFactory(), "fcall", "failed_calls"))
-				.isPositive();
-		}
-		else {
-			assertThat(RedisStats.commandStat(this.queues.connectionFactory(), "fcall", "calls")).isZero();
-		}
 	}
 
 }

@@ -264,7 +264,7 @@ class RedisDelayQueueRetentionTests {
 		String record = "1,3," + Long.toString(300_000, 36) + ",1,1,1," + Long.toString(earlier, 36);
 		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
 			connection.scriptingCommands()
-				.evalSha(LuaScript.topic("completed").sha(), ReturnType.MULTI, 2, keys.completed("kept"),
+				.evalSha(LuaScript.of("completed", 2).sha(), ReturnType.MULTI, 2, keys.completed("kept"),
 						keys.completedOrder("kept"), bytes("add"), bytes("10"), bytes("0"), bytes("100"),
 						bytes(KeySpace.jobKey("kept", id(1))), bytes(String.valueOf(earlier)), bytes(record));
 		}

@@ -55,12 +55,4 @@ class RedisServerCheckTests {
 		assertThatNoException().isThrownBy(() -> RedisServerCheck.checkVersion(Map.of("", "6.2.0", "b", "7.4.1")));
 	}
 
-	@Test
-	void functionsAreTakenToBeThereFromRedis7OnOrWhenTheVersionIsUnreadable() {
-		assertThat(RedisServerCheck.hasFunctions("6.2.14")).isFalse();
-		assertThat(RedisServerCheck.hasFunctions("7.0.15")).isTrue();
-		assertThat(RedisServerCheck.hasFunctions("8.2.1")).isTrue();
-		assertThat(RedisServerCheck.hasFunctions("unstable")).isTrue();
-	}
-
 }

@@ -152,9 +152,7 @@ final class BenchRedis implements AutoCloseable {
 			long calls = Long.parseLong(entry.getValue().replaceAll("^calls=(\\d+),.*$", "$1"));
 			commands += calls;
 			byCommand.put(entry.getKey().substring("cmdstat_".length()), calls);
-			// scripts, and scripts run as functions
-			if (entry.getKey().equals("cmdstat_evalsha") || entry.getKey().equals("cmdstat_eval")
-					|| entry.getKey().equals("cmdstat_fcall")) {
+			if (entry.getKey().equals("cmdstat_evalsha") || entry.getKey().equals("cmdstat_eval")) {
 				scripts += calls;
 			}
 		}
@@ -205,8 +203,7 @@ final class BenchRedis implements AutoCloseable {
 
 	/**
 	 * Commands Redis ran, as {@code INFO commandstats} counts them: every command, those a
-	 * script runs included, and of them the script calls ({@code EVALSHA}, {@code EVAL},
-	 * {@code FCALL}).
+	 * script runs included, and of them the script calls ({@code EVALSHA}, {@code EVAL}).
 	 *
 	 * @param commands every command
 	 * @param scripts the script calls among them

@@ -97,7 +97,7 @@ final class IdleScenario extends Scenario {
 				+ WINDOW.toSeconds() + " s: Redis `total_commands_processed` (the harness's own INFO excluded; it counts "
 				+ "the commands a script runs as well as the script call) and the "
 				+ "CPU time of the benchmark JVM, which holds both instances and nothing else busy, each divided by "
-				+ "the instances. Script calls = `EVALSHA` / `EVAL` / `FCALL` requests (`INFO commandstats`). Connections = Redis "
+				+ "the instances. Script calls = `EVALSHA` / `EVAL` requests (`INFO commandstats`). Connections = Redis "
 				+ "clients per instance. The EVALSHA floor does nothing when idle, so it has no row here; the floor "
 				+ "design's mover calls its script every " + FloorSubject.POLL_MILLIS + " ms when nothing is due.";
 	}

@@ -73,7 +73,7 @@ abstract class Scenario extends ScenarioPart {
 	/** What the columns of {@link #putCommands} count, for the notes. */
 	static final String COMMANDS_NOTE = "Redis commands / job = every command Redis ran (`INFO commandstats` calls: "
 			+ "script calls and the commands they ran, consumers' polls and timers included; the harness's own "
-			+ "`INFO`, `CONFIG RESETSTAT` and `FLUSHALL` left out) per job, and of them the `EVALSHA` / `EVAL` / `FCALL` calls";
+			+ "`INFO`, `CONFIG RESETSTAT` and `FLUSHALL` left out) per job, and of them the `EVALSHA` / `EVAL` calls";
 
 	static List<Table.Column> commandColumns() {
 		return List.of(Table.Column.decimal(COMMANDS_PER_JOB), Table.Column.decimal(SCRIPTS_PER_JOB));

@@ -11,25 +11,16 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.zip.CRC32;
 
 import io.github.delayqueue.autoconfigure.DelayQueueAutoConfiguration;
-import io.github.delayqueue.autoconfigure.DelayQueueProperties;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.OnDuplicate;
 import io.github.delayqueue.core.ScheduleRequest;
-import io.github.delayqueue.redis.RedisDelayQueue;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.sync.RedisCommands;
-import io.lettuce.core.codec.ByteArrayCodec;
-import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.output.NestedMultiOutput;
-import io.lettuce.core.protocol.CommandArgs;
-import io.lettuce.core.protocol.CommandType;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.WebApplicationType;
@@ -39,9 +30,6 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.lettuce.LettuceConnection;
 
 /**
  * What one schedule call costs with nothing else running, part by part. It starts at the
@@ -49,13 +37,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnection;
  * then the same two commands with the arguments of the rows below, then that script with
  * each command or piece of work that delayqueue's schedule adds for one of its guarantees in
  * turn (a ladder), then two variants of the ladder's last script (the TTR and the delay
- * given in base 36 by the caller; also a reply of one value), then the ladder's last script
- * as a Redis function. The rows after that are delayqueue's own schedule function sent
- * through Lettuce without delayqueue's Java, the same call through Spring Data Redis's
- * {@code RedisConnection.execute}, {@code DelayQueueOperations.schedule} with functions and
- * with {@code EVALSHA} ({@code delayqueue.redis.functions=false}), and
- * {@code DelayedJobTemplate.schedule}. The last three run in Spring Boot contexts of the
- * starter's auto-configuration, with no timer and no listener.
+ * given in base 36 by the caller; also a reply of one value). The last two rows are
+ * {@code DelayQueueOperations.schedule} and {@code DelayedJobTemplate.schedule}, in a Spring
+ * Boot context of the starter's auto-configuration, with no timer and no listener.
  * <p>
  * One thread, one call at a time, each job due in an hour, the harness's order payload.
  * The rows run {@code bench.cost.calls} calls each ({@code 5,000}), {@code bench.cost.rounds}
@@ -76,7 +60,7 @@ public final class ScheduleCostBenchmark {
 	private static final String TOPIC = "cost";
 
 	/**
-	 * The header row's base-36 encoding of numbers: lib.lua's {@code to36} without its branch
+	 * The header row's base-36 encoding of numbers: lib/to36.lua's {@code to36} without its branch
 	 * for negative numbers, which a job due in an hour does not take.
 	 */
 	private static final String TO36 = "local B36 = { [0] = '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', "
@@ -111,7 +95,7 @@ public final class ScheduleCostBenchmark {
 	 * A row of the table.
 	 * @param label what the row runs
 	 * @param command the command whose {@code INFO commandstats} line is the row's Redis time
-	 * ({@code evalsha} or {@code fcall})
+	 * ({@code evalsha})
 	 * @param call one call of the row
 	 */
 	private record Row(String label, String command, Runnable call) {
@@ -159,28 +143,21 @@ public final class ScheduleCostBenchmark {
 		String delay = Long.toString(Duration.ofHours(1).toMillis());
 		try (BenchRedis redis = new BenchRedis()) {
 			RedisClient client = RedisClient.create(RedisURI.create(redis.host(), redis.port()));
-			ConfigurableApplicationContext functions = start(redis, "delayqueue", true);
-			ConfigurableApplicationContext evalsha = start(redis, "cost-evalsha", false);
+			ConfigurableApplicationContext context = start(redis);
 			try {
 				RedisCommands<String, String> lettuce = client.connect().sync();
 				RedisCommands<String, String> admin = redis.commands();
 				String version = redis.version();
-				if (Integer.parseInt(version.substring(0, version.indexOf('.'))) < 7) {
-					throw new IllegalStateException("ScheduleCostBenchmark needs Redis 7 or later (its rows run "
-							+ "functions), the redis-server on the PATH is " + version);
-				}
 				long[] sequence = { 0 };
 				List<Row> rows = new ArrayList<>();
 				String floorSha = lettuce.scriptLoad(FloorSubject.script("floor-schedule.lua"));
 				rows.add(new Row("floor design: `floor-schedule.lua` (`HSET` the record, `ZADD` the due time)", "evalsha",
 						() -> lettuce.evalsha(floorSha, ScriptOutputType.INTEGER, new String[] { "floor:due", "floor:records" },
 								TOPIC + ":l" + (sequence[0]++), Long.toString(due), body)));
-				String last = null;
 				for (Map.Entry<String, String> step : ladder().entrySet()) {
 					String sha = lettuce.scriptLoad(step.getValue());
 					rows.add(new Row(step.getKey(), "evalsha", () -> lettuce.evalsha(sha, ScriptOutputType.MULTI,
 							LADDER_KEYS, ladderArguments(TOPIC + ":l" + (sequence[0]++), delay, body, due))));
-					last = step.getValue();
 				}
 				// two variants of the header row, not steps of the ladder: what the header would cost
 				// with less of it worked out in Lua
@@ -189,37 +166,11 @@ public final class ScheduleCostBenchmark {
 					rows.add(new Row(variant.getKey(), "evalsha", () -> lettuce.evalsha(sha, ScriptOutputType.MULTI,
 							LADDER_KEYS, variantArguments(TOPIC + ":l" + (sequence[0]++), delay, body, due))));
 				}
-				lettuce.functionLoad("#!lua name=schedulecost\nredis.register_function('schedulecost_ladder', "
-						+ "function(KEYS, ARGV)\n" + last + "end)\n", true);
-				rows.add(new Row("the ladder's last script as a function (`FUNCTION LOAD`, `FCALL`)", "fcall",
-						() -> lettuce.fcall("schedulecost_ladder", ScriptOutputType.MULTI, LADDER_KEYS,
-								ladderArguments(TOPIC + ":l" + (sequence[0]++), delay, body, due))));
-				RedisDelayQueue queue = functions.getBean(RedisDelayQueue.class);
-				DelayQueueOperations operations = functions.getBean(DelayQueueOperations.class);
-				// one schedule, so that the library is loaded and its schedule function can be named
-				operations.schedule(request("first", payload));
-				String function = scheduleFunction(admin)
-					.orElseThrow(() -> new IllegalStateException("no delayqueue function library in Redis "
-							+ "(functions need Redis 7; run this on Redis 7 or later)"));
-				String namespace = functions.getBean(DelayQueueProperties.class).getNamespace();
-				FcallArguments fcall = new FcallArguments(function, namespace, queue.getBuckets(), body, delay);
-				rows.add(new Row("delayqueue's schedule function, through Lettuce (no delayqueue Java)", "fcall",
-						() -> lettuce.dispatch(CommandType.FCALL, new NestedMultiOutput<>(StringCodec.UTF8),
-								fcall.forLettuce(TOPIC + ":f" + (sequence[0]++)))));
-				RedisConnectionFactory factory = functions.getBean(RedisConnectionFactory.class);
-				rows.add(new Row("the same `FCALL` through Spring Data Redis (`RedisConnection.execute`)", "fcall", () -> {
-					try (RedisConnection connection = factory.getConnection()) {
-						((LettuceConnection) connection).execute("FCALL", new NestedMultiOutput<>(ByteArrayCodec.INSTANCE),
-								fcall.forSpring(TOPIC + ":s" + (sequence[0]++)));
-					}
-				}));
-				rows.add(new Row("`DelayQueueOperations.schedule`", "fcall",
+				DelayQueueOperations operations = context.getBean(DelayQueueOperations.class);
+				rows.add(new Row("`DelayQueueOperations.schedule`", "evalsha",
 						() -> operations.schedule(request("o" + (sequence[0]++), payload))));
-				DelayQueueOperations withEvalsha = evalsha.getBean(DelayQueueOperations.class);
-				rows.add(new Row("`DelayQueueOperations.schedule`, `delayqueue.redis.functions=false` (`EVALSHA`)",
-						"evalsha", () -> withEvalsha.schedule(request("e" + (sequence[0]++), payload))));
-				DelayedJobTemplate template = functions.getBean(DelayedJobTemplate.class);
-				rows.add(new Row("`DelayedJobTemplate.schedule` (the payload an object, written by Jackson)", "fcall",
+				DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+				rows.add(new Row("`DelayedJobTemplate.schedule` (the payload an object, written by Jackson)", "evalsha",
 						() -> template.schedule(TOPIC, "t" + (sequence[0]++), BenchPayload.of(1, due),
 								Duration.ofHours(1))));
 				for (Row row : rows) {
@@ -246,8 +197,7 @@ public final class ScheduleCostBenchmark {
 				print(rows, caller, server, calls, rounds, warmup, payload.length, version);
 			}
 			finally {
-				evalsha.close();
-				functions.close();
+				context.close();
 				client.shutdown();
 			}
 		}
@@ -282,50 +232,12 @@ public final class ScheduleCostBenchmark {
 		return new String[] { id, delay, body, Long.toString(due), "5", TOPIC, "60000" };
 	}
 
-	/**
-	 * What delayqueue's Java sends for a schedule of one job with the default TTR (60 s) and
-	 * attempts (5): its bucket's two keys, then the channel, the bucket, and the job's eight
-	 * values.
-	 */
-	private record FcallArguments(String function, String namespace, int buckets, String body, String delay) {
-
-		private List<String> values(String jobKey) {
-			CRC32 crc = new CRC32();
-			crc.update(jobKey.getBytes(StandardCharsets.UTF_8));
-			long bucket = crc.getValue() % this.buckets;
-			String tag = "{" + this.namespace + ":" + bucket + "}";
-			return List.of(this.function, "2", tag + ":jobs", tag + ":guard", this.namespace + ":events",
-					Long.toString(bucket), jobKey, TOPIC, this.body, "d", this.delay, "60000", "5", "0");
-		}
-
-		CommandArgs<String, String> forLettuce(String jobKey) {
-			CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8);
-			List<String> values = values(jobKey);
-			for (int i = 0; i < values.size(); i++) {
-				if (i == 2 || i == 3) {
-					args.addKey(values.get(i));
-				}
-				else {
-					args.add(values.get(i));
-				}
-			}
-			return args;
-		}
-
-		byte[][] forSpring(String jobKey) {
-			return values(jobKey).stream().map((value) -> value.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
-		}
-
-	}
-
 	private static ScheduleRequest request(String id, byte[] payload) {
 		return new ScheduleRequest(TOPIC, id, payload, Duration.ofHours(1), null, null, null, OnDuplicate.KEEP);
 	}
 
-	private static ConfigurableApplicationContext start(BenchRedis redis, String namespace, boolean functions) {
+	private static ConfigurableApplicationContext start(BenchRedis redis) {
 		Map<String, Object> properties = redis.contextProperties();
-		properties.put("delayqueue.namespace", namespace);
-		properties.put("delayqueue.redis.functions", functions);
 		// no timer step, guard re-check or coordination runs beside the calls measured
 		properties.put("delayqueue.timer.enabled", false);
 		return new SpringApplicationBuilder(CostApplication.class).web(WebApplicationType.NONE)
@@ -333,28 +245,10 @@ public final class ScheduleCostBenchmark {
 			.run();
 	}
 
-	/** The name of the schedule function of delayqueue's library in Redis. */
-	private static Optional<String> scheduleFunction(RedisCommands<String, String> admin) {
-		for (Map<String, Object> library : admin.functionList()) {
-			if (!String.valueOf(library.get("library_name")).startsWith("delayqueue_")) {
-				continue;
-			}
-			if (library.get("functions") instanceof List<?> functions) {
-				for (Object function : functions) {
-					if (function instanceof Map<?, ?> described && described.get("name") instanceof String name
-							&& name.endsWith("_schedule")) {
-						return Optional.of(name);
-					}
-				}
-			}
-		}
-		return Optional.empty();
-	}
-
 	/**
 	 * A row's Redis time per call in {@code INFO commandstats}, after checking that Redis ran
 	 * the row's command exactly {@code calls} times since the reset (not another command
-	 * beside it, nor {@code EVALSHA} in place of {@code FCALL}).
+	 * beside it).
 	 */
 	private static double usecPerCall(Map<String, String> commandstats, Row row, int calls) {
 		String line = commandstats.get("cmdstat_" + row.command());

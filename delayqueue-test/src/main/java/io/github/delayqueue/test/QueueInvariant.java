@@ -47,7 +47,7 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  * It reads the namespace as it is: run it when nothing changes the namespace (after the test's
  * work, with the queues stopped or idle). It knows the key layout and the job record format of
- * {@code lib.lua} on its own, so that it catches a script that breaks them.
+ * {@code lib/keys.lua} on its own, so that it catches a script that breaks them.
  */
 public final class QueueInvariant {
 

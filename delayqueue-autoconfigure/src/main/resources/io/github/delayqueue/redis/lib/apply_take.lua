@@ -1,0 +1,101 @@
+-- Hands the jobs of a plan_take to a consumer (READY -> RESERVED), appending to reply per job:
+-- id, payload, attempt, max attempts, due ms, created ms, token, deadline ms, ttr ms.
+-- ttr_override 0: each job's own ttr; max_override > 0 becomes the job's attempts limit (stored,
+-- so fail and a TTR expiry use it). now is Redis's time, read only when the plan has jobs;
+-- plan_deadline(plan, ttr_override, now) has read the heads before the caller's first write.
+-- Returns the entries left in the ready list, and the earliest new deadline when it became the
+-- bucket's next timer event (announced as a head, so the timer wakes for it) else 0.
+-- @include lib/keys
+-- @include lib/num
+-- @include lib/attempt_text
+-- @include lib/encode
+-- @include lib/call_many
+-- @include lib/count
+-- @include lib/announce_head
+-- @include lib/trim_parts
+-- @include lib/put_reserved
+local function apply_take(plan, ttr_override, max_override, now, reply)
+  local topic = plan.topic
+  local list = P .. 'ready:' .. topic
+  local jobs = plan.jobs
+  if plan.levels then
+    -- (also when nothing was scanned: a sentinel that names no list with entries goes)
+    trim_parts(plan, list)
+    count('T', topic, -plan.tombstones)
+    local ended = true
+    for _, part in ipairs(plan.parts) do
+      ended = ended and part.ended
+    end
+    plan.ended = ended
+  elseif plan.scanned > 0 then
+    redis.call('LTRIM', list, plan.scanned, -1)
+    count('T', topic, -plan.tombstones)
+  end
+  local announced = 0
+  if #jobs > 0 then
+    local token = redis.call('INCRBY', P .. 'seq', #jobs) - #jobs
+    local records, deadlines = {}, {}
+    local prefix_len = #topic + 2
+    -- number texts are formatted once per call where the jobs share them (a format costs
+    -- about as much as the rest of a job's record)
+    local max_text = (max_override > 0) and num(max_override) or nil
+    local deadline_text, attempt_texts = {}, {}
+    for i, j in ipairs(jobs) do
+      local jobkey = plan.keys[i]
+      local ttr = (ttr_override > 0) and ttr_override or j.ttr
+      local deadline = now + ttr
+      j.state = 'S'
+      j.attempt = j.attempt + 1
+      j.token = token + i
+      if max_override > 0 then
+        j.max = max_override
+      end
+      records[#records + 1] = jobkey
+      if j.body then
+        -- the record of live_entry's fast path: its times and payload are kept as they are
+        j.payload = string.sub(j.record, j.body)
+        -- (a replayed job's text is cached under the attempt's negative)
+        local cached = j.marked and -j.attempt or j.attempt
+        local attempt = attempt_texts[cached]
+        if not attempt then
+          attempt = attempt_text(j.attempt, j.marked)
+          attempt_texts[cached] = attempt
+        end
+        records[#records + 1] = 'S' .. j.letter .. attempt .. ',' .. (max_text or j.max_text) .. ',' .. j.times .. ','
+          .. num(j.token) .. '\n' .. j.payload
+      else
+        records[#records + 1] = encode(j)
+      end
+      local deadline_at = deadline_text[ttr]
+      if not deadline_at then
+        deadline_at = num(deadline)
+        deadline_text[ttr] = deadline_at
+      end
+      deadlines[#deadlines + 1] = deadline_at
+      deadlines[#deadlines + 1] = jobkey
+      put_reserved(reply, string.sub(jobkey, prefix_len), j, deadline, ttr)
+    end
+    call_many('HSET', KEYS[1], records)
+    call_many('ZADD', P .. 'reserved', deadlines)
+    count('R', topic, -#jobs)
+    count('S', topic, #jobs)
+    if plan.before and (plan.before < 0 or plan.earliest < plan.before) then
+      announce_head(plan.earliest)
+      announced = plan.earliest
+    end
+  end
+  if plan.ended then
+    return 0, announced
+  end
+  if plan.levels then
+    -- the entries of every list left (not the sentinel)
+    local left = 0
+    for _, part in ipairs(plan.parts) do
+      if not part.ended then
+        left = left + (part.left or (redis.call('LLEN', part.key) - part.from))
+      end
+    end
+    return left, announced
+  end
+  return redis.call('LLEN', list), announced
+end

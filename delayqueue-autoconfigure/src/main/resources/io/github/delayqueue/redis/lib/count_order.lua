@@ -1,0 +1,1 @@
+local COUNT_ORDER = {}  -- { state, topic } in the order of their first change

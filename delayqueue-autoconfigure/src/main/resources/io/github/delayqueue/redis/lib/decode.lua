@@ -1,0 +1,28 @@
+-- The header's grammar: HEADER reads it (decode); HEADER_SHAPE is the same without captures,
+-- for a check that reads nothing (delayed_to_ready). Change both together, and READY_HEADER
+-- (live_entry's take of a READY record) with them.
+-- @include lib/from36
+-- @include lib/default_priority
+-- @include lib/split_header
+local HEADER = '^(%u)([a-eg-j]?)(%d*),(%d+),((%w+),(%w+),(%-?%w+)),(%d*)$'
+
+
+-- The job of a record, or nil when the record is not in this format (a loop over many jobs
+-- skips such a record as it skips one in an unexpected state; a script about one job uses
+-- readable, which refuses it before anything is written). j.times keeps the record's
+-- "<ttr>,<createdAt>,<delay>" text, which encode reuses while ttr, due and created are
+-- unchanged (a reserve changes none of them).
+local function decode(record)
+  local header, body = split_header(record)
+  local s, p, a, m, times, ttr, created, delay, token = string.match(header, HEADER)
+  if not s then
+    return nil
+  end
+  local j = { state = s, priority = (p == '') and DEFAULT_PRIORITY or (string.byte(p) - 97), letter = p,
+    attempt = tonumber(a) or 0, marked = string.byte(a, 1) == 48, max = tonumber(m), ttr = tonumber(ttr, 36),
+    created = tonumber(created, 36), token = tonumber(token) or 0, payload = string.sub(record, body),
+    times = times }
+  j.due = j.created + from36(delay)
+  j.times_ttr, j.times_due, j.times_created = j.ttr, j.due, j.created
+  return j
+end

@@ -1,0 +1,5 @@
+-- This node's time, ms.
+local function node_now()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end

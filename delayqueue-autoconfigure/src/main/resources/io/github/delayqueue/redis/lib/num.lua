@@ -1,0 +1,3 @@
+local function num(x)
+  return string.format('%.0f', x)
+end

@@ -1,0 +1,13 @@
+-- Whether a record is RESERVED under the caller's fencing token, reading only the record's
+-- first letter and the token at the end of its first line. Returns the reply for a record that
+-- is not: 0 for no record, -1 for another state or token; nil when it is.
+local function refusal(record, token)
+  if not record then
+    return 0
+  end
+  local nl = string.find(record, '\n', 1, true)
+  if string.byte(record, 1) ~= 83 or not nl or string.sub(record, nl - #token - 1, nl - 1) ~= ',' .. token then
+    return -1
+  end
+  return nil
+end

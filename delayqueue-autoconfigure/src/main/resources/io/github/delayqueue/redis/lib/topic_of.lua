@@ -1,0 +1,3 @@
+local function topic_of(jobkey)
+  return string.match(jobkey, '^([^:]+):')
+end
