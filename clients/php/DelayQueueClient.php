@@ -27,6 +27,13 @@
  * Durations are whole milliseconds (int) or ISO-8601 strings ('PT30S'); due times are
  * DateTimeInterface, epoch milliseconds or ISO-8601 strings. JSON objects come back as
  * associative arrays; send an empty object as new \stdClass() (an empty array is a JSON list).
+ *
+ * A payload is any JSON value, or new RawJson($text) to send JSON text as it is. Payloads come
+ * back as PHP values ($job->body, 'body') and as their exact JSON text as stored ($job->bodyJson,
+ * 'bodyJson'): json_decode can change digits (a 20-digit integer becomes a float, 1e400 INF).
+ *
+ *     $client->add('payments', 'p-7', new DelayQueue\RawJson('{"amount": 0.10}'), delay: 0);
+ *     $client->reserve('payments')[0]->bodyJson;    // '{"amount": 0.10}'
  */
 
 declare(strict_types=1);
@@ -87,7 +94,31 @@ class UnreachableException extends UnavailableException
 {
 }
 
-/** A reserved job: finish, fail or touch it with its token before $reservedUntil. */
+/**
+ * A payload given as JSON text, sent as it is: its digits, escapes, key order and spacing are
+ * stored and answered byte for byte, where json_encode of a PHP value would change them. Only a
+ * whole body can be raw, not a value inside one.
+ */
+final class RawJson implements \JsonSerializable
+{
+    /** @throws \JsonException when $text is not one JSON value */
+    public function __construct(public readonly string $text)
+    {
+        // one JSON value, which cannot add fields to the request around it
+        json_decode($text, false, 512, JSON_THROW_ON_ERROR);
+    }
+
+    public function jsonSerialize(): never
+    {
+        throw new \LogicException('a RawJson is sent as it is only as a whole body, not inside one');
+    }
+}
+
+/**
+ * A reserved job: finish, fail or touch it with its token before $reservedUntil. $body is the
+ * payload as a PHP value, $bodyJson its exact JSON text as stored (a text payload as a JSON
+ * string), null for bytes that are not UTF-8 text.
+ */
 final class Job
 {
     public function __construct(
@@ -102,13 +133,15 @@ final class Job
         public readonly string $ttr,
         /** The job's own headers (name => value); empty when it has none. */
         public readonly array $headers = [],
+        public readonly ?string $bodyJson = null,
     ) {
     }
 
     public static function fromArray(array $job): self
     {
         return new self($job['topic'], $job['id'], $job['token'], $job['attempt'], $job['maxAttempts'],
-            $job['body'] ?? null, $job['dueAt'], $job['reservedUntil'], $job['ttr'], $job['headers'] ?? []);
+            $job['body'] ?? null, $job['dueAt'], $job['reservedUntil'], $job['ttr'], $job['headers'] ?? [],
+            $job['bodyJson'] ?? null);
     }
 }
 
@@ -133,11 +166,12 @@ final class DelayQueueClient
     }
 
     /**
-     * Schedules a job: after $delay, or at $dueAt (exactly one of them). $body is any JSON value;
-     * a string is stored as its text, as a Java String payload is. Returns ['created' => bool,
-     * 'state' => ..., 'dueAt' => ...]: created is false when a job with this topic and id exists and
-     * was kept (pass replace: true to replace it). $headers are the job's own (a tenant, a
-     * correlation id): strings its listener reads with @Header, shown by get and reserve.
+     * Schedules a job: after $delay, or at $dueAt (exactly one of them). $body is any JSON value,
+     * or a RawJson to store that JSON text byte for byte; a string is stored as its text, as a
+     * Java String payload is. Returns ['created' => bool, 'state' => ..., 'dueAt' => ...]: created
+     * is false when a job with this topic and id exists and was kept (pass replace: true to
+     * replace it). $headers are the job's own (a tenant, a correlation id): strings its listener
+     * reads with @Header, shown by get and reserve.
      * $priority is 0 (lowest) to 9 (highest), 5 when null: among the READY jobs of its topic in its
      * bucket a higher one is handed out first, FIFO within one.
      */
@@ -186,7 +220,10 @@ final class DelayQueueClient
         }
     }
 
-    /** Reads a job (state, attempts, due time, last error, body); null when there is none. */
+    /**
+     * Reads a job (state, attempts, due time, last error, body); null when there is none.
+     * 'bodyJson' is the exact JSON text of 'body', as Job's $bodyJson is.
+     */
     public function get(string $topic, string $id): ?array
     {
         try {
@@ -257,7 +294,7 @@ final class DelayQueueClient
 
     /**
      * Creates or replaces the recurring job $name: each tick of its schedule creates a job (an
-     * occurrence) of $topic, with $body and $headers as add would.
+     * occurrence) of $topic, with $body (a RawJson too) and $headers as add would.
      *
      * The schedule is $cron (six fields, from seconds, as Spring's CronExpression reads them, or a
      * macro such as '@daily') in $zone (default UTC), $every (a fixed rate, ticking at the
@@ -318,7 +355,7 @@ final class DelayQueueClient
 
     /**
      * Reads a recurring job (schedule, options, paused, nextFireTime, fired, lastOccurrence,
-     * headers, body); null when there is none.
+     * headers, body and bodyJson, as get has them); null when there is none.
      */
     public function getRecurring(string $name): ?array
     {
@@ -408,8 +445,7 @@ final class DelayQueueClient
         $options = ['method' => $method, 'ignore_errors' => true, 'timeout' => $timeout, 'protocol_version' => 1.1];
         if ($body !== null) {
             $headers[] = 'Content-Type: application/json';
-            $options['content'] = json_encode($body, JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES
-                | JSON_UNESCAPED_UNICODE | JSON_PRESERVE_ZERO_FRACTION);
+            $options['content'] = self::encode($body);
         }
         $headers[] = 'Connection: close';
         $options['header'] = implode("\r\n", $headers);
@@ -447,7 +483,7 @@ final class DelayQueueClient
                 throw new DelayQueueException($status, "$method $url answered " . self::excerpt($text)
                     . ", not JSON: is {$this->baseUrl} the API's base URL?");
             }
-            return $answer;
+            return ($text === '') ? $answer : self::withBodyJson($answer, $text, strspn($text, " \t\n\r"));
         }
         $detail = is_array($answer) && is_string($answer['detail'] ?? null) ? $answer['detail']
             : (trim($text) !== '' ? "$status $reasonPhrase: " . self::excerpt($text) : $reasonPhrase);
@@ -474,6 +510,100 @@ final class DelayQueueClient
             }
         }
         return [$status, $reasonPhrase, $retryAfter];
+    }
+
+    /** A request as JSON, its body as it is when that is a RawJson. */
+    private static function encode(array $request): string
+    {
+        $body = $request['body'] ?? null;
+        $flags = JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE | JSON_PRESERVE_ZERO_FRACTION;
+        if (!$body instanceof RawJson) {
+            return json_encode($request, $flags);
+        }
+        unset($request['body']);
+        return substr(json_encode($request, $flags), 0, -1) . ',"body":' . $body->text . '}';
+    }
+
+    /**
+     * The answer with 'bodyJson', the exact text of 'body', next to the body of the object that
+     * starts at $start in $text, and of the objects in its arrays (a reserve's jobs, the recurring
+     * jobs).
+     */
+    private static function withBodyJson(array $answer, string $text, int $start): array
+    {
+        if ($text[$start] !== '{') {
+            return $answer;
+        }
+        foreach (self::members($text, $start) as [$name, $valueStart, $valueEnd]) {
+            if ($name === 'body') {
+                $answer['bodyJson'] = substr($text, $valueStart, $valueEnd - $valueStart);
+            } elseif ($text[$valueStart] === '[') {
+                foreach (self::elements($text, $valueStart) as $index => $elementStart) {
+                    if (is_array($answer[$name][$index])) {
+                        $answer[$name][$index] = self::withBodyJson($answer[$name][$index], $text, $elementStart);
+                    }
+                }
+            }
+        }
+        return $answer;
+    }
+
+    /** Where the JSON value that starts at $start ends; $text is valid JSON. */
+    private static function valueEnd(string $text, int $start): int
+    {
+        $depth = 0;
+        $i = $start;
+        while (true) {
+            $char = $text[$i];
+            if ($char === '"') {
+                preg_match('/\G"[^"\\\\]*+(?:\\\\.[^"\\\\]*+)*+"/s', $text, $string, 0, $i);
+                $i += strlen($string[0]);
+            } elseif ($char === '[' || $char === '{') {
+                $depth++;
+                $i++;
+            } elseif ($char === ']' || $char === '}') {
+                $depth--;
+                $i++;
+            } else {
+                $i += strcspn($text, " \t\n\r,:[]{}\"", $i);
+            }
+            if ($depth === 0) {
+                return $i;
+            }
+            $i += strspn($text, " \t\n\r,:", $i);
+        }
+    }
+
+    /**
+     * The name, value start and value end of each member of the JSON object at $start.
+     *
+     * @return \Generator<array{string, int, int}>
+     */
+    private static function members(string $text, int $start): \Generator
+    {
+        $i = $start + 1 + strspn($text, " \t\n\r", $start + 1);
+        while ($text[$i] !== '}') {
+            $nameEnd = self::valueEnd($text, $i);
+            $valueStart = $nameEnd + strspn($text, " \t\n\r:", $nameEnd);
+            $valueEnd = self::valueEnd($text, $valueStart);
+            yield [json_decode(substr($text, $i, $nameEnd - $i)), $valueStart, $valueEnd];
+            $i = $valueEnd + strspn($text, " \t\n\r,", $valueEnd);
+        }
+    }
+
+    /**
+     * The start of each element of the JSON array at $start.
+     *
+     * @return \Generator<int, int>
+     */
+    private static function elements(string $text, int $start): \Generator
+    {
+        $i = $start + 1 + strspn($text, " \t\n\r", $start + 1);
+        while ($text[$i] !== ']') {
+            yield $i;
+            $end = self::valueEnd($text, $i);
+            $i = $end + strspn($text, " \t\n\r,", $end);
+        }
     }
 
     private static function excerpt(string $text): string

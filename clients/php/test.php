@@ -7,6 +7,8 @@
  *
  * Exits 0 when every test passed. The delayqueue build runs it against the sample application
  * (SampleClientsTests). The tests of failures need no application: php test.php failures
+ * With DELAYQUEUE_ACTUATOR_URL (such as http://demo:demo-password@localhost:8080/actuator) the
+ * dead jobs are also read from the application's delayqueue actuator endpoint.
  */
 
 declare(strict_types=1);
@@ -16,6 +18,7 @@ require __DIR__ . '/DelayQueueClient.php';
 use DelayQueue\BadRequestException;
 use DelayQueue\DelayQueueClient;
 use DelayQueue\DelayQueueException;
+use DelayQueue\RawJson;
 use DelayQueue\StaleTokenException;
 use DelayQueue\TooManyRequestsException;
 use DelayQueue\UnauthorizedException;
@@ -25,6 +28,14 @@ use DelayQueue\UnreachableException;
 $url = getenv('DELAYQUEUE_URL') ?: 'http://localhost:8080/delayqueue';
 $token = getenv('DELAYQUEUE_TOKEN') ?: 'sample-token';
 $client = new DelayQueueClient($url, $token);
+$actuatorUrl = getenv('DELAYQUEUE_ACTUATOR_URL') ?: null;
+
+// JSON texts that json_decode and json_encode would change: digits, 1e400, -0, 1.0, key order,
+// spacing, escapes; the last one a JSON string
+$exactPayloads = ['0.1', '1e400', '-0', '1.0', '12345678901234567890',
+    str_repeat('{"b":', 40) . '{"z": [0.10000000000000000001, 1E-7, {}], "a": null}' . str_repeat('}', 40),
+    '{"text": "h\\u00e9llo wörld ☃ 日本 😀", "emoji": "\\ud83d\\ude00"}',
+    "{ \"spaced\" : [ 1 ,\n\t2 ] }", '"a JSON string: héllo \\"quoted\\""'];
 
 function check(bool $condition, string $what): void
 {
@@ -193,6 +204,35 @@ $tests = [
         check($client->fail($job, retryIn: 1000, error: 'still down') === 'DEAD', 'dead');
         $dead = $client->get($topic, 'f');
         check($dead['state'] === 'DEAD' && $dead['lastError'] === 'still down', 'dead with its error');
+    },
+    'raw JSON comes back byte for byte' => function (DelayQueueClient $client, string $topic) use ($actuatorUrl, $exactPayloads): void {
+        $sent = [];
+        foreach ($exactPayloads as $i => $payload) {
+            $sent["x$i"] = $payload;
+            $client->add($topic, "x$i", new RawJson($payload), delay: 0);
+            check($client->get($topic, "x$i")['bodyJson'] === $payload, "get answers $payload");
+        }
+        $jobs = [];
+        while (count($jobs) < count($sent)) {
+            $jobs = array_merge($jobs, $client->reserve($topic, max: count($sent), wait: 'PT5S'));
+        }
+        $reserved = array_column(array_map(fn ($job) => [$job->id, $job->bodyJson], $jobs), 1, 0);
+        ksort($reserved);
+        check($reserved === $sent, 'reserve answers each payload, was ' . var_export($reserved, true));
+        foreach ($jobs as $job) {
+            check($client->fail($job, dead: true) === 'DEAD', 'dead');
+        }
+        foreach ($sent as $id => $payload) {
+            check($client->get($topic, $id)['bodyJson'] === $payload, "the dead job's get answers $payload");
+        }
+        if ($actuatorUrl !== null) {
+            // the page shows each payload as text: a JSON string's text, any other JSON as it is
+            $page = json_decode(file_get_contents("$actuatorUrl/delayqueue/" . rawurlencode($topic)), true);
+            $shown = array_column($page['deadJobs']['jobs'], 'payload', 'id');
+            ksort($shown);
+            check($shown === array_map(fn ($payload) => str_starts_with($payload, '"') ? json_decode($payload)
+                : $payload, $sent), 'the dead-job page shows each payload, was ' . var_export($shown, true));
+        }
     },
     'a higher priority is reserved first' => function (DelayQueueClient $client, string $topic): void {
         // priorities order the jobs of one bucket: three ids that share one whether the server

@@ -20,6 +20,14 @@ all (UnreachableError, an UnavailableError: connection refused, unknown host, ti
 Durations are datetime.timedelta, whole milliseconds (int) or ISO-8601 strings ("PT30S");
 due times are datetime (timezone-aware), milliseconds since the epoch or ISO-8601 strings.
 
+A payload is any JSON value, or RawJSON(text) to send JSON text as it is. Payloads come back as
+Python values (body) and as their exact JSON text as stored (body_json, "bodyJson" in a dict):
+json.dumps of a parsed body can change digits (1e400 becomes inf), key order and spacing.
+
+    client.add("payments", "p-7", RawJSON('{"amount": 0.10, "id": 12345678901234567890}'), delay=0)
+    job = client.reserve("payments")[0]
+    job.body_json       # '{"amount": 0.10, "id": 12345678901234567890}'
+
     client.put_recurring("nightly-report", "reports", cron="0 0 2 * * *", zone="Europe/Berlin",
                          body={"report": "unpaid"})
 
@@ -40,7 +48,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Dict, List, Optional, Union
 
-__all__ = ["DelayQueueClient", "Job", "DelayQueueError", "BadRequestError", "UnauthorizedError",
+__all__ = ["DelayQueueClient", "Job", "RawJSON", "DelayQueueError", "BadRequestError", "UnauthorizedError",
            "StaleTokenError", "TooManyRequestsError", "UnavailableError", "UnreachableError"]
 
 Duration = Union[timedelta, int, str]
@@ -93,9 +101,34 @@ _ERRORS = {400: BadRequestError, 401: UnauthorizedError, 409: StaleTokenError, 4
            502: UnavailableError, 503: UnavailableError, 504: UnavailableError}
 
 
+class RawJSON:
+    """A payload given as JSON text, sent as it is: its digits, escapes, key order and spacing
+    are stored and answered byte for byte, where json.dumps of a Python value would change them.
+
+    Raises TypeError when text is not a str, ValueError when it is not one JSON value. Only a
+    whole body can be raw, not a value inside one.
+    """
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        if not isinstance(text, str):
+            raise TypeError("RawJSON takes JSON text as a str, was %r" % (text,))
+        json.loads(text)  # one JSON value, which cannot add fields to the request around it
+        self.text = text
+
+    def __repr__(self) -> str:
+        return "RawJSON(%r)" % self.text
+
+
 @dataclass
 class Job:
-    """A reserved job: finish, fail or touch it with its token before reserved_until."""
+    """A reserved job: finish, fail or touch it with its token before reserved_until.
+
+    body is the payload as a Python value (JSON numbers as int and float), body_json its exact
+    JSON text as stored (a text payload as a JSON string), None for bytes that are not UTF-8 text
+    (raw["bodyBase64"]).
+    """
 
     topic: str
     id: str
@@ -108,13 +141,14 @@ class Job:
     ttr: str
     raw: Dict[str, Any] = field(repr=False, default_factory=dict)
     headers: Dict[str, str] = field(default_factory=dict)
+    body_json: Optional[str] = field(repr=False, default=None)
 
     @classmethod
     def from_json(cls, data: Dict[str, Any]) -> "Job":
         return cls(topic=data["topic"], id=data["id"], token=data["token"], attempt=data["attempt"],
                    max_attempts=data["maxAttempts"], body=data.get("body"), due_at=data["dueAt"],
                    reserved_until=data["reservedUntil"], ttr=data["ttr"], headers=data.get("headers", {}),
-                   raw=data)
+                   raw=data, body_json=data.get("bodyJson"))
 
 
 def _duration(value: Duration) -> Union[int, str]:
@@ -171,7 +205,8 @@ class DelayQueueClient:
             headers: Optional[Dict[str, str]] = None, priority: Optional[int] = None) -> Dict[str, Any]:
         """Schedules a job: after delay, or at due_at (exactly one of them).
 
-        body is any JSON value; a str is stored as its text, as a Java String payload is.
+        body is any JSON value, or RawJSON(text) to store that JSON text byte for byte; a str is
+        stored as its text, as a Java String payload is.
         headers are the job's own (a tenant, a correlation id): strings its listener reads with
         @Header, shown by get and reserve.
         priority is 0 (lowest) to 9 (highest), 5 when not given: among the READY jobs of its topic
@@ -207,7 +242,10 @@ class DelayQueueClient:
             raise
 
     def get(self, topic: str, id: str) -> Optional[Dict[str, Any]]:
-        """Reads a job (state, attempts, due time, last error, body); None when there is none."""
+        """Reads a job (state, attempts, due time, last error, body); None when there is none.
+
+        "bodyJson" is the exact JSON text of "body", as Job.body_json is.
+        """
         try:
             return self._call("GET", self._job_path(topic, id))
         except DelayQueueError as error:
@@ -270,7 +308,7 @@ class DelayQueueClient:
                       max_catch_up: Optional[int] = None, overlap: Optional[str] = None,
                       fixed_delay: Optional[Duration] = None) -> Dict[str, Any]:
         """Creates or replaces the recurring job name: each tick of its schedule creates a job (an
-        occurrence) of topic, with body and headers as add would.
+        occurrence) of topic, with body (RawJSON too) and headers as add would.
 
         The schedule is cron (six fields, from seconds, as Spring's CronExpression reads them, or
         a macro such as "@daily") in zone (default UTC), every (a fixed rate, ticking at the
@@ -312,7 +350,7 @@ class DelayQueueClient:
 
     def get_recurring(self, name: str) -> Optional[Dict[str, Any]]:
         """Reads a recurring job (schedule, options, paused, nextFireTime, fired, lastOccurrence,
-        headers, body); None when there is none."""
+        headers, body and bodyJson, as get has them); None when there is none."""
         return self._found("GET", self._recurring_path(name))
 
     def list_recurring(self) -> List[Dict[str, Any]]:
@@ -359,7 +397,7 @@ class DelayQueueClient:
         return "/jobs/%s/%s" % (urllib.parse.quote(topic, safe=""), urllib.parse.quote(id, safe=""))
 
     def _call(self, method: str, path: str, body: Any = None, timeout: Optional[float] = None) -> Any:
-        data = None if body is None else json.dumps(body).encode("utf-8")
+        data = None if body is None else _encode(body).encode("utf-8")
         url = self.base_url + path
         request = urllib.request.Request(url, data=data, method=method)
         request.add_header("Accept", "application/json")
@@ -378,10 +416,81 @@ class DelayQueueClient:
             # connection while reading the answer
             raise UnreachableError(0, _unreachable(self.base_url, method, path, error, timeout)) from None
         try:
-            return json.loads(text)
+            return _decode(text)
         except ValueError:
             raise DelayQueueError(status, "%s %s answered %s, not JSON: is %s the API's base URL?"
                                   % (method, url, _excerpt(text), self.base_url)) from None
+
+
+def _encode(request: Dict[str, Any]) -> str:
+    """A request as JSON, its body as it is when that is RawJSON."""
+    body = request.get("body")
+    if not isinstance(body, RawJSON):
+        return json.dumps(request)
+    others = json.dumps({name: value for name, value in request.items() if name != "body"})
+    return others[:-1] + ', "body": ' + body.text + "}"
+
+
+def _decode(text: str) -> Any:
+    """An answer as Python values, with "bodyJson", the exact text of "body", next to each body."""
+    answer = json.loads(text)
+    if isinstance(answer, dict):
+        _add_body_json(answer, text, _BETWEEN.match(text).end())
+    return answer
+
+
+def _add_body_json(answer: Dict[str, Any], text: str, start: int) -> None:
+    """Adds "bodyJson" to the object that starts at start, and to the objects in its arrays (a
+    reserve's jobs, the recurring jobs)."""
+    for name, value_start, value_end in _members(text, start):
+        if name == "body":
+            answer["bodyJson"] = text[value_start:value_end]
+        elif text[value_start] == "[":
+            for item, item_start in zip(answer[name], _elements(text, value_start)):
+                if isinstance(item, dict):
+                    _add_body_json(item, text, item_start)
+
+
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_SCALAR = re.compile(r'[^ \t\n\r,:\[\]{}"]+')
+_BETWEEN = re.compile(r"[ \t\n\r,:]*")
+
+
+def _value_end(text: str, start: int) -> int:
+    """Where the JSON value that starts at start ends; text is valid JSON."""
+    depth, i = 0, start
+    while True:
+        char = text[i]
+        if char == '"':
+            i = _STRING.match(text, i).end()
+        elif char in "[{":
+            depth, i = depth + 1, i + 1
+        elif char in "]}":
+            depth, i = depth - 1, i + 1
+        else:
+            i = _SCALAR.match(text, i).end()
+        if depth == 0:
+            return i
+        i = _BETWEEN.match(text, i).end()
+
+
+def _members(text: str, start: int):
+    """The name, value start and value end of each member of the JSON object at start."""
+    i = _BETWEEN.match(text, start + 1).end()
+    while text[i] != "}":
+        name_end = _value_end(text, i)
+        value_start = _BETWEEN.match(text, name_end).end()
+        value_end = _value_end(text, value_start)
+        yield json.loads(text[i:name_end]), value_start, value_end
+        i = _BETWEEN.match(text, value_end).end()
+
+
+def _elements(text: str, start: int):
+    """The start of each element of the JSON array at start."""
+    i = _BETWEEN.match(text, start + 1).end()
+    while text[i] != "]":
+        yield i
+        i = _BETWEEN.match(text, _value_end(text, i)).end()
 
 
 def _refused(error: urllib.error.HTTPError) -> DelayQueueError:
@@ -430,7 +539,7 @@ def _main(argv: Optional[List[str]] = None) -> int:
     add = commands.add_parser("add", help="schedule a job")
     add.add_argument("topic")
     add.add_argument("id")
-    add.add_argument("body", help="the payload, as JSON")
+    add.add_argument("body", type=RawJSON, help="the payload, as JSON (sent as it is)")
     add.add_argument("--delay", default=None, help="ISO-8601 duration or milliseconds (default: due now)")
     add.add_argument("--due-at", default=None, help="ISO-8601 instant or epoch milliseconds")
     add.add_argument("--ttr", default=None)
@@ -452,7 +561,7 @@ def _main(argv: Optional[List[str]] = None) -> int:
     try:
         if args.command == "add":
             delay = args.delay if args.delay is not None or args.due_at is not None else "PT0S"
-            print(json.dumps(client.add(args.topic, args.id, json.loads(args.body), delay=delay, due_at=args.due_at,
+            print(json.dumps(client.add(args.topic, args.id, args.body, delay=delay, due_at=args.due_at,
                                         ttr=args.ttr, max_attempts=args.max_attempts, replace=args.replace)))
         elif args.command == "reserve":
             for job in client.reserve(args.topic, max=args.max, wait=args.wait, ttr=args.ttr):

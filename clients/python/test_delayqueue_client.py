@@ -4,9 +4,12 @@
         python3 -m unittest -v test_delayqueue_client.py
 
 The delayqueue build runs them against the sample application (SampleClientsTests).
+With DELAYQUEUE_ACTUATOR_URL (such as http://demo:demo-password@localhost:8080/actuator) the
+dead jobs are also read from the application's delayqueue actuator endpoint.
 FailureTest needs no application: python3 -m unittest -v test_delayqueue_client.FailureTest
 """
 
+import base64
 import http.server
 import json
 import os
@@ -16,15 +19,36 @@ import sys
 import threading
 import time
 import unittest
+import urllib.parse
+import urllib.request
 import uuid
 import zlib
 from datetime import datetime, timedelta, timezone
 
-from delayqueue_client import (BadRequestError, DelayQueueClient, DelayQueueError, StaleTokenError,
+from delayqueue_client import (BadRequestError, DelayQueueClient, DelayQueueError, RawJSON, StaleTokenError,
                                TooManyRequestsError, UnauthorizedError, UnavailableError, UnreachableError)
 
 URL = os.environ.get("DELAYQUEUE_URL", "http://localhost:8080/delayqueue")
 TOKEN = os.environ.get("DELAYQUEUE_TOKEN", "sample-token")
+ACTUATOR_URL = os.environ.get("DELAYQUEUE_ACTUATOR_URL")
+
+# JSON texts that json.loads and json.dumps would change: digits, 1e400, -0, 1.0, key order,
+# spacing, escapes; the last one a JSON string
+EXACT_PAYLOADS = ["0.1", "1e400", "-0", "1.0", "12345678901234567890",
+                  '{"b":' * 40 + '{"z": [0.10000000000000000001, 1E-7, {}], "a": null}' + "}" * 40,
+                  '{"text": "h\\u00e9llo w\u00f6rld \u2603 \u65e5\u672c \U0001F600", "emoji": "\\ud83d\\ude00"}',
+                  '{ "spaced" : [ 1 ,\n\t2 ] }', '"a JSON string: h\u00e9llo \\"quoted\\""']
+
+
+def dead_job_page(topic):
+    """The actuator endpoint's page of a topic's dead jobs."""
+    parts = urllib.parse.urlsplit(ACTUATOR_URL)
+    request = urllib.request.Request("%s://%s:%d%s/delayqueue/%s" % (
+        parts.scheme, parts.hostname, parts.port, parts.path, urllib.parse.quote(topic, safe="")))
+    credentials = "%s:%s" % (urllib.parse.unquote(parts.username), urllib.parse.unquote(parts.password))
+    request.add_header("Authorization", "Basic " + base64.b64encode(credentials.encode()).decode())
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read().decode("utf-8"))["deadJobs"]["jobs"]
 
 
 def same_bucket_ids(topic, count, buckets):
@@ -112,6 +136,24 @@ class DelayQueueClientTest(unittest.TestCase):
         dead = self.client.get(self.topic, "f")
         self.assertEqual("DEAD", dead["state"])
         self.assertEqual("still down", dead["lastError"])
+
+    def test_raw_json_comes_back_byte_for_byte(self):
+        sent = {"x%d" % i: payload for i, payload in enumerate(EXACT_PAYLOADS)}
+        for job_id, payload in sent.items():
+            self.client.add(self.topic, job_id, RawJSON(payload), delay=0)
+            self.assertEqual(payload, self.client.get(self.topic, job_id)["bodyJson"])
+        jobs = []
+        while len(jobs) < len(sent):
+            jobs += self.client.reserve(self.topic, max=len(sent), wait="PT5S")
+        self.assertEqual(sent, {job.id: job.body_json for job in jobs})
+        for job in jobs:
+            self.assertEqual("DEAD", self.client.fail(job, dead=True))
+        self.assertEqual(sent, {job_id: self.client.get(self.topic, job_id)["bodyJson"] for job_id in sent})
+        if ACTUATOR_URL:
+            # the page shows each payload as text: a JSON string's text, any other JSON as it is
+            texts = {job_id: json.loads(payload) if payload.startswith('"') else payload
+                     for job_id, payload in sent.items()}
+            self.assertEqual(texts, {job["id"]: job["payload"] for job in dead_job_page(self.topic)})
 
     def test_a_higher_priority_is_reserved_first(self):
         # priorities order the jobs of one bucket: three ids that share one whether the server

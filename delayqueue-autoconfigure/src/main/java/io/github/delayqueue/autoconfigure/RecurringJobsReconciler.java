@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -41,6 +42,9 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 	private volatile boolean running;
 
 	private volatile @Nullable Thread retrying;
+
+	/** How many background puts were asked for. */
+	private final AtomicInteger requests = new AtomicInteger();
 
 	RecurringJobsReconciler(RecurringJobs recurringJobs, Map<String, RecurringJob> declared, boolean removeUndeclared,
 			boolean failFast) {
@@ -80,7 +84,16 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 		}
 	}
 
-	private void putInTheBackground(boolean waitFirst) {
+	/**
+	 * Puts the declared jobs on one background thread: a request while it runs makes it put
+	 * them once more after its current attempt.
+	 */
+	private synchronized void putInTheBackground(boolean waitFirst) {
+		this.requests.incrementAndGet();
+		Thread current = this.retrying;
+		if (current != null && current.isAlive()) {
+			return;
+		}
 		Thread retry = new Thread(() -> retryUntilDone(waitFirst), "delayqueue-recurring-reconcile");
 		retry.setDaemon(true);
 		this.retrying = retry;
@@ -91,13 +104,20 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 		boolean wait = waitFirst;
 		while (this.running) {
 			try {
+				int requested = this.requests.get();
 				if (wait) {
 					Thread.sleep(RETRY_MILLIS);
 				}
 				wait = true;
+				if (!this.running) {
+					return;
+				}
 				reconcile();
 				logger.info("Put the declared recurring jobs");
-				return;
+				if (this.requests.get() == requested) {
+					return;
+				}
+				wait = false;
 			}
 			catch (InterruptedException ex) {
 				return;

@@ -185,9 +185,7 @@ public interface DelayQueueConsumer {
 	 * @param job the reservation
 	 * @return {@code true} when released, {@code false} when stale
 	 */
-	default boolean release(ReservedJob job) {
-		return release(List.of(job)) == 1;
-	}
+	boolean release(ReservedJob job);
 
 	/**
 	 * Gives back reservations that were never started, keeping their order: each job is READY
@@ -196,7 +194,14 @@ public interface DelayQueueConsumer {
 	 * @param jobs the reservations
 	 * @return how many were released (the others were stale)
 	 */
-	int release(List<ReservedJob> jobs);
+	default int release(List<ReservedJob> jobs) {
+		// each release puts its job at the front: the last first
+		int released = 0;
+		for (int i = jobs.size() - 1; i >= 0; i--) {
+			released += release(jobs.get(i)) ? 1 : 0;
+		}
+		return released;
+	}
 
 	/**
 	 * Limits how many jobs of a topic this instance's reserves hand out ({@link RateLimit}):

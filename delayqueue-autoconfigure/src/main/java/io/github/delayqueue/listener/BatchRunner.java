@@ -116,12 +116,13 @@ final class BatchRunner {
 	 */
 	private List<ReservedJob> runBatch(JobBatch batch, boolean chained) {
 		ScheduledFuture<?> settle = (batch.size() > 1) ? scheduleSettle(batch) : null;
+		// jobs found expired in a row, given back together (in their order) before the next runs
+		List<ReservedJob> expired = new ArrayList<>();
 		try {
 			for (ReservedJob job = batch.claimNext(); job != null; job = batch.claimNext()) {
 				if (this.run.isStopping() || (chained && !this.run.isTaking())) {
-					List<ReservedJob> unstarted = new ArrayList<>(batch.takeUnstarted());
-					unstarted.add(0, job);
-					giveBack(unstarted);
+					expired.add(job);
+					expired.addAll(batch.takeUnstarted());
 				}
 				else if (expired(job, batch.receivedNanos())) {
 					// the settler was late: a handler before it in the batch ran past this job's TTR,
@@ -131,12 +132,17 @@ final class BatchRunner {
 					// left to expire (and on its last attempt to die without running)
 					logger.warn("Listener '" + this.settings.id() + "' gives back job " + job.id() + " of topic "
 							+ job.topic() + " unstarted: its TTR ran out while earlier jobs of its batch ran");
-					giveBack(List.of(job));
+					expired.add(job);
 				}
-				else if (runJob(job)) {
-					batch.succeeded(job);
+				else {
+					giveBack(expired);
+					expired = new ArrayList<>();
+					if (runJob(job)) {
+						batch.succeeded(job);
+					}
 				}
 			}
+			giveBack(expired);
 		}
 		finally {
 			if (settle != null) {

@@ -398,19 +398,46 @@ final class RedisConsumer implements DelayQueueConsumer {
 	}
 
 	@Override
+	public boolean release(ReservedJob job) {
+		Assert.notNull(job, "job must not be null");
+		return release(List.of(job)) == 1;
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * One script call per bucket; a bucket that fails does not keep the others' jobs: each
+	 * bucket is tried, and the first failure is thrown after (its jobs are delivered again after
+	 * their TTR).
+	 */
+	@Override
 	public int release(List<ReservedJob> jobs) {
 		Assert.notNull(jobs, "jobs must not be null");
 		Map<Integer, List<ReservedJob>> byBucket = new LinkedHashMap<>();
 		jobs.forEach((job) -> byBucket.computeIfAbsent(bucketOf(job), (bucket) -> new ArrayList<>()).add(job));
 		int released = 0;
+		RuntimeException failure = null;
 		for (Map.Entry<Integer, List<ReservedJob>> entry : byBucket.entrySet()) {
 			int bucket = entry.getKey();
-			int count = this.scripts.release(bucket, entry.getValue());
-			if (count > 0) {
-				entry.getValue().stream().map(ReservedJob::topic).distinct()
-					.forEach((topic) -> this.wakeups.ready(topic, bucket));
+			try {
+				int count = this.scripts.release(bucket, entry.getValue());
+				if (count > 0) {
+					entry.getValue().stream().map(ReservedJob::topic).distinct()
+						.forEach((topic) -> this.wakeups.ready(topic, bucket));
+				}
+				released += count;
 			}
-			released += count;
+			catch (RuntimeException ex) {
+				if (failure == null) {
+					failure = ex;
+				}
+				else {
+					failure.addSuppressed(ex);
+				}
+			}
+		}
+		if (failure != null) {
+			throw failure;
 		}
 		return released;
 	}

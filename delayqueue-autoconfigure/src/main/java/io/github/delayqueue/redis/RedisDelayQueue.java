@@ -444,6 +444,11 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	}
 
 	@Override
+	public boolean release(ReservedJob job) {
+		return this.consumer.release(job);
+	}
+
+	@Override
 	public QueueStats stats() {
 		return this.admin.stats();
 	}

@@ -1,10 +1,12 @@
 package io.github.delayqueue.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
+import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.FailResult;
 import io.github.delayqueue.core.FinishResult;
 import io.github.delayqueue.core.JobInfo;
@@ -16,7 +18,10 @@ import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleRequest;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.data.redis.connection.RedisConnection;
+
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.awaitility.Awaitility.await;
 
@@ -432,6 +437,37 @@ class RedisDelayQueueReservationTests extends AbstractRedisDelayQueueTests {
 		assertThat(info.state()).isEqualTo(JobState.READY);
 		assertThat(info.attempt()).isZero();
 		assertThat(reserveOne("release", null).attempt()).isEqualTo(1);
+	}
+
+	@Test
+	void aBucketThatCannotTakeItsJobsBackDoesNotKeepTheOtherBucketsJobs() {
+		this.queue.stop();
+		RedisDelayQueue queue = this.queues
+			.start((builder) -> builder.namespace(this.queues.namespace + "-4").buckets(4).timerEnabled(false));
+		for (int i = 0; i < 20; i++) {
+			queue.schedule(RedisDelayQueueLifecycleTests.request("back", "j" + i, "{}", Duration.ZERO));
+		}
+		List<ReservedJob> held = queue.reserve("back", 20, null);
+		assertThat(held).hasSize(20);
+		int broken = queue.bucketOf("back", held.get(0).id());
+		byte[] jobs = new KeySpace(this.queues.namespace + "-4", 4).jobs(broken);
+		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
+			byte[] dump = connection.keyCommands().dump(jobs);
+			connection.keyCommands().del(jobs);
+			// a bucket whose script fails (here: its jobs hash is not a hash)
+			connection.stringCommands().set(jobs, "x".getBytes(StandardCharsets.UTF_8));
+			assertThatExceptionOfType(DelayQueueException.class).isThrownBy(() -> queue.release(held));
+			connection.keyCommands().del(jobs);
+			connection.keyCommands().restore(jobs, 0, dump);
+		}
+		for (ReservedJob job : held) {
+			JobState state = queue.find("back", job.id()).orElseThrow().state();
+			assertThat(state).as(job.id())
+				.isEqualTo((queue.bucketOf("back", job.id()) == broken) ? JobState.RESERVED : JobState.READY);
+		}
+		assertThat(queue.release(held.stream().filter((job) -> queue.bucketOf("back", job.id()) == broken).toList()))
+			.isPositive();
+		assertThat(queue.reserve("back", 20, null)).hasSize(20);
 	}
 
 	@Test
