@@ -512,9 +512,8 @@ public class DelayQueueHttpApi {
 	}
 
 	@ExceptionHandler
-	@SuppressWarnings("NullAway") // the engine's rules throw with a message
 	ErrorResponse invalid(IllegalArgumentException ex) {
-		return HttpApiException.badRequest(fieldOf(ex.getMessage()), ex.getMessage());
+		return new HttpApiException(HttpStatus.BAD_REQUEST, fieldOf(ex.getMessage()), ex.getMessage());
 	}
 
 	/**

@@ -16,7 +16,7 @@ import org.springframework.web.ErrorResponseException;
  */
 final class HttpApiException extends ErrorResponseException {
 
-	HttpApiException(HttpStatus status, @Nullable String field, String detail) {
+	HttpApiException(HttpStatus status, @Nullable String field, @Nullable String detail) {
 		super(status, problem(status, field, detail), null);
 		if (status == HttpStatus.TOO_MANY_REQUESTS || status == HttpStatus.SERVICE_UNAVAILABLE) {
 			getHeaders().set(HttpHeaders.RETRY_AFTER, "1");
@@ -27,7 +27,7 @@ final class HttpApiException extends ErrorResponseException {
 		return new HttpApiException(HttpStatus.BAD_REQUEST, field, detail);
 	}
 
-	private static ProblemDetail problem(HttpStatus status, @Nullable String field, String detail) {
+	private static ProblemDetail problem(HttpStatus status, @Nullable String field, @Nullable String detail) {
 		ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
 		problem.setType(URI.create("about:blank"));
 		if (field != null) {
