@@ -8,6 +8,7 @@ import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.http.AuthenticatedUserInterceptor;
 import io.github.delayqueue.http.BearerTokenInterceptor;
 import io.github.delayqueue.http.DelayQueueHttpApi;
+import io.github.delayqueue.http.JobRequestConverter;
 import io.github.delayqueue.http.ProblemJsonExceptionResolver;
 import io.github.delayqueue.http.ReserveWaiters;
 import io.github.delayqueue.recurring.RecurringJobs;
@@ -34,6 +35,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.io.ResourceLoader;
+import org.springframework.http.converter.HttpMessageConverters;
 import org.springframework.util.Assert;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.servlet.DispatcherServlet;
@@ -88,20 +90,25 @@ public final class DelayQueueHttpAutoConfiguration {
 			ObjectProvider<JsonMapper> jsonMapper, DelayQueueProperties properties,
 			ObjectProvider<RecurringJobs> recurringJobs) {
 		DelayQueueProperties.Http http = properties.getHttp();
-		DelayQueueHttpApi.Limits limits = new DelayQueueHttpApi.Limits(http.getMaxBodySize().toBytes(),
-				http.getMaxReserve(), http.getMaxWait());
 		return new DelayQueueHttpApi(operations, waiters, jsonMapper.getIfAvailable(() -> JsonMapper.builder().build()),
-				limits, basePath(http), recurringJobs.getIfAvailable());
+				limits(http), basePath(http), recurringJobs.getIfAvailable());
 	}
 
 	/**
-	 * Spring MVC's own refusals of requests to the API (a method a route does not serve, a
-	 * path without a route) as {@code application/problem+json}, as the API's are.
+	 * The reading of the API's request bodies, and Spring MVC's own refusals of requests to
+	 * the API before a route is found (a method a route does not serve, a path without a
+	 * route) as {@code application/problem+json}, as the API's are.
 	 */
 	@Bean
-	WebMvcConfigurer delayQueueHttpProblems(DelayQueueProperties properties) {
+	WebMvcConfigurer delayQueueHttpWebMvc(DelayQueueProperties properties) {
 		List<String> paths = List.of(basePath(properties.getHttp()));
+		long maxBodyBytes = limits(properties.getHttp()).maxBodyBytes();
 		return new WebMvcConfigurer() {
+
+			@Override
+			public void configureMessageConverters(HttpMessageConverters.ServerBuilder builder) {
+				builder.addCustomConverter(new JobRequestConverter(maxBodyBytes));
+			}
 
 			@Override
 			public void extendHandlerExceptionResolvers(List<HandlerExceptionResolver> resolvers) {
@@ -110,6 +117,10 @@ public final class DelayQueueHttpAutoConfiguration {
 			}
 
 		};
+	}
+
+	private static DelayQueueHttpApi.Limits limits(DelayQueueProperties.Http http) {
+		return new DelayQueueHttpApi.Limits(http.getMaxBodySize().toBytes(), http.getMaxReserve(), http.getMaxWait());
 	}
 
 	/**
@@ -208,7 +219,8 @@ public final class DelayQueueHttpAutoConfiguration {
 	 * What the HTTP job API needs at run time in a native image, besides the reflection on
 	 * its routes that Spring MVC registers for a controller bean: its OpenAPI description (a
 	 * resource of its package) and the type its configuration looks for on the class path.
-	 * Its requests and answers are JSON trees, which need no binding.
+	 * Its request records are registered for binding with its routes, as the types of their
+	 * {@code @RequestBody} parameters; its answers are JSON trees, which need no binding.
 	 */
 	static class HttpApiRuntimeHints implements RuntimeHintsRegistrar {
 

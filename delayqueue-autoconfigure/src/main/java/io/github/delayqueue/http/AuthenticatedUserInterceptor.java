@@ -1,7 +1,5 @@
 package io.github.delayqueue.http;
 
-import java.io.IOException;
-
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
@@ -18,14 +16,12 @@ import org.springframework.web.servlet.HandlerInterceptor;
 public class AuthenticatedUserInterceptor implements HandlerInterceptor {
 
 	@Override
-	public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler)
-			throws IOException {
+	public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler) {
 		if (!BearerTokenInterceptor.isApi(handler) || request.getUserPrincipal() != null) {
 			return true;
 		}
-		BearerTokenInterceptor.refuse(response, null, "the API serves authenticated users only"
+		throw BearerTokenInterceptor.unauthorized(null, "the API serves authenticated users only"
 				+ " (delayqueue.http.secured-by-application=true): the application's security must sign the user in");
-		return false;
 	}
 
 }

@@ -1,6 +1,5 @@
 package io.github.delayqueue.http;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.ArrayList;
@@ -11,7 +10,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.HttpHeaders;
-import org.springframework.http.MediaType;
+import org.springframework.http.HttpStatus;
 import org.springframework.util.Assert;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.HandlerInterceptor;
@@ -19,8 +18,8 @@ import org.springframework.web.servlet.HandlerInterceptor;
 /**
  * Lets a request to a handler method of {@link DelayQueueHttpApi} through only with
  * {@code Authorization: Bearer <token>} naming one of the configured tokens (compared in
- * constant time); else answers 401 with a {@code WWW-Authenticate: Bearer} challenge and the
- * API's method is not called. Other handlers are let through untouched.
+ * constant time); else refuses it with a 401 and a {@code WWW-Authenticate: Bearer} challenge,
+ * answered as the API's other refusals are, and the API's method is not called. Other handlers are let through untouched.
  *
  * <p>
  * The check is made on the handler that a request was mapped to, not on its path, so every
@@ -58,20 +57,17 @@ public class BearerTokenInterceptor implements HandlerInterceptor {
 	}
 
 	@Override
-	public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler)
-			throws IOException {
+	public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler) {
 		if (!isApi(handler)) {
 			return true;
 		}
 		String header = request.getHeader(HttpHeaders.AUTHORIZATION);
 		if (header == null || !header.regionMatches(true, 0, PREFIX, 0, PREFIX.length())) {
-			refuse(response, CHALLENGE, "a bearer token is required: send 'Authorization: Bearer <token>' with a token of delayqueue.http.tokens");
-			return false;
+			throw unauthorized(CHALLENGE, "a bearer token is required: send 'Authorization: Bearer <token>' with a token of delayqueue.http.tokens");
 		}
 		int index = indexOf(header.substring(PREFIX.length()).trim().getBytes(StandardCharsets.UTF_8));
 		if (index < 0) {
-			refuse(response, CHALLENGE, "the bearer token is not one of delayqueue.http.tokens");
-			return false;
+			throw unauthorized(CHALLENGE, "the bearer token is not one of delayqueue.http.tokens");
 		}
 		request.setAttribute(TOKEN_INDEX_ATTRIBUTE, index);
 		return true;
@@ -94,16 +90,14 @@ public class BearerTokenInterceptor implements HandlerInterceptor {
 	}
 
 	/**
-	 * Answers 401 with a problem and, unless {@code null}, a challenge.
+	 * A 401 with, unless {@code null}, a challenge, answered as the API's other refusals are.
 	 */
-	static void refuse(HttpServletResponse response, @Nullable String challenge, String detail) throws IOException {
-		response.setStatus(HttpServletResponse.SC_UNAUTHORIZED);
+	static HttpApiException unauthorized(@Nullable String challenge, String detail) {
+		HttpApiException refusal = new HttpApiException(HttpStatus.UNAUTHORIZED, null, detail);
 		if (challenge != null) {
-			response.setHeader(HttpHeaders.WWW_AUTHENTICATE, challenge);
+			refusal.getHeaders().set(HttpHeaders.WWW_AUTHENTICATE, challenge);
 		}
-		response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
-		response.setCharacterEncoding(StandardCharsets.UTF_8.name());
-		response.getWriter().write(JobViews.problem(401, "Unauthorized", detail, null).toString());
+		return refusal;
 	}
 
 }

@@ -2,7 +2,6 @@ package io.github.delayqueue.http;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.Principal;
@@ -29,8 +28,6 @@ import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleRequest;
 import io.github.delayqueue.core.ScheduleResult;
 import io.github.delayqueue.listener.DelayQueueHeaders;
-import io.github.delayqueue.recurring.MisfirePolicy;
-import io.github.delayqueue.recurring.OverlapPolicy;
 import io.github.delayqueue.recurring.PutResult;
 import io.github.delayqueue.recurring.RecurringAction;
 import io.github.delayqueue.recurring.RecurringJob;
@@ -40,25 +37,27 @@ import jakarta.servlet.http.HttpServletRequest;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.core.StreamReadFeature;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
-import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.InvalidMediaTypeException;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
+import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.util.Assert;
+import org.springframework.web.ErrorResponse;
+import org.springframework.web.ErrorResponseException;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.PutMapping;
+import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.context.request.async.DeferredResult;
@@ -81,8 +80,11 @@ import org.springframework.web.util.UriUtils;
  * {@code openapi.yaml}, served at {@code {base-path}/openapi.yaml}.
  *
  * <p>
- * One class for the API's routes, as one controller: each route is a few lines, the rest is
- * the checks of its input, which answer in one style and are shared by the routes.
+ * The bodies are read by {@link JobRequestConverter}, which must be one of Spring MVC's
+ * message converters (the auto-configuration adds it); the refusals of the routes are
+ * answered by the {@code @ExceptionHandler} methods of this controller, and Spring MVC's own
+ * before a route is found (no route, a method or a content type a route does not take) by
+ * {@link ProblemJsonExceptionResolver}.
  */
 @RestController
 @RequestMapping("${delayqueue.http.base-path:/delayqueue}")
@@ -90,22 +92,11 @@ public class DelayQueueHttpApi {
 
 	private static final Log logger = LogFactory.getLog(DelayQueueHttpApi.class);
 
-	private static final MediaType PROBLEM = MediaType.APPLICATION_PROBLEM_JSON;
+	/** The fields of the job requests, which a rule of the engine may name in a refusal. */
+	private static final Set<String> JOB_FIELDS = Set.of("topic", "id", "delay", "dueAt", "ttr", "maxAttempts", "body",
+			"onDuplicate", "headers", "priority", "token", "retryIn", "dead", "error");
 
-	private static final Set<String> ADD_FIELDS = fields("topic", "id", "delay", "dueAt", "ttr", "maxAttempts", "body",
-			"onDuplicate", "headers", "priority");
-
-	private static final Set<String> FINISH_FIELDS = fields("token");
-
-	private static final Set<String> FAIL_FIELDS = fields("token", "retryIn", "dead", "error");
-
-	private static final Set<String> TOUCH_FIELDS = fields("token", "ttr");
-
-	private static final Set<String> RESERVE_PARAMETERS = fields("max", "wait", "ttr");
-
-	private static final Set<String> RECURRING_FIELDS = fields("topic", "cron", "zone", "every", "fixedDelay", "body",
-			"headers",
-			"ttr", "maxAttempts", "misfire", "misfireThreshold", "maxCatchUp", "overlap");
+	private static final Set<String> RESERVE_PARAMETERS = new LinkedHashSet<>(List.of("max", "wait", "ttr"));
 
 	/** The content types a cross-site HTML form sends without a CORS pre-flight. */
 	private static final List<MediaType> FORM_TYPES = List.of(MediaType.APPLICATION_FORM_URLENCODED,
@@ -133,8 +124,6 @@ public class DelayQueueHttpApi {
 
 	private final ReserveWaiters waiters;
 
-	private final JsonMapper mapper;
-
 	private final JobViews views;
 
 	private final Limits limits;
@@ -152,7 +141,7 @@ public class DelayQueueHttpApi {
 	 * Creates the API.
 	 * @param operations the queue
 	 * @param waiters the long-polling reserve requests
-	 * @param mapper the mapper that reads requests and payloads
+	 * @param mapper the mapper that reads stored payloads for the answers
 	 * @param limits the limits of requests
 	 * @param basePath the path the API is served under (for {@code Location} headers and the
 	 * OpenAPI description)
@@ -166,7 +155,7 @@ public class DelayQueueHttpApi {
 	 * Creates the API with the routes of recurring jobs.
 	 * @param operations the queue
 	 * @param waiters the long-polling reserve requests
-	 * @param mapper the mapper that reads requests and payloads
+	 * @param mapper the mapper that reads stored payloads for the answers
 	 * @param limits the limits of requests
 	 * @param basePath the path the API is served under (for {@code Location} headers and the
 	 * OpenAPI description)
@@ -182,7 +171,6 @@ public class DelayQueueHttpApi {
 		Assert.notNull(limits, "limits must not be null");
 		this.operations = operations;
 		this.waiters = waiters;
-		this.mapper = mapper.rebuild().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
 		this.views = new JobViews(mapper);
 		this.limits = limits;
 		this.basePath = basePath;
@@ -190,22 +178,22 @@ public class DelayQueueHttpApi {
 
 	@PostMapping(path = "/jobs", consumes = MediaType.APPLICATION_JSON_VALUE,
 			produces = MediaType.APPLICATION_JSON_VALUE)
-	ResponseEntity<JsonNode> add(HttpServletRequest request) throws IOException {
-		JsonRequest body = read(request, ADD_FIELDS);
-		String topic = checked("topic", () -> JobConstraints.topic(body.string("topic")));
-		String id = checked("id", () -> JobConstraints.id(body.string("id")));
-		Duration delay = checked("delay", () -> delay(body.optionalDuration("delay")));
-		Instant dueAt = checked("dueAt", () -> dueAt(body.optionalInstant("dueAt")));
+	ResponseEntity<JsonNode> add(@RequestBody JobRequests.Add body, HttpServletRequest request) {
+		checkQuery(request, Set.of());
+		String topic = checked("topic", () -> JobConstraints.topic(given("topic", body.topic())));
+		String id = checked("id", () -> JobConstraints.id(given("id", body.id())));
+		Duration delay = checked("delay", () -> delay(body.delay()));
+		Instant dueAt = checked("dueAt", () -> dueAt(body.dueAt()));
 		if ((delay == null) == (dueAt == null)) {
 			throw HttpApiException.badRequest((delay == null) ? "delay" : "dueAt",
 					"exactly one of delay and dueAt must be given");
 		}
-		Duration ttr = checked("ttr", () -> ttr(body.optionalDuration("ttr")));
-		Integer maxAttempts = checked("maxAttempts", () -> maxAttempts(body.optionalInt("maxAttempts")));
-		OnDuplicate onDuplicate = checked("onDuplicate", () -> onDuplicate(body.optionalString("onDuplicate")));
-		Map<String, String> headers = headers(body.optionalStrings("headers"));
-		Integer priority = checked("priority", () -> priority(body.optionalInt("priority")));
-		byte[] payload = body.payload("body");
+		Duration ttr = checked("ttr", () -> ttr(body.ttr()));
+		Integer maxAttempts = checked("maxAttempts", () -> maxAttempts(body.maxAttempts()));
+		OnDuplicate onDuplicate = (body.onDuplicate() != null) ? body.onDuplicate() : OnDuplicate.KEEP;
+		Map<String, String> headers = headers(body.headers());
+		Integer priority = checked("priority", () -> priority(body.priority()));
+		byte[] payload = given("body", body.body()).bytes();
 		ScheduleResult result = this.operations.schedule(
 				new ScheduleRequest(topic, id, payload, delay, dueAt, ttr, maxAttempts, onDuplicate, headers, priority));
 		JsonNode view = this.views.scheduled(topic, id, result);
@@ -227,7 +215,7 @@ public class DelayQueueHttpApi {
 		int count = (max != null) ? count(max) : DEFAULT_MAX;
 		Duration waitFor = (wait != null) ? waitFor(wait) : DEFAULT_WAIT;
 		Duration reservationTtr = (ttr != null)
-				? checked("ttr", () -> JobConstraints.ttr(JsonRequest.Values.duration("ttr", ttr))) : null;
+				? checked("ttr", () -> JobConstraints.ttr(queryDuration("ttr", ttr))) : null;
 		DeferredResult<ResponseEntity<JsonNode>> result = new DeferredResult<>(
 				waitFor.plus(ASYNC_MARGIN).toMillis());
 		List<ReservedJob> jobs = this.operations.reserve(topic, count, reservationTtr);
@@ -254,9 +242,9 @@ public class DelayQueueHttpApi {
 
 	@PostMapping(path = "/jobs/{topic}/{id}/finish", consumes = MediaType.APPLICATION_JSON_VALUE,
 			produces = MediaType.APPLICATION_JSON_VALUE)
-	ResponseEntity<JsonNode> finish(@PathVariable("topic") String topic, @PathVariable("id") String id, HttpServletRequest request)
-			throws IOException {
-		ReservedJob job = reservation(topic, id, read(request, FINISH_FIELDS), null);
+	ResponseEntity<JsonNode> finish(@PathVariable("topic") String topic, @PathVariable("id") String id,
+			@RequestBody JobRequests.Finish body, HttpServletRequest request) {
+		ReservedJob job = reservation(request, topic, id, body.token(), null);
 		if (!this.operations.finish(job)) {
 			throw stale(job);
 		}
@@ -265,17 +253,15 @@ public class DelayQueueHttpApi {
 
 	@PostMapping(path = "/jobs/{topic}/{id}/fail", consumes = MediaType.APPLICATION_JSON_VALUE,
 			produces = MediaType.APPLICATION_JSON_VALUE)
-	ResponseEntity<JsonNode> fail(@PathVariable("topic") String topic, @PathVariable("id") String id, HttpServletRequest request)
-			throws IOException {
-		JsonRequest body = read(request, FAIL_FIELDS);
-		ReservedJob job = reservation(topic, id, body, null);
-		Duration retryIn = checked("retryIn", () -> retryIn(body.optionalDuration("retryIn")));
-		boolean dead = body.flag("dead");
+	ResponseEntity<JsonNode> fail(@PathVariable("topic") String topic, @PathVariable("id") String id,
+			@RequestBody JobRequests.Fail body, HttpServletRequest request) {
+		ReservedJob job = reservation(request, topic, id, body.token(), null);
+		Duration retryIn = checked("retryIn", () -> retryIn(body.retryIn()));
+		boolean dead = Boolean.TRUE.equals(body.dead());
 		if ((retryIn != null) == dead) {
 			throw HttpApiException.badRequest(dead ? "dead" : "retryIn", "exactly one of retryIn and dead=true must be given");
 		}
-		String error = body.optionalString("error");
-		String text = (error != null) ? error : "failed by an HTTP client";
+		String text = (body.error() != null) ? body.error() : "failed by an HTTP client";
 		FailResult outcome = dead ? this.operations.kill(job, text) : this.operations.fail(job, retryIn, text);
 		if (outcome == FailResult.STALE) {
 			throw stale(job);
@@ -285,11 +271,10 @@ public class DelayQueueHttpApi {
 
 	@PostMapping(path = "/jobs/{topic}/{id}/touch", consumes = MediaType.APPLICATION_JSON_VALUE,
 			produces = MediaType.APPLICATION_JSON_VALUE)
-	ResponseEntity<JsonNode> touch(@PathVariable("topic") String topic, @PathVariable("id") String id, HttpServletRequest request)
-			throws IOException {
-		JsonRequest body = read(request, TOUCH_FIELDS);
-		Duration ttr = checked("ttr", () -> ttr(body.optionalDuration("ttr")));
-		ReservedJob job = reservation(topic, id, body, ttr);
+	ResponseEntity<JsonNode> touch(@PathVariable("topic") String topic, @PathVariable("id") String id,
+			@RequestBody JobRequests.Touch body, HttpServletRequest request) {
+		Duration ttr = checked("ttr", () -> ttr(body.ttr()));
+		ReservedJob job = reservation(request, topic, id, body.token(), ttr);
 		if (ttr == null) {
 			// the job's own TTR: a reservation made with another one is extended by the job's
 			Optional<JobInfo> info = this.operations.find(topic, id);
@@ -336,16 +321,16 @@ public class DelayQueueHttpApi {
 
 	@PutMapping(path = "/recurring/{name}", consumes = MediaType.APPLICATION_JSON_VALUE,
 			produces = MediaType.APPLICATION_JSON_VALUE)
-	ResponseEntity<JsonNode> putRecurring(@PathVariable("name") String name, HttpServletRequest request)
-			throws IOException {
+	ResponseEntity<JsonNode> putRecurring(@PathVariable("name") String name, @RequestBody JobRequests.PutRecurring body,
+			HttpServletRequest request) {
+		checkQuery(request, Set.of());
 		RecurringJobs jobs = recurringJobs();
-		JsonRequest body = read(request, RECURRING_FIELDS);
 		checked("name", () -> RecurringJob.name(name));
 		RecurringJob.Builder builder = RecurringJob.builder(name)
-			.topic(checked("topic", () -> JobConstraints.topic(body.string("topic"))));
-		String cron = body.optionalString("cron");
-		Duration every = checked("every", () -> body.optionalDuration("every"));
-		Duration fixedDelay = checked("fixedDelay", () -> body.optionalDuration("fixedDelay"));
+			.topic(checked("topic", () -> JobConstraints.topic(given("topic", body.topic()))));
+		String cron = body.cron();
+		Duration every = body.every();
+		Duration fixedDelay = body.fixedDelay();
 		int schedules = ((cron != null) ? 1 : 0) + ((every != null) ? 1 : 0) + ((fixedDelay != null) ? 1 : 0);
 		if (schedules != 1) {
 			// none: name the first kind; several: the one given besides the first
@@ -353,7 +338,7 @@ public class DelayQueueHttpApi {
 			throw HttpApiException.badRequest(field, "exactly one of cron, every and fixedDelay must be given");
 		}
 		if (cron != null) {
-			String zoneId = body.optionalString("zone");
+			String zoneId = body.zone();
 			ZoneId zone = checked("zone", () -> RecurringSchedule.zone((zoneId != null) ? zoneId : "UTC"));
 			RecurringSchedule schedule = checked("cron", () -> RecurringSchedule.cron(cron, zone));
 			if (schedule.next(Instant.now()) == null) {
@@ -362,36 +347,34 @@ public class DelayQueueHttpApi {
 			builder.schedule(schedule);
 		}
 		else {
-			if (body.optionalString("zone") != null) {
+			if (body.zone() != null) {
 				throw HttpApiException.badRequest("zone", "zone applies to cron only");
 			}
 			builder.schedule((every != null) ? checked("every", () -> RecurringSchedule.every(every))
 					: checked("fixedDelay", () -> RecurringSchedule.fixedDelay(fixedDelay)));
 		}
-		builder.headers(headers(body.optionalStrings("headers")));
-		builder.payload(body.has("body") ? body.payload("body") : new byte[0]);
-		Duration ttr = checked("ttr", () -> ttr(body.optionalDuration("ttr")));
+		builder.headers(headers(body.headers()));
+		builder.payload((body.body() != null) ? body.body().bytes() : new byte[0]);
+		Duration ttr = checked("ttr", () -> ttr(body.ttr()));
 		if (ttr != null) {
 			builder.ttr(ttr);
 		}
-		Integer maxAttempts = checked("maxAttempts", () -> maxAttempts(body.optionalInt("maxAttempts")));
+		Integer maxAttempts = checked("maxAttempts", () -> maxAttempts(body.maxAttempts()));
 		if (maxAttempts != null) {
 			builder.maxAttempts(maxAttempts);
 		}
-		String misfire = body.optionalString("misfire");
-		if (misfire != null) {
-			builder.misfirePolicy(option("misfire", misfire, MisfirePolicy.class));
+		if (body.misfire() != null) {
+			builder.misfirePolicy(body.misfire());
 		}
-		String overlap = body.optionalString("overlap");
-		if (overlap != null) {
-			builder.overlapPolicy(option("overlap", overlap, OverlapPolicy.class));
+		if (body.overlap() != null) {
+			builder.overlapPolicy(body.overlap());
 		}
-		Duration threshold = checked("misfireThreshold", () -> body.optionalDuration("misfireThreshold"));
+		Duration threshold = body.misfireThreshold();
 		if (threshold != null) {
 			builder.misfireThreshold(
 					checked("misfireThreshold", () -> JobConstraints.positive("misfireThreshold", threshold, Duration.ofDays(1))));
 		}
-		Integer catchUp = checked("maxCatchUp", () -> body.optionalInt("maxCatchUp"));
+		Integer catchUp = body.maxCatchUp();
 		if (catchUp != null) {
 			builder.maxCatchUp(
 					checked("maxCatchUp", () -> JobConstraints.max("maxCatchUp", catchUp, RecurringJob.MAX_CATCH_UP)));
@@ -493,16 +476,6 @@ public class DelayQueueHttpApi {
 		return this.recurringJobs;
 	}
 
-	private static <E extends Enum<E>> E option(String field, String value, Class<E> type) {
-		for (E constant : type.getEnumConstants()) {
-			if (constant.name().equals(value)) {
-				return constant;
-			}
-		}
-		throw HttpApiException.badRequest(field, field + " must be one of "
-				+ java.util.Arrays.stream(type.getEnumConstants()).map(Enum::name).toList() + ", was '" + value + "'");
-	}
-
 	private static HttpApiException notFoundRecurring(String name) {
 		return new HttpApiException(HttpStatus.NOT_FOUND, null, "no recurring job " + name);
 	}
@@ -520,19 +493,27 @@ public class DelayQueueHttpApi {
 		}
 	}
 
+	/**
+	 * A refusal of the API's or of Spring MVC's once the route is known: its problem as it
+	 * stands ({@link HttpApiException}s name the field at fault).
+	 */
 	@ExceptionHandler
-	ResponseEntity<JsonNode> refused(HttpApiException ex) {
-		HttpStatus status = ex.status();
-		ResponseEntity.BodyBuilder answer = ResponseEntity.status(status).contentType(PROBLEM);
-		if (status == HttpStatus.SERVICE_UNAVAILABLE || status == HttpStatus.TOO_MANY_REQUESTS) {
-			answer.header(HttpHeaders.RETRY_AFTER, "1");
-		}
-		return answer.body(JobViews.problem(status.value(), status.getReasonPhrase(), ex.getMessage(), ex.field()));
+	ErrorResponse refused(ErrorResponseException ex) {
+		return ex;
+	}
+
+	/**
+	 * A request without a body on a route that reads one ({@link JobRequestConverter} refuses
+	 * the bodies it cannot read with a {@link HttpApiException}).
+	 */
+	@ExceptionHandler
+	ErrorResponse unreadable(HttpMessageNotReadableException ex) {
+		return HttpApiException.badRequest(null, "the request body must be a JSON object of the operation's fields");
 	}
 
 	@ExceptionHandler
-	ResponseEntity<JsonNode> invalid(IllegalArgumentException ex) {
-		return problem(HttpStatus.BAD_REQUEST, ex.getMessage(), fieldOf(ex.getMessage()));
+	ErrorResponse invalid(IllegalArgumentException ex) {
+		return new HttpApiException(HttpStatus.BAD_REQUEST, fieldOf(ex.getMessage()), ex.getMessage());
 	}
 
 	/**
@@ -540,12 +521,9 @@ public class DelayQueueHttpApi {
 	 * address, port); the detail goes to the log.
 	 */
 	@ExceptionHandler
-	ResponseEntity<JsonNode> unavailable(DelayQueueConnectionException ex) {
+	ErrorResponse unavailable(DelayQueueConnectionException ex) {
 		logUnreachable(ex);
-		return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
-			.header(HttpHeaders.RETRY_AFTER, "1")
-			.contentType(PROBLEM)
-			.body(JobViews.problem(503, "Service Unavailable", UNREACHABLE, null));
+		return new HttpApiException(HttpStatus.SERVICE_UNAVAILABLE, null, UNREACHABLE);
 	}
 
 	/**
@@ -566,23 +544,6 @@ public class DelayQueueHttpApi {
 		this.unreachableSinceWarning.incrementAndGet();
 		if (logger.isDebugEnabled()) {
 			logger.debug("HTTP job API: answered 503, Redis is unreachable: " + ex.getMessage());
-		}
-	}
-
-	private static ResponseEntity<JsonNode> problem(HttpStatus status, @Nullable String detail,
-			@Nullable String field) {
-		return ResponseEntity.status(status)
-			.contentType(PROBLEM)
-			.body(JobViews.problem(status.value(), status.getReasonPhrase(), detail, field));
-	}
-
-	private JsonRequest read(HttpServletRequest request, Set<String> fields) throws IOException {
-		checkQuery(request, Set.of());
-		try (InputStream in = request.getInputStream()) {
-			return JsonRequest.read(in, request.getContentLengthLong(), this.limits.maxBodyBytes(), this.mapper, fields);
-		}
-		catch (UncheckedIOException ex) {
-			throw ex.getCause();
 		}
 	}
 
@@ -661,9 +622,32 @@ public class DelayQueueHttpApi {
 		return (who != null) ? who : "address " + request.getRemoteAddr();
 	}
 
-	private ReservedJob reservation(String topic, String id, JsonRequest body, @Nullable Duration ttr) {
+	private static ReservedJob reservation(HttpServletRequest request, String topic, String id, @Nullable Long token,
+			@Nullable Duration ttr) {
+		checkQuery(request, Set.of());
 		checkJob(topic, id);
-		return ReservedJob.of(topic, id, body.token("token"), ttr);
+		return ReservedJob.of(topic, id, given("token", token), ttr);
+	}
+
+	/**
+	 * A field's value, refused when the request has none.
+	 */
+	private static <T> T given(String field, @Nullable T value) {
+		if (value == null) {
+			throw HttpApiException.badRequest(field, field + " must be given");
+		}
+		return value;
+	}
+
+	/**
+	 * A duration given as a query parameter, as the bodies take them.
+	 */
+	private static Duration queryDuration(String name, String text) {
+		Duration duration = JobRequests.duration(text);
+		if (duration == null) {
+			throw HttpApiException.badRequest(name, name + JobRequests.DURATION_RULE + ", was '" + text + "'");
+		}
+		return duration;
 	}
 
 	private static void checkJob(String topic, String id) {
@@ -687,7 +671,7 @@ public class DelayQueueHttpApi {
 	}
 
 	private Duration waitFor(String wait) {
-		Duration duration = JsonRequest.Values.duration("wait", wait);
+		Duration duration = queryDuration("wait", wait);
 		if (duration.isNegative() || duration.compareTo(this.limits.maxWait()) > 0) {
 			throw HttpApiException.badRequest("wait", "wait must be between PT0S and " + this.limits.maxWait()
 					+ " (delayqueue.http.max-wait), was " + duration);
@@ -699,7 +683,10 @@ public class DelayQueueHttpApi {
 	 * A job's headers from a client: the rules of {@link JobConstraints#headers}, and none of
 	 * the queue's own names ({@code delayqueue_*}), which only the library sets.
 	 */
-	private static Map<String, String> headers(Map<String, String> headers) {
+	private static Map<String, String> headers(@Nullable Map<String, String> headers) {
+		if (headers == null) {
+			return Map.of();
+		}
 		for (String name : headers.keySet()) {
 			if (name.startsWith(DelayQueueHeaders.PREFIX)) {
 				throw HttpApiException.badRequest("headers", "headers: header name '" + name + "' is reserved: names"
@@ -733,18 +720,6 @@ public class DelayQueueHttpApi {
 		return (priority != null) ? JobConstraints.priority(priority) : null;
 	}
 
-	private static OnDuplicate onDuplicate(@Nullable String onDuplicate) {
-		if (onDuplicate == null) {
-			return OnDuplicate.KEEP;
-		}
-		for (OnDuplicate value : OnDuplicate.values()) {
-			if (value.name().equals(onDuplicate)) {
-				return value;
-			}
-		}
-		throw new IllegalArgumentException("onDuplicate must be KEEP or REPLACE, was '" + onDuplicate + "'");
-	}
-
 	/**
 	 * Runs a check of one field; its {@link IllegalArgumentException} becomes a 400 naming the
 	 * field. The message of a rule of {@link JobConstraints} names the field already.
@@ -773,8 +748,7 @@ public class DelayQueueHttpApi {
 		if (first.equals("payload")) {
 			return "body";
 		}
-		return (ADD_FIELDS.contains(first) || FAIL_FIELDS.contains(first) || TOUCH_FIELDS.contains(first)) ? first
-				: null;
+		return JOB_FIELDS.contains(first) ? first : null;
 	}
 
 	private HttpApiException stale(ReservedJob job) {
@@ -793,15 +767,12 @@ public class DelayQueueHttpApi {
 				+ UriUtils.encodePathSegment(id, StandardCharsets.UTF_8);
 	}
 
-	private static Set<String> fields(String... names) {
-		return new LinkedHashSet<>(List.of(names));
-	}
-
 	/**
 	 * The limits of requests, checked when created; the messages name the properties they
 	 * come from.
 	 *
-	 * @param maxBodyBytes the largest request body, in bytes
+	 * @param maxBodyBytes the largest request body, in bytes, that {@link JobRequestConverter}
+	 * reads
 	 * @param maxReserve the most jobs one reserve request may ask for (1 to
 	 * {@value DelayQueueOperations#MAX_RESERVE})
 	 * @param maxWait the longest wait of a reserve request

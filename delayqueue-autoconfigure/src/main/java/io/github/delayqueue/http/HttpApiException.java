@@ -1,35 +1,39 @@
 package io.github.delayqueue.http;
 
+import java.net.URI;
+
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
+import org.springframework.web.ErrorResponseException;
 
 /**
- * A request the HTTP job API refuses: the status to answer, and the request field at fault
- * when there is one.
+ * A request the HTTP job API refuses: answered as its {@link ProblemDetail}, with the
+ * request field at fault as the {@code field} property when there is one, and
+ * {@code Retry-After} when trying again later may succeed (a 429 or a 503).
  */
-final class HttpApiException extends RuntimeException {
+final class HttpApiException extends ErrorResponseException {
 
-	private final HttpStatus status;
-
-	private final @Nullable String field;
-
-	HttpApiException(HttpStatus status, @Nullable String field, @Nullable String message) {
-		super(message);
-		this.status = status;
-		this.field = field;
+	HttpApiException(HttpStatus status, @Nullable String field, @Nullable String detail) {
+		super(status, problem(status, field, detail), null);
+		if (status == HttpStatus.TOO_MANY_REQUESTS || status == HttpStatus.SERVICE_UNAVAILABLE) {
+			getHeaders().set(HttpHeaders.RETRY_AFTER, "1");
+		}
 	}
 
-	static HttpApiException badRequest(@Nullable String field, String message) {
-		return new HttpApiException(HttpStatus.BAD_REQUEST, field, message);
+	static HttpApiException badRequest(@Nullable String field, String detail) {
+		return new HttpApiException(HttpStatus.BAD_REQUEST, field, detail);
 	}
 
-	HttpStatus status() {
-		return this.status;
-	}
-
-	@Nullable String field() {
-		return this.field;
+	private static ProblemDetail problem(HttpStatus status, @Nullable String field, @Nullable String detail) {
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
+		problem.setType(URI.create("about:blank"));
+		if (field != null) {
+			problem.setProperty("field", field);
+		}
+		return problem;
 	}
 
 }

@@ -172,18 +172,6 @@ final class JobViews {
 		return view;
 	}
 
-	static ObjectNode problem(int status, String title, @Nullable String detail, @Nullable String field) {
-		ObjectNode view = nodes.objectNode();
-		view.put("type", "about:blank");
-		view.put("title", title);
-		view.put("status", status);
-		view.put("detail", detail);
-		if (field != null) {
-			view.put("field", field);
-		}
-		return view;
-	}
-
 	private static void put(ObjectNode view, String field, @Nullable Instant instant) {
 		if (instant != null) {
 			view.put(field, instant.toString());

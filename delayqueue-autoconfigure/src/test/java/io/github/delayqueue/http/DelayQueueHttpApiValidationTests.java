@@ -86,6 +86,12 @@ class DelayQueueHttpApiValidationTests {
 			POST | /jobs | {"topic":"t","id":"x","delaySeconds":5,"body":1}                  | 400 | delaySeconds
 			POST | /jobs | {"topic":"t","id":"x","delay":0,"body":1,"topic":"u"}             | 400 | topic
 			POST | /jobs/t/x/finish | {"token":1,"token":2}                                 | 400 | token
+			POST | /jobs/t/x/finish | {"token":1}{"token":2}                                | 400 |
+			POST | /jobs | {"topic":"t","id":"x","delay":0,"maxAttempts":2.5,"body":1}       | 400 | maxAttempts
+			POST | /jobs | {"topic":"t","id":"x","delay":0,"maxAttempts":"","body":1}        | 400 | maxAttempts
+			POST | /jobs | {"topic":"t","id":"x","delay":0,"headers":{"tenant":1},"body":1}  | 400 | headers
+			POST | /jobs | {"topic":"t","id":"x","delay":0,"body":{"a":1,"a":2}}             | 400 | body
+			POST | /jobs/t/x/fail   | {"token":1,"dead":"true"}                             | 400 | dead
 			POST | /jobs | {"topic":"t","id":"x","delay":0,"headers":{"delayqueue_dltError":"forged"},"body":1} | 400 | headers
 			POST | /jobs | {"topic":"t","id":"x","delay":0,"headers":{"delayqueue_dltOriginalTopic":"t"},"body":1} | 400 | headers
 			POST | /jobs | {"topic":"t","id":"x","delay":0,"headers":{"delayqueue_forwardKey":"k"},"body":1} | 400 | headers

@@ -1,6 +1,5 @@
 package io.github.delayqueue.sample;
 
-import java.io.IOException;
 import java.math.BigDecimal;
 import java.net.URI;
 import java.util.LinkedHashMap;
@@ -9,21 +8,28 @@ import java.util.Map;
 
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.JobInfo;
-import jakarta.servlet.http.HttpServletRequest;
-import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.exc.MismatchedInputException;
+import tools.jackson.databind.exc.UnrecognizedPropertyException;
 
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
+import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.web.ErrorResponse;
+import org.springframework.web.ErrorResponseException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.PutMapping;
+import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * The sample's REST API: orders, and the simulated webhook receiver.
+ * The sample's REST API: orders, and the simulated webhook receiver. Bodies are read into
+ * records by the application's JSON mapper, which is strict ({@link SampleApplication}), and
+ * their values checked here: a refusal is {@code application/problem+json} naming the field.
  */
 @RestController
 class ShopController {
@@ -40,28 +46,27 @@ class ShopController {
 
 	private final DelayedJobTemplate template;
 
-	private final JsonMapper mapper;
-
-	ShopController(OrderService orders, WebhookService webhooks, DelayedJobTemplate template, JsonMapper mapper) {
+	ShopController(OrderService orders, WebhookService webhooks, DelayedJobTemplate template) {
 		this.orders = orders;
 		this.webhooks = webhooks;
 		this.template = template;
-		this.mapper = mapper;
 	}
 
-	record ReceiverState(boolean up) {
+	record PlaceOrder(String item, BigDecimal amount) {
+
+	}
+
+	record ReceiverState(Boolean up) {
 
 	}
 
 	/**
-	 * Places an order: {@code {"item": "book", "amount": 12.50}}. Every field is checked, and
-	 * a refusal names it (see {@link JsonBody}).
+	 * Places an order: {@code {"item": "book", "amount": 12.50}}.
 	 */
 	@PostMapping("/orders")
-	ResponseEntity<Map<String, Object>> place(HttpServletRequest request) throws IOException {
-		JsonBody body = JsonBody.read(request, this.mapper, List.of("item", "amount"));
-		String item = body.text("item", MAX_ITEM_LENGTH);
-		BigDecimal amount = body.amount("amount", MAX_AMOUNT);
+	ResponseEntity<Map<String, Object>> place(@RequestBody PlaceOrder body) {
+		String item = text("item", body.item(), MAX_ITEM_LENGTH);
+		BigDecimal amount = amount("amount", body.amount(), MAX_AMOUNT);
 		Order order = this.orders.place(item, amount);
 		return ResponseEntity.created(URI.create("/orders/" + order.id())).body(view(order));
 	}
@@ -87,9 +92,11 @@ class ShopController {
 	}
 
 	@PutMapping("/webhooks/receiver")
-	ReceiverState receiver(HttpServletRequest request) throws IOException {
-		boolean up = JsonBody.read(request, this.mapper, List.of("up")).flag("up");
-		this.webhooks.setReceiverUp(up);
+	ReceiverState receiver(@RequestBody ReceiverState body) {
+		if (body.up() == null) {
+			throw refused("up", "up must be true or false");
+		}
+		this.webhooks.setReceiverUp(body.up());
 		return new ReceiverState(this.webhooks.isReceiverUp());
 	}
 
@@ -110,16 +117,57 @@ class ShopController {
 	}
 
 	/**
+	 * A text of 1 to {@code maxLength} characters, not blank.
+	 */
+	private static String text(String field, String text, int maxLength) {
+		if (text == null || text.isBlank() || text.length() > maxLength) {
+			throw refused(field, field + " must be 1 to " + maxLength + " characters, not blank, was "
+					+ ((text != null) ? text.length() : "none"));
+		}
+		return text;
+	}
+
+	/**
+	 * An amount of money: above 0, at most {@code max}, with at most two decimals.
+	 */
+	private static BigDecimal amount(String field, BigDecimal amount, BigDecimal max) {
+		if (amount == null || amount.signum() <= 0 || amount.compareTo(max) > 0
+				|| amount.stripTrailingZeros().scale() > 2) {
+			throw refused(field, field + " must be greater than 0 and at most " + max.toPlainString()
+					+ ", with at most two decimals, was " + amount);
+		}
+		return amount;
+	}
+
+	/**
 	 * Bad input: {@code application/problem+json} with the field at fault, as the queue's own
 	 * HTTP API and endpoint answer.
 	 */
+	private static ErrorResponseException refused(String field, String detail) {
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, detail);
+		problem.setProperty("field", field);
+		return new ErrorResponseException(HttpStatus.BAD_REQUEST, problem, null);
+	}
+
 	@ExceptionHandler
-	ResponseEntity<ProblemDetail> refused(JsonBody.Refusal refusal) {
-		ProblemDetail problem = ProblemDetail.forStatusAndDetail(refusal.status(), refusal.getMessage());
-		if (refusal.field() != null) {
-			problem.setProperty("field", refusal.field());
+	ErrorResponse refused(ErrorResponseException ex) {
+		return ex;
+	}
+
+	/**
+	 * A body that is not the JSON object of a route's fields, naming the top-level field at
+	 * fault when there is one.
+	 */
+	@ExceptionHandler
+	ErrorResponse unreadable(HttpMessageNotReadableException ex) {
+		if (ex.getCause() instanceof JacksonException jackson && !jackson.getPath().isEmpty()) {
+			String field = jackson.getPath().get(0).getPropertyName();
+			Class<?> type = (jackson instanceof MismatchedInputException mismatch) ? mismatch.getTargetType() : null;
+			return refused(field, (jackson instanceof UnrecognizedPropertyException) ? "unknown field '" + field + "'"
+					: field + ((type == String.class) ? " must be a string"
+							: (type == Boolean.class) ? " must be true or false" : " must be a number such as 12.50"));
 		}
-		return ResponseEntity.status(refusal.status()).body(problem);
+		return ErrorResponse.create(ex, HttpStatus.BAD_REQUEST, "the request body must be a JSON object of the route's fields");
 	}
 
 	@ExceptionHandler(IllegalStateException.class)
