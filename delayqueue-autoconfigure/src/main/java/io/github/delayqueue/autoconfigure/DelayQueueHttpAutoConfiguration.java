@@ -34,6 +34,8 @@ import org.springframework.boot.context.properties.source.MutuallyExclusiveConfi
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.ImportRuntimeHints;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
 import org.springframework.core.io.ResourceLoader;
 import org.springframework.http.converter.HttpMessageConverters;
 import org.springframework.util.Assert;
@@ -97,9 +99,11 @@ public final class DelayQueueHttpAutoConfiguration {
 	/**
 	 * The reading of the API's request bodies, and Spring MVC's own refusals of requests to
 	 * the API before a route is found (a method a route does not serve, a path without a
-	 * route) as {@code application/problem+json}, as the API's are.
+	 * route) as {@code application/problem+json}, as the API's are. First, so that the API's
+	 * converter comes before the JSON converters an application declares.
 	 */
 	@Bean
+	@Order(Ordered.HIGHEST_PRECEDENCE)
 	WebMvcConfigurer delayQueueHttpWebMvc(DelayQueueProperties properties) {
 		List<String> paths = List.of(basePath(properties.getHttp()));
 		long maxBodyBytes = limits(properties.getHttp()).maxBodyBytes();

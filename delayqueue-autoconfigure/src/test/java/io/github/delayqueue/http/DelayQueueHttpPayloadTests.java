@@ -11,6 +11,7 @@ import io.github.delayqueue.annotation.DelayedListener;
 import io.github.delayqueue.test.QueueInvariant;
 import io.github.delayqueue.test.RedisTestServers;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -19,6 +20,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.http.converter.json.JacksonJsonHttpMessageConverter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -92,6 +94,35 @@ class DelayQueueHttpPayloadTests {
 		assertThat(add("exact-listened", id, payload).status()).isEqualTo(201);
 		assertThat(app.bean(Listener.class).received.poll(10, TimeUnit.SECONDS)).isEqualTo(expected);
 		QueueInvariant.assertHolds(RedisTestServers.shared(), apps.namespace);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OwnJsonConverter {
+
+		@Bean
+		JacksonJsonHttpMessageConverter ownJsonConverter() {
+			return new JacksonJsonHttpMessageConverter();
+		}
+
+	}
+
+	/**
+	 * An application that declares a JSON converter of its own (which Spring Boot puts before
+	 * the others) does not change how the API reads its bodies: strictly, the payload kept as
+	 * sent.
+	 */
+	@Test
+	void anApplicationsOwnJsonConverterDoesNotReadTheApisBodies() {
+		App own = apps.run(RedisTestServers.shared(), OwnJsonConverter.class, "delayqueue.buckets=4",
+				"delayqueue.http.enabled=true", "delayqueue.http.tokens=" + TOKEN);
+		Response unknown = own.send("POST", "/delayqueue/jobs",
+				"{\"topic\":\"own\",\"id\":\"u\",\"delay\":0,\"body\":1,\"bodyy\":2}", "Bearer " + TOKEN);
+		assertThat(unknown.status()).as(unknown.body()).isEqualTo(400);
+		String payload = "{\"a\":0.10000000000000000001}";
+		assertThat(own.send("POST", "/delayqueue/jobs", "{\"topic\":\"own\",\"id\":\"x\",\"delay\":0,\"body\":"
+				+ payload + "}", "Bearer " + TOKEN).status()).isEqualTo(201);
+		assertThat(own.send("GET", "/delayqueue/jobs/own/x", null, "Bearer " + TOKEN).body())
+			.contains("\"body\":" + payload);
 	}
 
 	private static Response add(String topic, String id, String payload) {
