@@ -107,10 +107,13 @@ class ScriptBatchTests {
 		assertThat(queue.scheduleAll(requests("flushed", 1_500))).noneMatch(ScheduleResult::created);
 		assertThat(figures(queue, "flushed").delayed()).isEqualTo(1_500);
 
+		assertThat(RedisStats.commandStat(this.queues.connectionFactory(), load, "calls")).isEqualTo(loads);
+
 		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
 			connection.scriptingCommands().scriptFlush();
 		}
-		assertThat(RedisStats.commandStat(this.queues.connectionFactory(), load, "calls")).isEqualTo(loads);
+		// Redis 6 counts the flush under the same command as the loads
+		loads = RedisStats.commandStat(this.queues.connectionFactory(), load, "calls");
 		assertThat(queue.scheduleAll(requests("big", 3_000))).hasSize(3_000).allMatch(ScheduleResult::created);
 		assertThat(figures(queue, "big").delayed()).isEqualTo(3_000);
 		assertThat(RedisStats.commandStat(this.queues.connectionFactory(), load, "calls")).isEqualTo(loads + 1);
