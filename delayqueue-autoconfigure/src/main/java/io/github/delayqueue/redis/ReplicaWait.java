@@ -17,6 +17,12 @@ import org.springframework.util.ClassUtils;
  * of replicas, or a timeout passes. Sent on the connection that wrote, through the driver's
  * own call (Spring Data Redis has no {@code WAIT} and cannot read its integer reply through
  * {@code execute} with Lettuce).
+ * <p>
+ * An answer of {@code WAIT} counts only when it came from the server connection that ran the
+ * writes: with Lettuce, which sends a command again on a new connection after a reconnect
+ * (possibly to another server), the connection that {@code CLIENT INFO} names before the
+ * writes and after {@code WAIT} (its id, its address and the server's) must be the same,
+ * else the writes are refused as not acknowledged.
  */
 final class ReplicaWait {
 
@@ -48,41 +54,61 @@ final class ReplicaWait {
 	}
 
 	/**
-	 * Waits for the replicas, when asked for any.
-	 * @param connection the connection that wrote
-	 * @param what what was written, for the error message
-	 * @throws DelayQueueException when fewer replicas acknowledged in time: the write is on
-	 * the master and may be lost if it fails over now
+	 * Starts writes whose replicas are awaited: called before the first of them, on the
+	 * connection that sends them (in its pipeline, when it has one).
+	 * @param connection the connection
+	 * @return the writes, to wait for once sent
+	 * @throws DelayQueueException on a Redis Cluster, or with a pooled Jedis client, before
+	 * anything is written
 	 */
-	void await(RedisConnection connection, String what) {
-		if (this.replicas == 0) {
-			return;
-		}
+	Writes start(RedisConnection connection) {
 		if (connection instanceof RedisClusterConnection) {
 			throw new DelayQueueException("delayqueue.redis.wait-replicas is not supported on a Redis Cluster yet"
 					+ " (WAIT must go to the master of each bucket); set it to 0");
 		}
-		check(replicasReached(connection.getNativeConnection()), what);
+		Object nativeConnection = connection.getNativeConnection();
+		if (LETTUCE && Lettuce.accepts(nativeConnection)) {
+			return new Lettuce(nativeConnection);
+		}
+		if (JEDIS && Jedis.accepts(nativeConnection)) {
+			return new Jedis();
+		}
+		if (JEDIS && Jedis.isUnified(nativeConnection)) {
+			// a pooled client: WAIT could run on another connection than the write and prove nothing
+			throw new DelayQueueException("delayqueue.redis.wait-replicas needs one connection per operation:"
+					+ " with Jedis, call setUseUnifiedJedis(false) on the JedisConnectionFactory (or use Lettuce)");
+		}
+		throw new IllegalStateException("delayqueue.redis.wait-replicas needs Lettuce or Jedis, not "
+				+ nativeConnection.getClass().getName());
 	}
 
 	/**
-	 * Sends {@code WAIT} inside an open pipeline, after the writes the pipeline holds, on the
-	 * connection that sends them; {@link Pending#await} reads its answer once the pipeline is
-	 * closed. (With Lettuce a pipeline runs on a connection of its own, and a {@code WAIT} sent
-	 * after it closed would go to another connection, whose writes are not the pipeline's.)
-	 * @param connection the pipelined connection
-	 * @param what what was written, for the error message
-	 * @return the answer to wait for
+	 * Writes sent on one connection since {@link #start}, whose replicas are awaited.
 	 */
-	Pending send(RedisConnection connection, String what) {
-		Object nativeConnection = connection.getNativeConnection();
-		if (LETTUCE && Lettuce.accepts(nativeConnection) && !(connection instanceof RedisClusterConnection)) {
-			var answer = ((io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands<?, ?>) nativeConnection)
-				.waitForReplication(this.replicas, this.timeout.toMillis());
-			return (closed) -> check(Lettuce.get(answer, this.timeout), what);
-		}
-		// Jedis pipelines on the connection itself: WAIT after the pipeline is on the same one
-		return (closed) -> await(closed, what);
+	interface Writes {
+
+		/**
+		 * Waits for the replicas, outside a pipeline.
+		 * @param connection the connection that wrote
+		 * @param what what was written, for the error message
+		 * @throws DelayQueueException when fewer replicas acknowledged in time, or
+		 * {@code WAIT} ran on another connection than the writes: they are on the master
+		 * at least, and may be lost if it fails over
+		 */
+		void await(RedisConnection connection, String what);
+
+		/**
+		 * Sends {@code WAIT} inside an open pipeline, after the writes the pipeline holds, on
+		 * the connection that sends them; {@link Pending#await} reads its answer once the
+		 * pipeline is closed. (With Lettuce a pipeline runs on a connection of its own, and a
+		 * {@code WAIT} sent after it closed would go to another connection, whose writes are
+		 * not the pipeline's.)
+		 * @param connection the pipelined connection
+		 * @param what what was written, for the error message
+		 * @return the answer to wait for
+		 */
+		Pending send(RedisConnection connection, String what);
+
 	}
 
 	/**
@@ -109,36 +135,66 @@ final class ReplicaWait {
 		}
 	}
 
-	private long replicasReached(Object nativeConnection) {
-		if (LETTUCE && Lettuce.accepts(nativeConnection)) {
-			return Lettuce.await(nativeConnection, this.replicas, this.timeout);
-		}
-		if (JEDIS && Jedis.accepts(nativeConnection)) {
-			return Jedis.await(nativeConnection, this.replicas, this.timeout);
-		}
-		if (JEDIS && Jedis.isUnified(nativeConnection)) {
-			// a pooled client: WAIT could run on another connection than the write and prove nothing
-			throw new DelayQueueException("delayqueue.redis.wait-replicas needs one connection per operation:"
-					+ " with Jedis, call setUseUnifiedJedis(false) on the JedisConnectionFactory (or use Lettuce)");
-		}
-		throw new IllegalStateException("delayqueue.redis.wait-replicas needs Lettuce or Jedis, not "
-				+ nativeConnection.getClass().getName());
-	}
+	/**
+	 * Writes on a Lettuce connection: {@code CLIENT INFO} before them and after {@code WAIT}
+	 * tells whether all ran on one server connection.
+	 */
+	private final class Lettuce implements Writes {
 
-	private static final class Lettuce {
+		private final io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands<?, ?> commands;
+
+		private final java.util.concurrent.Future<String> before;
+
+		Lettuce(Object nativeConnection) {
+			this.commands = (io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands<?, ?>) nativeConnection;
+			this.before = this.commands.clientInfo();
+		}
 
 		static boolean accepts(Object connection) {
 			return connection instanceof io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands<?, ?>;
 		}
 
-		static long await(Object connection, int replicas, Duration timeout) {
-			var commands = (io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands<?, ?>) connection;
-			return get(commands.waitForReplication(replicas, timeout.toMillis()), timeout);
+		@Override
+		public void await(RedisConnection connection, String what) {
+			send(connection, what).await(connection);
 		}
 
-		static long get(java.util.concurrent.Future<Long> answer, Duration timeout) {
+		@Override
+		public Pending send(RedisConnection connection, String what) {
+			var answer = this.commands.waitForReplication(ReplicaWait.this.replicas,
+					ReplicaWait.this.timeout.toMillis());
+			var after = this.commands.clientInfo();
+			return (closed) -> {
+				long acknowledged = get(answer);
+				String writer = connectionOf(get(this.before));
+				String waiter = connectionOf(get(after));
+				if (!writer.equals(waiter)) {
+					throw new DelayQueueConnectionException("The connection to Redis was replaced between the " + what
+							+ " and its WAIT (a reconnect, a fail-over): the replicas' answer is not about the " + what
+							+ ", which may be lost if the master fails over (running it again is safe)",
+							new IllegalStateException("The " + what + " ran on " + writer + ", WAIT on " + waiter));
+				}
+				check(acknowledged, what);
+			};
+		}
+
+		/**
+		 * The fields of a {@code CLIENT INFO} line that name the connection: its id (unique on
+		 * its server), the client's address and the server's.
+		 */
+		static String connectionOf(String clientInfo) {
+			StringBuilder connection = new StringBuilder();
+			for (String field : clientInfo.trim().split(" ")) {
+				if (field.startsWith("id=") || field.startsWith("addr=") || field.startsWith("laddr=")) {
+					connection.append((connection.length() > 0) ? " " : "").append(field);
+				}
+			}
+			return connection.toString();
+		}
+
+		private <T> T get(java.util.concurrent.Future<T> answer) {
 			try {
-				return answer.get(timeout.toMillis() + 5_000, TimeUnit.MILLISECONDS);
+				return answer.get(ReplicaWait.this.timeout.toMillis() + 5_000, TimeUnit.MILLISECONDS);
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
@@ -151,7 +207,11 @@ final class ReplicaWait {
 
 	}
 
-	private static final class Jedis {
+	/**
+	 * Writes on a Jedis connection, which fails a command whose connection closed rather than
+	 * send it again: {@code WAIT} runs where the writes ran, or fails.
+	 */
+	private final class Jedis implements Writes {
 
 		static boolean accepts(Object connection) {
 			return connection instanceof redis.clients.jedis.Jedis;
@@ -161,15 +221,25 @@ final class ReplicaWait {
 			return connection instanceof redis.clients.jedis.UnifiedJedis;
 		}
 
-		static long await(Object connection, int replicas, Duration timeout) {
+		@Override
+		public void await(RedisConnection connection, String what) {
+			long acknowledged;
 			try {
-				return ((redis.clients.jedis.Jedis) connection).waitReplicas(replicas, timeout.toMillis());
+				acknowledged = ((redis.clients.jedis.Jedis) connection.getNativeConnection())
+					.waitReplicas(ReplicaWait.this.replicas, ReplicaWait.this.timeout.toMillis());
 			}
 			catch (redis.clients.jedis.exceptions.JedisConnectionException ex) {
 				throw new DelayQueueConnectionException("Redis did not answer WAIT (delayqueue.redis.wait-timeout "
-						+ timeout.toMillis() + " ms must be shorter than the client's read timeout): " + ex.getMessage(),
-						ex);
+						+ ReplicaWait.this.timeout.toMillis() + " ms must be shorter than the client's read timeout): "
+						+ ex.getMessage(), ex);
 			}
+			check(acknowledged, what);
+		}
+
+		@Override
+		public Pending send(RedisConnection connection, String what) {
+			// Jedis pipelines on the connection itself: WAIT after the pipeline is on the same one
+			return (closed) -> await(closed, what);
 		}
 
 	}

@@ -105,8 +105,9 @@ final class ScriptRunner {
 			return run(script, keysAndArgs);
 		}
 		return execute(script.name(), (connection) -> {
+			ReplicaWait.Writes writes = this.replicaWait.start(connection);
 			Object reply = eval(connection, script, keysAndArgs);
-			this.replicaWait.await(connection, script.name());
+			writes.await(connection, script.name());
 			return reply;
 		});
 	}
@@ -171,22 +172,24 @@ final class ScriptRunner {
 				connection.openPipeline();
 			}
 			catch (UnsupportedOperationException ex) {
+				ReplicaWait.Writes writes = waiting ? this.replicaWait.start(connection) : null;
 				List<Object> sequential = new ArrayList<>(keysAndArgs.size());
 				for (byte[][] call : keysAndArgs) {
 					sequential.add(eval(connection, script, call));
 				}
-				if (waiting) {
-					this.replicaWait.await(connection, script.name());
+				if (writes != null) {
+					writes.await(connection, script.name());
 				}
 				return sequential;
 			}
 			try {
+				// WAIT must follow the scripts on the connection that sent them: the pipeline's own
+				ReplicaWait.Writes writes = waiting ? this.replicaWait.start(connection) : null;
 				connection.scriptingCommands().scriptLoad(script.body());
 				for (byte[][] call : keysAndArgs) {
 					connection.scriptingCommands().evalSha(script.sha(), ReturnType.MULTI, script.keys(), call);
 				}
-				// WAIT must follow the scripts on the connection that sent them: the pipeline's own
-				ReplicaWait.Pending pending = waiting ? this.replicaWait.send(connection, script.name()) : null;
+				ReplicaWait.Pending pending = (writes != null) ? writes.send(connection, script.name()) : null;
 				List<Object> replies = connection.closePipeline();
 				if (pending != null) {
 					pending.await(connection);

@@ -1,16 +1,27 @@
 package io.github.delayqueue.redis;
 
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 
+import io.github.delayqueue.core.DelayQueueConnectionException;
 import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.JacksonJobPayloadConverter;
 import io.github.delayqueue.support.SteadyProducer;
 import io.github.delayqueue.support.TestConnections;
+import io.github.delayqueue.test.QueueInvariant;
 import io.github.delayqueue.test.RedisTestServer;
 import io.github.delayqueue.test.RedisTestServers;
 import io.github.delayqueue.test.RespConnection;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.SocketAddressResolver;
 import tools.jackson.databind.json.JsonMapper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -18,6 +29,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static io.github.delayqueue.redis.RedisDelayQueueLifecycleTests.request;
@@ -155,16 +167,119 @@ class RedisDelayQueueReplicaWaitTests {
 		}
 	}
 
+	@Test
+	void aScheduleIsNotAcknowledgedByTheReplicasOfAnotherServerAfterAReconnect() throws Exception {
+		assertNotAcknowledgedAcrossAFailover(
+				(queue) -> queue.schedule(request("acked", "moved", "x", Duration.ofHours(1))));
+	}
+
+	@Test
+	void aBulkScheduleIsNotAcknowledgedByTheReplicasOfAnotherServerAfterAReconnect() throws Exception {
+		assertNotAcknowledgedAcrossAFailover(
+				(queue) -> queue.scheduleAll(List.of(request("acked", "moved", "x", Duration.ofHours(1)))));
+	}
+
+	/**
+	 * A Sentinel fail-over in miniature: the queue writes to a first master, which has no
+	 * replica, and waits for one; meanwhile the clients learn that a second master (with a
+	 * replica) is the one to use, and the first closes their connections. Lettuce sends the
+	 * pending {@code WAIT} again on its new connection to the second master, whose replica
+	 * answers it at once: that must not acknowledge a job that only the first one has.
+	 */
+	private void assertNotAcknowledgedAcrossAFailover(java.util.function.Consumer<RedisDelayQueue> write)
+			throws Exception {
+		try (RedisTestServer first = RedisTestServers.local().start();
+				RedisTestServer second = RedisTestServers.local().start();
+				RedisTestServer replica = RedisTestServers.local()
+					.argument("--replicaof", second.host(), String.valueOf(second.port()))
+					.start()) {
+			MovingAddress address = new MovingAddress(first);
+			ClientResources resources = DefaultClientResources.builder().socketAddressResolver(address).build();
+			LettuceConnectionFactory lettuce = new LettuceConnectionFactory(
+					new RedisStandaloneConfiguration(first.host(), first.port()),
+					LettuceClientConfiguration.builder()
+						.clientResources(resources)
+						.commandTimeout(Duration.ofSeconds(20))
+						.build());
+			lettuce.afterPropertiesSet();
+			lettuce.start();
+			// WAIT blocks long enough to close its connection under it
+			RedisDelayQueue queue = replicated(lettuce, "moved", Duration.ofSeconds(10));
+			try (RespConnection onFirst = RespConnection.to(first); RespConnection onSecond = RespConnection.to(second)) {
+				await().atMost(Duration.ofSeconds(20))
+					.until(() -> String.valueOf(onSecond.call("INFO", "replication")).contains("state=online"));
+				CompletableFuture<Void> writing = CompletableFuture.runAsync(() -> write.accept(queue));
+				await().atMost(Duration.ofSeconds(5)).until(() -> clientIn(onFirst, "cmd=wait") != null);
+				address.moveTo(second);
+				// what a Sentinel does to a master it turns into a replica (sparing this connection)
+				onFirst.call("CLIENT", "KILL", "TYPE", "normal");
+				Throwable failure = writing.handle((done, ex) -> ex).get(30, TimeUnit.SECONDS);
+				assertThat(failure).as("the outcome of a schedule on the first master, whose WAIT the second answered")
+					.isInstanceOf(CompletionException.class)
+					.cause()
+					.isInstanceOf(DelayQueueConnectionException.class)
+					.hasMessageContaining("replaced between the schedule and its WAIT")
+					.hasMessageContaining("running it again is safe");
+				// the master the queue uses now does not have the job; running the call again is
+				// acknowledged by its replica
+				assertThat(queue.find("acked", "moved")).isEmpty();
+				write.accept(queue);
+				assertThat(queue.find("acked", "moved")).isPresent();
+				QueueInvariant.assertHolds(second, queue.getNamespace(), queue.getBuckets());
+				QueueInvariant.assertHolds(first, queue.getNamespace(), queue.getBuckets());
+			}
+			finally {
+				queue.stop();
+				lettuce.destroy();
+				resources.shutdown();
+			}
+		}
+	}
+
+	/** The server Lettuce connects to, which a test moves. */
+	private static final class MovingAddress extends SocketAddressResolver {
+
+		private volatile InetSocketAddress address;
+
+		MovingAddress(RedisTestServer server) {
+			moveTo(server);
+		}
+
+		void moveTo(RedisTestServer server) {
+			this.address = new InetSocketAddress(server.host(), server.port());
+		}
+
+		@Override
+		public SocketAddress resolve(RedisURI redisURI) {
+			return this.address;
+		}
+
+	}
+
+	/** The id of the first client that {@code CLIENT LIST} shows with a field, or null. */
+	private static String clientIn(RespConnection admin, String field) {
+		for (String line : String.valueOf(admin.call("CLIENT", "LIST")).split("\n")) {
+			if (line.contains(" " + field + " ") || line.endsWith(" " + field)) {
+				return line.substring(line.indexOf("id=") + 3, line.indexOf(' ', line.indexOf("id=")));
+			}
+		}
+		return null;
+	}
+
 	private RedisDelayQueue replicated(RedisConnectionFactory factory, String name) {
+		// long enough for a busy machine, shorter than Jedis's 2 s read timeout; the paused
+		// replica sleeps longer than all waits together
+		return replicated(factory, name, Duration.ofSeconds(1));
+	}
+
+	private RedisDelayQueue replicated(RedisConnectionFactory factory, String name, Duration waitTimeout) {
 		RedisDelayQueue queue = RedisDelayQueue.builder(factory)
 			.namespace(this.queues.namespace + "-" + name)
 			// no timer: its heartbeats would write on the shared connection while the replica
 			// sleeps, and a WAIT sent there would then wait for them instead of the schedules
 			.timerEnabled(false)
 			.waitReplicas(1)
-			// long enough for a busy machine, shorter than Jedis's 2 s read timeout; the paused
-			// replica sleeps longer than all waits together
-			.waitTimeout(Duration.ofSeconds(1))
+			.waitTimeout(waitTimeout)
 			.build();
 		queue.start();
 		return queue;
