@@ -34,6 +34,7 @@ import io.github.delayqueue.recurring.RecurringJob;
 import io.github.delayqueue.recurring.RecurringJobs;
 import io.github.delayqueue.recurring.RecurringSchedule;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -49,7 +50,6 @@ import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.util.Assert;
-import org.springframework.web.ErrorResponse;
 import org.springframework.web.ErrorResponseException;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -495,11 +495,13 @@ public class DelayQueueHttpApi {
 
 	/**
 	 * A refusal of the API's or of Spring MVC's once the route is known: its problem as it
-	 * stands ({@link HttpApiException}s name the field at fault).
+	 * stands ({@link HttpApiException}s name the field at fault), written as the API writes
+	 * every problem, whatever JSON converters the application has.
 	 */
 	@ExceptionHandler
-	ErrorResponse refused(ErrorResponseException ex) {
-		return ex;
+	void refused(ErrorResponseException ex, HttpServletRequest request, HttpServletResponse response)
+			throws IOException {
+		HttpApiException.write(ex, request, response);
 	}
 
 	/**
@@ -507,13 +509,17 @@ public class DelayQueueHttpApi {
 	 * the bodies it cannot read with a {@link HttpApiException}).
 	 */
 	@ExceptionHandler
-	ErrorResponse unreadable(HttpMessageNotReadableException ex) {
-		return HttpApiException.badRequest(null, "the request body must be a JSON object of the operation's fields");
+	void unreadable(HttpMessageNotReadableException ex, HttpServletRequest request, HttpServletResponse response)
+			throws IOException {
+		refused(HttpApiException.badRequest(null, "the request body must be a JSON object of the operation's fields"),
+				request, response);
 	}
 
 	@ExceptionHandler
-	ErrorResponse invalid(IllegalArgumentException ex) {
-		return new HttpApiException(HttpStatus.BAD_REQUEST, fieldOf(ex.getMessage()), ex.getMessage());
+	void invalid(IllegalArgumentException ex, HttpServletRequest request, HttpServletResponse response)
+			throws IOException {
+		refused(new HttpApiException(HttpStatus.BAD_REQUEST, fieldOf(ex.getMessage()), ex.getMessage()), request,
+				response);
 	}
 
 	/**
@@ -521,9 +527,10 @@ public class DelayQueueHttpApi {
 	 * address, port); the detail goes to the log.
 	 */
 	@ExceptionHandler
-	ErrorResponse unavailable(DelayQueueConnectionException ex) {
+	void unavailable(DelayQueueConnectionException ex, HttpServletRequest request, HttpServletResponse response)
+			throws IOException {
 		logUnreachable(ex);
-		return new HttpApiException(HttpStatus.SERVICE_UNAVAILABLE, null, UNREACHABLE);
+		refused(new HttpApiException(HttpStatus.SERVICE_UNAVAILABLE, null, UNREACHABLE), request, response);
 	}
 
 	/**

@@ -1,18 +1,13 @@
 package io.github.delayqueue.http;
 
 import java.io.IOException;
-import java.net.URI;
 import java.util.List;
-import java.util.Objects;
 import java.util.function.Supplier;
 
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.http.MediaType;
-import org.springframework.http.converter.json.JacksonJsonHttpMessageConverter;
-import org.springframework.http.server.ServletServerHttpResponse;
 import org.springframework.web.ErrorResponse;
 import org.springframework.web.servlet.HandlerExceptionResolver;
 import org.springframework.web.servlet.ModelAndView;
@@ -24,14 +19,9 @@ import org.springframework.web.util.UrlPathHelper;
  */
 public class ProblemJsonExceptionResolver implements HandlerExceptionResolver {
 
-	private static final JacksonJsonHttpMessageConverter json = new JacksonJsonHttpMessageConverter();
-
 	private final Supplier<List<String>> paths;
 
-	/**
-	 * Creates a resolver.
-	 * @param paths the paths whose requests it answers, each with everything under it
-	 */
+	/** A resolver for the requests under the paths it is given (each with everything under it). */
 	public ProblemJsonExceptionResolver(Supplier<List<String>> paths) {
 		this.paths = paths;
 	}
@@ -43,17 +33,13 @@ public class ProblemJsonExceptionResolver implements HandlerExceptionResolver {
 		if (!(ex instanceof ErrorResponse refusal) || this.paths.get().stream().noneMatch((p) -> path.startsWith(p + "/"))) {
 			return null;
 		}
-		refusal.getBody().setType(Objects.requireNonNullElse(refusal.getBody().getType(), URI.create("about:blank")));
 		try {
-			ServletServerHttpResponse answer = new ServletServerHttpResponse(response);
-			answer.setStatusCode(refusal.getStatusCode());
-			answer.getHeaders().putAll(refusal.getHeaders());
-			json.write(refusal.getBody(), MediaType.APPLICATION_PROBLEM_JSON, answer);
-			return new ModelAndView();
+			HttpApiException.write(refusal, request, response);
 		}
 		catch (IOException failure) {
 			return null;
 		}
+		return new ModelAndView();
 	}
 
 }
