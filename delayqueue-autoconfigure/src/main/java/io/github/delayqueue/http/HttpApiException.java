@@ -18,9 +18,8 @@ import org.springframework.web.ErrorResponse;
 import org.springframework.web.ErrorResponseException;
 
 /**
- * A request the HTTP job API refuses: answered as its {@link ProblemDetail}, with the
- * request field at fault as the {@code field} property when there is one, and
- * {@code Retry-After} when trying again later may succeed (a 429 or a 503).
+ * A request the HTTP job API refuses: its {@link ProblemDetail} names the request field at fault
+ * ({@code field}) when there is one; a 429 or a 503 says {@code Retry-After}.
  */
 final class HttpApiException extends ErrorResponseException {
 
