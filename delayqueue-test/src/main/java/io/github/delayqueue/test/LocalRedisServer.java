@@ -3,6 +3,7 @@ package io.github.delayqueue.test;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Stream;
 
 import org.jspecify.annotations.Nullable;
@@ -65,13 +67,27 @@ final class LocalRedisServer implements RedisTestServer {
 		}
 	}
 
+	/**
+	 * A port that is free, and whose cluster bus port (10,000 above it) is too: both below the
+	 * range the system gives outgoing connections (32768 and up on Linux), so that no client
+	 * connection takes either while the server starts.
+	 */
 	static int freePort() {
-		try (ServerSocket socket = new ServerSocket(0)) {
-			socket.setReuseAddress(true);
-			return socket.getLocalPort();
+		for (int tries = 0; tries < 200; tries++) {
+			int port = 10_000 + ThreadLocalRandom.current().nextInt(12_000);
+			if (isFree(port) && isFree(port + 10_000)) {
+				return port;
+			}
+		}
+		throw new IllegalStateException("No free local port for redis-server between 10000 and 22000");
+	}
+
+	private static boolean isFree(int port) {
+		try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+			return true;
 		}
 		catch (IOException ex) {
-			throw new UncheckedIOException("No free local port for redis-server", ex);
+			return false;
 		}
 	}
 
