@@ -5,7 +5,12 @@ import io.github.delayqueue.actuate.DelayQueueMetrics;
 import io.github.delayqueue.actuate.DelayQueueSampler;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.redis.RedisDelayQueue;
+import java.util.Map;
+
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.config.MeterFilter;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -28,6 +33,32 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnBean({ MeterRegistry.class, DelayQueueOperations.class })
 @EnableConfigurationProperties(DelayQueueProperties.class)
 public final class DelayQueueMetricsAutoConfiguration {
+
+	/** Help text of the meters Micrometer's observation handler registers without one. */
+	private static final Map<String, String> OBSERVATION_METERS = Map.of(
+			"delayqueue.template", "Duration of DelayedJobTemplate writes: schedule, cancel, reschedule",
+			"delayqueue.template.active", "DelayedJobTemplate writes in progress",
+			"delayqueue.listener", "Duration of @DelayedListener handler calls",
+			"delayqueue.listener.active", "@DelayedListener handler calls in progress");
+
+	/**
+	 * Gives the meters of the template's and the listeners' observations their help text
+	 * (a Prometheus scrape without it fails {@code promtool check metrics}).
+	 * @return the filter
+	 */
+	@Bean
+	static MeterFilter delayQueueObservationMeterDescriptions() {
+		return new MeterFilter() {
+
+			@Override
+			public Meter.Id map(Meter.Id id) {
+				String description = OBSERVATION_METERS.get(id.getName());
+				return (description == null || id.getDescription() != null) ? id
+						: new Meter.Id(id.getName(), Tags.of(id.getTags()), id.getBaseUnit(), description, id.getType());
+			}
+
+		};
+	}
 
 	@Bean
 	@ConditionalOnMissingBean

@@ -10,6 +10,8 @@ import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.format.annotation.DurationFormat;
+import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.scheduling.support.CronExpression;
 
 /**
@@ -218,9 +220,10 @@ public final class RecurringSchedule {
 	@Override
 	public String toString() {
 		if (this.delay != null) {
-			return "fixed delay " + this.delay;
+			return "fixed delay " + DurationFormatterUtils.print(this.delay, DurationFormat.Style.COMPOSITE);
 		}
-		return (this.period != null) ? "every " + this.period : "cron '" + this.cron + "' in " + this.zone;
+		return (this.period != null) ? "every " + DurationFormatterUtils.print(this.period, DurationFormat.Style.COMPOSITE)
+				: "cron '" + this.cron + "' in " + this.zone;
 	}
 
 }

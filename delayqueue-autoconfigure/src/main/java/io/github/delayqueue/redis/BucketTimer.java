@@ -531,7 +531,8 @@ final class BucketTimer implements TimerStatus {
 				count += now[b] ? 1 : 0;
 			}
 			if (count != this.ownedCount && logger.isInfoEnabled()) {
-				logger.info("Running the timers of " + count + " of " + this.owned.length + " buckets ("
+				logger.info("Running the timers of " + count + " of " + this.owned.length
+						+ ((this.owned.length == 1) ? " bucket (" : " buckets (")
 						+ coordination.liveInstances() + " instance(s) share them)");
 			}
 			this.ownedCount = count;

@@ -236,7 +236,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 			}
 			this.running = true;
 			logger.info("delayqueue started: namespace '" + this.keys.namespace() + "', " + this.keys.buckets()
-					+ " buckets, instance '" + this.instanceId + "', timer " + (this.timerEnabled ? "on" : "off"));
+					+ ((this.keys.buckets() == 1) ? " bucket" : " buckets") + ", instance '" + this.instanceId + "', timer " + (this.timerEnabled ? "on" : "off"));
 		}
 	}
 

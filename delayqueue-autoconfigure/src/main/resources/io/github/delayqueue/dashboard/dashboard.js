@@ -63,6 +63,14 @@
 		return (value === null || value === undefined) ? '–' : Number(value).toLocaleString('en');
 	}
 
+	// the top of a chart's scale: four equal steps of 1, 2, 2.5 or 5 times a power of ten, so
+	// that the five labels differ (1, 0.75, 0.5, 0.25, 0 rather than 1, 1, 1, 0, 0)
+	function roundScale(value) {
+		var step = Math.pow(10, Math.floor(Math.log10(value / 4)));
+		var factor = [1, 2, 2.5, 5, 10].find(function (f) { return f * step * 4 >= value; });
+		return factor * step * 4;
+	}
+
 	function millis(value) {
 		if (!value) {
 			return '0 ms';
@@ -315,7 +323,8 @@
 				el('td', { 'class': instance.live ? '' : 'bad' },
 					instance.live ? 'live: runs out in ' + millis(left) + ' unless renewed'
 						: 'ran out ' + millis(-left) + ' ago'),
-				el('td', {}, instance.buckets.length ? instance.buckets.join(', ') : 'none'));
+				el('td', {}, instance.buckets.length ? (instance.buckets.length === 1 ? 'bucket ' : 'buckets ')
+					+ instance.buckets.join(', ') : 'none'));
 		}));
 
 		var recurring = queue.recurring || [];
@@ -447,6 +456,7 @@
 				(series[name] = series[name] || []).push([sample.at, value]);
 			});
 		});
+		max = roundScale(max);
 		context.strokeStyle = '#d0d7de';
 		context.fillStyle = '#57606a';
 		context.font = '11px sans-serif';
@@ -457,7 +467,7 @@
 			context.moveTo(left, y);
 			context.lineTo(width - right, y);
 			context.stroke();
-			context.fillText(Math.round(max * (4 - step) / 4).toLocaleString('en'), 4, y + 4);
+			context.fillText((max * (4 - step) / 4).toLocaleString('en', { maximumFractionDigits: 2 }), 4, y + 4);
 		}
 		context.fillText(span >= 120000 ? '-' + Math.round(span / 60000) + ' min' : '-' + Math.round(span / 1000) + ' s',
 			left, height - 6);

@@ -62,7 +62,8 @@ class DelayQueuePrometheusTests {
 
 	@Test
 	void scrapeIsValidExpositionFormatWithHelpForEveryDelayqueueMeter() {
-		App app = this.apps.run(RedisTestServers.shared(), Config.class, "delayqueue.metrics.sample-interval=200ms");
+		App app = this.apps.run(RedisTestServers.shared(), Config.class, "delayqueue.metrics.sample-interval=200ms",
+				"delayqueue.template.observation-enabled=true", "delayqueue.listener.observation-enabled=true");
 		MeterRegistry registry = app.bean(MeterRegistry.class);
 		app.bean(DelayedJobTemplate.class).schedule("p-topic", "job-1", "x", Duration.ZERO);
 		app.bean(DelayedJobTemplate.class).schedule("p-topic", "job-2", "x", Duration.ofHours(1));
@@ -89,6 +90,9 @@ class DelayQueuePrometheusTests {
 			Matcher sample = SAMPLE.matcher(line);
 			if (help.matches()) {
 				assertThat(helped.add(help.group(1))).as("one HELP for %s", help.group(1)).isTrue();
+				if (help.group(1).startsWith("delayqueue_")) {
+					assertThat(help.group(2)).as("the help text of %s", help.group(1)).isNotBlank();
+				}
 			}
 			else if (type.matches()) {
 				assertThat(typed.add(type.group(1))).as("one TYPE for %s", type.group(1)).isTrue();
@@ -103,7 +107,8 @@ class DelayQueuePrometheusTests {
 		assertThat(sampled).contains("delayqueue_jobs_scheduled_total", "delayqueue_jobs_delivered_total",
 				"delayqueue_jobs_completed_total", "delayqueue_delivery_lag_seconds_count",
 				"delayqueue_listener_seconds_count", "delayqueue_topic_jobs", "delayqueue_bucket_depth",
-				"delayqueue_overdue_lag_seconds", "delayqueue_topic_overdue_lag_seconds", "delayqueue_timer_buckets");
+				"delayqueue_overdue_lag_seconds", "delayqueue_topic_overdue_lag_seconds", "delayqueue_timer_buckets",
+				"delayqueue_template_seconds_count", "delayqueue_template_active_seconds_count");
 		for (String family : sampled) {
 			String name = family.replaceAll("_(total|count|sum|max|bucket)$", "");
 			assertThat(helped).as("HELP for %s", family).containsAnyOf(name, name + "_total", family);

@@ -94,6 +94,14 @@ class RecurringScheduleTests {
 	}
 
 	@Test
+	void aScheduleReadsAsPeopleWriteDurations() {
+		assertThat(RecurringSchedule.every(Duration.ofSeconds(15))).hasToString("every 15s");
+		assertThat(RecurringSchedule.every(Duration.ofMinutes(90))).hasToString("every 1h30m");
+		assertThat(RecurringSchedule.fixedDelay(Duration.ofMillis(1500))).hasToString("fixed delay 1s500ms");
+		assertThat(RecurringSchedule.cron("0 0 2 * * *", "Europe/Berlin")).hasToString("cron '0 0 2 * * *' in Europe/Berlin");
+	}
+
+	@Test
 	void badSchedulesAreRefusedNamingTheField() {
 		assertThatIllegalArgumentException().isThrownBy(() -> RecurringSchedule.cron(" ", "UTC"))
 			.withMessage("cron must not be blank");

@@ -136,6 +136,7 @@ class DashboardBrowserTests {
 		assertThat(cell(WebhookService.TOPIC, "dead")).isEqualTo("2");
 		assertThat(text(By.id("total-dead"))).isEqualTo("2");
 		assertThat(text(By.cssSelector("#instances tbody tr th"))).endsWith("(this one)");
+		assertThat(text(By.cssSelector("#instances tbody tr td:last-child"))).matches("buckets? \\d+(, \\d+)*");
 		assertThat(text(By.cssSelector("#listeners tr[data-listener='order-closer'] [data-field='state']")))
 			.isEqualTo("running");
 
