@@ -11,7 +11,6 @@ import java.util.stream.IntStream;
 import io.lettuce.core.MigrateArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
