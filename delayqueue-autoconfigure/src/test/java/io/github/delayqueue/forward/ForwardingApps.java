@@ -23,7 +23,7 @@ import io.github.delayqueue.listener.DelayedJobErrorHandler;
 import io.github.delayqueue.listener.DelayedJobInterceptor;
 import io.github.delayqueue.listener.InterceptedOperations;
 import io.github.delayqueue.test.RedisTestServer;
-import io.github.delayqueue.test.RespConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
@@ -151,18 +151,18 @@ final class ForwardingApps {
 
 	/** Redis's clock, in milliseconds. */
 	static long redisMillis(RedisTestServer redis) {
-		try (RespConnection connection = RespConnection.to(redis)) {
-			List<?> time = (List<?>) connection.call("TIME");
-			return Long.parseLong(time.get(0).toString()) * 1_000 + Long.parseLong(time.get(1).toString()) / 1_000;
+		try (StatefulRedisConnection<String, String> connection = redis.connect()) {
+			List<String> time = connection.sync().time();
+			return Long.parseLong(time.get(0)) * 1_000 + Long.parseLong(time.get(1)) / 1_000;
 		}
 	}
 
 	/** The jobs the namespace holds, in any state. */
 	static long jobsInRedis(RedisTestServer redis, String namespace) {
 		long jobs = 0;
-		try (RespConnection connection = RespConnection.to(redis)) {
+		try (StatefulRedisConnection<String, String> connection = redis.connect()) {
 			for (int bucket = 0; bucket < 16; bucket++) {
-				jobs += (Long) connection.call("HLEN", "{" + namespace + ":" + bucket + "}:jobs");
+				jobs += connection.sync().hlen("{" + namespace + ":" + bucket + "}:jobs");
 			}
 		}
 		return jobs;

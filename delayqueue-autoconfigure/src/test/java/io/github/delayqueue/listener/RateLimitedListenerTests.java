@@ -19,7 +19,7 @@ import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.test.QueueInvariant;
 import io.github.delayqueue.test.RedisTestServer;
 import io.github.delayqueue.test.RedisTestServers;
-import io.github.delayqueue.test.RespConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -153,8 +153,8 @@ class RateLimitedListenerTests {
 	}
 
 	private static long totalCommands(RedisTestServer redis) {
-		try (RespConnection connection = RespConnection.to(redis)) {
-			String info = (String) connection.call("INFO", "stats");
+		try (StatefulRedisConnection<String, String> connection = redis.connect()) {
+			String info = connection.sync().info("stats");
 			for (String line : info.split("\r?\n")) {
 				if (line.startsWith("total_commands_processed:")) {
 					return Long.parseLong(line.substring(line.indexOf(':') + 1).trim());

@@ -64,7 +64,11 @@ import io.github.delayqueue.redis.TimerSteps.Promotion;
 import io.github.delayqueue.support.TestConnections;
 import io.github.delayqueue.test.QueueInvariant;
 import io.github.delayqueue.test.RedisTestServer;
-import io.github.delayqueue.test.RespConnection;
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScoredValue;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -204,7 +208,9 @@ final class QueueModelRun {
 
 	private RedisDelayQueue queue;
 
-	private RespConnection redis;
+	private StatefulRedisConnection<String, String> connection;
+
+	private RedisCommands<String, String> redis;
 
 	private int step;
 
@@ -289,7 +295,8 @@ final class QueueModelRun {
 	Result run() {
 		long started = System.nanoTime();
 		this.factory = TestConnections.lettuce(this.server, Duration.ofSeconds(60));
-		this.redis = RespConnection.to(this.server);
+		this.connection = this.server.connect();
+		this.redis = this.connection.sync();
 		boolean passed = false;
 		try {
 			this.queue = RedisDelayQueue.builder(this.factory)
@@ -317,7 +324,7 @@ final class QueueModelRun {
 			if (passed) {
 				deleteNamespace();
 			}
-			this.redis.close();
+			this.connection.close();
 			this.factory.destroy();
 		}
 		return new Result(this.settings.seed(), this.buckets, this.batchSize, this.settings.steps(),
@@ -380,8 +387,8 @@ final class QueueModelRun {
 	// ------------------------------------------------------------------ time
 
 	private long redisNow() {
-		List<?> time = (List<?>) this.redis.call("TIME");
-		return Long.parseLong((String) time.get(0)) * 1000 + Long.parseLong((String) time.get(1)) / 1000;
+		List<String> time = this.redis.time();
+		return Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
 	}
 
 	/**
@@ -991,8 +998,7 @@ final class QueueModelRun {
 	 */
 	private List<String> tombstoneTopics(int b) {
 		List<String> topics = new ArrayList<>();
-		for (Object field : (List<?>) this.redis.call("HKEYS", prefix(b) + "stats")) {
-			String name = (String) field;
+		for (String name : this.redis.hkeys(prefix(b) + "stats")) {
 			if (name.startsWith("T:")) {
 				topics.add(name.substring(2));
 			}
@@ -1146,7 +1152,7 @@ final class QueueModelRun {
 		StringBuilder outcome = new StringBuilder();
 		if (target != null && !target.paused) {
 			long tick = fireTick(op, target);
-			this.redis.call("ZADD", prefix(b) + "recurring-due", String.valueOf(tick), name);
+			this.redis.zadd(prefix(b) + "recurring-due", tick, name);
 			target.nextTicks = new TreeSet<>(Set.of(tick));
 			outcome.append(name).append(" due at ").append(tick).append("; ");
 		}
@@ -1497,16 +1503,14 @@ final class QueueModelRun {
 	/** The recurring definitions of a bucket and its due set, as stored. */
 	private void compareStoredRecurring(int b) {
 		String prefix = prefix(b);
-		Set<String> stored = new TreeSet<>();
-		((List<?>) this.redis.call("HKEYS", prefix + "recurring")).forEach((name) -> stored.add((String) name));
+		Set<String> stored = new TreeSet<>(this.redis.hkeys(prefix + "recurring"));
 		Set<String> expected = new TreeSet<>();
 		this.model.definitions(b).forEach((d) -> expected.add(d.name));
 		check(stored.equals(expected), "bucket " + b + " holds the recurring jobs " + stored + ", the model says "
 				+ expected);
-		List<?> entries = (List<?>) this.redis.call("ZRANGE", prefix + "recurring-due", "0", "-1", "WITHSCORES");
 		List<String> due = new ArrayList<>();
-		for (int i = 0; i + 1 < entries.size(); i += 2) {
-			due.add(entries.get(i) + "@" + (long) Double.parseDouble((String) entries.get(i + 1)));
+		for (ScoredValue<String> entry : this.redis.zrangeWithScores(prefix + "recurring-due", 0, -1)) {
+			due.add(entry.getValue() + "@" + (long) entry.getScore());
 		}
 		List<String> expectedDue = this.model.definitions(b)
 			.stream()
@@ -1637,12 +1641,10 @@ final class QueueModelRun {
 		for (int b = 0; b < this.buckets; b++) {
 			QueueModel.Bucket bucket = this.model.bucket[b];
 			String prefix = prefix(b);
-			List<?> fields = (List<?>) this.redis.call("HGETALL", prefix + "jobs");
-			Set<String> stored = new HashSet<>();
-			for (int i = 0; i + 1 < fields.size(); i += 2) {
-				String key = (String) fields.get(i);
-				String record = (String) fields.get(i + 1);
-				stored.add(key);
+			Map<String, String> records = this.redis.hgetall(prefix + "jobs");
+			for (Map.Entry<String, String> entry : records.entrySet()) {
+				String key = entry.getKey();
+				String record = entry.getValue();
 				Job job = bucket.jobs.get(key);
 				check(job != null, "bucket " + b + " holds job " + key + ", the model has none");
 				int newline = record.indexOf('\n');
@@ -1663,7 +1665,7 @@ final class QueueModelRun {
 				job.due.observe(created + Long.parseLong(header.group(7), 36), "the stored due time of " + key);
 				check(record.substring(newline + 1).equals(stored(job)), "the stored payload of " + key + " differs");
 			}
-			check(stored.equals(bucket.jobs.keySet()), "bucket " + b + " holds " + stored.size()
+			check(records.keySet().equals(bucket.jobs.keySet()), "bucket " + b + " holds " + records.size()
 					+ " jobs, the model " + bucket.jobs.size());
 			compareZset(prefix + "delayed", bucket, 'D', null);
 			compareZset(prefix + "reserved", bucket, 'S', null);
@@ -1673,18 +1675,14 @@ final class QueueModelRun {
 				compareZset(prefix + "dead:" + topic, bucket, 'X', topic);
 			}
 			compareReadyLists(b);
-			Map<String, String> errors = new HashMap<>();
-			List<?> errorFields = (List<?>) this.redis.call("HGETALL", prefix + "errors");
-			for (int i = 0; i + 1 < errorFields.size(); i += 2) {
-				errors.put((String) errorFields.get(i), (String) errorFields.get(i + 1));
-			}
+			Map<String, String> errors = this.redis.hgetall(prefix + "errors");
 			Map<String, String> expectedErrors = new HashMap<>();
 			bucket.jobs.values().stream().filter((job) -> job.error != null).forEach((job) -> expectedErrors.put(job.key,
 					job.error));
 			check(errors.equals(expectedErrors), "the errors of bucket " + b + " are " + abbreviate(errors.toString())
 					+ ", the model says " + abbreviate(expectedErrors.toString()));
-			Object seq = this.redis.call("GET", prefix + "seq");
-			check(((seq != null) ? Long.parseLong((String) seq) : 0) == bucket.seq, "the token counter of bucket " + b
+			String seq = this.redis.get(prefix + "seq");
+			check(((seq != null) ? Long.parseLong(seq) : 0) == bucket.seq, "the token counter of bucket " + b
 					+ " is " + seq + ", the model says " + bucket.seq);
 			compareStoredRecurring(b);
 		}
@@ -1696,7 +1694,7 @@ final class QueueModelRun {
 	private void compareDeaths() {
 		for (String topic : QueueModel.FAILED_LIMITS.keySet()) {
 			String key = "{" + this.namespace + "/done/" + topic + "}:deaths";
-			List<?> listed = (List<?>) this.redis.call("ZRANGE", key, "0", "-1");
+			List<String> listed = this.redis.zrange(key, 0, -1);
 			List<String> expected = this.model.deaths.getOrDefault(topic, List.of())
 				.stream()
 				.map(QueueModel.Death::key)
@@ -1719,7 +1717,7 @@ final class QueueModelRun {
 		for (String topic : topics) {
 			String sentinel = bucket.ready(topic).sentinel();
 			for (int p = JobConstraints.MAX_PRIORITY; p >= JobConstraints.MIN_PRIORITY; p--) {
-				List<?> entries = (List<?>) this.redis.call("LRANGE", readyKey(b, topic, p), "0", "-1");
+				List<String> entries = this.redis.lrange(readyKey(b, topic, p), 0, -1);
 				List<String> expected = new ArrayList<>();
 				if (p == QueueModel.DEFAULT_PRIORITY && sentinel != null) {
 					expected.add(sentinel);
@@ -1743,10 +1741,9 @@ final class QueueModelRun {
 	}
 
 	private void compareZset(String key, QueueModel.Bucket bucket, char state, String topic) {
-		List<?> entries = (List<?>) this.redis.call("ZRANGE", key, "0", "-1", "WITHSCORES");
 		List<String> actual = new ArrayList<>();
-		for (int i = 0; i + 1 < entries.size(); i += 2) {
-			actual.add(entries.get(i) + "@" + (long) Double.parseDouble((String) entries.get(i + 1)));
+		for (ScoredValue<String> entry : this.redis.zrangeWithScores(key, 0, -1)) {
+			actual.add(entry.getValue() + "@" + (long) entry.getScore());
 		}
 		List<Job> jobs = bucket.jobs.values()
 			.stream()
@@ -1755,9 +1752,9 @@ final class QueueModelRun {
 		for (Job job : jobs) {
 			Time time = (state == 'D') ? job.due : (state == 'S') ? job.deadline : job.died;
 			if (!time.isExact()) {
-				Object score = this.redis.call("ZSCORE", key, job.key);
+				Double score = this.redis.zscore(key, job.key);
 				check(score != null, key + " does not hold " + job.key);
-				time.observe((long) Double.parseDouble((String) score), "the score of " + job.key + " in " + key);
+				time.observe(score.longValue(), "the score of " + job.key + " in " + key);
 			}
 		}
 		List<String> expected = jobs.stream()
@@ -1785,22 +1782,22 @@ final class QueueModelRun {
 	private long storedEntries(int bucket, String topic) {
 		long entries = 0;
 		for (int p = JobConstraints.MIN_PRIORITY; p <= JobConstraints.MAX_PRIORITY; p++) {
-			entries += (Long) this.redis.call("LLEN", readyKey(bucket, topic, p));
+			entries += this.redis.llen(readyKey(bucket, topic, p));
 		}
-		Object first = this.redis.call("LINDEX", readyKey(bucket, topic, QueueModel.DEFAULT_PRIORITY), "0");
-		return (first != null && ((String) first).startsWith("^")) ? entries - 1 : entries;
+		String first = this.redis.lindex(readyKey(bucket, topic, QueueModel.DEFAULT_PRIORITY), 0);
+		return (first != null && first.startsWith("^")) ? entries - 1 : entries;
 	}
 
 	private void deleteNamespace() {
-		String cursor = "0";
-		do {
-			List<?> page = (List<?>) this.redis.call("SCAN", cursor, "MATCH", "{" + this.namespace + "*", "COUNT", "1000");
-			cursor = (String) page.get(0);
-			for (Object key : (List<?>) page.get(1)) {
-				this.redis.call("UNLINK", (String) key);
+		ScanArgs match = ScanArgs.Builder.matches("{" + this.namespace + "*").limit(1000);
+		KeyScanCursor<String> page = this.redis.scan(match);
+		while (true) {
+			page.getKeys().forEach(this.redis::unlink);
+			if (page.isFinished()) {
+				break;
 			}
+			page = this.redis.scan(page, match);
 		}
-		while (!cursor.equals("0"));
 	}
 
 	private static void check(boolean condition, String message) {

@@ -17,8 +17,13 @@ import io.github.delayqueue.support.TestConnections;
 import io.github.delayqueue.test.QueueInvariant;
 import io.github.delayqueue.test.RedisTestServer;
 import io.github.delayqueue.test.RedisTestServers;
-import io.github.delayqueue.test.RespConnection;
+import io.lettuce.core.KillArgs;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.StatusOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.SocketAddressResolver;
@@ -119,9 +124,9 @@ class RedisDelayQueueReplicaWaitTests {
 			RedisDelayQueue viaJedis = replicated(jedis, "jedis");
 			DelayedJobTemplate template = new DelayedJobTemplate(viaLettuce,
 					new JacksonJobPayloadConverter(JsonMapper.builder().build()));
-			try (RespConnection admin = RespConnection.to(master)) {
+			try (StatefulRedisConnection<String, String> admin = master.connect()) {
 				await().atMost(Duration.ofSeconds(20))
-					.until(() -> String.valueOf(admin.call("INFO", "replication")).contains("state=online"));
+					.until(() -> admin.sync().info("replication").contains("state=online"));
 				// the replica answers: every kind of schedule is acknowledged
 				assertThat(viaLettuce.scheduleAll(List.of(request("acked", "in-sync", "x", Duration.ofHours(1)))))
 					.hasSize(1);
@@ -135,8 +140,10 @@ class RedisDelayQueueReplicaWaitTests {
 
 				// the replica stops applying writes: none of them may be acknowledged
 				Thread sleeper = new Thread(() -> {
-					try (RespConnection asleep = RespConnection.to(replica)) {
-						asleep.call("DEBUG", "SLEEP", "10");
+					try (StatefulRedisConnection<String, String> asleep = replica.connect()) {
+						asleep.sync()
+							.dispatch(CommandType.DEBUG, new StatusOutput<>(StringCodec.UTF8),
+									new CommandArgs<>(StringCodec.UTF8).add("SLEEP").add(10));
 					}
 				});
 				sleeper.start();
@@ -205,14 +212,15 @@ class RedisDelayQueueReplicaWaitTests {
 			lettuce.start();
 			// WAIT blocks long enough to close its connection under it
 			RedisDelayQueue queue = replicated(lettuce, "moved", Duration.ofSeconds(10));
-			try (RespConnection onFirst = RespConnection.to(first); RespConnection onSecond = RespConnection.to(second)) {
+			try (StatefulRedisConnection<String, String> onFirst = first.connect();
+					StatefulRedisConnection<String, String> onSecond = second.connect()) {
 				await().atMost(Duration.ofSeconds(20))
-					.until(() -> String.valueOf(onSecond.call("INFO", "replication")).contains("state=online"));
+					.until(() -> onSecond.sync().info("replication").contains("state=online"));
 				CompletableFuture<Void> writing = CompletableFuture.runAsync(() -> write.accept(queue));
 				await().atMost(Duration.ofSeconds(5)).until(() -> clientIn(onFirst, "cmd=wait") != null);
 				address.moveTo(second);
 				// what a Sentinel does to a master it turns into a replica (sparing this connection)
-				onFirst.call("CLIENT", "KILL", "TYPE", "normal");
+				onFirst.sync().clientKill(KillArgs.Builder.typeNormal());
 				Throwable failure = writing.handle((done, ex) -> ex).get(30, TimeUnit.SECONDS);
 				assertThat(failure).as("the outcome of a schedule on the first master, whose WAIT the second answered")
 					.isInstanceOf(CompletionException.class)
@@ -257,8 +265,8 @@ class RedisDelayQueueReplicaWaitTests {
 	}
 
 	/** The id of the first client that {@code CLIENT LIST} shows with a field, or null. */
-	private static String clientIn(RespConnection admin, String field) {
-		for (String line : String.valueOf(admin.call("CLIENT", "LIST")).split("\n")) {
+	private static String clientIn(StatefulRedisConnection<String, String> admin, String field) {
+		for (String line : admin.sync().clientList().split("\n")) {
 			if (line.contains(" " + field + " ") || line.endsWith(" " + field)) {
 				return line.substring(line.indexOf("id=") + 3, line.indexOf(' ', line.indexOf("id=")));
 			}
@@ -287,8 +295,8 @@ class RedisDelayQueueReplicaWaitTests {
 
 	/** DEBUG is off by default since Redis 7; the embedded 6.2 does not know the option. */
 	private static String[] debugCommand(RedisTestServer server) {
-		try (RespConnection connection = RespConnection.to(server)) {
-			String info = String.valueOf(connection.call("INFO", "server"));
+		try (StatefulRedisConnection<String, String> connection = server.connect()) {
+			String info = connection.sync().info("server");
 			boolean seven = info.contains("redis_version:7") || info.contains("redis_version:8");
 			return seven ? new String[] { "--enable-debug-command", "local" } : new String[0];
 		}

@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Stream;
 
+import io.lettuce.core.RedisException;
+import io.lettuce.core.api.sync.RedisCommands;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -165,23 +167,18 @@ final class LocalRedisServer implements RedisTestServer {
 
 	@SuppressWarnings("NullAway") // start() calls it right after it set the process
 	private void awaitPing() {
-
 		long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-		IOException last = null;
-
-
+		RedisException last = null;
 		while (System.nanoTime() < deadline) {
 			if (!this.process.isAlive()) {
 				throw new IllegalStateException("redis-server exited with code " + this.process.exitValue()
 						+ "; log: " + readLog());
 			}
 			try {
-				String reply = Resp.ping(host(), this.port, this.password);
-				if (reply.startsWith("+PONG")) {
-					return;
-				}
+				TestRedisClient.call(this, RedisCommands::ping);
+				return;
 			}
-			catch (IOException ex) {
+			catch (RedisException ex) {
 				last = ex;
 			}
 			try {

@@ -12,10 +12,17 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.CRC32;
 
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScoredValue;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -71,7 +78,7 @@ public final class QueueInvariant {
 
 	private static final int MAX_SHOWN = 40;
 
-	private final List<RespConnection> nodes;
+	private final List<RedisCommands<String, String>> nodes;
 
 	private final String namespace;
 
@@ -82,7 +89,7 @@ public final class QueueInvariant {
 
 	private final Set<String> deathTopics = new TreeSet<>();
 
-	private QueueInvariant(List<RespConnection> nodes, String namespace, int buckets) {
+	private QueueInvariant(List<RedisCommands<String, String>> nodes, String namespace, int buckets) {
 		this.nodes = nodes;
 		this.namespace = namespace;
 		this.buckets = buckets;
@@ -96,8 +103,8 @@ public final class QueueInvariant {
 	 * @throws AssertionError listing the violations
 	 */
 	public static void assertHolds(RedisTestServer server, String namespace, int buckets) {
-		try (RespConnection connection = RespConnection.to(server)) {
-			new QueueInvariant(List.of(connection), namespace, buckets).assertHolds();
+		try (StatefulRedisConnection<String, String> connection = server.connect()) {
+			new QueueInvariant(List.of(connection.sync()), namespace, buckets).assertHolds();
 		}
 	}
 
@@ -110,13 +117,13 @@ public final class QueueInvariant {
 	 * pinned count (no queue started on it)
 	 */
 	public static void assertHolds(RedisTestServer server, String namespace) {
-		try (RespConnection connection = RespConnection.to(server)) {
-			Object pinned = connection.call("HGET", "{" + namespace + "}:config", "buckets");
-			if (!(pinned instanceof String count) || !count.matches("[1-9][0-9]{0,4}")) {
+		try (StatefulRedisConnection<String, String> connection = server.connect()) {
+			String pinned = connection.sync().hget("{" + namespace + "}:config", "buckets");
+			if (pinned == null || !pinned.matches("[1-9][0-9]{0,4}")) {
 				throw new AssertionError("Namespace '" + namespace + "' has no pinned bucket count (" + pinned
 						+ "): no queue started on it; pass the count");
 			}
-			new QueueInvariant(List.of(connection), namespace, Integer.parseInt(count)).assertHolds();
+			new QueueInvariant(List.of(connection.sync()), namespace, Integer.parseInt(pinned)).assertHolds();
 		}
 	}
 
@@ -128,15 +135,16 @@ public final class QueueInvariant {
 	 * @throws AssertionError listing the violations
 	 */
 	public static void assertHolds(RedisTestCluster cluster, String namespace, int buckets) {
-		List<RespConnection> connections = new ArrayList<>();
+		List<StatefulRedisConnection<String, String>> connections = new ArrayList<>();
 		try {
 			for (RedisTestServer master : cluster.masters()) {
-				connections.add(RespConnection.to(master));
+				connections.add(master.connect());
 			}
-			new QueueInvariant(connections, namespace, buckets).assertHolds();
+			new QueueInvariant(connections.stream().map(StatefulRedisConnection::sync).toList(), namespace, buckets)
+				.assertHolds();
 		}
 		finally {
-			connections.forEach(RespConnection::close);
+			connections.forEach(StatefulRedisConnection::close);
 		}
 	}
 
@@ -148,9 +156,7 @@ public final class QueueInvariant {
 	 * @return the violations, each a sentence
 	 */
 	public static List<String> violations(RedisTestServer server, String namespace, int buckets) {
-		try (RespConnection connection = RespConnection.to(server)) {
-			return new QueueInvariant(List.of(connection), namespace, buckets).violations();
-		}
+		return TestRedisClient.call(server, (redis) -> new QueueInvariant(List.of(redis), namespace, buckets).violations());
 	}
 
 	private void assertHolds() {
@@ -169,7 +175,8 @@ public final class QueueInvariant {
 	private List<String> violations() {
 		List<String> violations = new ArrayList<>();
 		Map<Integer, Set<String>> keysByBucket = keysByBucket(violations);
-		Object pinned = call("{" + this.namespace + "}:config", "HGET", "{" + this.namespace + "}:config", "buckets");
+		String config = "{" + this.namespace + "}:config";
+		String pinned = call(config, (redis) -> redis.hget(config, "buckets"));
 		if (pinned != null && !pinned.equals(String.valueOf(this.buckets))) {
 			violations.add("the namespace's pinned bucket count is " + pinned + ", not " + this.buckets);
 		}
@@ -189,16 +196,12 @@ public final class QueueInvariant {
 		String tag = "{" + this.namespace + "/done/" + topic + "}:";
 		String where = "finished jobs of topic " + topic + ": ";
 		Map<String, Long> order = new TreeMap<>();
-		List<?> scored = RespConnection.array(call(tag, "ZRANGE", tag + "finished", "0", "-1", "WITHSCORES"));
-		for (int i = 0; i + 1 < scored.size(); i += 2) {
-			order.put((String) scored.get(i), Long.parseLong((String) scored.get(i + 1)));
-		}
-		List<?> fields = RespConnection.array(call(tag, "HGETALL", tag + "completed"));
-		Set<String> recorded = new TreeSet<>();
-		for (int i = 0; i + 1 < fields.size(); i += 2) {
-			String jobKey = (String) fields.get(i);
-			String record = (String) fields.get(i + 1);
-			recorded.add(jobKey);
+		call(tag, (redis) -> redis.zrangeWithScores(tag + "finished", 0, -1))
+			.forEach((entry) -> order.put(entry.getValue(), (long) entry.getScore()));
+		Map<String, String> records = call(tag, (redis) -> redis.hgetall(tag + "completed"));
+		for (Map.Entry<String, String> entry : records.entrySet()) {
+			String jobKey = entry.getKey();
+			String record = entry.getValue();
 			int newline = record.indexOf('\n');
 			Matcher header = COMPLETED.matcher((newline >= 0) ? record.substring(0, newline) : record);
 			if (!jobKey.startsWith(topic + ":")) {
@@ -217,7 +220,7 @@ public final class QueueInvariant {
 		}
 		order.keySet()
 			.stream()
-			.filter((jobKey) -> !recorded.contains(jobKey))
+			.filter((jobKey) -> !records.containsKey(jobKey))
 			.forEach((jobKey) -> violations.add(where + "the order holds " + jobKey + ", which has no record"));
 	}
 
@@ -229,26 +232,24 @@ public final class QueueInvariant {
 	private void checkDeaths(String topic, List<String> violations) {
 		String tag = "{" + this.namespace + "/done/" + topic + "}:";
 		String where = "deaths of topic " + topic + ": ";
-		List<?> scored = RespConnection.array(call(tag, "ZRANGE", tag + "deaths", "0", "-1", "WITHSCORES"));
-		for (int i = 0; i + 1 < scored.size(); i += 2) {
-			String jobKey = (String) scored.get(i);
-			String score = (String) scored.get(i + 1);
+		for (ScoredValue<String> entry : call(tag, (redis) -> redis.zrangeWithScores(tag + "deaths", 0, -1))) {
+			String jobKey = entry.getValue();
+			long score = (long) entry.getScore();
 			if (!jobKey.startsWith(topic + ":")) {
 				violations.add(where + "job " + jobKey + " is of another topic");
 				continue;
 			}
-			if (!score.matches("\\d+")) {
-				violations.add(where + "job " + jobKey + " died at " + score + ", not a time in ms");
+			if (score < 0 || score != entry.getScore()) {
+				violations.add(where + "job " + jobKey + " died at " + entry.getScore() + ", not a time in ms");
 				continue;
 			}
 			CRC32 crc = new CRC32();
 			crc.update(jobKey.getBytes(StandardCharsets.UTF_8));
 			String prefix = "{" + this.namespace + ":" + (crc.getValue() % this.buckets) + "}:";
-			Object record = call(prefix, "HGET", prefix + "jobs", jobKey);
-			Object died = call(prefix, "ZSCORE", prefix + "dead:" + topic, jobKey);
-			if (record instanceof String text && text.startsWith("X") && died != null
-					&& Long.parseLong((String) died) < Long.parseLong(score)) {
-				violations.add(where + "job " + jobKey + " died at " + died + ", its entry says " + score);
+			String record = call(prefix, (redis) -> redis.hget(prefix + "jobs", jobKey));
+			Double died = call(prefix, (redis) -> redis.zscore(prefix + "dead:" + topic, jobKey));
+			if (record != null && record.startsWith("X") && died != null && died < score) {
+				violations.add(where + "job " + jobKey + " died at " + died.longValue() + ", its entry says " + score);
 			}
 		}
 	}
@@ -258,14 +259,11 @@ public final class QueueInvariant {
 		String prefix = "{" + this.namespace + ":";
 		String done = "{" + this.namespace + "/done/";
 		String rate = "{" + this.namespace + "/rate/";
-		for (RespConnection node : this.nodes) {
-			String cursor = "0";
-			do {
-				List<?> page = RespConnection.array(
-						node.call("SCAN", cursor, "MATCH", "{" + this.namespace + "[:/]*", "COUNT", "1000"));
-				cursor = (String) page.get(0);
-				for (Object item : (List<?>) page.get(1)) {
-					String key = (String) item;
+		ScanArgs match = ScanArgs.Builder.matches("{" + this.namespace + "[:/]*").limit(1000);
+		for (RedisCommands<String, String> node : this.nodes) {
+			KeyScanCursor<String> page = node.scan(match);
+			while (true) {
+				for (String key : page.getKeys()) {
 					int end = key.indexOf("}:");
 					if (key.startsWith(done)) {
 						if (end > 0 && (key.endsWith("}:completed") || key.endsWith("}:finished"))) {
@@ -293,8 +291,11 @@ public final class QueueInvariant {
 						keys.computeIfAbsent(bucket, (b) -> new TreeSet<>()).add(key.substring(end + 2));
 					}
 				}
+				if (page.isFinished()) {
+					break;
+				}
+				page = node.scan(page, match);
 			}
-			while (!cursor.equals("0"));
 		}
 		return keys;
 	}
@@ -306,13 +307,13 @@ public final class QueueInvariant {
 	 */
 	private void checkRecurring(int bucket, String prefix, String where, List<String> violations) {
 		Map<String, Boolean> paused = new TreeMap<>();
-		List<?> definitions = RespConnection.array(call(prefix, "HGETALL", prefix + "recurring"));
-		for (int i = 0; i + 1 < definitions.size(); i += 2) {
-			String name = (String) definitions.get(i);
-			Matcher header = RECURRING.matcher((String) definitions.get(i + 1));
+		Map<String, String> definitions = call(prefix, (redis) -> redis.hgetall(prefix + "recurring"));
+		for (Map.Entry<String, String> definition : definitions.entrySet()) {
+			String name = definition.getKey();
+			Matcher header = RECURRING.matcher(definition.getValue());
 			if (!header.lookingAt()) {
 				violations.add(where + "recurring job " + name + " has an unreadable record: "
-						+ abbreviate((String) definitions.get(i + 1)));
+						+ abbreviate(definition.getValue()));
 				continue;
 			}
 			paused.put(name, "1".equals(header.group(1)));
@@ -322,9 +323,8 @@ public final class QueueInvariant {
 				violations.add(where + "recurring job " + name + " belongs to bucket " + (crc.getValue() % this.buckets));
 			}
 		}
-		List<?> due = RespConnection.array(call(prefix, "ZRANGE", prefix + "recurring-due", "0", "-1"));
-		for (Object member : due) {
-			Boolean isPaused = paused.get((String) member);
+		for (String member : call(prefix, (redis) -> redis.zrange(prefix + "recurring-due", 0, -1))) {
+			Boolean isPaused = paused.get(member);
 			if (isPaused == null) {
 				violations.add(where + "recurring-due holds " + member + ", which has no definition");
 			}
@@ -367,23 +367,23 @@ public final class QueueInvariant {
 		}
 		checkRecurring(bucket, prefix, where, violations);
 		Map<String, Job> jobs = new LinkedHashMap<>();
-		List<?> fields = RespConnection.array(call(prefix, "HGETALL", prefix + "jobs"));
-		for (int i = 0; i + 1 < fields.size(); i += 2) {
-			String jobKey = (String) fields.get(i);
-			Job job = Job.parse((String) fields.get(i + 1));
+		Map<String, String> records = call(prefix, (redis) -> redis.hgetall(prefix + "jobs"));
+		for (Map.Entry<String, String> record : records.entrySet()) {
+			String jobKey = record.getKey();
+			Job job = Job.parse(record.getValue());
 			int colon = jobKey.indexOf(':');
 			if (job == null || colon <= 0) {
-				violations.add(where + "job " + jobKey + " has an unreadable record: " + abbreviate((String) fields.get(i + 1)));
+				violations.add(where + "job " + jobKey + " has an unreadable record: " + abbreviate(record.getValue()));
 				continue;
 			}
 			jobs.put(jobKey, job);
 			topics.add(jobKey.substring(0, colon));
 		}
 		Map<String, Long> stats = new TreeMap<>();
-		List<?> statFields = RespConnection.array(call(prefix, "HGETALL", prefix + "stats"));
-		for (int i = 0; i + 1 < statFields.size(); i += 2) {
-			String field = (String) statFields.get(i);
-			stats.put(field, Long.parseLong((String) statFields.get(i + 1)));
+		Map<String, String> statFields = call(prefix, (redis) -> redis.hgetall(prefix + "stats"));
+		for (Map.Entry<String, String> stat : statFields.entrySet()) {
+			String field = stat.getKey();
+			stats.put(field, Long.parseLong(stat.getValue()));
 			if (field.length() > 2 && field.charAt(1) == ':') {
 				topics.add(field.substring(2));
 			}
@@ -405,9 +405,9 @@ public final class QueueInvariant {
 			String sentinel = null;
 			for (int priority = 0; priority <= 9; priority++) {
 				String key = prefix + "ready:" + topic + ((priority != DEFAULT_PRIORITY) ? ":" + priority : "");
-				List<?> entries = RespConnection.array(call(prefix, "LRANGE", key, "0", "-1"));
+				List<String> entries = call(prefix, (redis) -> redis.lrange(key, 0, -1));
 				for (int k = 0; k < entries.size(); k++) {
-					String jobKey = (String) entries.get(k);
+					String jobKey = entries.get(k);
 					if (jobKey.startsWith("^")) {
 						if (priority != DEFAULT_PRIORITY || k != 0) {
 							violations.add(where + "ready list " + key + " holds the sentinel " + jobKey + " at " + k
@@ -479,8 +479,7 @@ public final class QueueInvariant {
 			}
 		}
 
-		List<?> errors = RespConnection.array(call(prefix, "HKEYS", prefix + "errors"));
-		for (Object jobKey : errors) {
+		for (String jobKey : call(prefix, (redis) -> redis.hkeys(prefix + "errors"))) {
 			Job job = jobs.get(jobKey);
 			if (job == null) {
 				violations.add(where + "an error is kept for " + jobKey + ", which does not exist");
@@ -491,8 +490,8 @@ public final class QueueInvariant {
 						+ job.attempt() + "), which its finish would leave behind: it is not marked as replayed");
 			}
 		}
-		Object seq = call(prefix, "GET", prefix + "seq");
-		long counter = (seq != null) ? Long.parseLong((String) seq) : 0;
+		String seq = call(prefix, (redis) -> redis.get(prefix + "seq"));
+		long counter = (seq != null) ? Long.parseLong(seq) : 0;
 		jobs.forEach((jobKey, job) -> {
 			if (job.state == 'S' && job.token > counter) {
 				violations.add(where + "job " + jobKey + " holds token " + job.token + " beyond the counter " + counter);
@@ -506,11 +505,10 @@ public final class QueueInvariant {
 	 */
 	private void checkZset(String where, String key, char state, Map<String, Job> jobs, List<String> violations,
 			boolean scoreIsDue) {
-		List<?> entries = RespConnection.array(call(key, "ZRANGE", key, "0", "-1", "WITHSCORES"));
 		Map<String, Double> members = new HashMap<>();
-		for (int i = 0; i + 1 < entries.size(); i += 2) {
-			String jobKey = (String) entries.get(i);
-			double score = Double.parseDouble((String) entries.get(i + 1));
+		for (ScoredValue<String> entry : call(key, (redis) -> redis.zrangeWithScores(key, 0, -1))) {
+			String jobKey = entry.getValue();
+			double score = entry.getScore();
 			members.put(jobKey, score);
 			Job job = jobs.get(jobKey);
 			if (job == null) {
@@ -534,7 +532,7 @@ public final class QueueInvariant {
 	}
 
 	private void requireMember(String where, String key, String jobKey, Job job, List<String> violations) {
-		if (call(key, "ZSCORE", key, jobKey) == null) {
+		if (call(key, (redis) -> redis.zscore(key, jobKey)) == null) {
 			violations.add(where + "job " + jobKey + " is " + job.state + " but not in " + key);
 		}
 	}
@@ -549,19 +547,18 @@ public final class QueueInvariant {
 	}
 
 	/**
-	 * Sends a command about a key to the node that serves it (following {@code MOVED}).
+	 * Runs a command about a key on the node that serves it (the first that does not answer
+	 * {@code MOVED} or {@code ASK}).
 	 */
-	@SuppressWarnings("NullAway") // a RespError always has Redis's error text as its message
-	private @Nullable Object call(String key, String... words) {
-
-		RespConnection.RespError moved = null;
-
-		for (RespConnection node : this.nodes) {
+	private <T> T call(String key, Function<RedisCommands<String, String>, T> command) {
+		RedisCommandExecutionException moved = null;
+		for (RedisCommands<String, String> node : this.nodes) {
 			try {
-				return node.call(words);
+				return command.apply(node);
 			}
-			catch (RespConnection.RespError ex) {
-				if (!ex.getMessage().startsWith("MOVED") && !ex.getMessage().startsWith("ASK")) {
+			catch (RedisCommandExecutionException ex) {
+				String message = String.valueOf(ex.getMessage());
+				if (!message.startsWith("MOVED") && !message.startsWith("ASK")) {
 					throw ex;
 				}
 				moved = ex;

@@ -1,14 +1,16 @@
 package io.github.delayqueue.test;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
+import io.lettuce.core.MigrateArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,24 +65,22 @@ public final class RedisTestCluster implements AutoCloseable {
 
 	private void form() {
 		for (int i = 0; i < this.masters.size(); i++) {
-			RedisTestServer node = this.masters.get(i);
-			call(node, List.of("CLUSTER", "SET-CONFIG-EPOCH", String.valueOf(i + 1)));
-			List<String> addSlots = new ArrayList<>(List.of("CLUSTER", "ADDSLOTS"));
-			for (int slot = firstSlot(i); slot <= lastSlot(i); slot++) {
-				addSlots.add(String.valueOf(slot));
-			}
-			call(node, addSlots);
+			int epoch = i + 1;
+			int[] slots = IntStream.rangeClosed(firstSlot(i), lastSlot(i)).toArray();
+			TestRedisClient.call(this.masters.get(i), (commands) -> {
+				commands.clusterSetConfigEpoch(epoch);
+				return commands.clusterAddSlots(slots);
+			});
 		}
-		RedisTestServer first = this.masters.get(0);
 		for (RedisTestServer node : this.masters.subList(1, this.masters.size())) {
-			call(first, List.of("CLUSTER", "MEET", node.host(), String.valueOf(node.port())));
+			TestRedisClient.call(this.masters.get(0), (commands) -> commands.clusterMeet(node.host(), node.port()));
 		}
 		long deadline = System.nanoTime() + 30_000_000_000L;
 		for (RedisTestServer node : this.masters) {
 			while (!isFormed(node)) {
 				if (System.nanoTime() > deadline) {
 					throw new IllegalStateException("The cluster did not form within 30 s: "
-							+ call(node, List.of("CLUSTER", "INFO")));
+							+ TestRedisClient.call(node, RedisCommands::clusterInfo));
 				}
 				try {
 					Thread.sleep(50);
@@ -94,7 +94,7 @@ public final class RedisTestCluster implements AutoCloseable {
 	}
 
 	private boolean isFormed(RedisTestServer node) {
-		String info = call(node, List.of("CLUSTER", "INFO"));
+		String info = TestRedisClient.call(node, RedisCommands::clusterInfo);
 		return info.contains("cluster_state:ok")
 				&& info.contains("cluster_known_nodes:" + this.masters.size() + "\r");
 	}
@@ -122,7 +122,7 @@ public final class RedisTestCluster implements AutoCloseable {
 	 * @return the slot
 	 */
 	public int slotOf(String key) {
-		return Integer.parseInt(call(this.masters.get(0), List.of("CLUSTER", "KEYSLOT", key)).substring(1));
+		return TestRedisClient.call(this.masters.get(0), (commands) -> commands.clusterKeyslot(key)).intValue();
 	}
 
 	/**
@@ -158,7 +158,7 @@ public final class RedisTestCluster implements AutoCloseable {
 	 * @return its {@code DBSIZE}
 	 */
 	public long keyCount(int master) {
-		return Long.parseLong(call(this.masters.get(master), List.of("DBSIZE")).substring(1));
+		return TestRedisClient.call(this.masters.get(master), RedisCommands::dbsize);
 	}
 
 	/**
@@ -177,37 +177,31 @@ public final class RedisTestCluster implements AutoCloseable {
 		if (from == to) {
 			throw new IllegalArgumentException("slot " + slot + " is on master " + to + " already");
 		}
-		RedisTestServer source = this.masters.get(from);
 		RedisTestServer target = this.masters.get(to);
-		String sourceId = call(source, List.of("CLUSTER", "MYID"));
-		String targetId = call(target, List.of("CLUSTER", "MYID"));
-		String number = String.valueOf(slot);
+		String targetId = TestRedisClient.call(target, RedisCommands::clusterMyId);
+		String password = target.password();
 		int keys = 0;
-		try (RespConnection sourceConnection = RespConnection.to(source)) {
-			call(target, List.of("CLUSTER", "SETSLOT", number, "IMPORTING", sourceId));
-			call(source, List.of("CLUSTER", "SETSLOT", number, "MIGRATING", targetId));
+		try (StatefulRedisConnection<String, String> connection = this.masters.get(from).connect()) {
+			RedisCommands<String, String> source = connection.sync();
+			String sourceId = source.clusterMyId();
+			TestRedisClient.call(target, (commands) -> commands.clusterSetSlotImporting(slot, sourceId));
+			source.clusterSetSlotMigrating(slot, targetId);
 			sleep(pause);
-			while (true) {
-				List<?> batch = RespConnection.array(sourceConnection.call("CLUSTER", "GETKEYSINSLOT", number, "1"));
-				if (batch.isEmpty()) {
-					break;
+			List<String> batch;
+			while (!(batch = source.clusterGetKeysInSlot(slot, 1)).isEmpty()) {
+				MigrateArgs<String> migrate = MigrateArgs.Builder.keys(batch);
+				if (password != null) {
+					migrate.auth(password);
 				}
-				String key = (String) batch.get(0);
-				List<String> migrate = new ArrayList<>(List.of("MIGRATE", target.host(), String.valueOf(target.port()),
-						"", "0", "10000"));
-				if (target.password() != null) {
-					migrate.addAll(List.of("AUTH", target.password()));
-				}
-				migrate.addAll(List.of("KEYS", key));
-				sourceConnection.call(migrate);
+				source.migrate(target.host(), target.port(), 0, 10_000, migrate);
 				keys++;
 				sleep(pause);
 			}
-			call(target, List.of("CLUSTER", "SETSLOT", number, "NODE", targetId));
-			call(source, List.of("CLUSTER", "SETSLOT", number, "NODE", targetId));
-			for (RedisTestServer other : this.masters) {
-				if (other != source && other != target) {
-					call(other, List.of("CLUSTER", "SETSLOT", number, "NODE", targetId));
+			TestRedisClient.call(target, (commands) -> commands.clusterSetSlotNode(slot, targetId));
+			source.clusterSetSlotNode(slot, targetId);
+			for (int other = 0; other < this.masters.size(); other++) {
+				if (other != from && other != to) {
+					TestRedisClient.call(this.masters.get(other), (commands) -> commands.clusterSetSlotNode(slot, targetId));
 				}
 			}
 		}
@@ -232,17 +226,6 @@ public final class RedisTestCluster implements AutoCloseable {
 
 	private int lastSlot(int master) {
 		return (master + 1) * SLOTS / this.masters.size() - 1;
-	}
-
-	@SuppressWarnings("NullAway") // the commands sent here answer a status, an integer or a bulk string, never nil
-	private static String call(RedisTestServer node, List<String> words) {
-
-		try {
-			return Resp.call(node.host(), node.port(), node.password(), words);
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(words.get(0) + " " + words.get(1) + " on " + node + " failed", ex);
-		}
 	}
 
 	@Override

@@ -1,11 +1,10 @@
 package io.github.delayqueue.test;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 
+import io.lettuce.core.RedisException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -129,7 +128,7 @@ public final class RedisTestSentinel implements AutoCloseable {
 			try {
 				replication = info(this.master, "replication");
 			}
-			catch (UncheckedIOException ex) {
+			catch (RedisException ex) {
 				// a Sentinel that reconfigures the server as a replica closes its clients'
 				// connections (CLIENT KILL): ask again
 				return false;
@@ -146,18 +145,7 @@ public final class RedisTestSentinel implements AutoCloseable {
 	}
 
 	private static String info(LocalRedisServer server, String section) {
-		return call(server, List.of("INFO", section));
-	}
-
-	@SuppressWarnings("NullAway") // INFO answers a bulk string, never nil
-	private static String call(LocalRedisServer server, List<String> words) {
-
-		try {
-			return Resp.call(server.host(), server.port(), server.password(), words);
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(String.join(" ", words) + " on " + server + " failed", ex);
-		}
+		return TestRedisClient.call(server, (commands) -> commands.info(section));
 	}
 
 	private static void await(String what, java.util.function.BooleanSupplier condition) {

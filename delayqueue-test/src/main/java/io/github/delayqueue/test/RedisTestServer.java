@@ -4,6 +4,7 @@ import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.lettuce.core.api.StatefulRedisConnection;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -53,6 +54,16 @@ public interface RedisTestServer extends AutoCloseable {
 	 */
 	@Nullable String password();
 
+	/**
+	 * A new Lettuce connection to this server, authenticated when it has a password; the
+	 * caller closes it. Connections come from one {@code RedisClient} shared by the JVM, do
+	 * not reconnect, and wait up to 30 s for a reply.
+	 * @return the connection
+	 * @throws io.lettuce.core.RedisConnectionException when the server cannot be reached
+	 */
+	default StatefulRedisConnection<String, String> connect() {
+		return TestRedisClient.connect(host(), port(), password());
+	}
 
 	/**
 	 * Where the server comes from.

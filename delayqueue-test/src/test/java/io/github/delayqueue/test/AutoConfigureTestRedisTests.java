@@ -1,7 +1,9 @@
 package io.github.delayqueue.test;
 
 import java.util.List;
+import java.util.Map;
 
+import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
@@ -100,8 +102,8 @@ class AutoConfigureTestRedisTests {
 			int port = this.environment.getRequiredProperty("spring.data.redis.port", Integer.class);
 			assertThat(port).isNotEqualTo(RedisTestServers.shared().port());
 			assertThat(RedisTestServers.sharedLocal(List.of("--maxmemory", "16mb")).port()).isEqualTo(port);
-			try (RespConnection redis = new RespConnection("127.0.0.1", port, null)) {
-				assertThat(redis.call("CONFIG", "GET", "maxmemory")).isEqualTo(List.of("maxmemory", "16777216"));
+			try (StatefulRedisConnection<String, String> redis = TestRedisClient.connect("127.0.0.1", port, null)) {
+				assertThat(redis.sync().configGet("maxmemory")).isEqualTo(Map.of("maxmemory", "16777216"));
 			}
 		}
 

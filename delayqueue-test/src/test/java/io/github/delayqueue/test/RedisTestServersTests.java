@@ -1,41 +1,47 @@
 package io.github.delayqueue.test;
 
-import java.io.IOException;
-
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatIOException;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 @ExtendWith(RedisTestExtension.class)
 class RedisTestServersTests {
 
 	@Test
-	void sharedServerAnswersPing(RedisTestServer redis) throws IOException {
-		assertThat(Resp.ping(redis.host(), redis.port(), redis.password())).isEqualTo("+PONG");
+	void sharedServerAnswersPing(RedisTestServer redis) {
+		assertThat(ping(redis)).isEqualTo("PONG");
 		assertThat(RedisTestServers.shared()).isSameAs(redis);
 	}
 
 	@Test
-	void localServerStopsAndStartsOnTheSamePort() throws IOException {
+	void localServerStopsAndStartsOnTheSamePort() {
 		try (RedisTestServer server = RedisTestServers.local().appendOnly().start()) {
 			assertThat(server.isManaged()).isTrue();
 			int port = server.port();
 			server.stop();
-			assertThatIOException().isThrownBy(() -> Resp.ping(server.host(), port, null));
+			assertThatExceptionOfType(RedisConnectionException.class).isThrownBy(server::connect);
 			server.start();
 			assertThat(server.port()).isEqualTo(port);
-			assertThat(Resp.ping(server.host(), port, null)).isEqualTo("+PONG");
+			assertThat(ping(server)).isEqualTo("PONG");
 		}
 	}
 
 	@Test
-	void embeddedBinaryStartsWithPassword() throws IOException {
+	void embeddedBinaryStartsWithPassword() {
 		try (RedisTestServer server = RedisTestServers.local().embedded().password("s3cret").start()) {
 			assertThat(server.source()).isEqualTo(RedisTestServer.Source.EMBEDDED);
-			assertThat(Resp.ping(server.host(), server.port(), "s3cret")).isEqualTo("+PONG");
+			assertThat(ping(server)).isEqualTo("PONG");
 			assertThat(server.uri().toString()).startsWith("redis://:s3cret@127.0.0.1:");
+		}
+	}
+
+	private static String ping(RedisTestServer server) {
+		try (StatefulRedisConnection<String, String> connection = server.connect()) {
+			return connection.sync().ping();
 		}
 	}
 
