@@ -1,6 +1,5 @@
 package io.github.delayqueue.actuate;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -343,7 +342,7 @@ public final class EndpointDescriptors {
 		@SuppressWarnings("NullAway") // a page of dead jobs sets their times of death
 		static DeadJobDescriptor of(JobInfo job, boolean payloads) {
 			return new DeadJobDescriptor(job.id(), job.attempt(), job.maxAttempts(), job.diedAt(), job.lastError(),
-					(payloads && job.payload() != null) ? new String(job.payload(), StandardCharsets.UTF_8) : null,
+					payloads ? job.payloadAsString() : null,
 					(payloads && !job.headers().isEmpty()) ? job.headers() : null);
 		}
 
