@@ -5,6 +5,7 @@ import java.util.List;
 
 import io.github.delayqueue.actuate.DelayQueueEndpoint;
 import io.github.delayqueue.actuate.DelayQueueEndpointInvokerAdvisor;
+import io.github.delayqueue.actuate.EndpointDescriptors;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.http.ProblemJsonExceptionResolver;
@@ -147,10 +148,10 @@ public final class DelayQueueEndpointAutoConfiguration {
 		 * @param hints the reflection hints
 		 */
 		static void registerAnswers(ReflectionHints hints) {
-			new BindingReflectionHintsRegistrar().registerReflectionHints(hints, DelayQueueEndpoint.QueueDescriptor.class,
-					DelayQueueEndpoint.TopicDescriptor.class, DelayQueueEndpoint.JobDescriptor.class,
-					DelayQueueEndpoint.ActionDescriptor.class, DelayQueueEndpoint.RepairDescriptor.class,
-					DelayQueueEndpoint.RecurringActionDescriptor.class);
+			new BindingReflectionHintsRegistrar().registerReflectionHints(hints, EndpointDescriptors.QueueDescriptor.class,
+					EndpointDescriptors.TopicDescriptor.class, EndpointDescriptors.JobDescriptor.class,
+					EndpointDescriptors.ActionDescriptor.class, EndpointDescriptors.RepairDescriptor.class,
+					EndpointDescriptors.RecurringActionDescriptor.class);
 		}
 
 	}

@@ -18,6 +18,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import io.github.delayqueue.actuate.DelayQueueEndpoint;
 import io.github.delayqueue.actuate.DelayQueueEndpoint.InvalidArgumentException;
 import io.github.delayqueue.actuate.DelayQueueEndpoint.NotFoundException;
+import io.github.delayqueue.actuate.EndpointDescriptors;
 import io.github.delayqueue.core.DelayQueueConnectionException;
 import jakarta.servlet.http.HttpServletRequest;
 import org.apache.commons.logging.Log;
@@ -412,7 +413,7 @@ public final class DelayQueueDashboard {
 	 * @param history the figures of the last minutes, when asked for ({@code history=true})
 	 * and sampled
 	 */
-	public record Overview(DelayQueueEndpoint.QueueDescriptor queue, Map<String, JobCounts> counts,
+	public record Overview(EndpointDescriptors.QueueDescriptor queue, Map<String, JobCounts> counts,
 			List<DashboardHistory.Sample> history) {
 
 	}

@@ -32,32 +32,19 @@ import org.springframework.util.Assert;
  * or a Redis command per waiting request.
  *
  * <p>
- * Waiters of a topic queue up in arrival order. While a topic has waiters, one thread of its
- * own serves them: it reserves for the first waiter and, when nothing is READY, sleeps in
- * {@link DelayQueueConsumer#awaitWork} until the queue announces jobs of the topic (a
- * promotion, a schedule, a retry, from any instance), offering the first waiter's reserve: a
- * timer step of this instance that makes jobs of the topic due meanwhile may reserve them
- * for it at once (see {@code awaitWork}). A waiter whose wait runs out is answered with no
- * jobs by a timer (or by the topic's thread, whichever comes first). Jobs reserved for a
- * waiter that is gone by then (timed out, client disconnected) are released: READY again at
- * once, the attempt not counted; jobs a timer step reserved for the offer of a waiter that
- * is gone go to the next waiter whose reserve asks with the same {@code ttr}, or are given
- * back the same way about 50 ms later. The thread waits with a waiter's offer no longer than
- * that waiter's wait (one whose client went away sooner keeps its offer up to a second, as
- * nothing wakes the thread).
+ * Waiters of a topic queue up in arrival order and are served by one thread of the topic,
+ * which reserves for the first waiter and otherwise waits in
+ * {@link DelayQueueConsumer#awaitWork} with that waiter's reserve as its offer. A waiter whose
+ * wait runs out is answered with no jobs; jobs reserved for a waiter that is gone are released
+ * (READY again at once, the attempt not counted) or go to the next waiter with the same
+ * {@code ttr}.
  *
  * <p>
- * The state kept per topic is bounded, as clients choose the topic names: a topic's entry
- * and its thread end once the topic has had no waiters for {@link #IDLE_TIMEOUT}, and at most
- * {@code maxTopics} topics have waiters at once (a wait on one more is refused). An entry is
- * added, joined and removed only under the lock of its topic's mapping, so that a waiter
- * always joins an entry whose thread serves it: either the entry is still there (its thread
- * sees the new waiter before it may leave) or it is gone (and a new one is made, with a new
- * thread). Thread safe.
- *
- * <p>
- * One class although long: the waiters, a topic's entry and its thread share one lock
- * discipline (above), which reads best in one place.
+ * The state per topic is bounded, as clients choose topic names: a topic's entry and thread
+ * end after {@link #IDLE_TIMEOUT} without waiters, and at most {@code maxTopics} topics have
+ * waiters at once (a wait on one more is refused). An entry is added, joined and removed only
+ * under the lock of its topic's mapping, so a waiter always joins an entry whose thread serves
+ * it. Thread-safe.
  */
 public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 

@@ -22,48 +22,20 @@ import org.springframework.util.Assert;
 
 /**
  * The {@link DelayedListenerContainer}: runs one listener endpoint for one topic. A consumer
- * thread waits for work without polling, reserves at most as many jobs as it has free slots, and hands each to the
- * handler executor. Outcomes: return → finish; any {@link Throwable} (an exception or an
- * {@link Error} such as {@link AssertionError}) → the {@link DelayedJobErrorHandler}, by
- * default: retry after the back-off; attempts used up or not retryable → the
- * {@link DelayedJobRecoverer}. Retry or recover is decided with the
- * job's {@link ReservedJob#maxAttempts()}: the listener's {@code maxAttempts}, when set, is
- * passed to the reservation and so stored with the job, and Redis makes a job DEAD by the
- * same limit when a failure or a TTR expiry uses up its last attempt.
+ * thread ({@code ListenerConsumer}) waits for work without polling and reserves jobs; handler
+ * threads ({@code BatchRunner}) run them in batches of the same bucket, each finished together
+ * with the reservation of the next batch; a {@code JobInvoker} calls the listener. Return →
+ * finish; any {@link Throwable} → the {@link DelayedJobErrorHandler} (by default: retry after
+ * the back-off, then the {@link DelayedJobRecoverer}), by the job's
+ * {@link ReservedJob#maxAttempts()}.
  *
  * <p>
- * A handler thread finishes its jobs and reserves the next ones of the same bucket in one
- * call ({@link DelayQueueOperations#finishAndReserve}) and runs them: as many as its handlers
- * run in about {@value BatchSize#BUDGET_MILLIS} ms on average (one for slow handlers, at most
- * {@value BatchSize#MAX_BATCH}), so that under load a round trip to Redis serves many jobs,
- * while a slow handler holds no job another thread could run. A successful job is finished
- * when the jobs taken with it have run; when a batch runs longer than
- * {@value BatchRunner#SETTLE_AFTER_MILLIS} ms (or half the shortest TTR of its jobs), a
- * settler thread finishes what succeeded so far and gives back the jobs not started yet,
- * while the job that runs goes on: a handler that stalls neither lets finished jobs outlive
- * their TTR (and run twice) nor holds jobs that another consumer could run.
- *
- * <p>
- * The consumer loop outlives any failure of a Redis call (errors included): it logs, backs
- * off exponentially from {@value ListenerConsumer#ERROR_BACK_OFF_INITIAL_MILLIS} ms to
- * {@value ListenerConsumer#ERROR_BACK_OFF_MAX_MILLIS} ms, and retries;
- * {@link #getLastProgressNanos()} stands still meanwhile, so that health checks see it.
- * {@link #stop(Runnable)} stops reserving, lets running handlers finish within the shutdown
- * timeout and gives jobs that were reserved but not started back at once (READY again,
- * attempt not counted). Not a bean: the
+ * The consumer loop outlives any failure of a Redis call and backs off meanwhile
+ * ({@link #getLastProgressNanos()} stands still). {@link #stop(Runnable)} stops reserving,
+ * lets running handlers finish within the shutdown timeout and gives back the jobs not
+ * started (attempt not counted). Not a bean: the
  * {@link io.github.delayqueue.config.DelayedListenerEndpointRegistry} manages containers.
  * Thread-safe.
- *
- * <p>
- * The work is split as Spring Kafka splits its listener container. This class holds the
- * lifecycle (start, pause, resume, stop) and what the Actuator support reads. Each start
- * makes a {@code ListenerConsumer}: the consumer thread's loop (wait for work, reserve, hand
- * out) and the threads of that run. On a handler thread a {@code BatchRunner} runs the jobs
- * batch after batch and settles them in Redis (finish, give back, settle early), sized by a
- * {@code BatchSize}; a {@code JobInvoker} calls the listener method on one job, and a
- * {@link DelayedJobErrorHandler} (by default {@link DefaultDelayedJobErrorHandler}: back-off,
- * not retryable, recoverer, DEAD) decides what becomes of a job that failed. Every part logs under the name of the
- * {@link DelayedListenerContainer} interface.
  */
 public class DefaultDelayedListenerContainer implements DelayedListenerContainer {
 

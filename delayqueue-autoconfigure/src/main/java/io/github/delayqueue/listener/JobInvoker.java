@@ -149,12 +149,8 @@ final class JobInvoker {
 
 	/**
 	 * The message a handler method gets for a job: its payload, the job's own headers, then
-	 * the queue's (those a job lacks left out), as a {@code MessageBuilder} made it, without
-	 * the builder: its header map grew twice and it checked every header it set (68 of the
-	 * 265 samples of listener threads' batches in a JFR profile of a drain, in
-	 * {@code MessageBuilder}). The map, sized for its headers, is copied once by
-	 * {@link MessageHeaders}, which adds the id and timestamp. A job's own headers never take
-	 * the queue's names, {@code id} or {@code timestamp} ({@code JobConstraints.headers}).
+	 * the queue's (those a job lacks left out); {@link MessageHeaders} adds the id and
+	 * timestamp. A job's own headers never take the queue's names ({@code JobConstraints.headers}).
 	 */
 	static Message<byte[]> message(ReservedJob job) {
 		Map<String, String> own = job.headers();

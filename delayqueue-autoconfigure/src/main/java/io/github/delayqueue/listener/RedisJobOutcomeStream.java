@@ -1,14 +1,11 @@
 package io.github.delayqueue.listener;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -33,10 +30,7 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.MessageListener;
-import org.springframework.data.redis.connection.RedisClusterConnection;
-import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.connection.SubscriptionListener;
 import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
@@ -44,23 +38,16 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.Assert;
 
 /**
- * The {@link JobOutcomeStream} on Redis pub/sub.
+ * The {@link JobOutcomeStream} on Redis pub/sub, channel {@code <namespace>:outcomes}.
  *
  * <p>
- * Publishing (when on): it hears the {@link DelayedJobOutcomeEvent}s of this instance's
- * listeners and hands them to one publisher thread, which sends what has gathered with one
- * script call (one {@code PUBLISH} per outcome, on a Redis Cluster one call per outcome): a
- * handler thread never waits for Redis on its account. When Redis cannot take them, more than
- * {@value #BUFFER} wait, or the stream has stopped, outcomes are dropped and counted (pub/sub
- * is at most once anyway).
- *
- * <p>
- * Subscribing: one subscription per instance, made at the first {@link #subscribe} or
- * {@link #whenDone}, shared by every consumer; consumers are called on one thread, in the
- * order outcomes arrive. When more than {@value #BUFFER} outcomes wait for slow consumers,
- * further ones are dropped and counted. Messages are JSON objects with the
+ * Publishing (when on): the {@link DelayedJobOutcomeEvent}s of this instance's listeners go
+ * to an {@link OutcomePublisher}. Subscribing: one subscription per instance, made at the
+ * first {@link #subscribe} or {@link #whenDone}, shared by every consumer; consumers are
+ * called on one thread, in the order outcomes arrive. Messages are JSON objects with the
  * {@link JobOutcome} fields ({@code listener}, {@code instance}, {@code at} in epoch
- * milliseconds), so that any language can subscribe.
+ * milliseconds). Pub/sub is at most once: when more than {@value #BUFFER} outcomes wait, Redis
+ * fails or the stream has stopped, outcomes are dropped and counted ({@link #getDropped()}).
  *
  * <p>
  * A {@link SmartLifecycle} that stops right after the listener containers (whose last
@@ -77,33 +64,21 @@ public class RedisJobOutcomeStream
 	/** The lifecycle phase: just below the listener containers', so stopped after them. */
 	static final int PHASE = Integer.MAX_VALUE - 101;
 
-	/** Outcomes sent in one script call at most. */
-	private static final int BATCH = 256;
-
 	private static final long SUBSCRIBE_TIMEOUT_SECONDS = 10;
 
-	private static final long FLUSH_MILLIS = 5_000;
-
 	private static final long LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
-
-	private static final byte[] PUBLISH_ALL = ("for i = 2, #ARGV do redis.call('PUBLISH', ARGV[1], ARGV[i]) end"
-			+ " return #ARGV - 1").getBytes(StandardCharsets.UTF_8);
 
 	private final RedisConnectionFactory connectionFactory;
 
 	private final String channel;
 
-	private final byte[] channelBytes;
-
 	private final String instanceId;
 
-	private final boolean publishing;
+	private final @Nullable OutcomePublisher publisher;
 
 	private final JsonMapper mapper = JsonMapper.builder()
 		.disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
 		.build();
-
-	private final BlockingQueue<JobOutcome> outbox = new ArrayBlockingQueue<>(BUFFER);
 
 	private final AtomicLong dropped = new AtomicLong();
 
@@ -126,8 +101,6 @@ public class RedisJobOutcomeStream
 
 	private volatile boolean running;
 
-	private volatile @Nullable Thread publisher;
-
 	private @Nullable RedisMessageListenerContainer subscription;
 
 	private @Nullable ThreadPoolExecutor delivery;
@@ -144,9 +117,9 @@ public class RedisJobOutcomeStream
 		Assert.notNull(connectionFactory, "connectionFactory must not be null");
 		this.connectionFactory = connectionFactory;
 		this.channel = JobConstraints.namespace(namespace) + ":outcomes";
-		this.channelBytes = this.channel.getBytes(StandardCharsets.UTF_8);
 		this.instanceId = instanceId;
-		this.publishing = publishing;
+		this.publisher = publishing ? new OutcomePublisher(connectionFactory, this.channel, this::encode,
+				(reason, count) -> drop(count, reason)) : null;
 	}
 
 	/**
@@ -155,6 +128,14 @@ public class RedisJobOutcomeStream
 	 */
 	public String getChannel() {
 		return this.channel;
+	}
+
+	/**
+	 * Whether this instance's listener outcomes are published.
+	 * @return the {@code publishing} given at creation
+	 */
+	public boolean isPublishing() {
+		return this.publisher != null;
 	}
 
 	/**
@@ -170,7 +151,8 @@ public class RedisJobOutcomeStream
 
 	@Override
 	public void onApplicationEvent(DelayedJobOutcomeEvent event) {
-		if (!this.publishing) {
+		OutcomePublisher publisher = this.publisher;
+		if (publisher == null) {
 			return;
 		}
 		if (!this.running) {
@@ -182,69 +164,7 @@ public class RedisJobOutcomeStream
 		JobOutcome outcome = new JobOutcome(job.topic(), job.id(), event.getOutcome(), job.attempt(),
 				job.maxAttempts(), event.getListenerId(), this.instanceId,
 				(failure != null) ? JobConstraints.errorText(failure.toString()) : null, Instant.now());
-		if (!this.outbox.offer(outcome)) {
-			drop(1, "more than " + BUFFER + " waited to be published");
-		}
-		else if (!this.running && this.outbox.remove(outcome)) {
-			// the stream stopped meanwhile and its publisher may have ended
-			drop(1, "the stream has stopped");
-		}
-	}
-
-	private void publishUntilStopped() {
-		List<JobOutcome> batch = new ArrayList<>(BATCH);
-		long flushDeadline = 0;
-		while (true) {
-			try {
-				if (!this.running) {
-					// stopping: what waits is published until the flush time runs out
-					if (flushDeadline == 0) {
-						flushDeadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FLUSH_MILLIS);
-					}
-					if (this.outbox.isEmpty() || System.nanoTime() > flushDeadline) {
-						return;
-					}
-				}
-				JobOutcome first = this.outbox.poll(200, TimeUnit.MILLISECONDS);
-				if (first == null) {
-					continue;
-				}
-				batch.add(first);
-				this.outbox.drainTo(batch, BATCH - 1);
-				publish(batch);
-			}
-			catch (InterruptedException ex) {
-				return;
-			}
-			catch (Throwable ex) {
-				// an Error from the client must not end the thread: the outcomes of the batch are lost
-				drop(batch.size(), "publishing failed: " + ex);
-			}
-			finally {
-				batch.clear();
-			}
-		}
-	}
-
-	private void publish(List<JobOutcome> batch) {
-		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			if (connection instanceof RedisClusterConnection) {
-				// a script without keys has no node to go to on a cluster; PUBLISH reaches every node
-				for (JobOutcome outcome : batch) {
-					connection.publish(this.channelBytes, encode(outcome));
-				}
-				return;
-			}
-			byte[][] args = new byte[batch.size() + 1][];
-			args[0] = this.channelBytes;
-			for (int i = 0; i < batch.size(); i++) {
-				args[i + 1] = encode(batch.get(i));
-			}
-			connection.scriptingCommands().eval(PUBLISH_ALL, ReturnType.INTEGER, 0, args);
-		}
-		catch (RuntimeException ex) {
-			drop(batch.size(), "Redis failed: " + ex);
-		}
+		publisher.offer(outcome);
 	}
 
 	private void drop(int count, String reason) {
@@ -449,11 +369,8 @@ public class RedisJobOutcomeStream
 					return;
 				}
 				this.running = true;
-				if (this.publishing) {
-					Thread thread = new Thread(this::publishUntilStopped, "delayqueue-outcomes-publisher");
-					thread.setDaemon(true);
-					thread.start();
-					this.publisher = thread;
+				if (this.publisher != null) {
+					this.publisher.start();
 				}
 			}
 		}
@@ -473,7 +390,6 @@ public class RedisJobOutcomeStream
 	private void stopNow() {
 		RedisMessageListenerContainer subscription;
 		ThreadPoolExecutor delivery;
-		Thread publisher;
 		synchronized (this.subscribeLock) {
 			if (!this.running) {
 				return;
@@ -481,26 +397,11 @@ public class RedisJobOutcomeStream
 			this.running = false;
 			subscription = this.subscription;
 			delivery = this.delivery;
-			publisher = this.publisher;
 			this.subscription = null;
 			this.delivery = null;
-			this.publisher = null;
 		}
-		if (publisher != null) {
-			try {
-				publisher.join(FLUSH_MILLIS + 1_000);
-				if (publisher.isAlive()) {
-					publisher.interrupt();
-				}
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
-			int left = this.outbox.size();
-			this.outbox.clear();
-			if (left > 0) {
-				drop(left, "the stream stopped before they were published");
-			}
+		if (this.publisher != null) {
+			this.publisher.stop();
 		}
 		if (subscription != null) {
 			destroyQuietly(subscription);

@@ -18,10 +18,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.util.ClassUtils;
 
 /**
- * The bucket count of a queue built without one. Buckets spread a namespace over the masters
- * of a Redis Cluster; on one server (standalone or behind Sentinel) they only add work: each
- * bucket has its own timer steps, ready lists and re-checks, so due jobs move and are taken in
- * smaller batches and idle instances send more commands. The count is therefore:
+ * The bucket count of a queue built without one:
  * <ol>
  * <li>the count the namespace was created with, when it has one (every instance must use
  * it);</li>

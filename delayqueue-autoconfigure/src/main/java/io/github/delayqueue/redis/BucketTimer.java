@@ -41,11 +41,8 @@ import org.springframework.util.backoff.ExponentialBackOff;
  * The loop never dies silently: a failure is logged, backed off (from
  * {@value #MIN_BACKOFF_MILLIS} ms, doubling, up to {@value #MAX_BACKOFF_MILLIS} ms; from the
  * start again after a step that succeeds) and retried; its {@link TimerStatus} view tells
- * health checks when it last completed a step.
- *
- * <p>
- * Longer than most classes here: the owned buckets, their due times and the wake-up flags are
- * guarded by one lock and changed by one thread, and that is easiest to check in one place.
+ * health checks when it last completed a step. The owned buckets, their due times and the
+ * wake-up flags are guarded by one lock and changed by the timer thread only.
  */
 final class BucketTimer implements TimerStatus {
 

@@ -31,12 +31,9 @@ import org.jspecify.annotations.Nullable;
  * this instance knows are read or written: an instance without one sends no command for them.
  *
  * <p>
- * The record is a second call, not part of the finish: a bucket's script cannot write the
- * topic's slot on a Redis Cluster, and one key per topic is what keeps exactly the last
- * {@code completed} jobs of a topic, whatever their buckets. So between the two calls (one
- * round trip; longer when Redis is slow) {@code find} answers "no such job", and a process that
- * dies between them, or a Redis that fails the second, leaves a job finished (gone from its
- * bucket) with no record. That is logged, and never makes a finish fail. A record older than
+ * The record is a second call, not part of the finish: between the two calls {@code find}
+ * answers "no such job", and a process that dies between them, or a Redis that fails the
+ * second, leaves a job finished (gone from its bucket) with no record. That is logged, and never makes a finish fail. A record older than
  * the one kept (a late second call of an earlier run) does not replace it. Thread-safe.
  */
 final class CompletedJobs {

@@ -20,10 +20,8 @@ import org.apache.commons.logging.LogFactory;
  * instance without one sends no command for them.
  *
  * <p>
- * The calls follow the death, not part of it: a bucket's script cannot write the topic's slot
- * on a Redis Cluster, and one key per topic is what keeps the last {@code failed} deaths of a
- * topic, whatever their buckets. A process that dies between the death and the first call, or
- * a Redis that refuses it (out of memory, say), leaves a DEAD job outside the limit (kept until
+ * The calls follow the death, not part of it. A process that dies between the death and the
+ * first call, or a Redis that refuses it, leaves a DEAD job outside the limit (kept until
  * replayed or cancelled); one that stops after the first call leaves the entries it named, and
  * the next death names them again. Failures are logged, and never make a failure of a job
  * fail. Thread-safe.

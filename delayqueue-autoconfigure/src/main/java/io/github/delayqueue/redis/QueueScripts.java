@@ -417,8 +417,7 @@ final class QueueScripts {
 
 	/**
 	 * Renews a heartbeat that is still there ({@code ZADD XX CH}) and, when asked, reads the
-	 * earliest heartbeat expiry ({@code ZRANGE 0 0}): one or two commands, where the
-	 * coordination script costs five or more.
+	 * earliest heartbeat expiry ({@code ZRANGE 0 0}).
 	 * @param instanceId the instance
 	 * @param leaseTtl how long the heartbeat lasts
 	 * @param nowMillis the instance's estimate of Redis's time

@@ -15,10 +15,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Announces a ready list that a timer step of this instance made non-empty and left
  * unannounced ({@code promote.lua}, asked to while consumers wait here) on the channel, for
- * every instance, unless this instance's own idle consumers can take every job of the list at
- * once: those are woken from the step's reply in any case, and telling the others too would
- * make each of their consumers run a take that finds nothing (two Redis commands each, per job
- * of a trickle), and this instance's consumers a second one on the echo.
+ * every instance, unless this instance's own idle consumers, woken from the step's reply, can
+ * take every job of the list at once.
  *
  * <p>
  * A list left to this instance's consumers is announced after all when its bucket is still

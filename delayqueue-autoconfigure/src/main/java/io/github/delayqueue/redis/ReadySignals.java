@@ -25,12 +25,12 @@ import org.jspecify.annotations.Nullable;
  * empty clears it, unless it was marked again meanwhile.
  *
  * <p>
- * A topic seen for the first time starts with the buckets a probe of Redis finds non-empty
- * (one cheap read per bucket instead of a reserve per bucket); every topic is marked whole
- * after a reconnect, so that nothing announced while nobody listened is missed. Topics are
- * chosen by callers (HTTP clients among them), so the state stays bounded: once more than
- * {@value #MAX_IDLE_TOPICS} topics are known, those that nobody waited on or reserved from for
- * {@link #IDLE} are forgotten (a later use starts them again with a probe).
+ * A topic seen for the first time starts with the buckets a probe of Redis finds non-empty;
+ * every topic is marked whole after a reconnect, so that nothing announced while nobody
+ * listened is missed. Topics are chosen by callers (HTTP clients among them), so the state
+ * stays bounded: once more than {@value #MAX_IDLE_TOPICS} topics are known, those that nobody
+ * waited on or reserved from for {@link #IDLE} are forgotten (a later use starts them again
+ * with a probe).
  *
  * <p>
  * A consumer that waits with an {@link Offer} (what its next reserve on the same thread takes)

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -32,9 +31,6 @@ final class RecurringFiring {
 
 	/** The most definitions one call fires; more due ones are fired by the next call. */
 	private static final int DUE_LIMIT = 100;
-
-	/** The most past ticks of one definition that one firing counts one by one. */
-	private static final int TICK_LIMIT = 100_000;
 
 	/** How often a fixed delay looks whether its occurrence left the queue, at most. */
 	private static final long FIXED_DELAY_LOOK_MILLIS = 1_000;
@@ -139,7 +135,7 @@ final class RecurringFiring {
 			byte[] value = Replies.asBytes(due.get(i + 1));
 			long tick = Replies.asLong(due.get(i + 2));
 			String lastState = Replies.asString(due.get(i + 3));
-			if (!plans.isEmpty() && counted[0] >= TICK_LIMIT) {
+			if (!plans.isEmpty() && counted[0] >= RecurringTicks.TICK_LIMIT) {
 				// enough ticks counted for one call: the rest stay due
 				break;
 			}
@@ -241,13 +237,13 @@ final class RecurringFiring {
 		// limits of one call
 		long size = Math.max(1, StoredPayload.size(job.getHeaders(), job.getPayload()));
 		int cap = (int) Math.max(1, Math.min(Math.min(job.getMaxCatchUp(), MAX_OCCURRENCES), MAX_BYTES / size));
-		Ticks ticks = Ticks.between(schedule, tick, now, now - job.getMisfireThreshold().toMillis(), cap);
-		counted[0] += ticks.iterations;
-		long misfired = ticks.late;
+		RecurringTicks ticks = RecurringTicks.between(schedule, tick, now, now - job.getMisfireThreshold().toMillis(), cap);
+		counted[0] += ticks.iterations();
+		long misfired = ticks.late();
 		List<long[]> occurrences = new ArrayList<>();
-		List<Long> recent = ticks.recent;
-		int onTime = ticks.onTime;
-		if (ticks.late == 0 || job.getMisfirePolicy() == MisfirePolicy.FIRE_ALL) {
+		List<Long> recent = ticks.recent();
+		int onTime = ticks.onTime();
+		if (ticks.late() == 0 || job.getMisfirePolicy() == MisfirePolicy.FIRE_ALL) {
 			// on time, or every missed tick: the most recent ones, at most cap
 			recent.forEach((t) -> occurrences.add(new long[] { t, t, t }));
 		}
@@ -265,7 +261,7 @@ final class RecurringFiring {
 			// at most one at a time: the newest
 			occurrences.subList(0, occurrences.size() - 1).clear();
 		}
-		long skipped = ticks.total - occurrences.size();
+		long skipped = ticks.total() - occurrences.size();
 		return new Plan(name, job, record.gen(), nextTick, job.getOverlapPolicy() == OverlapPolicy.SKIP, skipped,
 				misfired, occurrences, occurrences.size() * size);
 	}
@@ -305,174 +301,6 @@ final class RecurringFiring {
 		void take(Plan plan) {
 			this.occurrences -= plan.occurrences.size();
 			this.bytes -= plan.bytes;
-		}
-
-	}
-
-	/**
-	 * The ticks of a schedule from one tick up to now: how many there are, how many of them are
-	 * late, and the most recent of them (at most a cap), oldest first. A fixed rate's are
-	 * worked out; a cron schedule's are counted one by one up to {@value #TICK_LIMIT}, and
-	 * then only near now (those between are not counted).
-	 *
-	 * @param total the ticks counted
-	 * @param late those before the misfire threshold
-	 * @param onTime how many of recent are on time
-	 * @param recent the most recent ticks
-	 * @param iterations the schedule's ticks worked out one by one
-	 */
-	record Ticks(long total, long late, int onTime, List<Long> recent, long iterations) {
-
-		static Ticks between(RecurringSchedule schedule, long first, long now, long lateBefore, int cap) {
-			if (schedule.getPeriod() != null) {
-				return fixedRate(schedule.getPeriod().toMillis(), first, now, lateBefore, cap);
-			}
-			Walk walk = Walk.from(schedule, first, now, lateBefore, cap);
-			long total = walk.total;
-			long late = walk.late;
-			long iterations = walk.total;
-			if (walk.stoppedAt >= 0) {
-				// too many to count one by one: the most recent ones are looked for in a
-				// stretch before now that doubles until it holds cap ticks (those between are
-				// not counted)
-				Ticks tail = tail(schedule, walk.stoppedAt, now, lateBefore, cap);
-				tail.recent.forEach((tick) -> Walk.keep(walk.recent, tick, cap));
-				total += tail.total;
-				late += tail.late;
-				iterations += tail.iterations;
-			}
-			List<Long> list = new ArrayList<>(walk.recent);
-			int onTime = (int) list.stream().filter((tick) -> tick >= lateBefore).count();
-			return new Ticks(total, late, onTime, list, iterations);
-		}
-
-		/**
-		 * The most recent ticks before now, when there are too many since from to count: the
-		 * ticks of a stretch back from now that holds cap of them (or reaches back to from),
-		 * of 1 s, 2 s, 4 s ...; a stretch with too many to count is narrowed by halves.
-		 */
-		private static Ticks tail(RecurringSchedule schedule, long from, long now, long lateBefore, int cap) {
-			long[] iterations = { 0 };
-			Ticks shorter = null;
-			long shorterStart = now;
-			for (long stretch = 1_000;; stretch *= 2) {
-				long start = Math.max(from, now - stretch);
-				Ticks probe = probe(schedule, start, now, lateBefore, cap, iterations);
-				if (probe == null) {
-					// too many: between this start and the shorter stretch's
-					long lo = start;
-					long hi = shorterStart;
-					Ticks best = shorter;
-					while (hi - lo > 1_000 && iterations[0] < 4L * TICK_LIMIT) {
-						long mid = lo + (hi - lo) / 2;
-						Ticks half = probe(schedule, mid, now, lateBefore, cap, iterations);
-						if (half == null) {
-							lo = mid;
-						}
-						else {
-							best = half;
-							hi = mid;
-							if (half.recent.size() >= cap) {
-								break;
-							}
-						}
-					}
-					return (best != null) ? best : new Ticks(0, 0, 0, List.of(), iterations[0]);
-				}
-				if (probe.recent.size() >= cap || start == from) {
-					return probe;
-				}
-				shorter = probe;
-				shorterStart = start;
-			}
-		}
-
-		/**
-		 * The ticks from start up to now (the most recent cap of them), or {@code null} when
-		 * there are more than {@value #TICK_LIMIT}.
-		 */
-		private static @Nullable Ticks probe(RecurringSchedule schedule, long start, long now, long lateBefore, int cap,
-				long[] iterations) {
-			Instant first = schedule.next(Instant.ofEpochMilli(start - 1));
-			Walk walk = Walk.from(schedule, (first != null) ? first.toEpochMilli() : now + 1, now, lateBefore, cap);
-			iterations[0] += walk.total;
-			if (walk.stoppedAt >= 0) {
-				return null;
-			}
-			return new Ticks(walk.total, walk.late, 0, new ArrayList<>(walk.recent), iterations[0]);
-		}
-
-		/**
-		 * A fixed rate's ticks: the first, then the multiples of the period after it.
-		 */
-		private static Ticks fixedRate(long period, long first, long now, long lateBefore, int cap) {
-			long aligned = Math.floorDiv(first, period) * period + period;
-			long more = (aligned <= now) ? Math.floorDiv(now - aligned, period) + 1 : 0;
-			long total = 1 + more;
-			long late = (first < lateBefore) ? 1 : 0;
-			if (more > 0 && lateBefore > aligned) {
-				late += Math.min(more, Math.floorDiv(lateBefore - aligned - 1, period) + 1);
-			}
-			List<Long> recent = new ArrayList<>();
-			if (more < cap) {
-				recent.add(first);
-			}
-			for (long k = Math.max(0, more - cap); k < more; k++) {
-				recent.add(aligned + k * period);
-			}
-			int onTime = (int) recent.stream().filter((tick) -> tick >= lateBefore).count();
-			return new Ticks(total, late, onTime, recent, 0);
-		}
-
-	}
-
-	/**
-	 * A schedule's ticks counted one by one from a tick up to now, at most
-	 * {@value #TICK_LIMIT} of them: how many, how many late, the most recent (at most a cap),
-	 * and the first tick not counted (-1 when every one up to now was).
-	 */
-	private static final class Walk {
-
-		long total;
-
-		long late;
-
-		final ArrayDeque<Long> recent;
-
-		long stoppedAt = -1;
-
-		private Walk(int cap) {
-			this.recent = new ArrayDeque<>(cap);
-		}
-
-		static Walk from(RecurringSchedule schedule, long first, long now, long lateBefore, int cap) {
-			Walk walk = new Walk(cap);
-			long t = first;
-			while (t <= now) {
-				if (walk.total == TICK_LIMIT) {
-					walk.stoppedAt = t;
-					break;
-				}
-				walk.total++;
-				if (t < lateBefore) {
-					walk.late++;
-				}
-				keep(walk.recent, t, cap);
-				Instant following = schedule.next(Instant.ofEpochMilli(t));
-				if (following == null) {
-					break;
-				}
-				t = following.toEpochMilli();
-			}
-			return walk;
-		}
-
-		/** Adds a tick to the most recent ones, dropping the oldest beyond cap. */
-		static void keep(ArrayDeque<Long> recent, long tick, int cap) {
-			if (recent.size() == cap) {
-				recent.pollFirst();
-			}
-			recent.addLast(tick);
 		}
 
 	}

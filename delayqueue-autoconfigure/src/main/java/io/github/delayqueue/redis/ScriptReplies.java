@@ -326,12 +326,7 @@ final class ScriptReplies {
 	}
 
 	/**
-	 * The reply of {@code promote.lua}: moved, expired, next due ms (-1: none), now ms, the
-	 * next recurring tick, the number of topics that got work and a pair per topic (the topic,
-	 * and the length of its ready list when the step made it non-empty and left announcing it
-	 * to the caller, else -1), the number of topics with expired reservations and three values
-	 * for each, then the number of offered topics whose jobs the step reserved and, for each,
-	 * the topic, the number of jobs and their 9 values each.
+	 * The reply of {@code promote.lua}, in the order its header comment gives.
 	 *
 	 * @param promotion what the timer needs
 	 * @param expired the topics with expired reservations

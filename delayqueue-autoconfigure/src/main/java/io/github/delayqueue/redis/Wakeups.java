@@ -10,14 +10,9 @@ import io.github.delayqueue.core.JobState;
  * <p>
  * Two sources feed it, each for its own writes: the replies of this instance's script calls,
  * before the call returns (the producer, consumer and admin parts and the timer's
- * promotions), and the channel for the other instances' calls ({@link EventSubscriber}). A
- * script also publishes what it did on the channel for the other instances, and a subscriber
- * cannot tell its own instance's message from another's (a message names no sender), so
- * this instance hears the echo of its own writes too: every method is idempotent in effect
- * (a head already known changes nothing; a bucket already marked stays marked), so an echo
- * adds no work beyond, at most, one reserve that finds nothing. The READY jobs of a timer step
- * are published only when this instance's idle consumers cannot take them all
- * ({@link ReadyAnnouncer}). Thread-safe.
+ * promotions), and the channel for the other instances' calls ({@link EventSubscriber}).
+ * Every method is idempotent in effect, as this instance also hears the echo of its own
+ * writes on the channel. Thread-safe.
  */
 final class Wakeups {
 

@@ -2,7 +2,7 @@ package io.github.delayqueue.autoconfigure;
 
 import java.util.function.Consumer;
 
-import io.github.delayqueue.actuate.DelayQueueEndpoint;
+import io.github.delayqueue.actuate.EndpointDescriptors;
 import io.github.delayqueue.annotation.DelayedListener;
 import io.github.delayqueue.core.DelayedJob;
 import org.junit.jupiter.api.Test;
@@ -64,7 +64,7 @@ class DelayQueueAotProcessingTests {
 				"delayqueue.dashboard.enabled=true", "delayqueue.dashboard.allow-unauthenticated=true",
 				"delayqueue.http.enabled=true", "delayqueue.http.tokens=a"), (hints) -> {
 					assertThat(RuntimeHintsPredicates.reflection()
-						.onMethodInvocation(DelayQueueEndpoint.RepairDescriptor.class, "reindexed")).accepts(hints);
+						.onMethodInvocation(EndpointDescriptors.RepairDescriptor.class, "reindexed")).accepts(hints);
 					assertThat(RuntimeHintsPredicates.resource().forResource("io/github/delayqueue/dashboard/index.html"))
 						.accepts(hints);
 					assertThat(RuntimeHintsPredicates.resource().forResource("io/github/delayqueue/http/openapi.yaml"))

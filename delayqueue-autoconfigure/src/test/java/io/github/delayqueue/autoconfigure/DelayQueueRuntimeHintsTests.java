@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.util.Arrays;
 import java.util.List;
 
-import io.github.delayqueue.actuate.DelayQueueEndpoint;
+import io.github.delayqueue.actuate.EndpointDescriptors;
 import io.github.delayqueue.dashboard.DashboardHistory;
 import io.github.delayqueue.dashboard.DelayQueueDashboard;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -76,12 +76,12 @@ class DelayQueueRuntimeHintsTests {
 	@Test
 	void theEndpointsAnswersAreBoundEvenWhereAnOperationDeclaresAnInterface() {
 		new DelayQueueEndpointAutoConfiguration.EndpointRuntimeHints().registerHints(this.hints, this.classLoader);
-		assertBound(DelayQueueEndpoint.RepairDescriptor.class, "countsCorrected");
-		assertBound(DelayQueueEndpoint.RecurringActionDescriptor.class, "occurrence");
-		assertBound(DelayQueueEndpoint.QueueDescriptor.class, "buckets");
+		assertBound(EndpointDescriptors.RepairDescriptor.class, "countsCorrected");
+		assertBound(EndpointDescriptors.RecurringActionDescriptor.class, "occurrence");
+		assertBound(EndpointDescriptors.QueueDescriptor.class, "buckets");
 		// nested in the answers
-		assertBound(DelayQueueEndpoint.BucketDescriptor.class, "timerOwner");
-		assertBound(DelayQueueEndpoint.DeadJobDescriptor.class, "diedAt");
+		assertBound(EndpointDescriptors.BucketDescriptor.class, "timerOwner");
+		assertBound(EndpointDescriptors.DeadJobDescriptor.class, "diedAt");
 		assertThat(RuntimeHintsPredicates.reflection().onType(ServletRequestAttributes.class)).accepts(this.hints);
 	}
 
@@ -97,7 +97,7 @@ class DelayQueueRuntimeHintsTests {
 		assertBound(DelayQueueDashboard.JobCounts.class, "retried");
 		assertBound(DashboardHistory.Sample.class, "topics");
 		assertBound(DashboardHistory.Point.class, "lag");
-		assertBound(DelayQueueEndpoint.ActionDescriptor.class, "count");
+		assertBound(EndpointDescriptors.ActionDescriptor.class, "count");
 		assertThat(RuntimeHintsPredicates.reflection().onType(MeterRegistry.class)).accepts(this.hints);
 	}
 

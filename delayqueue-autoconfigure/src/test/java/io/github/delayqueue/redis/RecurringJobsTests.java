@@ -552,16 +552,16 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 		RecurringSchedule everySecond = RecurringSchedule.cron("* * * * * *", "UTC");
 		long now = 1_800_000_000_000L;
 		long first = now - 200_000_000L;
-		RecurringFiring.Ticks ticks = RecurringFiring.Ticks.between(everySecond, first, now, now - 10_000, 1);
+		RecurringTicks ticks = RecurringTicks.between(everySecond, first, now, now - 10_000, 1);
 		assertThat(ticks.recent()).containsExactly(now);
-		ticks = RecurringFiring.Ticks.between(everySecond, first, now, now - 10_000, 3);
+		ticks = RecurringTicks.between(everySecond, first, now, now - 10_000, 3);
 		assertThat(ticks.recent()).containsExactly(now - 2_000, now - 1_000, now);
 		// counted one by one up to the limit; those skipped by the jump are not counted
 		assertThat(ticks.late()).isEqualTo(100_000);
 		// office hours only: the last ticks are those of the evening before
 		RecurringSchedule officeHours = RecurringSchedule.cron("* * 9-16 * * *", "UTC");
 		long evening = Instant.parse("2027-03-10T20:00:00Z").toEpochMilli();
-		ticks = RecurringFiring.Ticks.between(officeHours, evening - 30L * 24 * HOUR, evening, evening - 10_000, 2);
+		ticks = RecurringTicks.between(officeHours, evening - 30L * 24 * HOUR, evening, evening - 10_000, 2);
 		assertThat(ticks.recent()).hasSize(2)
 			.last()
 			.isEqualTo(Instant.parse("2027-03-10T16:59:59Z").toEpochMilli());
@@ -569,12 +569,12 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 		// though a stretch back to Monday holds too many to count
 		RecurringSchedule bursts = RecurringSchedule.cron("* * * * * MON,TUE", "UTC");
 		long thursday = Instant.parse("2027-03-11T15:00:00Z").toEpochMilli();
-		ticks = RecurringFiring.Ticks.between(bursts, thursday - 21L * 24 * HOUR, thursday, thursday - 10_000, 3);
+		ticks = RecurringTicks.between(bursts, thursday - 21L * 24 * HOUR, thursday, thursday - 10_000, 3);
 		assertThat(ticks.recent()).containsExactly(Instant.parse("2027-03-09T23:59:57Z").toEpochMilli(),
 				Instant.parse("2027-03-09T23:59:58Z").toEpochMilli(), Instant.parse("2027-03-09T23:59:59Z").toEpochMilli());
 		// a fixed rate's are worked out
 		RecurringSchedule everyMinute = RecurringSchedule.every(Duration.ofMinutes(1));
-		ticks = RecurringFiring.Ticks.between(everyMinute, now - 600_000 - 1, now, now - 120_000, 3);
+		ticks = RecurringTicks.between(everyMinute, now - 600_000 - 1, now, now - 120_000, 3);
 		// the first (off the grid), then the 11 multiples of a minute up to now
 		assertThat(ticks.total()).isEqualTo(12);
 		assertThat(ticks.recent()).containsExactly(now - 120_000, now - 60_000, now);

@@ -1,0 +1,244 @@
+package io.github.delayqueue.actuate;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.function.Supplier;
+
+import io.github.delayqueue.actuate.DelayQueueEndpoint.InvalidArgumentException;
+import io.github.delayqueue.actuate.DelayQueueEndpoint.NotFoundException;
+import io.github.delayqueue.actuate.EndpointDescriptors.ActionDescriptor;
+import io.github.delayqueue.actuate.EndpointDescriptors.RecurringActionDescriptor;
+import io.github.delayqueue.actuate.EndpointDescriptors.RepairDescriptor;
+import io.github.delayqueue.core.AuditLog;
+import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.core.JobConstraints;
+import io.github.delayqueue.core.ReplayResult;
+import io.github.delayqueue.listener.DelayedListenerContainer;
+import io.github.delayqueue.recurring.RecurringAction;
+import io.github.delayqueue.recurring.RecurringJob;
+import io.github.delayqueue.recurring.RecurringJobs;
+import org.jspecify.annotations.Nullable;
+
+import static io.github.delayqueue.actuate.DelayQueueEndpoint.argument;
+
+/**
+ * The writes of the {@link DelayQueueEndpoint}: repair, replay, cancel, pause and resume of
+ * listeners and recurring jobs. Each write, refused ones aside, is one audit log line, also
+ * when it fails part way.
+ */
+final class EndpointActions {
+
+	private final DelayQueueOperations operations;
+
+	private final Supplier<Collection<DelayedListenerContainer>> containers;
+
+	private final @Nullable RecurringJobs recurringJobs;
+
+	private final String via;
+
+	EndpointActions(DelayQueueOperations operations, Supplier<Collection<DelayedListenerContainer>> containers,
+			@Nullable RecurringJobs recurringJobs, String via) {
+		this.operations = operations;
+		this.containers = containers;
+		this.recurringJobs = recurringJobs;
+		this.via = via;
+	}
+
+	RecurringActionDescriptor recurring(@Nullable String who, String action, @Nullable Boolean dryRun,
+			@Nullable String name) {
+		if (dryRun != null) {
+			throw new InvalidArgumentException("dryRun", "dryRun applies to repair, not to " + action);
+		}
+		if (name == null) {
+			throw new InvalidArgumentException("recurring", "recurring (the recurring job's name) is required for " + action);
+		}
+		RecurringAction recurringAction = RecurringAction.named(action)
+			.orElseThrow(() -> new InvalidArgumentException("action",
+					"action must be one of pause, resume, trigger for a recurring job, was '" + action + "'"));
+		argument("recurring", () -> RecurringJob.name(name));
+		RecurringJobs jobs = this.recurringJobs;
+		if (jobs == null) {
+			throw new NotFoundException("No recurring jobs in this application (they need the Redis queue)");
+		}
+		AuditLog.Entry entry = AuditLog.entry(this.via, who, action + "-recurring").detail("recurring", name);
+		RecurringAction.Result result;
+		try {
+			result = recurringAction.apply(jobs, name);
+		}
+		catch (RuntimeException | Error ex) {
+			AuditLog.write(entry.failed(ex));
+			throw ex;
+		}
+		if (result.occurrence() != null) {
+			entry.detail("occurrence", result.occurrence());
+		}
+		AuditLog.write(entry.count(result.found() ? 1 : 0));
+		if (!result.found()) {
+			throw new NotFoundException("No recurring job '" + name + "'");
+		}
+		return new RecurringActionDescriptor(name, action, result.occurrence());
+	}
+
+	RepairDescriptor repair(@Nullable String who, @Nullable Boolean dryRun) {
+		boolean write = dryRun == null || !dryRun;
+		RepairDescriptor repaired;
+		try {
+			repaired = RepairDescriptor.of(this.operations.repair(write), write);
+		}
+		catch (RuntimeException | Error ex) {
+			// buckets repaired before the failure stay repaired
+			AuditLog.write(AuditLog.entry(this.via, who, write ? "repair" : "repair-dry-run").failed(ex));
+			throw ex;
+		}
+		AuditLog.write(AuditLog.entry(this.via, who, write ? "repair" : "repair-dry-run")
+			.count(repaired.reindexed() + repaired.dropped() + repaired.countsCorrected())
+			.detail("jobs", repaired.jobs())
+			.detail("reindexed", repaired.reindexed())
+			.detail("dropped", repaired.dropped())
+			.detail("countsCorrected", repaired.countsCorrected()));
+		return repaired;
+	}
+
+	ActionDescriptor act(@Nullable String who, String topic, String action, @Nullable Integer max,
+			@Nullable String id, @Nullable String listener) {
+		ActionDescriptor done;
+		Replayed replayed = new Replayed();
+		try {
+			done = switch (action) {
+				case "replay" -> replay(topic, max, id, listener, replayed);
+				case "pause", "resume" -> pauseOrResume(topic, action, max, id, listener);
+				default -> throw new InvalidArgumentException("action",
+						"action must be one of replay, pause, resume, was '" + action + "'");
+			};
+		}
+		catch (NotFoundException ex) {
+			// asked for and found nothing: a write all the same
+			String named = (id != null) ? id : listener;
+			audit(who, new ActionDescriptor(topic, action, 0, (named != null) ? List.of(named) : List.of()));
+			throw ex;
+		}
+		catch (InvalidArgumentException ex) {
+			throw ex; // refused before anything was changed
+		}
+		catch (RuntimeException | Error ex) {
+			// what the rounds before the failure did stays done: the line says how much
+			AuditLog.write(entry(who,
+					new ActionDescriptor(topic, action, replayed.count, (id != null) ? List.of(id) : replayed.ids))
+				.failed(ex));
+			throw ex;
+		}
+		audit(who, done);
+		return done;
+	}
+
+	ActionDescriptor cancel(@Nullable String who, String topic, String id) {
+		boolean cancelled;
+		try {
+			cancelled = this.operations.cancel(topic, id);
+		}
+		catch (RuntimeException | Error ex) {
+			AuditLog.write(entry(who, new ActionDescriptor(topic, "cancel", 0, List.of(id))).failed(ex));
+			throw ex;
+		}
+		ActionDescriptor done = new ActionDescriptor(topic, "cancel", cancelled ? 1 : 0, List.of(id));
+		audit(who, done);
+		if (!cancelled) {
+			throw new NotFoundException("No job '" + id + "' in topic '" + topic + "'");
+		}
+		return done;
+	}
+
+	private ActionDescriptor replay(String topic, @Nullable Integer max, @Nullable String id,
+			@Nullable String listener, Replayed replayed) {
+		if (listener != null) {
+			throw new InvalidArgumentException("listener", "listener applies to pause and resume, not to replay");
+		}
+		if (id != null) {
+			if (max != null) {
+				throw new InvalidArgumentException("id", "give either id or max for replay, not both");
+			}
+			argument("id", () -> JobConstraints.id(id));
+			if (!this.operations.replayDead(topic, id)) {
+				throw new NotFoundException("No DEAD job '" + id + "' in topic '" + topic + "'");
+			}
+			return new ActionDescriptor(topic, "replay", 1, List.of(id));
+		}
+		if (max != null) {
+			argument("max", () -> JobConstraints.max("max", max, DelayQueueOperations.MAX_REPLAY));
+		}
+		if (!isKnown(topic)) {
+			throw NotFoundException.topic(topic);
+		}
+		if (max != null) {
+			ReplayResult result = this.operations.replayDeadJobs(topic, max);
+			return new ActionDescriptor(topic, "replay", result.count(), result.ids());
+		}
+		ReplayResult round;
+		do {
+			round = this.operations.replayDeadJobs(topic, DelayQueueOperations.MAX_REPLAY);
+			replayed.count += round.count();
+			round.ids().stream().limit(ReplayResult.MAX_IDS - replayed.ids.size()).forEach(replayed.ids::add);
+		}
+		while (round.count() == DelayQueueOperations.MAX_REPLAY);
+		return new ActionDescriptor(topic, "replay", replayed.count, replayed.ids);
+	}
+
+	/**
+	 * What the finished rounds of a replay of every dead job did, for the audit line of a
+	 * replay that fails after some rounds.
+	 */
+	private static final class Replayed {
+
+		long count;
+
+		final List<String> ids = new ArrayList<>();
+
+	}
+
+	private ActionDescriptor pauseOrResume(String topic, String action, @Nullable Integer max, @Nullable String id,
+			@Nullable String listener) {
+		if (max != null || id != null) {
+			throw new InvalidArgumentException((max != null) ? "max" : "id",
+					((max != null) ? "max" : "id") + " applies to replay, not to " + action);
+		}
+		List<DelayedListenerContainer> matching = new ArrayList<>();
+		for (DelayedListenerContainer container : this.containers.get()) {
+			if (container.getTopic().equals(topic) && (listener == null || container.getId().equals(listener))) {
+				matching.add(container);
+			}
+		}
+		if (matching.isEmpty()) {
+			throw new NotFoundException((listener != null)
+					? "No listener '" + listener + "' on topic '" + topic + "' in this application"
+					: "No listener on topic '" + topic + "' in this application");
+		}
+		List<String> ids = new ArrayList<>();
+		for (DelayedListenerContainer container : matching) {
+			if (action.equals("pause")) {
+				container.pause();
+			}
+			else {
+				container.resume();
+			}
+			ids.add(container.getId());
+		}
+		return new ActionDescriptor(topic, action, ids.size(), ids);
+	}
+
+	private boolean isKnown(String topic) {
+		if (this.operations.stats().topics().containsKey(topic)) {
+			return true;
+		}
+		return this.containers.get().stream().anyMatch((container) -> container.getTopic().equals(topic));
+	}
+
+	private void audit(@Nullable String who, ActionDescriptor done) {
+		AuditLog.write(entry(who, done));
+	}
+
+	private AuditLog.Entry entry(@Nullable String who, ActionDescriptor done) {
+		return AuditLog.entry(this.via, who, done.action()).topic(done.topic()).count(done.count()).ids(done.ids());
+	}
+
+}
