@@ -16,6 +16,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import tools.jackson.databind.SerializationFeature;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.util.unit.DataSize;
@@ -101,6 +102,17 @@ class DelayedJobTemplateValidationTests {
 	}
 
 	@Test
+	void payloadWithoutPropertiesIsRefusedNamingItsClass() {
+		JacksonJobPayloadConverter lenient = new JacksonJobPayloadConverter(
+				JsonMapper.builder().disable(SerializationFeature.FAIL_ON_EMPTY_BEANS).build());
+		for (DelayedJobTemplate template : List.of(this.template, new DelayedJobTemplate(this.queue, lenient))) {
+			assertThatExceptionOfType(PayloadConversionException.class)
+				.isThrownBy(() -> template.schedule("t", "1", new Empty(), Duration.ZERO))
+				.withMessageContainingAll(Empty.class.getName(), "no properties");
+		}
+	}
+
+	@Test
 	void delayAndDueAtMustBeInRange() {
 		rejects(() -> this.template.schedule("t", "1", "x", null), "delay", "must not be null");
 		rejects(() -> this.template.schedule("t", "1", "x", Duration.ofDays(36_501)), "delay",
@@ -144,6 +156,10 @@ class DelayedJobTemplateValidationTests {
 		rejects(() -> this.queue.fail(job, Duration.ofDays(36_501), "e"), "backOff", "between PT0S and P36500D");
 		rejects(() -> this.queue.fail(job, null, "e"), "backOff");
 		rejects(() -> this.queue.touch(job, Duration.ZERO), "ttr");
+	}
+
+	static class Empty {
+
 	}
 
 	static class Unwritable {
