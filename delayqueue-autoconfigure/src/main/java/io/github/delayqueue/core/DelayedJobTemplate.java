@@ -20,8 +20,9 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.util.Assert;
 
 /**
- * The {@link DelayedJobOperations} on a {@link DelayQueueProducer}, with payloads written by a
- * {@link JobPayloadConverter}.
+ * The {@link DelayedJobOperations} on a queue's {@link DelayQueueOperations}, with payloads
+ * written by a {@link JobPayloadConverter} (plain JSON by default; a {@code String} or
+ * {@code byte[]} is stored as is).
  *
  * <pre class="code">
  * // close the order in 30 minutes unless it is paid first
@@ -31,14 +32,8 @@ import org.springframework.util.Assert;
  * </pre>
  *
  * <p>
- * A job is identified by its topic and id. Scheduling a job whose topic and id already exist
- * keeps the existing one and returns {@code false} (checked atomically, so concurrent
- * producers create exactly one job); {@link JobBuilder#replaceExisting()} replaces it.
- * Due times are computed by Redis's clock, never the application's.
- *
- * <p>
- * Payloads are written by the {@link JobPayloadConverter} (plain JSON by default; a
- * {@code String} or {@code byte[]} is stored as is).
+ * Scheduling a job whose topic and id exist is checked atomically, so concurrent producers
+ * create exactly one job. Due times are computed by Redis's clock, never the application's.
  *
  * <p>
  * <b>Transactions.</b> While a Spring-managed transaction is active on the calling thread,
