@@ -5,6 +5,7 @@ import java.util.Map;
 
 import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.core.DelayedJobOperations;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.JacksonJobPayloadConverter;
 import io.github.delayqueue.core.JobOutbox;
@@ -110,7 +111,7 @@ public final class DelayQueueAutoConfiguration {
 	}
 
 	@Bean
-	@ConditionalOnMissingBean
+	@ConditionalOnMissingBean(DelayedJobOperations.class)
 	@ConditionalOnBean(DelayQueueOperations.class)
 	DelayedJobTemplate delayedJobTemplate(DelayQueueOperations operations, JobPayloadConverter converter,
 			DelayQueueProperties properties, ObjectProvider<JobOutbox> outbox,

@@ -9,7 +9,7 @@ import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.JobPayloadConverter;
 import io.github.delayqueue.forward.ForwardingEndpoint;
-import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.DelayedJobOperations;
 import io.github.delayqueue.forward.DelayedKafka;
 import io.github.delayqueue.forward.DelayedRabbit;
 import io.github.delayqueue.forward.KafkaForwarder;
@@ -52,7 +52,7 @@ import org.springframework.util.ClassUtils;
 		afterName = { "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration",
 				"org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration" })
 @ConditionalOnClass({ MessageHandlerMethodFactory.class, EnableDelayedListeners.class })
-@ConditionalOnBean(DelayedJobTemplate.class)
+@ConditionalOnBean(DelayedJobOperations.class)
 @ImportRuntimeHints(DelayQueueForwardingAutoConfiguration.ForwardingRuntimeHints.class)
 public final class DelayQueueForwardingAutoConfiguration {
 
@@ -134,7 +134,7 @@ public final class DelayQueueForwardingAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		DelayedKafka delayedKafka(DelayedJobTemplate jobs, Forwarders<KafkaForwarder> forwarders) {
+		DelayedKafka delayedKafka(DelayedJobOperations jobs, Forwarders<KafkaForwarder> forwarders) {
 			return new DelayedKafka(jobs, forwarders.forwarders());
 		}
 
@@ -166,7 +166,7 @@ public final class DelayQueueForwardingAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		DelayedRabbit delayedRabbit(DelayedJobTemplate jobs, Forwarders<RabbitForwarder> forwarders) {
+		DelayedRabbit delayedRabbit(DelayedJobOperations jobs, Forwarders<RabbitForwarder> forwarders) {
 			return new DelayedRabbit(jobs, forwarders.forwarders());
 		}
 

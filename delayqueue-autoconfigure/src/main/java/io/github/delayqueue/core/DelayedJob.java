@@ -44,7 +44,7 @@ public interface DelayedJob<T> {
 
 
 	/**
-	 * The headers the job was scheduled with ({@code DelayedJobTemplate.JobBuilder.header}).
+	 * The headers the job was scheduled with ({@code JobBuilder.header}).
 	 * @return the headers, unmodifiable; empty when it has none
 	 */
 	default Map<String, String> headers() {

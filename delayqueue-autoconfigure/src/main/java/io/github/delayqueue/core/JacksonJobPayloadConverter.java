@@ -6,6 +6,9 @@ import java.nio.charset.StandardCharsets;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JavaType;
+import tools.jackson.databind.ObjectWriter;
+import tools.jackson.databind.SerializationFeature;
+import tools.jackson.databind.exc.InvalidDefinitionException;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.util.Assert;
@@ -19,10 +22,17 @@ import org.springframework.util.Assert;
  * A {@code String} payload is stored as its UTF-8 bytes and a {@code byte[]} payload as is
  * (so already-serialized JSON passes through unchanged); reading into {@code String} or
  * {@code byte[]} gives the stored text or bytes back.
+ *
+ * <p>
+ * An object without properties (that would be written as an empty JSON object) is refused
+ * with a {@link PayloadConversionException} naming its class, whatever the mapper's
+ * {@link SerializationFeature#FAIL_ON_EMPTY_BEANS}.
  */
 public class JacksonJobPayloadConverter implements JobPayloadConverter {
 
 	private final JsonMapper mapper;
+
+	private final ObjectWriter writer;
 
 	/**
 	 * Creates a converter that writes and reads JSON with the given mapper.
@@ -31,6 +41,7 @@ public class JacksonJobPayloadConverter implements JobPayloadConverter {
 	public JacksonJobPayloadConverter(JsonMapper mapper) {
 		Assert.notNull(mapper, "mapper must not be null");
 		this.mapper = mapper;
+		this.writer = mapper.writer().with(SerializationFeature.FAIL_ON_EMPTY_BEANS);
 	}
 
 	@Override
@@ -45,12 +56,16 @@ public class JacksonJobPayloadConverter implements JobPayloadConverter {
 			return bytes;
 		}
 		try {
-			return this.mapper.writeValueAsBytes(payload);
+			return this.writer.writeValueAsBytes(payload);
 		}
 		catch (JacksonException ex) {
+			String reason = ex.getOriginalMessage();
+			if (ex instanceof InvalidDefinitionException && reason.contains("no properties discovered")) {
+				reason = "it has no properties (it would be written as {}); give it getters or public fields,"
+						+ " or schedule a Map or a String";
+			}
 			throw new PayloadConversionException(
-					"Could not write payload of type " + payload.getClass().getName() + " as JSON: " + ex.getOriginalMessage(),
-					ex);
+					"Could not write payload of type " + payload.getClass().getName() + " as JSON: " + reason, ex);
 		}
 	}
 

@@ -17,7 +17,7 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
- * Writes the jobs of {@link DelayedJobTemplate.JobBuilder#scheduleAsync()} in batches: the
+ * Writes the jobs of {@link JobBuilder#scheduleAsync()} in batches: the
  * requests that arrive while a batch is being written form the next one ("group commit"), so
  * a producer that schedules one job per call gets the throughput of
  * {@link DelayQueueProducer#scheduleAll} without waiting for a round trip per job, and a lone

@@ -26,7 +26,7 @@ public record ScheduleResult(boolean created, @Nullable JobState state, @Nullabl
 
 	/**
 	 * Whether the job waits for its transaction to commit, so that {@link #state()} and
-	 * {@link #dueAt()} are not known yet. {@link DelayedJobTemplate.JobBuilder#scheduleAsync()}
+	 * {@link #dueAt()} are not known yet. {@link JobBuilder#scheduleAsync()}
 	 * gives the result once the job is written.
 	 * @return {@code true} for a schedule made in a transaction and not written yet
 	 */

@@ -3,7 +3,8 @@ package io.github.delayqueue.forward;
 import java.util.Base64;
 import java.util.Map;
 
-import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.DelayedJobOperations;
+import io.github.delayqueue.core.JobBuilder;
 import io.github.delayqueue.core.JobConstraints;
 import org.jspecify.annotations.Nullable;
 
@@ -15,7 +16,7 @@ import org.springframework.util.Assert;
  * that the topic's forwarding uses, and kept in the job with the headers the serializers add
  * (such as a JSON serializer's type header); at its due time the forwarding
  * container sends them, with the job's headers, and finishes the job once Kafka acknowledged
- * the record. Until then {@link DelayedJobTemplate#cancel} cancels it by its id:
+ * the record. Until then {@link DelayedJobOperations#cancel} cancels it by its id:
  *
  * <pre class="code">
  * // delayqueue.forward.order-events.kafka.topic=orders
@@ -33,7 +34,7 @@ public class DelayedKafka {
 	/** The longest serialized key: its Base64 must fit in one job header. */
 	public static final int MAX_KEY_BYTES = JobConstraints.MAX_HEADER_VALUE_LENGTH / 4 * 3;
 
-	private final DelayedJobTemplate jobs;
+	private final DelayedJobOperations jobs;
 
 	private final Map<String, KafkaForwarder> forwarders;
 
@@ -42,7 +43,7 @@ public class DelayedKafka {
 	 * @param jobs schedules the jobs
 	 * @param forwarders the Kafka forwarders by forwarded topic
 	 */
-	public DelayedKafka(DelayedJobTemplate jobs, Map<String, KafkaForwarder> forwarders) {
+	public DelayedKafka(DelayedJobOperations jobs, Map<String, KafkaForwarder> forwarders) {
 		Assert.notNull(jobs, "jobs must not be null");
 		Assert.notNull(forwarders, "forwarders must not be null");
 		this.jobs = jobs;
@@ -51,7 +52,7 @@ public class DelayedKafka {
 
 	/**
 	 * Starts a job that sends one record: set its delay or due time (and any other option,
-	 * headers included), then {@link DelayedJobTemplate.JobBuilder#schedule()}.
+	 * headers included), then {@link JobBuilder#schedule()}.
 	 * @param topic the forwarded topic (the queue's topic, not Kafka's)
 	 * @param id the job id, unique within the topic: cancel, find and duplicates use it
 	 * @param key the record key, or {@code null} for the forwarding's own key (a payload
@@ -63,11 +64,11 @@ public class DelayedKafka {
 	 * bytes, or a serializer adds a header that is not UTF-8 text; the serializer's own
 	 * exception when it cannot serialize
 	 */
-	public DelayedJobTemplate.JobBuilder record(String topic, String id, @Nullable Object key, Object value) {
+	public JobBuilder record(String topic, String id, @Nullable Object key, Object value) {
 		KafkaForwarder forwarder = ForwardedHeaders.forwarder(this.forwarders, topic, "Kafka", "kafka.topic");
 		Assert.notNull(value, "value must not be null");
 		KafkaForwarder.SerializedRecord record = forwarder.serialize(key, value);
-		DelayedJobTemplate.JobBuilder job = this.jobs.job(topic, id).payload(record.value());
+		JobBuilder job = this.jobs.job(topic, id).payload(record.value());
 		// a serializer's own headers (such as a JSON serializer's type header) travel with it
 		try {
 			JobConstraints.headers(record.headers());

@@ -2,7 +2,8 @@ package io.github.delayqueue.forward;
 
 import java.util.Map;
 
-import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.DelayedJobOperations;
+import io.github.delayqueue.core.JobBuilder;
 import io.github.delayqueue.core.JobConstraints;
 
 import org.springframework.util.Assert;
@@ -13,7 +14,7 @@ import org.springframework.util.Assert;
  * the topic's forwarding uses (a JSON converter writes the JSON, its content type and type
  * header), and kept in the job; at its due time the forwarding container publishes it to the
  * topic's exchange and routing key, with the job's headers, and finishes the job once RabbitMQ
- * confirmed it. Until then {@link DelayedJobTemplate#cancel} cancels it by its id:
+ * confirmed it. Until then {@link DelayedJobOperations#cancel} cancels it by its id:
  *
  * <pre class="code">
  * // delayqueue.forward.refund-checks.rabbit.exchange=refunds
@@ -27,7 +28,7 @@ import org.springframework.util.Assert;
  */
 public class DelayedRabbit {
 
-	private final DelayedJobTemplate jobs;
+	private final DelayedJobOperations jobs;
 
 	private final Map<String, RabbitForwarder> forwarders;
 
@@ -36,7 +37,7 @@ public class DelayedRabbit {
 	 * @param jobs schedules the jobs
 	 * @param forwarders the RabbitMQ forwarders by forwarded topic
 	 */
-	public DelayedRabbit(DelayedJobTemplate jobs, Map<String, RabbitForwarder> forwarders) {
+	public DelayedRabbit(DelayedJobOperations jobs, Map<String, RabbitForwarder> forwarders) {
 		Assert.notNull(jobs, "jobs must not be null");
 		Assert.notNull(forwarders, "forwarders must not be null");
 		this.jobs = jobs;
@@ -45,7 +46,7 @@ public class DelayedRabbit {
 
 	/**
 	 * Starts a job that publishes one message: set its delay or due time (and any other
-	 * option, headers included), then {@link DelayedJobTemplate.JobBuilder#schedule()}.
+	 * option, headers included), then {@link JobBuilder#schedule()}.
 	 * @param topic the forwarded topic (the queue's topic)
 	 * @param id the job id, unique within the topic; also the message id
 	 * @param body the message body, converted by the RabbitTemplate's message converter
@@ -53,7 +54,7 @@ public class DelayedRabbit {
 	 * @throws IllegalArgumentException when the topic is not forwarded to RabbitMQ, the body is
 	 * null, or the converter sets a header a job cannot keep
 	 */
-	public DelayedJobTemplate.JobBuilder message(String topic, String id, Object body) {
+	public JobBuilder message(String topic, String id, Object body) {
 		RabbitForwarder forwarder = ForwardedHeaders.forwarder(this.forwarders, topic, "RabbitMQ", "rabbit.exchange");
 		Assert.notNull(body, "body must not be null");
 		RabbitForwarder.ConvertedMessage message = forwarder.convert(body);
@@ -64,7 +65,7 @@ public class DelayedRabbit {
 			throw new IllegalArgumentException("the RabbitTemplate's message converter set a header a job cannot keep ("
 					+ ex.getMessage() + ")", ex);
 		}
-		DelayedJobTemplate.JobBuilder job = this.jobs.job(topic, id).payload(message.body());
+		JobBuilder job = this.jobs.job(topic, id).payload(message.body());
 		message.headers().forEach(job::header);
 		if (message.contentType() != null) {
 			job.header(ForwardedHeaders.RABBIT_CONTENT_TYPE, message.contentType());

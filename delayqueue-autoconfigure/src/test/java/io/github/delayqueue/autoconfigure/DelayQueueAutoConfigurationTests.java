@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.core.DelayedJobOperations;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.JacksonJobPayloadConverter;
 import io.github.delayqueue.core.JobPayloadConverter;
@@ -122,6 +123,11 @@ class DelayQueueAutoConfigurationTests {
 			.run((context) -> {
 				assertThat(context).hasSingleBean(DelayedJobTemplate.class);
 				assertThat(context).hasBean("userTemplate");
+			});
+		this.runner.withBean("mockJobs", DelayedJobOperations.class, () -> mock(DelayedJobOperations.class))
+			.run((context) -> {
+				assertThat(context).doesNotHaveBean(DelayedJobTemplate.class);
+				assertThat(context).hasSingleBean(DelayedJobOperations.class);
 			});
 	}
 

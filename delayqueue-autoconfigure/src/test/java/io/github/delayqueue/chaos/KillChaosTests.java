@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
 import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.JobBuilder;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -32,7 +33,7 @@ class KillChaosTests {
 		try (ChaosRun run = new ChaosRun(3, ChaosRun.size("handleMillis", 20))) {
 			await().atMost(Duration.ofSeconds(60)).until(() -> run.liveInstances() == 3);
 			DelayedJobTemplate template = run.template;
-			List<DelayedJobTemplate.JobBuilder> batch = new ArrayList<>();
+			List<JobBuilder> batch = new ArrayList<>();
 			for (int i = 0; i < jobs; i++) {
 				String id = "job-" + i;
 				batch.add(template.job("chaos", id)

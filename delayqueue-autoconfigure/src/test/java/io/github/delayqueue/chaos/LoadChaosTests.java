@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
 import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.JobBuilder;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -29,7 +30,7 @@ class LoadChaosTests {
 			long start = System.nanoTime();
 			int scheduled = 0;
 			for (int tick = 0; tick < seconds * 10; tick++) {
-				List<DelayedJobTemplate.JobBuilder> batch = new ArrayList<>(perTick);
+				List<JobBuilder> batch = new ArrayList<>(perTick);
 				for (int i = 0; i < perTick; i++) {
 					String id = "job-" + scheduled++;
 					batch.add(template.job("chaos", id)

@@ -10,6 +10,7 @@ import java.util.concurrent.ThreadLocalRandom;
 
 import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.JobBuilder;
 import io.github.delayqueue.core.OnDuplicate;
 import io.github.delayqueue.core.ScheduleRequest;
 import io.github.delayqueue.redis.RedisDelayQueue;
@@ -87,7 +88,7 @@ class RedisClusterTests {
 		this.runner.run((first) -> this.runner.run((second) -> {
 			DelayedJobTemplate template = first.getBean(DelayedJobTemplate.class);
 			int jobs = 3_000;
-			List<DelayedJobTemplate.JobBuilder> batch = new ArrayList<>();
+			List<JobBuilder> batch = new ArrayList<>();
 			for (int i = 0; i < jobs; i++) {
 				String id = "job-" + i;
 				batch.add(template.job("clustered-load", id)

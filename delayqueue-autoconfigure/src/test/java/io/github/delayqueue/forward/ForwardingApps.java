@@ -16,6 +16,7 @@ import io.github.delayqueue.autoconfigure.DelayedListenerContainerFactoryConfigu
 import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.JobBuilder;
 import io.github.delayqueue.core.JobPayloadConverter;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.listener.DefaultDelayedJobErrorHandler;
@@ -133,7 +134,7 @@ final class ForwardingApps {
 	 */
 	static Map<String, Long> scheduleOrders(DelayedJobTemplate template, int count) {
 		Map<String, Long> delays = new HashMap<>();
-		List<DelayedJobTemplate.JobBuilder> jobs = new ArrayList<>();
+		List<JobBuilder> jobs = new ArrayList<>();
 		for (int i = 0; i < count; i++) {
 			long delay = ThreadLocalRandom.current().nextLong(1_000, 10_001);
 			delays.put("o" + i, delay);

@@ -180,7 +180,7 @@ class KafkaForwardingTests {
 			assertThat(retried).containsKey("r" + i);
 		}
 		assertThat(retried.keySet()).noneMatch((id) -> id.startsWith("d"));
-		assertThat(template.replayDead("order-events", 100)).isEqualTo(5);
+		assertThat(template.getOperations().replayDead("order-events", 100)).isEqualTo(5);
 		Map<String, List<ConsumerRecord<String, String>>> replayed = consume(26, Duration.ofSeconds(60),
 				(record, readAt) -> {
 				});

@@ -20,6 +20,7 @@ import io.github.delayqueue.core.DelayQueueConnectionException;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.DelayedJob;
 import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.JobBuilder;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobPayloadConverter;
 import io.github.delayqueue.core.JobState;
@@ -211,7 +212,7 @@ class DelayedListenerContainerTests {
 			finished.addAndGet(((List<?>) args[0]).size());
 			return invocation.proceed(args);
 		});
-		List<DelayedJobTemplate.JobBuilder> jobs = new ArrayList<>();
+		List<JobBuilder> jobs = new ArrayList<>();
 		for (int i = 0; i < 1000; i++) {
 			jobs.add(this.template.job(TOPIC, "fast-" + i).payload("x").delay(Duration.ZERO));
 		}

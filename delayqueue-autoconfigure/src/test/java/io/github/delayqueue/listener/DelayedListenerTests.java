@@ -16,6 +16,7 @@ import io.github.delayqueue.annotation.DelayedListener;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.core.DelayedJob;
 import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.JobBuilder;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.ReservedJob;
@@ -359,7 +360,7 @@ class DelayedListenerTests {
 		assertThat(dead.lastError()).isEqualTo("java.lang.IllegalStateException: always broken");
 		assertThat(listener.deliveries.get("d")).extracting(Delivery::attempt).containsExactly(1, 2, 3);
 
-		assertThat(template.replayDead("doomed", 10)).isEqualTo(1);
+		assertThat(template.getOperations().replayDead("doomed", 10)).isEqualTo(1);
 		await().atMost(Duration.ofSeconds(10)).until(() -> listener.deliveries.get("d").size() >= 4);
 		assertThat(listener.deliveries.get("d").get(3).attempt()).as("attempts reset by the replay").isEqualTo(1);
 	}
@@ -627,7 +628,7 @@ class DelayedListenerTests {
 		ConfigurableApplicationContext b = this.apps.run(CountingConfig.class);
 		DelayedJobTemplate template = a.getBean(DelayedJobTemplate.class);
 		for (int chunk = 0; chunk < 10; chunk++) {
-			List<DelayedJobTemplate.JobBuilder> jobs = new ArrayList<>();
+			List<JobBuilder> jobs = new ArrayList<>();
 			for (int i = 0; i < 500; i++) {
 				int n = chunk * 500 + i;
 				jobs.add(template.job("bulk", "b-" + n).payload(new Order(n, "item")).delay(Duration.ofMillis(n % 2000)));

@@ -9,6 +9,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import io.github.delayqueue.annotation.DelayedListener;
 import io.github.delayqueue.core.DelayedJob;
 import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.JobBuilder;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.test.QueueInvariant;
@@ -166,7 +167,7 @@ class JobHeadersTests {
 		ConfigurableApplicationContext context = this.apps.run(NoListeners.class, "delayqueue.buckets=1",
 				"delayqueue.max-payload-size=64");
 		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
-		DelayedJobTemplate.JobBuilder builder = template.job("later", "x").payload("p").delay(Duration.ZERO);
+		JobBuilder builder = template.job("later", "x").payload("p").delay(Duration.ZERO);
 		assertThatIllegalArgumentException().isThrownBy(() -> builder.header("timestamp", "1"))
 			.withMessageContaining("header name 'timestamp' is reserved");
 		assertThatIllegalArgumentException().isThrownBy(() -> builder.header("tenant", "two\nlines"))

@@ -15,6 +15,7 @@ import io.github.delayqueue.autoconfigure.DelayedListenerAutoConfiguration;
 import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.DelayedJob;
 import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.JobBuilder;
 import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.test.QueueInvariant;
 import io.github.delayqueue.test.RedisTestServer;
@@ -102,7 +103,7 @@ class RateLimitedListenerTests {
 		}
 		DelayedJobTemplate template = this.contexts.get(0).getBean(DelayedJobTemplate.class);
 		assertThat(template.getOperations().rateLimit("limited")).contains(RateLimit.parse("50/1s"));
-		List<DelayedJobTemplate.JobBuilder> jobs = new ArrayList<>();
+		List<JobBuilder> jobs = new ArrayList<>();
 		for (int i = 0; i < 2_000; i++) {
 			jobs.add(template.job("limited", "j" + i).payload("x").delay(Duration.ZERO));
 		}

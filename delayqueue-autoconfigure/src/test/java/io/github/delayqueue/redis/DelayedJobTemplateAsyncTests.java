@@ -11,6 +11,7 @@ import java.util.concurrent.CompletionException;
 import io.github.delayqueue.core.DelayQueueConnectionException;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.JacksonJobPayloadConverter;
+import io.github.delayqueue.core.JobBuilder;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.ScheduleResult;
 import org.junit.jupiter.api.AfterEach;
@@ -28,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * {@link DelayedJobTemplate.JobBuilder#scheduleAsync()}: one job per call, written in
+ * {@link JobBuilder#scheduleAsync()}: one job per call, written in
  * batches, with the same results and errors as the blocking call.
  */
 class DelayedJobTemplateAsyncTests {

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import tools.jackson.databind.SerializationFeature;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.util.unit.DataSize;
@@ -72,7 +73,7 @@ class DelayedJobTemplateValidationTests {
 		}
 		rejects(() -> this.template.cancel("a:b", "1"), "topic");
 		rejects(() -> this.template.find("", "1"), "topic");
-		rejects(() -> this.template.replayDead("a b", 5), "topic");
+		rejects(() -> this.queue.replayDead("a b", 5), "topic");
 		rejects(() -> this.queue.reserve("{x}", 5, null), "topic");
 	}
 
@@ -98,6 +99,17 @@ class DelayedJobTemplateValidationTests {
 		assertThatExceptionOfType(PayloadConversionException.class)
 			.isThrownBy(() -> this.template.schedule("t", "1", new Unwritable(), Duration.ZERO))
 			.withMessageContaining(Unwritable.class.getName());
+	}
+
+	@Test
+	void payloadWithoutPropertiesIsRefusedNamingItsClass() {
+		JacksonJobPayloadConverter lenient = new JacksonJobPayloadConverter(
+				JsonMapper.builder().disable(SerializationFeature.FAIL_ON_EMPTY_BEANS).build());
+		for (DelayedJobTemplate template : List.of(this.template, new DelayedJobTemplate(this.queue, lenient))) {
+			assertThatExceptionOfType(PayloadConversionException.class)
+				.isThrownBy(() -> template.schedule("t", "1", new Empty(), Duration.ZERO))
+				.withMessageContainingAll(Empty.class.getName(), "no properties");
+		}
 	}
 
 	@Test
@@ -137,13 +149,17 @@ class DelayedJobTemplateValidationTests {
 	void consumerArgumentsAreChecked() {
 		rejects(() -> this.queue.reserve("existing", 0, null), "max", "between 1 and 10000");
 		rejects(() -> this.queue.reserve("existing", 10_001, null), "max");
-		rejects(() -> this.template.replayDead("existing", 0), "max");
+		rejects(() -> this.queue.replayDead("existing", 0), "max");
 		ReservedJob job = new ReservedJob("existing", "1", new byte[0], 1, 1, Instant.now(), Instant.now(),
 				Instant.now(), Instant.now(), Duration.ofSeconds(1), 1);
 		rejects(() -> this.queue.fail(job, Duration.ofSeconds(-1), "e"), "backOff", "between PT0S and P36500D");
 		rejects(() -> this.queue.fail(job, Duration.ofDays(36_501), "e"), "backOff", "between PT0S and P36500D");
 		rejects(() -> this.queue.fail(job, null, "e"), "backOff");
 		rejects(() -> this.queue.touch(job, Duration.ZERO), "ttr");
+	}
+
+	static class Empty {
+
 	}
 
 	static class Unwritable {

@@ -142,20 +142,20 @@ public final class EveryOperation {
 		held = reserveOne(operations, manual);
 		assertThat(operations.kill(held, "boom")).isEqualTo(FailResult.DEAD);
 		assertThat(template.find(manual, "m").get().state()).isEqualTo(JobState.DEAD);
-		DeadJobPage page = template.deadJobs(manual, null, 10);
+		DeadJobPage page = operations.deadJobs(manual, null, 10, true);
 		assertThat(page.jobs()).hasSize(1);
 		assertThat(page.next()).isNull();
 		assertThat(operations.repair(false).isClean()).as("repair, counting only").isTrue();
-		assertThat(template.replayDead(manual, 10)).isEqualTo(1);
+		assertThat(operations.replayDead(manual, 10)).isEqualTo(1);
 		held = reserveOne(operations, manual);
 		assertThat(operations.finish(held)).isTrue();
 		// the topic keeps its finished jobs, and takes permits of its rate limit, in slots of its own
 		assertThat(template.find(manual, "m").get().state()).isEqualTo(JobState.COMPLETED);
-		assertThat(template.completedJobs(manual, null, 10).total()).isEqualTo(1);
+		assertThat(operations.completedJobs(manual, null, 10, true).total()).isEqualTo(1);
 		assertThat(operations.stats().completed()).containsEntry(manual, 1L);
 		template.job(manual, "d").payload("x").delay(Duration.ZERO).schedule();
 		operations.kill(reserveOne(operations, manual), "boom again");
-		assertThat(template.replayDead(manual, "d")).isTrue();
+		assertThat(operations.replayDead(manual, "d")).isTrue();
 		assertThat(operations.stats().topics().get(manual).ready()).isEqualTo(1);
 		operations.finish(reserveOne(operations, manual));
 		// the topic keeps the DEAD jobs of its last death only: the earlier one is deleted

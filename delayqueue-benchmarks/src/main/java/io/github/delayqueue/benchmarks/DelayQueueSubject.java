@@ -14,6 +14,7 @@ import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.DelayedJob;
 import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.JobBuilder;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.ScheduleResult;
 import io.micrometer.observation.Observation;
@@ -140,8 +141,8 @@ final class DelayQueueSubject implements Subject {
 	}
 
 	/** A job's builder, with its priority when jobs are spread over several. */
-	private DelayedJobTemplate.JobBuilder builder(Job job) {
-		DelayedJobTemplate.JobBuilder builder = this.template.job(job.topic(), job.id()).payload(job.payload());
+	private JobBuilder builder(Job job) {
+		JobBuilder builder = this.template.job(job.topic(), job.id()).payload(job.payload());
 		return (PRIORITIES.length > 1)
 				? builder.priority(PRIORITIES[Math.floorMod(job.id().hashCode(), PRIORITIES.length)]) : builder;
 	}
@@ -154,7 +155,7 @@ final class DelayQueueSubject implements Subject {
 	private void scheduleOne(Job job) {
 		BenchPayload payload = job.payload();
 		if (PRIORITIES.length > 1) {
-			DelayedJobTemplate.JobBuilder builder = builder(job);
+			JobBuilder builder = builder(job);
 			((job.dueAtMillis() > 0) ? builder.dueAt(Instant.ofEpochMilli(job.dueAtMillis()))
 					: builder.delay(Duration.ofMillis(job.delayMillis()))).schedule();
 		}
@@ -169,9 +170,9 @@ final class DelayQueueSubject implements Subject {
 	@Override
 	public void scheduleBulk(List<Job> jobs) {
 		for (int from = 0; from < jobs.size(); from += BULK_CHUNK) {
-			List<DelayedJobTemplate.JobBuilder> chunk = new ArrayList<>(BULK_CHUNK);
+			List<JobBuilder> chunk = new ArrayList<>(BULK_CHUNK);
 			for (Job job : jobs.subList(from, Math.min(jobs.size(), from + BULK_CHUNK))) {
-				DelayedJobTemplate.JobBuilder builder = builder(job).headers(HEADERS);
+				JobBuilder builder = builder(job).headers(HEADERS);
 				chunk.add((job.dueAtMillis() > 0) ? builder.dueAt(Instant.ofEpochMilli(job.dueAtMillis()))
 						: builder.delay(Duration.ofMillis(job.delayMillis())));
 			}
@@ -183,7 +184,7 @@ final class DelayQueueSubject implements Subject {
 	public void scheduleAsync(List<Job> jobs) {
 		List<CompletableFuture<ScheduleResult>> results = new ArrayList<>(jobs.size());
 		for (Job job : jobs) {
-			DelayedJobTemplate.JobBuilder builder = builder(job);
+			JobBuilder builder = builder(job);
 			traced(() -> results.add(((job.dueAtMillis() > 0) ? builder.dueAt(Instant.ofEpochMilli(job.dueAtMillis()))
 					: builder.delay(Duration.ofMillis(job.delayMillis()))).scheduleAsync()));
 		}

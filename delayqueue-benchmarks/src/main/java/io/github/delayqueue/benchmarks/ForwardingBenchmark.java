@@ -16,6 +16,7 @@ import io.github.delayqueue.autoconfigure.DelayQueueAutoConfiguration;
 import io.github.delayqueue.autoconfigure.DelayQueueForwardingAutoConfiguration;
 import io.github.delayqueue.autoconfigure.DelayedListenerAutoConfiguration;
 import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.JobBuilder;
 import io.github.delayqueue.listener.DelayQueueHeaders;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -141,7 +142,7 @@ public final class ForwardingBenchmark {
 	private static Result measure(DelayedJobTemplate template, KafkaConsumer<byte[], byte[]> consumer, int jobs,
 			String prefix) {
 		Instant due = Instant.now().plus(LEAD);
-		List<DelayedJobTemplate.JobBuilder> batch = new ArrayList<>();
+		List<JobBuilder> batch = new ArrayList<>();
 		for (int i = 0; i < jobs; i++) {
 			batch.add(template.job(TOPIC, prefix + "-" + i).payload(BenchPayload.of(i, due.toEpochMilli())).dueAt(due));
 			if (batch.size() == 1_000 || i == jobs - 1) {

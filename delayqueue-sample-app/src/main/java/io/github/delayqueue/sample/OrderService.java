@@ -9,7 +9,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
-import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.DelayedJobOperations;
 import io.github.delayqueue.sample.Order.Status;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -34,7 +34,7 @@ class OrderService {
 
 	private final Map<String, Order> orders = new ConcurrentHashMap<>();
 
-	private final DelayedJobTemplate template;
+	private final DelayedJobOperations template;
 
 	private final WebhookService webhooks;
 
@@ -44,7 +44,7 @@ class OrderService {
 
 	private final boolean forwardsEvents;
 
-	OrderService(DelayedJobTemplate template, WebhookService webhooks,
+	OrderService(DelayedJobOperations template, WebhookService webhooks,
 			@Value("${sample.order.close-after}") Duration closeAfter,
 			@Value("${sample.order.reminder-after}") Duration reminderAfter, Environment environment) {
 		this.template = template;

@@ -6,7 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.DelayedJobOperations;
 import io.github.delayqueue.core.JobInfo;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.exc.MismatchedInputException;
@@ -44,9 +44,9 @@ class ShopController {
 
 	private final WebhookService webhooks;
 
-	private final DelayedJobTemplate template;
+	private final DelayedJobOperations template;
 
-	ShopController(OrderService orders, WebhookService webhooks, DelayedJobTemplate template) {
+	ShopController(OrderService orders, WebhookService webhooks, DelayedJobOperations template) {
 		this.orders = orders;
 		this.webhooks = webhooks;
 		this.template = template;

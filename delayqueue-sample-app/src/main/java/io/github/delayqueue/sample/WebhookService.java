@@ -9,7 +9,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.delayqueue.annotation.DelayedListener;
 import io.github.delayqueue.core.DelayedJob;
-import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.DelayedJobOperations;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -29,7 +29,7 @@ class WebhookService {
 
 	private static final Log logger = LogFactory.getLog(WebhookService.class);
 
-	private final DelayedJobTemplate template;
+	private final DelayedJobOperations template;
 
 	private final Set<String> notified = ConcurrentHashMap.newKeySet();
 
@@ -39,7 +39,7 @@ class WebhookService {
 
 	private final int maxAttempts;
 
-	WebhookService(DelayedJobTemplate template, @Value("${sample.webhook.max-attempts}") int maxAttempts) {
+	WebhookService(DelayedJobOperations template, @Value("${sample.webhook.max-attempts}") int maxAttempts) {
 		this.template = template;
 		this.maxAttempts = maxAttempts;
 	}

@@ -2,16 +2,16 @@ package com.example.shop;
 
 import java.time.Duration;
 
-import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.DelayedJobOperations;
 
 import org.springframework.stereotype.Service;
 
 @Service
 public class Checkout {
 
-	private final DelayedJobTemplate jobs;
+	private final DelayedJobOperations jobs;
 
-	public Checkout(DelayedJobTemplate jobs) {
+	public Checkout(DelayedJobOperations jobs) {
 		this.jobs = jobs;
 	}
 

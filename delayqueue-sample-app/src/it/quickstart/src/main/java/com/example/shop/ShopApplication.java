@@ -2,7 +2,7 @@ package com.example.shop;
 
 import java.time.Duration;
 
-import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.DelayedJobOperations;
 
 import org.springframework.boot.ApplicationRunner;
 import org.springframework.boot.SpringApplication;
@@ -18,7 +18,7 @@ public class ShopApplication {
 
 	// a first job, due 5 seconds after start-up, to see the listener run it
 	@Bean
-	ApplicationRunner firstJob(DelayedJobTemplate jobs) {
+	ApplicationRunner firstJob(DelayedJobOperations jobs) {
 		return (args) -> jobs.schedule("order-close", "demo-1", new OrderClose("demo-1"), Duration.ofSeconds(5));
 	}
 

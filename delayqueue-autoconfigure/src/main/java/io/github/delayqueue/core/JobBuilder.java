@@ -1,0 +1,214 @@
+package io.github.delayqueue.core;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
+
+/**
+ * One job with all its options. Not thread-safe; build and schedule on one thread.
+ */
+public final class JobBuilder {
+
+	private final DelayedJobOperations operations;
+
+	private final String topic;
+
+	private final String id;
+
+	private @Nullable Object payload;
+
+	private @Nullable Duration delay;
+
+	private @Nullable Instant dueAt;
+
+	private @Nullable Duration ttr;
+
+	private @Nullable Integer maxAttempts;
+
+	private @Nullable Integer priority;
+
+	private OnDuplicate onDuplicate = OnDuplicate.KEEP;
+
+	private final Map<String, String> headers = new LinkedHashMap<>();
+
+	/**
+	 * Starts a job that {@link #schedule()} schedules through the given operations; the
+	 * operations' {@link DelayedJobOperations#job job} method calls it (and so may a test
+	 * that mocks them).
+	 * @param operations the operations that schedule the job
+	 * @param topic the topic
+	 * @param id the business id
+	 */
+	public JobBuilder(DelayedJobOperations operations, String topic, String id) {
+		Assert.notNull(operations, "operations must not be null");
+		this.operations = operations;
+		this.topic = topic;
+		this.id = id;
+	}
+
+	/**
+	 * The payload: an object written as JSON, a String or a byte[] stored as is.
+	 * @param payload the payload, not null
+	 * @return this builder
+	 */
+	public JobBuilder payload(Object payload) {
+		this.payload = payload;
+		return this;
+	}
+
+	/**
+	 * Due {@code delay} after Redis's now (replaces a {@link #dueAt}).
+	 * @param delay the delay
+	 * @return this builder
+	 */
+	public JobBuilder delay(Duration delay) {
+		this.delay = JobConstraints.notNull("delay", delay);
+		this.dueAt = null;
+		return this;
+	}
+
+	/**
+	 * Due at an absolute time (replaces a {@link #delay}).
+	 * @param dueAt the due time
+	 * @return this builder
+	 */
+	public JobBuilder dueAt(Instant dueAt) {
+		this.dueAt = JobConstraints.notNull("dueAt", dueAt);
+		this.delay = null;
+		return this;
+	}
+
+	/**
+	 * How long a consumer may hold the job before it is delivered again.
+	 * @param ttr the time-to-run
+	 * @return this builder
+	 */
+	public JobBuilder ttr(Duration ttr) {
+		this.ttr = JobConstraints.ttr(ttr);
+		return this;
+	}
+
+	/**
+	 * How many deliveries the job gets before it is DEAD.
+	 * @param maxAttempts at least 1
+	 * @return this builder
+	 */
+	public JobBuilder maxAttempts(int maxAttempts) {
+		this.maxAttempts = JobConstraints.maxAttempts(maxAttempts);
+		return this;
+	}
+
+	/**
+	 * The job's priority: among the READY jobs of its topic in its bucket, a higher one is
+	 * handed out first, FIFO within one priority; retries and replays keep it.
+	 * @param priority {@value JobConstraints#MIN_PRIORITY} (lowest) to
+	 * {@value JobConstraints#MAX_PRIORITY} (highest); {@value JobConstraints#DEFAULT_PRIORITY}
+	 * when not set
+	 * @return this builder
+	 */
+	public JobBuilder priority(int priority) {
+		this.priority = JobConstraints.priority(priority);
+		return this;
+	}
+
+	/**
+	 * What to do when a job with this topic and id exists.
+	 * @param onDuplicate keep (the default) or replace
+	 * @return this builder
+	 */
+	public JobBuilder onDuplicate(OnDuplicate onDuplicate) {
+		this.onDuplicate = JobConstraints.notNull("onDuplicate", onDuplicate);
+		return this;
+	}
+
+	/**
+	 * Adds a header stored with the job, such as a tenant or a correlation id: a listener
+	 * reads it with {@code @Header("tenant")}, a {@code Message<T>} parameter or
+	 * {@code DelayedJob.headers()}. Checked here: at most {@value JobConstraints#MAX_HEADERS}
+	 * headers; names of letters, digits, {@code _ - .} (not {@code id}, {@code timestamp}
+	 * or starting with {@code delayqueue_}); values without control characters, at most
+	 * {@value JobConstraints#MAX_HEADER_VALUE_LENGTH} characters. A job without headers
+	 * stores nothing for them; each header costs its name and value plus two bytes (and a
+	 * job with any, five bytes more), counted with the payload against
+	 * {@code delayqueue.max-payload-size}.
+	 * @param name the name
+	 * @param value the value
+	 * @return this builder
+	 */
+	public JobBuilder header(String name, String value) {
+		// a singleton map takes null, which the rules then refuse with the header's name
+		return headers(Collections.singletonMap(name, value));
+	}
+
+	/**
+	 * Adds headers, as {@link #header} does for each.
+	 * @param headers the headers
+	 * @return this builder
+	 */
+	public JobBuilder headers(Map<String, String> headers) {
+		Map<String, String> next = new LinkedHashMap<>(this.headers);
+		next.putAll(JobConstraints.notNull("headers", headers));
+		JobConstraints.headers(next);
+		this.headers.putAll(headers);
+		return this;
+	}
+
+	/**
+	 * Replaces an existing job with this topic and id.
+	 * @return this builder
+	 */
+	public JobBuilder replaceExisting() {
+		return onDuplicate(OnDuplicate.REPLACE);
+	}
+
+	/**
+	 * Schedules the job.
+	 * @return whether it was created, and the state and due time of the job in the queue;
+	 * {@link ScheduleResult#AFTER_COMMIT} in a transaction, where the job is written after
+	 * the commit
+	 */
+	public ScheduleResult schedule() {
+		return this.operations.schedule(this);
+	}
+
+	/**
+	 * Schedules the job without waiting for Redis: the job is checked and its payload
+	 * written now (a broken rule throws {@link IllegalArgumentException} here), then it
+	 * joins the next batch that the template writes with
+	 * {@link DelayQueueProducer#scheduleAll}. Jobs scheduled asynchronously from one
+	 * thread are written in that order. At most 10,000 jobs wait to be written; beyond
+	 * that this method blocks until there is room. The future completes with the same
+	 * result as {@link #schedule()} once Redis acknowledged the job, or exceptionally
+	 * with what {@code schedule()} would have thrown (such as
+	 * {@link DelayQueueConnectionException}); only a completed future means the job is
+	 * stored. In a transaction the job is written after the commit, by the committing
+	 * thread, and the future completes then; a rollback cancels it.
+	 * @return the result, once the job is written
+	 * @throws IllegalStateException when the template is closed
+	 */
+	public CompletableFuture<ScheduleResult> scheduleAsync() {
+		return this.operations.scheduleAsync(this);
+	}
+
+	/**
+	 * The job as a request, its payload written by the given converter.
+	 */
+	ScheduleRequest toRequest(JobPayloadConverter converter) {
+		JobConstraints.topic(this.topic);
+		JobConstraints.id(this.id);
+		JobConstraints.notNull("payload", this.payload);
+		if (this.delay == null && this.dueAt == null) {
+			throw new IllegalArgumentException("delay or dueAt must be given");
+		}
+		return new ScheduleRequest(this.topic, this.id, converter.write(this.payload),
+				this.delay, this.dueAt, this.ttr, this.maxAttempts, this.onDuplicate, this.headers, this.priority);
+	}
+
+}

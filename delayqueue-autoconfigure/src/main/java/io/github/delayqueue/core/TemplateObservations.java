@@ -1,0 +1,222 @@
+package io.github.delayqueue.core;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+import io.github.delayqueue.micrometer.DefaultDelayedJobTemplateObservationConvention;
+import io.github.delayqueue.micrometer.DelayQueueObservation;
+import io.github.delayqueue.micrometer.DelayedJobSenderContext;
+import io.github.delayqueue.micrometer.DelayedJobTemplateObservationConvention;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
+
+/**
+ * The {@link DelayQueueObservation#TEMPLATE} observations of one {@link DelayedJobTemplate}'s
+ * writes, and the trace headers they store with the jobs. A write never fails for its
+ * observation: a tracer's failure is logged at debug level.
+ */
+final class TemplateObservations {
+
+	private static final Log logger = LogFactory.getLog(DelayedJobTemplate.class);
+
+	private final DelayQueueProducer producer;
+
+	private volatile boolean enabled;
+
+	private volatile ObservationRegistry registry = ObservationRegistry.NOOP;
+
+	private volatile @Nullable DelayedJobTemplateObservationConvention convention;
+
+	TemplateObservations(DelayQueueProducer producer) {
+		this.producer = producer;
+	}
+
+	void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	void setRegistry(ObservationRegistry registry) {
+		Assert.notNull(registry, "observationRegistry must not be null");
+		this.registry = registry;
+	}
+
+	void setConvention(@Nullable DelayedJobTemplateObservationConvention convention) {
+		this.convention = convention;
+	}
+
+	boolean isObserved() {
+		return this.enabled && !this.registry.isNoop();
+	}
+
+	/**
+	 * Runs a write as an observation when observations are on. The write gets the trace
+	 * headers to store with its jobs: empty unless another observation was current.
+	 */
+	<T> T observe(String operation, String topic, @Nullable String id, int jobs,
+			Function<Map<String, String>, Written<T>> write, Function<T, String> outcome) {
+		if (!isObserved()) {
+			return write.apply(Map.of()).result();
+		}
+		ObservationRegistry registry = this.registry;
+		boolean traced = registry.getCurrentObservation() != null;
+		DelayedJobSenderContext context = new DelayedJobSenderContext(operation, topic, id, jobs);
+		Observation observation = start(registry, context);
+		if (observation == null) {
+			return write.apply(Map.of()).result();
+		}
+		Written<T> written;
+		try (Observation.Scope scope = openScope(observation)) {
+			written = write.apply(traced ? context.getTraceHeaders() : Map.of());
+		}
+		catch (RuntimeException | Error ex) {
+			error(observation, ex);
+			stop(observation);
+			throw ex;
+		}
+		context.setOutcome(written.afterCommit() ? "after-commit" : outcome.apply(written.result()));
+		stop(observation);
+		return written.result();
+	}
+
+	/**
+	 * Runs an asynchronous schedule as an observation that ends when its future completes.
+	 */
+	CompletableFuture<ScheduleResult> observeAsync(ScheduleRequest request,
+			Function<Map<String, String>, CompletableFuture<ScheduleResult>> submit) {
+		if (!isObserved()) {
+			return submit.apply(Map.of());
+		}
+		ObservationRegistry registry = this.registry;
+		boolean traced = registry.getCurrentObservation() != null;
+		DelayedJobSenderContext context = new DelayedJobSenderContext("schedule-async", request.topic(), request.id(),
+				1);
+		Observation observation = start(registry, context);
+		if (observation == null) {
+			return submit.apply(Map.of());
+		}
+		CompletableFuture<ScheduleResult> result;
+		try (Observation.Scope scope = openScope(observation)) {
+			result = submit.apply(traced ? context.getTraceHeaders() : Map.of());
+		}
+		catch (RuntimeException | Error ex) {
+			error(observation, ex);
+			stop(observation);
+			throw ex;
+		}
+		return result.whenComplete((written, failure) -> {
+			if (failure instanceof CancellationException) {
+				context.setOutcome("rolled-back");
+			}
+			else if (failure != null) {
+				error(observation, failure);
+			}
+			else {
+				context.setOutcome(outcomeOf(written));
+			}
+			stop(observation);
+		});
+	}
+
+	/**
+	 * The request with the trace headers it has room for; those the job sets itself win.
+	 */
+	ScheduleRequest traced(ScheduleRequest request, Map<String, String> trace) {
+		if (trace.isEmpty()) {
+			return request;
+		}
+		Map<String, String> headers = new LinkedHashMap<>(request.headers());
+		trace.forEach(headers::putIfAbsent);
+		try {
+			ScheduleRequest traced = new ScheduleRequest(request.topic(), request.id(), request.payload(),
+					request.delay(), request.dueAt(), request.ttr(), request.maxAttempts(), request.onDuplicate(),
+					headers, request.priority());
+			// the trace headers count against the size limit: without room, none
+			this.producer.check(traced);
+			return traced;
+		}
+		catch (IllegalArgumentException ex) {
+			if (logger.isDebugEnabled()) {
+				logger.debug("Job " + request.id() + " of topic " + request.topic()
+						+ " is stored without its trace headers " + trace.keySet() + ": " + ex.getMessage());
+			}
+			return request;
+		}
+	}
+
+	static String outcomeOf(ScheduleResult result) {
+		if (result.afterCommit()) {
+			return "after-commit";
+		}
+		return result.created() ? "created" : "kept";
+	}
+
+	static String outcomeOf(List<ScheduleResult> results) {
+		return results.stream()
+			.map(TemplateObservations::outcomeOf)
+			.distinct()
+			.reduce((one, other) -> "mixed")
+			.orElse("none");
+	}
+
+	/**
+	 * Starts a template observation.
+	 * @return the observation, or {@code null} when the tracer failed
+	 */
+	private @Nullable Observation start(ObservationRegistry registry, DelayedJobSenderContext context) {
+		try {
+			return DelayQueueObservation.TEMPLATE
+				.observation(this.convention, DefaultDelayedJobTemplateObservationConvention.INSTANCE, () -> context,
+						registry)
+				.start();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("A delayqueue.template observation could not start; the write goes on without it", ex);
+			return null;
+		}
+	}
+
+	private static Observation.Scope openScope(Observation observation) {
+		try {
+			return observation.openScope();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("A delayqueue.template observation could not open its scope", ex);
+			return Observation.Scope.NOOP;
+		}
+	}
+
+	private static void error(Observation observation, Throwable failure) {
+		try {
+			observation.error(failure);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("A delayqueue.template observation could not take its error", ex);
+		}
+	}
+
+	private static void stop(Observation observation) {
+		try {
+			observation.stop();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("A delayqueue.template observation could not stop", ex);
+		}
+	}
+
+	/**
+	 * What a write returned, and whether it waits for its transaction's commit.
+	 */
+	record Written<T>(T result, boolean afterCommit) {
+
+	}
+
+}
