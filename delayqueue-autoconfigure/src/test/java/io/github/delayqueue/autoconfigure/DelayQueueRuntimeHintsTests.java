@@ -110,16 +110,6 @@ class DelayQueueRuntimeHintsTests {
 	}
 
 	@Test
-	void theOutboxSchemasAreResources() {
-		new DelayQueueOutboxAutoConfiguration.OutboxRuntimeHints().registerHints(this.hints, this.classLoader);
-		for (String platform : List.of("postgresql", "mysql", "h2")) {
-			String path = "io/github/delayqueue/outbox/schema-" + platform + ".sql";
-			assertThat(this.classLoader.getResource(path)).isNotNull();
-			assertThat(RuntimeHintsPredicates.resource().forResource(path)).accepts(this.hints);
-		}
-	}
-
-	@Test
 	void theBrokerLibrariesCanBeLookedFor() {
 		new DelayQueueForwardingAutoConfiguration.ForwardingRuntimeHints().registerHints(this.hints, this.classLoader);
 		assertThat(RuntimeHintsPredicates.reflection().onType(KafkaTemplate.class)).accepts(this.hints);

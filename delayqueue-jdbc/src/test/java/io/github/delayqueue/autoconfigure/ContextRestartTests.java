@@ -22,6 +22,7 @@ import io.github.delayqueue.core.OnDuplicate;
 import io.github.delayqueue.core.ScheduleRequest;
 import io.github.delayqueue.listener.JobOutcome;
 import io.github.delayqueue.listener.RedisJobOutcomeStream;
+import io.github.delayqueue.outbox.DelayQueueOutboxAutoConfiguration;
 import io.github.delayqueue.outbox.JdbcJobOutbox;
 import io.github.delayqueue.outbox.JobOutboxRecovery;
 import io.github.delayqueue.recurring.RecurringJobs;

@@ -1,14 +1,13 @@
-package io.github.delayqueue.autoconfigure;
+package io.github.delayqueue.outbox;
 
 import java.time.Duration;
 import java.util.Map;
 
 import javax.sql.DataSource;
 
+import io.github.delayqueue.autoconfigure.DelayQueueAutoConfiguration;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.JobOutbox;
-import io.github.delayqueue.outbox.JdbcJobOutbox;
-import io.github.delayqueue.outbox.JobOutboxRecovery;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aot.hint.RuntimeHints;

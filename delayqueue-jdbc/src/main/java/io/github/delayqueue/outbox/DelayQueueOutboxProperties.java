@@ -1,4 +1,4 @@
-package io.github.delayqueue.autoconfigure;
+package io.github.delayqueue.outbox;
 
 import java.time.Duration;
 

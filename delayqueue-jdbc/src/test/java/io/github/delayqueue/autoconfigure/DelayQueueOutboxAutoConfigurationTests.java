@@ -8,6 +8,7 @@ import javax.sql.DataSource;
 
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.outbox.DelayQueueOutboxAutoConfiguration;
 import io.github.delayqueue.outbox.JdbcJobOutbox;
 import io.github.delayqueue.outbox.JobOutboxRecovery;
 import io.github.delayqueue.test.QueueInvariant;
