@@ -12,7 +12,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
 
-import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.aot.hint.MemberCategory;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
@@ -20,7 +19,6 @@ import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
 import org.springframework.core.io.Resource;
 import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
 import org.springframework.core.io.support.SpringFactoriesLoader;
-import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.context.request.ServletRequestAttributes;
 
@@ -107,13 +105,6 @@ class DelayQueueRuntimeHintsTests {
 		String path = "io/github/delayqueue/http/openapi.yaml";
 		assertThat(this.classLoader.getResource(path)).isNotNull();
 		assertThat(RuntimeHintsPredicates.resource().forResource(path)).accepts(this.hints);
-	}
-
-	@Test
-	void theBrokerLibrariesCanBeLookedFor() {
-		new DelayQueueForwardingAutoConfiguration.ForwardingRuntimeHints().registerHints(this.hints, this.classLoader);
-		assertThat(RuntimeHintsPredicates.reflection().onType(KafkaTemplate.class)).accepts(this.hints);
-		assertThat(RuntimeHintsPredicates.reflection().onType(RabbitTemplate.class)).accepts(this.hints);
 	}
 
 	private void registerAotFactories() {

@@ -26,34 +26,32 @@ import io.github.delayqueue.test.RedisTestServer;
 import io.github.delayqueue.test.RespConnection;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
-import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
-import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.util.backoff.FixedBackOff;
 
 /**
- * The applications the forwarding tests run, and what they read from Redis.
+ * The applications the forwarding tests run (with the broker module's auto-configuration
+ * added), and what they read from Redis.
  */
-final class ForwardingApps {
+public final class ForwardingApps {
 
 	private ForwardingApps() {
 	}
 
 	/**
-	 * An application with the queue, listeners, forwarding, both brokers' templates and the
-	 * queue's metrics.
+	 * An application with the queue, listeners, forwarding, the queue's metrics (the broker's
+	 * template and forwarders come from its module's test).
 	 */
 	@Configuration(proxyBeanMethods = false)
 	@ImportAutoConfiguration({ DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-			KafkaAutoConfiguration.class, RabbitAutoConfiguration.class, DelayQueueAutoConfiguration.class,
-			DelayedListenerAutoConfiguration.class, DelayQueueForwardingAutoConfiguration.class,
-			DelayQueueMetricsAutoConfiguration.class })
-	static class App {
+			DelayQueueAutoConfiguration.class, DelayedListenerAutoConfiguration.class,
+			DelayQueueForwardingAutoConfiguration.class, DelayQueueMetricsAutoConfiguration.class })
+	public static class App {
 
 		@Bean
 		SimpleMeterRegistry meterRegistry() {
@@ -68,12 +66,12 @@ final class ForwardingApps {
 	 */
 	@Configuration(proxyBeanMethods = false)
 	@ImportAutoConfiguration({ DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-			KafkaAutoConfiguration.class, RabbitAutoConfiguration.class, DelayQueueAutoConfiguration.class,
-			DelayedListenerAutoConfiguration.class, DelayQueueForwardingAutoConfiguration.class })
-	static class DyingApp {
+			DelayQueueAutoConfiguration.class, DelayedListenerAutoConfiguration.class,
+			DelayQueueForwardingAutoConfiguration.class })
+	public static class DyingApp {
 
 		/** Finish calls that did not reach Redis. */
-		static final AtomicInteger unfinished = new AtomicInteger();
+		public static final AtomicInteger unfinished = new AtomicInteger();
 
 		@Bean(name = ForwardingEndpoint.CONTAINER_FACTORY_BEAN_NAME)
 		DefaultDelayedListenerContainerFactory delayQueueForwardingContainerFactory(DelayQueueOperations operations,
@@ -100,9 +98,9 @@ final class ForwardingApps {
 	 */
 	@Configuration(proxyBeanMethods = false)
 	@Import(App.class)
-	static class AppWithListenerBeans {
+	public static class AppWithListenerBeans {
 
-		static final AtomicInteger skipped = new AtomicInteger();
+		public static final AtomicInteger skipped = new AtomicInteger();
 
 		@Bean
 		DelayedJobInterceptor skipEverything() {
@@ -131,7 +129,7 @@ final class ForwardingApps {
 	 * bulk calls of 1,000.
 	 * @return each job's delay in milliseconds, by id
 	 */
-	static Map<String, Long> scheduleOrders(DelayedJobTemplate template, int count) {
+	public static Map<String, Long> scheduleOrders(DelayedJobTemplate template, int count) {
 		Map<String, Long> delays = new HashMap<>();
 		List<DelayedJobTemplate.JobBuilder> jobs = new ArrayList<>();
 		for (int i = 0; i < count; i++) {
@@ -150,7 +148,7 @@ final class ForwardingApps {
 	}
 
 	/** Redis's clock, in milliseconds. */
-	static long redisMillis(RedisTestServer redis) {
+	public static long redisMillis(RedisTestServer redis) {
 		try (RespConnection connection = RespConnection.to(redis)) {
 			List<?> time = (List<?>) connection.call("TIME");
 			return Long.parseLong(time.get(0).toString()) * 1_000 + Long.parseLong(time.get(1).toString()) / 1_000;
@@ -158,7 +156,7 @@ final class ForwardingApps {
 	}
 
 	/** The jobs the namespace holds, in any state. */
-	static long jobsInRedis(RedisTestServer redis, String namespace) {
+	public static long jobsInRedis(RedisTestServer redis, String namespace) {
 		long jobs = 0;
 		try (RespConnection connection = RespConnection.to(redis)) {
 			for (int bucket = 0; bucket < 16; bucket++) {

@@ -1,10 +1,11 @@
-package io.github.delayqueue.forward;
+package io.github.delayqueue.kafka;
 
 import java.util.Base64;
 import java.util.Map;
 
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.JobConstraints;
+import io.github.delayqueue.forward.ForwardedHeaders;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;

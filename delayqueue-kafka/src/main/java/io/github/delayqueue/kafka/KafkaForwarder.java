@@ -1,4 +1,4 @@
-package io.github.delayqueue.forward;
+package io.github.delayqueue.kafka;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -17,6 +17,9 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.forward.ForwardedHeaders;
+import io.github.delayqueue.forward.JobForwarder;
+import io.github.delayqueue.forward.UnforwardableJobException;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;

@@ -1,4 +1,4 @@
-package io.github.delayqueue.forward;
+package io.github.delayqueue.rabbit;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -9,6 +9,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.forward.ForwardedHeaders;
+import io.github.delayqueue.forward.JobForwarder;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.amqp.AmqpException;

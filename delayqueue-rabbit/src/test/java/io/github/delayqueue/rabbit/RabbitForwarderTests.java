@@ -1,4 +1,4 @@
-package io.github.delayqueue.forward;
+package io.github.delayqueue.rabbit;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -1,9 +1,10 @@
-package io.github.delayqueue.forward;
+package io.github.delayqueue.rabbit;
 
 import java.util.Map;
 
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.JobConstraints;
+import io.github.delayqueue.forward.ForwardedHeaders;
 
 import org.springframework.util.Assert;
 

@@ -1,4 +1,4 @@
-package io.github.delayqueue.forward;
+package io.github.delayqueue.kafka;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

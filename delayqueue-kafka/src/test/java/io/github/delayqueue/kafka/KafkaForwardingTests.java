@@ -1,4 +1,4 @@
-package io.github.delayqueue.forward;
+package io.github.delayqueue.kafka;
 
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -17,6 +17,10 @@ import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.forward.ForwardedHeaders;
+import io.github.delayqueue.forward.ForwardingApps;
+import io.github.delayqueue.forward.ForwardingEndpoint;
+import io.github.delayqueue.forward.UnforwardableJobException;
 import io.github.delayqueue.listener.DelayQueueHeaders;
 import io.github.delayqueue.test.QueueInvariant;
 import io.github.delayqueue.test.RedisTestServer;
@@ -33,8 +37,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -88,7 +95,7 @@ class KafkaForwardingTests {
 	}
 
 	private ConfigurableApplicationContext start(Class<?> app, String... properties) {
-		ConfigurableApplicationContext context = new SpringApplicationBuilder(app).web(WebApplicationType.NONE)
+		ConfigurableApplicationContext context = new SpringApplicationBuilder(app, KafkaForwarding.class).web(WebApplicationType.NONE)
 			.properties(this.redis.springBootProperties())
 			.properties("delayqueue.namespace=" + this.namespace, "delayqueue.timer.lease-ttl=2s",
 					"spring.main.banner-mode=off", "spring.kafka.bootstrap-servers=" + kafka.getBrokersAsString(),
@@ -361,6 +368,13 @@ class KafkaForwardingTests {
 
 	private static void startBroker() {
 		kafka.getCluster().brokers().values().forEach((broker) -> broker.startup());
+	}
+
+	/** The broker's template and this module's forwarders, ordered with the application's auto-configuration. */
+	@Configuration(proxyBeanMethods = false)
+	@ImportAutoConfiguration({ KafkaAutoConfiguration.class, DelayQueueKafkaAutoConfiguration.class })
+	static class KafkaForwarding {
+
 	}
 
 }

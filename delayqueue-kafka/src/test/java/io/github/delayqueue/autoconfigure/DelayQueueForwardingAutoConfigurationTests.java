@@ -8,14 +8,20 @@ import io.github.delayqueue.config.DelayedListenerContainerFactory;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistrar;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.config.SimpleDelayedListenerEndpoint;
-import io.github.delayqueue.forward.DelayedKafka;
 import io.github.delayqueue.forward.ForwardingEndpoint;
+import io.github.delayqueue.kafka.DelayQueueKafkaAutoConfiguration;
+import io.github.delayqueue.kafka.DelayedKafka;
+import io.github.delayqueue.kafka.KafkaForwarder;
+import io.github.delayqueue.rabbit.DelayQueueRabbitAutoConfiguration;
+import io.github.delayqueue.rabbit.RabbitForwarder;
 import io.github.delayqueue.test.RedisTestServer;
 import io.github.delayqueue.test.RedisTestServers;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
 import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
@@ -48,6 +54,7 @@ class DelayQueueForwardingAutoConfigurationTests {
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
 					KafkaAutoConfiguration.class, RabbitAutoConfiguration.class, DelayQueueAutoConfiguration.class,
 					DelayedListenerAutoConfiguration.class, DelayQueueForwardingAutoConfiguration.class,
+					DelayQueueKafkaAutoConfiguration.class, DelayQueueRabbitAutoConfiguration.class,
 					DelayQueueEndpointAutoConfiguration.class))
 			.withPropertyValues(redis.springBootProperties())
 			.withPropertyValues("delayqueue.namespace=fwd" + System.nanoTime(), "delayqueue.listener.auto-startup=false",
@@ -178,16 +185,16 @@ class DelayQueueForwardingAutoConfigurationTests {
 		assertThat(returns.getDescription()).contains("has no publisher returns");
 		assertThat(returns.getAction()).startsWith("Set spring.rabbitmq.publisher-returns=true");
 
-		FailureAnalysis noKafka = failure(this.runner.withClassLoader(new FilteredClassLoader(KafkaTemplate.class)),
+		FailureAnalysis noKafka = failure(this.runner.withClassLoader(new FilteredClassLoader(KafkaForwarder.class)),
 				"delayqueue.forward.x.kafka.topic=orders");
 		assertThat(noKafka.getDescription()).isEqualTo(
-				"Forwarding of topic 'x' to Kafka needs Spring for Apache Kafka, which is not on the class path.");
-		assertThat(noKafka.getAction())
-			.isEqualTo("Add org.springframework.kafka:spring-kafka (or spring-boot-starter-kafka).");
+				"Forwarding of topic 'x' to Kafka needs the module delayqueue-kafka, which is not on the class path.");
+		assertThat(noKafka.getAction()).isEqualTo("Add io.github.delayqueue:delayqueue-kafka.");
 
-		FailureAnalysis noRabbit = failure(this.runner.withClassLoader(new FilteredClassLoader(RabbitTemplate.class)),
+		FailureAnalysis noRabbit = failure(this.runner.withClassLoader(new FilteredClassLoader(RabbitForwarder.class)),
 				"delayqueue.forward.x.rabbit.exchange=ex");
-		assertThat(noRabbit.getDescription()).contains("needs Spring AMQP, which is not on the class path");
+		assertThat(noRabbit.getDescription())
+			.contains("needs the module delayqueue-rabbit, which is not on the class path");
 	}
 
 	@Test
@@ -229,6 +236,15 @@ class DelayQueueForwardingAutoConfigurationTests {
 				.isSameAs(context.getBean(DelayedListenerEndpointRegistrar.DEFAULT_CONTAINER_FACTORY_BEAN_NAME));
 			assertThat(context.getBean(ForwardingEndpoint.CONTAINER_FACTORY_BEAN_NAME)).isNotNull();
 		});
+	}
+
+	@Test
+	void theBrokerModulesCanBeLookedFor() {
+		RuntimeHints hints = new RuntimeHints();
+		new DelayQueueForwardingAutoConfiguration.ForwardingRuntimeHints().registerHints(hints,
+				getClass().getClassLoader());
+		assertThat(RuntimeHintsPredicates.reflection().onType(KafkaForwarder.class)).accepts(hints);
+		assertThat(RuntimeHintsPredicates.reflection().onType(RabbitForwarder.class)).accepts(hints);
 	}
 
 	private void failsWith(String[] properties, String property, String rule) {
