@@ -5,8 +5,6 @@ import java.util.Arrays;
 import java.util.List;
 
 import io.github.delayqueue.actuate.DelayQueueEndpoint;
-import io.github.delayqueue.dashboard.DashboardHistory;
-import io.github.delayqueue.dashboard.DelayQueueDashboard;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -26,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The runtime hints of the starter, on its own classes and resources: what the queue, the
- * endpoint, the dashboard, the HTTP job API and forwarding read at run time, which a native
+ * endpoint and forwarding read at run time, which a native
  * image must hold.
  */
 class DelayQueueRuntimeHintsTests {
@@ -81,30 +79,6 @@ class DelayQueueRuntimeHintsTests {
 		assertBound(DelayQueueEndpoint.BucketDescriptor.class, "timerOwner");
 		assertBound(DelayQueueEndpoint.DeadJobDescriptor.class, "diedAt");
 		assertThat(RuntimeHintsPredicates.reflection().onType(ServletRequestAttributes.class)).accepts(this.hints);
-	}
-
-	@Test
-	void theDashboardsFilesAndAnswersAreRegistered() {
-		new DelayQueueDashboardAutoConfiguration.DashboardRuntimeHints().registerHints(this.hints, this.classLoader);
-		for (String file : List.of("index.html", "dashboard.js", "dashboard.css")) {
-			String path = "io/github/delayqueue/dashboard/" + file;
-			assertThat(this.classLoader.getResource(path)).as(path).isNotNull();
-			assertThat(RuntimeHintsPredicates.resource().forResource(path)).as(path).accepts(this.hints);
-		}
-		assertBound(DelayQueueDashboard.Overview.class, "history");
-		assertBound(DelayQueueDashboard.JobCounts.class, "retried");
-		assertBound(DashboardHistory.Sample.class, "topics");
-		assertBound(DashboardHistory.Point.class, "lag");
-		assertBound(DelayQueueEndpoint.ActionDescriptor.class, "count");
-		assertThat(RuntimeHintsPredicates.reflection().onType(MeterRegistry.class)).accepts(this.hints);
-	}
-
-	@Test
-	void theHttpApisDescriptionIsAResource() {
-		new DelayQueueHttpAutoConfiguration.HttpApiRuntimeHints().registerHints(this.hints, this.classLoader);
-		String path = "io/github/delayqueue/http/openapi.yaml";
-		assertThat(this.classLoader.getResource(path)).isNotNull();
-		assertThat(RuntimeHintsPredicates.resource().forResource(path)).accepts(this.hints);
 	}
 
 	private void registerAotFactories() {

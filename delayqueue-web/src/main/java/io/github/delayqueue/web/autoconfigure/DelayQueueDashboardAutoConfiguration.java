@@ -1,7 +1,11 @@
-package io.github.delayqueue.autoconfigure;
+package io.github.delayqueue.web.autoconfigure;
 
 import java.util.List;
 
+import io.github.delayqueue.autoconfigure.DelayQueueAutoConfiguration;
+import io.github.delayqueue.autoconfigure.DelayQueueEndpointAutoConfiguration;
+import io.github.delayqueue.autoconfigure.DelayQueueProperties;
+import io.github.delayqueue.autoconfigure.DelayedListenerAutoConfiguration;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.dashboard.DelayQueueDashboard;
 import org.apache.commons.logging.Log;

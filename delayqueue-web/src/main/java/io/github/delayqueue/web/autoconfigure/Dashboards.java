@@ -1,4 +1,4 @@
-package io.github.delayqueue.autoconfigure;
+package io.github.delayqueue.web.autoconfigure;
 
 import java.util.Locale;
 import java.util.Map;
@@ -8,6 +8,8 @@ import java.util.function.Supplier;
 
 import io.github.delayqueue.actuate.DelayQueueEndpoint;
 import io.github.delayqueue.actuate.DelayQueueSampler;
+import io.github.delayqueue.autoconfigure.DelayQueueProperties;
+import io.github.delayqueue.autoconfigure.ListenerContainers;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.dashboard.DashboardHistory;

@@ -1,15 +1,18 @@
-package io.github.delayqueue.autoconfigure;
+package io.github.delayqueue.web.autoconfigure;
 
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
+import io.github.delayqueue.actuate.ProblemJsonExceptionResolver;
+import io.github.delayqueue.autoconfigure.DelayQueueAutoConfiguration;
+import io.github.delayqueue.autoconfigure.DelayQueueProperties;
+import io.github.delayqueue.autoconfigure.DelayQueuePropertiesRules;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.http.AuthenticatedUserInterceptor;
 import io.github.delayqueue.http.BearerTokenInterceptor;
 import io.github.delayqueue.http.DelayQueueHttpApi;
 import io.github.delayqueue.http.JobRequestConverter;
-import io.github.delayqueue.http.ProblemJsonExceptionResolver;
 import io.github.delayqueue.http.ReserveWaiters;
 import io.github.delayqueue.recurring.RecurringJobs;
 import org.apache.commons.logging.Log;

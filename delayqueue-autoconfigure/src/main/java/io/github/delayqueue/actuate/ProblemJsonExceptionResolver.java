@@ -1,13 +1,19 @@
-package io.github.delayqueue.http;
+package io.github.delayqueue.actuate;
 
 import java.io.IOException;
+import java.net.URI;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.Supplier;
 
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.converter.json.JacksonJsonHttpMessageConverter;
+import org.springframework.http.server.ServletServerHttpResponse;
 import org.springframework.web.ErrorResponse;
 import org.springframework.web.servlet.HandlerExceptionResolver;
 import org.springframework.web.servlet.ModelAndView;
@@ -18,6 +24,8 @@ import org.springframework.web.util.UrlPathHelper;
  * endpoint's) that no {@code @ExceptionHandler} took: Spring MVC's before a handler is found (404, 405, 415).
  */
 public class ProblemJsonExceptionResolver implements HandlerExceptionResolver {
+
+	private static final JacksonJsonHttpMessageConverter json = new JacksonJsonHttpMessageConverter();
 
 	private final Supplier<List<String>> paths;
 
@@ -34,12 +42,31 @@ public class ProblemJsonExceptionResolver implements HandlerExceptionResolver {
 			return null;
 		}
 		try {
-			HttpApiException.write(refusal, request, response);
+			write(refusal, request, response);
 		}
 		catch (IOException failure) {
 			return null;
 		}
 		return new ModelAndView();
+	}
+
+	/**
+	 * Writes a refusal as {@code application/problem+json}, with a {@code type} and an
+	 * {@code instance}.
+	 * @param refusal the refusal
+	 * @param request the request refused
+	 * @param response the response to write
+	 * @throws IOException when the response cannot be written
+	 */
+	public static void write(ErrorResponse refusal, HttpServletRequest request, HttpServletResponse response)
+			throws IOException {
+		ProblemDetail problem = refusal.getBody();
+		problem.setType(Objects.requireNonNullElse(problem.getType(), URI.create("about:blank")));
+		problem.setInstance(Objects.requireNonNullElse(problem.getInstance(), URI.create(request.getRequestURI())));
+		ServletServerHttpResponse answer = new ServletServerHttpResponse(response);
+		answer.setStatusCode(refusal.getStatusCode());
+		answer.getHeaders().putAll(refusal.getHeaders());
+		json.write(problem, MediaType.APPLICATION_PROBLEM_JSON, answer);
 	}
 
 }

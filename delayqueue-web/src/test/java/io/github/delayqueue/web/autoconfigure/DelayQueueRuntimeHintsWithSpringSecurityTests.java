@@ -1,4 +1,4 @@
-package io.github.delayqueue.autoconfigure;
+package io.github.delayqueue.web.autoconfigure;
 
 import org.junit.jupiter.api.Test;
 

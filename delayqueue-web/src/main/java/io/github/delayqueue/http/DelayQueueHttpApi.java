@@ -17,6 +17,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
+import io.github.delayqueue.actuate.ProblemJsonExceptionResolver;
 import io.github.delayqueue.core.AuditLog;
 import io.github.delayqueue.core.DelayQueueConnectionException;
 import io.github.delayqueue.core.DelayQueueOperations;
@@ -501,7 +502,7 @@ public class DelayQueueHttpApi {
 	@ExceptionHandler
 	void refused(ErrorResponseException ex, HttpServletRequest request, HttpServletResponse response)
 			throws IOException {
-		HttpApiException.write(ex, request, response);
+		ProblemJsonExceptionResolver.write(ex, request, response);
 	}
 
 	/**

@@ -5,6 +5,8 @@ import java.util.function.Consumer;
 import io.github.delayqueue.actuate.DelayQueueEndpoint;
 import io.github.delayqueue.annotation.DelayedListener;
 import io.github.delayqueue.core.DelayedJob;
+import io.github.delayqueue.web.autoconfigure.DelayQueueDashboardAutoConfiguration;
+import io.github.delayqueue.web.autoconfigure.DelayQueueHttpAutoConfiguration;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.aot.generate.ClassNameGenerator;

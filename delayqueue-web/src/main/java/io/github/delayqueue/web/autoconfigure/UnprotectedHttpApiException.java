@@ -1,4 +1,4 @@
-package io.github.delayqueue.autoconfigure;
+package io.github.delayqueue.web.autoconfigure;
 
 /**
  * The HTTP job API is enabled, but nothing protects it: no tokens, and the application has
