@@ -29,6 +29,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.util.ClassUtils;
 
 /**
  * Auto-configuration of the delay queue: the Redis engine with this instance's share of
@@ -121,6 +122,10 @@ public final class DelayQueueAutoConfiguration {
 		template.setAfterCommit(properties.getTemplate().isAfterCommit());
 		JobOutbox jobOutbox = outbox.getIfUnique();
 		if (jobOutbox == null && environment.getProperty("delayqueue.outbox.enabled", Boolean.class, false)) {
+			if (!ClassUtils.isPresent("io.github.delayqueue.outbox.JdbcJobOutbox", getClass().getClassLoader())) {
+				throw new IllegalStateException("delayqueue.outbox.enabled=true needs the module delayqueue-jdbc, which"
+						+ " is not on the class path; add io.github.delayqueue:delayqueue-jdbc");
+			}
 			throw new IllegalStateException("delayqueue.outbox.enabled=true needs spring-jdbc on the class path and a"
 					+ " single DataSource bean (the one the application's transactions use), or a JobOutbox bean");
 		}

@@ -6,9 +6,9 @@ import java.util.List;
 import io.github.delayqueue.actuate.DelayQueueEndpoint;
 import io.github.delayqueue.actuate.DelayQueueEndpointInvokerAdvisor;
 import io.github.delayqueue.actuate.EndpointDescriptors;
+import io.github.delayqueue.actuate.ProblemJsonExceptionResolver;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.core.DelayQueueOperations;
-import io.github.delayqueue.http.ProblemJsonExceptionResolver;
 import io.github.delayqueue.recurring.RecurringJobs;
 import io.github.delayqueue.redis.RedisDelayQueue;
 import org.jspecify.annotations.Nullable;
@@ -132,7 +132,7 @@ public final class DelayQueueEndpointAutoConfiguration {
 	 * but {@code write} declares an interface), and the Servlet API type its invoker advisor
 	 * looks for on the class path.
 	 */
-	static class EndpointRuntimeHints implements RuntimeHintsRegistrar {
+	public static class EndpointRuntimeHints implements RuntimeHintsRegistrar {
 
 		@Override
 		public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
@@ -147,7 +147,7 @@ public final class DelayQueueEndpointAutoConfiguration {
 		 * too, write them.
 		 * @param hints the reflection hints
 		 */
-		static void registerAnswers(ReflectionHints hints) {
+		public static void registerAnswers(ReflectionHints hints) {
 			new BindingReflectionHintsRegistrar().registerReflectionHints(hints, EndpointDescriptors.QueueDescriptor.class,
 					EndpointDescriptors.TopicDescriptor.class, EndpointDescriptors.JobDescriptor.class,
 					EndpointDescriptors.ActionDescriptor.class, EndpointDescriptors.RepairDescriptor.class,

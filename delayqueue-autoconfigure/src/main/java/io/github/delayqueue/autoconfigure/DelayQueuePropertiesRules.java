@@ -21,12 +21,13 @@ import org.springframework.validation.Errors;
  * was set and the rule. The components that take the values check them again for the
  * applications that build them without Boot.
  */
-final class DelayQueuePropertiesRules {
+public final class DelayQueuePropertiesRules {
 
-	static final Pattern BASE_PATH = Pattern.compile("(/[A-Za-z0-9._~-]+)+");
+	/** A base path: segments of letters, digits, {@code .}, {@code _}, {@code ~} and {@code -}. */
+	public static final Pattern BASE_PATH = Pattern.compile("(/[A-Za-z0-9._~-]+)+");
 
 	/** The rule {@link #BASE_PATH} enforces, as messages name it. */
-	static final String BASE_PATH_RULE = "must start with '/', not end with '/', and hold only letters, digits,"
+	public static final String BASE_PATH_RULE = "must start with '/', not end with '/', and hold only letters, digits,"
 			+ " '.', '_', '~' and '-' between slashes";
 
 	private static final Duration MILLISECOND = Duration.ofMillis(1);

@@ -25,11 +25,11 @@ import org.springframework.beans.factory.ListableBeanFactory;
  *
  * @param <F> the forwarder type
  */
-final class Forwarders<F extends JobForwarder> implements DelayedListenerConfigurer, DisposableBean {
+public final class Forwarders<F extends JobForwarder> implements DelayedListenerConfigurer, DisposableBean {
 
 	/** Makes the forwarder of one topic. */
 	@FunctionalInterface
-	interface Factory<F> {
+	public interface Factory<F> {
 
 		/**
 		 * Makes a forwarder.
@@ -48,7 +48,13 @@ final class Forwarders<F extends JobForwarder> implements DelayedListenerConfigu
 
 	private final Map<String, DelayQueueProperties.Forward> settings = new LinkedHashMap<>();
 
-	Forwarders(DelayQueueProperties properties, Predicate<DelayQueueProperties.Forward> selected, Factory<F> factory) {
+	/**
+	 * Makes the forwarders of the topics selected.
+	 * @param properties the properties with {@code delayqueue.forward.*}
+	 * @param selected which forwards are of this broker kind
+	 * @param factory makes the forwarder of one topic
+	 */
+	public Forwarders(DelayQueueProperties properties, Predicate<DelayQueueProperties.Forward> selected, Factory<F> factory) {
 		try {
 			properties.getForward().forEach((topic, forward) -> {
 				if (selected.test(forward)) {
@@ -64,6 +70,16 @@ final class Forwarders<F extends JobForwarder> implements DelayedListenerConfigu
 	}
 
 	/**
+	 * Names a forwarding in messages.
+	 * @param topic the forwarded topic
+	 * @param destination where it goes, such as {@code Kafka topic 'orders'}
+	 * @return {@code Forwarding of topic '<topic>' to <destination>}
+	 */
+	public static String forwarding(String topic, String destination) {
+		return "Forwarding of topic '" + topic + "' to " + destination;
+	}
+
+	/**
 	 * The bean a forwarding uses: the one its property names, else the only one of its type.
 	 * @param <T> the bean type
 	 * @param beans the bean factory
@@ -76,7 +92,7 @@ final class Forwarders<F extends JobForwarder> implements DelayedListenerConfigu
 	 * @throws InvalidDelayedListenerException when there is no such bean, or several and no
 	 * name
 	 */
-	static <T> T bean(ListableBeanFactory beans, Class<T> type, @Nullable String name, String property,
+	public static <T> T bean(ListableBeanFactory beans, Class<T> type, @Nullable String name, String property,
 			String forwarding, String noneFix) {
 		Map<String, T> candidates = new TreeMap<>(beans.getBeansOfType(type));
 		String kind = type.getSimpleName();
@@ -105,7 +121,7 @@ final class Forwarders<F extends JobForwarder> implements DelayedListenerConfigu
 	 * @return the failure
 	 */
 	@SuppressWarnings("NullAway") // the forwarders refuse their settings with a message
-	static InvalidDelayedListenerException invalid(String forwarding, IllegalArgumentException ex) {
+	public static InvalidDelayedListenerException invalid(String forwarding, IllegalArgumentException ex) {
 		String message = ex.getMessage();
 		int colon = message.indexOf(": ");
 		return (colon < 0) ? new InvalidDelayedListenerException(forwarding, "cannot start", message, ex)
@@ -123,7 +139,11 @@ final class Forwarders<F extends JobForwarder> implements DelayedListenerConfigu
 		});
 	}
 
-	Map<String, F> forwarders() {
+	/**
+	 * The forwarders, by topic.
+	 * @return the forwarders
+	 */
+	public Map<String, F> forwarders() {
 		return Collections.unmodifiableMap(this.forwarders);
 	}
 

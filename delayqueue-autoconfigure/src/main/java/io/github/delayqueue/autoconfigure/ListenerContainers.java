@@ -16,24 +16,39 @@ import org.springframework.beans.factory.ObjectProvider;
  * What the Actuator support reads of the application: its listener containers, looked up
  * on each call (the registry fills up as the context starts), and this instance's timer.
  */
-final class ListenerContainers {
+public final class ListenerContainers {
 
 	private ListenerContainers() {
 	}
 
-	static Supplier<Collection<DelayedListenerContainer>> of(ObjectProvider<DelayedListenerEndpointRegistry> registry) {
+	/**
+	 * The application's listener containers, read on each call.
+	 * @param registry the registry, when there is one
+	 * @return the containers
+	 */
+	public static Supplier<Collection<DelayedListenerContainer>> of(ObjectProvider<DelayedListenerEndpointRegistry> registry) {
 		return () -> {
 			DelayedListenerEndpointRegistry available = registry.getIfAvailable();
 			return (available != null) ? available.getListenerContainers() : List.of();
 		};
 	}
 
-	static @Nullable TimerStatus timer(ObjectProvider<RedisDelayQueue> queue) {
+	/**
+	 * This instance's timer.
+	 * @param queue the queue, when there is one
+	 * @return its timer, or {@code null}
+	 */
+	public static @Nullable TimerStatus timer(ObjectProvider<RedisDelayQueue> queue) {
 		RedisDelayQueue available = queue.getIfAvailable();
 		return (available != null) ? available.getTimer() : null;
 	}
 
-	static @Nullable String instanceId(ObjectProvider<RedisDelayQueue> queue) {
+	/**
+	 * This instance's id.
+	 * @param queue the queue, when there is one
+	 * @return its instance id, or {@code null}
+	 */
+	public static @Nullable String instanceId(ObjectProvider<RedisDelayQueue> queue) {
 		RedisDelayQueue available = queue.getIfAvailable();
 		return (available != null) ? available.getInstanceId() : null;
 	}

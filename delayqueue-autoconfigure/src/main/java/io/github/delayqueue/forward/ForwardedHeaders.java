@@ -41,7 +41,7 @@ public final class ForwardedHeaders {
 	 * @throws IllegalArgumentException when the topic is not forwarded there, naming the
 	 * property and the topics that are
 	 */
-	static <F> F forwarder(Map<String, F> forwarders, String topic, String broker, String property) {
+	public static <F> F forwarder(Map<String, F> forwarders, String topic, String broker, String property) {
 		F forwarder = forwarders.get(topic);
 		if (forwarder == null) {
 			throw new IllegalArgumentException("topic '" + topic + "' is not forwarded to " + broker + ": set"

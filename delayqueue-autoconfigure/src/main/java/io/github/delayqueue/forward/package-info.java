@@ -1,7 +1,6 @@
 /**
- * Forwarding of due jobs into Kafka and RabbitMQ, and scheduling of broker messages for
- * later ({@link io.github.delayqueue.forward.DelayedKafka},
- * {@link io.github.delayqueue.forward.DelayedRabbit}).
+ * Forwarding of due jobs into a broker: the endpoint and the forwarder contract that the
+ * modules {@code delayqueue-kafka} and {@code delayqueue-rabbit} implement.
  */
 @NullMarked
 package io.github.delayqueue.forward;

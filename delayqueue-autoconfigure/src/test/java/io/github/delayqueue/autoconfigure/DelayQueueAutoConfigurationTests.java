@@ -80,6 +80,15 @@ class DelayQueueAutoConfigurationTests {
 	}
 
 	@Test
+	void theOutboxWithoutItsModuleNamesTheModule() {
+		this.runner.withPropertyValues("delayqueue.outbox.enabled=true")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("needs the module delayqueue-jdbc, which is not on the class path; add"
+						+ " io.github.delayqueue:delayqueue-jdbc"));
+	}
+
+	@Test
 	void closingTheContextWritesTheAsynchronousSchedulesStillWaiting() {
 		List<CompletableFuture<ScheduleResult>> futures = new ArrayList<>();
 		this.runner.run((context) -> {

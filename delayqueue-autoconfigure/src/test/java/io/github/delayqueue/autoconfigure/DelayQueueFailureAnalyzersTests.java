@@ -14,9 +14,6 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
-import org.springframework.boot.webmvc.autoconfigure.DispatcherServletAutoConfiguration;
-import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -135,25 +132,6 @@ class DelayQueueFailureAnalyzersTests {
 				.contains("Reason: must be between 1 and 10000");
 			assertThat(analysis.getAction()).contains("Update your application's configuration");
 		});
-	}
-
-	@Test
-	void httpApiWithoutProtectionListsTheThreeWaysOut() {
-		new WebApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-					DispatcherServletAutoConfiguration.class, WebMvcAutoConfiguration.class,
-					DelayQueueAutoConfiguration.class, DelayQueueHttpAutoConfiguration.class))
-			.withPropertyValues(this.redis)
-			.withPropertyValues(this.namespace)
-			.withPropertyValues("delayqueue.http.enabled=true")
-			.run((context) -> {
-				FailureAnalysis analysis = FailureAnalyses.of(context.getStartupFailure());
-				assertThat(analysis.getDescription()).startsWith(
-						"delayqueue.http.enabled=true serves the HTTP job API at /delayqueue/**, but nothing protects it");
-				assertThat(analysis.getAction()).contains("delayqueue.http.tokens: bearer tokens")
-					.contains("delayqueue.http.secured-by-application=true: the application's own security")
-					.contains("delayqueue.http.allow-anonymous=true: anyone who reaches the port");
-			});
 	}
 
 }

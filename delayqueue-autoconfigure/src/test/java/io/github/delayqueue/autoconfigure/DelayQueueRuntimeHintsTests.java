@@ -5,14 +5,11 @@ import java.util.Arrays;
 import java.util.List;
 
 import io.github.delayqueue.actuate.EndpointDescriptors;
-import io.github.delayqueue.dashboard.DashboardHistory;
-import io.github.delayqueue.dashboard.DelayQueueDashboard;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
 
-import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.aot.hint.MemberCategory;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
@@ -20,7 +17,6 @@ import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
 import org.springframework.core.io.Resource;
 import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
 import org.springframework.core.io.support.SpringFactoriesLoader;
-import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.context.request.ServletRequestAttributes;
 
@@ -28,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The runtime hints of the starter, on its own classes and resources: what the queue, the
- * endpoint, the dashboard, the HTTP job API and forwarding read at run time, which a native
+ * endpoint and forwarding read at run time, which a native
  * image must hold.
  */
 class DelayQueueRuntimeHintsTests {
@@ -83,47 +79,6 @@ class DelayQueueRuntimeHintsTests {
 		assertBound(EndpointDescriptors.BucketDescriptor.class, "timerOwner");
 		assertBound(EndpointDescriptors.DeadJobDescriptor.class, "diedAt");
 		assertThat(RuntimeHintsPredicates.reflection().onType(ServletRequestAttributes.class)).accepts(this.hints);
-	}
-
-	@Test
-	void theDashboardsFilesAndAnswersAreRegistered() {
-		new DelayQueueDashboardAutoConfiguration.DashboardRuntimeHints().registerHints(this.hints, this.classLoader);
-		for (String file : List.of("index.html", "dashboard.js", "dashboard.css")) {
-			String path = "io/github/delayqueue/dashboard/" + file;
-			assertThat(this.classLoader.getResource(path)).as(path).isNotNull();
-			assertThat(RuntimeHintsPredicates.resource().forResource(path)).as(path).accepts(this.hints);
-		}
-		assertBound(DelayQueueDashboard.Overview.class, "history");
-		assertBound(DelayQueueDashboard.JobCounts.class, "retried");
-		assertBound(DashboardHistory.Sample.class, "topics");
-		assertBound(DashboardHistory.Point.class, "lag");
-		assertBound(EndpointDescriptors.ActionDescriptor.class, "count");
-		assertThat(RuntimeHintsPredicates.reflection().onType(MeterRegistry.class)).accepts(this.hints);
-	}
-
-	@Test
-	void theHttpApisDescriptionIsAResource() {
-		new DelayQueueHttpAutoConfiguration.HttpApiRuntimeHints().registerHints(this.hints, this.classLoader);
-		String path = "io/github/delayqueue/http/openapi.yaml";
-		assertThat(this.classLoader.getResource(path)).isNotNull();
-		assertThat(RuntimeHintsPredicates.resource().forResource(path)).accepts(this.hints);
-	}
-
-	@Test
-	void theOutboxSchemasAreResources() {
-		new DelayQueueOutboxAutoConfiguration.OutboxRuntimeHints().registerHints(this.hints, this.classLoader);
-		for (String platform : List.of("postgresql", "mysql", "h2")) {
-			String path = "io/github/delayqueue/outbox/schema-" + platform + ".sql";
-			assertThat(this.classLoader.getResource(path)).isNotNull();
-			assertThat(RuntimeHintsPredicates.resource().forResource(path)).accepts(this.hints);
-		}
-	}
-
-	@Test
-	void theBrokerLibrariesCanBeLookedFor() {
-		new DelayQueueForwardingAutoConfiguration.ForwardingRuntimeHints().registerHints(this.hints, this.classLoader);
-		assertThat(RuntimeHintsPredicates.reflection().onType(KafkaTemplate.class)).accepts(this.hints);
-		assertThat(RuntimeHintsPredicates.reflection().onType(RabbitTemplate.class)).accepts(this.hints);
 	}
 
 	private void registerAotFactories() {

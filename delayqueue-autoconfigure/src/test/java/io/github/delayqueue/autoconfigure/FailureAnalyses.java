@@ -22,7 +22,7 @@ import org.springframework.core.io.support.SpringFactoriesLoader.FailureHandler;
  * The analysis Spring Boot reports for a start-up failure: the first that an analyzer
  * registered in {@code META-INF/spring.factories} (Boot's and ours) gives, as Boot does.
  */
-final class FailureAnalyses {
+public final class FailureAnalyses {
 
 	private FailureAnalyses() {
 	}
@@ -33,7 +33,7 @@ final class FailureAnalyses {
 	 * @param properties the application's properties, {@code name=value}
 	 * @return the analysis
 	 */
-	static FailureAnalysis of(Throwable failure, String... properties) {
+	public static FailureAnalysis of(Throwable failure, String... properties) {
 		List<FailureAnalyzer> analyzers = SpringFactoriesLoader
 			.forDefaultResourceLocation(FailureAnalyses.class.getClassLoader())
 			.load(FailureAnalyzer.class,

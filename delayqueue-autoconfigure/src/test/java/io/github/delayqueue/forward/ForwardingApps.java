@@ -27,34 +27,32 @@ import io.github.delayqueue.test.RedisTestServer;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
-import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
-import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.util.backoff.FixedBackOff;
 
 /**
- * The applications the forwarding tests run, and what they read from Redis.
+ * The applications the forwarding tests run (with the broker module's auto-configuration
+ * added), and what they read from Redis.
  */
-final class ForwardingApps {
+public final class ForwardingApps {
 
 	private ForwardingApps() {
 	}
 
 	/**
-	 * An application with the queue, listeners, forwarding, both brokers' templates and the
-	 * queue's metrics.
+	 * An application with the queue, listeners, forwarding, the queue's metrics (the broker's
+	 * template and forwarders come from its module's test).
 	 */
 	@Configuration(proxyBeanMethods = false)
 	@ImportAutoConfiguration({ DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-			KafkaAutoConfiguration.class, RabbitAutoConfiguration.class, DelayQueueAutoConfiguration.class,
-			DelayedListenerAutoConfiguration.class, DelayQueueForwardingAutoConfiguration.class,
-			DelayQueueMetricsAutoConfiguration.class })
-	static class App {
+			DelayQueueAutoConfiguration.class, DelayedListenerAutoConfiguration.class,
+			DelayQueueForwardingAutoConfiguration.class, DelayQueueMetricsAutoConfiguration.class })
+	public static class App {
 
 		@Bean
 		SimpleMeterRegistry meterRegistry() {
@@ -69,12 +67,12 @@ final class ForwardingApps {
 	 */
 	@Configuration(proxyBeanMethods = false)
 	@ImportAutoConfiguration({ DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-			KafkaAutoConfiguration.class, RabbitAutoConfiguration.class, DelayQueueAutoConfiguration.class,
-			DelayedListenerAutoConfiguration.class, DelayQueueForwardingAutoConfiguration.class })
-	static class DyingApp {
+			DelayQueueAutoConfiguration.class, DelayedListenerAutoConfiguration.class,
+			DelayQueueForwardingAutoConfiguration.class })
+	public static class DyingApp {
 
 		/** Finish calls that did not reach Redis. */
-		static final AtomicInteger unfinished = new AtomicInteger();
+		public static final AtomicInteger unfinished = new AtomicInteger();
 
 		@Bean(name = ForwardingEndpoint.CONTAINER_FACTORY_BEAN_NAME)
 		DefaultDelayedListenerContainerFactory delayQueueForwardingContainerFactory(DelayQueueOperations operations,
@@ -101,9 +99,9 @@ final class ForwardingApps {
 	 */
 	@Configuration(proxyBeanMethods = false)
 	@Import(App.class)
-	static class AppWithListenerBeans {
+	public static class AppWithListenerBeans {
 
-		static final AtomicInteger skipped = new AtomicInteger();
+		public static final AtomicInteger skipped = new AtomicInteger();
 
 		@Bean
 		DelayedJobInterceptor skipEverything() {
@@ -132,7 +130,7 @@ final class ForwardingApps {
 	 * bulk calls of 1,000.
 	 * @return each job's delay in milliseconds, by id
 	 */
-	static Map<String, Long> scheduleOrders(DelayedJobTemplate template, int count) {
+	public static Map<String, Long> scheduleOrders(DelayedJobTemplate template, int count) {
 		Map<String, Long> delays = new HashMap<>();
 		List<JobBuilder> jobs = new ArrayList<>();
 		for (int i = 0; i < count; i++) {
@@ -151,7 +149,7 @@ final class ForwardingApps {
 	}
 
 	/** Redis's clock, in milliseconds. */
-	static long redisMillis(RedisTestServer redis) {
+	public static long redisMillis(RedisTestServer redis) {
 		try (StatefulRedisConnection<String, String> connection = redis.connect()) {
 			List<String> time = connection.sync().time();
 			return Long.parseLong(time.get(0)) * 1_000 + Long.parseLong(time.get(1)) / 1_000;
@@ -159,7 +157,7 @@ final class ForwardingApps {
 	}
 
 	/** The jobs the namespace holds, in any state. */
-	static long jobsInRedis(RedisTestServer redis, String namespace) {
+	public static long jobsInRedis(RedisTestServer redis, String namespace) {
 		long jobs = 0;
 		try (StatefulRedisConnection<String, String> connection = redis.connect()) {
 			for (int bucket = 0; bucket < 16; bucket++) {

@@ -17,6 +17,7 @@ import io.github.delayqueue.autoconfigure.DelayQueueForwardingAutoConfiguration;
 import io.github.delayqueue.autoconfigure.DelayedListenerAutoConfiguration;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.JobBuilder;
+import io.github.delayqueue.kafka.DelayQueueKafkaAutoConfiguration;
 import io.github.delayqueue.listener.DelayQueueHeaders;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -62,7 +63,7 @@ public final class ForwardingBenchmark {
 	@Configuration(proxyBeanMethods = false)
 	@ImportAutoConfiguration({ DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
 			KafkaAutoConfiguration.class, DelayQueueAutoConfiguration.class, DelayedListenerAutoConfiguration.class,
-			DelayQueueForwardingAutoConfiguration.class })
+			DelayQueueForwardingAutoConfiguration.class, DelayQueueKafkaAutoConfiguration.class })
 	static class ForwardingApplication {
 
 	}
