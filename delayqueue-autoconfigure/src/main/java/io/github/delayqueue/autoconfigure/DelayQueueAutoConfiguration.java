@@ -14,6 +14,7 @@ import io.github.delayqueue.micrometer.DelayedJobTemplateObservationConvention;
 import io.github.delayqueue.recurring.RecurringJob;
 import io.github.delayqueue.recurring.RecurringJobs;
 import io.github.delayqueue.redis.RedisDelayQueue;
+import io.github.delayqueue.redis.RedisDelayQueueBuilder;
 import io.micrometer.observation.ObservationRegistry;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -24,6 +25,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
@@ -47,24 +49,23 @@ public final class DelayQueueAutoConfiguration {
 	@ConditionalOnSingleCandidate(RedisConnectionFactory.class)
 	RedisDelayQueue delayQueue(RedisConnectionFactory connectionFactory, DelayQueueProperties properties,
 			ObjectProvider<DelayQueueBuilderCustomizer> customizers, ObjectProvider<DelayQueueObserver> observers) {
+		RedisDelayQueueBuilder builder = RedisDelayQueue.builder(connectionFactory);
+		PropertyMapper map = PropertyMapper.get();
 		DelayQueueProperties.Timer timer = properties.getTimer();
-		RedisDelayQueue.Builder builder = RedisDelayQueue.builder(connectionFactory)
-			.namespace(properties.getNamespace())
-			.maxPayloadSize(properties.getMaxPayloadSize())
-			.defaultTtr(properties.getDefaultTtr())
-			.defaultMaxAttempts(properties.getDefaultMaxAttempts())
-			.instanceId(properties.getInstanceId())
-			.timerEnabled(timer.isEnabled())
-			.batchSize(timer.getBatchSize())
-			.guardInterval(timer.getGuardInterval())
-			.leaseTtl(timer.getLeaseTtl())
-			.waitReplicas(properties.getRedis().getWaitReplicas())
-			.waitTimeout(properties.getRedis().getWaitTimeout())
-			.failFast(properties.getRedis().isFailFast());
-		Integer buckets = properties.getBuckets();
-		if (buckets != null) {
-			builder.buckets(buckets);
-		}
+		DelayQueueProperties.Redis redis = properties.getRedis();
+		map.from(properties::getNamespace).to(builder::namespace);
+		map.from(properties::getBuckets).to(builder::buckets);
+		map.from(properties::getMaxPayloadSize).to(builder::maxPayloadSize);
+		map.from(properties::getDefaultTtr).to(builder::defaultTtr);
+		map.from(properties::getDefaultMaxAttempts).to(builder::defaultMaxAttempts);
+		map.from(properties::getInstanceId).to(builder::instanceId);
+		map.from(timer::isEnabled).to(builder::timerEnabled);
+		map.from(timer::getBatchSize).to(builder::batchSize);
+		map.from(timer::getGuardInterval).to(builder::guardInterval);
+		map.from(timer::getLeaseTtl).to(builder::leaseTtl);
+		map.from(redis::getWaitReplicas).to(builder::waitReplicas);
+		map.from(redis::getWaitTimeout).to(builder::waitTimeout);
+		map.from(redis::isFailFast).to(builder::failFast);
 		properties.getRetention().forEach((topic, retention) -> builder.retention(topic, retention.toRetention()));
 		properties.getListener()
 			.getRateLimit()
