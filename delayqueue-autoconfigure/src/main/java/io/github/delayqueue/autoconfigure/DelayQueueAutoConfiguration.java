@@ -45,6 +45,11 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 public final class DelayQueueAutoConfiguration {
 
 	@Bean
+	static UnknownPropertiesBindHandlerAdvisor delayQueueUnknownPropertiesBindHandlerAdvisor() {
+		return new UnknownPropertiesBindHandlerAdvisor();
+	}
+
+	@Bean
 	@ConditionalOnMissingBean(DelayQueueOperations.class)
 	@ConditionalOnSingleCandidate(RedisConnectionFactory.class)
 	RedisDelayQueue delayQueue(RedisConnectionFactory connectionFactory, DelayQueueProperties properties,

@@ -166,6 +166,38 @@ class DelayQueueAutoConfigurationTests {
 	}
 
 	@Test
+	void aMisspeltPropertyFailsStartUpNamingTheClosestKnownOne() {
+		this.runner.withPropertyValues("delayqueue.listener.concurency=4", "delayqueue.default-max-attemps=3")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
+					.contains("delayqueue.listener.concurency is not a known property; did you mean"
+							+ " delayqueue.listener.concurrency?")
+					.contains("delayqueue.default-max-attemps is not a known property; did you mean"
+							+ " delayqueue.default-max-attempts?");
+			});
+		this.runner
+			.withPropertyValues("delayqueue.recurring.nightly.topic=reports", "delayqueue.recurring.nightly.cronn=@daily")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription()).contains(
+						"delayqueue.recurring.nightly.cronn is not a known property; did you mean"
+								+ " delayqueue.recurring.nightly.cron?");
+			});
+		this.runner.withPropertyValues("delayqueue.nothing-like-it=1").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
+				.startsWith("delayqueue.nothing-like-it is not a known property\n");
+		});
+	}
+
+	@Test
+	void theOutboxPropertiesAreNotUnknownToTheQueue() {
+		this.runner.withPropertyValues("delayqueue.outbox.platform=h2", "delayqueue.listener.concurrency=2")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
 	void retentionIsPassedToTheQueueAndBadRetentionFailsStartUpNamingTheTopicAndTheRule() {
 		// a topic with a '.' in brackets, as for any map key with one
 		// a topic that only limits its DEAD jobs keeps no finished ones
