@@ -31,6 +31,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
+import static io.github.delayqueue.autoconfigure.Properties.property;
+
 /**
  * Auto-configuration of the delay queue: the Redis engine with this instance's share of
  * the bucket timers, the payload converter and {@link DelayedJobTemplate}. Needs a single
@@ -58,18 +60,18 @@ public final class DelayQueueAutoConfiguration {
 		PropertyMapper map = PropertyMapper.get();
 		DelayQueueProperties.Timer timer = properties.getTimer();
 		DelayQueueProperties.Redis redis = properties.getRedis();
-		map.from(properties::getNamespace).to(builder::namespace);
-		map.from(properties::getBuckets).to(builder::buckets);
-		map.from(properties::getMaxPayloadSize).to(builder::maxPayloadSize);
-		map.from(properties::getDefaultTtr).to(builder::defaultTtr);
-		map.from(properties::getDefaultMaxAttempts).to(builder::defaultMaxAttempts);
+		map.from(properties::getNamespace).to(property("delayqueue.namespace", builder::namespace));
+		map.from(properties::getBuckets).to(property("delayqueue.buckets", builder::buckets));
+		map.from(properties::getMaxPayloadSize).to(property("delayqueue.max-payload-size", builder::maxPayloadSize));
+		map.from(properties::getDefaultTtr).to(property("delayqueue.default-ttr", builder::defaultTtr));
+		map.from(properties::getDefaultMaxAttempts).to(property("delayqueue.default-max-attempts", builder::defaultMaxAttempts));
 		map.from(properties::getInstanceId).to(builder::instanceId);
 		map.from(timer::isEnabled).to(builder::timerEnabled);
-		map.from(timer::getBatchSize).to(builder::batchSize);
-		map.from(timer::getGuardInterval).to(builder::guardInterval);
-		map.from(timer::getLeaseTtl).to(builder::leaseTtl);
-		map.from(redis::getWaitReplicas).to(builder::waitReplicas);
-		map.from(redis::getWaitTimeout).to(builder::waitTimeout);
+		map.from(timer::getBatchSize).to(property("delayqueue.timer.batch-size", builder::batchSize));
+		map.from(timer::getGuardInterval).to(property("delayqueue.timer.guard-interval", builder::guardInterval));
+		map.from(timer::getLeaseTtl).to(property("delayqueue.timer.lease-ttl", builder::leaseTtl));
+		map.from(redis::getWaitReplicas).to(property("delayqueue.redis.wait-replicas", builder::waitReplicas));
+		map.from(redis::getWaitTimeout).to(property("delayqueue.redis.wait-timeout", builder::waitTimeout));
 		map.from(redis::isFailFast).to(builder::failFast);
 		properties.getRetention().forEach((topic, retention) -> builder.retention(topic, retention.toRetention()));
 		properties.getListener()

@@ -93,7 +93,7 @@ public final class RedisDelayQueueBuilder {
 	 * @return this builder
 	 */
 	public RedisDelayQueueBuilder buckets(int buckets) {
-		this.buckets = buckets;
+		this.buckets = KeySpace.checkBuckets(buckets);
 		return this;
 	}
 
@@ -327,7 +327,6 @@ public final class RedisDelayQueueBuilder {
 	 * Builds the queue. The check of the Redis server, the event subscription and the timer
 	 * begin with {@link RedisDelayQueue#start()}.
 	 * @return a new queue
-	 * @throws IllegalArgumentException if the bucket count is out of range
 	 */
 	public RedisDelayQueue build() {
 		return new RedisDelayQueue(this);

@@ -154,15 +154,17 @@ class DelayQueueAutoConfigurationTests {
 		this.runner.withPropertyValues("delayqueue.default-ttr=0s").run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
-				.contains("Property: delayqueue.default-ttr")
-				.contains("Reason: must be at least 1ms and at most 7d");
+				.contains("configuration property 'delayqueue.default-ttr'")
+				.contains("ttr must be between PT0.001S and P7D, was PT0S");
 		});
-		this.runner.withPropertyValues("delayqueue.listener.idle-event-interval=0s").run((context) -> {
-			assertThat(context).hasFailed();
-			assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
-				.contains("Property: delayqueue.listener.idle-event-interval")
-				.contains("Reason: must be at least 1ms");
-		});
+		this.runner.withConfiguration(AutoConfigurations.of(DelayedListenerAutoConfiguration.class))
+			.withPropertyValues("delayqueue.listener.idle-event-interval=0s")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
+					.contains("configuration property 'delayqueue.listener.idle-event-interval'")
+					.contains("idleEventInterval must be positive");
+			});
 	}
 
 	@Test
