@@ -15,6 +15,7 @@ import io.github.delayqueue.micrometer.DelayedJobTemplateObservationConvention;
 import io.github.delayqueue.recurring.RecurringJob;
 import io.github.delayqueue.recurring.RecurringJobs;
 import io.github.delayqueue.redis.RedisDelayQueue;
+import io.github.delayqueue.redis.RedisDelayQueueBuilder;
 import io.micrometer.observation.ObservationRegistry;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -25,11 +26,14 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.util.ClassUtils;
+
+import static io.github.delayqueue.autoconfigure.Properties.property;
 
 /**
  * Auto-configuration of the delay queue: the Redis engine with this instance's share of
@@ -45,28 +49,32 @@ import org.springframework.util.ClassUtils;
 public final class DelayQueueAutoConfiguration {
 
 	@Bean
+	static UnknownPropertiesBindHandlerAdvisor delayQueueUnknownPropertiesBindHandlerAdvisor() {
+		return new UnknownPropertiesBindHandlerAdvisor();
+	}
+
+	@Bean
 	@ConditionalOnMissingBean(DelayQueueOperations.class)
 	@ConditionalOnSingleCandidate(RedisConnectionFactory.class)
 	RedisDelayQueue delayQueue(RedisConnectionFactory connectionFactory, DelayQueueProperties properties,
 			ObjectProvider<DelayQueueBuilderCustomizer> customizers, ObjectProvider<DelayQueueObserver> observers) {
+		RedisDelayQueueBuilder builder = RedisDelayQueue.builder(connectionFactory);
+		PropertyMapper map = PropertyMapper.get();
 		DelayQueueProperties.Timer timer = properties.getTimer();
-		RedisDelayQueue.Builder builder = RedisDelayQueue.builder(connectionFactory)
-			.namespace(properties.getNamespace())
-			.maxPayloadSize(properties.getMaxPayloadSize())
-			.defaultTtr(properties.getDefaultTtr())
-			.defaultMaxAttempts(properties.getDefaultMaxAttempts())
-			.instanceId(properties.getInstanceId())
-			.timerEnabled(timer.isEnabled())
-			.batchSize(timer.getBatchSize())
-			.guardInterval(timer.getGuardInterval())
-			.leaseTtl(timer.getLeaseTtl())
-			.waitReplicas(properties.getRedis().getWaitReplicas())
-			.waitTimeout(properties.getRedis().getWaitTimeout())
-			.failFast(properties.getRedis().isFailFast());
-		Integer buckets = properties.getBuckets();
-		if (buckets != null) {
-			builder.buckets(buckets);
-		}
+		DelayQueueProperties.Redis redis = properties.getRedis();
+		map.from(properties::getNamespace).to(property("delayqueue.namespace", builder::namespace));
+		map.from(properties::getBuckets).to(property("delayqueue.buckets", builder::buckets));
+		map.from(properties::getMaxPayloadSize).to(property("delayqueue.max-payload-size", builder::maxPayloadSize));
+		map.from(properties::getDefaultTtr).to(property("delayqueue.default-ttr", builder::defaultTtr));
+		map.from(properties::getDefaultMaxAttempts).to(property("delayqueue.default-max-attempts", builder::defaultMaxAttempts));
+		map.from(properties::getInstanceId).to(builder::instanceId);
+		map.from(timer::isEnabled).to(builder::timerEnabled);
+		map.from(timer::getBatchSize).to(property("delayqueue.timer.batch-size", builder::batchSize));
+		map.from(timer::getGuardInterval).to(property("delayqueue.timer.guard-interval", builder::guardInterval));
+		map.from(timer::getLeaseTtl).to(property("delayqueue.timer.lease-ttl", builder::leaseTtl));
+		map.from(redis::getWaitReplicas).to(property("delayqueue.redis.wait-replicas", builder::waitReplicas));
+		map.from(redis::getWaitTimeout).to(property("delayqueue.redis.wait-timeout", builder::waitTimeout));
+		map.from(redis::isFailFast).to(builder::failFast);
 		properties.getRetention().forEach((topic, retention) -> builder.retention(topic, retention.toRetention()));
 		properties.getListener()
 			.getRateLimit()

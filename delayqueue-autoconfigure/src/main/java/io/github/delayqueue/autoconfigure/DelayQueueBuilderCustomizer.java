@@ -1,6 +1,7 @@
 package io.github.delayqueue.autoconfigure;
 
 import io.github.delayqueue.redis.RedisDelayQueue;
+import io.github.delayqueue.redis.RedisDelayQueueBuilder;
 
 /**
  * Callback to customize the auto-configured {@link RedisDelayQueue} beyond its properties,
@@ -13,6 +14,6 @@ public interface DelayQueueBuilderCustomizer {
 	 * Customizes the builder.
 	 * @param builder the builder, with the properties already applied
 	 */
-	void customize(RedisDelayQueue.Builder builder);
+	void customize(RedisDelayQueueBuilder builder);
 
 }

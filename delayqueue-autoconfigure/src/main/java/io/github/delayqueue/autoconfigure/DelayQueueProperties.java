@@ -18,9 +18,10 @@ import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
 
 /**
- * Configuration of the delay queue ({@code delayqueue.*}). The values are checked when they
- * are bound: one that breaks its rule fails start-up with Spring Boot's report naming the
- * property, its value, where it was set and the rule.
+ * Configuration of the delay queue ({@code delayqueue.*}). A value that breaks its rule fails
+ * start-up with Spring Boot's report naming the property, its value, where it was set and the
+ * rule, checked by the component it configures (or, without one, when it is bound); so does a
+ * name it does not know.
  *
  * <p>
  * One class with a nested class per group ({@code timer}, {@code listener}, ...), as Spring

@@ -16,10 +16,11 @@ import org.springframework.util.unit.DataSize;
 import org.springframework.validation.Errors;
 
 /**
- * The rules of {@link DelayQueueProperties}, checked when they are bound: a value that
- * breaks one fails start-up with Spring Boot's report of the property, its value, where it
- * was set and the rule. The components that take the values check them again for the
- * applications that build them without Boot.
+ * The rules of {@link DelayQueueProperties} that no component it configures checks itself,
+ * checked when they are bound: a value that breaks one fails start-up with Spring Boot's
+ * report of the property, its value, where it was set and the rule. The settings of the queue
+ * and of the listener containers are checked by their builder and factory as they are set,
+ * a refusal naming the property.
  */
 public final class DelayQueuePropertiesRules {
 
@@ -44,15 +45,6 @@ public final class DelayQueuePropertiesRules {
 
 	static void validate(DelayQueueProperties properties, Errors errors) {
 		DelayQueuePropertiesRules rules = new DelayQueuePropertiesRules(errors);
-		rules.check("namespace", () -> JobConstraints.namespace(properties.getNamespace()));
-		Integer buckets = properties.getBuckets();
-		if (buckets != null) {
-			rules.between("buckets", buckets, 1, 16_384);
-		}
-		rules.positive("max-payload-size", properties.getMaxPayloadSize());
-		rules.duration("default-ttr", properties.getDefaultTtr(), MILLISECOND, JobConstraints.MAX_TTR);
-		rules.between("default-max-attempts", properties.getDefaultMaxAttempts(), 1, 1_000_000);
-
 		properties.getRecurring()
 			.forEach((name, recurring) -> rules.check("recurring[" + name + "]", () -> recurring.toJob(name)));
 		properties.getRetention().forEach((topic, retention) -> {
@@ -81,30 +73,11 @@ public final class DelayQueuePropertiesRules {
 			.forEach((topic, forward) -> rules.forward("forward[" + topic + "]", topic, forward,
 					properties.getListener().getShutdownTimeout()));
 
-		DelayQueueProperties.Timer timer = properties.getTimer();
-		rules.between("timer.batch-size", timer.getBatchSize(), 1, 10_000);
-		rules.duration("timer.guard-interval", timer.getGuardInterval(), MILLISECOND, Duration.ofHours(1));
-		rules.duration("timer.lease-ttl", timer.getLeaseTtl(), MILLISECOND, Duration.ofMinutes(10));
-
 		DelayQueueProperties.Listener listener = properties.getListener();
-		rules.between("listener.concurrency", listener.getConcurrency(), 1, 10_000);
-		rules.duration("listener.shutdown-timeout", listener.getShutdownTimeout(), Duration.ZERO, null);
-		if (listener.getIdleEventInterval() != null) {
-			rules.duration("listener.idle-event-interval", listener.getIdleEventInterval(), MILLISECOND, null);
-		}
 		listener.getRateLimit().forEach((topic, limit) -> {
 			rules.check("listener.rate-limit[" + topic + "]", () -> JobConstraints.topic("topic", topic));
 			rules.check("listener.rate-limit[" + topic + "]", () -> RateLimit.parse(limit));
 		});
-		DelayQueueProperties.BackOff backOff = listener.getBackOff();
-		rules.duration("listener.back-off.initial-interval", backOff.getInitialInterval(), MILLISECOND,
-				JobConstraints.MAX_DELAY);
-		if (!(backOff.getMultiplier() >= 1)) {
-			rules.reject("listener.back-off.multiplier", "must be at least 1");
-		}
-		rules.duration("listener.back-off.max-interval", backOff.getMaxInterval(), MILLISECOND, JobConstraints.MAX_DELAY);
-		rules.duration("listener.back-off.jitter", backOff.getJitter(), Duration.ZERO, null);
-
 		DelayQueueProperties.Metrics metrics = properties.getMetrics();
 		rules.duration("metrics.sample-interval", metrics.getSampleInterval(), Duration.ofMillis(100), null);
 		rules.between("metrics.max-topics", metrics.getMaxTopics(), 0, Integer.MAX_VALUE);
@@ -115,10 +88,6 @@ public final class DelayQueuePropertiesRules {
 		for (Map.Entry<String, Duration> threshold : health.getMaxOverdue().entrySet()) {
 			rules.duration("health.max-overdue[" + threshold.getKey() + "]", threshold.getValue(), Duration.ZERO, null);
 		}
-
-		DelayQueueProperties.Redis redis = properties.getRedis();
-		rules.between("redis.wait-replicas", redis.getWaitReplicas(), 0, Integer.MAX_VALUE);
-		rules.duration("redis.wait-timeout", redis.getWaitTimeout(), MILLISECOND, Duration.ofMinutes(1));
 
 		DelayQueueProperties.Http http = properties.getHttp();
 		if (http.isEnabled()) {

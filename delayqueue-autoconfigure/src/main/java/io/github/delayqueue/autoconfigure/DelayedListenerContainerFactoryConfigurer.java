@@ -13,8 +13,11 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.core.task.VirtualThreadTaskExecutor;
+
+import static io.github.delayqueue.autoconfigure.Properties.property;
 
 /**
  * Configures a {@link DefaultDelayedListenerContainerFactory} as the auto-configured one is
@@ -89,13 +92,20 @@ public final class DelayedListenerContainerFactoryConfigurer {
 	 * @param factory the factory
 	 */
 	public void configure(DefaultDelayedListenerContainerFactory factory) {
-		factory.setConcurrency(this.properties.getConcurrency());
+		PropertyMapper map = PropertyMapper.get();
+		DelayQueueProperties.BackOff backOff = this.properties.getBackOff();
+		map.from(this.properties::getConcurrency)
+			.to(property("delayqueue.listener.concurrency", factory::setConcurrency));
 		factory.setAutoStartup(this.properties.isAutoStartup());
-		factory.setShutdownTimeout(this.properties.getShutdownTimeout());
-		factory.setBackOffInitial(this.properties.getBackOff().getInitialInterval());
-		factory.setBackOffMultiplier(this.properties.getBackOff().getMultiplier());
-		factory.setBackOffMax(this.properties.getBackOff().getMaxInterval());
-		factory.setBackOffJitter(this.properties.getBackOff().getJitter());
+		map.from(this.properties::getShutdownTimeout)
+			.to(property("delayqueue.listener.shutdown-timeout", factory::setShutdownTimeout));
+		map.from(backOff::getInitialInterval)
+			.to(property("delayqueue.listener.back-off.initial-interval", factory::setBackOffInitial));
+		map.from(backOff::getMultiplier)
+			.to(property("delayqueue.listener.back-off.multiplier", factory::setBackOffMultiplier));
+		map.from(backOff::getMaxInterval)
+			.to(property("delayqueue.listener.back-off.max-interval", factory::setBackOffMax));
+		map.from(backOff::getJitter).to(property("delayqueue.listener.back-off.jitter", factory::setBackOffJitter));
 		if (this.recoverer != null) {
 			factory.setRecoverer(this.recoverer);
 		}
@@ -104,7 +114,8 @@ public final class DelayedListenerContainerFactoryConfigurer {
 		}
 		factory.setInterceptors(this.interceptors);
 		factory.setApplicationEventPublisher(this.eventPublisher);
-		factory.setIdleEventInterval(this.properties.getIdleEventInterval());
+		map.from(this.properties::getIdleEventInterval)
+			.to(property("delayqueue.listener.idle-event-interval", factory::setIdleEventInterval));
 		factory.setOutcomeEvents(this.properties.isOutcomeEvents() || this.properties.isOutcomeStream());
 		factory.setObservationEnabled(this.properties.isObservationEnabled());
 		if (this.observationRegistry != null) {

@@ -10,6 +10,7 @@ import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobPayloadConverter;
+import io.github.delayqueue.listener.ContainerProperties;
 import io.github.delayqueue.listener.DefaultDelayedJobErrorHandler;
 import io.github.delayqueue.listener.DefaultDelayedListenerContainer;
 import io.github.delayqueue.listener.DelayedJobArgumentResolver;
@@ -278,13 +279,21 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 			// this factory's resolution has no custom resolvers (a registrar with some wraps the endpoint)
 			method.checkPayloadParameters(List.of());
 		}
-		DefaultDelayedListenerContainer.Settings settings = new DefaultDelayedListenerContainer.Settings(endpoint.id(),
-				endpoint.topic(), (endpoint.concurrency() != null) ? endpoint.concurrency() : this.concurrency,
-				endpoint.ttr(), endpoint.maxAttempts(), errorHandler(endpoint), this.shutdownTimeout,
-				this.threadFactories.apply("delayqueue-" + endpoint.id() + "-"),
-				(endpoint.autoStartup() != null) ? endpoint.autoStartup() : this.autoStartup, this.observer,
-				interceptors(endpoint), this.eventPublisher, this.idleEventInterval, this.outcomeEvents,
-				this.observationEnabled ? this.observationRegistry : null, this.observationConvention);
+		ContainerProperties properties = new ContainerProperties(endpoint.id(), endpoint.topic());
+		properties.setConcurrency((endpoint.concurrency() != null) ? endpoint.concurrency() : this.concurrency);
+		properties.setTtr(endpoint.ttr());
+		properties.setMaxAttempts(endpoint.maxAttempts());
+		properties.setErrorHandler(errorHandler(endpoint));
+		properties.setShutdownTimeout(this.shutdownTimeout);
+		properties.setThreadFactory(this.threadFactories.apply("delayqueue-" + endpoint.id() + "-"));
+		properties.setAutoStartup((endpoint.autoStartup() != null) ? endpoint.autoStartup() : this.autoStartup);
+		properties.setObserver(this.observer);
+		properties.setInterceptors(interceptors(endpoint));
+		properties.setEventPublisher(this.eventPublisher);
+		properties.setIdleEventInterval(this.idleEventInterval);
+		properties.setOutcomeEvents(this.outcomeEvents);
+		properties.setObservationRegistry(this.observationEnabled ? this.observationRegistry : null);
+		properties.setObservationConvention(this.observationConvention);
 		DelayedJobHandler handler = endpoint.createHandler(this.methodFactory, this.jobs);
 		Assert.state(handler != null, () -> endpoint.describe() + " made no handler");
 		if (endpoint.rateLimit() != null) {
@@ -297,7 +306,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 						ex);
 			}
 		}
-		return new DefaultDelayedListenerContainer(settings, this.operations, handler);
+		return new DefaultDelayedListenerContainer(properties, this.operations, handler);
 	}
 
 	/**

@@ -43,7 +43,7 @@ final class BatchRunner {
 
 	private final ListenerConsumer run;
 
-	private final DefaultDelayedListenerContainer.Settings settings;
+	private final ContainerProperties settings;
 
 	private final DelayQueueOperations operations;
 
@@ -66,7 +66,7 @@ final class BatchRunner {
 			JobInvoker invoker, BatchSize batchSize, ScheduledExecutorService settlers) {
 		this.container = container;
 		this.run = run;
-		this.settings = container.settings();
+		this.settings = container.getContainerProperties();
 		this.operations = operations;
 		this.invoker = invoker;
 		this.batchSize = batchSize;
@@ -98,12 +98,12 @@ final class BatchRunner {
 		try {
 			int released = this.operations.release(jobs);
 			if (logger.isDebugEnabled()) {
-				logger.debug("Listener '" + this.settings.id() + "' gave back " + released + " unstarted job(s) of topic "
+				logger.debug("Listener '" + this.settings.getId() + "' gave back " + released + " unstarted job(s) of topic "
 						+ jobs.get(0).topic());
 			}
 		}
 		catch (Throwable ex) {
-			logger.warn("Listener '" + this.settings.id() + "' could not give back " + jobs.size() + " job(s) of topic "
+			logger.warn("Listener '" + this.settings.getId() + "' could not give back " + jobs.size() + " job(s) of topic "
 					+ jobs.get(0).topic() + " (they are redelivered after their TTR): " + ex);
 		}
 	}
@@ -130,7 +130,7 @@ final class BatchRunner {
 					// twice. Give it back: unless the timer re-queued it already (the token is stale
 					// then and nothing changes), it is READY at once without its attempt counted, not
 					// left to expire (and on its last attempt to die without running)
-					logger.warn("Listener '" + this.settings.id() + "' gives back job " + job.id() + " of topic "
+					logger.warn("Listener '" + this.settings.getId() + "' gives back job " + job.id() + " of topic "
 							+ job.topic() + " unstarted: its TTR ran out while earlier jobs of its batch ran");
 					expired.add(job);
 				}
@@ -175,7 +175,7 @@ final class BatchRunner {
 		List<ReservedJob> unstarted = batch.takeUnstarted();
 		List<ReservedJob> succeeded = batch.takeSucceeded();
 		if (logger.isDebugEnabled()) {
-			logger.debug("Listener '" + this.settings.id() + "' settles a batch running for "
+			logger.debug("Listener '" + this.settings.getId() + "' settles a batch running for "
 					+ TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - batch.receivedNanos()) + " ms: finishing "
 					+ succeeded.size() + " job(s), giving back " + unstarted.size());
 		}
@@ -218,17 +218,17 @@ final class BatchRunner {
 	 */
 	private List<ReservedJob> finish(List<ReservedJob> jobs, int next) {
 		try {
-			FinishResult result = this.operations.finishAndReserve(jobs, next, this.settings.ttr(),
-					this.settings.maxAttempts());
+			FinishResult result = this.operations.finishAndReserve(jobs, next, this.settings.getTtr(),
+					this.settings.getMaxAttempts());
 			for (ReservedJob stale : result.stale()) {
-				logger.warn("Listener '" + this.settings.id() + "' finished job " + stale.id() + " of topic "
+				logger.warn("Listener '" + this.settings.getId() + "' finished job " + stale.id() + " of topic "
 						+ stale.topic() + " after its reservation was lost (TTR ran out, or it was cancelled or replaced)");
 			}
 			return result.next();
 		}
 		catch (Throwable ex) {
-			logger.error("Listener '" + this.settings.id() + "' could not finish " + jobs.size() + " job(s) of topic "
-					+ this.settings.topic() + " (they are redelivered after their TTR)", ex);
+			logger.error("Listener '" + this.settings.getId() + "' could not finish " + jobs.size() + " job(s) of topic "
+					+ this.settings.getTopic() + " (they are redelivered after their TTR)", ex);
 			return List.of();
 		}
 	}

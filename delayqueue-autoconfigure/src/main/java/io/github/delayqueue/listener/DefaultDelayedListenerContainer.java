@@ -1,16 +1,9 @@
 package io.github.delayqueue.listener;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ThreadFactory;
 import java.util.function.BooleanSupplier;
 
-import io.github.delayqueue.micrometer.DefaultDelayedListenerObservationConvention;
-import io.github.delayqueue.micrometer.DelayQueueObservation;
-import io.github.delayqueue.micrometer.DelayedListenerObservationConvention;
-import io.micrometer.observation.ObservationRegistry;
-import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.ReservedJob;
 import org.apache.commons.logging.Log;
@@ -41,7 +34,7 @@ public class DefaultDelayedListenerContainer implements DelayedListenerContainer
 
 	private static final Log logger = LogFactory.getLog(DelayedListenerContainer.class);
 
-	private final Settings settings;
+	private final ContainerProperties properties;
 
 	private final DelayQueueOperations operations;
 
@@ -72,83 +65,18 @@ public class DefaultDelayedListenerContainer implements DelayedListenerContainer
 	private @Nullable ListenerConsumer consumer;
 
 	/**
-	 * What a container needs to know.
-	 *
-	 * @param id the container id
-	 * @param topic the topic
-	 * @param concurrency how many handlers run at once
-	 * @param ttr the reservation TTR, or {@code null} for each job's own
-	 * @param maxAttempts the attempts, or {@code null} for each job's own; stored with each job
-	 * this container reserves, so that it is the job's limit everywhere
-	 * @param errorHandler settles jobs whose listener threw
-	 * @param shutdownTimeout how long stop waits for running handlers
-	 * @param threadFactory makes the consumer thread and handler threads
-	 * @param autoStartup whether the registry starts it with the context
-	 * @param observer hears how each handler call went
-	 * @param interceptors run around each job, in this order
-	 * @param eventPublisher publishes the container's {@link DelayedListenerContainerEvent}s, or
-	 * {@code null} for none
-	 * @param idleEventInterval after how long without a job a {@link DelayedListenerIdleEvent}
-	 * is published, or {@code null} for never
-	 * @param outcomeEvents whether a {@link DelayedJobOutcomeEvent} is published for each job
-	 * @param observationRegistry where each job's {@link DelayQueueObservation#LISTENER}
-	 * observation goes, or {@code null} for none
-	 * @param observationConvention the observations' convention, or {@code null} for
-	 * {@link DefaultDelayedListenerObservationConvention}
-	 */
-	public record Settings(String id, String topic, int concurrency, @Nullable Duration ttr, @Nullable Integer maxAttempts,
-			DelayedJobErrorHandler errorHandler, Duration shutdownTimeout, ThreadFactory threadFactory, boolean autoStartup, @Nullable DelayQueueObserver observer,
-			List<DelayedJobInterceptor> interceptors, @Nullable ApplicationEventPublisher eventPublisher,
-			@Nullable Duration idleEventInterval, boolean outcomeEvents, @Nullable ObservationRegistry observationRegistry,
-			@Nullable DelayedListenerObservationConvention observationConvention) {
-
-		/**
-		 * Settings without observations.
-		 * @param id the container id
-		 * @param topic the topic
-		 * @param concurrency how many handlers run at once
-		 * @param ttr the reservation TTR, or {@code null} for each job's own
-		 * @param maxAttempts the attempts, or {@code null} for each job's own
-		 * @param errorHandler settles jobs whose listener threw
-		 * @param shutdownTimeout how long stop waits for running handlers
-		 * @param threadFactory makes the consumer thread and handler threads
-		 * @param autoStartup whether the registry starts it with the context
-		 * @param observer hears how each handler call went
-		 * @param interceptors run around each job, in this order
-		 * @param eventPublisher publishes the container's events, or {@code null} for none
-		 * @param idleEventInterval after how long without a job an idle event is published,
-		 * or {@code null} for never
-		 * @param outcomeEvents whether an outcome event is published for each job
-		 */
-		public Settings(String id, String topic, int concurrency, @Nullable Duration ttr,
-				@Nullable Integer maxAttempts, DelayedJobErrorHandler errorHandler, Duration shutdownTimeout,
-				ThreadFactory threadFactory, boolean autoStartup, @Nullable DelayQueueObserver observer,
-				List<DelayedJobInterceptor> interceptors, @Nullable ApplicationEventPublisher eventPublisher,
-				@Nullable Duration idleEventInterval, boolean outcomeEvents) {
-			this(id, topic, concurrency, ttr, maxAttempts, errorHandler, shutdownTimeout, threadFactory, autoStartup,
-					observer, interceptors, eventPublisher, idleEventInterval, outcomeEvents, null, null);
-		}
-
-		public Settings {
-			Assert.notNull(errorHandler, "errorHandler must not be null");
-			Assert.isTrue(idleEventInterval == null || (!idleEventInterval.isNegative() && !idleEventInterval.isZero()),
-					"idleEventInterval must be positive");
-			interceptors = List.copyOf(interceptors);
-		}
-
-	}
-
-	/**
 	 * Creates a container; a
 	 * {@link io.github.delayqueue.config.DelayedListenerContainerFactory} makes them.
-	 * @param settings what the container needs to know
+	 * @param properties the container's settings
 	 * @param operations the queue it reserves from and settles with
 	 * @param handler the endpoint's listener
 	 */
-	public DefaultDelayedListenerContainer(Settings settings, DelayQueueOperations operations, DelayedJobHandler handler) {
-		this.settings = settings;
+	public DefaultDelayedListenerContainer(ContainerProperties properties, DelayQueueOperations operations,
+			DelayedJobHandler handler) {
+		Assert.notNull(properties, "properties must not be null");
+		this.properties = properties;
 		this.operations = operations;
-		this.invoker = new JobInvoker(settings, handler, this, operations);
+		this.invoker = new JobInvoker(properties, handler, this, operations);
 	}
 
 	/**
@@ -157,7 +85,7 @@ public class DefaultDelayedListenerContainer implements DelayedListenerContainer
 	 */
 	@Override
 	public String getId() {
-		return this.settings.id();
+		return this.properties.getId();
 	}
 
 	/**
@@ -166,7 +94,7 @@ public class DefaultDelayedListenerContainer implements DelayedListenerContainer
 	 */
 	@Override
 	public String getTopic() {
-		return this.settings.topic();
+		return this.properties.getTopic();
 	}
 
 	/**
@@ -175,7 +103,7 @@ public class DefaultDelayedListenerContainer implements DelayedListenerContainer
 	 */
 	@Override
 	public int getConcurrency() {
-		return this.settings.concurrency();
+		return this.properties.getConcurrency();
 	}
 
 	/**
@@ -202,7 +130,7 @@ public class DefaultDelayedListenerContainer implements DelayedListenerContainer
 	 */
 	@Override
 	public boolean isAutoStartup() {
-		return this.settings.autoStartup();
+		return this.properties.isAutoStartup();
 	}
 
 	/**
@@ -254,8 +182,8 @@ public class DefaultDelayedListenerContainer implements DelayedListenerContainer
 			this.consumer = new ListenerConsumer(this, this.operations, this.invoker, this.batchSize);
 			this.consumer.start();
 		}
-		logger.info("Started listener '" + this.settings.id() + "' on topic '" + this.settings.topic()
-				+ "' with concurrency " + this.settings.concurrency());
+		logger.info("Started listener '" + this.properties.getId() + "' on topic '" + this.properties.getTopic()
+				+ "' with concurrency " + this.properties.getConcurrency());
 		publish(new DelayedListenerContainerStartedEvent(this));
 	}
 
@@ -358,19 +286,23 @@ public class DefaultDelayedListenerContainer implements DelayedListenerContainer
 		};
 		if (OWNER.get() == this) {
 			try {
-				new Thread(shutdown, "delayqueue-stop-" + this.settings.id()).start();
+				new Thread(shutdown, "delayqueue-stop-" + this.properties.getId()).start();
 				return;
 			}
 			catch (Throwable ex) {
-				logger.warn("Listener '" + this.settings.id() + "' could not stop in the background; stopping on the"
+				logger.warn("Listener '" + this.properties.getId() + "' could not stop in the background; stopping on the"
 						+ " calling thread, which waits for the handlers up to the shutdown timeout", ex);
 			}
 		}
 		shutdown.run();
 	}
 
-	Settings settings() {
-		return this.settings;
+	/**
+	 * The settings the container runs with.
+	 * @return its properties
+	 */
+	public ContainerProperties getContainerProperties() {
+		return this.properties;
 	}
 
 	/**
@@ -396,7 +328,7 @@ public class DefaultDelayedListenerContainer implements DelayedListenerContainer
 	 * @param busy whether a job runs now
 	 */
 	void checkIdle(long nanos, boolean busy) {
-		Duration interval = this.settings.idleEventInterval();
+		Duration interval = this.properties.getIdleEventInterval();
 		if (interval == null || !isTaking()) {
 			return;
 		}
@@ -418,7 +350,7 @@ public class DefaultDelayedListenerContainer implements DelayedListenerContainer
 	 * @param event the event
 	 */
 	void publish(DelayedListenerContainerEvent event) {
-		ApplicationEventPublisher publisher = this.settings.eventPublisher();
+		ApplicationEventPublisher publisher = this.properties.getEventPublisher();
 		if (publisher == null) {
 			return;
 		}
@@ -455,7 +387,7 @@ public class DefaultDelayedListenerContainer implements DelayedListenerContainer
 
 	@Override
 	public String toString() {
-		return "DefaultDelayedListenerContainer[id=" + this.settings.id() + ", topic=" + this.settings.topic() + "]";
+		return "DefaultDelayedListenerContainer[id=" + this.properties.getId() + ", topic=" + this.properties.getTopic() + "]";
 	}
 
 }

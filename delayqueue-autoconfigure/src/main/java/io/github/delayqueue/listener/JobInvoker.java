@@ -37,7 +37,7 @@ final class JobInvoker {
 
 	private static final Log logger = LogFactory.getLog(DelayedListenerContainer.class);
 
-	private final DefaultDelayedListenerContainer.Settings settings;
+	private final ContainerProperties settings;
 
 	private final DelayedJobHandler handler;
 
@@ -54,7 +54,7 @@ final class JobInvoker {
 	 * @param container the container, for the error handler
 	 * @param consumer the queue the error handler settles failed jobs with
 	 */
-	JobInvoker(DefaultDelayedListenerContainer.Settings settings, DelayedJobHandler handler,
+	JobInvoker(ContainerProperties settings, DelayedJobHandler handler,
 			DefaultDelayedListenerContainer container, DelayQueueConsumer consumer) {
 		this.settings = settings;
 		this.handler = handler;
@@ -85,7 +85,7 @@ final class JobInvoker {
 		}
 		catch (Throwable ex) {
 			error(observation, ex);
-			logger.error("Listener '" + this.settings.id() + "' could not settle job " + job.id() + " of topic "
+			logger.error("Listener '" + this.settings.getId() + "' could not settle job " + job.id() + " of topic "
 					+ job.topic() + " (it is redelivered after its TTR)", ex);
 			return false;
 		}
@@ -101,19 +101,19 @@ final class JobInvoker {
 	 * start (a tracer's failure must not decide a job's fate)
 	 */
 	private Observation startObservation(ReservedJob job) {
-		ObservationRegistry registry = this.settings.observationRegistry();
+		ObservationRegistry registry = this.settings.getObservationRegistry();
 		if (registry == null || registry.isNoop()) {
 			return Observation.NOOP;
 		}
 		try {
-			DelayedJobReceiverContext context = new DelayedJobReceiverContext(this.settings.id(), job);
+			DelayedJobReceiverContext context = new DelayedJobReceiverContext(this.settings.getId(), job);
 			return DelayQueueObservation.LISTENER
-				.observation(this.settings.observationConvention(), DefaultDelayedListenerObservationConvention.INSTANCE,
+				.observation(this.settings.getObservationConvention(), DefaultDelayedListenerObservationConvention.INSTANCE,
 						() -> context, registry)
 				.start();
 		}
 		catch (Throwable ex) {
-			logger.debug("Observation of listener '" + this.settings.id() + "' could not start", ex);
+			logger.debug("Observation of listener '" + this.settings.getId() + "' could not start", ex);
 			return Observation.NOOP;
 		}
 	}
@@ -123,7 +123,7 @@ final class JobInvoker {
 			return observation.openScope();
 		}
 		catch (Throwable ex) {
-			logger.debug("Observation of listener '" + this.settings.id() + "' could not open its scope", ex);
+			logger.debug("Observation of listener '" + this.settings.getId() + "' could not open its scope", ex);
 			return Observation.Scope.NOOP;
 		}
 	}
@@ -133,7 +133,7 @@ final class JobInvoker {
 			observation.error(failure);
 		}
 		catch (Throwable ex) {
-			logger.debug("Observation of listener '" + this.settings.id() + "' could not take its error", ex);
+			logger.debug("Observation of listener '" + this.settings.getId() + "' could not take its error", ex);
 		}
 	}
 
@@ -143,7 +143,7 @@ final class JobInvoker {
 		}
 		catch (Throwable ex) {
 			// a tracer's failure must not decide a job's fate
-			logger.debug("Observation of listener '" + this.settings.id() + "' failed", ex);
+			logger.debug("Observation of listener '" + this.settings.getId() + "' failed", ex);
 		}
 	}
 
@@ -184,7 +184,7 @@ final class JobInvoker {
 		Message<byte[]> message = message(job);
 		long start = System.nanoTime();
 		this.container.jobStarted(start);
-		List<DelayedJobInterceptor> interceptors = this.settings.interceptors();
+		List<DelayedJobInterceptor> interceptors = this.settings.getInterceptors();
 		// the interceptors whose intercept ran: only they hear the rest of the job
 		List<DelayedJobInterceptor> asked = interceptors;
 		try {
@@ -195,7 +195,7 @@ final class JobInvoker {
 					if (!interceptors.get(ran++).intercept(job)) {
 						asked = interceptors.subList(0, ran);
 						if (logger.isDebugEnabled()) {
-							logger.debug("Listener '" + this.settings.id() + "' skipped job " + job.id() + " of topic "
+							logger.debug("Listener '" + this.settings.getId() + "' skipped job " + job.id() + " of topic "
 									+ job.topic() + ": an interceptor said so");
 						}
 						observe(job, start, "skipped", null, observation, context);
@@ -237,13 +237,13 @@ final class JobInvoker {
 	 * @return the handler's outcome; {@code LEFT} when it returned {@code null} or threw
 	 */
 	private DelayedJobErrorHandler.Outcome settle(ReservedJob job, Throwable failure) {
-		DelayedJobErrorHandler errorHandler = this.settings.errorHandler();
+		DelayedJobErrorHandler errorHandler = this.settings.getErrorHandler();
 		try {
 			DelayedJobErrorHandler.Outcome outcome = errorHandler.handle(job, failure, this.container, this.consumer);
 			return (outcome != null) ? outcome : DelayedJobErrorHandler.Outcome.LEFT;
 		}
 		catch (Throwable ex) {
-			logger.error("Error handler " + errorHandler.getClass().getName() + " of listener '" + this.settings.id()
+			logger.error("Error handler " + errorHandler.getClass().getName() + " of listener '" + this.settings.getId()
 					+ "' threw for job " + job.id() + " of topic " + job.topic()
 					+ " (unless it settled the job first, it is delivered again after its TTR)", ex);
 			return DelayedJobErrorHandler.Outcome.LEFT;
@@ -259,7 +259,7 @@ final class JobInvoker {
 			hook.run();
 		}
 		catch (Throwable ex) {
-			logger.warn("Interceptor " + interceptor.getClass().getName() + " of listener '" + this.settings.id()
+			logger.warn("Interceptor " + interceptor.getClass().getName() + " of listener '" + this.settings.getId()
 					+ "' threw from " + name + " for job " + job.id() + " of topic " + job.topic()
 					+ "; the job's outcome stands", ex);
 		}
@@ -291,8 +291,8 @@ final class JobInvoker {
 				error(observation, cause);
 			}
 		}
-		DelayQueueObserver observer = this.settings.observer();
-		if (this.settings.outcomeEvents()) {
+		DelayQueueObserver observer = this.settings.getObserver();
+		if (this.settings.isOutcomeEvents()) {
 			this.container.publish(new DelayedJobOutcomeEvent(this.container, job, outcome, cause));
 		}
 		if (observer != null) {
@@ -302,7 +302,7 @@ final class JobInvoker {
 			catch (Throwable ex) {
 				// metrics must not decide a job's fate (an Error here would leave a success
 				// unfinished, to run again after its TTR)
-				logger.debug("Observer of listener '" + this.settings.id() + "' failed", ex);
+				logger.debug("Observer of listener '" + this.settings.getId() + "' failed", ex);
 			}
 		}
 	}

@@ -47,7 +47,7 @@ final class ListenerConsumer {
 
 	private final DefaultDelayedListenerContainer container;
 
-	private final DefaultDelayedListenerContainer.Settings settings;
+	private final ContainerProperties settings;
 
 	private final DelayQueueOperations operations;
 
@@ -79,22 +79,22 @@ final class ListenerConsumer {
 	ListenerConsumer(DefaultDelayedListenerContainer container, DelayQueueOperations operations, JobInvoker invoker,
 			BatchSize batchSize) {
 		this.container = container;
-		this.settings = container.settings();
+		this.settings = container.getContainerProperties();
 		this.operations = operations;
 		this.invoker = invoker;
-		this.slots = new Semaphore(this.settings.concurrency());
-		this.handlers = Executors.newFixedThreadPool(this.settings.concurrency(), this::newOwnThread);
+		this.slots = new Semaphore(this.settings.getConcurrency());
+		this.handlers = Executors.newFixedThreadPool(this.settings.getConcurrency(), this::newOwnThread);
 		// two threads per handler slot: a batch's settle that meets a slow Redis must not delay
 		// the settle of another, such as the next batch of the same handler thread
-		this.settlers = new ScheduledThreadPoolExecutor(2 * this.settings.concurrency(), (task) -> {
+		this.settlers = new ScheduledThreadPoolExecutor(2 * this.settings.getConcurrency(), (task) -> {
 			Thread settler = newOwnThread(task);
-			settler.setName("delayqueue-" + this.settings.id() + "-settler");
+			settler.setName("delayqueue-" + this.settings.getId() + "-settler");
 			return settler;
 		});
 		this.settlers.setRemoveOnCancelPolicy(true);
 		this.batches = new BatchRunner(container, this, operations, invoker, batchSize, this.settlers);
 		this.thread = newOwnThread(this::consume);
-		this.thread.setName("delayqueue-" + this.settings.id());
+		this.thread.setName("delayqueue-" + this.settings.getId());
 	}
 
 	void start() {
@@ -107,7 +107,7 @@ final class ListenerConsumer {
 	 */
 	private Thread newOwnThread(Runnable task) {
 		DefaultDelayedListenerContainer container = this.container;
-		return this.settings.threadFactory().newThread(() -> {
+		return this.settings.getThreadFactory().newThread(() -> {
 			DefaultDelayedListenerContainer.OWNER.set(container);
 			try {
 				task.run();
@@ -125,7 +125,7 @@ final class ListenerConsumer {
 	 */
 	void beginStop() {
 		this.stopping = true;
-		this.slots.release(this.settings.concurrency());
+		this.slots.release(this.settings.getConcurrency());
 	}
 
 	/**
@@ -156,9 +156,9 @@ final class ListenerConsumer {
 				this.thread.join(WAIT_MILLIS);
 			}
 			this.handlers.shutdown();
-			Duration timeout = this.settings.shutdownTimeout();
+			Duration timeout = this.settings.getShutdownTimeout();
 			if (!this.handlers.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-				logger.warn("Listener '" + this.settings.id() + "': handlers still running after " + timeout
+				logger.warn("Listener '" + this.settings.getId() + "': handlers still running after " + timeout
 						+ "; interrupting them (their jobs are redelivered after TTR)");
 				this.handlers.shutdownNow();
 			}
@@ -187,10 +187,10 @@ final class ListenerConsumer {
 				List<ReservedJob> jobs = List.of();
 				try {
 					// (the queue may reserve jobs for the reserve below while this waits)
-					if (isTaking() && this.operations.awaitWork(this.settings.topic(), WAIT, free, this.settings.ttr(),
-							this.settings.maxAttempts()) && isTaking()) {
-						jobs = this.operations.reserve(this.settings.topic(), free, this.settings.ttr(),
-								this.settings.maxAttempts());
+					if (isTaking() && this.operations.awaitWork(this.settings.getTopic(), WAIT, free, this.settings.getTtr(),
+							this.settings.getMaxAttempts()) && isTaking()) {
+						jobs = this.operations.reserve(this.settings.getTopic(), free, this.settings.getTtr(),
+								this.settings.getMaxAttempts());
 					}
 				}
 				finally {
@@ -204,8 +204,8 @@ final class ListenerConsumer {
 				this.container.progressed(now);
 				this.container.checkIdle(now, this.invoker.inFlight() > 0);
 				if (backOff != null) {
-					logger.info("Listener '" + this.settings.id() + "' reserves jobs of topic '"
-							+ this.settings.topic() + "' again");
+					logger.info("Listener '" + this.settings.getId() + "' reserves jobs of topic '"
+							+ this.settings.getTopic() + "' again");
 					backOff = null;
 				}
 			}
@@ -225,8 +225,8 @@ final class ListenerConsumer {
 					backOff = this.errorBackOff.start();
 				}
 				long wait = backOff.nextBackOff();
-				String message = "Listener '" + this.settings.id() + "' could not reserve jobs of topic '"
-						+ this.settings.topic() + "'; retrying in " + wait + " ms";
+				String message = "Listener '" + this.settings.getId() + "' could not reserve jobs of topic '"
+						+ this.settings.getTopic() + "'; retrying in " + wait + " ms";
 				if (first) {
 					logger.warn(message, ex);
 				}
@@ -267,7 +267,7 @@ final class ListenerConsumer {
 			return true;
 		}
 		catch (Throwable ex) {
-			logger.warn("Listener '" + this.settings.id() + "' could not start a handler for job " + job.id()
+			logger.warn("Listener '" + this.settings.getId() + "' could not start a handler for job " + job.id()
 					+ " of topic " + job.topic() + "; giving it back: " + ex);
 			return false;
 		}

@@ -29,16 +29,26 @@ final class KeySpace {
 
 	KeySpace(String namespace, int buckets) {
 		this.namespace = JobConstraints.namespace(namespace);
-		if (buckets < 1 || buckets > MAX_BUCKETS) {
-			throw new IllegalArgumentException("buckets must be between 1 and " + MAX_BUCKETS + ", was " + buckets);
-		}
-		this.buckets = buckets;
+		this.buckets = checkBuckets(buckets);
 		this.jobsKeys = new byte[buckets][];
 		this.guardKeys = new byte[buckets][];
 		for (int b = 0; b < buckets; b++) {
 			this.jobsKeys[b] = bytes(prefix(b) + "jobs");
 			this.guardKeys[b] = bytes(prefix(b) + "guard");
 		}
+	}
+
+	/**
+	 * Checks a bucket count.
+	 * @param buckets the count
+	 * @return the count
+	 * @throws IllegalArgumentException if it is not between 1 and {@link #MAX_BUCKETS}
+	 */
+	static int checkBuckets(int buckets) {
+		if (buckets < 1 || buckets > MAX_BUCKETS) {
+			throw new IllegalArgumentException("buckets must be between 1 and " + MAX_BUCKETS + ", was " + buckets);
+		}
+		return buckets;
 	}
 
 	String namespace() {

@@ -169,15 +169,49 @@ class DelayQueueAutoConfigurationTests {
 		this.runner.withPropertyValues("delayqueue.default-ttr=0s").run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
-				.contains("Property: delayqueue.default-ttr")
-				.contains("Reason: must be at least 1ms and at most 7d");
+				.contains("configuration property 'delayqueue.default-ttr'")
+				.contains("ttr must be between PT0.001S and P7D, was PT0S");
 		});
-		this.runner.withPropertyValues("delayqueue.listener.idle-event-interval=0s").run((context) -> {
+		this.runner.withConfiguration(AutoConfigurations.of(DelayedListenerAutoConfiguration.class))
+			.withPropertyValues("delayqueue.listener.idle-event-interval=0s")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
+					.contains("configuration property 'delayqueue.listener.idle-event-interval'")
+					.contains("idleEventInterval must be positive");
+			});
+	}
+
+	@Test
+	void aMisspeltPropertyFailsStartUpNamingTheClosestKnownOne() {
+		this.runner.withPropertyValues("delayqueue.listener.concurency=4", "delayqueue.default-max-attemps=3")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
+					.contains("delayqueue.listener.concurency is not a known property; did you mean"
+							+ " delayqueue.listener.concurrency?")
+					.contains("delayqueue.default-max-attemps is not a known property; did you mean"
+							+ " delayqueue.default-max-attempts?");
+			});
+		this.runner
+			.withPropertyValues("delayqueue.recurring.nightly.topic=reports", "delayqueue.recurring.nightly.cronn=@daily")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription()).contains(
+						"delayqueue.recurring.nightly.cronn is not a known property; did you mean"
+								+ " delayqueue.recurring.nightly.cron?");
+			});
+		this.runner.withPropertyValues("delayqueue.nothing-like-it=1").run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
-				.contains("Property: delayqueue.listener.idle-event-interval")
-				.contains("Reason: must be at least 1ms");
+				.startsWith("delayqueue.nothing-like-it is not a known property\n");
 		});
+	}
+
+	@Test
+	void theOutboxPropertiesAreNotUnknownToTheQueue() {
+		this.runner.withPropertyValues("delayqueue.outbox.platform=h2", "delayqueue.listener.concurrency=2")
+			.run((context) -> assertThat(context).hasNotFailed());
 	}
 
 	@Test

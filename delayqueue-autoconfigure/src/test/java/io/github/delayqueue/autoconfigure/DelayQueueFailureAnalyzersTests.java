@@ -123,14 +123,32 @@ class DelayQueueFailureAnalyzersTests {
 
 	@Test
 	void badPropertyIsReportedByBootWithItsValueAndTheRule() {
-		this.runner.withPropertyValues("delayqueue.buckets=0", "delayqueue.timer.batch-size=20000").run((context) -> {
+		this.runner.withPropertyValues("delayqueue.metrics.max-topics=-1", "delayqueue.health.timeout=0s")
+			.run((context) -> {
+				FailureAnalysis analysis = FailureAnalyses.of(context.getStartupFailure());
+				assertThat(analysis.getDescription()).contains("Property: delayqueue.metrics.max-topics")
+					.contains("Value: \"-1\"")
+					.contains("Reason: must be at least 0")
+					.contains("Property: delayqueue.health.timeout")
+					.contains("Reason: must be at least 1ms and at most 10m");
+				assertThat(analysis.getAction()).contains("Update your application's configuration");
+			});
+	}
+
+	@Test
+	void badSettingOfTheQueueIsReportedByBootNamingThePropertyAndTheBuildersRule() {
+		this.runner.withPropertyValues("delayqueue.buckets=0").run((context) -> {
 			FailureAnalysis analysis = FailureAnalyses.of(context.getStartupFailure());
-			assertThat(analysis.getDescription()).contains("Property: delayqueue.buckets")
-				.contains("Value: \"0\"")
-				.contains("Reason: must be between 1 and 16384")
-				.contains("Property: delayqueue.timer.batch-size")
-				.contains("Reason: must be between 1 and 10000");
-			assertThat(analysis.getAction()).contains("Update your application's configuration");
+			assertThat(analysis.getDescription())
+				.contains("Invalid value '0' for configuration property 'delayqueue.buckets'")
+				.contains("buckets must be between 1 and 16384, was 0");
+			assertThat(analysis.getAction()).contains("Review the value of the property");
+		});
+		this.runner.withPropertyValues("delayqueue.timer.batch-size=20000").run((context) -> {
+			FailureAnalysis analysis = FailureAnalyses.of(context.getStartupFailure());
+			assertThat(analysis.getDescription())
+				.contains("Invalid value '20000' for configuration property 'delayqueue.timer.batch-size'")
+				.contains("batchSize must be between 1 and 10000, was 20000");
 		});
 	}
 

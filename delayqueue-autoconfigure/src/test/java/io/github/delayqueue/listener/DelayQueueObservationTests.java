@@ -354,7 +354,7 @@ class DelayQueueObservationTests {
 	void observationsCarryTheDocumentedKeysAndTheApplicationsConvention() {
 		ConfigurableApplicationContext context = this.apps.run(Observed.class, "delayqueue.buckets=1",
 				"delayqueue.template.observation-enabled=true", "delayqueue.listener.observation-enabled=true",
-				"delayqueue.listener.back-off.initial-interval=10ms", "delayqueue.listener.max-attempts=1");
+				"delayqueue.listener.back-off.initial-interval=10ms");
 		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
 		TestObservationRegistry registry = context.getBean(TestObservationRegistry.class);
 		template.schedule("order-close", "ok", "p", Duration.ZERO);

@@ -55,7 +55,7 @@ class JobOutcomeStreamTests {
 	@Test
 	void aSecondApplicationThatDoesNotConsumeTheTopicHearsEveryOutcomeOfTheFirst() throws Exception {
 		ConfigurableApplicationContext worker = this.apps.run(Worker.class, "delayqueue.buckets=1",
-				"delayqueue.listener.outcome-stream=true", "delayqueue.listener.back-off.initial=100ms");
+				"delayqueue.listener.outcome-stream=true", "delayqueue.listener.back-off.initial-interval=100ms");
 		ConfigurableApplicationContext watcher = this.apps.run(NoListeners.class, "delayqueue.buckets=1",
 				"delayqueue.timer.enabled=false");
 		assertThat(watcher.getBean(DelayedListenerEndpointRegistry.class).getListenerContainers()).isEmpty();

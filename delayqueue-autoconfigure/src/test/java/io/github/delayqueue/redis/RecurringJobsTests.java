@@ -169,7 +169,7 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 		long now = redisNow();
 		long first = (now / HOUR - 5) * HOUR;
 		setNextTick("once", first);
-		queue.fireRecurringNow(bucketOf("once"));
+		TimerSteps.fireRecurring(queue, bucketOf("once"));
 		List<JobInfo> made = occurrences(queue, "reports", "once", first, 6, HOUR);
 		assertThat(made).hasSize(1);
 		assertThat(made.get(0).dueAt().toEpochMilli()).isGreaterThanOrEqualTo(now);
@@ -193,7 +193,7 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 		long now = redisNow();
 		long first = (now / HOUR - 5) * HOUR;
 		setNextTick("skip", first);
-		queue.fireRecurringNow(bucketOf("skip"));
+		TimerSteps.fireRecurring(queue, bucketOf("skip"));
 		assertThat(occurrences(queue, "reports", "skip", first, 6, HOUR)).isEmpty();
 		RecurringJobInfo info = queue.getRecurringJobs().find("skip").orElseThrow();
 		assertThat(info.fired()).isZero();
@@ -213,7 +213,7 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 		long now = redisNow();
 		long first = (now / HOUR - 5) * HOUR;
 		setNextTick("all", first);
-		queue.fireRecurringNow(bucketOf("all"));
+		TimerSteps.fireRecurring(queue, bucketOf("all"));
 		List<JobInfo> made = occurrences(queue, "reports", "all", first, 6, HOUR);
 		assertThat(made).extracting((job) -> job.dueAt().toEpochMilli())
 			.containsExactly(first + 2 * HOUR, first + 3 * HOUR, first + 4 * HOUR, first + 5 * HOUR);
@@ -235,7 +235,7 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 		// tick that is surely on time: now, rounded down to the second
 		long onTime = (redisNow() / 1000) * 1000;
 		setNextTick("ontime", onTime);
-		queue.fireRecurringNow(bucketOf("ontime"));
+		TimerSteps.fireRecurring(queue, bucketOf("ontime"));
 		RecurringJobInfo info = queue.getRecurringJobs().find("ontime").orElseThrow();
 		assertThat(info.fired()).isEqualTo(1);
 		assertThat(info.misfired()).isZero();
@@ -250,13 +250,13 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 		queue.getRecurringJobs().put(hourly("single").overlapPolicy(OverlapPolicy.SKIP).build());
 		long tick = (redisNow() / 1000) * 1000;
 		setNextTick("single", tick);
-		queue.fireRecurringNow(bucketOf("single"));
+		TimerSteps.fireRecurring(queue, bucketOf("single"));
 		assertThat(queue.getRecurringJobs().find("single").orElseThrow().fired()).isEqualTo(1);
 
 		// the occurrence runs: the next tick is skipped
 		ReservedJob running = queue.reserve("reports", 1, null).get(0);
 		setNextTick("single", tick + 1);
-		queue.fireRecurringNow(bucketOf("single"));
+		TimerSteps.fireRecurring(queue, bucketOf("single"));
 		RecurringJobInfo info = queue.getRecurringJobs().find("single").orElseThrow();
 		assertThat(info.fired()).isEqualTo(1);
 		assertThat(info.skipped()).isEqualTo(1);
@@ -265,7 +265,7 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 		// finished: the next tick fires
 		assertThat(queue.finish(running)).isTrue();
 		setNextTick("single", tick + 2);
-		queue.fireRecurringNow(bucketOf("single"));
+		TimerSteps.fireRecurring(queue, bucketOf("single"));
 		info = queue.getRecurringJobs().find("single").orElseThrow();
 		assertThat(info.fired()).isEqualTo(2);
 		assertThat(info.lastFireTime()).isEqualTo(Instant.ofEpochMilli(tick + 2));
@@ -280,7 +280,7 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 		assertThat(recurring.find("ops").orElseThrow().paused()).isTrue();
 		assertThat(recurring.find("ops").orElseThrow().nextFireTime()).isNull();
 		// a paused definition does not fire, even when its bucket is fired
-		assertThat(queue.fireRecurringNow(bucketOf("ops"))).isEmpty();
+		assertThat(TimerSteps.fireRecurring(queue, bucketOf("ops"))).isEmpty();
 
 		// a trigger creates an occurrence now, paused or not
 		String id = recurring.trigger("ops").orElseThrow();
@@ -321,7 +321,7 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 		RecurringJobInfo info = recurring.find("changing").orElseThrow();
 		assertThat(info.version()).isEqualTo(3);
 		assertThat(info.nextFireTime()).isEqualTo(Instant.ofEpochMilli(tick));
-		queue.fireRecurringNow(bucketOf("changing"));
+		TimerSteps.fireRecurring(queue, bucketOf("changing"));
 		info = recurring.find("changing").orElseThrow();
 		assertThat(info.fired()).isEqualTo(1);
 		assertThat(new String(queue.find("reports", info.lastOccurrenceId()).orElseThrow().payload(),
@@ -335,13 +335,13 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 		recurring.put(hourly("once-only").build());
 		long tick = (redisNow() / 1000) * 1000;
 		setNextTick("once-only", tick);
-		queue.fireRecurringNow(bucketOf("once-only"));
+		TimerSteps.fireRecurring(queue, bucketOf("once-only"));
 		ReservedJob occurrence = queue.reserve("reports", 1, null).get(0);
 		assertThat(queue.finish(occurrence)).isTrue();
 		// a put delayed in flight, or Redis's clock stepping back, brings the schedule back to
 		// the tick that was fired: it is not created again
 		setNextTick("once-only", tick);
-		queue.fireRecurringNow(bucketOf("once-only"));
+		TimerSteps.fireRecurring(queue, bucketOf("once-only"));
 		RecurringJobInfo info = recurring.find("once-only").orElseThrow();
 		assertThat(info.fired()).isEqualTo(1);
 		assertThat(queue.find("reports", occurrence.id())).isEmpty();
@@ -381,7 +381,7 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 			.build());
 		long now = (redisNow() / 1000) * 1000;
 		setNextTick("many", now - 99_000);
-		queue.fireRecurringNow(bucketOf("many"));
+		TimerSteps.fireRecurring(queue, bucketOf("many"));
 		RecurringJobInfo info = recurring.find("many").orElseThrow();
 		assertThat(info.fired()).isEqualTo(5);
 		assertThat(info.skipped()).isGreaterThanOrEqualTo(95);
@@ -395,7 +395,7 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 			.overlapPolicy(OverlapPolicy.SKIP)
 			.build());
 		setNextTick("single", now - 9_000);
-		queue.fireRecurringNow(bucketOf("single"));
+		TimerSteps.fireRecurring(queue, bucketOf("single"));
 		info = recurring.find("single").orElseThrow();
 		assertThat(info.fired()).isEqualTo(1);
 		assertThat(queue.find("single", info.lastOccurrenceId()).orElseThrow().dueAt())
@@ -425,9 +425,9 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 				.build());
 			setNextTick(name, now - 799_000);
 		}
-		queue.fireRecurringNow(bucket);
+		TimerSteps.fireRecurring(queue, bucket);
 		assertThat(recurring.list().stream().mapToLong(RecurringJobInfo::fired).sum()).isEqualTo(800);
-		queue.fireRecurringNow(bucket);
+		TimerSteps.fireRecurring(queue, bucket);
 		assertThat(recurring.list()).allSatisfy((info) -> assertThat(info.fired()).isGreaterThanOrEqualTo(800));
 	}
 
@@ -447,8 +447,8 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 		setNextTick("broken", tick);
 		setNextTick("fine", tick);
 		assertThat(recurring.list()).extracting(RecurringJobInfo::name).containsExactly("fine");
-		queue.fireRecurringNow(bucketOf("broken"));
-		queue.fireRecurringNow(bucketOf("fine"));
+		TimerSteps.fireRecurring(queue, bucketOf("broken"));
+		TimerSteps.fireRecurring(queue, bucketOf("fine"));
 		assertThat(recurring.find("fine").orElseThrow().fired()).isEqualTo(1);
 		// a put replaces it
 		assertThat(recurring.put(hourly("broken").build())).isEqualTo(PutResult.CREATED);
@@ -463,7 +463,7 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 		// its first tick is right after the put: the first occurrence is due an hour later
 		setNextTick("sweep", redisNow());
 		long before = redisNow();
-		queue.fireRecurringNow(bucketOf("sweep"));
+		TimerSteps.fireRecurring(queue, bucketOf("sweep"));
 		RecurringJobInfo info = recurring.find("sweep").orElseThrow();
 		JobInfo first = queue.find("sweeps", info.lastOccurrenceId()).orElseThrow();
 		assertThat(first.state()).isEqualTo(JobState.DELAYED);
@@ -473,7 +473,7 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 		// while it is in the queue, a tick only looks again, within a second
 		setNextTick("sweep", redisNow());
 		long looked = redisNow();
-		queue.fireRecurringNow(bucketOf("sweep"));
+		TimerSteps.fireRecurring(queue, bucketOf("sweep"));
 		info = recurring.find("sweep").orElseThrow();
 		assertThat(info.fired()).isEqualTo(1);
 		assertThat(info.skipped()).isZero();
@@ -483,7 +483,7 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 		assertThat(queue.cancel("sweeps", first.id())).isTrue();
 		setNextTick("sweep", redisNow());
 		long gone = redisNow();
-		queue.fireRecurringNow(bucketOf("sweep"));
+		TimerSteps.fireRecurring(queue, bucketOf("sweep"));
 		info = recurring.find("sweep").orElseThrow();
 		assertThat(info.fired()).isEqualTo(2);
 		JobInfo second = queue.find("sweeps", info.lastOccurrenceId()).orElseThrow();
@@ -524,10 +524,10 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 		queue.getRecurringJobs().put(hourly("covered").misfireThreshold(Duration.ofMillis(1)).build());
 		long first = (redisNow() / HOUR - 5) * HOUR;
 		setNextTick("covered", first);
-		queue.fireRecurringNow(bucketOf("covered"));
+		TimerSteps.fireRecurring(queue, bucketOf("covered"));
 		// none of the ticks it stood for is fired again, however the schedule comes back to them
 		setNextTick("covered", first + 3 * HOUR);
-		queue.fireRecurringNow(bucketOf("covered"));
+		TimerSteps.fireRecurring(queue, bucketOf("covered"));
 		RecurringJobInfo info = queue.getRecurringJobs().find("covered").orElseThrow();
 		assertThat(info.fired()).isEqualTo(1);
 		assertThat(info.lastFireTime()).isEqualTo(Instant.ofEpochMilli(first + 5 * HOUR));
@@ -539,7 +539,7 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 		queue.getRecurringJobs().put(hourly("real").build());
 		setNextTick("ghost", redisNow() - 1_000);
 		// the ghost shares no bucket with "real" necessarily: fire the ghost's own bucket
-		assertThat(queue.fireRecurringNow(bucketOf("ghost"))).isEmpty();
+		assertThat(TimerSteps.fireRecurring(queue, bucketOf("ghost"))).isEmpty();
 		String key = "{" + this.queues.namespace + ":" + bucketOf("ghost") + "}:recurring-due";
 		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
 			assertThat(connection.zSetCommands().zScore(key.getBytes(StandardCharsets.UTF_8),
@@ -588,7 +588,7 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 		RecurringJobs recurring = queue.getRecurringJobs();
 		recurring.put(RecurringJob.builder("watch").topic("watches").fixedDelay(Duration.ofHours(1)).build());
 		setNextTick("watch", redisNow());
-		queue.fireRecurringNow(bucketOf("watch"));
+		TimerSteps.fireRecurring(queue, bucketOf("watch"));
 		String scheduled = recurring.find("watch").orElseThrow().lastOccurrenceId();
 		// a trigger runs beside it, and finishes
 		String triggered = recurring.trigger("watch").orElseThrow();
@@ -596,7 +596,7 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 		assertThat(recurring.find("watch").orElseThrow().lastOccurrenceId()).isEqualTo(scheduled);
 		// the scheduled one is still DELAYED: a look creates nothing
 		setNextTick("watch", redisNow());
-		queue.fireRecurringNow(bucketOf("watch"));
+		TimerSteps.fireRecurring(queue, bucketOf("watch"));
 		RecurringJobInfo info = recurring.find("watch").orElseThrow();
 		assertThat(info.fired()).isEqualTo(2);
 		assertThat(info.lastOccurrenceId()).isEqualTo(scheduled);
@@ -610,7 +610,7 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 		recurring.put(hourly("single").overlapPolicy(OverlapPolicy.SKIP).build());
 		long tick = (redisNow() / 1000) * 1000;
 		setNextTick("single", tick);
-		queue.fireRecurringNow(bucketOf("single"));
+		TimerSteps.fireRecurring(queue, bucketOf("single"));
 		String scheduled = recurring.find("single").orElseThrow().lastOccurrenceId();
 		ReservedJob running = queue.reserve("reports", 1, Duration.ofHours(1)).get(0);
 		assertThat(running.id()).isEqualTo(scheduled);
@@ -621,7 +621,7 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 		assertThat(queue.finish(trigger)).isTrue();
 		// the tick's occurrence still runs: the next tick is skipped
 		setNextTick("single", tick + 1);
-		queue.fireRecurringNow(bucketOf("single"));
+		TimerSteps.fireRecurring(queue, bucketOf("single"));
 		RecurringJobInfo info = recurring.find("single").orElseThrow();
 		assertThat(info.fired()).isEqualTo(2);
 		assertThat(info.skipped()).isEqualTo(1);
@@ -637,7 +637,7 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 		RecurringJobs recurring = queue.getRecurringJobs();
 		recurring.put(RecurringJob.builder("watch").topic("watches").fixedDelay(Duration.ofHours(1)).build());
 		setNextTick("watch", redisNow());
-		queue.fireRecurringNow(bucketOf("watch"));
+		TimerSteps.fireRecurring(queue, bucketOf("watch"));
 		String first = recurring.find("watch").orElseThrow().lastOccurrenceId();
 		// the first occurrence leaves the queue
 		assertThat(queue.cancel("watches", first)).isTrue();
@@ -648,7 +648,7 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 		assertThat(queue.fail(trigger, Duration.ofHours(1), "down")).isEqualTo(FailResult.RETRYING);
 		// the look creates the next occurrence, due after the delay
 		setNextTick("watch", redisNow());
-		queue.fireRecurringNow(bucketOf("watch"));
+		TimerSteps.fireRecurring(queue, bucketOf("watch"));
 		RecurringJobInfo info = recurring.find("watch").orElseThrow();
 		assertThat(info.fired()).isEqualTo(3);
 		assertThat(info.lastOccurrenceId()).isNotIn(first, triggered);
@@ -662,12 +662,12 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 		RecurringJobs recurring = queue.getRecurringJobs();
 		recurring.put(RecurringJob.builder("shrink").topic("shrinks").fixedDelay(Duration.ofHours(3)).build());
 		setNextTick("shrink", redisNow());
-		queue.fireRecurringNow(bucketOf("shrink"));
+		TimerSteps.fireRecurring(queue, bucketOf("shrink"));
 		String first = recurring.find("shrink").orElseThrow().lastOccurrenceId();
 		assertThat(queue.cancel("shrinks", first)).isTrue();
 		recurring.put(RecurringJob.builder("shrink").topic("shrinks").fixedDelay(Duration.ofSeconds(1)).build());
 		setNextTick("shrink", redisNow());
-		queue.fireRecurringNow(bucketOf("shrink"));
+		TimerSteps.fireRecurring(queue, bucketOf("shrink"));
 		RecurringJobInfo info = recurring.find("shrink").orElseThrow();
 		assertThat(info.fired()).isEqualTo(2);
 		assertThat(info.skipped()).isZero();
@@ -693,7 +693,7 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 					RedisDelayQueue instance = instances.get(i % 3);
 					firings.add(pool.submit(() -> {
 						start.await();
-						return instance.fireRecurringNow(bucket);
+						return TimerSteps.fireRecurring(instance, bucket);
 					}));
 				}
 				start.countDown();

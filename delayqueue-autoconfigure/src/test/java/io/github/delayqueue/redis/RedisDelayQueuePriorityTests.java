@@ -52,7 +52,7 @@ class RedisDelayQueuePriorityTests {
 		return start(buckets, UnaryOperator.identity());
 	}
 
-	private RedisDelayQueue start(int buckets, UnaryOperator<RedisDelayQueue.Builder> customizer) {
+	private RedisDelayQueue start(int buckets, UnaryOperator<RedisDelayQueueBuilder> customizer) {
 		return this.queues.start((builder) -> customizer.apply(builder.buckets(buckets)));
 	}
 

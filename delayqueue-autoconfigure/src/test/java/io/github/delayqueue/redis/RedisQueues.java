@@ -126,7 +126,7 @@ final class RedisQueues implements AutoCloseable, AfterEachCallback {
 	/**
 	 * A started queue with test-friendly timings on its own connection factory.
 	 */
-	RedisDelayQueue start(UnaryOperator<RedisDelayQueue.Builder> customizer) {
+	RedisDelayQueue start(UnaryOperator<RedisDelayQueueBuilder> customizer) {
 		RedisDelayQueue queue = create(customizer);
 		queue.start();
 		return queue;
@@ -140,7 +140,7 @@ final class RedisQueues implements AutoCloseable, AfterEachCallback {
 	 * A queue with test-friendly timings and 16 buckets (the tests here were written for
 	 * several buckets; the count a queue picks itself is {@link #createWithOwnCount}'s).
 	 */
-	RedisDelayQueue create(UnaryOperator<RedisDelayQueue.Builder> customizer) {
+	RedisDelayQueue create(UnaryOperator<RedisDelayQueueBuilder> customizer) {
 		return createWithOwnCount((builder) -> customizer.apply(builder.buckets(16)));
 	}
 
@@ -148,7 +148,7 @@ final class RedisQueues implements AutoCloseable, AfterEachCallback {
 	 * A queue with test-friendly timings that picks its bucket count itself ({@link BucketCount}),
 	 * unless the customizer sets one.
 	 */
-	RedisDelayQueue createWithOwnCount(UnaryOperator<RedisDelayQueue.Builder> customizer) {
+	RedisDelayQueue createWithOwnCount(UnaryOperator<RedisDelayQueueBuilder> customizer) {
 		RedisDelayQueue queue = customizer
 			.apply(RedisDelayQueue.builder(connectionFactory())
 				.namespace(this.namespace)

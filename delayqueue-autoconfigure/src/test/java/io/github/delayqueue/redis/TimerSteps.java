@@ -32,7 +32,7 @@ public final class TimerSteps {
 	 * @return what the step did
 	 */
 	public static Promotion promote(RedisDelayQueue queue, int bucket, boolean guard) {
-		TimerBackend.Promotion promotion = queue.promoteNow(bucket, guard);
+		TimerBackend.Promotion promotion = queue.timer().promoteNow(bucket, guard);
 		return new Promotion(promotion.moved(), promotion.expired(), promotion.nextDueMillis(),
 				promotion.redisMillis(), promotion.topics());
 	}
@@ -53,7 +53,10 @@ public final class TimerSteps {
 			.map((offer) -> new ReadySignals.Offering(offer.topic(), Thread.currentThread(),
 					new ReadySignals.Offer(offer.max(), offer.ttrMillis(), offer.attemptsLimit()), null))
 			.toList();
-		ScriptReplies.Promoted promoted = queue.promoteOffering(bucket, offerings);
+		ScriptReplies.Promoted promoted = queue.timerBackend().promote(bucket, false, offerings, (topic, jobs) -> {
+		});
+		// as the timer's loop does
+		promoted.promotion().topics().forEach((topic) -> queue.signals().markReady(topic, bucket));
 		reserved.putAll(promoted.reserved());
 		TimerBackend.Promotion promotion = promoted.promotion();
 		return new Promotion(promotion.moved(), promotion.expired(), promotion.nextDueMillis(),
@@ -80,7 +83,7 @@ public final class TimerSteps {
 	 * @return the topics that got READY occurrences
 	 */
 	public static List<String> fireRecurring(RedisDelayQueue queue, int bucket) {
-		return queue.fireRecurringNow(bucket);
+		return queue.timer().fireRecurringNow(bucket).topics();
 	}
 
 	/**
@@ -92,7 +95,7 @@ public final class TimerSteps {
 	 * @return {@code true} when marked
 	 */
 	public static boolean isMarked(RedisDelayQueue queue, String topic, int bucket) {
-		return queue.isMarked(topic, bucket);
+		return queue.signals().isMarked(topic, bucket);
 	}
 
 	/**

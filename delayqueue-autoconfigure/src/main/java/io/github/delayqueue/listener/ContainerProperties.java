@@ -1,0 +1,271 @@
+package io.github.delayqueue.listener;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ThreadFactory;
+
+import io.github.delayqueue.core.DelayQueueObserver;
+import io.github.delayqueue.core.JobConstraints;
+import io.github.delayqueue.micrometer.DefaultDelayedListenerObservationConvention;
+import io.github.delayqueue.micrometer.DelayQueueObservation;
+import io.github.delayqueue.micrometer.DelayedListenerObservationConvention;
+import io.micrometer.observation.ObservationRegistry;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
+import org.springframework.util.Assert;
+import org.springframework.util.backoff.ExponentialBackOff;
+
+/**
+ * The settings of a {@link DefaultDelayedListenerContainer}, each with its default and
+ * checked when it is set. Set them before the container starts; a container reads them as
+ * it runs.
+ */
+public class ContainerProperties {
+
+	private final String id;
+
+	private final String topic;
+
+	private int concurrency = 1;
+
+	private @Nullable Duration ttr;
+
+	private @Nullable Integer maxAttempts;
+
+	private DelayedJobErrorHandler errorHandler;
+
+	private Duration shutdownTimeout = Duration.ofSeconds(20);
+
+	private ThreadFactory threadFactory;
+
+	private boolean autoStartup = true;
+
+	private @Nullable DelayQueueObserver observer;
+
+	private List<DelayedJobInterceptor> interceptors = List.of();
+
+	private @Nullable ApplicationEventPublisher eventPublisher;
+
+	private @Nullable Duration idleEventInterval;
+
+	private boolean outcomeEvents;
+
+	private @Nullable ObservationRegistry observationRegistry;
+
+	private @Nullable DelayedListenerObservationConvention observationConvention;
+
+	/**
+	 * Creates the settings of a container.
+	 * @param id the container id, unique in its registry
+	 * @param topic the topic it consumes
+	 */
+	public ContainerProperties(String id, String topic) {
+		Assert.hasText(id, "id must not be empty");
+		Assert.hasText(topic, "topic must not be empty");
+		this.id = id;
+		this.topic = topic;
+		this.threadFactory = new CustomizableThreadFactory("delayqueue-" + id + "-");
+		ExponentialBackOff backOff = new ExponentialBackOff(1000, 2.0);
+		backOff.setMaxInterval(Duration.ofMinutes(5).toMillis());
+		backOff.setJitter(100);
+		this.errorHandler = new DefaultDelayedJobErrorHandler(backOff, List.of(), null);
+	}
+
+	/**
+	 * The container id.
+	 * @return the id
+	 */
+	public String getId() {
+		return this.id;
+	}
+
+	/**
+	 * The topic the container consumes.
+	 * @return the topic
+	 */
+	public String getTopic() {
+		return this.topic;
+	}
+
+	public int getConcurrency() {
+		return this.concurrency;
+	}
+
+	/**
+	 * How many handlers run at once, 1 to 10000; default 1.
+	 * @param concurrency the handlers
+	 */
+	public void setConcurrency(int concurrency) {
+		this.concurrency = JobConstraints.max("concurrency", concurrency, 10_000);
+	}
+
+	public @Nullable Duration getTtr() {
+		return this.ttr;
+	}
+
+	/**
+	 * The TTR of the reservations; default {@code null}: each job's own.
+	 * @param ttr the TTR, or {@code null}
+	 */
+	public void setTtr(@Nullable Duration ttr) {
+		this.ttr = (ttr != null) ? JobConstraints.ttr(ttr) : null;
+	}
+
+	public @Nullable Integer getMaxAttempts() {
+		return this.maxAttempts;
+	}
+
+	/**
+	 * The attempts limit stored with each job the container reserves, so that it is the
+	 * job's limit everywhere; default {@code null}: each job's own.
+	 * @param maxAttempts the attempts, or {@code null}
+	 */
+	public void setMaxAttempts(@Nullable Integer maxAttempts) {
+		this.maxAttempts = (maxAttempts != null) ? JobConstraints.maxAttempts(maxAttempts) : null;
+	}
+
+	public DelayedJobErrorHandler getErrorHandler() {
+		return this.errorHandler;
+	}
+
+	/**
+	 * Settles the jobs whose listener threw; default a {@link DefaultDelayedJobErrorHandler}
+	 * that retries after 1 s, growing by 2 up to 5 min with 100 ms of jitter, then DEAD.
+	 * @param errorHandler the error handler
+	 */
+	public void setErrorHandler(DelayedJobErrorHandler errorHandler) {
+		Assert.notNull(errorHandler, "errorHandler must not be null");
+		this.errorHandler = errorHandler;
+	}
+
+	public Duration getShutdownTimeout() {
+		return this.shutdownTimeout;
+	}
+
+	/**
+	 * How long stopping waits for running handlers; default 20 s.
+	 * @param shutdownTimeout the longest wait, not negative
+	 */
+	public void setShutdownTimeout(Duration shutdownTimeout) {
+		Assert.isTrue(shutdownTimeout != null && !shutdownTimeout.isNegative(), "shutdownTimeout must not be negative");
+		this.shutdownTimeout = shutdownTimeout;
+	}
+
+	public ThreadFactory getThreadFactory() {
+		return this.threadFactory;
+	}
+
+	/**
+	 * Makes the consumer thread and the handler threads; default platform threads named
+	 * after the container.
+	 * @param threadFactory the thread factory
+	 */
+	public void setThreadFactory(ThreadFactory threadFactory) {
+		Assert.notNull(threadFactory, "threadFactory must not be null");
+		this.threadFactory = threadFactory;
+	}
+
+	public boolean isAutoStartup() {
+		return this.autoStartup;
+	}
+
+	/**
+	 * Whether the registry starts the container with the context; default true.
+	 * @param autoStartup {@code false} to start it by hand
+	 */
+	public void setAutoStartup(boolean autoStartup) {
+		this.autoStartup = autoStartup;
+	}
+
+	public @Nullable DelayQueueObserver getObserver() {
+		return this.observer;
+	}
+
+	/**
+	 * Hears how each handler call went; default none.
+	 * @param observer the observer, or {@code null}
+	 */
+	public void setObserver(@Nullable DelayQueueObserver observer) {
+		this.observer = observer;
+	}
+
+	public List<DelayedJobInterceptor> getInterceptors() {
+		return this.interceptors;
+	}
+
+	/**
+	 * Run around each job, in this order; default none.
+	 * @param interceptors the interceptors
+	 */
+	public void setInterceptors(List<DelayedJobInterceptor> interceptors) {
+		Assert.noNullElements(interceptors, "interceptors must not contain null");
+		this.interceptors = List.copyOf(interceptors);
+	}
+
+	public @Nullable ApplicationEventPublisher getEventPublisher() {
+		return this.eventPublisher;
+	}
+
+	/**
+	 * Publishes the container's {@link DelayedListenerContainerEvent}s; default none.
+	 * @param eventPublisher the publisher, or {@code null}
+	 */
+	public void setEventPublisher(@Nullable ApplicationEventPublisher eventPublisher) {
+		this.eventPublisher = eventPublisher;
+	}
+
+	public @Nullable Duration getIdleEventInterval() {
+		return this.idleEventInterval;
+	}
+
+	/**
+	 * After how long without a job a {@link DelayedListenerIdleEvent} is published (and again
+	 * after each further interval); default never.
+	 * @param idleEventInterval the interval, positive, or {@code null} for never
+	 */
+	public void setIdleEventInterval(@Nullable Duration idleEventInterval) {
+		Assert.isTrue(idleEventInterval == null || (!idleEventInterval.isNegative() && !idleEventInterval.isZero()),
+				"idleEventInterval must be positive");
+		this.idleEventInterval = idleEventInterval;
+	}
+
+	public boolean isOutcomeEvents() {
+		return this.outcomeEvents;
+	}
+
+	/**
+	 * Whether a {@link DelayedJobOutcomeEvent} is published for each job; default off.
+	 * @param outcomeEvents {@code true} to publish them
+	 */
+	public void setOutcomeEvents(boolean outcomeEvents) {
+		this.outcomeEvents = outcomeEvents;
+	}
+
+	public @Nullable ObservationRegistry getObservationRegistry() {
+		return this.observationRegistry;
+	}
+
+	/**
+	 * Where each job's {@link DelayQueueObservation#LISTENER} observation goes; default none.
+	 * @param observationRegistry the registry, or {@code null}
+	 */
+	public void setObservationRegistry(@Nullable ObservationRegistry observationRegistry) {
+		this.observationRegistry = observationRegistry;
+	}
+
+	public @Nullable DelayedListenerObservationConvention getObservationConvention() {
+		return this.observationConvention;
+	}
+
+	/**
+	 * The observations' convention; default {@code null}:
+	 * {@link DefaultDelayedListenerObservationConvention}.
+	 * @param observationConvention the convention, or {@code null}
+	 */
+	public void setObservationConvention(@Nullable DelayedListenerObservationConvention observationConvention) {
+		this.observationConvention = observationConvention;
+	}
+
+}

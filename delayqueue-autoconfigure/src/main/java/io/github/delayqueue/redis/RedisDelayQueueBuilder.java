@@ -1,0 +1,335 @@
+package io.github.delayqueue.redis;
+
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.LongSupplier;
+import java.util.function.Predicate;
+
+import io.github.delayqueue.core.DelayQueueObserver;
+import io.github.delayqueue.core.JobConstraints;
+import io.github.delayqueue.core.RateLimit;
+import io.github.delayqueue.core.Retention;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.util.Assert;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * Builds a {@link RedisDelayQueue}; every setting has the default documented on it and is
+ * checked when it is set.
+ */
+public final class RedisDelayQueueBuilder {
+
+	final RedisConnectionFactory connectionFactory;
+
+	String namespace = "delayqueue";
+
+	@Nullable Integer buckets;
+
+	DataSize maxPayloadSize = DataSize.ofMegabytes(1);
+
+	Duration defaultTtr = Duration.ofSeconds(60);
+
+	int defaultMaxAttempts = 5;
+
+	boolean timerEnabled = true;
+
+	int batchSize = 500;
+
+	Duration guardInterval = Duration.ofSeconds(60);
+
+	Duration leaseTtl = Duration.ofSeconds(5);
+
+	int waitReplicas;
+
+	Duration waitTimeout = Duration.ofSeconds(1);
+
+	boolean failFast = true;
+
+	@Nullable String instanceId;
+
+	LongSupplier nanoTime = System::nanoTime;
+
+	final List<DelayQueueObserver> observers = new ArrayList<>();
+
+	final Map<String, Retention> retention = new LinkedHashMap<>();
+
+	final Map<String, RateLimit> rateLimits = new LinkedHashMap<>();
+
+	RedisDelayQueueBuilder(RedisConnectionFactory connectionFactory) {
+		Assert.notNull(connectionFactory, "connectionFactory must not be null");
+		this.connectionFactory = connectionFactory;
+	}
+
+	/**
+	 * Prefix of every key and of the channel; default {@code delayqueue}.
+	 * @param namespace the namespace
+	 * @return this builder
+	 */
+	public RedisDelayQueueBuilder namespace(String namespace) {
+		this.namespace = JobConstraints.namespace(namespace);
+		return this;
+	}
+
+	/**
+	 * Number of buckets, 1 to 16384. Every instance of a namespace must use the same count:
+	 * the first instance pins it in the namespace, and an instance with another count
+	 * refuses to start. Without this setting the queue asks Redis once, when it is built,
+	 * and takes the count the namespace was created with; for a new namespace 16 on a
+	 * Redis Cluster (the buckets spread over its masters) and 1 on one server, standalone
+	 * or behind Sentinel (where more buckets only add work); a namespace without a pinned
+	 * count whose higher buckets are in use is refused. When Redis cannot be reached then,
+	 * the build fails if the queue fails fast ({@link #failFast}); otherwise the connection
+	 * factory's configuration decides between 16 and 1, and the start-up check reads the
+	 * namespace before that count could be used.
+	 * @param buckets the bucket count
+	 * @return this builder
+	 */
+	public RedisDelayQueueBuilder buckets(int buckets) {
+		this.buckets = KeySpace.checkBuckets(buckets);
+		return this;
+	}
+
+	/**
+	 * Largest payload; default 1 MiB.
+	 * @param maxPayloadSize the largest payload after serialization
+	 * @return this builder
+	 */
+	public RedisDelayQueueBuilder maxPayloadSize(DataSize maxPayloadSize) {
+		Assert.notNull(maxPayloadSize, "maxPayloadSize must not be null");
+		Assert.isTrue(maxPayloadSize.toBytes() > 0, () -> "maxPayloadSize must be positive, was " + maxPayloadSize);
+		this.maxPayloadSize = maxPayloadSize;
+		return this;
+	}
+
+	/**
+	 * TTR of jobs scheduled without one; default 60 s.
+	 * @param defaultTtr the default time-to-run
+	 * @return this builder
+	 */
+	public RedisDelayQueueBuilder defaultTtr(Duration defaultTtr) {
+		this.defaultTtr = JobConstraints.ttr(defaultTtr);
+		return this;
+	}
+
+	/**
+	 * Attempts of jobs scheduled without a number; default 5.
+	 * @param defaultMaxAttempts the default attempts limit
+	 * @return this builder
+	 */
+	public RedisDelayQueueBuilder defaultMaxAttempts(int defaultMaxAttempts) {
+		this.defaultMaxAttempts = JobConstraints.maxAttempts(defaultMaxAttempts);
+		return this;
+	}
+
+	/**
+	 * Whether this instance takes part in running bucket timers; default true.
+	 * @param timerEnabled {@code false} to leave the timers to other instances
+	 * @return this builder
+	 */
+	public RedisDelayQueueBuilder timerEnabled(boolean timerEnabled) {
+		this.timerEnabled = timerEnabled;
+		return this;
+	}
+
+	/**
+	 * Most jobs one promote script moves; default 500.
+	 * @param batchSize the most jobs per promote call
+	 * @return this builder
+	 */
+	public RedisDelayQueueBuilder batchSize(int batchSize) {
+		this.batchSize = JobConstraints.max("batchSize", batchSize, 10_000);
+		return this;
+	}
+
+	/**
+	 * How often every owned bucket is re-checked and the shares fully re-coordinated;
+	 * default 60 s.
+	 * @param guardInterval the guard interval
+	 * @return this builder
+	 */
+	public RedisDelayQueueBuilder guardInterval(Duration guardInterval) {
+		this.guardInterval = JobConstraints.positive("guardInterval", guardInterval, Duration.ofHours(1));
+		return this;
+	}
+
+	/**
+	 * How long an instance's buckets stay its own without a heartbeat; default 5 s. The
+	 * heartbeat is sent every two fifths of it (at most every 2 s).
+	 * @param leaseTtl the lease
+	 * @return this builder
+	 */
+	public RedisDelayQueueBuilder leaseTtl(Duration leaseTtl) {
+		this.leaseTtl = JobConstraints.positive("leaseTtl", leaseTtl, Duration.ofMinutes(10));
+		return this;
+	}
+
+	/**
+	 * How many replicas must have a schedule or a finish before it returns ({@code WAIT});
+	 * default 0: acknowledged once on the master.
+	 * @param waitReplicas the replicas to wait for
+	 * @return this builder
+	 */
+	public RedisDelayQueueBuilder waitReplicas(int waitReplicas) {
+		Assert.isTrue(waitReplicas >= 0, () -> "waitReplicas must not be negative, was " + waitReplicas);
+		this.waitReplicas = waitReplicas;
+		return this;
+	}
+
+	/**
+	 * How long a schedule or finish waits for its replicas; default 1 s.
+	 * @param waitTimeout the longest wait for them
+	 * @return this builder
+	 */
+	public RedisDelayQueueBuilder waitTimeout(Duration waitTimeout) {
+		this.waitTimeout = JobConstraints.positive("waitTimeout", waitTimeout, Duration.ofMinutes(1));
+		return this;
+	}
+
+	/**
+	 * Whether {@link RedisDelayQueue#start()} throws when Redis is unreachable; default
+	 * true. Without, the queue starts anyway: producers get a
+	 * {@link io.github.delayqueue.core.DelayQueueConnectionException} and the timer and
+	 * listeners retry until Redis answers, and the start-up checks (version, bucket count)
+	 * run before the first call that reaches Redis.
+	 * @param failFast whether an unreachable Redis fails the start
+	 * @return this builder
+	 */
+	public RedisDelayQueueBuilder failFast(boolean failFast) {
+		this.failFast = failFast;
+		return this;
+	}
+
+	/**
+	 * This instance's name; default host, process id and a random suffix.
+	 * @param instanceId the instance name, or {@code null} for the default
+	 * @return this builder
+	 */
+	public RedisDelayQueueBuilder instanceId(@Nullable String instanceId) {
+		this.instanceId = instanceId;
+		return this;
+	}
+
+	/**
+	 * The monotonic clock that the estimate of Redis's time advances by between replies
+	 * (only differences of its readings are used; due times come from Redis). Default
+	 * {@link System#nanoTime()}. For tests.
+	 */
+	RedisDelayQueueBuilder nanoTime(LongSupplier nanoTime) {
+		Assert.notNull(nanoTime, "nanoTime must not be null");
+		this.nanoTime = nanoTime;
+		return this;
+	}
+
+	/**
+	 * Adds an observer of what this instance does to jobs (metrics hang on it); none by
+	 * default.
+	 * @param observer the observer to add
+	 * @return this builder
+	 */
+	public RedisDelayQueueBuilder observer(DelayQueueObserver observer) {
+		Assert.notNull(observer, "observer must not be null");
+		this.observers.add(observer);
+		return this;
+	}
+
+	/**
+	 * Keeps a topic's finished jobs, so that {@code find} answers
+	 * {@link io.github.delayqueue.core.JobState#COMPLETED} for them, and/or limits the DEAD
+	 * jobs it keeps; by default a topic keeps no finished jobs and every DEAD job. Every
+	 * instance that finishes or fails jobs of the topic should be given the same retention
+	 * (the instance that finishes a job, or whose consumer or timer sees it die, applies its
+	 * own).
+	 * @param topic the topic
+	 * @param retention what it keeps, or {@code null} for the default
+	 * @return this builder
+	 */
+	public RedisDelayQueueBuilder retention(String topic, @Nullable Retention retention) {
+		JobConstraints.topic(topic);
+		if (retention != null) {
+			this.retention.put(topic, retention);
+		}
+		else {
+			this.retention.remove(topic);
+		}
+		return this;
+	}
+
+	/**
+	 * Limits how many jobs of a topic this instance's reserves hand out
+	 * ({@link RateLimit}); by default a topic has no limit. Give every instance that
+	 * consumes the topic the same limit. {@link RedisDelayQueue#limitRate} sets one later
+	 * (a listener with a rate limit does).
+	 * @param topic the topic
+	 * @param limit the limit, or {@code null} for none
+	 * @return this builder
+	 */
+	public RedisDelayQueueBuilder rateLimit(String topic, @Nullable RateLimit limit) {
+		JobConstraints.topic(topic);
+		if (limit != null) {
+			this.rateLimits.put(topic, limit);
+		}
+		else {
+			this.rateLimits.remove(topic);
+		}
+		return this;
+	}
+
+	/** The topics whose retention has the given part. */
+	Map<String, Retention> retention(Predicate<Retention> part) {
+		Map<String, Retention> topics = new LinkedHashMap<>();
+		this.retention.forEach((topic, kept) -> {
+			if (part.test(kept)) {
+				topics.put(topic, kept);
+			}
+		});
+		return topics;
+	}
+
+	/**
+	 * The heartbeat interval for a lease TTL: two fifths of it, between 100 ms and 2 s, so that
+	 * a heartbeat may be missed once without losing the lease, and a dead instance's buckets
+	 * are taken over within TTL + 2 s (7 s with the default 5 s).
+	 * @return the interval
+	 */
+	Duration coordinationInterval() {
+		Duration interval = this.leaseTtl.multipliedBy(2).dividedBy(5);
+		if (interval.compareTo(Duration.ofMillis(100)) < 0) {
+			return Duration.ofMillis(100);
+		}
+		return (interval.compareTo(Duration.ofSeconds(2)) > 0) ? Duration.ofSeconds(2) : interval;
+	}
+
+	/** The instance id set, or host, process id and a random suffix. */
+	String instanceId() {
+		if (this.instanceId != null) {
+			return this.instanceId;
+		}
+		String host;
+		try {
+			host = InetAddress.getLocalHost().getHostName();
+		}
+		catch (Exception ex) {
+			host = "unknown";
+		}
+		return host + ":" + ManagementFactory.getRuntimeMXBean().getPid() + ":"
+				+ UUID.randomUUID().toString().substring(0, 8);
+	}
+
+	/**
+	 * Builds the queue. The check of the Redis server, the event subscription and the timer
+	 * begin with {@link RedisDelayQueue#start()}.
+	 * @return a new queue
+	 */
+	public RedisDelayQueue build() {
+		return new RedisDelayQueue(this);
+	}
+
+}
