@@ -12,6 +12,7 @@ import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.core.Retention;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.BeanWrapperImpl;
 import org.springframework.util.unit.DataSize;
 import org.springframework.validation.Errors;
 
@@ -46,7 +47,7 @@ public final class DelayQueuePropertiesRules {
 	static void validate(DelayQueueProperties properties, Errors errors) {
 		DelayQueuePropertiesRules rules = new DelayQueuePropertiesRules(errors);
 		properties.getRecurring()
-			.forEach((name, recurring) -> rules.check("recurring[" + name + "]", () -> recurring.toJob(name)));
+			.forEach((name, recurring) -> rules.checkNested("recurring[" + name + "]", recurring, () -> recurring.toJob(name)));
 		properties.getRetention().forEach((topic, retention) -> {
 			String field = "retention[" + topic + "]";
 			rules.check(field, () -> JobConstraints.topic("topic", topic));
@@ -196,6 +197,23 @@ public final class DelayQueuePropertiesRules {
 		}
 		catch (IllegalArgumentException ex) {
 			reject(field, ex.getMessage());
+		}
+	}
+
+	/**
+	 * Checks a rule of a nested object, reporting a refusal against the property its message
+	 * starts with ("cron '0 61 * * * *' is not ..." against {@code field.cron}, whose value
+	 * the report then shows) or, when it names none, against the object.
+	 */
+	private void checkNested(String field, Object nested, Supplier<?> rule) {
+		try {
+			rule.get();
+		}
+		catch (IllegalArgumentException ex) {
+			String message = String.valueOf(ex.getMessage());
+			String first = message.split("[ ']", 2)[0];
+			boolean names = !first.isEmpty() && new BeanWrapperImpl(nested).isReadableProperty(first);
+			reject(names ? field + "." + first : field, message);
 		}
 	}
 

@@ -270,7 +270,8 @@ class DelayQueueAutoConfigurationTests {
 			.run((context) -> {
 				assertThat(context).hasFailed();
 				assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
-					.contains("Property: delayqueue.recurring[nightly]")
+					.contains("Property: delayqueue.recurring[nightly].cron")
+					.contains("Value: \"0 61 * * * *\"")
 					.contains("cron '0 61 * * * *' is not a valid cron expression");
 			});
 		this.runner.withPropertyValues("delayqueue.recurring.nightly.topic=reports",
@@ -286,6 +287,7 @@ class DelayQueueAutoConfigurationTests {
 			.run((context) -> {
 				assertThat(context).hasFailed();
 				assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
+					.contains("Property: delayqueue.recurring[nightly].zone")
 					.contains("zone 'Europe/Atlantis' is not a time zone id");
 			});
 	}
