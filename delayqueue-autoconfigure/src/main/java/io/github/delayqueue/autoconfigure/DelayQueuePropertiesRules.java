@@ -13,6 +13,7 @@ import io.github.delayqueue.core.Retention;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.BeanWrapperImpl;
+import org.springframework.util.ClassUtils;
 import org.springframework.util.unit.DataSize;
 import org.springframework.validation.Errors;
 
@@ -92,6 +93,7 @@ public final class DelayQueuePropertiesRules {
 
 		DelayQueueProperties.Http http = properties.getHttp();
 		if (http.isEnabled()) {
+			rules.module("http.enabled", "io.github.delayqueue.http.DelayQueueHttpApi");
 			rules.path("http.base-path", http.getBasePath());
 			if (http.getTokens().stream().anyMatch((token) -> token == null || token.isBlank())) {
 				rules.reject("http.tokens", "must not hold a blank token");
@@ -105,6 +107,7 @@ public final class DelayQueuePropertiesRules {
 
 		DelayQueueProperties.Dashboard dashboard = properties.getDashboard();
 		if (dashboard.isEnabled()) {
+			rules.module("dashboard.enabled", "io.github.delayqueue.dashboard.DelayQueueDashboard");
 			if (rules.path("dashboard.path", dashboard.getPath())
 					&& http.isEnabled() && http.getBasePath() != null && (dashboard.getPath().equals(http.getBasePath())
 					|| dashboard.getPath().startsWith(http.getBasePath() + "/")
@@ -214,6 +217,13 @@ public final class DelayQueuePropertiesRules {
 			String first = message.split("[ ']", 2)[0];
 			boolean names = !first.isEmpty() && new BeanWrapperImpl(nested).isReadableProperty(first);
 			reject(names ? field + "." + first : field, message);
+		}
+	}
+
+	private void module(String field, String webClass) {
+		if (!ClassUtils.isPresent(webClass, DelayQueuePropertiesRules.class.getClassLoader())) {
+			reject(field, "needs the module delayqueue-web, which is not on the class path; add"
+					+ " io.github.delayqueue:delayqueue-web");
 		}
 	}
 

@@ -89,6 +89,17 @@ class DelayQueueAutoConfigurationTests {
 	}
 
 	@Test
+	void theHttpApiOrTheDashboardWithoutTheirModuleNameTheModule() {
+		for (String enabled : List.of("http", "dashboard")) {
+			this.runner.withPropertyValues("delayqueue." + enabled + ".enabled=true")
+				.run((context) -> assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
+					.contains("Property: delayqueue." + enabled + ".enabled")
+					.contains("needs the module delayqueue-web, which is not on the class path; add"
+							+ " io.github.delayqueue:delayqueue-web"));
+		}
+	}
+
+	@Test
 	void closingTheContextWritesTheAsynchronousSchedulesStillWaiting() {
 		List<CompletableFuture<ScheduleResult>> futures = new ArrayList<>();
 		this.runner.run((context) -> {

@@ -30,7 +30,7 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.AutowireCapableBeanFactory;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
-import org.springframework.boot.convert.DurationStyle;
+import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.MethodParameter;
 import org.springframework.core.Ordered;
@@ -143,7 +143,7 @@ public class DelayedListenerAnnotationBeanPostProcessor
 		Integer concurrency = parse(listener.concurrency(), where, "concurrency", "a whole number from 1 to 10000",
 				(text) -> JobConstraints.max("concurrency", Integer.parseInt(text), 10_000));
 		Duration ttr = parse(listener.ttr(), where, "ttr", "a duration such as 30s or PT5M, 1 ms to 7 days",
-				(text) -> JobConstraints.ttr(DurationStyle.detectAndParse(text)));
+				(text) -> JobConstraints.ttr(DurationFormatterUtils.detectAndParse(text)));
 		Integer maxAttempts = parse(listener.maxAttempts(), where, "maxAttempts", "a whole number, at least 1",
 				(text) -> JobConstraints.maxAttempts(Integer.parseInt(text)));
 		Boolean autoStartup = parse(listener.autoStartup(), where, "autoStartup", "true or false", (text) -> {
@@ -153,7 +153,7 @@ public class DelayedListenerAnnotationBeanPostProcessor
 			return Boolean.valueOf(text);
 		});
 		Duration backOffInitial = parse(listener.backOffInitial(), where, "backOffInitial", "a positive duration",
-				(text) -> JobConstraints.positive("backOffInitial", DurationStyle.detectAndParse(text),
+				(text) -> JobConstraints.positive("backOffInitial", DurationFormatterUtils.detectAndParse(text),
 						JobConstraints.MAX_DELAY));
 		Double backOffMultiplier = parse(listener.backOffMultiplier(), where, "backOffMultiplier",
 				"a number of at least 1", (text) -> {
@@ -164,7 +164,7 @@ public class DelayedListenerAnnotationBeanPostProcessor
 					return value;
 				});
 		Duration backOffMax = parse(listener.backOffMax(), where, "backOffMax", "a positive duration",
-				(text) -> JobConstraints.positive("backOffMax", DurationStyle.detectAndParse(text),
+				(text) -> JobConstraints.positive("backOffMax", DurationFormatterUtils.detectAndParse(text),
 						JobConstraints.MAX_DELAY));
 		RateLimit rateLimit = parse(listener.rateLimit(), where, "rateLimit",
 				"<permits>/<interval> such as 50/1s, 100/s or 600/1m (1 to 100000 per 1s to 1d)", RateLimit::parse);

@@ -7,7 +7,7 @@ import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.boot.convert.DurationStyle;
+import org.springframework.format.datetime.standard.DurationFormatterUtils;
 
 /**
  * At most {@code permits} jobs of a topic handed out in any window of {@code per}, across all
@@ -75,7 +75,7 @@ public record RateLimit(int permits, Duration per) {
 		Duration per;
 		try {
 			per = Character.isDigit(unit.charAt(0)) || unit.startsWith("P") || unit.startsWith("p")
-					? DurationStyle.detectAndParse(unit) : DurationStyle.detectAndParse("1" + unit);
+					? DurationFormatterUtils.detectAndParse(unit) : DurationFormatterUtils.detectAndParse("1" + unit);
 		}
 		catch (IllegalArgumentException | DateTimeParseException ex) {
 			throw new IllegalArgumentException("rate limit must be <permits>/<interval> such as 50/1s, 100/s or"
