@@ -359,7 +359,8 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 
 		void serve() {
 			try {
-				List<ReservedJob> jobs = ReserveWaiters.this.operations.reserve(this.topic, this.max, this.ttr);
+				List<ReservedJob> jobs = isDone() ? List.of()
+						: ReserveWaiters.this.operations.reserve(this.topic, this.max, this.ttr);
 				while (jobs.isEmpty()) {
 					long left = this.deadlineNanos - System.nanoTime();
 					if (left <= 0 || isDone()) {

@@ -123,6 +123,7 @@ class DelayQueueHttpWaitersRaceTests {
 		assertThat(waiters.getTopics()).isZero();
 		CompletableFuture<List<ReservedJob>> answer = new CompletableFuture<>();
 		waiters.await("c", null, 1, null, Duration.ofSeconds(30), answer::complete, answer::completeExceptionally);
+		await().atMost(Duration.ofSeconds(5)).until(() -> queue.awaiting.get() == 1);
 		queue.work.release();
 		assertThat(answer.join()).hasSize(1);
 	}
