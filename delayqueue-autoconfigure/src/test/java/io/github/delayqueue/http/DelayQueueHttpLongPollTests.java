@@ -101,9 +101,8 @@ class DelayQueueHttpLongPollTests {
 			lateMillis.add(late);
 		}
 		System.out.println("long-poll answered after due (ms): " + lateMillis);
-		// announced: well before the 10 s wait ends, and before the 1 s idle re-check of a
-		// topic's thread could have found it (the figure printed above is the latency; a test
-		// does not assert performance)
+		// announced: well before the 10 s wait ends (the figure printed above is the latency; a
+		// test does not assert performance)
 		assertThat(lateMillis).as("answered this long after the due time (ms)").allMatch((late) -> late < 500);
 	}
 
@@ -137,7 +136,7 @@ class DelayQueueHttpLongPollTests {
 		await().atMost(Duration.ofSeconds(5)).until(() -> waiters.getWaiting() == 1);
 		assertThat(answered.get(15, TimeUnit.SECONDS).json().get("jobs")).isEmpty();
 		long givenBack = calls("lpush");
-		// due while the topic's thread may still linger (up to a second), but with no request
+		// due with no request waiting
 		this.template.job("gone", "1").payload(1).delay(Duration.ofMillis(300)).schedule();
 		DelayQueueOperations operations = this.template.getOperations();
 		await().atMost(Duration.ofSeconds(5))
@@ -191,7 +190,7 @@ class DelayQueueHttpLongPollTests {
 					answer::completeExceptionally))
 				.isNotNull();
 			assertThat(answer.join()).isEmpty();
-			// one reserve on arrival, then one per idle check of a second: no busy loop
+			// one reserve on arrival, then none until the queue announces jobs: no busy loop
 			assertThat(reserves.get()).isBetween(1, 4);
 
 			// and a job that becomes due is handed over
