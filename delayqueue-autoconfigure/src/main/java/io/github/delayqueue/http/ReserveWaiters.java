@@ -382,7 +382,9 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 				}
 			}
 			catch (RuntimeException ex) {
-				fail(ex);
+				if (!fail(ex)) {
+					logger.warn("Could not answer a reserve request of topic " + this.topic, ex);
+				}
 			}
 		}
 
@@ -422,10 +424,12 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 			return end() && this.answer.answer(jobs);
 		}
 
-		private void fail(RuntimeException ex) {
-			if (end()) {
-				this.failure.accept(ex);
+		private boolean fail(RuntimeException ex) {
+			if (!end()) {
+				return false;
 			}
+			this.failure.accept(ex);
+			return true;
 		}
 
 		/**
