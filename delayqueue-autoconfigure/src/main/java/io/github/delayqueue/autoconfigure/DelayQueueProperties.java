@@ -1320,8 +1320,8 @@ public class DelayQueueProperties implements Validator {
 		private int maxWaiting = 1000;
 
 		/**
-		 * Most topics that may have waiting reserve requests at once on this instance (each
-		 * has a thread while it has waiters); a wait on one more is refused with 429.
+		 * Most topics that may have waiting reserve requests at once on this instance; a wait
+		 * on one more is refused with 429.
 		 */
 		private int maxTopics = 100;
 

@@ -1,7 +1,10 @@
 package io.github.delayqueue.http;
 
+import java.io.OutputStream;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -98,9 +101,8 @@ class DelayQueueHttpLongPollTests {
 			lateMillis.add(late);
 		}
 		System.out.println("long-poll answered after due (ms): " + lateMillis);
-		// announced: well before the 10 s wait ends, and before the 1 s idle re-check of a
-		// topic's thread could have found it (the figure printed above is the latency; a test
-		// does not assert performance)
+		// announced: well before the 10 s wait ends (the figure printed above is the latency; a
+		// test does not assert performance)
 		assertThat(lateMillis).as("answered this long after the due time (ms)").allMatch((late) -> late < 500);
 	}
 
@@ -134,7 +136,7 @@ class DelayQueueHttpLongPollTests {
 		await().atMost(Duration.ofSeconds(5)).until(() -> waiters.getWaiting() == 1);
 		assertThat(answered.get(15, TimeUnit.SECONDS).json().get("jobs")).isEmpty();
 		long givenBack = calls("lpush");
-		// due while the topic's thread may still linger (up to a second), but with no request
+		// due with no request waiting
 		this.template.job("gone", "1").payload(1).delay(Duration.ofMillis(300)).schedule();
 		DelayQueueOperations operations = this.template.getOperations();
 		await().atMost(Duration.ofSeconds(5))
@@ -188,7 +190,7 @@ class DelayQueueHttpLongPollTests {
 					answer::completeExceptionally))
 				.isNotNull();
 			assertThat(answer.join()).isEmpty();
-			// one reserve on arrival, then one per idle check of a second: no busy loop
+			// one reserve on arrival, then none until the queue announces jobs: no busy loop
 			assertThat(reserves.get()).isBetween(1, 4);
 
 			// and a job that becomes due is handed over
@@ -256,6 +258,46 @@ class DelayQueueHttpLongPollTests {
 			waiters.stop();
 			waiters.destroy();
 		}
+	}
+
+	@Test
+	void manyPollsOnOneTopicAndOneJobOnlyOneGetsIt() {
+		ReserveWaiters waiters = this.app.bean(ReserveWaiters.class);
+		List<CompletableFuture<Response>> answers = new ArrayList<>();
+		for (int i = 0; i < 10; i++) {
+			answers.add(CompletableFuture.supplyAsync(() -> call("POST", "/topics/contended/reserve?wait=PT2S", null)));
+		}
+		await().atMost(Duration.ofSeconds(5)).until(() -> waiters.getWaiting() == 10);
+		this.template.schedule("contended", "only", 1, Duration.ZERO);
+		int jobs = 0;
+		for (CompletableFuture<Response> answer : answers) {
+			Response response = answer.join();
+			assertThat(response.status()).isEqualTo(200);
+			jobs += response.json().get("jobs").size();
+		}
+		assertThat(jobs).isOne();
+		assertThat(waiters.getWaiting()).isZero();
+		QueueInvariant.assertHolds(RedisTestServers.shared(), this.apps.namespace);
+	}
+
+	@Test
+	void aPollWhoseClientDisconnectsLeavesNoWaiter() throws Exception {
+		ReserveWaiters waiters = this.app.bean(ReserveWaiters.class);
+		int port = Integer.parseInt(this.app.context.getEnvironment().getProperty("local.server.port"));
+		try (Socket socket = new Socket("localhost", port)) {
+			OutputStream out = socket.getOutputStream();
+			out.write(("POST /delayqueue/topics/disconnected/reserve?wait=PT1S HTTP/1.1\r\nHost: localhost\r\n"
+					+ "Authorization: Bearer " + TOKEN + "\r\nContent-Length: 0\r\n\r\n")
+				.getBytes(StandardCharsets.ISO_8859_1));
+			out.flush();
+			await().atMost(Duration.ofSeconds(5)).until(() -> waiters.getWaiting() == 1);
+		}
+		await().atMost(Duration.ofSeconds(5)).until(() -> waiters.getWaiting() == 0);
+		assertThat(waiters.getTopics()).isZero();
+		// nothing waits for the topic any more: a job scheduled now is the next reserve's
+		this.template.schedule("disconnected", "d-1", 1, Duration.ZERO);
+		assertThat(this.template.getOperations().reserve("disconnected", 1, null)).singleElement()
+			.satisfies((job) -> assertThat(job.attempt()).isEqualTo(1));
 	}
 
 	@Test

@@ -4,7 +4,10 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.net.ConnectException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.actuate.WebApps;
 import io.github.delayqueue.actuate.WebApps.App;
@@ -12,6 +15,7 @@ import io.github.delayqueue.actuate.WebApps.Response;
 import io.github.delayqueue.core.DelayQueueConnectionException;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.test.RedisTestServer;
 import io.github.delayqueue.test.RedisTestServers;
 import org.junit.jupiter.api.AfterEach;
@@ -25,6 +29,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * With Redis unreachable, the HTTP job API answers 503 with a generic text: nothing of the
@@ -127,6 +132,38 @@ class DelayQueueHttpRedisDownTests {
 		assertThat(answer.status()).as(answer.body()).isEqualTo(503);
 		assertThat(answer.body()).doesNotContain("10.1.2.3", "6390", "redis-7", "Connection refused");
 		assertUnavailable(answer);
+	}
+
+	@Test
+	void pollsWaitingWhileRedisGoesAwayEndCleanlyOrGetTheJob() {
+		App app = this.apps.run(this.redis, NoBeans.class, "delayqueue.http.enabled=true",
+				"delayqueue.http.tokens=" + TOKEN, "spring.data.redis.timeout=500ms");
+		ReserveWaiters waiters = app.bean(ReserveWaiters.class);
+		List<CompletableFuture<Response>> answers = new ArrayList<>();
+		for (int i = 0; i < 3; i++) {
+			answers.add(CompletableFuture
+				.supplyAsync(() -> app.send("POST", "/delayqueue/topics/dropped/reserve?wait=PT8S", null, BEARER)));
+		}
+		await().atMost(Duration.ofSeconds(5)).until(() -> waiters.getWaiting() == 3);
+		this.redis.stop();
+		this.redis.start();
+		DelayedJobTemplate template = app.bean(DelayedJobTemplate.class);
+		await().atMost(Duration.ofSeconds(10)).ignoreExceptions()
+			.untilAsserted(() -> template.schedule("dropped", "after", 1, Duration.ZERO));
+		int jobs = 0;
+		for (CompletableFuture<Response> answer : answers) {
+			Response response = answer.orTimeout(15, TimeUnit.SECONDS).join();
+			assertThat(response.status()).as(response.body()).isIn(200, 503);
+			if (response.status() == 200) {
+				jobs += response.json().get("jobs").size();
+			}
+		}
+		// the job went to a waiting poll, or is still READY for the next
+		if (jobs == 0) {
+			assertThat(template.getOperations().find("dropped", "after").orElseThrow().state()).isEqualTo(JobState.READY);
+		}
+		assertThat(jobs).isLessThanOrEqualTo(1);
+		assertThat(waiters.getWaiting()).isZero();
 	}
 
 	private static void assertUnavailable(Response answer) {

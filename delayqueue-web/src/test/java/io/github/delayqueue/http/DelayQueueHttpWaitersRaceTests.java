@@ -4,16 +4,11 @@ import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.delayqueue.core.DelayQueueOperations;
@@ -27,10 +22,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The per-topic entries of {@link ReserveWaiters} against a queue stand-in (a pure unit: the
- * HTTP tests run them against Redis): entries end when idle, a waiter that arrives while its
- * topic's entry is being removed is served all the same, the topic limit, and a thread that
- * ends abnormally leaves no waiter unserved.
+ * {@link ReserveWaiters} against a queue stand-in (a pure unit: the HTTP tests run it against
+ * Redis): its limits, requests that go away, many waiters for one job, stop, and an answer
+ * that breaks.
  */
 class DelayQueueHttpWaitersRaceTests {
 
@@ -64,6 +58,9 @@ class DelayQueueHttpWaitersRaceTests {
 
 		final AtomicLong released = new AtomicLong();
 
+		/** The threads waiting in {@code awaitWork} now. */
+		final AtomicInteger awaiting = new AtomicInteger();
+
 		final DelayQueueOperations operations = (DelayQueueOperations) Proxy.newProxyInstance(
 				getClass().getClassLoader(), new Class<?>[] { DelayQueueOperations.class }, (proxy, method, args) -> {
 					switch (method.getName()) {
@@ -76,11 +73,17 @@ class DelayQueueHttpWaitersRaceTests {
 						}
 						case "awaitWork" -> {
 							Duration timeout = (Duration) args[1];
-							if (this.work.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
-								this.work.release();
-								return true;
+							this.awaiting.incrementAndGet();
+							try {
+								if (this.work.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+									this.work.release();
+									return true;
+								}
+								return false;
 							}
-							return false;
+							finally {
+								this.awaiting.decrementAndGet();
+							}
 						}
 						case "release" -> {
 							this.released.incrementAndGet();
@@ -95,62 +98,10 @@ class DelayQueueHttpWaitersRaceTests {
 
 	}
 
-	private static long threads(String prefix) {
-		return Thread.getAllStackTraces().keySet().stream().filter((thread) -> thread.getName().startsWith(prefix)).count();
-	}
-
-	@Test
-	void aWaiterThatArrivesWhileItsTopicsEntryIsRemovedIsServed() throws Exception {
-		Queue queue = new Queue();
-		queue.alwaysReady.set(true);
-		// no idle time: an entry is removed as soon as its queue of waiters is empty
-		ReserveWaiters waiters = start(new ReserveWaiters(queue.operations, 100, 100, Duration.ZERO));
-		Set<Thread> servingThreads = ConcurrentHashMap.newKeySet();
-		int rounds = 2_000;
-		ExecutorService clients = Executors.newFixedThreadPool(4);
-		try {
-			List<Future<?>> done = new ArrayList<>();
-			for (int c = 0; c < 4; c++) {
-				String topic = "race-" + (c % 2);
-				done.add(clients.submit(() -> {
-					for (int round = 0; round < rounds; round++) {
-						CompletableFuture<List<ReservedJob>> answer = new CompletableFuture<>();
-						waiters.await(topic, null, 1, null, Duration.ofSeconds(30), (jobs) -> {
-							servingThreads.add(Thread.currentThread());
-							return answer.complete(jobs);
-						}, answer::completeExceptionally);
-						// served by a thread, not answered empty when the wait runs out
-						assertThat(answer.get(10, TimeUnit.SECONDS)).as(topic + " round " + round).hasSize(1);
-						long spin = System.nanoTime() + ThreadLocalRandom.current().nextLong(50_000);
-						while (System.nanoTime() < spin) {
-							Thread.onSpinWait();
-						}
-					}
-					return null;
-				}));
-			}
-			for (Future<?> client : done) {
-				client.get(120, TimeUnit.SECONDS);
-			}
-		}
-		finally {
-			clients.shutdownNow();
-		}
-		System.out.println("8000 waiters served by " + servingThreads.size() + " topic threads");
-		// entries were removed and made again many times over, every waiter was served
-		assertThat(servingThreads).hasSizeGreaterThan(10);
-		assertThat(queue.released.get()).isZero();
-		await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-			assertThat(waiters.getTopics()).isZero();
-			assertThat(waiters.getWaiting()).isZero();
-			assertThat(threads("delayqueue-http-race-")).isZero();
-		});
-	}
-
 	@Test
 	void waitsOnMoreTopicsThanTheLimitAreRefusedAndCountNothing() {
 		Queue queue = new Queue();
-		ReserveWaiters waiters = start(new ReserveWaiters(queue.operations, 100, 2, Duration.ZERO));
+		ReserveWaiters waiters = start(new ReserveWaiters(queue.operations, 100, 2));
 		List<Runnable> ends = new ArrayList<>();
 		ends.add(waiters.await("a", null, 1, null, Duration.ofSeconds(30), (jobs) -> true, (ex) -> {
 		}));
@@ -163,88 +114,103 @@ class DelayQueueHttpWaitersRaceTests {
 			.satisfies((ex) -> assertThat(ex.getReason()).isEqualTo(WaitRefusedException.Reason.TOO_MANY_TOPICS));
 		assertThat(waiters.getWaiting()).isEqualTo(2);
 		assertThat(waiters.getTopics()).isEqualTo(2);
-		assertThat(threads("delayqueue-http-c")).isZero();
 		// a topic that has waiters takes more
 		ends.add(waiters.await("a", null, 1, null, Duration.ofSeconds(30), (jobs) -> true, (ex) -> {
 		}));
 		assertThat(waiters.getWaiting()).isEqualTo(3);
 
 		ends.forEach(Runnable::run);
-		await().atMost(Duration.ofSeconds(5)).until(() -> waiters.getTopics() == 0);
+		assertThat(waiters.getTopics()).isZero();
 		CompletableFuture<List<ReservedJob>> answer = new CompletableFuture<>();
 		waiters.await("c", null, 1, null, Duration.ofSeconds(30), answer::complete, answer::completeExceptionally);
+		await().atMost(Duration.ofSeconds(5)).until(() -> queue.awaiting.get() == 1);
 		queue.work.release();
 		assertThat(answer.join()).hasSize(1);
 	}
 
 	@Test
-	void aWaiterThatArrivesWhileItsTopicIsIdleIsServedByTheSameThread() {
+	void requestsThatGoAwayLeaveNoWaiterAndNoWaitingThread() {
 		Queue queue = new Queue();
-		ReserveWaiters waiters = start(new ReserveWaiters(queue.operations, 100, 100, Duration.ofSeconds(10)));
-		List<Thread> serving = new ArrayList<>();
-		for (int i = 0; i < 3; i++) {
-			CompletableFuture<List<ReservedJob>> answer = new CompletableFuture<>();
-			waiters.await("idle", null, 1, null, Duration.ofSeconds(30), (jobs) -> {
-				serving.add(Thread.currentThread());
-				return answer.complete(jobs);
-			}, answer::completeExceptionally);
-			queue.work.release();
-			assertThat(answer.join()).hasSize(1);
-			assertThat(waiters.getTopics()).isEqualTo(1);
+		ReserveWaiters waiters = start(new ReserveWaiters(queue.operations, 100));
+		List<Runnable> ends = new ArrayList<>();
+		for (int i = 0; i < 20; i++) {
+			ends.add(waiters.await("gone", "client-" + (i % 2), 1, null, Duration.ofSeconds(30), (jobs) -> true,
+					(ex) -> {
+					}));
 		}
-		assertThat(serving).hasSize(3).allMatch((thread) -> thread == serving.get(0));
+		await().atMost(Duration.ofSeconds(5)).until(() -> queue.awaiting.get() == 20);
+		ends.forEach(Runnable::run);
+		assertThat(waiters.getWaiting()).isZero();
+		assertThat(waiters.getTopics()).isZero();
+		await().atMost(Duration.ofSeconds(5)).until(() -> queue.awaiting.get() == 0);
+		// the clients' shares are free again
+		for (int i = 0; i < 20; i++) {
+			waiters.await("again", "client-" + (i % 2), 1, null, Duration.ofSeconds(30), (jobs) -> true, (ex) -> {
+			});
+		}
+		assertThat(waiters.getWaiting()).isEqualTo(20);
 	}
 
 	@Test
-	void anInterruptedTopicThreadHandsItsWaitersToANewOne() {
+	void manyWaitersOfOneTopicAndOneJobOnlyOneGetsIt() throws Exception {
 		Queue queue = new Queue();
-		ReserveWaiters waiters = start(new ReserveWaiters(queue.operations, 100, 100, Duration.ZERO));
-		CompletableFuture<List<ReservedJob>> answer = new CompletableFuture<>();
-		Set<Thread> serving = ConcurrentHashMap.newKeySet();
-		waiters.await("interrupted", null, 1, null, Duration.ofSeconds(30), (jobs) -> {
-			serving.add(Thread.currentThread());
-			return answer.complete(jobs);
-		}, answer::completeExceptionally);
-		Thread first = await().atMost(Duration.ofSeconds(5))
-			.until(() -> Thread.getAllStackTraces()
-				.keySet()
-				.stream()
-				.filter((thread) -> thread.getName().equals("delayqueue-http-interrupted"))
-				.findFirst()
-				.orElse(null), (thread) -> thread != null);
-		first.interrupt();
-		await().atMost(Duration.ofSeconds(5)).until(() -> !first.isAlive());
-		assertThat(answer).isNotDone();
-		assertThat(waiters.getTopics()).isEqualTo(1);
-
+		ReserveWaiters waiters = start(new ReserveWaiters(queue.operations, 100));
+		List<CompletableFuture<List<ReservedJob>>> answers = new ArrayList<>();
+		for (int i = 0; i < 30; i++) {
+			CompletableFuture<List<ReservedJob>> answer = new CompletableFuture<>();
+			waiters.await("one-job", null, 1, null, Duration.ofMillis(1500), answer::complete,
+					answer::completeExceptionally);
+			answers.add(answer);
+		}
+		await().atMost(Duration.ofSeconds(5)).until(() -> queue.awaiting.get() == 30);
 		queue.work.release();
-		assertThat(answer.join()).hasSize(1);
-		assertThat(serving).doesNotContain(first);
-		await().atMost(Duration.ofSeconds(5)).until(() -> waiters.getTopics() == 0);
+		int jobs = 0;
+		for (CompletableFuture<List<ReservedJob>> answer : answers) {
+			jobs += answer.get(10, TimeUnit.SECONDS).size();
+		}
+		assertThat(jobs).isOne();
+		assertThat(queue.released.get()).isZero();
+		assertThat(waiters.getWaiting()).isZero();
 	}
 
 	@Test
-	void anErrorInATopicThreadFailsItsOtherWaitersAndRemovesTheEntry() {
+	void stopAnswersEveryWaiterAtOnceAndLeavesNoWaitingThread() {
 		Queue queue = new Queue();
-		ReserveWaiters waiters = start(new ReserveWaiters(queue.operations, 100, 100, Duration.ZERO));
+		ReserveWaiters waiters = start(new ReserveWaiters(queue.operations, 100));
+		List<CompletableFuture<List<ReservedJob>>> answers = new ArrayList<>();
+		for (int i = 0; i < 50; i++) {
+			CompletableFuture<List<ReservedJob>> answer = new CompletableFuture<>();
+			waiters.await("stopping-" + (i % 5), null, 1, null, Duration.ofSeconds(60), answer::complete,
+					answer::completeExceptionally);
+			answers.add(answer);
+		}
+		await().atMost(Duration.ofSeconds(5)).until(() -> queue.awaiting.get() == 50);
+		long start = System.nanoTime();
+		waiters.stop();
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1));
+		answers.forEach((answer) -> assertThat(answer).isCompletedWithValue(List.of()));
+		assertThat(waiters.getWaiting()).isZero();
+		await().atMost(Duration.ofSeconds(5)).until(() -> queue.awaiting.get() == 0);
+	}
+
+	@Test
+	void anAnswerThatBreaksGivesItsJobsBackAndLeavesTheWaitersServed() {
+		Queue queue = new Queue();
+		ReserveWaiters waiters = start(new ReserveWaiters(queue.operations, 100));
 		waiters.await("broken", null, 1, null, Duration.ofSeconds(30), (jobs) -> {
 			throw new StackOverflowError("an answer that breaks its thread");
 		}, (ex) -> {
 		});
-		CompletableFuture<List<ReservedJob>> second = new CompletableFuture<>();
-		waiters.await("broken", null, 1, null, Duration.ofSeconds(30), second::complete, second::completeExceptionally);
 		queue.work.release();
-		assertThat(second).failsWithin(Duration.ofSeconds(5))
-			.withThrowableThat()
-			.havingCause()
-			.withMessageContaining("topic broken failed");
-		// the job reserved for the answer that broke is given back
-		assertThat(queue.released.get()).isEqualTo(1);
-		// the Error ends the topic's thread (uncaught, as an Error should be): not this test's failure
-		await().dontCatchUncaughtExceptions().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-			assertThat(waiters.getTopics()).isZero();
-			assertThat(waiters.getWaiting()).isZero();
-		});
+		// the job reserved for the answer that broke is given back; the Error ends its thread
+		// (uncaught, as an Error should be): not this test's failure
+		await().dontCatchUncaughtExceptions().atMost(Duration.ofSeconds(5)).until(() -> queue.released.get() == 1);
+		assertThat(waiters.getWaiting()).isZero();
+		assertThat(waiters.getTopics()).isZero();
+		CompletableFuture<List<ReservedJob>> next = new CompletableFuture<>();
+		waiters.await("broken", null, 1, null, Duration.ofSeconds(30), next::complete, next::completeExceptionally);
+		queue.work.release();
+		assertThat(next.join()).hasSize(1);
 	}
 
 }
