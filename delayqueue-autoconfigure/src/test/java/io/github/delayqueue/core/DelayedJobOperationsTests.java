@@ -1,8 +1,10 @@
 package io.github.delayqueue.core;
 
 import java.time.Duration;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
+import org.mockito.ArgumentCaptor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.mockito.ArgumentMatchers.any;
@@ -24,6 +26,25 @@ class DelayedJobOperationsTests {
 		ScheduleResult result = jobs.job("order-close", "o-1").payload("x").delay(Duration.ofMinutes(30)).schedule();
 		assertThat(result.created()).isTrue();
 		verify(jobs).schedule(any(JobBuilder.class));
+	}
+
+	@Test
+	void aTestSeesWhatAMockWasAskedToSchedule() {
+		DelayedJobOperations jobs = mock(DelayedJobOperations.class);
+		given(jobs.job(any(), any())).willAnswer((call) -> new JobBuilder(jobs, call.getArgument(0), call.getArgument(1)));
+		jobs.job("order-close", "o-1").payload("x").delay(Duration.ofMinutes(30)).header("tenant", "acme")
+			.replaceExisting().schedule();
+		ArgumentCaptor<JobBuilder> scheduled = ArgumentCaptor.forClass(JobBuilder.class);
+		verify(jobs).schedule(scheduled.capture());
+		JobBuilder job = scheduled.getValue();
+		assertThat(job.topic()).isEqualTo("order-close");
+		assertThat(job.id()).isEqualTo("o-1");
+		assertThat(job.payload()).isEqualTo("x");
+		assertThat(job.delay()).isEqualTo(Duration.ofMinutes(30));
+		assertThat(job.dueAt()).isNull();
+		assertThat(job.headers()).containsExactly(Map.entry("tenant", "acme"));
+		assertThat(job.onDuplicate()).isEqualTo(OnDuplicate.REPLACE);
+		assertThat(job.ttr()).isNull();
 	}
 
 }

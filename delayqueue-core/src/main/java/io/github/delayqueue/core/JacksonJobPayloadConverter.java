@@ -26,13 +26,15 @@ import org.springframework.util.Assert;
  * <p>
  * An object without properties (that would be written as an empty JSON object) is refused
  * with a {@link PayloadConversionException} naming its class, whatever the mapper's
- * {@link SerializationFeature#FAIL_ON_EMPTY_BEANS}.
+ * {@link SerializationFeature#FAIL_ON_EMPTY_BEANS}; that feature still decides for the values
+ * inside a payload, and every payload is written byte for byte as the mapper writes it.
  */
 public class JacksonJobPayloadConverter implements JobPayloadConverter {
 
 	private final JsonMapper mapper;
 
-	private final ObjectWriter writer;
+	/** The mapper's writer with {@code FAIL_ON_EMPTY_BEANS}: only to tell why a payload was written as {}. */
+	private final ObjectWriter emptyBeanCheck;
 
 	/**
 	 * Creates a converter that writes and reads JSON with the given mapper.
@@ -41,7 +43,7 @@ public class JacksonJobPayloadConverter implements JobPayloadConverter {
 	public JacksonJobPayloadConverter(JsonMapper mapper) {
 		Assert.notNull(mapper, "mapper must not be null");
 		this.mapper = mapper;
-		this.writer = mapper.writer().with(SerializationFeature.FAIL_ON_EMPTY_BEANS);
+		this.emptyBeanCheck = mapper.writer().with(SerializationFeature.FAIL_ON_EMPTY_BEANS);
 	}
 
 	@Override
@@ -55,18 +57,38 @@ public class JacksonJobPayloadConverter implements JobPayloadConverter {
 		if (payload instanceof byte[] bytes) {
 			return bytes;
 		}
+		byte[] json;
 		try {
-			return this.writer.writeValueAsBytes(payload);
+			json = this.mapper.writeValueAsBytes(payload);
+			if (json.length == 2 && json[0] == '{' && json[1] == '}') {
+				// written as {}: refused when the payload itself has no properties (an empty
+				// bean inside it is the mapper's affair, as is a Map or a record without any)
+				this.emptyBeanCheck.writeValueAsBytes(payload);
+			}
 		}
 		catch (JacksonException ex) {
 			String reason = ex.getOriginalMessage();
-			if (ex instanceof InvalidDefinitionException && reason.contains("no properties discovered")) {
+			if (isEmptyBean(ex, payload)) {
 				reason = "it has no properties (it would be written as {}); give it getters or public fields,"
 						+ " or schedule a Map or a String";
 			}
 			throw new PayloadConversionException(
 					"Could not write payload of type " + payload.getClass().getName() + " as JSON: " + reason, ex);
 		}
+		return json;
+	}
+
+	/**
+	 * Whether the failure is that the payload itself (not a value inside it) has no
+	 * properties.
+	 */
+	private static boolean isEmptyBean(JacksonException ex, Object payload) {
+		if (!(ex instanceof InvalidDefinitionException definition)) {
+			return false;
+		}
+		JavaType type = definition.getType();
+		return type != null && type.getRawClass() == payload.getClass()
+				&& String.valueOf(ex.getOriginalMessage()).contains("no properties discovered");
 	}
 
 	@Override

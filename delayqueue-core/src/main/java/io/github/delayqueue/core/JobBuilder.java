@@ -198,6 +198,87 @@ public final class JobBuilder {
 	}
 
 	/**
+	 * The topic, as given to {@link DelayedJobOperations#job}: for a test that checks what
+	 * a mock was asked to schedule.
+	 * @return the topic
+	 */
+	public String topic() {
+		return this.topic;
+	}
+
+	/**
+	 * The job id, as given to {@link DelayedJobOperations#job}.
+	 * @return the id
+	 */
+	public String id() {
+		return this.id;
+	}
+
+	/**
+	 * The payload set so far.
+	 * @return the payload, or {@code null} when none was set
+	 */
+	public @Nullable Object payload() {
+		return this.payload;
+	}
+
+	/**
+	 * The delay set so far.
+	 * @return the delay, or {@code null} when none was set (or a {@link #dueAt} replaced it)
+	 */
+	public @Nullable Duration delay() {
+		return this.delay;
+	}
+
+	/**
+	 * The due time set so far.
+	 * @return the due time, or {@code null} when none was set (or a {@link #delay} replaced it)
+	 */
+	public @Nullable Instant dueAt() {
+		return this.dueAt;
+	}
+
+	/**
+	 * The time-to-run set so far.
+	 * @return the TTR, or {@code null} for the queue's default
+	 */
+	public @Nullable Duration ttr() {
+		return this.ttr;
+	}
+
+	/**
+	 * The attempts limit set so far.
+	 * @return the limit, or {@code null} for the queue's default
+	 */
+	public @Nullable Integer maxAttempts() {
+		return this.maxAttempts;
+	}
+
+	/**
+	 * The priority set so far.
+	 * @return the priority, or {@code null} for the default
+	 */
+	public @Nullable Integer priority() {
+		return this.priority;
+	}
+
+	/**
+	 * What to do with a job of the same topic and id.
+	 * @return the policy ({@link OnDuplicate#KEEP} unless set)
+	 */
+	public OnDuplicate onDuplicate() {
+		return this.onDuplicate;
+	}
+
+	/**
+	 * The headers added so far.
+	 * @return the headers, unmodifiable
+	 */
+	public Map<String, String> headers() {
+		return Collections.unmodifiableMap(this.headers);
+	}
+
+	/**
 	 * The job as a request, its payload written by the given converter.
 	 */
 	ScheduleRequest toRequest(JobPayloadConverter converter) {

@@ -3,13 +3,16 @@ package io.github.delayqueue.core;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Map;
+import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
 /**
  * A snapshot of one job, as {@link DelayedJobOperations#find} reads it. Immutable; written by
- * Jackson as a JSON object of its components (the payload as Base64).
+ * Jackson as a JSON object of its components (the payload as Base64). Two snapshots are equal
+ * when their components are, the payloads compared by content.
  *
  * @param topic the job's topic
  * @param id the job's id, unique within its topic
@@ -126,6 +129,29 @@ public record JobInfo(String topic, String id, JobState state, int attempt, int 
 	 */
 	public @Nullable String payloadAsString() {
 		return (this.payload != null) ? new String(this.payload, StandardCharsets.UTF_8) : null;
+	}
+
+	/**
+	 * Whether the other is a snapshot with equal components, the payload compared by its
+	 * bytes (a record compares an array by identity).
+	 */
+	@Override
+	public boolean equals(@Nullable Object other) {
+		return this == other || (other instanceof JobInfo job && this.attempt == job.attempt
+				&& this.maxAttempts == job.maxAttempts && this.priority == job.priority
+				&& this.topic.equals(job.topic) && this.id.equals(job.id) && this.state == job.state
+				&& Objects.equals(this.ttr, job.ttr) && Objects.equals(this.dueAt, job.dueAt)
+				&& Objects.equals(this.createdAt, job.createdAt) && Objects.equals(this.reservedUntil, job.reservedUntil)
+				&& Objects.equals(this.diedAt, job.diedAt) && Objects.equals(this.lastError, job.lastError)
+				&& Arrays.equals(this.payload, job.payload) && this.headers.equals(job.headers)
+				&& Objects.equals(this.finishedAt, job.finishedAt) && Objects.equals(this.runTime, job.runTime));
+	}
+
+	@Override
+	public int hashCode() {
+		return 31 * Objects.hash(this.topic, this.id, this.state, this.attempt, this.maxAttempts, this.ttr, this.dueAt,
+				this.createdAt, this.reservedUntil, this.diedAt, this.lastError, this.headers, this.finishedAt,
+				this.runTime, this.priority) + Arrays.hashCode(this.payload);
 	}
 
 	@Override

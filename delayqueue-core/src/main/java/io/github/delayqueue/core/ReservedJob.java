@@ -3,7 +3,9 @@ package io.github.delayqueue.core;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Map;
+import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
@@ -14,7 +16,8 @@ import org.jspecify.annotations.Nullable;
  * {@linkplain DelayQueueConsumer#release release} it before {@link #reservedUntil()};
  * after that the job is delivered again and this reservation's token is refused.
  * Immutable and thread-safe (do not change the array {@link #payload()} returns); written by
- * Jackson as a JSON object of its components (the payload as Base64).
+ * Jackson as a JSON object of its components (the payload as Base64). Two reservations are
+ * equal when their components are, the payloads compared by content.
  *
  * @param topic the job's topic
  * @param id the job's id, unique within its topic
@@ -94,6 +97,26 @@ public record ReservedJob(String topic, String id, byte[] payload, int attempt, 
 	 */
 	public String payloadAsString() {
 		return new String(this.payload, StandardCharsets.UTF_8);
+	}
+
+	/**
+	 * Whether the other is a reservation with equal components, the payload compared by its
+	 * bytes (a record compares an array by identity).
+	 */
+	@Override
+	public boolean equals(@Nullable Object other) {
+		return this == other || (other instanceof ReservedJob job && this.token == job.token
+				&& this.attempt == job.attempt && this.maxAttempts == job.maxAttempts && this.topic.equals(job.topic)
+				&& this.id.equals(job.id) && Objects.equals(this.dueAt, job.dueAt)
+				&& Objects.equals(this.createdAt, job.createdAt) && Objects.equals(this.deliveredAt, job.deliveredAt)
+				&& Objects.equals(this.reservedUntil, job.reservedUntil) && Objects.equals(this.ttr, job.ttr)
+				&& this.headers.equals(job.headers) && Arrays.equals(this.payload, job.payload));
+	}
+
+	@Override
+	public int hashCode() {
+		return 31 * Objects.hash(this.topic, this.id, this.attempt, this.maxAttempts, this.dueAt, this.createdAt,
+				this.deliveredAt, this.reservedUntil, this.ttr, this.token, this.headers) + Arrays.hashCode(this.payload);
 	}
 
 	@Override

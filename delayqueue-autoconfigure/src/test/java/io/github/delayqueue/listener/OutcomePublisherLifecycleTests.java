@@ -1,0 +1,115 @@
+package io.github.delayqueue.listener;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.github.delayqueue.test.RedisTestServer;
+import io.github.delayqueue.test.RedisTestServers;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The {@link OutcomePublisher} split from {@link RedisJobOutcomeStream}: its one thread ends
+ * at stop after publishing what waits, an outcome offered while stopped is dropped, and a
+ * restart publishes again with one thread.
+ */
+class OutcomePublisherLifecycleTests {
+
+	private static final String THREAD = "delayqueue-outcomes-publisher";
+
+	private LettuceConnectionFactory factory;
+
+	private RedisJobOutcomeStream watcher;
+
+	private final List<JobOutcome> heard = new CopyOnWriteArrayList<>();
+
+	private final List<String> dropped = new CopyOnWriteArrayList<>();
+
+	@BeforeEach
+	void connect() {
+		RedisTestServer server = RedisTestServers.shared();
+		RedisStandaloneConfiguration config = new RedisStandaloneConfiguration(server.host(), server.port());
+		if (server.password() != null) {
+			config.setPassword(server.password());
+		}
+		this.factory = new LettuceConnectionFactory(config);
+		this.factory.afterPropertiesSet();
+		this.factory.start();
+		this.watcher = new RedisJobOutcomeStream(this.factory, "publisher-" + System.nanoTime(), "watcher", false);
+		this.watcher.start();
+		this.watcher.subscribe(null, this.heard::add);
+	}
+
+	@AfterEach
+	void close() {
+		this.watcher.stop();
+		this.factory.destroy();
+	}
+
+	private OutcomePublisher publisher() {
+		return new OutcomePublisher(this.factory, this.watcher.getChannel(), this.watcher::encode,
+				(reason, count) -> this.dropped.add(count + " " + reason));
+	}
+
+	private static JobOutcome outcome(String id) {
+		return new JobOutcome("t", id, "success", 1, 3, "l", "i", null, Instant.ofEpochMilli(1_700_000_000_000L));
+	}
+
+	private static long threads() {
+		return Thread.getAllStackTraces().keySet().stream().filter((t) -> t.getName().equals(THREAD) && t.isAlive()).count();
+	}
+
+	@Test
+	void stopPublishesWhatWaitsEndsItsThreadAndARestartPublishesAgain() {
+		long before = threads();
+		OutcomePublisher publisher = publisher();
+		publisher.start();
+		for (int i = 0; i < 300; i++) {
+			publisher.offer(outcome("a-" + i));
+		}
+		publisher.stop();
+		assertThat(threads()).isEqualTo(before);
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(this.heard).hasSize(300));
+		assertThat(this.dropped).isEmpty();
+
+		publisher.offer(outcome("while-stopped"));
+		assertThat(this.dropped).singleElement().asString().startsWith("1 ").contains("stopped");
+
+		publisher.start();
+		assertThat(threads()).isEqualTo(before + 1);
+		publisher.offer(outcome("b"));
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(this.heard).extracting(JobOutcome::id).contains("b"));
+		publisher.stop();
+		assertThat(threads()).isEqualTo(before);
+		assertThat(this.heard).extracting(JobOutcome::id).doesNotContain("while-stopped");
+	}
+
+	@Test
+	void theStreamStopsAndRestartsItsPublisher() {
+		long before = threads();
+		RedisJobOutcomeStream stream = new RedisJobOutcomeStream(this.factory, "publisher-stream-" + System.nanoTime(),
+				"worker", true);
+		assertThat(stream.isPublishing()).isTrue();
+		stream.start();
+		assertThat(threads()).isEqualTo(before + 1);
+		stream.stop();
+		assertThat(threads()).isEqualTo(before);
+		stream.start();
+		stream.start();
+		assertThat(threads()).isEqualTo(before + 1);
+		stream.stop();
+		stream.stop();
+		assertThat(threads()).isEqualTo(before);
+	}
+
+}
