@@ -12,7 +12,6 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.lang.Contract;
 
-
 /**
  * The rules every public entry point checks before it touches Redis. A broken rule is an
  * {@link IllegalArgumentException} whose message names the field and the rule; Redis is
@@ -85,23 +84,12 @@ public final class JobConstraints {
 	private JobConstraints() {
 	}
 
-	/**
-	 * Checks a topic.
-	 * @param topic the topic
-	 * @return the topic
-	 * @throws IllegalArgumentException if the topic breaks the rule
-	 */
+	/** Checks a topic and returns it. */
 	public static String topic(@Nullable String topic) {
 		return topic("topic", topic);
 	}
 
-	/**
-	 * Checks a topic that another field holds.
-	 * @param field the field, for the message
-	 * @param topic the topic
-	 * @return the topic
-	 * @throws IllegalArgumentException if the topic breaks the rule
-	 */
+	/** Checks a topic that field {@code field} holds and returns it. */
 	public static String topic(String field, @Nullable String topic) {
 		if (topic == null || topic.isEmpty()) {
 			throw new IllegalArgumentException(field + " must not be empty");
@@ -117,10 +105,7 @@ public final class JobConstraints {
 		return topic;
 	}
 
-	/**
-	 * Whether a topic is letters, digits, '.', '_' and '-', starting with a letter or digit
-	 * (a loop, not a regular expression: it runs for every job scheduled).
-	 */
+	/** Whether a topic keeps the character rule. */
 	private static boolean isTopic(String topic) {
 		for (int i = 0; i < topic.length(); i++) {
 			char c = topic.charAt(i);
@@ -150,12 +135,7 @@ public final class JobConstraints {
 		return namespace;
 	}
 
-	/**
-	 * Checks a job id.
-	 * @param id the id
-	 * @return the id
-	 * @throws IllegalArgumentException if the id breaks the rule
-	 */
+	/** Checks a job id and returns it. */
 	public static String id(@Nullable String id) {
 		if (id == null || id.isBlank()) {
 			throw new IllegalArgumentException("id must not be blank");
@@ -174,12 +154,7 @@ public final class JobConstraints {
 		return id;
 	}
 
-	/**
-	 * Checks a delay.
-	 * @param delay the delay
-	 * @return the delay
-	 * @throws IllegalArgumentException if the delay is {@code null} or too long
-	 */
+	/** Checks a delay and returns it. */
 	public static Duration delay(@Nullable Duration delay) {
 		if (delay == null) {
 			throw new IllegalArgumentException("delay must not be null");
@@ -216,12 +191,7 @@ public final class JobConstraints {
 		}
 	}
 
-	/**
-	 * Checks an absolute due time.
-	 * @param dueAt the due time
-	 * @return the due time
-	 * @throws IllegalArgumentException if it is {@code null} or out of range
-	 */
+	/** Checks an absolute due time and returns it. */
 	public static Instant dueAt(@Nullable Instant dueAt) {
 		if (dueAt == null) {
 			throw new IllegalArgumentException("dueAt must not be null");
@@ -233,12 +203,7 @@ public final class JobConstraints {
 		return dueAt;
 	}
 
-	/**
-	 * Checks a time-to-run.
-	 * @param ttr the TTR
-	 * @return the TTR
-	 * @throws IllegalArgumentException if it is {@code null}, not positive or too long
-	 */
+	/** Checks a time-to-run and returns it. */
 	public static Duration ttr(@Nullable Duration ttr) {
 		return positive("ttr", ttr, MAX_TTR);
 	}
@@ -262,13 +227,7 @@ public final class JobConstraints {
 		return value;
 	}
 
-	/**
-	 * A duration as ISO-8601 with days, as people read it and every entry point accepts it:
-	 * {@code P36500D}, {@code P7DT12H}, {@code PT0.001S}, {@code -PT1S} ({@link Duration#toString()}
-	 * counts hours: {@code PT876000H}).
-	 * @param duration the duration
-	 * @return its text
-	 */
+	/** A duration as ISO-8601 with days, such as {@code P7DT12H} or {@code -PT1S}. */
 	static String text(Duration duration) {
 		long days = duration.toDays();
 		Duration time = duration.minusDays(days).abs();
@@ -279,12 +238,7 @@ public final class JobConstraints {
 		return sign + "P" + Math.abs(days) + "D" + (time.isZero() ? "" : time.toString().substring(1));
 	}
 
-	/**
-	 * Checks an attempts limit.
-	 * @param maxAttempts the limit
-	 * @return the limit
-	 * @throws IllegalArgumentException if it is out of range
-	 */
+	/** Checks an attempts limit and returns it. */
 	public static int maxAttempts(int maxAttempts) {
 		if (maxAttempts < 1 || maxAttempts > MAX_ATTEMPTS) {
 			throw new IllegalArgumentException(
@@ -293,12 +247,7 @@ public final class JobConstraints {
 		return maxAttempts;
 	}
 
-	/**
-	 * Checks a priority.
-	 * @param priority the priority
-	 * @return the priority
-	 * @throws IllegalArgumentException if it is out of range
-	 */
+	/** Checks a priority and returns it. */
 	public static int priority(int priority) {
 		if (priority < MIN_PRIORITY || priority > MAX_PRIORITY) {
 			throw new IllegalArgumentException("priority must be between " + MIN_PRIORITY + " (lowest) and "
@@ -327,13 +276,10 @@ public final class JobConstraints {
 
 	/**
 	 * Checks a job's headers: at most {@value #MAX_HEADERS}; names of 1 to
-	 * {@value #MAX_HEADER_NAME_LENGTH} letters, digits, {@code _}, {@code -} or {@code .},
-	 * neither {@code id} nor {@code timestamp} (spring-messaging's own) nor starting with
-	 * {@code delayqueue_} (the queue's own headers) unless with {@code delayqueue_dlt} (those
-	 * the dead-letter recoverer stores) or named {@code delayqueue_forwardKey} or
-	 * {@code delayqueue_forwardContentType} (what {@code DelayedKafka} and
-	 * {@code DelayedRabbit} store); values of at most {@value #MAX_HEADER_VALUE_LENGTH}
-	 * characters without control characters.
+	 * {@value #MAX_HEADER_NAME_LENGTH} of {@code A-Z a-z 0-9 _ - .}, not {@code id},
+	 * {@code timestamp} or {@code delayqueue_*} (except {@code delayqueue_dlt*},
+	 * {@code delayqueue_forwardKey}, {@code delayqueue_forwardContentType}); values of at most
+	 * {@value #MAX_HEADER_VALUE_LENGTH} characters without control characters.
 	 * @param headers the headers
 	 * @return an unmodifiable copy, in the given order
 	 * @throws IllegalArgumentException if a rule is broken
@@ -460,7 +406,6 @@ public final class JobConstraints {
 
 	@Contract("_, null -> fail")
 	static <T> T notNull(String field, @Nullable T value) {
-
 		if (value == null) {
 			throw new IllegalArgumentException(field + " must not be null");
 		}

@@ -20,29 +20,11 @@ import org.springframework.util.backoff.BackOffExecution;
 import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
- * The timer of the buckets this instance owns. One thread sleeps until the earliest due
- * time (or TTR deadline) of its buckets, by {@link RedisClock}, and then runs the promote
- * script of each bucket that is due. It never polls on a fixed period: it is woken early
- * when a schedule makes a job the head of one of its buckets ({@link #onHead}), and re-checks
- * every owned bucket each guard interval (one bucket at a time, spread over the interval) and
- * all of them after every reconnect ({@link #recheckAll}), and a bucket it takes over at its
- * first step, so that a lost notification costs at most the guard interval.
- *
- * <p>
- * Ownership comes from {@link TimerBackend#coordinate} every coordination interval: a
- * heartbeat that only renews the lease while nothing changed, and a full re-coordination (a
- * fair share of the buckets) when an instance joined, left or expired — announced on the
- * channel ({@link #coordinateSoon}) or seen by the heartbeat — and each guard interval; an
- * instance that stops heartbeating loses its buckets to the others within the heartbeat TTL
- * plus one interval. Two instances briefly promoting the same bucket is harmless: each
- * promotion is atomic and moves a job once.
- *
- * <p>
- * The loop never dies silently: a failure is logged, backed off (from
- * {@value #MIN_BACKOFF_MILLIS} ms, doubling, up to {@value #MAX_BACKOFF_MILLIS} ms; from the
- * start again after a step that succeeds) and retried; its {@link TimerStatus} view tells
- * health checks when it last completed a step. The owned buckets, their due times and the
- * wake-up flags are guarded by one lock and changed by the timer thread only.
+ * The timer of the buckets this instance owns: one thread sleeps until the earliest due time
+ * of its buckets and runs the promote script of each bucket that is due; it is woken early by
+ * {@link #onHead}, and re-checks every owned bucket each guard interval. Ownership comes from
+ * {@link TimerBackend#coordinate}. A failed step is logged, backed off and retried. State is
+ * guarded by one lock.
  */
 final class BucketTimer implements TimerStatus {
 
@@ -75,12 +57,7 @@ final class BucketTimer implements TimerStatus {
 
 	private final RedisClock clock;
 
-	/**
-	 * Redis's clock as read by this timer's own calls alone, each applied as soon as its
-	 * reply is back: the heartbeat's expiry is written from it. The shared {@link #clock} also
-	 * takes readings from consumers' replies, which a big reply or a descheduled thread may
-	 * apply late, pulling the estimate back and shortening the heartbeat by as much.
-	 */
+	/** Redis's clock as read by this timer's own calls alone: the heartbeat's expiry is written from it. */
 	private final RedisClock beatClock = new RedisClock();
 
 	private final ObjIntConsumer<String> readyListener;
@@ -107,10 +84,9 @@ final class BucketTimer implements TimerStatus {
 
 	private boolean coordinateNow = true;
 
-	// touched by the timer thread only
 	private boolean forceFull = true;
 
-	// touched by the timer thread only: whether the last firing of each bucket's recurring jobs failed
+	// timer thread only: whether the last firing of each bucket's recurring jobs failed
 	private final boolean[] recurringFailing;
 
 	private volatile boolean running;
@@ -129,10 +105,10 @@ final class BucketTimer implements TimerStatus {
 
 	private long nextGuard;
 
-	// touched by the timer thread only: the earliest heartbeat expiry read last (beat clock)
+	// timer thread only: the earliest heartbeat expiry read last (beat clock)
 	private long nextExpiryCheck;
 
-	// touched by the timer thread only: the namespace's epoch read at the last coordination
+	// timer thread only: the namespace's epoch read at the last coordination
 	private String epoch = "";
 
 	private final Runnable dataLostListener;
@@ -141,15 +117,8 @@ final class BucketTimer implements TimerStatus {
 
 	/**
 	 * Creates a timer; {@link #start()} starts its thread.
-	 * @param backend the Redis side
-	 * @param buckets the number of buckets
-	 * @param batchSize the most jobs one promotion moves
-	 * @param coordinationInterval how often the heartbeat and the bucket shares are renewed
-	 * @param guardInterval how often every owned bucket is re-checked
-	 * @param clock the estimate of Redis's clock
 	 * @param readyListener told of each topic and bucket that got READY jobs
-	 * @param dataLostListener told when a coordination finds that Redis lost the namespace's
-	 * data since the last one (its epoch changed)
+	 * @param dataLostListener told when a coordination finds the namespace's epoch changed
 	 */
 	BucketTimer(TimerBackend backend, int buckets, int batchSize, Duration coordinationInterval,
 			Duration guardInterval, RedisClock clock, ObjIntConsumer<String> readyListener,
@@ -171,16 +140,12 @@ final class BucketTimer implements TimerStatus {
 		Arrays.fill(this.nextTick, NONE);
 	}
 
-	/**
-	 * Starts the timer thread, which joins the coordination and takes its share of the
-	 * buckets; does nothing when it runs already.
-	 */
+	/** Starts the timer thread; does nothing when it runs already. */
 	synchronized void start() {
 		if (this.running) {
 			return;
 		}
 		this.running = true;
-		// progress is counted from the start, not from the construction of the timer
 		this.lastProgressNanos = System.nanoTime();
 		Thread timer = new Thread(this::loop, "delayqueue-timer");
 		timer.setDaemon(true);
@@ -188,14 +153,10 @@ final class BucketTimer implements TimerStatus {
 		timer.start();
 	}
 
-	/**
-	 * Stops the thread and gives this instance's buckets up at once, so that other
-	 * instances take them over without waiting for the heartbeat to expire.
-	 */
+	/** Stops the thread and gives this instance's buckets up, waiting for Redis a bounded time. */
 	@SuppressWarnings("NullAway") // the future completes exceptionally with a cause
 	void stop() {
 		halt();
-		// bounded: when Redis is gone at shutdown, do not wait for the command timeout
 		CompletableFuture<Void> leave = new CompletableFuture<>();
 		Thread leaver = new Thread(() -> {
 			try {
@@ -228,9 +189,7 @@ final class BucketTimer implements TimerStatus {
 		});
 	}
 
-	/**
-	 * Stops the thread without giving up the buckets, as a crash would.
-	 */
+	/** Stops the thread without giving up the buckets, as a crash would. */
 	synchronized void halt() {
 		this.running = false;
 		Thread timer = this.thread;
@@ -247,20 +206,13 @@ final class BucketTimer implements TimerStatus {
 		this.thread = null;
 	}
 
-	/**
-	 * Whether the timer thread runs.
-	 * @return {@code true} between {@link #start()} and {@link #stop()} or {@link #halt()}
-	 */
+	/** Whether the timer thread runs: between {@link #start()} and {@link #stop()} or {@link #halt()}. */
 	@Override
 	public boolean isRunning() {
 		return this.running;
 	}
 
-	/**
-	 * A job became the earliest of a bucket's delay queue.
-	 * @param bucket the bucket
-	 * @param dueMillis its due time by Redis's clock
-	 */
+	/** A job due at {@code dueMillis} (Redis's clock) became the earliest of a bucket's delay queue. */
 	void onHead(int bucket, long dueMillis) {
 		locked(() -> {
 			if (bucket >= 0 && bucket < this.owned.length && this.owned[bucket] && dueMillis < this.nextDue[bucket]) {
@@ -270,11 +222,7 @@ final class BucketTimer implements TimerStatus {
 		});
 	}
 
-	/**
-	 * A recurring job's tick became the earliest of a bucket's recurring jobs.
-	 * @param bucket the bucket
-	 * @param tickMillis the tick by Redis's clock
-	 */
+	/** A recurring tick at {@code tickMillis} (Redis's clock) became the earliest of a bucket's. */
 	void onRecurringTick(int bucket, long tickMillis) {
 		locked(() -> {
 			if (bucket >= 0 && bucket < this.owned.length && this.owned[bucket] && tickMillis < this.nextTick[bucket]) {
@@ -284,9 +232,7 @@ final class BucketTimer implements TimerStatus {
 		});
 	}
 
-	/**
-	 * Re-checks every owned bucket at once (after a reconnect).
-	 */
+	/** Re-checks every owned bucket at once (after a reconnect). */
 	void recheckAll() {
 		locked(() -> {
 			this.recheck = true;
@@ -294,9 +240,7 @@ final class BucketTimer implements TimerStatus {
 		});
 	}
 
-	/**
-	 * Renews the heartbeat and the bucket shares at once (another instance left).
-	 */
+	/** Renews the heartbeat and the bucket shares at once (another instance left). */
 	void coordinateSoon() {
 		locked(() -> {
 			this.coordinateNow = true;
@@ -304,9 +248,7 @@ final class BucketTimer implements TimerStatus {
 		});
 	}
 
-	/**
-	 * Runs an action under the lock that guards the buckets' state and the wake-up flags.
-	 */
+	/** Runs an action under the lock. */
 	private void locked(Runnable action) {
 		locked(() -> {
 			action.run();
@@ -314,9 +256,7 @@ final class BucketTimer implements TimerStatus {
 		});
 	}
 
-	/**
-	 * Reads under the lock that guards the buckets' state and the wake-up flags.
-	 */
+	/** Reads under the lock. */
 	private <T> T locked(Supplier<T> action) {
 		this.lock.lock();
 		try {
@@ -327,9 +267,7 @@ final class BucketTimer implements TimerStatus {
 		}
 	}
 
-	/**
-	 * Wakes the loop; called under the lock.
-	 */
+	/** Wakes the loop; called under the lock. */
 	private void signal() {
 		this.woken = true;
 		this.wakeUp.signal();
@@ -408,10 +346,7 @@ final class BucketTimer implements TimerStatus {
 		}
 	}
 
-	/**
-	 * The back-off of the loop after a failed step: {@value #MIN_BACKOFF_MILLIS} ms, doubling,
-	 * at most {@value #MAX_BACKOFF_MILLIS} ms.
-	 */
+	/** The back-off after a failed step: doubling, {@value #MIN_BACKOFF_MILLIS} to {@value #MAX_BACKOFF_MILLIS} ms. */
 	private static BackOff errorBackOff() {
 		ExponentialBackOff backOff = new ExponentialBackOff(MIN_BACKOFF_MILLIS, 2);
 		backOff.setMaxInterval(MAX_BACKOFF_MILLIS);
@@ -424,8 +359,6 @@ final class BucketTimer implements TimerStatus {
 			boolean guardAll = this.recheck;
 			int guardBucket = -1;
 			if (guardAll || monotonic - this.nextGuard >= 0) {
-				// the guard re-checks one bucket per tick, in turn: each bucket once per guard
-				// interval, spread evenly over it
 				guardBucket = this.guardCursor;
 				this.guardCursor = (this.guardCursor + 1) % this.owned.length;
 				this.nextGuard = monotonic + this.guardTickNanos;
@@ -437,10 +370,8 @@ final class BucketTimer implements TimerStatus {
 			return next;
 		});
 		if (plan.coordinate()) {
-			// a full coordination when asked for, and each guard interval; a renewal otherwise
 			boolean full = this.forceFull || monotonic - this.nextFullCoordination >= 0;
 			coordinate(!full);
-			// cleared only once it succeeded: a failed one is retried in full
 			this.forceFull = false;
 			this.nextCoordination = monotonic + this.coordinationNanos;
 			if (full) {
@@ -451,11 +382,8 @@ final class BucketTimer implements TimerStatus {
 			if (!this.running) {
 				return;
 			}
-			// read (and cleared) first: any guard step is the one a bucket taken over asks for
 			boolean taken = takenOver(bucket);
 			boolean guard = taken || plan.guardAll() || bucket == plan.guardBucket();
-			// recurring jobs first: an occurrence created due now is READY at once, and one
-			// created for later is in the delay queue the promotion reads
 			if (isOwned(bucket) && (plan.guardAll() || tickOf(bucket) <= this.clock.millis())) {
 				fireRecurring(bucket);
 			}
@@ -467,13 +395,7 @@ final class BucketTimer implements TimerStatus {
 		sleepUntilDue();
 	}
 
-	/**
-	 * What one step does, decided under the lock.
-	 *
-	 * @param coordinate whether to send the heartbeat (or coordinate fully)
-	 * @param guardAll whether to re-check every owned bucket (after a reconnect or a failure)
-	 * @param guardBucket the bucket the guard re-checks at this tick, or -1
-	 */
+	/** What one step does, decided under the lock; {@code guardBucket} -1 for none. */
 	private record Plan(boolean coordinate, boolean guardAll, int guardBucket) {
 
 	}
@@ -481,9 +403,6 @@ final class BucketTimer implements TimerStatus {
 	private void coordinate(boolean renewOnly) {
 		if (renewOnly && this.beatClock.isSynced()) {
 			long now = this.beatClock.millis();
-			// no heartbeat runs out before the earliest expiry read last: until then a beat
-			// only renews, and a crashed instance is still seen at the first beat after its
-			// expiry
 			long earliest = this.backend.renew(now, now >= this.nextExpiryCheck);
 			if (earliest >= 0) {
 				if (earliest > 0) {
@@ -492,7 +411,6 @@ final class BucketTimer implements TimerStatus {
 				return;
 			}
 		}
-		// read again at the first renewal after a coordination
 		this.nextExpiryCheck = 0;
 		TimerBackend.Coordination coordination = this.backend.coordinate(false);
 		this.clock.update(coordination.redisMillis());
@@ -512,8 +430,7 @@ final class BucketTimer implements TimerStatus {
 				if (now[b] && !this.owned[b]) {
 					this.nextDue[b] = 0;
 					this.nextTick[b] = 0;
-					// its first step is a guard re-check: it re-announces the READY jobs that
-					// the last owner may have left to its own consumers, gone with it
+					// its first step is a guard re-check
 					this.takenOver[b] = true;
 					if (logger.isDebugEnabled()) {
 						logger.debug("Took over the timer of bucket " + b);
@@ -537,7 +454,6 @@ final class BucketTimer implements TimerStatus {
 	}
 
 	private void promote(int bucket, boolean guard) {
-		// heads announced while the script runs lower this again
 		locked(() -> {
 			this.nextDue[bucket] = NONE;
 		});
@@ -557,8 +473,6 @@ final class BucketTimer implements TimerStatus {
 			this.readyListener.accept(topic, bucket);
 		}
 		if (promotion.recurringTickMillis() >= 0) {
-			// the guard read the bucket's next recurring tick: one whose announcement was lost
-			// is fired all the same
 			onRecurringTick(bucket, promotion.recurringTickMillis());
 		}
 		boolean more = promotion.moved() + promotion.expired() >= this.batchSize;
@@ -571,7 +485,6 @@ final class BucketTimer implements TimerStatus {
 	}
 
 	private void fireRecurring(int bucket) {
-		// ticks announced while the script runs lower this again
 		locked(() -> {
 			this.nextTick[bucket] = NONE;
 		});
@@ -580,17 +493,13 @@ final class BucketTimer implements TimerStatus {
 			step = this.backend.fireRecurring(bucket);
 		}
 		catch (RuntimeException | Error ex) {
-			// a recurring job that cannot be fired must not hold up the promotions: it is
-			// tried again after a pause, and the step goes on
 			long retryAt = this.clock.millis() + RECURRING_RETRY_MILLIS;
 			locked(() -> {
 				this.nextTick[bucket] = Math.min(this.nextTick[bucket], retryAt);
 			});
 			if (!this.running && !(ex instanceof Error)) {
-				// the stop interrupted the call: no failure to report
 				return;
 			}
-			// once at WARN until the bucket's firing succeeds again
 			if (!this.recurringFailing[bucket]) {
 				logger.warn("Could not fire the recurring jobs of bucket " + bucket + "; trying again in "
 						+ RECURRING_RETRY_MILLIS + " ms: " + ex.getMessage());
@@ -613,8 +522,6 @@ final class BucketTimer implements TimerStatus {
 			this.readyListener.accept(topic, bucket);
 		}
 		long head = (step.nextTickMillis() < 0) ? NONE : step.nextTickMillis();
-		// a firing that moved nothing on (each definition read had changed meanwhile, or its
-		// tick had not come by Redis's clock) is not repeated at once
 		long next = step.progressed() ? head : Math.max(head, this.clock.millis() + RECURRING_STALL_MILLIS);
 		locked(() -> {
 			if (this.owned[bucket]) {
@@ -623,34 +530,21 @@ final class BucketTimer implements TimerStatus {
 		});
 	}
 
-	/**
-	 * Fires the recurring jobs of one bucket on the caller's thread, as the loop does, without
-	 * the loop's bookkeeping: for tests that drive the timer themselves.
-	 * @param bucket the bucket
-	 * @return what the firing did
-	 */
+	/** Fires the recurring jobs of one bucket on the caller's thread, without the loop's bookkeeping (tests). */
 	TimerBackend.RecurringStep fireRecurringNow(int bucket) {
 		TimerBackend.RecurringStep step = this.backend.fireRecurring(bucket);
 		step.topics().forEach((topic) -> this.readyListener.accept(topic, bucket));
 		return step;
 	}
 
-	/**
-	 * Runs the promotion of one bucket on the caller's thread, as the loop does, without the
-	 * loop's bookkeeping: for tests that drive the timer themselves.
-	 * @param bucket the bucket
-	 * @param guard {@code true} for the guard re-check
-	 * @return what the promotion did
-	 */
+	/** Promotes one bucket on the caller's thread, without the loop's bookkeeping (tests). */
 	TimerBackend.Promotion promoteNow(int bucket, boolean guard) {
 		TimerBackend.Promotion promotion = this.backend.promote(bucket, guard);
 		promotion.topics().forEach((topic) -> this.readyListener.accept(topic, bucket));
 		return promotion;
 	}
 
-	/**
-	 * Whether a bucket was taken over since its last step; clears the flag.
-	 */
+	/** Whether a bucket was taken over since its last step; clears the flag. */
 	private boolean takenOver(int bucket) {
 		return locked(() -> {
 			boolean taken = this.takenOver[bucket];
@@ -690,7 +584,6 @@ final class BucketTimer implements TimerStatus {
 				return;
 			}
 			if (earliest != NONE) {
-				// at least 1 ms: the estimate may run a little ahead of Redis's clock
 				long untilDue = earliest - this.clock.millis();
 				waitNanos = Math.min(waitNanos, TimeUnit.MILLISECONDS.toNanos(Math.max(untilDue, 1)));
 			}

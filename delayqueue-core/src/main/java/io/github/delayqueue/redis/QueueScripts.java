@@ -21,14 +21,8 @@ import org.springframework.data.redis.connection.RedisZSetCommands;
 import org.springframework.data.redis.connection.zset.Tuple;
 
 /**
- * The queue's Lua scripts, called with typed arguments and answering typed replies: the one
- * place that knows where each argument of a script stands (as the script's header comment
- * lists them), one method per script. Each reply is decoded by the method or record of
- * {@link ScriptReplies} named after the script, the one place that reads it by position.
- *
- * <p>
- * A job script's keys are the bucket's jobs hash and guard; its first two arguments are the
- * channel it announces events on and the bucket number ({@link #call}). Thread-safe.
+ * The queue's Lua scripts, one method per script, called with typed arguments; replies are
+ * decoded by {@link ScriptReplies}. Thread-safe.
  */
 final class QueueScripts {
 
@@ -83,34 +77,18 @@ final class QueueScripts {
 		this.channel = KeySpace.bytes(keys.channel());
 	}
 
-	/**
-	 * The jobs of one schedule script call: all of one bucket.
-	 * @param bucket the bucket
-	 * @param requests the jobs
-	 */
+	/** The jobs of one schedule script call: all of one bucket. */
 	record ScheduleCall(int bucket, List<ScheduleRequest> requests) {
 
 	}
 
-	/**
-	 * Schedules jobs of one bucket; waits for the replicas asked for.
-	 * @param call the jobs
-	 * @param defaultTtr the TTR of a request without one
-	 * @param defaultMaxAttempts the attempts of a request without a number
-	 * @return the reply
-	 */
+	/** Schedules jobs of one bucket, with defaults for a request's TTR and attempts; waits for the replicas. */
 	ScriptReplies.Scheduled schedule(ScheduleCall call, Duration defaultTtr, int defaultMaxAttempts) {
 		return ScriptReplies.Scheduled
 			.decode(this.runner.runReplicated(SCHEDULE, scheduleArguments(call, defaultTtr, defaultMaxAttempts)));
 	}
 
-	/**
-	 * {@link #schedule} for many calls, in one pipeline where the connection allows it.
-	 * @param calls the calls
-	 * @param defaultTtr the TTR of a request without one
-	 * @param defaultMaxAttempts the attempts of a request without a number
-	 * @return one reply per call, in order
-	 */
+	/** {@link #schedule} for many calls, pipelined where possible; one reply per call, in order. */
 	List<ScriptReplies.Scheduled> scheduleAll(List<ScheduleCall> calls, Duration defaultTtr, int defaultMaxAttempts) {
 		List<byte[][]> arguments = new ArrayList<>(calls.size());
 		calls.forEach((call) -> arguments.add(scheduleArguments(call, defaultTtr, defaultMaxAttempts)));
@@ -120,9 +98,7 @@ final class QueueScripts {
 			.toList();
 	}
 
-	/**
-	 * The eight script arguments of each job, in order.
-	 */
+	/** The eight script arguments of each job, in order. */
 	@SuppressWarnings("NullAway") // a request has its delay or its due time
 	private byte[][] scheduleArguments(ScheduleCall call, Duration defaultTtr, int defaultMaxAttempts) {
 		List<ScheduleRequest> requests = call.requests();
@@ -148,10 +124,7 @@ final class QueueScripts {
 		return call(call.bucket(), values);
 	}
 
-	/**
-	 * Removes a job in any state.
-	 * @return whether there was such a job
-	 */
+	/** Removes a job in any state; whether there was one. */
 	boolean cancel(int bucket, String topic, String id) {
 		return ScriptReplies.cancelled(this.runner.run(CANCEL, call(bucket, KeySpace.jobKey(topic, id))));
 	}
@@ -168,10 +141,7 @@ final class QueueScripts {
 				this.runner.run(RESCHEDULE, call(bucket, KeySpace.jobKey(topic, id), relative ? "d" : "a", time)));
 	}
 
-	/**
-	 * Reads one job.
-	 * @return the job, or empty for none
-	 */
+	/** Reads one job, empty for none. */
 	Optional<JobInfo> find(int bucket, String topic, String id) {
 		return ScriptReplies.found(topic, id, this.runner.run(FIND, call(bucket, KeySpace.jobKey(topic, id))));
 	}
@@ -216,29 +186,20 @@ final class QueueScripts {
 				this.runner.runReplicated(FINISH, call(bucket, values)));
 	}
 
-	/**
-	 * Fails a reservation.
-	 * @param backOffMillis the wait before the next delivery, or -1 to make the job DEAD now
-	 * @return the reply
-	 */
+	/** Fails a reservation: back-off in ms, or -1 to make the job DEAD now. */
 	ScriptReplies.Failed fail(int bucket, ReservedJob job, long backOffMillis, String error) {
 		return ScriptReplies.Failed.decode(this.runner.run(FAIL, call(bucket, KeySpace.jobKey(job.topic(), job.id()),
 				job.token(), backOffMillis, JobConstraints.errorText(error))));
 	}
 
-	/**
-	 * Extends a reservation.
-	 * @return the new deadline, or empty when the reservation is stale
-	 */
+	/** Extends a reservation: the new deadline, empty when the reservation is stale. */
 	Optional<Instant> touch(int bucket, ReservedJob job, long ttrMillis) {
 		return ScriptReplies.touched(this.runner.run(TOUCH,
 				call(bucket, KeySpace.jobKey(job.topic(), job.id()), job.token(), ttrMillis)));
 	}
 
 	/**
-	 * Gives reservations of one bucket back, keeping their order: the first given is taken
-	 * first again. A list longer than one call takes goes in several calls, the last part
-	 * first.
+	 * Gives reservations of one bucket back, the first given taken first again.
 	 * @return how many were released (the others were stale)
 	 */
 	int release(int bucket, List<ReservedJob> jobs) {
@@ -256,11 +217,8 @@ final class QueueScripts {
 	}
 
 	/**
-	 * Replays DEAD jobs of a topic in one bucket.
-	 * @param max the most jobs to replay
-	 * @param id the one job to replay, or {@code null} for the oldest deaths
-	 * @param named how many of the replayed jobs' ids to return
-	 * @return the reply
+	 * Replays up to {@code max} DEAD jobs of a topic in one bucket: job {@code id}, or the
+	 * oldest deaths for {@code null}; the reply names {@code named} of them.
 	 */
 	ScriptReplies.Replayed replay(int bucket, String topic, int max, @Nullable String id, int named) {
 		String jobKey = (id != null) ? KeySpace.jobKey(topic, id) : "";
@@ -268,12 +226,7 @@ final class QueueScripts {
 				this.runner.run(REPLAY, call(bucket, topic, max, jobKey, named)));
 	}
 
-	/**
-	 * The DEAD jobs of a topic in one bucket that died at one time (what one promote step
-	 * killed, and whatever else died in that millisecond), at most 20,000.
-	 * @param diedAt the time of death, ms
-	 * @return their job keys
-	 */
+	/** The job keys of the DEAD jobs of a topic in one bucket that died at {@code diedAt} (ms), at most 20,000. */
 	List<String> deadAt(int bucket, String topic, long diedAt) {
 		List<Object> reply = Replies.list(this.runner.run(TRIM_DEAD, call(bucket, "at", topic, diedAt)));
 		List<String> jobKeys = new ArrayList<>(reply.size());
@@ -282,11 +235,9 @@ final class QueueScripts {
 	}
 
 	/**
-	 * Deletes DEAD jobs of a topic in their buckets, each only while it is DEAD with the time
-	 * of death given: one call per bucket, pipelined in one round trip where the connection
-	 * allows it.
-	 * @param deaths by bucket: job key and time of death (ms) of each job, alternating
-	 * @return how many were deleted in all
+	 * Deletes DEAD jobs of a topic, each only while DEAD with the time of death given.
+	 * @param deaths by bucket: job key and time of death (ms), alternating
+	 * @return how many were deleted
 	 */
 	long dropDead(String topic, Map<Integer, List<String>> deaths) {
 		List<byte[][]> calls = new ArrayList<>(deaths.size());
@@ -306,10 +257,7 @@ final class QueueScripts {
 		return dropped;
 	}
 
-	/**
-	 * Reads the figures of every bucket, in one pipeline where the connection allows it.
-	 * @return one reply per bucket, in bucket order
-	 */
+	/** Reads the figures of every bucket; one reply per bucket, in bucket order. */
 	List<ScriptReplies.Figures> stats() {
 		List<byte[][]> calls = new ArrayList<>(this.keys.buckets());
 		for (int bucket = 0; bucket < this.keys.buckets(); bucket++) {
@@ -318,12 +266,7 @@ final class QueueScripts {
 		return this.runner.runAll(STATS, calls).stream().map(ScriptReplies.Figures::decode).toList();
 	}
 
-	/**
-	 * Reads, in every bucket, the next DEAD jobs of a topic after a cursor, in one pipeline
-	 * where the connection allows it.
-	 * @param after where the page starts, or {@code null} for the oldest deaths
-	 * @return one reply per bucket
-	 */
+	/** Reads, per bucket, the next DEAD jobs of a topic after a cursor ({@code null}: from the oldest). */
 	List<ScriptReplies.DeadJobs> dead(String topic, int limit, boolean payloads, @Nullable PageCursor after) {
 		List<byte[][]> calls = new ArrayList<>(this.keys.buckets());
 		for (int bucket = 0; bucket < this.keys.buckets(); bucket++) {
@@ -336,11 +279,7 @@ final class QueueScripts {
 			.toList();
 	}
 
-	/**
-	 * Repairs (or counts the repairs of) one bucket.
-	 * @param topics the topics whose ready or dead list exists in the bucket
-	 * @return what was (or would be) repaired in the bucket
-	 */
+	/** Repairs (or, without {@code write}, counts the repairs of) one bucket, given its topics. */
 	RepairResult repair(int bucket, boolean write, Collection<String> topics) {
 		List<Object> values = new ArrayList<>(topics.size() + 1);
 		values.add(write ? "1" : "0");
@@ -348,14 +287,7 @@ final class QueueScripts {
 		return ScriptReplies.repaired(this.runner.run(REPAIR, call(bucket, values.toArray())));
 	}
 
-	/**
-	 * The bucket timer's step on one bucket, with no offers.
-	 * @param batchSize the most jobs to move
-	 * @param guard {@code true} for the guard re-check
-	 * @param quiet {@code true} to leave announcing the ready lists the step makes non-empty to
-	 * the caller (not in a guard re-check)
-	 * @return the reply
-	 */
+	/** The bucket timer's step on one bucket, with no offers. */
 	ScriptReplies.Promoted promote(int bucket, int batchSize, boolean guard, boolean quiet) {
 		return promote(bucket, batchSize, guard, quiet, List.of());
 	}
@@ -364,11 +296,8 @@ final class QueueScripts {
 	 * The bucket timer's step on one bucket.
 	 * @param batchSize the most jobs to move
 	 * @param guard {@code true} for the guard re-check
-	 * @param quiet {@code true} to leave announcing the ready lists the step makes non-empty to
-	 * the caller (not in a guard re-check)
-	 * @param offers waiting consumers of this instance for whom the step may reserve the jobs
-	 * it makes due at once (not in a guard re-check)
-	 * @return the reply
+	 * @param quiet {@code true} to leave announcing new READY jobs to the caller
+	 * @param offers waiting consumers the step may reserve the jobs it makes due for
 	 */
 	ScriptReplies.Promoted promote(int bucket, int batchSize, boolean guard, boolean quiet,
 			List<ReadySignals.Offering> offers) {
@@ -388,26 +317,14 @@ final class QueueScripts {
 		return ScriptReplies.Promoted.decode(this.runner.run(PROMOTE, call(bucket, values)));
 	}
 
-	/**
-	 * Announces on the channel that a topic's ready list in a bucket has jobs, as a script's
-	 * {@code r} event does: for the READY jobs of a timer step that left announcing them to
-	 * its caller.
-	 * @param bucket the bucket
-	 * @param topic the topic
-	 */
+	/** Announces that a topic's ready list in a bucket has jobs, as a script's {@code r} event does. */
 	void announceReady(int bucket, String topic) {
 		byte[] message = KeySpace.bytes("r " + bucket + " " + topic);
 		this.runner.execute("announcing the READY jobs of topic " + topic + " in bucket " + bucket,
 				(connection) -> connection.publish(this.channel, message));
 	}
 
-	/**
-	 * Sends this instance's heartbeat and takes its share of the bucket timers.
-	 * @param instanceId this instance
-	 * @param leaseTtl how long the heartbeat holds
-	 * @param leaving {@code true} to give up every bucket
-	 * @return the outcome
-	 */
+	/** Sends this instance's heartbeat and takes its share of the bucket timers ({@code leaving}: none). */
 	TimerBackend.Coordination coordinate(String instanceId, Duration leaseTtl, boolean leaving) {
 		byte[][] keysAndArgs = { this.keys.instances(), this.keys.timers(), this.keys.config(), KeySpace.bytes(instanceId),
 				KeySpace.bytes(String.valueOf(leaseTtl.toMillis())),
@@ -416,12 +333,8 @@ final class QueueScripts {
 	}
 
 	/**
-	 * Renews a heartbeat that is still there ({@code ZADD XX CH}) and, when asked, reads the
-	 * earliest heartbeat expiry ({@code ZRANGE 0 0}).
-	 * @param instanceId the instance
-	 * @param leaseTtl how long the heartbeat lasts
+	 * Renews a heartbeat that is still there and, when asked, reads the earliest heartbeat expiry.
 	 * @param nowMillis the instance's estimate of Redis's time
-	 * @param readEarliest whether to read the earliest expiry
 	 * @return -1 when a coordination is needed (the heartbeat was gone, or one has run out);
 	 * else the earliest expiry read (no heartbeat runs out before it), or 0 when not read
 	 */
@@ -431,9 +344,6 @@ final class QueueScripts {
 		double expiry = nowMillis + leaseTtl.toMillis();
 		RedisZSetCommands.ZAddArgs renewal = RedisZSetCommands.ZAddArgs.ifExists().ch();
 		return this.runner.execute("renewing the heartbeat of instance " + instanceId, (connection) -> {
-			// one after the other on the shared connection: a pipeline would take a dedicated
-			// connection (a connect and HELLO per beat with Lettuce), and Jedis has none on a
-			// cluster
 			Boolean renewed = connection.zSetCommands().zAdd(instances, expiry, member, renewal);
 			if (!Boolean.TRUE.equals(renewed)) {
 				return -1L;
@@ -450,27 +360,14 @@ final class QueueScripts {
 		});
 	}
 
-	/**
-	 * Pins a setting of the namespace at its first start.
-	 * @param runner the runner to call Redis with
-	 * @param keys the key space
-	 * @param setting the setting's name
-	 * @param value this instance's value
-	 * @return the value pinned in the namespace (this one at the first start)
-	 */
+	/** Pins a setting of the namespace at its first start; returns the value pinned. */
 	static String pin(ScriptRunner runner, KeySpace keys, String setting, String value) {
 		Object reply = runner.run(NAMESPACE,
 				new byte[][] { keys.config(), KeySpace.bytes(setting), KeySpace.bytes(value) });
 		return ScriptReplies.pinned(reply);
 	}
 
-	/**
-	 * Runs an operation of {@code recurring.lua} on a bucket; one that writes waits for the
-	 * replicas asked for.
-	 * @param bucket the bucket
-	 * @param arguments the operation and its arguments
-	 * @return the reply
-	 */
+	/** Runs an operation of {@code recurring.lua} on a bucket; one that writes waits for the replicas. */
 	@Nullable Object recurring(int bucket, Object... arguments) {
 		String operation = String.valueOf(arguments[0]);
 		boolean writes = !operation.equals("due") && !operation.equals("get") && !operation.equals("list");
@@ -478,11 +375,7 @@ final class QueueScripts {
 		return writes ? this.runner.runReplicated(RECURRING, call) : this.runner.run(RECURRING, call);
 	}
 
-	/**
-	 * Lists the recurring jobs of every bucket: one {@code recurring.lua list} per bucket, in
-	 * one pipeline where the connection allows it.
-	 * @return the reply of each bucket, in bucket order
-	 */
+	/** Lists the recurring jobs of every bucket; the reply of each bucket, in bucket order. */
 	List<Object> listRecurring() {
 		List<byte[][]> calls = new ArrayList<>(this.keys.buckets());
 		for (int bucket = 0; bucket < this.keys.buckets(); bucket++) {
@@ -492,9 +385,8 @@ final class QueueScripts {
 	}
 
 	/**
-	 * The keys and arguments of a job script call on a bucket: its jobs hash and guard, the
-	 * channel, the bucket number, then the script's own values (byte arrays as they are,
-	 * anything else as its decimal or text form).
+	 * A job script call on a bucket: its jobs hash and guard, the channel, the bucket number,
+	 * then the values (byte arrays as they are, anything else as text).
 	 */
 	private byte[][] call(int bucket, Object... values) {
 		byte[][] call = new byte[values.length + 4][];

@@ -16,15 +16,9 @@ import io.github.delayqueue.core.ReservedJob;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Per consumed topic, the buckets whose ready list may hold jobs: what every consumer of this
- * instance (listeners and HTTP long polls alike) waits on. Announcements mark buckets; a
- * reserve that finds a bucket empty clears it unless it was marked again meanwhile. A new
- * topic starts with the buckets a probe finds non-empty; every topic is marked after a
- * reconnect. Once more than {@value #MAX_IDLE_TOPICS} topics are known, those unused for
- * {@link #IDLE} are forgotten. A consumer may wait with an {@link Offer}: the timer then
- * reserves jobs for it at once ({@link #idleOffers}, {@link #deliver}), its next reserve
- * {@link TopicSignal#collect collects} them, and what it does not collect is
- * {@link #reclaim reclaimed}. Thread safe.
+ * Per consumed topic, the buckets whose ready list may hold jobs, which this instance's
+ * consumers wait on. A mark stays until a reserve finds the bucket empty with no mark since.
+ * A consumer may wait with an {@link Offer} for jobs the timer reserves for it. Thread safe.
  */
 final class ReadySignals {
 
@@ -70,10 +64,7 @@ final class ReadySignals {
 		this.idleNanos = idle.toNanos();
 	}
 
-	/**
-	 * The signal of a topic, created on first use with the buckets the probe finds empty
-	 * cleared (on the caller's thread; a mark that arrives meanwhile stays).
-	 */
+	/** The signal of a topic, created on first use with the buckets the probe finds empty cleared. */
 	TopicSignal topic(String topic) {
 		TopicSignal signal = this.topics.get(topic);
 		if (signal != null) {
@@ -81,7 +72,6 @@ final class ReadySignals {
 			if (this.topics.get(topic) == signal) {
 				return signal;
 			}
-			// forgotten while it was looked up: start it again
 		}
 		TopicSignal created = new TopicSignal(this.buckets, this.waiters);
 		signal = this.topics.putIfAbsent(topic, created);
@@ -97,7 +87,6 @@ final class ReadySignals {
 				nonEmpty = this.probe.apply(topic);
 			}
 			catch (RuntimeException ex) {
-				// Redis did not answer: every bucket stays marked, reserve finds out
 				return created;
 			}
 			for (int bucket = 0; bucket < this.buckets; bucket++) {
@@ -147,10 +136,7 @@ final class ReadySignals {
 		return (signal != null) ? signal.generation(bucket) : -1;
 	}
 
-	/**
-	 * How many consumers of a topic wait with no marked bucket to take from (0 for a topic
-	 * that is not known): each takes at least one job of the next bucket marked.
-	 */
+	/** How many consumers of a topic wait with no marked bucket to take from (0 for an unknown topic). */
 	int idleConsumers(String topic) {
 		TopicSignal signal = this.topics.get(topic);
 		return (signal != null) ? signal.idle() : 0;
@@ -161,10 +147,7 @@ final class ReadySignals {
 		return this.waiters.get() > 0;
 	}
 
-	/**
-	 * Per topic with no marked bucket, the offer of its longest waiting consumer, for at most
-	 * {@code limit} topics that {@code allowed} accepts.
-	 */
+	/** Per topic with no marked bucket, its longest waiting consumer's offer, for at most {@code limit} topics. */
 	List<Offering> idleOffers(int limit, Predicate<String> allowed) {
 		List<Offering> offers = new ArrayList<>();
 		if (this.waiters.get() == 0) {
@@ -182,10 +165,7 @@ final class ReadySignals {
 		return offers;
 	}
 
-	/**
-	 * Hands jobs reserved for an offer to its consumer and wakes it; {@code false} when it no
-	 * longer waits with that offer (the caller gives the jobs back).
-	 */
+	/** Hands jobs reserved for an offer to its consumer; {@code false} when it no longer waits with it. */
 	boolean deliver(Offering offering, List<ReservedJob> jobs) {
 		TopicSignal signal = offering.signal();
 		return signal != null && signal.deliver(offering, jobs);
@@ -214,28 +194,17 @@ final class ReadySignals {
 		this.topics.values().forEach(TopicSignal::wake);
 	}
 
-	/**
-	 * What a waiting consumer's next reserve takes.
-	 *
-	 * @param max the most jobs
-	 * @param ttrMillis the TTR of the reservation, 0 for each job's own
-	 * @param attemptsLimit the attempts limit stored with the jobs, 0 for each job's own
-	 */
+	/** What a waiting consumer's next reserve takes; 0 TTR or attempts limit: each job's own. */
 	record Offer(int max, long ttrMillis, int attemptsLimit) {
 
 	}
 
-	/**
-	 * The offer of a consumer waiting for a topic on a thread, with the signal it waits on
-	 * ({@code null} for an offer no consumer made, in tests).
-	 */
+	/** The offer of a consumer waiting for a topic on a thread, with the signal it waits on. */
 	record Offering(String topic, Thread thread, Offer offer, @Nullable TopicSignal signal) {
 
 	}
 
-	/**
-	 * The buckets of one topic that may hold READY jobs. Guarded by its monitor.
-	 */
+	/** The buckets of one topic that may hold READY jobs. Guarded by its monitor. */
 	static final class TopicSignal {
 
 		private final boolean[] pending;
@@ -290,7 +259,6 @@ final class ReadySignals {
 			if (this.pendingCount > 0) {
 				return 0;
 			}
-			// (a consumer that jobs were delivered to is about to take them)
 			int busy = 0;
 			for (Offered candidate : this.offered.values()) {
 				if (candidate.waiting && fresh(candidate)) {
@@ -310,10 +278,7 @@ final class ReadySignals {
 			notifyAll();
 		}
 
-		/**
-		 * The marked buckets as pairs of bucket and generation, from a bucket that rotates from
-		 * call to call so that consumers share the buckets fairly.
-		 */
+		/** The marked buckets as pairs of bucket and generation, starting from a rotating bucket. */
 		synchronized long[][] candidates() {
 			long[][] result = new long[this.pendingCount][];
 			int n = this.pending.length;
@@ -346,10 +311,7 @@ final class ReadySignals {
 			}
 		}
 
-		/**
-		 * Notes that the topic's rate limit has no permit for {@code millis} (Redis's clock):
-		 * {@link #await} waits until then even when buckets are marked.
-		 */
+		/** Notes that the topic's rate limit has no permit for {@code millis}; {@link #await} waits it out. */
 		synchronized void throttle(long millis) {
 			long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, millis));
 			if (this.throttledUntilNanos == 0 || until - this.throttledUntilNanos > 0) {
@@ -375,18 +337,12 @@ final class ReadySignals {
 			return left;
 		}
 
-		/**
-		 * Waits until a bucket is marked and no throttle holds; {@code false} when the timeout
-		 * ran out first.
-		 */
+		/** Waits until a bucket is marked and no throttle holds; {@code false} on timeout. */
 		boolean await(Duration timeout) throws InterruptedException {
 			return await(timeout, null);
 		}
 
-		/**
-		 * Waits as {@link #await(Duration)} does; with an offer, also until jobs are
-		 * {@link #deliver delivered} for it, which the thread's next {@link #collect} takes.
-		 */
+		/** Waits as {@link #await(Duration)} does; with an offer, also until jobs are delivered for it. */
 		synchronized boolean await(Duration timeout, @Nullable Offer offer) throws InterruptedException {
 			if (Thread.interrupted()) {
 				throw new InterruptedException();
@@ -400,7 +356,6 @@ final class ReadySignals {
 					Thread thread = Thread.currentThread();
 					mine = this.offered.get(thread);
 					if (mine == null || !mine.offer.equals(offer)) {
-						// (jobs delivered for another offer stay until they are taken back)
 						mine = (mine != null && !mine.jobs.isEmpty()) ? null : new Offered(offer);
 						if (mine != null) {
 							this.offered.put(thread, mine);
@@ -421,7 +376,6 @@ final class ReadySignals {
 					if (nanos <= 0) {
 						return false;
 					}
-					// marked but throttled: sleep until the window opens (no command meanwhile)
 					long wait = (this.pendingCount == 0) ? nanos : Math.min(nanos, throttled);
 					long start = System.nanoTime();
 					TimeUnit.NANOSECONDS.timedWait(this, wait);
@@ -441,10 +395,7 @@ final class ReadySignals {
 			}
 		}
 
-		/**
-		 * The offer of the consumer waiting longest with one and no jobs yet, when no bucket is
-		 * marked; {@code null} otherwise.
-		 */
+		/** When no bucket is marked, the offer of the longest waiting consumer with no jobs yet. */
 		synchronized @Nullable Offering idleOffer(String topic) {
 			if (this.pendingCount > 0) {
 				return null;
@@ -477,7 +428,6 @@ final class ReadySignals {
 			}
 			List<ReservedJob> left = new ArrayList<>();
 			for (ReservedJob job : jobs) {
-				// (identity: the same reservation, not an equal one)
 				if (target.jobs.removeIf((held) -> held == job)) {
 					left.add(job);
 				}
@@ -488,10 +438,7 @@ final class ReadySignals {
 			return left;
 		}
 
-		/**
-		 * Leaves the jobs delivered for the calling thread's offer to their hand-back: its
-		 * reserves no longer take them, its waits no longer return for them.
-		 */
+		/** Leaves the jobs delivered for the calling thread's offer to be reclaimed. */
 		synchronized void refuseDelivered() {
 			Offered mine = this.offered.get(Thread.currentThread());
 			if (mine != null) {
@@ -499,10 +446,7 @@ final class ReadySignals {
 			}
 		}
 
-		/**
-		 * Up to {@code max} jobs delivered for the calling thread's offer, in order, when the
-		 * reserve asks with the offer's TTR and attempts limit; empty otherwise.
-		 */
+		/** Up to {@code max} jobs delivered for the calling thread's offer, if its TTR and limit match. */
 		synchronized List<ReservedJob> collect(int max, long ttrMillis, int attemptsLimit) {
 			Thread thread = Thread.currentThread();
 			Offered mine = this.offered.get(thread);
@@ -521,10 +465,7 @@ final class ReadySignals {
 
 	}
 
-	/**
-	 * Whether jobs delivered for an offer wait for their consumer: delivered within
-	 * {@link #STALE_DELIVERY} and not refused (under the signal's monitor).
-	 */
+	/** Whether jobs delivered for an offer still wait for their consumer (under the signal's monitor). */
 	private static boolean fresh(Offered offered) {
 		return !offered.jobs.isEmpty() && !offered.refused
 				&& System.nanoTime() - offered.deliveredNanos <= STALE_DELIVERY.toNanos();

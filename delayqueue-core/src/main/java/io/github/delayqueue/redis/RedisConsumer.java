@@ -26,23 +26,16 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.util.Assert;
 
 /**
- * The consumer side of {@link RedisDelayQueue}: reserve from the buckets that
- * {@link ReadySignals} says may hold READY jobs of the topic, wait for work without a
- * command to Redis, and finish, fail, touch or release reservations, each one script call on
- * the job's bucket (a finish of many: one call per bucket and {@value #FINISH_BATCH} jobs; then
- * one call that keeps the finished jobs, for a topic that keeps them: {@link CompletedJobs}).
- * Thread-safe.
+ * The consumer side of {@link RedisDelayQueue}: reserves from the buckets {@link ReadySignals}
+ * marks, waits for work without a command to Redis, and finishes, fails, touches or releases
+ * reservations in the job's bucket. Thread-safe.
  */
 final class RedisConsumer implements DelayQueueConsumer {
 
 	/** The most jobs one finish script call finishes (a bigger batch is split). */
 	static final int FINISH_BATCH = 1_000;
 
-	/**
-	 * The longest a rate-limited topic waits here before it asks Redis for permits again: one
-	 * window of the shortest interval (a longer window may open sooner for permits that
-	 * another reserve held for a moment and gave back).
-	 */
+	/** The longest a rate-limited topic waits here before it asks Redis for permits again. */
 	static final Duration MAX_THROTTLE = RateLimit.MIN_PER.plus(RateLimit.MARGIN);
 
 	/** The pause of a rate-limited topic after a take that came too late for its permits. */
@@ -81,14 +74,7 @@ final class RedisConsumer implements DelayQueueConsumer {
 		this.rateLimits = rateLimits;
 	}
 
-	/**
-	 * Which buckets' ready lists of a topic hold entries: one {@code LLEN} per bucket, in one
-	 * pipeline where the connection allows it. Cheaper than a reserve script per bucket for a
-	 * topic this instance has not seen yet: the probe of {@link ReadySignals}.
-	 * @param runner the runner to call Redis with
-	 * @param keys the key space
-	 * @return the probe
-	 */
+	/** The probe of {@link ReadySignals}: which buckets' ready lists of a topic hold entries. */
 	static Function<String, boolean[]> readyListProbe(ScriptRunner runner, KeySpace keys) {
 		return (topic) -> runner.execute("reading the ready lists of topic " + topic, (connection) -> {
 			boolean[] nonEmpty = new boolean[keys.buckets()];
@@ -125,12 +111,9 @@ final class RedisConsumer implements DelayQueueConsumer {
 		ReadySignals.TopicSignal signal = this.signals.topic(topic);
 		RateLimit limit = this.rateLimits.of(topic);
 		if (limit != null) {
-			// jobs a step reserved for an offer before the limit was set are given back, and
-			// this thread's waits no longer return for them meanwhile
 			signal.refuseDelivered();
 			return reserveLimited(topic, max, ttrMillis, attemptsLimit, limit, signal);
 		}
-		// jobs a timer step of this instance reserved for this thread's awaitWork offer
 		List<ReservedJob> collected = signal.collect(max, ttrMillis, attemptsLimit);
 		if (!collected.isEmpty()) {
 			collected.forEach(this.observer::delivered);
@@ -141,12 +124,7 @@ final class RedisConsumer implements DelayQueueConsumer {
 		return jobs;
 	}
 
-	/**
-	 * A reserve of a topic with a rate limit: permits first, then at most that many jobs
-	 * within the permits' margin, then the unused permits back. No permit is asked for while
-	 * the window is known to be full (the consumers wait for it in {@link #awaitWork}), nor
-	 * when no bucket is known to hold READY jobs.
-	 */
+	/** A reserve of a rate-limited topic: permits first, then at most that many jobs, then the unused permits back. */
 	private List<ReservedJob> reserveLimited(String topic, int max, long ttrMillis, int attemptsLimit,
 			RateLimit limit, ReadySignals.TopicSignal signal) {
 		long[][] candidates = signal.candidates();
@@ -166,37 +144,27 @@ final class RedisConsumer implements DelayQueueConsumer {
 			ended = take(topic, candidates, grant.granted(), ttrMillis, attemptsLimit, grant.notAfter(), signal, jobs);
 		}
 		finally {
-			// a bucket call that failed may have taken jobs its reply did not bring: its
-			// permits stay used (fewer jobs for the window, never more)
 			if (ended != Take.FAILED) {
 				this.rateLimits.giveBack(topic, grant, grant.granted() - jobs.size());
 			}
 		}
 		if (ended == Take.LATE) {
 			this.rateLimits.late(topic, grant);
-			// no spin while every take comes too late: a short pause before new permits
 			signal.throttle(LATE_PAUSE.toMillis());
 		}
 		else if (grant.nextFree() > 0 && jobs.size() == grant.granted()) {
-			// the window is full (with the permits used): nobody here asks again before as
-			// many permits as this reserve wanted are free
 			throttle(signal, grant);
 		}
 		return jobs;
 	}
 
-	/**
-	 * Waits here until the permits a grant says are free, at most {@link #MAX_THROTTLE}: permits
-	 * that another reserve holds for a moment come back long before the window opens.
-	 */
+	/** Throttles the topic until the permits a grant says are free, at most {@link #MAX_THROTTLE}. */
 	private static void throttle(ReadySignals.TopicSignal signal, RateLimits.Grant grant) {
 		long millis = (grant.nextFree() > 0) ? grant.nextFree() - grant.now() : MAX_THROTTLE.toMillis();
 		signal.throttle(Math.min(millis, MAX_THROTTLE.toMillis()));
 	}
 
-	/**
-	 * How a take of a rate-limited reserve ended.
-	 */
+	/** How a take of a rate-limited reserve ended. */
 	private enum Take {
 
 		/** As far as the jobs and buckets went. */
@@ -212,8 +180,7 @@ final class RedisConsumer implements DelayQueueConsumer {
 
 	/**
 	 * Takes up to {@code max} jobs from the candidate buckets into {@code jobs}, clearing the
-	 * marks of buckets found empty. A failure after some jobs were taken ends the take with
-	 * them (they are handed over rather than left to wait for their TTR).
+	 * marks of buckets found empty; a failure after some jobs were taken ends the take with them.
 	 */
 	private Take take(String topic, long[][] candidates, int max, long ttrMillis, int attemptsLimit, long notAfter,
 			ReadySignals.TopicSignal signal, List<ReservedJob> jobs) {
@@ -227,15 +194,11 @@ final class RedisConsumer implements DelayQueueConsumer {
 				if (jobs.isEmpty()) {
 					throw ex;
 				}
-				// the jobs of earlier buckets are reserved: hand them over rather than let them
-				// burn an attempt waiting for their TTR
 				logger.debug("Reserve of topic '" + topic + "' stopped at bucket " + bucket + " with " + jobs.size()
 						+ " job(s) taken: " + ex.getMessage());
 				return Take.FAILED;
 			}
 			if (taken.late()) {
-				// the permits ran out before this bucket's jobs were taken: the bucket keeps
-				// its mark, and a later reserve takes new permits
 				this.clock.update(taken.now());
 				return Take.LATE;
 			}
@@ -249,13 +212,9 @@ final class RedisConsumer implements DelayQueueConsumer {
 		return Take.DONE;
 	}
 
-	/**
-	 * Hands over the jobs a reserve or finish took, and passes on what its reply says.
-	 * @return the jobs left in the bucket's ready list
-	 */
+	/** Hands over the jobs a reserve or finish took; returns the jobs left in the bucket's ready list. */
 	private long taken(int bucket, ScriptReplies.Taken taken, List<ReservedJob> jobs) {
 		if (taken.now() > 0) {
-			// a take that found no job does not read the clock
 			this.clock.update(taken.now());
 		}
 		if (taken.announced() > 0) {
@@ -305,8 +264,7 @@ final class RedisConsumer implements DelayQueueConsumer {
 		String topic = JobConstraints.topicOf(jobs);
 		JobConstraints.count("max", max, MAX_NEXT);
 		if (max > 0 && this.rateLimits.of(topic) != null) {
-			// the next jobs of a limited topic need permits: finish, then reserve as usual
-			// (the arguments checked first, as a call without the limit does)
+			// a limited topic: finish, then reserve as usual
 			ttrMillis(ttr);
 			attemptsLimit(maxAttempts);
 			FinishResult finished = finishAndReserve(jobs, 0, ttr, maxAttempts);
@@ -315,7 +273,6 @@ final class RedisConsumer implements DelayQueueConsumer {
 				next = reserve(topic, max, ttr, maxAttempts);
 			}
 			catch (DelayQueueException ex) {
-				// the jobs are finished: a failed take of the next ones is no failed finish
 				logger.debug("Finished jobs of topic '" + topic + "'; could not reserve the next: " + ex.getMessage());
 				next = List.of();
 			}
@@ -336,15 +293,12 @@ final class RedisConsumer implements DelayQueueConsumer {
 				calls.add(Map.entry(bucket, all.subList(from, Math.min(all.size(), from + FINISH_BATCH))));
 			}
 		});
-		// a topic this instance does not know (a job reserved elsewhere, finished here) has
-		// no mark to clear, and is not probed for one
 		ReadySignals.TopicSignal signal = (max > 0) ? this.signals.existing(topic) : null;
 		List<ScriptReplies.Finished> done = new ArrayList<>(calls.size());
 		try {
 			finishAll(topic, calls, signal, wanted, ttrMillis, attemptsLimit, done, stale, next);
 		}
 		finally {
-			// the jobs of the calls that succeeded are finished, also when a later call failed
 			this.completed.add(topic, done);
 		}
 		return new FinishResult(stale, next);
@@ -357,21 +311,14 @@ final class RedisConsumer implements DelayQueueConsumer {
 		Retention keep = this.completed.retentionOf(topic);
 		for (Map.Entry<Integer, List<ReservedJob>> entry : calls) {
 			int bucket = entry.getKey();
-			// read before the take: a take that leaves the bucket empty clears its mark unless
-			// it was marked again meanwhile, as a reserve does (else the next awaitWork returns
-			// at once for a reserve that finds nothing)
 			long generation = (wanted > 0 && signal != null) ? signal.markedGeneration(bucket) : -1;
-			// a bucket that is not marked has no READY job of the topic that this instance
-			// knows of (a reserve would not look there either): no take, which would read the
-			// empty list in every finish of a trickle; a later call may take instead
 			int take = (signal != null && generation < 0) ? 0 : wanted;
 			ScriptReplies.Finished finished;
 			try {
 				finished = this.scripts.finish(bucket, topic, entry.getValue(), take, ttrMillis, attemptsLimit, keep);
 			}
 			catch (RuntimeException ex) {
-				// the jobs reserved with an earlier bucket's finish would wait for their TTR
-				// and burn an attempt: give them back before reporting the failure
+				// give back the jobs taken so far before reporting the failure
 				releaseQuietly(next);
 				throw ex;
 			}
@@ -406,9 +353,7 @@ final class RedisConsumer implements DelayQueueConsumer {
 	/**
 	 * {@inheritDoc}
 	 * <p>
-	 * One script call per bucket; a bucket that fails does not keep the others' jobs: each
-	 * bucket is tried, and the first failure is thrown after (its jobs are delivered again after
-	 * their TTR).
+	 * Every bucket is tried; the first failure is thrown after.
 	 */
 	@Override
 	public int release(List<ReservedJob> jobs) {
