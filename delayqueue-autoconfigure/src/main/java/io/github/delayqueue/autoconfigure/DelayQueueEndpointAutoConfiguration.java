@@ -71,6 +71,15 @@ public final class DelayQueueEndpointAutoConfiguration {
 					recurringJobs.getIfAvailable());
 		}
 
+	}
+
+	// its answers over the web are Spring Web's types: without spring-web (JMX only) refusals
+	// stay the endpoint's exceptions
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnAvailableEndpoint(DelayQueueEndpoint.class)
+	@ConditionalOnClass(name = "org.springframework.http.MediaType")
+	static class InvokerAdvisorConfiguration {
+
 		@Bean
 		@ConditionalOnMissingBean
 		DelayQueueEndpointInvokerAdvisor delayQueueEndpointInvokerAdvisor() {

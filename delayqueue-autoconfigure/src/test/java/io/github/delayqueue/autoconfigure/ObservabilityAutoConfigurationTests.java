@@ -6,6 +6,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.actuate.DelayQueueEndpoint;
+import io.github.delayqueue.actuate.DelayQueueEndpointInvokerAdvisor;
 import io.github.delayqueue.actuate.DelayQueueHealthIndicator;
 import io.github.delayqueue.actuate.DelayQueueMeterBinder;
 import io.github.delayqueue.actuate.DelayQueueMetrics;
@@ -32,6 +33,7 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.http.MediaType;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -95,6 +97,16 @@ class ObservabilityAutoConfigurationTests {
 					SimpleMetricsExportAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class));
 		}
 		return result;
+	}
+
+	@Test
+	void withoutSpringWebTheEndpointIsThereWithoutItsWebAdvisor() {
+		with(true, true, true).withClassLoader(new FilteredClassLoader(MediaType.class)).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).hasSingleBean(DelayQueueEndpoint.class);
+			assertThat(context).doesNotHaveBean(DelayQueueEndpointInvokerAdvisor.class);
+		});
+		with(true, true, true).run((context) -> assertThat(context).hasSingleBean(DelayQueueEndpointInvokerAdvisor.class));
 	}
 
 	@Test
