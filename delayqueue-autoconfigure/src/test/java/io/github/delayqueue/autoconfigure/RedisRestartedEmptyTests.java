@@ -47,7 +47,8 @@ class RedisRestartedEmptyTests {
 
 				redis.kill();
 				redis.start();
-				assertThat(redisTemplate.hasKey(config)).isFalse();
+				// no assertion that the config is gone here: the engine may put it again before this
+				// line runs; the lost-data metric below is what proves the restart was noticed
 
 				await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
 					assertThat(recurring.find("nightly")).isPresent();
