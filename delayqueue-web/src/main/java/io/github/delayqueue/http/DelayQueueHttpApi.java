@@ -4,18 +4,14 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.security.Principal;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Supplier;
 
 import io.github.delayqueue.actuate.ProblemJsonExceptionResolver;
 import io.github.delayqueue.core.AuditLog;
@@ -28,12 +24,7 @@ import io.github.delayqueue.core.OnDuplicate;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleRequest;
 import io.github.delayqueue.core.ScheduleResult;
-import io.github.delayqueue.listener.DelayQueueHeaders;
-import io.github.delayqueue.recurring.PutResult;
-import io.github.delayqueue.recurring.RecurringAction;
-import io.github.delayqueue.recurring.RecurringJob;
 import io.github.delayqueue.recurring.RecurringJobs;
-import io.github.delayqueue.recurring.RecurringSchedule;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.apache.commons.logging.Log;
@@ -41,12 +32,8 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.databind.node.ArrayNode;
-import tools.jackson.databind.node.JsonNodeFactory;
-import tools.jackson.databind.node.ObjectNode;
 
 import org.springframework.http.HttpStatus;
-import org.springframework.http.InvalidMediaTypeException;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
@@ -62,8 +49,26 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.context.request.async.DeferredResult;
-import org.springframework.web.util.UriComponentsBuilder;
 import org.springframework.web.util.UriUtils;
+
+import static io.github.delayqueue.http.HttpChecks.audited;
+import static io.github.delayqueue.http.HttpChecks.checkJob;
+import static io.github.delayqueue.http.HttpChecks.checkQuery;
+import static io.github.delayqueue.http.HttpChecks.checked;
+import static io.github.delayqueue.http.HttpChecks.client;
+import static io.github.delayqueue.http.HttpChecks.delay;
+import static io.github.delayqueue.http.HttpChecks.dueAt;
+import static io.github.delayqueue.http.HttpChecks.fieldOf;
+import static io.github.delayqueue.http.HttpChecks.given;
+import static io.github.delayqueue.http.HttpChecks.headers;
+import static io.github.delayqueue.http.HttpChecks.maxAttempts;
+import static io.github.delayqueue.http.HttpChecks.priority;
+import static io.github.delayqueue.http.HttpChecks.queryDuration;
+import static io.github.delayqueue.http.HttpChecks.refuseBody;
+import static io.github.delayqueue.http.HttpChecks.reservation;
+import static io.github.delayqueue.http.HttpChecks.retryIn;
+import static io.github.delayqueue.http.HttpChecks.ttr;
+import static io.github.delayqueue.http.HttpChecks.who;
 
 /**
  * The JSON-over-HTTP job API, for services that are not written in Java: add, reserve
@@ -79,12 +84,8 @@ import org.springframework.web.util.UriUtils;
  * a generic text (the driver's message, which names the server, is logged instead), a wait on
  * more topics than {@code delayqueue.http.max-topics} a 429. The routes are described in
  * {@code openapi.yaml}, served at {@code {base-path}/openapi.yaml}.
- *
- * <p>
- * The bodies are read by {@link JobRequestConverter}, which must be one of Spring MVC's
- * message converters (the auto-configuration adds it); the refusals of the routes are
- * answered by the {@code @ExceptionHandler} methods of this controller, and Spring MVC's own
- * before a route is found (no route, a method or a content type a route does not take) by
+ * Bodies are read by {@link JobRequestConverter}, which must be one of Spring MVC's message
+ * converters; refusals before a route is found are written by
  * {@link ProblemJsonExceptionResolver}.
  */
 @RestController
@@ -93,15 +94,7 @@ public class DelayQueueHttpApi {
 
 	private static final Log logger = LogFactory.getLog(DelayQueueHttpApi.class);
 
-	/** The fields of the job requests, which a rule of the engine may name in a refusal. */
-	private static final Set<String> JOB_FIELDS = Set.of("topic", "id", "delay", "dueAt", "ttr", "maxAttempts", "body",
-			"onDuplicate", "headers", "priority", "token", "retryIn", "dead", "error");
-
 	private static final Set<String> RESERVE_PARAMETERS = new LinkedHashSet<>(List.of("max", "wait", "ttr"));
-
-	/** The content types a cross-site HTML form sends without a CORS pre-flight. */
-	private static final List<MediaType> FORM_TYPES = List.of(MediaType.APPLICATION_FORM_URLENCODED,
-			MediaType.MULTIPART_FORM_DATA, MediaType.TEXT_PLAIN);
 
 	/** How the audit log names writes through this API. */
 	static final String VIA = "http-api";
@@ -131,7 +124,7 @@ public class DelayQueueHttpApi {
 
 	private final String basePath;
 
-	private final @Nullable RecurringJobs recurringJobs;
+	private final RecurringRoutes recurring;
 
 	private final AtomicLong lastUnreachableWarning = new AtomicLong(
 			System.nanoTime() - UNREACHABLE_WARNING_INTERVAL.toNanos());
@@ -146,26 +139,11 @@ public class DelayQueueHttpApi {
 	 * @param limits the limits of requests
 	 * @param basePath the path the API is served under (for {@code Location} headers and the
 	 * OpenAPI description)
-	 */
-	public DelayQueueHttpApi(DelayQueueOperations operations, ReserveWaiters waiters, JsonMapper mapper, Limits limits,
-			String basePath) {
-		this(operations, waiters, mapper, limits, basePath, null);
-	}
-
-	/**
-	 * Creates the API with the routes of recurring jobs.
-	 * @param operations the queue
-	 * @param waiters the long-polling reserve requests
-	 * @param mapper the mapper that reads stored payloads for the answers
-	 * @param limits the limits of requests
-	 * @param basePath the path the API is served under (for {@code Location} headers and the
-	 * OpenAPI description)
 	 * @param recurringJobs the namespace's recurring jobs, or {@code null} when there are none
 	 * (the recurring routes then answer 404)
 	 */
 	public DelayQueueHttpApi(DelayQueueOperations operations, ReserveWaiters waiters, JsonMapper mapper, Limits limits,
 			String basePath, @Nullable RecurringJobs recurringJobs) {
-		this.recurringJobs = recurringJobs;
 		Assert.notNull(operations, "operations must not be null");
 		Assert.notNull(waiters, "waiters must not be null");
 		Assert.notNull(mapper, "mapper must not be null");
@@ -173,6 +151,7 @@ public class DelayQueueHttpApi {
 		this.operations = operations;
 		this.waiters = waiters;
 		this.views = new JobViews(mapper);
+		this.recurring = new RecurringRoutes(recurringJobs, this.views, basePath);
 		this.limits = limits;
 		this.basePath = basePath;
 	}
@@ -296,14 +275,7 @@ public class DelayQueueHttpApi {
 		refuseBody(request, "cancel takes no body");
 		checkJob(topic, id);
 		AuditLog.Entry line = AuditLog.entry(VIA, who(request), "cancel").topic(topic).ids(List.of(id));
-		boolean cancelled;
-		try {
-			cancelled = this.operations.cancel(topic, id);
-		}
-		catch (RuntimeException | Error ex) {
-			AuditLog.write(line.failed(ex));
-			throw ex;
-		}
+		boolean cancelled = audited(line, () -> this.operations.cancel(topic, id));
 		AuditLog.write(line.count(cancelled ? 1 : 0));
 		if (!cancelled) {
 			throw notFound(topic, id);
@@ -324,165 +296,29 @@ public class DelayQueueHttpApi {
 			produces = MediaType.APPLICATION_JSON_VALUE)
 	ResponseEntity<JsonNode> putRecurring(@PathVariable("name") String name, @RequestBody JobRequests.PutRecurring body,
 			HttpServletRequest request) {
-		checkQuery(request, Set.of());
-		RecurringJobs jobs = recurringJobs();
-		checked("name", () -> RecurringJob.name(name));
-		RecurringJob.Builder builder = RecurringJob.builder(name)
-			.topic(checked("topic", () -> JobConstraints.topic(given("topic", body.topic()))));
-		String cron = body.cron();
-		Duration every = body.every();
-		Duration fixedDelay = body.fixedDelay();
-		int schedules = ((cron != null) ? 1 : 0) + ((every != null) ? 1 : 0) + ((fixedDelay != null) ? 1 : 0);
-		if (schedules != 1) {
-			// none: name the first kind; several: the one given besides the first
-			String field = (schedules == 0) ? "cron" : (cron != null && every != null) ? "every" : "fixedDelay";
-			throw HttpApiException.badRequest(field, "exactly one of cron, every and fixedDelay must be given");
-		}
-		if (cron != null) {
-			String zoneId = body.zone();
-			ZoneId zone = checked("zone", () -> RecurringSchedule.zone((zoneId != null) ? zoneId : "UTC"));
-			RecurringSchedule schedule = checked("cron", () -> RecurringSchedule.cron(cron, zone));
-			if (schedule.next(Instant.now()) == null) {
-				throw HttpApiException.badRequest("cron", "cron '" + cron + "' has no tick after now");
-			}
-			builder.schedule(schedule);
-		}
-		else {
-			if (body.zone() != null) {
-				throw HttpApiException.badRequest("zone", "zone applies to cron only");
-			}
-			builder.schedule((every != null) ? checked("every", () -> RecurringSchedule.every(every))
-					: checked("fixedDelay", () -> RecurringSchedule.fixedDelay(fixedDelay)));
-		}
-		builder.headers(headers(body.headers()));
-		builder.payload((body.body() != null) ? body.body().bytes() : new byte[0]);
-		Duration ttr = checked("ttr", () -> ttr(body.ttr()));
-		if (ttr != null) {
-			builder.ttr(ttr);
-		}
-		Integer maxAttempts = checked("maxAttempts", () -> maxAttempts(body.maxAttempts()));
-		if (maxAttempts != null) {
-			builder.maxAttempts(maxAttempts);
-		}
-		if (body.misfire() != null) {
-			builder.misfirePolicy(body.misfire());
-		}
-		if (body.overlap() != null) {
-			builder.overlapPolicy(body.overlap());
-		}
-		Duration threshold = body.misfireThreshold();
-		if (threshold != null) {
-			builder.misfireThreshold(
-					checked("misfireThreshold", () -> JobConstraints.positive("misfireThreshold", threshold, Duration.ofDays(1))));
-		}
-		Integer catchUp = body.maxCatchUp();
-		if (catchUp != null) {
-			builder.maxCatchUp(
-					checked("maxCatchUp", () -> JobConstraints.max("maxCatchUp", catchUp, RecurringJob.MAX_CATCH_UP)));
-		}
-		RecurringJob job = checked("body", builder::build);
-		AuditLog.Entry line = AuditLog.entry(VIA, who(request), "put-recurring").topic(job.getTopic())
-			.detail("recurring", name);
-		PutResult result = audited(line, () -> checked("body", () -> jobs.put(job)));
-		AuditLog.write(line.count((result == PutResult.UNCHANGED) ? 0 : 1).detail("result", result.name()));
-		ObjectNode view = this.views.recurring(jobs.find(name).orElseThrow(() -> notFoundRecurring(name)));
-		view.put("result", result.name());
-		return (result == PutResult.CREATED) ? ResponseEntity.created(URI.create(recurringPath(name))).body(view)
-				: ResponseEntity.ok(view);
+		return this.recurring.put(name, body, request);
 	}
 
 	@GetMapping(path = "/recurring", produces = MediaType.APPLICATION_JSON_VALUE)
 	ResponseEntity<JsonNode> listRecurring(HttpServletRequest request) {
-		checkQuery(request, Set.of());
-		ObjectNode view = JsonNodeFactory.instance.objectNode();
-		ArrayNode items = view.putArray("recurring");
-		recurringJobs().list().forEach((info) -> items.add(this.views.recurring(info)));
-		return ResponseEntity.ok(view);
+		return this.recurring.list(request);
 	}
 
 	@GetMapping(path = "/recurring/{name}", produces = MediaType.APPLICATION_JSON_VALUE)
 	ResponseEntity<JsonNode> getRecurring(@PathVariable("name") String name, HttpServletRequest request) {
-		checkQuery(request, Set.of());
-		checked("name", () -> RecurringJob.name(name));
-		return ResponseEntity
-			.ok(this.views.recurring(recurringJobs().find(name).orElseThrow(() -> notFoundRecurring(name))));
+		return this.recurring.get(name, request);
 	}
 
 	@PostMapping(path = "/recurring/{name}/{action}", produces = MediaType.APPLICATION_JSON_VALUE)
 	ResponseEntity<JsonNode> actOnRecurring(@PathVariable("name") String name, @PathVariable("action") String action,
 			HttpServletRequest request) throws IOException {
-		checkQuery(request, Set.of());
-		refuseBody(request, action + " takes no body");
-		RecurringJobs jobs = recurringJobs();
-		checked("name", () -> RecurringJob.name(name));
-		RecurringAction recurringAction = RecurringAction.named(action)
-			.orElseThrow(() -> new HttpApiException(HttpStatus.NOT_FOUND, "action",
-					"no route " + action + " for a recurring job: it takes pause, resume and trigger"));
-		AuditLog.Entry line = AuditLog.entry(VIA, who(request), action + "-recurring").detail("recurring", name);
-		RecurringAction.Result result = audited(line, () -> recurringAction.apply(jobs, name));
-		if (result.occurrence() != null) {
-			line.detail("occurrence", result.occurrence());
-		}
-		AuditLog.write(line.count(result.found() ? 1 : 0));
-		if (!result.found()) {
-			throw notFoundRecurring(name);
-		}
-		ObjectNode view = JsonNodeFactory.instance.objectNode();
-		view.put("name", name);
-		view.put("action", action);
-		if (result.occurrence() != null) {
-			view.put("occurrence", result.occurrence());
-		}
-		return ResponseEntity.ok(view);
+		return this.recurring.act(name, action, request);
 	}
 
 	@DeleteMapping(path = "/recurring/{name}", produces = MediaType.APPLICATION_JSON_VALUE)
 	ResponseEntity<JsonNode> deleteRecurring(@PathVariable("name") String name, HttpServletRequest request)
 			throws IOException {
-		checkQuery(request, Set.of());
-		refuseBody(request, "delete takes no body");
-		RecurringJobs jobs = recurringJobs();
-		checked("name", () -> RecurringJob.name(name));
-		AuditLog.Entry line = AuditLog.entry(VIA, who(request), "delete-recurring").detail("recurring", name);
-		boolean deleted = audited(line, () -> jobs.delete(name));
-		AuditLog.write(line.count(deleted ? 1 : 0));
-		if (!deleted) {
-			throw notFoundRecurring(name);
-		}
-		ObjectNode view = JsonNodeFactory.instance.objectNode();
-		view.put("name", name);
-		view.put("deleted", true);
-		return ResponseEntity.ok(view);
-	}
-
-	/**
-	 * Runs a write; when it fails, its audit line is written as failed before the failure
-	 * goes on (the caller writes the line of a write that succeeded, with what it did).
-	 */
-	private static <T> T audited(AuditLog.Entry line, Supplier<T> write) {
-		try {
-			return write.get();
-		}
-		catch (RuntimeException | Error ex) {
-			AuditLog.write(line.failed(ex));
-			throw ex;
-		}
-	}
-
-	private RecurringJobs recurringJobs() {
-		if (this.recurringJobs == null) {
-			throw new HttpApiException(HttpStatus.NOT_FOUND, null,
-					"no recurring jobs here: they need the Redis queue (RedisDelayQueue)");
-		}
-		return this.recurringJobs;
-	}
-
-	private static HttpApiException notFoundRecurring(String name) {
-		return new HttpApiException(HttpStatus.NOT_FOUND, null, "no recurring job " + name);
-	}
-
-	private String recurringPath(String name) {
-		return this.basePath + "/recurring/" + UriUtils.encodePathSegment(name, StandardCharsets.UTF_8);
+		return this.recurring.delete(name, request);
 	}
 
 	@GetMapping(path = "/openapi.yaml", produces = "application/yaml")
@@ -494,21 +330,14 @@ public class DelayQueueHttpApi {
 		}
 	}
 
-	/**
-	 * A refusal of the API's or of Spring MVC's once the route is known: its problem as it
-	 * stands ({@link HttpApiException}s name the field at fault), written as the API writes
-	 * every problem, whatever JSON converters the application has.
-	 */
+	/** A refusal once the route is known, written as every problem of the API is. */
 	@ExceptionHandler
 	void refused(ErrorResponseException ex, HttpServletRequest request, HttpServletResponse response)
 			throws IOException {
 		ProblemJsonExceptionResolver.write(ex, request, response);
 	}
 
-	/**
-	 * A request without a body on a route that reads one ({@link JobRequestConverter} refuses
-	 * the bodies it cannot read with a {@link HttpApiException}).
-	 */
+	/** A request without a body on a route that reads one. */
 	@ExceptionHandler
 	void unreadable(HttpMessageNotReadableException ex, HttpServletRequest request, HttpServletResponse response)
 			throws IOException {
@@ -523,10 +352,7 @@ public class DelayQueueHttpApi {
 				response);
 	}
 
-	/**
-	 * A Redis outage: a generic answer, as the driver's message names the server (host,
-	 * address, port); the detail goes to the log.
-	 */
+	/** A Redis outage: a generic answer (the driver's message names the server), logged. */
 	@ExceptionHandler
 	void unavailable(DelayQueueConnectionException ex, HttpServletRequest request, HttpServletResponse response)
 			throws IOException {
@@ -534,10 +360,7 @@ public class DelayQueueHttpApi {
 		refused(new HttpApiException(HttpStatus.SERVICE_UNAVAILABLE, null, UNREACHABLE), request, response);
 	}
 
-	/**
-	 * Logs an outage at WARN at most once per {@link #UNREACHABLE_WARNING_INTERVAL}, with how
-	 * many requests were answered 503 since; each one at DEBUG.
-	 */
+	/** Logs an outage at WARN at most once per interval, with the 503 answers since. */
 	private void logUnreachable(DelayQueueConnectionException ex) {
 		long now = System.nanoTime();
 		long last = this.lastUnreachableWarning.get();
@@ -553,114 +376,6 @@ public class DelayQueueHttpApi {
 		if (logger.isDebugEnabled()) {
 			logger.debug("HTTP job API: answered 503, Redis is unreachable: " + ex.getMessage());
 		}
-	}
-
-	/**
-	 * Reads a route's query parameters, refusing one that the route does not take (so that a
-	 * misspelt option is not silently ignored) and one given twice. Read from the query
-	 * string alone: the options of a route are never taken from a form body.
-	 * @return the decoded values by name ({@code ""} for a name without a value)
-	 */
-	private static Map<String, String> checkQuery(HttpServletRequest request, Set<String> parameters) {
-		String query = request.getQueryString();
-		if (query == null || query.isEmpty()) {
-			return Map.of();
-		}
-		Map<String, String> values = new LinkedHashMap<>();
-		UriComponentsBuilder.newInstance().query(query).build().getQueryParams().forEach((raw, given) -> {
-			String name = UriUtils.decode(raw, StandardCharsets.UTF_8);
-			if (!parameters.contains(name)) {
-				throw HttpApiException.badRequest(name, "unknown query parameter '" + name + "'; "
-						+ (parameters.isEmpty() ? "this route takes none" : "the parameters are " + parameters));
-			}
-			if (given.size() != 1 || values.containsKey(name)) {
-				throw HttpApiException.badRequest(name, name + " must be given once");
-			}
-			String value = given.get(0);
-			values.put(name, (value != null) ? UriUtils.decode(value, StandardCharsets.UTF_8) : "");
-		});
-		return values;
-	}
-
-	/**
-	 * Refuses a request body on a route that takes none, so that options sent in a body
-	 * (a form, JSON) are not silently ignored.
-	 */
-	private static void refuseBody(HttpServletRequest request, String message) throws IOException {
-		String contentType = request.getContentType();
-		if (contentType != null && isForm(contentType)) {
-			throw new HttpApiException(HttpStatus.UNSUPPORTED_MEDIA_TYPE, null, "Content-Type '" + contentType
-					+ "' is refused: " + message + ", and a form's content type is what a cross-site page sends");
-		}
-		long length = request.getContentLengthLong();
-		if (length > 0 || (length < 0 && request.getInputStream().read() != -1)) {
-			throw new HttpApiException(HttpStatus.BAD_REQUEST, null, message);
-		}
-	}
-
-	private static boolean isForm(String contentType) {
-		try {
-			MediaType type = MediaType.parseMediaType(contentType);
-			return FORM_TYPES.stream().anyMatch((form) -> form.equalsTypeAndSubtype(type));
-		}
-		catch (InvalidMediaTypeException ex) {
-			return true;
-		}
-	}
-
-	/**
-	 * Who made a request, for the audit log: the principal that the application's security
-	 * set on it, else the index of the bearer token it presented, else nobody known.
-	 */
-	private static @Nullable String who(HttpServletRequest request) {
-		Principal principal = request.getUserPrincipal();
-		if (principal != null) {
-			return principal.getName();
-		}
-		Object token = request.getAttribute(BearerTokenInterceptor.TOKEN_INDEX_ATTRIBUTE);
-		return (token != null) ? "token[" + token + "]" : null;
-	}
-
-	/**
-	 * Who waits, for the fair share of long-poll slots: the principal or the token, else the
-	 * remote address.
-	 */
-	private static String client(HttpServletRequest request) {
-		String who = who(request);
-		return (who != null) ? who : "address " + request.getRemoteAddr();
-	}
-
-	private static ReservedJob reservation(HttpServletRequest request, String topic, String id, @Nullable Long token,
-			@Nullable Duration ttr) {
-		checkQuery(request, Set.of());
-		checkJob(topic, id);
-		return ReservedJob.of(topic, id, given("token", token), ttr);
-	}
-
-	/**
-	 * A field's value, refused when the request has none.
-	 */
-	private static <T> T given(String field, @Nullable T value) {
-		if (value == null) {
-			throw HttpApiException.badRequest(field, field + " must be given");
-		}
-		return value;
-	}
-
-	/**
-	 * A duration given as a query parameter, as the bodies take them.
-	 */
-	private static Duration queryDuration(String name, String text) {
-		Duration duration = JobRequests.duration(text);
-		if (duration == null) {
-			throw HttpApiException.badRequest(name, name + JobRequests.DURATION_RULE + ", was '" + text + "'");
-		}
-		return duration;
-	}
-
-	private static void checkJob(String topic, String id) {
-		checked("topic", () -> JobConstraints.topic(topic));
-		checked("id", () -> JobConstraints.id(id));
 	}
 
 	private int count(String max) {
@@ -685,78 +400,6 @@ public class DelayQueueHttpApi {
 					+ " (delayqueue.http.max-wait), was " + duration);
 		}
 		return duration;
-	}
-
-	/**
-	 * A job's headers from a client: the rules of {@link JobConstraints#headers}, and none of
-	 * the queue's own names ({@code delayqueue_*}), which only the library sets.
-	 */
-	private static Map<String, String> headers(@Nullable Map<String, String> headers) {
-		if (headers == null) {
-			return Map.of();
-		}
-		for (String name : headers.keySet()) {
-			if (name.startsWith(DelayQueueHeaders.PREFIX)) {
-				throw HttpApiException.badRequest("headers", "headers: header name '" + name + "' is reserved: names"
-						+ " starting with " + DelayQueueHeaders.PREFIX + " are the queue's own, set by the library only");
-			}
-		}
-		return checked("headers", () -> JobConstraints.headers(headers));
-	}
-
-	private static @Nullable Duration delay(@Nullable Duration delay) {
-		return (delay != null) ? JobConstraints.delay(delay) : null;
-	}
-
-	private static @Nullable Instant dueAt(@Nullable Instant dueAt) {
-		return (dueAt != null) ? JobConstraints.dueAt(dueAt) : null;
-	}
-
-	private static @Nullable Duration ttr(@Nullable Duration ttr) {
-		return (ttr != null) ? JobConstraints.ttr(ttr) : null;
-	}
-
-	private static @Nullable Duration retryIn(@Nullable Duration retryIn) {
-		return (retryIn != null) ? JobConstraints.backOff("retryIn", retryIn) : null;
-	}
-
-	private static @Nullable Integer maxAttempts(@Nullable Integer maxAttempts) {
-		return (maxAttempts != null) ? JobConstraints.maxAttempts(maxAttempts) : null;
-	}
-
-	private static @Nullable Integer priority(@Nullable Integer priority) {
-		return (priority != null) ? JobConstraints.priority(priority) : null;
-	}
-
-	/**
-	 * Runs a check of one field; its {@link IllegalArgumentException} becomes a 400 naming the
-	 * field. The message of a rule of {@link JobConstraints} names the field already.
-	 */
-	@SuppressWarnings("NullAway") // the rules and parsers it runs throw with a message
-	private static <T> T checked(String field, Supplier<T> check) {
-		try {
-			return check.get();
-		}
-		catch (IllegalArgumentException ex) {
-			String message = ex.getMessage();
-			throw HttpApiException.badRequest(field, message.startsWith(field) ? message : field + ": " + message);
-		}
-	}
-
-	/**
-	 * The field a rule of the engine names first in its message; {@code payload} is the
-	 * request's {@code body}.
-	 */
-	private static @Nullable String fieldOf(@Nullable String message) {
-		if (message == null) {
-			return null;
-		}
-		int space = message.indexOf(' ');
-		String first = (space > 0) ? message.substring(0, space) : message;
-		if (first.equals("payload")) {
-			return "body";
-		}
-		return JOB_FIELDS.contains(first) ? first : null;
 	}
 
 	private HttpApiException stale(ReservedJob job) {

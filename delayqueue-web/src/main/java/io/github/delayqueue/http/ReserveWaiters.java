@@ -24,11 +24,10 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.Assert;
 
 /**
- * Reserve requests of the HTTP job API that wait for jobs (long polling). Each waiting
- * request waits as a listener's consumer does: {@link DelayQueueConsumer#awaitWork} (with its
- * reserve as the offer), then a reserve, until it gets jobs or its wait runs out. This class
- * only bounds the waiting: {@code maxWaiting} requests at once, half of them per client, and
- * {@code maxTopics} topics. Thread safe.
+ * Reserve requests of the HTTP job API that wait for jobs (long polling), as a listener's
+ * consumer does ({@link DelayQueueConsumer#awaitWork}, then a reserve), bounded to
+ * {@code maxWaiting} requests at once, half of them per client, and {@code maxTopics} topics.
+ * Thread safe.
  */
 public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 
@@ -227,9 +226,7 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 		this.running = true;
 	}
 
-	/**
-	 * Answers every waiting request with no jobs.
-	 */
+	/** Answers every waiting request with no jobs. */
 	@Override
 	public void stop() {
 		this.running = false;
@@ -257,9 +254,7 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 		return PHASE;
 	}
 
-	/**
-	 * Answers a waiting request.
-	 */
+	/** Answers a waiting request. */
 	@FunctionalInterface
 	public interface Answer {
 
@@ -272,9 +267,7 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 
 	}
 
-	/**
-	 * A request that may not wait; its message names the limit and its property.
-	 */
+	/** A request that may not wait; its message names the limit and its property. */
 	public static class WaitRefusedException extends RuntimeException {
 
 		private final Reason reason;
@@ -292,9 +285,7 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 			return this.reason;
 		}
 
-		/**
-		 * Why a request may not wait.
-		 */
+		/** Why a request may not wait. */
 		public enum Reason {
 
 			/** The waiters are stopped (not started yet, or the application is stopping). */
@@ -303,16 +294,10 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 			/** As many requests as allowed are waiting ({@code delayqueue.http.max-waiting}). */
 			TOO_MANY_WAITING,
 
-			/**
-			 * The request's client waits with its share already: half of
-			 * {@code delayqueue.http.max-waiting}.
-			 */
+			/** The client waits with its share already: half of {@code delayqueue.http.max-waiting}. */
 			TOO_MANY_OF_CLIENT,
 
-			/**
-			 * As many topics as allowed have waiters, and the request's topic has none
-			 * ({@code delayqueue.http.max-topics}).
-			 */
+			/** As many topics as allowed have waiters ({@code delayqueue.http.max-topics}). */
 			TOO_MANY_TOPICS
 
 		}
@@ -417,9 +402,7 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 			}
 		}
 
-		/**
-		 * Answers once; returns whether the jobs reached the request.
-		 */
+		/** Answers once; returns whether the jobs reached the request. */
 		boolean answer(List<ReservedJob> jobs) {
 			return end() && this.answer.answer(jobs);
 		}
