@@ -2,13 +2,8 @@ package io.github.delayqueue.test;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -58,12 +53,6 @@ import org.jspecify.annotations.Nullable;
  */
 public final class QueueInvariant {
 
-	private static final Pattern RECORD = Pattern
-		.compile("^([A-Z])([a-eg-j]?)(\\d*),(\\d+),([0-9a-z]+),([0-9a-z]+),(-?[0-9a-z]+),(\\d*)$");
-
-	/** The priority of a job that names none: its READY jobs are in the topic's first list. */
-	private static final int DEFAULT_PRIORITY = 5;
-
 	/** A recurring definition's header: version, gen, paused, counts, last tick, last scheduled, last key. */
 	private static final Pattern RECURRING = Pattern
 		.compile("^\\d+,\\d+,([01]),\\d+,\\d+,\\d+,-?\\d+,-?\\d+,[^\\n]*\\n");
@@ -80,9 +69,9 @@ public final class QueueInvariant {
 
 	private final List<RedisCommands<String, String>> nodes;
 
-	private final String namespace;
+	final String namespace;
 
-	private final int buckets;
+	final int buckets;
 
 	/** The topics with kept finished jobs, found by the scan of the namespace's keys. */
 	private final Set<String> completedTopics = new TreeSet<>();
@@ -181,7 +170,7 @@ public final class QueueInvariant {
 			violations.add("the namespace's pinned bucket count is " + pinned + ", not " + this.buckets);
 		}
 		for (int bucket = 0; bucket < this.buckets; bucket++) {
-			checkBucket(bucket, keysByBucket.getOrDefault(bucket, Set.of()), violations);
+			new BucketInvariant(this, bucket).check(keysByBucket.getOrDefault(bucket, Set.of()), violations);
 		}
 		this.completedTopics.forEach((topic) -> checkCompleted(topic, violations));
 		this.deathTopics.forEach((topic) -> checkDeaths(topic, violations));
@@ -305,7 +294,7 @@ public final class QueueInvariant {
 	 * {@code crc32(name) mod buckets}; a definition is in the {@code recurring-due} zset only
 	 * while it is not paused, and the zset holds no name without a definition.
 	 */
-	private void checkRecurring(int bucket, String prefix, String where, List<String> violations) {
+	void checkRecurring(int bucket, String prefix, String where, List<String> violations) {
 		Map<String, Boolean> paused = new TreeMap<>();
 		Map<String, String> definitions = call(prefix, (redis) -> redis.hgetall(prefix + "recurring"));
 		for (Map.Entry<String, String> definition : definitions.entrySet()) {
@@ -341,208 +330,12 @@ public final class QueueInvariant {
 		return Integer.valueOf(text);
 	}
 
-	private void checkBucket(int bucket, Set<String> keyNames, List<String> violations) {
-		String prefix = "{" + this.namespace + ":" + bucket + "}:";
-		String where = "bucket " + bucket + ": ";
-		Set<String> topics = new TreeSet<>();
-		for (String name : keyNames) {
-			if (name.startsWith("ready:")) {
-				String list = name.substring(6);
-				int colon = list.indexOf(':');
-				if (colon >= 0 && !list.substring(colon + 1).matches("[0-46-9]")) {
-					violations.add(where + "unknown key " + prefix + name);
-				}
-				topics.add((colon >= 0) ? list.substring(0, colon) : list);
-			}
-			else if (name.startsWith("dead:")) {
-				topics.add(name.substring(5));
-			}
-			else if (name.equals("guard")) {
-				violations.add(where + "the guard key exists; it must never be written");
-			}
-			else if (!Set.of("jobs", "delayed", "reserved", "stats", "errors", "seq", "recurring", "recurring-due")
-				.contains(name)) {
-				violations.add(where + "unknown key " + prefix + name);
-			}
-		}
-		checkRecurring(bucket, prefix, where, violations);
-		Map<String, Job> jobs = new LinkedHashMap<>();
-		Map<String, String> records = call(prefix, (redis) -> redis.hgetall(prefix + "jobs"));
-		for (Map.Entry<String, String> record : records.entrySet()) {
-			String jobKey = record.getKey();
-			Job job = Job.parse(record.getValue());
-			int colon = jobKey.indexOf(':');
-			if (job == null || colon <= 0) {
-				violations.add(where + "job " + jobKey + " has an unreadable record: " + abbreviate(record.getValue()));
-				continue;
-			}
-			jobs.put(jobKey, job);
-			topics.add(jobKey.substring(0, colon));
-		}
-		Map<String, Long> stats = new TreeMap<>();
-		Map<String, String> statFields = call(prefix, (redis) -> redis.hgetall(prefix + "stats"));
-		for (Map.Entry<String, String> stat : statFields.entrySet()) {
-			String field = stat.getKey();
-			stats.put(field, Long.parseLong(stat.getValue()));
-			if (field.length() > 2 && field.charAt(1) == ':') {
-				topics.add(field.substring(2));
-			}
-		}
-
-		Map<String, Long> counted = new TreeMap<>();
-		jobs.forEach((jobKey, job) -> counted.merge(job.state + ":" + topicOf(jobKey), 1L, Long::sum));
-
-		// the two zsets of the bucket
-		checkZset(where, prefix + "delayed", 'D', jobs, violations, true);
-		checkZset(where, prefix + "reserved", 'S', jobs, violations, false);
-
-		for (String topic : topics) {
-			checkZset(where, prefix + "dead:" + topic, 'X', jobs, violations, false);
-			// the lists of every priority: an entry is the READY job's only in its priority's list
-			Set<String> listed = new HashSet<>();
-			long entryCount = 0;
-			Set<Integer> nonEmpty = new TreeSet<>();
-			String sentinel = null;
-			for (int priority = 0; priority <= 9; priority++) {
-				String key = prefix + "ready:" + topic + ((priority != DEFAULT_PRIORITY) ? ":" + priority : "");
-				List<String> entries = call(prefix, (redis) -> redis.lrange(key, 0, -1));
-				for (int k = 0; k < entries.size(); k++) {
-					String jobKey = entries.get(k);
-					if (jobKey.startsWith("^")) {
-						if (priority != DEFAULT_PRIORITY || k != 0) {
-							violations.add(where + "ready list " + key + " holds the sentinel " + jobKey + " at " + k
-									+ "; only the first entry of the topic's first list may be one");
-						}
-						else {
-							sentinel = jobKey;
-						}
-						continue;
-					}
-					if (!topicOf(jobKey).equals(topic)) {
-						violations.add(where + "ready list of " + topic + " holds " + jobKey + " of another topic");
-					}
-					listed.add(jobKey + "|" + priority);
-					entryCount++;
-				}
-				if (!entries.isEmpty() && priority != DEFAULT_PRIORITY) {
-					nonEmpty.add(priority);
-				}
-			}
-			String expected = nonEmpty.isEmpty() ? null
-					: "^" + nonEmpty.stream().sorted(Comparator.reverseOrder()).map(String::valueOf)
-						.reduce("", String::concat);
-			if (!Objects.equals(sentinel, expected)) {
-				violations.add(where + "the ready lists of " + topic + " with entries are of priorities " + nonEmpty
-						+ ", but the sentinel of its first list is " + sentinel);
-			}
-			long ready = 0;
-			for (Map.Entry<String, Job> job : jobs.entrySet()) {
-				if (job.getValue().state == 'R' && topicOf(job.getKey()).equals(topic)) {
-					ready++;
-					if (!listed.contains(job.getKey() + "|" + job.getValue().priority)) {
-						violations.add(where + "READY job " + job.getKey() + " of priority " + job.getValue().priority
-								+ " is not in the ready list of its priority");
-					}
-				}
-			}
-			long tombstones = entryCount - ready;
-			if (tombstones > 0) {
-				counted.put("T:" + topic, tombstones);
-			}
-		}
-		// every job in exactly the index of its state: the other zsets must not hold it
-		jobs.forEach((jobKey, job) -> {
-			String topic = topicOf(jobKey);
-			if (job.state == 'X') {
-				requireMember(where, prefix + "dead:" + topic, jobKey, job, violations);
-			}
-			if (job.state != 'D' && job.state != 'R' && job.state != 'S' && job.state != 'X') {
-				violations.add(where + "job " + jobKey + " has the unknown state " + job.state);
-			}
-			if (job.state == 'S' && job.token <= 0) {
-				violations.add(where + "RESERVED job " + jobKey + " has no fencing token");
-			}
-		});
-
-		stats.forEach((field, value) -> {
-			if (value < 0) {
-				violations.add(where + "stats field " + field + " is " + value + " (counts are never negative)");
-			}
-		});
-		Set<String> fieldsSeen = new TreeSet<>(stats.keySet());
-		fieldsSeen.addAll(counted.keySet());
-		for (String field : fieldsSeen) {
-			long expected = counted.getOrDefault(field, 0L);
-			long actual = stats.getOrDefault(field, 0L);
-			if (expected != actual) {
-				violations.add(where + "stats field " + field + " is " + actual + " but the indexes hold " + expected);
-			}
-		}
-
-		for (String jobKey : call(prefix, (redis) -> redis.hkeys(prefix + "errors"))) {
-			Job job = jobs.get(jobKey);
-			if (job == null) {
-				violations.add(where + "an error is kept for " + jobKey + ", which does not exist");
-			}
-			else if (!job.replayed() && job.attempt() < ((job.state() == 'S') ? 2 : 1)) {
-				// a finish deletes the last error only of a job past its first attempt or replayed
-				violations.add(where + "an error is kept for " + jobKey + " (" + job.state() + ", attempt "
-						+ job.attempt() + "), which its finish would leave behind: it is not marked as replayed");
-			}
-		}
-		String seq = call(prefix, (redis) -> redis.get(prefix + "seq"));
-		long counter = (seq != null) ? Long.parseLong(seq) : 0;
-		jobs.forEach((jobKey, job) -> {
-			if (job.state == 'S' && job.token > counter) {
-				violations.add(where + "job " + jobKey + " holds token " + job.token + " beyond the counter " + counter);
-			}
-		});
-	}
-
-	/**
-	 * Checks a zset whose members must all be jobs in one state, and (for the two bucket-wide
-	 * zsets) that every job in that state is a member.
-	 */
-	private void checkZset(String where, String key, char state, Map<String, Job> jobs, List<String> violations,
-			boolean scoreIsDue) {
-		Map<String, Double> members = new HashMap<>();
-		for (ScoredValue<String> entry : call(key, (redis) -> redis.zrangeWithScores(key, 0, -1))) {
-			String jobKey = entry.getValue();
-			double score = entry.getScore();
-			members.put(jobKey, score);
-			Job job = jobs.get(jobKey);
-			if (job == null) {
-				violations.add(where + key + " holds " + jobKey + ", which has no record");
-			}
-			else if (job.state != state) {
-				violations.add(where + key + " holds " + jobKey + ", which is " + job.state + " not " + state);
-			}
-			else if (scoreIsDue && score != job.due) {
-				violations.add(where + key + " scores " + jobKey + " at " + (long) score + " but it is due at " + job.due);
-			}
-		}
-		if (state == 'X') {
-			return;
-		}
-		jobs.forEach((jobKey, job) -> {
-			if (job.state == state && !members.containsKey(jobKey)) {
-				violations.add(where + "job " + jobKey + " is " + state + " but not in " + key);
-			}
-		});
-	}
-
-	private void requireMember(String where, String key, String jobKey, Job job, List<String> violations) {
-		if (call(key, (redis) -> redis.zscore(key, jobKey)) == null) {
-			violations.add(where + "job " + jobKey + " is " + job.state + " but not in " + key);
-		}
-	}
-
-	private static String topicOf(String jobKey) {
+	static String topicOf(String jobKey) {
 		int colon = jobKey.indexOf(':');
 		return (colon > 0) ? jobKey.substring(0, colon) : "";
 	}
 
-	private static String abbreviate(String text) {
+	static String abbreviate(String text) {
 		return (text.length() > 60) ? text.substring(0, 60) + "..." : text;
 	}
 
@@ -550,7 +343,7 @@ public final class QueueInvariant {
 	 * Runs a command about a key on the node that serves it (the first that does not answer
 	 * {@code MOVED} or {@code ASK}).
 	 */
-	private <T> T call(String key, Function<RedisCommands<String, String>, T> command) {
+	<T> T call(String key, Function<RedisCommands<String, String>, T> command) {
 		RedisCommandExecutionException moved = null;
 		for (RedisCommands<String, String> node : this.nodes) {
 			try {
@@ -565,32 +358,6 @@ public final class QueueInvariant {
 			}
 		}
 		throw new IllegalStateException("No node serves " + key + ": " + ((moved != null) ? moved.getMessage() : ""));
-	}
-
-	/**
-	 * The header of a job record.
-	 */
-	private record Job(char state, int priority, int attempt, boolean replayed, int max, long due, long token) {
-
-		static @Nullable Job parse(String record) {
-			int newline = record.indexOf('\n');
-			Matcher matcher = RECORD.matcher((newline >= 0) ? record.substring(0, newline) : record);
-			if (newline < 0 || !matcher.matches()) {
-				return null;
-			}
-			long created = Long.parseLong(matcher.group(6), 36);
-			long delay = Long.parseLong(matcher.group(7), 36);
-			int priority = matcher.group(2).isEmpty() ? DEFAULT_PRIORITY : matcher.group(2).charAt(0) - 'a';
-			// a replayed job's attempt is written after a '0'
-			return new Job(matcher.group(1).charAt(0), priority, number(matcher.group(3)),
-					matcher.group(3).startsWith("0"), Integer.parseInt(matcher.group(4)), created + delay,
-					matcher.group(8).isEmpty() ? 0 : Long.parseLong(matcher.group(8)));
-		}
-
-		private static int number(String text) {
-			return text.isEmpty() ? 0 : Integer.parseInt(text);
-		}
-
 	}
 
 }
