@@ -30,7 +30,7 @@ final class ReadySignals {
 
 	private final int buckets;
 
-	private final @Nullable Function<String, boolean[]> probe;
+	private final Function<String, boolean[]> probe;
 
 	private final ConcurrentMap<String, TopicSignal> topics = new ConcurrentHashMap<>();
 
@@ -41,12 +41,12 @@ final class ReadySignals {
 
 	private final long idleNanos;
 
-	/** {@code probe} finds the non-empty ready lists of a new topic; {@code null}: all marked. */
-	ReadySignals(int buckets, @Nullable Function<String, boolean[]> probe) {
+	/** {@code probe} finds the buckets of a new topic whose ready list is not empty. */
+	ReadySignals(int buckets, Function<String, boolean[]> probe) {
 		this(buckets, probe, MAX_IDLE_TOPICS, IDLE);
 	}
 
-	ReadySignals(int buckets, @Nullable Function<String, boolean[]> probe, int maxIdleTopics, Duration idle) {
+	ReadySignals(int buckets, Function<String, boolean[]> probe, int maxIdleTopics, Duration idle) {
 		this.buckets = buckets;
 		this.probe = probe;
 		this.maxIdleTopics = maxIdleTopics;
@@ -69,19 +69,17 @@ final class ReadySignals {
 			return signal;
 		}
 		forgetIdle();
-		if (this.probe != null) {
-			long[] generations = created.generations();
-			boolean[] nonEmpty;
-			try {
-				nonEmpty = this.probe.apply(topic);
-			}
-			catch (RuntimeException ex) {
-				return created;
-			}
-			for (int bucket = 0; bucket < this.buckets; bucket++) {
-				if (!nonEmpty[bucket]) {
-					created.clear(bucket, generations[bucket]);
-				}
+		long[] generations = created.generations();
+		boolean[] nonEmpty;
+		try {
+			nonEmpty = this.probe.apply(topic);
+		}
+		catch (RuntimeException ex) {
+			return created;
+		}
+		for (int bucket = 0; bucket < this.buckets; bucket++) {
+			if (!nonEmpty[bucket]) {
+				created.clear(bucket, generations[bucket]);
 			}
 		}
 		return created;

@@ -52,10 +52,6 @@ interface TimerBackend {
 	record Promotion(int moved, int expired, long nextDueMillis, long redisMillis, List<String> topics,
 			long recurringTickMillis) {
 
-		Promotion(int moved, int expired, long nextDueMillis, long redisMillis, List<String> topics) {
-			this(moved, expired, nextDueMillis, redisMillis, topics, -2);
-		}
-
 	}
 
 }

@@ -77,12 +77,8 @@ if offers > 0 and not guard then
     local j = topic and wanted[topic] and due_records[k] and delayed_to_ready(due_records[k])
       and decode(due_records[k])
     if j then
-      local list = due_of[topic]
-      if not list then
-        list = {}
-        due_of[topic] = list
-      end
-      list[#list + 1] = { jobkey, j }
+      due_of[topic] = due_of[topic] or {}
+      table.insert(due_of[topic], { jobkey, j })
     end
   end
   local expiring = {}
