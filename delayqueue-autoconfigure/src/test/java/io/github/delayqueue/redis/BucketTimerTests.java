@@ -32,7 +32,7 @@ class BucketTimerTests {
 
 			@Override
 			public Promotion promote(int bucket, boolean guard) {
-				return new Promotion(0, 0, -1, System.currentTimeMillis(), List.of());
+				return new Promotion(0, 0, -1, System.currentTimeMillis(), List.of(), -2);
 			}
 
 			@Override
@@ -80,7 +80,7 @@ class BucketTimerTests {
 				if (call <= 4 || call == 6 || call == 7) {
 					throw new IllegalStateException("promote " + call + " failed");
 				}
-				return new Promotion(0, 0, -1, System.currentTimeMillis(), List.of());
+				return new Promotion(0, 0, -1, System.currentTimeMillis(), List.of(), -2);
 			}
 
 		};
@@ -127,7 +127,7 @@ class BucketTimerTests {
 
 			@Override
 			public Promotion promote(int bucket, boolean guard) {
-				return new Promotion(0, 0, -1, System.currentTimeMillis(), List.of());
+				return new Promotion(0, 0, -1, System.currentTimeMillis(), List.of(), -2);
 			}
 
 		};
@@ -171,7 +171,7 @@ class BucketTimerTests {
 			@Override
 			public Promotion promote(int bucket, boolean guard) {
 				steps.add(new Step(bucket, guard));
-				return new Promotion(0, 0, -1, System.currentTimeMillis(), List.of());
+				return new Promotion(0, 0, -1, System.currentTimeMillis(), List.of(), -2);
 			}
 
 		};

@@ -62,7 +62,7 @@ class DelayQueueHealthIndicatorTimerTests {
 				catch (InterruptedException ex) {
 					Thread.currentThread().interrupt();
 				}
-				return new Promotion(0, 0, -1, System.currentTimeMillis(), List.of());
+				return new Promotion(0, 0, -1, System.currentTimeMillis(), List.of(), -2);
 			}
 
 		});
@@ -101,7 +101,7 @@ class DelayQueueHealthIndicatorTimerTests {
 				if (broken.get()) {
 					throw new StackOverflowError("deep in a promotion");
 				}
-				return new Promotion(0, 0, -1, System.currentTimeMillis(), List.of());
+				return new Promotion(0, 0, -1, System.currentTimeMillis(), List.of(), -2);
 			}
 
 		});

@@ -34,7 +34,7 @@ class ReadyAnnouncerTests {
 		factory.start();
 		try {
 			AtomicInteger rechecks = new AtomicInteger();
-			ReadySignals signals = new ReadySignals(1);
+			ReadySignals signals = new ReadySignals(1, (topic) -> new boolean[] { true });
 			signals.topic("t");
 			ReadyAnnouncer announcer = new ReadyAnnouncer(signals,
 					new QueueScripts(new ScriptRunner(factory), new KeySpace("announcer", 1)), rechecks::incrementAndGet,

@@ -29,7 +29,7 @@ class RedisDelayQueueExpiryErrorTests {
 		ReservedJob job = queue.reserve("expiry", 1, Duration.ofMillis(50)).get(0);
 		// Redis's clock (stats() reads it) passes the deadline; then the timer's step expires it
 		await().atMost(Duration.ofSeconds(5)).until(() -> queue.stats().readAt().isAfter(job.reservedUntil()));
-		queue.timer().promoteNow(0, false);
+		TimerSteps.promote(queue, 0, false);
 
 		JobInfo dead = queue.find("expiry", "1").orElseThrow();
 		// the reservation's TTR (50 ms) is not stored, and the job's own (60 s) is not what ran out

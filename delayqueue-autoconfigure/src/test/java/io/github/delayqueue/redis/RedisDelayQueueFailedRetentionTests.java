@@ -84,7 +84,7 @@ class RedisDelayQueueFailedRetentionTests {
 
 	private static void promote(RedisDelayQueue queue) {
 		for (int b = 0; b < queue.getBuckets(); b++) {
-			queue.timer().promoteNow(b, false);
+			TimerSteps.promote(queue, b, false);
 		}
 	}
 
@@ -197,7 +197,7 @@ class RedisDelayQueueFailedRetentionTests {
 		List<ReservedJob> held = reserveAll(queue, "kept", 1_500);
 		Instant deadline = held.stream().map(ReservedJob::reservedUntil).max(Comparator.naturalOrder()).orElseThrow();
 		await().atMost(Duration.ofSeconds(10)).until(() -> queue.stats().readAt().isAfter(deadline));
-		TimerBackend.Promotion step = queue.timer().promoteNow(0, false);
+		TimerSteps.Promotion step = TimerSteps.promote(queue, 0, false);
 		assertThat(step.expired()).isEqualTo(1_500);
 		// equal times of death sort by id: the last 100 ids are kept
 		assertThat(deadIds(queue, "kept")).isEqualTo(ids(1_400, 1_500));
@@ -345,12 +345,12 @@ class RedisDelayQueueFailedRetentionTests {
 						Duration.ofMillis(50), 1, OnDuplicate.KEEP, Map.of()));
 			}
 			queue.scheduleAll(requests);
-			queue.timer().promoteNow(bucket, false);
+			TimerSteps.promote(queue, bucket, false);
 			List<ReservedJob> held = reserveAll(queue, "kept", 1_500);
 			Instant deadline = held.stream().map(ReservedJob::reservedUntil).max(Comparator.naturalOrder()).orElseThrow();
 			await().atMost(Duration.ofSeconds(10))
 				.until(() -> connection.serverCommands().time() > deadline.toEpochMilli());
-			assertThat(queue.timer().promoteNow(bucket, false).expired()).isEqualTo(1_500);
+			assertThat(TimerSteps.promote(queue, bucket, false).expired()).isEqualTo(1_500);
 			assertThat(deathEntries(queue, "kept")).as("every death listed, the failed drops' entries kept")
 				.isEqualTo(1_505);
 			connection.keyCommands().del(KeySpace.bytes(brokenJobs));
@@ -361,7 +361,7 @@ class RedisDelayQueueFailedRetentionTests {
 			String id = ids.get(next++);
 			queue.scheduleAll(List.of(new ScheduleRequest("kept", id, KeySpace.bytes("{}"), Duration.ZERO, null,
 					Duration.ofMinutes(5), 1, OnDuplicate.KEEP, Map.of())));
-			queue.timer().promoteNow(bucket, false);
+			TimerSteps.promote(queue, bucket, false);
 			assertThat(queue.kill(reserveAll(queue, "kept", 1).get(0), "boom")).isEqualTo(FailResult.DEAD);
 		}
 		assertThat(next).as("deaths it took").isLessThanOrEqualTo(1_515);

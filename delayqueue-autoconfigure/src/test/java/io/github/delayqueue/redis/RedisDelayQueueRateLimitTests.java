@@ -55,7 +55,7 @@ class RedisDelayQueueRateLimitTests {
 		}
 		queue.scheduleAll(requests);
 		for (int b = 0; b < queue.getBuckets(); b++) {
-			queue.timer().promoteNow(b, false);
+			TimerSteps.promote(queue, b, false);
 		}
 	}
 

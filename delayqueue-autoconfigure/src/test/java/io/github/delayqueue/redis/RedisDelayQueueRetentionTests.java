@@ -76,7 +76,7 @@ class RedisDelayQueueRetentionTests {
 	/** Promotes every bucket once: the queues here run no timer. */
 	private static void promote(RedisDelayQueue queue) {
 		for (int b = 0; b < queue.getBuckets(); b++) {
-			queue.timer().promoteNow(b, false);
+			TimerSteps.promote(queue, b, false);
 		}
 	}
 

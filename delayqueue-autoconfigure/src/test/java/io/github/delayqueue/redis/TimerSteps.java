@@ -32,7 +32,9 @@ public final class TimerSteps {
 	 * @return what the step did
 	 */
 	public static Promotion promote(RedisDelayQueue queue, int bucket, boolean guard) {
-		TimerBackend.Promotion promotion = queue.timer().promoteNow(bucket, guard);
+		TimerBackend.Promotion promotion = queue.timerBackend().promote(bucket, guard);
+		// as the timer's loop does
+		promotion.topics().forEach((topic) -> queue.signals().markReady(topic, bucket));
 		return new Promotion(promotion.moved(), promotion.expired(), promotion.nextDueMillis(),
 				promotion.redisMillis(), promotion.topics());
 	}
@@ -83,7 +85,9 @@ public final class TimerSteps {
 	 * @return the topics that got READY occurrences
 	 */
 	public static List<String> fireRecurring(RedisDelayQueue queue, int bucket) {
-		return queue.timer().fireRecurringNow(bucket).topics();
+		List<String> topics = queue.timerBackend().fireRecurring(bucket).topics();
+		topics.forEach((topic) -> queue.signals().markReady(topic, bucket));
+		return topics;
 	}
 
 	/**

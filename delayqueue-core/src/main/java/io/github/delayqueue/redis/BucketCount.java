@@ -18,20 +18,10 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.util.ClassUtils;
 
 /**
- * The bucket count of a queue built without one:
- * <ol>
- * <li>the count the namespace was created with, when it has one (every instance must use
- * it);</li>
- * <li>else {@value #CLUSTER} on a Redis Cluster and {@value #SINGLE_SERVER} on one server,
- * unless the namespace shows more buckets in use: a timer given a higher bucket, or on one
- * server jobs or recurring definitions in buckets 1 to {@value #LOOKED_AT}. Such a namespace
- * lost its pinned count (or predates it), and the queue refuses to guess.</li>
- * </ol>
- * Redis is asked with a script whose calls each touch one slot (so that they go to the master
- * where reads go to replicas, and pass proxies that refuse keys of several slots), when the
- * queue is built. When Redis cannot be reached then and the queue does not fail fast, the
- * count follows the connection factory's configuration (a cluster configuration:
- * {@value #CLUSTER}), and the start-up check asks again before the count is pinned.
+ * The bucket count of a queue built without one: the namespace's pinned count, else
+ * {@value #CLUSTER} on a Redis Cluster and {@value #SINGLE_SERVER} on one server, refused when
+ * the namespace shows more buckets in use. Unreachable Redis without fail-fast: the connection
+ * factory's configuration decides, and the start-up check reads it again.
  */
 final class BucketCount {
 
@@ -44,7 +34,7 @@ final class BucketCount {
 	/** The setting the start-up check pins the count under in the namespace's config hash. */
 	static final String PINNED_SETTING = "buckets";
 
-	/** The buckets above 0 looked at on one server: those of 0.1.0's default count. */
+	/** The highest bucket looked at for use on one server. */
 	static final int LOOKED_AT = 15;
 
 	private static final LuaScript READ = LuaScript.of("buckets", 2);
@@ -64,9 +54,7 @@ final class BucketCount {
 	private BucketCount() {
 	}
 
-	/**
-	 * Where a queue's bucket count came from.
-	 */
+	/** Where a queue's bucket count came from. */
 	enum Origin {
 
 		/** Set on the builder. */
@@ -80,25 +68,15 @@ final class BucketCount {
 
 	}
 
-	/**
-	 * A queue's bucket count.
-	 * @param count the count
-	 * @param origin where it came from
-	 */
+	/** A queue's bucket count and where it came from. */
 	record Resolved(int count, Origin origin) {
 
 	}
 
 	/**
-	 * The bucket count of a queue built without one.
-	 * @param connectionFactory the queue's connection factory
-	 * @param namespace the queue's namespace (checked)
-	 * @param failFast whether a Redis that cannot be reached is thrown (else the count follows
-	 * the factory's configuration)
-	 * @return the bucket count and where it came from
-	 * @throws Refused when the namespace has no pinned count but uses more buckets than a new
-	 * one would get
-	 * @throws DelayQueueConnectionException when Redis cannot be reached and {@code failFast}
+	 * The bucket count of a queue built without one; throws {@link Refused} for a namespace
+	 * without a pinned count that uses more buckets, and {@link DelayQueueConnectionException}
+	 * for an unreachable Redis when {@code failFast}.
 	 */
 	static Resolved resolve(RedisConnectionFactory connectionFactory, String namespace, boolean failFast) {
 		try {
@@ -117,15 +95,7 @@ final class BucketCount {
 		}
 	}
 
-	/**
-	 * Reads the bucket count of a namespace: the pinned one, else the default for the server
-	 * when the namespace shows no higher bucket in use.
-	 * @param runner the runner to call Redis with
-	 * @param namespace the namespace (checked)
-	 * @return the count
-	 * @throws Refused when the namespace has no pinned count but uses more buckets than a new
-	 * one would get
-	 */
+	/** Reads the pinned bucket count of a namespace, else the server's default; see {@link #resolve}. */
 	static int read(ScriptRunner runner, String namespace) {
 		KeySpace keys = new KeySpace(namespace, LOOKED_AT + 1);
 		return runner.execute("reading the bucket count of namespace '" + namespace + "'", (connection) -> {
@@ -148,14 +118,11 @@ final class BucketCount {
 				throw inUse(namespace, timed, "a timer was given it", chosen);
 			}
 			if (timed >= 0 && timed != chosen - 1) {
-				// timers run: their highest bucket is the count's last (all are given out, but for
-				// the moment of a re-coordination after an instance joined, when this refuses a
-				// namespace that lost its pin once too often: a restart reads it again)
+				// timers run: their highest bucket is the count's last
 				throw unpinned(namespace, "timers run its buckets up to " + timed + " only: it was created with another"
 						+ " count than " + chosen + " and lost its pinned count", "");
 			}
-			// on one server, a bucket above 0 that holds anything (one call per bucket, each
-			// on its slot)
+			// on one server, a bucket above 0 that holds anything (one call per slot)
 			for (int bucket = LOOKED_AT; bucket >= chosen && !cluster; bucket--) {
 				List<?> used = reply(keys, eval(connection, USED, keys.jobs(bucket),
 						KeySpace.bytes(keys.prefix(bucket) + "recurring")));
@@ -169,10 +136,7 @@ final class BucketCount {
 		});
 	}
 
-	/**
-	 * A namespace whose bucket count the queue cannot use: refused by every call, like
-	 * another count.
-	 */
+	/** A namespace whose bucket count the queue cannot use. */
 	static final class Refused extends DelayQueueException {
 
 		Refused(String message) {
@@ -187,12 +151,6 @@ final class BucketCount {
 				" (16 if they were scheduled with the default of delayqueue 0.1.0)");
 	}
 
-	/**
-	 * The refusal of a namespace without a pinned count that shows another count.
-	 * @param namespace the namespace
-	 * @param found what shows the other count
-	 * @param hint what follows the advice, or an empty string
-	 */
 	private static Refused unpinned(String namespace, String found, String hint) {
 		return new Refused("Namespace '" + namespace + "' has no pinned bucket count ('{" + namespace
 				+ "}:config' has no field '" + PINNED_SETTING + "'), but " + found
@@ -211,11 +169,7 @@ final class BucketCount {
 		return values;
 	}
 
-	/**
-	 * A pinned bucket count: digits without a leading zero, 1 to {@link KeySpace#MAX_BUCKETS}.
-	 * @param pinned the pinned value, or {@code null}
-	 * @return the count, or {@code null} when the value is none
-	 */
+	/** A pinned bucket count, 1 to {@link KeySpace#MAX_BUCKETS} without a leading zero, else {@code null}. */
 	static @Nullable Integer parse(@Nullable String pinned) {
 		if (pinned == null || !pinned.matches("[1-9][0-9]{0,4}")) {
 			return null;
@@ -229,19 +183,12 @@ final class BucketCount {
 	}
 
 	private static boolean clusterConfigured(RedisConnectionFactory connectionFactory) {
-		// a driver's factory class is only loaded when that driver is there (and Jedis's not for
-		// a Lettuce factory)
-		if (LETTUCE && Lettuce.isLettuce(connectionFactory)) {
-			return Lettuce.clusterConfigured(connectionFactory);
-		}
-		return JEDIS && Jedis.clusterConfigured(connectionFactory);
+		// a driver's factory class is loaded only when that driver is present
+		return (LETTUCE && Lettuce.clusterConfigured(connectionFactory))
+				|| (JEDIS && Jedis.clusterConfigured(connectionFactory));
 	}
 
 	private static final class Lettuce {
-
-		static boolean isLettuce(RedisConnectionFactory connectionFactory) {
-			return connectionFactory instanceof LettuceConnectionFactory;
-		}
 
 		static boolean clusterConfigured(RedisConnectionFactory connectionFactory) {
 			return connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware();

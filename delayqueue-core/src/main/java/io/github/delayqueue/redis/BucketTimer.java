@@ -2,29 +2,22 @@ package io.github.delayqueue.redis;
 
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.ObjIntConsumer;
-import java.util.function.Supplier;
+import java.util.stream.IntStream;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.util.backoff.BackOff;
 import org.springframework.util.backoff.BackOffExecution;
 import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
- * The timer of the buckets this instance owns: one thread sleeps until the earliest due time
- * of its buckets and runs the promote script of each bucket that is due; it is woken early by
- * {@link #onHead}, and re-checks every owned bucket each guard interval. Ownership comes from
- * {@link TimerBackend#coordinate}. A failed step is logged, backed off and retried. State is
- * guarded by one lock.
+ * The timer of the buckets this instance owns ({@link Heartbeat}): one thread sleeps until the
+ * earliest due time or recurring tick of its buckets and steps each bucket that is due,
+ * re-checking one bucket per guard tick. A failed step is retried with back-off.
  */
 final class BucketTimer implements TimerStatus {
 
@@ -42,41 +35,33 @@ final class BucketTimer implements TimerStatus {
 	/** How long a bucket's recurring jobs wait after a firing that moved none of them on. */
 	private static final long RECURRING_STALL_MILLIS = 100;
 
-	/** How long {@link #stop()} waits for Redis to take the buckets back. */
-	private static final long LEAVE_TIMEOUT_MILLIS = 2_000;
-
 	private final TimerBackend backend;
 
 	private final int batchSize;
-
-	private final long coordinationNanos;
-
-	private final long guardNanos;
 
 	private final long guardTickNanos;
 
 	private final RedisClock clock;
 
-	/** Redis's clock as read by this timer's own calls alone: the heartbeat's expiry is written from it. */
-	private final RedisClock beatClock = new RedisClock();
+	private final Heartbeat heartbeat;
 
 	private final ObjIntConsumer<String> readyListener;
 
-	private final BackOff errorBackOff = errorBackOff();
+	private final ExponentialBackOff errorBackOff = new ExponentialBackOff(MIN_BACKOFF_MILLIS, 2);
 
-	private final ReentrantLock lock = new ReentrantLock();
+	private final OnceAMinute recurringWarning = new OnceAMinute(logger);
 
-	private final Condition wakeUp = this.lock.newCondition();
+	private final Object lock = new Object();
 
+	// guarded by the lock: owned buckets, their next due time and recurring tick (0: now,
+	// NONE: none known), and those taken over since their last step
 	private final boolean[] owned;
 
 	private final long[] nextDue;
 
-	/** Buckets taken over since their last step: it is a guard re-check. */
-	private final boolean[] takenOver;
-
-	/** The next recurring-job tick of each owned bucket (0: read it; NONE: none known). */
 	private final long[] nextTick;
+
+	private final boolean[] takenOver;
 
 	private boolean woken;
 
@@ -84,10 +69,10 @@ final class BucketTimer implements TimerStatus {
 
 	private boolean coordinateNow = true;
 
-	private boolean forceFull = true;
+	// timer thread only
+	private long nextGuard;
 
-	// timer thread only: whether the last firing of each bucket's recurring jobs failed
-	private final boolean[] recurringFailing;
+	private int guardCursor;
 
 	private volatile boolean running;
 
@@ -99,48 +84,30 @@ final class BucketTimer implements TimerStatus {
 
 	private volatile @Nullable Throwable lastError;
 
-	private long nextCoordination;
-
-	private long nextFullCoordination;
-
-	private long nextGuard;
-
-	// timer thread only: the earliest heartbeat expiry read last (beat clock)
-	private long nextExpiryCheck;
-
-	// timer thread only: the namespace's epoch read at the last coordination
-	private String epoch = "";
-
-	private final Runnable dataLostListener;
-
-	private int guardCursor;
-
 	/**
-	 * Creates a timer; {@link #start()} starts its thread.
-	 * @param readyListener told of each topic and bucket that got READY jobs
-	 * @param dataLostListener told when a coordination finds the namespace's epoch changed
+	 * Creates a timer; {@link #start()} starts its thread. {@code readyListener} is told of each
+	 * topic and bucket that got READY jobs, {@code dataLostListener} when the namespace's epoch
+	 * changed.
 	 */
 	BucketTimer(TimerBackend backend, int buckets, int batchSize, Duration coordinationInterval,
 			Duration guardInterval, RedisClock clock, ObjIntConsumer<String> readyListener,
 			Runnable dataLostListener) {
 		this.backend = backend;
-		this.dataLostListener = dataLostListener;
+		this.heartbeat = new Heartbeat(backend, coordinationInterval, guardInterval, dataLostListener);
 		this.batchSize = batchSize;
-		this.coordinationNanos = coordinationInterval.toNanos();
-		this.guardNanos = guardInterval.toNanos();
-		this.guardTickNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), this.guardNanos / buckets);
+		this.guardTickNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), guardInterval.toNanos() / buckets);
+		this.errorBackOff.setMaxInterval(MAX_BACKOFF_MILLIS);
 		this.clock = clock;
 		this.readyListener = readyListener;
 		this.owned = new boolean[buckets];
 		this.takenOver = new boolean[buckets];
 		this.nextDue = new long[buckets];
 		Arrays.fill(this.nextDue, NONE);
-		this.recurringFailing = new boolean[buckets];
 		this.nextTick = new long[buckets];
 		Arrays.fill(this.nextTick, NONE);
 	}
 
-	/** Starts the timer thread; does nothing when it runs already. */
+	/** Starts the timer thread, unless it runs. */
 	synchronized void start() {
 		if (this.running) {
 			return;
@@ -153,40 +120,14 @@ final class BucketTimer implements TimerStatus {
 		timer.start();
 	}
 
-	/** Stops the thread and gives this instance's buckets up, waiting for Redis a bounded time. */
-	@SuppressWarnings("NullAway") // the future completes exceptionally with a cause
+	/** Stops the thread and gives the buckets up ({@link Heartbeat#leave()}). */
 	void stop() {
 		halt();
-		CompletableFuture<Void> leave = new CompletableFuture<>();
-		Thread leaver = new Thread(() -> {
-			try {
-				this.backend.coordinate(true);
-				leave.complete(null);
-			}
-			catch (Throwable ex) {
-				leave.completeExceptionally(ex);
-			}
-		}, "delayqueue-timer-leave");
-		leaver.setDaemon(true);
-		leaver.start();
-		try {
-			leave.get(LEAVE_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
-		}
-		catch (TimeoutException ex) {
-			logger.warn("Redis did not answer within " + LEAVE_TIMEOUT_MILLIS + " ms while giving up bucket timers "
-					+ "on stop; others take over when the heartbeat expires");
-		}
-		catch (ExecutionException ex) {
-			logger.warn("Could not give up bucket timers on stop (others take over when the heartbeat expires): "
-					+ ex.getCause().getMessage());
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-		locked(() -> {
+		this.heartbeat.leave();
+		synchronized (this.lock) {
 			Arrays.fill(this.owned, false);
 			this.ownedCount = 0;
-		});
+		}
 	}
 
 	/** Stops the thread without giving up the buckets, as a crash would. */
@@ -206,71 +147,58 @@ final class BucketTimer implements TimerStatus {
 		this.thread = null;
 	}
 
-	/** Whether the timer thread runs: between {@link #start()} and {@link #stop()} or {@link #halt()}. */
 	@Override
 	public boolean isRunning() {
 		return this.running;
 	}
 
-	/** A job due at {@code dueMillis} (Redis's clock) became the earliest of a bucket's delay queue. */
+	/** A job due at {@code dueMillis} (Redis's clock) became the earliest of a bucket. */
 	void onHead(int bucket, long dueMillis) {
-		locked(() -> {
-			if (bucket >= 0 && bucket < this.owned.length && this.owned[bucket] && dueMillis < this.nextDue[bucket]) {
-				this.nextDue[bucket] = dueMillis;
+		synchronized (this.lock) {
+			if (lower(this.nextDue, bucket, dueMillis)) {
 				signal();
 			}
-		});
+		}
 	}
 
-	/** A recurring tick at {@code tickMillis} (Redis's clock) became the earliest of a bucket's. */
+	/** A recurring tick at {@code tickMillis} (Redis's clock) became the earliest of a bucket. */
 	void onRecurringTick(int bucket, long tickMillis) {
-		locked(() -> {
-			if (bucket >= 0 && bucket < this.owned.length && this.owned[bucket] && tickMillis < this.nextTick[bucket]) {
-				this.nextTick[bucket] = tickMillis;
+		synchronized (this.lock) {
+			if (lower(this.nextTick, bucket, tickMillis)) {
 				signal();
 			}
-		});
+		}
 	}
 
-	/** Re-checks every owned bucket at once (after a reconnect). */
+	/** Re-checks every owned bucket at once. */
 	void recheckAll() {
-		locked(() -> {
+		synchronized (this.lock) {
 			this.recheck = true;
 			signal();
-		});
+		}
 	}
 
-	/** Renews the heartbeat and the bucket shares at once (another instance left). */
+	/** Coordinates at once. */
 	void coordinateSoon() {
-		locked(() -> {
+		synchronized (this.lock) {
 			this.coordinateNow = true;
 			signal();
-		});
-	}
-
-	/** Runs an action under the lock. */
-	private void locked(Runnable action) {
-		locked(() -> {
-			action.run();
-			return null;
-		});
-	}
-
-	/** Reads under the lock. */
-	private <T> T locked(Supplier<T> action) {
-		this.lock.lock();
-		try {
-			return action.get();
-		}
-		finally {
-			this.lock.unlock();
 		}
 	}
 
-	/** Wakes the loop; called under the lock. */
+	/** Wakes the loop; under the lock. */
 	private void signal() {
 		this.woken = true;
-		this.wakeUp.signal();
+		this.lock.notifyAll();
+	}
+
+	/** Lowers the time of an owned bucket; under the lock. */
+	private boolean lower(long[] times, int bucket, long millis) {
+		if (bucket >= 0 && bucket < this.owned.length && this.owned[bucket] && millis < times[bucket]) {
+			times[bucket] = millis;
+			return true;
+		}
+		return false;
 	}
 
 	@Override
@@ -285,16 +213,9 @@ final class BucketTimer implements TimerStatus {
 
 	@Override
 	public int[] ownedBucketNumbers() {
-		return locked(() -> {
-			int[] result = new int[this.ownedCount];
-			int i = 0;
-			for (int b = 0; b < this.owned.length && i < result.length; b++) {
-				if (this.owned[b]) {
-					result[i++] = b;
-				}
-			}
-			return result;
-		});
+		synchronized (this.lock) {
+			return IntStream.range(0, this.owned.length).filter((b) -> this.owned[b]).toArray();
+		}
 	}
 
 	@Override
@@ -314,9 +235,7 @@ final class BucketTimer implements TimerStatus {
 				backOff = null;
 			}
 			catch (InterruptedException ex) {
-				if (!this.running) {
-					break;
-				}
+				// woken or halted: the loop's condition decides
 			}
 			catch (Throwable ex) {
 				if (!this.running) {
@@ -338,56 +257,41 @@ final class BucketTimer implements TimerStatus {
 					Thread.sleep(wait);
 				}
 				catch (InterruptedException interrupted) {
-					if (!this.running) {
-						break;
-					}
+					// woken or halted: the loop's condition decides
 				}
 			}
 		}
 	}
 
-	/** The back-off after a failed step: doubling, {@value #MIN_BACKOFF_MILLIS} to {@value #MAX_BACKOFF_MILLIS} ms. */
-	private static BackOff errorBackOff() {
-		ExponentialBackOff backOff = new ExponentialBackOff(MIN_BACKOFF_MILLIS, 2);
-		backOff.setMaxInterval(MAX_BACKOFF_MILLIS);
-		return backOff;
-	}
-
 	private void step() throws InterruptedException {
 		long monotonic = System.nanoTime();
-		Plan plan = locked(() -> {
-			boolean guardAll = this.recheck;
-			int guardBucket = -1;
+		boolean coordinateNow;
+		boolean guardAll;
+		int guardBucket = -1;
+		synchronized (this.lock) {
+			coordinateNow = this.coordinateNow;
+			guardAll = this.recheck;
 			if (guardAll || monotonic - this.nextGuard >= 0) {
 				guardBucket = this.guardCursor;
 				this.guardCursor = (this.guardCursor + 1) % this.owned.length;
 				this.nextGuard = monotonic + this.guardTickNanos;
 			}
-			Plan next = new Plan(this.coordinateNow || monotonic - this.nextCoordination >= 0, guardAll, guardBucket);
-			this.forceFull |= this.coordinateNow;
 			this.coordinateNow = false;
 			this.recheck = false;
-			return next;
-		});
-		if (plan.coordinate()) {
-			boolean full = this.forceFull || monotonic - this.nextFullCoordination >= 0;
-			coordinate(!full);
-			this.forceFull = false;
-			this.nextCoordination = monotonic + this.coordinationNanos;
-			if (full) {
-				this.nextFullCoordination = monotonic + this.guardNanos;
-			}
+		}
+		TimerBackend.Coordination coordination = this.heartbeat.beat(monotonic, coordinateNow);
+		if (coordination != null) {
+			own(coordination);
 		}
 		for (int bucket = 0; bucket < this.owned.length; bucket++) {
 			if (!this.running) {
 				return;
 			}
-			boolean taken = takenOver(bucket);
-			boolean guard = taken || plan.guardAll() || bucket == plan.guardBucket();
-			if (isOwned(bucket) && (plan.guardAll() || tickOf(bucket) <= this.clock.millis())) {
+			boolean guard = takenOver(bucket) || guardAll || bucket == guardBucket;
+			if (isDue(this.nextTick, bucket, guardAll)) {
 				fireRecurring(bucket);
 			}
-			if (isOwned(bucket) && (guard || dueOf(bucket) <= this.clock.millis())) {
+			if (isDue(this.nextDue, bucket, guard)) {
 				promote(bucket, guard);
 			}
 		}
@@ -395,42 +299,19 @@ final class BucketTimer implements TimerStatus {
 		sleepUntilDue();
 	}
 
-	/** What one step does, decided under the lock; {@code guardBucket} -1 for none. */
-	private record Plan(boolean coordinate, boolean guardAll, int guardBucket) {
-
-	}
-
-	private void coordinate(boolean renewOnly) {
-		if (renewOnly && this.beatClock.isSynced()) {
-			long now = this.beatClock.millis();
-			long earliest = this.backend.renew(now, now >= this.nextExpiryCheck);
-			if (earliest >= 0) {
-				if (earliest > 0) {
-					this.nextExpiryCheck = earliest;
-				}
-				return;
-			}
-		}
-		this.nextExpiryCheck = 0;
-		TimerBackend.Coordination coordination = this.backend.coordinate(false);
+	/** Takes the buckets of a coordination; a bucket taken over is due for a guard re-check. */
+	private void own(TimerBackend.Coordination coordination) {
 		this.clock.update(coordination.redisMillis());
-		this.beatClock.update(coordination.redisMillis());
-		String before = this.epoch;
-		this.epoch = coordination.epoch();
-		if (!before.isEmpty() && !before.equals(this.epoch)) {
-			this.dataLostListener.run();
-		}
 		boolean[] now = new boolean[this.owned.length];
 		for (int bucket : coordination.buckets()) {
 			now[bucket] = true;
 		}
-		locked(() -> {
+		synchronized (this.lock) {
 			int count = 0;
 			for (int b = 0; b < this.owned.length; b++) {
 				if (now[b] && !this.owned[b]) {
 					this.nextDue[b] = 0;
 					this.nextTick[b] = 0;
-					// its first step is a guard re-check
 					this.takenOver[b] = true;
 					if (logger.isDebugEnabled()) {
 						logger.debug("Took over the timer of bucket " + b);
@@ -450,124 +331,93 @@ final class BucketTimer implements TimerStatus {
 						+ coordination.liveInstances() + " instance(s) share them)");
 			}
 			this.ownedCount = count;
-		});
+		}
 	}
 
 	private void promote(int bucket, boolean guard) {
-		locked(() -> {
+		synchronized (this.lock) {
 			this.nextDue[bucket] = NONE;
-		});
+		}
 		TimerBackend.Promotion promotion;
 		try {
 			promotion = this.backend.promote(bucket, guard);
 		}
 		catch (RuntimeException ex) {
-			locked(() -> {
-				this.nextDue[bucket] = 0;
-			});
+			synchronized (this.lock) {
+				lower(this.nextDue, bucket, 0);
+			}
 			throw ex;
 		}
-		this.clock.update(promotion.redisMillis());
-		this.beatClock.update(promotion.redisMillis());
-		for (String topic : promotion.topics()) {
-			this.readyListener.accept(topic, bucket);
-		}
+		synced(promotion.redisMillis());
+		ready(promotion.topics(), bucket);
 		if (promotion.recurringTickMillis() >= 0) {
 			onRecurringTick(bucket, promotion.recurringTickMillis());
 		}
 		boolean more = promotion.moved() + promotion.expired() >= this.batchSize;
 		long next = more ? 0 : ((promotion.nextDueMillis() < 0) ? NONE : promotion.nextDueMillis());
-		locked(() -> {
-			if (this.owned[bucket]) {
-				this.nextDue[bucket] = Math.min(this.nextDue[bucket], next);
-			}
-		});
+		synchronized (this.lock) {
+			lower(this.nextDue, bucket, next);
+		}
 	}
 
 	private void fireRecurring(int bucket) {
-		locked(() -> {
+		synchronized (this.lock) {
 			this.nextTick[bucket] = NONE;
-		});
+		}
 		TimerBackend.RecurringStep step;
 		try {
 			step = this.backend.fireRecurring(bucket);
 		}
 		catch (RuntimeException | Error ex) {
 			long retryAt = this.clock.millis() + RECURRING_RETRY_MILLIS;
-			locked(() -> {
-				this.nextTick[bucket] = Math.min(this.nextTick[bucket], retryAt);
-			});
+			synchronized (this.lock) {
+				lower(this.nextTick, bucket, retryAt);
+			}
 			if (!this.running && !(ex instanceof Error)) {
 				return;
 			}
-			if (!this.recurringFailing[bucket]) {
-				logger.warn("Could not fire the recurring jobs of bucket " + bucket + "; trying again in "
-						+ RECURRING_RETRY_MILLIS + " ms: " + ex.getMessage());
-			}
-			else if (logger.isDebugEnabled()) {
-				logger.debug("Could not fire the recurring jobs of bucket " + bucket + " again", ex);
-			}
-			this.recurringFailing[bucket] = true;
+			this.recurringWarning.warn("Could not fire the recurring jobs of bucket " + bucket + "; trying again in "
+					+ RECURRING_RETRY_MILLIS + " ms: " + ex.getMessage());
 			return;
 		}
-		if (this.recurringFailing[bucket]) {
-			logger.info("Firing the recurring jobs of bucket " + bucket + " again");
-			this.recurringFailing[bucket] = false;
-		}
 		if (step.redisMillis() >= 0) {
-			this.clock.update(step.redisMillis());
-			this.beatClock.update(step.redisMillis());
+			synced(step.redisMillis());
 		}
-		for (String topic : step.topics()) {
-			this.readyListener.accept(topic, bucket);
-		}
+		ready(step.topics(), bucket);
 		long head = (step.nextTickMillis() < 0) ? NONE : step.nextTickMillis();
 		long next = step.progressed() ? head : Math.max(head, this.clock.millis() + RECURRING_STALL_MILLIS);
-		locked(() -> {
-			if (this.owned[bucket]) {
-				this.nextTick[bucket] = Math.min(this.nextTick[bucket], next);
-			}
-		});
+		synchronized (this.lock) {
+			lower(this.nextTick, bucket, next);
+		}
 	}
 
-	/** Fires the recurring jobs of one bucket on the caller's thread, without the loop's bookkeeping (tests). */
-	TimerBackend.RecurringStep fireRecurringNow(int bucket) {
-		TimerBackend.RecurringStep step = this.backend.fireRecurring(bucket);
-		step.topics().forEach((topic) -> this.readyListener.accept(topic, bucket));
-		return step;
+	private void ready(List<String> topics, int bucket) {
+		topics.forEach((topic) -> this.readyListener.accept(topic, bucket));
 	}
 
-	/** Promotes one bucket on the caller's thread, without the loop's bookkeeping (tests). */
-	TimerBackend.Promotion promoteNow(int bucket, boolean guard) {
-		TimerBackend.Promotion promotion = this.backend.promote(bucket, guard);
-		promotion.topics().forEach((topic) -> this.readyListener.accept(topic, bucket));
-		return promotion;
+	private void synced(long redisMillis) {
+		this.clock.update(redisMillis);
+		this.heartbeat.synced(redisMillis);
 	}
 
 	/** Whether a bucket was taken over since its last step; clears the flag. */
 	private boolean takenOver(int bucket) {
-		return locked(() -> {
+		synchronized (this.lock) {
 			boolean taken = this.takenOver[bucket];
 			this.takenOver[bucket] = false;
 			return taken;
-		});
+		}
 	}
 
-	private boolean isOwned(int bucket) {
-		return locked(() -> this.owned[bucket]);
-	}
-
-	private long dueOf(int bucket) {
-		return locked(() -> this.nextDue[bucket]);
-	}
-
-	private long tickOf(int bucket) {
-		return locked(() -> this.nextTick[bucket]);
+	/** Whether a bucket is owned, and {@code force} or its time in {@code times} has come. */
+	private boolean isDue(long[] times, int bucket, boolean force) {
+		synchronized (this.lock) {
+			return this.owned[bucket] && (force || times[bucket] <= this.clock.millis());
+		}
 	}
 
 	private void sleepUntilDue() throws InterruptedException {
-		this.lock.lock();
-		try {
+		synchronized (this.lock) {
 			if (this.woken) {
 				this.woken = false;
 				return;
@@ -578,22 +428,19 @@ final class BucketTimer implements TimerStatus {
 					earliest = Math.min(earliest, Math.min(this.nextDue[b], this.nextTick[b]));
 				}
 			}
-			long monotonic = System.nanoTime();
-			long waitNanos = Math.min(this.nextCoordination - monotonic, this.nextGuard - monotonic);
 			if (earliest == 0) {
 				return;
 			}
+			long monotonic = System.nanoTime();
+			long waitNanos = Math.min(this.heartbeat.next() - monotonic, this.nextGuard - monotonic);
 			if (earliest != NONE) {
 				long untilDue = earliest - this.clock.millis();
 				waitNanos = Math.min(waitNanos, TimeUnit.MILLISECONDS.toNanos(Math.max(untilDue, 1)));
 			}
 			if (waitNanos > 0) {
-				this.wakeUp.awaitNanos(waitNanos);
+				TimeUnit.NANOSECONDS.timedWait(this.lock, waitNanos);
 			}
 			this.woken = false;
-		}
-		finally {
-			this.lock.unlock();
 		}
 	}
 

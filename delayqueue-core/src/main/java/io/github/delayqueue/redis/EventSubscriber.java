@@ -19,16 +19,13 @@ import org.springframework.util.backoff.BackOffExecution;
 import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
- * Listens to the namespace's event channel and passes what it hears to {@link Wakeups}: ready
- * work for consumers, new bucket heads for the timer, instances joining or leaving. Every
- * (re)subscription triggers a full re-check, because whatever was published while the
- * connection was down is lost.
+ * Passes the events of the namespace's channel to {@link Wakeups}; every (re)subscription
+ * re-checks everything.
  */
 final class EventSubscriber implements MessageListener, SubscriptionListener {
 
 	private static final Log logger = LogFactory.getLog(EventSubscriber.class);
 
-	/** Back-off between attempts to subscribe after a failed start. */
 	private static final ExponentialBackOff RETRY = retryBackOff();
 
 	private final RedisMessageListenerContainer container;
@@ -45,9 +42,7 @@ final class EventSubscriber implements MessageListener, SubscriptionListener {
 		this.container.setConnectionFactory(connectionFactory);
 		this.container.setBeanName("delayqueue-events");
 		this.container.setRecoveryBackoff(retryBackOff());
-		// Handling an event only flips a flag and signals a waiting thread, so it runs on the
-		// thread that received it. The container's default starts a new thread for every
-		// message, which under load costs most of an instance's CPU time.
+		// an event only signals a waiting thread: no thread per message
 		this.container.setTaskExecutor(new SyncTaskExecutor());
 		// only a blocking driver (Jedis) holds a thread for the subscription itself
 		this.container.setSubscriptionExecutor(new SimpleAsyncTaskExecutor("delayqueue-events-"));
@@ -55,11 +50,7 @@ final class EventSubscriber implements MessageListener, SubscriptionListener {
 		this.container.afterPropertiesSet();
 	}
 
-	/**
-	 * Subscribes.
-	 * @param retry whether a subscription that fails (Redis unreachable) is tried again in
-	 * the background until it succeeds or the subscriber is stopped, rather than thrown
-	 */
+	/** Subscribes; with {@code retry}, a failure is retried in the background until {@link #stop()}. */
 	void start(boolean retry) {
 		synchronized (this.monitor) {
 			this.stopped = false;
@@ -79,9 +70,6 @@ final class EventSubscriber implements MessageListener, SubscriptionListener {
 		}
 	}
 
-	/**
-	 * Subscribes until it works or {@link #stop()} is called, backing off between attempts.
-	 */
 	private void subscribeUntilStopped() {
 		BackOffExecution backOff = RETRY.start();
 		while (true) {
@@ -157,7 +145,6 @@ final class EventSubscriber implements MessageListener, SubscriptionListener {
 	@Override
 	public void onChannelSubscribed(byte[] channel, long count) {
 		logger.debug("Subscribed to " + new String(channel, StandardCharsets.UTF_8) + ": re-checking every bucket");
-		// a join or a departure may have been announced while nobody listened, too
 		this.wakeups.resubscribed();
 	}
 

@@ -6,9 +6,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.commons.logging.Log;
 
 /**
- * A warning that repeats while its cause lasts (a Redis that refuses a follow-up call, late
- * takes), logged at WARN at most once a minute and at DEBUG otherwise, so that a log shows the
- * cause without a line per job. Thread-safe.
+ * A repeating warning, logged at WARN at most once a minute and at DEBUG otherwise. Thread-safe.
  */
 final class OnceAMinute {
 
@@ -22,10 +20,6 @@ final class OnceAMinute {
 		this.logger = logger;
 	}
 
-	/**
-	 * Logs a message: at WARN when none was in the last minute, else at DEBUG.
-	 * @param message the message
-	 */
 	void warn(String message) {
 		long now = System.nanoTime();
 		long last = this.lastWarned.get();

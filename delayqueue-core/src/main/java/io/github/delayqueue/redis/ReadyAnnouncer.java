@@ -13,36 +13,17 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Announces a ready list that a timer step of this instance made non-empty and left
- * unannounced ({@code promote.lua}, asked to while consumers wait here) on the channel, for
- * every instance, unless this instance's own idle consumers, woken from the step's reply, can
- * take every job of the list at once.
- *
- * <p>
- * A list left to this instance's consumers is announced after all when its bucket is still
- * marked {@link #HANDOVER} later (no take found the bucket empty since: the consumer was
- * paused or stopped in between, an HTTP reserve went away, more jobs came than it took), or
- * was not marked at all by then. A crash or a stop in between is healed by the instance that
- * takes the bucket over: it re-checks the bucket at once as the guard does, which re-announces
- * every topic whose ready list has entries. A failed announcement asks this instance's timer
- * for such a re-check of every bucket at once.
- *
- * <p>
- * It also passes the offers of this instance's waiting consumers to the timer steps
- * ({@link #offers()}): the jobs a step reserves for an offer are handed to its consumer, and
- * those it has not collected after {@link #HANDOVER} are given back (READY again at the front
- * of their list, the attempt not counted, announced). A crash in between leaves them RESERVED
- * until their TTR, as any reservation. Thread-safe.
+ * Announces the ready lists a timer step left unannounced, unless this instance's idle
+ * consumers take them within {@link #HANDOVER}; passes the offers of waiting consumers to the
+ * steps and gives back the jobs reserved for them that they did not collect within
+ * {@link #HANDOVER}. A failed announcement asks the timer to re-check every bucket. Thread-safe.
  */
 final class ReadyAnnouncer {
 
 	/** The most topics whose waiting consumers a step may reserve jobs for. */
 	static final int MAX_OFFERS = 16;
 
-	/**
-	 * How long a job left to this instance's idle consumers may stay unclaimed before every
-	 * instance is told of it.
-	 */
+	/** How long jobs left to this instance's consumers may stay unclaimed. */
 	static final Duration HANDOVER = Duration.ofMillis(50);
 
 	/** How long {@link #stop()} waits for the handovers still waiting. */
@@ -61,13 +42,8 @@ final class ReadyAnnouncer {
 	private volatile @Nullable ScheduledThreadPoolExecutor handovers;
 
 	/**
-	 * Creates an announcer; {@link #start()} lets it leave jobs to this instance's consumers.
-	 * @param signals this instance's consumers' signals
-	 * @param scripts where announcements are published
-	 * @param recheck asks the timer to re-check its buckets as the guard does, at once: after an
-	 * announcement failed
-	 * @param reservableAtOnce which topics a step may reserve jobs of for a waiting consumer
-	 * (not those with a rate limit, whose reserves take permits first)
+	 * {@code recheck} asks the timer for a guard re-check of every bucket; {@code reservableAtOnce}
+	 * names the topics a step may reserve jobs of for a waiting consumer.
 	 */
 	ReadyAnnouncer(ReadySignals signals, QueueScripts scripts, Runnable recheck, Predicate<String> reservableAtOnce) {
 		this.signals = signals;
@@ -76,9 +52,7 @@ final class ReadyAnnouncer {
 		this.reservableAtOnce = reservableAtOnce;
 	}
 
-	/**
-	 * Starts the thread that hands over unclaimed jobs.
-	 */
+	/** Starts the thread that hands over unclaimed jobs. */
 	synchronized void start() {
 		if (this.handovers == null) {
 			ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, (task) -> {
@@ -86,7 +60,6 @@ final class ReadyAnnouncer {
 				thread.setDaemon(true);
 				return thread;
 			});
-			// the thread ends while no handover waits
 			executor.setKeepAliveTime(10, TimeUnit.SECONDS);
 			executor.allowCoreThreadTimeOut(true);
 			this.handovers = executor;
@@ -94,11 +67,8 @@ final class ReadyAnnouncer {
 	}
 
 	/**
-	 * Stops the thread once the handovers still waiting have run (at most {@link #HANDOVER}
-	 * and the time to give jobs back, up to {@link #STOP_WAIT}): jobs reserved for consumers
-	 * that have not collected them are given back, and lists left to this instance's consumers
-	 * are announced. Every step announces in full, and reserves nothing for offers, from now
-	 * until the next {@link #start()}.
+	 * Runs the waiting handovers (up to {@link #STOP_WAIT}) and stops the thread; until the next
+	 * {@link #start()}, steps announce everything and reserve nothing.
 	 */
 	synchronized void stop() {
 		ScheduledThreadPoolExecutor executor = this.handovers;
@@ -118,22 +88,12 @@ final class ReadyAnnouncer {
 		}
 	}
 
-	/**
-	 * Whether a step may leave announcing its ready lists to this instance: some consumer waits
-	 * here, and handovers run.
-	 * @return {@code true} when it may
-	 */
+	/** Whether a step may leave announcing to this instance: a consumer waits, handovers run. */
 	boolean mayLeaveToConsumersHere() {
 		return this.handovers != null && this.signals.anyWaiting();
 	}
 
-	/**
-	 * A timer step made a topic's ready list non-empty and left announcing it to this
-	 * instance; called before this instance's consumers are woken from the step's reply.
-	 * @param topic the topic
-	 * @param bucket the bucket
-	 * @param length the length of the ready list after the push: the jobs the step made READY
-	 */
+	/** A step left announcing a ready list of {@code length} jobs; before consumers are woken. */
 	void unannounced(String topic, int bucket, long length) {
 		ScheduledThreadPoolExecutor executor = this.handovers;
 		if (executor != null && length <= this.signals.idleConsumers(topic)) {
@@ -149,11 +109,7 @@ final class ReadyAnnouncer {
 		announce(topic, bucket);
 	}
 
-	/**
-	 * Stops the thread at once, dropping the handovers still waiting, as a crash would: jobs
-	 * reserved for consumers stay RESERVED until their TTR, and lists left to this instance's
-	 * consumers wait for the instance that takes the buckets over. For tests of fail-over.
-	 */
+	/** Stops the thread at once, dropping the waiting handovers, as a crash would (tests). */
 	synchronized void halt() {
 		ScheduledThreadPoolExecutor executor = this.handovers;
 		this.handovers = null;
@@ -162,11 +118,7 @@ final class ReadyAnnouncer {
 		}
 	}
 
-	/**
-	 * The offers of this instance's idle waiting consumers that a step may reserve jobs for;
-	 * none while handovers do not run.
-	 * @return the offers, at most {@link #MAX_OFFERS}
-	 */
+	/** The offers a step may reserve jobs for, at most {@link #MAX_OFFERS}; none while stopped. */
 	List<ReadySignals.Offering> offers() {
 		if (this.handovers == null) {
 			return List.of();
@@ -174,14 +126,7 @@ final class ReadyAnnouncer {
 		return this.signals.idleOffers(MAX_OFFERS, this.reservableAtOnce);
 	}
 
-	/**
-	 * A step reserved jobs for an offer: they go to its consumer, and what it has not
-	 * collected after {@link #HANDOVER} is given back.
-	 * @param bucket the step's bucket
-	 * @param offering the offer, or {@code null} when the step named a topic no offer named
-	 * (the jobs are given back)
-	 * @param jobs the jobs reserved
-	 */
+	/** A step reserved jobs for an offer ({@code null}: none, given back): they go to its consumer. */
 	void reserved(int bucket, ReadySignals.@Nullable Offering offering, List<ReservedJob> jobs) {
 		ScheduledThreadPoolExecutor executor = this.handovers;
 		if (offering != null && executor != null && this.signals.deliver(offering, jobs)) {
@@ -217,7 +162,7 @@ final class ReadyAnnouncer {
 
 	private void handOver(String topic, int bucket, long before) {
 		try {
-			// still marked, or not marked yet (a step slower than the handover): nobody took it
+			// still marked, or not marked yet: nobody took it
 			if (this.signals.isMarked(topic, bucket) || this.signals.generation(topic, bucket) == before) {
 				announce(topic, bucket);
 			}
@@ -234,8 +179,6 @@ final class ReadyAnnouncer {
 			this.scripts.announceReady(bucket, topic);
 		}
 		catch (RuntimeException ex) {
-			// the jobs are READY in Redis, and this instance's consumers know: a guard re-check
-			// of every bucket, at once, announces them to the others
 			logger.warn("Could not announce the READY jobs of topic '" + topic + "' in bucket " + bucket
 					+ " to the other instances (a guard re-check does): " + ex.getMessage());
 			this.recheck.run();

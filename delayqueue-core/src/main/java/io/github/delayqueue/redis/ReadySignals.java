@@ -17,8 +17,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Per consumed topic, the buckets whose ready list may hold jobs, which this instance's
- * consumers wait on. A mark stays until a reserve finds the bucket empty with no mark since.
- * A consumer may wait with an {@link Offer} for jobs the timer reserves for it. Thread safe.
+ * consumers wait on; a consumer may wait with an {@link Offer} for jobs the timer reserves for
+ * it. Thread-safe.
  */
 final class ReadySignals {
 
@@ -28,12 +28,9 @@ final class ReadySignals {
 	/** How long a topic nobody uses is remembered once there are many. */
 	static final Duration IDLE = Duration.ofMinutes(1);
 
-	/** How long jobs delivered for an offer are handed out to its consumer. */
-	static final Duration STALE_DELIVERY = Duration.ofSeconds(1);
-
 	private final int buckets;
 
-	private final @Nullable Function<String, boolean[]> probe;
+	private final Function<String, boolean[]> probe;
 
 	private final ConcurrentMap<String, TopicSignal> topics = new ConcurrentHashMap<>();
 
@@ -44,20 +41,12 @@ final class ReadySignals {
 
 	private final long idleNanos;
 
-	ReadySignals(int buckets) {
-		this(buckets, null);
-	}
-
-	/**
-	 * @param buckets the number of buckets
-	 * @param probe the buckets whose ready list of a topic is not empty, or {@code null} to
-	 * start every new topic with every bucket marked
-	 */
-	ReadySignals(int buckets, @Nullable Function<String, boolean[]> probe) {
+	/** {@code probe} finds the buckets of a new topic whose ready list is not empty. */
+	ReadySignals(int buckets, Function<String, boolean[]> probe) {
 		this(buckets, probe, MAX_IDLE_TOPICS, IDLE);
 	}
 
-	ReadySignals(int buckets, @Nullable Function<String, boolean[]> probe, int maxIdleTopics, Duration idle) {
+	ReadySignals(int buckets, Function<String, boolean[]> probe, int maxIdleTopics, Duration idle) {
 		this.buckets = buckets;
 		this.probe = probe;
 		this.maxIdleTopics = maxIdleTopics;
@@ -80,30 +69,27 @@ final class ReadySignals {
 			return signal;
 		}
 		forgetIdle();
-		if (this.probe != null) {
-			long[] generations = created.generations();
-			boolean[] nonEmpty;
-			try {
-				nonEmpty = this.probe.apply(topic);
-			}
-			catch (RuntimeException ex) {
-				return created;
-			}
-			for (int bucket = 0; bucket < this.buckets; bucket++) {
-				if (!nonEmpty[bucket]) {
-					created.clear(bucket, generations[bucket]);
-				}
+		long[] generations = created.generations();
+		boolean[] nonEmpty;
+		try {
+			nonEmpty = this.probe.apply(topic);
+		}
+		catch (RuntimeException ex) {
+			return created;
+		}
+		for (int bucket = 0; bucket < this.buckets; bucket++) {
+			if (!nonEmpty[bucket]) {
+				created.clear(bucket, generations[bucket]);
 			}
 		}
 		return created;
 	}
 
-	/** The signal of a topic if it is known, without creating it. */
+	/** The signal of a known topic. */
 	@Nullable TopicSignal existing(String topic) {
 		return this.topics.get(topic);
 	}
 
-	/** How many topics are known. */
 	int size() {
 		return this.topics.size();
 	}
@@ -136,7 +122,7 @@ final class ReadySignals {
 		return (signal != null) ? signal.generation(bucket) : -1;
 	}
 
-	/** How many consumers of a topic wait with no marked bucket to take from (0 for an unknown topic). */
+	/** How many consumers of a topic wait with no marked bucket and no delivered jobs. */
 	int idleConsumers(String topic) {
 		TopicSignal signal = this.topics.get(topic);
 		return (signal != null) ? signal.idle() : 0;
@@ -147,7 +133,7 @@ final class ReadySignals {
 		return this.waiters.get() > 0;
 	}
 
-	/** Per topic with no marked bucket, its longest waiting consumer's offer, for at most {@code limit} topics. */
+	/** Per allowed topic with no marked bucket, its longest waiting consumer's offer, up to {@code limit}. */
 	List<Offering> idleOffers(int limit, Predicate<String> allowed) {
 		List<Offering> offers = new ArrayList<>();
 		if (this.waiters.get() == 0) {
@@ -171,7 +157,7 @@ final class ReadySignals {
 		return signal != null && signal.deliver(offering, jobs);
 	}
 
-	/** Takes back and returns the delivered jobs its consumer did not collect. */
+	/** Takes back the delivered jobs its consumer did not collect. */
 	List<ReservedJob> reclaim(Offering offering, List<ReservedJob> jobs) {
 		TopicSignal signal = offering.signal();
 		return (signal != null) ? signal.reclaim(offering, jobs) : List.of();
@@ -184,7 +170,7 @@ final class ReadySignals {
 		}
 	}
 
-	/** Marks every bucket of every topic (after a reconnect). */
+	/** Marks every bucket of every topic. */
 	void markAll() {
 		this.topics.values().forEach(TopicSignal::markAll);
 	}
@@ -199,7 +185,7 @@ final class ReadySignals {
 
 	}
 
-	/** The offer of a consumer waiting for a topic on a thread, with the signal it waits on. */
+	/** The offer of a consumer waiting on a thread, with the signal it waits on. */
 	record Offering(String topic, Thread thread, Offer offer, @Nullable TopicSignal signal) {
 
 	}
@@ -219,11 +205,11 @@ final class ReadySignals {
 
 		private volatile long lastUsedNanos = System.nanoTime();
 
-		/** Until when (System.nanoTime) the topic's rate limit holds no permit; 0: none known. */
+		/** Until when (nano time) the topic's rate limit holds no permit; 0: none known. */
 		private long throttledUntilNanos;
 
-		/** The consumers waiting with an offer, in arrival order, and those holding jobs for one. */
-		private final Map<Thread, Offered> offered = new LinkedHashMap<>();
+		/** The consumers waiting with an offer, in arrival order, or holding jobs for one. */
+		private final Map<Thread, OfferedJobs> offered = new LinkedHashMap<>();
 
 		private final AtomicInteger allWaiting;
 
@@ -260,8 +246,8 @@ final class ReadySignals {
 				return 0;
 			}
 			int busy = 0;
-			for (Offered candidate : this.offered.values()) {
-				if (candidate.waiting && fresh(candidate)) {
+			for (OfferedJobs candidate : this.offered.values()) {
+				if (candidate.waiting && candidate.isFresh()) {
 					busy++;
 				}
 			}
@@ -278,7 +264,7 @@ final class ReadySignals {
 			notifyAll();
 		}
 
-		/** The marked buckets as pairs of bucket and generation, starting from a rotating bucket. */
+		/** The marked buckets as pairs of bucket and generation, from a rotating start. */
 		synchronized long[][] candidates() {
 			long[][] result = new long[this.pendingCount][];
 			int n = this.pending.length;
@@ -311,7 +297,7 @@ final class ReadySignals {
 			}
 		}
 
-		/** Notes that the topic's rate limit has no permit for {@code millis}; {@link #await} waits it out. */
+		/** The topic's rate limit has no permit for {@code millis}: {@link #await} waits it out. */
 		synchronized void throttle(long millis) {
 			long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, millis));
 			if (this.throttledUntilNanos == 0 || until - this.throttledUntilNanos > 0) {
@@ -319,12 +305,12 @@ final class ReadySignals {
 			}
 		}
 
-		/** Whether the topic's rate limit is known to have no permit now. */
+		/** Whether the topic's rate limit has no permit now. */
 		synchronized boolean isThrottled() {
 			return throttledNanos() > 0;
 		}
 
-		/** How long the throttle still holds (0: not throttled). */
+		/** How long the throttle still holds, 0: none. */
 		private long throttledNanos() {
 			if (this.throttledUntilNanos == 0) {
 				return 0;
@@ -342,13 +328,13 @@ final class ReadySignals {
 			return await(timeout, null);
 		}
 
-		/** Waits as {@link #await(Duration)} does; with an offer, also until jobs are delivered for it. */
+		/** Waits as {@link #await(Duration)}; with an offer, also until jobs are delivered for it. */
 		synchronized boolean await(Duration timeout, @Nullable Offer offer) throws InterruptedException {
 			if (Thread.interrupted()) {
 				throw new InterruptedException();
 			}
 			long nanos = timeout.toNanos();
-			Offered mine = null;
+			OfferedJobs mine = null;
 			this.waiting++;
 			this.allWaiting.incrementAndGet();
 			try {
@@ -356,7 +342,7 @@ final class ReadySignals {
 					Thread thread = Thread.currentThread();
 					mine = this.offered.get(thread);
 					if (mine == null || !mine.offer.equals(offer)) {
-						mine = (mine != null && !mine.jobs.isEmpty()) ? null : new Offered(offer);
+						mine = (mine != null && !mine.isEmpty()) ? null : new OfferedJobs(offer);
 						if (mine != null) {
 							this.offered.put(thread, mine);
 						}
@@ -366,7 +352,7 @@ final class ReadySignals {
 					}
 				}
 				while (true) {
-					if (mine != null && fresh(mine)) {
+					if (mine != null && mine.isFresh()) {
 						return true;
 					}
 					long throttled = (this.pendingCount == 0) ? 0 : throttledNanos();
@@ -388,7 +374,7 @@ final class ReadySignals {
 				this.lastUsedNanos = System.nanoTime();
 				if (mine != null) {
 					mine.waiting = false;
-					if (mine.jobs.isEmpty()) {
+					if (mine.isEmpty()) {
 						this.offered.remove(Thread.currentThread(), mine);
 					}
 				}
@@ -400,9 +386,9 @@ final class ReadySignals {
 			if (this.pendingCount > 0) {
 				return null;
 			}
-			for (Map.Entry<Thread, Offered> entry : this.offered.entrySet()) {
-				Offered candidate = entry.getValue();
-				if (candidate.waiting && candidate.jobs.isEmpty()) {
+			for (Map.Entry<Thread, OfferedJobs> entry : this.offered.entrySet()) {
+				OfferedJobs candidate = entry.getValue();
+				if (candidate.waiting && candidate.isEmpty()) {
 					return new Offering(topic, entry.getKey(), candidate.offer, this);
 				}
 			}
@@ -410,29 +396,22 @@ final class ReadySignals {
 		}
 
 		synchronized boolean deliver(Offering offering, List<ReservedJob> jobs) {
-			Offered target = this.offered.get(offering.thread());
+			OfferedJobs target = this.offered.get(offering.thread());
 			if (target == null || !target.waiting || !target.offer.equals(offering.offer())) {
 				return false;
 			}
-			target.jobs.addAll(jobs);
-			target.deliveredNanos = System.nanoTime();
-			target.refused = false;
+			target.deliver(jobs);
 			notifyAll();
 			return true;
 		}
 
 		synchronized List<ReservedJob> reclaim(Offering offering, List<ReservedJob> jobs) {
-			Offered target = this.offered.get(offering.thread());
+			OfferedJobs target = this.offered.get(offering.thread());
 			if (target == null) {
 				return List.of();
 			}
-			List<ReservedJob> left = new ArrayList<>();
-			for (ReservedJob job : jobs) {
-				if (target.jobs.removeIf((held) -> held == job)) {
-					left.add(job);
-				}
-			}
-			if (target.jobs.isEmpty() && !target.waiting) {
+			List<ReservedJob> left = target.reclaim(jobs);
+			if (target.isDone()) {
 				this.offered.remove(offering.thread(), target);
 			}
 			return left;
@@ -440,54 +419,25 @@ final class ReadySignals {
 
 		/** Leaves the jobs delivered for the calling thread's offer to be reclaimed. */
 		synchronized void refuseDelivered() {
-			Offered mine = this.offered.get(Thread.currentThread());
+			OfferedJobs mine = this.offered.get(Thread.currentThread());
 			if (mine != null) {
-				mine.refused = true;
+				mine.refuse();
 			}
 		}
 
 		/** Up to {@code max} jobs delivered for the calling thread's offer, if its TTR and limit match. */
 		synchronized List<ReservedJob> collect(int max, long ttrMillis, int attemptsLimit) {
 			Thread thread = Thread.currentThread();
-			Offered mine = this.offered.get(thread);
-			if (mine == null || !fresh(mine) || mine.offer.ttrMillis() != ttrMillis
+			OfferedJobs mine = this.offered.get(thread);
+			if (mine == null || !mine.isFresh() || mine.offer.ttrMillis() != ttrMillis
 					|| mine.offer.attemptsLimit() != attemptsLimit) {
 				return List.of();
 			}
-			int n = Math.min(max, mine.jobs.size());
-			List<ReservedJob> taken = new ArrayList<>(mine.jobs.subList(0, n));
-			mine.jobs.subList(0, n).clear();
-			if (mine.jobs.isEmpty() && !mine.waiting) {
+			List<ReservedJob> taken = mine.take(max);
+			if (mine.isDone()) {
 				this.offered.remove(thread, mine);
 			}
 			return taken;
-		}
-
-	}
-
-	/** Whether jobs delivered for an offer still wait for their consumer (under the signal's monitor). */
-	private static boolean fresh(Offered offered) {
-		return !offered.jobs.isEmpty() && !offered.refused
-				&& System.nanoTime() - offered.deliveredNanos <= STALE_DELIVERY.toNanos();
-	}
-
-	/** A consumer's offer and the jobs reserved for it (guarded by its signal's monitor). */
-	private static final class Offered {
-
-		final Offer offer;
-
-		final List<ReservedJob> jobs = new ArrayList<>();
-
-		boolean waiting;
-
-		/** When jobs were last delivered (System.nanoTime). */
-		long deliveredNanos;
-
-		/** Whether the delivered jobs are left to their hand-back. */
-		boolean refused;
-
-		Offered(Offer offer) {
-			this.offer = offer;
 		}
 
 	}

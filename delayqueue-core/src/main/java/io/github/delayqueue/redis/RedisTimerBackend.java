@@ -6,13 +6,10 @@ import java.util.function.BiConsumer;
 
 import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.ReservedJob;
-import org.jspecify.annotations.Nullable;
 
 /**
- * The Redis side of the {@link BucketTimer}: the heartbeat and the shares of the buckets
- * ({@code coordinate.lua}), and the step of one bucket ({@code promote.lua}), whose expired
- * reservations it reports to the observer (and the DEAD ones among them to
- * {@link FailedJobs}) and whose READY jobs it announces ({@link ReadyAnnouncer}). Thread-safe.
+ * The Redis side of the {@link BucketTimer}: {@code coordinate.lua}, and {@code promote.lua}
+ * with the offers of {@link ReadyAnnouncer}, reporting expired and DEAD jobs. Thread-safe.
  */
 final class RedisTimerBackend implements TimerBackend {
 
@@ -57,29 +54,12 @@ final class RedisTimerBackend implements TimerBackend {
 	@Override
 	public Promotion promote(int bucket, boolean guard) {
 		List<ReadySignals.Offering> offers = guard ? List.of() : this.announcer.offers();
-		return promote(bucket, guard, offers,
-				(topic, jobs) -> this.announcer.reserved(bucket, offering(offers, topic), jobs))
+		return promote(bucket, guard, offers, (topic, jobs) -> this.announcer.reserved(bucket,
+				offers.stream().filter((offer) -> offer.topic().equals(topic)).findFirst().orElse(null), jobs))
 			.promotion();
 	}
 
-	private static ReadySignals.@Nullable Offering offering(List<ReadySignals.Offering> offers, String topic) {
-		for (ReadySignals.Offering offering : offers) {
-			if (offering.topic().equals(topic)) {
-				return offering;
-			}
-		}
-		return null;
-	}
-
-	/**
-	 * A timer step with the given offers.
-	 * @param bucket the bucket
-	 * @param guard {@code true} for the guard re-check
-	 * @param offers the offers, one per topic
-	 * @param reserved takes the jobs the step reserved for the offers, per topic, before
-	 * anything else follows the step (nothing after may keep them from their consumers)
-	 * @return the step's reply
-	 */
+	/** A timer step with offers (one per topic); {@code reserved} gets their jobs first. */
 	ScriptReplies.Promoted promote(int bucket, boolean guard, List<ReadySignals.Offering> offers,
 			BiConsumer<String, List<ReservedJob>> reserved) {
 		ScriptReplies.Promoted promoted = this.scripts.promote(bucket, this.batchSize, guard,

@@ -3,8 +3,7 @@ package io.github.delayqueue.redis;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A read-only view of this instance's bucket timer, for health checks and metrics
- * ({@link RedisDelayQueue#getTimer()}). Thread-safe.
+ * A read-only view of this instance's bucket timer, for health checks and metrics. Thread-safe.
  */
 public interface TimerStatus {
 
@@ -15,8 +14,8 @@ public interface TimerStatus {
 	boolean isRunning();
 
 	/**
-	 * When the timer's loop last completed a step, by {@link System#nanoTime()}.
-	 * @return the nano time of the last progress
+	 * When the timer's loop last completed a step.
+	 * @return the {@link System#nanoTime()} of the last progress
 	 */
 	long lastProgressNanos();
 
@@ -33,7 +32,7 @@ public interface TimerStatus {
 	int[] ownedBucketNumbers();
 
 	/**
-	 * The failure of the timer's last step, when it failed.
+	 * The failure of the timer's last step.
 	 * @return the error, or {@code null} when the last step succeeded
 	 */
 	@Nullable Throwable lastError();

@@ -3,16 +3,9 @@ package io.github.delayqueue.redis;
 import io.github.delayqueue.core.JobState;
 
 /**
- * Where this instance's timer and consumers are told that a bucket got work: a job became
- * READY (the consumers of its topic wake), a job became the earliest of a bucket's delay queue
- * (the timer wakes earlier), a bucket must be looked at again.
- *
- * <p>
- * Two sources feed it, each for its own writes: the replies of this instance's script calls,
- * before the call returns (the producer, consumer and admin parts and the timer's
- * promotions), and the channel for the other instances' calls ({@link EventSubscriber}).
- * Every method is idempotent in effect, as this instance also hears the echo of its own
- * writes on the channel. Thread-safe.
+ * Tells this instance's consumers ({@link ReadySignals}) and timer ({@link BucketTimer}) that a
+ * bucket got work, from script replies and from the event channel. Every method is idempotent.
+ * Thread-safe.
  */
 final class Wakeups {
 
@@ -25,33 +18,17 @@ final class Wakeups {
 		this.timer = timer;
 	}
 
-	/**
-	 * A ready list of a topic got jobs: its consumers in this instance wake.
-	 * @param topic the topic
-	 * @param bucket the bucket
-	 */
+	/** A ready list of a topic got jobs. */
 	void ready(String topic, int bucket) {
 		this.signals.markReady(topic, bucket);
 	}
 
-	/**
-	 * A job or a TTR deadline became the earliest event of a bucket: the timer wakes for it
-	 * when it runs the bucket.
-	 * @param bucket the bucket
-	 * @param dueMillis its time by Redis's clock
-	 */
+	/** A job or a TTR deadline became the earliest event of a bucket. */
 	void head(int bucket, long dueMillis) {
 		this.timer.onHead(bucket, dueMillis);
 	}
 
-	/**
-	 * A job was written to a bucket: READY wakes its consumers, a new head the timer.
-	 * @param topic the job's topic
-	 * @param bucket the bucket
-	 * @param state the job's state now
-	 * @param dueMillis its due time by Redis's clock
-	 * @param head whether it became the earliest of the bucket's delay queue
-	 */
+	/** A job was written: READY wakes its consumers, a new head the timer. */
 	void written(String topic, int bucket, JobState state, long dueMillis, boolean head) {
 		if (state == JobState.READY) {
 			ready(topic, bucket);
@@ -61,37 +38,23 @@ final class Wakeups {
 		}
 	}
 
-	/**
-	 * A recurring job's tick became the earliest of a bucket's recurring jobs: the timer wakes
-	 * for it when it runs the bucket.
-	 * @param bucket the bucket
-	 * @param tickMillis the tick by Redis's clock
-	 */
+	/** A recurring tick became the earliest of a bucket's recurring jobs. */
 	void recurringTick(int bucket, long tickMillis) {
 		this.timer.onRecurringTick(bucket, tickMillis);
 	}
 
-	/**
-	 * Jobs of any topic may have become READY in a bucket, and its timer events may have
-	 * changed (a repair put jobs back into their indexes).
-	 * @param bucket the bucket
-	 */
+	/** Any topic of a bucket may have READY jobs, and its timer events may have changed (a repair). */
 	void bucketChanged(int bucket) {
 		this.signals.markBucket(bucket);
 		this.timer.recheckAll();
 	}
 
-	/**
-	 * An instance joined or left: the shares of the bucket timers are renewed at once.
-	 */
+	/** An instance joined or left. */
 	void instancesChanged() {
 		this.timer.coordinateSoon();
 	}
 
-	/**
-	 * The channel was (re)subscribed: whatever was published while nobody listened is lost,
-	 * so every bucket of every topic is looked at again and the shares renewed.
-	 */
+	/** The channel was (re)subscribed: what was published meanwhile is lost. */
 	void resubscribed() {
 		this.signals.markAll();
 		this.timer.recheckAll();

@@ -1,21 +1,8 @@
--- coordinate.lua: instance heartbeat and fair assignment of bucket timers, in one atomic step.
---
--- KEYS[1] "{<namespace>}:instances" ZSET instance -> heartbeat expiry ms
--- KEYS[2] "{<namespace>}:timers" HASH bucket -> instance that runs its timer
--- KEYS[3] "{<namespace>}:config" HASH: the pinned bucket count is written again if it is gone
--- (deleted, or evicted: it is read only at start-ups), so that an instance started later does
--- not take the namespace for a new one; its 'epoch' (Redis's time when the hash was first
--- written) changes when that happens, which tells every instance that Redis lost its data
--- ARGV[1] this instance, ARGV[2] heartbeat ttl ms, ARGV[3] number of buckets,
--- ARGV[4] '1' when this instance leaves (its buckets are freed at once), ARGV[5] the event
--- channel.
--- Returns {live instances, now ms, epoch, bucket owned by this instance, ...}. Joins and departures are
--- announced with "l" on the channel, so that every instance re-coordinates at once. Between
--- coordinations an instance only renews its heartbeat, without this script
--- (QueueScripts.renew), and coordinates when the renewal finds its heartbeat gone or another
--- one run out.
--- Every live timer instance's share is floor(B / n) or one more (by rank of its name), so shares
--- differ by one at most; a bucket whose owner's heartbeat expired is free and taken at once.
+-- coordinate.lua: this instance's heartbeat and its share of bucket timers (floor(B / n) or one
+-- more, by rank of name; buckets of expired instances are free). KEYS[1] instances ZSET, KEYS[2]
+-- timers HASH, KEYS[3] config HASH (re-pins 'buckets', sets 'epoch'). ARGV[1] instance, ARGV[2]
+-- ttl ms, ARGV[3] buckets, ARGV[4] '1' to leave, ARGV[5] channel ('l' on a join or departure).
+-- Returns {live instances, now ms, epoch, bucket owned, ...}.
 local me, ttl, buckets = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -31,7 +18,6 @@ else
     redis.call('HSET', KEYS[3], 'epoch', epoch)
   end
   if redis.call('ZADD', KEYS[1], fmt(now + ttl), me) == 1 then
-    -- joined: the others give up their extra buckets when they hear of it
     changed = true
   end
 end
@@ -59,7 +45,6 @@ for b = 0, buckets - 1 do
 end
 local reply = { #live, now, epoch or '' }
 if rank == nil then
-  -- leaving: free every bucket and tell the others to re-coordinate now
   for _, b in ipairs(mine) do
     redis.call('HDEL', KEYS[2], b)
   end

@@ -1,32 +1,9 @@
--- promote.lua: the bucket timer's step. Moves due DELAYED jobs to their topics' ready lists and
--- re-queues RESERVED jobs whose TTR passed (READY again, or DEAD when their attempts are used up).
--- KEYS[1] jobs hash, KEYS[2] guard
--- ARGV[3] batch size (at most this many jobs are moved), ARGV[4] '1' for the guard re-check
--- that heals lost notifications: re-announce every topic of the bucket whose ready list had
--- entries, delete the stats fields that fell to 0, and compact the ready lists of topics whose
--- tombstones outnumber their READY jobs (COMPACT_AT at least), reading COMPACT_WINDOW entries at
--- most in all.
--- ARGV[5] '1': a ready list that this step (not a guard re-check) makes non-empty is not
--- announced here; the caller's instance announces it on the channel unless its own idle
--- consumers take its jobs (ReadyAnnouncer), so that a job does not wake every instance.
--- ARGV[6] the number of offers that follow (none when absent), four values each: a topic, the
--- most jobs, the TTR of their reservation (ms, 0: each job's own) and the attempts limit stored
--- with them (0: each job's own), from a consumer of the caller's instance that waits for that
--- topic. A step (not a guard re-check) that makes jobs of an offered topic due reserves them
--- for that consumer at once (DELAYED -> RESERVED, as a take would reserve them: attempt,
--- fencing token, deadline) instead of pushing them to the ready list for a take: only when all
--- of the topic's due jobs in this step fit the offer, the topic's ready lists are empty (no job
--- READY before them) and no reservation of the topic ran out in this step.
--- A job whose TTR ran out is due again at its deadline (what its delivery lag is measured from).
--- Index entries whose record is gone, unreadable or in another state are dropped.
--- Returns {moved (reserved for an offer included), expired, next due ms (-1: none), now ms,
---          next recurring-job tick ms (guard re-check only: -1 none; -2 not read), number of
---          topics that got READY jobs n, then for each of them the topic and, when this step made
---          its ready list non-empty without announcing it, the list's length (else -1), then the
---          number of topics with expired reservations and for each: topic, how many are READY
---          again, how many are DEAD; then the number of offered topics whose jobs were reserved
---          and for each: topic, number of jobs, then 9 fields per job as a take answers them
---          (see lib/apply_take.lua), the highest priority first, then in due order}.
+-- promote.lua: the timer's step: due DELAYED jobs to their ready lists (or RESERVED for an offer),
+-- expired reservations READY again or DEAD. ARGV[3] batch size, ARGV[4] '1' guard re-check
+-- (re-announce, drop zero stats, compact ready lists), ARGV[5] '1' leave announcing to the caller,
+-- ARGV[6] n offers, then n x {topic, max, ttr ms (0: the job's), attempts limit (0: the job's)}.
+-- Returns {moved, expired, next due (-1: none), now, recurring tick (guard; -1 none, -2 unread), n,
+-- n x {topic, unannounced length or -1}, m, m x {topic, ready, dead}, k, k x {topic, c, c x take}}.
 -- @include lib/keys
 -- @include lib/now_ms
 -- @include lib/num
@@ -60,10 +37,7 @@ if ARGV[5] == '1' and not guard then
   UNANNOUNCED = {}
 end
 
--- The entries of a sorted set whose score is now or earlier (at most limit of them, lowest
--- first) with their scores, and the lowest score after them (nil: none). Reads the first two
--- entries, and more only when both are due: a step that moves one job, as every step of a
--- trickle does, reads the index once and learns its next due time from the same reply.
+-- Up to limit due entries of a sorted set with their scores, and the next score after them (nil: none).
 local function due_entries(key, limit)
   local members, scores = {}, {}
   local head = redis.call('ZRANGE', key, 0, 1, 'WITHSCORES')
@@ -83,15 +57,12 @@ local function due_entries(key, limit)
   return members, scores, after[2] and tonumber(after[2])
 end
 
--- reads: due entries, expired reservations, their records, and the heads that follow them
--- (this script adds nothing to either index, so they are the next due times once the due
--- entries moved); on a guard re-check the stats
 local due, _, d = due_entries(P .. 'delayed', batch)
 local expired_keys, deadlines, r = due_entries(P .. 'reserved', batch - #due)
 local due_records = read_many(KEYS[1], due)
 local expired_records = read_many(KEYS[1], expired_keys)
 
--- the offers: which due jobs this step reserves for a waiting consumer (reads only)
+-- the offers: which due jobs this step reserves for a waiting consumer
 local offered = {}  -- { topic, jobs = { { key, j } }, ttr, max } per topic whose jobs are reserved
 local reserved_here = {}  -- job key -> true
 local offers = tonumber(ARGV[6] or '0')
@@ -100,19 +71,14 @@ if offers > 0 and not guard then
   for i = 7, 6 + 4 * offers, 4 do
     wanted[ARGV[i]] = true
   end
-  -- (only the records of offered topics are decoded)
   local due_of = {}
   for k, jobkey in ipairs(due) do
     local topic = topic_of(jobkey)
     local j = topic and wanted[topic] and due_records[k] and delayed_to_ready(due_records[k])
       and decode(due_records[k])
     if j then
-      local list = due_of[topic]
-      if not list then
-        list = {}
-        due_of[topic] = list
-      end
-      list[#list + 1] = { jobkey, j }
+      due_of[topic] = due_of[topic] or {}
+      table.insert(due_of[topic], { jobkey, j })
     end
   end
   local expiring = {}
@@ -124,7 +90,7 @@ if offers > 0 and not guard then
     local list = due_of[topic]
     if list and #list <= tonumber(ARGV[i + 1]) and not expiring[topic]
         and redis.call('LLEN', P .. 'ready:' .. topic) == 0 then
-      -- the highest priority first, then in due order (the order of the delay queue)
+      -- the highest priority first, then in due order, as a take
       for n, entry in ipairs(list) do
         entry[3] = n
       end
@@ -158,7 +124,6 @@ for i = 1, #stats, 2 do
     local tombstones = tonumber(stats[i + 1])
     local live = tonumber(redis.call('HGET', P .. 'stats', 'R:' .. topic) or 0)
     if tombstones >= COMPACT_AT and tombstones > live then
-      -- every ready list of the topic, each after its sentinel (the first list's stays first)
       local first = redis.call('LRANGE', P .. 'ready:' .. topic, 0, 0)[1]
       local parts, levels = ready_parts(topic, first)
       local sentinel_of, emptied = nil, {}
@@ -186,9 +151,7 @@ for i = 1, #stats, 2 do
           end
         end
       end
-      -- the sentinel no longer names the lists that the compaction empties: it is pushed again
-      -- after the first list's compaction, or rewritten alone when the window ran out before
-      -- the first list
+      -- the sentinel stops naming the lists the compaction empties
       if levels then
         local set = {}
         for _, p in ipairs(levels) do
@@ -205,16 +168,13 @@ for i = 1, #stats, 2 do
   end
 end
 
--- writes (the counts this call changes are added after, so a field deleted here and counted
--- now comes back with its new value)
+-- writes; zero stats go first, so a count changed below comes back
 call_many('HDEL', P .. 'stats', zeros)
--- compaction, before this step pushes anything (a push may write a sentinel): the entries read
--- leave the head of the list (after its sentinel, which stays first); the live ones go back,
--- in their order, to the head when the window held the whole list, else to the tail
+-- compaction before any push (a push may write a sentinel): live entries back to the head when
+-- the window held the whole list, else to the tail
 for _, c in ipairs(compactions) do
   redis.call('LTRIM', c.list, c.from + c.entries, -1)
   if c.whole then
-    -- LPUSH puts each value before the ones pushed earlier: push the last one first
     local reversed = {}
     for k = #c.keep, 1, -1 do
       reversed[#reversed + 1] = c.keep[k]
@@ -228,7 +188,6 @@ for _, c in ipairs(compactions) do
   end
   count('T', c.topic, -c.dropped)
 end
--- (a first list the window did not reach still starts with its sentinel)
 for _, fix in ipairs(sentinel_fixes) do
   if fix.text then
     redis.call('LSET', fix.list, 0, fix.text)
@@ -260,8 +219,6 @@ if expired > 0 then
       j.due = deadlines[k]
       if j.attempt >= j.max then
         tally[2] = (tally[2] or 0) + 1
-        -- the reservation's own TTR may differ from the job's (a consumer may reserve with
-        -- another): name what is certain
         gather_dead(w, jobkey, topic, j, now,
           'the reservation ran out (TTR) on attempt ' .. num(j.attempt) .. ' of ' .. num(j.max))
       else
@@ -271,7 +228,7 @@ if expired > 0 then
     end
   end
 end
--- the jobs reserved for offers, after the expired reservations left the reserved index
+-- the offers' reservations, after the expired ones left the reserved index
 local delivered = {}
 local earliest_deadline = nil
 for _, offer in ipairs(offered) do
@@ -303,12 +260,9 @@ for _, offer in ipairs(offered) do
   delivered[#delivered + 1] = fields
 end
 write_gathered(w)
--- the topics that got work (a guard re-check adds those it re-announces)
 local ready, order = w.ready, w.ready_topics
 
--- a guard re-check re-announces the topics whose ready lists had entries, READY jobs or
--- tombstones (the lists were not empty, so jobs this step pushed to them were not announced;
--- and the last announcement may have been left to an instance that is gone)
+-- a guard re-check re-announces every topic whose ready lists have entries or tombstones
 if guard then
   local announced = {}
   for i = 1, #stats, 2 do
@@ -323,15 +277,12 @@ if guard then
   end
 end
 
--- a guard re-check also reads the bucket's next recurring tick, for a timer that missed its
--- announcement (-2: not read)
 local recurring = -2
 if guard then
   local first = redis.call('ZRANGE', P .. 'recurring-due', 0, 0, 'WITHSCORES')
   recurring = first[2] and tonumber(first[2]) or -1
 end
 
--- the bucket's next timer event, the new deadlines included
 local next_event = earlier(d, r)
 if earliest_deadline and (next_event < 0 or earliest_deadline < next_event) then
   next_event = earliest_deadline

@@ -1,5 +1,5 @@
--- Makes the first entry of a topic's first ready list a sentinel that names priority p (a
--- list of p just got entries). Returns whether that list was empty before.
+-- Makes the sentinel first in a topic's first ready list name priority p; returns whether that
+-- list was empty.
 -- @include lib/keys
 -- @include lib/sentinel_levels
 -- @include lib/sentinel_text

@@ -1,5 +1,5 @@
--- Where push_ready leaves announcing to the caller (promote.lua): topic -> the length of its
--- ready list after a push to the empty list. nil: push_ready announces.
+-- Appends job keys of priority p (nil: the default) to a topic's ready list and announces a list
+-- that was empty, or, when UNANNOUNCED is a table (promote.lua), notes topic -> its length there.
 -- @include lib/keys
 -- @include lib/chunk
 -- @include lib/default_priority
@@ -8,11 +8,6 @@
 -- @include lib/announce_ready
 -- @include lib/mark_priority
 local UNANNOUNCED = nil
-
-
--- Appends job keys of priority p (nil: the default) to a topic's ready list; announces the
--- topic when its first list was empty (or notes the entries in UNANNOUNCED for the caller to
--- announce).
 local function push_ready(topic, jobkeys, p)
   local was_empty, length = false, 0
   if p and p ~= DEFAULT_PRIORITY then
@@ -34,7 +29,6 @@ local function push_ready(topic, jobkeys, p)
       announce_ready(topic)
     end
   elseif UNANNOUNCED and UNANNOUNCED[topic] then
-    -- the same step made the topic non-empty with jobs of another priority
     UNANNOUNCED[topic] = UNANNOUNCED[topic] + #jobkeys
   end
 end
