@@ -1,26 +1,8 @@
--- completed.lua: the finished jobs a topic keeps (its retention), in two keys of the topic's
--- own slot "{<namespace>/done/<topic>}", apart from the buckets.
--- KEYS[1] the records: a hash of job key -> record, KEYS[2] their order: a zset of job key
--- scored by finish time (ms).
--- Record: "<attempt>,<maxAttempts>,<ttr>,<createdAt>,<dueAt>,<deliveredAt>,<finishedAt>", the
--- numbers after maxAttempts in base 36 (ms), then "\n<payload>" when the topic keeps payloads.
---
--- ARGV[1] = 'add': finished jobs are kept, and the oldest trimmed.
---   ARGV[2] most jobs kept (0: no count limit), ARGV[3] how long a job is kept, ms (0: no time
---   limit, measured back from this node's time), ARGV[4] the most entries to remove beyond the
---   number added, then per job: job key, its finish time (ms, by its bucket's clock), its
---   record. A job kept with a later finish time already (a later run) is left as it is.
---   Returns {now ms, jobs kept after the call}.
--- ARGV[1] = 'page': a page of the kept jobs, the latest finish first (then by job key, from
---   the greatest), after a cursor.
---   ARGV[2] how many, ARGV[3] '1' to include payloads, ARGV[4] the cursor's finish time (''
---   to start at the latest), ARGV[5] the cursor's job key: the page starts after that entry.
---   Returns {jobs kept, then per job: job key, record (without its payload unless asked)}.
---
--- A call's work is bounded by its arguments: 'add' removes at most as many entries as it adds
--- plus ARGV[4], so a lowered limit is reached over a few calls, and nothing scans in the
--- background. Every write comes after the reads, and none can fail once the first succeeded
--- (Redis refuses a script for memory only at its first write).
+-- completed.lua: the finished jobs a topic keeps. KEYS[1] job key -> record, KEYS[2] job keys by finish ms.
+-- 'add' ARGV[2] most kept (0: no limit), ARGV[3] age ms (0: none), ARGV[4] extra trims, then per job:
+-- job key, finish ms, record (a later finish kept already wins). Returns {now ms, jobs kept}.
+-- 'page' ARGV[2] size, ARGV[3] '1' for payloads, ARGV[4] cursor's finish ms ('' from the latest),
+-- ARGV[5] cursor's job key. Returns {jobs kept, then job key and record per job}.
 -- @include lib/call_many
 -- @include lib/whole_number
 -- @include lib/node_now
@@ -77,8 +59,7 @@ if ARGV[1] == 'page' then
     if rank and tonumber(redis.call('ZSCORE', order, after_key)) == after then
       entries = redis.call('ZREVRANGE', order, rank + 1, rank + max, 'WITHSCORES')
     else
-      -- the cursor's job left (trimmed, or finished again): skip the entries that finished
-      -- at the same time and come before it (the jobs of one call share a time)
+      -- the cursor's job left: skip the entries of its finish time that come before it
       entries = {}
       local offset = 0
       while #entries < 2 * max do

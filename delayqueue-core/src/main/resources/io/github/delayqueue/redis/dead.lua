@@ -1,12 +1,8 @@
--- dead.lua: reads a page of the DEAD jobs of a topic in one bucket, in order of death (time,
--- then job key), after a cursor: its cost is the page's size whatever the page's position.
--- KEYS[1] jobs hash, KEYS[2] guard
--- ARGV[3] topic, ARGV[4] how many to read, ARGV[5] '1' to include payloads, ARGV[6] the cursor's
--- time of death ('' to start at the oldest), ARGV[7] the cursor's job key: the page starts after
--- that entry.
--- Returns {dead jobs of the topic in the bucket, then for each job read: job key, died at ms,
---          attempt, max attempts, ttr ms, due ms, created ms, last error or '', payload or '',
---          priority}.
+-- dead.lua: a page of a topic's DEAD jobs in the bucket, by time of death then job key.
+-- ARGV[3] topic, ARGV[4] page size, ARGV[5] '1' for payloads, ARGV[6] the cursor's time of death
+-- ('' from the oldest), ARGV[7] the cursor's job key.
+-- Returns {DEAD jobs of the topic, then per job: job key, died at ms, attempt, max attempts,
+-- ttr ms, due ms, created ms, last error or '', payload or '', priority}.
 -- @include lib/keys
 -- @include lib/num
 -- @include lib/decode
@@ -34,8 +30,7 @@ else
   if rank and tonumber(redis.call('ZSCORE', dead, after_key)) == after then
     entries = redis.call('ZRANGE', dead, rank + 1, rank + max, 'WITHSCORES')
   else
-    -- the cursor's job left the list: skip the entries that died at the same time and sort
-    -- before it (deaths of one promotion share a time), then read the page
+    -- the cursor's job left: skip the entries of its time of death that sort before it
     entries = {}
     local offset = 0
     while #entries < 2 * max do

@@ -36,8 +36,7 @@ local function apply_take(plan, ttr_override, max_override, now, reply)
     local token = redis.call('INCRBY', P .. 'seq', #jobs) - #jobs
     local records, deadlines = {}, {}
     local prefix_len = #topic + 2
-    -- number texts are formatted once per call where the jobs share them (a format costs
-    -- about as much as the rest of a job's record)
+    -- number texts shared by the jobs are formatted once per call
     local max_text = (max_override > 0) and num(max_override) or nil
     local deadline_text, attempt_texts = {}, {}
     for i, j in ipairs(jobs) do

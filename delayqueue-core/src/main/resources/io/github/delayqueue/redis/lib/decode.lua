@@ -7,11 +7,8 @@
 local HEADER = '^(%u)([a-eg-j]?)(%d*),(%d+),((%w+),(%w+),(%-?%w+)),(%d*)$'
 
 
--- The job of a record, or nil when the record is not in this format (a loop over many jobs
--- skips such a record as it skips one in an unexpected state; a script about one job uses
--- readable, which refuses it before anything is written). j.times keeps the record's
--- "<ttr>,<createdAt>,<delay>" text, which encode reuses while ttr, due and created are
--- unchanged (a reserve changes none of them).
+-- The job of a record, or nil when the record is not in this format. j.times keeps the
+-- "<ttr>,<createdAt>,<delay>" text for encode to reuse while those are unchanged.
 local function decode(record)
   local header, body = split_header(record)
   local s, p, a, m, times, ttr, created, delay, token = string.match(header, HEADER)
