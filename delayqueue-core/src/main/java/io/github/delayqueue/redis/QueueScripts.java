@@ -155,7 +155,7 @@ final class QueueScripts {
 	 */
 	ScriptReplies.Taken reserve(int bucket, String topic, int max, long ttrMillis, int attemptsLimit, long notAfter) {
 		return ScriptReplies.Taken.decode(topic,
-				this.runner.run(RESERVE, call(bucket, topic, max, ttrMillis, attemptsLimit, notAfter)));
+				Replies.list(this.runner.run(RESERVE, call(bucket, topic, max, ttrMillis, attemptsLimit, notAfter))), 0);
 	}
 
 	/**
@@ -275,7 +275,7 @@ final class QueueScripts {
 		}
 		return this.runner.runAll(DEAD, calls)
 			.stream()
-			.map((reply) -> ScriptReplies.DeadJobs.decode(topic, payloads, reply))
+			.map((reply) -> ScriptReplies.DeadJobs.decode(topic, reply))
 			.toList();
 	}
 

@@ -1,8 +1,8 @@
 -- dead.lua: a page of a topic's DEAD jobs in the bucket, by time of death then job key.
 -- ARGV[3] topic, ARGV[4] page size, ARGV[5] '1' for payloads, ARGV[6] the cursor's time of death
 -- ('' from the oldest), ARGV[7] the cursor's job key.
--- Returns {DEAD jobs of the topic, then per job: job key, died at ms, attempt, max attempts,
--- ttr ms, due ms, created ms, last error or '', payload or '', priority}.
+-- Returns {DEAD jobs of the topic, then per job: job key and what find.lua answers after the
+-- state (no payload: nil)}.
 -- @include lib/keys
 -- @include lib/num
 -- @include lib/decode
@@ -55,16 +55,11 @@ local errors = read_many(P .. 'errors', jobkeys)
 for k, jobkey in ipairs(jobkeys) do
   local j = records[k] and decode(records[k])
   if j then
-    reply[#reply + 1] = jobkey
-    reply[#reply + 1] = tonumber(entries[2 * k])
-    reply[#reply + 1] = j.attempt
-    reply[#reply + 1] = j.max
-    reply[#reply + 1] = j.ttr
-    reply[#reply + 1] = j.due
-    reply[#reply + 1] = j.created
-    reply[#reply + 1] = errors[k] or ''
-    reply[#reply + 1] = (ARGV[5] == '1') and j.payload or ''
-    reply[#reply + 1] = j.priority
+    local n = #reply
+    reply[n + 1], reply[n + 2], reply[n + 3], reply[n + 4], reply[n + 5], reply[n + 6] = jobkey, j.attempt, j.max,
+      j.ttr, j.due, j.created
+    reply[n + 7], reply[n + 8], reply[n + 9], reply[n + 10], reply[n + 11] = 0, tonumber(entries[2 * k]),
+      errors[k] or '', (ARGV[5] == '1') and j.payload or false, j.priority
   end
 end
 return reply
