@@ -36,23 +36,13 @@ final class LuaScript {
 		this.sha = sha1Hex(this.body).getBytes(StandardCharsets.US_ASCII);
 	}
 
-	/**
-	 * Loads a job script. It takes two keys, the bucket's jobs hash and its guard, and writes
-	 * the state counts it changed after its body returns, whichever return it took.
-	 * @param name the file name without {@code .lua}
-	 * @return the script
-	 */
+	/** Loads a bucket's script: two keys (jobs hash, guard), the state counts written after its body returns. */
 	static LuaScript job(String name) {
 		return new LuaScript(name, withIncludes("-- @include lib/flush_counts\nlocal function main()\n" + read(name)
 				+ "\nend\nlocal result = main()\nflush_counts()\nreturn result\n"), 2);
 	}
 
-	/**
-	 * Loads a script that is not a bucket's.
-	 * @param name the file name without {@code .lua}
-	 * @param keys how many of its arguments are keys
-	 * @return the script
-	 */
+	/** Loads a script that is not a bucket's, taking {@code keys} keys. */
 	static LuaScript of(String name, int keys) {
 		return new LuaScript(name, withIncludes(read(name)), keys);
 	}
@@ -95,10 +85,7 @@ final class LuaScript {
 		}
 	}
 
-	/**
-	 * How many of the script's arguments are keys ({@code numkeys} of {@code EVALSHA}).
-	 * @return the number of keys
-	 */
+	/** How many of the script's arguments are keys. */
 	int keys() {
 		return this.keys;
 	}

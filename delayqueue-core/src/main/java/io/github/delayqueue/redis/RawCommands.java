@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.lettuce.core.RedisFuture;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.output.NestedMultiOutput;
 import io.lettuce.core.protocol.CommandArgs;
@@ -38,7 +39,7 @@ final class RawCommands {
 	private RawCommands() {
 	}
 
-	/** Whether {@link #evalAll} can send on this connection: Lettuce's, not in a pipeline or transaction. */
+	/** Whether {@link #evalAll} can use it: Lettuce's, not in a pipeline or transaction. */
 	static boolean sendsBatches(RedisConnection connection) {
 		return LETTUCE && Lettuce.accepts(connection) && !connection.isPipelined() && !connection.isQueueing();
 	}
@@ -81,8 +82,7 @@ final class RawCommands {
 
 		static List<@Nullable Object> sendAll(RedisConnection connection, LuaScript script, List<byte[][]> calls,
 				boolean load, Duration timeout) {
-			io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands<byte[], byte[]> commands = ((LettuceConnection) connection)
-				.getNativeConnection();
+			RedisClusterAsyncCommands<byte[], byte[]> commands = ((LettuceConnection) connection).getNativeConnection();
 			byte[] numkeys = Integer.toString(script.keys()).getBytes(StandardCharsets.US_ASCII);
 			List<RedisFuture<List<Object>>> futures = new ArrayList<>(calls.size());
 			RuntimeException unsent = null;

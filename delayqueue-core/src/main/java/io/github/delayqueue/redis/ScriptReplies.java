@@ -28,7 +28,7 @@ final class ScriptReplies {
 	private ScriptReplies() {
 	}
 
-	/** {@code schedule.lua}: Redis's now, the index of the job that became the bucket's head (or -1), one result per job. */
+	/** {@code schedule.lua}: Redis's now, the index of the job that became the head (or -1), the results. */
 	record Scheduled(long now, int head, List<ScheduleResult> results) {
 
 		static Scheduled decode(@Nullable Object reply) {
@@ -48,7 +48,7 @@ final class ScriptReplies {
 		return !Replies.list(reply).isEmpty();
 	}
 
-	/** {@code reschedule.lua}: the result, and when rescheduled the new state, due time and whether it became the head. */
+	/** {@code reschedule.lua}: the result; when rescheduled the new state, due time, whether head. */
 	record Rescheduled(RescheduleResult result, @Nullable JobState state, long dueMillis, boolean head) {
 
 		static Rescheduled decode(@Nullable Object reply) {
@@ -124,7 +124,7 @@ final class ScriptReplies {
 
 	}
 
-	/** {@code fail.lua}: the result, the due time (retrying) or time of death, whether it became the head. */
+	/** {@code fail.lua}: the result, the due time or time of death, whether it became the head. */
 	record Failed(FailResult result, long dueMillis, boolean head) {
 
 		static Failed decode(@Nullable Object reply) {
@@ -165,7 +165,7 @@ final class ScriptReplies {
 
 	}
 
-	/** {@code stats.lua} for one bucket: Redis's now, its next timer event, its earliest DELAYED due time, its figures but tombstones. */
+	/** {@code stats.lua} for a bucket: now, next timer event, earliest DELAYED due time, figures. */
 	record Figures(long now, @Nullable Instant nextDue, @Nullable Instant earliestDelayed, List<Figure> figures) {
 
 		@SuppressWarnings("NullAway") // the script's reply has these values
@@ -183,7 +183,7 @@ final class ScriptReplies {
 
 	}
 
-	/** A topic's count of a state letter, or (kind {@code O}) the due time of its oldest overdue job. */
+	/** A topic's count of a state letter, or (kind {@code O}) its oldest overdue due time. */
 	record Figure(char kind, String topic, long value) {
 
 		static final char OLDEST_OVERDUE = 'O';
@@ -263,7 +263,7 @@ final class ScriptReplies {
 
 	}
 
-	/** {@code coordinate.lua}: live instances, Redis's now, the namespace's epoch, the buckets owned (sorted). */
+	/** {@code coordinate.lua}: live instances, now, the namespace's epoch, the buckets owned (sorted). */
 	static TimerBackend.Coordination coordination(@Nullable Object reply) {
 		List<Object> v = Replies.list(reply);
 		int[] owned = new int[v.size() - 3];
@@ -295,7 +295,7 @@ final class ScriptReplies {
 		return jobs;
 	}
 
-	/** A job, 10 values from {@code at} as {@code find.lua} answers them after the state (a null payload: none read). */
+	/** A job from the 10 values {@code find.lua} answers after the state, from {@code at}. */
 	private static JobInfo jobInfo(String topic, String id, JobState state, List<Object> v, int at) {
 		String error = Replies.asString(v.get(at + 7));
 		StoredPayload.Read stored = StoredPayload.decode((v.get(at + 8) instanceof byte[] bytes) ? bytes : null);

@@ -60,7 +60,7 @@ final class ScriptRunner {
 		});
 	}
 
-	/** Creates a runner; {@code beforeCall} runs before every call and what it throws is thrown by the call. */
+	/** Creates a runner; {@code beforeCall} runs before every call, which throws what it throws. */
 	ScriptRunner(RedisConnectionFactory connectionFactory, ReplicaWait replicaWait, Runnable beforeCall) {
 		this.connectionFactory = connectionFactory;
 		this.replicaWait = replicaWait;
@@ -71,12 +71,12 @@ final class ScriptRunner {
 		this.migrationBackOff = backOff;
 	}
 
-	/** Runs a script given its keys, then {@code ARGV}; the reply is a {@code List}, {@code Long}, {@code byte[]} or null. */
+	/** Runs a script given its keys, then {@code ARGV}: a {@code List}, {@code Long}, {@code byte[]} or null. */
 	@Nullable Object run(LuaScript script, byte[][] keysAndArgs) {
 		return execute(script.name(), (connection) -> eval(connection, script, keysAndArgs));
 	}
 
-	/** {@link #run} followed by {@code WAIT} for the replicas asked for; throws when too few acknowledged. */
+	/** {@link #run}, then {@code WAIT} for the replicas asked for; throws when too few acknowledged. */
 	@Nullable Object runReplicated(LuaScript script, byte[][] keysAndArgs) {
 		if (this.replicaWait.isOff()) {
 			return run(script, keysAndArgs);
@@ -141,7 +141,7 @@ final class ScriptRunner {
 		});
 	}
 
-	/** Whether a batch may go on Lettuce's shared connection, where other threads' commands wait behind it. */
+	/** Whether a batch may go on Lettuce's shared connection, where others' commands wait behind it. */
 	static boolean isSmall(List<byte[][]> calls) {
 		long bytes = 0;
 		long values = 0;
@@ -224,7 +224,7 @@ final class ScriptRunner {
 		return results;
 	}
 
-	/** The cause of the first failed call that Redis refused ({@code refused}) or never answered. */
+	/** The cause of the first call Redis refused ({@code refused}) or never answered. */
 	private static @Nullable Throwable firstFailure(List<@Nullable Object> replies, boolean refused) {
 		for (Object reply : replies) {
 			if (reply instanceof RawCommands.Failure failure && (errorReply(failure.cause()) != null) == refused) {
@@ -238,7 +238,7 @@ final class ScriptRunner {
 		return (cause.getMessage() != null) ? cause.getMessage() : cause.getClass().getSimpleName();
 	}
 
-	/** Whether calls may go in a pipeline on this connection: not on a cluster, where each is retried on its own. */
+	/** Whether calls may be pipelined: not on a cluster, where each call is retried on its own. */
 	static boolean pipelines(RedisConnection connection) {
 		return !(connection instanceof RedisClusterConnection);
 	}
