@@ -8,6 +8,7 @@
 -- @include lib/node_now
 -- @include lib/later_entries
 -- @include lib/beyond_limits
+-- @include lib/page_after
 local records, order = KEYS[1], KEYS[2]
 
 if ARGV[1] == 'add' then
@@ -40,45 +41,7 @@ end
 if ARGV[1] == 'page' then
   local max, payloads = math.max(1, math.min(whole_number(2), 1001)), ARGV[3] == '1'
   local reply = { redis.call('ZCARD', order) }
-  -- whether job key a sorts before b as a sorted set orders equal scores (by bytes)
-  local function sorts_before(a, b)
-    for i = 1, math.min(#a, #b) do
-      local x, y = string.byte(a, i), string.byte(b, i)
-      if x ~= y then
-        return x < y
-      end
-    end
-    return #a < #b
-  end
-  local entries
-  if ARGV[4] == '' then
-    entries = redis.call('ZREVRANGE', order, 0, max - 1, 'WITHSCORES')
-  else
-    local after, after_key = whole_number(4), ARGV[5]
-    local rank = redis.call('ZREVRANK', order, after_key)
-    if rank and tonumber(redis.call('ZSCORE', order, after_key)) == after then
-      entries = redis.call('ZREVRANGE', order, rank + 1, rank + max, 'WITHSCORES')
-    else
-      -- the cursor's job left: skip the entries of its finish time that come before it
-      entries = {}
-      local offset = 0
-      while #entries < 2 * max do
-        local window = redis.call('ZREVRANGEBYSCORE', order, string.format('%.0f', after), '-inf', 'WITHSCORES',
-          'LIMIT', offset, max)
-        for i = 1, #window, 2 do
-          local score = tonumber(window[i + 1])
-          if (score < after or sorts_before(window[i], after_key)) and #entries < 2 * max then
-            entries[#entries + 1] = window[i]
-            entries[#entries + 1] = window[i + 1]
-          end
-        end
-        if #window < 2 * max then
-          break
-        end
-        offset = offset + max
-      end
-    end
-  end
+  local entries = page_after(order, max, (ARGV[4] ~= '') and whole_number(4) or nil, ARGV[5], true)
   local jobkeys = {}
   for i = 1, #entries, 2 do
     jobkeys[#jobkeys + 1] = entries[i]

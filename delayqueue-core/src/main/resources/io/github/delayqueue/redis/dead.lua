@@ -4,51 +4,14 @@
 -- Returns {DEAD jobs of the topic, then per job: job key and what find.lua answers after the
 -- state (no payload: nil)}.
 -- @include lib/keys
--- @include lib/num
 -- @include lib/decode
 -- @include lib/pick
 -- @include lib/read_many
+-- @include lib/page_after
 local topic, max = ARGV[3], tonumber(ARGV[4])
 local dead = P .. 'dead:' .. topic
 local reply = { redis.call('ZCARD', dead) }
--- whether job key a sorts after b as a sorted set orders equal scores (by bytes)
-local function sorts_after(a, b)
-  for i = 1, math.min(#a, #b) do
-    local x, y = string.byte(a, i), string.byte(b, i)
-    if x ~= y then
-      return x > y
-    end
-  end
-  return #a > #b
-end
-local entries
-if ARGV[6] == '' then
-  entries = redis.call('ZRANGE', dead, 0, max - 1, 'WITHSCORES')
-else
-  local after, after_key = tonumber(ARGV[6]), ARGV[7]
-  local rank = redis.call('ZRANK', dead, after_key)
-  if rank and tonumber(redis.call('ZSCORE', dead, after_key)) == after then
-    entries = redis.call('ZRANGE', dead, rank + 1, rank + max, 'WITHSCORES')
-  else
-    -- the cursor's job left: skip the entries of its time of death that sort before it
-    entries = {}
-    local offset = 0
-    while #entries < 2 * max do
-      local window = redis.call('ZRANGEBYSCORE', dead, num(after), '+inf', 'WITHSCORES', 'LIMIT', offset, max)
-      for i = 1, #window, 2 do
-        local score = tonumber(window[i + 1])
-        if (score > after or sorts_after(window[i], after_key)) and #entries < 2 * max then
-          entries[#entries + 1] = window[i]
-          entries[#entries + 1] = window[i + 1]
-        end
-      end
-      if #window < 2 * max then
-        break
-      end
-      offset = offset + max
-    end
-  end
-end
+local entries = page_after(dead, max, (ARGV[6] ~= '') and tonumber(ARGV[6]) or nil, ARGV[7])
 local jobkeys = pick(entries, 1, 2)
 local records = read_many(KEYS[1], jobkeys)
 local errors = read_many(P .. 'errors', jobkeys)
