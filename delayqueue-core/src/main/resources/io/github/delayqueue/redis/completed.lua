@@ -5,7 +5,7 @@
 -- ARGV[5] cursor's job key. Returns {jobs kept, then job key and record per job}.
 -- @include lib/call_many
 -- @include lib/whole_number
--- @include lib/node_now
+-- @include lib/now_ms
 -- @include lib/later_entries
 -- @include lib/beyond_limits
 -- @include lib/page_after
@@ -13,7 +13,7 @@ local records, order = KEYS[1], KEYS[2]
 
 if ARGV[1] == 'add' then
   local keep, age, slack = whole_number(2), whole_number(3), whole_number(4)
-  local now = node_now()
+  local now = now_ms()
   -- a key of another type fails these reads, before anything is written
   redis.call('HLEN', records)
   redis.call('ZCARD', order)

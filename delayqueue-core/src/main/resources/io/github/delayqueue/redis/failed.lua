@@ -5,7 +5,7 @@
 -- 'remove' job key and named death ms per entry. Returns {entries left}.
 -- @include lib/call_many
 -- @include lib/whole_number
--- @include lib/node_now
+-- @include lib/now_ms
 -- @include lib/later_entries
 -- @include lib/beyond_limits
 local deaths = KEYS[1]
@@ -16,7 +16,7 @@ if ARGV[1] == 'add' then
   for i = 6, #ARGV, 2 do
     latest = math.max(latest, whole_number(i))
   end
-  local now = math.min(node_now(), latest)
+  local now = math.min(now_ms(), latest)
   -- a key of another type fails this read, before anything is written
   redis.call('ZCARD', deaths)
   local scores, added = later_entries(deaths, 5, 2)

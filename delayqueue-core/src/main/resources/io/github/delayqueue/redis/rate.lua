@@ -5,12 +5,12 @@
 -- Returns the number given back.
 -- @include lib/call_many
 -- @include lib/whole_number
--- @include lib/node_now
+-- @include lib/now_ms
 local grants, counter = KEYS[1], KEYS[2]
 
 if ARGV[1] == 'take' then
   local limit, window, wanted = whole_number(2), whole_number(3), whole_number(4)
-  local now = node_now()
+  local now = now_ms()
   local cutoff = string.format('%.0f', now - window)
   -- the grants in the window (a grant leaves it when now - window reaches its time)
   local held = redis.call('ZCOUNT', grants, '(' .. cutoff, '+inf')
