@@ -1,6 +1,4 @@
--- The header's grammar: HEADER reads it (decode); HEADER_SHAPE is the same without captures,
--- for a check that reads nothing (delayed_to_ready). Change both together, and READY_HEADER
--- (live_entry's take of a READY record) with them.
+-- The header's grammar; HEADER_SHAPE (delayed_to_ready) and READY_HEADER (live_entry) change with it.
 -- @include lib/from36
 -- @include lib/default_priority
 -- @include lib/split_header

@@ -1,6 +1,4 @@
--- A READY job's record as a take reads it: the header's fields that a take changes or returns,
--- and the text that a take keeps as it is. The same grammar as HEADER, with the state R and the
--- '\n' that ends the header; a record without a payload line is left to decode.
+-- HEADER for a READY record with its '\n' (a record without one is left to decode).
 -- @include lib/from36
 -- @include lib/decode
 local READY_HEADER = '^R([a-eg-j]?)(%d*),(%d+),((%w+),(%w+),(%-?%w+)),%d*()\n'
