@@ -230,20 +230,13 @@ final class QueueScripts {
 
 	/** Reads the figures of every bucket; one reply per bucket, in bucket order. */
 	List<ScriptReplies.Figures> stats() {
-		List<byte[][]> calls = new ArrayList<>(this.keys.buckets());
-		for (int bucket = 0; bucket < this.keys.buckets(); bucket++) {
-			calls.add(call(bucket));
-		}
-		return this.runner.runAll(STATS, calls).stream().map(ScriptReplies.Figures::decode).toList();
+		return this.runner.runAll(STATS, everyBucket()).stream().map(ScriptReplies.Figures::decode).toList();
 	}
 
 	/** Reads, per bucket, the next DEAD jobs of a topic after a cursor ({@code null}: from the oldest). */
 	List<ScriptReplies.DeadJobs> dead(String topic, int limit, boolean payloads, @Nullable PageCursor after) {
-		List<byte[][]> calls = new ArrayList<>(this.keys.buckets());
-		for (int bucket = 0; bucket < this.keys.buckets(); bucket++) {
-			calls.add(call(bucket, topic, limit, payloads ? "1" : "0", (after != null) ? after.at() : "",
-					(after != null) ? KeySpace.jobKey(topic, after.id()) : ""));
-		}
+		List<byte[][]> calls = everyBucket(topic, limit, payloads ? "1" : "0", (after != null) ? after.at() : "",
+				(after != null) ? KeySpace.jobKey(topic, after.id()) : "");
 		return this.runner.runAll(DEAD, calls)
 			.stream()
 			.map((reply) -> ScriptReplies.DeadJobs.decode(topic, reply))
@@ -335,11 +328,16 @@ final class QueueScripts {
 
 	/** Lists the recurring jobs of every bucket; the reply of each bucket, in bucket order. */
 	List<Object> listRecurring() {
+		return this.runner.runAll(RECURRING, everyBucket("list"));
+	}
+
+	/** The same call on every bucket, in bucket order. */
+	private List<byte[][]> everyBucket(Object... values) {
 		List<byte[][]> calls = new ArrayList<>(this.keys.buckets());
 		for (int bucket = 0; bucket < this.keys.buckets(); bucket++) {
-			calls.add(call(bucket, "list"));
+			calls.add(call(bucket, values));
 		}
-		return this.runner.runAll(RECURRING, calls);
+		return calls;
 	}
 
 	/** A job script call: the bucket's keys, channel and number, then the values (non-bytes as text). */

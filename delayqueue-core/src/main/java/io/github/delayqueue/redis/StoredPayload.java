@@ -51,28 +51,13 @@ final class StoredPayload {
 
 	@Contract("null -> false")
 	private static boolean startsWithMagic(byte @Nullable [] bytes) {
-		if (bytes == null || bytes.length < MAGIC.length) {
-			return false;
-		}
-		for (int i = 0; i < MAGIC.length; i++) {
-			if (bytes[i] != MAGIC[i]) {
-				return false;
-			}
-		}
-		return true;
+		return bytes != null && bytes.length >= MAGIC.length
+				&& Arrays.equals(bytes, 0, MAGIC.length, MAGIC, 0, MAGIC.length);
 	}
 
 	/** How many bytes {@link #encode} stores. */
 	static long size(Map<String, String> headers, byte[] payload) {
-		if (headers.isEmpty() && !startsWithMagic(payload)) {
-			return payload.length;
-		}
-		long size = payload.length + MAGIC.length + 1L;
-		for (Map.Entry<String, String> header : headers.entrySet()) {
-			size += header.getKey().getBytes(StandardCharsets.UTF_8).length
-					+ header.getValue().getBytes(StandardCharsets.UTF_8).length + 2;
-		}
-		return size;
+		return encode(headers, payload).length;
 	}
 
 	/** Checks a payload against {@code maxSize} bytes, alone and as stored with its headers. */
