@@ -78,15 +78,8 @@ final class ScriptRunner {
 
 	/** {@link #run}, then {@code WAIT} for the replicas asked for; throws when too few acknowledged. */
 	@Nullable Object runReplicated(LuaScript script, byte[][] keysAndArgs) {
-		if (this.replicaWait.isOff()) {
-			return run(script, keysAndArgs);
-		}
-		return execute(script.name(), (connection) -> {
-			ReplicaWait.Writes writes = this.replicaWait.start(connection);
-			Object reply = eval(connection, script, keysAndArgs);
-			writes.await(connection, script.name());
-			return reply;
-		});
+		return execute(script.name(), (connection) -> evalEach(connection, script, List.<byte[][]>of(keysAndArgs),
+				!this.replicaWait.isOff()).get(0));
 	}
 
 	/** Runs a command on a connection, with the same error translation as scripts. */
@@ -124,21 +117,27 @@ final class ScriptRunner {
 				return List.of();
 			}
 			if (!pipelines(connection)) {
-				ReplicaWait.Writes writes = waiting ? this.replicaWait.start(connection) : null;
-				List<Object> replies = new ArrayList<>(keysAndArgs.size());
-				for (byte[][] call : keysAndArgs) {
-					replies.add(eval(connection, script, call));
-				}
-				if (writes != null) {
-					writes.await(connection, script.name());
-				}
-				return replies;
+				return evalEach(connection, script, keysAndArgs, waiting);
 			}
 			if (!waiting && RawCommands.sendsBatches(connection) && isSmall(keysAndArgs)) {
 				return batch(connection, script, keysAndArgs);
 			}
 			return pipeline(connection, script, keysAndArgs, waiting);
 		});
+	}
+
+	/** The calls one at a time, then {@code WAIT} for the replicas when {@code waiting}. */
+	private List<Object> evalEach(RedisConnection connection, LuaScript script, List<byte[][]> calls,
+			boolean waiting) {
+		ReplicaWait.Writes writes = waiting ? this.replicaWait.start(connection) : null;
+		List<Object> replies = new ArrayList<>(calls.size());
+		for (byte[][] call : calls) {
+			replies.add(eval(connection, script, call));
+		}
+		if (writes != null) {
+			writes.await(connection, script.name());
+		}
+		return replies;
 	}
 
 	/** Whether a batch may go on Lettuce's shared connection, where others' commands wait behind it. */
