@@ -1,16 +1,15 @@
 package io.github.delayqueue.redis;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HashSet;
-import java.util.HexFormat;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.core.script.DigestUtils;
 
 /**
  * A Lua script from this package's resources with its SHA-1 for {@code EVALSHA}. A line
@@ -33,7 +32,7 @@ final class LuaScript {
 		this.name = name;
 		this.keys = keys;
 		this.body = body.getBytes(StandardCharsets.UTF_8);
-		this.sha = sha1Hex(this.body).getBytes(StandardCharsets.US_ASCII);
+		this.sha = DigestUtils.sha1DigestAsHex(body).getBytes(StandardCharsets.US_ASCII);
 	}
 
 	/** Loads a bucket's script: two keys (jobs hash, guard), the state counts written after its body returns. */
@@ -65,23 +64,11 @@ final class LuaScript {
 	}
 
 	static String read(String name) {
-		try (InputStream in = LuaScript.class.getResourceAsStream(name + ".lua")) {
-			if (in == null) {
-				throw new IllegalStateException("Missing script resource " + name + ".lua");
-			}
-			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+		try {
+			return new ClassPathResource(name + ".lua", LuaScript.class).getContentAsString(StandardCharsets.UTF_8);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
-		}
-	}
-
-	private static String sha1Hex(byte[] body) {
-		try {
-			return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(body));
-		}
-		catch (NoSuchAlgorithmException ex) {
-			throw new IllegalStateException(ex);
 		}
 	}
 

@@ -142,8 +142,8 @@ final class QueueScripts {
 
 	/** Takes READY jobs of a topic from one bucket; 0: the job's own TTR and attempts, no latest time. */
 	ScriptReplies.Taken reserve(int bucket, String topic, int max, long ttrMillis, int attemptsLimit, long notAfter) {
-		return ScriptReplies.Taken.decode(topic,
-				Replies.list(this.runner.run(RESERVE, call(bucket, topic, max, ttrMillis, attemptsLimit, notAfter))), 0);
+		Object reply = this.runner.run(RESERVE, call(bucket, topic, max, ttrMillis, attemptsLimit, notAfter));
+		return ScriptReplies.Taken.decode(topic, Replies.list(reply), 0);
 	}
 
 	/**
