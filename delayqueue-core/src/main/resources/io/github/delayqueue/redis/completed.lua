@@ -9,6 +9,8 @@
 -- @include lib/later_entries
 -- @include lib/beyond_limits
 -- @include lib/page_after
+-- @include lib/pick
+-- @include lib/read_many
 local records, order = KEYS[1], KEYS[2]
 
 if ARGV[1] == 'add' then
@@ -27,10 +29,7 @@ if ARGV[1] == 'add' then
   call_many('ZADD', order, scores)
   -- the oldest entries beyond the limits, at most added + slack of them
   local named, total = beyond_limits(order, keep, age, now, #added + slack)
-  local drop = {}
-  for i = 1, #named, 2 do
-    drop[#drop + 1] = named[i]
-  end
+  local drop = pick(named, 1, 2)
   if #drop > 0 then
     call_many('ZREM', order, drop)
     call_many('HDEL', records, drop)
@@ -42,24 +41,13 @@ if ARGV[1] == 'page' then
   local max, payloads = math.max(1, math.min(whole_number(2), 1001)), ARGV[3] == '1'
   local reply = { redis.call('ZCARD', order) }
   local entries = page_after(order, max, (ARGV[4] ~= '') and whole_number(4) or nil, ARGV[5], true)
-  local jobkeys = {}
-  for i = 1, #entries, 2 do
-    jobkeys[#jobkeys + 1] = entries[i]
-  end
-  if #jobkeys > 0 then
-    local found = redis.call('HMGET', records, unpack(jobkeys))
-    for k, jobkey in ipairs(jobkeys) do
-      local record = found[k]
-      if record then
-        if not payloads then
-          local nl = string.find(record, '\n', 1, true)
-          if nl then
-            record = string.sub(record, 1, nl - 1)
-          end
-        end
-        reply[#reply + 1] = jobkey
-        reply[#reply + 1] = record
-      end
+  local jobkeys = pick(entries, 1, 2)
+  local found = read_many(records, jobkeys)
+  for k, jobkey in ipairs(jobkeys) do
+    local record = found[k]
+    if record then
+      reply[#reply + 1] = jobkey
+      reply[#reply + 1] = payloads and record or string.match(record, '^[^\n]*')
     end
   end
   return reply
