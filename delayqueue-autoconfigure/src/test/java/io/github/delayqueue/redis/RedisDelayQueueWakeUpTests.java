@@ -126,7 +126,7 @@ class RedisDelayQueueWakeUpTests {
 				new KeySpace(this.queues.namespace, 1));
 		queue.schedule(request("orphan", "1", "x", Duration.ofMillis(50)));
 		await().atMost(Duration.ofSeconds(5))
-			.until(() -> scripts.promote(0, 100, false, true).unannounced(), (left) -> left.containsKey("orphan"));
+			.until(() -> scripts.promote(0, 100, false, true, List.of()).unannounced(), (left) -> left.containsKey("orphan"));
 		assertThat(queue.awaitWork("orphan", Duration.ZERO)).isFalse();
 		return scripts;
 	}
@@ -140,7 +140,7 @@ class RedisDelayQueueWakeUpTests {
 		// the next owner's first step, a guard re-check, pushes job 2 onto the list that holds job 1
 		long due = queue.find("orphan", "2").orElseThrow().dueAt().toEpochMilli();
 		await().atMost(Duration.ofSeconds(5)).until(() -> redisMillis(queue) > due);
-		assertThat(scripts.promote(0, 100, true, true).promotion().moved()).isOne();
+		assertThat(scripts.promote(0, 100, true, true, List.of()).promotion().moved()).isOne();
 		assertThat(queue.awaitWork("orphan", Duration.ofSeconds(5))).isTrue();
 		assertThat(queue.reserve("orphan", 10, null)).extracting(ReservedJob::id).containsExactly("1", "2");
 	}
@@ -154,7 +154,7 @@ class RedisDelayQueueWakeUpTests {
 		// as a list that got its first entry
 		assertThat(queue.cancel("orphan", "1")).isTrue();
 		assertThat(queue.awaitWork("orphan", Duration.ZERO)).isFalse();
-		scripts.promote(0, 100, true, true);
+		scripts.promote(0, 100, true, true, List.of());
 		assertThat(queue.awaitWork("orphan", Duration.ofSeconds(5))).isTrue();
 		// the take clears the tombstone away
 		assertThat(queue.reserve("orphan", 10, null)).isEmpty();

@@ -1,16 +1,15 @@
 package io.github.delayqueue.redis;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HashSet;
-import java.util.HexFormat;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.core.script.DigestUtils;
 
 /**
  * A Lua script from this package's resources with its SHA-1 for {@code EVALSHA}. A line
@@ -33,26 +32,16 @@ final class LuaScript {
 		this.name = name;
 		this.keys = keys;
 		this.body = body.getBytes(StandardCharsets.UTF_8);
-		this.sha = sha1Hex(this.body).getBytes(StandardCharsets.US_ASCII);
+		this.sha = DigestUtils.sha1DigestAsHex(body).getBytes(StandardCharsets.US_ASCII);
 	}
 
-	/**
-	 * Loads a job script. It takes two keys, the bucket's jobs hash and its guard, and writes
-	 * the state counts it changed after its body returns, whichever return it took.
-	 * @param name the file name without {@code .lua}
-	 * @return the script
-	 */
+	/** Loads a bucket's script: two keys (jobs hash, guard), the state counts written after its body returns. */
 	static LuaScript job(String name) {
 		return new LuaScript(name, withIncludes("-- @include lib/flush_counts\nlocal function main()\n" + read(name)
 				+ "\nend\nlocal result = main()\nflush_counts()\nreturn result\n"), 2);
 	}
 
-	/**
-	 * Loads a script that is not a bucket's.
-	 * @param name the file name without {@code .lua}
-	 * @param keys how many of its arguments are keys
-	 * @return the script
-	 */
+	/** Loads a script that is not a bucket's, taking {@code keys} keys. */
 	static LuaScript of(String name, int keys) {
 		return new LuaScript(name, withIncludes(read(name)), keys);
 	}
@@ -75,30 +64,15 @@ final class LuaScript {
 	}
 
 	static String read(String name) {
-		try (InputStream in = LuaScript.class.getResourceAsStream(name + ".lua")) {
-			if (in == null) {
-				throw new IllegalStateException("Missing script resource " + name + ".lua");
-			}
-			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+		try {
+			return new ClassPathResource(name + ".lua", LuaScript.class).getContentAsString(StandardCharsets.UTF_8);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
 	}
 
-	private static String sha1Hex(byte[] body) {
-		try {
-			return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(body));
-		}
-		catch (NoSuchAlgorithmException ex) {
-			throw new IllegalStateException(ex);
-		}
-	}
-
-	/**
-	 * How many of the script's arguments are keys ({@code numkeys} of {@code EVALSHA}).
-	 * @return the number of keys
-	 */
+	/** How many of the script's arguments are keys. */
 	int keys() {
 		return this.keys;
 	}

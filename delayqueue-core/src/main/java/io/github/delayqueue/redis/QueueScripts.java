@@ -21,8 +21,8 @@ import org.springframework.data.redis.connection.RedisZSetCommands;
 import org.springframework.data.redis.connection.zset.Tuple;
 
 /**
- * The queue's Lua scripts, one method per script, called with typed arguments; replies are
- * decoded by {@link ScriptReplies}. Thread-safe.
+ * The queue's Lua scripts, one method per script with typed arguments, replies decoded by
+ * {@link ScriptReplies}. Thread-safe.
  */
 final class QueueScripts {
 
@@ -129,13 +129,7 @@ final class QueueScripts {
 		return ScriptReplies.cancelled(this.runner.run(CANCEL, call(bucket, KeySpace.jobKey(topic, id))));
 	}
 
-	/**
-	 * Moves a waiting job to a new due time.
-	 * @param relative {@code true} when {@code time} is a delay from Redis's now, {@code false}
-	 * when it is an absolute time
-	 * @param time the delay or due time, ms
-	 * @return the reply
-	 */
+	/** Moves a waiting job to a new due time: a delay ({@code relative}) or an absolute time, ms. */
 	ScriptReplies.Rescheduled reschedule(int bucket, String topic, String id, boolean relative, long time) {
 		return ScriptReplies.Rescheduled.decode(
 				this.runner.run(RESCHEDULE, call(bucket, KeySpace.jobKey(topic, id), relative ? "d" : "a", time)));
@@ -146,29 +140,16 @@ final class QueueScripts {
 		return ScriptReplies.found(topic, id, this.runner.run(FIND, call(bucket, KeySpace.jobKey(topic, id))));
 	}
 
-	/**
-	 * Takes READY jobs of a topic from one bucket.
-	 * @param ttrMillis the TTR of the reservations, 0 for each job's own
-	 * @param attemptsLimit the attempts limit stored with the jobs, 0 for each job's own
-	 * @param notAfter the latest Redis time (ms) at which jobs may be taken, 0 for any
-	 * @return the reply ({@link ScriptReplies.Taken#late()} when jobs were found too late)
-	 */
+	/** Takes READY jobs of a topic from one bucket; 0: the job's own TTR and attempts, no latest time. */
 	ScriptReplies.Taken reserve(int bucket, String topic, int max, long ttrMillis, int attemptsLimit, long notAfter) {
-		return ScriptReplies.Taken.decode(topic,
-				this.runner.run(RESERVE, call(bucket, topic, max, ttrMillis, attemptsLimit, notAfter)));
+		Object reply = this.runner.run(RESERVE, call(bucket, topic, max, ttrMillis, attemptsLimit, notAfter));
+		return ScriptReplies.Taken.decode(topic, Replies.list(reply), 0);
 	}
 
 	/**
-	 * Finishes jobs of one bucket and topic, and takes up to {@code wanted} READY jobs of the
-	 * topic from that bucket; waits for the replicas asked for.
-	 * @param jobs the reservations to finish
-	 * @param wanted the most jobs to take next, 0 for none
-	 * @param ttrMillis the TTR of the next reservations, 0 for each job's own
-	 * @param attemptsLimit the attempts limit stored with the next jobs, 0 for each job's own
-	 * @param keep what the topic keeps of finished jobs (its retention), or {@code null} for
-	 * nothing: the reply then has their records (with payloads only when kept) and the finish
-	 * time
-	 * @return the reply
+	 * Finishes jobs of one bucket and topic and takes up to {@code wanted} READY jobs of the
+	 * topic as {@link #reserve} does; {@code keep} (the topic's retention, or null) asks for the
+	 * finished records. Waits for the replicas.
 	 */
 	ScriptReplies.Finished finish(int bucket, String topic, List<ReservedJob> jobs, int wanted, long ttrMillis,
 			int attemptsLimit, @Nullable Retention keep) {
@@ -198,10 +179,7 @@ final class QueueScripts {
 				call(bucket, KeySpace.jobKey(job.topic(), job.id()), job.token(), ttrMillis)));
 	}
 
-	/**
-	 * Gives reservations of one bucket back, the first given taken first again.
-	 * @return how many were released (the others were stale)
-	 */
+	/** Gives reservations of one bucket back, the first given taken first again; how many. */
 	int release(int bucket, List<ReservedJob> jobs) {
 		int released = 0;
 		for (int to = jobs.size(); to > 0; to -= RELEASE_BATCH) {
@@ -216,10 +194,7 @@ final class QueueScripts {
 		return released;
 	}
 
-	/**
-	 * Replays up to {@code max} DEAD jobs of a topic in one bucket: job {@code id}, or the
-	 * oldest deaths for {@code null}; the reply names {@code named} of them.
-	 */
+	/** Replays up to {@code max} DEAD jobs of a topic in a bucket: job {@code id}, or the oldest. */
 	ScriptReplies.Replayed replay(int bucket, String topic, int max, @Nullable String id, int named) {
 		String jobKey = (id != null) ? KeySpace.jobKey(topic, id) : "";
 		return ScriptReplies.Replayed.decode(topic,
@@ -234,11 +209,7 @@ final class QueueScripts {
 		return jobKeys;
 	}
 
-	/**
-	 * Deletes DEAD jobs of a topic, each only while DEAD with the time of death given.
-	 * @param deaths by bucket: job key and time of death (ms), alternating
-	 * @return how many were deleted
-	 */
+	/** Deletes DEAD jobs still DEAD with the time of death given (per bucket: job key, ms, ...). */
 	long dropDead(String topic, Map<Integer, List<String>> deaths) {
 		List<byte[][]> calls = new ArrayList<>(deaths.size());
 		deaths.forEach((bucket, jobs) -> {
@@ -259,23 +230,16 @@ final class QueueScripts {
 
 	/** Reads the figures of every bucket; one reply per bucket, in bucket order. */
 	List<ScriptReplies.Figures> stats() {
-		List<byte[][]> calls = new ArrayList<>(this.keys.buckets());
-		for (int bucket = 0; bucket < this.keys.buckets(); bucket++) {
-			calls.add(call(bucket));
-		}
-		return this.runner.runAll(STATS, calls).stream().map(ScriptReplies.Figures::decode).toList();
+		return this.runner.runAll(STATS, everyBucket()).stream().map(ScriptReplies.Figures::decode).toList();
 	}
 
 	/** Reads, per bucket, the next DEAD jobs of a topic after a cursor ({@code null}: from the oldest). */
 	List<ScriptReplies.DeadJobs> dead(String topic, int limit, boolean payloads, @Nullable PageCursor after) {
-		List<byte[][]> calls = new ArrayList<>(this.keys.buckets());
-		for (int bucket = 0; bucket < this.keys.buckets(); bucket++) {
-			calls.add(call(bucket, topic, limit, payloads ? "1" : "0", (after != null) ? after.at() : "",
-					(after != null) ? KeySpace.jobKey(topic, after.id()) : ""));
-		}
+		List<byte[][]> calls = everyBucket(topic, limit, payloads ? "1" : "0", (after != null) ? after.at() : "",
+				(after != null) ? KeySpace.jobKey(topic, after.id()) : "");
 		return this.runner.runAll(DEAD, calls)
 			.stream()
-			.map((reply) -> ScriptReplies.DeadJobs.decode(topic, payloads, reply))
+			.map((reply) -> ScriptReplies.DeadJobs.decode(topic, reply))
 			.toList();
 	}
 
@@ -287,18 +251,7 @@ final class QueueScripts {
 		return ScriptReplies.repaired(this.runner.run(REPAIR, call(bucket, values.toArray())));
 	}
 
-	/** The bucket timer's step on one bucket, with no offers. */
-	ScriptReplies.Promoted promote(int bucket, int batchSize, boolean guard, boolean quiet) {
-		return promote(bucket, batchSize, guard, quiet, List.of());
-	}
-
-	/**
-	 * The bucket timer's step on one bucket.
-	 * @param batchSize the most jobs to move
-	 * @param guard {@code true} for the guard re-check
-	 * @param quiet {@code true} to leave announcing new READY jobs to the caller
-	 * @param offers waiting consumers the step may reserve the jobs it makes due for
-	 */
+	/** The timer's step; {@code quiet} leaves announcing to the caller, {@code offers} may take due jobs. */
 	ScriptReplies.Promoted promote(int bucket, int batchSize, boolean guard, boolean quiet,
 			List<ReadySignals.Offering> offers) {
 		Object[] values = new Object[4 + 4 * offers.size()];
@@ -333,10 +286,8 @@ final class QueueScripts {
 	}
 
 	/**
-	 * Renews a heartbeat that is still there and, when asked, reads the earliest heartbeat expiry.
-	 * @param nowMillis the instance's estimate of Redis's time
-	 * @return -1 when a coordination is needed (the heartbeat was gone, or one has run out);
-	 * else the earliest expiry read (no heartbeat runs out before it), or 0 when not read
+	 * Renews a heartbeat that is still there; -1 when a coordination is needed, else the
+	 * earliest heartbeat expiry when {@code readEarliest}, or 0.
 	 */
 	long renew(String instanceId, Duration leaseTtl, long nowMillis, boolean readEarliest) {
 		byte[] instances = this.keys.instances();
@@ -377,17 +328,19 @@ final class QueueScripts {
 
 	/** Lists the recurring jobs of every bucket; the reply of each bucket, in bucket order. */
 	List<Object> listRecurring() {
-		List<byte[][]> calls = new ArrayList<>(this.keys.buckets());
-		for (int bucket = 0; bucket < this.keys.buckets(); bucket++) {
-			calls.add(call(bucket, "list"));
-		}
-		return this.runner.runAll(RECURRING, calls);
+		return this.runner.runAll(RECURRING, everyBucket("list"));
 	}
 
-	/**
-	 * A job script call on a bucket: its jobs hash and guard, the channel, the bucket number,
-	 * then the values (byte arrays as they are, anything else as text).
-	 */
+	/** The same call on every bucket, in bucket order. */
+	private List<byte[][]> everyBucket(Object... values) {
+		List<byte[][]> calls = new ArrayList<>(this.keys.buckets());
+		for (int bucket = 0; bucket < this.keys.buckets(); bucket++) {
+			calls.add(call(bucket, values));
+		}
+		return calls;
+	}
+
+	/** A job script call: the bucket's keys, channel and number, then the values (non-bytes as text). */
 	private byte[][] call(int bucket, Object... values) {
 		byte[][] call = new byte[values.length + 4][];
 		call[0] = this.keys.jobs(bucket);

@@ -6,8 +6,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Objects;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 import io.github.delayqueue.core.FailResult;
@@ -20,24 +20,15 @@ import io.github.delayqueue.core.ScheduleResult;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The replies of the queue's Lua scripts, decoded: one method or record per script, each the
- * only code that reads that script's reply by position (the order is the one the script's
- * header comment gives). Integers arrive as {@code Long}, strings as {@code byte[]}
- * ({@link Replies}). Called by {@link QueueScripts} only.
+ * The replies of the queue's Lua scripts, decoded in the order each script's header gives:
+ * the only code that reads them by position.
  */
 final class ScriptReplies {
 
 	private ScriptReplies() {
 	}
 
-	/**
-	 * The reply of {@code schedule.lua}: Redis's now, the number (from 1) of the job that
-	 * became the bucket's head or 0, then three values per job.
-	 *
-	 * @param now Redis's time, ms
-	 * @param head the index (from 0) of the job that became the bucket's head, or -1
-	 * @param results one per job of the call, in order
-	 */
+	/** {@code schedule.lua}: Redis's now, the index of the job that became the head (or -1), the results. */
 	record Scheduled(long now, int head, List<ScheduleResult> results) {
 
 		static Scheduled decode(@Nullable Object reply) {
@@ -52,23 +43,12 @@ final class ScriptReplies {
 
 	}
 
-	/**
-	 * The reply of {@code cancel.lua}: the state the job had, or nothing.
-	 * @return whether there was such a job
-	 */
+	/** {@code cancel.lua}: whether there was such a job. */
 	static boolean cancelled(@Nullable Object reply) {
 		return !Replies.list(reply).isEmpty();
 	}
 
-	/**
-	 * The reply of {@code reschedule.lua}: 1, the new state, due ms, 1 for a new head; or 0
-	 * for no such job; or -1 and the state of a job that cannot be rescheduled.
-	 *
-	 * @param result what happened
-	 * @param state the job's new state when it was rescheduled, else {@code null}
-	 * @param dueMillis its new due time when it was rescheduled, else 0
-	 * @param head whether it became the earliest of the bucket's delay queue
-	 */
+	/** {@code reschedule.lua}: the result; when rescheduled the new state, due time, whether head. */
 	record Rescheduled(RescheduleResult result, @Nullable JobState state, long dueMillis, boolean head) {
 
 		static Rescheduled decode(@Nullable Object reply) {
@@ -86,54 +66,25 @@ final class ScriptReplies {
 
 	}
 
-	/**
-	 * The reply of {@code find.lua}: nothing, or state, attempt, max attempts, ttr ms, due ms,
-	 * created ms, reserved until ms, died at ms, last error, payload, priority.
-	 * @return the job, or empty when there is none
-	 */
+	/** {@code find.lua}: the job, or empty. */
 	static Optional<JobInfo> found(String topic, String id, @Nullable Object reply) {
 		List<Object> v = Replies.list(reply);
-		if (v.isEmpty()) {
-			return Optional.empty();
-		}
-		String error = Replies.asString(v.get(8));
-		StoredPayload.Read stored = StoredPayload.decode(Replies.asBytes(v.get(9)));
-		return Optional.of(new JobInfo(topic, id, stateOf(v.get(0)), (int) Replies.asLong(v.get(1)),
-				(int) Replies.asLong(v.get(2)), Duration.ofMillis(Replies.asLong(v.get(3))), instant(v.get(4)),
-				instant(v.get(5)), instantOrNull(v.get(6)), instantOrNull(v.get(7)),
-				(error == null || error.isEmpty()) ? null : error, stored.payload(), stored.headers(), null, null,
-				(int) Replies.asLong(v.get(10))));
+		return v.isEmpty() ? Optional.empty() : Optional.of(jobInfo(topic, id, stateOf(v.get(0)), v, 1));
 	}
 
 	/**
-	 * What {@code lib/apply_take.lua} appends to the reply of {@code reserve.lua}
-	 * and {@code finish.lua}: ready-list entries left, now ms, announced deadline or 0, then nine
-	 * values per job.
-	 *
-	 * @param readyLeft the entries left in the bucket's ready list of the topic, -1 when the
-	 * take was too late ({@code reserve.lua}'s latest time)
-	 * @param now Redis's time, ms, or 0 when no job was taken (the script then does not read
-	 * the clock)
-	 * @param announced the earliest new TTR deadline when it became the bucket's next timer
-	 * event (the script announced it as a head), else 0
-	 * @param jobs the jobs taken
+	 * A take ({@code lib/apply_take.lua}, in {@code reserve.lua} and {@code finish.lua}): ready
+	 * entries left (-1: too late), Redis's now (0 when none was taken), the deadline announced
+	 * as the bucket's head (or 0), and the jobs taken.
 	 */
 	record Taken(long readyLeft, long now, long announced, List<ReservedJob> jobs) {
 
-		/**
-		 * Whether the take found READY jobs after the latest time it was given, and took none
-		 * (the bucket still has them).
-		 * @return {@code true} when too late
-		 */
+		/** Whether the take came after its latest time and took nothing. */
 		boolean late() {
 			return this.readyLeft < 0;
 		}
 
-		static Taken decode(String topic, @Nullable Object reply) {
-			return decode(topic, Replies.list(reply), 0);
-		}
-
-		private static Taken decode(String topic, List<Object> v, int at) {
+		static Taken decode(String topic, List<Object> v, int at) {
 			long now = Replies.asLong(v.get(at + 1));
 			List<ReservedJob> jobs = reservedJobs(topic, v, at + 3, (v.size() - at - 3) / 9, now);
 			return new Taken(Replies.asLong(v.get(at)), now, Replies.asLong(v.get(at + 2)), jobs);
@@ -142,17 +93,8 @@ final class ScriptReplies {
 	}
 
 	/**
-	 * The reply of {@code finish.lua}: one code per job to finish (1 finished, or the record the
-	 * job had when the topic keeps finished jobs), then, when next jobs were wanted, what
-	 * {@link Taken} reads, then (keeping) the finish time.
-	 *
-	 * @param finished the jobs finished
-	 * @param stale the jobs not finished because their reservation was stale
-	 * @param next the jobs taken next, or {@code null} when none were wanted
-	 * @param records the records the finished jobs had, in their order, when asked for (the
-	 * topic keeps finished jobs), else empty
-	 * @param finishedAt Redis's time of the finish when the records were asked for and a job
-	 * finished, else 0
+	 * {@code finish.lua}: the jobs finished and stale, the next jobs taken (null when none were
+	 * wanted), and when the topic keeps finished jobs their records and the finish time.
 	 */
 	record Finished(List<ReservedJob> finished, List<ReservedJob> stale, @Nullable Taken next,
 			List<byte[]> records, long finishedAt) {
@@ -165,9 +107,8 @@ final class ScriptReplies {
 			List<byte[]> records = new ArrayList<>();
 			for (int i = 0; i < jobs.size(); i++) {
 				Object code = v.get(i);
+				// a kept job answers with its RESERVED record ('S' first), not with 1
 				if (keep && code instanceof byte[] record && record.length > 0 && record[0] == 'S') {
-					// finished, answered with the record it had (a RESERVED job's: 'S' first;
-					// a client may hand integers over as their digits)
 					finished.add(jobs.get(i));
 					records.add(record);
 				}
@@ -183,14 +124,7 @@ final class ScriptReplies {
 
 	}
 
-	/**
-	 * The reply of {@code fail.lua}: 1 retrying, 2 dead, 0 no such job or -1 stale token; the
-	 * due time (or the time of death); 1 when the job became the bucket's head.
-	 *
-	 * @param result what happened
-	 * @param dueMillis when the job is due again (retrying) or died
-	 * @param head whether a retried job became the earliest of the bucket's delay queue
-	 */
+	/** {@code fail.lua}: the result, the due time or time of death, whether it became the head. */
 	record Failed(FailResult result, long dueMillis, boolean head) {
 
 		static Failed decode(@Nullable Object reply) {
@@ -205,32 +139,18 @@ final class ScriptReplies {
 
 	}
 
-	/**
-	 * The reply of {@code touch.lua}: 1 and the new deadline, or 0 (no such job) or -1 (stale
-	 * token) and 0.
-	 * @return the new deadline, or empty when the reservation is stale
-	 */
+	/** {@code touch.lua}: the new deadline, or empty when the reservation is stale. */
 	static Optional<Instant> touched(@Nullable Object reply) {
 		List<Object> v = Replies.list(reply);
 		return (Replies.asLong(v.get(0)) == 1) ? Optional.of(instant(v.get(1))) : Optional.empty();
 	}
 
-	/**
-	 * The reply of {@code release.lua}: how many jobs were released.
-	 * @return the jobs released
-	 */
+	/** {@code release.lua}: how many jobs were released. */
 	static int released(@Nullable Object reply) {
 		return (int) Replies.asLong(Replies.list(reply).get(0));
 	}
 
-	/**
-	 * The reply of {@code replay.lua}: jobs replayed, dead-list entries left, then the keys of
-	 * the first replayed jobs.
-	 *
-	 * @param count the jobs replayed
-	 * @param left the dead-list entries left in the bucket
-	 * @param ids the ids of the first replayed jobs, as many as were asked for
-	 */
+	/** {@code replay.lua}: jobs replayed, dead-list entries left, the ids of the first replayed. */
 	record Replayed(long count, long left, List<String> ids) {
 
 		@SuppressWarnings("NullAway") // the script's reply has these values
@@ -245,16 +165,7 @@ final class ScriptReplies {
 
 	}
 
-	/**
-	 * The reply of {@code stats.lua} for one bucket: now ms, next due ms, earliest DELAYED due
-	 * ms, then pairs of a field ({@code <letter>:<topic>}) and its value.
-	 *
-	 * @param now Redis's time, ms
-	 * @param nextDue the bucket's next timer event, or {@code null}
-	 * @param earliestDelayed the due time of its earliest DELAYED job, or {@code null}
-	 * @param figures the counts per state and topic ({@link JobState#code()} letters) and the
-	 * due time of each topic's oldest overdue job (letter {@code O}); tombstone counts left out
-	 */
+	/** {@code stats.lua} for a bucket: now, next timer event, earliest DELAYED due time, figures. */
 	record Figures(long now, @Nullable Instant nextDue, @Nullable Instant earliestDelayed, List<Figure> figures) {
 
 		@SuppressWarnings("NullAway") // the script's reply has these values
@@ -272,53 +183,30 @@ final class ScriptReplies {
 
 	}
 
-	/**
-	 * One figure of a bucket.
-	 *
-	 * @param kind a state letter, or {@code O} for the due time of the oldest overdue job
-	 * @param topic the topic
-	 * @param value the count, or the due time in ms
-	 */
+	/** A topic's count of a state letter, or (kind {@code O}) its oldest overdue due time. */
 	record Figure(char kind, String topic, long value) {
 
 		static final char OLDEST_OVERDUE = 'O';
 
 	}
 
-	/**
-	 * The reply of {@code dead.lua} for one bucket: the topic's DEAD jobs in the bucket, then
-	 * ten values per job read.
-	 *
-	 * @param total the topic's DEAD jobs in the bucket
-	 * @param jobs the jobs read
-	 */
+	/** {@code dead.lua} for one bucket: the topic's DEAD jobs there, and the page read. */
 	record DeadJobs(long total, List<JobInfo> jobs) {
 
 		@SuppressWarnings("NullAway") // the script's reply has these values
-		static DeadJobs decode(String topic, boolean payloads, @Nullable Object reply) {
+		static DeadJobs decode(String topic, @Nullable Object reply) {
 			List<Object> v = Replies.list(reply);
-			List<JobInfo> jobs = new ArrayList<>((v.size() - 1) / 10);
-			for (int i = 1; i + 9 < v.size(); i += 10) {
-				String jobKey = Replies.asString(v.get(i));
-				String error = Replies.asString(v.get(i + 7));
-				StoredPayload.Read stored = payloads ? StoredPayload.decode(Replies.asBytes(v.get(i + 8)))
-						: new StoredPayload.Read(Map.of(), null);
-				jobs.add(new JobInfo(topic, jobKey.substring(topic.length() + 1), JobState.DEAD,
-						(int) Replies.asLong(v.get(i + 2)), (int) Replies.asLong(v.get(i + 3)),
-						Duration.ofMillis(Replies.asLong(v.get(i + 4))), instant(v.get(i + 5)), instant(v.get(i + 6)),
-						null, instant(v.get(i + 1)), error.isEmpty() ? null : error, stored.payload(),
-						stored.headers(), null, null, (int) Replies.asLong(v.get(i + 9))));
+			List<JobInfo> jobs = new ArrayList<>((v.size() - 1) / 11);
+			for (int i = 1; i + 10 < v.size(); i += 11) {
+				String id = Replies.asString(v.get(i)).substring(topic.length() + 1);
+				jobs.add(jobInfo(topic, id, JobState.DEAD, v, i + 1));
 			}
 			return new DeadJobs(Replies.asLong(v.get(0)), jobs);
 		}
 
 	}
 
-	/**
-	 * The reply of {@code repair.lua}: jobs, jobs put back into their index, index entries
-	 * and last errors dropped, count fields corrected, unreadable records.
-	 * @return what was (or would be) repaired in the bucket
-	 */
+	/** {@code repair.lua}: what was (or would be) repaired in the bucket. */
 	static RepairResult repaired(@Nullable Object reply) {
 		List<Object> v = Replies.list(reply);
 		return new RepairResult(Replies.asLong(v.get(0)), Replies.asLong(v.get(1)), Replies.asLong(v.get(2)),
@@ -326,13 +214,9 @@ final class ScriptReplies {
 	}
 
 	/**
-	 * The reply of {@code promote.lua}, in the order its header comment gives.
-	 *
-	 * @param promotion what the timer needs
-	 * @param expired the topics with expired reservations
-	 * @param unannounced the topics whose ready list the step made non-empty without announcing
-	 * it, with the list's length, in the order of the reply
-	 * @param reserved the jobs the step reserved for offers, by topic, in the order of the reply
+	 * {@code promote.lua}: what the timer needs, the expired reservations, the topics whose
+	 * ready list became non-empty unannounced (with its length) and the jobs reserved for
+	 * offers, in the order of the reply.
 	 */
 	record Promoted(TimerBackend.Promotion promotion, List<Expired> expired, Map<String, Long> unannounced,
 			Map<String, List<ReservedJob>> reserved) {
@@ -374,16 +258,30 @@ final class ScriptReplies {
 
 	}
 
-	/**
-	 * Jobs a script reserved, as {@code lib/apply_take.lua} answers them: 9 values
-	 * per job (id, payload, attempt, max attempts, due, created, token, deadline, ttr).
-	 * @param topic their topic
-	 * @param v the reply
-	 * @param from where the first job starts
-	 * @param count how many jobs
-	 * @param now Redis's time of the reservation (ms)
-	 * @return the jobs
-	 */
+	/** A topic's expired reservations: how many are READY again, how many DEAD. */
+	record Expired(String topic, long requeued, long dead) {
+
+	}
+
+	/** {@code coordinate.lua}: live instances, now, the namespace's epoch, the buckets owned (sorted). */
+	static TimerBackend.Coordination coordination(@Nullable Object reply) {
+		List<Object> v = Replies.list(reply);
+		int[] owned = new int[v.size() - 3];
+		for (int i = 3; i < v.size(); i++) {
+			owned[i - 3] = (int) Replies.asLong(v.get(i));
+		}
+		Arrays.sort(owned);
+		return new TimerBackend.Coordination((int) Replies.asLong(v.get(0)), Replies.asLong(v.get(1)),
+				Objects.requireNonNullElse(Replies.asString(v.get(2)), ""), owned);
+	}
+
+	/** {@code namespace.lua}: the pinned value. */
+	@SuppressWarnings("NullAway") // the script's reply has these values
+	static String pinned(@Nullable Object reply) {
+		return Replies.asString(Replies.list(reply).get(0));
+	}
+
+	/** Jobs reserved, 9 values each as {@code lib/apply_take.lua} answers them. */
 	@SuppressWarnings("NullAway") // the script's reply has these values
 	private static List<ReservedJob> reservedJobs(String topic, List<Object> v, int from, int count, long now) {
 		List<ReservedJob> jobs = new ArrayList<>(count);
@@ -397,40 +295,15 @@ final class ScriptReplies {
 		return jobs;
 	}
 
-	/**
-	 * Expired reservations of one topic, handled by a promotion.
-	 *
-	 * @param topic the topic
-	 * @param requeued how many are READY again
-	 * @param dead how many are DEAD (their attempts used up)
-	 */
-	record Expired(String topic, long requeued, long dead) {
-
-	}
-
-	/**
-	 * The reply of {@code coordinate.lua}: live instances, now ms, the namespace's epoch, then
-	 * the buckets this instance owns.
-	 * @return the outcome, the buckets sorted
-	 */
-	static TimerBackend.Coordination coordination(@Nullable Object reply) {
-		List<Object> v = Replies.list(reply);
-		int[] owned = new int[v.size() - 3];
-		for (int i = 3; i < v.size(); i++) {
-			owned[i - 3] = (int) Replies.asLong(v.get(i));
-		}
-		Arrays.sort(owned);
-		return new TimerBackend.Coordination((int) Replies.asLong(v.get(0)), Replies.asLong(v.get(1)),
-				Objects.requireNonNullElse(Replies.asString(v.get(2)), ""), owned);
-	}
-
-	/**
-	 * The reply of {@code namespace.lua}: the pinned value.
-	 * @return the value
-	 */
-	@SuppressWarnings("NullAway") // the script's reply has these values
-	static String pinned(@Nullable Object reply) {
-		return Replies.asString(Replies.list(reply).get(0));
+	/** A job from the 10 values {@code find.lua} answers after the state, from {@code at}. */
+	private static JobInfo jobInfo(String topic, String id, JobState state, List<Object> v, int at) {
+		String error = Replies.asString(v.get(at + 7));
+		StoredPayload.Read stored = StoredPayload.decode((v.get(at + 8) instanceof byte[] bytes) ? bytes : null);
+		return new JobInfo(topic, id, state, (int) Replies.asLong(v.get(at)), (int) Replies.asLong(v.get(at + 1)),
+				Duration.ofMillis(Replies.asLong(v.get(at + 2))), instant(v.get(at + 3)), instant(v.get(at + 4)),
+				instantOrNull(v.get(at + 5)), instantOrNull(v.get(at + 6)),
+				(error == null || error.isEmpty()) ? null : error, stored.payload(), stored.headers(), null, null,
+				(int) Replies.asLong(v.get(at + 9)));
 	}
 
 	@SuppressWarnings("NullAway") // the script's reply has these values

@@ -25,14 +25,10 @@ import org.springframework.util.backoff.BackOffExecution;
 import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
- * Runs scripts with {@code EVALSHA}, falling back to {@code EVAL} (which caches the script
- * again) when the server answers {@code NOSCRIPT}: after a restart, a failover or a
- * {@code SCRIPT FLUSH}. Translates Redis failures into delayqueue exceptions.
- * <p>
- * A script that a Redis Cluster node refused because its slot is being migrated
- * ({@code TRYAGAIN}, {@code ASK}, {@code MOVED}, {@code CLUSTERDOWN}) changed nothing (every job
- * script declares its bucket's guard key for that, see {@code lib/keys.lua}); it is run again with
- * a short back-off until the slot is stable, for up to {@link #MIGRATION_WAIT}.
+ * Runs scripts with {@code EVALSHA}, falling back to {@code EVAL} on {@code NOSCRIPT}, and
+ * translates Redis failures into delayqueue exceptions. A script that a Redis Cluster node
+ * refused while its slot migrates changed nothing and is run again, for up to
+ * {@link #MIGRATION_WAIT}.
  */
 final class ScriptRunner {
 
@@ -47,7 +43,7 @@ final class ScriptRunner {
 
 	private static final Log logger = LogFactory.getLog(ScriptRunner.class);
 
-	/** The drivers' exceptions for an error reply of Redis (Lettuce's, Jedis's, with their subclasses). */
+	/** The drivers' exceptions for an error reply of Redis (with their subclasses). */
 	private static final Set<String> ERROR_REPLIES = Set.of("io.lettuce.core.RedisCommandExecutionException",
 			"redis.clients.jedis.exceptions.JedisDataException");
 
@@ -64,13 +60,7 @@ final class ScriptRunner {
 		});
 	}
 
-	/**
-	 * Creates a runner.
-	 * @param connectionFactory the connection factory
-	 * @param replicaWait the replica acknowledgement of replicated writes
-	 * @param beforeCall run before every call to Redis (the start-up checks still to pass);
-	 * what it throws is thrown by the call
-	 */
+	/** Creates a runner; {@code beforeCall} runs before every call, which throws what it throws. */
 	ScriptRunner(RedisConnectionFactory connectionFactory, ReplicaWait replicaWait, Runnable beforeCall) {
 		this.connectionFactory = connectionFactory;
 		this.replicaWait = replicaWait;
@@ -81,44 +71,18 @@ final class ScriptRunner {
 		this.migrationBackOff = backOff;
 	}
 
-	/**
-	 * Runs a script.
-	 * @param script the script
-	 * @param keysAndArgs its keys ({@link LuaScript#keys()} of them), then {@code ARGV}
-	 * @return the reply: a {@code List}, {@code Long}, {@code byte[]} or {@code null}
-	 */
+	/** Runs a script given its keys, then {@code ARGV}: a {@code List}, {@code Long}, {@code byte[]} or null. */
 	@Nullable Object run(LuaScript script, byte[][] keysAndArgs) {
 		return execute(script.name(), (connection) -> eval(connection, script, keysAndArgs));
 	}
 
-	/**
-	 * Runs a script whose writes must reach the replicas asked for
-	 * ({@code delayqueue.redis.wait-replicas}) before it is acknowledged: {@code WAIT} follows
-	 * on the same connection.
-	 * @param script the script
-	 * @param keysAndArgs its keys, then {@code ARGV}
-	 * @return the reply
-	 * @throws DelayQueueException when fewer replicas acknowledged in time
-	 */
+	/** {@link #run}, then {@code WAIT} for the replicas asked for; throws when too few acknowledged. */
 	@Nullable Object runReplicated(LuaScript script, byte[][] keysAndArgs) {
-		if (this.replicaWait.isOff()) {
-			return run(script, keysAndArgs);
-		}
-		return execute(script.name(), (connection) -> {
-			ReplicaWait.Writes writes = this.replicaWait.start(connection);
-			Object reply = eval(connection, script, keysAndArgs);
-			writes.await(connection, script.name());
-			return reply;
-		});
+		return execute(script.name(), (connection) -> evalEach(connection, script, List.<byte[][]>of(keysAndArgs),
+				!this.replicaWait.isOff()).get(0));
 	}
 
-	/**
-	 * Runs a plain command on a connection, with the same error translation as scripts.
-	 * @param what what is done, for error messages
-	 * @param action the command
-	 * @param <T> the result type
-	 * @return the result
-	 */
+	/** Runs a command on a connection, with the same error translation as scripts. */
 	<T extends @Nullable Object> T execute(String what, Function<RedisConnection, T> action) {
 		this.beforeCall.run();
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
@@ -131,11 +95,8 @@ final class ScriptRunner {
 
 	/**
 	 * Runs the same script once per argument list, in one round trip where the connection
-	 * supports it (one by one otherwise, such as on a cluster connection). On Lettuce a batch
-	 * no bigger than {@link #isSmall} allows goes out on the shared connection, each call's
-	 * reply read on its own ({@link #batch}); any other batch goes in a Spring Data Redis
-	 * pipeline, which takes a connection of its own, with the script loaded first, because a
-	 * pipeline that meets {@code NOSCRIPT} does not say which of its commands ran.
+	 * allows: a small batch on Lettuce's shared connection, any other in a pipeline, one call
+	 * at a time on a cluster.
 	 * @param script the script
 	 * @param keysAndArgs one array per call: its keys, then {@code ARGV}
 	 * @return one reply per call, in order
@@ -144,14 +105,7 @@ final class ScriptRunner {
 		return runAll(script, keysAndArgs, false);
 	}
 
-	/**
-	 * {@link #runAll} for writes that must reach the replicas asked for before they are
-	 * acknowledged: {@code WAIT} follows on the connection that sent them (inside the
-	 * pipeline, after its scripts).
-	 * @param script the script
-	 * @param keysAndArgs one array per call
-	 * @return one reply per call, in order
-	 */
+	/** {@link #runAll} followed by {@code WAIT} for the replicas asked for on the same connection. */
 	List<Object> runAllReplicated(LuaScript script, List<byte[][]> keysAndArgs) {
 		return runAll(script, keysAndArgs, true);
 	}
@@ -162,62 +116,31 @@ final class ScriptRunner {
 			if (keysAndArgs.isEmpty()) {
 				return List.of();
 			}
-			if (!waiting && pipelines(connection) && RawCommands.sendsBatches(connection) && isSmall(keysAndArgs)) {
+			if (!pipelines(connection)) {
+				return evalEach(connection, script, keysAndArgs, waiting);
+			}
+			if (!waiting && RawCommands.sendsBatches(connection) && isSmall(keysAndArgs)) {
 				return batch(connection, script, keysAndArgs);
 			}
-			try {
-				if (!pipelines(connection)) {
-					throw new UnsupportedOperationException("no pipelines on a cluster");
-				}
-				connection.openPipeline();
-			}
-			catch (UnsupportedOperationException ex) {
-				ReplicaWait.Writes writes = waiting ? this.replicaWait.start(connection) : null;
-				List<Object> sequential = new ArrayList<>(keysAndArgs.size());
-				for (byte[][] call : keysAndArgs) {
-					sequential.add(eval(connection, script, call));
-				}
-				if (writes != null) {
-					writes.await(connection, script.name());
-				}
-				return sequential;
-			}
-			try {
-				// WAIT must follow the scripts on the connection that sent them: the pipeline's own
-				ReplicaWait.Writes writes = waiting ? this.replicaWait.start(connection) : null;
-				connection.scriptingCommands().scriptLoad(script.body());
-				for (byte[][] call : keysAndArgs) {
-					connection.scriptingCommands().evalSha(script.sha(), ReturnType.MULTI, script.keys(), call);
-				}
-				ReplicaWait.Pending pending = (writes != null) ? writes.send(connection, script.name()) : null;
-				List<Object> replies = connection.closePipeline();
-				if (pending != null) {
-					pending.await(connection);
-				}
-				// the first reply is SCRIPT LOAD's
-				return new ArrayList<>(replies.subList(1, replies.size()));
-			}
-			catch (RedisPipelineException ex) {
-				// the first refusal's own text (a script's error, OOM), not the wrapper's
-				Throwable first = (ex.getCause() != null) ? ex.getCause() : ex;
-				String calls = "a pipeline of " + keysAndArgs.size() + " " + script + " calls (each call is applied whole"
-						+ " or not at all, the others were applied; running them again is safe): " + first.getMessage();
-				if (first instanceof RedisConnectionFailureException || first instanceof QueryTimeoutException) {
-					// Redis gone or silent, as translate says it for a single call
-					throw new DelayQueueConnectionException("Redis unreachable during " + calls, ex);
-				}
-				throw new DelayQueueException("Redis refused a call of " + calls, ex);
-			}
+			return pipeline(connection, script, keysAndArgs, waiting);
 		});
 	}
 
-	/**
-	 * Whether a batch is small enough for Lettuce's shared connection, where the other threads'
-	 * commands wait behind it: at most {@value #SHARED_BATCH_BYTES} bytes and
-	 * {@value #SHARED_BATCH_VALUES} keys and arguments (a bulk schedule of about 2,000 jobs,
-	 * tens of milliseconds of Redis's time). A bigger one goes in a pipeline on a connection of
-	 * its own, whose opening it outweighs, and which leaves the others their turns.
-	 */
+	/** The calls one at a time, then {@code WAIT} for the replicas when {@code waiting}. */
+	private List<Object> evalEach(RedisConnection connection, LuaScript script, List<byte[][]> calls,
+			boolean waiting) {
+		ReplicaWait.Writes writes = waiting ? this.replicaWait.start(connection) : null;
+		List<Object> replies = new ArrayList<>(calls.size());
+		for (byte[][] call : calls) {
+			replies.add(eval(connection, script, call));
+		}
+		if (writes != null) {
+			writes.await(connection, script.name());
+		}
+		return replies;
+	}
+
+	/** Whether a batch may go on Lettuce's shared connection, where others' commands wait behind it. */
 	static boolean isSmall(List<byte[][]> calls) {
 		long bytes = 0;
 		long values = 0;
@@ -230,38 +153,57 @@ final class ScriptRunner {
 		return bytes <= SHARED_BATCH_BYTES && values <= SHARED_BATCH_VALUES;
 	}
 
+	// SCRIPT LOAD first: a pipeline that meets NOSCRIPT does not say which of its calls ran
+	private List<Object> pipeline(RedisConnection connection, LuaScript script, List<byte[][]> calls,
+			boolean waiting) {
+		connection.openPipeline();
+		try {
+			ReplicaWait.Writes writes = waiting ? this.replicaWait.start(connection) : null;
+			connection.scriptingCommands().scriptLoad(script.body());
+			for (byte[][] call : calls) {
+				connection.scriptingCommands().evalSha(script.sha(), ReturnType.MULTI, script.keys(), call);
+			}
+			ReplicaWait.Pending pending = (writes != null) ? writes.send(connection, script.name()) : null;
+			List<Object> replies = connection.closePipeline();
+			if (pending != null) {
+				pending.await(connection);
+			}
+			return new ArrayList<>(replies.subList(1, replies.size()));
+		}
+		catch (RedisPipelineException ex) {
+			Throwable first = (ex.getCause() != null) ? ex.getCause() : ex;
+			String what = "a pipeline of " + calls.size() + " " + script + " calls (each call is applied whole"
+					+ " or not at all, the others were applied; running them again is safe): " + first.getMessage();
+			if (first instanceof RedisConnectionFailureException || first instanceof QueryTimeoutException) {
+				throw new DelayQueueConnectionException("Redis unreachable during " + what, ex);
+			}
+			throw new DelayQueueException("Redis refused a call of " + what, ex);
+		}
+	}
+
 	/**
-	 * {@link #runAll} on Lettuce's shared connection: every call is sent before the first reply
-	 * is read. Calls that met {@code NOSCRIPT} (nothing ran) are sent again, the first with
-	 * {@code EVAL}, unless a call got no answer (the connection failed). After all replies
-	 * came, a call without an answer is thrown as a connection failure (some calls may have
-	 * been applied), else a call Redis refused (the others were applied).
+	 * Sends every call before reading the first reply; calls that met {@code NOSCRIPT} are sent
+	 * again (the first with {@code EVAL}) unless a call got no answer. Then throws a call
+	 * without an answer as a connection failure, else a call Redis refused.
 	 */
 	private List<Object> batch(RedisConnection connection, LuaScript script, List<byte[][]> calls) {
 		Duration timeout = RawCommands.commandTimeout(this.connectionFactory);
-		List<@Nullable Object> replies = RawCommands.evalShaAll(connection, script.sha(), script.keys(), calls,
-				timeout);
+		List<@Nullable Object> replies = RawCommands.evalAll(connection, script, calls, false, timeout);
 		List<Integer> missing = new ArrayList<>();
 		for (int i = 0; i < replies.size(); i++) {
 			if (replies.get(i) instanceof RawCommands.Failure failure && isNoScript(failure.cause())) {
 				missing.add(i);
 			}
 		}
-		if (!missing.isEmpty() && firstUnanswered(replies) == null) {
-			List<@Nullable Object> again = RawCommands.evalAll(connection, script.sha(), script.body(), script.keys(),
-					missing.stream().map(calls::get).toList(), timeout);
+		if (!missing.isEmpty() && firstFailure(replies, false) == null) {
+			List<@Nullable Object> again = RawCommands.evalAll(connection, script,
+					missing.stream().map(calls::get).toList(), true, timeout);
 			for (int j = 0; j < missing.size(); j++) {
 				replies.set(missing.get(j), again.get(j));
 			}
 		}
-		Throwable unanswered = firstUnanswered(replies);
-		Throwable refused = null;
-		for (Object reply : replies) {
-			if (reply instanceof RawCommands.Failure failure && errorReply(failure.cause()) != null) {
-				refused = failure.cause();
-				break;
-			}
-		}
+		Throwable unanswered = firstFailure(replies, false);
+		Throwable refused = firstFailure(replies, true);
 		if (unanswered != null) {
 			DelayQueueConnectionException ex = new DelayQueueConnectionException("Redis unreachable during a batch of "
 					+ calls.size() + " " + script + " calls (each call is applied whole or not at all; some may have been"
@@ -281,10 +223,10 @@ final class ScriptRunner {
 		return results;
 	}
 
-	/** The cause of the first call of a batch that got no answer (the connection failed), or null. */
-	private static @Nullable Throwable firstUnanswered(List<@Nullable Object> replies) {
+	/** The cause of the first call Redis refused ({@code refused}) or never answered. */
+	private static @Nullable Throwable firstFailure(List<@Nullable Object> replies, boolean refused) {
 		for (Object reply : replies) {
-			if (reply instanceof RawCommands.Failure failure && errorReply(failure.cause()) == null) {
+			if (reply instanceof RawCommands.Failure failure && (errorReply(failure.cause()) != null) == refused) {
 				return failure.cause();
 			}
 		}
@@ -295,14 +237,7 @@ final class ScriptRunner {
 		return (cause.getMessage() != null) ? cause.getMessage() : cause.getClass().getSimpleName();
 	}
 
-	/**
-	 * Whether calls of one step go to Redis in one pipeline on a connection: not on a
-	 * cluster. There Jedis has no pipelines, and a pipeline would report a call refused while
-	 * its slot migrates only after the others were applied; one call at a time, each is
-	 * retried on its own.
-	 * @param connection the connection
-	 * @return {@code true} to pipeline
-	 */
+	/** Whether calls may be pipelined: not on a cluster, where each call is retried on its own. */
 	static boolean pipelines(RedisConnection connection) {
 		return !(connection instanceof RedisClusterConnection);
 	}
@@ -347,30 +282,17 @@ final class ScriptRunner {
 		}
 	}
 
-	/**
-	 * The text of Redis's error reply among a failure's causes.
-	 * @return the reply, or {@code null} when Redis gave none (the connection failed, the call
-	 * timed out)
-	 */
+	/** The text of Redis's error reply among a failure's causes, or null when Redis gave none. */
 	static @Nullable String errorReply(Throwable ex) {
 		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-			if (cause.getMessage() != null && isErrorReply(cause.getClass())) {
-				return cause.getMessage();
-			}
-			if (cause.getCause() == cause) {
-				break;
+			String message = cause.getMessage();
+			for (Class<?> type = cause.getClass(); type != null && message != null; type = type.getSuperclass()) {
+				if (ERROR_REPLIES.contains(type.getName())) {
+					return message;
+				}
 			}
 		}
 		return null;
-	}
-
-	private static boolean isErrorReply(Class<?> type) {
-		for (Class<?> candidate = type; candidate != null; candidate = candidate.getSuperclass()) {
-			if (ERROR_REPLIES.contains(candidate.getName())) {
-				return true;
-			}
-		}
-		return false;
 	}
 
 	private static void sleep(long millis) {
@@ -387,42 +309,27 @@ final class ScriptRunner {
 		return causeStartsWith(ex, "NOSCRIPT");
 	}
 
-	/**
-	 * Whether a Redis Cluster node refused a command because its slot is moving: such a refusal
-	 * comes before the script runs, so running it again is safe.
-	 */
+	/** Whether a Redis Cluster node refused a command, before running it, because its slot is moving. */
 	static boolean isSlotMoving(Throwable ex) {
-		// the error code a node answers with, not words in a script's error text (which may
-		// quote a job key or a record)
+		// the node's error code, not words in a script's error text
 		return causeStartsWith(ex, "TRYAGAIN", "ASK ", "MOVED ", "CLUSTERDOWN");
 	}
 
 	private static boolean causeStartsWith(Throwable ex, String... codes) {
 		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
 			String message = cause.getMessage();
-			if (message != null) {
-				for (String code : codes) {
-					if (message.startsWith(code)) {
-						return true;
-					}
+			for (String code : codes) {
+				if (message != null && message.startsWith(code)) {
+					return true;
 				}
-			}
-			if (cause.getCause() == cause) {
-				break;
 			}
 		}
 		return false;
 	}
 
-	/**
-	 * The queue's exception for a failed call, its message ending with the driver's own (a
-	 * script's error text, a connection refusal) rather than Spring's wrapper text ("Error in
-	 * execution"), or the type of the innermost cause when it has no message.
-	 */
+	/** The queue's exception for a failed call, ending with the driver's own message. */
 	static DelayQueueException translate(String what, DataAccessException ex) {
-		Throwable cause = ex.getMostSpecificCause();
-		// a cause without a message (an interruption) is named by its type
-		String reason = reason(cause);
+		String reason = reason(ex.getMostSpecificCause());
 		if (ex instanceof RedisConnectionFailureException || ex instanceof QueryTimeoutException) {
 			return new DelayQueueConnectionException("Redis unreachable during " + what + ": " + reason, ex);
 		}

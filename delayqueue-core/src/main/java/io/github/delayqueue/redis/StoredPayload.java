@@ -13,16 +13,9 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.lang.Contract;
 
 /**
- * What a job record holds after its header line: the payload bytes as given, or, for a job
- * with headers, the headers before them. The scripts never read it. A job without headers is
- * stored exactly as its payload (headers cost nothing when unused), unless the payload starts
- * with the four bytes of {@link #MAGIC} (NUL, {@code dqh}). A job with headers is
- * {@code MAGIC}, one {@code name=value} line (ending in {@code '\n'}) per header, a NUL byte,
- * then the payload; header names and values contain no control characters
- * ({@link io.github.delayqueue.core.JobConstraints#headers}), so neither NUL nor line breaks.
- * A payload that starts with {@code MAGIC} is stored with an empty header section, so that
- * it reads back as it was. A payload stored by an earlier version (without headers) reads
- * back as it was unless it starts with {@code MAGIC} and a well-formed header section.
+ * What a job record holds after its header line: the payload as given when the job has no
+ * headers (and the payload does not start with {@link #MAGIC}), else {@code MAGIC}, one
+ * {@code name=value} line per header, a NUL byte, then the payload.
  */
 final class StoredPayload {
 
@@ -34,20 +27,11 @@ final class StoredPayload {
 	private StoredPayload() {
 	}
 
-	/**
-	 * A stored payload read back.
-	 * @param headers the job's headers, unmodifiable
-	 * @param payload the payload as given
-	 */
+	/** A stored payload read back: unmodifiable headers and the payload. */
 	record Read(Map<String, String> headers, byte @Nullable [] payload) {
 	}
 
-	/**
-	 * What to store for a payload and headers.
-	 * @param headers checked headers
-	 * @param payload the payload
-	 * @return the payload itself when there are no headers and it does not start with NUL
-	 */
+	/** What to store for checked headers and a payload. */
 	static byte[] encode(Map<String, String> headers, byte[] payload) {
 		if (headers.isEmpty() && !startsWithMagic(payload)) {
 			return payload;
@@ -67,42 +51,16 @@ final class StoredPayload {
 
 	@Contract("null -> false")
 	private static boolean startsWithMagic(byte @Nullable [] bytes) {
-		if (bytes == null || bytes.length < MAGIC.length) {
-			return false;
-		}
-		for (int i = 0; i < MAGIC.length; i++) {
-			if (bytes[i] != MAGIC[i]) {
-				return false;
-			}
-		}
-		return true;
+		return bytes != null && bytes.length >= MAGIC.length
+				&& Arrays.equals(bytes, 0, MAGIC.length, MAGIC, 0, MAGIC.length);
 	}
 
-	/**
-	 * How many bytes {@link #encode} stores.
-	 * @param headers checked headers
-	 * @param payload the payload
-	 * @return the stored size
-	 */
+	/** How many bytes {@link #encode} stores. */
 	static long size(Map<String, String> headers, byte[] payload) {
-		if (headers.isEmpty() && !startsWithMagic(payload)) {
-			return payload.length;
-		}
-		long size = payload.length + MAGIC.length + 1L;
-		for (Map.Entry<String, String> header : headers.entrySet()) {
-			size += header.getKey().getBytes(StandardCharsets.UTF_8).length
-					+ header.getValue().getBytes(StandardCharsets.UTF_8).length + 2;
-		}
-		return size;
+		return encode(headers, payload).length;
 	}
 
-	/**
-	 * Checks a payload against the queue's limit, alone and as stored with its headers.
-	 * @param headers checked headers
-	 * @param payload the payload
-	 * @param maxSize the largest allowed, in bytes ({@code delayqueue.max-payload-size})
-	 * @throws IllegalArgumentException naming the rule the payload breaks
-	 */
+	/** Checks a payload against {@code maxSize} bytes, alone and as stored with its headers. */
 	static void checkSize(Map<String, String> headers, byte[] payload, long maxSize) {
 		JobConstraints.payload(payload, maxSize);
 		long size = size(headers, payload);
@@ -112,12 +70,7 @@ final class StoredPayload {
 		}
 	}
 
-	/**
-	 * Reads what {@link #encode} stored. Bytes that start with {@link #MAGIC} but have no
-	 * well-formed header section are the payload.
-	 * @param stored the stored bytes, or {@code null}
-	 * @return the headers and the payload ({@code null} for {@code null})
-	 */
+	/** Reads what {@link #encode} stored; bytes without a well-formed header section are the payload. */
 	static Read decode(byte @Nullable [] stored) {
 		if (!startsWithMagic(stored)) {
 			return new Read(Map.of(), stored);

@@ -1,10 +1,6 @@
--- buckets.lua: what a queue built without a bucket count reads to choose one. Writes nothing;
--- every call touches one slot.
--- ARGV[1] 'pin': KEYS[1] "{<namespace>}:config" HASH, KEYS[2] "{<namespace>}:timers" HASH
---   bucket -> instance that runs its timer. Returns {the pinned count ('' when none), the
---   highest bucket that a timer was given (-1: none)}.
--- ARGV[1] 'used': KEYS[1] a bucket's jobs HASH, KEYS[2] its recurring definitions HASH.
---   Returns {1 when either has entries, else 0}.
+-- buckets.lua: what choosing a bucket count reads; writes nothing.
+-- ARGV[1] 'pin': KEYS config hash, timers hash. Returns {pinned count or '', highest timed bucket or -1}.
+-- ARGV[1] 'used': KEYS a bucket's jobs hash, its recurring hash. Returns {1 if either has entries, else 0}.
 if ARGV[1] == 'used' then
   local used = redis.call('HLEN', KEYS[1]) > 0 or redis.call('HLEN', KEYS[2]) > 0
   return { used and 1 or 0 }

@@ -1,8 +1,5 @@
--- cancel.lua: removes a job in any state. A ready-list entry stays behind as a tombstone that
--- reserve skips; a consumer holding the job is refused at finish / fail / touch.
--- KEYS[1] jobs hash, KEYS[2] guard
--- ARGV[3] job key
--- Returns {state letter the job had}, or {} when there was no such job.
+-- cancel.lua: removes a job in any state; a ready-list entry stays as a tombstone.
+-- ARGV[3] job key. Returns {the state letter it had}, or {} for no such job.
 -- @include lib/topic_of
 -- @include lib/unlink
 -- @include lib/forget

@@ -1,75 +1,28 @@
--- dead.lua: reads a page of the DEAD jobs of a topic in one bucket, in order of death (time,
--- then job key), after a cursor: its cost is the page's size whatever the page's position.
--- KEYS[1] jobs hash, KEYS[2] guard
--- ARGV[3] topic, ARGV[4] how many to read, ARGV[5] '1' to include payloads, ARGV[6] the cursor's
--- time of death ('' to start at the oldest), ARGV[7] the cursor's job key: the page starts after
--- that entry.
--- Returns {dead jobs of the topic in the bucket, then for each job read: job key, died at ms,
---          attempt, max attempts, ttr ms, due ms, created ms, last error or '', payload or '',
---          priority}.
+-- dead.lua: a page of a topic's DEAD jobs in the bucket, by time of death then job key.
+-- ARGV[3] topic, ARGV[4] page size, ARGV[5] '1' for payloads, ARGV[6] the cursor's time of death
+-- ('' from the oldest), ARGV[7] the cursor's job key.
+-- Returns {DEAD jobs of the topic, then per job: job key and what find.lua answers after the
+-- state (no payload: nil)}.
 -- @include lib/keys
--- @include lib/num
 -- @include lib/decode
 -- @include lib/pick
 -- @include lib/read_many
+-- @include lib/page_after
 local topic, max = ARGV[3], tonumber(ARGV[4])
 local dead = P .. 'dead:' .. topic
 local reply = { redis.call('ZCARD', dead) }
--- whether job key a sorts after b as a sorted set orders equal scores (by bytes)
-local function sorts_after(a, b)
-  for i = 1, math.min(#a, #b) do
-    local x, y = string.byte(a, i), string.byte(b, i)
-    if x ~= y then
-      return x > y
-    end
-  end
-  return #a > #b
-end
-local entries
-if ARGV[6] == '' then
-  entries = redis.call('ZRANGE', dead, 0, max - 1, 'WITHSCORES')
-else
-  local after, after_key = tonumber(ARGV[6]), ARGV[7]
-  local rank = redis.call('ZRANK', dead, after_key)
-  if rank and tonumber(redis.call('ZSCORE', dead, after_key)) == after then
-    entries = redis.call('ZRANGE', dead, rank + 1, rank + max, 'WITHSCORES')
-  else
-    -- the cursor's job left the list: skip the entries that died at the same time and sort
-    -- before it (deaths of one promotion share a time), then read the page
-    entries = {}
-    local offset = 0
-    while #entries < 2 * max do
-      local window = redis.call('ZRANGEBYSCORE', dead, num(after), '+inf', 'WITHSCORES', 'LIMIT', offset, max)
-      for i = 1, #window, 2 do
-        local score = tonumber(window[i + 1])
-        if (score > after or sorts_after(window[i], after_key)) and #entries < 2 * max then
-          entries[#entries + 1] = window[i]
-          entries[#entries + 1] = window[i + 1]
-        end
-      end
-      if #window < 2 * max then
-        break
-      end
-      offset = offset + max
-    end
-  end
-end
+local entries = page_after(dead, max, (ARGV[6] ~= '') and tonumber(ARGV[6]) or nil, ARGV[7])
 local jobkeys = pick(entries, 1, 2)
 local records = read_many(KEYS[1], jobkeys)
 local errors = read_many(P .. 'errors', jobkeys)
 for k, jobkey in ipairs(jobkeys) do
   local j = records[k] and decode(records[k])
   if j then
-    reply[#reply + 1] = jobkey
-    reply[#reply + 1] = tonumber(entries[2 * k])
-    reply[#reply + 1] = j.attempt
-    reply[#reply + 1] = j.max
-    reply[#reply + 1] = j.ttr
-    reply[#reply + 1] = j.due
-    reply[#reply + 1] = j.created
-    reply[#reply + 1] = errors[k] or ''
-    reply[#reply + 1] = (ARGV[5] == '1') and j.payload or ''
-    reply[#reply + 1] = j.priority
+    local n = #reply
+    reply[n + 1], reply[n + 2], reply[n + 3], reply[n + 4], reply[n + 5], reply[n + 6] = jobkey, j.attempt, j.max,
+      j.ttr, j.due, j.created
+    reply[n + 7], reply[n + 8], reply[n + 9], reply[n + 10], reply[n + 11] = 0, tonumber(entries[2 * k]),
+      errors[k] or '', (ARGV[5] == '1') and j.payload or false, j.priority
   end
 end
 return reply

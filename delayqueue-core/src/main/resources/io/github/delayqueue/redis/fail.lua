@@ -1,7 +1,5 @@
--- fail.lua: a consumer failed a job: retried after a back-off (DELAYED, or READY for no back-off),
--- or DEAD when asked or when its attempts are used up. The error text is recorded.
--- KEYS[1] jobs hash, KEYS[2] guard
--- ARGV[3] job key, ARGV[4] token, ARGV[5] back-off ms (-1: dead now), ARGV[6] error text
+-- fail.lua: retries a reserved job after a back-off, or makes it DEAD; records the error.
+-- ARGV[3] job key, ARGV[4] token, ARGV[5] back-off ms (-1: dead now), ARGV[6] error text.
 -- Returns {1 retrying | 2 dead | 0 no such job | -1 stale token, due ms or death time, 1 if new head}.
 -- @include lib/keys
 -- @include lib/now_ms

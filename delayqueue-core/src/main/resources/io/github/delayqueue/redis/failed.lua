@@ -1,30 +1,11 @@
--- failed.lua: the deaths of a topic that limits its DEAD jobs (its failed-job retention), in
--- one key of the topic's own slot "{<namespace>/done/<topic>}", apart from the buckets: a zset
--- of job key scored by time of death (ms, by the job's bucket's clock). The DEAD jobs
--- themselves stay in their buckets; a caller deletes there what this names (trimdead.lua),
--- then removes the entries here ('remove'), so that a caller that stops half-way leaves entries
--- that the next call names again.
--- KEYS[1] the deaths
---
--- ARGV[1] = 'add': jobs died; names the entries beyond the limits.
---   ARGV[2] most DEAD jobs kept (0: no count limit), ARGV[3] how long one is kept, ms (0: no
---   time limit; measured back from the earlier of this node's time and the latest time of
---   death given, by its bucket's node's clock: an entry is named for its age only when both
---   clocks say it is old, so a bucket node whose clock lags never makes its new death old,
---   and one whose clock leads never makes other deaths old), ARGV[4] the
---   most entries to name beyond the number added, then per job: job key, time of death (ms).
---   An entry with a later time of death already (a later death of the same id) is left as it
---   is.
---   Returns {the time the age is measured from (ms), entries, then per entry to drop (the
---   oldest first, at most added + ARGV[4]): job key, time of death}.
--- ARGV[1] = 'remove': entries dropped; per entry: job key, the time of death it was named
---   with (an entry with another time, a later death, stays).
---   Returns {entries left}.
---
--- Every write comes after the reads, and none can fail once the first succeeded.
+-- failed.lua: a topic's deaths, KEYS[1] job keys by time of death (the DEAD jobs stay in buckets).
+-- 'add' ARGV[2] most kept (0: no limit), ARGV[3] age ms (0: none; both clocks must say old),
+-- ARGV[4] extra names, then job key and death ms per job. Returns {age base ms, entries, then
+-- job key and death ms per entry to drop}.
+-- 'remove' job key and named death ms per entry. Returns {entries left}.
 -- @include lib/call_many
 -- @include lib/whole_number
--- @include lib/node_now
+-- @include lib/now_ms
 -- @include lib/later_entries
 -- @include lib/beyond_limits
 local deaths = KEYS[1]
@@ -35,7 +16,7 @@ if ARGV[1] == 'add' then
   for i = 6, #ARGV, 2 do
     latest = math.max(latest, whole_number(i))
   end
-  local now = math.min(node_now(), latest)
+  local now = math.min(now_ms(), latest)
   -- a key of another type fails this read, before anything is written
   redis.call('ZCARD', deaths)
   local scores, added = later_entries(deaths, 5, 2)

@@ -1,9 +1,6 @@
--- find.lua: reads one job.
--- KEYS[1] jobs hash, KEYS[2] guard
--- ARGV[3] job key
--- Returns {} for no such job, else {state, attempt, max attempts, ttr ms, due ms, created ms,
--- reserved until ms (0 unless RESERVED), died at ms (0 unless DEAD), last error or '', payload,
--- priority}.
+-- find.lua: reads one job. ARGV[3] job key.
+-- Returns {} for none, else {state, attempt, max attempts, ttr ms, due ms, created ms, reserved
+-- until ms or 0, died at ms or 0, last error or '', payload, priority}.
 -- @include lib/keys
 -- @include lib/topic_of
 -- @include lib/stored

@@ -1,17 +1,8 @@
--- finish.lua: a consumer is done with jobs of this bucket: they are removed (a job whose token
--- is stale is left alone). With ARGV[3] > 0, also reserves up to that many READY jobs of
--- topic ARGV[5] from this bucket, as reserve.lua does: a consumer that wants more work saves
--- a round trip.
--- KEYS[1] jobs hash, KEYS[2] guard
--- ARGV[3] next jobs wanted (0: none), ARGV[4] their ttr ms (0: each job's own), ARGV[5] their
--- topic, ARGV[6] their attempts limit (0: each job's own), ARGV[7] what the caller keeps of
--- finished jobs (their topic's retention): '0' nothing, '1' their record headers, '2' their
--- whole records, payloads included; then per job to finish: job key, token.
--- Returns per job to finish: 1 finished (with ARGV[7] '1' or '2': the job's record as it was,
--- or its header), 0 no such job, -1 the token is not the job's current reservation; then, when
--- next jobs were wanted: ready-list entries left, now ms (0 when none was taken), announced
--- deadline or 0, 9 fields per job (see lib/apply_take.lua); then, with ARGV[7] '1' or '2',
--- the finish time (ms; 0 when no job was finished).
+-- finish.lua: removes finished jobs (a stale token is left alone), then takes up to ARGV[3] READY
+-- jobs of topic ARGV[5]. ARGV[4] ttr ms, ARGV[6] attempts limit (0: the job's own), ARGV[7] '0' keep
+-- nothing, '1' record headers, '2' whole records; then job key and token per job.
+-- Returns per job 1 (or its record when kept) | 0 no such job | -1 stale token; then when wanted
+-- what reserve.lua returns; then when kept the finish time ms (0: none finished).
 -- @include lib/keys
 -- @include lib/now_ms
 -- @include lib/split_header

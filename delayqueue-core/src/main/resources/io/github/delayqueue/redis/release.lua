@@ -1,9 +1,6 @@
--- release.lua: a consumer gives back reservations it never started (shutdown, a request gone): each
--- job is READY again at once, at the front of its priority's list, in the order given (the first
--- given is taken first again), and the attempt it did not make is not counted.
--- KEYS[1] jobs hash, KEYS[2] guard
--- ARGV[3], ARGV[4], ...: a job key and its token for each job
--- Returns {released}: how many were released (the others are gone or held under another token).
+-- release.lua: gives reservations back: READY at the front of their list, in the order given,
+-- the attempt not counted. ARGV[3..] job key and token per job.
+-- Returns {released} (the others are gone or held under another token).
 -- @include lib/keys
 -- @include lib/save
 -- @include lib/topic_of

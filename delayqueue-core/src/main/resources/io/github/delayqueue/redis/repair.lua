@@ -1,15 +1,7 @@
--- repair.lua: brings one bucket back to the invariant, from its job records: every job is put
--- into the index its state names (a RESERVED job found in no index is given a deadline of now,
--- so that it is delivered again), index entries without a job in that state and last errors
--- without a job are dropped, and the state counts are recounted. An operator's tool (after a failure the scripts could not rule
--- out, or data written by another version): it reads the whole bucket, so its cost grows with
--- the bucket's jobs.
--- KEYS[1] jobs hash, KEYS[2] guard
--- ARGV[3] '1' to write the repairs, '0' to only count them, ARGV[4..] the topics whose ready or
--- dead list exists in the bucket (the caller lists the keys: a list whose topic has neither a
--- job nor a count left is found too)
--- Returns {jobs, jobs put back into their index (a topic's sentinel put right counts as one),
---          index entries and last errors dropped, count fields corrected, unreadable records}.
+-- repair.lua: rebuilds one bucket's indexes and counts from its records (an operator's tool).
+-- ARGV[3] '1' to write, '0' to count only; ARGV[4..] the topics with a ready or dead list here.
+-- Returns {jobs, jobs put back into their index, index entries and last errors dropped,
+-- count fields corrected, unreadable records}.
 -- @include lib/keys
 -- @include lib/now_ms
 -- @include lib/num
@@ -44,8 +36,7 @@ local function topic_info(topic)
   local info = topics[topic]
   if not info then
     info = { dead = scores(P .. 'dead:' .. topic), listed = {}, entries = 0, ready = 0, missing = {}, levels = {} }
-    -- every list of every priority (a lost sentinel must not hide one); an entry counts as
-    -- listed in the list of its priority only
+    -- every list of every priority (a lost sentinel must not hide one)
     for p = 0, 9 do
       local entries = redis.call('LRANGE', ready_key(topic, p), 0, -1)
       local from = 1
@@ -141,9 +132,7 @@ local function stale(map, state)
 end
 local zrem_delayed = stale(delayed, 'D')
 local zrem_reserved = stale(reserved, 'S')
--- a last error outlives its job only when an instance of an earlier version replayed, took,
--- released or rescheduled a replayed job (see the record format in lib/keys.lua); read with HSCAN,
--- as the jobs are, which may return a field twice
+-- last errors without a job (HSCAN may return a field twice)
 local orphan_errors, orphaned = {}, {}
 cursor = '0'
 repeat

@@ -1,13 +1,7 @@
--- replay.lua: gives DEAD jobs of a topic another life: READY, due now, attempts reset to zero,
--- the oldest deaths first. The last error stays readable until the job fails again or finishes.
--- KEYS[1] jobs hash, KEYS[2] guard
--- ARGV[3] topic, ARGV[4] max jobs (the caller asks for a bounded number per call), ARGV[5] one
--- job key to replay, or '' for the oldest ones, ARGV[6] how many of the replayed job keys to
--- return (at most max)
--- Dead-list entries whose record is gone, unreadable or not DEAD are dropped (the one job asked
--- for: an unreadable record refuses the call).
--- Returns {number of jobs replayed, dead-list entries left, then the first ARGV[6] job keys
--- replayed, in order}.
+-- replay.lua: DEAD jobs of a topic become READY, due now, attempts reset, oldest deaths first.
+-- ARGV[3] topic, ARGV[4] max jobs, ARGV[5] one job key or '' for the oldest, ARGV[6] how many
+-- replayed keys to return. Dead-list entries without a DEAD record are dropped.
+-- Returns {jobs replayed, dead-list entries left, the first ARGV[6] job keys replayed}.
 -- @include lib/keys
 -- @include lib/now_ms
 -- @include lib/decode

@@ -1,8 +1,6 @@
--- reschedule.lua: moves a waiting job (DELAYED or READY) to a new due time.
--- KEYS[1] jobs hash, KEYS[2] guard
--- ARGV[3] job key, ARGV[4] 'd' (ARGV[5] = delay ms from now) or 'a' (ARGV[5] = absolute ms)
--- Returns {1, new state, due ms, 1 if new head}, {0} for no such job, or {-1, state} for a job
--- that is RESERVED or DEAD and cannot be rescheduled.
+-- reschedule.lua: moves a DELAYED or READY job to a new due time.
+-- ARGV[3] job key, ARGV[4] 'd' (ARGV[5] delay ms) or 'a' (ARGV[5] absolute ms).
+-- Returns {1, new state, due ms, 1 if new head}, {0} for no such job, or {-1, state}.
 -- @include lib/now_ms
 -- @include lib/topic_of
 -- @include lib/count

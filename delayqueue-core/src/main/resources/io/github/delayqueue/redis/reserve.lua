@@ -1,12 +1,8 @@
--- reserve.lua: hands up to N READY jobs of a topic to a consumer (READY -> RESERVED).
--- KEYS[1] jobs hash, KEYS[2] guard
--- ARGV[3] topic, ARGV[4] max jobs, ARGV[5] ttr ms for this reservation (0: each job's own ttr),
--- ARGV[6] attempts limit stored with the jobs taken (0: each job's own), ARGV[7] the latest
--- Redis time (ms) at which jobs may be taken, 0 for any (a rate limit's permits expire)
--- Returns {ready-list entries left, now ms (0 when no job was taken: the clock is not read),
---          earliest new deadline when it became the bucket's next timer event else 0,
---          then 9 fields per job (see lib/apply_take.lua)};
---         {-1, now ms, 0} when READY jobs were found after the latest time (none is taken).
+-- reserve.lua: takes up to N READY jobs of a topic (READY -> RESERVED).
+-- ARGV[3] topic, ARGV[4] max jobs, ARGV[5] ttr ms (0: each job's own), ARGV[6] attempts limit
+-- (0: each job's own), ARGV[7] latest Redis time ms to take at (0: any).
+-- Returns {ready entries left, now ms or 0, announced deadline or 0, 9 values per job
+-- (lib/apply_take)}, or {-1, now ms, 0} when too late.
 -- @include lib/now_ms
 -- @include lib/plan_take
 -- @include lib/plan_deadline

@@ -1,16 +1,8 @@
--- schedule.lua: creates jobs of this bucket, or keeps / replaces existing ones with the same
--- topic and id. A job due at or before now goes straight to READY.
--- KEYS[1] jobs hash, KEYS[2] guard
--- ARGV[3..] eight per job: job key "<topic>:<id>", topic, payload, 'd' (then a delay in ms from
--- Redis's now) or 'a' (then an absolute due time in ms) with the job's priority digit after
--- the letter when it is not the default ('d' or 'd7'), the time, ttr ms, max attempts, '1' to
--- replace an existing job. The numbers are decimal integers (the caller checked them).
--- Returns now ms, the number (1-based) of the job that became the bucket's head or 0, then three
--- per job: created (1 or 0), state letter, due ms. The head is checked (and announced) once,
--- after all jobs are placed.
--- Written for batches: one HMGET finds the existing jobs; the call is worked out in memory (a
--- later job of the call sees what an earlier one created or replaced), and then the records,
--- delay-queue entries and ready-list entries are written with one command each.
+-- schedule.lua: creates jobs, or keeps / replaces existing ones with the same key.
+-- ARGV[3..] eight per job: job key, topic, payload, 'd' (delay) or 'a' (absolute) followed by a
+-- priority digit unless default, the time ms, ttr ms, max attempts, '1' to replace.
+-- Returns {now ms, number (from 1) of the job that became the bucket's head or 0, then per job:
+-- created (1/0), state letter, due ms}.
 -- @include lib/keys
 -- @include lib/now_ms
 -- @include lib/num
@@ -33,19 +25,13 @@
 -- @include lib/lowest
 local now = now_ms()
 
--- A job's time mode and priority: whether its time is a delay ('d', else 'a': absolute) and
--- the priority digit after the letter (none: the default).
+-- Whether a job's time is a delay ('d') rather than absolute ('a'), and its priority.
 local function mode_of(mode)
   local priority = (#mode > 1) and tonumber(string.sub(mode, 2)) or DEFAULT_PRIORITY
   return string.byte(mode, 1) == 100, priority -- 100: 'd'
 end
 
--- One job that replaces nothing, the call of every schedule one at a time: HSETNX creates it or
--- finds that it exists, in one command. The head is read before, and HSETNX is the first write,
--- so an existing job (kept, or unreadable and refused) leaves everything as it was. One
--- difference from the general path: Redis out of memory (maxmemory, noeviction) refuses
--- HSETNX even for a job that exists, so the call fails (changing nothing) where the general
--- path would answer "kept".
+-- One job that replaces nothing: HSETNX, the first write, creates it or finds it exists.
 if #ARGV == 10 and ARGV[10] ~= '1' then
   local jobkey, topic = ARGV[3], ARGV[4]
   local due, due_text = tonumber(ARGV[7]), ARGV[7]
@@ -84,8 +70,7 @@ local reply = { now, 0 }
 local _, before = lowest(P .. 'delayed')
 
 local jobkeys = pick(ARGV, 3, 8)
--- the jobs that exist already, decoded before anything is written (an unreadable record
--- refuses the whole call)
+-- the jobs that exist already (an unreadable record refuses the call)
 local found = read_many(KEYS[1], jobkeys)
 local existing = {}
 for k, jobkey in ipairs(jobkeys) do

@@ -1,11 +1,7 @@
 -- stats.lua: the figures of one bucket.
--- KEYS[1] jobs hash, KEYS[2] guard
--- Returns {now ms, next due ms (-1: none), earliest due of a DELAYED job (-1: none),
---          "<state>:<topic>", count, ..., "O:<topic>", due ms, ...} with state letters D, R, S, X
--- and T for the tombstones of a ready list;
--- "O:<topic>" is the due time of the topic's oldest overdue job: the earliest of the first live
--- entries of its ready lists, or the bucket's earliest DELAYED job when that is due and the
--- timer has not moved it yet (the earlier of the two).
+-- Returns {now ms, next due ms or -1, earliest DELAYED due ms or -1, then pairs: "<state>:<topic>"
+-- and its count (state D, R, S, X, or T for tombstones), "O:<topic>" and the due ms of the
+-- topic's oldest overdue job}.
 -- @include lib/keys
 -- @include lib/now_ms
 -- @include lib/default_priority

@@ -1,7 +1,5 @@
--- touch.lua: a consumer extends its reservation: the TTR deadline becomes now + ttr.
--- KEYS[1] jobs hash, KEYS[2] guard
--- ARGV[3] job key, ARGV[4] token, ARGV[5] ttr ms
--- Returns {1, new deadline ms} or {0 no such job | -1 stale token, 0}.
+-- touch.lua: extends a reservation to now + ttr. ARGV[3] job key, ARGV[4] token, ARGV[5] ttr ms.
+-- Returns {1, new deadline ms}, or {0 no such job | -1 stale token, 0}.
 -- @include lib/keys
 -- @include lib/now_ms
 -- @include lib/num

@@ -1,13 +1,7 @@
--- trimdead.lua: the bucket's side of a topic's failed-job retention (failed.lua keeps the
--- topic's deaths in order, in the topic's own slot).
--- KEYS[1] jobs hash, KEYS[2] guard
--- ARGV[3] = 'at': the DEAD jobs of topic ARGV[4] that died at ARGV[5] ms (what one promote step
---   killed: its jobs share its time; a step moves at most 10,000 jobs), at most 20,000.
---   Returns their job keys.
--- ARGV[3] = 'drop': deletes DEAD jobs of topic ARGV[4]; then per job: job key, its time of
---   death (ms) as failed.lua knows it. A job is deleted only while it is DEAD with that time of
---   death: a job replayed since (and maybe dead again, later) or cancelled is left as it is.
---   Returns {jobs deleted}.
+-- trimdead.lua: the bucket's side of a topic's failed-job retention (failed.lua).
+-- ARGV[3] 'at': the job keys of topic ARGV[4]'s DEAD jobs that died at ARGV[5] ms (at most 20,000).
+-- ARGV[3] 'drop': deletes DEAD jobs of topic ARGV[4], given per job: job key, time of death ms;
+-- a job is deleted only while DEAD with that time. Returns {jobs deleted}.
 -- @include lib/keys
 -- @include lib/topic_of
 -- @include lib/call_many

@@ -1,10 +1,6 @@
--- Hands the jobs of a plan_take to a consumer (READY -> RESERVED), appending to reply per job:
--- id, payload, attempt, max attempts, due ms, created ms, token, deadline ms, ttr ms.
--- ttr_override 0: each job's own ttr; max_override > 0 becomes the job's attempts limit (stored,
--- so fail and a TTR expiry use it). now is Redis's time, read only when the plan has jobs;
--- plan_deadline(plan, ttr_override, now) has read the heads before the caller's first write.
--- Returns the entries left in the ready list, and the earliest new deadline when it became the
--- bucket's next timer event (announced as a head, so the timer wakes for it) else 0.
+-- Reserves the jobs of a plan_take (after plan_deadline), appending per job to reply: id, payload,
+-- attempt, max attempts, due ms, created ms, token, deadline ms, ttr ms. An override of 0 keeps
+-- the job's own. Returns the ready entries left, and the deadline announced as the head or 0.
 -- @include lib/keys
 -- @include lib/num
 -- @include lib/attempt_text
@@ -36,8 +32,7 @@ local function apply_take(plan, ttr_override, max_override, now, reply)
     local token = redis.call('INCRBY', P .. 'seq', #jobs) - #jobs
     local records, deadlines = {}, {}
     local prefix_len = #topic + 2
-    -- number texts are formatted once per call where the jobs share them (a format costs
-    -- about as much as the rest of a job's record)
+    -- number texts shared by the jobs are formatted once per call
     local max_text = (max_override > 0) and num(max_override) or nil
     local deadline_text, attempt_texts = {}, {}
     for i, j in ipairs(jobs) do

@@ -1,7 +1,5 @@
--- (The field name is made once per state and topic, when it is written: a batch counts every
--- job, and a concatenation per job would cost more than the rest of count.)
+-- Adds delta to the count of a state and topic (the field name is made once, at flush_counts).
 -- @include lib/counts
--- @include lib/count_order
 local function count(state, topic, delta)
   local topics = COUNTS[state]
   if topics == nil then

@@ -1,17 +1,12 @@
--- The header's grammar: HEADER reads it (decode); HEADER_SHAPE is the same without captures,
--- for a check that reads nothing (delayed_to_ready). Change both together, and READY_HEADER
--- (live_entry's take of a READY record) with them.
+-- The header's grammar; HEADER_SHAPE (delayed_to_ready) and READY_HEADER (live_entry) change with it.
 -- @include lib/from36
 -- @include lib/default_priority
 -- @include lib/split_header
 local HEADER = '^(%u)([a-eg-j]?)(%d*),(%d+),((%w+),(%w+),(%-?%w+)),(%d*)$'
 
 
--- The job of a record, or nil when the record is not in this format (a loop over many jobs
--- skips such a record as it skips one in an unexpected state; a script about one job uses
--- readable, which refuses it before anything is written). j.times keeps the record's
--- "<ttr>,<createdAt>,<delay>" text, which encode reuses while ttr, due and created are
--- unchanged (a reserve changes none of them).
+-- The job of a record, or nil when the record is not in this format. j.times keeps the
+-- "<ttr>,<createdAt>,<delay>" text for encode to reuse while those are unchanged.
 local function decode(record)
   local header, body = split_header(record)
   local s, p, a, m, times, ttr, created, delay, token = string.match(header, HEADER)

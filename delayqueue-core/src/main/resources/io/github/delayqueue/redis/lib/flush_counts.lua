@@ -1,6 +1,5 @@
 -- @include lib/keys
 -- @include lib/counts
--- @include lib/count_order
 local function flush_counts()
   for _, changed in ipairs(COUNT_ORDER) do
     local state, topic = changed[1], changed[2]

@@ -1,6 +1,5 @@
--- Jobs leave the queue (finished or cancelled): their records and last errors are deleted. (The
--- caller unlinks them from their indexes.) erring: the jobs that may have a last error, when
--- the caller knows them to be fewer (see the record format); nil for all of them.
+-- Deletes the records and last errors of jobs the caller unlinked; erring: the jobs that may
+-- have a last error (nil: all).
 -- @include lib/keys
 -- @include lib/call_many
 local function forget(jobkeys, erring)

@@ -1,6 +1,4 @@
--- A RESERVED job becomes DEAD at time now (ms) with the error text err: its record, dead-list
--- entry and last error are gathered, the counts change. (The caller removes its reserved-index
--- entry.)
+-- A RESERVED job becomes DEAD at now with error err (the caller removes its reserved entry).
 -- @include lib/num
 -- @include lib/encode
 -- @include lib/move

@@ -1,62 +1,8 @@
--- keys.lua: the bucket's keys and what they hold; every job script includes it. A script names
--- each helper it uses with an include line ("-- @include lib/<helper>"), and each helper those it
--- uses: LuaScript puts them before the script, each once, when the script is loaded. A helper
--- is a local declaration: Redis makes it again on every call, so a script includes only what
--- it uses.
---
--- Keys. Every script of a bucket gets KEYS[1] = "{<namespace>:<bucket>}:jobs" and KEYS[2] =
--- "{<namespace>:<bucket>}:guard"; the other keys of the bucket are derived from KEYS[1]'s
--- prefix, so all of them share one hash tag (one slot). The guard is never written: a Redis
--- Cluster node refuses a script that declares a key it does not hold while the key's slot is
--- being migrated (TRYAGAIN, or ASK and then TRYAGAIN on the importing node), so no script of a
--- bucket runs while some of the bucket's keys may already be on the other node. Without it a
--- script would fail part-way on the old node ("non local key") or see moved keys as empty on
--- the new one. The caller retries until the slot is stable.
--- ARGV[1] = the pub/sub channel, ARGV[2] = the bucket number; the rest is the script's own.
---
--- The rule every script follows: it fails before it writes, or not at all. Redis does not undo
--- a script's earlier writes when a later command fails, so a script
---   1. reads and checks everything first: records are decoded (one that cannot be read raises
---      its error here), index entries and list windows are read, arguments are checked;
---   2. then writes, every variadic command through call_many (Lua's unpack stops near 8,000
---      values) and no command that can fail for a reason step 1 could have seen;
---   3. and the state counts last (flush_counts, after the body returns).
--- Redis refuses a script for lack of memory (OOM) only at its first write, which is before
--- anything changed. A call's work is bounded by its arguments: callers split big batches.
---
--- Job record, the value of field "<topic>:<id>" in the jobs hash:
---   "<state><priority><attempt>,<maxAttempts>,<ttr>,<createdAt>,<delay>,<token>\n<payload>"
--- state: D = DELAYED, R = READY, S = RESERVED, X = DEAD (one letter, the attempt right after it).
--- priority: nothing for the default priority 5, else one lower-case letter, 'a' for 0 (the
--- lowest) to 'j' for 9 (the highest), never 'f': a job of the default priority stores not one
--- byte for it.
--- attempt, maxAttempts and token are decimal, attempt and token empty while 0; an attempt
--- written with a leading '0' ('0' itself while 0, '01' once taken) marks a replayed job, which
--- may keep the last error of its earlier life: a finish deletes the last error only of a job so
--- marked or past its first attempt (no other job has one), which spares the finish of a job
--- delivered once a command. ttr (ms),
--- createdAt (epoch ms) and delay (dueAt - createdAt, ms; negative for a negative delay) are
--- base 36. Example, a new job due in an hour: "D,3,n5c,mwm0nk74,255s0,\n{...}" (24 bytes of
--- header; decimal text took 42 and put a 200-byte payload's record into a larger allocation).
---
--- Indexes: DELAYED jobs are in the "delayed" zset (score: due time), RESERVED jobs in the
--- "reserved" zset (score: TTR deadline), DEAD jobs in "dead:<topic>" (score: time of death),
--- READY jobs in the list "ready:<topic>" (at least once), or "ready:<topic>:<priority>" for a
--- priority other than the default. A ready-list entry whose job left READY (cancelled, replaced,
--- rescheduled) or whose job's priority is not the list's stays in the list as a tombstone:
--- reserve skips it. While a list of another priority has entries, the first entry of
--- "ready:<topic>" is the sentinel "^<priorities>" (their digits, highest first, e.g. "^93"):
--- a take reads that list's head anyway, so a topic that uses the default priority alone pays
--- nothing for priorities, and one that uses others reads their lists only while they have
--- entries. The sentinel is no job and no tombstone: it is not counted.
--- Stats hash fields "<state>:<topic>" count the jobs of each topic in each state, and
--- "T:<topic>" the tombstones of the topic's ready lists, exactly: the lengths of its ready lists
--- add up to R:<topic> + T:<topic> (+ 1 for a sentinel). A missing field counts 0. A field that falls to 0 stays until
--- the guard re-check of its bucket deletes it (promote.lua): a job that passes through a state
--- alone would otherwise cost an HDEL per state; readers skip zero fields.
--- Events published on the channel: "r <bucket> <topic>" when a ready list goes from empty
--- to non-empty (or on a guard re-announce), "h <bucket> <dueAt>" when a job becomes the
--- earliest of the bucket's delay queue.
+-- The bucket's keys (docs/how-it-works.md, "Redis keys" and "Job records"). KEYS[1] is the
+-- bucket's jobs hash, KEYS[2] its guard (declared, never written, so that Cluster refuses the
+-- script while the slot migrates); the other keys share KEYS[1]'s prefix. ARGV[1] is the
+-- channel, ARGV[2] the bucket number. A script reads and checks everything before its first
+-- write, and writes the state counts last (flush_counts).
 local P = string.sub(KEYS[1], 1, -5)
 local CHANNEL = ARGV[1]
 local BUCKET = ARGV[2]

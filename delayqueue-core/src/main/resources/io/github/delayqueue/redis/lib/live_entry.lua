@@ -1,17 +1,12 @@
--- A READY job's record as a take reads it: the header's fields that a take changes or returns,
--- and the text that a take keeps as it is. The same grammar as HEADER, with the state R and the
--- '\n' that ends the header; a record without a payload line is left to decode.
+-- HEADER for a READY record with its '\n' (a record without one is left to decode).
 -- @include lib/from36
 -- @include lib/decode
 local READY_HEADER = '^R([a-eg-j]?)(%d*),(%d+),((%w+),(%w+),(%-?%w+)),%d*()\n'
 
 
--- The job of a ready-list entry, or nil when the entry is a tombstone: its record is gone, not
--- READY, unreadable or of another priority than the list's (letter: the list's priority letter,
--- '' for the default), or seen already holds its job (an earlier entry of the same job). seen
--- then holds the job. Only what a take needs is read from the record (j.times: the record's
--- "<ttr>,<createdAt>,<delay>" text, j.body: where the payload starts); decode reads the rest
--- of a record whose header READY_HEADER does not cover.
+-- The job of a ready-list entry, or nil for a tombstone: record gone, not READY, unreadable, of
+-- another priority than letter (the list's), or its job already in seen (which then holds it).
+-- j.body is where the payload starts.
 local function live_entry(jobkey, record, seen, letter)
   if seen[jobkey] or not record or string.byte(record, 1) ~= 82 then -- 82: 'R'
     return nil

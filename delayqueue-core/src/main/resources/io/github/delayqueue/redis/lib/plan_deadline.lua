@@ -1,8 +1,5 @@
--- Reads, before the caller writes anything, what apply_take needs to tell whether the earliest
--- deadline of a plan's jobs (Redis's time now + TTR) becomes the bucket's next timer event:
--- the delay queue's head (read by plan_take) when that comes first, as it mostly does, else
--- the reserved index's head too (plan.before: the earlier of them, -1 for neither; nil when
--- the delay queue's head comes first).
+-- Reads, before any write, the heads apply_take compares the plan's earliest deadline with
+-- (plan.before: the earlier head, -1 for none; nil when the delay queue's head comes first).
 -- @include lib/keys
 -- @include lib/lowest
 -- @include lib/earlier

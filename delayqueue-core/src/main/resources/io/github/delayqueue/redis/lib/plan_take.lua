@@ -7,13 +7,9 @@
 local TAKE_SLACK = 1000
 
 
--- Reads the heads of a topic's ready lists for a take (no writes): up to max READY jobs, the
--- highest priority first and FIFO within one, looking at no more than max + TAKE_SLACK entries.
--- Entries whose record is gone, not READY or of another priority, and a second entry of a job
--- already taken, are tombstones. Returns the plan for apply_take; plan.ended tells that the
--- lists have no entries beyond those scanned. A take that finds no job reads nothing else (no
--- clock, no heads, no length): most takes of a trickle find none. A topic without a sentinel
--- costs what one list costs: the first window read is the one its scan starts from.
+-- Reads (no writes) up to max READY jobs of a topic, highest priority first and FIFO within
+-- one, looking at no more than max + TAKE_SLACK entries. Returns the plan for apply_take;
+-- plan.ended tells that the lists have no entries beyond those scanned.
 local function plan_take(topic, max)
   local plan = { topic = topic, jobs = {}, keys = {}, scanned = 0, tombstones = 0, ended = false }
   local seen = {}

@@ -1,5 +1,4 @@
--- the digits of base 36 (a literal: a script holding it builds it on every call, a loop building
--- the table would cost every call more than its lookups save)
+-- the digits of base 36
 local B36 = { [0] = '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h',
   'i', 'j', 'k', 'l', 'm', 'n', 'o', 'p', 'q', 'r', 's', 't', 'u', 'v', 'w', 'x', 'y', 'z' }
 

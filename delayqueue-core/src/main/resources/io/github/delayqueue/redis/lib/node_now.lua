@@ -1,5 +1,0 @@
--- This node's time, ms.
-local function node_now()
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
