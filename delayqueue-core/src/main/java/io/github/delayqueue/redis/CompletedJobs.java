@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
+import java.util.function.Function;
 
 import io.github.delayqueue.core.CompletedJobPage;
 import io.github.delayqueue.core.JobConstraints;
@@ -21,6 +22,8 @@ import io.github.delayqueue.core.Retention;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.RedisConnection;
 
 /**
  * The finished jobs that topics keep ({@link Retention}), written by {@code completed.lua}
@@ -153,16 +156,8 @@ final class CompletedJobs {
 		List<String> topics = List.copyOf(new TreeSet<>(this.retention.keySet()));
 		List<Object> counts;
 		try {
-			counts = this.runner.execute("counting the finished jobs kept", (connection) -> {
-				if (ScriptRunner.pipelines(connection)) {
-					connection.openPipeline();
-					topics.forEach((topic) -> connection.zSetCommands().zCard(this.keys.completedOrder(topic)));
-					return connection.closePipeline();
-				}
-				List<Object> each = new ArrayList<>(topics.size());
-				topics.forEach((topic) -> each.add(connection.zSetCommands().zCard(this.keys.completedOrder(topic))));
-				return each;
-			});
+			counts = this.runner.execute("counting the finished jobs kept", (connection) -> each(connection, topics,
+					(topic) -> connection.zSetCommands().zCard(this.keys.completedOrder(topic))));
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not count the finished jobs kept: " + ex.getMessage());
@@ -256,6 +251,19 @@ final class CompletedJobs {
 			}
 		}
 		return call.toArray(new byte[0][]);
+	}
+
+	/** Runs a command per item, in one pipeline where the connection allows it; the replies in order. */
+	static <T> List<@Nullable Object> each(RedisConnection connection, List<T> items,
+			Function<T, @Nullable Object> command) {
+		if (ScriptRunner.pipelines(connection)) {
+			connection.openPipeline();
+			items.forEach(command::apply);
+			return connection.closePipeline();
+		}
+		List<@Nullable Object> replies = new ArrayList<>(items.size());
+		items.forEach((item) -> replies.add(command.apply(item)));
+		return replies;
 	}
 
 }

@@ -3,11 +3,11 @@ package io.github.delayqueue.redis;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.stream.IntStream;
 
 import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.core.DelayQueueException;
@@ -76,26 +76,11 @@ final class RedisConsumer {
 	/** Which buckets' ready lists of a topic hold entries: the probe of {@link ReadySignals}. */
 	static Function<String, boolean[]> readyListProbe(ScriptRunner runner, KeySpace keys) {
 		return (topic) -> runner.execute("reading the ready lists of topic " + topic, (connection) -> {
+			List<Object> lengths = CompletedJobs.each(connection, IntStream.range(0, keys.buckets()).boxed().toList(),
+					(bucket) -> connection.listCommands().lLen(keys.readyList(bucket, topic)));
 			boolean[] nonEmpty = new boolean[keys.buckets()];
-			List<byte[]> lists = new ArrayList<>(nonEmpty.length);
 			for (int bucket = 0; bucket < nonEmpty.length; bucket++) {
-				lists.add(keys.readyList(bucket, topic));
-			}
-			List<Object> lengths;
-			if (ScriptRunner.pipelines(connection)) {
-				connection.openPipeline();
-				lists.forEach((list) -> connection.listCommands().lLen(list));
-				lengths = connection.closePipeline();
-			}
-			else {
-				lengths = new ArrayList<>(lists.size());
-				for (byte[] list : lists) {
-					lengths.add(connection.listCommands().lLen(list));
-				}
-			}
-			for (int bucket = 0; bucket < nonEmpty.length; bucket++) {
-				Object length = lengths.get(bucket);
-				nonEmpty[bucket] = !(length instanceof Long count) || count > 0;
+				nonEmpty[bucket] = !(lengths.get(bucket) instanceof Long count) || count > 0;
 			}
 			return nonEmpty;
 		});
@@ -269,18 +254,9 @@ final class RedisConsumer {
 			}
 			return new FinishResult(finished.stale(), next);
 		}
-		Map<Integer, List<ReservedJob>> byBucket = new LinkedHashMap<>();
-		for (ReservedJob job : jobs) {
-			byBucket.computeIfAbsent(bucketOf(job), (bucket) -> new ArrayList<>()).add(job);
-		}
+		List<Map.Entry<Integer, List<ReservedJob>>> calls = RedisProducer.byBucket(jobs, this::bucketOf, FINISH_BATCH);
 		List<ReservedJob> stale = new ArrayList<>();
 		List<ReservedJob> next = new ArrayList<>();
-		List<Map.Entry<Integer, List<ReservedJob>>> calls = new ArrayList<>();
-		byBucket.forEach((bucket, all) -> {
-			for (int from = 0; from < all.size(); from += FINISH_BATCH) {
-				calls.add(Map.entry(bucket, all.subList(from, Math.min(all.size(), from + FINISH_BATCH))));
-			}
-		});
 		ReadySignals.TopicSignal signal = (max > 0) ? this.signals.existing(topic) : null;
 		List<ScriptReplies.Finished> done = new ArrayList<>(calls.size());
 		try {
@@ -330,11 +306,9 @@ final class RedisConsumer {
 	/** Releases jobs in every bucket; the first failure is thrown after all were tried. */
 	int release(List<ReservedJob> jobs) {
 		Assert.notNull(jobs, "jobs must not be null");
-		Map<Integer, List<ReservedJob>> byBucket = new LinkedHashMap<>();
-		jobs.forEach((job) -> byBucket.computeIfAbsent(bucketOf(job), (bucket) -> new ArrayList<>()).add(job));
 		int released = 0;
 		RuntimeException failure = null;
-		for (Map.Entry<Integer, List<ReservedJob>> entry : byBucket.entrySet()) {
+		for (Map.Entry<Integer, List<ReservedJob>> entry : RedisProducer.byBucket(jobs, this::bucketOf, jobs.size())) {
 			int bucket = entry.getKey();
 			try {
 				int count = this.scripts.release(bucket, entry.getValue());
