@@ -154,7 +154,7 @@ final class CompletedJobs {
 			return Map.of();
 		}
 		List<String> topics = List.copyOf(new TreeSet<>(this.retention.keySet()));
-		List<Object> counts;
+		List<@Nullable Object> counts;
 		try {
 			counts = this.runner.execute("counting the finished jobs kept", (connection) -> each(connection, topics,
 					(topic) -> connection.zSetCommands().zCard(this.keys.completedOrder(topic))));

@@ -76,7 +76,7 @@ final class RedisConsumer {
 	/** Which buckets' ready lists of a topic hold entries: the probe of {@link ReadySignals}. */
 	static Function<String, boolean[]> readyListProbe(ScriptRunner runner, KeySpace keys) {
 		return (topic) -> runner.execute("reading the ready lists of topic " + topic, (connection) -> {
-			List<Object> lengths = CompletedJobs.each(connection, IntStream.range(0, keys.buckets()).boxed().toList(),
+			List<@Nullable Object> lengths = CompletedJobs.each(connection, IntStream.range(0, keys.buckets()).boxed().toList(),
 					(bucket) -> connection.listCommands().lLen(keys.readyList(bucket, topic)));
 			boolean[] nonEmpty = new boolean[keys.buckets()];
 			for (int bucket = 0; bucket < nonEmpty.length; bucket++) {
@@ -122,14 +122,9 @@ final class RedisConsumer {
 			return List.of();
 		}
 		List<ReservedJob> jobs = new ArrayList<>(grant.granted());
-		Take ended = Take.FAILED;
-		try {
-			ended = take(topic, candidates, grant.granted(), ttrMillis, attemptsLimit, grant.notAfter(), signal, jobs);
-		}
-		finally {
-			if (ended != Take.FAILED) {
-				this.rateLimits.giveBack(topic, grant, grant.granted() - jobs.size());
-			}
+		Take ended = take(topic, candidates, grant.granted(), ttrMillis, attemptsLimit, grant.notAfter(), signal, jobs);
+		if (ended != Take.FAILED) {
+			this.rateLimits.giveBack(topic, grant, grant.granted() - jobs.size());
 		}
 		if (ended == Take.LATE) {
 			this.rateLimits.late(topic, grant);

@@ -102,11 +102,10 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		this.signals = new ReadySignals(this.keys.buckets(), RedisConsumer.readyListProbe(runner, this.keys));
 		RecurringFiring firing = new RecurringFiring(scripts, this.keys, builder.defaultTtr,
 				builder.defaultMaxAttempts, observer);
-		RateLimits rateLimits = new RateLimits(runner, this.keys, builder.rateLimits);
-		this.rateLimits = rateLimits;
+		this.rateLimits = new RateLimits(runner, this.keys, builder.rateLimits);
 		// a topic with a rate limit takes permits before its jobs: none is reserved at once
 		this.announcer = new ReadyAnnouncer(this.signals, scripts, this::recheckTimers,
-				(topic) -> rateLimits.of(topic) == null);
+				(topic) -> this.rateLimits.of(topic) == null);
 		FailedJobs failedJobs = new FailedJobs(runner, scripts, this.keys,
 				builder.retention(Retention::limitsFailed), observer);
 		this.timerBackend = new RedisTimerBackend(scripts, this.instanceId, builder.leaseTtl, builder.batchSize, observer, firing,
@@ -121,13 +120,12 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 				});
 		Wakeups wakeups = new Wakeups(this.signals, this.timer);
 		this.subscriber = new EventSubscriber(builder.connectionFactory, this.keys.channel(), wakeups);
-		CompletedJobs completed = new CompletedJobs(runner, this.keys, builder.retention(Retention::keepsCompleted));
-		this.completed = completed;
+		this.completed = new CompletedJobs(runner, this.keys, builder.retention(Retention::keepsCompleted));
 		this.producer = new RedisProducer(scripts, this.keys, wakeups, observer, maxPayloadSize,
-				builder.defaultTtr, builder.defaultMaxAttempts, completed);
-		this.consumer = new RedisConsumer(scripts, this.keys, this.signals, wakeups, clock, observer, completed,
-				failedJobs, rateLimits);
-		this.admin = new RedisAdmin(scripts, runner, this.keys, wakeups, completed);
+				builder.defaultTtr, builder.defaultMaxAttempts, this.completed);
+		this.consumer = new RedisConsumer(scripts, this.keys, this.signals, wakeups, clock, observer, this.completed,
+				failedJobs, this.rateLimits);
+		this.admin = new RedisAdmin(scripts, runner, this.keys, wakeups, this.completed);
 		this.recurringJobs = new RedisRecurringJobs(scripts, this.keys, firing, wakeups, maxPayloadSize);
 	}
 

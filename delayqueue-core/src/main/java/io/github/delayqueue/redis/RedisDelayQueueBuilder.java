@@ -231,13 +231,7 @@ public final class RedisDelayQueueBuilder {
 	 * @return this builder
 	 */
 	public RedisDelayQueueBuilder retention(String topic, @Nullable Retention retention) {
-		JobConstraints.topic(topic);
-		if (retention != null) {
-			this.retention.put(topic, retention);
-		}
-		else {
-			this.retention.remove(topic);
-		}
+		put(this.retention, topic, retention);
 		return this;
 	}
 
@@ -249,24 +243,24 @@ public final class RedisDelayQueueBuilder {
 	 * @return this builder
 	 */
 	public RedisDelayQueueBuilder rateLimit(String topic, @Nullable RateLimit limit) {
+		put(this.rateLimits, topic, limit);
+		return this;
+	}
+
+	private static <V> void put(Map<String, V> settings, String topic, @Nullable V value) {
 		JobConstraints.topic(topic);
-		if (limit != null) {
-			this.rateLimits.put(topic, limit);
+		if (value != null) {
+			settings.put(topic, value);
 		}
 		else {
-			this.rateLimits.remove(topic);
+			settings.remove(topic);
 		}
-		return this;
 	}
 
 	/** The topics whose retention has the given part. */
 	Map<String, Retention> retention(Predicate<Retention> part) {
-		Map<String, Retention> topics = new LinkedHashMap<>();
-		this.retention.forEach((topic, kept) -> {
-			if (part.test(kept)) {
-				topics.put(topic, kept);
-			}
-		});
+		Map<String, Retention> topics = new LinkedHashMap<>(this.retention);
+		topics.values().removeIf(part.negate());
 		return topics;
 	}
 
