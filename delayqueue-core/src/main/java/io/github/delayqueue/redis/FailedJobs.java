@@ -83,10 +83,7 @@ final class FailedJobs {
 				List<Object> reply = Replies.list(this.runner.runReplicated(FAILED, call(topic, "add",
 						limit.failed(), (limit.failedAge() != null) ? limit.failedAge().toMillis() : 0,
 						Retention.TRIM_SLACK, deaths)));
-				List<String> named = new ArrayList<>(reply.size() - 2);
-				for (int i = 2; i < reply.size(); i++) {
-					named.add(Replies.asString(reply.get(i)));
-				}
+				List<String> named = reply.subList(2, reply.size()).stream().map(Replies::asString).toList();
 				if (!named.isEmpty()) {
 					drop(topic, named);
 				}

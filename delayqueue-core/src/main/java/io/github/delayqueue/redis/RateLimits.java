@@ -2,7 +2,6 @@ package io.github.delayqueue.redis;
 
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.delayqueue.core.JobConstraints;
@@ -39,11 +38,6 @@ final class RateLimits {
 	/** The rate limit of a topic, or {@code null} when it has none here. */
 	@Nullable RateLimit of(String topic) {
 		return this.limits.get(topic);
-	}
-
-	/** The rate limit of a topic, or empty when it has none here. */
-	Optional<RateLimit> find(String topic) {
-		return Optional.ofNullable(this.limits.get(JobConstraints.topic(topic)));
 	}
 
 	/** Sets or removes ({@code null}) the rate limit of a topic; refuses another limit than the one set. */

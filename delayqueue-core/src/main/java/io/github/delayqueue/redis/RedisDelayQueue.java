@@ -12,6 +12,7 @@ import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.FailResult;
 import io.github.delayqueue.core.FinishResult;
+import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.RateLimit;
@@ -310,7 +311,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 	@Override
 	public Optional<RateLimit> rateLimit(String topic) {
-		return this.rateLimits.find(topic);
+		return Optional.ofNullable(this.rateLimits.of(JobConstraints.topic(topic)));
 	}
 
 	@Override
