@@ -237,7 +237,6 @@ final class RedisConsumer {
 		long ttrMillis = ttrMillis(ttr);
 		int attemptsLimit = attemptsLimit(maxAttempts);
 		if (max > 0 && this.rateLimits.of(topic) != null) {
-			// a limited topic: finish, then reserve as usual
 			FinishResult finished = finishAndReserve(jobs, 0, ttr, maxAttempts);
 			List<ReservedJob> next;
 			try {
