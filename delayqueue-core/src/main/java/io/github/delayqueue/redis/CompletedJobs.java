@@ -11,9 +11,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
+import java.util.function.Function;
 
 import io.github.delayqueue.core.CompletedJobPage;
-import io.github.delayqueue.core.DelayQueueAdmin;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
@@ -23,18 +23,12 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.data.redis.connection.RedisConnection;
+
 /**
- * The finished jobs that topics keep ({@link Retention}), in two keys per topic in a slot of
- * the topic's own ({@link KeySpace#completed}, {@link KeySpace#completedOrder}), written by
- * {@code completed.lua} right after the finish script of the jobs' bucket said they finished,
- * from the records and the finish time that script answered. Only the topics whose retention
- * this instance knows are read or written: an instance without one sends no command for them.
- *
- * <p>
- * The record is a second call, not part of the finish: between the two calls {@code find}
- * answers "no such job", and a process that dies between them, or a Redis that fails the
- * second, leaves a job finished (gone from its bucket) with no record. That is logged, and never makes a finish fail. A record older than
- * the one kept (a late second call of an earlier run) does not replace it. Thread-safe.
+ * The finished jobs that topics keep ({@link Retention}), written by {@code completed.lua}
+ * after the finish script; only topics whose retention this instance knows are read or
+ * written. A failure to keep a record is logged and never fails the finish. Thread-safe.
  */
 final class CompletedJobs {
 
@@ -56,35 +50,18 @@ final class CompletedJobs {
 
 	private final OnceAMinute warning = new OnceAMinute(logger);
 
-	/**
-	 * Creates the history of a namespace.
-	 * @param runner the runner to call Redis with
-	 * @param keys the key space
-	 * @param retention the retention of each topic that keeps finished jobs
-	 */
 	CompletedJobs(ScriptRunner runner, KeySpace keys, Map<String, Retention> retention) {
 		this.runner = runner;
 		this.keys = keys;
 		this.retention = Map.copyOf(retention);
 	}
 
-	/**
-	 * The retention of a topic.
-	 * @param topic the topic
-	 * @return its retention, or {@code null} when it keeps no finished jobs
-	 */
+	/** The retention of a topic, or {@code null} when it keeps no finished jobs. */
 	@Nullable Retention retentionOf(String topic) {
 		return this.retention.get(topic);
 	}
 
-	/**
-	 * Keeps jobs that have just finished, when their topic keeps finished jobs: from the
-	 * records and the finish time the finish script answered (so a job finished through a
-	 * reservation that knows only its token is kept as it was). A failure is logged, at most
-	 * once a minute at WARN (the jobs are finished all the same).
-	 * @param topic the jobs' topic
-	 * @param calls the replies of the finish script calls, with the records asked for
-	 */
+	/** Keeps jobs that have just finished, from the finish script's replies; failures are logged. */
 	void add(String topic, List<ScriptReplies.Finished> calls) {
 		Retention kept = this.retention.get(topic);
 		if (kept == null) {
@@ -116,18 +93,10 @@ final class CompletedJobs {
 	}
 
 	private void addBatch(String topic, Retention kept, List<byte[]> jobs) {
-		byte[][] call = new byte[6 + jobs.size()][];
-		call[0] = this.keys.completed(topic);
-		call[1] = this.keys.completedOrder(topic);
-		call[2] = KeySpace.bytes("add");
-		call[3] = KeySpace.bytes(String.valueOf(kept.completed()));
-		call[4] = KeySpace.bytes(String.valueOf((kept.completedAge() != null) ? kept.completedAge().toMillis() : 0));
-		call[5] = KeySpace.bytes(String.valueOf(Retention.TRIM_SLACK));
-		for (int i = 0; i < jobs.size(); i++) {
-			call[6 + i] = jobs.get(i);
-		}
 		try {
-			this.runner.runReplicated(COMPLETED, call);
+			this.runner.runReplicated(COMPLETED, call(List.of(this.keys.completed(topic), this.keys.completedOrder(topic)),
+					"add", kept.completed(), (kept.completedAge() != null) ? kept.completedAge().toMillis() : 0,
+					Retention.TRIM_SLACK, jobs));
 		}
 		catch (RuntimeException ex) {
 			this.warning.warn("Could not keep " + (jobs.size() / 3) + " finished job(s) of topic '" + topic
@@ -135,11 +104,7 @@ final class CompletedJobs {
 		}
 	}
 
-	/**
-	 * The priority letter and attempt of a kept record from those of the bucket's record
-	 * ({@code <priority><attempt>}): the attempt without the leading {@code 0} that marks a
-	 * replayed job in the bucket (a finished job keeps no error), {@code 0} when empty.
-	 */
+	/** The bucket record's {@code <priority><attempt>} without the leading {@code 0} of a replayed job. */
 	private static String keptAttempt(String field) {
 		int letter = (!field.isEmpty() && !Character.isDigit(field.charAt(0))) ? 1 : 0;
 		int digits = letter;
@@ -151,20 +116,15 @@ final class CompletedJobs {
 	}
 
 	/**
-	 * The record to keep of a finished job, from the record its bucket held (RESERVED:
-	 * {@code S<priority><attempt>,<max>,<ttr>,<createdAt>,<delay>,<token>\n<payload>}, see
-	 * {@code lib/keys.lua}):
+	 * The record to keep of a finished job, from its RESERVED bucket record
+	 * ({@code S<priority><attempt>,<max>,<ttr>,<createdAt>,<delay>,<token>\n<payload>}):
 	 * {@code <priority><attempt>,<max>,<ttr>,<createdAt>,<dueAt>,<deliveredAt>,<finishedAt>}
-	 * with the priority letter as the bucket's record has it (none for the default), the times
-	 * in base 36 (deliveredAt 0 when the reservation does not know it), then
-	 * {@code \n<payload>} when payloads are kept.
-	 * @return the record, or {@code null} for a bucket record not in that format
+	 * in base 36, then {@code \n<payload>} when payloads are kept; {@code null} when unreadable.
 	 */
 	static byte @Nullable [] record(byte[] held, ReservedJob job, long finishedAt, boolean payloads) {
 		int newline = StoredPayload.indexOf(held, (byte) '\n', 0);
-		String header = new String(held, 1, ((newline >= 0) ? newline : held.length) - 1, StandardCharsets.US_ASCII);
-		String[] fields = header.split(",", -1);
-		if (fields.length != 6) {
+		String[] fields = fields(held, 1, newline, 6);
+		if (fields == null) {
 			return null;
 		}
 		try {
@@ -188,32 +148,18 @@ final class CompletedJobs {
 		}
 	}
 
-	/**
-	 * How many finished jobs each topic with a retention keeps: one {@code ZCARD} per topic,
-	 * in one pipeline where the connection allows it; nothing for an instance that knows no
-	 * retention.
-	 * @return the count of each topic with a retention, by topic
-	 */
+	/** How many finished jobs each topic with a retention keeps, by topic. */
 	Map<String, Long> counts() {
 		if (this.retention.isEmpty()) {
 			return Map.of();
 		}
 		List<String> topics = List.copyOf(new TreeSet<>(this.retention.keySet()));
-		List<Object> counts;
+		List<@Nullable Object> counts;
 		try {
-			counts = this.runner.execute("counting the finished jobs kept", (connection) -> {
-				if (ScriptRunner.pipelines(connection)) {
-					connection.openPipeline();
-					topics.forEach((topic) -> connection.zSetCommands().zCard(this.keys.completedOrder(topic)));
-					return connection.closePipeline();
-				}
-				List<Object> each = new ArrayList<>(topics.size());
-				topics.forEach((topic) -> each.add(connection.zSetCommands().zCard(this.keys.completedOrder(topic))));
-				return each;
-			});
+			counts = this.runner.execute("counting the finished jobs kept", (connection) -> each(connection, topics,
+					(topic) -> connection.zSetCommands().zCard(this.keys.completedOrder(topic))));
 		}
 		catch (RuntimeException ex) {
-			// the queue's own figures do not depend on them (an ACL user without the keys)
 			logger.debug("Could not count the finished jobs kept: " + ex.getMessage());
 			return Map.of();
 		}
@@ -224,13 +170,7 @@ final class CompletedJobs {
 		return Collections.unmodifiableMap(byTopic);
 	}
 
-	/**
-	 * The finished job a topic keeps under an id; read only for a topic whose retention this
-	 * instance knows (no command otherwise).
-	 * @param topic the topic
-	 * @param id the id
-	 * @return the job, {@link JobState#COMPLETED}, or empty when none is kept
-	 */
+	/** The finished job a topic keeps under an id, {@link JobState#COMPLETED}. */
 	Optional<JobInfo> find(String topic, String id) {
 		if (!this.retention.containsKey(topic)) {
 			return Optional.empty();
@@ -241,24 +181,17 @@ final class CompletedJobs {
 		return Optional.ofNullable((record != null) ? decode(topic, id, record) : null);
 	}
 
-	/**
-	 * A page of the finished jobs a topic keeps, the latest first.
-	 * @see DelayQueueAdmin#completedJobs
-	 */
+	/** A page of the finished jobs a topic keeps, the latest first. */
 	@SuppressWarnings("NullAway") // a page of finished jobs sets their finish times
 	CompletedJobPage page(String topic, @Nullable String cursor, int limit, boolean payloads) {
-		JobConstraints.topic(topic);
-		JobConstraints.max("limit", limit, DelayQueueAdmin.MAX_DEAD_PAGE);
-		PageCursor after = (cursor != null) ? PageCursor.parse(cursor, "completed jobs") : null;
+		PageCursor after = PageCursor.parse(topic, cursor, limit, "completed jobs");
 		if (!this.retention.containsKey(topic)) {
-			// a topic this instance keeps nothing of: no command
 			return new CompletedJobPage(0, List.of(), null);
 		}
-		byte[][] call = { this.keys.completed(topic), this.keys.completedOrder(topic), KeySpace.bytes("page"),
-				KeySpace.bytes(String.valueOf(limit + 1)), KeySpace.bytes(payloads ? "1" : "0"),
-				KeySpace.bytes((after != null) ? String.valueOf(after.at()) : ""),
-				KeySpace.bytes((after != null) ? KeySpace.jobKey(topic, after.id()) : "") };
-		List<Object> reply = Replies.list(this.runner.run(COMPLETED, call));
+		List<Object> reply = Replies.list(this.runner.run(COMPLETED,
+				call(List.of(this.keys.completed(topic), this.keys.completedOrder(topic)), "page", limit + 1,
+						payloads ? "1" : "0", (after != null) ? after.at() : "",
+						(after != null) ? KeySpace.jobKey(topic, after.id()) : "")));
 		List<JobInfo> jobs = new ArrayList<>(reply.size() / 2);
 		for (int i = 1; i + 1 < reply.size(); i += 2) {
 			String jobKey = Replies.asString(reply.get(i));
@@ -267,21 +200,15 @@ final class CompletedJobs {
 				jobs.add(job);
 			}
 		}
-		List<JobInfo> page = List.copyOf(jobs.subList(0, Math.min(jobs.size(), limit)));
-		String next = (jobs.size() > limit) ? PageCursor.after(page.get(page.size() - 1).finishedAt(),
-				page.get(page.size() - 1)) : null;
-		return new CompletedJobPage(Replies.asLong(reply.get(0)), page, next);
+		List<JobInfo> page = PageCursor.page(jobs, limit);
+		return new CompletedJobPage(Replies.asLong(reply.get(0)), page, PageCursor.next(jobs, page, JobInfo::finishedAt));
 	}
 
-	/**
-	 * Reads a record of {@code completed.lua}.
-	 * @return the job, or {@code null} for a record not in this format
-	 */
+	/** Reads a record of {@code completed.lua}, or {@code null} when unreadable. */
 	private static @Nullable JobInfo decode(String topic, String id, byte[] record) {
 		int newline = StoredPayload.indexOf(record, (byte) '\n', 0);
-		String header = new String(record, 0, (newline >= 0) ? newline : record.length, StandardCharsets.UTF_8);
-		String[] fields = header.split(",", -1);
-		if (fields.length != 7) {
+		String[] fields = fields(record, 0, newline, 7);
+		if (fields == null) {
 			return null;
 		}
 		try {
@@ -290,8 +217,7 @@ final class CompletedJobs {
 			StoredPayload.Read stored = (newline >= 0)
 					? StoredPayload.decode(Arrays.copyOfRange(record, newline + 1, record.length))
 					: new StoredPayload.Read(Map.of(), null);
-			// delivered and finished by the same bucket's clock; 0: a reservation that knew
-			// only its token finished it
+			// 0: a reservation that knew only its token finished it
 			Duration runTime = (delivered > 0) ? Duration.ofMillis(Math.max(0, finished - delivered)) : null;
 			String attempt = fields[0];
 			int priority = JobConstraints.DEFAULT_PRIORITY;
@@ -307,6 +233,37 @@ final class CompletedJobs {
 		catch (NumberFormatException ex) {
 			return null;
 		}
+	}
+
+	/** The comma-separated fields of a record's header (from {@code from} to the newline), or {@code null} when not {@code count}. */
+	private static String @Nullable [] fields(byte[] record, int from, int newline, int count) {
+		String header = new String(record, from, ((newline >= 0) ? newline : record.length) - from, StandardCharsets.UTF_8);
+		String[] fields = header.split(",", -1);
+		return (fields.length == count) ? fields : null;
+	}
+
+	/** The keys and arguments of a call of a topic's script: byte arrays as they are, lists flattened, the rest as text. */
+	static byte[][] call(List<byte[]> keys, Object... arguments) {
+		List<byte[]> call = new ArrayList<>(keys);
+		for (Object argument : arguments) {
+			for (Object value : (argument instanceof List<?> values) ? values : List.of(argument)) {
+				call.add((value instanceof byte[] bytes) ? bytes : KeySpace.bytes(String.valueOf(value)));
+			}
+		}
+		return call.toArray(new byte[0][]);
+	}
+
+	/** Runs a command per item, in one pipeline where the connection allows it; the replies in order. */
+	static <T> List<@Nullable Object> each(RedisConnection connection, List<T> items,
+			Function<T, @Nullable Object> command) {
+		if (ScriptRunner.pipelines(connection)) {
+			connection.openPipeline();
+			items.forEach(command::apply);
+			return connection.closePipeline();
+		}
+		List<@Nullable Object> replies = new ArrayList<>(items.size());
+		items.forEach((item) -> replies.add(command.apply(item)));
+		return replies;
 	}
 
 }

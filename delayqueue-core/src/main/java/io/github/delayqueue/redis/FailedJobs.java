@@ -11,20 +11,10 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * The DEAD jobs that topics keep at most ({@link Retention#failed()},
- * {@link Retention#failedAge()}). A topic's deaths are listed in order in a key of the topic's
- * own slot ({@link KeySpace#deaths}, {@code failed.lua}) right after the script that killed
- * the jobs; that call names the deaths beyond the limits, their jobs are deleted in their
- * buckets ({@code trimdead.lua}, only while they are DEAD with that time of death), and then
- * the entries are removed. Only the topics whose limit this instance knows are written: an
- * instance without one sends no command for them.
- *
- * <p>
- * The calls follow the death, not part of it. A process that dies between the death and the
- * first call, or a Redis that refuses it, leaves a DEAD job outside the limit (kept until
- * replayed or cancelled); one that stops after the first call leaves the entries it named, and
- * the next death names them again. Failures are logged, and never make a failure of a job
- * fail. Thread-safe.
+ * The limits on the DEAD jobs topics keep ({@link Retention#failed()},
+ * {@link Retention#failedAge()}): deaths are listed by {@code failed.lua} after the script
+ * that killed the jobs, and the jobs beyond the limits are deleted from their buckets. Only
+ * topics whose limit this instance knows are written; failures are logged. Thread-safe.
  */
 final class FailedJobs {
 
@@ -47,14 +37,6 @@ final class FailedJobs {
 
 	private final OnceAMinute warning = new OnceAMinute(logger);
 
-	/**
-	 * Creates the limits of a namespace's DEAD jobs.
-	 * @param runner the runner to call the topics' slots with
-	 * @param scripts the scripts of the buckets
-	 * @param keys the key space
-	 * @param limits the retention of each topic that limits its DEAD jobs
-	 * @param observer told how many DEAD jobs were deleted
-	 */
 	FailedJobs(ScriptRunner runner, QueueScripts scripts, KeySpace keys, Map<String, Retention> limits,
 			DelayQueueObserver observer) {
 		this.runner = runner;
@@ -64,25 +46,14 @@ final class FailedJobs {
 		this.observer = observer;
 	}
 
-	/**
-	 * A job died (failed with its attempts used up, or killed).
-	 * @param topic the job's topic
-	 * @param id the job's id
-	 * @param diedAt its time of death by its bucket's clock, ms
-	 */
+	/** A job died at {@code diedAt} (its bucket's clock, ms). */
 	void died(String topic, String id, long diedAt) {
 		if (this.limits.containsKey(topic)) {
 			died(topic, List.of(KeySpace.jobKey(topic, id)), diedAt);
 		}
 	}
 
-	/**
-	 * Jobs of a topic died in a step of a bucket's timer (their last attempt's TTR ran out):
-	 * they share the step's time, by which they are found.
-	 * @param topic the topic
-	 * @param bucket the bucket
-	 * @param diedAt the step's time, ms
-	 */
+	/** Jobs of a topic died in a timer step of a bucket at the step's time, by which they are found. */
 	void diedInStep(String topic, int bucket, long diedAt) {
 		if (!this.limits.containsKey(topic)) {
 			return;
@@ -98,12 +69,7 @@ final class FailedJobs {
 		died(topic, jobKeys, diedAt);
 	}
 
-	/**
-	 * Lists deaths a batch at a time; each batch's named entries are dropped before the next
-	 * is listed, and a failure ends only its own batch (the entries it named are named again
-	 * by a later death), so that one failed call leaves no later batch unlisted. (Trimming
-	 * itself waits for a bucket whose deletes keep failing: its entries are named first.)
-	 */
+	/** Lists deaths a batch at a time, dropping what each batch names; a failure ends only its batch. */
 	@SuppressWarnings("NullAway") // called for topics with a limit only
 	private void died(String topic, List<String> jobKeys, long diedAt) {
 		Retention limit = this.limits.get(topic);
@@ -117,10 +83,7 @@ final class FailedJobs {
 				List<Object> reply = Replies.list(this.runner.runReplicated(FAILED, call(topic, "add",
 						limit.failed(), (limit.failedAge() != null) ? limit.failedAge().toMillis() : 0,
 						Retention.TRIM_SLACK, deaths)));
-				List<String> named = new ArrayList<>(reply.size() - 2);
-				for (int i = 2; i < reply.size(); i++) {
-					named.add(Replies.asString(reply.get(i)));
-				}
+				List<String> named = reply.subList(2, reply.size()).stream().map(Replies::asString).toList();
 				if (!named.isEmpty()) {
 					drop(topic, named);
 				}
@@ -131,10 +94,7 @@ final class FailedJobs {
 		}
 	}
 
-	/**
-	 * Deletes the DEAD jobs of the entries named (job key and time of death, alternating), one
-	 * call per bucket in one pipeline, then removes the entries.
-	 */
+	/** Deletes the DEAD jobs named (job key and time of death, alternating), then their entries. */
 	private void drop(String topic, List<String> named) {
 		Map<Integer, List<String>> byBucket = new TreeMap<>();
 		for (int i = 0; i < named.size(); i += 2) {
@@ -151,19 +111,8 @@ final class FailedJobs {
 		this.runner.runReplicated(FAILED, call(topic, "remove", named));
 	}
 
-	private byte[][] call(String topic, String operation, Object... arguments) {
-		List<byte[]> call = new ArrayList<>();
-		call.add(this.keys.deaths(topic));
-		call.add(KeySpace.bytes(operation));
-		for (Object argument : arguments) {
-			if (argument instanceof List<?> values) {
-				values.forEach((value) -> call.add(KeySpace.bytes(String.valueOf(value))));
-			}
-			else {
-				call.add(KeySpace.bytes(String.valueOf(argument)));
-			}
-		}
-		return call.toArray(new byte[0][]);
+	private byte[][] call(String topic, Object... arguments) {
+		return CompletedJobs.call(List.of(this.keys.deaths(topic)), arguments);
 	}
 
 	private void failed(String topic, RuntimeException ex) {

@@ -3,15 +3,17 @@ package io.github.delayqueue.redis;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Base64;
+import java.util.List;
+import java.util.function.Function;
 
+import io.github.delayqueue.core.DelayQueueAdmin;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobInfo;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Where a page of jobs ordered by a time ends: the time and id of its last job, handed to the
- * caller as an opaque text (URL-safe Base64 of {@code <time ms>:<id>}). A dead list is ordered
- * by time of death, then by the bytes of the job key, in every bucket alike; the finished
- * jobs a topic keeps by finish time, the latest first.
+ * Where a page of jobs ordered by a time ends: the time and id of its last job, given out as
+ * URL-safe Base64 of {@code <time ms>:<id>}.
  *
  * @param at the time of the last job of the page (its death, its finish), epoch ms
  * @param id the id of that job
@@ -21,24 +23,15 @@ record PageCursor(long at, String id) {
 	private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
 
 	/**
-	 * The cursor after a job.
-	 * @param at the job's time (its death, its finish)
-	 * @param job the last job of a page
-	 * @return the cursor text
+	 * Checks the arguments of a page read and reads its cursor.
+	 * @throws IllegalArgumentException when one breaks its rule or the cursor is no page's
 	 */
-	static String after(Instant at, JobInfo job) {
-		String text = at.toEpochMilli() + ":" + job.id();
-		return ENCODER.encodeToString(text.getBytes(StandardCharsets.UTF_8));
-	}
-
-	/**
-	 * Reads a cursor text.
-	 * @param cursor the text a page gave out
-	 * @param pages what the pages hold, for the message ("dead jobs")
-	 * @return the cursor
-	 * @throws IllegalArgumentException when it is not a cursor of a page
-	 */
-	static PageCursor parse(String cursor, String pages) {
+	static @Nullable PageCursor parse(String topic, @Nullable String cursor, int limit, String pages) {
+		JobConstraints.topic(topic);
+		JobConstraints.max("limit", limit, DelayQueueAdmin.MAX_DEAD_PAGE);
+		if (cursor == null) {
+			return null;
+		}
 		try {
 			String text = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8);
 			int colon = text.indexOf(':');
@@ -55,12 +48,22 @@ record PageCursor(long at, String id) {
 		}
 	}
 
-	/**
-	 * What orders jobs of the same time, as a sorted set orders them: the bytes of the job key
-	 * (the topic is the same for all, so the id's bytes).
-	 * @param job a job of a page
-	 * @return the bytes to compare unsigned
-	 */
+	/** The first {@code limit} jobs read. */
+	static List<JobInfo> page(List<JobInfo> read, int limit) {
+		return List.copyOf(read.subList(0, Math.min(read.size(), limit)));
+	}
+
+	/** The cursor after a page, or {@code null} when the jobs read end with it. */
+	static @Nullable String next(List<JobInfo> read, List<JobInfo> page, Function<JobInfo, Instant> time) {
+		if (read.size() <= page.size()) {
+			return null;
+		}
+		JobInfo last = page.get(page.size() - 1);
+		String text = time.apply(last).toEpochMilli() + ":" + last.id();
+		return ENCODER.encodeToString(text.getBytes(StandardCharsets.UTF_8));
+	}
+
+	/** What orders jobs of the same time in a sorted set: the job key's, so the id's, bytes. */
 	static byte[] orderKey(JobInfo job) {
 		return job.id().getBytes(StandardCharsets.UTF_8);
 	}

@@ -11,7 +11,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
-import io.github.delayqueue.core.CompletedJobPage;
 import io.github.delayqueue.core.DeadJobPage;
 import io.github.delayqueue.core.DelayQueueAdmin;
 import io.github.delayqueue.core.JobConstraints;
@@ -33,12 +32,10 @@ import org.springframework.data.redis.core.Cursor;
 import org.springframework.data.redis.core.ScanOptions;
 
 /**
- * The operator's side of {@link RedisDelayQueue}: the figures of every bucket (one pipelined
- * round trip), pages of DEAD jobs merged from every bucket, their replay (calls of at most
- * {@value #REPLAY_BATCH} dead entries each), and the repair of the indexes, one bucket at a
- * time. Thread-safe.
+ * The operator's side of {@link RedisDelayQueue}: figures, DEAD jobs and their replay, and
+ * the repair of the indexes. Thread-safe.
  */
-final class RedisAdmin implements DelayQueueAdmin {
+final class RedisAdmin {
 
 	/** The most dead jobs one replay script call reads (a replay of more is split). */
 	static final int REPLAY_BATCH = 1_000;
@@ -63,8 +60,7 @@ final class RedisAdmin implements DelayQueueAdmin {
 		this.completed = completed;
 	}
 
-	@Override
-	public QueueStats stats() {
+	QueueStats stats() {
 		List<ScriptReplies.Figures> replies = this.scripts.stats();
 		String[] ownerOf = timerOwners();
 		Map<String, long[]> topics = new TreeMap<>();
@@ -96,8 +92,7 @@ final class RedisAdmin implements DelayQueueAdmin {
 				Instant.ofEpochMilli(readAt), this.completed.counts());
 	}
 
-	@Override
-	public Map<String, Instant> instances() {
+	Map<String, Instant> instances() {
 		Set<Tuple> heartbeats = this.runner.execute("reading instances",
 				(connection) -> connection.zSetCommands().zRangeWithScores(this.keys.instances(), 0, -1));
 		Map<String, Instant> instances = new TreeMap<>();
@@ -108,9 +103,7 @@ final class RedisAdmin implements DelayQueueAdmin {
 		return Collections.unmodifiableMap(instances);
 	}
 
-	/**
-	 * The instance that runs each bucket's timer, or {@code null}.
-	 */
+	/** The instance that runs each bucket's timer, or {@code null}. */
 	private String[] timerOwners() {
 		Map<byte[], byte[]> owners = this.runner.execute("reading timer owners",
 				(connection) -> connection.hashCommands().hGetAll(this.keys.timers()));
@@ -126,10 +119,7 @@ final class RedisAdmin implements DelayQueueAdmin {
 		return ownerOf;
 	}
 
-	/**
-	 * Counts of the four states (in {@link JobState} order) and the earliest overdue due
-	 * time ({@link Long#MAX_VALUE}: none).
-	 */
+	/** Counts of the four states (in {@link JobState} order), then the earliest overdue due time. */
 	private static long[] figures() {
 		return new long[] { 0, 0, 0, 0, Long.MAX_VALUE };
 	}
@@ -139,14 +129,10 @@ final class RedisAdmin implements DelayQueueAdmin {
 				(figures[4] != Long.MAX_VALUE) ? Instant.ofEpochMilli(figures[4]) : null);
 	}
 
-	@Override
 	@SuppressWarnings("NullAway") // a page of dead jobs sets their times of death
-	public DeadJobPage deadJobs(String topic, @Nullable String cursor, int limit, boolean payloads) {
-		JobConstraints.topic(topic);
-		JobConstraints.max("limit", limit, MAX_DEAD_PAGE);
-		PageCursor after = (cursor != null) ? PageCursor.parse(cursor, "dead jobs") : null;
-		// every bucket's next (limit + 1) deaths after the cursor hold the page of all buckets
-		// together, and say whether there is more
+	DeadJobPage deadJobs(String topic, @Nullable String cursor, int limit, boolean payloads) {
+		PageCursor after = PageCursor.parse(topic, cursor, limit, "dead jobs");
+		// every bucket's next (limit + 1) deaths hold the page of all buckets and say whether there is more
 		long total = 0;
 		List<JobInfo> dead = new ArrayList<>();
 		for (ScriptReplies.DeadJobs bucket : this.scripts.dead(topic, limit + 1, payloads, after)) {
@@ -155,24 +141,16 @@ final class RedisAdmin implements DelayQueueAdmin {
 		}
 		// the order of a dead list: time of death, then the job key's bytes
 		dead.sort(Comparator.comparing(JobInfo::diedAt).thenComparing(PageCursor::orderKey, Arrays::compareUnsigned));
-		List<JobInfo> page = List.copyOf(dead.subList(0, Math.min(dead.size(), limit)));
-		String next = (dead.size() > limit) ? PageCursor.after(page.get(page.size() - 1).diedAt(), page.get(page.size() - 1)) : null;
-		return new DeadJobPage(total, page, next);
+		List<JobInfo> page = PageCursor.page(dead, limit);
+		return new DeadJobPage(total, page, PageCursor.next(dead, page, JobInfo::diedAt));
 	}
 
-	@Override
-	public CompletedJobPage completedJobs(String topic, @Nullable String cursor, int limit, boolean payloads) {
-		return this.completed.page(topic, cursor, limit, payloads);
-	}
-
-	@Override
-	public ReplayResult replayDeadJobs(String topic, int max) {
+	ReplayResult replayDeadJobs(String topic, int max) {
 		JobConstraints.topic(topic);
-		JobConstraints.max("max", max, MAX_REPLAY);
+		JobConstraints.max("max", max, DelayQueueAdmin.MAX_REPLAY);
 		int total = 0;
 		List<String> ids = new ArrayList<>();
 		for (int bucket = 0; bucket < this.keys.buckets() && total < max; bucket++) {
-			// bounded script calls: each one reads and removes at most REPLAY_BATCH dead entries
 			long left = 1;
 			while (total < max && left > 0) {
 				ScriptReplies.Replayed replayed = replay(topic, bucket, Math.min(REPLAY_BATCH, max - total), null,
@@ -185,17 +163,12 @@ final class RedisAdmin implements DelayQueueAdmin {
 		return new ReplayResult(total, ids);
 	}
 
-	@Override
-	public boolean replayDead(String topic, String id) {
+	boolean replayDead(String topic, String id) {
 		int bucket = this.keys.checkedBucketOf(topic, id);
 		return replay(topic, bucket, 1, id, 0).count() == 1;
 	}
 
-	/**
-	 * Replays dead jobs of one bucket.
-	 * @param id the one job to replay, or {@code null} for the oldest deaths
-	 * @param named how many of the replayed jobs' ids to return
-	 */
+	/** Replays the job {@code id}, or the oldest deaths, of a bucket, naming up to {@code named} ids. */
 	private ScriptReplies.Replayed replay(String topic, int bucket, int max, @Nullable String id, int named) {
 		ScriptReplies.Replayed replayed = this.scripts.replay(bucket, topic, max, id, named);
 		if (replayed.count() > 0) {
@@ -204,8 +177,7 @@ final class RedisAdmin implements DelayQueueAdmin {
 		return replayed;
 	}
 
-	@Override
-	public RepairResult repair(boolean write) {
+	RepairResult repair(boolean write) {
 		Map<Integer, Set<String>> listed = listedTopics();
 		long[] totals = new long[5];
 		for (int bucket = 0; bucket < this.keys.buckets(); bucket++) {
@@ -216,7 +188,6 @@ final class RedisAdmin implements DelayQueueAdmin {
 			totals[3] += repaired.countsCorrected();
 			totals[4] += repaired.unreadable();
 			if (write && repaired.reindexed() > 0) {
-				// jobs put back into a ready list: consumers look again
 				this.wakeups.bucketChanged(bucket);
 			}
 		}
@@ -228,11 +199,7 @@ final class RedisAdmin implements DelayQueueAdmin {
 		return result;
 	}
 
-	/**
-	 * The topics of each bucket that have a ready list or a dead list, from the keys
-	 * themselves (SCAN, on every master of a cluster): a list whose topic has no job and no
-	 * count left is found too. For {@link #repair} only.
-	 */
+	/** The topics of each bucket that have a ready or dead list, by SCAN on every master. */
 	@SuppressWarnings("NullAway") // a scan answers keys
 	private Map<Integer, Set<String>> listedTopics() {
 		String prefix = "{" + this.keys.namespace() + ":";
@@ -275,10 +242,7 @@ final class RedisAdmin implements DelayQueueAdmin {
 		});
 	}
 
-	/**
-	 * The topic of a ready list's name after {@code ready:}: {@code <topic>}, or
-	 * {@code <topic>:<priority>} for a priority other than the default (a topic has no colon).
-	 */
+	/** The topic of a ready list's name after {@code ready:} ({@code <topic>[:<priority>]}). */
 	static String readyListTopic(String name) {
 		int colon = name.indexOf(':');
 		return (colon >= 0) ? name.substring(0, colon) : name;

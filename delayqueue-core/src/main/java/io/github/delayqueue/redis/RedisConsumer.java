@@ -3,11 +3,11 @@ package io.github.delayqueue.redis;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.stream.IntStream;
 
 import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.core.DelayQueueException;
@@ -27,12 +27,11 @@ import org.springframework.util.Assert;
 
 /**
  * The consumer side of {@link RedisDelayQueue}: reserves from the buckets {@link ReadySignals}
- * marks, waits for work without a command to Redis, and finishes, fails, touches or releases
- * reservations in the job's bucket. Thread-safe.
+ * marks, waits for work, and finishes, fails, touches or releases reservations. Thread-safe.
  */
-final class RedisConsumer implements DelayQueueConsumer {
+final class RedisConsumer {
 
-	/** The most jobs one finish script call finishes (a bigger batch is split). */
+	/** The most jobs one finish script call finishes. */
 	static final int FINISH_BATCH = 1_000;
 
 	/** The longest a rate-limited topic waits here before it asks Redis for permits again. */
@@ -74,38 +73,22 @@ final class RedisConsumer implements DelayQueueConsumer {
 		this.rateLimits = rateLimits;
 	}
 
-	/** The probe of {@link ReadySignals}: which buckets' ready lists of a topic hold entries. */
+	/** Which buckets' ready lists of a topic hold entries: the probe of {@link ReadySignals}. */
 	static Function<String, boolean[]> readyListProbe(ScriptRunner runner, KeySpace keys) {
 		return (topic) -> runner.execute("reading the ready lists of topic " + topic, (connection) -> {
+			List<@Nullable Object> lengths = CompletedJobs.each(connection, IntStream.range(0, keys.buckets()).boxed().toList(),
+					(bucket) -> connection.listCommands().lLen(keys.readyList(bucket, topic)));
 			boolean[] nonEmpty = new boolean[keys.buckets()];
-			List<byte[]> lists = new ArrayList<>(nonEmpty.length);
 			for (int bucket = 0; bucket < nonEmpty.length; bucket++) {
-				lists.add(keys.readyList(bucket, topic));
-			}
-			List<Object> lengths;
-			if (ScriptRunner.pipelines(connection)) {
-				connection.openPipeline();
-				lists.forEach((list) -> connection.listCommands().lLen(list));
-				lengths = connection.closePipeline();
-			}
-			else {
-				lengths = new ArrayList<>(lists.size());
-				for (byte[] list : lists) {
-					lengths.add(connection.listCommands().lLen(list));
-				}
-			}
-			for (int bucket = 0; bucket < nonEmpty.length; bucket++) {
-				Object length = lengths.get(bucket);
-				nonEmpty[bucket] = !(length instanceof Long count) || count > 0;
+				nonEmpty[bucket] = !(lengths.get(bucket) instanceof Long count) || count > 0;
 			}
 			return nonEmpty;
 		});
 	}
 
-	@Override
-	public List<ReservedJob> reserve(String topic, int max, @Nullable Duration ttr, @Nullable Integer maxAttempts) {
+	List<ReservedJob> reserve(String topic, int max, @Nullable Duration ttr, @Nullable Integer maxAttempts) {
 		JobConstraints.topic(topic);
-		JobConstraints.max("max", max, MAX_RESERVE);
+		JobConstraints.max("max", max, DelayQueueConsumer.MAX_RESERVE);
 		long ttrMillis = ttrMillis(ttr);
 		int attemptsLimit = attemptsLimit(maxAttempts);
 		ReadySignals.TopicSignal signal = this.signals.topic(topic);
@@ -124,7 +107,7 @@ final class RedisConsumer implements DelayQueueConsumer {
 		return jobs;
 	}
 
-	/** A reserve of a rate-limited topic: permits first, then at most that many jobs, then the unused permits back. */
+	/** Reserves in a rate-limited topic: permits first, then at most that many jobs, then the unused permits back. */
 	private List<ReservedJob> reserveLimited(String topic, int max, long ttrMillis, int attemptsLimit,
 			RateLimit limit, ReadySignals.TopicSignal signal) {
 		long[][] candidates = signal.candidates();
@@ -139,14 +122,9 @@ final class RedisConsumer implements DelayQueueConsumer {
 			return List.of();
 		}
 		List<ReservedJob> jobs = new ArrayList<>(grant.granted());
-		Take ended = Take.FAILED;
-		try {
-			ended = take(topic, candidates, grant.granted(), ttrMillis, attemptsLimit, grant.notAfter(), signal, jobs);
-		}
-		finally {
-			if (ended != Take.FAILED) {
-				this.rateLimits.giveBack(topic, grant, grant.granted() - jobs.size());
-			}
+		Take ended = take(topic, candidates, grant.granted(), ttrMillis, attemptsLimit, grant.notAfter(), signal, jobs);
+		if (ended != Take.FAILED) {
+			this.rateLimits.giveBack(topic, grant, grant.granted() - jobs.size());
 		}
 		if (ended == Take.LATE) {
 			this.rateLimits.late(topic, grant);
@@ -178,10 +156,7 @@ final class RedisConsumer implements DelayQueueConsumer {
 
 	}
 
-	/**
-	 * Takes up to {@code max} jobs from the candidate buckets into {@code jobs}, clearing the
-	 * marks of buckets found empty; a failure after some jobs were taken ends the take with them.
-	 */
+	/** Takes up to {@code max} jobs from the candidate buckets into {@code jobs}, clearing the marks of empty ones. */
 	private Take take(String topic, long[][] candidates, int max, long ttrMillis, int attemptsLimit, long notAfter,
 			ReadySignals.TopicSignal signal, List<ReservedJob> jobs) {
 		for (long[] candidate : candidates) {
@@ -235,38 +210,33 @@ final class RedisConsumer implements DelayQueueConsumer {
 		return (ttr != null) ? JobConstraints.ttr(ttr).toMillis() : 0;
 	}
 
-	@Override
-	public boolean awaitWork(String topic, Duration timeout) throws InterruptedException {
+	boolean awaitWork(String topic, Duration timeout) throws InterruptedException {
 		JobConstraints.topic(topic);
 		Assert.notNull(timeout, "timeout must not be null");
 		return this.signals.topic(topic).await(timeout);
 	}
 
-	@Override
-	public boolean awaitWork(String topic, Duration timeout, int max, @Nullable Duration ttr,
+	boolean awaitWork(String topic, Duration timeout, int max, @Nullable Duration ttr,
 			@Nullable Integer maxAttempts) throws InterruptedException {
 		JobConstraints.topic(topic);
 		Assert.notNull(timeout, "timeout must not be null");
-		JobConstraints.max("max", max, MAX_RESERVE);
+		JobConstraints.max("max", max, DelayQueueConsumer.MAX_RESERVE);
 		ReadySignals.Offer offer = new ReadySignals.Offer(max, ttrMillis(ttr), attemptsLimit(maxAttempts));
 		return this.signals.topic(topic).await(timeout, offer);
 	}
 
-	@Override
-	public boolean finish(ReservedJob job) {
+	boolean finish(ReservedJob job) {
 		Assert.notNull(job, "job must not be null");
-		return finishAndReserve(List.of(job), 0, null).stale().isEmpty();
+		return finishAndReserve(List.of(job), 0, null, null).stale().isEmpty();
 	}
 
-	@Override
-	public FinishResult finishAndReserve(List<ReservedJob> jobs, int max, @Nullable Duration ttr,
+	FinishResult finishAndReserve(List<ReservedJob> jobs, int max, @Nullable Duration ttr,
 			@Nullable Integer maxAttempts) {
 		String topic = JobConstraints.topicOf(jobs);
-		JobConstraints.count("max", max, MAX_NEXT);
+		JobConstraints.count("max", max, DelayQueueConsumer.MAX_NEXT);
+		long ttrMillis = ttrMillis(ttr);
+		int attemptsLimit = attemptsLimit(maxAttempts);
 		if (max > 0 && this.rateLimits.of(topic) != null) {
-			// a limited topic: finish, then reserve as usual
-			ttrMillis(ttr);
-			attemptsLimit(maxAttempts);
 			FinishResult finished = finishAndReserve(jobs, 0, ttr, maxAttempts);
 			List<ReservedJob> next;
 			try {
@@ -278,25 +248,13 @@ final class RedisConsumer implements DelayQueueConsumer {
 			}
 			return new FinishResult(finished.stale(), next);
 		}
-		long ttrMillis = ttrMillis(ttr);
-		int attemptsLimit = attemptsLimit(maxAttempts);
-		Map<Integer, List<ReservedJob>> byBucket = new LinkedHashMap<>();
-		for (ReservedJob job : jobs) {
-			byBucket.computeIfAbsent(bucketOf(job), (bucket) -> new ArrayList<>()).add(job);
-		}
+		List<Map.Entry<Integer, List<ReservedJob>>> calls = RedisProducer.byBucket(jobs, this::bucketOf, FINISH_BATCH);
 		List<ReservedJob> stale = new ArrayList<>();
 		List<ReservedJob> next = new ArrayList<>();
-		int wanted = max;
-		List<Map.Entry<Integer, List<ReservedJob>>> calls = new ArrayList<>();
-		byBucket.forEach((bucket, all) -> {
-			for (int from = 0; from < all.size(); from += FINISH_BATCH) {
-				calls.add(Map.entry(bucket, all.subList(from, Math.min(all.size(), from + FINISH_BATCH))));
-			}
-		});
 		ReadySignals.TopicSignal signal = (max > 0) ? this.signals.existing(topic) : null;
 		List<ScriptReplies.Finished> done = new ArrayList<>(calls.size());
 		try {
-			finishAll(topic, calls, signal, wanted, ttrMillis, attemptsLimit, done, stale, next);
+			finishAll(topic, calls, signal, max, ttrMillis, attemptsLimit, done, stale, next);
 		}
 		finally {
 			this.completed.add(topic, done);
@@ -334,35 +292,17 @@ final class RedisConsumer implements DelayQueueConsumer {
 		}
 	}
 
-	@Override
-	public void limitRate(String topic, @Nullable RateLimit limit) {
-		this.rateLimits.set(topic, limit);
-	}
-
-	@Override
-	public Optional<RateLimit> rateLimit(String topic) {
-		return this.rateLimits.find(topic);
-	}
-
-	@Override
-	public boolean release(ReservedJob job) {
+	boolean release(ReservedJob job) {
 		Assert.notNull(job, "job must not be null");
 		return release(List.of(job)) == 1;
 	}
 
-	/**
-	 * {@inheritDoc}
-	 * <p>
-	 * Every bucket is tried; the first failure is thrown after.
-	 */
-	@Override
-	public int release(List<ReservedJob> jobs) {
+	/** Releases jobs in every bucket; the first failure is thrown after all were tried. */
+	int release(List<ReservedJob> jobs) {
 		Assert.notNull(jobs, "jobs must not be null");
-		Map<Integer, List<ReservedJob>> byBucket = new LinkedHashMap<>();
-		jobs.forEach((job) -> byBucket.computeIfAbsent(bucketOf(job), (bucket) -> new ArrayList<>()).add(job));
 		int released = 0;
 		RuntimeException failure = null;
-		for (Map.Entry<Integer, List<ReservedJob>> entry : byBucket.entrySet()) {
+		for (Map.Entry<Integer, List<ReservedJob>> entry : RedisProducer.byBucket(jobs, this::bucketOf, jobs.size())) {
 			int bucket = entry.getKey();
 			try {
 				int count = this.scripts.release(bucket, entry.getValue());
@@ -397,14 +337,12 @@ final class RedisConsumer implements DelayQueueConsumer {
 		}
 	}
 
-	@Override
-	public FailResult fail(ReservedJob job, Duration backOff, String error) {
+	FailResult fail(ReservedJob job, Duration backOff, String error) {
 		JobConstraints.backOff("backOff", backOff);
 		return fail(job, backOff.toMillis(), error);
 	}
 
-	@Override
-	public FailResult kill(ReservedJob job, String error) {
+	FailResult kill(ReservedJob job, String error) {
 		return fail(job, -1, error);
 	}
 
@@ -424,8 +362,7 @@ final class RedisConsumer implements DelayQueueConsumer {
 		return failed.result();
 	}
 
-	@Override
-	public Optional<Instant> touch(ReservedJob job, @Nullable Duration ttr) {
+	Optional<Instant> touch(ReservedJob job, @Nullable Duration ttr) {
 		Assert.notNull(job, "job must not be null");
 		Duration extension = (ttr != null) ? JobConstraints.ttr(ttr) : job.ttr();
 		if (extension == null) {

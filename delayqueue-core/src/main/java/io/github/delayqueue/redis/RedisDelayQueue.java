@@ -8,13 +8,11 @@ import java.util.Optional;
 
 import io.github.delayqueue.core.CompletedJobPage;
 import io.github.delayqueue.core.DeadJobPage;
-import io.github.delayqueue.core.DelayQueueAdmin;
-import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.DelayQueueOperations;
-import io.github.delayqueue.core.DelayQueueProducer;
 import io.github.delayqueue.core.FailResult;
 import io.github.delayqueue.core.FinishResult;
+import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.RateLimit;
@@ -34,27 +32,15 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
- * The Redis implementation of {@link DelayQueueOperations}: job pool, delay buckets, ready
- * lists and reservations in Redis, every transition one Lua script timed by Redis's
- * {@code TIME}, plus this instance's share of the bucket timers.
- *
- * <p>
- * As a {@link SmartLifecycle} it subscribes to the namespace's event channel and starts the
- * bucket timer on {@link #start()}; {@link #stop()} gives this instance's buckets to the
- * other instances at once. Producing and consuming work without starting it, but then only
- * other instances' timers move jobs. Build one with {@link #builder(RedisConnectionFactory)}.
- * Thread-safe.
- *
- * <p>
- * It wires the parts and runs their lifecycle; each operation is delegated to the part of
- * its side: {@link RedisProducer}, {@link RedisConsumer}, {@link RedisAdmin}.
+ * The Redis implementation of {@link DelayQueueOperations}, and this instance's share of the
+ * bucket timers. {@link #start()} subscribes to the namespace's events and starts the timer;
+ * {@link #stop()} hands this instance's buckets to the others. Producing and consuming work
+ * without a start, while other instances' timers move the jobs. Build one with
+ * {@link #builder(RedisConnectionFactory)}. Thread-safe.
  */
 public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
-	/**
-	 * The lifecycle phase: after most beans start, before the listener containers (which
-	 * start later and stop earlier), and before the Redis connection factory stops.
-	 */
+	/** The lifecycle phase: after most beans, before the listener containers. */
 	public static final int PHASE = Integer.MAX_VALUE - 2048;
 
 	private static final Log logger = LogFactory.getLog(RedisDelayQueue.class);
@@ -83,11 +69,15 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 	private final ReadyAnnouncer announcer;
 
-	private final DelayQueueProducer producer;
+	private final RedisProducer producer;
 
-	private final DelayQueueConsumer consumer;
+	private final RedisConsumer consumer;
 
-	private final DelayQueueAdmin admin;
+	private final RedisAdmin admin;
+
+	private final RateLimits rateLimits;
+
+	private final CompletedJobs completed;
 
 	private final Object lifecycleMonitor = new Object();
 
@@ -113,10 +103,10 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		this.signals = new ReadySignals(this.keys.buckets(), RedisConsumer.readyListProbe(runner, this.keys));
 		RecurringFiring firing = new RecurringFiring(scripts, this.keys, builder.defaultTtr,
 				builder.defaultMaxAttempts, observer);
-		RateLimits rateLimits = new RateLimits(runner, this.keys, builder.rateLimits);
+		this.rateLimits = new RateLimits(runner, this.keys, builder.rateLimits);
 		// a topic with a rate limit takes permits before its jobs: none is reserved at once
 		this.announcer = new ReadyAnnouncer(this.signals, scripts, this::recheckTimers,
-				(topic) -> rateLimits.of(topic) == null);
+				(topic) -> this.rateLimits.of(topic) == null);
 		FailedJobs failedJobs = new FailedJobs(runner, scripts, this.keys,
 				builder.retention(Retention::limitsFailed), observer);
 		this.timerBackend = new RedisTimerBackend(scripts, this.instanceId, builder.leaseTtl, builder.batchSize, observer, firing,
@@ -131,20 +121,18 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 				});
 		Wakeups wakeups = new Wakeups(this.signals, this.timer);
 		this.subscriber = new EventSubscriber(builder.connectionFactory, this.keys.channel(), wakeups);
-		CompletedJobs completed = new CompletedJobs(runner, this.keys,
-				builder.retention(Retention::keepsCompleted));
+		this.completed = new CompletedJobs(runner, this.keys, builder.retention(Retention::keepsCompleted));
 		this.producer = new RedisProducer(scripts, this.keys, wakeups, observer, maxPayloadSize,
-				builder.defaultTtr, builder.defaultMaxAttempts, completed);
-		this.consumer = new RedisConsumer(scripts, this.keys, this.signals, wakeups, clock, observer, completed,
-				failedJobs, rateLimits);
-		this.admin = new RedisAdmin(scripts, runner, this.keys, wakeups, completed);
+				builder.defaultTtr, builder.defaultMaxAttempts, this.completed);
+		this.consumer = new RedisConsumer(scripts, this.keys, this.signals, wakeups, clock, observer, this.completed,
+				failedJobs, this.rateLimits);
+		this.admin = new RedisAdmin(scripts, runner, this.keys, wakeups, this.completed);
 		this.recurringJobs = new RedisRecurringJobs(scripts, this.keys, firing, wakeups, maxPayloadSize);
 	}
 
 	/**
 	 * Starts building a queue on a connection factory.
-	 * @param connectionFactory the Redis connection factory (Lettuce or Jedis; standalone,
-	 * Sentinel or Cluster)
+	 * @param connectionFactory the Redis connection factory (Lettuce or Jedis)
 	 * @return the builder
 	 */
 	public static RedisDelayQueueBuilder builder(RedisConnectionFactory connectionFactory) {
@@ -152,10 +140,9 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	}
 
 	/**
-	 * Starts the queue: checks Redis (version, settings, the namespace's bucket count),
-	 * subscribes to the namespace's events and starts this instance's share of the timers.
+	 * Checks Redis, subscribes to the namespace's events and starts this instance's timers.
 	 * @throws io.github.delayqueue.core.DelayQueueConnectionException when Redis is
-	 * unreachable and the queue fails fast (see {@link RedisDelayQueueBuilder#failFast(boolean)})
+	 * unreachable and the queue fails fast
 	 * @throws io.github.delayqueue.core.UnsupportedRedisVersionException when a server runs
 	 * Redis older than 6.2
 	 * @throws io.github.delayqueue.core.BucketCountMismatchException when the namespace was
@@ -187,8 +174,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 			}
 			this.running = false;
 			if (this.timerEnabled) {
-				// first no step reserves for waiting consumers any more, and what was reserved
-				// for them and not taken is given back; then the timer stops
+				// the announcer gives back what it reserved for waiting consumers before the timer stops
 				this.announcer.stop();
 				this.timer.stop();
 			}
@@ -197,10 +183,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		}
 	}
 
-	/**
-	 * Stops the timer and the subscription without giving up the buckets, as a crash would:
-	 * for tests of fail-over.
-	 */
+	/** Stops the timer and the subscription without giving up the buckets, as a crash would: for tests. */
 	void halt() {
 		synchronized (this.lifecycleMonitor) {
 			this.running = false;
@@ -229,7 +212,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		return this.timerBackend;
 	}
 
-	/** Where this instance knows READY jobs wait, and its consumers' offers: for tests. */
+	/** Where this instance knows READY jobs wait: for tests. */
 	ReadySignals signals() {
 		return this.signals;
 	}
@@ -323,12 +306,12 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 	@Override
 	public void limitRate(String topic, @Nullable RateLimit limit) {
-		this.consumer.limitRate(topic, limit);
+		this.rateLimits.set(topic, limit);
 	}
 
 	@Override
 	public Optional<RateLimit> rateLimit(String topic) {
-		return this.consumer.rateLimit(topic);
+		return Optional.ofNullable(this.rateLimits.of(JobConstraints.topic(topic)));
 	}
 
 	@Override
@@ -358,7 +341,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 	@Override
 	public CompletedJobPage completedJobs(String topic, @Nullable String cursor, int limit, boolean payloads) {
-		return this.admin.completedJobs(topic, cursor, limit, payloads);
+		return this.completed.page(topic, cursor, limit, payloads);
 	}
 
 	@Override
@@ -377,8 +360,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	}
 
 	/**
-	 * The namespace's recurring jobs. Their ticks are fired by the instance that runs the timer
-	 * of each definition's bucket, so at least one instance must run timers.
+	 * The namespace's recurring jobs, fired by the instances that run timers.
 	 * @return the recurring jobs
 	 */
 	public RecurringJobs getRecurringJobs() {
@@ -394,7 +376,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	}
 
 	/**
-	 * The namespace: the prefix of every key and of the channel.
+	 * The prefix of every key and of the channel.
 	 * @return the namespace
 	 */
 	public String getNamespace() {
@@ -420,7 +402,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	}
 
 	/**
-	 * What health checks and metrics read of this instance's bucket timer.
+	 * The status of this instance's bucket timer.
 	 * @return the timer's status
 	 */
 	public TimerStatus getTimer() {
@@ -436,7 +418,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	}
 
 	/**
-	 * The connection factory the queue talks to Redis through.
+	 * The connection factory of the queue.
 	 * @return the connection factory
 	 */
 	public RedisConnectionFactory getConnectionFactory() {

@@ -22,8 +22,7 @@ import org.springframework.util.Assert;
 import org.springframework.util.unit.DataSize;
 
 /**
- * Builds a {@link RedisDelayQueue}; every setting has the default documented on it and is
- * checked when it is set.
+ * Builds a {@link RedisDelayQueue}; each setting is checked when it is set.
  */
 public final class RedisDelayQueueBuilder {
 
@@ -79,16 +78,9 @@ public final class RedisDelayQueueBuilder {
 	}
 
 	/**
-	 * Number of buckets, 1 to 16384. Every instance of a namespace must use the same count:
-	 * the first instance pins it in the namespace, and an instance with another count
-	 * refuses to start. Without this setting the queue asks Redis once, when it is built,
-	 * and takes the count the namespace was created with; for a new namespace 16 on a
-	 * Redis Cluster (the buckets spread over its masters) and 1 on one server, standalone
-	 * or behind Sentinel (where more buckets only add work); a namespace without a pinned
-	 * count whose higher buckets are in use is refused. When Redis cannot be reached then,
-	 * the build fails if the queue fails fast ({@link #failFast}); otherwise the connection
-	 * factory's configuration decides between 16 and 1, and the start-up check reads the
-	 * namespace before that count could be used.
+	 * Number of buckets, 1 to 16384, the same on every instance of a namespace (the first
+	 * pins it; another count refuses to start). Default: the namespace's pinned count, else
+	 * 16 on a Redis Cluster and 1 on one server.
 	 * @param buckets the bucket count
 	 * @return this builder
 	 */
@@ -161,8 +153,7 @@ public final class RedisDelayQueueBuilder {
 	}
 
 	/**
-	 * How long an instance's buckets stay its own without a heartbeat; default 5 s. The
-	 * heartbeat is sent every two fifths of it (at most every 2 s).
+	 * How long an instance's buckets stay its own without a heartbeat; default 5 s.
 	 * @param leaseTtl the lease
 	 * @return this builder
 	 */
@@ -195,10 +186,7 @@ public final class RedisDelayQueueBuilder {
 
 	/**
 	 * Whether {@link RedisDelayQueue#start()} throws when Redis is unreachable; default
-	 * true. Without, the queue starts anyway: producers get a
-	 * {@link io.github.delayqueue.core.DelayQueueConnectionException} and the timer and
-	 * listeners retry until Redis answers, and the start-up checks (version, bucket count)
-	 * run before the first call that reaches Redis.
+	 * true. Otherwise the start-up checks run before the first call that reaches Redis.
 	 * @param failFast whether an unreachable Redis fails the start
 	 * @return this builder
 	 */
@@ -217,11 +205,7 @@ public final class RedisDelayQueueBuilder {
 		return this;
 	}
 
-	/**
-	 * The monotonic clock that the estimate of Redis's time advances by between replies
-	 * (only differences of its readings are used; due times come from Redis). Default
-	 * {@link System#nanoTime()}. For tests.
-	 */
+	/** The monotonic clock between Redis's replies; default {@link System#nanoTime()}. For tests. */
 	RedisDelayQueueBuilder nanoTime(LongSupplier nanoTime) {
 		Assert.notNull(nanoTime, "nanoTime must not be null");
 		this.nanoTime = nanoTime;
@@ -229,8 +213,7 @@ public final class RedisDelayQueueBuilder {
 	}
 
 	/**
-	 * Adds an observer of what this instance does to jobs (metrics hang on it); none by
-	 * default.
+	 * Adds an observer of what this instance does to jobs.
 	 * @param observer the observer to add
 	 * @return this builder
 	 */
@@ -241,64 +224,47 @@ public final class RedisDelayQueueBuilder {
 	}
 
 	/**
-	 * Keeps a topic's finished jobs, so that {@code find} answers
-	 * {@link io.github.delayqueue.core.JobState#COMPLETED} for them, and/or limits the DEAD
-	 * jobs it keeps; by default a topic keeps no finished jobs and every DEAD job. Every
-	 * instance that finishes or fails jobs of the topic should be given the same retention
-	 * (the instance that finishes a job, or whose consumer or timer sees it die, applies its
-	 * own).
+	 * Sets which finished and DEAD jobs a topic keeps; by default no finished job and every
+	 * DEAD one. Give every instance of the topic the same retention.
 	 * @param topic the topic
 	 * @param retention what it keeps, or {@code null} for the default
 	 * @return this builder
 	 */
 	public RedisDelayQueueBuilder retention(String topic, @Nullable Retention retention) {
-		JobConstraints.topic(topic);
-		if (retention != null) {
-			this.retention.put(topic, retention);
-		}
-		else {
-			this.retention.remove(topic);
-		}
+		put(this.retention, topic, retention);
 		return this;
 	}
 
 	/**
-	 * Limits how many jobs of a topic this instance's reserves hand out
-	 * ({@link RateLimit}); by default a topic has no limit. Give every instance that
-	 * consumes the topic the same limit. {@link RedisDelayQueue#limitRate} sets one later
-	 * (a listener with a rate limit does).
+	 * Limits how many jobs of a topic reserves hand out; by default none. Give every
+	 * instance of the topic the same limit.
 	 * @param topic the topic
 	 * @param limit the limit, or {@code null} for none
 	 * @return this builder
 	 */
 	public RedisDelayQueueBuilder rateLimit(String topic, @Nullable RateLimit limit) {
+		put(this.rateLimits, topic, limit);
+		return this;
+	}
+
+	private static <V> void put(Map<String, V> settings, String topic, @Nullable V value) {
 		JobConstraints.topic(topic);
-		if (limit != null) {
-			this.rateLimits.put(topic, limit);
+		if (value != null) {
+			settings.put(topic, value);
 		}
 		else {
-			this.rateLimits.remove(topic);
+			settings.remove(topic);
 		}
-		return this;
 	}
 
 	/** The topics whose retention has the given part. */
 	Map<String, Retention> retention(Predicate<Retention> part) {
-		Map<String, Retention> topics = new LinkedHashMap<>();
-		this.retention.forEach((topic, kept) -> {
-			if (part.test(kept)) {
-				topics.put(topic, kept);
-			}
-		});
+		Map<String, Retention> topics = new LinkedHashMap<>(this.retention);
+		topics.values().removeIf(part.negate());
 		return topics;
 	}
 
-	/**
-	 * The heartbeat interval for a lease TTL: two fifths of it, between 100 ms and 2 s, so that
-	 * a heartbeat may be missed once without losing the lease, and a dead instance's buckets
-	 * are taken over within TTL + 2 s (7 s with the default 5 s).
-	 * @return the interval
-	 */
+	/** The heartbeat interval: two fifths of the lease TTL, between 100 ms and 2 s. */
 	Duration coordinationInterval() {
 		Duration interval = this.leaseTtl.multipliedBy(2).dividedBy(5);
 		if (interval.compareTo(Duration.ofMillis(100)) < 0) {
@@ -324,8 +290,7 @@ public final class RedisDelayQueueBuilder {
 	}
 
 	/**
-	 * Builds the queue. The check of the Redis server, the event subscription and the timer
-	 * begin with {@link RedisDelayQueue#start()}.
+	 * Builds the queue; it talks to Redis once started.
 	 * @return a new queue
 	 */
 	public RedisDelayQueue build() {

@@ -8,6 +8,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.ToIntFunction;
+import java.util.stream.IntStream;
 
 import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.DelayQueueProducer;
@@ -21,14 +23,12 @@ import org.springframework.util.Assert;
 
 /**
  * The producer side of {@link RedisDelayQueue}: schedule, cancel, reschedule and find, each
- * one script call on the job's bucket (a bulk schedule: one call per bucket and
- * {@value #SCHEDULE_BATCH} jobs, pipelined). What a call made READY or put at a bucket's head
- * wakes this instance's consumers and timer through {@link Wakeups}. A find that finds no job
- * in its bucket reads the finished jobs its topic keeps ({@link CompletedJobs}). Thread-safe.
+ * one script call on the job's bucket; what a call wrote wakes consumers and timer through
+ * {@link Wakeups}. Thread-safe.
  */
 final class RedisProducer implements DelayQueueProducer {
 
-	/** The most jobs one schedule script call creates (a bulk schedule is split). */
+	/** The most jobs one schedule script call creates. */
 	static final int SCHEDULE_BATCH = 200;
 
 	private final QueueScripts scripts;
@@ -62,8 +62,8 @@ final class RedisProducer implements DelayQueueProducer {
 	@Override
 	public ScheduleResult schedule(ScheduleRequest request) {
 		Assert.notNull(request, "request must not be null");
-		checkSize(request);
-		int bucket = this.keys.checkedBucketOf(request.topic(), request.id());
+		check(request);
+		int bucket = bucketOf(request);
 		ScriptReplies.Scheduled reply = this.scripts.schedule(new QueueScripts.ScheduleCall(bucket, List.of(request)),
 				this.defaultTtr, this.defaultMaxAttempts);
 		return scheduled(request, bucket, reply, 0);
@@ -72,32 +72,22 @@ final class RedisProducer implements DelayQueueProducer {
 	@Override
 	public List<ScheduleResult> scheduleAll(List<ScheduleRequest> requests) {
 		Assert.notNull(requests, "requests must not be null");
-		// one script call per bucket and up to SCHEDULE_BATCH jobs, all calls in one pipeline
-		Map<Integer, List<Integer>> byBucket = new LinkedHashMap<>();
 		for (int i = 0; i < requests.size(); i++) {
-			ScheduleRequest request = requests.get(i);
-			if (request == null) {
+			if (requests.get(i) == null) {
 				throw new IllegalArgumentException("requests[" + i + "] must not be null");
 			}
-			checkSize(request);
-			byBucket.computeIfAbsent(this.keys.checkedBucketOf(request.topic(), request.id()),
-					(bucket) -> new ArrayList<>())
-				.add(i);
+			check(requests.get(i));
 		}
-		List<QueueScripts.ScheduleCall> calls = new ArrayList<>();
-		List<List<Integer>> indexes = new ArrayList<>();
-		byBucket.forEach((bucket, all) -> {
-			for (int from = 0; from < all.size(); from += SCHEDULE_BATCH) {
-				List<Integer> chunk = all.subList(from, Math.min(all.size(), from + SCHEDULE_BATCH));
-				calls.add(new QueueScripts.ScheduleCall(bucket, chunk.stream().map(requests::get).toList()));
-				indexes.add(chunk);
-			}
-		});
+		List<Map.Entry<Integer, List<Integer>>> chunks = byBucket(IntStream.range(0, requests.size()).boxed().toList(),
+				(i) -> bucketOf(requests.get(i)), SCHEDULE_BATCH);
+		List<QueueScripts.ScheduleCall> calls = chunks.stream()
+			.map((chunk) -> new QueueScripts.ScheduleCall(chunk.getKey(), chunk.getValue().stream().map(requests::get).toList()))
+			.toList();
 		List<ScriptReplies.Scheduled> replies = this.scripts.scheduleAll(calls, this.defaultTtr,
 				this.defaultMaxAttempts);
 		ScheduleResult[] results = new ScheduleResult[requests.size()];
 		for (int c = 0; c < calls.size(); c++) {
-			List<Integer> chunk = indexes.get(c);
+			List<Integer> chunk = chunks.get(c).getValue();
 			for (int k = 0; k < chunk.size(); k++) {
 				results[chunk.get(k)] = scheduled(requests.get(chunk.get(k)), calls.get(c).bucket(), replies.get(c), k);
 			}
@@ -105,23 +95,30 @@ final class RedisProducer implements DelayQueueProducer {
 		return Arrays.asList(results);
 	}
 
-	/**
-	 * Checks that the payload, with the job's headers when it has any, fits the limit.
-	 */
-	@Override
-	public void check(ScheduleRequest request) {
-		checkSize(request);
+	private int bucketOf(ScheduleRequest request) {
+		return this.keys.bucketOf(request.topic(), request.id());
 	}
 
-	private void checkSize(ScheduleRequest request) {
+	/** Items grouped by bucket in order of first appearance, each group split into lists of at most {@code batch}. */
+	static <T> List<Map.Entry<Integer, List<T>>> byBucket(List<T> items, ToIntFunction<T> bucketOf, int batch) {
+		Map<Integer, List<T>> byBucket = new LinkedHashMap<>();
+		items.forEach((item) -> byBucket.computeIfAbsent(bucketOf.applyAsInt(item), (bucket) -> new ArrayList<>()).add(item));
+		List<Map.Entry<Integer, List<T>>> chunks = new ArrayList<>();
+		byBucket.forEach((bucket, all) -> {
+			for (int from = 0; from < all.size(); from += batch) {
+				chunks.add(Map.entry(bucket, all.subList(from, Math.min(all.size(), from + batch))));
+			}
+		});
+		return chunks;
+	}
+
+	@Override
+	public void check(ScheduleRequest request) {
 		StoredPayload.checkSize(request.headers(), request.payload(), this.maxPayloadSize);
 	}
 
-	/**
-	 * The result of the job at {@code index} (from 0) of a schedule script call.
-	 */
-	// a script's result always has its state and due time (only the template's AFTER_COMMIT has none)
-	@SuppressWarnings("NullAway")
+	/** The result of the job at {@code index} of a schedule script call. */
+	@SuppressWarnings("NullAway") // a script's result has its state and due time
 	private ScheduleResult scheduled(ScheduleRequest request, int bucket, ScriptReplies.Scheduled reply, int index) {
 		ScheduleResult result = reply.results().get(index);
 		if (result.created()) {
@@ -167,7 +164,6 @@ final class RedisProducer implements DelayQueueProducer {
 	@Override
 	public Optional<JobInfo> find(String topic, String id) {
 		Optional<JobInfo> live = this.scripts.find(this.keys.checkedBucketOf(topic, id), topic, id);
-		// the last kept run, for a topic whose retention this instance knows
 		return live.isPresent() ? live : this.completed.find(topic, id);
 	}
 

@@ -16,9 +16,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnection;
 
 /**
- * The start-up guardrails: refuses Redis older than 6.2, warns when Redis may evict keys,
- * and says once how Redis persists data. Reads {@code INFO} (every node of a cluster) and,
- * when the server allows it, {@code CONFIG GET} for the persistence settings.
+ * The start-up checks of the Redis servers: refuses Redis older than 6.2, warns when keys
+ * may be evicted, and logs how data is persisted.
  */
 final class RedisServerCheck {
 
@@ -29,10 +28,8 @@ final class RedisServerCheck {
 
 	/**
 	 * Runs the checks.
-	 * @param runner the runner to reach Redis with
 	 * @throws UnsupportedRedisVersionException when a server runs Redis older than 6.2
-	 * @throws io.github.delayqueue.core.DelayQueueConnectionException when Redis is
-	 * unreachable
+	 * @throws DelayQueueConnectionException when Redis is unreachable
 	 */
 	static void check(ScriptRunner runner) {
 		Properties info;
@@ -52,16 +49,12 @@ final class RedisServerCheck {
 		if (info == null) {
 			return;
 		}
-		Map<String, String> versions = values(info, "redis_version");
-		checkVersion(versions);
+		checkVersion(values(info, "redis_version"));
 		checkEviction(values(info, "maxmemory_policy"));
 		logPersistence(values(info, "aof_enabled"), persistenceConfig(runner));
 	}
 
-	/**
-	 * The values of an INFO field by node ({@code ""} on a single server; a cluster's INFO
-	 * prefixes each field with the node's address).
-	 */
+	/** The values of an INFO field by node ({@code ""} on a single server). */
 	static Map<String, String> values(Properties info, String field) {
 		Map<String, String> values = new TreeMap<>();
 		for (String name : info.stringPropertyNames()) {
@@ -151,7 +144,7 @@ final class RedisServerCheck {
 		return numbers == null || numbers[0] > 6 || (numbers[0] == 6 && numbers[1] >= 2);
 	}
 
-	/** A version's major and minor numbers (minor 0 when it has none), or null when unreadable. */
+	/** A version's major and minor numbers, or null when unreadable. */
 	private static int @Nullable [] majorAndMinor(String version) {
 		String[] parts = version.trim().split("\\.");
 		try {

@@ -13,23 +13,16 @@ import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.util.ClassUtils;
 
 /**
- * Redis's {@code WAIT}: blocks until the writes made so far on a connection reached a number
- * of replicas, or a timeout passes. Sent on the connection that wrote, through the driver's
- * own call (Spring Data Redis has no {@code WAIT} and cannot read its integer reply through
- * {@code execute} with Lettuce).
- * <p>
- * An answer of {@code WAIT} counts only when it came from the server connection that ran the
- * writes: with Lettuce, which sends a command again on a new connection after a reconnect
- * (possibly to another server), the connection that {@code CLIENT INFO} names before the
- * writes and after {@code WAIT} (its id, its address and the server's) must be the same,
- * else the writes are refused as not acknowledged.
+ * Redis's {@code WAIT} for a number of replicas, sent through the driver on the connection
+ * that wrote. With Lettuce, {@code CLIENT INFO} before the writes and after {@code WAIT}
+ * must name the same server connection, else the writes are refused as not acknowledged.
  */
 final class ReplicaWait {
 
-	/** The Lettuce type that sends {@code WAIT}, looked for on the class path. */
+	/** The Lettuce type that sends {@code WAIT}. */
 	static final String LETTUCE_COMMANDS = "io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands";
 
-	/** The Jedis type that sends {@code WAIT}, looked for on the class path. */
+	/** The Jedis type that sends {@code WAIT}. */
 	static final String JEDIS_CLIENT = "redis.clients.jedis.Jedis";
 
 	private static final boolean LETTUCE = ClassUtils.isPresent(LETTUCE_COMMANDS, ReplicaWait.class.getClassLoader());
@@ -40,10 +33,6 @@ final class ReplicaWait {
 
 	private final Duration timeout;
 
-	/**
-	 * @param replicas how many replicas must have a write before it is acknowledged (0: none)
-	 * @param timeout how long to wait for them
-	 */
 	ReplicaWait(int replicas, Duration timeout) {
 		this.replicas = replicas;
 		this.timeout = timeout;
@@ -54,12 +43,8 @@ final class ReplicaWait {
 	}
 
 	/**
-	 * Starts writes whose replicas are awaited: called before the first of them, on the
-	 * connection that sends them (in its pipeline, when it has one).
-	 * @param connection the connection
-	 * @return the writes, to wait for once sent
-	 * @throws DelayQueueException on a Redis Cluster, or with a pooled Jedis client, before
-	 * anything is written
+	 * Starts writes whose replicas are awaited, before the first of them, on their connection.
+	 * @throws DelayQueueException on a Redis Cluster or with a pooled Jedis client
 	 */
 	Writes start(RedisConnection connection) {
 		if (connection instanceof RedisClusterConnection) {
@@ -82,46 +67,26 @@ final class ReplicaWait {
 				+ nativeConnection.getClass().getName());
 	}
 
-	/**
-	 * Writes sent on one connection since {@link #start}, whose replicas are awaited.
-	 */
+	/** Writes sent on one connection since {@link #start}, whose replicas are awaited. */
 	interface Writes {
 
 		/**
 		 * Waits for the replicas, outside a pipeline.
-		 * @param connection the connection that wrote
-		 * @param what what was written, for the error message
 		 * @throws DelayQueueException when fewer replicas acknowledged in time, or
-		 * {@code WAIT} ran on another connection than the writes: they are on the master
-		 * at least, and may be lost if it fails over
+		 * {@code WAIT} ran on another connection than the writes
 		 */
 		void await(RedisConnection connection, String what);
 
-		/**
-		 * Sends {@code WAIT} inside an open pipeline, after the writes the pipeline holds, on
-		 * the connection that sends them; {@link Pending#await} reads its answer once the
-		 * pipeline is closed. (With Lettuce a pipeline runs on a connection of its own, and a
-		 * {@code WAIT} sent after it closed would go to another connection, whose writes are
-		 * not the pipeline's.)
-		 * @param connection the pipelined connection
-		 * @param what what was written, for the error message
-		 * @return the answer to wait for
-		 */
+		/** Sends {@code WAIT} inside an open pipeline, after its writes; the answer is read once it closed. */
 		Pending send(RedisConnection connection, String what);
 
 	}
 
-	/**
-	 * A {@code WAIT} sent in a pipeline.
-	 */
+	/** A {@code WAIT} sent in a pipeline. */
 	@FunctionalInterface
 	interface Pending {
 
-		/**
-		 * Waits for the answer.
-		 * @param connection the connection, its pipeline closed
-		 * @throws DelayQueueException when fewer replicas acknowledged in time
-		 */
+		/** Waits for the answer, once the pipeline is closed. */
 		void await(RedisConnection connection);
 
 	}
@@ -135,10 +100,7 @@ final class ReplicaWait {
 		}
 	}
 
-	/**
-	 * Writes on a Lettuce connection: {@code CLIENT INFO} before them and after {@code WAIT}
-	 * tells whether all ran on one server connection.
-	 */
+	/** Writes on a Lettuce connection, checked by {@code CLIENT INFO} before and after. */
 	private final class Lettuce implements Writes {
 
 		private final io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands<?, ?> commands;
@@ -178,10 +140,7 @@ final class ReplicaWait {
 			};
 		}
 
-		/**
-		 * The fields of a {@code CLIENT INFO} line that name the connection: its id (unique on
-		 * its server), the client's address and the server's.
-		 */
+		/** The fields of a {@code CLIENT INFO} line that name the connection: id, addr and laddr. */
 		static String connectionOf(String clientInfo) {
 			StringBuilder connection = new StringBuilder();
 			for (String field : clientInfo.trim().split(" ")) {
@@ -207,10 +166,7 @@ final class ReplicaWait {
 
 	}
 
-	/**
-	 * Writes on a Jedis connection, which fails a command whose connection closed rather than
-	 * send it again: {@code WAIT} runs where the writes ran, or fails.
-	 */
+	/** Writes on a Jedis connection, which never sends a command again on another connection. */
 	private final class Jedis implements Writes {
 
 		static boolean accepts(Object connection) {

@@ -1,6 +1,5 @@
 package io.github.delayqueue.redis;
 
-
 import io.github.delayqueue.core.BucketCountMismatchException;
 import io.github.delayqueue.core.DelayQueueConnectionException;
 import io.github.delayqueue.core.UnsupportedRedisVersionException;
@@ -9,16 +8,9 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What the queue checks of Redis before it writes: the servers' version and settings
- * ({@link RedisServerCheck}) and the namespace's bucket count, pinned at its first start.
- *
- * <p>
- * The checks run when the queue starts. When Redis is unreachable then, a fail-fast queue
- * refuses to start; any other starts anyway and runs the checks before its next call to
- * Redis ({@link #beforeCall()}, which every call of the queue's {@link ScriptRunner} makes),
- * until they pass: no job is written before the bucket count is known to be the namespace's
- * (a call made while the start runs them waits for them).
- * A refusal found then is thrown by every later call. Thread-safe.
+ * What the queue checks of Redis before it writes: the servers ({@link RedisServerCheck})
+ * and the namespace's bucket count. Run at the start or, when Redis was unreachable then,
+ * before each call until they pass; a refusal then fails every later call. Thread-safe.
  */
 final class StartupChecks {
 
@@ -28,26 +20,16 @@ final class StartupChecks {
 
 	private final KeySpace keys;
 
-	/** Where the bucket count came from. */
 	private final BucketCount.Origin countOrigin;
 
 	private final Object monitor = new Object();
 
-	/**
-	 * Whether the checks still have to pass before a call to Redis: until they passed at the
-	 * start, or at a later call after a start without Redis. A call made while the start runs
-	 * them waits for them.
-	 */
+	/** Whether the checks still have to pass before a call to Redis. */
 	private volatile boolean pending = true;
 
 	private volatile @Nullable RuntimeException refusal;
 
-	/**
-	 * Creates the checks.
-	 * @param runner a runner that does not run these checks itself
-	 * @param keys the queue's key space
-	 * @param countOrigin where its bucket count came from ({@link BucketCount})
-	 */
+	/** Creates the checks, run through a runner that does not run them itself. */
 	StartupChecks(ScriptRunner runner, KeySpace keys, BucketCount.Origin countOrigin) {
 		this.runner = runner;
 		this.keys = keys;
@@ -55,13 +37,9 @@ final class StartupChecks {
 	}
 
 	/**
-	 * Runs the checks as the queue starts.
-	 * @param failFast whether an unreachable Redis is thrown, rather than the checks left
-	 * for the first call that finds Redis answering
-	 * @throws DelayQueueConnectionException when Redis is unreachable and {@code failFast}
+	 * Runs the checks as the queue starts; an unreachable Redis is thrown only when {@code failFast}.
 	 * @throws UnsupportedRedisVersionException when a server runs Redis older than 6.2
-	 * @throws BucketCountMismatchException when the namespace was created with another
-	 * bucket count
+	 * @throws BucketCountMismatchException when the namespace has another bucket count
 	 */
 	void atStart(boolean failFast) {
 		synchronized (this.monitor) {
@@ -83,12 +61,10 @@ final class StartupChecks {
 	}
 
 	/**
-	 * Runs the checks when they are still to pass; nothing otherwise (one volatile read).
+	 * Runs the checks when they are still to pass.
 	 * @throws DelayQueueConnectionException when Redis is still unreachable
-	 * @throws UnsupportedRedisVersionException when a server runs Redis older than 6.2,
-	 * for this call and every later one
-	 * @throws BucketCountMismatchException when the namespace was created with another
-	 * bucket count, for this call and every later one
+	 * @throws UnsupportedRedisVersionException for this call and every later one
+	 * @throws BucketCountMismatchException for this call and every later one
 	 */
 	void beforeCall() {
 		if (!this.pending) {
@@ -120,11 +96,7 @@ final class StartupChecks {
 		checkBucketCount();
 	}
 
-	/**
-	 * Pins the bucket count in the namespace at its first start, and refuses another one: the
-	 * bucket of a job is its key's CRC-32 modulo the count, so instances with different counts
-	 * would look for jobs in the wrong buckets, and a lowered count would strand the higher ones.
-	 */
+	/** Pins the bucket count in the namespace at its first start, and refuses another one. */
 	private void checkBucketCount() {
 		boolean chosen = this.countOrigin != BucketCount.Origin.SET;
 		if (this.countOrigin == BucketCount.Origin.GUESSED) {
