@@ -6,8 +6,7 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * An operator's action on a recurring job, as the Actuator endpoint and the HTTP job API name
- * them: {@code pause}, {@code resume}, {@code trigger}.
+ * An operator's action on a recurring job: {@code pause}, {@code resume}, {@code trigger}.
  */
 public enum RecurringAction {
 
