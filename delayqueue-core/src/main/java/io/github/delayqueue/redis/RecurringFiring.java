@@ -168,7 +168,7 @@ final class RecurringFiring {
 		if (plan.job == null) {
 			return;
 		}
-		if ("f".equals(result)) {
+		if ("f".equals(result) || "k".equals(result)) {
 			long skipped = plan.skipped + plan.occurrences.size() - created;
 			if (created == 0 && skipped == 0 && plan.misfired == 0) {
 				return;
@@ -178,10 +178,6 @@ final class RecurringFiring {
 				logger.info("Recurring job " + plan.name + " missed " + plan.misfired + " tick(s) (misfire policy "
 						+ plan.job.getMisfirePolicy() + "): created " + created + " occurrence(s)");
 			}
-		}
-		else if ("k".equals(result)) {
-			this.observer.recurringFired(plan.name, plan.job.getTopic(), 0, plan.skipped + plan.occurrences.size(),
-					plan.misfired);
 		}
 		else if (logger.isDebugEnabled()) {
 			logger.debug("Recurring job " + plan.name + " not fired: " + result);

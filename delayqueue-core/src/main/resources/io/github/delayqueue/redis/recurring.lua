@@ -131,14 +131,19 @@ local function last_state(d)
   return job and string.sub(job, 1, 1) or ''
 end
 
+-- Appends a definition's record, tick and last occurrence's state letter to a reply.
+local function describe(reply, record, tick)
+  local d = parse_def(record)
+  reply[#reply + 1] = record
+  reply[#reply + 1] = tick
+  reply[#reply + 1] = d and last_state(d) or ''
+  return reply
+end
+
 -- get name: {now} for none, else {now, record, next tick, last occurrence's state letter}
 if op == 'get' then
   local record = redis.call('HGET', DEFS, ARGV[4])
-  if not record then
-    return { now }
-  end
-  local d = parse_def(record)
-  return { now, record, due_of(ARGV[4]), d and last_state(d) or '' }
+  return record and describe({ now }, record, due_of(ARGV[4])) or { now }
 end
 
 -- list: {now, then name, record, next tick, last state letter per definition}
@@ -147,10 +152,7 @@ if op == 'list' then
   local reply = { now }
   for i = 1, #all, 2 do
     reply[#reply + 1] = all[i]
-    reply[#reply + 1] = all[i + 1]
-    reply[#reply + 1] = due_of(all[i])
-    local d = parse_def(all[i + 1])
-    reply[#reply + 1] = d and last_state(d) or ''
+    describe(reply, all[i + 1], due_of(all[i]))
   end
   return reply
 end
@@ -161,12 +163,8 @@ if op == 'due' then
   local found = redis.call('ZRANGEBYSCORE', DUE, '-inf', num(now), 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[4]))
   local reply = { now, -1 }
   for i = 1, #found, 2 do
-    local record = redis.call('HGET', DEFS, found[i]) or ''
-    local d = parse_def(record)
     reply[#reply + 1] = found[i]
-    reply[#reply + 1] = record
-    reply[#reply + 1] = tonumber(found[i + 1])
-    reply[#reply + 1] = d and last_state(d) or ''
+    describe(reply, redis.call('HGET', DEFS, found[i]) or '', tonumber(found[i + 1]))
   end
   local after = redis.call('ZRANGE', DUE, #found / 2, #found / 2, 'WITHSCORES')
   reply[2] = after[2] and tonumber(after[2]) or -1
