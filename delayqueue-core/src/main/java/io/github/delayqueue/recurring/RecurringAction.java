@@ -1,5 +1,6 @@
 package io.github.delayqueue.recurring;
 
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -25,12 +26,7 @@ public enum RecurringAction {
 	 * @return the action, or empty for another name
 	 */
 	public static Optional<RecurringAction> named(@Nullable String name) {
-		for (RecurringAction action : values()) {
-			if (action.toString().equals(name)) {
-				return Optional.of(action);
-			}
-		}
-		return Optional.empty();
+		return Arrays.stream(values()).filter((action) -> action.toString().equals(name)).findFirst();
 	}
 
 	/**

@@ -44,37 +44,24 @@ record RecurringTicks(long total, long late, int onTime, List<Long> recent, long
 	/** The ticks of a stretch back from now (1 s, 2 s, 4 s ..., halved when too many) that holds cap. */
 	private static RecurringTicks tail(RecurringSchedule schedule, long from, long now, long lateBefore, int cap) {
 		long[] iterations = { 0 };
-		RecurringTicks shorter = null;
-		long shorterStart = now;
-		for (long stretch = 1_000;; stretch *= 2) {
-			long start = Math.max(from, now - stretch);
+		RecurringTicks best = null;
+		long tooMany = -1;
+		long tooFew = now;
+		while (iterations[0] < 4L * TICK_LIMIT && (tooMany < 0 || tooFew - tooMany > 1_000)) {
+			long start = (tooMany < 0) ? Math.max(from, now - Math.max(1_000, 2 * (now - tooFew)))
+					: tooMany + (tooFew - tooMany) / 2;
 			RecurringTicks probe = probe(schedule, start, now, lateBefore, cap, iterations);
 			if (probe == null) {
-				long lo = start;
-				long hi = shorterStart;
-				RecurringTicks best = shorter;
-				while (hi - lo > 1_000 && iterations[0] < 4L * TICK_LIMIT) {
-					long mid = lo + (hi - lo) / 2;
-					RecurringTicks half = probe(schedule, mid, now, lateBefore, cap, iterations);
-					if (half == null) {
-						lo = mid;
-					}
-					else {
-						best = half;
-						hi = mid;
-						if (half.recent.size() >= cap) {
-							break;
-						}
-					}
-				}
-				return (best != null) ? best : new RecurringTicks(0, 0, 0, List.of(), iterations[0]);
+				tooMany = start;
+				continue;
 			}
 			if (probe.recent.size() >= cap || start == from) {
 				return probe;
 			}
-			shorter = probe;
-			shorterStart = start;
+			best = probe;
+			tooFew = start;
 		}
+		return (best != null) ? best : new RecurringTicks(0, 0, 0, List.of(), iterations[0]);
 	}
 
 	/** The ticks from start up to now, or {@code null} when more than {@value #TICK_LIMIT}. */
