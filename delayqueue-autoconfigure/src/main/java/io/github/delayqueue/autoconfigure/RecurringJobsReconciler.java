@@ -21,9 +21,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Puts the recurring jobs declared in {@code delayqueue.recurring.*} once the queue has
- * started, and reports (or, when asked, deletes) those that were declared before and are no
- * longer. Every instance does it: a put of an unchanged definition changes nothing.
+ * Puts the recurring jobs declared in {@code delayqueue.recurring.*} once the queue has started,
+ * and reports (or deletes, when asked) those declared before and no longer.
  */
 final class RecurringJobsReconciler implements SmartLifecycle {
 
@@ -43,7 +42,6 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 
 	private volatile @Nullable Thread retrying;
 
-	/** How many background puts were asked for. */
 	private final AtomicInteger requests = new AtomicInteger();
 
 	RecurringJobsReconciler(RecurringJobs recurringJobs, Map<String, RecurringJob> declared, boolean removeUndeclared,
@@ -55,8 +53,8 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 	}
 
 	/**
-	 * Reconciles; when Redis cannot be reached, fails the start if the queue fails fast, and
-	 * otherwise tries again in the background every {@value #RETRY_MILLIS} ms until it works.
+	 * Reconciles; when Redis cannot be reached, fails if the queue fails fast, else retries in
+	 * the background every {@value #RETRY_MILLIS} ms.
 	 */
 	@Override
 	public void start() {
@@ -74,20 +72,14 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 		}
 	}
 
-	/**
-	 * Puts the declared recurring jobs again, in the background, when running: Redis lost
-	 * them ({@link DelayQueueObserver#dataLost}).
-	 */
+	/** Puts the declared recurring jobs again in the background ({@link DelayQueueObserver#dataLost}). */
 	void putAgain() {
 		if (this.running) {
 			putInTheBackground(false);
 		}
 	}
 
-	/**
-	 * Puts the declared jobs on one background thread: a request while it runs makes it put
-	 * them once more after its current attempt.
-	 */
+	/** Puts on one background thread; a request while it runs makes it put once more. */
 	private synchronized void putInTheBackground(boolean waitFirst) {
 		this.requests.incrementAndGet();
 		Thread current = this.retrying;
@@ -123,22 +115,16 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 				return;
 			}
 			catch (RefusedDefinitionsException ex) {
-				// not a matter of waiting: said once, not retried (the others were put)
 				logger.error(ex.getMessage());
 				return;
 			}
 			catch (RuntimeException ex) {
-				// Redis unreachable, loading its data, read-only during a fail-over ...
 				logger.debug("Could not put the declared recurring jobs yet: " + ex.getMessage());
 			}
 		}
 	}
 
-	/**
-	 * Puts the declared definitions and handles the undeclared ones.
-	 * @return the names of the definitions declared before and no longer (deleted when
-	 * {@code delayqueue.remove-undeclared-recurring-jobs} is on)
-	 */
+	/** Puts the declared definitions; returns those declared before and no longer. */
 	List<String> reconcile() {
 		List<String> refused = new ArrayList<>();
 		for (RecurringJob job : this.declared.values()) {
@@ -147,7 +133,6 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 				result = this.recurringJobs.put(job);
 			}
 			catch (IllegalArgumentException ex) {
-				// the others are put all the same
 				refused.add("delayqueue.recurring." + job.getName() + ": " + ex.getMessage());
 				continue;
 			}
@@ -160,7 +145,6 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 			throw new RefusedDefinitionsException("Declared recurring job(s) refused: " + String.join("; ", refused));
 		}
 		if (this.declared.isEmpty() && !this.removeUndeclared) {
-			// nothing declared here: leave the definitions of others alone without reading them
 			return List.of();
 		}
 		Set<String> names = this.declared.keySet();
@@ -186,9 +170,7 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 		return undeclared;
 	}
 
-	/**
-	 * Declared definitions that Redis's rules refuse (the others were put).
-	 */
+	/** Declared definitions refused by the rules (the others were put). */
 	static final class RefusedDefinitionsException extends IllegalStateException {
 
 		RefusedDefinitionsException(String message) {
@@ -213,7 +195,6 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 
 	@Override
 	public int getPhase() {
-		// after the queue has started
 		return RedisDelayQueue.PHASE + 1;
 	}
 

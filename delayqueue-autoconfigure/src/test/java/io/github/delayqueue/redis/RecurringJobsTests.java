@@ -548,6 +548,22 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 	}
 
 	@Test
+	void aRecordWrittenByThePreviousVersionReadsAndEncodesTheSame() {
+		String spec = "v=1\ntopic=reports\ncron=0 30 2 * * *\nzone=Europe/Berlin\nttr=60000\nmax=3\nmisfire=SKIP\n"
+				+ "threshold=10000\ncatchup=10\noverlap=SKIP\ndeclared=1\nh.tenant=a=b\n\n{\"n\":1}";
+		byte[] record = ("2,17,1,5,1,0,1700000000000,-1,reports:nightly@x\n" + spec).getBytes(StandardCharsets.UTF_8);
+		RecurringRecord decoded = RecurringRecord.decode("nightly", record);
+		assertThat(decoded.gen()).isEqualTo(17);
+		assertThat(decoded.paused()).isTrue();
+		assertThat(decoded.lastScheduled()).isEqualTo(-1);
+		assertThat(decoded.lastKey()).isEqualTo("reports:nightly@x");
+		assertThat(decoded.job().getHeaders()).containsExactly(Map.entry("tenant", "a=b"));
+		assertThat(decoded.job().getPayloadText()).isEqualTo("{\"n\":1}");
+		assertThat(new String(RecurringRecord.encodeSpec(decoded.job()), StandardCharsets.UTF_8)).isEqualTo(spec);
+		assertThat(RecurringRecord.genOf("written by another version".getBytes(StandardCharsets.UTF_8))).isEqualTo(-1);
+	}
+
+	@Test
 	void aCronCatchUpBeyondTheCountingLimitStillFindsTheMostRecentTicks() {
 		RecurringSchedule everySecond = RecurringSchedule.cron("* * * * * *", "UTC");
 		long now = 1_800_000_000_000L;

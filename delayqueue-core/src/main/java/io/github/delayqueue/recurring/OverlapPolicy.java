@@ -1,19 +1,14 @@
 package io.github.delayqueue.recurring;
 
 /**
- * What a tick does when the recurring job's previous occurrence still exists: waiting to be
- * taken, running, or waiting for a retry (a DEAD occurrence no longer counts).
+ * What a tick does while the recurring job's previous occurrence is still in the queue (not DEAD).
  */
 public enum OverlapPolicy {
 
-	/** Create the tick's occurrence anyway (the default): occurrences may run side by side. */
+	/** Create the tick's occurrence anyway; the default. */
 	ALLOW,
 
-	/**
-	 * Skip the tick, counted as skipped, while the previous occurrence exists; a catch-up then
-	 * creates only the newest of its ticks. At most one occurrence of the schedule exists at a
-	 * time ({@link RecurringJobs#trigger} creates one regardless).
-	 */
+	/** Skip the tick, counted as skipped; a catch-up creates only its newest tick. */
 	SKIP
 
 }

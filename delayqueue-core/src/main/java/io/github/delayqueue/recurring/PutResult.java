@@ -5,13 +5,13 @@ package io.github.delayqueue.recurring;
  */
 public enum PutResult {
 
-	/** No definition had the name: it was created, its first tick is the schedule's next. */
+	/** The definition was created. */
 	CREATED,
 
-	/** The definition changed: the new one takes effect from the schedule's next tick. */
+	/** The definition changed, from the schedule's next tick. */
 	UPDATED,
 
-	/** The definition was the same: nothing changed, not even its next tick. */
+	/** The definition was the same: nothing changed. */
 	UNCHANGED
 
 }

@@ -1,13 +1,13 @@
 package io.github.delayqueue.recurring;
 
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.Optional;
 
 import org.jspecify.annotations.Nullable;
 
 /**
- * An operator's action on a recurring job, as the Actuator endpoint and the HTTP job API name
- * them: {@code pause}, {@code resume}, {@code trigger}.
+ * An operator's action on a recurring job: {@code pause}, {@code resume}, {@code trigger}.
  */
 public enum RecurringAction {
 
@@ -26,12 +26,7 @@ public enum RecurringAction {
 	 * @return the action, or empty for another name
 	 */
 	public static Optional<RecurringAction> named(@Nullable String name) {
-		for (RecurringAction action : values()) {
-			if (action.toString().equals(name)) {
-				return Optional.of(action);
-			}
-		}
-		return Optional.empty();
+		return Arrays.stream(values()).filter((action) -> action.toString().equals(name)).findFirst();
 	}
 
 	/**

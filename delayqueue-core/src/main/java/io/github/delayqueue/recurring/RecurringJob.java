@@ -11,16 +11,13 @@ import io.github.delayqueue.core.JobConstraints;
 
 /**
  * A recurring job's definition: each tick of its schedule creates one ordinary job (an
- * occurrence) of its topic with its payload and headers, which a {@code @DelayedListener} of
- * the topic handles with its TTR, retries and DEAD like any job. Build one with
- * {@link #builder(String)}; {@link RecurringJobs#put} stores it. Immutable.
+ * occurrence) of its topic with its payload and headers. Immutable; built with
+ * {@link #builder(String)}, stored with {@link RecurringJobs#put}.
  *
  * <p>
- * Rules: the name is 1 to {@value JobConstraints#MAX_TOPIC_LENGTH} characters of
- * {@code A-Z a-z 0-9 . _ -} starting with a letter or digit (it is part of each occurrence's
- * id); the topic, payload, headers, TTR and attempts follow the rules of any job
- * ({@link JobConstraints}); the misfire threshold is positive and at most a day; max catch-up
- * is 1 to {@value #MAX_CATCH_UP}.
+ * The name follows the rules of a topic; the topic, payload, headers, TTR and attempts those
+ * of any job ({@link JobConstraints}); the misfire threshold is positive and at most a day; max
+ * catch-up is 1 to {@value #MAX_CATCH_UP}.
  */
 public final class RecurringJob {
 
@@ -102,25 +99,6 @@ public final class RecurringJob {
 		return new Builder(name);
 	}
 
-	/**
-	 * A builder with this definition's values, to change some of them.
-	 * @return the builder
-	 */
-	public Builder toBuilder() {
-		Builder builder = new Builder(this.name).topic(this.topic)
-			.schedule(this.schedule)
-			.payload(this.payload)
-			.headers(this.headers)
-			.misfirePolicy(this.misfirePolicy)
-			.misfireThreshold(this.misfireThreshold)
-			.maxCatchUp(this.maxCatchUp)
-			.overlapPolicy(this.overlapPolicy)
-			.declared(this.declared);
-		builder.ttr = this.ttr;
-		builder.maxAttempts = this.maxAttempts;
-		return builder;
-	}
-
 	public String getName() {
 		return this.name;
 	}
@@ -174,8 +152,7 @@ public final class RecurringJob {
 	}
 
 	/**
-	 * How late a tick may be fired and still count as on time; a later one is a misfire,
-	 * handled by the {@link #getMisfirePolicy() misfire policy}.
+	 * How late a tick may be fired and still count as on time.
 	 * @return the threshold, {@link #DEFAULT_MISFIRE_THRESHOLD} unless set
 	 */
 	public Duration getMisfireThreshold() {
@@ -195,8 +172,7 @@ public final class RecurringJob {
 	}
 
 	/**
-	 * Whether the definition comes from the application's configuration
-	 * ({@code delayqueue.recurring.<name>.*}): such definitions are reconciled at start-up.
+	 * Whether the definition is declared in {@code delayqueue.recurring.<name>.*}.
 	 * @return {@code true} for a declared definition
 	 */
 	public boolean isDeclared() {
@@ -280,8 +256,7 @@ public final class RecurringJob {
 		}
 
 		/**
-		 * The payload of each occurrence, as the listener reads it (for a JSON listener,
-		 * JSON text; {@code DelayedJobTemplate.recurring} converts an object).
+		 * The payload of each occurrence, as the listener reads it.
 		 * @param payload the bytes
 		 * @return this builder
 		 */
@@ -297,7 +272,6 @@ public final class RecurringJob {
 		 */
 		@SuppressWarnings("NullAway") // a null text is refused by build(), as a null byte[] is
 		public Builder payload(String payload) {
-
 			return payload((payload != null) ? payload.getBytes(StandardCharsets.UTF_8) : null);
 		}
 
@@ -342,7 +316,7 @@ public final class RecurringJob {
 		}
 
 		/**
-		 * Marks the definition as declared in the configuration (the auto-configuration does).
+		 * Marks the definition as declared in the configuration.
 		 * @param declared whether it is declared
 		 * @return this builder
 		 */

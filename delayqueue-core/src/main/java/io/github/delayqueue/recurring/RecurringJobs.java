@@ -4,25 +4,17 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Recurring jobs of a namespace: named definitions whose schedule creates one ordinary job per
- * tick. Exactly one occurrence per tick is created, whatever the number of instances: the
- * instance that runs the timer of the definition's bucket fires it, in one atomic script
- * that checks the tick has not been fired, creates the occurrence and advances the
- * definition to its next tick. Each occurrence's id is {@code <name>@<tick>}, the tick in UTC
- * as {@code yyyyMMdd'T'HHmmss[.SSS]'Z'} ({@code -trigger} appended for
- * {@link #trigger(String)}), followed by {@code ~<n>} when the id needs it to land in the
- * definition's bucket: find, cancel, DEAD and replay work on occurrences as on any job.
- *
- * <p>
- * Every method validates its arguments before it writes, and each write is one atomic script.
+ * Recurring jobs of a namespace: named definitions whose schedule creates exactly one ordinary
+ * job per tick, whatever the number of instances. An occurrence's id is {@code <name>@<tick>},
+ * the tick in UTC as {@code yyyyMMdd'T'HHmmss[.SSS]'Z'} ({@code -trigger} appended for
+ * {@link #trigger(String)}), then {@code ~<n>} when needed to land in the definition's bucket.
+ * Arguments are validated before anything is written.
  */
 public interface RecurringJobs {
 
 	/**
-	 * Creates a definition, or replaces the one with the same name. Idempotent: the same
-	 * definition again changes nothing (not even the next tick, so every instance may put its
-	 * definitions at start-up). A changed one takes effect from its schedule's next tick; a
-	 * paused definition stays paused.
+	 * Creates a definition, or replaces the one with the same name; the same definition again
+	 * changes nothing. A changed one takes effect from its next tick; a paused one stays paused.
 	 * @param job the definition
 	 * @return what it did
 	 * @throws IllegalArgumentException when the payload is larger than the queue's limit
@@ -37,8 +29,7 @@ public interface RecurringJobs {
 	boolean pause(String name);
 
 	/**
-	 * Resumes a paused definition from its schedule's next tick; the ticks that passed while it
-	 * was paused do not fire (they are not misfires).
+	 * Resumes a paused definition from its schedule's next tick; ticks while paused do not fire.
 	 * @param name the name
 	 * @return {@code false} when there is no such definition
 	 */
@@ -66,8 +57,7 @@ public interface RecurringJobs {
 	Optional<RecurringJobInfo> find(String name);
 
 	/**
-	 * Reads every definition of the namespace (one script call per bucket, pipelined where the
-	 * connection allows it).
+	 * Reads every definition of the namespace.
 	 * @return the definitions, by name
 	 */
 	List<RecurringJobInfo> list();

@@ -15,20 +15,10 @@ import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.scheduling.support.CronExpression;
 
 /**
- * When a recurring job ticks: a cron expression in a time zone (Spring's
- * {@link CronExpression}, six fields from seconds, macros such as {@code @daily}), a fixed
- * rate, or a fixed delay. Fixed-rate ticks are the multiples of the period since
- * 1970-01-01T00:00:00Z, so every instance, and every restart, agrees on them:
- * {@code every(5 minutes)} ticks at :00, :05, :10 and so on. A fixed delay creates the next
- * occurrence, due after the delay, once the previous one has left the queue (finished,
- * cancelled or DEAD), as seen by the timer, which looks every second at most (or every delay,
- * when shorter) while an occurrence is due or running. Immutable.
- *
- * <p>
- * Daylight-saving changes are as {@link CronExpression} defines them: a time that does not
- * exist on a spring-forward night (02:30 in Europe/Berlin on the last Sunday of March) does not
- * fire that day; a time that exists twice on a fall-back night fires once, at its first
- * instance (the earlier offset). A fixed rate ignores zones.
+ * When a recurring job ticks: a Spring {@link CronExpression} in a time zone (daylight-saving
+ * changes as it defines them), a fixed rate ticking at the multiples of the period since the
+ * epoch, or a fixed delay that creates the next occurrence, due after the delay, once the
+ * previous one has left the queue. Immutable.
  */
 public final class RecurringSchedule {
 
@@ -59,12 +49,10 @@ public final class RecurringSchedule {
 
 	/**
 	 * A cron schedule.
-	 * @param cron six fields (second, minute, hour, day of month, month, day of week) or a
-	 * macro, as {@link CronExpression#parse} reads them
+	 * @param cron six fields from seconds, or a macro, as {@link CronExpression#parse} reads them
 	 * @param zone the time zone its fields are read in
 	 * @return the schedule
-	 * @throws IllegalArgumentException for an expression {@link CronExpression} refuses, or
-	 * a missing zone
+	 * @throws IllegalArgumentException for an expression {@link CronExpression} refuses, or no zone
 	 */
 	public static RecurringSchedule cron(String cron, ZoneId zone) {
 		if (cron == null || cron.isBlank()) {
@@ -109,8 +97,8 @@ public final class RecurringSchedule {
 	}
 
 	/**
-	 * A fixed delay: the next occurrence is due this long after the previous one left the
-	 * queue. The first is due this long after the definition was put (or resumed).
+	 * A fixed delay: each occurrence is due this long after the previous one left the queue
+	 * (the first, after the put or resume).
 	 * @param delay from {@link #MIN_PERIOD} to {@link #MAX_PERIOD}, whole milliseconds
 	 * @return the schedule
 	 * @throws IllegalArgumentException for a delay out of range
@@ -153,11 +141,9 @@ public final class RecurringSchedule {
 	}
 
 	/**
-	 * The first tick after a moment. A fixed delay's ticks are when the timer looks at the
-	 * previous occurrence: the first is right after the moment.
+	 * The first tick after a moment (for a fixed delay, right after it: when the timer looks).
 	 * @param after the moment (exclusive)
-	 * @return the tick, or {@code null} when the schedule has no more ticks (a cron expression
-	 * for a date that never comes)
+	 * @return the tick, or {@code null} when the schedule has no more ticks
 	 */
 	public @Nullable Instant next(Instant after) {
 		if (this.delay != null) {
@@ -173,16 +159,16 @@ public final class RecurringSchedule {
 	}
 
 	/**
-	 * The cron expression as given (trimmed).
-	 * @return the expression, or {@code null} for a fixed rate
+	 * The cron expression, trimmed.
+	 * @return the expression, or {@code null} for another schedule
 	 */
 	public @Nullable String getCron() {
 		return this.cron;
 	}
 
 	/**
-	 * The time zone of a cron schedule ({@code UTC} for a fixed rate).
-	 * @return the zone
+	 * The time zone of a cron schedule.
+	 * @return the zone, {@code UTC} for another schedule
 	 */
 	public ZoneId getZone() {
 		return this.zone;
@@ -206,7 +192,6 @@ public final class RecurringSchedule {
 
 	@Override
 	public boolean equals(@Nullable Object other) {
-
 		return (other instanceof RecurringSchedule that) && Objects.equals(this.cron, that.cron)
 				&& this.zone.equals(that.zone) && Objects.equals(this.period, that.period)
 				&& Objects.equals(this.delay, that.delay);

@@ -18,18 +18,15 @@ import io.github.delayqueue.recurring.RecurringSchedule;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Fires the recurring jobs of a bucket whose tick has come, for the bucket's timer: reads them
- * ({@code recurring.lua due}), works out each one's occurrences by its schedule and misfire
- * policy here (the schedule is Spring's {@code CronExpression}, which Lua cannot run), and
- * creates them with the definition's next tick in one script call that fires a definition
- * only while it is unchanged and still at the tick read. A second timer firing the same
- * bucket at the same moment therefore creates nothing more.
+ * Fires the recurring jobs of a bucket whose tick has come: reads them, works out their
+ * occurrences by schedule and misfire policy, and creates them in one script call that fires
+ * only definitions unchanged and still at the tick read.
  */
 final class RecurringFiring {
 
 	private static final Log logger = LogFactory.getLog(RecurringFiring.class);
 
-	/** The most definitions one call fires; more due ones are fired by the next call. */
+	/** The most definitions one call fires. */
 	private static final int DUE_LIMIT = 100;
 
 	/** How often a fixed delay looks whether its occurrence left the queue, at most. */
@@ -66,15 +63,7 @@ final class RecurringFiring {
 		this.observer = observer;
 	}
 
-	/**
-	 * The id of a recurring job's occurrence: {@code <name>@<tick>}, the tick in UTC, then
-	 * {@code -trigger} for a manual one, then {@code ~<n>} with the smallest n that puts it into
-	 * the definition's bucket (none when it lands there already).
-	 * @param job the definition
-	 * @param tickMillis the tick
-	 * @param trigger whether it is a manual trigger
-	 * @return the id
-	 */
+	/** {@code <name>@<UTC tick>[-trigger][~<n>]}, n the smallest that lands in the definition's bucket. */
 	String occurrenceId(RecurringJob job, long tickMillis, boolean trigger) {
 		Instant tick = Instant.ofEpochMilli(tickMillis);
 		long millis = Math.floorMod(tickMillis, 1000L);
@@ -88,10 +77,7 @@ final class RecurringFiring {
 		return id;
 	}
 
-	/**
-	 * The script arguments of one occurrence: seven for a firing (the last, the tick it stands
-	 * for, is the latest of the ticks it covers), five for a trigger.
-	 */
+	/** The script arguments of one occurrence: seven for a firing, five for a trigger. */
 	void addOccurrence(List<Object> arguments, RecurringJob job, long idTickMillis, long dueMillis, long tickMillis,
 			boolean trigger) {
 		String id = occurrenceId(job, idTickMillis, trigger);
@@ -109,13 +95,8 @@ final class RecurringFiring {
 	}
 
 	/**
-	 * Fires the definitions of a bucket whose tick has come. One call creates at most
-	 * {@value #MAX_OCCURRENCES} occurrences of at most {@value #MAX_BYTES} bytes of payload in
-	 * all (a definition alone is cut to that); definitions beyond that stay due, for the next
-	 * call.
-	 * @param bucket the bucket
-	 * @return the bucket's next tick, Redis's time, the topics that got READY jobs, and whether
-	 * any definition moved on
+	 * Fires the due definitions of a bucket, at most {@value #MAX_OCCURRENCES} occurrences and
+	 * {@value #MAX_BYTES} payload bytes per call; the rest stay due.
 	 */
 	@SuppressWarnings("NullAway") // the script's reply has these values
 	TimerBackend.RecurringStep fire(int bucket) {
@@ -128,7 +109,8 @@ final class RecurringFiring {
 		List<Object> arguments = new ArrayList<>();
 		arguments.add("fire");
 		List<Plan> plans = new ArrayList<>();
-		Budget budget = new Budget();
+		int occurrencesLeft = MAX_OCCURRENCES;
+		long bytesLeft = MAX_BYTES;
 		long[] counted = { 0 };
 		for (int i = 2; i + 3 < due.size(); i += 4) {
 			String name = Replies.asString(due.get(i));
@@ -136,15 +118,14 @@ final class RecurringFiring {
 			long tick = Replies.asLong(due.get(i + 2));
 			String lastState = Replies.asString(due.get(i + 3));
 			if (!plans.isEmpty() && counted[0] >= RecurringTicks.TICK_LIMIT) {
-				// enough ticks counted for one call: the rest stay due
 				break;
 			}
 			Plan plan = plan(name, value, tick, now, lastState, counted);
-			if (!plans.isEmpty() && !budget.fits(plan)) {
-				// it stays due, for the next call
+			if (!plans.isEmpty() && (plan.occurrences.size() > occurrencesLeft || plan.bytes > bytesLeft)) {
 				break;
 			}
-			budget.take(plan);
+			occurrencesLeft -= plan.occurrences.size();
+			bytesLeft -= plan.bytes;
 			plans.add(plan);
 			arguments.add(name);
 			arguments.add(plan.gen);
@@ -187,10 +168,9 @@ final class RecurringFiring {
 		if (plan.job == null) {
 			return;
 		}
-		if ("f".equals(result)) {
+		if ("f".equals(result) || "k".equals(result)) {
 			long skipped = plan.skipped + plan.occurrences.size() - created;
 			if (created == 0 && skipped == 0 && plan.misfired == 0) {
-				// a fixed delay that looked and waits on
 				return;
 			}
 			this.observer.recurringFired(plan.name, plan.job.getTopic(), created, skipped, plan.misfired);
@@ -199,20 +179,12 @@ final class RecurringFiring {
 						+ plan.job.getMisfirePolicy() + "): created " + created + " occurrence(s)");
 			}
 		}
-		else if ("k".equals(result)) {
-			this.observer.recurringFired(plan.name, plan.job.getTopic(), 0, plan.skipped + plan.occurrences.size(),
-					plan.misfired);
-		}
 		else if (logger.isDebugEnabled()) {
 			logger.debug("Recurring job " + plan.name + " not fired: " + result);
 		}
 	}
 
-	/**
-	 * What one definition's firing creates. A record whose spec cannot be read is only moved
-	 * on (logged); one whose header cannot be read either is left to the script, which takes
-	 * it out of the due set.
-	 */
+	/** What one definition's firing creates; an unreadable one only moves on, or leaves the due set. */
 	private Plan plan(String name, byte[] value, long tick, long now, String lastState, long[] counted) {
 		RecurringRecord record;
 		try {
@@ -233,8 +205,6 @@ final class RecurringFiring {
 		}
 		Instant nextAfterNow = schedule.next(Instant.ofEpochMilli(now));
 		long nextTick = (nextAfterNow != null) ? nextAfterNow.toEpochMilli() : -1;
-		// the most occurrences this definition may create now: its catch-up limit, within the
-		// limits of one call
 		long size = Math.max(1, StoredPayload.size(job.getHeaders(), job.getPayload()));
 		int cap = (int) Math.max(1, Math.min(Math.min(job.getMaxCatchUp(), MAX_OCCURRENCES), MAX_BYTES / size));
 		RecurringTicks ticks = RecurringTicks.between(schedule, tick, now, now - job.getMisfireThreshold().toMillis(), cap);
@@ -244,21 +214,17 @@ final class RecurringFiring {
 		List<Long> recent = ticks.recent();
 		int onTime = ticks.onTime();
 		if (ticks.late() == 0 || job.getMisfirePolicy() == MisfirePolicy.FIRE_ALL) {
-			// on time, or every missed tick: the most recent ones, at most cap
 			recent.forEach((t) -> occurrences.add(new long[] { t, t, t }));
 		}
 		else if (job.getMisfirePolicy() == MisfirePolicy.FIRE_ONCE) {
-			// one occurrence, due now, named after the first tick it stands for, recorded as the
-			// last (none of them is fired again)
+			// named after the first tick it stands for, recorded as the last
 			occurrences.add(new long[] { tick, now, recent.get(recent.size() - 1) });
 		}
 		else {
-			// SKIP: the late ticks create nothing; the most recent of those still on time do
 			recent.subList(Math.max(0, recent.size() - onTime), recent.size())
 				.forEach((t) -> occurrences.add(new long[] { t, t, t }));
 		}
 		if (job.getOverlapPolicy() == OverlapPolicy.SKIP && occurrences.size() > 1) {
-			// at most one at a time: the newest
 			occurrences.subList(0, occurrences.size() - 1).clear();
 		}
 		long skipped = ticks.total() - occurrences.size();
@@ -266,12 +232,7 @@ final class RecurringFiring {
 				misfired, occurrences, occurrences.size() * size);
 	}
 
-	/**
-	 * A fixed delay's firing: while the last occurrence is in the queue (due, running or
-	 * waiting for a retry), look again shortly; once it left, create the next one, due after
-	 * the delay, and look again when it is due. (A trigger's occurrence runs beside it: a
-	 * trigger does not make the schedule wait.)
-	 */
+	/** While the last occurrence is in the queue, look again soon; else create the next, due after the delay. */
 	@SuppressWarnings("NullAway") // called for a fixed delay only
 	private Plan fixedDelay(String name, RecurringJob job, RecurringRecord record, long now, String lastState) {
 		long delay = job.getSchedule().getDelay().toMillis();
@@ -286,39 +247,8 @@ final class RecurringFiring {
 	}
 
 	/**
-	 * What is left of one call's limits.
-	 */
-	private static final class Budget {
-
-		int occurrences = MAX_OCCURRENCES;
-
-		long bytes = MAX_BYTES;
-
-		boolean fits(Plan plan) {
-			return plan.occurrences.size() <= this.occurrences && plan.bytes <= this.bytes;
-		}
-
-		void take(Plan plan) {
-			this.occurrences -= plan.occurrences.size();
-			this.bytes -= plan.bytes;
-		}
-
-	}
-
-	/**
-	 * One definition's firing.
-	 *
-	 * @param name its name
-	 * @param job the definition, or {@code null} when it cannot be read (it is then only moved
-	 * on to nextTick, or taken out of the due set by the script)
-	 * @param gen its gen, or -1 when not even its header can be read
-	 * @param nextTick its next tick, or -1 for none
-	 * @param overlap whether a tick is skipped while the last occurrence still exists
-	 * @param skipped ticks that create nothing
-	 * @param misfired ticks that came late
-	 * @param occurrences the occurrences: the tick its id names, its due time and the tick it is
-	 * recorded as (the latest it stands for), in ms
-	 * @param bytes their payload bytes (with headers) in all
+	 * One definition's firing: job is {@code null} when unreadable, gen -1 when its header is;
+	 * each occurrence is the tick its id names, its due time and the tick it is recorded as.
 	 */
 	private record Plan(String name, @Nullable RecurringJob job, long gen, long nextTick, boolean overlap, long skipped,
 			long misfired, List<long[]> occurrences, long bytes) {

@@ -1,6 +1,5 @@
 package io.github.delayqueue.redis;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -18,11 +17,9 @@ import io.github.delayqueue.recurring.RecurringJobInfo;
 import io.github.delayqueue.recurring.RecurringSchedule;
 
 /**
- * A recurring job's record in the bucket's {@code recurring} hash, as {@code recurring.lua}
- * describes it: a header line the script keeps (version, paused, counts, last occurrence), then
- * the spec, which only Java reads: one {@code key=value} line per field, an empty line, and the
- * payload bytes. Header names and values, the cron expression and the zone contain no line
- * breaks (the rules refuse control characters), so the first empty line ends the fields.
+ * A recurring job's record in the bucket's {@code recurring} hash: the header line
+ * {@code recurring.lua} keeps, then the spec only Java reads ({@code key=value} lines, an empty
+ * line, the payload).
  *
  * @param version the definition's version
  * @param gen what a firing must name to fire this version
@@ -42,96 +39,80 @@ record RecurringRecord(long version, long gen, boolean paused, long fired, long 
 
 	/**
 	 * Reads a record.
-	 * @param name the definition's name (the hash field)
-	 * @param record the value
-	 * @return the record
 	 * @throws IllegalStateException when it is not in this format
 	 */
 	static RecurringRecord decode(String name, byte[] record) {
-		int nl = indexOf(record, (byte) '\n', 0);
-		if (nl < 0) {
-			throw new IllegalStateException("The recurring job " + name + " has no header line");
-		}
-		String[] header = new String(record, 0, nl, StandardCharsets.UTF_8).split(",", HEADER_FIELDS);
-		if (header.length != HEADER_FIELDS) {
+		String[] header = header(record);
+		if (header == null) {
 			throw new IllegalStateException("The recurring job " + name + " has a header of another format");
 		}
-		RecurringJob job = decodeSpec(name, Arrays.copyOfRange(record, nl + 1, record.length));
-		try {
-			return new RecurringRecord(Long.parseLong(header[0]), Long.parseLong(header[1]), "1".equals(header[2]),
-					Long.parseLong(header[3]), Long.parseLong(header[4]), Long.parseLong(header[5]),
-					Long.parseLong(header[6]), Long.parseLong(header[7]), header[8], job);
-		}
-		catch (NumberFormatException ex) {
-			throw new IllegalStateException("The recurring job " + name + " has a header of another format", ex);
-		}
+		RecurringJob job = decodeSpec(name, Arrays.copyOfRange(record, indexOf(record, 0) + 1, record.length));
+		return new RecurringRecord(Long.parseLong(header[0]), Long.parseLong(header[1]), "1".equals(header[2]),
+				Long.parseLong(header[3]), Long.parseLong(header[4]), Long.parseLong(header[5]),
+				Long.parseLong(header[6]), Long.parseLong(header[7]), header[8], job);
 	}
 
-	/**
-	 * The gen of a record whose spec may not be readable.
-	 * @param record the value
-	 * @return the gen, or -1 when the header is not in this format either
-	 */
+	/** The gen of a record whose spec may not be readable, or -1 when its header is not either. */
 	static long genOf(byte[] record) {
-		int nl = indexOf(record, (byte) '\n', 0);
-		if (nl < 0) {
-			return -1;
-		}
-		String[] header = new String(record, 0, nl, StandardCharsets.UTF_8).split(",", HEADER_FIELDS);
-		try {
-			return (header.length == HEADER_FIELDS) ? Long.parseLong(header[1]) : -1;
-		}
-		catch (NumberFormatException ex) {
-			return -1;
-		}
+		String[] header = header(record);
+		return (header != null) ? Long.parseLong(header[1]) : -1;
 	}
 
-	/**
-	 * The spec of a definition: its fields and payload, the part of the record the script
-	 * compares but never reads.
-	 * @param job the definition
-	 * @return the bytes
-	 */
+	private static String @Nullable [] header(byte[] record) {
+		int nl = indexOf(record, 0);
+		String[] header = (nl < 0) ? new String[0]
+				: new String(record, 0, nl, StandardCharsets.UTF_8).split(",", HEADER_FIELDS);
+		if (header.length != HEADER_FIELDS) {
+			return null;
+		}
+		for (int i = 0; i < HEADER_FIELDS - 1; i++) {
+			if (!header[i].matches("-?\\d{1,18}")) {
+				return null;
+			}
+		}
+		return header;
+	}
+
+	/** The spec of a definition: its fields and payload, which the script compares but never reads. */
 	@SuppressWarnings("NullAway") // a schedule without a period or a delay is a cron
 	static byte[] encodeSpec(RecurringJob job) {
-		ByteArrayOutputStream out = new ByteArrayOutputStream(256 + job.getPayload().length);
-		line(out, "v", "1");
-		line(out, "topic", job.getTopic());
+		StringBuilder text = new StringBuilder();
+		line(text, "v", "1");
+		line(text, "topic", job.getTopic());
 		RecurringSchedule schedule = job.getSchedule();
 		if (schedule.getPeriod() != null) {
-			line(out, "every", Long.toString(schedule.getPeriod().toMillis()));
+			line(text, "every", schedule.getPeriod().toMillis());
 		}
 		else if (schedule.getDelay() != null) {
-			line(out, "delay", Long.toString(schedule.getDelay().toMillis()));
+			line(text, "delay", schedule.getDelay().toMillis());
 		}
 		else {
-			line(out, "cron", schedule.getCron());
-			line(out, "zone", schedule.getZone().getId());
+			line(text, "cron", schedule.getCron());
+			line(text, "zone", schedule.getZone().getId());
 		}
 		if (job.getTtr() != null) {
-			line(out, "ttr", Long.toString(job.getTtr().toMillis()));
+			line(text, "ttr", job.getTtr().toMillis());
 		}
 		if (job.getMaxAttempts() != null) {
-			line(out, "max", job.getMaxAttempts().toString());
+			line(text, "max", job.getMaxAttempts());
 		}
-		line(out, "misfire", job.getMisfirePolicy().name());
-		line(out, "threshold", Long.toString(job.getMisfireThreshold().toMillis()));
-		line(out, "catchup", Integer.toString(job.getMaxCatchUp()));
-		line(out, "overlap", job.getOverlapPolicy().name());
+		line(text, "misfire", job.getMisfirePolicy().name());
+		line(text, "threshold", job.getMisfireThreshold().toMillis());
+		line(text, "catchup", job.getMaxCatchUp());
+		line(text, "overlap", job.getOverlapPolicy().name());
 		if (job.isDeclared()) {
-			line(out, "declared", "1");
+			line(text, "declared", "1");
 		}
-		job.getHeaders().forEach((name, value) -> line(out, "h." + name, value));
-		out.write('\n');
-		out.writeBytes(job.getPayload());
-		return out.toByteArray();
+		job.getHeaders().forEach((name, value) -> line(text, "h." + name, value));
+		byte[] fields = text.append('\n').toString().getBytes(StandardCharsets.UTF_8);
+		byte[] payload = job.getPayload();
+		byte[] spec = Arrays.copyOf(fields, fields.length + payload.length);
+		System.arraycopy(payload, 0, spec, fields.length, payload.length);
+		return spec;
 	}
 
-	private static void line(ByteArrayOutputStream out, String key, String value) {
-		out.writeBytes(key.getBytes(StandardCharsets.UTF_8));
-		out.write('=');
-		out.writeBytes(value.getBytes(StandardCharsets.UTF_8));
-		out.write('\n');
+	private static void line(StringBuilder text, String key, Object value) {
+		text.append(key).append('=').append(value).append('\n');
 	}
 
 	@SuppressWarnings("NullAway") // the builder refuses a spec without its topic or schedule: unreadable
@@ -139,53 +120,43 @@ record RecurringRecord(long version, long gen, boolean paused, long fired, long 
 		Map<String, String> fields = new LinkedHashMap<>();
 		Map<String, String> headers = new LinkedHashMap<>();
 		int at = 0;
-		while (true) {
-			int nl = indexOf(spec, (byte) '\n', at);
+		for (int nl = indexOf(spec, at); nl != at; nl = indexOf(spec, at)) {
 			if (nl < 0) {
 				throw new IllegalStateException("The recurring job " + name + " has a spec without an end of its fields");
-			}
-			if (nl == at) {
-				at = nl + 1;
-				break;
 			}
 			String line = new String(spec, at, nl - at, StandardCharsets.UTF_8);
 			int eq = line.indexOf('=');
 			if (eq < 0) {
 				throw new IllegalStateException("The recurring job " + name + " has a spec line without '=': " + line);
 			}
-			String key = line.substring(0, eq);
-			if (key.startsWith("h.")) {
-				headers.put(key.substring(2), line.substring(eq + 1));
-			}
-			else {
-				fields.put(key, line.substring(eq + 1));
-			}
+			boolean header = line.startsWith("h.");
+			(header ? headers : fields).put(line.substring(header ? 2 : 0, eq), line.substring(eq + 1));
 			at = nl + 1;
 		}
 		RecurringJob.Builder builder = RecurringJob.builder(name)
 			.topic(fields.get("topic"))
-			.payload(Arrays.copyOfRange(spec, at, spec.length))
+			.payload(Arrays.copyOfRange(spec, at + 1, spec.length))
 			.headers(headers)
 			.misfirePolicy(MisfirePolicy.valueOf(fields.getOrDefault("misfire", MisfirePolicy.FIRE_ONCE.name())))
 			.overlapPolicy(OverlapPolicy.valueOf(fields.getOrDefault("overlap", OverlapPolicy.ALLOW.name())))
 			.declared("1".equals(fields.get("declared")));
 		if (fields.containsKey("every")) {
-			builder.every(Duration.ofMillis(Long.parseLong(fields.get("every"))));
+			builder.every(millis(fields.get("every")));
 		}
 		else if (fields.containsKey("delay")) {
-			builder.fixedDelay(Duration.ofMillis(Long.parseLong(fields.get("delay"))));
+			builder.fixedDelay(millis(fields.get("delay")));
 		}
 		else {
 			builder.cron(fields.get("cron"), fields.get("zone"));
 		}
 		if (fields.containsKey("ttr")) {
-			builder.ttr(Duration.ofMillis(Long.parseLong(fields.get("ttr"))));
+			builder.ttr(millis(fields.get("ttr")));
 		}
 		if (fields.containsKey("max")) {
 			builder.maxAttempts(Integer.parseInt(fields.get("max")));
 		}
 		if (fields.containsKey("threshold")) {
-			builder.misfireThreshold(Duration.ofMillis(Long.parseLong(fields.get("threshold"))));
+			builder.misfireThreshold(millis(fields.get("threshold")));
 		}
 		if (fields.containsKey("catchup")) {
 			builder.maxCatchUp(Integer.parseInt(fields.get("catchup")));
@@ -193,21 +164,20 @@ record RecurringRecord(long version, long gen, boolean paused, long fired, long 
 		return builder.build();
 	}
 
-	private static int indexOf(byte[] bytes, byte value, int from) {
+	private static Duration millis(String value) {
+		return Duration.ofMillis(Long.parseLong(value));
+	}
+
+	private static int indexOf(byte[] bytes, int from) {
 		for (int i = from; i < bytes.length; i++) {
-			if (bytes[i] == value) {
+			if (bytes[i] == '\n') {
 				return i;
 			}
 		}
 		return -1;
 	}
 
-	/**
-	 * The record as the API shows it.
-	 * @param nextTick the next tick in ms, or -1
-	 * @param lastState the state letter of the last occurrence, or empty when it is gone
-	 * @return the view
-	 */
+	/** The record as the API shows it, given its next tick (-1: none) and last occurrence's state letter. */
 	RecurringJobInfo info(long nextTick, String lastState) {
 		String lastId = this.lastKey.isEmpty() ? null : this.lastKey.substring(this.lastKey.indexOf(':') + 1);
 		@Nullable JobState state = lastState.isEmpty() ? null : JobState.fromCode(lastState.charAt(0));

@@ -9,10 +9,9 @@ import io.github.delayqueue.recurring.RecurringSchedule;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The ticks of a schedule from one tick up to now: how many there are, how many of them are
- * late, and the most recent of them (at most a cap), oldest first. A fixed rate's are
- * worked out; a cron schedule's are counted one by one up to {@value #TICK_LIMIT}, and
- * then only near now (those between are not counted).
+ * The ticks of a schedule from one tick up to now: how many, how many late, and the most
+ * recent (at most a cap), oldest first. A cron schedule's are counted one by one up to
+ * {@value #TICK_LIMIT}, then only near now.
  *
  * @param total the ticks counted
  * @param late those before the misfire threshold
@@ -31,9 +30,6 @@ record RecurringTicks(long total, long late, int onTime, List<Long> recent, long
 		long late = walk.late;
 		long iterations = walk.total;
 		if (walk.stoppedAt >= 0) {
-			// too many to count one by one: the most recent ones are looked for in a
-			// stretch before now that doubles until it holds cap ticks (those between are
-			// not counted)
 			RecurringTicks tail = tail(schedule, walk.stoppedAt, now, lateBefore, cap);
 			tail.recent.forEach((tick) -> Walk.keep(walk.recent, tick, cap));
 			total += tail.total;
@@ -45,51 +41,30 @@ record RecurringTicks(long total, long late, int onTime, List<Long> recent, long
 		return new RecurringTicks(total, late, onTime, list, iterations);
 	}
 
-	/**
-	 * The most recent ticks before now, when there are too many since from to count: the
-	 * ticks of a stretch back from now that holds cap of them (or reaches back to from),
-	 * of 1 s, 2 s, 4 s ...; a stretch with too many to count is narrowed by halves.
-	 */
+	/** The ticks of a stretch back from now (1 s, 2 s, 4 s ..., halved when too many) that holds cap. */
 	private static RecurringTicks tail(RecurringSchedule schedule, long from, long now, long lateBefore, int cap) {
 		long[] iterations = { 0 };
-		RecurringTicks shorter = null;
-		long shorterStart = now;
-		for (long stretch = 1_000;; stretch *= 2) {
-			long start = Math.max(from, now - stretch);
+		RecurringTicks best = null;
+		long tooMany = -1;
+		long tooFew = now;
+		while (iterations[0] < 4L * TICK_LIMIT && (tooMany < 0 || tooFew - tooMany > 1_000)) {
+			long start = (tooMany < 0) ? Math.max(from, now - Math.max(1_000, 2 * (now - tooFew)))
+					: tooMany + (tooFew - tooMany) / 2;
 			RecurringTicks probe = probe(schedule, start, now, lateBefore, cap, iterations);
 			if (probe == null) {
-				// too many: between this start and the shorter stretch's
-				long lo = start;
-				long hi = shorterStart;
-				RecurringTicks best = shorter;
-				while (hi - lo > 1_000 && iterations[0] < 4L * TICK_LIMIT) {
-					long mid = lo + (hi - lo) / 2;
-					RecurringTicks half = probe(schedule, mid, now, lateBefore, cap, iterations);
-					if (half == null) {
-						lo = mid;
-					}
-					else {
-						best = half;
-						hi = mid;
-						if (half.recent.size() >= cap) {
-							break;
-						}
-					}
-				}
-				return (best != null) ? best : new RecurringTicks(0, 0, 0, List.of(), iterations[0]);
+				tooMany = start;
+				continue;
 			}
 			if (probe.recent.size() >= cap || start == from) {
 				return probe;
 			}
-			shorter = probe;
-			shorterStart = start;
+			best = probe;
+			tooFew = start;
 		}
+		return (best != null) ? best : new RecurringTicks(0, 0, 0, List.of(), iterations[0]);
 	}
 
-	/**
-	 * The ticks from start up to now (the most recent cap of them), or {@code null} when
-	 * there are more than {@value #TICK_LIMIT}.
-	 */
+	/** The ticks from start up to now, or {@code null} when more than {@value #TICK_LIMIT}. */
 	private static @Nullable RecurringTicks probe(RecurringSchedule schedule, long start, long now, long lateBefore,
 			int cap, long[] iterations) {
 		Instant first = schedule.next(Instant.ofEpochMilli(start - 1));
@@ -101,9 +76,7 @@ record RecurringTicks(long total, long late, int onTime, List<Long> recent, long
 		return new RecurringTicks(walk.total, walk.late, 0, new ArrayList<>(walk.recent), iterations[0]);
 	}
 
-	/**
-	 * A fixed rate's ticks: the first, then the multiples of the period after it.
-	 */
+	/** A fixed rate's ticks: the first, then the multiples of the period after it. */
 	private static RecurringTicks fixedRate(long period, long first, long now, long lateBefore, int cap) {
 		long aligned = Math.floorDiv(first, period) * period + period;
 		long more = (aligned <= now) ? Math.floorDiv(now - aligned, period) + 1 : 0;
@@ -126,11 +99,7 @@ record RecurringTicks(long total, long late, int onTime, List<Long> recent, long
 	/** The most past ticks of one definition that one firing counts one by one. */
 	static final int TICK_LIMIT = 100_000;
 
-	/**
-	 * A schedule's ticks counted one by one from a tick up to now, at most
-	 * {@value #TICK_LIMIT} of them: how many, how many late, the most recent (at most a cap),
-	 * and the first tick not counted (-1 when every one up to now was).
-	 */
+	/** Ticks counted one by one, at most {@value #TICK_LIMIT}; stoppedAt: the first not counted, or -1. */
 	private static final class Walk {
 
 		long total;
@@ -167,7 +136,6 @@ record RecurringTicks(long total, long late, int onTime, List<Long> recent, long
 			return walk;
 		}
 
-		/** Adds a tick to the most recent ones, dropping the oldest beyond cap. */
 		static void keep(ArrayDeque<Long> recent, long tick, int cap) {
 			if (recent.size() == cap) {
 				recent.pollFirst();

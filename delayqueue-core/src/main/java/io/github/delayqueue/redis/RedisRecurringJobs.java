@@ -14,14 +14,19 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * {@link RecurringJobs} on {@code recurring.lua}. A definition lives in bucket
- * {@code crc32(name) mod buckets}; a write that needs the time (the first tick of a new or
- * changed definition, the next tick on resume, a trigger's id) reads the definition and
- * Redis's time first, then writes in a second call that checks what it depends on.
+ * {@link RecurringJobs} on {@code recurring.lua}, a definition in bucket
+ * {@code crc32(name) mod buckets}. A write that needs the time reads Redis's first, then writes
+ * in a call that refuses it when what it depends on changed.
  */
 final class RedisRecurringJobs implements RecurringJobs {
 
 	private static final Log logger = LogFactory.getLog(RedisRecurringJobs.class);
+
+	/** How often a write whose time-dependent argument went stale is worked out again. */
+	private static final int MAX_ATTEMPTS = 5;
+
+	/** The next tick that {@code recurring.lua} takes as right after its own now. */
+	private static final long RIGHT_AFTER_NOW = -2;
 
 	private final QueueScripts scripts;
 
@@ -32,12 +37,6 @@ final class RedisRecurringJobs implements RecurringJobs {
 	private final Wakeups wakeups;
 
 	private final long maxPayloadSize;
-
-	/** How often a write whose time-dependent argument went stale is worked out again. */
-	private static final int MAX_ATTEMPTS = 5;
-
-	/** The next tick that {@code recurring.lua} takes as right after its own now. */
-	private static final long RIGHT_AFTER_NOW = -2;
 
 	RedisRecurringJobs(QueueScripts scripts, KeySpace keys, RecurringFiring firing, Wakeups wakeups,
 			long maxPayloadSize) {
@@ -57,41 +56,27 @@ final class RedisRecurringJobs implements RecurringJobs {
 		int bucket = this.keys.bucketOfName(job.getName());
 		byte[] spec = RecurringRecord.encodeSpec(job);
 		long now = Replies.asLong(Replies.list(this.scripts.recurring(bucket, "get", job.getName())).get(0));
-		for (int attempt = 0;; attempt++) {
+		for (int attempt = 1;; attempt++) {
 			long next = nextTick(job, now);
 			if (next == -1) {
 				throw new IllegalArgumentException("schedule " + job.getSchedule() + " of recurring job '" + job.getName()
 						+ "' has no tick after " + Instant.ofEpochMilli(now));
 			}
 			List<Object> reply = Replies.list(this.scripts.recurring(bucket, "put", job.getName(), spec, next));
-			int answer = (int) Replies.asLong(reply.get(1));
-			if (answer < 0 && attempt < MAX_ATTEMPTS) {
-				// the tick worked out came before the script ran: again from its time
-				now = Replies.asLong(reply.get(0));
+			now = Replies.asLong(reply.get(0));
+			long answer = Replies.asLong(reply.get(1));
+			if (answer == -1) {
+				checkAttempts(attempt, "put", job.getName());
 				continue;
 			}
-			if (next == RIGHT_AFTER_NOW) {
-				next = Replies.asLong(reply.get(0)) + 1;
+			if (answer != 0) {
+				this.wakeups.recurringTick(bucket, (next == RIGHT_AFTER_NOW) ? now + 1 : next);
 			}
-			PutResult result = switch (answer) {
-				case 1 -> PutResult.CREATED;
-				case 2 -> PutResult.UPDATED;
-				case 0 -> PutResult.UNCHANGED;
-				default -> throw new IllegalStateException("Could not put recurring job '" + job.getName()
-						+ "': its next tick passed " + MAX_ATTEMPTS + " times before it was written");
-			};
-			if (result != PutResult.UNCHANGED) {
-				this.wakeups.recurringTick(bucket, next);
-			}
-			return result;
+			return (answer == 1) ? PutResult.CREATED : (answer == 2) ? PutResult.UPDATED : PutResult.UNCHANGED;
 		}
 	}
 
-	/**
-	 * The first tick after now: -1 for none; {@link #RIGHT_AFTER_NOW} for a fixed delay, whose
-	 * first look is right after the script's own now (a time read by an earlier call would
-	 * have passed).
-	 */
+	/** The first tick after now: -1 for none, {@link #RIGHT_AFTER_NOW} for a fixed delay. */
 	private static long nextTick(RecurringJob job, long now) {
 		if (job.getSchedule().getDelay() != null) {
 			return RIGHT_AFTER_NOW;
@@ -100,18 +85,23 @@ final class RedisRecurringJobs implements RecurringJobs {
 		return (next != null) ? next.toEpochMilli() : -1;
 	}
 
+	/** Fails a write whose time-dependent argument went stale {@value #MAX_ATTEMPTS} times. */
+	private static void checkAttempts(int attempt, String operation, String name) {
+		if (attempt >= MAX_ATTEMPTS) {
+			throw new IllegalStateException("Could not " + operation + " recurring job '" + name + "': it changed, or "
+					+ "its next tick passed, " + MAX_ATTEMPTS + " times before it was written");
+		}
+	}
+
 	@Override
 	public boolean pause(String name) {
-		RecurringJob.name(name);
-		return Replies.asLong(Replies.list(this.scripts.recurring(this.keys.bucketOfName(name), "pause", name)).get(1)) >= 0;
+		return call("pause", name) >= 0;
 	}
 
 	@Override
 	public boolean resume(String name) {
 		int bucket = this.keys.bucketOfName(RecurringJob.name(name));
-		for (int attempt = 0;; attempt++) {
-			// the next tick is worked out from the definition as read: the script refuses it when
-			// the definition changed meanwhile, or the tick passed
+		for (int attempt = 1;; attempt++) {
 			Optional<Read> read = read(bucket, name);
 			if (read.isEmpty()) {
 				return false;
@@ -120,12 +110,9 @@ final class RedisRecurringJobs implements RecurringJobs {
 			List<Object> reply = Replies
 				.list(this.scripts.recurring(bucket, "resume", name, next, read.get().record().gen()));
 			long result = Replies.asLong(reply.get(1));
-			if (result == -2 && attempt < MAX_ATTEMPTS) {
-				continue;
-			}
 			if (result == -2) {
-				throw new IllegalStateException("Could not resume recurring job '" + name + "': it changed, or its next "
-						+ "tick passed, " + MAX_ATTEMPTS + " times before it was written");
+				checkAttempts(attempt, "resume", name);
+				continue;
 			}
 			if (result == 1 && next != -1) {
 				this.wakeups.recurringTick(bucket, (next == RIGHT_AFTER_NOW) ? Replies.asLong(reply.get(0)) + 1 : next);
@@ -138,9 +125,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 	@SuppressWarnings("NullAway") // the arguments hold the occurrence's job key
 	public Optional<String> trigger(String name) {
 		int bucket = this.keys.bucketOfName(RecurringJob.name(name));
-		for (int attempt = 0;; attempt++) {
-			// the occurrence is made from the definition as read: the script refuses it when the
-			// definition changed meanwhile
+		for (int attempt = 1;; attempt++) {
 			Optional<Read> read = read(bucket, name);
 			if (read.isEmpty()) {
 				return Optional.empty();
@@ -152,36 +137,34 @@ final class RedisRecurringJobs implements RecurringJobs {
 			this.firing.addOccurrence(arguments, job, read.get().now(), read.get().now(), read.get().now(), true);
 			arguments.add(read.get().record().gen());
 			arguments.add((job.getSchedule().getDelay() != null) ? "1" : "0");
-			List<Object> reply = Replies.list(this.scripts.recurring(bucket, arguments.toArray()));
-			long result = Replies.asLong(reply.get(1));
-			if (result == -2 && attempt < MAX_ATTEMPTS) {
-				continue;
-			}
+			long result = Replies.asLong(Replies.list(this.scripts.recurring(bucket, arguments.toArray())).get(1));
 			if (result == -2) {
-				throw new IllegalStateException("Could not trigger recurring job '" + name + "': it changed "
-						+ MAX_ATTEMPTS + " times before the trigger was written");
+				checkAttempts(attempt, "trigger", name);
+				continue;
 			}
 			if (result < 0) {
 				return Optional.empty();
 			}
-			String jobKey = Replies.asString(arguments.get(2));
 			if (result == 1) {
 				this.wakeups.ready(job.getTopic(), bucket);
 			}
-			return Optional.of(jobKey.substring(job.getTopic().length() + 1));
+			return Optional.of(Replies.asString(arguments.get(2)).substring(job.getTopic().length() + 1));
 		}
 	}
 
 	@Override
 	public boolean delete(String name) {
-		RecurringJob.name(name);
-		return Replies.asLong(Replies.list(this.scripts.recurring(this.keys.bucketOfName(name), "delete", name)).get(1)) == 1;
+		return call("delete", name) == 1;
+	}
+
+	private long call(String operation, String name) {
+		int bucket = this.keys.bucketOfName(RecurringJob.name(name));
+		return Replies.asLong(Replies.list(this.scripts.recurring(bucket, operation, name)).get(1));
 	}
 
 	@Override
 	public Optional<RecurringJobInfo> find(String name) {
-		int bucket = this.keys.bucketOfName(RecurringJob.name(name));
-		return read(bucket, name).map(Read::info);
+		return read(this.keys.bucketOfName(RecurringJob.name(name)), name).map(Read::info);
 	}
 
 	@Override
@@ -217,9 +200,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 		return Optional.of(new Read(now, record, Replies.asLong(reply.get(2)), Replies.asString(reply.get(3))));
 	}
 
-	/**
-	 * A definition as read, with Redis's time of the read.
-	 */
+	/** A definition as read, with Redis's time of the read. */
 	private record Read(long now, RecurringRecord record, long nextTick, String lastState) {
 
 		RecurringJobInfo info() {

@@ -1,25 +1,8 @@
--- recurring.lua: the recurring-job definitions of this bucket, and the firing of their ticks.
--- KEYS[1] jobs hash, KEYS[2] guard
--- ARGV[3] the operation, then its own arguments (below).
---
--- Keys: "recurring" (hash: definition name -> definition record) and "recurring-due" (sorted set:
--- the name of every definition that is not paused, scored by its next tick in ms). A definition
--- lives in bucket crc32(name) mod buckets, and each of its occurrences is an ordinary job whose
--- id the caller chose to hash into the same bucket, so one script sees both.
--- Definition record:
---   "<version>,<gen>,<paused>,<fired>,<skipped>,<misfired>,<lastTick>,<lastScheduled>,<lastKey>\n<spec>"
--- version counts the changes of spec (1 for a new one); gen is unique to each change (taken from
--- the bucket's "seq" counter, so a definition deleted and created again never has the gen of its
--- earlier self), and a firing must name it; paused is 0 or 1; fired counts the occurrences created,
--- skipped the ticks that created none, misfired the ticks that came late; lastTick (-1: none) and
--- lastKey (the job key "<topic>:<id>") are those of the last occurrence, the one the overlap check
--- and a fixed delay watch: created by a tick, or by a trigger while none was in the queue (see
--- trigger); lastScheduled (-1: none) is the latest tick a firing created an occurrence for: no
--- firing creates one for that tick or an earlier one again (a delayed put, a clock stepping back);
--- a put that changes the spec starts it afresh.
--- spec is the caller's text (never read here).
--- A put or resume that makes a definition the earliest of "recurring-due" is announced on the
--- channel as "c <bucket> <tick ms>", so the bucket's timer wakes for it.
+-- recurring.lua: the recurring-job definitions of this bucket ("recurring" hash: name -> record,
+-- "recurring-due" zset: not-paused names by next tick) and the firing of their ticks.
+-- KEYS[1] jobs hash, KEYS[2] guard; ARGV[3] the operation, then its arguments (see each below).
+-- Record: "<version>,<gen>,<paused>,<fired>,<skipped>,<misfired>,<lastTick>,<lastScheduled>,<lastKey>\n<spec>";
+-- gen comes from "seq" on each change and a firing must name it; spec is Java's, never read here.
 -- @include lib/keys
 -- @include lib/now_ms
 -- @include lib/num
@@ -35,7 +18,6 @@ local DEF_HEADER = '^(%d+),(%d+),([01]),(%d+),(%d+),(%d+),(%-?%d+),(%-?%d+),([^\
 local op = ARGV[3]
 local now = now_ms()
 
--- The definition of a record, or nil when it is not in this format.
 local function parse_def(record)
   local v, g, p, f, s, m, t, ls, key, body = string.match(record, DEF_HEADER)
   if not v then
@@ -46,7 +28,6 @@ local function parse_def(record)
     spec = string.sub(record, body) }
 end
 
--- The definition of a name (nil for none); an error for a record not in this format.
 local function read_def(name)
   local record = redis.call('HGET', DEFS, name)
   if not record then
@@ -62,15 +43,12 @@ local function write_def(name, d)
     .. d.last_key .. '\n' .. d.spec)
 end
 
--- The next tick of a definition (-1: paused or none).
 local function due_of(name)
   local score = redis.call('ZSCORE', DUE, name)
   return score and tonumber(score) or -1
 end
 
--- Sets a definition's next tick (-1: none, it leaves the sorted set) and, when announce is set,
--- announces it when it became the earliest (a firing needs not: the timer that fires the bucket
--- learns the bucket's next tick from the reply).
+-- tick -1 leaves the due set; announce publishes "c <bucket> <tick>" when it became the earliest.
 local function set_due(name, tick, announce)
   if tick < 0 then
     redis.call('ZREM', DUE, name)
@@ -82,14 +60,12 @@ local function set_due(name, tick, announce)
   end
 end
 
--- The earliest next tick of the bucket (-1: none).
 local function head()
   local first = redis.call('ZRANGE', DUE, 0, 0, 'WITHSCORES')
   return first[2] and tonumber(first[2]) or -1
 end
 
--- Creates an occurrence (an ordinary job) unless a job with its key exists. Returns 1 when created
--- and the topic when it became READY.
+-- Creates an occurrence unless its key exists: 1 when created, and the topic when it is READY.
 local function create(jobkey, topic, payload, due, ttr, max)
   local state = (due <= now) and 'R' or 'D'
   local _, first
@@ -112,14 +88,8 @@ local function create(jobkey, topic, payload, due, ttr, max)
   return 1
 end
 
--- put name spec next: creates a definition, or replaces its spec; an unchanged spec changes
--- nothing. A new or changed definition's next tick is next (-1: none; -2: right after now, for a
--- fixed delay), which must be after now
--- (the caller worked it out from a time read before: it is asked to again otherwise) -- unless
--- its current next tick has come and has not been fired yet (instances were down): that tick
--- stays, and the misfire policy of the new spec handles it. A record not in this format is
--- replaced. Returns {now, 1 created | 2 updated | 0 unchanged | -1 next is not after now,
--- version}.
+-- put name spec next (-1: none, -2: now + 1): a current next tick that came and was not fired
+-- stays. {now, 1 created | 2 updated | 0 unchanged | -1 next is not after now, version}
 if op == 'put' then
   local name, spec, next_tick = ARGV[4], ARGV[5], tonumber(ARGV[6])
   if next_tick == -2 then
@@ -140,9 +110,7 @@ if op == 'put' then
     result = 1
   end
   local current = due_of(name)
-  -- the changed schedule starts afresh: a tick of the old one not yet come (a fixed delay
-  -- records its occurrence's due time) must not hold it back. No tick it fired comes again: its
-  -- next tick is after now (checked above), or the current one, which was not fired.
+  -- a changed schedule starts afresh: its next tick is after now, or the current unfired one
   d.last_scheduled = -1
   d.version = d.version + 1
   d.gen = redis.call('INCRBY', P .. 'seq', 1)
@@ -154,7 +122,7 @@ if op == 'put' then
   return { now, result, d.version }
 end
 
--- The state letter of a definition's last occurrence ('' when it is gone or there is none).
+-- The state letter of the last occurrence ('' when gone or none).
 local function last_state(d)
   if d.last_key == '' then
     return ''
@@ -163,80 +131,57 @@ local function last_state(d)
   return job and string.sub(job, 1, 1) or ''
 end
 
--- get name: {now} for none, else {now, record, next tick, state letter of the last occurrence}
--- (a record not in this format is returned as it is, for the caller to report).
-if op == 'get' then
-  local record = redis.call('HGET', DEFS, ARGV[4])
-  if not record then
-    return { now }
-  end
+-- Appends a definition's record, tick and last occurrence's state letter to a reply.
+local function describe(reply, record, tick)
   local d = parse_def(record)
-  return { now, record, due_of(ARGV[4]), d and last_state(d) or '' }
+  reply[#reply + 1] = record
+  reply[#reply + 1] = tick
+  reply[#reply + 1] = d and last_state(d) or ''
+  return reply
 end
 
--- list: {now, then name, record, next tick, last occurrence's state letter for each definition
--- of the bucket}.
+-- get name: {now} for none, else {now, record, next tick, last occurrence's state letter}
+if op == 'get' then
+  local record = redis.call('HGET', DEFS, ARGV[4])
+  return record and describe({ now }, record, due_of(ARGV[4])) or { now }
+end
+
+-- list: {now, then name, record, next tick, last state letter per definition}
 if op == 'list' then
   local all = redis.call('HGETALL', DEFS)
   local reply = { now }
   for i = 1, #all, 2 do
     reply[#reply + 1] = all[i]
-    reply[#reply + 1] = all[i + 1]
-    reply[#reply + 1] = due_of(all[i])
-    local d = parse_def(all[i + 1])
-    reply[#reply + 1] = d and last_state(d) or ''
+    describe(reply, all[i + 1], due_of(all[i]))
   end
   return reply
 end
 
--- due limit: the definitions whose next tick has come, at most limit of them: {now, next tick
--- of the bucket after them (-1: none), then name, record, tick, state letter of the last
--- occurrence ('' gone or none) for each}.
+-- due limit: {now, the bucket's next tick after them (-1: none), then name, record, tick, last
+-- state letter for each of at most limit definitions whose tick has come}
 if op == 'due' then
   local found = redis.call('ZRANGEBYSCORE', DUE, '-inf', num(now), 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[4]))
   local reply = { now, -1 }
   for i = 1, #found, 2 do
-    local record = redis.call('HGET', DEFS, found[i]) or ''
-    local d = parse_def(record)
     reply[#reply + 1] = found[i]
-    reply[#reply + 1] = record
-    reply[#reply + 1] = tonumber(found[i + 1])
-    reply[#reply + 1] = d and last_state(d) or ''
+    describe(reply, redis.call('HGET', DEFS, found[i]) or '', tonumber(found[i + 1]))
   end
   local after = redis.call('ZRANGE', DUE, #found / 2, #found / 2, 'WITHSCORES')
   reply[2] = after[2] and tonumber(after[2]) or -1
   return reply
 end
 
--- fire, then for each definition: name, gen, expected tick, next tick (-1: none), '1' to skip
--- while the last occurrence is still there (any state but DEAD), ticks skipped, ticks misfired,
--- the number of occurrences n, then seven per occurrence: job key, topic, payload, due ms, ttr
--- ms, max attempts, tick ms. A definition fires only when it is unchanged (gen), not paused, its
--- next tick is still the expected one and has come: two timers that fire it at once create its
--- occurrences once. An occurrence whose tick is not after the definition's last scheduled tick
--- is not created (it was, by an earlier firing), and a duplicate is impossible anyway (HSETNX).
--- Returns {now, next tick of the bucket (-1: none), number of topics that got READY jobs k,
--- topic 1 .. topic k, then for each definition a letter and how many occurrences it created}:
--- f fired, k skipped (the last occurrence still runs), g gone (an entry without a definition
--- leaves the due set), s changed (gen or tick), p paused (it leaves the due set), e early (its tick has not come by Redis's clock), u a record not in
--- this format (it leaves the due set until it is put again).
+-- fire, then per definition: name, gen, expected tick, next tick, '1' to skip while the last
+-- occurrence is not DEAD, skipped, misfired, n, then n times: job key, topic, payload, due, ttr,
+-- max attempts, tick. Fires only an unchanged (gen), not paused definition still at its expected
+-- tick that has come, and no tick at or before its lastScheduled. Returns {now, bucket's next
+-- tick, k, k topics made READY, then per definition a letter and the count created}: f fired,
+-- k skipped (overlap), g gone, s changed, p paused, e early, u unreadable (g, p, u leave the due set).
 if op == 'fire' then
-  -- reads and checks first: the arguments' layout, then each definition
   local plans = {}
   local i = 4
   while i <= #ARGV do
     local n = tonumber(ARGV[i + 7])
-    if not n or n < 0 or n ~= math.floor(n) or i + 7 + 7 * n > #ARGV or not tonumber(ARGV[i + 1])
-        or not tonumber(ARGV[i + 2]) or not tonumber(ARGV[i + 3]) or not tonumber(ARGV[i + 5])
-        or not tonumber(ARGV[i + 6]) then
-      error('delayqueue: malformed fire arguments at ' .. i)
-    end
-    for o = i + 8, i + 8 + 7 * (n - 1), 7 do
-      if not tonumber(ARGV[o + 3]) or not tonumber(ARGV[o + 4]) or not string.match(ARGV[o + 5], '^%d+$')
-          or not tonumber(ARGV[o + 6]) then
-        error('delayqueue: malformed fire occurrence at ' .. o)
-      end
-    end
     local plan = { name = ARGV[i], gen = tonumber(ARGV[i + 1]), tick = tonumber(ARGV[i + 2]),
       next_tick = tonumber(ARGV[i + 3]), overlap = ARGV[i + 4] == '1', skipped = tonumber(ARGV[i + 5]),
       misfired = tonumber(ARGV[i + 6]), first = i + 8, n = n }
@@ -255,14 +200,13 @@ if op == 'fire' then
       plan.result = 'e'
     elseif plan.overlap then
       local last = last_state(d)
-      if last ~= '' and last ~= 'X' then -- a dead occurrence no longer runs
+      if last ~= '' and last ~= 'X' then
         plan.result = 'k'
       end
     end
     plans[#plans + 1] = plan
     i = i + 8 + 7 * n
   end
-  -- then writes
   local topics, seen = {}, {}
   local results = {}
   for _, plan in ipairs(plans) do
@@ -275,7 +219,6 @@ if op == 'fire' then
       for o = plan.first, plan.first + 7 * (plan.n - 1), 7 do
         local tick = tonumber(ARGV[o + 6])
         if tick <= after then
-          -- fired before (a put delayed in flight, Redis's clock stepping back)
           misses = misses + 1
         else
           local made, topic = create(ARGV[o], ARGV[o + 1], ARGV[o + 2], tonumber(ARGV[o + 3]), ARGV[o + 4], ARGV[o + 5])
@@ -301,7 +244,7 @@ if op == 'fire' then
       d.misfired = d.misfired + plan.misfired
     end
     if plan.result == 'f' and plan.n == 0 and plan.skipped == 0 and plan.misfired == 0 then
-      -- a fixed delay that looks whether its occurrence left: only its next look changes
+      -- a fixed delay that only looked
       set_due(plan.name, plan.next_tick, false)
     elseif plan.result == 'f' or plan.result == 'k' then
       write_def(plan.name, d)
@@ -322,12 +265,9 @@ if op == 'fire' then
   return reply
 end
 
--- trigger name, then one occurrence: job key, topic, payload, ttr ms, max attempts, then the
--- gen of the definition it was made from, then '1' for a fixed delay. Creates it due now, paused
--- or not; the schedule is unchanged. It becomes the last occurrence (the one an overlap check
--- watches) only when the last one left the queue, and never for a fixed delay, whose next
--- occurrence waits for the one it scheduled alone. Returns {now, 1 created | 0 a job with that
--- key exists | -1 no such definition | -2 the definition changed: the caller makes it again}.
+-- trigger name, job key, topic, payload, ttr, max attempts, gen, '1' for a fixed delay: creates it
+-- due now; it becomes the watched last occurrence only when the last one left the queue (never
+-- for a fixed delay). {now, 1 created | 0 exists | -1 no such definition | -2 changed}
 if op == 'trigger' then
   local d = read_def(ARGV[4])
   if not d then
@@ -349,7 +289,7 @@ if op == 'trigger' then
   return { now, made }
 end
 
--- pause name: {now, 1} when it was running, 0 paused already, -1 no such definition.
+-- pause name: {now, 1 paused | 0 paused already | -1 none}
 if op == 'pause' then
   local d = read_def(ARGV[4])
   if not d then
@@ -364,11 +304,8 @@ if op == 'pause' then
   return { now, 1 }
 end
 
--- resume name next gen: the ticks while it was paused are not fired; next is its first tick
--- after now (-1: none; -2: right after now, for a fixed delay), worked out from the definition
--- of gen: when next is not after now, or the definition changed, the caller is asked to work it
--- out again. Returns {now, 1} when it was paused, 0 running already, -1 no such definition, -2
--- asked again.
+-- resume name next gen (next as for put): {now, 1 resumed | 0 running | -1 none | -2 changed or
+-- next not after now}
 if op == 'resume' then
   local d = read_def(ARGV[4])
   if not d then
@@ -390,7 +327,7 @@ if op == 'resume' then
   return { now, 1 }
 end
 
--- delete name: {now, 1} when it existed. Its occurrences already created stay.
+-- delete name: {now, 1 when it existed}
 if op == 'delete' then
   redis.call('ZREM', DUE, ARGV[4])
   return { now, redis.call('HDEL', DEFS, ARGV[4]) }
