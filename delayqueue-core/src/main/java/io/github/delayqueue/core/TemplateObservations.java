@@ -7,10 +7,6 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
-import io.github.delayqueue.micrometer.DefaultDelayedJobTemplateObservationConvention;
-import io.github.delayqueue.micrometer.DelayQueueObservation;
-import io.github.delayqueue.micrometer.DelayedJobSenderContext;
-import io.github.delayqueue.micrometer.DelayedJobTemplateObservationConvention;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
@@ -20,9 +16,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.util.Assert;
 
 /**
- * The {@link DelayQueueObservation#TEMPLATE} observations of one {@link DelayedJobTemplate}'s
- * writes, and the trace headers they store with the jobs. A write never fails for its
- * observation: a tracer's failure is logged at debug level.
+ * The observations of one {@link DelayedJobTemplate}'s writes and the trace headers they
+ * store with the jobs; a tracer's failure is logged at debug level, never thrown.
  */
 final class TemplateObservations {
 
@@ -57,10 +52,7 @@ final class TemplateObservations {
 		return this.enabled && !this.registry.isNoop();
 	}
 
-	/**
-	 * Runs a write as an observation when observations are on. The write gets the trace
-	 * headers to store with its jobs: empty unless another observation was current.
-	 */
+	/** Runs a write, observed when on; it gets the trace headers, empty outside a trace. */
 	<T> T observe(String operation, String topic, @Nullable String id, int jobs,
 			Function<Map<String, String>, Written<T>> write, Function<T, String> outcome) {
 		if (!isObserved()) {
@@ -87,9 +79,7 @@ final class TemplateObservations {
 		return written.result();
 	}
 
-	/**
-	 * Runs an asynchronous schedule as an observation that ends when its future completes.
-	 */
+	/** Runs an asynchronous schedule, observed until its future completes. */
 	CompletableFuture<ScheduleResult> observeAsync(ScheduleRequest request,
 			Function<Map<String, String>, CompletableFuture<ScheduleResult>> submit) {
 		if (!isObserved()) {
@@ -126,9 +116,7 @@ final class TemplateObservations {
 		});
 	}
 
-	/**
-	 * The request with the trace headers it has room for; those the job sets itself win.
-	 */
+	/** The request with the trace headers, when they fit; the job's own headers win. */
 	ScheduleRequest traced(ScheduleRequest request, Map<String, String> trace) {
 		if (trace.isEmpty()) {
 			return request;
@@ -167,15 +155,11 @@ final class TemplateObservations {
 			.orElse("none");
 	}
 
-	/**
-	 * Starts a template observation.
-	 * @return the observation, or {@code null} when the tracer failed
-	 */
+	/** Starts an observation; {@code null} when the tracer failed. */
 	private @Nullable Observation start(ObservationRegistry registry, DelayedJobSenderContext context) {
 		try {
-			return DelayQueueObservation.TEMPLATE
-				.observation(this.convention, DefaultDelayedJobTemplateObservationConvention.INSTANCE, () -> context,
-						registry)
+			return Observation.createNotStarted(this.convention, DefaultDelayedJobTemplateObservationConvention.INSTANCE,
+					() -> context, registry)
 				.start();
 		}
 		catch (RuntimeException ex) {
@@ -212,9 +196,7 @@ final class TemplateObservations {
 		}
 	}
 
-	/**
-	 * What a write returned, and whether it waits for its transaction's commit.
-	 */
+	/** What a write returned, and whether it waits for its transaction's commit. */
 	record Written<T>(T result, boolean afterCommit) {
 
 	}
