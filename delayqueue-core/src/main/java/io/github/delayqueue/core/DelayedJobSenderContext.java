@@ -46,7 +46,7 @@ public class DelayedJobSenderContext extends SenderContext<Map<String, String>> 
 	}
 
 	/**
-	 * The headers the tracer's propagator wrote (the carrier).
+	 * The headers the tracer's propagator wrote.
 	 * @return the headers, empty until the observation started
 	 */
 	public Map<String, String> getTraceHeaders() {
@@ -55,8 +55,7 @@ public class DelayedJobSenderContext extends SenderContext<Map<String, String>> 
 
 	/**
 	 * The template's operation.
-	 * @return {@code schedule}, {@code schedule-all}, {@code schedule-async}, {@code cancel}
-	 * or {@code reschedule}
+	 * @return the operation, such as {@code schedule}
 	 */
 	public String getOperation() {
 		return this.operation;
