@@ -171,8 +171,8 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 
 	@Override
 	public void afterCompletion(int status) {
+		this.committed = true;
 		if (status != STATUS_COMMITTED) {
-			this.committed = true;
 			String outcome = (status == STATUS_ROLLED_BACK) ? "rolled back" : "ended in an unknown state";
 			for (CompletableFuture<?> future : this.futures.subList(this.applied, this.futures.size())) {
 				if (future == null) {
@@ -192,25 +192,18 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 			}
 			return;
 		}
-		this.committed = true;
 		if (this.failed) {
 			return;
 		}
+		// writes pending here were registered too late for afterCommit, or another synchronization's afterCommit threw first
 		int pending = this.writes.size() - this.applied;
-		if (pending == 0) {
-			if (this.outbox != null && this.stored > 0) {
-				this.outbox.relayed(this.key);
-			}
-			return;
-		}
-		// registered too late for afterCommit, or another synchronization's afterCommit threw first
 		int first = this.applied;
 		try {
 			apply();
 			if (this.outbox != null && this.stored > 0) {
 				this.outbox.relayed(this.key);
 			}
-			else if (this.outbox != null && logger.isDebugEnabled()) {
+			else if (pending > 0 && this.outbox != null && logger.isDebugEnabled()) {
 				logger.debug("Wrote " + pending + " delayed job write(s) after the commit without the outbox: they"
 						+ " were made after the transaction's beforeCommit");
 			}

@@ -120,11 +120,8 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 		for (JobBuilder job : jobs) {
 			requests.add(job.toRequest(this.converter));
 		}
-		String topic = this.observations.isObserved() ? requests.stream()
-			.map(ScheduleRequest::topic)
-			.distinct()
-			.reduce((one, other) -> "mixed")
-			.orElse("none") : "";
+		String topic = this.observations.isObserved()
+				? TemplateObservations.mixed(requests.stream().map(ScheduleRequest::topic)) : "";
 		return this.observations.observe("schedule-all", topic, null, requests.size(), (trace) -> {
 			List<ScheduleRequest> traced = trace.isEmpty() ? requests
 					: requests.stream().map((request) -> this.observations.traced(request, trace)).toList();

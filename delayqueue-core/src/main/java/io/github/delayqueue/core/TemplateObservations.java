@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import java.util.stream.Stream;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
@@ -55,25 +56,12 @@ final class TemplateObservations {
 	/** Runs a write, observed when on; it gets the trace headers, empty outside a trace. */
 	<T> T observe(String operation, String topic, @Nullable String id, int jobs,
 			Function<Map<String, String>, Written<T>> write, Function<T, String> outcome) {
-		if (!isObserved()) {
+		DelayedJobSenderContext context = isObserved() ? new DelayedJobSenderContext(operation, topic, id, jobs) : null;
+		Observation observation = (context != null) ? start(context) : null;
+		if (context == null || observation == null) {
 			return write.apply(Map.of()).result();
 		}
-		ObservationRegistry registry = this.registry;
-		boolean traced = registry.getCurrentObservation() != null;
-		DelayedJobSenderContext context = new DelayedJobSenderContext(operation, topic, id, jobs);
-		Observation observation = start(registry, context);
-		if (observation == null) {
-			return write.apply(Map.of()).result();
-		}
-		Written<T> written;
-		try (Observation.Scope scope = openScope(observation)) {
-			written = write.apply(traced ? context.getTraceHeaders() : Map.of());
-		}
-		catch (RuntimeException | Error ex) {
-			error(observation, ex);
-			stop(observation);
-			throw ex;
-		}
+		Written<T> written = inScope(observation, context, write);
 		context.setOutcome(written.afterCommit() ? "after-commit" : outcome.apply(written.result()));
 		stop(observation);
 		return written.result();
@@ -82,26 +70,13 @@ final class TemplateObservations {
 	/** Runs an asynchronous schedule, observed until its future completes. */
 	CompletableFuture<ScheduleResult> observeAsync(ScheduleRequest request,
 			Function<Map<String, String>, CompletableFuture<ScheduleResult>> submit) {
-		if (!isObserved()) {
+		DelayedJobSenderContext context = isObserved()
+				? new DelayedJobSenderContext("schedule-async", request.topic(), request.id(), 1) : null;
+		Observation observation = (context != null) ? start(context) : null;
+		if (context == null || observation == null) {
 			return submit.apply(Map.of());
 		}
-		ObservationRegistry registry = this.registry;
-		boolean traced = registry.getCurrentObservation() != null;
-		DelayedJobSenderContext context = new DelayedJobSenderContext("schedule-async", request.topic(), request.id(),
-				1);
-		Observation observation = start(registry, context);
-		if (observation == null) {
-			return submit.apply(Map.of());
-		}
-		CompletableFuture<ScheduleResult> result;
-		try (Observation.Scope scope = openScope(observation)) {
-			result = submit.apply(traced ? context.getTraceHeaders() : Map.of());
-		}
-		catch (RuntimeException | Error ex) {
-			error(observation, ex);
-			stop(observation);
-			throw ex;
-		}
+		CompletableFuture<ScheduleResult> result = inScope(observation, context, submit);
 		return result.whenComplete((written, failure) -> {
 			if (failure instanceof CancellationException) {
 				context.setOutcome("rolled-back");
@@ -148,23 +123,38 @@ final class TemplateObservations {
 	}
 
 	static String outcomeOf(List<ScheduleResult> results) {
-		return results.stream()
-			.map(TemplateObservations::outcomeOf)
-			.distinct()
-			.reduce((one, other) -> "mixed")
-			.orElse("none");
+		return mixed(results.stream().map(TemplateObservations::outcomeOf));
+	}
+
+	/** The one value, {@code mixed} for several, {@code none} for none. */
+	static String mixed(Stream<String> values) {
+		return values.distinct().reduce((one, other) -> "mixed").orElse("none");
 	}
 
 	/** Starts an observation; {@code null} when the tracer failed. */
-	private @Nullable Observation start(ObservationRegistry registry, DelayedJobSenderContext context) {
+	private @Nullable Observation start(DelayedJobSenderContext context) {
 		try {
 			return Observation.createNotStarted(this.convention, DefaultDelayedJobTemplateObservationConvention.INSTANCE,
-					() -> context, registry)
+					() -> context, this.registry)
 				.start();
 		}
 		catch (RuntimeException ex) {
 			logger.debug("A delayqueue.template observation could not start; the write goes on without it", ex);
 			return null;
+		}
+	}
+
+	/** Runs work in the observation's scope, with the trace headers when another observation is current. */
+	private <T> T inScope(Observation observation, DelayedJobSenderContext context,
+			Function<Map<String, String>, T> work) {
+		Map<String, String> trace = (this.registry.getCurrentObservation() != null) ? context.getTraceHeaders() : Map.of();
+		try (Observation.Scope scope = openScope(observation)) {
+			return work.apply(trace);
+		}
+		catch (RuntimeException | Error ex) {
+			error(observation, ex);
+			stop(observation);
+			throw ex;
 		}
 	}
 
