@@ -257,10 +257,8 @@ public final class JobBuilder {
 		return Collections.unmodifiableMap(this.headers);
 	}
 
-	/** The job as a request, its payload written by the given converter. */
+	/** The job as a request, its payload written by the given converter; the request checks the rest. */
 	ScheduleRequest toRequest(JobPayloadConverter converter) {
-		JobConstraints.topic(this.topic);
-		JobConstraints.id(this.id);
 		JobConstraints.notNull("payload", this.payload);
 		if (this.delay == null && this.dueAt == null) {
 			throw new IllegalArgumentException("delay or dueAt must be given");

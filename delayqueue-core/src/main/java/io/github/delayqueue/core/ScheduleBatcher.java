@@ -48,15 +48,10 @@ final class ScheduleBatcher implements AutoCloseable {
 
 	ScheduleBatcher(DelayQueueProducer operations) {
 		this.operations = operations;
-		this.writer = new ThreadPoolExecutor(1, 1, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-				daemon("delayqueue-schedule-"));
+		CustomizableThreadFactory threads = new CustomizableThreadFactory("delayqueue-schedule-");
+		threads.setDaemon(true);
+		this.writer = new ThreadPoolExecutor(1, 1, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), threads);
 		this.writer.allowCoreThreadTimeOut(true);
-	}
-
-	private static CustomizableThreadFactory daemon(String prefix) {
-		CustomizableThreadFactory factory = new CustomizableThreadFactory(prefix);
-		factory.setDaemon(true);
-		return factory;
 	}
 
 	/** Throws {@link IllegalStateException} when the template is closed. */
