@@ -22,31 +22,27 @@ public interface DelayedJobTemplateObservationConvention extends ObservationConv
 	enum TemplateLowCardinalityTags implements KeyName {
 
 		/** {@code schedule}, {@code schedule-all}, {@code schedule-async}, {@code cancel} or {@code reschedule}. */
-		OPERATION {
-			@Override
-			public String asString() {
-				return "delayqueue.operation";
-			}
-		},
+		OPERATION("delayqueue.operation"),
 
 		/** The job's topic; {@code mixed} for a batch of several topics. */
-		TOPIC {
-			@Override
-			public String asString() {
-				return "delayqueue.topic";
-			}
-		},
+		TOPIC("delayqueue.topic"),
 
 		/**
 		 * What the write did: {@code created}, {@code kept}, {@code cancelled},
 		 * {@code not-found}, {@code rescheduled}, {@code not-waiting}, {@code after-commit} or
 		 * {@code error}.
 		 */
-		OUTCOME {
-			@Override
-			public String asString() {
-				return "delayqueue.outcome";
-			}
+		OUTCOME("delayqueue.outcome");
+
+		private final String key;
+
+		TemplateLowCardinalityTags(String key) {
+			this.key = key;
+		}
+
+		@Override
+		public String asString() {
+			return this.key;
 		}
 
 	}
@@ -57,19 +53,20 @@ public interface DelayedJobTemplateObservationConvention extends ObservationConv
 	enum TemplateHighCardinalityTags implements KeyName {
 
 		/** The job's id (not set for a batch). */
-		JOB_ID {
-			@Override
-			public String asString() {
-				return "delayqueue.job.id";
-			}
-		},
+		JOB_ID("delayqueue.job.id"),
 
 		/** How many jobs the write is for. */
-		JOBS {
-			@Override
-			public String asString() {
-				return "delayqueue.jobs";
-			}
+		JOBS("delayqueue.jobs");
+
+		private final String key;
+
+		TemplateHighCardinalityTags(String key) {
+			this.key = key;
+		}
+
+		@Override
+		public String asString() {
+			return this.key;
 		}
 
 	}

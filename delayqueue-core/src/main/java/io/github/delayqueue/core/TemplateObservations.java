@@ -169,20 +169,19 @@ final class TemplateObservations {
 	}
 
 	private static void error(Observation observation, Throwable failure) {
-		try {
-			observation.error(failure);
-		}
-		catch (RuntimeException ex) {
-			logger.debug("A delayqueue.template observation could not take its error", ex);
-		}
+		quietly(() -> observation.error(failure), "take its error");
 	}
 
 	private static void stop(Observation observation) {
+		quietly(observation::stop, "stop");
+	}
+
+	private static void quietly(Runnable step, String what) {
 		try {
-			observation.stop();
+			step.run();
 		}
 		catch (RuntimeException ex) {
-			logger.debug("A delayqueue.template observation could not stop", ex);
+			logger.debug("A delayqueue.template observation could not " + what, ex);
 		}
 	}
 

@@ -75,27 +75,23 @@ public enum DelayQueueObservation implements ObservationDocumentation {
 	public enum ListenerLowCardinalityTags implements KeyName {
 
 		/** The job's topic. */
-		TOPIC {
-			@Override
-			public String asString() {
-				return "delayqueue.topic";
-			}
-		},
+		TOPIC("delayqueue.topic"),
 
 		/** The listener container's id. */
-		LISTENER_ID {
-			@Override
-			public String asString() {
-				return "delayqueue.listener.id";
-			}
-		},
+		LISTENER_ID("delayqueue.listener.id"),
 
 		/** What became of the job, as the {@code delayqueue.jobs.handled} metric tags it. */
-		OUTCOME {
-			@Override
-			public String asString() {
-				return "delayqueue.outcome";
-			}
+		OUTCOME("delayqueue.outcome");
+
+		private final String key;
+
+		ListenerLowCardinalityTags(String key) {
+			this.key = key;
+		}
+
+		@Override
+		public String asString() {
+			return this.key;
 		}
 
 	}
@@ -106,19 +102,20 @@ public enum DelayQueueObservation implements ObservationDocumentation {
 	public enum ListenerHighCardinalityTags implements KeyName {
 
 		/** The job's id. */
-		JOB_ID {
-			@Override
-			public String asString() {
-				return "delayqueue.job.id";
-			}
-		},
+		JOB_ID("delayqueue.job.id"),
 
 		/** The delivery's attempt, from 1. */
-		ATTEMPT {
-			@Override
-			public String asString() {
-				return "delayqueue.attempt";
-			}
+		ATTEMPT("delayqueue.attempt");
+
+		private final String key;
+
+		ListenerHighCardinalityTags(String key) {
+			this.key = key;
+		}
+
+		@Override
+		public String asString() {
+			return this.key;
 		}
 
 	}
