@@ -23,7 +23,6 @@ import io.github.delayqueue.actuate.EndpointDescriptors.RecurringActionDescripto
 import io.github.delayqueue.actuate.EndpointDescriptors.RecurringDescriptor;
 import io.github.delayqueue.actuate.EndpointDescriptors.RepairDescriptor;
 import io.github.delayqueue.actuate.EndpointDescriptors.TopicDescriptor;
-import io.github.delayqueue.core.AuditLog;
 import io.github.delayqueue.core.CompletedJobPage;
 import io.github.delayqueue.core.DeadJobPage;
 import io.github.delayqueue.core.DelayQueueOperations;

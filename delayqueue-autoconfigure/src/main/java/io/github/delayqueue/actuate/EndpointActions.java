@@ -10,7 +10,6 @@ import io.github.delayqueue.actuate.DelayQueueEndpoint.NotFoundException;
 import io.github.delayqueue.actuate.EndpointDescriptors.ActionDescriptor;
 import io.github.delayqueue.actuate.EndpointDescriptors.RecurringActionDescriptor;
 import io.github.delayqueue.actuate.EndpointDescriptors.RepairDescriptor;
-import io.github.delayqueue.core.AuditLog;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.ReplayResult;

@@ -9,7 +9,6 @@ import java.util.stream.IntStream;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
-import io.github.delayqueue.core.AuditLog;
 import io.github.delayqueue.core.DelayQueueConnectionException;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.QueueStats;

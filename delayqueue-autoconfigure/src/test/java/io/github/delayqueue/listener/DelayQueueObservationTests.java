@@ -6,13 +6,13 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.delayqueue.annotation.DelayedListener;
+import io.github.delayqueue.core.DefaultDelayedJobTemplateObservationConvention;
 import io.github.delayqueue.core.DelayedJob;
+import io.github.delayqueue.core.DelayedJobSenderContext;
 import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.DelayedJobTemplateObservationConvention;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
-import io.github.delayqueue.micrometer.DefaultDelayedJobTemplateObservationConvention;
-import io.github.delayqueue.micrometer.DelayedJobSenderContext;
-import io.github.delayqueue.micrometer.DelayedJobTemplateObservationConvention;
 import io.github.delayqueue.test.QueueInvariant;
 import io.github.delayqueue.test.RedisTestServers;
 import io.micrometer.common.KeyValues;

@@ -16,24 +16,10 @@ import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
- * The writes one {@link DelayedJobTemplate} holds back in one Spring-managed transaction,
- * applied in their order once it commits and discarded when it rolls back (or when a
- * savepoint they follow is rolled back to).
- *
- * <p>
- * They are applied in {@link #afterCommit()}, which runs before the other synchronizations'
- * (this one has the highest precedence), so a write that another {@code afterCommit} makes
- * (an {@code @TransactionalEventListener(phase = AFTER_COMMIT)}) comes after them, and is
- * applied at once. Without an outbox a failure reaches the code that committed (its database
- * work is committed already). With an outbox the writes are stored in the transaction just
- * before its commit ({@link #beforeCommit}); after they are applied the outbox forgets them
- * ({@link #afterCompletion(int)}), and a failure is logged and left to its recovery pass.
- *
- * <p>
- * An instance registered once the transaction committed (the template's first write of the
- * transaction made in an {@code AFTER_COMMIT} callback) misses {@code afterCommit}: its writes
- * are applied in {@code afterCompletion}. One instance per transaction and template: it is
- * found among the transaction's synchronizations, so a suspended transaction keeps its own.
+ * The writes one {@link DelayedJobTemplate} holds back in one Spring-managed transaction:
+ * applied in order in {@link #afterCommit()} (first of the synchronizations), discarded by a
+ * rollback or a savepoint rolled back to, and stored in the outbox, if any, just before the
+ * commit. One instance per transaction and template, found among its synchronizations.
  */
 final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 
@@ -75,25 +61,10 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 		this.outbox = outbox;
 	}
 
-	/**
-	 * Whether a Spring-managed transaction is active on this thread.
-	 * @return {@code true} when writes wait for its commit
-	 */
-	static boolean active() {
-		return TransactionSynchronizationManager.isSynchronizationActive()
-				&& TransactionSynchronizationManager.isActualTransactionActive();
-	}
-
-	/**
-	 * The writes of the current transaction for an owner, registered with the transaction
-	 * on first use.
-	 * @param owner the template
-	 * @param producer where the writes go after the commit
-	 * @param outbox where they are stored meanwhile, or {@code null}
-	 * @return the writes, or {@code null} when no Spring-managed transaction is active
-	 */
+	/** The current transaction's writes of an owner, registered on first use; {@code null} outside one. */
 	static @Nullable AfterCommitWrites current(Object owner, DelayQueueProducer producer, @Nullable JobOutbox outbox) {
-		if (!active()) {
+		if (!TransactionSynchronizationManager.isSynchronizationActive()
+				|| !TransactionSynchronizationManager.isActualTransactionActive()) {
 			return null;
 		}
 		for (TransactionSynchronization synchronization : TransactionSynchronizationManager.getSynchronizations()) {
@@ -107,13 +78,8 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 	}
 
 	/**
-	 * Holds a write back until the commit, or applies it at once when the transaction has
-	 * committed already.
-	 * @param write the write, checked
-	 * @param future completed with the write's result once applied (a {@link ScheduleResult}
-	 * for a schedule), or {@code null}
-	 * @return the write's result when it was applied at once, {@code null} when held back
-	 * @throws IllegalStateException when the outbox cannot take part in the transaction
+	 * Holds a checked write back until the commit, or applies it at once once committed.
+	 * @return the write's result when applied at once, {@code null} when held back
 	 */
 	@Nullable Object add(JobWrite write, @Nullable CompletableFuture<?> future) {
 		if (this.committed) {
@@ -141,8 +107,7 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 				this.outbox.checkTransaction(write);
 			}
 			if (this.storing) {
-				// made by another synchronization's beforeCommit after this one's: still in the
-				// transaction, stored at once
+				// made by another synchronization's beforeCommit after this one's: stored at once
 				this.outbox.store(this.key, List.of(write));
 				this.stored++;
 			}
@@ -159,8 +124,7 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 
 	@Override
 	public void savepointRollback(Object savepoint) {
-		// registered after the savepoint: every write came after it (kept: a savepoint can be
-		// rolled back to again)
+		// no entry: registered after the savepoint, so every write came after it
 		Integer saved = this.savepoints.get(savepoint);
 		int keep = (saved != null) ? saved : 0;
 		for (int i = this.writes.size() - 1; i >= keep; i--) {
@@ -207,8 +171,8 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 
 	@Override
 	public void afterCompletion(int status) {
+		this.committed = true;
 		if (status != STATUS_COMMITTED) {
-			this.committed = true;
 			String outcome = (status == STATUS_ROLLED_BACK) ? "rolled back" : "ended in an unknown state";
 			for (CompletableFuture<?> future : this.futures.subList(this.applied, this.futures.size())) {
 				if (future == null) {
@@ -228,25 +192,18 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 			}
 			return;
 		}
-		this.committed = true;
 		if (this.failed) {
 			return;
 		}
+		// writes pending here were registered too late for afterCommit, or another synchronization's afterCommit threw first
 		int pending = this.writes.size() - this.applied;
-		if (pending == 0) {
-			if (this.outbox != null && this.stored > 0) {
-				this.outbox.relayed(this.key);
-			}
-			return;
-		}
-		// registered too late for afterCommit, or another synchronization's afterCommit threw first
 		int first = this.applied;
 		try {
 			apply();
 			if (this.outbox != null && this.stored > 0) {
 				this.outbox.relayed(this.key);
 			}
-			else if (this.outbox != null && logger.isDebugEnabled()) {
+			else if (pending > 0 && this.outbox != null && logger.isDebugEnabled()) {
 				logger.debug("Wrote " + pending + " delayed job write(s) after the commit without the outbox: they"
 						+ " were made after the transaction's beforeCommit");
 			}
@@ -275,7 +232,7 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 		}
 		int first = this.applied;
 		List<JobWrite> pending = new ArrayList<>(this.writes.subList(first, this.writes.size()));
-		// the futures complete once every write is applied: what their callbacks write comes after
+		// the futures complete once every write is applied, so what their callbacks write comes after
 		List<Object> results = new ArrayList<>(pending.size());
 		try {
 			JobWrite.applyAll(this.producer, pending, results::add);

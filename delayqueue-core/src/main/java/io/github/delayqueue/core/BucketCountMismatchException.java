@@ -2,10 +2,7 @@ package io.github.delayqueue.core;
 
 /**
  * The queue is configured with another bucket count than the one its namespace was created
- * with. A job's bucket is the CRC-32 of its key modulo the count, so instances with
- * different counts would look for jobs in the wrong buckets, and a lowered count would
- * strand the jobs of the higher buckets: the queue refuses to start. Thrown when the queue
- * starts, or before its first call to Redis when it started while Redis was unreachable.
+ * with; thrown when the queue starts, or before its first call to Redis.
  */
 public class BucketCountMismatchException extends DelayQueueException {
 
@@ -20,20 +17,9 @@ public class BucketCountMismatchException extends DelayQueueException {
 	/**
 	 * Creates the exception.
 	 * @param namespace the namespace
-	 * @param configured the bucket count this queue is configured with
-	 * @param pinned the bucket count the namespace was created with
-	 */
-	public BucketCountMismatchException(String namespace, int configured, int pinned) {
-		this(namespace, configured, pinned, false);
-	}
-
-	/**
-	 * Creates the exception.
-	 * @param namespace the namespace
 	 * @param configured the bucket count this queue is configured with, or chose
 	 * @param pinned the bucket count the namespace was created with
-	 * @param chosen whether the queue was built without a count and chose one (Redis could
-	 * not be reached, or the namespace had no count yet when the queue was built)
+	 * @param chosen whether the queue was built without a count and chose one
 	 */
 	public BucketCountMismatchException(String namespace, int configured, int pinned, boolean chosen) {
 		super(chosen ? "This queue was built without delayqueue.buckets and took " + configured + " (Redis could not"
@@ -77,8 +63,7 @@ public class BucketCountMismatchException extends DelayQueueException {
 	}
 
 	/**
-	 * Whether the queue was built without a bucket count and chose one (Redis could not be
-	 * reached, or the namespace had no count yet when the queue was built).
+	 * Whether the queue was built without a bucket count and chose one.
 	 * @return {@code true} when the count was not set
 	 */
 	public boolean isChosen() {

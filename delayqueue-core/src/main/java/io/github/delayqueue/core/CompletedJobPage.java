@@ -9,8 +9,7 @@ import org.jspecify.annotations.Nullable;
  * {@link DelayQueueAdmin#completedJobs} reads it.
  *
  * @param total how many finished jobs the topic keeps
- * @param jobs the page (each {@link JobState#COMPLETED}, with {@link JobInfo#finishedAt()}
- * and {@link JobInfo#runTime()}; payloads only when asked for and kept)
+ * @param jobs the page
  * @param next the cursor of the next page, or {@code null} when this page is the last
  */
 public record CompletedJobPage(long total, List<JobInfo> jobs, @Nullable String next) {

@@ -9,8 +9,7 @@ import org.jspecify.annotations.Nullable;
  * {@link DelayQueueAdmin#deadJobs} reads it.
  *
  * @param total how many DEAD jobs the topic has
- * @param jobs the page (each {@link JobInfo#diedAt()} and {@link JobInfo#lastError()} set;
- * payloads only when asked for)
+ * @param jobs the page
  * @param next the cursor of the next page, or {@code null} when this page is the last
  */
 public record DeadJobPage(long total, List<JobInfo> jobs, @Nullable String next) {

@@ -1,9 +1,7 @@
 package io.github.delayqueue.core;
 
 /**
- * Redis could not be reached or did not answer in time. The operation may or may not have
- * taken effect when the connection broke after the command was sent: scheduling with the
- * same topic and id again is safe (duplicates are detected).
+ * Redis could not be reached or did not answer in time; the operation may have taken effect.
  */
 public class DelayQueueConnectionException extends DelayQueueException {
 

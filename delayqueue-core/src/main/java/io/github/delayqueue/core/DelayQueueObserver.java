@@ -8,13 +8,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Hears what this instance does to jobs: the hook that metrics hang on. Each method is
  * called once per job, after the step succeeded in Redis, on the thread that did it; an
- * implementation must be fast, thread-safe and must not throw (what it throws is logged
- * and ignored). Every method does nothing by default.
- *
- * <p>
- * The counts are this instance's: the instance that schedules a job counts it scheduled,
- * the one that reserves it counts it delivered, the timer that finds its reservation expired
- * counts it expired. Summed over the instances they are the queue's.
+ * implementation must be fast, thread-safe and must not throw. Every method does nothing by
+ * default; the counts are this instance's.
  */
 public interface DelayQueueObserver {
 
@@ -30,8 +25,7 @@ public interface DelayQueueObserver {
 	 * @param name the recurring job's name
 	 * @param topic its topic
 	 * @param created occurrences created
-	 * @param skipped ticks that created none (overlap or misfire policy, an occurrence that
-	 * existed already)
+	 * @param skipped ticks that created none
 	 * @param misfired ticks that came later than the misfire threshold
 	 */
 	default void recurringFired(String name, String topic, long created, long skipped, long misfired) {
@@ -67,8 +61,7 @@ public interface DelayQueueObserver {
 	}
 
 	/**
-	 * DEAD jobs were deleted under the topic's {@link Retention} of failed jobs (beyond its
-	 * last {@code failed} deaths, or older than {@code failedAge}).
+	 * DEAD jobs were deleted under the topic's {@link Retention} of failed jobs.
 	 * @param topic the topic
 	 * @param count how many
 	 */
@@ -91,8 +84,7 @@ public interface DelayQueueObserver {
 	}
 
 	/**
-	 * A reserve of a topic with a {@link RateLimit} found the window full: it took no job, and
-	 * this instance's consumers of the topic wait for the window to open.
+	 * A reserve of a topic with a {@link RateLimit} found the window full and took no job.
 	 * @param topic the topic
 	 */
 	default void rateLimited(String topic) {
@@ -102,29 +94,25 @@ public interface DelayQueueObserver {
 	 * A listener handler ran.
 	 * @param topic the topic
 	 * @param duration how long the handler ran
-	 * @param outcome {@code success}, {@code skipped} (an interceptor said no), or what the
-	 * error handler made of a failure: {@code retry}, {@code dead}, {@code recovered},
-	 * {@code stale} (the reservation was no longer the consumer's) or {@code left} (left
-	 * reserved, delivered again after its TTR)
+	 * @param outcome {@code success}, {@code skipped}, or what the error handler made of a
+	 * failure: {@code retry}, {@code dead}, {@code recovered}, {@code stale} or {@code left}
 	 * @param failure what the handler threw, or {@code null} on success or skip
 	 */
 	default void handled(String topic, Duration duration, String outcome, @Nullable Throwable failure) {
 	}
 
 	/**
-	 * This instance's timer found that Redis lost the namespace's data since it last looked
-	 * (a restart without persistence, a flush, an eviction of its keys): the jobs and
-	 * recurring jobs written before are gone. The pinned bucket count has been put again.
+	 * This instance's timer found that Redis lost the namespace's data; the pinned bucket
+	 * count has been put again.
 	 * @param namespace the namespace
 	 */
 	default void dataLost(String namespace) {
 	}
 
 	/**
-	 * One observer that tells each of the given ones, in order, and logs and ignores what
-	 * one of them throws.
+	 * One observer that tells each of the given ones in order, logging what one throws.
 	 * @param observers the observers
-	 * @return the composite (a no-op one for an empty list)
+	 * @return the composite
 	 */
 	static DelayQueueObserver composite(List<? extends DelayQueueObserver> observers) {
 		if (observers.size() == 1 && observers.get(0) instanceof CompositeDelayQueueObserver composite) {

@@ -6,31 +6,22 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The producer side of the delay queue, on serialized payloads: schedule jobs, move or cancel
- * them while they wait, and read one. {@link DelayedJobTemplate} is built on it.
- *
- * <p>
- * Every operation is one atomic step in Redis, timed by Redis's clock. Arguments are checked
- * first ({@link JobConstraints}): a broken rule throws {@link IllegalArgumentException} and
- * changes nothing. When Redis cannot be reached a {@link DelayQueueConnectionException} is
- * thrown. Implementations are thread-safe.
- *
- * @see DelayQueueOperations
+ * The producer side of the delay queue, on serialized payloads. Each operation is one atomic
+ * step in Redis, timed by Redis's clock. Arguments are checked by {@link JobConstraints}
+ * first; an unreachable Redis throws {@link DelayQueueConnectionException}. Implementations
+ * are thread-safe.
  */
 public interface DelayQueueProducer {
 
 	/**
 	 * Schedules one job.
 	 * @param request the job
-	 * @return whether it was created, and the state and due time of the job in the queue
+	 * @return whether it was created, and the job's state and due time
 	 */
 	ScheduleResult schedule(ScheduleRequest request);
 
 	/**
-	 * Checks a job as {@link #schedule} checks it before it writes, without writing: what
-	 * {@code schedule} would refuse with {@link IllegalArgumentException} (such as a payload
-	 * with headers over the size limit) is refused here. {@link DelayedJobTemplate} checks the
-	 * jobs it holds back in a transaction with it, so that they fail in the transaction.
+	 * Checks a job as {@link #schedule} would, without writing it.
 	 * @param request the job
 	 * @throws IllegalArgumentException when {@code schedule} would refuse the job
 	 */
@@ -38,16 +29,14 @@ public interface DelayQueueProducer {
 	}
 
 	/**
-	 * Schedules many jobs in one pipelined round trip. All requests are checked first; one
-	 * bad request schedules none.
+	 * Schedules many jobs in one pipelined round trip; one bad request schedules none.
 	 * @param requests the jobs
 	 * @return one result per request, in order
 	 */
 	List<ScheduleResult> scheduleAll(List<ScheduleRequest> requests);
 
 	/**
-	 * Removes a job in any state. A consumer that holds it can no longer finish, fail or
-	 * touch it.
+	 * Removes a job in any state; its reservation, if any, becomes stale.
 	 * @param topic the topic
 	 * @param id the job id
 	 * @return {@code true} when a job was removed
@@ -73,15 +62,11 @@ public interface DelayQueueProducer {
 	RescheduleResult rescheduleAt(String topic, String id, Instant dueAt);
 
 	/**
-	 * Reads a job. A live job (in any of the first four {@link JobState}s) is read from its
-	 * bucket; when there is none and this instance knows the topic's {@link Retention}, the
-	 * last finished run the topic keeps, {@link JobState#COMPLETED}: one more round trip for a
-	 * job that is not in its bucket. (A job scheduled again after a kept run, then cancelled,
-	 * is found as that earlier run.)
+	 * Reads a job: a live one, or else the last finished run its topic keeps
+	 * ({@link Retention}).
 	 * @param topic the topic
 	 * @param id the job id
-	 * @return the job, or empty when there is none (never scheduled, cancelled, or finished
-	 * and not kept)
+	 * @return the job, or empty when there is none
 	 */
 	Optional<JobInfo> find(String topic, String id);
 

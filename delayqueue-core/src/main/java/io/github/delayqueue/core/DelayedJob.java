@@ -35,13 +35,11 @@ public interface DelayedJob<T> {
 
 	/**
 	 * The payload, read into {@code T} on first call.
-	 * @return the payload, {@code null} when the stored payload is JSON {@code null} (as a
-	 * job added over HTTP with a {@code null} body holds)
+	 * @return the payload, {@code null} when the stored payload is JSON {@code null}
 	 * @throws org.springframework.messaging.converter.MessageConversionException when it
-	 * cannot be read into {@code T} (the job then goes DEAD without retries)
+	 * cannot be read into {@code T}
 	 */
 	@Nullable T payload();
-
 
 	/**
 	 * The headers the job was scheduled with ({@code JobBuilder.header}).
@@ -76,10 +74,8 @@ public interface DelayedJob<T> {
 	Instant deliveredAt();
 
 	/**
-	 * Extends the reservation by the listener's time-to-run from now, so that a long
-	 * handler is not redelivered while it still runs.
-	 * @return {@code true} when extended, {@code false} when the reservation was already
-	 * lost (the job was redelivered, cancelled or replaced)
+	 * Extends the reservation by the listener's time-to-run from now.
+	 * @return {@code true} when extended, {@code false} when the reservation was lost
 	 */
 	boolean touch();
 

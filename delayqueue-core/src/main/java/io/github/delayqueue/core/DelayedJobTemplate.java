@@ -10,9 +10,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 import io.github.delayqueue.core.TemplateObservations.Written;
-import io.github.delayqueue.micrometer.DefaultDelayedJobTemplateObservationConvention;
-import io.github.delayqueue.micrometer.DelayQueueObservation;
-import io.github.delayqueue.micrometer.DelayedJobTemplateObservationConvention;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
@@ -21,60 +18,27 @@ import org.springframework.util.Assert;
 
 /**
  * The {@link DelayedJobOperations} on a queue's {@link DelayQueueOperations}, with payloads
- * written by a {@link JobPayloadConverter} (plain JSON by default; a {@code String} or
- * {@code byte[]} is stored as is).
+ * written by a {@link JobPayloadConverter}. Thread-safe.
  *
  * <pre class="code">
- * // close the order in 30 minutes unless it is paid first
  * template.schedule("order-close", orderId, new OrderClose(orderId), Duration.ofMinutes(30));
- * // paid: the job is not needed any more
  * template.cancel("order-close", orderId);
  * </pre>
  *
  * <p>
- * Scheduling a job whose topic and id exist is checked atomically, so concurrent producers
- * create exactly one job. Due times are computed by Redis's clock, never the application's.
+ * In a Spring-managed transaction, writes are checked at once and written to Redis after the
+ * commit, in call order, and a rollback discards them; they then answer
+ * {@link ScheduleResult#AFTER_COMMIT}, {@code true} or {@link RescheduleResult#AFTER_COMMIT}.
+ * With a {@link JobOutbox} ({@link #setOutbox}) they are also stored in the transaction.
  *
  * <p>
- * <b>Transactions.</b> While a Spring-managed transaction is active on the calling thread,
- * {@code schedule}, {@code scheduleAll}, {@code scheduleAsync}, {@code cancel} and
- * {@code reschedule} are checked at once (the payload size limit included) and written to
- * Redis after the transaction commits, in the order they were called; a rollback discards
- * them, a rollback to a savepoint those made after it. Their answers are then not known yet:
- * {@link ScheduleResult#AFTER_COMMIT} ({@code created()} is {@code true}), {@code true} from
- * {@code cancel}, {@link RescheduleResult#AFTER_COMMIT}; {@link JobBuilder#scheduleAsync()}'s
- * future completes with the real result once written (and is cancelled by a rollback). A
- * write that fails after the commit throws to the code that committed, whose database work is
- * committed by then; a crash between the commit and the write loses it, unless a
- * {@link JobOutbox} stores the writes in the transaction ({@link #setOutbox}): they are then
- * written after the transaction completed, a failure is logged and left to the outbox's
- * recovery. A write made once the transaction has committed (in an {@code AFTER_COMMIT}
- * callback) is written at once. Outside a transaction, and with {@link #setAfterCommit
- * setAfterCommit(false)}, every call writes at once. Reads never wait.
- * <p>
- * <b>Observations.</b> With {@link #setObservationEnabled setObservationEnabled(true)} and an
- * {@link ObservationRegistry}, every write is a {@link DelayQueueObservation#TEMPLATE}
- * observation. When another observation is current as it starts (a traced HTTP request, say),
- * the trace context the tracer's propagator writes ({@code traceparent} and
- * {@code tracestate} with W3C propagation) is stored with each scheduled job as headers, and
- * the listener that handles the job continues that trace. A job scheduled outside a trace
- * stores nothing more; a job whose own headers leave no room for them (see
- * {@link JobBuilder#header}) or the payload size limit is stored without them; a header the
- * job sets itself wins.
- *
- * <p>
- * Arguments are checked as {@link DelayedJobOperations} says. Thread-safe.
+ * With observations enabled, each write is a {@code delayqueue.template} observation, and a
+ * current trace context is stored with each scheduled job as headers.
  */
 public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle, AutoCloseable {
 
-	/**
-	 * The lifecycle phase: stopped after the listener containers and the queue (which may
-	 * still schedule jobs while they stop) and before the Redis connection factory.
-	 */
+	/** The lifecycle phase: stopped after the listener containers and the queue, before Redis. */
 	public static final int PHASE = Integer.MAX_VALUE - 4096;
-
-	/** How long {@link #stop()} and {@link #close()} wait for asynchronous schedules to be written. */
-	private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
 
 	private final DelayQueueOperations operations;
 
@@ -91,8 +55,7 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 	private volatile @Nullable JobOutbox outbox;
 
 	/**
-	 * Creates a template that schedules through the given operations and writes payloads
-	 * with the given converter.
+	 * Creates a template.
 	 * @param operations the queue's operations
 	 * @param converter the payload converter
 	 */
@@ -101,25 +64,15 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 		Assert.notNull(converter, "converter must not be null");
 		this.operations = operations;
 		this.converter = converter;
-		this.batcher = new ScheduleBatcher(operations, CLOSE_TIMEOUT);
+		this.batcher = new ScheduleBatcher(operations);
 		this.observations = new TemplateObservations(operations);
 	}
 
-	/**
-	 * {@inheritDoc}
-	 * <p>
-	 * {@code true} in a transaction, where the job is written after the commit.
-	 */
 	@Override
 	public boolean schedule(String topic, String id, Object payload, Duration delay) {
 		return job(topic, id).payload(payload).delay(delay).schedule().created();
 	}
 
-	/**
-	 * {@inheritDoc}
-	 * <p>
-	 * {@code true} in a transaction, where the job is written after the commit.
-	 */
 	@Override
 	public boolean scheduleAt(String topic, String id, Object payload, Instant dueAt) {
 		return job(topic, id).payload(payload).dueAt(dueAt).schedule().created();
@@ -130,12 +83,6 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 		return new JobBuilder(this, topic, id);
 	}
 
-	/**
-	 * {@inheritDoc}
-	 * <p>
-	 * {@link ScheduleResult#AFTER_COMMIT} in a transaction, where the job is written after
-	 * the commit.
-	 */
 	@Override
 	public ScheduleResult schedule(JobBuilder job) {
 		ScheduleRequest request = job.toRequest(this.converter);
@@ -147,8 +94,6 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 
 	/**
 	 * {@inheritDoc}
-	 * <p>
-	 * As {@link JobBuilder#scheduleAsync()} describes.
 	 * @throws IllegalStateException when the template is closed
 	 */
 	@Override
@@ -168,11 +113,6 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 		});
 	}
 
-	/**
-	 * {@inheritDoc}
-	 * <p>
-	 * {@link ScheduleResult#AFTER_COMMIT} each in a transaction.
-	 */
 	@Override
 	public List<ScheduleResult> scheduleAll(Collection<JobBuilder> jobs) {
 		Assert.notNull(jobs, "jobs must not be null");
@@ -180,12 +120,8 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 		for (JobBuilder job : jobs) {
 			requests.add(job.toRequest(this.converter));
 		}
-		// the batch's topic names its observation only: not computed when none is made
-		String topic = this.observations.isObserved() ? requests.stream()
-			.map(ScheduleRequest::topic)
-			.distinct()
-			.reduce((one, other) -> "mixed")
-			.orElse("none") : "";
+		String topic = this.observations.isObserved()
+				? TemplateObservations.mixed(requests.stream().map(ScheduleRequest::topic)) : "";
 		return this.observations.observe("schedule-all", topic, null, requests.size(), (trace) -> {
 			List<ScheduleRequest> traced = trace.isEmpty() ? requests
 					: requests.stream().map((request) -> this.observations.traced(request, trace)).toList();
@@ -203,11 +139,6 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 		}, TemplateObservations::outcomeOf);
 	}
 
-	/**
-	 * {@inheritDoc}
-	 * <p>
-	 * {@code true} in a transaction, where the job is cancelled after the commit.
-	 */
 	@Override
 	public boolean cancel(String topic, String id) {
 		JobWrite.Cancel cancel = new JobWrite.Cancel(topic, id);
@@ -215,21 +146,11 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 				(cancelled) -> cancelled ? "cancelled" : "not-found");
 	}
 
-	/**
-	 * {@inheritDoc}
-	 * <p>
-	 * {@link RescheduleResult#AFTER_COMMIT} in a transaction.
-	 */
 	@Override
 	public RescheduleResult reschedule(String topic, String id, Duration delay) {
 		return reschedule(new JobWrite.Reschedule(topic, id, delay, null));
 	}
 
-	/**
-	 * {@inheritDoc}
-	 * <p>
-	 * {@link RescheduleResult#AFTER_COMMIT} in a transaction.
-	 */
 	@Override
 	public RescheduleResult rescheduleAt(String topic, String id, Instant dueAt) {
 		return reschedule(new JobWrite.Reschedule(topic, id, null, dueAt));
@@ -255,9 +176,7 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 	}
 
 	/**
-	 * Sets whether writes made in a Spring-managed transaction wait for its commit (and are
-	 * discarded by a rollback), as described in the class documentation; {@code false}
-	 * writes at once, also in a transaction.
+	 * Sets whether writes made in a Spring-managed transaction wait for its commit.
 	 * @param afterCommit {@code true} (the default) to wait for the commit
 	 */
 	public void setAfterCommit(boolean afterCommit) {
@@ -265,8 +184,7 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 	}
 
 	/**
-	 * Sets where the writes made in a transaction are stored in that transaction, so that a
-	 * crash between the commit and the write to Redis does not lose them; {@code null} (the
+	 * Sets where the writes made in a transaction are stored in it; {@code null} (the
 	 * default) holds them in memory.
 	 * @param outbox the outbox, or {@code null}
 	 */
@@ -275,8 +193,7 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 	}
 
 	/**
-	 * Sets whether writes are observed ({@link DelayQueueObservation#TEMPLATE}) through the
-	 * {@link #setObservationRegistry registry}. Off by default.
+	 * Sets whether writes are observed through the {@link #setObservationRegistry registry}.
 	 * @param observationEnabled {@code true} to observe them
 	 */
 	public void setObservationEnabled(boolean observationEnabled) {
@@ -304,11 +221,7 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 		return this.afterCommit ? AfterCommitWrites.current(this, this.operations, this.outbox) : null;
 	}
 
-	/**
-	 * Applies a write now, or holds it back in the current transaction (checked first: a
-	 * schedule over the size limit fails here, in the transaction).
-	 * @return what the write returned, or {@code afterCommit} when it was held back
-	 */
+	/** Applies a write now, or checks it and holds it back in the current transaction. */
 	private <T> Written<T> write(JobWrite write, T afterCommit) {
 		AfterCommitWrites writes = transactionWrites();
 		if (writes == null) {
@@ -339,11 +252,7 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 		this.running = true;
 	}
 
-	/**
-	 * Waits up to 30 seconds until the jobs scheduled asynchronously so far are written: the
-	 * application context calls it when it closes, before the Redis connection factory stops.
-	 * Asynchronous schedules are still taken afterwards.
-	 */
+	/** Waits up to 30 seconds until the jobs scheduled asynchronously so far are written. */
 	@Override
 	public void stop() {
 		this.running = false;
@@ -362,7 +271,7 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 
 	/**
 	 * Stops taking asynchronous schedules and waits up to 30 seconds until those submitted
-	 * are written; those still waiting then fail. The blocking methods keep working.
+	 * are written; those still waiting then fail.
 	 */
 	@Override
 	public void close() {

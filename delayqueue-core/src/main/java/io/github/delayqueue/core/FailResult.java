@@ -11,10 +11,7 @@ public enum FailResult {
 	/** The job is DEAD: its attempts are used up, or the failure was final. */
 	DEAD,
 
-	/**
-	 * Nothing: the reservation is no longer the caller's (its TTR ran out and the job was
-	 * redelivered, or it was cancelled, replaced or finished).
-	 */
+	/** Nothing: the reservation is no longer the caller's. */
 	STALE
 
 }

@@ -5,10 +5,8 @@ import java.util.List;
 /**
  * What {@link DelayQueueConsumer#finishAndReserve} did.
  *
- * @param stale the jobs that were not finished because their reservation was stale
- * (redelivered, cancelled, replaced or gone); nothing was changed for them
- * @param next the jobs reserved next, possibly none; each must be finished, failed or
- * released before its TTR runs out
+ * @param stale the jobs not finished because their reservation was stale
+ * @param next the jobs reserved next, possibly none
  */
 public record FinishResult(List<ReservedJob> stale, List<ReservedJob> next) {
 

@@ -14,31 +14,21 @@ import tools.jackson.databind.json.JsonMapper;
 import org.springframework.util.Assert;
 
 /**
- * Payloads as plain JSON, written and read with a Jackson 3 {@link JsonMapper} (the
- * application's, when Spring Boot configures one). No type ids are written and none are
- * read: the type comes from the consumer's parameter, never from stored data.
- *
- * <p>
- * A {@code String} payload is stored as its UTF-8 bytes and a {@code byte[]} payload as is
- * (so already-serialized JSON passes through unchanged); reading into {@code String} or
- * {@code byte[]} gives the stored text or bytes back.
- *
- * <p>
- * An object without properties (that would be written as an empty JSON object) is refused
- * with a {@link PayloadConversionException} naming its class, whatever the mapper's
- * {@link SerializationFeature#FAIL_ON_EMPTY_BEANS}; that feature still decides for the values
- * inside a payload, and every payload is written byte for byte as the mapper writes it.
+ * Payloads as plain JSON, without type ids, written and read with a Jackson 3
+ * {@link JsonMapper}. A {@code String} is stored as its UTF-8 bytes and a {@code byte[]} as
+ * is. An object without properties is refused with a {@link PayloadConversionException},
+ * whatever the mapper's {@link SerializationFeature#FAIL_ON_EMPTY_BEANS}.
  */
 public class JacksonJobPayloadConverter implements JobPayloadConverter {
 
 	private final JsonMapper mapper;
 
-	/** The mapper's writer with {@code FAIL_ON_EMPTY_BEANS}: only to tell why a payload was written as {}. */
+	/** The mapper's writer with {@code FAIL_ON_EMPTY_BEANS}, to tell why a payload was written as {}. */
 	private final ObjectWriter emptyBeanCheck;
 
 	/**
-	 * Creates a converter that writes and reads JSON with the given mapper.
-	 * @param mapper the application's mapper
+	 * Creates a converter.
+	 * @param mapper the mapper
 	 */
 	public JacksonJobPayloadConverter(JsonMapper mapper) {
 		Assert.notNull(mapper, "mapper must not be null");
@@ -61,8 +51,7 @@ public class JacksonJobPayloadConverter implements JobPayloadConverter {
 		try {
 			json = this.mapper.writeValueAsBytes(payload);
 			if (json.length == 2 && json[0] == '{' && json[1] == '}') {
-				// written as {}: refused when the payload itself has no properties (an empty
-				// bean inside it is the mapper's affair, as is a Map or a record without any)
+				// refused only when the payload itself has no properties, not a Map or a value inside it
 				this.emptyBeanCheck.writeValueAsBytes(payload);
 			}
 		}
@@ -78,10 +67,7 @@ public class JacksonJobPayloadConverter implements JobPayloadConverter {
 		return json;
 	}
 
-	/**
-	 * Whether the failure is that the payload itself (not a value inside it) has no
-	 * properties.
-	 */
+	/** Whether the failure is that the payload itself has no properties. */
 	private static boolean isEmptyBean(JacksonException ex, Object payload) {
 		if (!(ex instanceof InvalidDefinitionException definition)) {
 			return false;
@@ -94,7 +80,6 @@ public class JacksonJobPayloadConverter implements JobPayloadConverter {
 	@Override
 	@SuppressWarnings("unchecked")
 	public <T> @Nullable T read(byte[] payload, Type type) {
-
 		if (type == String.class) {
 			return (T) new String(payload, StandardCharsets.UTF_8);
 		}

@@ -39,9 +39,7 @@ public final class JobBuilder {
 	private final Map<String, String> headers = new LinkedHashMap<>();
 
 	/**
-	 * Starts a job that {@link #schedule()} schedules through the given operations; the
-	 * operations' {@link DelayedJobOperations#job job} method calls it (and so may a test
-	 * that mocks them).
+	 * Starts a job that {@link #schedule()} schedules through the given operations.
 	 * @param operations the operations that schedule the job
 	 * @param topic the topic
 	 * @param id the business id
@@ -106,11 +104,9 @@ public final class JobBuilder {
 	}
 
 	/**
-	 * The job's priority: among the READY jobs of its topic in its bucket, a higher one is
-	 * handed out first, FIFO within one priority; retries and replays keep it.
+	 * The job's priority: a higher one is handed out first among the READY jobs of its topic.
 	 * @param priority {@value JobConstraints#MIN_PRIORITY} (lowest) to
-	 * {@value JobConstraints#MAX_PRIORITY} (highest); {@value JobConstraints#DEFAULT_PRIORITY}
-	 * when not set
+	 * {@value JobConstraints#MAX_PRIORITY} (highest); {@value JobConstraints#DEFAULT_PRIORITY} when not set
 	 * @return this builder
 	 */
 	public JobBuilder priority(int priority) {
@@ -129,15 +125,8 @@ public final class JobBuilder {
 	}
 
 	/**
-	 * Adds a header stored with the job, such as a tenant or a correlation id: a listener
-	 * reads it with {@code @Header("tenant")}, a {@code Message<T>} parameter or
-	 * {@code DelayedJob.headers()}. Checked here: at most {@value JobConstraints#MAX_HEADERS}
-	 * headers; names of letters, digits, {@code _ - .} (not {@code id}, {@code timestamp}
-	 * or starting with {@code delayqueue_}); values without control characters, at most
-	 * {@value JobConstraints#MAX_HEADER_VALUE_LENGTH} characters. A job without headers
-	 * stores nothing for them; each header costs its name and value plus two bytes (and a
-	 * job with any, five bytes more), counted with the payload against
-	 * {@code delayqueue.max-payload-size}.
+	 * Adds a header stored with the job and given to its listener, checked by
+	 * {@link JobConstraints#headers}; it counts against {@code delayqueue.max-payload-size}.
 	 * @param name the name
 	 * @param value the value
 	 * @return this builder
@@ -170,27 +159,18 @@ public final class JobBuilder {
 
 	/**
 	 * Schedules the job.
-	 * @return whether it was created, and the state and due time of the job in the queue;
-	 * {@link ScheduleResult#AFTER_COMMIT} in a transaction, where the job is written after
-	 * the commit
+	 * @return whether it was created, and the job's state and due time;
+	 * {@link ScheduleResult#AFTER_COMMIT} in a transaction
 	 */
 	public ScheduleResult schedule() {
 		return this.operations.schedule(this);
 	}
 
 	/**
-	 * Schedules the job without waiting for Redis: the job is checked and its payload
-	 * written now (a broken rule throws {@link IllegalArgumentException} here), then it
-	 * joins the next batch that the template writes with
-	 * {@link DelayQueueProducer#scheduleAll}. Jobs scheduled asynchronously from one
-	 * thread are written in that order. At most 10,000 jobs wait to be written; beyond
-	 * that this method blocks until there is room. The future completes with the same
-	 * result as {@link #schedule()} once Redis acknowledged the job, or exceptionally
-	 * with what {@code schedule()} would have thrown (such as
-	 * {@link DelayQueueConnectionException}); only a completed future means the job is
-	 * stored. In a transaction the job is written after the commit, by the committing
-	 * thread, and the future completes then; a rollback cancels it.
-	 * @return the result, once the job is written
+	 * Schedules the job without waiting for Redis: it is checked now and written with the
+	 * next batch, in this thread's order; blocks while 10,000 jobs wait. In a transaction it
+	 * is written after the commit, and a rollback cancels the future.
+	 * @return completed with the result once the job is stored, or exceptionally
 	 * @throws IllegalStateException when the template is closed
 	 */
 	public CompletableFuture<ScheduleResult> scheduleAsync() {
@@ -198,8 +178,7 @@ public final class JobBuilder {
 	}
 
 	/**
-	 * The topic, as given to {@link DelayedJobOperations#job}: for a test that checks what
-	 * a mock was asked to schedule.
+	 * The topic.
 	 * @return the topic
 	 */
 	public String topic() {
@@ -207,7 +186,7 @@ public final class JobBuilder {
 	}
 
 	/**
-	 * The job id, as given to {@link DelayedJobOperations#job}.
+	 * The job id.
 	 * @return the id
 	 */
 	public String id() {
@@ -278,12 +257,8 @@ public final class JobBuilder {
 		return Collections.unmodifiableMap(this.headers);
 	}
 
-	/**
-	 * The job as a request, its payload written by the given converter.
-	 */
+	/** The job as a request, its payload written by the given converter; the request checks the rest. */
 	ScheduleRequest toRequest(JobPayloadConverter converter) {
-		JobConstraints.topic(this.topic);
-		JobConstraints.id(this.id);
 		JobConstraints.notNull("payload", this.payload);
 		if (this.delay == null && this.dueAt == null) {
 			throw new IllegalArgumentException("delay or dueAt must be given");

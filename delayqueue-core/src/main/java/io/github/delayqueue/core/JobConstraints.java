@@ -14,16 +14,13 @@ import org.springframework.lang.Contract;
 
 /**
  * The rules every public entry point checks before it touches Redis. A broken rule is an
- * {@link IllegalArgumentException} whose message names the field and the rule; Redis is
- * left unchanged. A duration rule gives its bounds and the value refused as ISO-8601
- * durations with days ({@code "ttr must be between PT0.001S and P7D, was P8DT12H"}), a form
- * every entry point accepts.
+ * {@link IllegalArgumentException} whose message names the field and the rule (durations as
+ * ISO-8601 with days, such as {@code P8DT12H}).
  *
  * <ul>
  * <li>{@code topic}: 1 to {@value #MAX_TOPIC_LENGTH} characters of {@code A-Z a-z 0-9 . _ -},
- * starting with a letter or digit (topics are part of Redis key names).</li>
- * <li>{@code id}: 1 to {@value #MAX_ID_LENGTH} characters, not blank, no control characters
- * (anything else, including {@code :} and non-ASCII letters, is fine).</li>
+ * starting with a letter or digit.</li>
+ * <li>{@code id}: 1 to {@value #MAX_ID_LENGTH} characters, not blank, no control characters.</li>
  * <li>{@code delay}: at most {@link #MAX_DELAY} either way; zero or negative means due now.</li>
  * <li>{@code dueAt}: from 1970-01-01T00:00:00Z up to {@link #MAX_DUE_AT}.</li>
  * <li>{@code ttr}: positive and at most {@link #MAX_TTR}, whole milliseconds.</li>
@@ -76,7 +73,7 @@ public final class JobConstraints {
 
 	private static final Pattern HEADER_NAME = Pattern.compile("[A-Za-z0-9_.-]+");
 
-	/** The shortest positive duration a rule accepts: the queue counts whole milliseconds. */
+	/** The shortest positive duration a rule accepts. */
 	private static final Duration ONE_MILLISECOND = Duration.ofMillis(1);
 
 	private static final Pattern NAMESPACE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]*");
@@ -105,7 +102,6 @@ public final class JobConstraints {
 		return topic;
 	}
 
-	/** Whether a topic keeps the character rule. */
 	private static boolean isTopic(String topic) {
 		for (int i = 0; i < topic.length(); i++) {
 			char c = topic.charAt(i);
@@ -156,17 +152,14 @@ public final class JobConstraints {
 
 	/** Checks a delay and returns it. */
 	public static Duration delay(@Nullable Duration delay) {
-		if (delay == null) {
-			throw new IllegalArgumentException("delay must not be null");
-		}
-		return between("delay", delay, MAX_DELAY.negated(), MAX_DELAY);
+		return between("delay", notNull("delay", delay), MAX_DELAY.negated(), MAX_DELAY);
 	}
 
 	/**
-	 * Checks a back-off: how long a failed job waits before it is delivered again.
+	 * Checks a back-off, from zero up to {@link #MAX_DELAY}.
 	 * @param field the field name for the message
 	 * @param backOff the back-off
-	 * @return the back-off, from zero up to {@link #MAX_DELAY}
+	 * @return the back-off
 	 */
 	public static Duration backOff(String field, @Nullable Duration backOff) {
 		return between(field, notNull(field, backOff), Duration.ZERO, MAX_DELAY);
@@ -176,8 +169,7 @@ public final class JobConstraints {
 	 * Checks a due time given as exactly one of a delay and an absolute time.
 	 * @param delay the delay, or {@code null}
 	 * @param dueAt the due time, or {@code null}
-	 * @throws IllegalArgumentException if both or neither are given, or the given one is out
-	 * of range
+	 * @throws IllegalArgumentException if both or neither are given, or one is out of range
 	 */
 	public static void delayOrDueAt(@Nullable Duration delay, @Nullable Instant dueAt) {
 		if ((delay == null) == (dueAt == null)) {
@@ -193,10 +185,7 @@ public final class JobConstraints {
 
 	/** Checks an absolute due time and returns it. */
 	public static Instant dueAt(@Nullable Instant dueAt) {
-		if (dueAt == null) {
-			throw new IllegalArgumentException("dueAt must not be null");
-		}
-		if (dueAt.isBefore(Instant.EPOCH) || dueAt.isAfter(MAX_DUE_AT)) {
+		if (notNull("dueAt", dueAt).isBefore(Instant.EPOCH) || dueAt.isAfter(MAX_DUE_AT)) {
 			throw new IllegalArgumentException(
 					"dueAt must be between " + Instant.EPOCH + " and " + MAX_DUE_AT + ", was " + dueAt);
 		}
@@ -240,11 +229,7 @@ public final class JobConstraints {
 
 	/** Checks an attempts limit and returns it. */
 	public static int maxAttempts(int maxAttempts) {
-		if (maxAttempts < 1 || maxAttempts > MAX_ATTEMPTS) {
-			throw new IllegalArgumentException(
-					"maxAttempts must be between 1 and " + MAX_ATTEMPTS + ", was " + maxAttempts);
-		}
-		return maxAttempts;
+		return max("maxAttempts", maxAttempts, MAX_ATTEMPTS);
 	}
 
 	/** Checks a priority and returns it. */
@@ -277,8 +262,7 @@ public final class JobConstraints {
 	/**
 	 * Checks a job's headers: at most {@value #MAX_HEADERS}; names of 1 to
 	 * {@value #MAX_HEADER_NAME_LENGTH} of {@code A-Z a-z 0-9 _ - .}, not {@code id},
-	 * {@code timestamp} or {@code delayqueue_*} (except {@code delayqueue_dlt*},
-	 * {@code delayqueue_forwardKey}, {@code delayqueue_forwardContentType}); values of at most
+	 * {@code timestamp} or the queue's own {@code delayqueue_*}; values of at most
 	 * {@value #MAX_HEADER_VALUE_LENGTH} characters without control characters.
 	 * @param headers the headers
 	 * @return an unmodifiable copy, in the given order
@@ -342,18 +326,13 @@ public final class JobConstraints {
 	 * @return the count
 	 */
 	public static int count(String field, int value, int limit) {
-		if (value < 0 || value > limit) {
-			throw new IllegalArgumentException(field + " must be between 0 and " + limit + ", was " + value);
-		}
-		return value;
+		return between(field, value, 0, limit);
 	}
 
 	/**
 	 * Checks the jobs of a {@link DelayQueueConsumer#finishAndReserve} call.
-	 * @param jobs the jobs
+	 * @param jobs the jobs, not empty, all of one topic
 	 * @return their one topic
-	 * @throws IllegalArgumentException when there are none, one is {@code null}, or they are
-	 * of more than one topic
 	 */
 	@SuppressWarnings("NullAway") // the list is not empty: the loop sets the topic
 	public static String topicOf(@Nullable List<ReservedJob> jobs) {
@@ -386,16 +365,20 @@ public final class JobConstraints {
 	 * @throws IllegalArgumentException if it is out of range
 	 */
 	public static int max(String field, int value, int limit) {
-		if (value < 1 || value > limit) {
-			throw new IllegalArgumentException(field + " must be between 1 and " + limit + ", was " + value);
+		return between(field, value, 1, limit);
+	}
+
+	private static int between(String field, int value, int min, int max) {
+		if (value < min || value > max) {
+			throw new IllegalArgumentException(field + " must be between " + min + " and " + max + ", was " + value);
 		}
 		return value;
 	}
 
 	/**
 	 * Cuts an error text to {@link #MAX_ERROR_LENGTH} characters.
-	 * @param error the text, may be null
-	 * @return the text to store, never null
+	 * @param error the text, or {@code null}
+	 * @return the text to store, never {@code null}
 	 */
 	public static String errorText(@Nullable String error) {
 		if (error == null) {

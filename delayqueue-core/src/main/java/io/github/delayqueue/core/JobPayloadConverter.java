@@ -22,11 +22,9 @@ public interface JobPayloadConverter {
 	 * @param payload the stored bytes
 	 * @param type the type wanted (may be generic, such as {@code List<Item>})
 	 * @param <T> the type
-	 * @return the payload, {@code null} when the stored bytes are JSON {@code null} (as a
-	 * job added over HTTP with a {@code null} body holds)
+	 * @return the payload, {@code null} when the stored bytes are JSON {@code null}
 	 * @throws PayloadConversionException when it cannot be read into that type
 	 */
 	<T> @Nullable T read(byte[] payload, Type type);
-
 
 }

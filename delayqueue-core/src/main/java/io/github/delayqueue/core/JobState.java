@@ -1,18 +1,14 @@
 package io.github.delayqueue.core;
 
 /**
- * The states of a job. A cancelled job has no state: it is gone. A finished job is gone
- * too, unless its topic keeps finished jobs ({@link Retention}): then it is
- * {@link #COMPLETED} until the retention drops it.
+ * The states of a job; a cancelled or finished job is gone, unless its topic keeps finished
+ * jobs ({@link Retention}).
  *
  * <pre>
  * DELAYED -> READY -> RESERVED -> (finished: removed, or COMPLETED when its topic keeps them)
  * RESERVED -> DELAYED (retry after back-off) | READY (TTR expired) | DEAD (attempts exhausted)
  * DEAD -> READY (replay)
  * </pre>
- *
- * Code that switches over the states should have a default branch: a later version may add
- * one, as {@link #COMPLETED} was added after the first four.
  */
 public enum JobState {
 
@@ -28,11 +24,7 @@ public enum JobState {
 	/** Failed for good; kept for inspection and replay. */
 	DEAD('X'),
 
-	/**
-	 * Finished, and kept by its topic's {@link Retention}: a record of the run (when, on
-	 * which attempt, for how long), no longer a job. Only {@code find} and the pages of
-	 * completed jobs answer it.
-	 */
+	/** Finished, and kept by its topic's {@link Retention} as a record of the run. */
 	COMPLETED('C');
 
 	private final char code;

@@ -12,13 +12,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.util.Assert;
 
 /**
- * A write to the queue that waits for a transaction to commit: what
- * {@link DelayedJobTemplate} holds back while a Spring-managed transaction is active, and
- * what a {@link JobOutbox} stores in that transaction.
- *
- * <p>
- * Each kind checks its arguments when created, as the template's methods do, so a bad write
- * fails in the caller's transaction, not after it committed.
+ * A write to the queue that waits for a transaction to commit, as {@link DelayedJobTemplate}
+ * holds it back and a {@link JobOutbox} stores it. Each kind checks its arguments when created.
  */
 public sealed interface JobWrite {
 
@@ -39,11 +34,7 @@ public sealed interface JobWrite {
 	 * {@link DelayQueueProducer#scheduleAll} call.
 	 * @param producer the producer to write with
 	 * @param writes the writes
-	 * @param results takes one result per write, in order, as soon as it is written: a
-	 * {@link ScheduleResult}, a {@link Boolean} (cancelled or not) or a
-	 * {@link RescheduleResult}
-	 * @throws RuntimeException what the producer throws; the writes whose results were taken
-	 * are applied, none after them
+	 * @param results takes each write's result, in order, as soon as it is written
 	 */
 	static void applyAll(DelayQueueProducer producer, List<? extends JobWrite> writes, Consumer<Object> results) {
 		List<ScheduleRequest> schedules = new ArrayList<>();
@@ -72,7 +63,6 @@ public sealed interface JobWrite {
 
 	/**
 	 * Schedules a job.
-	 *
 	 * @param request the job
 	 */
 	record Schedule(ScheduleRequest request) implements JobWrite {
@@ -100,7 +90,6 @@ public sealed interface JobWrite {
 
 	/**
 	 * Cancels a job in any state.
-	 *
 	 * @param topic the topic
 	 * @param id the job id
 	 */
@@ -119,9 +108,7 @@ public sealed interface JobWrite {
 	}
 
 	/**
-	 * Moves a waiting job to a new due time: exactly one of {@code delay} (from Redis's now
-	 * when applied) and {@code dueAt} is given.
-	 *
+	 * Moves a waiting job to a new due time: exactly one of {@code delay} and {@code dueAt}.
 	 * @param topic the topic
 	 * @param id the job id
 	 * @param delay the new delay, or {@code null}

@@ -9,10 +9,7 @@ public enum OnDuplicate {
 	/** Keep the existing job untouched and report that nothing was created (the default). */
 	KEEP,
 
-	/**
-	 * Replace the existing job, whatever its state. A consumer holding the old job is fenced
-	 * off: its finish, fail and touch are refused.
-	 */
+	/** Replace the existing job, whatever its state; a consumer holding the old one is fenced off. */
 	REPLACE
 
 }

@@ -8,14 +8,12 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Figures of the whole queue, read bucket by bucket (each bucket's figures are exact and
- * consistent; buckets are read one after another).
+ * Figures of the whole queue, read bucket by bucket (each bucket's figures are consistent).
  *
  * @param buckets the figures of each bucket, in bucket order
  * @param topics the figures of each topic that has jobs, by topic name
  * @param readAt Redis's time when the last bucket was read
- * @param completed the finished jobs kept by each topic whose retention the instance that read
- * the figures knows ({@link Retention}), by topic name
+ * @param completed the finished jobs kept by each topic with a known {@link Retention}
  */
 public record QueueStats(List<BucketStats> buckets, Map<String, TopicStats> topics, Instant readAt,
 		Map<String, Long> completed) {
@@ -37,9 +35,7 @@ public record QueueStats(List<BucketStats> buckets, Map<String, TopicStats> topi
 	 * @param ready due, waiting for a consumer
 	 * @param reserved held by consumers
 	 * @param dead failed for good
-	 * @param overdueSince the due time of the oldest job that is due but not delivered (the
-	 * head of a ready list, or a DELAYED job the timer has not moved yet), or {@code null}
-	 * when none is
+	 * @param overdueSince the due time of the oldest job due but not delivered, or {@code null}
 	 */
 	public record TopicStats(long delayed, long ready, long reserved, long dead, @Nullable Instant overdueSince) {
 
@@ -85,16 +81,13 @@ public record QueueStats(List<BucketStats> buckets, Map<String, TopicStats> topi
 	 * One bucket.
 	 *
 	 * @param bucket the bucket number
-	 * @param jobs the jobs of the bucket in each state, all topics together (with the
-	 * oldest overdue job of the bucket)
-	 * @param nextDueAt the earliest due time or TTR deadline the bucket's timer waits for, or
-	 * {@code null} when it waits for nothing
+	 * @param jobs the jobs of the bucket in each state, all topics together
+	 * @param nextDueAt the earliest time the bucket's timer waits for, or {@code null}
 	 * @param oldestDelayedDueAt the due time of the earliest DELAYED job, or {@code null}
 	 * @param timerOwner the instance that runs this bucket's timer, or {@code null}
 	 */
 	public record BucketStats(int bucket, TopicStats jobs, @Nullable Instant nextDueAt,
 			@Nullable Instant oldestDelayedDueAt, @Nullable String timerOwner) {
-
 
 	}
 
@@ -107,8 +100,7 @@ public record QueueStats(List<BucketStats> buckets, Map<String, TopicStats> topi
 	}
 
 	/**
-	 * How long the oldest job that is due but not delivered has waited, when the figures
-	 * were read: the lag of the queue as a whole.
+	 * How long the oldest job due but not delivered had waited when the figures were read.
 	 * @return the lag, zero when no job is overdue
 	 */
 	public Duration oldestOverdueLag() {

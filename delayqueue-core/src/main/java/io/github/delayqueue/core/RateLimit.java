@@ -10,19 +10,9 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
 
 /**
- * At most {@code permits} jobs of a topic handed out in any window of {@code per}, across all
- * instances that consume the topic: a webhook partner or a mail provider that allows N calls a
- * second. Enforced in Redis when jobs are reserved (by Redis's clock), so that no instance holds
- * reservations it may not start: the jobs over the limit stay READY, and the consumers wait
- * for the window to open without sending commands.
- *
- * <p>
- * Written as {@code <permits>/<per>}: {@code 50/1s}, {@code 100/s}, {@code 600/1m},
- * {@code 1000/PT1H}. A consumer reserves within {@link #MARGIN} of the permits it was
- * granted (or takes nothing and gives them back), and a permit is granted only when the
- * window of {@code per} plus that margin holds fewer than {@code permits} grants: so the
- * deliveries' own Redis times keep the limit in every window of {@code per}, and a saturated
- * topic gets {@code permits} jobs every {@code per} + 50 ms.
+ * At most {@code permits} jobs of a topic handed out in any window of {@code per}, across
+ * all instances that consume the topic, enforced in Redis when jobs are reserved. Written as
+ * {@code <permits>/<per>}, such as {@code 50/1s}, {@code 100/s} or {@code 1000/PT1H}.
  *
  * @param permits the most jobs handed out in one window (1 to {@value #MAX_PERMITS})
  * @param per the window (1 s to 1 day, whole milliseconds)
@@ -38,9 +28,7 @@ public record RateLimit(int permits, Duration per) {
 	/** The longest window. */
 	public static final Duration MAX_PER = Duration.ofDays(1);
 
-	/**
-	 * How long after its permits were granted a reserve may take jobs; a later one takes none.
-	 */
+	/** How long after its permits were granted a reserve may take jobs. */
 	public static final Duration MARGIN = Duration.ofMillis(50);
 
 	private static final Pattern TEXT = Pattern.compile("\\s*(\\d{1,9})\\s*/\\s*(\\S+)\\s*");
@@ -59,8 +47,7 @@ public record RateLimit(int permits, Duration per) {
 	}
 
 	/**
-	 * Reads a limit written as {@code <permits>/<per>}: {@code 50/1s}, {@code 100/s},
-	 * {@code 600/1m}, {@code 1000/PT1H}.
+	 * Reads a limit written as {@code <permits>/<per>}.
 	 * @param text the text
 	 * @return the limit
 	 * @throws IllegalArgumentException for a text that is no limit, or a limit out of range

@@ -7,8 +7,6 @@ import java.util.List;
  *
  * @param count the jobs replayed
  * @param ids the ids of the first {@value #MAX_IDS} of them, in the order they were replayed
- * (oldest deaths first within each bucket); all of them when {@code count} is at most
- * {@value #MAX_IDS}
  */
 public record ReplayResult(int count, List<String> ids) {
 

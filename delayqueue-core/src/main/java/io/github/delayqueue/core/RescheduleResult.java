@@ -11,16 +11,10 @@ public enum RescheduleResult {
 	/** There is no job with that topic and id. */
 	NOT_FOUND,
 
-	/**
-	 * The job is RESERVED (a consumer runs it) or DEAD, and was left as it is: fail or finish
-	 * it from the consumer, or replay it, instead.
-	 */
+	/** The job is RESERVED or DEAD, and was left as it is. */
 	NOT_WAITING,
 
-	/**
-	 * Asked in a Spring-managed transaction: the job is rescheduled after the commit, and
-	 * what that does is not known yet.
-	 */
+	/** Asked in a Spring-managed transaction: the job is rescheduled after the commit. */
 	AFTER_COMMIT
 
 }

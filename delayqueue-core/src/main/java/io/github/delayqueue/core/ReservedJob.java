@@ -10,48 +10,35 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A job handed to a consumer by {@link DelayQueueConsumer#reserve}. The consumer must
- * {@linkplain DelayQueueConsumer#finish finish}, {@linkplain DelayQueueConsumer#fail
- * fail}, {@linkplain DelayQueueConsumer#touch touch} or
- * {@linkplain DelayQueueConsumer#release release} it before {@link #reservedUntil()};
- * after that the job is delivered again and this reservation's token is refused.
- * Immutable and thread-safe (do not change the array {@link #payload()} returns); written by
- * Jackson as a JSON object of its components (the payload as Base64). Two reservations are
- * equal when their components are, the payloads compared by content.
+ * A job handed to a consumer by {@link DelayQueueConsumer#reserve}, to be finished, failed,
+ * touched or released before {@link #reservedUntil()}. Immutable; written by Jackson as a
+ * JSON object of its components (the payload as Base64); equal by components, the payloads
+ * by content.
  *
  * @param topic the job's topic
  * @param id the job's id, unique within its topic
- * @param payload the payload as stored: JSON written by the producer's mapper, or the bytes
- * of a {@code String} / {@code byte[]} payload
+ * @param payload the payload as stored (not to be changed)
  * @param attempt which delivery this is, starting at 1
  * @param maxAttempts the deliveries the job may have before it is DEAD
- * @param dueAt when the job was (last) due, by Redis's clock; {@code null} for a reservation
- * made with {@link #of}
- * @param createdAt when the job was scheduled, by Redis's clock; {@code null} for a
- * reservation made with {@link #of}
- * @param deliveredAt when this reservation was made, by Redis's clock; {@code null} for a
- * reservation made with {@link #of}
- * @param reservedUntil when this reservation runs out unless extended with {@code touch}, by
- * Redis's clock; {@code null} for a reservation made with {@link #of}
- * @param ttr the time-to-run this reservation was made with ({@code touch} without a duration
- * extends by this much); {@code null} for a reservation made with {@link #of} without one
+ * @param dueAt when the job was (last) due, by Redis's clock; {@code null} for {@link #of}
+ * @param createdAt when the job was scheduled, by Redis's clock; {@code null} for {@link #of}
+ * @param deliveredAt when this reservation was made, by Redis's clock; {@code null} for {@link #of}
+ * @param reservedUntil when this reservation runs out, by Redis's clock; {@code null} for {@link #of}
+ * @param ttr the time-to-run this reservation was made with, or {@code null}
  * @param token the fencing token of this reservation, unique within the job's bucket
- * @param headers the headers the job was scheduled with, unmodifiable; empty when it has none
+ * @param headers the job's headers, unmodifiable; empty when it has none
  */
 public record ReservedJob(String topic, String id, byte[] payload, int attempt, int maxAttempts,
 		@Nullable Instant dueAt, @Nullable Instant createdAt, @Nullable Instant deliveredAt,
 		@Nullable Instant reservedUntil, @Nullable Duration ttr, long token, Map<String, String> headers) {
 
-	/**
-	 * Creates a reservation; the queue makes them, tests may too. A {@code null} headers map
-	 * is read as empty (the map is not copied: give an unmodifiable one).
-	 */
+	/** Creates a reservation; a {@code null} headers map is read as empty (not copied). */
 	public ReservedJob {
 		headers = (headers != null) ? headers : Map.of();
 	}
 
 	/**
-	 * Creates a reservation of a job without headers; the queue makes them, tests may too.
+	 * Creates a reservation of a job without headers.
 	 * @param topic the topic
 	 * @param id the job id
 	 * @param payload the payload as stored
@@ -72,14 +59,12 @@ public record ReservedJob(String topic, String id, byte[] payload, int attempt, 
 	}
 
 	/**
-	 * A reservation known only by what a consumer outside this JVM keeps of it (a client of
-	 * the HTTP job API): enough to finish, fail, kill, touch or release it. Its payload is
-	 * empty, its attempts 0 and its times {@code null}.
+	 * A reservation known only by its topic, id and token, as a client of the HTTP job API
+	 * keeps it: enough to settle it. Its payload is empty, its attempts 0, its times {@code null}.
 	 * @param topic the topic
 	 * @param id the job id
 	 * @param token the fencing token the reservation was made with
-	 * @param ttr the time-to-run a {@code touch} without one extends by, or {@code null} when
-	 * every {@code touch} names its own
+	 * @param ttr the time-to-run a {@code touch} without one extends by, or {@code null}
 	 * @return the reservation
 	 */
 	public static ReservedJob of(String topic, String id, long token, @Nullable Duration ttr) {
@@ -99,10 +84,7 @@ public record ReservedJob(String topic, String id, byte[] payload, int attempt, 
 		return new String(this.payload, StandardCharsets.UTF_8);
 	}
 
-	/**
-	 * Whether the other is a reservation with equal components, the payload compared by its
-	 * bytes (a record compares an array by identity).
-	 */
+	/** Whether the other has equal components, the payloads compared by content. */
 	@Override
 	public boolean equals(@Nullable Object other) {
 		return this == other || (other instanceof ReservedJob job && this.token == job.token

@@ -5,33 +5,15 @@ import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Which finished jobs a topic keeps, so that {@link DelayQueueProducer#find} can tell "it ran,
- * at this time, on this attempt, for this long" ({@link JobState#COMPLETED}) from "it never
- * existed"; and how many of its DEAD jobs it keeps at most. Off unless configured for a topic:
- * a finished job is then removed at once, and DEAD jobs are kept until replayed or cancelled.
+ * Which finished jobs a topic keeps ({@link JobState#COMPLETED}, readable by
+ * {@link DelayQueueProducer#find}) and how many of its DEAD jobs it keeps at most. Entries
+ * are trimmed when jobs finish or die, never by a background scan; with a count and an age
+ * both set, a job is kept while both allow it.
  *
- * <p>
- * A topic keeps its last {@code completed} finished jobs, and drops those that finished more
- * than {@code completedAge} ago; with both set, a job is kept while both allow it. A job
- * finished again (scheduled again under the same id) replaces its earlier entry. Entries are
- * trimmed in the script that adds new ones (at most {@value #TRIM_SLACK} more than it adds,
- * so that a lowered limit is reached within a few finishes), never by a background scan: a
- * topic that no longer finishes jobs keeps what it has until the next finish.
- *
- * <p>
- * Likewise a topic with {@code failed} or {@code failedAge} keeps only the DEAD jobs among its
- * last {@code failed} deaths, and deletes those that died more than {@code failedAge} ago;
- * with both set, a DEAD job is kept while both allow it. They are deleted when a job of the
- * topic dies (at most {@value #TRIM_SLACK} more than died), never by a background scan. A
- * DEAD job keeps its payload whatever {@code payloads} says: it may be replayed.
- *
- * @param completed the most finished jobs kept, 0 for no count limit (with
- * {@code completedAge} {@code null} too: no finished job is kept)
+ * @param completed the most finished jobs kept, 0 for no count limit
  * @param completedAge how long a finished job is kept, or {@code null} for no time limit
- * @param payloads whether the payload and headers of finished jobs are kept too (they cost
- * their size per job); only with {@code completed} or {@code completedAge}
- * @param failed the most DEAD jobs kept, the latest deaths, 0 for no count limit (with
- * {@code failedAge} {@code null} too: DEAD jobs are kept until replayed or cancelled)
+ * @param payloads whether the payload and headers of finished jobs are kept too
+ * @param failed the most DEAD jobs kept, 0 for no count limit
  * @param failedAge how long a DEAD job is kept, or {@code null} for no time limit
  */
 public record Retention(int completed, @Nullable Duration completedAge, boolean payloads, int failed,
@@ -51,9 +33,8 @@ public record Retention(int completed, @Nullable Duration completedAge, boolean 
 
 	/**
 	 * Checks the limits.
-	 * @throws IllegalArgumentException when a count is out of range, an age is not positive or
-	 * too long, neither finished nor DEAD jobs are limited, or payloads are asked for without
-	 * keeping finished jobs
+	 * @throws IllegalArgumentException when a limit is out of range, none is set, or payloads
+	 * are kept without finished jobs
 	 */
 	public Retention {
 		JobConstraints.count("completed", completed, MAX_COMPLETED);

@@ -17,33 +17,24 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
- * Writes the jobs of {@link JobBuilder#scheduleAsync()} in batches: the
- * requests that arrive while a batch is being written form the next one ("group commit"), so
- * a producer that schedules one job per call gets the throughput of
- * {@link DelayQueueProducer#scheduleAll} without waiting for a round trip per job, and a lone
- * request is written at once.
- *
- * <p>
- * One thread writes (started when there is work, ended after a second without), so the jobs of
- * one producer thread are written in the order it submitted them. At most
- * {@link #MAX_PENDING} requests wait; a producer that gets ahead of Redis blocks in
- * {@link #submit} until there is room. A batch that Redis refuses as a whole because of one
- * request ({@link IllegalArgumentException}, such as a payload over the queue's limit) is
- * written again one request at a time, so only that request fails.
+ * Writes the jobs of {@link JobBuilder#scheduleAsync()} in batches: the requests that arrive
+ * while a batch is written form the next one. One thread writes, in submission order; a
+ * batch refused for one bad request is written again one request at a time.
  */
 final class ScheduleBatcher implements AutoCloseable {
 
-	/** The most requests that wait to be written; {@link #submit} blocks beyond it. */
+	/** The most requests that wait; {@link #submit} blocks beyond it. */
 	static final int MAX_PENDING = 10_000;
 
 	/** The most requests written by one {@code scheduleAll} call. */
 	static final int MAX_BATCH = 1_000;
 
+	/** How long {@link #flush()} waits. */
+	private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
+
 	private static final Log logger = LogFactory.getLog(ScheduleBatcher.class);
 
 	private final DelayQueueProducer operations;
-
-	private final Duration closeTimeout;
 
 	private final BlockingQueue<Pending> pending = new LinkedBlockingQueue<>(MAX_PENDING);
 
@@ -55,37 +46,22 @@ final class ScheduleBatcher implements AutoCloseable {
 
 	private volatile boolean closed;
 
-	ScheduleBatcher(DelayQueueProducer operations, Duration closeTimeout) {
+	ScheduleBatcher(DelayQueueProducer operations) {
 		this.operations = operations;
-		this.closeTimeout = closeTimeout;
-		this.writer = new ThreadPoolExecutor(1, 1, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-				daemon("delayqueue-schedule-"));
+		CustomizableThreadFactory threads = new CustomizableThreadFactory("delayqueue-schedule-");
+		threads.setDaemon(true);
+		this.writer = new ThreadPoolExecutor(1, 1, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), threads);
 		this.writer.allowCoreThreadTimeOut(true);
 	}
 
-	private static CustomizableThreadFactory daemon(String prefix) {
-		CustomizableThreadFactory factory = new CustomizableThreadFactory(prefix);
-		factory.setDaemon(true);
-		return factory;
-	}
-
-	/**
-	 * Queues a checked request for the next batch.
-	 * @param request the request
-	 * @return completed with the job's result once its batch is written, or exceptionally
-	 * with what writing it threw
-	 * @throws IllegalStateException when the template was closed
-	 */
-	/**
-	 * Refuses a job when the template is closed.
-	 * @throws IllegalStateException when it is
-	 */
+	/** Throws {@link IllegalStateException} when the template is closed. */
 	void checkOpen() {
 		if (this.closed) {
 			throw new IllegalStateException("DelayedJobTemplate is closed: no more jobs can be scheduled asynchronously");
 		}
 	}
 
+	/** Queues a checked request for the next batch; the future completes once it is written. */
 	CompletableFuture<ScheduleResult> submit(ScheduleRequest request) {
 		checkOpen();
 		Pending entry = new Pending(request, new CompletableFuture<>());
@@ -180,18 +156,15 @@ final class ScheduleBatcher implements AutoCloseable {
 		}
 	}
 
-	/**
-	 * Waits, up to the close timeout, until every request queued so far is written (or
-	 * failed); requests keep being taken.
-	 */
+	/** Waits, up to 30 seconds, until every request queued so far is written or failed. */
 	void flush() {
 		if (!awaitWritten()) {
-			logger.warn("Asynchronous schedules still being written after " + this.closeTimeout.toSeconds() + " s");
+			logger.warn("Asynchronous schedules still being written after " + CLOSE_TIMEOUT.toSeconds() + " s");
 		}
 	}
 
 	private boolean awaitWritten() {
-		long deadline = System.nanoTime() + this.closeTimeout.toNanos();
+		long deadline = System.nanoTime() + CLOSE_TIMEOUT.toNanos();
 		synchronized (this.idle) {
 			while (!this.pending.isEmpty() || this.draining.get()) {
 				long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
@@ -210,10 +183,7 @@ final class ScheduleBatcher implements AutoCloseable {
 		return true;
 	}
 
-	/**
-	 * Stops taking requests and {@linkplain #flush() waits} until the queued ones are
-	 * written; those still queued then fail with {@link IllegalStateException}.
-	 */
+	/** Stops taking requests and {@linkplain #flush() waits}; those still queued then fail. */
 	@Override
 	public void close() {
 		this.closed = true;

@@ -7,24 +7,19 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One job to schedule, with its payload already serialized. The constructor checks every
- * rule of {@link JobConstraints} except the payload size, which the queue checks against
- * its configured limit.
+ * One job to schedule, its payload serialized. The constructor checks every rule of
+ * {@link JobConstraints} except the payload size, which the queue checks.
  *
  * @param topic the topic
  * @param id the job's id, unique within its topic
- * @param payload the serialized payload (not copied: do not change it afterwards)
+ * @param payload the serialized payload (not copied)
  * @param delay the delay from Redis's current time, or {@code null} when {@code dueAt} is given
  * @param dueAt the absolute due time, or {@code null} when {@code delay} is given
  * @param ttr the time-to-run, or {@code null} for the queue's default
  * @param maxAttempts the most deliveries, or {@code null} for the queue's default
  * @param onDuplicate what to do when the job exists
- * @param headers the job's own headers (see {@link JobConstraints#headers}), stored with it
- * and given to its listener; empty for none (a job without headers stores nothing for them)
- * @param priority the job's priority, {@value JobConstraints#MIN_PRIORITY} (lowest) to
- * {@value JobConstraints#MAX_PRIORITY} (highest): among the READY jobs of its topic in its
- * bucket, a higher one is handed out first, FIFO within one; kept through retries and replays;
- * {@code null} for the default {@value JobConstraints#DEFAULT_PRIORITY}
+ * @param headers the job's own headers, empty for none
+ * @param priority the job's priority, or {@code null} for {@value JobConstraints#DEFAULT_PRIORITY}
  */
 public record ScheduleRequest(String topic, String id, byte[] payload, @Nullable Duration delay,
 		@Nullable Instant dueAt, @Nullable Duration ttr, @Nullable Integer maxAttempts, OnDuplicate onDuplicate,
@@ -33,14 +28,14 @@ public record ScheduleRequest(String topic, String id, byte[] payload, @Nullable
 	/**
 	 * A request of the default priority.
 	 * @param topic the topic
-	 * @param id the job's id, unique within its topic
-	 * @param payload the serialized payload (not copied: do not change it afterwards)
-	 * @param delay the delay from Redis's current time, or {@code null} when {@code dueAt} is given
-	 * @param dueAt the absolute due time, or {@code null} when {@code delay} is given
-	 * @param ttr the time-to-run, or {@code null} for the queue's default
-	 * @param maxAttempts the most deliveries, or {@code null} for the queue's default
+	 * @param id the job's id
+	 * @param payload the serialized payload
+	 * @param delay the delay, or {@code null}
+	 * @param dueAt the due time, or {@code null}
+	 * @param ttr the time-to-run, or {@code null}
+	 * @param maxAttempts the most deliveries, or {@code null}
 	 * @param onDuplicate what to do when the job exists
-	 * @param headers the job's own headers, empty for none
+	 * @param headers the job's own headers
 	 */
 	public ScheduleRequest(String topic, String id, byte[] payload, @Nullable Duration delay, @Nullable Instant dueAt,
 			@Nullable Duration ttr, @Nullable Integer maxAttempts, OnDuplicate onDuplicate,
@@ -49,19 +44,18 @@ public record ScheduleRequest(String topic, String id, byte[] payload, @Nullable
 	}
 
 	/**
-	 * A request without headers.
+	 * A request without headers, of the default priority.
 	 * @param topic the topic
-	 * @param id the job's id, unique within its topic
-	 * @param payload the serialized payload (not copied: do not change it afterwards)
-	 * @param delay the delay from Redis's current time, or {@code null} when {@code dueAt} is given
-	 * @param dueAt the absolute due time, or {@code null} when {@code delay} is given
-	 * @param ttr the time-to-run, or {@code null} for the queue's default
-	 * @param maxAttempts the most deliveries, or {@code null} for the queue's default
+	 * @param id the job's id
+	 * @param payload the serialized payload
+	 * @param delay the delay, or {@code null}
+	 * @param dueAt the due time, or {@code null}
+	 * @param ttr the time-to-run, or {@code null}
+	 * @param maxAttempts the most deliveries, or {@code null}
 	 * @param onDuplicate what to do when the job exists
 	 */
 	public ScheduleRequest(String topic, String id, byte[] payload, @Nullable Duration delay, @Nullable Instant dueAt,
 			@Nullable Duration ttr, @Nullable Integer maxAttempts, OnDuplicate onDuplicate) {
-
 		this(topic, id, payload, delay, dueAt, ttr, maxAttempts, onDuplicate, Map.of(), null);
 	}
 

@@ -6,11 +6,8 @@ import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import java.util.stream.Stream;
 
-import io.github.delayqueue.micrometer.DefaultDelayedJobTemplateObservationConvention;
-import io.github.delayqueue.micrometer.DelayQueueObservation;
-import io.github.delayqueue.micrometer.DelayedJobSenderContext;
-import io.github.delayqueue.micrometer.DelayedJobTemplateObservationConvention;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
@@ -20,9 +17,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.util.Assert;
 
 /**
- * The {@link DelayQueueObservation#TEMPLATE} observations of one {@link DelayedJobTemplate}'s
- * writes, and the trace headers they store with the jobs. A write never fails for its
- * observation: a tracer's failure is logged at debug level.
+ * The observations of one {@link DelayedJobTemplate}'s writes and the trace headers they
+ * store with the jobs; a tracer's failure is logged at debug level, never thrown.
  */
 final class TemplateObservations {
 
@@ -57,61 +53,30 @@ final class TemplateObservations {
 		return this.enabled && !this.registry.isNoop();
 	}
 
-	/**
-	 * Runs a write as an observation when observations are on. The write gets the trace
-	 * headers to store with its jobs: empty unless another observation was current.
-	 */
+	/** Runs a write, observed when on; it gets the trace headers, empty outside a trace. */
 	<T> T observe(String operation, String topic, @Nullable String id, int jobs,
 			Function<Map<String, String>, Written<T>> write, Function<T, String> outcome) {
-		if (!isObserved()) {
+		DelayedJobSenderContext context = isObserved() ? new DelayedJobSenderContext(operation, topic, id, jobs) : null;
+		Observation observation = (context != null) ? start(context) : null;
+		if (context == null || observation == null) {
 			return write.apply(Map.of()).result();
 		}
-		ObservationRegistry registry = this.registry;
-		boolean traced = registry.getCurrentObservation() != null;
-		DelayedJobSenderContext context = new DelayedJobSenderContext(operation, topic, id, jobs);
-		Observation observation = start(registry, context);
-		if (observation == null) {
-			return write.apply(Map.of()).result();
-		}
-		Written<T> written;
-		try (Observation.Scope scope = openScope(observation)) {
-			written = write.apply(traced ? context.getTraceHeaders() : Map.of());
-		}
-		catch (RuntimeException | Error ex) {
-			error(observation, ex);
-			stop(observation);
-			throw ex;
-		}
+		Written<T> written = inScope(observation, context, write);
 		context.setOutcome(written.afterCommit() ? "after-commit" : outcome.apply(written.result()));
 		stop(observation);
 		return written.result();
 	}
 
-	/**
-	 * Runs an asynchronous schedule as an observation that ends when its future completes.
-	 */
+	/** Runs an asynchronous schedule, observed until its future completes. */
 	CompletableFuture<ScheduleResult> observeAsync(ScheduleRequest request,
 			Function<Map<String, String>, CompletableFuture<ScheduleResult>> submit) {
-		if (!isObserved()) {
+		DelayedJobSenderContext context = isObserved()
+				? new DelayedJobSenderContext("schedule-async", request.topic(), request.id(), 1) : null;
+		Observation observation = (context != null) ? start(context) : null;
+		if (context == null || observation == null) {
 			return submit.apply(Map.of());
 		}
-		ObservationRegistry registry = this.registry;
-		boolean traced = registry.getCurrentObservation() != null;
-		DelayedJobSenderContext context = new DelayedJobSenderContext("schedule-async", request.topic(), request.id(),
-				1);
-		Observation observation = start(registry, context);
-		if (observation == null) {
-			return submit.apply(Map.of());
-		}
-		CompletableFuture<ScheduleResult> result;
-		try (Observation.Scope scope = openScope(observation)) {
-			result = submit.apply(traced ? context.getTraceHeaders() : Map.of());
-		}
-		catch (RuntimeException | Error ex) {
-			error(observation, ex);
-			stop(observation);
-			throw ex;
-		}
+		CompletableFuture<ScheduleResult> result = inScope(observation, context, submit);
 		return result.whenComplete((written, failure) -> {
 			if (failure instanceof CancellationException) {
 				context.setOutcome("rolled-back");
@@ -126,9 +91,7 @@ final class TemplateObservations {
 		});
 	}
 
-	/**
-	 * The request with the trace headers it has room for; those the job sets itself win.
-	 */
+	/** The request with the trace headers, when they fit; the job's own headers win. */
 	ScheduleRequest traced(ScheduleRequest request, Map<String, String> trace) {
 		if (trace.isEmpty()) {
 			return request;
@@ -160,27 +123,38 @@ final class TemplateObservations {
 	}
 
 	static String outcomeOf(List<ScheduleResult> results) {
-		return results.stream()
-			.map(TemplateObservations::outcomeOf)
-			.distinct()
-			.reduce((one, other) -> "mixed")
-			.orElse("none");
+		return mixed(results.stream().map(TemplateObservations::outcomeOf));
 	}
 
-	/**
-	 * Starts a template observation.
-	 * @return the observation, or {@code null} when the tracer failed
-	 */
-	private @Nullable Observation start(ObservationRegistry registry, DelayedJobSenderContext context) {
+	/** The one value, {@code mixed} for several, {@code none} for none. */
+	static String mixed(Stream<String> values) {
+		return values.distinct().reduce((one, other) -> "mixed").orElse("none");
+	}
+
+	/** Starts an observation; {@code null} when the tracer failed. */
+	private @Nullable Observation start(DelayedJobSenderContext context) {
 		try {
-			return DelayQueueObservation.TEMPLATE
-				.observation(this.convention, DefaultDelayedJobTemplateObservationConvention.INSTANCE, () -> context,
-						registry)
+			return Observation.createNotStarted(this.convention, DefaultDelayedJobTemplateObservationConvention.INSTANCE,
+					() -> context, this.registry)
 				.start();
 		}
 		catch (RuntimeException ex) {
 			logger.debug("A delayqueue.template observation could not start; the write goes on without it", ex);
 			return null;
+		}
+	}
+
+	/** Runs work in the observation's scope, with the trace headers when another observation is current. */
+	private <T> T inScope(Observation observation, DelayedJobSenderContext context,
+			Function<Map<String, String>, T> work) {
+		Map<String, String> trace = (this.registry.getCurrentObservation() != null) ? context.getTraceHeaders() : Map.of();
+		try (Observation.Scope scope = openScope(observation)) {
+			return work.apply(trace);
+		}
+		catch (RuntimeException | Error ex) {
+			error(observation, ex);
+			stop(observation);
+			throw ex;
 		}
 	}
 
@@ -195,26 +169,23 @@ final class TemplateObservations {
 	}
 
 	private static void error(Observation observation, Throwable failure) {
-		try {
-			observation.error(failure);
-		}
-		catch (RuntimeException ex) {
-			logger.debug("A delayqueue.template observation could not take its error", ex);
-		}
+		quietly(() -> observation.error(failure), "take its error");
 	}
 
 	private static void stop(Observation observation) {
+		quietly(observation::stop, "stop");
+	}
+
+	private static void quietly(Runnable step, String what) {
 		try {
-			observation.stop();
+			step.run();
 		}
 		catch (RuntimeException ex) {
-			logger.debug("A delayqueue.template observation could not stop", ex);
+			logger.debug("A delayqueue.template observation could not " + what, ex);
 		}
 	}
 
-	/**
-	 * What a write returned, and whether it waits for its transaction's commit.
-	 */
+	/** What a write returned, and whether it waits for its transaction's commit. */
 	record Written<T>(T result, boolean afterCommit) {
 
 	}

@@ -1,8 +1,8 @@
 package io.github.delayqueue.core;
 
 /**
- * The Redis server is older than the queue supports (6.2): thrown when the queue starts, or
- * before its first call to Redis when it started while Redis was unreachable.
+ * The Redis server is older than {@value #MINIMUM_VERSION}; thrown when the queue starts, or
+ * before its first call to Redis.
  */
 public class UnsupportedRedisVersionException extends DelayQueueException {
 

@@ -7,24 +7,15 @@ import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.listener.DelayQueueHeaders;
 
 /**
- * The headers a forwarded message carries: the job's own headers, then the job's id, topic,
- * due time (ISO-8601) and attempt under the queue's header names, so that a consumer of the
- * broker can deduplicate by {@link DelayQueueHeaders#TOPIC} and {@link DelayQueueHeaders#ID}.
- * Also the headers and the topic lookup that {@link DelayedKafka} and {@link DelayedRabbit}
- * share.
+ * The headers a forwarded message carries: the job's own, then its id, topic, due time and
+ * attempt under the queue's header names; and the topic lookup the broker modules share.
  */
 public final class ForwardedHeaders {
 
-	/**
-	 * The header a job scheduled by {@link DelayedKafka} keeps its record key in (Base64 of
-	 * the serialized key); not forwarded as a header.
-	 */
+	/** The header a job scheduled for Kafka keeps its record key in (Base64); not forwarded. */
 	public static final String KAFKA_KEY = DelayQueueHeaders.PREFIX + "forwardKey";
 
-	/**
-	 * The header a job scheduled by {@link DelayedRabbit} keeps its message's content type in;
-	 * not forwarded as a header (it is the message's content type).
-	 */
+	/** The header a job scheduled for RabbitMQ keeps its content type in; not forwarded. */
 	public static final String RABBIT_CONTENT_TYPE = DelayQueueHeaders.PREFIX + "forwardContentType";
 
 	private ForwardedHeaders() {
@@ -38,8 +29,7 @@ public final class ForwardedHeaders {
 	 * @param broker the broker's name, for the message
 	 * @param property the property that forwards a topic there, after the topic
 	 * @return the forwarder
-	 * @throws IllegalArgumentException when the topic is not forwarded there, naming the
-	 * property and the topics that are
+	 * @throws IllegalArgumentException when the topic is not forwarded there
 	 */
 	public static <F> F forwarder(Map<String, F> forwarders, String topic, String broker, String property) {
 		F forwarder = forwarders.get(topic);
@@ -59,7 +49,6 @@ public final class ForwardedHeaders {
 	 */
 	@SuppressWarnings("NullAway") // a forwarded job comes from a reserve, which sets its due time
 	public static Map<String, String> of(ReservedJob job) {
-
 		Map<String, String> headers = new LinkedHashMap<>();
 		job.headers().forEach((name, value) -> {
 			if (!name.equals(KAFKA_KEY) && !name.equals(RABBIT_CONTENT_TYPE)) {

@@ -13,15 +13,9 @@ import org.springframework.messaging.handler.annotation.support.MessageHandlerMe
 import org.springframework.util.Assert;
 
 /**
- * The listener endpoint of a forwarded topic: a container whose handler sends each job with a
- * {@link JobForwarder}, so that a job is finished only after the broker acknowledged it,
- * retried with the container's back-off while sends fail, and shown in the endpoint and the
- * metrics like any listener, under the id {@code delayqueue-forward-<topic>}.
- *
- * <p>Its reservations last twice the send timeout plus a second (at most the longest TTR), so
- * a send still waiting for its acknowledgement is not handed to another instance meanwhile,
- * and a job whose instance died after the broker's acknowledgement and before the finish is
- * sent again that long after it was taken.
+ * The listener endpoint of a forwarded topic: its handler sends each job with a
+ * {@link JobForwarder}, so a job is finished only once the broker acknowledged it. Its
+ * reservations last twice the send timeout plus a second.
  */
 public final class ForwardingEndpoint implements DelayedListenerEndpoint {
 
@@ -29,10 +23,8 @@ public final class ForwardingEndpoint implements DelayedListenerEndpoint {
 	public static final String ID_PREFIX = "delayqueue-forward-";
 
 	/**
-	 * The bean name of the container factory forwarders run in: configured from
-	 * {@code delayqueue.listener.*} (back-off, shutdown), without the application's
-	 * interceptors, error handler or recoverer, so that no bean can finish a job its broker
-	 * did not acknowledge (an interceptor that skips, a recoverer) or retry an unsendable one.
+	 * The bean name of the container factory forwarders run in, without the application's
+	 * interceptors, error handler or recoverer.
 	 */
 	public static final String CONTAINER_FACTORY_BEAN_NAME = "delayQueueForwardingContainerFactory";
 
@@ -103,7 +95,7 @@ public final class ForwardingEndpoint implements DelayedListenerEndpoint {
 	}
 
 	/**
-	 * A forwarded topic's jobs are for the broker only: no other listener may share it.
+	 * A forwarded topic's jobs are for the broker only.
 	 * @return {@code true}
 	 */
 	@Override

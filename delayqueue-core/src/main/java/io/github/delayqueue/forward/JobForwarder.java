@@ -3,21 +3,17 @@ package io.github.delayqueue.forward;
 import io.github.delayqueue.core.ReservedJob;
 
 /**
- * Sends a due job to a message broker. A forwarding container calls it for each job of its
- * topic and finishes the job when it returns: it returns only once the broker acknowledged
- * the message. What it throws fails the job, retried with the container's back-off and DEAD
- * with the broker's error after its last attempt, as for any listener; an
- * {@link UnforwardableJobException} is DEAD at once (forwarding containers have no
- * recoverer).
+ * Sends a due job to a message broker, returning once the broker acknowledged it. What it
+ * throws fails the job as for any listener; an {@link UnforwardableJobException} makes it
+ * DEAD at once.
  */
 @FunctionalInterface
 public interface JobForwarder {
 
 	/**
 	 * Sends the job and waits for the broker's acknowledgement.
-	 * @param job the reserved job: its payload bytes, headers, id and due time
-	 * @throws Exception when the broker refused the message, did not acknowledge it in time,
-	 * or could not be reached
+	 * @param job the reserved job
+	 * @throws Exception when the broker refused, did not acknowledge in time, or was unreachable
 	 */
 	void forward(ReservedJob job) throws Exception;
 

@@ -1,9 +1,7 @@
 package io.github.delayqueue.forward;
 
 /**
- * A job that no retry can send, such as one whose payload lacks the field its record key is
- * read from: the forwarding container (which has no recoverer) makes it DEAD at once, with
- * this message as its error.
+ * A job that no retry can send: the forwarding container makes it DEAD at once.
  */
 public class UnforwardableJobException extends RuntimeException {
 

@@ -6,8 +6,7 @@ import io.micrometer.common.KeyValues;
 
 /**
  * The default {@link DelayedListenerObservationConvention}: named {@code delayqueue.listener},
- * with the topic, listener id and outcome as low cardinality keys and the job id and attempt
- * as high cardinality ones; the span is named {@code process <topic>}.
+ * its span {@code process <topic>}.
  */
 public class DefaultDelayedListenerObservationConvention implements DelayedListenerObservationConvention {
 

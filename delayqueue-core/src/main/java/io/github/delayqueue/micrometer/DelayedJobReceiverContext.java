@@ -4,8 +4,7 @@ import io.github.delayqueue.core.ReservedJob;
 import io.micrometer.observation.transport.ReceiverContext;
 
 /**
- * The context of a {@link DelayQueueObservation#LISTENER} observation: a tracer's propagator
- * reads the trace context stored with the job from its headers.
+ * The context of a {@link DelayQueueObservation#LISTENER} observation; its carrier is the job.
  */
 public class DelayedJobReceiverContext extends ReceiverContext<ReservedJob> {
 
@@ -46,8 +45,7 @@ public class DelayedJobReceiverContext extends ReceiverContext<ReservedJob> {
 
 	/**
 	 * What became of the job, once handled.
-	 * @return the outcome, as the {@code delayqueue.jobs.handled} metric tags it; {@code error}
-	 * until set
+	 * @return the outcome; {@code error} until set
 	 */
 	public String getOutcome() {
 		return this.outcome;

@@ -4,9 +4,8 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationConvention;
 
 /**
- * An {@link ObservationConvention} for {@link DelayQueueObservation#LISTENER}: implement it
- * (or extend {@link DefaultDelayedListenerObservationConvention}) to change its name or keys,
- * and give it to the container factory's {@code setObservationConvention}.
+ * An {@link ObservationConvention} for {@link DelayQueueObservation#LISTENER}, given to the
+ * container factory's {@code setObservationConvention}.
  */
 public interface DelayedListenerObservationConvention extends ObservationConvention<DelayedJobReceiverContext> {
 

@@ -1,5 +1,5 @@
 /**
- * Micrometer observations of the template and the listeners, with their conventions and contexts.
+ * Micrometer observations of the delay queue, with the listeners' convention and context.
  */
 @NullMarked
 package io.github.delayqueue.micrometer;

@@ -13,8 +13,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.github.delayqueue.actuate.AuditLog;
 import io.github.delayqueue.actuate.ProblemJsonExceptionResolver;
-import io.github.delayqueue.core.AuditLog;
 import io.github.delayqueue.core.DelayQueueConnectionException;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.FailResult;

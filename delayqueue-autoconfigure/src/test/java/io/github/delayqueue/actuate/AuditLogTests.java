@@ -1,7 +1,9 @@
-package io.github.delayqueue.core;
+package io.github.delayqueue.actuate;
 
 import java.util.ArrayList;
 import java.util.List;
+
+import io.github.delayqueue.core.DelayQueueConnectionException;
 
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package io.github.delayqueue.micrometer;
+package io.github.delayqueue.core;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -7,10 +7,8 @@ import io.micrometer.observation.transport.SenderContext;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The context of a {@link DelayQueueObservation#TEMPLATE} observation. Its carrier collects
- * the headers a tracer's propagator writes (such as {@code traceparent}); the template stores
- * them with the scheduled jobs only when another observation was current as this one
- * started, so a job scheduled outside a trace stores nothing more.
+ * The context of a template's {@code delayqueue.template} observation; its carrier collects
+ * the trace headers a tracer's propagator writes.
  */
 public class DelayedJobSenderContext extends SenderContext<Map<String, String>> {
 
@@ -48,7 +46,7 @@ public class DelayedJobSenderContext extends SenderContext<Map<String, String>> 
 	}
 
 	/**
-	 * The headers the tracer's propagator wrote (the carrier).
+	 * The headers the tracer's propagator wrote.
 	 * @return the headers, empty until the observation started
 	 */
 	public Map<String, String> getTraceHeaders() {
@@ -57,8 +55,7 @@ public class DelayedJobSenderContext extends SenderContext<Map<String, String>> 
 
 	/**
 	 * The template's operation.
-	 * @return {@code schedule}, {@code schedule-all}, {@code schedule-async}, {@code cancel}
-	 * or {@code reschedule}
+	 * @return the operation, such as {@code schedule}
 	 */
 	public String getOperation() {
 		return this.operation;

@@ -1,14 +1,11 @@
-package io.github.delayqueue.micrometer;
+package io.github.delayqueue.core;
 
-import io.github.delayqueue.micrometer.DelayQueueObservation.TemplateHighCardinalityTags;
-import io.github.delayqueue.micrometer.DelayQueueObservation.TemplateLowCardinalityTags;
 import io.micrometer.common.KeyValues;
 
 /**
  * The default {@link DelayedJobTemplateObservationConvention}: named
- * {@code delayqueue.template}, with the operation, topic and outcome as low cardinality keys
- * and the job id and job count as high cardinality ones; the span is named after the
- * operation and topic, such as {@code schedule order-close}.
+ * {@code delayqueue.template}, its span named after the operation and topic, such as
+ * {@code schedule order-close}.
  */
 public class DefaultDelayedJobTemplateObservationConvention implements DelayedJobTemplateObservationConvention {
 

@@ -1,4 +1,4 @@
-package io.github.delayqueue.core;
+package io.github.delayqueue.actuate;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -11,18 +11,10 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The audit log: one line at INFO on the logger {@value #LOGGER_NAME} for each write an
- * operator or a client makes through the Actuator endpoint or the HTTP job API: who, through
- * what, which action, on which topic, how many jobs (or listeners), and the first
- * {@value #MAX_IDS} ids. For example:
- *
- * <pre>
- * by=alice via=endpoint action=replay topic=orders count=2 ids=[o-17, o-18]
- * by=token[1] via=http-api action=cancel topic=mails count=1 ids=[welcome-42]
- * </pre>
- *
- * Values that are not plain words are written as JSON strings, so that a line is never
- * split or forged by an id or a name. Tokens and payloads are never written. Thread-safe.
+ * The audit log: one line at INFO on the logger {@value #LOGGER_NAME} for each write made
+ * through the Actuator endpoint or the HTTP job API, such as
+ * {@code by=alice via=endpoint action=replay topic=orders count=2 ids=[o-17, o-18]}. Values
+ * that are not plain words are written as JSON strings; tokens and payloads never are.
  */
 public final class AuditLog {
 
@@ -45,8 +37,7 @@ public final class AuditLog {
 	/**
 	 * Starts a line.
 	 * @param via what the write came through, such as {@code endpoint} or {@code http-api}
-	 * @param who the principal's name or the token's place, or {@code null} for
-	 * {@value #ANONYMOUS}
+	 * @param who the principal's name or the token's place, or {@code null} for anonymous
 	 * @param action what was done, such as {@code replay} or {@code cancel}
 	 * @return the line, to complete and {@link #write}
 	 */
@@ -135,8 +126,7 @@ public final class AuditLog {
 		}
 
 		/**
-		 * Marks a write that failed, perhaps after it changed some jobs ({@code count} says
-		 * how many it is known to have changed): {@code failed=<the exception's class>}.
+		 * Marks a write that failed; {@code count} says how many jobs it is known to have changed.
 		 * @param failure why it failed
 		 * @return this line
 		 */
