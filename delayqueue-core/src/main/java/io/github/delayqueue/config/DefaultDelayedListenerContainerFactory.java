@@ -3,8 +3,10 @@ package io.github.delayqueue.config;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.ThreadFactory;
 import java.util.function.Function;
+import java.util.stream.Stream;
 
 import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.DelayQueueOperations;
@@ -293,19 +295,12 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	/** The factory's error handler, or the default one with the listener's settings over the factory's. */
 	private DelayedJobErrorHandler errorHandler(DelayedListenerEndpoint endpoint) {
 		if (this.errorHandler != null) {
-			List<String> set = new ArrayList<>();
-			if (endpoint.backOffInitial() != null) {
-				set.add("backOffInitial");
-			}
-			if (endpoint.backOffMultiplier() != null) {
-				set.add("backOffMultiplier");
-			}
-			if (endpoint.backOffMax() != null) {
-				set.add("backOffMax");
-			}
-			if (!endpoint.noRetryFor().isEmpty()) {
-				set.add("noRetryFor");
-			}
+			List<String> set = Stream.of((endpoint.backOffInitial() != null) ? "backOffInitial" : null,
+					(endpoint.backOffMultiplier() != null) ? "backOffMultiplier" : null,
+					(endpoint.backOffMax() != null) ? "backOffMax" : null,
+					endpoint.noRetryFor().isEmpty() ? null : "noRetryFor")
+				.filter(Objects::nonNull)
+				.toList();
 			if (!set.isEmpty()) {
 				throw new InvalidDelayedListenerException(endpoint.describe(),
 						"sets " + String.join(", ", set) + ", but its container factory has an error handler ("
