@@ -16,7 +16,7 @@ import org.springframework.messaging.handler.annotation.MessageMappingReflective
 
 /**
  * Registers the reflection a {@link DelayedListener} method needs in a native image: the
- * method, its payload type (or {@code T} of a {@link DelayedJob DelayedJob<T>} parameter)
+ * method, its payload type (or {@code T} of a {@code DelayedJob<T>} parameter)
  * and the interceptors it names.
  */
 class DelayedListenerReflectiveProcessor extends MessageMappingReflectiveProcessor {
