@@ -195,7 +195,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	 * @param interceptors the interceptors
 	 */
 	public void setInterceptors(List<DelayedJobInterceptor> interceptors) {
-		this.interceptors = interceptors;
+		this.interceptors = List.copyOf(interceptors);
 	}
 
 	/**
