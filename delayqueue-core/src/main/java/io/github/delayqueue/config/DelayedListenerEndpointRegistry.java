@@ -2,7 +2,6 @@ package io.github.delayqueue.config;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -280,7 +279,7 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	 * @return a snapshot of the containers
 	 */
 	public synchronized Collection<DelayedListenerContainer> getListenerContainers() {
-		return Collections.unmodifiableCollection(new ArrayList<>(this.containers.values()));
+		return List.copyOf(this.containers.values());
 	}
 
 	@Override
@@ -338,14 +337,12 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 		}
 		CountDownLatch remaining = new CountDownLatch(running.size());
 		for (DelayedListenerContainer container : running) {
-			Thread stopper = new Thread(() -> container.stop(remaining::countDown), "delayqueue-stop-" + container.getId());
-			stopper.start();
+			new Thread(() -> container.stop(remaining::countDown), "delayqueue-stop-" + container.getId()).start();
 		}
-		Thread waiter = new Thread(() -> {
+		new Thread(() -> {
 			await(remaining);
 			callback.run();
-		}, "delayqueue-stop");
-		waiter.start();
+		}, "delayqueue-stop").start();
 	}
 
 	@Override
