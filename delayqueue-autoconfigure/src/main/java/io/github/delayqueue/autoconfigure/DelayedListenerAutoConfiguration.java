@@ -11,9 +11,9 @@ import io.github.delayqueue.listener.DelayedJobErrorHandler;
 import io.github.delayqueue.listener.DelayedJobInterceptor;
 import io.github.delayqueue.listener.DelayedJobRecoverer;
 import io.github.delayqueue.listener.JobOutcomeStream;
-import io.github.delayqueue.listener.RedisJobOutcomeStream;
 import io.github.delayqueue.micrometer.DelayedListenerObservationConvention;
 import io.github.delayqueue.redis.RedisDelayQueue;
+import io.github.delayqueue.redis.RedisJobOutcomeStream;
 import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;

@@ -61,7 +61,7 @@ class DelayQueueRuntimeHintsTests {
 	@Test
 	void theOutcomeStreamsMessagesAreBound() throws Exception {
 		registerAotFactories();
-		Class<?> message = ClassUtils.forName("io.github.delayqueue.listener.RedisJobOutcomeStream.Wire",
+		Class<?> message = ClassUtils.forName("io.github.delayqueue.redis.RedisJobOutcomeStream.Wire",
 				this.classLoader);
 		assertThat(RuntimeHintsPredicates.reflection()
 			.onType(message)
@@ -85,8 +85,9 @@ class DelayQueueRuntimeHintsTests {
 		List<RuntimeHintsRegistrar> registrars = SpringFactoriesLoader
 			.forResourceLocation("META-INF/spring/aot.factories", this.classLoader)
 			.load(RuntimeHintsRegistrar.class);
-		assertThat(registrars).extracting((registrar) -> registrar.getClass().getPackageName())
-			.contains("io.github.delayqueue.redis", "io.github.delayqueue.listener");
+		assertThat(registrars).extracting((registrar) -> registrar.getClass().getName())
+			.contains("io.github.delayqueue.redis.RedisDelayQueueRuntimeHints",
+					"io.github.delayqueue.redis.JobOutcomeStreamRuntimeHints");
 		registrars.forEach((registrar) -> registrar.registerHints(this.hints, this.classLoader));
 	}
 

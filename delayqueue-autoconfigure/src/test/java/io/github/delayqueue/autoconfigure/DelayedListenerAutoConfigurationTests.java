@@ -15,7 +15,7 @@ import io.github.delayqueue.listener.DelayQueueHeaders;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.listener.JobOutcome;
 import io.github.delayqueue.listener.JobOutcomeStream;
-import io.github.delayqueue.listener.RedisJobOutcomeStream;
+import io.github.delayqueue.redis.RedisJobOutcomeStream;
 import io.github.delayqueue.test.RedisTestExtension;
 import io.github.delayqueue.test.RedisTestServer;
 import org.junit.jupiter.api.BeforeEach;

@@ -12,6 +12,7 @@ import io.github.delayqueue.annotation.DelayedListener;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.redis.RedisDelayQueue;
+import io.github.delayqueue.redis.RedisJobOutcomeStream;
 import io.github.delayqueue.test.QueueInvariant;
 import io.github.delayqueue.test.RedisTestServers;
 import org.junit.jupiter.api.Test;
@@ -119,7 +120,9 @@ class JobOutcomeStreamTests {
 		try (RedisConnection connection = watcher.getBean(RedisConnectionFactory.class).getConnection()) {
 			connection.publish(channel, "not json".getBytes(StandardCharsets.UTF_8));
 			connection.publish(channel, "{\"topic\":\"t\"}".getBytes(StandardCharsets.UTF_8));
-			connection.publish(channel, outcomes.encode(sent));
+			connection.publish(channel, ("{\"topic\":\"t\",\"id\":\"1\",\"outcome\":\"recovered\",\"attempt\":3,"
+					+ "\"maxAttempts\":3,\"listener\":\"l\",\"instance\":\"i\",\"error\":\"java.lang.Error: x\","
+					+ "\"at\":1700000000123}").getBytes(StandardCharsets.UTF_8));
 		}
 		await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(heard).isNotEmpty());
 		assertThat(heard).containsExactly(sent);

@@ -17,7 +17,7 @@ import io.github.delayqueue.annotation.DelayedListener;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.listener.JobOutcome;
 import io.github.delayqueue.listener.JobOutcomeStream;
-import io.github.delayqueue.listener.RedisJobOutcomeStream;
+import io.github.delayqueue.redis.RedisJobOutcomeStream;
 import io.github.delayqueue.support.EveryOperation;
 import io.github.delayqueue.support.TestConnections;
 import io.github.delayqueue.test.RedisTestServer;

@@ -44,21 +44,14 @@ import org.springframework.util.StringUtils;
 
 /**
  * Finds {@link DelayedListener} methods on beans and registers an endpoint for each; the
- * containers are created once every singleton exists (after {@link DelayedListenerConfigurer}
- * beans had their say) and started by the {@link DelayedListenerEndpointRegistry}.
- *
- * <p>
- * A listener that cannot work fails start-up with a message naming the bean, the method and
- * the fix: no topic or an invalid one, an unresolvable placeholder, no parameters, more than
- * one payload parameter (checked when the endpoint is registered, unless the registrar has a
- * message-handler-method factory of its own), a setting that is not a number or duration. A
- * bean made after start-up (lazy, prototype) has its listeners registered and started when it
- * is made.
+ * containers are created once every singleton exists (after the {@link DelayedListenerConfigurer}
+ * beans) and started by the {@link DelayedListenerEndpointRegistry}. A listener that cannot
+ * work fails start-up with an {@link InvalidDelayedListenerException}.
  */
 public class DelayedListenerAnnotationBeanPostProcessor
 		implements BeanPostProcessor, BeanFactoryAware, SmartInitializingSingleton, Ordered {
 
-	/** What a listener's default message handler method factory converts header values with. */
+	/** Converts header values as a listener's default message handler method factory does. */
 	private static final DefaultFormattingConversionService HEADER_CONVERSION = new DefaultFormattingConversionService();
 
 	private final Set<Class<?>> nonAnnotatedClasses = ConcurrentHashMap.newKeySet();
@@ -129,13 +122,6 @@ public class DelayedListenerAnnotationBeanPostProcessor
 			throw new InvalidDelayedListenerException(where, "has no topic", "set @DelayedListener(topic = \"...\")",
 					null);
 		}
-		try {
-			JobConstraints.topic(topic);
-		}
-		catch (IllegalArgumentException ex) {
-			throw new InvalidDelayedListenerException(where, "has an invalid topic (" + ex.getMessage() + ")",
-					"fix the topic", ex);
-		}
 		String id = resolve(listener.id(), where, "id");
 		if (!StringUtils.hasText(id)) {
 			id = beanName + "." + method.getName() + "#" + topic;
@@ -175,9 +161,7 @@ public class DelayedListenerAnnotationBeanPostProcessor
 				rateLimit);
 	}
 
-	/**
-	 * The listener's own interceptors, each made by the bean factory for this listener.
-	 */
+	/** The listener's own interceptors, each made by the bean factory for this listener. */
 	private List<DelayedJobInterceptor> interceptors(DelayedListener listener, String where) {
 		List<DelayedJobInterceptor> interceptors = new ArrayList<>();
 		for (Class<? extends DelayedJobInterceptor> type : listener.interceptors()) {
@@ -215,15 +199,10 @@ public class DelayedListenerAnnotationBeanPostProcessor
 				checkHeader(parameter, where);
 			}
 		}
-		// how many payload parameters it has is checked when it is registered: the
-		// registrar's custom argument resolvers may bind some (MethodDelayedListenerEndpoint)
+		// payload parameters are counted at registration: custom argument resolvers may bind some
 	}
 
-	/**
-	 * Refuses a {@code @Header} parameter that could never be bound: a required header no job
-	 * carries, or a type the header's value cannot be converted to. Either would fail every
-	 * delivery of every job.
-	 */
+	/** Refuses a {@code @Header} parameter that could never be bound. */
 	@SuppressWarnings("NullAway") // called for parameters with @Header only
 	private static void checkHeader(MethodParameter parameter, String where) {
 		Header header = parameter.getParameterAnnotation(Header.class);
@@ -246,8 +225,7 @@ public class DelayedListenerAnnotationBeanPostProcessor
 			return;
 		}
 		if (type == null) {
-			// a header of the job's own, set when it was scheduled: a String (a job without it
-			// fails a required parameter without a retry)
+			// a header of the job's own: a String
 			try {
 				JobConstraints.headers(Map.of(name, ""));
 			}

@@ -15,14 +15,9 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.messaging.handler.annotation.MessageMappingReflectiveProcessor;
 
 /**
- * The reflection a {@link DelayedListener} method needs in a native image, registered when
- * an application is processed ahead of time for each bean class with such methods: the
- * method is invoked by reflection; its payload, read from the job's JSON by Jackson, is
- * bound (the payload parameter's type, or {@code T} of a {@code DelayedJob<T>} parameter,
- * with the types of their properties); the interceptors it names are made by the bean
- * factory. As spring-messaging's processor for {@code @MessageMapping} methods does, with the
- * job's parameters of this module: a {@link DelayedJob} parameter is not a payload, its type
- * argument is.
+ * Registers the reflection a {@link DelayedListener} method needs in a native image: the
+ * method, its payload type (or {@code T} of a {@code DelayedJob<T>} parameter)
+ * and the interceptors it names.
  */
 class DelayedListenerReflectiveProcessor extends MessageMappingReflectiveProcessor {
 

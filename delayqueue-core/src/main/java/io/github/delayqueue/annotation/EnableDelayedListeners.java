@@ -9,10 +9,8 @@ import java.lang.annotation.Target;
 import org.springframework.context.annotation.Import;
 
 /**
- * Turns on {@link DelayedListener} detection for applications without Spring Boot's
- * auto-configuration (which turns it on by itself). Needs a bean named
- * {@code delayedListenerContainerFactory} (or the one named by
- * {@link DelayedListener#containerFactory()}).
+ * Turns on {@link DelayedListener} detection without Spring Boot's auto-configuration; needs a
+ * container factory bean named {@code delayedListenerContainerFactory}.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)

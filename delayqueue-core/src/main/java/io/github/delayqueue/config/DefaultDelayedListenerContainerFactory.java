@@ -3,8 +3,10 @@ package io.github.delayqueue.config;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.ThreadFactory;
 import java.util.function.Function;
+import java.util.stream.Stream;
 
 import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.DelayQueueOperations;
@@ -31,12 +33,10 @@ import org.springframework.util.Assert;
 import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
- * The default {@link DelayedListenerContainerFactory}: method arguments resolved by
- * spring-messaging's {@link DefaultMessageHandlerMethodFactory} (job metadata first, then
- * the payload read by the {@link JobPayloadConverter}), and failed jobs settled by a
- * {@link DefaultDelayedJobErrorHandler} per listener (exponential back-off with jitter,
- * dead-lettering in Redis unless a {@link DelayedJobRecoverer} is set) unless a
- * {@link DelayedJobErrorHandler} of its own is set.
+ * The default {@link DelayedListenerContainerFactory}: method arguments resolved by a
+ * {@link DefaultMessageHandlerMethodFactory}, failed jobs settled by a
+ * {@link DefaultDelayedJobErrorHandler} per listener unless an error handler is set. Its
+ * settings are the defaults of every listener; {@link ContainerProperties} checks them.
  */
 public class DefaultDelayedListenerContainerFactory implements DelayedListenerContainerFactory {
 
@@ -85,8 +85,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	private Function<String, ThreadFactory> threadFactories = (prefix) -> new CustomizableThreadFactory(prefix);
 
 	/**
-	 * Creates a factory of containers that reserve and settle jobs through the given
-	 * operations and read payloads with the given converter.
+	 * Create a factory of containers that use the given operations and payload converter.
 	 * @param operations the queue's operations
 	 * @param converter the payload converter
 	 */
@@ -101,15 +100,15 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	}
 
 	/**
-	 * Handlers at once per listener unless it says otherwise; default 1.
+	 * Set the handlers at once per listener unless it says otherwise; default 1.
 	 * @param concurrency the handlers per listener
 	 */
 	public void setConcurrency(int concurrency) {
-		this.concurrency = JobConstraints.max("concurrency", concurrency, 10_000);
+		this.concurrency = concurrency;
 	}
 
 	/**
-	 * Whether containers start with the context unless a listener says otherwise.
+	 * Set whether containers start with the context unless a listener says otherwise.
 	 * @param autoStartup {@code false} to start containers by hand
 	 */
 	public void setAutoStartup(boolean autoStartup) {
@@ -117,7 +116,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	}
 
 	/**
-	 * First retry interval; default 1 s.
+	 * Set the first retry interval; default 1 s.
 	 * @param backOffInitial the first retry interval
 	 */
 	public void setBackOffInitial(Duration backOffInitial) {
@@ -125,7 +124,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	}
 
 	/**
-	 * Growth of the retry interval per attempt; default 2.
+	 * Set the growth of the retry interval per attempt; default 2.
 	 * @param backOffMultiplier the growth factor, at least 1
 	 */
 	public void setBackOffMultiplier(double backOffMultiplier) {
@@ -134,7 +133,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	}
 
 	/**
-	 * Longest retry interval; default 5 min.
+	 * Set the longest retry interval; default 5 min.
 	 * @param backOffMax the longest retry interval
 	 */
 	public void setBackOffMax(Duration backOffMax) {
@@ -142,7 +141,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	}
 
 	/**
-	 * Random jitter added to or taken from each retry interval; default 100 ms.
+	 * Set the random jitter of each retry interval; default 100 ms.
 	 * @param backOffJitter the jitter, not negative
 	 */
 	public void setBackOffJitter(Duration backOffJitter) {
@@ -151,16 +150,15 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	}
 
 	/**
-	 * How long stopping waits for running handlers; default 20 s.
+	 * Set how long stopping waits for running handlers; default 20 s.
 	 * @param shutdownTimeout the longest wait, not negative
 	 */
 	public void setShutdownTimeout(Duration shutdownTimeout) {
-		Assert.isTrue(shutdownTimeout != null && !shutdownTimeout.isNegative(), "shutdownTimeout must not be negative");
 		this.shutdownTimeout = shutdownTimeout;
 	}
 
 	/**
-	 * Exceptions never retried by any listener (conversion failures never are).
+	 * Set the exceptions never retried by any listener.
 	 * @param noRetryFor the exception types
 	 */
 	public void setNoRetryFor(List<Class<? extends Throwable>> noRetryFor) {
@@ -168,7 +166,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	}
 
 	/**
-	 * Takes exhausted jobs instead of dead-lettering them in Redis.
+	 * Set the recoverer of exhausted jobs instead of dead-lettering them in Redis.
 	 * @param recoverer the recoverer, or {@code null} to dead-letter in Redis
 	 */
 	public void setRecoverer(@Nullable DelayedJobRecoverer recoverer) {
@@ -176,10 +174,8 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	}
 
 	/**
-	 * Settles the failed jobs of every listener instead of the default handler (back-off,
-	 * {@code noRetryFor}, recoverer, DEAD), whose settings then do not apply: a listener that
-	 * sets {@code backOffInitial}, {@code backOffMultiplier}, {@code backOffMax} or
-	 * {@code noRetryFor} is refused.
+	 * Set the error handler of every listener instead of the default one; a listener that sets
+	 * back-off or {@code noRetryFor} attributes is then refused.
 	 * @param errorHandler the error handler, or {@code null} for the default
 	 */
 	public void setErrorHandler(@Nullable DelayedJobErrorHandler errorHandler) {
@@ -187,7 +183,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	}
 
 	/**
-	 * Hears how each handler call went (the listener timer of the metrics hangs on it).
+	 * Set the observer of each handler call.
 	 * @param observer the observer, or {@code null} for none
 	 */
 	public void setObserver(@Nullable DelayQueueObserver observer) {
@@ -195,18 +191,15 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	}
 
 	/**
-	 * Interceptors that run around each job of every listener, in this order (a listener's
-	 * own run after them).
+	 * Set the interceptors around each job of every listener, run before a listener's own.
 	 * @param interceptors the interceptors
 	 */
 	public void setInterceptors(List<DelayedJobInterceptor> interceptors) {
-		Assert.noNullElements(interceptors, "interceptors must not contain null");
 		this.interceptors = List.copyOf(interceptors);
 	}
 
 	/**
-	 * Publishes the containers' {@link io.github.delayqueue.listener.DelayedListenerContainerEvent}s
-	 * (started, stopped, paused, resumed, idle, job outcomes); none without one.
+	 * Set the publisher of the containers' {@link io.github.delayqueue.listener.DelayedListenerContainerEvent}s.
 	 * @param eventPublisher the publisher (the application context), or {@code null}
 	 */
 	public void setApplicationEventPublisher(@Nullable ApplicationEventPublisher eventPublisher) {
@@ -214,20 +207,17 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	}
 
 	/**
-	 * After how long without a job a running container publishes a
-	 * {@link io.github.delayqueue.listener.DelayedListenerIdleEvent} (and again after each
-	 * further interval); default never.
+	 * Set after how long without a job a container publishes a
+	 * {@link io.github.delayqueue.listener.DelayedListenerIdleEvent}; default never.
 	 * @param idleEventInterval the interval, positive, or {@code null} for never
 	 */
 	public void setIdleEventInterval(@Nullable Duration idleEventInterval) {
-		Assert.isTrue(idleEventInterval == null || (!idleEventInterval.isNegative() && !idleEventInterval.isZero()),
-				"idleEventInterval must be positive");
 		this.idleEventInterval = idleEventInterval;
 	}
 
 	/**
-	 * Whether a {@link io.github.delayqueue.listener.DelayedJobOutcomeEvent} is published for
-	 * each job a listener handles; default off.
+	 * Set whether a {@link io.github.delayqueue.listener.DelayedJobOutcomeEvent} is published
+	 * for each job; default off.
 	 * @param outcomeEvents {@code true} to publish them
 	 */
 	public void setOutcomeEvents(boolean outcomeEvents) {
@@ -235,9 +225,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	}
 
 	/**
-	 * Whether each job a listener handles is observed
-	 * ({@link io.github.delayqueue.micrometer.DelayQueueObservation#LISTENER}) through the
-	 * {@link #setObservationRegistry registry}, continuing the trace stored with the job;
+	 * Set whether each job is observed through the {@link #setObservationRegistry registry};
 	 * default off.
 	 * @param observationEnabled {@code true} to observe them
 	 */
@@ -246,7 +234,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	}
 
 	/**
-	 * The registry the listeners' observations go to.
+	 * Set the registry the listeners' observations go to.
 	 * @param observationRegistry the registry
 	 */
 	public void setObservationRegistry(ObservationRegistry observationRegistry) {
@@ -255,8 +243,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	}
 
 	/**
-	 * A convention of its own for the listeners' observations; {@code null} (the default)
-	 * uses {@link io.github.delayqueue.micrometer.DefaultDelayedListenerObservationConvention}.
+	 * Set a convention of its own for the listeners' observations.
 	 * @param observationConvention the convention, or {@code null}
 	 */
 	public void setObservationConvention(@Nullable DelayedListenerObservationConvention observationConvention) {
@@ -264,8 +251,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	}
 
 	/**
-	 * Makes the thread factory of each container from a thread-name prefix (platform
-	 * threads by default; Spring Boot passes virtual threads when they are enabled).
+	 * Set how each container's thread factory is made from a thread-name prefix.
 	 * @param threadFactories the function
 	 */
 	public void setThreadFactories(Function<String, ThreadFactory> threadFactories) {
@@ -276,7 +262,6 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	public DelayedListenerContainer createContainer(DelayedListenerEndpoint endpoint) {
 		Assert.notNull(endpoint, "endpoint must not be null");
 		if (endpoint instanceof MethodDelayedListenerEndpoint method) {
-			// this factory's resolution has no custom resolvers (a registrar with some wraps the endpoint)
 			method.checkPayloadParameters(List.of());
 		}
 		ContainerProperties properties = new ContainerProperties(endpoint.id(), endpoint.topic());
@@ -295,9 +280,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 		properties.setObservationRegistry(this.observationEnabled ? this.observationRegistry : null);
 		properties.setObservationConvention(this.observationConvention);
 		DelayedJobHandler handler = endpoint.createHandler(this.methodFactory, this.jobs);
-		Assert.state(handler != null, () -> endpoint.describe() + " made no handler");
 		if (endpoint.rateLimit() != null) {
-			// the topic's limit in this instance: a different one set before is refused
 			try {
 				this.operations.limitRate(endpoint.topic(), endpoint.rateLimit());
 			}
@@ -309,25 +292,15 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 		return new DefaultDelayedListenerContainer(properties, this.operations, handler);
 	}
 
-	/**
-	 * The factory's error handler, or the default one with the listener's back-off and
-	 * {@code noRetryFor} over the factory's.
-	 */
+	/** The factory's error handler, or the default one with the listener's settings over the factory's. */
 	private DelayedJobErrorHandler errorHandler(DelayedListenerEndpoint endpoint) {
 		if (this.errorHandler != null) {
-			List<String> set = new ArrayList<>();
-			if (endpoint.backOffInitial() != null) {
-				set.add("backOffInitial");
-			}
-			if (endpoint.backOffMultiplier() != null) {
-				set.add("backOffMultiplier");
-			}
-			if (endpoint.backOffMax() != null) {
-				set.add("backOffMax");
-			}
-			if (!endpoint.noRetryFor().isEmpty()) {
-				set.add("noRetryFor");
-			}
+			List<String> set = Stream.of((endpoint.backOffInitial() != null) ? "backOffInitial" : null,
+					(endpoint.backOffMultiplier() != null) ? "backOffMultiplier" : null,
+					(endpoint.backOffMax() != null) ? "backOffMax" : null,
+					endpoint.noRetryFor().isEmpty() ? null : "noRetryFor")
+				.filter(Objects::nonNull)
+				.toList();
 			if (!set.isEmpty()) {
 				throw new InvalidDelayedListenerException(endpoint.describe(),
 						"sets " + String.join(", ", set) + ", but its container factory has an error handler ("

@@ -9,11 +9,10 @@ import io.github.delayqueue.listener.DelayedListenerContainer;
 public interface DelayedListenerContainerFactory {
 
 	/**
-	 * Creates a container; it is not started.
+	 * Create a container; it is not started.
 	 * @param endpoint the endpoint
 	 * @return the container
-	 * @throws InvalidDelayedListenerException when the endpoint cannot be run, with a message
-	 * naming it and the fix
+	 * @throws InvalidDelayedListenerException when the endpoint cannot be run
 	 */
 	DelayedListenerContainer createContainer(DelayedListenerEndpoint endpoint);
 

@@ -13,42 +13,34 @@ import org.springframework.messaging.handler.annotation.support.MessageHandlerMe
 
 /**
  * What a listener container runs: a topic, the listener called for each of its jobs, and the
- * listener's own settings. {@code null} settings take the container factory's defaults (or
- * each job's own TTR and attempts). {@link MethodDelayedListenerEndpoint} is a
- * {@code @DelayedListener} method; {@link SimpleDelayedListenerEndpoint} is a lambda.
- * Register an endpoint with the {@link DelayedListenerEndpointRegistrar} (from a
- * {@link DelayedListenerConfigurer}) or, at run time, with the
- * {@link DelayedListenerEndpointRegistry}.
+ * listener's own settings; {@code null} settings take the container factory's defaults.
  */
 public interface DelayedListenerEndpoint {
 
 	/**
-	 * The id of the endpoint's container, unique in the registry.
+	 * Return the id of the endpoint's container, unique in the registry.
 	 * @return the id
 	 */
 	String id();
 
 	/**
-	 * The topic whose jobs the endpoint handles.
+	 * Return the topic whose jobs the endpoint handles.
 	 * @return the topic
 	 */
 	String topic();
 
 	/**
-	 * How the endpoint is named in messages.
+	 * Return how the endpoint is named in messages.
 	 * @return the description
 	 */
 	String describe();
 
 	/**
-	 * Makes the listener a container calls for each job.
-	 * @param methodFactory resolves the arguments of a listener method (payload, headers,
-	 * job) from the job's message
-	 * @param jobs makes a {@link io.github.delayqueue.core.DelayedJob} of the job's message,
-	 * its payload read by the container factory's converter
+	 * Make the listener a container calls for each job.
+	 * @param methodFactory resolves the arguments of a listener method from the job's message
+	 * @param jobs makes a {@link io.github.delayqueue.core.DelayedJob} of the job's message
 	 * @return the handler
-	 * @throws InvalidDelayedListenerException when the endpoint cannot be run, with a message
-	 * naming it and the fix
+	 * @throws InvalidDelayedListenerException when the endpoint cannot be run
 	 */
 	DelayedJobHandler createHandler(MessageHandlerMethodFactory methodFactory, DelayedJobArgumentResolver jobs);
 
@@ -133,9 +125,7 @@ public interface DelayedListenerEndpoint {
 	}
 
 	/**
-	 * Whether the endpoint must be the only one of its topic in the registry, as a forwarder
-	 * is (its topic's jobs are for the broker only): registering it beside another endpoint of
-	 * its topic, or another beside it, fails.
+	 * Return whether the endpoint must be the only one of its topic in the registry.
 	 * @return whether it is, {@code false} by default
 	 */
 	default boolean exclusive() {

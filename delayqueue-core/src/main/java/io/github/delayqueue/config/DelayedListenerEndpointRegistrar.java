@@ -19,19 +19,9 @@ import org.springframework.validation.Validator;
 
 /**
  * Collects endpoints during start-up and hands them, with their container factory, to the
- * {@link DelayedListenerEndpointRegistry}; an endpoint registered once the containers exist
- * (from a bean made later, or at run time) is handed over at once. A
- * {@link DelayedListenerConfigurer} gets it before the containers are made.
- *
- * <p>
- * It owns how listener methods get their arguments, as Spring Kafka's registrar does: by
- * default the container factory's message-handler-method factory resolves them (the job, the
- * payload read by the factory's converter, {@code @Header} parameters, {@code Message<T>}).
- * {@link #setValidator(Validator) A validator} (for {@code @Valid @Payload} parameters) and
- * {@link #setCustomMethodArgumentResolvers custom argument resolvers} are added to that, for
- * the endpoints registered here; {@link #setMessageHandlerMethodFactory a factory of one's
- * own} replaces it. Endpoints registered with the registry directly use their container
- * factory's.
+ * {@link DelayedListenerEndpointRegistry}; an endpoint registered once the containers exist is
+ * handed over at once. A validator, custom argument resolvers or a message-handler-method
+ * factory set here apply to the endpoints registered here.
  */
 public class DelayedListenerEndpointRegistrar {
 
@@ -43,8 +33,6 @@ public class DelayedListenerEndpointRegistrar {
 	private @Nullable DelayedListenerEndpointRegistry registry;
 
 	private @Nullable DelayedListenerContainerFactory containerFactory;
-
-	private String containerFactoryBeanName = DEFAULT_CONTAINER_FACTORY_BEAN_NAME;
 
 	private @Nullable BeanFactory beanFactory;
 
@@ -61,7 +49,7 @@ public class DelayedListenerEndpointRegistrar {
 	}
 
 	/**
-	 * Sets the registry the endpoints are registered with.
+	 * Set the registry the endpoints are registered with.
 	 * @param registry the registry
 	 */
 	public void setEndpointRegistry(DelayedListenerEndpointRegistry registry) {
@@ -69,7 +57,7 @@ public class DelayedListenerEndpointRegistrar {
 	}
 
 	/**
-	 * The registry the endpoints are registered with.
+	 * Return the registry the endpoints are registered with.
 	 * @return the registry, or {@code null} before one is set
 	 */
 	public @Nullable DelayedListenerEndpointRegistry getEndpointRegistry() {
@@ -77,7 +65,7 @@ public class DelayedListenerEndpointRegistrar {
 	}
 
 	/**
-	 * Sets the factory used by endpoints that name none.
+	 * Set the factory used by endpoints that name none.
 	 * @param containerFactory the factory
 	 */
 	public void setContainerFactory(DelayedListenerContainerFactory containerFactory) {
@@ -85,15 +73,7 @@ public class DelayedListenerEndpointRegistrar {
 	}
 
 	/**
-	 * Names the bean of the factory used by endpoints that name none.
-	 * @param containerFactoryBeanName the bean name
-	 */
-	public void setContainerFactoryBeanName(String containerFactoryBeanName) {
-		this.containerFactoryBeanName = containerFactoryBeanName;
-	}
-
-	/**
-	 * Sets the bean factory that resolves the container factory by its bean name.
+	 * Set the bean factory that resolves container factories by bean name.
 	 * @param beanFactory the bean factory
 	 */
 	public void setBeanFactory(BeanFactory beanFactory) {
@@ -101,31 +81,16 @@ public class DelayedListenerEndpointRegistrar {
 	}
 
 	/**
-	 * Resolves the arguments of the listener methods registered here instead of the
-	 * container factory's; the {@link #setValidator validator} and
-	 * {@link #setCustomMethodArgumentResolvers custom resolvers} then do not apply (configure
-	 * them on this factory). It must resolve {@link io.github.delayqueue.core.DelayedJob}
-	 * parameters and read payloads itself, and the start-up check that a listener method has
-	 * at most one payload parameter is skipped (what is a payload parameter is then the
-	 * factory's to say).
-	 * @param messageHandlerMethodFactory the factory, or {@code null} for the container
-	 * factory's
+	 * Set the factory that resolves listener method arguments instead of the container
+	 * factory's; the validator and custom resolvers then do not apply.
+	 * @param messageHandlerMethodFactory the factory, or {@code null} for the container factory's
 	 */
 	public void setMessageHandlerMethodFactory(@Nullable MessageHandlerMethodFactory messageHandlerMethodFactory) {
 		this.messageHandlerMethodFactory = messageHandlerMethodFactory;
 	}
 
 	/**
-	 * The factory set by {@link #setMessageHandlerMethodFactory}.
-	 * @return the factory, or {@code null}
-	 */
-	public @Nullable MessageHandlerMethodFactory getMessageHandlerMethodFactory() {
-		return this.messageHandlerMethodFactory;
-	}
-
-	/**
-	 * Validates payload parameters annotated with {@code @Valid} or {@code @Validated}; a job
-	 * whose payload fails is failed without a retry.
+	 * Set the validator of {@code @Valid} payload parameters; a job that fails is not retried.
 	 * @param validator the validator, or {@code null} for none
 	 */
 	public void setValidator(@Nullable Validator validator) {
@@ -133,16 +98,7 @@ public class DelayedListenerEndpointRegistrar {
 	}
 
 	/**
-	 * The validator set by {@link #setValidator}.
-	 * @return the validator, or {@code null}
-	 */
-	public @Nullable Validator getValidator() {
-		return this.validator;
-	}
-
-	/**
-	 * Resolvers for parameters of listener methods that the built-in ones do not bind; asked
-	 * after the job's own ({@code DelayedJob}, {@code ReservedJob}) and before the payload's.
+	 * Set resolvers for listener method parameters, asked after the job's and before the payload's.
 	 * @param resolvers the resolvers
 	 */
 	public void setCustomMethodArgumentResolvers(HandlerMethodArgumentResolver... resolvers) {
@@ -151,16 +107,7 @@ public class DelayedListenerEndpointRegistrar {
 	}
 
 	/**
-	 * The resolvers set by {@link #setCustomMethodArgumentResolvers}.
-	 * @return the resolvers
-	 */
-	public List<HandlerMethodArgumentResolver> getCustomMethodArgumentResolvers() {
-		return this.customMethodArgumentResolvers;
-	}
-
-	/**
-	 * Adds an endpoint, run by the container factory it names or the default one; registered
-	 * with the registry at once when the containers exist already.
+	 * Add an endpoint, run by the container factory it names or the default one.
 	 * @param endpoint the endpoint
 	 */
 	public void registerEndpoint(DelayedListenerEndpoint endpoint) {
@@ -168,11 +115,9 @@ public class DelayedListenerEndpointRegistrar {
 	}
 
 	/**
-	 * Adds an endpoint run by a given container factory; registered with the registry at
-	 * once when the containers exist already.
+	 * Add an endpoint run by a given container factory.
 	 * @param endpoint the endpoint
-	 * @param factory the factory, or {@code null} for the one the endpoint names or the
-	 * default one
+	 * @param factory the factory, or {@code null} for the one the endpoint names or the default
 	 */
 	public void registerEndpoint(DelayedListenerEndpoint endpoint, @Nullable DelayedListenerContainerFactory factory) {
 		Assert.notNull(endpoint, "endpoint must not be null");
@@ -190,8 +135,7 @@ public class DelayedListenerEndpointRegistrar {
 	}
 
 	/**
-	 * Creates every endpoint's container in the registry; endpoints added later are
-	 * registered at once.
+	 * Create every endpoint's container in the registry; endpoints added later are registered at once.
 	 */
 	public void registerAllEndpoints() {
 		Assert.state(this.registry != null, "No DelayedListenerEndpointRegistry set");
@@ -219,7 +163,7 @@ public class DelayedListenerEndpointRegistrar {
 		if (this.containerFactory != null) {
 			return this.containerFactory;
 		}
-		return lookUp(this.containerFactoryBeanName, endpoint);
+		return lookUp(DEFAULT_CONTAINER_FACTORY_BEAN_NAME, endpoint);
 	}
 
 	private DelayedListenerContainerFactory lookUp(String name, DelayedListenerEndpoint endpoint) {
@@ -231,13 +175,10 @@ public class DelayedListenerEndpointRegistrar {
 		return this.beanFactory.getBean(name, DelayedListenerContainerFactory.class);
 	}
 
-	/**
-	 * The endpoint with its arguments resolved as this registrar says, when it says anything.
-	 */
+	/** The endpoint with its arguments resolved as this registrar says, when it says anything. */
 	private DelayedListenerEndpoint customized(DelayedListenerEndpoint endpoint) {
 		if (this.messageHandlerMethodFactory == null && this.validator == null
 				&& this.customMethodArgumentResolvers.isEmpty()) {
-			// the container factory's own resolution, which checks the parameters
 			return endpoint;
 		}
 		if (endpoint instanceof MethodDelayedListenerEndpoint method && this.messageHandlerMethodFactory == null) {
@@ -247,10 +188,7 @@ public class DelayedListenerEndpointRegistrar {
 				this.customMethodArgumentResolvers);
 	}
 
-	/**
-	 * An endpoint whose handler is made with the registrar's message-handler-method factory;
-	 * everything else is the endpoint's.
-	 */
+	/** An endpoint whose handler is made with the registrar's argument resolution. */
 	private record CustomizedEndpoint(DelayedListenerEndpoint endpoint,
 			@Nullable MessageHandlerMethodFactory methodFactory, @Nullable Validator validator,
 			List<HandlerMethodArgumentResolver> resolvers) implements DelayedListenerEndpoint {

@@ -2,7 +2,6 @@ package io.github.delayqueue.config;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -24,18 +23,17 @@ import org.springframework.util.StringUtils;
 
 /**
  * Holds every listener container and is their one {@link SmartLifecycle}: containers start
- * after everything else (phase {@value #PHASE}) and stop first, in parallel, each waiting
- * for its running handlers up to its shutdown timeout. At run time it registers endpoints
- * ({@link #registerListenerContainer}), and starts, stops and removes containers by id.
+ * after everything else (phase {@value #PHASE}) and stop first, in parallel. At run time it
+ * registers endpoints, and starts, stops and removes containers by id.
  */
 public class DelayedListenerEndpointRegistry implements SmartLifecycle, DisposableBean {
 
-	/** The lifecycle phase: late, like Spring Kafka's listener registry. */
+	/** The lifecycle phase, late. */
 	public static final int PHASE = Integer.MAX_VALUE - 100;
 
 	private final Map<String, DelayedListenerContainer> containers = new LinkedHashMap<>();
 
-	/** The endpoints of {@link #containers}, by id: their topics and who must be alone on one. */
+	/** The endpoints of {@link #containers}, by id. */
 	private final Map<String, DelayedListenerEndpoint> endpoints = new LinkedHashMap<>();
 
 	private volatile boolean running;
@@ -43,29 +41,23 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	// set when the registry stops (the context closes), cleared when it starts
 	private boolean stopped;
 
-	// the starts under way, once each (a started event's listener may start another on the
-	// same thread), entered in the locked block that decides the start
+	// the starts under way, entered in the locked block that decides the start
 	private final List<Start> starting = new ArrayList<>();
 
-	// containers removed by unregisterListenerContainer whose stop has not ended: the
-	// registry's stop waits for them too
+	// unregistered containers whose stop has not ended; the registry's stop waits for them
 	private final Set<DelayedListenerContainer> unregistering = new HashSet<>();
 
 	private record Start(Thread thread, DelayedListenerContainer container) {
 	}
 
 	/**
-	 * Creates and registers the container of an endpoint; starts it when the registry runs
-	 * (the context has started) and the container starts by itself (the endpoint's
-	 * {@code autoStartup}, else its factory's). Works at any time: a container registered at
-	 * run time is stopped with the others when the context closes.
+	 * Create and register the container of an endpoint, started when the registry runs and
+	 * the container starts by itself.
 	 * @param endpoint the endpoint
 	 * @param factory the factory that makes its container
 	 * @return the container
-	 * @throws InvalidDelayedListenerException when the endpoint has no id or an invalid topic,
-	 * another container has its id, it or another container of its topic is
-	 * {@linkplain DelayedListenerEndpoint#exclusive() exclusive}, or the factory cannot run it;
-	 * nothing is registered then
+	 * @throws InvalidDelayedListenerException when the endpoint is invalid, its id is taken or
+	 * its topic exclusive; nothing is registered then
 	 */
 	public DelayedListenerContainer registerListenerContainer(DelayedListenerEndpoint endpoint,
 			DelayedListenerContainerFactory factory) {
@@ -80,10 +72,10 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 		}
 		catch (IllegalArgumentException ex) {
 			throw new InvalidDelayedListenerException(endpoint.describe(),
-					"has an invalid topic (" + ex.getMessage() + ")", "give it a valid topic", ex);
+					"has an invalid topic (" + ex.getMessage() + ")", "fix the topic", ex);
 		}
 		checkFree(endpoint);
-		// made outside the lock: the factory and the endpoint run code of their own
+		// made outside the lock: the factory and the endpoint run foreign code
 		DelayedListenerContainer container = factory.createContainer(endpoint);
 		if (container == null || !id.equals(container.getId())) {
 			throw new InvalidDelayedListenerException(endpoint.describe(),
@@ -133,10 +125,7 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 		}
 	}
 
-	/**
-	 * Enters a start in the same locked block that decided it, so that a stop of the registry
-	 * or an unregister meanwhile waits for it.
-	 */
+	/** Enters a start, so that a stop or an unregister meanwhile waits for it. */
 	private Start beginStart(DelayedListenerContainer container) {
 		Start start = new Start(Thread.currentThread(), container);
 		this.starting.add(start);
@@ -144,10 +133,8 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	}
 
 	/**
-	 * Starts a container without holding this registry's lock (listeners of its started
-	 * event may call the registry); when the registry stopped meanwhile, or the container
-	 * was unregistered, stops it again, so that no container outlives the registry's stop or
-	 * runs unregistered.
+	 * Starts a container without the lock; stops it again when the registry stopped or it
+	 * was unregistered meanwhile.
 	 */
 	private void finishStart(Start start) {
 		DelayedListenerContainer container = start.container();
@@ -167,10 +154,7 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 		}
 	}
 
-	/**
-	 * Waits, holding this registry's lock, until no other thread starts a container that
-	 * matches (the lock is released while waiting).
-	 */
+	/** Waits, holding the lock, until no other thread starts a matching container. */
 	private void awaitStarts(Predicate<Start> matching) {
 		Thread self = Thread.currentThread();
 		while (this.starting.stream().anyMatch((start) -> start.thread() != self && matching.test(start))) {
@@ -185,7 +169,7 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	}
 
 	/**
-	 * The container with an id.
+	 * Return the container with an id.
 	 * @param id the id
 	 * @return the container, or {@code null}
 	 */
@@ -194,14 +178,10 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	}
 
 	/**
-	 * Starts the container with an id: one whose listener does not start with the context
-	 * ({@code autoStartup = "false"}), or one stopped before. Does nothing when it runs.
-	 * Called before the context has started its listeners, it starts the container at once.
-	 * (A direct {@link DelayedListenerContainer#start()} is not checked like this.)
+	 * Start the container with an id; does nothing when it runs.
 	 * @param id the container's id
 	 * @throws IllegalArgumentException when no container has the id
-	 * @throws IllegalStateException once the registry has stopped (the context was stopped or
-	 * is closing): a container started then would outlive it
+	 * @throws IllegalStateException once the registry has stopped
 	 */
 	public void startListenerContainer(String id) {
 		Start start;
@@ -217,11 +197,8 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	}
 
 	/**
-	 * Stops the container with an id and waits until it has stopped (its running handlers
-	 * end, up to its shutdown timeout); on a listener container's thread (a listener, an
-	 * interceptor, an error handler) it does not wait: the stop goes on in the background.
-	 * It stays registered: {@link #startListenerContainer(String)} starts it again. Does
-	 * nothing more when it is stopped.
+	 * Stop the container with an id and wait until it has stopped (not on a container's own
+	 * thread); it stays registered.
 	 * @param id the container's id
 	 * @throws IllegalArgumentException when no container has the id
 	 */
@@ -231,12 +208,8 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	}
 
 	/**
-	 * Removes the container with an id and stops it as {@link #stopListenerContainer(String)}
-	 * does (unlike Spring Kafka's, which only removes it): its id may be registered again at
-	 * once. Starts of it under way on other threads end first. Jobs it had reserved but not
-	 * started are given back; jobs whose handler outlives the shutdown timeout are
-	 * redelivered after their TTR, as after any stop. The registry's stop (the context's
-	 * close) waits for a stop begun here.
+	 * Remove the container with an id and stop it as {@link #stopListenerContainer(String)}
+	 * does; its id may be registered again at once.
 	 * @param id the container's id
 	 * @return the container, or {@code null} when no container has the id
 	 */
@@ -274,12 +247,7 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 		return container;
 	}
 
-	/**
-	 * Stops (a container, or all of them) and waits for it, unless on a listener container's
-	 * thread; the callback runs when the stop has ended.
-	 * @param stop the stop that takes a callback
-	 * @param callback run when stopped
-	 */
+	/** Stops and waits for it, unless on a container's own thread; then runs the callback. */
 	private static void stopAndWait(Consumer<Runnable> stop, Runnable callback) {
 		if (DelayedListenerContainer.isContainerThread()) {
 			stop.accept(callback);
@@ -307,11 +275,11 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	}
 
 	/**
-	 * Every registered container.
+	 * Return every registered container.
 	 * @return a snapshot of the containers
 	 */
 	public synchronized Collection<DelayedListenerContainer> getListenerContainers() {
-		return Collections.unmodifiableCollection(new ArrayList<>(this.containers.values()));
+		return List.copyOf(this.containers.values());
 	}
 
 	@Override
@@ -341,10 +309,7 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 		}
 	}
 
-	/**
-	 * Stops every container and waits until they have stopped; on a thread of a listener
-	 * container it does not wait (it would wait for itself).
-	 */
+	/** Stops every container and waits for them, unless on a container's own thread. */
 	@Override
 	public void stop() {
 		stopAndWait(this::stop, () -> {
@@ -352,10 +317,8 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	}
 
 	/**
-	 * Stops every container, also those whose stop is under way already, and runs the
-	 * callback when all have stopped (each waits for its running handlers up to its shutdown
-	 * timeout), and those unregistered whose stop has not ended. Starts under way on other
-	 * threads end first: a container they start is stopped with the others.
+	 * Stops every container, unregistered ones still stopping included, after the starts
+	 * under way; runs the callback when all have stopped.
 	 */
 	@Override
 	public void stop(Runnable callback) {
@@ -374,14 +337,12 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 		}
 		CountDownLatch remaining = new CountDownLatch(running.size());
 		for (DelayedListenerContainer container : running) {
-			Thread stopper = new Thread(() -> container.stop(remaining::countDown), "delayqueue-stop-" + container.getId());
-			stopper.start();
+			new Thread(() -> container.stop(remaining::countDown), "delayqueue-stop-" + container.getId()).start();
 		}
-		Thread waiter = new Thread(() -> {
+		new Thread(() -> {
 			await(remaining);
 			callback.run();
-		}, "delayqueue-stop");
-		waiter.start();
+		}, "delayqueue-stop").start();
 	}
 
 	@Override

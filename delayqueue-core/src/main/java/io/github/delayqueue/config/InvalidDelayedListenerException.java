@@ -3,9 +3,7 @@ package io.github.delayqueue.config;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A {@code @DelayedListener} (or an endpoint registered by a
- * {@link DelayedListenerConfigurer}) that cannot be run: start-up fails with it. Its message
- * names the listener's bean and method, what is wrong and the fix.
+ * A listener endpoint that cannot be run; the message names the listener, the problem and the fix.
  */
 public class InvalidDelayedListenerException extends IllegalStateException {
 
@@ -16,11 +14,9 @@ public class InvalidDelayedListenerException extends IllegalStateException {
 	private final String fix;
 
 	/**
-	 * Creates the exception.
-	 * @param listener the listener, as {@link MethodDelayedListenerEndpoint#describe()}
-	 * names it
-	 * @param problem what is wrong with it, to follow the listener's name in a sentence
-	 * ("takes no parameters")
+	 * Create the exception.
+	 * @param listener the listener, as {@link DelayedListenerEndpoint#describe()} names it
+	 * @param problem what is wrong, to follow the listener's name ("takes no parameters")
 	 * @param fix what to do ("declare the payload parameter")
 	 * @param cause the cause, or {@code null}
 	 */
@@ -32,15 +28,15 @@ public class InvalidDelayedListenerException extends IllegalStateException {
 	}
 
 	/**
-	 * The listener's bean and method.
-	 * @return the listener as {@link MethodDelayedListenerEndpoint#describe()} names it
+	 * Return the listener, as {@link DelayedListenerEndpoint#describe()} names it.
+	 * @return the listener
 	 */
 	public String getListener() {
 		return this.listener;
 	}
 
 	/**
-	 * What is wrong with the listener, to follow its name in a sentence.
+	 * Return what is wrong with the listener.
 	 * @return the problem
 	 */
 	public String getProblem() {
@@ -48,7 +44,7 @@ public class InvalidDelayedListenerException extends IllegalStateException {
 	}
 
 	/**
-	 * What to do.
+	 * Return what to do.
 	 * @return the fix
 	 */
 	public String getFix() {

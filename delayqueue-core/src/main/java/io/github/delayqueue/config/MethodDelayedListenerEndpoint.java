@@ -28,11 +28,8 @@ import org.springframework.messaging.handler.invocation.MethodArgumentResolution
 import org.springframework.util.StringUtils;
 
 /**
- * A {@code @DelayedListener} method (or any bean method) with its resolved settings.
- * {@code null} settings take the container factory's defaults (or each job's own TTR and
- * attempts). Its arguments are resolved by the message-handler-method factory: the payload,
- * {@code @Header} parameters, {@code Message<T>}, {@link io.github.delayqueue.core.DelayedJob}
- * and {@link io.github.delayqueue.core.ReservedJob}.
+ * A {@code @DelayedListener} method (or any bean method) with its resolved settings;
+ * {@code null} settings take the container factory's defaults.
  *
  * @param id the container id
  * @param topic the topic
@@ -63,64 +60,8 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 	}
 
 	/**
-	 * An endpoint without a rate limit.
-	 * @param id the container id
-	 * @param topic the topic
-	 * @param bean the bean
-	 * @param method the method (invoked on the bean, proxies included)
-	 * @param beanName the bean's name, for messages
-	 * @param concurrency handlers at once, or {@code null}
-	 * @param ttr reservation TTR, or {@code null}
-	 * @param maxAttempts attempts, or {@code null}
-	 * @param autoStartup whether to start with the context, or {@code null}
-	 * @param backOffInitial first retry interval, or {@code null}
-	 * @param backOffMultiplier retry interval growth, or {@code null}
-	 * @param backOffMax longest retry interval, or {@code null}
-	 * @param noRetryFor exceptions never retried
-	 * @param containerFactory bean name of the container factory, or {@code null}
-	 * @param interceptors the listener's own interceptors, run after the container factory's
-	 */
-	public MethodDelayedListenerEndpoint(String id, String topic, Object bean, Method method, String beanName,
-			@Nullable Integer concurrency, @Nullable Duration ttr, @Nullable Integer maxAttempts,
-			@Nullable Boolean autoStartup, @Nullable Duration backOffInitial, @Nullable Double backOffMultiplier,
-			@Nullable Duration backOffMax, List<Class<? extends Throwable>> noRetryFor,
-			@Nullable String containerFactory, List<DelayedJobInterceptor> interceptors) {
-		this(id, topic, bean, method, beanName, concurrency, ttr, maxAttempts, autoStartup, backOffInitial,
-				backOffMultiplier, backOffMax, noRetryFor, containerFactory, interceptors, null);
-	}
-
-	/**
-	 * An endpoint without interceptors of its own.
-	 * @param id the container id
-	 * @param topic the topic
-	 * @param bean the bean
-	 * @param method the method (invoked on the bean, proxies included)
-	 * @param beanName the bean's name, for messages
-	 * @param concurrency handlers at once, or {@code null}
-	 * @param ttr reservation TTR, or {@code null}
-	 * @param maxAttempts attempts, or {@code null}
-	 * @param autoStartup whether to start with the context, or {@code null}
-	 * @param backOffInitial first retry interval, or {@code null}
-	 * @param backOffMultiplier retry interval growth, or {@code null}
-	 * @param backOffMax longest retry interval, or {@code null}
-	 * @param noRetryFor exceptions never retried
-	 * @param containerFactory bean name of the container factory, or {@code null}
-	 */
-	public MethodDelayedListenerEndpoint(String id, String topic, Object bean, Method method, String beanName,
-			@Nullable Integer concurrency, @Nullable Duration ttr, @Nullable Integer maxAttempts,
-			@Nullable Boolean autoStartup, @Nullable Duration backOffInitial, @Nullable Double backOffMultiplier,
-			@Nullable Duration backOffMax, List<Class<? extends Throwable>> noRetryFor,
-			@Nullable String containerFactory) {
-		this(id, topic, bean, method, beanName, concurrency, ttr, maxAttempts, autoStartup, backOffInitial,
-				backOffMultiplier, backOffMax, noRetryFor, containerFactory, List.of(), null);
-	}
-
-	/**
-	 * Makes the handler: the method with its arguments resolved by the factory. A job that
-	 * lacks a stored header ({@link DelayQueueHeaders#isStored}) that a required
-	 * {@code @Header} parameter names fails without a retry (a
-	 * {@link MethodArgumentResolutionException}): every attempt would lack it. A parameter
-	 * that is {@code Optional}, {@code @Nullable} or has a default is not required.
+	 * Makes the handler; a job without a header that a required {@code @Header} parameter
+	 * names fails without a retry ({@link MethodArgumentResolutionException}).
 	 */
 	@Override
 	@SuppressWarnings("NullAway") // handler::invoke returns what the method returned, which a void handle() drops
@@ -142,10 +83,7 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 		};
 	}
 
-	/**
-	 * The required {@code @Header} parameters that name a header of the job's own (not one of
-	 * the queue's, which every job carries), by header name.
-	 */
+	/** The required {@code @Header} parameters naming a header of the job's own, by name. */
 	private Map<String, MethodParameter> requiredJobHeaders() {
 		Map<String, MethodParameter> required = new LinkedHashMap<>();
 		for (int i = 0; i < this.method.getParameterCount(); i++) {
@@ -164,8 +102,7 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 	}
 
 	/**
-	 * The header a {@code @Header} parameter names: its {@code name} or {@code value}, else
-	 * the parameter's own name, as spring-messaging resolves it.
+	 * Return the header a {@code @Header} parameter names, as spring-messaging resolves it.
 	 * @param parameter the parameter
 	 * @param header its annotation
 	 * @return the header name, or {@code null} when the parameter's name is not known
@@ -182,8 +119,7 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 	}
 
 	/**
-	 * Whether a {@code @Header} parameter may go without its header: not required, with a
-	 * default, {@code Optional} or {@code @Nullable}.
+	 * Return whether a {@code @Header} parameter may go without its header.
 	 * @param parameter the parameter
 	 * @param header its annotation
 	 * @return {@code true} when a message without the header still binds it
@@ -194,8 +130,7 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 	}
 
 	/**
-	 * Refuses a method with more than one payload parameter: a parameter that is not the job,
-	 * a message, a header or headers, nor bound by a custom resolver.
+	 * Refuse a method with more than one payload parameter.
 	 * @param customResolvers the custom argument resolvers its arguments are resolved with
 	 * @throws InvalidDelayedListenerException when it has more than one
 	 */
@@ -221,17 +156,13 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 		}
 	}
 
-	/**
-	 * How the endpoint is named in messages: bean and method.
-	 * @return the description
-	 */
 	@Override
 	public String describe() {
 		return describe(this.beanName, this.method);
 	}
 
 	/**
-	 * How a listener method is named in messages, before its endpoint exists.
+	 * Return how a listener method is named in messages.
 	 * @param beanName the bean's name
 	 * @param method the method
 	 * @return the description

@@ -17,9 +17,8 @@ import org.springframework.messaging.handler.annotation.support.MessageHandlerMe
 import org.springframework.util.Assert;
 
 /**
- * An endpoint whose listener is a lambda: no bean, no annotation, the payload type given
- * explicitly (a lambda's generics are erased). Registered from a
- * {@link DelayedListenerConfigurer} with the other listeners, or at run time:
+ * An endpoint whose listener is a lambda, with its payload type given explicitly. Settings
+ * left unset take the container factory's; configure it before registering it.
  *
  * <pre class="code">
  * SimpleDelayedListenerEndpoint&lt;OrderClose&gt; endpoint = new SimpleDelayedListenerEndpoint&lt;&gt;(
@@ -30,10 +29,6 @@ import org.springframework.util.Assert;
  * // later
  * registry.unregisterListenerContainer("order-close-tenant-7");
  * </pre>
- *
- * The payload is read before the listener is called: a payload that cannot be read as the
- * type fails the job without a retry, as for a {@code @DelayedListener} method. Settings left
- * unset take the container factory's. Configure it before registering it.
  *
  * @param <T> the payload type
  */
@@ -68,7 +63,7 @@ public class SimpleDelayedListenerEndpoint<T> implements DelayedListenerEndpoint
 	private List<DelayedJobInterceptor> interceptors = List.of();
 
 	/**
-	 * Creates an endpoint whose payload is a class.
+	 * Create an endpoint whose payload is a class.
 	 * @param id the container id, unique in the registry
 	 * @param topic the topic
 	 * @param payloadType the payload's class ({@code byte[]} for the stored bytes)
@@ -79,7 +74,7 @@ public class SimpleDelayedListenerEndpoint<T> implements DelayedListenerEndpoint
 	}
 
 	/**
-	 * Creates an endpoint whose payload is a generic type, such as {@code List<Order>}.
+	 * Create an endpoint whose payload is a generic type, such as {@code List<Order>}.
 	 * @param id the container id, unique in the registry
 	 * @param topic the topic
 	 * @param payloadType the payload's type
@@ -171,9 +166,7 @@ public class SimpleDelayedListenerEndpoint<T> implements DelayedListenerEndpoint
 	}
 
 	/**
-	 * Whether the container starts when registered with a running registry (or with the
-	 * context); {@code false} to start it with
-	 * {@link DelayedListenerEndpointRegistry#startListenerContainer(String)}.
+	 * Set whether the container starts when registered with a running registry (or with the context).
 	 * @param autoStartup whether it starts by itself
 	 */
 	public void setAutoStartup(boolean autoStartup) {

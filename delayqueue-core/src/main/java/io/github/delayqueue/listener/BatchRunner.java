@@ -15,26 +15,17 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Runs reserved jobs on a handler thread, batch after batch, and settles them in Redis. The
- * jobs of a {@link JobBatch} run one after the other through the {@link JobInvoker}; then
- * those that succeeded are finished and, while the container takes work, the next batch of
- * the same bucket is reserved in the same call ({@link DelayQueueOperations#finishAndReserve}),
- * sized by the {@link BatchSize}. A batch that runs longer than
- * {@value #SETTLE_AFTER_MILLIS} ms (or half the shortest TTR of its jobs) is settled early by
- * a settler thread while its current job goes on: what succeeded is finished, what has not
- * started is given back. Jobs are given back, READY at once with no attempt counted, when
- * the container stops, or pauses between batches, or when a job's TTR ran out while it
- * waited in its batch. Never throws from a Redis call: what cannot be settled is redelivered
- * after its TTR. Thread-safe.
+ * Runs reserved jobs on a handler thread, batch after batch: the jobs that succeeded are
+ * finished together with the reservation of the next batch; a batch that runs longer than
+ * {@value #SETTLE_AFTER_MILLIS} ms (or half its shortest TTR) is settled early by a settler
+ * thread. Jobs not started when the container stops or pauses, or whose TTR ran out while
+ * they waited, are given back. Never throws from a Redis call.
  */
 final class BatchRunner {
 
 	private static final Log logger = LogFactory.getLog(DelayedListenerContainer.class);
 
-	/**
-	 * How long a batch may run before what succeeded is finished and what has not started is
-	 * given back (or half the shortest TTR of its jobs, when that is less).
-	 */
+	/** How long a batch may run before it is settled early. */
 	static final int SETTLE_AFTER_MILLIS = 50;
 
 	private static final long SETTLE_AFTER_NANOS = TimeUnit.MILLISECONDS.toNanos(SETTLE_AFTER_MILLIS);
@@ -53,15 +44,6 @@ final class BatchRunner {
 
 	private final ScheduledExecutorService settlers;
 
-	/**
-	 * Creates a runner for one run of a container.
-	 * @param container the container, whose pause decides whether jobs start
-	 * @param run the run the batches belong to, whose stop decides whether jobs start
-	 * @param operations the queue it settles with
-	 * @param invoker calls the listener method
-	 * @param batchSize sizes the next batch
-	 * @param settlers runs the early settles
-	 */
 	BatchRunner(DefaultDelayedListenerContainer container, ListenerConsumer run, DelayQueueOperations operations,
 			JobInvoker invoker, BatchSize batchSize, ScheduledExecutorService settlers) {
 		this.container = container;
@@ -73,10 +55,7 @@ final class BatchRunner {
 		this.settlers = settlers;
 	}
 
-	/**
-	 * Runs a job, then the jobs that finishing it reserved, until none follows.
-	 * @param first the job the consumer thread reserved
-	 */
+	/** Runs a job, then the jobs that finishing it reserved, until none follows. */
 	void run(ReservedJob first) {
 		List<ReservedJob> jobs = List.of(first);
 		boolean chained = false;
@@ -86,11 +65,7 @@ final class BatchRunner {
 		}
 	}
 
-	/**
-	 * Gives reserved jobs back unstarted, in their order: READY at once, their attempts not
-	 * counted; never throws.
-	 * @param jobs the jobs
-	 */
+	/** Gives reserved jobs back unstarted (READY at once, attempt not counted); never throws. */
 	void giveBack(List<ReservedJob> jobs) {
 		if (jobs.isEmpty()) {
 			return;
@@ -108,41 +83,26 @@ final class BatchRunner {
 		}
 	}
 
-	/**
-	 * Runs the jobs of a batch one after the other, then finishes those that succeeded and,
-	 * while the container takes work, reserves the next batch in the same call. A batch
-	 * that runs long is settled early by a settler thread ({@link #settleEarly}).
-	 * @return the next batch, possibly none
-	 */
+	/** Runs the jobs of a batch, then finishes those that succeeded; returns the next batch. */
 	private List<ReservedJob> runBatch(JobBatch batch, boolean chained) {
 		ScheduledFuture<?> settle = (batch.size() > 1) ? scheduleSettle(batch) : null;
-		// jobs found expired in a row, given back together (in their order) before the next runs
-		List<ReservedJob> expired = new ArrayList<>();
 		try {
 			for (ReservedJob job = batch.claimNext(); job != null; job = batch.claimNext()) {
 				if (this.run.isStopping() || (chained && !this.run.isTaking())) {
-					expired.add(job);
-					expired.addAll(batch.takeUnstarted());
+					List<ReservedJob> unstarted = new ArrayList<>(List.of(job));
+					unstarted.addAll(batch.takeUnstarted());
+					giveBack(unstarted);
 				}
 				else if (expired(job, batch.receivedNanos())) {
-					// the settler was late: a handler before it in the batch ran past this job's TTR,
-					// so it may be delivered again already, and running it here as well would run it
-					// twice. Give it back: unless the timer re-queued it already (the token is stale
-					// then and nothing changes), it is READY at once without its attempt counted, not
-					// left to expire (and on its last attempt to die without running)
+					// it may be delivered again already: give it back rather than run it twice
 					logger.warn("Listener '" + this.settings.getId() + "' gives back job " + job.id() + " of topic "
 							+ job.topic() + " unstarted: its TTR ran out while earlier jobs of its batch ran");
-					expired.add(job);
+					giveBack(List.of(job));
 				}
-				else {
-					giveBack(expired);
-					expired = new ArrayList<>();
-					if (runJob(job)) {
-						batch.succeeded(job);
-					}
+				else if (runJob(job)) {
+					batch.succeeded(job);
 				}
 			}
-			giveBack(expired);
 		}
 		finally {
 			if (settle != null) {
@@ -165,12 +125,7 @@ final class BatchRunner {
 		}
 	}
 
-	/**
-	 * Settles a batch that runs longer than planned while its current job still runs:
-	 * finishes the jobs that succeeded, so that none outlives its TTR and runs a second time,
-	 * and gives back the jobs not started, READY at once for any consumer, with no attempt
-	 * used. Runs on a settler thread.
-	 */
+	/** On a settler thread: finishes what succeeded and gives back what has not started. */
 	private void settleEarly(JobBatch batch) {
 		List<ReservedJob> unstarted = batch.takeUnstarted();
 		List<ReservedJob> succeeded = batch.takeSucceeded();
@@ -185,10 +140,7 @@ final class BatchRunner {
 		giveBack(unstarted);
 	}
 
-	/**
-	 * Runs one job, and records the progress and the run time; never throws.
-	 * @return {@code true} when it succeeded and is yet to be finished
-	 */
+	/** Runs one job and records progress and run time; whether it succeeded. */
 	private boolean runJob(ReservedJob job) {
 		long start = System.nanoTime();
 		try {
@@ -201,21 +153,14 @@ final class BatchRunner {
 		}
 	}
 
-	/**
-	 * Whether a job's reservation ran out while it waited in its batch: its delivery time
-	 * plus the time since the batch arrived (both Redis's clock from the reservation on).
-	 */
+	/** Whether a job's reservation ran out while it waited in its batch. */
 	@SuppressWarnings("NullAway") // a reservation read from Redis has its times
 	private static boolean expired(ReservedJob job, long receivedNanos) {
-
 		long waitedMillis = (System.nanoTime() - receivedNanos) / 1_000_000;
 		return !job.deliveredAt().plusMillis(waitedMillis).isBefore(job.reservedUntil());
 	}
 
-	/**
-	 * Finishes successful jobs and reserves up to {@code next} jobs of the same bucket in the
-	 * same call, for this handler thread to run; never throws.
-	 */
+	/** Finishes jobs and reserves up to {@code next} of the same bucket in one call; never throws. */
 	private List<ReservedJob> finish(List<ReservedJob> jobs, int next) {
 		try {
 			FinishResult result = this.operations.finishAndReserve(jobs, next, this.settings.getTtr(),

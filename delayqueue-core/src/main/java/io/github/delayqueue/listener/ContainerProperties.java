@@ -18,9 +18,8 @@ import org.springframework.util.Assert;
 import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
- * The settings of a {@link DefaultDelayedListenerContainer}, each with its default and
- * checked when it is set. Set them before the container starts; a container reads them as
- * it runs.
+ * The settings of a {@link DefaultDelayedListenerContainer}, each checked when it is set; set
+ * them before the container starts.
  */
 public class ContainerProperties {
 
@@ -57,7 +56,7 @@ public class ContainerProperties {
 	private @Nullable DelayedListenerObservationConvention observationConvention;
 
 	/**
-	 * Creates the settings of a container.
+	 * Create the settings of a container.
 	 * @param id the container id, unique in its registry
 	 * @param topic the topic it consumes
 	 */
@@ -74,7 +73,7 @@ public class ContainerProperties {
 	}
 
 	/**
-	 * The container id.
+	 * Return the container id.
 	 * @return the id
 	 */
 	public String getId() {
@@ -82,7 +81,7 @@ public class ContainerProperties {
 	}
 
 	/**
-	 * The topic the container consumes.
+	 * Return the topic the container consumes.
 	 * @return the topic
 	 */
 	public String getTopic() {
@@ -94,7 +93,7 @@ public class ContainerProperties {
 	}
 
 	/**
-	 * How many handlers run at once, 1 to 10000; default 1.
+	 * Set how many handlers run at once, 1 to 10000; default 1.
 	 * @param concurrency the handlers
 	 */
 	public void setConcurrency(int concurrency) {
@@ -106,7 +105,7 @@ public class ContainerProperties {
 	}
 
 	/**
-	 * The TTR of the reservations; default {@code null}: each job's own.
+	 * Set the TTR of the reservations; default {@code null}: each job's own.
 	 * @param ttr the TTR, or {@code null}
 	 */
 	public void setTtr(@Nullable Duration ttr) {
@@ -118,8 +117,7 @@ public class ContainerProperties {
 	}
 
 	/**
-	 * The attempts limit stored with each job the container reserves, so that it is the
-	 * job's limit everywhere; default {@code null}: each job's own.
+	 * Set the attempts limit stored with each job reserved; default {@code null}: each job's own.
 	 * @param maxAttempts the attempts, or {@code null}
 	 */
 	public void setMaxAttempts(@Nullable Integer maxAttempts) {
@@ -131,8 +129,8 @@ public class ContainerProperties {
 	}
 
 	/**
-	 * Settles the jobs whose listener threw; default a {@link DefaultDelayedJobErrorHandler}
-	 * that retries after 1 s, growing by 2 up to 5 min with 100 ms of jitter, then DEAD.
+	 * Set the handler of jobs whose listener threw; default a {@link DefaultDelayedJobErrorHandler}
+	 * with a back-off from 1 s, doubling up to 5 min.
 	 * @param errorHandler the error handler
 	 */
 	public void setErrorHandler(DelayedJobErrorHandler errorHandler) {
@@ -145,7 +143,7 @@ public class ContainerProperties {
 	}
 
 	/**
-	 * How long stopping waits for running handlers; default 20 s.
+	 * Set how long stopping waits for running handlers; default 20 s.
 	 * @param shutdownTimeout the longest wait, not negative
 	 */
 	public void setShutdownTimeout(Duration shutdownTimeout) {
@@ -158,8 +156,7 @@ public class ContainerProperties {
 	}
 
 	/**
-	 * Makes the consumer thread and the handler threads; default platform threads named
-	 * after the container.
+	 * Set the factory of the consumer and handler threads; default named after the container.
 	 * @param threadFactory the thread factory
 	 */
 	public void setThreadFactory(ThreadFactory threadFactory) {
@@ -172,7 +169,7 @@ public class ContainerProperties {
 	}
 
 	/**
-	 * Whether the registry starts the container with the context; default true.
+	 * Set whether the registry starts the container with the context; default true.
 	 * @param autoStartup {@code false} to start it by hand
 	 */
 	public void setAutoStartup(boolean autoStartup) {
@@ -184,7 +181,7 @@ public class ContainerProperties {
 	}
 
 	/**
-	 * Hears how each handler call went; default none.
+	 * Set the observer of each handler call; default none.
 	 * @param observer the observer, or {@code null}
 	 */
 	public void setObserver(@Nullable DelayQueueObserver observer) {
@@ -196,7 +193,7 @@ public class ContainerProperties {
 	}
 
 	/**
-	 * Run around each job, in this order; default none.
+	 * Set the interceptors run around each job, in this order; default none.
 	 * @param interceptors the interceptors
 	 */
 	public void setInterceptors(List<DelayedJobInterceptor> interceptors) {
@@ -209,7 +206,7 @@ public class ContainerProperties {
 	}
 
 	/**
-	 * Publishes the container's {@link DelayedListenerContainerEvent}s; default none.
+	 * Set the publisher of the container's {@link DelayedListenerContainerEvent}s; default none.
 	 * @param eventPublisher the publisher, or {@code null}
 	 */
 	public void setEventPublisher(@Nullable ApplicationEventPublisher eventPublisher) {
@@ -221,8 +218,7 @@ public class ContainerProperties {
 	}
 
 	/**
-	 * After how long without a job a {@link DelayedListenerIdleEvent} is published (and again
-	 * after each further interval); default never.
+	 * Set after how long without a job a {@link DelayedListenerIdleEvent} is published; default never.
 	 * @param idleEventInterval the interval, positive, or {@code null} for never
 	 */
 	public void setIdleEventInterval(@Nullable Duration idleEventInterval) {
@@ -236,7 +232,7 @@ public class ContainerProperties {
 	}
 
 	/**
-	 * Whether a {@link DelayedJobOutcomeEvent} is published for each job; default off.
+	 * Set whether a {@link DelayedJobOutcomeEvent} is published for each job; default off.
 	 * @param outcomeEvents {@code true} to publish them
 	 */
 	public void setOutcomeEvents(boolean outcomeEvents) {
@@ -248,7 +244,7 @@ public class ContainerProperties {
 	}
 
 	/**
-	 * Where each job's {@link DelayQueueObservation#LISTENER} observation goes; default none.
+	 * Set where each job's {@link DelayQueueObservation#LISTENER} observation goes; default none.
 	 * @param observationRegistry the registry, or {@code null}
 	 */
 	public void setObservationRegistry(@Nullable ObservationRegistry observationRegistry) {
@@ -260,8 +256,7 @@ public class ContainerProperties {
 	}
 
 	/**
-	 * The observations' convention; default {@code null}:
-	 * {@link DefaultDelayedListenerObservationConvention}.
+	 * Set the observations' convention; default {@link DefaultDelayedListenerObservationConvention}.
 	 * @param observationConvention the convention, or {@code null}
 	 */
 	public void setObservationConvention(@Nullable DelayedListenerObservationConvention observationConvention) {

@@ -19,34 +19,15 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.util.Assert;
 
 /**
- * A {@link DelayedJobRecoverer} that moves a job whose attempts are used up (or whose
- * failure is not retryable) to a dead-letter topic, as Spring Kafka's
- * {@code DeadLetterPublishingRecoverer} publishes a record: the same id and payload, due at
- * once (or after {@link #setDelay a delay}), with the queue's default TTR and attempts. A
- * {@code @DelayedListener} on that topic handles it like any job, and the job's topic (the
- * original one) is gone. The default topic is the job's topic with {@code "-dlt"} appended.
- *
- * <p>
- * The move is one schedule, then the container finishes the original: at least once. When
- * the original cannot be finished afterwards (its reservation ran out meanwhile), it is
- * delivered again and recovered again; a dead-letter job of the same id that is still in the
- * queue is then kept, not doubled ({@link OnDuplicate#KEEP}). When the schedule fails (Redis
- * cannot be reached, or the destination is not a valid topic), the recoverer throws and the
- * job is DEAD in Redis with its error, as without a recoverer. The dead-letter job keeps the
- * job's own headers (its last ones dropped when it has more than 29) and gets three of the
- * failure's:
- * {@link DelayQueueHeaders#DLT_ERROR} (the error, on one line, at most 1,024 characters;
- * cut to {@value #SHORT_ERROR_LENGTH}, then left out, when the payload with it would be over
- * {@code delayqueue.max-payload-size}), {@link DelayQueueHeaders#DLT_ORIGINAL_TOPIC} and
- * {@link DelayQueueHeaders#DLT_ATTEMPTS}; the move is logged at WARN with both topics and the
- * id.
+ * A {@link DelayedJobRecoverer} that moves an exhausted job to a dead-letter topic (by default
+ * its topic with {@value #DEFAULT_SUFFIX} appended): the same id and payload, due at once or
+ * after {@link #setDelay a delay}, an existing job of that id kept ({@link OnDuplicate#KEEP}),
+ * with the job's headers and the {@code DLT_*} headers of {@link DelayQueueHeaders}.
  * Thread-safe.
  */
 public class DeadLetterTopicRecoverer implements DelayedJobRecoverer {
 
-	/**
-	 * What the default destination appends to the job's topic.
-	 */
+	/** What the default destination appends to the job's topic. */
 	public static final String DEFAULT_SUFFIX = "-dlt";
 
 	/** The error text's length when the full one does not fit the payload limit. */
@@ -61,7 +42,7 @@ public class DeadLetterTopicRecoverer implements DelayedJobRecoverer {
 	private volatile Duration delay = Duration.ZERO;
 
 	/**
-	 * Moves jobs to their topic with {@value #DEFAULT_SUFFIX} appended.
+	 * Create a recoverer that moves jobs to their topic with {@value #DEFAULT_SUFFIX} appended.
 	 * @param producer the queue to schedule the dead-letter jobs on
 	 */
 	public DeadLetterTopicRecoverer(DelayQueueProducer producer) {
@@ -69,7 +50,7 @@ public class DeadLetterTopicRecoverer implements DelayedJobRecoverer {
 	}
 
 	/**
-	 * Moves jobs to the topic the function names for each.
+	 * Create a recoverer that moves jobs to the topic the function names for each.
 	 * @param producer the queue to schedule the dead-letter jobs on
 	 * @param destination the dead-letter topic of a job; it must not return the job's own topic
 	 */
@@ -81,7 +62,7 @@ public class DeadLetterTopicRecoverer implements DelayedJobRecoverer {
 	}
 
 	/**
-	 * How long after the recovery the dead-letter job is due; default at once.
+	 * Set how long after the recovery the dead-letter job is due; default at once.
 	 * @param delay the delay, checked as a schedule's delay is
 	 */
 	public void setDelay(Duration delay) {
@@ -102,13 +83,7 @@ public class DeadLetterTopicRecoverer implements DelayedJobRecoverer {
 				+ DefaultDelayedJobErrorHandler.unwrap(failure));
 	}
 
-
-	/**
-	 * Schedules the dead-letter job. When the payload with the failure's headers is over
-	 * {@code delayqueue.max-payload-size}, the error text is cut to
-	 * {@value #SHORT_ERROR_LENGTH} characters, then left out, so that a job near the limit
-	 * still moves.
-	 */
+	/** Schedules the dead-letter job, its error text shortened, then left out, when over the payload limit. */
 	private ScheduleResult schedule(String topic, ReservedJob job, Throwable failure) {
 		int[] errorLengths = { JobConstraints.MAX_HEADER_VALUE_LENGTH, SHORT_ERROR_LENGTH, 0 };
 		for (int i = 0;; i++) {
@@ -125,16 +100,7 @@ public class DeadLetterTopicRecoverer implements DelayedJobRecoverer {
 		}
 	}
 
-	static Map<String, String> headers(ReservedJob job, Throwable failure) {
-		return headers(job, failure, JobConstraints.MAX_HEADER_VALUE_LENGTH);
-	}
-
-	/**
-	 * The job's own headers, then the failure's: error (at most {@code errorLength}
-	 * characters, none for 0), topic and attempts, replacing those of an earlier move. A job
-	 * with more than {@code MAX_HEADERS - 3} headers of its own loses its last ones, to make
-	 * room.
-	 */
+	/** The job's own headers (its last ones dropped to make room), then the failure's. */
 	static Map<String, String> headers(ReservedJob job, Throwable failure, int errorLength) {
 		Map<String, String> headers = new LinkedHashMap<>(job.headers());
 		headers.remove(DelayQueueHeaders.DLT_ERROR);
@@ -153,10 +119,7 @@ public class DeadLetterTopicRecoverer implements DelayedJobRecoverer {
 		return headers;
 	}
 
-	/**
-	 * The failure as a header value: {@code class: message}, control characters (line
-	 * breaks of a multi-line message) as spaces, cut to the longest header value.
-	 */
+	/** The failure as a one-line header value of at most {@code maxLength} characters. */
 	static String errorText(Throwable failure, int maxLength) {
 		String text = String.valueOf(failure);
 		StringBuilder clean = new StringBuilder(Math.min(text.length(), maxLength));

@@ -51,7 +51,6 @@ final class DefaultDelayedJob<T> implements DelayedJob<T> {
 	@Override
 	@SuppressWarnings("unchecked")
 	public @Nullable T payload() {
-
 		if (!this.read) {
 			this.payload = (T) this.converter.read(this.job.payload(), this.payloadType);
 			this.read = true;
@@ -93,7 +92,6 @@ final class DefaultDelayedJob<T> implements DelayedJob<T> {
 
 	@Override
 	public boolean touch(@Nullable Duration ttr) {
-
 		return this.operations.touch(this.job, ttr).isPresent();
 	}
 

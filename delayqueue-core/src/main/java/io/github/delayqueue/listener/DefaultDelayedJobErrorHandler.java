@@ -18,16 +18,10 @@ import org.springframework.util.backoff.BackOff;
 import org.springframework.util.backoff.BackOffExecution;
 
 /**
- * The default {@link DelayedJobErrorHandler}, as Spring Kafka's {@code DefaultErrorHandler}
- * is for a record. A job with attempts left (by its {@link ReservedJob#maxAttempts()}: the
- * listener's limit, when set, was stored with it at reserve) and a retryable failure is
- * failed with the interval that the {@link BackOff} gives its attempt: DELAYED again, or DEAD
- * when Redis finds its attempts used up. A payload that cannot be read, a parameter that
- * cannot be bound and the {@code noRetryFor} types, anywhere in the cause chain, are not
- * retryable. A job not retried, or whose back-off stops, goes to the
- * {@link DelayedJobRecoverer} and is finished; without a recoverer, or when it throws, the
- * job is dead-lettered in Redis. The container factory makes one per listener from the
- * listener's and its own settings. Thread-safe.
+ * The default {@link DelayedJobErrorHandler}: a job with attempts left and a retryable failure
+ * is retried after the {@link BackOff}'s interval; otherwise it goes to the
+ * {@link DelayedJobRecoverer} and is finished, or, without one or when it throws, is DEAD.
+ * Unreadable payloads, unbindable parameters and {@code noRetryFor} types are not retryable.
  */
 public class DefaultDelayedJobErrorHandler implements DelayedJobErrorHandler {
 
@@ -40,15 +34,13 @@ public class DefaultDelayedJobErrorHandler implements DelayedJobErrorHandler {
 	private final @Nullable DelayedJobRecoverer recoverer;
 
 	/**
-	 * Creates a handler.
+	 * Create a handler.
 	 * @param backOff the interval before each retry; its {@code STOP} ends the retries
-	 * @param noRetryFor exceptions (and their subclasses, anywhere in the cause chain) never
-	 * retried; conversion failures never are
+	 * @param noRetryFor exceptions (subclasses too, anywhere in the cause chain) never retried
 	 * @param recoverer takes jobs not retried, or {@code null} to make them DEAD in Redis
 	 */
 	public DefaultDelayedJobErrorHandler(BackOff backOff, List<Class<? extends Throwable>> noRetryFor,
 			@Nullable DelayedJobRecoverer recoverer) {
-
 		Assert.notNull(backOff, "backOff must not be null");
 		Assert.notNull(noRetryFor, "noRetryFor must not be null");
 		Assert.noNullElements(noRetryFor, "noRetryFor must not contain null");
@@ -71,10 +63,7 @@ public class DefaultDelayedJobErrorHandler implements DelayedJobErrorHandler {
 		return outcome(job, failure, consumer.fail(job, Duration.ofMillis(backOff), describe(failure)));
 	}
 
-	/**
-	 * Hands an exhausted job to the recoverer, or dead-letters it: also when the recoverer
-	 * throws, an {@link Error} included.
-	 */
+	/** Hands an exhausted job to the recoverer, or dead-letters it (also when the recoverer throws). */
 	private Outcome recover(ReservedJob job, Throwable failure, DelayedListenerContainer container,
 			DelayQueueConsumer consumer) {
 		if (this.recoverer != null && recovered(job, failure, container)) {
@@ -89,7 +78,6 @@ public class DefaultDelayedJobErrorHandler implements DelayedJobErrorHandler {
 
 	@SuppressWarnings("NullAway") // called only when there is a recoverer
 	private boolean recovered(ReservedJob job, Throwable failure, DelayedListenerContainer container) {
-
 		try {
 			this.recoverer.recover(job, failure);
 			return true;
@@ -101,9 +89,7 @@ public class DefaultDelayedJobErrorHandler implements DelayedJobErrorHandler {
 		}
 	}
 
-	/**
-	 * The outcome of a fail or kill in Redis, logged when the job is DEAD.
-	 */
+	/** The outcome of a fail or kill in Redis, logged when the job is DEAD. */
 	private static Outcome outcome(ReservedJob job, Throwable failure, FailResult result) {
 		if (result == FailResult.DEAD) {
 			logger.warn("Job " + job.id() + " of topic " + job.topic() + " is DEAD after attempt " + job.attempt()
@@ -112,11 +98,7 @@ public class DefaultDelayedJobErrorHandler implements DelayedJobErrorHandler {
 		return Outcome.of(result);
 	}
 
-	/**
-	 * The back-off before the next attempt: the interval the listener's back-off gives after
-	 * {@code attempt} failures.
-	 * @return the interval in milliseconds, or {@code -1} when the back-off stops
-	 */
+	/** The back-off in ms after {@code attempt} failures, or {@code -1} when it stops. */
 	private long backOff(int attempt) {
 		BackOffExecution execution = this.backOff.start();
 		long interval = 0;
@@ -144,17 +126,13 @@ public class DefaultDelayedJobErrorHandler implements DelayedJobErrorHandler {
 		return true;
 	}
 
-	/**
-	 * The handler's own exception as recorded with the job: class name and message.
-	 */
+	/** The handler's own exception as recorded with the job: class name and message. */
 	private static String describe(Throwable failure) {
 		Throwable root = unwrap(failure);
 		return root.getClass().getName() + ": " + root.getMessage();
 	}
 
-	/**
-	 * The handler's own exception, without spring-messaging's wrappers.
-	 */
+	/** The handler's own exception, without spring-messaging's wrappers. */
 	static Throwable unwrap(Throwable failure) {
 		Throwable root = failure;
 		while (root.getCause() != null && root.getCause() != root && (root instanceof MessagingException)) {

@@ -7,8 +7,9 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The names of the message headers a {@code @DelayedListener} method can read, one per fact
- * of the job it runs, with {@code @Header} or from a {@code Message<T>} parameter:
+ * The names of the message headers a {@code @DelayedListener} method can read with
+ * {@code @Header} or from a {@code Message<T>}; a job's own headers keep their own names, and
+ * names starting with {@value #PREFIX} are the queue's.
  *
  * <pre class="code">
  * &#64;DelayedListener(topic = "order-close")
@@ -20,11 +21,6 @@ import org.jspecify.annotations.Nullable;
  * }
  * </pre>
  *
- * The same facts are on a {@link io.github.delayqueue.core.DelayedJob} parameter. A job's own
- * headers, set when it was scheduled ({@code DelayedJobTemplate.job(...).header("tenant",
- * "acme")}), are headers of the message too, with their own names ({@code @Header("tenant")}),
- * as are the {@code DLT_*} headers of a job a {@link DeadLetterTopicRecoverer} moved. Names
- * starting with {@value #PREFIX} are the queue's.
  */
 public final class DelayQueueHeaders {
 
@@ -43,10 +39,7 @@ public final class DelayQueueHeaders {
 	/** The attempts the job may use in all ({@link Integer}). */
 	public static final String MAX_ATTEMPTS = PREFIX + "maxAttempts";
 
-	/**
-	 * When the job was due ({@link java.time.Instant}); after a retry with a back-off, the
-	 * due time of this attempt.
-	 */
+	/** When this attempt was due ({@link java.time.Instant}). */
 	public static final String DUE_AT = PREFIX + "dueAt";
 
 	/** When the job was created ({@link java.time.Instant}). */
@@ -55,39 +48,22 @@ public final class DelayQueueHeaders {
 	/** When this delivery reserved the job, by Redis's clock ({@link java.time.Instant}). */
 	public static final String DELIVERED_AT = PREFIX + "deliveredAt";
 
-	/**
-	 * Until when this delivery held the job when the handler was called
-	 * ({@link java.time.Instant}): after it the job is delivered again unless the handler
-	 * finished or touched it. Not updated by {@code DelayedJob.touch()}.
-	 */
+	/** Until when this delivery held the job when the handler was called ({@link java.time.Instant}). */
 	public static final String RESERVED_UNTIL = PREFIX + "reservedUntil";
 
 	/** The reservation's TTR ({@link java.time.Duration}). */
 	public static final String TTR = PREFIX + "ttr";
 
-	/**
-	 * The reservation's fencing token ({@link Long}): what Redis checks when this delivery
-	 * settles the job; a later delivery of the same job has a higher one.
-	 */
+	/** The reservation's fencing token ({@link Long}); a later delivery has a higher one. */
 	public static final String RESERVATION_TOKEN = PREFIX + "reservationToken";
 
-	/**
-	 * On a job a {@link DeadLetterTopicRecoverer} moved: the topic it failed in
-	 * ({@link String}). Stored with the job, like the job's own headers, so only jobs of a
-	 * dead-letter topic carry it.
-	 */
+	/** On a job a {@link DeadLetterTopicRecoverer} moved: the topic it failed in ({@link String}). */
 	public static final String DLT_ORIGINAL_TOPIC = PREFIX + "dltOriginalTopic";
 
-	/**
-	 * On a job a {@link DeadLetterTopicRecoverer} moved: the error of its last attempt
-	 * ({@link String}, {@code class: message} on one line, at most 1,024 characters).
-	 */
+	/** On a job a {@link DeadLetterTopicRecoverer} moved: the error of its last attempt ({@link String}). */
 	public static final String DLT_ERROR = PREFIX + "dltError";
 
-	/**
-	 * On a job a {@link DeadLetterTopicRecoverer} moved: the attempts it had made
-	 * ({@link String} of digits; {@code @Header(DLT_ATTEMPTS) int attempts} converts it).
-	 */
+	/** On a job a {@link DeadLetterTopicRecoverer} moved: the attempts it had made ({@link String}). */
 	public static final String DLT_ATTEMPTS = PREFIX + "dltAttempts";
 
 	private static final Map<String, Class<?>> TYPES = Map.ofEntries(Map.entry(TOPIC, String.class),
@@ -102,9 +78,7 @@ public final class DelayQueueHeaders {
 	}
 
 	/**
-	 * Whether a header is stored with a job (one of its own, or a {@code DLT_*} header of a
-	 * dead-letter move), so that not every job carries it; the other headers here are on
-	 * every job.
+	 * Return whether a header is stored with a job (its own or a {@code DLT_*} one), so not on every job.
 	 * @param name a header name
 	 * @return {@code true} for a stored header
 	 */
@@ -113,13 +87,11 @@ public final class DelayQueueHeaders {
 	}
 
 	/**
-	 * The type of a header's value.
+	 * Return the type of a header's value.
 	 * @param name a header name
-	 * @return the type of the value, or {@code null} when the name is not one of these
-	 * headers (a job's own headers are {@link String}s)
+	 * @return the type, or {@code null} when the name is not one of these headers
 	 */
 	public static @Nullable Class<?> typeOf(String name) {
-
 		return TYPES.get(name);
 	}
 

@@ -27,21 +27,15 @@ public class DelayedJobArgumentResolver implements HandlerMethodArgumentResolver
 	/** The header that carries the {@link ReservedJob}. */
 	public static final String JOB_HEADER = "delayqueue_job";
 
-	/** The header that carries the reservation's time-to-run for {@code touch()}. */
-	public static final String TTR_HEADER = DelayQueueHeaders.TTR;
-
 	private final DelayQueueOperations operations;
 
 	private final JobPayloadMessageConverter converter;
 
-	/**
-	 * The payload type of each {@code DelayedJob<T>} parameter, worked out at its first job;
-	 * keyed by the bean's class, method and position, which hold no bean.
-	 */
+	/** The payload type of each {@code DelayedJob<T>} parameter, by class, method and position. */
 	private final ConcurrentMap<ParameterKey, Type> payloadTypes = new ConcurrentHashMap<>();
 
 	/**
-	 * Creates the resolver.
+	 * Create the resolver.
 	 * @param operations the queue, for {@code touch()}
 	 * @param converter reads the payload of a {@code DelayedJob<T>} into {@code T}
 	 */
@@ -51,7 +45,7 @@ public class DelayedJobArgumentResolver implements HandlerMethodArgumentResolver
 	}
 
 	/**
-	 * Whether a parameter is bound by this resolver (so it is not a payload parameter).
+	 * Return whether a parameter is bound by this resolver (so it is not a payload parameter).
 	 * @param parameter the parameter
 	 * @return {@code true} for {@link DelayedJob} and {@link ReservedJob}
 	 */
@@ -67,7 +61,6 @@ public class DelayedJobArgumentResolver implements HandlerMethodArgumentResolver
 
 	@Override
 	public @Nullable Object resolveArgument(MethodParameter parameter, Message<?> message) {
-
 		ReservedJob job = message.getHeaders().get(JOB_HEADER, ReservedJob.class);
 		if (parameter.getParameterType() == ReservedJob.class) {
 			return job;
@@ -77,12 +70,7 @@ public class DelayedJobArgumentResolver implements HandlerMethodArgumentResolver
 		return resolveJob(message, this.payloadTypes.computeIfAbsent(key, (k) -> payloadType(parameter)));
 	}
 
-	/**
-	 * The payload type of a {@code DelayedJob<T>} parameter: {@code T} as the bean's class
-	 * declares it ({@code Object} when it does not say).
-	 * @param parameter the parameter
-	 * @return the type
-	 */
+	/** {@code T} of a {@code DelayedJob<T>} parameter as the bean's class declares it, else {@code Object}. */
 	static Type payloadType(MethodParameter parameter) {
 		ResolvableType generic = ResolvableType.forMethodParameter(parameter).as(DelayedJob.class).getGeneric(0);
 		Class<?> resolved = generic.resolve();
@@ -97,7 +85,7 @@ public class DelayedJobArgumentResolver implements HandlerMethodArgumentResolver
 	}
 
 	/**
-	 * The job a message carries, its payload read as the given type when first asked for.
+	 * Return the job a message carries, its payload read as the given type when first asked for.
 	 * @param <T> the payload type
 	 * @param message a message a container made of a job
 	 * @param payloadType the payload's type
@@ -107,12 +95,12 @@ public class DelayedJobArgumentResolver implements HandlerMethodArgumentResolver
 	public <T> DelayedJob<T> resolveJob(Message<?> message, Type payloadType) {
 		ReservedJob job = message.getHeaders().get(JOB_HEADER, ReservedJob.class);
 		Assert.notNull(job, () -> "The message carries no job in header '" + JOB_HEADER + "'");
-		Duration ttr = message.getHeaders().get(TTR_HEADER, Duration.class);
+		Duration ttr = message.getHeaders().get(DelayQueueHeaders.TTR, Duration.class);
 		return new DefaultDelayedJob<>(job, this.operations, this.converter, payloadType, ttr);
 	}
 
 	/**
-	 * The converter that reads payloads.
+	 * Return the converter that reads payloads.
 	 * @return the converter
 	 */
 	public JobPayloadMessageConverter getConverter() {

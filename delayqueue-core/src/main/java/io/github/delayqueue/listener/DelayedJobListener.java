@@ -3,10 +3,8 @@ package io.github.delayqueue.listener;
 import io.github.delayqueue.core.DelayedJob;
 
 /**
- * A listener as a lambda, for a
- * {@link io.github.delayqueue.config.SimpleDelayedListenerEndpoint}: called once per
- * delivery of a job, with the job and its payload. A return is a success; anything thrown is
- * a failure of the job, retried or dead-lettered by the container's error handler.
+ * A listener as a lambda, for a {@link io.github.delayqueue.config.SimpleDelayedListenerEndpoint};
+ * a return is a success, anything thrown a failure.
  *
  * @param <T> the payload type
  */
@@ -14,7 +12,7 @@ import io.github.delayqueue.core.DelayedJob;
 public interface DelayedJobListener<T> {
 
 	/**
-	 * Handles one job.
+	 * Handle one job.
 	 * @param job the job; {@link DelayedJob#payload()} is read already
 	 * @throws Exception when the job failed
 	 */

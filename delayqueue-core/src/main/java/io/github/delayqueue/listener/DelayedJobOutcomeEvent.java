@@ -4,13 +4,8 @@ import io.github.delayqueue.core.ReservedJob;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A listener has handled a job, published when {@code delayqueue.listener.outcome-events} is
- * on (off by default: one event per job). The outcome is the one the
- * {@code delayqueue.listener} timer counts: {@code success} (to be finished in Redis with its
- * batch shortly after, unless its reservation is lost meanwhile), {@code skipped} (an
- * interceptor said no; finished likewise), or what the error handler made of a failure
- * ({@code retry}, {@code dead}, {@code recovered}, {@code stale}, {@code left}). Published on
- * the handler thread, in the instance that ran the job, after the timer has measured it.
+ * A listener has handled a job, published on the handler thread when outcome events are on;
+ * the outcome is the one the {@code delayqueue.listener} timer counts.
  */
 public class DelayedJobOutcomeEvent extends DelayedListenerContainerEvent {
 
@@ -21,7 +16,7 @@ public class DelayedJobOutcomeEvent extends DelayedListenerContainerEvent {
 	private final @Nullable Throwable failure;
 
 	/**
-	 * Creates an event.
+	 * Create an event.
 	 * @param container the container
 	 * @param job the job, as it was reserved
 	 * @param outcome the outcome
@@ -36,7 +31,7 @@ public class DelayedJobOutcomeEvent extends DelayedListenerContainerEvent {
 	}
 
 	/**
-	 * The job, as it was reserved (id, payload, attempt, times).
+	 * Return the job, as it was reserved.
 	 * @return the job
 	 */
 	public ReservedJob getJob() {
@@ -44,7 +39,7 @@ public class DelayedJobOutcomeEvent extends DelayedListenerContainerEvent {
 	}
 
 	/**
-	 * The outcome: {@code success}, {@code skipped}, {@code retry}, {@code dead},
+	 * Return the outcome: {@code success}, {@code skipped}, {@code retry}, {@code dead},
 	 * {@code recovered}, {@code stale} or {@code left}.
 	 * @return the outcome
 	 */
@@ -53,8 +48,7 @@ public class DelayedJobOutcomeEvent extends DelayedListenerContainerEvent {
 	}
 
 	/**
-	 * What the listener (or an interceptor's {@code intercept}) threw, without
-	 * spring-messaging's wrappers.
+	 * Return what the listener (or an interceptor) threw, without spring-messaging's wrappers.
 	 * @return the failure, or {@code null} on success or skip
 	 */
 	public @Nullable Throwable getFailure() {

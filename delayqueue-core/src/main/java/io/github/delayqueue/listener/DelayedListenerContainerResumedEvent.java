@@ -6,7 +6,7 @@ package io.github.delayqueue.listener;
 public class DelayedListenerContainerResumedEvent extends DelayedListenerContainerEvent {
 
 	/**
-	 * Creates an event.
+	 * Create an event.
 	 * @param container the container
 	 */
 	public DelayedListenerContainerResumedEvent(DelayedListenerContainer container) {

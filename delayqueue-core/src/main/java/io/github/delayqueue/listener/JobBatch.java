@@ -8,11 +8,8 @@ import io.github.delayqueue.core.ReservedJob;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The jobs one call handed to a handler thread, as that thread runs them one after the
- * other: which are yet to start, and which succeeded and are yet to be finished. The handler
- * thread claims them in order; another thread may meanwhile take what succeeded (to finish
- * it) and what has not started (to give it back), so each job is handed out once.
- * Thread-safe.
+ * The jobs one call handed to a handler thread: which are yet to start, and which succeeded
+ * and are yet to be finished; each is handed out once. Thread-safe.
  */
 final class JobBatch {
 
@@ -24,11 +21,6 @@ final class JobBatch {
 
 	private int next;
 
-	/**
-	 * Creates a batch.
-	 * @param jobs the jobs, in the order to run them
-	 * @param receivedNanos when they arrived, by {@link System#nanoTime()}
-	 */
 	JobBatch(List<ReservedJob> jobs, long receivedNanos) {
 		this.jobs = List.copyOf(jobs);
 		this.receivedNanos = receivedNanos;
@@ -42,48 +34,31 @@ final class JobBatch {
 		return this.receivedNanos;
 	}
 
-	/**
-	 * The next job to run.
-	 * @return the job, or {@code null} when every job was claimed or taken back
-	 */
+	/** The next job to run, or {@code null} when none is left. */
 	synchronized @Nullable ReservedJob claimNext() {
 		return (this.next < this.jobs.size()) ? this.jobs.get(this.next++) : null;
 	}
 
-	/**
-	 * Records a claimed job that succeeded, to be finished.
-	 * @param job the job
-	 */
+	/** Records a claimed job that succeeded, to be finished. */
 	synchronized void succeeded(ReservedJob job) {
 		this.succeeded.add(job);
 	}
 
-	/**
-	 * Takes the jobs that succeeded since the last call.
-	 * @return the jobs, possibly none; they are no longer part of the batch
-	 */
+	/** Takes the jobs that succeeded since the last call. */
 	synchronized List<ReservedJob> takeSucceeded() {
 		List<ReservedJob> taken = List.copyOf(this.succeeded);
 		this.succeeded.clear();
 		return taken;
 	}
 
-	/**
-	 * Takes the jobs not claimed yet: {@link #claimNext()} returns {@code null} from now on.
-	 * @return the jobs, possibly none
-	 */
+	/** Takes the jobs not claimed yet; {@link #claimNext()} returns {@code null} from now on. */
 	synchronized List<ReservedJob> takeUnstarted() {
 		List<ReservedJob> rest = List.copyOf(this.jobs.subList(this.next, this.jobs.size()));
 		this.next = this.jobs.size();
 		return rest;
 	}
 
-	/**
-	 * How long after its arrival the batch may run before what succeeded should be
-	 * finished: {@code budgetNanos}, or half the shortest TTR of its jobs when that is less.
-	 * @param budgetNanos the longest time
-	 * @return the time in nanoseconds
-	 */
+	/** How long the batch may run before it is settled: the budget, or half its shortest TTR. */
 	long settleAfterNanos(long budgetNanos) {
 		long after = budgetNanos;
 		for (ReservedJob job : this.jobs) {

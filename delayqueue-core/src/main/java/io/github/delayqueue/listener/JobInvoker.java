@@ -19,19 +19,12 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.messaging.Message;
-import org.springframework.messaging.MessageHeaders;
 import org.springframework.messaging.support.GenericMessage;
 
 /**
- * Calls a container's listener method on one reserved job. The job becomes a message: its
- * payload, with the job and its TTR as headers for {@link DelayedJobArgumentResolver}. A
- * return is a success, finished later with its batch; anything thrown, an {@link Error}
- * included, goes to the container's {@link DelayedJobErrorHandler}, which settles it in
- * Redis. The container's {@link DelayedJobInterceptor}s run around the call (and may skip it:
- * the job is then finished as a success is). The {@link DelayQueueObserver}, if any, hears
- * each outcome, and with an observation registry in the settings each job is a
- * {@link DelayQueueObservation#LISTENER} observation, in scope while the listener runs.
- * Counts the calls in flight. Thread-safe.
+ * Calls a container's listener on one reserved job as a message, with its interceptors
+ * around; anything thrown goes to the {@link DelayedJobErrorHandler}. Each job is observed
+ * and reported to the observer. Thread-safe.
  */
 final class JobInvoker {
 
@@ -47,13 +40,6 @@ final class JobInvoker {
 
 	private final AtomicInteger inFlight = new AtomicInteger();
 
-	/**
-	 * Creates an invoker.
-	 * @param settings the container's settings
-	 * @param handler the endpoint's listener
-	 * @param container the container, for the error handler
-	 * @param consumer the queue the error handler settles failed jobs with
-	 */
 	JobInvoker(ContainerProperties settings, DelayedJobHandler handler,
 			DefaultDelayedListenerContainer container, DelayQueueConsumer consumer) {
 		this.settings = settings;
@@ -62,19 +48,12 @@ final class JobInvoker {
 		this.consumer = consumer;
 	}
 
-	/**
-	 * How many calls run now.
-	 * @return the count
-	 */
+	/** How many calls run now. */
 	int inFlight() {
 		return this.inFlight.get();
 	}
 
-	/**
-	 * Runs the listener method on a job and settles a failure in Redis; never throws.
-	 * @param job the job
-	 * @return {@code true} when it succeeded and is yet to be finished
-	 */
+	/** Runs the listener on a job and settles a failure; whether it succeeded. Never throws. */
 	boolean invoke(ReservedJob job) {
 		this.inFlight.incrementAndGet();
 		Observation observation = startObservation(job);
@@ -84,22 +63,18 @@ final class JobInvoker {
 			return handle(job, observation, context);
 		}
 		catch (Throwable ex) {
-			error(observation, ex);
+			quietly("take its error", () -> observation.error(ex));
 			logger.error("Listener '" + this.settings.getId() + "' could not settle job " + job.id() + " of topic "
 					+ job.topic() + " (it is redelivered after its TTR)", ex);
 			return false;
 		}
 		finally {
-			stop(observation);
+			quietly("stop", observation::stop);
 			this.inFlight.decrementAndGet();
 		}
 	}
 
-	/**
-	 * Starts the job's observation, when the container has a registry.
-	 * @return the observation; {@link Observation#NOOP} when there is none or it could not
-	 * start (a tracer's failure must not decide a job's fate)
-	 */
+	/** Starts the job's observation; {@link Observation#NOOP} without a registry or on failure. */
 	private Observation startObservation(ReservedJob job) {
 		ObservationRegistry registry = this.settings.getObservationRegistry();
 		if (registry == null || registry.isNoop()) {
@@ -128,30 +103,17 @@ final class JobInvoker {
 		}
 	}
 
-	private void error(Observation observation, Throwable failure) {
+	// a tracer's failure must not decide a job's fate
+	private void quietly(String what, Runnable action) {
 		try {
-			observation.error(failure);
+			action.run();
 		}
 		catch (Throwable ex) {
-			logger.debug("Observation of listener '" + this.settings.getId() + "' could not take its error", ex);
+			logger.debug("Observation of listener '" + this.settings.getId() + "' could not " + what, ex);
 		}
 	}
 
-	private void stop(Observation observation) {
-		try {
-			observation.stop();
-		}
-		catch (Throwable ex) {
-			// a tracer's failure must not decide a job's fate
-			logger.debug("Observation of listener '" + this.settings.getId() + "' failed", ex);
-		}
-	}
-
-	/**
-	 * The message a handler method gets for a job: its payload, the job's own headers, then
-	 * the queue's (those a job lacks left out); {@link MessageHeaders} adds the id and
-	 * timestamp. A job's own headers never take the queue's names ({@code JobConstraints.headers}).
-	 */
+	/** The message a handler method gets for a job: its payload, its own headers, then the queue's. */
 	static Message<byte[]> message(ReservedJob job) {
 		Map<String, String> own = job.headers();
 		Map<String, Object> headers = new HashMap<>((int) ((own.size() + 11) / 0.75f) + 1);
@@ -170,7 +132,7 @@ final class JobInvoker {
 		return new GenericMessage<>(job.payload(), headers);
 	}
 
-	/** Sets a header that a job may lack: without a value there is no header of that name. */
+	/** Sets a header that a job may lack; without a value there is none of that name. */
 	private static void putUnlessNull(Map<String, Object> headers, String name, @Nullable Object value) {
 		if (value != null) {
 			headers.put(name, value);
@@ -231,11 +193,7 @@ final class JobInvoker {
 		}
 	}
 
-	/**
-	 * Has the error handler settle a failed job. What it throws, an {@link Error} included, is
-	 * logged; the job is then as the handler left it.
-	 * @return the handler's outcome; {@code LEFT} when it returned {@code null} or threw
-	 */
+	/** Has the error handler settle a failed job; {@code LEFT} when it returned {@code null} or threw. */
 	private DelayedJobErrorHandler.Outcome settle(ReservedJob job, Throwable failure) {
 		DelayedJobErrorHandler errorHandler = this.settings.getErrorHandler();
 		try {
@@ -250,10 +208,7 @@ final class JobInvoker {
 		}
 	}
 
-	/**
-	 * Runs an interceptor's hook after the job's fate is decided: what it throws, an
-	 * {@link Error} included, is logged and changes nothing.
-	 */
+	/** Runs an interceptor's hook; what it throws is logged and changes nothing. */
 	private void hook(DelayedJobInterceptor interceptor, String name, ReservedJob job, Runnable hook) {
 		try {
 			hook.run();
@@ -265,12 +220,7 @@ final class JobInvoker {
 		}
 	}
 
-	/**
-	 * Calls the listener method.
-	 * @return what it threw, or {@code null} when it returned: an {@link Error} (an
-	 * {@link AssertionError}, a {@link StackOverflowError}, a class missing at run time) is a
-	 * failure of the job like any exception
-	 */
+	/** Calls the listener; what it threw (an {@link Error} too), or {@code null}. */
 	private @Nullable Throwable call(Message<byte[]> message) {
 		try {
 			this.handler.handle(message);
@@ -288,7 +238,7 @@ final class JobInvoker {
 		if (context != null) {
 			context.setOutcome(outcome);
 			if (cause != null) {
-				error(observation, cause);
+				quietly("take its error", () -> observation.error(cause));
 			}
 		}
 		DelayQueueObserver observer = this.settings.getObserver();
@@ -300,8 +250,6 @@ final class JobInvoker {
 				observer.handled(job.topic(), duration, outcome, cause);
 			}
 			catch (Throwable ex) {
-				// metrics must not decide a job's fate (an Error here would leave a success
-				// unfinished, to run again after its TTR)
 				logger.debug("Observer of listener '" + this.settings.getId() + "' failed", ex);
 			}
 		}

@@ -6,9 +6,7 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How a listener handled one delivery of a job, as the
- * {@link JobOutcomeStream} carries it from the instance that ran it to every subscriber of
- * the namespace.
+ * How a listener handled one delivery of a job, as the {@link JobOutcomeStream} carries it.
  *
  * @param topic the job's topic
  * @param id the job's id
@@ -28,9 +26,7 @@ public record JobOutcome(String topic, String id, String outcome, int attempt, i
 	private static final Set<String> FINAL = Set.of("success", "skipped", "dead", "recovered");
 
 	/**
-	 * Whether the job is done with: it succeeded or was skipped (finished in Redis), is DEAD,
-	 * or a recoverer took it. {@code retry}, {@code stale} and {@code left} are not final: the
-	 * job runs again (or another consumer has it).
+	 * Return whether the job is done with: success, skipped, dead or recovered.
 	 * @return {@code true} for a final outcome
 	 */
 	public boolean isFinal() {

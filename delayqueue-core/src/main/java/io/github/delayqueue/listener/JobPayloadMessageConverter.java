@@ -22,7 +22,7 @@ public class JobPayloadMessageConverter implements SmartMessageConverter {
 	private final JobPayloadConverter converter;
 
 	/**
-	 * Creates a message converter that reads payloads with the given converter.
+	 * Create a message converter that reads payloads with the given converter.
 	 * @param converter the payload converter
 	 */
 	public JobPayloadMessageConverter(JobPayloadConverter converter) {
@@ -40,10 +40,7 @@ public class JobPayloadMessageConverter implements SmartMessageConverter {
 		return read((byte[]) message.getPayload(), type);
 	}
 
-	/**
-	 * The type a parameter reads the payload as: its own full generic type, or for a
-	 * {@code Message<T>} parameter, {@code T}'s.
-	 */
+	/** The type a parameter reads the payload as: its own, or {@code T} of a {@code Message<T>}. */
 	private static Type payloadType(MethodParameter parameter) {
 		if (!Message.class.isAssignableFrom(parameter.getParameterType())) {
 			return parameter.getNestedGenericParameterType();
@@ -68,7 +65,6 @@ public class JobPayloadMessageConverter implements SmartMessageConverter {
 
 	@Override
 	public Message<?> toMessage(Object payload, @Nullable MessageHeaders headers, @Nullable Object conversionHint) {
-
 		throw new UnsupportedOperationException("Listeners do not write messages");
 	}
 

@@ -19,14 +19,10 @@ import org.springframework.util.backoff.BackOffExecution;
 import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
- * One run of a {@link DefaultDelayedListenerContainer}, from a start to the stop that follows: the
- * consumer thread, the handler slots, the handler threads and the settler threads. The
- * consumer thread waits for work without polling, reserves at most as many jobs as slots are
- * free, and hands each to a handler thread, where the {@link BatchRunner} runs it and the
- * jobs that finishing it reserves; the slot stays taken until no job follows. The loop
- * outlives any failure of a Redis call (errors included): it logs, backs off exponentially
- * from {@value #ERROR_BACK_OFF_INITIAL_MILLIS} ms to {@value #ERROR_BACK_OFF_MAX_MILLIS} ms,
- * and retries. Thread-safe.
+ * One run of a {@link DefaultDelayedListenerContainer}, from a start to the stop that follows:
+ * the consumer thread waits for work, reserves at most as many jobs as handler slots are free
+ * and hands each to a handler thread's {@link BatchRunner}. The loop outlives any failure,
+ * backing off from {@value #ERROR_BACK_OFF_INITIAL_MILLIS} to {@value #ERROR_BACK_OFF_MAX_MILLIS} ms.
  */
 final class ListenerConsumer {
 
@@ -35,7 +31,7 @@ final class ListenerConsumer {
 	/** How long one wait for work, or for a resume, lasts before the loop looks again. */
 	static final int WAIT_MILLIS = 1_000;
 
-	/** The first back-off of the loop after a failure; it doubles with each failure in a row. */
+	/** The first back-off of the loop after a failure; it doubles with each one in a row. */
 	static final int ERROR_BACK_OFF_INITIAL_MILLIS = 100;
 
 	/** The longest back-off of the loop after a failure. */
@@ -63,19 +59,9 @@ final class ListenerConsumer {
 
 	private final JobInvoker invoker;
 
-	/**
-	 * Whether this run was stopped. A run's own flag, not the container's: a container
-	 * started again while this run still stops has another run, and this one must end.
-	 */
+	// this run's own flag: a container started again while this run stops has another run
 	private volatile boolean stopping;
 
-	/**
-	 * Makes the threads of a run; {@link #start()} starts it.
-	 * @param container the container, whose state the loop follows
-	 * @param operations the queue it reserves from and settles with
-	 * @param invoker calls the listener method
-	 * @param batchSize sizes the batches of the handler threads
-	 */
 	ListenerConsumer(DefaultDelayedListenerContainer container, DelayQueueOperations operations, JobInvoker invoker,
 			BatchSize batchSize) {
 		this.container = container;
@@ -84,8 +70,7 @@ final class ListenerConsumer {
 		this.invoker = invoker;
 		this.slots = new Semaphore(this.settings.getConcurrency());
 		this.handlers = Executors.newFixedThreadPool(this.settings.getConcurrency(), this::newOwnThread);
-		// two threads per handler slot: a batch's settle that meets a slow Redis must not delay
-		// the settle of another, such as the next batch of the same handler thread
+		// two per handler slot: a settle that meets a slow Redis must not delay the next one
 		this.settlers = new ScheduledThreadPoolExecutor(2 * this.settings.getConcurrency(), (task) -> {
 			Thread settler = newOwnThread(task);
 			settler.setName("delayqueue-" + this.settings.getId() + "-settler");
@@ -101,10 +86,7 @@ final class ListenerConsumer {
 		this.thread.start();
 	}
 
-	/**
-	 * A thread of this run, from the container's thread factory, that knows its container
-	 * ({@link DelayedListenerContainer#isContainerThread()}).
-	 */
+	/** A thread of this run that knows its container ({@link DelayedListenerContainer#isContainerThread()}). */
 	private Thread newOwnThread(Runnable task) {
 		DefaultDelayedListenerContainer container = this.container;
 		return this.settings.getThreadFactory().newThread(() -> {
@@ -118,36 +100,23 @@ final class ListenerConsumer {
 		});
 	}
 
-	/**
-	 * Ends this run: the loop reserves no more, jobs not started are given back. Wakes the
-	 * consumer thread without interrupting a reserve call in flight. {@link #shutdown()}
-	 * then waits for the threads.
-	 */
+	/** Ends this run without interrupting a reserve in flight; {@link #shutdown()} then waits. */
 	void beginStop() {
 		this.stopping = true;
 		this.slots.release(this.settings.getConcurrency());
 	}
 
-	/**
-	 * Whether this run was stopped: jobs not started yet are given back.
-	 */
+	/** Whether this run was stopped: jobs not started yet are given back. */
 	boolean isStopping() {
 		return this.stopping;
 	}
 
-	/**
-	 * Whether new jobs may start in this run: it is not stopped and the container not paused.
-	 */
+	/** Whether new jobs may start: the run is not stopped and the container not paused. */
 	boolean isTaking() {
 		return !this.stopping && this.container.isTaking();
 	}
 
-	/**
-	 * Waits for the consumer thread (interrupting it when it does not end), then for running
-	 * handlers up to the shutdown timeout (interrupting them after it: their jobs are
-	 * redelivered after TTR), then for early settles under way. Called once the container
-	 * stopped.
-	 */
+	/** Waits for the consumer thread, the handlers (up to the shutdown timeout), then the settlers. */
 	void shutdown() {
 		try {
 			this.thread.join(WAIT_MILLIS * 5);
@@ -177,7 +146,6 @@ final class ListenerConsumer {
 
 	@SuppressWarnings("NullAway") // the back-off is started when it is null (first)
 	private void consume() {
-
 		BackOffExecution backOff = null;
 		while (!this.stopping) {
 			try {
@@ -215,8 +183,7 @@ final class ListenerConsumer {
 				}
 			}
 			catch (Throwable ex) {
-				// an Error from a Redis client (a class missing at run time, a stack overflow)
-				// must not end the loop either: nothing else would reserve this topic's jobs
+				// not even an Error may end the loop: nothing else would reserve this topic's jobs
 				if (this.stopping) {
 					return;
 				}
@@ -245,11 +212,7 @@ final class ListenerConsumer {
 		}
 	}
 
-	/**
-	 * Hands reserved jobs to handler threads (a free slot for each was taken); gives back
-	 * those that cannot start: the container was paused or stopped while the reserve was
-	 * under way, or the executor takes no more work.
-	 */
+	/** Hands reserved jobs to handler threads; gives back those that cannot start. */
 	private void dispatch(List<ReservedJob> jobs) {
 		List<ReservedJob> unstarted = new ArrayList<>();
 		for (ReservedJob job : jobs) {
@@ -273,10 +236,7 @@ final class ListenerConsumer {
 		}
 	}
 
-	/**
-	 * Runs a job on a handler thread, then the jobs that finishing it reserved: the slot
-	 * stays taken until no job follows.
-	 */
+	/** Runs a job and those that finishing it reserved; the slot stays taken until then. */
 	private void runHandler(ReservedJob first) {
 		try {
 			this.batches.run(first);

@@ -5,10 +5,8 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * A {@link DelayedJobRecoverer} that logs a job whose attempts are used up (or whose failure
- * is not retryable) at ERROR, with its failure, and lets it go: the container then finishes
- * it (removed from Redis, not DEAD). For jobs that are worth nothing once they failed, where
- * a DEAD job would only wait for an operator to delete it. Thread-safe.
+ * A {@link DelayedJobRecoverer} that logs an exhausted job at ERROR and lets it be finished
+ * (removed, not DEAD).
  */
 public class LoggingRecoverer implements DelayedJobRecoverer {
 

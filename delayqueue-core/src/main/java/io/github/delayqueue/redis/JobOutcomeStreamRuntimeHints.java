@@ -1,4 +1,4 @@
-package io.github.delayqueue.listener;
+package io.github.delayqueue.redis;
 
 import org.jspecify.annotations.Nullable;
 
@@ -7,9 +7,7 @@ import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
 
 /**
- * What the {@link RedisJobOutcomeStream} binds with Jackson at run time, for a native image:
- * the messages it publishes and reads. Registered through
- * {@code META-INF/spring/aot.factories}.
+ * Binds the messages of the {@link RedisJobOutcomeStream} for a native image.
  */
 class JobOutcomeStreamRuntimeHints implements RuntimeHintsRegistrar {
 

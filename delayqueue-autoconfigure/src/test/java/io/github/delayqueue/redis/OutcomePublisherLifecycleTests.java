@@ -1,10 +1,11 @@
-package io.github.delayqueue.listener;
+package io.github.delayqueue.redis;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.github.delayqueue.listener.JobOutcome;
 import io.github.delayqueue.test.RedisTestServer;
 import io.github.delayqueue.test.RedisTestServers;
 import org.junit.jupiter.api.AfterEach;

@@ -1,4 +1,4 @@
-package io.github.delayqueue.listener;
+package io.github.delayqueue.redis;
 
 import java.time.Instant;
 import java.util.List;
@@ -16,9 +16,13 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
+
 import io.github.delayqueue.core.DelayQueueConnectionException;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.listener.DelayedJobOutcomeEvent;
+import io.github.delayqueue.listener.JobOutcome;
+import io.github.delayqueue.listener.JobOutcomeStream;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -38,30 +42,22 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.Assert;
 
 /**
- * The {@link JobOutcomeStream} on Redis pub/sub, channel {@code <namespace>:outcomes}.
- *
- * <p>
- * Publishing (when on): the {@link DelayedJobOutcomeEvent}s of this instance's listeners go
- * to an {@link OutcomePublisher}. Subscribing: one subscription per instance, made at the
- * first {@link #subscribe} or {@link #whenDone}, shared by every consumer; consumers are
- * called on one thread, in the order outcomes arrive. Messages are JSON objects with the
- * {@link JobOutcome} fields ({@code listener}, {@code instance}, {@code at} in epoch
- * milliseconds). Pub/sub is at most once: when more than {@value #BUFFER} outcomes wait, Redis
- * fails or the stream has stopped, outcomes are dropped and counted ({@link #getDropped()}).
- *
- * <p>
- * A {@link SmartLifecycle} that stops right after the listener containers (whose last
- * outcomes it publishes) and before the Redis connections.
+ * The {@link JobOutcomeStream} on Redis pub/sub, channel {@code <namespace>:outcomes}: JSON
+ * messages with the {@link JobOutcome} fields ({@code at} in epoch milliseconds). When
+ * publishing, this instance's {@link DelayedJobOutcomeEvent}s are sent; one subscription per
+ * instance feeds every consumer on one thread. Outcomes beyond {@value #BUFFER} waiting, or met
+ * by a Redis failure or a stopped stream, are dropped and counted ({@link #getDropped()}).
+ * Stops right after the listener containers.
  */
 public class RedisJobOutcomeStream
 		implements JobOutcomeStream, ApplicationListener<DelayedJobOutcomeEvent>, SmartLifecycle {
 
 	private static final Log logger = LogFactory.getLog(RedisJobOutcomeStream.class);
 
-	/** Outcomes waiting to be published, or to reach consumers, at most; more are dropped. */
+	/** Outcomes waiting to be published, or to reach consumers, at most. */
 	static final int BUFFER = 10_000;
 
-	/** The lifecycle phase: just below the listener containers', so stopped after them. */
+	/** Just below the listener containers' phase. */
 	static final int PHASE = Integer.MAX_VALUE - 101;
 
 	private static final long SUBSCRIBE_TIMEOUT_SECONDS = 10;
@@ -90,14 +86,11 @@ public class RedisJobOutcomeStream
 
 	private final List<Subscriber> subscribers = new CopyOnWriteArrayList<>();
 
-	// whenDone futures by "<topic>\n<id>" (an id has no line break)
+	// whenDone futures by "<topic>\n<id>"
 	private final Map<String, Set<CompletableFuture<JobOutcome>>> waiters = new ConcurrentHashMap<>();
 
-	// guards the subscription only: handler threads never take it
+	// guards the subscription; start and stop synchronize on this (a stop waits without this lock)
 	private final Object subscribeLock = new Object();
-
-	// serializes start and stop (a stop waits for the publisher without the subscribe lock)
-	private final Object lifecycleLock = new Object();
 
 	private volatile boolean running;
 
@@ -106,7 +99,7 @@ public class RedisJobOutcomeStream
 	private @Nullable ThreadPoolExecutor delivery;
 
 	/**
-	 * Creates the stream of a namespace.
+	 * Create the stream of a namespace.
 	 * @param connectionFactory the Redis connections
 	 * @param namespace the namespace; the channel is {@code <namespace>:outcomes}
 	 * @param instanceId this instance's id, sent with its outcomes
@@ -123,7 +116,7 @@ public class RedisJobOutcomeStream
 	}
 
 	/**
-	 * The pub/sub channel.
+	 * Return the pub/sub channel.
 	 * @return {@code <namespace>:outcomes}
 	 */
 	public String getChannel() {
@@ -131,7 +124,7 @@ public class RedisJobOutcomeStream
 	}
 
 	/**
-	 * Whether this instance's listener outcomes are published.
+	 * Return whether this instance's listener outcomes are published.
 	 * @return the {@code publishing} given at creation
 	 */
 	public boolean isPublishing() {
@@ -139,15 +132,12 @@ public class RedisJobOutcomeStream
 	}
 
 	/**
-	 * How many outcomes were not published or not delivered to this instance's consumers:
-	 * a buffer was full, Redis failed, or the stream had stopped.
+	 * Return how many outcomes were not published or not delivered to this instance's consumers.
 	 * @return the count since start
 	 */
 	public long getDropped() {
 		return this.dropped.get();
 	}
-
-	// ------------------------------------------------------------------ publishing
 
 	@Override
 	public void onApplicationEvent(DelayedJobOutcomeEvent event) {
@@ -176,10 +166,7 @@ public class RedisJobOutcomeStream
 		}
 	}
 
-	/**
-	 * Whether a message logged at most once a minute may be logged now; if so, the time of
-	 * the last one becomes now.
-	 */
+	/** Whether a message logged at most once a minute may be logged now. */
 	private static boolean logNow(AtomicLong lastNanos) {
 		long now = System.nanoTime();
 		long last = lastNanos.get();
@@ -195,7 +182,6 @@ public class RedisJobOutcomeStream
 	// a message without listener or instance (not one of encode's) gives an outcome without them
 	@SuppressWarnings("NullAway")
 	JobOutcome decode(byte[] body) {
-
 		Wire wire = this.mapper.readValue(body, Wire.class);
 		if (wire.topic() == null || wire.id() == null || wire.outcome() == null) {
 			throw new IllegalArgumentException("topic, id and outcome are required");
@@ -208,8 +194,6 @@ public class RedisJobOutcomeStream
 	record Wire(@Nullable String topic, @Nullable String id, @Nullable String outcome, int attempt, int maxAttempts,
 			@Nullable String listener, @Nullable String instance, @Nullable String error, long at) {
 	}
-
-	// ------------------------------------------------------------------ subscribing
 
 	@Override
 	public Subscription subscribe(@Nullable String topic, Consumer<JobOutcome> consumer) {
@@ -250,10 +234,7 @@ public class RedisJobOutcomeStream
 		return done;
 	}
 
-	/**
-	 * Subscribes to the channel once; the first call returns when the subscription is
-	 * active.
-	 */
+	/** Subscribes once; the first call returns when the subscription is active. */
 	private void ensureSubscribed() {
 		synchronized (this.subscribeLock) {
 			if (!this.running) {
@@ -284,13 +265,10 @@ public class RedisJobOutcomeStream
 				// an outcome published after the first subscribe returns must be heard
 				dispatcher.subscribed.get(SUBSCRIBE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
 			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				destroyQuietly(container);
-				delivery.shutdownNow();
-				throw new DelayQueueConnectionException("Interrupted while subscribing to the job outcomes", ex);
-			}
-			catch (RuntimeException | ExecutionException | TimeoutException ex) {
+			catch (RuntimeException | InterruptedException | ExecutionException | TimeoutException ex) {
+				if (ex instanceof InterruptedException) {
+					Thread.currentThread().interrupt();
+				}
 				destroyQuietly(container);
 				delivery.shutdownNow();
 				throw new DelayQueueConnectionException(
@@ -312,7 +290,6 @@ public class RedisJobOutcomeStream
 
 		@Override
 		public void onMessage(Message message, byte @Nullable [] pattern) {
-
 			JobOutcome outcome;
 			try {
 				outcome = decode(message.getBody());
@@ -359,19 +336,15 @@ public class RedisJobOutcomeStream
 
 	}
 
-	// ------------------------------------------------------------------ lifecycle
-
 	@Override
-	public void start() {
-		synchronized (this.lifecycleLock) {
-			synchronized (this.subscribeLock) {
-				if (this.running) {
-					return;
-				}
-				this.running = true;
-				if (this.publisher != null) {
-					this.publisher.start();
-				}
+	public synchronized void start() {
+		synchronized (this.subscribeLock) {
+			if (this.running) {
+				return;
+			}
+			this.running = true;
+			if (this.publisher != null) {
+				this.publisher.start();
 			}
 		}
 	}
@@ -381,13 +354,7 @@ public class RedisJobOutcomeStream
 	 * the {@link #whenDone} futures still waiting.
 	 */
 	@Override
-	public void stop() {
-		synchronized (this.lifecycleLock) {
-			stopNow();
-		}
-	}
-
-	private void stopNow() {
+	public synchronized void stop() {
 		RedisMessageListenerContainer subscription;
 		ThreadPoolExecutor delivery;
 		synchronized (this.subscribeLock) {

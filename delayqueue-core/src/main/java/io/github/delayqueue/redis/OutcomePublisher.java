@@ -1,4 +1,4 @@
-package io.github.delayqueue.listener;
+package io.github.delayqueue.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.ObjIntConsumer;
 
+import io.github.delayqueue.listener.JobOutcome;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisClusterConnection;
@@ -17,10 +18,8 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.ReturnType;
 
 /**
- * Publishes job outcomes on one pub/sub channel from one thread of its own, up to
- * {@value #BATCH} in one script call (one {@code PUBLISH} per outcome on a Redis Cluster), so
- * that no handler thread waits for Redis. Outcomes it cannot take or send are dropped and
- * reported to the drop callback with their count and the reason.
+ * Publishes job outcomes on one pub/sub channel from a thread of its own, up to {@value #BATCH}
+ * in one script call; outcomes it cannot take or send go to the drop callback with a reason.
  */
 final class OutcomePublisher {
 
@@ -55,10 +54,7 @@ final class OutcomePublisher {
 		this.drop = drop;
 	}
 
-	/**
-	 * Queues an outcome for publishing, or drops it when the buffer is full or the publisher
-	 * stopped. Never blocks.
-	 */
+	/** Queues an outcome without blocking, or drops it when full or stopped. */
 	void offer(JobOutcome outcome) {
 		if (!this.outbox.offer(outcome)) {
 			this.drop.accept("more than " + RedisJobOutcomeStream.BUFFER + " waited to be published", 1);
@@ -77,9 +73,7 @@ final class OutcomePublisher {
 		this.thread = thread;
 	}
 
-	/**
-	 * Publishes what waits for up to {@value #FLUSH_MILLIS} ms, then drops the rest.
-	 */
+	/** Publishes what waits for up to {@value #FLUSH_MILLIS} ms, then drops the rest. */
 	synchronized void stop() {
 		this.running = false;
 		Thread thread = this.thread;
