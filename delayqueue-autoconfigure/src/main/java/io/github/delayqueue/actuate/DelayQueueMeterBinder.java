@@ -25,28 +25,13 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.util.Assert;
 
 /**
- * Gauges of what the queue holds, read from the {@link DelayQueueSampler}'s latest reading
- * (every sample interval one pipelined round trip reads every bucket's figures; scrapes never
- * call Redis):
- * <ul>
- * <li>{@code delayqueue.topic.jobs} (tags {@code topic}, {@code state} = delayed, ready,
- * reserved, dead);</li>
- * <li>{@code delayqueue.topic.overdue.lag} (tag {@code topic}) and
- * {@code delayqueue.overdue.lag}: how long the oldest job that is due but not delivered has
- * waited, in seconds;</li>
- * <li>{@code delayqueue.bucket.depth} (tag {@code bucket}): DELAYED jobs of each bucket;</li>
- * <li>{@code delayqueue.timer.buckets}: buckets whose timer this instance runs (no Redis
- * call);</li>
- * <li>{@code delayqueue.topic.completed.kept} (tag {@code topic}): the finished jobs kept by
- * each topic with a retention this instance knows.</li>
- * </ul>
- * Gauges read NaN until the first sample. A topic's gauges are registered with the first
- * sample that has it and removed with the first sample that no longer has it (a topic has
- * no more jobs in any state), so topics that come and go do not pile up. At most
- * {@code maxTopics} topics have gauges of their own at a time; the figures of further topics
- * are summed under {@code topic=}{@link DelayQueueMetrics#OTHER_TOPICS} (their oldest overdue
- * job for the lag), and a warning is logged once. A topic that waits there gets its own gauges
- * when another topic's are removed. A failed sample keeps the last figures.
+ * Gauges of what the queue holds, read from the {@link DelayQueueSampler}'s latest reading:
+ * {@code delayqueue.topic.jobs} (tags {@code topic}, {@code state}),
+ * {@code delayqueue.topic.overdue.lag}, {@code delayqueue.overdue.lag},
+ * {@code delayqueue.bucket.depth}, {@code delayqueue.timer.buckets} and
+ * {@code delayqueue.topic.completed.kept}. Gauges read NaN until the first sample; a topic's
+ * gauges come and go with its jobs, and topics beyond {@code maxTopics} are summed under
+ * {@link DelayQueueMetrics#OTHER_TOPICS}.
  */
 public class DelayQueueMeterBinder implements MeterBinder {
 
@@ -79,16 +64,6 @@ public class DelayQueueMeterBinder implements MeterBinder {
 	private volatile TopicStats other = TopicStats.EMPTY;
 
 	/**
-	 * Creates the binder with the default limit of
-	 * {@value DelayQueueMetrics#DEFAULT_MAX_TOPICS} topics.
-	 * @param sampler the sampler whose readings the gauges show
-	 * @param timer this instance's bucket timer, or {@code null}
-	 */
-	public DelayQueueMeterBinder(DelayQueueSampler sampler, @Nullable TimerStatus timer) {
-		this(sampler, timer, DelayQueueMetrics.DEFAULT_MAX_TOPICS);
-	}
-
-	/**
 	 * Creates the binder.
 	 * @param sampler the sampler whose readings the gauges show
 	 * @param timer this instance's bucket timer, or {@code null}
@@ -97,7 +72,6 @@ public class DelayQueueMeterBinder implements MeterBinder {
 	 */
 	public DelayQueueMeterBinder(DelayQueueSampler sampler, @Nullable TimerStatus timer, int maxTopics) {
 		Assert.notNull(sampler, "sampler must not be null");
-		Assert.isTrue(maxTopics >= 0, () -> "maxTopics must not be negative, was " + maxTopics);
 		this.sampler = sampler;
 		this.timer = timer;
 		this.maxTopics = maxTopics;
@@ -133,10 +107,7 @@ public class DelayQueueMeterBinder implements MeterBinder {
 		}
 	}
 
-	/**
-	 * Registers the gauges of buckets and of topics seen for the first time, and removes the
-	 * gauges of topics that are gone.
-	 */
+		/** Registers the gauges of new buckets and topics and removes those of topics gone. */
 	private synchronized void onSample(QueueStats stats) {
 		if (!this.bucketsBound) {
 			this.bucketsBound = true;
@@ -285,9 +256,7 @@ public class DelayQueueMeterBinder implements MeterBinder {
 		return duration.toNanos() / 1e9;
 	}
 
-	/**
-	 * A gauge and the registry it is registered in.
-	 */
+		/** A gauge and its registry. */
 	private record Registered(MeterRegistry registry, Meter meter) {
 
 	}
