@@ -20,24 +20,16 @@ import org.springframework.core.task.VirtualThreadTaskExecutor;
 import static io.github.delayqueue.autoconfigure.Properties.property;
 
 /**
- * Configures a {@link DefaultDelayedListenerContainerFactory} as the auto-configured one is
- * configured, as Spring Boot's {@code ConcurrentKafkaListenerContainerFactoryConfigurer}
- * does for Kafka: from {@code delayqueue.listener.*}, with the application's
- * {@link DelayedJobErrorHandler} or {@link DelayedJobRecoverer} bean if there is one, its
- * {@link DelayedJobInterceptor} beans in order, its {@link DelayQueueObserver} beans, the
- * context as the publisher of the containers' events, and virtual threads when
- * {@code spring.threads.virtual.enabled} is on (Java 21+). Inject it to
- * make a second factory that starts from the same settings and changes some:
+ * Configures a {@link DefaultDelayedListenerContainerFactory} as the auto-configured one:
+ * from {@code delayqueue.listener.*}, with the application's {@link DelayedJobErrorHandler}
+ * or {@link DelayedJobRecoverer}, {@link DelayedJobInterceptor} and {@link DelayQueueObserver}
+ * beans, and virtual threads when enabled. Inject it to make a second factory from the same
+ * settings:
  *
  * <pre class="code">
- * &#64;Bean
- * DefaultDelayedListenerContainerFactory slowJobs(DelayedListenerContainerFactoryConfigurer configurer,
- *         DelayQueueOperations operations, JobPayloadConverter converter) {
- *     DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(operations, converter);
- *     configurer.configure(factory);
- *     factory.setShutdownTimeout(Duration.ofMinutes(2));
- *     return factory;
- * }
+ * DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(operations, converter);
+ * configurer.configure(factory);
+ * factory.setShutdownTimeout(Duration.ofMinutes(2));
  * </pre>
  */
 public final class DelayedListenerContainerFactoryConfigurer {
