@@ -1,7 +1,6 @@
 package io.github.delayqueue.actuate;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -10,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
+import java.util.function.ToLongFunction;
 
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueueStats.TopicStats;
@@ -37,7 +37,8 @@ public class DelayQueueMeterBinder implements MeterBinder {
 
 	private static final Log logger = LogFactory.getLog(DelayQueueMeterBinder.class);
 
-	private static final String[] STATES = { "delayed", "ready", "reserved", "dead" };
+	private static final Map<String, ToLongFunction<TopicStats>> STATES = Map.of("delayed", TopicStats::delayed,
+			"ready", TopicStats::ready, "reserved", TopicStats::reserved, "dead", TopicStats::dead);
 
 	private final DelayQueueSampler sampler;
 
@@ -130,10 +131,10 @@ public class DelayQueueMeterBinder implements MeterBinder {
 			remove(entry.getValue());
 			return true;
 		});
-		List<String> beyond = new ArrayList<>();
-		for (String topic : stats.topics().keySet()) {
+		Map<String, TopicStats> beyond = new LinkedHashMap<>();
+		stats.topics().forEach((topic, figures) -> {
 			if (this.topicGauges.containsKey(topic)) {
-				continue;
+				return;
 			}
 			if (this.topicGauges.size() < this.maxTopics) {
 				List<Registered> gauges = new ArrayList<>();
@@ -141,10 +142,10 @@ public class DelayQueueMeterBinder implements MeterBinder {
 				this.topicGauges.put(topic, gauges);
 			}
 			else {
-				beyond.add(topic);
+				beyond.put(topic, figures);
 			}
-		}
-		this.other = sum(stats, beyond);
+		});
+		this.other = new QueueStats(List.of(), beyond, stats.readAt()).totals();
 		if (beyond.isEmpty()) {
 			remove(this.otherGauges);
 		}
@@ -153,32 +154,11 @@ public class DelayQueueMeterBinder implements MeterBinder {
 				this.warned = true;
 				logger.warn("delayqueue gauges have their own topic tag for " + this.maxTopics
 						+ " topics (delayqueue.metrics.max-topics); the figures of " + beyond.size()
-						+ " more topic(s), such as '" + beyond.get(0) + "', are summed under topic="
+						+ " more topic(s), such as '" + beyond.keySet().iterator().next() + "', are summed under topic="
 						+ DelayQueueMetrics.OTHER_TOPICS);
 			}
 			this.registries.forEach((registry) -> this.otherGauges.addAll(otherGauges(registry)));
 		}
-	}
-
-	@SuppressWarnings("NullAway") // the topics are the sample's
-	private static TopicStats sum(QueueStats stats, List<String> topics) {
-		long delayed = 0;
-		long ready = 0;
-		long reserved = 0;
-		long dead = 0;
-		Instant overdueSince = null;
-		for (String topic : topics) {
-			TopicStats figures = stats.topics().get(topic);
-			delayed += figures.delayed();
-			ready += figures.ready();
-			reserved += figures.reserved();
-			dead += figures.dead();
-			Instant since = figures.overdueSince();
-			if (since != null && (overdueSince == null || since.isBefore(overdueSince))) {
-				overdueSince = since;
-			}
-		}
-		return new TopicStats(delayed, ready, reserved, dead, overdueSince);
 	}
 
 	private static void remove(List<Registered> gauges) {
@@ -204,52 +184,33 @@ public class DelayQueueMeterBinder implements MeterBinder {
 	}
 
 	private List<Registered> topicGauges(MeterRegistry registry, String topic) {
-		return gauges(registry, topic, (stats) -> stats.topics().get(topic));
+		return gauges(registry, topic, (stats) -> stats.topics().getOrDefault(topic, TopicStats.EMPTY));
 	}
 
 	private List<Registered> otherGauges(MeterRegistry registry) {
 		return gauges(registry, DelayQueueMetrics.OTHER_TOPICS, (stats) -> this.other);
 	}
 
-	private List<Registered> gauges(MeterRegistry registry, String tag,
-			Function<QueueStats, @Nullable TopicStats> figures) {
-		List<Registered> gauges = new ArrayList<>(STATES.length + 1);
-		for (int i = 0; i < STATES.length; i++) {
-			int state = i;
-			gauges.add(new Registered(registry, Gauge.builder("delayqueue.topic.jobs", this,
-					(binder) -> binder.sampled((stats) -> figure(figures.apply(stats), state)))
-				.description("Jobs of the topic in each state")
-				.tag("topic", tag)
-				.tag("state", STATES[state])
-				.register(registry)));
-		}
-		gauges.add(new Registered(registry,
-				Gauge.builder("delayqueue.topic.overdue.lag", this, (binder) -> binder.sampled((stats) -> {
-					TopicStats topicFigures = figures.apply(stats);
-					return (topicFigures != null) ? seconds(topicFigures.overdueLag(stats.readAt())) : 0;
-				}))
-					.description("Seconds the topic's oldest job that is due but not delivered has waited")
-					.tag("topic", tag)
-					.baseUnit("seconds")
-					.register(registry)));
+	private List<Registered> gauges(MeterRegistry registry, String tag, Function<QueueStats, TopicStats> figures) {
+		List<Registered> gauges = new ArrayList<>();
+		STATES.forEach((state, count) -> gauges.add(new Registered(registry, Gauge.builder("delayqueue.topic.jobs", this,
+				(binder) -> binder.sampled((stats) -> count.applyAsLong(figures.apply(stats))))
+			.description("Jobs of the topic in each state")
+			.tag("topic", tag)
+			.tag("state", state)
+			.register(registry))));
+		gauges.add(new Registered(registry, Gauge.builder("delayqueue.topic.overdue.lag", this,
+				(binder) -> binder.sampled((stats) -> seconds(figures.apply(stats).overdueLag(stats.readAt()))))
+			.description("Seconds the topic's oldest job that is due but not delivered has waited")
+			.tag("topic", tag)
+			.baseUnit("seconds")
+			.register(registry)));
 		return gauges;
 	}
 
 	private double sampled(ToDoubleFunction<QueueStats> value) {
 		QueueStats stats = this.sampler.getLatest();
 		return (stats != null) ? value.applyAsDouble(stats) : Double.NaN;
-	}
-
-	private static double figure(@Nullable TopicStats figures, int state) {
-		if (figures == null) {
-			return 0;
-		}
-		return switch (state) {
-			case 0 -> figures.delayed();
-			case 1 -> figures.ready();
-			case 2 -> figures.reserved();
-			default -> figures.dead();
-		};
 	}
 
 	private static double seconds(Duration duration) {

@@ -52,32 +52,18 @@ public class DelayQueueMetrics implements DelayQueueObserver {
 	}
 
 	private TopicMeters meters(String topic) {
+		// topics are never removed: once some topic is counted as other, every new one is
 		TopicMeters meters = this.topics.get(topic);
+		if (meters == null) {
+			meters = this.other;
+		}
 		if (meters != null) {
 			return meters;
 		}
-		if (this.topics.size() >= this.maxTopics) {
-			return other(topic);
-		}
 		synchronized (this.topics) {
-			meters = this.topics.get(topic);
-			if (meters == null) {
-				if (this.topics.size() >= this.maxTopics) {
-					return other(topic);
-				}
-				meters = new TopicMeters(this.registry, topic);
-				this.topics.put(topic, meters);
+			if (this.topics.size() < this.maxTopics) {
+				return this.topics.computeIfAbsent(topic, (name) -> new TopicMeters(this.registry, name));
 			}
-			return meters;
-		}
-	}
-
-	private TopicMeters other(String topic) {
-		TopicMeters meters = this.other;
-		if (meters != null) {
-			return meters;
-		}
-		synchronized (this.topics) {
 			if (this.other == null) {
 				logger.warn("delayqueue counters and timers have their own topic tag for " + this.maxTopics
 						+ " topics (delayqueue.metrics.max-topics); topic '" + topic
