@@ -85,7 +85,7 @@ public class DelayQueueEndpoint {
 		this(operations, containers, instanceId, showPayloads, recurringJobs, VIA);
 	}
 
-		/**
+	/**
 	 * Creates the endpoint for another way in, such as the dashboard.
 	 * @param operations the queue
 	 * @param containers this application's listener containers
@@ -142,7 +142,7 @@ public class DelayQueueEndpoint {
 		return instances;
 	}
 
-		/**
+	/**
 	 * One job, in whatever state it is.
 	 * @param topic the topic
 	 * @param id the job id
@@ -162,7 +162,7 @@ public class DelayQueueEndpoint {
 		return this.operations.rateLimit(topic).map(RateLimit::toString).orElse(null);
 	}
 
-		/**
+	/**
 	 * One topic with a page of its dead jobs and, when it keeps any, of its finished jobs.
 	 * @param topic the topic
 	 * @param cursor the {@code next} of the previous page of dead jobs, or {@code null}
@@ -257,7 +257,7 @@ public class DelayQueueEndpoint {
 		argument("topic", () -> JobConstraints.topic(topic));
 	}
 
-		/** Runs a call, turning its {@link IllegalArgumentException} into a refusal of the field. */
+	/** Runs a call, turning its {@link IllegalArgumentException} into a refusal of the field. */
 	static <T> T argument(String field, Supplier<T> call) {
 		try {
 			return call.get();
@@ -286,7 +286,7 @@ public class DelayQueueEndpoint {
 
 	}
 
-		/**
+	/**
 	 * An argument of an operation that breaks its rule.
 	 */
 	public static class InvalidArgumentException extends InvalidEndpointRequestException {
@@ -298,7 +298,7 @@ public class DelayQueueEndpoint {
 			this.field = field;
 		}
 
-				/**
+		/**
 		 * The argument at fault.
 		 * @return its name, or {@code null} when the request as a whole is
 		 */

@@ -87,7 +87,7 @@ public class DelayQueueEndpointInvokerAdvisor implements OperationInvokerAdvisor
 		}
 	}
 
-		/** The refusal of a bad argument, naming the field when there is one. */
+	/** The refusal of a bad argument, naming the field when there is one. */
 	private static InvalidArgumentException refusal(InvalidEndpointRequestException ex) {
 		if (ex instanceof InvalidArgumentException invalid) {
 			return invalid;
@@ -135,7 +135,7 @@ public class DelayQueueEndpointInvokerAdvisor implements OperationInvokerAdvisor
 		return new WebEndpointResponse<>(problem, status.value(), MediaType.APPLICATION_PROBLEM_JSON);
 	}
 
-		/** The arguments an operation takes: path selectors and named body or query values. */
+	/** The arguments an operation takes: path selectors and named body or query values. */
 	private record Arguments(String kind, Set<String> selectors, Set<String> named) {
 
 		static Arguments of(OperationType type, OperationParameters parameters) {
@@ -157,7 +157,7 @@ public class DelayQueueEndpointInvokerAdvisor implements OperationInvokerAdvisor
 					|| Number.class.isAssignableFrom(type) || type.isPrimitive();
 		}
 
-				/** Checks a request's arguments against the path's selectors ({@code null}: unknown). */
+		/** Checks a request's arguments against the path's selectors ({@code null}: unknown). */
 		void check(Map<String, @Nullable Object> given, @Nullable Map<String, String> path) {
 			for (Map.Entry<String, @Nullable Object> argument : given.entrySet()) {
 				String name = argument.getKey();
@@ -180,7 +180,7 @@ public class DelayQueueEndpointInvokerAdvisor implements OperationInvokerAdvisor
 
 	}
 
-		/** The path variables of the servlet request being served. */
+	/** The path variables of the servlet request being served. */
 	private static final class ServletPath {
 
 		/** Where Spring MVC keeps a request's path variables ({@code HandlerMapping}). */

@@ -129,7 +129,7 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator implement
 		}
 	}
 
-		/** Sends a PING unless one is in flight and waits for it until the timeout; returns the problem or null. */
+	/** Sends a PING unless one is in flight and waits for it until the timeout; returns the problem or null. */
 	private @Nullable String ping() {
 		CompletableFuture<@Nullable String> current;
 		long started;
@@ -222,7 +222,7 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator implement
 		}
 	}
 
-		/** Returns the topics of running (or paused) containers. */
+	/** Returns the topics of running (or paused) containers. */
 	private Set<String> checkListeners(Health.Builder builder, List<String> problems, long now) {
 		Map<String, String> listeners = new LinkedHashMap<>();
 		Set<String> consumed = new HashSet<>();
@@ -269,7 +269,7 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator implement
 		this.pinger.shutdownNow();
 	}
 
-		/**
+	/**
 	 * The timeout and thresholds of the checks.
 	 * @param timeout how long a check waits for Redis to answer a {@code PING}
 	 * @param maxStall the longest the timer, a listener or the subscription may go without progress

@@ -26,7 +26,7 @@ import org.springframework.util.Assert;
  */
 public class DelayQueueMetrics implements DelayQueueObserver {
 
-		/** The {@code topic} tag value of the topics beyond the limit. */
+	/** The {@code topic} tag value of the topics beyond the limit. */
 	public static final String OTHER_TOPICS = "_other";
 
 	private static final Log logger = LogFactory.getLog(DelayQueueMetrics.class);

@@ -61,7 +61,7 @@ public class DelayQueueSampler implements SmartLifecycle {
 		return this.latest;
 	}
 
-		/**
+	/**
 	 * Adds a fast callback told of each successful reading; what it throws is logged.
 	 * @param listener the callback
 	 */

@@ -110,7 +110,7 @@ public final class DelayQueueEndpointAutoConfiguration {
 			};
 		}
 
-				/** A 400 for a body the endpoint cannot read, naming the field at fault when one is. */
+		/** A 400 for a body the endpoint cannot read, naming the field at fault when one is. */
 		static ErrorResponseException unreadable(HttpMessageNotReadableException ex) {
 			ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST,
 					"the request body must be a JSON object of the operation's fields");
@@ -127,7 +127,7 @@ public final class DelayQueueEndpointAutoConfiguration {
 
 	}
 
-		/**
+	/**
 	 * The endpoint's answer types and the Servlet type its invoker advisor looks for, for a
 	 * native image.
 	 */
@@ -140,7 +140,7 @@ public final class DelayQueueEndpointAutoConfiguration {
 				.registerTypeIfPresent(classLoader, "org.springframework.web.context.request.ServletRequestAttributes");
 		}
 
-				/**
+		/**
 		 * Registers the binding of every answer type of the endpoint (the dashboard's too).
 		 * @param hints the reflection hints
 		 */

@@ -87,7 +87,7 @@ public final class DelayQueueForwardingAutoConfiguration {
 
 	}
 
-		/** The broker modules' forwarder types, for a native image. */
+	/** The broker modules' forwarder types, for a native image. */
 	static class ForwardingRuntimeHints implements RuntimeHintsRegistrar {
 
 		@Override

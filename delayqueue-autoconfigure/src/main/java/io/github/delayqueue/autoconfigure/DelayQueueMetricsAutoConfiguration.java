@@ -38,7 +38,7 @@ public final class DelayQueueMetricsAutoConfiguration {
 			"delayqueue.listener", "Duration of @DelayedListener handler calls",
 			"delayqueue.listener.active", "@DelayedListener handler calls in progress");
 
-		/**
+	/**
 	 * Gives the meters of the template's and the listeners' observations their help text.
 	 * @return the filter
 	 */

@@ -14,7 +14,6 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.BeanWrapperImpl;
 import org.springframework.util.ClassUtils;
-import org.springframework.util.unit.DataSize;
 import org.springframework.validation.Errors;
 
 /**
@@ -77,7 +76,9 @@ public final class DelayQueuePropertiesRules {
 			if (http.getTokens().stream().anyMatch((token) -> token == null || token.isBlank())) {
 				rules.reject("http.tokens", "must not hold a blank token");
 			}
-			rules.positive("http.max-body-size", http.getMaxBodySize());
+			if (http.getMaxBodySize() == null || http.getMaxBodySize().toBytes() <= 0) {
+				rules.reject("http.max-body-size", "must be positive");
+			}
 			rules.between("http.max-reserve", http.getMaxReserve(), 1, DelayQueueOperations.MAX_RESERVE);
 			rules.duration("http.max-wait", http.getMaxWait(), Duration.ZERO, null);
 			rules.between("http.max-waiting", http.getMaxWaiting(), 1, Integer.MAX_VALUE);
@@ -160,7 +161,7 @@ public final class DelayQueuePropertiesRules {
 		}
 	}
 
-		/** Checks a path property against {@link #BASE_PATH}; returns whether it holds. */
+	/** Checks a path property against {@link #BASE_PATH}; returns whether it holds. */
 	private boolean path(String field, @Nullable String value) {
 		if (value == null || !BASE_PATH.matcher(value).matches()) {
 			reject(field, BASE_PATH_RULE);
@@ -209,12 +210,6 @@ public final class DelayQueuePropertiesRules {
 		}
 	}
 
-	private void positive(String field, @Nullable DataSize value) {
-		if (value == null || value.toBytes() <= 0) {
-			reject(field, "must be positive");
-		}
-	}
-
 	private void duration(String field, @Nullable Duration value, Duration min, @Nullable Duration max) {
 		if (value == null) {
 			reject(field, "must be given");
@@ -225,7 +220,7 @@ public final class DelayQueuePropertiesRules {
 		}
 	}
 
-		/** A duration as a property gives it: {@code 100ms}, {@code 60s}, {@code 7d}. */
+	/** A duration as a property gives it: {@code 100ms}, {@code 60s}, {@code 7d}. */
 	static String format(Duration duration) {
 		long millis = duration.toMillis();
 		long[] units = { 86_400_000, 3_600_000, 60_000, 1_000 };

@@ -98,21 +98,15 @@ public final class DelayedListenerContainerFactoryConfigurer {
 		map.from(backOff::getMaxInterval)
 			.to(property("delayqueue.listener.back-off.max-interval", factory::setBackOffMax));
 		map.from(backOff::getJitter).to(property("delayqueue.listener.back-off.jitter", factory::setBackOffJitter));
-		if (this.recoverer != null) {
-			factory.setRecoverer(this.recoverer);
-		}
-		if (this.errorHandler != null) {
-			factory.setErrorHandler(this.errorHandler);
-		}
+		map.from(this.recoverer).to(factory::setRecoverer);
+		map.from(this.errorHandler).to(factory::setErrorHandler);
 		factory.setInterceptors(this.interceptors);
 		factory.setApplicationEventPublisher(this.eventPublisher);
 		map.from(this.properties::getIdleEventInterval)
 			.to(property("delayqueue.listener.idle-event-interval", factory::setIdleEventInterval));
 		factory.setOutcomeEvents(this.properties.isOutcomeEvents() || this.properties.isOutcomeStream());
 		factory.setObservationEnabled(this.properties.isObservationEnabled());
-		if (this.observationRegistry != null) {
-			factory.setObservationRegistry(this.observationRegistry);
-		}
+		map.from(this.observationRegistry).to(factory::setObservationRegistry);
 		factory.setObservationConvention(this.observationConvention);
 		if (!this.observers.isEmpty()) {
 			factory.setObserver(DelayQueueObserver.composite(this.observers));

@@ -13,7 +13,7 @@ final class Properties {
 	private Properties() {
 	}
 
-		/**
+	/**
 	 * A setter that reports a value it refuses as an invalid value of the property.
 	 * @param <T> the value's type
 	 * @param name the property

@@ -44,7 +44,7 @@ class RedisUnreachableFailureAnalyzer extends AbstractFailureAnalyzer<DelayQueue
 		return new FailureAnalysis(description, action, cause);
 	}
 
-		/** The Redis the properties name, as Spring Boot picks it. */
+	/** The Redis the properties name, as Spring Boot picks it. */
 	private String target() {
 		String master = string("sentinel.master");
 		if (master != null) {

@@ -54,7 +54,7 @@ class UnknownPropertyFailureAnalyzer extends AbstractFailureAnalyzer<UnboundConf
 				cause);
 	}
 
-		/** Says that a name is unknown and, when one is close, which known name is closest. */
+	/** Says that a name is unknown and, when one is close, which known name is closest. */
 	static String describe(ConfigurationPropertyName name) {
 		String given = name.toString();
 		@Nullable String closest = null;
