@@ -57,7 +57,8 @@ public class DelayQueueMeterBinder implements MeterBinder {
 	/** The gauges of the topics beyond the limit, empty while there are none; guarded by this. */
 	private final List<Registered> otherGauges = new ArrayList<>();
 
-	private boolean bucketsBound;
+	/** Buckets with gauges: 0 until the first sample. */
+	private int buckets;
 
 	private boolean warned;
 
@@ -80,7 +81,6 @@ public class DelayQueueMeterBinder implements MeterBinder {
 	}
 
 	@Override
-	@SuppressWarnings("NullAway") // buckets are bound once a sample came
 	public synchronized void bindTo(MeterRegistry registry) {
 		this.registries.add(registry);
 		// registries hold the binder weakly; the application context holds it
@@ -89,12 +89,7 @@ public class DelayQueueMeterBinder implements MeterBinder {
 			.description("Seconds the oldest job that is due but not delivered has waited")
 			.baseUnit("seconds")
 			.register(registry);
-		if (this.bucketsBound) {
-			QueueStats stats = this.sampler.getLatest();
-			for (int bucket = 0; bucket < stats.buckets().size(); bucket++) {
-				bucketGauge(registry, bucket);
-			}
-		}
+		bucketGauges(registry);
 		if (this.timer != null) {
 			TimerStatus bucketTimer = this.timer;
 			Gauge.builder("delayqueue.timer.buckets", bucketTimer, TimerStatus::ownedBuckets)
@@ -108,15 +103,11 @@ public class DelayQueueMeterBinder implements MeterBinder {
 		}
 	}
 
-		/** Registers the gauges of new buckets and topics and removes those of topics gone. */
+	/** Registers the gauges of new buckets and topics and removes those of topics gone. */
 	private synchronized void onSample(QueueStats stats) {
-		if (!this.bucketsBound) {
-			this.bucketsBound = true;
-			for (MeterRegistry registry : this.registries) {
-				for (int bucket = 0; bucket < stats.buckets().size(); bucket++) {
-					bucketGauge(registry, bucket);
-				}
-			}
+		if (this.buckets == 0) {
+			this.buckets = stats.buckets().size();
+			this.registries.forEach(this::bucketGauges);
 		}
 		for (String topic : stats.completed().keySet()) {
 			// the topics with a retention: fixed by the configuration, so never removed
@@ -166,13 +157,16 @@ public class DelayQueueMeterBinder implements MeterBinder {
 		gauges.clear();
 	}
 
-	private void bucketGauge(MeterRegistry registry, int bucket) {
-		Gauge.builder("delayqueue.bucket.depth", this,
-				(binder) -> binder.sampled((stats) -> (bucket < stats.buckets().size())
-						? stats.buckets().get(bucket).jobs().delayed() : Double.NaN))
-			.description("DELAYED jobs in the bucket's delay queue")
-			.tag("bucket", String.valueOf(bucket))
-			.register(registry);
+	private void bucketGauges(MeterRegistry registry) {
+		for (int i = 0; i < this.buckets; i++) {
+			int bucket = i;
+			Gauge.builder("delayqueue.bucket.depth", this,
+					(binder) -> binder.sampled((stats) -> (bucket < stats.buckets().size())
+							? stats.buckets().get(bucket).jobs().delayed() : Double.NaN))
+				.description("DELAYED jobs in the bucket's delay queue")
+				.tag("bucket", String.valueOf(bucket))
+				.register(registry);
+		}
 	}
 
 	private void keptGauge(MeterRegistry registry, String topic) {
@@ -217,7 +211,7 @@ public class DelayQueueMeterBinder implements MeterBinder {
 		return duration.toNanos() / 1e9;
 	}
 
-		/** A gauge and its registry. */
+	/** A gauge and its registry. */
 	private record Registered(MeterRegistry registry, Meter meter) {
 
 	}
