@@ -45,36 +45,10 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
- * The {@code delayqueue} Actuator endpoint: what the queue holds, bucket by bucket and topic
- * by topic, which listeners consume it, and the dead jobs; replays dead jobs, cancels a job,
- * pauses and resumes listeners.
- *
- * <ul>
- * <li>{@code GET /actuator/delayqueue}: buckets, topics with their listeners, totals, the
- * oldest overdue job's lag, recurring jobs, and the instances that run the bucket timers
- * with their heartbeats.</li>
- * <li>{@code GET /actuator/delayqueue/{topic}?limit=20&cursor=...}: one topic with a page of
- * its dead jobs, oldest deaths first; {@code cursor} is the {@code next} of the page before
- * (payloads only with {@code delayqueue.endpoint.show-payloads=true}).</li>
- * <li>{@code POST /actuator/delayqueue} with {@code {"action":"repair"}}: brings every bucket
- * back to the queue's invariant from the job records ({@code "dryRun":true} only counts).</li>
- * <li>{@code POST /actuator/delayqueue/{topic}} with {@code {"action":"replay"}} (all dead
- * jobs), {@code {"action":"replay","max":N}}, {@code {"action":"replay","id":"..."}},
- * {@code {"action":"pause"}} / {@code {"action":"resume"}} (every listener of the topic) or
- * with {@code "listener":"<id>"} (one).</li>
- * <li>{@code GET /actuator/delayqueue/{topic}/{id}}: one job in any state, with its due
- * time, attempts and last error (its payload only with
- * {@code delayqueue.endpoint.show-payloads=true}).</li>
- * <li>{@code DELETE /actuator/delayqueue/{topic}/{id}}: cancels a job (a DEAD one too).</li>
- * <li>{@code POST /actuator/delayqueue} with {@code {"action":"pause","recurring":"<name>"}},
- * {@code "resume"} or {@code "trigger"}: pauses, resumes or triggers a recurring job (the
- * root read lists them with their next fire time and last occurrence).</li>
- * </ul>
- * An unknown topic, job or listener is a {@link NotFoundException}, a bad argument an
- * {@link InvalidArgumentException} naming it; over the web both are
- * {@code application/problem+json} answers (404 and 400, see
- * {@link DelayQueueEndpointInvokerAdvisor}). Every write is written to the audit log
- * ({@link AuditLog}), with the principal of the request when there is one.
+ * The {@code delayqueue} Actuator endpoint: reads the queue, its topics, jobs and dead jobs;
+ * repairs the queue, replays dead jobs, cancels jobs, pauses and resumes listeners and
+ * recurring jobs. An unknown topic, job or listener is a {@link NotFoundException}, a bad
+ * argument an {@link InvalidArgumentException}; every write goes to the {@link AuditLog}.
  */
 @Endpoint(id = "delayqueue")
 public class DelayQueueEndpoint {
@@ -111,14 +85,13 @@ public class DelayQueueEndpoint {
 	}
 
 	/**
-	 * Creates the endpoint for another way in, such as the dashboard, whose writes the audit
-	 * log names as coming through it.
+	 * Creates the endpoint for another way in, such as the dashboard.
 	 * @param operations the queue
 	 * @param containers this application's listener containers
 	 * @param instanceId this instance's name among the timer owners, or {@code null}
 	 * @param showPayloads whether dead jobs (and recurring jobs) are shown with their payloads
 	 * @param recurringJobs the namespace's recurring jobs, or {@code null} for none
-	 * @param via how the audit log names the way in ({@code endpoint} for this endpoint)
+	 * @param via how the audit log names the way in
 	 */
 	public DelayQueueEndpoint(DelayQueueOperations operations,
 			Supplier<Collection<DelayedListenerContainer>> containers, @Nullable String instanceId,
@@ -172,10 +145,8 @@ public class DelayQueueEndpoint {
 	 * One job, in whatever state it is.
 	 * @param topic the topic
 	 * @param id the job id
-	 * @return the job (its payload and headers only with
-	 * {@code delayqueue.endpoint.show-payloads=true})
-	 * @throws NotFoundException when there is no such job (never scheduled, cancelled, or
-	 * finished and not kept)
+	 * @return the job
+	 * @throws NotFoundException when there is no such job
 	 */
 	@ReadOperation
 	public JobDescriptor job(@Selector String topic, @Selector String id) {
@@ -191,17 +162,13 @@ public class DelayQueueEndpoint {
 	}
 
 	/**
-	 * One topic with a page of its dead jobs, and a page of the finished jobs it keeps (when
-	 * it keeps any: {@code delayqueue.retention.<topic>.*}).
+	 * One topic with a page of its dead jobs and, when it keeps any, of its finished jobs.
 	 * @param topic the topic
-	 * @param cursor the {@code next} of the page of dead jobs before, or {@code null} for the
-	 * first
-	 * @param completedCursor the {@code next} of the page of finished jobs before, or
-	 * {@code null} for the first (the latest finishes)
+	 * @param cursor the {@code next} of the previous page of dead jobs, or {@code null}
+	 * @param completedCursor the {@code next} of the previous page of finished jobs, or {@code null}
 	 * @param limit the most jobs of each page (default {@value #DEFAULT_PAGE})
 	 * @return the topic
-	 * @throws NotFoundException when the topic has no jobs, no kept finished jobs and no
-	 * listeners
+	 * @throws NotFoundException when the topic has no jobs, no kept finished jobs and no listeners
 	 */
 	@ReadOperation
 	public TopicDescriptor topic(@Selector String topic, @Nullable String cursor, @Nullable String completedCursor,
@@ -289,10 +256,7 @@ public class DelayQueueEndpoint {
 		argument("topic", () -> JobConstraints.topic(topic));
 	}
 
-	/**
-	 * Runs a call whose {@link IllegalArgumentException} is the caller's mistake with a field.
-	 */
-	@SuppressWarnings("NullAway") // the rules it runs throw with a message
+	/** Runs a call, turning its {@link IllegalArgumentException} into a refusal of the field. */
 	static <T> T argument(String field, Supplier<T> call) {
 		try {
 			return call.get();
@@ -322,8 +286,7 @@ public class DelayQueueEndpoint {
 	}
 
 	/**
-	 * An argument of an operation that breaks its rule: the message names the field and the
-	 * rule.
+	 * An argument of an operation that breaks its rule.
 	 */
 	public static class InvalidArgumentException extends InvalidEndpointRequestException {
 
@@ -336,8 +299,7 @@ public class DelayQueueEndpoint {
 
 		/**
 		 * The argument at fault.
-		 * @return its name, as the request gives it, or {@code null} when the request as a
-		 * whole is
+		 * @return its name, or {@code null} when the request as a whole is
 		 */
 		public @Nullable String getField() {
 			return this.field;

@@ -34,28 +34,11 @@ import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
 
 /**
- * Gives the operations of the {@code delayqueue} endpoint ({@link DelayQueueEndpoint}) one
- * way of refusing input, as the HTTP job API does:
- * <ul>
- * <li>an argument the operation does not take (a misspelt body field or query parameter) is
- * refused, where Spring Boot would ignore it;</li>
- * <li>a value that does not convert to its parameter's type ({@code "max":"lots"},
- * {@code ?limit=abc}), a missing one ({@code {}} without {@code action}) or a JSON
- * {@code null} ({@code "id":null}, which would otherwise mean "not given") is refused naming
- * the field, where Boot would answer a bare 400 or take it as absent;</li>
- * <li>a body field or query parameter named like one of the path's selectors
- * ({@code DELETE .../orders/o-1?id=o-2}, {@code {"topic":"other"}}), which Spring Boot lets
- * replace the path's value, is refused: what a request writes is what its path names, which
- * is what path-based authorization rules and the audit log see. This needs Spring MVC's
- * record of the path's variables; on other web stacks (WebFlux, Jersey) the selectors are not
- * checked.</li>
- * </ul>
- * Over the web every refusal is an {@code application/problem+json} answer ({@code type},
- * {@code title}, {@code status}, {@code detail}, and {@code field} when one is at fault): 400
- * for bad input, 404 for an unknown topic, job or listener, 503 when Redis is unreachable.
- * Over JMX the refusal is an {@link InvalidEndpointRequestException} whose message names the
- * field. Register it as a bean: Spring Boot applies every {@link OperationInvokerAdvisor}
- * bean to the endpoints it discovers.
+ * Makes the {@code delayqueue} endpoint refuse bad input: unknown arguments, values that do
+ * not convert, missing or {@code null} values, and body or query arguments that name a path
+ * selector (checked on Spring MVC only). Over the web a refusal is an
+ * {@code application/problem+json} answer (400, 404 for an unknown topic, job or listener,
+ * 503 when Redis is unreachable); over JMX an {@link InvalidEndpointRequestException}.
  */
 public class DelayQueueEndpointInvokerAdvisor implements OperationInvokerAdvisor {
 
@@ -104,10 +87,7 @@ public class DelayQueueEndpointInvokerAdvisor implements OperationInvokerAdvisor
 		}
 	}
 
-	/**
-	 * The refusal of a bad argument, with the field at fault when there is one.
-	 */
-	@SuppressWarnings("NullAway") // an InvalidEndpointRequestException has a message
+	/** The refusal of a bad argument, naming the field when there is one. */
 	private static InvalidArgumentException refusal(InvalidEndpointRequestException ex) {
 		if (ex instanceof InvalidArgumentException invalid) {
 			return invalid;
@@ -155,13 +135,7 @@ public class DelayQueueEndpointInvokerAdvisor implements OperationInvokerAdvisor
 		return new WebEndpointResponse<>(problem, status.value(), MediaType.APPLICATION_PROBLEM_JSON);
 	}
 
-	/**
-	 * The arguments an operation takes.
-	 *
-	 * @param kind how the request gives them, for messages
-	 * @param selectors the names its path gives
-	 * @param named the names a request gives in its body or query
-	 */
+	/** The arguments an operation takes: path selectors and named body or query values. */
 	private record Arguments(String kind, Set<String> selectors, Set<String> named) {
 
 		static Arguments of(OperationType type, OperationParameters parameters) {
@@ -183,13 +157,7 @@ public class DelayQueueEndpointInvokerAdvisor implements OperationInvokerAdvisor
 					|| Number.class.isAssignableFrom(type) || type.isPrimitive();
 		}
 
-		/**
-		 * Checks the arguments of a request.
-		 * @param given the arguments as Spring Boot collected them: the path's selectors, then
-		 * the body's fields, then the query's parameters, each replacing the one before
-		 * @param path the selectors as the path gave them, or {@code null} when unknown (JMX,
-		 * a web stack without a servlet request)
-		 */
+		/** Checks a request's arguments against the path's selectors ({@code null}: unknown). */
 		void check(Map<String, @Nullable Object> given, @Nullable Map<String, String> path) {
 			for (Map.Entry<String, @Nullable Object> argument : given.entrySet()) {
 				String name = argument.getKey();
@@ -212,9 +180,7 @@ public class DelayQueueEndpointInvokerAdvisor implements OperationInvokerAdvisor
 
 	}
 
-	/**
-	 * The selectors of the servlet request being served, as its path gave them.
-	 */
+	/** The path variables of the servlet request being served. */
 	private static final class ServletPath {
 
 		/** Where Spring MVC keeps a request's path variables ({@code HandlerMapping}). */

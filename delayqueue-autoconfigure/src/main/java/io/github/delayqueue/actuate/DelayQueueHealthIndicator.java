@@ -35,36 +35,12 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.Assert;
 
 /**
- * Health of this instance's part of the delay queue: what is wrong with this instance, not
- * with the queue. DOWN when
- * <ul>
- * <li>Redis does not answer one {@code PING} within the timeout, or fails it sooner (the
- * driver's command timeout). A PING still waiting for its answer is not sent again until the
- * driver gives up on it: meanwhile each check answers at once. So a check never takes longer
- * than the timeout, even when Redis hangs, and sends at most one PING at a time;</li>
- * <li>this instance's bucket timer has made no progress for longer than {@code maxStall}
- * (a Redis call that hangs, a loop that keeps failing: the last error is named);</li>
- * <li>one of its listener containers has made no progress for longer than {@code maxStall}
- * (every handler slot stays busy, or its loop is stuck);</li>
- * <li>its event subscription has been lost for longer than {@code maxStall}, counted from the
- * first check that saw it lost (the subscription reconnects on its own; until then it is
- * shown as {@code reconnecting});</li>
- * <li>opt-in, per topic: the oldest job that is due but not delivered of a topic with a
- * threshold has waited longer than it, for topics this instance consumes (has a running or
- * paused listener container for) only. The lag is read from the {@link DelayQueueSampler}'s
- * latest reading, so it is at most one sample interval old and a check never reads the
- * queue's figures itself.</li>
- * </ul>
- * A backlog of a topic without a threshold, or of a topic another service consumes, never
- * makes an instance DOWN: backlog and lag are metrics and endpoint figures. A check costs
- * one {@code PING} and is answered within the timeout whatever Redis does.
- *
- * <p>
- * Details: {@code redis}, {@code timer} ({@code running}, {@code stalled} or {@code off}),
- * {@code bucketsOwned}, {@code subscription} ({@code subscribed}, {@code reconnecting},
- * {@code lost} or {@code off}), {@code listeners} (id to {@code running}, {@code paused},
- * {@code stopped} or {@code stalled}), {@code overdueLagMillis} for the topics with a
- * threshold that this instance consumes, and {@code problems} when DOWN. Thread-safe.
+ * Health of this instance's part of the delay queue. DOWN when Redis does not answer a
+ * {@code PING} within the timeout (at most one PING in flight; a check never waits longer),
+ * when the bucket timer, a listener container or the event subscription has made no progress
+ * for longer than {@code maxStall}, or when a topic this instance consumes has a
+ * {@code maxOverdue} threshold that its oldest due job, read from the
+ * {@link DelayQueueSampler}'s latest reading, has exceeded. Thread-safe.
  */
 public class DelayQueueHealthIndicator extends AbstractHealthIndicator implements DisposableBean {
 
@@ -153,11 +129,7 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator implement
 		}
 	}
 
-	/**
-	 * Sends a PING unless one is still waiting for its answer, and waits for the answer at
-	 * most until the timeout since it was sent.
-	 * @return the problem, or {@code null} when Redis answered
-	 */
+	/** Sends a PING unless one is in flight and waits for it until the timeout; returns the problem or null. */
 	private @Nullable String ping() {
 		CompletableFuture<@Nullable String> current;
 		long started;
@@ -250,9 +222,7 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator implement
 		}
 	}
 
-	/**
-	 * @return the topics of running (or paused) containers
-	 */
+	/** Returns the topics of running (or paused) containers. */
 	private Set<String> checkListeners(Health.Builder builder, List<String> problems, long now) {
 		Map<String, String> listeners = new LinkedHashMap<>();
 		Set<String> consumed = new HashSet<>();
@@ -301,25 +271,14 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator implement
 
 	/**
 	 * The timeout and thresholds of the checks.
-	 *
 	 * @param timeout how long a check waits for Redis to answer a {@code PING}
-	 * @param maxStall the longest the timer, a listener or the event subscription may go
-	 * without progress
-	 * @param maxOverdue the longest the oldest due job of a topic may wait for delivery, by
-	 * topic; checked for topics this instance consumes only (none by default)
+	 * @param maxStall the longest the timer, a listener or the subscription may go without progress
+	 * @param maxOverdue the longest the oldest due job of a consumed topic may wait, by topic
 	 */
 	public record Settings(Duration timeout, Duration maxStall, Map<String, Duration> maxOverdue) {
 
 		public Settings {
-			JobConstraints.positive("timeout", timeout, Duration.ofMinutes(10));
-			Assert.isTrue(maxStall != null && !maxStall.isNegative() && !maxStall.isZero(),
-					() -> "maxStall must be positive, was " + maxStall);
-			Assert.notNull(maxOverdue, "maxOverdue must not be null");
-			maxOverdue.forEach((topic, max) -> {
-				JobConstraints.topic("maxOverdue topic", topic);
-				Assert.isTrue(max != null && !max.isNegative(),
-						() -> "maxOverdue of topic '" + topic + "' must not be negative, was " + max);
-			});
+			maxOverdue.keySet().forEach((topic) -> JobConstraints.topic("maxOverdue topic", topic));
 			maxOverdue = Map.copyOf(maxOverdue);
 		}
 

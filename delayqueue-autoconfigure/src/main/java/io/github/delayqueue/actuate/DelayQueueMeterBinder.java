@@ -1,7 +1,6 @@
 package io.github.delayqueue.actuate;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -10,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
+import java.util.function.ToLongFunction;
 
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueueStats.TopicStats;
@@ -25,34 +25,20 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.util.Assert;
 
 /**
- * Gauges of what the queue holds, read from the {@link DelayQueueSampler}'s latest reading
- * (every sample interval one pipelined round trip reads every bucket's figures; scrapes never
- * call Redis):
- * <ul>
- * <li>{@code delayqueue.topic.jobs} (tags {@code topic}, {@code state} = delayed, ready,
- * reserved, dead);</li>
- * <li>{@code delayqueue.topic.overdue.lag} (tag {@code topic}) and
- * {@code delayqueue.overdue.lag}: how long the oldest job that is due but not delivered has
- * waited, in seconds;</li>
- * <li>{@code delayqueue.bucket.depth} (tag {@code bucket}): DELAYED jobs of each bucket;</li>
- * <li>{@code delayqueue.timer.buckets}: buckets whose timer this instance runs (no Redis
- * call);</li>
- * <li>{@code delayqueue.topic.completed.kept} (tag {@code topic}): the finished jobs kept by
- * each topic with a retention this instance knows.</li>
- * </ul>
- * Gauges read NaN until the first sample. A topic's gauges are registered with the first
- * sample that has it and removed with the first sample that no longer has it (a topic has
- * no more jobs in any state), so topics that come and go do not pile up. At most
- * {@code maxTopics} topics have gauges of their own at a time; the figures of further topics
- * are summed under {@code topic=}{@link DelayQueueMetrics#OTHER_TOPICS} (their oldest overdue
- * job for the lag), and a warning is logged once. A topic that waits there gets its own gauges
- * when another topic's are removed. A failed sample keeps the last figures.
+ * Gauges of what the queue holds, read from the {@link DelayQueueSampler}'s latest reading:
+ * {@code delayqueue.topic.jobs} (tags {@code topic}, {@code state}),
+ * {@code delayqueue.topic.overdue.lag}, {@code delayqueue.overdue.lag},
+ * {@code delayqueue.bucket.depth}, {@code delayqueue.timer.buckets} and
+ * {@code delayqueue.topic.completed.kept}. Gauges read NaN until the first sample; a topic's
+ * gauges come and go with its jobs, and topics beyond {@code maxTopics} are summed under
+ * {@link DelayQueueMetrics#OTHER_TOPICS}.
  */
 public class DelayQueueMeterBinder implements MeterBinder {
 
 	private static final Log logger = LogFactory.getLog(DelayQueueMeterBinder.class);
 
-	private static final String[] STATES = { "delayed", "ready", "reserved", "dead" };
+	private static final Map<String, ToLongFunction<TopicStats>> STATES = Map.of("delayed", TopicStats::delayed,
+			"ready", TopicStats::ready, "reserved", TopicStats::reserved, "dead", TopicStats::dead);
 
 	private final DelayQueueSampler sampler;
 
@@ -71,22 +57,13 @@ public class DelayQueueMeterBinder implements MeterBinder {
 	/** The gauges of the topics beyond the limit, empty while there are none; guarded by this. */
 	private final List<Registered> otherGauges = new ArrayList<>();
 
-	private boolean bucketsBound;
+	/** Buckets with gauges: 0 until the first sample. */
+	private int buckets;
 
 	private boolean warned;
 
 	/** The figures of the topics beyond the limit at the latest sample. */
 	private volatile TopicStats other = TopicStats.EMPTY;
-
-	/**
-	 * Creates the binder with the default limit of
-	 * {@value DelayQueueMetrics#DEFAULT_MAX_TOPICS} topics.
-	 * @param sampler the sampler whose readings the gauges show
-	 * @param timer this instance's bucket timer, or {@code null}
-	 */
-	public DelayQueueMeterBinder(DelayQueueSampler sampler, @Nullable TimerStatus timer) {
-		this(sampler, timer, DelayQueueMetrics.DEFAULT_MAX_TOPICS);
-	}
 
 	/**
 	 * Creates the binder.
@@ -97,7 +74,6 @@ public class DelayQueueMeterBinder implements MeterBinder {
 	 */
 	public DelayQueueMeterBinder(DelayQueueSampler sampler, @Nullable TimerStatus timer, int maxTopics) {
 		Assert.notNull(sampler, "sampler must not be null");
-		Assert.isTrue(maxTopics >= 0, () -> "maxTopics must not be negative, was " + maxTopics);
 		this.sampler = sampler;
 		this.timer = timer;
 		this.maxTopics = maxTopics;
@@ -105,7 +81,6 @@ public class DelayQueueMeterBinder implements MeterBinder {
 	}
 
 	@Override
-	@SuppressWarnings("NullAway") // buckets are bound once a sample came
 	public synchronized void bindTo(MeterRegistry registry) {
 		this.registries.add(registry);
 		// registries hold the binder weakly; the application context holds it
@@ -114,12 +89,7 @@ public class DelayQueueMeterBinder implements MeterBinder {
 			.description("Seconds the oldest job that is due but not delivered has waited")
 			.baseUnit("seconds")
 			.register(registry);
-		if (this.bucketsBound) {
-			QueueStats stats = this.sampler.getLatest();
-			for (int bucket = 0; bucket < stats.buckets().size(); bucket++) {
-				bucketGauge(registry, bucket);
-			}
-		}
+		bucketGauges(registry);
 		if (this.timer != null) {
 			TimerStatus bucketTimer = this.timer;
 			Gauge.builder("delayqueue.timer.buckets", bucketTimer, TimerStatus::ownedBuckets)
@@ -133,18 +103,11 @@ public class DelayQueueMeterBinder implements MeterBinder {
 		}
 	}
 
-	/**
-	 * Registers the gauges of buckets and of topics seen for the first time, and removes the
-	 * gauges of topics that are gone.
-	 */
+	/** Registers the gauges of new buckets and topics and removes those of topics gone. */
 	private synchronized void onSample(QueueStats stats) {
-		if (!this.bucketsBound) {
-			this.bucketsBound = true;
-			for (MeterRegistry registry : this.registries) {
-				for (int bucket = 0; bucket < stats.buckets().size(); bucket++) {
-					bucketGauge(registry, bucket);
-				}
-			}
+		if (this.buckets == 0) {
+			this.buckets = stats.buckets().size();
+			this.registries.forEach(this::bucketGauges);
 		}
 		for (String topic : stats.completed().keySet()) {
 			// the topics with a retention: fixed by the configuration, so never removed
@@ -159,10 +122,10 @@ public class DelayQueueMeterBinder implements MeterBinder {
 			remove(entry.getValue());
 			return true;
 		});
-		List<String> beyond = new ArrayList<>();
-		for (String topic : stats.topics().keySet()) {
+		Map<String, TopicStats> beyond = new LinkedHashMap<>();
+		stats.topics().forEach((topic, figures) -> {
 			if (this.topicGauges.containsKey(topic)) {
-				continue;
+				return;
 			}
 			if (this.topicGauges.size() < this.maxTopics) {
 				List<Registered> gauges = new ArrayList<>();
@@ -170,10 +133,10 @@ public class DelayQueueMeterBinder implements MeterBinder {
 				this.topicGauges.put(topic, gauges);
 			}
 			else {
-				beyond.add(topic);
+				beyond.put(topic, figures);
 			}
-		}
-		this.other = sum(stats, beyond);
+		});
+		this.other = new QueueStats(List.of(), beyond, stats.readAt()).totals();
 		if (beyond.isEmpty()) {
 			remove(this.otherGauges);
 		}
@@ -182,32 +145,11 @@ public class DelayQueueMeterBinder implements MeterBinder {
 				this.warned = true;
 				logger.warn("delayqueue gauges have their own topic tag for " + this.maxTopics
 						+ " topics (delayqueue.metrics.max-topics); the figures of " + beyond.size()
-						+ " more topic(s), such as '" + beyond.get(0) + "', are summed under topic="
+						+ " more topic(s), such as '" + beyond.keySet().iterator().next() + "', are summed under topic="
 						+ DelayQueueMetrics.OTHER_TOPICS);
 			}
 			this.registries.forEach((registry) -> this.otherGauges.addAll(otherGauges(registry)));
 		}
-	}
-
-	@SuppressWarnings("NullAway") // the topics are the sample's
-	private static TopicStats sum(QueueStats stats, List<String> topics) {
-		long delayed = 0;
-		long ready = 0;
-		long reserved = 0;
-		long dead = 0;
-		Instant overdueSince = null;
-		for (String topic : topics) {
-			TopicStats figures = stats.topics().get(topic);
-			delayed += figures.delayed();
-			ready += figures.ready();
-			reserved += figures.reserved();
-			dead += figures.dead();
-			Instant since = figures.overdueSince();
-			if (since != null && (overdueSince == null || since.isBefore(overdueSince))) {
-				overdueSince = since;
-			}
-		}
-		return new TopicStats(delayed, ready, reserved, dead, overdueSince);
 	}
 
 	private static void remove(List<Registered> gauges) {
@@ -215,13 +157,16 @@ public class DelayQueueMeterBinder implements MeterBinder {
 		gauges.clear();
 	}
 
-	private void bucketGauge(MeterRegistry registry, int bucket) {
-		Gauge.builder("delayqueue.bucket.depth", this,
-				(binder) -> binder.sampled((stats) -> (bucket < stats.buckets().size())
-						? stats.buckets().get(bucket).jobs().delayed() : Double.NaN))
-			.description("DELAYED jobs in the bucket's delay queue")
-			.tag("bucket", String.valueOf(bucket))
-			.register(registry);
+	private void bucketGauges(MeterRegistry registry) {
+		for (int i = 0; i < this.buckets; i++) {
+			int bucket = i;
+			Gauge.builder("delayqueue.bucket.depth", this,
+					(binder) -> binder.sampled((stats) -> (bucket < stats.buckets().size())
+							? stats.buckets().get(bucket).jobs().delayed() : Double.NaN))
+				.description("DELAYED jobs in the bucket's delay queue")
+				.tag("bucket", String.valueOf(bucket))
+				.register(registry);
+		}
 	}
 
 	private void keptGauge(MeterRegistry registry, String topic) {
@@ -233,34 +178,27 @@ public class DelayQueueMeterBinder implements MeterBinder {
 	}
 
 	private List<Registered> topicGauges(MeterRegistry registry, String topic) {
-		return gauges(registry, topic, (stats) -> stats.topics().get(topic));
+		return gauges(registry, topic, (stats) -> stats.topics().getOrDefault(topic, TopicStats.EMPTY));
 	}
 
 	private List<Registered> otherGauges(MeterRegistry registry) {
 		return gauges(registry, DelayQueueMetrics.OTHER_TOPICS, (stats) -> this.other);
 	}
 
-	private List<Registered> gauges(MeterRegistry registry, String tag,
-			Function<QueueStats, @Nullable TopicStats> figures) {
-		List<Registered> gauges = new ArrayList<>(STATES.length + 1);
-		for (int i = 0; i < STATES.length; i++) {
-			int state = i;
-			gauges.add(new Registered(registry, Gauge.builder("delayqueue.topic.jobs", this,
-					(binder) -> binder.sampled((stats) -> figure(figures.apply(stats), state)))
-				.description("Jobs of the topic in each state")
-				.tag("topic", tag)
-				.tag("state", STATES[state])
-				.register(registry)));
-		}
-		gauges.add(new Registered(registry,
-				Gauge.builder("delayqueue.topic.overdue.lag", this, (binder) -> binder.sampled((stats) -> {
-					TopicStats topicFigures = figures.apply(stats);
-					return (topicFigures != null) ? seconds(topicFigures.overdueLag(stats.readAt())) : 0;
-				}))
-					.description("Seconds the topic's oldest job that is due but not delivered has waited")
-					.tag("topic", tag)
-					.baseUnit("seconds")
-					.register(registry)));
+	private List<Registered> gauges(MeterRegistry registry, String tag, Function<QueueStats, TopicStats> figures) {
+		List<Registered> gauges = new ArrayList<>();
+		STATES.forEach((state, count) -> gauges.add(new Registered(registry, Gauge.builder("delayqueue.topic.jobs", this,
+				(binder) -> binder.sampled((stats) -> count.applyAsLong(figures.apply(stats))))
+			.description("Jobs of the topic in each state")
+			.tag("topic", tag)
+			.tag("state", state)
+			.register(registry))));
+		gauges.add(new Registered(registry, Gauge.builder("delayqueue.topic.overdue.lag", this,
+				(binder) -> binder.sampled((stats) -> seconds(figures.apply(stats).overdueLag(stats.readAt()))))
+			.description("Seconds the topic's oldest job that is due but not delivered has waited")
+			.tag("topic", tag)
+			.baseUnit("seconds")
+			.register(registry)));
 		return gauges;
 	}
 
@@ -269,25 +207,11 @@ public class DelayQueueMeterBinder implements MeterBinder {
 		return (stats != null) ? value.applyAsDouble(stats) : Double.NaN;
 	}
 
-	private static double figure(@Nullable TopicStats figures, int state) {
-		if (figures == null) {
-			return 0;
-		}
-		return switch (state) {
-			case 0 -> figures.delayed();
-			case 1 -> figures.ready();
-			case 2 -> figures.reserved();
-			default -> figures.dead();
-		};
-	}
-
 	private static double seconds(Duration duration) {
 		return duration.toNanos() / 1e9;
 	}
 
-	/**
-	 * A gauge and the registry it is registered in.
-	 */
+	/** A gauge and its registry. */
 	private record Registered(MeterRegistry registry, Meter meter) {
 
 	}

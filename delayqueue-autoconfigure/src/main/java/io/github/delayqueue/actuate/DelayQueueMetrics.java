@@ -17,43 +17,17 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.util.Assert;
 
 /**
- * Counters and timers of what this instance does to jobs, all tagged by {@code topic} (never
- * by job id):
- * <ul>
- * <li>{@code delayqueue.jobs.scheduled|delivered|completed|retried|dead|expired|cancelled}
- * (counters);</li>
- * <li>{@code delayqueue.delivery.lag}: delivered − due, by Redis's clock (timer; publish a
- * percentile histogram with
- * {@code management.metrics.distribution.percentiles-histogram.delayqueue.delivery.lag=true});</li>
- * <li>{@code delayqueue.listener}: listener handler duration, also tagged {@code outcome}
- * ({@code success}, {@code retry}, {@code dead}, {@code recovered}, {@code stale}) and
- * {@code exception} (simple class name, or {@code none}).</li>
- * <li>{@code delayqueue.recurring.ticks}: recurring-job ticks this instance's timer fired,
- * also tagged {@code result}: {@code created} (occurrences created), {@code skipped} (ticks
- * that created none, by the overlap or misfire policy) and {@code misfired} (ticks fired
- * later than the misfire threshold; each is also created or skipped).</li>
- * <li>{@code delayqueue.rate.limited}: reserves that found a topic's rate limit window full
- * (they took no job; the consumers then wait for the window to open).</li>
- * </ul>
- * Each instance counts its own steps; summed over instances they are the queue's.
- *
- * <p>
- * Topic names may come from clients (the HTTP job API), so the tag is bounded: the first
- * {@code maxTopics} topics this instance meets get their own {@code topic} value, the steps
- * of any further topic are counted together under {@link #OTHER_TOPICS} (a name no topic can
- * have), and a warning is logged once. Sums over all topics stay right.
+ * Counters and timers of what this instance does to jobs, tagged by {@code topic}:
+ * {@code delayqueue.jobs.*}, {@code delayqueue.delivery.lag}, {@code delayqueue.listener},
+ * {@code delayqueue.recurring.ticks}, {@code delayqueue.rate.limited},
+ * {@code delayqueue.dead.trimmed} and {@code delayqueue.data.lost}. The first
+ * {@code maxTopics} topics get their own tag value; further ones are counted under
+ * {@link #OTHER_TOPICS}.
  */
 public class DelayQueueMetrics implements DelayQueueObserver {
 
-	/**
-	 * The {@code topic} tag value of the topics beyond the limit.
-	 */
+	/** The {@code topic} tag value of the topics beyond the limit. */
 	public static final String OTHER_TOPICS = "_other";
-
-	/**
-	 * The default limit of topics with their own tag value.
-	 */
-	public static final int DEFAULT_MAX_TOPICS = 100;
 
 	private static final Log logger = LogFactory.getLog(DelayQueueMetrics.class);
 
@@ -66,14 +40,6 @@ public class DelayQueueMetrics implements DelayQueueObserver {
 	private volatile @Nullable TopicMeters other;
 
 	/**
-	 * Creates the meters with the default limit of {@value #DEFAULT_MAX_TOPICS} topics.
-	 * @param registry the registry
-	 */
-	public DelayQueueMetrics(MeterRegistry registry) {
-		this(registry, DEFAULT_MAX_TOPICS);
-	}
-
-	/**
 	 * Creates the meters.
 	 * @param registry the registry
 	 * @param maxTopics the most topics with their own {@code topic} tag value (0: all under
@@ -81,38 +47,23 @@ public class DelayQueueMetrics implements DelayQueueObserver {
 	 */
 	public DelayQueueMetrics(MeterRegistry registry, int maxTopics) {
 		Assert.notNull(registry, "registry must not be null");
-		Assert.isTrue(maxTopics >= 0, () -> "maxTopics must not be negative, was " + maxTopics);
 		this.registry = registry;
 		this.maxTopics = maxTopics;
 	}
 
 	private TopicMeters meters(String topic) {
+		// topics are never removed: once some topic is counted as other, every new one is
 		TopicMeters meters = this.topics.get(topic);
+		if (meters == null) {
+			meters = this.other;
+		}
 		if (meters != null) {
 			return meters;
 		}
-		if (this.topics.size() >= this.maxTopics) {
-			return other(topic);
-		}
 		synchronized (this.topics) {
-			meters = this.topics.get(topic);
-			if (meters == null) {
-				if (this.topics.size() >= this.maxTopics) {
-					return other(topic);
-				}
-				meters = new TopicMeters(this.registry, topic);
-				this.topics.put(topic, meters);
+			if (this.topics.size() < this.maxTopics) {
+				return this.topics.computeIfAbsent(topic, (name) -> new TopicMeters(this.registry, name));
 			}
-			return meters;
-		}
-	}
-
-	private TopicMeters other(String topic) {
-		TopicMeters meters = this.other;
-		if (meters != null) {
-			return meters;
-		}
-		synchronized (this.topics) {
 			if (this.other == null) {
 				logger.warn("delayqueue counters and timers have their own topic tag for " + this.maxTopics
 						+ " topics (delayqueue.metrics.max-topics); topic '" + topic

@@ -19,18 +19,13 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.Assert;
 
 /**
- * Reads the queue's figures ({@link DelayQueueAdmin#stats()}: one pipelined round trip
- * of one script per bucket) on its own thread every sample interval and keeps the latest
- * reading. The gauges ({@link DelayQueueMeterBinder}) and the health indicator's opt-in lag
- * thresholds ({@link DelayQueueHealthIndicator}) read that reading: what they show is at most
- * one interval old, and Redis does the same work however often they are read. A failed
- * reading keeps the last one and is retried at the next interval. Thread-safe.
+ * Reads the queue's figures ({@link DelayQueueAdmin#stats()}) on its own thread every
+ * interval and keeps the latest reading for the gauges and the health indicator. A failed
+ * reading keeps the last one. Thread-safe.
  */
 public class DelayQueueSampler implements SmartLifecycle {
 
 	private static final Log logger = LogFactory.getLog(DelayQueueSampler.class);
-
-	private static final Duration MIN_INTERVAL = Duration.ofMillis(100);
 
 	private final DelayQueueAdmin operations;
 
@@ -54,10 +49,6 @@ public class DelayQueueSampler implements SmartLifecycle {
 	 * @param interval how often to read the figures (at least 100 ms)
 	 */
 	public DelayQueueSampler(DelayQueueAdmin operations, Duration interval) {
-		Assert.notNull(operations, "operations must not be null");
-		if (interval == null || interval.compareTo(MIN_INTERVAL) < 0) {
-			throw new IllegalArgumentException("sampleInterval must be at least 100 ms, was " + interval);
-		}
 		this.operations = operations;
 		this.interval = interval;
 	}
@@ -71,16 +62,7 @@ public class DelayQueueSampler implements SmartLifecycle {
 	}
 
 	/**
-	 * How often the figures are read.
-	 * @return the interval
-	 */
-	public Duration getInterval() {
-		return this.interval;
-	}
-
-	/**
-	 * Adds a callback told of each successful reading, on the sampler's thread (or the thread
-	 * that calls {@link #sample()}). It must be fast; what it throws is logged and ignored.
+	 * Adds a fast callback told of each successful reading; what it throws is logged.
 	 * @param listener the callback
 	 */
 	public void addListener(Consumer<QueueStats> listener) {

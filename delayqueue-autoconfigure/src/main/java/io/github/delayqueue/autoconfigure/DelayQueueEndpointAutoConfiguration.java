@@ -42,12 +42,8 @@ import org.springframework.web.servlet.HandlerExceptionResolver;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 /**
- * Auto-configuration of the {@code delayqueue} Actuator endpoint. Like every endpoint it is
- * reachable over the web only when exposed ({@code management.endpoints.web.exposure.include});
- * {@code management.endpoint.delayqueue.access=read-only} keeps the reads and refuses the
- * write operations. Its refusals are {@code application/problem+json} over the web
- * ({@link DelayQueueEndpointInvokerAdvisor}), Spring MVC's own ones (405, 415, a body that is
- * not JSON) too in a Spring MVC application.
+ * Auto-configuration of the {@code delayqueue} Actuator endpoint, with its
+ * {@code application/problem+json} refusals.
  */
 @AutoConfiguration(after = { DelayQueueAutoConfiguration.class, DelayedListenerAutoConfiguration.class })
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
@@ -73,8 +69,7 @@ public final class DelayQueueEndpointAutoConfiguration {
 
 	}
 
-	// its answers over the web are Spring Web's types: without spring-web (JMX only) refusals
-	// stay the endpoint's exceptions
+	// without spring-web (JMX only) refusals stay the endpoint's exceptions
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnAvailableEndpoint(DelayQueueEndpoint.class)
 	@ConditionalOnClass(name = "org.springframework.http.MediaType")
@@ -115,10 +110,7 @@ public final class DelayQueueEndpointAutoConfiguration {
 			};
 		}
 
-		/**
-		 * A body the endpoint cannot read, which Actuator binds to a map of single values:
-		 * a 400 naming the top-level field that holds something else, when one does.
-		 */
+		/** A 400 for a body the endpoint cannot read, naming the field at fault when one is. */
 		static ErrorResponseException unreadable(HttpMessageNotReadableException ex) {
 			ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST,
 					"the request body must be a JSON object of the operation's fields");
@@ -136,10 +128,8 @@ public final class DelayQueueEndpointAutoConfiguration {
 	}
 
 	/**
-	 * What the endpoint needs at run time in a native image: the types of its answers, bound
-	 * by Actuator's Jackson (Actuator registers the declared return types of the operations,
-	 * but {@code write} declares an interface), and the Servlet API type its invoker advisor
-	 * looks for on the class path.
+	 * The endpoint's answer types and the Servlet type its invoker advisor looks for, for a
+	 * native image.
 	 */
 	public static class EndpointRuntimeHints implements RuntimeHintsRegistrar {
 
@@ -151,9 +141,7 @@ public final class DelayQueueEndpointAutoConfiguration {
 		}
 
 		/**
-		 * Registers the binding of every answer of the endpoint, with the types of their
-		 * properties: the endpoint's operations and the dashboard, which answers with them
-		 * too, write them.
+		 * Registers the binding of every answer type of the endpoint (the dashboard's too).
 		 * @param hints the reflection hints
 		 */
 		public static void registerAnswers(ReflectionHints hints) {

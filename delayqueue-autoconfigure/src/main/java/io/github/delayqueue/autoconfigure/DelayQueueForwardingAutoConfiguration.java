@@ -32,9 +32,7 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Auto-configuration of forwarding ({@code delayqueue.forward.<topic>.*}): the container
- * factory the forwarders of the modules {@code delayqueue-kafka} and {@code delayqueue-rabbit}
- * run in ({@link ForwardingEndpoint#CONTAINER_FACTORY_BEAN_NAME}). A topic forwarded to a
- * broker whose module is not on the class path fails start-up, naming the module to add.
+ * factory the forwarders run in; a forward whose broker module is missing fails start-up.
  */
 @AutoConfiguration(after = { DelayQueueAutoConfiguration.class, DelayedListenerAutoConfiguration.class })
 @ConditionalOnClass({ MessageHandlerMethodFactory.class, EnableDelayedListeners.class })
@@ -89,10 +87,7 @@ public final class DelayQueueForwardingAutoConfiguration {
 
 	}
 
-	/**
-	 * The broker modules' types that the check of the forwarded topics looks for on the
-	 * class path at run time, for a native image.
-	 */
+	/** The broker modules' forwarder types, for a native image. */
 	static class ForwardingRuntimeHints implements RuntimeHintsRegistrar {
 
 		@Override

@@ -29,10 +29,8 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
- * Auto-configuration of the {@code delayqueue} health indicator; off with
- * {@code management.health.delayqueue.enabled=false}. With lag thresholds
- * ({@code delayqueue.health.max-overdue.<topic>}) and no {@link DelayQueueSampler} from the
- * metrics auto-configuration, it adds one.
+ * Auto-configuration of the {@code delayqueue} health indicator, with a
+ * {@link DelayQueueSampler} when lag thresholds are set and metrics did not add one.
  */
 @AutoConfiguration(after = { DelayQueueAutoConfiguration.class, DelayedListenerAutoConfiguration.class,
 		DelayQueueMetricsAutoConfiguration.class })

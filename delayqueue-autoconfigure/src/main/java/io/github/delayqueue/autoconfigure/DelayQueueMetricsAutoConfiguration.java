@@ -21,11 +21,8 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 
 /**
- * Auto-configuration of delayqueue's Micrometer meters: the counters and timers
- * ({@link DelayQueueMetrics}, fed by the engine and the listener containers) and the sampled
- * gauges ({@link DelayQueueMeterBinder}, read from a {@link DelayQueueSampler} every
- * {@code delayqueue.metrics.sample-interval}). Needs a {@link MeterRegistry} bean (Spring
- * Boot's metrics auto-configuration provides one).
+ * Auto-configuration of delayqueue's Micrometer meters: {@link DelayQueueMetrics} and the
+ * sampled gauges of {@link DelayQueueMeterBinder}. Needs a {@link MeterRegistry} bean.
  */
 @AutoConfiguration(after = DelayQueueAutoConfiguration.class,
 		afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
@@ -42,8 +39,7 @@ public final class DelayQueueMetricsAutoConfiguration {
 			"delayqueue.listener.active", "@DelayedListener handler calls in progress");
 
 	/**
-	 * Gives the meters of the template's and the listeners' observations their help text
-	 * (a Prometheus scrape without it fails {@code promtool check metrics}).
+	 * Gives the meters of the template's and the listeners' observations their help text.
 	 * @return the filter
 	 */
 	@Bean

@@ -18,14 +18,7 @@ import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
 
 /**
- * Configuration of the delay queue ({@code delayqueue.*}). A value that breaks its rule fails
- * start-up with Spring Boot's report naming the property, its value, where it was set and the
- * rule, checked by the component it configures (or, without one, when it is bound); so does a
- * name it does not know.
- *
- * <p>
- * One class with a nested class per group ({@code timer}, {@code listener}, ...), as Spring
- * Boot's own properties are: most of its length is documented fields and their accessors.
+ * Configuration properties of the delay queue ({@code delayqueue.*}).
  */
 @ConfigurationProperties("delayqueue")
 public class DelayQueueProperties implements Validator {
@@ -36,17 +29,13 @@ public class DelayQueueProperties implements Validator {
 	private boolean enabled = true;
 
 	/**
-	 * Prefix of every Redis key and of the pub/sub channel. Applications that share a Redis
-	 * and should not share jobs use different namespaces.
+	 * Prefix of every Redis key and of the pub/sub channel.
 	 */
 	private String namespace = "delayqueue";
 
 	/**
-	 * Number of buckets (independent shards, each with its own timer and hash slot), 1 to
-	 * 16384. Every instance of a namespace must use the same number; changing it strands
-	 * existing jobs. Unset: the number the namespace was created with, else 16 on a Redis
-	 * Cluster (the buckets spread over its masters) and 1 on one server, standalone or behind
-	 * Sentinel (where more buckets only add work).
+	 * Number of buckets (shards), 1 to 16384, the same for every instance of a namespace.
+	 * Default: the namespace's count, else 16 on a Redis Cluster and 1 otherwise.
 	 */
 	private @Nullable Integer buckets;
 
@@ -74,9 +63,7 @@ public class DelayQueueProperties implements Validator {
 
 	/**
 	 * Recurring jobs declared by name, such as
-	 * 'delayqueue.recurring.nightly-report.cron=0 0 2 * * *': put at start-up (a changed one
-	 * takes effect from its next tick, an unchanged one changes nothing), so every instance
-	 * may declare the same ones.
+	 * 'delayqueue.recurring.nightly-report.cron=0 0 2 * * *', put at start-up.
 	 */
 	private Map<String, Recurring> recurring = new LinkedHashMap<>();
 
@@ -87,16 +74,14 @@ public class DelayQueueProperties implements Validator {
 	private boolean removeUndeclaredRecurringJobs = false;
 
 	/**
-	 * Finished jobs kept per topic, such as 'delayqueue.retention.order-close.completed=1000',
-	 * so that find answers COMPLETED (when, on which attempt, for how long) for them. Off for
-	 * every topic by default: a finished job is removed at once.
+	 * Finished and DEAD jobs kept per topic, such as
+	 * 'delayqueue.retention.order-close.completed=1000'. Default: none.
 	 */
 	private Map<String, Retention> retention = new LinkedHashMap<>();
 
 	/**
 	 * Topics whose due jobs are sent to a message broker instead of a listener, such as
-	 * 'delayqueue.forward.order-events.kafka.topic=orders': a job is finished only after the
-	 * broker acknowledged it, retried with the listener back-off while the send fails.
+	 * 'delayqueue.forward.order-events.kafka.topic=orders'.
 	 */
 	private Map<String, Forward> forward = new LinkedHashMap<>();
 
@@ -253,16 +238,12 @@ public class DelayQueueProperties implements Validator {
 	}
 
 	/**
-	 * What one topic keeps of its finished jobs: the last 'completed' of them, those finished
-	 * within 'completed-age', or (both set) those that both allow; and of its DEAD jobs at
-	 * most: those among the last 'failed' deaths, those that died within 'failed-age', or
-	 * (both set) those that both allow.
+	 * What one topic keeps of its finished and DEAD jobs.
 	 */
 	public static class Retention {
 
 		/**
-		 * Most finished jobs kept, the latest; 0 for no count limit (with no completed-age:
-		 * none kept).
+		 * Most finished jobs kept, the latest; 0 for no count limit.
 		 */
 		private int completed;
 
@@ -278,15 +259,12 @@ public class DelayQueueProperties implements Validator {
 		private boolean payloads = false;
 
 		/**
-		 * Most DEAD jobs kept: those among the topic's latest deaths; older DEAD jobs are
-		 * deleted when a job of the topic dies. 0 for no count limit (with no failed-age: DEAD
-		 * jobs are kept until replayed or cancelled).
+		 * Most DEAD jobs kept, the latest; 0 for no count limit.
 		 */
 		private int failed;
 
 		/**
-		 * How long a DEAD job is kept; older ones are deleted when a job of the topic dies.
-		 * Default: no time limit.
+		 * How long a DEAD job is kept. Default: no time limit.
 		 */
 		private @Nullable Duration failedAge;
 
@@ -343,9 +321,7 @@ public class DelayQueueProperties implements Validator {
 	}
 
 	/**
-	 * Where the due jobs of one topic are sent: a Kafka topic or a RabbitMQ exchange (exactly
-	 * one of the two), by a forwarding container that shows in the endpoint and the metrics as
-	 * listener 'delayqueue-forward-<topic>'.
+	 * Where the due jobs of one topic are sent: a Kafka topic or a RabbitMQ exchange.
 	 */
 	public static class Forward {
 
@@ -355,10 +331,8 @@ public class DelayQueueProperties implements Validator {
 		private int concurrency = 4;
 
 		/**
-		 * How long a send may wait for the broker's acknowledgement before it counts as
-		 * failed (and is retried: the broker may still have taken it, so it may arrive
-		 * twice). Shorter than 'delayqueue.listener.shutdown-timeout'. A forwarded job's
-		 * reservation lasts twice this plus a second.
+		 * How long a send may wait for the broker's acknowledgement before it is retried;
+		 * shorter than 'delayqueue.listener.shutdown-timeout'.
 		 */
 		private Duration sendTimeout = Duration.ofSeconds(10);
 
@@ -405,9 +379,7 @@ public class DelayQueueProperties implements Validator {
 		}
 
 		/**
-		 * A Kafka destination: the record's value is the job's payload bytes, its headers the
-		 * job's own headers and 'delayqueue_id', 'delayqueue_topic', 'delayqueue_dueAt' and
-		 * 'delayqueue_attempt'.
+		 * A Kafka destination.
 		 */
 		public static class Kafka {
 
@@ -417,9 +389,8 @@ public class DelayQueueProperties implements Validator {
 			private @Nullable String topic;
 
 			/**
-			 * The bean name of the KafkaTemplate whose producer settings (servers, acks,
-			 * security) the forwarder uses, with byte-array serializers. Default: the only
-			 * KafkaTemplate.
+			 * Bean name of the KafkaTemplate whose producer settings the forwarder uses.
+			 * Default: the only KafkaTemplate.
 			 */
 			private @Nullable String template;
 
@@ -469,18 +440,12 @@ public class DelayQueueProperties implements Validator {
 		}
 
 		/**
-		 * A RabbitMQ destination: the message's body is the job's payload bytes, its headers
-		 * the job's own headers and 'delayqueue_id', 'delayqueue_topic', 'delayqueue_dueAt' and
-		 * 'delayqueue_attempt', its message id the job id; persistent. The connection factory
-		 * must have publisher confirms and returns
-		 * ('spring.rabbitmq.publisher-confirm-type=correlated',
-		 * 'spring.rabbitmq.publisher-returns=true').
+		 * A RabbitMQ destination; the connection factory needs publisher confirms and returns.
 		 */
 		public static class Rabbit {
 
 			/**
-			 * The exchange the messages are published to; an empty value is the default
-			 * exchange (the routing key then names the queue).
+			 * The exchange the messages are published to; empty for the default exchange.
 			 */
 			private @Nullable String exchange;
 
@@ -524,8 +489,7 @@ public class DelayQueueProperties implements Validator {
 	}
 
 	/**
-	 * One declared recurring job: its topic, a schedule (cron with zone, or every), the
-	 * payload and options of its occurrences.
+	 * One declared recurring job.
 	 */
 	public static class Recurring {
 
@@ -535,8 +499,8 @@ public class DelayQueueProperties implements Validator {
 		private @Nullable String topic;
 
 		/**
-		 * Cron expression (six fields from seconds, or a macro such as '@daily') as Spring's
-		 * CronExpression reads it. Set this, 'every' or 'fixed-delay'.
+		 * Cron expression (six fields, or a macro such as '@daily'). Set this, 'every' or
+		 * 'fixed-delay'.
 		 */
 		private @Nullable String cron;
 
@@ -546,14 +510,14 @@ public class DelayQueueProperties implements Validator {
 		private String zone = "UTC";
 
 		/**
-		 * Fixed rate, ticking at the multiples of this period since 1970-01-01T00:00:00Z
-		 * (1s to 366d). Set this, 'cron' or 'fixed-delay'.
+		 * Fixed rate (1s to 366d), ticking at multiples of it since the epoch. Set this,
+		 * 'cron' or 'fixed-delay'.
 		 */
 		private @Nullable Duration every;
 
 		/**
-		 * Fixed delay: the next occurrence is due this long after the previous one left the
-		 * queue (1s to 366d). Set this, 'cron' or 'every'.
+		 * Fixed delay (1s to 366d) after the previous occurrence left the queue. Set this,
+		 * 'cron' or 'every'.
 		 */
 		private @Nullable Duration fixedDelay;
 
@@ -606,8 +570,7 @@ public class DelayQueueProperties implements Validator {
 		 * @return the definition, marked as declared
 		 * @throws IllegalArgumentException naming the rule a value breaks
 		 */
-		// NullAway: the builder refuses a missing topic with its own message, and one schedule is set
-		@SuppressWarnings("NullAway")
+		@SuppressWarnings("NullAway") // the builder refuses a missing topic; one schedule is set
 		public RecurringJob toJob(String name) {
 			int schedules = ((this.cron != null) ? 1 : 0) + ((this.every != null) ? 1 : 0)
 					+ ((this.fixedDelay != null) ? 1 : 0);
@@ -760,9 +723,8 @@ public class DelayQueueProperties implements Validator {
 		private boolean afterCommit = true;
 
 		/**
-		 * Observe the template's writes ("delayqueue.template" observation) through the
-		 * application's ObservationRegistry, and store the current trace context with jobs
-		 * scheduled in a trace, for the listener's observation to continue.
+		 * Whether to observe the template's writes ("delayqueue.template") and store the
+		 * trace context with the jobs scheduled.
 		 */
 		private boolean observationEnabled;
 
@@ -814,25 +776,20 @@ public class DelayQueueProperties implements Validator {
 		private boolean outcomeEvents;
 
 		/**
-		 * Publish how this instance's listeners handle each job to the namespace's Redis
-		 * pub/sub channel "<namespace>:outcomes", for JobOutcomeStream subscribers in any
-		 * instance (at most once). Turns on outcome-events too: the stream is published from
-		 * those events.
+		 * Publish each job's outcome to the Redis channel "<namespace>:outcomes" for
+		 * JobOutcomeStream subscribers; turns on outcome-events too.
 		 */
 		private boolean outcomeStream;
 
 		/**
 		 * Rate limit per topic, such as 'delayqueue.listener.rate-limit.webhook=50/1s': at most
-		 * that many jobs of the topic handed out in any window of the interval, across every
-		 * instance with the same limit (enforced in Redis when jobs are reserved; the jobs over
-		 * it stay READY). Applies to every consumer of the topic in this instance.
+		 * that many jobs handed out per interval, across instances.
 		 */
 		private Map<String, String> rateLimit = new LinkedHashMap<>();
 
 		/**
-		 * Observe each job a listener handles ("delayqueue.listener" observation, a timer
-		 * and a span with a tracer), continuing the trace stored with the job, through the
-		 * application's ObservationRegistry.
+		 * Whether to observe each job a listener handles ("delayqueue.listener"), continuing
+		 * the trace stored with the job.
 		 */
 		private boolean observationEnabled;
 
@@ -929,8 +886,7 @@ public class DelayQueueProperties implements Validator {
 		private Duration maxInterval = Duration.ofMinutes(5);
 
 		/**
-		 * Random amount added to or taken from each wait (at most the initial interval), so
-		 * that jobs failing together do not retry together.
+		 * Random amount added to or taken from each wait, at most the initial interval.
 		 */
 		private Duration jitter = Duration.ofMillis(100);
 
@@ -985,16 +941,12 @@ public class DelayQueueProperties implements Validator {
 		private int batchSize = 500;
 
 		/**
-		 * How often every owned bucket is re-checked, to heal a notification lost without a
-		 * reconnect (reconnects re-check at once). Also how often topics with ready jobs are
-		 * re-announced to consumers, and the bucket shares fully re-coordinated.
+		 * How often every owned bucket is re-checked and topics with ready jobs re-announced.
 		 */
 		private Duration guardInterval = Duration.ofSeconds(60);
 
 		/**
-		 * How long an instance keeps its buckets without a heartbeat. A crashed instance's
-		 * buckets are taken over within this time plus one heartbeat interval; the heartbeat is
-		 * sent every two fifths of it (at most every 2 seconds).
+		 * How long an instance keeps its buckets without a heartbeat.
 		 */
 		private Duration leaseTtl = Duration.ofSeconds(5);
 
@@ -1073,22 +1025,19 @@ public class DelayQueueProperties implements Validator {
 		private boolean readOnly = false;
 
 		/**
-		 * Whether the dashboard may be served without an authenticated user: needed without
-		 * Spring Security, where nothing else authenticates its requests. Logs a warning.
+		 * Whether the dashboard may be served without an authenticated user.
 		 */
 		private boolean allowUnauthenticated = false;
 
 		/**
 		 * Whether the dashboard is served by the management server only (it needs
-		 * 'management.server.port' of its own); there it needs no authenticated user unless
-		 * Spring Security is on the classpath.
+		 * 'management.server.port').
 		 */
 		private boolean onManagementPort = false;
 
 		/**
-		 * The role a user needs to use the dashboard (as HttpServletRequest#isUserInRole
-		 * checks it: 'OPS' for Spring Security's authority ROLE_OPS); none lets every
-		 * authenticated user use it.
+		 * The role a user needs to use the dashboard, such as 'OPS'. Default: any
+		 * authenticated user.
 		 */
 		private @Nullable String role;
 
@@ -1174,17 +1123,14 @@ public class DelayQueueProperties implements Validator {
 	public static class Metrics {
 
 		/**
-		 * How often the figures (jobs per topic and state, bucket depth, overdue lag) are read
-		 * from Redis, in one pipelined round trip, for the gauges and the health lag
-		 * thresholds. Scrapes and health checks read the last sample.
+		 * How often the queue's figures are read from Redis for the gauges and the health
+		 * lag thresholds, at least 100ms.
 		 */
 		private Duration sampleInterval = Duration.ofSeconds(10);
 
 		/**
-		 * Most topics that get their own 'topic' tag value: the first topics this instance
-		 * counts steps of (counters, timers) and, apart, the topics with jobs in Redis
-		 * (gauges). Further topics are counted, or their figures summed, under
-		 * 'topic=_other'. A topic with no more jobs loses its gauges, freeing its place.
+		 * Most topics with their own 'topic' tag value; further ones are counted under
+		 * 'topic=_other'.
 		 */
 		private int maxTopics = 100;
 
@@ -1212,26 +1158,19 @@ public class DelayQueueProperties implements Validator {
 	public static class Health {
 
 		/**
-		 * Longest a health check waits for Redis to answer a PING before it is DOWN. A
-		 * check never waits longer, even when Redis hangs.
+		 * Longest a health check waits for Redis to answer a PING before it is DOWN.
 		 */
 		private Duration timeout = Duration.ofSeconds(2);
 
 		/**
-		 * Longest time the bucket timer, a listener or the event subscription may go without
-		 * progress before health is DOWN. A listener makes none while every handler slot is
-		 * busy, so set this above the longest a handler may run.
+		 * Longest the bucket timer, a listener or the event subscription may go without
+		 * progress before health is DOWN; above the longest a handler may run.
 		 */
 		private Duration maxStall = Duration.ofSeconds(60);
 
 		/**
-		 * Opt-in lag thresholds by topic, such as
-		 * 'delayqueue.health.max-overdue.order-close=5m' (a topic with dots in brackets:
-		 * 'delayqueue.health.max-overdue[orders.close]=5m'): health is DOWN when the oldest due
-		 * job of the topic has waited longer for delivery. Only for topics that this instance
-		 * has a running or paused listener for; read from the latest sample of the figures
-		 * (see 'delayqueue.metrics.sample-interval'). None by default: a backlog alone never
-		 * makes an instance DOWN.
+		 * Lag thresholds by topic, such as 'delayqueue.health.max-overdue.order-close=5m':
+		 * DOWN when the oldest due job of a topic this instance consumes waited longer.
 		 */
 		private Map<String, Duration> maxOverdue = new LinkedHashMap<>();
 
@@ -1277,23 +1216,18 @@ public class DelayQueueProperties implements Validator {
 		private String basePath = "/delayqueue";
 
 		/**
-		 * Bearer tokens the API accepts. When set, every request to the API needs one of
-		 * them, with or without Spring Security on the classpath (a Spring Security chain
-		 * that covers the API's paths applies as well).
+		 * Bearer tokens the API accepts; when set, every request needs one of them.
 		 */
 		private List<String> tokens = new ArrayList<>();
 
 		/**
-		 * Whether the application's own security (such as a Spring Security chain)
-		 * authenticates the API's users: the API then serves authenticated users only
-		 * (401 for anonymous requests, whatever the chain permits) and may start without
-		 * tokens. Without tokens and without this or allow-anonymous, start-up fails.
+		 * Whether the application's own security authenticates the API's users: the API then
+		 * serves authenticated users only and may start without tokens.
 		 */
 		private boolean securedByApplication = false;
 
 		/**
-		 * Whether to serve the API without any protection. Only for a trusted network:
-		 * anyone who reaches the port can then schedule and consume jobs. Cannot be combined
+		 * Whether to serve the API without any protection, only for a trusted network; not
 		 * with tokens or secured-by-application.
 		 */
 		private boolean allowAnonymous = false;
@@ -1413,23 +1347,19 @@ public class DelayQueueProperties implements Validator {
 	public static class Redis {
 
 		/**
-		 * Whether the application fails to start when Redis is unreachable at start-up. When
-		 * false it starts anyway: producers get a DelayQueueConnectionException and the
-		 * timer and listeners retry until Redis answers; the Redis version and the bucket
-		 * count are checked before the first call that reaches Redis.
+		 * Whether the application fails to start when Redis is unreachable at start-up; when
+		 * false, calls fail and the timer and listeners retry until Redis answers.
 		 */
 		private boolean failFast = true;
 
 		/**
-		 * How many replicas must have a schedule or a finish before it returns (Redis WAIT), so
-		 * that an acknowledged schedule survives a fail-over. 0: acknowledged once on the
-		 * master. Not supported on Redis Cluster.
+		 * How many replicas must have a schedule or a finish before it returns (Redis WAIT);
+		 * 0 for none. Not supported on Redis Cluster.
 		 */
 		private int waitReplicas = 0;
 
 		/**
-		 * How long a schedule or finish waits for its replicas; fewer in time is an error (the
-		 * write is on the master and may be lost on a fail-over).
+		 * How long a schedule or finish waits for its replicas before it fails.
 		 */
 		private Duration waitTimeout = Duration.ofSeconds(1);
 

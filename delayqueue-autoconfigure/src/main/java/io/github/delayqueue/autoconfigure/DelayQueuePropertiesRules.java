@@ -2,6 +2,7 @@ package io.github.delayqueue.autoconfigure;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
@@ -9,20 +10,15 @@ import java.util.regex.Pattern;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.RateLimit;
-import io.github.delayqueue.core.Retention;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.BeanWrapperImpl;
 import org.springframework.util.ClassUtils;
-import org.springframework.util.unit.DataSize;
 import org.springframework.validation.Errors;
 
 /**
- * The rules of {@link DelayQueueProperties} that no component it configures checks itself,
- * checked when they are bound: a value that breaks one fails start-up with Spring Boot's
- * report of the property, its value, where it was set and the rule. The settings of the queue
- * and of the listener containers are checked by their builder and factory as they are set,
- * a refusal naming the property.
+ * The rules of {@link DelayQueueProperties} that no component it configures checks, checked
+ * when they are bound, each refusal naming the property.
  */
 public final class DelayQueuePropertiesRules {
 
@@ -50,27 +46,9 @@ public final class DelayQueuePropertiesRules {
 		properties.getRecurring()
 			.forEach((name, recurring) -> rules.checkNested("recurring[" + name + "]", recurring, () -> recurring.toJob(name)));
 		properties.getRetention().forEach((topic, retention) -> {
-			String field = "retention[" + topic + "]";
-			rules.check(field, () -> JobConstraints.topic("topic", topic));
-			rules.between(field + ".completed", retention.getCompleted(), 0, Retention.MAX_COMPLETED);
-			if (retention.getCompletedAge() != null) {
-				rules.duration(field + ".completed-age", retention.getCompletedAge(), MILLISECOND, Retention.MAX_AGE);
-			}
-			rules.between(field + ".failed", retention.getFailed(), 0, Retention.MAX_FAILED);
-			if (retention.getFailedAge() != null) {
-				rules.duration(field + ".failed-age", retention.getFailedAge(), MILLISECOND, Retention.MAX_AGE);
-			}
-			boolean keepsCompleted = retention.getCompleted() > 0 || retention.getCompletedAge() != null;
-			if (!keepsCompleted && retention.getFailed() == 0 && retention.getFailedAge() == null) {
-				rules.reject(field, "set completed (the most finished jobs kept) or completed-age (how long one is kept),"
-						+ " or failed or failed-age (the same for DEAD jobs), or several");
-			}
-			else if (!keepsCompleted && retention.isPayloads()) {
-				rules.reject(field + ".payloads", "payloads are kept only with finished jobs: set completed or"
-						+ " completed-age too");
-			}
+			rules.check("retention[" + topic + "]", () -> JobConstraints.topic("topic", topic));
+			rules.checkNested("retention[" + topic + "]", retention, retention::toRetention);
 		});
-
 		properties.getForward()
 			.forEach((topic, forward) -> rules.forward("forward[" + topic + "]", topic, forward,
 					properties.getListener().getShutdownTimeout()));
@@ -98,7 +76,9 @@ public final class DelayQueuePropertiesRules {
 			if (http.getTokens().stream().anyMatch((token) -> token == null || token.isBlank())) {
 				rules.reject("http.tokens", "must not hold a blank token");
 			}
-			rules.positive("http.max-body-size", http.getMaxBodySize());
+			if (http.getMaxBodySize() == null || http.getMaxBodySize().toBytes() <= 0) {
+				rules.reject("http.max-body-size", "must be positive");
+			}
 			rules.between("http.max-reserve", http.getMaxReserve(), 1, DelayQueueOperations.MAX_RESERVE);
 			rules.duration("http.max-wait", http.getMaxWait(), Duration.ZERO, null);
 			rules.between("http.max-waiting", http.getMaxWaiting(), 1, Integer.MAX_VALUE);
@@ -181,10 +161,7 @@ public final class DelayQueuePropertiesRules {
 		}
 	}
 
-	/**
-	 * Checks a path property against {@link #BASE_PATH}.
-	 * @return whether it holds
-	 */
+	/** Checks a path property against {@link #BASE_PATH}; returns whether it holds. */
 	private boolean path(String field, @Nullable String value) {
 		if (value == null || !BASE_PATH.matcher(value).matches()) {
 			reject(field, BASE_PATH_RULE);
@@ -204,9 +181,8 @@ public final class DelayQueuePropertiesRules {
 	}
 
 	/**
-	 * Checks a rule of a nested object, reporting a refusal against the property its message
-	 * starts with ("cron '0 61 * * * *' is not ..." against {@code field.cron}, whose value
-	 * the report then shows) or, when it names none, against the object.
+	 * Runs a rule of a nested object, rejecting the property its message starts with
+	 * ({@code failedAge} as {@code field.failed-age}), else the object.
 	 */
 	private void checkNested(String field, Object nested, Supplier<?> rule) {
 		try {
@@ -216,7 +192,7 @@ public final class DelayQueuePropertiesRules {
 			String message = String.valueOf(ex.getMessage());
 			String first = message.split("[ ']", 2)[0];
 			boolean names = !first.isEmpty() && new BeanWrapperImpl(nested).isReadableProperty(first);
-			reject(names ? field + "." + first : field, message);
+			reject(names ? field + "." + first.replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT) : field, message);
 		}
 	}
 
@@ -234,12 +210,6 @@ public final class DelayQueuePropertiesRules {
 		}
 	}
 
-	private void positive(String field, @Nullable DataSize value) {
-		if (value == null || value.toBytes() <= 0) {
-			reject(field, "must be positive");
-		}
-	}
-
 	private void duration(String field, @Nullable Duration value, Duration min, @Nullable Duration max) {
 		if (value == null) {
 			reject(field, "must be given");
@@ -250,9 +220,7 @@ public final class DelayQueuePropertiesRules {
 		}
 	}
 
-	/**
-	 * A duration as a property would give it: {@code 100ms}, {@code 60s}, {@code 7d}.
-	 */
+	/** A duration as a property gives it: {@code 100ms}, {@code 60s}, {@code 7d}. */
 	static String format(Duration duration) {
 		long millis = duration.toMillis();
 		long[] units = { 86_400_000, 3_600_000, 60_000, 1_000 };

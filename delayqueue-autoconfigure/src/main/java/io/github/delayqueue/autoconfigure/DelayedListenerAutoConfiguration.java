@@ -30,13 +30,9 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
 
 /**
- * Auto-configuration of {@code @DelayedListener}: the default container factory, configured
- * by a {@link DelayedListenerContainerFactoryConfigurer} (from {@code delayqueue.listener.*},
- * with the application's {@link DelayedJobErrorHandler} or {@link DelayedJobRecoverer} bean
- * if there is one, its {@link DelayedJobInterceptor} beans in order, and virtual threads when
- * {@code spring.threads.virtual.enabled} is on Java 21+), listener detection, and the
- * {@link JobOutcomeStream} of the namespace (publishing when
- * {@code delayqueue.listener.outcome-stream} is on).
+ * Auto-configuration of {@code @DelayedListener}: the default container factory (configured
+ * by a {@link DelayedListenerContainerFactoryConfigurer}), listener detection, and the
+ * namespace's {@link JobOutcomeStream}.
  */
 @AutoConfiguration(after = DelayQueueAutoConfiguration.class)
 @ConditionalOnClass({ MessageHandlerMethodFactory.class, EnableDelayedListeners.class })

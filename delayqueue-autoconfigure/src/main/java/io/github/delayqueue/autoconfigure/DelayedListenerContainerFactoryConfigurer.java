@@ -20,24 +20,16 @@ import org.springframework.core.task.VirtualThreadTaskExecutor;
 import static io.github.delayqueue.autoconfigure.Properties.property;
 
 /**
- * Configures a {@link DefaultDelayedListenerContainerFactory} as the auto-configured one is
- * configured, as Spring Boot's {@code ConcurrentKafkaListenerContainerFactoryConfigurer}
- * does for Kafka: from {@code delayqueue.listener.*}, with the application's
- * {@link DelayedJobErrorHandler} or {@link DelayedJobRecoverer} bean if there is one, its
- * {@link DelayedJobInterceptor} beans in order, its {@link DelayQueueObserver} beans, the
- * context as the publisher of the containers' events, and virtual threads when
- * {@code spring.threads.virtual.enabled} is on (Java 21+). Inject it to
- * make a second factory that starts from the same settings and changes some:
+ * Configures a {@link DefaultDelayedListenerContainerFactory} as the auto-configured one:
+ * from {@code delayqueue.listener.*}, with the application's {@link DelayedJobErrorHandler}
+ * or {@link DelayedJobRecoverer}, {@link DelayedJobInterceptor} and {@link DelayQueueObserver}
+ * beans, and virtual threads when enabled. Inject it to make a second factory from the same
+ * settings:
  *
  * <pre class="code">
- * &#64;Bean
- * DefaultDelayedListenerContainerFactory slowJobs(DelayedListenerContainerFactoryConfigurer configurer,
- *         DelayQueueOperations operations, JobPayloadConverter converter) {
- *     DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(operations, converter);
- *     configurer.configure(factory);
- *     factory.setShutdownTimeout(Duration.ofMinutes(2));
- *     return factory;
- * }
+ * DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(operations, converter);
+ * configurer.configure(factory);
+ * factory.setShutdownTimeout(Duration.ofMinutes(2));
  * </pre>
  */
 public final class DelayedListenerContainerFactoryConfigurer {
@@ -106,21 +98,15 @@ public final class DelayedListenerContainerFactoryConfigurer {
 		map.from(backOff::getMaxInterval)
 			.to(property("delayqueue.listener.back-off.max-interval", factory::setBackOffMax));
 		map.from(backOff::getJitter).to(property("delayqueue.listener.back-off.jitter", factory::setBackOffJitter));
-		if (this.recoverer != null) {
-			factory.setRecoverer(this.recoverer);
-		}
-		if (this.errorHandler != null) {
-			factory.setErrorHandler(this.errorHandler);
-		}
+		map.from(this.recoverer).to(factory::setRecoverer);
+		map.from(this.errorHandler).to(factory::setErrorHandler);
 		factory.setInterceptors(this.interceptors);
 		factory.setApplicationEventPublisher(this.eventPublisher);
 		map.from(this.properties::getIdleEventInterval)
 			.to(property("delayqueue.listener.idle-event-interval", factory::setIdleEventInterval));
 		factory.setOutcomeEvents(this.properties.isOutcomeEvents() || this.properties.isOutcomeStream());
 		factory.setObservationEnabled(this.properties.isObservationEnabled());
-		if (this.observationRegistry != null) {
-			factory.setObservationRegistry(this.observationRegistry);
-		}
+		map.from(this.observationRegistry).to(factory::setObservationRegistry);
 		factory.setObservationConvention(this.observationConvention);
 		if (!this.observers.isEmpty()) {
 			factory.setObserver(DelayQueueObserver.composite(this.observers));

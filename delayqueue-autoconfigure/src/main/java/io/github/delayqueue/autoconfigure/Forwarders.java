@@ -19,9 +19,8 @@ import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.ListableBeanFactory;
 
 /**
- * The forwarders of one broker kind, one per topic that {@code delayqueue.forward.<topic>}
- * sends there, made at start-up (a bad setting fails it, naming the property and the fix),
- * registered as listener endpoints, and closed with the context.
+ * The forwarders of one broker kind, one per topic {@code delayqueue.forward.<topic>} sends
+ * there, registered as listener endpoints and closed with the context.
  *
  * @param <F> the forwarder type
  */

@@ -13,8 +13,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 
 /**
- * What the Actuator support reads of the application: its listener containers, looked up
- * on each call (the registry fills up as the context starts), and this instance's timer.
+ * Lookups of the listener containers (on each call), the timer and the instance id.
  */
 public final class ListenerContainers {
 

@@ -6,8 +6,7 @@ import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
 /**
- * Setters of the configured components as the properties reach them: the component checks
- * the value, and a refusal names the property.
+ * Setters that report a refused value as the property's.
  */
 final class Properties {
 
@@ -15,12 +14,11 @@ final class Properties {
 	}
 
 	/**
-	 * A setter that reports a value it refuses as the property's, naming it.
+	 * A setter that reports a value it refuses as an invalid value of the property.
 	 * @param <T> the value's type
 	 * @param name the property
 	 * @param setter the setter, which checks the value
 	 * @return the setter, for {@link PropertyMapper}
-	 * @throws InvalidConfigurationPropertyValueException when the setter refuses the value
 	 */
 	static <T> Consumer<T> property(String name, Consumer<T> setter) {
 		return (value) -> {

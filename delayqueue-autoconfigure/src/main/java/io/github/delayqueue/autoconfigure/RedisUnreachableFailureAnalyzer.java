@@ -15,9 +15,8 @@ import org.springframework.core.env.Environment;
 import org.springframework.util.StringUtils;
 
 /**
- * Analyzes a start-up that failed because the queue could not reach Redis: says which Redis
- * the {@code spring.data.redis.*} properties point at, and how to point them elsewhere or
- * start without Redis.
+ * Analyzes a start-up that could not reach Redis, naming the Redis the
+ * {@code spring.data.redis.*} properties point at.
  */
 class RedisUnreachableFailureAnalyzer extends AbstractFailureAnalyzer<DelayQueueConnectionException> {
 
@@ -45,10 +44,7 @@ class RedisUnreachableFailureAnalyzer extends AbstractFailureAnalyzer<DelayQueue
 		return new FailureAnalysis(description, action, cause);
 	}
 
-	/**
-	 * The Redis that the properties name, as Spring Boot picks it: the Sentinels, else the
-	 * cluster, else the URL, else host and port.
-	 */
+	/** The Redis the properties name, as Spring Boot picks it. */
 	private String target() {
 		String master = string("sentinel.master");
 		if (master != null) {

@@ -16,11 +16,8 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyN
 import org.springframework.boot.context.properties.source.UnboundElementsSourceFilter;
 
 /**
- * Refuses a {@code delayqueue.*} name that {@link DelayQueueProperties} does not bind, as
- * {@code ignoreUnknownFields = false} would, but before the values are validated (so that a
- * misspelt name is reported rather than what its absence breaks) and letting pass the names
- * that another properties class binds ({@code delayqueue.outbox.*}). Names from system
- * properties and environment variables are not checked, as in Spring Boot.
+ * Refuses a {@code delayqueue.*} name that {@link DelayQueueProperties} does not bind, before
+ * the values are validated; {@code delayqueue.outbox.*} is bound elsewhere and passes.
  */
 final class UnknownPropertiesBindHandlerAdvisor implements ConfigurationPropertiesBindHandlerAdvisor {
 

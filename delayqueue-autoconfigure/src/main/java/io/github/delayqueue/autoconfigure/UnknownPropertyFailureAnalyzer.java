@@ -54,12 +54,7 @@ class UnknownPropertyFailureAnalyzer extends AbstractFailureAnalyzer<UnboundConf
 				cause);
 	}
 
-	/**
-	 * Says that a name is not known and which known name is closest to it.
-	 * @param name the unknown name
-	 * @return {@code "<name> is not a known property; did you mean <closest>?"}, without the
-	 * question when no known name is close
-	 */
+	/** Says that a name is unknown and, when one is close, which known name is closest. */
 	static String describe(ConfigurationPropertyName name) {
 		String given = name.toString();
 		@Nullable String closest = null;

@@ -238,21 +238,21 @@ class DelayQueueAutoConfigurationTests {
 			assertThat(context).hasFailed();
 			assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
 				.contains("Property: delayqueue.retention[kept]")
-				.contains("set completed (the most finished jobs kept) or completed-age (how long one is kept),"
-						+ " or failed or failed-age (the same for DEAD jobs), or several");
+				.contains("retention must set completed or completedAge (finished jobs to keep),"
+						+ " or failed or failedAge (DEAD jobs to keep at most), or both");
 		});
 		this.runner.withPropertyValues("delayqueue.retention.kept.failed=5", "delayqueue.retention.kept.payloads=true")
 			.run((context) -> {
 				assertThat(context).hasFailed();
 				assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
 					.contains("Property: delayqueue.retention[kept].payloads")
-					.contains("payloads are kept only with finished jobs: set completed or completed-age too");
+					.contains("payloads are kept only with finished jobs: set completed or completedAge too");
 			});
 		this.runner.withPropertyValues("delayqueue.retention.kept.failed-age=400d").run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
 				.contains("Property: delayqueue.retention[kept].failed-age")
-				.contains("must be at least 1ms and at most 365d");
+				.contains("failedAge must be between PT0.001S and P365D, was P400D");
 		});
 		this.runner.withPropertyValues("delayqueue.retention.kept.failed=1000001").run((context) -> {
 			assertThat(context).hasFailed();
@@ -264,7 +264,7 @@ class DelayQueueAutoConfigurationTests {
 			assertThat(context).hasFailed();
 			assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
 				.contains("Property: delayqueue.retention[kept].completed-age")
-				.contains("must be at least 1ms and at most 365d");
+				.contains("completedAge must be between PT0.001S and P365D, was PT0S");
 		});
 		this.runner.withPropertyValues("delayqueue.retention.kept.completed=-1").run((context) -> {
 			assertThat(context).hasFailed();

@@ -190,7 +190,7 @@ class RedisDelayQueueRateLimitTests {
 		SimpleMeterRegistry registry = new SimpleMeterRegistry();
 		RedisDelayQueue b = this.queues.start((builder) -> builder.timerEnabled(false)
 			.rateLimit("limited", new RateLimit(1, Duration.ofMinutes(1)))
-			.observer(new DelayQueueMetrics(registry)));
+			.observer(new DelayQueueMetrics(registry, 100)));
 		scheduleReady(a, 0, 3);
 		assertThat(a.reserve("limited", 3, null)).hasSize(1);
 		// b does not know the window is full: Redis refuses it, once
