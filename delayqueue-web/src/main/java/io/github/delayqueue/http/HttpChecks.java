@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
 
-import io.github.delayqueue.core.AuditLog;
+import io.github.delayqueue.actuate.AuditLog;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.listener.DelayQueueHeaders;

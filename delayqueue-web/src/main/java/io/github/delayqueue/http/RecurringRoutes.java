@@ -8,7 +8,7 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.util.Set;
 
-import io.github.delayqueue.core.AuditLog;
+import io.github.delayqueue.actuate.AuditLog;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.recurring.PutResult;
 import io.github.delayqueue.recurring.RecurringAction;
