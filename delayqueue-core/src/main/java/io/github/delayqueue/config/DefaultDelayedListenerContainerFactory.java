@@ -280,6 +280,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 		properties.setObservationRegistry(this.observationEnabled ? this.observationRegistry : null);
 		properties.setObservationConvention(this.observationConvention);
 		DelayedJobHandler handler = endpoint.createHandler(this.methodFactory, this.jobs);
+		Assert.state(handler != null, () -> endpoint.describe() + " made no handler");
 		if (endpoint.rateLimit() != null) {
 			try {
 				this.operations.limitRate(endpoint.topic(), endpoint.rateLimit());

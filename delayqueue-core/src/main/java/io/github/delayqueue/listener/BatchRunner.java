@@ -86,23 +86,31 @@ final class BatchRunner {
 	/** Runs the jobs of a batch, then finishes those that succeeded; returns the next batch. */
 	private List<ReservedJob> runBatch(JobBatch batch, boolean chained) {
 		ScheduledFuture<?> settle = (batch.size() > 1) ? scheduleSettle(batch) : null;
+		// jobs found expired in a row (or left at a stop) go back in one call, in their order:
+		// release puts a call's jobs at the front of the ready list, so one call per job would
+		// reverse them
+		List<ReservedJob> expired = new ArrayList<>();
 		try {
 			for (ReservedJob job = batch.claimNext(); job != null; job = batch.claimNext()) {
 				if (this.run.isStopping() || (chained && !this.run.isTaking())) {
-					List<ReservedJob> unstarted = new ArrayList<>(List.of(job));
-					unstarted.addAll(batch.takeUnstarted());
-					giveBack(unstarted);
+					expired.add(job);
+					expired.addAll(batch.takeUnstarted());
 				}
 				else if (expired(job, batch.receivedNanos())) {
 					// it may be delivered again already: give it back rather than run it twice
 					logger.warn("Listener '" + this.settings.getId() + "' gives back job " + job.id() + " of topic "
 							+ job.topic() + " unstarted: its TTR ran out while earlier jobs of its batch ran");
-					giveBack(List.of(job));
+					expired.add(job);
 				}
-				else if (runJob(job)) {
-					batch.succeeded(job);
+				else {
+					giveBack(expired);
+					expired = new ArrayList<>();
+					if (runJob(job)) {
+						batch.succeeded(job);
+					}
 				}
 			}
+			giveBack(expired);
 		}
 		finally {
 			if (settle != null) {

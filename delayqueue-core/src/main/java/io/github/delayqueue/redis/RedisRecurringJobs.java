@@ -87,7 +87,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 
 	/** Fails a write whose time-dependent argument went stale {@value #MAX_ATTEMPTS} times. */
 	private static void checkAttempts(int attempt, String operation, String name) {
-		if (attempt >= MAX_ATTEMPTS) {
+		if (attempt > MAX_ATTEMPTS) {
 			throw new IllegalStateException("Could not " + operation + " recurring job '" + name + "': it changed, or "
 					+ "its next tick passed, " + MAX_ATTEMPTS + " times before it was written");
 		}

@@ -178,10 +178,22 @@ end
 -- tick, k, k topics made READY, then per definition a letter and the count created}: f fired,
 -- k skipped (overlap), g gone, s changed, p paused, e early, u unreadable (g, p, u leave the due set).
 if op == 'fire' then
+  -- reads and checks first (the arguments' layout, then each definition); writes after
   local plans = {}
   local i = 4
   while i <= #ARGV do
     local n = tonumber(ARGV[i + 7])
+    if not n or n < 0 or n ~= math.floor(n) or i + 7 + 7 * n > #ARGV or not tonumber(ARGV[i + 1])
+        or not tonumber(ARGV[i + 2]) or not tonumber(ARGV[i + 3]) or not tonumber(ARGV[i + 5])
+        or not tonumber(ARGV[i + 6]) then
+      error('delayqueue: malformed fire arguments at ' .. i)
+    end
+    for o = i + 8, i + 8 + 7 * (n - 1), 7 do
+      if not tonumber(ARGV[o + 3]) or not tonumber(ARGV[o + 4]) or not string.match(ARGV[o + 5], '^%d+$')
+          or not tonumber(ARGV[o + 6]) then
+        error('delayqueue: malformed fire occurrence at ' .. o)
+      end
+    end
     local plan = { name = ARGV[i], gen = tonumber(ARGV[i + 1]), tick = tonumber(ARGV[i + 2]),
       next_tick = tonumber(ARGV[i + 3]), overlap = ARGV[i + 4] == '1', skipped = tonumber(ARGV[i + 5]),
       misfired = tonumber(ARGV[i + 6]), first = i + 8, n = n }
