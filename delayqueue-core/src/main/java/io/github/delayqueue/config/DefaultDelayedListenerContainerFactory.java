@@ -104,7 +104,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	 * @param concurrency the handlers per listener
 	 */
 	public void setConcurrency(int concurrency) {
-		this.concurrency = concurrency;
+		this.concurrency = JobConstraints.max("concurrency", concurrency, 10_000);
 	}
 
 	/**
@@ -154,6 +154,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	 * @param shutdownTimeout the longest wait, not negative
 	 */
 	public void setShutdownTimeout(Duration shutdownTimeout) {
+		Assert.isTrue(shutdownTimeout != null && !shutdownTimeout.isNegative(), "shutdownTimeout must not be negative");
 		this.shutdownTimeout = shutdownTimeout;
 	}
 
@@ -212,6 +213,8 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	 * @param idleEventInterval the interval, positive, or {@code null} for never
 	 */
 	public void setIdleEventInterval(@Nullable Duration idleEventInterval) {
+		Assert.isTrue(idleEventInterval == null || (!idleEventInterval.isNegative() && !idleEventInterval.isZero()),
+				"idleEventInterval must be positive");
 		this.idleEventInterval = idleEventInterval;
 	}
 
