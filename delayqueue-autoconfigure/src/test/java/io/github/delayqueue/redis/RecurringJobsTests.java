@@ -561,6 +561,10 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 		assertThat(decoded.job().getPayloadText()).isEqualTo("{\"n\":1}");
 		assertThat(new String(RecurringRecord.encodeSpec(decoded.job()), StandardCharsets.UTF_8)).isEqualTo(spec);
 		assertThat(RecurringRecord.genOf("written by another version".getBytes(StandardCharsets.UTF_8))).isEqualTo(-1);
+		byte[] largest = ("2,17,1,9223372036854775807,1,0,1700000000000,-1,x\n" + spec).getBytes(StandardCharsets.UTF_8);
+		assertThat(RecurringRecord.decode("nightly", largest).fired()).isEqualTo(Long.MAX_VALUE);
+		byte[] notANumber = ("2,17,1,5x,1,0,1700000000000,-1,x\n" + spec).getBytes(StandardCharsets.UTF_8);
+		assertThat(RecurringRecord.genOf(notANumber)).isEqualTo(-1);
 	}
 
 	@Test

@@ -65,10 +65,13 @@ record RecurringRecord(long version, long gen, boolean paused, long fired, long 
 		if (header.length != HEADER_FIELDS) {
 			return null;
 		}
-		for (int i = 0; i < HEADER_FIELDS - 1; i++) {
-			if (!header[i].matches("-?\\d{1,18}")) {
-				return null;
+		try {
+			for (int i = 0; i < HEADER_FIELDS - 1; i++) {
+				Long.parseLong(header[i]);
 			}
+		}
+		catch (NumberFormatException ex) {
+			return null;
 		}
 		return header;
 	}
