@@ -30,6 +30,7 @@ import io.github.delayqueue.recurring.RecurringJobs;
 import io.github.delayqueue.recurring.RecurringSchedule;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.awaitility.Awaitility.await;
 
@@ -565,6 +566,41 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 		assertThat(RecurringRecord.decode("nightly", largest).fired()).isEqualTo(Long.MAX_VALUE);
 		byte[] notANumber = ("2,17,1,5x,1,0,1700000000000,-1,x\n" + spec).getBytes(StandardCharsets.UTF_8);
 		assertThat(RecurringRecord.genOf(notANumber)).isEqualTo(-1);
+	}
+
+	@Test
+	void aFireCallWithMalformedArgumentsIsRefusedBeforeItWritesAnything() {
+		RedisDelayQueue queue = manual();
+		queue.getRecurringJobs().put(hourly("valid").build());
+		int bucket = bucketOf("valid");
+		long tick = redisNow() - 1_000;
+		setNextTick("valid", tick);
+		KeySpace keys = new KeySpace(this.queues.namespace, queue.getBuckets());
+		byte[] defs = KeySpace.bytes(keys.prefix(bucket) + "recurring");
+		byte[] due = KeySpace.bytes(keys.prefix(bucket) + "recurring-due");
+		byte[] name = KeySpace.bytes("valid");
+		byte[] record;
+		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
+			record = connection.hashCommands().hGet(defs, name);
+		}
+		// a valid plan that moves "valid" on, then a plan announcing more occurrences than it carries
+		List<String> arguments = List.of(keys.channel(), String.valueOf(bucket), "fire", "valid",
+				String.valueOf(RecurringRecord.genOf(record)), String.valueOf(tick), String.valueOf(tick + HOUR), "0", "0",
+				"0", "0", "other", "1", String.valueOf(tick), String.valueOf(tick + HOUR), "0", "0", "0", "3");
+		byte[][] call = new byte[2 + arguments.size()][];
+		call[0] = keys.jobs(bucket);
+		call[1] = keys.guard(bucket);
+		for (int i = 0; i < arguments.size(); i++) {
+			call[2 + i] = KeySpace.bytes(arguments.get(i));
+		}
+		ScriptRunner runner = new ScriptRunner(queue.getConnectionFactory());
+		assertThatExceptionOfType(RuntimeException.class)
+			.isThrownBy(() -> runner.run(LuaScript.job("recurring"), call))
+			.withStackTraceContaining("malformed fire arguments");
+		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
+			assertThat(connection.hashCommands().hGet(defs, name)).as("record unchanged").isEqualTo(record);
+			assertThat(connection.zSetCommands().zScore(due, name)).as("next tick unchanged").isEqualTo((double) tick);
+		}
 	}
 
 	@Test
