@@ -1,9 +1,7 @@
 package io.github.delayqueue.autoconfigure;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
 import io.github.delayqueue.recurring.MisfirePolicy;
@@ -96,10 +94,6 @@ public class DelayQueueProperties implements Validator {
 	private final Metrics metrics = new Metrics();
 
 	private final Health health = new Health();
-
-	private final Http http = new Http();
-
-	private final Dashboard dashboard = new Dashboard();
 
 	private final Redis redis = new Redis();
 
@@ -213,14 +207,6 @@ public class DelayQueueProperties implements Validator {
 
 	public Health getHealth() {
 		return this.health;
-	}
-
-	public Http getHttp() {
-		return this.http;
-	}
-
-	public Dashboard getDashboard() {
-		return this.dashboard;
 	}
 
 	public Redis getRedis() {
@@ -1005,119 +991,6 @@ public class DelayQueueProperties implements Validator {
 	}
 
 	/**
-	 * The operators' dashboard: a page served by the application itself.
-	 */
-	public static class Dashboard {
-
-		/**
-		 * Whether the dashboard is served (it needs Spring MVC and Spring Boot Actuator).
-		 */
-		private boolean enabled = false;
-
-		/**
-		 * The dashboard's path, under the servlet context path.
-		 */
-		private String path = "/delayqueue-dashboard";
-
-		/**
-		 * Whether the dashboard only shows: no write controls, and writes are refused.
-		 */
-		private boolean readOnly = false;
-
-		/**
-		 * Whether the dashboard may be served without an authenticated user.
-		 */
-		private boolean allowUnauthenticated = false;
-
-		/**
-		 * Whether the dashboard is served by the management server only (it needs
-		 * 'management.server.port').
-		 */
-		private boolean onManagementPort = false;
-
-		/**
-		 * The role a user needs to use the dashboard, such as 'OPS'. Default: any
-		 * authenticated user.
-		 */
-		private @Nullable String role;
-
-		/**
-		 * How often the page reads the queue's figures.
-		 */
-		private Duration refreshInterval = Duration.ofSeconds(2);
-
-		/**
-		 * How far back the page's charts reach.
-		 */
-		private Duration chartWindow = Duration.ofMinutes(5);
-
-		public boolean isEnabled() {
-			return this.enabled;
-		}
-
-		public void setEnabled(boolean enabled) {
-			this.enabled = enabled;
-		}
-
-		public String getPath() {
-			return this.path;
-		}
-
-		public void setPath(String path) {
-			this.path = path;
-		}
-
-		public boolean isReadOnly() {
-			return this.readOnly;
-		}
-
-		public void setReadOnly(boolean readOnly) {
-			this.readOnly = readOnly;
-		}
-
-		public boolean isAllowUnauthenticated() {
-			return this.allowUnauthenticated;
-		}
-
-		public void setAllowUnauthenticated(boolean allowUnauthenticated) {
-			this.allowUnauthenticated = allowUnauthenticated;
-		}
-
-		public boolean isOnManagementPort() {
-			return this.onManagementPort;
-		}
-
-		public void setOnManagementPort(boolean onManagementPort) {
-			this.onManagementPort = onManagementPort;
-		}
-
-		public @Nullable String getRole() {
-			return this.role;
-		}
-
-		public void setRole(@Nullable String role) {
-			this.role = role;
-		}
-
-		public Duration getRefreshInterval() {
-			return this.refreshInterval;
-		}
-
-		public void setRefreshInterval(Duration refreshInterval) {
-			this.refreshInterval = refreshInterval;
-		}
-
-		public Duration getChartWindow() {
-			return this.chartWindow;
-		}
-
-		public void setChartWindow(Duration chartWindow) {
-			this.chartWindow = chartWindow;
-		}
-
-	}
-
-	/**
 	 * Micrometer metrics.
 	 */
 	public static class Metrics {
@@ -1196,147 +1069,6 @@ public class DelayQueueProperties implements Validator {
 
 		public void setMaxOverdue(Map<String, Duration> maxOverdue) {
 			this.maxOverdue = maxOverdue;
-		}
-
-	}
-
-	/**
-	 * The JSON-over-HTTP job API for services in other languages.
-	 */
-	public static class Http {
-
-		/**
-		 * Whether to serve the HTTP job API (needs a Spring MVC web application).
-		 */
-		private boolean enabled = false;
-
-		/**
-		 * Path under which the API is served, such as "/delayqueue".
-		 */
-		private String basePath = "/delayqueue";
-
-		/**
-		 * Bearer tokens the API accepts; when set, every request needs one of them.
-		 */
-		private List<String> tokens = new ArrayList<>();
-
-		/**
-		 * Whether the application's own security authenticates the API's users: the API then
-		 * serves authenticated users only and may start without tokens.
-		 */
-		private boolean securedByApplication = false;
-
-		/**
-		 * Whether to serve the API without any protection, only for a trusted network; not
-		 * with tokens or secured-by-application.
-		 */
-		private boolean allowAnonymous = false;
-
-		/**
-		 * Largest request body accepted; larger requests are refused with 413.
-		 */
-		private DataSize maxBodySize = DataSize.ofMegabytes(2);
-
-		/**
-		 * Most jobs one reserve request may ask for.
-		 */
-		private int maxReserve = 100;
-
-		/**
-		 * Longest time one reserve request may wait for jobs.
-		 */
-		private Duration maxWait = Duration.ofSeconds(30);
-
-		/**
-		 * Most reserve requests that may wait at once on this instance; more are refused
-		 * with 503.
-		 */
-		private int maxWaiting = 1000;
-
-		/**
-		 * Most topics that may have waiting reserve requests at once on this instance; a wait
-		 * on one more is refused with 429.
-		 */
-		private int maxTopics = 100;
-
-		public boolean isEnabled() {
-			return this.enabled;
-		}
-
-		public void setEnabled(boolean enabled) {
-			this.enabled = enabled;
-		}
-
-		public String getBasePath() {
-			return this.basePath;
-		}
-
-		public void setBasePath(String basePath) {
-			this.basePath = basePath;
-		}
-
-		public List<String> getTokens() {
-			return this.tokens;
-		}
-
-		public void setTokens(List<String> tokens) {
-			this.tokens = tokens;
-		}
-
-		public boolean isSecuredByApplication() {
-			return this.securedByApplication;
-		}
-
-		public void setSecuredByApplication(boolean securedByApplication) {
-			this.securedByApplication = securedByApplication;
-		}
-
-		public boolean isAllowAnonymous() {
-			return this.allowAnonymous;
-		}
-
-		public void setAllowAnonymous(boolean allowAnonymous) {
-			this.allowAnonymous = allowAnonymous;
-		}
-
-		public DataSize getMaxBodySize() {
-			return this.maxBodySize;
-		}
-
-		public void setMaxBodySize(DataSize maxBodySize) {
-			this.maxBodySize = maxBodySize;
-		}
-
-		public int getMaxReserve() {
-			return this.maxReserve;
-		}
-
-		public void setMaxReserve(int maxReserve) {
-			this.maxReserve = maxReserve;
-		}
-
-		public Duration getMaxWait() {
-			return this.maxWait;
-		}
-
-		public void setMaxWait(Duration maxWait) {
-			this.maxWait = maxWait;
-		}
-
-		public int getMaxWaiting() {
-			return this.maxWaiting;
-		}
-
-		public void setMaxWaiting(int maxWaiting) {
-			this.maxWaiting = maxWaiting;
-		}
-
-		public int getMaxTopics() {
-			return this.maxTopics;
-		}
-
-		public void setMaxTopics(int maxTopics) {
-			this.maxTopics = maxTopics;
 		}
 
 	}

@@ -13,7 +13,6 @@ import io.github.delayqueue.core.RateLimit;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.BeanWrapperImpl;
-import org.springframework.util.ClassUtils;
 import org.springframework.validation.Errors;
 
 /**
@@ -21,13 +20,6 @@ import org.springframework.validation.Errors;
  * when they are bound, each refusal naming the property.
  */
 public final class DelayQueuePropertiesRules {
-
-	/** A base path: segments of letters, digits, {@code .}, {@code _}, {@code ~} and {@code -}. */
-	public static final Pattern BASE_PATH = Pattern.compile("(/[A-Za-z0-9._~-]+)+");
-
-	/** The rule {@link #BASE_PATH} enforces, as messages name it. */
-	public static final String BASE_PATH_RULE = "must start with '/', not end with '/', and hold only letters, digits,"
-			+ " '.', '_', '~' and '-' between slashes";
 
 	private static final Duration MILLISECOND = Duration.ofMillis(1);
 
@@ -37,7 +29,11 @@ public final class DelayQueuePropertiesRules {
 
 	private final Errors errors;
 
-	private DelayQueuePropertiesRules(Errors errors) {
+	/**
+	 * Rules that reject into the given errors.
+	 * @param errors the errors of the properties object checked
+	 */
+	public DelayQueuePropertiesRules(Errors errors) {
 		this.errors = errors;
 	}
 
@@ -67,44 +63,6 @@ public final class DelayQueuePropertiesRules {
 		rules.duration("health.max-stall", health.getMaxStall(), MILLISECOND, null);
 		for (Map.Entry<String, Duration> threshold : health.getMaxOverdue().entrySet()) {
 			rules.duration("health.max-overdue[" + threshold.getKey() + "]", threshold.getValue(), Duration.ZERO, null);
-		}
-
-		DelayQueueProperties.Http http = properties.getHttp();
-		if (http.isEnabled()) {
-			rules.module("http.enabled", "io.github.delayqueue.http.DelayQueueHttpApi");
-			rules.path("http.base-path", http.getBasePath());
-			if (http.getTokens().stream().anyMatch((token) -> token == null || token.isBlank())) {
-				rules.reject("http.tokens", "must not hold a blank token");
-			}
-			if (http.getMaxBodySize() == null || http.getMaxBodySize().toBytes() <= 0) {
-				rules.reject("http.max-body-size", "must be positive");
-			}
-			rules.between("http.max-reserve", http.getMaxReserve(), 1, DelayQueueOperations.MAX_RESERVE);
-			rules.duration("http.max-wait", http.getMaxWait(), Duration.ZERO, null);
-			rules.between("http.max-waiting", http.getMaxWaiting(), 1, Integer.MAX_VALUE);
-			rules.between("http.max-topics", http.getMaxTopics(), 1, Integer.MAX_VALUE);
-		}
-
-		DelayQueueProperties.Dashboard dashboard = properties.getDashboard();
-		if (dashboard.isEnabled()) {
-			rules.module("dashboard.enabled", "io.github.delayqueue.dashboard.DelayQueueDashboard");
-			if (rules.path("dashboard.path", dashboard.getPath())
-					&& http.isEnabled() && http.getBasePath() != null && (dashboard.getPath().equals(http.getBasePath())
-					|| dashboard.getPath().startsWith(http.getBasePath() + "/")
-					|| http.getBasePath().startsWith(dashboard.getPath() + "/"))) {
-				rules.reject("dashboard.path", "must not be delayqueue.http.base-path, nor above or under it");
-			}
-			if (dashboard.getRole() != null && dashboard.getRole().isBlank()) {
-				rules.reject("dashboard.role", "must not be blank: leave it out to let every authenticated user in");
-			}
-			else if (dashboard.getRole() != null && dashboard.isAllowUnauthenticated()) {
-				rules.reject("dashboard.role", "needs an authenticated user: not with"
-						+ " delayqueue.dashboard.allow-unauthenticated=true");
-			}
-			rules.duration("dashboard.refresh-interval", dashboard.getRefreshInterval(), Duration.ofMillis(500),
-					Duration.ofMinutes(1));
-			rules.duration("dashboard.chart-window", dashboard.getChartWindow(), Duration.ofMinutes(1),
-					Duration.ofHours(1));
 		}
 	}
 
@@ -161,15 +119,6 @@ public final class DelayQueuePropertiesRules {
 		}
 	}
 
-	/** Checks a path property against {@link #BASE_PATH}; returns whether it holds. */
-	private boolean path(String field, @Nullable String value) {
-		if (value == null || !BASE_PATH.matcher(value).matches()) {
-			reject(field, BASE_PATH_RULE);
-			return false;
-		}
-		return true;
-	}
-
 	@SuppressWarnings("NullAway") // the rules it runs throw with a message
 	private void check(String field, Supplier<?> rule) {
 		try {
@@ -196,21 +145,28 @@ public final class DelayQueuePropertiesRules {
 		}
 	}
 
-	private void module(String field, String webClass) {
-		if (!ClassUtils.isPresent(webClass, DelayQueuePropertiesRules.class.getClassLoader())) {
-			reject(field, "needs the module delayqueue-web, which is not on the class path; add"
-					+ " io.github.delayqueue:delayqueue-web");
-		}
-	}
-
-	private void between(String field, int value, int min, int max) {
+	/**
+	 * Rejects a number outside a range.
+	 * @param field the property, relative to the object checked
+	 * @param value its value
+	 * @param min the least allowed
+	 * @param max the most allowed, {@code Integer.MAX_VALUE} for no limit
+	 */
+	public void between(String field, int value, int min, int max) {
 		if (value < min || value > max) {
 			reject(field, (max == Integer.MAX_VALUE) ? "must be at least " + min
 					: "must be between " + min + " and " + max);
 		}
 	}
 
-	private void duration(String field, @Nullable Duration value, Duration min, @Nullable Duration max) {
+	/**
+	 * Rejects a missing duration or one outside a range.
+	 * @param field the property, relative to the object checked
+	 * @param value its value
+	 * @param min the least allowed
+	 * @param max the most allowed, or {@code null} for no limit
+	 */
+	public void duration(String field, @Nullable Duration value, Duration min, @Nullable Duration max) {
 		if (value == null) {
 			reject(field, "must be given");
 		}
@@ -233,7 +189,12 @@ public final class DelayQueuePropertiesRules {
 		return millis + "ms";
 	}
 
-	private void reject(String field, String rule) {
+	/**
+	 * Rejects a property.
+	 * @param field the property, relative to the object checked
+	 * @param rule the rule its value breaks
+	 */
+	public void reject(String field, String rule) {
 		this.errors.rejectValue(field, "invalid", rule);
 	}
 

@@ -8,6 +8,7 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.BeanUtils;
+import org.springframework.boot.context.properties.ConfigurationPropertiesBindException;
 import org.springframework.boot.context.properties.bind.DataObjectPropertyName;
 import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
@@ -19,29 +20,30 @@ import org.springframework.core.Ordered;
 import org.springframework.core.ResolvableType;
 
 /**
- * Analyzes a start-up refused because a {@code delayqueue.*} property has a name that
- * {@link DelayQueueProperties} does not know, naming the closest known one.
+ * Analyzes a start-up refused because a {@code delayqueue.*} property has a name that its
+ * properties object does not know, naming the closest known one.
  */
 class UnknownPropertyFailureAnalyzer extends AbstractFailureAnalyzer<UnboundConfigurationPropertiesException>
 		implements Ordered {
 
 	private static final ConfigurationPropertyName PREFIX = ConfigurationPropertyName.of("delayqueue");
 
-	/** The known names, dashed, with {@code *} for a map key. */
-	private static final List<String[]> KNOWN = new ArrayList<>();
-
-	static {
-		collect("delayqueue", DelayQueueProperties.class);
-	}
-
 	@Override
 	protected @Nullable FailureAnalysis analyze(Throwable rootFailure, UnboundConfigurationPropertiesException cause) {
 		if (!cause.getUnboundProperties().stream().allMatch((property) -> PREFIX.isAncestorOf(property.getName()))) {
 			return null;
 		}
+		List<String[]> known = new ArrayList<>();
+		Throwable failure = rootFailure;
+		while (failure != null && !(failure instanceof ConfigurationPropertiesBindException)) {
+			failure = failure.getCause();
+		}
+		if (failure instanceof ConfigurationPropertiesBindException bind) {
+			collect(known, bind.getAnnotation().prefix(), bind.getBeanType(), bind.getBeanType());
+		}
 		StringBuilder description = new StringBuilder();
 		for (ConfigurationProperty property : cause.getUnboundProperties()) {
-			description.append(describe(property.getName()))
+			description.append(describe(known, property.getName()))
 				.append(String.format("%n    Value: \"%s\"", property.getValue()));
 			if (property.getOrigin() != null) {
 				description.append(String.format("%n    Origin: %s", property.getOrigin()));
@@ -55,12 +57,12 @@ class UnknownPropertyFailureAnalyzer extends AbstractFailureAnalyzer<UnboundConf
 	}
 
 	/** Says that a name is unknown and, when one is close, which known name is closest. */
-	static String describe(ConfigurationPropertyName name) {
+	static String describe(List<String[]> known, ConfigurationPropertyName name) {
 		String given = name.toString();
 		@Nullable String closest = null;
 		int distance = Integer.MAX_VALUE;
-		for (String[] known : KNOWN) {
-			String candidate = fill(known, name);
+		for (String[] names : known) {
+			String candidate = fill(names, name);
 			int d = distance(given, candidate);
 			if (d < distance) {
 				distance = d;
@@ -89,36 +91,36 @@ class UnknownPropertyFailureAnalyzer extends AbstractFailureAnalyzer<UnboundConf
 		return filled.toString();
 	}
 
-	private static void collect(String prefix, Class<?> type) {
+	private static void collect(List<String[]> known, String prefix, Class<?> root, Class<?> type) {
 		for (PropertyDescriptor descriptor : BeanUtils.getPropertyDescriptors(type)) {
 			if (descriptor.getReadMethod() == null || descriptor.getName().equals("class")) {
 				continue;
 			}
 			String name = prefix + "." + DataObjectPropertyName.toDashedForm(descriptor.getName());
 			Class<?> propertyType = descriptor.getPropertyType();
-			if (isGroup(propertyType)) {
-				collect(name, propertyType);
+			if (isGroup(root, propertyType)) {
+				collect(known, name, root, propertyType);
 			}
 			else if (Map.class.isAssignableFrom(propertyType)) {
 				Class<?> value = ResolvableType.forMethodReturnType(descriptor.getReadMethod())
 					.asMap()
 					.getGeneric(1)
 					.toClass();
-				if (isGroup(value)) {
-					collect(name + ".*", value);
+				if (isGroup(root, value)) {
+					collect(known, name + ".*", root, value);
 				}
 				else {
-					KNOWN.add((name + ".*").split("\\."));
+					known.add((name + ".*").split("\\."));
 				}
 			}
 			else {
-				KNOWN.add(name.split("\\."));
+				known.add(name.split("\\."));
 			}
 		}
 	}
 
-	private static boolean isGroup(Class<?> type) {
-		return type.getName().startsWith(DelayQueueProperties.class.getName() + "$");
+	private static boolean isGroup(Class<?> root, Class<?> type) {
+		return type.getName().startsWith(root.getName() + "$");
 	}
 
 	/** The Levenshtein distance: the fewest insertions, deletions and substitutions. */

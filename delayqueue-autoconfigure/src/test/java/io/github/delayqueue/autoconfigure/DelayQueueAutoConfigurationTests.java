@@ -93,7 +93,7 @@ class DelayQueueAutoConfigurationTests {
 		for (String enabled : List.of("http", "dashboard")) {
 			this.runner.withPropertyValues("delayqueue." + enabled + ".enabled=true")
 				.run((context) -> assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
-					.contains("Property: delayqueue." + enabled + ".enabled")
+					.contains("Property delayqueue." + enabled + ".enabled with value 'true' is invalid")
 					.contains("needs the module delayqueue-web, which is not on the class path; add"
 							+ " io.github.delayqueue:delayqueue-web"));
 		}

@@ -16,6 +16,7 @@ import java.util.regex.Pattern;
 
 import io.github.delayqueue.autoconfigure.DelayQueueProperties;
 import io.github.delayqueue.core.JobConstraints;
+import io.github.delayqueue.web.autoconfigure.DelayQueueHttpProperties;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
@@ -69,11 +70,15 @@ class OpenApiDescriptionTests {
 
 	@Test
 	void propertyDefaultsInTheDescriptionAreThePropertiesDefaults() {
-		BeanWrapperImpl defaults = new BeanWrapperImpl(new DelayQueueProperties());
 		Set<String> named = new TreeSet<>();
 		Matcher matcher = PROPERTY_DEFAULT.matcher(text);
 		while (matcher.find()) {
 			String property = matcher.group(1).substring("delayqueue.".length());
+			BeanWrapperImpl defaults = new BeanWrapperImpl(new DelayQueueProperties());
+			if (property.startsWith("http.")) {
+				defaults = new BeanWrapperImpl(new DelayQueueHttpProperties());
+				property = property.substring("http.".length());
+			}
 			String path = Pattern.compile("-([a-z])").matcher(property).replaceAll((dash) -> dash.group(1).toUpperCase());
 			Class<?> type = ClassUtils.resolvePrimitiveIfNecessary(defaults.getPropertyType(path));
 			Object described = ApplicationConversionService.getSharedInstance().convert(matcher.group(2), type);

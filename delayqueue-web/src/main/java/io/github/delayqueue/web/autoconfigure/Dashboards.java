@@ -83,7 +83,7 @@ final class Dashboards {
 	private static DelayQueueDashboard create(ListableBeanFactory beanFactory, boolean onManagementPort,
 			boolean readOnlyEndpoint) {
 		DelayQueueProperties properties = beanFactory.getBean(DelayQueueProperties.class);
-		DelayQueueProperties.Dashboard dashboard = properties.getDashboard();
+		DelayQueueDashboardProperties dashboard = beanFactory.getBean(DelayQueueDashboardProperties.class);
 		boolean showPayloads = properties.getEndpoint().isShowPayloads();
 		ClassLoader classLoader = Dashboards.class.getClassLoader();
 		String instanceId = ListenerContainers.instanceId(beanFactory.getBeanProvider(RedisDelayQueue.class));

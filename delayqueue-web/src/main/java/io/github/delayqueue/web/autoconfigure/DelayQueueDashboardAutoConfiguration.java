@@ -4,7 +4,6 @@ import java.util.List;
 
 import io.github.delayqueue.autoconfigure.DelayQueueAutoConfiguration;
 import io.github.delayqueue.autoconfigure.DelayQueueEndpointAutoConfiguration;
-import io.github.delayqueue.autoconfigure.DelayQueueProperties;
 import io.github.delayqueue.autoconfigure.DelayedListenerAutoConfiguration;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.dashboard.DelayQueueDashboard;
@@ -25,6 +24,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
@@ -59,7 +59,7 @@ import org.springframework.web.servlet.function.ServerResponse;
 @ConditionalOnClass(DispatcherServlet.class)
 @ConditionalOnBooleanProperty("delayqueue.dashboard.enabled")
 @ConditionalOnBean(DelayQueueOperations.class)
-@EnableConfigurationProperties(DelayQueueProperties.class)
+@EnableConfigurationProperties({ DelayQueueDashboardProperties.class, DelayQueueHttpProperties.class })
 @ImportRuntimeHints(DelayQueueDashboardAutoConfiguration.DashboardRuntimeHints.class)
 public final class DelayQueueDashboardAutoConfiguration {
 
@@ -76,9 +76,14 @@ public final class DelayQueueDashboardAutoConfiguration {
 	/** Spring Security's CSRF token, which the dashboard reads through its interface. */
 	static final String CSRF_TOKEN = "org.springframework.security.web.csrf.CsrfToken";
 
-	DelayQueueDashboardAutoConfiguration(DelayQueueProperties properties, ResourceLoader resourceLoader,
-			Environment environment) {
-		DelayQueueProperties.Dashboard dashboard = properties.getDashboard();
+	DelayQueueDashboardAutoConfiguration(DelayQueueDashboardProperties dashboard, DelayQueueHttpProperties http,
+			ResourceLoader resourceLoader, Environment environment) {
+		String path = dashboard.getPath();
+		if (http.isEnabled() && (path.equals(http.getBasePath()) || path.startsWith(http.getBasePath() + "/")
+				|| http.getBasePath().startsWith(path + "/"))) {
+			throw new InvalidConfigurationPropertyValueException("delayqueue.dashboard.path", path,
+					"must not be delayqueue.http.base-path, nor above or under it");
+		}
 		if (!ClassUtils.isPresent(ACTUATOR, resourceLoader.getClassLoader())
 				|| !ClassUtils.isPresent(MANAGEMENT_PORT, resourceLoader.getClassLoader())) {
 			throw new IllegalStateException("delayqueue.dashboard.enabled=true needs Spring Boot Actuator: add"

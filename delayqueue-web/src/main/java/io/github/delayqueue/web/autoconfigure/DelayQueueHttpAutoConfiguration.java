@@ -6,8 +6,6 @@ import java.util.Set;
 
 import io.github.delayqueue.actuate.ProblemJsonExceptionResolver;
 import io.github.delayqueue.autoconfigure.DelayQueueAutoConfiguration;
-import io.github.delayqueue.autoconfigure.DelayQueueProperties;
-import io.github.delayqueue.autoconfigure.DelayQueuePropertiesRules;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.http.AuthenticatedUserInterceptor;
 import io.github.delayqueue.http.BearerTokenInterceptor;
@@ -62,7 +60,7 @@ import org.springframework.web.servlet.handler.MappedInterceptor;
 @ConditionalOnClass(DispatcherServlet.class)
 @ConditionalOnBooleanProperty("delayqueue.http.enabled")
 @ConditionalOnBean(DelayQueueOperations.class)
-@EnableConfigurationProperties(DelayQueueProperties.class)
+@EnableConfigurationProperties(DelayQueueHttpProperties.class)
 @ImportRuntimeHints(DelayQueueHttpAutoConfiguration.HttpApiRuntimeHints.class)
 public final class DelayQueueHttpAutoConfiguration {
 
@@ -76,25 +74,24 @@ public final class DelayQueueHttpAutoConfiguration {
 	/** The bean name of the authenticated user check. */
 	static final String USER_INTERCEPTOR_BEAN_NAME = "delayQueueHttpUserInterceptor";
 
-	DelayQueueHttpAutoConfiguration(DelayQueueProperties properties, ResourceLoader resourceLoader,
+	DelayQueueHttpAutoConfiguration(DelayQueueHttpProperties properties, ResourceLoader resourceLoader,
 			ListableBeanFactory beanFactory) {
-		checkProtection(properties.getHttp(), ClassUtils.isPresent(SPRING_SECURITY, resourceLoader.getClassLoader()));
-		checkChecksDefined(properties.getHttp(), beanFactory.containsBeanDefinition(TOKEN_INTERCEPTOR_BEAN_NAME),
+		checkProtection(properties, ClassUtils.isPresent(SPRING_SECURITY, resourceLoader.getClassLoader()));
+		checkChecksDefined(properties, beanFactory.containsBeanDefinition(TOKEN_INTERCEPTOR_BEAN_NAME),
 				beanFactory.containsBeanDefinition(USER_INTERCEPTOR_BEAN_NAME));
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	ReserveWaiters delayQueueReserveWaiters(DelayQueueOperations operations, DelayQueueProperties properties) {
-		return new ReserveWaiters(operations, properties.getHttp().getMaxWaiting(), properties.getHttp().getMaxTopics());
+	ReserveWaiters delayQueueReserveWaiters(DelayQueueOperations operations, DelayQueueHttpProperties properties) {
+		return new ReserveWaiters(operations, properties.getMaxWaiting(), properties.getMaxTopics());
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
 	DelayQueueHttpApi delayQueueHttpApi(DelayQueueOperations operations, ReserveWaiters waiters,
-			ObjectProvider<JsonMapper> jsonMapper, DelayQueueProperties properties,
+			ObjectProvider<JsonMapper> jsonMapper, DelayQueueHttpProperties http,
 			ObjectProvider<RecurringJobs> recurringJobs) {
-		DelayQueueProperties.Http http = properties.getHttp();
 		return new DelayQueueHttpApi(operations, waiters, jsonMapper.getIfAvailable(() -> JsonMapper.builder().build()),
 				limits(http), basePath(http), recurringJobs.getIfAvailable());
 	}
@@ -107,9 +104,9 @@ public final class DelayQueueHttpAutoConfiguration {
 	 */
 	@Bean
 	@Order(Ordered.HIGHEST_PRECEDENCE)
-	WebMvcConfigurer delayQueueHttpWebMvc(DelayQueueProperties properties) {
-		List<String> paths = List.of(basePath(properties.getHttp()));
-		long maxBodyBytes = limits(properties.getHttp()).maxBodyBytes();
+	WebMvcConfigurer delayQueueHttpWebMvc(DelayQueueHttpProperties properties) {
+		List<String> paths = List.of(basePath(properties));
+		long maxBodyBytes = limits(properties).maxBodyBytes();
 		return new WebMvcConfigurer() {
 
 			@Override
@@ -126,7 +123,7 @@ public final class DelayQueueHttpAutoConfiguration {
 		};
 	}
 
-	private static DelayQueueHttpApi.Limits limits(DelayQueueProperties.Http http) {
+	private static DelayQueueHttpApi.Limits limits(DelayQueueHttpProperties http) {
 		return new DelayQueueHttpApi.Limits(http.getMaxBodySize().toBytes(), http.getMaxReserve(), http.getMaxWait());
 	}
 
@@ -137,8 +134,8 @@ public final class DelayQueueHttpAutoConfiguration {
 	 */
 	@Bean(TOKEN_INTERCEPTOR_BEAN_NAME)
 	@Conditional(OnTokensCondition.class)
-	MappedInterceptor delayQueueHttpTokenInterceptor(DelayQueueProperties properties) {
-		return new MappedInterceptor(null, new BearerTokenInterceptor(properties.getHttp().getTokens()));
+	MappedInterceptor delayQueueHttpTokenInterceptor(DelayQueueHttpProperties properties) {
+		return new MappedInterceptor(null, new BearerTokenInterceptor(properties.getTokens()));
 	}
 
 	/**
@@ -152,17 +149,14 @@ public final class DelayQueueHttpAutoConfiguration {
 		return new MappedInterceptor(null, new AuthenticatedUserInterceptor());
 	}
 
-	static String basePath(DelayQueueProperties.Http http) {
+	static String basePath(DelayQueueHttpProperties http) {
 		return checkedPath("delayqueue.http.base-path", http.getBasePath());
 	}
 
-	/**
-	 * A path property's value, checked when bound (DelayQueuePropertiesRules) and again here
-	 * for properties set in code.
-	 */
+	/** A path property's value, checked again for properties set in code. */
 	static String checkedPath(String property, @Nullable String path) {
-		Assert.state(path != null && DelayQueuePropertiesRules.BASE_PATH.matcher(path).matches(),
-				() -> property + " " + DelayQueuePropertiesRules.BASE_PATH_RULE + ", was '" + path + "'");
+		Assert.state(path != null && DelayQueueHttpProperties.PATH.matcher(path).matches(),
+				() -> property + " " + DelayQueueHttpProperties.PATH_RULE + ", was '" + path + "'");
 		return path;
 	}
 
@@ -171,7 +165,7 @@ public final class DelayQueueHttpAutoConfiguration {
 	 * other. Spring Security on the classpath proves nothing: its chains may not cover the
 	 * API's paths, or permit them.
 	 */
-	static void checkProtection(DelayQueueProperties.Http http, boolean springSecurity) {
+	static void checkProtection(DelayQueueHttpProperties http, boolean springSecurity) {
 		List<String> tokens = http.getTokens();
 		if (http.isAllowAnonymous() && (!tokens.isEmpty() || http.isSecuredByApplication())) {
 			String other = tokens.isEmpty() ? "delayqueue.http.secured-by-application" : "delayqueue.http.tokens";
@@ -203,7 +197,7 @@ public final class DelayQueueHttpAutoConfiguration {
 	 * ({@code spring-boot:process-aot}) evaluated with the build's properties: started with
 	 * the property after a build without it, it would let every request to the API through.
 	 */
-	static void checkChecksDefined(DelayQueueProperties.Http http, boolean tokenCheckDefined,
+	static void checkChecksDefined(DelayQueueHttpProperties http, boolean tokenCheckDefined,
 			boolean userCheckDefined) {
 		Assert.state(http.getTokens().isEmpty() || tokenCheckDefined,
 				() -> "delayqueue.http.tokens is set, but the application has no token check: it was processed ahead of"

@@ -70,6 +70,13 @@ class DelayQueueHttpAutoConfigurationTests {
 	}
 
 	@Test
+	void aMisspeltPropertyFailsStartUpNamingTheClosest() {
+		this.runner.withPropertyValues("delayqueue.http.enabled=true", "delayqueue.http.tokn=a")
+			.run((context) -> assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
+				.startsWith("delayqueue.http.tokn is not a known property; did you mean delayqueue.http.tokens?"));
+	}
+
+	@Test
 	void withTokensTheApiAndItsTokenCheckForEveryHandlerAreThere() {
 		this.runner.withPropertyValues("delayqueue.http.enabled=true", "delayqueue.http.tokens=a,b",
 				"delayqueue.http.base-path=/api/queue").run((context) -> {
