@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ThreadFactory;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.stream.Stream;
 
@@ -236,18 +237,10 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 		}
 		ContainerProperties properties = new ContainerProperties(endpoint.id(), endpoint.topic(),
 				this.containerProperties);
-		if (endpoint.concurrency() != null) {
-			properties.setConcurrency(endpoint.concurrency());
-		}
-		if (endpoint.ttr() != null) {
-			properties.setTtr(endpoint.ttr());
-		}
-		if (endpoint.maxAttempts() != null) {
-			properties.setMaxAttempts(endpoint.maxAttempts());
-		}
-		if (endpoint.autoStartup() != null) {
-			properties.setAutoStartup(endpoint.autoStartup());
-		}
+		setIfNotNull(endpoint.concurrency(), properties::setConcurrency);
+		setIfNotNull(endpoint.ttr(), properties::setTtr);
+		setIfNotNull(endpoint.maxAttempts(), properties::setMaxAttempts);
+		setIfNotNull(endpoint.autoStartup(), properties::setAutoStartup);
 		if (this.threadFactories != null) {
 			properties.setThreadFactory(this.threadFactories.apply("delayqueue-" + endpoint.id() + "-"));
 		}
@@ -296,6 +289,12 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 		List<Class<? extends Throwable>> noRetry = new ArrayList<>(this.noRetryFor);
 		noRetry.addAll(endpoint.noRetryFor());
 		return new DefaultDelayedJobErrorHandler(backOff, noRetry, this.recoverer);
+	}
+
+	private static <T> void setIfNotNull(@Nullable T value, Consumer<T> setter) {
+		if (value != null) {
+			setter.accept(value);
+		}
 	}
 
 	private static long millis(@Nullable Duration value, Duration fallback) {
