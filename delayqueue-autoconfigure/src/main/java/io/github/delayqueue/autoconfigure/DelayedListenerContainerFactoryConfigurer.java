@@ -85,12 +85,15 @@ public final class DelayedListenerContainerFactoryConfigurer {
 	 */
 	public void configure(DefaultDelayedListenerContainerFactory factory) {
 		PropertyMapper map = PropertyMapper.get();
-		DelayQueueProperties.BackOff backOff = this.properties.getBackOff();
-		map.from(this.properties::getConcurrency)
-			.to(property("delayqueue.listener.concurrency", factory::setConcurrency));
-		factory.setAutoStartup(this.properties.isAutoStartup());
-		map.from(this.properties::getShutdownTimeout)
+		DelayQueueProperties.Listener listener = this.properties;
+		DelayQueueProperties.BackOff backOff = listener.getBackOff();
+		map.from(listener::getConcurrency).to(property("delayqueue.listener.concurrency", factory::setConcurrency));
+		map.from(listener::isAutoStartup).to(factory::setAutoStartup);
+		map.from(listener::getShutdownTimeout)
 			.to(property("delayqueue.listener.shutdown-timeout", factory::setShutdownTimeout));
+		map.from(listener::getIdleEventInterval)
+			.to(property("delayqueue.listener.idle-event-interval", factory::setIdleEventInterval));
+		map.from(listener.isOutcomeEvents() || listener.isOutcomeStream()).to(factory::setOutcomeEvents);
 		map.from(backOff::getInitialInterval)
 			.to(property("delayqueue.listener.back-off.initial-interval", factory::setBackOffInitial));
 		map.from(backOff::getMultiplier)
@@ -100,17 +103,12 @@ public final class DelayedListenerContainerFactoryConfigurer {
 		map.from(backOff::getJitter).to(property("delayqueue.listener.back-off.jitter", factory::setBackOffJitter));
 		map.from(this.recoverer).to(factory::setRecoverer);
 		map.from(this.errorHandler).to(factory::setErrorHandler);
-		factory.setInterceptors(this.interceptors);
-		factory.setApplicationEventPublisher(this.eventPublisher);
-		map.from(this.properties::getIdleEventInterval)
-			.to(property("delayqueue.listener.idle-event-interval", factory::setIdleEventInterval));
-		factory.setOutcomeEvents(this.properties.isOutcomeEvents() || this.properties.isOutcomeStream());
-		factory.setObservationEnabled(this.properties.isObservationEnabled());
-		map.from(this.observationRegistry).to(factory::setObservationRegistry);
-		factory.setObservationConvention(this.observationConvention);
-		if (!this.observers.isEmpty()) {
-			factory.setObserver(DelayQueueObserver.composite(this.observers));
-		}
+		map.from(this.interceptors).to(factory::setInterceptors);
+		map.from(this.eventPublisher).to(factory::setApplicationEventPublisher);
+		map.from(this.observationRegistry).when((registry) -> listener.isObservationEnabled())
+			.to(factory::setObservationRegistry);
+		map.from(this.observationConvention).to(factory::setObservationConvention);
+		map.from(this.observers).whenNot(List::isEmpty).as(DelayQueueObserver::composite).to(factory::setObserver);
 		if (this.virtualThreads) {
 			factory.setThreadFactories((prefix) -> new VirtualThreadTaskExecutor(prefix).getVirtualThreadFactory());
 		}

@@ -70,13 +70,13 @@ class DelayedListenerAutoConfigurationTests {
 			assertThat(context).hasSingleBean(RedisJobOutcomeStream.class);
 			assertThat(context.getBean(RedisJobOutcomeStream.class)).hasFieldOrPropertyWithValue("publishing", false);
 			assertThat(context.getBean(DefaultDelayedListenerContainerFactory.class))
-				.hasFieldOrPropertyWithValue("outcomeEvents", false);
+				.hasFieldOrPropertyWithValue("containerProperties.outcomeEvents", false);
 		});
 		this.runner.withPropertyValues("delayqueue.listener.outcome-stream=true").run((context) -> {
 			assertThat(context.getBean(RedisJobOutcomeStream.class)).hasFieldOrPropertyWithValue("publishing", true);
 			assertThat(context.getBean(RedisJobOutcomeStream.class).isRunning()).isTrue();
 			assertThat(context.getBean(DefaultDelayedListenerContainerFactory.class))
-				.hasFieldOrPropertyWithValue("outcomeEvents", true);
+				.hasFieldOrPropertyWithValue("containerProperties.outcomeEvents", true);
 		});
 		this.runner.withBean("myOutcomes", JobOutcomeStream.class, OwnOutcomes::new)
 			.run((context) -> {

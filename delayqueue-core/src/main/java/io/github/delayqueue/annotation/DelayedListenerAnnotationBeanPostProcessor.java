@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -117,11 +118,8 @@ public class DelayedListenerAnnotationBeanPostProcessor
 			Method method) {
 		String where = MethodDelayedListenerEndpoint.describe(beanName, method);
 		checkParameters(method, where);
-		String topic = resolve(listener.topic(), where, "topic");
-		if (!StringUtils.hasText(topic)) {
-			throw new InvalidDelayedListenerException(where, "has no topic", "set @DelayedListener(topic = \"...\")",
-					null);
-		}
+		// checked by the registry, as every endpoint's
+		String topic = Objects.requireNonNullElse(resolve(listener.topic(), where, "topic"), "");
 		String id = resolve(listener.id(), where, "id");
 		if (!StringUtils.hasText(id)) {
 			id = beanName + "." + method.getName() + "#" + topic;

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ThreadFactory;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.stream.Stream;
 
@@ -28,7 +29,6 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory;
-import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.Assert;
 import org.springframework.util.backoff.ExponentialBackOff;
 
@@ -46,9 +46,8 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 
 	private final DefaultMessageHandlerMethodFactory methodFactory = new DefaultMessageHandlerMethodFactory();
 
-	private int concurrency = 1;
-
-	private boolean autoStartup = true;
+	// the settings every container starts from; the endpoint's own override them
+	private final ContainerProperties containerProperties = new ContainerProperties("template", "template");
 
 	private Duration backOffInitial = Duration.ofSeconds(1);
 
@@ -58,31 +57,13 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 
 	private Duration backOffJitter = Duration.ofMillis(100);
 
-	private Duration shutdownTimeout = Duration.ofSeconds(20);
-
 	private List<Class<? extends Throwable>> noRetryFor = List.of();
 
 	private @Nullable DelayedJobRecoverer recoverer;
 
 	private @Nullable DelayedJobErrorHandler errorHandler;
 
-	private @Nullable DelayQueueObserver observer;
-
-	private List<DelayedJobInterceptor> interceptors = List.of();
-
-	private @Nullable ApplicationEventPublisher eventPublisher;
-
-	private @Nullable Duration idleEventInterval;
-
-	private boolean outcomeEvents;
-
-	private boolean observationEnabled;
-
-	private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
-
-	private @Nullable DelayedListenerObservationConvention observationConvention;
-
-	private Function<String, ThreadFactory> threadFactories = (prefix) -> new CustomizableThreadFactory(prefix);
+	private @Nullable Function<String, ThreadFactory> threadFactories;
 
 	/**
 	 * Create a factory of containers that use the given operations and payload converter.
@@ -104,7 +85,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	 * @param concurrency the handlers per listener
 	 */
 	public void setConcurrency(int concurrency) {
-		this.concurrency = JobConstraints.max("concurrency", concurrency, 10_000);
+		this.containerProperties.setConcurrency(concurrency);
 	}
 
 	/**
@@ -112,7 +93,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	 * @param autoStartup {@code false} to start containers by hand
 	 */
 	public void setAutoStartup(boolean autoStartup) {
-		this.autoStartup = autoStartup;
+		this.containerProperties.setAutoStartup(autoStartup);
 	}
 
 	/**
@@ -154,8 +135,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	 * @param shutdownTimeout the longest wait, not negative
 	 */
 	public void setShutdownTimeout(Duration shutdownTimeout) {
-		Assert.isTrue(shutdownTimeout != null && !shutdownTimeout.isNegative(), "shutdownTimeout must not be negative");
-		this.shutdownTimeout = shutdownTimeout;
+		this.containerProperties.setShutdownTimeout(shutdownTimeout);
 	}
 
 	/**
@@ -188,7 +168,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	 * @param observer the observer, or {@code null} for none
 	 */
 	public void setObserver(@Nullable DelayQueueObserver observer) {
-		this.observer = (observer != null) ? DelayQueueObserver.composite(List.of(observer)) : null;
+		this.containerProperties.setObserver(observer);
 	}
 
 	/**
@@ -196,7 +176,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	 * @param interceptors the interceptors
 	 */
 	public void setInterceptors(List<DelayedJobInterceptor> interceptors) {
-		this.interceptors = List.copyOf(interceptors);
+		this.containerProperties.setInterceptors(interceptors);
 	}
 
 	/**
@@ -204,7 +184,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	 * @param eventPublisher the publisher (the application context), or {@code null}
 	 */
 	public void setApplicationEventPublisher(@Nullable ApplicationEventPublisher eventPublisher) {
-		this.eventPublisher = eventPublisher;
+		this.containerProperties.setEventPublisher(eventPublisher);
 	}
 
 	/**
@@ -213,9 +193,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	 * @param idleEventInterval the interval, positive, or {@code null} for never
 	 */
 	public void setIdleEventInterval(@Nullable Duration idleEventInterval) {
-		Assert.isTrue(idleEventInterval == null || (!idleEventInterval.isNegative() && !idleEventInterval.isZero()),
-				"idleEventInterval must be positive");
-		this.idleEventInterval = idleEventInterval;
+		this.containerProperties.setIdleEventInterval(idleEventInterval);
 	}
 
 	/**
@@ -224,25 +202,15 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	 * @param outcomeEvents {@code true} to publish them
 	 */
 	public void setOutcomeEvents(boolean outcomeEvents) {
-		this.outcomeEvents = outcomeEvents;
+		this.containerProperties.setOutcomeEvents(outcomeEvents);
 	}
 
 	/**
-	 * Set whether each job is observed through the {@link #setObservationRegistry registry};
-	 * default off.
-	 * @param observationEnabled {@code true} to observe them
+	 * Set the registry each job is observed in; default none: not observed.
+	 * @param observationRegistry the registry, or {@code null}
 	 */
-	public void setObservationEnabled(boolean observationEnabled) {
-		this.observationEnabled = observationEnabled;
-	}
-
-	/**
-	 * Set the registry the listeners' observations go to.
-	 * @param observationRegistry the registry
-	 */
-	public void setObservationRegistry(ObservationRegistry observationRegistry) {
-		Assert.notNull(observationRegistry, "observationRegistry must not be null");
-		this.observationRegistry = observationRegistry;
+	public void setObservationRegistry(@Nullable ObservationRegistry observationRegistry) {
+		this.containerProperties.setObservationRegistry(observationRegistry);
 	}
 
 	/**
@@ -250,7 +218,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	 * @param observationConvention the convention, or {@code null}
 	 */
 	public void setObservationConvention(@Nullable DelayedListenerObservationConvention observationConvention) {
-		this.observationConvention = observationConvention;
+		this.containerProperties.setObservationConvention(observationConvention);
 	}
 
 	/**
@@ -267,21 +235,19 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 		if (endpoint instanceof MethodDelayedListenerEndpoint method) {
 			method.checkPayloadParameters(List.of());
 		}
-		ContainerProperties properties = new ContainerProperties(endpoint.id(), endpoint.topic());
-		properties.setConcurrency((endpoint.concurrency() != null) ? endpoint.concurrency() : this.concurrency);
-		properties.setTtr(endpoint.ttr());
-		properties.setMaxAttempts(endpoint.maxAttempts());
+		ContainerProperties properties = new ContainerProperties(endpoint.id(), endpoint.topic(),
+				this.containerProperties);
+		setIfNotNull(endpoint.concurrency(), properties::setConcurrency);
+		setIfNotNull(endpoint.ttr(), properties::setTtr);
+		setIfNotNull(endpoint.maxAttempts(), properties::setMaxAttempts);
+		setIfNotNull(endpoint.autoStartup(), properties::setAutoStartup);
+		if (this.threadFactories != null) {
+			properties.setThreadFactory(this.threadFactories.apply("delayqueue-" + endpoint.id() + "-"));
+		}
 		properties.setErrorHandler(errorHandler(endpoint));
-		properties.setShutdownTimeout(this.shutdownTimeout);
-		properties.setThreadFactory(this.threadFactories.apply("delayqueue-" + endpoint.id() + "-"));
-		properties.setAutoStartup((endpoint.autoStartup() != null) ? endpoint.autoStartup() : this.autoStartup);
-		properties.setObserver(this.observer);
-		properties.setInterceptors(interceptors(endpoint));
-		properties.setEventPublisher(this.eventPublisher);
-		properties.setIdleEventInterval(this.idleEventInterval);
-		properties.setOutcomeEvents(this.outcomeEvents);
-		properties.setObservationRegistry(this.observationEnabled ? this.observationRegistry : null);
-		properties.setObservationConvention(this.observationConvention);
+		List<DelayedJobInterceptor> interceptors = new ArrayList<>(properties.getInterceptors());
+		interceptors.addAll(endpoint.interceptors());
+		properties.setInterceptors(interceptors);
 		DelayedJobHandler handler = endpoint.createHandler(this.methodFactory, this.jobs);
 		Assert.state(handler != null, () -> endpoint.describe() + " made no handler");
 		if (endpoint.rateLimit() != null) {
@@ -325,10 +291,10 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 		return new DefaultDelayedJobErrorHandler(backOff, noRetry, this.recoverer);
 	}
 
-	private List<DelayedJobInterceptor> interceptors(DelayedListenerEndpoint endpoint) {
-		List<DelayedJobInterceptor> all = new ArrayList<>(this.interceptors);
-		all.addAll(endpoint.interceptors());
-		return all;
+	private static <T> void setIfNotNull(@Nullable T value, Consumer<T> setter) {
+		if (value != null) {
+			setter.accept(value);
+		}
 	}
 
 	private static long millis(@Nullable Duration value, Duration fallback) {

@@ -73,6 +73,30 @@ public class ContainerProperties {
 	}
 
 	/**
+	 * Create the settings of a container from a template's; the thread factory is named after
+	 * the id unless set later.
+	 * @param id the container id, unique in its registry
+	 * @param topic the topic it consumes
+	 * @param template the settings copied
+	 */
+	public ContainerProperties(String id, String topic, ContainerProperties template) {
+		this(id, topic);
+		this.concurrency = template.concurrency;
+		this.ttr = template.ttr;
+		this.maxAttempts = template.maxAttempts;
+		this.errorHandler = template.errorHandler;
+		this.shutdownTimeout = template.shutdownTimeout;
+		this.autoStartup = template.autoStartup;
+		this.observer = template.observer;
+		this.interceptors = template.interceptors;
+		this.eventPublisher = template.eventPublisher;
+		this.idleEventInterval = template.idleEventInterval;
+		this.outcomeEvents = template.outcomeEvents;
+		this.observationRegistry = template.observationRegistry;
+		this.observationConvention = template.observationConvention;
+	}
+
+	/**
 	 * Return the container id.
 	 * @return the id
 	 */
@@ -185,7 +209,7 @@ public class ContainerProperties {
 	 * @param observer the observer, or {@code null}
 	 */
 	public void setObserver(@Nullable DelayQueueObserver observer) {
-		this.observer = observer;
+		this.observer = (observer != null) ? DelayQueueObserver.composite(List.of(observer)) : null;
 	}
 
 	public List<DelayedJobInterceptor> getInterceptors() {
