@@ -31,7 +31,6 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.util.ClassUtils;
 
 import static io.github.delayqueue.autoconfigure.Properties.property;
 
@@ -72,6 +71,7 @@ public final class DelayQueueAutoConfiguration {
 		map.from(timer::getBatchSize).to(property("delayqueue.timer.batch-size", builder::batchSize));
 		map.from(timer::getGuardInterval).to(property("delayqueue.timer.guard-interval", builder::guardInterval));
 		map.from(timer::getLeaseTtl).to(property("delayqueue.timer.lease-ttl", builder::leaseTtl));
+		map.from(timer::isReserveForWaitingConsumers).to(builder::reserveForWaitingConsumers);
 		map.from(redis::getWaitReplicas).to(property("delayqueue.redis.wait-replicas", builder::waitReplicas));
 		map.from(redis::getWaitTimeout).to(property("delayqueue.redis.wait-timeout", builder::waitTimeout));
 		map.from(redis::isFailFast).to(builder::failFast);
@@ -130,10 +130,6 @@ public final class DelayQueueAutoConfiguration {
 		template.setAfterCommit(properties.getTemplate().isAfterCommit());
 		JobOutbox jobOutbox = outbox.getIfUnique();
 		if (jobOutbox == null && environment.getProperty("delayqueue.outbox.enabled", Boolean.class, false)) {
-			if (!ClassUtils.isPresent("io.github.delayqueue.outbox.JdbcJobOutbox", getClass().getClassLoader())) {
-				throw new IllegalStateException("delayqueue.outbox.enabled=true needs the module delayqueue-jdbc, which"
-						+ " is not on the class path; add io.github.delayqueue:delayqueue-jdbc");
-			}
 			throw new IllegalStateException("delayqueue.outbox.enabled=true needs spring-jdbc on the class path and a"
 					+ " single DataSource bean (the one the application's transactions use), or a JobOutbox bean");
 		}

@@ -936,6 +936,13 @@ public class DelayQueueProperties implements Validator {
 		 */
 		private Duration leaseTtl = Duration.ofSeconds(5);
 
+		/**
+		 * Whether a timer step reserves the jobs it makes due for a consumer of this instance
+		 * that waits for their topic, sparing the consumer's take. Off, due jobs always go to
+		 * the ready list.
+		 */
+		private boolean reserveForWaitingConsumers = true;
+
 		public boolean isEnabled() {
 			return this.enabled;
 		}
@@ -966,6 +973,14 @@ public class DelayQueueProperties implements Validator {
 
 		public void setLeaseTtl(Duration leaseTtl) {
 			this.leaseTtl = leaseTtl;
+		}
+
+		public boolean isReserveForWaitingConsumers() {
+			return this.reserveForWaitingConsumers;
+		}
+
+		public void setReserveForWaitingConsumers(boolean reserveForWaitingConsumers) {
+			this.reserveForWaitingConsumers = reserveForWaitingConsumers;
 		}
 
 	}

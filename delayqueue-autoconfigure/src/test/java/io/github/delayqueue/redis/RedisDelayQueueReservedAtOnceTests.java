@@ -98,6 +98,25 @@ class RedisDelayQueueReservedAtOnceTests {
 	}
 
 	@Test
+	void switchedOffADueJobGoesToTheReadyListAndTheWaitingConsumerTakesIt() throws Exception {
+		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(1).reserveForWaitingConsumers(false));
+		await().atMost(Duration.ofSeconds(5)).until(queue::isSubscribed);
+		CompletableFuture<List<ReservedJob>> reserved = waitAndReserve(queue, "taken", 4, true);
+		awaitWaiting(queue, "taken");
+		long rpush = RedisDelayQueueReservationTests.calls(queue, "rpush");
+		queue.schedule(RedisDelayQueueLifecycleTests.request("taken", "1", "{\"n\":1}", Duration.ofMillis(200)));
+		List<ReservedJob> jobs = reserved.get(10, TimeUnit.SECONDS);
+		assertThat(jobs).singleElement().satisfies((job) -> {
+			assertThat(job.id()).isEqualTo("1");
+			assertThat(job.attempt()).isEqualTo(1);
+			assertThat(new String(job.payload())).isEqualTo("{\"n\":1}");
+		});
+		// pushed to the ready list by the step, then taken
+		assertThat(RedisDelayQueueReservationTests.calls(queue, "rpush")).isEqualTo(rpush + 1);
+		assertThat(queue.finish(jobs.get(0))).isTrue();
+	}
+
+	@Test
 	void jobsReservedForAConsumerThatDoesNotCollectThemAreGivenBackWithTheAttemptNotCounted() throws Exception {
 		RedisDelayQueue queue = start();
 		CompletableFuture<List<ReservedJob>> waited = waitAndReserve(queue, "forgotten", 4, false);

@@ -105,8 +105,9 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 				builder.defaultMaxAttempts, observer);
 		this.rateLimits = new RateLimits(runner, this.keys, builder.rateLimits);
 		// a topic with a rate limit takes permits before its jobs: none is reserved at once
+		boolean reserveAtOnce = builder.reserveForWaitingConsumers;
 		this.announcer = new ReadyAnnouncer(this.signals, scripts, this::recheckTimers,
-				(topic) -> this.rateLimits.of(topic) == null);
+				(topic) -> reserveAtOnce && this.rateLimits.of(topic) == null);
 		FailedJobs failedJobs = new FailedJobs(runner, scripts, this.keys,
 				builder.retention(Retention::limitsFailed), observer);
 		this.timerBackend = new RedisTimerBackend(scripts, this.instanceId, builder.leaseTtl, builder.batchSize, observer, firing,

@@ -40,6 +40,8 @@ public final class RedisDelayQueueBuilder {
 
 	boolean timerEnabled = true;
 
+	boolean reserveForWaitingConsumers = true;
+
 	int batchSize = 500;
 
 	Duration guardInterval = Duration.ofSeconds(60);
@@ -128,6 +130,18 @@ public final class RedisDelayQueueBuilder {
 	 */
 	public RedisDelayQueueBuilder timerEnabled(boolean timerEnabled) {
 		this.timerEnabled = timerEnabled;
+		return this;
+	}
+
+	/**
+	 * Whether a timer step reserves the jobs it makes due for a consumer of this instance that
+	 * waits for their topic, handing them over without a take; default true. Off, they go to
+	 * the ready list and the consumer takes them (one more script call per job in a trickle).
+	 * @param reserveForWaitingConsumers {@code false} to leave every due job to a take
+	 * @return this builder
+	 */
+	public RedisDelayQueueBuilder reserveForWaitingConsumers(boolean reserveForWaitingConsumers) {
+		this.reserveForWaitingConsumers = reserveForWaitingConsumers;
 		return this;
 	}
 
