@@ -7,6 +7,7 @@ import io.github.delayqueue.annotation.DelayedListener;
 import io.github.delayqueue.core.DelayedJob;
 import io.github.delayqueue.web.autoconfigure.DelayQueueDashboardAutoConfiguration;
 import io.github.delayqueue.web.autoconfigure.DelayQueueHttpAutoConfiguration;
+import io.github.delayqueue.web.autoconfigure.DelayQueueWebPropertiesAutoConfiguration;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.aot.generate.ClassNameGenerator;
@@ -40,7 +41,8 @@ class DelayQueueAotProcessingTests {
 				DispatcherServletAutoConfiguration.class, WebMvcAutoConfiguration.class,
 				DelayQueueAutoConfiguration.class, DelayedListenerAutoConfiguration.class,
 				DelayQueueEndpointAutoConfiguration.class, DelayQueueHttpAutoConfiguration.class,
-				DelayQueueDashboardAutoConfiguration.class))
+				DelayQueueDashboardAutoConfiguration.class,
+				DelayQueueWebPropertiesAutoConfiguration.class))
 		.withUserConfiguration(Shop.class);
 
 	@Test

@@ -3,6 +3,7 @@ package io.github.delayqueue.autoconfigure;
 import io.github.delayqueue.test.RedisTestExtension;
 import io.github.delayqueue.test.RedisTestServer;
 import io.github.delayqueue.web.autoconfigure.DelayQueueHttpAutoConfiguration;
+import io.github.delayqueue.web.autoconfigure.DelayQueueWebPropertiesAutoConfiguration;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -38,7 +39,8 @@ class UnprotectedHttpApiFailureAnalyzerTests {
 		new WebApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
 					DispatcherServletAutoConfiguration.class, WebMvcAutoConfiguration.class,
-					DelayQueueAutoConfiguration.class, DelayQueueHttpAutoConfiguration.class))
+					DelayQueueAutoConfiguration.class, DelayQueueHttpAutoConfiguration.class,
+					DelayQueueWebPropertiesAutoConfiguration.class))
 			.withPropertyValues(this.redis)
 			.withPropertyValues(this.namespace)
 			.withPropertyValues("delayqueue.http.enabled=true")

@@ -23,7 +23,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
@@ -59,7 +58,6 @@ import org.springframework.web.servlet.function.ServerResponse;
 @ConditionalOnClass(DispatcherServlet.class)
 @ConditionalOnBooleanProperty("delayqueue.dashboard.enabled")
 @ConditionalOnBean(DelayQueueOperations.class)
-@EnableConfigurationProperties({ DelayQueueDashboardProperties.class, DelayQueueHttpProperties.class })
 @ImportRuntimeHints(DelayQueueDashboardAutoConfiguration.DashboardRuntimeHints.class)
 public final class DelayQueueDashboardAutoConfiguration {
 

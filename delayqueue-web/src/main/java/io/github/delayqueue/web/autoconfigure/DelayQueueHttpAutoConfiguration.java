@@ -30,7 +30,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.autoconfigure.condition.OnPropertyListCondition;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.source.MutuallyExclusiveConfigurationPropertiesException;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
@@ -60,7 +59,6 @@ import org.springframework.web.servlet.handler.MappedInterceptor;
 @ConditionalOnClass(DispatcherServlet.class)
 @ConditionalOnBooleanProperty("delayqueue.http.enabled")
 @ConditionalOnBean(DelayQueueOperations.class)
-@EnableConfigurationProperties(DelayQueueHttpProperties.class)
 @ImportRuntimeHints(DelayQueueHttpAutoConfiguration.HttpApiRuntimeHints.class)
 public final class DelayQueueHttpAutoConfiguration {
 

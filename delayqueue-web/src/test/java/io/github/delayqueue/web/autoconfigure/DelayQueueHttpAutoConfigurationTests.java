@@ -55,7 +55,8 @@ class DelayQueueHttpAutoConfigurationTests {
 		this.runner = new WebApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
 					DispatcherServletAutoConfiguration.class, WebMvcAutoConfiguration.class,
-					DelayQueueAutoConfiguration.class, DelayQueueHttpAutoConfiguration.class))
+					DelayQueueAutoConfiguration.class, DelayQueueHttpAutoConfiguration.class,
+					DelayQueueWebPropertiesAutoConfiguration.class))
 			.withPropertyValues(this.redis)
 			.withPropertyValues(this.namespace);
 	}
@@ -74,6 +75,16 @@ class DelayQueueHttpAutoConfigurationTests {
 		this.runner.withPropertyValues("delayqueue.http.enabled=true", "delayqueue.http.tokn=a")
 			.run((context) -> assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
 				.startsWith("delayqueue.http.tokn is not a known property; did you mean delayqueue.http.tokens?"));
+	}
+
+	@Test
+	void aMisspeltPropertyFailsStartUpAlsoWhileTheApiIsOff() {
+		this.runner.withPropertyValues("delayqueue.http.enabeld=true")
+			.run((context) -> assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
+				.startsWith("delayqueue.http.enabeld is not a known property; did you mean delayqueue.http.enabled?"));
+		this.runner.withPropertyValues("delayqueue.dashboard.patth=/jobs")
+			.run((context) -> assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
+				.startsWith("delayqueue.dashboard.patth is not a known property"));
 	}
 
 	@Test
@@ -209,7 +220,8 @@ class DelayQueueHttpAutoConfigurationTests {
 			.run((context) -> assertThat(context).doesNotHaveBean(DelayQueueHttpApi.class));
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-					DelayQueueAutoConfiguration.class, DelayQueueHttpAutoConfiguration.class))
+					DelayQueueAutoConfiguration.class, DelayQueueHttpAutoConfiguration.class,
+					DelayQueueWebPropertiesAutoConfiguration.class))
 			.withPropertyValues(this.redis)
 			.withPropertyValues(this.namespace)
 			.withPropertyValues("delayqueue.http.enabled=true", "delayqueue.http.tokens=a")
