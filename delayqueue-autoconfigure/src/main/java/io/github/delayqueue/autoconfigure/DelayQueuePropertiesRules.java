@@ -70,7 +70,7 @@ public final class DelayQueuePropertiesRules {
 	private void forward(String field, String topic, DelayQueueProperties.Forward forward,
 			@Nullable Duration shutdownTimeout) {
 		check(field, () -> JobConstraints.topic("topic", topic));
-		between(field + ".concurrency", forward.getConcurrency(), 1, 10_000);
+		between(field + ".concurrency", forward.getConcurrency(), 1, JobConstraints.MAX_CONCURRENCY);
 		duration(field + ".send-timeout", forward.getSendTimeout(), Duration.ofMillis(100), Duration.ofHours(1));
 		if (forward.getSendTimeout() != null && shutdownTimeout != null
 				&& forward.getSendTimeout().compareTo(shutdownTimeout) >= 0) {

@@ -125,7 +125,7 @@ public class DelayedListenerAnnotationBeanPostProcessor
 			id = beanName + "." + method.getName() + "#" + topic;
 		}
 		Integer concurrency = parse(listener.concurrency(), where, "concurrency", "a whole number from 1 to 10000",
-				(text) -> JobConstraints.max("concurrency", Integer.parseInt(text), 10_000));
+				(text) -> JobConstraints.concurrency(Integer.parseInt(text)));
 		Duration ttr = parse(listener.ttr(), where, "ttr", "a duration such as 30s or PT5M, 1 ms to 7 days",
 				(text) -> JobConstraints.ttr(DurationFormatterUtils.detectAndParse(text)));
 		Integer maxAttempts = parse(listener.maxAttempts(), where, "maxAttempts", "a whole number, at least 1",

@@ -131,7 +131,7 @@ public class SimpleDelayedListenerEndpoint<T> implements DelayedListenerEndpoint
 	 * @param concurrency 1 to 10,000
 	 */
 	public void setConcurrency(int concurrency) {
-		this.concurrency = JobConstraints.max("concurrency", concurrency, 10_000);
+		this.concurrency = JobConstraints.concurrency(concurrency);
 	}
 
 	@Override

@@ -50,6 +50,9 @@ public final class JobConstraints {
 	/** The most attempts a job may be given. */
 	public static final int MAX_ATTEMPTS = 1_000_000;
 
+	/** The most handlers a listener, or sends a forward, runs at once. */
+	public static final int MAX_CONCURRENCY = 10_000;
+
 	/** The lowest priority. */
 	public static final int MIN_PRIORITY = 0;
 
@@ -225,6 +228,11 @@ public final class JobConstraints {
 			return sign + time;
 		}
 		return sign + "P" + Math.abs(days) + "D" + (time.isZero() ? "" : time.toString().substring(1));
+	}
+
+	/** Checks a listener's or a forward's concurrency (1 to {@value #MAX_CONCURRENCY}) and returns it. */
+	public static int concurrency(int concurrency) {
+		return max("concurrency", concurrency, MAX_CONCURRENCY);
 	}
 
 	/** Checks an attempts limit and returns it. */

@@ -53,7 +53,7 @@ public final class ForwardingEndpoint implements DelayedListenerEndpoint {
 		this.topic = JobConstraints.topic(topic);
 		this.forwarder = forwarder;
 		this.destination = destination;
-		this.concurrency = JobConstraints.max("concurrency", concurrency, 10_000);
+		this.concurrency = JobConstraints.concurrency(concurrency);
 		Duration ttr = JobConstraints.positive("sendTimeout", sendTimeout, JobConstraints.MAX_TTR)
 			.multipliedBy(2)
 			.plusSeconds(1);

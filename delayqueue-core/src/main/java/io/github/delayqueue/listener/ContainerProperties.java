@@ -121,7 +121,7 @@ public class ContainerProperties {
 	 * @param concurrency the handlers
 	 */
 	public void setConcurrency(int concurrency) {
-		this.concurrency = JobConstraints.max("concurrency", concurrency, 10_000);
+		this.concurrency = JobConstraints.concurrency(concurrency);
 	}
 
 	public @Nullable Duration getTtr() {
