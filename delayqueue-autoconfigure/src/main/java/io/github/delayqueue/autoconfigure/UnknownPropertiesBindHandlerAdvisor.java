@@ -47,7 +47,7 @@ final class UnknownPropertiesBindHandlerAdvisor implements ConfigurationProperti
 					}
 					catch (UnboundConfigurationPropertiesException ex) {
 						Set<ConfigurationProperty> unknown = new TreeSet<>(ex.getUnboundProperties());
-						unknown.removeIf((property) -> ofPresentModule(name, property));
+						unknown.removeIf((property) -> ofPresentModule(context, name, property));
 						if (!unknown.isEmpty()) {
 							throw new UnboundConfigurationPropertiesException(unknown);
 						}
@@ -60,13 +60,15 @@ final class UnknownPropertiesBindHandlerAdvisor implements ConfigurationProperti
 	}
 
 	/** Whether a property belongs to an optional module; refuses turning on a module missing. */
-	private static boolean ofPresentModule(ConfigurationPropertyName bound, ConfigurationProperty property) {
+	private static boolean ofPresentModule(BindContext context, ConfigurationPropertyName bound,
+			ConfigurationProperty property) {
 		for (Map.Entry<String, String[]> module : MODULES.entrySet()) {
 			ConfigurationPropertyName root = ConfigurationPropertyName.of(module.getKey());
 			if (bound.isAncestorOf(root) && root.isAncestorOf(property.getName())) {
+				// enabled bound as the module would bind it: any spelling of true, placeholders resolved
 				if (property.getName().equals(root.append("enabled"))
-						&& "true".equalsIgnoreCase(String.valueOf(property.getValue()))
-						&& !ClassUtils.isPresent(module.getValue()[1], UnknownPropertiesBindHandlerAdvisor.class.getClassLoader())) {
+						&& !ClassUtils.isPresent(module.getValue()[1], UnknownPropertiesBindHandlerAdvisor.class.getClassLoader())
+						&& context.getBinder().bind(property.getName(), Bindable.of(Boolean.class)).orElse(false)) {
 					throw new InvalidConfigurationPropertyValueException(property.getName().toString(),
 							property.getValue(), "needs the module " + module.getValue()[0] + ", which is not on the"
 									+ " class path; add io.github.delayqueue:" + module.getValue()[0]);

@@ -100,6 +100,17 @@ class DelayQueueAutoConfigurationTests {
 	}
 
 	@Test
+	void aModuleTurnedOnWithAnyTrueSpellingOrAPlaceholderWithoutItsModuleNamesTheModule() {
+		for (String value : List.of("on", "yes", "1", "${delayqueue-test-api:true}")) {
+			this.runner.withPropertyValues("delayqueue.http.enabled=" + value)
+				.run((context) -> assertThat(context).as(value)
+					.getFailure()
+					.rootCause()
+					.hasMessageContaining("needs the module delayqueue-web, which is not on the class path"));
+		}
+	}
+
+	@Test
 	void closingTheContextWritesTheAsynchronousSchedulesStillWaiting() {
 		List<CompletableFuture<ScheduleResult>> futures = new ArrayList<>();
 		this.runner.run((context) -> {
