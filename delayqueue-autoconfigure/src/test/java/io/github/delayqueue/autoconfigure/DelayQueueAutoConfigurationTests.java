@@ -111,6 +111,18 @@ class DelayQueueAutoConfigurationTests {
 	}
 
 	@Test
+	void aMisspeltNameUnderAMapEntryFailsTheStart() {
+		for (String property : List.of("delayqueue.forward.orders.concurency=3", "delayqueue.retention.orders.typo=1",
+				"delayqueue.recurring.nightly.cronn=0 0 1 * * *")) {
+			this.runner.withPropertyValues(property)
+				.run((context) -> assertThat(context).as(property)
+					.getFailure()
+					.rootCause()
+					.hasMessageContaining(property.substring(0, property.indexOf('='))));
+		}
+	}
+
+	@Test
 	void closingTheContextWritesTheAsynchronousSchedulesStillWaiting() {
 		List<CompletableFuture<ScheduleResult>> futures = new ArrayList<>();
 		this.runner.run((context) -> {
