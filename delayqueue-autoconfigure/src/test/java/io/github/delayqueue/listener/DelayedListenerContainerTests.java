@@ -519,6 +519,43 @@ class DelayedListenerContainerTests {
 
 	}
 
+	@Test
+	void oneEndpointsOwnSettingsLeaveTheFactorysForTheNextContainer() {
+		DefaultDelayedListenerContainerFactory factory = factory();
+		factory.setConcurrency(3);
+		factory.setAutoStartup(false);
+		factory.setIdleEventInterval(Duration.ofSeconds(7));
+		DelayedJobInterceptor shared = new Recording("shared", new CopyOnWriteArrayList<>(), null);
+		DelayedJobInterceptor own = new Recording("own", new CopyOnWriteArrayList<>(), null);
+		factory.setInterceptors(List.of(shared));
+		io.github.delayqueue.config.SimpleDelayedListenerEndpoint<String> first = new io.github.delayqueue.config.SimpleDelayedListenerEndpoint<>(
+				"first", TOPIC, String.class, (job) -> { });
+		first.setConcurrency(9);
+		first.setAutoStartup(true);
+		first.setTtr(Duration.ofSeconds(42));
+		first.setMaxAttempts(2);
+		first.setInterceptors(List.of(own));
+		io.github.delayqueue.config.SimpleDelayedListenerEndpoint<String> second = new io.github.delayqueue.config.SimpleDelayedListenerEndpoint<>(
+				"second", "other", String.class, (job) -> { });
+		ContainerProperties one = ((DefaultDelayedListenerContainer) factory.createContainer(first))
+			.getContainerProperties();
+		ContainerProperties two = ((DefaultDelayedListenerContainer) factory.createContainer(second))
+			.getContainerProperties();
+		assertThat(one.getConcurrency()).isEqualTo(9);
+		assertThat(one.isAutoStartup()).isTrue();
+		assertThat(one.getInterceptors()).containsExactly(shared, own);
+		assertThat(two.getId()).isEqualTo("second");
+		assertThat(two.getTopic()).isEqualTo("other");
+		assertThat(two.getConcurrency()).isEqualTo(3);
+		assertThat(two.isAutoStartup()).isFalse();
+		assertThat(two.getTtr()).isNull();
+		assertThat(two.getMaxAttempts()).isNull();
+		assertThat(two.getIdleEventInterval()).isEqualTo(Duration.ofSeconds(7));
+		assertThat(two.getInterceptors()).containsExactly(shared);
+		assertThat(two.getErrorHandler()).isNotSameAs(one.getErrorHandler());
+		assertThat(two.getThreadFactory().newThread(() -> { }).getName()).startsWith("delayqueue-second-");
+	}
+
 	private DelayedListenerContainer startIntercepted(Integer maxAttempts, DelayedJobInterceptor... interceptors) {
 		DefaultDelayedListenerContainerFactory factory = factory();
 		factory.setInterceptors(List.of(interceptors[0]));
