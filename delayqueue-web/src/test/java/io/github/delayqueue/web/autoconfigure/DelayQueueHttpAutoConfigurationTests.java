@@ -214,6 +214,18 @@ class DelayQueueHttpAutoConfigurationTests {
 	}
 
 	@Test
+	void settingsOnlyTheApiOrTheDashboardUsesDoNotFailStartUpWhileTheyAreOff() {
+		this.runner
+			.withPropertyValues("delayqueue.http.base-path=queue", "delayqueue.http.max-reserve=0",
+					"delayqueue.http.tokens=a,", "delayqueue.dashboard.path=no-slash",
+					"delayqueue.dashboard.refresh-interval=10ms", "delayqueue.dashboard.role= ")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context).doesNotHaveBean(DelayQueueHttpApi.class);
+			});
+	}
+
+	@Test
 	void notInAnApplicationWithoutSpringMvc() {
 		this.runner.withClassLoader(new FilteredClassLoader(DispatcherServlet.class))
 			.withPropertyValues("delayqueue.http.enabled=true", "delayqueue.http.tokens=a")
