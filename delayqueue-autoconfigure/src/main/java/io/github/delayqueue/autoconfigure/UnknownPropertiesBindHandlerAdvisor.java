@@ -14,6 +14,7 @@ import org.springframework.boot.context.properties.bind.UnboundConfigurationProp
 import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.context.properties.source.UnboundElementsSourceFilter;
 import org.springframework.util.ClassUtils;
@@ -41,13 +42,16 @@ final class UnknownPropertiesBindHandlerAdvisor implements ConfigurationProperti
 			@Override
 			public void onFinish(ConfigurationPropertyName name, Bindable<?> target, BindContext context,
 					@Nullable Object result) throws Exception {
+				if (context.getDepth() == 0 && name.equals(PREFIX)) {
+					checkModulesTurnedOn(context);
+				}
 				if (context.getDepth() == 0 && (name.equals(PREFIX) || PREFIX.isAncestorOf(name))) {
 					try {
 						super.onFinish(name, target, context, result);
 					}
 					catch (UnboundConfigurationPropertiesException ex) {
 						Set<ConfigurationProperty> unknown = new TreeSet<>(ex.getUnboundProperties());
-						unknown.removeIf((property) -> ofPresentModule(context, name, property));
+						unknown.removeIf((property) -> ofModule(name, property));
 						if (!unknown.isEmpty()) {
 							throw new UnboundConfigurationPropertiesException(unknown);
 						}
@@ -59,24 +63,39 @@ final class UnknownPropertiesBindHandlerAdvisor implements ConfigurationProperti
 		};
 	}
 
-	/** Whether a property belongs to an optional module; refuses turning on a module missing. */
-	private static boolean ofPresentModule(BindContext context, ConfigurationPropertyName bound,
-			ConfigurationProperty property) {
-		for (Map.Entry<String, String[]> module : MODULES.entrySet()) {
-			ConfigurationPropertyName root = ConfigurationPropertyName.of(module.getKey());
+	/** Whether a property belongs to the subtree of an optional module under the bound root. */
+	private static boolean ofModule(ConfigurationPropertyName bound, ConfigurationProperty property) {
+		for (String module : MODULES.keySet()) {
+			ConfigurationPropertyName root = ConfigurationPropertyName.of(module);
 			if (bound.isAncestorOf(root) && root.isAncestorOf(property.getName())) {
-				// enabled bound as the module would bind it: any spelling of true, placeholders resolved
-				if (property.getName().equals(root.append("enabled"))
-						&& !ClassUtils.isPresent(module.getValue()[1], UnknownPropertiesBindHandlerAdvisor.class.getClassLoader())
-						&& context.getBinder().bind(property.getName(), Bindable.of(Boolean.class)).orElse(false)) {
-					throw new InvalidConfigurationPropertyValueException(property.getName().toString(),
-							property.getValue(), "needs the module " + module.getValue()[0] + ", which is not on the"
-									+ " class path; add io.github.delayqueue:" + module.getValue()[0]);
-				}
 				return true;
 			}
 		}
 		return false;
+	}
+
+	/**
+	 * Refuses turning on a module that is not on the class path, from every source (the
+	 * unknown-name check leaves system properties and the environment out), with the value
+	 * bound as the module binds it: any spelling of true, placeholders resolved.
+	 */
+	private static void checkModulesTurnedOn(BindContext context) {
+		for (Map.Entry<String, String[]> module : MODULES.entrySet()) {
+			ConfigurationPropertyName enabled = ConfigurationPropertyName.of(module.getKey()).append("enabled");
+			if (!ClassUtils.isPresent(module.getValue()[1], UnknownPropertiesBindHandlerAdvisor.class.getClassLoader())
+					&& context.getBinder().bind(enabled, Bindable.of(Boolean.class)).orElse(false)) {
+				@Nullable ConfigurationProperty property = null;
+				for (ConfigurationPropertySource source : context.getSources()) {
+					property = source.getConfigurationProperty(enabled);
+					if (property != null) {
+						break;
+					}
+				}
+				throw new InvalidConfigurationPropertyValueException(enabled.toString(),
+						(property != null) ? property.getValue() : true, "needs the module " + module.getValue()[0]
+								+ ", which is not on the class path; add io.github.delayqueue:" + module.getValue()[0]);
+			}
+		}
 	}
 
 }

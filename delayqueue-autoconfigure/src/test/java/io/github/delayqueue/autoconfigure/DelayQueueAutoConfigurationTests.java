@@ -111,6 +111,18 @@ class DelayQueueAutoConfigurationTests {
 	}
 
 	@Test
+	void aModuleTurnedOnFromASystemPropertyWithoutItsModuleNamesTheModule() {
+		for (String module : List.of("http:delayqueue-web", "dashboard:delayqueue-web", "outbox:delayqueue-jdbc")) {
+			String[] parts = module.split(":");
+			this.runner.withSystemProperties("delayqueue." + parts[0] + ".enabled=true")
+				.run((context) -> assertThat(context).as(module)
+					.getFailure()
+					.rootCause()
+					.hasMessageContaining("needs the module " + parts[1] + ", which is not on the class path"));
+		}
+	}
+
+	@Test
 	void aMisspeltNameUnderAMapEntryFailsTheStart() {
 		for (String property : List.of("delayqueue.forward.orders.concurency=3", "delayqueue.retention.orders.typo=1",
 				"delayqueue.recurring.nightly.cronn=0 0 1 * * *")) {
