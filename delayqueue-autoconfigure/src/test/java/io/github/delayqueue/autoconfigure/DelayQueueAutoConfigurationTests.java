@@ -229,6 +229,22 @@ class DelayQueueAutoConfigurationTests {
 	}
 
 	@Test
+	void badListenerSettingsFailStartUpNamingTheProperty() {
+		for (String setting : List.of("delayqueue.listener.concurrency=0", "delayqueue.listener.concurrency=10001",
+				"delayqueue.listener.shutdown-timeout=-1s", "delayqueue.listener.back-off.multiplier=0.5",
+				"delayqueue.listener.back-off.jitter=-1ms")) {
+			String property = setting.substring(0, setting.indexOf('='));
+			this.runner.withConfiguration(AutoConfigurations.of(DelayedListenerAutoConfiguration.class))
+				.withPropertyValues(setting)
+				.run((context) -> {
+					assertThat(context).as(setting).hasFailed();
+					assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription()).as(setting)
+						.contains(property);
+				});
+		}
+	}
+
+	@Test
 	void aMisspeltPropertyFailsStartUpNamingTheClosestKnownOne() {
 		this.runner.withPropertyValues("delayqueue.listener.concurency=4", "delayqueue.default-max-attemps=3")
 			.run((context) -> {
