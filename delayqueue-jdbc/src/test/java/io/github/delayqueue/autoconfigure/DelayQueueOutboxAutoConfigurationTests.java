@@ -1,7 +1,7 @@
 package io.github.delayqueue.autoconfigure;
 
 import java.time.Duration;
-
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 import javax.sql.DataSource;
@@ -9,6 +9,7 @@ import javax.sql.DataSource;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.outbox.DelayQueueOutboxAutoConfiguration;
+import io.github.delayqueue.outbox.DelayQueueOutboxPropertiesAutoConfiguration;
 import io.github.delayqueue.outbox.JdbcJobOutbox;
 import io.github.delayqueue.outbox.JobOutboxRecovery;
 import io.github.delayqueue.test.QueueInvariant;
@@ -54,6 +55,7 @@ class DelayQueueOutboxAutoConfigurationTests {
 		this.runner = new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
 					DelayQueueAutoConfiguration.class, DelayQueueOutboxAutoConfiguration.class,
+					DelayQueueOutboxPropertiesAutoConfiguration.class,
 					DataSourceAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
 					TransactionAutoConfiguration.class))
 			.withPropertyValues(redis.springBootProperties())
@@ -118,6 +120,17 @@ class DelayQueueOutboxAutoConfigurationTests {
 				.rootCause()
 				.hasMessageContaining("delayqueue.outbox.enabled=true needs spring-jdbc on the class path and a single"
 						+ " DataSource bean"));
+	}
+
+	@Test
+	void aMisspeltPropertyFailsStartUpAlsoWhileTheOutboxIsOff() {
+		for (String setting : List.of("delayqueue.outbox.enabeld=true", "delayqueue.outbox.recovery-intervall=5s")) {
+			this.runner.withPropertyValues(setting)
+				.run((context) -> assertThat(context).as(setting)
+					.getFailure()
+					.rootCause()
+					.hasMessageContaining(setting.substring(0, setting.indexOf('='))));
+		}
 	}
 
 	@Test
