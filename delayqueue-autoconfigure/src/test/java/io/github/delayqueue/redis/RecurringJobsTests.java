@@ -427,7 +427,11 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 			setNextTick(name, now - 799_000);
 		}
 		TimerSteps.fireRecurring(queue, bucket);
-		assertThat(recurring.list().stream().mapToLong(RecurringJobInfo::fired).sum()).isEqualTo(800);
+		// one definition whole, the other left due; a second that began before the call adds a tick
+		long begun = ((redisNow() / 1000) * 1000 - now) / 1000;
+		long[] fired = recurring.list().stream().mapToLong(RecurringJobInfo::fired).sorted().toArray();
+		assertThat(fired[0]).isZero();
+		assertThat(fired[1]).isBetween(800L, 800L + begun);
 		TimerSteps.fireRecurring(queue, bucket);
 		assertThat(recurring.list()).allSatisfy((info) -> assertThat(info.fired()).isGreaterThanOrEqualTo(800));
 	}
