@@ -18,7 +18,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.jdbc.DatabaseDriver;
 import org.springframework.boot.jdbc.init.PropertiesBasedDataSourceScriptDatabaseInitializer;
 import org.springframework.context.annotation.Bean;
@@ -36,7 +35,6 @@ import org.springframework.jdbc.core.JdbcTemplate;
 @ConditionalOnClass({ JdbcTemplate.class, PropertiesBasedDataSourceScriptDatabaseInitializer.class })
 @ConditionalOnBooleanProperty("delayqueue.outbox.enabled")
 @ConditionalOnSingleCandidate(DataSource.class)
-@EnableConfigurationProperties(DelayQueueOutboxProperties.class)
 @ImportRuntimeHints(DelayQueueOutboxAutoConfiguration.OutboxRuntimeHints.class)
 public final class DelayQueueOutboxAutoConfiguration {
 

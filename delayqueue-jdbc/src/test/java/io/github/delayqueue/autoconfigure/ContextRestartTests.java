@@ -22,6 +22,7 @@ import io.github.delayqueue.core.OnDuplicate;
 import io.github.delayqueue.core.ScheduleRequest;
 import io.github.delayqueue.listener.JobOutcome;
 import io.github.delayqueue.outbox.DelayQueueOutboxAutoConfiguration;
+import io.github.delayqueue.outbox.DelayQueueOutboxPropertiesAutoConfiguration;
 import io.github.delayqueue.outbox.JdbcJobOutbox;
 import io.github.delayqueue.outbox.JobOutboxRecovery;
 import io.github.delayqueue.recurring.RecurringJobs;
@@ -65,6 +66,7 @@ class ContextRestartTests {
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
 					DelayQueueAutoConfiguration.class, DelayedListenerAutoConfiguration.class,
 					DelayQueueMetricsAutoConfiguration.class, DelayQueueOutboxAutoConfiguration.class,
+					DelayQueueOutboxPropertiesAutoConfiguration.class,
 					DataSourceAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
 					TransactionAutoConfiguration.class))
 			.withUserConfiguration(Listeners.class)
