@@ -84,9 +84,10 @@ class DelayQueueHttpTopicLimitTests {
 				"delayqueue.http.tokens=" + TOKEN);
 		ReserveWaiters waiters = app.bean(ReserveWaiters.class);
 		List<CompletableFuture<List<ReservedJob>>> answers = new ArrayList<>();
+		// long enough for all twenty to be waiting at once on a loaded machine
 		for (int i = 0; i < 20; i++) {
 			CompletableFuture<List<ReservedJob>> answer = new CompletableFuture<>();
-			waiters.await("passing-" + i, null, 1, null, Duration.ofMillis(300), answer::complete,
+			waiters.await("passing-" + i, null, 1, null, Duration.ofSeconds(3), answer::complete,
 					answer::completeExceptionally);
 			answers.add(answer);
 		}
