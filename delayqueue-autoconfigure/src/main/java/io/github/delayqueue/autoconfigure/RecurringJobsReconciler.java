@@ -3,7 +3,6 @@ package io.github.delayqueue.autoconfigure;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.commons.logging.Log;
@@ -38,11 +37,11 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 
 	private final boolean failFast;
 
+	private final AtomicInteger requests = new AtomicInteger();
+
 	private volatile boolean running;
 
 	private volatile @Nullable Thread retrying;
-
-	private final AtomicInteger requests = new AtomicInteger();
 
 	RecurringJobsReconciler(RecurringJobs recurringJobs, Map<String, RecurringJob> declared, boolean removeUndeclared,
 			boolean failFast) {
@@ -72,7 +71,7 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 		}
 	}
 
-	/** Puts the declared recurring jobs again in the background ({@link DelayQueueObserver#dataLost}). */
+	/** Puts the declared recurring jobs again in the background, as after {@link DelayQueueObserver#dataLost}. */
 	void putAgain() {
 		if (this.running) {
 			putInTheBackground(false);
@@ -114,7 +113,7 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 			catch (InterruptedException ex) {
 				return;
 			}
-			catch (RefusedDefinitionsException ex) {
+			catch (IllegalArgumentException ex) {
 				logger.error(ex.getMessage());
 				return;
 			}
@@ -124,38 +123,34 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 		}
 	}
 
-	/** Puts the declared definitions; returns those declared before and no longer. */
-	List<String> reconcile() {
+	/** Puts the declared definitions, then reports (or deletes) those declared before and no longer. */
+	private void reconcile() {
 		List<String> refused = new ArrayList<>();
 		for (RecurringJob job : this.declared.values()) {
-			PutResult result;
 			try {
-				result = this.recurringJobs.put(job);
+				PutResult result = this.recurringJobs.put(job);
+				if (result != PutResult.UNCHANGED && logger.isInfoEnabled()) {
+					logger.info("Recurring job " + job.getName() + " " + result.name().toLowerCase() + ": "
+							+ job.getSchedule() + ", topic " + job.getTopic());
+				}
 			}
 			catch (IllegalArgumentException ex) {
 				refused.add("delayqueue.recurring." + job.getName() + ": " + ex.getMessage());
-				continue;
-			}
-			if (result != PutResult.UNCHANGED && logger.isInfoEnabled()) {
-				logger.info("Recurring job " + job.getName() + " " + result.name().toLowerCase() + ": " + job.getSchedule()
-						+ ", topic " + job.getTopic());
 			}
 		}
 		if (!refused.isEmpty()) {
-			throw new RefusedDefinitionsException("Declared recurring job(s) refused: " + String.join("; ", refused));
+			throw new IllegalArgumentException("Declared recurring job(s) refused: " + String.join("; ", refused));
 		}
 		if (this.declared.isEmpty() && !this.removeUndeclared) {
-			return List.of();
+			return;
 		}
-		Set<String> names = this.declared.keySet();
-		List<String> undeclared = new ArrayList<>();
-		for (RecurringJobInfo info : this.recurringJobs.list()) {
-			if (info.job().isDeclared() && !names.contains(info.name())) {
-				undeclared.add(info.name());
-			}
-		}
+		List<String> undeclared = this.recurringJobs.list()
+			.stream()
+			.filter((info) -> info.job().isDeclared() && !this.declared.containsKey(info.name()))
+			.map(RecurringJobInfo::name)
+			.toList();
 		if (undeclared.isEmpty()) {
-			return undeclared;
+			return;
 		}
 		if (this.removeUndeclared) {
 			undeclared.forEach(this.recurringJobs::delete);
@@ -167,16 +162,6 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 					+ "they keep firing. Delete them (RecurringJobs.delete, the endpoint) or set "
 					+ "delayqueue.remove-undeclared-recurring-jobs=true");
 		}
-		return undeclared;
-	}
-
-	/** Declared definitions refused by the rules (the others were put). */
-	static final class RefusedDefinitionsException extends IllegalStateException {
-
-		RefusedDefinitionsException(String message) {
-			super(message);
-		}
-
 	}
 
 	@Override
