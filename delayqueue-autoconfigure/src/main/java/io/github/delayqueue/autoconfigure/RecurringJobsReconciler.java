@@ -81,28 +81,23 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 	/** Puts on one background thread; a request while it runs makes it put once more. */
 	private synchronized void putInTheBackground(boolean waitFirst) {
 		this.requests.incrementAndGet();
-		Thread current = this.retrying;
-		if (current != null && current.isAlive()) {
-			return;
+		if (this.retrying == null || !this.retrying.isAlive()) {
+			Thread retry = new Thread(() -> retryUntilDone(waitFirst), "delayqueue-recurring-reconcile");
+			retry.setDaemon(true);
+			retry.start();
+			this.retrying = retry;
 		}
-		Thread retry = new Thread(() -> retryUntilDone(waitFirst), "delayqueue-recurring-reconcile");
-		retry.setDaemon(true);
-		this.retrying = retry;
-		retry.start();
 	}
 
 	private void retryUntilDone(boolean waitFirst) {
 		boolean wait = waitFirst;
 		while (this.running) {
+			int requested = this.requests.get();
 			try {
-				int requested = this.requests.get();
 				if (wait) {
 					Thread.sleep(RETRY_MILLIS);
 				}
 				wait = true;
-				if (!this.running) {
-					return;
-				}
 				reconcile();
 				logger.info("Put the declared recurring jobs");
 				if (this.requests.get() == requested) {
@@ -149,15 +144,12 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 			.filter((info) -> info.job().isDeclared() && !this.declared.containsKey(info.name()))
 			.map(RecurringJobInfo::name)
 			.toList();
-		if (undeclared.isEmpty()) {
-			return;
-		}
-		if (this.removeUndeclared) {
+		if (!undeclared.isEmpty() && this.removeUndeclared) {
 			undeclared.forEach(this.recurringJobs::delete);
 			logger.warn("Deleted recurring job(s) " + undeclared + ": declared in delayqueue.recurring before, and "
 					+ "no longer (delayqueue.remove-undeclared-recurring-jobs=true)");
 		}
-		else {
+		else if (!undeclared.isEmpty()) {
 			logger.warn("Recurring job(s) " + undeclared + " were declared in delayqueue.recurring and are no longer; "
 					+ "they keep firing. Delete them (RecurringJobs.delete, the endpoint) or set "
 					+ "delayqueue.remove-undeclared-recurring-jobs=true");

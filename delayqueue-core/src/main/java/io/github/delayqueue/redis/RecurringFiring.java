@@ -65,10 +65,9 @@ final class RecurringFiring {
 
 	/** {@code <name>@<UTC tick>[-trigger][~<n>]}, n the smallest that lands in the definition's bucket. */
 	String occurrenceId(RecurringJob job, long tickMillis, boolean trigger) {
-		Instant tick = Instant.ofEpochMilli(tickMillis);
 		long millis = Math.floorMod(tickMillis, 1000L);
-		String base = job.getName() + "@" + TICK.format(tick) + ((millis != 0) ? String.format(".%03d", millis) : "")
-				+ "Z" + (trigger ? "-trigger" : "");
+		String base = job.getName() + "@" + TICK.format(Instant.ofEpochMilli(tickMillis))
+				+ ((millis != 0) ? String.format(".%03d", millis) : "") + "Z" + (trigger ? "-trigger" : "");
 		int bucket = this.keys.bucketOfName(job.getName());
 		String id = base;
 		for (int n = 1; this.keys.bucketOf(job.getTopic(), id) != bucket; n++) {
@@ -186,7 +185,6 @@ final class RecurringFiring {
 			return new Plan(name, job, gen, now + delay, false, 0, 0, List.of(new long[] { now + delay, now + delay,
 					now + delay }), size);
 		}
-		Instant nextAfterNow = schedule.next(Instant.ofEpochMilli(now));
 		int cap = (int) Math.max(1, Math.min(Math.min(job.getMaxCatchUp(), MAX_OCCURRENCES), MAX_BYTES / size));
 		long lateBefore = now - job.getMisfireThreshold().toMillis();
 		RecurringTicks ticks = RecurringTicks.between(schedule, tick, now, lateBefore, cap);
@@ -207,8 +205,8 @@ final class RecurringFiring {
 		if (overlap && occurrences.size() > 1) {
 			occurrences.subList(0, occurrences.size() - 1).clear();
 		}
-		return new Plan(name, job, gen, (nextAfterNow != null) ? nextAfterNow.toEpochMilli() : -1, overlap,
-				ticks.total() - occurrences.size(), ticks.late(), occurrences, occurrences.size() * size);
+		return new Plan(name, job, gen, RedisRecurringJobs.nextTick(job, now), overlap, ticks.total() - occurrences.size(),
+				ticks.late(), occurrences, occurrences.size() * size);
 	}
 
 	/**

@@ -141,7 +141,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 	}
 
 	/** The first tick after now: -1 for none, {@link #RIGHT_AFTER_NOW} for a fixed delay. */
-	private static long nextTick(RecurringJob job, long now) {
+	static long nextTick(RecurringJob job, long now) {
 		if (job.getSchedule().getDelay() != null) {
 			return RIGHT_AFTER_NOW;
 		}

@@ -9,8 +9,8 @@
 -- @include lib/to36
 -- @include lib/new_record
 -- @include lib/count
--- @include lib/announce_head
 -- @include lib/push_ready
+-- @include lib/push_delayed
 -- @include lib/lowest
 local DEFS = P .. 'recurring'
 local DUE = P .. 'recurring-due'
@@ -26,15 +26,6 @@ local function parse_def(record)
   return { version = tonumber(v), gen = tonumber(g), paused = p, fired = tonumber(f), skipped = tonumber(s),
     misfired = tonumber(m), last_tick = tonumber(t), last_scheduled = tonumber(ls), last_key = key,
     spec = string.sub(record, body) }
-end
-
-local function read_def(name)
-  local record = redis.call('HGET', DEFS, name)
-  if not record then
-    return nil
-  end
-  return parse_def(record) or error('delayqueue: the recurring definition ' .. name .. ' in ' .. DEFS
-    .. ' is not in the format of this version (put it again to replace it)')
 end
 
 local function write_def(name, d)
@@ -63,10 +54,6 @@ end
 -- Creates an occurrence unless its key exists: 1 when created, and the topic when it is READY.
 local function create(jobkey, topic, payload, due, ttr, max)
   local state = (due <= now) and 'R' or 'D'
-  local _, first
-  if state == 'D' then
-    _, first = lowest(P .. 'delayed')
-  end
   local record = new_record(state, max, to36(tonumber(ttr)), to36(now), to36(due - now), payload)
   if redis.call('HSETNX', KEYS[1], jobkey, record) == 0 then
     return 0
@@ -76,10 +63,7 @@ local function create(jobkey, topic, payload, due, ttr, max)
     push_ready(topic, { jobkey })
     return 1, topic
   end
-  redis.call('ZADD', P .. 'delayed', num(due), jobkey)
-  if first == nil or due < first then
-    announce_head(due)
-  end
+  push_delayed(jobkey, due)
   return 1
 end
 
@@ -273,10 +257,12 @@ if op ~= 'trigger' and op ~= 'pause' and op ~= 'resume' then
 end
 -- the operations below answer {now, -1} when there is no such definition
 local name = ARGV[4]
-local d = read_def(name)
-if not d then
+local record = redis.call('HGET', DEFS, name)
+if not record then
   return { now, -1 }
 end
+local d = parse_def(record) or error('delayqueue: the recurring definition ' .. name .. ' in ' .. DEFS
+  .. ' is not in the format of this version (put it again to replace it)')
 
 -- trigger name, job key, topic, payload, ttr, max attempts, gen, '1' for a fixed delay: creates it
 -- due now; it becomes the watched last occurrence only when the last one left the queue (never
