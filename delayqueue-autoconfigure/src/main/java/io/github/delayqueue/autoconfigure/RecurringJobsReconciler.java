@@ -9,7 +9,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import io.github.delayqueue.core.DelayQueueConnectionException;
-import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.recurring.PutResult;
 import io.github.delayqueue.recurring.RecurringJob;
 import io.github.delayqueue.recurring.RecurringJobInfo;
@@ -71,7 +70,7 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 		}
 	}
 
-	/** Puts the declared recurring jobs again in the background, as after {@link DelayQueueObserver#dataLost}. */
+	/** Puts the declared recurring jobs again in the background (Redis lost them). */
 	void putAgain() {
 		if (this.running) {
 			putInTheBackground(false);

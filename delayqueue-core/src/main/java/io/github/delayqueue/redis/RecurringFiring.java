@@ -80,9 +80,8 @@ final class RecurringFiring {
 	void addOccurrence(List<Object> arguments, RecurringJob job, long idTickMillis, long dueMillis, long tickMillis,
 			boolean trigger) {
 		String id = occurrenceId(job, idTickMillis, trigger);
-		arguments.add(KeySpace.jobKey(job.getTopic(), id));
-		arguments.add(job.getTopic());
-		arguments.add(StoredPayload.encode(job.getHeaders(), job.getPayload()));
+		arguments.addAll(List.of(KeySpace.jobKey(job.getTopic(), id), job.getTopic(),
+				StoredPayload.encode(job.getHeaders(), job.getPayload())));
 		if (!trigger) {
 			arguments.add(dueMillis);
 		}
@@ -101,9 +100,8 @@ final class RecurringFiring {
 	TimerBackend.RecurringStep fire(int bucket) {
 		List<Object> due = Replies.list(this.scripts.recurring(bucket, "due", DUE_LIMIT));
 		long now = Replies.asLong(due.get(0));
-		long head = Replies.asLong(due.get(1));
 		if (due.size() == 2) {
-			return new TimerBackend.RecurringStep(head, now, List.of(), true);
+			return new TimerBackend.RecurringStep(Replies.asLong(due.get(1)), now, List.of(), true);
 		}
 		List<Object> arguments = new ArrayList<>(List.of("fire"));
 		List<Plan> plans = new ArrayList<>();
@@ -179,11 +177,10 @@ final class RecurringFiring {
 		if (schedule.getDelay() != null) {
 			// while the last occurrence is in the queue, look again soon; else create the next, due after the delay
 			long delay = schedule.getDelay().toMillis();
-			if (!lastState.isEmpty() && !lastState.equals("X")) {
-				return new Plan(name, job, gen, now + Math.min(delay, FIXED_DELAY_LOOK_MILLIS), false, 0, 0, List.of(), 0);
-			}
-			return new Plan(name, job, gen, now + delay, false, 0, 0, List.of(new long[] { now + delay, now + delay,
-					now + delay }), size);
+			boolean inQueue = !lastState.isEmpty() && !lastState.equals("X");
+			List<long[]> next = inQueue ? List.of() : List.of(new long[] { now + delay, now + delay, now + delay });
+			return new Plan(name, job, gen, now + (inQueue ? Math.min(delay, FIXED_DELAY_LOOK_MILLIS) : delay), false, 0,
+					0, next, next.size() * size);
 		}
 		int cap = (int) Math.max(1, Math.min(Math.min(job.getMaxCatchUp(), MAX_OCCURRENCES), MAX_BYTES / size));
 		long lateBefore = now - job.getMisfireThreshold().toMillis();

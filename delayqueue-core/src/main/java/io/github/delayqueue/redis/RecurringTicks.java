@@ -8,16 +8,12 @@ import java.util.List;
 import io.github.delayqueue.recurring.RecurringSchedule;
 
 /**
- * The ticks of a schedule from one tick up to now: how many, how many late, and the most
- * recent (at most a cap), oldest first. A cron schedule's are counted one by one up to
- * {@value #TICK_LIMIT}, then only near now.
- *
- * @param total the ticks counted
- * @param late those before the misfire threshold
- * @param recent the most recent ticks
- * @param iterations the schedule's ticks worked out one by one
+ * The ticks of a schedule from one tick up to now: how many, how many before the misfire
+ * threshold, the most recent (at most a cap, oldest first), how many were worked out one by one,
+ * and the first one that count left out (-1: none). A cron schedule's are counted one by one up
+ * to {@value #TICK_LIMIT}, then only near now.
  */
-record RecurringTicks(long total, long late, List<Long> recent, long iterations) {
+record RecurringTicks(long total, long late, List<Long> recent, long iterations, long stoppedAt) {
 
 	/** The most past ticks of one definition that one firing counts one by one. */
 	static final int TICK_LIMIT = 100_000;
@@ -26,36 +22,53 @@ record RecurringTicks(long total, long late, List<Long> recent, long iterations)
 		if (schedule.getPeriod() != null) {
 			return fixedRate(schedule.getPeriod().toMillis(), first, now, lateBefore, cap);
 		}
-		Walk walk = new Walk(schedule, first, now, lateBefore, cap);
-		long iterations = walk.total;
-		if (walk.stoppedAt >= 0) {
-			// the ticks of a stretch back from now (1 s, 2 s, 4 s ..., halved when too many) that holds cap
-			Walk tail = null;
-			long tooMany = -1;
-			long tooFew = now;
-			while (iterations < 5L * TICK_LIMIT && (tooMany < 0 || tooFew - tooMany > 1_000)) {
-				long start = (tooMany < 0) ? Math.max(walk.stoppedAt, now - Math.max(1_000, 2 * (now - tooFew)))
-						: tooMany + (tooFew - tooMany) / 2;
-				Instant from = schedule.next(Instant.ofEpochMilli(start - 1));
-				Walk probe = new Walk(schedule, (from != null) ? from.toEpochMilli() : now + 1, now, lateBefore, cap);
-				iterations += probe.total;
-				if (probe.stoppedAt >= 0) {
-					tooMany = start;
-					continue;
-				}
-				tail = probe;
-				tooFew = start;
-				if (probe.recent.size() >= cap || start == walk.stoppedAt) {
-					break;
-				}
+		RecurringTicks counted = count(schedule, first, now, lateBefore, cap);
+		if (counted.stoppedAt < 0) {
+			return counted;
+		}
+		// then the ticks of a stretch back from now (1 s, 2 s, 4 s ..., halved when too many) that holds cap
+		RecurringTicks tail = new RecurringTicks(0, 0, List.of(), 0, -1);
+		long iterations = counted.total;
+		long tooMany = -1;
+		long tooFew = now;
+		while (iterations < 5L * TICK_LIMIT && (tooMany < 0 || tooFew - tooMany > 1_000)) {
+			long start = (tooMany < 0) ? Math.max(counted.stoppedAt, now - Math.max(1_000, 2 * (now - tooFew)))
+					: tooMany + (tooFew - tooMany) / 2;
+			Instant from = schedule.next(Instant.ofEpochMilli(start - 1));
+			RecurringTicks probe = count(schedule, (from != null) ? from.toEpochMilli() : now + 1, now, lateBefore, cap);
+			iterations += probe.total;
+			if (probe.stoppedAt >= 0) {
+				tooMany = start;
+				continue;
 			}
-			if (tail != null) {
-				walk.total += tail.total;
-				walk.late += tail.late;
-				tail.recent.forEach((tick) -> keep(walk.recent, tick, cap));
+			tail = probe;
+			tooFew = start;
+			if (probe.recent.size() >= cap || start == counted.stoppedAt) {
+				break;
 			}
 		}
-		return new RecurringTicks(walk.total, walk.late, new ArrayList<>(walk.recent), iterations);
+		List<Long> recent = new ArrayList<>(counted.recent);
+		recent.addAll(tail.recent);
+		return new RecurringTicks(counted.total + tail.total, counted.late + tail.late,
+				recent.subList(Math.max(0, recent.size() - cap), recent.size()), iterations, counted.stoppedAt);
+	}
+
+	/** The ticks from first up to now, counted one by one up to {@value #TICK_LIMIT}. */
+	private static RecurringTicks count(RecurringSchedule schedule, long first, long now, long lateBefore, int cap) {
+		ArrayDeque<Long> recent = new ArrayDeque<>();
+		long total = 0;
+		long late = 0;
+		long t = first;
+		for (; t <= now && total < TICK_LIMIT; total++) {
+			late += (t < lateBefore) ? 1 : 0;
+			if (recent.size() == cap) {
+				recent.pollFirst();
+			}
+			recent.addLast(t);
+			Instant following = schedule.next(Instant.ofEpochMilli(t));
+			t = (following != null) ? following.toEpochMilli() : Long.MAX_VALUE;
+		}
+		return new RecurringTicks(total, late, new ArrayList<>(recent), total, (t <= now) ? t : -1);
 	}
 
 	/** A fixed rate's ticks: the first, then the multiples of the period after it. */
@@ -73,44 +86,7 @@ record RecurringTicks(long total, long late, List<Long> recent, long iterations)
 		for (long k = Math.max(0, more - cap); k < more; k++) {
 			recent.add(aligned + k * period);
 		}
-		return new RecurringTicks(1 + more, late, recent, 0);
-	}
-
-	private static void keep(ArrayDeque<Long> recent, long tick, int cap) {
-		if (recent.size() == cap) {
-			recent.pollFirst();
-		}
-		recent.addLast(tick);
-	}
-
-	/** Ticks counted one by one from first, at most {@value #TICK_LIMIT}; stoppedAt: the first not counted, or -1. */
-	private static final class Walk {
-
-		long total;
-
-		long late;
-
-		long stoppedAt = -1;
-
-		final ArrayDeque<Long> recent = new ArrayDeque<>();
-
-		Walk(RecurringSchedule schedule, long first, long now, long lateBefore, int cap) {
-			for (long t = first; t <= now;) {
-				if (this.total == TICK_LIMIT) {
-					this.stoppedAt = t;
-					return;
-				}
-				this.total++;
-				this.late += (t < lateBefore) ? 1 : 0;
-				keep(this.recent, t, cap);
-				Instant following = schedule.next(Instant.ofEpochMilli(t));
-				if (following == null) {
-					return;
-				}
-				t = following.toEpochMilli();
-			}
-		}
-
+		return new RecurringTicks(1 + more, late, recent, 0, -1);
 	}
 
 }

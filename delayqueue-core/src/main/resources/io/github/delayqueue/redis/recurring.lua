@@ -35,8 +35,7 @@ local function write_def(name, d)
 end
 
 local function due_of(name)
-  local score = redis.call('ZSCORE', DUE, name)
-  return score and tonumber(score) or -1
+  return tonumber(redis.call('ZSCORE', DUE, name) or -1)
 end
 
 -- tick -1 leaves the due set; announce publishes "c <bucket> <tick>" when it became the earliest.
@@ -70,9 +69,7 @@ end
 -- A next tick argument: -1 none, -2 right after now; nil when it is not after now.
 local function next_arg(arg)
   local tick = tonumber(arg)
-  if tick == -2 then
-    return now + 1
-  end
+  tick = (tick == -2) and now + 1 or tick
   return (tick < 0 or tick > now) and tick or nil
 end
 
@@ -105,19 +102,14 @@ end
 
 -- The state letter of the last occurrence ('' when gone or none).
 local function last_state(d)
-  if d.last_key == '' then
-    return ''
-  end
-  local job = redis.call('HGET', KEYS[1], d.last_key)
+  local job = (d.last_key ~= '') and redis.call('HGET', KEYS[1], d.last_key)
   return job and string.sub(job, 1, 1) or ''
 end
 
 -- Appends a definition's record, tick and last occurrence's state letter to a reply.
 local function describe(reply, record, tick)
-  local d = parse_def(record)
-  reply[#reply + 1] = record
-  reply[#reply + 1] = tick
-  reply[#reply + 1] = d and last_state(d) or ''
+  local d, n = parse_def(record), #reply
+  reply[n + 1], reply[n + 2], reply[n + 3] = record, tick, d and last_state(d) or ''
   return reply
 end
 
@@ -175,12 +167,11 @@ if op == 'fire' then
         error('delayqueue: malformed fire occurrence at ' .. o)
       end
     end
+    local record = redis.call('HGET', DEFS, ARGV[i])
+    local d = record and parse_def(record)
     local plan = { name = ARGV[i], gen = tonumber(ARGV[i + 1]), tick = tonumber(ARGV[i + 2]),
       next_tick = tonumber(ARGV[i + 3]), overlap = ARGV[i + 4] == '1', skipped = tonumber(ARGV[i + 5]),
-      misfired = tonumber(ARGV[i + 6]), first = i + 8, n = n }
-    local record = redis.call('HGET', DEFS, plan.name)
-    local d = record and parse_def(record)
-    plan.def = d
+      misfired = tonumber(ARGV[i + 6]), first = i + 8, n = n, def = d }
     if not record then
       plan.result = 'g'
     elseif not d then
