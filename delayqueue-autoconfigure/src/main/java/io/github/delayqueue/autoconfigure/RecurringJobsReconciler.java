@@ -3,14 +3,12 @@ package io.github.delayqueue.autoconfigure;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import io.github.delayqueue.core.DelayQueueConnectionException;
-import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.recurring.PutResult;
 import io.github.delayqueue.recurring.RecurringJob;
 import io.github.delayqueue.recurring.RecurringJobInfo;
@@ -38,11 +36,11 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 
 	private final boolean failFast;
 
+	private final AtomicInteger requests = new AtomicInteger();
+
 	private volatile boolean running;
 
 	private volatile @Nullable Thread retrying;
-
-	private final AtomicInteger requests = new AtomicInteger();
 
 	RecurringJobsReconciler(RecurringJobs recurringJobs, Map<String, RecurringJob> declared, boolean removeUndeclared,
 			boolean failFast) {
@@ -72,7 +70,7 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 		}
 	}
 
-	/** Puts the declared recurring jobs again in the background ({@link DelayQueueObserver#dataLost}). */
+	/** Puts the declared recurring jobs again in the background (Redis lost them). */
 	void putAgain() {
 		if (this.running) {
 			putInTheBackground(false);
@@ -82,28 +80,23 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 	/** Puts on one background thread; a request while it runs makes it put once more. */
 	private synchronized void putInTheBackground(boolean waitFirst) {
 		this.requests.incrementAndGet();
-		Thread current = this.retrying;
-		if (current != null && current.isAlive()) {
-			return;
+		if (this.retrying == null || !this.retrying.isAlive()) {
+			Thread retry = new Thread(() -> retryUntilDone(waitFirst), "delayqueue-recurring-reconcile");
+			retry.setDaemon(true);
+			retry.start();
+			this.retrying = retry;
 		}
-		Thread retry = new Thread(() -> retryUntilDone(waitFirst), "delayqueue-recurring-reconcile");
-		retry.setDaemon(true);
-		this.retrying = retry;
-		retry.start();
 	}
 
 	private void retryUntilDone(boolean waitFirst) {
 		boolean wait = waitFirst;
 		while (this.running) {
+			int requested = this.requests.get();
 			try {
-				int requested = this.requests.get();
 				if (wait) {
 					Thread.sleep(RETRY_MILLIS);
 				}
 				wait = true;
-				if (!this.running) {
-					return;
-				}
 				reconcile();
 				logger.info("Put the declared recurring jobs");
 				if (this.requests.get() == requested) {
@@ -114,7 +107,7 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 			catch (InterruptedException ex) {
 				return;
 			}
-			catch (RefusedDefinitionsException ex) {
+			catch (IllegalArgumentException ex) {
 				logger.error(ex.getMessage());
 				return;
 			}
@@ -124,59 +117,42 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 		}
 	}
 
-	/** Puts the declared definitions; returns those declared before and no longer. */
-	List<String> reconcile() {
+	/** Puts the declared definitions, then reports (or deletes) those declared before and no longer. */
+	private void reconcile() {
 		List<String> refused = new ArrayList<>();
 		for (RecurringJob job : this.declared.values()) {
-			PutResult result;
 			try {
-				result = this.recurringJobs.put(job);
+				PutResult result = this.recurringJobs.put(job);
+				if (result != PutResult.UNCHANGED && logger.isInfoEnabled()) {
+					logger.info("Recurring job " + job.getName() + " " + result.name().toLowerCase() + ": "
+							+ job.getSchedule() + ", topic " + job.getTopic());
+				}
 			}
 			catch (IllegalArgumentException ex) {
 				refused.add("delayqueue.recurring." + job.getName() + ": " + ex.getMessage());
-				continue;
-			}
-			if (result != PutResult.UNCHANGED && logger.isInfoEnabled()) {
-				logger.info("Recurring job " + job.getName() + " " + result.name().toLowerCase() + ": " + job.getSchedule()
-						+ ", topic " + job.getTopic());
 			}
 		}
 		if (!refused.isEmpty()) {
-			throw new RefusedDefinitionsException("Declared recurring job(s) refused: " + String.join("; ", refused));
+			throw new IllegalArgumentException("Declared recurring job(s) refused: " + String.join("; ", refused));
 		}
 		if (this.declared.isEmpty() && !this.removeUndeclared) {
-			return List.of();
+			return;
 		}
-		Set<String> names = this.declared.keySet();
-		List<String> undeclared = new ArrayList<>();
-		for (RecurringJobInfo info : this.recurringJobs.list()) {
-			if (info.job().isDeclared() && !names.contains(info.name())) {
-				undeclared.add(info.name());
-			}
-		}
-		if (undeclared.isEmpty()) {
-			return undeclared;
-		}
-		if (this.removeUndeclared) {
+		List<String> undeclared = this.recurringJobs.list()
+			.stream()
+			.filter((info) -> info.job().isDeclared() && !this.declared.containsKey(info.name()))
+			.map(RecurringJobInfo::name)
+			.toList();
+		if (!undeclared.isEmpty() && this.removeUndeclared) {
 			undeclared.forEach(this.recurringJobs::delete);
 			logger.warn("Deleted recurring job(s) " + undeclared + ": declared in delayqueue.recurring before, and "
 					+ "no longer (delayqueue.remove-undeclared-recurring-jobs=true)");
 		}
-		else {
+		else if (!undeclared.isEmpty()) {
 			logger.warn("Recurring job(s) " + undeclared + " were declared in delayqueue.recurring and are no longer; "
 					+ "they keep firing. Delete them (RecurringJobs.delete, the endpoint) or set "
 					+ "delayqueue.remove-undeclared-recurring-jobs=true");
 		}
-		return undeclared;
-	}
-
-	/** Declared definitions refused by the rules (the others were put). */
-	static final class RefusedDefinitionsException extends IllegalStateException {
-
-		RefusedDefinitionsException(String message) {
-			super(message);
-		}
-
 	}
 
 	@Override

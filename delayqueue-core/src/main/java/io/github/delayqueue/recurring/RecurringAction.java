@@ -39,10 +39,7 @@ public enum RecurringAction {
 		return switch (this) {
 			case PAUSE -> new Result(jobs.pause(name), null);
 			case RESUME -> new Result(jobs.resume(name), null);
-			case TRIGGER -> {
-				String occurrence = jobs.trigger(name).orElse(null);
-				yield new Result(occurrence != null, occurrence);
-			}
+			case TRIGGER -> jobs.trigger(name).map((id) -> new Result(true, id)).orElse(new Result(false, null));
 		};
 	}
 

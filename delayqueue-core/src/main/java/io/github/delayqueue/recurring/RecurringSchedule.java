@@ -64,15 +64,13 @@ public final class RecurringSchedule {
 		if (cron.chars().anyMatch(Character::isISOControl)) {
 			throw new IllegalArgumentException("cron '" + cron.strip() + "' must not contain control characters");
 		}
-		CronExpression expression;
 		try {
-			expression = CronExpression.parse(cron.trim());
+			return new RecurringSchedule(cron.trim(), CronExpression.parse(cron.trim()), zone, null, null);
 		}
 		catch (IllegalArgumentException ex) {
 			throw new IllegalArgumentException("cron '" + cron + "' is not a valid cron expression (six fields, from "
 					+ "seconds, as Spring's CronExpression reads them): " + ex.getMessage(), ex);
 		}
-		return new RecurringSchedule(cron.trim(), expression, zone, null, null);
 	}
 
 	/**

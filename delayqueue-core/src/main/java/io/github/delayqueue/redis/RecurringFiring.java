@@ -65,10 +65,9 @@ final class RecurringFiring {
 
 	/** {@code <name>@<UTC tick>[-trigger][~<n>]}, n the smallest that lands in the definition's bucket. */
 	String occurrenceId(RecurringJob job, long tickMillis, boolean trigger) {
-		Instant tick = Instant.ofEpochMilli(tickMillis);
 		long millis = Math.floorMod(tickMillis, 1000L);
-		String base = job.getName() + "@" + TICK.format(tick) + ((millis != 0) ? String.format(".%03d", millis) : "")
-				+ "Z" + (trigger ? "-trigger" : "");
+		String base = job.getName() + "@" + TICK.format(Instant.ofEpochMilli(tickMillis))
+				+ ((millis != 0) ? String.format(".%03d", millis) : "") + "Z" + (trigger ? "-trigger" : "");
 		int bucket = this.keys.bucketOfName(job.getName());
 		String id = base;
 		for (int n = 1; this.keys.bucketOf(job.getTopic(), id) != bucket; n++) {
@@ -81,9 +80,8 @@ final class RecurringFiring {
 	void addOccurrence(List<Object> arguments, RecurringJob job, long idTickMillis, long dueMillis, long tickMillis,
 			boolean trigger) {
 		String id = occurrenceId(job, idTickMillis, trigger);
-		arguments.add(KeySpace.jobKey(job.getTopic(), id));
-		arguments.add(job.getTopic());
-		arguments.add(StoredPayload.encode(job.getHeaders(), job.getPayload()));
+		arguments.addAll(List.of(KeySpace.jobKey(job.getTopic(), id), job.getTopic(),
+				StoredPayload.encode(job.getHeaders(), job.getPayload())));
 		if (!trigger) {
 			arguments.add(dueMillis);
 		}
@@ -102,117 +100,94 @@ final class RecurringFiring {
 	TimerBackend.RecurringStep fire(int bucket) {
 		List<Object> due = Replies.list(this.scripts.recurring(bucket, "due", DUE_LIMIT));
 		long now = Replies.asLong(due.get(0));
-		long head = Replies.asLong(due.get(1));
 		if (due.size() == 2) {
-			return new TimerBackend.RecurringStep(head, now, List.of(), true);
+			return new TimerBackend.RecurringStep(Replies.asLong(due.get(1)), now, List.of(), true);
 		}
-		List<Object> arguments = new ArrayList<>();
-		arguments.add("fire");
+		List<Object> arguments = new ArrayList<>(List.of("fire"));
 		List<Plan> plans = new ArrayList<>();
 		int occurrencesLeft = MAX_OCCURRENCES;
 		long bytesLeft = MAX_BYTES;
 		long[] counted = { 0 };
-		for (int i = 2; i + 3 < due.size(); i += 4) {
+		for (int i = 2; i + 3 < due.size() && (plans.isEmpty() || counted[0] < RecurringTicks.TICK_LIMIT); i += 4) {
 			String name = Replies.asString(due.get(i));
-			byte[] value = Replies.asBytes(due.get(i + 1));
 			long tick = Replies.asLong(due.get(i + 2));
-			String lastState = Replies.asString(due.get(i + 3));
-			if (!plans.isEmpty() && counted[0] >= RecurringTicks.TICK_LIMIT) {
-				break;
-			}
-			Plan plan = plan(name, value, tick, now, lastState, counted);
+			Plan plan = plan(name, Replies.asBytes(due.get(i + 1)), tick, now, Replies.asString(due.get(i + 3)), counted);
 			if (!plans.isEmpty() && (plan.occurrences.size() > occurrencesLeft || plan.bytes > bytesLeft)) {
 				break;
 			}
 			occurrencesLeft -= plan.occurrences.size();
 			bytesLeft -= plan.bytes;
 			plans.add(plan);
-			arguments.add(name);
-			arguments.add(plan.gen);
-			arguments.add(tick);
-			arguments.add(plan.nextTick);
-			arguments.add(plan.overlap ? "1" : "0");
-			arguments.add(plan.skipped);
-			arguments.add(plan.misfired);
-			arguments.add(plan.occurrences.size());
+			arguments.addAll(List.of(name, plan.gen, tick, plan.nextTick, plan.overlap ? "1" : "0", plan.skipped,
+					plan.misfired, plan.occurrences.size()));
 			for (long[] occurrence : plan.occurrences) {
 				addOccurrence(arguments, plan.job, occurrence[0], occurrence[1], occurrence[2], false);
 			}
 		}
 		List<Object> reply = Replies.list(this.scripts.recurring(bucket, arguments.toArray()));
-		long redisMillis = Replies.asLong(reply.get(0));
-		long next = Replies.asLong(reply.get(1));
-		int topicCount = (int) Replies.asLong(reply.get(2));
-		List<String> topics = new ArrayList<>(topicCount);
-		for (int i = 0; i < topicCount; i++) {
-			topics.add(Replies.asString(reply.get(3 + i)));
-		}
-		int at = 3 + topicCount;
+		int at = 3 + (int) Replies.asLong(reply.get(2));
+		List<String> topics = reply.subList(3, at).stream().map(Replies::asString).toList();
 		boolean progressed = false;
 		for (Plan plan : plans) {
-			String result = Replies.asString(reply.get(at));
-			long created = Replies.asLong(reply.get(at + 1));
-			at += 2;
+			String result = Replies.asString(reply.get(at++));
+			long created = Replies.asLong(reply.get(at++));
 			progressed |= !"s".equals(result) && !"e".equals(result);
 			report(plan, result, created);
 		}
-		return new TimerBackend.RecurringStep(next, redisMillis, topics, progressed);
+		return new TimerBackend.RecurringStep(Replies.asLong(reply.get(1)), Replies.asLong(reply.get(0)), topics,
+				progressed);
 	}
 
 	private void report(Plan plan, String result, long created) {
+		long skipped = plan.skipped + plan.occurrences.size() - created;
+		boolean fired = "f".equals(result) || "k".equals(result);
 		if ("u".equals(result)) {
 			logger.error("Cannot read the recurring job " + plan.name + " of this namespace (written by another "
 					+ "version?): it is not fired until it is put again");
-			return;
 		}
-		if (plan.job == null) {
-			return;
-		}
-		if ("f".equals(result) || "k".equals(result)) {
-			long skipped = plan.skipped + plan.occurrences.size() - created;
-			if (created == 0 && skipped == 0 && plan.misfired == 0) {
-				return;
-			}
+		else if (fired && plan.job != null && created + skipped + plan.misfired > 0) {
 			this.observer.recurringFired(plan.name, plan.job.getTopic(), created, skipped, plan.misfired);
 			if (plan.misfired > 0 && logger.isInfoEnabled()) {
 				logger.info("Recurring job " + plan.name + " missed " + plan.misfired + " tick(s) (misfire policy "
 						+ plan.job.getMisfirePolicy() + "): created " + created + " occurrence(s)");
 			}
 		}
-		else if (logger.isDebugEnabled()) {
+		else if (!fired && logger.isDebugEnabled()) {
 			logger.debug("Recurring job " + plan.name + " not fired: " + result);
 		}
 	}
 
 	/** What one definition's firing creates; an unreadable one only moves on, or leaves the due set. */
+	@SuppressWarnings("NullAway") // a fixed delay has its delay
 	private Plan plan(String name, byte[] value, long tick, long now, String lastState, long[] counted) {
-		RecurringRecord record;
+		long gen = RecurringRecord.genOf(value);
+		RecurringJob job;
 		try {
-			record = RecurringRecord.decode(name, value);
+			job = RecurringRecord.job(name, value);
 		}
 		catch (RuntimeException ex) {
-			long gen = RecurringRecord.genOf(value);
 			if (gen >= 0) {
 				logger.error("Cannot read the recurring job " + name + " of this namespace (written by another "
 						+ "version?); it is not fired. Put it again to replace it: " + ex.getMessage());
 			}
 			return new Plan(name, null, gen, (gen >= 0) ? now + UNREADABLE_RETRY_MILLIS : -1, false, 0, 0, List.of(), 0);
 		}
-		RecurringJob job = record.job();
 		RecurringSchedule schedule = job.getSchedule();
-		if (schedule.getDelay() != null) {
-			return fixedDelay(name, job, record, now, lastState);
-		}
-		Instant nextAfterNow = schedule.next(Instant.ofEpochMilli(now));
-		long nextTick = (nextAfterNow != null) ? nextAfterNow.toEpochMilli() : -1;
 		long size = Math.max(1, StoredPayload.size(job.getHeaders(), job.getPayload()));
+		if (schedule.getDelay() != null) {
+			// while the last occurrence is in the queue, look again soon; else create the next, due after the delay
+			long delay = schedule.getDelay().toMillis();
+			boolean inQueue = !lastState.isEmpty() && !lastState.equals("X");
+			List<long[]> next = inQueue ? List.of() : List.of(new long[] { now + delay, now + delay, now + delay });
+			return new Plan(name, job, gen, now + (inQueue ? Math.min(delay, FIXED_DELAY_LOOK_MILLIS) : delay), false, 0,
+					0, next, next.size() * size);
+		}
 		int cap = (int) Math.max(1, Math.min(Math.min(job.getMaxCatchUp(), MAX_OCCURRENCES), MAX_BYTES / size));
-		RecurringTicks ticks = RecurringTicks.between(schedule, tick, now, now - job.getMisfireThreshold().toMillis(), cap);
+		long lateBefore = now - job.getMisfireThreshold().toMillis();
+		RecurringTicks ticks = RecurringTicks.between(schedule, tick, now, lateBefore, cap);
 		counted[0] += ticks.iterations();
-		long misfired = ticks.late();
-		List<long[]> occurrences = new ArrayList<>();
 		List<Long> recent = ticks.recent();
-		int onTime = ticks.onTime();
+		List<long[]> occurrences = new ArrayList<>();
 		if (ticks.late() == 0 || job.getMisfirePolicy() == MisfirePolicy.FIRE_ALL) {
 			recent.forEach((t) -> occurrences.add(new long[] { t, t, t }));
 		}
@@ -221,29 +196,14 @@ final class RecurringFiring {
 			occurrences.add(new long[] { tick, now, recent.get(recent.size() - 1) });
 		}
 		else {
-			recent.subList(Math.max(0, recent.size() - onTime), recent.size())
-				.forEach((t) -> occurrences.add(new long[] { t, t, t }));
+			recent.stream().filter((t) -> t >= lateBefore).forEach((t) -> occurrences.add(new long[] { t, t, t }));
 		}
-		if (job.getOverlapPolicy() == OverlapPolicy.SKIP && occurrences.size() > 1) {
+		boolean overlap = job.getOverlapPolicy() == OverlapPolicy.SKIP;
+		if (overlap && occurrences.size() > 1) {
 			occurrences.subList(0, occurrences.size() - 1).clear();
 		}
-		long skipped = ticks.total() - occurrences.size();
-		return new Plan(name, job, record.gen(), nextTick, job.getOverlapPolicy() == OverlapPolicy.SKIP, skipped,
-				misfired, occurrences, occurrences.size() * size);
-	}
-
-	/** While the last occurrence is in the queue, look again soon; else create the next, due after the delay. */
-	@SuppressWarnings("NullAway") // called for a fixed delay only
-	private Plan fixedDelay(String name, RecurringJob job, RecurringRecord record, long now, String lastState) {
-		long delay = job.getSchedule().getDelay().toMillis();
-		boolean inQueue = !lastState.isEmpty() && !lastState.equals("X");
-		if (inQueue) {
-			return new Plan(name, job, record.gen(), now + Math.min(delay, FIXED_DELAY_LOOK_MILLIS), false, 0, 0,
-					List.of(), 0);
-		}
-		long due = now + delay;
-		long size = Math.max(1, StoredPayload.size(job.getHeaders(), job.getPayload()));
-		return new Plan(name, job, record.gen(), due, false, 0, 0, List.of(new long[] { due, due, due }), size);
+		return new Plan(name, job, gen, RedisRecurringJobs.nextTick(job, now), overlap, ticks.total() - occurrences.size(),
+				ticks.late(), occurrences, occurrences.size() * size);
 	}
 
 	/**

@@ -4,8 +4,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
 
@@ -18,94 +21,68 @@ import io.github.delayqueue.recurring.RecurringSchedule;
 
 /**
  * A recurring job's record in the bucket's {@code recurring} hash: the header line
- * {@code recurring.lua} keeps, then the spec only Java reads ({@code key=value} lines, an empty
- * line, the payload).
- *
- * @param version the definition's version
- * @param gen what a firing must name to fire this version
- * @param paused whether it is paused
- * @param fired occurrences created
- * @param skipped ticks that created none
- * @param misfired ticks fired late
- * @param lastTick the tick of the last occurrence in ms, or -1
- * @param lastScheduled the latest tick fired by the schedule, or -1
- * @param lastKey the job key of the last occurrence, or empty
- * @param job the definition
+ * {@code recurring.lua} keeps ({@code version,gen,paused,fired,skipped,misfired,lastTick,lastScheduled,lastKey}),
+ * then the spec only Java reads ({@code key=value} lines, an empty line, the payload).
  */
-record RecurringRecord(long version, long gen, boolean paused, long fired, long skipped, long misfired, long lastTick,
-		long lastScheduled, String lastKey, RecurringJob job) {
+final class RecurringRecord {
 
-	private static final int HEADER_FIELDS = 9;
+	private static final Pattern HEADER = Pattern
+		.compile("(\\d+),(\\d+),([01]),(\\d+),(\\d+),(\\d+),(-?\\d+),(-?\\d+),(.*)");
+
+	private RecurringRecord() {
+	}
 
 	/**
-	 * Reads a record.
+	 * Reads a record, given its next tick (-1: none) and its last occurrence's state letter.
 	 * @throws IllegalStateException when it is not in this format
 	 */
-	static RecurringRecord decode(String name, byte[] record) {
-		String[] header = header(record);
+	static RecurringJobInfo decode(String name, byte[] record, long nextTick, String lastState) {
+		Matcher header = header(record);
 		if (header == null) {
 			throw new IllegalStateException("The recurring job " + name + " has a header of another format");
 		}
-		RecurringJob job = decodeSpec(name, Arrays.copyOfRange(record, indexOf(record, 0) + 1, record.length));
-		return new RecurringRecord(Long.parseLong(header[0]), Long.parseLong(header[1]), "1".equals(header[2]),
-				Long.parseLong(header[3]), Long.parseLong(header[4]), Long.parseLong(header[5]),
-				Long.parseLong(header[6]), Long.parseLong(header[7]), header[8], job);
+		String lastKey = header.group(9);
+		String lastId = lastKey.isEmpty() ? null : lastKey.substring(lastKey.indexOf(':') + 1);
+		return new RecurringJobInfo(job(name, record), Long.parseLong(header.group(1)), "1".equals(header.group(3)),
+				instant(nextTick), Long.parseLong(header.group(4)), Long.parseLong(header.group(5)),
+				Long.parseLong(header.group(6)), instant(Long.parseLong(header.group(7))), lastId,
+				(lastId != null && !lastState.isEmpty()) ? JobState.fromCode(lastState.charAt(0)) : null);
 	}
 
 	/** The gen of a record whose spec may not be readable, or -1 when its header is not either. */
 	static long genOf(byte[] record) {
-		String[] header = header(record);
-		return (header != null) ? Long.parseLong(header[1]) : -1;
+		Matcher header = header(record);
+		return (header != null) ? Long.parseLong(header.group(2)) : -1;
 	}
 
-	private static String @Nullable [] header(byte[] record) {
+	private static @Nullable Matcher header(byte[] record) {
 		int nl = indexOf(record, 0);
-		String[] header = (nl < 0) ? new String[0]
-				: new String(record, 0, nl, StandardCharsets.UTF_8).split(",", HEADER_FIELDS);
-		if (header.length != HEADER_FIELDS) {
-			return null;
-		}
-		try {
-			for (int i = 0; i < HEADER_FIELDS - 1; i++) {
-				Long.parseLong(header[i]);
-			}
-		}
-		catch (NumberFormatException ex) {
-			return null;
-		}
-		return header;
+		Matcher header = HEADER.matcher((nl < 0) ? "" : new String(record, 0, nl, StandardCharsets.UTF_8));
+		return header.matches() ? header : null;
+	}
+
+	private static @Nullable Instant instant(long millis) {
+		return (millis >= 0) ? Instant.ofEpochMilli(millis) : null;
 	}
 
 	/** The spec of a definition: its fields and payload, which the script compares but never reads. */
 	@SuppressWarnings("NullAway") // a schedule without a period or a delay is a cron
 	static byte[] encodeSpec(RecurringJob job) {
 		StringBuilder text = new StringBuilder();
+		RecurringSchedule schedule = job.getSchedule();
 		line(text, "v", "1");
 		line(text, "topic", job.getTopic());
-		RecurringSchedule schedule = job.getSchedule();
-		if (schedule.getPeriod() != null) {
-			line(text, "every", schedule.getPeriod().toMillis());
-		}
-		else if (schedule.getDelay() != null) {
-			line(text, "delay", schedule.getDelay().toMillis());
-		}
-		else {
-			line(text, "cron", schedule.getCron());
-			line(text, "zone", schedule.getZone().getId());
-		}
-		if (job.getTtr() != null) {
-			line(text, "ttr", job.getTtr().toMillis());
-		}
-		if (job.getMaxAttempts() != null) {
-			line(text, "max", job.getMaxAttempts());
-		}
+		line(text, "every", (schedule.getPeriod() != null) ? schedule.getPeriod().toMillis() : null);
+		line(text, "delay", (schedule.getDelay() != null) ? schedule.getDelay().toMillis() : null);
+		line(text, "cron", schedule.getCron());
+		line(text, "zone", (schedule.getCron() != null) ? schedule.getZone().getId() : null);
+		line(text, "ttr", (job.getTtr() != null) ? job.getTtr().toMillis() : null);
+		line(text, "max", job.getMaxAttempts());
 		line(text, "misfire", job.getMisfirePolicy().name());
 		line(text, "threshold", job.getMisfireThreshold().toMillis());
 		line(text, "catchup", job.getMaxCatchUp());
 		line(text, "overlap", job.getOverlapPolicy().name());
-		if (job.isDeclared()) {
-			line(text, "declared", "1");
-		}
+		line(text, "declared", job.isDeclared() ? "1" : null);
 		job.getHeaders().forEach((name, value) -> line(text, "h." + name, value));
 		byte[] fields = text.append('\n').toString().getBytes(StandardCharsets.UTF_8);
 		byte[] payload = job.getPayload();
@@ -114,56 +91,46 @@ record RecurringRecord(long version, long gen, boolean paused, long fired, long 
 		return spec;
 	}
 
-	private static void line(StringBuilder text, String key, Object value) {
-		text.append(key).append('=').append(value).append('\n');
+	/** Appends {@code key=value}, unless the value is {@code null}. */
+	private static void line(StringBuilder text, String key, @Nullable Object value) {
+		if (value != null) {
+			text.append(key).append('=').append(value).append('\n');
+		}
 	}
 
+	/** The definition a record's spec describes. */
 	@SuppressWarnings("NullAway") // the builder refuses a spec without its topic or schedule: unreadable
-	private static RecurringJob decodeSpec(String name, byte[] spec) {
-		Map<String, String> fields = new LinkedHashMap<>();
-		Map<String, String> headers = new LinkedHashMap<>();
-		int at = 0;
-		for (int nl = indexOf(spec, at); nl != at; nl = indexOf(spec, at)) {
-			if (nl < 0) {
-				throw new IllegalStateException("The recurring job " + name + " has a spec without an end of its fields");
-			}
-			String line = new String(spec, at, nl - at, StandardCharsets.UTF_8);
+	static RecurringJob job(String name, byte[] record) {
+		RecurringJob.Builder builder = RecurringJob.builder(name);
+		Map<String, String> fields = new HashMap<>();
+		int at = indexOf(record, 0) + 1;
+		for (int nl = indexOf(record, at); nl != at; at = nl + 1, nl = indexOf(record, at)) {
+			String line = (nl < 0) ? "" : new String(record, at, nl - at, StandardCharsets.UTF_8);
 			int eq = line.indexOf('=');
 			if (eq < 0) {
-				throw new IllegalStateException("The recurring job " + name + " has a spec line without '=': " + line);
+				throw new IllegalStateException("The recurring job " + name + " has a malformed spec line '" + line + "'");
 			}
-			boolean header = line.startsWith("h.");
-			(header ? headers : fields).put(line.substring(header ? 2 : 0, eq), line.substring(eq + 1));
-			at = nl + 1;
+			if (line.startsWith("h.")) {
+				builder.header(line.substring(2, eq), line.substring(eq + 1));
+			}
+			else {
+				fields.put(line.substring(0, eq), line.substring(eq + 1));
+			}
 		}
-		RecurringJob.Builder builder = RecurringJob.builder(name)
-			.topic(fields.get("topic"))
-			.payload(Arrays.copyOfRange(spec, at + 1, spec.length))
-			.headers(headers)
+		String every = fields.get("every");
+		String delay = fields.get("delay");
+		builder.topic(fields.get("topic"))
+			.payload(Arrays.copyOfRange(record, at + 1, record.length))
 			.misfirePolicy(MisfirePolicy.valueOf(fields.getOrDefault("misfire", MisfirePolicy.FIRE_ONCE.name())))
 			.overlapPolicy(OverlapPolicy.valueOf(fields.getOrDefault("overlap", OverlapPolicy.ALLOW.name())))
-			.declared("1".equals(fields.get("declared")));
-		if (fields.containsKey("every")) {
-			builder.every(millis(fields.get("every")));
-		}
-		else if (fields.containsKey("delay")) {
-			builder.fixedDelay(millis(fields.get("delay")));
-		}
-		else {
-			builder.cron(fields.get("cron"), fields.get("zone"));
-		}
-		if (fields.containsKey("ttr")) {
-			builder.ttr(millis(fields.get("ttr")));
-		}
-		if (fields.containsKey("max")) {
-			builder.maxAttempts(Integer.parseInt(fields.get("max")));
-		}
-		if (fields.containsKey("threshold")) {
-			builder.misfireThreshold(millis(fields.get("threshold")));
-		}
-		if (fields.containsKey("catchup")) {
-			builder.maxCatchUp(Integer.parseInt(fields.get("catchup")));
-		}
+			.declared("1".equals(fields.get("declared")))
+			.schedule((every != null) ? RecurringSchedule.every(millis(every))
+					: (delay != null) ? RecurringSchedule.fixedDelay(millis(delay))
+							: RecurringSchedule.cron(fields.get("cron"), fields.get("zone")));
+		Optional.ofNullable(fields.get("ttr")).ifPresent((ttr) -> builder.ttr(millis(ttr)));
+		Optional.ofNullable(fields.get("max")).ifPresent((max) -> builder.maxAttempts(Integer.parseInt(max)));
+		Optional.ofNullable(fields.get("threshold")).ifPresent((t) -> builder.misfireThreshold(millis(t)));
+		Optional.ofNullable(fields.get("catchup")).ifPresent((n) -> builder.maxCatchUp(Integer.parseInt(n)));
 		return builder.build();
 	}
 
@@ -178,16 +145,6 @@ record RecurringRecord(long version, long gen, boolean paused, long fired, long 
 			}
 		}
 		return -1;
-	}
-
-	/** The record as the API shows it, given its next tick (-1: none) and last occurrence's state letter. */
-	RecurringJobInfo info(long nextTick, String lastState) {
-		String lastId = this.lastKey.isEmpty() ? null : this.lastKey.substring(this.lastKey.indexOf(':') + 1);
-		@Nullable JobState state = lastState.isEmpty() ? null : JobState.fromCode(lastState.charAt(0));
-		return new RecurringJobInfo(this.job, this.version, this.paused,
-				(nextTick >= 0) ? Instant.ofEpochMilli(nextTick) : null, this.fired, this.skipped, this.misfired,
-				(this.lastTick >= 0) ? Instant.ofEpochMilli(this.lastTick) : null, lastId,
-				(lastId != null) ? state : null);
 	}
 
 }

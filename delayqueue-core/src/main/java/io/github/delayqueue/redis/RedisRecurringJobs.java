@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 
 import io.github.delayqueue.recurring.PutResult;
 import io.github.delayqueue.recurring.RecurringJob;
@@ -12,6 +13,7 @@ import io.github.delayqueue.recurring.RecurringJobInfo;
 import io.github.delayqueue.recurring.RecurringJobs;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@link RecurringJobs} on {@code recurring.lua}, a definition in bucket
@@ -53,118 +55,67 @@ final class RedisRecurringJobs implements RecurringJobs {
 			throw new IllegalArgumentException("job must not be null");
 		}
 		StoredPayload.checkSize(job.getHeaders(), job.getPayload(), this.maxPayloadSize);
-		int bucket = this.keys.bucketOfName(job.getName());
 		byte[] spec = RecurringRecord.encodeSpec(job);
-		long now = Replies.asLong(Replies.list(this.scripts.recurring(bucket, "get", job.getName())).get(0));
-		for (int attempt = 1;; attempt++) {
-			long next = nextTick(job, now);
+		return retried("put", job.getName(), (read) -> {
+			long next = nextTick(job, read.now());
 			if (next == -1) {
 				throw new IllegalArgumentException("schedule " + job.getSchedule() + " of recurring job '" + job.getName()
-						+ "' has no tick after " + Instant.ofEpochMilli(now));
+						+ "' has no tick after " + Instant.ofEpochMilli(read.now()));
 			}
-			List<Object> reply = Replies.list(this.scripts.recurring(bucket, "put", job.getName(), spec, next));
-			now = Replies.asLong(reply.get(0));
-			long answer = Replies.asLong(reply.get(1));
-			if (answer == -1) {
-				checkAttempts(attempt, "put", job.getName());
-				continue;
-			}
-			if (answer != 0) {
-				this.wakeups.recurringTick(bucket, (next == RIGHT_AFTER_NOW) ? now + 1 : next);
-			}
-			return (answer == 1) ? PutResult.CREATED : (answer == 2) ? PutResult.UPDATED : PutResult.UNCHANGED;
-		}
-	}
-
-	/** The first tick after now: -1 for none, {@link #RIGHT_AFTER_NOW} for a fixed delay. */
-	private static long nextTick(RecurringJob job, long now) {
-		if (job.getSchedule().getDelay() != null) {
-			return RIGHT_AFTER_NOW;
-		}
-		Instant next = job.getSchedule().next(Instant.ofEpochMilli(now));
-		return (next != null) ? next.toEpochMilli() : -1;
-	}
-
-	/** Fails a write whose time-dependent argument went stale {@value #MAX_ATTEMPTS} times. */
-	private static void checkAttempts(int attempt, String operation, String name) {
-		if (attempt > MAX_ATTEMPTS) {
-			throw new IllegalStateException("Could not " + operation + " recurring job '" + name + "': it changed, or "
-					+ "its next tick passed, " + MAX_ATTEMPTS + " times before it was written");
-		}
+			long answer = writeTick(read.bucket(), next, "put", job.getName(), spec, next);
+			return (answer == -1) ? null
+					: (answer == 1) ? PutResult.CREATED : (answer == 2) ? PutResult.UPDATED : PutResult.UNCHANGED;
+		});
 	}
 
 	@Override
 	public boolean pause(String name) {
-		return call("pause", name) >= 0;
+		return Replies.asLong(call(bucketOf(name), "pause", name).get(1)) >= 0;
 	}
 
 	@Override
 	public boolean resume(String name) {
-		int bucket = this.keys.bucketOfName(RecurringJob.name(name));
-		for (int attempt = 1;; attempt++) {
-			Optional<Read> read = read(bucket, name);
-			if (read.isEmpty()) {
+		return retried("resume", name, (read) -> {
+			RecurringJobInfo info = read.info();
+			if (info == null) {
 				return false;
 			}
-			long next = nextTick(read.get().record().job(), read.get().now());
-			List<Object> reply = Replies
-				.list(this.scripts.recurring(bucket, "resume", name, next, read.get().record().gen()));
-			long result = Replies.asLong(reply.get(1));
-			if (result == -2) {
-				checkAttempts(attempt, "resume", name);
-				continue;
-			}
-			if (result == 1 && next != -1) {
-				this.wakeups.recurringTick(bucket, (next == RIGHT_AFTER_NOW) ? Replies.asLong(reply.get(0)) + 1 : next);
-			}
-			return result >= 0;
-		}
+			long next = nextTick(info.job(), read.now());
+			long result = writeTick(read.bucket(), next, "resume", name, next, read.gen());
+			return (result == -2) ? null : result >= 0;
+		});
 	}
 
 	@Override
 	@SuppressWarnings("NullAway") // the arguments hold the occurrence's job key
 	public Optional<String> trigger(String name) {
-		int bucket = this.keys.bucketOfName(RecurringJob.name(name));
-		for (int attempt = 1;; attempt++) {
-			Optional<Read> read = read(bucket, name);
-			if (read.isEmpty()) {
+		return retried("trigger", name, (read) -> {
+			RecurringJobInfo info = read.info();
+			if (info == null) {
 				return Optional.empty();
 			}
-			RecurringJob job = read.get().record().job();
-			List<Object> arguments = new ArrayList<>();
-			arguments.add("trigger");
-			arguments.add(name);
-			this.firing.addOccurrence(arguments, job, read.get().now(), read.get().now(), read.get().now(), true);
-			arguments.add(read.get().record().gen());
+			RecurringJob job = info.job();
+			List<Object> arguments = new ArrayList<>(List.of("trigger", name));
+			this.firing.addOccurrence(arguments, job, read.now(), read.now(), read.now(), true);
+			arguments.add(read.gen());
 			arguments.add((job.getSchedule().getDelay() != null) ? "1" : "0");
-			long result = Replies.asLong(Replies.list(this.scripts.recurring(bucket, arguments.toArray())).get(1));
-			if (result == -2) {
-				checkAttempts(attempt, "trigger", name);
-				continue;
-			}
-			if (result < 0) {
-				return Optional.empty();
-			}
+			long result = Replies.asLong(call(read.bucket(), arguments.toArray()).get(1));
 			if (result == 1) {
-				this.wakeups.ready(job.getTopic(), bucket);
+				this.wakeups.ready(job.getTopic(), read.bucket());
 			}
-			return Optional.of(Replies.asString(arguments.get(2)).substring(job.getTopic().length() + 1));
-		}
+			return (result == -2) ? null : (result < 0) ? Optional.empty()
+					: Optional.of(Replies.asString(arguments.get(2)).substring(job.getTopic().length() + 1));
+		});
 	}
 
 	@Override
 	public boolean delete(String name) {
-		return call("delete", name) == 1;
-	}
-
-	private long call(String operation, String name) {
-		int bucket = this.keys.bucketOfName(RecurringJob.name(name));
-		return Replies.asLong(Replies.list(this.scripts.recurring(bucket, operation, name)).get(1));
+		return Replies.asLong(call(bucketOf(name), "delete", name).get(1)) == 1;
 	}
 
 	@Override
 	public Optional<RecurringJobInfo> find(String name) {
-		return read(this.keys.bucketOfName(RecurringJob.name(name)), name).map(Read::info);
+		return Optional.ofNullable(read(bucketOf(name), name).info());
 	}
 
 	@Override
@@ -176,8 +127,8 @@ final class RedisRecurringJobs implements RecurringJobs {
 			for (int i = 1; i + 3 < reply.size(); i += 4) {
 				String name = Replies.asString(reply.get(i));
 				try {
-					RecurringRecord record = RecurringRecord.decode(name, Replies.asBytes(reply.get(i + 1)));
-					all.add(record.info(Replies.asLong(reply.get(i + 2)), Replies.asString(reply.get(i + 3))));
+					all.add(RecurringRecord.decode(name, Replies.asBytes(reply.get(i + 1)), Replies.asLong(reply.get(i + 2)),
+							Replies.asString(reply.get(i + 3))));
 				}
 				catch (RuntimeException ex) {
 					logger.warn("Leaving out recurring job " + name + ", which cannot be read (written by another "
@@ -189,22 +140,65 @@ final class RedisRecurringJobs implements RecurringJobs {
 		return all;
 	}
 
-	@SuppressWarnings("NullAway") // the script's reply has these values
-	private Optional<Read> read(int bucket, String name) {
-		List<Object> reply = Replies.list(this.scripts.recurring(bucket, "get", name));
-		long now = Replies.asLong(reply.get(0));
-		if (reply.size() < 4) {
-			return Optional.empty();
+	/** The first tick after now: -1 for none, {@link #RIGHT_AFTER_NOW} for a fixed delay. */
+	static long nextTick(RecurringJob job, long now) {
+		if (job.getSchedule().getDelay() != null) {
+			return RIGHT_AFTER_NOW;
 		}
-		RecurringRecord record = RecurringRecord.decode(name, Replies.asBytes(reply.get(1)));
-		return Optional.of(new Read(now, record, Replies.asLong(reply.get(2)), Replies.asString(reply.get(3))));
+		Instant next = job.getSchedule().next(Instant.ofEpochMilli(now));
+		return (next != null) ? next.toEpochMilli() : -1;
 	}
 
-	/** A definition as read, with Redis's time of the read. */
-	private record Read(long now, RecurringRecord record, long nextTick, String lastState) {
+	/** Reads a definition and writes from it until the write does not find it stale ({@code null}). */
+	private <T> T retried(String operation, String name, Function<Read, @Nullable T> write) {
+		int bucket = bucketOf(name);
+		for (int attempt = 0; attempt <= MAX_ATTEMPTS; attempt++) {
+			T result = write.apply(read(bucket, name));
+			if (result != null) {
+				return result;
+			}
+		}
+		throw new IllegalStateException("Could not " + operation + " recurring job '" + name + "': it changed, or its "
+				+ "next tick passed, " + MAX_ATTEMPTS + " times before it was written");
+	}
 
-		RecurringJobInfo info() {
-			return this.record.info(this.nextTick, this.lastState);
+	/** Runs a write that may set a next tick, and wakes the timer when it did; returns the script's answer. */
+	private long writeTick(int bucket, long next, Object... arguments) {
+		List<Object> reply = call(bucket, arguments);
+		long answer = Replies.asLong(reply.get(1));
+		if (answer > 0 && next != -1) {
+			this.wakeups.recurringTick(bucket, (next == RIGHT_AFTER_NOW) ? Replies.asLong(reply.get(0)) + 1 : next);
+		}
+		return answer;
+	}
+
+	private int bucketOf(String name) {
+		return this.keys.bucketOfName(RecurringJob.name(name));
+	}
+
+	private List<Object> call(int bucket, Object... arguments) {
+		return Replies.list(this.scripts.recurring(bucket, arguments));
+	}
+
+	private Read read(int bucket, String name) {
+		return new Read(bucket, name, call(bucket, "get", name));
+	}
+
+	/** A {@code get} reply: Redis's time, then the record, its next tick and last state letter when it exists. */
+	@SuppressWarnings("NullAway") // the script's reply has these values
+	private record Read(int bucket, String name, List<Object> reply) {
+
+		long now() {
+			return Replies.asLong(this.reply.get(0));
+		}
+
+		@Nullable RecurringJobInfo info() {
+			return (this.reply.size() < 4) ? null : RecurringRecord.decode(this.name, Replies.asBytes(this.reply.get(1)),
+					Replies.asLong(this.reply.get(2)), Replies.asString(this.reply.get(3)));
+		}
+
+		long gen() {
+			return RecurringRecord.genOf(Replies.asBytes(this.reply.get(1)));
 		}
 
 	}

@@ -9,8 +9,8 @@
 -- @include lib/to36
 -- @include lib/new_record
 -- @include lib/count
--- @include lib/announce_head
 -- @include lib/push_ready
+-- @include lib/push_delayed
 -- @include lib/lowest
 local DEFS = P .. 'recurring'
 local DUE = P .. 'recurring-due'
@@ -28,15 +28,6 @@ local function parse_def(record)
     spec = string.sub(record, body) }
 end
 
-local function read_def(name)
-  local record = redis.call('HGET', DEFS, name)
-  if not record then
-    return nil
-  end
-  return parse_def(record) or error('delayqueue: the recurring definition ' .. name .. ' in ' .. DEFS
-    .. ' is not in the format of this version (put it again to replace it)')
-end
-
 local function write_def(name, d)
   redis.call('HSET', DEFS, name, num(d.version) .. ',' .. num(d.gen) .. ',' .. d.paused .. ',' .. num(d.fired) .. ','
     .. num(d.skipped) .. ',' .. num(d.misfired) .. ',' .. num(d.last_tick) .. ',' .. num(d.last_scheduled) .. ','
@@ -44,8 +35,7 @@ local function write_def(name, d)
 end
 
 local function due_of(name)
-  local score = redis.call('ZSCORE', DUE, name)
-  return score and tonumber(score) or -1
+  return tonumber(redis.call('ZSCORE', DUE, name) or -1)
 end
 
 -- tick -1 leaves the due set; announce publishes "c <bucket> <tick>" when it became the earliest.
@@ -60,18 +50,9 @@ local function set_due(name, tick, announce)
   end
 end
 
-local function head()
-  local first = redis.call('ZRANGE', DUE, 0, 0, 'WITHSCORES')
-  return first[2] and tonumber(first[2]) or -1
-end
-
 -- Creates an occurrence unless its key exists: 1 when created, and the topic when it is READY.
 local function create(jobkey, topic, payload, due, ttr, max)
   local state = (due <= now) and 'R' or 'D'
-  local _, first
-  if state == 'D' then
-    _, first = lowest(P .. 'delayed')
-  end
   local record = new_record(state, max, to36(tonumber(ttr)), to36(now), to36(due - now), payload)
   if redis.call('HSETNX', KEYS[1], jobkey, record) == 0 then
     return 0
@@ -81,34 +62,31 @@ local function create(jobkey, topic, payload, due, ttr, max)
     push_ready(topic, { jobkey })
     return 1, topic
   end
-  redis.call('ZADD', P .. 'delayed', num(due), jobkey)
-  if first == nil or due < first then
-    announce_head(due)
-  end
+  push_delayed(jobkey, due)
   return 1
 end
 
--- put name spec next (-1: none, -2: now + 1): a current next tick that came and was not fired
--- stays. {now, 1 created | 2 updated | 0 unchanged | -1 next is not after now, version}
+-- A next tick argument: -1 none, -2 right after now; nil when it is not after now.
+local function next_arg(arg)
+  local tick = tonumber(arg)
+  tick = (tick == -2) and now + 1 or tick
+  return (tick < 0 or tick > now) and tick or nil
+end
+
+-- put name spec next: a current next tick that came and was not fired stays.
+-- {now, 1 created | 2 updated | 0 unchanged | -1 next is not after now, version}
 if op == 'put' then
-  local name, spec, next_tick = ARGV[4], ARGV[5], tonumber(ARGV[6])
-  if next_tick == -2 then
-    next_tick = now + 1
-  end
+  local name, spec, next_tick = ARGV[4], ARGV[5], next_arg(ARGV[6])
   local record = redis.call('HGET', DEFS, name)
   local d = record and parse_def(record)
   if d and d.spec == spec then
     return { now, 0, d.version }
   end
-  if next_tick >= 0 and next_tick <= now then
+  if not next_tick then
     return { now, -1, 0 }
   end
-  local result = 2
-  if not d then
-    d = { version = 0, paused = '0', fired = 0, skipped = 0, misfired = 0, last_tick = -1, last_scheduled = -1,
-      last_key = '' }
-    result = 1
-  end
+  local result = d and 2 or 1
+  d = d or { version = 0, paused = '0', fired = 0, skipped = 0, misfired = 0, last_tick = -1, last_key = '' }
   local current = due_of(name)
   -- a changed schedule starts afresh: its next tick is after now, or the current unfired one
   d.last_scheduled = -1
@@ -124,19 +102,14 @@ end
 
 -- The state letter of the last occurrence ('' when gone or none).
 local function last_state(d)
-  if d.last_key == '' then
-    return ''
-  end
-  local job = redis.call('HGET', KEYS[1], d.last_key)
+  local job = (d.last_key ~= '') and redis.call('HGET', KEYS[1], d.last_key)
   return job and string.sub(job, 1, 1) or ''
 end
 
 -- Appends a definition's record, tick and last occurrence's state letter to a reply.
 local function describe(reply, record, tick)
-  local d = parse_def(record)
-  reply[#reply + 1] = record
-  reply[#reply + 1] = tick
-  reply[#reply + 1] = d and last_state(d) or ''
+  local d, n = parse_def(record), #reply
+  reply[n + 1], reply[n + 2], reply[n + 3] = record, tick, d and last_state(d) or ''
   return reply
 end
 
@@ -194,12 +167,11 @@ if op == 'fire' then
         error('delayqueue: malformed fire occurrence at ' .. o)
       end
     end
+    local record = redis.call('HGET', DEFS, ARGV[i])
+    local d = record and parse_def(record)
     local plan = { name = ARGV[i], gen = tonumber(ARGV[i + 1]), tick = tonumber(ARGV[i + 2]),
       next_tick = tonumber(ARGV[i + 3]), overlap = ARGV[i + 4] == '1', skipped = tonumber(ARGV[i + 5]),
-      misfired = tonumber(ARGV[i + 6]), first = i + 8, n = n }
-    local record = redis.call('HGET', DEFS, plan.name)
-    local d = record and parse_def(record)
-    plan.def = d
+      misfired = tonumber(ARGV[i + 6]), first = i + 8, n = n, def = d }
     if not record then
       plan.result = 'g'
     elseif not d then
@@ -219,25 +191,18 @@ if op == 'fire' then
     plans[#plans + 1] = plan
     i = i + 8 + 7 * n
   end
-  local topics, seen = {}, {}
-  local results = {}
+  local topics, seen, results = {}, {}, {}
   for _, plan in ipairs(plans) do
-    local created = 0
-    local d = plan.def
+    local created, d = 0, plan.def
     if plan.result == nil then
       plan.result = 'f'
-      local misses = plan.skipped
       local after = d.last_scheduled
       for o = plan.first, plan.first + 7 * (plan.n - 1), 7 do
         local tick = tonumber(ARGV[o + 6])
-        if tick <= after then
-          misses = misses + 1
-        else
+        if tick > after then
           local made, topic = create(ARGV[o], ARGV[o + 1], ARGV[o + 2], tonumber(ARGV[o + 3]), ARGV[o + 4], ARGV[o + 5])
-          created = created + made
-          if made == 0 then
-            misses = misses + 1
-          else
+          if made == 1 then
+            created = created + 1
             d.last_tick = tick
             d.last_key = ARGV[o]
           end
@@ -248,18 +213,15 @@ if op == 'fire' then
           d.last_scheduled = math.max(d.last_scheduled, tick)
         end
       end
-      d.fired = d.fired + created
-      d.skipped = d.skipped + misses
-      d.misfired = d.misfired + plan.misfired
-    elseif plan.result == 'k' then
-      d.skipped = d.skipped + plan.skipped + plan.n
-      d.misfired = d.misfired + plan.misfired
     end
-    if plan.result == 'f' and plan.n == 0 and plan.skipped == 0 and plan.misfired == 0 then
-      -- a fixed delay that only looked
-      set_due(plan.name, plan.next_tick, false)
-    elseif plan.result == 'f' or plan.result == 'k' then
-      write_def(plan.name, d)
+    if plan.result == 'f' or plan.result == 'k' then
+      -- a fixed delay that only looked changes nothing but its next tick
+      if plan.n + plan.skipped + plan.misfired > 0 then
+        d.fired = d.fired + created
+        d.skipped = d.skipped + plan.skipped + plan.n - created
+        d.misfired = d.misfired + plan.misfired
+        write_def(plan.name, d)
+      end
       set_due(plan.name, plan.next_tick, false)
     elseif plan.result == 'p' or plan.result == 'u' or plan.result == 'g' then
       redis.call('ZREM', DUE, plan.name)
@@ -267,24 +229,36 @@ if op == 'fire' then
     results[#results + 1] = plan.result
     results[#results + 1] = created
   end
-  local reply = { now, head(), #topics }
-  for _, topic in ipairs(topics) do
-    reply[#reply + 1] = topic
-  end
+  local _, head = lowest(DUE)
+  local reply = { now, head or -1, #topics, unpack(topics) }
   for _, r in ipairs(results) do
     reply[#reply + 1] = r
   end
   return reply
 end
 
+-- delete name: {now, 1 when it existed}
+if op == 'delete' then
+  redis.call('ZREM', DUE, ARGV[4])
+  return { now, redis.call('HDEL', DEFS, ARGV[4]) }
+end
+
+if op ~= 'trigger' and op ~= 'pause' and op ~= 'resume' then
+  error('delayqueue: unknown recurring operation ' .. tostring(op))
+end
+-- the operations below answer {now, -1} when there is no such definition
+local name = ARGV[4]
+local record = redis.call('HGET', DEFS, name)
+if not record then
+  return { now, -1 }
+end
+local d = parse_def(record) or error('delayqueue: the recurring definition ' .. name .. ' in ' .. DEFS
+  .. ' is not in the format of this version (put it again to replace it)')
+
 -- trigger name, job key, topic, payload, ttr, max attempts, gen, '1' for a fixed delay: creates it
 -- due now; it becomes the watched last occurrence only when the last one left the queue (never
--- for a fixed delay). {now, 1 created | 0 exists | -1 no such definition | -2 changed}
+-- for a fixed delay). {now, 1 created | 0 exists | -2 changed}
 if op == 'trigger' then
-  local d = read_def(ARGV[4])
-  if not d then
-    return { now, -1 }
-  end
   if tonumber(ARGV[10]) ~= d.gen then
     return { now, -2 }
   end
@@ -296,53 +270,26 @@ if op == 'trigger' then
       d.last_tick = now
       d.last_key = ARGV[5]
     end
-    write_def(ARGV[4], d)
+    write_def(name, d)
   end
   return { now, made }
 end
 
--- pause name: {now, 1 paused | 0 paused already | -1 none}
-if op == 'pause' then
-  local d = read_def(ARGV[4])
-  if not d then
-    return { now, -1 }
-  end
-  if d.paused == '1' then
-    return { now, 0 }
-  end
-  d.paused = '1'
-  write_def(ARGV[4], d)
-  redis.call('ZREM', DUE, ARGV[4])
-  return { now, 1 }
+-- pause name | resume name next gen (next as for put): {now, 1 done | 0 paused or running already
+-- | -2 (resume) changed, or next not after now}
+local pause = (op == 'pause') and '1' or '0'
+if d.paused == pause then
+  return { now, 0 }
 end
-
--- resume name next gen (next as for put): {now, 1 resumed | 0 running | -1 none | -2 changed or
--- next not after now}
-if op == 'resume' then
-  local d = read_def(ARGV[4])
-  if not d then
-    return { now, -1 }
-  end
-  if d.paused == '0' then
-    return { now, 0 }
-  end
-  local next_tick = tonumber(ARGV[5])
-  if next_tick == -2 then
-    next_tick = now + 1
-  end
-  if next_tick >= 0 and next_tick <= now or tonumber(ARGV[6]) ~= d.gen then
-    return { now, -2 }
-  end
-  d.paused = '0'
-  write_def(ARGV[4], d)
-  set_due(ARGV[4], next_tick, true)
-  return { now, 1 }
+local next_tick = (pause == '0') and next_arg(ARGV[5])
+if pause == '0' and (not next_tick or tonumber(ARGV[6]) ~= d.gen) then
+  return { now, -2 }
 end
-
--- delete name: {now, 1 when it existed}
-if op == 'delete' then
-  redis.call('ZREM', DUE, ARGV[4])
-  return { now, redis.call('HDEL', DEFS, ARGV[4]) }
+d.paused = pause
+write_def(name, d)
+if pause == '1' then
+  redis.call('ZREM', DUE, name)
+else
+  set_due(name, next_tick, true)
 end
-
-error('delayqueue: unknown recurring operation ' .. tostring(op))
+return { now, 1 }
