@@ -94,7 +94,7 @@ final class CompletedJobs {
 
 	private void addBatch(String topic, Retention kept, List<byte[]> jobs) {
 		try {
-			this.runner.runReplicated(COMPLETED, call(List.of(this.keys.completed(topic), this.keys.completedOrder(topic)),
+			this.runner.runReplicated(COMPLETED, QueueScripts.args(List.of(this.keys.completed(topic), this.keys.completedOrder(topic)),
 					"add", kept.completed(), (kept.completedAge() != null) ? kept.completedAge().toMillis() : 0,
 					Retention.TRIM_SLACK, jobs));
 		}
@@ -189,7 +189,7 @@ final class CompletedJobs {
 			return new CompletedJobPage(0, List.of(), null);
 		}
 		List<Object> reply = Replies.list(this.runner.run(COMPLETED,
-				call(List.of(this.keys.completed(topic), this.keys.completedOrder(topic)), "page", limit + 1,
+				QueueScripts.args(List.of(this.keys.completed(topic), this.keys.completedOrder(topic)), "page", limit + 1,
 						payloads ? "1" : "0", (after != null) ? after.at() : "",
 						(after != null) ? KeySpace.jobKey(topic, after.id()) : "")));
 		List<JobInfo> jobs = new ArrayList<>(reply.size() / 2);
@@ -240,17 +240,6 @@ final class CompletedJobs {
 		String header = new String(record, from, ((newline >= 0) ? newline : record.length) - from, StandardCharsets.UTF_8);
 		String[] fields = header.split(",", -1);
 		return (fields.length == count) ? fields : null;
-	}
-
-	/** The keys and arguments of a call of a topic's script: byte arrays as they are, lists flattened, the rest as text. */
-	static byte[][] call(List<byte[]> keys, Object... arguments) {
-		List<byte[]> call = new ArrayList<>(keys);
-		for (Object argument : arguments) {
-			for (Object value : (argument instanceof List<?> values) ? values : List.of(argument)) {
-				call.add((value instanceof byte[] bytes) ? bytes : KeySpace.bytes(String.valueOf(value)));
-			}
-		}
-		return call.toArray(new byte[0][]);
 	}
 
 	/** Runs a command per item, in one pipeline where the connection allows it; the replies in order. */

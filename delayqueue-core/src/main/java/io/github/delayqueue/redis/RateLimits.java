@@ -104,7 +104,7 @@ final class RateLimits {
 	}
 
 	private byte[][] call(String topic, Object... arguments) {
-		return CompletedJobs.call(List.of(this.keys.rateGrants(topic), this.keys.rateCounter(topic)), arguments);
+		return QueueScripts.args(List.of(this.keys.rateGrants(topic), this.keys.rateCounter(topic)), arguments);
 	}
 
 }
