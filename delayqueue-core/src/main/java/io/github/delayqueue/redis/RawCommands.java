@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -65,8 +66,8 @@ final class RawCommands {
 		return (millis > 0) ? Duration.ofMillis(millis) : Duration.ofMinutes(1);
 	}
 
-	/** A call of a batch that Redis refused, or that got no answer. */
-	record Failure(Throwable cause) {
+	/** A call of a batch that Redis refused (an error reply), or that got no answer. */
+	record Failure(Throwable cause, boolean refused) {
 	}
 
 	// Lettuce's types only in here: Lettuce is optional
@@ -116,10 +117,11 @@ final class RawCommands {
 					replies.add(future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
 				}
 				catch (ExecutionException ex) {
-					replies.add(new Failure((ex.getCause() != null) ? ex.getCause() : ex));
+					Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
+					replies.add(new Failure(cause, cause instanceof RedisCommandExecutionException));
 				}
 				catch (CancellationException ex) {
-					replies.add(new Failure(ex));
+					replies.add(new Failure(ex, false));
 				}
 				catch (TimeoutException ex) {
 					throw new QueryTimeoutException("Redis did not answer " + calls.size() + " script calls within "
@@ -131,7 +133,7 @@ final class RawCommands {
 				}
 			}
 			while (replies.size() < calls.size()) {
-				replies.add(new Failure((unsent != null) ? unsent : new IllegalStateException("not sent")));
+				replies.add(new Failure((unsent != null) ? unsent : new IllegalStateException("not sent"), false));
 			}
 			return replies;
 		}

@@ -3,7 +3,6 @@ package io.github.delayqueue.redis;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.function.Function;
 
 import io.github.delayqueue.core.DelayQueueConnectionException;
@@ -42,10 +41,6 @@ final class ScriptRunner {
 	static final Duration MIGRATION_WAIT = Duration.ofSeconds(10);
 
 	private static final Log logger = LogFactory.getLog(ScriptRunner.class);
-
-	/** The drivers' exceptions for an error reply of Redis (with their subclasses). */
-	private static final Set<String> ERROR_REPLIES = Set.of("io.lettuce.core.RedisCommandExecutionException",
-			"redis.clients.jedis.exceptions.JedisDataException");
 
 	private final RedisConnectionFactory connectionFactory;
 
@@ -211,7 +206,7 @@ final class ScriptRunner {
 	/** The cause of the first call Redis refused ({@code refused}) or never answered. */
 	private static @Nullable Throwable firstFailure(List<@Nullable Object> replies, boolean refused) {
 		for (Object reply : replies) {
-			if (reply instanceof RawCommands.Failure failure && (errorReply(failure.cause()) != null) == refused) {
+			if (reply instanceof RawCommands.Failure failure && failure.refused() == refused) {
 				return failure.cause();
 			}
 		}
@@ -265,19 +260,6 @@ final class ScriptRunner {
 			}
 			return connection.scriptingCommands().eval(script.body(), ReturnType.MULTI, script.keys(), keysAndArgs);
 		}
-	}
-
-	/** The text of Redis's error reply among a failure's causes, or null when Redis gave none. */
-	static @Nullable String errorReply(Throwable ex) {
-		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-			String message = cause.getMessage();
-			for (Class<?> type = cause.getClass(); type != null && message != null; type = type.getSuperclass()) {
-				if (ERROR_REPLIES.contains(type.getName())) {
-					return message;
-				}
-			}
-		}
-		return null;
 	}
 
 	private static void sleep(long millis) {
