@@ -6,10 +6,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Function;
 
@@ -154,20 +154,20 @@ final class CompletedJobs {
 			return Map.of();
 		}
 		List<String> topics = List.copyOf(new TreeSet<>(this.retention.keySet()));
-		List<@Nullable Object> counts;
 		try {
-			counts = this.runner.execute("counting the finished jobs kept", (connection) -> each(connection, topics,
-					(topic) -> connection.zSetCommands().zCard(this.keys.completedOrder(topic))));
+			List<@Nullable Object> counts = this.runner.execute("counting the finished jobs kept",
+					(connection) -> each(connection, topics,
+							(topic) -> connection.zSetCommands().zCard(this.keys.completedOrder(topic))));
+			Map<String, Long> byTopic = new TreeMap<>();
+			for (int i = 0; i < topics.size(); i++) {
+				byTopic.put(topics.get(i), (counts.get(i) instanceof Long count) ? count : 0L);
+			}
+			return Collections.unmodifiableMap(byTopic);
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not count the finished jobs kept: " + ex.getMessage());
 			return Map.of();
 		}
-		Map<String, Long> byTopic = new LinkedHashMap<>();
-		for (int i = 0; i < topics.size(); i++) {
-			byTopic.put(topics.get(i), (counts.get(i) instanceof Long count) ? count : 0L);
-		}
-		return Collections.unmodifiableMap(byTopic);
 	}
 
 	/** The finished job a topic keeps under an id, {@link JobState#COMPLETED}. */

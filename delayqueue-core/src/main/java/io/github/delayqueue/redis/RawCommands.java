@@ -46,14 +46,10 @@ final class RawCommands {
 	}
 
 	/**
-	 * Sends a script once per argument list, all before the first reply is read.
-	 * @param connection a {@link #sendsBatches} connection
-	 * @param script the script
-	 * @param calls per call its keys, then {@code ARGV}
-	 * @param load whether the first call is an {@code EVAL} (the others then find the script)
-	 * @param timeout how long to wait for all the replies
-	 * @return per call its reply, or its {@link Failure}
-	 * @throws QueryTimeoutException when not every reply came in time
+	 * Sends a script once per call (its keys, then {@code ARGV}) on a {@link #sendsBatches}
+	 * connection, all before the first reply is read, the first as {@code EVAL} when
+	 * {@code load}. Returns per call its reply or its {@link Failure}; throws
+	 * {@link QueryTimeoutException} when not every reply came within {@code timeout}.
 	 */
 	static List<@Nullable Object> evalAll(RedisConnection connection, LuaScript script, List<byte[][]> calls,
 			boolean load, Duration timeout) {
