@@ -26,11 +26,8 @@ local function plan_take(topic, max, ttr_override)
   local ended = true
   for _, part in ipairs(parts) do
     if #plan.jobs < max and plan.scanned < limit then
-      if levels then
-        scan_part(plan, part, max, limit, seen)
-      else
-        scan_part(plan, part, max, limit, seen, first, want)
-      end
+      -- without a sentinel the one list's first window is read already
+      scan_part(plan, part, max, limit, seen, (not levels) and first or nil, want)
       ended = ended and part.ended
     else
       part.scanned, part.tombstones, part.ended = 0, 0, false
