@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -321,7 +322,7 @@ final class QueueScripts {
 	static byte[][] args(List<byte[]> keys, Object... values) {
 		List<byte[]> call = new ArrayList<>(keys);
 		for (Object value : values) {
-			for (Object item : (value instanceof Collection<?> items) ? items : List.of(value)) {
+			for (Object item : (value instanceof Collection<?> items) ? items : Collections.singletonList(value)) {
 				call.add((item instanceof byte[] bytes) ? bytes : KeySpace.bytes(String.valueOf(item)));
 			}
 		}
