@@ -189,10 +189,9 @@ final class QueueScripts {
 
 	/** The job keys of the DEAD jobs of a topic in one bucket that died at {@code diedAt} (ms), at most 20,000. */
 	List<String> deadAt(int bucket, String topic, long diedAt) {
-		List<Object> reply = Replies.list(this.runner.run(TRIM_DEAD, call(bucket, "at", topic, diedAt)));
-		List<String> jobKeys = new ArrayList<>(reply.size());
-		reply.forEach((jobKey) -> jobKeys.add(Replies.asString(jobKey)));
-		return jobKeys;
+		return Replies.list(this.runner.run(TRIM_DEAD, call(bucket, "at", topic, diedAt))).stream()
+			.map(Replies::asString)
+			.toList();
 	}
 
 	/** Deletes DEAD jobs still DEAD with the time of death given (per bucket: job key, ms, ...). */
