@@ -6,10 +6,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Function;
 
@@ -94,7 +94,7 @@ final class CompletedJobs {
 
 	private void addBatch(String topic, Retention kept, List<byte[]> jobs) {
 		try {
-			this.runner.runReplicated(COMPLETED, call(List.of(this.keys.completed(topic), this.keys.completedOrder(topic)),
+			this.runner.runReplicated(COMPLETED, QueueScripts.args(List.of(this.keys.completed(topic), this.keys.completedOrder(topic)),
 					"add", kept.completed(), (kept.completedAge() != null) ? kept.completedAge().toMillis() : 0,
 					Retention.TRIM_SLACK, jobs));
 		}
@@ -154,20 +154,20 @@ final class CompletedJobs {
 			return Map.of();
 		}
 		List<String> topics = List.copyOf(new TreeSet<>(this.retention.keySet()));
-		List<@Nullable Object> counts;
 		try {
-			counts = this.runner.execute("counting the finished jobs kept", (connection) -> each(connection, topics,
-					(topic) -> connection.zSetCommands().zCard(this.keys.completedOrder(topic))));
+			List<@Nullable Object> counts = this.runner.execute("counting the finished jobs kept",
+					(connection) -> each(connection, topics,
+							(topic) -> connection.zSetCommands().zCard(this.keys.completedOrder(topic))));
+			Map<String, Long> byTopic = new TreeMap<>();
+			for (int i = 0; i < topics.size(); i++) {
+				byTopic.put(topics.get(i), (counts.get(i) instanceof Long count) ? count : 0L);
+			}
+			return Collections.unmodifiableMap(byTopic);
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not count the finished jobs kept: " + ex.getMessage());
 			return Map.of();
 		}
-		Map<String, Long> byTopic = new LinkedHashMap<>();
-		for (int i = 0; i < topics.size(); i++) {
-			byTopic.put(topics.get(i), (counts.get(i) instanceof Long count) ? count : 0L);
-		}
-		return Collections.unmodifiableMap(byTopic);
 	}
 
 	/** The finished job a topic keeps under an id, {@link JobState#COMPLETED}. */
@@ -189,7 +189,7 @@ final class CompletedJobs {
 			return new CompletedJobPage(0, List.of(), null);
 		}
 		List<Object> reply = Replies.list(this.runner.run(COMPLETED,
-				call(List.of(this.keys.completed(topic), this.keys.completedOrder(topic)), "page", limit + 1,
+				QueueScripts.args(List.of(this.keys.completed(topic), this.keys.completedOrder(topic)), "page", limit + 1,
 						payloads ? "1" : "0", (after != null) ? after.at() : "",
 						(after != null) ? KeySpace.jobKey(topic, after.id()) : "")));
 		List<JobInfo> jobs = new ArrayList<>(reply.size() / 2);
@@ -240,17 +240,6 @@ final class CompletedJobs {
 		String header = new String(record, from, ((newline >= 0) ? newline : record.length) - from, StandardCharsets.UTF_8);
 		String[] fields = header.split(",", -1);
 		return (fields.length == count) ? fields : null;
-	}
-
-	/** The keys and arguments of a call of a topic's script: byte arrays as they are, lists flattened, the rest as text. */
-	static byte[][] call(List<byte[]> keys, Object... arguments) {
-		List<byte[]> call = new ArrayList<>(keys);
-		for (Object argument : arguments) {
-			for (Object value : (argument instanceof List<?> values) ? values : List.of(argument)) {
-				call.add((value instanceof byte[] bytes) ? bytes : KeySpace.bytes(String.valueOf(value)));
-			}
-		}
-		return call.toArray(new byte[0][]);
 	}
 
 	/** Runs a command per item, in one pipeline where the connection allows it; the replies in order. */

@@ -112,7 +112,7 @@ final class FailedJobs {
 	}
 
 	private byte[][] call(String topic, Object... arguments) {
-		return CompletedJobs.call(List.of(this.keys.deaths(topic)), arguments);
+		return QueueScripts.args(List.of(this.keys.deaths(topic)), arguments);
 	}
 
 	private void failed(String topic, RuntimeException ex) {

@@ -19,19 +19,9 @@ final class KeySpace {
 
 	private final int buckets;
 
-	private final byte[][] jobsKeys;
-
-	private final byte[][] guardKeys;
-
 	KeySpace(String namespace, int buckets) {
 		this.namespace = JobConstraints.namespace(namespace);
 		this.buckets = checkBuckets(buckets);
-		this.jobsKeys = new byte[buckets][];
-		this.guardKeys = new byte[buckets][];
-		for (int b = 0; b < buckets; b++) {
-			this.jobsKeys[b] = bytes(prefix(b) + "jobs");
-			this.guardKeys[b] = bytes(prefix(b) + "guard");
-		}
 	}
 
 	/** Returns a bucket count, or throws {@link IllegalArgumentException} if not between 1 and {@link #MAX_BUCKETS}. */
@@ -78,7 +68,7 @@ final class KeySpace {
 
 	/** The jobs hash of a bucket: {@code KEYS[1]} of every job script. */
 	byte[] jobs(int bucket) {
-		return this.jobsKeys[bucket];
+		return bytes(prefix(bucket) + "jobs");
 	}
 
 	byte[] readyList(int bucket, String topic) {
@@ -87,7 +77,7 @@ final class KeySpace {
 
 	/** The guard of a bucket: {@code KEYS[2]} of every job script, never written (see docs/how-it-works.md). */
 	byte[] guard(int bucket) {
-		return this.guardKeys[bucket];
+		return bytes(prefix(bucket) + "guard");
 	}
 
 	/** The finished jobs a topic keeps, in the topic's own slot {@code {<namespace>/done/<topic>}}. */

@@ -12,11 +12,8 @@ import io.github.delayqueue.core.JobInfo;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Where a page of jobs ordered by a time ends: the time and id of its last job, given out as
- * URL-safe Base64 of {@code <time ms>:<id>}.
- *
- * @param at the time of the last job of the page (its death, its finish), epoch ms
- * @param id the id of that job
+ * Where a page of jobs ordered by a time ends: the time (its death, its finish; epoch ms) and
+ * id of its last job, given out as URL-safe Base64 of {@code <time ms>:<id>}.
  */
 record PageCursor(long at, String id) {
 

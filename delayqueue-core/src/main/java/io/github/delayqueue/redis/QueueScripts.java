@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -92,7 +93,7 @@ final class QueueScripts {
 	List<ScriptReplies.Scheduled> scheduleAll(List<ScheduleCall> calls, Duration defaultTtr, int defaultMaxAttempts) {
 		List<byte[][]> arguments = new ArrayList<>(calls.size());
 		calls.forEach((call) -> arguments.add(scheduleArguments(call, defaultTtr, defaultMaxAttempts)));
-		return this.runner.runAllReplicated(SCHEDULE, arguments)
+		return this.runner.runAll(SCHEDULE, arguments, true)
 			.stream()
 			.map(ScriptReplies.Scheduled::decode)
 			.toList();
@@ -101,25 +102,18 @@ final class QueueScripts {
 	/** The eight script arguments of each job, in order. */
 	@SuppressWarnings("NullAway") // a request has its delay or its due time
 	private byte[][] scheduleArguments(ScheduleCall call, Duration defaultTtr, int defaultMaxAttempts) {
-		List<ScheduleRequest> requests = call.requests();
-		Object[] values = new Object[8 * requests.size()];
-		for (int i = 0; i < requests.size(); i++) {
-			ScheduleRequest request = requests.get(i);
-			Duration ttr = (request.ttr() != null) ? request.ttr() : defaultTtr;
-			int maxAttempts = (request.maxAttempts() != null) ? request.maxAttempts() : defaultMaxAttempts;
+		List<Object> values = new ArrayList<>(8 * call.requests().size());
+		for (ScheduleRequest request : call.requests()) {
 			boolean relative = request.delay() != null;
-			long time = relative ? request.delay().toMillis() : request.dueAt().toEpochMilli();
-			int at = 8 * i;
-			values[at] = KeySpace.jobKey(request.topic(), request.id());
-			values[at + 1] = request.topic();
-			values[at + 2] = StoredPayload.encode(request.headers(), request.payload());
 			int priority = request.effectivePriority();
 			String mode = relative ? "d" : "a";
-			values[at + 3] = (priority == JobConstraints.DEFAULT_PRIORITY) ? mode : mode + priority;
-			values[at + 4] = time;
-			values[at + 5] = ttr.toMillis();
-			values[at + 6] = maxAttempts;
-			values[at + 7] = (request.onDuplicate() == OnDuplicate.REPLACE) ? "1" : "0";
+			values.addAll(List.of(KeySpace.jobKey(request.topic(), request.id()), request.topic(),
+					StoredPayload.encode(request.headers(), request.payload()),
+					(priority == JobConstraints.DEFAULT_PRIORITY) ? mode : mode + priority,
+					relative ? request.delay().toMillis() : request.dueAt().toEpochMilli(),
+					((request.ttr() != null) ? request.ttr() : defaultTtr).toMillis(),
+					(request.maxAttempts() != null) ? request.maxAttempts() : defaultMaxAttempts,
+					(request.onDuplicate() == OnDuplicate.REPLACE) ? "1" : "0"));
 		}
 		return call(call.bucket(), values);
 	}
@@ -153,18 +147,9 @@ final class QueueScripts {
 	 */
 	ScriptReplies.Finished finish(int bucket, String topic, List<ReservedJob> jobs, int wanted, long ttrMillis,
 			int attemptsLimit, @Nullable Retention keep) {
-		Object[] values = new Object[5 + 2 * jobs.size()];
-		values[0] = wanted;
-		values[1] = ttrMillis;
-		values[2] = topic;
-		values[3] = attemptsLimit;
-		values[4] = (keep == null) ? "0" : (keep.payloads() ? "2" : "1");
-		for (int i = 0; i < jobs.size(); i++) {
-			values[5 + 2 * i] = KeySpace.jobKey(jobs.get(i).topic(), jobs.get(i).id());
-			values[6 + 2 * i] = jobs.get(i).token();
-		}
-		return ScriptReplies.Finished.decode(topic, jobs, wanted > 0, keep != null,
-				this.runner.runReplicated(FINISH, call(bucket, values)));
+		String kept = (keep == null) ? "0" : (keep.payloads() ? "2" : "1");
+		return ScriptReplies.Finished.decode(topic, jobs, wanted > 0, keep != null, this.runner
+			.runReplicated(FINISH, call(bucket, wanted, ttrMillis, topic, attemptsLimit, kept, keysAndTokens(jobs))));
 	}
 
 	/** Fails a reservation: back-off in ms, or -1 to make the job DEAD now. */
@@ -184,14 +169,15 @@ final class QueueScripts {
 		int released = 0;
 		for (int to = jobs.size(); to > 0; to -= RELEASE_BATCH) {
 			List<ReservedJob> part = jobs.subList(Math.max(0, to - RELEASE_BATCH), to);
-			Object[] values = new Object[part.size() * 2];
-			for (int i = 0; i < part.size(); i++) {
-				values[2 * i] = KeySpace.jobKey(part.get(i).topic(), part.get(i).id());
-				values[2 * i + 1] = part.get(i).token();
-			}
-			released += ScriptReplies.released(this.runner.run(RELEASE, call(bucket, values)));
+			released += ScriptReplies.released(this.runner.run(RELEASE, call(bucket, keysAndTokens(part))));
 		}
 		return released;
+	}
+
+	private static List<Object> keysAndTokens(List<ReservedJob> jobs) {
+		List<Object> values = new ArrayList<>(2 * jobs.size());
+		jobs.forEach((job) -> values.addAll(List.of(KeySpace.jobKey(job.topic(), job.id()), job.token())));
+		return values;
 	}
 
 	/** Replays up to {@code max} DEAD jobs of a topic in a bucket: job {@code id}, or the oldest. */
@@ -203,26 +189,17 @@ final class QueueScripts {
 
 	/** The job keys of the DEAD jobs of a topic in one bucket that died at {@code diedAt} (ms), at most 20,000. */
 	List<String> deadAt(int bucket, String topic, long diedAt) {
-		List<Object> reply = Replies.list(this.runner.run(TRIM_DEAD, call(bucket, "at", topic, diedAt)));
-		List<String> jobKeys = new ArrayList<>(reply.size());
-		reply.forEach((jobKey) -> jobKeys.add(Replies.asString(jobKey)));
-		return jobKeys;
+		return Replies.list(this.runner.run(TRIM_DEAD, call(bucket, "at", topic, diedAt))).stream()
+			.map(Replies::asString)
+			.toList();
 	}
 
 	/** Deletes DEAD jobs still DEAD with the time of death given (per bucket: job key, ms, ...). */
 	long dropDead(String topic, Map<Integer, List<String>> deaths) {
 		List<byte[][]> calls = new ArrayList<>(deaths.size());
-		deaths.forEach((bucket, jobs) -> {
-			Object[] values = new Object[2 + jobs.size()];
-			values[0] = "drop";
-			values[1] = topic;
-			for (int i = 0; i < jobs.size(); i++) {
-				values[2 + i] = jobs.get(i);
-			}
-			calls.add(call(bucket, values));
-		});
+		deaths.forEach((bucket, jobs) -> calls.add(call(bucket, "drop", topic, jobs)));
 		long dropped = 0;
-		for (Object reply : this.runner.runAllReplicated(TRIM_DEAD, calls)) {
+		for (Object reply : this.runner.runAll(TRIM_DEAD, calls, true)) {
 			dropped += Replies.asLong(Replies.list(reply).get(0));
 		}
 		return dropped;
@@ -230,14 +207,14 @@ final class QueueScripts {
 
 	/** Reads the figures of every bucket; one reply per bucket, in bucket order. */
 	List<ScriptReplies.Figures> stats() {
-		return this.runner.runAll(STATS, everyBucket()).stream().map(ScriptReplies.Figures::decode).toList();
+		return this.runner.runAll(STATS, everyBucket(), false).stream().map(ScriptReplies.Figures::decode).toList();
 	}
 
 	/** Reads, per bucket, the next DEAD jobs of a topic after a cursor ({@code null}: from the oldest). */
 	List<ScriptReplies.DeadJobs> dead(String topic, int limit, boolean payloads, @Nullable PageCursor after) {
 		List<byte[][]> calls = everyBucket(topic, limit, payloads ? "1" : "0", (after != null) ? after.at() : "",
 				(after != null) ? KeySpace.jobKey(topic, after.id()) : "");
-		return this.runner.runAll(DEAD, calls)
+		return this.runner.runAll(DEAD, calls, false)
 			.stream()
 			.map((reply) -> ScriptReplies.DeadJobs.decode(topic, reply))
 			.toList();
@@ -245,10 +222,7 @@ final class QueueScripts {
 
 	/** Repairs (or, without {@code write}, counts the repairs of) one bucket, given its topics. */
 	RepairResult repair(int bucket, boolean write, Collection<String> topics) {
-		List<Object> values = new ArrayList<>(topics.size() + 1);
-		values.add(write ? "1" : "0");
-		values.addAll(topics);
-		return ScriptReplies.repaired(this.runner.run(REPAIR, call(bucket, values.toArray())));
+		return ScriptReplies.repaired(this.runner.run(REPAIR, call(bucket, write ? "1" : "0", topics)));
 	}
 
 	/** The timer's step; {@code quiet} leaves announcing to the caller, {@code offers} may take due jobs. */
@@ -279,10 +253,9 @@ final class QueueScripts {
 
 	/** Sends this instance's heartbeat and takes its share of the bucket timers ({@code leaving}: none). */
 	TimerBackend.Coordination coordinate(String instanceId, Duration leaseTtl, boolean leaving) {
-		byte[][] keysAndArgs = { this.keys.instances(), this.keys.timers(), this.keys.config(), KeySpace.bytes(instanceId),
-				KeySpace.bytes(String.valueOf(leaseTtl.toMillis())),
-				KeySpace.bytes(String.valueOf(this.keys.buckets())), KeySpace.bytes(leaving ? "1" : "0"), this.channel };
-		return ScriptReplies.coordination(this.runner.run(COORDINATE, keysAndArgs));
+		return ScriptReplies.coordination(this.runner.run(COORDINATE,
+				args(List.of(this.keys.instances(), this.keys.timers(), this.keys.config()), instanceId,
+						leaseTtl.toMillis(), this.keys.buckets(), leaving ? "1" : "0", this.channel)));
 	}
 
 	/**
@@ -313,9 +286,7 @@ final class QueueScripts {
 
 	/** Pins a setting of the namespace at its first start; returns the value pinned. */
 	static String pin(ScriptRunner runner, KeySpace keys, String setting, String value) {
-		Object reply = runner.run(NAMESPACE,
-				new byte[][] { keys.config(), KeySpace.bytes(setting), KeySpace.bytes(value) });
-		return ScriptReplies.pinned(reply);
+		return ScriptReplies.pinned(runner.run(NAMESPACE, args(List.of(keys.config()), setting, value)));
 	}
 
 	/** Runs an operation of {@code recurring.lua} on a bucket; one that writes waits for the replicas. */
@@ -328,7 +299,7 @@ final class QueueScripts {
 
 	/** Lists the recurring jobs of every bucket; the reply of each bucket, in bucket order. */
 	List<Object> listRecurring() {
-		return this.runner.runAll(RECURRING, everyBucket("list"));
+		return this.runner.runAll(RECURRING, everyBucket("list"), false);
 	}
 
 	/** The same call on every bucket, in bucket order. */
@@ -340,18 +311,21 @@ final class QueueScripts {
 		return calls;
 	}
 
-	/** A job script call: the bucket's keys, channel and number, then the values (non-bytes as text). */
+	/** A job script call: the bucket's keys, channel and number, then the values as {@link #args} takes them. */
 	private byte[][] call(int bucket, Object... values) {
-		byte[][] call = new byte[values.length + 4][];
-		call[0] = this.keys.jobs(bucket);
-		call[1] = this.keys.guard(bucket);
-		call[2] = this.channel;
-		call[3] = KeySpace.bytes(String.valueOf(bucket));
-		for (int i = 0; i < values.length; i++) {
-			Object value = values[i];
-			call[i + 4] = (value instanceof byte[] bytes) ? bytes : KeySpace.bytes(String.valueOf(value));
+		return args(List.of(this.keys.jobs(bucket), this.keys.guard(bucket), this.channel,
+				KeySpace.bytes(String.valueOf(bucket))), values);
+	}
+
+	/** A script call: its keys, then the values: byte arrays as they are, collections flattened, the rest as text. */
+	static byte[][] args(List<byte[]> keys, Object... values) {
+		List<byte[]> call = new ArrayList<>(keys);
+		for (Object value : values) {
+			for (Object item : (value instanceof Collection<?> items) ? items : Collections.singletonList(value)) {
+				call.add((item instanceof byte[] bytes) ? bytes : KeySpace.bytes(String.valueOf(item)));
+			}
 		}
-		return call;
+		return call.toArray(new byte[0][]);
 	}
 
 }

@@ -55,12 +55,8 @@ final class RateLimits {
 	}
 
 	/**
-	 * Permits granted by one call.
-	 *
-	 * @param granted how many
-	 * @param now Redis's time of the grant, ms
-	 * @param first the number of the first permit (the others follow)
-	 * @param nextFree when the next permit frees (Redis's time, ms), or 0 when one is free now
+	 * Permits granted by one call: how many, Redis's time of the grant (ms), the number of the
+	 * first (the others follow), and when the next frees (Redis's ms; 0: one is free now).
 	 */
 	record Grant(int granted, long now, long first, long nextFree) {
 
@@ -104,7 +100,7 @@ final class RateLimits {
 	}
 
 	private byte[][] call(String topic, Object... arguments) {
-		return CompletedJobs.call(List.of(this.keys.rateGrants(topic), this.keys.rateCounter(topic)), arguments);
+		return QueueScripts.args(List.of(this.keys.rateGrants(topic), this.keys.rateCounter(topic)), arguments);
 	}
 
 }

@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -45,14 +46,10 @@ final class RawCommands {
 	}
 
 	/**
-	 * Sends a script once per argument list, all before the first reply is read.
-	 * @param connection a {@link #sendsBatches} connection
-	 * @param script the script
-	 * @param calls per call its keys, then {@code ARGV}
-	 * @param load whether the first call is an {@code EVAL} (the others then find the script)
-	 * @param timeout how long to wait for all the replies
-	 * @return per call its reply, or its {@link Failure}
-	 * @throws QueryTimeoutException when not every reply came in time
+	 * Sends a script once per call (its keys, then {@code ARGV}) on a {@link #sendsBatches}
+	 * connection, all before the first reply is read, the first as {@code EVAL} when
+	 * {@code load}. Returns per call its reply or its {@link Failure}; throws
+	 * {@link QueryTimeoutException} when not every reply came within {@code timeout}.
 	 */
 	static List<@Nullable Object> evalAll(RedisConnection connection, LuaScript script, List<byte[][]> calls,
 			boolean load, Duration timeout) {
@@ -65,8 +62,8 @@ final class RawCommands {
 		return (millis > 0) ? Duration.ofMillis(millis) : Duration.ofMinutes(1);
 	}
 
-	/** A call of a batch that Redis refused, or that got no answer. */
-	record Failure(Throwable cause) {
+	/** A call of a batch that Redis refused (an error reply), or that got no answer. */
+	record Failure(Throwable cause, boolean refused) {
 	}
 
 	// Lettuce's types only in here: Lettuce is optional
@@ -116,10 +113,11 @@ final class RawCommands {
 					replies.add(future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
 				}
 				catch (ExecutionException ex) {
-					replies.add(new Failure((ex.getCause() != null) ? ex.getCause() : ex));
+					Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
+					replies.add(new Failure(cause, cause instanceof RedisCommandExecutionException));
 				}
 				catch (CancellationException ex) {
-					replies.add(new Failure(ex));
+					replies.add(new Failure(ex, false));
 				}
 				catch (TimeoutException ex) {
 					throw new QueryTimeoutException("Redis did not answer " + calls.size() + " script calls within "
@@ -131,7 +129,7 @@ final class RawCommands {
 				}
 			}
 			while (replies.size() < calls.size()) {
-				replies.add(new Failure((unsent != null) ? unsent : new IllegalStateException("not sent")));
+				replies.add(new Failure((unsent != null) ? unsent : new IllegalStateException("not sent"), false));
 			}
 			return replies;
 		}

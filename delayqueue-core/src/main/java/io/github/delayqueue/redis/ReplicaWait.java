@@ -56,7 +56,8 @@ final class ReplicaWait {
 			return new Lettuce(nativeConnection);
 		}
 		if (JEDIS && Jedis.accepts(nativeConnection)) {
-			return new Jedis();
+			// Jedis pipelines on the connection itself: WAIT after the pipeline is on the same one
+			return (what) -> () -> Jedis.await(this, connection, what);
 		}
 		if (JEDIS && Jedis.isUnified(nativeConnection)) {
 			// a pooled client: WAIT could run on another connection than the write and prove nothing
@@ -68,26 +69,15 @@ final class ReplicaWait {
 	}
 
 	/** Writes sent on one connection since {@link #start}, whose replicas are awaited. */
+	@FunctionalInterface
 	interface Writes {
 
 		/**
-		 * Waits for the replicas, outside a pipeline.
-		 * @throws DelayQueueException when fewer replicas acknowledged in time, or
-		 * {@code WAIT} ran on another connection than the writes
+		 * Sends {@code WAIT} after the writes (inside an open pipeline too); the task returned
+		 * waits for the answer, outside the pipeline, and throws {@link DelayQueueException}
+		 * when fewer replicas acknowledged in time or {@code WAIT} ran on another connection.
 		 */
-		void await(RedisConnection connection, String what);
-
-		/** Sends {@code WAIT} inside an open pipeline, after its writes; the answer is read once it closed. */
-		Pending send(RedisConnection connection, String what);
-
-	}
-
-	/** A {@code WAIT} sent in a pipeline. */
-	@FunctionalInterface
-	interface Pending {
-
-		/** Waits for the answer, once the pipeline is closed. */
-		void await(RedisConnection connection);
+		Runnable send(String what);
 
 	}
 
@@ -117,16 +107,11 @@ final class ReplicaWait {
 		}
 
 		@Override
-		public void await(RedisConnection connection, String what) {
-			send(connection, what).await(connection);
-		}
-
-		@Override
-		public Pending send(RedisConnection connection, String what) {
+		public Runnable send(String what) {
 			var answer = this.commands.waitForReplication(ReplicaWait.this.replicas,
 					ReplicaWait.this.timeout.toMillis());
 			var after = this.commands.clientInfo();
-			return (closed) -> {
+			return () -> {
 				long acknowledged = get(answer);
 				String writer = connectionOf(get(this.before));
 				String waiter = connectionOf(get(after));
@@ -166,8 +151,8 @@ final class ReplicaWait {
 
 	}
 
-	/** Writes on a Jedis connection, which never sends a command again on another connection. */
-	private final class Jedis implements Writes {
+	/** Jedis's {@code WAIT}, which never sends a command again on another connection. */
+	private static final class Jedis {
 
 		static boolean accepts(Object connection) {
 			return connection instanceof redis.clients.jedis.Jedis;
@@ -177,25 +162,18 @@ final class ReplicaWait {
 			return connection instanceof redis.clients.jedis.UnifiedJedis;
 		}
 
-		@Override
-		public void await(RedisConnection connection, String what) {
+		static void await(ReplicaWait wait, RedisConnection connection, String what) {
 			long acknowledged;
 			try {
-				acknowledged = ((redis.clients.jedis.Jedis) connection.getNativeConnection())
-					.waitReplicas(ReplicaWait.this.replicas, ReplicaWait.this.timeout.toMillis());
+				acknowledged = ((redis.clients.jedis.Jedis) connection.getNativeConnection()).waitReplicas(wait.replicas,
+						wait.timeout.toMillis());
 			}
 			catch (redis.clients.jedis.exceptions.JedisConnectionException ex) {
 				throw new DelayQueueConnectionException("Redis did not answer WAIT (delayqueue.redis.wait-timeout "
-						+ ReplicaWait.this.timeout.toMillis() + " ms must be shorter than the client's read timeout): "
+						+ wait.timeout.toMillis() + " ms must be shorter than the client's read timeout): "
 						+ ex.getMessage(), ex);
 			}
-			check(acknowledged, what);
-		}
-
-		@Override
-		public Pending send(RedisConnection connection, String what) {
-			// Jedis pipelines on the connection itself: WAIT after the pipeline is on the same one
-			return (closed) -> await(closed, what);
+			wait.check(acknowledged, what);
 		}
 
 	}

@@ -3,7 +3,6 @@ package io.github.delayqueue.redis;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.function.Function;
 
 import io.github.delayqueue.core.DelayQueueConnectionException;
@@ -43,10 +42,6 @@ final class ScriptRunner {
 
 	private static final Log logger = LogFactory.getLog(ScriptRunner.class);
 
-	/** The drivers' exceptions for an error reply of Redis (with their subclasses). */
-	private static final Set<String> ERROR_REPLIES = Set.of("io.lettuce.core.RedisCommandExecutionException",
-			"redis.clients.jedis.exceptions.JedisDataException");
-
 	private final RedisConnectionFactory connectionFactory;
 
 	private final ReplicaWait replicaWait;
@@ -79,7 +74,7 @@ final class ScriptRunner {
 	/** {@link #run}, then {@code WAIT} for the replicas asked for; throws when too few acknowledged. */
 	@Nullable Object runReplicated(LuaScript script, byte[][] keysAndArgs) {
 		return execute(script.name(), (connection) -> evalEach(connection, script, List.<byte[][]>of(keysAndArgs),
-				!this.replicaWait.isOff()).get(0));
+				!this.replicaWait.isOff())).get(0);
 	}
 
 	/** Runs a command on a connection, with the same error translation as scripts. */
@@ -96,33 +91,22 @@ final class ScriptRunner {
 	/**
 	 * Runs the same script once per argument list, in one round trip where the connection
 	 * allows: a small batch on Lettuce's shared connection, any other in a pipeline, one call
-	 * at a time on a cluster.
-	 * @param script the script
-	 * @param keysAndArgs one array per call: its keys, then {@code ARGV}
+	 * at a time on a cluster; with {@code replicated}, then {@code WAIT}s for the replicas.
 	 * @return one reply per call, in order
 	 */
-	List<Object> runAll(LuaScript script, List<byte[][]> keysAndArgs) {
-		return runAll(script, keysAndArgs, false);
-	}
-
-	/** {@link #runAll} followed by {@code WAIT} for the replicas asked for on the same connection. */
-	List<Object> runAllReplicated(LuaScript script, List<byte[][]> keysAndArgs) {
-		return runAll(script, keysAndArgs, true);
-	}
-
-	private List<Object> runAll(LuaScript script, List<byte[][]> keysAndArgs, boolean replicated) {
+	List<Object> runAll(LuaScript script, List<byte[][]> calls, boolean replicated) {
 		boolean waiting = replicated && !this.replicaWait.isOff();
 		return execute(script.name(), (connection) -> {
-			if (keysAndArgs.isEmpty()) {
+			if (calls.isEmpty()) {
 				return List.of();
 			}
 			if (!pipelines(connection)) {
-				return evalEach(connection, script, keysAndArgs, waiting);
+				return evalEach(connection, script, calls, waiting);
 			}
-			if (!waiting && RawCommands.sendsBatches(connection) && isSmall(keysAndArgs)) {
-				return batch(connection, script, keysAndArgs);
+			if (!waiting && RawCommands.sendsBatches(connection) && isSmall(calls)) {
+				return batch(connection, script, calls);
 			}
-			return pipeline(connection, script, keysAndArgs, waiting);
+			return pipeline(connection, script, calls, waiting);
 		});
 	}
 
@@ -131,11 +115,9 @@ final class ScriptRunner {
 			boolean waiting) {
 		ReplicaWait.Writes writes = waiting ? this.replicaWait.start(connection) : null;
 		List<Object> replies = new ArrayList<>(calls.size());
-		for (byte[][] call : calls) {
-			replies.add(eval(connection, script, call));
-		}
+		calls.forEach((call) -> replies.add(eval(connection, script, call)));
 		if (writes != null) {
-			writes.await(connection, script.name());
+			writes.send(script.name()).run();
 		}
 		return replies;
 	}
@@ -163,21 +145,17 @@ final class ScriptRunner {
 			for (byte[][] call : calls) {
 				connection.scriptingCommands().evalSha(script.sha(), ReturnType.MULTI, script.keys(), call);
 			}
-			ReplicaWait.Pending pending = (writes != null) ? writes.send(connection, script.name()) : null;
+			Runnable await = (writes != null) ? writes.send(script.name()) : null;
 			List<Object> replies = connection.closePipeline();
-			if (pending != null) {
-				pending.await(connection);
+			if (await != null) {
+				await.run();
 			}
 			return new ArrayList<>(replies.subList(1, replies.size()));
 		}
 		catch (RedisPipelineException ex) {
 			Throwable first = (ex.getCause() != null) ? ex.getCause() : ex;
-			String what = "a pipeline of " + calls.size() + " " + script + " calls (each call is applied whole"
-					+ " or not at all, the others were applied; running them again is safe): " + first.getMessage();
-			if (first instanceof RedisConnectionFailureException || first instanceof QueryTimeoutException) {
-				throw new DelayQueueConnectionException("Redis unreachable during " + what, ex);
-			}
-			throw new DelayQueueException("Redis refused a call of " + what, ex);
+			throw batchFailure(calls, script, first,
+					first instanceof RedisConnectionFailureException || first instanceof QueryTimeoutException);
 		}
 	}
 
@@ -205,28 +183,30 @@ final class ScriptRunner {
 		Throwable unanswered = firstFailure(replies, false);
 		Throwable refused = firstFailure(replies, true);
 		if (unanswered != null) {
-			DelayQueueConnectionException ex = new DelayQueueConnectionException("Redis unreachable during a batch of "
-					+ calls.size() + " " + script + " calls (each call is applied whole or not at all; some may have been"
-					+ " applied, running them again is safe): " + reason(unanswered), unanswered);
+			DelayQueueException ex = batchFailure(calls, script, unanswered, true);
 			if (refused != null) {
 				ex.addSuppressed(refused);
 			}
 			throw ex;
 		}
 		if (refused != null) {
-			throw new DelayQueueException("Redis refused a call of a batch of " + calls.size() + " " + script
-					+ " calls (each call is applied whole or not at all, the calls not refused were applied; running"
-					+ " them again is safe): " + reason(refused), refused);
+			throw batchFailure(calls, script, refused, false);
 		}
-		List<Object> results = new ArrayList<>(replies.size());
-		results.addAll(replies);
-		return results;
+		return new ArrayList<>(replies);
+	}
+
+	private static DelayQueueException batchFailure(List<byte[][]> calls, LuaScript script, Throwable cause,
+			boolean unanswered) {
+		String what = "a batch of " + calls.size() + " " + script + " calls (each call is applied whole or not at"
+				+ " all, the calls not refused may have been applied; running them again is safe): " + reason(cause);
+		return unanswered ? new DelayQueueConnectionException("Redis unreachable during " + what, cause)
+				: new DelayQueueException("Redis refused a call of " + what, cause);
 	}
 
 	/** The cause of the first call Redis refused ({@code refused}) or never answered. */
 	private static @Nullable Throwable firstFailure(List<@Nullable Object> replies, boolean refused) {
 		for (Object reply : replies) {
-			if (reply instanceof RawCommands.Failure failure && (errorReply(failure.cause()) != null) == refused) {
+			if (reply instanceof RawCommands.Failure failure && failure.refused() == refused) {
 				return failure.cause();
 			}
 		}
@@ -280,19 +260,6 @@ final class ScriptRunner {
 			}
 			return connection.scriptingCommands().eval(script.body(), ReturnType.MULTI, script.keys(), keysAndArgs);
 		}
-	}
-
-	/** The text of Redis's error reply among a failure's causes, or null when Redis gave none. */
-	static @Nullable String errorReply(Throwable ex) {
-		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-			String message = cause.getMessage();
-			for (Class<?> type = cause.getClass(); type != null && message != null; type = type.getSuperclass()) {
-				if (ERROR_REPLIES.contains(type.getName())) {
-					return message;
-				}
-			}
-		}
-		return null;
 	}
 
 	private static void sleep(long millis) {

@@ -19,14 +19,13 @@ if ARGV[1] == 'add' then
   -- a key of another type fails these reads, before anything is written
   redis.call('HLEN', records)
   redis.call('ZCARD', order)
-  local scores, added = later_entries(order, 5, 3)
+  local added = later_entries(order, 5, 3)
   local fields = {}
   for _, i in ipairs(added) do
     fields[#fields + 1] = ARGV[i]
     fields[#fields + 1] = ARGV[i + 2]
   end
   call_many('HSET', records, fields)
-  call_many('ZADD', order, scores)
   -- the oldest entries beyond the limits, at most added + slack of them
   local named, total = beyond_limits(order, keep, age, now, #added + slack)
   local drop = pick(named, 1, 2)

@@ -3,21 +3,21 @@
 -- timers HASH, KEYS[3] config HASH (re-pins 'buckets', sets 'epoch'). ARGV[1] instance, ARGV[2]
 -- ttl ms, ARGV[3] buckets, ARGV[4] '1' to leave, ARGV[5] channel ('l' on a join or departure).
 -- Returns {live instances, now ms, epoch, bucket owned, ...}.
+-- @include lib/now_ms
+-- @include lib/num
 local me, ttl, buckets = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local fmt = function(x) return string.format('%.0f', x) end
-local changed = redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', fmt(now)) > 0
+local now = now_ms()
+local changed = redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', num(now)) > 0
 local epoch = redis.call('HGET', KEYS[3], 'epoch')
 if ARGV[4] == '1' then
   redis.call('ZREM', KEYS[1], me)
 else
   redis.call('HSETNX', KEYS[3], 'buckets', ARGV[3])
   if not epoch then
-    epoch = fmt(now)
+    epoch = num(now)
     redis.call('HSET', KEYS[3], 'epoch', epoch)
   end
-  if redis.call('ZADD', KEYS[1], fmt(now + ttl), me) == 1 then
+  if redis.call('ZADD', KEYS[1], num(now + ttl), me) == 1 then
     changed = true
   end
 end

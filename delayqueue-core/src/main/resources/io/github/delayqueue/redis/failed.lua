@@ -19,8 +19,7 @@ if ARGV[1] == 'add' then
   local now = math.min(now_ms(), latest)
   -- a key of another type fails this read, before anything is written
   redis.call('ZCARD', deaths)
-  local scores, added = later_entries(deaths, 5, 2)
-  call_many('ZADD', deaths, scores)
+  local added = later_entries(deaths, 5, 2)
   -- the oldest entries beyond the limits, at most added + slack of them
   local named, total = beyond_limits(deaths, keep, age, now, #added + slack)
   local reply = { now, total }

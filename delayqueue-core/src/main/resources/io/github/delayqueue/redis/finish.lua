@@ -14,7 +14,6 @@
 -- @include lib/forget
 -- @include lib/refusal
 -- @include lib/plan_take
--- @include lib/plan_deadline
 -- @include lib/apply_take
 local jobkeys = pick(ARGV, 8, 2)
 local keep = ARGV[7] == '1' or ARGV[7] == '2'
@@ -36,15 +35,8 @@ for k, jobkey in ipairs(jobkeys) do
     reply[k] = keep and (whole and records[k] or split_header(records[k])) or 1
   end
 end
-local wanted = tonumber(ARGV[3])
-local now, plan = 0, nil
-if wanted > 0 then
-  plan = plan_take(ARGV[5], wanted)
-  if #plan.jobs > 0 then
-    now = now_ms()
-  end
-  plan_deadline(plan, tonumber(ARGV[4]), now)
-end
+local plan = (tonumber(ARGV[3]) > 0) and plan_take(ARGV[5], tonumber(ARGV[3]), tonumber(ARGV[4])) or nil
+local now = plan and plan.now or 0
 local finished_at = 0
 if keep and #done > 0 then
   finished_at = (now > 0) and now or now_ms()

@@ -20,7 +20,6 @@
 -- @include lib/topic_list
 -- @include lib/gathered
 -- @include lib/gather_record
--- @include lib/gather_ready_record
 -- @include lib/gather_ready
 -- @include lib/delayed_to_ready
 -- @include lib/gather_dead
@@ -202,7 +201,7 @@ if #due > 0 then
   for k, jobkey in ipairs(due) do
     local ready = not reserved_here[jobkey] and due_records[k] and delayed_to_ready(due_records[k])
     if ready then
-      gather_ready_record(w, jobkey, topic_of(jobkey), ready, 'D')
+      gather_ready(w, jobkey, topic_of(jobkey), ready, 'D')
     end
   end
 end
@@ -223,7 +222,8 @@ if expired > 0 then
           'the reservation ran out (TTR) on attempt ' .. num(j.attempt) .. ' of ' .. num(j.max))
       else
         tally[1] = (tally[1] or 0) + 1
-        gather_ready(w, jobkey, topic, j, 'S')
+        j.state = 'R'
+        gather_ready(w, jobkey, topic, encode(j), 'S')
       end
     end
   end

@@ -53,13 +53,12 @@ end
 
 if ARGV[1] == 'give' then
   local first, count, at = whole_number(2), whole_number(3), whole_number(4)
-  local members = {}
-  for i = 0, count - 1 do
-    members[#members + 1] = first + i
-  end
   local mine = {}
-  for i = 1, #members, 1000 do
-    local chunk = { unpack(members, i, math.min(#members, i + 999)) }
+  for from = first, first + count - 1, 1000 do
+    local chunk = {}
+    for member = from, math.min(first + count - 1, from + 999) do
+      chunk[#chunk + 1] = member
+    end
     local scores = redis.call('ZMSCORE', grants, unpack(chunk))
     for k, score in ipairs(scores) do
       if score and tonumber(score) == at then

@@ -20,6 +20,17 @@ local write = ARGV[3] == '1'
 local now = now_ms()
 
 -- reads
+-- Calls visit(field, value) for every field of a hash (HSCAN may give a field twice).
+local function each_field(key, visit)
+  local cursor = '0'
+  repeat
+    local page = redis.call('HSCAN', key, cursor, 'COUNT', 1000)
+    cursor = page[1]
+    for i = 1, #page[2], 2 do
+      visit(page[2][i], page[2][i + 1])
+    end
+  until cursor == '0'
+end
 local function scores(key)
   local entries = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
   local map = {}
@@ -72,54 +83,47 @@ local zadd_delayed, zadd_reserved, zadd_dead = {}, {}, {}
 local state_of = {}
 -- every record's key, an unreadable one's too
 local present = {}
-local cursor = '0'
-repeat
-  local page = redis.call('HSCAN', KEYS[1], cursor, 'COUNT', 1000)
-  cursor = page[1]
-  local fields = page[2]
-  for i = 1, #fields, 2 do
-    local jobkey, record = fields[i], fields[i + 1]
-    present[jobkey] = true
-    local topic = topic_of(jobkey)
-    local j = topic and (state_of[jobkey] == nil) and decode(record)
-    if state_of[jobkey] ~= nil then
-      -- HSCAN may return a field twice
-    elseif not j then
-      unreadable = unreadable + 1
-    else
-      jobs = jobs + 1
-      local info = topic_info(topic)
-      local field = j.state .. ':' .. topic
-      counts[field] = (counts[field] or 0) + 1
-      state_of[jobkey] = j.state
-      if j.state == 'D' then
-        if delayed[jobkey] ~= j.due then
-          zadd_delayed[#zadd_delayed + 1] = num(j.due)
-          zadd_delayed[#zadd_delayed + 1] = jobkey
-        end
-      elseif j.state == 'S' then
-        if not reserved[jobkey] then
-          zadd_reserved[#zadd_reserved + 1] = num(now)
-          zadd_reserved[#zadd_reserved + 1] = jobkey
-        end
-      elseif j.state == 'X' then
-        if not info.dead[jobkey] then
-          zadd_dead[topic] = zadd_dead[topic] or {}
-          zadd_dead[topic][#zadd_dead[topic] + 1] = num(now)
-          zadd_dead[topic][#zadd_dead[topic] + 1] = jobkey
-        end
-      elseif j.state == 'R' then
-        info.ready = info.ready + 1
-        if not info.listed[jobkey .. '|' .. j.priority] then
-          info.missing[#info.missing + 1] = { jobkey, j.priority }
-          if j.priority ~= DEFAULT_PRIORITY then
-            info.levels[j.priority] = true
-          end
+each_field(KEYS[1], function(jobkey, record)
+  present[jobkey] = true
+  local topic = topic_of(jobkey)
+  local j = topic and (state_of[jobkey] == nil) and decode(record)
+  if state_of[jobkey] ~= nil then
+    -- HSCAN may return a field twice
+  elseif not j then
+    unreadable = unreadable + 1
+  else
+    jobs = jobs + 1
+    local info = topic_info(topic)
+    local field = j.state .. ':' .. topic
+    counts[field] = (counts[field] or 0) + 1
+    state_of[jobkey] = j.state
+    if j.state == 'D' then
+      if delayed[jobkey] ~= j.due then
+        zadd_delayed[#zadd_delayed + 1] = num(j.due)
+        zadd_delayed[#zadd_delayed + 1] = jobkey
+      end
+    elseif j.state == 'S' then
+      if not reserved[jobkey] then
+        zadd_reserved[#zadd_reserved + 1] = num(now)
+        zadd_reserved[#zadd_reserved + 1] = jobkey
+      end
+    elseif j.state == 'X' then
+      if not info.dead[jobkey] then
+        zadd_dead[topic] = zadd_dead[topic] or {}
+        zadd_dead[topic][#zadd_dead[topic] + 1] = num(now)
+        zadd_dead[topic][#zadd_dead[topic] + 1] = jobkey
+      end
+    elseif j.state == 'R' then
+      info.ready = info.ready + 1
+      if not info.listed[jobkey .. '|' .. j.priority] then
+        info.missing[#info.missing + 1] = { jobkey, j.priority }
+        if j.priority ~= DEFAULT_PRIORITY then
+          info.levels[j.priority] = true
         end
       end
     end
   end
-until cursor == '0'
+end)
 
 local function stale(map, state)
   local keys = {}
@@ -132,21 +136,14 @@ local function stale(map, state)
 end
 local zrem_delayed = stale(delayed, 'D')
 local zrem_reserved = stale(reserved, 'S')
--- last errors without a job (HSCAN may return a field twice)
+-- last errors without a job
 local orphan_errors, orphaned = {}, {}
-cursor = '0'
-repeat
-  local page = redis.call('HSCAN', P .. 'errors', cursor, 'COUNT', 1000)
-  cursor = page[1]
-  local fields = page[2]
-  for i = 1, #fields, 2 do
-    local jobkey = fields[i]
-    if not present[jobkey] and not orphaned[jobkey] then
-      orphaned[jobkey] = true
-      orphan_errors[#orphan_errors + 1] = jobkey
-    end
+each_field(P .. 'errors', function(jobkey)
+  if not present[jobkey] and not orphaned[jobkey] then
+    orphaned[jobkey] = true
+    orphan_errors[#orphan_errors + 1] = jobkey
   end
-until cursor == '0'
+end)
 local reindexed = #zadd_delayed / 2 + #zadd_reserved / 2
 local dropped = #zrem_delayed + #zrem_reserved + #orphan_errors
 local zrem_dead = {}

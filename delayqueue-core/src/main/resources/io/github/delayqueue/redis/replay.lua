@@ -5,6 +5,7 @@
 -- @include lib/keys
 -- @include lib/now_ms
 -- @include lib/decode
+-- @include lib/encode
 -- @include lib/readable
 -- @include lib/call_many
 -- @include lib/read_many
@@ -37,7 +38,8 @@ for k, jobkey in ipairs(jobkeys) do
     j.marked = true
     j.token = 0
     j.due = now
-    gather_ready(w, jobkey, topic, j, 'X')
+    j.state = 'R'
+    gather_ready(w, jobkey, topic, encode(j), 'X')
   end
 end
 call_many('ZREM', dead, jobkeys)

@@ -3,17 +3,14 @@
 -- (0: each job's own), ARGV[7] latest Redis time ms to take at (0: any).
 -- Returns {ready entries left, now ms or 0, announced deadline or 0, 9 values per job
 -- (lib/apply_take)}, or {-1, now ms, 0} when too late.
--- @include lib/now_ms
 -- @include lib/plan_take
--- @include lib/plan_deadline
 -- @include lib/apply_take
-local plan = plan_take(ARGV[3], tonumber(ARGV[4]))
-local now = (#plan.jobs > 0) and now_ms() or 0
+local plan = plan_take(ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]))
+local now = plan.now
 local not_after = tonumber(ARGV[7] or '0')
 if not_after > 0 and now > not_after then
   return { -1, now, 0 }
 end
-plan_deadline(plan, tonumber(ARGV[5]), now)
 local reply = { 0, now, 0 }
 reply[1], reply[3] = apply_take(plan, tonumber(ARGV[5]), tonumber(ARGV[6]), now, reply)
 return reply

@@ -24,29 +24,29 @@
 -- @include lib/write_gathered
 -- @include lib/lowest
 local now = now_ms()
+local created36 = to36(now)
 
--- Whether a job's time is a delay ('d') rather than absolute ('a'), and its priority.
-local function mode_of(mode)
+-- The job of the eight arguments from ARGV[i]: due ms and its text, priority, state, record.
+local function new_job(i, ttr36)
+  local due, due_text, mode = tonumber(ARGV[i + 4]), ARGV[i + 4], ARGV[i + 3]
   local priority = (#mode > 1) and tonumber(string.sub(mode, 2)) or DEFAULT_PRIORITY
-  return string.byte(mode, 1) == 100, priority -- 100: 'd'
+  if string.byte(mode, 1) == 100 then -- 'd': a delay
+    due = now + due
+    due_text = num(due)
+  end
+  local state = (due <= now) and 'R' or 'D'
+  return due, due_text, priority, state,
+    new_record(state .. priority_letter(priority), ARGV[i + 6], ttr36, created36, to36(due - now), ARGV[i + 2])
 end
 
 -- One job that replaces nothing: HSETNX, the first write, creates it or finds it exists.
 if #ARGV == 10 and ARGV[10] ~= '1' then
   local jobkey, topic = ARGV[3], ARGV[4]
-  local due, due_text = tonumber(ARGV[7]), ARGV[7]
-  local relative, priority = mode_of(ARGV[6])
-  if relative then
-    due = now + due
-    due_text = num(due)
-  end
-  local state = (due <= now) and 'R' or 'D'
+  local due, due_text, priority, state, record = new_job(3, to36(tonumber(ARGV[8])))
   local _, first
   if state == 'D' then
     _, first = lowest(P .. 'delayed')
   end
-  local record = new_record(state .. priority_letter(priority), ARGV[9], to36(tonumber(ARGV[8])), to36(now),
-    to36(due - now), ARGV[5])
   if redis.call('HSETNX', KEYS[1], jobkey, record) == 0 then
     local old = readable(jobkey, redis.call('HGET', KEYS[1], jobkey))
     return { now, 0, 0, old.state, old.due }
@@ -64,7 +64,6 @@ if #ARGV == 10 and ARGV[10] ~= '1' then
   return { now, 0, 1, 'D', due }
 end
 
-local created36 = to36(now)
 local ttr36 = {}
 local reply = { now, 0 }
 local _, before = lowest(P .. 'delayed')
@@ -106,20 +105,11 @@ for i = 3, #ARGV, 8 do
     if not mine then
       order[#order + 1] = jobkey
     end
-    local due, due_text = tonumber(ARGV[i + 4]), ARGV[i + 4]
-    local relative, priority = mode_of(ARGV[i + 3])
-    if relative then
-      due = now + due
-      due_text = num(due)
-    end
-    local state = (due <= now) and 'R' or 'D'
     local ttr = ARGV[i + 5]
-    if not ttr36[ttr] then
-      ttr36[ttr] = to36(tonumber(ttr))
-    end
+    ttr36[ttr] = ttr36[ttr] or to36(tonumber(ttr))
+    local due, due_text, priority, state, record = new_job(i, ttr36[ttr])
     current[jobkey] = { state = state, due = due, due_text = due_text, topic = topic, number = number,
-      priority = priority, record = new_record(state .. priority_letter(priority), ARGV[i + 6], ttr36[ttr],
-        created36, to36(due - now), ARGV[i + 2]) }
+      priority = priority, record = record }
     count(state, topic, 1)
     reply[n + 1], reply[n + 2], reply[n + 3] = 1, state, due
   end

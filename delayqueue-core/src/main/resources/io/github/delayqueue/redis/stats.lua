@@ -8,12 +8,12 @@
 -- @include lib/ready_parts
 -- @include lib/topic_of
 -- @include lib/lowest
--- @include lib/next_due
+-- @include lib/earlier
 -- @include lib/live_entry
 local now = now_ms()
-local reply = { now, next_due() }
 local first, first_due = lowest(P .. 'delayed')
-reply[3] = first_due or -1
+local _, r = lowest(P .. 'reserved')
+local reply = { now, earlier(first_due, r), first_due or -1 }
 local overdue = {}
 if first and first_due <= now then
   overdue[topic_of(first)] = first_due

@@ -1,4 +1,4 @@
--- Reserves the jobs of a plan_take (after plan_deadline), appending per job to reply: id, payload,
+-- Reserves the jobs of a plan_take, appending per job to reply: id, payload,
 -- attempt, max attempts, due ms, created ms, token, deadline ms, ttr ms. An override of 0 keeps
 -- the job's own. Returns the ready entries left, and the deadline announced as the head or 0.
 -- @include lib/keys

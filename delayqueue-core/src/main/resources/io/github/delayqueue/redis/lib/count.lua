@@ -1,15 +1,9 @@
--- Adds delta to the count of a state and topic (the field name is made once, at flush_counts).
+-- Adds delta to the count of a state and topic.
 -- @include lib/counts
 local function count(state, topic, delta)
-  local topics = COUNTS[state]
-  if topics == nil then
-    topics = {}
-    COUNTS[state] = topics
+  local field = state .. ':' .. topic
+  if COUNTS[field] == nil then
+    COUNT_ORDER[#COUNT_ORDER + 1] = field
   end
-  local current = topics[topic]
-  if current == nil then
-    COUNT_ORDER[#COUNT_ORDER + 1] = { state, topic }
-    current = 0
-  end
-  topics[topic] = current + delta
+  COUNTS[field] = (COUNTS[field] or 0) + delta
 end

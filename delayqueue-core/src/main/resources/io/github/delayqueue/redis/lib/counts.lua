@@ -1,3 +1,3 @@
--- State count changes, written once per field by flush_counts after the script's body.
-local COUNTS = {}       -- state -> topic -> delta
-local COUNT_ORDER = {}  -- { state, topic } in the order of their first change
+-- State count changes ("<state>:<topic>" -> delta), written once per field by flush_counts.
+local COUNTS = {}
+local COUNT_ORDER = {}  -- the fields in the order of their first change

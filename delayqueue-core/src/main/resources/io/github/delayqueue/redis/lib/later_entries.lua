@@ -1,8 +1,8 @@
--- The entries to add to a zset of job keys by time (ms): from ARGV[first], every step
--- arguments, a job key and its time right after it. One listed with a later time already (a
--- late call about an earlier run) is left out. Returns the ZADD arguments (time, key, ...)
--- and the argument index of each entry to add.
+-- Adds to a zset of job keys by time (ms) the entries from ARGV[first], every step arguments, a
+-- job key and its time right after it; one listed with a later time already (a late call about
+-- an earlier run) is left out. Returns the argument index of each entry added.
 -- @include lib/whole_number
+-- @include lib/call_many
 local function later_entries(order, first, step)
   local scores, added = {}, {}
   for i = first, #ARGV, step do
@@ -14,5 +14,6 @@ local function later_entries(order, first, step)
       added[#added + 1] = i
     end
   end
-  return scores, added
+  call_many('ZADD', order, scores)
+  return added
 end

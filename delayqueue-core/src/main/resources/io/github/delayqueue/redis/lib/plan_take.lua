@@ -1,16 +1,21 @@
 -- How many ready-list entries a take looks at beyond the jobs it wants: the tombstones it may
 -- skip in one call (the rest wait for the next call), so that a call's work stays bounded.
 -- @include lib/keys
+-- @include lib/now_ms
 -- @include lib/ready_parts
 -- @include lib/lowest
+-- @include lib/earlier
 -- @include lib/scan_part
 local TAKE_SLACK = 1000
 
 
 -- Reads (no writes) up to max READY jobs of a topic, highest priority first and FIFO within
--- one, looking at no more than max + TAKE_SLACK entries. Returns the plan for apply_take;
--- plan.ended tells that the lists have no entries beyond those scanned.
-local function plan_take(topic, max)
+-- one, looking at no more than max + TAKE_SLACK entries. Returns the plan for apply_take:
+-- plan.ended tells that the lists have no entries beyond those scanned, plan.now is Redis's
+-- time (0 when no job was found), plan.before the head plan.earliest (the first deadline
+-- with ttr_override, 0: the jobs' own) is compared with (-1: none; nil: the delay queue's
+-- head comes first).
+local function plan_take(topic, max, ttr_override)
   local plan = { topic = topic, jobs = {}, keys = {}, scanned = 0, tombstones = 0, ended = false }
   local seen = {}
   local limit = max + TAKE_SLACK
@@ -21,11 +26,8 @@ local function plan_take(topic, max)
   local ended = true
   for _, part in ipairs(parts) do
     if #plan.jobs < max and plan.scanned < limit then
-      if levels then
-        scan_part(plan, part, max, limit, seen)
-      else
-        scan_part(plan, part, max, limit, seen, first, want)
-      end
+      -- without a sentinel the one list's first window is read already
+      scan_part(plan, part, max, limit, seen, (not levels) and first or nil, want)
       ended = ended and part.ended
     else
       part.scanned, part.tombstones, part.ended = 0, 0, false
@@ -33,9 +35,19 @@ local function plan_take(topic, max)
     end
   end
   plan.ended = ended
+  plan.now = 0
   if #plan.jobs > 0 then
+    plan.now = now_ms()
+    local shortest = math.huge
+    for _, j in ipairs(plan.jobs) do
+      shortest = math.min(shortest, (ttr_override > 0) and ttr_override or j.ttr)
+    end
+    plan.earliest = plan.now + shortest
     local _, d = lowest(P .. 'delayed')
-    plan.delayed_head = d
+    if d == nil or plan.earliest < d then
+      local _, r = lowest(P .. 'reserved')
+      plan.before = earlier(d, r)
+    end
   end
   return plan
 end
