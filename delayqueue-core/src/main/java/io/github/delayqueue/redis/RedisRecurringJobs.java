@@ -34,16 +34,19 @@ final class RedisRecurringJobs implements RecurringJobs {
 
 	private final RecurringFiring firing;
 
-	private final Wakeups wakeups;
+	private final ReadySignals signals;
+
+	private final BucketTimer timer;
 
 	private final long maxPayloadSize;
 
-	RedisRecurringJobs(QueueScripts scripts, KeySpace keys, RecurringFiring firing, Wakeups wakeups,
-			long maxPayloadSize) {
+	RedisRecurringJobs(QueueScripts scripts, KeySpace keys, RecurringFiring firing, ReadySignals signals,
+			BucketTimer timer, long maxPayloadSize) {
 		this.scripts = scripts;
 		this.keys = keys;
 		this.firing = firing;
-		this.wakeups = wakeups;
+		this.signals = signals;
+		this.timer = timer;
 		this.maxPayloadSize = maxPayloadSize;
 	}
 
@@ -70,7 +73,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 				continue;
 			}
 			if (answer != 0) {
-				this.wakeups.recurringTick(bucket, (next == RIGHT_AFTER_NOW) ? now + 1 : next);
+				this.timer.onRecurringTick(bucket, (next == RIGHT_AFTER_NOW) ? now + 1 : next);
 			}
 			return (answer == 1) ? PutResult.CREATED : (answer == 2) ? PutResult.UPDATED : PutResult.UNCHANGED;
 		}
@@ -115,7 +118,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 				continue;
 			}
 			if (result == 1 && next != -1) {
-				this.wakeups.recurringTick(bucket, (next == RIGHT_AFTER_NOW) ? Replies.asLong(reply.get(0)) + 1 : next);
+				this.timer.onRecurringTick(bucket, (next == RIGHT_AFTER_NOW) ? Replies.asLong(reply.get(0)) + 1 : next);
 			}
 			return result >= 0;
 		}
@@ -146,7 +149,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 				return Optional.empty();
 			}
 			if (result == 1) {
-				this.wakeups.ready(job.getTopic(), bucket);
+				this.signals.markReady(job.getTopic(), bucket);
 			}
 			return Optional.of(Replies.asString(arguments.get(2)).substring(job.getTopic().length() + 1));
 		}
