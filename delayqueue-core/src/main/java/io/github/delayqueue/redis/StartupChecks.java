@@ -1,6 +1,5 @@
 package io.github.delayqueue.redis;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -166,17 +165,12 @@ final class StartupChecks {
 	}
 
 	private static void logPersistence(boolean aof, Map<String, String> config) {
-		List<String> parts = new ArrayList<>();
 		String fsync = config.get("appendfsync");
-		parts.add(aof ? "AOF on" + ((fsync != null) ? " (appendfsync " + fsync + ")" : "") : "AOF off");
 		String save = config.get("save");
-		if (save == null) {
-			parts.add("RDB snapshots unknown (CONFIG GET is not allowed)");
-		}
-		else {
-			parts.add(save.isBlank() ? "RDB snapshots off" : "RDB snapshots 'save " + save + "'");
-		}
-		String summary = "Redis persistence: " + String.join(", ", parts);
+		String summary = "Redis persistence: "
+				+ (aof ? "AOF on" + ((fsync != null) ? " (appendfsync " + fsync + ")" : "") : "AOF off") + ", "
+				+ ((save == null) ? "RDB snapshots unknown (CONFIG GET is not allowed)"
+						: save.isBlank() ? "RDB snapshots off" : "RDB snapshots 'save " + save + "'");
 		if (!aof && save != null && save.isBlank()) {
 			logger.warn(summary + ": a Redis restart loses every job. Turn on 'appendonly yes' (appendfsync "
 					+ "everysec may lose the last second of acknowledged changes on a crash; always loses none)");
