@@ -74,9 +74,6 @@ public class RedisJobOutcomeStream
 
 	private final MessageListener listener = (message, pattern) -> received(message.getBody());
 
-	// guards the subscription; start and stop synchronize on this (a stop waits without this lock)
-	private final Object subscribeLock = new Object();
-
 	private volatile boolean running;
 
 	/** The consumers' thread, while the channel is subscribed. */
@@ -124,10 +121,6 @@ public class RedisJobOutcomeStream
 	public void onApplicationEvent(DelayedJobOutcomeEvent event) {
 		OutcomePublisher publisher = this.publisher;
 		if (publisher == null) {
-			return;
-		}
-		if (!this.running) {
-			drop(1, "the stream has stopped");
 			return;
 		}
 		ReservedJob job = event.getJob();
@@ -179,7 +172,7 @@ public class RedisJobOutcomeStream
 			JobConstraints.topic(topic);
 		}
 		Subscriber subscriber = new Subscriber(topic, consumer);
-		synchronized (this.subscribeLock) {
+		synchronized (this) {
 			// added under the lock that stop() clears them under
 			ensureSubscribed();
 			this.subscribers.add(subscriber);
@@ -212,33 +205,31 @@ public class RedisJobOutcomeStream
 	}
 
 	/** Subscribes once; the first call returns when Redis confirmed the subscription. */
-	private void ensureSubscribed() {
-		synchronized (this.subscribeLock) {
-			if (!this.running) {
-				throw new IllegalStateException("The job outcome stream is stopped (the application context is"
-						+ " not running)");
-			}
-			if (this.delivery != null) {
-				return;
-			}
-			ThreadPoolExecutor delivery = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
-					new ArrayBlockingQueue<>(BUFFER), new CustomizableThreadFactory("delayqueue-outcomes-"),
-					(task, executor) -> {
-						if (!executor.isShutdown()) {
-							drop(1, "more than " + BUFFER + " waited for this instance's consumers");
-						}
-					});
-			this.delivery = delivery;
-			try {
-				this.subscription.listen(this.listener, this.channel);
-			}
-			catch (RuntimeException ex) {
-				this.delivery = null;
-				delivery.shutdownNow();
-				unlisten();
-				throw new DelayQueueConnectionException(
-						"Could not subscribe to the job outcomes on channel '" + this.channel + "'", ex);
-			}
+	private synchronized void ensureSubscribed() {
+		if (!this.running) {
+			throw new IllegalStateException("The job outcome stream is stopped (the application context is"
+					+ " not running)");
+		}
+		if (this.delivery != null) {
+			return;
+		}
+		ThreadPoolExecutor delivery = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
+				new ArrayBlockingQueue<>(BUFFER), new CustomizableThreadFactory("delayqueue-outcomes-"),
+				(task, executor) -> {
+					if (!executor.isShutdown()) {
+						drop(1, "more than " + BUFFER + " waited for this instance's consumers");
+					}
+				});
+		this.delivery = delivery;
+		try {
+			this.subscription.listen(this.listener, this.channel);
+		}
+		catch (RuntimeException ex) {
+			this.delivery = null;
+			delivery.shutdownNow();
+			unlisten();
+			throw new DelayQueueConnectionException(
+					"Could not subscribe to the job outcomes on channel '" + this.channel + "'", ex);
 		}
 	}
 
@@ -299,14 +290,12 @@ public class RedisJobOutcomeStream
 
 	@Override
 	public synchronized void start() {
-		synchronized (this.subscribeLock) {
-			if (this.running) {
-				return;
-			}
-			this.running = true;
-			if (this.publisher != null) {
-				this.publisher.start();
-			}
+		if (this.running) {
+			return;
+		}
+		this.running = true;
+		if (this.publisher != null) {
+			this.publisher.start();
 		}
 	}
 
@@ -316,19 +305,16 @@ public class RedisJobOutcomeStream
 	 */
 	@Override
 	public synchronized void stop() {
-		ThreadPoolExecutor delivery;
-		synchronized (this.subscribeLock) {
-			if (!this.running) {
-				return;
-			}
-			this.running = false;
-			delivery = this.delivery;
-			this.delivery = null;
+		if (!this.running) {
+			return;
 		}
+		this.running = false;
 		if (this.publisher != null) {
 			this.publisher.stop();
 		}
+		ThreadPoolExecutor delivery = this.delivery;
 		if (delivery != null) {
+			this.delivery = null;
 			unlisten();
 			delivery.shutdown();
 		}
