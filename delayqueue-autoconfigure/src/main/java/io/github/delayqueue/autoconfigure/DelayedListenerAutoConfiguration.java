@@ -26,7 +26,6 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
 
 /**
@@ -65,10 +64,8 @@ public final class DelayedListenerAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(JobOutcomeStream.class)
 	@ConditionalOnBean(RedisDelayQueue.class)
-	RedisJobOutcomeStream delayQueueJobOutcomeStream(RedisConnectionFactory connectionFactory, RedisDelayQueue queue,
-			DelayQueueProperties properties) {
-		return new RedisJobOutcomeStream(connectionFactory, queue.getNamespace(), queue.getInstanceId(),
-				properties.getListener().isOutcomeStream());
+	RedisJobOutcomeStream delayQueueJobOutcomeStream(RedisDelayQueue queue, DelayQueueProperties properties) {
+		return new RedisJobOutcomeStream(queue, properties.getListener().isOutcomeStream());
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -17,7 +17,6 @@ import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
 import org.springframework.core.io.Resource;
 import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
 import org.springframework.core.io.support.SpringFactoriesLoader;
-import org.springframework.util.ClassUtils;
 import org.springframework.web.context.request.ServletRequestAttributes;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -59,17 +58,6 @@ class DelayQueueRuntimeHintsTests {
 	}
 
 	@Test
-	void theOutcomeStreamsMessagesAreBound() throws Exception {
-		registerAotFactories();
-		Class<?> message = ClassUtils.forName("io.github.delayqueue.redis.RedisJobOutcomeStream.Wire",
-				this.classLoader);
-		assertThat(RuntimeHintsPredicates.reflection()
-			.onType(message)
-			.withMemberCategory(MemberCategory.INVOKE_DECLARED_CONSTRUCTORS)).accepts(this.hints);
-		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(message, "outcome")).accepts(this.hints);
-	}
-
-	@Test
 	void theEndpointsAnswersAreBoundEvenWhereAnOperationDeclaresAnInterface() {
 		new DelayQueueEndpointAutoConfiguration.EndpointRuntimeHints().registerHints(this.hints, this.classLoader);
 		assertBound(EndpointDescriptors.RepairDescriptor.class, "countsCorrected");
@@ -86,8 +74,7 @@ class DelayQueueRuntimeHintsTests {
 			.forResourceLocation("META-INF/spring/aot.factories", this.classLoader)
 			.load(RuntimeHintsRegistrar.class);
 		assertThat(registrars).extracting((registrar) -> registrar.getClass().getName())
-			.contains("io.github.delayqueue.redis.RedisDelayQueueRuntimeHints",
-					"io.github.delayqueue.redis.JobOutcomeStreamRuntimeHints");
+			.contains("io.github.delayqueue.redis.RedisDelayQueueRuntimeHints");
 		registrars.forEach((registrar) -> registrar.registerHints(this.hints, this.classLoader));
 	}
 

@@ -29,6 +29,8 @@ class OutcomePublisherLifecycleTests {
 
 	private LettuceConnectionFactory factory;
 
+	private RedisDelayQueue queue;
+
 	private RedisJobOutcomeStream watcher;
 
 	private final List<JobOutcome> heard = new CopyOnWriteArrayList<>();
@@ -45,7 +47,9 @@ class OutcomePublisherLifecycleTests {
 		this.factory = new LettuceConnectionFactory(config);
 		this.factory.afterPropertiesSet();
 		this.factory.start();
-		this.watcher = new RedisJobOutcomeStream(this.factory, "publisher-" + System.nanoTime(), "watcher", false);
+		this.queue = RedisDelayQueue.builder(this.factory).namespace("publisher-" + System.nanoTime()).buckets(1).build();
+		this.queue.start();
+		this.watcher = new RedisJobOutcomeStream(this.queue, false);
 		this.watcher.start();
 		this.watcher.subscribe(null, this.heard::add);
 	}
@@ -53,6 +57,7 @@ class OutcomePublisherLifecycleTests {
 	@AfterEach
 	void close() {
 		this.watcher.stop();
+		this.queue.stop();
 		this.factory.destroy();
 	}
 
@@ -98,8 +103,7 @@ class OutcomePublisherLifecycleTests {
 	@Test
 	void theStreamStopsAndRestartsItsPublisher() {
 		long before = threads();
-		RedisJobOutcomeStream stream = new RedisJobOutcomeStream(this.factory, "publisher-stream-" + System.nanoTime(),
-				"worker", true);
+		RedisJobOutcomeStream stream = new RedisJobOutcomeStream(this.queue, true);
 		assertThat(stream.isPublishing()).isTrue();
 		stream.start();
 		assertThat(threads()).isEqualTo(before + 1);

@@ -80,7 +80,7 @@ final class BenchRedis implements AutoCloseable {
 		properties.put("spring.data.redis.host", this.host);
 		properties.put("spring.data.redis.port", this.port);
 		properties.put("logging.level.root", "WARN");
-		properties.put("logging.level.io.github.delayqueue.redis.RedisServerCheck", "ERROR");
+		properties.put("logging.level.io.github.delayqueue.redis.StartupChecks", "ERROR");
 		return properties;
 	}
 

@@ -10,9 +10,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @param topic the job's topic
  * @param id the job's id
- * @param outcome {@code success}, {@code skipped}, {@code retry}, {@code dead},
- * {@code recovered}, {@code stale} or {@code left}, as {@link DelayedJobOutcomeEvent} names
- * them
+ * @param outcome the outcome, as {@link DelayedJobOutcomeEvent#getOutcome()} names it
  * @param attempt the attempt that ran (1 for the first)
  * @param maxAttempts the job's attempts limit
  * @param listenerId the id of the listener container that ran it

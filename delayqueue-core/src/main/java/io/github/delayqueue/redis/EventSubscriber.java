@@ -19,30 +19,31 @@ import org.springframework.util.backoff.BackOffExecution;
 import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
- * Passes the events of the namespace's channel to {@link Wakeups}; every (re)subscription
- * re-checks everything.
+ * This instance's one pub/sub subscription: passes the events of the namespace's channel to
+ * {@link ReadySignals} and {@link BucketTimer}, every (re)subscription re-checking everything,
+ * and carries the channels of other listeners ({@link #listen}).
  */
 final class EventSubscriber implements MessageListener, SubscriptionListener {
 
 	private static final Log logger = LogFactory.getLog(EventSubscriber.class);
 
-	private static final ExponentialBackOff RETRY = retryBackOff();
+	private final RedisMessageListenerContainer container = new RedisMessageListenerContainer();
 
-	private final RedisMessageListenerContainer container;
+	private final ReadySignals signals;
 
-	private final Wakeups wakeups;
+	private final BucketTimer timer;
 
 	private final Object monitor = new Object();
 
-	private boolean stopped;
+	private @Nullable Thread retrying;
 
-	EventSubscriber(RedisConnectionFactory connectionFactory, String channel, Wakeups wakeups) {
-		this.wakeups = wakeups;
-		this.container = new RedisMessageListenerContainer();
+	EventSubscriber(RedisConnectionFactory connectionFactory, String channel, ReadySignals signals, BucketTimer timer) {
+		this.signals = signals;
+		this.timer = timer;
 		this.container.setConnectionFactory(connectionFactory);
 		this.container.setBeanName("delayqueue-events");
 		this.container.setRecoveryBackoff(retryBackOff());
-		// an event only signals a waiting thread: no thread per message
+		// listeners only signal or hand over to a thread of their own: no thread per message
 		this.container.setTaskExecutor(new SyncTaskExecutor());
 		// only a blocking driver (Jedis) holds a thread for the subscription itself
 		this.container.setSubscriptionExecutor(new SimpleAsyncTaskExecutor("delayqueue-events-"));
@@ -52,9 +53,6 @@ final class EventSubscriber implements MessageListener, SubscriptionListener {
 
 	/** Subscribes; with {@code retry}, a failure is retried in the background until {@link #stop()}. */
 	void start(boolean retry) {
-		synchronized (this.monitor) {
-			this.stopped = false;
-		}
 		try {
 			this.container.start();
 		}
@@ -66,56 +64,62 @@ final class EventSubscriber implements MessageListener, SubscriptionListener {
 					+ NestedExceptionUtils.getMostSpecificCause(ex).getMessage());
 			Thread retrying = new Thread(this::subscribeUntilStopped, "delayqueue-events-subscribe");
 			retrying.setDaemon(true);
+			synchronized (this.monitor) {
+				this.retrying = retrying;
+			}
 			retrying.start();
 		}
 	}
 
+	// the container retries a lost subscription itself, but not a first one that failed
 	private void subscribeUntilStopped() {
-		BackOffExecution backOff = RETRY.start();
-		while (true) {
-			synchronized (this.monitor) {
-				try {
-					this.monitor.wait(backOff.nextBackOff());
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-					return;
-				}
-				if (this.stopped) {
-					return;
-				}
-			}
-			try {
-				this.container.stop();
-				this.container.start();
-			}
-			catch (RuntimeException ex) {
-				logger.debug("Could not subscribe to the delayqueue events yet: "
-						+ NestedExceptionUtils.getMostSpecificCause(ex).getMessage());
-				continue;
-			}
-			synchronized (this.monitor) {
-				if (this.stopped) {
-					// stopped while subscribing
-					this.container.stop();
-					return;
+		BackOffExecution backOff = retryBackOff().start();
+		try {
+			while (true) {
+				Thread.sleep(backOff.nextBackOff());
+				synchronized (this.monitor) {
+					if (Thread.interrupted()) {
+						return;
+					}
+					try {
+						this.container.stop();
+						this.container.start();
+						logger.info("Subscribed to the delayqueue events");
+						return;
+					}
+					catch (RuntimeException ex) {
+						logger.debug("Could not subscribe to the delayqueue events yet: "
+								+ NestedExceptionUtils.getMostSpecificCause(ex).getMessage());
+					}
 				}
 			}
-			logger.info("Subscribed to the delayqueue events");
-			return;
+		}
+		catch (InterruptedException ex) {
+			// stopped
 		}
 	}
 
 	void stop() {
 		synchronized (this.monitor) {
-			this.stopped = true;
-			this.monitor.notifyAll();
+			if (this.retrying != null) {
+				this.retrying.interrupt();
+				this.retrying = null;
+			}
+			this.container.stop();
 		}
-		this.container.stop();
 	}
 
 	boolean isListening() {
 		return this.container.isListening();
+	}
+
+	/** Adds the listener of another channel; returns once Redis confirmed it when subscribed. */
+	void listen(MessageListener listener, String channel) {
+		this.container.addMessageListener(listener, new ChannelTopic(channel));
+	}
+
+	void unlisten(MessageListener listener) {
+		this.container.removeMessageListener(listener);
 	}
 
 	private static ExponentialBackOff retryBackOff() {
@@ -130,10 +134,10 @@ final class EventSubscriber implements MessageListener, SubscriptionListener {
 		try {
 			String[] parts = event.split(" ", 3);
 			switch (parts[0]) {
-				case "r" -> this.wakeups.ready(parts[2], Integer.parseInt(parts[1]));
-				case "h" -> this.wakeups.head(Integer.parseInt(parts[1]), Long.parseLong(parts[2]));
-				case "l" -> this.wakeups.instancesChanged();
-				case "c" -> this.wakeups.recurringTick(Integer.parseInt(parts[1]), Long.parseLong(parts[2]));
+				case "r" -> this.signals.markReady(parts[2], Integer.parseInt(parts[1]));
+				case "h" -> this.timer.onHead(Integer.parseInt(parts[1]), Long.parseLong(parts[2]));
+				case "l" -> this.timer.coordinateSoon();
+				case "c" -> this.timer.onRecurringTick(Integer.parseInt(parts[1]), Long.parseLong(parts[2]));
 				default -> logger.debug("Ignoring unknown event '" + event + "'");
 			}
 		}
@@ -145,7 +149,10 @@ final class EventSubscriber implements MessageListener, SubscriptionListener {
 	@Override
 	public void onChannelSubscribed(byte[] channel, long count) {
 		logger.debug("Subscribed to " + new String(channel, StandardCharsets.UTF_8) + ": re-checking every bucket");
-		this.wakeups.resubscribed();
+		// what was published meanwhile is lost
+		this.signals.markAll();
+		this.timer.recheckAll();
+		this.timer.coordinateSoon();
 	}
 
 }

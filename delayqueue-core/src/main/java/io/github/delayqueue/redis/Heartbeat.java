@@ -70,7 +70,7 @@ final class Heartbeat {
 			return null;
 		}
 		boolean full = this.forceFull || monotonic - this.nextFull >= 0;
-		TimerBackend.Coordination coordination = (full || !this.clock.isSynced()) ? coordinate() : renew();
+		TimerBackend.Coordination coordination = full ? coordinate() : renew();
 		this.forceFull = false;
 		this.next = monotonic + this.intervalNanos;
 		if (full) {

@@ -23,7 +23,6 @@ import org.springframework.data.redis.connection.ReturnType;
  */
 final class OutcomePublisher {
 
-	/** Outcomes sent in one script call at most. */
 	private static final int BATCH = 256;
 
 	/** How long {@link #stop()} goes on publishing what waits. */
@@ -76,18 +75,21 @@ final class OutcomePublisher {
 	/** Publishes what waits for up to {@value #FLUSH_MILLIS} ms, then drops the rest. */
 	synchronized void stop() {
 		this.running = false;
+		long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FLUSH_MILLIS);
 		Thread thread = this.thread;
 		this.thread = null;
-		if (thread != null) {
-			try {
-				thread.join(FLUSH_MILLIS + 1_000);
-				if (thread.isAlive()) {
-					thread.interrupt();
-				}
+		try {
+			if (thread != null) {
+				thread.join(FLUSH_MILLIS);
 			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		List<JobOutcome> batch = new ArrayList<>(BATCH);
+		while (System.nanoTime() < deadline && this.outbox.drainTo(batch, BATCH) > 0) {
+			publish(batch);
+			batch.clear();
 		}
 		int left = this.outbox.size();
 		this.outbox.clear();
@@ -98,32 +100,17 @@ final class OutcomePublisher {
 
 	private void publishUntilStopped() {
 		List<JobOutcome> batch = new ArrayList<>(BATCH);
-		long flushDeadline = 0;
-		while (true) {
+		while (this.running) {
 			try {
-				if (!this.running) {
-					// stopping: what waits is published until the flush time runs out
-					if (flushDeadline == 0) {
-						flushDeadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FLUSH_MILLIS);
-					}
-					if (this.outbox.isEmpty() || System.nanoTime() > flushDeadline) {
-						return;
-					}
-				}
 				JobOutcome first = this.outbox.poll(200, TimeUnit.MILLISECONDS);
-				if (first == null) {
-					continue;
+				if (first != null) {
+					batch.add(first);
+					this.outbox.drainTo(batch, BATCH - 1);
+					publish(batch);
 				}
-				batch.add(first);
-				this.outbox.drainTo(batch, BATCH - 1);
-				publish(batch);
 			}
 			catch (InterruptedException ex) {
 				return;
-			}
-			catch (Throwable ex) {
-				// an Error from the client must not end the thread: the outcomes of the batch are lost
-				this.drop.accept("publishing failed: " + ex, batch.size());
 			}
 			finally {
 				batch.clear();
@@ -147,8 +134,9 @@ final class OutcomePublisher {
 			}
 			connection.scriptingCommands().eval(PUBLISH_ALL, ReturnType.INTEGER, 0, args);
 		}
-		catch (RuntimeException ex) {
-			this.drop.accept("Redis failed: " + ex, batch.size());
+		catch (RuntimeException | Error ex) {
+			// an Error from the client must not end the thread: the batch is lost
+			this.drop.accept("publishing failed: " + ex, batch.size());
 		}
 	}
 

@@ -48,15 +48,19 @@ final class RedisAdmin {
 
 	private final KeySpace keys;
 
-	private final Wakeups wakeups;
+	private final ReadySignals signals;
+
+	private final BucketTimer timer;
 
 	private final CompletedJobs completed;
 
-	RedisAdmin(QueueScripts scripts, ScriptRunner runner, KeySpace keys, Wakeups wakeups, CompletedJobs completed) {
+	RedisAdmin(QueueScripts scripts, ScriptRunner runner, KeySpace keys, ReadySignals signals, BucketTimer timer,
+			CompletedJobs completed) {
 		this.scripts = scripts;
 		this.runner = runner;
 		this.keys = keys;
-		this.wakeups = wakeups;
+		this.signals = signals;
+		this.timer = timer;
 		this.completed = completed;
 	}
 
@@ -172,7 +176,7 @@ final class RedisAdmin {
 	private ScriptReplies.Replayed replay(String topic, int bucket, int max, @Nullable String id, int named) {
 		ScriptReplies.Replayed replayed = this.scripts.replay(bucket, topic, max, id, named);
 		if (replayed.count() > 0) {
-			this.wakeups.ready(topic, bucket);
+			this.signals.markReady(topic, bucket);
 		}
 		return replayed;
 	}
@@ -188,7 +192,8 @@ final class RedisAdmin {
 			totals[3] += repaired.countsCorrected();
 			totals[4] += repaired.unreadable();
 			if (write && repaired.reindexed() > 0) {
-				this.wakeups.bucketChanged(bucket);
+				this.signals.markBucket(bucket);
+				this.timer.recheckAll();
 			}
 		}
 		RepairResult result = new RepairResult(totals[0], totals[1], totals[2], totals[3], totals[4]);

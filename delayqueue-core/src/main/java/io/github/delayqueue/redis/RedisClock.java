@@ -13,8 +13,6 @@ final class RedisClock {
 
 	private volatile Reading reading;
 
-	private volatile boolean synced;
-
 	RedisClock() {
 		this(System::nanoTime);
 	}
@@ -29,18 +27,12 @@ final class RedisClock {
 	/** Records Redis's time as just read from a reply. */
 	void update(long redisMillis) {
 		this.reading = new Reading(redisMillis, this.nanoTime.getAsLong());
-		this.synced = true;
 	}
 
 	/** The estimate of Redis's time now, in epoch milliseconds. */
 	long millis() {
 		Reading last = this.reading;
 		return last.redisMillis() + TimeUnit.NANOSECONDS.toMillis(this.nanoTime.getAsLong() - last.nanoTime());
-	}
-
-	/** Whether Redis's time was read at least once. */
-	boolean isSynced() {
-		return this.synced;
 	}
 
 	private record Reading(long redisMillis, long nanoTime) {

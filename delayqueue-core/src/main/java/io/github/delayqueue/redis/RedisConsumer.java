@@ -15,7 +15,6 @@ import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.FailResult;
 import io.github.delayqueue.core.FinishResult;
 import io.github.delayqueue.core.JobConstraints;
-import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.Retention;
@@ -48,7 +47,7 @@ final class RedisConsumer {
 
 	private final ReadySignals signals;
 
-	private final Wakeups wakeups;
+	private final BucketTimer timer;
 
 	private final RedisClock clock;
 
@@ -60,12 +59,12 @@ final class RedisConsumer {
 
 	private final RateLimits rateLimits;
 
-	RedisConsumer(QueueScripts scripts, KeySpace keys, ReadySignals signals, Wakeups wakeups, RedisClock clock,
+	RedisConsumer(QueueScripts scripts, KeySpace keys, ReadySignals signals, BucketTimer timer, RedisClock clock,
 			DelayQueueObserver observer, CompletedJobs completed, FailedJobs failedJobs, RateLimits rateLimits) {
 		this.scripts = scripts;
 		this.keys = keys;
 		this.signals = signals;
-		this.wakeups = wakeups;
+		this.timer = timer;
 		this.clock = clock;
 		this.observer = observer;
 		this.completed = completed;
@@ -193,7 +192,7 @@ final class RedisConsumer {
 			this.clock.update(taken.now());
 		}
 		if (taken.announced() > 0) {
-			this.wakeups.head(bucket, taken.announced());
+			this.timer.onHead(bucket, taken.announced());
 		}
 		for (ReservedJob job : taken.jobs()) {
 			jobs.add(job);
@@ -308,7 +307,7 @@ final class RedisConsumer {
 				int count = this.scripts.release(bucket, entry.getValue());
 				if (count > 0) {
 					entry.getValue().stream().map(ReservedJob::topic).distinct()
-						.forEach((topic) -> this.wakeups.ready(topic, bucket));
+						.forEach((topic) -> this.signals.markReady(topic, bucket));
 				}
 				released += count;
 			}
@@ -355,8 +354,12 @@ final class RedisConsumer {
 			this.failedJobs.died(job.topic(), job.id(), failed.dueMillis());
 		}
 		else if (failed.result() == FailResult.RETRYING) {
-			this.wakeups.written(job.topic(), bucket, (backOffMillis == 0) ? JobState.READY : JobState.DELAYED,
-					failed.dueMillis(), failed.head());
+			if (backOffMillis == 0) {
+				this.signals.markReady(job.topic(), bucket);
+			}
+			else if (failed.head()) {
+				this.timer.onHead(bucket, failed.dueMillis());
+			}
 			this.observer.retried(job.topic());
 		}
 		return failed.result();

@@ -120,15 +120,15 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 							+ " its bucket count is pinned again and the declared recurring jobs are put again");
 					observer.dataLost(this.keys.namespace());
 				});
-		Wakeups wakeups = new Wakeups(this.signals, this.timer);
-		this.subscriber = new EventSubscriber(builder.connectionFactory, this.keys.channel(), wakeups);
+		this.subscriber = new EventSubscriber(builder.connectionFactory, this.keys.channel(), this.signals,
+				this.timer);
 		this.completed = new CompletedJobs(runner, this.keys, builder.retention(Retention::keepsCompleted));
-		this.producer = new RedisProducer(scripts, this.keys, wakeups, observer, maxPayloadSize,
+		this.producer = new RedisProducer(scripts, this.keys, this.signals, this.timer, observer, maxPayloadSize,
 				builder.defaultTtr, builder.defaultMaxAttempts, this.completed);
-		this.consumer = new RedisConsumer(scripts, this.keys, this.signals, wakeups, clock, observer, this.completed,
+		this.consumer = new RedisConsumer(scripts, this.keys, this.signals, this.timer, clock, observer, this.completed,
 				failedJobs, this.rateLimits);
-		this.admin = new RedisAdmin(scripts, runner, this.keys, wakeups, this.completed);
-		this.recurringJobs = new RedisRecurringJobs(scripts, this.keys, firing, wakeups, maxPayloadSize);
+		this.admin = new RedisAdmin(scripts, runner, this.keys, this.signals, this.timer, this.completed);
+		this.recurringJobs = new RedisRecurringJobs(scripts, this.keys, firing, this.signals, this.timer, maxPayloadSize);
 	}
 
 	/**
@@ -196,6 +196,11 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 	private void recheckTimers() {
 		this.timer.recheckAll();
+	}
+
+	/** This instance's pub/sub subscription, which the outcome stream shares. */
+	EventSubscriber subscriber() {
+		return this.subscriber;
 	}
 
 	/** Stops listening to the channel and nothing else: for tests. */

@@ -9,13 +9,10 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
-
 
 import io.github.delayqueue.core.DelayQueueConnectionException;
 import io.github.delayqueue.core.JobConstraints;
@@ -26,28 +23,22 @@ import io.github.delayqueue.listener.JobOutcomeStream;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.SmartLifecycle;
-import org.springframework.core.task.SimpleAsyncTaskExecutor;
-import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.MessageListener;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.SubscriptionListener;
-import org.springframework.data.redis.listener.ChannelTopic;
-import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.Assert;
 
 /**
  * The {@link JobOutcomeStream} on Redis pub/sub, channel {@code <namespace>:outcomes}: JSON
  * messages with the {@link JobOutcome} fields ({@code at} in epoch milliseconds). When
- * publishing, this instance's {@link DelayedJobOutcomeEvent}s are sent; one subscription per
- * instance feeds every consumer on one thread. Outcomes beyond {@value #BUFFER} waiting, or met
- * by a Redis failure or a stopped stream, are dropped and counted ({@link #getDropped()}).
- * Stops right after the listener containers.
+ * publishing, this instance's {@link DelayedJobOutcomeEvent}s are sent. The first consumer adds
+ * the channel to the queue's subscription; one thread feeds every consumer. Outcomes beyond
+ * {@value #BUFFER} waiting, or met by a Redis failure or a stopped stream, are dropped and
+ * counted ({@link #getDropped()}). Stops right after the listener containers.
  */
 public class RedisJobOutcomeStream
 		implements JobOutcomeStream, ApplicationListener<DelayedJobOutcomeEvent>, SmartLifecycle {
@@ -60,11 +51,7 @@ public class RedisJobOutcomeStream
 	/** Just below the listener containers' phase. */
 	static final int PHASE = Integer.MAX_VALUE - 101;
 
-	private static final long SUBSCRIBE_TIMEOUT_SECONDS = 10;
-
-	private static final long LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
-
-	private final RedisConnectionFactory connectionFactory;
+	private final EventSubscriber subscription;
 
 	private final String channel;
 
@@ -72,46 +59,37 @@ public class RedisJobOutcomeStream
 
 	private final @Nullable OutcomePublisher publisher;
 
-	private final JsonMapper mapper = JsonMapper.builder()
-		.disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-		.build();
+	private final JsonMapper mapper = JsonMapper.builder().build();
 
 	private final AtomicLong dropped = new AtomicLong();
 
-	private final AtomicLong droppedLogged = new AtomicLong();
+	private final OnceAMinute dropWarning = new OnceAMinute(logger);
 
-	private final AtomicLong lastDropLogNanos = new AtomicLong(System.nanoTime() - LOG_INTERVAL_NANOS);
-
-	private final AtomicLong lastBadMessageLogNanos = new AtomicLong(System.nanoTime() - LOG_INTERVAL_NANOS);
+	private final OnceAMinute badMessageWarning = new OnceAMinute(logger);
 
 	private final List<Subscriber> subscribers = new CopyOnWriteArrayList<>();
 
 	// whenDone futures by "<topic>\n<id>"
 	private final Map<String, Set<CompletableFuture<JobOutcome>>> waiters = new ConcurrentHashMap<>();
 
-	// guards the subscription; start and stop synchronize on this (a stop waits without this lock)
-	private final Object subscribeLock = new Object();
+	private final MessageListener listener = (message, pattern) -> received(message.getBody());
 
 	private volatile boolean running;
 
-	private @Nullable RedisMessageListenerContainer subscription;
-
-	private @Nullable ThreadPoolExecutor delivery;
+	/** The consumers' thread, while the channel is subscribed. */
+	private volatile @Nullable ThreadPoolExecutor delivery;
 
 	/**
-	 * Create the stream of a namespace.
-	 * @param connectionFactory the Redis connections
-	 * @param namespace the namespace; the channel is {@code <namespace>:outcomes}
-	 * @param instanceId this instance's id, sent with its outcomes
+	 * Create the stream of a queue's namespace.
+	 * @param queue the queue, whose subscription carries the channel {@code <namespace>:outcomes}
 	 * @param publishing whether this instance's listener outcomes are published
 	 */
-	public RedisJobOutcomeStream(RedisConnectionFactory connectionFactory, String namespace, String instanceId,
-			boolean publishing) {
-		Assert.notNull(connectionFactory, "connectionFactory must not be null");
-		this.connectionFactory = connectionFactory;
-		this.channel = JobConstraints.namespace(namespace) + ":outcomes";
-		this.instanceId = instanceId;
-		this.publisher = publishing ? new OutcomePublisher(connectionFactory, this.channel, this::encode,
+	public RedisJobOutcomeStream(RedisDelayQueue queue, boolean publishing) {
+		Assert.notNull(queue, "queue must not be null");
+		this.subscription = queue.subscriber();
+		this.channel = queue.getNamespace() + ":outcomes";
+		this.instanceId = queue.getInstanceId();
+		this.publisher = publishing ? new OutcomePublisher(queue.getConnectionFactory(), this.channel, this::encode,
 				(reason, count) -> drop(count, reason)) : null;
 	}
 
@@ -145,10 +123,6 @@ public class RedisJobOutcomeStream
 		if (publisher == null) {
 			return;
 		}
-		if (!this.running) {
-			drop(1, "the stream has stopped");
-			return;
-		}
 		ReservedJob job = event.getJob();
 		Throwable failure = event.getFailure();
 		JobOutcome outcome = new JobOutcome(job.topic(), job.id(), event.getOutcome(), job.attempt(),
@@ -159,40 +133,36 @@ public class RedisJobOutcomeStream
 
 	private void drop(int count, String reason) {
 		long total = this.dropped.addAndGet(count);
-		if (logNow(this.lastDropLogNanos)) {
-			long since = total - this.droppedLogged.getAndSet(total);
-			logger.warn("Dropped " + since + " job outcome(s) of the stream on channel '" + this.channel + "' ("
-					+ total + " in all); the last because " + reason);
-		}
-	}
-
-	/** Whether a message logged at most once a minute may be logged now. */
-	private static boolean logNow(AtomicLong lastNanos) {
-		long now = System.nanoTime();
-		long last = lastNanos.get();
-		return now - last >= LOG_INTERVAL_NANOS && lastNanos.compareAndSet(last, now);
+		this.dropWarning.warn("Dropped " + count + " job outcome(s) of the stream on channel '" + this.channel + "' ("
+				+ total + " in all) because " + reason);
 	}
 
 	byte[] encode(JobOutcome outcome) {
-		return this.mapper.writeValueAsBytes(new Wire(outcome.topic(), outcome.id(), outcome.outcome(),
-				outcome.attempt(), outcome.maxAttempts(), outcome.listenerId(), outcome.instanceId(), outcome.error(),
-				outcome.at().toEpochMilli()));
+		return this.mapper.writeValueAsBytes(this.mapper.createObjectNode()
+			.put("topic", outcome.topic())
+			.put("id", outcome.id())
+			.put("outcome", outcome.outcome())
+			.put("attempt", outcome.attempt())
+			.put("maxAttempts", outcome.maxAttempts())
+			.put("listener", outcome.listenerId())
+			.put("instance", outcome.instanceId())
+			.put("error", outcome.error())
+			.put("at", outcome.at().toEpochMilli()));
 	}
 
 	// a message without listener or instance (not one of encode's) gives an outcome without them
 	@SuppressWarnings("NullAway")
 	JobOutcome decode(byte[] body) {
-		Wire wire = this.mapper.readValue(body, Wire.class);
-		if (wire.topic() == null || wire.id() == null || wire.outcome() == null) {
+		JsonNode message = this.mapper.readTree(body);
+		String topic = message.path("topic").asString(null);
+		String id = message.path("id").asString(null);
+		String outcome = message.path("outcome").asString(null);
+		if (topic == null || id == null || outcome == null) {
 			throw new IllegalArgumentException("topic, id and outcome are required");
 		}
-		return new JobOutcome(wire.topic(), wire.id(), wire.outcome(), wire.attempt(), wire.maxAttempts(),
-				wire.listener(), wire.instance(), wire.error(), Instant.ofEpochMilli(wire.at()));
-	}
-
-	/** A message on the channel. */
-	record Wire(@Nullable String topic, @Nullable String id, @Nullable String outcome, int attempt, int maxAttempts,
-			@Nullable String listener, @Nullable String instance, @Nullable String error, long at) {
+		return new JobOutcome(topic, id, outcome, message.path("attempt").asInt(), message.path("maxAttempts").asInt(),
+				message.path("listener").asString(null), message.path("instance").asString(null),
+				message.path("error").asString(null), Instant.ofEpochMilli(message.path("at").asLong()));
 	}
 
 	@Override
@@ -202,7 +172,7 @@ public class RedisJobOutcomeStream
 			JobConstraints.topic(topic);
 		}
 		Subscriber subscriber = new Subscriber(topic, consumer);
-		synchronized (this.subscribeLock) {
+		synchronized (this) {
 			// added under the lock that stop() clears them under
 			ensureSubscribed();
 			this.subscribers.add(subscriber);
@@ -234,88 +204,70 @@ public class RedisJobOutcomeStream
 		return done;
 	}
 
-	/** Subscribes once; the first call returns when the subscription is active. */
-	private void ensureSubscribed() {
-		synchronized (this.subscribeLock) {
-			if (!this.running) {
-				throw new IllegalStateException("The job outcome stream is stopped (the application context is"
-						+ " not running)");
-			}
-			if (this.subscription != null) {
-				return;
-			}
-			ThreadPoolExecutor delivery = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
-					new ArrayBlockingQueue<>(BUFFER), new CustomizableThreadFactory("delayqueue-outcomes-"),
-					(task, executor) -> {
-						if (!executor.isShutdown()) {
-							drop(1, "more than " + BUFFER + " waited for this instance's consumers");
-						}
-					});
-			RedisMessageListenerContainer container = new RedisMessageListenerContainer();
-			container.setConnectionFactory(this.connectionFactory);
-			container.setBeanName("delayqueue-outcomes");
-			container.setTaskExecutor(delivery);
-			// a blocking driver (Jedis) holds a thread of its own for the subscription
-			container.setSubscriptionExecutor(new SimpleAsyncTaskExecutor("delayqueue-outcomes-subscription-"));
-			Dispatcher dispatcher = new Dispatcher();
-			container.addMessageListener(dispatcher, new ChannelTopic(this.channel));
-			try {
-				container.afterPropertiesSet();
-				container.start();
-				// an outcome published after the first subscribe returns must be heard
-				dispatcher.subscribed.get(SUBSCRIBE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-			}
-			catch (RuntimeException | InterruptedException | ExecutionException | TimeoutException ex) {
-				if (ex instanceof InterruptedException) {
-					Thread.currentThread().interrupt();
-				}
-				destroyQuietly(container);
-				delivery.shutdownNow();
-				throw new DelayQueueConnectionException(
-						"Could not subscribe to the job outcomes on channel '" + this.channel + "'", ex);
-			}
-			this.delivery = delivery;
-			this.subscription = container;
+	/** Subscribes once; the first call returns when Redis confirmed the subscription. */
+	private synchronized void ensureSubscribed() {
+		if (!this.running) {
+			throw new IllegalStateException("The job outcome stream is stopped (the application context is"
+					+ " not running)");
+		}
+		if (this.delivery != null) {
+			return;
+		}
+		ThreadPoolExecutor delivery = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
+				new ArrayBlockingQueue<>(BUFFER), new CustomizableThreadFactory("delayqueue-outcomes-"),
+				(task, executor) -> {
+					if (!executor.isShutdown()) {
+						drop(1, "more than " + BUFFER + " waited for this instance's consumers");
+					}
+				});
+		this.delivery = delivery;
+		try {
+			this.subscription.listen(this.listener, this.channel);
+		}
+		catch (RuntimeException ex) {
+			this.delivery = null;
+			delivery.shutdownNow();
+			unlisten();
+			throw new DelayQueueConnectionException(
+					"Could not subscribe to the job outcomes on channel '" + this.channel + "'", ex);
 		}
 	}
 
-	private final class Dispatcher implements MessageListener, SubscriptionListener {
-
-		final CompletableFuture<Void> subscribed = new CompletableFuture<>();
-
-		@Override
-		public void onChannelSubscribed(byte[] channel, long count) {
-			this.subscribed.complete(null);
+	private void unlisten() {
+		try {
+			this.subscription.unlisten(this.listener);
 		}
-
-		@Override
-		public void onMessage(Message message, byte @Nullable [] pattern) {
-			JobOutcome outcome;
-			try {
-				outcome = decode(message.getBody());
-			}
-			catch (RuntimeException ex) {
-				badMessage(ex);
-				return;
-			}
-			if (outcome.isFinal()) {
-				Set<CompletableFuture<JobOutcome>> waiting = RedisJobOutcomeStream.this.waiters
-					.get(outcome.topic() + "\n" + outcome.id());
-				if (waiting != null) {
-					List.copyOf(waiting).forEach((future) -> future.complete(outcome));
-				}
-			}
-			for (Subscriber subscriber : RedisJobOutcomeStream.this.subscribers) {
-				subscriber.accept(outcome);
-			}
+		catch (RuntimeException ex) {
+			logger.debug("Could not end the job outcome subscription cleanly", ex);
 		}
-
 	}
 
-	private void badMessage(RuntimeException ex) {
-		if (logNow(this.lastBadMessageLogNanos)) {
-			logger.warn("Ignored a message on channel '" + this.channel + "' that is no job outcome (further ones"
-					+ " are ignored without a word for a minute): " + ex.getClass().getName());
+	/** A message on the channel, on the subscription's thread. */
+	private void received(byte[] body) {
+		ThreadPoolExecutor delivery = this.delivery;
+		if (delivery != null) {
+			delivery.execute(() -> deliver(body));
+		}
+	}
+
+	private void deliver(byte[] body) {
+		JobOutcome outcome;
+		try {
+			outcome = decode(body);
+		}
+		catch (RuntimeException ex) {
+			this.badMessageWarning.warn("Ignored a message on channel '" + this.channel + "' that is no job outcome: "
+					+ ex.getClass().getName());
+			return;
+		}
+		if (outcome.isFinal()) {
+			Set<CompletableFuture<JobOutcome>> waiting = this.waiters.get(outcome.topic() + "\n" + outcome.id());
+			if (waiting != null) {
+				List.copyOf(waiting).forEach((future) -> future.complete(outcome));
+			}
+		}
+		for (Subscriber subscriber : this.subscribers) {
+			subscriber.accept(outcome);
 		}
 	}
 
@@ -338,14 +290,12 @@ public class RedisJobOutcomeStream
 
 	@Override
 	public synchronized void start() {
-		synchronized (this.subscribeLock) {
-			if (this.running) {
-				return;
-			}
-			this.running = true;
-			if (this.publisher != null) {
-				this.publisher.start();
-			}
+		if (this.running) {
+			return;
+		}
+		this.running = true;
+		if (this.publisher != null) {
+			this.publisher.start();
 		}
 	}
 
@@ -355,25 +305,17 @@ public class RedisJobOutcomeStream
 	 */
 	@Override
 	public synchronized void stop() {
-		RedisMessageListenerContainer subscription;
-		ThreadPoolExecutor delivery;
-		synchronized (this.subscribeLock) {
-			if (!this.running) {
-				return;
-			}
-			this.running = false;
-			subscription = this.subscription;
-			delivery = this.delivery;
-			this.subscription = null;
-			this.delivery = null;
+		if (!this.running) {
+			return;
 		}
+		this.running = false;
 		if (this.publisher != null) {
 			this.publisher.stop();
 		}
-		if (subscription != null) {
-			destroyQuietly(subscription);
-		}
+		ThreadPoolExecutor delivery = this.delivery;
 		if (delivery != null) {
+			this.delivery = null;
+			unlisten();
 			delivery.shutdown();
 		}
 		IllegalStateException stopped = new IllegalStateException("The job outcome stream stopped");
@@ -389,15 +331,6 @@ public class RedisJobOutcomeStream
 	@Override
 	public int getPhase() {
 		return PHASE;
-	}
-
-	private static void destroyQuietly(RedisMessageListenerContainer container) {
-		try {
-			container.destroy();
-		}
-		catch (Exception ex) {
-			logger.debug("Could not end the job outcome subscription cleanly", ex);
-		}
 	}
 
 }

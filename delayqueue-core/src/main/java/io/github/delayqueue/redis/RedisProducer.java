@@ -15,6 +15,7 @@ import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.DelayQueueProducer;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.RescheduleResult;
 import io.github.delayqueue.core.ScheduleRequest;
 import io.github.delayqueue.core.ScheduleResult;
@@ -23,8 +24,8 @@ import org.springframework.util.Assert;
 
 /**
  * The producer side of {@link RedisDelayQueue}: schedule, cancel, reschedule and find, each
- * one script call on the job's bucket; what a call wrote wakes consumers and timer through
- * {@link Wakeups}. Thread-safe.
+ * one script call on the job's bucket; what a call wrote wakes this instance's consumers and
+ * timer. Thread-safe.
  */
 final class RedisProducer implements DelayQueueProducer {
 
@@ -35,7 +36,9 @@ final class RedisProducer implements DelayQueueProducer {
 
 	private final KeySpace keys;
 
-	private final Wakeups wakeups;
+	private final ReadySignals signals;
+
+	private final BucketTimer timer;
 
 	private final DelayQueueObserver observer;
 
@@ -47,11 +50,13 @@ final class RedisProducer implements DelayQueueProducer {
 
 	private final CompletedJobs completed;
 
-	RedisProducer(QueueScripts scripts, KeySpace keys, Wakeups wakeups, DelayQueueObserver observer,
-			long maxPayloadSize, Duration defaultTtr, int defaultMaxAttempts, CompletedJobs completed) {
+	RedisProducer(QueueScripts scripts, KeySpace keys, ReadySignals signals, BucketTimer timer,
+			DelayQueueObserver observer, long maxPayloadSize, Duration defaultTtr, int defaultMaxAttempts,
+			CompletedJobs completed) {
 		this.scripts = scripts;
 		this.keys = keys;
-		this.wakeups = wakeups;
+		this.signals = signals;
+		this.timer = timer;
 		this.observer = observer;
 		this.maxPayloadSize = maxPayloadSize;
 		this.defaultTtr = defaultTtr;
@@ -122,7 +127,7 @@ final class RedisProducer implements DelayQueueProducer {
 	private ScheduleResult scheduled(ScheduleRequest request, int bucket, ScriptReplies.Scheduled reply, int index) {
 		ScheduleResult result = reply.results().get(index);
 		if (result.created()) {
-			this.wakeups.written(request.topic(), bucket, result.state(), result.dueAt().toEpochMilli(),
+			written(request.topic(), bucket, result.state(), result.dueAt().toEpochMilli(),
 					reply.head() == index);
 			this.observer.scheduled(request.topic());
 		}
@@ -156,7 +161,7 @@ final class RedisProducer implements DelayQueueProducer {
 		int bucket = this.keys.checkedBucketOf(topic, id);
 		ScriptReplies.Rescheduled reply = this.scripts.reschedule(bucket, topic, id, relative, time);
 		if (reply.result() == RescheduleResult.RESCHEDULED) {
-			this.wakeups.written(topic, bucket, reply.state(), reply.dueMillis(), reply.head());
+			written(topic, bucket, reply.state(), reply.dueMillis(), reply.head());
 		}
 		return reply.result();
 	}
@@ -165,6 +170,16 @@ final class RedisProducer implements DelayQueueProducer {
 	public Optional<JobInfo> find(String topic, String id) {
 		Optional<JobInfo> live = this.scripts.find(this.keys.checkedBucketOf(topic, id), topic, id);
 		return live.isPresent() ? live : this.completed.find(topic, id);
+	}
+
+	/** Wakes this instance's consumers for a READY job, its timer for a new head. */
+	private void written(String topic, int bucket, JobState state, long dueMillis, boolean head) {
+		if (state == JobState.READY) {
+			this.signals.markReady(topic, bucket);
+		}
+		else if (head) {
+			this.timer.onHead(bucket, dueMillis);
+		}
 	}
 
 }

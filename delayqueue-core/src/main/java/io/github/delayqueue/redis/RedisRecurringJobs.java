@@ -36,16 +36,19 @@ final class RedisRecurringJobs implements RecurringJobs {
 
 	private final RecurringFiring firing;
 
-	private final Wakeups wakeups;
+	private final ReadySignals signals;
+
+	private final BucketTimer timer;
 
 	private final long maxPayloadSize;
 
-	RedisRecurringJobs(QueueScripts scripts, KeySpace keys, RecurringFiring firing, Wakeups wakeups,
-			long maxPayloadSize) {
+	RedisRecurringJobs(QueueScripts scripts, KeySpace keys, RecurringFiring firing, ReadySignals signals,
+			BucketTimer timer, long maxPayloadSize) {
 		this.scripts = scripts;
 		this.keys = keys;
 		this.firing = firing;
-		this.wakeups = wakeups;
+		this.signals = signals;
+		this.timer = timer;
 		this.maxPayloadSize = maxPayloadSize;
 	}
 
@@ -101,7 +104,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 			arguments.add((job.getSchedule().getDelay() != null) ? "1" : "0");
 			long result = Replies.asLong(call(read.bucket(), arguments.toArray()).get(1));
 			if (result == 1) {
-				this.wakeups.ready(job.getTopic(), read.bucket());
+				this.signals.markReady(job.getTopic(), read.bucket());
 			}
 			return (result == -2) ? null : (result < 0) ? Optional.empty()
 					: Optional.of(Replies.asString(arguments.get(2)).substring(job.getTopic().length() + 1));
@@ -167,7 +170,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 		List<Object> reply = call(bucket, arguments);
 		long answer = Replies.asLong(reply.get(1));
 		if (answer > 0 && next != -1) {
-			this.wakeups.recurringTick(bucket, (next == RIGHT_AFTER_NOW) ? Replies.asLong(reply.get(0)) + 1 : next);
+			this.timer.onRecurringTick(bucket, (next == RIGHT_AFTER_NOW) ? Replies.asLong(reply.get(0)) + 1 : next);
 		}
 		return answer;
 	}

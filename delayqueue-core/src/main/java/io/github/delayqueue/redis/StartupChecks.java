@@ -1,16 +1,23 @@
 package io.github.delayqueue.redis;
 
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+
 import io.github.delayqueue.core.BucketCountMismatchException;
 import io.github.delayqueue.core.DelayQueueConnectionException;
+import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.UnsupportedRedisVersionException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What the queue checks of Redis before it writes: the servers ({@link RedisServerCheck})
- * and the namespace's bucket count. Run at the start or, when Redis was unreachable then,
- * before each call until they pass; a refusal then fails every later call. Thread-safe.
+ * What the queue checks of Redis before it writes: refuses Redis older than 6.2 and another
+ * bucket count than the namespace's, warns when keys may be evicted, and logs how data is
+ * persisted. Run at the start or, when Redis was unreachable then, before each call until they
+ * pass; a refusal then fails every later call. Thread-safe.
  */
 final class StartupChecks {
 
@@ -92,8 +99,106 @@ final class StartupChecks {
 	}
 
 	private void run() {
-		RedisServerCheck.check(this.runner);
+		checkServers();
 		checkBucketCount();
+	}
+
+	private void checkServers() {
+		Properties info;
+		try {
+			info = this.runner.execute("INFO", (connection) -> connection.serverCommands().info());
+		}
+		catch (DelayQueueConnectionException ex) {
+			throw ex;
+		}
+		catch (DelayQueueException ex) {
+			// INFO is in @dangerous: a least-privilege ACL user may not run it
+			logger.warn("Could not read Redis's INFO (" + ex.getMessage() + "): the Redis version (6.2 or newer),"
+					+ " maxmemory-policy and persistence are not checked. Allow the command INFO to the Redis user"
+					+ " for these checks");
+			return;
+		}
+		if (info == null) {
+			return;
+		}
+		checkVersion(values(info, "redis_version"));
+		values(info, "maxmemory_policy").forEach((node, policy) -> {
+			if (!"noeviction".equals(policy)) {
+				logger.warn("Redis" + (node.isEmpty() ? "" : " " + node) + " has maxmemory-policy '" + policy
+						+ "': under memory pressure Redis may evict delayqueue's keys and jobs would be lost without"
+						+ " an error. Fix: set 'maxmemory-policy noeviction' in redis.conf (or CONFIG SET"
+						+ " maxmemory-policy noeviction); a full Redis then refuses new jobs with an error instead");
+			}
+		});
+		logPersistence(values(info, "aof_enabled").containsValue("1"), persistenceConfig());
+	}
+
+	/** The values of an INFO or CONFIG GET field by node ({@code ""} on a single server). */
+	private static Map<String, String> values(Properties info, String field) {
+		Map<String, String> values = new TreeMap<>();
+		for (String name : info.stringPropertyNames()) {
+			if (name.equals(field)) {
+				values.put("", info.getProperty(name).trim());
+			}
+			else if (name.endsWith("." + field)) {
+				values.put(name.substring(0, name.length() - field.length() - 1), info.getProperty(name).trim());
+			}
+		}
+		return values;
+	}
+
+	/** Refuses a version older than 6.2; an unreadable one passes. */
+	static void checkVersion(Map<String, String> versions) {
+		versions.forEach((node, version) -> {
+			String[] parts = version.split("\\.");
+			try {
+				int major = Integer.parseInt(parts[0]);
+				int minor = (parts.length > 1) ? Integer.parseInt(parts[1]) : 0;
+				if (major < 6 || (major == 6 && minor < 2)) {
+					throw new UnsupportedRedisVersionException(node, version);
+				}
+			}
+			catch (NumberFormatException ex) {
+				// not a version we can read
+			}
+		});
+	}
+
+	private static void logPersistence(boolean aof, Map<String, String> config) {
+		String fsync = config.get("appendfsync");
+		String save = config.get("save");
+		String summary = "Redis persistence: "
+				+ (aof ? "AOF on" + ((fsync != null) ? " (appendfsync " + fsync + ")" : "") : "AOF off") + ", "
+				+ ((save == null) ? "RDB snapshots unknown (CONFIG GET is not allowed)"
+						: save.isBlank() ? "RDB snapshots off" : "RDB snapshots 'save " + save + "'");
+		if (!aof && save != null && save.isBlank()) {
+			logger.warn(summary + ": a Redis restart loses every job. Turn on 'appendonly yes' (appendfsync "
+					+ "everysec may lose the last second of acknowledged changes on a crash; always loses none)");
+		}
+		else {
+			logger.info(summary + (aof ? "" : ": a crash loses the changes since the last snapshot; "
+					+ "'appendonly yes' narrows that to at most a second"));
+		}
+	}
+
+	private Map<String, String> persistenceConfig() {
+		Map<String, String> config = new TreeMap<>();
+		try {
+			this.runner.execute("CONFIG GET", (connection) -> {
+				for (String name : List.of("save", "appendfsync")) {
+					Properties answer = connection.serverCommands().getConfig(name);
+					if (answer != null) {
+						// a cluster answers per node: "<node>.<name>"
+						values(answer, name).values().stream().findFirst().ifPresent((value) -> config.put(name, value));
+					}
+				}
+				return null;
+			});
+		}
+		catch (RuntimeException ex) {
+			logger.debug("CONFIG GET is not allowed; persistence settings unknown: " + ex.getMessage());
+		}
+		return config;
 	}
 
 	/** Pins the bucket count in the namespace at its first start, and refuses another one. */

@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThatNoException;
  * The start-up guardrails, against real servers.
  */
 @ExtendWith(OutputCaptureExtension.class)
-class RedisServerCheckTests {
+class StartupChecksTests {
 
 	@Test
 	void evictionPolicyOtherThanNoevictionIsWarnedAboutWithTheFix(CapturedOutput output) {
@@ -46,13 +46,13 @@ class RedisServerCheckTests {
 	@Test
 	void redisOlderThan62IsRefusedWithAClearMessage() {
 		assertThatExceptionOfType(DelayQueueException.class)
-			.isThrownBy(() -> RedisServerCheck.checkVersion(Map.of("", "6.0.16")))
+			.isThrownBy(() -> StartupChecks.checkVersion(Map.of("", "6.0.16")))
 			.withMessage("delayqueue needs Redis 6.2 or newer (it uses LPOP with a count), but the server runs "
 					+ "Redis 6.0.16: upgrade Redis");
 		assertThatExceptionOfType(DelayQueueException.class)
-			.isThrownBy(() -> RedisServerCheck.checkVersion(Map.of("10.0.0.1:7001", "5.0.7")))
+			.isThrownBy(() -> StartupChecks.checkVersion(Map.of("10.0.0.1:7001", "5.0.7")))
 			.withMessageContaining("the server 10.0.0.1:7001 runs Redis 5.0.7");
-		assertThatNoException().isThrownBy(() -> RedisServerCheck.checkVersion(Map.of("", "6.2.0", "b", "7.4.1")));
+		assertThatNoException().isThrownBy(() -> StartupChecks.checkVersion(Map.of("", "6.2.0", "b", "7.4.1")));
 	}
 
 }
