@@ -55,9 +55,6 @@ public class DelayQueueEndpoint {
 
 	static final int DEFAULT_PAGE = 20;
 
-	/** How the audit log names writes through this endpoint. */
-	static final String VIA = "endpoint";
-
 	private final DelayQueueOperations operations;
 
 	private final Supplier<Collection<DelayedListenerContainer>> containers;
@@ -77,21 +74,7 @@ public class DelayQueueEndpoint {
 	 * @param instanceId this instance's name among the timer owners, or {@code null}
 	 * @param showPayloads whether dead jobs (and recurring jobs) are shown with their payloads
 	 * @param recurringJobs the namespace's recurring jobs, or {@code null} for none
-	 */
-	public DelayQueueEndpoint(DelayQueueOperations operations,
-			Supplier<Collection<DelayedListenerContainer>> containers, @Nullable String instanceId,
-			boolean showPayloads, @Nullable RecurringJobs recurringJobs) {
-		this(operations, containers, instanceId, showPayloads, recurringJobs, VIA);
-	}
-
-	/**
-	 * Creates the endpoint for another way in, such as the dashboard.
-	 * @param operations the queue
-	 * @param containers this application's listener containers
-	 * @param instanceId this instance's name among the timer owners, or {@code null}
-	 * @param showPayloads whether dead jobs (and recurring jobs) are shown with their payloads
-	 * @param recurringJobs the namespace's recurring jobs, or {@code null} for none
-	 * @param via how the audit log names the way in
+	 * @param via how the audit log names the way in: {@code endpoint}, {@code dashboard}
 	 */
 	public DelayQueueEndpoint(DelayQueueOperations operations,
 			Supplier<Collection<DelayedListenerContainer>> containers, @Nullable String instanceId,
