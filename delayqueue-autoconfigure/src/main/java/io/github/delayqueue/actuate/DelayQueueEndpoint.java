@@ -12,11 +12,12 @@ import java.util.function.Supplier;
 
 import io.github.delayqueue.actuate.EndpointDescriptors.ActionDescriptor;
 import io.github.delayqueue.actuate.EndpointDescriptors.BucketDescriptor;
-import io.github.delayqueue.actuate.EndpointDescriptors.CompletedJobsDescriptor;
-import io.github.delayqueue.actuate.EndpointDescriptors.DeadJobsDescriptor;
+import io.github.delayqueue.actuate.EndpointDescriptors.CompletedJobDescriptor;
+import io.github.delayqueue.actuate.EndpointDescriptors.DeadJobDescriptor;
 import io.github.delayqueue.actuate.EndpointDescriptors.Figures;
 import io.github.delayqueue.actuate.EndpointDescriptors.InstanceDescriptor;
 import io.github.delayqueue.actuate.EndpointDescriptors.JobDescriptor;
+import io.github.delayqueue.actuate.EndpointDescriptors.JobPageDescriptor;
 import io.github.delayqueue.actuate.EndpointDescriptors.ListenerDescriptor;
 import io.github.delayqueue.actuate.EndpointDescriptors.QueueDescriptor;
 import io.github.delayqueue.actuate.EndpointDescriptors.RecurringActionDescriptor;
@@ -94,7 +95,7 @@ public class DelayQueueEndpoint {
 	@ReadOperation
 	public QueueDescriptor queue() {
 		QueueStats stats = this.operations.stats();
-		Map<String, List<ListenerDescriptor>> listeners = listenersByTopic();
+		Map<String, List<ListenerDescriptor>> listeners = ListenerDescriptor.byTopic(this.containers.get());
 		Map<String, TopicDescriptor> topics = new TreeMap<>();
 		Set<String> names = new TreeSet<>(stats.topics().keySet());
 		names.addAll(listeners.keySet());
@@ -160,15 +161,20 @@ public class DelayQueueEndpoint {
 		int size = (limit != null) ? limit : DEFAULT_PAGE;
 		argument("limit", () -> JobConstraints.max("limit", size, DelayQueueOperations.MAX_DEAD_PAGE));
 		QueueStats stats = this.operations.stats();
-		List<ListenerDescriptor> listeners = listenersByTopic().getOrDefault(topic, List.of());
+		List<ListenerDescriptor> listeners = ListenerDescriptor.byTopic(this.containers.get())
+			.getOrDefault(topic, List.of());
 		CompletedJobPage completed = argument("completedCursor",
 				() -> this.operations.completedJobs(topic, completedCursor, size, this.showPayloads));
 		if (!stats.topics().containsKey(topic) && listeners.isEmpty() && completed.total() == 0) {
 			throw NotFoundException.topic(topic);
 		}
 		DeadJobPage page = argument("cursor", () -> this.operations.deadJobs(topic, cursor, size, this.showPayloads));
-		return TopicDescriptor.of(topic, stats, rateLimit(topic), listeners, DeadJobsDescriptor.of(page, this.showPayloads),
-				(completed.total() > 0) ? CompletedJobsDescriptor.of(completed, this.showPayloads) : null);
+		JobPageDescriptor<DeadJobDescriptor> dead = new JobPageDescriptor<>(page.total(),
+				page.jobs().stream().map((job) -> DeadJobDescriptor.of(job, this.showPayloads)).toList(), page.next());
+		JobPageDescriptor<CompletedJobDescriptor> kept = new JobPageDescriptor<>(completed.total(),
+				completed.jobs().stream().map((job) -> CompletedJobDescriptor.of(job, this.showPayloads)).toList(),
+				completed.next());
+		return TopicDescriptor.of(topic, stats, rateLimit(topic), listeners, dead, (kept.total() > 0) ? kept : null);
 	}
 
 	/**
@@ -224,10 +230,6 @@ public class DelayQueueEndpoint {
 		checkTopic(topic);
 		argument("id", () -> JobConstraints.id(id));
 		return this.actions.cancel(who(securityContext), topic, id);
-	}
-
-	private Map<String, List<ListenerDescriptor>> listenersByTopic() {
-		return ListenerDescriptor.byTopic(this.containers.get());
 	}
 
 	private static @Nullable String who(@Nullable SecurityContext securityContext) {

@@ -180,28 +180,19 @@ final class EndpointActions {
 			throw new InvalidArgumentException((max != null) ? "max" : "id",
 					((max != null) ? "max" : "id") + " applies to replay, not to " + action);
 		}
-		List<DelayedListenerContainer> matching = new ArrayList<>();
-		for (DelayedListenerContainer container : this.containers.get()) {
-			if (container.getTopic().equals(topic) && (listener == null || container.getId().equals(listener))) {
-				matching.add(container);
-			}
-		}
+		List<DelayedListenerContainer> matching = this.containers.get()
+			.stream()
+			.filter((container) -> container.getTopic().equals(topic)
+					&& (listener == null || container.getId().equals(listener)))
+			.toList();
 		if (matching.isEmpty()) {
 			throw new NotFoundException((listener != null)
 					? "No listener '" + listener + "' on topic '" + topic + "' in this application"
 					: "No listener on topic '" + topic + "' in this application");
 		}
-		List<String> ids = new ArrayList<>();
-		for (DelayedListenerContainer container : matching) {
-			if (action.equals("pause")) {
-				container.pause();
-			}
-			else {
-				container.resume();
-			}
-			ids.add(container.getId());
-		}
-		return new ActionDescriptor(topic, action, ids.size(), ids);
+		matching.forEach(action.equals("pause") ? DelayedListenerContainer::pause : DelayedListenerContainer::resume);
+		return new ActionDescriptor(topic, action, matching.size(),
+				matching.stream().map(DelayedListenerContainer::getId).toList());
 	}
 
 	private boolean isKnown(String topic) {
