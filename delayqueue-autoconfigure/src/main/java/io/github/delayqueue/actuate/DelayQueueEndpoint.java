@@ -251,9 +251,7 @@ public class DelayQueueEndpoint {
 		}
 	}
 
-	/**
-	 * A topic, job or listener that does not exist.
-	 */
+	/** A topic, job or listener that does not exist. */
 	public static class NotFoundException extends RuntimeException {
 
 		/**
@@ -270,9 +268,7 @@ public class DelayQueueEndpoint {
 
 	}
 
-	/**
-	 * An argument of an operation that breaks its rule.
-	 */
+	/** An argument of an operation that breaks its rule. */
 	public static class InvalidArgumentException extends InvalidEndpointRequestException {
 
 		private final @Nullable String field;

@@ -66,14 +66,11 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator {
 
 	/**
 	 * Creates the indicator.
-	 * @param connectionFactory the connection factory to {@code PING}, or {@code null} to not
-	 * check Redis
-	 * @param queue this instance's queue, whose event subscription is checked while it runs,
-	 * or {@code null}
+	 * @param connectionFactory the connection factory to {@code PING}, or {@code null} to not check Redis
+	 * @param queue this instance's queue, whose event subscription is checked, or {@code null}
 	 * @param timer this instance's bucket timer, or {@code null} when it has none
 	 * @param containers this application's listener containers
-	 * @param sampler the latest figures, for the lag thresholds, or {@code null} when there are
-	 * no thresholds
+	 * @param sampler the latest figures, for the lag thresholds, or {@code null} when there are none
 	 * @param settings the timeout and thresholds
 	 */
 	public DelayQueueHealthIndicator(@Nullable RedisConnectionFactory connectionFactory,
@@ -188,14 +185,10 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator {
 		if (redisQueue == null) {
 			return;
 		}
-		if (!redisQueue.isRunning()) {
+		boolean running = redisQueue.isRunning();
+		if (!running || redisQueue.isSubscribed()) {
 			this.unsubscribedSince.set(0);
-			builder.withDetail("subscription", "off");
-			return;
-		}
-		if (redisQueue.isSubscribed()) {
-			this.unsubscribedSince.set(0);
-			builder.withDetail("subscription", "subscribed");
+			builder.withDetail("subscription", running ? "subscribed" : "off");
 			return;
 		}
 		// 0 means "not lost": a nano time of exactly 0 is taken as 1

@@ -89,7 +89,7 @@ public class DelayQueueMeterBinder implements MeterBinder {
 		}
 	}
 
-	/** Registers the gauges of new buckets and topics (registering is idempotent) and removes those of topics gone. */
+	/** Registers the gauges of new buckets and topics (idempotent) and removes those of topics gone. */
 	private synchronized void onSample(QueueStats stats) {
 		Set<String> gone = new LinkedHashSet<>(this.topics);
 		gone.removeAll(stats.topics().keySet());

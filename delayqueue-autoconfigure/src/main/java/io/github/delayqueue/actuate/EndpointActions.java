@@ -162,10 +162,7 @@ final class EndpointActions {
 		return new ActionDescriptor(topic, "replay", replayed.count, replayed.ids);
 	}
 
-	/**
-	 * What the finished rounds of a replay of every dead job did, for the audit line of a
-	 * replay that fails after some rounds.
-	 */
+	/** What the finished rounds of a replay of every dead job did, for a failure's audit line. */
 	private static final class Replayed {
 
 		long count;
