@@ -78,8 +78,9 @@ public class DelayQueueMeterBinder implements MeterBinder {
 			.description("Seconds the oldest job that is due but not delivered has waited")
 			.baseUnit("seconds")
 			.register(registry);
-		if (this.timer != null) {
-			Gauge.builder("delayqueue.timer.buckets", this.timer, TimerStatus::ownedBuckets)
+		TimerStatus bucketTimer = this.timer;
+		if (bucketTimer != null) {
+			Gauge.builder("delayqueue.timer.buckets", bucketTimer, TimerStatus::ownedBuckets)
 				.description("Buckets whose timer this instance runs")
 				.register(registry);
 		}
