@@ -180,11 +180,9 @@ public class DelayQueueEndpoint {
 	/**
 	 * Repairs the queue, or pauses, resumes or triggers a recurring job.
 	 * @param securityContext who asks, for the audit log
-	 * @param action {@code repair}, or {@code pause}, {@code resume} or {@code trigger} with
-	 * {@code recurring}
+	 * @param action {@code repair}, or {@code pause}, {@code resume} or {@code trigger}
 	 * @param dryRun for {@code repair}: {@code true} to only count what would be repaired
-	 * @param recurring the recurring job's name for {@code pause}, {@code resume} and
-	 * {@code trigger}
+	 * @param recurring the recurring job's name, for the actions other than {@code repair}
 	 * @return a {@link RepairDescriptor} or a {@link RecurringActionDescriptor}
 	 */
 	@WriteOperation
@@ -207,8 +205,7 @@ public class DelayQueueEndpoint {
 	 * @param action {@code replay}, {@code pause} or {@code resume}
 	 * @param max for {@code replay}: the most jobs to replay (default all)
 	 * @param id for {@code replay}: the one job to replay
-	 * @param listener for {@code pause} / {@code resume}: the listener id (default every
-	 * listener of the topic)
+	 * @param listener for {@code pause} / {@code resume}: the listener id (default all)
 	 * @return what was done
 	 */
 	@WriteOperation

@@ -59,8 +59,7 @@ public class DelayQueueMeterBinder implements MeterBinder {
 	 * Creates the binder.
 	 * @param sampler the sampler whose readings the gauges show
 	 * @param timer this instance's bucket timer, or {@code null}
-	 * @param maxTopics the most topics with gauges of their own (0: all under
-	 * {@link DelayQueueMetrics#OTHER_TOPICS})
+	 * @param maxTopics the most topics with gauges of their own
 	 */
 	public DelayQueueMeterBinder(DelayQueueSampler sampler, @Nullable TimerStatus timer, int maxTopics) {
 		this.sampler = sampler;

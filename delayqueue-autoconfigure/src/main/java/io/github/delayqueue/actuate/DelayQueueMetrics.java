@@ -52,8 +52,7 @@ public class DelayQueueMetrics implements DelayQueueObserver {
 	/**
 	 * Creates the meters.
 	 * @param registry the registry
-	 * @param maxTopics the most topics with their own {@code topic} tag value (0: all under
-	 * {@link #OTHER_TOPICS})
+	 * @param maxTopics the most topics with their own {@code topic} tag value
 	 */
 	public DelayQueueMetrics(MeterRegistry registry, int maxTopics) {
 		this.registry = registry;
