@@ -75,9 +75,7 @@ public final class AuditLog {
 		return quoted.append('"').toString();
 	}
 
-	/**
-	 * One line of the audit log.
-	 */
+	/** One line of the audit log. */
 	public static final class Entry {
 
 		private final String via;

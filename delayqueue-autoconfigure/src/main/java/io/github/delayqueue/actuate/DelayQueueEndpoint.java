@@ -12,11 +12,12 @@ import java.util.function.Supplier;
 
 import io.github.delayqueue.actuate.EndpointDescriptors.ActionDescriptor;
 import io.github.delayqueue.actuate.EndpointDescriptors.BucketDescriptor;
-import io.github.delayqueue.actuate.EndpointDescriptors.CompletedJobsDescriptor;
-import io.github.delayqueue.actuate.EndpointDescriptors.DeadJobsDescriptor;
+import io.github.delayqueue.actuate.EndpointDescriptors.CompletedJobDescriptor;
+import io.github.delayqueue.actuate.EndpointDescriptors.DeadJobDescriptor;
 import io.github.delayqueue.actuate.EndpointDescriptors.Figures;
 import io.github.delayqueue.actuate.EndpointDescriptors.InstanceDescriptor;
 import io.github.delayqueue.actuate.EndpointDescriptors.JobDescriptor;
+import io.github.delayqueue.actuate.EndpointDescriptors.JobPageDescriptor;
 import io.github.delayqueue.actuate.EndpointDescriptors.ListenerDescriptor;
 import io.github.delayqueue.actuate.EndpointDescriptors.QueueDescriptor;
 import io.github.delayqueue.actuate.EndpointDescriptors.RecurringActionDescriptor;
@@ -55,9 +56,6 @@ public class DelayQueueEndpoint {
 
 	static final int DEFAULT_PAGE = 20;
 
-	/** How the audit log names writes through this endpoint. */
-	static final String VIA = "endpoint";
-
 	private final DelayQueueOperations operations;
 
 	private final Supplier<Collection<DelayedListenerContainer>> containers;
@@ -77,21 +75,7 @@ public class DelayQueueEndpoint {
 	 * @param instanceId this instance's name among the timer owners, or {@code null}
 	 * @param showPayloads whether dead jobs (and recurring jobs) are shown with their payloads
 	 * @param recurringJobs the namespace's recurring jobs, or {@code null} for none
-	 */
-	public DelayQueueEndpoint(DelayQueueOperations operations,
-			Supplier<Collection<DelayedListenerContainer>> containers, @Nullable String instanceId,
-			boolean showPayloads, @Nullable RecurringJobs recurringJobs) {
-		this(operations, containers, instanceId, showPayloads, recurringJobs, VIA);
-	}
-
-	/**
-	 * Creates the endpoint for another way in, such as the dashboard.
-	 * @param operations the queue
-	 * @param containers this application's listener containers
-	 * @param instanceId this instance's name among the timer owners, or {@code null}
-	 * @param showPayloads whether dead jobs (and recurring jobs) are shown with their payloads
-	 * @param recurringJobs the namespace's recurring jobs, or {@code null} for none
-	 * @param via how the audit log names the way in
+	 * @param via how the audit log names the way in: {@code endpoint}, {@code dashboard}
 	 */
 	public DelayQueueEndpoint(DelayQueueOperations operations,
 			Supplier<Collection<DelayedListenerContainer>> containers, @Nullable String instanceId,
@@ -111,7 +95,7 @@ public class DelayQueueEndpoint {
 	@ReadOperation
 	public QueueDescriptor queue() {
 		QueueStats stats = this.operations.stats();
-		Map<String, List<ListenerDescriptor>> listeners = listenersByTopic();
+		Map<String, List<ListenerDescriptor>> listeners = ListenerDescriptor.byTopic(this.containers.get());
 		Map<String, TopicDescriptor> topics = new TreeMap<>();
 		Set<String> names = new TreeSet<>(stats.topics().keySet());
 		names.addAll(listeners.keySet());
@@ -177,25 +161,28 @@ public class DelayQueueEndpoint {
 		int size = (limit != null) ? limit : DEFAULT_PAGE;
 		argument("limit", () -> JobConstraints.max("limit", size, DelayQueueOperations.MAX_DEAD_PAGE));
 		QueueStats stats = this.operations.stats();
-		List<ListenerDescriptor> listeners = listenersByTopic().getOrDefault(topic, List.of());
+		List<ListenerDescriptor> listeners = ListenerDescriptor.byTopic(this.containers.get())
+			.getOrDefault(topic, List.of());
 		CompletedJobPage completed = argument("completedCursor",
 				() -> this.operations.completedJobs(topic, completedCursor, size, this.showPayloads));
 		if (!stats.topics().containsKey(topic) && listeners.isEmpty() && completed.total() == 0) {
 			throw NotFoundException.topic(topic);
 		}
 		DeadJobPage page = argument("cursor", () -> this.operations.deadJobs(topic, cursor, size, this.showPayloads));
-		return TopicDescriptor.of(topic, stats, rateLimit(topic), listeners, DeadJobsDescriptor.of(page, this.showPayloads),
-				(completed.total() > 0) ? CompletedJobsDescriptor.of(completed, this.showPayloads) : null);
+		JobPageDescriptor<DeadJobDescriptor> dead = new JobPageDescriptor<>(page.total(),
+				page.jobs().stream().map((job) -> DeadJobDescriptor.of(job, this.showPayloads)).toList(), page.next());
+		JobPageDescriptor<CompletedJobDescriptor> kept = new JobPageDescriptor<>(completed.total(),
+				completed.jobs().stream().map((job) -> CompletedJobDescriptor.of(job, this.showPayloads)).toList(),
+				completed.next());
+		return TopicDescriptor.of(topic, stats, rateLimit(topic), listeners, dead, (kept.total() > 0) ? kept : null);
 	}
 
 	/**
 	 * Repairs the queue, or pauses, resumes or triggers a recurring job.
 	 * @param securityContext who asks, for the audit log
-	 * @param action {@code repair}, or {@code pause}, {@code resume} or {@code trigger} with
-	 * {@code recurring}
+	 * @param action {@code repair}, or {@code pause}, {@code resume} or {@code trigger}
 	 * @param dryRun for {@code repair}: {@code true} to only count what would be repaired
-	 * @param recurring the recurring job's name for {@code pause}, {@code resume} and
-	 * {@code trigger}
+	 * @param recurring the recurring job's name, for the actions other than {@code repair}
 	 * @return a {@link RepairDescriptor} or a {@link RecurringActionDescriptor}
 	 */
 	@WriteOperation
@@ -218,8 +205,7 @@ public class DelayQueueEndpoint {
 	 * @param action {@code replay}, {@code pause} or {@code resume}
 	 * @param max for {@code replay}: the most jobs to replay (default all)
 	 * @param id for {@code replay}: the one job to replay
-	 * @param listener for {@code pause} / {@code resume}: the listener id (default every
-	 * listener of the topic)
+	 * @param listener for {@code pause} / {@code resume}: the listener id (default all)
 	 * @return what was done
 	 */
 	@WriteOperation
@@ -243,10 +229,6 @@ public class DelayQueueEndpoint {
 		return this.actions.cancel(who(securityContext), topic, id);
 	}
 
-	private Map<String, List<ListenerDescriptor>> listenersByTopic() {
-		return ListenerDescriptor.byTopic(this.containers.get());
-	}
-
 	private static @Nullable String who(@Nullable SecurityContext securityContext) {
 		Principal principal = (securityContext != null) ? securityContext.getPrincipal() : null;
 		return (principal != null) ? principal.getName() : null;
@@ -266,9 +248,7 @@ public class DelayQueueEndpoint {
 		}
 	}
 
-	/**
-	 * A topic, job or listener that does not exist.
-	 */
+	/** A topic, job or listener that does not exist. */
 	public static class NotFoundException extends RuntimeException {
 
 		/**
@@ -285,9 +265,7 @@ public class DelayQueueEndpoint {
 
 	}
 
-	/**
-	 * An argument of an operation that breaks its rule.
-	 */
+	/** An argument of an operation that breaks its rule. */
 	public static class InvalidArgumentException extends InvalidEndpointRequestException {
 
 		private final @Nullable String field;

@@ -29,9 +29,8 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.WebServerNamespace;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
-import org.springframework.util.ClassUtils;
+import org.springframework.web.context.request.RequestAttributes;
 import org.springframework.web.context.request.RequestContextHolder;
-import org.springframework.web.context.request.ServletRequestAttributes;
 
 /**
  * Makes the {@code delayqueue} endpoint refuse bad input: unknown arguments, values that do
@@ -49,6 +48,9 @@ public class DelayQueueEndpointInvokerAdvisor implements OperationInvokerAdvisor
 	/** The answer when Redis is unreachable: its address stays in the log. */
 	static final String UNREACHABLE = "the queue's Redis is unreachable; retry later";
 
+	/** Where Spring MVC keeps a request's path variables ({@code HandlerMapping}). */
+	private static final String PATH_VARIABLES = "org.springframework.web.servlet.HandlerMapping.uriTemplateVariables";
+
 	@Override
 	public OperationInvoker apply(EndpointId endpointId, OperationType operationType, OperationParameters parameters,
 			OperationInvoker invoker) {
@@ -62,7 +64,7 @@ public class DelayQueueEndpointInvokerAdvisor implements OperationInvokerAdvisor
 	private static @Nullable Object invoke(InvocationContext context, Arguments arguments, OperationInvoker invoker) {
 		boolean web = context.canResolve(WebServerNamespace.class);
 		try {
-			arguments.check(context.getArguments(), web ? ServletPath.variables() : null);
+			arguments.check(context.getArguments(), web ? pathVariables() : null);
 			return invoker.invoke(context);
 		}
 		catch (NotFoundException ex) {
@@ -85,6 +87,14 @@ public class DelayQueueEndpointInvokerAdvisor implements OperationInvokerAdvisor
 			logger.warn("delayqueue endpoint: answered 503, Redis is unreachable: " + ex.getMessage());
 			return problem(HttpStatus.SERVICE_UNAVAILABLE, UNREACHABLE, null);
 		}
+	}
+
+	/** The path variables of the Spring MVC request being served, or {@code null}. */
+	@SuppressWarnings("unchecked")
+	private static @Nullable Map<String, String> pathVariables() {
+		RequestAttributes request = RequestContextHolder.getRequestAttributes();
+		return (request != null && request.getAttribute(PATH_VARIABLES,
+				RequestAttributes.SCOPE_REQUEST) instanceof Map<?, ?> variables) ? (Map<String, String>) variables : null;
 	}
 
 	/** The refusal of a bad argument, naming the field when there is one. */
@@ -176,38 +186,6 @@ public class DelayQueueEndpointInvokerAdvisor implements OperationInvokerAdvisor
 					throw new InvalidArgumentException(name, name + " must not be null; leave it out instead");
 				}
 			}
-		}
-
-	}
-
-	/** The path variables of the servlet request being served. */
-	private static final class ServletPath {
-
-		/** Where Spring MVC keeps a request's path variables ({@code HandlerMapping}). */
-		private static final String VARIABLES = "org.springframework.web.servlet.HandlerMapping.uriTemplateVariables";
-
-		private static final boolean SERVLET = ClassUtils.isPresent(
-				"org.springframework.web.context.request.ServletRequestAttributes", ServletPath.class.getClassLoader());
-
-		static @Nullable Map<String, String> variables() {
-			if (!SERVLET) {
-				return null;
-			}
-			return Servlet.variables();
-		}
-
-		/** Only loaded when spring-web's servlet support is present. */
-		private static final class Servlet {
-
-			@SuppressWarnings("unchecked")
-			static @Nullable Map<String, String> variables() {
-				if (RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes attributes
-						&& attributes.getRequest().getAttribute(VARIABLES) instanceof Map<?, ?> variables) {
-					return (Map<String, String>) variables;
-				}
-				return null;
-			}
-
 		}
 
 	}

@@ -10,8 +10,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -25,14 +23,12 @@ import io.github.delayqueue.redis.RedisDelayQueue;
 import io.github.delayqueue.redis.TimerStatus;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.beans.factory.DisposableBean;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
-import org.springframework.util.Assert;
 
 /**
  * Health of this instance's part of the delay queue. DOWN when Redis does not answer a
@@ -42,7 +38,7 @@ import org.springframework.util.Assert;
  * {@code maxOverdue} threshold that its oldest due job, read from the
  * {@link DelayQueueSampler}'s latest reading, has exceeded. Thread-safe.
  */
-public class DelayQueueHealthIndicator extends AbstractHealthIndicator implements DisposableBean {
+public class DelayQueueHealthIndicator extends AbstractHealthIndicator {
 
 	private final @Nullable RedisConnectionFactory connectionFactory;
 
@@ -56,7 +52,8 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator implement
 
 	private final Settings settings;
 
-	private final ThreadPoolExecutor pinger;
+	/** A thread per PING; one PING is in flight at a time. */
+	private final SimpleAsyncTaskExecutor pinger = new SimpleAsyncTaskExecutor("delayqueue-health-");
 
 	private final Object pingMonitor = new Object();
 
@@ -69,14 +66,11 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator implement
 
 	/**
 	 * Creates the indicator.
-	 * @param connectionFactory the connection factory to {@code PING}, or {@code null} to not
-	 * check Redis
-	 * @param queue this instance's queue, whose event subscription is checked while it runs,
-	 * or {@code null}
+	 * @param connectionFactory the connection factory to {@code PING}, or {@code null} to not check Redis
+	 * @param queue this instance's queue, whose event subscription is checked, or {@code null}
 	 * @param timer this instance's bucket timer, or {@code null} when it has none
 	 * @param containers this application's listener containers
-	 * @param sampler the latest figures, for the lag thresholds, or {@code null} when there are
-	 * no thresholds
+	 * @param sampler the latest figures, for the lag thresholds, or {@code null} when there are none
 	 * @param settings the timeout and thresholds
 	 */
 	public DelayQueueHealthIndicator(@Nullable RedisConnectionFactory connectionFactory,
@@ -84,21 +78,13 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator implement
 			Supplier<Collection<DelayedListenerContainer>> containers, @Nullable DelayQueueSampler sampler,
 			Settings settings) {
 		super("delayqueue health check failed");
-		Assert.notNull(containers, "containers must not be null");
-		Assert.notNull(settings, "settings must not be null");
-		Assert.isTrue(sampler != null || settings.maxOverdue().isEmpty(),
-				"a sampler is needed for the maxOverdue thresholds");
 		this.connectionFactory = connectionFactory;
 		this.queue = queue;
 		this.timer = timer;
 		this.containers = containers;
 		this.sampler = sampler;
 		this.settings = settings;
-		CustomizableThreadFactory threads = new CustomizableThreadFactory("delayqueue-health-");
-		threads.setDaemon(true);
-		// one thread at most, and only while PINGs are sent: one PING is in flight at a time
-		this.pinger = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), threads);
-		this.pinger.allowCoreThreadTimeOut(true);
+		this.pinger.setDaemon(true);
 	}
 
 	@Override
@@ -165,9 +151,6 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator implement
 			String pong = connection.ping();
 			return ("PONG".equalsIgnoreCase(pong)) ? null : "Redis answered a PING with '" + pong + "'";
 		}
-		catch (RuntimeException ex) {
-			return "Redis unreachable: " + message(ex);
-		}
 	}
 
 	private static @Nullable String message(@Nullable Throwable ex) {
@@ -199,14 +182,10 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator implement
 		if (redisQueue == null) {
 			return;
 		}
-		if (!redisQueue.isRunning()) {
+		boolean running = redisQueue.isRunning();
+		if (!running || redisQueue.isSubscribed()) {
 			this.unsubscribedSince.set(0);
-			builder.withDetail("subscription", "off");
-			return;
-		}
-		if (redisQueue.isSubscribed()) {
-			this.unsubscribedSince.set(0);
-			builder.withDetail("subscription", "subscribed");
+			builder.withDetail("subscription", running ? "subscribed" : "off");
 			return;
 		}
 		// 0 means "not lost": a nano time of exactly 0 is taken as 1
@@ -262,11 +241,6 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator implement
 			}
 		});
 		builder.withDetail("overdueLagMillis", lags);
-	}
-
-	@Override
-	public void destroy() {
-		this.pinger.shutdownNow();
 	}
 
 	/**

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
@@ -15,14 +16,11 @@ import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueueStats.TopicStats;
 import io.github.delayqueue.redis.TimerStatus;
 import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-
-import org.springframework.util.Assert;
 
 /**
  * Gauges of what the queue holds, read from the {@link DelayQueueSampler}'s latest reading:
@@ -46,34 +44,24 @@ public class DelayQueueMeterBinder implements MeterBinder {
 
 	private final int maxTopics;
 
+	/** Guarded by this, as the fields below. */
 	private final List<MeterRegistry> registries = new ArrayList<>();
 
-	/** The gauges of each topic with its own tag value, in every registry; guarded by this. */
-	private final Map<String, List<Registered>> topicGauges = new LinkedHashMap<>();
-
-	/** The topics with a retention, each with a gauge of the finished jobs it keeps. */
-	private final Set<String> keptTopics = new LinkedHashSet<>();
-
-	/** The gauges of the topics beyond the limit, empty while there are none; guarded by this. */
-	private final List<Registered> otherGauges = new ArrayList<>();
-
-	/** Buckets with gauges: 0 until the first sample. */
-	private int buckets;
+	/** The topics with gauges of their own, in the order they got them. */
+	private final Set<String> topics = new LinkedHashSet<>();
 
 	private boolean warned;
 
-	/** The figures of the topics beyond the limit at the latest sample. */
-	private volatile TopicStats other = TopicStats.EMPTY;
+	/** The summed figures of the topics beyond the limit, {@code null} while there are none. */
+	private volatile @Nullable TopicStats other;
 
 	/**
 	 * Creates the binder.
 	 * @param sampler the sampler whose readings the gauges show
 	 * @param timer this instance's bucket timer, or {@code null}
-	 * @param maxTopics the most topics with gauges of their own (0: all under
-	 * {@link DelayQueueMetrics#OTHER_TOPICS})
+	 * @param maxTopics the most topics with gauges of their own
 	 */
 	public DelayQueueMeterBinder(DelayQueueSampler sampler, @Nullable TimerStatus timer, int maxTopics) {
-		Assert.notNull(sampler, "sampler must not be null");
 		this.sampler = sampler;
 		this.timer = timer;
 		this.maxTopics = maxTopics;
@@ -89,117 +77,91 @@ public class DelayQueueMeterBinder implements MeterBinder {
 			.description("Seconds the oldest job that is due but not delivered has waited")
 			.baseUnit("seconds")
 			.register(registry);
-		bucketGauges(registry);
-		if (this.timer != null) {
-			TimerStatus bucketTimer = this.timer;
+		TimerStatus bucketTimer = this.timer;
+		if (bucketTimer != null) {
 			Gauge.builder("delayqueue.timer.buckets", bucketTimer, TimerStatus::ownedBuckets)
 				.description("Buckets whose timer this instance runs")
 				.register(registry);
 		}
-		this.topicGauges.forEach((topic, gauges) -> gauges.addAll(topicGauges(registry, topic)));
-		this.keptTopics.forEach((topic) -> keptGauge(registry, topic));
-		if (!this.otherGauges.isEmpty()) {
-			this.otherGauges.addAll(otherGauges(registry));
+		QueueStats latest = this.sampler.getLatest();
+		if (latest != null) {
+			register(registry, latest);
 		}
 	}
 
-	/** Registers the gauges of new buckets and topics and removes those of topics gone. */
+	/** Registers the gauges of new buckets and topics (idempotent) and removes those of topics gone. */
 	private synchronized void onSample(QueueStats stats) {
-		if (this.buckets == 0) {
-			this.buckets = stats.buckets().size();
-			this.registries.forEach(this::bucketGauges);
-		}
-		for (String topic : stats.completed().keySet()) {
-			// the topics with a retention: fixed by the configuration, so never removed
-			if (this.keptTopics.add(topic)) {
-				this.registries.forEach((registry) -> keptGauge(registry, topic));
-			}
-		}
-		this.topicGauges.entrySet().removeIf((entry) -> {
-			if (stats.topics().containsKey(entry.getKey())) {
-				return false;
-			}
-			remove(entry.getValue());
-			return true;
-		});
+		Set<String> gone = new LinkedHashSet<>(this.topics);
+		gone.removeAll(stats.topics().keySet());
+		this.topics.removeAll(gone);
 		Map<String, TopicStats> beyond = new LinkedHashMap<>();
 		stats.topics().forEach((topic, figures) -> {
-			if (this.topicGauges.containsKey(topic)) {
-				return;
+			if (this.topics.size() < this.maxTopics) {
+				this.topics.add(topic);
 			}
-			if (this.topicGauges.size() < this.maxTopics) {
-				List<Registered> gauges = new ArrayList<>();
-				this.registries.forEach((registry) -> gauges.addAll(topicGauges(registry, topic)));
-				this.topicGauges.put(topic, gauges);
-			}
-			else {
+			if (!this.topics.contains(topic)) {
 				beyond.put(topic, figures);
 			}
 		});
-		this.other = new QueueStats(List.of(), beyond, stats.readAt()).totals();
 		if (beyond.isEmpty()) {
-			remove(this.otherGauges);
+			gone.add(DelayQueueMetrics.OTHER_TOPICS);
 		}
-		else if (this.otherGauges.isEmpty()) {
-			if (!this.warned) {
-				this.warned = true;
-				logger.warn("delayqueue gauges have their own topic tag for " + this.maxTopics
-						+ " topics (delayqueue.metrics.max-topics); the figures of " + beyond.size()
-						+ " more topic(s), such as '" + beyond.keySet().iterator().next() + "', are summed under topic="
-						+ DelayQueueMetrics.OTHER_TOPICS);
+		else if (!this.warned) {
+			this.warned = true;
+			logger.warn("delayqueue gauges have their own topic tag for " + this.maxTopics
+					+ " topics (delayqueue.metrics.max-topics); the figures of " + beyond.size()
+					+ " more topic(s), such as '" + beyond.keySet().iterator().next() + "', are summed under topic="
+					+ DelayQueueMetrics.OTHER_TOPICS);
+		}
+		this.other = beyond.isEmpty() ? null : new QueueStats(List.of(), beyond, stats.readAt()).totals();
+		for (MeterRegistry registry : this.registries) {
+			for (String topic : gone) {
+				registry.find("delayqueue.topic.jobs").tag("topic", topic).meters().forEach(registry::remove);
+				registry.find("delayqueue.topic.overdue.lag").tag("topic", topic).meters().forEach(registry::remove);
 			}
-			this.registries.forEach((registry) -> this.otherGauges.addAll(otherGauges(registry)));
+			register(registry, stats);
 		}
 	}
 
-	private static void remove(List<Registered> gauges) {
-		gauges.forEach((gauge) -> gauge.registry().remove(gauge.meter()));
-		gauges.clear();
-	}
-
-	private void bucketGauges(MeterRegistry registry) {
-		for (int i = 0; i < this.buckets; i++) {
+	private void register(MeterRegistry registry, QueueStats stats) {
+		for (int i = 0; i < stats.buckets().size(); i++) {
 			int bucket = i;
 			Gauge.builder("delayqueue.bucket.depth", this,
-					(binder) -> binder.sampled((stats) -> (bucket < stats.buckets().size())
-							? stats.buckets().get(bucket).jobs().delayed() : Double.NaN))
+					(binder) -> binder.sampled((latest) -> (bucket < latest.buckets().size())
+							? latest.buckets().get(bucket).jobs().delayed() : Double.NaN))
 				.description("DELAYED jobs in the bucket's delay queue")
 				.tag("bucket", String.valueOf(bucket))
 				.register(registry);
 		}
+		for (String topic : stats.completed().keySet()) {
+			Gauge.builder("delayqueue.topic.completed.kept", this,
+					(binder) -> binder.sampled((latest) -> latest.completed().getOrDefault(topic, 0L)))
+				.description("Finished jobs the topic keeps (its retention)")
+				.tag("topic", topic)
+				.register(registry);
+		}
+		for (String topic : this.topics) {
+			topicGauges(registry, topic, (latest) -> latest.topics().getOrDefault(topic, TopicStats.EMPTY));
+		}
+		if (this.other != null) {
+			topicGauges(registry, DelayQueueMetrics.OTHER_TOPICS,
+					(latest) -> Objects.requireNonNullElse(this.other, TopicStats.EMPTY));
+		}
 	}
 
-	private void keptGauge(MeterRegistry registry, String topic) {
-		Gauge.builder("delayqueue.topic.completed.kept", this,
-				(binder) -> binder.sampled((stats) -> stats.completed().getOrDefault(topic, 0L)))
-			.description("Finished jobs the topic keeps (its retention)")
-			.tag("topic", topic)
-			.register(registry);
-	}
-
-	private List<Registered> topicGauges(MeterRegistry registry, String topic) {
-		return gauges(registry, topic, (stats) -> stats.topics().getOrDefault(topic, TopicStats.EMPTY));
-	}
-
-	private List<Registered> otherGauges(MeterRegistry registry) {
-		return gauges(registry, DelayQueueMetrics.OTHER_TOPICS, (stats) -> this.other);
-	}
-
-	private List<Registered> gauges(MeterRegistry registry, String tag, Function<QueueStats, TopicStats> figures) {
-		List<Registered> gauges = new ArrayList<>();
-		STATES.forEach((state, count) -> gauges.add(new Registered(registry, Gauge.builder("delayqueue.topic.jobs", this,
+	private void topicGauges(MeterRegistry registry, String tag, Function<QueueStats, TopicStats> figures) {
+		STATES.forEach((state, count) -> Gauge.builder("delayqueue.topic.jobs", this,
 				(binder) -> binder.sampled((stats) -> count.applyAsLong(figures.apply(stats))))
 			.description("Jobs of the topic in each state")
 			.tag("topic", tag)
 			.tag("state", state)
-			.register(registry))));
-		gauges.add(new Registered(registry, Gauge.builder("delayqueue.topic.overdue.lag", this,
+			.register(registry));
+		Gauge.builder("delayqueue.topic.overdue.lag", this,
 				(binder) -> binder.sampled((stats) -> seconds(figures.apply(stats).overdueLag(stats.readAt()))))
 			.description("Seconds the topic's oldest job that is due but not delivered has waited")
 			.tag("topic", tag)
 			.baseUnit("seconds")
-			.register(registry)));
-		return gauges;
+			.register(registry);
 	}
 
 	private double sampled(ToDoubleFunction<QueueStats> value) {
@@ -209,11 +171,6 @@ public class DelayQueueMeterBinder implements MeterBinder {
 
 	private static double seconds(Duration duration) {
 		return duration.toNanos() / 1e9;
-	}
-
-	/** A gauge and its registry. */
-	private record Registered(MeterRegistry registry, Meter meter) {
-
 	}
 
 }

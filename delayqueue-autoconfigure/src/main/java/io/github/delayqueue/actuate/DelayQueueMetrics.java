@@ -2,6 +2,7 @@ package io.github.delayqueue.actuate;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -13,8 +14,6 @@ import io.micrometer.core.instrument.Timer;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-
-import org.springframework.util.Assert;
 
 /**
  * Counters and timers of what this instance does to jobs, tagged by {@code topic}:
@@ -31,52 +30,87 @@ public class DelayQueueMetrics implements DelayQueueObserver {
 
 	private static final Log logger = LogFactory.getLog(DelayQueueMetrics.class);
 
+	/** The {@code delayqueue.jobs.*} counters, registered with each topic tag value. */
+	private static final Map<String, String> JOBS = Map.of(
+			"scheduled", "Jobs created by this instance",
+			"delivered", "Jobs reserved by consumers of this instance",
+			"completed", "Jobs finished by this instance",
+			"retried", "Jobs failed by this instance that will be delivered again",
+			"dead", "Jobs that became DEAD on this instance",
+			"expired", "Reservations whose TTR ran out, found by this instance's timer",
+			"cancelled", "Jobs cancelled by this instance");
+
 	private final MeterRegistry registry;
 
 	private final int maxTopics;
 
-	private final Map<String, TopicMeters> topics = new ConcurrentHashMap<>();
+	/** The topics with their own tag value; never removed. */
+	private final Set<String> topics = ConcurrentHashMap.newKeySet();
 
-	private volatile @Nullable TopicMeters other;
+	private volatile boolean other;
 
 	/**
 	 * Creates the meters.
 	 * @param registry the registry
-	 * @param maxTopics the most topics with their own {@code topic} tag value (0: all under
-	 * {@link #OTHER_TOPICS})
+	 * @param maxTopics the most topics with their own {@code topic} tag value
 	 */
 	public DelayQueueMetrics(MeterRegistry registry, int maxTopics) {
-		Assert.notNull(registry, "registry must not be null");
 		this.registry = registry;
 		this.maxTopics = maxTopics;
 	}
 
-	private TopicMeters meters(String topic) {
-		// topics are never removed: once some topic is counted as other, every new one is
-		TopicMeters meters = this.topics.get(topic);
-		if (meters == null) {
-			meters = this.other;
+	/** The topic's tag value; the first use of a value registers its job counters and lag timer. */
+	private String tag(String topic) {
+		if (this.topics.contains(topic)) {
+			return topic;
 		}
-		if (meters != null) {
-			return meters;
+		if (this.other) {
+			return OTHER_TOPICS;
 		}
 		synchronized (this.topics) {
-			if (this.topics.size() < this.maxTopics) {
-				return this.topics.computeIfAbsent(topic, (name) -> new TopicMeters(this.registry, name));
+			if (!this.topics.contains(topic) && !this.other) {
+				if (this.topics.size() < this.maxTopics) {
+					register(topic);
+					this.topics.add(topic);
+				}
+				else {
+					logger.warn("delayqueue counters and timers have their own topic tag for " + this.maxTopics
+							+ " topics (delayqueue.metrics.max-topics); topic '" + topic
+							+ "' and further ones are counted under topic=" + OTHER_TOPICS);
+					register(OTHER_TOPICS);
+					this.other = true;
+				}
 			}
-			if (this.other == null) {
-				logger.warn("delayqueue counters and timers have their own topic tag for " + this.maxTopics
-						+ " topics (delayqueue.metrics.max-topics); topic '" + topic
-						+ "' and further ones are counted under topic=" + OTHER_TOPICS);
-				this.other = new TopicMeters(this.registry, OTHER_TOPICS);
-			}
-			return this.other;
+			return this.topics.contains(topic) ? topic : OTHER_TOPICS;
 		}
+	}
+
+	private void register(String tag) {
+		JOBS.keySet().forEach((kind) -> jobs(kind, tag));
+		lag(tag);
+	}
+
+	private Counter jobs(String kind, String tag) {
+		return Counter.builder("delayqueue.jobs." + kind)
+			.description(JOBS.get(kind))
+			.tag("topic", tag)
+			.register(this.registry);
+	}
+
+	private Timer lag(String tag) {
+		return Timer.builder("delayqueue.delivery.lag")
+			.description("Time from a job's due time to its delivery, by Redis's clock")
+			.tag("topic", tag)
+			.register(this.registry);
+	}
+
+	private void count(String kind, String topic) {
+		jobs(kind, tag(topic)).increment();
 	}
 
 	@Override
 	public void recurringFired(String name, String topic, long created, long skipped, long misfired) {
-		String tag = meters(topic).topic;
+		String tag = tag(topic);
 		tick(tag, "created", created);
 		tick(tag, "skipped", skipped);
 		tick(tag, "misfired", misfired);
@@ -96,48 +130,48 @@ public class DelayQueueMetrics implements DelayQueueObserver {
 
 	@Override
 	public void scheduled(String topic) {
-		meters(topic).scheduled.increment();
+		count("scheduled", topic);
 	}
 
 	@Override
 	@SuppressWarnings("NullAway") // a delivered job comes from a reserve, which sets its times
 	public void delivered(ReservedJob job) {
-		TopicMeters meters = meters(job.topic());
-		meters.delivered.increment();
+		String tag = tag(job.topic());
+		jobs("delivered", tag).increment();
 		long lag = job.deliveredAt().toEpochMilli() - job.dueAt().toEpochMilli();
-		meters.lag.record(Math.max(0, lag), TimeUnit.MILLISECONDS);
+		lag(tag).record(Math.max(0, lag), TimeUnit.MILLISECONDS);
 	}
 
 	@Override
 	public void completed(String topic) {
-		meters(topic).completed.increment();
+		count("completed", topic);
 	}
 
 	@Override
 	public void retried(String topic) {
-		meters(topic).retried.increment();
+		count("retried", topic);
 	}
 
 	@Override
 	public void dead(String topic) {
-		meters(topic).dead.increment();
+		count("dead", topic);
 	}
 
 	@Override
 	public void expired(String topic) {
-		meters(topic).expired.increment();
+		count("expired", topic);
 	}
 
 	@Override
 	public void cancelled(String topic) {
-		meters(topic).cancelled.increment();
+		count("cancelled", topic);
 	}
 
 	@Override
 	public void deadTrimmed(String topic, long count) {
 		Counter.builder("delayqueue.dead.trimmed")
 			.description("DEAD jobs deleted by the topic's failed-job retention on this instance")
-			.tag("topic", meters(topic).topic)
+			.tag("topic", tag(topic))
 			.register(this.registry)
 			.increment(count);
 	}
@@ -154,7 +188,7 @@ public class DelayQueueMetrics implements DelayQueueObserver {
 	public void rateLimited(String topic) {
 		Counter.builder("delayqueue.rate.limited")
 			.description("Reserves of this instance that found the topic's rate limit window full")
-			.tag("topic", meters(topic).topic)
+			.tag("topic", tag(topic))
 			.register(this.registry)
 			.increment();
 	}
@@ -163,55 +197,11 @@ public class DelayQueueMetrics implements DelayQueueObserver {
 	public void handled(String topic, Duration duration, String outcome, @Nullable Throwable failure) {
 		Timer.builder("delayqueue.listener")
 			.description("Duration of @DelayedListener handler calls")
-			.tag("topic", meters(topic).topic)
+			.tag("topic", tag(topic))
 			.tag("outcome", outcome)
 			.tag("exception", (failure != null) ? failure.getClass().getSimpleName() : "none")
 			.register(this.registry)
 			.record(duration);
-	}
-
-	private static final class TopicMeters {
-
-		private final String topic;
-
-		private final Counter scheduled;
-
-		private final Counter delivered;
-
-		private final Counter completed;
-
-		private final Counter retried;
-
-		private final Counter dead;
-
-		private final Counter expired;
-
-		private final Counter cancelled;
-
-		private final Timer lag;
-
-		TopicMeters(MeterRegistry registry, String topic) {
-			this.topic = topic;
-			this.scheduled = counter(registry, topic, "scheduled", "Jobs created by this instance");
-			this.delivered = counter(registry, topic, "delivered", "Jobs reserved by consumers of this instance");
-			this.completed = counter(registry, topic, "completed", "Jobs finished by this instance");
-			this.retried = counter(registry, topic, "retried",
-					"Jobs failed by this instance that will be delivered again");
-			this.dead = counter(registry, topic, "dead", "Jobs that became DEAD on this instance");
-			this.expired = counter(registry, topic, "expired",
-					"Reservations whose TTR ran out, found by this instance's timer");
-			this.cancelled = counter(registry, topic, "cancelled", "Jobs cancelled by this instance");
-			this.lag = Timer.builder("delayqueue.delivery.lag")
-				.description("Time from a job's due time to its delivery, by Redis's clock")
-				.tag("topic", topic)
-				.register(registry);
-		}
-
-		private static Counter counter(MeterRegistry registry, String topic, String name, String description) {
-			return Counter.builder("delayqueue.jobs." + name).description(description).tag("topic", topic)
-				.register(registry);
-		}
-
 	}
 
 }

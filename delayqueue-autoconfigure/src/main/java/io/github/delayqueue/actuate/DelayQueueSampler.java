@@ -16,7 +16,6 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
-import org.springframework.util.Assert;
 
 /**
  * Reads the queue's figures ({@link DelayQueueAdmin#stats()}) on its own thread every
@@ -32,8 +31,6 @@ public class DelayQueueSampler implements SmartLifecycle {
 	private final Duration interval;
 
 	private final List<Consumer<QueueStats>> listeners = new CopyOnWriteArrayList<>();
-
-	private final Object lifecycleMonitor = new Object();
 
 	private volatile @Nullable QueueStats latest;
 
@@ -66,13 +63,10 @@ public class DelayQueueSampler implements SmartLifecycle {
 	 * @param listener the callback
 	 */
 	public void addListener(Consumer<QueueStats> listener) {
-		Assert.notNull(listener, "listener must not be null");
 		this.listeners.add(listener);
 	}
 
-	/**
-	 * Reads the figures now.
-	 */
+	/** Reads the figures now. */
 	public void sample() {
 		QueueStats stats;
 		try {
@@ -106,36 +100,28 @@ public class DelayQueueSampler implements SmartLifecycle {
 	}
 
 	@Override
-	public void start() {
-		synchronized (this.lifecycleMonitor) {
-			if (this.executor != null) {
-				return;
-			}
+	public synchronized void start() {
+		if (this.executor == null) {
 			CustomizableThreadFactory threads = new CustomizableThreadFactory("delayqueue-sampler-");
 			threads.setDaemon(true);
 			this.stopped = false;
-			ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(threads);
-			executor.scheduleWithFixedDelay(this::sample, 0, this.interval.toMillis(), TimeUnit.MILLISECONDS);
-			this.executor = executor;
+			this.executor = Executors.newSingleThreadScheduledExecutor(threads);
+			this.executor.scheduleWithFixedDelay(this::sample, 0, this.interval.toMillis(), TimeUnit.MILLISECONDS);
 		}
 	}
 
 	@Override
-	public void stop() {
-		synchronized (this.lifecycleMonitor) {
-			if (this.executor != null) {
-				this.stopped = true;
-				this.executor.shutdownNow();
-				this.executor = null;
-			}
+	public synchronized void stop() {
+		if (this.executor != null) {
+			this.stopped = true;
+			this.executor.shutdownNow();
+			this.executor = null;
 		}
 	}
 
 	@Override
-	public boolean isRunning() {
-		synchronized (this.lifecycleMonitor) {
-			return this.executor != null;
-		}
+	public synchronized boolean isRunning() {
+		return this.executor != null;
 	}
 
 }

@@ -61,14 +61,7 @@ final class EndpointActions {
 			throw new NotFoundException("No recurring jobs in this application (they need the Redis queue)");
 		}
 		AuditLog.Entry entry = AuditLog.entry(this.via, who, action + "-recurring").detail("recurring", name);
-		RecurringAction.Result result;
-		try {
-			result = recurringAction.apply(jobs, name);
-		}
-		catch (RuntimeException | Error ex) {
-			AuditLog.write(entry.failed(ex));
-			throw ex;
-		}
+		RecurringAction.Result result = audited(entry, () -> recurringAction.apply(jobs, name));
 		if (result.occurrence() != null) {
 			entry.detail("occurrence", result.occurrence());
 		}
@@ -81,17 +74,10 @@ final class EndpointActions {
 
 	RepairDescriptor repair(@Nullable String who, @Nullable Boolean dryRun) {
 		boolean write = dryRun == null || !dryRun;
-		RepairDescriptor repaired;
-		try {
-			repaired = RepairDescriptor.of(this.operations.repair(write), write);
-		}
-		catch (RuntimeException | Error ex) {
-			// buckets repaired before the failure stay repaired
-			AuditLog.write(AuditLog.entry(this.via, who, write ? "repair" : "repair-dry-run").failed(ex));
-			throw ex;
-		}
-		AuditLog.write(AuditLog.entry(this.via, who, write ? "repair" : "repair-dry-run")
-			.count(repaired.reindexed() + repaired.dropped() + repaired.countsCorrected())
+		AuditLog.Entry entry = AuditLog.entry(this.via, who, write ? "repair" : "repair-dry-run");
+		// buckets repaired before a failure stay repaired
+		RepairDescriptor repaired = RepairDescriptor.of(audited(entry, () -> this.operations.repair(write)), write);
+		AuditLog.write(entry.count(repaired.reindexed() + repaired.dropped() + repaired.countsCorrected())
 			.detail("jobs", repaired.jobs())
 			.detail("reindexed", repaired.reindexed())
 			.detail("dropped", repaired.dropped())
@@ -114,7 +100,7 @@ final class EndpointActions {
 		catch (NotFoundException ex) {
 			// asked for and found nothing: a write all the same
 			String named = (id != null) ? id : listener;
-			audit(who, new ActionDescriptor(topic, action, 0, (named != null) ? List.of(named) : List.of()));
+			AuditLog.write(entry(who, new ActionDescriptor(topic, action, 0, (named != null) ? List.of(named) : List.of())));
 			throw ex;
 		}
 		catch (InvalidArgumentException ex) {
@@ -127,25 +113,18 @@ final class EndpointActions {
 				.failed(ex));
 			throw ex;
 		}
-		audit(who, done);
+		AuditLog.write(entry(who, done));
 		return done;
 	}
 
 	ActionDescriptor cancel(@Nullable String who, String topic, String id) {
-		boolean cancelled;
-		try {
-			cancelled = this.operations.cancel(topic, id);
-		}
-		catch (RuntimeException | Error ex) {
-			AuditLog.write(entry(who, new ActionDescriptor(topic, "cancel", 0, List.of(id))).failed(ex));
-			throw ex;
-		}
-		ActionDescriptor done = new ActionDescriptor(topic, "cancel", cancelled ? 1 : 0, List.of(id));
-		audit(who, done);
+		AuditLog.Entry entry = AuditLog.entry(this.via, who, "cancel").topic(topic).ids(List.of(id));
+		boolean cancelled = audited(entry, () -> this.operations.cancel(topic, id));
+		AuditLog.write(entry.count(cancelled ? 1 : 0));
 		if (!cancelled) {
 			throw new NotFoundException("No job '" + id + "' in topic '" + topic + "'");
 		}
-		return done;
+		return new ActionDescriptor(topic, "cancel", 1, List.of(id));
 	}
 
 	private ActionDescriptor replay(String topic, @Nullable Integer max, @Nullable String id,
@@ -183,10 +162,7 @@ final class EndpointActions {
 		return new ActionDescriptor(topic, "replay", replayed.count, replayed.ids);
 	}
 
-	/**
-	 * What the finished rounds of a replay of every dead job did, for the audit line of a
-	 * replay that fails after some rounds.
-	 */
+	/** What the finished rounds of a replay of every dead job did, for a failure's audit line. */
 	private static final class Replayed {
 
 		long count;
@@ -201,28 +177,19 @@ final class EndpointActions {
 			throw new InvalidArgumentException((max != null) ? "max" : "id",
 					((max != null) ? "max" : "id") + " applies to replay, not to " + action);
 		}
-		List<DelayedListenerContainer> matching = new ArrayList<>();
-		for (DelayedListenerContainer container : this.containers.get()) {
-			if (container.getTopic().equals(topic) && (listener == null || container.getId().equals(listener))) {
-				matching.add(container);
-			}
-		}
+		List<DelayedListenerContainer> matching = this.containers.get()
+			.stream()
+			.filter((container) -> container.getTopic().equals(topic)
+					&& (listener == null || container.getId().equals(listener)))
+			.toList();
 		if (matching.isEmpty()) {
 			throw new NotFoundException((listener != null)
 					? "No listener '" + listener + "' on topic '" + topic + "' in this application"
 					: "No listener on topic '" + topic + "' in this application");
 		}
-		List<String> ids = new ArrayList<>();
-		for (DelayedListenerContainer container : matching) {
-			if (action.equals("pause")) {
-				container.pause();
-			}
-			else {
-				container.resume();
-			}
-			ids.add(container.getId());
-		}
-		return new ActionDescriptor(topic, action, ids.size(), ids);
+		matching.forEach(action.equals("pause") ? DelayedListenerContainer::pause : DelayedListenerContainer::resume);
+		return new ActionDescriptor(topic, action, matching.size(),
+				matching.stream().map(DelayedListenerContainer::getId).toList());
 	}
 
 	private boolean isKnown(String topic) {
@@ -232,8 +199,15 @@ final class EndpointActions {
 		return this.containers.get().stream().anyMatch((container) -> container.getTopic().equals(topic));
 	}
 
-	private void audit(@Nullable String who, ActionDescriptor done) {
-		AuditLog.write(entry(who, done));
+	/** Runs a write; when it throws, writes the audit line marked failed. */
+	private static <T> T audited(AuditLog.Entry entry, Supplier<T> write) {
+		try {
+			return write.get();
+		}
+		catch (RuntimeException | Error ex) {
+			AuditLog.write(entry.failed(ex));
+			throw ex;
+		}
 	}
 
 	private AuditLog.Entry entry(@Nullable String who, ActionDescriptor done) {

@@ -6,8 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-import io.github.delayqueue.core.CompletedJobPage;
-import io.github.delayqueue.core.DeadJobPage;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueueStats.BucketStats;
@@ -34,8 +32,7 @@ public final class EndpointDescriptors {
 	 *
 	 * @param instance this instance's name among the timer owners
 	 * @param readAt Redis's time when the figures were read
-	 * @param oldestOverdueLagMillis how long the oldest job that is due but not delivered
-	 * has waited
+	 * @param oldestOverdueLagMillis how long the oldest due, undelivered job has waited
 	 * @param totals all topics together
 	 * @param buckets each bucket
 	 * @param topics each topic with jobs or listeners
@@ -54,8 +51,7 @@ public final class EndpointDescriptors {
 	 * @param name its name
 	 * @param self whether it is the instance that answers
 	 * @param heartbeatExpiresAt when its heartbeat runs out unless renewed
-	 * @param live whether that time is still ahead (one that ran out is removed at the next
-	 * coordination, and its buckets taken over)
+	 * @param live whether that time is still ahead
 	 * @param buckets the buckets whose timers it runs
 	 */
 	public record InstanceDescriptor(String name, boolean self, Instant heartbeatExpiresAt, boolean live,
@@ -68,8 +64,7 @@ public final class EndpointDescriptors {
 	 *
 	 * @param topic its topic
 	 * @param id its id
-	 * @param state {@code DELAYED}, {@code READY}, {@code RESERVED}, {@code DEAD} or
-	 * {@code COMPLETED} (a finished job the topic keeps)
+	 * @param state {@code DELAYED}, {@code READY}, {@code RESERVED}, {@code DEAD} or {@code COMPLETED}
 	 * @param dueAt its due time
 	 * @param attempt deliveries so far
 	 * @param maxAttempts deliveries it may have
@@ -102,8 +97,7 @@ public final class EndpointDescriptors {
 	 *
 	 * @param name its name
 	 * @param topic the topic of its occurrences
-	 * @param schedule its schedule ({@code cron '<expression>' in <zone>} or
-	 * {@code every <period>})
+	 * @param schedule {@code cron '<expression>' in <zone>} or {@code every <period>}
 	 * @param paused whether it is paused
 	 * @param nextFireTime its next tick, or {@code null} while paused
 	 * @param fired occurrences created
@@ -111,9 +105,7 @@ public final class EndpointDescriptors {
 	 * @param misfired ticks fired late
 	 * @param lastFireTime the tick of the last occurrence, or {@code null}
 	 * @param lastOccurrence the id of the last occurrence, or {@code null}
-	 * @param lastOccurrenceState its state now ({@code DELAYED}, {@code READY},
-	 * {@code RESERVED}, {@code DEAD}), or {@code GONE} once it left the queue (finished or
-	 * cancelled), {@code null} when there is none
+	 * @param lastOccurrenceState its state now, {@code GONE} once it left the queue, or {@code null}
 	 * @param misfirePolicy its misfire policy
 	 * @param overlapPolicy its overlap policy
 	 * @param declared whether it is declared in {@code delayqueue.recurring}
@@ -200,17 +192,17 @@ public final class EndpointDescriptors {
 	 * @param rateLimit its rate limit in this instance ({@code 50/PT1S}), or {@code null}
 	 * @param listeners this application's listeners of the topic
 	 * @param deadJobs a page of its dead jobs (only in the topic's own view)
-	 * @param completedJobs a page of the finished jobs it keeps, the latest first (only in the
-	 * topic's own view, and only when it keeps any)
+	 * @param completedJobs a page of the finished jobs it keeps (only in the topic's own view)
 	 */
 	public record TopicDescriptor(String topic, long delayed, long ready, long reserved, long dead,
 			@Nullable Instant overdueSince, long overdueLagMillis, @Nullable Long completed,
-			@Nullable String rateLimit, List<ListenerDescriptor> listeners, @Nullable DeadJobsDescriptor deadJobs,
-			@Nullable CompletedJobsDescriptor completedJobs) implements OperationResponseBody {
+			@Nullable String rateLimit, List<ListenerDescriptor> listeners,
+			@Nullable JobPageDescriptor<DeadJobDescriptor> deadJobs,
+			@Nullable JobPageDescriptor<CompletedJobDescriptor> completedJobs) implements OperationResponseBody {
 
 		static TopicDescriptor of(String topic, QueueStats stats, @Nullable String rateLimit,
-				List<ListenerDescriptor> listeners, @Nullable DeadJobsDescriptor deadJobs,
-				@Nullable CompletedJobsDescriptor completedJobs) {
+				List<ListenerDescriptor> listeners, @Nullable JobPageDescriptor<DeadJobDescriptor> deadJobs,
+				@Nullable JobPageDescriptor<CompletedJobDescriptor> completedJobs) {
 			TopicStats figures = stats.topics().getOrDefault(topic, TopicStats.EMPTY);
 			return new TopicDescriptor(topic, figures.delayed(), figures.ready(), figures.reserved(), figures.dead(),
 					figures.overdueSince(), figures.overdueLag(stats.readAt()).toMillis(), stats.completed().get(topic),
@@ -245,35 +237,14 @@ public final class EndpointDescriptors {
 	}
 
 	/**
-	 * A page of dead jobs, the oldest deaths first.
+	 * A page of jobs: dead jobs, the oldest deaths first, or finished jobs, the latest first.
 	 *
-	 * @param total the topic's dead jobs
+	 * @param <J> the type of the jobs
+	 * @param total the topic's jobs of that kind
 	 * @param jobs the page
-	 * @param next the {@code cursor} of the next page, or {@code null} for the last page
+	 * @param next the cursor of the next page, or {@code null} for the last page
 	 */
-	public record DeadJobsDescriptor(long total, List<DeadJobDescriptor> jobs, @Nullable String next) {
-
-		static DeadJobsDescriptor of(DeadJobPage page, boolean payloads) {
-			return new DeadJobsDescriptor(page.total(),
-					page.jobs().stream().map((job) -> DeadJobDescriptor.of(job, payloads)).toList(), page.next());
-		}
-
-	}
-
-	/**
-	 * A page of the finished jobs a topic keeps, the latest finish first.
-	 *
-	 * @param total the finished jobs the topic keeps
-	 * @param jobs the page
-	 * @param next the {@code completedCursor} of the next page, or {@code null} for the last
-	 * page
-	 */
-	public record CompletedJobsDescriptor(long total, List<CompletedJobDescriptor> jobs, @Nullable String next) {
-
-		static CompletedJobsDescriptor of(CompletedJobPage page, boolean payloads) {
-			return new CompletedJobsDescriptor(page.total(),
-					page.jobs().stream().map((job) -> CompletedJobDescriptor.of(job, payloads)).toList(), page.next());
-		}
+	public record JobPageDescriptor<J>(long total, List<J> jobs, @Nullable String next) {
 
 	}
 
@@ -284,12 +255,9 @@ public final class EndpointDescriptors {
 	 * @param attempts the delivery that finished it (1 for the first)
 	 * @param maxAttempts deliveries it could have had
 	 * @param finishedAt when it finished
-	 * @param runTimeMillis how long that delivery ran, from delivery to finish, or {@code null}
-	 * when the consumer that finished it did not know its delivery (a reservation known only by
-	 * its token, as the HTTP job API's)
+	 * @param runTimeMillis how long that delivery ran, or {@code null} when not known
 	 * @param payload its payload as text, when payloads are shown and the topic keeps them
-	 * @param headers its own headers, when payloads are shown, the topic keeps them and it has
-	 * any
+	 * @param headers its own headers, when payloads are shown, kept, and it has any
 	 */
 	public record CompletedJobDescriptor(String id, int attempts, int maxAttempts, Instant finishedAt,
 			@Nullable Long runTimeMillis, @Nullable String payload, @Nullable Map<String, String> headers) {
@@ -310,8 +278,7 @@ public final class EndpointDescriptors {
 	 * @param written whether the repairs were written
 	 * @param jobs the job records read
 	 * @param reindexed jobs put back into the index their state names
-	 * @param dropped index entries dropped because no job in that state had them, and last
-	 * errors kept for jobs that no longer exist
+	 * @param dropped index entries and last errors dropped because no such job exists
 	 * @param countsCorrected state count fields that were wrong or missing
 	 * @param unreadable job records not in this version's format (left as they are)
 	 */
@@ -354,9 +321,7 @@ public final class EndpointDescriptors {
 	 * @param topic the topic
 	 * @param action {@code replay}, {@code pause}, {@code resume} or {@code cancel}
 	 * @param count jobs replayed or cancelled, or listeners paused or resumed
-	 * @param ids the job or listener ids concerned: for a replay, the first
-	 * {@value ReplayResult#MAX_IDS} jobs replayed (all of them when {@code count} is at most
-	 * that)
+	 * @param ids the job or listener ids concerned (for a replay, at most {@value ReplayResult#MAX_IDS})
 	 */
 	public record ActionDescriptor(String topic, String action, long count,
 			List<String> ids) implements OperationResponseBody {

@@ -51,8 +51,7 @@ public class ProblemJsonExceptionResolver implements HandlerExceptionResolver {
 	}
 
 	/**
-	 * Writes a refusal as {@code application/problem+json}, with a {@code type} and an
-	 * {@code instance}.
+	 * Writes a refusal as {@code application/problem+json}, with a {@code type} and an {@code instance}.
 	 * @param refusal the refusal
 	 * @param request the request refused
 	 * @param response the response to write

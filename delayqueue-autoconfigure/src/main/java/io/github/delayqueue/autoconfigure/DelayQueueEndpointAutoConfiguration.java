@@ -64,7 +64,7 @@ public final class DelayQueueEndpointAutoConfiguration {
 				DelayQueueProperties properties, ObjectProvider<RecurringJobs> recurringJobs) {
 			return new DelayQueueEndpoint(operations, ListenerContainers.of(registry),
 					ListenerContainers.instanceId(queue), properties.getEndpoint().isShowPayloads(),
-					recurringJobs.getIfAvailable());
+					recurringJobs.getIfAvailable(), "endpoint");
 		}
 
 	}
@@ -128,16 +128,13 @@ public final class DelayQueueEndpointAutoConfiguration {
 	}
 
 	/**
-	 * The endpoint's answer types and the Servlet type its invoker advisor looks for, for a
-	 * native image.
+	 * The endpoint's answer types, for a native image.
 	 */
 	public static class EndpointRuntimeHints implements RuntimeHintsRegistrar {
 
 		@Override
 		public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
 			registerAnswers(hints.reflection());
-			hints.reflection()
-				.registerTypeIfPresent(classLoader, "org.springframework.web.context.request.ServletRequestAttributes");
 		}
 
 		/**

@@ -61,7 +61,7 @@ class DelayQueueEndpointPartialWriteAuditTests {
 		given(operations.replayDeadJobs(eq("orders"), anyInt()))
 			.willReturn(new ReplayResult(DelayQueueOperations.MAX_REPLAY, ids))
 			.willThrow(new DelayQueueConnectionException("Redis unreachable during replay", new RuntimeException()));
-		DelayQueueEndpoint endpoint = new DelayQueueEndpoint(operations, List::of, null, false, null);
+		DelayQueueEndpoint endpoint = new DelayQueueEndpoint(operations, List::of, null, false, null, "endpoint");
 		assertThatExceptionOfType(DelayQueueConnectionException.class)
 			.isThrownBy(() -> endpoint.act(SecurityContext.NONE, "orders", "replay", null, null, null));
 		// 100,000 jobs were made READY again by this request

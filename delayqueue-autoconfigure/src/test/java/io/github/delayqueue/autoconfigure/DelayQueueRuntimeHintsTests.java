@@ -17,7 +17,6 @@ import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
 import org.springframework.core.io.Resource;
 import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
 import org.springframework.core.io.support.SpringFactoriesLoader;
-import org.springframework.web.context.request.ServletRequestAttributes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -66,7 +65,6 @@ class DelayQueueRuntimeHintsTests {
 		// nested in the answers
 		assertBound(EndpointDescriptors.BucketDescriptor.class, "timerOwner");
 		assertBound(EndpointDescriptors.DeadJobDescriptor.class, "diedAt");
-		assertThat(RuntimeHintsPredicates.reflection().onType(ServletRequestAttributes.class)).accepts(this.hints);
 	}
 
 	private void registerAotFactories() {
