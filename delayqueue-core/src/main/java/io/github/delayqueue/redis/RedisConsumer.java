@@ -48,6 +48,8 @@ final class RedisConsumer {
 
 	private final ReadySignals signals;
 
+	private final RedisTimerBackend offers;
+
 	private final Wakeups wakeups;
 
 	private final RedisClock clock;
@@ -60,11 +62,13 @@ final class RedisConsumer {
 
 	private final RateLimits rateLimits;
 
-	RedisConsumer(QueueScripts scripts, KeySpace keys, ReadySignals signals, Wakeups wakeups, RedisClock clock,
-			DelayQueueObserver observer, CompletedJobs completed, FailedJobs failedJobs, RateLimits rateLimits) {
+	RedisConsumer(QueueScripts scripts, KeySpace keys, ReadySignals signals, RedisTimerBackend offers, Wakeups wakeups,
+			RedisClock clock, DelayQueueObserver observer, CompletedJobs completed, FailedJobs failedJobs,
+			RateLimits rateLimits) {
 		this.scripts = scripts;
 		this.keys = keys;
 		this.signals = signals;
+		this.offers = offers;
 		this.wakeups = wakeups;
 		this.clock = clock;
 		this.observer = observer;
@@ -94,10 +98,10 @@ final class RedisConsumer {
 		ReadySignals.TopicSignal signal = this.signals.topic(topic);
 		RateLimit limit = this.rateLimits.of(topic);
 		if (limit != null) {
-			signal.refuseDelivered();
+			this.offers.refuseDelivered(topic);
 			return reserveLimited(topic, max, ttrMillis, attemptsLimit, limit, signal);
 		}
-		List<ReservedJob> collected = signal.collect(max, ttrMillis, attemptsLimit);
+		List<ReservedJob> collected = this.offers.collect(topic, max, ttrMillis, attemptsLimit);
 		if (!collected.isEmpty()) {
 			collected.forEach(this.observer::delivered);
 			return collected;
@@ -221,8 +225,8 @@ final class RedisConsumer {
 		JobConstraints.topic(topic);
 		Assert.notNull(timeout, "timeout must not be null");
 		JobConstraints.max("max", max, DelayQueueConsumer.MAX_RESERVE);
-		ReadySignals.Offer offer = new ReadySignals.Offer(max, ttrMillis(ttr), attemptsLimit(maxAttempts));
-		return this.signals.topic(topic).await(timeout, offer);
+		RedisTimerBackend.Offer offer = new RedisTimerBackend.Offer(max, ttrMillis(ttr), attemptsLimit(maxAttempts));
+		return this.offers.await(this.signals.topic(topic), topic, timeout, offer);
 	}
 
 	boolean finish(ReservedJob job) {
