@@ -266,6 +266,7 @@ final class RedisTimerBackend implements TimerBackend {
 				}
 			}
 			if (mine != null) {
+				mine.signal = signal;
 				mine.waiting = true;
 			}
 		}
@@ -294,7 +295,7 @@ final class RedisTimerBackend implements TimerBackend {
 				.findFirst()
 				.ifPresent((entry) -> offers.add(new Offering(topic, entry.getKey(), entry.getValue().offer))));
 		}
-		// the signals' monitors are taken outside the offers' one: a waiting consumer holds them the other way round
+		// outside the offers' monitor, as in deliver
 		offers.removeIf((offer) -> !allowed.test(offer.topic()) || this.signals.isAnyMarked(offer.topic()));
 		return (offers.size() > limit) ? new ArrayList<>(offers.subList(0, limit)) : offers;
 	}
@@ -315,17 +316,19 @@ final class RedisTimerBackend implements TimerBackend {
 
 	/** Hands jobs reserved for an offer to its consumer; {@code false} when it no longer waits with it. */
 	boolean deliver(Offering offering, List<ReservedJob> jobs) {
-		Held target;
+		ReadySignals.TopicSignal signal;
 		synchronized (this.offered) {
-			target = held(offering.topic(), offering.thread());
+			Held target = held(offering.topic(), offering.thread());
 			if (target == null || !target.waiting || !target.offer.equals(offering.offer())) {
 				return false;
 			}
 			target.jobs.addAll(jobs);
 			target.deliveredNanos = System.nanoTime();
 			target.refused = false;
+			signal = target.signal;
 		}
-		target.signal.wake();
+		// woken outside the offers' monitor: a waiting consumer holds its signal's, then takes the offers'
+		signal.wake();
 		return true;
 	}
 
@@ -410,7 +413,8 @@ final class RedisTimerBackend implements TimerBackend {
 
 		final Offer offer;
 
-		final ReadySignals.TopicSignal signal;
+		/** The signal its consumer waits on. */
+		ReadySignals.TopicSignal signal;
 
 		final List<ReservedJob> jobs = new ArrayList<>();
 
