@@ -200,11 +200,6 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		this.subscriber.stop();
 	}
 
-	/** This instance's bucket timer: for tests that drive it themselves. */
-	BucketTimer timer() {
-		return this.timer;
-	}
-
 	/** The Redis side of the timer's steps: for tests. */
 	RedisTimerBackend timerBackend() {
 		return this.timerBackend;
