@@ -17,7 +17,7 @@ import static org.awaitility.Awaitility.await;
  * A write of this instance wakes its own consumers from the script's reply, before the call
  * returns, whether or not the event subscription listens; the channel is for the other
  * instances. The READY jobs of a timer step are announced on the channel only when this
- * instance's idle consumers cannot take them all ({@link ReadyAnnouncer}).
+ * instance's idle consumers cannot take them all ({@link RedisTimerBackend}).
  */
 class RedisDelayQueueWakeUpTests {
 
@@ -101,7 +101,7 @@ class RedisDelayQueueWakeUpTests {
 				throw new IllegalStateException(ex);
 			}
 		});
-		await().atMost(Duration.ofSeconds(5)).until(() -> queue.signals().idleConsumers("step") == 1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> queue.timerBackend().idleConsumers("step") == 1);
 		long scheduled = System.nanoTime();
 		queue.schedule(request("step", "1", "x", Duration.ofMillis(100)));
 		assertThat(other.awaitWork("step", Duration.ofSeconds(5))).isTrue();
@@ -110,7 +110,7 @@ class RedisDelayQueueWakeUpTests {
 		// told once the handover passed after the job came due, not by the step itself (nor
 		// by the guard, an hour away)
 		assertThat(Duration.ofNanos(wokenThere - scheduled))
-			.isGreaterThanOrEqualTo(Duration.ofMillis(100).plus(ReadyAnnouncer.HANDOVER).minusMillis(5));
+			.isGreaterThanOrEqualTo(Duration.ofMillis(100).plus(RedisTimerBackend.HANDOVER).minusMillis(5));
 		assertThat(other.reserve("step", 10, null)).extracting(ReservedJob::id).containsExactly("1");
 	}
 

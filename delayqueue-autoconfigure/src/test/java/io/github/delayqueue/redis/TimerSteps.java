@@ -51,9 +51,9 @@ public final class TimerSteps {
 	 */
 	public static Promotion promoteOffering(RedisDelayQueue queue, int bucket, List<Offer> offers,
 			Map<String, List<ReservedJob>> reserved) {
-		List<ReadySignals.Offering> offerings = offers.stream()
-			.map((offer) -> new ReadySignals.Offering(offer.topic(), Thread.currentThread(),
-					new ReadySignals.Offer(offer.max(), offer.ttrMillis(), offer.attemptsLimit()), null))
+		List<RedisTimerBackend.Offering> offerings = offers.stream()
+			.map((offer) -> new RedisTimerBackend.Offering(offer.topic(), Thread.currentThread(),
+					new RedisTimerBackend.Offer(offer.max(), offer.ttrMillis(), offer.attemptsLimit())))
 			.toList();
 		ScriptReplies.Promoted promoted = queue.timerBackend().promote(bucket, false, offerings, (topic, jobs) -> {
 		});

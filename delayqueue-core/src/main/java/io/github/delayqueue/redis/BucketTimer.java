@@ -25,6 +25,9 @@ final class BucketTimer implements TimerStatus {
 
 	private static final long NONE = Long.MAX_VALUE;
 
+	/** The next due time of a bucket taken over: at once, with a guard re-check. */
+	private static final long TAKEN_OVER = -1;
+
 	private static final long MIN_BACKOFF_MILLIS = 100;
 
 	private static final long MAX_BACKOFF_MILLIS = 5_000;
@@ -54,14 +57,12 @@ final class BucketTimer implements TimerStatus {
 	private final Object lock = new Object();
 
 	// guarded by the lock: owned buckets, their next due time and recurring tick (0: now,
-	// NONE: none known), and those taken over since their last step
+	// NONE: none known)
 	private final boolean[] owned;
 
 	private final long[] nextDue;
 
 	private final long[] nextTick;
-
-	private final boolean[] takenOver;
 
 	private boolean woken;
 
@@ -100,7 +101,6 @@ final class BucketTimer implements TimerStatus {
 		this.clock = clock;
 		this.readyListener = readyListener;
 		this.owned = new boolean[buckets];
-		this.takenOver = new boolean[buckets];
 		this.nextDue = new long[buckets];
 		Arrays.fill(this.nextDue, NONE);
 		this.nextTick = new long[buckets];
@@ -287,7 +287,7 @@ final class BucketTimer implements TimerStatus {
 			if (!this.running) {
 				return;
 			}
-			boolean guard = takenOver(bucket) || guardAll || bucket == guardBucket;
+			boolean guard = guardAll || bucket == guardBucket || isTakenOver(bucket);
 			if (isDue(this.nextTick, bucket, guardAll)) {
 				fireRecurring(bucket);
 			}
@@ -307,31 +307,21 @@ final class BucketTimer implements TimerStatus {
 			now[bucket] = true;
 		}
 		synchronized (this.lock) {
-			int count = 0;
 			for (int b = 0; b < this.owned.length; b++) {
-				if (now[b] && !this.owned[b]) {
-					this.nextDue[b] = 0;
-					this.nextTick[b] = 0;
-					this.takenOver[b] = true;
-					if (logger.isDebugEnabled()) {
-						logger.debug("Took over the timer of bucket " + b);
-					}
+				if (now[b] != this.owned[b]) {
+					this.nextDue[b] = now[b] ? TAKEN_OVER : NONE;
+					this.nextTick[b] = now[b] ? 0 : NONE;
+					this.owned[b] = now[b];
 				}
-				else if (!now[b]) {
-					this.nextDue[b] = NONE;
-					this.nextTick[b] = NONE;
-					this.takenOver[b] = false;
-				}
-				this.owned[b] = now[b];
-				count += now[b] ? 1 : 0;
 			}
-			if (count != this.ownedCount && logger.isInfoEnabled()) {
-				logger.info("Running the timers of " + count + " of " + this.owned.length
-						+ ((this.owned.length == 1) ? " bucket (" : " buckets (")
-						+ coordination.liveInstances() + " instance(s) share them)");
-			}
-			this.ownedCount = count;
 		}
+		int count = coordination.buckets().length;
+		if (count != this.ownedCount && logger.isInfoEnabled()) {
+			logger.info("Running the timers of " + count + " of " + this.owned.length
+					+ ((this.owned.length == 1) ? " bucket (" : " buckets (") + coordination.liveInstances()
+					+ " instance(s) share them)");
+		}
+		this.ownedCount = count;
 	}
 
 	private void promote(int bucket, boolean guard) {
@@ -400,12 +390,10 @@ final class BucketTimer implements TimerStatus {
 		this.heartbeat.synced(redisMillis);
 	}
 
-	/** Whether a bucket was taken over since its last step; clears the flag. */
-	private boolean takenOver(int bucket) {
+	/** Whether a bucket was taken over since its last step. */
+	private boolean isTakenOver(int bucket) {
 		synchronized (this.lock) {
-			boolean taken = this.takenOver[bucket];
-			this.takenOver[bucket] = false;
-			return taken;
+			return this.nextDue[bucket] == TAKEN_OVER;
 		}
 	}
 
@@ -428,7 +416,7 @@ final class BucketTimer implements TimerStatus {
 					earliest = Math.min(earliest, Math.min(this.nextDue[b], this.nextTick[b]));
 				}
 			}
-			if (earliest == 0) {
+			if (earliest <= 0) {
 				return;
 			}
 			long monotonic = System.nanoTime();

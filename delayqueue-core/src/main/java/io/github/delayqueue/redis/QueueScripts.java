@@ -227,15 +227,15 @@ final class QueueScripts {
 
 	/** The timer's step; {@code quiet} leaves announcing to the caller, {@code offers} may take due jobs. */
 	ScriptReplies.Promoted promote(int bucket, int batchSize, boolean guard, boolean quiet,
-			List<ReadySignals.Offering> offers) {
+			List<RedisTimerBackend.Offering> offers) {
 		Object[] values = new Object[4 + 4 * offers.size()];
 		values[0] = batchSize;
 		values[1] = guard ? "1" : "0";
 		values[2] = quiet ? "1" : "0";
 		values[3] = offers.size();
 		int i = 4;
-		for (ReadySignals.Offering offering : offers) {
-			ReadySignals.Offer offer = offering.offer();
+		for (RedisTimerBackend.Offering offering : offers) {
+			RedisTimerBackend.Offer offer = offering.offer();
 			values[i++] = offering.topic();
 			values[i++] = offer.max();
 			values[i++] = offer.ttrMillis();

@@ -1,24 +1,18 @@
 package io.github.delayqueue.redis;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
-import java.util.function.Predicate;
 
-import io.github.delayqueue.core.ReservedJob;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Per consumed topic, the buckets whose ready list may hold jobs, which this instance's
- * consumers wait on; a consumer may wait with an {@link Offer} for jobs the timer reserves for
- * it. Thread-safe.
+ * consumers wait on. Thread-safe.
  */
 final class ReadySignals {
 
@@ -116,51 +110,21 @@ final class ReadySignals {
 		return signal != null && signal.markedGeneration(bucket) >= 0;
 	}
 
+	/** Whether any bucket of a known topic is marked. */
+	boolean isAnyMarked(String topic) {
+		TopicSignal signal = this.topics.get(topic);
+		return signal != null && signal.isAnyMarked();
+	}
+
 	/** How often a bucket of a topic was marked so far, -1 for a topic that is not known. */
 	long generation(String topic, int bucket) {
 		TopicSignal signal = this.topics.get(topic);
 		return (signal != null) ? signal.generation(bucket) : -1;
 	}
 
-	/** How many consumers of a topic wait with no marked bucket and no delivered jobs. */
-	int idleConsumers(String topic) {
-		TopicSignal signal = this.topics.get(topic);
-		return (signal != null) ? signal.idle() : 0;
-	}
-
 	/** Whether any consumer of any topic waits. */
 	boolean anyWaiting() {
 		return this.waiters.get() > 0;
-	}
-
-	/** Per allowed topic with no marked bucket, its longest waiting consumer's offer, up to {@code limit}. */
-	List<Offering> idleOffers(int limit, Predicate<String> allowed) {
-		List<Offering> offers = new ArrayList<>();
-		if (this.waiters.get() == 0) {
-			return offers;
-		}
-		for (Map.Entry<String, TopicSignal> entry : this.topics.entrySet()) {
-			if (offers.size() >= limit) {
-				break;
-			}
-			Offering offering = entry.getValue().idleOffer(entry.getKey());
-			if (offering != null && allowed.test(entry.getKey())) {
-				offers.add(offering);
-			}
-		}
-		return offers;
-	}
-
-	/** Hands jobs reserved for an offer to its consumer; {@code false} when it no longer waits with it. */
-	boolean deliver(Offering offering, List<ReservedJob> jobs) {
-		TopicSignal signal = offering.signal();
-		return signal != null && signal.deliver(offering, jobs);
-	}
-
-	/** Takes back the delivered jobs its consumer did not collect. */
-	List<ReservedJob> reclaim(Offering offering, List<ReservedJob> jobs) {
-		TopicSignal signal = offering.signal();
-		return (signal != null) ? signal.reclaim(offering, jobs) : List.of();
 	}
 
 	/** Marks one bucket of every topic. */
@@ -180,16 +144,6 @@ final class ReadySignals {
 		this.topics.values().forEach(TopicSignal::wake);
 	}
 
-	/** What a waiting consumer's next reserve takes; 0 TTR or attempts limit: each job's own. */
-	record Offer(int max, long ttrMillis, int attemptsLimit) {
-
-	}
-
-	/** The offer of a consumer waiting on a thread, with the signal it waits on. */
-	record Offering(String topic, Thread thread, Offer offer, @Nullable TopicSignal signal) {
-
-	}
-
 	/** The buckets of one topic that may hold READY jobs. Guarded by its monitor. */
 	static final class TopicSignal {
 
@@ -207,9 +161,6 @@ final class ReadySignals {
 
 		/** Until when (nano time) the topic's rate limit holds no permit; 0: none known. */
 		private long throttledUntilNanos;
-
-		/** The consumers waiting with an offer, in arrival order, or holding jobs for one. */
-		private final Map<Thread, OfferedJobs> offered = new LinkedHashMap<>();
 
 		private final AtomicInteger allWaiting;
 
@@ -241,17 +192,13 @@ final class ReadySignals {
 			notifyAll();
 		}
 
-		synchronized int idle() {
-			if (this.pendingCount > 0) {
-				return 0;
-			}
-			int busy = 0;
-			for (OfferedJobs candidate : this.offered.values()) {
-				if (candidate.waiting && candidate.isFresh()) {
-					busy++;
-				}
-			}
-			return this.waiting - busy;
+		/** How many consumers wait, 0 while a bucket is marked. */
+		synchronized int idleWaiting() {
+			return (this.pendingCount > 0) ? 0 : this.waiting;
+		}
+
+		synchronized boolean isAnyMarked() {
+			return this.pendingCount > 0;
 		}
 
 		synchronized void markAll() {
@@ -325,36 +272,19 @@ final class ReadySignals {
 
 		/** Waits until a bucket is marked and no throttle holds; {@code false} on timeout. */
 		boolean await(Duration timeout) throws InterruptedException {
-			return await(timeout, null);
+			return await(timeout, () -> false);
 		}
 
-		/** Waits as {@link #await(Duration)}; with an offer, also until jobs are delivered for it. */
-		synchronized boolean await(Duration timeout, @Nullable Offer offer) throws InterruptedException {
+		/** Waits as {@link #await(Duration)}, or until {@code done}, checked on each wake-up. */
+		synchronized boolean await(Duration timeout, BooleanSupplier done) throws InterruptedException {
 			if (Thread.interrupted()) {
 				throw new InterruptedException();
 			}
 			long nanos = timeout.toNanos();
-			OfferedJobs mine = null;
 			this.waiting++;
 			this.allWaiting.incrementAndGet();
 			try {
-				if (offer != null) {
-					Thread thread = Thread.currentThread();
-					mine = this.offered.get(thread);
-					if (mine == null || !mine.offer.equals(offer)) {
-						mine = (mine != null && !mine.isEmpty()) ? null : new OfferedJobs(offer);
-						if (mine != null) {
-							this.offered.put(thread, mine);
-						}
-					}
-					if (mine != null) {
-						mine.waiting = true;
-					}
-				}
-				while (true) {
-					if (mine != null && mine.isFresh()) {
-						return true;
-					}
+				while (!done.getAsBoolean()) {
 					long throttled = (this.pendingCount == 0) ? 0 : throttledNanos();
 					if (this.pendingCount > 0 && throttled == 0) {
 						return true;
@@ -367,77 +297,13 @@ final class ReadySignals {
 					TimeUnit.NANOSECONDS.timedWait(this, wait);
 					nanos -= System.nanoTime() - start;
 				}
+				return true;
 			}
 			finally {
 				this.waiting--;
 				this.allWaiting.decrementAndGet();
 				this.lastUsedNanos = System.nanoTime();
-				if (mine != null) {
-					mine.waiting = false;
-					if (mine.isEmpty()) {
-						this.offered.remove(Thread.currentThread(), mine);
-					}
-				}
 			}
-		}
-
-		/** When no bucket is marked, the offer of the longest waiting consumer with no jobs yet. */
-		synchronized @Nullable Offering idleOffer(String topic) {
-			if (this.pendingCount > 0) {
-				return null;
-			}
-			for (Map.Entry<Thread, OfferedJobs> entry : this.offered.entrySet()) {
-				OfferedJobs candidate = entry.getValue();
-				if (candidate.waiting && candidate.isEmpty()) {
-					return new Offering(topic, entry.getKey(), candidate.offer, this);
-				}
-			}
-			return null;
-		}
-
-		synchronized boolean deliver(Offering offering, List<ReservedJob> jobs) {
-			OfferedJobs target = this.offered.get(offering.thread());
-			if (target == null || !target.waiting || !target.offer.equals(offering.offer())) {
-				return false;
-			}
-			target.deliver(jobs);
-			notifyAll();
-			return true;
-		}
-
-		synchronized List<ReservedJob> reclaim(Offering offering, List<ReservedJob> jobs) {
-			OfferedJobs target = this.offered.get(offering.thread());
-			if (target == null) {
-				return List.of();
-			}
-			List<ReservedJob> left = target.reclaim(jobs);
-			if (target.isDone()) {
-				this.offered.remove(offering.thread(), target);
-			}
-			return left;
-		}
-
-		/** Leaves the jobs delivered for the calling thread's offer to be reclaimed. */
-		synchronized void refuseDelivered() {
-			OfferedJobs mine = this.offered.get(Thread.currentThread());
-			if (mine != null) {
-				mine.refuse();
-			}
-		}
-
-		/** Up to {@code max} jobs delivered for the calling thread's offer, if its TTR and limit match. */
-		synchronized List<ReservedJob> collect(int max, long ttrMillis, int attemptsLimit) {
-			Thread thread = Thread.currentThread();
-			OfferedJobs mine = this.offered.get(thread);
-			if (mine == null || !mine.isFresh() || mine.offer.ttrMillis() != ttrMillis
-					|| mine.offer.attemptsLimit() != attemptsLimit) {
-				return List.of();
-			}
-			List<ReservedJob> taken = mine.take(max);
-			if (mine.isDone()) {
-				this.offered.remove(thread, mine);
-			}
-			return taken;
 		}
 
 	}

@@ -47,6 +47,8 @@ final class RedisConsumer {
 
 	private final ReadySignals signals;
 
+	private final RedisTimerBackend offers;
+
 	private final BucketTimer timer;
 
 	private final RedisClock clock;
@@ -59,11 +61,13 @@ final class RedisConsumer {
 
 	private final RateLimits rateLimits;
 
-	RedisConsumer(QueueScripts scripts, KeySpace keys, ReadySignals signals, BucketTimer timer, RedisClock clock,
-			DelayQueueObserver observer, CompletedJobs completed, FailedJobs failedJobs, RateLimits rateLimits) {
+	RedisConsumer(QueueScripts scripts, KeySpace keys, ReadySignals signals, RedisTimerBackend offers, BucketTimer timer,
+			RedisClock clock, DelayQueueObserver observer, CompletedJobs completed, FailedJobs failedJobs,
+			RateLimits rateLimits) {
 		this.scripts = scripts;
 		this.keys = keys;
 		this.signals = signals;
+		this.offers = offers;
 		this.timer = timer;
 		this.clock = clock;
 		this.observer = observer;
@@ -93,10 +97,10 @@ final class RedisConsumer {
 		ReadySignals.TopicSignal signal = this.signals.topic(topic);
 		RateLimit limit = this.rateLimits.of(topic);
 		if (limit != null) {
-			signal.refuseDelivered();
+			this.offers.refuseDelivered(topic);
 			return reserveLimited(topic, max, ttrMillis, attemptsLimit, limit, signal);
 		}
-		List<ReservedJob> collected = signal.collect(max, ttrMillis, attemptsLimit);
+		List<ReservedJob> collected = this.offers.collect(topic, max, ttrMillis, attemptsLimit);
 		if (!collected.isEmpty()) {
 			collected.forEach(this.observer::delivered);
 			return collected;
@@ -220,8 +224,8 @@ final class RedisConsumer {
 		JobConstraints.topic(topic);
 		Assert.notNull(timeout, "timeout must not be null");
 		JobConstraints.max("max", max, DelayQueueConsumer.MAX_RESERVE);
-		ReadySignals.Offer offer = new ReadySignals.Offer(max, ttrMillis(ttr), attemptsLimit(maxAttempts));
-		return this.signals.topic(topic).await(timeout, offer);
+		RedisTimerBackend.Offer offer = new RedisTimerBackend.Offer(max, ttrMillis(ttr), attemptsLimit(maxAttempts));
+		return this.offers.await(this.signals.topic(topic), topic, timeout, offer);
 	}
 
 	boolean finish(ReservedJob job) {
@@ -247,48 +251,47 @@ final class RedisConsumer {
 			}
 			return new FinishResult(finished.stale(), next);
 		}
-		List<Map.Entry<Integer, List<ReservedJob>>> calls = RedisProducer.byBucket(jobs, this::bucketOf, FINISH_BATCH);
+		return finish(topic, RedisProducer.byBucket(jobs, this::bucketOf, FINISH_BATCH), max, ttrMillis, attemptsLimit);
+	}
+
+	/** Finishes the calls' jobs; the first call with a marked bucket also reserves up to {@code wanted}. */
+	@SuppressWarnings("NullAway") // a generation is read only with a signal
+	private FinishResult finish(String topic, List<Map.Entry<Integer, List<ReservedJob>>> calls, int wanted,
+			long ttrMillis, int attemptsLimit) {
+		ReadySignals.TopicSignal signal = (wanted > 0) ? this.signals.existing(topic) : null;
+		Retention keep = this.completed.retentionOf(topic);
 		List<ReservedJob> stale = new ArrayList<>();
 		List<ReservedJob> next = new ArrayList<>();
-		ReadySignals.TopicSignal signal = (max > 0) ? this.signals.existing(topic) : null;
 		List<ScriptReplies.Finished> done = new ArrayList<>(calls.size());
 		try {
-			finishAll(topic, calls, signal, max, ttrMillis, attemptsLimit, done, stale, next);
+			for (Map.Entry<Integer, List<ReservedJob>> entry : calls) {
+				int bucket = entry.getKey();
+				long generation = (wanted > 0 && signal != null) ? signal.markedGeneration(bucket) : -1;
+				int take = (signal != null && generation < 0) ? 0 : wanted;
+				ScriptReplies.Finished finished;
+				try {
+					finished = this.scripts.finish(bucket, topic, entry.getValue(), take, ttrMillis, attemptsLimit, keep);
+				}
+				catch (RuntimeException ex) {
+					// give back the jobs taken so far before reporting the failure
+					releaseQuietly(next);
+					throw ex;
+				}
+				finished.finished().forEach((job) -> this.observer.completed(topic));
+				done.add(finished);
+				stale.addAll(finished.stale());
+				if (finished.next() != null) {
+					if (taken(bucket, finished.next(), next) == 0 && generation >= 0) {
+						signal.clear(bucket, generation);
+					}
+					wanted = 0;
+				}
+			}
 		}
 		finally {
 			this.completed.add(topic, done);
 		}
 		return new FinishResult(stale, next);
-	}
-
-	@SuppressWarnings("NullAway") // a generation is read only with a signal
-	private void finishAll(String topic, List<Map.Entry<Integer, List<ReservedJob>>> calls,
-			ReadySignals.@Nullable TopicSignal signal, int wanted, long ttrMillis, int attemptsLimit,
-			List<ScriptReplies.Finished> done, List<ReservedJob> stale, List<ReservedJob> next) {
-		Retention keep = this.completed.retentionOf(topic);
-		for (Map.Entry<Integer, List<ReservedJob>> entry : calls) {
-			int bucket = entry.getKey();
-			long generation = (wanted > 0 && signal != null) ? signal.markedGeneration(bucket) : -1;
-			int take = (signal != null && generation < 0) ? 0 : wanted;
-			ScriptReplies.Finished finished;
-			try {
-				finished = this.scripts.finish(bucket, topic, entry.getValue(), take, ttrMillis, attemptsLimit, keep);
-			}
-			catch (RuntimeException ex) {
-				// give back the jobs taken so far before reporting the failure
-				releaseQuietly(next);
-				throw ex;
-			}
-			finished.finished().forEach((job) -> this.observer.completed(topic));
-			done.add(finished);
-			stale.addAll(finished.stale());
-			if (finished.next() != null) {
-				if (taken(bucket, finished.next(), next) == 0 && generation >= 0) {
-					signal.clear(bucket, generation);
-				}
-				wanted = 0;
-			}
-		}
 	}
 
 	boolean release(ReservedJob job) {

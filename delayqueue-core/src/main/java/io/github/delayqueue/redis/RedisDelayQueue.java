@@ -67,8 +67,6 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 
 	private final EventSubscriber subscriber;
 
-	private final ReadyAnnouncer announcer;
-
 	private final RedisProducer producer;
 
 	private final RedisConsumer consumer;
@@ -104,14 +102,13 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		RecurringFiring firing = new RecurringFiring(scripts, this.keys, builder.defaultTtr,
 				builder.defaultMaxAttempts, observer);
 		this.rateLimits = new RateLimits(runner, this.keys, builder.rateLimits);
-		// a topic with a rate limit takes permits before its jobs: none is reserved at once
-		boolean reserveAtOnce = builder.reserveForWaitingConsumers;
-		this.announcer = new ReadyAnnouncer(this.signals, scripts, this::recheckTimers,
-				(topic) -> reserveAtOnce && this.rateLimits.of(topic) == null);
 		FailedJobs failedJobs = new FailedJobs(runner, scripts, this.keys,
 				builder.retention(Retention::limitsFailed), observer);
-		this.timerBackend = new RedisTimerBackend(scripts, this.instanceId, builder.leaseTtl, builder.batchSize, observer, firing,
-				this.announcer, failedJobs);
+		// a topic with a rate limit takes permits before its jobs: none is reserved at once
+		boolean reserveAtOnce = builder.reserveForWaitingConsumers;
+		this.timerBackend = new RedisTimerBackend(scripts, this.signals, this.instanceId, builder.leaseTtl,
+				builder.batchSize, observer, firing, failedJobs, this::recheckTimers,
+				(topic) -> reserveAtOnce && this.rateLimits.of(topic) == null);
 		this.timer = new BucketTimer(this.timerBackend,
 				this.keys.buckets(), builder.batchSize, builder.coordinationInterval(), builder.guardInterval, clock,
 				this.signals::markReady, () -> {
@@ -125,8 +122,8 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		this.completed = new CompletedJobs(runner, this.keys, builder.retention(Retention::keepsCompleted));
 		this.producer = new RedisProducer(scripts, this.keys, this.signals, this.timer, observer, maxPayloadSize,
 				builder.defaultTtr, builder.defaultMaxAttempts, this.completed);
-		this.consumer = new RedisConsumer(scripts, this.keys, this.signals, this.timer, clock, observer, this.completed,
-				failedJobs, this.rateLimits);
+		this.consumer = new RedisConsumer(scripts, this.keys, this.signals, this.timerBackend, this.timer, clock,
+				observer, this.completed, failedJobs, this.rateLimits);
 		this.admin = new RedisAdmin(scripts, runner, this.keys, this.signals, this.timer, this.completed);
 		this.recurringJobs = new RedisRecurringJobs(scripts, this.keys, firing, this.signals, this.timer, maxPayloadSize);
 	}
@@ -158,7 +155,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 			this.startupChecks.atStart(this.failFast);
 			this.subscriber.start(!this.failFast);
 			if (this.timerEnabled) {
-				this.announcer.start();
+				this.timerBackend.start();
 				this.timer.start();
 			}
 			this.running = true;
@@ -175,8 +172,8 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 			}
 			this.running = false;
 			if (this.timerEnabled) {
-				// the announcer gives back what it reserved for waiting consumers before the timer stops
-				this.announcer.stop();
+				// what was reserved for waiting consumers goes back before the timer stops
+				this.timerBackend.stop();
 				this.timer.stop();
 			}
 			this.subscriber.stop();
@@ -189,7 +186,7 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 		synchronized (this.lifecycleMonitor) {
 			this.running = false;
 			this.timer.halt();
-			this.announcer.halt();
+			this.timerBackend.halt();
 			this.subscriber.stop();
 		}
 	}
@@ -206,11 +203,6 @@ public class RedisDelayQueue implements DelayQueueOperations, SmartLifecycle {
 	/** Stops listening to the channel and nothing else: for tests. */
 	void stopListening() {
 		this.subscriber.stop();
-	}
-
-	/** This instance's bucket timer: for tests that drive it themselves. */
-	BucketTimer timer() {
-		return this.timer;
 	}
 
 	/** The Redis side of the timer's steps: for tests. */
