@@ -114,9 +114,7 @@ public class DefaultDelayedListenerContainer implements DelayedListenerContainer
 				return;
 			}
 			this.running = true;
-			long now = System.nanoTime();
-			this.lastJobNanos = now;
-			this.lastIdleEventNanos = now;
+			this.lastJobNanos = System.nanoTime();
 			this.consumer = new ListenerConsumer(this, this.operations, this.invoker);
 			this.consumer.start();
 		}
@@ -149,9 +147,7 @@ public class DefaultDelayedListenerContainer implements DelayedListenerContainer
 			boolean paused = this.paused;
 			this.paused = false;
 			if (paused) {
-				long now = System.nanoTime();
-				this.lastJobNanos = now;
-				this.lastIdleEventNanos = now;
+				this.lastJobNanos = System.nanoTime();
 			}
 			this.pauseMonitor.notifyAll();
 			return paused;
@@ -165,6 +161,7 @@ public class DefaultDelayedListenerContainer implements DelayedListenerContainer
 	}
 
 	@Override
+	@SuppressWarnings("NullAway") // the shutdown runs only with a consumer
 	public void stop(Runnable callback) {
 		ListenerConsumer consumer;
 		CompletableFuture<Void> done;
