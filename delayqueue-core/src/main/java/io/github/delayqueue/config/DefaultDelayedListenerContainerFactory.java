@@ -49,13 +49,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	// the settings every container starts from; the endpoint's own override them
 	private final ContainerProperties containerProperties = new ContainerProperties("template", "template");
 
-	private Duration backOffInitial = Duration.ofSeconds(1);
-
-	private double backOffMultiplier = 2.0;
-
-	private Duration backOffMax = Duration.ofMinutes(5);
-
-	private Duration backOffJitter = Duration.ofMillis(100);
+	private final ExponentialBackOff backOff = ContainerProperties.defaultBackOff();
 
 	private List<Class<? extends Throwable>> noRetryFor = List.of();
 
@@ -101,7 +95,8 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	 * @param backOffInitial the first retry interval
 	 */
 	public void setBackOffInitial(Duration backOffInitial) {
-		this.backOffInitial = JobConstraints.positive("backOffInitial", backOffInitial, JobConstraints.MAX_DELAY);
+		this.backOff.setInitialInterval(
+				JobConstraints.positive("backOffInitial", backOffInitial, JobConstraints.MAX_DELAY).toMillis());
 	}
 
 	/**
@@ -109,8 +104,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	 * @param backOffMultiplier the growth factor, at least 1
 	 */
 	public void setBackOffMultiplier(double backOffMultiplier) {
-		Assert.isTrue(backOffMultiplier >= 1, "backOffMultiplier must be at least 1");
-		this.backOffMultiplier = backOffMultiplier;
+		this.backOff.setMultiplier(backOffMultiplier);
 	}
 
 	/**
@@ -118,7 +112,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	 * @param backOffMax the longest retry interval
 	 */
 	public void setBackOffMax(Duration backOffMax) {
-		this.backOffMax = JobConstraints.positive("backOffMax", backOffMax, JobConstraints.MAX_DELAY);
+		this.backOff.setMaxInterval(JobConstraints.positive("backOffMax", backOffMax, JobConstraints.MAX_DELAY).toMillis());
 	}
 
 	/**
@@ -127,7 +121,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	 */
 	public void setBackOffJitter(Duration backOffJitter) {
 		Assert.isTrue(backOffJitter != null && !backOffJitter.isNegative(), "backOffJitter must not be negative");
-		this.backOffJitter = backOffJitter;
+		this.backOff.setJitter(backOffJitter.toMillis());
 	}
 
 	/**
@@ -282,10 +276,10 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 			return this.errorHandler;
 		}
 		ExponentialBackOff backOff = new ExponentialBackOff(
-				millis(endpoint.backOffInitial(), this.backOffInitial),
-				(endpoint.backOffMultiplier() != null) ? endpoint.backOffMultiplier() : this.backOffMultiplier);
-		backOff.setMaxInterval(millis(endpoint.backOffMax(), this.backOffMax));
-		backOff.setJitter(Math.min(this.backOffJitter.toMillis(), backOff.getInitialInterval()));
+				millis(endpoint.backOffInitial(), this.backOff.getInitialInterval()),
+				(endpoint.backOffMultiplier() != null) ? endpoint.backOffMultiplier() : this.backOff.getMultiplier());
+		backOff.setMaxInterval(millis(endpoint.backOffMax(), this.backOff.getMaxInterval()));
+		backOff.setJitter(Math.min(this.backOff.getJitter(), backOff.getInitialInterval()));
 		List<Class<? extends Throwable>> noRetry = new ArrayList<>(this.noRetryFor);
 		noRetry.addAll(endpoint.noRetryFor());
 		return new DefaultDelayedJobErrorHandler(backOff, noRetry, this.recoverer);
@@ -297,8 +291,8 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 		}
 	}
 
-	private static long millis(@Nullable Duration value, Duration fallback) {
-		return ((value != null) ? value : fallback).toMillis();
+	private static long millis(@Nullable Duration value, long fallback) {
+		return (value != null) ? value.toMillis() : fallback;
 	}
 
 }

@@ -12,6 +12,7 @@ import io.github.delayqueue.micrometer.DelayedListenerObservationConvention;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.BeanUtils;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.Assert;
@@ -51,7 +52,7 @@ public class ContainerProperties {
 
 	private boolean outcomeEvents;
 
-	private @Nullable ObservationRegistry observationRegistry;
+	private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
 
 	private @Nullable DelayedListenerObservationConvention observationConvention;
 
@@ -66,34 +67,30 @@ public class ContainerProperties {
 		this.id = id;
 		this.topic = topic;
 		this.threadFactory = new CustomizableThreadFactory("delayqueue-" + id + "-");
-		ExponentialBackOff backOff = new ExponentialBackOff(1000, 2.0);
-		backOff.setMaxInterval(Duration.ofMinutes(5).toMillis());
-		backOff.setJitter(100);
-		this.errorHandler = new DefaultDelayedJobErrorHandler(backOff, List.of(), null);
+		this.errorHandler = new DefaultDelayedJobErrorHandler(defaultBackOff(), List.of(), null);
 	}
 
 	/**
-	 * Create the settings of a container from a template's; the thread factory is named after
-	 * the id unless set later.
+	 * Create the settings of a container from a template's, all but the thread factory.
 	 * @param id the container id, unique in its registry
 	 * @param topic the topic it consumes
 	 * @param template the settings copied
 	 */
 	public ContainerProperties(String id, String topic, ContainerProperties template) {
 		this(id, topic);
-		this.concurrency = template.concurrency;
-		this.ttr = template.ttr;
-		this.maxAttempts = template.maxAttempts;
-		this.errorHandler = template.errorHandler;
-		this.shutdownTimeout = template.shutdownTimeout;
-		this.autoStartup = template.autoStartup;
-		this.observer = template.observer;
-		this.interceptors = template.interceptors;
-		this.eventPublisher = template.eventPublisher;
-		this.idleEventInterval = template.idleEventInterval;
-		this.outcomeEvents = template.outcomeEvents;
-		this.observationRegistry = template.observationRegistry;
-		this.observationConvention = template.observationConvention;
+		BeanUtils.copyProperties(template, this, "threadFactory");
+	}
+
+	/**
+	 * Return the back-off of the default error handler: from 1 s, doubling up to 5 min, with
+	 * 100 ms jitter.
+	 * @return a new back-off
+	 */
+	public static ExponentialBackOff defaultBackOff() {
+		ExponentialBackOff backOff = new ExponentialBackOff(1000, 2.0);
+		backOff.setMaxInterval(Duration.ofMinutes(5).toMillis());
+		backOff.setJitter(100);
+		return backOff;
 	}
 
 	/**
@@ -154,7 +151,7 @@ public class ContainerProperties {
 
 	/**
 	 * Set the handler of jobs whose listener threw; default a {@link DefaultDelayedJobErrorHandler}
-	 * with a back-off from 1 s, doubling up to 5 min.
+	 * with the {@link #defaultBackOff()}.
 	 * @param errorHandler the error handler
 	 */
 	public void setErrorHandler(DelayedJobErrorHandler errorHandler) {
@@ -209,7 +206,7 @@ public class ContainerProperties {
 	 * @param observer the observer, or {@code null}
 	 */
 	public void setObserver(@Nullable DelayQueueObserver observer) {
-		this.observer = (observer != null) ? DelayQueueObserver.composite(List.of(observer)) : null;
+		this.observer = observer;
 	}
 
 	public List<DelayedJobInterceptor> getInterceptors() {
@@ -263,16 +260,16 @@ public class ContainerProperties {
 		this.outcomeEvents = outcomeEvents;
 	}
 
-	public @Nullable ObservationRegistry getObservationRegistry() {
+	public ObservationRegistry getObservationRegistry() {
 		return this.observationRegistry;
 	}
 
 	/**
 	 * Set where each job's {@link DelayQueueObservation#LISTENER} observation goes; default none.
-	 * @param observationRegistry the registry, or {@code null}
+	 * @param observationRegistry the registry, or {@code null} for none
 	 */
 	public void setObservationRegistry(@Nullable ObservationRegistry observationRegistry) {
-		this.observationRegistry = observationRegistry;
+		this.observationRegistry = (observationRegistry != null) ? observationRegistry : ObservationRegistry.NOOP;
 	}
 
 	public @Nullable DelayedListenerObservationConvention getObservationConvention() {

@@ -1,9 +1,7 @@
 package io.github.delayqueue.listener;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
@@ -29,9 +27,6 @@ public class DeadLetterTopicRecoverer implements DelayedJobRecoverer {
 
 	/** What the default destination appends to the job's topic. */
 	public static final String DEFAULT_SUFFIX = "-dlt";
-
-	/** The error text's length when the full one does not fit the payload limit. */
-	static final int SHORT_ERROR_LENGTH = 100;
 
 	private static final Log logger = LogFactory.getLog(DeadLetterTopicRecoverer.class);
 
@@ -85,7 +80,7 @@ public class DeadLetterTopicRecoverer implements DelayedJobRecoverer {
 
 	/** Schedules the dead-letter job, its error text shortened, then left out, when over the payload limit. */
 	private ScheduleResult schedule(String topic, ReservedJob job, Throwable failure) {
-		int[] errorLengths = { JobConstraints.MAX_HEADER_VALUE_LENGTH, SHORT_ERROR_LENGTH, 0 };
+		int[] errorLengths = { JobConstraints.MAX_HEADER_VALUE_LENGTH, 100, 0 };
 		for (int i = 0;; i++) {
 			try {
 				return this.producer.schedule(new ScheduleRequest(topic, job.id(), job.payload(), this.delay, null,
@@ -101,37 +96,21 @@ public class DeadLetterTopicRecoverer implements DelayedJobRecoverer {
 	}
 
 	/** The job's own headers (its last ones dropped to make room), then the failure's. */
-	static Map<String, String> headers(ReservedJob job, Throwable failure, int errorLength) {
-		Map<String, String> headers = new LinkedHashMap<>(job.headers());
-		headers.remove(DelayQueueHeaders.DLT_ERROR);
-		headers.remove(DelayQueueHeaders.DLT_ORIGINAL_TOPIC);
-		headers.remove(DelayQueueHeaders.DLT_ATTEMPTS);
-		List<String> names = new ArrayList<>(headers.keySet());
-		while (headers.size() > JobConstraints.MAX_HEADERS - 3) {
-			headers.remove(names.remove(names.size() - 1));
-		}
+	private static Map<String, String> headers(ReservedJob job, Throwable failure, int errorLength) {
+		Map<String, String> headers = new LinkedHashMap<>();
+		job.headers().entrySet().stream()
+			.filter((header) -> !header.getKey().startsWith(DelayQueueHeaders.PREFIX + "dlt"))
+			.limit(JobConstraints.MAX_HEADERS - 3)
+			.forEach((header) -> headers.put(header.getKey(), header.getValue()));
 		if (errorLength > 0) {
+			// one line of at most errorLength characters
+			String error = String.valueOf(DefaultDelayedJobErrorHandler.unwrap(failure)).replaceAll("\\p{Cntrl}", " ");
 			headers.put(DelayQueueHeaders.DLT_ERROR,
-					errorText(DefaultDelayedJobErrorHandler.unwrap(failure), errorLength));
+					(error.length() <= errorLength) ? error : error.substring(0, errorLength - 3) + "...");
 		}
 		headers.put(DelayQueueHeaders.DLT_ORIGINAL_TOPIC, job.topic());
 		headers.put(DelayQueueHeaders.DLT_ATTEMPTS, Integer.toString(job.attempt()));
 		return headers;
-	}
-
-	/** The failure as a one-line header value of at most {@code maxLength} characters. */
-	static String errorText(Throwable failure, int maxLength) {
-		String text = String.valueOf(failure);
-		StringBuilder clean = new StringBuilder(Math.min(text.length(), maxLength));
-		for (int i = 0; i < text.length() && clean.length() < maxLength; i++) {
-			char c = text.charAt(i);
-			clean.append((c < 0x20 || c == 0x7f) ? ' ' : c);
-		}
-		if (text.length() > maxLength) {
-			clean.setLength(maxLength - 3);
-			clean.append("...");
-		}
-		return clean.toString();
 	}
 
 }

@@ -2,14 +2,14 @@ package io.github.delayqueue.listener;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.stream.Stream;
 
 import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.core.FailResult;
 import io.github.delayqueue.core.ReservedJob;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.log.LogAccessor;
 import org.springframework.messaging.MessagingException;
 import org.springframework.messaging.converter.MessageConversionException;
 import org.springframework.messaging.handler.invocation.MethodArgumentResolutionException;
@@ -25,7 +25,7 @@ import org.springframework.util.backoff.BackOffExecution;
  */
 public class DefaultDelayedJobErrorHandler implements DelayedJobErrorHandler {
 
-	private static final Log logger = LogFactory.getLog(DelayedListenerContainer.class);
+	private static final LogAccessor logger = new LogAccessor(DelayedListenerContainer.class);
 
 	private final BackOff backOff;
 
@@ -45,7 +45,10 @@ public class DefaultDelayedJobErrorHandler implements DelayedJobErrorHandler {
 		Assert.notNull(noRetryFor, "noRetryFor must not be null");
 		Assert.noNullElements(noRetryFor, "noRetryFor must not contain null");
 		this.backOff = backOff;
-		this.noRetryFor = List.copyOf(noRetryFor);
+		// the payload cannot be read, or a parameter cannot be bound: the same on every attempt
+		this.noRetryFor = Stream.<Class<? extends Throwable>>concat(
+				Stream.of(MessageConversionException.class, MethodArgumentResolutionException.class), noRetryFor.stream())
+			.toList();
 		this.recoverer = recoverer;
 	}
 
@@ -56,37 +59,33 @@ public class DefaultDelayedJobErrorHandler implements DelayedJobErrorHandler {
 		if (backOff < 0) {
 			return recover(job, failure, container, consumer);
 		}
-		if (logger.isDebugEnabled()) {
-			logger.debug("Listener '" + container.getId() + "' failed job " + job.id() + " (attempt " + job.attempt()
-					+ "); retrying in " + backOff + " ms", failure);
-		}
+		logger.debug(failure, () -> "Listener '" + container.getId() + "' failed job " + job.id() + " (attempt "
+				+ job.attempt() + "); retrying in " + backOff + " ms");
 		return outcome(job, failure, consumer.fail(job, Duration.ofMillis(backOff), describe(failure)));
 	}
 
 	/** Hands an exhausted job to the recoverer, or dead-letters it (also when the recoverer throws). */
 	private Outcome recover(ReservedJob job, Throwable failure, DelayedListenerContainer container,
 			DelayQueueConsumer consumer) {
-		if (this.recoverer != null && recovered(job, failure, container)) {
-			if (!consumer.finish(job)) {
-				logger.warn("Listener '" + container.getId() + "' recovered job " + job.id() + " of topic "
-						+ job.topic() + " after its reservation was lost (TTR ran out, or it was cancelled or replaced)");
+		boolean recovered = false;
+		if (this.recoverer != null) {
+			try {
+				this.recoverer.recover(job, failure);
+				recovered = true;
 			}
-			return Outcome.RECOVERED;
+			catch (Throwable ex) {
+				logger.warn(ex, "Recoverer of listener '" + container.getId() + "' failed for job " + job.id()
+						+ "; dead-lettering it in Redis");
+			}
 		}
-		return outcome(job, failure, consumer.kill(job, describe(failure)));
-	}
-
-	@SuppressWarnings("NullAway") // called only when there is a recoverer
-	private boolean recovered(ReservedJob job, Throwable failure, DelayedListenerContainer container) {
-		try {
-			this.recoverer.recover(job, failure);
-			return true;
+		if (!recovered) {
+			return outcome(job, failure, consumer.kill(job, describe(failure)));
 		}
-		catch (Throwable ex) {
-			logger.warn("Recoverer of listener '" + container.getId() + "' failed for job " + job.id()
-					+ "; dead-lettering it in Redis", ex);
-			return false;
+		if (!consumer.finish(job)) {
+			logger.warn("Listener '" + container.getId() + "' recovered job " + job.id() + " of topic " + job.topic()
+					+ " after its reservation was lost (TTR ran out, or it was cancelled or replaced)");
 		}
+		return Outcome.RECOVERED;
 	}
 
 	/** The outcome of a fail or kill in Redis, logged when the job is DEAD. */
@@ -113,14 +112,9 @@ public class DefaultDelayedJobErrorHandler implements DelayedJobErrorHandler {
 
 	private boolean isRetryable(Throwable failure) {
 		for (Throwable cause = failure; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
-			// the payload cannot be read, or a parameter cannot be bound: the same on every attempt
-			if (cause instanceof MessageConversionException || cause instanceof MethodArgumentResolutionException) {
+			Throwable current = cause;
+			if (this.noRetryFor.stream().anyMatch((type) -> type.isInstance(current))) {
 				return false;
-			}
-			for (Class<? extends Throwable> type : this.noRetryFor) {
-				if (type.isInstance(cause)) {
-					return false;
-				}
 			}
 		}
 		return true;
@@ -135,7 +129,7 @@ public class DefaultDelayedJobErrorHandler implements DelayedJobErrorHandler {
 	/** The handler's own exception, without spring-messaging's wrappers. */
 	static Throwable unwrap(Throwable failure) {
 		Throwable root = failure;
-		while (root.getCause() != null && root.getCause() != root && (root instanceof MessagingException)) {
+		while (root instanceof MessagingException && root.getCause() != null && root.getCause() != root) {
 			root = root.getCause();
 		}
 		return root;

@@ -27,8 +27,6 @@ public class DefaultDelayedListenerContainer implements DelayedListenerContainer
 
 	private final JobInvoker invoker;
 
-	private final BatchSize batchSize = new BatchSize();
-
 	private final Object pauseMonitor = new Object();
 
 	private volatile boolean running;
@@ -37,7 +35,7 @@ public class DefaultDelayedListenerContainer implements DelayedListenerContainer
 
 	private volatile long lastProgressNanos = System.nanoTime();
 
-	// when the last job started (or the container did), and the last idle event
+	// when the last job started (or the container, or the end of a pause), and the last idle event
 	private volatile long lastJobNanos = System.nanoTime();
 
 	private volatile long lastIdleEventNanos = System.nanoTime();
@@ -116,10 +114,8 @@ public class DefaultDelayedListenerContainer implements DelayedListenerContainer
 				return;
 			}
 			this.running = true;
-			long now = System.nanoTime();
-			this.lastJobNanos = now;
-			this.lastIdleEventNanos = now;
-			this.consumer = new ListenerConsumer(this, this.operations, this.invoker, this.batchSize);
+			this.lastJobNanos = System.nanoTime();
+			this.consumer = new ListenerConsumer(this, this.operations, this.invoker);
 			this.consumer.start();
 		}
 		logger.info("Started listener '" + this.properties.getId() + "' on topic '" + this.properties.getTopic()
@@ -129,14 +125,13 @@ public class DefaultDelayedListenerContainer implements DelayedListenerContainer
 
 	@Override
 	public void pause() {
-		boolean paused;
 		synchronized (this.pauseMonitor) {
-			paused = !this.paused;
+			if (this.paused) {
+				return;
+			}
 			this.paused = true;
 		}
-		if (paused) {
-			publish(new DelayedListenerContainerPausedEvent(this));
-		}
+		publish(new DelayedListenerContainerPausedEvent(this));
 	}
 
 	@Override
@@ -152,10 +147,7 @@ public class DefaultDelayedListenerContainer implements DelayedListenerContainer
 			boolean paused = this.paused;
 			this.paused = false;
 			if (paused) {
-				// idleness is counted from the end of a pause
-				long now = System.nanoTime();
-				this.lastJobNanos = now;
-				this.lastIdleEventNanos = now;
+				this.lastJobNanos = System.nanoTime();
 			}
 			this.pauseMonitor.notifyAll();
 			return paused;
@@ -169,31 +161,27 @@ public class DefaultDelayedListenerContainer implements DelayedListenerContainer
 	}
 
 	@Override
-	@SuppressWarnings("NullAway") // the consumer is set while the container runs
+	@SuppressWarnings("NullAway") // the shutdown runs only with a consumer
 	public void stop(Runnable callback) {
-		ListenerConsumer stopped;
+		ListenerConsumer consumer;
 		CompletableFuture<Void> done;
 		synchronized (this) {
-			if (!this.running) {
-				done = this.stopped;
-				stopped = null;
-			}
-			else {
+			consumer = this.running ? this.consumer : null;
+			if (consumer != null) {
 				this.running = false;
-				stopped = this.consumer;
-				stopped.beginStop();
-				done = new CompletableFuture<>();
-				this.stopped = done;
+				consumer.beginStop();
+				this.stopped = new CompletableFuture<>();
 			}
+			done = this.stopped;
 		}
 		done.whenComplete((result, failure) -> callback.run());
-		if (stopped == null) {
+		if (consumer == null) {
 			return;
 		}
 		unpause();
 		Runnable shutdown = () -> {
 			try {
-				stopped.shutdown();
+				consumer.shutdown();
 				publish(new DelayedListenerContainerStoppedEvent(this));
 			}
 			finally {
@@ -201,16 +189,12 @@ public class DefaultDelayedListenerContainer implements DelayedListenerContainer
 			}
 		};
 		if (OWNER.get() == this) {
-			try {
-				new Thread(shutdown, "delayqueue-stop-" + this.properties.getId()).start();
-				return;
-			}
-			catch (Throwable ex) {
-				logger.warn("Listener '" + this.properties.getId() + "' could not stop in the background; stopping on the"
-						+ " calling thread, which waits for the handlers up to the shutdown timeout", ex);
-			}
+			// a container's own thread must not wait for itself
+			new Thread(shutdown, "delayqueue-stop-" + this.properties.getId()).start();
 		}
-		shutdown.run();
+		else {
+			shutdown.run();
+		}
 	}
 
 	/**
@@ -226,25 +210,16 @@ public class DefaultDelayedListenerContainer implements DelayedListenerContainer
 		return this.running && !this.paused;
 	}
 
-	/** Records that a job starts, for the idle event. */
-	void jobStarted(long nanos) {
-		this.lastJobNanos = nanos;
-	}
-
-	/** Publishes a {@link DelayedListenerIdleEvent} when taking and idle for the interval. */
+	/** Records a busy moment (a job started), or publishes a {@link DelayedListenerIdleEvent} when due. */
 	void checkIdle(long nanos, boolean busy) {
 		Duration interval = this.properties.getIdleEventInterval();
-		if (interval == null || !isTaking()) {
-			return;
-		}
 		if (busy) {
 			this.lastJobNanos = nanos;
-			return;
 		}
-		long idle = nanos - this.lastJobNanos;
-		if (idle >= interval.toNanos() && nanos - this.lastIdleEventNanos >= interval.toNanos()) {
+		else if (interval != null && isTaking() && nanos - this.lastJobNanos >= interval.toNanos()
+				&& nanos - this.lastIdleEventNanos >= interval.toNanos()) {
 			this.lastIdleEventNanos = nanos;
-			publish(new DelayedListenerIdleEvent(this, Duration.ofNanos(idle)));
+			publish(new DelayedListenerIdleEvent(this, Duration.ofNanos(nanos - this.lastJobNanos)));
 		}
 	}
 

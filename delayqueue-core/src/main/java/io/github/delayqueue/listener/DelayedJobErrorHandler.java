@@ -28,9 +28,7 @@ public interface DelayedJobErrorHandler {
 	@Nullable Outcome handle(ReservedJob job, Throwable failure, DelayedListenerContainer container,
 			DelayQueueConsumer consumer);
 
-	/**
-	 * What became of a failed job.
-	 */
+	/** What became of a failed job. */
 	enum Outcome {
 
 		/** DELAYED again, delivered after the back-off. */

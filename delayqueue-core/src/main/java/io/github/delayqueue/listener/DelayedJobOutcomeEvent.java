@@ -55,10 +55,4 @@ public class DelayedJobOutcomeEvent extends DelayedListenerContainerEvent {
 		return this.failure;
 	}
 
-	@Override
-	public String toString() {
-		return "DelayedJobOutcomeEvent[listener=" + getListenerId() + ", job=" + this.job.topic() + ":" + this.job.id()
-				+ ", attempt=" + this.job.attempt() + ", outcome=" + this.outcome + "]";
-	}
-
 }

@@ -48,14 +48,10 @@ public interface DelayedListenerContainer extends SmartLifecycle {
 	@Override
 	boolean isAutoStartup();
 
-	/**
-	 * Stops taking new jobs until {@link #resume()}; running handlers go on.
-	 */
+	/** Stops taking new jobs until {@link #resume()}; running handlers go on. */
 	void pause();
 
-	/**
-	 * Takes jobs again after {@link #pause()}.
-	 */
+	/** Takes jobs again after {@link #pause()}. */
 	void resume();
 
 	/**

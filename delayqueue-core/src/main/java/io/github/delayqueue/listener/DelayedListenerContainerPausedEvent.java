@@ -1,8 +1,6 @@
 package io.github.delayqueue.listener;
 
-/**
- * A listener container was paused: it takes no new jobs until resumed.
- */
+/** A listener container was paused: it takes no new jobs until resumed. */
 public class DelayedListenerContainerPausedEvent extends DelayedListenerContainerEvent {
 
 	/**

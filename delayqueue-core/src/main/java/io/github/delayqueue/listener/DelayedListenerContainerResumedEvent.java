@@ -1,8 +1,6 @@
 package io.github.delayqueue.listener;
 
-/**
- * A listener container was resumed after a pause.
- */
+/** A listener container was resumed after a pause. */
 public class DelayedListenerContainerResumedEvent extends DelayedListenerContainerEvent {
 
 	/**

@@ -1,8 +1,6 @@
 package io.github.delayqueue.listener;
 
-/**
- * A listener container was started: its consumer thread runs.
- */
+/** A listener container was started: its consumer thread runs. */
 public class DelayedListenerContainerStartedEvent extends DelayedListenerContainerEvent {
 
 	/**

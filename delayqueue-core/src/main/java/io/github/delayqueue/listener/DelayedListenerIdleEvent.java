@@ -28,10 +28,4 @@ public class DelayedListenerIdleEvent extends DelayedListenerContainerEvent {
 		return this.idleTime;
 	}
 
-	@Override
-	public String toString() {
-		return "DelayedListenerIdleEvent[listener=" + getListenerId() + ", topic=" + getTopic() + ", idleTime="
-				+ this.idleTime + "]";
-	}
-
 }

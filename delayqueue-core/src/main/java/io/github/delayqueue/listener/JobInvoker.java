@@ -4,7 +4,9 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.core.DelayQueueObserver;
@@ -13,11 +15,9 @@ import io.github.delayqueue.micrometer.DefaultDelayedListenerObservationConventi
 import io.github.delayqueue.micrometer.DelayQueueObservation;
 import io.github.delayqueue.micrometer.DelayedJobReceiverContext;
 import io.micrometer.observation.Observation;
-import io.micrometer.observation.ObservationRegistry;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.log.LogAccessor;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.support.GenericMessage;
 
@@ -28,7 +28,7 @@ import org.springframework.messaging.support.GenericMessage;
  */
 final class JobInvoker {
 
-	private static final Log logger = LogFactory.getLog(DelayedListenerContainer.class);
+	private static final LogAccessor logger = new LogAccessor(DelayedListenerContainer.class);
 
 	private final ContainerProperties settings;
 
@@ -53,63 +53,28 @@ final class JobInvoker {
 		return this.inFlight.get();
 	}
 
-	/** Runs the listener on a job and settles a failure; whether it succeeded. Never throws. */
+	/** Runs the listener on a job and settles a failure; whether it succeeded. */
 	boolean invoke(ReservedJob job) {
 		this.inFlight.incrementAndGet();
-		Observation observation = startObservation(job);
-		DelayedJobReceiverContext context = (observation.getContext() instanceof DelayedJobReceiverContext receiver)
-				? receiver : null;
-		try (Observation.Scope scope = openScope(observation)) {
-			return handle(job, observation, context);
+		Observation observation = Observation.NOOP;
+		try {
+			observation = DelayQueueObservation.LISTENER
+				.observation(this.settings.getObservationConvention(), DefaultDelayedListenerObservationConvention.INSTANCE,
+						() -> new DelayedJobReceiverContext(this.settings.getId(), job), this.settings.getObservationRegistry())
+				.start();
+			try (Observation.Scope scope = observation.openScope()) {
+				return handle(job, observation);
+			}
 		}
 		catch (Throwable ex) {
-			quietly("take its error", () -> observation.error(ex));
-			logger.error("Listener '" + this.settings.getId() + "' could not settle job " + job.id() + " of topic "
-					+ job.topic() + " (it is redelivered after its TTR)", ex);
+			observation.error(ex);
+			logger.error(ex, "Listener '" + this.settings.getId() + "' could not settle job " + job.id() + " of topic "
+					+ job.topic() + " (it is redelivered after its TTR)");
 			return false;
 		}
 		finally {
-			quietly("stop", observation::stop);
 			this.inFlight.decrementAndGet();
-		}
-	}
-
-	/** Starts the job's observation; {@link Observation#NOOP} without a registry or on failure. */
-	private Observation startObservation(ReservedJob job) {
-		ObservationRegistry registry = this.settings.getObservationRegistry();
-		if (registry == null || registry.isNoop()) {
-			return Observation.NOOP;
-		}
-		try {
-			DelayedJobReceiverContext context = new DelayedJobReceiverContext(this.settings.getId(), job);
-			return DelayQueueObservation.LISTENER
-				.observation(this.settings.getObservationConvention(), DefaultDelayedListenerObservationConvention.INSTANCE,
-						() -> context, registry)
-				.start();
-		}
-		catch (Throwable ex) {
-			logger.debug("Observation of listener '" + this.settings.getId() + "' could not start", ex);
-			return Observation.NOOP;
-		}
-	}
-
-	private Observation.Scope openScope(Observation observation) {
-		try {
-			return observation.openScope();
-		}
-		catch (Throwable ex) {
-			logger.debug("Observation of listener '" + this.settings.getId() + "' could not open its scope", ex);
-			return Observation.Scope.NOOP;
-		}
-	}
-
-	// a tracer's failure must not decide a job's fate
-	private void quietly(String what, Runnable action) {
-		try {
-			action.run();
-		}
-		catch (Throwable ex) {
-			logger.debug("Observation of listener '" + this.settings.getId() + "' could not " + what, ex);
+			observation.stop();
 		}
 	}
 
@@ -123,73 +88,46 @@ final class JobInvoker {
 		headers.put(DelayQueueHeaders.ID, job.id());
 		headers.put(DelayQueueHeaders.ATTEMPT, job.attempt());
 		headers.put(DelayQueueHeaders.MAX_ATTEMPTS, job.maxAttempts());
-		putUnlessNull(headers, DelayQueueHeaders.DUE_AT, job.dueAt());
-		putUnlessNull(headers, DelayQueueHeaders.CREATED_AT, job.createdAt());
-		putUnlessNull(headers, DelayQueueHeaders.DELIVERED_AT, job.deliveredAt());
-		putUnlessNull(headers, DelayQueueHeaders.RESERVED_UNTIL, job.reservedUntil());
-		putUnlessNull(headers, DelayQueueHeaders.TTR, job.ttr());
+		headers.put(DelayQueueHeaders.DUE_AT, job.dueAt());
+		headers.put(DelayQueueHeaders.CREATED_AT, job.createdAt());
+		headers.put(DelayQueueHeaders.DELIVERED_AT, job.deliveredAt());
+		headers.put(DelayQueueHeaders.RESERVED_UNTIL, job.reservedUntil());
+		headers.put(DelayQueueHeaders.TTR, job.ttr());
 		headers.put(DelayQueueHeaders.RESERVATION_TOKEN, job.token());
+		// a time the job lacks is no header, not even one of its own of that name
+		headers.values().removeIf(Objects::isNull);
 		return new GenericMessage<>(job.payload(), headers);
 	}
 
-	/** Sets a header that a job may lack; without a value there is none of that name. */
-	private static void putUnlessNull(Map<String, Object> headers, String name, @Nullable Object value) {
-		if (value != null) {
-			headers.put(name, value);
-		}
-		else {
-			headers.remove(name);
-		}
-	}
-
-	private boolean handle(ReservedJob job, Observation observation, @Nullable DelayedJobReceiverContext context) {
-		Message<byte[]> message = message(job);
+	private boolean handle(ReservedJob job, Observation observation) {
 		long start = System.nanoTime();
-		this.container.jobStarted(start);
+		this.container.checkIdle(start, true);
 		List<DelayedJobInterceptor> interceptors = this.settings.getInterceptors();
 		// the interceptors whose intercept ran: only they hear the rest of the job
-		List<DelayedJobInterceptor> asked = interceptors;
+		int asked = 0;
 		try {
-			Throwable failure = null;
-			int ran = 0;
 			try {
-				while (ran < interceptors.size()) {
-					if (!interceptors.get(ran++).intercept(job)) {
-						asked = interceptors.subList(0, ran);
-						if (logger.isDebugEnabled()) {
-							logger.debug("Listener '" + this.settings.getId() + "' skipped job " + job.id() + " of topic "
-									+ job.topic() + ": an interceptor said so");
-						}
-						observe(job, start, "skipped", null, observation, context);
+				while (asked < interceptors.size()) {
+					if (!interceptors.get(asked++).intercept(job)) {
+						logger.debug(() -> "Listener '" + this.settings.getId() + "' skipped job " + job.id()
+								+ " of topic " + job.topic() + ": an interceptor said so");
+						observe(job, start, "skipped", null, observation);
 						return true;
 					}
 				}
+				this.handler.handle(message(job));
 			}
 			catch (Throwable ex) {
-				asked = interceptors.subList(0, ran);
-				failure = ex;
+				hooks(interceptors.subList(0, asked), "failure", job, (interceptor) -> interceptor.failure(job, ex));
+				observe(job, start, settle(job, ex).tag(), ex, observation);
+				return false;
 			}
-			if (failure == null) {
-				failure = call(message);
-			}
-			if (failure == null) {
-				for (DelayedJobInterceptor interceptor : interceptors) {
-					hook(interceptor, "success", job, () -> interceptor.success(job));
-				}
-				observe(job, start, "success", null, observation, context);
-				return true;
-			}
-			Throwable thrown = failure;
-			for (DelayedJobInterceptor interceptor : asked) {
-				hook(interceptor, "failure", job, () -> interceptor.failure(job, thrown));
-			}
-			observe(job, start, settle(job, failure).tag(), failure, observation, context);
-			return false;
+			hooks(interceptors, "success", job, (interceptor) -> interceptor.success(job));
+			observe(job, start, "success", null, observation);
+			return true;
 		}
 		finally {
-			for (DelayedJobInterceptor interceptor : asked) {
-				hook(interceptor, "afterJob", job, () -> interceptor.afterJob(job));
-			}
+			hooks(interceptors.subList(0, asked), "afterJob", job, (interceptor) -> interceptor.afterJob(job));
 		}
 	}
 
@@ -201,56 +139,47 @@ final class JobInvoker {
 			return (outcome != null) ? outcome : DelayedJobErrorHandler.Outcome.LEFT;
 		}
 		catch (Throwable ex) {
-			logger.error("Error handler " + errorHandler.getClass().getName() + " of listener '" + this.settings.getId()
-					+ "' threw for job " + job.id() + " of topic " + job.topic()
-					+ " (unless it settled the job first, it is delivered again after its TTR)", ex);
+			logger.error(ex, "Error handler " + errorHandler.getClass().getName() + " of listener '"
+					+ this.settings.getId() + "' threw for job " + job.id() + " of topic " + job.topic()
+					+ " (unless it settled the job first, it is delivered again after its TTR)");
 			return DelayedJobErrorHandler.Outcome.LEFT;
 		}
 	}
 
-	/** Runs an interceptor's hook; what it throws is logged and changes nothing. */
-	private void hook(DelayedJobInterceptor interceptor, String name, ReservedJob job, Runnable hook) {
-		try {
-			hook.run();
-		}
-		catch (Throwable ex) {
-			logger.warn("Interceptor " + interceptor.getClass().getName() + " of listener '" + this.settings.getId()
-					+ "' threw from " + name + " for job " + job.id() + " of topic " + job.topic()
-					+ "; the job's outcome stands", ex);
-		}
-	}
-
-	/** Calls the listener; what it threw (an {@link Error} too), or {@code null}. */
-	private @Nullable Throwable call(Message<byte[]> message) {
-		try {
-			this.handler.handle(message);
-			return null;
-		}
-		catch (Throwable ex) {
-			return ex;
+	/** Runs a hook of each interceptor; what one throws is logged and changes nothing. */
+	private void hooks(List<DelayedJobInterceptor> interceptors, String name, ReservedJob job,
+			Consumer<DelayedJobInterceptor> hook) {
+		for (DelayedJobInterceptor interceptor : interceptors) {
+			try {
+				hook.accept(interceptor);
+			}
+			catch (Throwable ex) {
+				logger.warn(ex, "Interceptor " + interceptor.getClass().getName() + " of listener '"
+						+ this.settings.getId() + "' threw from " + name + " for job " + job.id() + " of topic "
+						+ job.topic() + "; the job's outcome stands");
+			}
 		}
 	}
 
 	private void observe(ReservedJob job, long start, String outcome, @Nullable Throwable failure,
-			Observation observation, @Nullable DelayedJobReceiverContext context) {
-		Duration duration = Duration.ofNanos(System.nanoTime() - start);
+			Observation observation) {
 		Throwable cause = (failure != null) ? DefaultDelayedJobErrorHandler.unwrap(failure) : null;
-		if (context != null) {
+		if (observation.getContext() instanceof DelayedJobReceiverContext context) {
 			context.setOutcome(outcome);
-			if (cause != null) {
-				quietly("take its error", () -> observation.error(cause));
-			}
 		}
-		DelayQueueObserver observer = this.settings.getObserver();
+		if (cause != null) {
+			observation.error(cause);
+		}
 		if (this.settings.isOutcomeEvents()) {
 			this.container.publish(new DelayedJobOutcomeEvent(this.container, job, outcome, cause));
 		}
+		DelayQueueObserver observer = this.settings.getObserver();
 		if (observer != null) {
 			try {
-				observer.handled(job.topic(), duration, outcome, cause);
+				observer.handled(job.topic(), Duration.ofNanos(System.nanoTime() - start), outcome, cause);
 			}
 			catch (Throwable ex) {
-				logger.debug("Observer of listener '" + this.settings.getId() + "' failed", ex);
+				logger.debug(ex, "Observer of listener '" + this.settings.getId() + "' failed");
 			}
 		}
 	}

@@ -5,41 +5,47 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import io.github.delayqueue.core.DelayQueueOperations;
+import io.github.delayqueue.core.FinishResult;
 import io.github.delayqueue.core.ReservedJob;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
-import org.springframework.util.backoff.BackOff;
+import org.springframework.core.log.LogAccessor;
 import org.springframework.util.backoff.BackOffExecution;
 import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
- * One run of a {@link DefaultDelayedListenerContainer}, from a start to the stop that follows:
- * the consumer thread waits for work, reserves at most as many jobs as handler slots are free
- * and hands each to a handler thread's {@link BatchRunner}. The loop outlives any failure,
- * backing off from {@value #ERROR_BACK_OFF_INITIAL_MILLIS} to {@value #ERROR_BACK_OFF_MAX_MILLIS} ms.
+ * One run of a {@link DefaultDelayedListenerContainer}, from a start to the stop that follows.
+ * The consumer thread reserves at most as many jobs as handler slots are free and hands each to
+ * a handler thread, which runs it, then the batches that finishing its jobs reserves. A batch
+ * running longer than 50 ms (or half its shortest TTR) is settled
+ * early by a settler thread. Jobs not started at a stop or pause, or whose TTR ran out while
+ * they waited, are given back. The loop outlives any failure, backing off from 100 ms to 5 s.
  */
 final class ListenerConsumer {
 
-	private static final Log logger = LogFactory.getLog(DelayedListenerContainer.class);
+	private static final LogAccessor logger = new LogAccessor(DelayedListenerContainer.class);
 
 	/** How long one wait for work, or for a resume, lasts before the loop looks again. */
-	static final int WAIT_MILLIS = 1_000;
+	private static final Duration WAIT = Duration.ofSeconds(1);
 
-	/** The first back-off of the loop after a failure; it doubles with each one in a row. */
-	static final int ERROR_BACK_OFF_INITIAL_MILLIS = 100;
+	/** How long a batch may run before it is settled early. */
+	private static final long SETTLE_AFTER_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
-	/** The longest back-off of the loop after a failure. */
-	static final int ERROR_BACK_OFF_MAX_MILLIS = 5_000;
+	/** The most jobs a handler thread takes at once. */
+	private static final int MAX_BATCH = 32;
 
-	private static final Duration WAIT = Duration.ofMillis(WAIT_MILLIS);
+	/** How long, on average, the handlers of one batch may run together. */
+	private static final long BATCH_BUDGET_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
-	private final BackOff errorBackOff = errorBackOff();
+	private final ExponentialBackOff errorBackOff = new ExponentialBackOff(100, 2);
 
 	private final DefaultDelayedListenerContainer container;
 
@@ -47,27 +53,27 @@ final class ListenerConsumer {
 
 	private final DelayQueueOperations operations;
 
+	private final JobInvoker invoker;
+
 	private final Semaphore slots;
 
 	private final ExecutorService handlers;
 
 	private final ScheduledThreadPoolExecutor settlers;
 
-	private final BatchRunner batches;
-
 	private final Thread thread;
 
-	private final JobInvoker invoker;
+	private volatile long averageHandlerNanos = BATCH_BUDGET_NANOS;
 
 	// this run's own flag: a container started again while this run stops has another run
 	private volatile boolean stopping;
 
-	ListenerConsumer(DefaultDelayedListenerContainer container, DelayQueueOperations operations, JobInvoker invoker,
-			BatchSize batchSize) {
+	ListenerConsumer(DefaultDelayedListenerContainer container, DelayQueueOperations operations, JobInvoker invoker) {
 		this.container = container;
 		this.settings = container.getContainerProperties();
 		this.operations = operations;
 		this.invoker = invoker;
+		this.errorBackOff.setMaxInterval(5_000);
 		this.slots = new Semaphore(this.settings.getConcurrency());
 		this.handlers = Executors.newFixedThreadPool(this.settings.getConcurrency(), this::newOwnThread);
 		// two per handler slot: a settle that meets a slow Redis must not delay the next one
@@ -77,7 +83,6 @@ final class ListenerConsumer {
 			return settler;
 		});
 		this.settlers.setRemoveOnCancelPolicy(true);
-		this.batches = new BatchRunner(container, this, operations, invoker, batchSize, this.settlers);
 		this.thread = newOwnThread(this::consume);
 		this.thread.setName("delayqueue-" + this.settings.getId());
 	}
@@ -106,23 +111,17 @@ final class ListenerConsumer {
 		this.slots.release(this.settings.getConcurrency());
 	}
 
-	/** Whether this run was stopped: jobs not started yet are given back. */
-	boolean isStopping() {
-		return this.stopping;
-	}
-
-	/** Whether new jobs may start: the run is not stopped and the container not paused. */
-	boolean isTaking() {
+	private boolean isTaking() {
 		return !this.stopping && this.container.isTaking();
 	}
 
 	/** Waits for the consumer thread, the handlers (up to the shutdown timeout), then the settlers. */
 	void shutdown() {
 		try {
-			this.thread.join(WAIT_MILLIS * 5);
+			this.thread.join(WAIT.toMillis() * 5);
 			if (this.thread.isAlive()) {
 				this.thread.interrupt();
-				this.thread.join(WAIT_MILLIS);
+				this.thread.join(WAIT.toMillis());
 			}
 			this.handlers.shutdown();
 			Duration timeout = this.settings.getShutdownTimeout();
@@ -133,7 +132,7 @@ final class ListenerConsumer {
 			}
 			// a batch settled early may still be finishing its jobs
 			this.settlers.shutdown();
-			if (!this.settlers.awaitTermination(WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+			if (!this.settlers.awaitTermination(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
 				this.settlers.shutdownNow();
 			}
 		}
@@ -149,7 +148,7 @@ final class ListenerConsumer {
 		BackOffExecution backOff = null;
 		while (!this.stopping) {
 			try {
-				this.container.awaitResume(WAIT, this::isStopping);
+				this.container.awaitResume(WAIT, () -> this.stopping);
 				this.slots.acquire();
 				int free = 1 + this.slots.drainPermits();
 				List<ReservedJob> jobs = List.of();
@@ -165,12 +164,9 @@ final class ListenerConsumer {
 					this.slots.release(free - jobs.size());
 				}
 				long now = System.nanoTime();
-				if (!jobs.isEmpty()) {
-					this.container.jobStarted(now);
-				}
 				dispatch(jobs);
 				this.container.progressed(now);
-				this.container.checkIdle(now, this.invoker.inFlight() > 0);
+				this.container.checkIdle(now, !jobs.isEmpty() || this.invoker.inFlight() > 0);
 				if (backOff != null) {
 					logger.info("Listener '" + this.settings.getId() + "' reserves jobs of topic '"
 							+ this.settings.getTopic() + "' again");
@@ -178,9 +174,7 @@ final class ListenerConsumer {
 				}
 			}
 			catch (InterruptedException ex) {
-				if (this.stopping) {
-					return;
-				}
+				// the loop ends when this run stops
 			}
 			catch (Throwable ex) {
 				// not even an Error may end the loop: nothing else would reserve this topic's jobs
@@ -188,26 +182,18 @@ final class ListenerConsumer {
 					return;
 				}
 				boolean first = (backOff == null);
-				if (first) {
-					backOff = this.errorBackOff.start();
-				}
+				backOff = first ? this.errorBackOff.start() : backOff;
 				long wait = backOff.nextBackOff();
 				String message = "Listener '" + this.settings.getId() + "' could not reserve jobs of topic '"
 						+ this.settings.getTopic() + "'; retrying in " + wait + " ms";
 				if (first) {
-					logger.warn(message, ex);
+					logger.warn(ex, message);
 				}
 				else {
 					logger.warn(message + ": " + ex);
 				}
-				try {
-					Thread.sleep(wait);
-				}
-				catch (InterruptedException interrupted) {
-					if (this.stopping) {
-						return;
-					}
-				}
+				// an interrupt ends the wait, and the next acquire throws
+				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(wait));
 			}
 		}
 	}
@@ -216,40 +202,153 @@ final class ListenerConsumer {
 	private void dispatch(List<ReservedJob> jobs) {
 		List<ReservedJob> unstarted = new ArrayList<>();
 		for (ReservedJob job : jobs) {
-			if (!unstarted.isEmpty() || !isTaking() || !execute(job)) {
-				unstarted.add(job);
-				this.slots.release();
+			if (unstarted.isEmpty() && isTaking()) {
+				try {
+					this.handlers.execute(() -> runHandler(job));
+					continue;
+				}
+				catch (Throwable ex) {
+					logger.warn("Listener '" + this.settings.getId() + "' could not start a handler for job "
+							+ job.id() + " of topic " + job.topic() + "; giving it back: " + ex);
+				}
 			}
+			unstarted.add(job);
+			this.slots.release();
 		}
-		this.batches.giveBack(unstarted);
+		giveBack(unstarted);
 	}
 
-	private boolean execute(ReservedJob job) {
-		try {
-			this.handlers.execute(() -> runHandler(job));
-			return true;
-		}
-		catch (Throwable ex) {
-			logger.warn("Listener '" + this.settings.getId() + "' could not start a handler for job " + job.id()
-					+ " of topic " + job.topic() + "; giving it back: " + ex);
-			return false;
-		}
-	}
-
-	/** Runs a job and those that finishing it reserved; the slot stays taken until then. */
+	/** Runs a job, then the batches that finishing it reserved; the slot stays taken until then. */
 	private void runHandler(ReservedJob first) {
 		try {
-			this.batches.run(first);
+			List<ReservedJob> jobs = List.of(first);
+			for (boolean chained = false; !jobs.isEmpty(); chained = true) {
+				jobs = runBatch(new JobBatch(jobs, System.nanoTime()), chained);
+			}
 		}
 		finally {
 			this.slots.release();
 		}
 	}
 
-	private static BackOff errorBackOff() {
-		ExponentialBackOff backOff = new ExponentialBackOff(ERROR_BACK_OFF_INITIAL_MILLIS, 2);
-		backOff.setMaxInterval(ERROR_BACK_OFF_MAX_MILLIS);
-		return backOff;
+	/** Gives reserved jobs back unstarted (READY at once, attempt not counted); never throws. */
+	private void giveBack(List<ReservedJob> jobs) {
+		if (jobs.isEmpty()) {
+			return;
+		}
+		try {
+			int released = this.operations.release(jobs);
+			logger.debug(() -> "Listener '" + this.settings.getId() + "' gave back " + released
+					+ " unstarted job(s) of topic " + jobs.get(0).topic());
+		}
+		catch (Throwable ex) {
+			logger.warn("Listener '" + this.settings.getId() + "' could not give back " + jobs.size()
+					+ " job(s) of topic " + jobs.get(0).topic() + " (they are redelivered after their TTR): " + ex);
+		}
+	}
+
+	/** Runs the jobs of a batch, then finishes those that succeeded; returns the next batch. */
+	private List<ReservedJob> runBatch(JobBatch batch, boolean chained) {
+		ScheduledFuture<?> settle = (batch.size() > 1) ? scheduleSettle(batch) : null;
+		// jobs not run go back in one call, in their order: a release puts its jobs at the front
+		List<ReservedJob> unstarted = new ArrayList<>();
+		try {
+			for (ReservedJob job = batch.claimNext(); job != null; job = batch.claimNext()) {
+				if (this.stopping || (chained && !isTaking())) {
+					unstarted.add(job);
+					unstarted.addAll(batch.takeUnstarted());
+				}
+				else if (expired(job, batch.receivedNanos())) {
+					// it may be delivered again already: give it back rather than run it twice
+					logger.warn("Listener '" + this.settings.getId() + "' gives back job " + job.id() + " of topic "
+							+ job.topic() + " unstarted: its TTR ran out while earlier jobs of its batch ran");
+					unstarted.add(job);
+				}
+				else {
+					giveBack(unstarted);
+					unstarted = new ArrayList<>();
+					if (runJob(job)) {
+						batch.succeeded(job);
+					}
+				}
+			}
+			giveBack(unstarted);
+		}
+		finally {
+			if (settle != null) {
+				settle.cancel(false);
+			}
+		}
+		return finish(batch.takeSucceeded(), isTaking() ? nextBatchSize() : 0);
+	}
+
+	private @Nullable ScheduledFuture<?> scheduleSettle(JobBatch batch) {
+		long delay = batch.settleAfterNanos(SETTLE_AFTER_NANOS) - (System.nanoTime() - batch.receivedNanos());
+		try {
+			return this.settlers.schedule(() -> settleEarly(batch), Math.max(0, delay), TimeUnit.NANOSECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			// stopped: the handler thread settles the batch itself when its job returns
+			return null;
+		}
+	}
+
+	/** On a settler thread: finishes what succeeded and gives back what has not started. */
+	private void settleEarly(JobBatch batch) {
+		List<ReservedJob> unstarted = batch.takeUnstarted();
+		List<ReservedJob> succeeded = batch.takeSucceeded();
+		logger.debug(() -> "Listener '" + this.settings.getId() + "' settles a batch running for "
+				+ TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - batch.receivedNanos()) + " ms: finishing "
+				+ succeeded.size() + " job(s), giving back " + unstarted.size());
+		finish(succeeded, 0);
+		giveBack(unstarted);
+	}
+
+	/** Runs one job and records progress and run time; whether it succeeded. */
+	private boolean runJob(ReservedJob job) {
+		long start = System.nanoTime();
+		try {
+			return this.invoker.invoke(job);
+		}
+		finally {
+			long now = System.nanoTime();
+			this.container.progressed(now);
+			long average = this.averageHandlerNanos;
+			this.averageHandlerNanos = average + (now - start - average) / 8;
+		}
+	}
+
+	/** As many jobs as the handlers run, on a moving average, within the batch budget (1 to {@value #MAX_BATCH}). */
+	private int nextBatchSize() {
+		return (int) Math.max(1, Math.min(MAX_BATCH, BATCH_BUDGET_NANOS / Math.max(1, this.averageHandlerNanos)));
+	}
+
+	/** Whether a job's reservation ran out while it waited in its batch. */
+	@SuppressWarnings("NullAway") // a reservation read from Redis has its times
+	private static boolean expired(ReservedJob job, long receivedNanos) {
+		long waitedMillis = (System.nanoTime() - receivedNanos) / 1_000_000;
+		return !job.deliveredAt().plusMillis(waitedMillis).isBefore(job.reservedUntil());
+	}
+
+	/** Finishes jobs and reserves up to {@code next} of the same bucket in one call; never throws. */
+	private List<ReservedJob> finish(List<ReservedJob> jobs, int next) {
+		if (jobs.isEmpty()) {
+			return List.of();
+		}
+		try {
+			FinishResult result = this.operations.finishAndReserve(jobs, next, this.settings.getTtr(),
+					this.settings.getMaxAttempts());
+			for (ReservedJob stale : result.stale()) {
+				logger.warn("Listener '" + this.settings.getId() + "' finished job " + stale.id() + " of topic "
+						+ stale.topic() + " after its reservation was lost (TTR ran out, or it was cancelled or replaced)");
+			}
+			return result.next();
+		}
+		catch (Throwable ex) {
+			logger.error(ex, "Listener '" + this.settings.getId() + "' could not finish " + jobs.size()
+					+ " job(s) of topic " + this.settings.getTopic() + " (they are redelivered after their TTR)");
+			return List.of();
+		}
 	}
 
 }
