@@ -13,6 +13,7 @@ import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.DelayedJobTemplateObservationConvention;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.micrometer.DelayedJobReceiverContext;
 import io.github.delayqueue.test.QueueInvariant;
 import io.github.delayqueue.test.RedisTestServers;
 import io.micrometer.common.KeyValues;
@@ -320,6 +321,71 @@ class DelayQueueObservationTests {
 						.hasKindEqualTo(Span.Kind.CONSUMER));
 		// request -> schedule -> process (through Redis): one trace
 		SpansAssert.assertThat(tracer.getSpans()).hasNumberOfSpansEqualTo(3).haveSameTraceId();
+	}
+
+	/** A tracer that throws when a listener's observation starts, opens its scope or stops. */
+	@Configuration(proxyBeanMethods = false)
+	static class FaultyTracer {
+
+		@Bean
+		ObservationRegistry observationRegistry() {
+			ObservationRegistry registry = ObservationRegistry.create();
+			registry.observationConfig().observationHandler(new ObservationHandler<DelayedJobReceiverContext>() {
+
+				@Override
+				public void onStart(DelayedJobReceiverContext context) {
+					if (context.getJob().id().equals("start")) {
+						throw new IllegalStateException("tracer broken at start");
+					}
+				}
+
+				@Override
+				public void onScopeOpened(DelayedJobReceiverContext context) {
+					if (context.getJob().id().equals("scope")) {
+						throw new IllegalStateException("tracer broken at scope");
+					}
+				}
+
+				@Override
+				public void onStop(DelayedJobReceiverContext context) {
+					if (context.getJob().id().equals("stop")) {
+						throw new IllegalStateException("tracer broken at stop");
+					}
+				}
+
+				@Override
+				public boolean supportsContext(Observation.Context context) {
+					return context instanceof DelayedJobReceiverContext;
+				}
+
+			});
+			return registry;
+		}
+
+		@Bean
+		TracedListener tracedListener() {
+			return new TracedListener(Tracer.NOOP);
+		}
+
+	}
+
+	@Test
+	void aTracerThatThrowsDecidesNoJobsFate() {
+		ConfigurableApplicationContext context = this.apps.run(FaultyTracer.class, "delayqueue.buckets=1",
+				"delayqueue.listener.observation-enabled=true", "delayqueue.default-ttr=2s");
+		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
+		TracedListener listener = context.getBean(TracedListener.class);
+		for (String id : List.of("start", "scope", "stop")) {
+			template.schedule("order-close", id, "p", Duration.ZERO);
+		}
+		// each ran and finished: not left to be delivered again after its TTR
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+			assertThat(listener.traces).extracting((trace) -> trace.split(" ")[0])
+				.containsExactlyInAnyOrder("start", "scope", "stop");
+			assertThat(List.of("start", "scope", "stop")).allSatisfy(
+					(id) -> assertThat(template.find("order-close", id)).as("finished and removed").isEmpty());
+		});
+		QueueInvariant.assertHolds(RedisTestServers.shared(), this.apps.namespace, 1);
 	}
 
 	/** A registry that keeps the observations, and a convention of the application's own. */

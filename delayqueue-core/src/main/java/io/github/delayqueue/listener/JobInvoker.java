@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.core.DelayQueueObserver;
@@ -53,28 +54,39 @@ final class JobInvoker {
 		return this.inFlight.get();
 	}
 
-	/** Runs the listener on a job and settles a failure; whether it succeeded. */
+	/** Runs the listener on a job and settles a failure; whether it succeeded. Never throws. */
 	boolean invoke(ReservedJob job) {
 		this.inFlight.incrementAndGet();
-		Observation observation = Observation.NOOP;
-		try {
-			observation = DelayQueueObservation.LISTENER
-				.observation(this.settings.getObservationConvention(), DefaultDelayedListenerObservationConvention.INSTANCE,
-						() -> new DelayedJobReceiverContext(this.settings.getId(), job), this.settings.getObservationRegistry())
-				.start();
-			try (Observation.Scope scope = observation.openScope()) {
-				return handle(job, observation);
-			}
+		Observation observation = quietly("start", () -> DelayQueueObservation.LISTENER
+			.observation(this.settings.getObservationConvention(), DefaultDelayedListenerObservationConvention.INSTANCE,
+					() -> new DelayedJobReceiverContext(this.settings.getId(), job), this.settings.getObservationRegistry())
+			.start(), Observation.NOOP);
+		try (Observation.Scope scope = quietly("open its scope", observation::openScope, Observation.Scope.NOOP)) {
+			return handle(job, observation);
 		}
 		catch (Throwable ex) {
-			observation.error(ex);
+			quietly("take its error", () -> observation.error(ex), observation);
 			logger.error(ex, "Listener '" + this.settings.getId() + "' could not settle job " + job.id() + " of topic "
 					+ job.topic() + " (it is redelivered after its TTR)");
 			return false;
 		}
 		finally {
 			this.inFlight.decrementAndGet();
-			observation.stop();
+			quietly("stop", () -> {
+				observation.stop();
+				return observation;
+			}, observation);
+		}
+	}
+
+	// a tracer's failure must not decide a job's fate
+	private <T> T quietly(String what, Supplier<T> action, T otherwise) {
+		try {
+			return action.get();
+		}
+		catch (Throwable ex) {
+			logger.debug(ex, "Observation of listener '" + this.settings.getId() + "' could not " + what);
+			return otherwise;
 		}
 	}
 
