@@ -98,7 +98,7 @@ final class QueueModel {
 	/** Entries one failed.lua call names at most beyond the deaths it adds (Retention.TRIM_SLACK). */
 	static final int TRIM_SLACK = 100;
 
-	/** Deaths one failed.lua call adds at most (FailedJobs.BATCH). */
+	/** Deaths one failed.lua call adds at most (RetainedJobs.BATCH). */
 	static final int DEATH_BATCH = 1_000;
 
 	/**

@@ -2,6 +2,8 @@ package io.github.delayqueue.redis;
 
 import org.junit.jupiter.api.Test;
 
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
@@ -25,9 +27,10 @@ class KeySpaceTests {
 	}
 
 	@Test
-	void namespaceAndBucketsAreChecked() {
-		assertThatIllegalArgumentException().isThrownBy(() -> new KeySpace("a}b", 16)).withMessageContaining("namespace");
-		assertThatIllegalArgumentException().isThrownBy(() -> new KeySpace("ok", 0)).withMessageContaining("buckets");
+	void namespaceAndBucketsAreCheckedByTheBuilder() {
+		RedisDelayQueueBuilder builder = RedisDelayQueue.builder(new LettuceConnectionFactory());
+		assertThatIllegalArgumentException().isThrownBy(() -> builder.namespace("a}b")).withMessageContaining("namespace");
+		assertThatIllegalArgumentException().isThrownBy(() -> builder.buckets(0)).withMessageContaining("buckets");
 	}
 
 	private static long crc32Reference() {

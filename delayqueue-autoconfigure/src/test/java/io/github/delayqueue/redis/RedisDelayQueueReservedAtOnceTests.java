@@ -64,7 +64,7 @@ class RedisDelayQueueReservedAtOnceTests {
 	private static void awaitWaiting(RedisDelayQueue queue, String topic) {
 		// the waiting thread's offer is registered before the job falls due
 		await().atMost(Duration.ofSeconds(5))
-			.until(() -> queue.timerBackend().idleOffers(10, (t) -> true).stream().anyMatch((o) -> o.topic().equals(topic)));
+			.until(() -> queue.timerBackend.idleOffers(10, (t) -> true).stream().anyMatch((o) -> o.topic().equals(topic)));
 	}
 
 	@Test
@@ -183,8 +183,8 @@ class RedisDelayQueueReservedAtOnceTests {
 	void aTopicWithARateLimitIsNotReservedAtOnce() throws Exception {
 		RedisDelayQueue queue = start();
 		CompletableFuture<List<ReservedJob>> waited = waitAndReserve(queue, "limited", 4, false);
-		await().atMost(Duration.ofSeconds(5)).until(() -> queue.signals().anyWaiting());
-		assertThat(queue.timerBackend().idleOffers(10, (t) -> true)).extracting(RedisTimerBackend.Offering::topic)
+		await().atMost(Duration.ofSeconds(5)).until(() -> queue.signals.anyWaiting());
+		assertThat(queue.timerBackend.idleOffers(10, (t) -> true)).extracting(RedisTimerBackend.Offering::topic)
 			.contains("limited");
 		queue.schedule(RedisDelayQueueLifecycleTests.request("limited", "1", "{}", Duration.ofMillis(200)));
 		waited.get(10, TimeUnit.SECONDS);

@@ -101,7 +101,7 @@ class RedisDelayQueueWakeUpTests {
 				throw new IllegalStateException(ex);
 			}
 		});
-		await().atMost(Duration.ofSeconds(5)).until(() -> queue.timerBackend().idleConsumers("step") == 1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> queue.timerBackend.idleConsumers("step") == 1);
 		long scheduled = System.nanoTime();
 		queue.schedule(request("step", "1", "x", Duration.ofMillis(100)));
 		assertThat(other.awaitWork("step", Duration.ofSeconds(5))).isTrue();
@@ -171,7 +171,7 @@ class RedisDelayQueueWakeUpTests {
 		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(1).guardInterval(Duration.ofHours(1)));
 		await().atMost(Duration.ofSeconds(5)).until(queue::isSubscribed);
 		assertThat(queue.reserve("step", 10, null)).isEmpty();
-		queue.stopListening();
+		queue.subscriber.stop();
 		assertThat(queue.isSubscribed()).isFalse();
 		queue.schedule(request("step", "1", "x", Duration.ofMillis(100)));
 		assertThat(queue.awaitWork("step", Duration.ofSeconds(5))).isTrue();

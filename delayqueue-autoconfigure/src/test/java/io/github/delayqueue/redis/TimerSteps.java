@@ -32,9 +32,9 @@ public final class TimerSteps {
 	 * @return what the step did
 	 */
 	public static Promotion promote(RedisDelayQueue queue, int bucket, boolean guard) {
-		TimerBackend.Promotion promotion = queue.timerBackend().promote(bucket, guard);
+		TimerBackend.Promotion promotion = queue.timerBackend.promote(bucket, guard);
 		// as the timer's loop does
-		promotion.topics().forEach((topic) -> queue.signals().markReady(topic, bucket));
+		promotion.topics().forEach((topic) -> queue.signals.markReady(topic, bucket));
 		return new Promotion(promotion.moved(), promotion.expired(), promotion.nextDueMillis(),
 				promotion.redisMillis(), promotion.topics());
 	}
@@ -55,10 +55,10 @@ public final class TimerSteps {
 			.map((offer) -> new RedisTimerBackend.Offering(offer.topic(), Thread.currentThread(),
 					new RedisTimerBackend.Offer(offer.max(), offer.ttrMillis(), offer.attemptsLimit())))
 			.toList();
-		ScriptReplies.Promoted promoted = queue.timerBackend().promote(bucket, false, offerings, (topic, jobs) -> {
+		ScriptReplies.Promoted promoted = queue.timerBackend.promote(bucket, false, offerings, (topic, jobs) -> {
 		});
 		// as the timer's loop does
-		promoted.promotion().topics().forEach((topic) -> queue.signals().markReady(topic, bucket));
+		promoted.promotion().topics().forEach((topic) -> queue.signals.markReady(topic, bucket));
 		reserved.putAll(promoted.reserved());
 		TimerBackend.Promotion promotion = promoted.promotion();
 		return new Promotion(promotion.moved(), promotion.expired(), promotion.nextDueMillis(),
@@ -85,8 +85,8 @@ public final class TimerSteps {
 	 * @return the topics that got READY occurrences
 	 */
 	public static List<String> fireRecurring(RedisDelayQueue queue, int bucket) {
-		List<String> topics = queue.timerBackend().fireRecurring(bucket).topics();
-		topics.forEach((topic) -> queue.signals().markReady(topic, bucket));
+		List<String> topics = queue.timerBackend.fireRecurring(bucket).topics();
+		topics.forEach((topic) -> queue.signals.markReady(topic, bucket));
 		return topics;
 	}
 
@@ -99,7 +99,7 @@ public final class TimerSteps {
 	 * @return {@code true} when marked
 	 */
 	public static boolean isMarked(RedisDelayQueue queue, String topic, int bucket) {
-		return queue.signals().isMarked(topic, bucket);
+		return queue.signals.isMarked(topic, bucket);
 	}
 
 	/**

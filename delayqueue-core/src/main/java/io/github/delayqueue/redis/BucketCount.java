@@ -88,9 +88,8 @@ final class BucketCount {
 			}
 			int count = clusterConfigured(connectionFactory) ? CLUSTER : SINGLE_SERVER;
 			logger.warn("Could not read the bucket count of namespace '" + namespace + "' (" + ex.getMessage()
-					+ "); using " + count + " for this " + topology(count == CLUSTER) + " until Redis answers, when"
-					+ " it is read again. If the namespace was created with another count, every call is then"
-					+ " refused until a restart (or set delayqueue.buckets)");
+					+ "); using " + count + " for this " + ((count == CLUSTER) ? "Redis Cluster" : "Redis server")
+					+ " until Redis answers and it is read again (another count then refuses every call until a restart)");
 			return new Resolved(count, Origin.GUESSED);
 		}
 	}
@@ -130,8 +129,8 @@ final class BucketCount {
 					throw inUse(namespace, bucket, "it holds jobs or recurring jobs", chosen);
 				}
 			}
-			logger.info("New namespace '" + namespace + "': " + chosen + " bucket(s) for this " + topology(cluster)
-					+ " (delayqueue.buckets sets another count)");
+			logger.info("New namespace '" + namespace + "': " + chosen + " bucket(s) for this "
+					+ (cluster ? "Redis Cluster" : "Redis server") + " (delayqueue.buckets sets another count)");
 			return chosen;
 		});
 	}
@@ -176,10 +175,6 @@ final class BucketCount {
 		}
 		int count = Integer.parseInt(pinned);
 		return (count <= KeySpace.MAX_BUCKETS) ? count : null;
-	}
-
-	private static String topology(boolean cluster) {
-		return cluster ? "Redis Cluster" : "Redis server";
 	}
 
 	private static boolean clusterConfigured(RedisConnectionFactory connectionFactory) {

@@ -1,10 +1,6 @@
 package io.github.delayqueue.redis;
 
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -104,26 +100,28 @@ final class Heartbeat {
 	}
 
 	/** Gives up this instance's buckets, waiting for Redis at most {@value #LEAVE_TIMEOUT_MILLIS} ms. */
-	@SuppressWarnings("NullAway") // the future completes exceptionally with a cause
 	void leave() {
-		CompletableFuture<Void> leave = CompletableFuture.runAsync(() -> this.backend.coordinate(true), (task) -> {
-			Thread leaver = new Thread(task, "delayqueue-timer-leave");
-			leaver.setDaemon(true);
-			leaver.start();
-		});
+		Thread leaver = new Thread(() -> {
+			try {
+				this.backend.coordinate(true);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Could not give up bucket timers on stop (others take over when the heartbeat expires): "
+						+ ex.getMessage());
+			}
+		}, "delayqueue-timer-leave");
+		leaver.setDaemon(true);
+		leaver.start();
 		try {
-			leave.get(LEAVE_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
-		}
-		catch (TimeoutException ex) {
-			logger.warn("Redis did not answer within " + LEAVE_TIMEOUT_MILLIS + " ms while giving up bucket timers "
-					+ "on stop; others take over when the heartbeat expires");
-		}
-		catch (ExecutionException ex) {
-			logger.warn("Could not give up bucket timers on stop (others take over when the heartbeat expires): "
-					+ ex.getCause().getMessage());
+			leaver.join(LEAVE_TIMEOUT_MILLIS);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
+			return;
+		}
+		if (leaver.isAlive()) {
+			logger.warn("Redis did not answer within " + LEAVE_TIMEOUT_MILLIS + " ms while giving up bucket timers "
+					+ "on stop; others take over when the heartbeat expires");
 		}
 	}
 

@@ -3,42 +3,16 @@ package io.github.delayqueue.redis;
 import java.nio.charset.StandardCharsets;
 import java.util.zip.CRC32;
 
-import io.github.delayqueue.core.JobConstraints;
-
 /**
  * Names of the Redis keys and channel of one namespace. Every key of bucket {@code b} starts
  * with the hash tag {@code {<namespace>:<b>}}; a job belongs to bucket
- * {@code crc32(topic + ":" + id) mod buckets} (UTF-8 bytes, IEEE CRC-32).
+ * {@code crc32(topic + ":" + id) mod buckets} (UTF-8 bytes, IEEE CRC-32). The builder checks
+ * the namespace and the count.
  */
-final class KeySpace {
+record KeySpace(String namespace, int buckets) {
 
 	/** The most buckets a namespace may have: a Redis Cluster's hash slots. */
 	static final int MAX_BUCKETS = 16_384;
-
-	private final String namespace;
-
-	private final int buckets;
-
-	KeySpace(String namespace, int buckets) {
-		this.namespace = JobConstraints.namespace(namespace);
-		this.buckets = checkBuckets(buckets);
-	}
-
-	/** Returns a bucket count, or throws {@link IllegalArgumentException} if not between 1 and {@link #MAX_BUCKETS}. */
-	static int checkBuckets(int buckets) {
-		if (buckets < 1 || buckets > MAX_BUCKETS) {
-			throw new IllegalArgumentException("buckets must be between 1 and " + MAX_BUCKETS + ", was " + buckets);
-		}
-		return buckets;
-	}
-
-	String namespace() {
-		return this.namespace;
-	}
-
-	int buckets() {
-		return this.buckets;
-	}
 
 	int bucketOf(String topic, String id) {
 		return bucketOfName(jobKey(topic, id));
@@ -49,13 +23,6 @@ final class KeySpace {
 		CRC32 crc = new CRC32();
 		crc.update(name.getBytes(StandardCharsets.UTF_8));
 		return (int) (crc.getValue() % this.buckets);
-	}
-
-	/** The bucket of a job, its topic and id checked against {@link JobConstraints} first. */
-	int checkedBucketOf(String topic, String id) {
-		JobConstraints.topic(topic);
-		JobConstraints.id(id);
-		return bucketOf(topic, id);
 	}
 
 	static String jobKey(String topic, String id) {

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.List;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 
 import io.github.delayqueue.core.DelayQueueAdmin;
@@ -45,19 +46,16 @@ record PageCursor(long at, String id) {
 		}
 	}
 
-	/** The first {@code limit} jobs read. */
-	static List<JobInfo> page(List<JobInfo> read, int limit) {
-		return List.copyOf(read.subList(0, Math.min(read.size(), limit)));
-	}
-
-	/** The cursor after a page, or {@code null} when the jobs read end with it. */
-	static @Nullable String next(List<JobInfo> read, List<JobInfo> page, Function<JobInfo, Instant> time) {
-		if (read.size() <= page.size()) {
-			return null;
+	/** The page of the first {@code limit} jobs read, with the cursor after it when more were read. */
+	static <P> P page(List<JobInfo> read, int limit, Function<JobInfo, Instant> time,
+			BiFunction<List<JobInfo>, @Nullable String, P> page) {
+		List<JobInfo> jobs = List.copyOf(read.subList(0, Math.min(read.size(), limit)));
+		if (read.size() <= jobs.size()) {
+			return page.apply(jobs, null);
 		}
-		JobInfo last = page.get(page.size() - 1);
+		JobInfo last = jobs.get(jobs.size() - 1);
 		String text = time.apply(last).toEpochMilli() + ":" + last.id();
-		return ENCODER.encodeToString(text.getBytes(StandardCharsets.UTF_8));
+		return page.apply(jobs, ENCODER.encodeToString(text.getBytes(StandardCharsets.UTF_8)));
 	}
 
 	/** What orders jobs of the same time in a sorted set: the job key's, so the id's, bytes. */

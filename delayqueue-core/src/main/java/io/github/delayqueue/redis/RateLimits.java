@@ -94,9 +94,7 @@ final class RateLimits {
 	void late(String topic, Grant grant) {
 		this.lateTakes.warn("A reserve of rate-limited topic '" + topic + "' reached a bucket more than "
 				+ RateLimit.MARGIN.toMillis() + " ms after its permits were granted (at " + grant.now()
-				+ " by Redis's clock) and took no job from it; a slow Redis, a round trip near "
-				+ RateLimit.MARGIN.toMillis() + " ms, or a Cluster node whose clock runs ahead make such takes"
-				+ " late (the jobs of a bucket whose every take is late wait)");
+				+ " by Redis's clock) and took no job from it: a slow Redis or a Cluster node's clock ahead");
 	}
 
 	private byte[][] call(String topic, Object... arguments) {

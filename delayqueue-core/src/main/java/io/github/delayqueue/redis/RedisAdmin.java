@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
+import io.github.delayqueue.core.CompletedJobPage;
 import io.github.delayqueue.core.DeadJobPage;
 import io.github.delayqueue.core.DelayQueueAdmin;
 import io.github.delayqueue.core.JobConstraints;
@@ -26,45 +27,27 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisClusterConnection;
-import org.springframework.data.redis.connection.RedisClusterNode;
 import org.springframework.data.redis.connection.zset.Tuple;
 import org.springframework.data.redis.core.Cursor;
 import org.springframework.data.redis.core.ScanOptions;
 
 /**
- * The operator's side of {@link RedisDelayQueue}: figures, DEAD jobs and their replay, and
- * the repair of the indexes. Thread-safe.
+ * The operator's side of {@link RedisDelayQueue}: figures, pages of DEAD and finished jobs,
+ * replays and the repair of the indexes. Thread-safe.
  */
-final class RedisAdmin {
+abstract class RedisAdmin extends RedisConsumer implements DelayQueueAdmin {
 
 	/** The most dead jobs one replay script call reads (a replay of more is split). */
 	static final int REPLAY_BATCH = 1_000;
 
 	private static final Log logger = LogFactory.getLog(RedisAdmin.class);
 
-	private final QueueScripts scripts;
-
-	private final ScriptRunner runner;
-
-	private final KeySpace keys;
-
-	private final ReadySignals signals;
-
-	private final BucketTimer timer;
-
-	private final CompletedJobs completed;
-
-	RedisAdmin(QueueScripts scripts, ScriptRunner runner, KeySpace keys, ReadySignals signals, BucketTimer timer,
-			CompletedJobs completed) {
-		this.scripts = scripts;
-		this.runner = runner;
-		this.keys = keys;
-		this.signals = signals;
-		this.timer = timer;
-		this.completed = completed;
+	RedisAdmin(RedisDelayQueueBuilder builder) {
+		super(builder);
 	}
 
-	QueueStats stats() {
+	@Override
+	public QueueStats stats() {
 		List<ScriptReplies.Figures> replies = this.scripts.stats();
 		String[] ownerOf = timerOwners();
 		Map<String, long[]> topics = new TreeMap<>();
@@ -75,16 +58,14 @@ final class RedisAdmin {
 			readAt = Math.max(readAt, reply.now());
 			long[] bucketFigures = figures();
 			for (ScriptReplies.Figure figure : reply.figures()) {
-				long[] topicFigures = topics.computeIfAbsent(figure.topic(), (t) -> figures());
-				if (figure.kind() == ScriptReplies.Figure.OLDEST_OVERDUE) {
-					topicFigures[4] = Math.min(topicFigures[4], figure.value());
-					bucketFigures[4] = Math.min(bucketFigures[4], figure.value());
-				}
-				else if (figure.kind() != JobState.COMPLETED.code()) {
-					// the four states of live jobs (a bucket holds no COMPLETED job)
-					int index = JobState.fromCode(figure.kind()).ordinal();
-					topicFigures[index] += figure.value();
-					bucketFigures[index] += figure.value();
+				for (long[] figures : List.of(topics.computeIfAbsent(figure.topic(), (t) -> figures()), bucketFigures)) {
+					if (figure.kind() == ScriptReplies.Figure.OLDEST_OVERDUE) {
+						figures[4] = Math.min(figures[4], figure.value());
+					}
+					else if (figure.kind() != JobState.COMPLETED.code()) {
+						// the four states of live jobs (a bucket holds no COMPLETED job)
+						figures[JobState.fromCode(figure.kind()).ordinal()] += figure.value();
+					}
 				}
 			}
 			buckets.add(new BucketStats(bucket, topicStats(bucketFigures), reply.nextDue(), reply.earliestDelayed(),
@@ -93,10 +74,11 @@ final class RedisAdmin {
 		Map<String, TopicStats> byTopic = new TreeMap<>();
 		topics.forEach((topic, figures) -> byTopic.put(topic, topicStats(figures)));
 		return new QueueStats(List.copyOf(buckets), Collections.unmodifiableMap(byTopic),
-				Instant.ofEpochMilli(readAt), this.completed.counts());
+				Instant.ofEpochMilli(readAt), this.retained.counts());
 	}
 
-	Map<String, Instant> instances() {
+	@Override
+	public Map<String, Instant> instances() {
 		Set<Tuple> heartbeats = this.runner.execute("reading instances",
 				(connection) -> connection.zSetCommands().zRangeWithScores(this.keys.instances(), 0, -1));
 		Map<String, Instant> instances = new TreeMap<>();
@@ -133,25 +115,28 @@ final class RedisAdmin {
 				(figures[4] != Long.MAX_VALUE) ? Instant.ofEpochMilli(figures[4]) : null);
 	}
 
+	@Override
 	@SuppressWarnings("NullAway") // a page of dead jobs sets their times of death
-	DeadJobPage deadJobs(String topic, @Nullable String cursor, int limit, boolean payloads) {
+	public DeadJobPage deadJobs(String topic, @Nullable String cursor, int limit, boolean payloads) {
 		PageCursor after = PageCursor.parse(topic, cursor, limit, "dead jobs");
 		// every bucket's next (limit + 1) deaths hold the page of all buckets and say whether there is more
-		long total = 0;
-		List<JobInfo> dead = new ArrayList<>();
-		for (ScriptReplies.DeadJobs bucket : this.scripts.dead(topic, limit + 1, payloads, after)) {
-			total += bucket.total();
-			dead.addAll(bucket.jobs());
-		}
+		List<ScriptReplies.DeadJobs> buckets = this.scripts.dead(topic, limit + 1, payloads, after);
+		List<JobInfo> dead = new ArrayList<>(buckets.stream().flatMap((bucket) -> bucket.jobs().stream()).toList());
 		// the order of a dead list: time of death, then the job key's bytes
 		dead.sort(Comparator.comparing(JobInfo::diedAt).thenComparing(PageCursor::orderKey, Arrays::compareUnsigned));
-		List<JobInfo> page = PageCursor.page(dead, limit);
-		return new DeadJobPage(total, page, PageCursor.next(dead, page, JobInfo::diedAt));
+		long total = buckets.stream().mapToLong(ScriptReplies.DeadJobs::total).sum();
+		return PageCursor.page(dead, limit, JobInfo::diedAt, (jobs, next) -> new DeadJobPage(total, jobs, next));
 	}
 
-	ReplayResult replayDeadJobs(String topic, int max) {
+	@Override
+	public CompletedJobPage completedJobs(String topic, @Nullable String cursor, int limit, boolean payloads) {
+		return this.retained.page(topic, cursor, limit, payloads);
+	}
+
+	@Override
+	public ReplayResult replayDeadJobs(String topic, int max) {
 		JobConstraints.topic(topic);
-		JobConstraints.max("max", max, DelayQueueAdmin.MAX_REPLAY);
+		JobConstraints.max("max", max, MAX_REPLAY);
 		int total = 0;
 		List<String> ids = new ArrayList<>();
 		for (int bucket = 0; bucket < this.keys.buckets() && total < max; bucket++) {
@@ -167,8 +152,9 @@ final class RedisAdmin {
 		return new ReplayResult(total, ids);
 	}
 
-	boolean replayDead(String topic, String id) {
-		int bucket = this.keys.checkedBucketOf(topic, id);
+	@Override
+	public boolean replayDead(String topic, String id) {
+		int bucket = bucketOf(topic, id);
 		return replay(topic, bucket, 1, id, 0).count() == 1;
 	}
 
@@ -181,22 +167,20 @@ final class RedisAdmin {
 		return replayed;
 	}
 
-	RepairResult repair(boolean write) {
+	@Override
+	public RepairResult repair(boolean write) {
 		Map<Integer, Set<String>> listed = listedTopics();
-		long[] totals = new long[5];
+		RepairResult result = new RepairResult(0, 0, 0, 0, 0);
 		for (int bucket = 0; bucket < this.keys.buckets(); bucket++) {
 			RepairResult repaired = this.scripts.repair(bucket, write, listed.getOrDefault(bucket, Set.of()));
-			totals[0] += repaired.jobs();
-			totals[1] += repaired.reindexed();
-			totals[2] += repaired.dropped();
-			totals[3] += repaired.countsCorrected();
-			totals[4] += repaired.unreadable();
+			result = new RepairResult(result.jobs() + repaired.jobs(), result.reindexed() + repaired.reindexed(),
+					result.dropped() + repaired.dropped(), result.countsCorrected() + repaired.countsCorrected(),
+					result.unreadable() + repaired.unreadable());
 			if (write && repaired.reindexed() > 0) {
 				this.signals.markBucket(bucket);
 				this.timer.recheckAll();
 			}
 		}
-		RepairResult result = new RepairResult(totals[0], totals[1], totals[2], totals[3], totals[4]);
 		if (!result.isClean()) {
 			logger.warn("delayqueue repair of namespace '" + this.keys.namespace() + "' " + (write ? "made" : "found")
 					+ ": " + result);
@@ -211,15 +195,9 @@ final class RedisAdmin {
 		ScanOptions options = ScanOptions.scanOptions().match(prefix + "*").count(1000).build();
 		return this.runner.execute("listing the ready and dead lists", (connection) -> {
 			Map<Integer, Set<String>> topics = new TreeMap<>();
-			List<Cursor<byte[]>> scans = new ArrayList<>();
-			if (connection instanceof RedisClusterConnection cluster) {
-				for (RedisClusterNode master : cluster.clusterGetMasterReplicaMap().keySet()) {
-					scans.add(cluster.scan(master, options));
-				}
-			}
-			else {
-				scans.add(connection.keyCommands().scan(options));
-			}
+			List<Cursor<byte[]>> scans = (connection instanceof RedisClusterConnection cluster)
+					? cluster.clusterGetMasterReplicaMap().keySet().stream().map((master) -> cluster.scan(master, options)).toList()
+					: List.of(connection.keyCommands().scan(options));
 			for (Cursor<byte[]> scan : scans) {
 				try (scan) {
 					while (scan.hasNext()) {
@@ -229,7 +207,8 @@ final class RedisAdmin {
 							continue;
 						}
 						String rest = key.substring(end + 2);
-						String topic = rest.startsWith("ready:") ? readyListTopic(rest.substring(6))
+						// a ready list is named ready:<topic>[:<priority>]
+						String topic = rest.startsWith("ready:") ? rest.substring(6).split(":", 2)[0]
 								: rest.startsWith("dead:") ? rest.substring(5) : null;
 						try {
 							int bucket = Integer.parseInt(key.substring(prefix.length(), end));
@@ -245,12 +224,6 @@ final class RedisAdmin {
 			}
 			return topics;
 		});
-	}
-
-	/** The topic of a ready list's name after {@code ready:} ({@code <topic>[:<priority>]}). */
-	static String readyListTopic(String name) {
-		int colon = name.indexOf(':');
-		return (colon >= 0) ? name.substring(0, colon) : name;
 	}
 
 }

@@ -11,10 +11,10 @@ import java.util.stream.IntStream;
 
 import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.core.DelayQueueException;
-import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.FailResult;
 import io.github.delayqueue.core.FinishResult;
 import io.github.delayqueue.core.JobConstraints;
+import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.Retention;
@@ -28,7 +28,7 @@ import org.springframework.util.Assert;
  * The consumer side of {@link RedisDelayQueue}: reserves from the buckets {@link ReadySignals}
  * marks, waits for work, and finishes, fails, touches or releases reservations. Thread-safe.
  */
-final class RedisConsumer {
+abstract class RedisConsumer extends RedisProducer implements DelayQueueConsumer {
 
 	/** The most jobs one finish script call finishes. */
 	static final int FINISH_BATCH = 1_000;
@@ -41,45 +41,14 @@ final class RedisConsumer {
 
 	private static final Log logger = LogFactory.getLog(RedisConsumer.class);
 
-	private final QueueScripts scripts;
-
-	private final KeySpace keys;
-
-	private final ReadySignals signals;
-
-	private final RedisTimerBackend offers;
-
-	private final BucketTimer timer;
-
-	private final RedisClock clock;
-
-	private final DelayQueueObserver observer;
-
-	private final CompletedJobs completed;
-
-	private final FailedJobs failedJobs;
-
-	private final RateLimits rateLimits;
-
-	RedisConsumer(QueueScripts scripts, KeySpace keys, ReadySignals signals, RedisTimerBackend offers, BucketTimer timer,
-			RedisClock clock, DelayQueueObserver observer, CompletedJobs completed, FailedJobs failedJobs,
-			RateLimits rateLimits) {
-		this.scripts = scripts;
-		this.keys = keys;
-		this.signals = signals;
-		this.offers = offers;
-		this.timer = timer;
-		this.clock = clock;
-		this.observer = observer;
-		this.completed = completed;
-		this.failedJobs = failedJobs;
-		this.rateLimits = rateLimits;
+	RedisConsumer(RedisDelayQueueBuilder builder) {
+		super(builder);
 	}
 
 	/** Which buckets' ready lists of a topic hold entries: the probe of {@link ReadySignals}. */
 	static Function<String, boolean[]> readyListProbe(ScriptRunner runner, KeySpace keys) {
 		return (topic) -> runner.execute("reading the ready lists of topic " + topic, (connection) -> {
-			List<@Nullable Object> lengths = CompletedJobs.each(connection, IntStream.range(0, keys.buckets()).boxed().toList(),
+			List<@Nullable Object> lengths = RetainedJobs.each(connection, IntStream.range(0, keys.buckets()).boxed().toList(),
 					(bucket) -> connection.listCommands().lLen(keys.readyList(bucket, topic)));
 			boolean[] nonEmpty = new boolean[keys.buckets()];
 			for (int bucket = 0; bucket < nonEmpty.length; bucket++) {
@@ -89,18 +58,19 @@ final class RedisConsumer {
 		});
 	}
 
-	List<ReservedJob> reserve(String topic, int max, @Nullable Duration ttr, @Nullable Integer maxAttempts) {
+	@Override
+	public List<ReservedJob> reserve(String topic, int max, @Nullable Duration ttr, @Nullable Integer maxAttempts) {
 		JobConstraints.topic(topic);
-		JobConstraints.max("max", max, DelayQueueConsumer.MAX_RESERVE);
+		JobConstraints.max("max", max, MAX_RESERVE);
 		long ttrMillis = ttrMillis(ttr);
 		int attemptsLimit = attemptsLimit(maxAttempts);
 		ReadySignals.TopicSignal signal = this.signals.topic(topic);
 		RateLimit limit = this.rateLimits.of(topic);
 		if (limit != null) {
-			this.offers.refuseDelivered(topic);
+			this.timerBackend.refuseDelivered(topic);
 			return reserveLimited(topic, max, ttrMillis, attemptsLimit, limit, signal);
 		}
-		List<ReservedJob> collected = this.offers.collect(topic, max, ttrMillis, attemptsLimit);
+		List<ReservedJob> collected = this.timerBackend.collect(topic, max, ttrMillis, attemptsLimit);
 		if (!collected.isEmpty()) {
 			collected.forEach(this.observer::delivered);
 			return collected;
@@ -213,58 +183,48 @@ final class RedisConsumer {
 		return (ttr != null) ? JobConstraints.ttr(ttr).toMillis() : 0;
 	}
 
-	boolean awaitWork(String topic, Duration timeout) throws InterruptedException {
+	@Override
+	public boolean awaitWork(String topic, Duration timeout) throws InterruptedException {
 		JobConstraints.topic(topic);
 		Assert.notNull(timeout, "timeout must not be null");
 		return this.signals.topic(topic).await(timeout);
 	}
 
-	boolean awaitWork(String topic, Duration timeout, int max, @Nullable Duration ttr,
+	@Override
+	public boolean awaitWork(String topic, Duration timeout, int max, @Nullable Duration ttr,
 			@Nullable Integer maxAttempts) throws InterruptedException {
 		JobConstraints.topic(topic);
 		Assert.notNull(timeout, "timeout must not be null");
-		JobConstraints.max("max", max, DelayQueueConsumer.MAX_RESERVE);
+		JobConstraints.max("max", max, MAX_RESERVE);
 		RedisTimerBackend.Offer offer = new RedisTimerBackend.Offer(max, ttrMillis(ttr), attemptsLimit(maxAttempts));
-		return this.offers.await(this.signals.topic(topic), topic, timeout, offer);
+		return this.timerBackend.await(this.signals.topic(topic), topic, timeout, offer);
 	}
 
-	boolean finish(ReservedJob job) {
+	@Override
+	public boolean finish(ReservedJob job) {
 		Assert.notNull(job, "job must not be null");
 		return finishAndReserve(List.of(job), 0, null, null).stale().isEmpty();
 	}
 
-	FinishResult finishAndReserve(List<ReservedJob> jobs, int max, @Nullable Duration ttr,
+	@Override
+	@SuppressWarnings("NullAway") // a generation is read only with a signal
+	public FinishResult finishAndReserve(List<ReservedJob> jobs, int max, @Nullable Duration ttr,
 			@Nullable Integer maxAttempts) {
 		String topic = JobConstraints.topicOf(jobs);
-		JobConstraints.count("max", max, DelayQueueConsumer.MAX_NEXT);
+		JobConstraints.count("max", max, MAX_NEXT);
 		long ttrMillis = ttrMillis(ttr);
 		int attemptsLimit = attemptsLimit(maxAttempts);
-		if (max > 0 && this.rateLimits.of(topic) != null) {
-			FinishResult finished = finishAndReserve(jobs, 0, ttr, maxAttempts);
-			List<ReservedJob> next;
-			try {
-				next = reserve(topic, max, ttr, maxAttempts);
-			}
-			catch (DelayQueueException ex) {
-				logger.debug("Finished jobs of topic '" + topic + "'; could not reserve the next: " + ex.getMessage());
-				next = List.of();
-			}
-			return new FinishResult(finished.stale(), next);
-		}
-		return finish(topic, RedisProducer.byBucket(jobs, this::bucketOf, FINISH_BATCH), max, ttrMillis, attemptsLimit);
-	}
-
-	/** Finishes the calls' jobs; the first call with a marked bucket also reserves up to {@code wanted}. */
-	@SuppressWarnings("NullAway") // a generation is read only with a signal
-	private FinishResult finish(String topic, List<Map.Entry<Integer, List<ReservedJob>>> calls, int wanted,
-			long ttrMillis, int attemptsLimit) {
+		// a rate-limited topic takes its permits first: its next jobs are reserved after the finish
+		boolean limited = this.rateLimits.of(topic) != null;
+		int wanted = limited ? 0 : max;
 		ReadySignals.TopicSignal signal = (wanted > 0) ? this.signals.existing(topic) : null;
-		Retention keep = this.completed.retentionOf(topic);
+		Retention keep = this.retained.retentionOf(topic);
 		List<ReservedJob> stale = new ArrayList<>();
 		List<ReservedJob> next = new ArrayList<>();
-		List<ScriptReplies.Finished> done = new ArrayList<>(calls.size());
+		List<ScriptReplies.Finished> done = new ArrayList<>();
 		try {
-			for (Map.Entry<Integer, List<ReservedJob>> entry : calls) {
+			// the first call on a marked bucket also reserves the next jobs
+			for (Map.Entry<Integer, List<ReservedJob>> entry : byBucket(jobs, this::bucketOf, FINISH_BATCH)) {
 				int bucket = entry.getKey();
 				long generation = (wanted > 0 && signal != null) ? signal.markedGeneration(bucket) : -1;
 				int take = (signal != null && generation < 0) ? 0 : wanted;
@@ -274,7 +234,12 @@ final class RedisConsumer {
 				}
 				catch (RuntimeException ex) {
 					// give back the jobs taken so far before reporting the failure
-					releaseQuietly(next);
+					try {
+						release(next);
+					}
+					catch (RuntimeException notReleased) {
+						ex.addSuppressed(notReleased);
+					}
 					throw ex;
 				}
 				finished.finished().forEach((job) -> this.observer.completed(topic));
@@ -289,22 +254,32 @@ final class RedisConsumer {
 			}
 		}
 		finally {
-			this.completed.add(topic, done);
+			this.retained.add(topic, done);
+		}
+		if (limited && max > 0) {
+			try {
+				next.addAll(reserve(topic, max, ttr, maxAttempts));
+			}
+			catch (DelayQueueException ex) {
+				logger.debug("Finished jobs of topic '" + topic + "'; could not reserve the next: " + ex.getMessage());
+			}
 		}
 		return new FinishResult(stale, next);
 	}
 
-	boolean release(ReservedJob job) {
+	@Override
+	public boolean release(ReservedJob job) {
 		Assert.notNull(job, "job must not be null");
 		return release(List.of(job)) == 1;
 	}
 
 	/** Releases jobs in every bucket; the first failure is thrown after all were tried. */
-	int release(List<ReservedJob> jobs) {
+	@Override
+	public int release(List<ReservedJob> jobs) {
 		Assert.notNull(jobs, "jobs must not be null");
 		int released = 0;
 		RuntimeException failure = null;
-		for (Map.Entry<Integer, List<ReservedJob>> entry : RedisProducer.byBucket(jobs, this::bucketOf, jobs.size())) {
+		for (Map.Entry<Integer, List<ReservedJob>> entry : byBucket(jobs, this::bucketOf, jobs.size())) {
 			int bucket = entry.getKey();
 			try {
 				int count = this.scripts.release(bucket, entry.getValue());
@@ -329,22 +304,14 @@ final class RedisConsumer {
 		return released;
 	}
 
-	private void releaseQuietly(List<ReservedJob> jobs) {
-		try {
-			release(jobs);
-		}
-		catch (RuntimeException ex) {
-			logger.debug("Could not give back " + jobs.size()
-					+ " job(s) (they are delivered again after their TTR): " + ex.getMessage());
-		}
-	}
-
-	FailResult fail(ReservedJob job, Duration backOff, String error) {
+	@Override
+	public FailResult fail(ReservedJob job, Duration backOff, String error) {
 		JobConstraints.backOff("backOff", backOff);
 		return fail(job, backOff.toMillis(), error);
 	}
 
-	FailResult kill(ReservedJob job, String error) {
+	@Override
+	public FailResult kill(ReservedJob job, String error) {
 		return fail(job, -1, error);
 	}
 
@@ -354,21 +321,18 @@ final class RedisConsumer {
 		ScriptReplies.Failed failed = this.scripts.fail(bucket, job, backOffMillis, error);
 		if (failed.result() == FailResult.DEAD) {
 			this.observer.dead(job.topic());
-			this.failedJobs.died(job.topic(), job.id(), failed.dueMillis());
+			this.retained.died(job.topic(), job.id(), failed.dueMillis());
 		}
 		else if (failed.result() == FailResult.RETRYING) {
-			if (backOffMillis == 0) {
-				this.signals.markReady(job.topic(), bucket);
-			}
-			else if (failed.head()) {
-				this.timer.onHead(bucket, failed.dueMillis());
-			}
+			written(job.topic(), bucket, (backOffMillis == 0) ? JobState.READY : JobState.DELAYED, failed.dueMillis(),
+					failed.head());
 			this.observer.retried(job.topic());
 		}
 		return failed.result();
 	}
 
-	Optional<Instant> touch(ReservedJob job, @Nullable Duration ttr) {
+	@Override
+	public Optional<Instant> touch(ReservedJob job, @Nullable Duration ttr) {
 		Assert.notNull(job, "job must not be null");
 		Duration extension = (ttr != null) ? JobConstraints.ttr(ttr) : job.ttr();
 		if (extension == null) {
@@ -378,7 +342,17 @@ final class RedisConsumer {
 	}
 
 	private int bucketOf(ReservedJob job) {
-		return this.keys.checkedBucketOf(job.topic(), job.id());
+		return bucketOf(job.topic(), job.id());
+	}
+
+	@Override
+	public void limitRate(String topic, @Nullable RateLimit limit) {
+		this.rateLimits.set(topic, limit);
+	}
+
+	@Override
+	public Optional<RateLimit> rateLimit(String topic) {
+		return Optional.ofNullable(this.rateLimits.of(JobConstraints.topic(topic)));
 	}
 
 }

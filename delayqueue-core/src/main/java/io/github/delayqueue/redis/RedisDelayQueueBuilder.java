@@ -80,14 +80,15 @@ public final class RedisDelayQueueBuilder {
 	}
 
 	/**
-	 * Number of buckets, 1 to 16384, the same on every instance of a namespace (the first
-	 * pins it; another count refuses to start). Default: the namespace's pinned count, else
-	 * 16 on a Redis Cluster and 1 on one server.
+	 * Number of buckets, 1 to 16384, the same on every instance of a namespace; default: the
+	 * namespace's pinned count, else 16 on a Redis Cluster and 1 on one server.
 	 * @param buckets the bucket count
 	 * @return this builder
 	 */
 	public RedisDelayQueueBuilder buckets(int buckets) {
-		this.buckets = KeySpace.checkBuckets(buckets);
+		Assert.isTrue(buckets >= 1 && buckets <= KeySpace.MAX_BUCKETS,
+				() -> "buckets must be between 1 and " + KeySpace.MAX_BUCKETS + ", was " + buckets);
+		this.buckets = buckets;
 		return this;
 	}
 
@@ -135,8 +136,7 @@ public final class RedisDelayQueueBuilder {
 
 	/**
 	 * Whether a timer step reserves the jobs it makes due for a consumer of this instance that
-	 * waits for their topic, handing them over without a take; default true. Off, they go to
-	 * the ready list and the consumer takes them (one more script call per job in a trickle).
+	 * waits for their topic; default true. Off, they go to the ready list for a take.
 	 * @param reserveForWaitingConsumers {@code false} to leave every due job to a take
 	 * @return this builder
 	 */
@@ -280,11 +280,7 @@ public final class RedisDelayQueueBuilder {
 
 	/** The heartbeat interval: two fifths of the lease TTL, between 100 ms and 2 s. */
 	Duration coordinationInterval() {
-		Duration interval = this.leaseTtl.multipliedBy(2).dividedBy(5);
-		if (interval.compareTo(Duration.ofMillis(100)) < 0) {
-			return Duration.ofMillis(100);
-		}
-		return (interval.compareTo(Duration.ofSeconds(2)) > 0) ? Duration.ofSeconds(2) : interval;
+		return Duration.ofMillis(Math.max(100, Math.min(2_000, this.leaseTtl.toMillis() * 2 / 5)));
 	}
 
 	/** The instance id set, or host, process id and a random suffix. */

@@ -11,7 +11,6 @@ import java.util.Optional;
 import java.util.function.ToIntFunction;
 import java.util.stream.IntStream;
 
-import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.DelayQueueProducer;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobInfo;
@@ -23,52 +22,23 @@ import io.github.delayqueue.core.ScheduleResult;
 import org.springframework.util.Assert;
 
 /**
- * The producer side of {@link RedisDelayQueue}: schedule, cancel, reschedule and find, each
- * one script call on the job's bucket; what a call wrote wakes this instance's consumers and
- * timer. Thread-safe.
+ * The producer side of {@link RedisDelayQueue}: each call is one script call on the job's
+ * bucket, and what it wrote wakes this instance's consumers and timer. Thread-safe.
  */
-final class RedisProducer implements DelayQueueProducer {
+abstract class RedisProducer extends RedisQueueParts implements DelayQueueProducer {
 
 	/** The most jobs one schedule script call creates. */
 	static final int SCHEDULE_BATCH = 200;
 
-	private final QueueScripts scripts;
-
-	private final KeySpace keys;
-
-	private final ReadySignals signals;
-
-	private final BucketTimer timer;
-
-	private final DelayQueueObserver observer;
-
-	private final long maxPayloadSize;
-
-	private final Duration defaultTtr;
-
-	private final int defaultMaxAttempts;
-
-	private final CompletedJobs completed;
-
-	RedisProducer(QueueScripts scripts, KeySpace keys, ReadySignals signals, BucketTimer timer,
-			DelayQueueObserver observer, long maxPayloadSize, Duration defaultTtr, int defaultMaxAttempts,
-			CompletedJobs completed) {
-		this.scripts = scripts;
-		this.keys = keys;
-		this.signals = signals;
-		this.timer = timer;
-		this.observer = observer;
-		this.maxPayloadSize = maxPayloadSize;
-		this.defaultTtr = defaultTtr;
-		this.defaultMaxAttempts = defaultMaxAttempts;
-		this.completed = completed;
+	RedisProducer(RedisDelayQueueBuilder builder) {
+		super(builder);
 	}
 
 	@Override
 	public ScheduleResult schedule(ScheduleRequest request) {
 		Assert.notNull(request, "request must not be null");
 		check(request);
-		int bucket = bucketOf(request);
+		int bucket = this.keys.bucketOf(request.topic(), request.id());
 		ScriptReplies.Scheduled reply = this.scripts.schedule(new QueueScripts.ScheduleCall(bucket, List.of(request)),
 				this.defaultTtr, this.defaultMaxAttempts);
 		return scheduled(request, bucket, reply, 0);
@@ -77,14 +47,10 @@ final class RedisProducer implements DelayQueueProducer {
 	@Override
 	public List<ScheduleResult> scheduleAll(List<ScheduleRequest> requests) {
 		Assert.notNull(requests, "requests must not be null");
-		for (int i = 0; i < requests.size(); i++) {
-			if (requests.get(i) == null) {
-				throw new IllegalArgumentException("requests[" + i + "] must not be null");
-			}
-			check(requests.get(i));
-		}
+		Assert.noNullElements(requests, "requests must not contain null");
+		requests.forEach(this::check);
 		List<Map.Entry<Integer, List<Integer>>> chunks = byBucket(IntStream.range(0, requests.size()).boxed().toList(),
-				(i) -> bucketOf(requests.get(i)), SCHEDULE_BATCH);
+				(i) -> this.keys.bucketOf(requests.get(i).topic(), requests.get(i).id()), SCHEDULE_BATCH);
 		List<QueueScripts.ScheduleCall> calls = chunks.stream()
 			.map((chunk) -> new QueueScripts.ScheduleCall(chunk.getKey(), chunk.getValue().stream().map(requests::get).toList()))
 			.toList();
@@ -98,10 +64,6 @@ final class RedisProducer implements DelayQueueProducer {
 			}
 		}
 		return Arrays.asList(results);
-	}
-
-	private int bucketOf(ScheduleRequest request) {
-		return this.keys.bucketOf(request.topic(), request.id());
 	}
 
 	/** Items grouped by bucket in order of first appearance, each group split into lists of at most {@code batch}. */
@@ -136,7 +98,7 @@ final class RedisProducer implements DelayQueueProducer {
 
 	@Override
 	public boolean cancel(String topic, String id) {
-		int bucket = this.keys.checkedBucketOf(topic, id);
+		int bucket = bucketOf(topic, id);
 		if (!this.scripts.cancel(bucket, topic, id)) {
 			return false;
 		}
@@ -158,7 +120,7 @@ final class RedisProducer implements DelayQueueProducer {
 
 	@SuppressWarnings("NullAway") // a rescheduled job has its new state
 	private RescheduleResult reschedule(String topic, String id, boolean relative, long time) {
-		int bucket = this.keys.checkedBucketOf(topic, id);
+		int bucket = bucketOf(topic, id);
 		ScriptReplies.Rescheduled reply = this.scripts.reschedule(bucket, topic, id, relative, time);
 		if (reply.result() == RescheduleResult.RESCHEDULED) {
 			written(topic, bucket, reply.state(), reply.dueMillis(), reply.head());
@@ -168,12 +130,12 @@ final class RedisProducer implements DelayQueueProducer {
 
 	@Override
 	public Optional<JobInfo> find(String topic, String id) {
-		Optional<JobInfo> live = this.scripts.find(this.keys.checkedBucketOf(topic, id), topic, id);
-		return live.isPresent() ? live : this.completed.find(topic, id);
+		Optional<JobInfo> live = this.scripts.find(bucketOf(topic, id), topic, id);
+		return live.isPresent() ? live : this.retained.find(topic, id);
 	}
 
 	/** Wakes this instance's consumers for a READY job, its timer for a new head. */
-	private void written(String topic, int bucket, JobState state, long dueMillis, boolean head) {
+	final void written(String topic, int bucket, JobState state, long dueMillis, boolean head) {
 		if (state == JobState.READY) {
 			this.signals.markReady(topic, bucket);
 		}

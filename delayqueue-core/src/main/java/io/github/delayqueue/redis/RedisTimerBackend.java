@@ -55,7 +55,7 @@ final class RedisTimerBackend implements TimerBackend {
 
 	private final RecurringFiring recurring;
 
-	private final FailedJobs failedJobs;
+	private final RetainedJobs failedJobs;
 
 	private final Runnable recheck;
 
@@ -71,7 +71,7 @@ final class RedisTimerBackend implements TimerBackend {
 	 * names the topics a step may reserve jobs of for a waiting consumer.
 	 */
 	RedisTimerBackend(QueueScripts scripts, ReadySignals signals, String instanceId, Duration leaseTtl, int batchSize,
-			DelayQueueObserver observer, RecurringFiring recurring, FailedJobs failedJobs, Runnable recheck,
+			DelayQueueObserver observer, RecurringFiring recurring, RetainedJobs failedJobs, Runnable recheck,
 			Predicate<String> reservableAtOnce) {
 		this.scripts = scripts;
 		this.signals = signals;

@@ -22,14 +22,11 @@ final class Replies {
 	}
 
 	static long asLong(@Nullable Object value) {
-		if (value instanceof Long number) {
-			return number;
+		if (value instanceof Number number) {
+			return number.longValue();
 		}
 		if (value instanceof byte[] bytes) {
 			return Long.parseLong(new String(bytes, StandardCharsets.US_ASCII));
-		}
-		if (value instanceof Number number) {
-			return number.longValue();
 		}
 		throw new IllegalStateException("Expected an integer reply from Redis, got " + describe(value));
 	}
@@ -38,20 +35,14 @@ final class Replies {
 		if (value instanceof byte[] bytes) {
 			return new String(bytes, StandardCharsets.UTF_8);
 		}
-		if (value == null) {
-			return null;
-		}
-		return value.toString();
+		return (value != null) ? value.toString() : null;
 	}
 
 	static byte[] asBytes(@Nullable Object value) {
 		if (value instanceof byte[] bytes) {
 			return bytes;
 		}
-		if (value == null) {
-			return new byte[0];
-		}
-		return value.toString().getBytes(StandardCharsets.UTF_8);
+		return (value != null) ? value.toString().getBytes(StandardCharsets.UTF_8) : new byte[0];
 	}
 
 	private static String describe(@Nullable Object value) {

@@ -51,7 +51,8 @@ final class StartupChecks {
 	void atStart(boolean failFast) {
 		synchronized (this.monitor) {
 			try {
-				run();
+				checkServers();
+				checkBucketCount();
 				this.pending = false;
 			}
 			catch (DelayQueueConnectionException ex) {
@@ -60,9 +61,7 @@ final class StartupChecks {
 							+ ex.getMessage(), ex);
 				}
 				logger.warn("delayqueue starts while Redis is unreachable (delayqueue.redis.fail-fast=false): "
-						+ ex.getMessage() + ". Until Redis answers, producers get a DelayQueueConnectionException and"
-						+ " the timer and listeners retry; the Redis version and the bucket count are checked before"
-						+ " the first call that reaches Redis");
+						+ ex.getMessage() + "; the start-up checks run before the first call that reaches Redis");
 			}
 		}
 	}
@@ -85,7 +84,8 @@ final class StartupChecks {
 				return;
 			}
 			try {
-				run();
+				checkServers();
+				checkBucketCount();
 			}
 			catch (UnsupportedRedisVersionException | BucketCountMismatchException | BucketCount.Refused ex) {
 				this.refusal = ex;
@@ -98,11 +98,6 @@ final class StartupChecks {
 		}
 	}
 
-	private void run() {
-		checkServers();
-		checkBucketCount();
-	}
-
 	private void checkServers() {
 		Properties info;
 		try {
@@ -113,9 +108,8 @@ final class StartupChecks {
 		}
 		catch (DelayQueueException ex) {
 			// INFO is in @dangerous: a least-privilege ACL user may not run it
-			logger.warn("Could not read Redis's INFO (" + ex.getMessage() + "): the Redis version (6.2 or newer),"
-					+ " maxmemory-policy and persistence are not checked. Allow the command INFO to the Redis user"
-					+ " for these checks");
+			logger.warn("Could not read Redis's INFO (" + ex.getMessage() + "): the Redis version, maxmemory-policy"
+					+ " and persistence are not checked. Allow the command INFO to the Redis user for these checks");
 			return;
 		}
 		if (info == null) {
@@ -125,9 +119,8 @@ final class StartupChecks {
 		values(info, "maxmemory_policy").forEach((node, policy) -> {
 			if (!"noeviction".equals(policy)) {
 				logger.warn("Redis" + (node.isEmpty() ? "" : " " + node) + " has maxmemory-policy '" + policy
-						+ "': under memory pressure Redis may evict delayqueue's keys and jobs would be lost without"
-						+ " an error. Fix: set 'maxmemory-policy noeviction' in redis.conf (or CONFIG SET"
-						+ " maxmemory-policy noeviction); a full Redis then refuses new jobs with an error instead");
+						+ "': under memory pressure jobs would be lost without an error. Fix: set"
+						+ " 'maxmemory-policy noeviction' in redis.conf (a full Redis then refuses new jobs)");
 			}
 		});
 		logPersistence(values(info, "aof_enabled").containsValue("1"), persistenceConfig());

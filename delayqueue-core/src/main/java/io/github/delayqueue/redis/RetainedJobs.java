@@ -4,8 +4,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -14,6 +14,7 @@ import java.util.TreeSet;
 import java.util.function.Function;
 
 import io.github.delayqueue.core.CompletedJobPage;
+import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
@@ -26,44 +27,60 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnection;
 
 /**
- * The finished jobs that topics keep ({@link Retention}), written by {@code completed.lua}
- * after the finish script; only topics whose retention this instance knows are read or
- * written. A failure to keep a record is logged and never fails the finish. Thread-safe.
+ * The finished and DEAD jobs that topics keep ({@link Retention}): finished jobs are written
+ * by {@code completed.lua} after the finish script, deaths are listed by {@code failed.lua}
+ * and the DEAD jobs beyond the limits deleted. Only topics whose retention this instance knows
+ * are read or written; a failure is logged and never fails the finish or the kill. Thread-safe.
  */
-final class CompletedJobs {
+final class RetainedJobs {
 
-	/** The most jobs one {@code completed.lua} call adds. */
+	/** The most jobs one {@code completed.lua} or {@code failed.lua} call adds. */
 	static final int BATCH = 1_000;
 
 	/** The most record bytes one {@code completed.lua} call adds (payloads kept); more are split. */
 	static final long BATCH_BYTES = 4L << 20;
 
-	private static final Log logger = LogFactory.getLog(CompletedJobs.class);
+	private static final Log logger = LogFactory.getLog(RetainedJobs.class);
 
 	private static final LuaScript COMPLETED = LuaScript.of("completed", 2);
 
+	private static final LuaScript FAILED = LuaScript.of("failed", 1);
+
 	private final ScriptRunner runner;
+
+	private final QueueScripts scripts;
 
 	private final KeySpace keys;
 
-	private final Map<String, Retention> retention;
+	private final Map<String, Retention> completed;
+
+	private final Map<String, Retention> failed;
+
+	private final DelayQueueObserver observer;
 
 	private final OnceAMinute warning = new OnceAMinute(logger);
 
-	CompletedJobs(ScriptRunner runner, KeySpace keys, Map<String, Retention> retention) {
+	private final OnceAMinute failedWarning = new OnceAMinute(logger);
+
+	/** Keeps the finished jobs of the topics of {@code completed}, limits the DEAD jobs of those of {@code failed}. */
+	RetainedJobs(ScriptRunner runner, QueueScripts scripts, KeySpace keys, Map<String, Retention> completed,
+			Map<String, Retention> failed, DelayQueueObserver observer) {
 		this.runner = runner;
+		this.scripts = scripts;
 		this.keys = keys;
-		this.retention = Map.copyOf(retention);
+		this.completed = Map.copyOf(completed);
+		this.failed = Map.copyOf(failed);
+		this.observer = observer;
 	}
 
 	/** The retention of a topic, or {@code null} when it keeps no finished jobs. */
 	@Nullable Retention retentionOf(String topic) {
-		return this.retention.get(topic);
+		return this.completed.get(topic);
 	}
 
 	/** Keeps jobs that have just finished, from the finish script's replies; failures are logged. */
 	void add(String topic, List<ScriptReplies.Finished> calls) {
-		Retention kept = this.retention.get(topic);
+		Retention kept = this.completed.get(topic);
 		if (kept == null) {
 			return;
 		}
@@ -150,10 +167,10 @@ final class CompletedJobs {
 
 	/** How many finished jobs each topic with a retention keeps, by topic. */
 	Map<String, Long> counts() {
-		if (this.retention.isEmpty()) {
+		if (this.completed.isEmpty()) {
 			return Map.of();
 		}
-		List<String> topics = List.copyOf(new TreeSet<>(this.retention.keySet()));
+		List<String> topics = List.copyOf(new TreeSet<>(this.completed.keySet()));
 		try {
 			List<@Nullable Object> counts = this.runner.execute("counting the finished jobs kept",
 					(connection) -> each(connection, topics,
@@ -172,7 +189,7 @@ final class CompletedJobs {
 
 	/** The finished job a topic keeps under an id, {@link JobState#COMPLETED}. */
 	Optional<JobInfo> find(String topic, String id) {
-		if (!this.retention.containsKey(topic)) {
+		if (!this.completed.containsKey(topic)) {
 			return Optional.empty();
 		}
 		byte[] field = KeySpace.bytes(KeySpace.jobKey(topic, id));
@@ -185,7 +202,7 @@ final class CompletedJobs {
 	@SuppressWarnings("NullAway") // a page of finished jobs sets their finish times
 	CompletedJobPage page(String topic, @Nullable String cursor, int limit, boolean payloads) {
 		PageCursor after = PageCursor.parse(topic, cursor, limit, "completed jobs");
-		if (!this.retention.containsKey(topic)) {
+		if (!this.completed.containsKey(topic)) {
 			return new CompletedJobPage(0, List.of(), null);
 		}
 		List<Object> reply = Replies.list(this.runner.run(COMPLETED,
@@ -200,8 +217,8 @@ final class CompletedJobs {
 				jobs.add(job);
 			}
 		}
-		List<JobInfo> page = PageCursor.page(jobs, limit);
-		return new CompletedJobPage(Replies.asLong(reply.get(0)), page, PageCursor.next(jobs, page, JobInfo::finishedAt));
+		long total = Replies.asLong(reply.get(0));
+		return PageCursor.page(jobs, limit, JobInfo::finishedAt, (page, next) -> new CompletedJobPage(total, page, next));
 	}
 
 	/** Reads a record of {@code completed.lua}, or {@code null} when unreadable. */
@@ -253,6 +270,81 @@ final class CompletedJobs {
 		List<@Nullable Object> replies = new ArrayList<>(items.size());
 		items.forEach((item) -> replies.add(command.apply(item)));
 		return replies;
+	}
+
+	/** A job died at {@code diedAt} (its bucket's clock, ms). */
+	void died(String topic, String id, long diedAt) {
+		if (this.failed.containsKey(topic)) {
+			died(topic, List.of(KeySpace.jobKey(topic, id)), diedAt);
+		}
+	}
+
+	/** Jobs of a topic died in a timer step of a bucket at the step's time, by which they are found. */
+	void diedInStep(String topic, int bucket, long diedAt) {
+		if (!this.failed.containsKey(topic)) {
+			return;
+		}
+		List<String> jobKeys;
+		try {
+			jobKeys = this.scripts.deadAt(bucket, topic, diedAt);
+		}
+		catch (RuntimeException ex) {
+			failed(topic, ex);
+			return;
+		}
+		died(topic, jobKeys, diedAt);
+	}
+
+	/** Lists deaths a batch at a time, dropping what each batch names; a failure ends only its batch. */
+	@SuppressWarnings("NullAway") // called for topics with a limit only
+	private void died(String topic, List<String> jobKeys, long diedAt) {
+		Retention limit = this.failed.get(topic);
+		for (int from = 0; from < jobKeys.size(); from += BATCH) {
+			List<String> deaths = new ArrayList<>();
+			for (String jobKey : jobKeys.subList(from, Math.min(jobKeys.size(), from + BATCH))) {
+				deaths.add(jobKey);
+				deaths.add(String.valueOf(diedAt));
+			}
+			try {
+				List<Object> reply = Replies.list(this.runner.runReplicated(FAILED, failedCall(topic, "add",
+						limit.failed(), (limit.failedAge() != null) ? limit.failedAge().toMillis() : 0,
+						Retention.TRIM_SLACK, deaths)));
+				List<String> named = reply.subList(2, reply.size()).stream().map(Replies::asString).toList();
+				if (!named.isEmpty()) {
+					drop(topic, named);
+				}
+			}
+			catch (RuntimeException ex) {
+				failed(topic, ex);
+			}
+		}
+	}
+
+	/** Deletes the DEAD jobs named (job key and time of death, alternating), then their entries. */
+	private void drop(String topic, List<String> named) {
+		Map<Integer, List<String>> byBucket = new TreeMap<>();
+		for (int i = 0; i < named.size(); i += 2) {
+			String jobKey = named.get(i);
+			int bucket = this.keys.bucketOf(topic, jobKey.substring(topic.length() + 1));
+			List<String> deaths = byBucket.computeIfAbsent(bucket, (b) -> new ArrayList<>());
+			deaths.add(jobKey);
+			deaths.add(named.get(i + 1));
+		}
+		long dropped = this.scripts.dropDead(topic, byBucket);
+		if (dropped > 0) {
+			this.observer.deadTrimmed(topic, dropped);
+		}
+		this.runner.runReplicated(FAILED, failedCall(topic, "remove", named));
+	}
+
+	private void failed(String topic, RuntimeException ex) {
+		this.failedWarning.warn("Could not apply the failed-job retention of topic '" + topic
+				+ "' (DEAD jobs beyond it stay until a later death of the topic, a replay or a cancel): "
+				+ ex.getMessage());
+	}
+
+	private byte[][] failedCall(String topic, Object... arguments) {
+		return QueueScripts.args(List.of(this.keys.deaths(topic)), arguments);
 	}
 
 }
