@@ -67,22 +67,16 @@ public class DelayQueueEndpointInvokerAdvisor implements OperationInvokerAdvisor
 			arguments.check(context.getArguments(), web ? pathVariables() : null);
 			return invoker.invoke(context);
 		}
-		catch (NotFoundException ex) {
-			if (!web) {
-				throw ex;
-			}
-			return problem(HttpStatus.NOT_FOUND, ex.getMessage(), null);
-		}
-		catch (InvalidEndpointRequestException ex) {
-			InvalidArgumentException refusal = refusal(ex);
+		catch (NotFoundException | InvalidEndpointRequestException | DelayQueueConnectionException ex) {
+			RuntimeException refusal = (ex instanceof InvalidEndpointRequestException invalid) ? refusal(invalid) : ex;
 			if (!web) {
 				throw refusal;
 			}
-			return problem(HttpStatus.BAD_REQUEST, refusal.getMessage(), refusal.getField());
-		}
-		catch (DelayQueueConnectionException ex) {
-			if (!web) {
-				throw ex;
+			if (refusal instanceof InvalidArgumentException invalid) {
+				return problem(HttpStatus.BAD_REQUEST, invalid.getMessage(), invalid.getField());
+			}
+			if (refusal instanceof NotFoundException) {
+				return problem(HttpStatus.NOT_FOUND, refusal.getMessage(), null);
 			}
 			logger.warn("delayqueue endpoint: answered 503, Redis is unreachable: " + ex.getMessage());
 			return problem(HttpStatus.SERVICE_UNAVAILABLE, UNREACHABLE, null);

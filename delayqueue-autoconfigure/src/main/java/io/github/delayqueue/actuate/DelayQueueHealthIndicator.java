@@ -25,18 +25,17 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
-import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
- * Health of this instance's part of the delay queue. DOWN when Redis does not answer a
- * {@code PING} within the timeout (at most one PING in flight; a check never waits longer),
- * when the bucket timer, a listener container or the event subscription has made no progress
- * for longer than {@code maxStall}, or when a topic this instance consumes has a
- * {@code maxOverdue} threshold that its oldest due job, read from the
- * {@link DelayQueueSampler}'s latest reading, has exceeded. Thread-safe.
+ * Health of this instance's part of the delay queue: DOWN when Redis does not answer a
+ * {@code PING} within the timeout, when the bucket timer, a listener container or the event
+ * subscription made no progress for {@code maxStall}, or when the oldest due job of a consumed
+ * topic (by the {@link DelayQueueSampler}'s latest reading) waited more than its
+ * {@code maxOverdue}. Thread-safe.
  */
 public class DelayQueueHealthIndicator extends AbstractHealthIndicator {
 
@@ -52,7 +51,7 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator {
 
 	private final Settings settings;
 
-	/** A thread per PING; one PING is in flight at a time. */
+	/** A thread per PING; at most one PING is in flight, and a check never waits longer than the timeout. */
 	private final SimpleAsyncTaskExecutor pinger = new SimpleAsyncTaskExecutor("delayqueue-health-");
 
 	private final Object pingMonitor = new Object();
@@ -115,7 +114,7 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator {
 		}
 	}
 
-	/** Sends a PING unless one is in flight and waits for it until the timeout; returns the problem or null. */
+	/** Sends a PING unless one is in flight and waits for it until the timeout; returns the problem. */
 	private @Nullable String ping() {
 		CompletableFuture<@Nullable String> current;
 		long started;
@@ -137,7 +136,7 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator {
 					+ waited + " ms)";
 		}
 		catch (ExecutionException ex) {
-			return "Redis unreachable: " + message(ex.getCause());
+			return "Redis unreachable: " + NestedExceptionUtils.getMostSpecificCause(ex).getMessage();
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -151,13 +150,6 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator {
 			String pong = connection.ping();
 			return ("PONG".equalsIgnoreCase(pong)) ? null : "Redis answered a PING with '" + pong + "'";
 		}
-	}
-
-	private static @Nullable String message(@Nullable Throwable ex) {
-		if (ex instanceof DataAccessException dataAccess) {
-			return dataAccess.getMostSpecificCause().getMessage();
-		}
-		return (ex != null) ? String.valueOf(ex.getMessage()) : "unknown error";
 	}
 
 	private void checkTimer(Health.Builder builder, List<String> problems, long now) {

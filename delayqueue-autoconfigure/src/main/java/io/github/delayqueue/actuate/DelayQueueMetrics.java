@@ -68,20 +68,19 @@ public class DelayQueueMetrics implements DelayQueueObserver {
 			return OTHER_TOPICS;
 		}
 		synchronized (this.topics) {
-			if (!this.topics.contains(topic) && !this.other) {
-				if (this.topics.size() < this.maxTopics) {
-					register(topic);
-					this.topics.add(topic);
-				}
-				else {
-					logger.warn("delayqueue counters and timers have their own topic tag for " + this.maxTopics
-							+ " topics (delayqueue.metrics.max-topics); topic '" + topic
-							+ "' and further ones are counted under topic=" + OTHER_TOPICS);
-					register(OTHER_TOPICS);
-					this.other = true;
-				}
+			if (this.topics.contains(topic) || this.topics.size() < this.maxTopics) {
+				register(topic);
+				this.topics.add(topic);
+				return topic;
 			}
-			return this.topics.contains(topic) ? topic : OTHER_TOPICS;
+			if (!this.other) {
+				logger.warn("delayqueue counters and timers have their own topic tag for " + this.maxTopics
+						+ " topics (delayqueue.metrics.max-topics); topic '" + topic
+						+ "' and further ones are counted under topic=" + OTHER_TOPICS);
+				register(OTHER_TOPICS);
+				this.other = true;
+			}
+			return OTHER_TOPICS;
 		}
 	}
 
@@ -90,11 +89,12 @@ public class DelayQueueMetrics implements DelayQueueObserver {
 		lag(tag);
 	}
 
+	private Counter counter(String name, @Nullable String description, String... tags) {
+		return Counter.builder(name).description(description).tags(tags).register(this.registry);
+	}
+
 	private Counter jobs(String kind, String tag) {
-		return Counter.builder("delayqueue.jobs." + kind)
-			.description(JOBS.get(kind))
-			.tag("topic", tag)
-			.register(this.registry);
+		return counter("delayqueue.jobs." + kind, JOBS.get(kind), "topic", tag);
 	}
 
 	private Timer lag(String tag) {
@@ -117,15 +117,8 @@ public class DelayQueueMetrics implements DelayQueueObserver {
 	}
 
 	private void tick(String topic, String result, long count) {
-		// registered when first needed: most topics have no recurring jobs
-		Counter counter = Counter.builder("delayqueue.recurring.ticks")
-			.description("Recurring-job ticks fired by this instance's timer, by result")
-			.tag("topic", topic)
-			.tag("result", result)
-			.register(this.registry);
-		if (count > 0) {
-			counter.increment(count);
-		}
+		counter("delayqueue.recurring.ticks", "Recurring-job ticks fired by this instance's timer, by result",
+				"topic", topic, "result", result).increment(count);
 	}
 
 	@Override
@@ -169,37 +162,28 @@ public class DelayQueueMetrics implements DelayQueueObserver {
 
 	@Override
 	public void deadTrimmed(String topic, long count) {
-		Counter.builder("delayqueue.dead.trimmed")
-			.description("DEAD jobs deleted by the topic's failed-job retention on this instance")
-			.tag("topic", tag(topic))
-			.register(this.registry)
-			.increment(count);
+		counter("delayqueue.dead.trimmed", "DEAD jobs deleted by the topic's failed-job retention on this instance",
+				"topic", tag(topic)).increment(count);
 	}
 
 	@Override
 	public void dataLost(String namespace) {
-		Counter.builder("delayqueue.data.lost")
-			.description("Times this instance's timer found that Redis had lost the namespace's data")
-			.register(this.registry)
+		counter("delayqueue.data.lost", "Times this instance's timer found that Redis had lost the namespace's data")
 			.increment();
 	}
 
 	@Override
 	public void rateLimited(String topic) {
-		Counter.builder("delayqueue.rate.limited")
-			.description("Reserves of this instance that found the topic's rate limit window full")
-			.tag("topic", tag(topic))
-			.register(this.registry)
-			.increment();
+		counter("delayqueue.rate.limited", "Reserves of this instance that found the topic's rate limit window full",
+				"topic", tag(topic)).increment();
 	}
 
 	@Override
 	public void handled(String topic, Duration duration, String outcome, @Nullable Throwable failure) {
 		Timer.builder("delayqueue.listener")
 			.description("Duration of @DelayedListener handler calls")
-			.tag("topic", tag(topic))
-			.tag("outcome", outcome)
-			.tag("exception", (failure != null) ? failure.getClass().getSimpleName() : "none")
+			.tags("topic", tag(topic), "outcome", outcome, "exception",
+					(failure != null) ? failure.getClass().getSimpleName() : "none")
 			.register(this.registry)
 			.record(duration);
 	}

@@ -32,7 +32,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
-import static io.github.delayqueue.autoconfigure.Properties.property;
+import static io.github.delayqueue.autoconfigure.DelayQueuePropertiesRules.property;
 
 /**
  * Auto-configuration of the delay queue: the Redis engine with this instance's share of

@@ -1,16 +1,17 @@
 package io.github.delayqueue.autoconfigure;
 
+import java.util.Map;
+
 import io.github.delayqueue.actuate.DelayQueueMeterBinder;
 import io.github.delayqueue.actuate.DelayQueueMetrics;
 import io.github.delayqueue.actuate.DelayQueueSampler;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.redis.RedisDelayQueue;
-import java.util.Map;
-
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.config.MeterFilter;
+import io.micrometer.core.instrument.config.MeterFilterReply;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -35,16 +36,23 @@ public final class DelayQueueMetricsAutoConfiguration {
 	private static final Map<String, String> OBSERVATION_METERS = Map.of(
 			"delayqueue.template", "Duration of DelayedJobTemplate writes: schedule, cancel, reschedule",
 			"delayqueue.template.active", "DelayedJobTemplate writes in progress",
-			"delayqueue.listener", "Duration of @DelayedListener handler calls",
 			"delayqueue.listener.active", "@DelayedListener handler calls in progress");
 
 	/**
-	 * Gives the meters of the template's and the listeners' observations their help text.
+	 * Gives the observations' meters their help text and leaves the {@code delayqueue.listener}
+	 * timer to {@link DelayQueueMetrics}.
 	 * @return the filter
 	 */
 	@Bean
-	static MeterFilter delayQueueObservationMeterDescriptions() {
+	static MeterFilter delayQueueObservationMeters() {
 		return new MeterFilter() {
+
+			@Override
+			public MeterFilterReply accept(Meter.Id id) {
+				boolean listenerObservation = id.getName().equals("delayqueue.listener")
+						&& id.getTag("delayqueue.topic") != null;
+				return listenerObservation ? MeterFilterReply.DENY : MeterFilterReply.NEUTRAL;
+			}
 
 			@Override
 			public Meter.Id map(Meter.Id id) {

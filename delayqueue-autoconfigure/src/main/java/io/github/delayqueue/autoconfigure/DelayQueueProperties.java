@@ -695,9 +695,6 @@ public class DelayQueueProperties implements Validator {
 	}
 
 	/**
-	 * Defaults of {@code @DelayedListener} containers.
-	 */
-	/**
 	 * The auto-configured DelayedJobTemplate.
 	 */
 	public static class Template {
@@ -732,6 +729,9 @@ public class DelayQueueProperties implements Validator {
 
 	}
 
+	/**
+	 * Defaults of {@code @DelayedListener} containers.
+	 */
 	public static class Listener {
 
 		/**
@@ -1109,7 +1109,6 @@ public class DelayQueueProperties implements Validator {
 		 * How long a schedule or finish waits for its replicas before it fails.
 		 */
 		private Duration waitTimeout = Duration.ofSeconds(1);
-
 
 		public boolean isFailFast() {
 			return this.failFast;

@@ -3,7 +3,7 @@ package io.github.delayqueue.autoconfigure;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Locale;
-import java.util.Map;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
@@ -13,37 +13,48 @@ import io.github.delayqueue.core.RateLimit;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.BeanWrapperImpl;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.validation.Errors;
 
 /**
- * The rules of {@link DelayQueueProperties} that no component it configures checks, checked
- * when they are bound, each refusal naming the property.
+ * The rules of the {@code delayqueue.*} properties, each refusal naming the property: those no
+ * component checks, when they are bound; those a component checks, when they are mapped onto it.
  */
 public final class DelayQueuePropertiesRules {
 
-	private static final Duration MILLISECOND = Duration.ofMillis(1);
-
-	private static final Pattern KAFKA_TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
+	private static final Pattern KAFKA_TOPIC = Pattern.compile("(?!\\.\\.?$)[A-Za-z0-9._-]{1,249}");
 
 	private static final Pattern KEY_FIELD = Pattern.compile("[^.\\s]+(\\.[^.\\s]+)*");
 
 	private final Errors errors;
 
 	/**
-	 * Rules that reject into the given errors.
+	 * Creates rules that reject into the given errors.
 	 * @param errors the errors of the properties object checked
 	 */
 	public DelayQueuePropertiesRules(Errors errors) {
 		this.errors = errors;
 	}
 
+	/** A setter that reports a value it refuses as an invalid value of the property, for {@code PropertyMapper}. */
+	static <T> Consumer<T> property(String name, Consumer<T> setter) {
+		return (value) -> {
+			try {
+				setter.accept(value);
+			}
+			catch (IllegalArgumentException ex) {
+				throw new InvalidConfigurationPropertyValueException(name, value, ex.getMessage());
+			}
+		};
+	}
+
 	static void validate(DelayQueueProperties properties, Errors errors) {
 		DelayQueuePropertiesRules rules = new DelayQueuePropertiesRules(errors);
 		properties.getRecurring()
-			.forEach((name, recurring) -> rules.checkNested("recurring[" + name + "]", recurring, () -> recurring.toJob(name)));
+			.forEach((name, recurring) -> rules.check("recurring[" + name + "]", recurring, () -> recurring.toJob(name)));
 		properties.getRetention().forEach((topic, retention) -> {
-			rules.check("retention[" + topic + "]", () -> JobConstraints.topic("topic", topic));
-			rules.checkNested("retention[" + topic + "]", retention, retention::toRetention);
+			rules.check("retention[" + topic + "]", null, () -> JobConstraints.topic("topic", topic));
+			rules.check("retention[" + topic + "]", retention, retention::toRetention);
 		});
 		properties.getForward()
 			.forEach((topic, forward) -> rules.forward("forward[" + topic + "]", topic, forward,
@@ -51,25 +62,24 @@ public final class DelayQueuePropertiesRules {
 
 		DelayQueueProperties.Listener listener = properties.getListener();
 		listener.getRateLimit().forEach((topic, limit) -> {
-			rules.check("listener.rate-limit[" + topic + "]", () -> JobConstraints.topic("topic", topic));
-			rules.check("listener.rate-limit[" + topic + "]", () -> RateLimit.parse(limit));
+			rules.check("listener.rate-limit[" + topic + "]", null, () -> JobConstraints.topic("topic", topic));
+			rules.check("listener.rate-limit[" + topic + "]", null, () -> RateLimit.parse(limit));
 		});
 		DelayQueueProperties.Metrics metrics = properties.getMetrics();
 		rules.duration("metrics.sample-interval", metrics.getSampleInterval(), Duration.ofMillis(100), null);
 		rules.between("metrics.max-topics", metrics.getMaxTopics(), 0, Integer.MAX_VALUE);
 
 		DelayQueueProperties.Health health = properties.getHealth();
-		rules.duration("health.timeout", health.getTimeout(), MILLISECOND, Duration.ofMinutes(10));
-		rules.duration("health.max-stall", health.getMaxStall(), MILLISECOND, null);
-		for (Map.Entry<String, Duration> threshold : health.getMaxOverdue().entrySet()) {
-			rules.duration("health.max-overdue[" + threshold.getKey() + "]", threshold.getValue(), Duration.ZERO, null);
-		}
+		rules.duration("health.timeout", health.getTimeout(), Duration.ofMillis(1), Duration.ofMinutes(10));
+		rules.duration("health.max-stall", health.getMaxStall(), Duration.ofMillis(1), null);
+		health.getMaxOverdue()
+			.forEach((topic, max) -> rules.duration("health.max-overdue[" + topic + "]", max, Duration.ZERO, null));
 	}
 
 	@SuppressWarnings("NullAway") // past the first checks, the forward has its kafka or its rabbit
 	private void forward(String field, String topic, DelayQueueProperties.Forward forward,
 			@Nullable Duration shutdownTimeout) {
-		check(field, () -> JobConstraints.topic("topic", topic));
+		check(field, null, () -> JobConstraints.topic("topic", topic));
 		between(field + ".concurrency", forward.getConcurrency(), 1, JobConstraints.MAX_CONCURRENCY);
 		duration(field + ".send-timeout", forward.getSendTimeout(), Duration.ofMillis(100), Duration.ofHours(1));
 		if (forward.getSendTimeout() != null && shutdownTimeout != null
@@ -92,8 +102,7 @@ public final class DelayQueuePropertiesRules {
 			if (kafka.getTopic() == null || kafka.getTopic().isBlank()) {
 				reject(field + ".kafka.topic", "must name the Kafka topic the records are sent to");
 			}
-			else if (!KAFKA_TOPIC.matcher(kafka.getTopic()).matches() || kafka.getTopic().equals(".")
-					|| kafka.getTopic().equals("..")) {
+			else if (!KAFKA_TOPIC.matcher(kafka.getTopic()).matches()) {
 				reject(field + ".kafka.topic", "must be 1 to 249 letters, digits, '.', '_' or '-', not '.' or '..'");
 			}
 			if (kafka.getPartition() != null && kafka.getPartition() < 0) {
@@ -119,28 +128,18 @@ public final class DelayQueuePropertiesRules {
 		}
 	}
 
-	@SuppressWarnings("NullAway") // the rules it runs throw with a message
-	private void check(String field, Supplier<?> rule) {
-		try {
-			rule.get();
-		}
-		catch (IllegalArgumentException ex) {
-			reject(field, ex.getMessage());
-		}
-	}
-
 	/**
-	 * Runs a rule of a nested object, rejecting the property its message starts with
-	 * ({@code failedAge} as {@code field.failed-age}), else the object.
+	 * Runs a rule, rejecting the property of {@code nested} its message starts with
+	 * ({@code failedAge} as {@code field.failed-age}), else the field.
 	 */
-	private void checkNested(String field, Object nested, Supplier<?> rule) {
+	private void check(String field, @Nullable Object nested, Supplier<?> rule) {
 		try {
 			rule.get();
 		}
 		catch (IllegalArgumentException ex) {
 			String message = String.valueOf(ex.getMessage());
 			String first = message.split("[ ']", 2)[0];
-			boolean names = !first.isEmpty() && new BeanWrapperImpl(nested).isReadableProperty(first);
+			boolean names = nested != null && !first.isEmpty() && new BeanWrapperImpl(nested).isReadableProperty(first);
 			reject(names ? field + "." + first.replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT) : field, message);
 		}
 	}

@@ -17,7 +17,7 @@ import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.core.task.VirtualThreadTaskExecutor;
 
-import static io.github.delayqueue.autoconfigure.Properties.property;
+import static io.github.delayqueue.autoconfigure.DelayQueuePropertiesRules.property;
 
 /**
  * Configures a {@link DefaultDelayedListenerContainerFactory} as the auto-configured one:

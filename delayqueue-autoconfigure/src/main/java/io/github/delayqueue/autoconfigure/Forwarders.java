@@ -45,7 +45,7 @@ public final class Forwarders<F extends JobForwarder> implements DelayedListener
 
 	private final Map<String, F> forwarders = new LinkedHashMap<>();
 
-	private final Map<String, DelayQueueProperties.Forward> settings = new LinkedHashMap<>();
+	private final Map<String, DelayQueueProperties.Forward> settings;
 
 	/**
 	 * Makes the forwarders of the topics selected.
@@ -54,11 +54,11 @@ public final class Forwarders<F extends JobForwarder> implements DelayedListener
 	 * @param factory makes the forwarder of one topic
 	 */
 	public Forwarders(DelayQueueProperties properties, Predicate<DelayQueueProperties.Forward> selected, Factory<F> factory) {
+		this.settings = properties.getForward();
 		try {
 			properties.getForward().forEach((topic, forward) -> {
 				if (selected.test(forward)) {
 					this.forwarders.put(topic, factory.make(topic, forward));
-					this.settings.put(topic, forward);
 				}
 			});
 		}

@@ -76,6 +76,10 @@ class DelayQueuePrometheusTests {
 			assertThat(delayed.value()).isEqualTo(1);
 		});
 
+		// one delayqueue.listener timer: DelayQueueMetrics', not a second one from the observation
+		assertThat(registry.find("delayqueue.listener").meters()).isNotEmpty()
+			.allSatisfy((meter) -> assertThat(meter.getId().getTag("delayqueue.topic")).isNull());
+
 		Response scrape = app.get("/actuator/prometheus");
 		assertThat(scrape.status()).isEqualTo(200);
 		Set<String> helped = new HashSet<>();
