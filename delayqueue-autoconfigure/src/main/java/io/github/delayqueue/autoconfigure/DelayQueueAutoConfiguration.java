@@ -134,8 +134,9 @@ public final class DelayQueueAutoConfiguration {
 					+ " single DataSource bean (the one the application's transactions use), or a JobOutbox bean");
 		}
 		template.setOutbox(jobOutbox);
-		template.setObservationEnabled(properties.getTemplate().isObservationEnabled());
-		observationRegistry.ifUnique(template::setObservationRegistry);
+		if (properties.getTemplate().isObservationEnabled()) {
+			observationRegistry.ifUnique(template::setObservationRegistry);
+		}
 		template.setObservationConvention(observationConvention.getIfUnique());
 		return template;
 	}

@@ -133,8 +133,8 @@ public final class Forwarders<F extends JobForwarder> implements DelayedListener
 	public void configureDelayedListeners(DelayedListenerEndpointRegistrar registrar) {
 		this.forwarders.forEach((topic, forwarder) -> {
 			DelayQueueProperties.Forward forward = this.settings.get(topic);
-			registrar.registerEndpoint(new ForwardingEndpoint(topic, forwarder, forwarder.destination(),
-					forward.getConcurrency(), forward.getSendTimeout()));
+			registrar.registerEndpoint(
+					new ForwardingEndpoint(topic, forwarder, forward.getConcurrency(), forward.getSendTimeout()));
 		});
 	}
 

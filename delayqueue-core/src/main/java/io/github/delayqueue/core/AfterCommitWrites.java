@@ -83,19 +83,16 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 	 */
 	@Nullable Object add(JobWrite write, @Nullable CompletableFuture<?> future) {
 		if (this.committed) {
-			Object result;
+			if (future == null) {
+				return write.applyTo(this.producer);
+			}
 			try {
-				result = write.applyTo(this.producer);
+				complete(future, write.applyTo(this.producer));
 			}
 			catch (RuntimeException ex) {
-				if (future != null) {
-					future.completeExceptionally(ex);
-					return future;
-				}
-				throw ex;
+				future.completeExceptionally(ex);
 			}
-			complete(future, result);
-			return result;
+			return future;
 		}
 		if (this.outbox != null) {
 			if (this.writes.isEmpty()) {
@@ -154,15 +151,14 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 	@Override
 	public void afterCommit() {
 		this.committed = true;
-		if (this.outbox == null || this.stored == 0) {
-			// nothing in the outbox (no outbox, or made after its beforeCommit): a failure is thrown
-			apply();
-			return;
-		}
 		try {
 			apply();
 		}
 		catch (RuntimeException ex) {
+			if (this.stored == 0) {
+				// nothing in the outbox to relay them later
+				throw ex;
+			}
 			logger.warn("Could not relay " + (this.writes.size() - this.applied) + " delayed job write(s) of a"
 					+ " committed transaction (" + this.key + "); they stay in the outbox and its recovery pass"
 					+ " relays them", ex);
@@ -173,7 +169,6 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 	public void afterCompletion(int status) {
 		this.committed = true;
 		if (status != STATUS_COMMITTED) {
-			String outcome = (status == STATUS_ROLLED_BACK) ? "rolled back" : "ended in an unknown state";
 			for (CompletableFuture<?> future : this.futures.subList(this.applied, this.futures.size())) {
 				if (future == null) {
 					continue;
@@ -185,10 +180,6 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 					future.completeExceptionally(new DelayQueueException("The transaction ended in an unknown state:"
 							+ " if it committed, the outbox's recovery pass writes the job"));
 				}
-			}
-			if (logger.isDebugEnabled() && this.applied < this.writes.size()) {
-				logger.debug("Discarded " + (this.writes.size() - this.applied)
-						+ " delayed job write(s): the transaction " + outcome);
 			}
 			return;
 		}
@@ -203,10 +194,6 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 			if (this.outbox != null && this.stored > 0) {
 				this.outbox.relayed(this.key);
 			}
-			else if (pending > 0 && this.outbox != null && logger.isDebugEnabled()) {
-				logger.debug("Wrote " + pending + " delayed job write(s) after the commit without the outbox: they"
-						+ " were made after the transaction's beforeCommit");
-			}
 		}
 		catch (RuntimeException ex) {
 			if (this.stored > 0) {
@@ -215,15 +202,9 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 			}
 			else {
 				logger.error("Could not write " + pending + " delayed job write(s) of a committed transaction after"
-						+ " it completed; they are not written (the first: " + describe(first) + ")", ex);
+						+ " it completed; they are not written (the first: " + this.writes.get(first) + ")", ex);
 			}
 		}
-	}
-
-	private String describe(int index) {
-		JobWrite write = this.writes.get(index);
-		return write.getClass().getSimpleName().toLowerCase() + " of job " + write.id() + " of topic "
-				+ write.topic();
 	}
 
 	private void apply() {

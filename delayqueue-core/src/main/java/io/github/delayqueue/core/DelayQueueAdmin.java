@@ -28,9 +28,7 @@ public interface DelayQueueAdmin {
 	 * Reads the instances that run the bucket timers, each with the time its heartbeat runs out.
 	 * @return instance name to heartbeat expiry by Redis's clock, ordered by name
 	 */
-	default Map<String, Instant> instances() {
-		return Map.of();
-	}
+	Map<String, Instant> instances();
 
 	/**
 	 * Reads a page of a topic's DEAD jobs, the oldest death first.

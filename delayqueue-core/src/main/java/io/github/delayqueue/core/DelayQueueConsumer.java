@@ -2,7 +2,6 @@ package io.github.delayqueue.core;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -102,18 +101,8 @@ public interface DelayQueueConsumer {
 	 * @param maxAttempts the attempts limit of the next jobs, or {@code null} for each job's own
 	 * @return the stale reservations and the jobs reserved next
 	 */
-	default FinishResult finishAndReserve(List<ReservedJob> jobs, int max, @Nullable Duration ttr,
-			@Nullable Integer maxAttempts) {
-		String topic = JobConstraints.topicOf(jobs);
-		JobConstraints.count("max", max, MAX_NEXT);
-		List<ReservedJob> stale = new ArrayList<>();
-		for (ReservedJob job : jobs) {
-			if (!finish(job)) {
-				stale.add(job);
-			}
-		}
-		return new FinishResult(stale, (max > 0) ? reserve(topic, max, ttr, maxAttempts) : List.of());
-	}
+	FinishResult finishAndReserve(List<ReservedJob> jobs, int max, @Nullable Duration ttr,
+			@Nullable Integer maxAttempts);
 
 	/**
 	 * Fails a reserved job: delivered again after {@code backOff}, or DEAD when its attempts
@@ -154,14 +143,7 @@ public interface DelayQueueConsumer {
 	 * @param jobs the reservations
 	 * @return how many were released (the others were stale)
 	 */
-	default int release(List<ReservedJob> jobs) {
-		// each release puts its job at the front: the last first
-		int released = 0;
-		for (int i = jobs.size() - 1; i >= 0; i--) {
-			released += release(jobs.get(i)) ? 1 : 0;
-		}
-		return released;
-	}
+	int release(List<ReservedJob> jobs);
 
 	/**
 	 * Limits how many jobs of a topic reserves hand out, counted in Redis across every
@@ -169,19 +151,14 @@ public interface DelayQueueConsumer {
 	 * @param topic the topic
 	 * @param limit the limit, or {@code null} to remove it
 	 * @throws IllegalStateException when the topic has another limit here already
-	 * @throws UnsupportedOperationException when this consumer cannot limit rates (the default)
 	 */
-	default void limitRate(String topic, @Nullable RateLimit limit) {
-		throw new UnsupportedOperationException(getClass().getName() + " does not limit the rate of topics");
-	}
+	void limitRate(String topic, @Nullable RateLimit limit);
 
 	/**
 	 * The rate limit of a topic on this instance.
 	 * @param topic the topic
 	 * @return the limit, or empty when it has none
 	 */
-	default Optional<RateLimit> rateLimit(String topic) {
-		return Optional.empty();
-	}
+	Optional<RateLimit> rateLimit(String topic);
 
 }

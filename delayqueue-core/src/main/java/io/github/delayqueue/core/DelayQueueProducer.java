@@ -25,8 +25,7 @@ public interface DelayQueueProducer {
 	 * @param request the job
 	 * @throws IllegalArgumentException when {@code schedule} would refuse the job
 	 */
-	default void check(ScheduleRequest request) {
-	}
+	void check(ScheduleRequest request);
 
 	/**
 	 * Schedules many jobs in one pipelined round trip; one bad request schedules none.

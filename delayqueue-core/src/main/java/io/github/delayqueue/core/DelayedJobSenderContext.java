@@ -2,6 +2,7 @@ package io.github.delayqueue.core;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 
 import io.micrometer.observation.transport.SenderContext;
 import org.jspecify.annotations.Nullable;
@@ -32,11 +33,7 @@ public class DelayedJobSenderContext extends SenderContext<Map<String, String>> 
 	 * @param jobs how many jobs the write is for
 	 */
 	public DelayedJobSenderContext(String operation, String topic, @Nullable String jobId, int jobs) {
-		super((carrier, key, value) -> {
-			if (carrier != null) {
-				carrier.put(key, value);
-			}
-		});
+		super((carrier, key, value) -> Objects.requireNonNull(carrier).put(key, value));
 		setCarrier(this.traceHeaders);
 		this.operation = operation;
 		this.topic = topic;

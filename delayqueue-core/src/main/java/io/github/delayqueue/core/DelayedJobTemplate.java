@@ -32,7 +32,7 @@ import org.springframework.util.Assert;
  * With a {@link JobOutbox} ({@link #setOutbox}) they are also stored in the transaction.
  *
  * <p>
- * With observations enabled, each write is a {@code delayqueue.template} observation, and a
+ * With an observation registry, each write is a {@code delayqueue.template} observation, and a
  * current trace context is stored with each scheduled job as headers.
  */
 public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle, AutoCloseable {
@@ -70,12 +70,18 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 
 	@Override
 	public boolean schedule(String topic, String id, Object payload, Duration delay) {
-		return job(topic, id).payload(payload).delay(delay).schedule().created();
+		return schedule(topic, id, payload, JobConstraints.notNull("delay", delay), null);
 	}
 
 	@Override
 	public boolean scheduleAt(String topic, String id, Object payload, Instant dueAt) {
-		return job(topic, id).payload(payload).dueAt(dueAt).schedule().created();
+		return schedule(topic, id, payload, null, JobConstraints.notNull("dueAt", dueAt));
+	}
+
+	private boolean schedule(String topic, String id, Object payload, @Nullable Duration delay,
+			@Nullable Instant dueAt) {
+		byte[] bytes = this.converter.write(JobConstraints.notNull("payload", payload));
+		return schedule(new ScheduleRequest(topic, id, bytes, delay, dueAt, null, null, OnDuplicate.KEEP)).created();
 	}
 
 	@Override
@@ -85,7 +91,10 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 
 	@Override
 	public ScheduleResult schedule(JobBuilder job) {
-		ScheduleRequest request = job.toRequest(this.converter);
+		return schedule(job.toRequest(this.converter));
+	}
+
+	private ScheduleResult schedule(ScheduleRequest request) {
 		return this.observations.observe("schedule", request.topic(), request.id(), 1,
 				(trace) -> write(new JobWrite.Schedule(this.observations.traced(request, trace)),
 						ScheduleResult.AFTER_COMMIT),
@@ -116,10 +125,7 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 	@Override
 	public List<ScheduleResult> scheduleAll(Collection<JobBuilder> jobs) {
 		Assert.notNull(jobs, "jobs must not be null");
-		List<ScheduleRequest> requests = new ArrayList<>(jobs.size());
-		for (JobBuilder job : jobs) {
-			requests.add(job.toRequest(this.converter));
-		}
+		List<ScheduleRequest> requests = jobs.stream().map((job) -> job.toRequest(this.converter)).toList();
 		String topic = this.observations.isObserved()
 				? TemplateObservations.mixed(requests.stream().map(ScheduleRequest::topic)) : "";
 		return this.observations.observe("schedule-all", topic, null, requests.size(), (trace) -> {
@@ -193,18 +199,10 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 	}
 
 	/**
-	 * Sets whether writes are observed through the {@link #setObservationRegistry registry}.
-	 * @param observationEnabled {@code true} to observe them
+	 * Sets the registry the observations go to; {@code null} (the default) observes nothing.
+	 * @param observationRegistry the registry, or {@code null}
 	 */
-	public void setObservationEnabled(boolean observationEnabled) {
-		this.observations.setEnabled(observationEnabled);
-	}
-
-	/**
-	 * Sets the registry the observations go to.
-	 * @param observationRegistry the registry
-	 */
-	public void setObservationRegistry(ObservationRegistry observationRegistry) {
+	public void setObservationRegistry(@Nullable ObservationRegistry observationRegistry) {
 		this.observations.setRegistry(observationRegistry);
 	}
 

@@ -257,12 +257,9 @@ public final class JobBuilder {
 		return Collections.unmodifiableMap(this.headers);
 	}
 
-	/** The job as a request, its payload written by the given converter; the request checks the rest. */
+	/** The job as a request, its payload written by the given converter. */
 	ScheduleRequest toRequest(JobPayloadConverter converter) {
 		JobConstraints.notNull("payload", this.payload);
-		if (this.delay == null && this.dueAt == null) {
-			throw new IllegalArgumentException("delay or dueAt must be given");
-		}
 		return new ScheduleRequest(this.topic, this.id, converter.write(this.payload),
 				this.delay, this.dueAt, this.ttr, this.maxAttempts, this.onDuplicate, this.headers, this.priority);
 	}

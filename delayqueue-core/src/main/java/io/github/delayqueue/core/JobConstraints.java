@@ -79,6 +79,8 @@ public final class JobConstraints {
 	/** The shortest positive duration a rule accepts. */
 	private static final Duration ONE_MILLISECOND = Duration.ofMillis(1);
 
+	private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");
+
 	private static final Pattern NAMESPACE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]*");
 
 	private JobConstraints() {
@@ -91,47 +93,32 @@ public final class JobConstraints {
 
 	/** Checks a topic that field {@code field} holds and returns it. */
 	public static String topic(String field, @Nullable String topic) {
-		if (topic == null || topic.isEmpty()) {
-			throw new IllegalArgumentException(field + " must not be empty");
-		}
-		if (topic.length() > MAX_TOPIC_LENGTH) {
-			throw new IllegalArgumentException(field + " must be at most " + MAX_TOPIC_LENGTH
-					+ " characters long, was " + topic.length());
-		}
-		if (!isTopic(topic)) {
-			throw new IllegalArgumentException(field + " '" + topic
-					+ "' may only contain letters A-Z and a-z, digits, '.', '_' and '-', and must start with a letter or digit");
-		}
-		return topic;
-	}
-
-	private static boolean isTopic(String topic) {
-		for (int i = 0; i < topic.length(); i++) {
-			char c = topic.charAt(i);
-			boolean alphanumeric = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-			if (!alphanumeric && (i == 0 || (c != '.' && c != '_' && c != '-'))) {
-				return false;
-			}
-		}
-		return true;
+		return name(field, topic, TOPIC, "");
 	}
 
 	/**
-	 * Checks a namespace: 1 to {@value #MAX_TOPIC_LENGTH} characters of
-	 * {@code A-Z a-z 0-9 . _ : -}, starting with a letter or digit.
+	 * Checks a namespace: as a topic, with {@code :} allowed too.
 	 * @param namespace the namespace
 	 * @return the namespace
 	 * @throws IllegalArgumentException if the namespace breaks the rule
 	 */
 	public static String namespace(@Nullable String namespace) {
-		if (namespace == null || namespace.isEmpty()) {
-			throw new IllegalArgumentException("namespace must not be empty");
+		return name("namespace", namespace, NAMESPACE, " ':',");
+	}
+
+	private static String name(String field, @Nullable String name, Pattern alphabet, String colon) {
+		if (name == null || name.isEmpty()) {
+			throw new IllegalArgumentException(field + " must not be empty");
 		}
-		if (namespace.length() > MAX_TOPIC_LENGTH || !NAMESPACE.matcher(namespace).matches()) {
-			throw new IllegalArgumentException("namespace '" + namespace + "' must be 1 to " + MAX_TOPIC_LENGTH
-					+ " characters of letters, digits, '.', '_', ':' and '-', starting with a letter or digit");
+		if (name.length() > MAX_TOPIC_LENGTH) {
+			throw new IllegalArgumentException(field + " must be at most " + MAX_TOPIC_LENGTH
+					+ " characters long, was " + name.length());
 		}
-		return namespace;
+		if (!alphabet.matcher(name).matches()) {
+			throw new IllegalArgumentException(field + " '" + name + "' may only contain letters A-Z and a-z, digits, '.',"
+					+ colon + " '_' and '-', and must start with a letter or digit");
+		}
+		return name;
 	}
 
 	/** Checks a job id and returns it. */
@@ -176,7 +163,7 @@ public final class JobConstraints {
 	 */
 	public static void delayOrDueAt(@Nullable Duration delay, @Nullable Instant dueAt) {
 		if ((delay == null) == (dueAt == null)) {
-			throw new IllegalArgumentException("exactly one of delay and dueAt must be given");
+			throw new IllegalArgumentException("exactly one of delay or dueAt must be given");
 		}
 		if (delay != null) {
 			delay(delay);
@@ -257,10 +244,7 @@ public final class JobConstraints {
 	 * @throws IllegalArgumentException if it is {@code null} or too large
 	 */
 	public static byte[] payload(byte @Nullable [] payload, long maxSize) {
-		if (payload == null) {
-			throw new IllegalArgumentException("payload must not be null");
-		}
-		if (payload.length > maxSize) {
+		if (notNull("payload", payload).length > maxSize) {
 			throw new IllegalArgumentException("payload must be at most " + maxSize + " bytes (delayqueue.max-payload-size), was "
 					+ payload.length + " bytes");
 		}

@@ -5,10 +5,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.commons.logging.Log;
@@ -41,8 +43,6 @@ final class ScheduleBatcher implements AutoCloseable {
 	private final AtomicBoolean draining = new AtomicBoolean();
 
 	private final ThreadPoolExecutor writer;
-
-	private final Object idle = new Object();
 
 	private volatile boolean closed;
 
@@ -94,9 +94,6 @@ final class ScheduleBatcher implements AutoCloseable {
 					this.draining.set(false);
 					// a request queued after drainTo found nothing, whose submit saw draining still set
 					if (this.pending.isEmpty() || !this.draining.compareAndSet(false, true)) {
-						synchronized (this.idle) {
-							this.idle.notifyAll();
-						}
 						return;
 					}
 					continue;
@@ -116,12 +113,8 @@ final class ScheduleBatcher implements AutoCloseable {
 	}
 
 	private void write(List<Pending> batch) {
-		List<ScheduleRequest> requests = new ArrayList<>(batch.size());
-		for (Pending entry : batch) {
-			requests.add(entry.request());
-		}
 		try {
-			List<ScheduleResult> results = this.operations.scheduleAll(requests);
+			List<ScheduleResult> results = this.operations.scheduleAll(batch.stream().map(Pending::request).toList());
 			for (int i = 0; i < batch.size(); i++) {
 				batch.get(i).result().complete(results.get(i));
 			}
@@ -158,29 +151,20 @@ final class ScheduleBatcher implements AutoCloseable {
 
 	/** Waits, up to 30 seconds, until every request queued so far is written or failed. */
 	void flush() {
-		if (!awaitWritten()) {
+		try {
+			// one writer thread: this runs after the drain that writes what is queued so far
+			this.writer.submit(() -> {
+			}).get(CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (TimeoutException ex) {
 			logger.warn("Asynchronous schedules still being written after " + CLOSE_TIMEOUT.toSeconds() + " s");
 		}
-	}
-
-	private boolean awaitWritten() {
-		long deadline = System.nanoTime() + CLOSE_TIMEOUT.toNanos();
-		synchronized (this.idle) {
-			while (!this.pending.isEmpty() || this.draining.get()) {
-				long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-				if (left <= 0) {
-					return false;
-				}
-				try {
-					this.idle.wait(left);
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-					return false;
-				}
-			}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
 		}
-		return true;
+		catch (ExecutionException | RejectedExecutionException ex) {
+			// closed: nothing more is written
+		}
 	}
 
 	/** Stops taking requests and {@linkplain #flush() waits}; those still queued then fail. */

@@ -32,8 +32,6 @@ public final class ForwardingEndpoint implements DelayedListenerEndpoint {
 
 	private final JobForwarder forwarder;
 
-	private final String destination;
-
 	private final int concurrency;
 
 	private final Duration ttr;
@@ -42,17 +40,13 @@ public final class ForwardingEndpoint implements DelayedListenerEndpoint {
 	 * Creates the endpoint.
 	 * @param topic the forwarded topic
 	 * @param forwarder sends its jobs
-	 * @param destination the broker's destination, for messages ("Kafka topic 'orders'")
 	 * @param concurrency sends at once
 	 * @param sendTimeout how long one send may wait for its acknowledgement
 	 */
-	public ForwardingEndpoint(String topic, JobForwarder forwarder, String destination, int concurrency,
-			Duration sendTimeout) {
+	public ForwardingEndpoint(String topic, JobForwarder forwarder, int concurrency, Duration sendTimeout) {
 		Assert.notNull(forwarder, "forwarder must not be null");
-		Assert.hasText(destination, "destination must not be empty");
 		this.topic = JobConstraints.topic(topic);
 		this.forwarder = forwarder;
-		this.destination = destination;
 		this.concurrency = JobConstraints.concurrency(concurrency);
 		Duration ttr = JobConstraints.positive("sendTimeout", sendTimeout, JobConstraints.MAX_TTR)
 			.multipliedBy(2)
@@ -81,7 +75,7 @@ public final class ForwardingEndpoint implements DelayedListenerEndpoint {
 
 	@Override
 	public String describe() {
-		return "Forwarding of topic '" + this.topic + "' to " + this.destination;
+		return "Forwarding of topic '" + this.topic + "' to " + this.forwarder.destination();
 	}
 
 	@Override
