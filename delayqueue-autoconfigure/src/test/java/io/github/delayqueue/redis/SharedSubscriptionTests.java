@@ -208,4 +208,38 @@ class SharedSubscriptionTests {
 		eventsAreHeard(here, "kept");
 	}
 
+	/**
+	 * Redis goes away under a running queue: a first stream consumer that subscribes then is
+	 * refused within the client's timeouts (about 10 s here), and the stream stops after. (Before
+	 * the stream shared the queue's subscription, such a subscribe never returned, and the
+	 * stream's stop waited for it for ever.)
+	 */
+	@Test
+	void aFirstSubscribeWhileRedisIsDownIsRefusedAndTheStreamStillStops() throws Exception {
+		RedisDelayQueue here = this.queues.start((builder) -> builder.buckets(1).timerEnabled(false));
+		await().atMost(Duration.ofSeconds(5)).until(here::isSubscribed);
+		this.stream = new RedisJobOutcomeStream(here, false);
+		this.stream.start();
+		this.redis.stop();
+		long started = System.nanoTime();
+		java.util.concurrent.CompletableFuture<Object> subscribing = java.util.concurrent.CompletableFuture
+			.supplyAsync(() -> {
+				try {
+					return this.stream.subscribe(null, this.heard::add);
+				}
+				catch (RuntimeException ex) {
+					return ex;
+				}
+			});
+		Object result = subscribing.get(45, java.util.concurrent.TimeUnit.SECONDS);
+		long millis = Duration.ofNanos(System.nanoTime() - started).toMillis();
+		System.out.println("subscribe while Redis is down: " + result + " after " + millis + " ms");
+		assertThat(result).isInstanceOf(io.github.delayqueue.core.DelayQueueConnectionException.class);
+		assertThat(millis).as("ms until the subscribe was refused").isLessThan(30_000);
+		java.util.concurrent.CompletableFuture<Void> stopping = java.util.concurrent.CompletableFuture
+			.runAsync(this.stream::stop);
+		stopping.get(10, java.util.concurrent.TimeUnit.SECONDS);
+		this.redis.start();
+	}
+
 }
