@@ -22,7 +22,6 @@ import io.github.delayqueue.listener.DelayedJobHandler;
 import io.github.delayqueue.listener.DelayedJobInterceptor;
 import io.github.delayqueue.listener.DelayedJobRecoverer;
 import io.github.delayqueue.listener.DelayedListenerContainer;
-import io.github.delayqueue.listener.JobPayloadMessageConverter;
 import io.github.delayqueue.micrometer.DelayedListenerObservationConvention;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
@@ -36,7 +35,7 @@ import org.springframework.util.backoff.ExponentialBackOff;
  * The default {@link DelayedListenerContainerFactory}: method arguments resolved by a
  * {@link DefaultMessageHandlerMethodFactory}, failed jobs settled by a
  * {@link DefaultDelayedJobErrorHandler} per listener unless an error handler is set. Its
- * settings are the defaults of every listener; {@link ContainerProperties} checks them.
+ * settings are every listener's defaults.
  */
 public class DefaultDelayedListenerContainerFactory implements DelayedListenerContainerFactory {
 
@@ -46,7 +45,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 
 	private final DefaultMessageHandlerMethodFactory methodFactory = new DefaultMessageHandlerMethodFactory();
 
-	// the settings every container starts from; the endpoint's own override them
+	// every container's settings before the endpoint's own
 	private final ContainerProperties containerProperties = new ContainerProperties("template", "template");
 
 	private Duration backOffInitial = Duration.ofSeconds(1);
@@ -57,8 +56,6 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 
 	private Duration backOffJitter = Duration.ofMillis(100);
 
-	private List<Class<? extends Throwable>> noRetryFor = List.of();
-
 	private @Nullable DelayedJobRecoverer recoverer;
 
 	private @Nullable DelayedJobErrorHandler errorHandler;
@@ -66,16 +63,16 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	private @Nullable Function<String, ThreadFactory> threadFactories;
 
 	/**
-	 * Create a factory of containers that use the given operations and payload converter.
+	 * Create a factory of containers on the given queue.
 	 * @param operations the queue's operations
-	 * @param converter the payload converter
+	 * @param converter reads the payloads
 	 */
 	public DefaultDelayedListenerContainerFactory(DelayQueueOperations operations, JobPayloadConverter converter) {
 		Assert.notNull(operations, "operations must not be null");
 		Assert.notNull(converter, "converter must not be null");
 		this.operations = operations;
-		this.jobs = new DelayedJobArgumentResolver(operations, new JobPayloadMessageConverter(converter));
-		this.methodFactory.setMessageConverter(this.jobs.getConverter());
+		this.jobs = new DelayedJobArgumentResolver(operations, converter);
+		this.methodFactory.setMessageConverter(this.jobs);
 		this.methodFactory.setCustomArgumentResolvers(List.of(this.jobs));
 		this.methodFactory.afterPropertiesSet();
 	}
@@ -136,14 +133,6 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	 */
 	public void setShutdownTimeout(Duration shutdownTimeout) {
 		this.containerProperties.setShutdownTimeout(shutdownTimeout);
-	}
-
-	/**
-	 * Set the exceptions never retried by any listener.
-	 * @param noRetryFor the exception types
-	 */
-	public void setNoRetryFor(List<Class<? extends Throwable>> noRetryFor) {
-		this.noRetryFor = List.copyOf(noRetryFor);
 	}
 
 	/**
@@ -232,9 +221,6 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	@Override
 	public DelayedListenerContainer createContainer(DelayedListenerEndpoint endpoint) {
 		Assert.notNull(endpoint, "endpoint must not be null");
-		if (endpoint instanceof MethodDelayedListenerEndpoint method) {
-			method.checkPayloadParameters(List.of());
-		}
 		ContainerProperties properties = new ContainerProperties(endpoint.id(), endpoint.topic(),
 				this.containerProperties);
 		setIfNotNull(endpoint.concurrency(), properties::setConcurrency);
@@ -262,7 +248,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 		return new DefaultDelayedListenerContainer(properties, this.operations, handler);
 	}
 
-	/** The factory's error handler, or the default one with the listener's settings over the factory's. */
+	/** The factory's error handler, or a default one with the listener's settings over the factory's. */
 	private DelayedJobErrorHandler errorHandler(DelayedListenerEndpoint endpoint) {
 		if (this.errorHandler != null) {
 			List<String> set = Stream.of((endpoint.backOffInitial() != null) ? "backOffInitial" : null,
@@ -282,23 +268,17 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 			return this.errorHandler;
 		}
 		ExponentialBackOff backOff = new ExponentialBackOff(
-				millis(endpoint.backOffInitial(), this.backOffInitial),
-				(endpoint.backOffMultiplier() != null) ? endpoint.backOffMultiplier() : this.backOffMultiplier);
-		backOff.setMaxInterval(millis(endpoint.backOffMax(), this.backOffMax));
+				Objects.requireNonNullElse(endpoint.backOffInitial(), this.backOffInitial).toMillis(),
+				Objects.requireNonNullElse(endpoint.backOffMultiplier(), this.backOffMultiplier));
+		backOff.setMaxInterval(Objects.requireNonNullElse(endpoint.backOffMax(), this.backOffMax).toMillis());
 		backOff.setJitter(Math.min(this.backOffJitter.toMillis(), backOff.getInitialInterval()));
-		List<Class<? extends Throwable>> noRetry = new ArrayList<>(this.noRetryFor);
-		noRetry.addAll(endpoint.noRetryFor());
-		return new DefaultDelayedJobErrorHandler(backOff, noRetry, this.recoverer);
+		return new DefaultDelayedJobErrorHandler(backOff, endpoint.noRetryFor(), this.recoverer);
 	}
 
 	private static <T> void setIfNotNull(@Nullable T value, Consumer<T> setter) {
 		if (value != null) {
 			setter.accept(value);
 		}
-	}
-
-	private static long millis(@Nullable Duration value, Duration fallback) {
-		return ((value != null) ? value : fallback).toMillis();
 	}
 
 }
