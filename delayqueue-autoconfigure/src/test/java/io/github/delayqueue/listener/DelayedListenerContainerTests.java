@@ -305,7 +305,7 @@ class DelayedListenerContainerTests {
 		Method method = ReflectionUtils.findMethod(ScriptedListener.class, "on", DelayedJob.class);
 		DelayedListenerContainer container = factory.createContainer(new MethodDelayedListenerEndpoint("handled",
 				TOPIC, this.listener, method, "handledListener", 2, Duration.ofSeconds(1), null, true, null, null, null,
-				List.of(), null, List.of(), null));
+				List.of(), null, List.of(), null, null));
 		this.containers.add(container);
 		schedule("thrown", "left");
 		container.start();
@@ -338,7 +338,7 @@ class DelayedListenerContainerTests {
 		Method method = ReflectionUtils.findMethod(ScriptedListener.class, "on", DelayedJob.class);
 		DelayedListenerContainer idle = factory.createContainer(new MethodDelayedListenerEndpoint("idle", TOPIC,
 				this.listener, method, "idleListener", 1, Duration.ofSeconds(30), null, true, null, null, null, List.of(),
-				null, List.of(), null));
+				null, List.of(), null, null));
 		this.containers.add(idle);
 		idle.start();
 		// far sooner than the 5 s the consumer thread would wait to join itself
@@ -351,7 +351,7 @@ class DelayedListenerContainerTests {
 		this.listener.behaviour = (job) -> self[0].stop();
 		factory.setIdleEventInterval(null);
 		self[0] = factory.createContainer(new MethodDelayedListenerEndpoint("self", TOPIC, this.listener, method,
-				"selfListener", 2, Duration.ofSeconds(30), null, true, null, null, null, List.of(), null, List.of(), null));
+				"selfListener", 2, Duration.ofSeconds(30), null, true, null, null, null, List.of(), null, List.of(), null, null));
 		this.containers.add(self[0]);
 		schedule("stopper");
 		self[0].start();
@@ -376,7 +376,7 @@ class DelayedListenerContainerTests {
 		Method method = ReflectionUtils.findMethod(ScriptedListener.class, "on", DelayedJob.class);
 		io.github.delayqueue.config.DelayedListenerEndpointRegistry registry = new io.github.delayqueue.config.DelayedListenerEndpointRegistry();
 		self[0] = registry.registerListenerContainer(new MethodDelayedListenerEndpoint("stopping", TOPIC, this.listener,
-				method, "stoppingListener", 1, Duration.ofSeconds(30), null, true, null, null, null, List.of(), null, List.of(), null),
+				method, "stoppingListener", 1, Duration.ofSeconds(30), null, true, null, null, null, List.of(), null, List.of(), null, null),
 				factory);
 		this.containers.add(self[0]);
 		registry.start();
@@ -563,7 +563,7 @@ class DelayedListenerContainerTests {
 		// the first interceptor is the factory's, the others the listener's own
 		DelayedListenerContainer container = factory.createContainer(new MethodDelayedListenerEndpoint("intercepted",
 				TOPIC, this.listener, method, "interceptedListener", 1, Duration.ofSeconds(30), maxAttempts, true, null,
-				null, null, List.of(), null, List.of(interceptors).subList(1, interceptors.length), null));
+				null, null, List.of(), null, List.of(interceptors).subList(1, interceptors.length), null, null));
 		this.containers.add(container);
 		container.start();
 		return container;
@@ -641,7 +641,7 @@ class DelayedListenerContainerTests {
 		Method method = ReflectionUtils.findMethod(ScriptedListener.class, "on", DelayedJob.class);
 		DelayedListenerContainer container = factory.createContainer(new MethodDelayedListenerEndpoint("scripted",
 				TOPIC, this.listener, method, "scriptedListener", 1, ttr, maxAttempts, true, null, null, null,
-				List.of(), null, List.of(), null));
+				List.of(), null, List.of(), null, null));
 		this.containers.add(container);
 		container.start();
 		return container;
@@ -732,7 +732,7 @@ class DelayedListenerContainerTests {
 		Method method = ReflectionUtils.findMethod(DelayedListenerContainerTests.ScriptedListener.class, "on",
 				DelayedJob.class);
 		DelayedListenerContainer container = factory.createContainer(new MethodDelayedListenerEndpoint("restart", TOPIC, this.listener, method,
-				"restartListener", 1, Duration.ofSeconds(30), null, true, null, null, null, List.of(), null, List.of(), null));
+				"restartListener", 1, Duration.ofSeconds(30), null, true, null, null, null, List.of(), null, List.of(), null, null));
 		this.containers.add(container);
 		return container;
 	}

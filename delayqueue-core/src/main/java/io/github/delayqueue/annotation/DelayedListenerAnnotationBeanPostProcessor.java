@@ -145,7 +145,7 @@ public class DelayedListenerAnnotationBeanPostProcessor
 				autoStartup, backOff(listener.backOffInitial(), where, "backOffInitial"), backOffMultiplier,
 				backOff(listener.backOffMax(), where, "backOffMax"), List.of(listener.noRetryFor()),
 				StringUtils.hasText(containerFactory) ? containerFactory : null, interceptors(listener, where),
-				rateLimit);
+				rateLimit, null);
 	}
 
 	private @Nullable Duration backOff(String value, String where, String attribute) {

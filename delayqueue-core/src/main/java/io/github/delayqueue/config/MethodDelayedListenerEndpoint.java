@@ -64,34 +64,6 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 		interceptors = List.copyOf(interceptors);
 	}
 
-	/**
-	 * Create an endpoint whose arguments the container factory resolves.
-	 * @param id the container id
-	 * @param topic the topic
-	 * @param bean the bean
-	 * @param method the method
-	 * @param beanName the bean's name
-	 * @param concurrency handlers at once, or {@code null}
-	 * @param ttr reservation TTR, or {@code null}
-	 * @param maxAttempts attempts, or {@code null}
-	 * @param autoStartup whether to start with the context, or {@code null}
-	 * @param backOffInitial first retry interval, or {@code null}
-	 * @param backOffMultiplier retry interval growth, or {@code null}
-	 * @param backOffMax longest retry interval, or {@code null}
-	 * @param noRetryFor exceptions never retried
-	 * @param containerFactory bean name of the container factory, or {@code null}
-	 * @param interceptors the listener's own interceptors
-	 * @param rateLimit the topic's rate limit, or {@code null}
-	 */
-	public MethodDelayedListenerEndpoint(String id, String topic, Object bean, Method method, String beanName,
-			@Nullable Integer concurrency, @Nullable Duration ttr, @Nullable Integer maxAttempts,
-			@Nullable Boolean autoStartup, @Nullable Duration backOffInitial, @Nullable Double backOffMultiplier,
-			@Nullable Duration backOffMax, List<Class<? extends Throwable>> noRetryFor,
-			@Nullable String containerFactory, List<DelayedJobInterceptor> interceptors, @Nullable RateLimit rateLimit) {
-		this(id, topic, bean, method, beanName, concurrency, ttr, maxAttempts, autoStartup, backOffInitial,
-				backOffMultiplier, backOffMax, noRetryFor, containerFactory, interceptors, rateLimit, null);
-	}
-
 	MethodDelayedListenerEndpoint withMethodFactory(
 			Function<DelayedJobArgumentResolver, MessageHandlerMethodFactory> customMethodFactory) {
 		return new MethodDelayedListenerEndpoint(this.id, this.topic, this.bean, this.method, this.beanName,
