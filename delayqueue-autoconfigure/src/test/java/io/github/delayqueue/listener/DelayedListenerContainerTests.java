@@ -287,7 +287,7 @@ class DelayedListenerContainerTests {
 		};
 		DefaultDelayedListenerContainerFactory factory = factory();
 		List<String> outcomes = new CopyOnWriteArrayList<>();
-		factory.setObserver(new io.github.delayqueue.core.DelayQueueObserver() {
+		factory.getContainerProperties().setObserver(new io.github.delayqueue.core.DelayQueueObserver() {
 
 			@Override
 			public void handled(String topic, Duration duration, String outcome, Throwable failure) {
@@ -327,8 +327,8 @@ class DelayedListenerContainerTests {
 		List<Object> events = new CopyOnWriteArrayList<>();
 		AtomicInteger stops = new AtomicInteger();
 		DefaultDelayedListenerContainerFactory factory = factory();
-		factory.setIdleEventInterval(Duration.ofMillis(200));
-		factory.setApplicationEventPublisher((event) -> {
+		factory.getContainerProperties().setIdleEventInterval(Duration.ofMillis(200));
+		factory.getContainerProperties().setEventPublisher((event) -> {
 			events.add(event);
 			if (event instanceof DelayedListenerIdleEvent idle && stops.incrementAndGet() == 1) {
 				// on the consumer thread: must not wait for that thread to end
@@ -349,7 +349,7 @@ class DelayedListenerContainerTests {
 		// a handler that stops its own container: its job still succeeds and is finished
 		DelayedListenerContainer[] self = new DelayedListenerContainer[1];
 		this.listener.behaviour = (job) -> self[0].stop();
-		factory.setIdleEventInterval(null);
+		factory.getContainerProperties().setIdleEventInterval(null);
 		self[0] = factory.createContainer(new MethodDelayedListenerEndpoint("self", TOPIC, this.listener, method,
 				"selfListener", 2, Duration.ofSeconds(30), null, true, null, null, null, List.of(), null, List.of(), null, null));
 		this.containers.add(self[0]);
@@ -522,12 +522,12 @@ class DelayedListenerContainerTests {
 	@Test
 	void oneEndpointsOwnSettingsLeaveTheFactorysForTheNextContainer() {
 		DefaultDelayedListenerContainerFactory factory = factory();
-		factory.setConcurrency(3);
-		factory.setAutoStartup(false);
-		factory.setIdleEventInterval(Duration.ofSeconds(7));
+		factory.getContainerProperties().setConcurrency(3);
+		factory.getContainerProperties().setAutoStartup(false);
+		factory.getContainerProperties().setIdleEventInterval(Duration.ofSeconds(7));
 		DelayedJobInterceptor shared = new Recording("shared", new CopyOnWriteArrayList<>(), null);
 		DelayedJobInterceptor own = new Recording("own", new CopyOnWriteArrayList<>(), null);
-		factory.setInterceptors(List.of(shared));
+		factory.getContainerProperties().setInterceptors(List.of(shared));
 		io.github.delayqueue.config.SimpleDelayedListenerEndpoint<String> first = new io.github.delayqueue.config.SimpleDelayedListenerEndpoint<>(
 				"first", TOPIC, String.class, (job) -> { });
 		first.setConcurrency(9);
@@ -558,7 +558,7 @@ class DelayedListenerContainerTests {
 
 	private DelayedListenerContainer startIntercepted(Integer maxAttempts, DelayedJobInterceptor... interceptors) {
 		DefaultDelayedListenerContainerFactory factory = factory();
-		factory.setInterceptors(List.of(interceptors[0]));
+		factory.getContainerProperties().setInterceptors(List.of(interceptors[0]));
 		Method method = ReflectionUtils.findMethod(ScriptedListener.class, "on", DelayedJob.class);
 		// the first interceptor is the factory's, the others the listener's own
 		DelayedListenerContainer container = factory.createContainer(new MethodDelayedListenerEndpoint("intercepted",
@@ -656,7 +656,7 @@ class DelayedListenerContainerTests {
 				this.operations.operations(), this.context.getBean(JobPayloadConverter.class));
 		factory.setBackOffInitial(Duration.ofMillis(100));
 		factory.setBackOffJitter(Duration.ZERO);
-		factory.setShutdownTimeout(Duration.ofSeconds(10));
+		factory.getContainerProperties().setShutdownTimeout(Duration.ofSeconds(10));
 		return factory;
 	}
 

@@ -9,7 +9,6 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.stream.Stream;
 
-import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobPayloadConverter;
@@ -22,11 +21,8 @@ import io.github.delayqueue.listener.DelayedJobHandler;
 import io.github.delayqueue.listener.DelayedJobInterceptor;
 import io.github.delayqueue.listener.DelayedJobRecoverer;
 import io.github.delayqueue.listener.DelayedListenerContainer;
-import io.github.delayqueue.micrometer.DelayedListenerObservationConvention;
-import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory;
 import org.springframework.util.Assert;
 import org.springframework.util.backoff.ExponentialBackOff;
@@ -78,19 +74,13 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	}
 
 	/**
-	 * Set the handlers at once per listener unless it says otherwise; default 1.
-	 * @param concurrency the handlers per listener
+	 * Return the settings every container starts from, such as the concurrency, the
+	 * interceptors and the observation registry; a listener's own settings override them. The
+	 * error handler and the thread factory are this factory's.
+	 * @return the settings
 	 */
-	public void setConcurrency(int concurrency) {
-		this.containerProperties.setConcurrency(concurrency);
-	}
-
-	/**
-	 * Set whether containers start with the context unless a listener says otherwise.
-	 * @param autoStartup {@code false} to start containers by hand
-	 */
-	public void setAutoStartup(boolean autoStartup) {
-		this.containerProperties.setAutoStartup(autoStartup);
+	public ContainerProperties getContainerProperties() {
+		return this.containerProperties;
 	}
 
 	/**
@@ -128,14 +118,6 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	}
 
 	/**
-	 * Set how long stopping waits for running handlers; default 20 s.
-	 * @param shutdownTimeout the longest wait, not negative
-	 */
-	public void setShutdownTimeout(Duration shutdownTimeout) {
-		this.containerProperties.setShutdownTimeout(shutdownTimeout);
-	}
-
-	/**
 	 * Set the recoverer of exhausted jobs instead of dead-lettering them in Redis.
 	 * @param recoverer the recoverer, or {@code null} to dead-letter in Redis
 	 */
@@ -150,64 +132,6 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	 */
 	public void setErrorHandler(@Nullable DelayedJobErrorHandler errorHandler) {
 		this.errorHandler = errorHandler;
-	}
-
-	/**
-	 * Set the observer of each handler call.
-	 * @param observer the observer, or {@code null} for none
-	 */
-	public void setObserver(@Nullable DelayQueueObserver observer) {
-		this.containerProperties.setObserver(observer);
-	}
-
-	/**
-	 * Set the interceptors around each job of every listener, run before a listener's own.
-	 * @param interceptors the interceptors
-	 */
-	public void setInterceptors(List<DelayedJobInterceptor> interceptors) {
-		this.containerProperties.setInterceptors(interceptors);
-	}
-
-	/**
-	 * Set the publisher of the containers' {@link io.github.delayqueue.listener.DelayedListenerContainerEvent}s.
-	 * @param eventPublisher the publisher (the application context), or {@code null}
-	 */
-	public void setApplicationEventPublisher(@Nullable ApplicationEventPublisher eventPublisher) {
-		this.containerProperties.setEventPublisher(eventPublisher);
-	}
-
-	/**
-	 * Set after how long without a job a container publishes a
-	 * {@link io.github.delayqueue.listener.DelayedListenerIdleEvent}; default never.
-	 * @param idleEventInterval the interval, positive, or {@code null} for never
-	 */
-	public void setIdleEventInterval(@Nullable Duration idleEventInterval) {
-		this.containerProperties.setIdleEventInterval(idleEventInterval);
-	}
-
-	/**
-	 * Set whether a {@link io.github.delayqueue.listener.DelayedJobOutcomeEvent} is published
-	 * for each job; default off.
-	 * @param outcomeEvents {@code true} to publish them
-	 */
-	public void setOutcomeEvents(boolean outcomeEvents) {
-		this.containerProperties.setOutcomeEvents(outcomeEvents);
-	}
-
-	/**
-	 * Set the registry each job is observed in; default none: not observed.
-	 * @param observationRegistry the registry, or {@code null}
-	 */
-	public void setObservationRegistry(@Nullable ObservationRegistry observationRegistry) {
-		this.containerProperties.setObservationRegistry(observationRegistry);
-	}
-
-	/**
-	 * Set a convention of its own for the listeners' observations.
-	 * @param observationConvention the convention, or {@code null}
-	 */
-	public void setObservationConvention(@Nullable DelayedListenerObservationConvention observationConvention) {
-		this.containerProperties.setObservationConvention(observationConvention);
 	}
 
 	/**
