@@ -80,14 +80,11 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 	@Override
 	@SuppressWarnings("NullAway") // handler::invoke returns what the method returned, which a void handle() drops
 	public DelayedJobHandler createHandler(MessageHandlerMethodFactory methodFactory, DelayedJobArgumentResolver jobs) {
-		MessageHandlerMethodFactory factory = methodFactory;
-		if (this.customMethodFactory != null) {
-			factory = this.customMethodFactory.apply(jobs);
-		}
-		else {
+		if (this.customMethodFactory == null) {
 			checkPayloadParameters(List.of());
 		}
-		InvocableHandlerMethod handler = factory.createInvocableHandlerMethod(this.bean, this.method);
+		InvocableHandlerMethod handler = ((this.customMethodFactory != null) ? this.customMethodFactory.apply(jobs)
+				: methodFactory).createInvocableHandlerMethod(this.bean, this.method);
 		Map<String, MethodParameter> required = requiredJobHeaders();
 		if (required.isEmpty()) {
 			return handler::invoke;

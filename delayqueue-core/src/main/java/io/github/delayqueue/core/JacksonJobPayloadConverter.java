@@ -44,13 +44,13 @@ public class JacksonJobPayloadConverter implements JobPayloadConverter {
 		if (payload instanceof byte[] bytes) {
 			return bytes;
 		}
-		byte[] json;
 		try {
-			json = this.mapper.writeValueAsBytes(payload);
+			byte[] json = this.mapper.writeValueAsBytes(payload);
 			if (json.length == 2 && json[0] == '{' && json[1] == '}') {
 				// refused only when the payload itself has no properties
 				this.emptyBeanCheck.writeValueAsBytes(payload);
 			}
+			return json;
 		}
 		catch (JacksonException ex) {
 			String reason = ex.getOriginalMessage();
@@ -61,7 +61,6 @@ public class JacksonJobPayloadConverter implements JobPayloadConverter {
 			throw new PayloadConversionException(
 					"Could not write payload of type " + payload.getClass().getName() + " as JSON: " + reason, ex);
 		}
-		return json;
 	}
 
 	/** Whether the failure is that the payload itself has no properties. */
