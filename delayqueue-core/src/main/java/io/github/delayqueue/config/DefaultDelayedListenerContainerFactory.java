@@ -159,7 +159,6 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 		interceptors.addAll(endpoint.interceptors());
 		properties.setInterceptors(interceptors);
 		DelayedJobHandler handler = endpoint.createHandler(this.methodFactory, this.jobs);
-		Assert.state(handler != null, () -> endpoint.describe() + " made no handler");
 		if (endpoint.rateLimit() != null) {
 			try {
 				this.operations.limitRate(endpoint.topic(), endpoint.rateLimit());

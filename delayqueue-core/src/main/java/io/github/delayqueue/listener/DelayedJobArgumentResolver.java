@@ -61,10 +61,8 @@ public class DelayedJobArgumentResolver implements HandlerMethodArgumentResolver
 
 	@Override
 	public @Nullable Object resolveArgument(MethodParameter parameter, Message<?> message) {
-		if (parameter.getParameterType() == ReservedJob.class) {
-			return message.getHeaders().get(JOB_HEADER, ReservedJob.class);
-		}
-		return resolveJob(message, payloadType(parameter));
+		return (parameter.getParameterType() == ReservedJob.class) ? message.getHeaders().get(JOB_HEADER, ReservedJob.class)
+				: resolveJob(message, payloadType(parameter));
 	}
 
 	/** {@code T} of a {@code DelayedJob<T>} parameter as the bean's class declares it, else {@code Object}. */
