@@ -4,6 +4,7 @@ import java.util.List;
 
 import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
 import io.github.delayqueue.core.DelayQueueObserver;
+import io.github.delayqueue.listener.ContainerProperties;
 import io.github.delayqueue.listener.DelayedJobErrorHandler;
 import io.github.delayqueue.listener.DelayedJobInterceptor;
 import io.github.delayqueue.listener.DelayedJobRecoverer;
@@ -29,7 +30,7 @@ import static io.github.delayqueue.autoconfigure.DelayQueuePropertiesRules.prope
  * <pre class="code">
  * DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(operations, converter);
  * configurer.configure(factory);
- * factory.setShutdownTimeout(Duration.ofMinutes(2));
+ * factory.getContainerProperties().setShutdownTimeout(Duration.ofMinutes(2));
  * </pre>
  */
 public final class DelayedListenerContainerFactoryConfigurer {
@@ -85,15 +86,16 @@ public final class DelayedListenerContainerFactoryConfigurer {
 	 */
 	public void configure(DefaultDelayedListenerContainerFactory factory) {
 		PropertyMapper map = PropertyMapper.get();
+		ContainerProperties container = factory.getContainerProperties();
 		DelayQueueProperties.Listener listener = this.properties;
 		DelayQueueProperties.BackOff backOff = listener.getBackOff();
-		map.from(listener::getConcurrency).to(property("delayqueue.listener.concurrency", factory::setConcurrency));
-		map.from(listener::isAutoStartup).to(factory::setAutoStartup);
+		map.from(listener::getConcurrency).to(property("delayqueue.listener.concurrency", container::setConcurrency));
+		map.from(listener::isAutoStartup).to(container::setAutoStartup);
 		map.from(listener::getShutdownTimeout)
-			.to(property("delayqueue.listener.shutdown-timeout", factory::setShutdownTimeout));
+			.to(property("delayqueue.listener.shutdown-timeout", container::setShutdownTimeout));
 		map.from(listener::getIdleEventInterval)
-			.to(property("delayqueue.listener.idle-event-interval", factory::setIdleEventInterval));
-		map.from(listener.isOutcomeEvents() || listener.isOutcomeStream()).to(factory::setOutcomeEvents);
+			.to(property("delayqueue.listener.idle-event-interval", container::setIdleEventInterval));
+		map.from(listener.isOutcomeEvents() || listener.isOutcomeStream()).to(container::setOutcomeEvents);
 		map.from(backOff::getInitialInterval)
 			.to(property("delayqueue.listener.back-off.initial-interval", factory::setBackOffInitial));
 		map.from(backOff::getMultiplier)
@@ -103,12 +105,12 @@ public final class DelayedListenerContainerFactoryConfigurer {
 		map.from(backOff::getJitter).to(property("delayqueue.listener.back-off.jitter", factory::setBackOffJitter));
 		map.from(this.recoverer).to(factory::setRecoverer);
 		map.from(this.errorHandler).to(factory::setErrorHandler);
-		map.from(this.interceptors).to(factory::setInterceptors);
-		map.from(this.eventPublisher).to(factory::setApplicationEventPublisher);
+		map.from(this.interceptors).to(container::setInterceptors);
+		map.from(this.eventPublisher).to(container::setEventPublisher);
 		map.from(this.observationRegistry).when((registry) -> listener.isObservationEnabled())
-			.to(factory::setObservationRegistry);
-		map.from(this.observationConvention).to(factory::setObservationConvention);
-		map.from(this.observers).whenNot(List::isEmpty).as(DelayQueueObserver::composite).to(factory::setObserver);
+			.to(container::setObservationRegistry);
+		map.from(this.observationConvention).to(container::setObservationConvention);
+		map.from(this.observers).whenNot(List::isEmpty).as(DelayQueueObserver::composite).to(container::setObserver);
 		if (this.virtualThreads) {
 			factory.setThreadFactories((prefix) -> new VirtualThreadTaskExecutor(prefix).getVirtualThreadFactory());
 		}

@@ -181,7 +181,7 @@ class DelayedListenerAutoConfigurationTests {
 			DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(operations,
 					converter);
 			configurer.configure(factory);
-			factory.setConcurrency(5);
+			factory.getContainerProperties().setConcurrency(5);
 			return factory;
 		}
 
@@ -416,7 +416,7 @@ class DelayedListenerAutoConfigurationTests {
 				io.github.delayqueue.core.JobPayloadConverter converter) {
 			DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(operations,
 					converter);
-			factory.setConcurrency(7);
+			factory.getContainerProperties().setConcurrency(7);
 			return factory::createContainer;
 		}
 

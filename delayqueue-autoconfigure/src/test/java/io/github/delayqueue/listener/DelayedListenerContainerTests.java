@@ -287,7 +287,7 @@ class DelayedListenerContainerTests {
 		};
 		DefaultDelayedListenerContainerFactory factory = factory();
 		List<String> outcomes = new CopyOnWriteArrayList<>();
-		factory.setObserver(new io.github.delayqueue.core.DelayQueueObserver() {
+		factory.getContainerProperties().setObserver(new io.github.delayqueue.core.DelayQueueObserver() {
 
 			@Override
 			public void handled(String topic, Duration duration, String outcome, Throwable failure) {
@@ -305,7 +305,7 @@ class DelayedListenerContainerTests {
 		Method method = ReflectionUtils.findMethod(ScriptedListener.class, "on", DelayedJob.class);
 		DelayedListenerContainer container = factory.createContainer(new MethodDelayedListenerEndpoint("handled",
 				TOPIC, this.listener, method, "handledListener", 2, Duration.ofSeconds(1), null, true, null, null, null,
-				List.of(), null, List.of(), null));
+				List.of(), null, List.of(), null, null));
 		this.containers.add(container);
 		schedule("thrown", "left");
 		container.start();
@@ -327,8 +327,8 @@ class DelayedListenerContainerTests {
 		List<Object> events = new CopyOnWriteArrayList<>();
 		AtomicInteger stops = new AtomicInteger();
 		DefaultDelayedListenerContainerFactory factory = factory();
-		factory.setIdleEventInterval(Duration.ofMillis(200));
-		factory.setApplicationEventPublisher((event) -> {
+		factory.getContainerProperties().setIdleEventInterval(Duration.ofMillis(200));
+		factory.getContainerProperties().setEventPublisher((event) -> {
 			events.add(event);
 			if (event instanceof DelayedListenerIdleEvent idle && stops.incrementAndGet() == 1) {
 				// on the consumer thread: must not wait for that thread to end
@@ -338,7 +338,7 @@ class DelayedListenerContainerTests {
 		Method method = ReflectionUtils.findMethod(ScriptedListener.class, "on", DelayedJob.class);
 		DelayedListenerContainer idle = factory.createContainer(new MethodDelayedListenerEndpoint("idle", TOPIC,
 				this.listener, method, "idleListener", 1, Duration.ofSeconds(30), null, true, null, null, null, List.of(),
-				null, List.of(), null));
+				null, List.of(), null, null));
 		this.containers.add(idle);
 		idle.start();
 		// far sooner than the 5 s the consumer thread would wait to join itself
@@ -349,9 +349,9 @@ class DelayedListenerContainerTests {
 		// a handler that stops its own container: its job still succeeds and is finished
 		DelayedListenerContainer[] self = new DelayedListenerContainer[1];
 		this.listener.behaviour = (job) -> self[0].stop();
-		factory.setIdleEventInterval(null);
+		factory.getContainerProperties().setIdleEventInterval(null);
 		self[0] = factory.createContainer(new MethodDelayedListenerEndpoint("self", TOPIC, this.listener, method,
-				"selfListener", 2, Duration.ofSeconds(30), null, true, null, null, null, List.of(), null, List.of(), null));
+				"selfListener", 2, Duration.ofSeconds(30), null, true, null, null, null, List.of(), null, List.of(), null, null));
 		this.containers.add(self[0]);
 		schedule("stopper");
 		self[0].start();
@@ -376,7 +376,7 @@ class DelayedListenerContainerTests {
 		Method method = ReflectionUtils.findMethod(ScriptedListener.class, "on", DelayedJob.class);
 		io.github.delayqueue.config.DelayedListenerEndpointRegistry registry = new io.github.delayqueue.config.DelayedListenerEndpointRegistry();
 		self[0] = registry.registerListenerContainer(new MethodDelayedListenerEndpoint("stopping", TOPIC, this.listener,
-				method, "stoppingListener", 1, Duration.ofSeconds(30), null, true, null, null, null, List.of(), null, List.of(), null),
+				method, "stoppingListener", 1, Duration.ofSeconds(30), null, true, null, null, null, List.of(), null, List.of(), null, null),
 				factory);
 		this.containers.add(self[0]);
 		registry.start();
@@ -522,12 +522,12 @@ class DelayedListenerContainerTests {
 	@Test
 	void oneEndpointsOwnSettingsLeaveTheFactorysForTheNextContainer() {
 		DefaultDelayedListenerContainerFactory factory = factory();
-		factory.setConcurrency(3);
-		factory.setAutoStartup(false);
-		factory.setIdleEventInterval(Duration.ofSeconds(7));
+		factory.getContainerProperties().setConcurrency(3);
+		factory.getContainerProperties().setAutoStartup(false);
+		factory.getContainerProperties().setIdleEventInterval(Duration.ofSeconds(7));
 		DelayedJobInterceptor shared = new Recording("shared", new CopyOnWriteArrayList<>(), null);
 		DelayedJobInterceptor own = new Recording("own", new CopyOnWriteArrayList<>(), null);
-		factory.setInterceptors(List.of(shared));
+		factory.getContainerProperties().setInterceptors(List.of(shared));
 		io.github.delayqueue.config.SimpleDelayedListenerEndpoint<String> first = new io.github.delayqueue.config.SimpleDelayedListenerEndpoint<>(
 				"first", TOPIC, String.class, (job) -> { });
 		first.setConcurrency(9);
@@ -558,12 +558,12 @@ class DelayedListenerContainerTests {
 
 	private DelayedListenerContainer startIntercepted(Integer maxAttempts, DelayedJobInterceptor... interceptors) {
 		DefaultDelayedListenerContainerFactory factory = factory();
-		factory.setInterceptors(List.of(interceptors[0]));
+		factory.getContainerProperties().setInterceptors(List.of(interceptors[0]));
 		Method method = ReflectionUtils.findMethod(ScriptedListener.class, "on", DelayedJob.class);
 		// the first interceptor is the factory's, the others the listener's own
 		DelayedListenerContainer container = factory.createContainer(new MethodDelayedListenerEndpoint("intercepted",
 				TOPIC, this.listener, method, "interceptedListener", 1, Duration.ofSeconds(30), maxAttempts, true, null,
-				null, null, List.of(), null, List.of(interceptors).subList(1, interceptors.length), null));
+				null, null, List.of(), null, List.of(interceptors).subList(1, interceptors.length), null, null));
 		this.containers.add(container);
 		container.start();
 		return container;
@@ -641,7 +641,7 @@ class DelayedListenerContainerTests {
 		Method method = ReflectionUtils.findMethod(ScriptedListener.class, "on", DelayedJob.class);
 		DelayedListenerContainer container = factory.createContainer(new MethodDelayedListenerEndpoint("scripted",
 				TOPIC, this.listener, method, "scriptedListener", 1, ttr, maxAttempts, true, null, null, null,
-				List.of(), null, List.of(), null));
+				List.of(), null, List.of(), null, null));
 		this.containers.add(container);
 		container.start();
 		return container;
@@ -656,7 +656,7 @@ class DelayedListenerContainerTests {
 				this.operations.operations(), this.context.getBean(JobPayloadConverter.class));
 		factory.setBackOffInitial(Duration.ofMillis(100));
 		factory.setBackOffJitter(Duration.ZERO);
-		factory.setShutdownTimeout(Duration.ofSeconds(10));
+		factory.getContainerProperties().setShutdownTimeout(Duration.ofSeconds(10));
 		return factory;
 	}
 
@@ -732,7 +732,7 @@ class DelayedListenerContainerTests {
 		Method method = ReflectionUtils.findMethod(DelayedListenerContainerTests.ScriptedListener.class, "on",
 				DelayedJob.class);
 		DelayedListenerContainer container = factory.createContainer(new MethodDelayedListenerEndpoint("restart", TOPIC, this.listener, method,
-				"restartListener", 1, Duration.ofSeconds(30), null, true, null, null, null, List.of(), null, List.of(), null));
+				"restartListener", 1, Duration.ofSeconds(30), null, true, null, null, null, List.of(), null, List.of(), null, null));
 		this.containers.add(container);
 		return container;
 	}

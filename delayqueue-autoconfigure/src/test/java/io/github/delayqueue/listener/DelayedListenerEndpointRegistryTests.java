@@ -289,7 +289,7 @@ class DelayedListenerEndpointRegistryTests {
 		DelayedListenerContainerFactory factory = context.getBean(DelayedListenerContainerFactory.class);
 		MethodDelayedListenerEndpoint twoPayloads = new MethodDelayedListenerEndpoint("two", "two", new TwoPayloads(),
 				TwoPayloads.class.getMethod("on", String.class, String.class), "twoPayloads", null, null, null, null,
-				null, null, null, List.of(), null, List.of(), null);
+				null, null, null, List.of(), null, List.of(), null, null);
 		assertThatExceptionOfType(InvalidDelayedListenerException.class)
 			.isThrownBy(() -> registry.registerListenerContainer(twoPayloads, factory))
 			.withMessageContaining("has 2 payload parameters");

@@ -26,40 +26,39 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
-import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
-import org.springframework.beans.factory.config.AutowireCapableBeanFactory;
 import org.springframework.beans.factory.config.BeanPostProcessor;
-import org.springframework.beans.factory.config.ConfigurableBeanFactory;
-import org.springframework.format.datetime.standard.DurationFormatterUtils;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.MethodParameter;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.core.convert.TypeDescriptor;
+import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.format.support.DefaultFormattingConversionService;
 import org.springframework.messaging.MessageHeaders;
 import org.springframework.messaging.handler.annotation.Header;
+import org.springframework.util.Assert;
 import org.springframework.util.StringUtils;
 
 /**
- * Finds {@link DelayedListener} methods on beans and registers an endpoint for each; the
- * containers are created once every singleton exists (after the {@link DelayedListenerConfigurer}
- * beans) and started by the {@link DelayedListenerEndpointRegistry}. A listener that cannot
- * work fails start-up with an {@link InvalidDelayedListenerException}.
+ * Registers an endpoint for each {@link DelayedListener} method of the beans; the containers
+ * are created once every singleton exists, after the {@link DelayedListenerConfigurer} beans
+ * ran, and started by the {@link DelayedListenerEndpointRegistry}. A listener that cannot run
+ * fails start-up with an {@link InvalidDelayedListenerException}.
  */
 public class DelayedListenerAnnotationBeanPostProcessor
 		implements BeanPostProcessor, BeanFactoryAware, SmartInitializingSingleton, Ordered {
 
-	/** Converts header values as a listener's default message handler method factory does. */
+	// converts header values as a listener's message handler method factory does
 	private static final DefaultFormattingConversionService HEADER_CONVERSION = new DefaultFormattingConversionService();
 
 	private final Set<Class<?>> nonAnnotatedClasses = ConcurrentHashMap.newKeySet();
 
 	private final DelayedListenerEndpointRegistrar registrar = new DelayedListenerEndpointRegistrar();
 
-	private @Nullable BeanFactory beanFactory;
+	private @Nullable ConfigurableListableBeanFactory beanFactory;
 
 	@Override
 	public int getOrder() {
@@ -68,7 +67,8 @@ public class DelayedListenerAnnotationBeanPostProcessor
 
 	@Override
 	public void setBeanFactory(BeanFactory beanFactory) {
-		this.beanFactory = beanFactory;
+		Assert.isInstanceOf(ConfigurableListableBeanFactory.class, beanFactory);
+		this.beanFactory = (ConfigurableListableBeanFactory) beanFactory;
 		this.registrar.setBeanFactory(beanFactory);
 	}
 
@@ -104,13 +104,11 @@ public class DelayedListenerAnnotationBeanPostProcessor
 	@Override
 	@SuppressWarnings("NullAway") // the bean factory is set (BeanFactoryAware) before singletons are made
 	public void afterSingletonsInstantiated() {
+		this.registrar.setEndpointRegistry(this.beanFactory
+			.getBean(DelayedListenerBootstrapConfiguration.REGISTRY_BEAN_NAME, DelayedListenerEndpointRegistry.class));
 		this.beanFactory.getBeanProvider(DelayedListenerConfigurer.class)
 			.orderedStream()
 			.forEach((configurer) -> configurer.configureDelayedListeners(this.registrar));
-		if (this.registrar.getEndpointRegistry() == null) {
-			this.registrar.setEndpointRegistry(this.beanFactory.getBean(
-					DelayedListenerBootstrapConfiguration.REGISTRY_BEAN_NAME, DelayedListenerEndpointRegistry.class));
-		}
 		this.registrar.registerAllEndpoints();
 	}
 
@@ -131,51 +129,43 @@ public class DelayedListenerAnnotationBeanPostProcessor
 		Integer maxAttempts = parse(listener.maxAttempts(), where, "maxAttempts", "a whole number, at least 1",
 				(text) -> JobConstraints.maxAttempts(Integer.parseInt(text)));
 		Boolean autoStartup = parse(listener.autoStartup(), where, "autoStartup", "true or false", (text) -> {
-			if (!text.equalsIgnoreCase("true") && !text.equalsIgnoreCase("false")) {
-				throw new IllegalArgumentException("not a boolean");
-			}
+			Assert.isTrue(text.equalsIgnoreCase("true") || text.equalsIgnoreCase("false"), "not a boolean");
 			return Boolean.valueOf(text);
 		});
-		Duration backOffInitial = parse(listener.backOffInitial(), where, "backOffInitial", "a positive duration",
-				(text) -> JobConstraints.positive("backOffInitial", DurationFormatterUtils.detectAndParse(text),
-						JobConstraints.MAX_DELAY));
 		Double backOffMultiplier = parse(listener.backOffMultiplier(), where, "backOffMultiplier",
 				"a number of at least 1", (text) -> {
 					double value = Double.parseDouble(text);
-					if (!(value >= 1)) {
-						throw new IllegalArgumentException("below 1");
-					}
+					Assert.isTrue(value >= 1, "below 1");
 					return value;
 				});
-		Duration backOffMax = parse(listener.backOffMax(), where, "backOffMax", "a positive duration",
-				(text) -> JobConstraints.positive("backOffMax", DurationFormatterUtils.detectAndParse(text),
-						JobConstraints.MAX_DELAY));
 		RateLimit rateLimit = parse(listener.rateLimit(), where, "rateLimit",
 				"<permits>/<interval> such as 50/1s, 100/s or 600/1m (1 to 100000 per 1s to 1d)", RateLimit::parse);
 		String containerFactory = resolve(listener.containerFactory(), where, "containerFactory");
 		return new MethodDelayedListenerEndpoint(id, topic, bean, method, beanName, concurrency, ttr, maxAttempts,
-				autoStartup, backOffInitial, backOffMultiplier, backOffMax, List.of(listener.noRetryFor()),
+				autoStartup, backOff(listener.backOffInitial(), where, "backOffInitial"), backOffMultiplier,
+				backOff(listener.backOffMax(), where, "backOffMax"), List.of(listener.noRetryFor()),
 				StringUtils.hasText(containerFactory) ? containerFactory : null, interceptors(listener, where),
-				rateLimit);
+				rateLimit, null);
+	}
+
+	private @Nullable Duration backOff(String value, String where, String attribute) {
+		return parse(value, where, attribute, "a positive duration", (text) -> JobConstraints.positive(attribute,
+				DurationFormatterUtils.detectAndParse(text), JobConstraints.MAX_DELAY));
 	}
 
 	/** The listener's own interceptors, each made by the bean factory for this listener. */
+	@SuppressWarnings("NullAway") // the bean factory is set (BeanFactoryAware) before beans are post-processed
 	private List<DelayedJobInterceptor> interceptors(DelayedListener listener, String where) {
 		List<DelayedJobInterceptor> interceptors = new ArrayList<>();
 		for (Class<? extends DelayedJobInterceptor> type : listener.interceptors()) {
-			if (!(this.beanFactory instanceof AutowireCapableBeanFactory factory)) {
-				throw new InvalidDelayedListenerException(where, "names interceptors, but the bean factory cannot make them",
-						"set them on the container factory instead", null);
-			}
-			if (factory instanceof ListableBeanFactory beans
-					&& beans.getBeanNamesForType(type, true, false).length > 0) {
+			if (this.beanFactory.getBeanNamesForType(type, true, false).length > 0) {
 				throw new InvalidDelayedListenerException(where,
 						"names interceptor " + type.getName() + ", which is a bean: every interceptor bean runs for"
 								+ " every listener already, so it would run twice for this one",
 						"remove it from interceptors, or do not declare it as a bean", null);
 			}
 			try {
-				interceptors.add(factory.createBean(type));
+				interceptors.add(this.beanFactory.createBean(type));
 			}
 			catch (BeansException ex) {
 				throw new InvalidDelayedListenerException(where,
@@ -191,24 +181,20 @@ public class DelayedListenerAnnotationBeanPostProcessor
 			throw new InvalidDelayedListenerException(where, "takes no parameters", "declare the payload parameter"
 					+ " (such as 'OrderClose payload') and/or a 'DelayedJob<OrderClose> job' parameter", null);
 		}
+		// payload parameters are counted at registration: custom argument resolvers may bind some
 		for (int i = 0; i < method.getParameterCount(); i++) {
 			MethodParameter parameter = new MethodParameter(method, i);
-			if (parameter.hasParameterAnnotation(Header.class)) {
-				checkHeader(parameter, where);
+			Header header = parameter.getParameterAnnotation(Header.class);
+			if (header != null) {
+				checkHeader(parameter, header, where);
 			}
 		}
-		// payload parameters are counted at registration: custom argument resolvers may bind some
 	}
 
 	/** Refuses a {@code @Header} parameter that could never be bound. */
-	@SuppressWarnings("NullAway") // called for parameters with @Header only
-	private static void checkHeader(MethodParameter parameter, String where) {
-		Header header = parameter.getParameterAnnotation(Header.class);
+	private static void checkHeader(MethodParameter parameter, Header header, String where) {
 		String name = MethodDelayedListenerEndpoint.headerName(parameter, header);
-		if (name == null) {
-			return;
-		}
-		if (MessageHeaders.ID.equals(name) || MessageHeaders.TIMESTAMP.equals(name)) {
+		if (name == null || MessageHeaders.ID.equals(name) || MessageHeaders.TIMESTAMP.equals(name)) {
 			return;
 		}
 		Class<?> type = DelayQueueHeaders.typeOf(name);
@@ -243,29 +229,22 @@ public class DelayedListenerAnnotationBeanPostProcessor
 		}
 	}
 
+	@SuppressWarnings("NullAway") // the bean factory is set (BeanFactoryAware) before beans are post-processed
 	private @Nullable String resolve(String value, String where, String attribute) {
-		if (!StringUtils.hasText(value) || !(this.beanFactory instanceof ConfigurableBeanFactory configurable)) {
+		if (!StringUtils.hasText(value)) {
 			return value;
 		}
-		String resolved;
 		try {
-			resolved = configurable.resolveEmbeddedValue(value);
+			String resolved = this.beanFactory.resolveEmbeddedValue(value);
+			// without a strict placeholder configurer, unresolvable placeholders are left as they are
+			Assert.isTrue(resolved == null || !resolved.contains("${"), "no such property");
+			return resolved;
 		}
 		catch (IllegalArgumentException ex) {
-			throw unresolvable(where, attribute, value, ex.getMessage(), ex);
+			throw new InvalidDelayedListenerException(where,
+					"has " + attribute + " \"" + value + "\", which cannot be resolved (" + ex.getMessage() + ")",
+					"define the property or give the placeholder a default, such as ${name:default}", ex);
 		}
-		// without a strict placeholder configurer, unresolvable placeholders are left as they are
-		if (resolved != null && resolved.contains("${")) {
-			throw unresolvable(where, attribute, value, "no such property", null);
-		}
-		return resolved;
-	}
-
-	private static InvalidDelayedListenerException unresolvable(String where, String attribute, String value,
-			@Nullable String reason, @Nullable Exception cause) {
-		return new InvalidDelayedListenerException(where,
-				"has " + attribute + " \"" + value + "\", which cannot be resolved (" + reason + ")",
-				"define the property or give the placeholder a default, such as ${name:default}", cause);
 	}
 
 	private <T> @Nullable T parse(String value, String where, String attribute, String rule,

@@ -9,7 +9,6 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.stream.Stream;
 
-import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobPayloadConverter;
@@ -22,12 +21,8 @@ import io.github.delayqueue.listener.DelayedJobHandler;
 import io.github.delayqueue.listener.DelayedJobInterceptor;
 import io.github.delayqueue.listener.DelayedJobRecoverer;
 import io.github.delayqueue.listener.DelayedListenerContainer;
-import io.github.delayqueue.listener.JobPayloadMessageConverter;
-import io.github.delayqueue.micrometer.DelayedListenerObservationConvention;
-import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory;
 import org.springframework.util.Assert;
 import org.springframework.util.backoff.ExponentialBackOff;
@@ -36,7 +31,7 @@ import org.springframework.util.backoff.ExponentialBackOff;
  * The default {@link DelayedListenerContainerFactory}: method arguments resolved by a
  * {@link DefaultMessageHandlerMethodFactory}, failed jobs settled by a
  * {@link DefaultDelayedJobErrorHandler} per listener unless an error handler is set. Its
- * settings are the defaults of every listener; {@link ContainerProperties} checks them.
+ * settings are every listener's defaults.
  */
 public class DefaultDelayedListenerContainerFactory implements DelayedListenerContainerFactory {
 
@@ -46,12 +41,10 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 
 	private final DefaultMessageHandlerMethodFactory methodFactory = new DefaultMessageHandlerMethodFactory();
 
-	// the settings every container starts from; the endpoint's own override them
+	// every container's settings before the endpoint's own
 	private final ContainerProperties containerProperties = new ContainerProperties("template", "template");
 
 	private final ExponentialBackOff backOff = ContainerProperties.defaultBackOff();
-
-	private List<Class<? extends Throwable>> noRetryFor = List.of();
 
 	private @Nullable DelayedJobRecoverer recoverer;
 
@@ -60,34 +53,28 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	private @Nullable Function<String, ThreadFactory> threadFactories;
 
 	/**
-	 * Create a factory of containers that use the given operations and payload converter.
+	 * Create a factory of containers on the given queue.
 	 * @param operations the queue's operations
-	 * @param converter the payload converter
+	 * @param converter reads the payloads
 	 */
 	public DefaultDelayedListenerContainerFactory(DelayQueueOperations operations, JobPayloadConverter converter) {
 		Assert.notNull(operations, "operations must not be null");
 		Assert.notNull(converter, "converter must not be null");
 		this.operations = operations;
-		this.jobs = new DelayedJobArgumentResolver(operations, new JobPayloadMessageConverter(converter));
-		this.methodFactory.setMessageConverter(this.jobs.getConverter());
+		this.jobs = new DelayedJobArgumentResolver(operations, converter);
+		this.methodFactory.setMessageConverter(this.jobs);
 		this.methodFactory.setCustomArgumentResolvers(List.of(this.jobs));
 		this.methodFactory.afterPropertiesSet();
 	}
 
 	/**
-	 * Set the handlers at once per listener unless it says otherwise; default 1.
-	 * @param concurrency the handlers per listener
+	 * Return the settings every container starts from, such as the concurrency, the
+	 * interceptors and the observation registry; a listener's own settings override them. The
+	 * error handler and the thread factory are this factory's.
+	 * @return the settings
 	 */
-	public void setConcurrency(int concurrency) {
-		this.containerProperties.setConcurrency(concurrency);
-	}
-
-	/**
-	 * Set whether containers start with the context unless a listener says otherwise.
-	 * @param autoStartup {@code false} to start containers by hand
-	 */
-	public void setAutoStartup(boolean autoStartup) {
-		this.containerProperties.setAutoStartup(autoStartup);
+	public ContainerProperties getContainerProperties() {
+		return this.containerProperties;
 	}
 
 	/**
@@ -125,22 +112,6 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	}
 
 	/**
-	 * Set how long stopping waits for running handlers; default 20 s.
-	 * @param shutdownTimeout the longest wait, not negative
-	 */
-	public void setShutdownTimeout(Duration shutdownTimeout) {
-		this.containerProperties.setShutdownTimeout(shutdownTimeout);
-	}
-
-	/**
-	 * Set the exceptions never retried by any listener.
-	 * @param noRetryFor the exception types
-	 */
-	public void setNoRetryFor(List<Class<? extends Throwable>> noRetryFor) {
-		this.noRetryFor = List.copyOf(noRetryFor);
-	}
-
-	/**
 	 * Set the recoverer of exhausted jobs instead of dead-lettering them in Redis.
 	 * @param recoverer the recoverer, or {@code null} to dead-letter in Redis
 	 */
@@ -158,64 +129,6 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	}
 
 	/**
-	 * Set the observer of each handler call.
-	 * @param observer the observer, or {@code null} for none
-	 */
-	public void setObserver(@Nullable DelayQueueObserver observer) {
-		this.containerProperties.setObserver(observer);
-	}
-
-	/**
-	 * Set the interceptors around each job of every listener, run before a listener's own.
-	 * @param interceptors the interceptors
-	 */
-	public void setInterceptors(List<DelayedJobInterceptor> interceptors) {
-		this.containerProperties.setInterceptors(interceptors);
-	}
-
-	/**
-	 * Set the publisher of the containers' {@link io.github.delayqueue.listener.DelayedListenerContainerEvent}s.
-	 * @param eventPublisher the publisher (the application context), or {@code null}
-	 */
-	public void setApplicationEventPublisher(@Nullable ApplicationEventPublisher eventPublisher) {
-		this.containerProperties.setEventPublisher(eventPublisher);
-	}
-
-	/**
-	 * Set after how long without a job a container publishes a
-	 * {@link io.github.delayqueue.listener.DelayedListenerIdleEvent}; default never.
-	 * @param idleEventInterval the interval, positive, or {@code null} for never
-	 */
-	public void setIdleEventInterval(@Nullable Duration idleEventInterval) {
-		this.containerProperties.setIdleEventInterval(idleEventInterval);
-	}
-
-	/**
-	 * Set whether a {@link io.github.delayqueue.listener.DelayedJobOutcomeEvent} is published
-	 * for each job; default off.
-	 * @param outcomeEvents {@code true} to publish them
-	 */
-	public void setOutcomeEvents(boolean outcomeEvents) {
-		this.containerProperties.setOutcomeEvents(outcomeEvents);
-	}
-
-	/**
-	 * Set the registry each job is observed in; default none: not observed.
-	 * @param observationRegistry the registry, or {@code null}
-	 */
-	public void setObservationRegistry(@Nullable ObservationRegistry observationRegistry) {
-		this.containerProperties.setObservationRegistry(observationRegistry);
-	}
-
-	/**
-	 * Set a convention of its own for the listeners' observations.
-	 * @param observationConvention the convention, or {@code null}
-	 */
-	public void setObservationConvention(@Nullable DelayedListenerObservationConvention observationConvention) {
-		this.containerProperties.setObservationConvention(observationConvention);
-	}
-
-	/**
 	 * Set how each container's thread factory is made from a thread-name prefix.
 	 * @param threadFactories the function
 	 */
@@ -226,9 +139,6 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	@Override
 	public DelayedListenerContainer createContainer(DelayedListenerEndpoint endpoint) {
 		Assert.notNull(endpoint, "endpoint must not be null");
-		if (endpoint instanceof MethodDelayedListenerEndpoint method) {
-			method.checkPayloadParameters(List.of());
-		}
 		ContainerProperties properties = new ContainerProperties(endpoint.id(), endpoint.topic(),
 				this.containerProperties);
 		setIfNotNull(endpoint.concurrency(), properties::setConcurrency);
@@ -243,7 +153,6 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 		interceptors.addAll(endpoint.interceptors());
 		properties.setInterceptors(interceptors);
 		DelayedJobHandler handler = endpoint.createHandler(this.methodFactory, this.jobs);
-		Assert.state(handler != null, () -> endpoint.describe() + " made no handler");
 		if (endpoint.rateLimit() != null) {
 			try {
 				this.operations.limitRate(endpoint.topic(), endpoint.rateLimit());
@@ -256,7 +165,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 		return new DefaultDelayedListenerContainer(properties, this.operations, handler);
 	}
 
-	/** The factory's error handler, or the default one with the listener's settings over the factory's. */
+	/** The factory's error handler, or a default one with the listener's settings over the factory's. */
 	private DelayedJobErrorHandler errorHandler(DelayedListenerEndpoint endpoint) {
 		if (this.errorHandler != null) {
 			List<String> set = Stream.of((endpoint.backOffInitial() != null) ? "backOffInitial" : null,
@@ -280,9 +189,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 				(endpoint.backOffMultiplier() != null) ? endpoint.backOffMultiplier() : this.backOff.getMultiplier());
 		backOff.setMaxInterval(millis(endpoint.backOffMax(), this.backOff.getMaxInterval()));
 		backOff.setJitter(Math.min(this.backOff.getJitter(), backOff.getInitialInterval()));
-		List<Class<? extends Throwable>> noRetry = new ArrayList<>(this.noRetryFor);
-		noRetry.addAll(endpoint.noRetryFor());
-		return new DefaultDelayedJobErrorHandler(backOff, noRetry, this.recoverer);
+		return new DefaultDelayedJobErrorHandler(backOff, endpoint.noRetryFor(), this.recoverer);
 	}
 
 	private static <T> void setIfNotNull(@Nullable T value, Consumer<T> setter) {

@@ -1,13 +1,9 @@
 package io.github.delayqueue.config;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.listener.DelayedJobArgumentResolver;
-import io.github.delayqueue.listener.DelayedJobHandler;
-import io.github.delayqueue.listener.DelayedJobInterceptor;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanFactory;
@@ -18,10 +14,10 @@ import org.springframework.util.Assert;
 import org.springframework.validation.Validator;
 
 /**
- * Collects endpoints during start-up and hands them, with their container factory, to the
- * {@link DelayedListenerEndpointRegistry}; an endpoint registered once the containers exist is
- * handed over at once. A validator, custom argument resolvers or a message-handler-method
- * factory set here apply to the endpoints registered here.
+ * Collects endpoints during start-up and registers them, with their container factory, in the
+ * {@link DelayedListenerEndpointRegistry}; an endpoint added once the containers exist is
+ * registered at once. A validator, custom argument resolvers or a message-handler-method
+ * factory set here apply to the listener methods registered here.
  */
 public class DelayedListenerEndpointRegistrar {
 
@@ -42,14 +38,14 @@ public class DelayedListenerEndpointRegistrar {
 
 	private List<HandlerMethodArgumentResolver> customMethodArgumentResolvers = List.of();
 
-	// set once registerAllEndpoints has run: later endpoints are registered at once
+	// once registerAllEndpoints has run, endpoints are registered as they are added
 	private boolean registered;
 
 	private record Registration(DelayedListenerEndpoint endpoint, @Nullable DelayedListenerContainerFactory factory) {
 	}
 
 	/**
-	 * Set the registry the endpoints are registered with.
+	 * Set the registry the endpoints are registered in.
 	 * @param registry the registry
 	 */
 	public void setEndpointRegistry(DelayedListenerEndpointRegistry registry) {
@@ -57,15 +53,7 @@ public class DelayedListenerEndpointRegistrar {
 	}
 
 	/**
-	 * Return the registry the endpoints are registered with.
-	 * @return the registry, or {@code null} before one is set
-	 */
-	public @Nullable DelayedListenerEndpointRegistry getEndpointRegistry() {
-		return this.registry;
-	}
-
-	/**
-	 * Set the factory used by endpoints that name none.
+	 * Set the factory of the endpoints that name none.
 	 * @param containerFactory the factory
 	 */
 	public void setContainerFactory(DelayedListenerContainerFactory containerFactory) {
@@ -98,7 +86,7 @@ public class DelayedListenerEndpointRegistrar {
 	}
 
 	/**
-	 * Set resolvers for listener method parameters, asked after the job's and before the payload's.
+	 * Set resolvers of listener method parameters, asked after the job's and before the payload's.
 	 * @param resolvers the resolvers
 	 */
 	public void setCustomMethodArgumentResolvers(HandlerMethodArgumentResolver... resolvers) {
@@ -122,16 +110,13 @@ public class DelayedListenerEndpointRegistrar {
 	public void registerEndpoint(DelayedListenerEndpoint endpoint, @Nullable DelayedListenerContainerFactory factory) {
 		Assert.notNull(endpoint, "endpoint must not be null");
 		Registration registration = new Registration(endpoint, factory);
-		boolean now;
 		synchronized (this.endpoints) {
-			now = this.registered;
-			if (!now) {
+			if (!this.registered) {
 				this.endpoints.add(registration);
+				return;
 			}
 		}
-		if (now) {
-			register(registration);
-		}
+		register(registration);
 	}
 
 	/**
@@ -175,119 +160,32 @@ public class DelayedListenerEndpointRegistrar {
 		return this.beanFactory.getBean(name, DelayedListenerContainerFactory.class);
 	}
 
-	/** The endpoint with its arguments resolved as this registrar says, when it says anything. */
+	/** A listener method endpoint with its arguments resolved as this registrar says. */
 	private DelayedListenerEndpoint customized(DelayedListenerEndpoint endpoint) {
-		if (this.messageHandlerMethodFactory == null && this.validator == null
-				&& this.customMethodArgumentResolvers.isEmpty()) {
+		if (!(endpoint instanceof MethodDelayedListenerEndpoint method) || (this.messageHandlerMethodFactory == null
+				&& this.validator == null && this.customMethodArgumentResolvers.isEmpty())) {
 			return endpoint;
 		}
-		if (endpoint instanceof MethodDelayedListenerEndpoint method && this.messageHandlerMethodFactory == null) {
+		if (this.messageHandlerMethodFactory == null) {
 			method.checkPayloadParameters(this.customMethodArgumentResolvers);
 		}
-		return new CustomizedEndpoint(endpoint, this.messageHandlerMethodFactory, this.validator,
-				this.customMethodArgumentResolvers);
+		return method.withMethodFactory(this::methodFactory);
 	}
 
-	/** An endpoint whose handler is made with the registrar's argument resolution. */
-	private record CustomizedEndpoint(DelayedListenerEndpoint endpoint,
-			@Nullable MessageHandlerMethodFactory methodFactory, @Nullable Validator validator,
-			List<HandlerMethodArgumentResolver> resolvers) implements DelayedListenerEndpoint {
-
-		@Override
-		public DelayedJobHandler createHandler(MessageHandlerMethodFactory containerFactorys,
-				DelayedJobArgumentResolver jobs) {
-			MessageHandlerMethodFactory factory = this.methodFactory;
-			if (factory == null) {
-				DefaultMessageHandlerMethodFactory made = new DefaultMessageHandlerMethodFactory();
-				made.setMessageConverter(jobs.getConverter());
-				List<HandlerMethodArgumentResolver> all = new ArrayList<>();
-				all.add(jobs);
-				all.addAll(this.resolvers);
-				made.setCustomArgumentResolvers(all);
-				if (this.validator != null) {
-					made.setValidator(this.validator);
-				}
-				made.afterPropertiesSet();
-				factory = made;
-			}
-			return this.endpoint.createHandler(factory, jobs);
+	private MessageHandlerMethodFactory methodFactory(DelayedJobArgumentResolver jobs) {
+		if (this.messageHandlerMethodFactory != null) {
+			return this.messageHandlerMethodFactory;
 		}
-
-		@Override
-		public String id() {
-			return this.endpoint.id();
+		DefaultMessageHandlerMethodFactory factory = new DefaultMessageHandlerMethodFactory();
+		factory.setMessageConverter(jobs);
+		List<HandlerMethodArgumentResolver> resolvers = new ArrayList<>(List.of(jobs));
+		resolvers.addAll(this.customMethodArgumentResolvers);
+		factory.setCustomArgumentResolvers(resolvers);
+		if (this.validator != null) {
+			factory.setValidator(this.validator);
 		}
-
-		@Override
-		public String topic() {
-			return this.endpoint.topic();
-		}
-
-		@Override
-		public String describe() {
-			return this.endpoint.describe();
-		}
-
-		@Override
-		public @Nullable Integer concurrency() {
-			return this.endpoint.concurrency();
-		}
-
-		@Override
-		public @Nullable Duration ttr() {
-			return this.endpoint.ttr();
-		}
-
-		@Override
-		public @Nullable Integer maxAttempts() {
-			return this.endpoint.maxAttempts();
-		}
-
-		@Override
-		public @Nullable RateLimit rateLimit() {
-			return this.endpoint.rateLimit();
-		}
-
-		@Override
-		public @Nullable Boolean autoStartup() {
-			return this.endpoint.autoStartup();
-		}
-
-		@Override
-		public @Nullable Duration backOffInitial() {
-			return this.endpoint.backOffInitial();
-		}
-
-		@Override
-		public @Nullable Double backOffMultiplier() {
-			return this.endpoint.backOffMultiplier();
-		}
-
-		@Override
-		public @Nullable Duration backOffMax() {
-			return this.endpoint.backOffMax();
-		}
-
-		@Override
-		public List<Class<? extends Throwable>> noRetryFor() {
-			return this.endpoint.noRetryFor();
-		}
-
-		@Override
-		public @Nullable String containerFactory() {
-			return this.endpoint.containerFactory();
-		}
-
-		@Override
-		public List<DelayedJobInterceptor> interceptors() {
-			return this.endpoint.interceptors();
-		}
-
-		@Override
-		public boolean exclusive() {
-			return this.endpoint.exclusive();
-		}
-
+		factory.afterPropertiesSet();
+		return factory;
 	}
 
 }

@@ -23,8 +23,8 @@ import org.springframework.util.StringUtils;
 
 /**
  * Holds every listener container and is their one {@link SmartLifecycle}: containers start
- * after everything else (phase {@value #PHASE}) and stop first, in parallel. At run time it
- * registers endpoints, and starts, stops and removes containers by id.
+ * after everything else (phase {@value #PHASE}) and stop first, in parallel. Containers can be
+ * registered, started, stopped and removed by id at run time.
  */
 public class DelayedListenerEndpointRegistry implements SmartLifecycle, DisposableBean {
 
@@ -33,28 +33,27 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 
 	private final Map<String, DelayedListenerContainer> containers = new LinkedHashMap<>();
 
-	/** The endpoints of {@link #containers}, by id. */
 	private final Map<String, DelayedListenerEndpoint> endpoints = new LinkedHashMap<>();
 
 	private volatile boolean running;
 
-	// set when the registry stops (the context closes), cleared when it starts
+	// set by stop, cleared by start
 	private boolean stopped;
 
-	// the starts under way, entered in the locked block that decides the start
+	// starts under way, each entered while holding the lock that decided it
 	private final List<Start> starting = new ArrayList<>();
 
-	// unregistered containers whose stop has not ended; the registry's stop waits for them
+	// unregistered containers still stopping; the registry's stop waits for them
 	private final Set<DelayedListenerContainer> unregistering = new HashSet<>();
 
 	private record Start(Thread thread, DelayedListenerContainer container) {
 	}
 
 	/**
-	 * Create and register the container of an endpoint, started when the registry runs and
-	 * the container starts by itself.
+	 * Create and register an endpoint's container; it starts when the registry runs and the
+	 * container starts by itself.
 	 * @param endpoint the endpoint
-	 * @param factory the factory that makes its container
+	 * @param factory the factory of its container
 	 * @return the container
 	 * @throws InvalidDelayedListenerException when the endpoint is invalid, its id is taken or
 	 * its topic exclusive; nothing is registered then
@@ -75,7 +74,7 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 					"has an invalid topic (" + ex.getMessage() + ")", "fix the topic", ex);
 		}
 		checkFree(endpoint);
-		// made outside the lock: the factory and the endpoint run foreign code
+		// made outside the lock: the factory runs foreign code
 		DelayedListenerContainer container = factory.createContainer(endpoint);
 		if (container == null || !id.equals(container.getId())) {
 			throw new InvalidDelayedListenerException(endpoint.describe(),
@@ -125,17 +124,14 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 		}
 	}
 
-	/** Enters a start, so that a stop or an unregister meanwhile waits for it. */
+	/** Enters a start: a stop or unregister meanwhile waits for it. */
 	private Start beginStart(DelayedListenerContainer container) {
 		Start start = new Start(Thread.currentThread(), container);
 		this.starting.add(start);
 		return start;
 	}
 
-	/**
-	 * Starts a container without the lock; stops it again when the registry stopped or it
-	 * was unregistered meanwhile.
-	 */
+	/** Starts outside the lock; stops again when the registry stopped or it was unregistered meanwhile. */
 	private void finishStart(Start start) {
 		DelayedListenerContainer container = start.container();
 		boolean stop;
@@ -197,8 +193,8 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	}
 
 	/**
-	 * Stop the container with an id and wait until it has stopped (not on a container's own
-	 * thread); it stays registered.
+	 * Stop the container with an id, waiting for it unless on a container's own thread; it
+	 * stays registered.
 	 * @param id the container's id
 	 * @throws IllegalArgumentException when no container has the id
 	 */
@@ -209,7 +205,7 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 
 	/**
 	 * Remove the container with an id and stop it as {@link #stopListenerContainer(String)}
-	 * does; its id may be registered again at once.
+	 * does; the id is free again at once.
 	 * @param id the container's id
 	 * @return the container, or {@code null} when no container has the id
 	 */
@@ -316,10 +312,7 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 		});
 	}
 
-	/**
-	 * Stops every container, unregistered ones still stopping included, after the starts
-	 * under way; runs the callback when all have stopped.
-	 */
+	/** Stops every container, unregistered ones still stopping included; the callback runs when all stopped. */
 	@Override
 	public void stop(Runnable callback) {
 		Collection<DelayedListenerContainer> running;
@@ -357,7 +350,7 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 
 	@Override
 	public void destroy() {
-		// also the containers started by id after the registry stopped, or before it started
+		// also containers started by id before the registry started
 		stop();
 	}
 

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.listener.DelayQueueHeaders;
@@ -47,26 +48,43 @@ import org.springframework.util.StringUtils;
  * @param containerFactory bean name of the container factory, or {@code null}
  * @param interceptors the listener's own interceptors, run after the container factory's
  * @param rateLimit the topic's rate limit, or {@code null}
+ * @param customMethodFactory makes the factory that resolves the method's arguments from the
+ * container's job resolver, or {@code null} for the container factory's
  */
 public record MethodDelayedListenerEndpoint(String id, String topic, Object bean, Method method, String beanName,
 		@Nullable Integer concurrency, @Nullable Duration ttr, @Nullable Integer maxAttempts,
 		@Nullable Boolean autoStartup, @Nullable Duration backOffInitial, @Nullable Double backOffMultiplier,
 		@Nullable Duration backOffMax, List<Class<? extends Throwable>> noRetryFor, @Nullable String containerFactory,
-		List<DelayedJobInterceptor> interceptors, @Nullable RateLimit rateLimit) implements DelayedListenerEndpoint {
+		List<DelayedJobInterceptor> interceptors, @Nullable RateLimit rateLimit,
+		@Nullable Function<DelayedJobArgumentResolver, MessageHandlerMethodFactory> customMethodFactory)
+		implements DelayedListenerEndpoint {
 
 	public MethodDelayedListenerEndpoint {
 		noRetryFor = List.copyOf(noRetryFor);
 		interceptors = List.copyOf(interceptors);
 	}
 
+	MethodDelayedListenerEndpoint withMethodFactory(
+			Function<DelayedJobArgumentResolver, MessageHandlerMethodFactory> customMethodFactory) {
+		return new MethodDelayedListenerEndpoint(this.id, this.topic, this.bean, this.method, this.beanName,
+				this.concurrency, this.ttr, this.maxAttempts, this.autoStartup, this.backOffInitial,
+				this.backOffMultiplier, this.backOffMax, this.noRetryFor, this.containerFactory, this.interceptors,
+				this.rateLimit, customMethodFactory);
+	}
+
 	/**
 	 * Makes the handler; a job without a header that a required {@code @Header} parameter
 	 * names fails without a retry ({@link MethodArgumentResolutionException}).
+	 * @throws InvalidDelayedListenerException when the method has more than one payload parameter
 	 */
 	@Override
 	@SuppressWarnings("NullAway") // handler::invoke returns what the method returned, which a void handle() drops
 	public DelayedJobHandler createHandler(MessageHandlerMethodFactory methodFactory, DelayedJobArgumentResolver jobs) {
-		InvocableHandlerMethod handler = methodFactory.createInvocableHandlerMethod(this.bean, this.method);
+		if (this.customMethodFactory == null) {
+			checkPayloadParameters(List.of());
+		}
+		InvocableHandlerMethod handler = ((this.customMethodFactory != null) ? this.customMethodFactory.apply(jobs)
+				: methodFactory).createInvocableHandlerMethod(this.bean, this.method);
 		Map<String, MethodParameter> required = requiredJobHeaders();
 		if (required.isEmpty()) {
 			return handler::invoke;
@@ -105,7 +123,7 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 	 * Return the header a {@code @Header} parameter names, as spring-messaging resolves it.
 	 * @param parameter the parameter
 	 * @param header its annotation
-	 * @return the header name, or {@code null} when the parameter's name is not known
+	 * @return the header name, or {@code null} when the parameter's name is unknown
 	 */
 	public static @Nullable String headerName(MethodParameter parameter, Header header) {
 		if (StringUtils.hasText(header.name())) {
@@ -129,12 +147,8 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 				|| parameter.isOptional();
 	}
 
-	/**
-	 * Refuse a method with more than one payload parameter.
-	 * @param customResolvers the custom argument resolvers its arguments are resolved with
-	 * @throws InvalidDelayedListenerException when it has more than one
-	 */
-	public void checkPayloadParameters(List<HandlerMethodArgumentResolver> customResolvers) {
+	/** Refuses a method with more than one payload parameter. */
+	void checkPayloadParameters(List<HandlerMethodArgumentResolver> customResolvers) {
 		List<String> payloads = new ArrayList<>();
 		for (int i = 0; i < this.method.getParameterCount(); i++) {
 			MethodParameter parameter = new MethodParameter(this.method, i);

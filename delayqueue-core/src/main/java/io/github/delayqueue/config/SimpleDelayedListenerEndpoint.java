@@ -17,8 +17,8 @@ import org.springframework.messaging.handler.annotation.support.MessageHandlerMe
 import org.springframework.util.Assert;
 
 /**
- * An endpoint whose listener is a lambda, with its payload type given explicitly. Settings
- * left unset take the container factory's; configure it before registering it.
+ * An endpoint whose listener is a lambda, with its payload type given explicitly; settings
+ * left unset take the container factory's. Configure it before registering it.
  *
  * <pre class="code">
  * SimpleDelayedListenerEndpoint&lt;OrderClose&gt; endpoint = new SimpleDelayedListenerEndpoint&lt;&gt;(
@@ -26,8 +26,6 @@ import org.springframework.util.Assert;
  *         (job) -&gt; orders.close(job.payload().orderId()));
  * endpoint.setConcurrency(4);
  * registry.registerListenerContainer(endpoint, containerFactory);
- * // later
- * registry.unregisterListenerContainer("order-close-tenant-7");
  * </pre>
  *
  * @param <T> the payload type
@@ -49,16 +47,6 @@ public class SimpleDelayedListenerEndpoint<T> implements DelayedListenerEndpoint
 	private @Nullable Integer maxAttempts;
 
 	private @Nullable Boolean autoStartup;
-
-	private @Nullable Duration backOffInitial;
-
-	private @Nullable Double backOffMultiplier;
-
-	private @Nullable Duration backOffMax;
-
-	private List<Class<? extends Throwable>> noRetryFor = List.of();
-
-	private @Nullable String containerFactory;
 
 	private List<DelayedJobInterceptor> interceptors = List.of();
 
@@ -101,6 +89,7 @@ public class SimpleDelayedListenerEndpoint<T> implements DelayedListenerEndpoint
 	public DelayedJobHandler createHandler(MessageHandlerMethodFactory methodFactory, DelayedJobArgumentResolver jobs) {
 		return (message) -> {
 			DelayedJob<T> job = jobs.resolveJob(message, this.payloadType);
+			// read before the listener runs: a payload that cannot be read fails the job
 			job.payload();
 			this.listener.onJob(job);
 		};
@@ -127,7 +116,7 @@ public class SimpleDelayedListenerEndpoint<T> implements DelayedListenerEndpoint
 	}
 
 	/**
-	 * Handlers at once.
+	 * Set how many handlers run at once.
 	 * @param concurrency 1 to 10,000
 	 */
 	public void setConcurrency(int concurrency) {
@@ -140,7 +129,7 @@ public class SimpleDelayedListenerEndpoint<T> implements DelayedListenerEndpoint
 	}
 
 	/**
-	 * The reservation's time-to-run instead of each job's own.
+	 * Set the reservation's time-to-run instead of each job's own.
 	 * @param ttr the TTR
 	 */
 	public void setTtr(Duration ttr) {
@@ -153,7 +142,7 @@ public class SimpleDelayedListenerEndpoint<T> implements DelayedListenerEndpoint
 	}
 
 	/**
-	 * Attempts per job instead of each job's own, stored with each job reserved.
+	 * Set the attempts per job instead of each job's own, stored with each job reserved.
 	 * @param maxAttempts the attempts
 	 */
 	public void setMaxAttempts(int maxAttempts) {
@@ -174,79 +163,12 @@ public class SimpleDelayedListenerEndpoint<T> implements DelayedListenerEndpoint
 	}
 
 	@Override
-	public @Nullable Duration backOffInitial() {
-		return this.backOffInitial;
-	}
-
-	/**
-	 * The first retry interval of the default error handler.
-	 * @param backOffInitial the interval
-	 */
-	public void setBackOffInitial(Duration backOffInitial) {
-		this.backOffInitial = JobConstraints.positive("backOffInitial", backOffInitial, JobConstraints.MAX_DELAY);
-	}
-
-	@Override
-	public @Nullable Double backOffMultiplier() {
-		return this.backOffMultiplier;
-	}
-
-	/**
-	 * The growth of the retry interval of the default error handler.
-	 * @param backOffMultiplier the factor, at least 1
-	 */
-	public void setBackOffMultiplier(double backOffMultiplier) {
-		Assert.isTrue(backOffMultiplier >= 1, "backOffMultiplier must be at least 1");
-		this.backOffMultiplier = backOffMultiplier;
-	}
-
-	@Override
-	public @Nullable Duration backOffMax() {
-		return this.backOffMax;
-	}
-
-	/**
-	 * The longest retry interval of the default error handler.
-	 * @param backOffMax the interval
-	 */
-	public void setBackOffMax(Duration backOffMax) {
-		this.backOffMax = JobConstraints.positive("backOffMax", backOffMax, JobConstraints.MAX_DELAY);
-	}
-
-	@Override
-	public List<Class<? extends Throwable>> noRetryFor() {
-		return this.noRetryFor;
-	}
-
-	/**
-	 * Exceptions the default error handler never retries, beside the factory's.
-	 * @param noRetryFor the exception types
-	 */
-	public void setNoRetryFor(List<Class<? extends Throwable>> noRetryFor) {
-		Assert.noNullElements(noRetryFor, "noRetryFor must not contain null");
-		this.noRetryFor = List.copyOf(noRetryFor);
-	}
-
-	@Override
-	public @Nullable String containerFactory() {
-		return this.containerFactory;
-	}
-
-	/**
-	 * The bean name of the container factory the registrar uses for this endpoint.
-	 * @param containerFactory the name, or {@code null} for the registrar's default
-	 */
-	public void setContainerFactory(@Nullable String containerFactory) {
-		this.containerFactory = containerFactory;
-	}
-
-	@Override
 	public List<DelayedJobInterceptor> interceptors() {
 		return this.interceptors;
 	}
 
 	/**
-	 * The endpoint's own interceptors, run after the container factory's.
+	 * Set the endpoint's own interceptors, run after the container factory's.
 	 * @param interceptors the interceptors
 	 */
 	public void setInterceptors(List<DelayedJobInterceptor> interceptors) {

@@ -14,20 +14,19 @@ import tools.jackson.databind.json.JsonMapper;
 import org.springframework.util.Assert;
 
 /**
- * Payloads as plain JSON, without type ids, written and read with a Jackson 3
- * {@link JsonMapper}. A {@code String} is stored as its UTF-8 bytes and a {@code byte[]} as
- * is. An object without properties is refused with a {@link PayloadConversionException},
- * whatever the mapper's {@link SerializationFeature#FAIL_ON_EMPTY_BEANS}.
+ * Payloads as plain JSON without type ids, written and read with a Jackson 3 {@link JsonMapper};
+ * a {@code String} is stored as its UTF-8 bytes and a {@code byte[]} as is. An object without
+ * properties is refused, whatever the mapper's {@link SerializationFeature#FAIL_ON_EMPTY_BEANS}.
  */
 public class JacksonJobPayloadConverter implements JobPayloadConverter {
 
 	private final JsonMapper mapper;
 
-	/** The mapper's writer with {@code FAIL_ON_EMPTY_BEANS}, to tell why a payload was written as {}. */
+	// tells why a payload was written as {}
 	private final ObjectWriter emptyBeanCheck;
 
 	/**
-	 * Creates a converter.
+	 * Create a converter.
 	 * @param mapper the mapper
 	 */
 	public JacksonJobPayloadConverter(JsonMapper mapper) {
@@ -38,22 +37,20 @@ public class JacksonJobPayloadConverter implements JobPayloadConverter {
 
 	@Override
 	public byte[] write(Object payload) {
-		if (payload == null) {
-			throw new IllegalArgumentException("payload must not be null");
-		}
+		Assert.notNull(payload, "payload must not be null");
 		if (payload instanceof String text) {
 			return text.getBytes(StandardCharsets.UTF_8);
 		}
 		if (payload instanceof byte[] bytes) {
 			return bytes;
 		}
-		byte[] json;
 		try {
-			json = this.mapper.writeValueAsBytes(payload);
+			byte[] json = this.mapper.writeValueAsBytes(payload);
 			if (json.length == 2 && json[0] == '{' && json[1] == '}') {
-				// refused only when the payload itself has no properties, not a Map or a value inside it
+				// refused only when the payload itself has no properties
 				this.emptyBeanCheck.writeValueAsBytes(payload);
 			}
+			return json;
 		}
 		catch (JacksonException ex) {
 			String reason = ex.getOriginalMessage();
@@ -64,7 +61,6 @@ public class JacksonJobPayloadConverter implements JobPayloadConverter {
 			throw new PayloadConversionException(
 					"Could not write payload of type " + payload.getClass().getName() + " as JSON: " + reason, ex);
 		}
-		return json;
 	}
 
 	/** Whether the failure is that the payload itself has no properties. */

@@ -19,7 +19,7 @@ final class DefaultDelayedJob<T> implements DelayedJob<T> {
 
 	private final DelayQueueOperations operations;
 
-	private final JobPayloadMessageConverter converter;
+	private final DelayedJobArgumentResolver converter;
 
 	private final Type payloadType;
 
@@ -29,7 +29,7 @@ final class DefaultDelayedJob<T> implements DelayedJob<T> {
 
 	private boolean read;
 
-	DefaultDelayedJob(ReservedJob job, DelayQueueOperations operations, JobPayloadMessageConverter converter,
+	DefaultDelayedJob(ReservedJob job, DelayQueueOperations operations, DelayedJobArgumentResolver converter,
 			Type payloadType, @Nullable Duration ttr) {
 		this.job = job;
 		this.operations = operations;

@@ -1,45 +1,45 @@
 package io.github.delayqueue.listener;
 
-import java.lang.reflect.Executable;
 import java.lang.reflect.Type;
 import java.lang.reflect.TypeVariable;
 import java.time.Duration;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.DelayedJob;
+import io.github.delayqueue.core.JobPayloadConverter;
+import io.github.delayqueue.core.PayloadConversionException;
 import io.github.delayqueue.core.ReservedJob;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.MethodParameter;
 import org.springframework.core.ResolvableType;
 import org.springframework.messaging.Message;
+import org.springframework.messaging.MessageHeaders;
+import org.springframework.messaging.converter.MessageConversionException;
+import org.springframework.messaging.converter.SmartMessageConverter;
 import org.springframework.messaging.handler.invocation.HandlerMethodArgumentResolver;
 import org.springframework.util.Assert;
 
 /**
- * Resolves {@link DelayedJob} (payload typed by its generic) and {@link ReservedJob}
- * parameters from the job carried in the message's headers.
+ * Reads a job's payload into a listener parameter's full generic type with the
+ * {@link JobPayloadConverter} (a read-only message converter), and resolves {@link DelayedJob}
+ * and {@link ReservedJob} parameters from the job the message carries.
  */
-public class DelayedJobArgumentResolver implements HandlerMethodArgumentResolver {
+public class DelayedJobArgumentResolver implements HandlerMethodArgumentResolver, SmartMessageConverter {
 
 	/** The header that carries the {@link ReservedJob}. */
 	public static final String JOB_HEADER = "delayqueue_job";
 
 	private final DelayQueueOperations operations;
 
-	private final JobPayloadMessageConverter converter;
-
-	/** The payload type of each {@code DelayedJob<T>} parameter, by class, method and position. */
-	private final ConcurrentMap<ParameterKey, Type> payloadTypes = new ConcurrentHashMap<>();
+	private final JobPayloadConverter converter;
 
 	/**
 	 * Create the resolver.
 	 * @param operations the queue, for {@code touch()}
-	 * @param converter reads the payload of a {@code DelayedJob<T>} into {@code T}
+	 * @param converter reads the payloads
 	 */
-	public DelayedJobArgumentResolver(DelayQueueOperations operations, JobPayloadMessageConverter converter) {
+	public DelayedJobArgumentResolver(DelayQueueOperations operations, JobPayloadConverter converter) {
 		this.operations = operations;
 		this.converter = converter;
 	}
@@ -61,13 +61,8 @@ public class DelayedJobArgumentResolver implements HandlerMethodArgumentResolver
 
 	@Override
 	public @Nullable Object resolveArgument(MethodParameter parameter, Message<?> message) {
-		ReservedJob job = message.getHeaders().get(JOB_HEADER, ReservedJob.class);
-		if (parameter.getParameterType() == ReservedJob.class) {
-			return job;
-		}
-		ParameterKey key = new ParameterKey(parameter.getContainingClass(), parameter.getExecutable(),
-				parameter.getParameterIndex());
-		return resolveJob(message, this.payloadTypes.computeIfAbsent(key, (k) -> payloadType(parameter)));
+		return (parameter.getParameterType() == ReservedJob.class) ? message.getHeaders().get(JOB_HEADER, ReservedJob.class)
+				: resolveJob(message, payloadType(parameter));
 	}
 
 	/** {@code T} of a {@code DelayedJob<T>} parameter as the bean's class declares it, else {@code Object}. */
@@ -77,11 +72,7 @@ public class DelayedJobArgumentResolver implements HandlerMethodArgumentResolver
 		if (resolved == null) {
 			return Object.class;
 		}
-		// T of a method declared in a generic superclass is the class the bean's class gives it
 		return (generic.getType() instanceof TypeVariable<?>) ? resolved : generic.getType();
-	}
-
-	private record ParameterKey(Class<?> beanClass, Executable method, int index) {
 	}
 
 	/**
@@ -96,15 +87,47 @@ public class DelayedJobArgumentResolver implements HandlerMethodArgumentResolver
 		ReservedJob job = message.getHeaders().get(JOB_HEADER, ReservedJob.class);
 		Assert.notNull(job, () -> "The message carries no job in header '" + JOB_HEADER + "'");
 		Duration ttr = message.getHeaders().get(DelayQueueHeaders.TTR, Duration.class);
-		return new DefaultDelayedJob<>(job, this.operations, this.converter, payloadType, ttr);
+		return new DefaultDelayedJob<>(job, this.operations, this, payloadType, ttr);
 	}
 
-	/**
-	 * Return the converter that reads payloads.
-	 * @return the converter
-	 */
-	public JobPayloadMessageConverter getConverter() {
-		return this.converter;
+	@Override
+	public @Nullable Object fromMessage(Message<?> message, Class<?> targetClass) {
+		return fromMessage(message, targetClass, null);
+	}
+
+	@Override
+	public @Nullable Object fromMessage(Message<?> message, Class<?> targetClass, @Nullable Object conversionHint) {
+		Type type = targetClass;
+		if (conversionHint instanceof MethodParameter parameter) {
+			// a Message<T> parameter reads the payload as T
+			type = !Message.class.isAssignableFrom(parameter.getParameterType())
+					? parameter.getNestedGenericParameterType() : messagePayloadType(parameter);
+		}
+		return read((byte[]) message.getPayload(), type);
+	}
+
+	private static Type messagePayloadType(MethodParameter parameter) {
+		ResolvableType payload = ResolvableType.forMethodParameter(parameter).as(Message.class).getGeneric(0);
+		return (payload.resolve() != null) ? payload.getType() : Object.class;
+	}
+
+	@Nullable Object read(byte[] payload, Type type) {
+		try {
+			return this.converter.read(payload, type);
+		}
+		catch (PayloadConversionException ex) {
+			throw new MessageConversionException(ex.getMessage(), ex);
+		}
+	}
+
+	@Override
+	public Message<?> toMessage(Object payload, @Nullable MessageHeaders headers) {
+		throw new UnsupportedOperationException("Listeners do not write messages");
+	}
+
+	@Override
+	public Message<?> toMessage(Object payload, @Nullable MessageHeaders headers, @Nullable Object conversionHint) {
+		throw new UnsupportedOperationException("Listeners do not write messages");
 	}
 
 }
