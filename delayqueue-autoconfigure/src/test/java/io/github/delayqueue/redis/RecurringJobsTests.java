@@ -74,11 +74,10 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 	private List<JobInfo> occurrences(RedisDelayQueue queue, String topic, String name, long fromTick, int ticks,
 			long period) {
 		List<JobInfo> found = new ArrayList<>();
-		RecurringFiring firing = new RecurringFiring(null, new KeySpace(this.queues.namespace, queue.getBuckets()),
-				Duration.ofMinutes(1), 3, null);
+		KeySpace keys = new KeySpace(this.queues.namespace, queue.getBuckets());
 		RecurringJob job = RecurringJob.builder(name).topic(topic).every(Duration.ofMillis(period)).build();
 		for (int i = 0; i < ticks; i++) {
-			queue.find(topic, firing.occurrenceId(job, fromTick + i * period, false)).ifPresent(found::add);
+			queue.find(topic, RedisRecurringJobs.occurrenceId(keys, job, fromTick + i * period, false)).ifPresent(found::add);
 		}
 		return found;
 	}
@@ -778,15 +777,14 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 		RedisDelayQueue queue = manual();
 		Map<String, Integer> buckets = new ConcurrentHashMap<>();
 		KeySpace keys = new KeySpace(this.queues.namespace, queue.getBuckets());
-		RecurringFiring firing = new RecurringFiring(null, keys, Duration.ofMinutes(1), 3, null);
 		for (int i = 0; i < 200; i++) {
 			RecurringJob job = hourly("job-" + i).topic("topic-" + (i % 7)).build();
-			String id = firing.occurrenceId(job, 1_700_000_000_000L + i * 1_234L, i % 2 == 0);
+			String id = RedisRecurringJobs.occurrenceId(keys, job, 1_700_000_000_000L + i * 1_234L, i % 2 == 0);
 			buckets.put(id, keys.bucketOf(job.getTopic(), id));
 			assertThat(keys.bucketOf(job.getTopic(), id)).as(id).isEqualTo(keys.bucketOfName(job.getName()));
 		}
 		assertThat(buckets).hasSize(200);
-		assertThat(Optional.of(firing.occurrenceId(hourly("n").build(), 1_700_000_000_250L, false)))
+		assertThat(Optional.of(RedisRecurringJobs.occurrenceId(keys, hourly("n").build(), 1_700_000_000_250L, false)))
 			.hasValueSatisfying((id) -> assertThat(id).startsWith("n@20231114T221320.250Z"));
 	}
 

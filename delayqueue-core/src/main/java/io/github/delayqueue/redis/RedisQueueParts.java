@@ -78,15 +78,15 @@ abstract class RedisQueueParts {
 		this.clock = new RedisClock(builder.nanoTime);
 		this.observer = DelayQueueObserver.composite(builder.observers);
 		this.signals = new ReadySignals(this.keys.buckets(), RedisConsumer.readyListProbe(this.runner, this.keys));
-		RecurringFiring firing = new RecurringFiring(this.scripts, this.keys, this.defaultTtr, this.defaultMaxAttempts,
-				this.observer);
+		this.recurringJobs = new RedisRecurringJobs(this.scripts, this.keys, this.defaultTtr, this.defaultMaxAttempts,
+				this.maxPayloadSize, this.observer, this.signals, this::onRecurringTick);
 		this.rateLimits = new RateLimits(this.runner, this.keys, builder.rateLimits);
 		this.retained = new RetainedJobs(this.runner, this.scripts, this.keys, builder.retention(Retention::keepsCompleted),
 				builder.retention(Retention::limitsFailed), this.observer);
 		// a topic with a rate limit takes permits before its jobs: none is reserved at once
 		boolean reserveAtOnce = builder.reserveForWaitingConsumers;
 		this.timerBackend = new RedisTimerBackend(this.scripts, this.signals, this.instanceId, builder.leaseTtl,
-				builder.batchSize, this.observer, firing, this.retained, this::recheckTimers,
+				builder.batchSize, this.observer, this.recurringJobs, this.retained, this::recheckTimers,
 				(topic) -> reserveAtOnce && this.rateLimits.of(topic) == null);
 		this.timer = new BucketTimer(this.timerBackend, this.keys.buckets(), builder.batchSize,
 				builder.coordinationInterval(), builder.guardInterval, this.clock, this.signals::markReady, () -> {
@@ -96,12 +96,14 @@ abstract class RedisQueueParts {
 					this.observer.dataLost(this.keys.namespace());
 				});
 		this.subscriber = new EventSubscriber(this.connectionFactory, this.keys.channel(), this.signals, this.timer);
-		this.recurringJobs = new RedisRecurringJobs(this.scripts, this.keys, firing, this.signals, this.timer,
-				this.maxPayloadSize);
 	}
 
 	private void recheckTimers() {
 		this.timer.recheckAll();
+	}
+
+	private void onRecurringTick(int bucket, long tickMillis) {
+		this.timer.onRecurringTick(bucket, tickMillis);
 	}
 
 	/**

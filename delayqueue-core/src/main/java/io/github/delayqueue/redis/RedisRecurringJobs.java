@@ -1,24 +1,35 @@
 package io.github.delayqueue.redis;
 
+import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 
+import io.github.delayqueue.core.DelayQueueObserver;
+import io.github.delayqueue.recurring.MisfirePolicy;
+import io.github.delayqueue.recurring.OverlapPolicy;
 import io.github.delayqueue.recurring.PutResult;
 import io.github.delayqueue.recurring.RecurringJob;
 import io.github.delayqueue.recurring.RecurringJobInfo;
 import io.github.delayqueue.recurring.RecurringJobs;
+import io.github.delayqueue.recurring.RecurringSchedule;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.util.Assert;
+
 /**
  * {@link RecurringJobs} on {@code recurring.lua}, a definition in bucket
- * {@code crc32(name) mod buckets}. A write that needs the time reads Redis's first, then writes
- * in a call that refuses it when what it depends on changed.
+ * {@code crc32(name) mod buckets}, and the firing of the definitions whose tick has come. A
+ * write that needs the time reads Redis's first, then writes in a call that refuses it when what
+ * it depends on changed.
  */
 final class RedisRecurringJobs implements RecurringJobs {
 
@@ -30,33 +41,56 @@ final class RedisRecurringJobs implements RecurringJobs {
 	/** The next tick that {@code recurring.lua} takes as right after its own now. */
 	private static final long RIGHT_AFTER_NOW = -2;
 
+	/** The most definitions one firing fires. */
+	private static final int DUE_LIMIT = 100;
+
+	/** How often a fixed delay looks whether its occurrence left the queue, at most. */
+	private static final long FIXED_DELAY_LOOK_MILLIS = 1_000;
+
+	/** The most occurrences one firing creates. */
+	private static final int MAX_OCCURRENCES = 1_000;
+
+	/** The most payload bytes (with headers) of the occurrences one firing creates. */
+	private static final long MAX_BYTES = 16L * 1024 * 1024;
+
+	/** How long a definition whose spec cannot be read waits before it is read again. */
+	private static final long UNREADABLE_RETRY_MILLIS = 60_000;
+
+	private static final DateTimeFormatter TICK = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss")
+		.withZone(ZoneOffset.UTC);
+
 	private final QueueScripts scripts;
 
 	private final KeySpace keys;
 
-	private final RecurringFiring firing;
+	private final Duration defaultTtr;
 
-	private final ReadySignals signals;
-
-	private final BucketTimer timer;
+	private final int defaultMaxAttempts;
 
 	private final long maxPayloadSize;
 
-	RedisRecurringJobs(QueueScripts scripts, KeySpace keys, RecurringFiring firing, ReadySignals signals,
-			BucketTimer timer, long maxPayloadSize) {
+	private final DelayQueueObserver observer;
+
+	private final ReadySignals signals;
+
+	private final BiConsumer<Integer, Long> tickSet;
+
+	/** {@code tickSet} wakes the timer for a bucket's new next tick. */
+	RedisRecurringJobs(QueueScripts scripts, KeySpace keys, Duration defaultTtr, int defaultMaxAttempts,
+			long maxPayloadSize, DelayQueueObserver observer, ReadySignals signals, BiConsumer<Integer, Long> tickSet) {
 		this.scripts = scripts;
 		this.keys = keys;
-		this.firing = firing;
-		this.signals = signals;
-		this.timer = timer;
+		this.defaultTtr = defaultTtr;
+		this.defaultMaxAttempts = defaultMaxAttempts;
 		this.maxPayloadSize = maxPayloadSize;
+		this.observer = observer;
+		this.signals = signals;
+		this.tickSet = tickSet;
 	}
 
 	@Override
 	public PutResult put(RecurringJob job) {
-		if (job == null) {
-			throw new IllegalArgumentException("job must not be null");
-		}
+		Assert.notNull(job, "job must not be null");
 		StoredPayload.checkSize(job.getHeaders(), job.getPayload(), this.maxPayloadSize);
 		byte[] spec = RecurringRecord.encodeSpec(job);
 		return retried("put", job.getName(), (read) -> {
@@ -99,7 +133,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 			}
 			RecurringJob job = info.job();
 			List<Object> arguments = new ArrayList<>(List.of("trigger", name));
-			this.firing.addOccurrence(arguments, job, read.now(), read.now(), read.now(), true);
+			addOccurrence(arguments, job, read.now(), read.now(), read.now(), true);
 			arguments.add(read.gen());
 			arguments.add((job.getSchedule().getDelay() != null) ? "1" : "0");
 			long result = Replies.asLong(call(read.bucket(), arguments.toArray()).get(1));
@@ -143,8 +177,151 @@ final class RedisRecurringJobs implements RecurringJobs {
 		return all;
 	}
 
+	/** {@code <name>@<UTC tick>[-trigger][~<n>]}, n the smallest that lands in the definition's bucket. */
+	static String occurrenceId(KeySpace keys, RecurringJob job, long tickMillis, boolean trigger) {
+		long millis = Math.floorMod(tickMillis, 1000L);
+		String base = job.getName() + "@" + TICK.format(Instant.ofEpochMilli(tickMillis))
+				+ ((millis != 0) ? String.format(".%03d", millis) : "") + "Z" + (trigger ? "-trigger" : "");
+		int bucket = keys.bucketOfName(job.getName());
+		String id = base;
+		for (int n = 1; keys.bucketOf(job.getTopic(), id) != bucket; n++) {
+			id = base + "~" + n;
+		}
+		return id;
+	}
+
+	/** The script arguments of one occurrence: seven for a firing, five for a trigger. */
+	private void addOccurrence(List<Object> arguments, RecurringJob job, long idTickMillis, long dueMillis,
+			long tickMillis, boolean trigger) {
+		String id = occurrenceId(this.keys, job, idTickMillis, trigger);
+		arguments.addAll(List.of(KeySpace.jobKey(job.getTopic(), id), job.getTopic(),
+				StoredPayload.encode(job.getHeaders(), job.getPayload())));
+		if (!trigger) {
+			arguments.add(dueMillis);
+		}
+		arguments.add(((job.getTtr() != null) ? job.getTtr() : this.defaultTtr).toMillis());
+		arguments.add((job.getMaxAttempts() != null) ? job.getMaxAttempts() : this.defaultMaxAttempts);
+		if (!trigger) {
+			arguments.add(tickMillis);
+		}
+	}
+
+	/**
+	 * Fires the due definitions of a bucket, at most {@value #MAX_OCCURRENCES} occurrences and
+	 * {@value #MAX_BYTES} payload bytes per call; the rest stay due.
+	 */
+	@SuppressWarnings("NullAway") // the script's reply has these values
+	TimerBackend.RecurringStep fire(int bucket) {
+		List<Object> due = Replies.list(this.scripts.recurring(bucket, "due", DUE_LIMIT));
+		long now = Replies.asLong(due.get(0));
+		if (due.size() == 2) {
+			return new TimerBackend.RecurringStep(Replies.asLong(due.get(1)), now, List.of(), true);
+		}
+		List<Object> arguments = new ArrayList<>(List.of("fire"));
+		List<Plan> plans = new ArrayList<>();
+		int occurrencesLeft = MAX_OCCURRENCES;
+		long bytesLeft = MAX_BYTES;
+		long[] counted = { 0 };
+		for (int i = 2; i + 3 < due.size() && (plans.isEmpty() || counted[0] < RecurringTicks.TICK_LIMIT); i += 4) {
+			String name = Replies.asString(due.get(i));
+			long tick = Replies.asLong(due.get(i + 2));
+			Plan plan = plan(name, Replies.asBytes(due.get(i + 1)), tick, now, Replies.asString(due.get(i + 3)), counted);
+			if (!plans.isEmpty() && (plan.occurrences.size() > occurrencesLeft || plan.bytes > bytesLeft)) {
+				break;
+			}
+			occurrencesLeft -= plan.occurrences.size();
+			bytesLeft -= plan.bytes;
+			plans.add(plan);
+			arguments.addAll(List.of(name, plan.gen, tick, plan.nextTick, plan.overlap ? "1" : "0", plan.skipped,
+					plan.misfired, plan.occurrences.size()));
+			for (long[] occurrence : plan.occurrences) {
+				addOccurrence(arguments, plan.job, occurrence[0], occurrence[1], occurrence[2], false);
+			}
+		}
+		List<Object> reply = Replies.list(this.scripts.recurring(bucket, arguments.toArray()));
+		int at = 3 + (int) Replies.asLong(reply.get(2));
+		List<String> topics = reply.subList(3, at).stream().map(Replies::asString).toList();
+		boolean progressed = false;
+		for (Plan plan : plans) {
+			String result = Replies.asString(reply.get(at++));
+			long created = Replies.asLong(reply.get(at++));
+			progressed |= !"s".equals(result) && !"e".equals(result);
+			report(plan, result, created);
+		}
+		return new TimerBackend.RecurringStep(Replies.asLong(reply.get(1)), Replies.asLong(reply.get(0)), topics,
+				progressed);
+	}
+
+	private void report(Plan plan, String result, long created) {
+		long skipped = plan.skipped + plan.occurrences.size() - created;
+		boolean fired = "f".equals(result) || "k".equals(result);
+		if ("u".equals(result)) {
+			logger.error("Cannot read the recurring job " + plan.name + " of this namespace (written by another "
+					+ "version?): it is not fired until it is put again");
+		}
+		else if (fired && plan.job != null && created + skipped + plan.misfired > 0) {
+			this.observer.recurringFired(plan.name, plan.job.getTopic(), created, skipped, plan.misfired);
+			if (plan.misfired > 0 && logger.isInfoEnabled()) {
+				logger.info("Recurring job " + plan.name + " missed " + plan.misfired + " tick(s) (misfire policy "
+						+ plan.job.getMisfirePolicy() + "): created " + created + " occurrence(s)");
+			}
+		}
+		else if (!fired && logger.isDebugEnabled()) {
+			logger.debug("Recurring job " + plan.name + " not fired: " + result);
+		}
+	}
+
+	/** What one definition's firing creates; an unreadable one only moves on, or leaves the due set. */
+	@SuppressWarnings("NullAway") // a fixed delay has its delay
+	private Plan plan(String name, byte[] value, long tick, long now, String lastState, long[] counted) {
+		long gen = RecurringRecord.genOf(value);
+		RecurringJob job;
+		try {
+			job = RecurringRecord.job(name, value);
+		}
+		catch (RuntimeException ex) {
+			if (gen >= 0) {
+				logger.error("Cannot read the recurring job " + name + " of this namespace (written by another "
+						+ "version?); it is not fired. Put it again to replace it: " + ex.getMessage());
+			}
+			return new Plan(name, null, gen, (gen >= 0) ? now + UNREADABLE_RETRY_MILLIS : -1, false, 0, 0, List.of(), 0);
+		}
+		RecurringSchedule schedule = job.getSchedule();
+		long size = Math.max(1, StoredPayload.size(job.getHeaders(), job.getPayload()));
+		if (schedule.getDelay() != null) {
+			// while the last occurrence is in the queue, look again soon; else create the next, due after the delay
+			long delay = schedule.getDelay().toMillis();
+			boolean inQueue = !lastState.isEmpty() && !lastState.equals("X");
+			List<long[]> next = inQueue ? List.of() : List.of(new long[] { now + delay, now + delay, now + delay });
+			return new Plan(name, job, gen, now + (inQueue ? Math.min(delay, FIXED_DELAY_LOOK_MILLIS) : delay), false, 0,
+					0, next, next.size() * size);
+		}
+		int cap = (int) Math.max(1, Math.min(Math.min(job.getMaxCatchUp(), MAX_OCCURRENCES), MAX_BYTES / size));
+		long lateBefore = now - job.getMisfireThreshold().toMillis();
+		RecurringTicks ticks = RecurringTicks.between(schedule, tick, now, lateBefore, cap);
+		counted[0] += ticks.iterations();
+		List<Long> recent = ticks.recent();
+		List<long[]> occurrences = new ArrayList<>();
+		if (ticks.late() == 0 || job.getMisfirePolicy() == MisfirePolicy.FIRE_ALL) {
+			recent.forEach((t) -> occurrences.add(new long[] { t, t, t }));
+		}
+		else if (job.getMisfirePolicy() == MisfirePolicy.FIRE_ONCE) {
+			// named after the first tick it stands for, recorded as the last
+			occurrences.add(new long[] { tick, now, recent.get(recent.size() - 1) });
+		}
+		else {
+			recent.stream().filter((t) -> t >= lateBefore).forEach((t) -> occurrences.add(new long[] { t, t, t }));
+		}
+		boolean overlap = job.getOverlapPolicy() == OverlapPolicy.SKIP;
+		if (overlap && occurrences.size() > 1) {
+			occurrences.subList(0, occurrences.size() - 1).clear();
+		}
+		return new Plan(name, job, gen, nextTick(job, now), overlap, ticks.total() - occurrences.size(), ticks.late(),
+				occurrences, occurrences.size() * size);
+	}
+
 	/** The first tick after now: -1 for none, {@link #RIGHT_AFTER_NOW} for a fixed delay. */
-	static long nextTick(RecurringJob job, long now) {
+	private static long nextTick(RecurringJob job, long now) {
 		if (job.getSchedule().getDelay() != null) {
 			return RIGHT_AFTER_NOW;
 		}
@@ -170,7 +347,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 		List<Object> reply = call(bucket, arguments);
 		long answer = Replies.asLong(reply.get(1));
 		if (answer > 0 && next != -1) {
-			this.timer.onRecurringTick(bucket, (next == RIGHT_AFTER_NOW) ? Replies.asLong(reply.get(0)) + 1 : next);
+			this.tickSet.accept(bucket, (next == RIGHT_AFTER_NOW) ? Replies.asLong(reply.get(0)) + 1 : next);
 		}
 		return answer;
 	}
@@ -203,6 +380,15 @@ final class RedisRecurringJobs implements RecurringJobs {
 		long gen() {
 			return RecurringRecord.genOf(Replies.asBytes(this.reply.get(1)));
 		}
+
+	}
+
+	/**
+	 * One definition's firing: job is {@code null} when unreadable, gen -1 when its header is;
+	 * each occurrence is the tick its id names, its due time and the tick it is recorded as.
+	 */
+	private record Plan(String name, @Nullable RecurringJob job, long gen, long nextTick, boolean overlap, long skipped,
+			long misfired, List<long[]> occurrences, long bytes) {
 
 	}
 

@@ -53,7 +53,7 @@ final class RedisTimerBackend implements TimerBackend {
 
 	private final DelayQueueObserver observer;
 
-	private final RecurringFiring recurring;
+	private final RedisRecurringJobs recurring;
 
 	private final RetainedJobs failedJobs;
 
@@ -71,7 +71,7 @@ final class RedisTimerBackend implements TimerBackend {
 	 * names the topics a step may reserve jobs of for a waiting consumer.
 	 */
 	RedisTimerBackend(QueueScripts scripts, ReadySignals signals, String instanceId, Duration leaseTtl, int batchSize,
-			DelayQueueObserver observer, RecurringFiring recurring, RetainedJobs failedJobs, Runnable recheck,
+			DelayQueueObserver observer, RedisRecurringJobs recurring, RetainedJobs failedJobs, Runnable recheck,
 			Predicate<String> reservableAtOnce) {
 		this.scripts = scripts;
 		this.signals = signals;
