@@ -9,15 +9,13 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.delayqueue.core.JobConstraints;
 
+import org.springframework.util.Assert;
+
 /**
  * A recurring job's definition: each tick of its schedule creates one ordinary job (an
  * occurrence) of its topic with its payload and headers. Immutable; built with
- * {@link #builder(String)}, stored with {@link RecurringJobs#put}.
- *
- * <p>
- * The name follows the rules of a topic; the topic, payload, headers, TTR and attempts those
- * of any job ({@link JobConstraints}); the misfire threshold is positive and at most a day; max
- * catch-up is 1 to {@value #MAX_CATCH_UP}.
+ * {@link #builder(String)}, stored with {@link RecurringJobs#put}. The name follows the rules of
+ * a topic; the misfire threshold is positive and at most a day.
  */
 public final class RecurringJob {
 
@@ -57,19 +55,19 @@ public final class RecurringJob {
 	private RecurringJob(Builder builder) {
 		this.name = name(builder.name);
 		this.topic = JobConstraints.topic(builder.topic);
-		if (builder.schedule == null) {
-			throw new IllegalArgumentException(
-					"schedule must be set (cron, every or fixedDelay) for recurring job '" + this.name + "'");
-		}
+		Assert.notNull(builder.schedule,
+				() -> "schedule must be set (cron, every or fixedDelay) for recurring job '" + this.name + "'");
 		this.schedule = builder.schedule;
 		this.payload = JobConstraints.payload(builder.payload, Long.MAX_VALUE).clone();
 		this.headers = JobConstraints.headers(builder.headers);
 		this.ttr = (builder.ttr != null) ? JobConstraints.ttr(builder.ttr) : null;
 		this.maxAttempts = (builder.maxAttempts != null) ? JobConstraints.maxAttempts(builder.maxAttempts) : null;
-		this.misfirePolicy = notNull("misfirePolicy", builder.misfirePolicy);
+		Assert.notNull(builder.misfirePolicy, "misfirePolicy must not be null");
+		this.misfirePolicy = builder.misfirePolicy;
 		this.misfireThreshold = JobConstraints.positive("misfireThreshold", builder.misfireThreshold, Duration.ofDays(1));
 		this.maxCatchUp = JobConstraints.max("maxCatchUp", builder.maxCatchUp, MAX_CATCH_UP);
-		this.overlapPolicy = notNull("overlapPolicy", builder.overlapPolicy);
+		Assert.notNull(builder.overlapPolicy, "overlapPolicy must not be null");
+		this.overlapPolicy = builder.overlapPolicy;
 		this.declared = builder.declared;
 	}
 
@@ -81,13 +79,6 @@ public final class RecurringJob {
 	 */
 	public static String name(String name) {
 		return JobConstraints.topic("name", name);
-	}
-
-	private static <T> T notNull(String field, @Nullable T value) {
-		if (value == null) {
-			throw new IllegalArgumentException(field + " must not be null");
-		}
-		return value;
 	}
 
 	/**
@@ -112,7 +103,7 @@ public final class RecurringJob {
 	}
 
 	/**
-	 * The payload each occurrence gets.
+	 * The payload of each occurrence.
 	 * @return a copy of the bytes
 	 */
 	public byte[] getPayload() {

@@ -13,12 +13,12 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.format.annotation.DurationFormat;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.scheduling.support.CronExpression;
+import org.springframework.util.Assert;
 
 /**
- * When a recurring job ticks: a Spring {@link CronExpression} in a time zone (daylight-saving
- * changes as it defines them), a fixed rate ticking at the multiples of the period since the
- * epoch, or a fixed delay that creates the next occurrence, due after the delay, once the
- * previous one has left the queue. Immutable.
+ * When a recurring job ticks: a Spring {@link CronExpression} in a time zone, a fixed rate
+ * ticking at the multiples of the period since the epoch, or a fixed delay after the previous
+ * occurrence left the queue. Immutable.
  */
 public final class RecurringSchedule {
 
@@ -55,15 +55,10 @@ public final class RecurringSchedule {
 	 * @throws IllegalArgumentException for an expression {@link CronExpression} refuses, or no zone
 	 */
 	public static RecurringSchedule cron(String cron, ZoneId zone) {
-		if (cron == null || cron.isBlank()) {
-			throw new IllegalArgumentException("cron must not be blank");
-		}
-		if (zone == null) {
-			throw new IllegalArgumentException("zone must not be null");
-		}
-		if (cron.chars().anyMatch(Character::isISOControl)) {
-			throw new IllegalArgumentException("cron '" + cron.strip() + "' must not contain control characters");
-		}
+		Assert.hasText(cron, "cron must not be blank");
+		Assert.notNull(zone, "zone must not be null");
+		Assert.isTrue(cron.chars().noneMatch(Character::isISOControl),
+				() -> "cron '" + cron.strip() + "' must not contain control characters");
 		try {
 			return new RecurringSchedule(cron.trim(), CronExpression.parse(cron.trim()), zone, null, null);
 		}
@@ -106,16 +101,10 @@ public final class RecurringSchedule {
 	}
 
 	private static Duration checked(String field, Duration value) {
-		if (value == null) {
-			throw new IllegalArgumentException(field + " must not be null");
-		}
-		if (value.compareTo(MIN_PERIOD) < 0 || value.compareTo(MAX_PERIOD) > 0) {
-			throw new IllegalArgumentException(
-					field + " must be between " + MIN_PERIOD + " and " + MAX_PERIOD + ", was " + value);
-		}
-		if (value.toNanos() % 1_000_000 != 0) {
-			throw new IllegalArgumentException(field + " must be whole milliseconds, was " + value);
-		}
+		Assert.notNull(value, () -> field + " must not be null");
+		Assert.isTrue(value.compareTo(MIN_PERIOD) >= 0 && value.compareTo(MAX_PERIOD) <= 0,
+				() -> field + " must be between " + MIN_PERIOD + " and " + MAX_PERIOD + ", was " + value);
+		Assert.isTrue(value.toNanos() % 1_000_000 == 0, () -> field + " must be whole milliseconds, was " + value);
 		return value;
 	}
 
@@ -126,9 +115,7 @@ public final class RecurringSchedule {
 	 * @throws IllegalArgumentException naming the field for an unknown or blank id
 	 */
 	public static ZoneId zone(String zone) {
-		if (zone == null || zone.isBlank()) {
-			throw new IllegalArgumentException("zone must not be blank");
-		}
+		Assert.hasText(zone, "zone must not be blank");
 		try {
 			return ZoneId.of(zone.trim());
 		}
