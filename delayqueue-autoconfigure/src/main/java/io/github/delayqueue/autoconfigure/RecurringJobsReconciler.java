@@ -50,10 +50,7 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 		this.failFast = failFast;
 	}
 
-	/**
-	 * Reconciles; when Redis cannot be reached, fails if the queue fails fast, else retries in
-	 * the background every {@value #RETRY_MILLIS} ms.
-	 */
+	/** Reconciles; when Redis is unreachable, fails fast or retries every {@value #RETRY_MILLIS} ms. */
 	@Override
 	public void start() {
 		this.running = true;
@@ -70,7 +67,7 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 		}
 	}
 
-	/** Puts the declared recurring jobs again in the background (Redis lost them). */
+	/** Puts the declared recurring jobs again in the background. */
 	void putAgain() {
 		if (this.running) {
 			putInTheBackground(false);

@@ -897,7 +897,7 @@ final class QueueModel {
 		return (last != null) ? String.valueOf(last.state) : "";
 	}
 
-	/** The most occurrences one firing creates (RecurringFiring.MAX_OCCURRENCES). */
+	/** The most occurrences one firing creates (RedisRecurringJobs.MAX_OCCURRENCES). */
 	static final int MAX_OCCURRENCES = 1_000;
 
 	/** How often a fixed delay looks whether its occurrence left, at most. */
@@ -957,7 +957,7 @@ final class QueueModel {
 	}
 
 	/**
-	 * What a firing does with one definition whose tick came (RecurringFiring.plan and the fire
+	 * What a firing does with one definition whose tick came (RedisRecurringJobs.plan and the fire
 	 * op of recurring.lua): 'f' fire its occurrences, 'k' skip them all (overlap: its last
 	 * occurrence is still in the queue), 'l' a fixed delay only looks again later.
 	 */

@@ -20,9 +20,8 @@ import io.github.delayqueue.recurring.RecurringJobInfo;
 import io.github.delayqueue.recurring.RecurringSchedule;
 
 /**
- * A recurring job's record in the bucket's {@code recurring} hash: the header line
- * {@code recurring.lua} keeps ({@code version,gen,paused,fired,skipped,misfired,lastTick,lastScheduled,lastKey}),
- * then the spec only Java reads ({@code key=value} lines, an empty line, the payload).
+ * A recurring job's record: the header line {@code recurring.lua} keeps, then the spec only Java
+ * reads ({@code key=value} lines, an empty line, the payload).
  */
 final class RecurringRecord {
 
@@ -32,10 +31,7 @@ final class RecurringRecord {
 	private RecurringRecord() {
 	}
 
-	/**
-	 * Reads a record, given its next tick (-1: none) and its last occurrence's state letter.
-	 * @throws IllegalStateException when it is not in this format
-	 */
+	/** Reads a record, given its next tick (-1: none) and last occurrence's state letter. */
 	static RecurringJobInfo decode(String name, byte[] record, long nextTick, String lastState) {
 		Matcher header = header(record);
 		if (header == null) {
@@ -65,7 +61,7 @@ final class RecurringRecord {
 		return (millis >= 0) ? Instant.ofEpochMilli(millis) : null;
 	}
 
-	/** The spec of a definition: its fields and payload, which the script compares but never reads. */
+	/** The spec of a definition: its fields and payload. */
 	@SuppressWarnings("NullAway") // a schedule without a period or a delay is a cron
 	static byte[] encodeSpec(RecurringJob job) {
 		StringBuilder text = new StringBuilder();

@@ -8,10 +8,9 @@ import java.util.List;
 import io.github.delayqueue.recurring.RecurringSchedule;
 
 /**
- * The ticks of a schedule from one tick up to now: how many, how many before the misfire
- * threshold, the most recent (at most a cap, oldest first), how many were worked out one by one,
- * and the first one that count left out (-1: none). A cron schedule's are counted one by one up
- * to {@value #TICK_LIMIT}, then only near now.
+ * The ticks of a schedule from one tick up to now: how many, how many are late, the most recent
+ * (at most a cap, oldest first), how many were computed, and the first one left uncounted (-1:
+ * none). A cron schedule's are counted up to {@value #TICK_LIMIT}, then only near now.
  */
 record RecurringTicks(long total, long late, List<Long> recent, long iterations, long stoppedAt) {
 

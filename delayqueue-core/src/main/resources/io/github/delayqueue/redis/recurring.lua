@@ -1,8 +1,7 @@
--- recurring.lua: the recurring-job definitions of this bucket ("recurring" hash: name -> record,
--- "recurring-due" zset: not-paused names by next tick) and the firing of their ticks.
+-- recurring.lua: this bucket's recurring definitions ("recurring" hash, "recurring-due" zset by next tick).
 -- KEYS[1] jobs hash, KEYS[2] guard; ARGV[3] the operation, then its arguments (see each below).
 -- Record: "<version>,<gen>,<paused>,<fired>,<skipped>,<misfired>,<lastTick>,<lastScheduled>,<lastKey>\n<spec>";
--- gen comes from "seq" on each change and a firing must name it; spec is Java's, never read here.
+-- gen changes on each put and a firing must name it; spec is Java's, never read here.
 -- @include lib/keys
 -- @include lib/now_ms
 -- @include lib/num
@@ -38,7 +37,7 @@ local function due_of(name)
   return tonumber(redis.call('ZSCORE', DUE, name) or -1)
 end
 
--- tick -1 leaves the due set; announce publishes "c <bucket> <tick>" when it became the earliest.
+-- tick -1 leaves the due set; announce publishes "c <bucket> <tick>" when it is the earliest.
 local function set_due(name, tick, announce)
   if tick < 0 then
     redis.call('ZREM', DUE, name)
@@ -73,8 +72,7 @@ local function next_arg(arg)
   return (tick < 0 or tick > now) and tick or nil
 end
 
--- put name spec next: a current next tick that came and was not fired stays.
--- {now, 1 created | 2 updated | 0 unchanged | -1 next is not after now, version}
+-- put name spec next: {now, 1 created | 2 updated | 0 unchanged | -1 next not after now, version}
 if op == 'put' then
   local name, spec, next_tick = ARGV[4], ARGV[5], next_arg(ARGV[6])
   local record = redis.call('HGET', DEFS, name)
@@ -88,7 +86,7 @@ if op == 'put' then
   local result = d and 2 or 1
   d = d or { version = 0, paused = '0', fired = 0, skipped = 0, misfired = 0, last_tick = -1, last_key = '' }
   local current = due_of(name)
-  -- a changed schedule starts afresh: its next tick is after now, or the current unfired one
+  -- a changed schedule starts afresh; a current tick that came and was not fired stays
   d.last_scheduled = -1
   d.version = d.version + 1
   d.gen = redis.call('INCRBY', P .. 'seq', 1)
@@ -130,8 +128,8 @@ if op == 'list' then
   return reply
 end
 
--- due limit: {now, the bucket's next tick after them (-1: none), then name, record, tick, last
--- state letter for each of at most limit definitions whose tick has come}
+-- due limit: {now, the next tick after them (-1: none), then name, record, tick, last state letter
+-- of at most limit definitions whose tick has come}
 if op == 'due' then
   local found = redis.call('ZRANGEBYSCORE', DUE, '-inf', num(now), 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[4]))
   local reply = { now, -1 }
@@ -145,13 +143,12 @@ if op == 'due' then
 end
 
 -- fire, then per definition: name, gen, expected tick, next tick, '1' to skip while the last
--- occurrence is not DEAD, skipped, misfired, n, then n times: job key, topic, payload, due, ttr,
--- max attempts, tick. Fires only an unchanged (gen), not paused definition still at its expected
--- tick that has come, and no tick at or before its lastScheduled. Returns {now, bucket's next
--- tick, k, k topics made READY, then per definition a letter and the count created}: f fired,
--- k skipped (overlap), g gone, s changed, p paused, e early, u unreadable (g, p, u leave the due set).
+-- occurrence is in the queue, skipped, misfired, n, then n times: job key, topic, payload, due,
+-- ttr, max attempts, tick. Fires an unchanged, not paused definition at its expected tick, no tick
+-- at or before its lastScheduled. {now, next tick, k, k topics made READY, then per definition a
+-- letter and the count created}: f fired, k skipped, g gone, s changed, p paused, e early, u unreadable.
 if op == 'fire' then
-  -- reads and checks first (the arguments' layout, then each definition); writes after
+  -- checks everything before the first write
   local plans = {}
   local i = 4
   while i <= #ARGV do
@@ -215,7 +212,7 @@ if op == 'fire' then
       end
     end
     if plan.result == 'f' or plan.result == 'k' then
-      -- a fixed delay that only looked changes nothing but its next tick
+      -- a fixed delay that only looked moves its next tick only
       if plan.n + plan.skipped + plan.misfired > 0 then
         d.fired = d.fired + created
         d.skipped = d.skipped + plan.skipped + plan.n - created
@@ -256,8 +253,8 @@ local d = parse_def(record) or error('delayqueue: the recurring definition ' .. 
   .. ' is not in the format of this version (put it again to replace it)')
 
 -- trigger name, job key, topic, payload, ttr, max attempts, gen, '1' for a fixed delay: creates it
--- due now; it becomes the watched last occurrence only when the last one left the queue (never
--- for a fixed delay). {now, 1 created | 0 exists | -2 changed}
+-- due now, the last occurrence only when the last one left the queue (never for a fixed delay).
+-- {now, 1 created | 0 exists | -2 changed}
 if op == 'trigger' then
   if tonumber(ARGV[10]) ~= d.gen then
     return { now, -2 }
@@ -275,8 +272,7 @@ if op == 'trigger' then
   return { now, made }
 end
 
--- pause name | resume name next gen (next as for put): {now, 1 done | 0 paused or running already
--- | -2 (resume) changed, or next not after now}
+-- pause name | resume name next gen: {now, 1 done | 0 already so | -2 changed, or next not after now}
 local pause = (op == 'pause') and '1' or '0'
 if d.paused == pause then
   return { now, 0 }
