@@ -100,7 +100,7 @@ final class EndpointActions {
 		catch (NotFoundException ex) {
 			// asked for and found nothing: a write all the same
 			String named = (id != null) ? id : listener;
-			AuditLog.write(entry(who, new ActionDescriptor(topic, action, 0, (named != null) ? List.of(named) : List.of())));
+			AuditLog.write(entry(who, topic, action, 0, (named != null) ? List.of(named) : List.of()));
 			throw ex;
 		}
 		catch (InvalidArgumentException ex) {
@@ -108,12 +108,10 @@ final class EndpointActions {
 		}
 		catch (RuntimeException | Error ex) {
 			// what the rounds before the failure did stays done: the line says how much
-			AuditLog.write(entry(who,
-					new ActionDescriptor(topic, action, replayed.count, (id != null) ? List.of(id) : replayed.ids))
-				.failed(ex));
+			AuditLog.write(entry(who, topic, action, replayed.count, (id != null) ? List.of(id) : replayed.ids).failed(ex));
 			throw ex;
 		}
-		AuditLog.write(entry(who, done));
+		AuditLog.write(entry(who, topic, action, done.count(), done.ids()));
 		return done;
 	}
 
@@ -173,9 +171,9 @@ final class EndpointActions {
 
 	private ActionDescriptor pauseOrResume(String topic, String action, @Nullable Integer max, @Nullable String id,
 			@Nullable String listener) {
-		if (max != null || id != null) {
-			throw new InvalidArgumentException((max != null) ? "max" : "id",
-					((max != null) ? "max" : "id") + " applies to replay, not to " + action);
+		String replayOnly = (max != null) ? "max" : (id != null) ? "id" : null;
+		if (replayOnly != null) {
+			throw new InvalidArgumentException(replayOnly, replayOnly + " applies to replay, not to " + action);
 		}
 		List<DelayedListenerContainer> matching = this.containers.get()
 			.stream()
@@ -193,10 +191,8 @@ final class EndpointActions {
 	}
 
 	private boolean isKnown(String topic) {
-		if (this.operations.stats().topics().containsKey(topic)) {
-			return true;
-		}
-		return this.containers.get().stream().anyMatch((container) -> container.getTopic().equals(topic));
+		return this.operations.stats().topics().containsKey(topic)
+				|| this.containers.get().stream().anyMatch((container) -> container.getTopic().equals(topic));
 	}
 
 	/** Runs a write; when it throws, writes the audit line marked failed. */
@@ -210,8 +206,8 @@ final class EndpointActions {
 		}
 	}
 
-	private AuditLog.Entry entry(@Nullable String who, ActionDescriptor done) {
-		return AuditLog.entry(this.via, who, done.action()).topic(done.topic()).count(done.count()).ids(done.ids());
+	private AuditLog.Entry entry(@Nullable String who, String topic, String action, long count, List<String> ids) {
+		return AuditLog.entry(this.via, who, action).topic(topic).count(count).ids(ids);
 	}
 
 }
