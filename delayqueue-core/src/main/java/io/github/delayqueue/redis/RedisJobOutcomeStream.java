@@ -55,9 +55,9 @@ public class RedisJobOutcomeStream
 	static final int BUFFER = 10_000;
 
 	/** Just below the listener containers' phase. */
-	static final int PHASE = Integer.MAX_VALUE - 101;
+	private static final int PHASE = Integer.MAX_VALUE - 101;
 
-	private static final int BATCH = 256;
+	static final int BATCH = 256;
 
 	/** How long {@link #stop()} goes on publishing what waits. */
 	static final long FLUSH_MILLIS = 5_000;
@@ -90,7 +90,12 @@ public class RedisJobOutcomeStream
 	// whenDone futures by "<topic>\n<id>"
 	private final Map<String, Set<CompletableFuture<JobOutcome>>> waiters = new ConcurrentHashMap<>();
 
-	private final MessageListener listener = (message, pattern) -> received(message.getBody());
+	private final MessageListener listener = (message, pattern) -> {
+		ThreadPoolExecutor delivery = this.delivery;
+		if (delivery != null) {
+			delivery.execute(() -> deliver(message.getBody()));
+		}
+	};
 
 	private volatile boolean running;
 
@@ -272,14 +277,6 @@ public class RedisJobOutcomeStream
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not end the job outcome subscription cleanly", ex);
-		}
-	}
-
-	/** A message on the channel, on the subscription's thread. */
-	private void received(byte[] body) {
-		ThreadPoolExecutor delivery = this.delivery;
-		if (delivery != null) {
-			delivery.execute(() -> deliver(body));
 		}
 	}
 
