@@ -12,6 +12,7 @@ import io.github.delayqueue.actuate.EndpointDescriptors.RecurringActionDescripto
 import io.github.delayqueue.actuate.EndpointDescriptors.RepairDescriptor;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.JobConstraints;
+import io.github.delayqueue.core.RepairResult;
 import io.github.delayqueue.core.ReplayResult;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.recurring.RecurringAction;
@@ -76,13 +77,14 @@ final class EndpointActions {
 		boolean write = dryRun == null || !dryRun;
 		AuditLog.Entry entry = AuditLog.entry(this.via, who, write ? "repair" : "repair-dry-run");
 		// buckets repaired before a failure stay repaired
-		RepairDescriptor repaired = RepairDescriptor.of(audited(entry, () -> this.operations.repair(write)), write);
-		AuditLog.write(entry.count(repaired.reindexed() + repaired.dropped() + repaired.countsCorrected())
-			.detail("jobs", repaired.jobs())
-			.detail("reindexed", repaired.reindexed())
-			.detail("dropped", repaired.dropped())
-			.detail("countsCorrected", repaired.countsCorrected()));
-		return repaired;
+		RepairResult result = audited(entry, () -> this.operations.repair(write));
+		AuditLog.write(entry.count(result.reindexed() + result.dropped() + result.countsCorrected())
+			.detail("jobs", result.jobs())
+			.detail("reindexed", result.reindexed())
+			.detail("dropped", result.dropped())
+			.detail("countsCorrected", result.countsCorrected()));
+		return new RepairDescriptor("repair", write, result.jobs(), result.reindexed(), result.dropped(),
+				result.countsCorrected(), result.unreadable());
 	}
 
 	ActionDescriptor act(@Nullable String who, String topic, String action, @Nullable Integer max,
