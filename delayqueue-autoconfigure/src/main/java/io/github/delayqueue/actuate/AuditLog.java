@@ -143,11 +143,8 @@ public final class AuditLog {
 			}
 			line.append(" count=").append(this.count);
 			if (!this.ids.isEmpty()) {
-				line.append(" ids=[");
 				int shown = Math.min(this.ids.size(), MAX_IDS);
-				for (int i = 0; i < shown; i++) {
-					line.append((i > 0) ? ", " : "").append(value(this.ids.get(i)));
-				}
+				line.append(" ids=[").append(String.join(", ", this.ids.stream().limit(shown).map(AuditLog::value).toList()));
 				long more = Math.max(this.count, this.ids.size()) - shown;
 				line.append((more > 0) ? ", +" + more + " more]" : "]");
 			}

@@ -110,20 +110,13 @@ public class DelayQueueEndpointInvokerAdvisor implements OperationInvokerAdvisor
 
 	private static String rule(OperationParameter parameter) {
 		Class<?> type = parameter.getType();
-		if (type == Integer.class || type == int.class || type == Long.class || type == long.class) {
-			return "must be a whole number";
-		}
-		if (type == Boolean.class || type == boolean.class) {
-			return "must be true or false";
-		}
-		return "is not valid";
+		return (type == Integer.class || type == int.class || type == Long.class || type == long.class)
+				? "must be a whole number"
+				: (type == Boolean.class || type == boolean.class) ? "must be true or false" : "is not valid";
 	}
 
 	private static String shown(@Nullable Object value) {
-		if (value instanceof List<?> list) {
-			return list.size() + " values " + list;
-		}
-		return "'" + value + "'";
+		return (value instanceof List<?> list) ? list.size() + " values " + list : "'" + value + "'";
 	}
 
 	private static WebEndpointResponse<Map<String, Object>> problem(HttpStatus status, @Nullable String detail,

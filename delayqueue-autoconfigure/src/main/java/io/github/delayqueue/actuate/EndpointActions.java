@@ -12,6 +12,7 @@ import io.github.delayqueue.actuate.EndpointDescriptors.RecurringActionDescripto
 import io.github.delayqueue.actuate.EndpointDescriptors.RepairDescriptor;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.JobConstraints;
+import io.github.delayqueue.core.RepairResult;
 import io.github.delayqueue.core.ReplayResult;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.recurring.RecurringAction;
@@ -76,13 +77,14 @@ final class EndpointActions {
 		boolean write = dryRun == null || !dryRun;
 		AuditLog.Entry entry = AuditLog.entry(this.via, who, write ? "repair" : "repair-dry-run");
 		// buckets repaired before a failure stay repaired
-		RepairDescriptor repaired = RepairDescriptor.of(audited(entry, () -> this.operations.repair(write)), write);
-		AuditLog.write(entry.count(repaired.reindexed() + repaired.dropped() + repaired.countsCorrected())
-			.detail("jobs", repaired.jobs())
-			.detail("reindexed", repaired.reindexed())
-			.detail("dropped", repaired.dropped())
-			.detail("countsCorrected", repaired.countsCorrected()));
-		return repaired;
+		RepairResult result = audited(entry, () -> this.operations.repair(write));
+		AuditLog.write(entry.count(result.reindexed() + result.dropped() + result.countsCorrected())
+			.detail("jobs", result.jobs())
+			.detail("reindexed", result.reindexed())
+			.detail("dropped", result.dropped())
+			.detail("countsCorrected", result.countsCorrected()));
+		return new RepairDescriptor("repair", write, result.jobs(), result.reindexed(), result.dropped(),
+				result.countsCorrected(), result.unreadable());
 	}
 
 	ActionDescriptor act(@Nullable String who, String topic, String action, @Nullable Integer max,
@@ -100,7 +102,7 @@ final class EndpointActions {
 		catch (NotFoundException ex) {
 			// asked for and found nothing: a write all the same
 			String named = (id != null) ? id : listener;
-			AuditLog.write(entry(who, new ActionDescriptor(topic, action, 0, (named != null) ? List.of(named) : List.of())));
+			AuditLog.write(entry(who, topic, action, 0, (named != null) ? List.of(named) : List.of()));
 			throw ex;
 		}
 		catch (InvalidArgumentException ex) {
@@ -108,12 +110,10 @@ final class EndpointActions {
 		}
 		catch (RuntimeException | Error ex) {
 			// what the rounds before the failure did stays done: the line says how much
-			AuditLog.write(entry(who,
-					new ActionDescriptor(topic, action, replayed.count, (id != null) ? List.of(id) : replayed.ids))
-				.failed(ex));
+			AuditLog.write(entry(who, topic, action, replayed.count, (id != null) ? List.of(id) : replayed.ids).failed(ex));
 			throw ex;
 		}
-		AuditLog.write(entry(who, done));
+		AuditLog.write(entry(who, topic, action, done.count(), done.ids()));
 		return done;
 	}
 
@@ -173,9 +173,9 @@ final class EndpointActions {
 
 	private ActionDescriptor pauseOrResume(String topic, String action, @Nullable Integer max, @Nullable String id,
 			@Nullable String listener) {
-		if (max != null || id != null) {
-			throw new InvalidArgumentException((max != null) ? "max" : "id",
-					((max != null) ? "max" : "id") + " applies to replay, not to " + action);
+		String replayOnly = (max != null) ? "max" : (id != null) ? "id" : null;
+		if (replayOnly != null) {
+			throw new InvalidArgumentException(replayOnly, replayOnly + " applies to replay, not to " + action);
 		}
 		List<DelayedListenerContainer> matching = this.containers.get()
 			.stream()
@@ -193,10 +193,8 @@ final class EndpointActions {
 	}
 
 	private boolean isKnown(String topic) {
-		if (this.operations.stats().topics().containsKey(topic)) {
-			return true;
-		}
-		return this.containers.get().stream().anyMatch((container) -> container.getTopic().equals(topic));
+		return this.operations.stats().topics().containsKey(topic)
+				|| this.containers.get().stream().anyMatch((container) -> container.getTopic().equals(topic));
 	}
 
 	/** Runs a write; when it throws, writes the audit line marked failed. */
@@ -210,8 +208,8 @@ final class EndpointActions {
 		}
 	}
 
-	private AuditLog.Entry entry(@Nullable String who, ActionDescriptor done) {
-		return AuditLog.entry(this.via, who, done.action()).topic(done.topic()).count(done.count()).ids(done.ids());
+	private AuditLog.Entry entry(@Nullable String who, String topic, String action, long count, List<String> ids) {
+		return AuditLog.entry(this.via, who, action).topic(topic).count(count).ids(ids);
 	}
 
 }

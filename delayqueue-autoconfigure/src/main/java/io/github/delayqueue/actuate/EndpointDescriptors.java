@@ -10,7 +10,6 @@ import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueueStats.BucketStats;
 import io.github.delayqueue.core.QueueStats.TopicStats;
-import io.github.delayqueue.core.RepairResult;
 import io.github.delayqueue.core.ReplayResult;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.recurring.RecurringJob;
@@ -221,15 +220,12 @@ public final class EndpointDescriptors {
 	 */
 	public record ListenerDescriptor(String id, String state, int concurrency, int inFlight) {
 
-		static ListenerDescriptor of(DelayedListenerContainer container) {
-			return new ListenerDescriptor(container.getId(), container.getState(), container.getConcurrency(),
-					container.getInFlight());
-		}
-
 		static Map<String, List<ListenerDescriptor>> byTopic(Iterable<DelayedListenerContainer> containers) {
 			Map<String, List<ListenerDescriptor>> byTopic = new TreeMap<>();
 			for (DelayedListenerContainer container : containers) {
-				byTopic.computeIfAbsent(container.getTopic(), (t) -> new ArrayList<>()).add(of(container));
+				byTopic.computeIfAbsent(container.getTopic(), (t) -> new ArrayList<>())
+					.add(new ListenerDescriptor(container.getId(), container.getState(), container.getConcurrency(),
+							container.getInFlight()));
 			}
 			return byTopic;
 		}
@@ -284,11 +280,6 @@ public final class EndpointDescriptors {
 	 */
 	public record RepairDescriptor(String action, boolean written, long jobs, long reindexed, long dropped,
 			long countsCorrected, long unreadable) implements OperationResponseBody {
-
-		static RepairDescriptor of(RepairResult result, boolean written) {
-			return new RepairDescriptor("repair", written, result.jobs(), result.reindexed(), result.dropped(),
-					result.countsCorrected(), result.unreadable());
-		}
 
 	}
 

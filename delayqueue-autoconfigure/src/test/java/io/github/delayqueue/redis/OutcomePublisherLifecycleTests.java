@@ -19,9 +19,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The {@link OutcomePublisher} split from {@link RedisJobOutcomeStream}: its one thread ends
- * at stop after publishing what waits, an outcome offered while stopped is dropped, and a
- * restart publishes again with one thread.
+ * The publishing side of {@link RedisJobOutcomeStream}: its one thread ends at stop after
+ * publishing what waits, an outcome offered while stopped is dropped, and a restart publishes
+ * again with one thread.
  */
 class OutcomePublisherLifecycleTests {
 
@@ -34,8 +34,6 @@ class OutcomePublisherLifecycleTests {
 	private RedisJobOutcomeStream watcher;
 
 	private final List<JobOutcome> heard = new CopyOnWriteArrayList<>();
-
-	private final List<String> dropped = new CopyOnWriteArrayList<>();
 
 	@BeforeEach
 	void connect() {
@@ -61,11 +59,6 @@ class OutcomePublisherLifecycleTests {
 		this.factory.destroy();
 	}
 
-	private OutcomePublisher publisher() {
-		return new OutcomePublisher(this.factory, this.watcher.getChannel(), this.watcher::encode,
-				(reason, count) -> this.dropped.add(count + " " + reason));
-	}
-
 	private static JobOutcome outcome(String id) {
 		return new JobOutcome("t", id, "success", 1, 3, "l", "i", null, Instant.ofEpochMilli(1_700_000_000_000L));
 	}
@@ -77,7 +70,7 @@ class OutcomePublisherLifecycleTests {
 	@Test
 	void stopPublishesWhatWaitsEndsItsThreadAndARestartPublishesAgain() {
 		long before = threads();
-		OutcomePublisher publisher = publisher();
+		RedisJobOutcomeStream publisher = new RedisJobOutcomeStream(this.queue, true);
 		publisher.start();
 		for (int i = 0; i < 300; i++) {
 			publisher.offer(outcome("a-" + i));
@@ -85,10 +78,10 @@ class OutcomePublisherLifecycleTests {
 		publisher.stop();
 		assertThat(threads()).isEqualTo(before);
 		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(this.heard).hasSize(300));
-		assertThat(this.dropped).isEmpty();
+		assertThat(publisher.getDropped()).isZero();
 
 		publisher.offer(outcome("while-stopped"));
-		assertThat(this.dropped).singleElement().asString().startsWith("1 ").contains("stopped");
+		assertThat(publisher.getDropped()).isOne();
 
 		publisher.start();
 		assertThat(threads()).isEqualTo(before + 1);

@@ -1,11 +1,13 @@
 package io.github.delayqueue.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -29,14 +31,18 @@ import tools.jackson.databind.json.JsonMapper;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.data.redis.connection.MessageListener;
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.Assert;
 
 /**
  * The {@link JobOutcomeStream} on Redis pub/sub, channel {@code <namespace>:outcomes}: JSON
  * messages with the {@link JobOutcome} fields ({@code at} in epoch milliseconds). When
- * publishing, this instance's {@link DelayedJobOutcomeEvent}s are sent. The first consumer adds
- * the channel to the queue's subscription; one thread feeds every consumer. Outcomes beyond
+ * publishing, this instance's {@link DelayedJobOutcomeEvent}s are sent from a thread of its own,
+ * up to {@value #BATCH} in one script call. One thread feeds every consumer. Outcomes beyond
  * {@value #BUFFER} waiting, or met by a Redis failure or a stopped stream, are dropped and
  * counted ({@link #getDropped()}). Stops right after the listener containers.
  */
@@ -49,15 +55,27 @@ public class RedisJobOutcomeStream
 	static final int BUFFER = 10_000;
 
 	/** Just below the listener containers' phase. */
-	static final int PHASE = Integer.MAX_VALUE - 101;
+	private static final int PHASE = Integer.MAX_VALUE - 101;
+
+	static final int BATCH = 256;
+
+	/** How long {@link #stop()} goes on publishing what waits. */
+	static final long FLUSH_MILLIS = 5_000;
+
+	private static final byte[] PUBLISH_ALL = ("for i = 2, #ARGV do redis.call('PUBLISH', ARGV[1], ARGV[i]) end"
+			+ " return #ARGV - 1").getBytes(StandardCharsets.UTF_8);
 
 	private final EventSubscriber subscription;
+
+	private final RedisConnectionFactory connectionFactory;
 
 	private final String channel;
 
 	private final String instanceId;
 
-	private final @Nullable OutcomePublisher publisher;
+	private final boolean publishing;
+
+	private final BlockingQueue<JobOutcome> outbox = new ArrayBlockingQueue<>(BUFFER);
 
 	private final JsonMapper mapper = JsonMapper.builder().build();
 
@@ -67,14 +85,21 @@ public class RedisJobOutcomeStream
 
 	private final OnceAMinute badMessageWarning = new OnceAMinute(logger);
 
-	private final List<Subscriber> subscribers = new CopyOnWriteArrayList<>();
+	private final List<Consumer<JobOutcome>> subscribers = new CopyOnWriteArrayList<>();
 
 	// whenDone futures by "<topic>\n<id>"
 	private final Map<String, Set<CompletableFuture<JobOutcome>>> waiters = new ConcurrentHashMap<>();
 
-	private final MessageListener listener = (message, pattern) -> received(message.getBody());
+	private final MessageListener listener = (message, pattern) -> {
+		ThreadPoolExecutor delivery = this.delivery;
+		if (delivery != null) {
+			delivery.execute(() -> deliver(message.getBody()));
+		}
+	};
 
 	private volatile boolean running;
+
+	private @Nullable Thread publisher;
 
 	/** The consumers' thread, while the channel is subscribed. */
 	private volatile @Nullable ThreadPoolExecutor delivery;
@@ -87,10 +112,10 @@ public class RedisJobOutcomeStream
 	public RedisJobOutcomeStream(RedisDelayQueue queue, boolean publishing) {
 		Assert.notNull(queue, "queue must not be null");
 		this.subscription = queue.subscriber();
+		this.connectionFactory = queue.getConnectionFactory();
 		this.channel = queue.getNamespace() + ":outcomes";
 		this.instanceId = queue.getInstanceId();
-		this.publisher = publishing ? new OutcomePublisher(queue.getConnectionFactory(), this.channel, this::encode,
-				(reason, count) -> drop(count, reason)) : null;
+		this.publishing = publishing;
 	}
 
 	/**
@@ -106,7 +131,7 @@ public class RedisJobOutcomeStream
 	 * @return the {@code publishing} given at creation
 	 */
 	public boolean isPublishing() {
-		return this.publisher != null;
+		return this.publishing;
 	}
 
 	/**
@@ -119,16 +144,25 @@ public class RedisJobOutcomeStream
 
 	@Override
 	public void onApplicationEvent(DelayedJobOutcomeEvent event) {
-		OutcomePublisher publisher = this.publisher;
-		if (publisher == null) {
+		if (!this.publishing) {
 			return;
 		}
 		ReservedJob job = event.getJob();
 		Throwable failure = event.getFailure();
-		JobOutcome outcome = new JobOutcome(job.topic(), job.id(), event.getOutcome(), job.attempt(),
-				job.maxAttempts(), event.getListenerId(), this.instanceId,
-				(failure != null) ? JobConstraints.errorText(failure.toString()) : null, Instant.now());
-		publisher.offer(outcome);
+		offer(new JobOutcome(job.topic(), job.id(), event.getOutcome(), job.attempt(), job.maxAttempts(),
+				event.getListenerId(), this.instanceId,
+				(failure != null) ? JobConstraints.errorText(failure.toString()) : null, Instant.now()));
+	}
+
+	/** Queues an outcome to publish without blocking, or drops it when full or stopped. */
+	void offer(JobOutcome outcome) {
+		if (!this.outbox.offer(outcome)) {
+			drop(1, "more than " + BUFFER + " waited to be published");
+		}
+		else if (!this.running && this.outbox.remove(outcome)) {
+			// stopped meanwhile and the publisher may have ended
+			drop(1, "the stream has stopped");
+		}
 	}
 
 	private void drop(int count, String reason) {
@@ -171,7 +205,11 @@ public class RedisJobOutcomeStream
 		if (topic != null) {
 			JobConstraints.topic(topic);
 		}
-		Subscriber subscriber = new Subscriber(topic, consumer);
+		Consumer<JobOutcome> subscriber = (outcome) -> {
+			if (topic == null || topic.equals(outcome.topic())) {
+				consumer.accept(outcome);
+			}
+		};
 		synchronized (this) {
 			// added under the lock that stop() clears them under
 			ensureSubscribed();
@@ -242,14 +280,6 @@ public class RedisJobOutcomeStream
 		}
 	}
 
-	/** A message on the channel, on the subscription's thread. */
-	private void received(byte[] body) {
-		ThreadPoolExecutor delivery = this.delivery;
-		if (delivery != null) {
-			delivery.execute(() -> deliver(body));
-		}
-	}
-
 	private void deliver(byte[] body) {
 		JobOutcome outcome;
 		try {
@@ -266,26 +296,56 @@ public class RedisJobOutcomeStream
 				List.copyOf(waiting).forEach((future) -> future.complete(outcome));
 			}
 		}
-		for (Subscriber subscriber : this.subscribers) {
-			subscriber.accept(outcome);
-		}
-	}
-
-	private record Subscriber(@Nullable String topic, Consumer<JobOutcome> consumer) {
-
-		void accept(JobOutcome outcome) {
-			if (this.topic != null && !Objects.equals(this.topic, outcome.topic())) {
-				return;
-			}
+		for (Consumer<JobOutcome> subscriber : this.subscribers) {
 			try {
-				this.consumer.accept(outcome);
+				subscriber.accept(outcome);
 			}
 			catch (Throwable ex) {
 				logger.warn("A consumer of the job outcomes threw for job " + outcome.id() + " of topic "
 						+ outcome.topic() + "; it goes on hearing outcomes", ex);
 			}
 		}
+	}
 
+	private void publishUntilStopped() {
+		List<JobOutcome> batch = new ArrayList<>(BATCH);
+		while (this.running) {
+			try {
+				JobOutcome first = this.outbox.poll(200, TimeUnit.MILLISECONDS);
+				if (first != null) {
+					batch.add(first);
+					this.outbox.drainTo(batch, BATCH - 1);
+					publish(batch);
+				}
+			}
+			catch (InterruptedException ex) {
+				return;
+			}
+			finally {
+				batch.clear();
+			}
+		}
+	}
+
+	private void publish(List<JobOutcome> batch) {
+		byte[] channel = this.channel.getBytes(StandardCharsets.UTF_8);
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			if (connection instanceof RedisClusterConnection) {
+				// a script without keys has no node to go to on a cluster; PUBLISH reaches every node
+				batch.forEach((outcome) -> connection.publish(channel, encode(outcome)));
+				return;
+			}
+			byte[][] args = new byte[batch.size() + 1][];
+			args[0] = channel;
+			for (int i = 0; i < batch.size(); i++) {
+				args[i + 1] = encode(batch.get(i));
+			}
+			connection.scriptingCommands().eval(PUBLISH_ALL, ReturnType.INTEGER, 0, args);
+		}
+		catch (RuntimeException | Error ex) {
+			// an Error from the client must not end the thread: the batch is lost
+			drop(batch.size(), "publishing failed: " + ex);
+		}
 	}
 
 	@Override
@@ -294,14 +354,17 @@ public class RedisJobOutcomeStream
 			return;
 		}
 		this.running = true;
-		if (this.publisher != null) {
-			this.publisher.start();
+		if (this.publishing) {
+			Thread publisher = new Thread(this::publishUntilStopped, "delayqueue-outcomes-publisher");
+			publisher.setDaemon(true);
+			publisher.start();
+			this.publisher = publisher;
 		}
 	}
 
 	/**
-	 * Publishes the outcomes still waiting (for up to 5 s), ends the subscription, and fails
-	 * the {@link #whenDone} futures still waiting.
+	 * Publishes the outcomes still waiting (for up to {@value #FLUSH_MILLIS} ms), ends the
+	 * subscription, and fails the {@link #whenDone} futures still waiting.
 	 */
 	@Override
 	public synchronized void stop() {
@@ -309,9 +372,7 @@ public class RedisJobOutcomeStream
 			return;
 		}
 		this.running = false;
-		if (this.publisher != null) {
-			this.publisher.stop();
-		}
+		stopPublishing();
 		ThreadPoolExecutor delivery = this.delivery;
 		if (delivery != null) {
 			this.delivery = null;
@@ -321,6 +382,30 @@ public class RedisJobOutcomeStream
 		IllegalStateException stopped = new IllegalStateException("The job outcome stream stopped");
 		this.waiters.values().forEach((set) -> List.copyOf(set).forEach((future) -> future.completeExceptionally(stopped)));
 		this.subscribers.clear();
+	}
+
+	private void stopPublishing() {
+		long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FLUSH_MILLIS);
+		Thread publisher = this.publisher;
+		this.publisher = null;
+		try {
+			if (publisher != null) {
+				publisher.join(FLUSH_MILLIS);
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		List<JobOutcome> batch = new ArrayList<>(BATCH);
+		while (System.nanoTime() < deadline && this.outbox.drainTo(batch, BATCH) > 0) {
+			publish(batch);
+			batch.clear();
+		}
+		int left = this.outbox.size();
+		this.outbox.clear();
+		if (left > 0) {
+			drop(left, "the stream stopped before they were published");
+		}
 	}
 
 	@Override
