@@ -11,7 +11,10 @@ import io.github.delayqueue.test.RedisTestServers;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -23,6 +26,7 @@ import static org.awaitility.Awaitility.await;
  * publishing what waits, an outcome offered while stopped is dropped, and a restart publishes
  * again with one thread.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class OutcomePublisherLifecycleTests {
 
 	private static final String THREAD = "delayqueue-outcomes-publisher";
@@ -68,7 +72,7 @@ class OutcomePublisherLifecycleTests {
 	}
 
 	@Test
-	void stopPublishesWhatWaitsEndsItsThreadAndARestartPublishesAgain() {
+	void stopPublishesWhatWaitsEndsItsThreadAndARestartPublishesAgain(CapturedOutput output) {
 		long before = threads();
 		RedisJobOutcomeStream publisher = new RedisJobOutcomeStream(this.queue, true);
 		publisher.start();
@@ -82,6 +86,7 @@ class OutcomePublisherLifecycleTests {
 
 		publisher.offer(outcome("while-stopped"));
 		assertThat(publisher.getDropped()).isOne();
+		assertThat(output).contains("the stream has stopped");
 
 		publisher.start();
 		assertThat(threads()).isEqualTo(before + 1);
