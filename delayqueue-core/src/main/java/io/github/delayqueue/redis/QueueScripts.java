@@ -83,13 +83,10 @@ final class QueueScripts {
 
 	}
 
-	/** Schedules jobs of one bucket, with defaults for a request's TTR and attempts; waits for the replicas. */
-	ScriptReplies.Scheduled schedule(ScheduleCall call, Duration defaultTtr, int defaultMaxAttempts) {
-		return ScriptReplies.Scheduled
-			.decode(this.runner.runReplicated(SCHEDULE, scheduleArguments(call, defaultTtr, defaultMaxAttempts)));
-	}
-
-	/** {@link #schedule} for many calls, pipelined where possible; one reply per call, in order. */
+	/**
+	 * Schedules the jobs of each call, with defaults for a request's TTR and attempts; waits for
+	 * the replicas. One reply per call, in order.
+	 */
 	List<ScriptReplies.Scheduled> scheduleAll(List<ScheduleCall> calls, Duration defaultTtr, int defaultMaxAttempts) {
 		List<byte[][]> arguments = new ArrayList<>(calls.size());
 		calls.forEach((call) -> arguments.add(scheduleArguments(call, defaultTtr, defaultMaxAttempts)));
@@ -120,7 +117,7 @@ final class QueueScripts {
 
 	/** Removes a job in any state; whether there was one. */
 	boolean cancel(int bucket, String topic, String id) {
-		return ScriptReplies.cancelled(this.runner.run(CANCEL, call(bucket, KeySpace.jobKey(topic, id))));
+		return !Replies.list(this.runner.run(CANCEL, call(bucket, KeySpace.jobKey(topic, id)))).isEmpty();
 	}
 
 	/** Moves a waiting job to a new due time: a delay ({@code relative}) or an absolute time, ms. */
@@ -160,8 +157,9 @@ final class QueueScripts {
 
 	/** Extends a reservation: the new deadline, empty when the reservation is stale. */
 	Optional<Instant> touch(int bucket, ReservedJob job, long ttrMillis) {
-		return ScriptReplies.touched(this.runner.run(TOUCH,
-				call(bucket, KeySpace.jobKey(job.topic(), job.id()), job.token(), ttrMillis)));
+		List<Object> v = Replies.list(
+				this.runner.run(TOUCH, call(bucket, KeySpace.jobKey(job.topic(), job.id()), job.token(), ttrMillis)));
+		return (Replies.asLong(v.get(0)) == 1) ? Optional.of(ScriptReplies.instant(v.get(1))) : Optional.empty();
 	}
 
 	/** Gives reservations of one bucket back, the first given taken first again; how many. */
@@ -169,7 +167,8 @@ final class QueueScripts {
 		int released = 0;
 		for (int to = jobs.size(); to > 0; to -= RELEASE_BATCH) {
 			List<ReservedJob> part = jobs.subList(Math.max(0, to - RELEASE_BATCH), to);
-			released += ScriptReplies.released(this.runner.run(RELEASE, call(bucket, keysAndTokens(part))));
+			Object reply = this.runner.run(RELEASE, call(bucket, keysAndTokens(part)));
+			released += (int) Replies.asLong(Replies.list(reply).get(0));
 		}
 		return released;
 	}
@@ -222,7 +221,9 @@ final class QueueScripts {
 
 	/** Repairs (or, without {@code write}, counts the repairs of) one bucket, given its topics. */
 	RepairResult repair(int bucket, boolean write, Collection<String> topics) {
-		return ScriptReplies.repaired(this.runner.run(REPAIR, call(bucket, write ? "1" : "0", topics)));
+		List<Object> v = Replies.list(this.runner.run(REPAIR, call(bucket, write ? "1" : "0", topics)));
+		return new RepairResult(Replies.asLong(v.get(0)), Replies.asLong(v.get(1)), Replies.asLong(v.get(2)),
+				Replies.asLong(v.get(3)), Replies.asLong(v.get(4)));
 	}
 
 	/** The timer's step; {@code quiet} leaves announcing to the caller, {@code offers} may take due jobs. */
@@ -285,8 +286,10 @@ final class QueueScripts {
 	}
 
 	/** Pins a setting of the namespace at its first start; returns the value pinned. */
+	@SuppressWarnings("NullAway") // the script's reply has the value
 	static String pin(ScriptRunner runner, KeySpace keys, String setting, String value) {
-		return ScriptReplies.pinned(runner.run(NAMESPACE, args(List.of(keys.config()), setting, value)));
+		Object reply = runner.run(NAMESPACE, args(List.of(keys.config()), setting, value));
+		return Replies.asString(Replies.list(reply).get(0));
 	}
 
 	/** Runs an operation of {@code recurring.lua} on a bucket; one that writes waits for the replicas. */

@@ -52,14 +52,14 @@ final class ReplicaWait {
 					+ " (WAIT must go to the master of each bucket); set it to 0");
 		}
 		Object nativeConnection = connection.getNativeConnection();
-		if (LETTUCE && Lettuce.accepts(nativeConnection)) {
+		if (LETTUCE && nativeConnection instanceof io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands<?, ?>) {
 			return new Lettuce(nativeConnection);
 		}
-		if (JEDIS && Jedis.accepts(nativeConnection)) {
+		if (JEDIS && nativeConnection instanceof redis.clients.jedis.Jedis) {
 			// Jedis pipelines on the connection itself: WAIT after the pipeline is on the same one
 			return (what) -> () -> Jedis.await(this, connection, what);
 		}
-		if (JEDIS && Jedis.isUnified(nativeConnection)) {
+		if (JEDIS && nativeConnection instanceof redis.clients.jedis.UnifiedJedis) {
 			// a pooled client: WAIT could run on another connection than the write and prove nothing
 			throw new DelayQueueException("delayqueue.redis.wait-replicas needs one connection per operation:"
 					+ " with Jedis, call setUseUnifiedJedis(false) on the JedisConnectionFactory (or use Lettuce)");
@@ -100,10 +100,6 @@ final class ReplicaWait {
 		Lettuce(Object nativeConnection) {
 			this.commands = (io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands<?, ?>) nativeConnection;
 			this.before = this.commands.clientInfo();
-		}
-
-		static boolean accepts(Object connection) {
-			return connection instanceof io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands<?, ?>;
 		}
 
 		@Override
@@ -153,14 +149,6 @@ final class ReplicaWait {
 
 	/** Jedis's {@code WAIT}, which never sends a command again on another connection. */
 	private static final class Jedis {
-
-		static boolean accepts(Object connection) {
-			return connection instanceof redis.clients.jedis.Jedis;
-		}
-
-		static boolean isUnified(Object connection) {
-			return connection instanceof redis.clients.jedis.UnifiedJedis;
-		}
 
 		static void await(ReplicaWait wait, RedisConnection connection, String what) {
 			long acknowledged;
