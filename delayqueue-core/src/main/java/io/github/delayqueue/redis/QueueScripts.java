@@ -229,19 +229,9 @@ final class QueueScripts {
 	/** The timer's step; {@code quiet} leaves announcing to the caller, {@code offers} may take due jobs. */
 	ScriptReplies.Promoted promote(int bucket, int batchSize, boolean guard, boolean quiet,
 			List<RedisTimerBackend.Offering> offers) {
-		Object[] values = new Object[4 + 4 * offers.size()];
-		values[0] = batchSize;
-		values[1] = guard ? "1" : "0";
-		values[2] = quiet ? "1" : "0";
-		values[3] = offers.size();
-		int i = 4;
-		for (RedisTimerBackend.Offering offering : offers) {
-			RedisTimerBackend.Offer offer = offering.offer();
-			values[i++] = offering.topic();
-			values[i++] = offer.max();
-			values[i++] = offer.ttrMillis();
-			values[i++] = offer.attemptsLimit();
-		}
+		List<Object> values = new ArrayList<>(List.of(batchSize, guard ? "1" : "0", quiet ? "1" : "0", offers.size()));
+		offers.forEach((offering) -> values.addAll(List.of(offering.topic(), offering.offer().max(),
+				offering.offer().ttrMillis(), offering.offer().attemptsLimit())));
 		return ScriptReplies.Promoted.decode(this.runner.run(PROMOTE, call(bucket, values)));
 	}
 
