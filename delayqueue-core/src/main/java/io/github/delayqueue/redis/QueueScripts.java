@@ -8,6 +8,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobInfo;
@@ -284,10 +285,9 @@ final class QueueScripts {
 
 	/** Runs an operation of {@code recurring.lua} on a bucket; one that writes waits for the replicas. */
 	@Nullable Object recurring(int bucket, Object... arguments) {
-		String operation = String.valueOf(arguments[0]);
-		boolean writes = !operation.equals("due") && !operation.equals("get") && !operation.equals("list");
 		byte[][] call = call(bucket, arguments);
-		return writes ? this.runner.runReplicated(RECURRING, call) : this.runner.run(RECURRING, call);
+		return Set.of("due", "get", "list").contains(String.valueOf(arguments[0])) ? this.runner.run(RECURRING, call)
+				: this.runner.runReplicated(RECURRING, call);
 	}
 
 	/** Lists the recurring jobs of every bucket; the reply of each bucket, in bucket order. */

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
+import java.util.stream.IntStream;
 
 import io.github.delayqueue.core.DelayQueueConnectionException;
 import io.github.delayqueue.core.DelayQueueException;
@@ -162,12 +163,10 @@ final class ScriptRunner {
 	private List<Object> batch(RedisConnection connection, LuaScript script, List<byte[][]> calls) {
 		Duration timeout = RawCommands.commandTimeout(this.connectionFactory);
 		List<@Nullable Object> replies = RawCommands.Lettuce.sendAll(connection, script, calls, false, timeout);
-		List<Integer> missing = new ArrayList<>();
-		for (int i = 0; i < replies.size(); i++) {
-			if (replies.get(i) instanceof RawCommands.Failure failure && isNoScript(failure.cause())) {
-				missing.add(i);
-			}
-		}
+		List<Integer> missing = IntStream.range(0, replies.size())
+			.filter((i) -> replies.get(i) instanceof RawCommands.Failure failure && isNoScript(failure.cause()))
+			.boxed()
+			.toList();
 		if (!missing.isEmpty() && firstFailure(replies, false) == null) {
 			List<@Nullable Object> again = RawCommands.Lettuce.sendAll(connection, script,
 					missing.stream().map(calls::get).toList(), true, timeout);
