@@ -14,25 +14,15 @@ import org.springframework.data.redis.core.script.DigestUtils;
 /**
  * A Lua script from this package's resources with its SHA-1 for {@code EVALSHA}. A line
  * {@code -- @include lib/<helper>} in a script or a helper puts that helper's file before it,
- * once per script.
+ * once per script. {@code keys}: how many of a call's arguments are keys.
  */
-final class LuaScript {
+record LuaScript(String name, byte[] body, byte[] sha, int keys) {
 
 	private static final Pattern INCLUDE = Pattern.compile("^-- @include (\\S+)$", Pattern.MULTILINE);
 
-	private final String name;
-
-	private final byte[] body;
-
-	private final byte[] sha;
-
-	private final int keys;
-
 	private LuaScript(String name, String body, int keys) {
-		this.name = name;
-		this.keys = keys;
-		this.body = body.getBytes(StandardCharsets.UTF_8);
-		this.sha = DigestUtils.sha1DigestAsHex(body).getBytes(StandardCharsets.US_ASCII);
+		this(name, body.getBytes(StandardCharsets.UTF_8),
+				DigestUtils.sha1DigestAsHex(body).getBytes(StandardCharsets.US_ASCII), keys);
 	}
 
 	/** Loads a bucket's script: two keys (jobs hash, guard), the state counts written after its body returns. */
@@ -70,23 +60,6 @@ final class LuaScript {
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
-	}
-
-	/** How many of the script's arguments are keys. */
-	int keys() {
-		return this.keys;
-	}
-
-	String name() {
-		return this.name;
-	}
-
-	byte[] body() {
-		return this.body;
-	}
-
-	byte[] sha() {
-		return this.sha;
 	}
 
 	@Override

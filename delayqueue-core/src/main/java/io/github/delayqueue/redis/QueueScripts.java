@@ -8,6 +8,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobInfo;
@@ -83,13 +84,10 @@ final class QueueScripts {
 
 	}
 
-	/** Schedules jobs of one bucket, with defaults for a request's TTR and attempts; waits for the replicas. */
-	ScriptReplies.Scheduled schedule(ScheduleCall call, Duration defaultTtr, int defaultMaxAttempts) {
-		return ScriptReplies.Scheduled
-			.decode(this.runner.runReplicated(SCHEDULE, scheduleArguments(call, defaultTtr, defaultMaxAttempts)));
-	}
-
-	/** {@link #schedule} for many calls, pipelined where possible; one reply per call, in order. */
+	/**
+	 * Schedules the jobs of each call, with defaults for a request's TTR and attempts; waits for
+	 * the replicas. One reply per call, in order.
+	 */
 	List<ScriptReplies.Scheduled> scheduleAll(List<ScheduleCall> calls, Duration defaultTtr, int defaultMaxAttempts) {
 		List<byte[][]> arguments = new ArrayList<>(calls.size());
 		calls.forEach((call) -> arguments.add(scheduleArguments(call, defaultTtr, defaultMaxAttempts)));
@@ -120,7 +118,7 @@ final class QueueScripts {
 
 	/** Removes a job in any state; whether there was one. */
 	boolean cancel(int bucket, String topic, String id) {
-		return ScriptReplies.cancelled(this.runner.run(CANCEL, call(bucket, KeySpace.jobKey(topic, id))));
+		return !Replies.list(this.runner.run(CANCEL, call(bucket, KeySpace.jobKey(topic, id)))).isEmpty();
 	}
 
 	/** Moves a waiting job to a new due time: a delay ({@code relative}) or an absolute time, ms. */
@@ -160,8 +158,9 @@ final class QueueScripts {
 
 	/** Extends a reservation: the new deadline, empty when the reservation is stale. */
 	Optional<Instant> touch(int bucket, ReservedJob job, long ttrMillis) {
-		return ScriptReplies.touched(this.runner.run(TOUCH,
-				call(bucket, KeySpace.jobKey(job.topic(), job.id()), job.token(), ttrMillis)));
+		List<Object> v = Replies.list(
+				this.runner.run(TOUCH, call(bucket, KeySpace.jobKey(job.topic(), job.id()), job.token(), ttrMillis)));
+		return (Replies.asLong(v.get(0)) == 1) ? Optional.of(ScriptReplies.instant(v.get(1))) : Optional.empty();
 	}
 
 	/** Gives reservations of one bucket back, the first given taken first again; how many. */
@@ -169,7 +168,8 @@ final class QueueScripts {
 		int released = 0;
 		for (int to = jobs.size(); to > 0; to -= RELEASE_BATCH) {
 			List<ReservedJob> part = jobs.subList(Math.max(0, to - RELEASE_BATCH), to);
-			released += ScriptReplies.released(this.runner.run(RELEASE, call(bucket, keysAndTokens(part))));
+			Object reply = this.runner.run(RELEASE, call(bucket, keysAndTokens(part)));
+			released += (int) Replies.asLong(Replies.list(reply).get(0));
 		}
 		return released;
 	}
@@ -222,25 +222,17 @@ final class QueueScripts {
 
 	/** Repairs (or, without {@code write}, counts the repairs of) one bucket, given its topics. */
 	RepairResult repair(int bucket, boolean write, Collection<String> topics) {
-		return ScriptReplies.repaired(this.runner.run(REPAIR, call(bucket, write ? "1" : "0", topics)));
+		List<Object> v = Replies.list(this.runner.run(REPAIR, call(bucket, write ? "1" : "0", topics)));
+		return new RepairResult(Replies.asLong(v.get(0)), Replies.asLong(v.get(1)), Replies.asLong(v.get(2)),
+				Replies.asLong(v.get(3)), Replies.asLong(v.get(4)));
 	}
 
 	/** The timer's step; {@code quiet} leaves announcing to the caller, {@code offers} may take due jobs. */
 	ScriptReplies.Promoted promote(int bucket, int batchSize, boolean guard, boolean quiet,
 			List<RedisTimerBackend.Offering> offers) {
-		Object[] values = new Object[4 + 4 * offers.size()];
-		values[0] = batchSize;
-		values[1] = guard ? "1" : "0";
-		values[2] = quiet ? "1" : "0";
-		values[3] = offers.size();
-		int i = 4;
-		for (RedisTimerBackend.Offering offering : offers) {
-			RedisTimerBackend.Offer offer = offering.offer();
-			values[i++] = offering.topic();
-			values[i++] = offer.max();
-			values[i++] = offer.ttrMillis();
-			values[i++] = offer.attemptsLimit();
-		}
+		List<Object> values = new ArrayList<>(List.of(batchSize, guard ? "1" : "0", quiet ? "1" : "0", offers.size()));
+		offers.forEach((offering) -> values.addAll(List.of(offering.topic(), offering.offer().max(),
+				offering.offer().ttrMillis(), offering.offer().attemptsLimit())));
 		return ScriptReplies.Promoted.decode(this.runner.run(PROMOTE, call(bucket, values)));
 	}
 
@@ -285,16 +277,17 @@ final class QueueScripts {
 	}
 
 	/** Pins a setting of the namespace at its first start; returns the value pinned. */
+	@SuppressWarnings("NullAway") // the script's reply has the value
 	static String pin(ScriptRunner runner, KeySpace keys, String setting, String value) {
-		return ScriptReplies.pinned(runner.run(NAMESPACE, args(List.of(keys.config()), setting, value)));
+		Object reply = runner.run(NAMESPACE, args(List.of(keys.config()), setting, value));
+		return Replies.asString(Replies.list(reply).get(0));
 	}
 
 	/** Runs an operation of {@code recurring.lua} on a bucket; one that writes waits for the replicas. */
 	@Nullable Object recurring(int bucket, Object... arguments) {
-		String operation = String.valueOf(arguments[0]);
-		boolean writes = !operation.equals("due") && !operation.equals("get") && !operation.equals("list");
 		byte[][] call = call(bucket, arguments);
-		return writes ? this.runner.runReplicated(RECURRING, call) : this.runner.run(RECURRING, call);
+		return Set.of("due", "get", "list").contains(String.valueOf(arguments[0])) ? this.runner.run(RECURRING, call)
+				: this.runner.runReplicated(RECURRING, call);
 	}
 
 	/** Lists the recurring jobs of every bucket; the reply of each bucket, in bucket order. */

@@ -3,6 +3,7 @@ package io.github.delayqueue.redis;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
@@ -40,25 +41,15 @@ final class RawCommands {
 	private RawCommands() {
 	}
 
-	/** Whether {@link #evalAll} can use it: Lettuce's, not in a pipeline or transaction. */
+	/** Whether {@link Lettuce#sendAll} can use it: Lettuce's, not in a pipeline or transaction. */
 	static boolean sendsBatches(RedisConnection connection) {
-		return LETTUCE && Lettuce.accepts(connection) && !connection.isPipelined() && !connection.isQueueing();
-	}
-
-	/**
-	 * Sends a script once per call (its keys, then {@code ARGV}) on a {@link #sendsBatches}
-	 * connection, all before the first reply is read, the first as {@code EVAL} when
-	 * {@code load}. Returns per call its reply or its {@link Failure}; throws
-	 * {@link QueryTimeoutException} when not every reply came within {@code timeout}.
-	 */
-	static List<@Nullable Object> evalAll(RedisConnection connection, LuaScript script, List<byte[][]> calls,
-			boolean load, Duration timeout) {
-		return Lettuce.sendAll(connection, script, calls, load, timeout);
+		return LETTUCE && connection instanceof LettuceConnection && !connection.isPipelined()
+				&& !connection.isQueueing();
 	}
 
 	/** A Lettuce connection factory's command timeout, one minute for any other. */
 	static Duration commandTimeout(RedisConnectionFactory factory) {
-		long millis = LETTUCE ? Lettuce.timeoutMillis(factory) : 0;
+		long millis = (LETTUCE && factory instanceof LettuceConnectionFactory lettuce) ? lettuce.getTimeout() : 0;
 		return (millis > 0) ? Duration.ofMillis(millis) : Duration.ofMinutes(1);
 	}
 
@@ -67,16 +58,14 @@ final class RawCommands {
 	}
 
 	// Lettuce's types only in here: Lettuce is optional
-	private static final class Lettuce {
+	static final class Lettuce {
 
-		static boolean accepts(RedisConnection connection) {
-			return connection instanceof LettuceConnection;
-		}
-
-		static long timeoutMillis(RedisConnectionFactory factory) {
-			return (factory instanceof LettuceConnectionFactory lettuce) ? lettuce.getTimeout() : 0;
-		}
-
+		/**
+		 * Sends a script once per call (its keys, then {@code ARGV}) on a {@link #sendsBatches}
+		 * connection, all before the first reply is read, the first as {@code EVAL} when
+		 * {@code load}. Returns per call its reply or its {@link Failure}; throws
+		 * {@link QueryTimeoutException} when not every reply came within {@code timeout}.
+		 */
 		static List<@Nullable Object> sendAll(RedisConnection connection, LuaScript script, List<byte[][]> calls,
 				boolean load, Duration timeout) {
 			RedisClusterAsyncCommands<byte[], byte[]> commands = ((LettuceConnection) connection).getNativeConnection();
@@ -87,15 +76,9 @@ final class RawCommands {
 				boolean eval = load && futures.isEmpty();
 				CommandArgs<byte[], byte[]> args = new CommandArgs<>(ByteArrayCodec.INSTANCE)
 					.add(eval ? script.body() : script.sha())
-					.add(numkeys);
-				for (int i = 0; i < call.length; i++) {
-					if (i < script.keys()) {
-						args.addKey(call[i]);
-					}
-					else {
-						args.addValue(call[i]);
-					}
-				}
+					.add(numkeys)
+					.addKeys(Arrays.copyOfRange(call, 0, script.keys()))
+					.addValues(Arrays.copyOfRange(call, script.keys(), call.length));
 				try {
 					futures.add(commands.dispatch(eval ? CommandType.EVAL : CommandType.EVALSHA,
 							new NestedMultiOutput<>(ByteArrayCodec.INSTANCE), args));

@@ -39,8 +39,8 @@ abstract class RedisProducer extends RedisQueueParts implements DelayQueueProduc
 		Assert.notNull(request, "request must not be null");
 		check(request);
 		int bucket = this.keys.bucketOf(request.topic(), request.id());
-		ScriptReplies.Scheduled reply = this.scripts.schedule(new QueueScripts.ScheduleCall(bucket, List.of(request)),
-				this.defaultTtr, this.defaultMaxAttempts);
+		ScriptReplies.Scheduled reply = this.scripts.scheduleAll(List.of(new QueueScripts.ScheduleCall(bucket,
+				List.of(request))), this.defaultTtr, this.defaultMaxAttempts).get(0);
 		return scheduled(request, bucket, reply, 0);
 	}
 

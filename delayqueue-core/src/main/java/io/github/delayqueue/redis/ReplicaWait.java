@@ -2,11 +2,13 @@ package io.github.delayqueue.redis;
 
 import java.time.Duration;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.github.delayqueue.core.DelayQueueConnectionException;
 import io.github.delayqueue.core.DelayQueueException;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
@@ -14,8 +16,7 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Redis's {@code WAIT} for a number of replicas, sent through the driver on the connection
- * that wrote. With Lettuce, {@code CLIENT INFO} before the writes and after {@code WAIT}
- * must name the same server connection, else the writes are refused as not acknowledged.
+ * that wrote.
  */
 final class ReplicaWait {
 
@@ -52,14 +53,32 @@ final class ReplicaWait {
 					+ " (WAIT must go to the master of each bucket); set it to 0");
 		}
 		Object nativeConnection = connection.getNativeConnection();
-		if (LETTUCE && Lettuce.accepts(nativeConnection)) {
-			return new Lettuce(nativeConnection);
+		if (LETTUCE && nativeConnection instanceof RedisClusterAsyncCommands<?, ?> commands) {
+			// CLIENT INFO before the writes and after WAIT: the same server connection, else not acknowledged
+			Future<String> before = commands.clientInfo();
+			return (what) -> {
+				Future<Long> answer = commands.waitForReplication(this.replicas, this.timeout.toMillis());
+				Future<String> after = commands.clientInfo();
+				return () -> {
+					long acknowledged = get(answer);
+					String writer = connectionOf(get(before));
+					String waiter = connectionOf(get(after));
+					if (!writer.equals(waiter)) {
+						throw new DelayQueueConnectionException("The connection to Redis was replaced between the "
+								+ what + " and its WAIT (a reconnect, a fail-over): the replicas' answer is not about"
+								+ " the " + what + ", which may be lost if the master fails over (running it again is"
+								+ " safe)",
+								new IllegalStateException("The " + what + " ran on " + writer + ", WAIT on " + waiter));
+					}
+					check(acknowledged, what);
+				};
+			};
 		}
-		if (JEDIS && Jedis.accepts(nativeConnection)) {
+		if (JEDIS && nativeConnection instanceof redis.clients.jedis.Jedis) {
 			// Jedis pipelines on the connection itself: WAIT after the pipeline is on the same one
 			return (what) -> () -> Jedis.await(this, connection, what);
 		}
-		if (JEDIS && Jedis.isUnified(nativeConnection)) {
+		if (JEDIS && nativeConnection instanceof redis.clients.jedis.UnifiedJedis) {
 			// a pooled client: WAIT could run on another connection than the write and prove nothing
 			throw new DelayQueueException("delayqueue.redis.wait-replicas needs one connection per operation:"
 					+ " with Jedis, call setUseUnifiedJedis(false) on the JedisConnectionFactory (or use Lettuce)");
@@ -90,77 +109,32 @@ final class ReplicaWait {
 		}
 	}
 
-	/** Writes on a Lettuce connection, checked by {@code CLIENT INFO} before and after. */
-	private final class Lettuce implements Writes {
-
-		private final io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands<?, ?> commands;
-
-		private final java.util.concurrent.Future<String> before;
-
-		Lettuce(Object nativeConnection) {
-			this.commands = (io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands<?, ?>) nativeConnection;
-			this.before = this.commands.clientInfo();
-		}
-
-		static boolean accepts(Object connection) {
-			return connection instanceof io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands<?, ?>;
-		}
-
-		@Override
-		public Runnable send(String what) {
-			var answer = this.commands.waitForReplication(ReplicaWait.this.replicas,
-					ReplicaWait.this.timeout.toMillis());
-			var after = this.commands.clientInfo();
-			return () -> {
-				long acknowledged = get(answer);
-				String writer = connectionOf(get(this.before));
-				String waiter = connectionOf(get(after));
-				if (!writer.equals(waiter)) {
-					throw new DelayQueueConnectionException("The connection to Redis was replaced between the " + what
-							+ " and its WAIT (a reconnect, a fail-over): the replicas' answer is not about the " + what
-							+ ", which may be lost if the master fails over (running it again is safe)",
-							new IllegalStateException("The " + what + " ran on " + writer + ", WAIT on " + waiter));
-				}
-				check(acknowledged, what);
-			};
-		}
-
-		/** The fields of a {@code CLIENT INFO} line that name the connection: id, addr and laddr. */
-		static String connectionOf(String clientInfo) {
-			StringBuilder connection = new StringBuilder();
-			for (String field : clientInfo.trim().split(" ")) {
-				if (field.startsWith("id=") || field.startsWith("addr=") || field.startsWith("laddr=")) {
-					connection.append((connection.length() > 0) ? " " : "").append(field);
-				}
-			}
-			return connection.toString();
-		}
-
-		private <T> T get(java.util.concurrent.Future<T> answer) {
-			try {
-				return answer.get(ReplicaWait.this.timeout.toMillis() + 5_000, TimeUnit.MILLISECONDS);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new DelayQueueException("Interrupted while waiting for replicas", ex);
-			}
-			catch (ExecutionException | TimeoutException ex) {
-				throw new DelayQueueConnectionException("Redis unreachable during WAIT: " + ex.getMessage(), ex);
+	/** The fields of a {@code CLIENT INFO} line that name the connection: id, addr and laddr. */
+	private static String connectionOf(String clientInfo) {
+		StringBuilder connection = new StringBuilder();
+		for (String field : clientInfo.trim().split(" ")) {
+			if (field.startsWith("id=") || field.startsWith("addr=") || field.startsWith("laddr=")) {
+				connection.append((connection.length() > 0) ? " " : "").append(field);
 			}
 		}
+		return connection.toString();
+	}
 
+	private <T> T get(Future<T> answer) {
+		try {
+			return answer.get(this.timeout.toMillis() + 5_000, TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new DelayQueueException("Interrupted while waiting for replicas", ex);
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			throw new DelayQueueConnectionException("Redis unreachable during WAIT: " + ex.getMessage(), ex);
+		}
 	}
 
 	/** Jedis's {@code WAIT}, which never sends a command again on another connection. */
 	private static final class Jedis {
-
-		static boolean accepts(Object connection) {
-			return connection instanceof redis.clients.jedis.Jedis;
-		}
-
-		static boolean isUnified(Object connection) {
-			return connection instanceof redis.clients.jedis.UnifiedJedis;
-		}
 
 		static void await(ReplicaWait wait, RedisConnection connection, String what) {
 			long acknowledged;

@@ -13,7 +13,6 @@ import java.util.Optional;
 import io.github.delayqueue.core.FailResult;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
-import io.github.delayqueue.core.RepairResult;
 import io.github.delayqueue.core.RescheduleResult;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleResult;
@@ -43,22 +42,15 @@ final class ScriptReplies {
 
 	}
 
-	/** {@code cancel.lua}: whether there was such a job. */
-	static boolean cancelled(@Nullable Object reply) {
-		return !Replies.list(reply).isEmpty();
-	}
-
 	/** {@code reschedule.lua}: the result; when rescheduled the new state, due time, whether head. */
 	record Rescheduled(RescheduleResult result, @Nullable JobState state, long dueMillis, boolean head) {
 
 		static Rescheduled decode(@Nullable Object reply) {
 			List<Object> v = Replies.list(reply);
 			long code = Replies.asLong(v.get(0));
-			if (code == 0) {
-				return new Rescheduled(RescheduleResult.NOT_FOUND, null, 0, false);
-			}
-			if (code < 0) {
-				return new Rescheduled(RescheduleResult.NOT_WAITING, null, 0, false);
+			if (code <= 0) {
+				return new Rescheduled((code == 0) ? RescheduleResult.NOT_FOUND : RescheduleResult.NOT_WAITING, null, 0,
+						false);
 			}
 			return new Rescheduled(RescheduleResult.RESCHEDULED, stateOf(v.get(1)), Replies.asLong(v.get(2)),
 					Replies.asLong(v.get(3)) == 1);
@@ -131,23 +123,10 @@ final class ScriptReplies {
 			List<Object> v = Replies.list(reply);
 			long code = Replies.asLong(v.get(0));
 			FailResult result = (code == 2) ? FailResult.DEAD : (code == 1) ? FailResult.RETRYING : FailResult.STALE;
-			if (result == FailResult.STALE) {
-				return new Failed(result, 0, false);
-			}
-			return new Failed(result, Replies.asLong(v.get(1)), Replies.asLong(v.get(2)) == 1);
+			return (result == FailResult.STALE) ? new Failed(result, 0, false)
+					: new Failed(result, Replies.asLong(v.get(1)), Replies.asLong(v.get(2)) == 1);
 		}
 
-	}
-
-	/** {@code touch.lua}: the new deadline, or empty when the reservation is stale. */
-	static Optional<Instant> touched(@Nullable Object reply) {
-		List<Object> v = Replies.list(reply);
-		return (Replies.asLong(v.get(0)) == 1) ? Optional.of(instant(v.get(1))) : Optional.empty();
-	}
-
-	/** {@code release.lua}: how many jobs were released. */
-	static int released(@Nullable Object reply) {
-		return (int) Replies.asLong(Replies.list(reply).get(0));
 	}
 
 	/** {@code replay.lua}: jobs replayed, dead-list entries left, the ids of the first replayed. */
@@ -204,13 +183,6 @@ final class ScriptReplies {
 			return new DeadJobs(Replies.asLong(v.get(0)), jobs);
 		}
 
-	}
-
-	/** {@code repair.lua}: what was (or would be) repaired in the bucket. */
-	static RepairResult repaired(@Nullable Object reply) {
-		List<Object> v = Replies.list(reply);
-		return new RepairResult(Replies.asLong(v.get(0)), Replies.asLong(v.get(1)), Replies.asLong(v.get(2)),
-				Replies.asLong(v.get(3)), Replies.asLong(v.get(4)));
 	}
 
 	/**
@@ -275,12 +247,6 @@ final class ScriptReplies {
 				Objects.requireNonNullElse(Replies.asString(v.get(2)), ""), owned);
 	}
 
-	/** {@code namespace.lua}: the pinned value. */
-	@SuppressWarnings("NullAway") // the script's reply has these values
-	static String pinned(@Nullable Object reply) {
-		return Replies.asString(Replies.list(reply).get(0));
-	}
-
 	/** Jobs reserved, 9 values each as {@code lib/apply_take.lua} answers them. */
 	@SuppressWarnings("NullAway") // the script's reply has these values
 	private static List<ReservedJob> reservedJobs(String topic, List<Object> v, int from, int count, long now) {
@@ -311,7 +277,7 @@ final class ScriptReplies {
 		return JobState.fromCode(Replies.asString(code).charAt(0));
 	}
 
-	private static Instant instant(@Nullable Object millis) {
+	static Instant instant(@Nullable Object millis) {
 		return Instant.ofEpochMilli(Replies.asLong(millis));
 	}
 

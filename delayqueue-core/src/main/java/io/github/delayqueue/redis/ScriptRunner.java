@@ -2,8 +2,10 @@ package io.github.delayqueue.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
+import java.util.stream.IntStream;
 
 import io.github.delayqueue.core.DelayQueueConnectionException;
 import io.github.delayqueue.core.DelayQueueException;
@@ -18,6 +20,7 @@ import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisPipelineException;
+import org.springframework.data.redis.connection.RedisScriptingCommands;
 import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.util.backoff.BackOff;
 import org.springframework.util.backoff.BackOffExecution;
@@ -68,13 +71,12 @@ final class ScriptRunner {
 
 	/** Runs a script given its keys, then {@code ARGV}: a {@code List}, {@code Long}, {@code byte[]} or null. */
 	@Nullable Object run(LuaScript script, byte[][] keysAndArgs) {
-		return execute(script.name(), (connection) -> eval(connection, script, keysAndArgs));
+		return runAll(script, List.<byte[][]>of(keysAndArgs), false).get(0);
 	}
 
 	/** {@link #run}, then {@code WAIT} for the replicas asked for; throws when too few acknowledged. */
 	@Nullable Object runReplicated(LuaScript script, byte[][] keysAndArgs) {
-		return execute(script.name(), (connection) -> evalEach(connection, script, List.<byte[][]>of(keysAndArgs),
-				!this.replicaWait.isOff())).get(0);
+		return runAll(script, List.<byte[][]>of(keysAndArgs), true).get(0);
 	}
 
 	/** Runs a command on a connection, with the same error translation as scripts. */
@@ -90,8 +92,8 @@ final class ScriptRunner {
 
 	/**
 	 * Runs the same script once per argument list, in one round trip where the connection
-	 * allows: a small batch on Lettuce's shared connection, any other in a pipeline, one call
-	 * at a time on a cluster; with {@code replicated}, then {@code WAIT}s for the replicas.
+	 * allows: a small batch on Lettuce's shared connection, any other in a pipeline, a single
+	 * call or a cluster's one at a time; with {@code replicated}, then {@code WAIT}s for the replicas.
 	 * @return one reply per call, in order
 	 */
 	List<Object> runAll(LuaScript script, List<byte[][]> calls, boolean replicated) {
@@ -100,7 +102,7 @@ final class ScriptRunner {
 			if (calls.isEmpty()) {
 				return List.of();
 			}
-			if (!pipelines(connection)) {
+			if (calls.size() == 1 || !pipelines(connection)) {
 				return evalEach(connection, script, calls, waiting);
 			}
 			if (!waiting && RawCommands.sendsBatches(connection) && isSmall(calls)) {
@@ -124,14 +126,8 @@ final class ScriptRunner {
 
 	/** Whether a batch may go on Lettuce's shared connection, where others' commands wait behind it. */
 	static boolean isSmall(List<byte[][]> calls) {
-		long bytes = 0;
-		long values = 0;
-		for (byte[][] call : calls) {
-			values += call.length;
-			for (byte[] value : call) {
-				bytes += value.length;
-			}
-		}
+		long values = calls.stream().mapToLong((call) -> call.length).sum();
+		long bytes = calls.stream().flatMap(Arrays::stream).mapToLong((value) -> value.length).sum();
 		return bytes <= SHARED_BATCH_BYTES && values <= SHARED_BATCH_VALUES;
 	}
 
@@ -166,15 +162,13 @@ final class ScriptRunner {
 	 */
 	private List<Object> batch(RedisConnection connection, LuaScript script, List<byte[][]> calls) {
 		Duration timeout = RawCommands.commandTimeout(this.connectionFactory);
-		List<@Nullable Object> replies = RawCommands.evalAll(connection, script, calls, false, timeout);
-		List<Integer> missing = new ArrayList<>();
-		for (int i = 0; i < replies.size(); i++) {
-			if (replies.get(i) instanceof RawCommands.Failure failure && isNoScript(failure.cause())) {
-				missing.add(i);
-			}
-		}
+		List<@Nullable Object> replies = RawCommands.Lettuce.sendAll(connection, script, calls, false, timeout);
+		List<Integer> missing = IntStream.range(0, replies.size())
+			.filter((i) -> replies.get(i) instanceof RawCommands.Failure failure && isNoScript(failure.cause()))
+			.boxed()
+			.toList();
 		if (!missing.isEmpty() && firstFailure(replies, false) == null) {
-			List<@Nullable Object> again = RawCommands.evalAll(connection, script,
+			List<@Nullable Object> again = RawCommands.Lettuce.sendAll(connection, script,
 					missing.stream().map(calls::get).toList(), true, timeout);
 			for (int j = 0; j < missing.size(); j++) {
 				replies.set(missing.get(j), again.get(j));
@@ -182,17 +176,15 @@ final class ScriptRunner {
 		}
 		Throwable unanswered = firstFailure(replies, false);
 		Throwable refused = firstFailure(replies, true);
-		if (unanswered != null) {
-			DelayQueueException ex = batchFailure(calls, script, unanswered, true);
-			if (refused != null) {
-				ex.addSuppressed(refused);
-			}
-			throw ex;
+		Throwable first = (unanswered != null) ? unanswered : refused;
+		if (first == null) {
+			return new ArrayList<>(replies);
 		}
-		if (refused != null) {
-			throw batchFailure(calls, script, refused, false);
+		DelayQueueException ex = batchFailure(calls, script, first, unanswered != null);
+		if (unanswered != null && refused != null) {
+			ex.addSuppressed(refused);
 		}
-		return new ArrayList<>(replies);
+		throw ex;
 	}
 
 	private static DelayQueueException batchFailure(List<byte[][]> calls, LuaScript script, Throwable cause,
@@ -222,13 +214,21 @@ final class ScriptRunner {
 		return !(connection instanceof RedisClusterConnection);
 	}
 
+	/** {@code EVALSHA}, {@code EVAL} after {@code NOSCRIPT}, sent again while the slot of its keys migrates. */
 	private @Nullable Object eval(RedisConnection connection, LuaScript script, byte[][] keysAndArgs) {
+		RedisScriptingCommands scripting = connection.scriptingCommands();
 		BackOffExecution backOff = null;
+		boolean load = false;
 		while (true) {
 			try {
-				return evalOnce(connection, script, keysAndArgs);
+				return load ? scripting.eval(script.body(), ReturnType.MULTI, script.keys(), keysAndArgs)
+						: scripting.evalSha(script.sha(), ReturnType.MULTI, script.keys(), keysAndArgs);
 			}
 			catch (DataAccessException ex) {
+				if (!load && isNoScript(ex)) {
+					load = true;
+					continue;
+				}
 				if (!isSlotMoving(ex)) {
 					throw ex;
 				}
@@ -247,18 +247,6 @@ final class ScriptRunner {
 				}
 				sleep(wait);
 			}
-		}
-	}
-
-	private @Nullable Object evalOnce(RedisConnection connection, LuaScript script, byte[][] keysAndArgs) {
-		try {
-			return connection.scriptingCommands().evalSha(script.sha(), ReturnType.MULTI, script.keys(), keysAndArgs);
-		}
-		catch (DataAccessException ex) {
-			if (!isNoScript(ex)) {
-				throw ex;
-			}
-			return connection.scriptingCommands().eval(script.body(), ReturnType.MULTI, script.keys(), keysAndArgs);
 		}
 	}
 
@@ -285,10 +273,8 @@ final class ScriptRunner {
 	private static boolean causeStartsWith(Throwable ex, String... codes) {
 		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
 			String message = cause.getMessage();
-			for (String code : codes) {
-				if (message != null && message.startsWith(code)) {
-					return true;
-				}
+			if (message != null && Arrays.stream(codes).anyMatch(message::startsWith)) {
+				return true;
 			}
 		}
 		return false;

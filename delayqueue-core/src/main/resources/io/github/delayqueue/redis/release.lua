@@ -5,7 +5,11 @@
 -- @include lib/save
 -- @include lib/topic_of
 -- @include lib/move
--- @include lib/push_front
+-- @include lib/default_priority
+-- @include lib/ready_key
+-- @include lib/sentinel_levels
+-- @include lib/announce_ready
+-- @include lib/mark_priority
 -- @include lib/held
 local given, seen = {}, {}
 for i = 3, #ARGV, 2 do
@@ -24,7 +28,22 @@ for i = #given, 1, -1 do
   j.attempt = j.attempt - 1
   j.token = 0
   save(jobkey, j)
-  push_front(topic, jobkey, j.priority)
+  -- to the front of its ready list (after the sentinel), announced when the first list was empty
+  local key = P .. 'ready:' .. topic
+  if j.priority ~= DEFAULT_PRIORITY then
+    redis.call('LPUSH', ready_key(topic, j.priority), jobkey)
+    if mark_priority(topic, j.priority) then
+      announce_ready(topic)
+    end
+  else
+    local first = redis.call('LRANGE', key, 0, 0)[1]
+    if sentinel_levels(first) then
+      redis.call('LSET', key, 0, jobkey)
+      redis.call('LPUSH', key, first)
+    elseif redis.call('LPUSH', key, jobkey) == 1 then
+      announce_ready(topic)
+    end
+  end
   move(topic, 'S', 'R')
 end
 return { #given }

@@ -8,20 +8,51 @@
 -- @include lib/call_many
 -- @include lib/count
 -- @include lib/announce_head
--- @include lib/trim_parts
+-- @include lib/default_priority
+-- @include lib/sentinel_text
 -- @include lib/put_reserved
 local function apply_take(plan, ttr_override, max_override, now, reply)
   local topic = plan.topic
   local list = P .. 'ready:' .. topic
   local jobs = plan.jobs
   if plan.levels then
-    -- (also when nothing was scanned: a sentinel that names no list with entries goes)
-    trim_parts(plan, list)
-    count('T', topic, -plan.tombstones)
-    local ended = true
+    -- trims what was scanned and rewrites the first list's sentinel to name the priorities still
+    -- listed (none: it goes, also when nothing was scanned); part.from is 1 after a sentinel
+    local set, default_part, ended = {}, nil, true
     for _, part in ipairs(plan.parts) do
+      if part.level == DEFAULT_PRIORITY then
+        default_part = part
+      else
+        if part.scanned > 0 then
+          redis.call('LTRIM', part.key, part.scanned, -1)
+        end
+        if not part.ended then
+          -- a scan that stopped where the list ends did not see that it ended
+          part.left = redis.call('LLEN', part.key)
+          part.ended = part.left == 0
+        end
+        if not part.ended then
+          set[part.level] = true
+        end
+      end
       ended = ended and part.ended
     end
+    local text = sentinel_text(set)
+    if default_part.scanned > 0 then
+      redis.call('LTRIM', list, default_part.from + default_part.scanned, -1)
+      if text then
+        redis.call('LPUSH', list, text)
+      end
+    elseif not text then
+      redis.call('LPOP', list)
+    elseif text ~= plan.sentinel then
+      redis.call('LSET', list, 0, text)
+    end
+    if not text then
+      -- (the entries left in the first list start at its head now)
+      default_part.from = 0
+    end
+    count('T', topic, -plan.tombstones)
     plan.ended = ended
   elseif plan.scanned > 0 then
     redis.call('LTRIM', list, plan.scanned, -1)

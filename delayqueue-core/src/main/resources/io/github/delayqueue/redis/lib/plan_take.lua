@@ -8,13 +8,10 @@
 -- @include lib/scan_part
 local TAKE_SLACK = 1000
 
-
--- Reads (no writes) up to max READY jobs of a topic, highest priority first and FIFO within
--- one, looking at no more than max + TAKE_SLACK entries. Returns the plan for apply_take:
--- plan.ended tells that the lists have no entries beyond those scanned, plan.now is Redis's
--- time (0 when no job was found), plan.before the head plan.earliest (the first deadline
--- with ttr_override, 0: the jobs' own) is compared with (-1: none; nil: the delay queue's
--- head comes first).
+-- Reads (no writes) up to max READY jobs of a topic, highest priority first, FIFO within one.
+-- The plan for apply_take: ended (no entries beyond those scanned), now (0: no job found),
+-- earliest (first deadline; ttr_override 0: the jobs' own) and the head it is compared with,
+-- before (-1: none; nil: the delay queue's head comes first).
 local function plan_take(topic, max, ttr_override)
   local plan = { topic = topic, jobs = {}, keys = {}, scanned = 0, tombstones = 0, ended = false }
   local seen = {}
