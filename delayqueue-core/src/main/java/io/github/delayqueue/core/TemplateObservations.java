@@ -69,7 +69,9 @@ final class TemplateObservations {
 			return submit.apply(Map.of());
 		}
 		CompletableFuture<ScheduleResult> result = inScope(observation, () -> submit.apply(trace(context)));
-		return result.whenComplete((written, failure) -> {
+		// completed as the write's, once the observation stopped: cancelled by a rollback, not failed
+		CompletableFuture<ScheduleResult> observed = new CompletableFuture<>();
+		result.whenComplete((written, failure) -> {
 			if (failure instanceof CancellationException) {
 				context.setOutcome("rolled-back");
 			}
@@ -80,7 +82,17 @@ final class TemplateObservations {
 				context.setOutcome(outcomeOf(written));
 			}
 			quietly("stop", observation::stop);
+			if (failure instanceof CancellationException) {
+				observed.cancel(false);
+			}
+			else if (failure != null) {
+				observed.completeExceptionally(failure);
+			}
+			else {
+				observed.complete(written);
+			}
 		});
+		return observed;
 	}
 
 	// a tracer's failure must not decide a write's outcome: the write goes on without its observation
