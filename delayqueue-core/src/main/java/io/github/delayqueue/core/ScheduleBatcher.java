@@ -78,7 +78,9 @@ final class ScheduleBatcher implements AutoCloseable {
 				this.writer.execute(this::drain);
 			}
 			catch (RejectedExecutionException ex) {
-				// closed meanwhile: whatever is still queued will not be written
+				// closed meanwhile: whatever is still queued will not be written; no drain runs, so the
+				// next request queued (its submit passed the open check before the close) fails as this one
+				this.draining.set(false);
 				failAll(new IllegalStateException("DelayedJobTemplate is closed: the job was not scheduled"));
 			}
 		}
