@@ -41,6 +41,40 @@ class ScheduleBatcherCloseTests {
 		}
 	}
 
+	// a batch whose write threw an Error: a request queued while it was written is written by a next drain
+	@Test
+	void aRequestQueuedWhileABatchFailedWithAnErrorIsStillWritten() throws Exception {
+		java.util.concurrent.CountDownLatch writing = new java.util.concurrent.CountDownLatch(1);
+		java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+		java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+		DelayQueueProducer producer = (DelayQueueProducer) Proxy.newProxyInstance(getClass().getClassLoader(),
+				new Class<?>[] { DelayQueueProducer.class }, (proxy, method, args) -> {
+					if (!method.getName().equals("scheduleAll")) {
+						throw new UnsupportedOperationException(method.getName());
+					}
+					if (calls.getAndIncrement() == 0) {
+						writing.countDown();
+						go.await(5, TimeUnit.SECONDS);
+						throw new StackOverflowError();
+					}
+					java.util.List<?> requests = (java.util.List<?>) args[0];
+					return requests.stream().map((request) -> ScheduleResult.AFTER_COMMIT).toList();
+				});
+		ScheduleBatcher batcher = new ScheduleBatcher(producer);
+		try {
+			CompletableFuture<ScheduleResult> first = batcher.submit(request("first"));
+			assertThat(writing.await(5, TimeUnit.SECONDS)).isTrue();
+			CompletableFuture<ScheduleResult> second = batcher.submit(request("second"));
+			go.countDown();
+			assertThatExceptionOfType(Exception.class).isThrownBy(() -> first.get(5, TimeUnit.SECONDS))
+				.withCauseInstanceOf(StackOverflowError.class);
+			assertThat(second.get(5, TimeUnit.SECONDS)).isEqualTo(ScheduleResult.AFTER_COMMIT);
+		}
+		finally {
+			batcher.close();
+		}
+	}
+
 	private static ScheduleRequest request(String id) {
 		return new ScheduleRequest("t", id, new byte[] { 'p' }, Duration.ofMinutes(5), null, null, null,
 				OnDuplicate.KEEP);

@@ -73,6 +73,12 @@ final class ScheduleBatcher implements AutoCloseable {
 			entry.result().completeExceptionally(ex);
 			return entry.result();
 		}
+		startDrain();
+		return entry.result();
+	}
+
+	/** Has the writer drain the queue unless a drain runs already. */
+	private void startDrain() {
 		if (this.draining.compareAndSet(false, true)) {
 			try {
 				this.writer.execute(this::drain);
@@ -84,7 +90,6 @@ final class ScheduleBatcher implements AutoCloseable {
 				failAll(new IllegalStateException("DelayedJobTemplate is closed: the job was not scheduled"));
 			}
 		}
-		return entry.result();
 	}
 
 	private void drain() {
@@ -105,11 +110,15 @@ final class ScheduleBatcher implements AutoCloseable {
 			}
 		}
 		catch (Error ex) {
-			// no caller is left waiting, and the next submit starts a new writer
+			// no caller is left waiting: the batch fails, and what was queued meanwhile (its submit saw
+			// this drain running) gets a drain of its own on the writer's next thread
 			for (Pending entry : batch) {
 				entry.result().completeExceptionally(ex);
 			}
 			this.draining.set(false);
+			if (!this.pending.isEmpty()) {
+				startDrain();
+			}
 			throw ex;
 		}
 	}
