@@ -323,7 +323,7 @@ class DelayQueueObservationTests {
 		SpansAssert.assertThat(tracer.getSpans()).hasNumberOfSpansEqualTo(3).haveSameTraceId();
 	}
 
-	/** A tracer that throws when a listener's observation starts, opens its scope or stops. */
+	/** A tracer that throws when a listener's observation starts, opens or closes its scope, or stops. */
 	@Configuration(proxyBeanMethods = false)
 	static class FaultyTracer {
 
@@ -343,6 +343,13 @@ class DelayQueueObservationTests {
 				public void onScopeOpened(DelayedJobReceiverContext context) {
 					if (context.getJob().id().equals("scope")) {
 						throw new IllegalStateException("tracer broken at scope");
+					}
+				}
+
+				@Override
+				public void onScopeClosed(DelayedJobReceiverContext context) {
+					if (context.getJob().id().equals("closed")) {
+						throw new IllegalStateException("tracer broken at scope close");
 					}
 				}
 
@@ -375,14 +382,14 @@ class DelayQueueObservationTests {
 				"delayqueue.listener.observation-enabled=true", "delayqueue.default-ttr=2s");
 		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
 		TracedListener listener = context.getBean(TracedListener.class);
-		for (String id : List.of("start", "scope", "stop")) {
+		for (String id : List.of("start", "scope", "closed", "stop")) {
 			template.schedule("order-close", id, "p", Duration.ZERO);
 		}
 		// each ran and finished: not left to be delivered again after its TTR
 		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
 			assertThat(listener.traces).extracting((trace) -> trace.split(" ")[0])
-				.containsExactlyInAnyOrder("start", "scope", "stop");
-			assertThat(List.of("start", "scope", "stop")).allSatisfy(
+				.containsExactlyInAnyOrder("start", "scope", "closed", "stop");
+			assertThat(List.of("start", "scope", "closed", "stop")).allSatisfy(
 					(id) -> assertThat(template.find("order-close", id)).as("finished and removed").isEmpty());
 		});
 		QueueInvariant.assertHolds(RedisTestServers.shared(), this.apps.namespace, 1);

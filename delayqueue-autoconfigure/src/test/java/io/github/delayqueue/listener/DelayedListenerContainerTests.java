@@ -261,6 +261,41 @@ class DelayedListenerContainerTests {
 	}
 
 	@Test
+	void pauseInTheMiddleOfAChainedBatchGivesBackTheRestAtOnceAndResumeRunsThemOnce() throws Exception {
+		forceBatches();
+		CountDownLatch running = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		this.listener.behaviour = (job) -> {
+			if (job.id().equals("a")) {
+				running.countDown();
+				release.await(10, TimeUnit.SECONDS);
+			}
+		};
+		schedule("lead", "a", "b", "c", "d");
+		DelayedListenerContainer container = start(Duration.ofSeconds(30), null, null);
+		assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+		container.pause();
+		release.countDown();
+		// the jobs of the batch not started yet go back at once, their attempt not counted
+		await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+			for (String unstarted : List.of("b", "c", "d")) {
+				JobInfo info = this.template.find(TOPIC, unstarted).orElseThrow();
+				assertThat(info.state()).as(unstarted).isEqualTo(JobState.READY);
+				assertThat(info.attempt()).as(unstarted).isZero();
+			}
+			assertThat(this.template.find(TOPIC, "a")).as("finished").isEmpty();
+		});
+		// not run while paused
+		await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2))
+			.until(() -> this.listener.attempts("b").isEmpty());
+		container.resume();
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(pendingJobs()).isZero());
+		for (String id : List.of("lead", "a", "b", "c", "d")) {
+			assertThat(this.listener.attempts(id)).as(id).containsExactly(1);
+		}
+	}
+
+	@Test
 	void finishThatFailsLeavesTheJobToBeDeliveredAgainAfterItsTtr() {
 		AtomicBoolean failNext = new AtomicBoolean(true);
 		this.operations.intercept("finishAndReserve", (args, invocation) -> {

@@ -185,6 +185,27 @@ class DelayedJobTemplateTransactionTests {
 		assertThat(this.queue.find("t", "async-2")).isEmpty();
 	}
 
+	// observed, the future the caller gets is the observation's: a rollback must still cancel it
+	@Test
+	void anObservedAsynchronousScheduleIsCancelledByARollbackToo() {
+		DelayedJobTemplate template = template();
+		io.micrometer.observation.tck.TestObservationRegistry registry = io.micrometer.observation.tck.TestObservationRegistry
+			.create();
+		template.setObservationRegistry(registry);
+		AtomicReference<CompletableFuture<ScheduleResult>> rolledBack = new AtomicReference<>();
+		this.transactions.executeWithoutResult((status) -> {
+			rolledBack.set(template.job("t", "observed").payload("p").delay(Duration.ofMinutes(5)).scheduleAsync());
+			status.setRollbackOnly();
+		});
+		assertThat(rolledBack.get()).isCancelled();
+		assertThatExceptionOfType(CancellationException.class).isThrownBy(() -> rolledBack.get().join());
+		assertThat(this.queue.find("t", "observed")).isEmpty();
+		io.micrometer.observation.tck.TestObservationRegistryAssert.assertThat(registry)
+			.hasSingleObservationThat()
+			.hasLowCardinalityKeyValue("delayqueue.outcome", "rolled-back")
+			.hasBeenStopped();
+	}
+
 	@Test
 	void badInputInATransactionFailsAtTheCallAndTheOtherWritesStand() {
 		DelayedJobTemplate template = template();

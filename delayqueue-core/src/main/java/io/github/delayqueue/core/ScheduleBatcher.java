@@ -73,16 +73,23 @@ final class ScheduleBatcher implements AutoCloseable {
 			entry.result().completeExceptionally(ex);
 			return entry.result();
 		}
+		startDrain();
+		return entry.result();
+	}
+
+	/** Has the writer drain the queue unless a drain runs already. */
+	private void startDrain() {
 		if (this.draining.compareAndSet(false, true)) {
 			try {
 				this.writer.execute(this::drain);
 			}
 			catch (RejectedExecutionException ex) {
-				// closed meanwhile: whatever is still queued will not be written
+				// closed meanwhile: whatever is still queued will not be written; no drain runs, so the
+				// next request queued (its submit passed the open check before the close) fails as this one
+				this.draining.set(false);
 				failAll(new IllegalStateException("DelayedJobTemplate is closed: the job was not scheduled"));
 			}
 		}
-		return entry.result();
 	}
 
 	private void drain() {
@@ -103,11 +110,15 @@ final class ScheduleBatcher implements AutoCloseable {
 			}
 		}
 		catch (Error ex) {
-			// no caller is left waiting, and the next submit starts a new writer
+			// no caller is left waiting: the batch fails, and what was queued meanwhile (its submit saw
+			// this drain running) gets a drain of its own on the writer's next thread
 			for (Pending entry : batch) {
 				entry.result().completeExceptionally(ex);
 			}
 			this.draining.set(false);
+			if (!this.pending.isEmpty()) {
+				startDrain();
+			}
 			throw ex;
 		}
 	}

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 import io.micrometer.observation.Observation;
@@ -47,46 +48,95 @@ final class TemplateObservations {
 	/** Runs a write, observed when on; it gets the trace headers, empty outside a trace. */
 	<T> T observe(String operation, String topic, @Nullable String id, int jobs,
 			Function<Map<String, String>, Written<T>> write, Function<T, String> outcome) {
-		if (!isObserved()) {
+		DelayedJobSenderContext context = isObserved() ? new DelayedJobSenderContext(operation, topic, id, jobs) : null;
+		Observation observation = (context != null) ? start(context) : null;
+		if (context == null || observation == null) {
 			return write.apply(Map.of()).result();
 		}
-		DelayedJobSenderContext context = new DelayedJobSenderContext(operation, topic, id, jobs);
-		return observation(context).observe(() -> {
-			Written<T> written = write.apply(trace(context));
-			context.setOutcome(written.afterCommit() ? "after-commit" : outcome.apply(written.result()));
-			return written.result();
-		});
+		Written<T> written = inScope(observation, () -> write.apply(trace(context)));
+		context.setOutcome(written.afterCommit() ? "after-commit" : outcome.apply(written.result()));
+		quietly("stop", observation::stop);
+		return written.result();
 	}
 
 	/** Runs an asynchronous schedule, observed until its future completes. */
 	CompletableFuture<ScheduleResult> observeAsync(ScheduleRequest request,
 			Function<Map<String, String>, CompletableFuture<ScheduleResult>> submit) {
-		if (!isObserved()) {
+		DelayedJobSenderContext context = isObserved()
+				? new DelayedJobSenderContext("schedule-async", request.topic(), request.id(), 1) : null;
+		Observation observation = (context != null) ? start(context) : null;
+		if (context == null || observation == null) {
 			return submit.apply(Map.of());
 		}
-		DelayedJobSenderContext context = new DelayedJobSenderContext("schedule-async", request.topic(), request.id(), 1);
-		Observation observation = observation(context).start();
-		CompletableFuture<ScheduleResult> result;
-		try (Observation.Scope scope = observation.openScope()) {
-			result = submit.apply(trace(context));
-		}
-		catch (RuntimeException | Error ex) {
-			observation.error(ex);
-			observation.stop();
-			throw ex;
-		}
-		return result.whenComplete((written, failure) -> {
+		CompletableFuture<ScheduleResult> result = inScope(observation, () -> submit.apply(trace(context)));
+		// completed as the write's, once the observation stopped: cancelled by a rollback, not failed
+		CompletableFuture<ScheduleResult> observed = new CompletableFuture<>();
+		result.whenComplete((written, failure) -> {
 			if (failure instanceof CancellationException) {
 				context.setOutcome("rolled-back");
 			}
 			else if (failure != null) {
-				observation.error(failure);
+				quietly("take its error", () -> observation.error(failure));
 			}
 			else {
 				context.setOutcome(outcomeOf(written));
 			}
-			observation.stop();
+			quietly("stop", observation::stop);
+			if (failure instanceof CancellationException) {
+				observed.cancel(false);
+			}
+			else if (failure != null) {
+				observed.completeExceptionally(failure);
+			}
+			else {
+				observed.complete(written);
+			}
 		});
+		return observed;
+	}
+
+	// a tracer's failure must not decide a write's outcome: the write goes on without its observation
+
+	private @Nullable Observation start(DelayedJobSenderContext context) {
+		try {
+			return observation(context).start();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("A delayqueue.template observation could not start; the write goes on without it", ex);
+			return null;
+		}
+	}
+
+	private static <R> R inScope(Observation observation, Supplier<R> work) {
+		Observation.Scope scope;
+		try {
+			scope = observation.openScope();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("A delayqueue.template observation could not open its scope", ex);
+			scope = Observation.Scope.NOOP;
+		}
+		R result;
+		try {
+			result = work.get();
+		}
+		catch (RuntimeException | Error ex) {
+			quietly("close its scope", scope::close);
+			quietly("take its error", () -> observation.error(ex));
+			quietly("stop", observation::stop);
+			throw ex;
+		}
+		quietly("close its scope", scope::close);
+		return result;
+	}
+
+	private static void quietly(String what, Runnable step) {
+		try {
+			step.run();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("A delayqueue.template observation could not " + what, ex);
+		}
 	}
 
 	private Observation observation(DelayedJobSenderContext context) {

@@ -61,7 +61,8 @@ final class JobInvoker {
 			.observation(this.settings.getObservationConvention(), DefaultDelayedListenerObservationConvention.INSTANCE,
 					() -> new DelayedJobReceiverContext(this.settings.getId(), job), this.settings.getObservationRegistry())
 			.start(), Observation.NOOP);
-		try (Observation.Scope scope = quietly("open its scope", observation::openScope, Observation.Scope.NOOP)) {
+		Observation.Scope scope = quietly("open its scope", observation::openScope, Observation.Scope.NOOP);
+		try {
 			return handle(job, observation);
 		}
 		catch (Throwable ex) {
@@ -71,6 +72,11 @@ final class JobInvoker {
 			return false;
 		}
 		finally {
+			// closed quietly too: a scope that throws on close must not turn a success into a failure
+			quietly("close its scope", () -> {
+				scope.close();
+				return scope;
+			}, scope);
 			this.inFlight.decrementAndGet();
 			quietly("stop", () -> {
 				observation.stop();
