@@ -1,6 +1,5 @@
 package io.github.delayqueue.redis;
 
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,12 +13,12 @@ import io.github.delayqueue.core.JacksonJobPayloadConverter;
 import io.github.delayqueue.core.JobBuilder;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.ScheduleResult;
+import io.github.delayqueue.support.TestConnections;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.util.unit.DataSize;
 
@@ -116,14 +115,8 @@ class DelayedJobTemplateAsyncTests {
 	}
 
 	@Test
-	void anUnreachableRedisFailsTheFuture() throws Exception {
-		int port;
-		try (ServerSocket socket = new ServerSocket(0)) {
-			port = socket.getLocalPort();
-		}
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", port));
-		factory.afterPropertiesSet();
-		factory.start();
+	void anUnreachableRedisFailsTheFuture() {
+		LettuceConnectionFactory factory = TestConnections.unreachable();
 		try {
 			// a count of its own: without one, building fails fast on an unreachable Redis
 			DelayedJobTemplate template = template(RedisDelayQueue.builder(factory).buckets(16).build());

@@ -1,7 +1,6 @@
 package io.github.delayqueue.redis;
 
 import java.lang.reflect.InvocationTargetException;
-import java.net.ServerSocket;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
@@ -17,6 +16,7 @@ import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.ReactiveDelayedJobTemplate;
 import io.github.delayqueue.core.RescheduleResult;
 import io.github.delayqueue.core.ScheduleResult;
+import io.github.delayqueue.support.TestConnections;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -25,7 +25,6 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -129,15 +128,9 @@ class ReactiveDelayedJobTemplateTests {
 	}
 
 	@Test
-	void anUnreachableRedisIsSignalledAsAConnectionError() throws Exception {
+	void anUnreachableRedisIsSignalledAsAConnectionError() {
 		this.queues.skipInvariant("no Redis here");
-		int port;
-		try (ServerSocket socket = new ServerSocket(0)) {
-			port = socket.getLocalPort();
-		}
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", port));
-		factory.afterPropertiesSet();
-		factory.start();
+		LettuceConnectionFactory factory = TestConnections.unreachable();
 		try {
 			// a count of its own: without one, building fails fast on an unreachable Redis
 			ReactiveDelayedJobTemplate reactive = reactive(RedisDelayQueue.builder(factory).buckets(16).build());

@@ -1,5 +1,8 @@
 package io.github.delayqueue.support;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
 import java.time.Duration;
 
 import io.github.delayqueue.test.RedisTestServer;
@@ -30,6 +33,24 @@ public final class TestConnections {
 		}
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration,
 				LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
+	}
+
+	/**
+	 * A started connection factory for a local port nothing listens on.
+	 * @return the factory
+	 */
+	public static LettuceConnectionFactory unreachable() {
+		int port;
+		try (ServerSocket socket = new ServerSocket(0)) {
+			port = socket.getLocalPort();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", port));
 		factory.afterPropertiesSet();
 		factory.start();
 		return factory;
