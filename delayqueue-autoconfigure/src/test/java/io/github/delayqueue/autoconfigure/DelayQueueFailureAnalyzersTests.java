@@ -3,6 +3,7 @@ package io.github.delayqueue.autoconfigure;
 import io.github.delayqueue.annotation.DelayedListener;
 import io.github.delayqueue.core.BucketCountMismatchException;
 import io.github.delayqueue.core.UnsupportedRedisVersionException;
+import io.github.delayqueue.support.TestConnections;
 import io.github.delayqueue.test.RedisTestExtension;
 import io.github.delayqueue.test.RedisTestServer;
 import org.junit.jupiter.api.BeforeEach;
@@ -43,7 +44,7 @@ class DelayQueueFailureAnalyzersTests {
 
 	@Test
 	void redisUnreachableNamesTheAddressAndTheRedisProperties() {
-		int port = RedisAtStartupTests.freePort();
+		int port = TestConnections.freePort();
 		this.runner.withPropertyValues("spring.data.redis.port=" + port).run((context) -> {
 			FailureAnalysis analysis = FailureAnalyses.of(context.getStartupFailure(), "spring.data.redis.port=" + port);
 			assertThat(analysis.getDescription()).startsWith("delayqueue could not reach Redis at localhost:" + port)
@@ -59,7 +60,7 @@ class DelayQueueFailureAnalyzersTests {
 
 	@Test
 	void redisUnreachableByUrlIsNamedWithoutItsCredentials() {
-		int port = RedisAtStartupTests.freePort();
+		int port = TestConnections.freePort();
 		String url = "spring.data.redis.url=redis://app:s3cret@localhost:" + port;
 		this.runner.withPropertyValues(url).run((context) -> {
 			FailureAnalysis analysis = FailureAnalyses.of(context.getStartupFailure(), url);

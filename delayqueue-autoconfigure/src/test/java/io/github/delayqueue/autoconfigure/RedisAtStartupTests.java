@@ -1,8 +1,5 @@
 package io.github.delayqueue.autoconfigure;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -13,6 +10,7 @@ import io.github.delayqueue.core.BucketCountMismatchException;
 import io.github.delayqueue.core.DelayQueueConnectionException;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.redis.RedisDelayQueue;
+import io.github.delayqueue.support.TestConnections;
 import io.github.delayqueue.test.RedisTestServer;
 import io.github.delayqueue.test.RedisTestServers;
 import org.junit.jupiter.api.Test;
@@ -69,7 +67,7 @@ class RedisAtStartupTests {
 
 	@Test
 	void nothingOnTheRedisPortEndsWithTheAnalysisNamingTheRedisProperties(CapturedOutput output) {
-		int port = freePort();
+		int port = TestConnections.freePort();
 		assertThatException().isThrownBy(() -> app(Listening.class, "spring.data.redis.port=" + port));
 		assertThat(output).contains("APPLICATION FAILED TO START")
 			.contains("delayqueue could not reach Redis at localhost:" + port)
@@ -136,15 +134,6 @@ class RedisAtStartupTests {
 			.properties("spring.data.redis.timeout=2s", "spring.main.banner-mode=off", "delayqueue.timer.lease-ttl=2s")
 			.properties(properties)
 			.run();
-	}
-
-	static int freePort() {
-		try (ServerSocket socket = new ServerSocket(0)) {
-			return socket.getLocalPort();
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
 	}
 
 	// INFO is in the ACL category @dangerous: a least-privilege user such as

@@ -1,6 +1,5 @@
 package io.github.delayqueue.security;
 
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -179,10 +178,7 @@ class RedisSecurityTests {
 	@Test
 	void everythingWorksOverTls(@TempDir Path directory) throws Exception {
 		TestCertificates certificates = TestCertificates.create(directory);
-		int tlsPort;
-		try (ServerSocket socket = new ServerSocket(0)) {
-			tlsPort = socket.getLocalPort();
-		}
+		int tlsPort = TestConnections.freePort();
 		try (RedisTestServer redis = RedisTestServers.local()
 			.argument("--tls-port", String.valueOf(tlsPort), "--tls-cert-file",
 					certificates.serverCertificate().toString(), "--tls-key-file", certificates.serverKey().toString(),

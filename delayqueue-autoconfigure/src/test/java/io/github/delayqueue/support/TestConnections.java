@@ -43,17 +43,24 @@ public final class TestConnections {
 	 * @return the factory
 	 */
 	public static LettuceConnectionFactory unreachable() {
-		int port;
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration("127.0.0.1", freePort()));
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
+	}
+
+	/**
+	 * A local port nothing listens on now.
+	 * @return the port
+	 */
+	public static int freePort() {
 		try (ServerSocket socket = new ServerSocket(0)) {
-			port = socket.getLocalPort();
+			return socket.getLocalPort();
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", port));
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
 	}
 
 }
