@@ -327,6 +327,9 @@ class DelayQueueObservationTests {
 	@Configuration(proxyBeanMethods = false)
 	static class FaultyTracer {
 
+		/** The jobs whose observation started inside another's scope. */
+		final List<String> nested = new CopyOnWriteArrayList<>();
+
 		@Bean
 		ObservationRegistry observationRegistry() {
 			ObservationRegistry registry = ObservationRegistry.create();
@@ -334,6 +337,9 @@ class DelayQueueObservationTests {
 
 				@Override
 				public void onStart(DelayedJobReceiverContext context) {
+					if (context.getParentObservation() != null) {
+						FaultyTracer.this.nested.add(context.getJob().id());
+					}
 					if (context.getJob().id().equals("start")) {
 						throw new IllegalStateException("tracer broken at start");
 					}
@@ -379,7 +385,8 @@ class DelayQueueObservationTests {
 	@Test
 	void aTracerThatThrowsDecidesNoJobsFate() {
 		ConfigurableApplicationContext context = this.apps.run(FaultyTracer.class, "delayqueue.buckets=1",
-				"delayqueue.listener.observation-enabled=true", "delayqueue.default-ttr=2s");
+				"delayqueue.listener.observation-enabled=true", "delayqueue.default-ttr=2s",
+				"delayqueue.listener.concurrency=1");
 		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
 		TracedListener listener = context.getBean(TracedListener.class);
 		for (String id : List.of("start", "scope", "closed", "stop")) {
@@ -392,6 +399,11 @@ class DelayQueueObservationTests {
 			assertThat(List.of("start", "scope", "closed", "stop")).allSatisfy(
 					(id) -> assertThat(template.find("order-close", id)).as("finished and removed").isEmpty());
 		});
+		// the scope whose opening threw is not left current on the one handler thread
+		template.schedule("order-close", "after", "p", Duration.ZERO);
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(listener.traces).anyMatch((trace) -> trace.startsWith("after ")));
+		assertThat(context.getBean(FaultyTracer.class).nested).isEmpty();
 		QueueInvariant.assertHolds(RedisTestServers.shared(), this.apps.namespace, 1);
 	}
 

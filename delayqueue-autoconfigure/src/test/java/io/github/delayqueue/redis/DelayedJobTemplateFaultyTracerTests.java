@@ -88,6 +88,8 @@ class DelayedJobTemplateFaultyTracerTests {
 		for (String id : Set.of("start-1", "scope-1", "stop-1")) {
 			assertThat(template.schedule("traced", id, "p", Duration.ofMinutes(5))).as(id).isTrue();
 			assertThat(queue.find("traced", id)).as(id).isPresent();
+			// a scope whose opening threw is not left current: the thread's next write would be its child
+			assertThat(ObservationRegistry.create().getCurrentObservation()).as(id).isNull();
 		}
 		for (String id : Set.of("start-1", "scope-1", "stop-1")) {
 			assertThat(template.cancel("traced", id)).as(id).isTrue();
@@ -104,6 +106,7 @@ class DelayedJobTemplateFaultyTracerTests {
 				.scheduleAsync().join();
 			assertThat(result.created()).as(id).isTrue();
 			assertThat(queue.find("traced", id)).as(id).isPresent();
+			assertThat(ObservationRegistry.create().getCurrentObservation()).as(id).isNull();
 		}
 	}
 

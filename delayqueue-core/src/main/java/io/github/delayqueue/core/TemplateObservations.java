@@ -107,7 +107,9 @@ final class TemplateObservations {
 		}
 	}
 
-	private static <R> R inScope(Observation observation, Supplier<R> work) {
+	private <R> R inScope(Observation observation, Supplier<R> work) {
+		ObservationRegistry registry = this.registry;
+		Observation.Scope enclosing = (registry != null) ? registry.getCurrentObservationScope() : null;
 		Observation.Scope scope;
 		try {
 			scope = observation.openScope();
@@ -121,13 +123,22 @@ final class TemplateObservations {
 			result = work.get();
 		}
 		catch (RuntimeException | Error ex) {
-			quietly("close its scope", scope::close);
+			closeScope(scope, registry, enclosing);
 			quietly("take its error", () -> observation.error(ex));
 			quietly("stop", observation::stop);
 			throw ex;
 		}
-		quietly("close its scope", scope::close);
+		closeScope(scope, registry, enclosing);
 		return result;
+	}
+
+	private static void closeScope(Observation.Scope scope, @Nullable ObservationRegistry registry,
+			Observation.@Nullable Scope enclosing) {
+		quietly("close its scope", scope::close);
+		// a handler that threw while opening or closing it left the scope current on this thread
+		if (registry != null) {
+			registry.setCurrentObservationScope(enclosing);
+		}
 	}
 
 	private static void quietly(String what, Runnable step) {

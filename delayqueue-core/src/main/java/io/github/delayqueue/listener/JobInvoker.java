@@ -16,6 +16,7 @@ import io.github.delayqueue.micrometer.DefaultDelayedListenerObservationConventi
 import io.github.delayqueue.micrometer.DelayQueueObservation;
 import io.github.delayqueue.micrometer.DelayedJobReceiverContext;
 import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.log.LogAccessor;
@@ -61,6 +62,8 @@ final class JobInvoker {
 			.observation(this.settings.getObservationConvention(), DefaultDelayedListenerObservationConvention.INSTANCE,
 					() -> new DelayedJobReceiverContext(this.settings.getId(), job), this.settings.getObservationRegistry())
 			.start(), Observation.NOOP);
+		ObservationRegistry registry = this.settings.getObservationRegistry();
+		Observation.Scope enclosing = registry.getCurrentObservationScope();
 		Observation.Scope scope = quietly("open its scope", observation::openScope, Observation.Scope.NOOP);
 		try {
 			return handle(job, observation);
@@ -77,6 +80,8 @@ final class JobInvoker {
 				scope.close();
 				return scope;
 			}, scope);
+			// a handler that threw while opening or closing it left the scope current on this thread
+			registry.setCurrentObservationScope(enclosing);
 			this.inFlight.decrementAndGet();
 			quietly("stop", () -> {
 				observation.stop();
