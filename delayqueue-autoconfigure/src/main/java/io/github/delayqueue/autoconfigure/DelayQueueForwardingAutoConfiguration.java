@@ -49,12 +49,12 @@ public final class DelayQueueForwardingAutoConfiguration {
 			ResourceLoader resourceLoader) {
 		ClassLoader loader = resourceLoader.getClassLoader();
 		properties.getForward().forEach((topic, forward) -> {
-			if (forward.getKafka() != null && !ClassUtils.isPresent(KAFKA_FORWARDER, loader)) {
+			if (forward.kafka() != null && !ClassUtils.isPresent(KAFKA_FORWARDER, loader)) {
 				throw new InvalidDelayedListenerException(Forwarders.forwarding(topic, "Kafka"),
 						"needs the module delayqueue-kafka, which is not on the class path",
 						"add io.github.delayqueue:delayqueue-kafka", null);
 			}
-			if (forward.getRabbit() != null && !ClassUtils.isPresent(RABBIT_FORWARDER, loader)) {
+			if (forward.rabbit() != null && !ClassUtils.isPresent(RABBIT_FORWARDER, loader)) {
 				throw new InvalidDelayedListenerException(Forwarders.forwarding(topic, "RabbitMQ"),
 						"needs the module delayqueue-rabbit, which is not on the class path",
 						"add io.github.delayqueue:delayqueue-rabbit", null);

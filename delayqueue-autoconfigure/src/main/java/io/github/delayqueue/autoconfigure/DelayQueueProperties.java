@@ -3,6 +3,8 @@ package io.github.delayqueue.autoconfigure;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
+import java.util.stream.Stream;
 
 import io.github.delayqueue.recurring.MisfirePolicy;
 import io.github.delayqueue.recurring.OverlapPolicy;
@@ -11,6 +13,8 @@ import io.github.delayqueue.recurring.RecurringSchedule;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.PropertyMapper;
+import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.util.unit.DataSize;
 import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
@@ -225,74 +229,16 @@ public class DelayQueueProperties implements Validator {
 
 	/**
 	 * What one topic keeps of its finished and DEAD jobs.
+	 *
+	 * @param completed most finished jobs kept, the latest; 0 for no count limit
+	 * @param completedAge how long a finished job is kept. Default: no time limit
+	 * @param payloads whether the payload and headers of finished jobs are kept too (they
+	 * cost their size per kept job)
+	 * @param failed most DEAD jobs kept, the latest; 0 for no count limit
+	 * @param failedAge how long a DEAD job is kept. Default: no time limit
 	 */
-	public static class Retention {
-
-		/**
-		 * Most finished jobs kept, the latest; 0 for no count limit.
-		 */
-		private int completed;
-
-		/**
-		 * How long a finished job is kept. Default: no time limit.
-		 */
-		private @Nullable Duration completedAge;
-
-		/**
-		 * Whether the payload and headers of finished jobs are kept too (they cost their size
-		 * per kept job).
-		 */
-		private boolean payloads = false;
-
-		/**
-		 * Most DEAD jobs kept, the latest; 0 for no count limit.
-		 */
-		private int failed;
-
-		/**
-		 * How long a DEAD job is kept. Default: no time limit.
-		 */
-		private @Nullable Duration failedAge;
-
-		public int getCompleted() {
-			return this.completed;
-		}
-
-		public void setCompleted(int completed) {
-			this.completed = completed;
-		}
-
-		public @Nullable Duration getCompletedAge() {
-			return this.completedAge;
-		}
-
-		public void setCompletedAge(@Nullable Duration completedAge) {
-			this.completedAge = completedAge;
-		}
-
-		public boolean isPayloads() {
-			return this.payloads;
-		}
-
-		public void setPayloads(boolean payloads) {
-			this.payloads = payloads;
-		}
-
-		public int getFailed() {
-			return this.failed;
-		}
-
-		public void setFailed(int failed) {
-			this.failed = failed;
-		}
-
-		public @Nullable Duration getFailedAge() {
-			return this.failedAge;
-		}
-
-		public void setFailedAge(@Nullable Duration failedAge) {
-			this.failedAge = failedAge;
-		}
+	public record Retention(int completed, @Nullable Duration completedAge, boolean payloads, int failed,
+			@Nullable Duration failedAge) {
 
 		/**
 		 * The retention these properties describe.
@@ -308,247 +254,80 @@ public class DelayQueueProperties implements Validator {
 
 	/**
 	 * Where the due jobs of one topic are sent: a Kafka topic or a RabbitMQ exchange.
+	 *
+	 * @param concurrency sends at once; each waits for the broker's acknowledgement
+	 * @param sendTimeout how long a send may wait for the broker's acknowledgement before it
+	 * is retried; shorter than 'delayqueue.listener.shutdown-timeout'
+	 * @param kafka forwarding to Kafka
+	 * @param rabbit forwarding to RabbitMQ
 	 */
-	public static class Forward {
-
-		/**
-		 * Sends at once; each waits for the broker's acknowledgement.
-		 */
-		private int concurrency = 4;
-
-		/**
-		 * How long a send may wait for the broker's acknowledgement before it is retried;
-		 * shorter than 'delayqueue.listener.shutdown-timeout'.
-		 */
-		private Duration sendTimeout = Duration.ofSeconds(10);
-
-		/**
-		 * Forwarding to Kafka.
-		 */
-		private @Nullable Kafka kafka;
-
-		/**
-		 * Forwarding to RabbitMQ.
-		 */
-		private @Nullable Rabbit rabbit;
-
-		public int getConcurrency() {
-			return this.concurrency;
-		}
-
-		public void setConcurrency(int concurrency) {
-			this.concurrency = concurrency;
-		}
-
-		public Duration getSendTimeout() {
-			return this.sendTimeout;
-		}
-
-		public void setSendTimeout(Duration sendTimeout) {
-			this.sendTimeout = sendTimeout;
-		}
-
-		public @Nullable Kafka getKafka() {
-			return this.kafka;
-		}
-
-		public void setKafka(@Nullable Kafka kafka) {
-			this.kafka = kafka;
-		}
-
-		public @Nullable Rabbit getRabbit() {
-			return this.rabbit;
-		}
-
-		public void setRabbit(@Nullable Rabbit rabbit) {
-			this.rabbit = rabbit;
-		}
+	public record Forward(@DefaultValue("4") int concurrency, @DefaultValue("10s") Duration sendTimeout,
+			@Nullable Kafka kafka, @Nullable Rabbit rabbit) {
 
 		/**
 		 * A Kafka destination.
+		 *
+		 * @param topic the Kafka topic the records are sent to
+		 * @param template bean name of the KafkaTemplate whose producer settings the forwarder
+		 * uses. Default: the only KafkaTemplate
+		 * @param keyField the record key: a field of the JSON payload, dots for nested fields
+		 * (such as 'order.customerId'). Default: the job id (or the key given to DelayedKafka)
+		 * @param partition the partition. Default: the producer's partitioner chooses by key
 		 */
-		public static class Kafka {
-
-			/**
-			 * The Kafka topic the records are sent to.
-			 */
-			private @Nullable String topic;
-
-			/**
-			 * Bean name of the KafkaTemplate whose producer settings the forwarder uses.
-			 * Default: the only KafkaTemplate.
-			 */
-			private @Nullable String template;
-
-			/**
-			 * The record key: a field of the JSON payload, dots for nested fields (such as
-			 * 'order.customerId'). Default: the job id (or the key given to DelayedKafka).
-			 */
-			private @Nullable String keyField;
-
-			/**
-			 * The partition. Default: the producer's partitioner chooses by key.
-			 */
-			private @Nullable Integer partition;
-
-			public @Nullable String getTopic() {
-				return this.topic;
-			}
-
-			public void setTopic(@Nullable String topic) {
-				this.topic = topic;
-			}
-
-			public @Nullable String getTemplate() {
-				return this.template;
-			}
-
-			public void setTemplate(@Nullable String template) {
-				this.template = template;
-			}
-
-			public @Nullable String getKeyField() {
-				return this.keyField;
-			}
-
-			public void setKeyField(@Nullable String keyField) {
-				this.keyField = keyField;
-			}
-
-			public @Nullable Integer getPartition() {
-				return this.partition;
-			}
-
-			public void setPartition(@Nullable Integer partition) {
-				this.partition = partition;
-			}
+		public record Kafka(@Nullable String topic, @Nullable String template, @Nullable String keyField,
+				@Nullable Integer partition) {
 
 		}
 
 		/**
 		 * A RabbitMQ destination; the connection factory needs publisher confirms and returns.
+		 *
+		 * @param exchange the exchange the messages are published to; empty for the default
+		 * exchange
+		 * @param routingKey the routing key. Default: none (empty), as fanout exchanges need
+		 * @param template the bean name of the RabbitTemplate to publish with. Default: the
+		 * only RabbitTemplate
 		 */
-		public static class Rabbit {
-
-			/**
-			 * The exchange the messages are published to; empty for the default exchange.
-			 */
-			private @Nullable String exchange;
-
-			/**
-			 * The routing key. Default: none (empty), as fanout exchanges need.
-			 */
-			private String routingKey = "";
-
-			/**
-			 * The bean name of the RabbitTemplate to publish with. Default: the only
-			 * RabbitTemplate.
-			 */
-			private @Nullable String template;
-
-			public @Nullable String getExchange() {
-				return this.exchange;
-			}
-
-			public void setExchange(@Nullable String exchange) {
-				this.exchange = exchange;
-			}
-
-			public String getRoutingKey() {
-				return this.routingKey;
-			}
-
-			public void setRoutingKey(String routingKey) {
-				this.routingKey = routingKey;
-			}
-
-			public @Nullable String getTemplate() {
-				return this.template;
-			}
-
-			public void setTemplate(@Nullable String template) {
-				this.template = template;
-			}
+		public record Rabbit(@Nullable String exchange, @DefaultValue("") String routingKey,
+				@Nullable String template) {
 
 		}
 
 	}
 
 	/**
-	 * One declared recurring job.
+	 * One declared recurring job; what is not set takes the {@link RecurringJob.Builder}
+	 * default.
+	 *
+	 * @param topic topic of the jobs each tick creates
+	 * @param cron cron expression (six fields, or a macro such as '@daily'). Set this,
+	 * 'every' or 'fixed-delay'
+	 * @param zone time zone the cron expression is read in
+	 * @param every fixed rate (1s to 366d), ticking at multiples of it since the epoch. Set
+	 * this, 'cron' or 'fixed-delay'
+	 * @param fixedDelay fixed delay (1s to 366d) after the previous occurrence left the queue.
+	 * Set this, 'cron' or 'every'
+	 * @param payload payload of each occurrence, as its listener reads it (JSON for a JSON
+	 * listener). Default: empty
+	 * @param headers headers of each occurrence
+	 * @param ttr time-to-run of each occurrence. Default: 'delayqueue.default-ttr'
+	 * @param maxAttempts deliveries of each occurrence before it is dead. Default:
+	 * 'delayqueue.default-max-attempts'
+	 * @param misfire what to do with ticks that passed while no instance could fire them:
+	 * FIRE_ONCE (one occurrence now, the default), SKIP, or FIRE_ALL (one per tick, at most
+	 * 'max-catch-up')
+	 * @param misfireThreshold how late a tick may be fired and still count as on time.
+	 * Default: 10s
+	 * @param maxCatchUp most occurrences one firing creates for missed ticks under FIRE_ALL.
+	 * Default: 10
+	 * @param overlap what a tick does while the previous occurrence still exists: ALLOW
+	 * (create it anyway, the default) or SKIP (skip the tick)
 	 */
-	public static class Recurring {
-
-		/**
-		 * Topic of the jobs each tick creates.
-		 */
-		private @Nullable String topic;
-
-		/**
-		 * Cron expression (six fields, or a macro such as '@daily'). Set this, 'every' or
-		 * 'fixed-delay'.
-		 */
-		private @Nullable String cron;
-
-		/**
-		 * Time zone the cron expression is read in.
-		 */
-		private String zone = "UTC";
-
-		/**
-		 * Fixed rate (1s to 366d), ticking at multiples of it since the epoch. Set this,
-		 * 'cron' or 'fixed-delay'.
-		 */
-		private @Nullable Duration every;
-
-		/**
-		 * Fixed delay (1s to 366d) after the previous occurrence left the queue. Set this,
-		 * 'cron' or 'every'.
-		 */
-		private @Nullable Duration fixedDelay;
-
-		/**
-		 * Payload of each occurrence, as its listener reads it (JSON for a JSON listener).
-		 */
-		private String payload = "";
-
-		/**
-		 * Headers of each occurrence.
-		 */
-		private Map<String, String> headers = new LinkedHashMap<>();
-
-		/**
-		 * Time-to-run of each occurrence. Default: 'delayqueue.default-ttr'.
-		 */
-		private @Nullable Duration ttr;
-
-		/**
-		 * Deliveries of each occurrence before it is dead. Default:
-		 * 'delayqueue.default-max-attempts'.
-		 */
-		private @Nullable Integer maxAttempts;
-
-		/**
-		 * What to do with ticks that passed while no instance could fire them: FIRE_ONCE (one
-		 * occurrence now), SKIP, or FIRE_ALL (one per tick, at most 'max-catch-up').
-		 */
-		private MisfirePolicy misfire = MisfirePolicy.FIRE_ONCE;
-
-		/**
-		 * How late a tick may be fired and still count as on time.
-		 */
-		private Duration misfireThreshold = RecurringJob.DEFAULT_MISFIRE_THRESHOLD;
-
-		/**
-		 * Most occurrences one firing creates for missed ticks under FIRE_ALL.
-		 */
-		private int maxCatchUp = RecurringJob.DEFAULT_MAX_CATCH_UP;
-
-		/**
-		 * What a tick does while the previous occurrence still exists: ALLOW (create it
-		 * anyway) or SKIP (skip the tick).
-		 */
-		private OverlapPolicy overlap = OverlapPolicy.ALLOW;
+	public record Recurring(@Nullable String topic, @Nullable String cron, @DefaultValue("UTC") String zone,
+			@Nullable Duration every, @Nullable Duration fixedDelay, @Nullable String payload,
+			@Nullable Map<String, String> headers, @Nullable Duration ttr, @Nullable Integer maxAttempts,
+			@Nullable MisfirePolicy misfire, @Nullable Duration misfireThreshold, @Nullable Integer maxCatchUp,
+			@Nullable OverlapPolicy overlap) {
 
 		/**
 		 * The definition these properties declare.
@@ -556,140 +335,26 @@ public class DelayQueueProperties implements Validator {
 		 * @return the definition, marked as declared
 		 * @throws IllegalArgumentException naming the rule a value breaks
 		 */
-		@SuppressWarnings("NullAway") // the builder refuses a missing topic; one schedule is set
+		@SuppressWarnings("NullAway") // the builder refuses a missing topic
 		public RecurringJob toJob(String name) {
-			int schedules = ((this.cron != null) ? 1 : 0) + ((this.every != null) ? 1 : 0)
-					+ ((this.fixedDelay != null) ? 1 : 0);
-			if (schedules != 1) {
+			if (Stream.of(this.cron, this.every, this.fixedDelay).filter(Objects::nonNull).count() != 1) {
 				throw new IllegalArgumentException("set exactly one of cron, every and fixed-delay");
 			}
-			RecurringJob.Builder builder = RecurringJob.builder(name)
-				.topic(this.topic)
-				.payload(this.payload)
-				.headers(this.headers)
-				.misfirePolicy(this.misfire)
-				.misfireThreshold(this.misfireThreshold)
-				.maxCatchUp(this.maxCatchUp)
-				.overlapPolicy(this.overlap)
-				.declared(true);
-			if (this.cron != null) {
-				builder.schedule(RecurringSchedule.cron(this.cron, this.zone));
-			}
-			else {
-				builder.schedule((this.every != null) ? RecurringSchedule.every(this.every)
-						: RecurringSchedule.fixedDelay(this.fixedDelay));
-			}
-			if (this.ttr != null) {
-				builder.ttr(this.ttr);
-			}
-			if (this.maxAttempts != null) {
-				builder.maxAttempts(this.maxAttempts);
-			}
+			RecurringJob.Builder builder = RecurringJob.builder(name).topic(this.topic);
+			PropertyMapper map = PropertyMapper.get();
+			map.from(this.payload).to(builder::payload);
+			map.from(this.headers).to(builder::headers);
+			map.from(this.misfire).to(builder::misfirePolicy);
+			map.from(this.misfireThreshold).to(builder::misfireThreshold);
+			map.from(this.maxCatchUp).to(builder::maxCatchUp);
+			map.from(this.overlap).to(builder::overlapPolicy);
+			builder.declared(true);
+			map.from(this.cron).to((cron) -> builder.schedule(RecurringSchedule.cron(cron, this.zone)));
+			map.from(this.every).as(RecurringSchedule::every).to(builder::schedule);
+			map.from(this.fixedDelay).as(RecurringSchedule::fixedDelay).to(builder::schedule);
+			map.from(this.ttr).to(builder::ttr);
+			map.from(this.maxAttempts).to(builder::maxAttempts);
 			return builder.build();
-		}
-
-		public @Nullable String getTopic() {
-			return this.topic;
-		}
-
-		public void setTopic(@Nullable String topic) {
-			this.topic = topic;
-		}
-
-		public @Nullable String getCron() {
-			return this.cron;
-		}
-
-		public void setCron(@Nullable String cron) {
-			this.cron = cron;
-		}
-
-		public String getZone() {
-			return this.zone;
-		}
-
-		public void setZone(String zone) {
-			this.zone = zone;
-		}
-
-		public @Nullable Duration getEvery() {
-			return this.every;
-		}
-
-		public void setEvery(@Nullable Duration every) {
-			this.every = every;
-		}
-
-		public @Nullable Duration getFixedDelay() {
-			return this.fixedDelay;
-		}
-
-		public void setFixedDelay(@Nullable Duration fixedDelay) {
-			this.fixedDelay = fixedDelay;
-		}
-
-		public String getPayload() {
-			return this.payload;
-		}
-
-		public void setPayload(String payload) {
-			this.payload = payload;
-		}
-
-		public Map<String, String> getHeaders() {
-			return this.headers;
-		}
-
-		public void setHeaders(Map<String, String> headers) {
-			this.headers = headers;
-		}
-
-		public @Nullable Duration getTtr() {
-			return this.ttr;
-		}
-
-		public void setTtr(@Nullable Duration ttr) {
-			this.ttr = ttr;
-		}
-
-		public @Nullable Integer getMaxAttempts() {
-			return this.maxAttempts;
-		}
-
-		public void setMaxAttempts(@Nullable Integer maxAttempts) {
-			this.maxAttempts = maxAttempts;
-		}
-
-		public MisfirePolicy getMisfire() {
-			return this.misfire;
-		}
-
-		public void setMisfire(MisfirePolicy misfire) {
-			this.misfire = misfire;
-		}
-
-		public Duration getMisfireThreshold() {
-			return this.misfireThreshold;
-		}
-
-		public void setMisfireThreshold(Duration misfireThreshold) {
-			this.misfireThreshold = misfireThreshold;
-		}
-
-		public int getMaxCatchUp() {
-			return this.maxCatchUp;
-		}
-
-		public void setMaxCatchUp(int maxCatchUp) {
-			this.maxCatchUp = maxCatchUp;
-		}
-
-		public OverlapPolicy getOverlap() {
-			return this.overlap;
-		}
-
-		public void setOverlap(OverlapPolicy overlap) {
-			this.overlap = overlap;
 		}
 
 	}

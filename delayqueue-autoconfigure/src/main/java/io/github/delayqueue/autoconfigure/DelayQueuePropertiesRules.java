@@ -6,13 +6,13 @@ import java.util.Locale;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.RateLimit;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.beans.BeanWrapperImpl;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.validation.Errors;
 
@@ -80,16 +80,16 @@ public final class DelayQueuePropertiesRules {
 	private void forward(String field, String topic, DelayQueueProperties.Forward forward,
 			@Nullable Duration shutdownTimeout) {
 		check(field, null, () -> JobConstraints.topic("topic", topic));
-		between(field + ".concurrency", forward.getConcurrency(), 1, JobConstraints.MAX_CONCURRENCY);
-		duration(field + ".send-timeout", forward.getSendTimeout(), Duration.ofMillis(100), Duration.ofHours(1));
-		if (forward.getSendTimeout() != null && shutdownTimeout != null
-				&& forward.getSendTimeout().compareTo(shutdownTimeout) >= 0) {
+		between(field + ".concurrency", forward.concurrency(), 1, JobConstraints.MAX_CONCURRENCY);
+		duration(field + ".send-timeout", forward.sendTimeout(), Duration.ofMillis(100), Duration.ofHours(1));
+		if (forward.sendTimeout() != null && shutdownTimeout != null
+				&& forward.sendTimeout().compareTo(shutdownTimeout) >= 0) {
 			reject(field + ".send-timeout", "must be shorter than delayqueue.listener.shutdown-timeout ("
 					+ shutdownTimeout.toMillis() + "ms), or a send still waiting at shutdown is interrupted and"
 					+ " counted as a failed attempt although the broker may take it");
 		}
-		DelayQueueProperties.Forward.Kafka kafka = forward.getKafka();
-		DelayQueueProperties.Forward.Rabbit rabbit = forward.getRabbit();
+		DelayQueueProperties.Forward.Kafka kafka = forward.kafka();
+		DelayQueueProperties.Forward.Rabbit rabbit = forward.rabbit();
 		if (kafka != null && rabbit != null) {
 			reject(field, "forwards to Kafka or to RabbitMQ, not both: remove the kafka.* or the rabbit.* properties");
 			return;
@@ -99,31 +99,31 @@ public final class DelayQueuePropertiesRules {
 			return;
 		}
 		if (kafka != null) {
-			if (kafka.getTopic() == null || kafka.getTopic().isBlank()) {
+			if (kafka.topic() == null || kafka.topic().isBlank()) {
 				reject(field + ".kafka.topic", "must name the Kafka topic the records are sent to");
 			}
-			else if (!KAFKA_TOPIC.matcher(kafka.getTopic()).matches()) {
+			else if (!KAFKA_TOPIC.matcher(kafka.topic()).matches()) {
 				reject(field + ".kafka.topic", "must be 1 to 249 letters, digits, '.', '_' or '-', not '.' or '..'");
 			}
-			if (kafka.getPartition() != null && kafka.getPartition() < 0) {
+			if (kafka.partition() != null && kafka.partition() < 0) {
 				reject(field + ".kafka.partition", "must be 0 or more");
 			}
-			if (kafka.getKeyField() != null && !KEY_FIELD.matcher(kafka.getKeyField()).matches()) {
+			if (kafka.keyField() != null && !KEY_FIELD.matcher(kafka.keyField()).matches()) {
 				reject(field + ".kafka.key-field", "must be a field name of the JSON payload, dots between nested"
 						+ " names (such as 'order.customerId')");
 			}
 		}
-		else if (rabbit.getExchange() == null) {
+		else if (rabbit.exchange() == null) {
 			reject(field + ".rabbit.exchange", "must name the exchange the messages are published to (empty for the"
 					+ " default exchange)");
 		}
-		else if (rabbit.getExchange().getBytes(StandardCharsets.UTF_8).length > 255) {
+		else if (rabbit.exchange().getBytes(StandardCharsets.UTF_8).length > 255) {
 			reject(field + ".rabbit.exchange", "must be at most 255 bytes in UTF-8");
 		}
-		else if (rabbit.getRoutingKey() == null || rabbit.getRoutingKey().getBytes(StandardCharsets.UTF_8).length > 255) {
+		else if (rabbit.routingKey() == null || rabbit.routingKey().getBytes(StandardCharsets.UTF_8).length > 255) {
 			reject(field + ".rabbit.routing-key", "must be at most 255 bytes in UTF-8");
 		}
-		else if (rabbit.getExchange().isEmpty() && rabbit.getRoutingKey().isEmpty()) {
+		else if (rabbit.exchange().isEmpty() && rabbit.routingKey().isEmpty()) {
 			reject(field + ".rabbit.routing-key", "must name the queue when the exchange is the default (empty) one");
 		}
 	}
@@ -132,14 +132,15 @@ public final class DelayQueuePropertiesRules {
 	 * Runs a rule, rejecting the property of {@code nested} its message starts with
 	 * ({@code failedAge} as {@code field.failed-age}), else the field.
 	 */
-	private void check(String field, @Nullable Object nested, Supplier<?> rule) {
+	private void check(String field, @Nullable Record nested, Supplier<?> rule) {
 		try {
 			rule.get();
 		}
 		catch (IllegalArgumentException ex) {
 			String message = String.valueOf(ex.getMessage());
 			String first = message.split("[ ']", 2)[0];
-			boolean names = nested != null && !first.isEmpty() && new BeanWrapperImpl(nested).isReadableProperty(first);
+			boolean names = nested != null
+					&& Stream.of(nested.getClass().getRecordComponents()).anyMatch((c) -> c.getName().equals(first));
 			reject(names ? field + "." + first.replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT) : field, message);
 		}
 	}

@@ -134,7 +134,7 @@ public final class Forwarders<F extends JobForwarder> implements DelayedListener
 		this.forwarders.forEach((topic, forwarder) -> {
 			DelayQueueProperties.Forward forward = this.settings.get(topic);
 			registrar.registerEndpoint(
-					new ForwardingEndpoint(topic, forwarder, forward.getConcurrency(), forward.getSendTimeout()));
+					new ForwardingEndpoint(topic, forwarder, forward.concurrency(), forward.sendTimeout()));
 		});
 	}
 

@@ -32,15 +32,15 @@ public final class DelayQueueKafkaAutoConfiguration {
 	@Bean
 	@SuppressWarnings("NullAway") // the forwards taken have their kafka.*, whose topic the rules checked
 	Forwarders<KafkaForwarder> delayQueueKafkaForwarders(DelayQueueProperties properties, ListableBeanFactory beans) {
-		return new Forwarders<>(properties, (forward) -> forward.getKafka() != null, (topic, forward) -> {
-			DelayQueueProperties.Forward.Kafka kafka = forward.getKafka();
-			String forwarding = Forwarders.forwarding(topic, "Kafka topic '" + kafka.getTopic() + "'");
-			KafkaTemplate<?, ?> template = Forwarders.bean(beans, KafkaTemplate.class, kafka.getTemplate(),
+		return new Forwarders<>(properties, (forward) -> forward.kafka() != null, (topic, forward) -> {
+			DelayQueueProperties.Forward.Kafka kafka = forward.kafka();
+			String forwarding = Forwarders.forwarding(topic, "Kafka topic '" + kafka.topic() + "'");
+			KafkaTemplate<?, ?> template = Forwarders.bean(beans, KafkaTemplate.class, kafka.template(),
 					"delayqueue.forward." + topic + ".kafka.template", forwarding,
 					"set spring.kafka.bootstrap-servers (Spring Boot then defines a KafkaTemplate) or define one");
 			try {
-				return new KafkaForwarder(template.getProducerFactory(), kafka.getTopic(), kafka.getPartition(),
-						kafka.getKeyField(), forward.getSendTimeout());
+				return new KafkaForwarder(template.getProducerFactory(), kafka.topic(), kafka.partition(),
+						kafka.keyField(), forward.sendTimeout());
 			}
 			catch (IllegalArgumentException ex) {
 				throw Forwarders.invalid(forwarding, ex);

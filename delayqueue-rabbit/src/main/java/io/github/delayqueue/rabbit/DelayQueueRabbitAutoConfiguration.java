@@ -33,15 +33,15 @@ public final class DelayQueueRabbitAutoConfiguration {
 	@SuppressWarnings("NullAway") // the forwards taken have their rabbit.*, whose exchange the rules checked
 	Forwarders<RabbitForwarder> delayQueueRabbitForwarders(DelayQueueProperties properties,
 			ListableBeanFactory beans) {
-		return new Forwarders<>(properties, (forward) -> forward.getRabbit() != null, (topic, forward) -> {
-			DelayQueueProperties.Forward.Rabbit rabbit = forward.getRabbit();
-			String forwarding = Forwarders.forwarding(topic, "RabbitMQ exchange '" + rabbit.getExchange() + "'");
-			RabbitTemplate template = Forwarders.bean(beans, RabbitTemplate.class, rabbit.getTemplate(),
+		return new Forwarders<>(properties, (forward) -> forward.rabbit() != null, (topic, forward) -> {
+			DelayQueueProperties.Forward.Rabbit rabbit = forward.rabbit();
+			String forwarding = Forwarders.forwarding(topic, "RabbitMQ exchange '" + rabbit.exchange() + "'");
+			RabbitTemplate template = Forwarders.bean(beans, RabbitTemplate.class, rabbit.template(),
 					"delayqueue.forward." + topic + ".rabbit.template", forwarding,
 					"set spring.rabbitmq.host (Spring Boot then defines a RabbitTemplate) or define one");
 			try {
 				return new RabbitForwarder(template.getConnectionFactory(), template.getMessageConverter(),
-						rabbit.getExchange(), rabbit.getRoutingKey(), forward.getSendTimeout());
+						rabbit.exchange(), rabbit.routingKey(), forward.sendTimeout());
 			}
 			catch (IllegalArgumentException ex) {
 				throw Forwarders.invalid(forwarding, ex);
