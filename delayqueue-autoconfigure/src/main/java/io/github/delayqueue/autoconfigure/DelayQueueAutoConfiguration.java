@@ -67,17 +67,17 @@ public final class DelayQueueAutoConfiguration {
 		map.from(properties::getDefaultTtr).to(property("delayqueue.default-ttr", builder::defaultTtr));
 		map.from(properties::getDefaultMaxAttempts).to(property("delayqueue.default-max-attempts", builder::defaultMaxAttempts));
 		map.from(properties::getInstanceId).to(builder::instanceId);
-		map.from(timer::isEnabled).to(builder::timerEnabled);
-		map.from(timer::getBatchSize).to(property("delayqueue.timer.batch-size", builder::batchSize));
-		map.from(timer::getGuardInterval).to(property("delayqueue.timer.guard-interval", builder::guardInterval));
-		map.from(timer::getLeaseTtl).to(property("delayqueue.timer.lease-ttl", builder::leaseTtl));
-		map.from(timer::isReserveForWaitingConsumers).to(builder::reserveForWaitingConsumers);
-		map.from(redis::getWaitReplicas).to(property("delayqueue.redis.wait-replicas", builder::waitReplicas));
-		map.from(redis::getWaitTimeout).to(property("delayqueue.redis.wait-timeout", builder::waitTimeout));
-		map.from(redis::isFailFast).to(builder::failFast);
+		map.from(timer::enabled).to(builder::timerEnabled);
+		map.from(timer::batchSize).to(property("delayqueue.timer.batch-size", builder::batchSize));
+		map.from(timer::guardInterval).to(property("delayqueue.timer.guard-interval", builder::guardInterval));
+		map.from(timer::leaseTtl).to(property("delayqueue.timer.lease-ttl", builder::leaseTtl));
+		map.from(timer::reserveForWaitingConsumers).to(builder::reserveForWaitingConsumers);
+		map.from(redis::waitReplicas).to(property("delayqueue.redis.wait-replicas", builder::waitReplicas));
+		map.from(redis::waitTimeout).to(property("delayqueue.redis.wait-timeout", builder::waitTimeout));
+		map.from(redis::failFast).to(builder::failFast);
 		properties.getRetention().forEach((topic, retention) -> builder.retention(topic, retention.toRetention()));
 		properties.getListener()
-			.getRateLimit()
+			.rateLimit()
 			.forEach((topic, limit) -> builder.rateLimit(topic, RateLimit.parse(limit)));
 		observers.orderedStream().forEach(builder::observer);
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
@@ -97,7 +97,7 @@ public final class DelayQueueAutoConfiguration {
 		Map<String, RecurringJob> declared = new LinkedHashMap<>();
 		properties.getRecurring().forEach((name, recurring) -> declared.put(name, recurring.toJob(name)));
 		return new RecurringJobsReconciler(recurringJobs, declared, properties.isRemoveUndeclaredRecurringJobs(),
-				properties.getRedis().isFailFast());
+				properties.getRedis().failFast());
 	}
 
 	/** Puts the declared recurring jobs again when the timer finds that Redis lost them. */
@@ -127,14 +127,14 @@ public final class DelayQueueAutoConfiguration {
 			ObjectProvider<ObservationRegistry> observationRegistry,
 			ObjectProvider<DelayedJobTemplateObservationConvention> observationConvention, Environment environment) {
 		DelayedJobTemplate template = new DelayedJobTemplate(operations, converter);
-		template.setAfterCommit(properties.getTemplate().isAfterCommit());
+		template.setAfterCommit(properties.getTemplate().afterCommit());
 		JobOutbox jobOutbox = outbox.getIfUnique();
 		if (jobOutbox == null && environment.getProperty("delayqueue.outbox.enabled", Boolean.class, false)) {
 			throw new IllegalStateException("delayqueue.outbox.enabled=true needs spring-jdbc on the class path and a"
 					+ " single DataSource bean (the one the application's transactions use), or a JobOutbox bean");
 		}
 		template.setOutbox(jobOutbox);
-		if (properties.getTemplate().isObservationEnabled()) {
+		if (properties.getTemplate().observationEnabled()) {
 			observationRegistry.ifUnique(template::setObservationRegistry);
 		}
 		template.setObservationConvention(observationConvention.getIfUnique());

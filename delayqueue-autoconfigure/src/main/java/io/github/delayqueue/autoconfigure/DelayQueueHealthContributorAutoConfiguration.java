@@ -54,10 +54,10 @@ public final class DelayQueueHealthContributorAutoConfiguration {
 			RedisDelayQueue redisQueue = queue.getIfAvailable();
 			RedisConnectionFactory redis = (redisQueue != null) ? redisQueue.getConnectionFactory()
 					: connectionFactory.getIfUnique();
-			DelayQueueHealthIndicator.Settings settings = new DelayQueueHealthIndicator.Settings(health.getTimeout(),
-					health.getMaxStall(), health.getMaxOverdue());
+			DelayQueueHealthIndicator.Settings settings = new DelayQueueHealthIndicator.Settings(health.timeout(),
+					health.maxStall(), health.maxOverdue());
 			return new DelayQueueHealthIndicator(redis, redisQueue, ListenerContainers.timer(queue),
-					ListenerContainers.of(registry), health.getMaxOverdue().isEmpty() ? null : sampler.getIfAvailable(),
+					ListenerContainers.of(registry), health.maxOverdue().isEmpty() ? null : sampler.getIfAvailable(),
 					settings);
 		}
 
@@ -65,7 +65,7 @@ public final class DelayQueueHealthContributorAutoConfiguration {
 		@ConditionalOnMissingBean
 		@Conditional(OnMaxOverdueCondition.class)
 		DelayQueueSampler delayQueueSampler(DelayQueueOperations operations, DelayQueueProperties properties) {
-			return new DelayQueueSampler(operations, properties.getMetrics().getSampleInterval());
+			return new DelayQueueSampler(operations, properties.getMetrics().sampleInterval());
 		}
 
 	}

@@ -14,6 +14,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.PropertyMapper;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.util.unit.DataSize;
 import org.springframework.validation.Errors;
@@ -87,19 +88,19 @@ public class DelayQueueProperties implements Validator {
 	 */
 	private Map<String, Forward> forward = new LinkedHashMap<>();
 
-	private final Timer timer = new Timer();
+	private Timer timer = defaults(Timer.class);
 
-	private final Listener listener = new Listener();
+	private Listener listener = defaults(Listener.class);
 
-	private final Template template = new Template();
+	private Template template = defaults(Template.class);
 
-	private final Endpoint endpoint = new Endpoint();
+	private Endpoint endpoint = defaults(Endpoint.class);
 
-	private final Metrics metrics = new Metrics();
+	private Metrics metrics = defaults(Metrics.class);
 
-	private final Health health = new Health();
+	private Health health = defaults(Health.class);
 
-	private final Redis redis = new Redis();
+	private Redis redis = defaults(Redis.class);
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -193,28 +194,61 @@ public class DelayQueueProperties implements Validator {
 		return this.timer;
 	}
 
+	public void setTimer(Timer timer) {
+		this.timer = timer;
+	}
+
 	public Listener getListener() {
 		return this.listener;
+	}
+
+	public void setListener(Listener listener) {
+		this.listener = listener;
 	}
 
 	public Template getTemplate() {
 		return this.template;
 	}
 
+	public void setTemplate(Template template) {
+		this.template = template;
+	}
+
 	public Endpoint getEndpoint() {
 		return this.endpoint;
+	}
+
+	public void setEndpoint(Endpoint endpoint) {
+		this.endpoint = endpoint;
 	}
 
 	public Metrics getMetrics() {
 		return this.metrics;
 	}
 
+	public void setMetrics(Metrics metrics) {
+		this.metrics = metrics;
+	}
+
 	public Health getHealth() {
 		return this.health;
 	}
 
+	public void setHealth(Health health) {
+		this.health = health;
+	}
+
 	public Redis getRedis() {
 		return this.redis;
+	}
+
+	public void setRedis(Redis redis) {
+		this.redis = redis;
+	}
+
+	/** A group with the defaults its {@link DefaultValue} annotations give. */
+	private static <T> T defaults(Class<T> group) {
+		return new Binder().bindOrCreate("delayqueue", group);
 	}
 
 	@Override
@@ -361,443 +395,127 @@ public class DelayQueueProperties implements Validator {
 
 	/**
 	 * The auto-configured DelayedJobTemplate.
+	 *
+	 * @param afterCommit In a Spring-managed transaction, write schedules, cancels and
+	 * reschedules to Redis after the commit, in their order, and discard them on rollback;
+	 * off writes at once.
+	 * @param observationEnabled Whether to observe the template's writes
+	 * ("delayqueue.template") and store the trace context with the jobs scheduled.
 	 */
-	public static class Template {
-
-		/**
-		 * In a Spring-managed transaction, write schedules, cancels and reschedules to Redis
-		 * after the commit, in their order, and discard them on rollback; off writes at once.
-		 */
-		private boolean afterCommit = true;
-
-		/**
-		 * Whether to observe the template's writes ("delayqueue.template") and store the
-		 * trace context with the jobs scheduled.
-		 */
-		private boolean observationEnabled;
-
-		public boolean isAfterCommit() {
-			return this.afterCommit;
-		}
-
-		public void setAfterCommit(boolean afterCommit) {
-			this.afterCommit = afterCommit;
-		}
-
-		public boolean isObservationEnabled() {
-			return this.observationEnabled;
-		}
-
-		public void setObservationEnabled(boolean observationEnabled) {
-			this.observationEnabled = observationEnabled;
-		}
+	public record Template(@DefaultValue("true") boolean afterCommit, boolean observationEnabled) {
 
 	}
 
 	/**
 	 * Defaults of {@code @DelayedListener} containers.
+	 *
+	 * @param concurrency Handlers run at once by a listener that does not set its own
+	 * concurrency.
+	 * @param autoStartup Whether listener containers start with the application context.
+	 * @param shutdownTimeout How long shutdown waits for running handlers; jobs reserved but
+	 * not started are given back at once.
+	 * @param idleEventInterval Publish a DelayedListenerIdleEvent when a running listener has
+	 * received no job for this long (again after each further interval); none when unset.
+	 * @param outcomeEvents Publish a DelayedJobOutcomeEvent for every job a listener handles.
+	 * @param outcomeStream Publish each job's outcome to the Redis channel
+	 * "<namespace>:outcomes" for JobOutcomeStream subscribers; turns on outcome-events too.
+	 * @param rateLimit Rate limit per topic, such as
+	 * 'delayqueue.listener.rate-limit.webhook=50/1s': at most that many jobs handed out per
+	 * interval, across instances.
+	 * @param observationEnabled Whether to observe each job a listener handles
+	 * ("delayqueue.listener"), continuing the trace stored with the job.
+	 * @param backOff Exponential back-off between the attempts of a failing job.
 	 */
-	public static class Listener {
-
-		/**
-		 * Handlers run at once by a listener that does not set its own concurrency.
-		 */
-		private int concurrency = 1;
-
-		/**
-		 * Whether listener containers start with the application context.
-		 */
-		private boolean autoStartup = true;
-
-		/**
-		 * How long shutdown waits for running handlers; jobs reserved but not started are
-		 * given back at once.
-		 */
-		private Duration shutdownTimeout = Duration.ofSeconds(20);
-
-		/**
-		 * Publish a DelayedListenerIdleEvent when a running listener has received no job for
-		 * this long (again after each further interval); none when unset.
-		 */
-		private @Nullable Duration idleEventInterval;
-
-		/**
-		 * Publish a DelayedJobOutcomeEvent for every job a listener handles.
-		 */
-		private boolean outcomeEvents;
-
-		/**
-		 * Publish each job's outcome to the Redis channel "<namespace>:outcomes" for
-		 * JobOutcomeStream subscribers; turns on outcome-events too.
-		 */
-		private boolean outcomeStream;
-
-		/**
-		 * Rate limit per topic, such as 'delayqueue.listener.rate-limit.webhook=50/1s': at most
-		 * that many jobs handed out per interval, across instances.
-		 */
-		private Map<String, String> rateLimit = new LinkedHashMap<>();
-
-		/**
-		 * Whether to observe each job a listener handles ("delayqueue.listener"), continuing
-		 * the trace stored with the job.
-		 */
-		private boolean observationEnabled;
-
-		private final BackOff backOff = new BackOff();
-
-		public boolean isObservationEnabled() {
-			return this.observationEnabled;
-		}
-
-		public void setObservationEnabled(boolean observationEnabled) {
-			this.observationEnabled = observationEnabled;
-		}
-
-		public boolean isOutcomeStream() {
-			return this.outcomeStream;
-		}
-
-		public void setOutcomeStream(boolean outcomeStream) {
-			this.outcomeStream = outcomeStream;
-		}
-
-		public Map<String, String> getRateLimit() {
-			return this.rateLimit;
-		}
-
-		public void setRateLimit(Map<String, String> rateLimit) {
-			this.rateLimit = rateLimit;
-		}
-
-		public @Nullable Duration getIdleEventInterval() {
-			return this.idleEventInterval;
-		}
-
-		public void setIdleEventInterval(@Nullable Duration idleEventInterval) {
-			this.idleEventInterval = idleEventInterval;
-		}
-
-		public boolean isOutcomeEvents() {
-			return this.outcomeEvents;
-		}
-
-		public void setOutcomeEvents(boolean outcomeEvents) {
-			this.outcomeEvents = outcomeEvents;
-		}
-
-		public int getConcurrency() {
-			return this.concurrency;
-		}
-
-		public void setConcurrency(int concurrency) {
-			this.concurrency = concurrency;
-		}
-
-		public boolean isAutoStartup() {
-			return this.autoStartup;
-		}
-
-		public void setAutoStartup(boolean autoStartup) {
-			this.autoStartup = autoStartup;
-		}
-
-		public Duration getShutdownTimeout() {
-			return this.shutdownTimeout;
-		}
-
-		public void setShutdownTimeout(Duration shutdownTimeout) {
-			this.shutdownTimeout = shutdownTimeout;
-		}
-
-		public BackOff getBackOff() {
-			return this.backOff;
-		}
+	public record Listener(@DefaultValue("1") int concurrency, @DefaultValue("true") boolean autoStartup,
+			@DefaultValue("20s") Duration shutdownTimeout, @Nullable Duration idleEventInterval,
+			boolean outcomeEvents, boolean outcomeStream, @DefaultValue Map<String, String> rateLimit,
+			boolean observationEnabled, @DefaultValue BackOff backOff) {
 
 	}
 
 	/**
 	 * Exponential back-off between the attempts of a failing job.
+	 *
+	 * @param initialInterval Wait before the second attempt.
+	 * @param multiplier Factor by which each further wait grows.
+	 * @param maxInterval Longest wait.
+	 * @param jitter Random amount added to or taken from each wait, at most the initial
+	 * interval.
 	 */
-	public static class BackOff {
-
-		/**
-		 * Wait before the second attempt.
-		 */
-		private Duration initialInterval = Duration.ofSeconds(1);
-
-		/**
-		 * Factor by which each further wait grows.
-		 */
-		private double multiplier = 2.0;
-
-		/**
-		 * Longest wait.
-		 */
-		private Duration maxInterval = Duration.ofMinutes(5);
-
-		/**
-		 * Random amount added to or taken from each wait, at most the initial interval.
-		 */
-		private Duration jitter = Duration.ofMillis(100);
-
-		public Duration getInitialInterval() {
-			return this.initialInterval;
-		}
-
-		public void setInitialInterval(Duration initialInterval) {
-			this.initialInterval = initialInterval;
-		}
-
-		public double getMultiplier() {
-			return this.multiplier;
-		}
-
-		public void setMultiplier(double multiplier) {
-			this.multiplier = multiplier;
-		}
-
-		public Duration getMaxInterval() {
-			return this.maxInterval;
-		}
-
-		public void setMaxInterval(Duration maxInterval) {
-			this.maxInterval = maxInterval;
-		}
-
-		public Duration getJitter() {
-			return this.jitter;
-		}
-
-		public void setJitter(Duration jitter) {
-			this.jitter = jitter;
-		}
+	public record BackOff(@DefaultValue("1s") Duration initialInterval, @DefaultValue("2") double multiplier,
+			@DefaultValue("5m") Duration maxInterval, @DefaultValue("100ms") Duration jitter) {
 
 	}
 
 	/**
 	 * The bucket timers that move due jobs to their topics' ready lists.
+	 *
+	 * @param enabled Whether this instance takes part in running the bucket timers.
+	 * Producer-only instances may switch it off; at least one instance per namespace must run
+	 * them.
+	 * @param batchSize Most jobs one promotion moves in one script call.
+	 * @param guardInterval How often every owned bucket is re-checked and topics with ready
+	 * jobs re-announced.
+	 * @param leaseTtl How long an instance keeps its buckets without a heartbeat.
+	 * @param reserveForWaitingConsumers Whether a timer step reserves the jobs it makes due
+	 * for a consumer of this instance that waits for their topic, sparing the consumer's take.
+	 * Off, due jobs always go to the ready list.
 	 */
-	public static class Timer {
-
-		/**
-		 * Whether this instance takes part in running the bucket timers. Producer-only
-		 * instances may switch it off; at least one instance per namespace must run them.
-		 */
-		private boolean enabled = true;
-
-		/**
-		 * Most jobs one promotion moves in one script call.
-		 */
-		private int batchSize = 500;
-
-		/**
-		 * How often every owned bucket is re-checked and topics with ready jobs re-announced.
-		 */
-		private Duration guardInterval = Duration.ofSeconds(60);
-
-		/**
-		 * How long an instance keeps its buckets without a heartbeat.
-		 */
-		private Duration leaseTtl = Duration.ofSeconds(5);
-
-		/**
-		 * Whether a timer step reserves the jobs it makes due for a consumer of this instance
-		 * that waits for their topic, sparing the consumer's take. Off, due jobs always go to
-		 * the ready list.
-		 */
-		private boolean reserveForWaitingConsumers = true;
-
-		public boolean isEnabled() {
-			return this.enabled;
-		}
-
-		public void setEnabled(boolean enabled) {
-			this.enabled = enabled;
-		}
-
-		public int getBatchSize() {
-			return this.batchSize;
-		}
-
-		public void setBatchSize(int batchSize) {
-			this.batchSize = batchSize;
-		}
-
-		public Duration getGuardInterval() {
-			return this.guardInterval;
-		}
-
-		public void setGuardInterval(Duration guardInterval) {
-			this.guardInterval = guardInterval;
-		}
-
-		public Duration getLeaseTtl() {
-			return this.leaseTtl;
-		}
-
-		public void setLeaseTtl(Duration leaseTtl) {
-			this.leaseTtl = leaseTtl;
-		}
-
-		public boolean isReserveForWaitingConsumers() {
-			return this.reserveForWaitingConsumers;
-		}
-
-		public void setReserveForWaitingConsumers(boolean reserveForWaitingConsumers) {
-			this.reserveForWaitingConsumers = reserveForWaitingConsumers;
-		}
+	public record Timer(@DefaultValue("true") boolean enabled, @DefaultValue("500") int batchSize,
+			@DefaultValue("60s") Duration guardInterval, @DefaultValue("5s") Duration leaseTtl,
+			@DefaultValue("true") boolean reserveForWaitingConsumers) {
 
 	}
 
 	/**
 	 * The {@code delayqueue} Actuator endpoint.
+	 *
+	 * @param showPayloads Whether the endpoint shows the payloads of dead jobs. They may hold
+	 * personal data.
 	 */
-	public static class Endpoint {
-
-		/**
-		 * Whether the endpoint shows the payloads of dead jobs. They may hold personal data.
-		 */
-		private boolean showPayloads = false;
-
-		public boolean isShowPayloads() {
-			return this.showPayloads;
-		}
-
-		public void setShowPayloads(boolean showPayloads) {
-			this.showPayloads = showPayloads;
-		}
+	public record Endpoint(boolean showPayloads) {
 
 	}
 
 	/**
 	 * Micrometer metrics.
+	 *
+	 * @param sampleInterval How often the queue's figures are read from Redis for the gauges
+	 * and the health lag thresholds, at least 100ms.
+	 * @param maxTopics Most topics with their own 'topic' tag value; further ones are counted
+	 * under 'topic=_other'.
 	 */
-	public static class Metrics {
-
-		/**
-		 * How often the queue's figures are read from Redis for the gauges and the health
-		 * lag thresholds, at least 100ms.
-		 */
-		private Duration sampleInterval = Duration.ofSeconds(10);
-
-		/**
-		 * Most topics with their own 'topic' tag value; further ones are counted under
-		 * 'topic=_other'.
-		 */
-		private int maxTopics = 100;
-
-		public Duration getSampleInterval() {
-			return this.sampleInterval;
-		}
-
-		public void setSampleInterval(Duration sampleInterval) {
-			this.sampleInterval = sampleInterval;
-		}
-
-		public int getMaxTopics() {
-			return this.maxTopics;
-		}
-
-		public void setMaxTopics(int maxTopics) {
-			this.maxTopics = maxTopics;
-		}
+	public record Metrics(@DefaultValue("10s") Duration sampleInterval, @DefaultValue("100") int maxTopics) {
 
 	}
 
 	/**
 	 * The {@code delayqueue} health indicator: what is wrong with this instance.
+	 *
+	 * @param timeout Longest a health check waits for Redis to answer a PING before it is
+	 * DOWN.
+	 * @param maxStall Longest the bucket timer, a listener or the event subscription may go
+	 * without progress before health is DOWN; above the longest a handler may run.
+	 * @param maxOverdue Lag thresholds by topic, such as
+	 * 'delayqueue.health.max-overdue.order-close=5m': DOWN when the oldest due job of a topic
+	 * this instance consumes waited longer.
 	 */
-	public static class Health {
-
-		/**
-		 * Longest a health check waits for Redis to answer a PING before it is DOWN.
-		 */
-		private Duration timeout = Duration.ofSeconds(2);
-
-		/**
-		 * Longest the bucket timer, a listener or the event subscription may go without
-		 * progress before health is DOWN; above the longest a handler may run.
-		 */
-		private Duration maxStall = Duration.ofSeconds(60);
-
-		/**
-		 * Lag thresholds by topic, such as 'delayqueue.health.max-overdue.order-close=5m':
-		 * DOWN when the oldest due job of a topic this instance consumes waited longer.
-		 */
-		private Map<String, Duration> maxOverdue = new LinkedHashMap<>();
-
-		public Duration getTimeout() {
-			return this.timeout;
-		}
-
-		public void setTimeout(Duration timeout) {
-			this.timeout = timeout;
-		}
-
-		public Duration getMaxStall() {
-			return this.maxStall;
-		}
-
-		public void setMaxStall(Duration maxStall) {
-			this.maxStall = maxStall;
-		}
-
-		public Map<String, Duration> getMaxOverdue() {
-			return this.maxOverdue;
-		}
-
-		public void setMaxOverdue(Map<String, Duration> maxOverdue) {
-			this.maxOverdue = maxOverdue;
-		}
+	public record Health(@DefaultValue("2s") Duration timeout, @DefaultValue("60s") Duration maxStall,
+			@DefaultValue Map<String, Duration> maxOverdue) {
 
 	}
 
 	/**
 	 * How writes are acknowledged by Redis.
+	 *
+	 * @param failFast Whether the application fails to start when Redis is unreachable at
+	 * start-up; when false, calls fail and the timer and listeners retry until Redis answers.
+	 * @param waitReplicas How many replicas must have a schedule or a finish before it returns
+	 * (Redis WAIT); 0 for none. Not supported on Redis Cluster.
+	 * @param waitTimeout How long a schedule or finish waits for its replicas before it fails.
 	 */
-	public static class Redis {
-
-		/**
-		 * Whether the application fails to start when Redis is unreachable at start-up; when
-		 * false, calls fail and the timer and listeners retry until Redis answers.
-		 */
-		private boolean failFast = true;
-
-		/**
-		 * How many replicas must have a schedule or a finish before it returns (Redis WAIT);
-		 * 0 for none. Not supported on Redis Cluster.
-		 */
-		private int waitReplicas = 0;
-
-		/**
-		 * How long a schedule or finish waits for its replicas before it fails.
-		 */
-		private Duration waitTimeout = Duration.ofSeconds(1);
-
-		public boolean isFailFast() {
-			return this.failFast;
-		}
-
-		public void setFailFast(boolean failFast) {
-			this.failFast = failFast;
-		}
-
-		public int getWaitReplicas() {
-			return this.waitReplicas;
-		}
-
-		public void setWaitReplicas(int waitReplicas) {
-			this.waitReplicas = waitReplicas;
-		}
-
-		public Duration getWaitTimeout() {
-			return this.waitTimeout;
-		}
-
-		public void setWaitTimeout(Duration waitTimeout) {
-			this.waitTimeout = waitTimeout;
-		}
+	public record Redis(@DefaultValue("true") boolean failFast, int waitReplicas,
+			@DefaultValue("1s") Duration waitTimeout) {
 
 	}
 

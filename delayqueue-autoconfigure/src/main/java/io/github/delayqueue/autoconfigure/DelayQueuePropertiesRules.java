@@ -58,21 +58,21 @@ public final class DelayQueuePropertiesRules {
 		});
 		properties.getForward()
 			.forEach((topic, forward) -> rules.forward("forward[" + topic + "]", topic, forward,
-					properties.getListener().getShutdownTimeout()));
+					properties.getListener().shutdownTimeout()));
 
 		DelayQueueProperties.Listener listener = properties.getListener();
-		listener.getRateLimit().forEach((topic, limit) -> {
+		listener.rateLimit().forEach((topic, limit) -> {
 			rules.check("listener.rate-limit[" + topic + "]", null, () -> JobConstraints.topic("topic", topic));
 			rules.check("listener.rate-limit[" + topic + "]", null, () -> RateLimit.parse(limit));
 		});
 		DelayQueueProperties.Metrics metrics = properties.getMetrics();
-		rules.duration("metrics.sample-interval", metrics.getSampleInterval(), Duration.ofMillis(100), null);
-		rules.between("metrics.max-topics", metrics.getMaxTopics(), 0, Integer.MAX_VALUE);
+		rules.duration("metrics.sample-interval", metrics.sampleInterval(), Duration.ofMillis(100), null);
+		rules.between("metrics.max-topics", metrics.maxTopics(), 0, Integer.MAX_VALUE);
 
 		DelayQueueProperties.Health health = properties.getHealth();
-		rules.duration("health.timeout", health.getTimeout(), Duration.ofMillis(1), Duration.ofMinutes(10));
-		rules.duration("health.max-stall", health.getMaxStall(), Duration.ofMillis(1), null);
-		health.getMaxOverdue()
+		rules.duration("health.timeout", health.timeout(), Duration.ofMillis(1), Duration.ofMinutes(10));
+		rules.duration("health.max-stall", health.maxStall(), Duration.ofMillis(1), null);
+		health.maxOverdue()
 			.forEach((topic, max) -> rules.duration("health.max-overdue[" + topic + "]", max, Duration.ZERO, null));
 	}
 

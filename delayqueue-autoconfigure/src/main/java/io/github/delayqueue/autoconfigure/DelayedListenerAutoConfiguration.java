@@ -65,7 +65,7 @@ public final class DelayedListenerAutoConfiguration {
 	@ConditionalOnMissingBean(JobOutcomeStream.class)
 	@ConditionalOnBean(RedisDelayQueue.class)
 	RedisJobOutcomeStream delayQueueJobOutcomeStream(RedisDelayQueue queue, DelayQueueProperties properties) {
-		return new RedisJobOutcomeStream(queue, properties.getListener().isOutcomeStream());
+		return new RedisJobOutcomeStream(queue, properties.getListener().outcomeStream());
 	}
 
 	@Configuration(proxyBeanMethods = false)

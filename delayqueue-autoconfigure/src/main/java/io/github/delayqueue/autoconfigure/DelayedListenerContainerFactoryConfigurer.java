@@ -88,26 +88,26 @@ public final class DelayedListenerContainerFactoryConfigurer {
 		PropertyMapper map = PropertyMapper.get();
 		ContainerProperties container = factory.getContainerProperties();
 		DelayQueueProperties.Listener listener = this.properties;
-		DelayQueueProperties.BackOff backOff = listener.getBackOff();
-		map.from(listener::getConcurrency).to(property("delayqueue.listener.concurrency", container::setConcurrency));
-		map.from(listener::isAutoStartup).to(container::setAutoStartup);
-		map.from(listener::getShutdownTimeout)
+		DelayQueueProperties.BackOff backOff = listener.backOff();
+		map.from(listener::concurrency).to(property("delayqueue.listener.concurrency", container::setConcurrency));
+		map.from(listener::autoStartup).to(container::setAutoStartup);
+		map.from(listener::shutdownTimeout)
 			.to(property("delayqueue.listener.shutdown-timeout", container::setShutdownTimeout));
-		map.from(listener::getIdleEventInterval)
+		map.from(listener::idleEventInterval)
 			.to(property("delayqueue.listener.idle-event-interval", container::setIdleEventInterval));
-		map.from(listener.isOutcomeEvents() || listener.isOutcomeStream()).to(container::setOutcomeEvents);
-		map.from(backOff::getInitialInterval)
+		map.from(listener.outcomeEvents() || listener.outcomeStream()).to(container::setOutcomeEvents);
+		map.from(backOff::initialInterval)
 			.to(property("delayqueue.listener.back-off.initial-interval", factory::setBackOffInitial));
-		map.from(backOff::getMultiplier)
+		map.from(backOff::multiplier)
 			.to(property("delayqueue.listener.back-off.multiplier", factory::setBackOffMultiplier));
-		map.from(backOff::getMaxInterval)
+		map.from(backOff::maxInterval)
 			.to(property("delayqueue.listener.back-off.max-interval", factory::setBackOffMax));
-		map.from(backOff::getJitter).to(property("delayqueue.listener.back-off.jitter", factory::setBackOffJitter));
+		map.from(backOff::jitter).to(property("delayqueue.listener.back-off.jitter", factory::setBackOffJitter));
 		map.from(this.recoverer).to(factory::setRecoverer);
 		map.from(this.errorHandler).to(factory::setErrorHandler);
 		map.from(this.interceptors).to(container::setInterceptors);
 		map.from(this.eventPublisher).to(container::setEventPublisher);
-		map.from(this.observationRegistry).when((registry) -> listener.isObservationEnabled())
+		map.from(this.observationRegistry).when((registry) -> listener.observationEnabled())
 			.to(container::setObservationRegistry);
 		map.from(this.observationConvention).to(container::setObservationConvention);
 		map.from(this.observers).whenNot(List::isEmpty).as(DelayQueueObserver::composite).to(container::setObserver);

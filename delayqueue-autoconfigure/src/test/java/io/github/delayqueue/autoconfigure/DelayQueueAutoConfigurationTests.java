@@ -67,9 +67,9 @@ class DelayQueueAutoConfigurationTests {
 			assertThat(properties.getDefaultTtr()).isEqualTo(Duration.ofSeconds(60));
 			assertThat(properties.getDefaultMaxAttempts()).isEqualTo(5);
 			assertThat(properties.getMaxPayloadSize()).isEqualTo(DataSize.ofMegabytes(1));
-			assertThat(properties.getTimer().getLeaseTtl()).isEqualTo(Duration.ofSeconds(5));
-			assertThat(properties.getTimer().getGuardInterval()).isEqualTo(Duration.ofSeconds(60));
-			assertThat(properties.getTimer().getBatchSize()).isEqualTo(500);
+			assertThat(properties.getTimer().leaseTtl()).isEqualTo(Duration.ofSeconds(5));
+			assertThat(properties.getTimer().guardInterval()).isEqualTo(Duration.ofSeconds(60));
+			assertThat(properties.getTimer().batchSize()).isEqualTo(500);
 
 			DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
 			assertThat(template.schedule("auto", "1", new Order(1, "book"), Duration.ofMinutes(1))).isTrue();
