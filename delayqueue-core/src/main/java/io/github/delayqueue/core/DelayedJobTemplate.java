@@ -69,22 +69,6 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 	}
 
 	@Override
-	public boolean schedule(String topic, String id, Object payload, Duration delay) {
-		return schedule(topic, id, payload, JobConstraints.notNull("delay", delay), null);
-	}
-
-	@Override
-	public boolean scheduleAt(String topic, String id, Object payload, Instant dueAt) {
-		return schedule(topic, id, payload, null, JobConstraints.notNull("dueAt", dueAt));
-	}
-
-	private boolean schedule(String topic, String id, Object payload, @Nullable Duration delay,
-			@Nullable Instant dueAt) {
-		byte[] bytes = this.converter.write(JobConstraints.notNull("payload", payload));
-		return schedule(new ScheduleRequest(topic, id, bytes, delay, dueAt, null, null, OnDuplicate.KEEP)).created();
-	}
-
-	@Override
 	public JobBuilder job(String topic, String id) {
 		return new JobBuilder(this, topic, id);
 	}

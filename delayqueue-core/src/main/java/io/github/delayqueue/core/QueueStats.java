@@ -19,16 +19,6 @@ public record QueueStats(List<BucketStats> buckets, Map<String, TopicStats> topi
 		Map<String, Long> completed) {
 
 	/**
-	 * Figures without kept finished jobs.
-	 * @param buckets the figures of each bucket, in bucket order
-	 * @param topics the figures of each topic that has jobs, by topic name
-	 * @param readAt Redis's time when the last bucket was read
-	 */
-	public QueueStats(List<BucketStats> buckets, Map<String, TopicStats> topics, Instant readAt) {
-		this(buckets, topics, readAt, Map.of());
-	}
-
-	/**
 	 * Jobs of one topic in each state.
 	 *
 	 * @param delayed waiting for their due time
