@@ -81,18 +81,12 @@ public record QueueStats(List<BucketStats> buckets, Map<String, TopicStats> topi
 
 	}
 
-	/**
-	 * All topics together.
-	 * @return the totals
-	 */
+	/** All topics together. */
 	public TopicStats totals() {
 		return this.topics.values().stream().reduce(TopicStats.EMPTY, TopicStats::plus);
 	}
 
-	/**
-	 * How long the oldest job due but not delivered had waited when the figures were read.
-	 * @return the lag, zero when no job is overdue
-	 */
+	/** How long the oldest job due but not delivered had waited when read; zero when none is overdue. */
 	public Duration oldestOverdueLag() {
 		return totals().overdueLag(this.readAt);
 	}

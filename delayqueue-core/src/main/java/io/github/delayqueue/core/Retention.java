@@ -55,18 +55,12 @@ public record Retention(int completed, @Nullable Duration completedAge, boolean 
 		}
 	}
 
-	/**
-	 * Whether finished jobs are kept.
-	 * @return {@code true} when {@code completed} or {@code completedAge} is set
-	 */
+	/** Whether finished jobs are kept: {@code completed} or {@code completedAge} is set. */
 	public boolean keepsCompleted() {
 		return this.completed > 0 || this.completedAge != null;
 	}
 
-	/**
-	 * Whether DEAD jobs are limited.
-	 * @return {@code true} when {@code failed} or {@code failedAge} is set
-	 */
+	/** Whether DEAD jobs are limited: {@code failed} or {@code failedAge} is set. */
 	public boolean limitsFailed() {
 		return this.failed > 0 || this.failedAge != null;
 	}
@@ -107,10 +101,7 @@ public record Retention(int completed, @Nullable Duration completedAge, boolean 
 		return new Retention(0, null, false, 0, age);
 	}
 
-	/**
-	 * This retention, keeping payloads and headers of finished jobs too.
-	 * @return the retention
-	 */
+	/** This retention, keeping payloads and headers of finished jobs too. */
 	public Retention withPayloads() {
 		return new Retention(this.completed, this.completedAge, true, this.failed, this.failedAge);
 	}

@@ -59,10 +59,7 @@ public record ScheduleRequest(String topic, String id, byte[] payload, @Nullable
 		}
 	}
 
-	/**
-	 * The job's priority, the default when the request names none.
-	 * @return the priority
-	 */
+	/** The job's priority, the default when the request names none. */
 	public int effectivePriority() {
 		return (this.priority != null) ? this.priority : JobConstraints.DEFAULT_PRIORITY;
 	}
