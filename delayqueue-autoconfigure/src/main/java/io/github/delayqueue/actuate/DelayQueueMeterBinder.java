@@ -113,7 +113,7 @@ public class DelayQueueMeterBinder implements MeterBinder {
 					+ " more topic(s), such as '" + beyond.keySet().iterator().next() + "', are summed under topic="
 					+ DelayQueueMetrics.OTHER_TOPICS);
 		}
-		this.other = beyond.isEmpty() ? null : new QueueStats(List.of(), beyond, stats.readAt()).totals();
+		this.other = beyond.isEmpty() ? null : new QueueStats(List.of(), beyond, stats.readAt(), Map.of()).totals();
 		for (MeterRegistry registry : this.registries) {
 			for (String topic : gone) {
 				registry.find("delayqueue.topic.jobs").tag("topic", topic).meters().forEach(registry::remove);

@@ -55,7 +55,7 @@ class DelayQueueEndpointPartialWriteAuditTests {
 	void aReplayThatFailsAfterReplayingJobsIsStillAudited() {
 		DelayQueueOperations operations = mock(DelayQueueOperations.class);
 		given(operations.stats())
-			.willReturn(new QueueStats(List.of(), Map.of("orders", TopicStats.EMPTY), Instant.now()));
+			.willReturn(new QueueStats(List.of(), Map.of("orders", TopicStats.EMPTY), Instant.now(), Map.of()));
 		List<String> ids = new ArrayList<>();
 		IntStream.range(0, ReplayResult.MAX_IDS).forEach((i) -> ids.add("o-" + i));
 		given(operations.replayDeadJobs(eq("orders"), anyInt()))

@@ -306,7 +306,7 @@ final class QueueModelRun {
 				.defaultTtr(LONG_TTR)
 				.defaultMaxAttempts(3)
 				.timerEnabled(false)
-				.retention("orders", new Retention(0, Duration.ofDays(1), true))
+				.retention("orders", new Retention(0, Duration.ofDays(1), true, 0, null))
 				.retention("mail.v2", Retention.lastFailed(QueueModel.FAILED_LIMITS.get("mail.v2")))
 				.build();
 			this.lastCallEnd = redisNow();

@@ -72,7 +72,7 @@ class RedisDelayQueueFailedRetentionTests {
 		List<ScheduleRequest> requests = new ArrayList<>(count);
 		for (int i = from; i < from + count; i++) {
 			requests.add(new ScheduleRequest(topic, id(i), "{}".getBytes(StandardCharsets.UTF_8), Duration.ZERO, null,
-					ttr, 1, OnDuplicate.KEEP, Map.of()));
+					ttr, 1, OnDuplicate.KEEP, Map.of(), null));
 		}
 		queue.scheduleAll(requests);
 		promote(queue);
@@ -342,7 +342,7 @@ class RedisDelayQueueFailedRetentionTests {
 			List<ScheduleRequest> requests = new ArrayList<>();
 			for (String id : ids.subList(0, 1_500)) {
 				requests.add(new ScheduleRequest("kept", id, KeySpace.bytes("{}"), Duration.ZERO, null,
-						Duration.ofMillis(50), 1, OnDuplicate.KEEP, Map.of()));
+						Duration.ofMillis(50), 1, OnDuplicate.KEEP, Map.of(), null));
 			}
 			queue.scheduleAll(requests);
 			TimerSteps.promote(queue, bucket, false);
@@ -360,7 +360,7 @@ class RedisDelayQueueFailedRetentionTests {
 		while (deathEntries(queue, "kept") > 100 && next < 1_540) {
 			String id = ids.get(next++);
 			queue.scheduleAll(List.of(new ScheduleRequest("kept", id, KeySpace.bytes("{}"), Duration.ZERO, null,
-					Duration.ofMinutes(5), 1, OnDuplicate.KEEP, Map.of())));
+					Duration.ofMinutes(5), 1, OnDuplicate.KEEP, Map.of(), null)));
 			TimerSteps.promote(queue, bucket, false);
 			assertThat(queue.kill(reserveAll(queue, "kept", 1).get(0), "boom")).isEqualTo(FailResult.DEAD);
 		}

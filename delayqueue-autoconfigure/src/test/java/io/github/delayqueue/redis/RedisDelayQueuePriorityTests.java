@@ -409,7 +409,7 @@ class RedisDelayQueuePriorityTests {
 	@Test
 	void findStatsAndTheKeptRecordOfAFinishedJobShowItsPriority() {
 		RedisDelayQueue queue = start(1, (builder) -> builder.timerEnabled(false)
-			.retention("kept", new Retention(10, null, false)));
+			.retention("kept", new Retention(10, null, false, 0, null)));
 		queue.schedule(job("kept", "a", 3, Duration.ZERO));
 		queue.schedule(job("kept", "b", null, Duration.ZERO));
 		assertThat(queue.stats().topics().get("kept").ready()).isEqualTo(2);

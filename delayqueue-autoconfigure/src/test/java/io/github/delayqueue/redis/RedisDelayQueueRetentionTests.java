@@ -44,7 +44,7 @@ class RedisDelayQueueRetentionTests {
 		List<ScheduleRequest> requests = new ArrayList<>(count);
 		for (int i = from; i < from + count; i++) {
 			requests.add(new ScheduleRequest(topic, id(i), payload.getBytes(StandardCharsets.UTF_8), Duration.ZERO,
-					null, Duration.ofMinutes(5), 3, OnDuplicate.KEEP, Map.of("h", "v" + i)));
+					null, Duration.ofMinutes(5), 3, OnDuplicate.KEEP, Map.of("h", "v" + i), null));
 		}
 		queue.scheduleAll(requests);
 	}
@@ -145,7 +145,7 @@ class RedisDelayQueueRetentionTests {
 	void aKeptJobTellsWhenItFinishedOnWhichAttemptAndForHowLong() {
 		RedisDelayQueue queue = start(Retention.lastCompleted(10));
 		queue.schedule(new ScheduleRequest("kept", "a", "{\"n\":1}".getBytes(StandardCharsets.UTF_8), Duration.ZERO,
-				null, Duration.ofSeconds(30), 4, OnDuplicate.KEEP, Map.of("trace", "t-1")));
+				null, Duration.ofSeconds(30), 4, OnDuplicate.KEEP, Map.of("trace", "t-1"), null));
 		promote(queue);
 		ReservedJob first = queue.reserve("kept", 1, null).get(0);
 		queue.fail(first, Duration.ZERO, "boom");
@@ -407,10 +407,10 @@ class RedisDelayQueueRetentionTests {
 
 	@Test
 	void retentionRulesNameTheFieldAndTheRule() {
-		assertThatIllegalArgumentException().isThrownBy(() -> new Retention(0, null, false))
+		assertThatIllegalArgumentException().isThrownBy(() -> new Retention(0, null, false, 0, null))
 			.withMessage("retention must set completed or completedAge (finished jobs to keep), or failed or failedAge"
 					+ " (DEAD jobs to keep at most), or both");
-		assertThatIllegalArgumentException().isThrownBy(() -> new Retention(-1, null, false))
+		assertThatIllegalArgumentException().isThrownBy(() -> new Retention(-1, null, false, 0, null))
 			.withMessage("completed must be between 0 and 1000000, was -1");
 		assertThatIllegalArgumentException().isThrownBy(() -> Retention.completedWithin(Duration.ZERO))
 			.withMessage("completedAge must be between PT0.001S and P365D, was PT0S");

@@ -38,34 +38,22 @@ public class BucketCountMismatchException extends DelayQueueException {
 		this.chosen = chosen;
 	}
 
-	/**
-	 * The namespace.
-	 * @return the namespace
-	 */
+	/** The namespace. */
 	public String getNamespace() {
 		return this.namespace;
 	}
 
-	/**
-	 * The bucket count this queue is configured with.
-	 * @return the configured count
-	 */
+	/** The bucket count this queue is configured with. */
 	public int getConfigured() {
 		return this.configured;
 	}
 
-	/**
-	 * The bucket count the namespace was created with.
-	 * @return the namespace's count
-	 */
+	/** The bucket count the namespace was created with. */
 	public int getPinned() {
 		return this.pinned;
 	}
 
-	/**
-	 * Whether the queue was built without a bucket count and chose one.
-	 * @return {@code true} when the count was not set
-	 */
+	/** Whether the queue was built without a bucket count and chose one. */
 	public boolean isChosen() {
 		return this.chosen;
 	}

@@ -18,10 +18,7 @@ public interface DelayQueueAdmin {
 	/** The most jobs one {@link #deadJobs} page holds. */
 	int MAX_DEAD_PAGE = 1_000;
 
-	/**
-	 * Reads the figures of every bucket and topic.
-	 * @return the figures
-	 */
+	/** Reads the figures of every bucket and topic. */
 	QueueStats stats();
 
 	/**

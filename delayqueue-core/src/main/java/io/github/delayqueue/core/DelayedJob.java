@@ -21,16 +21,10 @@ import org.jspecify.annotations.Nullable;
  */
 public interface DelayedJob<T> {
 
-	/**
-	 * The job's topic.
-	 * @return the topic
-	 */
+	/** The job's topic. */
 	String topic();
 
-	/**
-	 * The job's id, unique within its topic.
-	 * @return the id
-	 */
+	/** The job's id, unique within its topic. */
 	String id();
 
 	/**
@@ -49,28 +43,16 @@ public interface DelayedJob<T> {
 		return Map.of();
 	}
 
-	/**
-	 * Which delivery this is, starting at 1.
-	 * @return the attempt
-	 */
+	/** Which delivery this is, starting at 1. */
 	int attempt();
 
-	/**
-	 * The most deliveries this job gets before it is DEAD.
-	 * @return the attempts allowed
-	 */
+	/** The most deliveries this job gets before it is DEAD. */
 	int maxAttempts();
 
-	/**
-	 * When the job was due (for a retry: when the retry was due), by Redis's clock.
-	 * @return the due time
-	 */
+	/** When the job was due (for a retry: when the retry was due), by Redis's clock. */
 	Instant dueAt();
 
-	/**
-	 * When this delivery was made, by Redis's clock.
-	 * @return the delivery time
-	 */
+	/** When this delivery was made, by Redis's clock. */
 	Instant deliveredAt();
 
 	/**

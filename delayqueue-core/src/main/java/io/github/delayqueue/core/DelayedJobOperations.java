@@ -23,7 +23,9 @@ public interface DelayedJobOperations {
 	 * @param delay the delay; zero or negative makes the job READY at once
 	 * @return {@code true} when created, {@code false} when the existing job was kept
 	 */
-	boolean schedule(String topic, String id, Object payload, Duration delay);
+	default boolean schedule(String topic, String id, Object payload, Duration delay) {
+		return job(topic, id).payload(payload).delay(delay).schedule().created();
+	}
 
 	/**
 	 * Schedules a job at an absolute time, compared with Redis's clock.
@@ -33,7 +35,9 @@ public interface DelayedJobOperations {
 	 * @param dueAt when the job is due; a past instant makes it READY at once
 	 * @return {@code true} when created, {@code false} when the existing job was kept
 	 */
-	boolean scheduleAt(String topic, String id, Object payload, Instant dueAt);
+	default boolean scheduleAt(String topic, String id, Object payload, Instant dueAt) {
+		return job(topic, id).payload(payload).dueAt(dueAt).schedule().created();
+	}
 
 	/**
 	 * Starts a job with every option.

@@ -42,50 +42,32 @@ public class DelayedJobSenderContext extends SenderContext<Map<String, String>> 
 		setRemoteServiceName("delayqueue");
 	}
 
-	/**
-	 * The headers the tracer's propagator wrote.
-	 * @return the headers, empty until the observation started
-	 */
+	/** The headers the tracer's propagator wrote, empty until the observation started. */
 	public Map<String, String> getTraceHeaders() {
 		return this.traceHeaders;
 	}
 
-	/**
-	 * The template's operation.
-	 * @return the operation, such as {@code schedule}
-	 */
+	/** The template's operation, such as {@code schedule}. */
 	public String getOperation() {
 		return this.operation;
 	}
 
-	/**
-	 * The topic.
-	 * @return the topic, {@code mixed} for a batch of several topics
-	 */
+	/** The topic, {@code mixed} for a batch of several topics. */
 	public String getTopic() {
 		return this.topic;
 	}
 
-	/**
-	 * The job's id.
-	 * @return the id, or {@code null} for a batch
-	 */
+	/** The job's id, or {@code null} for a batch. */
 	public @Nullable String getJobId() {
 		return this.jobId;
 	}
 
-	/**
-	 * How many jobs the write is for.
-	 * @return the count
-	 */
+	/** How many jobs the write is for. */
 	public int getJobs() {
 		return this.jobs;
 	}
 
-	/**
-	 * What the write did, once it is done.
-	 * @return the outcome; {@code error} until the write returned
-	 */
+	/** What the write did; {@code error} until the write returned. */
 	public String getOutcome() {
 		return this.outcome;
 	}

@@ -2,7 +2,6 @@ package io.github.delayqueue.core;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
@@ -69,22 +68,6 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 	}
 
 	@Override
-	public boolean schedule(String topic, String id, Object payload, Duration delay) {
-		return schedule(topic, id, payload, JobConstraints.notNull("delay", delay), null);
-	}
-
-	@Override
-	public boolean scheduleAt(String topic, String id, Object payload, Instant dueAt) {
-		return schedule(topic, id, payload, null, JobConstraints.notNull("dueAt", dueAt));
-	}
-
-	private boolean schedule(String topic, String id, Object payload, @Nullable Duration delay,
-			@Nullable Instant dueAt) {
-		byte[] bytes = this.converter.write(JobConstraints.notNull("payload", payload));
-		return schedule(new ScheduleRequest(topic, id, bytes, delay, dueAt, null, null, OnDuplicate.KEEP)).created();
-	}
-
-	@Override
 	public JobBuilder job(String topic, String id) {
 		return new JobBuilder(this, topic, id);
 	}
@@ -135,12 +118,11 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 			if (writes == null) {
 				return new Written<>(this.operations.scheduleAll(traced), false);
 			}
+			// every job is checked before the first is held back: one bad job schedules none
 			traced.forEach(this.operations::check);
-			List<ScheduleResult> results = new ArrayList<>(traced.size());
-			for (ScheduleRequest request : traced) {
-				Object result = writes.add(new JobWrite.Schedule(request), null);
-				results.add((result != null) ? (ScheduleResult) result : ScheduleResult.AFTER_COMMIT);
-			}
+			List<ScheduleResult> results = traced.stream()
+				.map((request) -> hold(writes, new JobWrite.Schedule(request), ScheduleResult.AFTER_COMMIT).result())
+				.toList();
 			return new Written<>(results, results.stream().anyMatch(ScheduleResult::afterCommit));
 		}, TemplateObservations::outcomeOf);
 	}
@@ -173,10 +155,7 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 		return this.operations.find(topic, id);
 	}
 
-	/**
-	 * Whether writes made in a Spring-managed transaction wait for its commit.
-	 * @return {@code true} (the default) when they wait
-	 */
+	/** Whether writes made in a Spring-managed transaction wait for its commit (the default). */
 	public boolean isAfterCommit() {
 		return this.afterCommit;
 	}
@@ -222,9 +201,12 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 	/** Applies a write now, or checks it and holds it back in the current transaction. */
 	private <T> Written<T> write(JobWrite write, T afterCommit) {
 		AfterCommitWrites writes = transactionWrites();
-		if (writes == null) {
-			return new Written<>(cast(write.applyTo(this.operations)), false);
-		}
+		return (writes != null) ? hold(writes, write, afterCommit)
+				: new Written<>(cast(write.applyTo(this.operations)), false);
+	}
+
+	/** Checks a write and holds it back; applied at once when the transaction committed already. */
+	private <T> Written<T> hold(AfterCommitWrites writes, JobWrite write, T afterCommit) {
 		if (write instanceof JobWrite.Schedule schedule) {
 			this.operations.check(schedule.request());
 		}
@@ -237,10 +219,7 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 		return (T) result;
 	}
 
-	/**
-	 * The operations underneath, with the consumer and admin APIs.
-	 * @return the operations
-	 */
+	/** The operations underneath, with the consumer and admin APIs. */
 	public DelayQueueOperations getOperations() {
 		return this.operations;
 	}

@@ -177,82 +177,52 @@ public final class JobBuilder {
 		return this.operations.scheduleAsync(this);
 	}
 
-	/**
-	 * The topic.
-	 * @return the topic
-	 */
+	/** The topic. */
 	public String topic() {
 		return this.topic;
 	}
 
-	/**
-	 * The job id.
-	 * @return the id
-	 */
+	/** The job id. */
 	public String id() {
 		return this.id;
 	}
 
-	/**
-	 * The payload set so far.
-	 * @return the payload, or {@code null} when none was set
-	 */
+	/** The payload set so far, or {@code null}. */
 	public @Nullable Object payload() {
 		return this.payload;
 	}
 
-	/**
-	 * The delay set so far.
-	 * @return the delay, or {@code null} when none was set (or a {@link #dueAt} replaced it)
-	 */
+	/** The delay set so far, or {@code null} when none was set or a {@link #dueAt} replaced it. */
 	public @Nullable Duration delay() {
 		return this.delay;
 	}
 
-	/**
-	 * The due time set so far.
-	 * @return the due time, or {@code null} when none was set (or a {@link #delay} replaced it)
-	 */
+	/** The due time set so far, or {@code null} when none was set or a {@link #delay} replaced it. */
 	public @Nullable Instant dueAt() {
 		return this.dueAt;
 	}
 
-	/**
-	 * The time-to-run set so far.
-	 * @return the TTR, or {@code null} for the queue's default
-	 */
+	/** The time-to-run set so far, or {@code null} for the queue's default. */
 	public @Nullable Duration ttr() {
 		return this.ttr;
 	}
 
-	/**
-	 * The attempts limit set so far.
-	 * @return the limit, or {@code null} for the queue's default
-	 */
+	/** The attempts limit set so far, or {@code null} for the queue's default. */
 	public @Nullable Integer maxAttempts() {
 		return this.maxAttempts;
 	}
 
-	/**
-	 * The priority set so far.
-	 * @return the priority, or {@code null} for the default
-	 */
+	/** The priority set so far, or {@code null} for the default. */
 	public @Nullable Integer priority() {
 		return this.priority;
 	}
 
-	/**
-	 * What to do with a job of the same topic and id.
-	 * @return the policy ({@link OnDuplicate#KEEP} unless set)
-	 */
+	/** The duplicate policy, {@link OnDuplicate#KEEP} unless set. */
 	public OnDuplicate onDuplicate() {
 		return this.onDuplicate;
 	}
 
-	/**
-	 * The headers added so far.
-	 * @return the headers, unmodifiable
-	 */
+	/** The headers added so far, unmodifiable. */
 	public Map<String, String> headers() {
 		return Collections.unmodifiableMap(this.headers);
 	}

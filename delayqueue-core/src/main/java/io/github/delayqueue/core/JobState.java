@@ -33,10 +33,7 @@ public enum JobState {
 		this.code = code;
 	}
 
-	/**
-	 * The one-letter code used in Redis.
-	 * @return the code
-	 */
+	/** The one-letter code used in Redis. */
 	public char code() {
 		return this.code;
 	}

@@ -17,16 +17,10 @@ import org.springframework.util.Assert;
  */
 public sealed interface JobWrite {
 
-	/**
-	 * The topic the write is for.
-	 * @return the topic
-	 */
+	/** The topic the write is for. */
 	String topic();
 
-	/**
-	 * The id of the job the write is for.
-	 * @return the job id
-	 */
+	/** The id of the job the write is for. */
 	String id();
 
 	/**

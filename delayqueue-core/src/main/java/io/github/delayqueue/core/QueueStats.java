@@ -19,16 +19,6 @@ public record QueueStats(List<BucketStats> buckets, Map<String, TopicStats> topi
 		Map<String, Long> completed) {
 
 	/**
-	 * Figures without kept finished jobs.
-	 * @param buckets the figures of each bucket, in bucket order
-	 * @param topics the figures of each topic that has jobs, by topic name
-	 * @param readAt Redis's time when the last bucket was read
-	 */
-	public QueueStats(List<BucketStats> buckets, Map<String, TopicStats> topics, Instant readAt) {
-		this(buckets, topics, readAt, Map.of());
-	}
-
-	/**
 	 * Jobs of one topic in each state.
 	 *
 	 * @param delayed waiting for their due time
@@ -91,18 +81,12 @@ public record QueueStats(List<BucketStats> buckets, Map<String, TopicStats> topi
 
 	}
 
-	/**
-	 * All topics together.
-	 * @return the totals
-	 */
+	/** All topics together. */
 	public TopicStats totals() {
 		return this.topics.values().stream().reduce(TopicStats.EMPTY, TopicStats::plus);
 	}
 
-	/**
-	 * How long the oldest job due but not delivered had waited when the figures were read.
-	 * @return the lag, zero when no job is overdue
-	 */
+	/** How long the oldest job due but not delivered had waited when read; zero when none is overdue. */
 	public Duration oldestOverdueLag() {
 		return totals().overdueLag(this.readAt);
 	}

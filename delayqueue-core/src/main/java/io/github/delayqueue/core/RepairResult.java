@@ -12,10 +12,7 @@ package io.github.delayqueue.core;
  */
 public record RepairResult(long jobs, long reindexed, long dropped, long countsCorrected, long unreadable) {
 
-	/**
-	 * Whether the queue held to its invariant: nothing was (or would be) repaired.
-	 * @return {@code true} when every figure but {@code jobs} is zero
-	 */
+	/** Whether the queue held to its invariant: every figure but {@code jobs} is zero. */
 	public boolean isClean() {
 		return this.reindexed == 0 && this.dropped == 0 && this.countsCorrected == 0 && this.unreadable == 0;
 	}

@@ -6,9 +6,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Which finished jobs a topic keeps ({@link JobState#COMPLETED}, readable by
- * {@link DelayQueueProducer#find}) and how many of its DEAD jobs it keeps at most. Entries
- * are trimmed when jobs finish or die, never by a background scan; with a count and an age
- * both set, a job is kept while both allow it.
+ * {@link DelayQueueProducer#find}) and how many of its DEAD jobs it keeps at most; with a
+ * count and an age both set, a job is kept while both allow it.
  *
  * @param completed the most finished jobs kept, 0 for no count limit
  * @param completedAge how long a finished job is kept, or {@code null} for no time limit
@@ -56,28 +55,12 @@ public record Retention(int completed, @Nullable Duration completedAge, boolean 
 		}
 	}
 
-	/**
-	 * A retention of finished jobs only; DEAD jobs are kept until replayed or cancelled.
-	 * @param completed the most finished jobs kept, 0 for no count limit
-	 * @param completedAge how long a finished job is kept, or {@code null} for no time limit
-	 * @param payloads whether payloads and headers are kept too
-	 */
-	public Retention(int completed, @Nullable Duration completedAge, boolean payloads) {
-		this(completed, completedAge, payloads, 0, null);
-	}
-
-	/**
-	 * Whether finished jobs are kept.
-	 * @return {@code true} when {@code completed} or {@code completedAge} is set
-	 */
+	/** Whether finished jobs are kept: {@code completed} or {@code completedAge} is set. */
 	public boolean keepsCompleted() {
 		return this.completed > 0 || this.completedAge != null;
 	}
 
-	/**
-	 * Whether DEAD jobs are limited.
-	 * @return {@code true} when {@code failed} or {@code failedAge} is set
-	 */
+	/** Whether DEAD jobs are limited: {@code failed} or {@code failedAge} is set. */
 	public boolean limitsFailed() {
 		return this.failed > 0 || this.failedAge != null;
 	}
@@ -88,7 +71,7 @@ public record Retention(int completed, @Nullable Duration completedAge, boolean 
 	 * @return the retention
 	 */
 	public static Retention lastCompleted(int completed) {
-		return new Retention(completed, null, false);
+		return new Retention(completed, null, false, 0, null);
 	}
 
 	/**
@@ -97,7 +80,7 @@ public record Retention(int completed, @Nullable Duration completedAge, boolean 
 	 * @return the retention
 	 */
 	public static Retention completedWithin(Duration age) {
-		return new Retention(0, age, false);
+		return new Retention(0, age, false, 0, null);
 	}
 
 	/**
@@ -118,10 +101,7 @@ public record Retention(int completed, @Nullable Duration completedAge, boolean 
 		return new Retention(0, null, false, 0, age);
 	}
 
-	/**
-	 * This retention, keeping payloads and headers of finished jobs too.
-	 * @return the retention
-	 */
+	/** This retention, keeping payloads and headers of finished jobs too. */
 	public Retention withPayloads() {
 		return new Retention(this.completed, this.completedAge, true, this.failed, this.failedAge);
 	}

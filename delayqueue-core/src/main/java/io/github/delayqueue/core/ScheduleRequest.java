@@ -26,24 +26,6 @@ public record ScheduleRequest(String topic, String id, byte[] payload, @Nullable
 		Map<String, String> headers, @Nullable Integer priority) {
 
 	/**
-	 * A request of the default priority.
-	 * @param topic the topic
-	 * @param id the job's id
-	 * @param payload the serialized payload
-	 * @param delay the delay, or {@code null}
-	 * @param dueAt the due time, or {@code null}
-	 * @param ttr the time-to-run, or {@code null}
-	 * @param maxAttempts the most deliveries, or {@code null}
-	 * @param onDuplicate what to do when the job exists
-	 * @param headers the job's own headers
-	 */
-	public ScheduleRequest(String topic, String id, byte[] payload, @Nullable Duration delay, @Nullable Instant dueAt,
-			@Nullable Duration ttr, @Nullable Integer maxAttempts, OnDuplicate onDuplicate,
-			Map<String, String> headers) {
-		this(topic, id, payload, delay, dueAt, ttr, maxAttempts, onDuplicate, headers, null);
-	}
-
-	/**
 	 * A request without headers, of the default priority.
 	 * @param topic the topic
 	 * @param id the job's id
@@ -77,10 +59,7 @@ public record ScheduleRequest(String topic, String id, byte[] payload, @Nullable
 		}
 	}
 
-	/**
-	 * The job's priority, the default when the request names none.
-	 * @return the priority
-	 */
+	/** The job's priority, the default when the request names none. */
 	public int effectivePriority() {
 		return (this.priority != null) ? this.priority : JobConstraints.DEFAULT_PRIORITY;
 	}

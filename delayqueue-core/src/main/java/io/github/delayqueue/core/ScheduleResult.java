@@ -17,10 +17,7 @@ public record ScheduleResult(boolean created, @Nullable JobState state, @Nullabl
 	/** The result of a schedule made in a Spring-managed transaction, written after the commit. */
 	public static final ScheduleResult AFTER_COMMIT = new ScheduleResult(true, null, null);
 
-	/**
-	 * Whether the job waits for its transaction to commit.
-	 * @return {@code true} for a schedule made in a transaction and not written yet
-	 */
+	/** Whether the job waits for its transaction to commit: made in one and not written yet. */
 	public boolean afterCommit() {
 		return this.state == null;
 	}

@@ -26,18 +26,12 @@ public class UnsupportedRedisVersionException extends DelayQueueException {
 		this.version = version;
 	}
 
-	/**
-	 * The server that runs the old version.
-	 * @return its address on a cluster, or {@code ""} for the one server
-	 */
+	/** The server that runs the old version: its address on a cluster, {@code ""} for the one server. */
 	public String getServer() {
 		return this.server;
 	}
 
-	/**
-	 * The version the server runs.
-	 * @return the version, such as {@code 6.0.16}
-	 */
+	/** The version the server runs, such as {@code 6.0.16}. */
 	public String getVersion() {
 		return this.version;
 	}

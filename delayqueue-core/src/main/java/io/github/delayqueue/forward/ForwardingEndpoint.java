@@ -88,10 +88,7 @@ public final class ForwardingEndpoint implements DelayedListenerEndpoint {
 		return this.ttr;
 	}
 
-	/**
-	 * A forwarded topic's jobs are for the broker only.
-	 * @return {@code true}
-	 */
+	/** A forwarded topic's jobs are for the broker only. */
 	@Override
 	public boolean exclusive() {
 		return true;

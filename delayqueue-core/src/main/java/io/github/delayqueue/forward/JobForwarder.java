@@ -17,10 +17,7 @@ public interface JobForwarder {
 	 */
 	void forward(ReservedJob job) throws Exception;
 
-	/**
-	 * Where it sends, for messages and the endpoint.
-	 * @return the destination, such as "Kafka topic 'orders'"
-	 */
+	/** Where it sends, such as "Kafka topic 'orders'", for messages and the endpoint. */
 	default String destination() {
 		return getClass().getSimpleName();
 	}

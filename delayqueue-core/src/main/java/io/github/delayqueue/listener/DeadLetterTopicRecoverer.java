@@ -84,7 +84,7 @@ public class DeadLetterTopicRecoverer implements DelayedJobRecoverer {
 		for (int i = 0;; i++) {
 			try {
 				return this.producer.schedule(new ScheduleRequest(topic, job.id(), job.payload(), this.delay, null,
-						null, null, OnDuplicate.KEEP, headers(job, failure, errorLengths[i])));
+						null, null, OnDuplicate.KEEP, headers(job, failure, errorLengths[i]), null));
 			}
 			catch (IllegalArgumentException ex) {
 				if (i == errorLengths.length - 1 || ex.getMessage() == null

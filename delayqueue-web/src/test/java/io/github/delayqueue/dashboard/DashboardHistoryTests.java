@@ -21,7 +21,7 @@ class DashboardHistoryTests {
 	private static final Instant START = Instant.parse("2026-01-01T00:00:00Z");
 
 	private static QueueStats reading(Instant at, Map<String, TopicStats> topics) {
-		return new QueueStats(List.of(), topics, at);
+		return new QueueStats(List.of(), topics, at, Map.of());
 	}
 
 	@Test
