@@ -2,7 +2,6 @@ package io.github.delayqueue.listener;
 
 import java.lang.reflect.Type;
 import java.lang.reflect.TypeVariable;
-import java.time.Duration;
 
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.DelayedJob;
@@ -86,8 +85,7 @@ public class DelayedJobArgumentResolver implements HandlerMethodArgumentResolver
 	public <T> DelayedJob<T> resolveJob(Message<?> message, Type payloadType) {
 		ReservedJob job = message.getHeaders().get(JOB_HEADER, ReservedJob.class);
 		Assert.notNull(job, () -> "The message carries no job in header '" + JOB_HEADER + "'");
-		Duration ttr = message.getHeaders().get(DelayQueueHeaders.TTR, Duration.class);
-		return new DefaultDelayedJob<>(job, this.operations, this, payloadType, ttr);
+		return new DefaultDelayedJob<>(job, this.operations, this, payloadType);
 	}
 
 	@Override
