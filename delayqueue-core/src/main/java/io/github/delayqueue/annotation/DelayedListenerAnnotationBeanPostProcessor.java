@@ -106,7 +106,10 @@ public class DelayedListenerAnnotationBeanPostProcessor
 	private MethodDelayedListenerEndpoint createEndpoint(DelayedListener listener, Object bean, String beanName,
 			Method method) {
 		String where = MethodDelayedListenerEndpoint.describe(beanName, method);
-		checkParameters(method, where);
+		if (method.getParameterCount() == 0) {
+			throw new InvalidDelayedListenerException(where, "takes no parameters", "declare the payload parameter"
+					+ " (such as 'OrderClose payload') and/or a 'DelayedJob<OrderClose> job' parameter", null);
+		}
 		// checked by the registry, as every endpoint's
 		String topic = Objects.requireNonNullElse(resolve(listener.topic(), where, "topic"), "");
 		String id = resolve(listener.id(), where, "id");
@@ -165,14 +168,6 @@ public class DelayedListenerAnnotationBeanPostProcessor
 			}
 		}
 		return interceptors;
-	}
-
-	private static void checkParameters(Method method, String where) {
-		if (method.getParameterCount() == 0) {
-			throw new InvalidDelayedListenerException(where, "takes no parameters", "declare the payload parameter"
-					+ " (such as 'OrderClose payload') and/or a 'DelayedJob<OrderClose> job' parameter", null);
-		}
-		// the endpoint checks the @Header parameters; payload parameters are counted at registration
 	}
 
 	@SuppressWarnings("NullAway") // the bean factory is set (BeanFactoryAware) before beans are post-processed
