@@ -18,8 +18,9 @@ class DelayedJobPayloadTypeTests {
 
 	@Test
 	void theTypeIsTheParametersTypeArgument() throws NoSuchMethodException {
-		assertThat(DelayedJobArgumentResolver.payloadType(parameter(Listeners.class, "order"))).isEqualTo(Order.class);
-		Type list = DelayedJobArgumentResolver.payloadType(parameter(Listeners.class, "orders"));
+		assertThat(DelayedJobArgumentResolver.payloadType(parameter(Listeners.class, "order"), DelayedJob.class))
+			.isEqualTo(Order.class);
+		Type list = DelayedJobArgumentResolver.payloadType(parameter(Listeners.class, "orders"), DelayedJob.class);
 		assertThat(list).isInstanceOf(ParameterizedType.class);
 		assertThat(((ParameterizedType) list).getRawType()).isEqualTo(List.class);
 		assertThat(((ParameterizedType) list).getActualTypeArguments()).containsExactly(Order.class);
@@ -27,7 +28,8 @@ class DelayedJobPayloadTypeTests {
 
 	@Test
 	void aRawParameterAsksForAnyType() throws NoSuchMethodException {
-		assertThat(DelayedJobArgumentResolver.payloadType(parameter(Listeners.class, "raw"))).isEqualTo(Object.class);
+		assertThat(DelayedJobArgumentResolver.payloadType(parameter(Listeners.class, "raw"), DelayedJob.class))
+			.isEqualTo(Object.class);
 	}
 
 	/**
@@ -38,7 +40,7 @@ class DelayedJobPayloadTypeTests {
 	@Test
 	void aTypeVariableIsTheClassTheBeansClassGivesIt() throws NoSuchMethodException {
 		MethodParameter parameter = parameter(Base.class, "handle").withContainingClass(OrderListener.class);
-		assertThat(DelayedJobArgumentResolver.payloadType(parameter)).isEqualTo(Order.class);
+		assertThat(DelayedJobArgumentResolver.payloadType(parameter, DelayedJob.class)).isEqualTo(Order.class);
 	}
 
 	private static MethodParameter parameter(Class<?> type, String name) throws NoSuchMethodException {

@@ -17,7 +17,6 @@ import io.github.delayqueue.config.InvalidDelayedListenerException;
 import io.github.delayqueue.config.MethodDelayedListenerEndpoint;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.RateLimit;
-import io.github.delayqueue.listener.DelayQueueHeaders;
 import io.github.delayqueue.listener.DelayedJobInterceptor;
 import org.jspecify.annotations.Nullable;
 
@@ -30,15 +29,10 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.MethodIntrospector;
-import org.springframework.core.MethodParameter;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
-import org.springframework.core.convert.TypeDescriptor;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
-import org.springframework.format.support.DefaultFormattingConversionService;
-import org.springframework.messaging.MessageHeaders;
-import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.util.Assert;
 import org.springframework.util.StringUtils;
 
@@ -50,9 +44,6 @@ import org.springframework.util.StringUtils;
  */
 public class DelayedListenerAnnotationBeanPostProcessor
 		implements BeanPostProcessor, BeanFactoryAware, SmartInitializingSingleton, Ordered {
-
-	// converts header values as a listener's message handler method factory does
-	private static final DefaultFormattingConversionService HEADER_CONVERSION = new DefaultFormattingConversionService();
 
 	private final Set<Class<?>> nonAnnotatedClasses = ConcurrentHashMap.newKeySet();
 
@@ -115,7 +106,10 @@ public class DelayedListenerAnnotationBeanPostProcessor
 	private MethodDelayedListenerEndpoint createEndpoint(DelayedListener listener, Object bean, String beanName,
 			Method method) {
 		String where = MethodDelayedListenerEndpoint.describe(beanName, method);
-		checkParameters(method, where);
+		if (method.getParameterCount() == 0) {
+			throw new InvalidDelayedListenerException(where, "takes no parameters", "declare the payload parameter"
+					+ " (such as 'OrderClose payload') and/or a 'DelayedJob<OrderClose> job' parameter", null);
+		}
 		// checked by the registry, as every endpoint's
 		String topic = Objects.requireNonNullElse(resolve(listener.topic(), where, "topic"), "");
 		String id = resolve(listener.id(), where, "id");
@@ -174,59 +168,6 @@ public class DelayedListenerAnnotationBeanPostProcessor
 			}
 		}
 		return interceptors;
-	}
-
-	private static void checkParameters(Method method, String where) {
-		if (method.getParameterCount() == 0) {
-			throw new InvalidDelayedListenerException(where, "takes no parameters", "declare the payload parameter"
-					+ " (such as 'OrderClose payload') and/or a 'DelayedJob<OrderClose> job' parameter", null);
-		}
-		// payload parameters are counted at registration: custom argument resolvers may bind some
-		for (int i = 0; i < method.getParameterCount(); i++) {
-			MethodParameter parameter = new MethodParameter(method, i);
-			Header header = parameter.getParameterAnnotation(Header.class);
-			if (header != null) {
-				checkHeader(parameter, header, where);
-			}
-		}
-	}
-
-	/** Refuses a {@code @Header} parameter that could never be bound. */
-	private static void checkHeader(MethodParameter parameter, Header header, String where) {
-		String name = MethodDelayedListenerEndpoint.headerName(parameter, header);
-		if (name == null || MessageHeaders.ID.equals(name) || MessageHeaders.TIMESTAMP.equals(name)) {
-			return;
-		}
-		Class<?> type = DelayQueueHeaders.typeOf(name);
-		if (type == null && name.startsWith(DelayQueueHeaders.PREFIX)) {
-			if (!MethodDelayedListenerEndpoint.isOptionalHeader(parameter, header)) {
-				throw new InvalidDelayedListenerException(where,
-						"has a @Header(\"" + name + "\") parameter, but no job carries a header of that name",
-						"use a name from DelayQueueHeaders (" + DelayQueueHeaders.ATTEMPT + ", " + DelayQueueHeaders.ID
-								+ ", ...); names starting with " + DelayQueueHeaders.PREFIX + " are the queue's",
-						null);
-			}
-			return;
-		}
-		if (type == null) {
-			// a header of the job's own: a String
-			try {
-				JobConstraints.headers(Map.of(name, ""));
-			}
-			catch (IllegalArgumentException ex) {
-				throw new InvalidDelayedListenerException(where,
-						"has a @Header(\"" + name + "\") parameter, but no job can carry that header (" + ex.getMessage()
-								+ ")",
-						"name a header of the job's own as the producer sets it, or one from DelayQueueHeaders", ex);
-			}
-			type = String.class;
-		}
-		if (!HEADER_CONVERSION.canConvert(TypeDescriptor.valueOf(type), new TypeDescriptor(parameter))) {
-			throw new InvalidDelayedListenerException(where,
-					"has a @Header(\"" + name + "\") parameter of type " + parameter.getParameterType().getSimpleName()
-							+ ", but the header holds " + type.getSimpleName() + " values",
-					"declare the parameter as " + type.getSimpleName(), null);
-		}
 	}
 
 	@SuppressWarnings("NullAway") // the bean factory is set (BeanFactoryAware) before beans are post-processed

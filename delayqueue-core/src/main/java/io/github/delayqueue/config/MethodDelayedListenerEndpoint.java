@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
+import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.listener.DelayQueueHeaders;
 import io.github.delayqueue.listener.DelayedJobArgumentResolver;
@@ -17,6 +18,8 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.MethodParameter;
+import org.springframework.core.convert.TypeDescriptor;
+import org.springframework.format.support.DefaultFormattingConversionService;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.MessageHeaders;
 import org.springframework.messaging.handler.annotation.Header;
@@ -59,9 +62,17 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 		@Nullable Function<DelayedJobArgumentResolver, MessageHandlerMethodFactory> customMethodFactory)
 		implements DelayedListenerEndpoint {
 
+	// converts header values as a listener's message handler method factory does
+	private static final DefaultFormattingConversionService HEADER_CONVERSION = new DefaultFormattingConversionService();
+
+	/**
+	 * Check the method's {@code @Header} parameters.
+	 * @throws InvalidDelayedListenerException when a {@code @Header} parameter could never be bound
+	 */
 	public MethodDelayedListenerEndpoint {
 		noRetryFor = List.copyOf(noRetryFor);
 		interceptors = List.copyOf(interceptors);
+		requiredJobHeaders(method, describe(beanName, method));
 	}
 
 	MethodDelayedListenerEndpoint withMethodFactory(
@@ -85,7 +96,7 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 		}
 		InvocableHandlerMethod handler = ((this.customMethodFactory != null) ? this.customMethodFactory.apply(jobs)
 				: methodFactory).createInvocableHandlerMethod(this.bean, this.method);
-		Map<String, MethodParameter> required = requiredJobHeaders();
+		Map<String, MethodParameter> required = requiredJobHeaders(this.method, describe());
 		if (required.isEmpty()) {
 			return handler::invoke;
 		}
@@ -101,31 +112,62 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 		};
 	}
 
-	/** The required {@code @Header} parameters naming a header of the job's own, by name. */
-	private Map<String, MethodParameter> requiredJobHeaders() {
+	/**
+	 * The required {@code @Header} parameters naming a header of the job's own, by name;
+	 * refuses a {@code @Header} parameter that could never be bound.
+	 */
+	private static Map<String, MethodParameter> requiredJobHeaders(Method method, String where) {
 		Map<String, MethodParameter> required = new LinkedHashMap<>();
-		for (int i = 0; i < this.method.getParameterCount(); i++) {
-			MethodParameter parameter = new MethodParameter(this.method, i);
+		for (int i = 0; i < method.getParameterCount(); i++) {
+			MethodParameter parameter = new MethodParameter(method, i);
 			Header header = parameter.getParameterAnnotation(Header.class);
-			if (header == null || isOptionalHeader(parameter, header)) {
+			String name = (header != null) ? headerName(parameter, header) : null;
+			if (name == null || MessageHeaders.ID.equals(name) || MessageHeaders.TIMESTAMP.equals(name)) {
 				continue;
 			}
-			String name = headerName(parameter, header);
-			if (name != null && DelayQueueHeaders.isStored(name) && !MessageHeaders.ID.equals(name)
-					&& !MessageHeaders.TIMESTAMP.equals(name)) {
+			boolean optional = !header.required() || !ValueConstants.DEFAULT_NONE.equals(header.defaultValue())
+					|| parameter.isOptional();
+			Class<?> type = DelayQueueHeaders.typeOf(name);
+			if (type == null && name.startsWith(DelayQueueHeaders.PREFIX)) {
+				if (!optional) {
+					throw new InvalidDelayedListenerException(where,
+							"has a @Header(\"" + name + "\") parameter, but no job carries a header of that name",
+							"use a name from DelayQueueHeaders (" + DelayQueueHeaders.ATTEMPT + ", "
+									+ DelayQueueHeaders.ID + ", ...); names starting with " + DelayQueueHeaders.PREFIX
+									+ " are the queue's",
+							null);
+				}
+				continue;
+			}
+			if (type == null) {
+				// a header of the job's own: a String
+				try {
+					JobConstraints.headers(Map.of(name, ""));
+				}
+				catch (IllegalArgumentException ex) {
+					throw new InvalidDelayedListenerException(where, "has a @Header(\"" + name
+							+ "\") parameter, but no job can carry that header (" + ex.getMessage() + ")",
+							"name a header of the job's own as the producer sets it, or one from DelayQueueHeaders",
+							ex);
+				}
+				type = String.class;
+			}
+			if (!HEADER_CONVERSION.canConvert(TypeDescriptor.valueOf(type), new TypeDescriptor(parameter))) {
+				throw new InvalidDelayedListenerException(where,
+						"has a @Header(\"" + name + "\") parameter of type "
+								+ parameter.getParameterType().getSimpleName() + ", but the header holds "
+								+ type.getSimpleName() + " values",
+						"declare the parameter as " + type.getSimpleName(), null);
+			}
+			if (!optional && DelayQueueHeaders.isStored(name)) {
 				required.put(name, parameter);
 			}
 		}
 		return required;
 	}
 
-	/**
-	 * Return the header a {@code @Header} parameter names, as spring-messaging resolves it.
-	 * @param parameter the parameter
-	 * @param header its annotation
-	 * @return the header name, or {@code null} when the parameter's name is unknown
-	 */
-	public static @Nullable String headerName(MethodParameter parameter, Header header) {
+	/** The header a {@code @Header} parameter names, as spring-messaging resolves it; {@code null} when unknown. */
+	private static @Nullable String headerName(MethodParameter parameter, Header header) {
 		if (StringUtils.hasText(header.name())) {
 			return header.name();
 		}
@@ -134,17 +176,6 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 		}
 		parameter.initParameterNameDiscovery(new DefaultParameterNameDiscoverer());
 		return parameter.getParameterName();
-	}
-
-	/**
-	 * Return whether a {@code @Header} parameter may go without its header.
-	 * @param parameter the parameter
-	 * @param header its annotation
-	 * @return {@code true} when a message without the header still binds it
-	 */
-	public static boolean isOptionalHeader(MethodParameter parameter, Header header) {
-		return !header.required() || !ValueConstants.DEFAULT_NONE.equals(header.defaultValue())
-				|| parameter.isOptional();
 	}
 
 	/** Refuses a method with more than one payload parameter. */

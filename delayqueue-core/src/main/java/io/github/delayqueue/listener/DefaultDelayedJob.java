@@ -23,19 +23,16 @@ final class DefaultDelayedJob<T> implements DelayedJob<T> {
 
 	private final Type payloadType;
 
-	private final @Nullable Duration ttr;
-
 	private @Nullable T payload;
 
 	private boolean read;
 
 	DefaultDelayedJob(ReservedJob job, DelayQueueOperations operations, DelayedJobArgumentResolver converter,
-			Type payloadType, @Nullable Duration ttr) {
+			Type payloadType) {
 		this.job = job;
 		this.operations = operations;
 		this.converter = converter;
 		this.payloadType = payloadType;
-		this.ttr = ttr;
 	}
 
 	@Override
@@ -87,7 +84,7 @@ final class DefaultDelayedJob<T> implements DelayedJob<T> {
 
 	@Override
 	public boolean touch() {
-		return touch(this.ttr);
+		return touch(this.job.ttr());
 	}
 
 	@Override

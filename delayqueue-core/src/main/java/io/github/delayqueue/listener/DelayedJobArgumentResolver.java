@@ -2,7 +2,6 @@ package io.github.delayqueue.listener;
 
 import java.lang.reflect.Type;
 import java.lang.reflect.TypeVariable;
-import java.time.Duration;
 
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.DelayedJob;
@@ -62,12 +61,12 @@ public class DelayedJobArgumentResolver implements HandlerMethodArgumentResolver
 	@Override
 	public @Nullable Object resolveArgument(MethodParameter parameter, Message<?> message) {
 		return (parameter.getParameterType() == ReservedJob.class) ? message.getHeaders().get(JOB_HEADER, ReservedJob.class)
-				: resolveJob(message, payloadType(parameter));
+				: resolveJob(message, payloadType(parameter, DelayedJob.class));
 	}
 
-	/** {@code T} of a {@code DelayedJob<T>} parameter as the bean's class declares it, else {@code Object}. */
-	static Type payloadType(MethodParameter parameter) {
-		ResolvableType generic = ResolvableType.forMethodParameter(parameter).as(DelayedJob.class).getGeneric(0);
+	/** {@code T} of a {@code DelayedJob<T>} or {@code Message<T>} parameter as its bean declares it, else Object. */
+	static Type payloadType(MethodParameter parameter, Class<?> holder) {
+		ResolvableType generic = ResolvableType.forMethodParameter(parameter).as(holder).getGeneric(0);
 		Class<?> resolved = generic.resolve();
 		if (resolved == null) {
 			return Object.class;
@@ -86,8 +85,7 @@ public class DelayedJobArgumentResolver implements HandlerMethodArgumentResolver
 	public <T> DelayedJob<T> resolveJob(Message<?> message, Type payloadType) {
 		ReservedJob job = message.getHeaders().get(JOB_HEADER, ReservedJob.class);
 		Assert.notNull(job, () -> "The message carries no job in header '" + JOB_HEADER + "'");
-		Duration ttr = message.getHeaders().get(DelayQueueHeaders.TTR, Duration.class);
-		return new DefaultDelayedJob<>(job, this.operations, this, payloadType, ttr);
+		return new DefaultDelayedJob<>(job, this.operations, this, payloadType);
 	}
 
 	@Override
@@ -101,14 +99,9 @@ public class DelayedJobArgumentResolver implements HandlerMethodArgumentResolver
 		if (conversionHint instanceof MethodParameter parameter) {
 			// a Message<T> parameter reads the payload as T
 			type = !Message.class.isAssignableFrom(parameter.getParameterType())
-					? parameter.getNestedGenericParameterType() : messagePayloadType(parameter);
+					? parameter.getNestedGenericParameterType() : payloadType(parameter, Message.class);
 		}
 		return read((byte[]) message.getPayload(), type);
-	}
-
-	private static Type messagePayloadType(MethodParameter parameter) {
-		ResolvableType payload = ResolvableType.forMethodParameter(parameter).as(Message.class).getGeneric(0);
-		return (payload.resolve() != null) ? payload.getType() : Object.class;
 	}
 
 	@Nullable Object read(byte[] payload, Type type) {
