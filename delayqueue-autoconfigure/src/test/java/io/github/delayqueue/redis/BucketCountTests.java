@@ -32,7 +32,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The bucket count of a queue built without one ({@link BucketCount}): the namespace's own,
+ * The bucket count of a queue built without one ({@link StartupChecks#resolve}): the namespace's own,
  * else 1 on one server and 16 on a cluster (see {@code RedisClusterTests} for a live one).
  */
 @ExtendWith(OutputCaptureExtension.class)
@@ -96,11 +96,11 @@ class BucketCountTests {
 		// (a Jedis cluster factory looks for the cluster's slots as it starts, and fails there)
 		LettuceConnectionFactory cluster = lettuce(new RedisClusterConfiguration(List.of("localhost:" + port)));
 		try {
-			BucketCount.Resolved guessed = new BucketCount.Resolved(1, BucketCount.Origin.GUESSED);
-			assertThat(BucketCount.resolve(lettuce, "unreachable", false)).isEqualTo(guessed);
-			assertThat(BucketCount.resolve(jedis, "unreachable", false)).isEqualTo(guessed);
-			assertThat(BucketCount.resolve(cluster, "unreachable", false))
-				.isEqualTo(new BucketCount.Resolved(16, BucketCount.Origin.GUESSED));
+			StartupChecks.Resolved guessed = new StartupChecks.Resolved(1, StartupChecks.Origin.GUESSED);
+			assertThat(StartupChecks.resolve(lettuce, "unreachable", false)).isEqualTo(guessed);
+			assertThat(StartupChecks.resolve(jedis, "unreachable", false)).isEqualTo(guessed);
+			assertThat(StartupChecks.resolve(cluster, "unreachable", false))
+				.isEqualTo(new StartupChecks.Resolved(16, StartupChecks.Origin.GUESSED));
 		}
 		finally {
 			lettuce.destroy();
@@ -166,7 +166,7 @@ class BucketCountTests {
 		this.queues.start((builder) -> builder.buckets(16)).stop();
 		deletePin();
 		setTimer(15);
-		assertThatExceptionOfType(BucketCount.Refused.class)
+		assertThatExceptionOfType(StartupChecks.Refused.class)
 			.isThrownBy(() -> this.queues.createWithOwnCount(UnaryOperator.identity()))
 			.withMessageContaining("its bucket 15 is in use (a timer was given it)");
 		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
@@ -204,7 +204,7 @@ class BucketCountTests {
 		assertThat(sixteen.stats().topics()).isEmpty();
 		sixteen.stop();
 		deletePin();
-		assertThatExceptionOfType(BucketCount.Refused.class)
+		assertThatExceptionOfType(StartupChecks.Refused.class)
 			.isThrownBy(() -> this.queues.createWithOwnCount(UnaryOperator.identity()))
 			.withMessageContaining("its bucket " + keys.bucketOfName(name) + " is in use");
 	}
@@ -232,11 +232,11 @@ class BucketCountTests {
 			redis.start();
 			await().atMost(Duration.ofSeconds(20))
 				.ignoreExceptionsInstanceOf(DelayQueueConnectionException.class)
-				.untilAsserted(() -> assertThatExceptionOfType(BucketCount.Refused.class)
+				.untilAsserted(() -> assertThatExceptionOfType(StartupChecks.Refused.class)
 					.isThrownBy(() -> guessed.find("kept", "k-0"))
 					.withMessageContaining("has no pinned bucket count"));
 			// refused by every call, and nothing pinned
-			assertThatExceptionOfType(BucketCount.Refused.class).isThrownBy(() -> guessed.find("kept", "k-1"));
+			assertThatExceptionOfType(StartupChecks.Refused.class).isThrownBy(() -> guessed.find("kept", "k-1"));
 			try (RedisConnection connection = local.connectionFactory().getConnection()) {
 				assertThat(connection.keyCommands().exists(KeySpace.config(local.namespace))).isFalse();
 			}
@@ -269,8 +269,8 @@ class BucketCountTests {
 		}
 		JedisConnectionFactory factory = jedis(configuration);
 		try {
-			assertThat(BucketCount.resolve(factory, this.queues.namespace, true).count()).isEqualTo(4);
-			assertThat(BucketCount.resolve(factory, this.queues.namespace + "-new", true).count()).isEqualTo(1);
+			assertThat(StartupChecks.resolve(factory, this.queues.namespace, true).count()).isEqualTo(4);
+			assertThat(StartupChecks.resolve(factory, this.queues.namespace + "-new", true).count()).isEqualTo(1);
 		}
 		finally {
 			factory.destroy();

@@ -92,7 +92,7 @@ final class RedisQueues implements AutoCloseable, AfterEachCallback {
 		LettuceConnectionFactory factory = TestConnections.lettuce(this.server, this.commandTimeout);
 		try (RedisConnection connection = factory.getConnection()) {
 			byte[] pinned = connection.hashCommands()
-				.hGet(KeySpace.config(this.namespace), KeySpace.bytes(BucketCount.PINNED_SETTING));
+				.hGet(KeySpace.config(this.namespace), KeySpace.bytes(StartupChecks.PINNED_SETTING));
 			return (pinned != null) ? Integer.parseInt(new String(pinned, StandardCharsets.UTF_8)) : 1;
 		}
 		finally {
@@ -145,7 +145,7 @@ final class RedisQueues implements AutoCloseable, AfterEachCallback {
 	}
 
 	/**
-	 * A queue with test-friendly timings that picks its bucket count itself ({@link BucketCount}),
+	 * A queue with test-friendly timings that picks its bucket count itself ({@link StartupChecks#resolve}),
 	 * unless the customizer sets one.
 	 */
 	RedisDelayQueue createWithOwnCount(UnaryOperator<RedisDelayQueueBuilder> customizer) {

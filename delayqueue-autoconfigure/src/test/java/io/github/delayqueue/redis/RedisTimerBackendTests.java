@@ -63,7 +63,7 @@ class RedisTimerBackendTests {
 				assertThat(rechecks).hasValue(1);
 			}
 			finally {
-				backend.stop();
+				backend.stop(RedisTimerBackend.STOP_WAIT);
 			}
 		}
 		finally {

@@ -28,10 +28,6 @@ final class BucketTimer implements TimerStatus {
 	/** The next due time of a bucket taken over: at once, with a guard re-check. */
 	private static final long TAKEN_OVER = -1;
 
-	private static final long MIN_BACKOFF_MILLIS = 100;
-
-	private static final long MAX_BACKOFF_MILLIS = 5_000;
-
 	/** How long a bucket's recurring jobs wait after a firing that failed. */
 	private static final long RECURRING_RETRY_MILLIS = 5_000;
 
@@ -50,7 +46,7 @@ final class BucketTimer implements TimerStatus {
 
 	private final ObjIntConsumer<String> readyListener;
 
-	private final ExponentialBackOff errorBackOff = new ExponentialBackOff(MIN_BACKOFF_MILLIS, 2);
+	private final ExponentialBackOff errorBackOff = retryBackOff();
 
 	private final OnceAMinute recurringWarning = new OnceAMinute(logger);
 
@@ -94,10 +90,9 @@ final class BucketTimer implements TimerStatus {
 			Duration guardInterval, RedisClock clock, ObjIntConsumer<String> readyListener,
 			Runnable dataLostListener) {
 		this.backend = backend;
-		this.heartbeat = new Heartbeat(backend, coordinationInterval, guardInterval, dataLostListener);
+		this.heartbeat = new Heartbeat(backend, clock, coordinationInterval, guardInterval, dataLostListener);
 		this.batchSize = batchSize;
 		this.guardTickNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), guardInterval.toNanos() / buckets);
-		this.errorBackOff.setMaxInterval(MAX_BACKOFF_MILLIS);
 		this.clock = clock;
 		this.readyListener = readyListener;
 		this.owned = new boolean[buckets];
@@ -154,17 +149,17 @@ final class BucketTimer implements TimerStatus {
 
 	/** A job due at {@code dueMillis} (Redis's clock) became the earliest of a bucket. */
 	void onHead(int bucket, long dueMillis) {
-		synchronized (this.lock) {
-			if (lower(this.nextDue, bucket, dueMillis)) {
-				signal();
-			}
-		}
+		lowerAndWake(this.nextDue, bucket, dueMillis);
 	}
 
 	/** A recurring tick at {@code tickMillis} (Redis's clock) became the earliest of a bucket. */
 	void onRecurringTick(int bucket, long tickMillis) {
+		lowerAndWake(this.nextTick, bucket, tickMillis);
+	}
+
+	private void lowerAndWake(long[] times, int bucket, long millis) {
 		synchronized (this.lock) {
-			if (lower(this.nextTick, bucket, tickMillis)) {
+			if (lower(times, bucket, millis)) {
 				signal();
 			}
 		}
@@ -223,6 +218,13 @@ final class BucketTimer implements TimerStatus {
 		return this.lastError;
 	}
 
+	/** The back-off of the timer's and the subscription's retries: 100 ms doubling up to 5 s. */
+	static ExponentialBackOff retryBackOff() {
+		ExponentialBackOff backOff = new ExponentialBackOff(100, 2);
+		backOff.setMaxInterval(5_000);
+		return backOff;
+	}
+
 	private void loop() {
 		BackOffExecution backOff = null;
 		while (this.running) {
@@ -246,7 +248,8 @@ final class BucketTimer implements TimerStatus {
 				}
 				long wait = backOff.nextBackOff();
 				if (this.lastError == null) {
-					logger.warn("Bucket timer step failed; retrying with back-off up to " + MAX_BACKOFF_MILLIS + " ms", ex);
+					logger.warn("Bucket timer step failed; retrying with back-off up to "
+							+ this.errorBackOff.getMaxInterval() + " ms", ex);
 				}
 				else if (logger.isDebugEnabled()) {
 					logger.debug("Bucket timer step failed again; next try in " + wait + " ms", ex);
@@ -301,7 +304,6 @@ final class BucketTimer implements TimerStatus {
 
 	/** Takes the buckets of a coordination; a bucket taken over is due for a guard re-check. */
 	private void own(TimerBackend.Coordination coordination) {
-		this.clock.update(coordination.redisMillis());
 		boolean[] now = new boolean[this.owned.length];
 		for (int bucket : coordination.buckets()) {
 			now[bucket] = true;
@@ -338,7 +340,7 @@ final class BucketTimer implements TimerStatus {
 			}
 			throw ex;
 		}
-		synced(promotion.redisMillis());
+		this.clock.update(promotion.redisMillis());
 		ready(promotion.topics(), bucket);
 		if (promotion.recurringTickMillis() >= 0) {
 			onRecurringTick(bucket, promotion.recurringTickMillis());
@@ -371,7 +373,7 @@ final class BucketTimer implements TimerStatus {
 			return;
 		}
 		if (step.redisMillis() >= 0) {
-			synced(step.redisMillis());
+			this.clock.update(step.redisMillis());
 		}
 		ready(step.topics(), bucket);
 		long head = (step.nextTickMillis() < 0) ? NONE : step.nextTickMillis();
@@ -383,11 +385,6 @@ final class BucketTimer implements TimerStatus {
 
 	private void ready(List<String> topics, int bucket) {
 		topics.forEach((topic) -> this.readyListener.accept(topic, bucket));
-	}
-
-	private void synced(long redisMillis) {
-		this.clock.update(redisMillis);
-		this.heartbeat.synced(redisMillis);
 	}
 
 	/** Whether a bucket was taken over since its last step. */

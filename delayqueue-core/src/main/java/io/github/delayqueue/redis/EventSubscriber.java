@@ -16,7 +16,6 @@ import org.springframework.data.redis.connection.SubscriptionListener;
 import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 import org.springframework.util.backoff.BackOffExecution;
-import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
  * This instance's one pub/sub subscription: passes the events of the namespace's channel to
@@ -42,7 +41,7 @@ final class EventSubscriber implements MessageListener, SubscriptionListener {
 		this.timer = timer;
 		this.container.setConnectionFactory(connectionFactory);
 		this.container.setBeanName("delayqueue-events");
-		this.container.setRecoveryBackoff(retryBackOff());
+		this.container.setRecoveryBackoff(BucketTimer.retryBackOff());
 		// listeners only signal or hand over to a thread of their own: no thread per message
 		this.container.setTaskExecutor(new SyncTaskExecutor());
 		// only a blocking driver (Jedis) holds a thread for the subscription itself
@@ -73,7 +72,7 @@ final class EventSubscriber implements MessageListener, SubscriptionListener {
 
 	// the container retries a lost subscription itself, but not a first one that failed
 	private void subscribeUntilStopped() {
-		BackOffExecution backOff = retryBackOff().start();
+		BackOffExecution backOff = BucketTimer.retryBackOff().start();
 		try {
 			while (true) {
 				Thread.sleep(backOff.nextBackOff());
@@ -126,12 +125,6 @@ final class EventSubscriber implements MessageListener, SubscriptionListener {
 
 	void unlisten(MessageListener listener) {
 		this.container.removeMessageListener(listener);
-	}
-
-	private static ExponentialBackOff retryBackOff() {
-		ExponentialBackOff backOff = new ExponentialBackOff(100, 2);
-		backOff.setMaxInterval(5_000);
-		return backOff;
 	}
 
 	@Override

@@ -25,8 +25,8 @@ final class Heartbeat {
 
 	private final Runnable dataLostListener;
 
-	/** Redis's clock as read by the timer's calls alone: expiries are written from it. */
-	private final RedisClock clock = new RedisClock();
+	/** The timer's estimate of Redis's clock: expiries are written from it. */
+	private final RedisClock clock;
 
 	private boolean forceFull = true;
 
@@ -39,8 +39,10 @@ final class Heartbeat {
 	private String epoch = "";
 
 	/** {@code dataLostListener} is told when a coordination finds the namespace's epoch changed. */
-	Heartbeat(TimerBackend backend, Duration interval, Duration fullInterval, Runnable dataLostListener) {
+	Heartbeat(TimerBackend backend, RedisClock clock, Duration interval, Duration fullInterval,
+			Runnable dataLostListener) {
 		this.backend = backend;
+		this.clock = clock;
 		this.intervalNanos = interval.toNanos();
 		this.fullIntervalNanos = fullInterval.toNanos();
 		this.dataLostListener = dataLostListener;
@@ -49,11 +51,6 @@ final class Heartbeat {
 	/** When the next beat is due, by {@link System#nanoTime()}. */
 	long next() {
 		return this.next;
-	}
-
-	/** Records Redis's time read by a timer call. */
-	void synced(long redisMillis) {
-		this.clock.update(redisMillis);
 	}
 
 	/**
@@ -90,7 +87,7 @@ final class Heartbeat {
 	private TimerBackend.Coordination coordinate() {
 		this.nextExpiryCheck = 0;
 		TimerBackend.Coordination coordination = this.backend.coordinate(false);
-		synced(coordination.redisMillis());
+		this.clock.update(coordination.redisMillis());
 		String before = this.epoch;
 		this.epoch = coordination.epoch();
 		if (!before.isEmpty() && !before.equals(this.epoch)) {

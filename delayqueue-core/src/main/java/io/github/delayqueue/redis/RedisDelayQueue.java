@@ -1,5 +1,7 @@
 package io.github.delayqueue.redis;
 
+import java.time.Duration;
+
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.recurring.RecurringJobs;
 import org.apache.commons.logging.Log;
@@ -76,7 +78,7 @@ public class RedisDelayQueue extends RedisAdmin implements DelayQueueOperations,
 			this.running = false;
 			if (this.timerEnabled) {
 				// what was reserved for waiting consumers goes back before the timer stops
-				this.timerBackend.stop();
+				this.timerBackend.stop(RedisTimerBackend.STOP_WAIT);
 				this.timer.stop();
 			}
 			this.subscriber.stop();
@@ -89,7 +91,7 @@ public class RedisDelayQueue extends RedisAdmin implements DelayQueueOperations,
 		synchronized (this.lifecycleMonitor) {
 			this.running = false;
 			this.timer.halt();
-			this.timerBackend.halt();
+			this.timerBackend.stop(Duration.ZERO);
 			this.subscriber.stop();
 		}
 	}

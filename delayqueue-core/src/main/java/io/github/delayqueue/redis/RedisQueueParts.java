@@ -60,9 +60,9 @@ abstract class RedisQueueParts {
 
 	RedisQueueParts(RedisDelayQueueBuilder builder) {
 		this.connectionFactory = builder.connectionFactory;
-		BucketCount.Resolved buckets = (builder.buckets != null)
-				? new BucketCount.Resolved(builder.buckets, BucketCount.Origin.SET)
-				: BucketCount.resolve(builder.connectionFactory, builder.namespace, builder.failFast);
+		StartupChecks.Resolved buckets = (builder.buckets != null)
+				? new StartupChecks.Resolved(builder.buckets, StartupChecks.Origin.SET)
+				: StartupChecks.resolve(builder.connectionFactory, builder.namespace, builder.failFast);
 		this.keys = new KeySpace(builder.namespace, buckets.count());
 		this.startupChecks = new StartupChecks(new ScriptRunner(builder.connectionFactory), this.keys,
 				buckets.origin());

@@ -33,7 +33,7 @@ final class RedisTimerBackend implements TimerBackend {
 	/** How long jobs left to this instance's consumers may stay unclaimed. */
 	static final Duration HANDOVER = Duration.ofMillis(50);
 
-	/** How long {@link #stop()} waits for the handovers still waiting. */
+	/** How long a stop waits for the handovers still waiting. */
 	static final Duration STOP_WAIT = Duration.ofSeconds(2);
 
 	/** How long delivered jobs are handed out to their consumer. */
@@ -99,15 +99,18 @@ final class RedisTimerBackend implements TimerBackend {
 		}
 	}
 
-	/** Runs the waiting handovers (up to {@link #STOP_WAIT}) and stops the thread. */
-	synchronized void stop() {
+	/**
+	 * Stops the thread, running the waiting handovers for up to {@code wait} and dropping the
+	 * rest ({@link Duration#ZERO}: at once, as a crash would).
+	 */
+	synchronized void stop(Duration wait) {
 		ScheduledThreadPoolExecutor executor = this.handovers;
 		this.handovers = null;
 		if (executor != null) {
 			// delayed tasks still run after shutdown (the executor's default)
 			executor.shutdown();
 			try {
-				if (!executor.awaitTermination(STOP_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+				if (!executor.awaitTermination(wait.toMillis(), TimeUnit.MILLISECONDS)) {
 					executor.shutdownNow();
 				}
 			}
@@ -115,15 +118,6 @@ final class RedisTimerBackend implements TimerBackend {
 				executor.shutdownNow();
 				Thread.currentThread().interrupt();
 			}
-		}
-	}
-
-	/** Stops the thread at once, dropping the waiting handovers, as a crash would (tests). */
-	synchronized void halt() {
-		ScheduledThreadPoolExecutor executor = this.handovers;
-		this.handovers = null;
-		if (executor != null) {
-			executor.shutdownNow();
 		}
 	}
 

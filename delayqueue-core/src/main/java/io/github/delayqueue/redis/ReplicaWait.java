@@ -1,10 +1,12 @@
 package io.github.delayqueue.redis;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
 
 import io.github.delayqueue.core.DelayQueueConnectionException;
 import io.github.delayqueue.core.DelayQueueException;
@@ -26,9 +28,9 @@ final class ReplicaWait {
 	/** The Jedis type that sends {@code WAIT}. */
 	static final String JEDIS_CLIENT = "redis.clients.jedis.Jedis";
 
-	private static final boolean LETTUCE = ClassUtils.isPresent(LETTUCE_COMMANDS, ReplicaWait.class.getClassLoader());
+	static final boolean LETTUCE = ClassUtils.isPresent(LETTUCE_COMMANDS, ReplicaWait.class.getClassLoader());
 
-	private static final boolean JEDIS = ClassUtils.isPresent(JEDIS_CLIENT, ReplicaWait.class.getClassLoader());
+	static final boolean JEDIS = ClassUtils.isPresent(JEDIS_CLIENT, ReplicaWait.class.getClassLoader());
 
 	private final int replicas;
 
@@ -111,13 +113,9 @@ final class ReplicaWait {
 
 	/** The fields of a {@code CLIENT INFO} line that name the connection: id, addr and laddr. */
 	private static String connectionOf(String clientInfo) {
-		StringBuilder connection = new StringBuilder();
-		for (String field : clientInfo.trim().split(" ")) {
-			if (field.startsWith("id=") || field.startsWith("addr=") || field.startsWith("laddr=")) {
-				connection.append((connection.length() > 0) ? " " : "").append(field);
-			}
-		}
-		return connection.toString();
+		return Arrays.stream(clientInfo.trim().split(" "))
+			.filter((field) -> field.startsWith("id=") || field.startsWith("addr=") || field.startsWith("laddr="))
+			.collect(Collectors.joining(" "));
 	}
 
 	private <T> T get(Future<T> answer) {
