@@ -83,8 +83,7 @@ final class EndpointActions {
 			.detail("reindexed", result.reindexed())
 			.detail("dropped", result.dropped())
 			.detail("countsCorrected", result.countsCorrected()));
-		return new RepairDescriptor("repair", write, result.jobs(), result.reindexed(), result.dropped(),
-				result.countsCorrected(), result.unreadable());
+		return new RepairDescriptor("repair", write, result);
 	}
 
 	ActionDescriptor act(@Nullable String who, String topic, String action, @Nullable Integer max,
