@@ -246,10 +246,7 @@ public class DelayQueueEndpoint {
 	/** A topic, job or listener that does not exist. */
 	public static class NotFoundException extends RuntimeException {
 
-		/**
-		 * Creates the exception.
-		 * @param message what was not found
-		 */
+		/** Creates the exception; {@code message} says what was not found. */
 		public NotFoundException(String message) {
 			super(message);
 		}
@@ -270,10 +267,7 @@ public class DelayQueueEndpoint {
 			this.field = field;
 		}
 
-		/**
-		 * The argument at fault.
-		 * @return its name, or {@code null} when the request as a whole is
-		 */
+		/** The name of the argument at fault, or {@code null} when the request as a whole is. */
 		public @Nullable String getField() {
 			return this.field;
 		}
