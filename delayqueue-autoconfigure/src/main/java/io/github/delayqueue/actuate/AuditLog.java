@@ -109,11 +109,12 @@ public final class AuditLog {
 		}
 
 		/**
-		 * The ids concerned; only the first {@value #MAX_IDS} are written.
+		 * Sets the ids concerned (replacing those set before); only the first {@value #MAX_IDS} are written.
 		 * @param ids the ids
 		 * @return this line
 		 */
 		public Entry ids(List<String> ids) {
+			this.ids.clear();
 			this.ids.addAll(ids);
 			return this;
 		}

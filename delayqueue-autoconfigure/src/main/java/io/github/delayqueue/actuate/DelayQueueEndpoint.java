@@ -12,9 +12,6 @@ import java.util.function.Supplier;
 
 import io.github.delayqueue.actuate.EndpointDescriptors.ActionDescriptor;
 import io.github.delayqueue.actuate.EndpointDescriptors.BucketDescriptor;
-import io.github.delayqueue.actuate.EndpointDescriptors.CompletedJobDescriptor;
-import io.github.delayqueue.actuate.EndpointDescriptors.DeadJobDescriptor;
-import io.github.delayqueue.actuate.EndpointDescriptors.Figures;
 import io.github.delayqueue.actuate.EndpointDescriptors.InstanceDescriptor;
 import io.github.delayqueue.actuate.EndpointDescriptors.JobDescriptor;
 import io.github.delayqueue.actuate.EndpointDescriptors.JobPageDescriptor;
@@ -108,7 +105,7 @@ public class DelayQueueEndpoint {
 			.map((info) -> RecurringDescriptor.of(info, this.showPayloads))
 			.toList() : List.of();
 		return new QueueDescriptor(this.instanceId, stats.readAt(), stats.oldestOverdueLag().toMillis(),
-				Figures.of(stats.totals()), buckets, topics, recurring, instances(stats));
+				stats.totals(), buckets, topics, recurring, instances(stats));
 	}
 
 	private List<InstanceDescriptor> instances(QueueStats stats) {
@@ -169,12 +166,10 @@ public class DelayQueueEndpoint {
 			throw NotFoundException.topic(topic);
 		}
 		DeadJobPage page = argument("cursor", () -> this.operations.deadJobs(topic, cursor, size, this.showPayloads));
-		JobPageDescriptor<DeadJobDescriptor> dead = new JobPageDescriptor<>(page.total(),
-				page.jobs().stream().map((job) -> DeadJobDescriptor.of(job, this.showPayloads)).toList(), page.next());
-		JobPageDescriptor<CompletedJobDescriptor> kept = new JobPageDescriptor<>(completed.total(),
-				completed.jobs().stream().map((job) -> CompletedJobDescriptor.of(job, this.showPayloads)).toList(),
-				completed.next());
-		return TopicDescriptor.of(topic, stats, rateLimit(topic), listeners, dead, (kept.total() > 0) ? kept : null);
+		JobPageDescriptor dead = JobPageDescriptor.of(page.total(), page.jobs(), page.next(), this.showPayloads);
+		JobPageDescriptor kept = (completed.total() > 0) ? JobPageDescriptor.of(completed.total(), completed.jobs(),
+				completed.next(), this.showPayloads) : null;
+		return TopicDescriptor.of(topic, stats, rateLimit(topic), listeners, dead, kept);
 	}
 
 	/**
@@ -251,10 +246,7 @@ public class DelayQueueEndpoint {
 	/** A topic, job or listener that does not exist. */
 	public static class NotFoundException extends RuntimeException {
 
-		/**
-		 * Creates the exception.
-		 * @param message what was not found
-		 */
+		/** Creates the exception; {@code message} says what was not found. */
 		public NotFoundException(String message) {
 			super(message);
 		}
@@ -275,10 +267,7 @@ public class DelayQueueEndpoint {
 			this.field = field;
 		}
 
-		/**
-		 * The argument at fault.
-		 * @return its name, or {@code null} when the request as a whole is
-		 */
+		/** The name of the argument at fault, or {@code null} when the request as a whole is. */
 		public @Nullable String getField() {
 			return this.field;
 		}

@@ -55,12 +55,7 @@ public class DelayQueueMeterBinder implements MeterBinder {
 	/** The summed figures of the topics beyond the limit, {@code null} while there are none. */
 	private volatile @Nullable TopicStats other;
 
-	/**
-	 * Creates the binder.
-	 * @param sampler the sampler whose readings the gauges show
-	 * @param timer this instance's bucket timer, or {@code null}
-	 * @param maxTopics the most topics with gauges of their own
-	 */
+	/** Creates the gauges; {@code timer} may be {@code null}, {@code maxTopics} topics at most get their own. */
 	public DelayQueueMeterBinder(DelayQueueSampler sampler, @Nullable TimerStatus timer, int maxTopics) {
 		this.sampler = sampler;
 		this.timer = timer;

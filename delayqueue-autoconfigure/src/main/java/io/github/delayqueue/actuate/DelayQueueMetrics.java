@@ -49,11 +49,7 @@ public class DelayQueueMetrics implements DelayQueueObserver {
 
 	private volatile boolean other;
 
-	/**
-	 * Creates the meters.
-	 * @param registry the registry
-	 * @param maxTopics the most topics with their own {@code topic} tag value
-	 */
+	/** Creates the meters; {@code maxTopics} topics at most get their own {@code topic} tag value. */
 	public DelayQueueMetrics(MeterRegistry registry, int maxTopics) {
 		this.registry = registry;
 		this.maxTopics = maxTopics;

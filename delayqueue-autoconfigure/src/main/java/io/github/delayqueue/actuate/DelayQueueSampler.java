@@ -40,28 +40,18 @@ public class DelayQueueSampler implements SmartLifecycle {
 
 	private @Nullable ScheduledExecutorService executor;
 
-	/**
-	 * Creates a sampler; {@link #start()} starts its thread.
-	 * @param operations the queue
-	 * @param interval how often to read the figures (at least 100 ms)
-	 */
+	/** Creates a sampler of the queue, reading every {@code interval}; {@link #start()} starts its thread. */
 	public DelayQueueSampler(DelayQueueAdmin operations, Duration interval) {
 		this.operations = operations;
 		this.interval = interval;
 	}
 
-	/**
-	 * The latest reading.
-	 * @return the figures, or {@code null} before the first successful reading
-	 */
+	/** The latest reading, or {@code null} before the first successful one. */
 	public @Nullable QueueStats getLatest() {
 		return this.latest;
 	}
 
-	/**
-	 * Adds a fast callback told of each successful reading; what it throws is logged.
-	 * @param listener the callback
-	 */
+	/** Adds a fast callback told of each successful reading; what it throws is logged. */
 	public void addListener(Consumer<QueueStats> listener) {
 		this.listeners.add(listener);
 	}

@@ -25,7 +25,7 @@ import static io.github.delayqueue.actuate.DelayQueueEndpoint.argument;
 /**
  * The writes of the {@link DelayQueueEndpoint}: repair, replay, cancel, pause and resume of
  * listeners and recurring jobs. Each write, refused ones aside, is one audit log line, also
- * when it fails part way.
+ * when it finds nothing or fails part way.
  */
 final class EndpointActions {
 
@@ -62,73 +62,57 @@ final class EndpointActions {
 			throw new NotFoundException("No recurring jobs in this application (they need the Redis queue)");
 		}
 		AuditLog.Entry entry = AuditLog.entry(this.via, who, action + "-recurring").detail("recurring", name);
-		RecurringAction.Result result = audited(entry, () -> recurringAction.apply(jobs, name));
-		if (result.occurrence() != null) {
-			entry.detail("occurrence", result.occurrence());
-		}
-		AuditLog.write(entry.count(result.found() ? 1 : 0));
-		if (!result.found()) {
-			throw new NotFoundException("No recurring job '" + name + "'");
-		}
-		return new RecurringActionDescriptor(name, action, result.occurrence());
+		return audited(entry, () -> {
+			RecurringAction.Result result = recurringAction.apply(jobs, name);
+			if (result.occurrence() != null) {
+				entry.detail("occurrence", result.occurrence());
+			}
+			if (!result.found()) {
+				throw new NotFoundException("No recurring job '" + name + "'");
+			}
+			entry.count(1);
+			return new RecurringActionDescriptor(name, action, result.occurrence());
+		});
 	}
 
 	RepairDescriptor repair(@Nullable String who, @Nullable Boolean dryRun) {
 		boolean write = dryRun == null || !dryRun;
 		AuditLog.Entry entry = AuditLog.entry(this.via, who, write ? "repair" : "repair-dry-run");
 		// buckets repaired before a failure stay repaired
-		RepairResult result = audited(entry, () -> this.operations.repair(write));
-		AuditLog.write(entry.count(result.reindexed() + result.dropped() + result.countsCorrected())
-			.detail("jobs", result.jobs())
-			.detail("reindexed", result.reindexed())
-			.detail("dropped", result.dropped())
-			.detail("countsCorrected", result.countsCorrected()));
-		return new RepairDescriptor("repair", write, result.jobs(), result.reindexed(), result.dropped(),
-				result.countsCorrected(), result.unreadable());
+		return audited(entry, () -> {
+			RepairResult result = this.operations.repair(write);
+			entry.count(result.reindexed() + result.dropped() + result.countsCorrected())
+				.detail("jobs", result.jobs())
+				.detail("reindexed", result.reindexed())
+				.detail("dropped", result.dropped())
+				.detail("countsCorrected", result.countsCorrected());
+			return new RepairDescriptor("repair", write, result);
+		});
 	}
 
 	ActionDescriptor act(@Nullable String who, String topic, String action, @Nullable Integer max,
 			@Nullable String id, @Nullable String listener) {
-		ActionDescriptor done;
-		Replayed replayed = new Replayed();
-		try {
-			done = switch (action) {
-				case "replay" -> replay(topic, max, id, listener, replayed);
-				case "pause", "resume" -> pauseOrResume(topic, action, max, id, listener);
-				default -> throw new InvalidArgumentException("action",
-						"action must be one of replay, pause, resume, was '" + action + "'");
-			};
-		}
-		catch (NotFoundException ex) {
-			// asked for and found nothing: a write all the same
-			String named = (id != null) ? id : listener;
-			AuditLog.write(entry(who, topic, action, 0, (named != null) ? List.of(named) : List.of()));
-			throw ex;
-		}
-		catch (InvalidArgumentException ex) {
-			throw ex; // refused before anything was changed
-		}
-		catch (RuntimeException | Error ex) {
-			// what the rounds before the failure did stays done: the line says how much
-			AuditLog.write(entry(who, topic, action, replayed.count, (id != null) ? List.of(id) : replayed.ids).failed(ex));
-			throw ex;
-		}
-		AuditLog.write(entry(who, topic, action, done.count(), done.ids()));
-		return done;
+		AuditLog.Entry entry = AuditLog.entry(this.via, who, action).topic(topic);
+		return audited(entry, () -> switch (action) {
+			case "replay" -> replay(entry, topic, max, id, listener);
+			case "pause", "resume" -> pauseOrResume(entry, topic, action, max, id, listener);
+			default -> throw new InvalidArgumentException("action",
+					"action must be one of replay, pause, resume, was '" + action + "'");
+		});
 	}
 
 	ActionDescriptor cancel(@Nullable String who, String topic, String id) {
 		AuditLog.Entry entry = AuditLog.entry(this.via, who, "cancel").topic(topic).ids(List.of(id));
-		boolean cancelled = audited(entry, () -> this.operations.cancel(topic, id));
-		AuditLog.write(entry.count(cancelled ? 1 : 0));
-		if (!cancelled) {
-			throw new NotFoundException("No job '" + id + "' in topic '" + topic + "'");
-		}
-		return new ActionDescriptor(topic, "cancel", 1, List.of(id));
+		return audited(entry, () -> {
+			if (!this.operations.cancel(topic, id)) {
+				throw new NotFoundException("No job '" + id + "' in topic '" + topic + "'");
+			}
+			return done(entry, new ActionDescriptor(topic, "cancel", 1, List.of(id)));
+		});
 	}
 
-	private ActionDescriptor replay(String topic, @Nullable Integer max, @Nullable String id,
-			@Nullable String listener, Replayed replayed) {
+	private ActionDescriptor replay(AuditLog.Entry entry, String topic, @Nullable Integer max, @Nullable String id,
+			@Nullable String listener) {
 		if (listener != null) {
 			throw new InvalidArgumentException("listener", "listener applies to pause and resume, not to replay");
 		}
@@ -137,10 +121,11 @@ final class EndpointActions {
 				throw new InvalidArgumentException("id", "give either id or max for replay, not both");
 			}
 			argument("id", () -> JobConstraints.id(id));
+			entry.ids(List.of(id));
 			if (!this.operations.replayDead(topic, id)) {
 				throw new NotFoundException("No DEAD job '" + id + "' in topic '" + topic + "'");
 			}
-			return new ActionDescriptor(topic, "replay", 1, List.of(id));
+			return done(entry, new ActionDescriptor(topic, "replay", 1, List.of(id)));
 		}
 		if (max != null) {
 			argument("max", () -> JobConstraints.max("max", max, DelayQueueOperations.MAX_REPLAY));
@@ -150,29 +135,24 @@ final class EndpointActions {
 		}
 		if (max != null) {
 			ReplayResult result = this.operations.replayDeadJobs(topic, max);
-			return new ActionDescriptor(topic, "replay", result.count(), result.ids());
+			return done(entry, new ActionDescriptor(topic, "replay", result.count(), result.ids()));
 		}
+		// what the rounds before a failure replayed stays replayed: the entry says how much
+		long count = 0;
+		List<String> ids = new ArrayList<>();
 		ReplayResult round;
 		do {
 			round = this.operations.replayDeadJobs(topic, DelayQueueOperations.MAX_REPLAY);
-			replayed.count += round.count();
-			round.ids().stream().limit(ReplayResult.MAX_IDS - replayed.ids.size()).forEach(replayed.ids::add);
+			count += round.count();
+			round.ids().stream().limit(ReplayResult.MAX_IDS - ids.size()).forEach(ids::add);
+			entry.count(count).ids(ids);
 		}
 		while (round.count() == DelayQueueOperations.MAX_REPLAY);
-		return new ActionDescriptor(topic, "replay", replayed.count, replayed.ids);
+		return new ActionDescriptor(topic, "replay", count, ids);
 	}
 
-	/** What the finished rounds of a replay of every dead job did, for a failure's audit line. */
-	private static final class Replayed {
-
-		long count;
-
-		final List<String> ids = new ArrayList<>();
-
-	}
-
-	private ActionDescriptor pauseOrResume(String topic, String action, @Nullable Integer max, @Nullable String id,
-			@Nullable String listener) {
+	private ActionDescriptor pauseOrResume(AuditLog.Entry entry, String topic, String action, @Nullable Integer max,
+			@Nullable String id, @Nullable String listener) {
 		String replayOnly = (max != null) ? "max" : (id != null) ? "id" : null;
 		if (replayOnly != null) {
 			throw new InvalidArgumentException(replayOnly, replayOnly + " applies to replay, not to " + action);
@@ -183,13 +163,14 @@ final class EndpointActions {
 					&& (listener == null || container.getId().equals(listener)))
 			.toList();
 		if (matching.isEmpty()) {
+			entry.ids((listener != null) ? List.of(listener) : List.of());
 			throw new NotFoundException((listener != null)
 					? "No listener '" + listener + "' on topic '" + topic + "' in this application"
 					: "No listener on topic '" + topic + "' in this application");
 		}
 		matching.forEach(action.equals("pause") ? DelayedListenerContainer::pause : DelayedListenerContainer::resume);
-		return new ActionDescriptor(topic, action, matching.size(),
-				matching.stream().map(DelayedListenerContainer::getId).toList());
+		return done(entry, new ActionDescriptor(topic, action, matching.size(),
+				matching.stream().map(DelayedListenerContainer::getId).toList()));
 	}
 
 	private boolean isKnown(String topic) {
@@ -197,19 +178,32 @@ final class EndpointActions {
 				|| this.containers.get().stream().anyMatch((container) -> container.getTopic().equals(topic));
 	}
 
-	/** Runs a write; when it throws, writes the audit line marked failed. */
+	private static ActionDescriptor done(AuditLog.Entry entry, ActionDescriptor done) {
+		entry.count(done.count()).ids(done.ids());
+		return done;
+	}
+
+	/**
+	 * Runs a write and writes its audit line: as it is when the write found nothing, marked
+	 * failed when it threw; a refused write (a bad argument) changes nothing and writes none.
+	 */
 	private static <T> T audited(AuditLog.Entry entry, Supplier<T> write) {
 		try {
-			return write.get();
+			T done = write.get();
+			AuditLog.write(entry);
+			return done;
+		}
+		catch (InvalidArgumentException ex) {
+			throw ex;
+		}
+		catch (NotFoundException ex) {
+			AuditLog.write(entry);
+			throw ex;
 		}
 		catch (RuntimeException | Error ex) {
 			AuditLog.write(entry.failed(ex));
 			throw ex;
 		}
-	}
-
-	private AuditLog.Entry entry(@Nullable String who, String topic, String action, long count, List<String> ids) {
-		return AuditLog.entry(this.via, who, action).topic(topic).count(count).ids(ids);
 	}
 
 }

@@ -5,6 +5,8 @@ import java.util.Arrays;
 import java.util.List;
 
 import io.github.delayqueue.actuate.EndpointDescriptors;
+import io.github.delayqueue.core.QueueStats;
+import io.github.delayqueue.core.RepairResult;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -59,12 +61,14 @@ class DelayQueueRuntimeHintsTests {
 	@Test
 	void theEndpointsAnswersAreBoundEvenWhereAnOperationDeclaresAnInterface() {
 		new DelayQueueEndpointAutoConfiguration.EndpointRuntimeHints().registerHints(this.hints, this.classLoader);
-		assertBound(EndpointDescriptors.RepairDescriptor.class, "countsCorrected");
+		assertBound(EndpointDescriptors.RepairDescriptor.class, "result");
 		assertBound(EndpointDescriptors.RecurringActionDescriptor.class, "occurrence");
 		assertBound(EndpointDescriptors.QueueDescriptor.class, "buckets");
 		// nested in the answers
 		assertBound(EndpointDescriptors.BucketDescriptor.class, "timerOwner");
-		assertBound(EndpointDescriptors.DeadJobDescriptor.class, "diedAt");
+		assertBound(EndpointDescriptors.KeptJobDescriptor.class, "diedAt");
+		assertBound(RepairResult.class, "countsCorrected");
+		assertBound(QueueStats.TopicStats.class, "overdueSince");
 	}
 
 	private void registerAotFactories() {

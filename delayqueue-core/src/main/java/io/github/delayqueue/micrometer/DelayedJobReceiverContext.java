@@ -14,11 +14,7 @@ public class DelayedJobReceiverContext extends ReceiverContext<ReservedJob> {
 
 	private String outcome = "error";
 
-	/**
-	 * Creates a context.
-	 * @param listenerId the listener container's id
-	 * @param job the job being handled
-	 */
+	/** Creates the context of the listener container {@code listenerId} handling {@code job}. */
 	public DelayedJobReceiverContext(String listenerId, ReservedJob job) {
 		super((carrier, key) -> (carrier != null) ? carrier.headers().get(key) : null);
 		setCarrier(job);
@@ -27,34 +23,22 @@ public class DelayedJobReceiverContext extends ReceiverContext<ReservedJob> {
 		setRemoteServiceName("delayqueue");
 	}
 
-	/**
-	 * The listener container's id.
-	 * @return the id
-	 */
+	/** The listener container's id. */
 	public String getListenerId() {
 		return this.listenerId;
 	}
 
-	/**
-	 * The job being handled.
-	 * @return the job
-	 */
+	/** The job being handled. */
 	public ReservedJob getJob() {
 		return this.job;
 	}
 
-	/**
-	 * What became of the job, once handled.
-	 * @return the outcome; {@code error} until set
-	 */
+	/** What became of the job, once handled; {@code error} until set. */
 	public String getOutcome() {
 		return this.outcome;
 	}
 
-	/**
-	 * Sets what became of the job.
-	 * @param outcome the outcome
-	 */
+	/** Sets what became of the job. */
 	public void setOutcome(String outcome) {
 		this.outcome = outcome;
 	}

@@ -2,9 +2,9 @@ package io.github.delayqueue.autoconfigure;
 
 import java.util.function.Consumer;
 
-import io.github.delayqueue.actuate.EndpointDescriptors;
 import io.github.delayqueue.annotation.DelayedListener;
 import io.github.delayqueue.core.DelayedJob;
+import io.github.delayqueue.core.RepairResult;
 import io.github.delayqueue.web.autoconfigure.DelayQueueDashboardAutoConfiguration;
 import io.github.delayqueue.web.autoconfigure.DelayQueueHttpAutoConfiguration;
 import io.github.delayqueue.web.autoconfigure.DelayQueueWebPropertiesAutoConfiguration;
@@ -68,7 +68,7 @@ class DelayQueueAotProcessingTests {
 				"delayqueue.dashboard.enabled=true", "delayqueue.dashboard.allow-unauthenticated=true",
 				"delayqueue.http.enabled=true", "delayqueue.http.tokens=a"), (hints) -> {
 					assertThat(RuntimeHintsPredicates.reflection()
-						.onMethodInvocation(EndpointDescriptors.RepairDescriptor.class, "reindexed")).accepts(hints);
+						.onMethodInvocation(RepairResult.class, "reindexed")).accepts(hints);
 					assertThat(RuntimeHintsPredicates.resource().forResource("io/github/delayqueue/dashboard/index.html"))
 						.accepts(hints);
 					assertThat(RuntimeHintsPredicates.resource().forResource("io/github/delayqueue/http/openapi.yaml"))
