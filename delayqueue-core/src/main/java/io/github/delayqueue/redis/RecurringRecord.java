@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -43,6 +44,13 @@ final class RecurringRecord {
 				instant(nextTick), Long.parseLong(header.group(4)), Long.parseLong(header.group(5)),
 				Long.parseLong(header.group(6)), instant(Long.parseLong(header.group(7))), lastId,
 				(lastId != null && !lastState.isEmpty()) ? JobState.fromCode(lastState.charAt(0)) : null);
+	}
+
+	/** Reads a definition as {@code recurring.lua} answers it: record, next tick, last state letter from {@code at}. */
+	@SuppressWarnings("NullAway") // the script's reply has these values
+	static RecurringJobInfo decode(String name, List<Object> reply, int at) {
+		return decode(name, Replies.asBytes(reply.get(at)), Replies.asLong(reply.get(at + 1)),
+				Replies.asString(reply.get(at + 2)));
 	}
 
 	/** The gen of a record whose spec may not be readable, or -1 when its header is not either. */

@@ -2,6 +2,7 @@ package io.github.delayqueue.redis;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
 
@@ -18,6 +19,7 @@ class RedisDelayQueueRuntimeHints implements RuntimeHintsRegistrar {
 		hints.reflection().registerTypeIfPresent(classLoader, ReplicaWait.LETTUCE_COMMANDS);
 		hints.reflection().registerTypeIfPresent(classLoader, ReplicaWait.JEDIS_CLIENT);
 		hints.reflection().registerTypeIfPresent(classLoader, RawCommands.LETTUCE_OUTPUT);
+		new BindingReflectionHintsRegistrar().registerReflectionHints(hints.reflection(), RedisJobOutcomeStream.Message.class);
 	}
 
 }

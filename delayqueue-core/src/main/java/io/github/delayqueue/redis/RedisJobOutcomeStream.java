@@ -25,7 +25,7 @@ import io.github.delayqueue.listener.JobOutcomeStream;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.context.ApplicationListener;
@@ -77,7 +77,9 @@ public class RedisJobOutcomeStream
 
 	private final BlockingQueue<JobOutcome> outbox = new ArrayBlockingQueue<>(BUFFER);
 
-	private final JsonMapper mapper = JsonMapper.builder().build();
+	private final JsonMapper mapper = JsonMapper.builder()
+		.disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+		.build();
 
 	private final AtomicLong dropped = new AtomicLong();
 
@@ -171,32 +173,25 @@ public class RedisJobOutcomeStream
 				+ total + " in all) because " + reason);
 	}
 
-	byte[] encode(JobOutcome outcome) {
-		return this.mapper.writeValueAsBytes(this.mapper.createObjectNode()
-			.put("topic", outcome.topic())
-			.put("id", outcome.id())
-			.put("outcome", outcome.outcome())
-			.put("attempt", outcome.attempt())
-			.put("maxAttempts", outcome.maxAttempts())
-			.put("listener", outcome.listenerId())
-			.put("instance", outcome.instanceId())
-			.put("error", outcome.error())
-			.put("at", outcome.at().toEpochMilli()));
+	byte[] encode(JobOutcome o) {
+		return this.mapper.writeValueAsBytes(new Message(o.topic(), o.id(), o.outcome(), o.attempt(), o.maxAttempts(),
+				o.listenerId(), o.instanceId(), o.error(), o.at().toEpochMilli()));
 	}
 
-	// a message without listener or instance (not one of encode's) gives an outcome without them
+	/** An outcome as the channel carries it; a message without listener or instance gives an outcome without them. */
 	@SuppressWarnings("NullAway")
-	JobOutcome decode(byte[] body) {
-		JsonNode message = this.mapper.readTree(body);
-		String topic = message.path("topic").asString(null);
-		String id = message.path("id").asString(null);
-		String outcome = message.path("outcome").asString(null);
-		if (topic == null || id == null || outcome == null) {
-			throw new IllegalArgumentException("topic, id and outcome are required");
+	record Message(String topic, String id, String outcome, int attempt, int maxAttempts, @Nullable String listener,
+			@Nullable String instance, @Nullable String error, long at) {
+
+		Message {
+			Assert.isTrue(topic != null && id != null && outcome != null, "topic, id and outcome are required");
 		}
-		return new JobOutcome(topic, id, outcome, message.path("attempt").asInt(), message.path("maxAttempts").asInt(),
-				message.path("listener").asString(null), message.path("instance").asString(null),
-				message.path("error").asString(null), Instant.ofEpochMilli(message.path("at").asLong()));
+
+		JobOutcome toOutcome() {
+			return new JobOutcome(this.topic, this.id, this.outcome, this.attempt, this.maxAttempts, this.listener,
+					this.instance, this.error, Instant.ofEpochMilli(this.at));
+		}
+
 	}
 
 	@Override
@@ -283,7 +278,7 @@ public class RedisJobOutcomeStream
 	private void deliver(byte[] body) {
 		JobOutcome outcome;
 		try {
-			outcome = decode(body);
+			outcome = this.mapper.readValue(body, Message.class).toOutcome();
 		}
 		catch (RuntimeException ex) {
 			this.badMessageWarning.warn("Ignored a message on channel '" + this.channel + "' that is no job outcome: "
@@ -335,6 +330,7 @@ public class RedisJobOutcomeStream
 				batch.forEach((outcome) -> connection.publish(channel, encode(outcome)));
 				return;
 			}
+			// one script call: Jedis cannot pipeline PUBLISH
 			byte[][] args = new byte[batch.size() + 1][];
 			args[0] = channel;
 			for (int i = 0; i < batch.size(); i++) {

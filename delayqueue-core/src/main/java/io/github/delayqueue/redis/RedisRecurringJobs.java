@@ -107,7 +107,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 
 	@Override
 	public boolean pause(String name) {
-		return Replies.asLong(call(bucketOf(name), "pause", name).get(1)) >= 0;
+		return answer("pause", name) >= 0;
 	}
 
 	@Override
@@ -147,7 +147,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 
 	@Override
 	public boolean delete(String name) {
-		return Replies.asLong(call(bucketOf(name), "delete", name).get(1)) == 1;
+		return answer("delete", name) == 1;
 	}
 
 	@Override
@@ -164,8 +164,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 			for (int i = 1; i + 3 < reply.size(); i += 4) {
 				String name = Replies.asString(reply.get(i));
 				try {
-					all.add(RecurringRecord.decode(name, Replies.asBytes(reply.get(i + 1)), Replies.asLong(reply.get(i + 2)),
-							Replies.asString(reply.get(i + 3))));
+					all.add(RecurringRecord.decode(name, reply, i + 1));
 				}
 				catch (RuntimeException ex) {
 					logger.warn("Leaving out recurring job " + name + ", which cannot be read (written by another "
@@ -352,6 +351,10 @@ final class RedisRecurringJobs implements RecurringJobs {
 		return answer;
 	}
 
+	private long answer(String operation, String name) {
+		return Replies.asLong(call(bucketOf(name), operation, name).get(1));
+	}
+
 	private int bucketOf(String name) {
 		return this.keys.bucketOfName(RecurringJob.name(name));
 	}
@@ -373,8 +376,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 		}
 
 		@Nullable RecurringJobInfo info() {
-			return (this.reply.size() < 4) ? null : RecurringRecord.decode(this.name, Replies.asBytes(this.reply.get(1)),
-					Replies.asLong(this.reply.get(2)), Replies.asString(this.reply.get(3)));
+			return (this.reply.size() < 4) ? null : RecurringRecord.decode(this.name, this.reply, 1);
 		}
 
 		long gen() {
