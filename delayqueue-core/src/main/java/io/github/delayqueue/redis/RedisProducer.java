@@ -149,18 +149,15 @@ abstract class RedisProducer implements DelayQueueProducer {
 		Assert.notNull(requests, "requests must not be null");
 		Assert.noNullElements(requests, "requests must not contain null");
 		requests.forEach(this::check);
-		List<Map.Entry<Integer, List<Integer>>> chunks = byBucket(IntStream.range(0, requests.size()).boxed().toList(),
+		List<Map.Entry<Integer, List<Integer>>> calls = byBucket(IntStream.range(0, requests.size()).boxed().toList(),
 				(i) -> this.keys.bucketOf(requests.get(i).topic(), requests.get(i).id()), SCHEDULE_BATCH);
-		List<QueueScripts.ScheduleCall> calls = chunks.stream()
-			.map((chunk) -> new QueueScripts.ScheduleCall(chunk.getKey(), chunk.getValue().stream().map(requests::get).toList()))
-			.toList();
-		List<ScriptReplies.Scheduled> replies = this.scripts.scheduleAll(calls, this.defaultTtr,
+		List<ScriptReplies.Scheduled> replies = this.scripts.scheduleAll(calls, requests, this.defaultTtr,
 				this.defaultMaxAttempts);
 		ScheduleResult[] results = new ScheduleResult[requests.size()];
 		for (int c = 0; c < calls.size(); c++) {
-			List<Integer> chunk = chunks.get(c).getValue();
-			for (int k = 0; k < chunk.size(); k++) {
-				results[chunk.get(k)] = scheduled(requests.get(chunk.get(k)), calls.get(c).bucket(), replies.get(c), k);
+			List<Integer> call = calls.get(c).getValue();
+			for (int k = 0; k < call.size(); k++) {
+				results[call.get(k)] = scheduled(requests.get(call.get(k)), calls.get(c).getKey(), replies.get(c), k);
 			}
 		}
 		return Arrays.asList(results);
