@@ -126,12 +126,7 @@ abstract class RedisProducer implements DelayQueueProducer {
 		this.timer.onRecurringTick(bucket, tickMillis);
 	}
 
-	/**
-	 * The bucket a job belongs to.
-	 * @param topic the topic
-	 * @param id the job id
-	 * @return {@code crc32(topic + ":" + id) mod buckets}
-	 */
+	/** The bucket of a job, {@code crc32(topic + ":" + id) mod buckets}; checks the topic and id. */
 	public int bucketOf(String topic, String id) {
 		JobConstraints.topic(topic);
 		JobConstraints.id(id);
