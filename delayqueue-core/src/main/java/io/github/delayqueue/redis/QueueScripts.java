@@ -79,41 +79,32 @@ final class QueueScripts {
 		this.channel = KeySpace.bytes(keys.channel());
 	}
 
-	/** The jobs of one schedule script call: all of one bucket. */
-	record ScheduleCall(int bucket, List<ScheduleRequest> requests) {
-
-	}
-
 	/**
-	 * Schedules the jobs of each call, with defaults for a request's TTR and attempts; waits for
-	 * the replicas. One reply per call, in order.
+	 * Schedules the requests of each call (a bucket and indexes into {@code requests}), with
+	 * defaults for a request's TTR and attempts; waits for the replicas. One reply per call, in order.
 	 */
-	List<ScriptReplies.Scheduled> scheduleAll(List<ScheduleCall> calls, Duration defaultTtr, int defaultMaxAttempts) {
-		List<byte[][]> arguments = new ArrayList<>(calls.size());
-		calls.forEach((call) -> arguments.add(scheduleArguments(call, defaultTtr, defaultMaxAttempts)));
-		return this.runner.runAll(SCHEDULE, arguments, true)
-			.stream()
-			.map(ScriptReplies.Scheduled::decode)
-			.toList();
-	}
-
-	/** The eight script arguments of each job, in order. */
 	@SuppressWarnings("NullAway") // a request has its delay or its due time
-	private byte[][] scheduleArguments(ScheduleCall call, Duration defaultTtr, int defaultMaxAttempts) {
-		List<Object> values = new ArrayList<>(8 * call.requests().size());
-		for (ScheduleRequest request : call.requests()) {
-			boolean relative = request.delay() != null;
-			int priority = request.effectivePriority();
-			String mode = relative ? "d" : "a";
-			values.addAll(List.of(KeySpace.jobKey(request.topic(), request.id()), request.topic(),
-					StoredPayload.encode(request.headers(), request.payload()),
-					(priority == JobConstraints.DEFAULT_PRIORITY) ? mode : mode + priority,
-					relative ? request.delay().toMillis() : request.dueAt().toEpochMilli(),
-					((request.ttr() != null) ? request.ttr() : defaultTtr).toMillis(),
-					(request.maxAttempts() != null) ? request.maxAttempts() : defaultMaxAttempts,
-					(request.onDuplicate() == OnDuplicate.REPLACE) ? "1" : "0"));
+	List<ScriptReplies.Scheduled> scheduleAll(List<Map.Entry<Integer, List<Integer>>> calls,
+			List<ScheduleRequest> requests, Duration defaultTtr, int defaultMaxAttempts) {
+		List<byte[][]> arguments = new ArrayList<>(calls.size());
+		for (Map.Entry<Integer, List<Integer>> call : calls) {
+			List<Object> values = new ArrayList<>(8 * call.getValue().size());
+			for (int index : call.getValue()) {
+				ScheduleRequest request = requests.get(index);
+				boolean relative = request.delay() != null;
+				int priority = request.effectivePriority();
+				String mode = relative ? "d" : "a";
+				values.addAll(List.of(KeySpace.jobKey(request.topic(), request.id()), request.topic(),
+						StoredPayload.encode(request.headers(), request.payload()),
+						(priority == JobConstraints.DEFAULT_PRIORITY) ? mode : mode + priority,
+						relative ? request.delay().toMillis() : request.dueAt().toEpochMilli(),
+						((request.ttr() != null) ? request.ttr() : defaultTtr).toMillis(),
+						(request.maxAttempts() != null) ? request.maxAttempts() : defaultMaxAttempts,
+						(request.onDuplicate() == OnDuplicate.REPLACE) ? "1" : "0"));
+			}
+			arguments.add(call(call.getKey(), values));
 		}
-		return call(call.bucket(), values);
+		return this.runner.runAll(SCHEDULE, arguments, true).stream().map(ScriptReplies.Scheduled::decode).toList();
 	}
 
 	/** Removes a job in any state; whether there was one. */

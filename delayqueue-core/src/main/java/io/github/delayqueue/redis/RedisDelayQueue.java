@@ -32,11 +32,7 @@ public class RedisDelayQueue extends RedisAdmin implements DelayQueueOperations,
 		super(builder);
 	}
 
-	/**
-	 * Starts building a queue on a connection factory.
-	 * @param connectionFactory the Redis connection factory (Lettuce or Jedis)
-	 * @return the builder
-	 */
+	/** Starts building a queue on a Redis connection factory (Lettuce or Jedis). */
 	public static RedisDelayQueueBuilder builder(RedisConnectionFactory connectionFactory) {
 		return new RedisDelayQueueBuilder(connectionFactory);
 	}
@@ -111,58 +107,37 @@ public class RedisDelayQueue extends RedisAdmin implements DelayQueueOperations,
 		return PHASE;
 	}
 
-	/**
-	 * The namespace's recurring jobs, fired by the instances that run timers.
-	 * @return the recurring jobs
-	 */
+	/** The namespace's recurring jobs, fired by the instances that run timers. */
 	public RecurringJobs getRecurringJobs() {
 		return this.recurringJobs;
 	}
 
-	/**
-	 * This instance's name in the heartbeat set and as timer owner.
-	 * @return the instance id
-	 */
+	/** This instance's name in the heartbeat set and as timer owner. */
 	public String getInstanceId() {
 		return this.instanceId;
 	}
 
-	/**
-	 * The prefix of every key and of the channel.
-	 * @return the namespace
-	 */
+	/** The prefix of every key and of the channel. */
 	public String getNamespace() {
 		return this.keys.namespace();
 	}
 
-	/**
-	 * The number of buckets.
-	 * @return the bucket count
-	 */
+	/** The number of buckets. */
 	public int getBuckets() {
 		return this.keys.buckets();
 	}
 
-	/**
-	 * The status of this instance's bucket timer.
-	 * @return the timer's status
-	 */
+	/** The status of this instance's bucket timer. */
 	public TimerStatus getTimer() {
 		return this.timer;
 	}
 
-	/**
-	 * Whether the event subscription is active.
-	 * @return {@code true} while subscribed
-	 */
+	/** Whether the event subscription is active. */
 	public boolean isSubscribed() {
 		return this.subscriber.isListening();
 	}
 
-	/**
-	 * The connection factory of the queue.
-	 * @return the connection factory
-	 */
+	/** The connection factory of the queue. */
 	public RedisConnectionFactory getConnectionFactory() {
 		return this.connectionFactory;
 	}

@@ -22,7 +22,8 @@ import org.springframework.util.Assert;
 import org.springframework.util.unit.DataSize;
 
 /**
- * Builds a {@link RedisDelayQueue}; each setting is checked when it is set.
+ * Builds a {@link RedisDelayQueue}. Each setter returns this builder and throws
+ * {@link IllegalArgumentException} naming the setting when a value is out of its range.
  */
 public final class RedisDelayQueueBuilder {
 
@@ -69,11 +70,7 @@ public final class RedisDelayQueueBuilder {
 		this.connectionFactory = connectionFactory;
 	}
 
-	/**
-	 * Prefix of every key and of the channel; default {@code delayqueue}.
-	 * @param namespace the namespace
-	 * @return this builder
-	 */
+	/** Prefix of every key and of the channel; default {@code delayqueue}. */
 	public RedisDelayQueueBuilder namespace(String namespace) {
 		this.namespace = JobConstraints.namespace(namespace);
 		return this;
@@ -82,8 +79,6 @@ public final class RedisDelayQueueBuilder {
 	/**
 	 * Number of buckets, 1 to 16384, the same on every instance of a namespace; default: the
 	 * namespace's pinned count, else 16 on a Redis Cluster and 1 on one server.
-	 * @param buckets the bucket count
-	 * @return this builder
 	 */
 	public RedisDelayQueueBuilder buckets(int buckets) {
 		Assert.isTrue(buckets >= 1 && buckets <= KeySpace.MAX_BUCKETS,
@@ -92,11 +87,7 @@ public final class RedisDelayQueueBuilder {
 		return this;
 	}
 
-	/**
-	 * Largest payload; default 1 MiB.
-	 * @param maxPayloadSize the largest payload after serialization
-	 * @return this builder
-	 */
+	/** Largest payload; default 1 MiB. */
 	public RedisDelayQueueBuilder maxPayloadSize(DataSize maxPayloadSize) {
 		Assert.notNull(maxPayloadSize, "maxPayloadSize must not be null");
 		Assert.isTrue(maxPayloadSize.toBytes() > 0, () -> "maxPayloadSize must be positive, was " + maxPayloadSize);
@@ -104,31 +95,19 @@ public final class RedisDelayQueueBuilder {
 		return this;
 	}
 
-	/**
-	 * TTR of jobs scheduled without one; default 60 s.
-	 * @param defaultTtr the default time-to-run
-	 * @return this builder
-	 */
+	/** TTR of jobs scheduled without one; default 60 s. */
 	public RedisDelayQueueBuilder defaultTtr(Duration defaultTtr) {
 		this.defaultTtr = JobConstraints.ttr(defaultTtr);
 		return this;
 	}
 
-	/**
-	 * Attempts of jobs scheduled without a number; default 5.
-	 * @param defaultMaxAttempts the default attempts limit
-	 * @return this builder
-	 */
+	/** Attempts of jobs scheduled without a number; default 5. */
 	public RedisDelayQueueBuilder defaultMaxAttempts(int defaultMaxAttempts) {
 		this.defaultMaxAttempts = JobConstraints.maxAttempts(defaultMaxAttempts);
 		return this;
 	}
 
-	/**
-	 * Whether this instance takes part in running bucket timers; default true.
-	 * @param timerEnabled {@code false} to leave the timers to other instances
-	 * @return this builder
-	 */
+	/** Whether this instance takes part in running bucket timers; default true. */
 	public RedisDelayQueueBuilder timerEnabled(boolean timerEnabled) {
 		this.timerEnabled = timerEnabled;
 		return this;
@@ -137,40 +116,25 @@ public final class RedisDelayQueueBuilder {
 	/**
 	 * Whether a timer step reserves the jobs it makes due for a consumer of this instance that
 	 * waits for their topic; default true. Off, they go to the ready list for a take.
-	 * @param reserveForWaitingConsumers {@code false} to leave every due job to a take
-	 * @return this builder
 	 */
 	public RedisDelayQueueBuilder reserveForWaitingConsumers(boolean reserveForWaitingConsumers) {
 		this.reserveForWaitingConsumers = reserveForWaitingConsumers;
 		return this;
 	}
 
-	/**
-	 * Most jobs one promote script moves; default 500.
-	 * @param batchSize the most jobs per promote call
-	 * @return this builder
-	 */
+	/** Most jobs one promote script moves; default 500. */
 	public RedisDelayQueueBuilder batchSize(int batchSize) {
 		this.batchSize = JobConstraints.max("batchSize", batchSize, 10_000);
 		return this;
 	}
 
-	/**
-	 * How often every owned bucket is re-checked and the shares fully re-coordinated;
-	 * default 60 s.
-	 * @param guardInterval the guard interval
-	 * @return this builder
-	 */
+	/** How often every owned bucket is re-checked and the shares fully re-coordinated; default 60 s. */
 	public RedisDelayQueueBuilder guardInterval(Duration guardInterval) {
 		this.guardInterval = JobConstraints.positive("guardInterval", guardInterval, Duration.ofHours(1));
 		return this;
 	}
 
-	/**
-	 * How long an instance's buckets stay its own without a heartbeat; default 5 s.
-	 * @param leaseTtl the lease
-	 * @return this builder
-	 */
+	/** How long an instance's buckets stay its own without a heartbeat; default 5 s. */
 	public RedisDelayQueueBuilder leaseTtl(Duration leaseTtl) {
 		this.leaseTtl = JobConstraints.positive("leaseTtl", leaseTtl, Duration.ofMinutes(10));
 		return this;
@@ -179,8 +143,6 @@ public final class RedisDelayQueueBuilder {
 	/**
 	 * How many replicas must have a schedule or a finish before it returns ({@code WAIT});
 	 * default 0: acknowledged once on the master.
-	 * @param waitReplicas the replicas to wait for
-	 * @return this builder
 	 */
 	public RedisDelayQueueBuilder waitReplicas(int waitReplicas) {
 		Assert.isTrue(waitReplicas >= 0, () -> "waitReplicas must not be negative, was " + waitReplicas);
@@ -188,11 +150,7 @@ public final class RedisDelayQueueBuilder {
 		return this;
 	}
 
-	/**
-	 * How long a schedule or finish waits for its replicas; default 1 s.
-	 * @param waitTimeout the longest wait for them
-	 * @return this builder
-	 */
+	/** How long a schedule or finish waits for its replicas; default 1 s. */
 	public RedisDelayQueueBuilder waitTimeout(Duration waitTimeout) {
 		this.waitTimeout = JobConstraints.positive("waitTimeout", waitTimeout, Duration.ofMinutes(1));
 		return this;
@@ -201,19 +159,13 @@ public final class RedisDelayQueueBuilder {
 	/**
 	 * Whether {@link RedisDelayQueue#start()} throws when Redis is unreachable; default
 	 * true. Otherwise the start-up checks run before the first call that reaches Redis.
-	 * @param failFast whether an unreachable Redis fails the start
-	 * @return this builder
 	 */
 	public RedisDelayQueueBuilder failFast(boolean failFast) {
 		this.failFast = failFast;
 		return this;
 	}
 
-	/**
-	 * This instance's name; default host, process id and a random suffix.
-	 * @param instanceId the instance name, or {@code null} for the default
-	 * @return this builder
-	 */
+	/** This instance's name; {@code null} (the default): host, process id and a random suffix. */
 	public RedisDelayQueueBuilder instanceId(@Nullable String instanceId) {
 		this.instanceId = instanceId;
 		return this;
@@ -226,11 +178,7 @@ public final class RedisDelayQueueBuilder {
 		return this;
 	}
 
-	/**
-	 * Adds an observer of what this instance does to jobs.
-	 * @param observer the observer to add
-	 * @return this builder
-	 */
+	/** Adds an observer of what this instance does to jobs. */
 	public RedisDelayQueueBuilder observer(DelayQueueObserver observer) {
 		Assert.notNull(observer, "observer must not be null");
 		this.observers.add(observer);
@@ -238,11 +186,8 @@ public final class RedisDelayQueueBuilder {
 	}
 
 	/**
-	 * Sets which finished and DEAD jobs a topic keeps; by default no finished job and every
-	 * DEAD one. Give every instance of the topic the same retention.
-	 * @param topic the topic
-	 * @param retention what it keeps, or {@code null} for the default
-	 * @return this builder
+	 * Sets which finished and DEAD jobs a topic keeps; {@code null} (the default): no finished
+	 * job and every DEAD one. Give every instance of the topic the same retention.
 	 */
 	public RedisDelayQueueBuilder retention(String topic, @Nullable Retention retention) {
 		put(this.retention, topic, retention);
@@ -250,11 +195,8 @@ public final class RedisDelayQueueBuilder {
 	}
 
 	/**
-	 * Limits how many jobs of a topic reserves hand out; by default none. Give every
-	 * instance of the topic the same limit.
-	 * @param topic the topic
-	 * @param limit the limit, or {@code null} for none
-	 * @return this builder
+	 * Limits how many jobs of a topic reserves hand out; {@code null} (the default): no limit.
+	 * Give every instance of the topic the same limit.
 	 */
 	public RedisDelayQueueBuilder rateLimit(String topic, @Nullable RateLimit limit) {
 		put(this.rateLimits, topic, limit);

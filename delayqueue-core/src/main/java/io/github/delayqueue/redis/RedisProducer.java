@@ -11,37 +11,132 @@ import java.util.Optional;
 import java.util.function.ToIntFunction;
 import java.util.stream.IntStream;
 
+import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.DelayQueueProducer;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.RescheduleResult;
+import io.github.delayqueue.core.Retention;
 import io.github.delayqueue.core.ScheduleRequest;
 import io.github.delayqueue.core.ScheduleResult;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.util.Assert;
 
 /**
- * The producer side of {@link RedisDelayQueue}: each call is one script call on the job's
- * bucket, and what it wrote wakes this instance's consumers and timer. Thread-safe.
+ * The parts of a {@link RedisDelayQueue}, wired from its builder, and its producer side: each
+ * call is one script call on the job's bucket, and what it wrote wakes this instance's
+ * consumers and timer. Thread-safe.
  */
-abstract class RedisProducer extends RedisQueueParts implements DelayQueueProducer {
+abstract class RedisProducer implements DelayQueueProducer {
 
 	/** The most jobs one schedule script call creates. */
 	static final int SCHEDULE_BATCH = 200;
 
+	private static final Log logger = LogFactory.getLog(RedisDelayQueue.class);
+
+	final RedisConnectionFactory connectionFactory;
+
+	final KeySpace keys;
+
+	final StartupChecks startupChecks;
+
+	final ScriptRunner runner;
+
+	final QueueScripts scripts;
+
+	final RedisClock clock;
+
+	final DelayQueueObserver observer;
+
+	final ReadySignals signals;
+
+	final RateLimits rateLimits;
+
+	final RetainedJobs retained;
+
+	final RedisTimerBackend timerBackend;
+
+	final BucketTimer timer;
+
+	final EventSubscriber subscriber;
+
+	final RedisRecurringJobs recurringJobs;
+
+	final String instanceId;
+
+	final long maxPayloadSize;
+
+	final Duration defaultTtr;
+
+	final int defaultMaxAttempts;
+
+	final boolean failFast;
+
+	final boolean timerEnabled;
+
 	RedisProducer(RedisDelayQueueBuilder builder) {
-		super(builder);
+		this.connectionFactory = builder.connectionFactory;
+		StartupChecks.Resolved buckets = (builder.buckets != null)
+				? new StartupChecks.Resolved(builder.buckets, StartupChecks.Origin.SET)
+				: StartupChecks.resolve(builder.connectionFactory, builder.namespace, builder.failFast);
+		this.keys = new KeySpace(builder.namespace, buckets.count());
+		this.startupChecks = new StartupChecks(new ScriptRunner(builder.connectionFactory), this.keys,
+				buckets.origin());
+		this.runner = new ScriptRunner(builder.connectionFactory,
+				new ReplicaWait(builder.waitReplicas, builder.waitTimeout), this.startupChecks::beforeCall);
+		this.scripts = new QueueScripts(this.runner, this.keys);
+		this.maxPayloadSize = builder.maxPayloadSize.toBytes();
+		this.defaultTtr = builder.defaultTtr;
+		this.defaultMaxAttempts = builder.defaultMaxAttempts;
+		this.failFast = builder.failFast;
+		this.timerEnabled = builder.timerEnabled;
+		this.instanceId = builder.instanceId();
+		this.clock = new RedisClock(builder.nanoTime);
+		this.observer = DelayQueueObserver.composite(builder.observers);
+		this.signals = new ReadySignals(this.keys.buckets(), RedisConsumer.readyListProbe(this.runner, this.keys));
+		this.recurringJobs = new RedisRecurringJobs(this.scripts, this.keys, this.defaultTtr, this.defaultMaxAttempts,
+				this.maxPayloadSize, this.observer, this.signals, this::onRecurringTick);
+		this.rateLimits = new RateLimits(this.runner, this.keys, builder.rateLimits);
+		this.retained = new RetainedJobs(this.runner, this.scripts, this.keys, builder.retention(Retention::keepsCompleted),
+				builder.retention(Retention::limitsFailed), this.observer);
+		// a topic with a rate limit takes permits before its jobs: none is reserved at once
+		boolean reserveAtOnce = builder.reserveForWaitingConsumers;
+		this.timerBackend = new RedisTimerBackend(this.scripts, this.signals, this.instanceId, builder.leaseTtl,
+				builder.batchSize, this.observer, this.recurringJobs, this.retained, this::recheckTimers,
+				(topic) -> reserveAtOnce && this.rateLimits.of(topic) == null);
+		this.timer = new BucketTimer(this.timerBackend, this.keys.buckets(), builder.batchSize,
+				builder.coordinationInterval(), builder.guardInterval, this.clock, this.signals::markReady, () -> {
+					logger.warn("Redis lost the data of namespace '" + this.keys.namespace() + "' (a restart without"
+							+ " persistence, a flush, or an eviction of its keys): the jobs written before are gone;"
+							+ " its bucket count is pinned again and the declared recurring jobs are put again");
+					this.observer.dataLost(this.keys.namespace());
+				});
+		this.subscriber = new EventSubscriber(this.connectionFactory, this.keys.channel(), this.signals, this.timer);
+	}
+
+	private void recheckTimers() {
+		this.timer.recheckAll();
+	}
+
+	private void onRecurringTick(int bucket, long tickMillis) {
+		this.timer.onRecurringTick(bucket, tickMillis);
+	}
+
+	/** The bucket of a job, {@code crc32(topic + ":" + id) mod buckets}; checks the topic and id. */
+	public int bucketOf(String topic, String id) {
+		JobConstraints.topic(topic);
+		JobConstraints.id(id);
+		return this.keys.bucketOf(topic, id);
 	}
 
 	@Override
 	public ScheduleResult schedule(ScheduleRequest request) {
 		Assert.notNull(request, "request must not be null");
-		check(request);
-		int bucket = this.keys.bucketOf(request.topic(), request.id());
-		ScriptReplies.Scheduled reply = this.scripts.scheduleAll(List.of(new QueueScripts.ScheduleCall(bucket,
-				List.of(request))), this.defaultTtr, this.defaultMaxAttempts).get(0);
-		return scheduled(request, bucket, reply, 0);
+		return scheduleAll(List.of(request)).get(0);
 	}
 
 	@Override
@@ -49,18 +144,15 @@ abstract class RedisProducer extends RedisQueueParts implements DelayQueueProduc
 		Assert.notNull(requests, "requests must not be null");
 		Assert.noNullElements(requests, "requests must not contain null");
 		requests.forEach(this::check);
-		List<Map.Entry<Integer, List<Integer>>> chunks = byBucket(IntStream.range(0, requests.size()).boxed().toList(),
+		List<Map.Entry<Integer, List<Integer>>> calls = byBucket(IntStream.range(0, requests.size()).boxed().toList(),
 				(i) -> this.keys.bucketOf(requests.get(i).topic(), requests.get(i).id()), SCHEDULE_BATCH);
-		List<QueueScripts.ScheduleCall> calls = chunks.stream()
-			.map((chunk) -> new QueueScripts.ScheduleCall(chunk.getKey(), chunk.getValue().stream().map(requests::get).toList()))
-			.toList();
-		List<ScriptReplies.Scheduled> replies = this.scripts.scheduleAll(calls, this.defaultTtr,
+		List<ScriptReplies.Scheduled> replies = this.scripts.scheduleAll(calls, requests, this.defaultTtr,
 				this.defaultMaxAttempts);
 		ScheduleResult[] results = new ScheduleResult[requests.size()];
 		for (int c = 0; c < calls.size(); c++) {
-			List<Integer> chunk = chunks.get(c).getValue();
-			for (int k = 0; k < chunk.size(); k++) {
-				results[chunk.get(k)] = scheduled(requests.get(chunk.get(k)), calls.get(c).bucket(), replies.get(c), k);
+			List<Integer> call = calls.get(c).getValue();
+			for (int k = 0; k < call.size(); k++) {
+				results[call.get(k)] = scheduled(requests.get(call.get(k)), calls.get(c).getKey(), replies.get(c), k);
 			}
 		}
 		return Arrays.asList(results);
