@@ -1,7 +1,6 @@
 package io.github.delayqueue.listener;
 
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -22,6 +21,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.core.log.LogAccessor;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.support.GenericMessage;
+import org.springframework.util.CollectionUtils;
 
 /**
  * Calls a container's listener on one reserved job as a message, with its interceptors
@@ -104,7 +104,7 @@ final class JobInvoker {
 	/** The message a handler method gets for a job: its payload, its own headers, then the queue's. */
 	static Message<byte[]> message(ReservedJob job) {
 		Map<String, String> own = job.headers();
-		Map<String, Object> headers = new HashMap<>((int) ((own.size() + 11) / 0.75f) + 1);
+		Map<String, Object> headers = CollectionUtils.newHashMap(own.size() + 11);
 		headers.putAll(own);
 		headers.put(DelayedJobArgumentResolver.JOB_HEADER, job);
 		headers.put(DelayQueueHeaders.TOPIC, job.topic());
