@@ -1,6 +1,7 @@
 package io.github.delayqueue.redis;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -15,9 +16,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisClusterConnection;
-import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -43,10 +42,6 @@ final class StartupChecks {
 	static final int LOOKED_AT = 15;
 
 	private static final LuaScript BUCKETS = LuaScript.of("buckets", 2);
-
-	private static final byte[] PIN = KeySpace.bytes("pin");
-
-	private static final byte[] USED = KeySpace.bytes("used");
 
 
 	private static final Log logger = LogFactory.getLog(StartupChecks.class);
@@ -291,42 +286,45 @@ final class StartupChecks {
 	/** Reads the pinned bucket count of a namespace, else the server's default; see {@link #resolve}. */
 	static int read(ScriptRunner runner, String namespace) {
 		KeySpace keys = new KeySpace(namespace, LOOKED_AT + 1);
-		return runner.execute("reading the bucket count of namespace '" + namespace + "'", (connection) -> {
-			boolean cluster = connection instanceof RedisClusterConnection;
-			List<?> pin = reply(keys, eval(connection, PIN, keys.config(), keys.timers()));
-			String pinned = (pin.get(0) instanceof byte[] value && value.length > 0)
-					? new String(value, StandardCharsets.UTF_8) : null;
-			Integer count = parse(pinned);
-			if (count != null) {
-				logger.debug("Namespace '" + namespace + "' was created with " + count + " bucket(s)");
-				return count;
-			}
-			int chosen = cluster ? CLUSTER : SINGLE_SERVER;
-			if (pinned != null) {
-				// not a count: the start-up check refuses it by name
-				return chosen;
-			}
-			long timed = (pin.get(1) instanceof Long value) ? value : -1;
-			if (timed >= chosen) {
-				throw inUse(namespace, timed, "a timer was given it", chosen);
-			}
-			if (timed >= 0 && timed != chosen - 1) {
-				// timers run: their highest bucket is the count's last
-				throw unpinned(namespace, "timers run its buckets up to " + timed + " only: it was created with another"
-						+ " count than " + chosen + " and lost its pinned count", "");
-			}
-			// on one server, a bucket above 0 that holds anything (one call per slot)
-			for (int bucket = LOOKED_AT; bucket >= chosen && !cluster; bucket--) {
-				List<?> used = reply(keys, eval(connection, USED, keys.jobs(bucket),
-						KeySpace.bytes(keys.prefix(bucket) + "recurring")));
-				if (Long.valueOf(1).equals(used.get(0))) {
-					throw inUse(namespace, bucket, "it holds jobs or recurring jobs", chosen);
-				}
-			}
-			logger.info("New namespace '" + namespace + "': " + chosen + " bucket(s) for this "
-					+ (cluster ? "Redis Cluster" : "Redis server") + " (delayqueue.buckets sets another count)");
+		boolean cluster = runner.execute("reading the bucket count of namespace '" + namespace + "'",
+				(connection) -> connection instanceof RedisClusterConnection);
+		List<?> pin = reply(keys, runner.run(BUCKETS, QueueScripts.args(List.of(keys.config(), keys.timers()), "pin")));
+		String pinned = (pin.get(0) instanceof byte[] value && value.length > 0)
+				? new String(value, StandardCharsets.UTF_8) : null;
+		Integer count = parse(pinned);
+		if (count != null) {
+			logger.debug("Namespace '" + namespace + "' was created with " + count + " bucket(s)");
+			return count;
+		}
+		int chosen = cluster ? CLUSTER : SINGLE_SERVER;
+		if (pinned != null) {
+			// not a count: the start-up check refuses it by name
 			return chosen;
-		});
+		}
+		long timed = (pin.get(1) instanceof Long value) ? value : -1;
+		if (timed >= chosen) {
+			throw inUse(namespace, timed, "a timer was given it", chosen);
+		}
+		if (timed >= 0 && timed != chosen - 1) {
+			// timers run: their highest bucket is the count's last
+			throw unpinned(namespace, "timers run its buckets up to " + timed + " only: it was created with another"
+					+ " count than " + chosen + " and lost its pinned count", "");
+		}
+		// on one server, a bucket above 0 that holds anything, the highest first
+		List<byte[][]> calls = new ArrayList<>();
+		for (int bucket = LOOKED_AT; bucket >= chosen && !cluster; bucket--) {
+			calls.add(QueueScripts.args(List.of(keys.jobs(bucket), KeySpace.bytes(keys.prefix(bucket) + "recurring")),
+					"used"));
+		}
+		List<Object> used = runner.runAll(BUCKETS, calls, false);
+		for (int i = 0; i < used.size(); i++) {
+			if (Long.valueOf(1).equals(reply(keys, used.get(i)).get(0))) {
+				throw inUse(namespace, LOOKED_AT - i, "it holds jobs or recurring jobs", chosen);
+			}
+		}
+		logger.info("New namespace '" + namespace + "': " + chosen + " bucket(s) for this "
+				+ (cluster ? "Redis Cluster" : "Redis server") + " (delayqueue.buckets sets another count)");
+		return chosen;
 	}
 
 	/** A namespace whose bucket count the queue cannot use. */
@@ -348,10 +346,6 @@ final class StartupChecks {
 		return new Refused("Namespace '" + namespace + "' has no pinned bucket count ('{" + namespace
 				+ "}:config' has no field '" + PINNED_SETTING + "'), but " + found
 				+ ". Set delayqueue.buckets to the count its jobs were scheduled with" + hint);
-	}
-
-	private static @Nullable Object eval(RedisConnection connection, byte[] what, byte[] key, byte[] other) {
-		return connection.scriptingCommands().eval(BUCKETS.body(), ReturnType.MULTI, 2, key, other, what);
 	}
 
 	private static List<?> reply(KeySpace keys, @Nullable Object reply) {
