@@ -3,6 +3,7 @@ package io.github.delayqueue.listener;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.core.ReservedJob;
@@ -41,7 +42,7 @@ class JobBatchTests {
 
 	private static ReservedJob job(String id, long ttrMillis) {
 		return new ReservedJob("t", id, new byte[0], 1, 5, NOW, NOW, NOW, NOW.plusMillis(ttrMillis),
-				Duration.ofMillis(ttrMillis), 1);
+				Duration.ofMillis(ttrMillis), 1, Map.of());
 	}
 
 }

@@ -55,7 +55,7 @@ class JobMessageTests {
 						due.plusSeconds(33), Duration.ofSeconds(30), 7L, Map.of("tenant", "acme")),
 				new ReservedJob("orders", "43", new byte[0], 1, 3, null, null, null, null, null, 1L,
 						Map.of(DelayQueueHeaders.TTR, "30s", "tenant", "acme")),
-				new ReservedJob("orders", "44", new byte[0], 1, 3, null, null, null, null, null, 1L))) {
+				new ReservedJob("orders", "44", new byte[0], 1, 3, null, null, null, null, null, 1L, Map.of()))) {
 			MessageBuilder<byte[]> builder = MessageBuilder.withPayload(job.payload());
 			job.headers().forEach(builder::setHeader);
 			Message<byte[]> built = builder.setHeader(DelayedJobArgumentResolver.JOB_HEADER, job)
@@ -84,7 +84,7 @@ class JobMessageTests {
 
 	@Test
 	void theTimesAJobLacksAreNoHeaders() {
-		ReservedJob job = new ReservedJob("orders", "43", new byte[0], 1, 3, null, null, null, null, null, 1L);
+		ReservedJob job = new ReservedJob("orders", "43", new byte[0], 1, 3, null, null, null, null, null, 1L, Map.of());
 		MessageHeaders headers = JobInvoker.message(job).getHeaders();
 		assertThat(headers).doesNotContainKeys(DelayQueueHeaders.DUE_AT, DelayQueueHeaders.CREATED_AT,
 				DelayQueueHeaders.DELIVERED_AT, DelayQueueHeaders.RESERVED_UNTIL, DelayQueueHeaders.TTR);

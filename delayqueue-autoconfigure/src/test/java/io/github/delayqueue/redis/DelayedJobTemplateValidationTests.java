@@ -151,7 +151,7 @@ class DelayedJobTemplateValidationTests {
 		rejects(() -> this.queue.reserve("existing", 10_001, null), "max");
 		rejects(() -> this.queue.replayDead("existing", 0), "max");
 		ReservedJob job = new ReservedJob("existing", "1", new byte[0], 1, 1, Instant.now(), Instant.now(),
-				Instant.now(), Instant.now(), Duration.ofSeconds(1), 1);
+				Instant.now(), Instant.now(), Duration.ofSeconds(1), 1, Map.of());
 		rejects(() -> this.queue.fail(job, Duration.ofSeconds(-1), "e"), "backOff", "between PT0S and P36500D");
 		rejects(() -> this.queue.fail(job, Duration.ofDays(36_501), "e"), "backOff", "between PT0S and P36500D");
 		rejects(() -> this.queue.fail(job, null, "e"), "backOff");

@@ -96,12 +96,7 @@ public final class JobConstraints {
 		return name(field, topic, TOPIC, "");
 	}
 
-	/**
-	 * Checks a namespace: as a topic, with {@code :} allowed too.
-	 * @param namespace the namespace
-	 * @return the namespace
-	 * @throws IllegalArgumentException if the namespace breaks the rule
-	 */
+	/** Checks a namespace (as a topic, with {@code :} allowed too) and returns it. */
 	public static String namespace(@Nullable String namespace) {
 		return name("namespace", namespace, NAMESPACE, " ':',");
 	}
@@ -145,22 +140,12 @@ public final class JobConstraints {
 		return between("delay", notNull("delay", delay), MAX_DELAY.negated(), MAX_DELAY);
 	}
 
-	/**
-	 * Checks a back-off, from zero up to {@link #MAX_DELAY}.
-	 * @param field the field name for the message
-	 * @param backOff the back-off
-	 * @return the back-off
-	 */
+	/** Checks a back-off, from zero up to {@link #MAX_DELAY}, that field {@code field} holds, and returns it. */
 	public static Duration backOff(String field, @Nullable Duration backOff) {
 		return between(field, notNull(field, backOff), Duration.ZERO, MAX_DELAY);
 	}
 
-	/**
-	 * Checks a due time given as exactly one of a delay and an absolute time.
-	 * @param delay the delay, or {@code null}
-	 * @param dueAt the due time, or {@code null}
-	 * @throws IllegalArgumentException if both or neither are given, or one is out of range
-	 */
+	/** Checks that exactly one of a delay and a due time is given, and that it is in range. */
 	public static void delayOrDueAt(@Nullable Duration delay, @Nullable Instant dueAt) {
 		if ((delay == null) == (dueAt == null)) {
 			throw new IllegalArgumentException("exactly one of delay or dueAt must be given");
@@ -187,13 +172,7 @@ public final class JobConstraints {
 		return positive("ttr", ttr, MAX_TTR);
 	}
 
-	/**
-	 * Checks a positive duration of whole milliseconds up to a limit.
-	 * @param field the field name for the message
-	 * @param value the value
-	 * @param max the largest allowed value
-	 * @return the value
-	 */
+	/** Checks a positive duration of whole milliseconds up to {@code max} and returns it. */
 	public static Duration positive(String field, @Nullable Duration value, Duration max) {
 		return between(field, notNull(field, value), ONE_MILLISECOND, max);
 	}
@@ -236,13 +215,7 @@ public final class JobConstraints {
 		return priority;
 	}
 
-	/**
-	 * Checks a payload after serialization.
-	 * @param payload the payload bytes
-	 * @param maxSize the largest allowed, in bytes
-	 * @return the payload
-	 * @throws IllegalArgumentException if it is {@code null} or too large
-	 */
+	/** Checks a serialized payload: not null and at most {@code maxSize} bytes; returns it. */
 	public static byte[] payload(byte @Nullable [] payload, long maxSize) {
 		if (notNull("payload", payload).length > maxSize) {
 			throw new IllegalArgumentException("payload must be at most " + maxSize + " bytes (delayqueue.max-payload-size), was "
@@ -256,9 +229,7 @@ public final class JobConstraints {
 	 * {@value #MAX_HEADER_NAME_LENGTH} of {@code A-Z a-z 0-9 _ - .}, not {@code id},
 	 * {@code timestamp} or the queue's own {@code delayqueue_*}; values of at most
 	 * {@value #MAX_HEADER_VALUE_LENGTH} characters without control characters.
-	 * @param headers the headers
 	 * @return an unmodifiable copy, in the given order
-	 * @throws IllegalArgumentException if a rule is broken
 	 */
 	public static Map<String, String> headers(@Nullable Map<String, String> headers) {
 		notNull("headers", headers);
@@ -310,23 +281,12 @@ public final class JobConstraints {
 		return (text != null) ? "'" + text + "'" : "null";
 	}
 
-	/**
-	 * Checks a count that may be zero.
-	 * @param field the field, for the message
-	 * @param value the count
-	 * @param limit the largest allowed
-	 * @return the count
-	 */
+	/** Checks a count from zero up to {@code limit} and returns it. */
 	public static int count(String field, int value, int limit) {
 		return between(field, value, 0, limit);
 	}
 
-	/**
-	 * Checks the jobs of a {@link DelayQueueConsumer#finishAndReserve} call.
-	 * @param jobs the jobs, not empty, all of one topic
-	 * @return their one topic
-	 */
-	@SuppressWarnings("NullAway") // the list is not empty: the loop sets the topic
+	/** Checks the jobs of a {@link DelayQueueConsumer#finishAndReserve} call: not empty, one topic; returns it. */
 	public static String topicOf(@Nullable List<ReservedJob> jobs) {
 		if (jobs == null || jobs.isEmpty()) {
 			throw new IllegalArgumentException("jobs must not be null or empty");
@@ -348,14 +308,7 @@ public final class JobConstraints {
 		return topic;
 	}
 
-	/**
-	 * Checks a positive count up to a limit.
-	 * @param field the field, for the message
-	 * @param value the count
-	 * @param limit the largest allowed
-	 * @return the count
-	 * @throws IllegalArgumentException if it is out of range
-	 */
+	/** Checks a count from one up to {@code limit} and returns it. */
 	public static int max(String field, int value, int limit) {
 		return between(field, value, 1, limit);
 	}
@@ -367,11 +320,7 @@ public final class JobConstraints {
 		return value;
 	}
 
-	/**
-	 * Cuts an error text to {@link #MAX_ERROR_LENGTH} characters.
-	 * @param error the text, or {@code null}
-	 * @return the text to store, never {@code null}
-	 */
+	/** An error text to store: cut to {@link #MAX_ERROR_LENGTH} characters, empty for {@code null}. */
 	public static String errorText(@Nullable String error) {
 		if (error == null) {
 			return "";

@@ -46,10 +46,8 @@ public record QueueStats(List<BucketStats> buckets, Map<String, TopicStats> topi
 		 * @return the lag, zero when no job is overdue
 		 */
 		public Duration overdueLag(Instant now) {
-			if (this.overdueSince == null || !now.isAfter(this.overdueSince)) {
-				return Duration.ZERO;
-			}
-			return Duration.between(this.overdueSince, now);
+			return (this.overdueSince == null || !now.isAfter(this.overdueSince)) ? Duration.ZERO
+					: Duration.between(this.overdueSince, now);
 		}
 
 		TopicStats plus(TopicStats other) {
@@ -59,10 +57,7 @@ public record QueueStats(List<BucketStats> buckets, Map<String, TopicStats> topi
 		}
 
 		private static @Nullable Instant earlier(@Nullable Instant a, @Nullable Instant b) {
-			if (a == null) {
-				return b;
-			}
-			return (b == null || a.isBefore(b)) ? a : b;
+			return (a == null || (b != null && b.isBefore(a))) ? b : a;
 		}
 
 	}

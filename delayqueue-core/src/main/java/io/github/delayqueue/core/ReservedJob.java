@@ -38,27 +38,6 @@ public record ReservedJob(String topic, String id, byte[] payload, int attempt, 
 	}
 
 	/**
-	 * Creates a reservation of a job without headers.
-	 * @param topic the topic
-	 * @param id the job id
-	 * @param payload the payload as stored
-	 * @param attempt which delivery this is, starting at 1
-	 * @param maxAttempts the attempts limit
-	 * @param dueAt when the job was (last) due
-	 * @param createdAt when it was scheduled
-	 * @param deliveredAt when this reservation was made
-	 * @param reservedUntil when this reservation runs out
-	 * @param ttr the time-to-run the reservation was made with
-	 * @param token the fencing token of this reservation
-	 */
-	public ReservedJob(String topic, String id, byte[] payload, int attempt, int maxAttempts, @Nullable Instant dueAt,
-			@Nullable Instant createdAt, @Nullable Instant deliveredAt, @Nullable Instant reservedUntil,
-			@Nullable Duration ttr, long token) {
-		this(topic, id, payload, attempt, maxAttempts, dueAt, createdAt, deliveredAt, reservedUntil, ttr, token,
-				Map.of());
-	}
-
-	/**
 	 * A reservation known only by its topic, id and token, as a client of the HTTP job API
 	 * keeps it: enough to settle it. Its payload is empty, its attempts 0, its times {@code null}.
 	 * @param topic the topic
@@ -73,7 +52,7 @@ public record ReservedJob(String topic, String id, byte[] payload, int attempt, 
 		if (ttr != null) {
 			JobConstraints.ttr(ttr);
 		}
-		return new ReservedJob(topic, id, new byte[0], 0, 0, null, null, null, null, ttr, token);
+		return new ReservedJob(topic, id, new byte[0], 0, 0, null, null, null, null, ttr, token, Map.of());
 	}
 
 	/**
