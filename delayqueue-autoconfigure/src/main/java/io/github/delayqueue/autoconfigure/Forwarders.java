@@ -1,7 +1,9 @@
 package io.github.delayqueue.autoconfigure;
 
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Predicate;
@@ -45,7 +47,7 @@ public final class Forwarders<F extends JobForwarder> implements DelayedListener
 
 	private final Map<String, F> forwarders = new LinkedHashMap<>();
 
-	private final Map<String, DelayQueueProperties.Forward> settings;
+	private final List<ForwardingEndpoint> endpoints = new ArrayList<>();
 
 	/**
 	 * Makes the forwarders of the topics selected.
@@ -54,11 +56,13 @@ public final class Forwarders<F extends JobForwarder> implements DelayedListener
 	 * @param factory makes the forwarder of one topic
 	 */
 	public Forwarders(DelayQueueProperties properties, Predicate<DelayQueueProperties.Forward> selected, Factory<F> factory) {
-		this.settings = properties.getForward();
 		try {
 			properties.getForward().forEach((topic, forward) -> {
 				if (selected.test(forward)) {
-					this.forwarders.put(topic, factory.make(topic, forward));
+					F forwarder = factory.make(topic, forward);
+					this.forwarders.put(topic, forwarder);
+					this.endpoints.add(
+							new ForwardingEndpoint(topic, forwarder, forward.concurrency(), forward.sendTimeout()));
 				}
 			});
 		}
@@ -129,13 +133,8 @@ public final class Forwarders<F extends JobForwarder> implements DelayedListener
 	}
 
 	@Override
-	@SuppressWarnings("NullAway") // each forwarder was made from its topic's settings
 	public void configureDelayedListeners(DelayedListenerEndpointRegistrar registrar) {
-		this.forwarders.forEach((topic, forwarder) -> {
-			DelayQueueProperties.Forward forward = this.settings.get(topic);
-			registrar.registerEndpoint(
-					new ForwardingEndpoint(topic, forwarder, forward.concurrency(), forward.sendTimeout()));
-		});
+		this.endpoints.forEach(registrar::registerEndpoint);
 	}
 
 	/**
