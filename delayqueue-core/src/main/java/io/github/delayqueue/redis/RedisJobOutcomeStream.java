@@ -304,7 +304,8 @@ public class RedisJobOutcomeStream
 
 	private void publishUntilStopped() {
 		List<JobOutcome> batch = new ArrayList<>(BATCH);
-		while (this.running) {
+		// once stopped, what still waits, until stop() gives up after FLUSH_MILLIS
+		while (this.running || !this.outbox.isEmpty()) {
 			try {
 				JobOutcome first = this.outbox.poll(200, TimeUnit.MILLISECONDS);
 				if (first != null) {
@@ -381,21 +382,16 @@ public class RedisJobOutcomeStream
 	}
 
 	private void stopPublishing() {
-		long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FLUSH_MILLIS);
 		Thread publisher = this.publisher;
 		this.publisher = null;
-		try {
-			if (publisher != null) {
+		if (publisher != null) {
+			try {
 				publisher.join(FLUSH_MILLIS);
 			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-		List<JobOutcome> batch = new ArrayList<>(BATCH);
-		while (System.nanoTime() < deadline && this.outbox.drainTo(batch, BATCH) > 0) {
-			publish(batch);
-			batch.clear();
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			publisher.interrupt();
 		}
 		int left = this.outbox.size();
 		this.outbox.clear();
