@@ -7,10 +7,12 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueueStats.BucketStats;
 import io.github.delayqueue.core.QueueStats.TopicStats;
 import io.github.delayqueue.core.ReplayResult;
+import io.github.delayqueue.core.WaitingJobPage;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.recurring.RecurringJob;
 import io.github.delayqueue.recurring.RecurringJobInfo;
@@ -316,6 +318,32 @@ public final class EndpointDescriptors {
 	 */
 	public record ActionDescriptor(String topic, String action, long count,
 			List<String> ids) implements OperationResponseBody {
+
+	}
+
+	/**
+	 * A page of a topic's jobs in one waiting state (a reservation does not record its holder).
+	 *
+	 * @param topic the topic
+	 * @param state {@code DELAYED}, {@code READY} or {@code RESERVED}
+	 * @param total the topic's jobs in that state
+	 * @param jobs the page: DELAYED and READY jobs by due time, RESERVED ones by TTR deadline
+	 * @param next the cursor of the next page, or {@code null} for the last page
+	 */
+	public record WaitingJobsDescriptor(String topic, String state, long total, List<JobDescriptor> jobs,
+			@Nullable String next) implements OperationResponseBody {
+
+		static WaitingJobsDescriptor of(String topic, JobState state, QueueStats stats, WaitingJobPage page,
+				boolean payloads) {
+			TopicStats figures = stats.topics().getOrDefault(topic, TopicStats.EMPTY);
+			long total = switch (state) {
+				case DELAYED -> figures.delayed();
+				case READY -> figures.ready();
+				default -> figures.reserved();
+			};
+			return new WaitingJobsDescriptor(topic, state.name(), total,
+					page.jobs().stream().map((job) -> JobDescriptor.of(job, payloads)).toList(), page.next());
+		}
 
 	}
 

@@ -51,12 +51,21 @@ public class RedisDelayQueueWaitingJobsTests {
 	public static void loadDelayed(RedisConnectionFactory factory, String namespace, String topic, int count) {
 		String prefix = "{" + namespace + ":0}:";
 		try (RedisConnection connection = factory.getConnection()) {
-			for (int from = 0; from < count; from += 100_000) {
+			for (int from = 0; from < count; from += 20_000) {
 				connection.scriptingCommands()
 					.eval(bytes(LOADER), ReturnType.INTEGER, 3, bytes(prefix + "jobs"), bytes(prefix + "delayed"),
 							bytes(prefix + "stats"), bytes(topic + ":template"), bytes(topic), bytes("" + from),
-							bytes("" + (Math.min(count, from + 100_000) - 1)));
+							bytes("" + (Math.min(count, from + 20_000) - 1)));
 			}
+		}
+	}
+
+	/** Drops what {@link #loadDelayed} wrote (and the rest of bucket 0's jobs). */
+	public static void unload(RedisConnectionFactory factory, String namespace) {
+		String prefix = "{" + namespace + ":0}:";
+		try (RedisConnection connection = factory.getConnection()) {
+			connection.keyCommands()
+				.unlink(bytes(prefix + "jobs"), bytes(prefix + "delayed"), bytes(prefix + "stats"));
 		}
 	}
 
