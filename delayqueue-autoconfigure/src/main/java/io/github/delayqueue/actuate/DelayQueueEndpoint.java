@@ -227,12 +227,12 @@ public class DelayQueueEndpoint {
 	}
 
 	/**
-	 * Replays dead jobs of a topic, or pauses or resumes its listeners.
+	 * Replays dead jobs of a topic, pauses or resumes its listeners, or makes a waiting job due now.
 	 * @param securityContext who asks, for the audit log
 	 * @param topic the topic
-	 * @param action {@code replay}, {@code pause} or {@code resume}
+	 * @param action {@code replay}, {@code pause}, {@code resume} or {@code run}
 	 * @param max for {@code replay}: the most jobs to replay (default all)
-	 * @param id for {@code replay}: the one job to replay
+	 * @param id for {@code replay}: the one job to replay; for {@code run}: the job
 	 * @param listener for {@code pause} / {@code resume}: the listener id (default all)
 	 * @return what was done
 	 */

@@ -8,6 +8,7 @@ import java.util.Map;
 
 import io.github.delayqueue.actuate.WebApps.App;
 import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.redis.RedisDelayQueue;
 import io.github.delayqueue.redis.RedisDelayQueueWaitingJobsTests;
 import io.github.delayqueue.redis.RedisStats;
@@ -94,6 +95,16 @@ class DelayQueueEndpointWaitingJobsTests {
 		assertThat(reserved.get("jobs").get(0).hasNonNull("reservedUntil")).isTrue();
 		assertThat(reserved.get("jobs").get(0).hasNonNull("payload")).isFalse();
 		assertThat(app.get("/actuator/delayqueue/work?state=READY").json().get("jobs")).isEmpty();
+
+		// run now: a reschedule with no delay, for a waiting job only
+		template.schedule("work", "later", "y", Duration.ofHours(1));
+		JsonNode ran = app.post("/actuator/delayqueue/work", "{\"action\":\"run\",\"id\":\"later\"}").json();
+		assertThat(ran.get("action").asString()).isEqualTo("run");
+		assertThat(template.find("work", "later").orElseThrow().state()).isNotEqualTo(JobState.DELAYED);
+		assertThat(app.post("/actuator/delayqueue/work", "{\"action\":\"run\",\"id\":\"a\"}").status()).isEqualTo(400);
+		assertThat(app.post("/actuator/delayqueue/work", "{\"action\":\"run\",\"id\":\"nope\"}").status()).isEqualTo(404);
+		assertThat(app.post("/actuator/delayqueue/work", "{\"action\":\"run\"}").status()).isEqualTo(400);
+		assertThat(template.find("work", "a").orElseThrow().state()).isEqualTo(JobState.RESERVED);
 
 		assertThat(app.get("/actuator/delayqueue/work?state=DEAD").json().get("detail").asString())
 			.contains("state must be one of DELAYED, READY, RESERVED");
