@@ -21,13 +21,16 @@ import io.github.delayqueue.actuate.EndpointDescriptors.RecurringActionDescripto
 import io.github.delayqueue.actuate.EndpointDescriptors.RecurringDescriptor;
 import io.github.delayqueue.actuate.EndpointDescriptors.RepairDescriptor;
 import io.github.delayqueue.actuate.EndpointDescriptors.TopicDescriptor;
+import io.github.delayqueue.actuate.EndpointDescriptors.WaitingJobsDescriptor;
 import io.github.delayqueue.core.CompletedJobPage;
 import io.github.delayqueue.core.DeadJobPage;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.JobConstraints;
+import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueueStats.BucketStats;
 import io.github.delayqueue.core.RateLimit;
+import io.github.delayqueue.core.WaitingJobPage;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.recurring.RecurringAction;
 import io.github.delayqueue.recurring.RecurringJobs;
@@ -143,6 +146,32 @@ public class DelayQueueEndpoint {
 	}
 
 	/**
+	 * One topic as {@link #topic(String, String, String, Integer)} reads it or, with {@code state},
+	 * a page of its DELAYED, READY or RESERVED jobs.
+	 * @param topic the topic
+	 * @param cursor the {@code next} of the previous page of dead (or {@code state}) jobs, or {@code null}
+	 * @param completedCursor the {@code next} of the previous page of finished jobs, or {@code null}
+	 * @param limit the most jobs of each page (default {@value #DEFAULT_PAGE})
+	 * @param state {@code DELAYED}, {@code READY}, {@code RESERVED}, or {@code null} for the topic
+	 * @return a {@link TopicDescriptor} or a {@link WaitingJobsDescriptor}
+	 * @throws NotFoundException when the topic has no jobs, no kept finished jobs and no listeners
+	 */
+	@ReadOperation
+	public OperationResponseBody read(@Selector String topic, @Nullable String cursor,
+			@Nullable String completedCursor, @Nullable Integer limit, @Nullable String state) {
+		if (state == null) {
+			return topic(topic, cursor, completedCursor, limit);
+		}
+		checkTopic(topic);
+		int size = (limit != null) ? limit : DEFAULT_PAGE;
+		argument("limit", () -> JobConstraints.max("limit", size, DelayQueueOperations.MAX_DEAD_PAGE));
+		JobState waiting = argument("state", () -> waitingState(state));
+		WaitingJobPage page = argument("cursor",
+				() -> this.operations.waitingJobs(topic, waiting, cursor, size, this.showPayloads));
+		return WaitingJobsDescriptor.of(topic, waiting, this.operations.stats(), page, this.showPayloads);
+	}
+
+	/**
 	 * One topic with a page of its dead jobs and, when it keeps any, of its finished jobs.
 	 * @param topic the topic
 	 * @param cursor the {@code next} of the previous page of dead jobs, or {@code null}
@@ -151,8 +180,7 @@ public class DelayQueueEndpoint {
 	 * @return the topic
 	 * @throws NotFoundException when the topic has no jobs, no kept finished jobs and no listeners
 	 */
-	@ReadOperation
-	public TopicDescriptor topic(@Selector String topic, @Nullable String cursor, @Nullable String completedCursor,
+	public TopicDescriptor topic(String topic, @Nullable String cursor, @Nullable String completedCursor,
 			@Nullable Integer limit) {
 		checkTopic(topic);
 		int size = (limit != null) ? limit : DEFAULT_PAGE;
@@ -194,12 +222,12 @@ public class DelayQueueEndpoint {
 	}
 
 	/**
-	 * Replays dead jobs of a topic, or pauses or resumes its listeners.
+	 * Replays dead jobs of a topic, pauses or resumes its listeners, or makes a waiting job due now.
 	 * @param securityContext who asks, for the audit log
 	 * @param topic the topic
-	 * @param action {@code replay}, {@code pause} or {@code resume}
+	 * @param action {@code replay}, {@code pause}, {@code resume} or {@code run}
 	 * @param max for {@code replay}: the most jobs to replay (default all)
-	 * @param id for {@code replay}: the one job to replay
+	 * @param id for {@code replay}: the one job to replay; for {@code run}: the job
 	 * @param listener for {@code pause} / {@code resume}: the listener id (default all)
 	 * @return what was done
 	 */
@@ -227,6 +255,14 @@ public class DelayQueueEndpoint {
 	private static @Nullable String who(@Nullable SecurityContext securityContext) {
 		Principal principal = (securityContext != null) ? securityContext.getPrincipal() : null;
 		return (principal != null) ? principal.getName() : null;
+	}
+
+	private static JobState waitingState(String state) {
+		return switch (state) {
+			case "DELAYED", "READY", "RESERVED" -> JobState.valueOf(state);
+			default -> throw new IllegalArgumentException(
+					"state must be one of DELAYED, READY, RESERVED, was '" + state + "'");
+		};
 	}
 
 	private static void checkTopic(String topic) {

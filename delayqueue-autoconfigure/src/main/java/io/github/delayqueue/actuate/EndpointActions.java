@@ -1,5 +1,6 @@
 package io.github.delayqueue.actuate;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -13,6 +14,7 @@ import io.github.delayqueue.actuate.EndpointDescriptors.RepairDescriptor;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.RepairResult;
+import io.github.delayqueue.core.RescheduleResult;
 import io.github.delayqueue.core.ReplayResult;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.recurring.RecurringAction;
@@ -96,8 +98,9 @@ final class EndpointActions {
 		return audited(entry, () -> switch (action) {
 			case "replay" -> replay(entry, topic, max, id, listener);
 			case "pause", "resume" -> pauseOrResume(entry, topic, action, max, id, listener);
+			case "run" -> runNow(entry, topic, id, (max != null) ? "max" : (listener != null) ? "listener" : null);
 			default -> throw new InvalidArgumentException("action",
-					"action must be one of replay, pause, resume, was '" + action + "'");
+					"action must be one of replay, pause, resume, run, was '" + action + "'");
 		});
 	}
 
@@ -109,6 +112,26 @@ final class EndpointActions {
 			}
 			return done(entry, new ActionDescriptor(topic, "cancel", 1, List.of(id)));
 		});
+	}
+
+	/** Makes a DELAYED or READY job due now: a reschedule with no delay. */
+	private ActionDescriptor runNow(AuditLog.Entry entry, String topic, @Nullable String id, @Nullable String extra) {
+		if (extra != null) {
+			throw new InvalidArgumentException(extra, extra + " does not apply to run");
+		}
+		if (id == null) {
+			throw new InvalidArgumentException("id", "id must be given to run a job now");
+		}
+		argument("id", () -> JobConstraints.id(id));
+		entry.ids(List.of(id));
+		RescheduleResult result = this.operations.reschedule(topic, id, Duration.ZERO);
+		if (result == RescheduleResult.NOT_FOUND) {
+			throw new NotFoundException("No job '" + id + "' in topic '" + topic + "'");
+		}
+		if (result == RescheduleResult.NOT_WAITING) {
+			throw new InvalidArgumentException("id", "job '" + id + "' is RESERVED or DEAD: only a waiting job runs now");
+		}
+		return done(entry, new ActionDescriptor(topic, "run", 1, List.of(id)));
 	}
 
 	private ActionDescriptor replay(AuditLog.Entry entry, String topic, @Nullable Integer max, @Nullable String id,

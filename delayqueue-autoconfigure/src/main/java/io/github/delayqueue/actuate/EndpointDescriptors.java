@@ -11,10 +11,12 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonInclude.Include;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueueStats.BucketStats;
 import io.github.delayqueue.core.QueueStats.TopicStats;
 import io.github.delayqueue.core.RepairResult;
+import io.github.delayqueue.core.WaitingJobPage;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.recurring.RecurringJob;
 import io.github.delayqueue.recurring.RecurringJobInfo;
@@ -185,6 +187,32 @@ public final class EndpointDescriptors {
 
 	private static @Nullable Map<String, String> shownHeaders(JobInfo job, boolean payloads) {
 		return (payloads && !job.headers().isEmpty()) ? job.headers() : null;
+	}
+
+	/**
+	 * A page of a topic's jobs in one waiting state (a reservation does not record its holder).
+	 *
+	 * @param topic the topic
+	 * @param state {@code DELAYED}, {@code READY} or {@code RESERVED}
+	 * @param total the topic's jobs in that state
+	 * @param jobs the page: DELAYED and READY jobs by due time, RESERVED ones by TTR deadline
+	 * @param next the cursor of the next page, or {@code null} for the last page
+	 */
+	public record WaitingJobsDescriptor(String topic, String state, long total, List<JobDescriptor> jobs,
+			@Nullable String next) implements OperationResponseBody {
+
+		static WaitingJobsDescriptor of(String topic, JobState state, QueueStats stats, WaitingJobPage page,
+				boolean payloads) {
+			TopicStats figures = stats.topics().getOrDefault(topic, TopicStats.EMPTY);
+			long total = switch (state) {
+				case DELAYED -> figures.delayed();
+				case READY -> figures.ready();
+				default -> figures.reserved();
+			};
+			return new WaitingJobsDescriptor(topic, state.name(), total,
+					page.jobs().stream().map((job) -> JobDescriptor.of(job, payloads)).toList(), page.next());
+		}
+
 	}
 
 }

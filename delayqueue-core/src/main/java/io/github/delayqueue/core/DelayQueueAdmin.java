@@ -18,6 +18,9 @@ public interface DelayQueueAdmin {
 	/** The most jobs one {@link #deadJobs} page holds. */
 	int MAX_DEAD_PAGE = 1_000;
 
+	/** The most index entries of one bucket that one {@link #waitingJobs} page examines. */
+	int MAX_EXAMINED = 5_000;
+
 	/** Reads the figures of every bucket and topic. */
 	QueueStats stats();
 
@@ -48,6 +51,21 @@ public interface DelayQueueAdmin {
 	 * @throws IllegalArgumentException for a cursor that no page gave out
 	 */
 	CompletedJobPage completedJobs(String topic, @Nullable String cursor, int limit, boolean payloads);
+
+	/**
+	 * Reads a page of a topic's DELAYED jobs by due time, RESERVED jobs by TTR deadline, or
+	 * READY jobs by due time among the first {@value #MAX_EXAMINED} entries of each bucket's
+	 * ready lists. One page examines at most {@value #MAX_EXAMINED} index entries per bucket,
+	 * whatever the queue's size. A reservation does not record its holder.
+	 * @param topic the topic
+	 * @param state {@link JobState#DELAYED}, {@link JobState#READY} or {@link JobState#RESERVED}
+	 * @param cursor {@code null} for the first page, else the page before's {@link WaitingJobPage#next()}
+	 * @param limit the most jobs to read (1 to {@value #MAX_DEAD_PAGE})
+	 * @param payloads whether to read the payloads too
+	 * @return the page
+	 * @throws IllegalArgumentException for another state or a cursor that no page gave out
+	 */
+	WaitingJobPage waitingJobs(String topic, JobState state, @Nullable String cursor, int limit, boolean payloads);
 
 	/**
 	 * Makes up to {@code max} DEAD jobs of a topic READY again, oldest deaths first, with

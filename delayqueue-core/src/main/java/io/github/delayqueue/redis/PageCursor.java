@@ -14,7 +14,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Where a page of jobs ordered by a time ends: the time (its death, its finish; epoch ms) and
- * id of its last job, given out as URL-safe Base64 of {@code <time ms>:<id>}.
+ * id of its last job (empty: before the jobs of that time), given out as URL-safe Base64 of
+ * {@code <time ms>:<id>}.
  */
 record PageCursor(long at, String id) {
 
@@ -34,7 +35,10 @@ record PageCursor(long at, String id) {
 			String text = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8);
 			int colon = text.indexOf(':');
 			long at = Long.parseLong(text.substring(0, colon));
-			String id = JobConstraints.id(text.substring(colon + 1));
+			String id = text.substring(colon + 1);
+			if (!id.isEmpty()) {
+				JobConstraints.id(id);
+			}
 			if (at < 0) {
 				throw new IllegalArgumentException();
 			}
@@ -54,8 +58,12 @@ record PageCursor(long at, String id) {
 			return page.apply(jobs, null);
 		}
 		JobInfo last = jobs.get(jobs.size() - 1);
-		String text = time.apply(last).toEpochMilli() + ":" + last.id();
-		return page.apply(jobs, ENCODER.encodeToString(text.getBytes(StandardCharsets.UTF_8)));
+		return page.apply(jobs, text(time.apply(last).toEpochMilli(), last.id()));
+	}
+
+	/** The cursor after the job {@code id} of time {@code at}; an empty id: before the jobs of that time. */
+	static String text(long at, String id) {
+		return ENCODER.encodeToString((at + ":" + id).getBytes(StandardCharsets.UTF_8));
 	}
 
 	/** What orders jobs of the same time in a sorted set: the job key's, so the id's, bytes. */

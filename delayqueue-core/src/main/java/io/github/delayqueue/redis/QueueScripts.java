@@ -12,6 +12,7 @@ import java.util.Set;
 
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.OnDuplicate;
 import io.github.delayqueue.core.RepairResult;
 import io.github.delayqueue.core.ReservedJob;
@@ -55,6 +56,8 @@ final class QueueScripts {
 	private static final LuaScript DEAD = LuaScript.job("dead");
 
 	private static final LuaScript REPAIR = LuaScript.job("repair");
+
+	private static final LuaScript WAITING = LuaScript.job("waiting");
 
 	private static final LuaScript PROMOTE = LuaScript.job("promote");
 
@@ -310,6 +313,13 @@ final class QueueScripts {
 			}
 		}
 		return call.toArray(new byte[0][]);
+	}
+
+	/** Reads, per bucket, what {@code waiting.lua} answers for a topic's jobs of a state after a cursor. */
+	List<Object> waiting(String topic, JobState state, int limit, boolean payloads, @Nullable PageCursor after,
+			int examined) {
+		return this.runner.runAll(WAITING, everyBucket(topic, state.code(), limit, (after != null) ? after.at() : "",
+				(after != null) ? KeySpace.jobKey(topic, after.id()) : "", examined, payloads ? "1" : "0"), false);
 	}
 
 }

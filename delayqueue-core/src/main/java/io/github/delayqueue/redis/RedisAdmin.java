@@ -22,6 +22,7 @@ import io.github.delayqueue.core.QueueStats.BucketStats;
 import io.github.delayqueue.core.QueueStats.TopicStats;
 import io.github.delayqueue.core.RepairResult;
 import io.github.delayqueue.core.ReplayResult;
+import io.github.delayqueue.core.WaitingJobPage;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -131,6 +132,12 @@ abstract class RedisAdmin extends RedisConsumer implements DelayQueueAdmin {
 	@Override
 	public CompletedJobPage completedJobs(String topic, @Nullable String cursor, int limit, boolean payloads) {
 		return this.retained.page(topic, cursor, limit, payloads);
+	}
+
+	@Override
+	public WaitingJobPage waitingJobs(String topic, JobState state, @Nullable String cursor, int limit,
+			boolean payloads) {
+		return WaitingJobs.page(this.scripts, topic, state, cursor, limit, payloads);
 	}
 
 	@Override

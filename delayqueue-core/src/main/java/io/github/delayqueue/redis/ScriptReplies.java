@@ -262,7 +262,7 @@ final class ScriptReplies {
 	}
 
 	/** A job from the 10 values {@code find.lua} answers after the state, from {@code at}. */
-	private static JobInfo jobInfo(String topic, String id, JobState state, List<Object> v, int at) {
+	static JobInfo jobInfo(String topic, String id, JobState state, List<Object> v, int at) {
 		String error = Replies.asString(v.get(at + 7));
 		StoredPayload.Read stored = StoredPayload.decode((v.get(at + 8) instanceof byte[] bytes) ? bytes : null);
 		return new JobInfo(topic, id, state, (int) Replies.asLong(v.get(at)), (int) Replies.asLong(v.get(at + 1)),

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 import java.util.logging.Level;
@@ -217,6 +218,43 @@ class DashboardBrowserTests {
 			.filteredOn((entry) -> !entry.getMessage().contains("favicon.ico"))
 			.extracting(LogEntry::getMessage)
 			.isEmpty();
+	}
+
+	@Test
+	void anOperatorListsWaitingJobsAndRunsOneNowAndCancelsAnother() {
+		List<String> ids = new ArrayList<>();
+		for (int i = 0; i < 3; i++) {
+			ids.add(this.orders.place("pen " + i, BigDecimal.ONE).id());
+		}
+		signIn();
+		this.browser.findElement(By.id("nav-waiting")).click();
+		retrying((d) -> {
+			new Select(d.findElement(By.id("waiting-topic"))).selectByValue("order-close");
+			new Select(d.findElement(By.id("waiting-state"))).selectByValue("DELAYED");
+			return true;
+		});
+		this.browser.findElement(By.cssSelector("#waiting-form button[type='submit']")).click();
+		this.wait.until((d) -> ids.stream()
+			.allMatch((id) -> !d.findElements(By.cssSelector("#waiting-jobs tr[data-id='" + id + "']")).isEmpty()));
+		int rows = this.browser.findElements(By.cssSelector("#waiting-jobs tbody tr")).size();
+		retrying((d) -> {
+			d.findElement(By.cssSelector("#waiting-jobs tr[data-id='" + ids.get(0) + "'] button[data-action='run']"))
+				.click();
+			return true;
+		});
+		confirm();
+		// made due now, the order closer takes it (the topic keeps its finished jobs)
+		this.wait.until((d) -> state("order-close", ids.get(0)) == JobState.COMPLETED);
+		this.wait.until((d) -> d.findElements(By.cssSelector("#waiting-jobs tbody tr")).size() == rows - 1);
+		retrying((d) -> {
+			d.findElement(By.cssSelector("#waiting-jobs tr[data-id='" + ids.get(1) + "'] button[data-action='cancel']"))
+				.click();
+			return true;
+		});
+		confirm();
+		this.wait.until((d) -> d.findElements(By.cssSelector("#waiting-jobs tbody tr")).size() == rows - 2);
+		assertThat(this.template.find("order-close", ids.get(1))).isEmpty();
+		assertThat(state("order-close", ids.get(2))).isEqualTo(JobState.DELAYED);
 	}
 
 	@Test

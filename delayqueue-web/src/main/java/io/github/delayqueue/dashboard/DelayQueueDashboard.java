@@ -56,9 +56,11 @@ import org.springframework.web.util.HtmlUtils;
  * {@code history=true} also the depth and lag of each topic over the chart window
  * ({@link DashboardHistory}).</li>
  * <li>{@code GET <path>/api/dead?topic=&cursor=}: a page of a topic's dead jobs;
- * {@code GET <path>/api/job?topic=&id=}: one job.</li>
+ * {@code GET <path>/api/job?topic=&id=}: one job; {@code GET <path>/api/waiting?topic=&state=&cursor=}:
+ * a page of a topic's DELAYED, READY or RESERVED jobs.</li>
  * <li>{@code POST <path>/api/replay} ({@code topic}, optional {@code id}),
- * {@code POST <path>/api/cancel} ({@code topic}, {@code id}), {@code POST <path>/api/listener}
+ * {@code POST <path>/api/cancel} ({@code topic}, {@code id}), {@code POST <path>/api/run} ({@code topic},
+ * {@code id}: due now), {@code POST <path>/api/listener}
  * ({@code topic}, {@code listener}, {@code action} {@code pause} or {@code resume}; with
  * {@code instance}, refused with 409 by another instance),
  * {@code POST <path>/api/recurring} ({@code name}, {@code action} {@code pause},
@@ -149,10 +151,14 @@ public final class DelayQueueDashboard {
 			.GET(path + "/dashboard.css", (request) -> asset(this.style, "text/css"))
 			.GET(path + "/api/overview", this::overview)
 			.GET(path + "/api/dead", this::deadJobs)
+			.GET(path + "/api/waiting", (request) -> json(this.endpoint.read(required(request, "topic"),
+					request.param("cursor").orElse(null), null, limit(request), required(request, "state"))))
 			.GET(path + "/api/job",
 					(request) -> json(this.endpoint.job(required(request, "topic"), required(request, "id"))))
 			.POST(path + "/api/replay", (request) -> json(this.endpoint.act(who(request), required(request, "topic"),
 					"replay", null, request.param("id").orElse(null), null)))
+			.POST(path + "/api/run", (request) -> json(this.endpoint.act(who(request), required(request, "topic"), "run",
+					null, required(request, "id"), null)))
 			.POST(path + "/api/cancel",
 					(request) -> json(this.endpoint.cancel(who(request), required(request, "topic"), required(request, "id"))))
 			.POST(path + "/api/listener", this::listener)
@@ -273,8 +279,8 @@ public final class DelayQueueDashboard {
 		return json(this.endpoint.act(who(request), topic, action, null, null, listener));
 	}
 
-	private ServerResponse deadJobs(ServerRequest request) {
-		Integer limit = request.param("limit").map((value) -> {
+	private static @Nullable Integer limit(ServerRequest request) {
+		return request.param("limit").map((value) -> {
 			try {
 				return Integer.valueOf(value);
 			}
@@ -282,9 +288,12 @@ public final class DelayQueueDashboard {
 				throw new InvalidArgumentException("limit", "limit must be a whole number, was '" + value + "'");
 			}
 		}).orElse(null);
+	}
+
+	private ServerResponse deadJobs(ServerRequest request) {
 		String topic = required(request, "topic");
 		try {
-			return json(this.endpoint.topic(topic, request.param("cursor").orElse(null), null, limit));
+			return json(this.endpoint.topic(topic, request.param("cursor").orElse(null), null, limit(request)));
 		}
 		catch (NotFoundException ex) {
 			// a topic without jobs and listeners (its last dead job deleted, say) has no dead jobs

@@ -20,10 +20,12 @@ import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.FailResult;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.OnDuplicate;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleRequest;
 import io.github.delayqueue.core.ScheduleResult;
+import io.github.delayqueue.core.WaitingJobPage;
 import io.github.delayqueue.recurring.RecurringJobs;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -290,6 +292,28 @@ public class DelayQueueHttpApi {
 		checkJob(topic, id);
 		JobInfo job = this.operations.find(topic, id).orElseThrow(() -> notFound(topic, id));
 		return ResponseEntity.ok(this.views.job(job));
+	}
+
+	@GetMapping(path = "/topics/{topic}/jobs", produces = MediaType.APPLICATION_JSON_VALUE)
+	ResponseEntity<JsonNode> waiting(@PathVariable("topic") String topic, HttpServletRequest request) {
+		Map<String, String> query = checkQuery(request, Set.of("state", "cursor", "limit"));
+		checked("topic", () -> JobConstraints.topic(topic));
+		String state = given("state", query.get("state"));
+		JobState waiting = checked("state", () -> switch (state) {
+			case "DELAYED", "READY", "RESERVED" -> JobState.valueOf(state);
+			default -> throw new IllegalArgumentException(
+					"state must be one of DELAYED, READY, RESERVED, was '" + state + "'");
+		});
+		String limit = query.getOrDefault("limit", "20");
+		int size = checked("limit", () -> {
+			if (!limit.matches("\\d{1,9}")) {
+				throw new IllegalArgumentException("limit must be a whole number, was '" + limit + "'");
+			}
+			return JobConstraints.max("limit", Integer.parseInt(limit), DelayQueueOperations.MAX_DEAD_PAGE);
+		});
+		WaitingJobPage page = checked("cursor",
+				() -> this.operations.waitingJobs(topic, waiting, query.get("cursor"), size, true));
+		return ResponseEntity.ok(this.views.page(topic, waiting, page));
 	}
 
 	@PutMapping(path = "/recurring/{name}", consumes = MediaType.APPLICATION_JSON_VALUE,

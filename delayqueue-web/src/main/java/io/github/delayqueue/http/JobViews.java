@@ -10,8 +10,10 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleResult;
+import io.github.delayqueue.core.WaitingJobPage;
 import io.github.delayqueue.recurring.RecurringJob;
 import io.github.delayqueue.recurring.RecurringJobInfo;
 import io.github.delayqueue.recurring.RecurringSchedule;
@@ -104,6 +106,18 @@ final class JobViews {
 		headers(view, job.headers());
 		if (job.payload() != null) {
 			body(view, job.payload());
+		}
+		return view;
+	}
+
+	ObjectNode page(String topic, JobState state, WaitingJobPage page) {
+		ObjectNode view = nodes.objectNode();
+		view.put("topic", topic);
+		view.put("state", state.name());
+		ArrayNode jobs = view.putArray("jobs");
+		page.jobs().forEach((job) -> jobs.add(job(job)));
+		if (page.next() != null) {
+			view.put("next", page.next());
 		}
 		return view;
 	}

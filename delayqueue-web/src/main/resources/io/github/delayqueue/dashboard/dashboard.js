@@ -25,6 +25,7 @@
 	var refreshing = null;
 	var again = false; // a refresh asked for while one runs
 	var dead = { topic: null, next: null, total: 0, read: 0 }; // the topic the dead-jobs table shows
+	var waiting = { topic: null, state: null, next: null, read: 0 }; // what the waiting-jobs table shows
 	var seeded = false;
 
 	// a property of a map read from JSON only if it is its own
@@ -357,6 +358,8 @@
 			return name + ' (' + number(queue.topics[name].dead) + ' dead)';
 		});
 
+		syncOptions($('waiting-topic'), names, function (name) { return ''; });
+
 		if (!seeded) {
 			// the readings of the last minutes that the application sampled before this page
 			(overview.history || []).forEach(function (sample) {
@@ -648,14 +651,71 @@
 		});
 	}
 
+	// ---- waiting jobs ----
+
+	// a page of a topic's DELAYED, READY or RESERVED jobs; with the cursor of the page before, the next
+	function loadWaiting(topic, state, cursor) {
+		var params = { topic: topic, state: state, limit: 20 };
+		if (cursor) {
+			params.cursor = cursor;
+		}
+		var rows = $('waiting-jobs').tBodies[0];
+		var read = ++waiting.read;
+		$('waiting-more').disabled = true;
+		return get('/api/waiting', params).then(function (page) {
+			if (read !== waiting.read) {
+				return;
+			}
+			showError('');
+			if (!cursor) {
+				rows.replaceChildren();
+			}
+			waiting = { topic: topic, state: state, next: page.next || null, read: read };
+			page.jobs.forEach(function (job) {
+				var actions = el('td', { 'class': 'actions' });
+				if (state !== 'RESERVED') {
+					actions.appendChild(actionButton('Run now', 'run', 'Run job ' + job.id + ' of topic ' + topic
+						+ ' now?', function () {
+						return post('/api/run', { topic: topic, id: job.id }).then(function () {
+							loadWaiting(topic, state);
+							return 'Made ' + job.id + ' due now';
+						});
+					}) || document.createTextNode(''));
+				}
+				actions.appendChild(actionButton('Cancel', 'cancel', 'Cancel job ' + job.id + ' of topic ' + topic
+					+ '? It cannot be brought back.', function () {
+					return post('/api/cancel', { topic: topic, id: job.id }).then(function () {
+						loadWaiting(topic, state);
+						return 'Cancelled ' + job.id;
+					});
+				}) || document.createTextNode(''));
+				rows.appendChild(el('tr', { 'data-id': job.id },
+					el('th', { scope: 'row' }, job.id),
+					el('td', {}, time(job.dueAt)),
+					el('td', {}, job.reservedUntil ? time(job.reservedUntil) : '–'),
+					el('td', { 'class': 'num' }, job.attempt + ' of ' + job.maxAttempts),
+					el('td', {}, config.showPayloads ? el('code', {}, job.payload == null ? '–' : job.payload) : 'hidden'),
+					actions));
+			});
+			$('waiting-summary').textContent = rows.rows.length === 0 && !waiting.next ? 'No ' + state + ' jobs in '
+				+ topic : rows.rows.length + ' of ' + number(page.total) + ' ' + state + ' jobs of ' + topic
+				+ (state === 'RESERVED' ? ', earliest deadline first' : ', earliest due first');
+			$('waiting-more').hidden = !waiting.next;
+			$('waiting-more').disabled = false;
+		}).catch(function (error) {
+			$('waiting-more').disabled = false;
+			showError(error.message);
+		});
+	}
+
 	// ---- views ----
 
 	function showView() {
 		var view = (location.hash || '#overview').substring(1);
-		if (['overview', 'find', 'dead'].indexOf(view) < 0) {
+		if (['overview', 'find', 'dead', 'waiting'].indexOf(view) < 0) {
 			view = 'overview';
 		}
-		['overview', 'find', 'dead'].forEach(function (name) {
+		['overview', 'find', 'dead', 'waiting'].forEach(function (name) {
 			$('view-' + name).hidden = name !== view;
 			var link = $('nav-' + name);
 			if (name === view) {
@@ -699,6 +759,13 @@
 		});
 		$('dead-topic').addEventListener('change', function () {
 			loadDead(this.value);
+		});
+		$('waiting-form').addEventListener('submit', function (event) {
+			event.preventDefault();
+			loadWaiting($('waiting-topic').value, $('waiting-state').value);
+		});
+		$('waiting-more').addEventListener('click', function () {
+			loadWaiting(waiting.topic, waiting.state, waiting.next);
 		});
 		$('dead-more').addEventListener('click', function () {
 			loadDead(dead.topic, dead.next);

@@ -101,6 +101,7 @@ class DelayQueueHttpAccessTests {
 		routes.put("GET " + api + "/jobs/guarded/g-1", null);
 		routes.put("HEAD " + api + "/jobs/guarded/g-1", null);
 		routes.put("GET " + api + "/openapi.yaml", null);
+		routes.put("GET " + api + "/topics/guarded/jobs?state=DELAYED", null);
 		routes.put("DELETE " + api + "/jobs/guarded/g-1", null);
 		routes.put("POST " + api + "/jobs", "{\"topic\":\"guarded\",\"id\":\"sneaked-in\",\"delay\":0,\"body\":1}");
 		routes.put("POST " + api + "/topics/guarded/reserve?max=5&wait=PT1S", null);

@@ -125,6 +125,7 @@ class OpenApiDescriptionTests {
 		expected.put("POST /jobs", Set.of("200", "201", "400", "401", "413", "415", "503"));
 		expected.put("POST /topics/{topic}/reserve", Set.of("200", "400", "401", "415", "429", "503"));
 		expected.put("GET /jobs/{topic}/{id}", Set.of("200", "400", "401", "404", "503"));
+		expected.put("GET /topics/{topic}/jobs", Set.of("200", "400", "401", "503"));
 		expected.put("DELETE /jobs/{topic}/{id}", Set.of("200", "400", "401", "404", "415", "503"));
 		for (String action : List.of("finish", "fail", "touch")) {
 			expected.put("POST /jobs/{topic}/{id}/" + action, Set.of("200", "400", "401", "409", "413", "415", "503"));

@@ -1,0 +1,115 @@
+package io.github.delayqueue.actuate;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.Map;
+
+import io.github.delayqueue.actuate.WebApps.App;
+import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.redis.RedisDelayQueue;
+import io.github.delayqueue.redis.RedisDelayQueueWaitingJobsTests;
+import io.github.delayqueue.redis.RedisStats;
+import io.github.delayqueue.test.RedisTestServers;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import tools.jackson.databind.JsonNode;
+
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The endpoint's pages of waiting jobs: {@code GET /actuator/delayqueue/{topic}?state=...}.
+ */
+class DelayQueueEndpointWaitingJobsTests {
+
+	@RegisterExtension
+	final WebApps apps = new WebApps();
+
+	@Configuration(proxyBeanMethods = false)
+	static class Config {
+
+	}
+
+	@Test
+	void pagesOfAMillionDelayedJobsInOneTopicReadABoundedNumberOfEntries() {
+		App app = this.apps.run(RedisTestServers.shared(), Config.class, "delayqueue.buckets=1", "spring.data.redis.timeout=60s",
+				"delayqueue.endpoint.show-payloads=true");
+		DelayedJobTemplate template = app.bean(DelayedJobTemplate.class);
+		RedisDelayQueue queue = app.bean(RedisDelayQueue.class);
+		template.schedule("big", "template", Map.of("a", 1), Duration.ofDays(1));
+		RedisDelayQueueWaitingJobsTests.loadDelayed(queue.getConnectionFactory(), queue.getNamespace(), "big",
+				1_000_000);
+		try {
+			readPages(app, queue);
+		}
+		finally {
+			RedisDelayQueueWaitingJobsTests.unload(queue.getConnectionFactory(), queue.getNamespace());
+		}
+	}
+
+	private static void readPages(App app, RedisDelayQueue queue) {
+
+		JsonNode first = app.get("/actuator/delayqueue/big?state=DELAYED&limit=100").json();
+		assertThat(first.get("state").asString()).isEqualTo("DELAYED");
+		assertThat(first.get("total").asLong()).isEqualTo(1_000_001);
+		assertThat(first.get("jobs")).hasSize(100);
+		JsonNode job = first.get("jobs").get(0);
+		assertThat(job.get("id").asString()).isEqualTo("0000000");
+		assertThat(job.get("state").asString()).isEqualTo("DELAYED");
+		assertThat(job.get("payload").asString()).isEqualTo("{\"a\":1}");
+		JsonNode second = app.get("/actuator/delayqueue/big?state=DELAYED&limit=100&cursor=" + first.get("next").asString())
+			.json();
+		assertThat(second.get("jobs").get(0).get("id").asString()).isEqualTo("0000100");
+
+		// a page in the middle of the million: a bisection, then one window
+		long due = Instant.parse(job.get("dueAt").asString()).toEpochMilli();
+		String middle = Base64.getUrlEncoder()
+			.withoutPadding()
+			.encodeToString((due + ":0500000").getBytes(StandardCharsets.UTF_8));
+		long ranges = RedisStats.commandStat(queue.getConnectionFactory(), "zrange", "calls");
+		JsonNode page = app.get("/actuator/delayqueue/big?state=DELAYED&limit=100&cursor=" + middle).json();
+		assertThat(RedisStats.commandStat(queue.getConnectionFactory(), "zrange", "calls") - ranges).isLessThan(40);
+		assertThat(page.get("jobs")).hasSize(100);
+		assertThat(page.get("jobs").get(0).get("id").asString()).isEqualTo("0500001");
+
+		// cancel from a row: the endpoint's delete
+		assertThat(app.delete("/actuator/delayqueue/big/0500001").status()).isEqualTo(200);
+		assertThat(app.get("/actuator/delayqueue/big?state=DELAYED&limit=1&cursor=" + middle).json().get("jobs").get(0)
+			.get("id").asString()).isEqualTo("0500002");
+	}
+
+	@Test
+	void reservedJobsShowTheirDeadlinesAndBadArgumentsAre400() {
+		App app = this.apps.run(RedisTestServers.shared(), Config.class, "delayqueue.buckets=2");
+		DelayedJobTemplate template = app.bean(DelayedJobTemplate.class);
+		template.schedule("work", "a", "x", Duration.ZERO);
+		org.awaitility.Awaitility.await()
+			.until(() -> template.getOperations().reserve("work", 1, Duration.ofMinutes(5)).size() == 1);
+		JsonNode reserved = app.get("/actuator/delayqueue/work?state=RESERVED").json();
+		assertThat(reserved.get("total").asLong()).isEqualTo(1);
+		assertThat(reserved.get("jobs").get(0).get("id").asString()).isEqualTo("a");
+		assertThat(reserved.get("jobs").get(0).hasNonNull("reservedUntil")).isTrue();
+		assertThat(reserved.get("jobs").get(0).hasNonNull("payload")).isFalse();
+		assertThat(app.get("/actuator/delayqueue/work?state=READY").json().get("jobs")).isEmpty();
+
+		// run now: a reschedule with no delay, for a waiting job only
+		template.schedule("work", "later", "y", Duration.ofHours(1));
+		JsonNode ran = app.post("/actuator/delayqueue/work", "{\"action\":\"run\",\"id\":\"later\"}").json();
+		assertThat(ran.get("action").asString()).isEqualTo("run");
+		assertThat(template.find("work", "later").orElseThrow().state()).isNotEqualTo(JobState.DELAYED);
+		assertThat(app.post("/actuator/delayqueue/work", "{\"action\":\"run\",\"id\":\"a\"}").status()).isEqualTo(400);
+		assertThat(app.post("/actuator/delayqueue/work", "{\"action\":\"run\",\"id\":\"nope\"}").status()).isEqualTo(404);
+		assertThat(app.post("/actuator/delayqueue/work", "{\"action\":\"run\"}").status()).isEqualTo(400);
+		assertThat(template.find("work", "a").orElseThrow().state()).isEqualTo(JobState.RESERVED);
+
+		assertThat(app.get("/actuator/delayqueue/work?state=DEAD").json().get("detail").asString())
+			.contains("state must be one of DELAYED, READY, RESERVED");
+		assertThat(app.get("/actuator/delayqueue/work?state=DELAYED&cursor=nonsense").status()).isEqualTo(400);
+		assertThat(app.get("/actuator/delayqueue/work?state=DELAYED&limit=0").status()).isEqualTo(400);
+	}
+
+}

@@ -1,0 +1,100 @@
+package io.github.delayqueue.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+import io.github.delayqueue.core.DelayQueueAdmin;
+import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.WaitingJobPage;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Reads the pages of {@link DelayQueueAdmin#waitingJobs}: each bucket's next jobs after the
+ * cursor ({@code waiting.lua}), merged up to the first place where a bucket stopped reading.
+ */
+final class WaitingJobs {
+
+	private static final Set<JobState> WAITING = Set.of(JobState.DELAYED, JobState.READY, JobState.RESERVED);
+
+	private WaitingJobs() {
+	}
+
+	@SuppressWarnings("NullAway") // a RESERVED job read has its deadline
+	static WaitingJobPage page(QueueScripts scripts, String topic, JobState state, @Nullable String cursor, int limit,
+			boolean payloads) {
+		if (!WAITING.contains(state)) {
+			throw new IllegalArgumentException("state must be DELAYED, READY or RESERVED, was " + state);
+		}
+		PageCursor after = PageCursor.parse(topic, cursor, limit, "waiting jobs");
+		List<Read> reads = scripts.waiting(topic, state, limit + 1, payloads, after, DelayQueueAdmin.MAX_EXAMINED)
+			.stream()
+			.map((reply) -> Read.decode(topic, state, reply))
+			.toList();
+		Place stop = reads.stream().map(Read::stop).filter(Objects::nonNull).min(Comparator.naturalOrder()).orElse(null);
+		List<JobInfo> jobs = reads.stream()
+			.flatMap((read) -> read.jobs().stream())
+			.map((job) -> new Listed(new Place(time(state, job).toEpochMilli(), KeySpace.jobKey(topic, job.id())), job))
+			.filter((listed) -> stop == null || listed.place().compareTo(stop) <= 0)
+			.sorted(Comparator.comparing(Listed::place))
+			.map(Listed::job)
+			.toList();
+		if (stop == null || jobs.size() > limit) {
+			return PageCursor.page(jobs, limit, (job) -> time(state, job), WaitingJobPage::new);
+		}
+		// every bucket was read up to the stop: the next page starts after it
+		String prefix = topic + ":";
+		String next = stop.member().startsWith(prefix)
+				? PageCursor.text(stop.score(), stop.member().substring(prefix.length()))
+				: PageCursor.text((Place.compare(stop.member(), prefix) < 0) ? stop.score() : stop.score() + 1, "");
+		return new WaitingJobPage(jobs, next);
+	}
+
+	private static Instant time(JobState state, JobInfo job) {
+		return (state == JobState.RESERVED) ? job.reservedUntil() : job.dueAt();
+	}
+
+	/** A place in a sorted set: a score, then a member's bytes. */
+	record Place(long score, String member) implements Comparable<Place> {
+
+		@Override
+		public int compareTo(Place other) {
+			return (this.score != other.score) ? Long.compare(this.score, other.score)
+					: compare(this.member, other.member);
+		}
+
+		static int compare(String a, String b) {
+			return Arrays.compareUnsigned(a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8));
+		}
+
+	}
+
+	private record Listed(Place place, JobInfo job) {
+	}
+
+	/** One bucket's reply: the jobs read, and the last entry examined when the index goes on. */
+	record Read(long examined, @Nullable Place stop, List<JobInfo> jobs) {
+
+		@SuppressWarnings("NullAway") // the script's reply has these values
+		static Read decode(String topic, JobState state, @Nullable Object reply) {
+			List<Object> v = Replies.list(reply);
+			String stopScore = Replies.asString(v.get(1));
+			Place stop = stopScore.isEmpty() ? null
+					: new Place(Long.parseLong(stopScore), Replies.asString(v.get(2)));
+			List<JobInfo> jobs = new ArrayList<>((v.size() - 3) / 11);
+			for (int i = 3; i + 10 < v.size(); i += 11) {
+				String id = Replies.asString(v.get(i)).substring(topic.length() + 1);
+				jobs.add(ScriptReplies.jobInfo(topic, id, state, v, i + 1));
+			}
+			return new Read(Replies.asLong(v.get(0)), stop, jobs);
+		}
+
+	}
+
+}

@@ -1,0 +1,108 @@
+-- waiting.lua: a page of a topic's DELAYED (by due time), RESERVED (by TTR deadline) or READY
+-- jobs in the bucket; reads, never writes, and examines at most ARGV[8] index entries.
+-- ARGV[3] topic, ARGV[4] state letter ('D', 'S' or 'R'), ARGV[5] page size, ARGV[6] the cursor's
+-- time ('' from the first), ARGV[7] the cursor's job key, ARGV[8] entries to examine at most,
+-- ARGV[9] '1' for payloads.
+-- DELAYED and RESERVED: the next jobs after the cursor by (score, job key).
+-- READY: the jobs after the cursor by (due, job key) among the first ARGV[8] ready entries.
+-- Returns {entries examined, score and member of the last entry examined when the index goes on
+-- ('' and '' when it was read to its end), then per job: job key and what find.lua answers after
+-- the state}.
+-- @include lib/keys
+-- @include lib/decode
+-- @include lib/pick
+-- @include lib/read_many
+-- @include lib/ready_parts
+-- @include lib/live_entry
+local topic, state, max, cap = ARGV[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[8])
+local after, after_key = (ARGV[6] ~= '') and tonumber(ARGV[6]) or nil, ARGV[7]
+local prefix = topic .. ':'
+
+-- whether a sorts before b by bytes, as a sorted set orders the members of one score
+local function before(a, b)
+  for i = 1, math.min(#a, #b) do
+    local x, y = string.byte(a, i), string.byte(b, i)
+    if x ~= y then
+      return x < y
+    end
+  end
+  return #a < #b
+end
+
+local found, examined, cut_score, cut_member = {}, 0, '', ''
+if state == 'R' then
+  local parts = ready_parts(topic, redis.call('LRANGE', P .. 'ready:' .. topic, 0, 0)[1])
+  local seen = {}
+  for _, part in ipairs(parts) do
+    local entries = redis.call('LRANGE', part.key, part.from, part.from + cap - examined - 1)
+    local records = read_many(KEYS[1], entries)
+    for k, jobkey in ipairs(entries) do
+      local j = live_entry(jobkey, records[k], seen, part.letter)
+      if j and (not after or j.due > after or (j.due == after and before(after_key, jobkey))) then
+        found[#found + 1] = jobkey
+        found[#found + 1] = j.due
+      end
+    end
+    examined = examined + #entries
+    if examined >= cap then
+      break
+    end
+  end
+else
+  local key = P .. ((state == 'S') and 'reserved' or 'delayed')
+  -- the rank of the first entry after the cursor: a bisection within the cursor's score
+  local rank = 0
+  if after then
+    local score = string.format('%.0f', after)
+    local lo, hi = redis.call('ZCOUNT', key, '-inf', '(' .. score), redis.call('ZCOUNT', key, '-inf', score)
+    while lo < hi do
+      local mid = math.floor((lo + hi) / 2)
+      if before(after_key, redis.call('ZRANGE', key, mid, mid)[1]) then
+        hi = mid
+      else
+        lo = mid + 1
+      end
+    end
+    rank = lo
+  end
+  local ended = false
+  while #found < 2 * max and examined < cap do
+    local window = math.min(cap - examined, 256)
+    local entries = redis.call('ZRANGE', key, rank, rank + window - 1, 'WITHSCORES')
+    for i = 1, #entries, 2 do
+      examined = examined + 1
+      cut_member, cut_score = entries[i], entries[i + 1]
+      if string.sub(entries[i], 1, #prefix) == prefix then
+        found[#found + 1] = entries[i]
+        found[#found + 1] = entries[i + 1]
+        if #found == 2 * max then
+          break
+        end
+      end
+    end
+    if #entries < 2 * window and #found < 2 * max then
+      ended = true
+      break
+    end
+    rank = rank + window
+  end
+  if ended then
+    cut_score, cut_member = '', ''
+  end
+end
+
+local jobkeys = pick(found, 1, 2)
+local records = read_many(KEYS[1], jobkeys)
+local errors = read_many(P .. 'errors', jobkeys)
+local reply = { examined, cut_score, cut_member }
+for k, jobkey in ipairs(jobkeys) do
+  local j = records[k] and decode(records[k])
+  if j and j.state == state then
+    local n = #reply
+    reply[n + 1], reply[n + 2], reply[n + 3], reply[n + 4], reply[n + 5], reply[n + 6] = jobkey, j.attempt, j.max,
+      j.ttr, j.due, j.created
+    reply[n + 7], reply[n + 8], reply[n + 9], reply[n + 10], reply[n + 11] = (state == 'S') and tonumber(found[2 * k])
+      or 0, 0, errors[k] or '', (ARGV[9] == '1') and j.payload or false, j.priority
+  end
+end
+return reply
