@@ -152,6 +152,51 @@ class BucketTimerTests {
 	}
 
 	@Test
+	void theHeartbeatIsNotShortenedByAConsumersReadingAppliedLate() {
+		// the queue's shared clock also takes consumers' replies; one applied late (a big reply,
+		// a descheduled thread) pulls it back: the heartbeat's expiry must not follow it
+		List<Long> renewals = new CopyOnWriteArrayList<>();
+		long[] coordinated = { Long.MAX_VALUE };
+		TimerBackend backend = new OwnBucketZeroBackend() {
+
+			@Override
+			public Coordination coordinate(boolean leaving) {
+				Coordination coordination = super.coordinate(leaving);
+				coordinated[0] = Math.min(coordinated[0], coordination.redisMillis());
+				return coordination;
+			}
+
+			@Override
+			public long renew(long nowMillis, boolean readEarliest) {
+				renewals.add(nowMillis);
+				return 0;
+			}
+
+			@Override
+			public Promotion promote(int bucket, boolean guard) {
+				return new Promotion(0, 0, -1, System.currentTimeMillis(), List.of(), -2);
+			}
+
+		};
+		RedisClock shared = new RedisClock();
+		BucketTimer timer = new BucketTimer(backend, 1, 100, Duration.ofMillis(20), Duration.ofMinutes(10), shared,
+				(topic, bucket) -> {
+				}, () -> {
+				});
+		timer.start();
+		try {
+			await().atMost(Duration.ofSeconds(10)).until(() -> !renewals.isEmpty());
+			shared.update(coordinated[0] - 10_000);
+			int before = renewals.size();
+			await().atMost(Duration.ofSeconds(10)).until(() -> renewals.size() >= before + 3);
+		}
+		finally {
+			timer.halt();
+		}
+		assertThat(renewals).allSatisfy((nowMillis) -> assertThat(nowMillis).isGreaterThanOrEqualTo(coordinated[0]));
+	}
+
+	@Test
 	void aBucketTakenOverIsReCheckedAsByTheGuardAtOnce() {
 		// bucket 1 comes with the third coordination (another instance left it); the guard
 		// interval is far away, and a coordination every 50 ms

@@ -90,7 +90,7 @@ final class BucketTimer implements TimerStatus {
 			Duration guardInterval, RedisClock clock, ObjIntConsumer<String> readyListener,
 			Runnable dataLostListener) {
 		this.backend = backend;
-		this.heartbeat = new Heartbeat(backend, clock, coordinationInterval, guardInterval, dataLostListener);
+		this.heartbeat = new Heartbeat(backend, coordinationInterval, guardInterval, dataLostListener);
 		this.batchSize = batchSize;
 		this.guardTickNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), guardInterval.toNanos() / buckets);
 		this.clock = clock;
@@ -304,6 +304,7 @@ final class BucketTimer implements TimerStatus {
 
 	/** Takes the buckets of a coordination; a bucket taken over is due for a guard re-check. */
 	private void own(TimerBackend.Coordination coordination) {
+		this.clock.update(coordination.redisMillis());
 		boolean[] now = new boolean[this.owned.length];
 		for (int bucket : coordination.buckets()) {
 			now[bucket] = true;
@@ -340,7 +341,7 @@ final class BucketTimer implements TimerStatus {
 			}
 			throw ex;
 		}
-		this.clock.update(promotion.redisMillis());
+		synced(promotion.redisMillis());
 		ready(promotion.topics(), bucket);
 		if (promotion.recurringTickMillis() >= 0) {
 			onRecurringTick(bucket, promotion.recurringTickMillis());
@@ -373,7 +374,7 @@ final class BucketTimer implements TimerStatus {
 			return;
 		}
 		if (step.redisMillis() >= 0) {
-			this.clock.update(step.redisMillis());
+			synced(step.redisMillis());
 		}
 		ready(step.topics(), bucket);
 		long head = (step.nextTickMillis() < 0) ? NONE : step.nextTickMillis();
@@ -385,6 +386,11 @@ final class BucketTimer implements TimerStatus {
 
 	private void ready(List<String> topics, int bucket) {
 		topics.forEach((topic) -> this.readyListener.accept(topic, bucket));
+	}
+
+	private void synced(long redisMillis) {
+		this.clock.update(redisMillis);
+		this.heartbeat.synced(redisMillis);
 	}
 
 	/** Whether a bucket was taken over since its last step. */

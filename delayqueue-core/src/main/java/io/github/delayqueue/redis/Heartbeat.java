@@ -25,8 +25,13 @@ final class Heartbeat {
 
 	private final Runnable dataLostListener;
 
-	/** The timer's estimate of Redis's clock: expiries are written from it. */
-	private final RedisClock clock;
+	/**
+	 * Redis's clock as read by the timer's calls alone, each applied as soon as its reply is
+	 * back: expiries are written from it. The queue's shared clock also takes consumers'
+	 * replies, which a big reply or a descheduled thread may apply late, pulling the estimate
+	 * back and shortening the heartbeat by as much.
+	 */
+	private final RedisClock clock = new RedisClock();
 
 	private boolean forceFull = true;
 
@@ -39,10 +44,8 @@ final class Heartbeat {
 	private String epoch = "";
 
 	/** {@code dataLostListener} is told when a coordination finds the namespace's epoch changed. */
-	Heartbeat(TimerBackend backend, RedisClock clock, Duration interval, Duration fullInterval,
-			Runnable dataLostListener) {
+	Heartbeat(TimerBackend backend, Duration interval, Duration fullInterval, Runnable dataLostListener) {
 		this.backend = backend;
-		this.clock = clock;
 		this.intervalNanos = interval.toNanos();
 		this.fullIntervalNanos = fullInterval.toNanos();
 		this.dataLostListener = dataLostListener;
@@ -51,6 +54,11 @@ final class Heartbeat {
 	/** When the next beat is due, by {@link System#nanoTime()}. */
 	long next() {
 		return this.next;
+	}
+
+	/** Records Redis's time read by a timer call. */
+	void synced(long redisMillis) {
+		this.clock.update(redisMillis);
 	}
 
 	/**
@@ -87,7 +95,7 @@ final class Heartbeat {
 	private TimerBackend.Coordination coordinate() {
 		this.nextExpiryCheck = 0;
 		TimerBackend.Coordination coordination = this.backend.coordinate(false);
-		this.clock.update(coordination.redisMillis());
+		synced(coordination.redisMillis());
 		String before = this.epoch;
 		this.epoch = coordination.epoch();
 		if (!before.isEmpty() && !before.equals(this.epoch)) {
