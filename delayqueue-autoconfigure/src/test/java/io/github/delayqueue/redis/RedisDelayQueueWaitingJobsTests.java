@@ -170,6 +170,25 @@ public class RedisDelayQueueWaitingJobsTests {
 	}
 
 	@Test
+	void aReadyPageReadsAndAnswersNoMoreJobsPerBucketThanThePageHolds() {
+		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(1).timerEnabled(false));
+		// READY at once (due now), in reverse due order of their ids: the page must pick, not cut
+		List<ScheduleRequest> requests = new ArrayList<>();
+		for (int i = 0; i < 3_000; i++) {
+			requests.add(request("wide", String.format("%05d", i), "{\"pad\":\"" + "x".repeat(200) + "\"}",
+					Duration.ofMillis(-i)));
+		}
+		queue.scheduleAll(requests);
+		List<Object> replies = queue.scripts.waiting("wide", JobState.READY, 3, true, null, DelayQueueAdmin.MAX_EXAMINED);
+		WaitingJobs.Read bucket = WaitingJobs.Read.decode("wide", JobState.READY, replies.get(0));
+		assertThat(bucket.jobs()).hasSizeLessThanOrEqualTo(3);
+		WaitingJobPage page = queue.waitingJobs("wide", JobState.READY, null, 2, false);
+		assertThat(page.jobs()).extracting(JobInfo::id).containsExactly("02999", "02998");
+		assertThat(allPages(queue, "wide", JobState.READY, 700)).hasSize(3_000)
+			.isSortedAccordingTo((a, b) -> a.dueAt().compareTo(b.dueAt()));
+	}
+
+	@Test
 	void badArgumentsAreRefusedNamingTheRule() {
 		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(1).timerEnabled(false));
 		assertThatIllegalArgumentException().isThrownBy(() -> queue.waitingJobs("t", JobState.DEAD, null, 10, false))

@@ -4,7 +4,8 @@
 -- time ('' from the first), ARGV[7] the cursor's job key, ARGV[8] entries to examine at most,
 -- ARGV[9] '1' for payloads.
 -- DELAYED and RESERVED: the next jobs after the cursor by (score, job key).
--- READY: the jobs after the cursor by (due, job key) among the first ARGV[8] ready entries.
+-- READY: the first ARGV[5] jobs after the cursor by (due, job key) among the first ARGV[8] ready
+-- entries.
 -- Returns {entries examined, score and member of the last entry examined when the index goes on
 -- ('' and '' when it was read to its end), then per job: job key and what find.lua answers after
 -- the state}.
@@ -46,6 +47,23 @@ if state == 'R' then
     examined = examined + #entries
     if examined >= cap then
       break
+    end
+  end
+  -- only the first max jobs by (due, job key) can be on the page: read and answer no more
+  if #found > 2 * max then
+    local rows = {}
+    for i = 1, #found, 2 do
+      rows[#rows + 1] = { found[i], found[i + 1] }
+    end
+    table.sort(rows, function(a, b)
+      if a[2] ~= b[2] then
+        return a[2] < b[2]
+      end
+      return before(a[1], b[1])
+    end)
+    found = {}
+    for i = 1, max do
+      found[2 * i - 1], found[2 * i] = rows[i][1], rows[i][2]
     end
   end
 else
