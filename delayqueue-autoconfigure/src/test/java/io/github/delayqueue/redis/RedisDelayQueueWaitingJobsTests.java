@@ -189,6 +189,27 @@ public class RedisDelayQueueWaitingJobsTests {
 	}
 
 	@Test
+	void pagesOfOneDueTimeSharedWithMoreJobsOfTopicsBeforeAndAfterListEachJobOnce() {
+		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(2).timerEnabled(false));
+		java.time.Instant due = java.time.Instant.now().plus(Duration.ofHours(1)).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+		List<ScheduleRequest> all = new ArrayList<>();
+		for (String topic : List.of("a", "b", "c")) {
+			int count = topic.equals("b") ? 40 : 2 * DelayQueueAdmin.MAX_EXAMINED + 300;
+			for (int i = 0; i < count; i++) {
+				all.add(new ScheduleRequest(topic, String.format("%05d", i), "{}".getBytes(StandardCharsets.UTF_8), null,
+						due, null, null, io.github.delayqueue.core.OnDuplicate.KEEP));
+			}
+		}
+		queue.scheduleAll(all);
+		List<JobInfo> b = allPages(queue, "b", JobState.DELAYED, 7);
+		assertThat(b).extracting(JobInfo::id).doesNotHaveDuplicates().hasSize(40);
+		assertThat(allPages(queue, "a", JobState.DELAYED, 1_000)).extracting(JobInfo::id).doesNotHaveDuplicates()
+			.hasSize(2 * DelayQueueAdmin.MAX_EXAMINED + 300);
+		assertThat(allPages(queue, "c", JobState.DELAYED, 999)).extracting(JobInfo::id).doesNotHaveDuplicates()
+			.hasSize(2 * DelayQueueAdmin.MAX_EXAMINED + 300);
+	}
+
+	@Test
 	void badArgumentsAreRefusedNamingTheRule() {
 		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(1).timerEnabled(false));
 		assertThatIllegalArgumentException().isThrownBy(() -> queue.waitingJobs("t", JobState.DEAD, null, 10, false))

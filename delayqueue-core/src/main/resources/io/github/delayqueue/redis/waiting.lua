@@ -15,6 +15,7 @@
 -- @include lib/read_many
 -- @include lib/ready_parts
 -- @include lib/live_entry
+-- @include lib/num
 local topic, state, max, cap = ARGV[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[8])
 local after, after_key = (ARGV[6] ~= '') and tonumber(ARGV[6]) or nil, ARGV[7]
 local prefix = topic .. ':'
@@ -89,7 +90,8 @@ else
     local entries = redis.call('ZRANGE', key, rank, rank + window - 1, 'WITHSCORES')
     for i = 1, #entries, 2 do
       examined = examined + 1
-      cut_member, cut_score = entries[i], entries[i + 1]
+      -- the score as digits, whatever notation the server writes doubles in (Java reads a long)
+      cut_member, cut_score = entries[i], num(tonumber(entries[i + 1]))
       if string.sub(entries[i], 1, #prefix) == prefix then
         found[#found + 1] = entries[i]
         found[#found + 1] = entries[i + 1]
