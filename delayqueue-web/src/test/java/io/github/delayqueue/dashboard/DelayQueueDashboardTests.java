@@ -302,6 +302,9 @@ class DelayQueueDashboardTests {
 		Response plainForm = app.form("POST", "/delayqueue-dashboard/api/cancel", "topic=orders&id=kept");
 		assertThat(plainForm.status()).isEqualTo(403);
 		assertThat(plainForm.json().get("detail").asString()).contains("X-DelayQueue-Dashboard");
+		Response plainRun = app.form("POST", "/delayqueue-dashboard/api/run", "topic=orders&id=kept");
+		assertThat(plainRun.status()).isEqualTo(403);
+		assertThat(plainRun.json().get("detail").asString()).contains("X-DelayQueue-Dashboard");
 		Response crossSite = app.form("POST", "/delayqueue-dashboard/api/cancel", "topic=orders&id=kept", WRITE,
 				"write", "Sec-Fetch-Site", "cross-site");
 		assertThat(crossSite.status()).isEqualTo(403);
@@ -338,7 +341,7 @@ class DelayQueueDashboardTests {
 		App app = open("delayqueue.dashboard.allow-unauthenticated=true", readOnly);
 		dead(app, "orders", "kept");
 		assertThat(app.get("/delayqueue-dashboard").body()).contains("data-read-only=\"true\"");
-		for (String write : List.of("replay?topic=orders&id=kept", "cancel?topic=orders&id=kept",
+		for (String write : List.of("replay?topic=orders&id=kept", "cancel?topic=orders&id=kept", "run?topic=orders&id=kept",
 				"listener?topic=mails&listener=mailer&action=pause", "recurring?name=r&action=trigger")) {
 			String[] parts = write.split("\\?");
 			Response refused = app.form("POST", "/delayqueue-dashboard/api/" + parts[0], parts[1], WRITE, "write");
