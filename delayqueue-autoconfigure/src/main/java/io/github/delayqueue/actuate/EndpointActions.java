@@ -13,6 +13,8 @@ import io.github.delayqueue.actuate.EndpointDescriptors.RecurringActionDescripto
 import io.github.delayqueue.actuate.EndpointDescriptors.RepairDescriptor;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.JobConstraints;
+import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.RepairResult;
 import io.github.delayqueue.core.RescheduleResult;
 import io.github.delayqueue.core.ReplayResult;
@@ -114,7 +116,7 @@ final class EndpointActions {
 		});
 	}
 
-	/** Makes a DELAYED or READY job due now: a reschedule with no delay. */
+	/** Makes a DELAYED job due now (a reschedule with no delay); a READY one is due already and stays as it is. */
 	private ActionDescriptor runNow(AuditLog.Entry entry, String topic, @Nullable String id, @Nullable String extra) {
 		if (extra != null) {
 			throw new InvalidArgumentException(extra, extra + " does not apply to run");
@@ -124,7 +126,13 @@ final class EndpointActions {
 		}
 		argument("id", () -> JobConstraints.id(id));
 		entry.ids(List.of(id));
-		RescheduleResult result = this.operations.reschedule(topic, id, Duration.ZERO);
+		JobState state = this.operations.find(topic, id).map(JobInfo::state).orElse(null);
+		if (state == JobState.READY) {
+			// a reschedule would move its due time later, behind the jobs that became due since
+			return done(entry, new ActionDescriptor(topic, "run", 0, List.of(id)));
+		}
+		RescheduleResult result = (state != null) ? this.operations.reschedule(topic, id, Duration.ZERO)
+				: RescheduleResult.NOT_FOUND;
 		if (result == RescheduleResult.NOT_FOUND) {
 			throw new NotFoundException("No job '" + id + "' in topic '" + topic + "'");
 		}

@@ -100,7 +100,16 @@ class DelayQueueEndpointWaitingJobsTests {
 		template.schedule("work", "later", "y", Duration.ofHours(1));
 		JsonNode ran = app.post("/actuator/delayqueue/work", "{\"action\":\"run\",\"id\":\"later\"}").json();
 		assertThat(ran.get("action").asString()).isEqualTo("run");
+		assertThat(ran.get("count").asInt()).isEqualTo(1);
 		assertThat(template.find("work", "later").orElseThrow().state()).isNotEqualTo(JobState.DELAYED);
+		// a READY job is due already: run leaves it (and its place among the due jobs) as it is
+		template.schedule("work", "due", "z", Duration.ZERO);
+		org.awaitility.Awaitility.await()
+			.until(() -> template.find("work", "due").orElseThrow().state() == JobState.READY);
+		java.time.Instant dueAt = template.find("work", "due").orElseThrow().dueAt();
+		JsonNode leftAlone = app.post("/actuator/delayqueue/work", "{\"action\":\"run\",\"id\":\"due\"}").json();
+		assertThat(leftAlone.get("count").asInt()).isZero();
+		assertThat(template.find("work", "due").orElseThrow().dueAt()).isEqualTo(dueAt);
 		assertThat(app.post("/actuator/delayqueue/work", "{\"action\":\"run\",\"id\":\"a\"}").status()).isEqualTo(400);
 		assertThat(app.post("/actuator/delayqueue/work", "{\"action\":\"run\",\"id\":\"nope\"}").status()).isEqualTo(404);
 		assertThat(app.post("/actuator/delayqueue/work", "{\"action\":\"run\"}").status()).isEqualTo(400);

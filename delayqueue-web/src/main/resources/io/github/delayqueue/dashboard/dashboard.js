@@ -673,7 +673,7 @@
 			waiting = { topic: topic, state: state, next: page.next || null, read: read };
 			page.jobs.forEach(function (job) {
 				var actions = el('td', { 'class': 'actions' });
-				if (state !== 'RESERVED') {
+				if (state === 'DELAYED') {
 					actions.appendChild(actionButton('Run now', 'run', 'Run job ' + job.id + ' of topic ' + topic
 						+ ' now?', function () {
 						return post('/api/run', { topic: topic, id: job.id }).then(function () {
