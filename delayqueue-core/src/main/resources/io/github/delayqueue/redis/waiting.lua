@@ -16,20 +16,10 @@
 -- @include lib/ready_parts
 -- @include lib/live_entry
 -- @include lib/num
+-- @include lib/bytes_before
 local topic, state, max, cap = ARGV[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[8])
 local after, after_key = (ARGV[6] ~= '') and tonumber(ARGV[6]) or nil, ARGV[7]
 local prefix = topic .. ':'
-
--- whether a sorts before b by bytes, as a sorted set orders the members of one score
-local function before(a, b)
-  for i = 1, math.min(#a, #b) do
-    local x, y = string.byte(a, i), string.byte(b, i)
-    if x ~= y then
-      return x < y
-    end
-  end
-  return #a < #b
-end
 
 local found, examined, cut_score, cut_member = {}, 0, '', ''
 if state == 'R' then
@@ -40,7 +30,7 @@ if state == 'R' then
     local records = read_many(KEYS[1], entries)
     for k, jobkey in ipairs(entries) do
       local j = live_entry(jobkey, records[k], seen, part.letter)
-      if j and (not after or j.due > after or (j.due == after and before(after_key, jobkey))) then
+      if j and (not after or j.due > after or (j.due == after and bytes_before(after_key, jobkey))) then
         found[#found + 1] = jobkey
         found[#found + 1] = j.due
       end
@@ -60,7 +50,7 @@ if state == 'R' then
       if a[2] ~= b[2] then
         return a[2] < b[2]
       end
-      return before(a[1], b[1])
+      return bytes_before(a[1], b[1])
     end)
     found = {}
     for i = 1, max do
@@ -76,7 +66,7 @@ else
     local lo, hi = redis.call('ZCOUNT', key, '-inf', '(' .. score), redis.call('ZCOUNT', key, '-inf', score)
     while lo < hi do
       local mid = math.floor((lo + hi) / 2)
-      if before(after_key, redis.call('ZRANGE', key, mid, mid)[1]) then
+      if bytes_before(after_key, redis.call('ZRANGE', key, mid, mid)[1]) then
         hi = mid
       else
         lo = mid + 1

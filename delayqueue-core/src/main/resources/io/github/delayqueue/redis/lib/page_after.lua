@@ -1,5 +1,6 @@
 -- Up to max entries (member, score, ...) of a zset after a cursor (score after, member after_key;
 -- after nil: from the first), by score then member as the zset orders them, reversed with rev.
+-- @include lib/bytes_before
 local function page_after(key, max, after, after_key, rev)
   local range = rev and 'ZREVRANGE' or 'ZRANGE'
   if not after then
@@ -10,15 +11,6 @@ local function page_after(key, max, after, after_key, rev)
     return redis.call(range, key, rank + 1, rank + max, 'WITHSCORES')
   end
   -- the cursor's member left: skip the entries of its score that come before it (by bytes)
-  local function before(a, b)
-    for i = 1, math.min(#a, #b) do
-      local x, y = string.byte(a, i), string.byte(b, i)
-      if x ~= y then
-        return x < y
-      end
-    end
-    return #a < #b
-  end
   local entries, offset, from = {}, 0, string.format('%.0f', after)
   while #entries < 2 * max do
     local window = rev and redis.call('ZREVRANGEBYSCORE', key, from, '-inf', 'WITHSCORES', 'LIMIT', offset, max)
@@ -29,7 +21,7 @@ local function page_after(key, max, after, after_key, rev)
       if rev then
         a, b = m, after_key
       end
-      if (tonumber(window[i + 1]) ~= after or before(a, b)) and #entries < 2 * max then
+      if (tonumber(window[i + 1]) ~= after or bytes_before(a, b)) and #entries < 2 * max then
         entries[#entries + 1] = m
         entries[#entries + 1] = window[i + 1]
       end
