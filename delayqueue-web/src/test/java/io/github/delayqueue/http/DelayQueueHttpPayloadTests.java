@@ -23,6 +23,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.http.converter.json.JacksonJsonHttpMessageConverter;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * A payload sent through the HTTP job API comes back byte for byte: through a find, a
@@ -93,6 +94,8 @@ class DelayQueueHttpPayloadTests {
 
 		assertThat(add("exact-listened", id, payload).status()).isEqualTo(201);
 		assertThat(app.bean(Listener.class).received.poll(10, TimeUnit.SECONDS)).isEqualTo(expected);
+		// the handler has returned; the invariant is read once the listener's finish has run too
+		await().until(() -> call("GET", "/jobs/exact-listened/" + id, null).status() == 404);
 		QueueInvariant.assertHolds(RedisTestServers.shared(), apps.namespace);
 	}
 
