@@ -69,6 +69,11 @@ public class RedisDelayQueueWaitingJobsTests {
 		}
 	}
 
+	/** The page cursor after job {@code id} of time {@code at} (ms), as the endpoint and HTTP API take it. */
+	public static String cursor(long at, String id) {
+		return PageCursor.text(at, id);
+	}
+
 	private static byte[] bytes(String text) {
 		return text.getBytes(StandardCharsets.UTF_8);
 	}

@@ -1,9 +1,7 @@
 package io.github.delayqueue.http;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Base64;
 
 import io.github.delayqueue.actuate.WebApps;
 import io.github.delayqueue.actuate.WebApps.App;
@@ -63,9 +61,7 @@ class DelayQueueHttpWaitingJobsTests {
 			assertThat(second.get("jobs").get(0).get("id").asString()).isEqualTo("0000100");
 
 			long due = Instant.parse(job.get("dueAt").asString()).toEpochMilli();
-			String middle = Base64.getUrlEncoder()
-				.withoutPadding()
-				.encodeToString((due + ":0500000").getBytes(StandardCharsets.UTF_8));
+			String middle = RedisDelayQueueWaitingJobsTests.cursor(due, "0500000");
 			long ranges = RedisStats.commandStat(queue.getConnectionFactory(), "zrange", "calls");
 			JsonNode page = get(app, "/topics/big/jobs?state=DELAYED&limit=100&cursor=" + middle).json();
 			assertThat(RedisStats.commandStat(queue.getConnectionFactory(), "zrange", "calls") - ranges)
