@@ -17,7 +17,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * {@code -DskipTests} skips every test of the build, the integration tests (Failsafe, which
  * since 3.6 no longer reads {@code skipTests} itself) and the quick-start project (Invoker)
- * included; {@code -DskipITs} alone skips only the integration tests.
+ * included; {@code -DskipITs} alone skips only the integration tests. The README's first command
+ * ({@code -Dmaven.test.skip}) still finds the test jar that the integration modules' tests use.
  */
 class SkipTestsBuildTests {
 
@@ -47,6 +48,14 @@ class SkipTestsBuildTests {
 		assertThat(invoker).hasSize(1);
 		assertThat(text(invoker.get(0), "skipInvocation")).isEqualTo("${skipTests}");
 		assertThat(text(invoker.get(0), "skipInstallation")).isEqualTo("${skipTests}");
+	}
+
+	@Test
+	void theSharedTestJarIsBuiltAlsoWhenTestsAreNotCompiled() throws Exception {
+		List<Element> jar = plugins(pom("delayqueue-autoconfigure/pom.xml"), "maven-jar-plugin");
+		assertThat(jar).hasSize(1);
+		assertThat(text(jar.get(0), "goal")).isEqualTo("test-jar");
+		assertThat(text(jar.get(0), "skip")).as("-Dmaven.test.skip must not skip the test jar").isEqualTo("false");
 	}
 
 	private Document pom(String path) throws Exception {
