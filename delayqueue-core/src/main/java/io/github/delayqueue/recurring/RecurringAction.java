@@ -20,21 +20,12 @@ public enum RecurringAction {
 	/** {@link RecurringJobs#trigger(String)}. */
 	TRIGGER;
 
-	/**
-	 * The action a lower-case name stands for.
-	 * @param name {@code pause}, {@code resume} or {@code trigger}
-	 * @return the action, or empty for another name
-	 */
+	/** The action a lower-case name ({@code pause}, {@code resume}, {@code trigger}) stands for, or empty. */
 	public static Optional<RecurringAction> named(@Nullable String name) {
 		return Arrays.stream(values()).filter((action) -> action.toString().equals(name)).findFirst();
 	}
 
-	/**
-	 * Applies the action.
-	 * @param jobs the recurring jobs
-	 * @param name the recurring job's name
-	 * @return whether there was such a job, and the occurrence a trigger created
-	 */
+	/** Applies the action to the recurring job {@code name}: whether it exists, and what a trigger created. */
 	public Result apply(RecurringJobs jobs, String name) {
 		return switch (this) {
 			case PAUSE -> new Result(jobs.pause(name), null);
@@ -43,10 +34,7 @@ public enum RecurringAction {
 		};
 	}
 
-	/**
-	 * The lower-case name.
-	 * @return {@code pause}, {@code resume} or {@code trigger}
-	 */
+	/** The lower-case name: {@code pause}, {@code resume} or {@code trigger}. */
 	@Override
 	public String toString() {
 		return name().toLowerCase(Locale.ROOT);

@@ -71,21 +71,12 @@ public final class RecurringJob {
 		this.declared = builder.declared;
 	}
 
-	/**
-	 * Checks a recurring job's name.
-	 * @param name the name
-	 * @return the name
-	 * @throws IllegalArgumentException naming the rule it breaks
-	 */
+	/** Checks a recurring job's name (a topic's rules); an {@link IllegalArgumentException} names the rule. */
 	public static String name(String name) {
 		return JobConstraints.topic("name", name);
 	}
 
-	/**
-	 * Starts a definition.
-	 * @param name its name, unique in the namespace
-	 * @return the builder
-	 */
+	/** Starts a definition named {@code name}, unique in the namespace. */
 	public static Builder builder(String name) {
 		return new Builder(name);
 	}
@@ -102,18 +93,12 @@ public final class RecurringJob {
 		return this.schedule;
 	}
 
-	/**
-	 * The payload of each occurrence.
-	 * @return a copy of the bytes
-	 */
+	/** The payload of each occurrence: a copy of the bytes. */
 	public byte[] getPayload() {
 		return this.payload.clone();
 	}
 
-	/**
-	 * The payload as UTF-8 text.
-	 * @return the text
-	 */
+	/** The payload as UTF-8 text. */
 	public String getPayloadText() {
 		return new String(this.payload, StandardCharsets.UTF_8);
 	}
@@ -122,18 +107,12 @@ public final class RecurringJob {
 		return this.headers;
 	}
 
-	/**
-	 * The TTR of each occurrence.
-	 * @return the TTR, or {@code null} for the queue's default
-	 */
+	/** The TTR of each occurrence, or {@code null} for the queue's default. */
 	public @Nullable Duration getTtr() {
 		return this.ttr;
 	}
 
-	/**
-	 * The attempts of each occurrence.
-	 * @return the number, or {@code null} for the queue's default
-	 */
+	/** The attempts of each occurrence, or {@code null} for the queue's default. */
 	public @Nullable Integer getMaxAttempts() {
 		return this.maxAttempts;
 	}
@@ -142,18 +121,12 @@ public final class RecurringJob {
 		return this.misfirePolicy;
 	}
 
-	/**
-	 * How late a tick may be fired and still count as on time.
-	 * @return the threshold, {@link #DEFAULT_MISFIRE_THRESHOLD} unless set
-	 */
+	/** How late a tick may be fired and still count as on time; {@link #DEFAULT_MISFIRE_THRESHOLD} unless set. */
 	public Duration getMisfireThreshold() {
 		return this.misfireThreshold;
 	}
 
-	/**
-	 * The most occurrences one firing creates under {@link MisfirePolicy#FIRE_ALL}.
-	 * @return the number, {@link #DEFAULT_MAX_CATCH_UP} unless set
-	 */
+	/** Most occurrences a {@link MisfirePolicy#FIRE_ALL} firing creates; {@link #DEFAULT_MAX_CATCH_UP} unless set. */
 	public int getMaxCatchUp() {
 		return this.maxCatchUp;
 	}
@@ -162,10 +135,7 @@ public final class RecurringJob {
 		return this.overlapPolicy;
 	}
 
-	/**
-	 * Whether the definition is declared in {@code delayqueue.recurring.<name>.*}.
-	 * @return {@code true} for a declared definition
-	 */
+	/** Whether the definition is declared in {@code delayqueue.recurring.<name>.*}. */
 	public boolean isDeclared() {
 		return this.declared;
 	}
@@ -175,9 +145,7 @@ public final class RecurringJob {
 		return "RecurringJob[" + this.name + ", topic " + this.topic + ", " + this.schedule + "]";
 	}
 
-	/**
-	 * Builds a {@link RecurringJob}; {@link #build()} checks every rule.
-	 */
+	/** Builds a {@link RecurringJob}; {@link #build()} checks every rule. */
 	public static final class Builder {
 
 		private final String name;
@@ -218,49 +186,28 @@ public final class RecurringJob {
 			return this;
 		}
 
-		/**
-		 * A cron schedule, see {@link RecurringSchedule#cron(String, String)}.
-		 * @param cron the expression
-		 * @param zone the zone id
-		 * @return this builder
-		 */
+		/** Shortcut for {@code schedule(RecurringSchedule.cron(cron, zone))}. */
 		public Builder cron(String cron, String zone) {
 			return schedule(RecurringSchedule.cron(cron, zone));
 		}
 
-		/**
-		 * A fixed rate, see {@link RecurringSchedule#every(Duration)}.
-		 * @param period the period
-		 * @return this builder
-		 */
+		/** Shortcut for {@code schedule(RecurringSchedule.every(period))}. */
 		public Builder every(Duration period) {
 			return schedule(RecurringSchedule.every(period));
 		}
 
-		/**
-		 * A fixed delay, see {@link RecurringSchedule#fixedDelay(Duration)}.
-		 * @param delay the delay
-		 * @return this builder
-		 */
+		/** Shortcut for {@code schedule(RecurringSchedule.fixedDelay(delay))}. */
 		public Builder fixedDelay(Duration delay) {
 			return schedule(RecurringSchedule.fixedDelay(delay));
 		}
 
-		/**
-		 * The payload of each occurrence, as the listener reads it.
-		 * @param payload the bytes
-		 * @return this builder
-		 */
+		/** The payload of each occurrence, as the listener reads it. */
 		public Builder payload(byte[] payload) {
 			this.payload = payload;
 			return this;
 		}
 
-		/**
-		 * The payload as UTF-8 text.
-		 * @param payload the text
-		 * @return this builder
-		 */
+		/** The payload as UTF-8 text. */
 		@SuppressWarnings("NullAway") // a null text is refused by build(), as a null byte[] is
 		public Builder payload(String payload) {
 			return payload((payload != null) ? payload.getBytes(StandardCharsets.UTF_8) : null);
@@ -306,21 +253,13 @@ public final class RecurringJob {
 			return this;
 		}
 
-		/**
-		 * Marks the definition as declared in the configuration.
-		 * @param declared whether it is declared
-		 * @return this builder
-		 */
+		/** Marks the definition as declared in the configuration. */
 		public Builder declared(boolean declared) {
 			this.declared = declared;
 			return this;
 		}
 
-		/**
-		 * Checks every rule and builds the definition.
-		 * @return the definition
-		 * @throws IllegalArgumentException naming the field and the rule it breaks
-		 */
+		/** Checks every rule and builds; an {@link IllegalArgumentException} names the field and the rule. */
 		public RecurringJob build() {
 			return new RecurringJob(this);
 		}

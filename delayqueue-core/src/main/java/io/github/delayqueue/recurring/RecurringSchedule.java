@@ -68,13 +68,7 @@ public final class RecurringSchedule {
 		}
 	}
 
-	/**
-	 * A cron schedule in a time zone named by its id.
-	 * @param cron the expression, see {@link #cron(String, ZoneId)}
-	 * @param zone a zone id such as {@code Europe/Berlin} or {@code UTC}
-	 * @return the schedule
-	 * @throws IllegalArgumentException for a bad expression or an unknown zone
-	 */
+	/** {@link #cron(String, ZoneId)} in a zone named by its id ({@link #zone(String)}). */
 	public static RecurringSchedule cron(String cron, String zone) {
 		return cron(cron, zone(zone));
 	}
@@ -108,12 +102,7 @@ public final class RecurringSchedule {
 		return value;
 	}
 
-	/**
-	 * Reads a zone id.
-	 * @param zone the id
-	 * @return the zone
-	 * @throws IllegalArgumentException naming the field for an unknown or blank id
-	 */
+	/** Reads a zone id such as {@code Europe/Berlin}; refuses a blank or unknown one. */
 	public static ZoneId zone(String zone) {
 		Assert.hasText(zone, "zone must not be blank");
 		try {
@@ -143,34 +132,22 @@ public final class RecurringSchedule {
 		return (next != null) ? next.toInstant() : null;
 	}
 
-	/**
-	 * The cron expression, trimmed.
-	 * @return the expression, or {@code null} for another schedule
-	 */
+	/** The cron expression, trimmed, or {@code null} for another schedule. */
 	public @Nullable String getCron() {
 		return this.cron;
 	}
 
-	/**
-	 * The time zone of a cron schedule.
-	 * @return the zone, {@code UTC} for another schedule
-	 */
+	/** The time zone of a cron schedule, {@code UTC} for another schedule. */
 	public ZoneId getZone() {
 		return this.zone;
 	}
 
-	/**
-	 * The period of a fixed rate.
-	 * @return the period, or {@code null} for another schedule
-	 */
+	/** The period of a fixed rate, or {@code null} for another schedule. */
 	public @Nullable Duration getPeriod() {
 		return this.period;
 	}
 
-	/**
-	 * The delay of a fixed delay.
-	 * @return the delay, or {@code null} for another schedule
-	 */
+	/** The delay of a fixed delay, or {@code null} for another schedule. */
 	public @Nullable Duration getDelay() {
 		return this.delay;
 	}

@@ -60,7 +60,7 @@ final class RecurringRecord {
 	}
 
 	private static @Nullable Matcher header(byte[] record) {
-		int nl = indexOf(record, 0);
+		int nl = newline(record, 0);
 		Matcher header = HEADER.matcher((nl < 0) ? "" : new String(record, 0, nl, StandardCharsets.UTF_8));
 		return header.matches() ? header : null;
 	}
@@ -107,8 +107,8 @@ final class RecurringRecord {
 	static RecurringJob job(String name, byte[] record) {
 		RecurringJob.Builder builder = RecurringJob.builder(name);
 		Map<String, String> fields = new HashMap<>();
-		int at = indexOf(record, 0) + 1;
-		for (int nl = indexOf(record, at); nl != at; at = nl + 1, nl = indexOf(record, at)) {
+		int at = newline(record, 0) + 1;
+		for (int nl = newline(record, at); nl != at; at = nl + 1, nl = newline(record, at)) {
 			String line = (nl < 0) ? "" : new String(record, at, nl - at, StandardCharsets.UTF_8);
 			int eq = line.indexOf('=');
 			if (eq < 0) {
@@ -142,13 +142,8 @@ final class RecurringRecord {
 		return Duration.ofMillis(Long.parseLong(value));
 	}
 
-	private static int indexOf(byte[] bytes, int from) {
-		for (int i = from; i < bytes.length; i++) {
-			if (bytes[i] == '\n') {
-				return i;
-			}
-		}
-		return -1;
+	private static int newline(byte[] record, int from) {
+		return StoredPayload.indexOf(record, (byte) '\n', from);
 	}
 
 }

@@ -120,26 +120,17 @@ public class RedisJobOutcomeStream
 		this.publishing = publishing;
 	}
 
-	/**
-	 * Return the pub/sub channel.
-	 * @return {@code <namespace>:outcomes}
-	 */
+	/** The pub/sub channel, {@code <namespace>:outcomes}. */
 	public String getChannel() {
 		return this.channel;
 	}
 
-	/**
-	 * Return whether this instance's listener outcomes are published.
-	 * @return the {@code publishing} given at creation
-	 */
+	/** Whether this instance's listener outcomes are published. */
 	public boolean isPublishing() {
 		return this.publishing;
 	}
 
-	/**
-	 * Return how many outcomes were not published or not delivered to this instance's consumers.
-	 * @return the count since start
-	 */
+	/** How many outcomes were not published, or not delivered to this instance's consumers, since start. */
 	public long getDropped() {
 		return this.dropped.get();
 	}
@@ -286,10 +277,8 @@ public class RedisJobOutcomeStream
 			return;
 		}
 		if (outcome.isFinal()) {
-			Set<CompletableFuture<JobOutcome>> waiting = this.waiters.get(outcome.topic() + "\n" + outcome.id());
-			if (waiting != null) {
-				List.copyOf(waiting).forEach((future) -> future.complete(outcome));
-			}
+			List.copyOf(this.waiters.getOrDefault(outcome.topic() + "\n" + outcome.id(), Set.of()))
+				.forEach((future) -> future.complete(outcome));
 		}
 		for (Consumer<JobOutcome> subscriber : this.subscribers) {
 			try {

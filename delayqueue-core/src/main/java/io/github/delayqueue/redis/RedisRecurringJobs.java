@@ -134,8 +134,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 			RecurringJob job = info.job();
 			List<Object> arguments = new ArrayList<>(List.of("trigger", name));
 			addOccurrence(arguments, job, read.now(), read.now(), read.now(), true);
-			arguments.add(read.gen());
-			arguments.add((job.getSchedule().getDelay() != null) ? "1" : "0");
+			arguments.addAll(List.of(read.gen(), (job.getSchedule().getDelay() != null) ? "1" : "0"));
 			long result = Replies.asLong(call(read.bucket(), arguments.toArray()).get(1));
 			if (result == 1) {
 				this.signals.markReady(job.getTopic(), read.bucket());
@@ -189,20 +188,14 @@ final class RedisRecurringJobs implements RecurringJobs {
 		return id;
 	}
 
-	/** The script arguments of one occurrence: seven for a firing, five for a trigger. */
+	/** The seven script arguments of one occurrence: job key, topic, payload, due, ttr, max attempts, tick. */
 	private void addOccurrence(List<Object> arguments, RecurringJob job, long idTickMillis, long dueMillis,
 			long tickMillis, boolean trigger) {
 		String id = occurrenceId(this.keys, job, idTickMillis, trigger);
 		arguments.addAll(List.of(KeySpace.jobKey(job.getTopic(), id), job.getTopic(),
-				StoredPayload.encode(job.getHeaders(), job.getPayload())));
-		if (!trigger) {
-			arguments.add(dueMillis);
-		}
-		arguments.add(((job.getTtr() != null) ? job.getTtr() : this.defaultTtr).toMillis());
-		arguments.add((job.getMaxAttempts() != null) ? job.getMaxAttempts() : this.defaultMaxAttempts);
-		if (!trigger) {
-			arguments.add(tickMillis);
-		}
+				StoredPayload.encode(job.getHeaders(), job.getPayload()), dueMillis,
+				((job.getTtr() != null) ? job.getTtr() : this.defaultTtr).toMillis(),
+				(job.getMaxAttempts() != null) ? job.getMaxAttempts() : this.defaultMaxAttempts, tickMillis));
 	}
 
 	/**

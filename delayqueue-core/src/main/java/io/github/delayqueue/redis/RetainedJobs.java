@@ -12,6 +12,8 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Function;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import io.github.delayqueue.core.CompletedJobPage;
 import io.github.delayqueue.core.DelayQueueObserver;
@@ -41,6 +43,9 @@ final class RetainedJobs {
 	static final long BATCH_BYTES = 4L << 20;
 
 	private static final Log logger = LogFactory.getLog(RetainedJobs.class);
+
+	/** The leading 0s of a replayed job's attempt in a bucket record's {@code <priority><attempt>}. */
+	private static final Pattern REPLAYED = Pattern.compile("^(\\D?)0+(?=\\d)");
 
 	private static final LuaScript COMPLETED = LuaScript.of("completed", 2);
 
@@ -93,9 +98,8 @@ final class RetainedJobs {
 				if (record == null) {
 					continue;
 				}
-				arguments.add(KeySpace.bytes(KeySpace.jobKey(topic, job.id())));
-				arguments.add(KeySpace.bytes(String.valueOf(call.finishedAt())));
-				arguments.add(record);
+				arguments.addAll(List.of(KeySpace.bytes(KeySpace.jobKey(topic, job.id())),
+						KeySpace.bytes(String.valueOf(call.finishedAt())), record));
 				bytes += record.length;
 				if (arguments.size() >= 3 * BATCH || bytes >= BATCH_BYTES) {
 					addBatch(topic, kept, arguments);
@@ -121,17 +125,6 @@ final class RetainedJobs {
 		}
 	}
 
-	/** The bucket record's {@code <priority><attempt>} without the leading {@code 0} of a replayed job. */
-	private static String keptAttempt(String field) {
-		int letter = (!field.isEmpty() && !Character.isDigit(field.charAt(0))) ? 1 : 0;
-		int digits = letter;
-		while (digits < field.length() - 1 && field.charAt(digits) == '0') {
-			digits++;
-		}
-		String attempt = field.substring(digits);
-		return field.substring(0, letter) + (attempt.isEmpty() ? "0" : attempt);
-	}
-
 	/**
 	 * The record to keep of a finished job, from its RESERVED bucket record
 	 * ({@code S<priority><attempt>,<max>,<ttr>,<createdAt>,<delay>,<token>\n<payload>}):
@@ -148,15 +141,13 @@ final class RetainedJobs {
 			long created = Long.parseLong(fields[3], 36);
 			long delay = Long.parseLong(fields[4], 36);
 			long delivered = (job.deliveredAt() != null) ? job.deliveredAt().toEpochMilli() : 0;
-			String kept = keptAttempt(fields[0]) + "," + fields[1] + "," + fields[2] + "," + fields[3]
-					+ "," + Long.toString(created + delay, 36) + "," + Long.toString(Math.max(0, delivered), 36) + ","
-					+ Long.toString(finishedAt, 36);
-			byte[] text = KeySpace.bytes(kept);
+			byte[] text = KeySpace.bytes(String.join(",", REPLAYED.matcher(fields[0]).replaceFirst("$1"), fields[1],
+					fields[2], fields[3], Long.toString(created + delay, 36), Long.toString(Math.max(0, delivered), 36),
+					Long.toString(finishedAt, 36)));
 			if (!payloads || newline < 0) {
 				return text;
 			}
-			byte[] record = new byte[text.length + held.length - newline];
-			System.arraycopy(text, 0, record, 0, text.length);
+			byte[] record = Arrays.copyOf(text, text.length + held.length - newline);
 			System.arraycopy(held, newline, record, text.length, held.length - newline);
 			return record;
 		}
@@ -236,16 +227,14 @@ final class RetainedJobs {
 					: new StoredPayload.Read(Map.of(), null);
 			// 0: a reservation that knew only its token finished it
 			Duration runTime = (delivered > 0) ? Duration.ofMillis(Math.max(0, finished - delivered)) : null;
-			String attempt = fields[0];
-			int priority = JobConstraints.DEFAULT_PRIORITY;
-			if (!attempt.isEmpty() && attempt.charAt(0) >= 'a' && attempt.charAt(0) <= 'j') {
-				priority = attempt.charAt(0) - 'a';
-				attempt = attempt.substring(1);
-			}
-			return new JobInfo(topic, id, JobState.COMPLETED, Integer.parseInt(attempt), Integer.parseInt(fields[1]),
-					Duration.ofMillis(Long.parseLong(fields[2], 36)), Instant.ofEpochMilli(Long.parseLong(fields[4], 36)),
+			// <priority letter a-j, none for the default><attempt>
+			boolean lettered = fields[0].matches("[a-j].*");
+			return new JobInfo(topic, id, JobState.COMPLETED, Integer.parseInt(fields[0].substring(lettered ? 1 : 0)),
+					Integer.parseInt(fields[1]), Duration.ofMillis(Long.parseLong(fields[2], 36)),
+					Instant.ofEpochMilli(Long.parseLong(fields[4], 36)),
 					Instant.ofEpochMilli(Long.parseLong(fields[3], 36)), null, null, null, stored.payload(),
-					stored.headers(), Instant.ofEpochMilli(finished), runTime, priority);
+					stored.headers(), Instant.ofEpochMilli(finished), runTime,
+					lettered ? fields[0].charAt(0) - 'a' : JobConstraints.DEFAULT_PRIORITY);
 		}
 		catch (NumberFormatException ex) {
 			return null;
@@ -300,11 +289,9 @@ final class RetainedJobs {
 	private void died(String topic, List<String> jobKeys, long diedAt) {
 		Retention limit = this.failed.get(topic);
 		for (int from = 0; from < jobKeys.size(); from += BATCH) {
-			List<String> deaths = new ArrayList<>();
-			for (String jobKey : jobKeys.subList(from, Math.min(jobKeys.size(), from + BATCH))) {
-				deaths.add(jobKey);
-				deaths.add(String.valueOf(diedAt));
-			}
+			List<String> deaths = jobKeys.subList(from, Math.min(jobKeys.size(), from + BATCH)).stream()
+				.flatMap((jobKey) -> Stream.of(jobKey, String.valueOf(diedAt)))
+				.toList();
 			try {
 				List<Object> reply = Replies.list(this.runner.runReplicated(FAILED, failedCall(topic, "add",
 						limit.failed(), (limit.failedAge() != null) ? limit.failedAge().toMillis() : 0,
@@ -325,10 +312,8 @@ final class RetainedJobs {
 		Map<Integer, List<String>> byBucket = new TreeMap<>();
 		for (int i = 0; i < named.size(); i += 2) {
 			String jobKey = named.get(i);
-			int bucket = this.keys.bucketOf(topic, jobKey.substring(topic.length() + 1));
-			List<String> deaths = byBucket.computeIfAbsent(bucket, (b) -> new ArrayList<>());
-			deaths.add(jobKey);
-			deaths.add(named.get(i + 1));
+			byBucket.computeIfAbsent(this.keys.bucketOf(topic, jobKey.substring(topic.length() + 1)),
+					(bucket) -> new ArrayList<>()).addAll(List.of(jobKey, named.get(i + 1)));
 		}
 		long dropped = this.scripts.dropDead(topic, byBucket);
 		if (dropped > 0) {

@@ -252,18 +252,18 @@ end
 local d = parse_def(record) or error('delayqueue: the recurring definition ' .. name .. ' in ' .. DEFS
   .. ' is not in the format of this version (put it again to replace it)')
 
--- trigger name, job key, topic, payload, ttr, max attempts, gen, '1' for a fixed delay: creates it
--- due now, the last occurrence only when the last one left the queue (never for a fixed delay).
--- {now, 1 created | 0 exists | -2 changed}
+-- trigger name, then an occurrence as fire's (its due and tick unused), gen, '1' for a fixed delay:
+-- creates it due now, the last occurrence only when the last one left the queue (never for a fixed
+-- delay). {now, 1 created | 0 exists | -2 changed}
 if op == 'trigger' then
-  if tonumber(ARGV[10]) ~= d.gen then
+  if tonumber(ARGV[12]) ~= d.gen then
     return { now, -2 }
   end
-  local made = create(ARGV[5], ARGV[6], ARGV[7], now, ARGV[8], ARGV[9])
+  local made = create(ARGV[5], ARGV[6], ARGV[7], now, ARGV[9], ARGV[10])
   if made == 1 then
     d.fired = d.fired + 1
     local last = last_state(d)
-    if ARGV[11] ~= '1' and (last == '' or last == 'X') then
+    if ARGV[13] ~= '1' and (last == '' or last == 'X') then
       d.last_tick = now
       d.last_key = ARGV[5]
     end
