@@ -96,7 +96,7 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 				wait = true;
 				reconcile();
 				logger.info("Put the declared recurring jobs");
-				if (this.requests.get() == requested) {
+				if (endIfNoneRequested(requested)) {
 					return;
 				}
 				wait = false;
@@ -112,6 +112,15 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 				logger.debug("Could not put the declared recurring jobs yet: " + ex.getMessage());
 			}
 		}
+	}
+
+	/** Ends the thread unless a put was requested since {@code requested}; decided under the lock that starts it. */
+	private synchronized boolean endIfNoneRequested(int requested) {
+		if (this.requests.get() != requested) {
+			return false;
+		}
+		this.retrying = null;
+		return true;
 	}
 
 	/** Puts the declared definitions, then reports (or deletes) those declared before and no longer. */
