@@ -159,7 +159,7 @@ class RedisClusterTests {
 			RedisDelayQueue first = RedisDelayQueue.builder(lettuce).namespace(namespace).buckets(8).build();
 			first.start();
 			first.schedule(new ScheduleRequest("auto", "a", "{}".getBytes(StandardCharsets.UTF_8), Duration.ofHours(1),
-					null, null, null, OnDuplicate.KEEP));
+					null, null, null, OnDuplicate.KEEP, Map.of(), null));
 			first.stop();
 			RedisDelayQueue second = RedisDelayQueue.builder(jedis).namespace(namespace).build();
 			assertThat(second.getBuckets()).isEqualTo(8);

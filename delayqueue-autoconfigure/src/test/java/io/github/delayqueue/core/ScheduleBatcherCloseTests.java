@@ -3,6 +3,7 @@ package io.github.delayqueue.core;
 import java.lang.reflect.Field;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -77,7 +78,7 @@ class ScheduleBatcherCloseTests {
 
 	private static ScheduleRequest request(String id) {
 		return new ScheduleRequest("t", id, new byte[] { 'p' }, Duration.ofMinutes(5), null, null, null,
-				OnDuplicate.KEEP);
+				OnDuplicate.KEEP, Map.of(), null);
 	}
 
 }

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import io.github.delayqueue.core.FinishResult;
 import io.github.delayqueue.core.OnDuplicate;
@@ -35,7 +36,7 @@ class RedisDelayQueueBigBatchTests {
 		List<ScheduleRequest> requests = new ArrayList<>(JOBS);
 		for (int i = 0; i < JOBS; i++) {
 			requests.add(new ScheduleRequest(topic, "job-" + i, ("{\"n\":" + i + "}").getBytes(StandardCharsets.UTF_8),
-					delay, null, ttr, maxAttempts, OnDuplicate.KEEP));
+					delay, null, ttr, maxAttempts, OnDuplicate.KEEP, Map.of(), null));
 		}
 		return requests;
 	}
@@ -78,7 +79,7 @@ class RedisDelayQueueBigBatchTests {
 		List<ScheduleRequest> requests = new ArrayList<>(JOBS);
 		for (ScheduleRequest request : requests("backlog", Duration.ZERO, null, 5)) {
 			requests.add(new ScheduleRequest(request.topic(), request.id(), request.payload(), null, due, null, null,
-					OnDuplicate.KEEP));
+					OnDuplicate.KEEP, Map.of(), null));
 		}
 		queue.scheduleAll(requests);
 		assertThat(figures(queue, "backlog").delayed()).isEqualTo(JOBS);

@@ -2,6 +2,7 @@ package io.github.delayqueue.redis;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 import io.github.delayqueue.core.FailResult;
 import io.github.delayqueue.core.JobState;
@@ -70,7 +71,7 @@ class RedisDelayQueueCancelTests extends AbstractRedisDelayQueueTests {
 		this.queue.schedule(request("held", "r", "v1", Duration.ZERO));
 		ReservedJob old = this.queue.reserve("held", 1, null).get(0);
 		this.queue.schedule(new io.github.delayqueue.core.ScheduleRequest("held", "r", "v2".getBytes(), Duration.ZERO,
-				null, null, null, io.github.delayqueue.core.OnDuplicate.REPLACE));
+				null, null, null, io.github.delayqueue.core.OnDuplicate.REPLACE, Map.of(), null));
 		ReservedJob fresh = this.queue.reserve("held", 1, null).get(0);
 		assertThat(fresh.payloadAsString()).isEqualTo("v2");
 		assertThat(fresh.token()).isNotEqualTo(old.token());

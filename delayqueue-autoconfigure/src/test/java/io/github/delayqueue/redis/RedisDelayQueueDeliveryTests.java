@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -29,7 +30,7 @@ class RedisDelayQueueDeliveryTests {
 		for (int i = 0; i < count; i++) {
 			long delay = ThreadLocalRandom.current().nextLong(0, 3_001);
 			requests.add(new ScheduleRequest("never-early", "job-" + i, ("{\"n\":" + i + "}").getBytes(StandardCharsets.UTF_8),
-					Duration.ofMillis(delay), null, null, null, OnDuplicate.KEEP));
+					Duration.ofMillis(delay), null, null, null, OnDuplicate.KEEP, Map.of(), null));
 		}
 		try (Consumer consumer = new Consumer(queue, "never-early", 4, 50)) {
 			assertThat(queue.scheduleAll(requests)).allMatch((result) -> result.created());

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
@@ -41,7 +42,7 @@ class RedisDelayQueueDuplicateTests extends AbstractRedisDelayQueueTests {
 	void duplicateIsReplacedWhenAsked() {
 		ScheduleResult first = this.queue.schedule(request("dup", "2", "first", Duration.ofMinutes(10)));
 		ScheduleResult replaced = this.queue.schedule(new ScheduleRequest("dup", "2", "second".getBytes(),
-				Duration.ZERO, null, Duration.ofSeconds(9), 7, OnDuplicate.REPLACE));
+				Duration.ZERO, null, Duration.ofSeconds(9), 7, OnDuplicate.REPLACE, Map.of(), null));
 		assertThat(replaced.created()).isTrue();
 		assertThat(replaced.state()).isEqualTo(JobState.READY);
 		assertThat(replaced.dueAt()).isBefore(first.dueAt());
@@ -111,7 +112,7 @@ class RedisDelayQueueDuplicateTests extends AbstractRedisDelayQueueTests {
 
 	private static ScheduleRequest replacing(String topic, String id, String payload, Duration delay) {
 		return new ScheduleRequest(topic, id, payload.getBytes(StandardCharsets.UTF_8), delay, null, null, null,
-				OnDuplicate.REPLACE);
+				OnDuplicate.REPLACE, Map.of(), null);
 	}
 
 	@Test

@@ -2,6 +2,7 @@ package io.github.delayqueue.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
 
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.OnDuplicate;
@@ -25,7 +26,7 @@ class RedisDelayQueueExpiryErrorTests {
 	void theErrorOfAnExpiredReservationDoesNotNameTheJobsOwnTtrWhenTheReservationHadAnother() {
 		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(1).timerEnabled(false));
 		queue.schedule(new ScheduleRequest("expiry", "1", "{}".getBytes(StandardCharsets.UTF_8), Duration.ZERO, null,
-				Duration.ofMinutes(1), 1, OnDuplicate.KEEP));
+				Duration.ofMinutes(1), 1, OnDuplicate.KEEP, Map.of(), null));
 		ReservedJob job = queue.reserve("expiry", 1, Duration.ofMillis(50)).get(0);
 		// Redis's clock (stats() reads it) passes the deadline; then the timer's step expires it
 		await().atMost(Duration.ofSeconds(5)).until(() -> queue.stats().readAt().isAfter(job.reservedUntil()));

@@ -209,7 +209,7 @@ class RedisDelayQueueIndexTests {
 		List<ScheduleRequest> requests = new ArrayList<>();
 		for (int i = 0; i < 300; i++) {
 			requests.add(new ScheduleRequest("graveyard", "ttr-" + i, "{}".getBytes(StandardCharsets.UTF_8),
-					Duration.ZERO, null, Duration.ofMillis(300), 1, OnDuplicate.KEEP));
+					Duration.ZERO, null, Duration.ofMillis(300), 1, OnDuplicate.KEEP, Map.of(), null));
 		}
 		queue.scheduleAll(requests);
 		await().atMost(Duration.ofSeconds(10)).until(() -> {

@@ -84,7 +84,7 @@ class RedisDelayQueueLifecycleTests extends AbstractRedisDelayQueueTests {
 		String payload = "{\"orderId\":7}";
 		ScheduleResult result = this.queue.schedule(new ScheduleRequest("order-close", "7",
 				payload.getBytes(StandardCharsets.UTF_8), Duration.ofHours(1), null, Duration.ofSeconds(45), 7,
-				OnDuplicate.KEEP));
+				OnDuplicate.KEEP, Map.of(), null));
 		JobInfo info = this.queue.find("order-close", "7").orElseThrow();
 		Instant created = info.createdAt();
 		assertThat(info.dueAt()).isEqualTo(result.dueAt()).isEqualTo(created.plus(Duration.ofHours(1)));
@@ -175,7 +175,7 @@ class RedisDelayQueueLifecycleTests extends AbstractRedisDelayQueueTests {
 
 	static ScheduleRequest request(String topic, String id, String payload, Duration delay) {
 		return new ScheduleRequest(topic, id, payload.getBytes(StandardCharsets.UTF_8), delay, null, null, null,
-				OnDuplicate.KEEP);
+				OnDuplicate.KEEP, Map.of(), null);
 	}
 
 }

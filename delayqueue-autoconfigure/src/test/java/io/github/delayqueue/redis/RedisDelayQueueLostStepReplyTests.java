@@ -53,7 +53,7 @@ class RedisDelayQueueLostStepReplyTests {
 
 	private static ScheduleRequest request(String id, int maxAttempts) {
 		return new ScheduleRequest("lost", id, "{}".getBytes(StandardCharsets.UTF_8), Duration.ofMillis(1), null, TTR,
-				maxAttempts, OnDuplicate.KEEP);
+				maxAttempts, OnDuplicate.KEEP, Map.of(), null);
 	}
 
 	@Test

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 
 import io.github.delayqueue.core.DelayQueueException;
@@ -51,7 +52,8 @@ class RedisDelayQueueMemoryFaultTests {
 	private static List<ScheduleRequest> batch(String topic, int from, int count, byte[] payload, Duration delay) {
 		List<ScheduleRequest> requests = new ArrayList<>(count);
 		for (int i = from; i < from + count; i++) {
-			requests.add(new ScheduleRequest(topic, "job-" + i, payload, delay, null, null, null, OnDuplicate.KEEP));
+			requests.add(new ScheduleRequest(topic, "job-" + i, payload, delay, null, null, null, OnDuplicate.KEEP,
+					Map.of(), null));
 		}
 		return requests;
 	}

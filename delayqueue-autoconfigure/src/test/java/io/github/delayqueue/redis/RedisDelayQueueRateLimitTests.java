@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.actuate.DelayQueueMetrics;
@@ -51,7 +52,7 @@ class RedisDelayQueueRateLimitTests {
 		List<ScheduleRequest> requests = new ArrayList<>();
 		for (int i = from; i < from + count; i++) {
 			requests.add(new ScheduleRequest("limited", "j" + i, "{}".getBytes(StandardCharsets.UTF_8), Duration.ZERO,
-					null, Duration.ofMinutes(5), 3, OnDuplicate.KEEP));
+					null, Duration.ofMinutes(5), 3, OnDuplicate.KEEP, Map.of(), null));
 		}
 		queue.scheduleAll(requests);
 		for (int b = 0; b < queue.getBuckets(); b++) {

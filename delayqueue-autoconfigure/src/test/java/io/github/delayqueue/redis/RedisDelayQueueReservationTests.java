@@ -35,7 +35,7 @@ class RedisDelayQueueReservationTests extends AbstractRedisDelayQueueTests {
 
 	private void schedule(String topic, String id, int maxAttempts, Duration ttr) {
 		this.queue.schedule(new ScheduleRequest(topic, id, "{}".getBytes(), Duration.ZERO, null, ttr, maxAttempts,
-				OnDuplicate.KEEP));
+				OnDuplicate.KEEP, Map.of(), null));
 	}
 
 	@Test
@@ -383,7 +383,7 @@ class RedisDelayQueueReservationTests extends AbstractRedisDelayQueueTests {
 		List<ScheduleRequest> requests = new java.util.ArrayList<>();
 		for (int i = 0; i < 150; i++) {
 			requests.add(new ScheduleRequest("graves", "g-" + i, "{}".getBytes(), Duration.ZERO, null, null, null,
-					OnDuplicate.KEEP));
+					OnDuplicate.KEEP, Map.of(), null));
 		}
 		this.queue.scheduleAll(requests);
 		List<ReservedJob> reserved = this.queue.reserve("graves", 150, Duration.ofHours(1));

@@ -2,6 +2,7 @@ package io.github.delayqueue.redis;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -58,7 +59,7 @@ class RedisDelayQueueReservedAtOnceTests {
 
 	private static ScheduleRequest requestAt(String topic, String id, java.time.Instant due) {
 		return new ScheduleRequest(topic, id, "{}".getBytes(java.nio.charset.StandardCharsets.UTF_8), null, due, null,
-				null, OnDuplicate.KEEP);
+				null, OnDuplicate.KEEP, Map.of(), null);
 	}
 
 	private static void awaitWaiting(RedisDelayQueue queue, String topic) {

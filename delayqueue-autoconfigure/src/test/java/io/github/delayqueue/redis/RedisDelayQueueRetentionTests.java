@@ -221,7 +221,7 @@ class RedisDelayQueueRetentionTests {
 		assertThat(queue.find("kept", id(1))).get().extracting(JobInfo::state).isEqualTo(JobState.COMPLETED);
 		// scheduled again under the same id: find answers the live job
 		queue.schedule(new ScheduleRequest("kept", id(1), "{}".getBytes(StandardCharsets.UTF_8), Duration.ofHours(1),
-				null, null, null, OnDuplicate.KEEP));
+				null, null, null, OnDuplicate.KEEP, Map.of(), null));
 		assertThat(queue.find("kept", id(1))).get().extracting(JobInfo::state).isEqualTo(JobState.DELAYED);
 		// cancelled: its earlier run is what is left
 		assertThat(queue.cancel("kept", id(1))).isTrue();
@@ -285,7 +285,7 @@ class RedisDelayQueueRetentionTests {
 	void aStaleFinishKeepsNothing() {
 		RedisDelayQueue queue = start(Retention.lastCompleted(10));
 		queue.schedule(new ScheduleRequest("kept", "s", "{}".getBytes(StandardCharsets.UTF_8), Duration.ZERO, null,
-				Duration.ofMillis(200), 5, OnDuplicate.KEEP));
+				Duration.ofMillis(200), 5, OnDuplicate.KEEP, Map.of(), null));
 		promote(queue);
 		ReservedJob first = queue.reserve("kept", 1, null).get(0);
 		// its TTR runs out: the timer makes it READY again

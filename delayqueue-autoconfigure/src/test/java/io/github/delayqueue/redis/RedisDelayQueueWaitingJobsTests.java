@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import io.github.delayqueue.core.DelayQueueAdmin;
 import io.github.delayqueue.core.JobInfo;
@@ -202,7 +203,7 @@ public class RedisDelayQueueWaitingJobsTests {
 			int count = topic.equals("b") ? 40 : 2 * DelayQueueAdmin.MAX_EXAMINED + 300;
 			for (int i = 0; i < count; i++) {
 				all.add(new ScheduleRequest(topic, String.format("%05d", i), "{}".getBytes(StandardCharsets.UTF_8), null,
-						due, null, null, io.github.delayqueue.core.OnDuplicate.KEEP));
+						due, null, null, io.github.delayqueue.core.OnDuplicate.KEEP, Map.of(), null));
 			}
 		}
 		queue.scheduleAll(all);

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 
 import io.github.delayqueue.core.DelayQueueConnectionException;
@@ -40,7 +41,7 @@ class ScriptBatchTests {
 		List<ScheduleRequest> requests = new ArrayList<>(count);
 		for (int i = 0; i < count; i++) {
 			requests.add(new ScheduleRequest(topic, "job-" + i, ("{\"n\":" + i + "}").getBytes(StandardCharsets.UTF_8),
-					Duration.ofHours(1), null, null, null, OnDuplicate.KEEP));
+					Duration.ofHours(1), null, null, null, OnDuplicate.KEEP, Map.of(), null));
 		}
 		return requests;
 	}

@@ -233,7 +233,8 @@ public final class ScheduleCostBenchmark {
 	}
 
 	private static ScheduleRequest request(String id, byte[] payload) {
-		return new ScheduleRequest(TOPIC, id, payload, Duration.ofHours(1), null, null, null, OnDuplicate.KEEP);
+		return new ScheduleRequest(TOPIC, id, payload, Duration.ofHours(1), null, null, null, OnDuplicate.KEEP,
+				Map.of(), null);
 	}
 
 	private static ConfigurableApplicationContext start(BenchRedis redis) {

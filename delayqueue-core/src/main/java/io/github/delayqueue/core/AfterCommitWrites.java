@@ -151,18 +151,7 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 	@Override
 	public void afterCommit() {
 		this.committed = true;
-		try {
-			apply();
-		}
-		catch (RuntimeException ex) {
-			if (this.stored == 0) {
-				// nothing in the outbox to relay them later
-				throw ex;
-			}
-			logger.warn("Could not relay " + (this.writes.size() - this.applied) + " delayed job write(s) of a"
-					+ " committed transaction (" + this.key + "); they stay in the outbox and its recovery pass"
-					+ " relays them", ex);
-		}
+		relay(false);
 	}
 
 	@Override
@@ -183,26 +172,36 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 			}
 			return;
 		}
-		if (this.failed) {
-			return;
+		if (!this.failed) {
+			// writes pending here were registered too late for afterCommit, or another synchronization's afterCommit threw first
+			relay(true);
 		}
-		// writes pending here were registered too late for afterCommit, or another synchronization's afterCommit threw first
-		int pending = this.writes.size() - this.applied;
-		int first = this.applied;
+	}
+
+	/**
+	 * Applies the pending writes, and once the transaction completed tells the outbox. A
+	 * failure is logged when the outbox keeps the writes or the transaction completed, else thrown.
+	 */
+	private void relay(boolean completed) {
 		try {
 			apply();
-			if (this.outbox != null && this.stored > 0) {
+			if (completed && this.outbox != null && this.stored > 0) {
 				this.outbox.relayed(this.key);
 			}
 		}
 		catch (RuntimeException ex) {
+			int pending = this.writes.size() - this.applied;
 			if (this.stored > 0) {
 				logger.warn("Could not relay " + pending + " delayed job write(s) of a committed transaction ("
 						+ this.key + "); they stay in the outbox and its recovery pass relays them", ex);
 			}
+			else if (!completed) {
+				// nothing in the outbox to relay them later
+				throw ex;
+			}
 			else {
 				logger.error("Could not write " + pending + " delayed job write(s) of a committed transaction after"
-						+ " it completed; they are not written (the first: " + this.writes.get(first) + ")", ex);
+						+ " it completed; they are not written (the first: " + this.writes.get(this.applied) + ")", ex);
 			}
 		}
 	}

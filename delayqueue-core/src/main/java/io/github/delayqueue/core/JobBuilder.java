@@ -115,16 +115,6 @@ public final class JobBuilder {
 	}
 
 	/**
-	 * What to do when a job with this topic and id exists.
-	 * @param onDuplicate keep (the default) or replace
-	 * @return this builder
-	 */
-	public JobBuilder onDuplicate(OnDuplicate onDuplicate) {
-		this.onDuplicate = JobConstraints.notNull("onDuplicate", onDuplicate);
-		return this;
-	}
-
-	/**
 	 * Adds a header stored with the job and given to its listener, checked by
 	 * {@link JobConstraints#headers}; it counts against {@code delayqueue.max-payload-size}.
 	 * @param name the name
@@ -154,7 +144,8 @@ public final class JobBuilder {
 	 * @return this builder
 	 */
 	public JobBuilder replaceExisting() {
-		return onDuplicate(OnDuplicate.REPLACE);
+		this.onDuplicate = OnDuplicate.REPLACE;
+		return this;
 	}
 
 	/**
@@ -217,7 +208,7 @@ public final class JobBuilder {
 		return this.priority;
 	}
 
-	/** The duplicate policy, {@link OnDuplicate#KEEP} unless set. */
+	/** The duplicate policy: {@link OnDuplicate#REPLACE} after {@link #replaceExisting()}, else KEEP. */
 	public OnDuplicate onDuplicate() {
 		return this.onDuplicate;
 	}

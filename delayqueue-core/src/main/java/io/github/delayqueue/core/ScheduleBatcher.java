@@ -112,9 +112,7 @@ final class ScheduleBatcher implements AutoCloseable {
 		catch (Error ex) {
 			// no caller is left waiting: the batch fails, and what was queued meanwhile (its submit saw
 			// this drain running) gets a drain of its own on the writer's next thread
-			for (Pending entry : batch) {
-				entry.result().completeExceptionally(ex);
-			}
+			fail(batch, ex);
 			this.draining.set(false);
 			if (!this.pending.isEmpty()) {
 				startDrain();
@@ -137,9 +135,7 @@ final class ScheduleBatcher implements AutoCloseable {
 			}
 		}
 		catch (RuntimeException ex) {
-			for (Pending entry : batch) {
-				entry.result().completeExceptionally(ex);
-			}
+			fail(batch, ex);
 		}
 	}
 
@@ -155,9 +151,11 @@ final class ScheduleBatcher implements AutoCloseable {
 	private void failAll(Throwable cause) {
 		List<Pending> left = new ArrayList<>();
 		this.pending.drainTo(left);
-		for (Pending entry : left) {
-			entry.result().completeExceptionally(cause);
-		}
+		fail(left, cause);
+	}
+
+	private static void fail(List<Pending> entries, Throwable cause) {
+		entries.forEach((entry) -> entry.result().completeExceptionally(cause));
 	}
 
 	/** Waits, up to 30 seconds, until every request queued so far is written or failed. */

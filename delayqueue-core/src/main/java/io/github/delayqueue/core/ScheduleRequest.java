@@ -25,22 +25,6 @@ public record ScheduleRequest(String topic, String id, byte[] payload, @Nullable
 		@Nullable Instant dueAt, @Nullable Duration ttr, @Nullable Integer maxAttempts, OnDuplicate onDuplicate,
 		Map<String, String> headers, @Nullable Integer priority) {
 
-	/**
-	 * A request without headers, of the default priority.
-	 * @param topic the topic
-	 * @param id the job's id
-	 * @param payload the serialized payload
-	 * @param delay the delay, or {@code null}
-	 * @param dueAt the due time, or {@code null}
-	 * @param ttr the time-to-run, or {@code null}
-	 * @param maxAttempts the most deliveries, or {@code null}
-	 * @param onDuplicate what to do when the job exists
-	 */
-	public ScheduleRequest(String topic, String id, byte[] payload, @Nullable Duration delay, @Nullable Instant dueAt,
-			@Nullable Duration ttr, @Nullable Integer maxAttempts, OnDuplicate onDuplicate) {
-		this(topic, id, payload, delay, dueAt, ttr, maxAttempts, onDuplicate, Map.of(), null);
-	}
-
 	public ScheduleRequest {
 		JobConstraints.topic(topic);
 		JobConstraints.id(id);

@@ -14,6 +14,7 @@ import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+
 /**
  * The observations of one {@link DelayedJobTemplate}'s writes and the trace headers they
  * store with the jobs.
@@ -48,12 +49,12 @@ final class TemplateObservations {
 	/** Runs a write, observed when on; it gets the trace headers, empty outside a trace. */
 	<T> T observe(String operation, String topic, @Nullable String id, int jobs,
 			Function<Map<String, String>, Written<T>> write, Function<T, String> outcome) {
-		DelayedJobSenderContext context = isObserved() ? new DelayedJobSenderContext(operation, topic, id, jobs) : null;
-		Observation observation = (context != null) ? start(context) : null;
-		if (context == null || observation == null) {
+		if (!isObserved()) {
 			return write.apply(Map.of()).result();
 		}
-		Written<T> written = inScope(observation, () -> write.apply(trace(context)));
+		DelayedJobSenderContext context = new DelayedJobSenderContext(operation, topic, id, jobs);
+		Observation observation = start(context);
+		Written<T> written = inScope(observation, () -> write.apply(trace(observation, context)));
 		context.setOutcome(written.afterCommit() ? "after-commit" : outcome.apply(written.result()));
 		quietly("stop", observation::stop);
 		return written.result();
@@ -62,33 +63,26 @@ final class TemplateObservations {
 	/** Runs an asynchronous schedule, observed until its future completes. */
 	CompletableFuture<ScheduleResult> observeAsync(ScheduleRequest request,
 			Function<Map<String, String>, CompletableFuture<ScheduleResult>> submit) {
-		DelayedJobSenderContext context = isObserved()
-				? new DelayedJobSenderContext("schedule-async", request.topic(), request.id(), 1) : null;
-		Observation observation = (context != null) ? start(context) : null;
-		if (context == null || observation == null) {
+		if (!isObserved()) {
 			return submit.apply(Map.of());
 		}
-		CompletableFuture<ScheduleResult> result = inScope(observation, () -> submit.apply(trace(context)));
+		DelayedJobSenderContext context = new DelayedJobSenderContext("schedule-async", request.topic(), request.id(), 1);
+		Observation observation = start(context);
 		// completed as the write's, once the observation stopped: cancelled by a rollback, not failed
 		CompletableFuture<ScheduleResult> observed = new CompletableFuture<>();
-		result.whenComplete((written, failure) -> {
+		inScope(observation, () -> submit.apply(trace(observation, context))).whenComplete((written, failure) -> {
 			if (failure instanceof CancellationException) {
 				context.setOutcome("rolled-back");
-			}
-			else if (failure != null) {
-				quietly("take its error", () -> observation.error(failure));
-			}
-			else {
-				context.setOutcome(outcomeOf(written));
-			}
-			quietly("stop", observation::stop);
-			if (failure instanceof CancellationException) {
+				quietly("stop", observation::stop);
 				observed.cancel(false);
 			}
 			else if (failure != null) {
+				fail(observation, failure);
 				observed.completeExceptionally(failure);
 			}
 			else {
+				context.setOutcome(outcomeOf(written));
+				quietly("stop", observation::stop);
 				observed.complete(written);
 			}
 		});
@@ -97,56 +91,51 @@ final class TemplateObservations {
 
 	// a tracer's failure must not decide a write's outcome: the write goes on without its observation
 
-	private @Nullable Observation start(DelayedJobSenderContext context) {
-		try {
-			return observation(context).start();
-		}
-		catch (RuntimeException ex) {
-			logger.debug("A delayqueue.template observation could not start; the write goes on without it", ex);
-			return null;
-		}
+	private Observation start(DelayedJobSenderContext context) {
+		return attempt("start", () -> observation(context).start(), Observation.NOOP);
 	}
 
 	private <R> R inScope(Observation observation, Supplier<R> work) {
 		ObservationRegistry registry = this.registry;
 		Observation.Scope enclosing = (registry != null) ? registry.getCurrentObservationScope() : null;
-		Observation.Scope scope;
+		Observation.Scope scope = attempt("open its scope", observation::openScope, Observation.Scope.NOOP);
 		try {
-			scope = observation.openScope();
-		}
-		catch (RuntimeException ex) {
-			logger.debug("A delayqueue.template observation could not open its scope", ex);
-			scope = Observation.Scope.NOOP;
-		}
-		R result;
-		try {
-			result = work.get();
+			try {
+				return work.get();
+			}
+			finally {
+				quietly("close its scope", scope::close);
+				// a handler that threw while opening or closing it left the scope current on this thread
+				if (registry != null) {
+					registry.setCurrentObservationScope(enclosing);
+				}
+			}
 		}
 		catch (RuntimeException | Error ex) {
-			closeScope(scope, registry, enclosing);
-			quietly("take its error", () -> observation.error(ex));
-			quietly("stop", observation::stop);
+			fail(observation, ex);
 			throw ex;
 		}
-		closeScope(scope, registry, enclosing);
-		return result;
 	}
 
-	private static void closeScope(Observation.Scope scope, @Nullable ObservationRegistry registry,
-			Observation.@Nullable Scope enclosing) {
-		quietly("close its scope", scope::close);
-		// a handler that threw while opening or closing it left the scope current on this thread
-		if (registry != null) {
-			registry.setCurrentObservationScope(enclosing);
-		}
+	private static void fail(Observation observation, Throwable failure) {
+		quietly("take its error", () -> observation.error(failure));
+		quietly("stop", observation::stop);
 	}
 
 	private static void quietly(String what, Runnable step) {
-		try {
+		attempt(what, () -> {
 			step.run();
+			return what;
+		}, what);
+	}
+
+	private static <R> R attempt(String what, Supplier<R> step, R otherwise) {
+		try {
+			return step.get();
 		}
 		catch (RuntimeException ex) {
-			logger.debug("A delayqueue.template observation could not " + what, ex);
+			logger.debug("A delayqueue.template observation could not " + what + "; the write goes on without it", ex);
+			return otherwise;
 		}
 	}
 
@@ -156,8 +145,8 @@ final class TemplateObservations {
 	}
 
 	/** The trace headers of a started observation when it has a parent, else none. */
-	private static Map<String, String> trace(DelayedJobSenderContext context) {
-		return (context.getParentObservation() != null) ? context.getTraceHeaders() : Map.of();
+	private static Map<String, String> trace(Observation observation, DelayedJobSenderContext context) {
+		return (!observation.isNoop() && context.getParentObservation() != null) ? context.getTraceHeaders() : Map.of();
 	}
 
 	/** The request with the trace headers when they fit; the job's own headers win. */

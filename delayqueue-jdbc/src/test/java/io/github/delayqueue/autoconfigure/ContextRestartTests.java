@@ -3,6 +3,7 @@ package io.github.delayqueue.autoconfigure;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -103,7 +104,7 @@ class ContextRestartTests {
 						.executeWithoutResult((status) -> context.getBean(JdbcJobOutbox.class)
 							.store(transaction, List.of(new JobWrite.Schedule(new ScheduleRequest("orders", stranded,
 									"s".getBytes(StandardCharsets.UTF_8), Duration.ZERO, null, null, null,
-									OnDuplicate.KEEP)))));
+									OnDuplicate.KEEP, Map.of(), null)))));
 					int samplesWhenStopped = samples.get();
 					listeners.ticks.clear();
 
