@@ -34,11 +34,11 @@ public class ContainerProperties {
 
 	private @Nullable Integer maxAttempts;
 
-	private DelayedJobErrorHandler errorHandler;
+	private @Nullable DelayedJobErrorHandler errorHandler;
 
 	private Duration shutdownTimeout = Duration.ofSeconds(20);
 
-	private ThreadFactory threadFactory;
+	private @Nullable ThreadFactory threadFactory;
 
 	private boolean autoStartup = true;
 
@@ -66,12 +66,10 @@ public class ContainerProperties {
 		Assert.hasText(topic, "topic must not be empty");
 		this.id = id;
 		this.topic = topic;
-		this.threadFactory = new CustomizableThreadFactory("delayqueue-" + id + "-");
-		this.errorHandler = new DefaultDelayedJobErrorHandler(defaultBackOff(), List.of(), null);
 	}
 
 	/**
-	 * Create the settings of a container from a template's, all but the thread factory.
+	 * Create the settings of a container from a template's.
 	 * @param id the container id, unique in its registry
 	 * @param topic the topic it consumes
 	 * @param template the settings copied
@@ -79,6 +77,7 @@ public class ContainerProperties {
 	public ContainerProperties(String id, String topic, ContainerProperties template) {
 		this(id, topic);
 		BeanUtils.copyProperties(template, this, "threadFactory");
+		this.threadFactory = template.threadFactory;
 	}
 
 	/**
@@ -145,17 +144,17 @@ public class ContainerProperties {
 		this.maxAttempts = (maxAttempts != null) ? JobConstraints.maxAttempts(maxAttempts) : null;
 	}
 
-	public DelayedJobErrorHandler getErrorHandler() {
+	public @Nullable DelayedJobErrorHandler getErrorHandler() {
 		return this.errorHandler;
 	}
 
 	/**
-	 * Set the handler of jobs whose listener threw; default a {@link DefaultDelayedJobErrorHandler}
-	 * with the {@link #defaultBackOff()}.
-	 * @param errorHandler the error handler
+	 * Set the handler of jobs whose listener threw; default {@code null}: a
+	 * {@link DefaultDelayedJobErrorHandler} with the {@link #defaultBackOff()} (a container
+	 * factory's: with its back-off and recoverer and the listener's settings).
+	 * @param errorHandler the error handler, or {@code null} for the default
 	 */
-	public void setErrorHandler(DelayedJobErrorHandler errorHandler) {
-		Assert.notNull(errorHandler, "errorHandler must not be null");
+	public void setErrorHandler(@Nullable DelayedJobErrorHandler errorHandler) {
 		this.errorHandler = errorHandler;
 	}
 
@@ -172,16 +171,20 @@ public class ContainerProperties {
 		this.shutdownTimeout = shutdownTimeout;
 	}
 
+	/**
+	 * Return the factory of the consumer and handler threads: the one set, or a new one of
+	 * threads named after the container.
+	 * @return the thread factory
+	 */
 	public ThreadFactory getThreadFactory() {
-		return this.threadFactory;
+		return (this.threadFactory != null) ? this.threadFactory : new CustomizableThreadFactory("delayqueue-" + this.id + "-");
 	}
 
 	/**
-	 * Set the factory of the consumer and handler threads; default named after the container.
-	 * @param threadFactory the thread factory
+	 * Set the factory of the consumer and handler threads; default threads named after the container.
+	 * @param threadFactory the thread factory, or {@code null} for the default
 	 */
-	public void setThreadFactory(ThreadFactory threadFactory) {
-		Assert.notNull(threadFactory, "threadFactory must not be null");
+	public void setThreadFactory(@Nullable ThreadFactory threadFactory) {
 		this.threadFactory = threadFactory;
 	}
 
