@@ -22,8 +22,10 @@ import io.github.delayqueue.listener.DelayedListenerContainer;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory;
+import org.springframework.messaging.handler.invocation.HandlerMethodArgumentResolver;
 import org.springframework.util.Assert;
 import org.springframework.util.backoff.ExponentialBackOff;
+import org.springframework.validation.Validator;
 
 /**
  * The default {@link DelayedListenerContainerFactory}: method arguments resolved by a
@@ -37,7 +39,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 
 	private final DelayedJobArgumentResolver jobs;
 
-	private final DefaultMessageHandlerMethodFactory methodFactory = new DefaultMessageHandlerMethodFactory();
+	private final DefaultMessageHandlerMethodFactory methodFactory;
 
 	// every container's settings before the endpoint's own
 	private final ContainerProperties containerProperties = new ContainerProperties("template", "template");
@@ -56,9 +58,22 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 		Assert.notNull(converter, "converter must not be null");
 		this.operations = operations;
 		this.jobs = new DelayedJobArgumentResolver(operations, converter);
-		this.methodFactory.setMessageConverter(this.jobs);
-		this.methodFactory.setCustomArgumentResolvers(List.of(this.jobs));
-		this.methodFactory.afterPropertiesSet();
+		this.methodFactory = methodFactory(this.jobs, List.of(), null);
+	}
+
+	/** A method factory that reads payloads and job parameters with {@code jobs}, then asks the given resolvers. */
+	static DefaultMessageHandlerMethodFactory methodFactory(DelayedJobArgumentResolver jobs,
+			List<HandlerMethodArgumentResolver> resolvers, @Nullable Validator validator) {
+		DefaultMessageHandlerMethodFactory factory = new DefaultMessageHandlerMethodFactory();
+		factory.setMessageConverter(jobs);
+		List<HandlerMethodArgumentResolver> all = new ArrayList<>(List.of(jobs));
+		all.addAll(resolvers);
+		factory.setCustomArgumentResolvers(all);
+		if (validator != null) {
+			factory.setValidator(validator);
+		}
+		factory.afterPropertiesSet();
+		return factory;
 	}
 
 	/**

@@ -3,11 +3,9 @@ package io.github.delayqueue.config;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.github.delayqueue.listener.DelayedJobArgumentResolver;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanFactory;
-import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
 import org.springframework.messaging.handler.invocation.HandlerMethodArgumentResolver;
 import org.springframework.util.Assert;
@@ -162,30 +160,17 @@ public class DelayedListenerEndpointRegistrar {
 
 	/** A listener method endpoint with its arguments resolved as this registrar says. */
 	private DelayedListenerEndpoint customized(DelayedListenerEndpoint endpoint) {
-		if (!(endpoint instanceof MethodDelayedListenerEndpoint method) || (this.messageHandlerMethodFactory == null
-				&& this.validator == null && this.customMethodArgumentResolvers.isEmpty())) {
+		MessageHandlerMethodFactory custom = this.messageHandlerMethodFactory;
+		if (!(endpoint instanceof MethodDelayedListenerEndpoint method)
+				|| (custom == null && this.validator == null && this.customMethodArgumentResolvers.isEmpty())) {
 			return endpoint;
 		}
-		if (this.messageHandlerMethodFactory == null) {
-			method.checkPayloadParameters(this.customMethodArgumentResolvers);
+		if (custom != null) {
+			return method.withMethodFactory((jobs) -> custom);
 		}
-		return method.withMethodFactory(this::methodFactory);
-	}
-
-	private MessageHandlerMethodFactory methodFactory(DelayedJobArgumentResolver jobs) {
-		if (this.messageHandlerMethodFactory != null) {
-			return this.messageHandlerMethodFactory;
-		}
-		DefaultMessageHandlerMethodFactory factory = new DefaultMessageHandlerMethodFactory();
-		factory.setMessageConverter(jobs);
-		List<HandlerMethodArgumentResolver> resolvers = new ArrayList<>(List.of(jobs));
-		resolvers.addAll(this.customMethodArgumentResolvers);
-		factory.setCustomArgumentResolvers(resolvers);
-		if (this.validator != null) {
-			factory.setValidator(this.validator);
-		}
-		factory.afterPropertiesSet();
-		return factory;
+		method.checkPayloadParameters(this.customMethodArgumentResolvers);
+		return method.withMethodFactory((jobs) -> DefaultDelayedListenerContainerFactory.methodFactory(jobs,
+				this.customMethodArgumentResolvers, this.validator));
 	}
 
 }
