@@ -87,10 +87,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 		return this.containerProperties;
 	}
 
-	/**
-	 * Set the first retry interval; default 1 s.
-	 * @param backOffInitial the first retry interval
-	 */
+	/** Set the first retry interval; default 1 s. */
 	public void setBackOffInitial(Duration backOffInitial) {
 		this.backOff.setInitialInterval(
 				JobConstraints.positive("backOffInitial", backOffInitial, JobConstraints.MAX_DELAY).toMillis());
@@ -104,10 +101,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 		this.backOff.setMultiplier(backOffMultiplier);
 	}
 
-	/**
-	 * Set the longest retry interval; default 5 min.
-	 * @param backOffMax the longest retry interval
-	 */
+	/** Set the longest retry interval; default 5 min. */
 	public void setBackOffMax(Duration backOffMax) {
 		this.backOff.setMaxInterval(JobConstraints.positive("backOffMax", backOffMax, JobConstraints.MAX_DELAY).toMillis());
 	}

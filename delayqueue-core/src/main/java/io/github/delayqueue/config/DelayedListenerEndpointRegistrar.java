@@ -42,26 +42,17 @@ public class DelayedListenerEndpointRegistrar {
 	private record Registration(DelayedListenerEndpoint endpoint, @Nullable DelayedListenerContainerFactory factory) {
 	}
 
-	/**
-	 * Set the registry the endpoints are registered in.
-	 * @param registry the registry
-	 */
+	/** Set the registry the endpoints are registered in. */
 	public void setEndpointRegistry(DelayedListenerEndpointRegistry registry) {
 		this.registry = registry;
 	}
 
-	/**
-	 * Set the factory of the endpoints that name none.
-	 * @param containerFactory the factory
-	 */
+	/** Set the factory of the endpoints that name none. */
 	public void setContainerFactory(DelayedListenerContainerFactory containerFactory) {
 		this.containerFactory = containerFactory;
 	}
 
-	/**
-	 * Set the bean factory that resolves container factories by bean name.
-	 * @param beanFactory the bean factory
-	 */
+	/** Set the bean factory that resolves container factories by bean name. */
 	public void setBeanFactory(BeanFactory beanFactory) {
 		this.beanFactory = beanFactory;
 	}
@@ -83,19 +74,13 @@ public class DelayedListenerEndpointRegistrar {
 		this.validator = validator;
 	}
 
-	/**
-	 * Set resolvers of listener method parameters, asked after the job's and before the payload's.
-	 * @param resolvers the resolvers
-	 */
+	/** Set resolvers of listener method parameters, asked after the job's and before the payload's. */
 	public void setCustomMethodArgumentResolvers(HandlerMethodArgumentResolver... resolvers) {
 		Assert.noNullElements(resolvers, "resolvers must not contain null");
 		this.customMethodArgumentResolvers = List.of(resolvers);
 	}
 
-	/**
-	 * Add an endpoint, run by the container factory it names or the default one.
-	 * @param endpoint the endpoint
-	 */
+	/** Add an endpoint, run by the container factory it names or the default one. */
 	public void registerEndpoint(DelayedListenerEndpoint endpoint) {
 		registerEndpoint(endpoint, null);
 	}

@@ -124,10 +124,7 @@ public class SimpleDelayedListenerEndpoint<T> implements DelayedListenerEndpoint
 		return this.ttr;
 	}
 
-	/**
-	 * Set the reservation's time-to-run instead of each job's own.
-	 * @param ttr the TTR
-	 */
+	/** Set the reservation's time-to-run instead of each job's own. */
 	public void setTtr(Duration ttr) {
 		this.ttr = JobConstraints.ttr(ttr);
 	}
@@ -137,10 +134,7 @@ public class SimpleDelayedListenerEndpoint<T> implements DelayedListenerEndpoint
 		return this.maxAttempts;
 	}
 
-	/**
-	 * Set the attempts per job instead of each job's own, stored with each job reserved.
-	 * @param maxAttempts the attempts
-	 */
+	/** Set the attempts per job instead of each job's own, stored with each job reserved. */
 	public void setMaxAttempts(int maxAttempts) {
 		this.maxAttempts = JobConstraints.maxAttempts(maxAttempts);
 	}
@@ -163,10 +157,7 @@ public class SimpleDelayedListenerEndpoint<T> implements DelayedListenerEndpoint
 		return this.interceptors;
 	}
 
-	/**
-	 * Set the endpoint's own interceptors, run after the container factory's.
-	 * @param interceptors the interceptors
-	 */
+	/** Set the endpoint's own interceptors, run after the container factory's. */
 	public void setInterceptors(List<DelayedJobInterceptor> interceptors) {
 		Assert.noNullElements(interceptors, "interceptors must not contain null");
 		this.interceptors = List.copyOf(interceptors);

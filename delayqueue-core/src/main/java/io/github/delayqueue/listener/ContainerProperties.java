@@ -92,18 +92,12 @@ public class ContainerProperties {
 		return backOff;
 	}
 
-	/**
-	 * Return the container id.
-	 * @return the id
-	 */
+	/** Return the container id. */
 	public String getId() {
 		return this.id;
 	}
 
-	/**
-	 * Return the topic the container consumes.
-	 * @return the topic
-	 */
+	/** Return the topic the container consumes. */
 	public String getTopic() {
 		return this.topic;
 	}
@@ -112,10 +106,7 @@ public class ContainerProperties {
 		return this.concurrency;
 	}
 
-	/**
-	 * Set how many handlers run at once, 1 to 10000; default 1.
-	 * @param concurrency the handlers
-	 */
+	/** Set how many handlers run at once, 1 to 10000; default 1. */
 	public void setConcurrency(int concurrency) {
 		this.concurrency = JobConstraints.concurrency(concurrency);
 	}
@@ -124,10 +115,7 @@ public class ContainerProperties {
 		return this.ttr;
 	}
 
-	/**
-	 * Set the TTR of the reservations; default {@code null}: each job's own.
-	 * @param ttr the TTR, or {@code null}
-	 */
+	/** Set the TTR of the reservations, or {@code null} (the default) for each job's own. */
 	public void setTtr(@Nullable Duration ttr) {
 		this.ttr = (ttr != null) ? JobConstraints.ttr(ttr) : null;
 	}
@@ -136,10 +124,7 @@ public class ContainerProperties {
 		return this.maxAttempts;
 	}
 
-	/**
-	 * Set the attempts limit stored with each job reserved; default {@code null}: each job's own.
-	 * @param maxAttempts the attempts, or {@code null}
-	 */
+	/** Set the attempts limit stored with each job reserved, or {@code null} (the default) for each job's own. */
 	public void setMaxAttempts(@Nullable Integer maxAttempts) {
 		this.maxAttempts = (maxAttempts != null) ? JobConstraints.maxAttempts(maxAttempts) : null;
 	}
@@ -149,10 +134,9 @@ public class ContainerProperties {
 	}
 
 	/**
-	 * Set the handler of jobs whose listener threw; default {@code null}: a
-	 * {@link DefaultDelayedJobErrorHandler} with the {@link #defaultBackOff()} (a container
-	 * factory's: with its back-off and recoverer and the listener's settings).
-	 * @param errorHandler the error handler, or {@code null} for the default
+	 * Set the handler of jobs whose listener threw, or {@code null} (the default) for a
+	 * {@link DefaultDelayedJobErrorHandler} with the {@link #defaultBackOff()} (made by a container
+	 * factory: its back-off and recoverer, the listener's settings over them).
 	 */
 	public void setErrorHandler(@Nullable DelayedJobErrorHandler errorHandler) {
 		this.errorHandler = errorHandler;
@@ -162,27 +146,21 @@ public class ContainerProperties {
 		return this.shutdownTimeout;
 	}
 
-	/**
-	 * Set how long stopping waits for running handlers; default 20 s.
-	 * @param shutdownTimeout the longest wait, not negative
-	 */
+	/** Set how long stopping waits for running handlers, not negative; default 20 s. */
 	public void setShutdownTimeout(Duration shutdownTimeout) {
 		Assert.isTrue(shutdownTimeout != null && !shutdownTimeout.isNegative(), "shutdownTimeout must not be negative");
 		this.shutdownTimeout = shutdownTimeout;
 	}
 
-	/**
-	 * Return the factory of the consumer and handler threads: the one set, or a new one of
-	 * threads named after the container.
-	 * @return the thread factory
-	 */
+	/** Return the factory of the consumer and handler threads: the one set, or a new one named after the container. */
 	public ThreadFactory getThreadFactory() {
-		return (this.threadFactory != null) ? this.threadFactory : new CustomizableThreadFactory("delayqueue-" + this.id + "-");
+		return (this.threadFactory != null) ? this.threadFactory
+				: new CustomizableThreadFactory("delayqueue-" + this.id + "-");
 	}
 
 	/**
-	 * Set the factory of the consumer and handler threads; default threads named after the container.
-	 * @param threadFactory the thread factory, or {@code null} for the default
+	 * Set the factory of the consumer and handler threads, or {@code null} (the default) for
+	 * threads named after the container.
 	 */
 	public void setThreadFactory(@Nullable ThreadFactory threadFactory) {
 		this.threadFactory = threadFactory;
@@ -192,10 +170,7 @@ public class ContainerProperties {
 		return this.autoStartup;
 	}
 
-	/**
-	 * Set whether the registry starts the container with the context; default true.
-	 * @param autoStartup {@code false} to start it by hand
-	 */
+	/** Set whether the registry starts the container with the context; default true. */
 	public void setAutoStartup(boolean autoStartup) {
 		this.autoStartup = autoStartup;
 	}
@@ -204,10 +179,7 @@ public class ContainerProperties {
 		return this.observer;
 	}
 
-	/**
-	 * Set the observer of each handler call; default none.
-	 * @param observer the observer, or {@code null}
-	 */
+	/** Set the observer of each handler call, or {@code null} (the default) for none. */
 	public void setObserver(@Nullable DelayQueueObserver observer) {
 		this.observer = observer;
 	}
@@ -216,10 +188,7 @@ public class ContainerProperties {
 		return this.interceptors;
 	}
 
-	/**
-	 * Set the interceptors run around each job, in this order; default none.
-	 * @param interceptors the interceptors
-	 */
+	/** Set the interceptors run around each job, in this order; default none. */
 	public void setInterceptors(List<DelayedJobInterceptor> interceptors) {
 		Assert.noNullElements(interceptors, "interceptors must not contain null");
 		this.interceptors = List.copyOf(interceptors);
@@ -230,8 +199,8 @@ public class ContainerProperties {
 	}
 
 	/**
-	 * Set the publisher of the container's {@link DelayedListenerContainerEvent}s; default none.
-	 * @param eventPublisher the publisher, or {@code null}
+	 * Set the publisher of the container's {@link DelayedListenerContainerEvent}s, or {@code null}
+	 * (the default) for none.
 	 */
 	public void setEventPublisher(@Nullable ApplicationEventPublisher eventPublisher) {
 		this.eventPublisher = eventPublisher;
@@ -242,8 +211,8 @@ public class ContainerProperties {
 	}
 
 	/**
-	 * Set after how long without a job a {@link DelayedListenerIdleEvent} is published; default never.
-	 * @param idleEventInterval the interval, positive, or {@code null} for never
+	 * Set after how long without a job a {@link DelayedListenerIdleEvent} is published, positive,
+	 * or {@code null} (the default) for never.
 	 */
 	public void setIdleEventInterval(@Nullable Duration idleEventInterval) {
 		Assert.isTrue(idleEventInterval == null || (!idleEventInterval.isNegative() && !idleEventInterval.isZero()),
@@ -255,10 +224,7 @@ public class ContainerProperties {
 		return this.outcomeEvents;
 	}
 
-	/**
-	 * Set whether a {@link DelayedJobOutcomeEvent} is published for each job; default off.
-	 * @param outcomeEvents {@code true} to publish them
-	 */
+	/** Set whether a {@link DelayedJobOutcomeEvent} is published for each job; default off. */
 	public void setOutcomeEvents(boolean outcomeEvents) {
 		this.outcomeEvents = outcomeEvents;
 	}
@@ -268,8 +234,8 @@ public class ContainerProperties {
 	}
 
 	/**
-	 * Set where each job's {@link DelayQueueObservation#LISTENER} observation goes; default none.
-	 * @param observationRegistry the registry, or {@code null} for none
+	 * Set where each job's {@link DelayQueueObservation#LISTENER} observation goes, or {@code null}
+	 * (the default) for none.
 	 */
 	public void setObservationRegistry(@Nullable ObservationRegistry observationRegistry) {
 		this.observationRegistry = (observationRegistry != null) ? observationRegistry : ObservationRegistry.NOOP;
@@ -280,8 +246,8 @@ public class ContainerProperties {
 	}
 
 	/**
-	 * Set the observations' convention; default {@link DefaultDelayedListenerObservationConvention}.
-	 * @param observationConvention the convention, or {@code null}
+	 * Set the observations' convention, or {@code null} (the default) for
+	 * {@link DefaultDelayedListenerObservationConvention}.
 	 */
 	public void setObservationConvention(@Nullable DelayedListenerObservationConvention observationConvention) {
 		this.observationConvention = observationConvention;

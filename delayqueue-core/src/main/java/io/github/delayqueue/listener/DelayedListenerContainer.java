@@ -14,28 +14,16 @@ import org.springframework.context.SmartLifecycle;
  */
 public interface DelayedListenerContainer extends SmartLifecycle {
 
-	/**
-	 * Return the container's id, unique in the registry.
-	 * @return the id
-	 */
+	/** Return the container's id, unique in the registry. */
 	String getId();
 
-	/**
-	 * Return the topic it consumes.
-	 * @return the topic
-	 */
+	/** Return the topic it consumes. */
 	String getTopic();
 
-	/**
-	 * Return how many handlers may run at once.
-	 * @return the concurrency
-	 */
+	/** Return how many handlers may run at once. */
 	int getConcurrency();
 
-	/**
-	 * Return how many handlers run now.
-	 * @return the count
-	 */
+	/** Return how many handlers run now. */
 	int getInFlight();
 
 	/** Stops taking new jobs until {@link #resume()}; running handlers go on. */
