@@ -80,8 +80,9 @@ public final class DelayedListenerContainerFactoryConfigurer {
 	/**
 	 * Applies the settings to a factory; what is set on it afterwards wins. With a
 	 * {@link DelayedJobErrorHandler} bean the factory's back-off, {@code noRetryFor} and
-	 * recoverer are not used (the error handler decides); {@code setErrorHandler(null)} after
-	 * {@code configure} brings back the default handler with them.
+	 * recoverer are not used (the error handler decides);
+	 * {@code getContainerProperties().setErrorHandler(null)} after {@code configure} brings back
+	 * the default handler with them.
 	 * @param factory the factory
 	 */
 	public void configure(DefaultDelayedListenerContainerFactory factory) {
@@ -104,7 +105,7 @@ public final class DelayedListenerContainerFactoryConfigurer {
 			.to(property("delayqueue.listener.back-off.max-interval", factory::setBackOffMax));
 		map.from(backOff::jitter).to(property("delayqueue.listener.back-off.jitter", factory::setBackOffJitter));
 		map.from(this.recoverer).to(factory::setRecoverer);
-		map.from(this.errorHandler).to(factory::setErrorHandler);
+		map.from(this.errorHandler).to(container::setErrorHandler);
 		map.from(this.interceptors).to(container::setInterceptors);
 		map.from(this.eventPublisher).to(container::setEventPublisher);
 		map.from(this.observationRegistry).when((registry) -> listener.observationEnabled())
@@ -112,7 +113,7 @@ public final class DelayedListenerContainerFactoryConfigurer {
 		map.from(this.observationConvention).to(container::setObservationConvention);
 		map.from(this.observers).whenNot(List::isEmpty).as(DelayQueueObserver::composite).to(container::setObserver);
 		if (this.virtualThreads) {
-			factory.setThreadFactories((prefix) -> new VirtualThreadTaskExecutor(prefix).getVirtualThreadFactory());
+			container.setThreadFactory(new VirtualThreadTaskExecutor("delayqueue-").getVirtualThreadFactory());
 		}
 	}
 

@@ -330,7 +330,7 @@ class DelayedListenerContainerTests {
 			}
 
 		});
-		factory.setErrorHandler((job, failure, container, consumer) -> {
+		factory.getContainerProperties().setErrorHandler((job, failure, container, consumer) -> {
 			handled.add(container.getId() + " " + job.id() + "@" + job.attempt() + " " + failure.getMessage());
 			if (job.id().equals("thrown")) {
 				throw new StackOverflowError();

@@ -29,36 +29,21 @@ import org.springframework.core.annotation.AliasFor;
 @Reflective(DelayedListenerReflectiveProcessor.class)
 public @interface DelayedListener {
 
-	/**
-	 * Alias for {@link #topic()}.
-	 * @return the topic
-	 */
+	/** Alias for {@link #topic()}. */
 	@AliasFor("topic")
 	String value() default "";
 
-	/**
-	 * The topic to consume.
-	 * @return the topic
-	 */
+	/** The topic to consume. */
 	@AliasFor("value")
 	String topic() default "";
 
-	/**
-	 * The container id; default {@code <bean name>.<method name>#<topic>}.
-	 * @return the id
-	 */
+	/** The container id; default {@code <bean name>.<method name>#<topic>}. */
 	String id() default "";
 
-	/**
-	 * How many jobs run at once in this instance; default the container factory's.
-	 * @return the concurrency
-	 */
+	/** How many jobs run at once in this instance; default the container factory's. */
 	String concurrency() default "";
 
-	/**
-	 * Time-to-run of each reservation ({@code 30s}, {@code PT5M}); default each job's own.
-	 * @return the TTR
-	 */
+	/** Time-to-run of each reservation ({@code 30s}, {@code PT5M}); default each job's own. */
 	String ttr() default "";
 
 	/**
@@ -82,28 +67,16 @@ public @interface DelayedListener {
 	 */
 	String autoStartup() default "";
 
-	/**
-	 * First retry interval ({@code 1s}). Default: the container factory's.
-	 * @return the interval
-	 */
+	/** First retry interval ({@code 1s}). Default: the container factory's. */
 	String backOffInitial() default "";
 
-	/**
-	 * Factor by which each retry interval grows. Default: the container factory's.
-	 * @return the multiplier
-	 */
+	/** Factor by which each retry interval grows. Default: the container factory's. */
 	String backOffMultiplier() default "";
 
-	/**
-	 * Longest retry interval. Default: the container factory's.
-	 * @return the interval
-	 */
+	/** Longest retry interval. Default: the container factory's. */
 	String backOffMax() default "";
 
-	/**
-	 * Exceptions (subclasses too, anywhere in the cause chain) that send a job DEAD at once.
-	 * @return the exception types
-	 */
+	/** Exceptions (subclasses too, anywhere in the cause chain) that send a job DEAD at once. */
 	Class<? extends Throwable>[] noRetryFor() default {};
 
 	/**
@@ -114,10 +87,7 @@ public @interface DelayedListener {
 	 */
 	Class<? extends io.github.delayqueue.listener.DelayedJobInterceptor>[] interceptors() default {};
 
-	/**
-	 * Bean name of the {@link io.github.delayqueue.config.DelayedListenerContainerFactory}.
-	 * @return the bean name
-	 */
+	/** Bean name of the {@link io.github.delayqueue.config.DelayedListenerContainerFactory}. */
 	String containerFactory() default "";
 
 }

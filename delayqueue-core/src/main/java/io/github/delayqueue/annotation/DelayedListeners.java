@@ -14,10 +14,7 @@ import java.lang.annotation.Target;
 @Documented
 public @interface DelayedListeners {
 
-	/**
-	 * The repeated annotations.
-	 * @return the listeners of the method
-	 */
+	/** The repeated annotations. */
 	DelayedListener[] value();
 
 }

@@ -4,9 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.ThreadFactory;
-import java.util.function.Consumer;
-import java.util.function.Function;
+import java.util.Optional;
 import java.util.stream.Stream;
 
 import io.github.delayqueue.core.DelayQueueOperations;
@@ -24,8 +22,10 @@ import io.github.delayqueue.listener.DelayedListenerContainer;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory;
+import org.springframework.messaging.handler.invocation.HandlerMethodArgumentResolver;
 import org.springframework.util.Assert;
 import org.springframework.util.backoff.ExponentialBackOff;
+import org.springframework.validation.Validator;
 
 /**
  * The default {@link DelayedListenerContainerFactory}: method arguments resolved by a
@@ -39,7 +39,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 
 	private final DelayedJobArgumentResolver jobs;
 
-	private final DefaultMessageHandlerMethodFactory methodFactory = new DefaultMessageHandlerMethodFactory();
+	private final DefaultMessageHandlerMethodFactory methodFactory;
 
 	// every container's settings before the endpoint's own
 	private final ContainerProperties containerProperties = new ContainerProperties("template", "template");
@@ -47,10 +47,6 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	private final ExponentialBackOff backOff = ContainerProperties.defaultBackOff();
 
 	private @Nullable DelayedJobRecoverer recoverer;
-
-	private @Nullable DelayedJobErrorHandler errorHandler;
-
-	private @Nullable Function<String, ThreadFactory> threadFactories;
 
 	/**
 	 * Create a factory of containers on the given queue.
@@ -62,25 +58,36 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 		Assert.notNull(converter, "converter must not be null");
 		this.operations = operations;
 		this.jobs = new DelayedJobArgumentResolver(operations, converter);
-		this.methodFactory.setMessageConverter(this.jobs);
-		this.methodFactory.setCustomArgumentResolvers(List.of(this.jobs));
-		this.methodFactory.afterPropertiesSet();
+		this.methodFactory = methodFactory(this.jobs, List.of(), null);
+	}
+
+	/** A method factory that reads payloads and job parameters with {@code jobs}, then asks the given resolvers. */
+	static DefaultMessageHandlerMethodFactory methodFactory(DelayedJobArgumentResolver jobs,
+			List<HandlerMethodArgumentResolver> resolvers, @Nullable Validator validator) {
+		DefaultMessageHandlerMethodFactory factory = new DefaultMessageHandlerMethodFactory();
+		factory.setMessageConverter(jobs);
+		List<HandlerMethodArgumentResolver> all = new ArrayList<>(List.of(jobs));
+		all.addAll(resolvers);
+		factory.setCustomArgumentResolvers(all);
+		if (validator != null) {
+			factory.setValidator(validator);
+		}
+		factory.afterPropertiesSet();
+		return factory;
 	}
 
 	/**
 	 * Return the settings every container starts from, such as the concurrency, the
-	 * interceptors and the observation registry; a listener's own settings override them. The
-	 * error handler and the thread factory are this factory's.
+	 * interceptors, the error handler and the thread factory; a listener's own settings
+	 * override them. With an error handler set, a listener that sets back-off or
+	 * {@code noRetryFor} attributes is refused.
 	 * @return the settings
 	 */
 	public ContainerProperties getContainerProperties() {
 		return this.containerProperties;
 	}
 
-	/**
-	 * Set the first retry interval; default 1 s.
-	 * @param backOffInitial the first retry interval
-	 */
+	/** Set the first retry interval; default 1 s. */
 	public void setBackOffInitial(Duration backOffInitial) {
 		this.backOff.setInitialInterval(
 				JobConstraints.positive("backOffInitial", backOffInitial, JobConstraints.MAX_DELAY).toMillis());
@@ -94,10 +101,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 		this.backOff.setMultiplier(backOffMultiplier);
 	}
 
-	/**
-	 * Set the longest retry interval; default 5 min.
-	 * @param backOffMax the longest retry interval
-	 */
+	/** Set the longest retry interval; default 5 min. */
 	public void setBackOffMax(Duration backOffMax) {
 		this.backOff.setMaxInterval(JobConstraints.positive("backOffMax", backOffMax, JobConstraints.MAX_DELAY).toMillis());
 	}
@@ -119,35 +123,15 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 		this.recoverer = recoverer;
 	}
 
-	/**
-	 * Set the error handler of every listener instead of the default one; a listener that sets
-	 * back-off or {@code noRetryFor} attributes is then refused.
-	 * @param errorHandler the error handler, or {@code null} for the default
-	 */
-	public void setErrorHandler(@Nullable DelayedJobErrorHandler errorHandler) {
-		this.errorHandler = errorHandler;
-	}
-
-	/**
-	 * Set how each container's thread factory is made from a thread-name prefix.
-	 * @param threadFactories the function
-	 */
-	public void setThreadFactories(Function<String, ThreadFactory> threadFactories) {
-		this.threadFactories = threadFactories;
-	}
-
 	@Override
 	public DelayedListenerContainer createContainer(DelayedListenerEndpoint endpoint) {
 		Assert.notNull(endpoint, "endpoint must not be null");
 		ContainerProperties properties = new ContainerProperties(endpoint.id(), endpoint.topic(),
 				this.containerProperties);
-		setIfNotNull(endpoint.concurrency(), properties::setConcurrency);
-		setIfNotNull(endpoint.ttr(), properties::setTtr);
-		setIfNotNull(endpoint.maxAttempts(), properties::setMaxAttempts);
-		setIfNotNull(endpoint.autoStartup(), properties::setAutoStartup);
-		if (this.threadFactories != null) {
-			properties.setThreadFactory(this.threadFactories.apply("delayqueue-" + endpoint.id() + "-"));
-		}
+		Optional.ofNullable(endpoint.concurrency()).ifPresent(properties::setConcurrency);
+		Optional.ofNullable(endpoint.ttr()).ifPresent(properties::setTtr);
+		Optional.ofNullable(endpoint.maxAttempts()).ifPresent(properties::setMaxAttempts);
+		Optional.ofNullable(endpoint.autoStartup()).ifPresent(properties::setAutoStartup);
 		properties.setErrorHandler(errorHandler(endpoint));
 		List<DelayedJobInterceptor> interceptors = new ArrayList<>(properties.getInterceptors());
 		interceptors.addAll(endpoint.interceptors());
@@ -165,9 +149,10 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 		return new DefaultDelayedListenerContainer(properties, this.operations, handler);
 	}
 
-	/** The factory's error handler, or a default one with the listener's settings over the factory's. */
+	/** The settings' error handler, or a default one with the listener's settings over the factory's. */
 	private DelayedJobErrorHandler errorHandler(DelayedListenerEndpoint endpoint) {
-		if (this.errorHandler != null) {
+		DelayedJobErrorHandler errorHandler = this.containerProperties.getErrorHandler();
+		if (errorHandler != null) {
 			List<String> set = Stream.of((endpoint.backOffInitial() != null) ? "backOffInitial" : null,
 					(endpoint.backOffMultiplier() != null) ? "backOffMultiplier" : null,
 					(endpoint.backOffMax() != null) ? "backOffMax" : null,
@@ -177,12 +162,12 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 			if (!set.isEmpty()) {
 				throw new InvalidDelayedListenerException(endpoint.describe(),
 						"sets " + String.join(", ", set) + ", but its container factory has an error handler ("
-								+ this.errorHandler.getClass().getName() + ") that decides retries on its own",
+								+ errorHandler.getClass().getName() + ") that decides retries on its own",
 						"remove " + ((set.size() > 1) ? "these attributes" : "the attribute")
 								+ ", or use a container factory without an error handler (containerFactory = \"...\")",
 						null);
 			}
-			return this.errorHandler;
+			return errorHandler;
 		}
 		ExponentialBackOff backOff = new ExponentialBackOff(
 				millis(endpoint.backOffInitial(), this.backOff.getInitialInterval()),
@@ -190,12 +175,6 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 		backOff.setMaxInterval(millis(endpoint.backOffMax(), this.backOff.getMaxInterval()));
 		backOff.setJitter(Math.min(this.backOff.getJitter(), backOff.getInitialInterval()));
 		return new DefaultDelayedJobErrorHandler(backOff, endpoint.noRetryFor(), this.recoverer);
-	}
-
-	private static <T> void setIfNotNull(@Nullable T value, Consumer<T> setter) {
-		if (value != null) {
-			setter.accept(value);
-		}
 	}
 
 	private static long millis(@Nullable Duration value, long fallback) {

@@ -7,10 +7,7 @@ package io.github.delayqueue.config;
 @FunctionalInterface
 public interface DelayedListenerConfigurer {
 
-	/**
-	 * Configures the registrar.
-	 * @param registrar the registrar
-	 */
+	/** Configures the registrar. */
 	void configureDelayedListeners(DelayedListenerEndpointRegistrar registrar);
 
 }

@@ -17,22 +17,13 @@ import org.springframework.messaging.handler.annotation.support.MessageHandlerMe
  */
 public interface DelayedListenerEndpoint {
 
-	/**
-	 * Return the id of the endpoint's container, unique in the registry.
-	 * @return the id
-	 */
+	/** The id of the endpoint's container, unique in the registry. */
 	String id();
 
-	/**
-	 * Return the topic whose jobs the endpoint handles.
-	 * @return the topic
-	 */
+	/** The topic whose jobs the endpoint handles. */
 	String topic();
 
-	/**
-	 * Return how the endpoint is named in messages.
-	 * @return the description
-	 */
+	/** How the endpoint is named in messages. */
 	String describe();
 
 	/**
@@ -44,98 +35,62 @@ public interface DelayedListenerEndpoint {
 	 */
 	DelayedJobHandler createHandler(MessageHandlerMethodFactory methodFactory, DelayedJobArgumentResolver jobs);
 
-	/**
-	 * Handlers at once.
-	 * @return the concurrency, or {@code null} for the factory's
-	 */
+	/** Handlers at once, or {@code null} for the factory's. */
 	default @Nullable Integer concurrency() {
 		return null;
 	}
 
-	/**
-	 * The reservation's time-to-run.
-	 * @return the TTR, or {@code null} for each job's own
-	 */
+	/** The reservation's time-to-run, or {@code null} for each job's own. */
 	default @Nullable Duration ttr() {
 		return null;
 	}
 
-	/**
-	 * Attempts per job, stored with each job the container reserves.
-	 * @return the attempts, or {@code null} for each job's own
-	 */
+	/** Attempts per job, stored with each job the container reserves, or {@code null} for each job's own. */
 	default @Nullable Integer maxAttempts() {
 		return null;
 	}
 
-	/**
-	 * The topic's rate limit, set in the queue when the container is created.
-	 * @return the limit, or {@code null} for none (the topic keeps one set elsewhere)
-	 */
+	/** The topic's rate limit, set in the queue when the container is created, or {@code null} to leave it. */
 	default @Nullable RateLimit rateLimit() {
 		return null;
 	}
 
-	/**
-	 * Whether the container starts with the context.
-	 * @return whether it does, or {@code null} for the factory's setting
-	 */
+	/** Whether the container starts with the context, or {@code null} for the factory's setting. */
 	default @Nullable Boolean autoStartup() {
 		return null;
 	}
 
-	/**
-	 * The first retry interval of the default error handler.
-	 * @return the interval, or {@code null} for the factory's
-	 */
+	/** The default error handler's first retry interval, or {@code null} for the factory's. */
 	default @Nullable Duration backOffInitial() {
 		return null;
 	}
 
-	/**
-	 * The growth of the retry interval of the default error handler.
-	 * @return the factor, or {@code null} for the factory's
-	 */
+	/** The default error handler's growth of the retry interval, or {@code null} for the factory's. */
 	default @Nullable Double backOffMultiplier() {
 		return null;
 	}
 
-	/**
-	 * The longest retry interval of the default error handler.
-	 * @return the interval, or {@code null} for the factory's
-	 */
+	/** The default error handler's longest retry interval, or {@code null} for the factory's. */
 	default @Nullable Duration backOffMax() {
 		return null;
 	}
 
-	/**
-	 * Exceptions the default error handler never retries, beside the factory's.
-	 * @return the exception types
-	 */
+	/** Exceptions the default error handler never retries, beside the factory's. */
 	default List<Class<? extends Throwable>> noRetryFor() {
 		return List.of();
 	}
 
-	/**
-	 * The bean name of the container factory the registrar uses for this endpoint.
-	 * @return the name, or {@code null} for the registrar's default factory
-	 */
+	/** The bean name of the container factory the registrar uses, or {@code null} for its default. */
 	default @Nullable String containerFactory() {
 		return null;
 	}
 
-	/**
-	 * Return whether the endpoint must be the only one of its topic in the registry.
-	 * @return whether it is, {@code false} by default
-	 */
+	/** Whether the endpoint must be the only one of its topic in the registry; {@code false} by default. */
 	default boolean exclusive() {
 		return false;
 	}
 
-	/**
-	 * The endpoint's own interceptors, run after the container factory's.
-	 * @return the interceptors
-	 */
+	/** The endpoint's own interceptors, run after the container factory's. */
 	default List<DelayedJobInterceptor> interceptors() {
 		return List.of();
 	}

@@ -3,11 +3,9 @@ package io.github.delayqueue.config;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.github.delayqueue.listener.DelayedJobArgumentResolver;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanFactory;
-import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
 import org.springframework.messaging.handler.invocation.HandlerMethodArgumentResolver;
 import org.springframework.util.Assert;
@@ -44,26 +42,17 @@ public class DelayedListenerEndpointRegistrar {
 	private record Registration(DelayedListenerEndpoint endpoint, @Nullable DelayedListenerContainerFactory factory) {
 	}
 
-	/**
-	 * Set the registry the endpoints are registered in.
-	 * @param registry the registry
-	 */
+	/** Set the registry the endpoints are registered in. */
 	public void setEndpointRegistry(DelayedListenerEndpointRegistry registry) {
 		this.registry = registry;
 	}
 
-	/**
-	 * Set the factory of the endpoints that name none.
-	 * @param containerFactory the factory
-	 */
+	/** Set the factory of the endpoints that name none. */
 	public void setContainerFactory(DelayedListenerContainerFactory containerFactory) {
 		this.containerFactory = containerFactory;
 	}
 
-	/**
-	 * Set the bean factory that resolves container factories by bean name.
-	 * @param beanFactory the bean factory
-	 */
+	/** Set the bean factory that resolves container factories by bean name. */
 	public void setBeanFactory(BeanFactory beanFactory) {
 		this.beanFactory = beanFactory;
 	}
@@ -85,19 +74,13 @@ public class DelayedListenerEndpointRegistrar {
 		this.validator = validator;
 	}
 
-	/**
-	 * Set resolvers of listener method parameters, asked after the job's and before the payload's.
-	 * @param resolvers the resolvers
-	 */
+	/** Set resolvers of listener method parameters, asked after the job's and before the payload's. */
 	public void setCustomMethodArgumentResolvers(HandlerMethodArgumentResolver... resolvers) {
 		Assert.noNullElements(resolvers, "resolvers must not contain null");
 		this.customMethodArgumentResolvers = List.of(resolvers);
 	}
 
-	/**
-	 * Add an endpoint, run by the container factory it names or the default one.
-	 * @param endpoint the endpoint
-	 */
+	/** Add an endpoint, run by the container factory it names or the default one. */
 	public void registerEndpoint(DelayedListenerEndpoint endpoint) {
 		registerEndpoint(endpoint, null);
 	}
@@ -162,30 +145,17 @@ public class DelayedListenerEndpointRegistrar {
 
 	/** A listener method endpoint with its arguments resolved as this registrar says. */
 	private DelayedListenerEndpoint customized(DelayedListenerEndpoint endpoint) {
-		if (!(endpoint instanceof MethodDelayedListenerEndpoint method) || (this.messageHandlerMethodFactory == null
-				&& this.validator == null && this.customMethodArgumentResolvers.isEmpty())) {
+		MessageHandlerMethodFactory custom = this.messageHandlerMethodFactory;
+		if (!(endpoint instanceof MethodDelayedListenerEndpoint method)
+				|| (custom == null && this.validator == null && this.customMethodArgumentResolvers.isEmpty())) {
 			return endpoint;
 		}
-		if (this.messageHandlerMethodFactory == null) {
-			method.checkPayloadParameters(this.customMethodArgumentResolvers);
+		if (custom != null) {
+			return method.withMethodFactory((jobs) -> custom);
 		}
-		return method.withMethodFactory(this::methodFactory);
-	}
-
-	private MessageHandlerMethodFactory methodFactory(DelayedJobArgumentResolver jobs) {
-		if (this.messageHandlerMethodFactory != null) {
-			return this.messageHandlerMethodFactory;
-		}
-		DefaultMessageHandlerMethodFactory factory = new DefaultMessageHandlerMethodFactory();
-		factory.setMessageConverter(jobs);
-		List<HandlerMethodArgumentResolver> resolvers = new ArrayList<>(List.of(jobs));
-		resolvers.addAll(this.customMethodArgumentResolvers);
-		factory.setCustomArgumentResolvers(resolvers);
-		if (this.validator != null) {
-			factory.setValidator(this.validator);
-		}
-		factory.afterPropertiesSet();
-		return factory;
+		method.checkPayloadParameters(this.customMethodArgumentResolvers);
+		return method.withMethodFactory((jobs) -> DefaultDelayedListenerContainerFactory.methodFactory(jobs,
+				this.customMethodArgumentResolvers, this.validator));
 	}
 
 }

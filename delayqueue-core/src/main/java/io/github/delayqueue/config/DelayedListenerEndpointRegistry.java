@@ -270,10 +270,7 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 		}
 	}
 
-	/**
-	 * Return every registered container.
-	 * @return a snapshot of the containers
-	 */
+	/** Return a snapshot of every registered container. */
 	public synchronized Collection<DelayedListenerContainer> getListenerContainers() {
 		return List.copyOf(this.containers.values());
 	}

@@ -27,26 +27,17 @@ public class InvalidDelayedListenerException extends IllegalStateException {
 		this.fix = fix;
 	}
 
-	/**
-	 * Return the listener, as {@link DelayedListenerEndpoint#describe()} names it.
-	 * @return the listener
-	 */
+	/** Return the listener, as {@link DelayedListenerEndpoint#describe()} names it. */
 	public String getListener() {
 		return this.listener;
 	}
 
-	/**
-	 * Return what is wrong with the listener.
-	 * @return the problem
-	 */
+	/** Return what is wrong with the listener. */
 	public String getProblem() {
 		return this.problem;
 	}
 
-	/**
-	 * Return what to do.
-	 * @return the fix
-	 */
+	/** Return what to do. */
 	public String getFix() {
 		return this.fix;
 	}

@@ -122,7 +122,8 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 			MethodParameter parameter = new MethodParameter(method, i);
 			Header header = parameter.getParameterAnnotation(Header.class);
 			String name = (header != null) ? headerName(parameter, header) : null;
-			if (name == null || MessageHeaders.ID.equals(name) || MessageHeaders.TIMESTAMP.equals(name)) {
+			if (header == null || name == null || MessageHeaders.ID.equals(name)
+					|| MessageHeaders.TIMESTAMP.equals(name)) {
 				continue;
 			}
 			boolean optional = !header.required() || !ValueConstants.DEFAULT_NONE.equals(header.defaultValue())

@@ -58,7 +58,7 @@ public class SimpleDelayedListenerEndpoint<T> implements DelayedListenerEndpoint
 	 * @param listener the listener
 	 */
 	public SimpleDelayedListenerEndpoint(String id, String topic, Class<T> payloadType, DelayedJobListener<T> listener) {
-		this(id, topic, (Type) payloadType, listener);
+		this(id, topic, ParameterizedTypeReference.forType(payloadType), listener);
 	}
 
 	/**
@@ -70,18 +70,14 @@ public class SimpleDelayedListenerEndpoint<T> implements DelayedListenerEndpoint
 	 */
 	public SimpleDelayedListenerEndpoint(String id, String topic, ParameterizedTypeReference<T> payloadType,
 			DelayedJobListener<T> listener) {
-		this(id, topic, (payloadType != null) ? payloadType.getType() : null, listener);
-	}
-
-	private SimpleDelayedListenerEndpoint(String id, String topic, @Nullable Type payloadType,
-			DelayedJobListener<T> listener) {
 		Assert.hasText(id, "id must not be empty");
 		Assert.isTrue(id.strip().equals(id), "id must not start or end with whitespace");
-		Assert.notNull(payloadType, "payloadType must not be null");
+		Type type = (payloadType != null) ? payloadType.getType() : null;
+		Assert.notNull(type, "payloadType must not be null");
 		Assert.notNull(listener, "listener must not be null");
 		this.id = id;
 		this.topic = JobConstraints.topic(topic);
-		this.payloadType = payloadType;
+		this.payloadType = type;
 		this.listener = listener;
 	}
 
@@ -128,10 +124,7 @@ public class SimpleDelayedListenerEndpoint<T> implements DelayedListenerEndpoint
 		return this.ttr;
 	}
 
-	/**
-	 * Set the reservation's time-to-run instead of each job's own.
-	 * @param ttr the TTR
-	 */
+	/** Set the reservation's time-to-run instead of each job's own. */
 	public void setTtr(Duration ttr) {
 		this.ttr = JobConstraints.ttr(ttr);
 	}
@@ -141,10 +134,7 @@ public class SimpleDelayedListenerEndpoint<T> implements DelayedListenerEndpoint
 		return this.maxAttempts;
 	}
 
-	/**
-	 * Set the attempts per job instead of each job's own, stored with each job reserved.
-	 * @param maxAttempts the attempts
-	 */
+	/** Set the attempts per job instead of each job's own, stored with each job reserved. */
 	public void setMaxAttempts(int maxAttempts) {
 		this.maxAttempts = JobConstraints.maxAttempts(maxAttempts);
 	}
@@ -167,10 +157,7 @@ public class SimpleDelayedListenerEndpoint<T> implements DelayedListenerEndpoint
 		return this.interceptors;
 	}
 
-	/**
-	 * Set the endpoint's own interceptors, run after the container factory's.
-	 * @param interceptors the interceptors
-	 */
+	/** Set the endpoint's own interceptors, run after the container factory's. */
 	public void setInterceptors(List<DelayedJobInterceptor> interceptors) {
 		Assert.noNullElements(interceptors, "interceptors must not contain null");
 		this.interceptors = List.copyOf(interceptors);

@@ -34,11 +34,11 @@ public class ContainerProperties {
 
 	private @Nullable Integer maxAttempts;
 
-	private DelayedJobErrorHandler errorHandler;
+	private @Nullable DelayedJobErrorHandler errorHandler;
 
 	private Duration shutdownTimeout = Duration.ofSeconds(20);
 
-	private ThreadFactory threadFactory;
+	private @Nullable ThreadFactory threadFactory;
 
 	private boolean autoStartup = true;
 
@@ -66,12 +66,10 @@ public class ContainerProperties {
 		Assert.hasText(topic, "topic must not be empty");
 		this.id = id;
 		this.topic = topic;
-		this.threadFactory = new CustomizableThreadFactory("delayqueue-" + id + "-");
-		this.errorHandler = new DefaultDelayedJobErrorHandler(defaultBackOff(), List.of(), null);
 	}
 
 	/**
-	 * Create the settings of a container from a template's, all but the thread factory.
+	 * Create the settings of a container from a template's.
 	 * @param id the container id, unique in its registry
 	 * @param topic the topic it consumes
 	 * @param template the settings copied
@@ -79,6 +77,7 @@ public class ContainerProperties {
 	public ContainerProperties(String id, String topic, ContainerProperties template) {
 		this(id, topic);
 		BeanUtils.copyProperties(template, this, "threadFactory");
+		this.threadFactory = template.threadFactory;
 	}
 
 	/**
@@ -93,18 +92,12 @@ public class ContainerProperties {
 		return backOff;
 	}
 
-	/**
-	 * Return the container id.
-	 * @return the id
-	 */
+	/** Return the container id. */
 	public String getId() {
 		return this.id;
 	}
 
-	/**
-	 * Return the topic the container consumes.
-	 * @return the topic
-	 */
+	/** Return the topic the container consumes. */
 	public String getTopic() {
 		return this.topic;
 	}
@@ -113,10 +106,7 @@ public class ContainerProperties {
 		return this.concurrency;
 	}
 
-	/**
-	 * Set how many handlers run at once, 1 to 10000; default 1.
-	 * @param concurrency the handlers
-	 */
+	/** Set how many handlers run at once, 1 to 10000; default 1. */
 	public void setConcurrency(int concurrency) {
 		this.concurrency = JobConstraints.concurrency(concurrency);
 	}
@@ -125,10 +115,7 @@ public class ContainerProperties {
 		return this.ttr;
 	}
 
-	/**
-	 * Set the TTR of the reservations; default {@code null}: each job's own.
-	 * @param ttr the TTR, or {@code null}
-	 */
+	/** Set the TTR of the reservations, or {@code null} (the default) for each job's own. */
 	public void setTtr(@Nullable Duration ttr) {
 		this.ttr = (ttr != null) ? JobConstraints.ttr(ttr) : null;
 	}
@@ -137,25 +124,21 @@ public class ContainerProperties {
 		return this.maxAttempts;
 	}
 
-	/**
-	 * Set the attempts limit stored with each job reserved; default {@code null}: each job's own.
-	 * @param maxAttempts the attempts, or {@code null}
-	 */
+	/** Set the attempts limit stored with each job reserved, or {@code null} (the default) for each job's own. */
 	public void setMaxAttempts(@Nullable Integer maxAttempts) {
 		this.maxAttempts = (maxAttempts != null) ? JobConstraints.maxAttempts(maxAttempts) : null;
 	}
 
-	public DelayedJobErrorHandler getErrorHandler() {
+	public @Nullable DelayedJobErrorHandler getErrorHandler() {
 		return this.errorHandler;
 	}
 
 	/**
-	 * Set the handler of jobs whose listener threw; default a {@link DefaultDelayedJobErrorHandler}
-	 * with the {@link #defaultBackOff()}.
-	 * @param errorHandler the error handler
+	 * Set the handler of jobs whose listener threw, or {@code null} (the default) for a
+	 * {@link DefaultDelayedJobErrorHandler} with the {@link #defaultBackOff()} (made by a container
+	 * factory: its back-off and recoverer, the listener's settings over them).
 	 */
-	public void setErrorHandler(DelayedJobErrorHandler errorHandler) {
-		Assert.notNull(errorHandler, "errorHandler must not be null");
+	public void setErrorHandler(@Nullable DelayedJobErrorHandler errorHandler) {
 		this.errorHandler = errorHandler;
 	}
 
@@ -163,25 +146,23 @@ public class ContainerProperties {
 		return this.shutdownTimeout;
 	}
 
-	/**
-	 * Set how long stopping waits for running handlers; default 20 s.
-	 * @param shutdownTimeout the longest wait, not negative
-	 */
+	/** Set how long stopping waits for running handlers, not negative; default 20 s. */
 	public void setShutdownTimeout(Duration shutdownTimeout) {
 		Assert.isTrue(shutdownTimeout != null && !shutdownTimeout.isNegative(), "shutdownTimeout must not be negative");
 		this.shutdownTimeout = shutdownTimeout;
 	}
 
+	/** Return the factory of the consumer and handler threads: the one set, or a new one named after the container. */
 	public ThreadFactory getThreadFactory() {
-		return this.threadFactory;
+		return (this.threadFactory != null) ? this.threadFactory
+				: new CustomizableThreadFactory("delayqueue-" + this.id + "-");
 	}
 
 	/**
-	 * Set the factory of the consumer and handler threads; default named after the container.
-	 * @param threadFactory the thread factory
+	 * Set the factory of the consumer and handler threads, or {@code null} (the default) for
+	 * threads named after the container.
 	 */
-	public void setThreadFactory(ThreadFactory threadFactory) {
-		Assert.notNull(threadFactory, "threadFactory must not be null");
+	public void setThreadFactory(@Nullable ThreadFactory threadFactory) {
 		this.threadFactory = threadFactory;
 	}
 
@@ -189,10 +170,7 @@ public class ContainerProperties {
 		return this.autoStartup;
 	}
 
-	/**
-	 * Set whether the registry starts the container with the context; default true.
-	 * @param autoStartup {@code false} to start it by hand
-	 */
+	/** Set whether the registry starts the container with the context; default true. */
 	public void setAutoStartup(boolean autoStartup) {
 		this.autoStartup = autoStartup;
 	}
@@ -201,10 +179,7 @@ public class ContainerProperties {
 		return this.observer;
 	}
 
-	/**
-	 * Set the observer of each handler call; default none.
-	 * @param observer the observer, or {@code null}
-	 */
+	/** Set the observer of each handler call, or {@code null} (the default) for none. */
 	public void setObserver(@Nullable DelayQueueObserver observer) {
 		this.observer = observer;
 	}
@@ -213,10 +188,7 @@ public class ContainerProperties {
 		return this.interceptors;
 	}
 
-	/**
-	 * Set the interceptors run around each job, in this order; default none.
-	 * @param interceptors the interceptors
-	 */
+	/** Set the interceptors run around each job, in this order; default none. */
 	public void setInterceptors(List<DelayedJobInterceptor> interceptors) {
 		Assert.noNullElements(interceptors, "interceptors must not contain null");
 		this.interceptors = List.copyOf(interceptors);
@@ -227,8 +199,8 @@ public class ContainerProperties {
 	}
 
 	/**
-	 * Set the publisher of the container's {@link DelayedListenerContainerEvent}s; default none.
-	 * @param eventPublisher the publisher, or {@code null}
+	 * Set the publisher of the container's {@link DelayedListenerContainerEvent}s, or {@code null}
+	 * (the default) for none.
 	 */
 	public void setEventPublisher(@Nullable ApplicationEventPublisher eventPublisher) {
 		this.eventPublisher = eventPublisher;
@@ -239,8 +211,8 @@ public class ContainerProperties {
 	}
 
 	/**
-	 * Set after how long without a job a {@link DelayedListenerIdleEvent} is published; default never.
-	 * @param idleEventInterval the interval, positive, or {@code null} for never
+	 * Set after how long without a job a {@link DelayedListenerIdleEvent} is published, positive,
+	 * or {@code null} (the default) for never.
 	 */
 	public void setIdleEventInterval(@Nullable Duration idleEventInterval) {
 		Assert.isTrue(idleEventInterval == null || (!idleEventInterval.isNegative() && !idleEventInterval.isZero()),
@@ -252,10 +224,7 @@ public class ContainerProperties {
 		return this.outcomeEvents;
 	}
 
-	/**
-	 * Set whether a {@link DelayedJobOutcomeEvent} is published for each job; default off.
-	 * @param outcomeEvents {@code true} to publish them
-	 */
+	/** Set whether a {@link DelayedJobOutcomeEvent} is published for each job; default off. */
 	public void setOutcomeEvents(boolean outcomeEvents) {
 		this.outcomeEvents = outcomeEvents;
 	}
@@ -265,8 +234,8 @@ public class ContainerProperties {
 	}
 
 	/**
-	 * Set where each job's {@link DelayQueueObservation#LISTENER} observation goes; default none.
-	 * @param observationRegistry the registry, or {@code null} for none
+	 * Set where each job's {@link DelayQueueObservation#LISTENER} observation goes, or {@code null}
+	 * (the default) for none.
 	 */
 	public void setObservationRegistry(@Nullable ObservationRegistry observationRegistry) {
 		this.observationRegistry = (observationRegistry != null) ? observationRegistry : ObservationRegistry.NOOP;
@@ -277,8 +246,8 @@ public class ContainerProperties {
 	}
 
 	/**
-	 * Set the observations' convention; default {@link DefaultDelayedListenerObservationConvention}.
-	 * @param observationConvention the convention, or {@code null}
+	 * Set the observations' convention, or {@code null} (the default) for
+	 * {@link DefaultDelayedListenerObservationConvention}.
 	 */
 	public void setObservationConvention(@Nullable DelayedListenerObservationConvention observationConvention) {
 		this.observationConvention = observationConvention;

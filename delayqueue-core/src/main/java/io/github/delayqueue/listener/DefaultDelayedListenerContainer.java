@@ -197,10 +197,7 @@ public class DefaultDelayedListenerContainer implements DelayedListenerContainer
 		}
 	}
 
-	/**
-	 * Return the settings the container runs with.
-	 * @return its properties
-	 */
+	/** Return the settings the container runs with. */
 	public ContainerProperties getContainerProperties() {
 		return this.properties;
 	}

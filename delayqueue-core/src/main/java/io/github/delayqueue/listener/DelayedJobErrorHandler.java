@@ -59,10 +59,7 @@ public interface DelayedJobErrorHandler {
 			};
 		}
 
-		/**
-		 * Return the outcome as the metrics name it ({@code retry}, {@code dead}, ...).
-		 * @return the name
-		 */
+		/** Return the outcome as the metrics name it ({@code retry}, {@code dead}, ...). */
 		public String tag() {
 			return name().toLowerCase(Locale.ROOT);
 		}

@@ -21,10 +21,7 @@ public interface DelayedJobInterceptor {
 		return true;
 	}
 
-	/**
-	 * Called after the listener returned.
-	 * @param job the job
-	 */
+	/** Called after the listener returned. */
 	default void success(ReservedJob job) {
 	}
 
@@ -36,10 +33,7 @@ public interface DelayedJobInterceptor {
 	default void failure(ReservedJob job, Throwable failure) {
 	}
 
-	/**
-	 * Called last, once per job whose {@link #intercept} this interceptor ran.
-	 * @param job the job
-	 */
+	/** Called last, once per job whose {@link #intercept} this interceptor ran. */
 	default void afterJob(ReservedJob job) {
 	}
 

@@ -30,10 +30,7 @@ public class DelayedJobOutcomeEvent extends DelayedListenerContainerEvent {
 		this.failure = failure;
 	}
 
-	/**
-	 * Return the job, as it was reserved.
-	 * @return the job
-	 */
+	/** Return the job, as it was reserved. */
 	public ReservedJob getJob() {
 		return this.job;
 	}

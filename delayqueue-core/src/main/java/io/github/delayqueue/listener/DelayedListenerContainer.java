@@ -6,47 +6,25 @@ import org.springframework.context.SmartLifecycle;
  * Runs one listener endpoint for one topic: reserves its jobs, runs them on handler threads
  * and settles each in Redis. Made by a
  * {@link io.github.delayqueue.config.DelayedListenerContainerFactory}, managed by the
- * {@link io.github.delayqueue.config.DelayedListenerEndpointRegistry}; not a bean.
+ * {@link io.github.delayqueue.config.DelayedListenerEndpointRegistry}; not a bean. Running
+ * means started, paused or not; {@code autoStartup} is the listener's. A stop ends reserving,
+ * waits for running handlers up to the shutdown timeout, gives back the jobs not started, then
+ * runs its callback (at once when stopped already); on a container's own thread it returns at
+ * once and goes on in the background.
  */
 public interface DelayedListenerContainer extends SmartLifecycle {
 
-	/**
-	 * Return the container's id, unique in the registry.
-	 * @return the id
-	 */
+	/** Return the container's id, unique in the registry. */
 	String getId();
 
-	/**
-	 * Return the topic it consumes.
-	 * @return the topic
-	 */
+	/** Return the topic it consumes. */
 	String getTopic();
 
-	/**
-	 * Return how many handlers may run at once.
-	 * @return the concurrency
-	 */
+	/** Return how many handlers may run at once. */
 	int getConcurrency();
 
-	/**
-	 * Return how many handlers run now.
-	 * @return the count
-	 */
+	/** Return how many handlers run now. */
 	int getInFlight();
-
-	/**
-	 * Whether the container is started (paused or not).
-	 * @return {@code true} from {@link #start()} until a stop begins
-	 */
-	@Override
-	boolean isRunning();
-
-	/**
-	 * Whether the registry starts the container with the context.
-	 * @return the listener's {@code autoStartup}
-	 */
-	@Override
-	boolean isAutoStartup();
 
 	/** Stops taking new jobs until {@link #resume()}; running handlers go on. */
 	void pause();
@@ -71,20 +49,6 @@ public interface DelayedListenerContainer extends SmartLifecycle {
 	 * @return the {@link System#nanoTime()} of it
 	 */
 	long getLastProgressNanos();
-
-	/**
-	 * Stops reserving, waits for running handlers up to the shutdown timeout and gives back
-	 * the jobs not started; on one of the container's own threads it returns at once.
-	 */
-	@Override
-	void stop();
-
-	/**
-	 * Stops as {@link #stop()} does, then runs the callback (at once when stopped already).
-	 * @param callback run when stopped
-	 */
-	@Override
-	void stop(Runnable callback);
 
 	/**
 	 * Return whether the calling thread is one of a listener container's own threads.

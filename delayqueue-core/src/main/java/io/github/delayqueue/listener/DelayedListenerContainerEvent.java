@@ -8,34 +8,22 @@ import org.springframework.context.ApplicationEvent;
  */
 public abstract class DelayedListenerContainerEvent extends ApplicationEvent {
 
-	/**
-	 * Create an event.
-	 * @param container the container
-	 */
+	/** Create the event of a container. */
 	protected DelayedListenerContainerEvent(DelayedListenerContainer container) {
 		super(container);
 	}
 
-	/**
-	 * Return the container.
-	 * @return the container
-	 */
+	/** Return the container. */
 	public DelayedListenerContainer getContainer() {
 		return (DelayedListenerContainer) getSource();
 	}
 
-	/**
-	 * Return the listener's id (the container's).
-	 * @return the id
-	 */
+	/** Return the listener's id (the container's). */
 	public String getListenerId() {
 		return getContainer().getId();
 	}
 
-	/**
-	 * Return the topic the listener consumes.
-	 * @return the topic
-	 */
+	/** Return the topic the listener consumes. */
 	public String getTopic() {
 		return getContainer().getTopic();
 	}

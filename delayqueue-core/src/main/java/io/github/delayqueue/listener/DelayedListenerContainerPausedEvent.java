@@ -3,10 +3,7 @@ package io.github.delayqueue.listener;
 /** A listener container was paused: it takes no new jobs until resumed. */
 public class DelayedListenerContainerPausedEvent extends DelayedListenerContainerEvent {
 
-	/**
-	 * Create an event.
-	 * @param container the container
-	 */
+	/** Create the event of a container. */
 	public DelayedListenerContainerPausedEvent(DelayedListenerContainer container) {
 		super(container);
 	}

@@ -3,10 +3,7 @@ package io.github.delayqueue.listener;
 /** A listener container was resumed after a pause. */
 public class DelayedListenerContainerResumedEvent extends DelayedListenerContainerEvent {
 
-	/**
-	 * Create an event.
-	 * @param container the container
-	 */
+	/** Create the event of a container. */
 	public DelayedListenerContainerResumedEvent(DelayedListenerContainer container) {
 		super(container);
 	}

@@ -3,10 +3,7 @@ package io.github.delayqueue.listener;
 /** A listener container was started: its consumer thread runs. */
 public class DelayedListenerContainerStartedEvent extends DelayedListenerContainerEvent {
 
-	/**
-	 * Create an event.
-	 * @param container the container
-	 */
+	/** Create the event of a container. */
 	public DelayedListenerContainerStartedEvent(DelayedListenerContainer container) {
 		super(container);
 	}

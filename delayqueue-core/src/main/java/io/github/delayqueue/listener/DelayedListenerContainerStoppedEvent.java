@@ -1,14 +1,12 @@
 package io.github.delayqueue.listener;
 
 /**
- * A listener container was stopped: its handlers have ended (or the shutdown timeout passed) and the jobs it held unstarted are given back.
+ * A listener container was stopped: its handlers have ended (or the shutdown timeout passed)
+ * and the jobs it held unstarted are given back.
  */
 public class DelayedListenerContainerStoppedEvent extends DelayedListenerContainerEvent {
 
-	/**
-	 * Create an event.
-	 * @param container the container
-	 */
+	/** Create the event of a container. */
 	public DelayedListenerContainerStoppedEvent(DelayedListenerContainer container) {
 		super(container);
 	}

@@ -20,10 +20,7 @@ public class DelayedListenerIdleEvent extends DelayedListenerContainerEvent {
 		this.idleTime = idleTime;
 	}
 
-	/**
-	 * Return how long no job has come.
-	 * @return the idle time
-	 */
+	/** Return how long no job has come. */
 	public Duration getIdleTime() {
 		return this.idleTime;
 	}

@@ -32,6 +32,9 @@ final class JobInvoker {
 
 	private static final LogAccessor logger = new LogAccessor(DelayedListenerContainer.class);
 
+	private static final DelayedJobErrorHandler DEFAULT_ERROR_HANDLER = new DefaultDelayedJobErrorHandler(
+			ContainerProperties.defaultBackOff(), List.of(), null);
+
 	private final ContainerProperties settings;
 
 	private final DelayedJobHandler handler;
@@ -156,7 +159,8 @@ final class JobInvoker {
 
 	/** Has the error handler settle a failed job; {@code LEFT} when it returned {@code null} or threw. */
 	private DelayedJobErrorHandler.Outcome settle(ReservedJob job, Throwable failure) {
-		DelayedJobErrorHandler errorHandler = this.settings.getErrorHandler();
+		DelayedJobErrorHandler errorHandler = Objects.requireNonNullElse(this.settings.getErrorHandler(),
+				DEFAULT_ERROR_HANDLER);
 		try {
 			DelayedJobErrorHandler.Outcome outcome = errorHandler.handle(job, failure, this.container, this.consumer);
 			return (outcome != null) ? outcome : DelayedJobErrorHandler.Outcome.LEFT;

@@ -9,6 +9,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -63,6 +64,8 @@ final class ListenerConsumer {
 
 	private final Thread thread;
 
+	private final ThreadFactory threads;
+
 	private volatile long averageHandlerNanos = BATCH_BUDGET_NANOS;
 
 	// this run's own flag: a container started again while this run stops has another run
@@ -74,6 +77,7 @@ final class ListenerConsumer {
 		this.operations = operations;
 		this.invoker = invoker;
 		this.errorBackOff.setMaxInterval(5_000);
+		this.threads = this.settings.getThreadFactory();
 		this.slots = new Semaphore(this.settings.getConcurrency());
 		this.handlers = Executors.newFixedThreadPool(this.settings.getConcurrency(), this::newOwnThread);
 		// two per handler slot: a settle that meets a slow Redis must not delay the next one
@@ -94,7 +98,7 @@ final class ListenerConsumer {
 	/** A thread of this run that knows its container ({@link DelayedListenerContainer#isContainerThread()}). */
 	private Thread newOwnThread(Runnable task) {
 		DefaultDelayedListenerContainer container = this.container;
-		return this.settings.getThreadFactory().newThread(() -> {
+		return this.threads.newThread(() -> {
 			DefaultDelayedListenerContainer.OWNER.set(container);
 			try {
 				task.run();
