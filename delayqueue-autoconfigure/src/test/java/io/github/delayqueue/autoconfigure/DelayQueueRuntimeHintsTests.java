@@ -54,8 +54,6 @@ class DelayQueueRuntimeHintsTests {
 		registerAotFactories();
 		assertThat(RuntimeHintsPredicates.reflection().onType(RedisClusterAsyncCommands.class)).accepts(this.hints);
 		assertThat(RuntimeHintsPredicates.reflection().onType(Jedis.class)).accepts(this.hints);
-		assertThat(RuntimeHintsPredicates.reflection().onType(io.lettuce.core.output.NestedMultiOutput.class))
-			.accepts(this.hints);
 	}
 
 	@Test

@@ -30,7 +30,7 @@ class LuaScriptTests extends AbstractRedisDelayQueueTests {
 			"recurring");
 
 	private static final List<String> SCRIPTS = Stream
-		.concat(JOB_SCRIPTS.stream(), Stream.of("completed", "failed", "rate", "coordinate", "namespace", "buckets"))
+		.concat(JOB_SCRIPTS.stream(), Stream.of("completed", "failed", "rate", "coordinate", "buckets"))
 		.toList();
 
 	/** Every helper of lib/, by name. */

@@ -65,8 +65,6 @@ final class QueueScripts {
 
 	private static final LuaScript COORDINATE = LuaScript.of("coordinate", 3);
 
-	private static final LuaScript NAMESPACE = LuaScript.of("namespace", 1);
-
 	/** The most jobs one {@code release.lua} call gives back. */
 	private static final int RELEASE_BATCH = 1_000;
 
@@ -268,13 +266,6 @@ final class QueueScripts {
 			}
 			return -1L;
 		});
-	}
-
-	/** Pins a setting of the namespace at its first start; returns the value pinned. */
-	@SuppressWarnings("NullAway") // the script's reply has the value
-	static String pin(ScriptRunner runner, KeySpace keys, String setting, String value) {
-		Object reply = runner.run(NAMESPACE, args(List.of(keys.config()), setting, value));
-		return Replies.asString(Replies.list(reply).get(0));
 	}
 
 	/** Runs an operation of {@code recurring.lua} on a bucket; one that writes waits for the replicas. */

@@ -25,7 +25,6 @@ import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.util.ClassUtils;
 
 /**
  * Batches of script calls sent on Lettuce's shared connection, which Spring Data Redis has no
@@ -33,23 +32,18 @@ import org.springframework.util.ClassUtils;
  */
 final class RawCommands {
 
-	/** The Lettuce type that reads nested replies, looked for on the class path. */
-	static final String LETTUCE_OUTPUT = "io.lettuce.core.output.NestedMultiOutput";
-
-	private static final boolean LETTUCE = ClassUtils.isPresent(LETTUCE_OUTPUT, RawCommands.class.getClassLoader());
-
 	private RawCommands() {
 	}
 
 	/** Whether {@link Lettuce#sendAll} can use it: Lettuce's, not in a pipeline or transaction. */
 	static boolean sendsBatches(RedisConnection connection) {
-		return LETTUCE && connection instanceof LettuceConnection && !connection.isPipelined()
+		return ReplicaWait.LETTUCE && connection instanceof LettuceConnection && !connection.isPipelined()
 				&& !connection.isQueueing();
 	}
 
 	/** A Lettuce connection factory's command timeout, one minute for any other. */
 	static Duration commandTimeout(RedisConnectionFactory factory) {
-		long millis = (LETTUCE && factory instanceof LettuceConnectionFactory lettuce) ? lettuce.getTimeout() : 0;
+		long millis = (ReplicaWait.LETTUCE && factory instanceof LettuceConnectionFactory lettuce) ? lettuce.getTimeout() : 0;
 		return (millis > 0) ? Duration.ofMillis(millis) : Duration.ofMinutes(1);
 	}
 

@@ -10,6 +10,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.github.delayqueue.core.CompletedJobPage;
 import io.github.delayqueue.core.DeadJobPage;
@@ -23,8 +25,6 @@ import io.github.delayqueue.core.QueueStats.TopicStats;
 import io.github.delayqueue.core.RepairResult;
 import io.github.delayqueue.core.ReplayResult;
 import io.github.delayqueue.core.WaitingJobPage;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisClusterConnection;
@@ -40,8 +40,6 @@ abstract class RedisAdmin extends RedisConsumer implements DelayQueueAdmin {
 
 	/** The most dead jobs one replay script call reads (a replay of more is split). */
 	static final int REPLAY_BATCH = 1_000;
-
-	private static final Log logger = LogFactory.getLog(RedisAdmin.class);
 
 	RedisAdmin(RedisDelayQueueBuilder builder) {
 		super(builder);
@@ -200,6 +198,8 @@ abstract class RedisAdmin extends RedisConsumer implements DelayQueueAdmin {
 	private Map<Integer, Set<String>> listedTopics() {
 		String prefix = "{" + this.keys.namespace() + ":";
 		ScanOptions options = ScanOptions.scanOptions().match(prefix + "*").count(1000).build();
+		// a ready list is named ready:<topic>[:<priority>], a dead list dead:<topic>
+		Pattern list = Pattern.compile(Pattern.quote(prefix) + "(\\d{1,5})}:(?:ready|dead):([^:]+)(:\\d)?");
 		return this.runner.execute("listing the ready and dead lists", (connection) -> {
 			Map<Integer, Set<String>> topics = new TreeMap<>();
 			List<Cursor<byte[]>> scans = (connection instanceof RedisClusterConnection cluster)
@@ -208,23 +208,10 @@ abstract class RedisAdmin extends RedisConsumer implements DelayQueueAdmin {
 			for (Cursor<byte[]> scan : scans) {
 				try (scan) {
 					while (scan.hasNext()) {
-						String key = Replies.asString(scan.next());
-						int end = key.indexOf("}:");
-						if (end <= prefix.length()) {
-							continue;
-						}
-						String rest = key.substring(end + 2);
-						// a ready list is named ready:<topic>[:<priority>]
-						String topic = rest.startsWith("ready:") ? rest.substring(6).split(":", 2)[0]
-								: rest.startsWith("dead:") ? rest.substring(5) : null;
-						try {
-							int bucket = Integer.parseInt(key.substring(prefix.length(), end));
-							if (topic != null && bucket >= 0 && bucket < this.keys.buckets()) {
-								topics.computeIfAbsent(bucket, (b) -> new TreeSet<>()).add(topic);
-							}
-						}
-						catch (NumberFormatException ex) {
-							// another namespace that starts with this one's name
+						Matcher key = list.matcher(Replies.asString(scan.next()));
+						int bucket = key.matches() ? Integer.parseInt(key.group(1)) : Integer.MAX_VALUE;
+						if (bucket < this.keys.buckets()) {
+							topics.computeIfAbsent(bucket, (b) -> new TreeSet<>()).add(key.group(2));
 						}
 					}
 				}

@@ -18,8 +18,6 @@ import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.Retention;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
@@ -38,8 +36,6 @@ abstract class RedisConsumer extends RedisProducer implements DelayQueueConsumer
 
 	/** The pause of a rate-limited topic after a take that came too late for its permits. */
 	static final Duration LATE_PAUSE = Duration.ofMillis(100);
-
-	private static final Log logger = LogFactory.getLog(RedisConsumer.class);
 
 	RedisConsumer(RedisDelayQueueBuilder builder) {
 		super(builder);

@@ -4,8 +4,6 @@ import java.time.Duration;
 
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.recurring.RecurringJobs;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 
 import org.springframework.context.SmartLifecycle;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -21,8 +19,6 @@ public class RedisDelayQueue extends RedisAdmin implements DelayQueueOperations,
 
 	/** The lifecycle phase: after most beans, before the listener containers. */
 	public static final int PHASE = Integer.MAX_VALUE - 2048;
-
-	private static final Log logger = LogFactory.getLog(RedisDelayQueue.class);
 
 	private final Object lifecycleMonitor = new Object();
 

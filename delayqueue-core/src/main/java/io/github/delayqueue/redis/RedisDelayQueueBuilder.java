@@ -81,9 +81,7 @@ public final class RedisDelayQueueBuilder {
 	 * namespace's pinned count, else 16 on a Redis Cluster and 1 on one server.
 	 */
 	public RedisDelayQueueBuilder buckets(int buckets) {
-		Assert.isTrue(buckets >= 1 && buckets <= KeySpace.MAX_BUCKETS,
-				() -> "buckets must be between 1 and " + KeySpace.MAX_BUCKETS + ", was " + buckets);
-		this.buckets = buckets;
+		this.buckets = JobConstraints.max("buckets", buckets, KeySpace.MAX_BUCKETS);
 		return this;
 	}
 

@@ -18,7 +18,6 @@ class RedisDelayQueueRuntimeHints implements RuntimeHintsRegistrar {
 		hints.resources().registerPattern("io/github/delayqueue/redis/lib/*.lua");
 		hints.reflection().registerTypeIfPresent(classLoader, ReplicaWait.LETTUCE_COMMANDS);
 		hints.reflection().registerTypeIfPresent(classLoader, ReplicaWait.JEDIS_CLIENT);
-		hints.reflection().registerTypeIfPresent(classLoader, RawCommands.LETTUCE_OUTPUT);
 		new BindingReflectionHintsRegistrar().registerReflectionHints(hints.reflection(), RedisJobOutcomeStream.Message.class);
 	}
 

@@ -36,7 +36,8 @@ abstract class RedisProducer implements DelayQueueProducer {
 	/** The most jobs one schedule script call creates. */
 	static final int SCHEDULE_BATCH = 200;
 
-	private static final Log logger = LogFactory.getLog(RedisDelayQueue.class);
+	/** The queue's logger, named after {@link RedisDelayQueue}. */
+	static final Log logger = LogFactory.getLog(RedisDelayQueue.class);
 
 	final RedisConnectionFactory connectionFactory;
 

@@ -262,6 +262,7 @@ final class ScriptReplies {
 	}
 
 	/** A job from the 10 values {@code find.lua} answers after the state, from {@code at}. */
+	@SuppressWarnings("NullAway") // JobInfo's compact constructor hides from NullAway that its payload may be null
 	static JobInfo jobInfo(String topic, String id, JobState state, List<Object> v, int at) {
 		String error = Replies.asString(v.get(at + 7));
 		StoredPayload.Read stored = StoredPayload.decode((v.get(at + 8) instanceof byte[] bytes) ? bytes : null);

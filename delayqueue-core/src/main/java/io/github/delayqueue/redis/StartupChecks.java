@@ -43,7 +43,6 @@ final class StartupChecks {
 
 	private static final LuaScript BUCKETS = LuaScript.of("buckets", 2);
 
-
 	private static final Log logger = LogFactory.getLog(StartupChecks.class);
 
 	private final ScriptRunner runner;
@@ -229,8 +228,8 @@ final class StartupChecks {
 				throw new BucketCountMismatchException(this.keys.namespace(), this.keys.buckets(), count, true);
 			}
 		}
-		String configured = String.valueOf(this.keys.buckets());
-		String buckets = QueueScripts.pin(this.runner, this.keys, PINNED_SETTING, configured);
+		String buckets = Replies.asString(Replies.list(this.runner.run(BUCKETS,
+				QueueScripts.args(List.of(this.keys.config(), this.keys.timers()), "pin", this.keys.buckets()))).get(0));
 		Integer pinned = parse(buckets);
 		if (pinned == null) {
 			throw new Refused("Namespace '" + this.keys.namespace() + "' pins the bucket count '" + buckets
@@ -288,7 +287,7 @@ final class StartupChecks {
 		KeySpace keys = new KeySpace(namespace, LOOKED_AT + 1);
 		boolean cluster = runner.execute("reading the bucket count of namespace '" + namespace + "'",
 				(connection) -> connection instanceof RedisClusterConnection);
-		List<?> pin = reply(keys, runner.run(BUCKETS, QueueScripts.args(List.of(keys.config(), keys.timers()), "pin")));
+		List<?> pin = Replies.list(runner.run(BUCKETS, QueueScripts.args(List.of(keys.config(), keys.timers()), "read")));
 		String pinned = (pin.get(0) instanceof byte[] value && value.length > 0)
 				? new String(value, StandardCharsets.UTF_8) : null;
 		Integer count = parse(pinned);
@@ -318,7 +317,7 @@ final class StartupChecks {
 		}
 		List<Object> used = runner.runAll(BUCKETS, calls, false);
 		for (int i = 0; i < used.size(); i++) {
-			if (Long.valueOf(1).equals(reply(keys, used.get(i)).get(0))) {
+			if (Long.valueOf(1).equals(Replies.list(used.get(i)).get(0))) {
 				throw inUse(namespace, LOOKED_AT - i, "it holds jobs or recurring jobs", chosen);
 			}
 		}
@@ -348,14 +347,6 @@ final class StartupChecks {
 				+ ". Set delayqueue.buckets to the count its jobs were scheduled with" + hint);
 	}
 
-	private static List<?> reply(KeySpace keys, @Nullable Object reply) {
-		if (!(reply instanceof List<?> values) || values.isEmpty()) {
-			throw new DelayQueueException(
-					"Unexpected reply reading the bucket count of namespace '" + keys.namespace() + "': " + reply);
-		}
-		return values;
-	}
-
 	/** A pinned bucket count, 1 to {@link KeySpace#MAX_BUCKETS} without a leading zero, else {@code null}. */
 	static @Nullable Integer parse(@Nullable String pinned) {
 		if (pinned == null || !pinned.matches("[1-9][0-9]{0,4}")) {
@@ -365,26 +356,10 @@ final class StartupChecks {
 		return (count <= KeySpace.MAX_BUCKETS) ? count : null;
 	}
 
-	private static boolean clusterConfigured(RedisConnectionFactory connectionFactory) {
-		// a driver's factory class is loaded only when that driver is present
-		return (ReplicaWait.LETTUCE && Lettuce.clusterConfigured(connectionFactory))
-				|| (ReplicaWait.JEDIS && Jedis.clusterConfigured(connectionFactory));
-	}
-
-	private static final class Lettuce {
-
-		static boolean clusterConfigured(RedisConnectionFactory connectionFactory) {
-			return connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware();
-		}
-
-	}
-
-	private static final class Jedis {
-
-		static boolean clusterConfigured(RedisConnectionFactory connectionFactory) {
-			return connectionFactory instanceof JedisConnectionFactory jedis && jedis.isRedisClusterAware();
-		}
-
+	private static boolean clusterConfigured(RedisConnectionFactory factory) {
+		// a driver's factory class is looked at only when that driver is present
+		return (ReplicaWait.LETTUCE && factory instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware())
+				|| (ReplicaWait.JEDIS && factory instanceof JedisConnectionFactory jedis && jedis.isRedisClusterAware());
 	}
 
 }

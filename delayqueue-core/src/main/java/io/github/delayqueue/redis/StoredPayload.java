@@ -72,30 +72,26 @@ final class StoredPayload {
 
 	/** Reads what {@link #encode} stored; bytes without a well-formed header section are the payload. */
 	static Read decode(byte @Nullable [] stored) {
-		if (!startsWithMagic(stored)) {
-			return new Read(Map.of(), stored);
-		}
-		int end = indexOf(stored, END, MAGIC.length);
-		if (end < 0) {
-			return new Read(Map.of(), stored);
-		}
-		Map<String, String> headers = new LinkedHashMap<>();
-		int line = MAGIC.length;
-		while (line < end) {
-			int nl = indexOf(stored, (byte) '\n', line);
-			int eq = indexOf(stored, (byte) '=', line);
-			if (nl < 0 || nl > end || eq < 0 || eq > nl || eq == line) {
-				return new Read(Map.of(), stored);
+		if (startsWithMagic(stored)) {
+			int end = indexOf(stored, END, MAGIC.length);
+			Map<String, String> headers = new LinkedHashMap<>();
+			int line = MAGIC.length;
+			while (end > 0 && line < end) {
+				int nl = indexOf(stored, (byte) '\n', line);
+				int eq = indexOf(stored, (byte) '=', line);
+				if (nl < 0 || nl > end || eq < 0 || eq > nl || eq == line) {
+					break;
+				}
+				headers.put(new String(stored, line, eq - line, StandardCharsets.UTF_8),
+						new String(stored, eq + 1, nl - eq - 1, StandardCharsets.UTF_8));
+				line = nl + 1;
 			}
-			headers.put(new String(stored, line, eq - line, StandardCharsets.UTF_8),
-					new String(stored, eq + 1, nl - eq - 1, StandardCharsets.UTF_8));
-			line = nl + 1;
+			if (line == end) {
+				return new Read(headers.isEmpty() ? Map.of() : Collections.unmodifiableMap(headers),
+						Arrays.copyOfRange(stored, end + 1, stored.length));
+			}
 		}
-		if (line != end) {
-			return new Read(Map.of(), stored);
-		}
-		return new Read(headers.isEmpty() ? Map.of() : Collections.unmodifiableMap(headers),
-				Arrays.copyOfRange(stored, end + 1, stored.length));
+		return new Read(Map.of(), stored);
 	}
 
 	static int indexOf(byte[] bytes, byte value, int from) {
