@@ -63,7 +63,6 @@ final class ReadySignals {
 			return signal;
 		}
 		forgetIdle();
-		long[] generations = created.generations();
 		boolean[] nonEmpty;
 		try {
 			nonEmpty = this.probe.apply(topic);
@@ -73,7 +72,8 @@ final class ReadySignals {
 		}
 		for (int bucket = 0; bucket < this.buckets; bucket++) {
 			if (!nonEmpty[bucket]) {
-				created.clear(bucket, generations[bucket]);
+				// unless marked since its creation
+				created.clear(bucket, 1);
 			}
 		}
 		return created;
@@ -179,10 +179,6 @@ final class ReadySignals {
 			return this.waiting == 0 && nowNanos - this.lastUsedNanos > idleNanos;
 		}
 
-		synchronized long[] generations() {
-			return this.generations.clone();
-		}
-
 		synchronized void mark(int bucket) {
 			this.generations[bucket]++;
 			if (!this.pending[bucket]) {
@@ -259,15 +255,11 @@ final class ReadySignals {
 
 		/** How long the throttle still holds, 0: none. */
 		private long throttledNanos() {
-			if (this.throttledUntilNanos == 0) {
-				return 0;
-			}
-			long left = this.throttledUntilNanos - System.nanoTime();
+			long left = (this.throttledUntilNanos != 0) ? this.throttledUntilNanos - System.nanoTime() : 0;
 			if (left <= 0) {
 				this.throttledUntilNanos = 0;
-				return 0;
 			}
-			return left;
+			return Math.max(left, 0);
 		}
 
 		/** Waits until a bucket is marked and no throttle holds; {@code false} on timeout. */

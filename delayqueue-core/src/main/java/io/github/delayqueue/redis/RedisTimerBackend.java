@@ -19,11 +19,10 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The Redis side of the {@link BucketTimer}, and the one owner of offers: a consumer waiting
- * here registers what its next reserve takes, a promotion step reserves due jobs for it, and
- * what it does not collect within {@link #HANDOVER} is given back. A ready list a step left to
- * this instance's idle consumers is announced when none took it within {@link #HANDOVER}. A
- * failed announcement asks the timer to re-check every bucket. Thread-safe.
+ * The Redis side of the {@link BucketTimer}, and the owner of offers: a step reserves due jobs
+ * for a consumer waiting here with one, and gives back what it does not collect within
+ * {@link #HANDOVER}; a ready list left to idle consumers is announced when none took it within
+ * {@link #HANDOVER}. Thread-safe.
  */
 final class RedisTimerBackend implements TimerBackend {
 
@@ -168,15 +167,10 @@ final class RedisTimerBackend implements TimerBackend {
 
 	/** A step left announcing a ready list of {@code length} jobs; before consumers are woken. */
 	void unannounced(String topic, int bucket, long length) {
-		ScheduledThreadPoolExecutor executor = this.handovers;
-		if (executor != null && length <= idleConsumers(topic)) {
+		if (this.handovers != null && length <= idleConsumers(topic)) {
 			long before = this.signals.generation(topic, bucket);
-			try {
-				executor.schedule(() -> handOver(topic, bucket, before), HANDOVER.toMillis(), TimeUnit.MILLISECONDS);
+			if (afterHandover(() -> handOver(topic, bucket, before))) {
 				return;
-			}
-			catch (RejectedExecutionException ex) {
-				// stopped meanwhile: announced now
 			}
 		}
 		announce(topic, bucket);
@@ -184,20 +178,23 @@ final class RedisTimerBackend implements TimerBackend {
 
 	/** A step reserved jobs for an offer ({@code null}: none, given back): they go to its consumer. */
 	private void reserved(int bucket, @Nullable Offering offering, List<ReservedJob> jobs) {
-		ScheduledThreadPoolExecutor executor = this.handovers;
-		if (offering != null && executor != null && deliver(offering, jobs)) {
-			try {
-				executor.schedule(() -> giveBack(bucket, reclaim(offering, jobs)), HANDOVER.toMillis(),
-						TimeUnit.MILLISECONDS);
-				return;
-			}
-			catch (RejectedExecutionException ex) {
-				// stopped meanwhile: what was not collected goes back now
-				giveBack(bucket, reclaim(offering, jobs));
-				return;
-			}
+		if (offering == null || this.handovers == null || !deliver(offering, jobs)) {
+			giveBack(bucket, jobs);
 		}
-		giveBack(bucket, jobs);
+		else if (!afterHandover(() -> giveBack(bucket, reclaim(offering, jobs)))) {
+			giveBack(bucket, reclaim(offering, jobs));
+		}
+	}
+
+	/** Runs {@code task} after {@link #HANDOVER}; {@code false} when stopped. */
+	private boolean afterHandover(Runnable task) {
+		ScheduledThreadPoolExecutor executor = this.handovers;
+		try {
+			return executor != null && executor.schedule(task, HANDOVER.toMillis(), TimeUnit.MILLISECONDS) != null;
+		}
+		catch (RejectedExecutionException ex) {
+			return false;
+		}
 	}
 
 	private void giveBack(int bucket, List<ReservedJob> jobs) {
