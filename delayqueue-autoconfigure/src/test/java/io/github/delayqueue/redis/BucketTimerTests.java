@@ -40,7 +40,7 @@ class BucketTimerTests {
 				firing.countDown();
 				try {
 					Thread.sleep(TimeUnit.MINUTES.toMillis(1));
-					return RecurringStep.NONE;
+					return NONE;
 				}
 				catch (InterruptedException ex) {
 					// as a Redis call the stop interrupts fails

@@ -65,7 +65,7 @@ class RedisDelayQueueReservedAtOnceTests {
 	private static void awaitWaiting(RedisDelayQueue queue, String topic) {
 		// the waiting thread's offer is registered before the job falls due
 		await().atMost(Duration.ofSeconds(5))
-			.until(() -> queue.timerBackend.idleOffers(10, (t) -> true).stream().anyMatch((o) -> o.topic().equals(topic)));
+			.until(() -> queue.signals.idleOffers(10, (t) -> true).stream().anyMatch((o) -> o.topic().equals(topic)));
 	}
 
 	@Test
@@ -185,7 +185,7 @@ class RedisDelayQueueReservedAtOnceTests {
 		RedisDelayQueue queue = start();
 		CompletableFuture<List<ReservedJob>> waited = waitAndReserve(queue, "limited", 4, false);
 		await().atMost(Duration.ofSeconds(5)).until(() -> queue.signals.anyWaiting());
-		assertThat(queue.timerBackend.idleOffers(10, (t) -> true)).extracting(RedisTimerBackend.Offering::topic)
+		assertThat(queue.signals.idleOffers(10, (t) -> true)).extracting(RedisTimerBackend.Offering::topic)
 			.contains("limited");
 		queue.schedule(RedisDelayQueueLifecycleTests.request("limited", "1", "{}", Duration.ofMillis(200)));
 		waited.get(10, TimeUnit.SECONDS);

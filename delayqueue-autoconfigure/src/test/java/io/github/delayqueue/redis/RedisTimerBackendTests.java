@@ -26,9 +26,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The offers of waiting consumers (registered, delivered to, collected, reclaimed) and what
- * an announcement Redis does not take does (the steps themselves are covered with a real
- * Redis in {@link RedisDelayQueueWakeUpTests} and {@link RedisDelayQueueReservedAtOnceTests}).
+ * The offers of waiting consumers (registered in {@link ReadySignals}, delivered to, collected,
+ * reclaimed) and what an announcement Redis does not take does (the steps themselves are
+ * covered with a real Redis in {@link RedisDelayQueueWakeUpTests} and
+ * {@link RedisDelayQueueReservedAtOnceTests}).
  */
 class RedisTimerBackendTests {
 
@@ -86,17 +87,17 @@ class RedisTimerBackendTests {
 		RedisTimerBackend.Offer offer = new RedisTimerBackend.Offer(2, 0, 0);
 		CompletableFuture<List<ReservedJob>> consumer = CompletableFuture.supplyAsync(() -> {
 			try {
-				assertThat(backend.await(signal, "t", Duration.ofSeconds(10), offer)).isTrue();
+				assertThat(signal.await(Duration.ofSeconds(10), offer)).isTrue();
 			}
 			catch (InterruptedException ex) {
 				throw new IllegalStateException(ex);
 			}
 			// other arguments than offered: nothing; then the offered ones: the jobs
-			assertThat(backend.collect("t", 2, 5_000, 0)).isEmpty();
-			return backend.collect("t", 2, 0, 0);
+			assertThat(signal.collect(2, 5_000, 0)).isEmpty();
+			return signal.collect(2, 0, 0);
 		});
 		List<RedisTimerBackend.Offering> offers = await().atMost(Duration.ofSeconds(5))
-			.until(() -> backend.idleOffers(10, (topic) -> true), (found) -> !found.isEmpty());
+			.until(() -> this.signals.idleOffers(10, (topic) -> true), (found) -> !found.isEmpty());
 		RedisTimerBackend.Offering offering = offers.get(0);
 		assertThat(offering.offer()).isEqualTo(offer);
 		assertThat(backend.idleConsumers("t")).isOne();
@@ -107,8 +108,8 @@ class RedisTimerBackendTests {
 		// to that offer is refused (the caller gives the jobs back)
 		assertThat(backend.reclaim(offering, delivered)).isEmpty();
 		assertThat(backend.deliver(offering, List.of(job("c")))).isFalse();
-		assertThat(backend.idleOffers(10, (topic) -> true)).isEmpty();
-		assertThat(backend.idleOffers(10, (topic) -> false)).isEmpty();
+		assertThat(this.signals.idleOffers(10, (topic) -> true)).isEmpty();
+		assertThat(this.signals.idleOffers(10, (topic) -> false)).isEmpty();
 	}
 
 	/**
@@ -118,9 +119,9 @@ class RedisTimerBackendTests {
 	private RedisTimerBackend.Offering deliverToWaitingThread(RedisTimerBackend backend, RedisTimerBackend.Offer offer,
 			ExecutorService consumer, List<ReservedJob> delivered) throws Exception {
 		ReadySignals.TopicSignal signal = this.signals.topic("t");
-		Future<Boolean> waiter = consumer.submit(() -> backend.await(signal, "t", Duration.ofSeconds(10), offer));
+		Future<Boolean> waiter = consumer.submit(() -> signal.await(Duration.ofSeconds(10), offer));
 		RedisTimerBackend.Offering offering = await().atMost(Duration.ofSeconds(5))
-			.until(() -> backend.idleOffers(10, (topic) -> true), (found) -> !found.isEmpty())
+			.until(() -> this.signals.idleOffers(10, (topic) -> true), (found) -> !found.isEmpty())
 			.get(0);
 		assertThat(backend.deliver(offering, delivered)).isTrue();
 		assertThat(waiter.get(5, TimeUnit.SECONDS)).isTrue();
@@ -142,7 +143,8 @@ class RedisTimerBackendTests {
 			// it never reserved: both are reclaimed, once, and its reserve then finds none
 			assertThat(backend.reclaim(offering, delivered)).containsExactlyElementsOf(delivered);
 			assertThat(backend.reclaim(offering, delivered)).isEmpty();
-			assertThat(consumer.submit(() -> backend.collect("t", 4, 0, 0)).get(5, TimeUnit.SECONDS)).isEmpty();
+			ReadySignals.TopicSignal signal = this.signals.topic("t");
+			assertThat(consumer.submit(() -> signal.collect(4, 0, 0)).get(5, TimeUnit.SECONDS)).isEmpty();
 		}
 		finally {
 			consumer.shutdownNow();
@@ -160,11 +162,11 @@ class RedisTimerBackendTests {
 			RedisTimerBackend.Offering offering = deliverToWaitingThread(backend, offer, consumer, delivered);
 			// the topic got a rate limit: the thread's reserve refuses the jobs, and its next wait
 			// runs out instead of returning at once for them (no spin until their hand-back)
-			consumer.submit(() -> backend.refuseDelivered("t")).get(5, TimeUnit.SECONDS);
 			ReadySignals.TopicSignal signal = this.signals.topic("t");
-			assertThat(consumer.submit(() -> backend.await(signal, "t", Duration.ofMillis(200), offer))
+			consumer.submit(() -> signal.refuseDelivered()).get(5, TimeUnit.SECONDS);
+			assertThat(consumer.submit(() -> signal.await(Duration.ofMillis(200), offer))
 				.get(5, TimeUnit.SECONDS)).isFalse();
-			assertThat(consumer.submit(() -> backend.collect("t", 4, 0, 0)).get(5, TimeUnit.SECONDS)).isEmpty();
+			assertThat(consumer.submit(() -> signal.collect(4, 0, 0)).get(5, TimeUnit.SECONDS)).isEmpty();
 			// they are still there for their hand-back
 			assertThat(backend.reclaim(offering, delivered)).containsExactlyElementsOf(delivered);
 		}

@@ -187,13 +187,15 @@ final class BucketTimer implements TimerStatus {
 		this.lock.notifyAll();
 	}
 
-	/** Lowers the time of an owned bucket; under the lock. */
+	/** Lowers the time of an owned bucket. */
 	private boolean lower(long[] times, int bucket, long millis) {
-		if (bucket >= 0 && bucket < this.owned.length && this.owned[bucket] && millis < times[bucket]) {
-			times[bucket] = millis;
-			return true;
+		synchronized (this.lock) {
+			if (bucket >= 0 && bucket < this.owned.length && this.owned[bucket] && millis < times[bucket]) {
+				times[bucket] = millis;
+				return true;
+			}
+			return false;
 		}
-		return false;
 	}
 
 	@Override
@@ -226,7 +228,7 @@ final class BucketTimer implements TimerStatus {
 	}
 
 	private void loop() {
-		BackOffExecution backOff = null;
+		BackOffExecution backOff = this.errorBackOff.start();
 		while (this.running) {
 			try {
 				step();
@@ -234,7 +236,6 @@ final class BucketTimer implements TimerStatus {
 					logger.info("Bucket timer resumed after: " + this.lastError.getMessage());
 				}
 				this.lastError = null;
-				backOff = null;
 			}
 			catch (InterruptedException ex) {
 				// woken or halted: the loop's condition decides
@@ -243,9 +244,8 @@ final class BucketTimer implements TimerStatus {
 				if (!this.running) {
 					break;
 				}
-				if (backOff == null) {
-					backOff = this.errorBackOff.start();
-				}
+				// a first failure after a success starts the back-off anew
+				backOff = (this.lastError != null) ? backOff : this.errorBackOff.start();
 				long wait = backOff.nextBackOff();
 				if (this.lastError == null) {
 					logger.warn("Bucket timer step failed; retrying with back-off up to "
@@ -290,7 +290,7 @@ final class BucketTimer implements TimerStatus {
 			if (!this.running) {
 				return;
 			}
-			boolean guard = guardAll || bucket == guardBucket || isTakenOver(bucket);
+			boolean guard = guardAll || bucket == guardBucket;
 			if (isDue(this.nextTick, bucket, guardAll)) {
 				fireRecurring(bucket);
 			}
@@ -327,8 +327,11 @@ final class BucketTimer implements TimerStatus {
 		this.ownedCount = count;
 	}
 
-	private void promote(int bucket, boolean guard) {
+	/** Steps a bucket; one taken over since its last step gets a guard re-check. */
+	private void promote(int bucket, boolean guardAsked) {
+		boolean guard;
 		synchronized (this.lock) {
+			guard = guardAsked || this.nextDue[bucket] == TAKEN_OVER;
 			this.nextDue[bucket] = NONE;
 		}
 		TimerBackend.Promotion promotion;
@@ -336,9 +339,7 @@ final class BucketTimer implements TimerStatus {
 			promotion = this.backend.promote(bucket, guard);
 		}
 		catch (RuntimeException ex) {
-			synchronized (this.lock) {
-				lower(this.nextDue, bucket, 0);
-			}
+			lower(this.nextDue, bucket, 0);
 			throw ex;
 		}
 		synced(promotion.redisMillis());
@@ -348,9 +349,7 @@ final class BucketTimer implements TimerStatus {
 		}
 		boolean more = promotion.moved() + promotion.expired() >= this.batchSize;
 		long next = more ? 0 : ((promotion.nextDueMillis() < 0) ? NONE : promotion.nextDueMillis());
-		synchronized (this.lock) {
-			lower(this.nextDue, bucket, next);
-		}
+		lower(this.nextDue, bucket, next);
 	}
 
 	private void fireRecurring(int bucket) {
@@ -362,10 +361,7 @@ final class BucketTimer implements TimerStatus {
 			step = this.backend.fireRecurring(bucket);
 		}
 		catch (RuntimeException | Error ex) {
-			long retryAt = this.clock.millis() + RECURRING_RETRY_MILLIS;
-			synchronized (this.lock) {
-				lower(this.nextTick, bucket, retryAt);
-			}
+			lower(this.nextTick, bucket, this.clock.millis() + RECURRING_RETRY_MILLIS);
 			if (!this.running && !(ex instanceof Error)) {
 				return;
 			}
@@ -379,9 +375,7 @@ final class BucketTimer implements TimerStatus {
 		ready(step.topics(), bucket);
 		long head = (step.nextTickMillis() < 0) ? NONE : step.nextTickMillis();
 		long next = step.progressed() ? head : Math.max(head, this.clock.millis() + RECURRING_STALL_MILLIS);
-		synchronized (this.lock) {
-			lower(this.nextTick, bucket, next);
-		}
+		lower(this.nextTick, bucket, next);
 	}
 
 	private void ready(List<String> topics, int bucket) {
@@ -391,13 +385,6 @@ final class BucketTimer implements TimerStatus {
 	private void synced(long redisMillis) {
 		this.clock.update(redisMillis);
 		this.heartbeat.synced(redisMillis);
-	}
-
-	/** Whether a bucket was taken over since its last step. */
-	private boolean isTakenOver(int bucket) {
-		synchronized (this.lock) {
-			return this.nextDue[bucket] == TAKEN_OVER;
-		}
 	}
 
 	/** Whether a bucket is owned, and {@code force} or its time in {@code times} has come. */

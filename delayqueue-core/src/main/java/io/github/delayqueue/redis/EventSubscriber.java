@@ -80,15 +80,13 @@ final class EventSubscriber implements MessageListener, SubscriptionListener {
 					if (Thread.interrupted()) {
 						return;
 					}
-					if (this.container.isListening()) {
-						// subscribed meanwhile (by the container's own recovery, or by a listener added
-						// since, such as the outcome stream's): a restart would drop both channels
-						logger.info("Subscribed to the delayqueue events");
-						return;
-					}
 					try {
-						this.container.stop();
-						this.container.start();
+						// not when subscribed meanwhile (by the container's own recovery, or by a listener
+						// added since, such as the outcome stream's): a restart would drop both channels
+						if (!this.container.isListening()) {
+							this.container.stop();
+							this.container.start();
+						}
 						logger.info("Subscribed to the delayqueue events");
 						return;
 					}

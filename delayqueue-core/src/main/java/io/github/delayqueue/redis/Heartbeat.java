@@ -25,12 +25,7 @@ final class Heartbeat {
 
 	private final Runnable dataLostListener;
 
-	/**
-	 * Redis's clock as read by the timer's calls alone, each applied as soon as its reply is
-	 * back: expiries are written from it. The queue's shared clock also takes consumers'
-	 * replies, which a big reply or a descheduled thread may apply late, pulling the estimate
-	 * back and shortening the heartbeat by as much.
-	 */
+	/** Redis's clock as read by the timer's calls alone, from which expiries are written. */
 	private final RedisClock clock = new RedisClock();
 
 	private boolean forceFull = true;

@@ -1,20 +1,30 @@
 package io.github.delayqueue.redis;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
+import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.redis.RedisTimerBackend.Offer;
+import io.github.delayqueue.redis.RedisTimerBackend.Offering;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Per consumed topic, the buckets whose ready list may hold jobs, which this instance's
- * consumers wait on. Thread-safe.
+ * consumers wait on, and the offers they wait with. Thread-safe.
  */
 final class ReadySignals {
+
+	/** How long jobs delivered for an offer are handed out to its consumer. */
+	static final Duration STALE_DELIVERY = Duration.ofSeconds(1);
 
 	/** How many topics may be known before idle ones are forgotten. */
 	static final int MAX_IDLE_TOPICS = 256;
@@ -63,7 +73,6 @@ final class ReadySignals {
 			return signal;
 		}
 		forgetIdle();
-		long[] generations = created.generations();
 		boolean[] nonEmpty;
 		try {
 			nonEmpty = this.probe.apply(topic);
@@ -73,7 +82,8 @@ final class ReadySignals {
 		}
 		for (int bucket = 0; bucket < this.buckets; bucket++) {
 			if (!nonEmpty[bucket]) {
-				created.clear(bucket, generations[bucket]);
+				// unless marked since its creation
+				created.clear(bucket, 1);
 			}
 		}
 		return created;
@@ -110,12 +120,6 @@ final class ReadySignals {
 		return signal != null && signal.markedGeneration(bucket) >= 0;
 	}
 
-	/** Whether any bucket of a known topic is marked. */
-	boolean isAnyMarked(String topic) {
-		TopicSignal signal = this.topics.get(topic);
-		return signal != null && signal.isAnyMarked();
-	}
-
 	/** How often a bucket of a topic was marked so far, -1 for a topic that is not known. */
 	long generation(String topic, int bucket) {
 		TopicSignal signal = this.topics.get(topic);
@@ -125,6 +129,20 @@ final class ReadySignals {
 	/** Whether any consumer of any topic waits. */
 	boolean anyWaiting() {
 		return this.waiters.get() > 0;
+	}
+
+	/** Per allowed topic with no marked bucket, its longest waiting consumer's offer, up to {@code limit}. */
+	List<Offering> idleOffers(int limit, Predicate<String> allowed) {
+		List<Offering> offers = new ArrayList<>();
+		if (anyWaiting()) {
+			this.topics.forEach((topic, signal) -> {
+				Offering offer = (offers.size() < limit && allowed.test(topic)) ? signal.idleOffer(topic) : null;
+				if (offer != null) {
+					offers.add(offer);
+				}
+			});
+		}
+		return offers;
 	}
 
 	/** Marks one bucket of every topic. */
@@ -164,6 +182,9 @@ final class ReadySignals {
 
 		private final AtomicInteger allWaiting;
 
+		/** Per waiting thread in arrival order, its offer and the jobs a step reserved for it. */
+		private final Map<Thread, Held> offers = new LinkedHashMap<>();
+
 		TopicSignal(int buckets, AtomicInteger allWaiting) {
 			this.allWaiting = allWaiting;
 			this.pending = new boolean[buckets];
@@ -176,11 +197,7 @@ final class ReadySignals {
 		}
 
 		synchronized boolean isIdle(long nowNanos, long idleNanos) {
-			return this.waiting == 0 && nowNanos - this.lastUsedNanos > idleNanos;
-		}
-
-		synchronized long[] generations() {
-			return this.generations.clone();
+			return this.waiting == 0 && this.offers.isEmpty() && nowNanos - this.lastUsedNanos > idleNanos;
 		}
 
 		synchronized void mark(int bucket) {
@@ -192,13 +209,78 @@ final class ReadySignals {
 			notifyAll();
 		}
 
-		/** How many consumers wait, 0 while a bucket is marked. */
+		/** How many consumers wait with no jobs delivered, 0 while a bucket is marked. */
 		synchronized int idleWaiting() {
-			return (this.pendingCount > 0) ? 0 : this.waiting;
+			long fresh = this.offers.values().stream().filter((held) -> held.waiting && held.isFresh()).count();
+			return (this.pendingCount > 0) ? 0 : (int) Math.max(this.waiting - fresh, 0);
 		}
 
-		synchronized boolean isAnyMarked() {
-			return this.pendingCount > 0;
+		/** The offer of the longest waiting consumer with no jobs delivered; none while a bucket is marked. */
+		synchronized @Nullable Offering idleOffer(String topic) {
+			for (Map.Entry<Thread, Held> entry : this.offers.entrySet()) {
+				Held held = entry.getValue();
+				if (this.pendingCount == 0 && held.waiting && held.jobs.isEmpty()) {
+					return new Offering(topic, entry.getKey(), held.offer);
+				}
+			}
+			return null;
+		}
+
+		/** Hands jobs reserved for an offer to its thread; {@code false} when it no longer waits with it. */
+		synchronized boolean deliver(Thread thread, Offer offer, List<ReservedJob> jobs) {
+			Held held = this.offers.get(thread);
+			if (held == null || !held.waiting || !held.offer.equals(offer)) {
+				return false;
+			}
+			held.jobs.addAll(jobs);
+			held.deliveredNanos = System.nanoTime();
+			held.refused = false;
+			notifyAll();
+			return true;
+		}
+
+		/** Takes back those of {@code jobs} the thread did not collect, matched by identity. */
+		synchronized List<ReservedJob> reclaim(Thread thread, List<ReservedJob> jobs) {
+			Held held = this.offers.get(thread);
+			if (held == null) {
+				return List.of();
+			}
+			List<ReservedJob> left = new ArrayList<>();
+			for (ReservedJob job : jobs) {
+				if (held.jobs.removeIf((kept) -> kept == job)) {
+					left.add(job);
+				}
+			}
+			forgetIfDone(thread, held);
+			return left;
+		}
+
+		/** Up to {@code max} jobs delivered for the calling thread's offer, if its TTR and limit match. */
+		synchronized List<ReservedJob> collect(int max, long ttrMillis, int attemptsLimit) {
+			Held mine = this.offers.get(Thread.currentThread());
+			if (mine == null || !mine.isFresh() || mine.offer.ttrMillis() != ttrMillis
+					|| mine.offer.attemptsLimit() != attemptsLimit) {
+				return List.of();
+			}
+			List<ReservedJob> head = mine.jobs.subList(0, Math.min(max, mine.jobs.size()));
+			List<ReservedJob> taken = new ArrayList<>(head);
+			head.clear();
+			forgetIfDone(Thread.currentThread(), mine);
+			return taken;
+		}
+
+		/** Leaves the jobs delivered for the calling thread's offer to be reclaimed. */
+		synchronized void refuseDelivered() {
+			Held mine = this.offers.get(Thread.currentThread());
+			if (mine != null) {
+				mine.refused = true;
+			}
+		}
+
+		private void forgetIfDone(Thread thread, Held held) {
+			if (held.jobs.isEmpty() && !held.waiting) {
+				this.offers.remove(thread, held);
+			}
 		}
 
 		synchronized void markAll() {
@@ -259,32 +341,42 @@ final class ReadySignals {
 
 		/** How long the throttle still holds, 0: none. */
 		private long throttledNanos() {
-			if (this.throttledUntilNanos == 0) {
-				return 0;
-			}
-			long left = this.throttledUntilNanos - System.nanoTime();
+			long left = (this.throttledUntilNanos != 0) ? this.throttledUntilNanos - System.nanoTime() : 0;
 			if (left <= 0) {
 				this.throttledUntilNanos = 0;
-				return 0;
 			}
-			return left;
+			return Math.max(left, 0);
 		}
 
 		/** Waits until a bucket is marked and no throttle holds; {@code false} on timeout. */
 		boolean await(Duration timeout) throws InterruptedException {
-			return await(timeout, () -> false);
+			return await(timeout, null);
 		}
 
-		/** Waits as {@link #await(Duration)}, or until {@code done}, checked on each wake-up. */
-		synchronized boolean await(Duration timeout, BooleanSupplier done) throws InterruptedException {
+		/**
+		 * Waits as {@link #await(Duration)}, or until a step delivers jobs for the calling
+		 * thread's {@code offer}.
+		 */
+		synchronized boolean await(Duration timeout, @Nullable Offer offer) throws InterruptedException {
 			if (Thread.interrupted()) {
 				throw new InterruptedException();
+			}
+			Thread thread = Thread.currentThread();
+			Held held = (offer != null) ? this.offers.get(thread) : null;
+			if (offer != null && (held == null || (!held.offer.equals(offer) && held.jobs.isEmpty()))) {
+				held = new Held(offer);
+				this.offers.put(thread, held);
+			}
+			// jobs held for another offer stay to be reclaimed: this wait makes none
+			Held mine = (held != null && held.offer.equals(offer)) ? held : null;
+			if (mine != null) {
+				mine.waiting = true;
 			}
 			long nanos = timeout.toNanos();
 			this.waiting++;
 			this.allWaiting.incrementAndGet();
 			try {
-				while (!done.getAsBoolean()) {
+				while (mine == null || !mine.isFresh()) {
 					long throttled = (this.pendingCount == 0) ? 0 : throttledNanos();
 					if (this.pendingCount > 0 && throttled == 0) {
 						return true;
@@ -303,7 +395,36 @@ final class ReadySignals {
 				this.waiting--;
 				this.allWaiting.decrementAndGet();
 				this.lastUsedNanos = System.nanoTime();
+				if (mine != null) {
+					mine.waiting = false;
+					forgetIfDone(thread, mine);
+				}
 			}
+		}
+
+	}
+
+	/** A consumer's offer and the jobs reserved for it; guarded by its topic's signal. */
+	private static final class Held {
+
+		final Offer offer;
+
+		final List<ReservedJob> jobs = new ArrayList<>();
+
+		boolean waiting;
+
+		boolean refused;
+
+		long deliveredNanos;
+
+		Held(Offer offer) {
+			this.offer = offer;
+		}
+
+		/** Whether delivered jobs still wait for their consumer. */
+		boolean isFresh() {
+			return !this.jobs.isEmpty() && !this.refused
+					&& System.nanoTime() - this.deliveredNanos <= STALE_DELIVERY.toNanos();
 		}
 
 	}

@@ -63,10 +63,10 @@ abstract class RedisConsumer extends RedisProducer implements DelayQueueConsumer
 		ReadySignals.TopicSignal signal = this.signals.topic(topic);
 		RateLimit limit = this.rateLimits.of(topic);
 		if (limit != null) {
-			this.timerBackend.refuseDelivered(topic);
+			signal.refuseDelivered();
 			return reserveLimited(topic, max, ttrMillis, attemptsLimit, limit, signal);
 		}
-		List<ReservedJob> collected = this.timerBackend.collect(topic, max, ttrMillis, attemptsLimit);
+		List<ReservedJob> collected = signal.collect(max, ttrMillis, attemptsLimit);
 		if (!collected.isEmpty()) {
 			collected.forEach(this.observer::delivered);
 			return collected;
@@ -193,7 +193,7 @@ abstract class RedisConsumer extends RedisProducer implements DelayQueueConsumer
 		Assert.notNull(timeout, "timeout must not be null");
 		JobConstraints.max("max", max, MAX_RESERVE);
 		RedisTimerBackend.Offer offer = new RedisTimerBackend.Offer(max, ttrMillis(ttr), attemptsLimit(maxAttempts));
-		return this.timerBackend.await(this.signals.topic(topic), topic, timeout, offer);
+		return this.signals.topic(topic).await(timeout, offer);
 	}
 
 	@Override

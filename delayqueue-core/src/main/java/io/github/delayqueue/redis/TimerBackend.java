@@ -21,17 +21,13 @@ interface TimerBackend {
 	Promotion promote(int bucket, boolean guard);
 
 	/** Fires the recurring jobs of a bucket whose tick has come. */
-	default RecurringStep fireRecurring(int bucket) {
-		return RecurringStep.NONE;
-	}
+	RecurringStep fireRecurring(int bucket);
 
 	/**
 	 * The outcome of {@link #fireRecurring}: the next tick (-1: none), Redis's time (-1: not
 	 * asked), the topics that got READY jobs, and whether a definition moved on.
 	 */
 	record RecurringStep(long nextTickMillis, long redisMillis, List<String> topics, boolean progressed) {
-
-		static final RecurringStep NONE = new RecurringStep(-1, -1, List.of(), true);
 
 	}
 

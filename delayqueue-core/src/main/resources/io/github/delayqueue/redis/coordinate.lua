@@ -5,6 +5,7 @@
 -- Returns {live instances, now ms, epoch, bucket owned, ...}.
 -- @include lib/now_ms
 -- @include lib/num
+-- @include lib/call_many
 local me, ttl, buckets = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local now = now_ms()
 local changed = redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', num(now)) > 0
@@ -45,9 +46,7 @@ for b = 0, buckets - 1 do
 end
 local reply = { #live, now, epoch or '' }
 if rank == nil then
-  for _, b in ipairs(mine) do
-    redis.call('HDEL', KEYS[2], b)
-  end
+  call_many('HDEL', KEYS[2], mine)
   redis.call('PUBLISH', ARGV[5], 'l')
   return reply
 end

@@ -108,18 +108,13 @@ if offers > 0 and not guard then
   end
 end
 local stats = guard and redis.call('HGETALL', P .. 'stats') or {}
-local zeros = {}
-for i = 1, #stats, 2 do
-  if tonumber(stats[i + 1]) == 0 then
-    zeros[#zeros + 1] = stats[i]
-  end
-end
-local compactions = {}
-local sentinel_fixes = {}
+local zeros, compactions, sentinel_fixes = {}, {}, {}
 local budget = COMPACT_WINDOW
 for i = 1, #stats, 2 do
   local topic = string.match(stats[i], '^T:(.+)$')
-  if topic and budget > 0 then
+  if tonumber(stats[i + 1]) == 0 then
+    zeros[#zeros + 1] = stats[i]
+  elseif topic and budget > 0 then
     local tombstones = tonumber(stats[i + 1])
     local live = tonumber(redis.call('HGET', P .. 'stats', 'R:' .. topic) or 0)
     if tombstones >= COMPACT_AT and tombstones > live then
@@ -169,19 +164,11 @@ end
 
 -- writes; zero stats go first, so a count changed below comes back
 call_many('HDEL', P .. 'stats', zeros)
--- compaction before any push (a push may write a sentinel): live entries back to the head when
--- the window held the whole list, else to the tail
+-- compaction before any push (a push may write a sentinel): live entries to the tail, which is
+-- the head of a list the window held whole (the trim empties it)
 for _, c in ipairs(compactions) do
   redis.call('LTRIM', c.list, c.from + c.entries, -1)
-  if c.whole then
-    local reversed = {}
-    for k = #c.keep, 1, -1 do
-      reversed[#reversed + 1] = c.keep[k]
-    end
-    call_many('LPUSH', c.list, reversed)
-  else
-    call_many('RPUSH', c.list, c.keep)
-  end
+  call_many('RPUSH', c.list, c.keep)
   if c.sentinel then
     redis.call('LPUSH', c.list, c.sentinel)
   end
