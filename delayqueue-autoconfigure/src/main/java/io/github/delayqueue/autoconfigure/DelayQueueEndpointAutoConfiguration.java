@@ -63,7 +63,7 @@ public final class DelayQueueEndpointAutoConfiguration {
 				ObjectProvider<DelayedListenerEndpointRegistry> registry, ObjectProvider<RedisDelayQueue> queue,
 				DelayQueueProperties properties, ObjectProvider<RecurringJobs> recurringJobs) {
 			return new DelayQueueEndpoint(operations, ListenerContainers.of(registry),
-					ListenerContainers.instanceId(queue), properties.getEndpoint().showPayloads(),
+					ListenerContainers.instanceId(queue), properties.endpoint().showPayloads(),
 					recurringJobs.getIfAvailable(), "endpoint");
 		}
 

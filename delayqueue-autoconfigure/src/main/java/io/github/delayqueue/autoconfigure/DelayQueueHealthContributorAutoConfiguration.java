@@ -50,7 +50,7 @@ public final class DelayQueueHealthContributorAutoConfiguration {
 				ObjectProvider<RedisConnectionFactory> connectionFactory,
 				ObjectProvider<DelayedListenerEndpointRegistry> registry, ObjectProvider<DelayQueueSampler> sampler,
 				DelayQueueProperties properties) {
-			DelayQueueProperties.Health health = properties.getHealth();
+			DelayQueueProperties.Health health = properties.health();
 			RedisDelayQueue redisQueue = queue.getIfAvailable();
 			RedisConnectionFactory redis = (redisQueue != null) ? redisQueue.getConnectionFactory()
 					: connectionFactory.getIfUnique();
@@ -65,7 +65,7 @@ public final class DelayQueueHealthContributorAutoConfiguration {
 		@ConditionalOnMissingBean
 		@Conditional(OnMaxOverdueCondition.class)
 		DelayQueueSampler delayQueueSampler(DelayQueueOperations operations, DelayQueueProperties properties) {
-			return new DelayQueueSampler(operations, properties.getMetrics().sampleInterval());
+			return new DelayQueueSampler(operations, properties.metrics().sampleInterval());
 		}
 
 	}

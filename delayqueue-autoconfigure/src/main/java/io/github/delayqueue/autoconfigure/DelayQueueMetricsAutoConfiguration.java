@@ -67,13 +67,13 @@ public final class DelayQueueMetricsAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	DelayQueueMetrics delayQueueMetrics(MeterRegistry registry, DelayQueueProperties properties) {
-		return new DelayQueueMetrics(registry, properties.getMetrics().maxTopics());
+		return new DelayQueueMetrics(registry, properties.metrics().maxTopics());
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
 	DelayQueueSampler delayQueueSampler(DelayQueueOperations operations, DelayQueueProperties properties) {
-		return new DelayQueueSampler(operations, properties.getMetrics().sampleInterval());
+		return new DelayQueueSampler(operations, properties.metrics().sampleInterval());
 	}
 
 	@Bean
@@ -81,7 +81,7 @@ public final class DelayQueueMetricsAutoConfiguration {
 	DelayQueueMeterBinder delayQueueMeterBinder(DelayQueueSampler sampler, ObjectProvider<RedisDelayQueue> queue,
 			DelayQueueProperties properties) {
 		return new DelayQueueMeterBinder(sampler, ListenerContainers.timer(queue),
-				properties.getMetrics().maxTopics());
+				properties.metrics().maxTopics());
 	}
 
 }

@@ -50,26 +50,26 @@ public final class DelayQueuePropertiesRules {
 
 	static void validate(DelayQueueProperties properties, Errors errors) {
 		DelayQueuePropertiesRules rules = new DelayQueuePropertiesRules(errors);
-		properties.getRecurring()
+		properties.recurring()
 			.forEach((name, recurring) -> rules.check("recurring[" + name + "]", recurring, () -> recurring.toJob(name)));
-		properties.getRetention().forEach((topic, retention) -> {
+		properties.retention().forEach((topic, retention) -> {
 			rules.check("retention[" + topic + "]", null, () -> JobConstraints.topic("topic", topic));
 			rules.check("retention[" + topic + "]", retention, retention::toRetention);
 		});
-		properties.getForward()
+		properties.forward()
 			.forEach((topic, forward) -> rules.forward("forward[" + topic + "]", topic, forward,
-					properties.getListener().shutdownTimeout()));
+					properties.listener().shutdownTimeout()));
 
-		DelayQueueProperties.Listener listener = properties.getListener();
+		DelayQueueProperties.Listener listener = properties.listener();
 		listener.rateLimit().forEach((topic, limit) -> {
 			rules.check("listener.rate-limit[" + topic + "]", null, () -> JobConstraints.topic("topic", topic));
 			rules.check("listener.rate-limit[" + topic + "]", null, () -> RateLimit.parse(limit));
 		});
-		DelayQueueProperties.Metrics metrics = properties.getMetrics();
+		DelayQueueProperties.Metrics metrics = properties.metrics();
 		rules.duration("metrics.sample-interval", metrics.sampleInterval(), Duration.ofMillis(100), null);
 		rules.between("metrics.max-topics", metrics.maxTopics(), 0, Integer.MAX_VALUE);
 
-		DelayQueueProperties.Health health = properties.getHealth();
+		DelayQueueProperties.Health health = properties.health();
 		rules.duration("health.timeout", health.timeout(), Duration.ofMillis(1), Duration.ofMinutes(10));
 		rules.duration("health.max-stall", health.maxStall(), Duration.ofMillis(1), null);
 		health.maxOverdue()

@@ -57,7 +57,7 @@ public final class Forwarders<F extends JobForwarder> implements DelayedListener
 	 */
 	public Forwarders(DelayQueueProperties properties, Predicate<DelayQueueProperties.Forward> selected, Factory<F> factory) {
 		try {
-			properties.getForward().forEach((topic, forward) -> {
+			properties.forward().forEach((topic, forward) -> {
 				if (selected.test(forward)) {
 					F forwarder = factory.make(topic, forward);
 					this.forwarders.put(topic, forwarder);
