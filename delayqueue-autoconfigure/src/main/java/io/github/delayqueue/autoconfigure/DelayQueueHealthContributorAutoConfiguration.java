@@ -54,11 +54,9 @@ public final class DelayQueueHealthContributorAutoConfiguration {
 			RedisDelayQueue redisQueue = queue.getIfAvailable();
 			RedisConnectionFactory redis = (redisQueue != null) ? redisQueue.getConnectionFactory()
 					: connectionFactory.getIfUnique();
-			DelayQueueHealthIndicator.Settings settings = new DelayQueueHealthIndicator.Settings(health.timeout(),
-					health.maxStall(), health.maxOverdue());
 			return new DelayQueueHealthIndicator(redis, redisQueue, ListenerContainers.timer(queue),
 					ListenerContainers.of(registry), health.maxOverdue().isEmpty() ? null : sampler.getIfAvailable(),
-					settings);
+					health.timeout(), health.maxStall(), health.maxOverdue());
 		}
 
 		@Bean

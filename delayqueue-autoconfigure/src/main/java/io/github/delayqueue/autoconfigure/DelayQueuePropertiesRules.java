@@ -72,8 +72,10 @@ public final class DelayQueuePropertiesRules {
 		DelayQueueProperties.Health health = properties.health();
 		rules.duration("health.timeout", health.timeout(), Duration.ofMillis(1), Duration.ofMinutes(10));
 		rules.duration("health.max-stall", health.maxStall(), Duration.ofMillis(1), null);
-		health.maxOverdue()
-			.forEach((topic, max) -> rules.duration("health.max-overdue[" + topic + "]", max, Duration.ZERO, null));
+		health.maxOverdue().forEach((topic, max) -> {
+			rules.check("health.max-overdue[" + topic + "]", null, () -> JobConstraints.topic("topic", topic));
+			rules.duration("health.max-overdue[" + topic + "]", max, Duration.ZERO, null);
+		});
 	}
 
 	@SuppressWarnings("NullAway") // past the first checks, the forward has its kafka or its rabbit
