@@ -20,6 +20,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * Auto-configuration of delayqueue's Micrometer meters: {@link DelayQueueMetrics} and the
@@ -72,16 +73,22 @@ public final class DelayQueueMetricsAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	DelayQueueSampler delayQueueSampler(DelayQueueOperations operations, DelayQueueProperties properties) {
-		return new DelayQueueSampler(operations, properties.metrics().sampleInterval());
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
 	DelayQueueMeterBinder delayQueueMeterBinder(DelayQueueSampler sampler, ObjectProvider<RedisDelayQueue> queue,
 			DelayQueueProperties properties) {
 		return new DelayQueueMeterBinder(sampler, ListenerContainers.timer(queue),
 				properties.metrics().maxTopics());
+	}
+
+	/** The one sampler, of the gauges and of the health lag thresholds. */
+	@Configuration(proxyBeanMethods = false)
+	static class SamplerConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		DelayQueueSampler delayQueueSampler(DelayQueueOperations operations, DelayQueueProperties properties) {
+			return new DelayQueueSampler(operations, properties.metrics().sampleInterval());
+		}
+
 	}
 
 }
