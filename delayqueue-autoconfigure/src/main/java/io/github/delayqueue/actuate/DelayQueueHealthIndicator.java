@@ -15,7 +15,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
-import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueueStats.TopicStats;
 import io.github.delayqueue.listener.DelayedListenerContainer;
@@ -49,7 +48,11 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator {
 
 	private final @Nullable DelayQueueSampler sampler;
 
-	private final Settings settings;
+	private final Duration timeout;
+
+	private final Duration maxStall;
+
+	private final Map<String, Duration> maxOverdue;
 
 	/** A thread per PING; at most one PING is in flight, and a check never waits longer than the timeout. */
 	private final SimpleAsyncTaskExecutor pinger = new SimpleAsyncTaskExecutor("delayqueue-health-");
@@ -70,19 +73,23 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator {
 	 * @param timer this instance's bucket timer, or {@code null} when it has none
 	 * @param containers this application's listener containers
 	 * @param sampler the latest figures, for the lag thresholds, or {@code null} when there are none
-	 * @param settings the timeout and thresholds
+	 * @param timeout how long a check waits for Redis to answer a {@code PING}
+	 * @param maxStall the longest the timer, a listener or the subscription may go without progress
+	 * @param maxOverdue the longest the oldest due job of a consumed topic may wait, by topic
 	 */
 	public DelayQueueHealthIndicator(@Nullable RedisConnectionFactory connectionFactory,
 			@Nullable RedisDelayQueue queue, @Nullable TimerStatus timer,
 			Supplier<Collection<DelayedListenerContainer>> containers, @Nullable DelayQueueSampler sampler,
-			Settings settings) {
+			Duration timeout, Duration maxStall, Map<String, Duration> maxOverdue) {
 		super("delayqueue health check failed");
 		this.connectionFactory = connectionFactory;
 		this.queue = queue;
 		this.timer = timer;
 		this.containers = containers;
 		this.sampler = sampler;
-		this.settings = settings;
+		this.timeout = timeout;
+		this.maxStall = maxStall;
+		this.maxOverdue = Map.copyOf(maxOverdue);
 		this.pinger.setDaemon(true);
 	}
 
@@ -126,13 +133,13 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator {
 			current = this.ping;
 			started = this.pingStartedNanos;
 		}
-		long timeout = this.settings.timeout().toNanos();
+		long timeout = this.timeout.toNanos();
 		try {
 			return current.get(Math.max(0, timeout - (System.nanoTime() - started)), TimeUnit.NANOSECONDS);
 		}
 		catch (TimeoutException ex) {
 			long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-			return "Redis did not answer a PING within " + this.settings.timeout().toMillis() + " ms (waiting for "
+			return "Redis did not answer a PING within " + this.timeout.toMillis() + " ms (waiting for "
 					+ waited + " ms)";
 		}
 		catch (ExecutionException ex) {
@@ -159,7 +166,7 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator {
 			return;
 		}
 		Duration stalled = Duration.ofNanos(now - bucketTimer.lastProgressNanos());
-		boolean stuck = stalled.compareTo(this.settings.maxStall()) > 0;
+		boolean stuck = stalled.compareTo(this.maxStall) > 0;
 		builder.withDetail("timer", stuck ? "stalled" : "running")
 			.withDetail("bucketsOwned", bucketTimer.ownedBuckets());
 		if (stuck) {
@@ -183,7 +190,7 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator {
 		// 0 means "not lost": a nano time of exactly 0 is taken as 1
 		this.unsubscribedSince.compareAndSet(0, (now != 0) ? now : 1);
 		Duration lost = Duration.ofNanos(now - this.unsubscribedSince.get());
-		if (lost.compareTo(this.settings.maxStall()) > 0) {
+		if (lost.compareTo(this.maxStall) > 0) {
 			builder.withDetail("subscription", "lost");
 			problems.add("event subscription lost for " + lost.toMillis()
 					+ " ms (timers and consumers hear of new work only at their guard re-checks)");
@@ -202,7 +209,7 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator {
 			if (container.isRunning()) {
 				consumed.add(container.getTopic());
 				Duration stalled = Duration.ofNanos(now - container.getLastProgressNanos());
-				if (stalled.compareTo(this.settings.maxStall()) > 0) {
+				if (stalled.compareTo(this.maxStall) > 0) {
 					state = "stalled";
 					problems.add("listener '" + container.getId() + "' made no progress for " + stalled.toMillis()
 							+ " ms (" + container.getInFlight() + " of " + container.getConcurrency()
@@ -216,12 +223,12 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator {
 	}
 
 	private void checkOverdue(Health.Builder builder, List<String> problems, Set<String> consumed) {
-		if (this.settings.maxOverdue().isEmpty() || this.sampler == null) {
+		if (this.maxOverdue.isEmpty() || this.sampler == null) {
 			return;
 		}
 		QueueStats stats = this.sampler.getLatest();
 		Map<String, Long> lags = new LinkedHashMap<>();
-		this.settings.maxOverdue().forEach((topic, max) -> {
+		this.maxOverdue.forEach((topic, max) -> {
 			if (stats == null || !consumed.contains(topic)) {
 				return;
 			}
@@ -233,21 +240,6 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator {
 			}
 		});
 		builder.withDetail("overdueLagMillis", lags);
-	}
-
-	/**
-	 * The timeout and thresholds of the checks.
-	 * @param timeout how long a check waits for Redis to answer a {@code PING}
-	 * @param maxStall the longest the timer, a listener or the subscription may go without progress
-	 * @param maxOverdue the longest the oldest due job of a consumed topic may wait, by topic
-	 */
-	public record Settings(Duration timeout, Duration maxStall, Map<String, Duration> maxOverdue) {
-
-		public Settings {
-			maxOverdue.keySet().forEach((topic) -> JobConstraints.topic("maxOverdue topic", topic));
-			maxOverdue = Map.copyOf(maxOverdue);
-		}
-
 	}
 
 }

@@ -59,14 +59,14 @@ public final class DelayQueueAutoConfiguration {
 			ObjectProvider<DelayQueueBuilderCustomizer> customizers, ObjectProvider<DelayQueueObserver> observers) {
 		RedisDelayQueueBuilder builder = RedisDelayQueue.builder(connectionFactory);
 		PropertyMapper map = PropertyMapper.get();
-		DelayQueueProperties.Timer timer = properties.getTimer();
-		DelayQueueProperties.Redis redis = properties.getRedis();
-		map.from(properties::getNamespace).to(property("delayqueue.namespace", builder::namespace));
-		map.from(properties::getBuckets).to(property("delayqueue.buckets", builder::buckets));
-		map.from(properties::getMaxPayloadSize).to(property("delayqueue.max-payload-size", builder::maxPayloadSize));
-		map.from(properties::getDefaultTtr).to(property("delayqueue.default-ttr", builder::defaultTtr));
-		map.from(properties::getDefaultMaxAttempts).to(property("delayqueue.default-max-attempts", builder::defaultMaxAttempts));
-		map.from(properties::getInstanceId).to(builder::instanceId);
+		DelayQueueProperties.Timer timer = properties.timer();
+		DelayQueueProperties.Redis redis = properties.redis();
+		map.from(properties::namespace).to(property("delayqueue.namespace", builder::namespace));
+		map.from(properties::buckets).to(property("delayqueue.buckets", builder::buckets));
+		map.from(properties::maxPayloadSize).to(property("delayqueue.max-payload-size", builder::maxPayloadSize));
+		map.from(properties::defaultTtr).to(property("delayqueue.default-ttr", builder::defaultTtr));
+		map.from(properties::defaultMaxAttempts).to(property("delayqueue.default-max-attempts", builder::defaultMaxAttempts));
+		map.from(properties::instanceId).to(builder::instanceId);
 		map.from(timer::enabled).to(builder::timerEnabled);
 		map.from(timer::batchSize).to(property("delayqueue.timer.batch-size", builder::batchSize));
 		map.from(timer::guardInterval).to(property("delayqueue.timer.guard-interval", builder::guardInterval));
@@ -75,8 +75,8 @@ public final class DelayQueueAutoConfiguration {
 		map.from(redis::waitReplicas).to(property("delayqueue.redis.wait-replicas", builder::waitReplicas));
 		map.from(redis::waitTimeout).to(property("delayqueue.redis.wait-timeout", builder::waitTimeout));
 		map.from(redis::failFast).to(builder::failFast);
-		properties.getRetention().forEach((topic, retention) -> builder.retention(topic, retention.toRetention()));
-		properties.getListener()
+		properties.retention().forEach((topic, retention) -> builder.retention(topic, retention.toRetention()));
+		properties.listener()
 			.rateLimit()
 			.forEach((topic, limit) -> builder.rateLimit(topic, RateLimit.parse(limit)));
 		observers.orderedStream().forEach(builder::observer);
@@ -95,9 +95,9 @@ public final class DelayQueueAutoConfiguration {
 	@ConditionalOnBean(RecurringJobs.class)
 	RecurringJobsReconciler recurringJobsReconciler(RecurringJobs recurringJobs, DelayQueueProperties properties) {
 		Map<String, RecurringJob> declared = new LinkedHashMap<>();
-		properties.getRecurring().forEach((name, recurring) -> declared.put(name, recurring.toJob(name)));
-		return new RecurringJobsReconciler(recurringJobs, declared, properties.isRemoveUndeclaredRecurringJobs(),
-				properties.getRedis().failFast());
+		properties.recurring().forEach((name, recurring) -> declared.put(name, recurring.toJob(name)));
+		return new RecurringJobsReconciler(recurringJobs, declared, properties.removeUndeclaredRecurringJobs(),
+				properties.redis().failFast());
 	}
 
 	/** Puts the declared recurring jobs again when the timer finds that Redis lost them. */
@@ -127,14 +127,14 @@ public final class DelayQueueAutoConfiguration {
 			ObjectProvider<ObservationRegistry> observationRegistry,
 			ObjectProvider<DelayedJobTemplateObservationConvention> observationConvention, Environment environment) {
 		DelayedJobTemplate template = new DelayedJobTemplate(operations, converter);
-		template.setAfterCommit(properties.getTemplate().afterCommit());
+		template.setAfterCommit(properties.template().afterCommit());
 		JobOutbox jobOutbox = outbox.getIfUnique();
 		if (jobOutbox == null && environment.getProperty("delayqueue.outbox.enabled", Boolean.class, false)) {
 			throw new IllegalStateException("delayqueue.outbox.enabled=true needs spring-jdbc on the class path and a"
 					+ " single DataSource bean (the one the application's transactions use), or a JobOutbox bean");
 		}
 		template.setOutbox(jobOutbox);
-		if (properties.getTemplate().observationEnabled()) {
+		if (properties.template().observationEnabled()) {
 			observationRegistry.ifUnique(template::setObservationRegistry);
 		}
 		template.setObservationConvention(observationConvention.getIfUnique());

@@ -1,7 +1,7 @@
 package io.github.delayqueue.autoconfigure;
 
-import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 
 import io.github.delayqueue.actuate.DelayQueueEndpoint;
 import io.github.delayqueue.actuate.DelayQueueEndpointInvokerAdvisor;
@@ -63,7 +63,7 @@ public final class DelayQueueEndpointAutoConfiguration {
 				ObjectProvider<DelayedListenerEndpointRegistry> registry, ObjectProvider<RedisDelayQueue> queue,
 				DelayQueueProperties properties, ObjectProvider<RecurringJobs> recurringJobs) {
 			return new DelayQueueEndpoint(operations, ListenerContainers.of(registry),
-					ListenerContainers.instanceId(queue), properties.getEndpoint().showPayloads(),
+					ListenerContainers.instanceId(queue), properties.endpoint().showPayloads(),
 					recurringJobs.getIfAvailable(), "endpoint");
 		}
 
@@ -96,11 +96,8 @@ public final class DelayQueueEndpointAutoConfiguration {
 
 				@Override
 				public void extendHandlerExceptionResolvers(List<HandlerExceptionResolver> resolvers) {
-					ProblemJsonExceptionResolver resolver = new ProblemJsonExceptionResolver(() -> {
-						PathMappedEndpoints mapped = endpoints.getIfAvailable();
-						String path = (mapped != null) ? mapped.getPath(id) : null;
-						return (path != null) ? List.of(path) : Collections.emptyList();
-					});
+					ProblemJsonExceptionResolver resolver = new ProblemJsonExceptionResolver(
+							() -> endpoints.stream().map((mapped) -> mapped.getPath(id)).filter(Objects::nonNull).toList());
 					// after @ExceptionHandler methods, before Spring MVC's default handling
 					resolvers.add(Math.min(1, resolvers.size()), (request, response, handler, ex) -> resolver
 						.resolveException(request, response, handler,

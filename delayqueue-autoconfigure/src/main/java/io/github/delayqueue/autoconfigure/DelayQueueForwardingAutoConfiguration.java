@@ -48,7 +48,7 @@ public final class DelayQueueForwardingAutoConfiguration {
 	static ForwardingLibraries delayQueueForwardingLibraries(DelayQueueProperties properties,
 			ResourceLoader resourceLoader) {
 		ClassLoader loader = resourceLoader.getClassLoader();
-		properties.getForward().forEach((topic, forward) -> {
+		properties.forward().forEach((topic, forward) -> {
 			if (forward.kafka() != null && !ClassUtils.isPresent(KAFKA_FORWARDER, loader)) {
 				throw new InvalidDelayedListenerException(Forwarders.forwarding(topic, "Kafka"),
 						"needs the module delayqueue-kafka, which is not on the class path",
@@ -73,7 +73,7 @@ public final class DelayQueueForwardingAutoConfiguration {
 			ObjectProvider<DelayedListenerObservationConvention> observationConvention) {
 		// the listener settings, not the application's interceptors, error handler or recoverer
 		DelayedListenerContainerFactoryConfigurer configurer = new DelayedListenerContainerFactoryConfigurer(
-				properties.getListener(), null, null, List.of(), observers.orderedStream().toList(),
+				properties.listener(), null, null, List.of(), observers.orderedStream().toList(),
 				Threading.VIRTUAL.isActive(environment), eventPublisher, observationRegistry.getIfUnique(),
 				observationConvention.getIfUnique());
 		DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(operations,

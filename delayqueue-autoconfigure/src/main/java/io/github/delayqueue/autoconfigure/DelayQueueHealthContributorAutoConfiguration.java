@@ -25,12 +25,13 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
- * Auto-configuration of the {@code delayqueue} health indicator, with a
- * {@link DelayQueueSampler} when lag thresholds are set and metrics did not add one.
+ * Auto-configuration of the {@code delayqueue} health indicator, with the metrics'
+ * {@link DelayQueueSampler} when lag thresholds are set.
  */
 @AutoConfiguration(after = { DelayQueueAutoConfiguration.class, DelayedListenerAutoConfiguration.class,
 		DelayQueueMetricsAutoConfiguration.class })
@@ -50,22 +51,20 @@ public final class DelayQueueHealthContributorAutoConfiguration {
 				ObjectProvider<RedisConnectionFactory> connectionFactory,
 				ObjectProvider<DelayedListenerEndpointRegistry> registry, ObjectProvider<DelayQueueSampler> sampler,
 				DelayQueueProperties properties) {
-			DelayQueueProperties.Health health = properties.getHealth();
+			DelayQueueProperties.Health health = properties.health();
 			RedisDelayQueue redisQueue = queue.getIfAvailable();
 			RedisConnectionFactory redis = (redisQueue != null) ? redisQueue.getConnectionFactory()
 					: connectionFactory.getIfUnique();
-			DelayQueueHealthIndicator.Settings settings = new DelayQueueHealthIndicator.Settings(health.timeout(),
-					health.maxStall(), health.maxOverdue());
 			return new DelayQueueHealthIndicator(redis, redisQueue, ListenerContainers.timer(queue),
-					ListenerContainers.of(registry), health.maxOverdue().isEmpty() ? null : sampler.getIfAvailable(),
-					settings);
+					ListenerContainers.of(registry), sampler.getIfAvailable(),
+					health.timeout(), health.maxStall(), health.maxOverdue());
 		}
 
-		@Bean
-		@ConditionalOnMissingBean
+		@Configuration(proxyBeanMethods = false)
 		@Conditional(OnMaxOverdueCondition.class)
-		DelayQueueSampler delayQueueSampler(DelayQueueOperations operations, DelayQueueProperties properties) {
-			return new DelayQueueSampler(operations, properties.getMetrics().sampleInterval());
+		@Import(DelayQueueMetricsAutoConfiguration.SamplerConfiguration.class)
+		static class LagThresholdsConfiguration {
+
 		}
 
 	}

@@ -20,6 +20,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * Auto-configuration of delayqueue's Micrometer meters: {@link DelayQueueMetrics} and the
@@ -67,13 +68,7 @@ public final class DelayQueueMetricsAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	DelayQueueMetrics delayQueueMetrics(MeterRegistry registry, DelayQueueProperties properties) {
-		return new DelayQueueMetrics(registry, properties.getMetrics().maxTopics());
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
-	DelayQueueSampler delayQueueSampler(DelayQueueOperations operations, DelayQueueProperties properties) {
-		return new DelayQueueSampler(operations, properties.getMetrics().sampleInterval());
+		return new DelayQueueMetrics(registry, properties.metrics().maxTopics());
 	}
 
 	@Bean
@@ -81,7 +76,19 @@ public final class DelayQueueMetricsAutoConfiguration {
 	DelayQueueMeterBinder delayQueueMeterBinder(DelayQueueSampler sampler, ObjectProvider<RedisDelayQueue> queue,
 			DelayQueueProperties properties) {
 		return new DelayQueueMeterBinder(sampler, ListenerContainers.timer(queue),
-				properties.getMetrics().maxTopics());
+				properties.metrics().maxTopics());
+	}
+
+	/** The one sampler, of the gauges and of the health lag thresholds. */
+	@Configuration(proxyBeanMethods = false)
+	static class SamplerConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		DelayQueueSampler delayQueueSampler(DelayQueueOperations operations, DelayQueueProperties properties) {
+			return new DelayQueueSampler(operations, properties.metrics().sampleInterval());
+		}
+
 	}
 
 }

@@ -1,7 +1,6 @@
 package io.github.delayqueue.autoconfigure;
 
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.stream.Stream;
@@ -14,7 +13,6 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.PropertyMapper;
-import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.util.unit.DataSize;
 import org.springframework.validation.Errors;
@@ -22,234 +20,43 @@ import org.springframework.validation.Validator;
 
 /**
  * Configuration properties of the delay queue ({@code delayqueue.*}).
+ *
+ * @param enabled Whether to auto-configure the delay queue.
+ * @param namespace Prefix of every Redis key and of the pub/sub channel.
+ * @param buckets Number of buckets (shards), 1 to 16384, the same for every instance of a
+ * namespace. Default: the namespace's count, else 16 on a Redis Cluster and 1 otherwise.
+ * @param maxPayloadSize Largest payload, after serialization.
+ * @param defaultTtr Time-to-run of jobs scheduled without one: how long a consumer may hold a
+ * job before it is delivered again.
+ * @param defaultMaxAttempts Deliveries a job scheduled without a number gets before it is dead.
+ * @param instanceId Name of this instance among those sharing the bucket timers. Default: host
+ * name, process id and a random suffix.
+ * @param recurring Recurring jobs declared by name, such as
+ * 'delayqueue.recurring.nightly-report.cron=0 0 2 * * *', put at start-up.
+ * @param removeUndeclaredRecurringJobs Whether start-up deletes the recurring jobs that were
+ * declared in 'delayqueue.recurring' and are declared no more. Off: they are reported at
+ * start-up (WARN) and keep firing.
+ * @param retention Finished and DEAD jobs kept per topic, such as
+ * 'delayqueue.retention.order-close.completed=1000'. Default: none.
+ * @param forward Topics whose due jobs are sent to a message broker instead of a listener, such
+ * as 'delayqueue.forward.order-events.kafka.topic=orders'.
+ * @param timer The bucket timers.
+ * @param listener Defaults of listener containers.
+ * @param template The auto-configured DelayedJobTemplate.
+ * @param endpoint The Actuator endpoint.
+ * @param metrics Micrometer metrics.
+ * @param health The health indicator.
+ * @param redis How writes are acknowledged by Redis.
  */
 @ConfigurationProperties("delayqueue")
-public class DelayQueueProperties implements Validator {
-
-	/**
-	 * Whether to auto-configure the delay queue.
-	 */
-	private boolean enabled = true;
-
-	/**
-	 * Prefix of every Redis key and of the pub/sub channel.
-	 */
-	private String namespace = "delayqueue";
-
-	/**
-	 * Number of buckets (shards), 1 to 16384, the same for every instance of a namespace.
-	 * Default: the namespace's count, else 16 on a Redis Cluster and 1 otherwise.
-	 */
-	private @Nullable Integer buckets;
-
-	/**
-	 * Largest payload, after serialization.
-	 */
-	private DataSize maxPayloadSize = DataSize.ofMegabytes(1);
-
-	/**
-	 * Time-to-run of jobs scheduled without one: how long a consumer may hold a job before
-	 * it is delivered again.
-	 */
-	private Duration defaultTtr = Duration.ofSeconds(60);
-
-	/**
-	 * Deliveries a job scheduled without a number gets before it is dead.
-	 */
-	private int defaultMaxAttempts = 5;
-
-	/**
-	 * Name of this instance among those sharing the bucket timers. Default: host name,
-	 * process id and a random suffix.
-	 */
-	private @Nullable String instanceId;
-
-	/**
-	 * Recurring jobs declared by name, such as
-	 * 'delayqueue.recurring.nightly-report.cron=0 0 2 * * *', put at start-up.
-	 */
-	private Map<String, Recurring> recurring = new LinkedHashMap<>();
-
-	/**
-	 * Whether start-up deletes the recurring jobs that were declared in 'delayqueue.recurring'
-	 * and are declared no more. Off: they are reported at start-up (WARN) and keep firing.
-	 */
-	private boolean removeUndeclaredRecurringJobs = false;
-
-	/**
-	 * Finished and DEAD jobs kept per topic, such as
-	 * 'delayqueue.retention.order-close.completed=1000'. Default: none.
-	 */
-	private Map<String, Retention> retention = new LinkedHashMap<>();
-
-	/**
-	 * Topics whose due jobs are sent to a message broker instead of a listener, such as
-	 * 'delayqueue.forward.order-events.kafka.topic=orders'.
-	 */
-	private Map<String, Forward> forward = new LinkedHashMap<>();
-
-	private Timer timer = defaults(Timer.class);
-
-	private Listener listener = defaults(Listener.class);
-
-	private Template template = defaults(Template.class);
-
-	private Endpoint endpoint = defaults(Endpoint.class);
-
-	private Metrics metrics = defaults(Metrics.class);
-
-	private Health health = defaults(Health.class);
-
-	private Redis redis = defaults(Redis.class);
-
-	public boolean isEnabled() {
-		return this.enabled;
-	}
-
-	public void setEnabled(boolean enabled) {
-		this.enabled = enabled;
-	}
-
-	public String getNamespace() {
-		return this.namespace;
-	}
-
-	public void setNamespace(String namespace) {
-		this.namespace = namespace;
-	}
-
-	public @Nullable Integer getBuckets() {
-		return this.buckets;
-	}
-
-	public void setBuckets(@Nullable Integer buckets) {
-		this.buckets = buckets;
-	}
-
-	public DataSize getMaxPayloadSize() {
-		return this.maxPayloadSize;
-	}
-
-	public void setMaxPayloadSize(DataSize maxPayloadSize) {
-		this.maxPayloadSize = maxPayloadSize;
-	}
-
-	public Duration getDefaultTtr() {
-		return this.defaultTtr;
-	}
-
-	public void setDefaultTtr(Duration defaultTtr) {
-		this.defaultTtr = defaultTtr;
-	}
-
-	public int getDefaultMaxAttempts() {
-		return this.defaultMaxAttempts;
-	}
-
-	public void setDefaultMaxAttempts(int defaultMaxAttempts) {
-		this.defaultMaxAttempts = defaultMaxAttempts;
-	}
-
-	public @Nullable String getInstanceId() {
-		return this.instanceId;
-	}
-
-	public void setInstanceId(@Nullable String instanceId) {
-		this.instanceId = instanceId;
-	}
-
-	public Map<String, Recurring> getRecurring() {
-		return this.recurring;
-	}
-
-	public void setRecurring(Map<String, Recurring> recurring) {
-		this.recurring = recurring;
-	}
-
-	public boolean isRemoveUndeclaredRecurringJobs() {
-		return this.removeUndeclaredRecurringJobs;
-	}
-
-	public void setRemoveUndeclaredRecurringJobs(boolean removeUndeclaredRecurringJobs) {
-		this.removeUndeclaredRecurringJobs = removeUndeclaredRecurringJobs;
-	}
-
-	public Map<String, Retention> getRetention() {
-		return this.retention;
-	}
-
-	public void setRetention(Map<String, Retention> retention) {
-		this.retention = retention;
-	}
-
-	public Map<String, Forward> getForward() {
-		return this.forward;
-	}
-
-	public void setForward(Map<String, Forward> forward) {
-		this.forward = forward;
-	}
-
-	public Timer getTimer() {
-		return this.timer;
-	}
-
-	public void setTimer(Timer timer) {
-		this.timer = timer;
-	}
-
-	public Listener getListener() {
-		return this.listener;
-	}
-
-	public void setListener(Listener listener) {
-		this.listener = listener;
-	}
-
-	public Template getTemplate() {
-		return this.template;
-	}
-
-	public void setTemplate(Template template) {
-		this.template = template;
-	}
-
-	public Endpoint getEndpoint() {
-		return this.endpoint;
-	}
-
-	public void setEndpoint(Endpoint endpoint) {
-		this.endpoint = endpoint;
-	}
-
-	public Metrics getMetrics() {
-		return this.metrics;
-	}
-
-	public void setMetrics(Metrics metrics) {
-		this.metrics = metrics;
-	}
-
-	public Health getHealth() {
-		return this.health;
-	}
-
-	public void setHealth(Health health) {
-		this.health = health;
-	}
-
-	public Redis getRedis() {
-		return this.redis;
-	}
-
-	public void setRedis(Redis redis) {
-		this.redis = redis;
-	}
-
-	/** A group with the defaults its {@link DefaultValue} annotations give. */
-	private static <T> T defaults(Class<T> group) {
-		return new Binder().bindOrCreate("delayqueue", group);
-	}
+public record DelayQueueProperties(@DefaultValue("true") boolean enabled, @DefaultValue("delayqueue") String namespace,
+		@Nullable Integer buckets, @DefaultValue("1MB") DataSize maxPayloadSize,
+		@DefaultValue("60s") Duration defaultTtr, @DefaultValue("5") int defaultMaxAttempts,
+		@Nullable String instanceId, @DefaultValue Map<String, Recurring> recurring,
+		boolean removeUndeclaredRecurringJobs, @DefaultValue Map<String, Retention> retention,
+		@DefaultValue Map<String, Forward> forward, @DefaultValue Timer timer, @DefaultValue Listener listener,
+		@DefaultValue Template template, @DefaultValue Endpoint endpoint, @DefaultValue Metrics metrics,
+		@DefaultValue Health health, @DefaultValue Redis redis) implements Validator {
 
 	@Override
 	public boolean supports(Class<?> type) {

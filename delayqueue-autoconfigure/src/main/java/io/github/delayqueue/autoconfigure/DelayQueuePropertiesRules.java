@@ -2,17 +2,16 @@ package io.github.delayqueue.autoconfigure;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
-import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.RateLimit;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.context.properties.bind.DataObjectPropertyName;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.validation.Errors;
 
@@ -28,10 +27,7 @@ public final class DelayQueuePropertiesRules {
 
 	private final Errors errors;
 
-	/**
-	 * Creates rules that reject into the given errors.
-	 * @param errors the errors of the properties object checked
-	 */
+	/** Creates rules that reject into the errors of the properties object checked. */
 	public DelayQueuePropertiesRules(Errors errors) {
 		this.errors = errors;
 	}
@@ -50,37 +46,39 @@ public final class DelayQueuePropertiesRules {
 
 	static void validate(DelayQueueProperties properties, Errors errors) {
 		DelayQueuePropertiesRules rules = new DelayQueuePropertiesRules(errors);
-		properties.getRecurring()
+		properties.recurring()
 			.forEach((name, recurring) -> rules.check("recurring[" + name + "]", recurring, () -> recurring.toJob(name)));
-		properties.getRetention().forEach((topic, retention) -> {
+		properties.retention().forEach((topic, retention) -> {
 			rules.check("retention[" + topic + "]", null, () -> JobConstraints.topic("topic", topic));
 			rules.check("retention[" + topic + "]", retention, retention::toRetention);
 		});
-		properties.getForward()
+		properties.forward()
 			.forEach((topic, forward) -> rules.forward("forward[" + topic + "]", topic, forward,
-					properties.getListener().shutdownTimeout()));
+					properties.listener().shutdownTimeout()));
 
-		DelayQueueProperties.Listener listener = properties.getListener();
+		DelayQueueProperties.Listener listener = properties.listener();
 		listener.rateLimit().forEach((topic, limit) -> {
 			rules.check("listener.rate-limit[" + topic + "]", null, () -> JobConstraints.topic("topic", topic));
 			rules.check("listener.rate-limit[" + topic + "]", null, () -> RateLimit.parse(limit));
 		});
-		DelayQueueProperties.Metrics metrics = properties.getMetrics();
+		DelayQueueProperties.Metrics metrics = properties.metrics();
 		rules.duration("metrics.sample-interval", metrics.sampleInterval(), Duration.ofMillis(100), null);
 		rules.between("metrics.max-topics", metrics.maxTopics(), 0, Integer.MAX_VALUE);
 
-		DelayQueueProperties.Health health = properties.getHealth();
+		DelayQueueProperties.Health health = properties.health();
 		rules.duration("health.timeout", health.timeout(), Duration.ofMillis(1), Duration.ofMinutes(10));
 		rules.duration("health.max-stall", health.maxStall(), Duration.ofMillis(1), null);
-		health.maxOverdue()
-			.forEach((topic, max) -> rules.duration("health.max-overdue[" + topic + "]", max, Duration.ZERO, null));
+		health.maxOverdue().forEach((topic, max) -> {
+			rules.check("health.max-overdue[" + topic + "]", null, () -> JobConstraints.topic("topic", topic));
+			rules.duration("health.max-overdue[" + topic + "]", max, Duration.ZERO, null);
+		});
 	}
 
 	@SuppressWarnings("NullAway") // past the first checks, the forward has its kafka or its rabbit
 	private void forward(String field, String topic, DelayQueueProperties.Forward forward,
 			@Nullable Duration shutdownTimeout) {
 		check(field, null, () -> JobConstraints.topic("topic", topic));
-		between(field + ".concurrency", forward.concurrency(), 1, JobConstraints.MAX_CONCURRENCY);
+		check(field, forward, () -> JobConstraints.concurrency(forward.concurrency()));
 		duration(field + ".send-timeout", forward.sendTimeout(), Duration.ofMillis(100), Duration.ofHours(1));
 		if (forward.sendTimeout() != null && shutdownTimeout != null
 				&& forward.sendTimeout().compareTo(shutdownTimeout) >= 0) {
@@ -141,17 +139,11 @@ public final class DelayQueuePropertiesRules {
 			String first = message.split("[ ']", 2)[0];
 			boolean names = nested != null
 					&& Stream.of(nested.getClass().getRecordComponents()).anyMatch((c) -> c.getName().equals(first));
-			reject(names ? field + "." + first.replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT) : field, message);
+			reject(names ? field + "." + DataObjectPropertyName.toDashedForm(first) : field, message);
 		}
 	}
 
-	/**
-	 * Rejects a number outside a range.
-	 * @param field the property, relative to the object checked
-	 * @param value its value
-	 * @param min the least allowed
-	 * @param max the most allowed, {@code Integer.MAX_VALUE} for no limit
-	 */
+	/** Rejects a number outside a range; {@code max} is {@code Integer.MAX_VALUE} for no limit. */
 	public void between(String field, int value, int min, int max) {
 		if (value < min || value > max) {
 			reject(field, (max == Integer.MAX_VALUE) ? "must be at least " + min
@@ -159,13 +151,7 @@ public final class DelayQueuePropertiesRules {
 		}
 	}
 
-	/**
-	 * Rejects a missing duration or one outside a range.
-	 * @param field the property, relative to the object checked
-	 * @param value its value
-	 * @param min the least allowed
-	 * @param max the most allowed, or {@code null} for no limit
-	 */
+	/** Rejects a missing duration or one outside a range; {@code max} is {@code null} for no limit. */
 	public void duration(String field, @Nullable Duration value, Duration min, @Nullable Duration max) {
 		if (value == null) {
 			reject(field, "must be given");
@@ -189,11 +175,7 @@ public final class DelayQueuePropertiesRules {
 		return millis + "ms";
 	}
 
-	/**
-	 * Rejects a property.
-	 * @param field the property, relative to the object checked
-	 * @param rule the rule its value breaks
-	 */
+	/** Rejects a property (its name relative to the object checked), saying the rule its value breaks. */
 	public void reject(String field, String rule) {
 		this.errors.rejectValue(field, "invalid", rule);
 	}

@@ -45,7 +45,7 @@ public final class DelayedListenerAutoConfiguration {
 			ObjectProvider<DelayQueueObserver> observers, Environment environment,
 			ApplicationEventPublisher eventPublisher, ObjectProvider<ObservationRegistry> observationRegistry,
 			ObjectProvider<DelayedListenerObservationConvention> observationConvention) {
-		return new DelayedListenerContainerFactoryConfigurer(properties.getListener(), recoverer.getIfUnique(),
+		return new DelayedListenerContainerFactoryConfigurer(properties.listener(), recoverer.getIfUnique(),
 				errorHandler.getIfUnique(), interceptors.orderedStream().toList(), observers.orderedStream().toList(),
 				Threading.VIRTUAL.isActive(environment), eventPublisher, observationRegistry.getIfUnique(),
 				observationConvention.getIfUnique());
@@ -65,7 +65,7 @@ public final class DelayedListenerAutoConfiguration {
 	@ConditionalOnMissingBean(JobOutcomeStream.class)
 	@ConditionalOnBean(RedisDelayQueue.class)
 	RedisJobOutcomeStream delayQueueJobOutcomeStream(RedisDelayQueue queue, DelayQueueProperties properties) {
-		return new RedisJobOutcomeStream(queue, properties.getListener().outcomeStream());
+		return new RedisJobOutcomeStream(queue, properties.listener().outcomeStream());
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -32,13 +32,7 @@ public final class Forwarders<F extends JobForwarder> implements DelayedListener
 	@FunctionalInterface
 	public interface Factory<F> {
 
-		/**
-		 * Makes a forwarder.
-		 * @param topic the forwarded topic
-		 * @param forward its settings
-		 * @return the forwarder
-		 * @throws InvalidDelayedListenerException when the settings cannot work
-		 */
+		/** Makes the forwarder of a topic; throws {@link InvalidDelayedListenerException} for settings that cannot work. */
 		F make(String topic, DelayQueueProperties.Forward forward);
 
 	}
@@ -49,15 +43,10 @@ public final class Forwarders<F extends JobForwarder> implements DelayedListener
 
 	private final List<ForwardingEndpoint> endpoints = new ArrayList<>();
 
-	/**
-	 * Makes the forwarders of the topics selected.
-	 * @param properties the properties with {@code delayqueue.forward.*}
-	 * @param selected which forwards are of this broker kind
-	 * @param factory makes the forwarder of one topic
-	 */
+	/** Makes, with the factory, the forwarders of the {@code delayqueue.forward.*} topics selected. */
 	public Forwarders(DelayQueueProperties properties, Predicate<DelayQueueProperties.Forward> selected, Factory<F> factory) {
 		try {
-			properties.getForward().forEach((topic, forward) -> {
+			properties.forward().forEach((topic, forward) -> {
 				if (selected.test(forward)) {
 					F forwarder = factory.make(topic, forward);
 					this.forwarders.put(topic, forwarder);
@@ -72,28 +61,15 @@ public final class Forwarders<F extends JobForwarder> implements DelayedListener
 		}
 	}
 
-	/**
-	 * Names a forwarding in messages.
-	 * @param topic the forwarded topic
-	 * @param destination where it goes, such as {@code Kafka topic 'orders'}
-	 * @return {@code Forwarding of topic '<topic>' to <destination>}
-	 */
+	/** Names a forwarding in messages: {@code Forwarding of topic '<topic>' to <destination>}. */
 	public static String forwarding(String topic, String destination) {
 		return "Forwarding of topic '" + topic + "' to " + destination;
 	}
 
 	/**
-	 * The bean a forwarding uses: the one its property names, else the only one of its type.
-	 * @param <T> the bean type
-	 * @param beans the bean factory
-	 * @param type the bean type, such as {@code KafkaTemplate}
-	 * @param name the bean name the property gives, or {@code null}
-	 * @param property the property that names it
-	 * @param forwarding the forwarding, for messages ("Forwarding of topic 'x' to Kafka")
-	 * @param noneFix what to do when there is no bean of the type
-	 * @return the bean
-	 * @throws InvalidDelayedListenerException when there is no such bean, or several and no
-	 * name
+	 * The bean a forwarding uses: the one named by {@code property} ({@code name}, or {@code null}),
+	 * else the only one of its type; an {@link InvalidDelayedListenerException} names the fix,
+	 * {@code noneFix} when there is no bean of the type.
 	 */
 	public static <T> T bean(ListableBeanFactory beans, Class<T> type, @Nullable String name, String property,
 			String forwarding, String noneFix) {
@@ -117,12 +93,7 @@ public final class Forwarders<F extends JobForwarder> implements DelayedListener
 				candidates.isEmpty() ? noneFix : "set " + property + " to the name of the one to use", null);
 	}
 
-	/**
-	 * Turns a forwarder's refusal of its settings into a start-up failure.
-	 * @param forwarding the forwarding, for messages
-	 * @param ex the refusal, whose message says what is wrong and the fix
-	 * @return the failure
-	 */
+	/** Turns a forwarder's refusal of its settings ("what: fix") into a start-up failure. */
 	@SuppressWarnings("NullAway") // the forwarders refuse their settings with a message
 	public static InvalidDelayedListenerException invalid(String forwarding, IllegalArgumentException ex) {
 		String message = ex.getMessage();
@@ -137,10 +108,7 @@ public final class Forwarders<F extends JobForwarder> implements DelayedListener
 		this.endpoints.forEach(registrar::registerEndpoint);
 	}
 
-	/**
-	 * The forwarders, by topic.
-	 * @return the forwarders
-	 */
+	/** The forwarders, by topic. */
 	public Map<String, F> forwarders() {
 		return Collections.unmodifiableMap(this.forwarders);
 	}

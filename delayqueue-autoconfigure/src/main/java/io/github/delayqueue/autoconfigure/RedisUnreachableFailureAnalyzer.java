@@ -51,10 +51,9 @@ class RedisUnreachableFailureAnalyzer extends AbstractFailureAnalyzer<DelayQueue
 			return "(Sentinel master '" + master + "' of spring.data.redis.sentinel.nodes=" + list("sentinel.nodes")
 					+ ")";
 		}
-		List<String> cluster = this.binder.bind(PREFIX + "cluster.nodes", Bindable.listOf(String.class))
-			.orElse(List.of());
+		String cluster = list("cluster.nodes");
 		if (!cluster.isEmpty()) {
-			return "(cluster of spring.data.redis.cluster.nodes=" + String.join(",", cluster) + ")";
+			return "(cluster of spring.data.redis.cluster.nodes=" + cluster + ")";
 		}
 		String url = string("url");
 		if (url != null) {

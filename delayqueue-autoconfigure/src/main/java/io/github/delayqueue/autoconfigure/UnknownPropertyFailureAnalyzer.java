@@ -34,11 +34,8 @@ class UnknownPropertyFailureAnalyzer extends AbstractFailureAnalyzer<UnboundConf
 			return null;
 		}
 		List<String[]> known = new ArrayList<>();
-		Throwable failure = rootFailure;
-		while (failure != null && !(failure instanceof ConfigurationPropertiesBindException)) {
-			failure = failure.getCause();
-		}
-		if (failure instanceof ConfigurationPropertiesBindException bind) {
+		ConfigurationPropertiesBindException bind = findCause(rootFailure, ConfigurationPropertiesBindException.class);
+		if (bind != null) {
 			collect(known, bind.getAnnotation().prefix(), bind.getBeanType(), bind.getBeanType());
 		}
 		StringBuilder description = new StringBuilder();

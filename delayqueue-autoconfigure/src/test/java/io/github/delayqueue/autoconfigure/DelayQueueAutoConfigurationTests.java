@@ -63,13 +63,13 @@ class DelayQueueAutoConfigurationTests {
 			// a new namespace on one server: one bucket
 			assertThat(queue.getBuckets()).isEqualTo(1);
 			DelayQueueProperties properties = context.getBean(DelayQueueProperties.class);
-			assertThat(properties.getBuckets()).isNull();
-			assertThat(properties.getDefaultTtr()).isEqualTo(Duration.ofSeconds(60));
-			assertThat(properties.getDefaultMaxAttempts()).isEqualTo(5);
-			assertThat(properties.getMaxPayloadSize()).isEqualTo(DataSize.ofMegabytes(1));
-			assertThat(properties.getTimer().leaseTtl()).isEqualTo(Duration.ofSeconds(5));
-			assertThat(properties.getTimer().guardInterval()).isEqualTo(Duration.ofSeconds(60));
-			assertThat(properties.getTimer().batchSize()).isEqualTo(500);
+			assertThat(properties.buckets()).isNull();
+			assertThat(properties.defaultTtr()).isEqualTo(Duration.ofSeconds(60));
+			assertThat(properties.defaultMaxAttempts()).isEqualTo(5);
+			assertThat(properties.maxPayloadSize()).isEqualTo(DataSize.ofMegabytes(1));
+			assertThat(properties.timer().leaseTtl()).isEqualTo(Duration.ofSeconds(5));
+			assertThat(properties.timer().guardInterval()).isEqualTo(Duration.ofSeconds(60));
+			assertThat(properties.timer().batchSize()).isEqualTo(500);
 
 			DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
 			assertThat(template.schedule("auto", "1", new Order(1, "book"), Duration.ofMinutes(1))).isTrue();

@@ -96,7 +96,7 @@ class DelayQueuePropertiesNamesTests {
 			.apply(BindHandler.DEFAULT);
 		assertThatNoException().as(name)
 			.isThrownBy(() -> new Binder(source).bind(ConfigurationPropertyName.of("delayqueue"),
-					Bindable.ofInstance(new DelayQueueProperties()), handler));
+					Bindable.of(DelayQueueProperties.class), handler));
 	}
 
 }

@@ -216,8 +216,9 @@ class ObservabilityAutoConfigurationTests {
 			.withPropertyValues("delayqueue.health.max-overdue[-bad]=5m")
 			.run((context) -> {
 				assertThat(context).hasFailed();
-				assertThat(context.getStartupFailure()).rootCause()
-					.hasMessageStartingWith("maxOverdue topic '-bad' may only contain letters");
+				assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
+					.contains("Property: delayqueue.health.max-overdue[-bad]")
+					.contains("topic '-bad' may only contain letters");
 			});
 	}
 

@@ -134,8 +134,8 @@ class DelayQueueHealthIndicatorTimerTests {
 	}
 
 	private DelayQueueHealthIndicator indicator(BucketTimer timer) {
-		return new DelayQueueHealthIndicator(this.factory, null, timer, List::of, null,
-				new DelayQueueHealthIndicator.Settings(Duration.ofSeconds(2), Duration.ofMillis(300), Map.of()));
+		return new DelayQueueHealthIndicator(this.factory, null, timer, List::of, null, Duration.ofSeconds(2),
+				Duration.ofMillis(300), Map.of());
 	}
 
 	private static BucketTimer timer(TimerBackend backend) {

@@ -57,8 +57,8 @@ class DelayQueueAotProcessingTests {
 			assertThat(RuntimeHintsPredicates.resource().forResource("io/github/delayqueue/redis/reserve.lua"))
 				.accepts(hints);
 			// Spring Boot's, for binding delayqueue.* at start-up
-			assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(DelayQueueProperties.class, "setBuckets"))
-				.accepts(hints);
+			assertThat(RuntimeHintsPredicates.reflection()
+				.onConstructorInvocation(DelayQueueProperties.class.getDeclaredConstructors()[0])).accepts(hints);
 		});
 	}
 

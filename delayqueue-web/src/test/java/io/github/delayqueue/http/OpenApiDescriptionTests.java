@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
 
 import org.springframework.beans.BeanWrapperImpl;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.convert.ApplicationConversionService;
 import org.springframework.util.ClassUtils;
 
@@ -74,7 +75,8 @@ class OpenApiDescriptionTests {
 		Matcher matcher = PROPERTY_DEFAULT.matcher(text);
 		while (matcher.find()) {
 			String property = matcher.group(1).substring("delayqueue.".length());
-			BeanWrapperImpl defaults = new BeanWrapperImpl(new DelayQueueProperties());
+			BeanWrapperImpl defaults = new BeanWrapperImpl(
+					new Binder().bindOrCreate("delayqueue", DelayQueueProperties.class));
 			if (property.startsWith("http.")) {
 				defaults = new BeanWrapperImpl(new DelayQueueHttpProperties());
 				property = property.substring("http.".length());

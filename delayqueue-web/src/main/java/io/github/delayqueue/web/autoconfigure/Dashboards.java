@@ -84,7 +84,7 @@ final class Dashboards {
 			boolean readOnlyEndpoint) {
 		DelayQueueProperties properties = beanFactory.getBean(DelayQueueProperties.class);
 		DelayQueueDashboardProperties dashboard = beanFactory.getBean(DelayQueueDashboardProperties.class);
-		boolean showPayloads = properties.getEndpoint().showPayloads();
+		boolean showPayloads = properties.endpoint().showPayloads();
 		ClassLoader classLoader = Dashboards.class.getClassLoader();
 		String instanceId = ListenerContainers.instanceId(beanFactory.getBeanProvider(RedisDelayQueue.class));
 		DelayQueueEndpoint endpoint = new DelayQueueEndpoint(beanFactory.getBean(DelayQueueOperations.class),
