@@ -115,6 +115,11 @@ class DelayQueueEndpointWaitingJobsTests {
 			.contains("state must be one of DELAYED, READY, RESERVED");
 		assertThat(app.get("/actuator/delayqueue/work?state=DELAYED&cursor=nonsense").status()).isEqualTo(400);
 		assertThat(app.get("/actuator/delayqueue/work?state=DELAYED&limit=0").status()).isEqualTo(400);
+		// the finished jobs' cursor belongs to the topic view: with state it would be ignored
+		WebApps.Response completed = app.get("/actuator/delayqueue/work?state=DELAYED&completedCursor=x");
+		assertThat(completed.status()).isEqualTo(400);
+		assertThat(completed.json().get("detail").asString())
+			.contains("completedCursor must not be given with state");
 	}
 
 }
