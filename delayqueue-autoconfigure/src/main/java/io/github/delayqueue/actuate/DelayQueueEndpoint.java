@@ -150,7 +150,8 @@ public class DelayQueueEndpoint {
 	 * a page of its DELAYED, READY or RESERVED jobs.
 	 * @param topic the topic
 	 * @param cursor the {@code next} of the previous page of dead (or {@code state}) jobs, or {@code null}
-	 * @param completedCursor the {@code next} of the previous page of finished jobs, or {@code null}
+	 * @param completedCursor the {@code next} of the previous page of finished jobs, or {@code null};
+	 * refused with {@code state}
 	 * @param limit the most jobs of each page (default {@value #DEFAULT_PAGE})
 	 * @param state {@code DELAYED}, {@code READY}, {@code RESERVED}, or {@code null} for the topic
 	 * @return a {@link TopicDescriptor} or a {@link WaitingJobsDescriptor}
@@ -163,6 +164,10 @@ public class DelayQueueEndpoint {
 			return topic(topic, cursor, completedCursor, limit);
 		}
 		checkTopic(topic);
+		if (completedCursor != null) {
+			throw new InvalidArgumentException("completedCursor",
+					"completedCursor must not be given with state: it pages the topic's finished jobs, cursor pages the waiting ones");
+		}
 		int size = (limit != null) ? limit : DEFAULT_PAGE;
 		argument("limit", () -> JobConstraints.max("limit", size, DelayQueueOperations.MAX_DEAD_PAGE));
 		JobState waiting = argument("state", () -> waitingState(state));

@@ -3,10 +3,12 @@ package io.github.delayqueue.sample;
 import java.io.File;
 import java.io.IOException;
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
@@ -15,6 +17,9 @@ import java.util.logging.Level;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.OnDuplicate;
+import io.github.delayqueue.core.ScheduleRequest;
+import io.github.delayqueue.redis.RedisDelayQueue;
 import io.github.delayqueue.test.AutoConfigureTestRedis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -42,6 +47,8 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.ReturnType;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -63,6 +70,27 @@ class DashboardBrowserTests {
 
 	private static final JsonMapper json = JsonMapper.builder().build();
 
+	private static final int MILLION = 1_000_000;
+
+	private static final int MILLION_CHUNK = 20_000;
+
+	private static final byte[] BULK_PAYLOAD = "{\"a\":1}".getBytes(StandardCharsets.UTF_8);
+
+	/** KEYS jobs, delayed, stats of a bucket; ARGV[1] "<topic>:", ARGV[2] the due time (ms). */
+	private static final String REMOVE_DELAYED = """
+			local keys = redis.call('ZRANGEBYSCORE', KEYS[2], ARGV[2], ARGV[2])
+			local n = 0
+			for _, jobkey in ipairs(keys) do
+			  if string.sub(jobkey, 1, #ARGV[1]) == ARGV[1] then
+			    redis.call('HDEL', KEYS[1], jobkey)
+			    redis.call('ZREM', KEYS[2], jobkey)
+			    n = n + 1
+			  end
+			end
+			redis.call('HINCRBY', KEYS[3], 'D:' .. string.sub(ARGV[1], 1, -2), -n)
+			return n
+			""";
+
 	@LocalServerPort
 	private int port;
 
@@ -77,6 +105,9 @@ class DashboardBrowserTests {
 
 	@Autowired
 	private DelayedListenerEndpointRegistry registry;
+
+	@Autowired
+	private RedisDelayQueue queue;
 
 	private WebDriver browser;
 
@@ -258,6 +289,67 @@ class DashboardBrowserTests {
 	}
 
 	@Test
+	void anOperatorPagesAMillionDelayedJobsOfOneTopicAndRunsAndCancelsRows() {
+		// one due time for all: the clean-up finds them by it
+		Instant due = Instant.now().plus(Duration.ofDays(30)).truncatedTo(ChronoUnit.MILLIS);
+		long started = System.nanoTime();
+		List<ScheduleRequest> chunk = new ArrayList<>(MILLION_CHUNK);
+		for (int i = 0; i < MILLION; i++) {
+			chunk.add(new ScheduleRequest("bulk", String.format("%07d", i), BULK_PAYLOAD, null, due, null, null,
+					OnDuplicate.KEEP));
+			if (chunk.size() == MILLION_CHUNK) {
+				this.template.getOperations().scheduleAll(chunk);
+				chunk.clear();
+			}
+		}
+		System.out.println("a million DELAYED jobs scheduled in " + millisSince(started) + " ms");
+		try {
+			signIn();
+			this.browser.findElement(By.id("nav-waiting")).click();
+			retrying((d) -> {
+				new Select(d.findElement(By.id("waiting-topic"))).selectByValue("bulk");
+				new Select(d.findElement(By.id("waiting-state"))).selectByValue("DELAYED");
+				return true;
+			});
+			long first = System.nanoTime();
+			this.browser.findElement(By.cssSelector("#waiting-form button[type='submit']")).click();
+			this.wait.until((d) -> d.findElements(By.cssSelector("#waiting-jobs tbody tr")).size() == 20);
+			System.out.println("the first page of a million shown in " + millisSince(first) + " ms");
+			assertThat(text(By.id("waiting-summary"))).isEqualTo("20 of 1,000,000 DELAYED jobs of bulk, earliest due first");
+			assertThat(rowIds()).startsWith("0000000", "0000001").endsWith("0000019");
+			long next = System.nanoTime();
+			retrying((d) -> {
+				d.findElement(By.id("waiting-more")).click();
+				return true;
+			});
+			this.wait.until((d) -> d.findElements(By.cssSelector("#waiting-jobs tbody tr")).size() == 40);
+			System.out.println("the next page shown in " + millisSince(next) + " ms");
+			assertThat(rowIds()).endsWith("0000039");
+
+			retrying((d) -> {
+				d.findElement(By.cssSelector("#waiting-jobs tr[data-id='0000001'] button[data-action='run']")).click();
+				return true;
+			});
+			confirm();
+			this.wait.until((d) -> !rowIds().contains("0000001"));
+			assertThat(state("bulk", "0000001")).isEqualTo(JobState.READY);
+			retrying((d) -> {
+				d.findElement(By.cssSelector("#waiting-jobs tr[data-id='0000002'] button[data-action='cancel']")).click();
+				return true;
+			});
+			confirm();
+			this.wait.until((d) -> !rowIds().contains("0000002") && rowIds().size() == 20);
+			assertThat(this.template.find("bulk", "0000002")).isEmpty();
+			assertThat(rowIds()).startsWith("0000000", "0000003");
+			assertThat(text(By.id("waiting-summary"))).startsWith("20 of 999,998 DELAYED");
+		}
+		finally {
+			this.template.cancel("bulk", "0000001");
+			removeDelayed("bulk", due);
+		}
+	}
+
+	@Test
 	void theDashboardNeedsASignedInUser() {
 		this.browser.get(base() + "/delayqueue-dashboard");
 		this.wait.until((d) -> d.getCurrentUrl().endsWith("/login"));
@@ -265,6 +357,33 @@ class DashboardBrowserTests {
 		this.browser.findElement(By.name("password")).sendKeys("wrong", Keys.ENTER);
 		this.wait.until((d) -> d.getCurrentUrl().contains("/login?error"));
 		assertThat(this.browser.getPageSource()).doesNotContain("chart-depth");
+	}
+
+	private List<String> rowIds() {
+		return retrying((d) -> d.findElements(By.cssSelector("#waiting-jobs tbody tr"))
+			.stream()
+			.map((row) -> row.getDomAttribute("data-id"))
+			.toList());
+	}
+
+	/** Drops a topic's DELAYED jobs of one due time in every bucket, with their counts. */
+	private void removeDelayed(String topic, Instant due) {
+		try (RedisConnection connection = this.queue.getConnectionFactory().getConnection()) {
+			for (int b = 0; b < this.queue.getBuckets(); b++) {
+				String prefix = "{" + this.queue.getNamespace() + ":" + b + "}:";
+				connection.scriptingCommands()
+					.eval(bytes(REMOVE_DELAYED), ReturnType.INTEGER, 3, bytes(prefix + "jobs"), bytes(prefix + "delayed"),
+							bytes(prefix + "stats"), bytes(topic + ":"), bytes(Long.toString(due.toEpochMilli())));
+			}
+		}
+	}
+
+	private static byte[] bytes(String text) {
+		return text.getBytes(StandardCharsets.UTF_8);
+	}
+
+	private static long millisSince(long nanos) {
+		return (System.nanoTime() - nanos) / 1_000_000;
 	}
 
 	private void signIn() {
