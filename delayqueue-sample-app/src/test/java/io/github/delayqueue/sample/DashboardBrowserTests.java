@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 import java.util.logging.Level;
 
@@ -296,7 +297,7 @@ class DashboardBrowserTests {
 		List<ScheduleRequest> chunk = new ArrayList<>(MILLION_CHUNK);
 		for (int i = 0; i < MILLION; i++) {
 			chunk.add(new ScheduleRequest("bulk", String.format("%07d", i), BULK_PAYLOAD, null, due, null, null,
-					OnDuplicate.KEEP));
+					OnDuplicate.KEEP, Map.of(), null));
 			if (chunk.size() == MILLION_CHUNK) {
 				this.template.getOperations().scheduleAll(chunk);
 				chunk.clear();
