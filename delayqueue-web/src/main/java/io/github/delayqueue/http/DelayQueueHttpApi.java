@@ -6,7 +6,6 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -57,7 +56,6 @@ import static io.github.delayqueue.http.HttpChecks.audited;
 import static io.github.delayqueue.http.HttpChecks.checkJob;
 import static io.github.delayqueue.http.HttpChecks.checkQuery;
 import static io.github.delayqueue.http.HttpChecks.checked;
-import static io.github.delayqueue.http.HttpChecks.client;
 import static io.github.delayqueue.http.HttpChecks.delay;
 import static io.github.delayqueue.http.HttpChecks.dueAt;
 import static io.github.delayqueue.http.HttpChecks.fieldOf;
@@ -65,7 +63,6 @@ import static io.github.delayqueue.http.HttpChecks.given;
 import static io.github.delayqueue.http.HttpChecks.headers;
 import static io.github.delayqueue.http.HttpChecks.maxAttempts;
 import static io.github.delayqueue.http.HttpChecks.priority;
-import static io.github.delayqueue.http.HttpChecks.queryDuration;
 import static io.github.delayqueue.http.HttpChecks.refuseBody;
 import static io.github.delayqueue.http.HttpChecks.reservation;
 import static io.github.delayqueue.http.HttpChecks.retryIn;
@@ -96,8 +93,6 @@ public class DelayQueueHttpApi {
 
 	private static final Log logger = LogFactory.getLog(DelayQueueHttpApi.class);
 
-	private static final Set<String> RESERVE_PARAMETERS = new LinkedHashSet<>(List.of("max", "wait", "ttr"));
-
 	/** How the audit log names writes through this API. */
 	static final String VIA = "http-api";
 
@@ -107,22 +102,11 @@ public class DelayQueueHttpApi {
 	/** How often a Redis outage is logged at WARN. */
 	private static final Duration UNREACHABLE_WARNING_INTERVAL = Duration.ofSeconds(10);
 
-	/** How many jobs a reserve request without {@code max} takes. */
-	static final int DEFAULT_MAX = 1;
-
-	/** How long a reserve request without {@code wait} waits: it answers at once. */
-	static final Duration DEFAULT_WAIT = Duration.ZERO;
-
-	/** What a long-poll may take longer than its wait before the web server gives up on it. */
-	private static final Duration ASYNC_MARGIN = Duration.ofSeconds(10);
-
 	private final DelayQueueOperations operations;
-
-	private final ReserveWaiters waiters;
 
 	private final JobViews views;
 
-	private final Limits limits;
+	private final ReserveRoute reserve;
 
 	private final String basePath;
 
@@ -151,10 +135,9 @@ public class DelayQueueHttpApi {
 		Assert.notNull(mapper, "mapper must not be null");
 		Assert.notNull(limits, "limits must not be null");
 		this.operations = operations;
-		this.waiters = waiters;
 		this.views = new JobViews(mapper);
+		this.reserve = new ReserveRoute(operations, waiters, this.views, limits);
 		this.recurring = new RecurringRoutes(recurringJobs, this.views, basePath);
-		this.limits = limits;
 		this.basePath = basePath;
 	}
 
@@ -188,38 +171,7 @@ public class DelayQueueHttpApi {
 	@PostMapping(path = "/topics/{topic}/reserve", produces = MediaType.APPLICATION_JSON_VALUE)
 	DeferredResult<ResponseEntity<JsonNode>> reserve(@PathVariable("topic") String topic, HttpServletRequest request)
 			throws IOException {
-		Map<String, String> query = checkQuery(request, RESERVE_PARAMETERS);
-		refuseBody(request, "reserve takes no body: give max, wait and ttr as query parameters");
-		checked("topic", () -> JobConstraints.topic(topic));
-		String max = query.get("max");
-		String wait = query.get("wait");
-		String ttr = query.get("ttr");
-		int count = (max != null) ? count(max) : DEFAULT_MAX;
-		Duration waitFor = (wait != null) ? waitFor(wait) : DEFAULT_WAIT;
-		Duration reservationTtr = (ttr != null)
-				? checked("ttr", () -> JobConstraints.ttr(queryDuration("ttr", ttr))) : null;
-		DeferredResult<ResponseEntity<JsonNode>> result = new DeferredResult<>(
-				waitFor.plus(ASYNC_MARGIN).toMillis());
-		List<ReservedJob> jobs = this.operations.reserve(topic, count, reservationTtr);
-		if (!jobs.isEmpty() || waitFor.isZero()) {
-			result.setResult(ResponseEntity.ok(this.views.reserved(jobs)));
-			return result;
-		}
-		Runnable end;
-		try {
-			end = this.waiters.await(topic, client(request), count, reservationTtr, waitFor,
-					(reserved) -> result.setResult(ResponseEntity.ok(this.views.reserved(reserved))),
-					result::setErrorResult);
-		}
-		catch (ReserveWaiters.WaitRefusedException ex) {
-			HttpStatus status = switch (ex.getReason()) {
-				case TOO_MANY_TOPICS, TOO_MANY_OF_CLIENT -> HttpStatus.TOO_MANY_REQUESTS;
-				case STOPPED, TOO_MANY_WAITING -> HttpStatus.SERVICE_UNAVAILABLE;
-			};
-			throw new HttpApiException(status, null, ex.getMessage());
-		}
-		result.onCompletion(end);
-		return result;
+		return this.reserve.reserve(topic, request);
 	}
 
 	@PostMapping(path = "/jobs/{topic}/{id}/finish", consumes = MediaType.APPLICATION_JSON_VALUE,
@@ -400,30 +352,6 @@ public class DelayQueueHttpApi {
 		if (logger.isDebugEnabled()) {
 			logger.debug("HTTP job API: answered 503, Redis is unreachable: " + ex.getMessage());
 		}
-	}
-
-	private int count(String max) {
-		int count;
-		try {
-			count = Integer.parseInt(max);
-		}
-		catch (NumberFormatException ex) {
-			throw HttpApiException.badRequest("max", "max must be a whole number, was '" + max + "'");
-		}
-		if (count < 1 || count > this.limits.maxReserve()) {
-			throw HttpApiException.badRequest("max", "max must be between 1 and " + this.limits.maxReserve()
-					+ " (delayqueue.http.max-reserve), was " + count);
-		}
-		return count;
-	}
-
-	private Duration waitFor(String wait) {
-		Duration duration = queryDuration("wait", wait);
-		if (duration.isNegative() || duration.compareTo(this.limits.maxWait()) > 0) {
-			throw HttpApiException.badRequest("wait", "wait must be between PT0S and " + this.limits.maxWait()
-					+ " (delayqueue.http.max-wait), was " + duration);
-		}
-		return duration;
 	}
 
 	private HttpApiException stale(ReservedJob job) {

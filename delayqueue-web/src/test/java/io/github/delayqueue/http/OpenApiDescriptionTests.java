@@ -55,10 +55,10 @@ class OpenApiDescriptionTests {
 	@Test
 	void reserveParametersDefaultToWhatTheApiDoes() {
 		Map<String, Object> max = parameter("max");
-		assertThat(at(max, "schema", "default")).isEqualTo(DelayQueueHttpApi.DEFAULT_MAX);
+		assertThat(at(max, "schema", "default")).isEqualTo(ReserveRoute.DEFAULT_MAX);
 		assertThat(at(max, "schema", "minimum")).isEqualTo(1);
 		Map<String, Object> wait = parameter("wait");
-		assertThat(Duration.parse(textAt(wait, "schema", "default"))).isEqualTo(DelayQueueHttpApi.DEFAULT_WAIT);
+		assertThat(Duration.parse(textAt(wait, "schema", "default"))).isEqualTo(ReserveRoute.DEFAULT_WAIT);
 		for (Map<String, Object> parameter : List.of(max, wait)) {
 			// the schema holds the parameter's default; a description names only properties' defaults
 			String description = PROPERTY_DEFAULT.matcher((String) parameter.get("description")).replaceAll("");
