@@ -21,6 +21,7 @@ import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.OnDuplicate;
+import io.github.delayqueue.core.RescheduleResult;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleRequest;
 import io.github.delayqueue.core.ScheduleResult;
@@ -71,7 +72,7 @@ import static io.github.delayqueue.http.HttpChecks.who;
 
 /**
  * The JSON-over-HTTP job API, for services that are not written in Java: add, reserve
- * (long-polling), finish, fail, touch, cancel and read jobs, under
+ * (long-polling), finish, fail, touch, cancel, run now and read jobs, under
  * {@code delayqueue.http.base-path} ({@code /delayqueue} by default). Every route calls
  * {@link DelayQueueOperations} (a touch without a TTR reads the job's first), so the semantics
  * are the Java API's: a job added over HTTP reaches a {@code @DelayedListener}, and a job
@@ -235,6 +236,33 @@ public class DelayQueueHttpApi {
 			throw notFound(topic, id);
 		}
 		return ResponseEntity.ok(JobViews.outcome(topic, id, "cancelled", true));
+	}
+
+	/** Makes a DELAYED job due now; a READY job is due already and is left as it is. */
+	@PostMapping(path = "/jobs/{topic}/{id}/run", produces = MediaType.APPLICATION_JSON_VALUE)
+	ResponseEntity<JsonNode> run(@PathVariable("topic") String topic, @PathVariable("id") String id,
+			HttpServletRequest request) throws IOException {
+		checkQuery(request, Set.of());
+		refuseBody(request, "run takes no body");
+		checkJob(topic, id);
+		AuditLog.Entry line = AuditLog.entry(VIA, who(request), "run").topic(topic).ids(List.of(id));
+		RescheduleResult result = audited(line, () -> {
+			Optional<JobState> state = this.operations.find(topic, id).map(JobInfo::state);
+			if (state.isEmpty()) {
+				return RescheduleResult.NOT_FOUND;
+			}
+			// null: a READY job is due already, and a reschedule would move it behind the jobs due since
+			return (state.get() == JobState.READY) ? null : this.operations.reschedule(topic, id, Duration.ZERO);
+		});
+		AuditLog.write(line.count((result == RescheduleResult.RESCHEDULED) ? 1 : 0));
+		if (result == RescheduleResult.NOT_FOUND) {
+			throw notFound(topic, id);
+		}
+		if (result == RescheduleResult.NOT_WAITING) {
+			throw HttpApiException.badRequest("id", "job " + id + " of topic " + topic
+					+ " is RESERVED or DEAD: only a waiting job (DELAYED or READY) runs now");
+		}
+		return ResponseEntity.ok(JobViews.outcome(topic, id, "rescheduled", result == RescheduleResult.RESCHEDULED));
 	}
 
 	@GetMapping(path = "/jobs/{topic}/{id}", produces = MediaType.APPLICATION_JSON_VALUE)

@@ -116,7 +116,7 @@ class OpenApiDescriptionTests {
 	 * Every route: 401 without a token (when tokens are set); 400 for bad input; 503 with
 	 * {@code Retry-After} when Redis is unreachable, as every route but the description's own
 	 * calls Redis; 413 for a request body over the limit; 404 for no such job where a job is
-	 * read or cancelled, 409 for a stale token where a reservation is used; 429 for a wait on
+	 * read, cancelled or run, 409 for a stale token where a reservation is used; 429 for a wait on
 	 * one topic too many; 415 for a write sent as a form could send it.
 	 */
 	@Test
@@ -127,6 +127,7 @@ class OpenApiDescriptionTests {
 		expected.put("GET /jobs/{topic}/{id}", Set.of("200", "400", "401", "404", "503"));
 		expected.put("GET /topics/{topic}/jobs", Set.of("200", "400", "401", "503"));
 		expected.put("DELETE /jobs/{topic}/{id}", Set.of("200", "400", "401", "404", "415", "503"));
+		expected.put("POST /jobs/{topic}/{id}/run", Set.of("200", "400", "401", "404", "415", "503"));
 		for (String action : List.of("finish", "fail", "touch")) {
 			expected.put("POST /jobs/{topic}/{id}/" + action, Set.of("200", "400", "401", "409", "413", "415", "503"));
 		}
