@@ -3,7 +3,7 @@
 /**
  * Client of the delayqueue HTTP job API (PHP 8.1+, no extension beyond json, no framework).
  *
- * Schedule, reserve (long polling), finish, fail, touch, cancel and read the jobs of a
+ * Schedule, reserve (long polling), finish, fail, touch, run now, cancel and read the jobs of a
  * delayqueue - the same jobs Java services schedule with DelayedJobTemplate and consume with
  * @DelayedListener - and put, read, list, pause, resume, trigger and delete its recurring jobs.
  *
@@ -221,6 +221,17 @@ final class DelayQueueClient
     }
 
     /**
+     * Makes a waiting job due now: true when it was DELAYED, false when it was READY already (it
+     * keeps its place); null when there is no such job. A RESERVED or DEAD job is refused
+     * (BadRequestException naming id).
+     */
+    public function runNow(string $topic, string $id): ?bool
+    {
+        $answer = $this->found('POST', self::jobPath($topic, $id) . '/run');
+        return $answer === null ? null : $answer['rescheduled'];
+    }
+
+    /**
      * Reads a job (state, attempts, due time, last error, body); null when there is none.
      * 'bodyJson' is the exact JSON text of 'body', as Job's $bodyJson is.
      */
@@ -409,7 +420,7 @@ final class DelayQueueClient
         return '/recurring/' . rawurlencode($name);
     }
 
-    /** The answer to a request on one recurring job; null for a 404 (there is no such job). */
+    /** The answer to a request on one job or recurring job; null for a 404 (there is none). */
     private function found(string $method, string $path): ?array
     {
         try {

@@ -265,6 +265,20 @@ $tests = [
         check($client->cancel($topic, 'c') === false, 'nothing to cancel');
         check($client->reserve($topic, wait: 'PT1S') === [], 'not delivered');
     },
+    'run now makes a delayed job due' => function (DelayQueueClient $client, string $topic): void {
+        $client->add($topic, 'r', 1, delay: 'PT1H');
+        check($client->runNow($topic, 'r') === true, 'made due');
+        $jobs = $client->reserve($topic, wait: 'PT5S');
+        check(count($jobs) === 1 && $jobs[0]->id === 'r', 'delivered');
+        refused(fn () => $client->runNow($topic, 'r'), BadRequestException::class, 'id');
+        check($client->get($topic, 'r')['state'] === 'RESERVED', 'still reserved');
+        $client->finish($jobs[0]);
+        check($client->runNow($topic, 'r') === null, 'no such job');
+        $client->add($topic, 'due', 1, delay: 0);
+        check($client->get($topic, 'due')['state'] === 'READY', 'ready');
+        check($client->runNow($topic, 'due') === false, 'due already');
+        check($client->cancel($topic, 'due') === true, 'cancelled');
+    },
     'bad input names the field, a wrong token is unauthorized' => function (DelayQueueClient $client, string $topic) use ($url): void {
         refused(fn () => $client->add('bad topic!', 'x', 1, delay: 0), BadRequestException::class, 'topic');
         refused(fn () => $client->add($topic, 'x', 1, delay: 'soon'), BadRequestException::class, 'delay');

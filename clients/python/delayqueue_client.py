@@ -1,6 +1,6 @@
 """Client of the delayqueue HTTP job API (Python 3.8+, standard library only).
 
-Schedule, reserve (long polling), finish, fail, touch, cancel and read the jobs of a
+Schedule, reserve (long polling), finish, fail, touch, run now, cancel and read the jobs of a
 delayqueue - the same jobs Java services schedule with DelayedJobTemplate and consume with
 @DelayedListener - and put, read, list, pause, resume, trigger and delete its recurring jobs.
 
@@ -241,6 +241,13 @@ class DelayQueueClient:
                 return False
             raise
 
+    def run_now(self, topic: str, id: str) -> Optional[bool]:
+        """Makes a waiting job due now: True when it was DELAYED, False when it was READY already
+        (it keeps its place); None when there is no such job. A RESERVED or DEAD job is refused
+        (BadRequestError naming id)."""
+        answer = self._found("POST", self._job_path(topic, id) + "/run")
+        return None if answer is None else answer["rescheduled"]
+
     def get(self, topic: str, id: str) -> Optional[Dict[str, Any]]:
         """Reads a job (state, attempts, due time, last error, body); None when there is none.
 
@@ -384,7 +391,7 @@ class DelayQueueClient:
         return "/recurring/%s" % urllib.parse.quote(name, safe="")
 
     def _found(self, method: str, path: str) -> Optional[Any]:
-        """The answer to a request on one recurring job; None for a 404 (there is no such job)."""
+        """The answer to a request on one job or recurring job; None for a 404 (there is none)."""
         try:
             return self._call(method, path)
         except DelayQueueError as error:
@@ -551,8 +558,8 @@ def _main(argv: Optional[List[str]] = None) -> int:
     reserve.add_argument("--wait", default=None)
     reserve.add_argument("--ttr", default=None)
     reserve.add_argument("--finish", action="store_true", help="finish each job after printing it")
-    for name in ("cancel", "get"):
-        command = commands.add_parser(name, help=name + " a job")
+    for name in ("cancel", "run", "get"):
+        command = commands.add_parser(name, help=name + " a job" + (" now" if name == "run" else ""))
         command.add_argument("topic")
         command.add_argument("id")
     args = parser.parse_args(argv)
@@ -571,6 +578,10 @@ def _main(argv: Optional[List[str]] = None) -> int:
         elif args.command == "cancel":
             print(json.dumps({"cancelled": client.cancel(args.topic, args.id)}))
             return 0
+        elif args.command == "run":
+            rescheduled = client.run_now(args.topic, args.id)
+            print(json.dumps({"rescheduled": rescheduled}))
+            return 0 if rescheduled is not None else 1
         else:
             job = client.get(args.topic, args.id)
             print(json.dumps(job))

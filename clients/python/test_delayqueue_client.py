@@ -182,6 +182,22 @@ class DelayQueueClientTest(unittest.TestCase):
         self.assertIsNone(self.client.get(self.topic, "c"))
         self.assertEqual([], self.client.reserve(self.topic, wait="PT1S"))
 
+    def test_run_now_makes_a_delayed_job_due(self):
+        self.client.add(self.topic, "r", 1, delay=timedelta(hours=1))
+        self.assertTrue(self.client.run_now(self.topic, "r"))
+        jobs = self.client.reserve(self.topic, wait="PT5S")
+        self.assertEqual(["r"], [job.id for job in jobs])
+        with self.assertRaises(BadRequestError) as reserved:
+            self.client.run_now(self.topic, "r")
+        self.assertEqual("id", reserved.exception.field)
+        self.assertEqual("RESERVED", self.client.get(self.topic, "r")["state"])
+        self.client.finish(jobs[0])
+        self.assertIsNone(self.client.run_now(self.topic, "r"))
+        self.client.add(self.topic, "due", 1, delay=0)
+        self.assertEqual("READY", self.client.get(self.topic, "due")["state"])
+        self.assertFalse(self.client.run_now(self.topic, "due"))
+        self.assertTrue(self.client.cancel(self.topic, "due"))
+
     def test_bad_input_names_the_field(self):
         with self.assertRaises(BadRequestError) as bad_topic:
             self.client.add("bad topic!", "x", 1, delay=0)

@@ -190,7 +190,14 @@ class DashboardBrowserTests {
 
 		// find a dead job: its state and the error it died of
 		this.browser.findElement(By.id("nav-find")).click();
-		this.browser.findElement(By.id("find-topic")).sendKeys(WebhookService.TOPIC);
+		// a choice of the known topics, as Dead jobs and Waiting jobs offer them
+		assertThat(this.browser.findElement(By.id("find-topic")).getTagName()).isEqualTo("select");
+		this.wait.until((d) -> options("find-topic").contains(WebhookService.TOPIC)
+				&& options("find-topic").equals(options("waiting-topic")));
+		retrying((d) -> {
+			new Select(d.findElement(By.id("find-topic"))).selectByValue(WebhookService.TOPIC);
+			return true;
+		});
 		this.browser.findElement(By.id("find-id")).sendKeys("hook-1", Keys.ENTER);
 		this.wait.until((d) -> "DEAD".equals(text(By.cssSelector("#find-result [data-field='state']"))));
 		assertThat(text(By.cssSelector("#find-result [data-field='last-error']"))).contains("503");
@@ -420,6 +427,13 @@ class DashboardBrowserTests {
 				.findElements(By.cssSelector("#topics tr[data-topic='" + topic + "'] [data-field='" + field + "']"));
 			return cells.isEmpty() ? "" : cells.get(0).getText();
 		});
+	}
+
+	private List<String> options(String select) {
+		return retrying((d) -> new Select(d.findElement(By.id(select))).getOptions()
+			.stream()
+			.map((option) -> option.getDomAttribute("value"))
+			.toList());
 	}
 
 	private String listenerState(String listener) {

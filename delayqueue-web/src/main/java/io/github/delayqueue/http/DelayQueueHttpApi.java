@@ -6,7 +6,6 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -22,6 +21,7 @@ import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.OnDuplicate;
+import io.github.delayqueue.core.RescheduleResult;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleRequest;
 import io.github.delayqueue.core.ScheduleResult;
@@ -57,7 +57,6 @@ import static io.github.delayqueue.http.HttpChecks.audited;
 import static io.github.delayqueue.http.HttpChecks.checkJob;
 import static io.github.delayqueue.http.HttpChecks.checkQuery;
 import static io.github.delayqueue.http.HttpChecks.checked;
-import static io.github.delayqueue.http.HttpChecks.client;
 import static io.github.delayqueue.http.HttpChecks.delay;
 import static io.github.delayqueue.http.HttpChecks.dueAt;
 import static io.github.delayqueue.http.HttpChecks.fieldOf;
@@ -65,7 +64,6 @@ import static io.github.delayqueue.http.HttpChecks.given;
 import static io.github.delayqueue.http.HttpChecks.headers;
 import static io.github.delayqueue.http.HttpChecks.maxAttempts;
 import static io.github.delayqueue.http.HttpChecks.priority;
-import static io.github.delayqueue.http.HttpChecks.queryDuration;
 import static io.github.delayqueue.http.HttpChecks.refuseBody;
 import static io.github.delayqueue.http.HttpChecks.reservation;
 import static io.github.delayqueue.http.HttpChecks.retryIn;
@@ -74,7 +72,7 @@ import static io.github.delayqueue.http.HttpChecks.who;
 
 /**
  * The JSON-over-HTTP job API, for services that are not written in Java: add, reserve
- * (long-polling), finish, fail, touch, cancel and read jobs, under
+ * (long-polling), finish, fail, touch, cancel, run now and read jobs, under
  * {@code delayqueue.http.base-path} ({@code /delayqueue} by default). Every route calls
  * {@link DelayQueueOperations} (a touch without a TTR reads the job's first), so the semantics
  * are the Java API's: a job added over HTTP reaches a {@code @DelayedListener}, and a job
@@ -96,8 +94,6 @@ public class DelayQueueHttpApi {
 
 	private static final Log logger = LogFactory.getLog(DelayQueueHttpApi.class);
 
-	private static final Set<String> RESERVE_PARAMETERS = new LinkedHashSet<>(List.of("max", "wait", "ttr"));
-
 	/** How the audit log names writes through this API. */
 	static final String VIA = "http-api";
 
@@ -107,22 +103,11 @@ public class DelayQueueHttpApi {
 	/** How often a Redis outage is logged at WARN. */
 	private static final Duration UNREACHABLE_WARNING_INTERVAL = Duration.ofSeconds(10);
 
-	/** How many jobs a reserve request without {@code max} takes. */
-	static final int DEFAULT_MAX = 1;
-
-	/** How long a reserve request without {@code wait} waits: it answers at once. */
-	static final Duration DEFAULT_WAIT = Duration.ZERO;
-
-	/** What a long-poll may take longer than its wait before the web server gives up on it. */
-	private static final Duration ASYNC_MARGIN = Duration.ofSeconds(10);
-
 	private final DelayQueueOperations operations;
-
-	private final ReserveWaiters waiters;
 
 	private final JobViews views;
 
-	private final Limits limits;
+	private final ReserveRoute reserve;
 
 	private final String basePath;
 
@@ -151,10 +136,9 @@ public class DelayQueueHttpApi {
 		Assert.notNull(mapper, "mapper must not be null");
 		Assert.notNull(limits, "limits must not be null");
 		this.operations = operations;
-		this.waiters = waiters;
 		this.views = new JobViews(mapper);
+		this.reserve = new ReserveRoute(operations, waiters, this.views, limits);
 		this.recurring = new RecurringRoutes(recurringJobs, this.views, basePath);
-		this.limits = limits;
 		this.basePath = basePath;
 	}
 
@@ -188,38 +172,7 @@ public class DelayQueueHttpApi {
 	@PostMapping(path = "/topics/{topic}/reserve", produces = MediaType.APPLICATION_JSON_VALUE)
 	DeferredResult<ResponseEntity<JsonNode>> reserve(@PathVariable("topic") String topic, HttpServletRequest request)
 			throws IOException {
-		Map<String, String> query = checkQuery(request, RESERVE_PARAMETERS);
-		refuseBody(request, "reserve takes no body: give max, wait and ttr as query parameters");
-		checked("topic", () -> JobConstraints.topic(topic));
-		String max = query.get("max");
-		String wait = query.get("wait");
-		String ttr = query.get("ttr");
-		int count = (max != null) ? count(max) : DEFAULT_MAX;
-		Duration waitFor = (wait != null) ? waitFor(wait) : DEFAULT_WAIT;
-		Duration reservationTtr = (ttr != null)
-				? checked("ttr", () -> JobConstraints.ttr(queryDuration("ttr", ttr))) : null;
-		DeferredResult<ResponseEntity<JsonNode>> result = new DeferredResult<>(
-				waitFor.plus(ASYNC_MARGIN).toMillis());
-		List<ReservedJob> jobs = this.operations.reserve(topic, count, reservationTtr);
-		if (!jobs.isEmpty() || waitFor.isZero()) {
-			result.setResult(ResponseEntity.ok(this.views.reserved(jobs)));
-			return result;
-		}
-		Runnable end;
-		try {
-			end = this.waiters.await(topic, client(request), count, reservationTtr, waitFor,
-					(reserved) -> result.setResult(ResponseEntity.ok(this.views.reserved(reserved))),
-					result::setErrorResult);
-		}
-		catch (ReserveWaiters.WaitRefusedException ex) {
-			HttpStatus status = switch (ex.getReason()) {
-				case TOO_MANY_TOPICS, TOO_MANY_OF_CLIENT -> HttpStatus.TOO_MANY_REQUESTS;
-				case STOPPED, TOO_MANY_WAITING -> HttpStatus.SERVICE_UNAVAILABLE;
-			};
-			throw new HttpApiException(status, null, ex.getMessage());
-		}
-		result.onCompletion(end);
-		return result;
+		return this.reserve.reserve(topic, request);
 	}
 
 	@PostMapping(path = "/jobs/{topic}/{id}/finish", consumes = MediaType.APPLICATION_JSON_VALUE,
@@ -283,6 +236,33 @@ public class DelayQueueHttpApi {
 			throw notFound(topic, id);
 		}
 		return ResponseEntity.ok(JobViews.outcome(topic, id, "cancelled", true));
+	}
+
+	/** Makes a DELAYED job due now; a READY job is due already and is left as it is. */
+	@PostMapping(path = "/jobs/{topic}/{id}/run", produces = MediaType.APPLICATION_JSON_VALUE)
+	ResponseEntity<JsonNode> run(@PathVariable("topic") String topic, @PathVariable("id") String id,
+			HttpServletRequest request) throws IOException {
+		checkQuery(request, Set.of());
+		refuseBody(request, "run takes no body");
+		checkJob(topic, id);
+		AuditLog.Entry line = AuditLog.entry(VIA, who(request), "run").topic(topic).ids(List.of(id));
+		RescheduleResult result = audited(line, () -> {
+			Optional<JobState> state = this.operations.find(topic, id).map(JobInfo::state);
+			if (state.isEmpty()) {
+				return RescheduleResult.NOT_FOUND;
+			}
+			// null: a READY job is due already, and a reschedule would move it behind the jobs due since
+			return (state.get() == JobState.READY) ? null : this.operations.reschedule(topic, id, Duration.ZERO);
+		});
+		AuditLog.write(line.count((result == RescheduleResult.RESCHEDULED) ? 1 : 0));
+		if (result == RescheduleResult.NOT_FOUND) {
+			throw notFound(topic, id);
+		}
+		if (result == RescheduleResult.NOT_WAITING) {
+			throw HttpApiException.badRequest("id", "job " + id + " of topic " + topic
+					+ " is RESERVED or DEAD: only a waiting job (DELAYED or READY) runs now");
+		}
+		return ResponseEntity.ok(JobViews.outcome(topic, id, "rescheduled", result == RescheduleResult.RESCHEDULED));
 	}
 
 	@GetMapping(path = "/jobs/{topic}/{id}", produces = MediaType.APPLICATION_JSON_VALUE)
@@ -400,30 +380,6 @@ public class DelayQueueHttpApi {
 		if (logger.isDebugEnabled()) {
 			logger.debug("HTTP job API: answered 503, Redis is unreachable: " + ex.getMessage());
 		}
-	}
-
-	private int count(String max) {
-		int count;
-		try {
-			count = Integer.parseInt(max);
-		}
-		catch (NumberFormatException ex) {
-			throw HttpApiException.badRequest("max", "max must be a whole number, was '" + max + "'");
-		}
-		if (count < 1 || count > this.limits.maxReserve()) {
-			throw HttpApiException.badRequest("max", "max must be between 1 and " + this.limits.maxReserve()
-					+ " (delayqueue.http.max-reserve), was " + count);
-		}
-		return count;
-	}
-
-	private Duration waitFor(String wait) {
-		Duration duration = queryDuration("wait", wait);
-		if (duration.isNegative() || duration.compareTo(this.limits.maxWait()) > 0) {
-			throw HttpApiException.badRequest("wait", "wait must be between PT0S and " + this.limits.maxWait()
-					+ " (delayqueue.http.max-wait), was " + duration);
-		}
-		return duration;
 	}
 
 	private HttpApiException stale(ReservedJob job) {

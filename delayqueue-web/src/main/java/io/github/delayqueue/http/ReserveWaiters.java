@@ -2,13 +2,11 @@ package io.github.delayqueue.http;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 import io.github.delayqueue.core.DelayQueueConsumer;
@@ -46,20 +44,9 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 
 	private final DelayQueueConsumer operations;
 
-	private final int maxWaiting;
-
-	private final int maxTopics;
-
 	private final Set<Waiter> waiters = ConcurrentHashMap.newKeySet();
 
-	private final AtomicInteger waiting = new AtomicInteger();
-
-	/** The waiting requests of each client, and of each topic, that has any. */
-	private final Map<String, Integer> waitingByClient = new ConcurrentHashMap<>();
-
-	private final Map<String, Integer> waitingByTopic = new ConcurrentHashMap<>();
-
-	private final AtomicInteger topicCount = new AtomicInteger();
+	private final WaitingCounts counts;
 
 	private final ThreadPoolExecutor threads;
 
@@ -89,8 +76,7 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 		Assert.isTrue(maxWaiting > 0, () -> "delayqueue.http.max-waiting must be at least 1, was " + maxWaiting);
 		Assert.isTrue(maxTopics > 0, () -> "delayqueue.http.max-topics must be at least 1, was " + maxTopics);
 		this.operations = operations;
-		this.maxWaiting = maxWaiting;
-		this.maxTopics = maxTopics;
+		this.counts = new WaitingCounts(maxWaiting, maxTopics);
 		CustomizableThreadFactory factory = new CustomizableThreadFactory("delayqueue-http-");
 		factory.setDaemon(true);
 		this.threads = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(),
@@ -126,22 +112,7 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 			throw new WaitRefusedException(WaitRefusedException.Reason.STOPPED,
 					"the application is stopping: no reserve request may wait; retry later");
 		}
-		countClient(client);
-		if (this.waiting.incrementAndGet() > this.maxWaiting) {
-			this.waiting.decrementAndGet();
-			uncountClient(client);
-			throw new WaitRefusedException(WaitRefusedException.Reason.TOO_MANY_WAITING, this.maxWaiting
-					+ " reserve requests wait already, the most allowed (delayqueue.http.max-waiting=" + this.maxWaiting
-					+ "); retry later");
-		}
-		try {
-			countTopic(topic);
-		}
-		catch (WaitRefusedException ex) {
-			this.waiting.decrementAndGet();
-			uncountClient(client);
-			throw ex;
-		}
+		this.counts.add(topic, client);
 		Waiter waiter = new Waiter(topic, client, max, ttr, System.nanoTime() + wait.toNanos(), answer, failure);
 		this.waiters.add(waiter);
 		try {
@@ -158,59 +129,12 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 		return waiter::end;
 	}
 
-	private void countClient(@Nullable String client) {
-		if (client == null) {
-			return;
-		}
-		int share = Math.max(1, this.maxWaiting / 2);
-		this.waitingByClient.compute(client, (key, count) -> {
-			int waiting = (count != null) ? count : 0;
-			if (waiting >= share) {
-				throw new WaitRefusedException(WaitRefusedException.Reason.TOO_MANY_OF_CLIENT, "this client waits with "
-						+ waiting + " reserve requests already, its share: half of delayqueue.http.max-waiting="
-						+ this.maxWaiting + "; retry later");
-			}
-			return waiting + 1;
-		});
-	}
-
-	private void countTopic(String topic) {
-		this.waitingByTopic.compute(topic, (key, count) -> {
-			if (count != null) {
-				return count + 1;
-			}
-			if (this.topicCount.incrementAndGet() > this.maxTopics) {
-				int topics = this.topicCount.decrementAndGet();
-				throw new WaitRefusedException(WaitRefusedException.Reason.TOO_MANY_TOPICS, "reserve requests wait on "
-						+ topics + " topics already, the most one instance serves at once (delayqueue.http.max-topics="
-						+ this.maxTopics + "); retry later, or reserve without waiting");
-			}
-			return 1;
-		});
-	}
-
-	private void uncountClient(@Nullable String client) {
-		if (client != null) {
-			this.waitingByClient.computeIfPresent(client, (key, count) -> (count > 1) ? count - 1 : null);
-		}
-	}
-
-	private void uncountTopic(String topic) {
-		this.waitingByTopic.computeIfPresent(topic, (key, count) -> {
-			if (count > 1) {
-				return count - 1;
-			}
-			this.topicCount.decrementAndGet();
-			return null;
-		});
-	}
-
 	/**
 	 * How many requests are waiting now.
 	 * @return the count
 	 */
 	public int getWaiting() {
-		return this.waiting.get();
+		return this.counts.waiting();
 	}
 
 	/**
@@ -218,7 +142,7 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 	 * @return the count
 	 */
 	public int getTopics() {
-		return this.topicCount.get();
+		return this.counts.topics();
 	}
 
 	@Override
@@ -429,9 +353,7 @@ public class ReserveWaiters implements SmartLifecycle, DisposableBean {
 				}
 			}
 			ReserveWaiters.this.waiters.remove(this);
-			ReserveWaiters.this.waiting.decrementAndGet();
-			uncountClient(this.client);
-			uncountTopic(this.topic);
+			ReserveWaiters.this.counts.remove(this.topic, this.client);
 			return true;
 		}
 

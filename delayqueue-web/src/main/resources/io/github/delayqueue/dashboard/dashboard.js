@@ -353,7 +353,7 @@
 						})));
 		}));
 
-		syncOptions($('topic-names'), names, function (name) { return ''; });
+		syncOptions($('find-topic'), names, function (name) { return ''; });
 		syncOptions($('dead-topic'), names, function (name) {
 			return name + ' (' + number(queue.topics[name].dead) + ' dead)';
 		});
@@ -376,7 +376,7 @@
 		legend(names);
 	}
 
-	// brings a select's or datalist's options to the values given, changing only what changed,
+	// brings a select's options to the values given, changing only what changed,
 	// so that an open list and the selected value stay as they are
 	function syncOptions(list, values, label) {
 		var chosen = list.value;
@@ -751,7 +751,7 @@
 		});
 		$('find-form').addEventListener('submit', function (event) {
 			event.preventDefault();
-			findJob($('find-topic').value.trim(), $('find-id').value.trim());
+			findJob($('find-topic').value, $('find-id').value.trim());
 		});
 		$('dead-form').addEventListener('submit', function (event) {
 			event.preventDefault();

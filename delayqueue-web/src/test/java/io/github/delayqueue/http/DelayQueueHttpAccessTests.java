@@ -103,6 +103,7 @@ class DelayQueueHttpAccessTests {
 		routes.put("GET " + api + "/openapi.yaml", null);
 		routes.put("GET " + api + "/topics/guarded/jobs?state=DELAYED", null);
 		routes.put("DELETE " + api + "/jobs/guarded/g-1", null);
+		routes.put("POST " + api + "/jobs/guarded/g-1/run", null);
 		routes.put("POST " + api + "/jobs", "{\"topic\":\"guarded\",\"id\":\"sneaked-in\",\"delay\":0,\"body\":1}");
 		routes.put("POST " + api + "/topics/guarded/reserve?max=5&wait=PT1S", null);
 		routes.put("POST " + api + "/jobs/guarded/g-1/finish", "{\"token\":1}");
@@ -245,12 +246,17 @@ class DelayQueueHttpAccessTests {
 		assertThat(anonymous.status()).isEqualTo(401);
 		assertThat(anonymous.body()).doesNotContain(MARKER);
 		assertThat(RawHttp.send(port, "DELETE", "/delayqueue/jobs/guarded/g-1", null, null).status()).isEqualTo(401);
-		assertThat(app.bean(DelayedJobTemplate.class).find("guarded", "g-1")).isPresent();
+		assertThat(RawHttp.send(port, "POST", "/delayqueue/jobs/guarded/g-1/run", null, null).status()).isEqualTo(401);
+		assertThat(app.bean(DelayedJobTemplate.class).find("guarded", "g-1"))
+			.hasValueSatisfying((job) -> assertThat(job.state()).isEqualTo(JobState.DELAYED));
 
 		assertThat(app.form("GET", "/delayqueue/jobs/guarded/g-1", null, "X-User", "alice").body()).contains(MARKER);
+		assertThat(app.form("POST", "/delayqueue/jobs/guarded/g-1/run", null, "X-User", "alice").status())
+			.isEqualTo(200);
 		assertThat(app.form("DELETE", "/delayqueue/jobs/guarded/g-1", null, "X-User", "alice").status())
 			.isEqualTo(200);
-		assertThat(output).contains("audit - by=alice via=http-api action=cancel topic=guarded count=1 ids=[g-1]");
+		assertThat(output).contains("audit - by=alice via=http-api action=run topic=guarded count=1 ids=[g-1]")
+			.contains("audit - by=alice via=http-api action=cancel topic=guarded count=1 ids=[g-1]");
 	}
 
 	@Test

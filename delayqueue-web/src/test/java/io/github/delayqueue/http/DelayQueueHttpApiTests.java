@@ -210,6 +210,66 @@ class DelayQueueHttpApiTests {
 		assertThat(app().received).isEmpty();
 	}
 
+	@Test
+	void runMakesADelayedJobDueNowLeavesAReadyOneInItsPlaceAndRefusesTheRest() {
+		this.template.schedule("run-t", "later", "x", Duration.ofHours(1));
+		Response ran = call("POST", "/jobs/run-t/later/run", null);
+		assertThat(ran.status()).as(ran.body()).isEqualTo(200);
+		assertThat(ran.json().get("rescheduled").booleanValue()).isTrue();
+		assertThat(this.operations.find("run-t", "later").orElseThrow().state()).isNotEqualTo(JobState.DELAYED);
+		JsonNode taken = call("POST", "/topics/run-t/reserve?wait=PT5S", null).json().get("jobs");
+		assertThat(taken).hasSize(1);
+		assertThat(taken.get(0).get("id").asString()).isEqualTo("later");
+
+		// a RESERVED job is not waiting: 400 naming the id, its reservation untouched
+		Instant reservedUntil = this.operations.find("run-t", "later").orElseThrow().reservedUntil();
+		Response reserved = call("POST", "/jobs/run-t/later/run", null);
+		assertThat(reserved.status()).as(reserved.body()).isEqualTo(400);
+		assertThat(reserved.json().get("field").asString()).isEqualTo("id");
+		assertThat(reserved.json().get("detail").asString()).contains("RESERVED or DEAD");
+		assertThat(this.operations.find("run-t", "later").orElseThrow()).satisfies((job) -> {
+			assertThat(job.state()).isEqualTo(JobState.RESERVED);
+			assertThat(job.reservedUntil()).isEqualTo(reservedUntil);
+		});
+
+		// a READY job is due already: left as it is, in its place among the due jobs
+		this.template.schedule("run-t", "due", "y", Duration.ZERO);
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> this.operations.find("run-t", "due").orElseThrow().state() == JobState.READY);
+		Instant dueAt = this.operations.find("run-t", "due").orElseThrow().dueAt();
+		Response leftAlone = call("POST", "/jobs/run-t/due/run", null);
+		assertThat(leftAlone.status()).as(leftAlone.body()).isEqualTo(200);
+		assertThat(leftAlone.json().get("rescheduled").booleanValue()).isFalse();
+		assertThat(this.operations.find("run-t", "due").orElseThrow()).satisfies((job) -> {
+			assertThat(job.state()).isEqualTo(JobState.READY);
+			assertThat(job.dueAt()).isEqualTo(dueAt);
+		});
+
+		// a DEAD job: 400, still DEAD
+		this.template.schedule("run-dead", "d", "z", Duration.ZERO);
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> this.operations.find("run-dead", "d").orElseThrow().state() == JobState.READY);
+		this.operations.kill(this.operations.reserve("run-dead", 1, null).get(0), "boom");
+		assertThat(call("POST", "/jobs/run-dead/d/run", null).status()).isEqualTo(400);
+		assertThat(this.operations.find("run-dead", "d").orElseThrow().state()).isEqualTo(JobState.DEAD);
+
+		// no such job: 404; a bad id: 400 naming it; a body or a parameter: 400; nothing changed
+		Response unknown = call("POST", "/jobs/run-t/nope/run", null);
+		assertThat(unknown.status()).isEqualTo(404);
+		assertThat(unknown.json().get("detail").asString()).contains("no job nope in topic run-t");
+		assertThat(this.operations.find("run-t", "nope")).isEmpty();
+		Response tooLong = call("POST", "/jobs/run-t/" + "i".repeat(201) + "/run", null);
+		assertThat(tooLong.status()).isEqualTo(400);
+		assertThat(tooLong.json().get("field").asString()).isEqualTo("id");
+		assertThat(call("POST", "/jobs/run-t/%20/run", null).json().get("field").asString()).isEqualTo("id");
+		this.template.schedule("run-t", "kept", "k", Duration.ofHours(1));
+		assertThat(call("POST", "/jobs/run-t/kept/run", "{\"delay\":0}").status()).isEqualTo(400);
+		assertThat(call("POST", "/jobs/run-t/kept/run?delay=0", null).json().get("field").asString())
+			.isEqualTo("delay");
+		assertThat(call("GET", "/jobs/run-t/kept/run", null).status()).isEqualTo(405);
+		assertThat(this.operations.find("run-t", "kept").orElseThrow().state()).isEqualTo(JobState.DELAYED);
+	}
+
 	static String addBody(String topic, String id, String delay) {
 		return "{\"topic\":\"" + topic + "\",\"id\":\"" + id + "\",\"delay\":\"" + delay
 				+ "\",\"body\":{\"orderId\":\"" + id + "\",\"amount\":1}}";

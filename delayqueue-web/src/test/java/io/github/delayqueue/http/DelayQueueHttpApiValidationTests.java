@@ -121,6 +121,10 @@ class DelayQueueHttpApiValidationTests {
 			POST | /topics/t/reserve | {"max":2}                                            | 400 |
 			GET  | /jobs/t/x?verbose=true                                                   | | 400 | verbose
 			DELETE | /jobs/t/x?force=true                                                   | | 400 | force
+			POST | /jobs/t/x/run?force=true                                                 | | 400 | force
+			POST | /jobs/t/x/run    | {}                                                    | 400 |
+			POST | /jobs/bad!topic/x/run                                                    | | 400 | topic
+			POST | /jobs/t/%20/run                                                          | | 400 | id
 			POST | /jobs?dryRun=true | {"topic":"t","id":"y","delay":0,"body":1}            | 400 | dryRun
 			PUT  | /jobs | {"topic":"t","id":"y","delay":0,"body":1}                        | 405 |
 			GET  | /topics/t/reserve                                                        | | 405 |
@@ -189,6 +193,17 @@ class DelayQueueHttpApiValidationTests {
 		assertThat(output)
 			.contains("io.github.delayqueue.audit - by=token[1] via=http-api action=cancel topic=t count=1 ids=[gone]")
 			.contains("by=token[1] via=http-api action=cancel topic=t count=0 ids=[gone]")
+			.doesNotContain(TOKEN);
+	}
+
+	@Test
+	void runIsAuditedAsEveryWrite(CapturedOutput output) {
+		template.schedule("t", "soon", "x", Duration.ofHours(1));
+		assertThat(call("POST", "/jobs/t/soon/run", null).status()).isEqualTo(200);
+		assertThat(call("POST", "/jobs/t/never/run", null).status()).isEqualTo(404);
+		assertThat(output)
+			.contains("io.github.delayqueue.audit - by=token[1] via=http-api action=run topic=t count=1 ids=[soon]")
+			.contains("by=token[1] via=http-api action=run topic=t count=0 ids=[never]")
 			.doesNotContain(TOKEN);
 	}
 

@@ -107,10 +107,12 @@ class DelayQueueHttpCrossSiteTests {
 	}
 
 	@Test
-	void aFormCancelsNothingAndOperatesNoRecurringJob() {
+	void aFormCancelsOrRunsNothingAndOperatesNoRecurringJob() {
 		template.schedule("xs-kept", "k", "1", Duration.ofHours(1));
 		assertRefused(send("DELETE", "/delayqueue/jobs/xs-kept/k", "application/x-www-form-urlencoded", ""));
-		assertThat(operations.find("xs-kept", "k")).isPresent();
+		assertRefused(send("POST", "/delayqueue/jobs/xs-kept/k/run", "multipart/form-data; boundary=x", ""));
+		assertThat(operations.find("xs-kept", "k"))
+			.hasValueSatisfying((job) -> assertThat(job.state()).isEqualTo(JobState.DELAYED));
 
 		RecurringJobs recurring = app.bean(RecurringJobs.class);
 		recurring.put(RecurringJob.builder("xs-nightly").topic("xs-reports")

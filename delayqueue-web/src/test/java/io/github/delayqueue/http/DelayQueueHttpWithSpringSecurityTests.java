@@ -171,7 +171,9 @@ class DelayQueueHttpWithSpringSecurityTests {
 				(challenge) -> assertThat(challenge).startsWith("Bearer"));
 		assertThat(refused.body()).doesNotContain("secret");
 		assertThat(app.send("DELETE", "/delayqueue/jobs/t/x", null, "Bearer guess").status()).isEqualTo(401);
-		assertThat(app.bean(DelayedJobTemplate.class).find("t", "x")).isPresent();
+		assertThat(app.send("POST", "/delayqueue/jobs/t/x/run", null, null).status()).isEqualTo(401);
+		assertThat(app.bean(DelayedJobTemplate.class).find("t", "x")).hasValueSatisfying(
+				(job) -> assertThat(job.state()).isEqualTo(JobState.DELAYED));
 
 		Response served = app.send("GET", "/delayqueue/jobs/t/x", null, "Bearer " + TOKEN);
 		assertThat(served.status()).isEqualTo(200);
@@ -211,6 +213,9 @@ class DelayQueueHttpWithSpringSecurityTests {
 		assertThat(refused.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(
 				(challenge) -> assertThat(challenge).startsWith("Basic"));
 		assertThat(app.send("GET", "/delayqueue/jobs/t/x", null, "Bearer " + TOKEN).status()).isEqualTo(401);
+		assertThat(app.send("POST", "/delayqueue/jobs/t/x/run", null, "Bearer " + TOKEN).status()).isEqualTo(401);
+		assertThat(app.bean(DelayedJobTemplate.class).find("t", "x")).hasValueSatisfying(
+				(job) -> assertThat(job.state()).isEqualTo(JobState.DELAYED));
 		Response served = app.send("GET", "/delayqueue/jobs/t/x", null, BASIC);
 		assertThat(served.status()).isEqualTo(200);
 		assertThat(served.json().get("body").get("secret").asInt()).isEqualTo(42);
@@ -235,8 +240,10 @@ class DelayQueueHttpWithSpringSecurityTests {
 			.status()).isEqualTo(401);
 		assertThat(app.post("/delayqueue/topics/t/reserve?max=100&ttr=P7D", null).status()).isEqualTo(401);
 		assertThat(app.delete("/delayqueue/jobs/t/x").status()).isEqualTo(401);
+		assertThat(app.post("/delayqueue/jobs/t/x/run", null).status()).isEqualTo(401);
 		assertThat(template.find("t", "new")).isEmpty();
-		assertThat(template.find("t", "x")).isPresent();
+		assertThat(template.find("t", "x")).hasValueSatisfying(
+				(job) -> assertThat(job.state()).isEqualTo(JobState.DELAYED));
 		assertThat(template.find("t", "due")).hasValueSatisfying(
 				(job) -> assertThat(job.state()).isNotEqualTo(JobState.RESERVED));
 		assertThat(output).contains("The delayqueue HTTP job API at /delayqueue serves authenticated users only");

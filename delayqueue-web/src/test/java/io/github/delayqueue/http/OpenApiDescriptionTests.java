@@ -56,10 +56,10 @@ class OpenApiDescriptionTests {
 	@Test
 	void reserveParametersDefaultToWhatTheApiDoes() {
 		Map<String, Object> max = parameter("max");
-		assertThat(at(max, "schema", "default")).isEqualTo(DelayQueueHttpApi.DEFAULT_MAX);
+		assertThat(at(max, "schema", "default")).isEqualTo(ReserveRoute.DEFAULT_MAX);
 		assertThat(at(max, "schema", "minimum")).isEqualTo(1);
 		Map<String, Object> wait = parameter("wait");
-		assertThat(Duration.parse(textAt(wait, "schema", "default"))).isEqualTo(DelayQueueHttpApi.DEFAULT_WAIT);
+		assertThat(Duration.parse(textAt(wait, "schema", "default"))).isEqualTo(ReserveRoute.DEFAULT_WAIT);
 		for (Map<String, Object> parameter : List.of(max, wait)) {
 			// the schema holds the parameter's default; a description names only properties' defaults
 			String description = PROPERTY_DEFAULT.matcher((String) parameter.get("description")).replaceAll("");
@@ -118,7 +118,7 @@ class OpenApiDescriptionTests {
 	 * Every route: 401 without a token (when tokens are set); 400 for bad input; 503 with
 	 * {@code Retry-After} when Redis is unreachable, as every route but the description's own
 	 * calls Redis; 413 for a request body over the limit; 404 for no such job where a job is
-	 * read or cancelled, 409 for a stale token where a reservation is used; 429 for a wait on
+	 * read, cancelled or run, 409 for a stale token where a reservation is used; 429 for a wait on
 	 * one topic too many; 415 for a write sent as a form could send it.
 	 */
 	@Test
@@ -129,6 +129,7 @@ class OpenApiDescriptionTests {
 		expected.put("GET /jobs/{topic}/{id}", Set.of("200", "400", "401", "404", "503"));
 		expected.put("GET /topics/{topic}/jobs", Set.of("200", "400", "401", "503"));
 		expected.put("DELETE /jobs/{topic}/{id}", Set.of("200", "400", "401", "404", "415", "503"));
+		expected.put("POST /jobs/{topic}/{id}/run", Set.of("200", "400", "401", "404", "415", "503"));
 		for (String action : List.of("finish", "fail", "touch")) {
 			expected.put("POST /jobs/{topic}/{id}/" + action, Set.of("200", "400", "401", "409", "413", "415", "503"));
 		}
