@@ -1,6 +1,5 @@
 package io.github.delayqueue.actuate;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -13,8 +12,6 @@ import io.github.delayqueue.actuate.EndpointDescriptors.RecurringActionDescripto
 import io.github.delayqueue.actuate.EndpointDescriptors.RepairDescriptor;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.JobConstraints;
-import io.github.delayqueue.core.JobInfo;
-import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.RepairResult;
 import io.github.delayqueue.core.RescheduleResult;
 import io.github.delayqueue.core.ReplayResult;
@@ -126,13 +123,10 @@ final class EndpointActions {
 		}
 		argument("id", () -> JobConstraints.id(id));
 		entry.ids(List.of(id));
-		JobState state = this.operations.find(topic, id).map(JobInfo::state).orElse(null);
-		if (state == JobState.READY) {
-			// a reschedule would move its due time later, behind the jobs that became due since
+		RescheduleResult result = this.operations.runNow(topic, id).orElse(null);
+		if (result == null) {
 			return done(entry, new ActionDescriptor(topic, "run", 0, List.of(id)));
 		}
-		RescheduleResult result = (state != null) ? this.operations.reschedule(topic, id, Duration.ZERO)
-				: RescheduleResult.NOT_FOUND;
 		if (result == RescheduleResult.NOT_FOUND) {
 			throw new NotFoundException("No job '" + id + "' in topic '" + topic + "'");
 		}

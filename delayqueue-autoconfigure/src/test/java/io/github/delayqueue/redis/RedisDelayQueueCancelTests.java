@@ -6,6 +6,7 @@ import java.util.Map;
 
 import io.github.delayqueue.core.FailResult;
 import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.RescheduleResult;
 import io.github.delayqueue.core.ReservedJob;
 import org.junit.jupiter.api.Test;
 
@@ -26,6 +27,25 @@ class RedisDelayQueueCancelTests extends AbstractRedisDelayQueueTests {
 			await().atMost(Duration.ofSeconds(5)).until(() -> consumer.distinct() == 1);
 			assertThat(consumer.deliveries).containsOnlyKeys("kept");
 		}
+	}
+
+	@Test
+	void runNowMakesADelayedJobDueLeavesAReadyOneAndRefusesAReservedOne() {
+		this.queue.schedule(request("run", "later", "x", Duration.ofHours(1)));
+		this.queue.schedule(request("run", "due", "y", Duration.ZERO));
+		assertThat(this.queue.reserve("run", 1, null)).extracting(ReservedJob::id).containsExactly("due");
+		this.queue.schedule(request("run", "ready", "z", Duration.ZERO));
+		java.time.Instant readyDue = this.queue.find("run", "ready").orElseThrow().dueAt();
+
+		assertThat(this.queue.runNow("run", "later")).contains(RescheduleResult.RESCHEDULED);
+		assertThat(this.queue.find("run", "later").orElseThrow().dueAt()).isBefore(readyDue.plus(Duration.ofMinutes(1)));
+		assertThat(this.queue.runNow("run", "ready")).as("READY: left as it is").isEmpty();
+		assertThat(this.queue.find("run", "ready").orElseThrow().dueAt()).isEqualTo(readyDue);
+		assertThat(this.queue.runNow("run", "due")).as("RESERVED").contains(RescheduleResult.NOT_WAITING);
+		assertThat(this.queue.runNow("run", "none")).contains(RescheduleResult.NOT_FOUND);
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> this.queue.find("run", "later").orElseThrow().state() == JobState.READY);
+		assertThat(this.queue.reserve("run", 10, null)).extracting(ReservedJob::id).containsExactly("ready", "later");
 	}
 
 	@Test

@@ -61,6 +61,21 @@ public interface DelayQueueProducer {
 	RescheduleResult rescheduleAt(String topic, String id, Instant dueAt);
 
 	/**
+	 * Runs a waiting job now: a DELAYED job is rescheduled with no delay; a READY job is due
+	 * already and keeps its place (a reschedule would put it behind the jobs due since).
+	 * @param topic the topic
+	 * @param id the job id
+	 * @return what the reschedule did, or empty for a READY job, left as it is
+	 */
+	default Optional<RescheduleResult> runNow(String topic, String id) {
+		Optional<JobState> state = find(topic, id).map(JobInfo::state);
+		if (state.isEmpty()) {
+			return Optional.of(RescheduleResult.NOT_FOUND);
+		}
+		return (state.get() == JobState.READY) ? Optional.empty() : Optional.of(reschedule(topic, id, Duration.ZERO));
+	}
+
+	/**
 	 * Reads a job: a live one, or else the last finished run its topic keeps
 	 * ({@link Retention}).
 	 * @param topic the topic

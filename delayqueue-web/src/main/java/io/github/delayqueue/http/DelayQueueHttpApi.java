@@ -246,14 +246,8 @@ public class DelayQueueHttpApi {
 		refuseBody(request, "run takes no body");
 		checkJob(topic, id);
 		AuditLog.Entry line = AuditLog.entry(VIA, who(request), "run").topic(topic).ids(List.of(id));
-		RescheduleResult result = audited(line, () -> {
-			Optional<JobState> state = this.operations.find(topic, id).map(JobInfo::state);
-			if (state.isEmpty()) {
-				return RescheduleResult.NOT_FOUND;
-			}
-			// null: a READY job is due already, and a reschedule would move it behind the jobs due since
-			return (state.get() == JobState.READY) ? null : this.operations.reschedule(topic, id, Duration.ZERO);
-		});
+		// null: a READY job, left as it is
+		RescheduleResult result = audited(line, () -> this.operations.runNow(topic, id).orElse(null));
 		AuditLog.write(line.count((result == RescheduleResult.RESCHEDULED) ? 1 : 0));
 		if (result == RescheduleResult.NOT_FOUND) {
 			throw notFound(topic, id);
