@@ -1,6 +1,8 @@
 package io.github.delayqueue.redis;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -104,6 +106,29 @@ class ReadySignalsTests {
 		signals.markReady("waited", 3);
 		waiter.join(5_000);
 		assertThat(waiter.isAlive()).isFalse();
+	}
+
+	@Test
+	void aWaitOnASignalForgottenAfterItWasLookedUpReturnsAtOnceAndTheTopicAnswersWithANewOne() throws Exception {
+		ReadySignals signals = new ReadySignals(4, (topic) -> new boolean[4], 1, Duration.ZERO);
+		// a consumer looked its topic up; another topic's creation forgets it before the consumer waits
+		ReadySignals.TopicSignal looked = signals.topic("t");
+		signals.topic("u");
+		RedisTimerBackend.Offer offer = new RedisTimerBackend.Offer(1, 0, 0);
+		CompletableFuture<Boolean> waited = CompletableFuture.supplyAsync(() -> {
+			try {
+				return looked.await(Duration.ofSeconds(30), offer);
+			}
+			catch (InterruptedException ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+		// neither a mark nor an offer reaches a forgotten signal: its wait must not outlive the lookup
+		assertThat(waited.get(10, TimeUnit.SECONDS)).isTrue();
+		ReadySignals.TopicSignal again = signals.topic("t");
+		assertThat(again).isNotSameAs(looked);
+		signals.markReady("t", 2);
+		assertThat(buckets(again)).containsExactly(2);
 	}
 
 }

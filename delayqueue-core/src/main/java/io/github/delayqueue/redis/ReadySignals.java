@@ -60,19 +60,15 @@ final class ReadySignals {
 	/** The signal of a topic, created on first use with the buckets the probe finds empty cleared. */
 	TopicSignal topic(String topic) {
 		TopicSignal signal = this.topics.get(topic);
-		if (signal != null) {
-			signal.used();
-			if (this.topics.get(topic) == signal) {
-				return signal;
-			}
-		}
-		TopicSignal created = new TopicSignal(this.buckets, this.waiters);
-		signal = this.topics.putIfAbsent(topic, created);
-		if (signal != null) {
-			signal.used();
+		if (signal != null && signal.used()) {
 			return signal;
 		}
-		forgetIdle();
+		TopicSignal created = new TopicSignal(this.buckets, this.waiters);
+		signal = this.topics.merge(topic, created, (known, absent) -> known.used() ? known : absent);
+		if (signal != created) {
+			return signal;
+		}
+		forgetIdle(created);
 		boolean[] nonEmpty;
 		try {
 			nonEmpty = this.probe.apply(topic);
@@ -98,12 +94,17 @@ final class ReadySignals {
 		return this.topics.size();
 	}
 
-	private void forgetIdle() {
+	/** Forgets the idle signals but {@code kept} once there are many. */
+	private void forgetIdle(TopicSignal kept) {
 		if (this.topics.size() <= this.maxIdleTopics) {
 			return;
 		}
 		long now = System.nanoTime();
-		this.topics.entrySet().removeIf((entry) -> entry.getValue().isIdle(now, this.idleNanos));
+		this.topics.forEach((topic, signal) -> {
+			if (signal != kept && signal.forgetIfIdle(now, this.idleNanos)) {
+				this.topics.remove(topic, signal);
+			}
+		});
 	}
 
 	/** Marks a bucket of a known topic; other topics are ignored. */
@@ -175,7 +176,10 @@ final class ReadySignals {
 
 		private int waiting;
 
-		private volatile long lastUsedNanos = System.nanoTime();
+		private long lastUsedNanos = System.nanoTime();
+
+		/** Whether the signal left its topic's map: a wait on it returns at once, to look the topic up again. */
+		private boolean forgotten;
 
 		/** Until when (nano time) the topic's rate limit holds no permit; 0: none known. */
 		private long throttledUntilNanos;
@@ -192,12 +196,18 @@ final class ReadySignals {
 			markAll();
 		}
 
-		void used() {
+		/** Notes a use; {@code false} when the signal is forgotten (its topic gets a new one). */
+		synchronized boolean used() {
 			this.lastUsedNanos = System.nanoTime();
+			return !this.forgotten;
 		}
 
-		synchronized boolean isIdle(long nowNanos, long idleNanos) {
-			return this.waiting == 0 && this.offers.isEmpty() && nowNanos - this.lastUsedNanos > idleNanos;
+		/** Forgets the signal when nobody waits on it or holds jobs of it and it was not used for {@code idleNanos}. */
+		synchronized boolean forgetIfIdle(long nowNanos, long idleNanos) {
+			if (this.waiting == 0 && this.offers.isEmpty() && nowNanos - this.lastUsedNanos > idleNanos) {
+				this.forgotten = true;
+			}
+			return this.forgotten;
 		}
 
 		synchronized void mark(int bucket) {
@@ -360,6 +370,9 @@ final class ReadySignals {
 		synchronized boolean await(Duration timeout, @Nullable Offer offer) throws InterruptedException {
 			if (Thread.interrupted()) {
 				throw new InterruptedException();
+			}
+			if (this.forgotten) {
+				return true;
 			}
 			Thread thread = Thread.currentThread();
 			Held held = (offer != null) ? this.offers.get(thread) : null;
