@@ -192,8 +192,8 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 		catch (RuntimeException ex) {
 			int pending = this.writes.size() - this.applied;
 			if (this.stored > 0) {
-				logger.warn("Could not relay " + pending + " delayed job write(s) of a committed transaction ("
-						+ this.key + "); they stay in the outbox and its recovery pass relays them", ex);
+				logger.warn("Could not relay the delayed job write(s) of a committed transaction (" + this.key + ", "
+						+ pending + " not yet applied); they stay in the outbox and its recovery pass relays them", ex);
 			}
 			else if (!completed) {
 				// nothing in the outbox to relay them later

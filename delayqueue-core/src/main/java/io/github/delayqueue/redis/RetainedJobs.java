@@ -228,7 +228,7 @@ final class RetainedJobs {
 			// 0: a reservation that knew only its token finished it
 			Duration runTime = (delivered > 0) ? Duration.ofMillis(Math.max(0, finished - delivered)) : null;
 			// <priority letter a-j, none for the default><attempt>
-			boolean lettered = fields[0].matches("[a-j].*");
+			boolean lettered = !fields[0].isEmpty() && fields[0].charAt(0) >= 'a' && fields[0].charAt(0) <= 'j';
 			return new JobInfo(topic, id, JobState.COMPLETED, Integer.parseInt(fields[0].substring(lettered ? 1 : 0)),
 					Integer.parseInt(fields[1]), Duration.ofMillis(Long.parseLong(fields[2], 36)),
 					Instant.ofEpochMilli(Long.parseLong(fields[4], 36)),
