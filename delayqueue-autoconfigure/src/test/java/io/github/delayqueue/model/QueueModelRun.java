@@ -30,11 +30,13 @@ import java.util.regex.Pattern;
 import java.util.zip.CRC32;
 
 import io.github.delayqueue.core.DeadJobPage;
+import io.github.delayqueue.core.DelayQueueAdmin;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.FailResult;
 import io.github.delayqueue.core.FinishResult;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.OnDuplicate;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.RepairResult;
@@ -43,6 +45,7 @@ import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.Retention;
 import io.github.delayqueue.core.ScheduleRequest;
 import io.github.delayqueue.core.ScheduleResult;
+import io.github.delayqueue.core.WaitingJobPage;
 import io.github.delayqueue.model.QueueModel.Definition;
 import io.github.delayqueue.model.QueueModel.Job;
 import io.github.delayqueue.model.QueueModel.ModelDivergence;
@@ -467,6 +470,9 @@ final class QueueModelRun {
 		if (op instanceof DeadPage page) {
 			return deadPage(page);
 		}
+		if (op instanceof WaitingPages pages) {
+			return waitingPages(pages);
+		}
 		if (op instanceof PutRecurring put) {
 			return putRecurring(put);
 		}
@@ -875,8 +881,16 @@ final class QueueModelRun {
 			.add(job));
 		int expected = 0;
 		for (Map.Entry<Integer, List<ReservedJob>> entry : byBucket.entrySet()) {
-			expected += this.model.release(entry.getKey(),
-					entry.getValue().stream().map((job) -> Map.entry(key(job), job.token())).toList());
+			List<Map.Entry<String, Long>> given = entry.getValue()
+				.stream()
+				.map((job) -> Map.entry(key(job), job.token()))
+				.toList();
+			// over 1,000 take several script calls; a repeat there still goes back at its first place
+			if (given.size() > 1_000) {
+				count("releases of a bucket's jobs in several calls", 1);
+				count("releases in several calls that repeat a reservation", (new HashSet<>(given).size() < given.size()) ? 1 : 0);
+			}
+			expected += this.model.release(entry.getKey(), given);
 		}
 		check(released == expected, op + " answered " + released + ", the model says " + expected);
 		jobs.forEach((job) -> this.touched.add(key(job)));
@@ -1044,6 +1058,61 @@ final class QueueModelRun {
 			this.cursor = null;
 		}
 		return page.jobs().size() + " of " + page.total() + (resume ? " (resumed)" : "");
+	}
+
+	/**
+	 * Every page of a topic's waiting jobs of one state: together the model's jobs of that state
+	 * in page order (READY: when each bucket's ready lists hold no more entries than a page
+	 * examines), each as the model has it; then maybe runs one DELAYED row now or cancels a row.
+	 */
+	private String waitingPages(WaitingPages op) {
+		char state = op.state().code();
+		List<JobInfo> listed = new ArrayList<>();
+		String cursor = null;
+		int pages = 0;
+		do {
+			WaitingJobPage page = this.queue.waitingJobs(op.topic(), op.state(), cursor, op.limit(), op.payloads());
+			check(page.jobs().size() <= op.limit(), "a page of " + op + " holds " + page.jobs().size() + " jobs");
+			listed.addAll(page.jobs());
+			cursor = page.next();
+			pages++;
+		}
+		while (cursor != null);
+		List<Job> jobs = new ArrayList<>();
+		boolean complete = true;
+		for (int b = 0; b < this.model.buckets; b++) {
+			for (Job job : this.model.bucket[b].jobs.values()) {
+				if (job.state == state && job.topic.equals(op.topic())) {
+					jobs.add(job);
+				}
+			}
+			complete = complete && (state != 'R' || storedEntries(b, op.topic()) <= DelayQueueAdmin.MAX_EXAMINED);
+		}
+		Map<String, Job> byId = new HashMap<>();
+		jobs.forEach((job) -> byId.put(job.id, job));
+		List<String> ids = listed.stream().map(JobInfo::id).toList();
+		check(new HashSet<>(ids).size() == ids.size(), "the pages of " + op + " list a job twice: " + abbreviate(ids.toString()));
+		check(byId.keySet().containsAll(ids) && (!complete || ids.size() == jobs.size()), "the pages of " + op
+				+ " list " + abbreviate(new TreeSet<>(ids).toString()) + ", the model has "
+				+ abbreviate(new TreeSet<>(byId.keySet()).toString()));
+		for (JobInfo info : listed) {
+			compareInfo(byId.get(info.id()), info, op.payloads(), "waiting page entry");
+		}
+		// every listed time is known exactly now
+		List<String> expected = listed.stream()
+			.map((info) -> byId.get(info.id()))
+			.sorted(QueueModel.order((job) -> ((state == 'S') ? job.deadline : job.due).lo()))
+			.map((job) -> job.id)
+			.toList();
+		check(ids.equals(expected), "the pages of " + op + " list " + abbreviate(ids.toString())
+				+ " in another order than the model's " + abbreviate(expected.toString()));
+		if (!listed.isEmpty() && state != 'S' && this.random.nextInt(3) == 0) {
+			// a row's buttons: run now (a DELAYED job only) or cancel
+			String id = listed.get(this.random.nextInt(listed.size())).id();
+			this.planned.add((state == 'D' && this.random.nextBoolean())
+					? new Reschedule(op.topic(), id, Duration.ZERO, null) : new Cancel(op.topic(), id));
+		}
+		return listed.size() + " in " + pages + " page(s)";
 	}
 
 	// ------------------------------------------------------------------ recurring jobs
@@ -1567,7 +1636,7 @@ final class QueueModelRun {
 						+ " ttr " + ttr + " priority " + job.priority);
 		job.due.observe(info.dueAt().toEpochMilli(), "the due time of " + about);
 		job.created.observe(info.createdAt().toEpochMilli(), "the creation time of " + about);
-		if (job.state == 'S' && what.equals("find")) {
+		if (job.state == 'S' && (what.equals("find") || what.equals("waiting page entry"))) {
 			check(info.reservedUntil() != null, about + " has no deadline");
 			job.deadline.observe(info.reservedUntil().toEpochMilli(), "the deadline of " + about);
 		}
@@ -1906,7 +1975,8 @@ final class QueueModelRun {
 				/* 20 trigger one */ 1.2,
 				/* 21 pause one */ 0.35,
 				/* 22 resume one */ 0.45,
-				/* 23 delete one */ 0.25 };
+				/* 23 delete one */ 0.25,
+				/* 24 waiting pages */ 1.5 };
 		double roll = this.random.nextDouble() * Arrays.stream(weights).sum();
 		int kind = 0;
 		while (roll >= weights[kind]) {
@@ -1966,8 +2036,17 @@ final class QueueModelRun {
 			case 20 -> triggerOp(recurringName());
 			case 21 -> new PauseRecurring(recurringName());
 			case 22 -> new ResumeRecurring(recurringName());
-			default -> new DeleteRecurring(recurringName());
+			case 23 -> new DeleteRecurring(recurringName());
+			default -> waitingPagesOp(topic);
 		};
+	}
+
+	private WaitingPages waitingPagesOp(String topic) {
+		JobState state = List.of(JobState.DELAYED, JobState.READY, JobState.RESERVED).get(this.random.nextInt(3));
+		// small pages while they are few, else pages of up to the most a page holds
+		int limit = (this.model.size() < 200) ? 1 + this.random.nextInt(7)
+				: 1 + this.random.nextInt(DelayQueueAdmin.MAX_DEAD_PAGE);
+		return new WaitingPages(topic, state, limit, this.random.nextBoolean());
 	}
 
 	/** Mostly a definition that exists (in name order, so that the choice replays). */
@@ -2582,6 +2661,15 @@ final class QueueModelRun {
 		@Override
 		public String toString() {
 			return "deadJobs " + this.topic + " limit " + this.limit + (this.resume ? " (resume a cursor if any)" : "");
+		}
+
+	}
+
+	record WaitingPages(String topic, JobState state, int limit, boolean payloads) implements Op {
+
+		@Override
+		public String toString() {
+			return "waitingJobs " + this.topic + " " + this.state + " limit " + this.limit;
 		}
 
 	}

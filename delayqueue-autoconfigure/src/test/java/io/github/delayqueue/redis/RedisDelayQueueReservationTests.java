@@ -3,6 +3,7 @@ package io.github.delayqueue.redis;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -437,6 +438,26 @@ class RedisDelayQueueReservationTests extends AbstractRedisDelayQueueTests {
 		assertThat(info.state()).isEqualTo(JobState.READY);
 		assertThat(info.attempt()).isZero();
 		assertThat(reserveOne("release", null).attempt()).isEqualTo(1);
+	}
+
+	@Test
+	void aReleaseOfMoreJobsThanOneScriptCallTakesKeepsTheirOrderAndPlacesARepeatedOneFirstGiven() {
+		this.queue.stop();
+		RedisDelayQueue queue = this.queues
+			.start((builder) -> builder.namespace(this.queues.namespace + "-1").buckets(1).timerEnabled(false));
+		List<ScheduleRequest> requests = new ArrayList<>();
+		for (int i = 0; i < 2_500; i++) {
+			requests.add(RedisDelayQueueLifecycleTests.request("back", String.format("j%04d", i), "{}", Duration.ZERO));
+		}
+		queue.scheduleAll(requests);
+		List<ReservedJob> held = queue.reserve("back", 2_500, null);
+		assertThat(held).hasSize(2_500);
+		// the first given again at the end: it goes back once, where it was first given
+		List<ReservedJob> given = new ArrayList<>(held);
+		given.add(held.get(0));
+		assertThat(queue.release(given)).isEqualTo(2_500);
+		assertThat(queue.reserve("back", 2_500, null)).extracting(ReservedJob::id)
+			.containsExactlyElementsOf(held.stream().map(ReservedJob::id).toList());
 	}
 
 	@Test

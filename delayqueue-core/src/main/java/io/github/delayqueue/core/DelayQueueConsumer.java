@@ -139,7 +139,8 @@ public interface DelayQueueConsumer {
 	boolean release(ReservedJob job);
 
 	/**
-	 * Gives back reservations that were never started, in their order, as {@link #release(ReservedJob)}.
+	 * Gives back reservations that were never started, in their order, as {@link #release(ReservedJob)}
+	 * (one given twice goes back once, where it was first given).
 	 * @param jobs the reservations
 	 * @return how many were released (the others were stale)
 	 */

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -155,11 +156,19 @@ final class QueueScripts {
 		return (Replies.asLong(v.get(0)) == 1) ? Optional.of(ScriptReplies.instant(v.get(1))) : Optional.empty();
 	}
 
-	/** Gives reservations of one bucket back, the first given taken first again; how many. */
+	/**
+	 * Gives reservations of one bucket back, the first given taken first again (one given twice
+	 * goes back where it was first given); how many.
+	 */
 	int release(int bucket, List<ReservedJob> jobs) {
+		// the calls run last part first: a repeat goes here, so that a later part cannot place it
+		Set<String> seen = new HashSet<>();
+		List<ReservedJob> given = jobs.stream()
+			.filter((job) -> seen.add(KeySpace.jobKey(job.topic(), job.id()) + " " + job.token()))
+			.toList();
 		int released = 0;
-		for (int to = jobs.size(); to > 0; to -= RELEASE_BATCH) {
-			List<ReservedJob> part = jobs.subList(Math.max(0, to - RELEASE_BATCH), to);
+		for (int to = given.size(); to > 0; to -= RELEASE_BATCH) {
+			List<ReservedJob> part = given.subList(Math.max(0, to - RELEASE_BATCH), to);
 			Object reply = this.runner.run(RELEASE, call(bucket, keysAndTokens(part)));
 			released += (int) Replies.asLong(Replies.list(reply).get(0));
 		}
