@@ -251,7 +251,7 @@ class DelayQueueHttpAutoConfigurationTests {
 						routes.add(route(info));
 					}
 				});
-			assertThat(routes).hasSize(14);
+			assertThat(routes).hasSize(15);
 
 			Set<String> described = new HashSet<>();
 			try (var in = DelayQueueHttpApi.class.getResourceAsStream("openapi.yaml")) {
