@@ -226,10 +226,7 @@ public class DelayQueueHttpApi {
 	@DeleteMapping(path = "/jobs/{topic}/{id}", produces = MediaType.APPLICATION_JSON_VALUE)
 	ResponseEntity<JsonNode> cancel(@PathVariable("topic") String topic, @PathVariable("id") String id,
 			HttpServletRequest request) throws IOException {
-		checkQuery(request, Set.of());
-		refuseBody(request, "cancel takes no body");
-		checkJob(topic, id);
-		AuditLog.Entry line = AuditLog.entry(VIA, who(request), "cancel").topic(topic).ids(List.of(id));
+		AuditLog.Entry line = bodilessJobWrite(request, "cancel", topic, id);
 		boolean cancelled = audited(line, () -> this.operations.cancel(topic, id));
 		AuditLog.write(line.count(cancelled ? 1 : 0));
 		if (!cancelled) {
@@ -242,10 +239,7 @@ public class DelayQueueHttpApi {
 	@PostMapping(path = "/jobs/{topic}/{id}/run", produces = MediaType.APPLICATION_JSON_VALUE)
 	ResponseEntity<JsonNode> run(@PathVariable("topic") String topic, @PathVariable("id") String id,
 			HttpServletRequest request) throws IOException {
-		checkQuery(request, Set.of());
-		refuseBody(request, "run takes no body");
-		checkJob(topic, id);
-		AuditLog.Entry line = AuditLog.entry(VIA, who(request), "run").topic(topic).ids(List.of(id));
+		AuditLog.Entry line = bodilessJobWrite(request, "run", topic, id);
 		// null: a READY job, left as it is
 		RescheduleResult result = audited(line, () -> this.operations.runNow(topic, id).orElse(null));
 		AuditLog.write(line.count((result == RescheduleResult.RESCHEDULED) ? 1 : 0));
@@ -257,6 +251,15 @@ public class DelayQueueHttpApi {
 					+ " is RESERVED or DEAD: only a waiting job (DELAYED or READY) runs now");
 		}
 		return ResponseEntity.ok(JobViews.outcome(topic, id, "rescheduled", result == RescheduleResult.RESCHEDULED));
+	}
+
+	/** Checks a write on one job that takes no query and no body; returns its audit line. */
+	private AuditLog.Entry bodilessJobWrite(HttpServletRequest request, String action, String topic, String id)
+			throws IOException {
+		checkQuery(request, Set.of());
+		refuseBody(request, action + " takes no body");
+		checkJob(topic, id);
+		return AuditLog.entry(VIA, who(request), action).topic(topic).ids(List.of(id));
 	}
 
 	@GetMapping(path = "/jobs/{topic}/{id}", produces = MediaType.APPLICATION_JSON_VALUE)
