@@ -2,9 +2,11 @@ package io.github.delayqueue.benchmarks;
 
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 import io.github.delayqueue.test.RedisTestServer;
 import io.github.delayqueue.test.RedisTestServers;
@@ -21,6 +23,9 @@ import io.lettuce.core.api.sync.RedisCommands;
 final class BenchRedis implements AutoCloseable {
 
 	/** Commands of the harness itself, left out of the counts of {@link #calls()}. */
+	/** The most commands {@link #traceCalls()} logs. */
+	static final int TRACED_CALLS = 100_000;
+
 	private static final Set<String> ADMIN = Set.of("cmdstat_info", "cmdstat_config|resetstat", "cmdstat_flushall");
 
 	private final RedisTestServer server;
@@ -159,8 +164,47 @@ final class BenchRedis implements AutoCloseable {
 		return new Calls(commands, scripts, byCommand);
 	}
 
+	/**
+	 * Starts logging every command Redis runs to an emptied {@code SLOWLOG} (threshold 0, up
+	 * to {@value #TRACED_CALLS} entries), until {@link #slowestCall()}.
+	 */
+	void traceCalls() {
+		commands().configSet("slowlog-max-len", String.valueOf(TRACED_CALLS));
+		commands().configSet("slowlog-log-slower-than", "0");
+		commands().slowlogReset();
+	}
+
+	/**
+	 * The longest command Redis ran since {@link #traceCalls()}; puts the log back to Redis's
+	 * defaults, emptied.
+	 */
+	SlowestCall slowestCall() {
+		List<Object> entries = commands().slowlogGet(TRACED_CALLS);
+		commands().configSet("slowlog-log-slower-than", "10000");
+		commands().configSet("slowlog-max-len", "128");
+		commands().slowlogReset();
+		SlowestCall slowest = new SlowestCall(0, "none", entries.size() >= TRACED_CALLS);
+		for (Object entry : entries) {
+			List<?> fields = (List<?>) entry;
+			long micros = (Long) fields.get(2);
+			if (micros > slowest.micros()) {
+				String command = ((List<?>) fields.get(3)).stream()
+					.limit(4)
+					.map(String::valueOf)
+					.map((arg) -> (arg.length() > 40) ? arg.substring(0, 40) + "…" : arg)
+					.collect(Collectors.joining(" "));
+				slowest = new SlowestCall(micros, command, slowest.overflowed());
+			}
+		}
+		return slowest;
+	}
+
+	/**
+	 * Resets Redis's statistics ({@code CONFIG RESETSTAT}) and empties the {@code SLOWLOG}.
+	 */
 	void resetStats() {
 		commands().configResetstat();
+		commands().slowlogReset();
 	}
 
 	void flush() {
@@ -199,6 +243,17 @@ final class BenchRedis implements AutoCloseable {
 		if (this.server != null) {
 			this.server.close();
 		}
+	}
+
+	/**
+	 * The longest command of a window, by {@code SLOWLOG}.
+	 *
+	 * @param micros how long Redis ran it
+	 * @param command its first arguments, shortened
+	 * @param overflowed whether the window ran more commands than the log holds (the oldest were dropped)
+	 */
+	record SlowestCall(long micros, String command, boolean overflowed) {
+
 	}
 
 	/**

@@ -10,6 +10,8 @@ import java.util.concurrent.CompletableFuture;
 
 import io.github.delayqueue.annotation.DelayedListener;
 import io.github.delayqueue.autoconfigure.DelayQueueBuilderCustomizer;
+import io.github.delayqueue.config.DelayedListenerConfigurer;
+import io.github.delayqueue.config.SimpleDelayedListenerEndpoint;
 import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.DelayedJob;
@@ -26,6 +28,7 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 /**
  * delayqueue as a user runs it: each instance is a Spring Boot application context with the
@@ -66,6 +69,12 @@ final class DelayQueueSubject implements Subject {
 
 	private final List<ConfigurableApplicationContext> instances = new ArrayList<>();
 
+	private final BenchRedis redis;
+
+	private final Layout layout;
+
+	private final RecorderHolder recorder;
+
 	private final DelayedJobTemplate template;
 
 	/** The observation every job is scheduled in the scope of, with bench.tracing=on. */
@@ -75,9 +84,12 @@ final class DelayQueueSubject implements Subject {
 		if (layout.topics().size() > MAX_TOPICS) {
 			throw new IllegalArgumentException("at most " + MAX_TOPICS + " topics per instance");
 		}
+		this.redis = redis;
+		this.layout = layout;
+		this.recorder = recorder;
 		try {
 			for (int i = 0; i < layout.instances(); i++) {
-				this.instances.add(start(redis, layout, recorder));
+				join();
 			}
 		}
 		catch (RuntimeException ex) {
@@ -100,8 +112,29 @@ final class DelayQueueSubject implements Subject {
 		}
 	}
 
-	private static ConfigurableApplicationContext start(BenchRedis redis, Layout layout, RecorderHolder recorder) {
+	/**
+	 * Starts one more instance, as another process of the application would.
+	 * @return its application context, closed with the others
+	 */
+	ConfigurableApplicationContext join() {
+		ConfigurableApplicationContext instance = start(this.redis, this.layout, this.recorder, this.instances.size());
+		this.instances.add(instance);
+		return instance;
+	}
+
+	/**
+	 * A bean of the first instance.
+	 */
+	<T> T bean(Class<T> type) {
+		return this.instances.get(0).getBean(type);
+	}
+
+	private static ConfigurableApplicationContext start(BenchRedis redis, Layout layout, RecorderHolder recorder,
+			int index) {
 		Map<String, Object> properties = redis.contextProperties();
+		properties.putAll(layout.properties());
+		properties.put("bench.instance", index);
+		properties.put("bench.instances", layout.instances());
 		properties.put("bench.concurrency", layout.concurrency());
 		properties.put("management.otlp.metrics.export.enabled", false);
 		if (TRACING) {
@@ -213,6 +246,26 @@ final class DelayQueueSubject implements Subject {
 		@Bean
 		BenchListeners benchListeners(RecorderHolder benchRecorder) {
 			return new BenchListeners(benchRecorder);
+		}
+
+		/**
+		 * A listener on each of the topics {@code bench.spread.prefix} 0 to
+		 * {@code bench.spread.count} − 1 (none by default), spread over the instances: an
+		 * instance takes the topics whose number modulo {@code bench.instances} is its own.
+		 */
+		@Bean
+		DelayedListenerConfigurer benchSpreadListeners(Environment environment, RecorderHolder benchRecorder) {
+			int count = environment.getProperty("bench.spread.count", Integer.class, 0);
+			String prefix = environment.getProperty("bench.spread.prefix", "spread-");
+			int instances = environment.getProperty("bench.instances", Integer.class, 1);
+			int instance = environment.getProperty("bench.instance", Integer.class, 0) % instances;
+			BenchListeners handler = new BenchListeners(benchRecorder);
+			return (registrar) -> {
+				for (int t = instance; t < count; t += instances) {
+					registrar.registerEndpoint(new SimpleDelayedListenerEndpoint<>("bench-spread-" + t, prefix + t,
+							BenchPayload.class, handler::handle));
+				}
+			};
 		}
 
 		@Bean

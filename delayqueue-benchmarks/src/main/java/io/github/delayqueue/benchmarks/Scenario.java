@@ -42,6 +42,21 @@ abstract class Scenario extends ScenarioPart {
 	}
 
 	/**
+	 * Whether the scenario runs for an implementation: every one unless it says otherwise.
+	 */
+	boolean supports(Subject.Kind kind) {
+		return true;
+	}
+
+	/**
+	 * Adds the figures of one run to the scenario's tables, in the order of {@link #tables()}:
+	 * by default one row per implementation, named {@code row}, in every table.
+	 */
+	void record(List<Table> tables, String row, Map<String, Double> figures) {
+		tables.forEach((table) -> table.add(row, figures));
+	}
+
+	/**
 	 * The floor's figures for this table, by column label; empty when none apply.
 	 */
 	Map<String, Double> floor(Floor floor) {

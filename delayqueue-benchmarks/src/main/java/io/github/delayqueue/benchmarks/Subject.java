@@ -2,6 +2,7 @@ package io.github.delayqueue.benchmarks;
 
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * One implementation under test: its consumers (started on creation) and its producer API.
@@ -72,9 +73,15 @@ interface Subject extends AutoCloseable {
 
 	/**
 	 * How consumers are laid out: {@code instances} processes' worth of clients, each with
-	 * one consumer per topic of {@code concurrency} threads.
+	 * one consumer per topic of {@code concurrency} threads; {@code properties} are Spring Boot
+	 * properties every delayqueue instance starts with besides the harness's (the other
+	 * implementations ignore them).
 	 */
-	record Layout(int instances, int concurrency, List<String> topics) {
+	record Layout(int instances, int concurrency, List<String> topics, Map<String, Object> properties) {
+
+		Layout(int instances, int concurrency, List<String> topics) {
+			this(instances, concurrency, topics, Map.of());
+		}
 
 	}
 

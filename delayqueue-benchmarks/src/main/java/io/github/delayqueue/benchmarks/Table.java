@@ -3,9 +3,11 @@ package io.github.delayqueue.benchmarks;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * One scenario's results: a row per implementation, a column per figure, each cell the
@@ -21,7 +23,7 @@ final class Table {
 	private final Map<String, Map<String, List<Double>>> rows = new LinkedHashMap<>();
 
 	/** Ratio rows: the row divided by the row it is divided by. */
-	private final Map<String, String> ratios = new LinkedHashMap<>();
+	private final Set<Map.Entry<String, String>> ratios = new LinkedHashSet<>();
 
 	Table(String title, List<Column> columns) {
 		this.title = title;
@@ -39,10 +41,10 @@ final class Table {
 
 	/**
 	 * Adds a row of the medians of {@code row} divided by those of {@code by}, shown when
-	 * both rows have figures.
+	 * both rows have figures; asked again, it stays one row.
 	 */
 	void addRatio(String row, String by) {
-		this.ratios.put(row, by);
+		this.ratios.add(Map.entry(row, by));
 	}
 
 	/**
@@ -68,7 +70,9 @@ final class Table {
 			}
 			out.append('\n');
 		});
-		this.ratios.forEach((row, by) -> {
+		this.ratios.forEach((pair) -> {
+			String row = pair.getKey();
+			String by = pair.getValue();
 			if (this.rows.containsKey(row) && this.rows.containsKey(by)) {
 				out.append("| ").append(row).append(" ÷ ").append(by).append(" |");
 				for (Column column : this.columns) {
