@@ -26,7 +26,7 @@ import org.springframework.boot.SpringBootVersion;
  * implementation's figures divided by the floor design's, also written to {@code bench.out}.
  *
  * <p>
- * System properties: {@code bench.scenario} ({@code all} or letters, e.g. {@code A,D}),
+ * System properties: {@code bench.scenario} ({@code all}: A to F; or letters, e.g. {@code A,D} or {@code G}),
  * {@code bench.impl} ({@code all}, or {@code delayqueue}, {@code redisson}, {@code floor} or
  * {@code floor-alo}, comma-separated), {@code bench.runs} (3), {@code bench.scale} (1: the job counts of the
  * issue; 0.1 for a quick look), {@code bench.jvm} ({@code fresh}: each scenario run of each
@@ -94,6 +94,9 @@ public final class BenchmarkMain {
 			.toList();
 		for (int run = 0; run < settings.runs(); run++) {
 			for (Subject.Kind kind : kinds) {
+				if (!scenario.supports(kind)) {
+					continue;
+				}
 				long start = System.nanoTime();
 				Map<String, Double> figures = (fork != null) ? fork.run(scenario, kind, redis)
 						: measure(scenario, kind, redis, false);
@@ -102,7 +105,7 @@ public final class BenchmarkMain {
 							kind.label());
 					continue;
 				}
-				tables.forEach((table) -> table.add(kind.label(), figures));
+				scenario.record(tables, kind.label(), figures);
 				System.out.printf("%s run %d/%d %s (%.0f s): %s%n", scenario.key(), run + 1, settings.runs(),
 						kind.label(), (System.nanoTime() - start) / 1e9, format(scenario, figures));
 			}
@@ -150,7 +153,7 @@ public final class BenchmarkMain {
 	 * Says when jobs are still in Redis after a scenario whose jobs should all be gone.
 	 */
 	private static void warnOfLeftovers(Scenario scenario, Subject subject) {
-		if ("C".equals(scenario.key()) || "E".equals(scenario.key())) {
+		if ("C".equals(scenario.key()) || "E".equals(scenario.key()) || "G".equals(scenario.key())) {
 			return;
 		}
 		try {
@@ -204,6 +207,9 @@ public final class BenchmarkMain {
 			.collect(Collectors.joining(", "));
 	}
 
+	/**
+	 * The scenarios named: letters, or {@code all} for A to F (G, scale, runs only when named).
+	 */
 	static List<Scenario> select(String selection, Scenario.Settings settings) {
 		List<Scenario> all = List.of(new BurstScenario(settings), new DrainScenario(settings),
 				new MemoryScenario(settings), PrecisionScenario.precision(settings), new IdleScenario(settings),
@@ -211,13 +217,15 @@ public final class BenchmarkMain {
 		if ("all".equalsIgnoreCase(selection)) {
 			return all;
 		}
+		List<Scenario> named = new ArrayList<>(all);
+		named.add(new ScaleScenario(settings));
 		List<Scenario> chosen = new ArrayList<>();
 		for (String key : selection.split(",")) {
-			Scenario scenario = all.stream()
+			Scenario scenario = named.stream()
 				.filter((candidate) -> candidate.key().equalsIgnoreCase(key.trim()))
 				.findFirst()
 				.orElseThrow(() -> new IllegalArgumentException(
-						"bench.scenario must be 'all' or letters among A, B, C, D, E, F; got '" + selection + "'"));
+						"bench.scenario must be 'all' or letters among A, B, C, D, E, F, G; got '" + selection + "'"));
 			chosen.add(scenario);
 		}
 		return chosen;

@@ -16,11 +16,11 @@ final class DrainScenario extends Scenario {
 
 	static final String DRAIN = "drain (jobs/s)";
 
-	private static final String REDIS_CPU = "Redis CPU µs/job";
+	static final String REDIS_CPU = "Redis CPU µs/job";
 
 	private static final String REDIS_COMMANDS = "Redis command µs/job";
 
-	private static final String UNDELIVERED = "undelivered at timeout";
+	static final String UNDELIVERED = "undelivered at timeout";
 
 	private static final String TOPIC = "drain";
 

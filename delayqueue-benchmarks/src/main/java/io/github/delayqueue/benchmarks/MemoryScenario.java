@@ -55,7 +55,7 @@ final class MemoryScenario extends Scenario {
 		return new int[] { scaled(10_000), scaled(100_000), scaled(1_000_000) };
 	}
 
-	private static String label(int level) {
+	static String label(int level) {
 		return (level >= 1_000_000 && level % 1_000_000 == 0) ? (level / 1_000_000) + "M"
 				: (level >= 1_000 && level % 1_000 == 0) ? (level / 1_000) + "k" : String.valueOf(level);
 	}
@@ -219,7 +219,7 @@ final class MemoryScenario extends Scenario {
 	 * Lets the benchmark JVM's garbage from filling the queue be collected before a probe, so
 	 * that the probe does not share the CPU with it.
 	 */
-	private static void quiesce() throws InterruptedException {
+	static void quiesce() throws InterruptedException {
 		System.gc();
 		Thread.sleep(1_000);
 	}
