@@ -455,7 +455,8 @@ final class ScaleScenario extends Scenario {
 				+ "command time per minute; a third instance started (`join: started`: the Spring Boot context "
 				+ "built and started) until its heartbeat is in Redis (`first coordination`), then stopped. "
 				+ "`slowest call` = the longest command in Redis's `SLOWLOG` (threshold 0, reset before) while that "
-				+ "probe ran, every client's commands included. Rows `… ÷ …` are the growth between two levels.";
+				+ "probe ran, every client's commands included. Rows `… ÷ …` are the growth between two levels (at 0 "
+				+ "jobs nothing was filled and the dead topic is empty).";
 	}
 
 }
