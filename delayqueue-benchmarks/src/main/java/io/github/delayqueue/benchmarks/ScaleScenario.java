@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ForkJoinPool;
 
 import io.github.delayqueue.actuate.DelayQueueEndpoint;
 import io.github.delayqueue.actuate.DelayQueueSampler;
@@ -45,6 +46,9 @@ final class ScaleScenario extends Scenario {
 	private static final int READS = 5;
 
 	private static final Duration DEAD_FILL_TIMEOUT = Duration.ofMinutes(30);
+
+	/** Kill calls in flight at a time while the dead topic is filled. */
+	private static final int KILLERS = 16;
 
 	private static final String SCHEDULE = "1-by-1";
 
@@ -365,37 +369,50 @@ final class ScaleScenario extends Scenario {
 	/**
 	 * Fills the dead topic up to {@code target} DEAD jobs: scheduled in bulk due at once,
 	 * reserved {@value DelayQueueConsumer#MAX_RESERVE} at a time and failed for good, as a
-	 * listener's non-retryable failure does.
+	 * listener's non-retryable failure does, {@value #KILLERS} calls at a time.
 	 */
-	private static void fillDead(Subject subject, DelayQueueOperations operations, int target)
-			throws InterruptedException {
+	private static void fillDead(Subject subject, DelayQueueOperations operations, int target) throws Exception {
 		long dead = operations.deadJobs(DEAD_TOPIC, null, 1, false).total();
 		long start = System.nanoTime();
 		long deadline = start + DEAD_FILL_TIMEOUT.toNanos();
-		for (long from = dead; from < target; from += FILL_CHUNK) {
-			List<Job> jobs = new ArrayList<>(FILL_CHUNK);
-			for (long i = from; i < Math.min(target, from + FILL_CHUNK); i++) {
-				jobs.add(Job.in(DEAD_TOPIC, "x" + i, (int) i, 0));
+		ForkJoinPool killers = new ForkJoinPool(KILLERS);
+		try {
+			for (long from = dead; from < target; from += FILL_CHUNK) {
+				killChunk(subject, operations, from, Math.min(target, from + FILL_CHUNK), deadline, killers);
 			}
-			subject.scheduleBulk(jobs);
-			int killed = 0;
-			while (killed < jobs.size()) {
-				if (System.nanoTime() - deadline > 0) {
-					throw new IllegalStateException("the dead topic was not filled within " + DEAD_FILL_TIMEOUT);
-				}
-				List<ReservedJob> reserved = operations.reserve(DEAD_TOPIC, DelayQueueConsumer.MAX_RESERVE,
-						Duration.ofMinutes(10));
-				if (reserved.isEmpty()) {
-					operations.awaitWork(DEAD_TOPIC, Duration.ofSeconds(1));
-				}
-				killed += (int) reserved.parallelStream()
-					.filter((job) -> operations.kill(job, "scale benchmark") == FailResult.DEAD)
-					.count();
-			}
+		}
+		finally {
+			killers.shutdown();
 		}
 		if (target > dead) {
 			System.out.printf("  dead topic filled to %,d DEAD jobs at %,.0f jobs/s%n", target,
 					perSecond((int) (target - dead), System.nanoTime() - start));
+		}
+	}
+
+	/**
+	 * Schedules the dead jobs {@code from} to {@code to} − 1 and kills them.
+	 */
+	private static void killChunk(Subject subject, DelayQueueOperations operations, long from, long to, long deadline,
+			ForkJoinPool killers) throws Exception {
+		List<Job> jobs = new ArrayList<>(FILL_CHUNK);
+		for (long i = from; i < to; i++) {
+			jobs.add(Job.in(DEAD_TOPIC, "x" + i, (int) i, 0));
+		}
+		subject.scheduleBulk(jobs);
+		int killed = 0;
+		while (killed < jobs.size()) {
+			if (System.nanoTime() - deadline > 0) {
+				throw new IllegalStateException("the dead topic was not filled within " + DEAD_FILL_TIMEOUT);
+			}
+			List<ReservedJob> reserved = operations.reserve(DEAD_TOPIC, DelayQueueConsumer.MAX_RESERVE,
+					Duration.ofMinutes(10));
+			if (reserved.isEmpty()) {
+				operations.awaitWork(DEAD_TOPIC, Duration.ofSeconds(1));
+			}
+			killed += killers.submit(() -> (int) reserved.parallelStream()
+				.filter((job) -> operations.kill(job, "scale benchmark") == FailResult.DEAD)
+				.count()).get();
 		}
 	}
 
@@ -443,8 +460,8 @@ final class ScaleScenario extends Scenario {
 				+ "harness, 1,000 per script), spread round-robin over the part's topics, each topic with a listener, "
 				+ "the listeners spread over the instances. A dead topic holds as many DEAD jobs as the level, at "
 				+ "most " + String.format("%,d", scaled(1_000_000)) + ": scheduled due at once, reserved "
-				+ String.format("%,d", DelayQueueConsumer.MAX_RESERVE) + " at a time and killed one by one through "
-				+ "`DelayQueueOperations` (the script a non-retryable failure runs). At each level: "
+				+ String.format("%,d", DelayQueueConsumer.MAX_RESERVE) + " at a time and killed job by job, " + KILLERS
+				+ " calls in flight, through `DelayQueueOperations` (the script a non-retryable failure runs). At each level: "
 				+ String.format("%,d", ONE_BY_ONE) + " schedules one call at a time and " + String.format("%,d", BULK)
 				+ " in bulk (far future, left pending); bytes / job = `used_memory` growth over the level's fill ÷ its "
 				+ "jobs; the drain of scenario B with 5,000 jobs and its Redis CPU per job; the trickle of scenario F "
