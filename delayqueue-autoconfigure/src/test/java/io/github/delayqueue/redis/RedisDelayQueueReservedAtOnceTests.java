@@ -65,7 +65,7 @@ class RedisDelayQueueReservedAtOnceTests {
 	private static void awaitWaiting(RedisDelayQueue queue, String topic) {
 		// the waiting thread's offer is registered before the job falls due
 		await().atMost(Duration.ofSeconds(5))
-			.until(() -> queue.signals.idleOffers(10, (t) -> true).stream().anyMatch((o) -> o.topic().equals(topic)));
+			.until(() -> queue.offers.idleOffers(10).stream().anyMatch((o) -> o.topic().equals(topic)));
 	}
 
 	@Test
@@ -103,7 +103,9 @@ class RedisDelayQueueReservedAtOnceTests {
 		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(1).reserveForWaitingConsumers(false));
 		await().atMost(Duration.ofSeconds(5)).until(queue::isSubscribed);
 		CompletableFuture<List<ReservedJob>> reserved = waitAndReserve(queue, "taken", 4, true);
-		awaitWaiting(queue, "taken");
+		await().atMost(Duration.ofSeconds(5)).until(() -> queue.offers.idleConsumers("taken") == 1);
+		// switched off, a waiting consumer makes no offer
+		assertThat(queue.offers.idleOffers(10)).isEmpty();
 		long rpush = RedisDelayQueueReservationTests.calls(queue, "rpush");
 		queue.schedule(RedisDelayQueueLifecycleTests.request("taken", "1", "{\"n\":1}", Duration.ofMillis(200)));
 		List<ReservedJob> jobs = reserved.get(10, TimeUnit.SECONDS);
@@ -184,9 +186,9 @@ class RedisDelayQueueReservedAtOnceTests {
 	void aTopicWithARateLimitIsNotReservedAtOnce() throws Exception {
 		RedisDelayQueue queue = start();
 		CompletableFuture<List<ReservedJob>> waited = waitAndReserve(queue, "limited", 4, false);
-		await().atMost(Duration.ofSeconds(5)).until(() -> queue.signals.anyWaiting());
-		assertThat(queue.signals.idleOffers(10, (t) -> true)).extracting(RedisTimerBackend.Offering::topic)
-			.contains("limited");
+		await().atMost(Duration.ofSeconds(5)).until(() -> queue.offers.idleConsumers("limited") == 1);
+		// it waits, and no step gets an offer for it
+		assertThat(queue.offers.idleOffers(10)).extracting(Offers.Offering::topic).doesNotContain("limited");
 		queue.schedule(RedisDelayQueueLifecycleTests.request("limited", "1", "{}", Duration.ofMillis(200)));
 		waited.get(10, TimeUnit.SECONDS);
 		assertThat(queue.find("limited", "1").orElseThrow().state()).isEqualTo(JobState.READY);
