@@ -27,7 +27,7 @@ class OffersTests {
 
 	private final ReadySignals signals = new ReadySignals(1, (topic) -> new boolean[] { false });
 
-	private final Offers offers = new Offers(this.signals, true, (topic) -> true);
+	private final Offers offers = new Offers(this.signals, (topic) -> true);
 
 	private static ReservedJob job(String id) {
 		Instant now = Instant.now();
@@ -53,17 +53,17 @@ class OffersTests {
 		List<Offers.Offering> offers = await().atMost(Duration.ofSeconds(5))
 			.until(() -> this.offers.idleOffers(10), (found) -> !found.isEmpty());
 		Offers.Offering offering = offers.get(0);
-		assertThat(offering.offer()).isEqualTo(offer);
+		assertThat(offering.offer).isEqualTo(offer);
 		assertThat(this.offers.idleConsumers("t")).isOne();
 		List<ReservedJob> delivered = List.of(job("a"), job("b"));
-		assertThat(this.offers.deliver(offering, delivered)).isTrue();
+		assertThat(offering.deliver(delivered)).isTrue();
 		assertThat(consumer.get(5, TimeUnit.SECONDS)).containsExactlyElementsOf(delivered);
 		// collected: nothing left to reclaim, and the thread no longer waits: a second delivery
 		// to that offer is refused (the caller gives the jobs back)
 		assertThat(this.offers.reclaim(offering, delivered)).isEmpty();
-		assertThat(this.offers.deliver(offering, List.of(job("c")))).isFalse();
+		assertThat(offering.deliver(List.of(job("c")))).isFalse();
 		assertThat(this.offers.idleOffers(10)).isEmpty();
-		assertThat(new Offers(this.signals, true, (topic) -> false).idleOffers(10)).isEmpty();
+		assertThat(new Offers(this.signals, (topic) -> false).idleOffers(10)).isEmpty();
 	}
 
 	/**
@@ -76,7 +76,7 @@ class OffersTests {
 		Offers.Offering offering = await().atMost(Duration.ofSeconds(5))
 			.until(() -> this.offers.idleOffers(10), (found) -> !found.isEmpty())
 			.get(0);
-		assertThat(this.offers.deliver(offering, delivered)).isTrue();
+		assertThat(offering.deliver(delivered)).isTrue();
 		assertThat(waiter.get(5, TimeUnit.SECONDS)).isTrue();
 		return offering;
 	}
@@ -139,7 +139,7 @@ class OffersTests {
 					offering = this.offers.idleOffers(1).stream().findFirst().orElse(null);
 				}
 				List<ReservedJob> delivered = List.of(job("a" + round), job("b" + round));
-				boolean handed = offering != null && this.offers.deliver(offering, delivered);
+				boolean handed = offering != null && offering.deliver(delivered);
 				List<ReservedJob> collected = taken.get(5, TimeUnit.SECONDS);
 				List<ReservedJob> reclaimed = (offering != null) ? this.offers.reclaim(offering, delivered) : List.of();
 				// refused: the step gives them back at once; handed: each is taken or reclaimed, once
@@ -174,21 +174,21 @@ class OffersTests {
 			.until(() -> this.offers.idleOffers(10), (found) -> !found.isEmpty())
 			.get(0);
 		List<ReservedJob> delivered = List.of(job("a"), job("b"));
-		assertThat(this.offers.deliver(offering, delivered)).isTrue();
+		assertThat(offering.deliver(delivered)).isTrue();
 		handler.join(5_000);
 		assertThat(handler.isAlive()).isFalse();
 		assertThat(woken).hasValue(true);
 		assertThat(this.offers.reclaim(offering, delivered)).containsExactlyElementsOf(delivered);
 		// nothing of the dead thread is offered or delivered to again
 		assertThat(this.offers.idleOffers(10)).isEmpty();
-		assertThat(this.offers.deliver(offering, List.of(job("c")))).isFalse();
+		assertThat(offering.deliver(List.of(job("c")))).isFalse();
 		assertThat(this.offers.idleConsumers("t")).isZero();
 	}
 
 	@Test
 	void aStepLooksOnlyAtTheTopicsAConsumerWaitsWithAnOffer() throws Exception {
 		AtomicInteger looked = new AtomicInteger();
-		Offers counted = new Offers(this.signals, true, (topic) -> looked.incrementAndGet() > 0);
+		Offers counted = new Offers(this.signals, (topic) -> looked.incrementAndGet() > 0);
 		for (int i = 0; i < 300; i++) {
 			this.signals.topic("topic-" + i);
 		}
@@ -200,7 +200,7 @@ class OffersTests {
 					new Offers.Offer(1, 0, 0)));
 			List<Offers.Offering> found = await().atMost(Duration.ofSeconds(5))
 				.until(() -> counted.idleOffers(16), (offers) -> !offers.isEmpty());
-			assertThat(found).extracting(Offers.Offering::topic).containsExactly("topic-150");
+			assertThat(found).extracting((offering) -> offering.topic).containsExactly("topic-150");
 			// one topic looked at per step, not the 300 the instance knows
 			looked.set(0);
 			assertThat(counted.idleOffers(16)).hasSize(1);

@@ -65,7 +65,7 @@ class RedisDelayQueueReservedAtOnceTests {
 	private static void awaitWaiting(RedisDelayQueue queue, String topic) {
 		// the waiting thread's offer is registered before the job falls due
 		await().atMost(Duration.ofSeconds(5))
-			.until(() -> queue.offers.idleOffers(10).stream().anyMatch((o) -> o.topic().equals(topic)));
+			.until(() -> queue.offers.idleOffers(10).stream().anyMatch((o) -> o.topic.equals(topic)));
 	}
 
 	@Test
@@ -188,7 +188,7 @@ class RedisDelayQueueReservedAtOnceTests {
 		CompletableFuture<List<ReservedJob>> waited = waitAndReserve(queue, "limited", 4, false);
 		await().atMost(Duration.ofSeconds(5)).until(() -> queue.offers.idleConsumers("limited") == 1);
 		// it waits, and no step gets an offer for it
-		assertThat(queue.offers.idleOffers(10)).extracting(Offers.Offering::topic).doesNotContain("limited");
+		assertThat(queue.offers.idleOffers(10)).extracting((offering) -> offering.topic).doesNotContain("limited");
 		queue.schedule(RedisDelayQueueLifecycleTests.request("limited", "1", "{}", Duration.ofMillis(200)));
 		waited.get(10, TimeUnit.SECONDS);
 		assertThat(queue.find("limited", "1").orElseThrow().state()).isEqualTo(JobState.READY);

@@ -25,7 +25,7 @@ class RedisTimerBackendTests {
 
 	private static RedisTimerBackend backend(ReadySignals signals, QueueScripts scripts, Runnable recheck) {
 		return new RedisTimerBackend(scripts, signals, "test", Duration.ofSeconds(5), 100,
-				DelayQueueObserver.composite(List.of()), null, null, recheck, new Offers(signals, true, (topic) -> true));
+				DelayQueueObserver.composite(List.of()), null, null, recheck, new Offers(signals, (topic) -> true));
 	}
 
 	@Test

@@ -232,8 +232,8 @@ final class QueueScripts {
 	ScriptReplies.Promoted promote(int bucket, int batchSize, boolean guard, boolean quiet,
 			List<Offers.Offering> offers) {
 		List<Object> values = new ArrayList<>(List.of(batchSize, guard ? "1" : "0", quiet ? "1" : "0", offers.size()));
-		offers.forEach((offering) -> values.addAll(List.of(offering.topic(), offering.offer().max(),
-				offering.offer().ttrMillis(), offering.offer().attemptsLimit())));
+		offers.forEach((offering) -> values.addAll(List.of(offering.topic, offering.offer.max(),
+				offering.offer.ttrMillis(), offering.offer.attemptsLimit())));
 		return ScriptReplies.Promoted.decode(this.runner.run(PROMOTE, call(bucket, values)));
 	}
 

@@ -133,7 +133,7 @@ final class ReadySignals {
 	/** How many consumers of a known topic wait, 0 while a bucket of it is marked. */
 	int idleWaiting(String topic) {
 		TopicSignal signal = this.topics.get(topic);
-		return (signal == null || signal.pendingCount > 0) ? 0 : signal.waiting;
+		return (signal == null || signal.pendingCount > 0) ? 0 : signal.parked.size();
 	}
 
 	/** Marks one bucket of every topic. */
@@ -148,11 +148,6 @@ final class ReadySignals {
 		this.topics.values().forEach(TopicSignal::markAll);
 	}
 
-	/** Wakes every waiting consumer without marking anything (shutdown). */
-	void wakeAll() {
-		this.topics.values().forEach(TopicSignal::wake);
-	}
-
 	/** The buckets of one topic that may hold READY jobs. Guarded by its monitor; its waiters park. */
 	static final class TopicSignal {
 
@@ -165,10 +160,7 @@ final class ReadySignals {
 
 		private int rotation;
 
-		/** Written under the monitor, read without it. */
-		private volatile int waiting;
-
-		/** The threads waiting in {@link #await}, unparked by a mark. */
+		/** The threads waiting in {@link #await}, unparked by a mark; added under the monitor. */
 		private final Set<Thread> parked = ConcurrentHashMap.newKeySet();
 
 		private long lastUsedNanos = System.nanoTime();
@@ -196,39 +188,25 @@ final class ReadySignals {
 
 		/** Forgets the signal when nobody waits on it and it was not used for {@code idleNanos}. */
 		synchronized boolean forgetIfIdle(long nowNanos, long idleNanos) {
-			if (this.waiting == 0 && nowNanos - this.lastUsedNanos > idleNanos) {
+			if (this.parked.isEmpty() && nowNanos - this.lastUsedNanos > idleNanos) {
 				this.forgotten = true;
 			}
 			return this.forgotten;
 		}
 
-		void mark(int bucket) {
-			synchronized (this) {
-				markLocked(bucket);
-			}
-			wake();
-		}
-
-		private void markLocked(int bucket) {
+		synchronized void mark(int bucket) {
 			this.generations[bucket]++;
 			if (!this.pending[bucket]) {
 				this.pending[bucket] = true;
 				this.pendingCount++;
 			}
-		}
-
-		void markAll() {
-			synchronized (this) {
-				for (int b = 0; b < this.pending.length; b++) {
-					markLocked(b);
-				}
-			}
-			wake();
-		}
-
-		/** Wakes the waiting threads to check again. */
-		void wake() {
 			this.parked.forEach(LockSupport::unpark);
+		}
+
+		synchronized void markAll() {
+			for (int b = 0; b < this.pending.length; b++) {
+				mark(b);
+			}
 		}
 
 		/** The marked buckets as pairs of bucket and generation, from a rotating start. */
@@ -293,37 +271,31 @@ final class ReadySignals {
 
 		/** Waits as {@link #await(Duration)}, or until {@code done}, checked after each unpark. */
 		boolean await(Duration timeout, BooleanSupplier done) throws InterruptedException {
-			if (Thread.interrupted()) {
-				throw new InterruptedException();
-			}
 			long deadline = System.nanoTime() + timeout.toNanos();
 			synchronized (this) {
-				if (this.forgotten) {
+				if (this.forgotten && !Thread.currentThread().isInterrupted()) {
 					return true;
 				}
-				this.waiting++;
+				// parked before the first check: a mark or an unpark after it ends the park at once
+				this.parked.add(Thread.currentThread());
 			}
 			this.allWaiting.incrementAndGet();
-			// parked before the first check: a mark or an unpark after it ends the park at once
-			this.parked.add(Thread.currentThread());
 			try {
-				while (!done.getAsBoolean()) {
-					long wait = untilWoken(deadline);
+				while (true) {
+					if (Thread.interrupted()) {
+						throw new InterruptedException();
+					}
+					long wait = done.getAsBoolean() ? 0 : untilWoken(deadline);
 					if (wait <= 0) {
 						return wait == 0;
 					}
 					LockSupport.parkNanos(this, wait);
-					if (Thread.interrupted()) {
-						throw new InterruptedException();
-					}
 				}
-				return true;
 			}
 			finally {
-				this.parked.remove(Thread.currentThread());
 				this.allWaiting.decrementAndGet();
 				synchronized (this) {
-					this.waiting--;
+					this.parked.remove(Thread.currentThread());
 					this.lastUsedNanos = System.nanoTime();
 				}
 			}

@@ -107,8 +107,8 @@ abstract class RedisProducer implements DelayQueueProducer {
 		this.retained = new RetainedJobs(this.runner, this.scripts, this.keys, builder.retention(Retention::keepsCompleted),
 				builder.retention(Retention::limitsFailed), this.observer);
 		// a topic with a rate limit takes permits before its jobs: none is reserved at once
-		this.offers = new Offers(this.signals, builder.reserveForWaitingConsumers,
-				(topic) -> this.rateLimits.of(topic) == null);
+		boolean reserveAtOnce = builder.reserveForWaitingConsumers;
+		this.offers = new Offers(this.signals, (topic) -> reserveAtOnce && this.rateLimits.of(topic) == null);
 		this.timerBackend = new RedisTimerBackend(this.scripts, this.signals, this.instanceId, builder.leaseTtl,
 				builder.batchSize, this.observer, this.recurringJobs, this.retained, this::recheckTimers, this.offers);
 		this.timer = new BucketTimer(this.timerBackend, this.keys.buckets(), builder.batchSize,

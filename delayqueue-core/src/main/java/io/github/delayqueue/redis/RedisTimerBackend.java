@@ -126,7 +126,7 @@ final class RedisTimerBackend implements TimerBackend {
 	public Promotion promote(int bucket, boolean guard) {
 		List<Offering> offers = (guard || this.handovers == null) ? List.of() : this.offers.idleOffers(MAX_OFFERS);
 		return promote(bucket, guard, offers, (topic, jobs) -> reserved(bucket,
-				offers.stream().filter((offer) -> offer.topic().equals(topic)).findFirst().orElse(null), jobs))
+				offers.stream().filter((offer) -> offer.topic.equals(topic)).findFirst().orElse(null), jobs))
 			.promotion();
 	}
 
@@ -164,7 +164,7 @@ final class RedisTimerBackend implements TimerBackend {
 
 	/** A step reserved jobs for an offer ({@code null}: none, given back): they go to its consumer. */
 	private void reserved(int bucket, @Nullable Offering offering, List<ReservedJob> jobs) {
-		if (offering == null || this.handovers == null || !this.offers.deliver(offering, jobs)) {
+		if (offering == null || this.handovers == null || !offering.deliver(jobs)) {
 			giveBack(bucket, jobs);
 		}
 		else if (!afterHandover(() -> giveBack(bucket, this.offers.reclaim(offering, jobs)))) {
