@@ -146,6 +146,36 @@ class RedisDelayQueueReservedAtOnceTests {
 	}
 
 	@Test
+	void jobsReservedForAConsumerWhoseThreadDiesWithAnErrorAreReadyAgainAfterTheHandBack() throws Exception {
+		RedisDelayQueue queue = start();
+		Thread consumer = new Thread(() -> {
+			try {
+				queue.awaitWork("dying", Duration.ofSeconds(10), 4, null, null);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			throw new StackOverflowError("the handler failed before its reserve");
+		});
+		consumer.setUncaughtExceptionHandler((thread, error) -> {
+		});
+		consumer.start();
+		awaitWaiting(queue, "dying");
+		long rpush = RedisDelayQueueReservationTests.calls(queue, "rpush");
+		queue.schedule(RedisDelayQueueLifecycleTests.request("dying", "1", "{}", Duration.ofMillis(200)));
+		consumer.join(10_000);
+		assertThat(consumer.isAlive()).isFalse();
+		// reserved for the thread, which died holding it: READY again after the hand-back, not lost
+		await().atMost(Duration.ofSeconds(5))
+			.untilAsserted(() -> assertThat(queue.find("dying", "1").orElseThrow().state()).isEqualTo(JobState.READY));
+		assertThat(RedisDelayQueueReservationTests.calls(queue, "rpush")).isEqualTo(rpush);
+		assertThat(queue.offers.idleOffers(10)).isEmpty();
+		List<ReservedJob> jobs = queue.reserve("dying", 4, null);
+		assertThat(jobs).singleElement().extracting(ReservedJob::attempt).isEqualTo(1);
+		assertThat(queue.finish(jobs.get(0))).isTrue();
+	}
+
+	@Test
 	void aReserveWithOtherArgumentsThanTheOfferDoesNotCollectTheJobs() throws Exception {
 		RedisDelayQueue queue = start();
 		// another TTR than offered: the reserved job is not this reserve's
