@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -11,12 +12,11 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
 
 import io.github.delayqueue.core.ReservedJob;
-import org.jspecify.annotations.Nullable;
 
 /**
- * The offers of this instance's waiting consumers, one offering per thread: a timer step reserves
- * jobs for a offering, hands them over under that offering's own monitor and unparks its thread alone.
- * Thread-safe.
+ * The offers of this instance's waiting consumers, one offering per thread and topic: a timer
+ * step reserves jobs for an offering, hands them over under that offering's own monitor and
+ * unparks its thread alone. Thread-safe.
  */
 final class Offers {
 
@@ -27,7 +27,7 @@ final class Offers {
 
 	private final Predicate<String> reservable;
 
-	/** The slots of threads waiting with an offer or holding jobs for one, in arrival order. */
+	/** The offerings of threads waiting with an offer or holding jobs for one, in arrival order. */
 	private final Queue<Offering> offerings = new ConcurrentLinkedQueue<>();
 
 	/** {@code reservable} names the topics a step may reserve jobs of for an offer. */
@@ -39,10 +39,10 @@ final class Offers {
 	/** Waits as {@link ReadySignals.TopicSignal#await(Duration)}, or until jobs are delivered for {@code offer}. */
 	boolean await(String topic, Duration timeout, Offer offer) throws InterruptedException {
 		ReadySignals.TopicSignal signal = this.signals.topic(topic);
-		Offering held = find(Thread.currentThread());
+		Offering held = mine(topic).orElse(null);
 		Offering offering = (held != null) ? held : new Offering(topic, Thread.currentThread(), offer);
 		// jobs held for another offer stay to be reclaimed: this wait makes none
-		if (!offering.resume(topic, offer)) {
+		if (!offering.resume(offer)) {
 			return signal.await(timeout);
 		}
 		if (offering != held) {
@@ -87,8 +87,8 @@ final class Offers {
 
 	/** Up to {@code max} jobs delivered for the calling thread's offer, if its topic, TTR and limit match. */
 	List<ReservedJob> collect(String topic, int max, long ttrMillis, int attemptsLimit) {
-		Offering offering = find(Thread.currentThread());
-		if (offering == null || !offering.topic.equals(topic) || offering.offer.ttrMillis() != ttrMillis
+		Offering offering = mine(topic).orElse(null);
+		if (offering == null || offering.offer.ttrMillis() != ttrMillis
 				|| offering.offer.attemptsLimit() != attemptsLimit) {
 			return List.of();
 		}
@@ -99,18 +99,15 @@ final class Offers {
 
 	/** Leaves the jobs delivered for the calling thread's offer of a topic to be reclaimed. */
 	void refuseDelivered(String topic) {
-		Offering offering = find(Thread.currentThread());
-		if (offering != null && offering.topic.equals(topic)) {
-			offering.refuse();
-		}
+		mine(topic).ifPresent(Offering::refuse);
 	}
 
-	/** A thread's offering; it has at most one that is not done. */
-	private @Nullable Offering find(Thread thread) {
+	/** The calling thread's offering for a topic; it has at most one that is not done. */
+	private Optional<Offering> mine(String topic) {
 		return this.offerings.stream()
-			.filter((offering) -> offering.thread == thread && !offering.isDone())
-			.findFirst()
-			.orElse(null);
+			.filter((offering) -> offering.thread == Thread.currentThread() && offering.topic.equals(topic)
+					&& !offering.isDone())
+			.findFirst();
 	}
 
 	/** Drops an offering that is done: nothing makes it wait or hold jobs again. */
@@ -149,9 +146,9 @@ final class Offers {
 			this.offer = offer;
 		}
 
-		/** Waits (again) for the same topic and offer, unless done. */
-		synchronized boolean resume(String topic, Offer offer) {
-			this.waiting = !isDone() && this.topic.equals(topic) && this.offer.equals(offer);
+		/** Waits (again) with the same offer, unless done. */
+		synchronized boolean resume(Offer offer) {
+			this.waiting = !isDone() && this.offer.equals(offer);
 			return this.waiting;
 		}
 
