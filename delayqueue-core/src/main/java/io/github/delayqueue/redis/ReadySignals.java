@@ -303,15 +303,9 @@ final class ReadySignals {
 
 		/** How long a waiter may park; 0: a bucket is marked and no throttle holds, -1: timed out. */
 		private synchronized long untilWoken(long deadline) {
-			long throttled = (this.pendingCount == 0) ? 0 : throttledNanos();
-			if (this.pendingCount > 0 && throttled == 0) {
-				return 0;
-			}
+			long throttled = (this.pendingCount == 0) ? Long.MAX_VALUE : throttledNanos();
 			long left = deadline - System.nanoTime();
-			if (left <= 0) {
-				return -1;
-			}
-			return (this.pendingCount == 0) ? left : Math.min(left, throttled);
+			return (throttled == 0) ? 0 : (left <= 0) ? -1 : Math.min(left, throttled);
 		}
 
 	}
