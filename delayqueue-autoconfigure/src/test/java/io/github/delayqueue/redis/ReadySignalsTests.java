@@ -114,16 +114,15 @@ class ReadySignalsTests {
 		// a consumer looked its topic up; another topic's creation forgets it before the consumer waits
 		ReadySignals.TopicSignal looked = signals.topic("t");
 		signals.topic("u");
-		RedisTimerBackend.Offer offer = new RedisTimerBackend.Offer(1, 0, 0);
 		CompletableFuture<Boolean> waited = CompletableFuture.supplyAsync(() -> {
 			try {
-				return looked.await(Duration.ofSeconds(30), offer);
+				return looked.await(Duration.ofSeconds(30));
 			}
 			catch (InterruptedException ex) {
 				throw new IllegalStateException(ex);
 			}
 		});
-		// neither a mark nor an offer reaches a forgotten signal: its wait must not outlive the lookup
+		// no mark reaches a forgotten signal: its wait must not outlive the lookup
 		assertThat(waited.get(10, TimeUnit.SECONDS)).isTrue();
 		ReadySignals.TopicSignal again = signals.topic("t");
 		assertThat(again).isNotSameAs(looked);

@@ -65,7 +65,7 @@ class RedisDelayQueueReservedAtOnceTests {
 	private static void awaitWaiting(RedisDelayQueue queue, String topic) {
 		// the waiting thread's offer is registered before the job falls due
 		await().atMost(Duration.ofSeconds(5))
-			.until(() -> queue.signals.idleOffers(10, (t) -> true).stream().anyMatch((o) -> o.topic().equals(topic)));
+			.until(() -> queue.offers.idleOffers(10).stream().anyMatch((o) -> o.topic.equals(topic)));
 	}
 
 	@Test
@@ -103,7 +103,9 @@ class RedisDelayQueueReservedAtOnceTests {
 		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(1).reserveForWaitingConsumers(false));
 		await().atMost(Duration.ofSeconds(5)).until(queue::isSubscribed);
 		CompletableFuture<List<ReservedJob>> reserved = waitAndReserve(queue, "taken", 4, true);
-		awaitWaiting(queue, "taken");
+		await().atMost(Duration.ofSeconds(5)).until(() -> queue.offers.idleConsumers("taken") == 1);
+		// switched off, a waiting consumer makes no offer
+		assertThat(queue.offers.idleOffers(10)).isEmpty();
 		long rpush = RedisDelayQueueReservationTests.calls(queue, "rpush");
 		queue.schedule(RedisDelayQueueLifecycleTests.request("taken", "1", "{\"n\":1}", Duration.ofMillis(200)));
 		List<ReservedJob> jobs = reserved.get(10, TimeUnit.SECONDS);
@@ -141,6 +143,36 @@ class RedisDelayQueueReservedAtOnceTests {
 		assertThat(again).extracting(ReservedJob::id).containsExactly("1", "2", "3");
 		assertThat(again).extracting(ReservedJob::attempt).containsOnly(1);
 		assertThat(queue.finishAndReserve(again, 0, null).stale()).isEmpty();
+	}
+
+	@Test
+	void jobsReservedForAConsumerWhoseThreadDiesWithAnErrorAreReadyAgainAfterTheHandBack() throws Exception {
+		RedisDelayQueue queue = start();
+		Thread consumer = new Thread(() -> {
+			try {
+				queue.awaitWork("dying", Duration.ofSeconds(10), 4, null, null);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			throw new StackOverflowError("the handler failed before its reserve");
+		});
+		consumer.setUncaughtExceptionHandler((thread, error) -> {
+		});
+		consumer.start();
+		awaitWaiting(queue, "dying");
+		long rpush = RedisDelayQueueReservationTests.calls(queue, "rpush");
+		queue.schedule(RedisDelayQueueLifecycleTests.request("dying", "1", "{}", Duration.ofMillis(200)));
+		consumer.join(10_000);
+		assertThat(consumer.isAlive()).isFalse();
+		// reserved for the thread, which died holding it: READY again after the hand-back, not lost
+		await().atMost(Duration.ofSeconds(5))
+			.untilAsserted(() -> assertThat(queue.find("dying", "1").orElseThrow().state()).isEqualTo(JobState.READY));
+		assertThat(RedisDelayQueueReservationTests.calls(queue, "rpush")).isEqualTo(rpush);
+		assertThat(queue.offers.idleOffers(10)).isEmpty();
+		List<ReservedJob> jobs = queue.reserve("dying", 4, null);
+		assertThat(jobs).singleElement().extracting(ReservedJob::attempt).isEqualTo(1);
+		assertThat(queue.finish(jobs.get(0))).isTrue();
 	}
 
 	@Test
@@ -184,9 +216,9 @@ class RedisDelayQueueReservedAtOnceTests {
 	void aTopicWithARateLimitIsNotReservedAtOnce() throws Exception {
 		RedisDelayQueue queue = start();
 		CompletableFuture<List<ReservedJob>> waited = waitAndReserve(queue, "limited", 4, false);
-		await().atMost(Duration.ofSeconds(5)).until(() -> queue.signals.anyWaiting());
-		assertThat(queue.signals.idleOffers(10, (t) -> true)).extracting(RedisTimerBackend.Offering::topic)
-			.contains("limited");
+		await().atMost(Duration.ofSeconds(5)).until(() -> queue.offers.idleConsumers("limited") == 1);
+		// it waits, and no step gets an offer for it
+		assertThat(queue.offers.idleOffers(10)).extracting((offering) -> offering.topic).doesNotContain("limited");
 		queue.schedule(RedisDelayQueueLifecycleTests.request("limited", "1", "{}", Duration.ofMillis(200)));
 		waited.get(10, TimeUnit.SECONDS);
 		assertThat(queue.find("limited", "1").orElseThrow().state()).isEqualTo(JobState.READY);

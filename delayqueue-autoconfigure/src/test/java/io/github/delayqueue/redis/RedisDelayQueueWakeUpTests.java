@@ -101,7 +101,7 @@ class RedisDelayQueueWakeUpTests {
 				throw new IllegalStateException(ex);
 			}
 		});
-		await().atMost(Duration.ofSeconds(5)).until(() -> queue.timerBackend.idleConsumers("step") == 1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> queue.offers.idleConsumers("step") == 1);
 		long scheduled = System.nanoTime();
 		queue.schedule(request("step", "1", "x", Duration.ofMillis(100)));
 		assertThat(other.awaitWork("step", Duration.ofSeconds(5))).isTrue();

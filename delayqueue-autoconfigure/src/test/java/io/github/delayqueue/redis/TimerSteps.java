@@ -51,9 +51,9 @@ public final class TimerSteps {
 	 */
 	public static Promotion promoteOffering(RedisDelayQueue queue, int bucket, List<Offer> offers,
 			Map<String, List<ReservedJob>> reserved) {
-		List<RedisTimerBackend.Offering> offerings = offers.stream()
-			.map((offer) -> new RedisTimerBackend.Offering(offer.topic(), Thread.currentThread(),
-					new RedisTimerBackend.Offer(offer.max(), offer.ttrMillis(), offer.attemptsLimit())))
+		List<Offers.Offering> offerings = offers.stream()
+			.map((offer) -> new Offers.Offering(offer.topic(), Thread.currentThread(),
+					new Offers.Offer(offer.max(), offer.ttrMillis(), offer.attemptsLimit())))
 			.toList();
 		ScriptReplies.Promoted promoted = queue.timerBackend.promote(bucket, false, offerings, (topic, jobs) -> {
 		});

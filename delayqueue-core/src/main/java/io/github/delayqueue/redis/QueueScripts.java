@@ -230,10 +230,10 @@ final class QueueScripts {
 
 	/** The timer's step; {@code quiet} leaves announcing to the caller, {@code offers} may take due jobs. */
 	ScriptReplies.Promoted promote(int bucket, int batchSize, boolean guard, boolean quiet,
-			List<RedisTimerBackend.Offering> offers) {
+			List<Offers.Offering> offers) {
 		List<Object> values = new ArrayList<>(List.of(batchSize, guard ? "1" : "0", quiet ? "1" : "0", offers.size()));
-		offers.forEach((offering) -> values.addAll(List.of(offering.topic(), offering.offer().max(),
-				offering.offer().ttrMillis(), offering.offer().attemptsLimit())));
+		offers.forEach((offering) -> values.addAll(List.of(offering.topic, offering.offer.max(),
+				offering.offer.ttrMillis(), offering.offer.attemptsLimit())));
 		return ScriptReplies.Promoted.decode(this.runner.run(PROMOTE, call(bucket, values)));
 	}
 

@@ -1,30 +1,22 @@
 package io.github.delayqueue.redis;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
-import java.util.function.Predicate;
 
-import io.github.delayqueue.core.ReservedJob;
-import io.github.delayqueue.redis.RedisTimerBackend.Offer;
-import io.github.delayqueue.redis.RedisTimerBackend.Offering;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Per consumed topic, the buckets whose ready list may hold jobs, which this instance's
- * consumers wait on, and the offers they wait with. Thread-safe.
+ * consumers wait on. Thread-safe.
  */
 final class ReadySignals {
-
-	/** How long jobs delivered for an offer are handed out to its consumer. */
-	static final Duration STALE_DELIVERY = Duration.ofSeconds(1);
 
 	/** How many topics may be known before idle ones are forgotten. */
 	static final int MAX_IDLE_TOPICS = 256;
@@ -132,18 +124,16 @@ final class ReadySignals {
 		return this.waiters.get() > 0;
 	}
 
-	/** Per allowed topic with no marked bucket, its longest waiting consumer's offer, up to {@code limit}. */
-	List<Offering> idleOffers(int limit, Predicate<String> allowed) {
-		List<Offering> offers = new ArrayList<>();
-		if (anyWaiting()) {
-			this.topics.forEach((topic, signal) -> {
-				Offering offer = (offers.size() < limit && allowed.test(topic)) ? signal.idleOffer(topic) : null;
-				if (offer != null) {
-					offers.add(offer);
-				}
-			});
-		}
-		return offers;
+	/** Whether any bucket of a known topic is marked. */
+	boolean isAnyMarked(String topic) {
+		TopicSignal signal = this.topics.get(topic);
+		return signal != null && signal.pendingCount > 0;
+	}
+
+	/** How many consumers of a known topic wait, 0 while a bucket of it is marked. */
+	int idleWaiting(String topic) {
+		TopicSignal signal = this.topics.get(topic);
+		return (signal == null || signal.pendingCount > 0) ? 0 : signal.parked.size();
 	}
 
 	/** Marks one bucket of every topic. */
@@ -158,23 +148,20 @@ final class ReadySignals {
 		this.topics.values().forEach(TopicSignal::markAll);
 	}
 
-	/** Wakes every waiting consumer without marking anything (shutdown). */
-	void wakeAll() {
-		this.topics.values().forEach(TopicSignal::wake);
-	}
-
-	/** The buckets of one topic that may hold READY jobs. Guarded by its monitor. */
+	/** The buckets of one topic that may hold READY jobs. Guarded by its monitor; its waiters park. */
 	static final class TopicSignal {
 
 		private final boolean[] pending;
 
 		private final long[] generations;
 
-		private int pendingCount;
+		/** Written under the monitor, read without it. */
+		private volatile int pendingCount;
 
 		private int rotation;
 
-		private int waiting;
+		/** The threads waiting in {@link #await}, unparked by a mark; added under the monitor. */
+		private final Set<Thread> parked = ConcurrentHashMap.newKeySet();
 
 		private long lastUsedNanos = System.nanoTime();
 
@@ -185,9 +172,6 @@ final class ReadySignals {
 		private long throttledUntilNanos;
 
 		private final AtomicInteger allWaiting;
-
-		/** Per waiting thread in arrival order, its offer and the jobs a step reserved for it. */
-		private final Map<Thread, Held> offers = new LinkedHashMap<>();
 
 		TopicSignal(int buckets, AtomicInteger allWaiting) {
 			this.allWaiting = allWaiting;
@@ -202,9 +186,9 @@ final class ReadySignals {
 			return !this.forgotten;
 		}
 
-		/** Forgets the signal when nobody waits on it or holds jobs of it and it was not used for {@code idleNanos}. */
+		/** Forgets the signal when nobody waits on it and it was not used for {@code idleNanos}. */
 		synchronized boolean forgetIfIdle(long nowNanos, long idleNanos) {
-			if (this.waiting == 0 && this.offers.isEmpty() && nowNanos - this.lastUsedNanos > idleNanos) {
+			if (this.parked.isEmpty() && nowNanos - this.lastUsedNanos > idleNanos) {
 				this.forgotten = true;
 			}
 			return this.forgotten;
@@ -216,91 +200,13 @@ final class ReadySignals {
 				this.pending[bucket] = true;
 				this.pendingCount++;
 			}
-			notifyAll();
-		}
-
-		/** How many consumers wait with no jobs delivered, 0 while a bucket is marked. */
-		synchronized int idleWaiting() {
-			long fresh = this.offers.values().stream().filter((held) -> held.waiting && held.isFresh()).count();
-			return (this.pendingCount > 0) ? 0 : (int) Math.max(this.waiting - fresh, 0);
-		}
-
-		/** The offer of the longest waiting consumer with no jobs delivered; none while a bucket is marked. */
-		synchronized @Nullable Offering idleOffer(String topic) {
-			for (Map.Entry<Thread, Held> entry : this.offers.entrySet()) {
-				Held held = entry.getValue();
-				if (this.pendingCount == 0 && held.waiting && held.jobs.isEmpty()) {
-					return new Offering(topic, entry.getKey(), held.offer);
-				}
-			}
-			return null;
-		}
-
-		/** Hands jobs reserved for an offer to its thread; {@code false} when it no longer waits with it. */
-		synchronized boolean deliver(Thread thread, Offer offer, List<ReservedJob> jobs) {
-			Held held = this.offers.get(thread);
-			if (held == null || !held.waiting || !held.offer.equals(offer)) {
-				return false;
-			}
-			held.jobs.addAll(jobs);
-			held.deliveredNanos = System.nanoTime();
-			held.refused = false;
-			notifyAll();
-			return true;
-		}
-
-		/** Takes back those of {@code jobs} the thread did not collect, matched by identity. */
-		synchronized List<ReservedJob> reclaim(Thread thread, List<ReservedJob> jobs) {
-			Held held = this.offers.get(thread);
-			if (held == null) {
-				return List.of();
-			}
-			List<ReservedJob> left = new ArrayList<>();
-			for (ReservedJob job : jobs) {
-				if (held.jobs.removeIf((kept) -> kept == job)) {
-					left.add(job);
-				}
-			}
-			forgetIfDone(thread, held);
-			return left;
-		}
-
-		/** Up to {@code max} jobs delivered for the calling thread's offer, if its TTR and limit match. */
-		synchronized List<ReservedJob> collect(int max, long ttrMillis, int attemptsLimit) {
-			Held mine = this.offers.get(Thread.currentThread());
-			if (mine == null || !mine.isFresh() || mine.offer.ttrMillis() != ttrMillis
-					|| mine.offer.attemptsLimit() != attemptsLimit) {
-				return List.of();
-			}
-			List<ReservedJob> head = mine.jobs.subList(0, Math.min(max, mine.jobs.size()));
-			List<ReservedJob> taken = new ArrayList<>(head);
-			head.clear();
-			forgetIfDone(Thread.currentThread(), mine);
-			return taken;
-		}
-
-		/** Leaves the jobs delivered for the calling thread's offer to be reclaimed. */
-		synchronized void refuseDelivered() {
-			Held mine = this.offers.get(Thread.currentThread());
-			if (mine != null) {
-				mine.refused = true;
-			}
-		}
-
-		private void forgetIfDone(Thread thread, Held held) {
-			if (held.jobs.isEmpty() && !held.waiting) {
-				this.offers.remove(thread, held);
-			}
+			this.parked.forEach(LockSupport::unpark);
 		}
 
 		synchronized void markAll() {
 			for (int b = 0; b < this.pending.length; b++) {
 				mark(b);
 			}
-		}
-
-		synchronized void wake() {
-			notifyAll();
 		}
 
 		/** The marked buckets as pairs of bucket and generation, from a rotating start. */
@@ -360,84 +266,46 @@ final class ReadySignals {
 
 		/** Waits until a bucket is marked and no throttle holds; {@code false} on timeout. */
 		boolean await(Duration timeout) throws InterruptedException {
-			return await(timeout, null);
+			return await(timeout, () -> false);
 		}
 
-		/**
-		 * Waits as {@link #await(Duration)}, or until a step delivers jobs for the calling
-		 * thread's {@code offer}.
-		 */
-		synchronized boolean await(Duration timeout, @Nullable Offer offer) throws InterruptedException {
-			if (Thread.interrupted()) {
-				throw new InterruptedException();
+		/** Waits as {@link #await(Duration)}, or until {@code done}, checked after each unpark. */
+		boolean await(Duration timeout, BooleanSupplier done) throws InterruptedException {
+			long deadline = System.nanoTime() + timeout.toNanos();
+			synchronized (this) {
+				if (this.forgotten && !Thread.currentThread().isInterrupted()) {
+					return true;
+				}
+				// parked before the first check: a mark or an unpark after it ends the park at once
+				this.parked.add(Thread.currentThread());
 			}
-			if (this.forgotten) {
-				return true;
-			}
-			Thread thread = Thread.currentThread();
-			Held held = (offer != null) ? this.offers.get(thread) : null;
-			if (offer != null && (held == null || (!held.offer.equals(offer) && held.jobs.isEmpty()))) {
-				held = new Held(offer);
-				this.offers.put(thread, held);
-			}
-			// jobs held for another offer stay to be reclaimed: this wait makes none
-			Held mine = (held != null && held.offer.equals(offer)) ? held : null;
-			if (mine != null) {
-				mine.waiting = true;
-			}
-			long nanos = timeout.toNanos();
-			this.waiting++;
 			this.allWaiting.incrementAndGet();
 			try {
-				while (mine == null || !mine.isFresh()) {
-					long throttled = (this.pendingCount == 0) ? 0 : throttledNanos();
-					if (this.pendingCount > 0 && throttled == 0) {
-						return true;
+				while (true) {
+					if (Thread.interrupted()) {
+						throw new InterruptedException();
 					}
-					if (nanos <= 0) {
-						return false;
+					long wait = done.getAsBoolean() ? 0 : untilWoken(deadline);
+					if (wait <= 0) {
+						return wait == 0;
 					}
-					long wait = (this.pendingCount == 0) ? nanos : Math.min(nanos, throttled);
-					long start = System.nanoTime();
-					TimeUnit.NANOSECONDS.timedWait(this, wait);
-					nanos -= System.nanoTime() - start;
+					LockSupport.parkNanos(this, wait);
 				}
-				return true;
 			}
 			finally {
-				this.waiting--;
 				this.allWaiting.decrementAndGet();
-				this.lastUsedNanos = System.nanoTime();
-				if (mine != null) {
-					mine.waiting = false;
-					forgetIfDone(thread, mine);
+				synchronized (this) {
+					this.parked.remove(Thread.currentThread());
+					this.lastUsedNanos = System.nanoTime();
 				}
 			}
 		}
 
-	}
-
-	/** A consumer's offer and the jobs reserved for it; guarded by its topic's signal. */
-	private static final class Held {
-
-		final Offer offer;
-
-		final List<ReservedJob> jobs = new ArrayList<>();
-
-		boolean waiting;
-
-		boolean refused;
-
-		long deliveredNanos;
-
-		Held(Offer offer) {
-			this.offer = offer;
-		}
-
-		/** Whether delivered jobs still wait for their consumer. */
-		boolean isFresh() {
-			return !this.jobs.isEmpty() && !this.refused
-					&& System.nanoTime() - this.deliveredNanos <= STALE_DELIVERY.toNanos();
+		/** How long a waiter may park; 0: a bucket is marked and no throttle holds, -1: timed out. */
+		private synchronized long untilWoken(long deadline) {
+			long throttled = (this.pendingCount == 0) ? Long.MAX_VALUE : throttledNanos();
+			long left = deadline - System.nanoTime();
+			return (throttled == 0) ? 0 : (left <= 0) ? -1 : Math.min(left, throttled);
 		}
 
 	}

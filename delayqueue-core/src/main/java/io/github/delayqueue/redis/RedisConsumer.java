@@ -63,10 +63,10 @@ abstract class RedisConsumer extends RedisProducer implements DelayQueueConsumer
 		ReadySignals.TopicSignal signal = this.signals.topic(topic);
 		RateLimit limit = this.rateLimits.of(topic);
 		if (limit != null) {
-			signal.refuseDelivered();
+			this.offers.refuseDelivered(topic);
 			return reserveLimited(topic, max, ttrMillis, attemptsLimit, limit, signal);
 		}
-		List<ReservedJob> collected = signal.collect(max, ttrMillis, attemptsLimit);
+		List<ReservedJob> collected = this.offers.collect(topic, max, ttrMillis, attemptsLimit);
 		if (!collected.isEmpty()) {
 			collected.forEach(this.observer::delivered);
 			return collected;
@@ -192,8 +192,7 @@ abstract class RedisConsumer extends RedisProducer implements DelayQueueConsumer
 		JobConstraints.topic(topic);
 		Assert.notNull(timeout, "timeout must not be null");
 		JobConstraints.max("max", max, MAX_RESERVE);
-		RedisTimerBackend.Offer offer = new RedisTimerBackend.Offer(max, ttrMillis(ttr), attemptsLimit(maxAttempts));
-		return this.signals.topic(topic).await(timeout, offer);
+		return this.offers.await(topic, timeout, new Offers.Offer(max, ttrMillis(ttr), attemptsLimit(maxAttempts)));
 	}
 
 	@Override

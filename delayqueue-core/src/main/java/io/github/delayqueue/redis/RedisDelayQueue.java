@@ -74,7 +74,6 @@ public class RedisDelayQueue extends RedisAdmin implements DelayQueueOperations,
 				this.timer.stop();
 			}
 			this.subscriber.stop();
-			this.signals.wakeAll();
 		}
 	}
 

@@ -59,6 +59,8 @@ abstract class RedisProducer implements DelayQueueProducer {
 
 	final RetainedJobs retained;
 
+	final Offers offers;
+
 	final RedisTimerBackend timerBackend;
 
 	final BucketTimer timer;
@@ -106,9 +108,9 @@ abstract class RedisProducer implements DelayQueueProducer {
 				builder.retention(Retention::limitsFailed), this.observer);
 		// a topic with a rate limit takes permits before its jobs: none is reserved at once
 		boolean reserveAtOnce = builder.reserveForWaitingConsumers;
+		this.offers = new Offers(this.signals, (topic) -> reserveAtOnce && this.rateLimits.of(topic) == null);
 		this.timerBackend = new RedisTimerBackend(this.scripts, this.signals, this.instanceId, builder.leaseTtl,
-				builder.batchSize, this.observer, this.recurringJobs, this.retained, this::recheckTimers,
-				(topic) -> reserveAtOnce && this.rateLimits.of(topic) == null);
+				builder.batchSize, this.observer, this.recurringJobs, this.retained, this::recheckTimers, this.offers);
 		this.timer = new BucketTimer(this.timerBackend, this.keys.buckets(), builder.batchSize,
 				builder.coordinationInterval(), builder.guardInterval, this.clock, this.signals::markReady, () -> {
 					logger.warn("Redis lost the data of namespace '" + this.keys.namespace() + "' (a restart without"

@@ -6,10 +6,10 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
-import java.util.function.Predicate;
 
 import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.redis.Offers.Offering;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -18,7 +18,7 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
  * The Redis side of the {@link BucketTimer}: a step reserves due jobs for the offers of
- * consumers waiting here ({@link ReadySignals}) and gives back what they do not collect within
+ * consumers waiting here ({@link Offers}) and gives back what they do not collect within
  * {@link #HANDOVER}; a ready list left to idle consumers is announced when none took it within
  * {@link #HANDOVER}, and a failed announcement asks for a re-check of every bucket. Thread-safe.
  */
@@ -53,17 +53,14 @@ final class RedisTimerBackend implements TimerBackend {
 
 	private final Runnable recheck;
 
-	private final Predicate<String> reservableAtOnce;
+	private final Offers offers;
 
 	private volatile @Nullable ScheduledThreadPoolExecutor handovers;
 
-	/**
-	 * {@code recheck} asks the timer for a guard re-check of every bucket; {@code reservableAtOnce}
-	 * names the topics a step may reserve jobs of for a waiting consumer.
-	 */
+	/** {@code recheck} asks the timer for a guard re-check of every bucket. */
 	RedisTimerBackend(QueueScripts scripts, ReadySignals signals, String instanceId, Duration leaseTtl, int batchSize,
 			DelayQueueObserver observer, RedisRecurringJobs recurring, RetainedJobs failedJobs, Runnable recheck,
-			Predicate<String> reservableAtOnce) {
+			Offers offers) {
 		this.scripts = scripts;
 		this.signals = signals;
 		this.instanceId = instanceId;
@@ -73,7 +70,7 @@ final class RedisTimerBackend implements TimerBackend {
 		this.recurring = recurring;
 		this.failedJobs = failedJobs;
 		this.recheck = recheck;
-		this.reservableAtOnce = reservableAtOnce;
+		this.offers = offers;
 	}
 
 	/** Starts the thread that hands over unclaimed jobs; until then steps reserve nothing. */
@@ -127,10 +124,9 @@ final class RedisTimerBackend implements TimerBackend {
 
 	@Override
 	public Promotion promote(int bucket, boolean guard) {
-		List<Offering> offers = (guard || this.handovers == null) ? List.of()
-				: this.signals.idleOffers(MAX_OFFERS, this.reservableAtOnce);
+		List<Offering> offers = (guard || this.handovers == null) ? List.of() : this.offers.idleOffers(MAX_OFFERS);
 		return promote(bucket, guard, offers, (topic, jobs) -> reserved(bucket,
-				offers.stream().filter((offer) -> offer.topic().equals(topic)).findFirst().orElse(null), jobs))
+				offers.stream().filter((offer) -> offer.topic.equals(topic)).findFirst().orElse(null), jobs))
 			.promotion();
 	}
 
@@ -157,7 +153,7 @@ final class RedisTimerBackend implements TimerBackend {
 
 	/** A step left announcing a ready list of {@code length} jobs; before consumers are woken. */
 	void unannounced(String topic, int bucket, long length) {
-		if (this.handovers != null && length <= idleConsumers(topic)) {
+		if (this.handovers != null && length <= this.offers.idleConsumers(topic)) {
 			long before = this.signals.generation(topic, bucket);
 			if (afterHandover(() -> handOver(topic, bucket, before))) {
 				return;
@@ -168,11 +164,11 @@ final class RedisTimerBackend implements TimerBackend {
 
 	/** A step reserved jobs for an offer ({@code null}: none, given back): they go to its consumer. */
 	private void reserved(int bucket, @Nullable Offering offering, List<ReservedJob> jobs) {
-		if (offering == null || this.handovers == null || !deliver(offering, jobs)) {
+		if (offering == null || this.handovers == null || !offering.deliver(jobs)) {
 			giveBack(bucket, jobs);
 		}
-		else if (!afterHandover(() -> giveBack(bucket, reclaim(offering, jobs)))) {
-			giveBack(bucket, reclaim(offering, jobs));
+		else if (!afterHandover(() -> giveBack(bucket, this.offers.reclaim(offering, jobs)))) {
+			giveBack(bucket, this.offers.reclaim(offering, jobs));
 		}
 	}
 
@@ -226,34 +222,6 @@ final class RedisTimerBackend implements TimerBackend {
 					+ " to the other instances (a guard re-check does): " + ex.getMessage());
 			this.recheck.run();
 		}
-	}
-
-	/** How many consumers of a topic wait with no marked bucket and no delivered jobs. */
-	int idleConsumers(String topic) {
-		ReadySignals.TopicSignal signal = this.signals.existing(topic);
-		return (signal != null) ? signal.idleWaiting() : 0;
-	}
-
-	/** Hands jobs reserved for an offer to its consumer; {@code false} when it no longer waits with it. */
-	boolean deliver(Offering offering, List<ReservedJob> jobs) {
-		ReadySignals.TopicSignal signal = this.signals.existing(offering.topic());
-		return signal != null && signal.deliver(offering.thread(), offering.offer(), jobs);
-	}
-
-	/** Takes back those of {@code jobs} its consumer did not collect, matched by identity. */
-	List<ReservedJob> reclaim(Offering offering, List<ReservedJob> jobs) {
-		ReadySignals.TopicSignal signal = this.signals.existing(offering.topic());
-		return (signal != null) ? signal.reclaim(offering.thread(), jobs) : List.of();
-	}
-
-	/** What a waiting consumer's next reserve takes; 0 TTR or attempts limit: each job's own. */
-	record Offer(int max, long ttrMillis, int attemptsLimit) {
-
-	}
-
-	/** The offer of a consumer of a topic waiting on a thread. */
-	record Offering(String topic, Thread thread, Offer offer) {
-
 	}
 
 }
