@@ -25,6 +25,15 @@ public interface DelayQueueAdmin {
 	QueueStats stats();
 
 	/**
+	 * Reads the figures of one topic: {@link #stats()} as if no other topic had jobs (each
+	 * bucket's counts are the topic's; its next due times stay the bucket's), with work that
+	 * does not grow with the number of topics.
+	 * @param topic the topic
+	 * @return the figures, without other topics
+	 */
+	QueueStats stats(String topic);
+
+	/**
 	 * Reads the instances that run the bucket timers, each with the time its heartbeat runs out.
 	 * @return instance name to heartbeat expiry by Redis's clock, ordered by name
 	 */

@@ -205,9 +205,12 @@ final class QueueScripts {
 		return dropped;
 	}
 
-	/** Reads the figures of every bucket; one reply per bucket, in bucket order. */
-	List<ScriptReplies.Figures> stats() {
-		return this.runner.runAll(STATS, everyBucket(), false).stream().map(ScriptReplies.Figures::decode).toList();
+	/** Reads the figures of every bucket, of one topic or ({@code null}) all; one reply per bucket, in bucket order. */
+	List<ScriptReplies.Figures> stats(@Nullable String topic) {
+		return this.runner.runAll(STATS, (topic != null) ? everyBucket(topic) : everyBucket(), false)
+			.stream()
+			.map(ScriptReplies.Figures::decode)
+			.toList();
 	}
 
 	/** Reads, per bucket, the next DEAD jobs of a topic after a cursor ({@code null}: from the oldest). */

@@ -47,7 +47,16 @@ abstract class RedisAdmin extends RedisConsumer implements DelayQueueAdmin {
 
 	@Override
 	public QueueStats stats() {
-		List<ScriptReplies.Figures> replies = this.scripts.stats();
+		return stats(this.scripts.stats(null), this.retained.counts(null));
+	}
+
+	@Override
+	public QueueStats stats(String topic) {
+		JobConstraints.topic(topic);
+		return stats(this.scripts.stats(topic), this.retained.counts(topic));
+	}
+
+	private QueueStats stats(List<ScriptReplies.Figures> replies, Map<String, Long> completed) {
 		String[] ownerOf = timerOwners();
 		Map<String, long[]> topics = new TreeMap<>();
 		List<BucketStats> buckets = new ArrayList<>(replies.size());
@@ -73,7 +82,7 @@ abstract class RedisAdmin extends RedisConsumer implements DelayQueueAdmin {
 		Map<String, TopicStats> byTopic = new TreeMap<>();
 		topics.forEach((topic, figures) -> byTopic.put(topic, topicStats(figures)));
 		return new QueueStats(List.copyOf(buckets), Collections.unmodifiableMap(byTopic),
-				Instant.ofEpochMilli(readAt), this.retained.counts());
+				Instant.ofEpochMilli(readAt), completed);
 	}
 
 	@Override
