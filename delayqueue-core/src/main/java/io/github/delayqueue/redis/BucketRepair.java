@@ -37,9 +37,6 @@ final class BucketRepair {
 
 	private final boolean write;
 
-	/** The bucket's ready and dead lists, as {@code ready:<topic>[:<priority>]} and {@code dead:<topic>}. */
-	private final Set<String> lists;
-
 	private final Deque<BooleanSupplier> steps = new ArrayDeque<>();
 
 	private final Set<String> topics = new TreeSet<>();
@@ -69,11 +66,15 @@ final class BucketRepair {
 
 	private long read;
 
+	/**
+	 * The steps of one bucket's repair, none run yet.
+	 * @param lists the bucket's ready and dead lists, as {@code ready:<topic>[:<priority>]} and {@code dead:<topic>}
+	 */
 	BucketRepair(QueueScripts scripts, int bucket, boolean write, Set<String> lists) {
 		this.scripts = scripts;
 		this.bucket = bucket;
 		this.write = write;
-		this.lists = lists;
+		Set<String> readyTopics = new TreeSet<>();
 		tally(true);
 		scan("D", "delayed");
 		scan("S", "reserved");
@@ -86,6 +87,7 @@ final class BucketRepair {
 		for (String list : lists) {
 			if (list.startsWith("ready:")) {
 				String[] parts = list.substring("ready:".length()).split(":");
+				readyTopics.add(parts[0]);
 				readyList(parts[0], (parts.length > 1) ? parts[1] : String.valueOf(JobConstraints.DEFAULT_PRIORITY));
 			}
 		}
@@ -101,11 +103,8 @@ final class BucketRepair {
 		}));
 		this.steps.add(() -> {
 			// the sentinel of every topic with a list here or an entry put back
-			Set<String> listed = new TreeSet<>(this.restored.keySet());
-			lists.stream()
-				.filter((list) -> list.startsWith("ready:"))
-				.forEach((list) -> listed.add(list.substring("ready:".length()).split(":")[0]));
-			listed.forEach((topic) -> this.steps.add(() -> {
+			readyTopics.addAll(this.restored.keySet());
+			readyTopics.forEach((topic) -> this.steps.add(() -> {
 				List<Object> values = new ArrayList<>(List.of(topic, this.restored.containsKey(topic) ? "1" : "0"));
 				if (!this.write) {
 					values.addAll(this.restored.getOrDefault(topic, Set.of()));
@@ -127,7 +126,7 @@ final class BucketRepair {
 			return false;
 		}
 		if (next.getAsBoolean()) {
-			this.steps.remove(next);
+			this.steps.pollFirst();
 		}
 		return !this.steps.isEmpty();
 	}
