@@ -58,7 +58,6 @@ class RedisDelayQueueRepairStepsTests {
 		BucketRepair repair = queue.repairs(true).get(0);
 		long steps = 0;
 		long most = 0;
-		long searches = RedisStats.commandStat(queue.getConnectionFactory(), "zrangebyscore", "calls");
 		while (repair.step()) {
 			steps++;
 			most = Math.max(most, repair.read());
@@ -66,9 +65,6 @@ class RedisDelayQueueRepairStepsTests {
 		most = Math.max(most, repair.read());
 
 		assertThat(most).as("records or entries one step read").isLessThanOrEqualTo(MOST_READ);
-		assertThat(RedisStats.commandStat(queue.getConnectionFactory(), "zrangebyscore", "calls") - searches)
-			.as("pages that had to search for a cursor whose entry was dropped")
-			.isZero();
 		assertThat(steps).as("steps").isGreaterThan(2 * 201_500 / BucketRepair.STEP);
 		assertThat(repair.countsVerified()).isTrue();
 		assertThat(repair.result()).isEqualTo(new RepairResult(201_500, 4, 5_000, 0, 0));

@@ -7,7 +7,6 @@
 --   begin                                  -> the stats hash (field, value, ...)
 --   records <cursor> <count> <fix 1|0>     -> {cursor, read, jobs, reindexed, unreadable, state:topic, n, ...}
 --   index <key> <state> <after score|''> <after member> <count> -> {read, dropped, last score|'', last member}
---                                          (the last member is checked by the next step)
 --   errors <cursor> <count>                -> {cursor, read, dropped}
 --   ready <topic> <priority> <skip> <count> (entries counted from the tail) -> {read}
 --   restore <cursor> <count>               -> {cursor, read, topic, priority, ...} of the jobs put back
@@ -122,24 +121,14 @@ elseif step == 'index' then
   local key, state = P .. ARGV[5], ARGV[6]
   local list_topic = string.match(ARGV[5], '^dead:(.+)$')
   local after = (ARGV[7] ~= '') and tonumber(ARGV[7]) or nil
-  local count = tonumber(ARGV[9])
-  local entries = page_after(key, count, after, ARGV[8])
-  local members, checked = {}, {}
+  local entries = page_after(key, tonumber(ARGV[9]), after, ARGV[8])
+  local members = {}
   for i = 1, #entries, 2 do
     members[#members + 1] = entries[i]
-    checked[#checked + 1] = entries[i]
   end
-  -- the cursor stays in the zset until the next step has paged past it (a cursor that left
-  -- would make page_after read every entry of its score before it), and is checked then
-  if #members == count then
-    checked[#checked] = nil
-  end
-  if after and redis.call('ZSCORE', key, ARGV[8]) then
-    checked[#checked + 1] = ARGV[8]
-  end
-  local records = read_many(KEYS[1], checked)
+  local records = read_many(KEYS[1], members)
   local stale = {}
-  for k, jobkey in ipairs(checked) do
+  for k, jobkey in ipairs(members) do
     if not job_in(records[k], state) or (list_topic and topic_of(jobkey) ~= list_topic) then
       stale[#stale + 1] = jobkey
     end
