@@ -173,7 +173,7 @@ public class DelayQueueEndpoint {
 		JobState waiting = argument("state", () -> waitingState(state));
 		WaitingJobPage page = argument("cursor",
 				() -> this.operations.waitingJobs(topic, waiting, cursor, size, this.showPayloads));
-		return WaitingJobsDescriptor.of(topic, waiting, this.operations.stats(), page, this.showPayloads);
+		return WaitingJobsDescriptor.of(topic, waiting, this.operations.stats(topic), page, this.showPayloads);
 	}
 
 	/**
@@ -190,7 +190,7 @@ public class DelayQueueEndpoint {
 		checkTopic(topic);
 		int size = (limit != null) ? limit : DEFAULT_PAGE;
 		argument("limit", () -> JobConstraints.max("limit", size, DelayQueueOperations.MAX_DEAD_PAGE));
-		QueueStats stats = this.operations.stats();
+		QueueStats stats = this.operations.stats(topic);
 		List<ListenerDescriptor> listeners = ListenerDescriptor.byTopic(this.containers.get())
 			.getOrDefault(topic, List.of());
 		CompletedJobPage completed = argument("completedCursor",

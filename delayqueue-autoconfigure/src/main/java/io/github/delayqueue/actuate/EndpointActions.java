@@ -199,7 +199,7 @@ final class EndpointActions {
 	}
 
 	private boolean isKnown(String topic) {
-		return this.operations.stats().topics().containsKey(topic)
+		return this.operations.stats(topic).topics().containsKey(topic)
 				|| this.containers.get().stream().anyMatch((container) -> container.getTopic().equals(topic));
 	}
 

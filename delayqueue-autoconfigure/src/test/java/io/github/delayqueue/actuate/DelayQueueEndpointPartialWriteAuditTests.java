@@ -54,7 +54,7 @@ class DelayQueueEndpointPartialWriteAuditTests {
 	@Test
 	void aReplayThatFailsAfterReplayingJobsIsStillAudited() {
 		DelayQueueOperations operations = mock(DelayQueueOperations.class);
-		given(operations.stats())
+		given(operations.stats("orders"))
 			.willReturn(new QueueStats(List.of(), Map.of("orders", TopicStats.EMPTY), Instant.now(), Map.of()));
 		List<String> ids = new ArrayList<>();
 		IntStream.range(0, ReplayResult.MAX_IDS).forEach((i) -> ids.add("o-" + i));

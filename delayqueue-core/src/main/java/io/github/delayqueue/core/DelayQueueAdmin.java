@@ -25,6 +25,15 @@ public interface DelayQueueAdmin {
 	QueueStats stats();
 
 	/**
+	 * Reads the figures of one topic: {@link #stats()} as if no other topic had jobs (each
+	 * bucket's counts are the topic's; its next due times stay the bucket's), with work that
+	 * does not grow with the number of topics.
+	 * @param topic the topic
+	 * @return the figures, without other topics
+	 */
+	QueueStats stats(String topic);
+
+	/**
 	 * Reads the instances that run the bucket timers, each with the time its heartbeat runs out.
 	 * @return instance name to heartbeat expiry by Redis's clock, ordered by name
 	 */
@@ -95,8 +104,10 @@ public interface DelayQueueAdmin {
 	boolean replayDead(String topic, String id);
 
 	/**
-	 * Brings every bucket back to the queue's invariant, from the job records; reads every
-	 * bucket whole.
+	 * Brings every bucket back to the queue's invariant, from the job records, in script calls
+	 * that each read at most 1,000 records or index entries. Safe beside traffic: every job ends
+	 * in its index; the counts are corrected only from a tally no state change crossed (else
+	 * left, with a warning logged).
 	 * @param write {@code false} to only count what would be repaired
 	 * @return what was (or would be) repaired
 	 */

@@ -15,7 +15,6 @@ import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.OnDuplicate;
-import io.github.delayqueue.core.RepairResult;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.Retention;
 import io.github.delayqueue.core.ScheduleRequest;
@@ -206,9 +205,12 @@ final class QueueScripts {
 		return dropped;
 	}
 
-	/** Reads the figures of every bucket; one reply per bucket, in bucket order. */
-	List<ScriptReplies.Figures> stats() {
-		return this.runner.runAll(STATS, everyBucket(), false).stream().map(ScriptReplies.Figures::decode).toList();
+	/** Reads the figures of every bucket, of one topic or ({@code null}) all; one reply per bucket, in bucket order. */
+	List<ScriptReplies.Figures> stats(@Nullable String topic) {
+		return this.runner.runAll(STATS, (topic != null) ? everyBucket(topic) : everyBucket(), false)
+			.stream()
+			.map(ScriptReplies.Figures::decode)
+			.toList();
 	}
 
 	/** Reads, per bucket, the next DEAD jobs of a topic after a cursor ({@code null}: from the oldest). */
@@ -221,11 +223,9 @@ final class QueueScripts {
 			.toList();
 	}
 
-	/** Repairs (or, without {@code write}, counts the repairs of) one bucket, given its topics. */
-	RepairResult repair(int bucket, boolean write, Collection<String> topics) {
-		List<Object> v = Replies.list(this.runner.run(REPAIR, call(bucket, write ? "1" : "0", topics)));
-		return new RepairResult(Replies.asLong(v.get(0)), Replies.asLong(v.get(1)), Replies.asLong(v.get(2)),
-				Replies.asLong(v.get(3)), Replies.asLong(v.get(4)));
+	/** One step of a bucket's repair ({@code repair.lua} names the steps, their arguments and replies). */
+	List<@Nullable Object> repair(int bucket, boolean write, String step, List<?> values) {
+		return Replies.list(this.runner.run(REPAIR, call(bucket, write ? "1" : "0", step, values)));
 	}
 
 	/** The timer's step; {@code quiet} leaves announcing to the caller, {@code offers} may take due jobs. */

@@ -47,7 +47,16 @@ abstract class RedisAdmin extends RedisConsumer implements DelayQueueAdmin {
 
 	@Override
 	public QueueStats stats() {
-		List<ScriptReplies.Figures> replies = this.scripts.stats();
+		return stats(this.scripts.stats(null), this.retained.counts(null));
+	}
+
+	@Override
+	public QueueStats stats(String topic) {
+		JobConstraints.topic(topic);
+		return stats(this.scripts.stats(topic), this.retained.counts(topic));
+	}
+
+	private QueueStats stats(List<ScriptReplies.Figures> replies, Map<String, Long> completed) {
 		String[] ownerOf = timerOwners();
 		Map<String, long[]> topics = new TreeMap<>();
 		List<BucketStats> buckets = new ArrayList<>(replies.size());
@@ -73,7 +82,7 @@ abstract class RedisAdmin extends RedisConsumer implements DelayQueueAdmin {
 		Map<String, TopicStats> byTopic = new TreeMap<>();
 		topics.forEach((topic, figures) -> byTopic.put(topic, topicStats(figures)));
 		return new QueueStats(List.copyOf(buckets), Collections.unmodifiableMap(byTopic),
-				Instant.ofEpochMilli(readAt), this.retained.counts());
+				Instant.ofEpochMilli(readAt), completed);
 	}
 
 	@Override
@@ -174,13 +183,22 @@ abstract class RedisAdmin extends RedisConsumer implements DelayQueueAdmin {
 
 	@Override
 	public RepairResult repair(boolean write) {
-		Map<Integer, Set<String>> listed = listedTopics();
 		RepairResult result = new RepairResult(0, 0, 0, 0, 0);
-		for (int bucket = 0; bucket < this.keys.buckets(); bucket++) {
-			RepairResult repaired = this.scripts.repair(bucket, write, listed.getOrDefault(bucket, Set.of()));
+		List<BucketRepair> repairs = repairs(write);
+		for (int bucket = 0; bucket < repairs.size(); bucket++) {
+			BucketRepair repair = repairs.get(bucket);
+			while (repair.step()) {
+				// one bounded script call per step
+			}
+			RepairResult repaired = repair.result();
 			result = new RepairResult(result.jobs() + repaired.jobs(), result.reindexed() + repaired.reindexed(),
 					result.dropped() + repaired.dropped(), result.countsCorrected() + repaired.countsCorrected(),
 					result.unreadable() + repaired.unreadable());
+			if (!repair.countsVerified()) {
+				logger.warn("delayqueue " + repair + " in namespace '" + this.keys.namespace()
+						+ "' left the counts as they were: jobs changed state during each of its "
+						+ BucketRepair.TALLIES + " tallies; repair again when the queue is quieter");
+			}
 			if (write && repaired.reindexed() > 0) {
 				this.signals.markBucket(bucket);
 				this.timer.recheckAll();
@@ -193,13 +211,26 @@ abstract class RedisAdmin extends RedisConsumer implements DelayQueueAdmin {
 		return result;
 	}
 
-	/** The topics of each bucket that have a ready or dead list, by SCAN on every master. */
+	/** One repair per bucket, in bucket order, each given the bucket's lists. */
+	List<BucketRepair> repairs(boolean write) {
+		Map<Integer, Set<String>> lists = listedKeys();
+		List<BucketRepair> repairs = new ArrayList<>(this.keys.buckets());
+		for (int bucket = 0; bucket < this.keys.buckets(); bucket++) {
+			repairs.add(new BucketRepair(this.scripts, bucket, write, lists.getOrDefault(bucket, Set.of())));
+		}
+		return repairs;
+	}
+
+	/**
+	 * The ready and dead lists of each bucket ({@code ready:<topic>[:<priority>]}, {@code dead:<topic>}),
+	 * by SCAN on every master.
+	 */
 	@SuppressWarnings("NullAway") // a scan answers keys
-	private Map<Integer, Set<String>> listedTopics() {
+	private Map<Integer, Set<String>> listedKeys() {
 		String prefix = "{" + this.keys.namespace() + ":";
 		ScanOptions options = ScanOptions.scanOptions().match(prefix + "*").count(1000).build();
 		// a ready list is named ready:<topic>[:<priority>], a dead list dead:<topic>
-		Pattern list = Pattern.compile(Pattern.quote(prefix) + "(\\d{1,5})}:(?:ready|dead):([^:]+)(:\\d)?");
+		Pattern list = Pattern.compile(Pattern.quote(prefix) + "(\\d{1,5})}:((?:ready|dead):[^:]+(?::\\d)?)");
 		return this.runner.execute("listing the ready and dead lists", (connection) -> {
 			Map<Integer, Set<String>> topics = new TreeMap<>();
 			List<Cursor<byte[]>> scans = (connection instanceof RedisClusterConnection cluster)

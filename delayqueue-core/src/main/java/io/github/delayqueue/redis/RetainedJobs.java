@@ -156,16 +156,16 @@ final class RetainedJobs {
 		}
 	}
 
-	/** How many finished jobs each topic with a retention keeps, by topic. */
-	Map<String, Long> counts() {
-		if (this.completed.isEmpty()) {
+	/** How many finished jobs each topic with a retention keeps (only {@code topic}, when given), by topic. */
+	Map<String, Long> counts(@Nullable String topic) {
+		if ((topic != null) ? !this.completed.containsKey(topic) : this.completed.isEmpty()) {
 			return Map.of();
 		}
-		List<String> topics = List.copyOf(new TreeSet<>(this.completed.keySet()));
+		List<String> topics = (topic != null) ? List.of(topic) : List.copyOf(new TreeSet<>(this.completed.keySet()));
 		try {
 			List<@Nullable Object> counts = this.runner.execute("counting the finished jobs kept",
 					(connection) -> each(connection, topics,
-							(topic) -> connection.zSetCommands().zCard(this.keys.completedOrder(topic))));
+							(name) -> connection.zSetCommands().zCard(this.keys.completedOrder(name))));
 			Map<String, Long> byTopic = new TreeMap<>();
 			for (int i = 0; i < topics.size(); i++) {
 				byTopic.put(topics.get(i), (counts.get(i) instanceof Long count) ? count : 0L);

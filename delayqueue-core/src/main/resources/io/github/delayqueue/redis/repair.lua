@@ -1,7 +1,18 @@
--- repair.lua: rebuilds one bucket's indexes and counts from its records (an operator's tool).
--- ARGV[3] '1' to write, '0' to count only; ARGV[4..] the topics with a ready or dead list here.
--- Returns {jobs, jobs put back into their index, index entries and last errors dropped,
--- count fields corrected, unreadable records}.
+-- repair.lua: one bounded step of the repair of a bucket's indexes and counts (an operator's
+-- tool; BucketRepair runs the steps in order). Each step reads at most its count of records or
+-- entries. READY jobs seen by 'records' are noted in the scratch hash <bucket>:repair (job key
+-- -> record header) until 'ready' finds their entries; 'restore' lists those left.
+-- ARGV[3] '1' to write, '0' to count only (a count-only run writes only the scratch hash);
+-- ARGV[4] the step, ARGV[5..] its arguments:
+--   begin                                  -> the stats hash (field, value, ...)
+--   records <cursor> <count> <fix 1|0>     -> {cursor, read, jobs, reindexed, unreadable, state:topic, n, ...}
+--   index <key> <state> <after score|''> <after member> <count> -> {read, dropped, last score|'', last member}
+--   errors <cursor> <count>                -> {cursor, read, dropped}
+--   ready <topic> <priority> <skip> <count> (entries counted from the tail) -> {read}
+--   restore <cursor> <count>               -> {cursor, read, topic, priority, ...} of the jobs put back
+--   topic <topic> <restored 1|0> <extra priority>... -> {sentinel put right 1|0}
+--   counts <n> <stats as read by begin: n values> <m> <tally: m values> <topic, pending>...
+--                                          -> {1 when the stats changed since begin (nothing written), corrected}
 -- @include lib/keys
 -- @include lib/now_ms
 -- @include lib/num
@@ -9,220 +20,292 @@
 -- @include lib/ready_key
 -- @include lib/sentinel_levels
 -- @include lib/sentinel_text
+-- @include lib/split_header
 -- @include lib/decode
 -- @include lib/topic_of
 -- @include lib/call_many
+-- @include lib/read_many
 -- @include lib/announce_ready
--- @include lib/gathered
--- @include lib/gather_entry
--- @include lib/write_gathered
+-- @include lib/push_ready
+-- @include lib/page_after
 local write = ARGV[3] == '1'
-local now = now_ms()
+local step = ARGV[4]
+local SCRATCH = P .. 'repair'
 
--- reads
--- Calls visit(field, value) for every field of a hash (HSCAN may give a field twice).
-local function each_field(key, visit)
-  local cursor = '0'
-  repeat
-    local page = redis.call('HSCAN', key, cursor, 'COUNT', 1000)
-    cursor = page[1]
-    for i = 1, #page[2], 2 do
-      visit(page[2][i], page[2][i + 1])
-    end
-  until cursor == '0'
-end
-local function scores(key)
-  local entries = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
-  local map = {}
-  for i = 1, #entries, 2 do
-    map[entries[i]] = tonumber(entries[i + 1])
-  end
-  return map
-end
-local delayed = scores(P .. 'delayed')
-local reserved = scores(P .. 'reserved')
-local stats = redis.call('HGETALL', P .. 'stats')
-local topics, topic_order = {}, {}
-local function topic_info(topic)
-  local info = topics[topic]
-  if not info then
-    info = { dead = scores(P .. 'dead:' .. topic), listed = {}, entries = 0, ready = 0, missing = {}, levels = {} }
-    -- every list of every priority (a lost sentinel must not hide one)
-    for p = 0, 9 do
-      local entries = redis.call('LRANGE', ready_key(topic, p), 0, -1)
-      local from = 1
-      if p == DEFAULT_PRIORITY and sentinel_levels(entries[1]) then
-        info.sentinel = entries[1]
-        from = 2
-      end
-      for k = from, #entries do
-        info.listed[entries[k] .. '|' .. p] = true
-        info.entries = info.entries + 1
-      end
-      if #entries >= from and p ~= DEFAULT_PRIORITY then
-        info.levels[p] = true
-      end
-    end
-    topics[topic] = info
-    topic_order[#topic_order + 1] = topic
-  end
-  return info
-end
-for i = 1, #stats, 2 do
-  local topic = string.match(stats[i], '^%u:(.+)$')
-  if topic then
-    topic_info(topic)
-  end
-end
-for i = 4, #ARGV do
-  topic_info(ARGV[i])
+-- a job key's record as the job of a state, or nil
+local function job_in(record, state)
+  local j = record and decode(record)
+  return j and j.state == state and j
 end
 
-local counts, jobs, unreadable = {}, 0, 0
-local zadd_delayed, zadd_reserved, zadd_dead = {}, {}, {}
-local state_of = {}
--- every record's key, an unreadable one's too
-local present = {}
-each_field(KEYS[1], function(jobkey, record)
-  present[jobkey] = true
-  local topic = topic_of(jobkey)
-  local j = topic and (state_of[jobkey] == nil) and decode(record)
-  if state_of[jobkey] ~= nil then
-    -- HSCAN may return a field twice
-  elseif not j then
-    unreadable = unreadable + 1
-  else
-    jobs = jobs + 1
-    local info = topic_info(topic)
-    local field = j.state .. ':' .. topic
-    counts[field] = (counts[field] or 0) + 1
-    state_of[jobkey] = j.state
-    if j.state == 'D' then
-      if delayed[jobkey] ~= j.due then
-        zadd_delayed[#zadd_delayed + 1] = num(j.due)
-        zadd_delayed[#zadd_delayed + 1] = jobkey
+if step == 'begin' then
+  redis.call('DEL', SCRATCH)
+  return redis.call('HGETALL', P .. 'stats')
+
+elseif step == 'records' then
+  local fix = ARGV[7] == '1'
+  local page = redis.call('HSCAN', KEYS[1], ARGV[5], 'COUNT', tonumber(ARGV[6]))
+  local now = now_ms()
+  local fields = page[2]
+  local jobs, unreadable = 0, 0
+  local tally, order = {}, {}
+  local zadd_delayed, zadd_reserved, zadd_dead, dead_topics, noted = {}, {}, {}, {}, {}
+  for i = 1, #fields, 2 do
+    local jobkey = fields[i]
+    local topic = topic_of(jobkey)
+    local j = topic and decode(fields[i + 1])
+    if not j then
+      unreadable = unreadable + 1
+    else
+      jobs = jobs + 1
+      local field = j.state .. ':' .. topic
+      if not tally[field] then
+        order[#order + 1] = field
       end
-    elseif j.state == 'S' then
-      if not reserved[jobkey] then
-        zadd_reserved[#zadd_reserved + 1] = num(now)
-        zadd_reserved[#zadd_reserved + 1] = jobkey
-      end
-    elseif j.state == 'X' then
-      if not info.dead[jobkey] then
-        zadd_dead[topic] = zadd_dead[topic] or {}
-        zadd_dead[topic][#zadd_dead[topic] + 1] = num(now)
-        zadd_dead[topic][#zadd_dead[topic] + 1] = jobkey
-      end
-    elseif j.state == 'R' then
-      info.ready = info.ready + 1
-      if not info.listed[jobkey .. '|' .. j.priority] then
-        info.missing[#info.missing + 1] = { jobkey, j.priority }
-        if j.priority ~= DEFAULT_PRIORITY then
-          info.levels[j.priority] = true
+      tally[field] = (tally[field] or 0) + 1
+      if not fix then
+        -- a tally only
+      elseif j.state == 'D' then
+        local score = redis.call('ZSCORE', P .. 'delayed', jobkey)
+        if tonumber(score) ~= j.due then
+          zadd_delayed[#zadd_delayed + 1] = num(j.due)
+          zadd_delayed[#zadd_delayed + 1] = jobkey
         end
+      elseif j.state == 'S' then
+        if not redis.call('ZSCORE', P .. 'reserved', jobkey) then
+          zadd_reserved[#zadd_reserved + 1] = num(now)
+          zadd_reserved[#zadd_reserved + 1] = jobkey
+        end
+      elseif j.state == 'X' then
+        if not redis.call('ZSCORE', P .. 'dead:' .. topic, jobkey) then
+          if not zadd_dead[topic] then
+            zadd_dead[topic] = {}
+            dead_topics[#dead_topics + 1] = topic
+          end
+          zadd_dead[topic][#zadd_dead[topic] + 1] = num(now)
+          zadd_dead[topic][#zadd_dead[topic] + 1] = jobkey
+        end
+      elseif j.state == 'R' then
+        -- until 'ready' finds its entry
+        noted[#noted + 1] = jobkey
+        noted[#noted + 1] = split_header(fields[i + 1])
       end
     end
   end
-end)
-
-local function stale(map, state)
-  local keys = {}
-  for jobkey in pairs(map) do
-    if state_of[jobkey] ~= state then
-      keys[#keys + 1] = jobkey
-    end
+  local reindexed = #zadd_delayed / 2 + #zadd_reserved / 2
+  for _, topic in ipairs(dead_topics) do
+    reindexed = reindexed + #zadd_dead[topic] / 2
   end
-  return keys
-end
-local zrem_delayed = stale(delayed, 'D')
-local zrem_reserved = stale(reserved, 'S')
--- last errors without a job
-local orphan_errors, orphaned = {}, {}
-each_field(P .. 'errors', function(jobkey)
-  if not present[jobkey] and not orphaned[jobkey] then
-    orphaned[jobkey] = true
-    orphan_errors[#orphan_errors + 1] = jobkey
+  -- writes
+  call_many('HSET', SCRATCH, noted)
+  if #noted > 0 then
+    -- a repair that stops half-way leaves no scratch behind for long
+    redis.call('PEXPIRE', SCRATCH, 3600000)
   end
-end)
-local reindexed = #zadd_delayed / 2 + #zadd_reserved / 2
-local dropped = #zrem_delayed + #zrem_reserved + #orphan_errors
-local zrem_dead = {}
-for _, topic in ipairs(topic_order) do
-  local info = topics[topic]
-  reindexed = reindexed + #info.missing + (zadd_dead[topic] and #zadd_dead[topic] / 2 or 0)
-  -- a sentinel that does not name exactly the priorities with entries is put right (one repair)
-  info.new_sentinel = sentinel_text(info.levels)
-  if info.new_sentinel ~= info.sentinel then
-    reindexed = reindexed + 1
-  end
-  zrem_dead[topic] = stale(info.dead, 'X')
-  dropped = dropped + #zrem_dead[topic]
-  -- every entry that is not a READY job's (listed or put back now) is a tombstone
-  local tombstones = info.entries + #info.missing - info.ready
-  if tombstones > 0 then
-    counts['T:' .. topic] = tombstones
-  end
-end
-local corrected = 0
-local recorded = {}
-for i = 1, #stats, 2 do
-  -- a field at 0 counts as missing (the guard deletes it)
-  local value = tonumber(stats[i + 1])
-  if value ~= 0 then
-    recorded[stats[i]] = value
-    if counts[stats[i]] ~= value then
-      corrected = corrected + 1
-    end
-  end
-end
-local fields = {}
-for field, n in pairs(counts) do
-  if recorded[field] == nil then
-    corrected = corrected + 1
-  end
-  fields[#fields + 1] = field
-  fields[#fields + 1] = n
-end
-
--- writes
-if write then
-  call_many('ZADD', P .. 'delayed', zadd_delayed)
-  call_many('ZADD', P .. 'reserved', zadd_reserved)
-  call_many('ZREM', P .. 'delayed', zrem_delayed)
-  call_many('ZREM', P .. 'reserved', zrem_reserved)
-  call_many('HDEL', P .. 'errors', orphan_errors)
-  for _, topic in ipairs(topic_order) do
-    local info = topics[topic]
-    if zadd_dead[topic] then
+  if write then
+    call_many('ZADD', P .. 'delayed', zadd_delayed)
+    call_many('ZADD', P .. 'reserved', zadd_reserved)
+    for _, topic in ipairs(dead_topics) do
       call_many('ZADD', P .. 'dead:' .. topic, zadd_dead[topic])
     end
-    call_many('ZREM', P .. 'dead:' .. topic, zrem_dead[topic])
-    -- the sentinel names exactly the priorities whose lists have entries
-    local sentinel = info.new_sentinel
-    if sentinel ~= info.sentinel then
-      local first = P .. 'ready:' .. topic
-      if info.sentinel then
-        redis.call('LPOP', first)
+  end
+  local reply = { page[1], #fields / 2, jobs, reindexed, unreadable }
+  for _, field in ipairs(order) do
+    reply[#reply + 1] = field
+    reply[#reply + 1] = tally[field]
+  end
+  return reply
+
+elseif step == 'index' then
+  -- entries whose record is missing, unreadable, in another state or of another topic go
+  local key, state = P .. ARGV[5], ARGV[6]
+  local list_topic = string.match(ARGV[5], '^dead:(.+)$')
+  local after = (ARGV[7] ~= '') and tonumber(ARGV[7]) or nil
+  local entries = page_after(key, tonumber(ARGV[9]), after, ARGV[8])
+  local members = {}
+  for i = 1, #entries, 2 do
+    members[#members + 1] = entries[i]
+  end
+  local records = read_many(KEYS[1], members)
+  local stale = {}
+  for k, jobkey in ipairs(members) do
+    if not job_in(records[k], state) or (list_topic and topic_of(jobkey) ~= list_topic) then
+      stale[#stale + 1] = jobkey
+    end
+  end
+  if write then
+    call_many('ZREM', key, stale)
+  end
+  return { #members, #stale, entries[#entries] or '', members[#members] or '' }
+
+elseif step == 'errors' then
+  local page = redis.call('HSCAN', P .. 'errors', ARGV[5], 'COUNT', tonumber(ARGV[6]))
+  local keys = {}
+  for i = 1, #page[2], 2 do
+    keys[#keys + 1] = page[2][i]
+  end
+  local records = read_many(KEYS[1], keys)
+  local orphans = {}
+  for k, jobkey in ipairs(keys) do
+    if not records[k] then
+      orphans[#orphans + 1] = jobkey
+    end
+  end
+  if write then
+    call_many('HDEL', P .. 'errors', orphans)
+  end
+  return { page[1], #keys, #orphans }
+
+elseif step == 'ready' then
+  -- read from the tail: pushes at the tail make a window read entries again, never skip one
+  local topic, p, skip, count = ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+  local entries = redis.call('LRANGE', ready_key(topic, p), -(skip + count), -(skip + 1))
+  local records = read_many(KEYS[1], entries)
+  local listed = {}
+  for k, jobkey in ipairs(entries) do
+    local j = job_in(records[k], 'R')
+    if j and j.priority == p then
+      listed[#listed + 1] = jobkey
+    end
+  end
+  call_many('HDEL', SCRATCH, listed)
+  return { #entries }
+
+elseif step == 'restore' then
+  -- a READY job noted by 'records', whose entry no 'ready' step found and whose record has not
+  -- changed since (a job taken and made READY again has another token), is in no list
+  local page = redis.call('HSCAN', SCRATCH, ARGV[5], 'COUNT', tonumber(ARGV[6]))
+  local keys, headers = {}, {}
+  for i = 1, #page[2], 2 do
+    keys[#keys + 1] = page[2][i]
+    headers[#headers + 1] = page[2][i + 1]
+  end
+  local records = read_many(KEYS[1], keys)
+  local lists, order, reply = {}, {}, { page[1], #keys }
+  for k, jobkey in ipairs(keys) do
+    local j = job_in(records[k], 'R')
+    if j and split_header(records[k]) == headers[k] then
+      local list = topic_of(jobkey) .. ' ' .. j.priority
+      if not lists[list] then
+        lists[list] = {}
+        order[#order + 1] = list
+      end
+      lists[list][#lists[list] + 1] = jobkey
+      reply[#reply + 1] = topic_of(jobkey)
+      reply[#reply + 1] = j.priority
+    end
+  end
+  call_many('HDEL', SCRATCH, keys)
+  if write then
+    for _, list in ipairs(order) do
+      local topic, p = string.match(list, '^(.+) (%d)$')
+      p = tonumber(p)
+      if p == DEFAULT_PRIORITY then
+        push_ready(topic, lists[list])
+      else
+        -- the 'topic' step that follows names the list in the sentinel and announces it
+        call_many('RPUSH', ready_key(topic, p), lists[list])
+      end
+    end
+  end
+  return reply
+
+elseif step == 'topic' then
+  -- the sentinel names exactly the priorities (but the default) whose lists have entries
+  local topic = ARGV[5]
+  local first_key = P .. 'ready:' .. topic
+  local first = redis.call('LRANGE', first_key, 0, 0)[1]
+  local current = sentinel_levels(first) and first or nil
+  local levels = {}
+  for i = 7, #ARGV do
+    levels[tonumber(ARGV[i])] = true
+  end
+  for p = 0, 9 do
+    if p ~= DEFAULT_PRIORITY and redis.call('LLEN', ready_key(topic, p)) > 0 then
+      levels[p] = true
+    end
+  end
+  levels[DEFAULT_PRIORITY] = nil
+  local sentinel = sentinel_text(levels)
+  local changed = sentinel ~= current
+  if write then
+    if changed then
+      if current then
+        redis.call('LPOP', first_key)
       end
       if sentinel then
-        redis.call('LPUSH', first, sentinel)
+        redis.call('LPUSH', first_key, sentinel)
       end
     end
-    if #info.missing > 0 then
-      local w = gathered()
-      for _, missing in ipairs(info.missing) do
-        gather_entry(w, topic, missing[1], missing[2])
-      end
-      write_gathered(w)
-    end
-    if sentinel and (#info.missing > 0 or sentinel ~= info.sentinel) then
-      -- (the sentinel just written made the first list non-empty: the pushes did not announce)
+    if sentinel and (changed or ARGV[6] == '1') then
+      -- (a sentinel made the first list non-empty: no push announced the jobs)
       announce_ready(topic)
     end
   end
-  if corrected > 0 then
+  return { changed and 1 or 0 }
+
+elseif step == 'counts' then
+  -- the counts are the tally of the records and, per topic, the list entries beyond its READY
+  -- jobs (tombstones); written only when no count changed since 'begin' (no job changed state)
+  local function figures(from, n)
+    local map = {}
+    for i = from, from + n - 1, 2 do
+      if tonumber(ARGV[i + 1]) ~= 0 then
+        map[ARGV[i]] = tonumber(ARGV[i + 1])
+      end
+    end
+    return map
+  end
+  local n = tonumber(ARGV[5])
+  local before = figures(6, n)
+  local m = tonumber(ARGV[6 + n])
+  local counts = figures(7 + n, m)
+  local stats = redis.call('HGETALL', P .. 'stats')
+  local recorded, same = {}, true
+  for i = 1, #stats, 2 do
+    local value = tonumber(stats[i + 1])
+    if value ~= 0 then
+      recorded[stats[i]] = value
+      same = same and before[stats[i]] == value
+    end
+  end
+  for field in pairs(before) do
+    same = same and recorded[field] ~= nil
+  end
+  if not same then
+    return { 1, 0 }
+  end
+  for i = 7 + n + m, #ARGV, 2 do
+    local topic = ARGV[i]
+    local entries = tonumber(ARGV[i + 1])
+    for p = 0, 9 do
+      entries = entries + redis.call('LLEN', ready_key(topic, p))
+    end
+    if sentinel_levels(redis.call('LRANGE', P .. 'ready:' .. topic, 0, 0)[1]) then
+      entries = entries - 1
+    end
+    local tombstones = entries - (counts['R:' .. topic] or 0)
+    if tombstones > 0 then
+      counts['T:' .. topic] = tombstones
+    end
+  end
+  local corrected, fields = 0, {}
+  for field, value in pairs(recorded) do
+    if counts[field] ~= value then
+      corrected = corrected + 1
+    end
+  end
+  for field, value in pairs(counts) do
+    if recorded[field] == nil then
+      corrected = corrected + 1
+    end
+    fields[#fields + 1] = field
+    fields[#fields + 1] = value
+  end
+  if write and corrected > 0 then
     redis.call('DEL', P .. 'stats')
     call_many('HSET', P .. 'stats', fields)
   end
+  return { 0, corrected }
 end
-return { jobs, reindexed, dropped, corrected, unreadable }
+return redis.error_reply('repair: unknown step ' .. tostring(step))

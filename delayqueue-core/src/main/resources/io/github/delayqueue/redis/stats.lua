@@ -1,4 +1,5 @@
--- stats.lua: the figures of one bucket.
+-- stats.lua: the figures of one bucket; with ARGV[3], of that topic alone (work that does not
+-- grow with the other topics).
 -- Returns {now ms, next due ms or -1, earliest DELAYED due ms or -1, then pairs: "<state>:<topic>"
 -- and its count (state D, R, S, X, or T for tombstones), "O:<topic>" and the due ms of the
 -- topic's oldest overdue job}.
@@ -14,11 +15,25 @@ local now = now_ms()
 local first, first_due = lowest(P .. 'delayed')
 local _, r = lowest(P .. 'reserved')
 local reply = { now, earlier(first_due, r), first_due or -1 }
+local only = ARGV[3]
 local overdue = {}
-if first and first_due <= now then
+if first and first_due <= now and (not only or topic_of(first) == only) then
   overdue[topic_of(first)] = first_due
 end
-local stats = redis.call('HGETALL', P .. 'stats')
+local stats
+if only then
+  stats = {}
+  local fields = { 'D:' .. only, 'R:' .. only, 'S:' .. only, 'X:' .. only, 'T:' .. only }
+  local values = redis.call('HMGET', P .. 'stats', unpack(fields))
+  for i, field in ipairs(fields) do
+    if values[i] then
+      stats[#stats + 1] = field
+      stats[#stats + 1] = values[i]
+    end
+  end
+else
+  stats = redis.call('HGETALL', P .. 'stats')
+end
 for i = 1, #stats, 2 do
   -- a field at 0 waits for the guard to delete it: it is no figure
   local zero = tonumber(stats[i + 1]) == 0

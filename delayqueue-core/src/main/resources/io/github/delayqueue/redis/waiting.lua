@@ -17,6 +17,7 @@
 -- @include lib/live_entry
 -- @include lib/num
 -- @include lib/bytes_before
+-- @include lib/rank_after
 local topic, state, max, cap = ARGV[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[8])
 local after, after_key = (ARGV[6] ~= '') and tonumber(ARGV[6]) or nil, ARGV[7]
 local prefix = topic .. ':'
@@ -59,21 +60,7 @@ if state == 'R' then
   end
 else
   local key = P .. ((state == 'S') and 'reserved' or 'delayed')
-  -- the rank of the first entry after the cursor: a bisection within the cursor's score
-  local rank = 0
-  if after then
-    local score = string.format('%.0f', after)
-    local lo, hi = redis.call('ZCOUNT', key, '-inf', '(' .. score), redis.call('ZCOUNT', key, '-inf', score)
-    while lo < hi do
-      local mid = math.floor((lo + hi) / 2)
-      if bytes_before(after_key, redis.call('ZRANGE', key, mid, mid)[1]) then
-        hi = mid
-      else
-        lo = mid + 1
-      end
-    end
-    rank = lo
-  end
+  local rank = after and rank_after(key, after, after_key) or 0
   local ended = false
   while #found < 2 * max and examined < cap do
     local window = math.min(cap - examined, 256)

@@ -1,0 +1,135 @@
+package io.github.delayqueue.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.github.delayqueue.core.RepairResult;
+import io.github.delayqueue.core.RescheduleResult;
+import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.core.ScheduleRequest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.connection.RedisConnection;
+
+import static io.github.delayqueue.redis.RedisDelayQueueLifecycleTests.request;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Repair runs in bounded steps: each script call reads a bounded number of records or index
+ * entries whatever the bucket holds, and a repair whose steps interleave with schedules,
+ * promotions, takes, finishes and cancels still leaves the invariant (the extension checks it
+ * after each test).
+ */
+class RedisDelayQueueRepairStepsTests {
+
+	/**
+	 * The most records one step reads: HSCAN's count is a hint, and a scan stops after the
+	 * hash-table bucket that reaches it, which may hold a few more.
+	 */
+	private static final long MOST_READ = BucketRepair.STEP + 64;
+
+	@RegisterExtension
+	final RedisQueues queues = new RedisQueues();
+
+	@Test
+	void eachStepOfTheRepairOfABucketOf200000JobsReadsABoundedNumberOfRecords() {
+		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(1).timerEnabled(false));
+		for (int from = 0; from < 200_000; from += 10_000) {
+			queue.scheduleAll(requests("many", from, 10_000, Duration.ofHours(1)));
+		}
+		queue.scheduleAll(requests("ready", 0, 1_500, Duration.ZERO));
+		while (TimerSteps.promote(queue, 0, false).moved() > 0) {
+			// until every due job is READY
+		}
+		String prefix = "{" + queue.getNamespace() + ":0}:";
+		try (RedisConnection connection = queue.getConnectionFactory().getConnection()) {
+			connection.zSetCommands().zRem(bytes(prefix + "delayed"), bytes("many:job-7"), bytes("many:job-70000"),
+					bytes("many:job-199999"));
+			connection.listCommands().lRem(bytes(prefix + "ready:ready"), 1, bytes("ready:job-1234"));
+			// stale entries that share one score, across several steps' pages
+			for (int i = 0; i < 5_000; i++) {
+				connection.zSetCommands().zAdd(bytes(prefix + "reserved"), 1, bytes("many:nobody-" + i));
+			}
+		}
+
+		BucketRepair repair = queue.repairs(true).get(0);
+		long steps = 0;
+		long most = 0;
+		while (repair.step()) {
+			steps++;
+			most = Math.max(most, repair.read());
+		}
+		most = Math.max(most, repair.read());
+
+		assertThat(most).as("records or entries one step read").isLessThanOrEqualTo(MOST_READ);
+		assertThat(steps).as("steps").isGreaterThan(2 * 201_500 / BucketRepair.STEP);
+		assertThat(repair.countsVerified()).isTrue();
+		assertThat(repair.result()).isEqualTo(new RepairResult(201_500, 4, 5_000, 0, 0));
+		assertThat(queue.repair(false).isClean()).isTrue();
+	}
+
+	@Test
+	void aRepairWhoseStepsInterleaveWithTrafficLeavesTheInvariant() {
+		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(1).timerEnabled(false));
+		queue.scheduleAll(requests("busy", 0, 3_000, Duration.ZERO));
+		TimerSteps.promote(queue, 0, false);
+		queue.scheduleAll(requests("busy", 3_000, 3_000, Duration.ofHours(1)));
+		queue.scheduleAll(requests("other", 0, 2_000, Duration.ofHours(1)));
+		String prefix = "{" + queue.getNamespace() + ":0}:";
+		try (RedisConnection connection = queue.getConnectionFactory().getConnection()) {
+			// what a failure the scripts cannot rule out leaves: a READY job in no list, a
+			// DELAYED one in no zset, an index entry without a job, a count that drifted, and a
+			// last error without a job
+			connection.listCommands().lRem(bytes(prefix + "ready:busy"), 1, bytes("busy:job-2999"));
+			connection.zSetCommands().zRem(bytes(prefix + "delayed"), bytes("other:job-5"));
+			// (a deadline the timer does not reach while the test runs: it drops expired ones itself)
+			connection.zSetCommands().zAdd(bytes(prefix + "reserved"), 4e12, bytes("busy:nobody"));
+			connection.hashCommands().hSet(bytes(prefix + "stats"), bytes("D:other"), bytes("7"));
+			connection.hashCommands().hSet(bytes(prefix + "errors"), bytes("busy:gone"), bytes("boom"));
+		}
+
+		BucketRepair repair = queue.repairs(true).get(0);
+		int step = 0;
+		int traffic = 15;
+		while (repair.step()) {
+			if (step < traffic) {
+				// between two steps: a schedule of a due job and of a later one, a promotion, a
+				// take and its finish, a cancel, a reschedule
+				queue.schedule(request("busy", "new-" + step, "{}", Duration.ZERO));
+				queue.schedule(request("other", "new-" + step, "{}", Duration.ofHours(2)));
+				TimerSteps.promote(queue, 0, false);
+				List<ReservedJob> taken = queue.reserve("busy", 3, null);
+				taken.forEach((job) -> assertThat(queue.finish(job)).isTrue());
+				assertThat(queue.cancel("busy", "job-" + (3_000 + step))).isTrue();
+				assertThat(queue.reschedule("other", "job-" + (100 + step), Duration.ofMinutes(5)))
+					.isEqualTo(RescheduleResult.RESCHEDULED);
+			}
+			step++;
+		}
+
+		assertThat(step).as("steps, traffic between the first %d", traffic).isGreaterThan(traffic);
+		assertThat(repair.countsVerified()).isTrue();
+		RepairResult result = repair.result();
+		assertThat(result.reindexed()).isEqualTo(2);
+		assertThat(result.dropped()).isEqualTo(2);
+		assertThat(result.countsCorrected()).isEqualTo(1);
+		assertThat(queue.repair(false).isClean()).isTrue();
+		assertThat(queue.reserve("busy", 5_000, null)).extracting(ReservedJob::id).contains("job-2999");
+	}
+
+	private static List<ScheduleRequest> requests(String topic, int from, int count, Duration delay) {
+		List<ScheduleRequest> requests = new ArrayList<>(count);
+		for (int i = from; i < from + count; i++) {
+			requests.add(request(topic, "job-" + i, "{}", delay));
+		}
+		return requests;
+	}
+
+	private static byte[] bytes(String text) {
+		return text.getBytes(StandardCharsets.UTF_8);
+	}
+
+}
