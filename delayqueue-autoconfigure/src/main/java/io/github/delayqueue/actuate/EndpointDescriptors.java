@@ -193,12 +193,13 @@ public final class EndpointDescriptors {
 	}
 
 	/**
-	 * A page of a topic's jobs in one waiting state (a reservation does not record its holder).
+	 * A page of a topic's jobs in one waiting state.
 	 *
 	 * @param topic the topic
 	 * @param state {@code DELAYED}, {@code READY} or {@code RESERVED}
 	 * @param total the topic's jobs in that state
-	 * @param jobs the page: DELAYED and READY jobs by due time, RESERVED ones by TTR deadline
+	 * @param jobs the page: DELAYED and READY jobs by due time, RESERVED ones by TTR deadline with
+	 * their holders
 	 * @param next the cursor of the next page, or {@code null} for the last page
 	 */
 	public record WaitingJobsDescriptor(String topic, String state, long total, List<JobDescriptor> jobs,
