@@ -153,7 +153,8 @@ final class QueueScripts {
 		String kept = (keep == null) ? "0" : (keep.payloads() ? "2" : "1");
 		return ScriptReplies.Finished.decode(topic, jobs, wanted > 0, keep != null, this.runner
 			.runReplicated(FINISH,
-					call(bucket, wanted, ttrMillis, topic, attemptsLimit, kept, holder(), keysAndTokens(jobs))));
+					call(bucket, wanted, ttrMillis, topic, attemptsLimit, kept, (wanted > 0) ? holder() : 0,
+							keysAndTokens(jobs))));
 	}
 
 	/** Fails a reservation: back-off in ms, or -1 to make the job DEAD now. */
