@@ -50,17 +50,20 @@ public final class EndpointDescriptors {
 
 	}
 
-	/** One job, in any state ({@code COMPLETED} too). */
+	/**
+	 * One job, in any state ({@code COMPLETED} too); {@code reservedBy} names the instance that
+	 * holds it on a page of RESERVED jobs.
+	 */
 	public record JobDescriptor(String topic, String id, String state, Instant dueAt, int attempt, int maxAttempts,
-			long ttrMillis, @Nullable Instant createdAt, @Nullable Instant reservedUntil, @Nullable Instant diedAt,
-			@Nullable Instant finishedAt, @Nullable String lastError, int priority, @Nullable String payload,
-			@Nullable Map<String, String> headers) implements OperationResponseBody {
+			long ttrMillis, @Nullable Instant createdAt, @Nullable Instant reservedUntil, @Nullable String reservedBy,
+			@Nullable Instant diedAt, @Nullable Instant finishedAt, @Nullable String lastError, int priority,
+			@Nullable String payload, @Nullable Map<String, String> headers) implements OperationResponseBody {
 
 		static JobDescriptor of(JobInfo job, boolean payloads) {
 			return new JobDescriptor(job.topic(), job.id(), job.state().name(), job.dueAt(), job.attempt(),
-					job.maxAttempts(), job.ttr().toMillis(), job.createdAt(), job.reservedUntil(), job.diedAt(),
-					job.finishedAt(), job.lastError(), job.priority(), payloads ? job.payloadAsString() : null,
-					shownHeaders(job, payloads));
+					job.maxAttempts(), job.ttr().toMillis(), job.createdAt(), job.reservedUntil(), job.reservedBy(),
+					job.diedAt(), job.finishedAt(), job.lastError(), job.priority(),
+					payloads ? job.payloadAsString() : null, shownHeaders(job, payloads));
 		}
 
 	}
@@ -190,12 +193,13 @@ public final class EndpointDescriptors {
 	}
 
 	/**
-	 * A page of a topic's jobs in one waiting state (a reservation does not record its holder).
+	 * A page of a topic's jobs in one waiting state.
 	 *
 	 * @param topic the topic
 	 * @param state {@code DELAYED}, {@code READY} or {@code RESERVED}
 	 * @param total the topic's jobs in that state
-	 * @param jobs the page: DELAYED and READY jobs by due time, RESERVED ones by TTR deadline
+	 * @param jobs the page: DELAYED and READY jobs by due time, RESERVED ones by TTR deadline with
+	 * their holders
 	 * @param next the cursor of the next page, or {@code null} for the last page
 	 */
 	public record WaitingJobsDescriptor(String topic, String state, long total, List<JobDescriptor> jobs,

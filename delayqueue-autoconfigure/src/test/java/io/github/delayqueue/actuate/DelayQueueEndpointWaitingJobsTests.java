@@ -101,6 +101,8 @@ class DelayQueueEndpointWaitingJobsTests {
 		assertThat(reserved.get("total").asLong()).isEqualTo(1);
 		assertThat(reserved.get("jobs").get(0).get("id").asString()).isEqualTo("a");
 		assertThat(reserved.get("jobs").get(0).hasNonNull("reservedUntil")).isTrue();
+		assertThat(reserved.get("jobs").get(0).get("reservedBy").asString())
+			.isEqualTo(app.bean(RedisDelayQueue.class).getInstanceId());
 		assertThat(reserved.get("jobs").get(0).hasNonNull("payload")).isFalse();
 		assertThat(app.get("/actuator/delayqueue/work?state=READY").json().get("jobs")).isEmpty();
 

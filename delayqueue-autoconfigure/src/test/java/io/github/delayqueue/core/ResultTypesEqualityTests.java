@@ -21,7 +21,7 @@ class ResultTypesEqualityTests {
 
 	private static JobInfo job(String payload) {
 		return new JobInfo("orders", "o-1", JobState.DEAD, 3, 3, Duration.ofSeconds(30), DUE, DUE.minusSeconds(60),
-				null, DUE.plusSeconds(5), "boom", payload.getBytes(StandardCharsets.UTF_8), Map.of("tenant", "acme"),
+				null, null, DUE.plusSeconds(5), "boom", payload.getBytes(StandardCharsets.UTF_8), Map.of("tenant", "acme"),
 				null, null, 7);
 	}
 
@@ -36,7 +36,7 @@ class ResultTypesEqualityTests {
 		assertThat(Set.of(job("{\"a\":1}"))).contains(job("{\"a\":1}"));
 		assertThat(job("{\"a\":1}")).isNotEqualTo(job("{\"a\":2}"));
 		assertThat(job("{\"a\":1}")).isNotEqualTo(new JobInfo("orders", "o-1", JobState.DEAD, 3, 3,
-				Duration.ofSeconds(30), DUE, DUE.minusSeconds(60), null, DUE.plusSeconds(5), "boom", null,
+				Duration.ofSeconds(30), DUE, DUE.minusSeconds(60), null, null, DUE.plusSeconds(5), "boom", null,
 				Map.of("tenant", "acme"), null, null, 7));
 	}
 

@@ -27,7 +27,7 @@ class ResultTypesJsonTests {
 	private final JsonMapper mapper = JsonMapper.builder().build();
 
 	private final JobInfo job = new JobInfo("orders", "o-1", JobState.DEAD, 3, 3, Duration.ofSeconds(30), DUE,
-			DUE.minusSeconds(60), null, DUE.plusSeconds(5), "boom", "{\"a\":1}".getBytes(StandardCharsets.UTF_8),
+			DUE.minusSeconds(60), null, null, DUE.plusSeconds(5), "boom", "{\"a\":1}".getBytes(StandardCharsets.UTF_8),
 			Map.of("tenant", "acme"), null, null, 7);
 
 	private JsonNode write(Object value) {

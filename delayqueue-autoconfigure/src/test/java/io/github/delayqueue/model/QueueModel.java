@@ -343,6 +343,14 @@ final class QueueModel {
 	}
 
 	/**
+	 * The fencing token of a reservation (lib/token.lua): the run's one instance is the first
+	 * numbered in its namespace, so its number is 1.
+	 */
+	static long token(long seq) {
+		return 1_000_000_000_000_000L + (seq % 800_000_000_000L) * 10_000 + 1;
+	}
+
+	/**
 	 * Applies a take (lib/apply_take.lua): the scanned entries leave the head of each list,
 	 * the jobs are RESERVED under consecutive tokens.
 	 */
@@ -359,7 +367,7 @@ final class QueueModel {
 			bucket.seq++;
 			job.state = 'S';
 			job.attempt++;
-			job.token = bucket.seq;
+			job.token = token(bucket.seq);
 			if (maxOverride > 0) {
 				job.max = maxOverride;
 			}
@@ -721,7 +729,7 @@ final class QueueModel {
 				bucket.seq++;
 				job.state = 'S';
 				job.attempt++;
-				job.token = bucket.seq;
+				job.token = token(bucket.seq);
 				if (offer.maxAttempts() > 0) {
 					job.max = offer.maxAttempts();
 				}

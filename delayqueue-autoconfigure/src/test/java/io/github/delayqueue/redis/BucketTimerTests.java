@@ -210,7 +210,7 @@ class BucketTimerTests {
 			public Coordination coordinate(boolean leaving) {
 				coordinations[0]++;
 				int[] owned = (leaving) ? new int[0] : (coordinations[0] < 3) ? new int[] { 0 } : new int[] { 0, 1 };
-				return new Coordination(1, System.currentTimeMillis(), "1", owned);
+				return new Coordination(1, System.currentTimeMillis(), "1", 1, owned);
 			}
 
 			@Override

@@ -23,14 +23,14 @@ class HeartbeatRenewalTests {
 	@RegisterExtension
 	final RedisQueues queues = new RedisQueues();
 
-	private QueueScripts scripts;
+	private QueueScripts a;
 
 	private KeySpace keys;
 
 	@BeforeEach
 	void scripts() {
 		this.keys = new KeySpace(this.queues.namespace, 4);
-		this.scripts = new QueueScripts(new ScriptRunner(this.queues.connectionFactory()), this.keys);
+		this.a = scripts("a");
 	}
 
 	@AfterEach
@@ -40,45 +40,49 @@ class HeartbeatRenewalTests {
 
 	@Test
 	void aRenewalExtendsAHeartbeatThatIsThereWhileNoneRanOut() {
-		this.scripts.coordinate("a", TTL, false);
-		TimerBackend.Coordination other = this.scripts.coordinate("b", TTL, false);
+		this.a.coordinate(TTL, false);
+		TimerBackend.Coordination other = scripts("b").coordinate(TTL, false);
 		long now = other.redisMillis() + 1000;
 		// b's heartbeat is now the earliest: none runs out before it
-		assertThat(this.scripts.renew("a", TTL, now, true)).isEqualTo(heartbeat("b").longValue())
+		assertThat(this.a.renew("a", TTL, now, true)).isEqualTo(heartbeat("b").longValue())
 			.isGreaterThanOrEqualTo(other.redisMillis() + TTL.toMillis());
 		assertThat(heartbeat("a")).isEqualTo(now + TTL.toMillis());
 	}
 
 	@Test
 	void aRenewalNotAskedForTheEarliestExpirySendsTheRenewalAlone() {
-		TimerBackend.Coordination joined = this.scripts.coordinate("a", TTL, false);
+		TimerBackend.Coordination joined = this.a.coordinate(TTL, false);
 		// 0: renewed, and nothing read
-		assertThat(this.scripts.renew("a", TTL, joined.redisMillis() + 100, false)).isZero();
+		assertThat(this.a.renew("a", TTL, joined.redisMillis() + 100, false)).isZero();
 		assertThat(heartbeat("a")).isEqualTo(joined.redisMillis() + 100 + TTL.toMillis());
 	}
 
 	@Test
 	void aRenewalOfAHeartbeatThatWasRemovedAsksForACoordinationAndAddsNothing() {
-		TimerBackend.Coordination joined = this.scripts.coordinate("a", TTL, false);
-		this.scripts.coordinate("a", TTL, true);
-		assertThat(this.scripts.renew("a", TTL, joined.redisMillis() + 100, true)).isEqualTo(-1);
-		assertThat(this.scripts.renew("a", TTL, joined.redisMillis() + 100, false)).isEqualTo(-1);
+		TimerBackend.Coordination joined = this.a.coordinate(TTL, false);
+		this.a.coordinate(TTL, true);
+		assertThat(this.a.renew("a", TTL, joined.redisMillis() + 100, true)).isEqualTo(-1);
+		assertThat(this.a.renew("a", TTL, joined.redisMillis() + 100, false)).isEqualTo(-1);
 		assertThat(heartbeat("a")).isNull();
 	}
 
 	@Test
 	void aRenewalThatSeesAnotherHeartbeatRunOutAsksForACoordination() {
-		TimerBackend.Coordination joined = this.scripts.coordinate("a", TTL, false);
-		this.scripts.coordinate("b", TTL, false);
+		TimerBackend.Coordination joined = this.a.coordinate(TTL, false);
+		scripts("b").coordinate(TTL, false);
 		// b crashed: its heartbeat ran out a millisecond before a's estimate of now
 		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
 			connection.zSetCommands().zAdd(this.keys.instances(), joined.redisMillis() - 1, KeySpace.bytes("b"));
 		}
-		assertThat(this.scripts.renew("a", TTL, joined.redisMillis(), true)).isEqualTo(-1);
+		assertThat(this.a.renew("a", TTL, joined.redisMillis(), true)).isEqualTo(-1);
 		// the coordination it asks for removes b and gives every bucket to a
-		TimerBackend.Coordination coordination = this.scripts.coordinate("a", TTL, false);
+		TimerBackend.Coordination coordination = this.a.coordinate(TTL, false);
 		assertThat(coordination.liveInstances()).isEqualTo(1);
 		assertThat(coordination.buckets()).containsExactly(0, 1, 2, 3);
+	}
+
+	private QueueScripts scripts(String instance) {
+		return new QueueScripts(new ScriptRunner(this.queues.connectionFactory()), this.keys, instance);
 	}
 
 	private Double heartbeat(String instance) {

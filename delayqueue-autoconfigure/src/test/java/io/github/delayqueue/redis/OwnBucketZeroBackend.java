@@ -25,7 +25,7 @@ abstract class OwnBucketZeroBackend implements TimerBackend {
 
 	@Override
 	public Coordination coordinate(boolean leaving) {
-		return new Coordination(1, System.currentTimeMillis(), "1", leaving ? new int[0] : new int[] { 0 });
+		return new Coordination(1, System.currentTimeMillis(), "1", 1, leaving ? new int[0] : new int[] { 0 });
 	}
 
 }

@@ -154,7 +154,7 @@ class RedisDelayQueueRateLimitTests {
 		scheduleReady(queue, 0, 1);
 		int bucket = queue.bucketOf("limited", "j0");
 		QueueScripts scripts = new QueueScripts(new ScriptRunner(this.queues.connectionFactory()),
-				new KeySpace(this.queues.namespace, queue.getBuckets()));
+				new KeySpace(this.queues.namespace, queue.getBuckets()), "test");
 		ScriptReplies.Taken late = scripts.reserve(bucket, "limited", 5, 0, 0, 1);
 		assertThat(late.late()).isTrue();
 		assertThat(late.jobs()).isEmpty();

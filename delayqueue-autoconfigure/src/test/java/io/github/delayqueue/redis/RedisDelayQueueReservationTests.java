@@ -70,6 +70,10 @@ class RedisDelayQueueReservationTests extends AbstractRedisDelayQueueTests {
 		RedisDelayQueue queue = this.queues
 			.start((builder) -> builder.namespace(this.queues.namespace + "-256").buckets(256).timerEnabled(false));
 		await().atMost(Duration.ofSeconds(5)).until(queue::isSubscribed);
+		// an instance without timers takes its number (the holder in its tokens) at its first
+		// reservation, once: before the count
+		queue.schedule(RedisDelayQueueLifecycleTests.request("warm-up", "w", "{}", Duration.ZERO));
+		assertThat(queue.finish(queue.reserve("warm-up", 1, null).get(0))).isTrue();
 		queue.schedule(RedisDelayQueueLifecycleTests.request("probed", "a", "{}", Duration.ZERO));
 		queue.schedule(RedisDelayQueueLifecycleTests.request("probed", "b", "{}", Duration.ZERO));
 		long before = scriptCalls(queue);

@@ -89,6 +89,10 @@ class RedisDelayQueueReservedAtOnceTests {
 		// the job never was in a ready list, and no take read one
 		assertThat(RedisDelayQueueReservationTests.calls(queue, "rpush")).isEqualTo(rpush);
 		assertThat(RedisDelayQueueReservationTests.calls(queue, "lrange")).isEqualTo(lrange);
+		// the timer's step reserved it for this instance's consumer: this instance holds it
+		assertThat(queue.waitingJobs("direct", JobState.RESERVED, null, 10, false).jobs()).singleElement()
+			.extracting(JobInfo::reservedBy)
+			.isEqualTo(queue.getInstanceId());
 		// counted RESERVED, as a take counts it
 		assertThat(queue.stats().topics().get("direct")).satisfies((counts) -> {
 			assertThat(counts.reserved()).isOne();

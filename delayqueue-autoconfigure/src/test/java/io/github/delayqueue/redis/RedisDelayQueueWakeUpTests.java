@@ -123,7 +123,7 @@ class RedisDelayQueueWakeUpTests {
 		await().atMost(Duration.ofSeconds(5)).until(queue::isSubscribed);
 		assertThat(queue.reserve("orphan", 10, null)).isEmpty();
 		QueueScripts scripts = new QueueScripts(new ScriptRunner(this.queues.connectionFactory()),
-				new KeySpace(this.queues.namespace, 1));
+				new KeySpace(this.queues.namespace, 1), "test");
 		queue.schedule(request("orphan", "1", "x", Duration.ofMillis(50)));
 		await().atMost(Duration.ofSeconds(5))
 			.until(() -> scripts.promote(0, 100, false, true, List.of()).unannounced(), (left) -> left.containsKey("orphan"));

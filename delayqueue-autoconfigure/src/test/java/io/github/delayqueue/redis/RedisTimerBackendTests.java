@@ -44,7 +44,7 @@ class RedisTimerBackendTests {
 			ReadySignals signals = new ReadySignals(1, (topic) -> new boolean[] { true });
 			signals.topic("t");
 			RedisTimerBackend backend = backend(signals,
-					new QueueScripts(new ScriptRunner(factory), new KeySpace("announcer", 1)), rechecks::incrementAndGet);
+					new QueueScripts(new ScriptRunner(factory), new KeySpace("announcer", 1), "test"), rechecks::incrementAndGet);
 			backend.start();
 			try {
 				// no consumer waits here: announced at once, on a connection nobody answers

@@ -18,6 +18,7 @@ import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.DelayedJob;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.FailResult;
+import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.RescheduleResult;
 import io.github.delayqueue.core.ReservedJob;
@@ -140,6 +141,10 @@ public final class EveryOperation {
 		assertThat(operations.touch(held, Duration.ofMinutes(5))).isPresent();
 		assertThat(operations.release(held)).isTrue();
 		held = reserveOne(operations, manual);
+		// the RESERVED page names the holder (its numbers live in the coordination slot)
+		assertThat(operations.waitingJobs(manual, JobState.RESERVED, null, 10, false).jobs()).singleElement()
+			.extracting(JobInfo::reservedBy)
+			.isEqualTo(context.getBean(RedisDelayQueue.class).getInstanceId());
 		assertThat(operations.kill(held, "boom")).isEqualTo(FailResult.DEAD);
 		assertThat(template.find(manual, "m").get().state()).isEqualTo(JobState.DEAD);
 		DeadJobPage page = operations.deadJobs(manual, null, 10, true);

@@ -65,7 +65,7 @@ public interface DelayQueueAdmin {
 	 * Reads a page of a topic's DELAYED jobs by due time, RESERVED jobs by TTR deadline, or
 	 * READY jobs by due time among the first {@value #MAX_EXAMINED} entries of each bucket's
 	 * ready lists. One page examines at most {@value #MAX_EXAMINED} index entries per bucket,
-	 * whatever the queue's size. A reservation does not record its holder.
+	 * whatever the queue's size. A RESERVED job names the instance that holds it ({@link JobInfo#reservedBy()}).
 	 * @param topic the topic
 	 * @param state {@link JobState#DELAYED}, {@link JobState#READY} or {@link JobState#RESERVED}
 	 * @param cursor {@code null} for the first page, else the page before's {@link WaitingJobPage#next()}

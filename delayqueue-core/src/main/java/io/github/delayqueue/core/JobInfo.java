@@ -23,6 +23,8 @@ import org.jspecify.annotations.Nullable;
  * @param dueAt when the job is (or was last) due, by Redis's clock
  * @param createdAt when the job was scheduled, by Redis's clock
  * @param reservedUntil the TTR deadline of the current reservation; {@code null} unless RESERVED
+ * @param reservedBy the id of the instance that holds the current reservation, as a page of
+ * {@link DelayQueueAdmin#waitingJobs} reads it; {@code null} elsewhere, and when not known
  * @param diedAt when the job died; {@code null} unless DEAD
  * @param lastError the error of the last failed attempt, or {@code null}
  * @param payload the payload as stored; {@code null} when read without payloads
@@ -32,7 +34,8 @@ import org.jspecify.annotations.Nullable;
  * @param priority the job's priority
  */
 public record JobInfo(String topic, String id, JobState state, int attempt, int maxAttempts, Duration ttr,
-		Instant dueAt, Instant createdAt, @Nullable Instant reservedUntil, @Nullable Instant diedAt,
+		Instant dueAt, Instant createdAt, @Nullable Instant reservedUntil, @Nullable String reservedBy,
+		@Nullable Instant diedAt,
 		@Nullable String lastError, byte @Nullable [] payload, Map<String, String> headers,
 		@Nullable Instant finishedAt, @Nullable Duration runTime, int priority) {
 
@@ -57,6 +60,7 @@ public record JobInfo(String topic, String id, JobState state, int attempt, int 
 				&& this.topic.equals(job.topic) && this.id.equals(job.id) && this.state == job.state
 				&& Objects.equals(this.ttr, job.ttr) && Objects.equals(this.dueAt, job.dueAt)
 				&& Objects.equals(this.createdAt, job.createdAt) && Objects.equals(this.reservedUntil, job.reservedUntil)
+				&& Objects.equals(this.reservedBy, job.reservedBy)
 				&& Objects.equals(this.diedAt, job.diedAt) && Objects.equals(this.lastError, job.lastError)
 				&& Arrays.equals(this.payload, job.payload) && this.headers.equals(job.headers)
 				&& Objects.equals(this.finishedAt, job.finishedAt) && Objects.equals(this.runTime, job.runTime));
@@ -65,7 +69,7 @@ public record JobInfo(String topic, String id, JobState state, int attempt, int 
 	@Override
 	public int hashCode() {
 		return 31 * Objects.hash(this.topic, this.id, this.state, this.attempt, this.maxAttempts, this.ttr, this.dueAt,
-				this.createdAt, this.reservedUntil, this.diedAt, this.lastError, this.headers, this.finishedAt,
+				this.createdAt, this.reservedUntil, this.reservedBy, this.diedAt, this.lastError, this.headers, this.finishedAt,
 				this.runTime, this.priority) + Arrays.hashCode(this.payload);
 	}
 

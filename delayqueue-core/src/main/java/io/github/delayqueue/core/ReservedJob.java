@@ -25,7 +25,7 @@ import org.jspecify.annotations.Nullable;
  * @param deliveredAt when this reservation was made, by Redis's clock; {@code null} for {@link #of}
  * @param reservedUntil when this reservation runs out, by Redis's clock; {@code null} for {@link #of}
  * @param ttr the time-to-run this reservation was made with, or {@code null}
- * @param token the fencing token of this reservation, unique within the job's bucket
+ * @param token the fencing token of this reservation, unique among its bucket's last 8 * 10^11 reservations
  * @param headers the job's headers, unmodifiable; empty when it has none
  */
 public record ReservedJob(String topic, String id, byte[] payload, int attempt, int maxAttempts,

@@ -89,6 +89,11 @@ record KeySpace(String namespace, int buckets) {
 		return bytes("{" + this.namespace + "}:timers");
 	}
 
+	/** The instances by their numbers, which reservations' tokens carry ({@code lib/token.lua}). */
+	byte[] numbers() {
+		return bytes("{" + this.namespace + "}:numbers");
+	}
+
 	/** The pub/sub channel on which scripts announce ready work and new bucket heads. */
 	String channel() {
 		return this.namespace + ":events";

@@ -1,10 +1,12 @@
 package io.github.delayqueue.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -63,7 +65,10 @@ final class QueueScripts {
 
 	private static final LuaScript RECURRING = LuaScript.job("recurring");
 
-	private static final LuaScript COORDINATE = LuaScript.of("coordinate", 3);
+	private static final LuaScript COORDINATE = LuaScript.of("coordinate", 4);
+
+	/** The least token that carries its holder's number in its last four digits ({@code lib/token.lua}). */
+	static final long TOKEN_BASE = 1_000_000_000_000_000L;
 
 	/** The most jobs one {@code release.lua} call gives back. */
 	private static final int RELEASE_BATCH = 1_000;
@@ -74,10 +79,17 @@ final class QueueScripts {
 
 	private final byte[] channel;
 
-	QueueScripts(ScriptRunner runner, KeySpace keys) {
+	private final String instanceId;
+
+	/** This instance's number, which its reservations' tokens carry ({@code lib/token.lua}); 0 until known. */
+	private volatile int number;
+
+	/** {@code instanceId} names this instance in the heartbeats and as the holder of its reservations. */
+	QueueScripts(ScriptRunner runner, KeySpace keys, String instanceId) {
 		this.runner = runner;
 		this.keys = keys;
 		this.channel = KeySpace.bytes(keys.channel());
+		this.instanceId = instanceId;
 	}
 
 	/**
@@ -126,7 +138,7 @@ final class QueueScripts {
 
 	/** Takes READY jobs of a topic from one bucket; 0: the job's own TTR and attempts, no latest time. */
 	ScriptReplies.Taken reserve(int bucket, String topic, int max, long ttrMillis, int attemptsLimit, long notAfter) {
-		Object reply = this.runner.run(RESERVE, call(bucket, topic, max, ttrMillis, attemptsLimit, notAfter));
+		Object reply = this.runner.run(RESERVE, call(bucket, topic, max, ttrMillis, attemptsLimit, notAfter, holder()));
 		return ScriptReplies.Taken.decode(topic, Replies.list(reply), 0);
 	}
 
@@ -139,7 +151,9 @@ final class QueueScripts {
 			int attemptsLimit, @Nullable Retention keep) {
 		String kept = (keep == null) ? "0" : (keep.payloads() ? "2" : "1");
 		return ScriptReplies.Finished.decode(topic, jobs, wanted > 0, keep != null, this.runner
-			.runReplicated(FINISH, call(bucket, wanted, ttrMillis, topic, attemptsLimit, kept, keysAndTokens(jobs))));
+			.runReplicated(FINISH,
+					call(bucket, wanted, ttrMillis, topic, attemptsLimit, kept, (wanted > 0) ? holder() : 0,
+							keysAndTokens(jobs))));
 	}
 
 	/** Fails a reservation: back-off in ms, or -1 to make the job DEAD now. */
@@ -231,7 +245,8 @@ final class QueueScripts {
 	/** The timer's step; {@code quiet} leaves announcing to the caller, {@code offers} may take due jobs. */
 	ScriptReplies.Promoted promote(int bucket, int batchSize, boolean guard, boolean quiet,
 			List<Offers.Offering> offers) {
-		List<Object> values = new ArrayList<>(List.of(batchSize, guard ? "1" : "0", quiet ? "1" : "0", offers.size()));
+		List<Object> values = new ArrayList<>(
+				List.of(batchSize, guard ? "1" : "0", quiet ? "1" : "0", offers.isEmpty() ? 0 : holder(), offers.size()));
 		offers.forEach((offering) -> values.addAll(List.of(offering.topic, offering.offer.max(),
 				offering.offer.ttrMillis(), offering.offer.attemptsLimit())));
 		return ScriptReplies.Promoted.decode(this.runner.run(PROMOTE, call(bucket, values)));
@@ -244,11 +259,58 @@ final class QueueScripts {
 				(connection) -> connection.publish(this.channel, message));
 	}
 
-	/** Sends this instance's heartbeat and takes its share of the bucket timers ({@code leaving}: none). */
-	TimerBackend.Coordination coordinate(String instanceId, Duration leaseTtl, boolean leaving) {
-		return ScriptReplies.coordination(this.runner.run(COORDINATE,
-				args(List.of(this.keys.instances(), this.keys.timers(), this.keys.config()), instanceId,
-						leaseTtl.toMillis(), this.keys.buckets(), leaving ? "1" : "0", this.channel)));
+	/**
+	 * Sends this instance's heartbeat and takes its share of the bucket timers ({@code leaving}:
+	 * none), and keeps this instance's number up to date.
+	 */
+	TimerBackend.Coordination coordinate(Duration leaseTtl, boolean leaving) {
+		return coordinate(leaseTtl.toMillis(), leaving ? "1" : "0");
+	}
+
+	/** This instance's number for a reservation: taken from Redis first when none is known yet. */
+	private int holder() {
+		int known = this.number;
+		return (known > 0) ? known : coordinate(0, "2").number();
+	}
+
+	private TimerBackend.Coordination coordinate(long leaseTtlMillis, String mode) {
+		TimerBackend.Coordination coordination = ScriptReplies.coordination(this.runner.run(COORDINATE,
+				args(List.of(this.keys.instances(), this.keys.timers(), this.keys.config(), this.keys.numbers()),
+						this.instanceId, leaseTtlMillis, this.keys.buckets(), mode, this.channel, this.number)));
+		if (coordination.number() > 0) {
+			this.number = coordination.number();
+		}
+		return coordination;
+	}
+
+	/**
+	 * The instances that hold reservations, by token, as the numbers in the tokens name them; a
+	 * token without a number, or with one no instance holds, is left out.
+	 */
+	Map<Long, String> holders(Collection<Long> tokens) {
+		List<Long> numbers = tokens.stream().filter((token) -> token >= TOKEN_BASE).map((token) -> token % 10_000)
+			.distinct().toList();
+		if (numbers.isEmpty()) {
+			return Map.of();
+		}
+		byte[][] fields = numbers.stream().map((n) -> KeySpace.bytes(String.valueOf(n))).toArray(byte[][]::new);
+		List<byte[]> ids = this.runner.execute("reading the instances that hold reservations",
+				(connection) -> connection.hashCommands().hMGet(this.keys.numbers(), fields));
+		Map<Long, String> byNumber = new HashMap<>();
+		for (int i = 0; i < numbers.size(); i++) {
+			byte[] id = (ids != null) ? ids.get(i) : null;
+			if (id != null) {
+				byNumber.put(numbers.get(i), new String(id, StandardCharsets.UTF_8));
+			}
+		}
+		Map<Long, String> holders = new HashMap<>();
+		for (long token : tokens) {
+			String id = (token >= TOKEN_BASE) ? byNumber.get(token % 10_000) : null;
+			if (id != null) {
+				holders.put(token, id);
+			}
+		}
+		return holders;
 	}
 
 	/**

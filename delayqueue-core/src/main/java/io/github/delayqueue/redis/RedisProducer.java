@@ -91,13 +91,13 @@ abstract class RedisProducer implements DelayQueueProducer {
 				buckets.origin());
 		this.runner = new ScriptRunner(builder.connectionFactory,
 				new ReplicaWait(builder.waitReplicas, builder.waitTimeout), this.startupChecks::beforeCall);
-		this.scripts = new QueueScripts(this.runner, this.keys);
+		this.instanceId = builder.instanceId();
+		this.scripts = new QueueScripts(this.runner, this.keys, this.instanceId);
 		this.maxPayloadSize = builder.maxPayloadSize.toBytes();
 		this.defaultTtr = builder.defaultTtr;
 		this.defaultMaxAttempts = builder.defaultMaxAttempts;
 		this.failFast = builder.failFast;
 		this.timerEnabled = builder.timerEnabled;
-		this.instanceId = builder.instanceId();
 		this.clock = new RedisClock(builder.nanoTime);
 		this.observer = DelayQueueObserver.composite(builder.observers);
 		this.signals = new ReadySignals(this.keys.buckets(), RedisConsumer.readyListProbe(this.runner, this.keys));

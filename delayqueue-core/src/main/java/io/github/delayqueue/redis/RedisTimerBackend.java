@@ -109,7 +109,7 @@ final class RedisTimerBackend implements TimerBackend {
 
 	@Override
 	public Coordination coordinate(boolean leaving) {
-		return this.scripts.coordinate(this.instanceId, this.leaseTtl, leaving);
+		return this.scripts.coordinate(this.leaseTtl, leaving);
 	}
 
 	@Override

@@ -232,7 +232,7 @@ final class RetainedJobs {
 			return new JobInfo(topic, id, JobState.COMPLETED, Integer.parseInt(fields[0].substring(lettered ? 1 : 0)),
 					Integer.parseInt(fields[1]), Duration.ofMillis(Long.parseLong(fields[2], 36)),
 					Instant.ofEpochMilli(Long.parseLong(fields[4], 36)),
-					Instant.ofEpochMilli(Long.parseLong(fields[3], 36)), null, null, null, stored.payload(),
+					Instant.ofEpochMilli(Long.parseLong(fields[3], 36)), null, null, null, null, stored.payload(),
 					stored.headers(), Instant.ofEpochMilli(finished), runTime,
 					lettered ? fields[0].charAt(0) - 'a' : JobConstraints.DEFAULT_PRIORITY);
 		}

@@ -235,16 +235,19 @@ final class ScriptReplies {
 
 	}
 
-	/** {@code coordinate.lua}: live instances, now, the namespace's epoch, the buckets owned (sorted). */
+	/**
+	 * {@code coordinate.lua}: live instances, now, the namespace's epoch, this instance's number,
+	 * the buckets owned (sorted).
+	 */
 	static TimerBackend.Coordination coordination(@Nullable Object reply) {
 		List<Object> v = Replies.list(reply);
-		int[] owned = new int[v.size() - 3];
-		for (int i = 3; i < v.size(); i++) {
-			owned[i - 3] = (int) Replies.asLong(v.get(i));
+		int[] owned = new int[v.size() - 4];
+		for (int i = 4; i < v.size(); i++) {
+			owned[i - 4] = (int) Replies.asLong(v.get(i));
 		}
 		Arrays.sort(owned);
 		return new TimerBackend.Coordination((int) Replies.asLong(v.get(0)), Replies.asLong(v.get(1)),
-				Objects.requireNonNullElse(Replies.asString(v.get(2)), ""), owned);
+				Objects.requireNonNullElse(Replies.asString(v.get(2)), ""), (int) Replies.asLong(v.get(3)), owned);
 	}
 
 	/** Jobs reserved, 9 values each as {@code lib/apply_take.lua} answers them. */
@@ -268,7 +271,7 @@ final class ScriptReplies {
 		StoredPayload.Read stored = StoredPayload.decode((v.get(at + 8) instanceof byte[] bytes) ? bytes : null);
 		return new JobInfo(topic, id, state, (int) Replies.asLong(v.get(at)), (int) Replies.asLong(v.get(at + 1)),
 				Duration.ofMillis(Replies.asLong(v.get(at + 2))), instant(v.get(at + 3)), instant(v.get(at + 4)),
-				instantOrNull(v.get(at + 5)), instantOrNull(v.get(at + 6)),
+				instantOrNull(v.get(at + 5)), null, instantOrNull(v.get(at + 6)),
 				(error == null || error.isEmpty()) ? null : error, stored.payload(), stored.headers(), null, null,
 				(int) Replies.asLong(v.get(at + 9)));
 	}

@@ -33,10 +33,10 @@ interface TimerBackend {
 
 	/**
 	 * The outcome of {@link #coordinate}: the live instances, Redis's time, the namespace's
-	 * epoch (it changes when Redis lost the data; empty when none was written) and the buckets
-	 * this instance runs.
+	 * epoch (it changes when Redis lost the data; empty when none was written), this instance's
+	 * number ({@code lib/token.lua}) and the buckets it runs.
 	 */
-	record Coordination(int liveInstances, long redisMillis, String epoch, int[] buckets) {
+	record Coordination(int liveInstances, long redisMillis, String epoch, int number, int[] buckets) {
 
 	}
 

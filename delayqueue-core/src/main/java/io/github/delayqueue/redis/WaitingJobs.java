@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
@@ -17,7 +18,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Reads the pages of {@link DelayQueueAdmin#waitingJobs}: each bucket's next jobs after the
- * cursor ({@code waiting.lua}), merged up to the first place where a bucket stopped reading.
+ * cursor ({@code waiting.lua}), merged up to the first place where a bucket stopped reading; a
+ * RESERVED page names the holders its tokens carry ({@link QueueScripts#holders}).
  */
 final class WaitingJobs {
 
@@ -38,13 +40,15 @@ final class WaitingJobs {
 			.map((reply) -> Read.decode(topic, state, reply))
 			.toList();
 		Place stop = reads.stream().map(Read::stop).filter(Objects::nonNull).min(Comparator.naturalOrder()).orElse(null);
-		List<JobInfo> jobs = reads.stream()
-			.flatMap((read) -> read.jobs().stream())
-			.map((job) -> new Listed(new Place(time(state, job).toEpochMilli(), KeySpace.jobKey(topic, job.id())), job))
-			.filter((listed) -> stop == null || listed.place().compareTo(stop) <= 0)
+		List<Listed> listed = reads.stream()
+			.flatMap((read) -> read.listed().stream())
+			.filter((row) -> stop == null || row.place().compareTo(stop) <= 0)
 			.sorted(Comparator.comparing(Listed::place))
-			.map(Listed::job)
+			.limit(limit + 1)
 			.toList();
+		Map<Long, String> holders = (state != JobState.RESERVED) ? Map.of()
+				: scripts.holders(listed.stream().map(Listed::token).toList());
+		List<JobInfo> jobs = listed.stream().map((row) -> row.heldBy(holders.get(row.token()))).toList();
 		if (stop == null || jobs.size() > limit) {
 			return PageCursor.page(jobs, limit, (job) -> time(state, job), WaitingJobPage::new);
 		}
@@ -75,11 +79,25 @@ final class WaitingJobs {
 
 	}
 
-	private record Listed(Place place, JobInfo job) {
+	/** A job read, its place in its index and its fencing token. */
+	private record Listed(Place place, JobInfo job, long token) {
+
+		JobInfo heldBy(@Nullable String holder) {
+			JobInfo j = this.job;
+			return (holder == null) ? j
+					: new JobInfo(j.topic(), j.id(), j.state(), j.attempt(), j.maxAttempts(), j.ttr(), j.dueAt(),
+							j.createdAt(), j.reservedUntil(), holder, j.diedAt(), j.lastError(), j.payload(),
+							j.headers(), j.finishedAt(), j.runTime(), j.priority());
+		}
+
 	}
 
 	/** One bucket's reply: the jobs read, and the last entry examined when the index goes on. */
-	record Read(long examined, @Nullable Place stop, List<JobInfo> jobs) {
+	record Read(long examined, @Nullable Place stop, List<Listed> listed) {
+
+		List<JobInfo> jobs() {
+			return this.listed.stream().map(Listed::job).toList();
+		}
 
 		@SuppressWarnings("NullAway") // the script's reply has these values
 		static Read decode(String topic, JobState state, @Nullable Object reply) {
@@ -87,10 +105,12 @@ final class WaitingJobs {
 			String stopScore = Replies.asString(v.get(1));
 			Place stop = stopScore.isEmpty() ? null
 					: new Place(Long.parseLong(stopScore), Replies.asString(v.get(2)));
-			List<JobInfo> jobs = new ArrayList<>((v.size() - 3) / 11);
-			for (int i = 3; i + 10 < v.size(); i += 11) {
-				String id = Replies.asString(v.get(i)).substring(topic.length() + 1);
-				jobs.add(ScriptReplies.jobInfo(topic, id, state, v, i + 1));
+			List<Listed> jobs = new ArrayList<>((v.size() - 3) / 12);
+			for (int i = 3; i + 11 < v.size(); i += 12) {
+				String jobKey = Replies.asString(v.get(i));
+				JobInfo job = ScriptReplies.jobInfo(topic, jobKey.substring(topic.length() + 1), state, v, i + 1);
+				jobs.add(new Listed(new Place(time(state, job).toEpochMilli(), jobKey), job,
+						Replies.asLong(v.get(i + 11))));
 			}
 			return new Read(Replies.asLong(v.get(0)), stop, jobs);
 		}

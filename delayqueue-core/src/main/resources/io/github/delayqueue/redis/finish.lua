@@ -1,6 +1,7 @@
 -- finish.lua: removes finished jobs (a stale token is left alone), then takes up to ARGV[3] READY
 -- jobs of topic ARGV[5]. ARGV[4] ttr ms, ARGV[6] attempts limit (0: the job's own), ARGV[7] '0' keep
--- nothing, '1' record headers, '2' whole records; then job key and token per job.
+-- nothing, '1' record headers, '2' whole records; ARGV[8] this instance's number (lib/token); then job key
+-- and token per job.
 -- Returns per job 1 (or its record when kept) | 0 no such job | -1 stale token; then when wanted
 -- what reserve.lua returns; then when kept the finish time ms (0: none finished).
 -- @include lib/keys
@@ -15,14 +16,14 @@
 -- @include lib/refusal
 -- @include lib/plan_take
 -- @include lib/apply_take
-local jobkeys = pick(ARGV, 8, 2)
+local jobkeys = pick(ARGV, 9, 2)
 local keep = ARGV[7] == '1' or ARGV[7] == '2'
 local whole = ARGV[7] == '2'
 local records = read_many(KEYS[1], jobkeys)
 local reply = {}
 local done, erring, seen = {}, {}, {}
 for k, jobkey in ipairs(jobkeys) do
-  local refused = seen[jobkey] and 0 or refusal(records[k], ARGV[7 + 2 * k])
+  local refused = seen[jobkey] and 0 or refusal(records[k], ARGV[8 + 2 * k])
   if refused then
     reply[k] = refused
   else
@@ -53,7 +54,7 @@ end
 if plan then
   local n = #reply
   reply[n + 1], reply[n + 2], reply[n + 3] = 0, now, 0
-  reply[n + 1], reply[n + 3] = apply_take(plan, tonumber(ARGV[4]), tonumber(ARGV[6]), now, reply)
+  reply[n + 1], reply[n + 3] = apply_take(plan, tonumber(ARGV[4]), tonumber(ARGV[6]), tonumber(ARGV[8]), now, reply)
 end
 if keep then
   reply[#reply + 1] = finished_at

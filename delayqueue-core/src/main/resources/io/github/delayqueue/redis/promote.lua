@@ -1,7 +1,8 @@
 -- promote.lua: the timer's step: due DELAYED jobs to their ready lists (or RESERVED for an offer),
 -- expired reservations READY again or DEAD. ARGV[3] batch size, ARGV[4] '1' guard re-check
 -- (re-announce, drop zero stats, compact ready lists), ARGV[5] '1' leave announcing to the caller,
--- ARGV[6] n offers, then n x {topic, max, ttr ms (0: the job's), attempts limit (0: the job's)}.
+-- ARGV[6] this instance's number (lib/token), ARGV[7] n offers, then n x {topic, max, ttr ms (0: the job's),
+-- attempts limit (0: the job's)}.
 -- Returns {moved, expired, next due (-1: none), now, recurring tick (guard; -1 none, -2 unread), n,
 -- n x {topic, unannounced length or -1}, m, m x {topic, ready, dead}, k, k x {topic, c, c x take}}.
 -- @include lib/keys
@@ -27,6 +28,7 @@
 -- @include lib/earlier
 -- @include lib/live_entry
 -- @include lib/put_reserved
+-- @include lib/token
 local COMPACT_AT = 1000
 local COMPACT_WINDOW = 10000
 local batch = tonumber(ARGV[3])
@@ -64,10 +66,10 @@ local expired_records = read_many(KEYS[1], expired_keys)
 -- the offers: which due jobs this step reserves for a waiting consumer
 local offered = {}  -- { topic, jobs = { { key, j } }, ttr, max } per topic whose jobs are reserved
 local reserved_here = {}  -- job key -> true
-local offers = tonumber(ARGV[6] or '0')
+local holder, offers = tonumber(ARGV[6]), tonumber(ARGV[7] or '0')
 if offers > 0 and not guard then
   local wanted = {}
-  for i = 7, 6 + 4 * offers, 4 do
+  for i = 8, 7 + 4 * offers, 4 do
     wanted[ARGV[i]] = true
   end
   local due_of = {}
@@ -84,7 +86,7 @@ if offers > 0 and not guard then
   for _, jobkey in ipairs(expired_keys) do
     expiring[topic_of(jobkey) or ''] = true
   end
-  for i = 7, 6 + 4 * offers, 4 do
+  for i = 8, 7 + 4 * offers, 4 do
     local topic = ARGV[i]
     local list = due_of[topic]
     if list and #list <= tonumber(ARGV[i + 1]) and not expiring[topic]
@@ -220,7 +222,7 @@ local delivered = {}
 local earliest_deadline = nil
 for _, offer in ipairs(offered) do
   local topic, jobs = offer.topic, offer.jobs
-  local token = redis.call('INCRBY', P .. 'seq', #jobs) - #jobs
+  local seq = redis.call('INCRBY', P .. 'seq', #jobs) - #jobs
   local deadlines = {}
   local fields = { topic, #jobs }
   for i, entry in ipairs(jobs) do
@@ -229,7 +231,7 @@ for _, offer in ipairs(offered) do
     local deadline = now + ttr
     j.state = 'S'
     j.attempt = j.attempt + 1
-    j.token = token + i
+    j.token = token(seq + i, holder)
     if offer.max > 0 then
       j.max = offer.max
     end

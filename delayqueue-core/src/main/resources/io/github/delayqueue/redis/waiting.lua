@@ -7,8 +7,8 @@
 -- READY: the first ARGV[5] jobs after the cursor by (due, job key) among the first ARGV[8] ready
 -- entries.
 -- Returns {entries examined, score and member of the last entry examined when the index goes on
--- ('' and '' when it was read to its end), then per job: job key and what find.lua answers after
--- the state}.
+-- ('' and '' when it was read to its end), then per job: job key, what find.lua answers after
+-- the state, and the fencing token (lib/token; 0 unless RESERVED)}.
 -- @include lib/keys
 -- @include lib/decode
 -- @include lib/pick
@@ -100,6 +100,7 @@ for k, jobkey in ipairs(jobkeys) do
       j.ttr, j.due, j.created
     reply[n + 7], reply[n + 8], reply[n + 9], reply[n + 10], reply[n + 11] = (state == 'S') and tonumber(found[2 * k])
       or 0, 0, errors[k] or '', (ARGV[9] == '1') and j.payload or false, j.priority
+    reply[n + 12] = j.token
   end
 end
 return reply

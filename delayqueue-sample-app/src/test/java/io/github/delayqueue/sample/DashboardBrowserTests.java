@@ -294,6 +294,19 @@ class DashboardBrowserTests {
 		this.wait.until((d) -> d.findElements(By.cssSelector("#waiting-jobs tbody tr")).size() == rows - 2);
 		assertThat(this.template.find("order-close", ids.get(1))).isEmpty();
 		assertThat(state("order-close", ids.get(2))).isEqualTo(JobState.DELAYED);
+
+		// a RESERVED job names the instance that holds it
+		this.template.schedule("held", "h-1", "{}", Duration.ZERO);
+		this.wait.until((d) -> !this.template.getOperations().reserve("held", 1, Duration.ofHours(1)).isEmpty());
+		retrying((d) -> {
+			new Select(d.findElement(By.id("waiting-topic"))).selectByValue("held");
+			new Select(d.findElement(By.id("waiting-state"))).selectByValue("RESERVED");
+			return true;
+		});
+		this.browser.findElement(By.cssSelector("#waiting-form button[type='submit']")).click();
+		this.wait.until((d) -> !d.findElements(By.cssSelector("#waiting-jobs tr[data-id='h-1']")).isEmpty());
+		assertThat(text(By.cssSelector("#waiting-jobs tr[data-id='h-1'] [data-field='reserved-by']")))
+			.isEqualTo(this.queue.getInstanceId());
 	}
 
 	@Test

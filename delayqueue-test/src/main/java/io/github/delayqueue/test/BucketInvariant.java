@@ -190,7 +190,10 @@ final class BucketInvariant {
 		String seq = this.invariant.call(prefix, (redis) -> redis.get(prefix + "seq"));
 		long counter = (seq != null) ? Long.parseLong(seq) : 0;
 		jobs.forEach((jobKey, job) -> {
-			if (job.state == 'S' && job.token > counter) {
+			// a token of 10^15 or more is 10^15 + (counter mod 8 * 10^11) * 10^4 + the holder's number
+			long sequence = (job.token >= 1_000_000_000_000_000L) ? (job.token - 1_000_000_000_000_000L) / 10_000
+					: job.token;
+			if (job.state == 'S' && sequence > counter) {
 				violations.add(where + "job " + jobKey + " holds token " + job.token + " beyond the counter " + counter);
 			}
 		});

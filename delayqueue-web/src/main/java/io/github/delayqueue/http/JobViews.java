@@ -95,6 +95,9 @@ final class JobViews {
 		put(view, "dueAt", job.dueAt());
 		put(view, "createdAt", job.createdAt());
 		put(view, "reservedUntil", job.reservedUntil());
+		if (job.reservedBy() != null) {
+			view.put("reservedBy", job.reservedBy());
+		}
 		put(view, "diedAt", job.diedAt());
 		put(view, "finishedAt", job.finishedAt());
 		if (job.runTime() != null) {

@@ -693,6 +693,8 @@
 					el('th', { scope: 'row' }, job.id),
 					el('td', {}, time(job.dueAt)),
 					el('td', {}, job.reservedUntil ? time(job.reservedUntil) : '–'),
+					// the instance that holds a RESERVED job; unknown for a reservation made by 0.1.0
+					el('td', { 'data-field': 'reserved-by' }, job.reservedBy || (state === 'RESERVED' ? 'unknown' : '–')),
 					el('td', { 'class': 'num' }, job.attempt + ' of ' + job.maxAttempts),
 					el('td', {}, config.showPayloads ? el('code', {}, job.payload == null ? '–' : job.payload) : 'hidden'),
 					actions));

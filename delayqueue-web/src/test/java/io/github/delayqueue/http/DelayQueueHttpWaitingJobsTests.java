@@ -108,6 +108,13 @@ class DelayQueueHttpWaitingJobsTests {
 		assertThat(reserved.get("jobs").get(0).get("state").asString()).isEqualTo(JobState.RESERVED.name());
 		assertThat(reserved.get("jobs").get(0).hasNonNull("reservedUntil")).isTrue();
 		assertThat(reserved.hasNonNull("next")).isFalse();
+		// the instance that serves a reserve request holds what it reserves
+		assertThat(app.send("POST", "/delayqueue/topics/work/reserve?max=1", null, "Bearer " + TOKEN).json().get("jobs"))
+			.hasSize(1);
+		JsonNode both = get(app, "/topics/work/jobs?state=RESERVED").json().get("jobs");
+		assertThat(both).hasSize(2);
+		both.forEach((job) -> assertThat(job.get("reservedBy").asString())
+			.isEqualTo(app.bean(RedisDelayQueue.class).getInstanceId()));
 
 		assertThat(app.send("GET", "/delayqueue/topics/work/jobs?state=READY", null, null).status()).isEqualTo(401);
 		assertThat(get(app, "/topics/work/jobs").status()).isEqualTo(400);

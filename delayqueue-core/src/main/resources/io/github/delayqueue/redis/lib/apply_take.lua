@@ -1,6 +1,7 @@
 -- Reserves the jobs of a plan_take, appending per job to reply: id, payload,
 -- attempt, max attempts, due ms, created ms, token, deadline ms, ttr ms. An override of 0 keeps
--- the job's own. Returns the ready entries left, and the deadline announced as the head or 0.
+-- the job's own; holder is the reserving instance's number (lib/token). Returns the ready entries left,
+-- and the deadline announced as the head or 0.
 -- @include lib/keys
 -- @include lib/num
 -- @include lib/attempt_text
@@ -11,7 +12,8 @@
 -- @include lib/default_priority
 -- @include lib/sentinel_text
 -- @include lib/put_reserved
-local function apply_take(plan, ttr_override, max_override, now, reply)
+-- @include lib/token
+local function apply_take(plan, ttr_override, max_override, holder, now, reply)
   local topic = plan.topic
   local list = P .. 'ready:' .. topic
   local jobs = plan.jobs
@@ -60,7 +62,7 @@ local function apply_take(plan, ttr_override, max_override, now, reply)
   end
   local announced = 0
   if #jobs > 0 then
-    local token = redis.call('INCRBY', P .. 'seq', #jobs) - #jobs
+    local seq = redis.call('INCRBY', P .. 'seq', #jobs) - #jobs
     local records, deadlines = {}, {}
     local prefix_len = #topic + 2
     -- number texts shared by the jobs are formatted once per call
@@ -72,7 +74,7 @@ local function apply_take(plan, ttr_override, max_override, now, reply)
       local deadline = now + ttr
       j.state = 'S'
       j.attempt = j.attempt + 1
-      j.token = token + i
+      j.token = token(seq + i, holder)
       if max_override > 0 then
         j.max = max_override
       end
