@@ -7,7 +7,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Queue;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
 
@@ -30,6 +32,9 @@ final class Offers {
 	/** The offerings of threads waiting with an offer or holding jobs for one, in arrival order. */
 	private final Queue<Offering> offerings = new ConcurrentLinkedQueue<>();
 
+	/** The same offerings by thread and topic. */
+	private final ConcurrentMap<Waiter, Offering> byWaiter = new ConcurrentHashMap<>();
+
 	/** {@code reservable} names the topics a step may reserve jobs of for an offer. */
 	Offers(ReadySignals signals, Predicate<String> reservable) {
 		this.signals = signals;
@@ -46,6 +51,7 @@ final class Offers {
 			return signal.await(timeout);
 		}
 		if (offering != held) {
+			this.byWaiter.put(offering.waiter, offering);
 			this.offerings.add(offering);
 		}
 		try {
@@ -104,21 +110,30 @@ final class Offers {
 
 	/** The calling thread's offering for a topic; it has at most one that is not done. */
 	private Optional<Offering> mine(String topic) {
-		return this.offerings.stream()
-			.filter((offering) -> offering.thread == Thread.currentThread() && offering.topic.equals(topic)
-					&& !offering.isDone())
-			.findFirst();
+		Offering offering = this.byWaiter.get(new Waiter(Thread.currentThread(), topic));
+		return Optional.ofNullable(offering).filter((found) -> !found.isDone());
+	}
+
+	/** How many offerings wait or hold jobs. */
+	int size() {
+		return this.byWaiter.size();
 	}
 
 	/** Drops an offering that is done: nothing makes it wait or hold jobs again. */
 	private void forgetIfDone(Offering offering) {
 		if (offering.isDone()) {
+			this.byWaiter.remove(offering.waiter, offering);
 			this.offerings.remove(offering);
 		}
 	}
 
 	/** What a waiting consumer's next reserve takes; 0 TTR or attempts limit: each job's own. */
 	record Offer(int max, long ttrMillis, int attemptsLimit) {
+
+	}
+
+	/** A thread waiting on a topic. */
+	private record Waiter(Thread thread, String topic) {
 
 	}
 
@@ -130,6 +145,8 @@ final class Offers {
 		final Thread thread;
 
 		final Offer offer;
+
+		private final Waiter waiter;
 
 		private final List<ReservedJob> jobs = new ArrayList<>();
 
@@ -144,6 +161,7 @@ final class Offers {
 			this.topic = topic;
 			this.thread = thread;
 			this.offer = offer;
+			this.waiter = new Waiter(thread, topic);
 		}
 
 		/** Waits (again) with the same offer, unless done. */
