@@ -78,10 +78,14 @@ final class Offers {
 
 	/** How many consumers of a topic wait with no marked bucket and no delivered jobs. */
 	int idleConsumers(String topic) {
+		int waiting = this.signals.idleWaiting(topic);
+		if (waiting == 0) {
+			return 0;
+		}
 		long fresh = this.offerings.stream()
 			.filter((offering) -> offering.topic.equals(topic) && offering.waiting && offering.isFresh())
 			.count();
-		return (int) Math.max(this.signals.idleWaiting(topic) - fresh, 0);
+		return (int) Math.max(waiting - fresh, 0);
 	}
 
 	/** Takes back those of {@code jobs} the offer's thread did not collect, matched by identity. */
