@@ -6,17 +6,20 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 import io.github.delayqueue.core.ReservedJob;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -212,6 +215,149 @@ class OffersTests {
 		finally {
 			consumer.shutdownNow();
 		}
+	}
+
+	@Test
+	void aThreadHoldingJobsOfOneTopicOffersForAnotherAndCollectsEachFromItsOwnOffering() throws Exception {
+		Offers.Offer offer = new Offers.Offer(2, 0, 0);
+		ExecutorService consumer = Executors.newSingleThreadExecutor();
+		try {
+			List<ReservedJob> forT = List.of(job("a"));
+			deliverToWaitingThread(offer, consumer, forT);
+			Future<Boolean> waiter = consumer.submit(() -> this.offers.await("u", Duration.ofSeconds(10), offer));
+			Offers.Offering forU = await().atMost(Duration.ofSeconds(5))
+				.until(() -> this.offers.idleOffers(10), (found) -> !found.isEmpty())
+				.get(0);
+			assertThat(forU.topic).isEqualTo("u");
+			List<ReservedJob> delivered = List.of(job("b"));
+			assertThat(forU.deliver(delivered)).isTrue();
+			assertThat(waiter.get(5, TimeUnit.SECONDS)).isTrue();
+			assertThat(this.offers.size()).isEqualTo(2);
+			assertThat(consumer.submit(() -> this.offers.collect("u", 2, 0, 0)).get(5, TimeUnit.SECONDS))
+				.containsExactlyElementsOf(delivered);
+			assertThat(consumer.submit(() -> this.offers.collect("t", 2, 0, 0)).get(5, TimeUnit.SECONDS))
+				.containsExactlyElementsOf(forT);
+			assertThat(this.offers.size()).isZero();
+		}
+		finally {
+			consumer.shutdownNow();
+		}
+	}
+
+	@Test
+	void aStalePermitDoesNotEndAWaitWithTrue() throws Exception {
+		this.signals.topic("t");
+		// as a mark or a delivery that came after an earlier wait returned leaves it
+		LockSupport.unpark(Thread.currentThread());
+		long start = System.nanoTime();
+		assertThat(this.offers.await("t", Duration.ofMillis(200), new Offers.Offer(1, 0, 0))).isFalse();
+		assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(195));
+		assertThat(this.offers.size()).isZero();
+	}
+
+	@Test
+	void anInterruptBeforeOrDuringTheWaitThrowsAndLeavesNoOffering() throws Exception {
+		this.signals.topic("t");
+		// a park returns on an interrupt without throwing: the wait throws as Object.wait did, and clears it
+		Thread.currentThread().interrupt();
+		assertThatExceptionOfType(InterruptedException.class)
+			.isThrownBy(() -> this.offers.await("t", Duration.ofSeconds(5), new Offers.Offer(1, 0, 0)));
+		assertThat(Thread.currentThread().isInterrupted()).isFalse();
+		assertThat(this.offers.size()).isZero();
+		Thread me = Thread.currentThread();
+		CompletableFuture.runAsync(() -> {
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+			me.interrupt();
+		});
+		long start = System.nanoTime();
+		assertThatExceptionOfType(InterruptedException.class)
+			.isThrownBy(() -> this.offers.await("t", Duration.ofSeconds(5), new Offers.Offer(1, 0, 0)));
+		assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(2));
+		assertThat(this.offers.size()).isZero();
+	}
+
+	@Test
+	void aMarkRacingTheWaitIsNeverLost() throws Exception {
+		this.signals.topic("t");
+		// each round: the topic's marks are cleared, a thread waits, another marks at once
+		ExecutorService pool = Executors.newFixedThreadPool(2);
+		try {
+			for (int round = 0; round < 2000; round++) {
+				ReadySignals.TopicSignal signal = this.signals.topic("t");
+				signal.clear(0, signal.generation(0));
+				CountDownLatch go = new CountDownLatch(1);
+				Future<Boolean> waited = pool.submit(() -> {
+					go.await();
+					return this.offers.await("t", Duration.ofSeconds(5), new Offers.Offer(1, 0, 0));
+				});
+				Future<?> marked = pool.submit(() -> {
+					go.await();
+					this.signals.markReady("t", 0);
+					return null;
+				});
+				go.countDown();
+				marked.get(5, TimeUnit.SECONDS);
+				long start = System.nanoTime();
+				assertThat(waited.get(5, TimeUnit.SECONDS)).as("round " + round).isTrue();
+				assertThat(System.nanoTime() - start).as("round " + round).isLessThan(TimeUnit.SECONDS.toNanos(1));
+			}
+		}
+		finally {
+			pool.shutdownNow();
+		}
+	}
+
+	@Test
+	void aDeliveryRacingTheWaitIsNeverLost() throws Exception {
+		// each round: a thread waits with an offer, jobs are delivered to it as soon as it is offered
+		ReadySignals.TopicSignal signal = this.signals.topic("t");
+		signal.clear(0, signal.generation(0));
+		ExecutorService consumer = Executors.newSingleThreadExecutor();
+		try {
+			for (int round = 0; round < 2000; round++) {
+				Future<List<ReservedJob>> waited = consumer.submit(() -> {
+					if (!this.offers.await("t", Duration.ofSeconds(5), new Offers.Offer(1, 0, 0))) {
+						return null;
+					}
+					return this.offers.collect("t", 1, 0, 0);
+				});
+				Offers.Offering offering = null;
+				while (offering == null) {
+					offering = this.offers.idleOffers(1).stream().findFirst().orElse(null);
+				}
+				List<ReservedJob> delivered = List.of(job("a" + round));
+				assertThat(offering.deliver(delivered)).isTrue();
+				long start = System.nanoTime();
+				assertThat(waited.get(5, TimeUnit.SECONDS)).as("round " + round).containsExactlyElementsOf(delivered);
+				assertThat(System.nanoTime() - start).as("round " + round).isLessThan(TimeUnit.SECONDS.toNanos(1));
+			}
+			assertThat(this.offers.size()).isZero();
+		}
+		finally {
+			consumer.shutdownNow();
+		}
+	}
+
+	@Test
+	void threadsThatWaitOnceAndEndLeaveNoOffering() throws Exception {
+		this.signals.topic("t");
+		// short-lived threads (virtual threads would be many more), a third of them interrupted
+		for (int i = 0; i < 500; i++) {
+			Thread thread = new Thread(() -> {
+				try {
+					this.offers.await("t", Duration.ofMillis(1), new Offers.Offer(1, 0, 0));
+				}
+				catch (InterruptedException ex) {
+					// interrupted: the offering goes all the same
+				}
+			});
+			thread.start();
+			if (i % 3 == 0) {
+				thread.interrupt();
+			}
+			thread.join();
+		}
+		assertThat(this.offers.size()).isZero();
 	}
 
 }

@@ -7,7 +7,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Queue;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
 
@@ -30,6 +32,9 @@ final class Offers {
 	/** The offerings of threads waiting with an offer or holding jobs for one, in arrival order. */
 	private final Queue<Offering> offerings = new ConcurrentLinkedQueue<>();
 
+	/** The same offerings by thread and topic. */
+	private final ConcurrentMap<Waiter, Offering> byWaiter = new ConcurrentHashMap<>();
+
 	/** {@code reservable} names the topics a step may reserve jobs of for an offer. */
 	Offers(ReadySignals signals, Predicate<String> reservable) {
 		this.signals = signals;
@@ -39,6 +44,10 @@ final class Offers {
 	/** Waits as {@link ReadySignals.TopicSignal#await(Duration)}, or until jobs are delivered for {@code offer}. */
 	boolean await(String topic, Duration timeout, Offer offer) throws InterruptedException {
 		ReadySignals.TopicSignal signal = this.signals.topic(topic);
+		if (!this.reservable.test(topic)) {
+			// no step reserves for it: no offering
+			return signal.await(timeout);
+		}
 		Offering held = mine(topic).orElse(null);
 		Offering offering = (held != null) ? held : new Offering(topic, Thread.currentThread(), offer);
 		// jobs held for another offer stay to be reclaimed: this wait makes none
@@ -46,6 +55,7 @@ final class Offers {
 			return signal.await(timeout);
 		}
 		if (offering != held) {
+			this.byWaiter.put(offering.waiter, offering);
 			this.offerings.add(offering);
 		}
 		try {
@@ -72,10 +82,14 @@ final class Offers {
 
 	/** How many consumers of a topic wait with no marked bucket and no delivered jobs. */
 	int idleConsumers(String topic) {
+		int waiting = this.signals.idleWaiting(topic);
+		if (waiting == 0) {
+			return 0;
+		}
 		long fresh = this.offerings.stream()
 			.filter((offering) -> offering.topic.equals(topic) && offering.waiting && offering.isFresh())
 			.count();
-		return (int) Math.max(this.signals.idleWaiting(topic) - fresh, 0);
+		return (int) Math.max(waiting - fresh, 0);
 	}
 
 	/** Takes back those of {@code jobs} the offer's thread did not collect, matched by identity. */
@@ -104,21 +118,30 @@ final class Offers {
 
 	/** The calling thread's offering for a topic; it has at most one that is not done. */
 	private Optional<Offering> mine(String topic) {
-		return this.offerings.stream()
-			.filter((offering) -> offering.thread == Thread.currentThread() && offering.topic.equals(topic)
-					&& !offering.isDone())
-			.findFirst();
+		Offering offering = this.byWaiter.get(new Waiter(Thread.currentThread(), topic));
+		return Optional.ofNullable(offering).filter((found) -> !found.isDone());
+	}
+
+	/** How many offerings wait or hold jobs. */
+	int size() {
+		return this.byWaiter.size();
 	}
 
 	/** Drops an offering that is done: nothing makes it wait or hold jobs again. */
 	private void forgetIfDone(Offering offering) {
 		if (offering.isDone()) {
+			this.byWaiter.remove(offering.waiter, offering);
 			this.offerings.remove(offering);
 		}
 	}
 
 	/** What a waiting consumer's next reserve takes; 0 TTR or attempts limit: each job's own. */
 	record Offer(int max, long ttrMillis, int attemptsLimit) {
+
+	}
+
+	/** A thread waiting on a topic. */
+	private record Waiter(Thread thread, String topic) {
 
 	}
 
@@ -130,6 +153,8 @@ final class Offers {
 		final Thread thread;
 
 		final Offer offer;
+
+		private final Waiter waiter;
 
 		private final List<ReservedJob> jobs = new ArrayList<>();
 
@@ -144,6 +169,7 @@ final class Offers {
 			this.topic = topic;
 			this.thread = thread;
 			this.offer = offer;
+			this.waiter = new Waiter(thread, topic);
 		}
 
 		/** Waits (again) with the same offer, unless done. */

@@ -195,17 +195,23 @@ final class ReadySignals {
 		}
 
 		synchronized void mark(int bucket) {
-			this.generations[bucket]++;
-			if (!this.pending[bucket]) {
-				this.pending[bucket] = true;
-				this.pendingCount++;
+			pend(bucket);
+			this.parked.forEach(LockSupport::unpark);
+		}
+
+		/** Marks every bucket and unparks each waiter once. */
+		synchronized void markAll() {
+			for (int b = 0; b < this.pending.length; b++) {
+				pend(b);
 			}
 			this.parked.forEach(LockSupport::unpark);
 		}
 
-		synchronized void markAll() {
-			for (int b = 0; b < this.pending.length; b++) {
-				mark(b);
+		private void pend(int bucket) {
+			this.generations[bucket]++;
+			if (!this.pending[bucket]) {
+				this.pending[bucket] = true;
+				this.pendingCount++;
 			}
 		}
 
