@@ -120,6 +120,65 @@ class RedisDelayQueueRepairStepsTests {
 		assertThat(queue.reserve("busy", 5_000, null)).extracting(ReservedJob::id).contains("job-2999");
 	}
 
+	@Test
+	void aJobTakenBeforeItsListIsReadAndGivenBackBeforeTheRestoreIsListedOnce() {
+		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(1).timerEnabled(false));
+		queue.schedule(request("t", "job-0", "{}", Duration.ZERO));
+		TimerSteps.promote(queue, 0, false);
+		String prefix = "{" + queue.getNamespace() + ":0}:";
+
+		BucketRepair repair = queue.repairs(true).get(0);
+		// begin, records (notes the READY job)
+		repair.step();
+		repair.step();
+		ReservedJob job = queue.reserve("t", 1, null).get(0);
+		// the delayed and reserved indexes, the last errors, the ready list (without the job)
+		for (int i = 0; i < 4; i++) {
+			repair.step();
+		}
+		// READY again with the header it had when noted
+		assertThat(queue.release(job)).isTrue();
+		while (repair.step()) {
+			// restore, sentinel, counts
+		}
+
+		try (RedisConnection connection = queue.getConnectionFactory().getConnection()) {
+			assertThat(connection.listCommands().lRange(bytes(prefix + "ready:t"), 0, -1))
+				.extracting((entry) -> new String(entry, StandardCharsets.UTF_8))
+				.containsExactly("t:job-0");
+		}
+	}
+
+	@Test
+	void aCompactionBetweenTwoWindowsOfAReadyListLeavesEachJobListedOnce() {
+		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(1).timerEnabled(false));
+		queue.scheduleAll(requests("t", 0, 2_500, Duration.ZERO));
+		while (TimerSteps.promote(queue, 0, false).moved() > 0) {
+			// until every due job is READY
+		}
+		// tombstones in the middle: live entries at the head and at the tail
+		for (int i = 500; i < 2_000; i++) {
+			assertThat(queue.cancel("t", "job-" + i)).isTrue();
+		}
+		String prefix = "{" + queue.getNamespace() + ":0}:";
+		BucketRepair repair = queue.repairs(true).get(0);
+		boolean compacted = false;
+		try (RedisConnection connection = queue.getConnectionFactory().getConnection()) {
+			while (repair.step()) {
+				Long noted = connection.hashCommands().hLen(bytes(prefix + "repair"));
+				if (!compacted && noted != null && noted == 500) {
+					// the tail window was read: the guard compacts the list (head window to the tail)
+					TimerSteps.promote(queue, 0, true);
+					compacted = true;
+				}
+			}
+			assertThat(compacted).isTrue();
+			List<String> listed = connection.listCommands().lRange(bytes(prefix + "ready:t"), 0, -1).stream()
+				.map((entry) -> new String(entry, StandardCharsets.UTF_8)).toList();
+			assertThat(listed).doesNotHaveDuplicates().hasSize(1_000);
+		}
+	}
+
 	private static List<ScheduleRequest> requests(String topic, int from, int count, Duration delay) {
 		List<ScheduleRequest> requests = new ArrayList<>(count);
 		for (int i = from; i < from + count; i++) {
