@@ -16,6 +16,7 @@ import org.springframework.data.redis.connection.RedisConnection;
 
 import static io.github.delayqueue.redis.RedisDelayQueueLifecycleTests.request;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Repair runs in bounded steps: each script call reads a bounded number of records or index
@@ -176,6 +177,39 @@ class RedisDelayQueueRepairStepsTests {
 			List<String> listed = connection.listCommands().lRange(bytes(prefix + "ready:t"), 0, -1).stream()
 				.map((entry) -> new String(entry, StandardCharsets.UTF_8)).toList();
 			assertThat(listed).doesNotHaveDuplicates().hasSize(1_000);
+		}
+	}
+
+	@Test
+	void aRepairThatAnotherRepairOfItsBucketOvertookStopsInsteadOfListingAJobTwice() {
+		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(1).timerEnabled(false));
+		queue.schedule(request("t", "job-0", "{}", Duration.ZERO));
+		TimerSteps.promote(queue, 0, false);
+		String prefix = "{" + queue.getNamespace() + ":0}:";
+
+		BucketRepair first = queue.repairs(true).get(0);
+		// begin, records, the delayed and reserved indexes, the last errors, the ready list
+		for (int i = 0; i < 6; i++) {
+			first.step();
+		}
+		// a dry run begins and notes the READY job again
+		BucketRepair second = queue.repairs(false).get(0);
+		second.step();
+		second.step();
+
+		assertThatThrownBy(() -> {
+			while (first.step()) {
+				// restore, sentinel, counts
+			}
+		}).hasStackTraceContaining("another repair");
+		while (second.step()) {
+			// to its end
+		}
+		assertThat(second.result().reindexed()).isZero();
+		try (RedisConnection connection = queue.getConnectionFactory().getConnection()) {
+			assertThat(connection.listCommands().lRange(bytes(prefix + "ready:t"), 0, -1))
+				.extracting((entry) -> new String(entry, StandardCharsets.UTF_8))
+				.containsExactly("t:job-0");
 		}
 	}
 
