@@ -16,6 +16,7 @@ import org.springframework.data.redis.connection.RedisConnection;
 
 import static io.github.delayqueue.redis.RedisDelayQueueLifecycleTests.request;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Repair runs in bounded steps: each script call reads a bounded number of records or index
@@ -118,6 +119,98 @@ class RedisDelayQueueRepairStepsTests {
 		assertThat(result.countsCorrected()).isEqualTo(1);
 		assertThat(queue.repair(false).isClean()).isTrue();
 		assertThat(queue.reserve("busy", 5_000, null)).extracting(ReservedJob::id).contains("job-2999");
+	}
+
+	@Test
+	void aJobTakenBeforeItsListIsReadAndGivenBackBeforeTheRestoreIsListedOnce() {
+		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(1).timerEnabled(false));
+		queue.schedule(request("t", "job-0", "{}", Duration.ZERO));
+		TimerSteps.promote(queue, 0, false);
+		String prefix = "{" + queue.getNamespace() + ":0}:";
+
+		BucketRepair repair = queue.repairs(true).get(0);
+		// begin, records (notes the READY job)
+		repair.step();
+		repair.step();
+		ReservedJob job = queue.reserve("t", 1, null).get(0);
+		// the delayed and reserved indexes, the last errors, the ready list (without the job)
+		for (int i = 0; i < 4; i++) {
+			repair.step();
+		}
+		// READY again with the header it had when noted
+		assertThat(queue.release(job)).isTrue();
+		while (repair.step()) {
+			// restore, sentinel, counts
+		}
+
+		try (RedisConnection connection = queue.getConnectionFactory().getConnection()) {
+			assertThat(connection.listCommands().lRange(bytes(prefix + "ready:t"), 0, -1))
+				.extracting((entry) -> new String(entry, StandardCharsets.UTF_8))
+				.containsExactly("t:job-0");
+		}
+	}
+
+	@Test
+	void aCompactionBetweenTwoWindowsOfAReadyListLeavesEachJobListedOnce() {
+		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(1).timerEnabled(false));
+		queue.scheduleAll(requests("t", 0, 2_500, Duration.ZERO));
+		while (TimerSteps.promote(queue, 0, false).moved() > 0) {
+			// until every due job is READY
+		}
+		// tombstones in the middle: live entries at the head and at the tail
+		for (int i = 500; i < 2_000; i++) {
+			assertThat(queue.cancel("t", "job-" + i)).isTrue();
+		}
+		String prefix = "{" + queue.getNamespace() + ":0}:";
+		BucketRepair repair = queue.repairs(true).get(0);
+		boolean compacted = false;
+		try (RedisConnection connection = queue.getConnectionFactory().getConnection()) {
+			while (repair.step()) {
+				Long noted = connection.hashCommands().hLen(bytes(prefix + "repair"));
+				if (!compacted && noted != null && noted == 500) {
+					// the tail window was read: the guard compacts the list (head window to the tail)
+					TimerSteps.promote(queue, 0, true);
+					compacted = true;
+				}
+			}
+			assertThat(compacted).isTrue();
+			List<String> listed = connection.listCommands().lRange(bytes(prefix + "ready:t"), 0, -1).stream()
+				.map((entry) -> new String(entry, StandardCharsets.UTF_8)).toList();
+			assertThat(listed).doesNotHaveDuplicates().hasSize(1_000);
+		}
+	}
+
+	@Test
+	void aRepairThatAnotherRepairOfItsBucketOvertookStopsInsteadOfListingAJobTwice() {
+		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(1).timerEnabled(false));
+		queue.schedule(request("t", "job-0", "{}", Duration.ZERO));
+		TimerSteps.promote(queue, 0, false);
+		String prefix = "{" + queue.getNamespace() + ":0}:";
+
+		BucketRepair first = queue.repairs(true).get(0);
+		// begin, records, the delayed and reserved indexes, the last errors, the ready list
+		for (int i = 0; i < 6; i++) {
+			first.step();
+		}
+		// a dry run begins and notes the READY job again
+		BucketRepair second = queue.repairs(false).get(0);
+		second.step();
+		second.step();
+
+		assertThatThrownBy(() -> {
+			while (first.step()) {
+				// restore, sentinel, counts
+			}
+		}).hasStackTraceContaining("another repair");
+		while (second.step()) {
+			// to its end
+		}
+		assertThat(second.result().reindexed()).isZero();
+		try (RedisConnection connection = queue.getConnectionFactory().getConnection()) {
+			assertThat(connection.listCommands().lRange(bytes(prefix + "ready:t"), 0, -1))
+				.extracting((entry) -> new String(entry, StandardCharsets.UTF_8))
+				.containsExactly("t:job-0");
+		}
 	}
 
 	private static List<ScheduleRequest> requests(String topic, int from, int count, Duration delay) {

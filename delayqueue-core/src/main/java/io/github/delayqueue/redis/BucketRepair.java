@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
@@ -21,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * The repair of one bucket in steps, one {@code repair.lua} call each, that read at most
  * {@link #STEP} records or index entries: every record into its index, stale entries and
  * orphaned last errors out, lost ready-list entries and sentinels back, then the counts.
- * Not thread-safe; one repair of a namespace at a time.
+ * Not thread-safe; a repair whose bucket another repair began after it fails at its next step.
  */
 final class BucketRepair {
 
@@ -34,6 +35,9 @@ final class BucketRepair {
 	private final QueueScripts scripts;
 
 	private final int bucket;
+
+	/** Names this repair in the bucket, so that its steps stop once another repair began there. */
+	private final String run = UUID.randomUUID().toString();
 
 	private final boolean write;
 
@@ -226,10 +230,16 @@ final class BucketRepair {
 		if (this.countsVerified) {
 			this.corrected = Replies.asLong(reply.get(1));
 		}
-		else if (this.tallies < TALLIES) {
+		if (!this.countsVerified && this.tallies < TALLIES) {
 			// jobs changed state during the tally: tally again
 			tally(false);
 			this.steps.add(this::counts);
+		}
+		else {
+			this.steps.add(() -> {
+				step("end", List.of());
+				return true;
+			});
 		}
 		return true;
 	}
@@ -245,7 +255,7 @@ final class BucketRepair {
 	}
 
 	private List<@Nullable Object> step(String step, List<?> values) {
-		return this.scripts.repair(this.bucket, this.write, step, values);
+		return this.scripts.repair(this.bucket, this.write, step + " " + this.run, values);
 	}
 
 	@Override

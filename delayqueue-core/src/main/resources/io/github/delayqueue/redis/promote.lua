@@ -18,6 +18,7 @@
 -- @include lib/count
 -- @include lib/announce_ready
 -- @include lib/push_ready
+-- @include lib/unnote
 -- @include lib/topic_list
 -- @include lib/gathered
 -- @include lib/gather_record
@@ -171,6 +172,7 @@ call_many('HDEL', P .. 'stats', zeros)
 for _, c in ipairs(compactions) do
   redis.call('LTRIM', c.list, c.from + c.entries, -1)
   call_many('RPUSH', c.list, c.keep)
+  unnote(c.keep)
   if c.sentinel then
     redis.call('LPUSH', c.list, c.sentinel)
   end

@@ -11,6 +11,7 @@
 -- @include lib/announce_ready
 -- @include lib/mark_priority
 -- @include lib/held
+-- @include lib/unnote
 local given, seen = {}, {}
 for i = 3, #ARGV, 2 do
   local j = not seen[ARGV[i]] and held(ARGV[i], ARGV[i + 1])
@@ -46,4 +47,9 @@ for i = #given, 1, -1 do
   end
   move(topic, 'S', 'R')
 end
+local listed = {}
+for i, entry in ipairs(given) do
+  listed[i] = entry[1]
+end
+unnote(listed)
 return { #given }

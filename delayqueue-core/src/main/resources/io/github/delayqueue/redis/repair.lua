@@ -3,7 +3,8 @@
 -- entries. READY jobs seen by 'records' are noted in the scratch hash <bucket>:repair (job key
 -- -> record header) until 'ready' finds their entries; 'restore' lists those left.
 -- ARGV[3] '1' to write, '0' to count only (a count-only run writes only the scratch hash);
--- ARGV[4] the step, ARGV[5..] its arguments:
+-- ARGV[4] the step and the repair's run id ('<step> <run>': 'begin' makes the run the bucket's one
+-- in <bucket>:repair:run, every other step refuses to run for another), ARGV[5..] its arguments:
 --   begin                                  -> the stats hash (field, value, ...)
 --   records <cursor> <count> <fix 1|0>     -> {cursor, read, jobs, reindexed, unreadable, state:topic, n, ...}
 --   index <key> <state> <after score|''> <after member> <count> -> {read, dropped, last score|'', last member}
@@ -13,6 +14,7 @@
 --   topic <topic> <restored 1|0> <extra priority>... -> {sentinel put right 1|0}
 --   counts <n> <stats as read by begin: n values> <m> <tally: m values> <topic, pending>...
 --                                          -> {1 when the stats changed since begin (nothing written), corrected}
+--   end                                    -> {} (the bucket has no running repair any more)
 -- @include lib/keys
 -- @include lib/now_ms
 -- @include lib/num
@@ -29,8 +31,14 @@
 -- @include lib/push_ready
 -- @include lib/page_after
 local write = ARGV[3] == '1'
-local step = ARGV[4]
-local SCRATCH = P .. 'repair'
+local step, run = string.match(ARGV[4], '^(%a+) (.+)$')
+local SCRATCH, RUN = P .. 'repair', P .. 'repair:run'
+if step ~= 'begin' then
+  if redis.call('GET', RUN) ~= run then
+    return redis.error_reply('repair: another repair of this bucket began after this one; run one repair at a time')
+  end
+  redis.call('PEXPIRE', RUN, 3600000)
+end
 
 -- a job key's record as the job of a state, or nil
 local function job_in(record, state)
@@ -40,6 +48,7 @@ end
 
 if step == 'begin' then
   redis.call('DEL', SCRATCH)
+  redis.call('SET', RUN, run, 'PX', 3600000)
   return redis.call('HGETALL', P .. 'stats')
 
 elseif step == 'records' then
@@ -307,5 +316,8 @@ elseif step == 'counts' then
     call_many('HSET', P .. 'stats', fields)
   end
   return { 0, corrected }
+elseif step == 'end' then
+  redis.call('DEL', RUN)
+  return {}
 end
 return redis.error_reply('repair: unknown step ' .. tostring(step))

@@ -7,9 +7,11 @@
 -- @include lib/call_many
 -- @include lib/announce_ready
 -- @include lib/mark_priority
+-- @include lib/unnote
 local UNANNOUNCED = nil
 local function push_ready(topic, jobkeys, p)
   local was_empty, length = false, 0
+  unnote(jobkeys)
   if p and p ~= DEFAULT_PRIORITY then
     call_many('RPUSH', ready_key(topic, p), jobkeys)
     was_empty = mark_priority(topic, p)
