@@ -34,7 +34,7 @@ local write = ARGV[3] == '1'
 local step, run = string.match(ARGV[4], '^(%a+) (.+)$')
 local SCRATCH, RUN = P .. 'repair', P .. 'repair:run'
 if step ~= 'begin' then
-  if redis.call('GET', RUN) ~= run then
+  if redis.call('HGET', RUN, 'run') ~= run then
     return redis.error_reply('repair: another repair of this bucket began after this one; run one repair at a time')
   end
   redis.call('PEXPIRE', RUN, 3600000)
@@ -48,7 +48,8 @@ end
 
 if step == 'begin' then
   redis.call('DEL', SCRATCH)
-  redis.call('SET', RUN, run, 'PX', 3600000)
+  redis.call('HSET', RUN, 'run', run)
+  redis.call('PEXPIRE', RUN, 3600000)
   return redis.call('HGETALL', P .. 'stats')
 
 elseif step == 'records' then
