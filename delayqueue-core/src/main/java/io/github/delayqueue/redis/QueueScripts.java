@@ -283,13 +283,17 @@ final class QueueScripts {
 		return coordination;
 	}
 
+	/** The number of the instance a token names as its holder ({@code lib/token.lua}); 0: none (a 0.1.0 token). */
+	static long holderNumber(long token) {
+		return (token >= TOKEN_BASE) ? token % 10_000 : 0;
+	}
+
 	/**
 	 * The instances that hold reservations, by token, as the numbers in the tokens name them; a
 	 * token without a number, or with one no instance holds, is left out.
 	 */
 	Map<Long, String> holders(Collection<Long> tokens) {
-		List<Long> numbers = tokens.stream().filter((token) -> token >= TOKEN_BASE).map((token) -> token % 10_000)
-			.distinct().toList();
+		List<Long> numbers = tokens.stream().map(QueueScripts::holderNumber).filter((n) -> n > 0).distinct().toList();
 		if (numbers.isEmpty()) {
 			return Map.of();
 		}
@@ -305,7 +309,7 @@ final class QueueScripts {
 		}
 		Map<Long, String> holders = new HashMap<>();
 		for (long token : tokens) {
-			String id = (token >= TOKEN_BASE) ? byNumber.get(token % 10_000) : null;
+			String id = byNumber.get(holderNumber(token));
 			if (id != null) {
 				holders.put(token, id);
 			}
