@@ -66,9 +66,4 @@ record PageCursor(long at, String id) {
 		return ENCODER.encodeToString((at + ":" + id).getBytes(StandardCharsets.UTF_8));
 	}
 
-	/** What orders jobs of the same time in a sorted set: the job key's, so the id's, bytes. */
-	static byte[] orderKey(JobInfo job) {
-		return job.id().getBytes(StandardCharsets.UTF_8);
-	}
-
 }

@@ -2,7 +2,6 @@ package io.github.delayqueue.redis;
 
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
@@ -131,7 +130,7 @@ abstract class RedisAdmin extends RedisConsumer implements DelayQueueAdmin {
 		List<ScriptReplies.DeadJobs> buckets = this.scripts.dead(topic, limit + 1, payloads, after);
 		List<JobInfo> dead = new ArrayList<>(buckets.stream().flatMap((bucket) -> bucket.jobs().stream()).toList());
 		// the order of a dead list: time of death, then the job key's bytes
-		dead.sort(Comparator.comparing(JobInfo::diedAt).thenComparing(PageCursor::orderKey, Arrays::compareUnsigned));
+		dead.sort(Comparator.comparing(JobInfo::diedAt).thenComparing(JobInfo::id, WaitingJobs.Place::compare));
 		long total = buckets.stream().mapToLong(ScriptReplies.DeadJobs::total).sum();
 		return PageCursor.page(dead, limit, JobInfo::diedAt, (jobs, next) -> new DeadJobPage(total, jobs, next));
 	}
