@@ -19,6 +19,7 @@ import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.util.Version;
 
 /**
  * What the queue checks of Redis before it writes: the bucket count ({@link #resolve} chooses
@@ -164,18 +165,16 @@ final class StartupChecks {
 		return values;
 	}
 
-	/** Refuses a version older than 6.2; an unreadable one passes. */
+	/** Refuses a version older than {@link UnsupportedRedisVersionException#MINIMUM_VERSION}; an unreadable one passes. */
 	static void checkVersion(Map<String, String> versions) {
+		Version minimum = Version.parse(UnsupportedRedisVersionException.MINIMUM_VERSION);
 		versions.forEach((node, version) -> {
-			String[] parts = version.split("\\.");
 			try {
-				int major = Integer.parseInt(parts[0]);
-				int minor = (parts.length > 1) ? Integer.parseInt(parts[1]) : 0;
-				if (major < 6 || (major == 6 && minor < 2)) {
+				if (Version.parse(version).isLessThan(minimum)) {
 					throw new UnsupportedRedisVersionException(node, version);
 				}
 			}
-			catch (NumberFormatException ex) {
+			catch (IllegalArgumentException ex) {
 				// not a version we can read
 			}
 		});
