@@ -1,6 +1,5 @@
 package io.github.delayqueue.redis;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -287,19 +286,18 @@ final class StartupChecks {
 		boolean cluster = runner.execute("reading the bucket count of namespace '" + namespace + "'",
 				(connection) -> connection instanceof RedisClusterConnection);
 		List<?> pin = Replies.list(runner.run(BUCKETS, QueueScripts.args(List.of(keys.config(), keys.timers()), "read")));
-		String pinned = (pin.get(0) instanceof byte[] value && value.length > 0)
-				? new String(value, StandardCharsets.UTF_8) : null;
+		String pinned = Replies.asString(pin.get(0));
 		Integer count = parse(pinned);
 		if (count != null) {
 			logger.debug("Namespace '" + namespace + "' was created with " + count + " bucket(s)");
 			return count;
 		}
 		int chosen = cluster ? CLUSTER : SINGLE_SERVER;
-		if (pinned != null) {
+		if (pinned != null && !pinned.isEmpty()) {
 			// not a count: the start-up check refuses it by name
 			return chosen;
 		}
-		long timed = (pin.get(1) instanceof Long value) ? value : -1;
+		long timed = Replies.asLong(pin.get(1));
 		if (timed >= chosen) {
 			throw inUse(namespace, timed, "a timer was given it", chosen);
 		}
