@@ -336,8 +336,9 @@ abstract class RedisConsumer extends RedisProducer implements DelayQueueConsumer
 		return this.scripts.touch(bucketOf(job), job, extension.toMillis());
 	}
 
+	/** The bucket of a reserved job, whose topic and id its record checked. */
 	private int bucketOf(ReservedJob job) {
-		return bucketOf(job.topic(), job.id());
+		return this.keys.bucketOf(job.topic(), job.id());
 	}
 
 	@Override
