@@ -268,8 +268,8 @@ public class DelayQueueEndpoint {
 	}
 
 	private static int pageSize(@Nullable Integer limit) {
-		return argument("limit",
-				() -> JobConstraints.max("limit", (limit != null) ? limit : DEFAULT_PAGE, DelayQueueOperations.MAX_DEAD_PAGE));
+		int size = (limit != null) ? limit : DEFAULT_PAGE;
+		return argument("limit", () -> JobConstraints.max("limit", size, DelayQueueOperations.MAX_DEAD_PAGE));
 	}
 
 	private static void checkTopic(String topic) {

@@ -52,7 +52,8 @@ class UnknownPropertyFailureAnalyzer extends AbstractFailureAnalyzer<UnboundConf
 	}
 
 	/** Says that a name is unknown and, when each unknown element is close to a known one, the name so corrected. */
-	private static String describe(@Nullable ConfigurationPropertiesBindException bind, ConfigurationPropertyName name) {
+	private static String describe(@Nullable ConfigurationPropertiesBindException bind,
+			ConfigurationPropertyName name) {
 		String unknown = name + " is not a known property";
 		if (bind == null) {
 			return unknown;
