@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 
 import io.github.delayqueue.actuate.EndpointDescriptors.ActionDescriptor;
 import io.github.delayqueue.actuate.EndpointDescriptors.BucketDescriptor;
@@ -97,11 +97,10 @@ public class DelayQueueEndpoint {
 		QueueStats stats = this.operations.stats();
 		Map<String, List<ListenerDescriptor>> listeners = ListenerDescriptor.byTopic(this.containers.get());
 		Map<String, TopicDescriptor> topics = new TreeMap<>();
-		Set<String> names = new TreeSet<>(stats.topics().keySet());
-		names.addAll(listeners.keySet());
-		names.addAll(stats.completed().keySet());
-		names.forEach((topic) -> topics.put(topic, TopicDescriptor.of(topic, stats, rateLimit(topic),
-				listeners.getOrDefault(topic, List.of()), null, null)));
+		Stream.of(stats.topics().keySet(), listeners.keySet(), stats.completed().keySet())
+			.flatMap(Set::stream)
+			.forEach((topic) -> topics.computeIfAbsent(topic, (name) -> TopicDescriptor.of(name, stats, rateLimit(name),
+					listeners.getOrDefault(name, List.of()), null, null)));
 		List<BucketDescriptor> buckets = stats.buckets().stream().map(BucketDescriptor::of).toList();
 		List<RecurringDescriptor> recurring = (this.recurringJobs != null) ? this.recurringJobs.list()
 			.stream()
@@ -168,8 +167,7 @@ public class DelayQueueEndpoint {
 			throw new InvalidArgumentException("completedCursor",
 					"completedCursor must not be given with state: it pages the topic's finished jobs, cursor pages the waiting ones");
 		}
-		int size = (limit != null) ? limit : DEFAULT_PAGE;
-		argument("limit", () -> JobConstraints.max("limit", size, DelayQueueOperations.MAX_DEAD_PAGE));
+		int size = pageSize(limit);
 		JobState waiting = argument("state", () -> waitingState(state));
 		WaitingJobPage page = argument("cursor",
 				() -> this.operations.waitingJobs(topic, waiting, cursor, size, this.showPayloads));
@@ -188,8 +186,7 @@ public class DelayQueueEndpoint {
 	public TopicDescriptor topic(String topic, @Nullable String cursor, @Nullable String completedCursor,
 			@Nullable Integer limit) {
 		checkTopic(topic);
-		int size = (limit != null) ? limit : DEFAULT_PAGE;
-		argument("limit", () -> JobConstraints.max("limit", size, DelayQueueOperations.MAX_DEAD_PAGE));
+		int size = pageSize(limit);
 		QueueStats stats = this.operations.stats(topic);
 		List<ListenerDescriptor> listeners = ListenerDescriptor.byTopic(this.containers.get())
 			.getOrDefault(topic, List.of());
@@ -268,6 +265,11 @@ public class DelayQueueEndpoint {
 			default -> throw new IllegalArgumentException(
 					"state must be one of DELAYED, READY, RESERVED, was '" + state + "'");
 		};
+	}
+
+	private static int pageSize(@Nullable Integer limit) {
+		int size = (limit != null) ? limit : DEFAULT_PAGE;
+		return argument("limit", () -> JobConstraints.max("limit", size, DelayQueueOperations.MAX_DEAD_PAGE));
 	}
 
 	private static void checkTopic(String topic) {

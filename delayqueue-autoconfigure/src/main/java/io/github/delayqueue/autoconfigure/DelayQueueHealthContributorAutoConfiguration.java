@@ -55,7 +55,7 @@ public final class DelayQueueHealthContributorAutoConfiguration {
 			RedisDelayQueue redisQueue = queue.getIfAvailable();
 			RedisConnectionFactory redis = (redisQueue != null) ? redisQueue.getConnectionFactory()
 					: connectionFactory.getIfUnique();
-			return new DelayQueueHealthIndicator(redis, redisQueue, ListenerContainers.timer(queue),
+			return new DelayQueueHealthIndicator(redis, redisQueue, (redisQueue != null) ? redisQueue.getTimer() : null,
 					ListenerContainers.of(registry), sampler.getIfAvailable(),
 					health.timeout(), health.maxStall(), health.maxOverdue());
 		}

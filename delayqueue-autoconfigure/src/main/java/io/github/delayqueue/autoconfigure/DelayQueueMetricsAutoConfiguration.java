@@ -75,7 +75,8 @@ public final class DelayQueueMetricsAutoConfiguration {
 	@ConditionalOnMissingBean
 	DelayQueueMeterBinder delayQueueMeterBinder(DelayQueueSampler sampler, ObjectProvider<RedisDelayQueue> queue,
 			DelayQueueProperties properties) {
-		return new DelayQueueMeterBinder(sampler, ListenerContainers.timer(queue),
+		RedisDelayQueue redisQueue = queue.getIfAvailable();
+		return new DelayQueueMeterBinder(sampler, (redisQueue != null) ? redisQueue.getTimer() : null,
 				properties.metrics().maxTopics());
 	}
 

@@ -7,13 +7,12 @@ import java.util.function.Supplier;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.redis.RedisDelayQueue;
-import io.github.delayqueue.redis.TimerStatus;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
 
 /**
- * Lookups of the listener containers (on each call), the timer and the instance id.
+ * Lookups of the listener containers (on each call) and the instance id.
  */
 public final class ListenerContainers {
 
@@ -30,16 +29,6 @@ public final class ListenerContainers {
 			DelayedListenerEndpointRegistry available = registry.getIfAvailable();
 			return (available != null) ? available.getListenerContainers() : List.of();
 		};
-	}
-
-	/**
-	 * This instance's timer.
-	 * @param queue the queue, when there is one
-	 * @return its timer, or {@code null}
-	 */
-	public static @Nullable TimerStatus timer(ObjectProvider<RedisDelayQueue> queue) {
-		RedisDelayQueue available = queue.getIfAvailable();
-		return (available != null) ? available.getTimer() : null;
 	}
 
 	/**

@@ -3,7 +3,10 @@ package io.github.delayqueue.autoconfigure;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -17,6 +20,7 @@ import io.github.delayqueue.redis.RedisDelayQueue;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
  * Puts the recurring jobs declared in {@code delayqueue.recurring.*} once the queue has started,
@@ -36,11 +40,12 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 
 	private final boolean failFast;
 
-	private final AtomicInteger requests = new AtomicInteger();
+	/** Whether a put is waiting to run on the executor. */
+	private final AtomicBoolean pending = new AtomicBoolean();
 
 	private volatile boolean running;
 
-	private volatile @Nullable Thread retrying;
+	private @Nullable ScheduledExecutorService executor;
 
 	RecurringJobsReconciler(RecurringJobs recurringJobs, Map<String, RecurringJob> declared, boolean removeUndeclared,
 			boolean failFast) {
@@ -52,7 +57,11 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 
 	/** Reconciles; when Redis is unreachable, fails fast or retries every {@value #RETRY_MILLIS} ms. */
 	@Override
-	public void start() {
+	public synchronized void start() {
+		CustomizableThreadFactory threads = new CustomizableThreadFactory("delayqueue-recurring-reconcile-");
+		threads.setDaemon(true);
+		this.executor = Executors.newSingleThreadScheduledExecutor(threads);
+		this.pending.set(false);
 		this.running = true;
 		try {
 			reconcile();
@@ -63,64 +72,35 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 			}
 			logger.warn("Could not put the declared recurring jobs (Redis unreachable); trying again in the background: "
 					+ ex.getMessage());
-			putInTheBackground(true);
+			putLater(RETRY_MILLIS);
 		}
 	}
 
 	/** Puts the declared recurring jobs again in the background. */
 	void putAgain() {
-		if (this.running) {
-			putInTheBackground(false);
+		putLater(0);
+	}
+
+	/** Puts on the executor after the delay, unless a put waits already; a request while one runs puts once more. */
+	private synchronized void putLater(long delayMillis) {
+		if (this.running && this.executor != null && this.pending.compareAndSet(false, true)) {
+			this.executor.schedule(this::put, delayMillis, TimeUnit.MILLISECONDS);
 		}
 	}
 
-	/** Puts on one background thread; a request while it runs makes it put once more. */
-	private synchronized void putInTheBackground(boolean waitFirst) {
-		this.requests.incrementAndGet();
-		if (this.retrying == null || !this.retrying.isAlive()) {
-			Thread retry = new Thread(() -> retryUntilDone(waitFirst), "delayqueue-recurring-reconcile");
-			retry.setDaemon(true);
-			retry.start();
-			this.retrying = retry;
+	private void put() {
+		this.pending.set(false);
+		try {
+			reconcile();
+			logger.info("Put the declared recurring jobs");
 		}
-	}
-
-	private void retryUntilDone(boolean waitFirst) {
-		boolean wait = waitFirst;
-		while (this.running) {
-			int requested = this.requests.get();
-			try {
-				if (wait) {
-					Thread.sleep(RETRY_MILLIS);
-				}
-				wait = true;
-				reconcile();
-				logger.info("Put the declared recurring jobs");
-				if (endIfNoneRequested(requested)) {
-					return;
-				}
-				wait = false;
-			}
-			catch (InterruptedException ex) {
-				return;
-			}
-			catch (IllegalArgumentException ex) {
-				logger.error(ex.getMessage());
-				return;
-			}
-			catch (RuntimeException ex) {
-				logger.debug("Could not put the declared recurring jobs yet: " + ex.getMessage());
-			}
+		catch (IllegalArgumentException ex) {
+			logger.error(ex.getMessage());
 		}
-	}
-
-	/** Ends the thread unless a put was requested since {@code requested}; decided under the lock that starts it. */
-	private synchronized boolean endIfNoneRequested(int requested) {
-		if (this.requests.get() != requested) {
-			return false;
+		catch (RuntimeException ex) {
+			logger.debug("Could not put the declared recurring jobs yet: " + ex.getMessage());
+			putLater(RETRY_MILLIS);
 		}
-		this.retrying = null;
-		return true;
 	}
 
 	/** Puts the declared definitions, then reports (or deletes) those declared before and no longer. */
@@ -162,11 +142,11 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 	}
 
 	@Override
-	public void stop() {
+	public synchronized void stop() {
 		this.running = false;
-		Thread retry = this.retrying;
-		if (retry != null) {
-			retry.interrupt();
+		if (this.executor != null) {
+			this.executor.shutdownNow();
+			this.executor = null;
 		}
 	}
 

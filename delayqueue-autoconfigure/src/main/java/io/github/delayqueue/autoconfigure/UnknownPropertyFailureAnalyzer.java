@@ -1,13 +1,13 @@
 package io.github.delayqueue.autoconfigure;
 
-import java.beans.PropertyDescriptor;
+import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.beans.BeanUtils;
+import org.springframework.beans.PropertyMatches;
 import org.springframework.boot.context.properties.ConfigurationPropertiesBindException;
 import org.springframework.boot.context.properties.bind.DataObjectPropertyName;
 import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
@@ -16,8 +16,10 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyN
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.core.Conventions;
 import org.springframework.core.Ordered;
 import org.springframework.core.ResolvableType;
+import org.springframework.util.ReflectionUtils;
 
 /**
  * Analyzes a start-up refused because a {@code delayqueue.*} property has a name that its
@@ -33,14 +35,10 @@ class UnknownPropertyFailureAnalyzer extends AbstractFailureAnalyzer<UnboundConf
 		if (!cause.getUnboundProperties().stream().allMatch((property) -> PREFIX.isAncestorOf(property.getName()))) {
 			return null;
 		}
-		List<String[]> known = new ArrayList<>();
 		ConfigurationPropertiesBindException bind = findCause(rootFailure, ConfigurationPropertiesBindException.class);
-		if (bind != null) {
-			collect(known, bind.getAnnotation().prefix(), bind.getBeanType(), bind.getBeanType());
-		}
 		StringBuilder description = new StringBuilder();
 		for (ConfigurationProperty property : cause.getUnboundProperties()) {
-			description.append(describe(known, property.getName()))
+			description.append(describe(bind, property.getName()))
 				.append(String.format("%n    Value: \"%s\"", property.getValue()));
 			if (property.getOrigin() != null) {
 				description.append(String.format("%n    Origin: %s", property.getOrigin()));
@@ -53,91 +51,49 @@ class UnknownPropertyFailureAnalyzer extends AbstractFailureAnalyzer<UnboundConf
 				cause);
 	}
 
-	/** Says that a name is unknown and, when one is close, which known name is closest. */
-	static String describe(List<String[]> known, ConfigurationPropertyName name) {
-		String given = name.toString();
-		@Nullable String closest = null;
-		int distance = Integer.MAX_VALUE;
-		for (String[] names : known) {
-			String candidate = fill(names, name);
-			int d = distance(given, candidate);
-			if (d < distance) {
-				distance = d;
-				closest = candidate;
-			}
+	/** Says that a name is unknown and, when each unknown element is close to a known one, the name so corrected. */
+	private static String describe(@Nullable ConfigurationPropertiesBindException bind,
+			ConfigurationPropertyName name) {
+		String unknown = name + " is not a known property";
+		if (bind == null) {
+			return unknown;
 		}
-		String unknown = given + " is not a known property";
-		return (closest != null && distance <= Math.max(2, given.length() / 8)) ? unknown + "; did you mean " + closest + "?"
-				: unknown;
-	}
-
-	/** A known name with each {@code *} replaced by the given name's element there. */
-	private static String fill(String[] known, ConfigurationPropertyName name) {
-		StringBuilder filled = new StringBuilder();
-		for (int i = 0; i < known.length; i++) {
-			String element = known[i];
-			if (element.equals("*") && i < name.getNumberOfElements()) {
-				element = name.getElement(i, Form.ORIGINAL);
-				if (element.contains(".")) {
-					filled.append('[').append(element).append(']');
-					continue;
-				}
-			}
-			filled.append((i > 0) ? "." : "").append(element);
+		Class<?> root = bind.getBeanType();
+		int start = ConfigurationPropertyName.of(bind.getAnnotation().prefix()).getNumberOfElements();
+		List<String> elements = new ArrayList<>();
+		for (int i = 0; i < name.getNumberOfElements(); i++) {
+			String element = name.getElement(i, Form.DASHED);
+			elements.add((element.contains(".")) ? "[" + element + "]" : element);
 		}
-		return filled.toString();
-	}
-
-	private static void collect(List<String[]> known, String prefix, Class<?> root, Class<?> type) {
-		for (PropertyDescriptor descriptor : BeanUtils.getPropertyDescriptors(type)) {
-			if (descriptor.getReadMethod() == null || descriptor.getName().equals("class")) {
+		ResolvableType type = ResolvableType.forClass(root);
+		for (int i = start; i < elements.size(); i++) {
+			if (Map.class.isAssignableFrom(type.toClass())) {
+				// this element is the map's key
+				type = type.asMap().getGeneric(1);
 				continue;
 			}
-			String name = prefix + "." + DataObjectPropertyName.toDashedForm(descriptor.getName());
-			Class<?> propertyType = descriptor.getPropertyType();
-			if (isGroup(root, propertyType)) {
-				collect(known, name, root, propertyType);
+			if (type.toClass() != root && !type.toClass().getName().startsWith(root.getName() + "$")) {
+				return unknown;
 			}
-			else if (Map.class.isAssignableFrom(propertyType)) {
-				Class<?> value = ResolvableType.forMethodReturnType(descriptor.getReadMethod())
-					.asMap()
-					.getGeneric(1)
-					.toClass();
-				if (isGroup(root, value)) {
-					collect(known, name + ".*", root, value);
-				}
-				else {
-					known.add((name + ".*").split("\\."));
-				}
+			Field field = closest(type.toClass(), Conventions.attributeNameToPropertyName(elements.get(i)));
+			if (field == null) {
+				return unknown;
 			}
-			else {
-				known.add(name.split("\\."));
-			}
+			elements.set(i, DataObjectPropertyName.toDashedForm(field.getName()));
+			type = ResolvableType.forField(field);
 		}
+		String corrected = String.join(".", elements).replace(".[", "[");
+		return corrected.equals(name.toString()) ? unknown : unknown + "; did you mean " + corrected + "?";
 	}
 
-	private static boolean isGroup(Class<?> root, Class<?> type) {
-		return type.getName().startsWith(root.getName() + "$");
-	}
-
-	/** The Levenshtein distance: the fewest insertions, deletions and substitutions. */
-	static int distance(String a, String b) {
-		int[] previous = new int[b.length() + 1];
-		int[] current = new int[b.length() + 1];
-		for (int j = 0; j <= b.length(); j++) {
-			previous[j] = j;
+	/** The field of the type with the given name, else the closest one, at most two edits away, else {@code null}. */
+	private static @Nullable Field closest(Class<?> type, String name) {
+		Field field = ReflectionUtils.findField(type, name);
+		for (int distance = 1; field == null && distance <= PropertyMatches.DEFAULT_MAX_DISTANCE; distance++) {
+			String[] matches = PropertyMatches.forField(name, type, distance).getPossibleMatches();
+			field = (matches.length > 0) ? ReflectionUtils.findField(type, matches[0]) : null;
 		}
-		for (int i = 1; i <= a.length(); i++) {
-			current[0] = i;
-			for (int j = 1; j <= b.length(); j++) {
-				int substitution = previous[j - 1] + ((a.charAt(i - 1) == b.charAt(j - 1)) ? 0 : 1);
-				current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
-			}
-			int[] swap = previous;
-			previous = current;
-			current = swap;
-		}
-		return previous[b.length()];
+		return field;
 	}
 
 	@Override
