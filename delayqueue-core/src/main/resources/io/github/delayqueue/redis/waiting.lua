@@ -18,6 +18,7 @@
 -- @include lib/num
 -- @include lib/bytes_before
 -- @include lib/rank_after
+-- @include lib/put_info
 local topic, state, max, cap = ARGV[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[8])
 local after, after_key = (ARGV[6] ~= '') and tonumber(ARGV[6]) or nil, ARGV[7]
 local prefix = topic .. ':'
@@ -95,12 +96,9 @@ local reply = { examined, cut_score, cut_member }
 for k, jobkey in ipairs(jobkeys) do
   local j = records[k] and decode(records[k])
   if j and j.state == state then
-    local n = #reply
-    reply[n + 1], reply[n + 2], reply[n + 3], reply[n + 4], reply[n + 5], reply[n + 6] = jobkey, j.attempt, j.max,
-      j.ttr, j.due, j.created
-    reply[n + 7], reply[n + 8], reply[n + 9], reply[n + 10], reply[n + 11] = (state == 'S') and tonumber(found[2 * k])
-      or 0, 0, errors[k] or '', (ARGV[9] == '1') and j.payload or false, j.priority
-    reply[n + 12] = j.token
+    reply[#reply + 1] = jobkey
+    put_info(reply, j, (state == 'S') and tonumber(found[2 * k]) or 0, 0, errors[k] or '', ARGV[9] == '1')
+    reply[#reply + 1] = j.token
   end
 end
 return reply
