@@ -30,6 +30,8 @@
 -- @include lib/announce_ready
 -- @include lib/push_ready
 -- @include lib/page_after
+-- @include lib/pick
+-- @include lib/topic_list
 local write = ARGV[3] == '1'
 local step, run = string.match(ARGV[4], '^(%a+) (.+)$')
 local SCRATCH, RUN = P .. 'repair', P .. 'repair:run'
@@ -88,12 +90,9 @@ elseif step == 'records' then
         end
       elseif j.state == 'X' then
         if not redis.call('ZSCORE', P .. 'dead:' .. topic, jobkey) then
-          if not zadd_dead[topic] then
-            zadd_dead[topic] = {}
-            dead_topics[#dead_topics + 1] = topic
-          end
-          zadd_dead[topic][#zadd_dead[topic] + 1] = num(now)
-          zadd_dead[topic][#zadd_dead[topic] + 1] = jobkey
+          local list = topic_list(zadd_dead, dead_topics, topic)
+          list[#list + 1] = num(now)
+          list[#list + 1] = jobkey
         end
       elseif j.state == 'R' then
         -- until 'ready' finds its entry
@@ -132,10 +131,7 @@ elseif step == 'index' then
   local list_topic = string.match(ARGV[5], '^dead:(.+)$')
   local after = (ARGV[7] ~= '') and tonumber(ARGV[7]) or nil
   local entries = page_after(key, tonumber(ARGV[9]), after, ARGV[8])
-  local members = {}
-  for i = 1, #entries, 2 do
-    members[#members + 1] = entries[i]
-  end
+  local members = pick(entries, 1, 2)
   local records = read_many(KEYS[1], members)
   local stale = {}
   for k, jobkey in ipairs(members) do
@@ -150,10 +146,7 @@ elseif step == 'index' then
 
 elseif step == 'errors' then
   local page = redis.call('HSCAN', P .. 'errors', ARGV[5], 'COUNT', tonumber(ARGV[6]))
-  local keys = {}
-  for i = 1, #page[2], 2 do
-    keys[#keys + 1] = page[2][i]
-  end
+  local keys = pick(page[2], 1, 2)
   local records = read_many(KEYS[1], keys)
   local orphans = {}
   for k, jobkey in ipairs(keys) do
@@ -185,22 +178,14 @@ elseif step == 'restore' then
   -- a READY job noted by 'records', whose entry no 'ready' step found and whose record has not
   -- changed since (a job taken and made READY again has another token), is in no list
   local page = redis.call('HSCAN', SCRATCH, ARGV[5], 'COUNT', tonumber(ARGV[6]))
-  local keys, headers = {}, {}
-  for i = 1, #page[2], 2 do
-    keys[#keys + 1] = page[2][i]
-    headers[#headers + 1] = page[2][i + 1]
-  end
+  local keys, headers = pick(page[2], 1, 2), pick(page[2], 2, 2)
   local records = read_many(KEYS[1], keys)
   local lists, order, reply = {}, {}, { page[1], #keys }
   for k, jobkey in ipairs(keys) do
     local j = job_in(records[k], 'R')
     if j and split_header(records[k]) == headers[k] then
-      local list = topic_of(jobkey) .. ' ' .. j.priority
-      if not lists[list] then
-        lists[list] = {}
-        order[#order + 1] = list
-      end
-      lists[list][#lists[list] + 1] = jobkey
+      local list = topic_list(lists, order, topic_of(jobkey) .. ' ' .. j.priority)
+      list[#list + 1] = jobkey
       reply[#reply + 1] = topic_of(jobkey)
       reply[#reply + 1] = j.priority
     end
