@@ -29,7 +29,6 @@
 -- @include lib/earlier
 -- @include lib/live_entry
 -- @include lib/put_reserved
--- @include lib/token
 local COMPACT_AT = 1000
 local COMPACT_WINDOW = 10000
 local batch = tonumber(ARGV[3])
@@ -229,21 +228,13 @@ for _, offer in ipairs(offered) do
   local fields = { topic, #jobs }
   for i, entry in ipairs(jobs) do
     local jobkey, j = entry[1], entry[2]
-    local ttr = (offer.ttr > 0) and offer.ttr or j.ttr
-    local deadline = now + ttr
-    j.state = 'S'
-    j.attempt = j.attempt + 1
-    j.token = token(seq + i, holder)
-    if offer.max > 0 then
-      j.max = offer.max
-    end
+    local deadline = put_reserved(fields, string.sub(jobkey, #topic + 2), j, seq + i, holder, offer.ttr, offer.max, now)
     gather_record(w, jobkey, encode(j))
     deadlines[#deadlines + 1] = num(deadline)
     deadlines[#deadlines + 1] = jobkey
     if earliest_deadline == nil or deadline < earliest_deadline then
       earliest_deadline = deadline
     end
-    put_reserved(fields, string.sub(jobkey, #topic + 2), j, deadline, ttr)
   end
   call_many('ZADD', P .. 'reserved', deadlines)
   count('D', topic, -#jobs)
