@@ -9,6 +9,7 @@
 -- @include lib/now_ms
 -- @include lib/num
 -- @include lib/sentinel_text
+-- @include lib/write_sentinel
 -- @include lib/ready_parts
 -- @include lib/decode
 -- @include lib/encode
@@ -122,7 +123,7 @@ for i = 1, #stats, 2 do
     if tombstones >= COMPACT_AT and tombstones > live then
       local first = redis.call('LRANGE', P .. 'ready:' .. topic, 0, 0)[1]
       local parts, levels = ready_parts(topic, first)
-      local sentinel_of, emptied = nil, {}
+      local trimmed, emptied = false, {}
       for _, part in ipairs(parts) do
         if budget > 0 then
           local entries = redis.call('LRANGE', part.key, part.from, part.from + budget - 1)
@@ -136,13 +137,12 @@ for i = 1, #stats, 2 do
               dropped = dropped + 1
             end
           end
-          local c = { topic = topic, list = part.key, from = part.from, level = part.level,
-            entries = #entries, keep = keep, dropped = dropped,
-            whole = part.from + #entries == redis.call('LLEN', part.key) }
-          compactions[#compactions + 1] = c
+          compactions[#compactions + 1] = { topic = topic, list = part.key, from = part.from, entries = #entries,
+            keep = keep, dropped = dropped }
           if part.from > 0 then
-            sentinel_of = c
-          elseif c.whole and #keep == 0 then
+            -- (the trim of the first list takes its sentinel too)
+            trimmed = true
+          elseif #keep == 0 and #entries == redis.call('LLEN', part.key) then
             emptied[part.level] = true
           end
         end
@@ -153,12 +153,8 @@ for i = 1, #stats, 2 do
         for _, p in ipairs(levels) do
           set[p] = not emptied[p] or nil
         end
-        local text = sentinel_text(set)
-        if sentinel_of then
-          sentinel_of.sentinel = text
-        elseif text ~= first then
-          sentinel_fixes[#sentinel_fixes + 1] = { list = P .. 'ready:' .. topic, text = text }
-        end
+        sentinel_fixes[#sentinel_fixes + 1] = { list = P .. 'ready:' .. topic, old = (not trimmed) and first or nil,
+          text = sentinel_text(set) }
       end
     end
   end
@@ -172,17 +168,10 @@ for _, c in ipairs(compactions) do
   redis.call('LTRIM', c.list, c.from + c.entries, -1)
   call_many('RPUSH', c.list, c.keep)
   unnote(c.keep)
-  if c.sentinel then
-    redis.call('LPUSH', c.list, c.sentinel)
-  end
   count('T', c.topic, -c.dropped)
 end
 for _, fix in ipairs(sentinel_fixes) do
-  if fix.text then
-    redis.call('LSET', fix.list, 0, fix.text)
-  else
-    redis.call('LPOP', fix.list)
-  end
+  write_sentinel(fix.list, fix.old, fix.text)
 end
 
 local w = gathered()

@@ -22,6 +22,7 @@
 -- @include lib/ready_key
 -- @include lib/sentinel_levels
 -- @include lib/sentinel_text
+-- @include lib/write_sentinel
 -- @include lib/split_header
 -- @include lib/decode
 -- @include lib/topic_of
@@ -224,14 +225,7 @@ elseif step == 'topic' then
   local sentinel = sentinel_text(levels)
   local changed = sentinel ~= current
   if write then
-    if changed then
-      if current then
-        redis.call('LPOP', first_key)
-      end
-      if sentinel then
-        redis.call('LPUSH', first_key, sentinel)
-      end
-    end
+    write_sentinel(first_key, current, sentinel)
     if sentinel and (changed or ARGV[6] == '1') then
       -- (a sentinel made the first list non-empty: no push announced the jobs)
       announce_ready(topic)

@@ -9,6 +9,7 @@
 -- @include lib/announce_head
 -- @include lib/default_priority
 -- @include lib/sentinel_text
+-- @include lib/write_sentinel
 -- @include lib/put_reserved
 local function apply_take(plan, ttr_override, max_override, holder, now, reply)
   local topic = plan.topic
@@ -38,15 +39,10 @@ local function apply_take(plan, ttr_override, max_override, holder, now, reply)
     end
     local text = sentinel_text(set)
     if default_part.scanned > 0 then
+      -- (the trim takes the sentinel too)
       redis.call('LTRIM', list, default_part.from + default_part.scanned, -1)
-      if text then
-        redis.call('LPUSH', list, text)
-      end
-    elseif not text then
-      redis.call('LPOP', list)
-    elseif text ~= plan.sentinel then
-      redis.call('LSET', list, 0, text)
     end
+    write_sentinel(list, (default_part.scanned == 0) and plan.sentinel or nil, text)
     if not text then
       -- (the entries left in the first list start at its head now)
       default_part.from = 0
