@@ -23,6 +23,7 @@
 -- @include lib/gather_entry
 -- @include lib/write_gathered
 -- @include lib/lowest
+-- @include lib/create_job
 local now = now_ms()
 local created36 = to36(now)
 
@@ -39,29 +40,16 @@ local function new_job(i, ttr36)
     new_record(state .. priority_letter(priority), ARGV[i + 6], ttr36, created36, to36(due - now), ARGV[i + 2])
 end
 
--- One job that replaces nothing: HSETNX, the first write, creates it or finds it exists.
+-- One job that replaces nothing: created, or found to exist.
 if #ARGV == 10 and ARGV[10] ~= '1' then
-  local jobkey, topic = ARGV[3], ARGV[4]
-  local due, due_text, priority, state, record = new_job(3, to36(tonumber(ARGV[8])))
-  local _, first
-  if state == 'D' then
-    _, first = lowest(P .. 'delayed')
-  end
-  if redis.call('HSETNX', KEYS[1], jobkey, record) == 0 then
+  local jobkey = ARGV[3]
+  local due, _, priority, state, record = new_job(3, to36(tonumber(ARGV[8])))
+  local created, head = create_job(jobkey, ARGV[4], state, record, due, priority)
+  if created == 0 then
     local old = readable(jobkey, redis.call('HGET', KEYS[1], jobkey))
     return { now, 0, 0, old.state, old.due }
   end
-  count(state, topic, 1)
-  if state == 'R' then
-    push_ready(topic, { jobkey }, priority)
-    return { now, 0, 1, 'R', due }
-  end
-  redis.call('ZADD', P .. 'delayed', due_text, jobkey)
-  if first == nil or due < first then
-    announce_head(due)
-    return { now, 1, 1, 'D', due }
-  end
-  return { now, 0, 1, 'D', due }
+  return { now, head, 1, state, due }
 end
 
 local ttr36 = {}
