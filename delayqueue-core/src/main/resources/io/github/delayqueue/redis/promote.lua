@@ -209,7 +209,6 @@ if expired > 0 then
 end
 -- the offers' reservations, after the expired ones left the reserved index
 local delivered = {}
-local earliest_deadline = nil
 for _, offer in ipairs(offered) do
   local topic, jobs = offer.topic, offer.jobs
   local seq = redis.call('INCRBY', P .. 'seq', #jobs) - #jobs
@@ -221,9 +220,8 @@ for _, offer in ipairs(offered) do
     gather_record(w, jobkey, encode(j))
     deadlines[#deadlines + 1] = num(deadline)
     deadlines[#deadlines + 1] = jobkey
-    if earliest_deadline == nil or deadline < earliest_deadline then
-      earliest_deadline = deadline
-    end
+    -- (the reserved index's next deadline)
+    r = earlier(r, deadline)
   end
   call_many('ZADD', P .. 'reserved', deadlines)
   count('D', topic, -#jobs)
@@ -254,11 +252,7 @@ if guard then
   recurring = first[2] and tonumber(first[2]) or -1
 end
 
-local next_event = earlier(d, r)
-if earliest_deadline and (next_event < 0 or earliest_deadline < next_event) then
-  next_event = earliest_deadline
-end
-local reply = { #due, expired, next_event, now, recurring, #order }
+local reply = { #due, expired, earlier(d, r), now, recurring, #order }
 for _, topic in ipairs(order) do
   reply[#reply + 1] = topic
   reply[#reply + 1] = (UNANNOUNCED and UNANNOUNCED[topic]) or -1
