@@ -62,7 +62,9 @@ elseif step == 'records' then
   local fields = page[2]
   local jobs, unreadable = 0, 0
   local tally, order = {}, {}
-  local zadd_delayed, zadd_reserved, zadd_dead, dead_topics, noted = {}, {}, {}, {}, {}
+  -- the index entries to add, by index: a DELAYED job's at its due time, another's at now
+  local index_of = { D = 'delayed', S = 'reserved', X = 'dead:' }
+  local zadds, indexes, noted = {}, {}, {}
   for i = 1, #fields, 2 do
     local jobkey = fields[i]
     local topic = topic_of(jobkey)
@@ -76,35 +78,25 @@ elseif step == 'records' then
         order[#order + 1] = field
       end
       tally[field] = (tally[field] or 0) + 1
-      if not fix then
-        -- a tally only
-      elseif j.state == 'D' then
-        local score = redis.call('ZSCORE', P .. 'delayed', jobkey)
-        if tonumber(score) ~= j.due then
-          zadd_delayed[#zadd_delayed + 1] = num(j.due)
-          zadd_delayed[#zadd_delayed + 1] = jobkey
-        end
-      elseif j.state == 'S' then
-        if not redis.call('ZSCORE', P .. 'reserved', jobkey) then
-          zadd_reserved[#zadd_reserved + 1] = num(now)
-          zadd_reserved[#zadd_reserved + 1] = jobkey
-        end
-      elseif j.state == 'X' then
-        if not redis.call('ZSCORE', P .. 'dead:' .. topic, jobkey) then
-          local list = topic_list(zadd_dead, dead_topics, topic)
-          list[#list + 1] = num(now)
+      local index = fix and index_of[j.state]
+      if index then
+        index = (j.state == 'X') and (index .. topic) or index
+        local score = redis.call('ZSCORE', P .. index, jobkey)
+        if not score or (j.state == 'D' and tonumber(score) ~= j.due) then
+          local list = topic_list(zadds, indexes, index)
+          list[#list + 1] = num((j.state == 'D') and j.due or now)
           list[#list + 1] = jobkey
         end
-      elseif j.state == 'R' then
+      elseif fix and j.state == 'R' then
         -- until 'ready' finds its entry
         noted[#noted + 1] = jobkey
         noted[#noted + 1] = split_header(fields[i + 1])
       end
     end
   end
-  local reindexed = #zadd_delayed / 2 + #zadd_reserved / 2
-  for _, topic in ipairs(dead_topics) do
-    reindexed = reindexed + #zadd_dead[topic] / 2
+  local reindexed = 0
+  for _, index in ipairs(indexes) do
+    reindexed = reindexed + #zadds[index] / 2
   end
   -- writes
   call_many('HSET', SCRATCH, noted)
@@ -113,10 +105,8 @@ elseif step == 'records' then
     redis.call('PEXPIRE', SCRATCH, 3600000)
   end
   if write then
-    call_many('ZADD', P .. 'delayed', zadd_delayed)
-    call_many('ZADD', P .. 'reserved', zadd_reserved)
-    for _, topic in ipairs(dead_topics) do
-      call_many('ZADD', P .. 'dead:' .. topic, zadd_dead[topic])
+    for _, index in ipairs(indexes) do
+      call_many('ZADD', P .. index, zadds[index])
     end
   end
   local reply = { page[1], #fields / 2, jobs, reindexed, unreadable }
