@@ -93,19 +93,16 @@ if offers > 0 and not guard then
     if list and #list <= tonumber(ARGV[i + 1]) and not expiring[topic]
         and redis.call('LLEN', P .. 'ready:' .. topic) == 0 then
       -- the highest priority first, then in due order, as a take
-      for n, entry in ipairs(list) do
-        entry[3] = n
-      end
-      table.sort(list, function(x, y)
-        if x[2].priority ~= y[2].priority then
-          return x[2].priority > y[2].priority
+      local jobs = {}
+      for p = 9, 0, -1 do
+        for _, entry in ipairs(list) do
+          if entry[2].priority == p then
+            jobs[#jobs + 1] = entry
+            reserved_here[entry[1]] = true
+          end
         end
-        return x[3] < y[3]
-      end)
-      offered[#offered + 1] = { topic = topic, jobs = list, ttr = tonumber(ARGV[i + 2]), max = tonumber(ARGV[i + 3]) }
-      for _, entry in ipairs(list) do
-        reserved_here[entry[1]] = true
       end
+      offered[#offered + 1] = { topic = topic, jobs = jobs, ttr = tonumber(ARGV[i + 2]), max = tonumber(ARGV[i + 3]) }
       due_of[topic] = nil
     end
   end
