@@ -47,12 +47,11 @@ local function apply_take(plan, ttr_override, max_override, holder, now, reply)
       -- (the entries left in the first list start at its head now)
       default_part.from = 0
     end
-    count('T', topic, -plan.tombstones)
     plan.ended = ended
   elseif plan.scanned > 0 then
     redis.call('LTRIM', list, plan.scanned, -1)
-    count('T', topic, -plan.tombstones)
   end
+  count('T', topic, -plan.tombstones)
   local announced = 0
   if #jobs > 0 then
     local seq = redis.call('INCRBY', P .. 'seq', #jobs) - #jobs
