@@ -28,6 +28,7 @@
 -- @include lib/gather_dead
 -- @include lib/write_gathered
 -- @include lib/earlier
+-- @include lib/lowest
 -- @include lib/live_entry
 -- @include lib/put_reserved
 local COMPACT_AT = 1000
@@ -245,8 +246,8 @@ end
 
 local recurring = -2
 if guard then
-  local first = redis.call('ZRANGE', P .. 'recurring-due', 0, 0, 'WITHSCORES')
-  recurring = first[2] and tonumber(first[2]) or -1
+  local _, tick = lowest(P .. 'recurring-due')
+  recurring = tick or -1
 end
 
 local reply = { #due, expired, earlier(d, r), now, recurring, #order }
