@@ -300,18 +300,12 @@ final class QueueScripts {
 		byte[][] fields = numbers.stream().map((n) -> KeySpace.bytes(String.valueOf(n))).toArray(byte[][]::new);
 		List<byte[]> ids = this.runner.execute("reading the instances that hold reservations",
 				(connection) -> connection.hashCommands().hMGet(this.keys.numbers(), fields));
-		Map<Long, String> byNumber = new HashMap<>();
-		for (int i = 0; i < numbers.size(); i++) {
-			byte[] id = (ids != null) ? ids.get(i) : null;
-			if (id != null) {
-				byNumber.put(numbers.get(i), new String(id, StandardCharsets.UTF_8));
-			}
-		}
 		Map<Long, String> holders = new HashMap<>();
 		for (long token : tokens) {
-			String id = byNumber.get(holderNumber(token));
+			int at = numbers.indexOf(holderNumber(token));
+			byte[] id = (at >= 0 && ids != null) ? ids.get(at) : null;
 			if (id != null) {
-				holders.put(token, id);
+				holders.put(token, new String(id, StandardCharsets.UTF_8));
 			}
 		}
 		return holders;

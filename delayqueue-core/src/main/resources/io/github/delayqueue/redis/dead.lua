@@ -8,6 +8,7 @@
 -- @include lib/pick
 -- @include lib/read_many
 -- @include lib/page_after
+-- @include lib/put_info
 local topic, max = ARGV[3], tonumber(ARGV[4])
 local dead = P .. 'dead:' .. topic
 local reply = { redis.call('ZCARD', dead) }
@@ -18,11 +19,8 @@ local errors = read_many(P .. 'errors', jobkeys)
 for k, jobkey in ipairs(jobkeys) do
   local j = records[k] and decode(records[k])
   if j then
-    local n = #reply
-    reply[n + 1], reply[n + 2], reply[n + 3], reply[n + 4], reply[n + 5], reply[n + 6] = jobkey, j.attempt, j.max,
-      j.ttr, j.due, j.created
-    reply[n + 7], reply[n + 8], reply[n + 9], reply[n + 10], reply[n + 11] = 0, tonumber(entries[2 * k]),
-      errors[k] or '', (ARGV[5] == '1') and j.payload or false, j.priority
+    reply[#reply + 1] = jobkey
+    put_info(reply, j, 0, tonumber(entries[2 * k]), errors[k] or '', ARGV[5] == '1')
   end
 end
 return reply

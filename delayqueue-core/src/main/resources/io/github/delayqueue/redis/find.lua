@@ -4,6 +4,7 @@
 -- @include lib/keys
 -- @include lib/topic_of
 -- @include lib/stored
+-- @include lib/put_info
 local jobkey = ARGV[3]
 local j = stored(jobkey)
 if not j then
@@ -16,4 +17,4 @@ elseif j.state == 'X' then
   died = tonumber(redis.call('ZSCORE', P .. 'dead:' .. topic_of(jobkey), jobkey) or 0)
 end
 local err = redis.call('HGET', P .. 'errors', jobkey) or ''
-return { j.state, j.attempt, j.max, j.ttr, j.due, j.created, deadline, died, err, j.payload, j.priority }
+return put_info({ j.state }, j, deadline, died, err, true)

@@ -9,6 +9,7 @@
 -- @include lib/now_ms
 -- @include lib/num
 -- @include lib/sentinel_text
+-- @include lib/write_sentinel
 -- @include lib/ready_parts
 -- @include lib/decode
 -- @include lib/encode
@@ -27,9 +28,9 @@
 -- @include lib/gather_dead
 -- @include lib/write_gathered
 -- @include lib/earlier
+-- @include lib/lowest
 -- @include lib/live_entry
 -- @include lib/put_reserved
--- @include lib/token
 local COMPACT_AT = 1000
 local COMPACT_WINDOW = 10000
 local batch = tonumber(ARGV[3])
@@ -93,19 +94,16 @@ if offers > 0 and not guard then
     if list and #list <= tonumber(ARGV[i + 1]) and not expiring[topic]
         and redis.call('LLEN', P .. 'ready:' .. topic) == 0 then
       -- the highest priority first, then in due order, as a take
-      for n, entry in ipairs(list) do
-        entry[3] = n
-      end
-      table.sort(list, function(x, y)
-        if x[2].priority ~= y[2].priority then
-          return x[2].priority > y[2].priority
+      local jobs = {}
+      for p = 9, 0, -1 do
+        for _, entry in ipairs(list) do
+          if entry[2].priority == p then
+            jobs[#jobs + 1] = entry
+            reserved_here[entry[1]] = true
+          end
         end
-        return x[3] < y[3]
-      end)
-      offered[#offered + 1] = { topic = topic, jobs = list, ttr = tonumber(ARGV[i + 2]), max = tonumber(ARGV[i + 3]) }
-      for _, entry in ipairs(list) do
-        reserved_here[entry[1]] = true
       end
+      offered[#offered + 1] = { topic = topic, jobs = jobs, ttr = tonumber(ARGV[i + 2]), max = tonumber(ARGV[i + 3]) }
       due_of[topic] = nil
     end
   end
@@ -123,7 +121,7 @@ for i = 1, #stats, 2 do
     if tombstones >= COMPACT_AT and tombstones > live then
       local first = redis.call('LRANGE', P .. 'ready:' .. topic, 0, 0)[1]
       local parts, levels = ready_parts(topic, first)
-      local sentinel_of, emptied = nil, {}
+      local trimmed, emptied = false, {}
       for _, part in ipairs(parts) do
         if budget > 0 then
           local entries = redis.call('LRANGE', part.key, part.from, part.from + budget - 1)
@@ -137,13 +135,12 @@ for i = 1, #stats, 2 do
               dropped = dropped + 1
             end
           end
-          local c = { topic = topic, list = part.key, from = part.from, level = part.level,
-            entries = #entries, keep = keep, dropped = dropped,
-            whole = part.from + #entries == redis.call('LLEN', part.key) }
-          compactions[#compactions + 1] = c
+          compactions[#compactions + 1] = { topic = topic, list = part.key, from = part.from, entries = #entries,
+            keep = keep, dropped = dropped }
           if part.from > 0 then
-            sentinel_of = c
-          elseif c.whole and #keep == 0 then
+            -- (the trim of the first list takes its sentinel too)
+            trimmed = true
+          elseif #keep == 0 and #entries == redis.call('LLEN', part.key) then
             emptied[part.level] = true
           end
         end
@@ -154,12 +151,8 @@ for i = 1, #stats, 2 do
         for _, p in ipairs(levels) do
           set[p] = not emptied[p] or nil
         end
-        local text = sentinel_text(set)
-        if sentinel_of then
-          sentinel_of.sentinel = text
-        elseif text ~= first then
-          sentinel_fixes[#sentinel_fixes + 1] = { list = P .. 'ready:' .. topic, text = text }
-        end
+        sentinel_fixes[#sentinel_fixes + 1] = { list = P .. 'ready:' .. topic, old = (not trimmed) and first or nil,
+          text = sentinel_text(set) }
       end
     end
   end
@@ -173,17 +166,10 @@ for _, c in ipairs(compactions) do
   redis.call('LTRIM', c.list, c.from + c.entries, -1)
   call_many('RPUSH', c.list, c.keep)
   unnote(c.keep)
-  if c.sentinel then
-    redis.call('LPUSH', c.list, c.sentinel)
-  end
   count('T', c.topic, -c.dropped)
 end
 for _, fix in ipairs(sentinel_fixes) do
-  if fix.text then
-    redis.call('LSET', fix.list, 0, fix.text)
-  else
-    redis.call('LPOP', fix.list)
-  end
+  write_sentinel(fix.list, fix.old, fix.text)
 end
 
 local w = gathered()
@@ -221,7 +207,6 @@ if expired > 0 then
 end
 -- the offers' reservations, after the expired ones left the reserved index
 local delivered = {}
-local earliest_deadline = nil
 for _, offer in ipairs(offered) do
   local topic, jobs = offer.topic, offer.jobs
   local seq = redis.call('INCRBY', P .. 'seq', #jobs) - #jobs
@@ -229,21 +214,12 @@ for _, offer in ipairs(offered) do
   local fields = { topic, #jobs }
   for i, entry in ipairs(jobs) do
     local jobkey, j = entry[1], entry[2]
-    local ttr = (offer.ttr > 0) and offer.ttr or j.ttr
-    local deadline = now + ttr
-    j.state = 'S'
-    j.attempt = j.attempt + 1
-    j.token = token(seq + i, holder)
-    if offer.max > 0 then
-      j.max = offer.max
-    end
+    local deadline = put_reserved(fields, string.sub(jobkey, #topic + 2), j, seq + i, holder, offer.ttr, offer.max, now)
     gather_record(w, jobkey, encode(j))
     deadlines[#deadlines + 1] = num(deadline)
     deadlines[#deadlines + 1] = jobkey
-    if earliest_deadline == nil or deadline < earliest_deadline then
-      earliest_deadline = deadline
-    end
-    put_reserved(fields, string.sub(jobkey, #topic + 2), j, deadline, ttr)
+    -- (the reserved index's next deadline)
+    r = earlier(r, deadline)
   end
   call_many('ZADD', P .. 'reserved', deadlines)
   count('D', topic, -#jobs)
@@ -270,15 +246,11 @@ end
 
 local recurring = -2
 if guard then
-  local first = redis.call('ZRANGE', P .. 'recurring-due', 0, 0, 'WITHSCORES')
-  recurring = first[2] and tonumber(first[2]) or -1
+  local _, tick = lowest(P .. 'recurring-due')
+  recurring = tick or -1
 end
 
-local next_event = earlier(d, r)
-if earliest_deadline and (next_event < 0 or earliest_deadline < next_event) then
-  next_event = earliest_deadline
-end
-local reply = { #due, expired, next_event, now, recurring, #order }
+local reply = { #due, expired, earlier(d, r), now, recurring, #order }
 for _, topic in ipairs(order) do
   reply[#reply + 1] = topic
   reply[#reply + 1] = (UNANNOUNCED and UNANNOUNCED[topic]) or -1

@@ -6,6 +6,7 @@
 -- @include lib/call_many
 -- @include lib/whole_number
 -- @include lib/now_ms
+-- @include lib/read_many
 local grants, counter = KEYS[1], KEYS[2]
 
 if ARGV[1] == 'take' then
@@ -53,17 +54,14 @@ end
 
 if ARGV[1] == 'give' then
   local first, count, at = whole_number(2), whole_number(3), whole_number(4)
-  local mine = {}
-  for from = first, first + count - 1, 1000 do
-    local chunk = {}
-    for member = from, math.min(first + count - 1, from + 999) do
-      chunk[#chunk + 1] = member
-    end
-    local scores = redis.call('ZMSCORE', grants, unpack(chunk))
-    for k, score in ipairs(scores) do
-      if score and tonumber(score) == at then
-        mine[#mine + 1] = chunk[k]
-      end
+  local members, mine = {}, {}
+  for member = first, first + count - 1 do
+    members[#members + 1] = member
+  end
+  local scores = read_many(grants, members, 'ZMSCORE')
+  for k, member in ipairs(members) do
+    if scores[k] and tonumber(scores[k]) == at then
+      mine[#mine + 1] = member
     end
   end
   call_many('ZREM', grants, mine)

@@ -7,9 +7,7 @@
 -- @include lib/num
 -- @include lib/to36
 -- @include lib/new_record
--- @include lib/count
--- @include lib/push_ready
--- @include lib/push_delayed
+-- @include lib/create_job
 -- @include lib/lowest
 local DEFS = P .. 'recurring'
 local DUE = P .. 'recurring-due'
@@ -52,17 +50,9 @@ end
 -- Creates an occurrence unless its key exists: 1 when created, and the topic when it is READY.
 local function create(jobkey, topic, payload, due, ttr, max)
   local state = (due <= now) and 'R' or 'D'
-  local record = new_record(state, max, to36(tonumber(ttr)), to36(now), to36(due - now), payload)
-  if redis.call('HSETNX', KEYS[1], jobkey, record) == 0 then
-    return 0
-  end
-  count(state, topic, 1)
-  if state == 'R' then
-    push_ready(topic, { jobkey })
-    return 1, topic
-  end
-  push_delayed(jobkey, due)
-  return 1
+  local created = create_job(jobkey, topic, state,
+    new_record(state, max, to36(tonumber(ttr)), to36(now), to36(due - now), payload), due)
+  return created, (created == 1 and state == 'R') and topic or nil
 end
 
 -- A next tick argument: -1 none, -2 right after now; nil when it is not after now.

@@ -12,11 +12,12 @@
 -- @include lib/mark_priority
 -- @include lib/held
 -- @include lib/unnote
-local given, seen = {}, {}
+local given, seen, listed = {}, {}, {}
 for i = 3, #ARGV, 2 do
   local j = not seen[ARGV[i]] and held(ARGV[i], ARGV[i + 1])
   if j then
     seen[ARGV[i]] = true
+    listed[#listed + 1] = ARGV[i]
     given[#given + 1] = { ARGV[i], j }
   end
 end
@@ -46,10 +47,6 @@ for i = #given, 1, -1 do
     end
   end
   move(topic, 'S', 'R')
-end
-local listed = {}
-for i, entry in ipairs(given) do
-  listed[i] = entry[1]
 end
 unnote(listed)
 return { #given }

@@ -22,6 +22,7 @@
 -- @include lib/ready_key
 -- @include lib/sentinel_levels
 -- @include lib/sentinel_text
+-- @include lib/write_sentinel
 -- @include lib/split_header
 -- @include lib/decode
 -- @include lib/topic_of
@@ -30,6 +31,8 @@
 -- @include lib/announce_ready
 -- @include lib/push_ready
 -- @include lib/page_after
+-- @include lib/pick
+-- @include lib/topic_list
 local write = ARGV[3] == '1'
 local step, run = string.match(ARGV[4], '^(%a+) (.+)$')
 local SCRATCH, RUN = P .. 'repair', P .. 'repair:run'
@@ -59,7 +62,9 @@ elseif step == 'records' then
   local fields = page[2]
   local jobs, unreadable = 0, 0
   local tally, order = {}, {}
-  local zadd_delayed, zadd_reserved, zadd_dead, dead_topics, noted = {}, {}, {}, {}, {}
+  -- the index entries to add, by index: a DELAYED job's at its due time, another's at now
+  local index_of = { D = 'delayed', S = 'reserved', X = 'dead:' }
+  local zadds, indexes, noted = {}, {}, {}
   for i = 1, #fields, 2 do
     local jobkey = fields[i]
     local topic = topic_of(jobkey)
@@ -73,38 +78,25 @@ elseif step == 'records' then
         order[#order + 1] = field
       end
       tally[field] = (tally[field] or 0) + 1
-      if not fix then
-        -- a tally only
-      elseif j.state == 'D' then
-        local score = redis.call('ZSCORE', P .. 'delayed', jobkey)
-        if tonumber(score) ~= j.due then
-          zadd_delayed[#zadd_delayed + 1] = num(j.due)
-          zadd_delayed[#zadd_delayed + 1] = jobkey
+      local index = fix and index_of[j.state]
+      if index then
+        index = (j.state == 'X') and (index .. topic) or index
+        local score = redis.call('ZSCORE', P .. index, jobkey)
+        if not score or (j.state == 'D' and tonumber(score) ~= j.due) then
+          local list = topic_list(zadds, indexes, index)
+          list[#list + 1] = num((j.state == 'D') and j.due or now)
+          list[#list + 1] = jobkey
         end
-      elseif j.state == 'S' then
-        if not redis.call('ZSCORE', P .. 'reserved', jobkey) then
-          zadd_reserved[#zadd_reserved + 1] = num(now)
-          zadd_reserved[#zadd_reserved + 1] = jobkey
-        end
-      elseif j.state == 'X' then
-        if not redis.call('ZSCORE', P .. 'dead:' .. topic, jobkey) then
-          if not zadd_dead[topic] then
-            zadd_dead[topic] = {}
-            dead_topics[#dead_topics + 1] = topic
-          end
-          zadd_dead[topic][#zadd_dead[topic] + 1] = num(now)
-          zadd_dead[topic][#zadd_dead[topic] + 1] = jobkey
-        end
-      elseif j.state == 'R' then
+      elseif fix and j.state == 'R' then
         -- until 'ready' finds its entry
         noted[#noted + 1] = jobkey
         noted[#noted + 1] = split_header(fields[i + 1])
       end
     end
   end
-  local reindexed = #zadd_delayed / 2 + #zadd_reserved / 2
-  for _, topic in ipairs(dead_topics) do
-    reindexed = reindexed + #zadd_dead[topic] / 2
+  local reindexed = 0
+  for _, index in ipairs(indexes) do
+    reindexed = reindexed + #zadds[index] / 2
   end
   -- writes
   call_many('HSET', SCRATCH, noted)
@@ -113,10 +105,8 @@ elseif step == 'records' then
     redis.call('PEXPIRE', SCRATCH, 3600000)
   end
   if write then
-    call_many('ZADD', P .. 'delayed', zadd_delayed)
-    call_many('ZADD', P .. 'reserved', zadd_reserved)
-    for _, topic in ipairs(dead_topics) do
-      call_many('ZADD', P .. 'dead:' .. topic, zadd_dead[topic])
+    for _, index in ipairs(indexes) do
+      call_many('ZADD', P .. index, zadds[index])
     end
   end
   local reply = { page[1], #fields / 2, jobs, reindexed, unreadable }
@@ -132,10 +122,7 @@ elseif step == 'index' then
   local list_topic = string.match(ARGV[5], '^dead:(.+)$')
   local after = (ARGV[7] ~= '') and tonumber(ARGV[7]) or nil
   local entries = page_after(key, tonumber(ARGV[9]), after, ARGV[8])
-  local members = {}
-  for i = 1, #entries, 2 do
-    members[#members + 1] = entries[i]
-  end
+  local members = pick(entries, 1, 2)
   local records = read_many(KEYS[1], members)
   local stale = {}
   for k, jobkey in ipairs(members) do
@@ -150,10 +137,7 @@ elseif step == 'index' then
 
 elseif step == 'errors' then
   local page = redis.call('HSCAN', P .. 'errors', ARGV[5], 'COUNT', tonumber(ARGV[6]))
-  local keys = {}
-  for i = 1, #page[2], 2 do
-    keys[#keys + 1] = page[2][i]
-  end
+  local keys = pick(page[2], 1, 2)
   local records = read_many(KEYS[1], keys)
   local orphans = {}
   for k, jobkey in ipairs(keys) do
@@ -185,22 +169,14 @@ elseif step == 'restore' then
   -- a READY job noted by 'records', whose entry no 'ready' step found and whose record has not
   -- changed since (a job taken and made READY again has another token), is in no list
   local page = redis.call('HSCAN', SCRATCH, ARGV[5], 'COUNT', tonumber(ARGV[6]))
-  local keys, headers = {}, {}
-  for i = 1, #page[2], 2 do
-    keys[#keys + 1] = page[2][i]
-    headers[#headers + 1] = page[2][i + 1]
-  end
+  local keys, headers = pick(page[2], 1, 2), pick(page[2], 2, 2)
   local records = read_many(KEYS[1], keys)
   local lists, order, reply = {}, {}, { page[1], #keys }
   for k, jobkey in ipairs(keys) do
     local j = job_in(records[k], 'R')
     if j and split_header(records[k]) == headers[k] then
-      local list = topic_of(jobkey) .. ' ' .. j.priority
-      if not lists[list] then
-        lists[list] = {}
-        order[#order + 1] = list
-      end
-      lists[list][#lists[list] + 1] = jobkey
+      local list = topic_list(lists, order, topic_of(jobkey) .. ' ' .. j.priority)
+      list[#list + 1] = jobkey
       reply[#reply + 1] = topic_of(jobkey)
       reply[#reply + 1] = j.priority
     end
@@ -239,14 +215,7 @@ elseif step == 'topic' then
   local sentinel = sentinel_text(levels)
   local changed = sentinel ~= current
   if write then
-    if changed then
-      if current then
-        redis.call('LPOP', first_key)
-      end
-      if sentinel then
-        redis.call('LPUSH', first_key, sentinel)
-      end
-    end
+    write_sentinel(first_key, current, sentinel)
     if sentinel and (changed or ARGV[6] == '1') then
       -- (a sentinel made the first list non-empty: no push announced the jobs)
       announce_ready(topic)

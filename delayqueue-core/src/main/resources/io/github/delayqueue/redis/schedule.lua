@@ -23,45 +23,32 @@
 -- @include lib/gather_entry
 -- @include lib/write_gathered
 -- @include lib/lowest
+-- @include lib/create_job
 local now = now_ms()
 local created36 = to36(now)
 
--- The job of the eight arguments from ARGV[i]: due ms and its text, priority, state, record.
+-- The job of the eight arguments from ARGV[i]: due ms, priority, state, record.
 local function new_job(i, ttr36)
-  local due, due_text, mode = tonumber(ARGV[i + 4]), ARGV[i + 4], ARGV[i + 3]
+  local due, mode = tonumber(ARGV[i + 4]), ARGV[i + 3]
   local priority = (#mode > 1) and tonumber(string.sub(mode, 2)) or DEFAULT_PRIORITY
   if string.byte(mode, 1) == 100 then -- 'd': a delay
     due = now + due
-    due_text = num(due)
   end
   local state = (due <= now) and 'R' or 'D'
-  return due, due_text, priority, state,
+  return due, priority, state,
     new_record(state .. priority_letter(priority), ARGV[i + 6], ttr36, created36, to36(due - now), ARGV[i + 2])
 end
 
--- One job that replaces nothing: HSETNX, the first write, creates it or finds it exists.
+-- One job that replaces nothing: created, or found to exist.
 if #ARGV == 10 and ARGV[10] ~= '1' then
-  local jobkey, topic = ARGV[3], ARGV[4]
-  local due, due_text, priority, state, record = new_job(3, to36(tonumber(ARGV[8])))
-  local _, first
-  if state == 'D' then
-    _, first = lowest(P .. 'delayed')
-  end
-  if redis.call('HSETNX', KEYS[1], jobkey, record) == 0 then
+  local jobkey = ARGV[3]
+  local due, priority, state, record = new_job(3, to36(tonumber(ARGV[8])))
+  local created, head = create_job(jobkey, ARGV[4], state, record, due, priority)
+  if created == 0 then
     local old = readable(jobkey, redis.call('HGET', KEYS[1], jobkey))
     return { now, 0, 0, old.state, old.due }
   end
-  count(state, topic, 1)
-  if state == 'R' then
-    push_ready(topic, { jobkey }, priority)
-    return { now, 0, 1, 'R', due }
-  end
-  redis.call('ZADD', P .. 'delayed', due_text, jobkey)
-  if first == nil or due < first then
-    announce_head(due)
-    return { now, 1, 1, 'D', due }
-  end
-  return { now, 0, 1, 'D', due }
+  return { now, head, 1, state, due }
 end
 
 local ttr36 = {}
@@ -89,11 +76,8 @@ for i = 3, #ARGV, 8 do
   local mine = current[jobkey]
   local old = existing[jobkey]
   if (mine or old) and ARGV[i + 7] ~= '1' then
-    local state, due = old and old.state, old and old.due
-    if mine then
-      state, due = mine.state, mine.due
-    end
-    reply[n + 1], reply[n + 2], reply[n + 3] = 0, state, due
+    local kept = mine or old
+    reply[n + 1], reply[n + 2], reply[n + 3] = 0, kept.state, kept.due
   else
     if mine then
       -- replaces a job this call created: only the new one is written
@@ -107,9 +91,8 @@ for i = 3, #ARGV, 8 do
     end
     local ttr = ARGV[i + 5]
     ttr36[ttr] = ttr36[ttr] or to36(tonumber(ttr))
-    local due, due_text, priority, state, record = new_job(i, ttr36[ttr])
-    current[jobkey] = { state = state, due = due, due_text = due_text, topic = topic, number = number,
-      priority = priority, record = record }
+    local due, priority, state, record = new_job(i, ttr36[ttr])
+    current[jobkey] = { state = state, due = due, topic = topic, number = number, priority = priority, record = record }
     count(state, topic, 1)
     reply[n + 1], reply[n + 2], reply[n + 3] = 1, state, due
   end
@@ -128,7 +111,7 @@ for _, jobkey in ipairs(order) do
   local job = current[jobkey]
   gather_record(w, jobkey, job.record)
   if job.state == 'D' then
-    delayed[#delayed + 1] = job.due_text
+    delayed[#delayed + 1] = num(job.due)
     delayed[#delayed + 1] = jobkey
     placed[jobkey] = job.number
   else

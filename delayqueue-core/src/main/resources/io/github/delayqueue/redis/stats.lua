@@ -53,9 +53,7 @@ for i = 1, #stats, 2 do
       for _, jobkey in ipairs(entries) do
         local j = live_entry(jobkey, redis.call('HGET', KEYS[1], jobkey), seen, part.letter)
         if j then
-          if not overdue[topic] or j.due < overdue[topic] then
-            overdue[topic] = j.due
-          end
+          overdue[topic] = math.min(overdue[topic] or j.due, j.due)
           break
         end
       end

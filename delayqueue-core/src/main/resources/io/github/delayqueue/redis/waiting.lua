@@ -11,13 +11,13 @@
 -- the state, and the fencing token (lib/token; 0 unless RESERVED)}.
 -- @include lib/keys
 -- @include lib/decode
--- @include lib/pick
 -- @include lib/read_many
 -- @include lib/ready_parts
 -- @include lib/live_entry
 -- @include lib/num
 -- @include lib/bytes_before
 -- @include lib/rank_after
+-- @include lib/put_info
 local topic, state, max, cap = ARGV[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[8])
 local after, after_key = (ARGV[6] ~= '') and tonumber(ARGV[6]) or nil, ARGV[7]
 local prefix = topic .. ':'
@@ -32,8 +32,7 @@ if state == 'R' then
     for k, jobkey in ipairs(entries) do
       local j = live_entry(jobkey, records[k], seen, part.letter)
       if j and (not after or j.due > after or (j.due == after and bytes_before(after_key, jobkey))) then
-        found[#found + 1] = jobkey
-        found[#found + 1] = j.due
+        found[#found + 1] = { jobkey, j.due }
       end
     end
     examined = examined + #entries
@@ -42,27 +41,22 @@ if state == 'R' then
     end
   end
   -- only the first max jobs by (due, job key) can be on the page: read and answer no more
-  if #found > 2 * max then
-    local rows = {}
-    for i = 1, #found, 2 do
-      rows[#rows + 1] = { found[i], found[i + 1] }
-    end
-    table.sort(rows, function(a, b)
+  if #found > max then
+    table.sort(found, function(a, b)
       if a[2] ~= b[2] then
         return a[2] < b[2]
       end
       return bytes_before(a[1], b[1])
     end)
-    found = {}
-    for i = 1, max do
-      found[2 * i - 1], found[2 * i] = rows[i][1], rows[i][2]
+    for i = #found, max + 1, -1 do
+      found[i] = nil
     end
   end
 else
   local key = P .. ((state == 'S') and 'reserved' or 'delayed')
   local rank = after and rank_after(key, after, after_key) or 0
   local ended = false
-  while #found < 2 * max and examined < cap do
+  while #found < max and examined < cap do
     local window = math.min(cap - examined, 256)
     local entries = redis.call('ZRANGE', key, rank, rank + window - 1, 'WITHSCORES')
     for i = 1, #entries, 2 do
@@ -70,14 +64,13 @@ else
       -- the score as digits, whatever notation the server writes doubles in (Java reads a long)
       cut_member, cut_score = entries[i], num(tonumber(entries[i + 1]))
       if string.sub(entries[i], 1, #prefix) == prefix then
-        found[#found + 1] = entries[i]
-        found[#found + 1] = entries[i + 1]
-        if #found == 2 * max then
+        found[#found + 1] = { entries[i], entries[i + 1] }
+        if #found == max then
           break
         end
       end
     end
-    if #entries < 2 * window and #found < 2 * max then
+    if #entries < 2 * window and #found < max then
       ended = true
       break
     end
@@ -88,19 +81,19 @@ else
   end
 end
 
-local jobkeys = pick(found, 1, 2)
+local jobkeys = {}
+for k, row in ipairs(found) do
+  jobkeys[k] = row[1]
+end
 local records = read_many(KEYS[1], jobkeys)
 local errors = read_many(P .. 'errors', jobkeys)
 local reply = { examined, cut_score, cut_member }
 for k, jobkey in ipairs(jobkeys) do
   local j = records[k] and decode(records[k])
   if j and j.state == state then
-    local n = #reply
-    reply[n + 1], reply[n + 2], reply[n + 3], reply[n + 4], reply[n + 5], reply[n + 6] = jobkey, j.attempt, j.max,
-      j.ttr, j.due, j.created
-    reply[n + 7], reply[n + 8], reply[n + 9], reply[n + 10], reply[n + 11] = (state == 'S') and tonumber(found[2 * k])
-      or 0, 0, errors[k] or '', (ARGV[9] == '1') and j.payload or false, j.priority
-    reply[n + 12] = j.token
+    reply[#reply + 1] = jobkey
+    put_info(reply, j, (state == 'S') and tonumber(found[k][2]) or 0, 0, errors[k] or '', ARGV[9] == '1')
+    reply[#reply + 1] = j.token
   end
 end
 return reply

@@ -1,7 +1,5 @@
--- Reserves the jobs of a plan_take, appending per job to reply: id, payload,
--- attempt, max attempts, due ms, created ms, token, deadline ms, ttr ms. An override of 0 keeps
--- the job's own; holder is the reserving instance's number (lib/token). Returns the ready entries left,
--- and the deadline announced as the head or 0.
+-- Reserves the jobs of a plan_take, appending per job to reply what put_reserved does. Returns
+-- the ready entries left, and the deadline announced as the head or 0.
 -- @include lib/keys
 -- @include lib/num
 -- @include lib/attempt_text
@@ -11,8 +9,8 @@
 -- @include lib/announce_head
 -- @include lib/default_priority
 -- @include lib/sentinel_text
+-- @include lib/write_sentinel
 -- @include lib/put_reserved
--- @include lib/token
 local function apply_take(plan, ttr_override, max_override, holder, now, reply)
   local topic = plan.topic
   local list = P .. 'ready:' .. topic
@@ -41,25 +39,19 @@ local function apply_take(plan, ttr_override, max_override, holder, now, reply)
     end
     local text = sentinel_text(set)
     if default_part.scanned > 0 then
+      -- (the trim takes the sentinel too)
       redis.call('LTRIM', list, default_part.from + default_part.scanned, -1)
-      if text then
-        redis.call('LPUSH', list, text)
-      end
-    elseif not text then
-      redis.call('LPOP', list)
-    elseif text ~= plan.sentinel then
-      redis.call('LSET', list, 0, text)
     end
+    write_sentinel(list, (default_part.scanned == 0) and plan.sentinel or nil, text)
     if not text then
       -- (the entries left in the first list start at its head now)
       default_part.from = 0
     end
-    count('T', topic, -plan.tombstones)
     plan.ended = ended
   elseif plan.scanned > 0 then
     redis.call('LTRIM', list, plan.scanned, -1)
-    count('T', topic, -plan.tombstones)
   end
+  count('T', topic, -plan.tombstones)
   local announced = 0
   if #jobs > 0 then
     local seq = redis.call('INCRBY', P .. 'seq', #jobs) - #jobs
@@ -70,18 +62,14 @@ local function apply_take(plan, ttr_override, max_override, holder, now, reply)
     local deadline_text, attempt_texts = {}, {}
     for i, j in ipairs(jobs) do
       local jobkey = plan.keys[i]
-      local ttr = (ttr_override > 0) and ttr_override or j.ttr
-      local deadline = now + ttr
-      j.state = 'S'
-      j.attempt = j.attempt + 1
-      j.token = token(seq + i, holder)
-      if max_override > 0 then
-        j.max = max_override
-      end
-      records[#records + 1] = jobkey
       if j.body then
         -- the record of live_entry's fast path: its times and payload are kept as they are
         j.payload = string.sub(j.record, j.body)
+      end
+      local deadline, ttr = put_reserved(reply, string.sub(jobkey, prefix_len), j, seq + i, holder, ttr_override,
+        max_override, now)
+      records[#records + 1] = jobkey
+      if j.body then
         -- (a replayed job's text is cached under the attempt's negative)
         local cached = j.marked and -j.attempt or j.attempt
         local attempt = attempt_texts[cached]
@@ -101,7 +89,6 @@ local function apply_take(plan, ttr_override, max_override, holder, now, reply)
       end
       deadlines[#deadlines + 1] = deadline_at
       deadlines[#deadlines + 1] = jobkey
-      put_reserved(reply, string.sub(jobkey, prefix_len), j, deadline, ttr)
     end
     call_many('HSET', KEYS[1], records)
     call_many('ZADD', P .. 'reserved', deadlines)

@@ -3,21 +3,15 @@
 -- @include lib/keys
 -- @include lib/sentinel_levels
 -- @include lib/sentinel_text
+-- @include lib/write_sentinel
 local function mark_priority(topic, p)
   local key = P .. 'ready:' .. topic
   local first = redis.call('LRANGE', key, 0, 0)[1]
   local levels = sentinel_levels(first)
-  if levels then
-    local set = { [p] = true }
-    for _, level in ipairs(levels) do
-      set[level] = true
-    end
-    local text = sentinel_text(set)
-    if text ~= first then
-      redis.call('LSET', key, 0, text)
-    end
-    return false
+  local set = { [p] = true }
+  for _, level in ipairs(levels or {}) do
+    set[level] = true
   end
-  redis.call('LPUSH', key, '^' .. p)
+  write_sentinel(key, levels and first, sentinel_text(set))
   return not first
 end

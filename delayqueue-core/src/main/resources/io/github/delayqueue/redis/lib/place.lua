@@ -4,13 +4,11 @@
 -- @include lib/push_ready
 -- @include lib/push_delayed
 local function place(jobkey, topic, j, now)
-  if j.due <= now then
-    j.state = 'R'
-    save(jobkey, j)
+  j.state = (j.due <= now) and 'R' or 'D'
+  save(jobkey, j)
+  if j.state == 'R' then
     push_ready(topic, { jobkey }, j.priority)
     return 0
   end
-  j.state = 'D'
-  save(jobkey, j)
   return push_delayed(jobkey, j.due)
 end

@@ -11,24 +11,14 @@ local function write_gathered(w)
     call_many('ZADD', P .. 'dead:' .. topic, w.dead[topic])
   end
   for _, topic in ipairs(w.ready_topics) do
-    local levels = w.levels[topic]
-    if not levels then
-      push_ready(topic, w.ready[topic])
-    else
-      -- the entries of each priority in their order, the default first
-      local lists = { [DEFAULT_PRIORITY] = {} }
-      for k, jobkey in ipairs(w.ready[topic]) do
-        local p = levels[k] or DEFAULT_PRIORITY
-        lists[p] = lists[p] or {}
-        lists[p][#lists[p] + 1] = jobkey
-      end
-      if #lists[DEFAULT_PRIORITY] > 0 then
-        push_ready(topic, lists[DEFAULT_PRIORITY])
-      end
-      for p = 9, 0, -1 do
-        if p ~= DEFAULT_PRIORITY and lists[p] then
-          push_ready(topic, lists[p], p)
-        end
+    -- the entries of each priority in their order, the default first
+    local lists = w.levels[topic]
+    if lists[DEFAULT_PRIORITY] then
+      push_ready(topic, lists[DEFAULT_PRIORITY])
+    end
+    for p = 9, 0, -1 do
+      if p ~= DEFAULT_PRIORITY and lists[p] then
+        push_ready(topic, lists[p], p)
       end
     end
   end
