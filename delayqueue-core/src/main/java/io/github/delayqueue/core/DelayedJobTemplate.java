@@ -98,7 +98,6 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 				return this.batcher.submit(traced);
 			}
 			this.batcher.checkOpen();
-			this.operations.check(traced);
 			CompletableFuture<ScheduleResult> written = new CompletableFuture<>();
 			writes.add(new JobWrite.Schedule(traced), written);
 			return written;
@@ -205,11 +204,8 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 				: new Written<>(cast(write.applyTo(this.operations)), false);
 	}
 
-	/** Checks a write and holds it back; applied at once when the transaction committed already. */
-	private <T> Written<T> hold(AfterCommitWrites writes, JobWrite write, T afterCommit) {
-		if (write instanceof JobWrite.Schedule schedule) {
-			this.operations.check(schedule.request());
-		}
+	/** Holds a write back; applied at once when the transaction committed already. */
+	private static <T> Written<T> hold(AfterCommitWrites writes, JobWrite write, T afterCommit) {
 		Object result = writes.add(write, null);
 		return (result != null) ? new Written<>(cast(result), false) : new Written<>(afterCommit, true);
 	}
