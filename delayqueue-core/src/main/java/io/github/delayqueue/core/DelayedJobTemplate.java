@@ -91,7 +91,7 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 	@Override
 	public CompletableFuture<ScheduleResult> scheduleAsync(JobBuilder job) {
 		ScheduleRequest request = job.toRequest(this.converter);
-		return this.observations.observeAsync(request, (trace) -> {
+		return this.observations.observeAsync("schedule-async", request.topic(), request.id(), 1, (trace) -> {
 			ScheduleRequest traced = this.observations.traced(request, trace);
 			AfterCommitWrites writes = transactionWrites();
 			if (writes == null) {
@@ -101,7 +101,7 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 			CompletableFuture<ScheduleResult> written = new CompletableFuture<>();
 			writes.add(new JobWrite.Schedule(traced), written);
 			return written;
-		});
+		}, TemplateObservations::outcomeOf);
 	}
 
 	@Override
