@@ -95,9 +95,6 @@ public interface DelayQueueObserver {
 	 * @return the composite
 	 */
 	static DelayQueueObserver composite(List<? extends DelayQueueObserver> observers) {
-		if (observers.size() == 1 && observers.get(0) instanceof CompositeDelayQueueObserver composite) {
-			return composite;
-		}
 		return new CompositeDelayQueueObserver(List.copyOf(observers));
 	}
 
