@@ -159,27 +159,17 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 		return this.afterCommit;
 	}
 
-	/**
-	 * Sets whether writes made in a Spring-managed transaction wait for its commit.
-	 * @param afterCommit {@code true} (the default) to wait for the commit
-	 */
+	/** Sets whether writes made in a Spring-managed transaction wait for its commit; default {@code true}. */
 	public void setAfterCommit(boolean afterCommit) {
 		this.afterCommit = afterCommit;
 	}
 
-	/**
-	 * Sets where the writes made in a transaction are stored in it; {@code null} (the
-	 * default) holds them in memory.
-	 * @param outbox the outbox, or {@code null}
-	 */
+	/** Sets where a transaction's writes are stored in it; {@code null} (the default) holds them in memory. */
 	public void setOutbox(@Nullable JobOutbox outbox) {
 		this.outbox = outbox;
 	}
 
-	/**
-	 * Sets the registry the observations go to; {@code null} (the default) observes nothing.
-	 * @param observationRegistry the registry, or {@code null}
-	 */
+	/** Sets the registry the observations go to; {@code null} (the default) observes nothing. */
 	public void setObservationRegistry(@Nullable ObservationRegistry observationRegistry) {
 		this.observations.setRegistry(observationRegistry);
 	}
@@ -187,7 +177,6 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 	/**
 	 * Sets a convention of its own for the observations; {@code null} (the default) uses
 	 * {@link DefaultDelayedJobTemplateObservationConvention}.
-	 * @param observationConvention the convention, or {@code null}
 	 */
 	public void setObservationConvention(@Nullable DelayedJobTemplateObservationConvention observationConvention) {
 		this.observations.setConvention(observationConvention);
