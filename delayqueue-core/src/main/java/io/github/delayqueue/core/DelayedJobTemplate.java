@@ -74,10 +74,7 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 
 	@Override
 	public ScheduleResult schedule(JobBuilder job) {
-		return schedule(job.toRequest(this.converter));
-	}
-
-	private ScheduleResult schedule(ScheduleRequest request) {
+		ScheduleRequest request = job.toRequest(this.converter);
 		return this.observations.observe("schedule", request.topic(), request.id(), 1,
 				(trace) -> write(new JobWrite.Schedule(this.observations.traced(request, trace)),
 						ScheduleResult.AFTER_COMMIT),

@@ -65,7 +65,10 @@ final class TemplateObservations {
 			return write.apply(Map.of());
 		}
 		DelayedJobSenderContext context = new DelayedJobSenderContext(operation, topic, id, jobs);
-		Observation observation = start(context);
+		// a tracer's failure must not decide a write's outcome: the write goes on without its observation
+		Observation observation = attempt("start", () -> Observation.createNotStarted(this.convention,
+				DefaultDelayedJobTemplateObservationConvention.INSTANCE, () -> context, this.registry).start(),
+				Observation.NOOP);
 		// completed as the write's, once the observation stopped: cancelled by a rollback, not failed
 		CompletableFuture<R> observed = new CompletableFuture<>();
 		inScope(observation, () -> write.apply(trace(observation, context))).whenComplete((written, failure) -> {
@@ -85,14 +88,6 @@ final class TemplateObservations {
 			}
 		});
 		return observed;
-	}
-
-	// a tracer's failure must not decide a write's outcome: the write goes on without its observation
-
-	private Observation start(DelayedJobSenderContext context) {
-		return attempt("start", () -> Observation.createNotStarted(this.convention,
-				DefaultDelayedJobTemplateObservationConvention.INSTANCE, () -> context, this.registry).start(),
-				Observation.NOOP);
 	}
 
 	private <R> R inScope(Observation observation, Supplier<R> work) {
