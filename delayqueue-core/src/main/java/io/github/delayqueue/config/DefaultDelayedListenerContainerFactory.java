@@ -93,10 +93,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 				JobConstraints.positive("backOffInitial", backOffInitial, JobConstraints.MAX_DELAY).toMillis());
 	}
 
-	/**
-	 * Set the growth of the retry interval per attempt; default 2.
-	 * @param backOffMultiplier the growth factor, at least 1
-	 */
+	/** Set the growth of the retry interval per attempt, at least 1; default 2. */
 	public void setBackOffMultiplier(double backOffMultiplier) {
 		this.backOff.setMultiplier(backOffMultiplier);
 	}
@@ -106,19 +103,13 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 		this.backOff.setMaxInterval(JobConstraints.positive("backOffMax", backOffMax, JobConstraints.MAX_DELAY).toMillis());
 	}
 
-	/**
-	 * Set the random jitter of each retry interval; default 100 ms.
-	 * @param backOffJitter the jitter, not negative
-	 */
+	/** Set the random jitter of each retry interval, not negative; default 100 ms. */
 	public void setBackOffJitter(Duration backOffJitter) {
 		Assert.isTrue(backOffJitter != null && !backOffJitter.isNegative(), "backOffJitter must not be negative");
 		this.backOff.setJitter(backOffJitter.toMillis());
 	}
 
-	/**
-	 * Set the recoverer of exhausted jobs instead of dead-lettering them in Redis.
-	 * @param recoverer the recoverer, or {@code null} to dead-letter in Redis
-	 */
+	/** Set the recoverer of exhausted jobs, or {@code null} (the default) to dead-letter them in Redis. */
 	public void setRecoverer(@Nullable DelayedJobRecoverer recoverer) {
 		this.recoverer = recoverer;
 	}

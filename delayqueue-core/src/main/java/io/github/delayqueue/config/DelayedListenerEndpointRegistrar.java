@@ -59,17 +59,13 @@ public class DelayedListenerEndpointRegistrar {
 
 	/**
 	 * Set the factory that resolves listener method arguments instead of the container
-	 * factory's; the validator and custom resolvers then do not apply.
-	 * @param messageHandlerMethodFactory the factory, or {@code null} for the container factory's
+	 * factory's ({@code null}); the validator and custom resolvers then do not apply.
 	 */
 	public void setMessageHandlerMethodFactory(@Nullable MessageHandlerMethodFactory messageHandlerMethodFactory) {
 		this.messageHandlerMethodFactory = messageHandlerMethodFactory;
 	}
 
-	/**
-	 * Set the validator of {@code @Valid} payload parameters; a job that fails is not retried.
-	 * @param validator the validator, or {@code null} for none
-	 */
+	/** Set the validator of {@code @Valid} payload parameters, or {@code null}; a job that fails is not retried. */
 	public void setValidator(@Nullable Validator validator) {
 		this.validator = validator;
 	}

@@ -89,7 +89,6 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 	 * @throws InvalidDelayedListenerException when the method has more than one payload parameter
 	 */
 	@Override
-	@SuppressWarnings("NullAway") // handler::invoke returns what the method returned, which a void handle() drops
 	public DelayedJobHandler createHandler(MessageHandlerMethodFactory methodFactory, DelayedJobArgumentResolver jobs) {
 		if (this.customMethodFactory == null) {
 			checkPayloadParameters(List.of());
@@ -97,9 +96,6 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 		InvocableHandlerMethod handler = ((this.customMethodFactory != null) ? this.customMethodFactory.apply(jobs)
 				: methodFactory).createInvocableHandlerMethod(this.bean, this.method);
 		Map<String, MethodParameter> required = requiredJobHeaders(this.method, describe());
-		if (required.isEmpty()) {
-			return handler::invoke;
-		}
 		return (message) -> {
 			required.forEach((name, parameter) -> {
 				if (!message.getHeaders().containsKey(name)) {

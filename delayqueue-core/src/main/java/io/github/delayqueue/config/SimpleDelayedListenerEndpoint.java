@@ -111,10 +111,7 @@ public class SimpleDelayedListenerEndpoint<T> implements DelayedListenerEndpoint
 		return this.concurrency;
 	}
 
-	/**
-	 * Set how many handlers run at once.
-	 * @param concurrency 1 to 10,000
-	 */
+	/** Set how many handlers run at once, 1 to 10,000. */
 	public void setConcurrency(int concurrency) {
 		this.concurrency = JobConstraints.concurrency(concurrency);
 	}
@@ -144,10 +141,7 @@ public class SimpleDelayedListenerEndpoint<T> implements DelayedListenerEndpoint
 		return this.autoStartup;
 	}
 
-	/**
-	 * Set whether the container starts when registered with a running registry (or with the context).
-	 * @param autoStartup whether it starts by itself
-	 */
+	/** Set whether the container starts when registered with a running registry (or with the context). */
 	public void setAutoStartup(boolean autoStartup) {
 		this.autoStartup = autoStartup;
 	}

@@ -78,10 +78,13 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 	}
 
 	/**
-	 * Holds a checked write back until the commit, or applies it at once once committed.
+	 * Checks a write and holds it back until the commit, or applies it at once once committed.
 	 * @return the write's result when applied at once, {@code null} when held back
 	 */
 	@Nullable Object add(JobWrite write, @Nullable CompletableFuture<?> future) {
+		if (write instanceof JobWrite.Schedule schedule) {
+			this.producer.check(schedule.request());
+		}
 		if (this.committed) {
 			if (future == null) {
 				return write.applyTo(this.producer);

@@ -5,11 +5,7 @@ package io.github.delayqueue.core;
  */
 public class DelayQueueConnectionException extends DelayQueueException {
 
-	/**
-	 * Creates the exception.
-	 * @param message what failed, with the driver's message
-	 * @param cause the driver's exception
-	 */
+	/** Creates the exception with what failed (the driver's message in it) and the driver's exception. */
 	public DelayQueueConnectionException(String message, Throwable cause) {
 		super(message, cause);
 	}

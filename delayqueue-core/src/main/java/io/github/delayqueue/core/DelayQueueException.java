@@ -6,19 +6,12 @@ package io.github.delayqueue.core;
  */
 public class DelayQueueException extends RuntimeException {
 
-	/**
-	 * Creates the exception.
-	 * @param message what failed
-	 */
+	/** Creates the exception with what failed. */
 	public DelayQueueException(String message) {
 		super(message);
 	}
 
-	/**
-	 * Creates the exception.
-	 * @param message what failed
-	 * @param cause the underlying failure
-	 */
+	/** Creates the exception with what failed and the underlying failure. */
 	public DelayQueueException(String message, Throwable cause) {
 		super(message, cause);
 	}

@@ -39,47 +39,27 @@ public interface DelayQueueObserver {
 	default void delivered(ReservedJob job) {
 	}
 
-	/**
-	 * A reserved job was finished.
-	 * @param topic the topic
-	 */
+	/** A reserved job was finished. */
 	default void completed(String topic) {
 	}
 
-	/**
-	 * A reserved job failed and will be delivered again after its back-off.
-	 * @param topic the topic
-	 */
+	/** A reserved job failed and will be delivered again after its back-off. */
 	default void retried(String topic) {
 	}
 
-	/**
-	 * A job became DEAD: attempts used up, killed, or its last attempt's TTR ran out.
-	 * @param topic the topic
-	 */
+	/** A job became DEAD: attempts used up, killed, or its last attempt's TTR ran out. */
 	default void dead(String topic) {
 	}
 
-	/**
-	 * DEAD jobs were deleted under the topic's {@link Retention} of failed jobs.
-	 * @param topic the topic
-	 * @param count how many
-	 */
+	/** {@code count} DEAD jobs were deleted under the topic's {@link Retention} of failed jobs. */
 	default void deadTrimmed(String topic, long count) {
 	}
 
-	/**
-	 * A reservation's TTR ran out; the job is READY again (or DEAD, which {@link #dead} also
-	 * hears).
-	 * @param topic the topic
-	 */
+	/** A reservation's TTR ran out; the job is READY again (or DEAD, which {@link #dead} also hears). */
 	default void expired(String topic) {
 	}
 
-	/**
-	 * A job was cancelled.
-	 * @param topic the topic
-	 */
+	/** A job was cancelled. */
 	default void cancelled(String topic) {
 	}
 
@@ -115,9 +95,6 @@ public interface DelayQueueObserver {
 	 * @return the composite
 	 */
 	static DelayQueueObserver composite(List<? extends DelayQueueObserver> observers) {
-		if (observers.size() == 1 && observers.get(0) instanceof CompositeDelayQueueObserver composite) {
-			return composite;
-		}
 		return new CompositeDelayQueueObserver(List.copyOf(observers));
 	}
 

@@ -72,10 +72,7 @@ public class DelayedJobSenderContext extends SenderContext<Map<String, String>> 
 		return this.outcome;
 	}
 
-	/**
-	 * Sets what the write did.
-	 * @param outcome the outcome
-	 */
+	/** Sets what the write did. */
 	public void setOutcome(String outcome) {
 		this.outcome = outcome;
 	}

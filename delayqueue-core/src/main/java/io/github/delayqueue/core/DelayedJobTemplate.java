@@ -74,10 +74,7 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 
 	@Override
 	public ScheduleResult schedule(JobBuilder job) {
-		return schedule(job.toRequest(this.converter));
-	}
-
-	private ScheduleResult schedule(ScheduleRequest request) {
+		ScheduleRequest request = job.toRequest(this.converter);
 		return this.observations.observe("schedule", request.topic(), request.id(), 1,
 				(trace) -> write(new JobWrite.Schedule(this.observations.traced(request, trace)),
 						ScheduleResult.AFTER_COMMIT),
@@ -91,18 +88,17 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 	@Override
 	public CompletableFuture<ScheduleResult> scheduleAsync(JobBuilder job) {
 		ScheduleRequest request = job.toRequest(this.converter);
-		return this.observations.observeAsync(request, (trace) -> {
+		return this.observations.observeAsync("schedule-async", request.topic(), request.id(), 1, (trace) -> {
 			ScheduleRequest traced = this.observations.traced(request, trace);
 			AfterCommitWrites writes = transactionWrites();
 			if (writes == null) {
 				return this.batcher.submit(traced);
 			}
 			this.batcher.checkOpen();
-			this.operations.check(traced);
 			CompletableFuture<ScheduleResult> written = new CompletableFuture<>();
 			writes.add(new JobWrite.Schedule(traced), written);
 			return written;
-		});
+		}, TemplateObservations::outcomeOf);
 	}
 
 	@Override
@@ -160,27 +156,17 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 		return this.afterCommit;
 	}
 
-	/**
-	 * Sets whether writes made in a Spring-managed transaction wait for its commit.
-	 * @param afterCommit {@code true} (the default) to wait for the commit
-	 */
+	/** Sets whether writes made in a Spring-managed transaction wait for its commit; default {@code true}. */
 	public void setAfterCommit(boolean afterCommit) {
 		this.afterCommit = afterCommit;
 	}
 
-	/**
-	 * Sets where the writes made in a transaction are stored in it; {@code null} (the
-	 * default) holds them in memory.
-	 * @param outbox the outbox, or {@code null}
-	 */
+	/** Sets where a transaction's writes are stored in it; {@code null} (the default) holds them in memory. */
 	public void setOutbox(@Nullable JobOutbox outbox) {
 		this.outbox = outbox;
 	}
 
-	/**
-	 * Sets the registry the observations go to; {@code null} (the default) observes nothing.
-	 * @param observationRegistry the registry, or {@code null}
-	 */
+	/** Sets the registry the observations go to; {@code null} (the default) observes nothing. */
 	public void setObservationRegistry(@Nullable ObservationRegistry observationRegistry) {
 		this.observations.setRegistry(observationRegistry);
 	}
@@ -188,7 +174,6 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 	/**
 	 * Sets a convention of its own for the observations; {@code null} (the default) uses
 	 * {@link DefaultDelayedJobTemplateObservationConvention}.
-	 * @param observationConvention the convention, or {@code null}
 	 */
 	public void setObservationConvention(@Nullable DelayedJobTemplateObservationConvention observationConvention) {
 		this.observations.setConvention(observationConvention);
@@ -205,11 +190,8 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 				: new Written<>(cast(write.applyTo(this.operations)), false);
 	}
 
-	/** Checks a write and holds it back; applied at once when the transaction committed already. */
-	private <T> Written<T> hold(AfterCommitWrites writes, JobWrite write, T afterCommit) {
-		if (write instanceof JobWrite.Schedule schedule) {
-			this.operations.check(schedule.request());
-		}
+	/** Holds a write back; applied at once when the transaction committed already. */
+	private static <T> Written<T> hold(AfterCommitWrites writes, JobWrite write, T afterCommit) {
 		Object result = writes.add(write, null);
 		return (result != null) ? new Written<>(cast(result), false) : new Written<>(afterCommit, true);
 	}

@@ -51,63 +51,42 @@ public final class JobBuilder {
 		this.id = id;
 	}
 
-	/**
-	 * The payload: an object written as JSON, a String or a byte[] stored as is.
-	 * @param payload the payload, not null
-	 * @return this builder
-	 */
+	/** The payload, not null: an object written as JSON, a String or a byte[] stored as is. */
 	public JobBuilder payload(Object payload) {
 		this.payload = payload;
 		return this;
 	}
 
-	/**
-	 * Due {@code delay} after Redis's now (replaces a {@link #dueAt}).
-	 * @param delay the delay
-	 * @return this builder
-	 */
+	/** Due {@code delay} after Redis's now (replaces a {@link #dueAt}). */
 	public JobBuilder delay(Duration delay) {
 		this.delay = JobConstraints.notNull("delay", delay);
 		this.dueAt = null;
 		return this;
 	}
 
-	/**
-	 * Due at an absolute time (replaces a {@link #delay}).
-	 * @param dueAt the due time
-	 * @return this builder
-	 */
+	/** Due at an absolute time (replaces a {@link #delay}). */
 	public JobBuilder dueAt(Instant dueAt) {
 		this.dueAt = JobConstraints.notNull("dueAt", dueAt);
 		this.delay = null;
 		return this;
 	}
 
-	/**
-	 * How long a consumer may hold the job before it is delivered again.
-	 * @param ttr the time-to-run
-	 * @return this builder
-	 */
+	/** The time-to-run: how long a consumer may hold the job before it is delivered again. */
 	public JobBuilder ttr(Duration ttr) {
 		this.ttr = JobConstraints.ttr(ttr);
 		return this;
 	}
 
-	/**
-	 * How many deliveries the job gets before it is DEAD.
-	 * @param maxAttempts at least 1
-	 * @return this builder
-	 */
+	/** How many deliveries, at least 1, the job gets before it is DEAD. */
 	public JobBuilder maxAttempts(int maxAttempts) {
 		this.maxAttempts = JobConstraints.maxAttempts(maxAttempts);
 		return this;
 	}
 
 	/**
-	 * The job's priority: a higher one is handed out first among the READY jobs of its topic.
-	 * @param priority {@value JobConstraints#MIN_PRIORITY} (lowest) to
-	 * {@value JobConstraints#MAX_PRIORITY} (highest); {@value JobConstraints#DEFAULT_PRIORITY} when not set
-	 * @return this builder
+	 * The job's priority, {@value JobConstraints#MIN_PRIORITY} (lowest) to {@value JobConstraints#MAX_PRIORITY}
+	 * ({@value JobConstraints#DEFAULT_PRIORITY} when not set): a higher one is handed out first among the READY
+	 * jobs of its topic.
 	 */
 	public JobBuilder priority(int priority) {
 		this.priority = JobConstraints.priority(priority);
@@ -117,20 +96,13 @@ public final class JobBuilder {
 	/**
 	 * Adds a header stored with the job and given to its listener, checked by
 	 * {@link JobConstraints#headers}; it counts against {@code delayqueue.max-payload-size}.
-	 * @param name the name
-	 * @param value the value
-	 * @return this builder
 	 */
 	public JobBuilder header(String name, String value) {
 		// a singleton map takes null, which the rules then refuse with the header's name
 		return headers(Collections.singletonMap(name, value));
 	}
 
-	/**
-	 * Adds headers, as {@link #header} does for each.
-	 * @param headers the headers
-	 * @return this builder
-	 */
+	/** Adds headers, as {@link #header} does for each. */
 	public JobBuilder headers(Map<String, String> headers) {
 		Map<String, String> next = new LinkedHashMap<>(this.headers);
 		next.putAll(JobConstraints.notNull("headers", headers));
@@ -139,10 +111,7 @@ public final class JobBuilder {
 		return this;
 	}
 
-	/**
-	 * Replaces an existing job with this topic and id.
-	 * @return this builder
-	 */
+	/** Replaces an existing job with this topic and id. */
 	public JobBuilder replaceExisting() {
 		this.onDuplicate = OnDuplicate.REPLACE;
 		return this;

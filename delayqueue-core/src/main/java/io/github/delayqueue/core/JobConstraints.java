@@ -232,11 +232,7 @@ public final class JobConstraints {
 	 * @return an unmodifiable copy, in the given order
 	 */
 	public static Map<String, String> headers(@Nullable Map<String, String> headers) {
-		notNull("headers", headers);
-		if (headers.isEmpty()) {
-			return Map.of();
-		}
-		if (headers.size() > MAX_HEADERS) {
+		if (notNull("headers", headers).size() > MAX_HEADERS) {
 			throw new IllegalArgumentException("headers must be at most " + MAX_HEADERS + ", were " + headers.size());
 		}
 		Map<String, String> copy = new LinkedHashMap<>();

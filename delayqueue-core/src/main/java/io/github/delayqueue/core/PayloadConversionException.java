@@ -5,11 +5,7 @@ package io.github.delayqueue.core;
  */
 public class PayloadConversionException extends DelayQueueException {
 
-	/**
-	 * Creates the exception.
-	 * @param message what could not be converted
-	 * @param cause the mapper's exception
-	 */
+	/** Creates the exception with what could not be converted and the mapper's exception. */
 	public PayloadConversionException(String message, Throwable cause) {
 		super(message, cause);
 	}

@@ -65,38 +65,22 @@ public record Retention(int completed, @Nullable Duration completedAge, boolean 
 		return this.failed > 0 || this.failedAge != null;
 	}
 
-	/**
-	 * Keeps the last finished jobs, without payloads.
-	 * @param completed how many
-	 * @return the retention
-	 */
+	/** Keeps the last {@code completed} finished jobs, without payloads. */
 	public static Retention lastCompleted(int completed) {
 		return new Retention(completed, null, false, 0, null);
 	}
 
-	/**
-	 * Keeps the jobs finished within a time, without payloads.
-	 * @param age how long a finished job is kept
-	 * @return the retention
-	 */
+	/** Keeps the jobs finished within {@code age}, without payloads. */
 	public static Retention completedWithin(Duration age) {
 		return new Retention(0, age, false, 0, null);
 	}
 
-	/**
-	 * Keeps the DEAD jobs among the last deaths only (finished jobs are not kept).
-	 * @param failed how many
-	 * @return the retention
-	 */
+	/** Keeps the DEAD jobs among the last {@code failed} deaths only (finished jobs are not kept). */
 	public static Retention lastFailed(int failed) {
 		return new Retention(0, null, false, failed, null);
 	}
 
-	/**
-	 * Keeps the DEAD jobs that died within a time only (finished jobs are not kept).
-	 * @param age how long a DEAD job is kept
-	 * @return the retention
-	 */
+	/** Keeps the DEAD jobs that died within {@code age} only (finished jobs are not kept). */
 	public static Retention failedWithin(Duration age) {
 		return new Retention(0, null, false, 0, age);
 	}

@@ -46,31 +46,32 @@ final class TemplateObservations {
 		return registry != null && !registry.isNoop();
 	}
 
-	/** Runs a write, observed when on; it gets the trace headers, empty outside a trace. */
+	/** Runs a write that answers at once, as {@link #observeAsync} does. */
 	<T> T observe(String operation, String topic, @Nullable String id, int jobs,
 			Function<Map<String, String>, Written<T>> write, Function<T, String> outcome) {
-		if (!isObserved()) {
-			return write.apply(Map.of()).result();
-		}
-		DelayedJobSenderContext context = new DelayedJobSenderContext(operation, topic, id, jobs);
-		Observation observation = start(context);
-		Written<T> written = inScope(observation, () -> write.apply(trace(observation, context)));
-		context.setOutcome(written.afterCommit() ? "after-commit" : outcome.apply(written.result()));
-		quietly("stop", observation::stop);
-		return written.result();
+		return observeAsync(operation, topic, id, jobs, (trace) -> CompletableFuture.completedFuture(write.apply(trace)),
+				(written) -> written.afterCommit() ? "after-commit" : outcome.apply(written.result()))
+			.join()
+			.result();
 	}
 
-	/** Runs an asynchronous schedule, observed until its future completes. */
-	CompletableFuture<ScheduleResult> observeAsync(ScheduleRequest request,
-			Function<Map<String, String>, CompletableFuture<ScheduleResult>> submit) {
+	/**
+	 * Runs a write, observed when on until its future completes; it gets the trace headers,
+	 * empty outside a trace.
+	 */
+	<R> CompletableFuture<R> observeAsync(String operation, String topic, @Nullable String id, int jobs,
+			Function<Map<String, String>, CompletableFuture<R>> write, Function<R, String> outcome) {
 		if (!isObserved()) {
-			return submit.apply(Map.of());
+			return write.apply(Map.of());
 		}
-		DelayedJobSenderContext context = new DelayedJobSenderContext("schedule-async", request.topic(), request.id(), 1);
-		Observation observation = start(context);
+		DelayedJobSenderContext context = new DelayedJobSenderContext(operation, topic, id, jobs);
+		// a tracer's failure must not decide a write's outcome: the write goes on without its observation
+		Observation observation = attempt("start", () -> Observation.createNotStarted(this.convention,
+				DefaultDelayedJobTemplateObservationConvention.INSTANCE, () -> context, this.registry).start(),
+				Observation.NOOP);
 		// completed as the write's, once the observation stopped: cancelled by a rollback, not failed
-		CompletableFuture<ScheduleResult> observed = new CompletableFuture<>();
-		inScope(observation, () -> submit.apply(trace(observation, context))).whenComplete((written, failure) -> {
+		CompletableFuture<R> observed = new CompletableFuture<>();
+		inScope(observation, () -> write.apply(trace(observation, context))).whenComplete((written, failure) -> {
 			if (failure instanceof CancellationException) {
 				context.setOutcome("rolled-back");
 				quietly("stop", observation::stop);
@@ -81,18 +82,12 @@ final class TemplateObservations {
 				observed.completeExceptionally(failure);
 			}
 			else {
-				context.setOutcome(outcomeOf(written));
+				context.setOutcome(outcome.apply(written));
 				quietly("stop", observation::stop);
 				observed.complete(written);
 			}
 		});
 		return observed;
-	}
-
-	// a tracer's failure must not decide a write's outcome: the write goes on without its observation
-
-	private Observation start(DelayedJobSenderContext context) {
-		return attempt("start", () -> observation(context).start(), Observation.NOOP);
 	}
 
 	private <R> R inScope(Observation observation, Supplier<R> work) {
@@ -137,11 +132,6 @@ final class TemplateObservations {
 			logger.debug("A delayqueue.template observation could not " + what + "; the write goes on without it", ex);
 			return otherwise;
 		}
-	}
-
-	private Observation observation(DelayedJobSenderContext context) {
-		return Observation.createNotStarted(this.convention, DefaultDelayedJobTemplateObservationConvention.INSTANCE,
-				() -> context, this.registry);
 	}
 
 	/** The trace headers of a started observation when it has a parent, else none. */

@@ -56,10 +56,7 @@ public class DeadLetterTopicRecoverer implements DelayedJobRecoverer {
 		this.destination = destination;
 	}
 
-	/**
-	 * Set how long after the recovery the dead-letter job is due; default at once.
-	 * @param delay the delay, checked as a schedule's delay is
-	 */
+	/** Set how long after the recovery the dead-letter job is due, checked as a schedule's delay; default at once. */
 	public void setDelay(Duration delay) {
 		this.delay = JobConstraints.delay(delay);
 	}

@@ -10,6 +10,8 @@ import io.github.delayqueue.core.DelayedJob;
 import io.github.delayqueue.core.ReservedJob;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.util.function.SingletonSupplier;
+
 /**
  * The {@link DelayedJob} handed to a listener method.
  */
@@ -19,20 +21,15 @@ final class DefaultDelayedJob<T> implements DelayedJob<T> {
 
 	private final DelayQueueOperations operations;
 
-	private final DelayedJobArgumentResolver converter;
+	// read when first asked for
+	private final SingletonSupplier<T> payload;
 
-	private final Type payloadType;
-
-	private @Nullable T payload;
-
-	private boolean read;
-
+	@SuppressWarnings("unchecked")
 	DefaultDelayedJob(ReservedJob job, DelayQueueOperations operations, DelayedJobArgumentResolver converter,
 			Type payloadType) {
 		this.job = job;
 		this.operations = operations;
-		this.converter = converter;
-		this.payloadType = payloadType;
+		this.payload = SingletonSupplier.of(() -> (T) converter.read(job.payload(), payloadType));
 	}
 
 	@Override
@@ -46,13 +43,8 @@ final class DefaultDelayedJob<T> implements DelayedJob<T> {
 	}
 
 	@Override
-	@SuppressWarnings("unchecked")
 	public @Nullable T payload() {
-		if (!this.read) {
-			this.payload = (T) this.converter.read(this.job.payload(), this.payloadType);
-			this.read = true;
-		}
-		return this.payload;
+		return this.payload.get();
 	}
 
 	@Override

@@ -21,45 +21,25 @@ public interface RecurringJobs {
 	 */
 	PutResult put(RecurringJob job);
 
-	/**
-	 * Pauses a definition: no tick fires until {@link #resume(String)}.
-	 * @param name the name
-	 * @return {@code false} when there is no such definition
-	 */
+	/** Pauses definition {@code name}: no tick fires until {@link #resume(String)}; {@code false} when none. */
 	boolean pause(String name);
 
 	/**
-	 * Resumes a paused definition from its schedule's next tick; ticks while paused do not fire.
-	 * @param name the name
-	 * @return {@code false} when there is no such definition
+	 * Resumes paused definition {@code name} from its schedule's next tick (ticks while paused do
+	 * not fire); {@code false} when none.
 	 */
 	boolean resume(String name);
 
-	/**
-	 * Creates an occurrence now, paused or not, without changing the schedule.
-	 * @param name the name
-	 * @return the occurrence's id, or empty when there is no such definition
-	 */
+	/** Creates an occurrence of {@code name} now, paused or not, schedule unchanged: its id, or empty when none. */
 	Optional<String> trigger(String name);
 
-	/**
-	 * Deletes a definition. Its occurrences created already stay and run.
-	 * @param name the name
-	 * @return {@code false} when there was no such definition
-	 */
+	/** Deletes definition {@code name}, its occurrences created already stay and run; {@code false} when none. */
 	boolean delete(String name);
 
-	/**
-	 * Reads one definition.
-	 * @param name the name
-	 * @return the definition and what it did, or empty
-	 */
+	/** Reads definition {@code name} and what it did, or empty. */
 	Optional<RecurringJobInfo> find(String name);
 
-	/**
-	 * Reads every definition of the namespace.
-	 * @return the definitions, by name
-	 */
+	/** Reads every definition of the namespace, by name. */
 	List<RecurringJobInfo> list();
 
 }
