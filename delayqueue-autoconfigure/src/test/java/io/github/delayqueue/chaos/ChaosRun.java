@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import io.github.delayqueue.autoconfigure.DelayQueueAutoConfiguration;
 import io.github.delayqueue.core.DelayedJobTemplate;
@@ -27,16 +28,15 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
- * One chaos run: its own redis-server, {@link ChaosWorker} processes that can be killed and
- * restarted, and a producer application in this JVM (no timer, no listeners) that schedules
- * the jobs and reads the results. Sizes come from system properties so that the same tests
- * run small in {@code verify} and full size with {@code -Pchaos}.
+ * One chaos run: its own Redis (a redis-server, or any set-up the caller starts), worker
+ * processes (by default {@link ChaosWorker}) that can be killed and restarted, and a producer
+ * application in this JVM (no timer, no listeners) that schedules the jobs and reads the
+ * results. Sizes come from system properties so that the same tests run small in
+ * {@code verify} and full size with {@code -Pchaos}.
  */
 final class ChaosRun implements AutoCloseable {
 
 	final String namespace = "chaos" + System.nanoTime();
-
-	final RedisTestServer redis = RedisTestServers.local().start();
 
 	final ConfigurableApplicationContext producer;
 
@@ -44,11 +44,22 @@ final class ChaosRun implements AutoCloseable {
 
 	final StringRedisTemplate results;
 
+	/** Where the workers write: their logs, and whatever files a worker keeps. */
+	final Path logs;
+
+	private final AutoCloseable servers;
+
+	private final Supplier<RedisTestServer> master;
+
+	private final List<String> connection;
+
+	private final Class<?> workerClass;
+
+	private final List<String> workerArguments;
+
 	private final List<Process> workers = new ArrayList<>();
 
-	private final Path logs;
-
-	private final int handleMillis;
+	private final List<Integer> starts = new ArrayList<>();
 
 	@SpringBootConfiguration(proxyBeanMethods = false)
 	@ImportAutoConfiguration({ DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
@@ -58,20 +69,50 @@ final class ChaosRun implements AutoCloseable {
 	}
 
 	/**
+	 * A run on a redis-server of its own with {@link ChaosWorker} processes.
 	 * @param workers how many worker processes
 	 * @param handleMillis how long each job takes to handle
 	 */
 	ChaosRun(int workers, int handleMillis) throws IOException {
-		this.handleMillis = handleMillis;
+		this(RedisTestServers.local().start(), workers, ChaosWorker.class,
+				List.of("--chaos.handle-millis=" + handleMillis));
+	}
+
+	private ChaosRun(RedisTestServer redis, int workers, Class<?> workerClass, List<String> workerArguments)
+			throws IOException {
+		this(redis, () -> redis, List.of(redis.springBootProperties()), workers, workerClass, workerArguments,
+				List.of());
+	}
+
+	/**
+	 * A run on Redis servers the caller started.
+	 * @param servers the servers, closed with the run
+	 * @param master the server that holds the namespace now (after a fail-over, the new
+	 * master)
+	 * @param connection the Spring Boot properties that connect an application to the servers
+	 * @param workers how many worker processes
+	 * @param workerClass the worker processes' main class
+	 * @param workerArguments more command-line arguments of each worker
+	 * @param producerProperties more properties of the producer application
+	 */
+	ChaosRun(AutoCloseable servers, Supplier<RedisTestServer> master, List<String> connection, int workers,
+			Class<?> workerClass, List<String> workerArguments, List<String> producerProperties) throws IOException {
+		this.servers = servers;
+		this.master = master;
+		this.connection = connection;
+		this.workerClass = workerClass;
+		this.workerArguments = workerArguments;
 		this.logs = Files.createTempDirectory("delayqueue-chaos-");
 		this.producer = new SpringApplicationBuilder(Producer.class).web(WebApplicationType.NONE)
-			.properties(this.redis.springBootProperties())
+			.properties(connection.toArray(String[]::new))
 			.properties("delayqueue.namespace=" + this.namespace, "delayqueue.timer.enabled=false",
 					"spring.main.banner-mode=off")
+			.properties(producerProperties.toArray(String[]::new))
 			.run();
 		this.template = this.producer.getBean(DelayedJobTemplate.class);
 		this.results = this.producer.getBean(StringRedisTemplate.class);
 		for (int i = 0; i < workers; i++) {
+			this.starts.add(0);
 			this.workers.add(startWorker(i));
 		}
 	}
@@ -80,14 +121,21 @@ final class ChaosRun implements AutoCloseable {
 		return Integer.getInteger("chaos." + name, quick);
 	}
 
+	/**
+	 * Starts worker {@code index}; its {@code --chaos.out} names a file prefix in
+	 * {@link #logs} of its own, {@code worker-<index>-<start>}.
+	 */
 	private Process startWorker(int index) {
+		int start = this.starts.get(index);
+		this.starts.set(index, start + 1);
 		List<String> command = new ArrayList<>(List.of(
 				Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
 				"-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-				ChaosWorker.class.getName(), "--delayqueue.namespace=" + this.namespace,
-				"--delayqueue.default-ttr=5s", "--delayqueue.timer.lease-ttl=2s",
-				"--chaos.handle-millis=" + this.handleMillis, "--logging.level.root=WARN"));
-		for (String property : this.redis.springBootProperties()) {
+				this.workerClass.getName(), "--delayqueue.namespace=" + this.namespace,
+				"--delayqueue.default-ttr=5s", "--delayqueue.timer.lease-ttl=2s", "--logging.level.root=WARN",
+				"--chaos.out=" + this.logs.resolve("worker-" + index + "-" + start)));
+		command.addAll(this.workerArguments);
+		for (String property : this.connection) {
 			command.add("--" + property);
 		}
 		try {
@@ -152,7 +200,7 @@ final class ChaosRun implements AutoCloseable {
 
 	String logTail() {
 		StringBuilder tail = new StringBuilder();
-		for (File file : this.logs.toFile().listFiles()) {
+		for (File file : this.logs.toFile().listFiles((dir, name) -> name.endsWith(".log"))) {
 			try {
 				List<String> lines = Files.readAllLines(file.toPath());
 				tail.append("== ").append(file.getName()).append('\n');
@@ -173,7 +221,7 @@ final class ChaosRun implements AutoCloseable {
 		org.awaitility.Awaitility.await()
 			.atMost(java.time.Duration.ofSeconds(60))
 			.until(() -> this.template.getOperations().stats().totals().total() == 0);
-		QueueInvariant.assertHolds(this.redis, this.namespace);
+		QueueInvariant.assertHolds(this.master.get(), this.namespace);
 	}
 
 	@Override
@@ -190,7 +238,12 @@ final class ChaosRun implements AutoCloseable {
 			}
 		}
 		this.producer.close();
-		this.redis.close();
+		try {
+			this.servers.close();
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException(ex);
+		}
 		Arrays.stream(this.logs.toFile().listFiles()).forEach(File::delete);
 		this.logs.toFile().delete();
 	}
