@@ -68,7 +68,9 @@ class UnknownPropertyFailureAnalyzer extends AbstractFailureAnalyzer<UnboundConf
 		ResolvableType type = ResolvableType.forClass(root);
 		for (int i = start; i < elements.size(); i++) {
 			if (Map.class.isAssignableFrom(type.toClass())) {
-				// this element is the map's key
+				// this element is the map's key, named as written
+				String key = name.getElement(i, Form.ORIGINAL);
+				elements.set(i, (key.contains(".")) ? "[" + key + "]" : key);
 				type = type.asMap().getGeneric(1);
 				continue;
 			}

@@ -263,6 +263,15 @@ class DelayQueueAutoConfigurationTests {
 						"delayqueue.recurring.nightly.cronn is not a known property; did you mean"
 								+ " delayqueue.recurring.nightly.cron?");
 			});
+		// a map key is named as written: the suggestion must not rename the recurring job
+		this.runner
+			.withPropertyValues("delayqueue.recurring.NightlyReport.topic=reports",
+					"delayqueue.recurring.NightlyReport.cronn=@daily")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
+					.contains("; did you mean delayqueue.recurring.NightlyReport.cron?");
+			});
 		this.runner.withPropertyValues("delayqueue.nothing-like-it=1").run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.core.DelayedJobSenderContext;
 import io.github.delayqueue.core.DelayedJobTemplate;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * A tracer whose handler throws decides no write's outcome: the template's writes go on
@@ -55,6 +57,11 @@ class DelayedJobTemplateFaultyTracerTests {
 			@Override
 			public void onStop(DelayedJobSenderContext context) {
 				fail(context, "stop");
+				String id = context.getJobId();
+				if (id != null && id.startsWith("linkage-")) {
+					// a tracing bridge built against another version
+					throw new NoSuchMethodError("tracer broken at stop");
+				}
 			}
 
 			private void fail(DelayedJobSenderContext context, String step) {
@@ -108,6 +115,21 @@ class DelayedJobTemplateFaultyTracerTests {
 			assertThat(queue.find("traced", id)).as(id).isPresent();
 			assertThat(ObservationRegistry.create().getCurrentObservation()).as(id).isNull();
 		}
+	}
+
+	@Test
+	void aTracerThatThrowsAnErrorAtStopLeavesNoWriteWaiting() {
+		RedisDelayQueue queue = this.queues.start();
+		DelayedJobTemplate template = template(queue);
+		assertTimeoutPreemptively(Duration.ofSeconds(10),
+				() -> assertThat(template.schedule("traced", "linkage-1", "p", Duration.ofMinutes(5))).isTrue());
+		assertThat(queue.find("traced", "linkage-1")).isPresent();
+		assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertThat(template.cancel("traced", "linkage-1")).isTrue());
+		ScheduleResult result = assertTimeoutPreemptively(Duration.ofSeconds(10),
+				() -> template.job("traced", "linkage-2").payload("p").delay(Duration.ofMinutes(5)).scheduleAsync()
+					.get(10, TimeUnit.SECONDS));
+		assertThat(result.created()).isTrue();
+		assertThat(queue.find("traced", "linkage-2")).isPresent();
 	}
 
 }

@@ -156,6 +156,17 @@ class DelayedJobTemplateValidationTests {
 		rejects(() -> this.queue.fail(job, Duration.ofDays(36_501), "e"), "backOff", "between PT0S and P36500D");
 		rejects(() -> this.queue.fail(job, null, "e"), "backOff");
 		rejects(() -> this.queue.touch(job, Duration.ZERO), "ttr");
+		// a reservation made with the record's constructor: its topic and id are checked where they are used
+		ReservedJob stray = new ReservedJob("bad topic", "1", new byte[0], 1, 1, Instant.now(), Instant.now(),
+				Instant.now(), Instant.now(), Duration.ofSeconds(1), 1, Map.of());
+		rejects(() -> this.queue.touch(stray, Duration.ofSeconds(1)), "topic");
+		rejects(() -> this.queue.fail(stray, Duration.ofSeconds(1), "e"), "topic");
+		rejects(() -> this.queue.kill(stray, "e"), "topic");
+		rejects(() -> this.queue.finish(stray), "topic");
+		ReservedJob noTopic = new ReservedJob(null, "1", new byte[0], 1, 1, Instant.now(), Instant.now(),
+				Instant.now(), Instant.now(), Duration.ofSeconds(1), 1, Map.of());
+		rejects(() -> this.queue.touch(noTopic, Duration.ofSeconds(1)), "topic", "must not be empty");
+		rejects(() -> this.queue.kill(noTopic, "e"), "topic", "must not be empty");
 	}
 
 	static class Empty {

@@ -55,4 +55,13 @@ class StartupChecksTests {
 		assertThatNoException().isThrownBy(() -> StartupChecks.checkVersion(Map.of("", "6.2.0", "b", "7.4.1")));
 	}
 
+	@Test
+	void aVersionThatReadsAsNoNumberPasses() {
+		assertThatNoException().isThrownBy(() -> StartupChecks.checkVersion(Map.of("a", "unknown", "b", "v7", "c", "",
+				"d", "7.4.0-rc1", "e", "255.255.255", "f", "7.2.4")));
+		assertThatExceptionOfType(DelayQueueException.class)
+			.isThrownBy(() -> StartupChecks.checkVersion(Map.of("", "6.0.0-rc1")))
+			.withMessageContaining("runs Redis 6.0.0-rc1");
+	}
+
 }

@@ -69,22 +69,33 @@ final class TemplateObservations {
 		Observation observation = attempt("start", () -> Observation.createNotStarted(this.convention,
 				DefaultDelayedJobTemplateObservationConvention.INSTANCE, () -> context, this.registry).start(),
 				Observation.NOOP);
-		// completed as the write's, once the observation stopped: cancelled by a rollback, not failed
+		// completed as the write's once the observation stopped, also when a handler threw an Error
+		// there: cancelled by a rollback, not failed
 		CompletableFuture<R> observed = new CompletableFuture<>();
 		inScope(observation, () -> write.apply(trace(observation, context))).whenComplete((written, failure) -> {
-			if (failure instanceof CancellationException) {
-				context.setOutcome("rolled-back");
-				quietly("stop", observation::stop);
-				observed.cancel(false);
+			try {
+				if (failure instanceof CancellationException) {
+					context.setOutcome("rolled-back");
+					quietly("stop", observation::stop);
+				}
+				else if (failure != null) {
+					fail(observation, failure);
+				}
+				else {
+					context.setOutcome(outcome.apply(written));
+					quietly("stop", observation::stop);
+				}
 			}
-			else if (failure != null) {
-				fail(observation, failure);
-				observed.completeExceptionally(failure);
-			}
-			else {
-				context.setOutcome(outcome.apply(written));
-				quietly("stop", observation::stop);
-				observed.complete(written);
+			finally {
+				if (failure instanceof CancellationException) {
+					observed.cancel(false);
+				}
+				else if (failure != null) {
+					observed.completeExceptionally(failure);
+				}
+				else {
+					observed.complete(written);
+				}
 			}
 		});
 		return observed;

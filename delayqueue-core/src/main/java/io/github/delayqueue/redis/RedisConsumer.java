@@ -336,9 +336,9 @@ abstract class RedisConsumer extends RedisProducer implements DelayQueueConsumer
 		return this.scripts.touch(bucketOf(job), job, extension.toMillis());
 	}
 
-	/** The bucket of a reserved job, whose topic and id its record checked. */
+	/** The bucket of a reserved job, its topic and id checked (the record's constructor does not). */
 	private int bucketOf(ReservedJob job) {
-		return this.keys.bucketOf(job.topic(), job.id());
+		return bucketOf(job.topic(), job.id());
 	}
 
 	@Override

@@ -169,7 +169,8 @@ final class StartupChecks {
 		Version minimum = Version.parse(UnsupportedRedisVersionException.MINIMUM_VERSION);
 		versions.forEach((node, version) -> {
 			try {
-				if (Version.parse(version).isLessThan(minimum)) {
+				// (Spring's parse reads a last part that is no number, "unknown" too, as 0)
+				if (version.matches("\\d+(\\.\\d+)*(-.*)?") && Version.parse(version).isLessThan(minimum)) {
 					throw new UnsupportedRedisVersionException(node, version);
 				}
 			}
