@@ -101,6 +101,10 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 			logger.debug("Could not put the declared recurring jobs yet: " + ex.getMessage());
 			putLater(RETRY_MILLIS);
 		}
+		catch (Error ex) {
+			logger.error("Could not put the declared recurring jobs", ex);
+			throw ex;
+		}
 	}
 
 	/** Puts the declared definitions, then reports (or deletes) those declared before and no longer. */
