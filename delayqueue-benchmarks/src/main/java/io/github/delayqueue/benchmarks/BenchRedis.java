@@ -26,6 +26,9 @@ final class BenchRedis implements AutoCloseable {
 	/** The most commands {@link #traceCalls()} logs. */
 	static final int TRACED_CALLS = 100_000;
 
+	/** The most commands {@link #traceScripts()} logs. */
+	static final int TRACED_SCRIPT_CALLS = 1_000_000;
+
 	private static final Set<String> ADMIN = Set.of("cmdstat_info", "cmdstat_config|resetstat", "cmdstat_flushall");
 
 	private final RedisTestServer server;
@@ -200,6 +203,61 @@ final class BenchRedis implements AutoCloseable {
 	}
 
 	/**
+	 * Starts logging every command to an emptied {@code SLOWLOG} (threshold 0, up to
+	 * {@value #TRACED_SCRIPT_CALLS} entries), until {@link #scriptTimes}.
+	 */
+	void traceScripts() {
+		commands().configSet("slowlog-max-len", String.valueOf(TRACED_SCRIPT_CALLS));
+		commands().configSet("slowlog-log-slower-than", "0");
+		commands().slowlogReset();
+	}
+
+	/**
+	 * The calls and microseconds of each script since {@link #traceScripts()}, by {@code SLOWLOG}
+	 * (a script's time includes the commands it ran), by their names in {@code names} (else by
+	 * their SHA-1); puts the log back to Redis's defaults, emptied.
+	 */
+	Map<String, Calls.Time> scriptTimes(Map<String, String> names) {
+		List<Object> entries = commands().slowlogGet(TRACED_SCRIPT_CALLS);
+		commands().configSet("slowlog-log-slower-than", "10000");
+		commands().configSet("slowlog-max-len", "128");
+		commands().slowlogReset();
+		if (entries.size() >= TRACED_SCRIPT_CALLS) {
+			System.out.println("  SLOWLOG overflowed: the script times below miss the oldest calls");
+		}
+		Map<String, Calls.Time> times = new java.util.TreeMap<>();
+		for (Object entry : entries) {
+			List<?> fields = (List<?>) entry;
+			List<?> args = (List<?>) fields.get(3);
+			String command = String.valueOf(args.get(0)).toLowerCase(java.util.Locale.ROOT);
+			if (command.startsWith("eval") && args.size() > 1) {
+				String sha = String.valueOf(args.get(1));
+				times.merge(names.getOrDefault(sha, sha), new Calls.Time(1, (Long) fields.get(2)), Calls.Time::plus);
+			}
+		}
+		return times;
+	}
+
+	/**
+	 * The microseconds and calls of each command since the last {@link #resetStats()}, by
+	 * {@code INFO commandstats} (a script's own line includes the commands it ran, which also
+	 * have their lines), the harness's own commands left out.
+	 */
+	Map<String, Calls.Time> commandTimes() {
+		Map<String, Calls.Time> times = new java.util.TreeMap<>();
+		for (Map.Entry<String, String> entry : info("commandstats").entrySet()) {
+			if (ADMIN.contains(entry.getKey())) {
+				continue;
+			}
+			String stats = entry.getValue();
+			times.put(entry.getKey().substring("cmdstat_".length()),
+					new Calls.Time(Long.parseLong(stats.replaceAll("^calls=(\\d+),.*$", "$1")),
+							Long.parseLong(stats.replaceAll("^.*usec=(\\d+),.*$", "$1"))));
+		}
+		return times;
+	}
+
+	/**
 	 * Resets Redis's statistics ({@code CONFIG RESETSTAT}) and empties the {@code SLOWLOG}.
 	 */
 	void resetStats() {
@@ -275,6 +333,31 @@ final class BenchRedis implements AutoCloseable {
 				}
 			});
 			return new Calls(this.commands - earlier.commands, this.scripts - earlier.scripts, difference);
+		}
+
+		/**
+		 * Calls of a script or command and the microseconds Redis ran them.
+		 */
+		record Time(long calls, long micros) {
+
+			Time plus(Time other) {
+				return new Time(this.calls + other.calls, this.micros + other.micros);
+			}
+
+		}
+
+		/**
+		 * Each script's or command's calls and microseconds per job, most time first, e.g.
+		 * {@code "finish 0.13 calls 4.20 µs"}.
+		 */
+		static String perJob(Map<String, Time> times, int jobs) {
+			return times.entrySet()
+				.stream()
+				.sorted(Map.Entry.<String, Time>comparingByValue(
+						java.util.Comparator.comparingLong(Time::micros)).reversed())
+				.map((entry) -> String.format("%s %.3f calls %.2f µs", entry.getKey(),
+						(double) entry.getValue().calls() / jobs, (double) entry.getValue().micros() / jobs))
+				.collect(java.util.stream.Collectors.joining("; "));
 		}
 
 		/**

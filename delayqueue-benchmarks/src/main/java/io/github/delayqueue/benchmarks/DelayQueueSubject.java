@@ -1,8 +1,12 @@
 package io.github.delayqueue.benchmarks;
 
+import java.io.IOException;
+import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +33,8 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
+import org.springframework.core.io.Resource;
+import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
 
 /**
  * delayqueue as a user runs it: each instance is a Spring Boot application context with the
@@ -227,6 +233,35 @@ final class DelayQueueSubject implements Subject {
 	@Override
 	public long pending() {
 		return this.instances.get(0).getBean(DelayQueueOperations.class).stats().totals().total();
+	}
+
+	/**
+	 * Every script of the engine's package under both of its loaded forms (a bucket's, and
+	 * one that is not), read through the engine's own loader so that the SHA-1s match.
+	 */
+	@Override
+	public Map<String, String> scriptNames() {
+		try {
+			Class<?> script = Class.forName("io.github.delayqueue.redis.LuaScript");
+			Method job = script.getDeclaredMethod("job", String.class);
+			Method of = script.getDeclaredMethod("of", String.class, int.class);
+			Method sha = script.getDeclaredMethod("sha");
+			job.setAccessible(true);
+			of.setAccessible(true);
+			sha.setAccessible(true);
+			Map<String, String> names = new HashMap<>();
+			for (Resource resource : new PathMatchingResourcePatternResolver()
+				.getResources("classpath*:io/github/delayqueue/redis/*.lua")) {
+				String name = resource.getFilename().replace(".lua", "");
+				for (Object loaded : List.of(job.invoke(null, name), of.invoke(null, name, 0))) {
+					names.put(new String((byte[]) sha.invoke(loaded), StandardCharsets.US_ASCII), name);
+				}
+			}
+			return names;
+		}
+		catch (ReflectiveOperationException | IOException ex) {
+			throw new IllegalStateException("Cannot name the engine's scripts", ex);
+		}
 	}
 
 	@Override

@@ -26,6 +26,9 @@ final class DrainScenario extends Scenario {
 
 	private static final Duration LEAD = Duration.ofSeconds(Long.getLong("bench.b.lead", 12));
 
+	/** Whether each script's time is logged ({@code SLOWLOG}, which costs Redis some CPU itself). */
+	private static final boolean TRACE_SCRIPTS = "on".equals(System.getProperty("bench.b.scripts", "off"));
+
 	private static final Duration TIMEOUT = Duration.ofSeconds(Long.getLong("bench.b.timeout", 60));
 
 	DrainScenario(Settings settings) {
@@ -75,9 +78,17 @@ final class DrainScenario extends Scenario {
 		double late = (System.currentTimeMillis() > dueAt) ? 1 : 0;
 		redis.resetStats();
 		BenchRedis.Calls calls = redis.calls();
+		if (TRACE_SCRIPTS) {
+			redis.traceScripts();
+		}
 		double cpuBefore = redis.cpuSeconds();
 		await(recorder, LEAD.plus(TIMEOUT));
 		double redisCpu = redis.cpuSeconds() - cpuBefore;
+		System.out.println("  command time per job: " + BenchRedis.Calls.perJob(redis.commandTimes(), n));
+		if (TRACE_SCRIPTS) {
+			System.out.println("  script time per job: "
+					+ BenchRedis.Calls.perJob(redis.scriptTimes(subject.scriptNames()), n));
+		}
 		long redisCommands = redis.commandMicros();
 		BenchRedis.Calls drained = redis.calls().since(calls);
 		Map<String, Double> figures = new LinkedHashMap<>();
@@ -106,6 +117,9 @@ final class DrainScenario extends Scenario {
 				+ "`finish` reached Redis, for Redisson and the floor design when its handler returned (they have no acknowledgement). "
 				+ "`undelivered at timeout` counts jobs not delivered " + TIMEOUT.toSeconds() + " s after the "
 				+ "instant, when the run stops waiting (they are still in Redis, not lost). "
+				+ "With `bench.b.scripts=on` each run also prints each script's calls and time per job "
+				+ "(`SLOWLOG` at threshold 0, which costs Redis CPU of its own); every run prints each command's "
+				+ "(`INFO commandstats`, a script's line including the commands it ran). "
 				+ "`late enqueues` = 1 if the bulk enqueue did not finish before the instant. Redis CPU = the server "
 				+ "process's CPU time (`INFO cpu`, network included) from the end of the enqueue to the last "
 				+ "completion, per job; Redis command time = the sum of `INFO commandstats` in that window, per job; "

@@ -6,7 +6,9 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -21,6 +23,8 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.sync.RedisCommands;
 import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.data.redis.core.script.DigestUtils;
 
 /**
  * The floor designs: the least a Redis delayed queue in Lua does, as yardsticks for the
@@ -272,6 +276,15 @@ final class FloorSubject implements Subject {
 				return;
 			}
 		}
+	}
+
+	@Override
+	public Map<String, String> scriptNames() {
+		Map<String, String> names = new HashMap<>();
+		for (String name : List.of("floor-schedule", "floor-move", "floor-take", "floor-finish")) {
+			names.put(DigestUtils.sha1DigestAsHex(script(name + ".lua")), name);
+		}
+		return names;
 	}
 
 	/** A script of the floor designs, from this package's resources. */

@@ -35,6 +35,14 @@ interface Subject extends AutoCloseable {
 	void close();
 
 	/**
+	 * The name of each Lua script the implementation runs, by its SHA-1 (as {@code EVALSHA}
+	 * names it); empty when it runs none.
+	 */
+	default Map<String, String> scriptNames() {
+		return Map.of();
+	}
+
+	/**
 	 * The implementations of the tables.
 	 */
 	enum Kind {

@@ -30,7 +30,7 @@ for k, jobkey in ipairs(jobkeys) do
     seen[jobkey] = true
     done[#done + 1] = jobkey
     -- only a job past its first attempt, or replayed, may have a last error
-    if string.match(records[k], '^S[a-eg-j]?(%d*),') ~= '1' then
+    if not string.find(records[k], '^S[a-eg-j]?1,') then
       erring[#erring + 1] = jobkey
     end
     reply[k] = keep and (whole and records[k] or split_header(records[k])) or 1
@@ -46,9 +46,18 @@ end
 if #done > 0 then
   call_many('ZREM', P .. 'reserved', done)
   forget(done, erring)
+  -- held jobs are RESERVED: removing them from the reserved index unlinks them; the jobs of the
+  -- take's topic (usually all) are counted at once
+  local prefix, same = ARGV[5] .. ':', 0
   for _, jobkey in ipairs(done) do
-    -- held jobs are RESERVED: removing them from the reserved index unlinks them
-    count('S', topic_of(jobkey), -1)
+    if string.find(jobkey, prefix, 1, true) == 1 then
+      same = same + 1
+    else
+      count('S', topic_of(jobkey), -1)
+    end
+  end
+  if same > 0 then
+    count('S', ARGV[5], -same)
   end
 end
 if plan then

@@ -6,7 +6,10 @@ local function refusal(record, token)
     return 0
   end
   local nl = string.find(record, '\n', 1, true)
-  if string.byte(record, 1) ~= 83 or not nl or string.sub(record, nl - #token - 1, nl - 1) ~= ',' .. token then
+  -- compared in place: the token must start right after a ',' and end at the '\n'
+  local at = nl and nl - #token
+  if string.byte(record, 1) ~= 83 or not nl or string.byte(record, at - 1) ~= 44
+      or string.find(record, token, at, true) ~= at then
     return -1
   end
   return nil
