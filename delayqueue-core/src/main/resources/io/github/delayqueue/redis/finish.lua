@@ -46,18 +46,9 @@ end
 if #done > 0 then
   call_many('ZREM', P .. 'reserved', done)
   forget(done, erring)
-  -- held jobs are RESERVED: removing them from the reserved index unlinks them; the jobs of the
-  -- take's topic (usually all) are counted at once
-  local prefix, same = ARGV[5] .. ':', 0
   for _, jobkey in ipairs(done) do
-    if string.find(jobkey, prefix, 1, true) == 1 then
-      same = same + 1
-    else
-      count('S', topic_of(jobkey), -1)
-    end
-  end
-  if same > 0 then
-    count('S', ARGV[5], -same)
+    -- held jobs are RESERVED: removing them from the reserved index unlinks them
+    count('S', topic_of(jobkey), -1)
   end
 end
 if plan then

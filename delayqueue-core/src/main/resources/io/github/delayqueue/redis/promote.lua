@@ -175,15 +175,10 @@ end
 local w = gathered()
 if #due > 0 then
   redis.call('ZREMRANGEBYRANK', P .. 'delayed', 0, #due - 1)
-  local topic, prefix = nil, nil  -- the last job's, reused by the next job of its topic
   for k, jobkey in ipairs(due) do
     local ready = not reserved_here[jobkey] and due_records[k] and delayed_to_ready(due_records[k])
     if ready then
-      if not (prefix and string.find(jobkey, prefix, 1, true) == 1) then
-        topic = topic_of(jobkey)
-        prefix = topic and (topic .. ':')
-      end
-      gather_ready(w, jobkey, topic, ready, 'D')
+      gather_ready(w, jobkey, topic_of(jobkey), ready, 'D')
     end
   end
 end
