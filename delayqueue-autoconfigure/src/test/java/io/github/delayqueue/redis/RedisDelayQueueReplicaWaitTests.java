@@ -12,12 +12,13 @@ import io.github.delayqueue.core.DelayQueueConnectionException;
 import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.JacksonJobPayloadConverter;
-import io.github.delayqueue.support.SteadyProducer;
+import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.support.TestConnections;
 import io.github.delayqueue.test.QueueInvariant;
 import io.github.delayqueue.test.RedisTestServer;
 import io.github.delayqueue.test.RedisTestServers;
 import io.lettuce.core.KillArgs;
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.StringCodec;
@@ -108,6 +109,72 @@ class RedisDelayQueueReplicaWaitTests {
 	}
 
 	@Test
+	void aWriteWaitingForReplicasHoldsNoOtherCallOfTheInstance() throws Exception {
+		// the endurance run's stall: WAIT on Lettuce's shared connection held every call behind it
+		try (RedisTestServer redis = RedisTestServers.local().start();
+				StatefulRedisConnection<String, String> admin = redis.connect()) {
+			LettuceConnectionFactory lettuce = TestConnections.lettuce(redis, Duration.ofSeconds(30));
+			RedisDelayQueue queue = RedisDelayQueue.builder(lettuce)
+				.namespace(this.queues.namespace + "-held")
+				.waitReplicas(1)
+				.waitTimeout(Duration.ofSeconds(5))
+				.build();
+			queue.start();
+			try {
+				// a job to reserve, written without waiting
+				RedisDelayQueue.builder(lettuce).namespace(queue.getNamespace()).build()
+					.schedule(request("acked", "read", "x", Duration.ZERO));
+				await().atMost(Duration.ofSeconds(10))
+					.until(() -> queue.find("acked", "read").orElseThrow().state() == JobState.READY);
+				CompletableFuture<Void> writing = CompletableFuture
+					.runAsync(() -> queue.scheduleAll(List.of(request("acked", "a", "x", Duration.ofHours(1)),
+							request("acked", "b", "x", Duration.ofHours(1)))));
+				await().atMost(Duration.ofSeconds(5)).until(() -> clientIn(admin, "cmd=wait") != null);
+				// reads, a reservation and a release answer while the WAIT still waits
+				assertThat(queue.stats().topics().get("acked").delayed()).isEqualTo(2);
+				assertThat(queue.reserve("acked", 1, Duration.ofSeconds(30))).hasSize(1);
+				assertThat(clientIn(admin, "cmd=wait")).as("the WAIT, still waiting").isNotNull();
+				assertThat(writing).failsWithin(Duration.ofSeconds(20))
+					.withThrowableThat()
+					.havingRootCause()
+					.withMessageContaining("reached 0 of the 1 replicas");
+				// stopped, its own connection is closed; started again, it opens another
+				queue.stop();
+				assertThat(clientIn(admin, "cmd=wait")).isNull();
+				queue.start();
+				assertScheduleRefused(queue);
+			}
+			finally {
+				queue.stop();
+				lettuce.destroy();
+			}
+			QueueInvariant.assertHolds(redis, queue.getNamespace(), queue.getBuckets());
+		}
+	}
+
+	/** Waits until the server no longer answers a {@code PING} within 300 ms. */
+	private static void awaitAsleep(RedisTestServer server) {
+		try (StatefulRedisConnection<String, String> probe = server.connect()) {
+			probe.setTimeout(Duration.ofMillis(300));
+			await().atMost(Duration.ofSeconds(5)).until(() -> {
+				try {
+					probe.sync().ping();
+					return false;
+				}
+				catch (RedisCommandTimeoutException ex) {
+					return true;
+				}
+			});
+		}
+	}
+
+	private static void assertScheduleRefused(RedisDelayQueue queue) {
+		assertThatExceptionOfType(DelayQueueException.class)
+			.isThrownBy(() -> queue.schedule(request("acked", "again", "x", Duration.ofHours(1))))
+			.withMessageContaining("reached 0 of the 1 replicas");
+	}
+
+	@Test
 	void bulkAndAsyncSchedulesWaitForAReplicaOnTheConnectionThatWrote() throws Exception {
 		try (RedisTestServer master = RedisTestServers.local().start();
 				RedisTestServer replica = RedisTestServers.local()
@@ -147,7 +214,7 @@ class RedisDelayQueueReplicaWaitTests {
 					}
 				});
 				sleeper.start();
-				SteadyProducer.pause(Duration.ofMillis(200));
+				awaitAsleep(replica);
 				for (RedisDelayQueue queue : List.of(viaLettuce, viaJedis)) {
 					assertThatExceptionOfType(DelayQueueException.class)
 						.isThrownBy(() -> queue.scheduleAll(List.of(request("acked", "bulk", "x", Duration.ofHours(1)),

@@ -74,6 +74,7 @@ public class RedisDelayQueue extends RedisAdmin implements DelayQueueOperations,
 				this.timer.stop();
 			}
 			this.subscriber.stop();
+			this.runner.close();
 		}
 	}
 

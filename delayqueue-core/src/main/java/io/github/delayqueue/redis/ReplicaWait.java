@@ -10,15 +10,26 @@ import java.util.stream.Collectors;
 
 import io.github.delayqueue.core.DelayQueueConnectionException;
 import io.github.delayqueue.core.DelayQueueException;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import org.jspecify.annotations.Nullable;
 
+import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.util.ClassUtils;
 
 /**
  * Redis's {@code WAIT} for a number of replicas, sent through the driver on the connection
- * that wrote.
+ * that wrote. With Lettuce the writes that wait go on a connection of their own: Redis answers
+ * nothing else on a connection while a {@code WAIT} on it waits, and Lettuce's shared
+ * connection carries every other call of the instance.
  */
 final class ReplicaWait {
 
@@ -36,6 +47,11 @@ final class ReplicaWait {
 
 	private final Duration timeout;
 
+	private final Object monitor = new Object();
+
+	/** With Lettuce, the connection of the writes that wait, opened at the first of them. */
+	private @Nullable Object own;
+
 	ReplicaWait(int replicas, Duration timeout) {
 		this.replicas = replicas;
 		this.timeout = timeout;
@@ -43,6 +59,32 @@ final class ReplicaWait {
 
 	boolean isOff() {
 		return this.replicas == 0;
+	}
+
+	/**
+	 * A connection for writes whose replicas are awaited: with Lettuce, one on this wait's own
+	 * connection, opened by the factory's client; with Jedis, one of the factory.
+	 */
+	RedisConnection connection(RedisConnectionFactory factory) {
+		if (LETTUCE && factory instanceof LettuceConnectionFactory lettuce && !lettuce.isClusterAware()) {
+			synchronized (this.monitor) {
+				if (this.own == null) {
+					this.own = Own.open(lettuce);
+				}
+				return Own.connection(this.own, lettuce);
+			}
+		}
+		return factory.getConnection();
+	}
+
+	/** Closes this wait's own connection; the next write that waits opens another. */
+	void close() {
+		synchronized (this.monitor) {
+			if (this.own != null) {
+				Own.close(this.own);
+				this.own = null;
+			}
+		}
 	}
 
 	/**
@@ -129,6 +171,38 @@ final class ReplicaWait {
 		catch (ExecutionException | TimeoutException ex) {
 			throw new DelayQueueConnectionException("Redis unreachable during WAIT: " + ex.getMessage(), ex);
 		}
+	}
+
+	/** The Lettuce connection of the writes that wait: Lettuce's types only in here. */
+	private static final class Own {
+
+		static Object open(LettuceConnectionFactory factory) {
+			try {
+				// the factory's client connects as the factory does: its address, credentials, database
+				return ((RedisClient) factory.getRequiredNativeClient()).connect(ByteArrayCodec.INSTANCE);
+			}
+			catch (RedisException ex) {
+				throw new RedisConnectionFailureException("Unable to connect to Redis: " + ex.getMessage(), ex);
+			}
+			catch (IllegalStateException ex) {
+				// a static master/replica factory's client has no address of its own
+				throw new DelayQueueException("delayqueue.redis.wait-replicas needs a Lettuce connection factory of one"
+						+ " server or of Sentinel: " + ex.getMessage(), ex);
+			}
+		}
+
+		@SuppressWarnings("unchecked")
+		static RedisConnection connection(Object own, LettuceConnectionFactory factory) {
+			// shared by the calls that wait as the factory's shared connection is by the others; closing
+			// the LettuceConnection leaves it open
+			return new LettuceConnection((StatefulRedisConnection<byte[], byte[]>) own, factory.getTimeout(),
+					factory.getRequiredNativeClient(), factory.getDatabase());
+		}
+
+		static void close(Object own) {
+			((StatefulRedisConnection<?, ?>) own).close();
+		}
+
 	}
 
 	/** Jedis's {@code WAIT}, which never sends a command again on another connection. */

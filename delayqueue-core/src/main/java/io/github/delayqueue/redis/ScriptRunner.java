@@ -81,8 +81,13 @@ final class ScriptRunner {
 
 	/** Runs a command on a connection, with the same error translation as scripts. */
 	<T extends @Nullable Object> T execute(String what, Function<RedisConnection, T> action) {
+		return execute(what, false, action);
+	}
+
+	private <T extends @Nullable Object> T execute(String what, boolean waiting, Function<RedisConnection, T> action) {
 		this.beforeCall.run();
-		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+		try (RedisConnection connection = waiting ? this.replicaWait.connection(this.connectionFactory)
+				: this.connectionFactory.getConnection()) {
 			return action.apply(connection);
 		}
 		catch (DataAccessException ex) {
@@ -92,35 +97,39 @@ final class ScriptRunner {
 
 	/**
 	 * Runs the same script once per argument list, in one round trip where the connection
-	 * allows: a small batch on Lettuce's shared connection, any other in a pipeline, a single
-	 * call or a cluster's one at a time; with {@code replicated}, then {@code WAIT}s for the replicas.
+	 * allows: a batch on a Lettuce connection (small on the shared one), any other in a
+	 * pipeline, a single call or a cluster's one at a time; with {@code replicated}, then
+	 * {@code WAIT}s for the replicas, on the connection {@link ReplicaWait#connection} gives.
 	 * @return one reply per call, in order
 	 */
 	List<Object> runAll(LuaScript script, List<byte[][]> calls, boolean replicated) {
 		boolean waiting = replicated && !this.replicaWait.isOff();
-		return execute(script.name(), (connection) -> {
+		return execute(script.name(), waiting, (connection) -> {
 			if (calls.isEmpty()) {
 				return List.of();
 			}
-			if (calls.size() == 1 || !pipelines(connection)) {
-				return evalEach(connection, script, calls, waiting);
+			boolean oneByOne = calls.size() == 1 || !pipelines(connection);
+			boolean batch = !oneByOne && RawCommands.sendsBatches(connection) && (waiting || isSmall(calls));
+			if (!oneByOne && !batch) {
+				return pipeline(connection, script, calls, waiting);
 			}
-			if (!waiting && RawCommands.sendsBatches(connection) && isSmall(calls)) {
-				return batch(connection, script, calls);
+			ReplicaWait.Writes writes = waiting ? this.replicaWait.start(connection) : null;
+			List<Object> replies = oneByOne ? evalEach(connection, script, calls) : batch(connection, script, calls);
+			if (writes != null) {
+				writes.send(script.name()).run();
 			}
-			return pipeline(connection, script, calls, waiting);
+			return replies;
 		});
 	}
 
-	/** The calls one at a time, then {@code WAIT} for the replicas when {@code waiting}. */
-	private List<Object> evalEach(RedisConnection connection, LuaScript script, List<byte[][]> calls,
-			boolean waiting) {
-		ReplicaWait.Writes writes = waiting ? this.replicaWait.start(connection) : null;
+	/** Closes the connection of the writes that wait for replicas, if one is open. */
+	void close() {
+		this.replicaWait.close();
+	}
+
+	private List<Object> evalEach(RedisConnection connection, LuaScript script, List<byte[][]> calls) {
 		List<Object> replies = new ArrayList<>(calls.size());
 		calls.forEach((call) -> replies.add(eval(connection, script, call)));
-		if (writes != null) {
-			writes.send(script.name()).run();
-		}
 		return replies;
 	}
 
