@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.core.DelayQueueConnectionException;
@@ -18,6 +19,7 @@ import io.github.delayqueue.test.QueueInvariant;
 import io.github.delayqueue.test.RedisTestServer;
 import io.github.delayqueue.test.RedisTestServers;
 import io.lettuce.core.KillArgs;
+import io.lettuce.core.ReadFrom;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -34,6 +36,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.RedisStaticMasterReplicaConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -150,6 +153,112 @@ class RedisDelayQueueReplicaWaitTests {
 			}
 			QueueInvariant.assertHolds(redis, queue.getNamespace(), queue.getBuckets());
 		}
+	}
+
+	@Test
+	void theOwnConnectionClosesAfterTheWritesOnItAndFollowsTheFactory() throws Exception {
+		try (RedisTestServer redis = RedisTestServers.local().start();
+				StatefulRedisConnection<String, String> admin = redis.connect()) {
+			LettuceConnectionFactory lettuce = TestConnections.lettuce(redis, Duration.ofSeconds(30));
+			RedisDelayQueue queue = replicated(lettuce, "own", Duration.ofSeconds(3));
+			try {
+				CompletableFuture<Void> writing = CompletableFuture
+					.runAsync(() -> queue.scheduleAll(List.of(request("acked", "a", "x", Duration.ofHours(1)),
+							request("acked", "b", "x", Duration.ofHours(1)))));
+				await().atMost(Duration.ofSeconds(5)).until(() -> clientIn(admin, "cmd=wait") != null);
+				String own = clientIn(admin, "cmd=wait");
+				// stopped under a write: the write still gets the replicas' answer, then the connection closes
+				queue.stop();
+				assertThat(writing).failsWithin(Duration.ofSeconds(20))
+					.withThrowableThat()
+					.havingRootCause()
+					.withMessageContaining("reached 0 of the 1 replicas");
+				await().atMost(Duration.ofSeconds(5)).until(() -> !admin.sync().clientList().contains("id=" + own + " "));
+				long stopped = clients(admin);
+				// a write of a stopped queue opens one again; the next stop closes it
+				assertScheduleRefused(queue);
+				assertThat(clients(admin)).isEqualTo(stopped + 1);
+				queue.stop();
+				await().atMost(Duration.ofSeconds(5)).until(() -> clients(admin) == stopped);
+				// the factory stopped and started again: its new client opens the next one
+				lettuce.stop();
+				lettuce.start();
+				assertScheduleRefused(queue);
+			}
+			finally {
+				queue.stop();
+				lettuce.destroy();
+			}
+			QueueInvariant.assertHolds(redis, this.queues.namespace + "-own", 1);
+		}
+	}
+
+	@Test
+	void withAFactoryThatDoesNotShareItsConnectionEachWriteWaitsOnItsOwn() throws Exception {
+		try (RedisTestServer redis = RedisTestServers.local().start();
+				StatefulRedisConnection<String, String> admin = redis.connect()) {
+			LettuceConnectionFactory lettuce = TestConnections.lettuce(redis, Duration.ofSeconds(30));
+			lettuce.setShareNativeConnection(false);
+			RedisDelayQueue queue = replicated(lettuce, "unshared", Duration.ofSeconds(5));
+			try {
+				List<CompletableFuture<Void>> writes = List.of("a", "b", "c")
+					.stream()
+					.map((id) -> CompletableFuture.runAsync(() -> queue.schedule(
+							request("acked", id, "x", Duration.ofHours(1))), Executors.newSingleThreadExecutor()))
+					.toList();
+				// three WAITs at once, not one behind the other
+				await().atMost(Duration.ofSeconds(4))
+					.until(() -> admin.sync().clientList().lines().filter((line) -> line.contains(" cmd=wait ")).count() == 3);
+				writes.forEach((write) -> assertThat(write).failsWithin(Duration.ofSeconds(20))
+					.withThrowableThat()
+					.havingRootCause()
+					.withMessageContaining("reached 0 of the 1 replicas"));
+			}
+			finally {
+				queue.stop();
+				lettuce.destroy();
+			}
+			QueueInvariant.assertHolds(redis, this.queues.namespace + "-unshared", 1);
+		}
+	}
+
+	@Test
+	void aStaticMasterReplicaFactoryWaitsOnItsOwnConnections() throws Exception {
+		try (RedisTestServer master = RedisTestServers.local().start();
+				RedisTestServer replica = RedisTestServers.local()
+					.argument("--replicaof", master.host(), String.valueOf(master.port()))
+					.start();
+				StatefulRedisConnection<String, String> admin = master.connect()) {
+			await().atMost(Duration.ofSeconds(20))
+				.until(() -> admin.sync().info("replication").contains("state=online"));
+			RedisStaticMasterReplicaConfiguration configuration = new RedisStaticMasterReplicaConfiguration(
+					master.host(), master.port());
+			configuration.node(replica.host(), replica.port());
+			LettuceConnectionFactory lettuce = new LettuceConnectionFactory(configuration,
+					LettuceClientConfiguration.builder().readFrom(ReadFrom.UPSTREAM).build());
+			lettuce.afterPropertiesSet();
+			lettuce.start();
+			// not started: Lettuce has no pub/sub on a static master/replica set-up
+			RedisDelayQueue queue = RedisDelayQueue.builder(lettuce)
+				.namespace(this.queues.namespace + "-static")
+				.waitReplicas(1)
+				.waitTimeout(Duration.ofSeconds(5))
+				.build();
+			try {
+				queue.schedule(request("acked", "a", "x", Duration.ofHours(1)));
+				assertThat(queue.scheduleAll(List.of(request("acked", "b", "x", Duration.ofHours(1)),
+						request("acked", "c", "x", Duration.ofHours(1))))).hasSize(2);
+			}
+			finally {
+				queue.stop();
+				lettuce.destroy();
+			}
+			QueueInvariant.assertHolds(master, this.queues.namespace + "-static", 1);
+		}
+	}
+
+	private static long clients(StatefulRedisConnection<String, String> admin) {
+		return admin.sync().clientList().lines().count();
 	}
 
 	/** Waits until the server no longer answers a {@code PING} within 300 ms. */

@@ -64,6 +64,8 @@ public class RedisDelayQueue extends RedisAdmin implements DelayQueueOperations,
 	@Override
 	public void stop() {
 		synchronized (this.lifecycleMonitor) {
+			// also after writes of a queue that was not started
+			this.runner.close();
 			if (!this.running) {
 				return;
 			}
@@ -74,7 +76,6 @@ public class RedisDelayQueue extends RedisAdmin implements DelayQueueOperations,
 				this.timer.stop();
 			}
 			this.subscriber.stop();
-			this.runner.close();
 		}
 	}
 

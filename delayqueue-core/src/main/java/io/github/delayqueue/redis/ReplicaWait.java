@@ -10,6 +10,8 @@ import java.util.stream.Collectors;
 
 import io.github.delayqueue.core.DelayQueueConnectionException;
 import io.github.delayqueue.core.DelayQueueException;
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -27,9 +29,10 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Redis's {@code WAIT} for a number of replicas, sent through the driver on the connection
- * that wrote. With Lettuce the writes that wait go on a connection of their own: Redis answers
- * nothing else on a connection while a {@code WAIT} on it waits, and Lettuce's shared
- * connection carries every other call of the instance.
+ * that wrote. With Lettuce's shared connection, the writes that wait go on one connection of
+ * their own (they queue behind each other's {@code WAIT}): Redis answers nothing else on a
+ * connection while a {@code WAIT} on it waits, and the shared one carries every other call of
+ * the instance.
  */
 final class ReplicaWait {
 
@@ -62,26 +65,38 @@ final class ReplicaWait {
 	}
 
 	/**
-	 * A connection for writes whose replicas are awaited: with Lettuce, one on this wait's own
-	 * connection, opened by the factory's client; with Jedis, one of the factory.
+	 * A connection for writes whose replicas are awaited: with a Lettuce factory that shares
+	 * its connection (not a cluster's), one over this wait's own connection, opened by the
+	 * factory's client; else one of the factory.
 	 */
 	RedisConnection connection(RedisConnectionFactory factory) {
-		if (LETTUCE && factory instanceof LettuceConnectionFactory lettuce && !lettuce.isClusterAware()) {
+		if (LETTUCE && factory instanceof LettuceConnectionFactory lettuce && lettuce.getShareNativeConnection()
+				&& !lettuce.isClusterAware()) {
+			RedisConnection connection;
 			synchronized (this.monitor) {
-				if (this.own == null) {
-					this.own = Own.open(lettuce);
+				if (this.own == null || !((Own) this.own).isOf(lettuce)) {
+					close();
+					this.own = new Own(lettuce);
 				}
-				return Own.connection(this.own, lettuce);
+				connection = ((Own) this.own).borrow(lettuce);
+			}
+			if (connection != null) {
+				return connection;
 			}
 		}
 		return factory.getConnection();
 	}
 
-	/** Closes this wait's own connection; the next write that waits opens another. */
+	/** Whether the connection is one of this wait's own. */
+	boolean owns(RedisConnection connection) {
+		return LETTUCE && Own.owns(connection);
+	}
+
+	/** Closes this wait's own connection once the writes on it are done; the next write that waits opens another. */
 	void close() {
 		synchronized (this.monitor) {
 			if (this.own != null) {
-				Own.close(this.own);
+				((Own) this.own).retire();
 				this.own = null;
 			}
 		}
@@ -173,34 +188,93 @@ final class ReplicaWait {
 		}
 	}
 
-	/** The Lettuce connection of the writes that wait: Lettuce's types only in here. */
+	/** The Lettuce connection of the writes that wait, and its users: Lettuce's types only in here. */
 	private static final class Own {
 
-		static Object open(LettuceConnectionFactory factory) {
+		private final AbstractRedisClient client;
+
+		/** {@code null} when the client opens none of its own (a static master/replica factory's). */
+		private final @Nullable StatefulRedisConnection<byte[], byte[]> connection;
+
+		private int users;
+
+		private boolean retired;
+
+		Own(LettuceConnectionFactory factory) {
+			this.client = factory.getRequiredNativeClient();
+			this.connection = open(this.client);
+		}
+
+		private static @Nullable StatefulRedisConnection<byte[], byte[]> open(AbstractRedisClient client) {
 			try {
 				// the factory's client connects as the factory does: its address, credentials, database
-				return ((RedisClient) factory.getRequiredNativeClient()).connect(ByteArrayCodec.INSTANCE);
+				return ((RedisClient) client).connect(ByteArrayCodec.INSTANCE);
+			}
+			catch (IllegalStateException ex) {
+				// a static master/replica factory's client has no address: its connections are used
+				return null;
 			}
 			catch (RedisException ex) {
 				throw new RedisConnectionFailureException("Unable to connect to Redis: " + ex.getMessage(), ex);
 			}
-			catch (IllegalStateException ex) {
-				// a static master/replica factory's client has no address of its own
-				throw new DelayQueueException("delayqueue.redis.wait-replicas needs a Lettuce connection factory of one"
-						+ " server or of Sentinel: " + ex.getMessage(), ex);
+		}
+
+		/** Whether this is of the factory's present client, and open (or none). */
+		boolean isOf(LettuceConnectionFactory factory) {
+			return factory.getNativeClient() == this.client
+					&& (this.connection == null || !((RedisChannelHandler<?, ?>) this.connection).isClosed());
+		}
+
+		/** A connection over this one, released when closed; {@code null} when there is none. */
+		synchronized @Nullable RedisConnection borrow(LettuceConnectionFactory factory) {
+			if (this.connection == null) {
+				return null;
+			}
+			this.users++;
+			return new Borrowed(this, this.connection, factory);
+		}
+
+		synchronized void retire() {
+			this.retired = true;
+			closeWhenUnused();
+		}
+
+		private synchronized void release() {
+			this.users--;
+			closeWhenUnused();
+		}
+
+		private void closeWhenUnused() {
+			if (this.retired && this.users == 0 && this.connection != null) {
+				this.connection.close();
 			}
 		}
 
-		@SuppressWarnings("unchecked")
-		static RedisConnection connection(Object own, LettuceConnectionFactory factory) {
-			// shared by the calls that wait as the factory's shared connection is by the others; closing
-			// the LettuceConnection leaves it open
-			return new LettuceConnection((StatefulRedisConnection<byte[], byte[]>) own, factory.getTimeout(),
-					factory.getRequiredNativeClient(), factory.getDatabase());
+		static boolean owns(RedisConnection connection) {
+			return connection instanceof Borrowed;
 		}
 
-		static void close(Object own) {
-			((StatefulRedisConnection<?, ?>) own).close();
+		/** Closing it leaves the connection open for the next write that waits. */
+		private static final class Borrowed extends LettuceConnection {
+
+			private final Own own;
+
+			private boolean released;
+
+			Borrowed(Own own, StatefulRedisConnection<byte[], byte[]> connection, LettuceConnectionFactory factory) {
+				super(connection, factory.getTimeout(), own.client, factory.getDatabase());
+				this.own = own;
+			}
+
+			@Override
+			public void close() {
+				super.close();
+				if (!this.released) {
+					this.released = true;
+					this.own.release();
+				}
+			}
+
 		}
 
 	}

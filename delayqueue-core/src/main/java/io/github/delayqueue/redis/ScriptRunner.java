@@ -97,8 +97,8 @@ final class ScriptRunner {
 
 	/**
 	 * Runs the same script once per argument list, in one round trip where the connection
-	 * allows: a batch on a Lettuce connection (small on the shared one), any other in a
-	 * pipeline, a single call or a cluster's one at a time; with {@code replicated}, then
+	 * allows: a batch on a Lettuce connection (small on the shared one, any on the own one of
+	 * the writes that wait), any other in a pipeline, a single call or a cluster's one at a time; with {@code replicated}, then
 	 * {@code WAIT}s for the replicas, on the connection {@link ReplicaWait#connection} gives.
 	 * @return one reply per call, in order
 	 */
@@ -109,7 +109,8 @@ final class ScriptRunner {
 				return List.of();
 			}
 			boolean oneByOne = calls.size() == 1 || !pipelines(connection);
-			boolean batch = !oneByOne && RawCommands.sendsBatches(connection) && (waiting || isSmall(calls));
+			boolean batch = !oneByOne && RawCommands.sendsBatches(connection)
+					&& (waiting ? this.replicaWait.owns(connection) : isSmall(calls));
 			if (!oneByOne && !batch) {
 				return pipeline(connection, script, calls, waiting);
 			}
