@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ForkJoinPool;
 
 import io.github.delayqueue.actuate.DelayQueueEndpoint;
 import io.github.delayqueue.actuate.DelayQueueSampler;
@@ -17,8 +16,6 @@ import io.github.delayqueue.benchmarks.Table.Column;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.core.DelayQueueConsumer;
 import io.github.delayqueue.core.DelayQueueOperations;
-import io.github.delayqueue.core.FailResult;
-import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.redis.RedisDelayQueue;
 
 import org.springframework.context.ConfigurableApplicationContext;
@@ -33,10 +30,10 @@ final class ScaleScenario extends Scenario {
 
 	private static final String PREFIX = "scale-";
 
-	private static final String DEAD_TOPIC = "scale-dead";
+	static final String DEAD_TOPIC = "scale-dead";
 
 	/** Jobs per {@code scheduleBulk} call when filling a level, so that no level is held in memory whole. */
-	private static final int FILL_CHUNK = 100_000;
+	static final int FILL_CHUNK = 100_000;
 
 	private static final int ONE_BY_ONE = 2_000;
 
@@ -44,11 +41,6 @@ final class ScaleScenario extends Scenario {
 
 	/** Times each read is measured (the median is shown). */
 	private static final int READS = 5;
-
-	private static final Duration DEAD_FILL_TIMEOUT = Duration.ofMinutes(30);
-
-	/** Kill calls in flight at a time while the dead topic is filled. */
-	private static final int KILLERS = 16;
 
 	private static final String SCHEDULE = "1-by-1";
 
@@ -281,7 +273,7 @@ final class ScaleScenario extends Scenario {
 							perSecond(level - pending, System.nanoTime() - start));
 				}
 				pending = level;
-				fillDead(subject, operations, Math.min(level, scaled(1_000_000)));
+				DeadTopicFill.fill(subject, operations, Math.min(level, scaled(1_000_000)));
 				MemoryScenario.quiesce();
 
 				figures.put(at + SCHEDULE + RATE, traced(redis, figures, at + SCHEDULE, () -> {
@@ -367,56 +359,6 @@ final class ScaleScenario extends Scenario {
 	}
 
 	/**
-	 * Fills the dead topic up to {@code target} DEAD jobs: scheduled in bulk due at once,
-	 * reserved {@value DelayQueueConsumer#MAX_RESERVE} at a time and failed for good, as a
-	 * listener's non-retryable failure does, {@value #KILLERS} calls at a time.
-	 */
-	private static void fillDead(Subject subject, DelayQueueOperations operations, int target) throws Exception {
-		long dead = operations.deadJobs(DEAD_TOPIC, null, 1, false).total();
-		long start = System.nanoTime();
-		long deadline = start + DEAD_FILL_TIMEOUT.toNanos();
-		ForkJoinPool killers = new ForkJoinPool(KILLERS);
-		try {
-			for (long from = dead; from < target; from += FILL_CHUNK) {
-				killChunk(subject, operations, from, Math.min(target, from + FILL_CHUNK), deadline, killers);
-			}
-		}
-		finally {
-			killers.shutdown();
-		}
-		if (target > dead) {
-			System.out.printf("  dead topic filled to %,d DEAD jobs at %,.0f jobs/s%n", target,
-					perSecond((int) (target - dead), System.nanoTime() - start));
-		}
-	}
-
-	/**
-	 * Schedules the dead jobs {@code from} to {@code to} − 1 and kills them.
-	 */
-	private static void killChunk(Subject subject, DelayQueueOperations operations, long from, long to, long deadline,
-			ForkJoinPool killers) throws Exception {
-		List<Job> jobs = new ArrayList<>(FILL_CHUNK);
-		for (long i = from; i < to; i++) {
-			jobs.add(Job.in(DEAD_TOPIC, "x" + i, (int) i, 0));
-		}
-		subject.scheduleBulk(jobs);
-		int killed = 0;
-		while (killed < jobs.size()) {
-			if (System.nanoTime() - deadline > 0) {
-				throw new IllegalStateException("the dead topic was not filled within " + DEAD_FILL_TIMEOUT);
-			}
-			List<ReservedJob> reserved = operations.reserve(DEAD_TOPIC, DelayQueueConsumer.MAX_RESERVE,
-					Duration.ofMinutes(10));
-			if (reserved.isEmpty()) {
-				operations.awaitWork(DEAD_TOPIC, Duration.ofSeconds(1));
-			}
-			killed += killers.submit(() -> (int) reserved.parallelStream()
-				.filter((job) -> operations.kill(job, "scale benchmark") == FailResult.DEAD)
-				.count()).get();
-		}
-	}
-
-	/**
 	 * Runs a read {@value #READS} times: the median time (ms) and Redis's slowest call meanwhile.
 	 */
 	private static void timed(BenchRedis redis, Map<String, Double> figures, String column, Callable<?> read)
@@ -460,7 +402,7 @@ final class ScaleScenario extends Scenario {
 				+ "harness, 1,000 per script), spread round-robin over the part's topics, each topic with a listener, "
 				+ "the listeners spread over the instances. A dead topic holds as many DEAD jobs as the level, at "
 				+ "most " + String.format("%,d", scaled(1_000_000)) + ": scheduled due at once, reserved "
-				+ String.format("%,d", DelayQueueConsumer.MAX_RESERVE) + " at a time and killed job by job, " + KILLERS
+				+ String.format("%,d", DelayQueueConsumer.MAX_RESERVE) + " at a time and killed job by job, " + DeadTopicFill.KILLERS
 				+ " calls in flight, through `DelayQueueOperations` (the script a non-retryable failure runs). At each level: "
 				+ String.format("%,d", ONE_BY_ONE) + " schedules one call at a time and " + String.format("%,d", BULK)
 				+ " in bulk (far future, left pending); bytes / job = `used_memory` growth over the level's fill ÷ its "
