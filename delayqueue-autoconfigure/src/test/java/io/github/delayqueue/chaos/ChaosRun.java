@@ -80,8 +80,9 @@ final class ChaosRun implements AutoCloseable {
 
 	private ChaosRun(RedisTestServer redis, int workers, Class<?> workerClass, List<String> workerArguments)
 			throws IOException {
+		// the jobs carry the workers' TTR: a killed worker's jobs come back after 5 s
 		this(redis, () -> redis, List.of(redis.springBootProperties()), workers, workerClass, workerArguments,
-				List.of());
+				List.of("delayqueue.default-ttr=5s"));
 	}
 
 	/**
