@@ -194,31 +194,34 @@ class RedisDelayQueueReplicaWaitTests {
 	}
 
 	@Test
-	void withAFactoryThatDoesNotShareItsConnectionEachWriteWaitsOnItsOwn() throws Exception {
-		try (RedisTestServer redis = RedisTestServers.local().start();
-				StatefulRedisConnection<String, String> admin = redis.connect()) {
-			LettuceConnectionFactory lettuce = TestConnections.lettuce(redis, Duration.ofSeconds(30));
-			lettuce.setShareNativeConnection(false);
-			RedisDelayQueue queue = replicated(lettuce, "unshared", Duration.ofSeconds(5));
-			try {
-				List<CompletableFuture<Void>> writes = List.of("a", "b", "c")
-					.stream()
-					.map((id) -> CompletableFuture.runAsync(() -> queue.schedule(
-							request("acked", id, "x", Duration.ofHours(1))), Executors.newSingleThreadExecutor()))
-					.toList();
-				// three WAITs at once, not one behind the other
-				await().atMost(Duration.ofSeconds(4))
-					.until(() -> admin.sync().clientList().lines().filter((line) -> line.contains(" cmd=wait ")).count() == 3);
-				writes.forEach((write) -> assertThat(write).failsWithin(Duration.ofSeconds(20))
-					.withThrowableThat()
-					.havingRootCause()
-					.withMessageContaining("reached 0 of the 1 replicas"));
+	void concurrentWritesThatWaitEachWaitOnAConnectionOfTheirOwn() throws Exception {
+		for (boolean shared : List.of(true, false)) {
+			try (RedisTestServer redis = RedisTestServers.local().start();
+					StatefulRedisConnection<String, String> admin = redis.connect()) {
+				LettuceConnectionFactory lettuce = TestConnections.lettuce(redis, Duration.ofSeconds(30));
+				lettuce.setShareNativeConnection(shared);
+				RedisDelayQueue queue = replicated(lettuce, "concurrent-" + shared, Duration.ofSeconds(5));
+				try {
+					List<CompletableFuture<Void>> writes = List.of("a", "b", "c")
+						.stream()
+						.map((id) -> CompletableFuture.runAsync(() -> queue.schedule(
+								request("acked", id, "x", Duration.ofHours(1))), Executors.newSingleThreadExecutor()))
+						.toList();
+					// three WAITs at once, not one behind the other
+					await().atMost(Duration.ofSeconds(4))
+						.until(() -> admin.sync().clientList().lines().filter((line) -> line.contains(" cmd=wait ")).count() == 3);
+					assertThat(queue.stats().topics().get("acked").delayed()).isEqualTo(3);
+					writes.forEach((write) -> assertThat(write).failsWithin(Duration.ofSeconds(20))
+						.withThrowableThat()
+						.havingRootCause()
+						.withMessageContaining("reached 0 of the 1 replicas"));
+				}
+				finally {
+					queue.stop();
+					lettuce.destroy();
+				}
+				QueueInvariant.assertHolds(redis, this.queues.namespace + "-concurrent-" + shared, 1);
 			}
-			finally {
-				queue.stop();
-				lettuce.destroy();
-			}
-			QueueInvariant.assertHolds(redis, this.queues.namespace + "-unshared", 1);
 		}
 	}
 
@@ -244,16 +247,39 @@ class RedisDelayQueueReplicaWaitTests {
 				.waitReplicas(1)
 				.waitTimeout(Duration.ofSeconds(5))
 				.build();
+			// the master alone: a WAIT that waits holds no other call
+			LettuceConnectionFactory alone = new LettuceConnectionFactory(
+					new RedisStaticMasterReplicaConfiguration(master.host(), master.port()),
+					LettuceClientConfiguration.builder().readFrom(ReadFrom.UPSTREAM).build());
+			alone.afterPropertiesSet();
+			alone.start();
+			RedisDelayQueue waiting = RedisDelayQueue.builder(alone)
+				.namespace(this.queues.namespace + "-alone")
+				.waitReplicas(2)
+				.waitTimeout(Duration.ofSeconds(5))
+				.build();
 			try {
 				queue.schedule(request("acked", "a", "x", Duration.ofHours(1)));
 				assertThat(queue.scheduleAll(List.of(request("acked", "b", "x", Duration.ofHours(1)),
 						request("acked", "c", "x", Duration.ofHours(1))))).hasSize(2);
+				CompletableFuture<Void> writing = CompletableFuture
+					.runAsync(() -> waiting.schedule(request("acked", "d", "x", Duration.ofHours(1))));
+				await().atMost(Duration.ofSeconds(5)).until(() -> clientIn(admin, "cmd=wait") != null);
+				assertThat(waiting.stats().topics().get("acked").delayed()).isEqualTo(1);
+				assertThat(clientIn(admin, "cmd=wait")).as("the WAIT, still waiting").isNotNull();
+				assertThat(writing).failsWithin(Duration.ofSeconds(20))
+					.withThrowableThat()
+					.havingRootCause()
+					.withMessageContaining("reached 1 of the 2 replicas");
 			}
 			finally {
 				queue.stop();
+				waiting.stop();
 				lettuce.destroy();
+				alone.destroy();
 			}
 			QueueInvariant.assertHolds(master, this.queues.namespace + "-static", 1);
+			QueueInvariant.assertHolds(master, this.queues.namespace + "-alone", 1);
 		}
 	}
 

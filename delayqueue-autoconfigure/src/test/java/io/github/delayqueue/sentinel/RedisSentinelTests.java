@@ -78,7 +78,14 @@ class RedisSentinelTests {
 
 			DeliveryCounter counter = context.getBean(DeliveryCounter.class);
 			await().atMost(Duration.ofSeconds(60))
-				.untilAsserted(() -> assertThat(counter.received.keySet()).containsAll(acknowledged));
+				.untilAsserted(() -> assertThat(counter.received.keySet())
+					.as(() -> "acknowledged, not delivered: " + acknowledged.stream()
+						.filter((id) -> !counter.received.containsKey(id))
+						.map((id) -> id + " " + template.find("sentinel-load", id)
+							.map((job) -> job.state() + " attempt " + job.attempt() + " " + job.lastError())
+							.orElse("not in Redis"))
+						.toList())
+					.containsAll(acknowledged));
 			long duplicates = SteadyProducer.duplicates(counter.received);
 			System.out.println("sentinel: master killed, replica promoted after " + failoverMillis + " ms; "
 					+ acknowledged.size() + " schedules acknowledged (" + before + " by the time the old master was back), "

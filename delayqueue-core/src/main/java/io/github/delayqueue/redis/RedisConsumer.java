@@ -209,9 +209,10 @@ abstract class RedisConsumer extends RedisProducer implements DelayQueueConsumer
 		JobConstraints.count("max", max, MAX_NEXT);
 		long ttrMillis = ttrMillis(ttr);
 		int attemptsLimit = attemptsLimit(maxAttempts);
-		// a rate-limited topic takes its permits first: its next jobs are reserved after the finish
-		boolean limited = this.rateLimits.of(topic) != null;
-		int wanted = limited ? 0 : max;
+		// a rate-limited topic takes its permits first, and a finish that waits for replicas can fail
+		// after its script reserved: their next jobs are reserved after the finish
+		boolean reserveAfter = this.rateLimits.of(topic) != null || this.scripts.waitsForReplicas();
+		int wanted = reserveAfter ? 0 : max;
 		ReadySignals.TopicSignal signal = (wanted > 0) ? this.signals.existing(topic) : null;
 		Retention keep = this.retained.retentionOf(topic);
 		List<ReservedJob> stale = new ArrayList<>();
@@ -251,7 +252,7 @@ abstract class RedisConsumer extends RedisProducer implements DelayQueueConsumer
 		finally {
 			this.retained.add(topic, done);
 		}
-		if (limited && max > 0) {
+		if (reserveAfter && max > 0) {
 			try {
 				next.addAll(reserve(topic, max, ttr, maxAttempts));
 			}

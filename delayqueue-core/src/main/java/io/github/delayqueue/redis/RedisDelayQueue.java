@@ -64,18 +64,21 @@ public class RedisDelayQueue extends RedisAdmin implements DelayQueueOperations,
 	@Override
 	public void stop() {
 		synchronized (this.lifecycleMonitor) {
-			// also after writes of a queue that was not started
-			this.runner.close();
-			if (!this.running) {
-				return;
+			try {
+				if (this.running) {
+					this.running = false;
+					if (this.timerEnabled) {
+						// what was reserved for waiting consumers goes back before the timer stops
+						this.timerBackend.stop(RedisTimerBackend.STOP_WAIT);
+						this.timer.stop();
+					}
+					this.subscriber.stop();
+				}
 			}
-			this.running = false;
-			if (this.timerEnabled) {
-				// what was reserved for waiting consumers goes back before the timer stops
-				this.timerBackend.stop(RedisTimerBackend.STOP_WAIT);
-				this.timer.stop();
+			finally {
+				// after the timer's last writes; also after writes of a queue that was not started
+				this.runner.close();
 			}
-			this.subscriber.stop();
 		}
 	}
 

@@ -1,7 +1,9 @@
 package io.github.delayqueue.redis;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.Arrays;
+import java.util.Deque;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -11,7 +13,6 @@ import java.util.stream.Collectors;
 import io.github.delayqueue.core.DelayQueueConnectionException;
 import io.github.delayqueue.core.DelayQueueException;
 import io.lettuce.core.AbstractRedisClient;
-import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -29,10 +30,9 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Redis's {@code WAIT} for a number of replicas, sent through the driver on the connection
- * that wrote. With Lettuce's shared connection, the writes that wait go on one connection of
- * their own (they queue behind each other's {@code WAIT}): Redis answers nothing else on a
- * connection while a {@code WAIT} on it waits, and the shared one carries every other call of
- * the instance.
+ * that wrote. With Lettuce's shared connection, the writes that wait go on connections of
+ * their own, one per write at a time: Redis answers nothing else on a connection while a
+ * {@code WAIT} on it waits, and the shared one carries every other call of the instance.
  */
 final class ReplicaWait {
 
@@ -52,7 +52,7 @@ final class ReplicaWait {
 
 	private final Object monitor = new Object();
 
-	/** With Lettuce, the connection of the writes that wait, opened at the first of them. */
+	/** With Lettuce, the connections of the writes that wait. */
 	private @Nullable Object own;
 
 	ReplicaWait(int replicas, Duration timeout) {
@@ -66,20 +66,21 @@ final class ReplicaWait {
 
 	/**
 	 * A connection for writes whose replicas are awaited: with a Lettuce factory that shares
-	 * its connection (not a cluster's), one over this wait's own connection, opened by the
-	 * factory's client; else one of the factory.
+	 * its connection (not a cluster's), one of this wait's own, opened by the factory's client;
+	 * else one of the factory.
 	 */
 	RedisConnection connection(RedisConnectionFactory factory) {
 		if (LETTUCE && factory instanceof LettuceConnectionFactory lettuce && lettuce.getShareNativeConnection()
 				&& !lettuce.isClusterAware()) {
-			RedisConnection connection;
+			Object own;
 			synchronized (this.monitor) {
 				if (this.own == null || !((Own) this.own).isOf(lettuce)) {
 					close();
 					this.own = new Own(lettuce);
 				}
-				connection = ((Own) this.own).borrow(lettuce);
+				own = this.own;
 			}
+			RedisConnection connection = ((Own) own).borrow(lettuce);
 			if (connection != null) {
 				return connection;
 			}
@@ -92,7 +93,7 @@ final class ReplicaWait {
 		return LETTUCE && Own.owns(connection);
 	}
 
-	/** Closes this wait's own connection once the writes on it are done; the next write that waits opens another. */
+	/** Closes this wait's own connections, each once the write on it is done; the next write that waits opens another. */
 	void close() {
 		synchronized (this.monitor) {
 			if (this.own != null) {
@@ -188,65 +189,69 @@ final class ReplicaWait {
 		}
 	}
 
-	/** The Lettuce connection of the writes that wait, and its users: Lettuce's types only in here. */
+	/**
+	 * The Lettuce connections of the writes that wait, one per write at a time (a {@code WAIT}
+	 * holds its connection), kept for the next: Lettuce's types only in here.
+	 */
 	private static final class Own {
 
 		private final AbstractRedisClient client;
 
-		/** {@code null} when the client opens none of its own (a static master/replica factory's). */
-		private final @Nullable StatefulRedisConnection<byte[], byte[]> connection;
+		private final Deque<StatefulRedisConnection<byte[], byte[]>> idle = new ArrayDeque<>();
 
-		private int users;
+		/** The client opens none of its own (a static master/replica factory's has no address). */
+		private boolean none;
 
 		private boolean retired;
 
 		Own(LettuceConnectionFactory factory) {
 			this.client = factory.getRequiredNativeClient();
-			this.connection = open(this.client);
 		}
 
-		private static @Nullable StatefulRedisConnection<byte[], byte[]> open(AbstractRedisClient client) {
-			try {
-				// the factory's client connects as the factory does: its address, credentials, database
-				return ((RedisClient) client).connect(ByteArrayCodec.INSTANCE);
-			}
-			catch (IllegalStateException ex) {
-				// a static master/replica factory's client has no address: its connections are used
-				return null;
-			}
-			catch (RedisException ex) {
-				throw new RedisConnectionFailureException("Unable to connect to Redis: " + ex.getMessage(), ex);
-			}
-		}
-
-		/** Whether this is of the factory's present client, and open (or none). */
+		/** Whether this is of the factory's present client. */
 		boolean isOf(LettuceConnectionFactory factory) {
-			return factory.getNativeClient() == this.client
-					&& (this.connection == null || !((RedisChannelHandler<?, ?>) this.connection).isClosed());
+			return factory.getNativeClient() == this.client;
 		}
 
-		/** A connection over this one, released when closed; {@code null} when there is none. */
-		synchronized @Nullable RedisConnection borrow(LettuceConnectionFactory factory) {
-			if (this.connection == null) {
-				return null;
+		/** An idle connection, or a new one; {@code null} when the client opens none. */
+		@Nullable RedisConnection borrow(LettuceConnectionFactory factory) {
+			StatefulRedisConnection<byte[], byte[]> connection;
+			synchronized (this) {
+				if (this.none) {
+					return null;
+				}
+				connection = this.idle.pollFirst();
 			}
-			this.users++;
-			return new Borrowed(this, this.connection, factory);
+			if (connection == null) {
+				try {
+					// the factory's client connects as the factory does: its address, credentials, database
+					connection = ((RedisClient) this.client).connect(ByteArrayCodec.INSTANCE);
+				}
+				catch (IllegalStateException ex) {
+					synchronized (this) {
+						this.none = true;
+					}
+					return null;
+				}
+				catch (RedisException ex) {
+					throw new RedisConnectionFailureException("Unable to connect to Redis: " + ex.getMessage(), ex);
+				}
+			}
+			return new Borrowed(this, connection, factory);
 		}
 
 		synchronized void retire() {
 			this.retired = true;
-			closeWhenUnused();
+			this.idle.forEach(StatefulRedisConnection::close);
+			this.idle.clear();
 		}
 
-		private synchronized void release() {
-			this.users--;
-			closeWhenUnused();
-		}
-
-		private void closeWhenUnused() {
-			if (this.retired && this.users == 0 && this.connection != null) {
-				this.connection.close();
+		private synchronized void release(StatefulRedisConnection<byte[], byte[]> connection) {
+			if (this.retired || !connection.isOpen()) {
+				connection.close();
+			}
+			else {
+				this.idle.addFirst(connection);
 			}
 		}
 
@@ -254,16 +259,19 @@ final class ReplicaWait {
 			return connection instanceof Borrowed;
 		}
 
-		/** Closing it leaves the connection open for the next write that waits. */
+		/** Closing it gives the connection back for the next write that waits. */
 		private static final class Borrowed extends LettuceConnection {
 
 			private final Own own;
+
+			private final StatefulRedisConnection<byte[], byte[]> connection;
 
 			private boolean released;
 
 			Borrowed(Own own, StatefulRedisConnection<byte[], byte[]> connection, LettuceConnectionFactory factory) {
 				super(connection, factory.getTimeout(), own.client, factory.getDatabase());
 				this.own = own;
+				this.connection = connection;
 			}
 
 			@Override
@@ -271,7 +279,7 @@ final class ReplicaWait {
 				super.close();
 				if (!this.released) {
 					this.released = true;
-					this.own.release();
+					this.own.release(this.connection);
 				}
 			}
 

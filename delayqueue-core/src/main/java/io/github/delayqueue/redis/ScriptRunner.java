@@ -79,6 +79,11 @@ final class ScriptRunner {
 		return runAll(script, List.<byte[][]>of(keysAndArgs), true).get(0);
 	}
 
+	/** Whether {@link #runReplicated} waits for replicas. */
+	boolean waitsForReplicas() {
+		return !this.replicaWait.isOff();
+	}
+
 	/** Runs a command on a connection, with the same error translation as scripts. */
 	<T extends @Nullable Object> T execute(String what, Function<RedisConnection, T> action) {
 		return execute(what, false, action);
@@ -97,20 +102,22 @@ final class ScriptRunner {
 
 	/**
 	 * Runs the same script once per argument list, in one round trip where the connection
-	 * allows: a batch on a Lettuce connection (small on the shared one, any on the own one of
-	 * the writes that wait), any other in a pipeline, a single call or a cluster's one at a time; with {@code replicated}, then
+	 * allows: a batch on a Lettuce connection (small on the shared one, any on one of the writes
+	 * that wait), any other in a pipeline, a single call or a cluster's one at a time; with {@code replicated}, then
 	 * {@code WAIT}s for the replicas, on the connection {@link ReplicaWait#connection} gives.
 	 * @return one reply per call, in order
 	 */
 	List<Object> runAll(LuaScript script, List<byte[][]> calls, boolean replicated) {
-		boolean waiting = replicated && !this.replicaWait.isOff();
+		boolean waiting = replicated && waitsForReplicas();
 		return execute(script.name(), waiting, (connection) -> {
 			if (calls.isEmpty()) {
 				return List.of();
 			}
-			boolean oneByOne = calls.size() == 1 || !pipelines(connection);
-			boolean batch = !oneByOne && RawCommands.sendsBatches(connection)
-					&& (waiting ? this.replicaWait.owns(connection) : isSmall(calls));
+			boolean lettuce = RawCommands.sendsBatches(connection);
+			// a write that waits on a shared connection not of its own goes in a pipeline's
+			boolean aside = waiting && lettuce && !this.replicaWait.owns(connection);
+			boolean oneByOne = !pipelines(connection) || (calls.size() == 1 && !aside);
+			boolean batch = !oneByOne && !aside && lettuce && (waiting || isSmall(calls));
 			if (!oneByOne && !batch) {
 				return pipeline(connection, script, calls, waiting);
 			}
