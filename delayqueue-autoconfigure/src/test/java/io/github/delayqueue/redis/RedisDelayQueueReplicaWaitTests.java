@@ -194,6 +194,38 @@ class RedisDelayQueueReplicaWaitTests {
 	}
 
 	@Test
+	void aConnectionWhoseWaitTimedOutHereIsNotUsedAgain() throws Exception {
+		try (RedisTestServer redis = RedisTestServers.local().start();
+				StatefulRedisConnection<String, String> admin = redis.connect()) {
+			// the command timeout (1 s) is shorter than the wait: WAIT still runs in Redis after it
+			LettuceConnectionFactory lettuce = TestConnections.lettuce(redis, Duration.ofSeconds(1));
+			RedisDelayQueue queue = replicated(lettuce, "timed-out", Duration.ofSeconds(8));
+			try {
+				CompletableFuture<Void> timedOut = CompletableFuture
+					.runAsync(() -> queue.schedule(request("acked", "a", "x", Duration.ofHours(1))));
+				await().atMost(Duration.ofSeconds(5)).until(() -> clientIn(admin, "cmd=wait") != null);
+				String first = clientIn(admin, "cmd=wait");
+				assertThat(timedOut).failsWithin(Duration.ofSeconds(10))
+					.withThrowableThat()
+					.havingRootCause()
+					.isInstanceOf(RedisCommandTimeoutException.class);
+				// closed with its WAIT, not given to the next write, which would queue behind it
+				await().atMost(Duration.ofSeconds(5))
+					.until(() -> !admin.sync().clientList().contains("id=" + first + " "));
+				CompletableFuture<Void> next = CompletableFuture
+					.runAsync(() -> queue.schedule(request("acked", "b", "x", Duration.ofHours(1))));
+				await().atMost(Duration.ofSeconds(5)).until(() -> clientIn(admin, "cmd=wait") != null);
+				assertThat(next).failsWithin(Duration.ofSeconds(10));
+			}
+			finally {
+				queue.stop();
+				lettuce.destroy();
+			}
+			QueueInvariant.assertHolds(redis, this.queues.namespace + "-timed-out", 1);
+		}
+	}
+
+	@Test
 	void concurrentWritesThatWaitEachWaitOnAConnectionOfTheirOwn() throws Exception {
 		for (boolean shared : List.of(true, false)) {
 			try (RedisTestServer redis = RedisTestServers.local().start();
@@ -238,7 +270,7 @@ class RedisDelayQueueReplicaWaitTests {
 					master.host(), master.port());
 			configuration.node(replica.host(), replica.port());
 			LettuceConnectionFactory lettuce = new LettuceConnectionFactory(configuration,
-					LettuceClientConfiguration.builder().readFrom(ReadFrom.UPSTREAM).build());
+					LettuceClientConfiguration.builder().readFrom(ReadFrom.REPLICA_PREFERRED).build());
 			lettuce.afterPropertiesSet();
 			lettuce.start();
 			// not started: Lettuce has no pub/sub on a static master/replica set-up

@@ -82,7 +82,7 @@ public interface DelayQueueConsumer {
 
 	/**
 	 * Finishes reserved jobs of one topic and reserves up to {@code max} READY jobs of that
-	 * topic, from one bucket only, in the same step.
+	 * topic, in the same step where it can (from one bucket only).
 	 * @param jobs the reservations to finish, all of one topic
 	 * @param max the most jobs to reserve next (0 to {@value #MAX_NEXT})
 	 * @param ttr the time to run of the next jobs, or {@code null} for each job's own

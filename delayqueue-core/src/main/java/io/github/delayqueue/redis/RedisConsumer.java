@@ -10,7 +10,6 @@ import java.util.function.Function;
 import java.util.stream.IntStream;
 
 import io.github.delayqueue.core.DelayQueueConsumer;
-import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.FailResult;
 import io.github.delayqueue.core.FinishResult;
 import io.github.delayqueue.core.JobConstraints;
@@ -256,7 +255,7 @@ abstract class RedisConsumer extends RedisProducer implements DelayQueueConsumer
 			try {
 				next.addAll(reserve(topic, max, ttr, maxAttempts));
 			}
-			catch (DelayQueueException ex) {
+			catch (RuntimeException ex) {
 				logger.debug("Finished jobs of topic '" + topic + "'; could not reserve the next: " + ex.getMessage());
 			}
 		}

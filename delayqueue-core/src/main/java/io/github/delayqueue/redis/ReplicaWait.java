@@ -93,6 +93,7 @@ final class ReplicaWait {
 		return LETTUCE && Own.owns(connection);
 	}
 
+
 	/** Closes this wait's own connections, each once the write on it is done; the next write that waits opens another. */
 	void close() {
 		synchronized (this.monitor) {
@@ -123,6 +124,10 @@ final class ReplicaWait {
 					long acknowledged = get(answer);
 					String writer = connectionOf(get(before));
 					String waiter = connectionOf(get(after));
+					if (owns(connection)) {
+						// every call on it answered: the next write that waits may use it
+						Own.reusable(connection);
+					}
 					if (!writer.equals(waiter)) {
 						throw new DelayQueueConnectionException("The connection to Redis was replaced between the "
 								+ what + " and its WAIT (a reconnect, a fail-over): the replicas' answer is not about"
@@ -246,8 +251,9 @@ final class ReplicaWait {
 			this.idle.clear();
 		}
 
-		private synchronized void release(StatefulRedisConnection<byte[], byte[]> connection) {
-			if (this.retired || !connection.isOpen()) {
+		private synchronized void release(StatefulRedisConnection<byte[], byte[]> connection, boolean reusable) {
+			// one whose call failed may still run a command (a WAIT that timed out here)
+			if (this.retired || !reusable || !connection.isOpen()) {
 				connection.close();
 			}
 			else {
@@ -259,7 +265,11 @@ final class ReplicaWait {
 			return connection instanceof Borrowed;
 		}
 
-		/** Closing it gives the connection back for the next write that waits. */
+		static void reusable(RedisConnection connection) {
+			((Borrowed) connection).reusable = true;
+		}
+
+		/** Closing it gives the connection back for the next write that waits, once made reusable. */
 		private static final class Borrowed extends LettuceConnection {
 
 			private final Own own;
@@ -267,6 +277,8 @@ final class ReplicaWait {
 			private final StatefulRedisConnection<byte[], byte[]> connection;
 
 			private boolean released;
+
+			private boolean reusable;
 
 			Borrowed(Own own, StatefulRedisConnection<byte[], byte[]> connection, LettuceConnectionFactory factory) {
 				super(connection, factory.getTimeout(), own.client, factory.getDatabase());
@@ -279,7 +291,7 @@ final class ReplicaWait {
 				super.close();
 				if (!this.released) {
 					this.released = true;
-					this.own.release(this.connection);
+					this.own.release(this.connection, this.reusable);
 				}
 			}
 

@@ -148,14 +148,15 @@ final class ScriptRunner {
 		return bytes <= SHARED_BATCH_BYTES && values <= SHARED_BATCH_VALUES;
 	}
 
-	// SCRIPT LOAD first: a pipeline that meets NOSCRIPT does not say which of its calls ran
+	// the first call as EVAL: a pipeline that meets NOSCRIPT does not say which of its calls ran (and
+	// a master/replica connection sends SCRIPT LOAD to a replica)
 	private List<Object> pipeline(RedisConnection connection, LuaScript script, List<byte[][]> calls,
 			boolean waiting) {
 		connection.openPipeline();
 		try {
 			ReplicaWait.Writes writes = waiting ? this.replicaWait.start(connection) : null;
-			connection.scriptingCommands().scriptLoad(script.body());
-			for (byte[][] call : calls) {
+			connection.scriptingCommands().eval(script.body(), ReturnType.MULTI, script.keys(), calls.get(0));
+			for (byte[][] call : calls.subList(1, calls.size())) {
 				connection.scriptingCommands().evalSha(script.sha(), ReturnType.MULTI, script.keys(), call);
 			}
 			Runnable await = (writes != null) ? writes.send(script.name()) : null;
@@ -163,7 +164,7 @@ final class ScriptRunner {
 			if (await != null) {
 				await.run();
 			}
-			return new ArrayList<>(replies.subList(1, replies.size()));
+			return new ArrayList<>(replies);
 		}
 		catch (RedisPipelineException ex) {
 			Throwable first = (ex.getCause() != null) ? ex.getCause() : ex;
