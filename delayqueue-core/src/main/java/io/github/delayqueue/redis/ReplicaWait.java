@@ -93,8 +93,10 @@ final class ReplicaWait {
 		return LETTUCE && Own.owns(connection);
 	}
 
-
-	/** Closes this wait's own connections, each once the write on it is done; the next write that waits opens another. */
+	/**
+	 * Closes this wait's own connections, each once the write on it is done; the next write
+	 * that waits opens another.
+	 */
 	void close() {
 		synchronized (this.monitor) {
 			if (this.own != null) {
