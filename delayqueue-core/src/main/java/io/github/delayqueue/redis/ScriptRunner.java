@@ -130,7 +130,7 @@ final class ScriptRunner {
 		});
 	}
 
-	/** Closes the connection of the writes that wait for replicas, if one is open. */
+	/** Closes the own connections of the writes that wait for replicas, each once its write is done. */
 	void close() {
 		this.replicaWait.close();
 	}
