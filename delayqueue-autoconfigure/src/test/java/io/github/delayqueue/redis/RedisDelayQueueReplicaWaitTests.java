@@ -162,18 +162,16 @@ class RedisDelayQueueReplicaWaitTests {
 			LettuceConnectionFactory lettuce = TestConnections.lettuce(redis, Duration.ofSeconds(30));
 			RedisDelayQueue queue = replicated(lettuce, "own", Duration.ofSeconds(3));
 			try {
-				CompletableFuture<Void> writing = CompletableFuture
-					.runAsync(() -> queue.scheduleAll(List.of(request("acked", "a", "x", Duration.ofHours(1)),
-							request("acked", "b", "x", Duration.ofHours(1)))));
-				await().atMost(Duration.ofSeconds(5)).until(() -> clientIn(admin, "cmd=wait") != null);
-				String own = clientIn(admin, "cmd=wait");
+				Pending writing = pending(admin, () -> queue.scheduleAll(List.of(
+						request("acked", "a", "x", Duration.ofHours(1)), request("acked", "b", "x", Duration.ofHours(1)))));
 				// stopped under a write: the write still gets the replicas' answer, then the connection closes
 				queue.stop();
-				assertThat(writing).failsWithin(Duration.ofSeconds(20))
+				assertThat(writing.write()).failsWithin(Duration.ofSeconds(20))
 					.withThrowableThat()
 					.havingRootCause()
 					.withMessageContaining("reached 0 of the 1 replicas");
-				await().atMost(Duration.ofSeconds(5)).until(() -> !admin.sync().clientList().contains("id=" + own + " "));
+				await().atMost(Duration.ofSeconds(5))
+					.until(() -> !admin.sync().clientList().contains("id=" + writing.client() + " "));
 				long stopped = clients(admin);
 				// a write of a stopped queue opens one again; the next stop closes it
 				assertScheduleRefused(queue);
@@ -201,17 +199,14 @@ class RedisDelayQueueReplicaWaitTests {
 			LettuceConnectionFactory lettuce = TestConnections.lettuce(redis, Duration.ofSeconds(1));
 			RedisDelayQueue queue = replicated(lettuce, "timed-out", Duration.ofSeconds(8));
 			try {
-				CompletableFuture<Void> timedOut = CompletableFuture
-					.runAsync(() -> queue.schedule(request("acked", "a", "x", Duration.ofHours(1))));
-				await().atMost(Duration.ofSeconds(5)).until(() -> clientIn(admin, "cmd=wait") != null);
-				String first = clientIn(admin, "cmd=wait");
-				assertThat(timedOut).failsWithin(Duration.ofSeconds(10))
+				Pending timedOut = pending(admin, () -> queue.schedule(request("acked", "a", "x", Duration.ofHours(1))));
+				assertThat(timedOut.write()).failsWithin(Duration.ofSeconds(10))
 					.withThrowableThat()
 					.havingRootCause()
 					.isInstanceOf(RedisCommandTimeoutException.class);
 				// closed with its WAIT, not given to the next write, which would queue behind it
 				await().atMost(Duration.ofSeconds(5))
-					.until(() -> !admin.sync().clientList().contains("id=" + first + " "));
+					.until(() -> !admin.sync().clientList().contains("id=" + timedOut.client() + " "));
 				CompletableFuture<Void> next = CompletableFuture
 					.runAsync(() -> queue.schedule(request("acked", "b", "x", Duration.ofHours(1))));
 				await().atMost(Duration.ofSeconds(5)).until(() -> clientIn(admin, "cmd=wait") != null);
@@ -313,11 +308,21 @@ class RedisDelayQueueReplicaWaitTests {
 		return admin.sync().clientList().lines().count();
 	}
 
+	/** A write started in the background, once its {@code WAIT} runs in Redis, and that client's id. */
+	private static Pending pending(StatefulRedisConnection<String, String> admin, Runnable write) {
+		CompletableFuture<Void> started = CompletableFuture.runAsync(write);
+		await().atMost(Duration.ofSeconds(5)).until(() -> clientIn(admin, "cmd=wait") != null);
+		return new Pending(started, clientIn(admin, "cmd=wait"));
+	}
+
+	private record Pending(CompletableFuture<Void> write, String client) {
+	}
+
 	/** Waits until the server no longer answers a {@code PING} within 300 ms. */
 	private static void awaitAsleep(RedisTestServer server) {
 		try (StatefulRedisConnection<String, String> probe = server.connect()) {
 			probe.setTimeout(Duration.ofMillis(300));
-			await().atMost(Duration.ofSeconds(5)).until(() -> {
+			await().atMost(Duration.ofSeconds(10)).until(() -> {
 				try {
 					probe.sync().ping();
 					return false;
@@ -371,7 +376,7 @@ class RedisDelayQueueReplicaWaitTests {
 					try (StatefulRedisConnection<String, String> asleep = replica.connect()) {
 						asleep.sync()
 							.dispatch(CommandType.DEBUG, new StatusOutput<>(StringCodec.UTF8),
-									new CommandArgs<>(StringCodec.UTF8).add("SLEEP").add(10));
+									new CommandArgs<>(StringCodec.UTF8).add("SLEEP").add(15));
 					}
 				});
 				sleeper.start();
