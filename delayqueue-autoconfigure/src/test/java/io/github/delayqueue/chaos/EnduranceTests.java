@@ -38,6 +38,7 @@ import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.StatusOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.WebApplicationType;
@@ -169,9 +170,7 @@ class EnduranceTests {
 				long reserved = reserved(template);
 				long start = System.currentTimeMillis();
 				long end = inject(kind, sentinel, run, neighbour);
-				await().atMost(Duration.ofSeconds(90))
-					.ignoreExceptions()
-					.until(() -> replicaInSync(sentinel) && run.liveInstances() == 3);
+				awaitRecovered(kind, sentinel, run);
 				faults.add(new Fault(kind, start, end, System.currentTimeMillis(), reserved));
 				System.out.printf("endurance: %6.1f s %s, %d ms%n", (start - started) / 1000.0, kind.title,
 						end - start);
@@ -196,6 +195,42 @@ class EnduranceTests {
 				judge(run, load, beat, faults, started, loadEnded);
 			}
 			run.assertInvariant();
+		}
+	}
+
+	/**
+	 * Waits until the replica is in sync and three instances beat; if they do not within 90 s,
+	 * keeps the workers' logs in {@link #out} and says which half failed.
+	 */
+	private void awaitRecovered(Kind kind, RedisTestSentinel sentinel, ChaosRun run) throws IOException {
+		try {
+			await().atMost(Duration.ofSeconds(90))
+				.ignoreExceptions()
+				.until(() -> replicaInSync(sentinel) && run.liveInstances() == 3);
+		}
+		catch (ConditionTimeoutException ex) {
+			keepLogs(run);
+			throw new AssertionError("no recovery within 90 s after " + kind.title + ": replica in sync "
+					+ attempt(() -> replicaInSync(sentinel)) + ", instances beating " + attempt(run::liveInstances)
+					+ " (logs in " + this.out.toAbsolutePath() + ")\n" + run.logTail(), ex);
+		}
+	}
+
+	private static String attempt(java.util.concurrent.Callable<?> read) {
+		try {
+			return String.valueOf(read.call());
+		}
+		catch (Exception ex) {
+			return ex.toString();
+		}
+	}
+
+	private void keepLogs(ChaosRun run) throws IOException {
+		Files.createDirectories(this.out);
+		try (Stream<Path> logs = Files.list(run.logs)) {
+			for (Path log : logs.filter((path) -> path.toString().endsWith(".log")).toList()) {
+				Files.copy(log, this.out.resolve(log.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+			}
 		}
 	}
 
@@ -457,12 +492,7 @@ class EnduranceTests {
 		report.append(curves(all, started));
 		report.append(lateTicks(deliveries, started));
 		System.out.print(report);
-		Files.createDirectories(this.out);
-		try (Stream<Path> logs = Files.list(run.logs)) {
-			for (Path log : logs.filter((path) -> path.toString().endsWith(".log")).toList()) {
-				Files.copy(log, this.out.resolve(log.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-			}
-		}
+		keepLogs(run);
 		Files.writeString(this.out.resolve("summary.txt"), report);
 		Files.writeString(this.out.resolve("faults.csv"), faultLines);
 		Files.writeString(this.out.resolve("samples.csv"), "elapsed_s,source,memory_bytes,threads_or_clients\n"
