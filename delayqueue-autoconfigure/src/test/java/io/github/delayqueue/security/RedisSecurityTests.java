@@ -47,7 +47,7 @@ class RedisSecurityTests {
 	static final String ACL_RULES = "on >acl-s3cret resetkeys ~{secure}:* ~{secure:[0-9]}:* ~{secure:[0-9][0-9]}:*"
 			+ " ~{secure:[0-9][0-9][0-9]}:* ~{secure:[0-9][0-9][0-9][0-9]}:* ~{secure:[0-9][0-9][0-9][0-9][0-9]}:*"
 			+ " ~{secure/* resetchannels &secure:events &secure:outcomes -@all +hello +auth +ping +info +subscribe +unsubscribe"
-			+ " +evalsha +eval +script|load +wait +client|info +time +publish +hget +hmget +hset +hsetnx +hdel +hgetall +hincrby +hscan +scan"
+			+ " +evalsha +eval +wait +client|info +time +publish +hget +hmget +hset +hsetnx +hdel +hgetall +hincrby +hscan +scan"
 			+ " +del +get +incrby +pexpire +hlen +llen +lpop +lpush +lset +rpush +lrange +ltrim +zadd +zcard +zcount"
 			+ " +zmscore +zrange"
 			+ " +zrangebyscore +zrank +zrem +zremrangebyrank +zremrangebyscore +zrevrange +zrevrangebyscore +zrevrank +zscore";
