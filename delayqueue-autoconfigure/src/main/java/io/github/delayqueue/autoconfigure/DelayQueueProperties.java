@@ -317,9 +317,9 @@ public record DelayQueueProperties(@DefaultValue("true") boolean enabled, @Defau
 	 *
 	 * @param failFast Whether the application fails to start when Redis is unreachable at
 	 * start-up; when false, calls fail and the timer and listeners retry until Redis answers.
-	 * @param waitReplicas How many replicas must have a schedule or a finish before it returns
-	 * (Redis WAIT); 0 for none. Not supported on Redis Cluster.
-	 * @param waitTimeout How long a schedule or finish waits for its replicas before it fails.
+	 * @param waitReplicas How many replicas must have a schedule, cancel, reschedule, replay or
+	 * finish before it returns (Redis WAIT); 0 for none. Not supported on Redis Cluster.
+	 * @param waitTimeout How long such a write waits for its replicas before it fails.
 	 */
 	public record Redis(@DefaultValue("true") boolean failFast, int waitReplicas,
 			@DefaultValue("1s") Duration waitTimeout) {

@@ -14,6 +14,10 @@ import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.JacksonJobPayloadConverter;
 import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.RateLimit;
+import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.recurring.RecurringJob;
+import io.github.delayqueue.recurring.RecurringJobs;
 import io.github.delayqueue.support.TestConnections;
 import io.github.delayqueue.test.QueueInvariant;
 import io.github.delayqueue.test.RedisTestServer;
@@ -48,8 +52,9 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.awaitility.Awaitility.await;
 
 /**
- * {@code waitReplicas}: a schedule or finish that does not reach the replicas asked for in
- * time is an error that says what happened (the fail-over case is in RedisSentinelTests).
+ * {@code waitReplicas}: a write (schedule, cancel, reschedule, replay, finish) that does not
+ * reach the replicas asked for in time is an error that says what happened (the fail-over case
+ * is in RedisSentinelTests).
  */
 class RedisDelayQueueReplicaWaitTests {
 
@@ -61,6 +66,42 @@ class RedisDelayQueueReplicaWaitTests {
 		RedisDelayQueue queue = this.queues
 			.start((builder) -> builder.waitReplicas(1).waitTimeout(Duration.ofMillis(100)));
 		assertRefused(queue);
+	}
+
+	@Test
+	void aTriggerWithoutTheReplicasAskedForSaysWhichOccurrenceItMayHaveCreated() {
+		RedisDelayQueue queue = this.queues
+			.start((builder) -> builder.waitReplicas(1).waitTimeout(Duration.ofMillis(100)));
+		RecurringJobs recurring = queue.getRecurringJobs();
+		assertNotAcknowledged(() -> recurring
+			.put(RecurringJob.builder("report").topic("reports").every(Duration.ofHours(1)).payload("r").build()));
+		assertThatExceptionOfType(DelayQueueException.class).isThrownBy(() -> recurring.trigger("report"))
+			.withMessageContaining("reached 0 of the 1 replicas")
+			.withMessageContaining("triggering again creates another")
+			.withMessageNotContaining("running it again is safe")
+			.satisfies((ex) -> {
+				java.util.regex.Matcher job = java.util.regex.Pattern.compile("created job '([^']+)' of topic 'reports'")
+					.matcher(ex.getMessage());
+				assertThat(job.find()).isTrue();
+				assertThat(queue.find("reports", job.group(1))).isPresent();
+			});
+	}
+
+	@Test
+	void aRateLimitedTakeWithoutTheReplicasAskedForGivesItsPermitsBack() {
+		RedisDelayQueue waiting = this.queues
+			.start((builder) -> builder.waitReplicas(1).waitTimeout(Duration.ofMillis(100)));
+		RateLimit limit = new RateLimit(2, Duration.ofMinutes(10));
+		waiting.limitRate("limited", limit);
+		for (String id : List.of("a", "b")) {
+			assertNotAcknowledged(() -> waiting.schedule(request("limited", id, "x", Duration.ZERO)));
+		}
+		await().until(() -> waiting.stats().topics().get("limited").ready() == 2);
+		assertNotAcknowledged(() -> waiting.reserve("limited", 2, Duration.ofMinutes(1)));
+		// the take is on the master, its permits given back: a queue that does not wait takes both jobs
+		RedisDelayQueue plain = this.queues.start();
+		plain.limitRate("limited", limit);
+		assertThat(plain.reserve("limited", 2, Duration.ofMinutes(1))).hasSize(2);
 	}
 
 	@Test
@@ -109,6 +150,23 @@ class RedisDelayQueueReplicaWaitTests {
 			.isThrownBy(() -> queue.scheduleAll(List.of(request("acked", "b", "x", Duration.ofHours(1)))));
 		// reads do not wait
 		assertThat(queue.stats().topics().get("acked").delayed()).isEqualTo(2);
+		// nor does any other write a caller is answered for; each is on the master all the same
+		assertNotAcknowledged(() -> queue.reschedule("acked", "b", Duration.ofHours(2)));
+		assertThat(queue.find("acked", "b").orElseThrow().dueAt())
+			.isAfter(java.time.Instant.now().plus(Duration.ofMinutes(90)));
+		assertNotAcknowledged(() -> queue.cancel("acked", "a"));
+		assertThat(queue.find("acked", "a")).isEmpty();
+		assertNotAcknowledged(() -> queue.schedule(request("acked", "c", "x", Duration.ZERO)));
+		ReservedJob reserved = await().until(() -> queue.reserve("acked", 1, Duration.ofMinutes(1)), (jobs) -> !jobs.isEmpty())
+			.get(0);
+		queue.kill(reserved, "dead on purpose");
+		assertNotAcknowledged(() -> queue.replayDead("acked", "c"));
+		assertThat(queue.find("acked", "c").orElseThrow().state()).isEqualTo(JobState.READY);
+	}
+
+	private static void assertNotAcknowledged(org.assertj.core.api.ThrowableAssert.ThrowingCallable write) {
+		assertThatExceptionOfType(DelayQueueException.class).isThrownBy(write)
+			.withMessageContaining("reached 0 of the 1 replicas");
 	}
 
 	@Test

@@ -120,15 +120,18 @@ final class QueueScripts {
 		return this.runner.runAll(SCHEDULE, arguments, true).stream().map(ScriptReplies.Scheduled::decode).toList();
 	}
 
-	/** Removes a job in any state; whether there was one. */
+	/** Removes a job in any state; whether there was one. Waits for the replicas. */
 	boolean cancel(int bucket, String topic, String id) {
-		return !Replies.list(this.runner.run(CANCEL, call(bucket, KeySpace.jobKey(topic, id)))).isEmpty();
+		return !Replies.list(this.runner.runReplicated(CANCEL, call(bucket, KeySpace.jobKey(topic, id)))).isEmpty();
 	}
 
-	/** Moves a waiting job to a new due time: a delay ({@code relative}) or an absolute time, ms. */
+	/**
+	 * Moves a waiting job to a new due time: a delay ({@code relative}) or an absolute time, ms;
+	 * waits for the replicas.
+	 */
 	ScriptReplies.Rescheduled reschedule(int bucket, String topic, String id, boolean relative, long time) {
 		return ScriptReplies.Rescheduled.decode(
-				this.runner.run(RESCHEDULE, call(bucket, KeySpace.jobKey(topic, id), relative ? "d" : "a", time)));
+				this.runner.runReplicated(RESCHEDULE, call(bucket, KeySpace.jobKey(topic, id), relative ? "d" : "a", time)));
 	}
 
 	/** Reads one job, empty for none. */
@@ -199,11 +202,14 @@ final class QueueScripts {
 		return values;
 	}
 
-	/** Replays up to {@code max} DEAD jobs of a topic in a bucket: job {@code id}, or the oldest. */
+	/**
+	 * Replays up to {@code max} DEAD jobs of a topic in a bucket: job {@code id}, or the oldest;
+	 * waits for the replicas.
+	 */
 	ScriptReplies.Replayed replay(int bucket, String topic, int max, @Nullable String id, int named) {
 		String jobKey = (id != null) ? KeySpace.jobKey(topic, id) : "";
 		return ScriptReplies.Replayed.decode(topic,
-				this.runner.run(REPLAY, call(bucket, topic, max, jobKey, named)));
+				this.runner.runReplicated(REPLAY, call(bucket, topic, max, jobKey, named)));
 	}
 
 	/** The job keys of the DEAD jobs of a topic in one bucket that died at {@code diedAt} (ms), at most 20,000. */

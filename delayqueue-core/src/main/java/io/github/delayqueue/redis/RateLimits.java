@@ -67,13 +67,25 @@ final class RateLimits {
 
 	}
 
-	/** Takes up to {@code wanted} permits of a topic's limit. */
+	/** Takes up to {@code wanted} permits of a topic's limit; a take the replicas did not get gives them back. */
 	Grant take(String topic, RateLimit limit, int wanted) {
 		long window = limit.per().toMillis() + RateLimit.MARGIN.toMillis();
-		List<Object> reply = Replies
-			.list(this.runner.runReplicated(RATE, call(topic, "take", limit.permits(), window, wanted)));
-		return new Grant((int) Replies.asLong(reply.get(0)), Replies.asLong(reply.get(1)), Replies.asLong(reply.get(2)),
-				Replies.asLong(reply.get(3)));
+		try {
+			return grant(this.runner.runReplicated(RATE, call(topic, "take", limit.permits(), window, wanted)));
+		}
+		catch (ReplicaWait.NotReplicated ex) {
+			if (!ex.replies().isEmpty()) {
+				Grant grant = grant(ex.replies().get(0));
+				giveBack(topic, grant, grant.granted());
+			}
+			throw ex;
+		}
+	}
+
+	private static Grant grant(@Nullable Object reply) {
+		List<Object> values = Replies.list(reply);
+		return new Grant((int) Replies.asLong(values.get(0)), Replies.asLong(values.get(1)),
+				Replies.asLong(values.get(2)), Replies.asLong(values.get(3)));
 	}
 
 	/** Gives back the last {@code unused} permits of a grant; a failure is logged. */

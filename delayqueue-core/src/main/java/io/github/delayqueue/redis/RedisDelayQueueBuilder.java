@@ -139,7 +139,8 @@ public final class RedisDelayQueueBuilder {
 	}
 
 	/**
-	 * How many replicas must have a schedule or a finish before it returns ({@code WAIT});
+	 * How many replicas must have a schedule, cancel, reschedule, replay or finish before it
+	 * returns ({@code WAIT});
 	 * default 0: acknowledged once on the master.
 	 */
 	public RedisDelayQueueBuilder waitReplicas(int waitReplicas) {
@@ -148,7 +149,7 @@ public final class RedisDelayQueueBuilder {
 		return this;
 	}
 
-	/** How long a schedule or finish waits for its replicas; default 1 s. */
+	/** How long a write waits for its replicas; default 1 s. */
 	public RedisDelayQueueBuilder waitTimeout(Duration waitTimeout) {
 		this.waitTimeout = JobConstraints.positive("waitTimeout", waitTimeout, Duration.ofMinutes(1));
 		return this;

@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 
+import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.recurring.MisfirePolicy;
 import io.github.delayqueue.recurring.OverlapPolicy;
@@ -135,12 +136,19 @@ final class RedisRecurringJobs implements RecurringJobs {
 			List<Object> arguments = new ArrayList<>(List.of("trigger", name));
 			addOccurrence(arguments, job, read.now(), read.now(), read.now(), true);
 			arguments.addAll(List.of(read.gen(), (job.getSchedule().getDelay() != null) ? "1" : "0"));
-			long result = Replies.asLong(call(read.bucket(), arguments.toArray()).get(1));
+			String id = Replies.asString(arguments.get(2)).substring(job.getTopic().length() + 1);
+			long result;
+			try {
+				result = Replies.asLong(call(read.bucket(), arguments.toArray()).get(1));
+			}
+			catch (ReplicaWait.NotReplicated ex) {
+				throw new DelayQueueException(ex.detail() + "; it may have created job '" + id + "' of topic '"
+						+ job.getTopic() + "': triggering again creates another", ex);
+			}
 			if (result == 1) {
 				this.signals.markReady(job.getTopic(), read.bucket());
 			}
-			return (result == -2) ? null : (result < 0) ? Optional.empty()
-					: Optional.of(Replies.asString(arguments.get(2)).substring(job.getTopic().length() + 1));
+			return (result == -2) ? null : (result < 0) ? Optional.empty() : Optional.of(id);
 		});
 	}
 

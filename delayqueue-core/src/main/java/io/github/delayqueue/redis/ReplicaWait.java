@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Deque;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -169,11 +170,39 @@ final class ReplicaWait {
 
 	private void check(long acknowledged, String what) {
 		if (acknowledged < this.replicas) {
-			throw new DelayQueueException("The " + what + " reached " + acknowledged + " of the "
-					+ this.replicas + " replicas asked for (delayqueue.redis.wait-replicas) within "
-					+ this.timeout.toMillis() + " ms: it is on the master and may be lost if the master fails over"
-					+ " before its replicas get it (running it again is safe)");
+			throw new NotReplicated("The " + what + " reached " + acknowledged + " of the " + this.replicas
+					+ " replicas asked for (delayqueue.redis.wait-replicas) within " + this.timeout.toMillis()
+					+ " ms: it is on the master and may be lost if the master fails over before its replicas get it");
 		}
+	}
+
+	/** A write that is on the master but on fewer replicas than asked for. */
+	static final class NotReplicated extends DelayQueueException {
+
+		private final String detail;
+
+		private List<Object> replies = List.of();
+
+		NotReplicated(String detail) {
+			super(detail + " (running it again is safe)");
+			this.detail = detail;
+		}
+
+		/** The message without its advice, for a write that is not safe to run again. */
+		String detail() {
+			return this.detail;
+		}
+
+		/** The replies of the write's calls, which the master applied; empty when not known. */
+		List<Object> replies() {
+			return this.replies;
+		}
+
+		NotReplicated withReplies(List<Object> replies) {
+			this.replies = replies;
+			return this;
+		}
+
 	}
 
 	/** The fields of a {@code CLIENT INFO} line that name the connection: id, addr and laddr. */

@@ -123,11 +123,21 @@ final class ScriptRunner {
 			}
 			ReplicaWait.Writes writes = waiting ? this.replicaWait.start(connection) : null;
 			List<Object> replies = oneByOne ? evalEach(connection, script, calls) : batch(connection, script, calls);
-			if (writes != null) {
-				writes.send(script.name()).run();
-			}
+			awaitReplicas((writes != null) ? writes.send(script.name()) : null, replies);
 			return replies;
 		});
+	}
+
+	/** Runs a {@code WAIT}'s task, if any; a write the replicas did not get carries the replies of its calls. */
+	private static void awaitReplicas(@Nullable Runnable await, List<Object> replies) {
+		try {
+			if (await != null) {
+				await.run();
+			}
+		}
+		catch (ReplicaWait.NotReplicated ex) {
+			throw ex.withReplies(replies);
+		}
 	}
 
 	/** Closes the own connections of the writes that wait for replicas, each once its write is done. */
@@ -160,11 +170,9 @@ final class ScriptRunner {
 				connection.scriptingCommands().evalSha(script.sha(), ReturnType.MULTI, script.keys(), call);
 			}
 			Runnable await = (writes != null) ? writes.send(script.name()) : null;
-			List<Object> replies = connection.closePipeline();
-			if (await != null) {
-				await.run();
-			}
-			return new ArrayList<>(replies);
+			List<Object> replies = new ArrayList<>(connection.closePipeline());
+			awaitReplicas(await, replies);
+			return replies;
 		}
 		catch (RedisPipelineException ex) {
 			Throwable first = (ex.getCause() != null) ? ex.getCause() : ex;
