@@ -4,10 +4,12 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 
 import io.github.delayqueue.core.DelayQueueConnectionException;
 import io.github.delayqueue.core.DelayQueueException;
@@ -15,6 +17,7 @@ import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.JacksonJobPayloadConverter;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.RateLimit;
+import io.github.delayqueue.core.RescheduleResult;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.recurring.RecurringJob;
 import io.github.delayqueue.recurring.RecurringJobs;
@@ -105,6 +108,120 @@ class RedisDelayQueueReplicaWaitTests {
 	}
 
 	@Test
+	void aWriteThatChangesNothingAnswersWithoutTheReplicas() {
+		RedisDelayQueue plain = this.queues.start();
+		RedisDelayQueue queue = this.queues
+			.start((builder) -> builder.waitReplicas(1).waitTimeout(Duration.ofMillis(100)));
+		assertThat(queue.cancel("none", "missing")).isFalse();
+		assertThat(queue.reschedule("none", "missing", Duration.ofHours(1))).isEqualTo(RescheduleResult.NOT_FOUND);
+		assertThat(queue.replayDead("none", "missing")).isFalse();
+		// a bulk replay goes past the buckets that have no DEAD job
+		String id = IntStream.range(0, 1_000).mapToObj((i) -> "j" + i)
+			.filter((candidate) -> plain.bucketOf("dead", candidate) != 0)
+			.findFirst()
+			.orElseThrow();
+		kill(plain, List.of(id));
+		assertNotAcknowledged(() -> queue.replayDeadJobs("dead", 10));
+		assertThat(plain.find("dead", id).orElseThrow().state()).isEqualTo(JobState.READY);
+	}
+
+	@Test
+	void aBulkReplayWithoutTheReplicasAskedForSaysHowManyItReplayed() {
+		RedisDelayQueue plain = this.queues.start();
+		RedisDelayQueue queue = this.queues
+			.start((builder) -> builder.waitReplicas(1).waitTimeout(Duration.ofMillis(100)));
+		kill(plain, IntStream.range(0, 1_000).mapToObj((i) -> "j" + i)
+			.filter((id) -> plain.bucketOf("dead", id) == 0)
+			.limit(3)
+			.toList());
+		assertThatExceptionOfType(DelayQueueException.class).isThrownBy(() -> queue.replayDeadJobs("dead", 2))
+			.withMessageStartingWith("Replayed 2 of up to 2 DEAD job(s) of topic 'dead' (replaying again replays up to 2 more)")
+			.withMessageContaining("reached 0 of the 1 replicas");
+		assertThat(plain.stats().topics().get("dead").dead()).isEqualTo(1);
+	}
+
+	/** Makes jobs {@code ids} of topic "dead" DEAD. */
+	private static void kill(RedisDelayQueue queue, List<String> ids) {
+		ids.forEach((id) -> queue.schedule(request("dead", id, "x", Duration.ZERO)));
+		await().until(() -> queue.stats().topics().get("dead").ready() == ids.size());
+		List<ReservedJob> reserved = queue.reserve("dead", ids.size(), Duration.ofMinutes(1));
+		assertThat(reserved).hasSize(ids.size());
+		reserved.forEach((job) -> queue.kill(job, "dead on purpose"));
+	}
+
+	@Test
+	void aRateLimitedTakeGivesItsPermitsBackOnAPipelineAndWithJedis() {
+		RedisTestServer redis = RedisTestServers.shared();
+		LettuceConnectionFactory unshared = TestConnections.lettuce(redis, Duration.ofSeconds(5));
+		unshared.setShareNativeConnection(false);
+		JedisConnectionFactory jedis = new JedisConnectionFactory(
+				new RedisStandaloneConfiguration(redis.host(), redis.port()));
+		jedis.setUseUnifiedJedis(false);
+		jedis.afterPropertiesSet();
+		jedis.start();
+		RedisDelayQueue plain = this.queues.start();
+		RateLimit limit = new RateLimit(2, Duration.ofMinutes(10));
+		try {
+			for (RedisConnectionFactory factory : List.of(unshared, jedis)) {
+				String topic = "limited-" + factory.getClass().getSimpleName();
+				RedisDelayQueue queue = RedisDelayQueue.builder(factory)
+					.namespace(this.queues.namespace)
+					.waitReplicas(1)
+					.waitTimeout(Duration.ofMillis(100))
+					.build();
+				queue.start();
+				try {
+					queue.limitRate(topic, limit);
+					plain.schedule(request(topic, "a", "x", Duration.ZERO));
+					plain.schedule(request(topic, "b", "x", Duration.ZERO));
+					await().until(() -> plain.stats().topics().get(topic).ready() == 2);
+					assertNotAcknowledged(() -> queue.reserve(topic, 2, Duration.ofMinutes(1)));
+					plain.limitRate(topic, limit);
+					assertThat(plain.reserve(topic, 2, Duration.ofMinutes(1))).as(topic).hasSize(2);
+				}
+				finally {
+					queue.stop();
+				}
+			}
+		}
+		finally {
+			unshared.destroy();
+			jedis.destroy();
+		}
+	}
+
+	@Test
+	void aTriggerWhoseWaitWentOnAnotherConnectionNamesTheOccurrenceItMayHaveCreated() throws Exception {
+		try (RedisTestServer redis = RedisTestServers.local().start();
+				StatefulRedisConnection<String, String> admin = redis.connect()) {
+			LettuceConnectionFactory lettuce = TestConnections.lettuce(redis, Duration.ofSeconds(30));
+			RedisDelayQueue queue = replicated(lettuce, "reconnect", Duration.ofSeconds(3));
+			try {
+				RecurringJobs recurring = queue.getRecurringJobs();
+				assertNotAcknowledged(() -> recurring
+					.put(RecurringJob.builder("report").topic("reports").every(Duration.ofHours(1)).payload("r").build()));
+				CompletableFuture<Optional<String>> trigger = CompletableFuture.supplyAsync(() -> recurring.trigger("report"));
+				// the connection of the trigger's WAIT dropped: Lettuce sends WAIT again on a new one
+				await().atMost(Duration.ofSeconds(5)).until(() -> clientIn(admin, "cmd=wait") != null);
+				admin.sync().clientKill(KillArgs.Builder.id(Long.parseLong(clientIn(admin, "cmd=wait"))));
+				assertThat(trigger).failsWithin(Duration.ofSeconds(30))
+					.withThrowableThat()
+					.havingCause()
+					.isInstanceOf(DelayQueueConnectionException.class)
+					.withMessageContaining("was replaced between the recurring and its WAIT")
+					.withMessageContaining("triggering again creates another")
+					.withMessageNotContaining("safe");
+				assertThat(queue.stats().topics().get("reports").ready()).as("the occurrence on the master").isEqualTo(1);
+			}
+			finally {
+				queue.stop();
+				lettuce.destroy();
+			}
+			QueueInvariant.assertHolds(redis, this.queues.namespace + "-reconnect", 1);
+		}
+	}
+
+	@Test
 	void jedisWaitsForReplicasOnItsOwnConnection() {
 		withJedis(false, (queue) -> assertRefused(queue));
 	}
@@ -143,7 +260,7 @@ class RedisDelayQueueReplicaWaitTests {
 			.isThrownBy(() -> queue.schedule(request("acked", "a", "x", Duration.ofHours(1))))
 			.withMessageContaining("reached 0 of the 1 replicas")
 			.withMessageContaining("delayqueue.redis.wait-replicas")
-			.withMessageContaining("running it again is safe");
+			.withMessageContaining("it is on the master");
 		// the write itself is on the master
 		assertThat(queue.find("acked", "a")).isPresent();
 		assertThatExceptionOfType(DelayQueueException.class)
@@ -518,7 +635,7 @@ class RedisDelayQueueReplicaWaitTests {
 					.cause()
 					.isInstanceOf(DelayQueueConnectionException.class)
 					.hasMessageContaining("replaced between the schedule and its WAIT")
-					.hasMessageContaining("running it again is safe");
+					.hasMessageContaining("may be lost if the master fails over");
 				// the master the queue uses now does not have the job; running the call again is
 				// acknowledged by its replica
 				assertThat(queue.find("acked", "moved")).isEmpty();

@@ -12,11 +12,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
+import java.util.function.Predicate;
 
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.OnDuplicate;
+import io.github.delayqueue.core.RescheduleResult;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.Retention;
 import io.github.delayqueue.core.ScheduleRequest;
@@ -122,7 +125,8 @@ final class QueueScripts {
 
 	/** Removes a job in any state; whether there was one. Waits for the replicas. */
 	boolean cancel(int bucket, String topic, String id) {
-		return !Replies.list(this.runner.runReplicated(CANCEL, call(bucket, KeySpace.jobKey(topic, id)))).isEmpty();
+		return write(CANCEL, call(bucket, KeySpace.jobKey(topic, id)), (reply) -> !Replies.list(reply).isEmpty(),
+				(removed) -> removed);
 	}
 
 	/**
@@ -130,8 +134,26 @@ final class QueueScripts {
 	 * waits for the replicas.
 	 */
 	ScriptReplies.Rescheduled reschedule(int bucket, String topic, String id, boolean relative, long time) {
-		return ScriptReplies.Rescheduled.decode(
-				this.runner.runReplicated(RESCHEDULE, call(bucket, KeySpace.jobKey(topic, id), relative ? "d" : "a", time)));
+		return write(RESCHEDULE, call(bucket, KeySpace.jobKey(topic, id), relative ? "d" : "a", time),
+				ScriptReplies.Rescheduled::decode, (moved) -> moved.result() == RescheduleResult.RESCHEDULED);
+	}
+
+	/**
+	 * Runs a write and waits for the replicas; one whose reply says it changed nothing answers
+	 * although too few replicas acknowledged (there is nothing of it to lose).
+	 */
+	private <T> T write(LuaScript script, byte[][] call, Function<@Nullable Object, T> decode,
+			Predicate<T> changed) {
+		try {
+			return decode.apply(this.runner.runReplicated(script, call));
+		}
+		catch (ReplicaWait.NotReplicated ex) {
+			T result = ex.replies().isEmpty() ? null : decode.apply(ex.replies().get(0));
+			if (result == null || changed.test(result)) {
+				throw ex;
+			}
+			return result;
+		}
 	}
 
 	/** Reads one job, empty for none. */
@@ -208,8 +230,8 @@ final class QueueScripts {
 	 */
 	ScriptReplies.Replayed replay(int bucket, String topic, int max, @Nullable String id, int named) {
 		String jobKey = (id != null) ? KeySpace.jobKey(topic, id) : "";
-		return ScriptReplies.Replayed.decode(topic,
-				this.runner.runReplicated(REPLAY, call(bucket, topic, max, jobKey, named)));
+		return write(REPLAY, call(bucket, topic, max, jobKey, named), (reply) -> ScriptReplies.Replayed.decode(topic, reply),
+				(replayed) -> replayed.count() > 0);
 	}
 
 	/** The job keys of the DEAD jobs of a topic in one bucket that died at {@code diedAt} (ms), at most 20,000. */

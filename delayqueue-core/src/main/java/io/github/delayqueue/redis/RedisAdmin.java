@@ -15,6 +15,7 @@ import java.util.regex.Pattern;
 import io.github.delayqueue.core.CompletedJobPage;
 import io.github.delayqueue.core.DeadJobPage;
 import io.github.delayqueue.core.DelayQueueAdmin;
+import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
@@ -155,8 +156,18 @@ abstract class RedisAdmin extends RedisConsumer implements DelayQueueAdmin {
 		for (int bucket = 0; bucket < this.keys.buckets() && total < max; bucket++) {
 			long left = 1;
 			while (total < max && left > 0) {
-				ScriptReplies.Replayed replayed = replay(topic, bucket, Math.min(REPLAY_BATCH, max - total), null,
-						ReplayResult.MAX_IDS - ids.size());
+				ScriptReplies.Replayed replayed;
+				try {
+					replayed = replay(topic, bucket, Math.min(REPLAY_BATCH, max - total), null,
+							ReplayResult.MAX_IDS - ids.size());
+				}
+				catch (ReplicaWait.NotReplicated ex) {
+					long last = ex.replies().isEmpty() ? 0
+							: ScriptReplies.Replayed.decode(topic, ex.replies().get(0)).count();
+					throw new DelayQueueException("Replayed " + (total + last) + " of up to " + max + " DEAD job(s) of"
+							+ " topic '" + topic + "' (replaying again replays up to " + max + " more); the last " + last
+							+ ": " + ex.getMessage(), ex);
+				}
 				total += (int) replayed.count();
 				left = replayed.left();
 				ids.addAll(replayed.ids());

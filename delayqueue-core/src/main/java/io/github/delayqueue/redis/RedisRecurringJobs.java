@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 
+import io.github.delayqueue.core.DelayQueueConnectionException;
 import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.recurring.MisfirePolicy;
@@ -141,9 +142,11 @@ final class RedisRecurringJobs implements RecurringJobs {
 			try {
 				result = Replies.asLong(call(read.bucket(), arguments.toArray()).get(1));
 			}
-			catch (ReplicaWait.NotReplicated ex) {
-				throw new DelayQueueException(ex.detail() + "; it may have created job '" + id + "' of topic '"
-						+ job.getTopic() + "': triggering again creates another", ex);
+			catch (DelayQueueException ex) {
+				String message = ex.getMessage() + "; the trigger may have created job '" + id + "' of topic '"
+						+ job.getTopic() + "': triggering again creates another";
+				throw (ex instanceof DelayQueueConnectionException) ? new DelayQueueConnectionException(message, ex)
+						: new DelayQueueException(message, ex);
 			}
 			if (result == 1) {
 				this.signals.markReady(job.getTopic(), read.bucket());

@@ -134,8 +134,7 @@ final class ReplicaWait {
 					if (!writer.equals(waiter)) {
 						throw new DelayQueueConnectionException("The connection to Redis was replaced between the "
 								+ what + " and its WAIT (a reconnect, a fail-over): the replicas' answer is not about"
-								+ " the " + what + ", which may be lost if the master fails over (running it again is"
-								+ " safe)",
+								+ " the " + what + ", which may be lost if the master fails over",
 								new IllegalStateException("The " + what + " ran on " + writer + ", WAIT on " + waiter));
 					}
 					check(acknowledged, what);
@@ -179,18 +178,10 @@ final class ReplicaWait {
 	/** A write that is on the master but on fewer replicas than asked for. */
 	static final class NotReplicated extends DelayQueueException {
 
-		private final String detail;
-
 		private List<Object> replies = List.of();
 
-		NotReplicated(String detail) {
-			super(detail + " (running it again is safe)");
-			this.detail = detail;
-		}
-
-		/** The message without its advice, for a write that is not safe to run again. */
-		String detail() {
-			return this.detail;
+		NotReplicated(String message) {
+			super(message);
 		}
 
 		/** The replies of the write's calls, which the master applied; empty when not known. */
