@@ -14,8 +14,10 @@ import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
 
 /**
- * Configuration properties of forwarding ({@code delayqueue.forward.*}), checked when they are
- * bound like {@link DelayQueueProperties}.
+ * Configuration properties of forwarding ({@code delayqueue.forward.*}), bound at the
+ * {@code delayqueue} root beside {@link DelayQueueProperties} and checked when they are bound;
+ * the send timeout's rule against the listeners' shutdown timeout is checked by
+ * {@link DelayQueueForwardingAutoConfiguration}.
  *
  * @param forward Topics whose due jobs are sent to a message broker instead of a listener, such
  * as 'delayqueue.forward.order-events.kafka.topic=orders'.
