@@ -29,7 +29,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandi
 import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.env.Environment;
+import org.springframework.core.io.ResourceLoader;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import static io.github.delayqueue.autoconfigure.DelayQueuePropertiesRules.property;
@@ -45,11 +47,17 @@ import static io.github.delayqueue.autoconfigure.DelayQueuePropertiesRules.prope
 @ConditionalOnClass({ RedisConnectionFactory.class, JsonMapper.class })
 @ConditionalOnBooleanProperty(name = "delayqueue.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(DelayQueueProperties.class)
+@ImportRuntimeHints(ForwardingModules.ForwardingModulesRuntimeHints.class)
 public final class DelayQueueAutoConfiguration {
 
 	@Bean
 	static UnknownPropertiesBindHandlerAdvisor delayQueueUnknownPropertiesBindHandlerAdvisor() {
 		return new UnknownPropertiesBindHandlerAdvisor();
+	}
+
+	@Bean
+	static ForwardingModules delayQueueForwardingModules(Environment environment, ResourceLoader resourceLoader) {
+		return ForwardingModules.check(environment, resourceLoader.getClassLoader());
 	}
 
 	@Bean

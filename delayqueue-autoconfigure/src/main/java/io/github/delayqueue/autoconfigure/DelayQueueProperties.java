@@ -38,8 +38,6 @@ import org.springframework.validation.Validator;
  * start-up (WARN) and keep firing.
  * @param retention Finished and DEAD jobs kept per topic, such as
  * 'delayqueue.retention.order-close.completed=1000'. Default: none.
- * @param forward Topics whose due jobs are sent to a message broker instead of a listener, such
- * as 'delayqueue.forward.order-events.kafka.topic=orders'.
  * @param timer The bucket timers.
  * @param listener Defaults of listener containers.
  * @param template The auto-configured DelayedJobTemplate.
@@ -54,7 +52,7 @@ public record DelayQueueProperties(@DefaultValue("true") boolean enabled, @Defau
 		@DefaultValue("60s") Duration defaultTtr, @DefaultValue("5") int defaultMaxAttempts,
 		@Nullable String instanceId, @DefaultValue Map<String, Recurring> recurring,
 		boolean removeUndeclaredRecurringJobs, @DefaultValue Map<String, Retention> retention,
-		@DefaultValue Map<String, Forward> forward, @DefaultValue Timer timer, @DefaultValue Listener listener,
+		@DefaultValue Timer timer, @DefaultValue Listener listener,
 		@DefaultValue Template template, @DefaultValue Endpoint endpoint, @DefaultValue Metrics metrics,
 		@DefaultValue Health health, @DefaultValue Redis redis) implements Validator {
 
@@ -89,49 +87,6 @@ public record DelayQueueProperties(@DefaultValue("true") boolean enabled, @Defau
 		public io.github.delayqueue.core.Retention toRetention() {
 			return new io.github.delayqueue.core.Retention(this.completed, this.completedAge, this.payloads,
 					this.failed, this.failedAge);
-		}
-
-	}
-
-	/**
-	 * Where the due jobs of one topic are sent: a Kafka topic or a RabbitMQ exchange.
-	 *
-	 * @param concurrency sends at once; each waits for the broker's acknowledgement
-	 * @param sendTimeout how long a send may wait for the broker's acknowledgement before it
-	 * is retried; shorter than 'delayqueue.listener.shutdown-timeout'
-	 * @param kafka forwarding to Kafka
-	 * @param rabbit forwarding to RabbitMQ
-	 */
-	public record Forward(@DefaultValue("4") int concurrency, @DefaultValue("10s") Duration sendTimeout,
-			@Nullable Kafka kafka, @Nullable Rabbit rabbit) {
-
-		/**
-		 * A Kafka destination.
-		 *
-		 * @param topic the Kafka topic the records are sent to
-		 * @param template bean name of the KafkaTemplate whose producer settings the forwarder
-		 * uses. Default: the only KafkaTemplate
-		 * @param keyField the record key: a field of the JSON payload, dots for nested fields
-		 * (such as 'order.customerId'). Default: the job id (or the key given to DelayedKafka)
-		 * @param partition the partition. Default: the producer's partitioner chooses by key
-		 */
-		public record Kafka(@Nullable String topic, @Nullable String template, @Nullable String keyField,
-				@Nullable Integer partition) {
-
-		}
-
-		/**
-		 * A RabbitMQ destination; the connection factory needs publisher confirms and returns.
-		 *
-		 * @param exchange the exchange the messages are published to; empty for the default
-		 * exchange
-		 * @param routingKey the routing key. Default: none (empty), as fanout exchanges need
-		 * @param template the bean name of the RabbitTemplate to publish with. Default: the
-		 * only RabbitTemplate
-		 */
-		public record Rabbit(@Nullable String exchange, @DefaultValue("") String routingKey,
-				@Nullable String template) {
-
 		}
 
 	}

@@ -1,10 +1,8 @@
 package io.github.delayqueue.autoconfigure;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import io.github.delayqueue.core.JobConstraints;
@@ -20,10 +18,6 @@ import org.springframework.validation.Errors;
  * component checks, when they are bound; those a component checks, when they are mapped onto it.
  */
 public final class DelayQueuePropertiesRules {
-
-	private static final Pattern KAFKA_TOPIC = Pattern.compile("(?!\\.\\.?$)[A-Za-z0-9._-]{1,249}");
-
-	private static final Pattern KEY_FIELD = Pattern.compile("[^.\\s]+(\\.[^.\\s]+)*");
 
 	private final Errors errors;
 
@@ -52,9 +46,6 @@ public final class DelayQueuePropertiesRules {
 			rules.check("retention[" + topic + "]", null, () -> JobConstraints.topic("topic", topic));
 			rules.check("retention[" + topic + "]", retention, retention::toRetention);
 		});
-		properties.forward()
-			.forEach((topic, forward) -> rules.forward("forward[" + topic + "]", topic, forward,
-					properties.listener().shutdownTimeout()));
 
 		DelayQueueProperties.Listener listener = properties.listener();
 		listener.rateLimit().forEach((topic, limit) -> {
@@ -74,63 +65,11 @@ public final class DelayQueuePropertiesRules {
 		});
 	}
 
-	@SuppressWarnings("NullAway") // past the first checks, the forward has its kafka or its rabbit
-	private void forward(String field, String topic, DelayQueueProperties.Forward forward,
-			@Nullable Duration shutdownTimeout) {
-		check(field, null, () -> JobConstraints.topic("topic", topic));
-		check(field, forward, () -> JobConstraints.concurrency(forward.concurrency()));
-		duration(field + ".send-timeout", forward.sendTimeout(), Duration.ofMillis(100), Duration.ofHours(1));
-		if (forward.sendTimeout() != null && shutdownTimeout != null
-				&& forward.sendTimeout().compareTo(shutdownTimeout) >= 0) {
-			reject(field + ".send-timeout", "must be shorter than delayqueue.listener.shutdown-timeout ("
-					+ shutdownTimeout.toMillis() + "ms), or a send still waiting at shutdown is interrupted and"
-					+ " counted as a failed attempt although the broker may take it");
-		}
-		DelayQueueProperties.Forward.Kafka kafka = forward.kafka();
-		DelayQueueProperties.Forward.Rabbit rabbit = forward.rabbit();
-		if (kafka != null && rabbit != null) {
-			reject(field, "forwards to Kafka or to RabbitMQ, not both: remove the kafka.* or the rabbit.* properties");
-			return;
-		}
-		if (kafka == null && rabbit == null) {
-			reject(field, "set kafka.topic (forward to Kafka) or rabbit.exchange (forward to RabbitMQ)");
-			return;
-		}
-		if (kafka != null) {
-			if (kafka.topic() == null || kafka.topic().isBlank()) {
-				reject(field + ".kafka.topic", "must name the Kafka topic the records are sent to");
-			}
-			else if (!KAFKA_TOPIC.matcher(kafka.topic()).matches()) {
-				reject(field + ".kafka.topic", "must be 1 to 249 letters, digits, '.', '_' or '-', not '.' or '..'");
-			}
-			if (kafka.partition() != null && kafka.partition() < 0) {
-				reject(field + ".kafka.partition", "must be 0 or more");
-			}
-			if (kafka.keyField() != null && !KEY_FIELD.matcher(kafka.keyField()).matches()) {
-				reject(field + ".kafka.key-field", "must be a field name of the JSON payload, dots between nested"
-						+ " names (such as 'order.customerId')");
-			}
-		}
-		else if (rabbit.exchange() == null) {
-			reject(field + ".rabbit.exchange", "must name the exchange the messages are published to (empty for the"
-					+ " default exchange)");
-		}
-		else if (rabbit.exchange().getBytes(StandardCharsets.UTF_8).length > 255) {
-			reject(field + ".rabbit.exchange", "must be at most 255 bytes in UTF-8");
-		}
-		else if (rabbit.routingKey() == null || rabbit.routingKey().getBytes(StandardCharsets.UTF_8).length > 255) {
-			reject(field + ".rabbit.routing-key", "must be at most 255 bytes in UTF-8");
-		}
-		else if (rabbit.exchange().isEmpty() && rabbit.routingKey().isEmpty()) {
-			reject(field + ".rabbit.routing-key", "must name the queue when the exchange is the default (empty) one");
-		}
-	}
-
 	/**
 	 * Runs a rule, rejecting the property of {@code nested} its message starts with
 	 * ({@code failedAge} as {@code field.failed-age}), else the field.
 	 */
-	private void check(String field, @Nullable Record nested, Supplier<?> rule) {
+	void check(String field, @Nullable Record nested, Supplier<?> rule) {
 		try {
 			rule.get();
 		}

@@ -22,8 +22,8 @@ import org.springframework.util.ClassUtils;
 /**
  * Refuses a name that a {@code delayqueue.*} properties object does not bind, before the
  * values are validated. The {@code delayqueue} root passes the subtrees of the optional
- * modules, which their own properties objects check, and refuses turning on a module that is
- * not on the class path.
+ * modules, which their own properties objects check (forwarding's bound at the root too, only
+ * its subtree), and refuses turning on a module that is not on the class path.
  */
 final class UnknownPropertiesBindHandlerAdvisor implements ConfigurationPropertiesBindHandlerAdvisor {
 
@@ -35,6 +35,9 @@ final class UnknownPropertiesBindHandlerAdvisor implements ConfigurationProperti
 			"delayqueue.dashboard", new String[] { "delayqueue-web", "io.github.delayqueue.dashboard.DelayQueueDashboard" },
 			"delayqueue.outbox", new String[] { "delayqueue-jdbc", "io.github.delayqueue.outbox.JdbcJobOutbox" });
 
+	/** The subtree of forwarding, whose properties object the broker modules bring. */
+	static final ConfigurationPropertyName FORWARD = PREFIX.append("forward");
+
 	@Override
 	public BindHandler apply(BindHandler bindHandler) {
 		return new NoUnboundElementsBindHandler(bindHandler, new UnboundElementsSourceFilter()) {
@@ -42,7 +45,9 @@ final class UnknownPropertiesBindHandlerAdvisor implements ConfigurationProperti
 			@Override
 			public void onFinish(ConfigurationPropertyName name, Bindable<?> target, BindContext context,
 					@Nullable Object result) throws Exception {
-				if (context.getDepth() == 0 && name.equals(PREFIX)) {
+				boolean root = context.getDepth() == 0 && name.equals(PREFIX);
+				boolean forward = root && !DelayQueueProperties.class.equals(target.getType().resolve());
+				if (root && !forward) {
 					checkModulesTurnedOn(context);
 				}
 				if (context.getDepth() == 0 && (name.equals(PREFIX) || PREFIX.isAncestorOf(name))) {
@@ -51,7 +56,8 @@ final class UnknownPropertiesBindHandlerAdvisor implements ConfigurationProperti
 					}
 					catch (UnboundConfigurationPropertiesException ex) {
 						Set<ConfigurationProperty> unknown = new TreeSet<>(ex.getUnboundProperties());
-						unknown.removeIf((property) -> ofModule(name, property));
+						unknown.removeIf((property) -> forward ? !FORWARD.isAncestorOf(property.getName())
+								: ofModule(name, property));
 						if (!unknown.isEmpty()) {
 							throw new UnboundConfigurationPropertiesException(unknown);
 						}
@@ -65,6 +71,9 @@ final class UnknownPropertiesBindHandlerAdvisor implements ConfigurationProperti
 
 	/** Whether a property belongs to the subtree of an optional module under the bound root. */
 	private static boolean ofModule(ConfigurationPropertyName bound, ConfigurationProperty property) {
+		if (bound.equals(PREFIX) && FORWARD.isAncestorOf(property.getName())) {
+			return true;
+		}
 		for (String module : MODULES.keySet()) {
 			ConfigurationPropertyName root = ConfigurationPropertyName.of(module);
 			if (bound.isAncestorOf(root) && root.isAncestorOf(property.getName())) {

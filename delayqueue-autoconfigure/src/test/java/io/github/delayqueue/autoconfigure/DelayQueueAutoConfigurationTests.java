@@ -25,6 +25,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -123,8 +124,22 @@ class DelayQueueAutoConfigurationTests {
 	}
 
 	@Test
+	void aForwardWithoutItsBrokerModuleNamesTheModule() {
+		this.runner.withPropertyValues("delayqueue.forward.x.kafka.topic=orders").run((context) -> {
+			FailureAnalysis analysis = FailureAnalyses.of(context.getStartupFailure());
+			assertThat(analysis.getDescription()).isEqualTo(
+					"Forwarding of topic 'x' to Kafka needs the module delayqueue-kafka, which is not on the class path.");
+			assertThat(analysis.getAction()).isEqualTo("Add io.github.delayqueue:delayqueue-kafka.");
+		});
+		this.runner.withPropertyValues("delayqueue.forward.x.rabbit.exchange=ex")
+			.run((context) -> assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
+				.isEqualTo("Forwarding of topic 'x' to RabbitMQ needs the module delayqueue-rabbit, which is not on"
+						+ " the class path."));
+	}
+
+	@Test
 	void aMisspeltNameUnderAMapEntryFailsTheStart() {
-		for (String property : List.of("delayqueue.forward.orders.concurency=3", "delayqueue.retention.orders.typo=1",
+		for (String property : List.of("delayqueue.retention.orders.typo=1",
 				"delayqueue.recurring.nightly.cronn=0 0 1 * * *")) {
 			this.runner.withPropertyValues(property)
 				.run((context) -> assertThat(context).as(property)

@@ -34,7 +34,7 @@ class DelayQueuePropertiesNamesTests {
 			Pattern.MULTILINE);
 
 	/** The properties of the optional modules, bound by their own properties objects. */
-	static final Pattern OPTIONAL = Pattern.compile("delayqueue\\.(http|dashboard|outbox)\\.");
+	static final Pattern OPTIONAL = Pattern.compile("delayqueue\\.(http|dashboard|outbox|forward)[.\\[]");
 
 	@Test
 	void everyPropertyOfTheMetadataIsKnown() throws IOException {

@@ -2,7 +2,7 @@ package io.github.delayqueue.kafka;
 
 import io.github.delayqueue.autoconfigure.DelayQueueAutoConfiguration;
 import io.github.delayqueue.autoconfigure.DelayQueueForwardingAutoConfiguration;
-import io.github.delayqueue.autoconfigure.DelayQueueProperties;
+import io.github.delayqueue.autoconfigure.DelayQueueForwardProperties;
 import io.github.delayqueue.autoconfigure.DelayedListenerAutoConfiguration;
 import io.github.delayqueue.autoconfigure.Forwarders;
 import io.github.delayqueue.core.DelayedJobOperations;
@@ -31,9 +31,10 @@ public final class DelayQueueKafkaAutoConfiguration {
 
 	@Bean
 	@SuppressWarnings("NullAway") // the forwards taken have their kafka.*, whose topic the rules checked
-	Forwarders<KafkaForwarder> delayQueueKafkaForwarders(DelayQueueProperties properties, ListableBeanFactory beans) {
+	Forwarders<KafkaForwarder> delayQueueKafkaForwarders(DelayQueueForwardProperties properties,
+			ListableBeanFactory beans) {
 		return new Forwarders<>(properties, (forward) -> forward.kafka() != null, (topic, forward) -> {
-			DelayQueueProperties.Forward.Kafka kafka = forward.kafka();
+			DelayQueueForwardProperties.Forward.Kafka kafka = forward.kafka();
 			String forwarding = Forwarders.forwarding(topic, "Kafka topic '" + kafka.topic() + "'");
 			KafkaTemplate<?, ?> template = Forwarders.bean(beans, KafkaTemplate.class, kafka.template(),
 					"delayqueue.forward." + topic + ".kafka.template", forwarding,

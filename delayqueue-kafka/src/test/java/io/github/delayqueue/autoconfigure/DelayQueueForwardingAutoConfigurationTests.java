@@ -121,8 +121,9 @@ class DelayQueueForwardingAutoConfigurationTests {
 				"Property: delayqueue.forward[x].kafka.partition", "must be 0 or more");
 		failsWith(new String[] { "delayqueue.forward.x.kafka.topic=orders", "delayqueue.forward.x.send-timeout=10ms" },
 				"Property: delayqueue.forward[x].send-timeout", "must be at least 100ms");
+		// the rule spans the listeners' properties: checked when both are mapped, the property named alike
 		failsWith(new String[] { "delayqueue.forward.x.kafka.topic=orders", "delayqueue.forward.x.send-timeout=20s" },
-				"Property: delayqueue.forward[x].send-timeout",
+				"configuration property 'delayqueue.forward[x].send-timeout'",
 				"must be shorter than delayqueue.listener.shutdown-timeout (20000ms)");
 		failsWith(new String[] { "delayqueue.forward.x.kafka.topic=.." }, "Property: delayqueue.forward[x].kafka.topic",
 				"not '.' or '..'");
@@ -132,12 +133,14 @@ class DelayQueueForwardingAutoConfigurationTests {
 		failsWith(new String[] { "delayqueue.forward.x.rabbit.exchange=" + "e".repeat(256) },
 				"Property: delayqueue.forward[x].rabbit.exchange", "must be at most 255 bytes in UTF-8");
 		failsWith(new String[] { "delayqueue.forward.x.kafka.topic=orders", "delayqueue.listener.shutdown-timeout=0s" },
-				"Property: delayqueue.forward[x].send-timeout",
+				"configuration property 'delayqueue.forward[x].send-timeout'",
 				"must be shorter than delayqueue.listener.shutdown-timeout (0ms)");
 		failsWith(new String[] { "delayqueue.forward.x.kafka.topic=orders", "delayqueue.forward.x.concurrency=0" },
 				"Property: delayqueue.forward[x].concurrency", "must be between 1 and 10000");
 		failsWith(new String[] { "delayqueue.forward[a b].kafka.topic=orders" }, "Property: delayqueue.forward[a b]",
 				"topic");
+		failsWith(new String[] { "delayqueue.forward.x.kafka.topic=orders", "delayqueue.forward.x.concurency=3" },
+				"delayqueue.forward.x.concurency", "");
 	}
 
 	@Test
@@ -241,7 +244,7 @@ class DelayQueueForwardingAutoConfigurationTests {
 	@Test
 	void theBrokerModulesCanBeLookedFor() {
 		RuntimeHints hints = new RuntimeHints();
-		new DelayQueueForwardingAutoConfiguration.ForwardingRuntimeHints().registerHints(hints,
+		new ForwardingModules.ForwardingModulesRuntimeHints().registerHints(hints,
 				getClass().getClassLoader());
 		assertThat(RuntimeHintsPredicates.reflection().onType(KafkaForwarder.class)).accepts(hints);
 		assertThat(RuntimeHintsPredicates.reflection().onType(RabbitForwarder.class)).accepts(hints);

@@ -2,7 +2,7 @@ package io.github.delayqueue.rabbit;
 
 import io.github.delayqueue.autoconfigure.DelayQueueAutoConfiguration;
 import io.github.delayqueue.autoconfigure.DelayQueueForwardingAutoConfiguration;
-import io.github.delayqueue.autoconfigure.DelayQueueProperties;
+import io.github.delayqueue.autoconfigure.DelayQueueForwardProperties;
 import io.github.delayqueue.autoconfigure.DelayedListenerAutoConfiguration;
 import io.github.delayqueue.autoconfigure.Forwarders;
 import io.github.delayqueue.core.DelayedJobOperations;
@@ -31,10 +31,10 @@ public final class DelayQueueRabbitAutoConfiguration {
 
 	@Bean
 	@SuppressWarnings("NullAway") // the forwards taken have their rabbit.*, whose exchange the rules checked
-	Forwarders<RabbitForwarder> delayQueueRabbitForwarders(DelayQueueProperties properties,
+	Forwarders<RabbitForwarder> delayQueueRabbitForwarders(DelayQueueForwardProperties properties,
 			ListableBeanFactory beans) {
 		return new Forwarders<>(properties, (forward) -> forward.rabbit() != null, (topic, forward) -> {
-			DelayQueueProperties.Forward.Rabbit rabbit = forward.rabbit();
+			DelayQueueForwardProperties.Forward.Rabbit rabbit = forward.rabbit();
 			String forwarding = Forwarders.forwarding(topic, "RabbitMQ exchange '" + rabbit.exchange() + "'");
 			RabbitTemplate template = Forwarders.bean(beans, RabbitTemplate.class, rabbit.template(),
 					"delayqueue.forward." + topic + ".rabbit.template", forwarding,

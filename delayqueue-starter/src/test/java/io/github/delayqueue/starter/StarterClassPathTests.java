@@ -27,6 +27,8 @@ class StarterClassPathTests {
 			"io.github.delayqueue.dashboard.DelayQueueDashboard",
 			"io.github.delayqueue.web.autoconfigure.DelayQueueHttpAutoConfiguration",
 			"io.github.delayqueue.kafka.KafkaForwarder", "io.github.delayqueue.rabbit.RabbitForwarder",
+			"io.github.delayqueue.forward.JobForwarder",
+			"io.github.delayqueue.autoconfigure.DelayQueueForwardingAutoConfiguration",
 			"io.github.delayqueue.outbox.JdbcJobOutbox" })
 	void noIntegrationModuleIsThere(String type) {
 		assertThat(ClassUtils.isPresent(type, this.classLoader)).as(type).isFalse();

@@ -1,10 +1,10 @@
 package io.github.delayqueue.autoconfigure;
 
+import java.time.Duration;
 import java.util.List;
 
 import io.github.delayqueue.annotation.EnableDelayedListeners;
 import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
-import io.github.delayqueue.config.InvalidDelayedListenerException;
 import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.DelayedJobOperations;
@@ -12,55 +12,44 @@ import io.github.delayqueue.core.JobPayloadConverter;
 import io.github.delayqueue.forward.ForwardingEndpoint;
 import io.github.delayqueue.micrometer.DelayedListenerObservationConvention;
 import io.micrometer.observation.ObservationRegistry;
-import org.jspecify.annotations.Nullable;
 
-import org.springframework.aot.hint.RuntimeHints;
-import org.springframework.aot.hint.RuntimeHintsRegistrar;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.env.Environment;
-import org.springframework.core.io.ResourceLoader;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
-import org.springframework.util.ClassUtils;
 
 /**
- * Auto-configuration of forwarding ({@code delayqueue.forward.<topic>.*}): the container
- * factory the forwarders run in; a forward whose broker module is missing fails start-up.
+ * Auto-configuration of forwarding ({@code delayqueue.forward.<topic>.*}): its properties and
+ * the container factory the forwarders of the broker modules run in.
  */
 @AutoConfiguration(after = { DelayQueueAutoConfiguration.class, DelayedListenerAutoConfiguration.class })
 @ConditionalOnClass({ MessageHandlerMethodFactory.class, EnableDelayedListeners.class })
 @ConditionalOnBean(DelayedJobOperations.class)
-@ImportRuntimeHints(DelayQueueForwardingAutoConfiguration.ForwardingRuntimeHints.class)
+@EnableConfigurationProperties(DelayQueueForwardProperties.class)
 public final class DelayQueueForwardingAutoConfiguration {
 
-	private static final String KAFKA_FORWARDER = "io.github.delayqueue.kafka.KafkaForwarder";
-
-	private static final String RABBIT_FORWARDER = "io.github.delayqueue.rabbit.RabbitForwarder";
-
 	@Bean
-	static ForwardingLibraries delayQueueForwardingLibraries(DelayQueueProperties properties,
-			ResourceLoader resourceLoader) {
-		ClassLoader loader = resourceLoader.getClassLoader();
-		properties.forward().forEach((topic, forward) -> {
-			if (forward.kafka() != null && !ClassUtils.isPresent(KAFKA_FORWARDER, loader)) {
-				throw new InvalidDelayedListenerException(Forwarders.forwarding(topic, "Kafka"),
-						"needs the module delayqueue-kafka, which is not on the class path",
-						"add io.github.delayqueue:delayqueue-kafka", null);
-			}
-			if (forward.rabbit() != null && !ClassUtils.isPresent(RABBIT_FORWARDER, loader)) {
-				throw new InvalidDelayedListenerException(Forwarders.forwarding(topic, "RabbitMQ"),
-						"needs the module delayqueue-rabbit, which is not on the class path",
-						"add io.github.delayqueue:delayqueue-rabbit", null);
+	static ForwardingTimeouts delayQueueForwardingTimeouts(DelayQueueForwardProperties forward,
+			DelayQueueProperties properties) {
+		Duration shutdownTimeout = properties.listener().shutdownTimeout();
+		forward.forward().forEach((topic, settings) -> {
+			if (settings.sendTimeout().compareTo(shutdownTimeout) >= 0) {
+				throw new InvalidConfigurationPropertyValueException("delayqueue.forward[" + topic + "].send-timeout",
+						DelayQueuePropertiesRules.format(settings.sendTimeout()),
+						"must be shorter than delayqueue.listener.shutdown-timeout (" + shutdownTimeout.toMillis()
+								+ "ms), or a send still waiting at shutdown is interrupted and counted as a failed"
+								+ " attempt although the broker may take it");
 			}
 		});
-		return new ForwardingLibraries();
+		return new ForwardingTimeouts();
 	}
 
 	// not injected by type: applications that inject "the" container factory keep getting theirs
@@ -82,19 +71,11 @@ public final class DelayQueueForwardingAutoConfiguration {
 		return factory;
 	}
 
-	/** The check that every forwarded topic's broker module is present, made a bean. */
-	static final class ForwardingLibraries {
-
-	}
-
-	/** The broker modules' forwarder types, for a native image. */
-	static class ForwardingRuntimeHints implements RuntimeHintsRegistrar {
-
-		@Override
-		public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
-			hints.reflection().registerTypeIfPresent(classLoader, KAFKA_FORWARDER);
-			hints.reflection().registerTypeIfPresent(classLoader, RABBIT_FORWARDER);
-		}
+	/**
+	 * The check that no send timeout reaches the listeners' shutdown timeout (two properties
+	 * objects), made a bean.
+	 */
+	static final class ForwardingTimeouts {
 
 	}
 

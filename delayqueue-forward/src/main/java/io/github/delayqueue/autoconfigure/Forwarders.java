@@ -33,7 +33,7 @@ public final class Forwarders<F extends JobForwarder> implements DelayedListener
 	public interface Factory<F> {
 
 		/** Makes the forwarder of a topic; throws {@link InvalidDelayedListenerException} for settings that cannot work. */
-		F make(String topic, DelayQueueProperties.Forward forward);
+		F make(String topic, DelayQueueForwardProperties.Forward forward);
 
 	}
 
@@ -44,7 +44,8 @@ public final class Forwarders<F extends JobForwarder> implements DelayedListener
 	private final List<ForwardingEndpoint> endpoints = new ArrayList<>();
 
 	/** Makes, with the factory, the forwarders of the {@code delayqueue.forward.*} topics selected. */
-	public Forwarders(DelayQueueProperties properties, Predicate<DelayQueueProperties.Forward> selected, Factory<F> factory) {
+	public Forwarders(DelayQueueForwardProperties properties, Predicate<DelayQueueForwardProperties.Forward> selected,
+			Factory<F> factory) {
 		try {
 			properties.forward().forEach((topic, forward) -> {
 				if (selected.test(forward)) {

@@ -1,0 +1,59 @@
+package io.github.delayqueue.autoconfigure;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import io.github.delayqueue.config.InvalidDelayedListenerException;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.core.env.Environment;
+import org.springframework.util.ClassUtils;
+
+/**
+ * The check that the broker each {@code delayqueue.forward.<topic>} names has its module on the
+ * class path, made a bean. Forwarding itself, settings and rules, is the broker modules'.
+ */
+final class ForwardingModules {
+
+	/** By the property that names it: the broker in messages, its module and its forwarder. */
+	private static final Map<String, String[]> BROKERS = new LinkedHashMap<>();
+
+	static {
+		BROKERS.put("kafka", new String[] { "Kafka", "delayqueue-kafka", "io.github.delayqueue.kafka.KafkaForwarder" });
+		BROKERS.put("rabbit",
+				new String[] { "RabbitMQ", "delayqueue-rabbit", "io.github.delayqueue.rabbit.RabbitForwarder" });
+	}
+
+	private ForwardingModules() {
+	}
+
+	/** Throws an {@link InvalidDelayedListenerException} for a forward whose broker module is missing. */
+	static ForwardingModules check(Environment environment, @Nullable ClassLoader classLoader) {
+		Binder.get(environment)
+			.bind(UnknownPropertiesBindHandlerAdvisor.FORWARD, Bindable.mapOf(String.class, Object.class))
+			.ifBound((forwards) -> forwards.forEach((topic, forward) -> BROKERS.forEach((name, broker) -> {
+				if (forward instanceof Map<?, ?> settings && settings.containsKey(name)
+						&& !ClassUtils.isPresent(broker[2], classLoader)) {
+					throw new InvalidDelayedListenerException("Forwarding of topic '" + topic + "' to " + broker[0],
+							"needs the module " + broker[1] + ", which is not on the class path",
+							"add io.github.delayqueue:" + broker[1], null);
+				}
+			})));
+		return new ForwardingModules();
+	}
+
+	/** The broker modules' forwarder types, for a native image. */
+	static class ForwardingModulesRuntimeHints implements RuntimeHintsRegistrar {
+
+		@Override
+		public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
+			BROKERS.values().forEach((broker) -> hints.reflection().registerTypeIfPresent(classLoader, broker[2]));
+		}
+
+	}
+
+}
