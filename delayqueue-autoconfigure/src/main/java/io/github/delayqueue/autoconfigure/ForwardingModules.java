@@ -28,21 +28,37 @@ final class ForwardingModules {
 				new String[] { "RabbitMQ", "delayqueue-rabbit", "io.github.delayqueue.rabbit.RabbitForwarder" });
 	}
 
+	/** Forwarding itself, which each broker module brings. */
+	private static final String FORWARDING = "io.github.delayqueue.forward.ForwardingEndpoint";
+
 	private ForwardingModules() {
 	}
 
-	/** Throws an {@link InvalidDelayedListenerException} for a forward whose broker module is missing. */
+	/**
+	 * Throws an {@link InvalidDelayedListenerException} for a forward whose broker module is
+	 * missing, or, without the forwarding module, that names no broker.
+	 */
 	static ForwardingModules check(Environment environment, @Nullable ClassLoader classLoader) {
 		Binder.get(environment)
 			.bind(UnknownPropertiesBindHandlerAdvisor.FORWARD, Bindable.mapOf(String.class, Object.class))
-			.ifBound((forwards) -> forwards.forEach((topic, forward) -> BROKERS.forEach((name, broker) -> {
-				if (forward instanceof Map<?, ?> settings && settings.containsKey(name)
-						&& !ClassUtils.isPresent(broker[2], classLoader)) {
-					throw new InvalidDelayedListenerException("Forwarding of topic '" + topic + "' to " + broker[0],
-							"needs the module " + broker[1] + ", which is not on the class path",
-							"add io.github.delayqueue:" + broker[1], null);
+			.ifBound((forwards) -> forwards.forEach((topic, forward) -> {
+				Map<?, ?> settings = (forward instanceof Map<?, ?> map) ? map : Map.of();
+				BROKERS.forEach((name, broker) -> {
+					if (settings.containsKey(name) && !ClassUtils.isPresent(broker[2], classLoader)) {
+						throw new InvalidDelayedListenerException("Forwarding of topic '" + topic + "' to " + broker[0],
+								"needs the module " + broker[1] + ", which is not on the class path",
+								"add io.github.delayqueue:" + broker[1], null);
+					}
+				});
+				if (BROKERS.keySet().stream().noneMatch(settings::containsKey)
+						&& !ClassUtils.isPresent(FORWARDING, classLoader)) {
+					throw new InvalidDelayedListenerException("Forwarding of topic '" + topic + "'", "names no broker",
+							"set delayqueue.forward." + topic + ".kafka.topic (with io.github.delayqueue:delayqueue-kafka)"
+									+ " or delayqueue.forward." + topic
+									+ ".rabbit.exchange (with io.github.delayqueue:delayqueue-rabbit)",
+							null);
 				}
-			})));
+			}));
 		return new ForwardingModules();
 	}
 

@@ -135,6 +135,11 @@ class DelayQueueAutoConfigurationTests {
 			.run((context) -> assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
 				.isEqualTo("Forwarding of topic 'x' to RabbitMQ needs the module delayqueue-rabbit, which is not on"
 						+ " the class path."));
+		this.runner.withPropertyValues("delayqueue.forward.x.concurrency=3").run((context) -> {
+			FailureAnalysis analysis = FailureAnalyses.of(context.getStartupFailure());
+			assertThat(analysis.getDescription()).isEqualTo("Forwarding of topic 'x' names no broker.");
+			assertThat(analysis.getAction()).startsWith("Set delayqueue.forward.x.kafka.topic");
+		});
 	}
 
 	@Test
