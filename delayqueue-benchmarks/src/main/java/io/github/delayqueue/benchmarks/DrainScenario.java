@@ -41,8 +41,22 @@ final class DrainScenario extends Scenario {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(Long.getLong("bench.b.timeout", 60));
 
+	/**
+	 * Far-future jobs put in Redis before the drain (on the drain's topic, in bulk), so that the
+	 * drain runs beside a large pending set whatever the subject: 0 by default.
+	 */
+	private static final int PENDING = Integer.getInteger("bench.b.pending", 0);
+
+	/** Far-future jobs put in Redis before this drain. */
+	private final int pending;
+
 	DrainScenario(Settings settings) {
+		this(settings, PENDING);
+	}
+
+	DrainScenario(Settings settings, int pending) {
 		super(settings);
+		this.pending = pending;
 	}
 
 	@Override
@@ -74,6 +88,9 @@ final class DrainScenario extends Scenario {
 	@Override
 	Map<String, Double> run(Subject subject, BenchRedis redis, RecorderHolder holder) throws Exception {
 		int n = scaled(200_000);
+		if (this.pending > 0) {
+			fillPending(subject, this.pending);
+		}
 		Recorder recorder = new Recorder(n);
 		holder.set(recorder);
 		long dueAt = System.currentTimeMillis() + LEAD.toMillis();
@@ -127,6 +144,21 @@ final class DrainScenario extends Scenario {
 		return figures;
 	}
 
+	private static void fillPending(Subject subject, int pending) throws InterruptedException {
+		long farAway = System.currentTimeMillis() + Duration.ofDays(1).toMillis();
+		long start = System.nanoTime();
+		for (int from = 0; from < pending; from += ScaleScenario.FILL_CHUNK) {
+			List<Job> jobs = new ArrayList<>(ScaleScenario.FILL_CHUNK);
+			for (int i = from; i < Math.min(pending, from + ScaleScenario.FILL_CHUNK); i++) {
+				jobs.add(Job.at(TOPIC, "p" + i, i, farAway + i % 3_600_000));
+			}
+			subject.scheduleBulk(jobs);
+		}
+		System.out.printf("  filled %,d pending jobs at %,.0f jobs/s%n", pending,
+				perSecond(pending, System.nanoTime() - start));
+		MemoryScenario.quiesce();
+	}
+
 	@Override
 	Map<String, Double> floor(Floor floor) {
 		return Map.of("enqueue bulk (jobs/s)", floor.perSecondP16(), DRAIN, floor.perSecondP1());
@@ -143,6 +175,8 @@ final class DrainScenario extends Scenario {
 				+ "With `bench.b.scripts=on` each run also prints each script's calls and time per job "
 				+ "(`SLOWLOG` at threshold 0, which costs Redis CPU of its own); every run prints each command's "
 				+ "(`INFO commandstats`, a script's line including the commands it ran). "
+				+ ((this.pending > 0) ? String.format("Before the drain, %,d far-future jobs were put on its topic in bulk "
+						+ "and left pending. ", this.pending) : "")
 				+ "`late enqueues` = 1 if the bulk enqueue did not finish before the instant. Redis CPU = the server "
 				+ "process's CPU time (`INFO cpu`, network included) from " + WINDOW_AHEAD.toMillis() + " ms before the "
 				+ "instant to the last completion, per job; Redis CPU waiting = its CPU per second from the end of the "

@@ -92,7 +92,7 @@ final class ScaleScenario extends Scenario {
 	private final Scenario trickle = PrecisionScenario.trickle(new Settings(500 / 3_000.0, 1));
 
 	/** The drain of scenario B, 5,000 jobs due at one instant. */
-	private final DrainScenario drain = new DrainScenario(new Settings(5_000 / 200_000.0, 1));
+	private final DrainScenario drain = new DrainScenario(new Settings(5_000 / 200_000.0, 1), 0);
 
 	private final List<Part> parts = new ArrayList<>();
 
