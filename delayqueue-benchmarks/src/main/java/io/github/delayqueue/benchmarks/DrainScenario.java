@@ -18,6 +18,16 @@ final class DrainScenario extends Scenario {
 
 	static final String REDIS_CPU = "Redis CPU µs/job";
 
+	/** Redis's CPU while it waited for the instant, per second: what it costs at rest, whatever the drain. */
+	static final String REDIS_CPU_WAITING = "Redis CPU waiting (ms/s)";
+
+	/**
+	 * How long before the instant the drain's window opens: no job can be delivered before it,
+	 * and a Redis at rest costs CPU per second in proportion to its memory, so the window
+	 * holds as little of the wait as it can.
+	 */
+	private static final Duration WINDOW_AHEAD = Duration.ofMillis(50);
+
 	private static final String REDIS_COMMANDS = "Redis command µs/job";
 
 	static final String UNDELIVERED = "undelivered at timeout";
@@ -31,8 +41,22 @@ final class DrainScenario extends Scenario {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(Long.getLong("bench.b.timeout", 60));
 
+	/**
+	 * Far-future jobs put in Redis before the drain (on the drain's topic, in bulk), so that the
+	 * drain runs beside a large pending set whatever the subject: 0 by default.
+	 */
+	private static final int PENDING = Integer.getInteger("bench.b.pending", 0);
+
+	/** Far-future jobs put in Redis before this drain. */
+	private final int pending;
+
 	DrainScenario(Settings settings) {
+		this(settings, PENDING);
+	}
+
+	DrainScenario(Settings settings, int pending) {
 		super(settings);
+		this.pending = pending;
 	}
 
 	@Override
@@ -51,7 +75,7 @@ final class DrainScenario extends Scenario {
 		columns.addAll(Recorder.lagColumns(""));
 		columns.addAll(List.of(Column.count(UNDELIVERED),
 				Column.count("duplicates"), Column.count("late enqueues"), Column.decimal(REDIS_CPU),
-				Column.decimal(REDIS_COMMANDS)));
+				Column.decimal(REDIS_CPU_WAITING), Column.decimal(REDIS_COMMANDS)));
 		columns.addAll(commandColumns());
 		return columns;
 	}
@@ -64,6 +88,9 @@ final class DrainScenario extends Scenario {
 	@Override
 	Map<String, Double> run(Subject subject, BenchRedis redis, RecorderHolder holder) throws Exception {
 		int n = scaled(200_000);
+		if (this.pending > 0) {
+			fillPending(subject, this.pending);
+		}
 		Recorder recorder = new Recorder(n);
 		holder.set(recorder);
 		long dueAt = System.currentTimeMillis() + LEAD.toMillis();
@@ -76,14 +103,26 @@ final class DrainScenario extends Scenario {
 		long enqueueNanos = System.nanoTime() - start;
 		// jobs enqueued after the instant are due on arrival: the run then does not measure a backlog
 		double late = (System.currentTimeMillis() > dueAt) ? 1 : 0;
+		// the window opens just before the instant, not at the end of the enqueue: Redis's CPU
+		// while it waits is not the drain's (it grows with Redis's memory, not with the drain's work)
+		double cpuEnqueued = redis.cpuSeconds();
+		long waitStart = System.nanoTime();
+		long opens = dueAt - WINDOW_AHEAD.toMillis() - System.currentTimeMillis();
+		if (opens > 0) {
+			Thread.sleep(opens);
+		}
+		double waitSeconds = (System.nanoTime() - waitStart) / 1e9;
 		redis.resetStats();
 		BenchRedis.Calls calls = redis.calls();
 		if (TRACE_SCRIPTS) {
 			redis.traceScripts();
 		}
 		double cpuBefore = redis.cpuSeconds();
-		await(recorder, LEAD.plus(TIMEOUT));
+		double waitingCpu = cpuBefore - cpuEnqueued;
+		// the window closes at the last completion, before the grace for stray redeliveries
+		recorder.await(WINDOW_AHEAD.plus(TIMEOUT));
 		double redisCpu = redis.cpuSeconds() - cpuBefore;
+		Thread.sleep(GRACE.toMillis());
 		System.out.println("  command time per job: " + BenchRedis.Calls.perJob(redis.commandTimes(), n));
 		if (TRACE_SCRIPTS) {
 			System.out.println("  script time per job: "
@@ -99,9 +138,25 @@ final class DrainScenario extends Scenario {
 		figures.put("duplicates", (double) recorder.duplicates());
 		figures.put("late enqueues", late);
 		figures.put(REDIS_CPU, redisCpu * 1e6 / n);
+		figures.put(REDIS_CPU_WAITING, (waitSeconds > 0.5) ? waitingCpu * 1e3 / waitSeconds : Double.NaN);
 		figures.put(REDIS_COMMANDS, (double) redisCommands / n);
 		putCommands(figures, drained, n);
 		return figures;
+	}
+
+	private static void fillPending(Subject subject, int pending) throws InterruptedException {
+		long farAway = System.currentTimeMillis() + Duration.ofDays(1).toMillis();
+		long start = System.nanoTime();
+		for (int from = 0; from < pending; from += ScaleScenario.FILL_CHUNK) {
+			List<Job> jobs = new ArrayList<>(ScaleScenario.FILL_CHUNK);
+			for (int i = from; i < Math.min(pending, from + ScaleScenario.FILL_CHUNK); i++) {
+				jobs.add(Job.at(TOPIC, "p" + i, i, farAway + i % 3_600_000));
+			}
+			subject.scheduleBulk(jobs);
+		}
+		System.out.printf("  filled %,d pending jobs at %,.0f jobs/s%n", pending,
+				perSecond(pending, System.nanoTime() - start));
+		MemoryScenario.quiesce();
 	}
 
 	@Override
@@ -120,9 +175,13 @@ final class DrainScenario extends Scenario {
 				+ "With `bench.b.scripts=on` each run also prints each script's calls and time per job "
 				+ "(`SLOWLOG` at threshold 0, which costs Redis CPU of its own); every run prints each command's "
 				+ "(`INFO commandstats`, a script's line including the commands it ran). "
+				+ ((this.pending > 0) ? String.format("Before the drain, %,d far-future jobs were put on its topic in bulk "
+						+ "and left pending. ", this.pending) : "")
 				+ "`late enqueues` = 1 if the bulk enqueue did not finish before the instant. Redis CPU = the server "
-				+ "process's CPU time (`INFO cpu`, network included) from the end of the enqueue to the last "
-				+ "completion, per job; Redis command time = the sum of `INFO commandstats` in that window, per job; "
+				+ "process's CPU time (`INFO cpu`, network included) from " + WINDOW_AHEAD.toMillis() + " ms before the "
+				+ "instant to the last completion, per job; Redis CPU waiting = its CPU per second from the end of the "
+				+ "enqueue to that window (nothing due: what Redis costs at rest, which on some machines grows with its "
+				+ "memory); Redis command time = the sum of `INFO commandstats` in the window, per job; "
 				+ COMMANDS_NOTE + ", in the same window. "
 				+ "The EVALSHA floor row shows "
 				+ "EVALSHA from " + Floor.CLIENTS + " clients, `-P 16` under enqueue and `-P 1` under drain.";

@@ -54,6 +54,8 @@ final class ScaleScenario extends Scenario {
 
 	private static final String DRAIN_CPU = "drain Redis CPU µs/job";
 
+	private static final String WAITING_CPU = "Redis CPU at rest (ms/s)";
+
 	private static final String TRICKLE = "trickle";
 
 	private static final String LAG = "trickle lag p99 (ms)";
@@ -90,7 +92,7 @@ final class ScaleScenario extends Scenario {
 	private final Scenario trickle = PrecisionScenario.trickle(new Settings(500 / 3_000.0, 1));
 
 	/** The drain of scenario B, 5,000 jobs due at one instant. */
-	private final DrainScenario drain = new DrainScenario(new Settings(5_000 / 200_000.0, 1));
+	private final DrainScenario drain = new DrainScenario(new Settings(5_000 / 200_000.0, 1), 0);
 
 	private final List<Part> parts = new ArrayList<>();
 
@@ -145,7 +147,7 @@ final class ScaleScenario extends Scenario {
 	List<Column> columns() {
 		return Column.of(Column.rate(SCHEDULE + RATE), Column.count(SCHEDULE + SLOWEST), Column.rate(BULK_RATE + RATE),
 				Column.count(BULK_RATE + SLOWEST), Column.count(BYTES), Column.rate(DRAIN + RATE),
-				Column.decimal(DRAIN_CPU), Column.count(DRAIN + SLOWEST), Column.millis(LAG), Column.decimal(COMMANDS),
+				Column.decimal(DRAIN_CPU), Column.decimal(WAITING_CPU), Column.count(DRAIN + SLOWEST), Column.millis(LAG), Column.decimal(COMMANDS),
 				Column.count(TRICKLE + SLOWEST), Column.count(LOST));
 	}
 
@@ -298,6 +300,7 @@ final class ScaleScenario extends Scenario {
 						() -> ScaleScenario.this.trickle.run(subject, redis, holder));
 				figures.put(at + DRAIN + RATE, drained.get(DrainScenario.DRAIN));
 				figures.put(at + DRAIN_CPU, drained.get(DrainScenario.REDIS_CPU));
+				figures.put(at + WAITING_CPU, drained.get(DrainScenario.REDIS_CPU_WAITING));
 				figures.put(at + LAG, trickled.get(Recorder.LAG_P99));
 				figures.put(at + COMMANDS, trickled.get(COMMANDS_PER_JOB));
 				figures.put(at + LOST, drained.get(DrainScenario.UNDELIVERED) + trickled.get("lost"));
@@ -406,7 +409,9 @@ final class ScaleScenario extends Scenario {
 				+ " calls in flight, through `DelayQueueOperations` (the script a non-retryable failure runs). At each level: "
 				+ String.format("%,d", ONE_BY_ONE) + " schedules one call at a time and " + String.format("%,d", BULK)
 				+ " in bulk (far future, left pending); bytes / job = `used_memory` growth over the level's fill ÷ its "
-				+ "jobs; the drain of scenario B with 5,000 jobs and its Redis CPU per job; the trickle of scenario F "
+				+ "jobs; the drain of scenario B with 5,000 jobs and its Redis CPU per job (from just before the instant the "
+				+ "jobs are due to the last completion) and Redis's CPU per second while the drain waited for that "
+				+ "instant with nothing due (`at rest`); the trickle of scenario F "
 				+ "with 500 jobs (lag p99, Redis commands per job); `stats()`, the Actuator endpoint's root and topic "
 				+ "reads (the endpoint object called in the JVM, the topic one with a page of dead jobs) and a page "
 				+ "of 20 DEAD jobs with payloads, each the median of " + READS + " calls; the metrics sampler's reading "
