@@ -16,6 +16,7 @@ import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.JacksonJobPayloadConverter;
 import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.NotEnoughReplicasException;
 import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.core.RescheduleResult;
 import io.github.delayqueue.core.ReservedJob;
@@ -78,7 +79,7 @@ class RedisDelayQueueReplicaWaitTests {
 		RecurringJobs recurring = queue.getRecurringJobs();
 		assertNotAcknowledged(() -> recurring
 			.put(RecurringJob.builder("report").topic("reports").every(Duration.ofHours(1)).payload("r").build()));
-		assertThatExceptionOfType(DelayQueueException.class).isThrownBy(() -> recurring.trigger("report"))
+		assertThatExceptionOfType(NotEnoughReplicasException.class).isThrownBy(() -> recurring.trigger("report"))
 			.withMessageContaining("reached 0 of the 1 replicas")
 			.withMessageContaining("triggering again creates another")
 			.withMessageNotContaining("running it again is safe")
@@ -134,7 +135,7 @@ class RedisDelayQueueReplicaWaitTests {
 			.filter((id) -> plain.bucketOf("dead", id) == 0)
 			.limit(3)
 			.toList());
-		assertThatExceptionOfType(DelayQueueException.class).isThrownBy(() -> queue.replayDeadJobs("dead", 2))
+		assertThatExceptionOfType(NotEnoughReplicasException.class).isThrownBy(() -> queue.replayDeadJobs("dead", 2))
 			.withMessageStartingWith("Replayed 2 of up to 2 DEAD job(s) of topic 'dead' (replaying again replays up to 2 more)")
 			.withMessageContaining("reached 0 of the 1 replicas");
 		assertThat(plain.stats().topics().get("dead").dead()).isEqualTo(1);
@@ -255,7 +256,7 @@ class RedisDelayQueueReplicaWaitTests {
 	}
 
 	private static void assertRefused(RedisDelayQueue queue) {
-		assertThatExceptionOfType(DelayQueueException.class)
+		assertThatExceptionOfType(NotEnoughReplicasException.class)
 			.isThrownBy(() -> queue.schedule(request("acked", "a", "x", Duration.ofHours(1))))
 			.withMessageContaining("reached 0 of the 1 replicas")
 			.withMessageContaining("delayqueue.redis.wait-replicas")
@@ -281,7 +282,7 @@ class RedisDelayQueueReplicaWaitTests {
 	}
 
 	private static void assertNotAcknowledged(org.assertj.core.api.ThrowableAssert.ThrowingCallable write) {
-		assertThatExceptionOfType(DelayQueueException.class).isThrownBy(write)
+		assertThatExceptionOfType(NotEnoughReplicasException.class).isThrownBy(write)
 			.withMessageContaining("reached 0 of the 1 replicas");
 	}
 

@@ -15,10 +15,10 @@ import java.util.regex.Pattern;
 import io.github.delayqueue.core.CompletedJobPage;
 import io.github.delayqueue.core.DeadJobPage;
 import io.github.delayqueue.core.DelayQueueAdmin;
-import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.NotEnoughReplicasException;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueueStats.BucketStats;
 import io.github.delayqueue.core.QueueStats.TopicStats;
@@ -164,7 +164,7 @@ abstract class RedisAdmin extends RedisConsumer implements DelayQueueAdmin {
 				catch (ReplicaWait.NotReplicated ex) {
 					long last = ex.replies().isEmpty() ? 0
 							: ScriptReplies.Replayed.decode(topic, ex.replies().get(0)).count();
-					throw new DelayQueueException("Replayed " + (total + last) + " of up to " + max + " DEAD job(s) of"
+					throw new NotEnoughReplicasException("Replayed " + (total + last) + " of up to " + max + " DEAD job(s) of"
 							+ " topic '" + topic + "' (replaying again replays up to " + max + " more); the last " + last
 							+ ": " + ex.getMessage(), ex);
 				}

@@ -14,6 +14,7 @@ import java.util.function.Function;
 import io.github.delayqueue.core.DelayQueueConnectionException;
 import io.github.delayqueue.core.DelayQueueException;
 import io.github.delayqueue.core.DelayQueueObserver;
+import io.github.delayqueue.core.NotEnoughReplicasException;
 import io.github.delayqueue.recurring.MisfirePolicy;
 import io.github.delayqueue.recurring.OverlapPolicy;
 import io.github.delayqueue.recurring.PutResult;
@@ -146,7 +147,8 @@ final class RedisRecurringJobs implements RecurringJobs {
 				String message = ex.getMessage() + "; the trigger may have created job '" + id + "' of topic '"
 						+ job.getTopic() + "': triggering again creates another";
 				throw (ex instanceof DelayQueueConnectionException) ? new DelayQueueConnectionException(message, ex)
-						: new DelayQueueException(message, ex);
+						: (ex instanceof NotEnoughReplicasException) ? new NotEnoughReplicasException(message, ex)
+								: new DelayQueueException(message, ex);
 			}
 			if (result == 1) {
 				this.signals.markReady(job.getTopic(), read.bucket());

@@ -13,6 +13,7 @@ import java.util.stream.Collectors;
 
 import io.github.delayqueue.core.DelayQueueConnectionException;
 import io.github.delayqueue.core.DelayQueueException;
+import io.github.delayqueue.core.NotEnoughReplicasException;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
@@ -175,8 +176,8 @@ final class ReplicaWait {
 		}
 	}
 
-	/** A write that is on the master but on fewer replicas than asked for. */
-	static final class NotReplicated extends DelayQueueException {
+	/** A write that is on the master but on fewer replicas than asked for, with its calls' replies. */
+	static final class NotReplicated extends NotEnoughReplicasException {
 
 		private List<Object> replies = List.of();
 

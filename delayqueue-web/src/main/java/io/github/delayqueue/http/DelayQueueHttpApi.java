@@ -20,6 +20,7 @@ import io.github.delayqueue.core.FailResult;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.NotEnoughReplicasException;
 import io.github.delayqueue.core.OnDuplicate;
 import io.github.delayqueue.core.RescheduleResult;
 import io.github.delayqueue.core.ReservedJob;
@@ -359,6 +360,13 @@ public class DelayQueueHttpApi {
 			throws IOException {
 		logUnreachable(ex);
 		refused(new HttpApiException(HttpStatus.SERVICE_UNAVAILABLE, null, UNREACHABLE), request, response);
+	}
+
+	/** A write on the master that too few replicas acknowledged: 503, saying what was written. */
+	@ExceptionHandler
+	void notReplicated(NotEnoughReplicasException ex, HttpServletRequest request, HttpServletResponse response)
+			throws IOException {
+		refused(new HttpApiException(HttpStatus.SERVICE_UNAVAILABLE, null, ex.getMessage()), request, response);
 	}
 
 	/** Logs an outage at WARN at most once per interval, with the 503 answers since. */

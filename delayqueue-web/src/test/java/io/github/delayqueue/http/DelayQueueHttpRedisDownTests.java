@@ -63,6 +63,20 @@ class DelayQueueHttpRedisDownTests {
 		this.redis.close();
 	}
 
+	@Test
+	void aWriteTooFewReplicasAcknowledgedIsAnswered503SayingWhatWasWritten() {
+		App app = this.apps.run(this.redis, NoBeans.class, "delayqueue.http.enabled=true",
+				"delayqueue.http.tokens=" + TOKEN, "delayqueue.redis.wait-replicas=1", "delayqueue.redis.wait-timeout=100ms");
+		Response scheduled = app.send("POST", "/delayqueue/jobs", "{\"topic\":\"t\",\"id\":\"x\",\"delay\":0,\"body\":1}",
+				BEARER);
+		assertThat(scheduled.status()).isEqualTo(503);
+		assertThat(scheduled.headers().firstValue("Retry-After")).contains("1");
+		assertThat(scheduled.json().get("detail").asString()).contains("reached 0 of the 1 replicas", "on the master");
+		assertThat(app.bean(DelayedJobTemplate.class).getOperations().find("t", "x")).isPresent();
+		// a write that changed nothing answers as usual
+		assertThat(app.send("DELETE", "/delayqueue/jobs/t/none", null, BEARER).status()).isEqualTo(404);
+	}
+
 	@ParameterizedTest
 	@ValueSource(strings = { "lettuce", "jedis" })
 	void unreachableRedisIsAnsweredWithoutItsAddress(String client) {
