@@ -10,6 +10,7 @@ import java.util.TreeSet;
 import io.github.delayqueue.actuate.DelayQueueEndpoint.InvalidArgumentException;
 import io.github.delayqueue.actuate.DelayQueueEndpoint.NotFoundException;
 import io.github.delayqueue.core.DelayQueueConnectionException;
+import io.github.delayqueue.core.NotEnoughReplicasException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -37,7 +38,8 @@ import org.springframework.web.context.request.RequestContextHolder;
  * not convert, missing or {@code null} values, and body or query arguments that name a path
  * selector (checked on Spring MVC only). Over the web a refusal is an
  * {@code application/problem+json} answer (400, 404 for an unknown topic, job or listener,
- * 503 when Redis is unreachable); over JMX an {@link InvalidEndpointRequestException}.
+ * 503 when Redis is unreachable or too few replicas acknowledged a write); over JMX an
+ * {@link InvalidEndpointRequestException}.
  */
 public class DelayQueueEndpointInvokerAdvisor implements OperationInvokerAdvisor {
 
@@ -67,7 +69,8 @@ public class DelayQueueEndpointInvokerAdvisor implements OperationInvokerAdvisor
 			arguments.check(context.getArguments(), web ? pathVariables() : null);
 			return invoker.invoke(context);
 		}
-		catch (NotFoundException | InvalidEndpointRequestException | DelayQueueConnectionException ex) {
+		catch (NotFoundException | InvalidEndpointRequestException | DelayQueueConnectionException
+				| NotEnoughReplicasException ex) {
 			RuntimeException refusal = (ex instanceof InvalidEndpointRequestException invalid) ? refusal(invalid) : ex;
 			if (!web) {
 				throw refusal;
@@ -77,6 +80,9 @@ public class DelayQueueEndpointInvokerAdvisor implements OperationInvokerAdvisor
 			}
 			if (refusal instanceof NotFoundException) {
 				return problem(HttpStatus.NOT_FOUND, refusal.getMessage(), null);
+			}
+			if (refusal instanceof NotEnoughReplicasException) {
+				return problem(HttpStatus.SERVICE_UNAVAILABLE, refusal.getMessage(), null);
 			}
 			logger.warn("delayqueue endpoint: answered 503, Redis is unreachable: " + ex.getMessage());
 			return problem(HttpStatus.SERVICE_UNAVAILABLE, UNREACHABLE, null);

@@ -125,6 +125,18 @@ class DelayQueueEndpointValidationTests {
 		assertThat(operations.stats().totals()).isEqualTo(before.totals());
 	}
 
+	@Test
+	void aWriteTooFewReplicasAcknowledgedIsAnswered503SayingWhatWasWritten() {
+		App waiting = apps.run(RedisTestServers.shared(), Config.class, "delayqueue.buckets=4",
+				"delayqueue.redis.wait-replicas=1", "delayqueue.redis.wait-timeout=100ms");
+		app.bean(DelayedJobTemplate.class).schedule("replicas", "r1", "x", Duration.ofHours(1));
+		Response response = waiting.send("DELETE", "/actuator/delayqueue/replicas/r1", null, null);
+		assertThat(response.status()).as(response.body()).isEqualTo(503);
+		assertThat(response.body()).contains("reached 0 of the 1 replicas");
+		// cancelled on the master
+		assertThat(operations.find("replicas", "r1")).isEmpty();
+	}
+
 	// Spring Boot puts the body's fields and then the query parameters into the same argument
 	// map as the path's selectors, later ones winning: without the advisor's check a request to
 	// one path would act on another topic or job (and a path-based authorization rule would no

@@ -20,6 +20,7 @@ import io.github.delayqueue.actuate.DelayQueueEndpoint.InvalidArgumentException;
 import io.github.delayqueue.actuate.DelayQueueEndpoint.NotFoundException;
 import io.github.delayqueue.actuate.EndpointDescriptors;
 import io.github.delayqueue.core.DelayQueueConnectionException;
+import io.github.delayqueue.core.NotEnoughReplicasException;
 import jakarta.servlet.http.HttpServletRequest;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -173,6 +174,8 @@ public final class DelayQueueDashboard {
 				return problem(HttpStatus.SERVICE_UNAVAILABLE, "Redis cannot be reached (the application's log says more)",
 						null);
 			})
+			.onError(NotEnoughReplicasException.class,
+					(ex, request) -> problem(HttpStatus.SERVICE_UNAVAILABLE, ex.getMessage(), null))
 			.build();
 	}
 

@@ -12,6 +12,7 @@ import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.DelayedJobTemplate;
 import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.NotEnoughReplicasException;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.redis.RedisDelayQueue;
 import io.github.delayqueue.test.QueueInvariant;
@@ -33,6 +34,7 @@ import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -243,6 +245,20 @@ class DelayQueueDashboardTests {
 		JsonNode none = app.get("/delayqueue-dashboard/api/dead?topic=never-used").json().get("deadJobs");
 		assertThat(none.get("total").asLong()).as("a topic without jobs has no dead jobs").isZero();
 		assertThat(none.get("jobs")).isEmpty();
+	}
+
+	@Test
+	void aWriteTooFewReplicasAcknowledgedIsAnswered503SayingWhatWasWritten() {
+		App app = open("delayqueue.dashboard.allow-unauthenticated=true", "delayqueue.redis.wait-replicas=1",
+				"delayqueue.redis.wait-timeout=100ms");
+		Response cancelled = app.form("POST", "/delayqueue-dashboard/api/cancel", "topic=nowhere&id=x", WRITE, "write");
+		assertThat(cancelled.status()).as("a cancel that changed nothing").isEqualTo(404);
+		assertThatExceptionOfType(NotEnoughReplicasException.class)
+			.isThrownBy(() -> app.bean(DelayedJobTemplate.class).schedule("replicas", "r1", "x", Duration.ofHours(1)));
+		Response refused = app.form("POST", "/delayqueue-dashboard/api/cancel", "topic=replicas&id=r1", WRITE, "write");
+		assertThat(refused.status()).as(refused.body()).isEqualTo(503);
+		assertThat(refused.json().get("detail").asString()).contains("reached 0 of the 1 replicas");
+		assertThat(state(app, "replicas", "r1")).as("cancelled on the master").isNull();
 	}
 
 	@Test
