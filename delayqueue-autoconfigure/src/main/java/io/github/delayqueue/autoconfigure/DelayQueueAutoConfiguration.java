@@ -20,6 +20,7 @@ import io.micrometer.observation.ObservationRegistry;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.LazyInitializationExcludeFilter;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -53,6 +54,12 @@ public final class DelayQueueAutoConfiguration {
 	@Bean
 	static UnknownPropertiesBindHandlerAdvisor delayQueueUnknownPropertiesBindHandlerAdvisor() {
 		return new UnknownPropertiesBindHandlerAdvisor();
+	}
+
+	// nothing injects the check: made under spring.main.lazy-initialization too
+	@Bean
+	static LazyInitializationExcludeFilter delayQueueForwardingModulesNotLazy() {
+		return LazyInitializationExcludeFilter.forBeanTypes(ForwardingModules.class);
 	}
 
 	@Bean

@@ -68,6 +68,7 @@ final class ForwardingModules {
 		@Override
 		public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
 			BROKERS.values().forEach((broker) -> hints.reflection().registerTypeIfPresent(classLoader, broker[2]));
+			hints.reflection().registerTypeIfPresent(classLoader, FORWARDING);
 		}
 
 	}

@@ -14,6 +14,7 @@ import io.github.delayqueue.micrometer.DelayedListenerObservationConvention;
 import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.LazyInitializationExcludeFilter;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -35,6 +36,12 @@ import org.springframework.messaging.handler.annotation.support.MessageHandlerMe
 @ConditionalOnBean(DelayedJobOperations.class)
 @EnableConfigurationProperties(DelayQueueForwardProperties.class)
 public final class DelayQueueForwardingAutoConfiguration {
+
+	// nothing injects the check: made under spring.main.lazy-initialization too
+	@Bean
+	static LazyInitializationExcludeFilter delayQueueForwardingTimeoutsNotLazy() {
+		return LazyInitializationExcludeFilter.forBeanTypes(ForwardingTimeouts.class);
+	}
 
 	@Bean
 	static ForwardingTimeouts delayQueueForwardingTimeouts(DelayQueueForwardProperties forward,
