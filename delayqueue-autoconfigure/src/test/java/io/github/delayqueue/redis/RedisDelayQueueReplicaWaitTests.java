@@ -489,10 +489,24 @@ class RedisDelayQueueReplicaWaitTests {
 	private record Pending(CompletableFuture<Void> write, String client) {
 	}
 
-	/** Waits until the server no longer answers a {@code PING} within 300 ms. */
-	private static void awaitAsleep(RedisTestServer server) {
+	/**
+	 * Starts {@code DEBUG SLEEP} on a server and waits until it no longer answers a {@code PING}
+	 * within 300 ms; the probe connects first (a connection opened while the server sleeps would
+	 * wait for the sleep to end).
+	 * @return the thread that sleeps, ended when the server wakes
+	 */
+	private static Thread sleep(RedisTestServer server, int seconds) {
 		try (StatefulRedisConnection<String, String> probe = server.connect()) {
+			probe.sync().ping();
 			probe.setTimeout(Duration.ofMillis(300));
+			Thread sleeper = new Thread(() -> {
+				try (StatefulRedisConnection<String, String> asleep = server.connect()) {
+					asleep.sync()
+						.dispatch(CommandType.DEBUG, new StatusOutput<>(StringCodec.UTF8),
+								new CommandArgs<>(StringCodec.UTF8).add("SLEEP").add(seconds));
+				}
+			});
+			sleeper.start();
 			await().atMost(Duration.ofSeconds(10)).until(() -> {
 				try {
 					probe.sync().ping();
@@ -502,6 +516,7 @@ class RedisDelayQueueReplicaWaitTests {
 					return true;
 				}
 			});
+			return sleeper;
 		}
 	}
 
@@ -543,15 +558,7 @@ class RedisDelayQueueReplicaWaitTests {
 				viaLettuce.schedule(request("acked", "shared", "x", Duration.ofHours(1)));
 
 				// the replica stops applying writes: none of them may be acknowledged
-				Thread sleeper = new Thread(() -> {
-					try (StatefulRedisConnection<String, String> asleep = replica.connect()) {
-						asleep.sync()
-							.dispatch(CommandType.DEBUG, new StatusOutput<>(StringCodec.UTF8),
-									new CommandArgs<>(StringCodec.UTF8).add("SLEEP").add(15));
-					}
-				});
-				sleeper.start();
-				awaitAsleep(replica);
+				Thread sleeper = sleep(replica, 15);
 				for (RedisDelayQueue queue : List.of(viaLettuce, viaJedis)) {
 					assertThatExceptionOfType(DelayQueueException.class)
 						.isThrownBy(() -> queue.scheduleAll(List.of(request("acked", "bulk", "x", Duration.ofHours(1)),
