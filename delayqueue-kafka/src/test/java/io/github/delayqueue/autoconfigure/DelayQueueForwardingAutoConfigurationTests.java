@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
+import org.springframework.boot.LazyInitializationBeanFactoryPostProcessor;
 import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
@@ -265,6 +266,64 @@ class DelayQueueForwardingAutoConfigurationTests {
 			analysis[0] = FailureAnalyses.of(context.getStartupFailure());
 		});
 		return analysis[0];
+	}
+
+	private ApplicationContextRunner lazy() {
+		// what spring.main.lazy-initialization=true does in a SpringApplication
+		return this.runner.withInitializer(
+				(context) -> context.addBeanFactoryPostProcessor(new LazyInitializationBeanFactoryPostProcessor()));
+	}
+
+	@Test
+	void underLazyInitializationTheForwardRulesRefuse() {
+		lazy().withPropertyValues("delayqueue.forward.x.kafka.topic=orders", "delayqueue.forward.x.concurrency=0")
+			.run((context) -> assertThat(context).hasFailed());
+	}
+
+	@Test
+	void underLazyInitializationASendTimeoutNotShorterThanTheShutdownTimeoutIsRefused() {
+		// eager: refused (the existing test)
+		this.runner.withPropertyValues("delayqueue.forward.x.kafka.topic=orders", "delayqueue.forward.x.send-timeout=20s")
+			.run((context) -> assertThat(context).hasFailed());
+		// lazy: was refused when the rule was part of DelayQueueProperties' validation
+		lazy().withPropertyValues("delayqueue.forward.x.kafka.topic=orders", "delayqueue.forward.x.send-timeout=20s")
+			.run((context) -> assertThat(context).as("send-timeout 20s = shutdown-timeout 20s under lazy init")
+				.hasFailed());
+	}
+
+	@Test
+	void theDefaultsBind() {
+		this.runner.withPropertyValues("spring.rabbitmq.publisher-confirm-type=correlated",
+				"spring.rabbitmq.publisher-returns=true", "delayqueue.forward.x.rabbit.exchange=ex",
+				"delayqueue.forward.y.kafka.topic=t")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				DelayQueueForwardProperties properties = context.getBean(DelayQueueForwardProperties.class);
+				DelayQueueForwardProperties.Forward x = properties.forward().get("x");
+				assertThat(x.concurrency()).isEqualTo(4);
+				assertThat(x.sendTimeout()).isEqualTo(java.time.Duration.ofSeconds(10));
+				assertThat(x.rabbit().routingKey()).isEmpty();
+				assertThat(x.kafka()).isNull();
+				assertThat(properties.forward().get("y").kafka().topic()).isEqualTo("t");
+			});
+	}
+
+	@Test
+	void aNativeImageCanLookForForwardingItself() {
+		RuntimeHints hints = new RuntimeHints();
+		new ForwardingModules.ForwardingModulesRuntimeHints().registerHints(hints, getClass().getClassLoader());
+		// ForwardingModules asks ClassUtils.isPresent("...forward.ForwardingEndpoint")
+		assertThat(RuntimeHintsPredicates.reflection().onType(ForwardingEndpoint.class)).accepts(hints);
+	}
+
+	@Test
+	void aMisspeltNameInsideAForwardIsCorrected() {
+		this.runner.withPropertyValues("delayqueue.forward.x.kafka.topic=orders", "delayqueue.forward.x.kafka.key-feild=a")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(FailureAnalyses.of(context.getStartupFailure()).getDescription())
+					.contains("did you mean delayqueue.forward.x.kafka.key-field?");
+			});
 	}
 
 }
