@@ -20,7 +20,6 @@ import io.micrometer.observation.ObservationRegistry;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.LazyInitializationExcludeFilter;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -32,7 +31,6 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.env.Environment;
-import org.springframework.core.io.ResourceLoader;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import static io.github.delayqueue.autoconfigure.DelayQueuePropertiesRules.property;
@@ -54,17 +52,6 @@ public final class DelayQueueAutoConfiguration {
 	@Bean
 	static UnknownPropertiesBindHandlerAdvisor delayQueueUnknownPropertiesBindHandlerAdvisor() {
 		return new UnknownPropertiesBindHandlerAdvisor();
-	}
-
-	// nothing injects the check: made under spring.main.lazy-initialization too
-	@Bean
-	static LazyInitializationExcludeFilter delayQueueForwardingModulesNotLazy() {
-		return LazyInitializationExcludeFilter.forBeanTypes(ForwardingModules.class);
-	}
-
-	@Bean
-	static ForwardingModules delayQueueForwardingModules(Environment environment, ResourceLoader resourceLoader) {
-		return ForwardingModules.check(environment, resourceLoader.getClassLoader());
 	}
 
 	@Bean

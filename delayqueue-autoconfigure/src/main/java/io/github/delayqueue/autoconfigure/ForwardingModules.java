@@ -10,12 +10,12 @@ import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
-import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 
 /**
  * The check that the broker each {@code delayqueue.forward.<topic>} names has its module on the
- * class path, made a bean. Forwarding itself, settings and rules, is the broker modules'.
+ * class path, run where the names under {@code delayqueue} are checked (so under lazy
+ * initialization too). Forwarding itself, settings and rules, is the broker modules'.
  */
 final class ForwardingModules {
 
@@ -38,9 +38,8 @@ final class ForwardingModules {
 	 * Throws an {@link InvalidDelayedListenerException} for a forward whose broker module is
 	 * missing, or, without the forwarding module, that names no broker.
 	 */
-	static ForwardingModules check(Environment environment, @Nullable ClassLoader classLoader) {
-		Binder.get(environment)
-			.bind(UnknownPropertiesBindHandlerAdvisor.FORWARD, Bindable.mapOf(String.class, Object.class))
+	static void check(Binder binder, @Nullable ClassLoader classLoader) {
+		binder.bind(UnknownPropertiesBindHandlerAdvisor.FORWARD, Bindable.mapOf(String.class, Object.class))
 			.ifBound((forwards) -> forwards.forEach((topic, forward) -> {
 				Map<?, ?> settings = (forward instanceof Map<?, ?> map) ? map : Map.of();
 				BROKERS.forEach((name, broker) -> {
@@ -59,7 +58,6 @@ final class ForwardingModules {
 							null);
 				}
 			}));
-		return new ForwardingModules();
 	}
 
 	/** The broker modules' forwarder types, for a native image. */

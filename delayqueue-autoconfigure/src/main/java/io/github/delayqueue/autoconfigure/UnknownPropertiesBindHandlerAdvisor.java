@@ -6,6 +6,7 @@ import java.util.TreeSet;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.BeanClassLoaderAware;
 import org.springframework.boot.context.properties.ConfigurationPropertiesBindHandlerAdvisor;
 import org.springframework.boot.context.properties.bind.BindContext;
 import org.springframework.boot.context.properties.bind.BindHandler;
@@ -25,7 +26,15 @@ import org.springframework.util.ClassUtils;
  * modules, which their own properties objects check (forwarding's bound at the root too, only
  * its subtree), and refuses turning on a module that is not on the class path.
  */
-final class UnknownPropertiesBindHandlerAdvisor implements ConfigurationPropertiesBindHandlerAdvisor {
+final class UnknownPropertiesBindHandlerAdvisor implements ConfigurationPropertiesBindHandlerAdvisor, BeanClassLoaderAware {
+
+	/** The application's class loader, where the modules are looked for. */
+	private @Nullable ClassLoader classLoader = UnknownPropertiesBindHandlerAdvisor.class.getClassLoader();
+
+	@Override
+	public void setBeanClassLoader(ClassLoader classLoader) {
+		this.classLoader = classLoader;
+	}
 
 	private static final ConfigurationPropertyName PREFIX = ConfigurationPropertyName.of("delayqueue");
 
@@ -86,12 +95,14 @@ final class UnknownPropertiesBindHandlerAdvisor implements ConfigurationProperti
 	/**
 	 * Refuses turning on a module that is not on the class path, from every source (the
 	 * unknown-name check leaves system properties and the environment out), with the value
-	 * bound as the module binds it: any spelling of true, placeholders resolved.
+	 * bound as the module binds it: any spelling of true, placeholders resolved; and a forward
+	 * whose broker module is missing ({@link ForwardingModules}).
 	 */
-	private static void checkModulesTurnedOn(BindContext context) {
+	private void checkModulesTurnedOn(BindContext context) {
+		ForwardingModules.check(context.getBinder(), this.classLoader);
 		for (Map.Entry<String, String[]> module : MODULES.entrySet()) {
 			ConfigurationPropertyName enabled = ConfigurationPropertyName.of(module.getKey()).append("enabled");
-			if (!ClassUtils.isPresent(module.getValue()[1], UnknownPropertiesBindHandlerAdvisor.class.getClassLoader())
+			if (!ClassUtils.isPresent(module.getValue()[1], this.classLoader)
 					&& context.getBinder().bind(enabled, Bindable.of(Boolean.class)).orElse(false)) {
 				@Nullable ConfigurationProperty property = null;
 				for (ConfigurationPropertySource source : context.getSources()) {
