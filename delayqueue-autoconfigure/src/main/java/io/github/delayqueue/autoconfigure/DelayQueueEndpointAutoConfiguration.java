@@ -67,16 +67,10 @@ public final class DelayQueueEndpointAutoConfiguration {
 					recurringJobs.getIfAvailable(), "endpoint");
 		}
 
-	}
-
-	// without spring-web (JMX only) refusals stay the endpoint's exceptions
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnAvailableEndpoint(DelayQueueEndpoint.class)
-	@ConditionalOnClass(name = "org.springframework.http.MediaType")
-	static class InvokerAdvisorConfiguration {
-
+		// without spring-web (JMX only) refusals stay the endpoint's exceptions
 		@Bean
 		@ConditionalOnMissingBean
+		@ConditionalOnClass(name = "org.springframework.http.MediaType")
 		DelayQueueEndpointInvokerAdvisor delayQueueEndpointInvokerAdvisor() {
 			return new DelayQueueEndpointInvokerAdvisor();
 		}
