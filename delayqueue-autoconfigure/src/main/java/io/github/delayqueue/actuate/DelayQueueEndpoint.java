@@ -362,21 +362,19 @@ public class DelayQueueEndpoint {
 		if (!isKnown(topic)) {
 			throw NotFoundException.topic(topic);
 		}
-		if (max != null) {
-			ReplayResult result = this.operations.replayDeadJobs(topic, max);
-			return done(entry, new ActionDescriptor(topic, "replay", result.count(), result.ids()));
-		}
-		// what the rounds before a failure replayed stays replayed: the entry says how much
+		// one round of max, or without max rounds of the most until one replays fewer; what the rounds
+		// before a failure replayed stays replayed: the entry says how much
+		int size = (max != null) ? max : DelayQueueOperations.MAX_REPLAY;
 		long count = 0;
 		List<String> ids = new ArrayList<>();
 		ReplayResult round;
 		do {
-			round = this.operations.replayDeadJobs(topic, DelayQueueOperations.MAX_REPLAY);
+			round = this.operations.replayDeadJobs(topic, size);
 			count += round.count();
 			round.ids().stream().limit(ReplayResult.MAX_IDS - ids.size()).forEach(ids::add);
 			entry.count(count).ids(ids);
 		}
-		while (round.count() == DelayQueueOperations.MAX_REPLAY);
+		while (max == null && round.count() == size);
 		return new ActionDescriptor(topic, "replay", count, ids);
 	}
 
