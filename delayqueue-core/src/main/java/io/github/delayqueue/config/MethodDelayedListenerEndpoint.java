@@ -18,6 +18,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.MethodParameter;
+import org.springframework.core.annotation.SynthesizingMethodParameter;
 import org.springframework.core.convert.TypeDescriptor;
 import org.springframework.format.support.DefaultFormattingConversionService;
 import org.springframework.messaging.Message;
@@ -115,7 +116,8 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 	private static Map<String, MethodParameter> requiredJobHeaders(Method method, String where) {
 		Map<String, MethodParameter> required = new LinkedHashMap<>();
 		for (int i = 0; i < method.getParameterCount(); i++) {
-			MethodParameter parameter = new MethodParameter(method, i);
+			// synthesized: name and value are aliases
+			MethodParameter parameter = new SynthesizingMethodParameter(method, i);
 			Header header = parameter.getParameterAnnotation(Header.class);
 			String name = (header != null) ? headerName(parameter, header) : null;
 			if (header == null || name == null || MessageHeaders.ID.equals(name)
@@ -167,9 +169,6 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 	private static @Nullable String headerName(MethodParameter parameter, Header header) {
 		if (StringUtils.hasText(header.name())) {
 			return header.name();
-		}
-		if (StringUtils.hasText(header.value())) {
-			return header.value();
 		}
 		parameter.initParameterNameDiscovery(new DefaultParameterNameDiscoverer());
 		return parameter.getParameterName();
