@@ -92,11 +92,6 @@ public class RedisDelayQueue extends RedisAdmin implements DelayQueueOperations,
 		}
 	}
 
-	/** This instance's pub/sub subscription, which the outcome stream shares. */
-	EventSubscriber subscriber() {
-		return this.subscriber;
-	}
-
 	@Override
 	public boolean isRunning() {
 		return this.running;
