@@ -362,11 +362,11 @@ final class BucketTimer implements TimerStatus {
 		}
 		catch (RuntimeException | Error ex) {
 			lower(this.nextTick, bucket, this.clock.millis() + RECURRING_RETRY_MILLIS);
-			if (!this.running && !(ex instanceof Error)) {
-				return;
+			// a failure of a call the stop interrupted is none
+			if (this.running || ex instanceof Error) {
+				this.recurringWarning.warn("Could not fire the recurring jobs of bucket " + bucket + "; trying again in "
+						+ RECURRING_RETRY_MILLIS + " ms: " + ex.getMessage());
 			}
-			this.recurringWarning.warn("Could not fire the recurring jobs of bucket " + bucket + "; trying again in "
-					+ RECURRING_RETRY_MILLIS + " ms: " + ex.getMessage());
 			return;
 		}
 		if (step.redisMillis() >= 0) {
