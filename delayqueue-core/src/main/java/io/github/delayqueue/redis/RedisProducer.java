@@ -195,12 +195,11 @@ abstract class RedisProducer implements DelayQueueProducer {
 
 	@Override
 	public boolean cancel(String topic, String id) {
-		int bucket = bucketOf(topic, id);
-		if (!this.scripts.cancel(bucket, topic, id)) {
-			return false;
+		boolean cancelled = this.scripts.cancel(bucketOf(topic, id), topic, id);
+		if (cancelled) {
+			this.observer.cancelled(topic);
 		}
-		this.observer.cancelled(topic);
-		return true;
+		return cancelled;
 	}
 
 	@Override
