@@ -1,7 +1,5 @@
 package io.github.delayqueue.redis;
 
-import java.time.Duration;
-
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.recurring.RecurringJobs;
 
@@ -79,16 +77,6 @@ public class RedisDelayQueue extends RedisAdmin implements DelayQueueOperations,
 				// after the timer's last writes; also after writes of a queue that was not started
 				this.runner.close();
 			}
-		}
-	}
-
-	/** Stops the timer and the subscription without giving up the buckets, as a crash would: for tests. */
-	void halt() {
-		synchronized (this.lifecycleMonitor) {
-			this.running = false;
-			this.timer.halt();
-			this.timerBackend.stop(Duration.ZERO);
-			this.subscriber.stop();
 		}
 	}
 
