@@ -28,7 +28,8 @@ import static org.awaitility.Awaitility.await;
  */
 class OffersTests {
 
-	private final ReadySignals signals = new ReadySignals(1, (topic) -> new boolean[] { false });
+	private final ReadySignals signals = new ReadySignals(1, (topic) -> new boolean[] { false },
+			ReadySignals.MAX_IDLE_TOPICS, ReadySignals.IDLE);
 
 	private final Offers offers = new Offers(this.signals, (topic) -> true);
 

@@ -36,13 +36,14 @@ class ReadySignalsTests {
 			boolean[] nonEmpty = new boolean[8];
 			nonEmpty[2] = true;
 			return nonEmpty;
-		}));
+		}, ReadySignals.MAX_IDLE_TOPICS, ReadySignals.IDLE));
 		assertThat(buckets(signals.get().topic("orders"))).containsExactly(2, 5);
 	}
 
 	@Test
 	void aThrottledTopicWaitsForItsTimeEvenWithBucketsMarkedAndAMarkDoesNotEndTheWait() throws InterruptedException {
-		ReadySignals signals = new ReadySignals(4, (topic) -> new boolean[] { true, false, false, false });
+		ReadySignals signals = new ReadySignals(4, (topic) -> new boolean[] { true, false, false, false },
+				ReadySignals.MAX_IDLE_TOPICS, ReadySignals.IDLE);
 		ReadySignals.TopicSignal signal = signals.topic("limited");
 		assertThat(signal.await(Duration.ZERO)).isTrue();
 		signal.throttle(300);
@@ -65,7 +66,7 @@ class ReadySignalsTests {
 	void aProbeThatFailsLeavesEveryBucketMarked() {
 		ReadySignals signals = new ReadySignals(4, (topic) -> {
 			throw new IllegalStateException("Redis down");
-		});
+		}, ReadySignals.MAX_IDLE_TOPICS, ReadySignals.IDLE);
 		assertThat(buckets(signals.topic("orders"))).containsExactly(0, 1, 2, 3);
 	}
 

@@ -40,7 +40,10 @@ class RedisDelayQueueClockSkewTests {
 		long origin = (originMinutes != 0) ? TimeUnit.MINUTES.toNanos(originMinutes)
 				: Long.MAX_VALUE - TimeUnit.MILLISECONDS.toNanos(500);
 		LongSupplier nanoTime = () -> origin + (System.nanoTime() - start);
-		RedisDelayQueue queue = this.queues.start((builder) -> builder.nanoTime(nanoTime));
+		RedisDelayQueue queue = this.queues.start((builder) -> {
+			builder.nanoTime = nanoTime;
+			return builder;
+		});
 		List<ScheduleRequest> requests = new ArrayList<>();
 		for (int i = 0; i < 100; i++) {
 			requests.add(request("skew", "job-" + i, "x", Duration.ofMillis(200 + i * 10)));

@@ -73,7 +73,7 @@ class RedisDelayQueueFailoverTests {
 		assertThat(onVictim).as("jobs in the victim's buckets").isGreaterThan(50);
 		try (Consumer consumer = new Consumer(survivor, "failover", 2, 50)) {
 			survivor.scheduleAll(requests);
-			victim.halt();
+			TimerSteps.halt(victim);
 			await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(consumer.distinct()).isEqualTo(200));
 			assertThat(consumer.deliveries.values()).allMatch((n) -> n.get() == 1);
 			for (ReservedJob job : consumer.delivered) {

@@ -37,7 +37,7 @@ class RedisDelayQueueWakeUpTests {
 	void aJobMadeReadyHereWakesTheConsumersHereWhileTheSubscriptionIsDown() throws InterruptedException {
 		RedisDelayQueue queue = this.queues.start((builder) -> builder.timerEnabled(false));
 		assertThat(queue.reserve("wake", 10, null)).isEmpty();
-		queue.halt();
+		TimerSteps.halt(queue);
 		assertThat(queue.isSubscribed()).isFalse();
 		scheduleWakesAndReserves(queue);
 	}

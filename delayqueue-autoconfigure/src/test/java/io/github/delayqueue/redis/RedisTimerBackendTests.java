@@ -41,7 +41,8 @@ class RedisTimerBackendTests {
 		factory.start();
 		try {
 			AtomicInteger rechecks = new AtomicInteger();
-			ReadySignals signals = new ReadySignals(1, (topic) -> new boolean[] { true });
+			ReadySignals signals = new ReadySignals(1, (topic) -> new boolean[] { true },
+					ReadySignals.MAX_IDLE_TOPICS, ReadySignals.IDLE);
 			signals.topic("t");
 			RedisTimerBackend backend = backend(signals,
 					new QueueScripts(new ScriptRunner(factory), new KeySpace("announcer", 1), "test"), rechecks::incrementAndGet);

@@ -1,5 +1,6 @@
 package io.github.delayqueue.redis;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -7,8 +8,8 @@ import io.github.delayqueue.core.ReservedJob;
 
 /**
  * What tests outside this package may do with a {@link RedisDelayQueue}'s internals: run a
- * bucket's timer step or its firing of recurring jobs by hand, and read the sizes of the
- * engine's script calls.
+ * bucket's timer step or its firing of recurring jobs by hand, halt a queue as a crash would,
+ * and read the sizes of the engine's script calls.
  */
 public final class TimerSteps {
 
@@ -75,6 +76,17 @@ public final class TimerSteps {
 	 */
 	public record Offer(String topic, int max, long ttrMillis, int attemptsLimit) {
 
+	}
+
+	/**
+	 * Stops a queue's timer, its hand-overs and its subscription without giving up its buckets,
+	 * as a crash would.
+	 * @param queue the queue
+	 */
+	public static void halt(RedisDelayQueue queue) {
+		queue.timer.halt();
+		queue.timerBackend.stop(Duration.ZERO);
+		queue.subscriber.stop();
 	}
 
 	/**

@@ -64,10 +64,8 @@ public class DeadLetterTopicRecoverer implements DelayedJobRecoverer {
 	@Override
 	public void recover(ReservedJob job, Throwable failure) {
 		String topic = this.destination.apply(job);
-		if (job.topic().equals(topic)) {
-			throw new IllegalArgumentException("the dead-letter topic of job " + job.id() + " is its own topic '"
-					+ topic + "': the job would run again at once");
-		}
+		Assert.isTrue(!job.topic().equals(topic), () -> "the dead-letter topic of job " + job.id()
+				+ " is its own topic '" + topic + "': the job would run again at once");
 		ScheduleResult result = schedule(topic, job, failure);
 		logger.warn("Job " + job.id() + " of topic " + job.topic() + " failed on attempt " + job.attempt() + " of "
 				+ job.maxAttempts() + " and is moved to dead-letter topic " + topic

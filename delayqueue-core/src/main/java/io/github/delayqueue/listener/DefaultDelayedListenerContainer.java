@@ -125,32 +125,28 @@ public class DefaultDelayedListenerContainer implements DelayedListenerContainer
 
 	@Override
 	public void pause() {
-		synchronized (this.pauseMonitor) {
-			if (this.paused) {
-				return;
-			}
-			this.paused = true;
+		if (setPaused(true)) {
+			publish(new DelayedListenerContainerPausedEvent(this));
 		}
-		publish(new DelayedListenerContainerPausedEvent(this));
 	}
 
 	@Override
 	public void resume() {
-		if (unpause()) {
+		if (setPaused(false)) {
 			publish(new DelayedListenerContainerResumedEvent(this));
 		}
 	}
 
-	/** Ends a pause and wakes the consumer; whether it was paused. */
-	private boolean unpause() {
+	/** Pauses or ends a pause, waking the consumer; whether that changed the state. */
+	private boolean setPaused(boolean paused) {
 		synchronized (this.pauseMonitor) {
-			boolean paused = this.paused;
-			this.paused = false;
-			if (paused) {
+			boolean changed = this.paused != paused;
+			this.paused = paused;
+			if (changed && !paused) {
 				this.lastJobNanos = System.nanoTime();
 			}
 			this.pauseMonitor.notifyAll();
-			return paused;
+			return changed;
 		}
 	}
 
@@ -178,7 +174,7 @@ public class DefaultDelayedListenerContainer implements DelayedListenerContainer
 		if (consumer == null) {
 			return;
 		}
-		unpause();
+		setPaused(false);
 		Runnable shutdown = () -> {
 			try {
 				consumer.shutdown();

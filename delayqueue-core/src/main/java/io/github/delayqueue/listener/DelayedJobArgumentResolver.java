@@ -2,6 +2,9 @@ package io.github.delayqueue.listener;
 
 import java.lang.reflect.Type;
 import java.lang.reflect.TypeVariable;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
 
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.DelayedJob;
@@ -18,6 +21,7 @@ import org.springframework.messaging.converter.MessageConversionException;
 import org.springframework.messaging.converter.SmartMessageConverter;
 import org.springframework.messaging.handler.invocation.HandlerMethodArgumentResolver;
 import org.springframework.util.Assert;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Reads a job's payload into a listener parameter's full generic type with the
@@ -85,7 +89,7 @@ public class DelayedJobArgumentResolver implements HandlerMethodArgumentResolver
 	public <T> DelayedJob<T> resolveJob(Message<?> message, Type payloadType) {
 		ReservedJob job = message.getHeaders().get(JOB_HEADER, ReservedJob.class);
 		Assert.notNull(job, () -> "The message carries no job in header '" + JOB_HEADER + "'");
-		return new DefaultDelayedJob<>(job, this.operations, this, payloadType);
+		return new DefaultDelayedJob<>(job, payloadType);
 	}
 
 	@Override
@@ -121,6 +125,78 @@ public class DelayedJobArgumentResolver implements HandlerMethodArgumentResolver
 	@Override
 	public Message<?> toMessage(Object payload, @Nullable MessageHeaders headers, @Nullable Object conversionHint) {
 		throw new UnsupportedOperationException("Listeners do not write messages");
+	}
+
+	/** The {@link DelayedJob} handed to a listener method: the reserved job, its payload read when first asked for. */
+	private final class DefaultDelayedJob<T> implements DelayedJob<T> {
+
+		private final ReservedJob job;
+
+		private final SingletonSupplier<T> payload;
+
+		@SuppressWarnings("unchecked")
+		DefaultDelayedJob(ReservedJob job, Type payloadType) {
+			this.job = job;
+			this.payload = SingletonSupplier.of(() -> (T) read(job.payload(), payloadType));
+		}
+
+		@Override
+		public String topic() {
+			return this.job.topic();
+		}
+
+		@Override
+		public String id() {
+			return this.job.id();
+		}
+
+		@Override
+		public @Nullable T payload() {
+			return this.payload.get();
+		}
+
+		@Override
+		public Map<String, String> headers() {
+			return this.job.headers();
+		}
+
+		@Override
+		public int attempt() {
+			return this.job.attempt();
+		}
+
+		@Override
+		public int maxAttempts() {
+			return this.job.maxAttempts();
+		}
+
+		@Override
+		@SuppressWarnings("NullAway") // a listener's job comes from a reserve, which sets its times
+		public Instant dueAt() {
+			return this.job.dueAt();
+		}
+
+		@Override
+		@SuppressWarnings("NullAway") // a listener's job comes from a reserve, which sets its times
+		public Instant deliveredAt() {
+			return this.job.deliveredAt();
+		}
+
+		@Override
+		public boolean touch() {
+			return touch(this.job.ttr());
+		}
+
+		@Override
+		public boolean touch(@Nullable Duration ttr) {
+			return DelayedJobArgumentResolver.this.operations.touch(this.job, ttr).isPresent();
+		}
+
+		@Override
+		public String toString() {
+			return "DelayedJob[topic=" + topic() + ", id=" + id() + ", attempt=" + attempt() + "/" + maxAttempts() + "]";
+		}
+
 	}
 
 }

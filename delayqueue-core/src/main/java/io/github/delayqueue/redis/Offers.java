@@ -150,8 +150,6 @@ final class Offers {
 
 		final String topic;
 
-		final Thread thread;
-
 		final Offer offer;
 
 		private final Waiter waiter;
@@ -167,7 +165,6 @@ final class Offers {
 
 		Offering(String topic, Thread thread, Offer offer) {
 			this.topic = topic;
-			this.thread = thread;
 			this.offer = offer;
 			this.waiter = new Waiter(thread, topic);
 		}
@@ -199,7 +196,7 @@ final class Offers {
 				this.jobs.addAll(delivered);
 				this.deliveredNanos = System.nanoTime();
 				this.refused = false;
-				LockSupport.unpark(this.thread);
+				LockSupport.unpark(this.waiter.thread());
 			}
 			return this.waiting;
 		}

@@ -37,11 +37,10 @@ final class ReadySignals {
 
 	private final long idleNanos;
 
-	/** {@code probe} finds the buckets of a new topic whose ready list is not empty. */
-	ReadySignals(int buckets, Function<String, boolean[]> probe) {
-		this(buckets, probe, MAX_IDLE_TOPICS, IDLE);
-	}
-
+	/**
+	 * {@code probe} finds the buckets of a new topic whose ready list is not empty; once more than
+	 * {@code maxIdleTopics} are known, those nobody used for {@code idle} are forgotten.
+	 */
 	ReadySignals(int buckets, Function<String, boolean[]> probe, int maxIdleTopics, Duration idle) {
 		this.buckets = buckets;
 		this.probe = probe;
@@ -168,8 +167,8 @@ final class ReadySignals {
 		/** Whether the signal left its topic's map: a wait on it returns at once, to look the topic up again. */
 		private boolean forgotten;
 
-		/** Until when (nano time) the topic's rate limit holds no permit; 0: none known. */
-		private long throttledUntilNanos;
+		/** Until when (nano time) the topic's rate limit holds no permit. */
+		private long throttledUntilNanos = System.nanoTime();
 
 		private final AtomicInteger allWaiting;
 
@@ -251,7 +250,7 @@ final class ReadySignals {
 		/** The topic's rate limit has no permit for {@code millis}: {@link #await} waits it out. */
 		synchronized void throttle(long millis) {
 			long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, millis));
-			if (this.throttledUntilNanos == 0 || until - this.throttledUntilNanos > 0) {
+			if (until - this.throttledUntilNanos > 0) {
 				this.throttledUntilNanos = until;
 			}
 		}
@@ -263,11 +262,7 @@ final class ReadySignals {
 
 		/** How long the throttle still holds, 0: none. */
 		private long throttledNanos() {
-			long left = (this.throttledUntilNanos != 0) ? this.throttledUntilNanos - System.nanoTime() : 0;
-			if (left <= 0) {
-				this.throttledUntilNanos = 0;
-			}
-			return Math.max(left, 0);
+			return Math.max(this.throttledUntilNanos - System.nanoTime(), 0);
 		}
 
 		/** Waits until a bucket is marked and no throttle holds; {@code false} on timeout. */

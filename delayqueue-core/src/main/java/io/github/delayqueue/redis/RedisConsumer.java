@@ -330,9 +330,7 @@ abstract class RedisConsumer extends RedisProducer implements DelayQueueConsumer
 	public Optional<Instant> touch(ReservedJob job, @Nullable Duration ttr) {
 		Assert.notNull(job, "job must not be null");
 		Duration extension = (ttr != null) ? JobConstraints.ttr(ttr) : job.ttr();
-		if (extension == null) {
-			throw new IllegalArgumentException("ttr must be given: this reservation does not know its own");
-		}
+		Assert.notNull(extension, "ttr must be given: this reservation does not know its own");
 		return this.scripts.touch(bucketOf(job), job, extension.toMillis());
 	}
 

@@ -1,7 +1,5 @@
 package io.github.delayqueue.redis;
 
-import java.time.Duration;
-
 import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.recurring.RecurringJobs;
 
@@ -80,21 +78,6 @@ public class RedisDelayQueue extends RedisAdmin implements DelayQueueOperations,
 				this.runner.close();
 			}
 		}
-	}
-
-	/** Stops the timer and the subscription without giving up the buckets, as a crash would: for tests. */
-	void halt() {
-		synchronized (this.lifecycleMonitor) {
-			this.running = false;
-			this.timer.halt();
-			this.timerBackend.stop(Duration.ZERO);
-			this.subscriber.stop();
-		}
-	}
-
-	/** This instance's pub/sub subscription, which the outcome stream shares. */
-	EventSubscriber subscriber() {
-		return this.subscriber;
 	}
 
 	@Override

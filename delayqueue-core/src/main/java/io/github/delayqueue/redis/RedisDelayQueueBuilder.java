@@ -57,6 +57,7 @@ public final class RedisDelayQueueBuilder {
 
 	@Nullable String instanceId;
 
+	/** The monotonic clock between Redis's replies (tests set another). */
 	LongSupplier nanoTime = System::nanoTime;
 
 	final List<DelayQueueObserver> observers = new ArrayList<>();
@@ -167,13 +168,6 @@ public final class RedisDelayQueueBuilder {
 	/** This instance's name; {@code null} (the default): host, process id and a random suffix. */
 	public RedisDelayQueueBuilder instanceId(@Nullable String instanceId) {
 		this.instanceId = instanceId;
-		return this;
-	}
-
-	/** The monotonic clock between Redis's replies; default {@link System#nanoTime()}. For tests. */
-	RedisDelayQueueBuilder nanoTime(LongSupplier nanoTime) {
-		Assert.notNull(nanoTime, "nanoTime must not be null");
-		this.nanoTime = nanoTime;
 		return this;
 	}
 

@@ -113,7 +113,7 @@ public class RedisJobOutcomeStream
 	 */
 	public RedisJobOutcomeStream(RedisDelayQueue queue, boolean publishing) {
 		Assert.notNull(queue, "queue must not be null");
-		this.subscription = queue.subscriber();
+		this.subscription = queue.subscriber;
 		this.connectionFactory = queue.getConnectionFactory();
 		this.channel = queue.getNamespace() + ":outcomes";
 		this.instanceId = queue.getInstanceId();

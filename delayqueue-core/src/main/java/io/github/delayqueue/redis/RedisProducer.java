@@ -65,6 +65,7 @@ abstract class RedisProducer implements DelayQueueProducer {
 
 	final BucketTimer timer;
 
+	/** This instance's pub/sub subscription, which the outcome stream shares. */
 	final EventSubscriber subscriber;
 
 	final RedisRecurringJobs recurringJobs;
@@ -100,7 +101,8 @@ abstract class RedisProducer implements DelayQueueProducer {
 		this.timerEnabled = builder.timerEnabled;
 		this.clock = new RedisClock(builder.nanoTime);
 		this.observer = DelayQueueObserver.composite(builder.observers);
-		this.signals = new ReadySignals(this.keys.buckets(), RedisConsumer.readyListProbe(this.runner, this.keys));
+		this.signals = new ReadySignals(this.keys.buckets(), RedisConsumer.readyListProbe(this.runner, this.keys),
+				ReadySignals.MAX_IDLE_TOPICS, ReadySignals.IDLE);
 		this.recurringJobs = new RedisRecurringJobs(this.scripts, this.keys, this.defaultTtr, this.defaultMaxAttempts,
 				this.maxPayloadSize, this.observer, this.signals, this::onRecurringTick);
 		this.rateLimits = new RateLimits(this.runner, this.keys, builder.rateLimits);
@@ -193,12 +195,11 @@ abstract class RedisProducer implements DelayQueueProducer {
 
 	@Override
 	public boolean cancel(String topic, String id) {
-		int bucket = bucketOf(topic, id);
-		if (!this.scripts.cancel(bucket, topic, id)) {
-			return false;
+		boolean cancelled = this.scripts.cancel(bucketOf(topic, id), topic, id);
+		if (cancelled) {
+			this.observer.cancelled(topic);
 		}
-		this.observer.cancelled(topic);
-		return true;
+		return cancelled;
 	}
 
 	@Override

@@ -200,24 +200,18 @@ final class RedisTimerBackend implements TimerBackend {
 	}
 
 	private void handOver(String topic, int bucket, long before) {
-		try {
-			// still marked, or not marked yet: nobody took it
-			if (this.signals.isMarked(topic, bucket) || this.signals.generation(topic, bucket) == before) {
-				announce(topic, bucket);
-			}
-		}
-		catch (RuntimeException | Error ex) {
-			logger.warn("Could not hand over the READY jobs of topic '" + topic + "' in bucket " + bucket
-					+ " (a guard re-check announces them)", ex);
-			this.recheck.run();
+		// still marked, or not marked yet: nobody took it
+		if (this.signals.isMarked(topic, bucket) || this.signals.generation(topic, bucket) == before) {
+			announce(topic, bucket);
 		}
 	}
 
+	/** Publishes a ready list to every instance; a failure asks for a guard re-check of every bucket. */
 	private void announce(String topic, int bucket) {
 		try {
 			this.scripts.announceReady(bucket, topic);
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
 			logger.warn("Could not announce the READY jobs of topic '" + topic + "' in bucket " + bucket
 					+ " to the other instances (a guard re-check does): " + ex.getMessage());
 			this.recheck.run();
