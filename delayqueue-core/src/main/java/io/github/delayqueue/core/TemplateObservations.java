@@ -70,27 +70,20 @@ final class TemplateObservations {
 				DefaultDelayedJobTemplateObservationConvention.INSTANCE, () -> context, this.registry).start(),
 				Observation.NOOP);
 		// completed as the write's once the observation stopped, also when a handler threw an Error
-		// there: cancelled by a rollback, not failed
+		// there: cancelled by a rollback (a CancellationException cancels it), not failed
 		CompletableFuture<R> observed = new CompletableFuture<>();
 		inScope(observation, () -> write.apply(trace(observation, context))).whenComplete((written, failure) -> {
 			try {
-				if (failure instanceof CancellationException) {
-					context.setOutcome("rolled-back");
+				if (failure == null || failure instanceof CancellationException) {
+					context.setOutcome((failure != null) ? "rolled-back" : outcome.apply(written));
 					quietly("stop", observation::stop);
-				}
-				else if (failure != null) {
-					fail(observation, failure);
 				}
 				else {
-					context.setOutcome(outcome.apply(written));
-					quietly("stop", observation::stop);
+					fail(observation, failure);
 				}
 			}
 			finally {
-				if (failure instanceof CancellationException) {
-					observed.cancel(false);
-				}
-				else if (failure != null) {
+				if (failure != null) {
 					observed.completeExceptionally(failure);
 				}
 				else {
