@@ -203,9 +203,6 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 	}
 
 	private void apply() {
-		if (this.applied == this.writes.size()) {
-			return;
-		}
 		int first = this.applied;
 		List<JobWrite> pending = new ArrayList<>(this.writes.subList(first, this.writes.size()));
 		// the futures complete once every write is applied, so what their callbacks write comes after
@@ -214,7 +211,6 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 			JobWrite.applyAll(this.producer, pending, results::add);
 		}
 		catch (RuntimeException | Error ex) {
-			this.applied = first + results.size();
 			completeApplied(first, results);
 			Throwable failure = (this.stored > 0) ? new DelayQueueException("The write was not relayed after the"
 					+ " commit; it stays in the outbox and the outbox's recovery pass relays it", ex) : ex;
@@ -224,11 +220,12 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 			this.failed = true;
 			throw ex;
 		}
-		this.applied = first + results.size();
 		completeApplied(first, results);
 	}
 
+	/** Counts the writes from {@code first} applied and completes their futures with the results. */
 	private void completeApplied(int first, List<Object> results) {
+		this.applied = first + results.size();
 		for (int i = 0; i < results.size(); i++) {
 			this.futures.get(first + i).complete(results.get(i));
 		}
