@@ -35,7 +35,7 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 
 	private final List<JobWrite> writes = new ArrayList<>();
 
-	private final List<@Nullable CompletableFuture<?>> futures = new ArrayList<>();
+	private final List<CompletableFuture<Object>> futures = new ArrayList<>();
 
 	/** How many writes there were when each savepoint was set. */
 	private final Map<Object, Integer> savepoints = new IdentityHashMap<>();
@@ -79,18 +79,17 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 
 	/**
 	 * Checks a write and holds it back until the commit, or applies it at once once committed.
-	 * @return the write's result when applied at once, {@code null} when held back
+	 * @return completed with the write's result once applied (at once when committed already),
+	 * cancelled by a rollback
 	 */
-	@Nullable Object add(JobWrite write, @Nullable CompletableFuture<?> future) {
+	CompletableFuture<Object> add(JobWrite write) {
 		if (write instanceof JobWrite.Schedule schedule) {
 			this.producer.check(schedule.request());
 		}
+		CompletableFuture<Object> future = new CompletableFuture<>();
 		if (this.committed) {
-			if (future == null) {
-				return write.applyTo(this.producer);
-			}
 			try {
-				complete(future, write.applyTo(this.producer));
+				future.complete(write.applyTo(this.producer));
 			}
 			catch (RuntimeException ex) {
 				future.completeExceptionally(ex);
@@ -114,7 +113,7 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 		}
 		this.writes.add(write);
 		this.futures.add(future);
-		return null;
+		return future;
 	}
 
 	@Override
@@ -129,10 +128,7 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 		int keep = (saved != null) ? saved : 0;
 		for (int i = this.writes.size() - 1; i >= keep; i--) {
 			this.writes.remove(i);
-			CompletableFuture<?> future = this.futures.remove(i);
-			if (future != null) {
-				future.cancel(false);
-			}
+			this.futures.remove(i).cancel(false);
 		}
 		this.stored = Math.min(this.stored, keep);
 	}
@@ -162,9 +158,6 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 		this.committed = true;
 		if (status != STATUS_COMMITTED) {
 			for (CompletableFuture<?> future : this.futures.subList(this.applied, this.futures.size())) {
-				if (future == null) {
-					continue;
-				}
 				if (status == STATUS_ROLLED_BACK || this.stored == 0) {
 					future.cancel(false);
 				}
@@ -210,9 +203,6 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 	}
 
 	private void apply() {
-		if (this.applied == this.writes.size()) {
-			return;
-		}
 		int first = this.applied;
 		List<JobWrite> pending = new ArrayList<>(this.writes.subList(first, this.writes.size()));
 		// the futures complete once every write is applied, so what their callbacks write comes after
@@ -221,33 +211,23 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 			JobWrite.applyAll(this.producer, pending, results::add);
 		}
 		catch (RuntimeException | Error ex) {
-			this.applied = first + results.size();
 			completeApplied(first, results);
 			Throwable failure = (this.stored > 0) ? new DelayQueueException("The write was not relayed after the"
 					+ " commit; it stays in the outbox and the outbox's recovery pass relays it", ex) : ex;
-			for (CompletableFuture<?> future : this.futures.subList(this.applied, this.futures.size())) {
-				if (future != null) {
-					future.completeExceptionally(failure);
-				}
-			}
+			this.futures.subList(this.applied, this.futures.size())
+				.forEach((future) -> future.completeExceptionally(failure));
 			// settled: afterCompletion does not try them again
 			this.failed = true;
 			throw ex;
 		}
-		this.applied = first + results.size();
 		completeApplied(first, results);
 	}
 
+	/** Counts the writes from {@code first} applied and completes their futures with the results. */
 	private void completeApplied(int first, List<Object> results) {
+		this.applied = first + results.size();
 		for (int i = 0; i < results.size(); i++) {
-			complete(this.futures.get(first + i), results.get(i));
-		}
-	}
-
-	@SuppressWarnings("unchecked")
-	private static void complete(@Nullable CompletableFuture<?> future, Object result) {
-		if (future != null) {
-			((CompletableFuture<Object>) future).complete(result);
+			this.futures.get(first + i).complete(results.get(i));
 		}
 	}
 

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 import io.github.delayqueue.core.TemplateObservations.Written;
 import io.micrometer.observation.ObservationRegistry;
@@ -95,9 +96,7 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 				return this.batcher.submit(traced);
 			}
 			this.batcher.checkOpen();
-			CompletableFuture<ScheduleResult> written = new CompletableFuture<>();
-			writes.add(new JobWrite.Schedule(traced), written);
-			return written;
+			return cast(writes.add(new JobWrite.Schedule(traced)));
 		}, TemplateObservations::outcomeOf);
 	}
 
@@ -190,10 +189,15 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 				: new Written<>(cast(write.applyTo(this.operations)), false);
 	}
 
-	/** Holds a write back; applied at once when the transaction committed already. */
+	/** Holds a write back; applied at once, its failure thrown, when the transaction committed already. */
 	private static <T> Written<T> hold(AfterCommitWrites writes, JobWrite write, T afterCommit) {
-		Object result = writes.add(write, null);
-		return (result != null) ? new Written<>(cast(result), false) : new Written<>(afterCommit, true);
+		CompletableFuture<Object> result = writes.add(write);
+		try {
+			return result.isDone() ? new Written<>(cast(result.join()), false) : new Written<>(afterCommit, true);
+		}
+		catch (CompletionException ex) {
+			throw (RuntimeException) ex.getCause();
+		}
 	}
 
 	@SuppressWarnings("unchecked")

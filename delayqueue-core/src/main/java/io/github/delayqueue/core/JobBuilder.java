@@ -36,7 +36,8 @@ public final class JobBuilder {
 
 	private OnDuplicate onDuplicate = OnDuplicate.KEEP;
 
-	private final Map<String, String> headers = new LinkedHashMap<>();
+	/** The headers added so far, checked: unmodifiable, in the order added. */
+	private Map<String, String> headers = Map.of();
 
 	/**
 	 * Starts a job that {@link #schedule()} schedules through the given operations.
@@ -106,8 +107,7 @@ public final class JobBuilder {
 	public JobBuilder headers(Map<String, String> headers) {
 		Map<String, String> next = new LinkedHashMap<>(this.headers);
 		next.putAll(JobConstraints.notNull("headers", headers));
-		JobConstraints.headers(next);
-		this.headers.putAll(headers);
+		this.headers = JobConstraints.headers(next);
 		return this;
 	}
 
@@ -184,7 +184,7 @@ public final class JobBuilder {
 
 	/** The headers added so far, unmodifiable. */
 	public Map<String, String> headers() {
-		return Collections.unmodifiableMap(this.headers);
+		return this.headers;
 	}
 
 	/** The job as a request, its payload written by the given converter. */

@@ -11,7 +11,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -39,8 +38,6 @@ final class ScheduleBatcher implements AutoCloseable {
 	private final DelayQueueProducer operations;
 
 	private final BlockingQueue<Pending> pending = new LinkedBlockingQueue<>(MAX_PENDING);
-
-	private final AtomicBoolean draining = new AtomicBoolean();
 
 	private final ThreadPoolExecutor writer;
 
@@ -73,50 +70,32 @@ final class ScheduleBatcher implements AutoCloseable {
 			entry.result().completeExceptionally(ex);
 			return entry.result();
 		}
-		startDrain();
+		try {
+			this.writer.execute(this::drain);
+		}
+		catch (RejectedExecutionException ex) {
+			// closed meanwhile: whatever is still queued will not be written
+			failAll(new IllegalStateException("DelayedJobTemplate is closed: the job was not scheduled"));
+		}
 		return entry.result();
 	}
 
-	/** Has the writer drain the queue unless a drain runs already. */
-	private void startDrain() {
-		if (this.draining.compareAndSet(false, true)) {
-			try {
-				this.writer.execute(this::drain);
-			}
-			catch (RejectedExecutionException ex) {
-				// closed meanwhile: whatever is still queued will not be written; no drain runs, so the
-				// next request queued (its submit passed the open check before the close) fails as this one
-				this.draining.set(false);
-				failAll(new IllegalStateException("DelayedJobTemplate is closed: the job was not scheduled"));
-			}
-		}
-	}
-
+	/**
+	 * Writes the next batch, if any: each submit queues a drain, so the drain after a write
+	 * finds what arrived meanwhile; those that then find nothing end at once.
+	 */
 	private void drain() {
-		List<Pending> batch = new ArrayList<>(MAX_BATCH);
+		List<Pending> batch = new ArrayList<>();
+		this.pending.drainTo(batch, MAX_BATCH);
 		try {
-			while (true) {
-				this.pending.drainTo(batch, MAX_BATCH);
-				if (batch.isEmpty()) {
-					this.draining.set(false);
-					// a request queued after drainTo found nothing, whose submit saw draining still set
-					if (this.pending.isEmpty() || !this.draining.compareAndSet(false, true)) {
-						return;
-					}
-					continue;
-				}
+			if (!batch.isEmpty()) {
 				write(batch);
-				batch.clear();
 			}
 		}
 		catch (Error ex) {
-			// no caller is left waiting: the batch fails, and what was queued meanwhile (its submit saw
-			// this drain running) gets a drain of its own on the writer's next thread
+			// no caller is left waiting: the batch fails; what was queued meanwhile has drains of its own,
+			// run by the writer's next thread
 			fail(batch, ex);
-			this.draining.set(false);
-			if (!this.pending.isEmpty()) {
-				startDrain();
-			}
 			throw ex;
 		}
 	}

@@ -61,36 +61,30 @@ final class TemplateObservations {
 	 */
 	<R> CompletableFuture<R> observeAsync(String operation, String topic, @Nullable String id, int jobs,
 			Function<Map<String, String>, CompletableFuture<R>> write, Function<R, String> outcome) {
-		if (!isObserved()) {
+		ObservationRegistry registry = this.registry;
+		if (registry == null || registry.isNoop()) {
 			return write.apply(Map.of());
 		}
 		DelayedJobSenderContext context = new DelayedJobSenderContext(operation, topic, id, jobs);
 		// a tracer's failure must not decide a write's outcome: the write goes on without its observation
 		Observation observation = attempt("start", () -> Observation.createNotStarted(this.convention,
-				DefaultDelayedJobTemplateObservationConvention.INSTANCE, () -> context, this.registry).start(),
+				DefaultDelayedJobTemplateObservationConvention.INSTANCE, () -> context, registry).start(),
 				Observation.NOOP);
 		// completed as the write's once the observation stopped, also when a handler threw an Error
-		// there: cancelled by a rollback, not failed
+		// there: cancelled by a rollback (a CancellationException cancels it), not failed
 		CompletableFuture<R> observed = new CompletableFuture<>();
-		inScope(observation, () -> write.apply(trace(observation, context))).whenComplete((written, failure) -> {
+		inScope(registry, observation, () -> write.apply(trace(observation, context))).whenComplete((written, failure) -> {
 			try {
-				if (failure instanceof CancellationException) {
-					context.setOutcome("rolled-back");
+				if (failure == null || failure instanceof CancellationException) {
+					context.setOutcome((failure != null) ? "rolled-back" : outcome.apply(written));
 					quietly("stop", observation::stop);
-				}
-				else if (failure != null) {
-					fail(observation, failure);
 				}
 				else {
-					context.setOutcome(outcome.apply(written));
-					quietly("stop", observation::stop);
+					fail(observation, failure);
 				}
 			}
 			finally {
-				if (failure instanceof CancellationException) {
-					observed.cancel(false);
-				}
-				else if (failure != null) {
+				if (failure != null) {
 					observed.completeExceptionally(failure);
 				}
 				else {
@@ -101,9 +95,8 @@ final class TemplateObservations {
 		return observed;
 	}
 
-	private <R> R inScope(Observation observation, Supplier<R> work) {
-		ObservationRegistry registry = this.registry;
-		Observation.Scope enclosing = (registry != null) ? registry.getCurrentObservationScope() : null;
+	private static <R> R inScope(ObservationRegistry registry, Observation observation, Supplier<R> work) {
+		Observation.Scope enclosing = registry.getCurrentObservationScope();
 		Observation.Scope scope = attempt("open its scope", observation::openScope, Observation.Scope.NOOP);
 		try {
 			try {
@@ -112,9 +105,7 @@ final class TemplateObservations {
 			finally {
 				quietly("close its scope", scope::close);
 				// a handler that threw while opening or closing it left the scope current on this thread
-				if (registry != null) {
-					registry.setCurrentObservationScope(enclosing);
-				}
+				registry.setCurrentObservationScope(enclosing);
 			}
 		}
 		catch (RuntimeException | Error ex) {

@@ -10,7 +10,7 @@ import io.micrometer.observation.docs.ObservationDocumentation;
 
 /**
  * The observations of the delay queue: writes through the template and jobs handled by a
- * listener container. Off unless enabled.
+ * listener container, named by their default conventions. Off unless enabled.
  */
 public enum DelayQueueObservation implements ObservationDocumentation {
 
@@ -19,11 +19,6 @@ public enum DelayQueueObservation implements ObservationDocumentation {
 	 * each scheduled job as headers.
 	 */
 	TEMPLATE {
-
-		@Override
-		public String getName() {
-			return "delayqueue.template";
-		}
 
 		@Override
 		public Class<? extends ObservationConvention<? extends Observation.Context>> getDefaultConvention() {
@@ -46,11 +41,6 @@ public enum DelayQueueObservation implements ObservationDocumentation {
 	 * A listener container handling one job, continuing the trace stored with it.
 	 */
 	LISTENER {
-
-		@Override
-		public String getName() {
-			return "delayqueue.listener";
-		}
 
 		@Override
 		public Class<? extends ObservationConvention<? extends Observation.Context>> getDefaultConvention() {

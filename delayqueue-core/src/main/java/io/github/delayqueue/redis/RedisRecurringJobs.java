@@ -127,7 +127,6 @@ final class RedisRecurringJobs implements RecurringJobs {
 	}
 
 	@Override
-	@SuppressWarnings("NullAway") // the arguments hold the occurrence's job key
 	public Optional<String> trigger(String name) {
 		return retried("trigger", name, (read) -> {
 			RecurringJobInfo info = read.info();
@@ -136,9 +135,8 @@ final class RedisRecurringJobs implements RecurringJobs {
 			}
 			RecurringJob job = info.job();
 			List<Object> arguments = new ArrayList<>(List.of("trigger", name));
-			addOccurrence(arguments, job, read.now(), read.now(), read.now(), true);
+			String id = addOccurrence(arguments, job, read.now(), read.now(), read.now(), true);
 			arguments.addAll(List.of(read.gen(), (job.getSchedule().getDelay() != null) ? "1" : "0"));
-			String id = Replies.asString(arguments.get(2)).substring(job.getTopic().length() + 1);
 			long result;
 			try {
 				result = Replies.asLong(call(read.bucket(), arguments.toArray()).get(1));
@@ -201,14 +199,18 @@ final class RedisRecurringJobs implements RecurringJobs {
 		return id;
 	}
 
-	/** The seven script arguments of one occurrence: job key, topic, payload, due, ttr, max attempts, tick. */
-	private void addOccurrence(List<Object> arguments, RecurringJob job, long idTickMillis, long dueMillis,
+	/**
+	 * Adds the seven script arguments of one occurrence: job key, topic, payload, due, ttr, max
+	 * attempts, tick; returns its id.
+	 */
+	private String addOccurrence(List<Object> arguments, RecurringJob job, long idTickMillis, long dueMillis,
 			long tickMillis, boolean trigger) {
 		String id = occurrenceId(this.keys, job, idTickMillis, trigger);
 		arguments.addAll(List.of(KeySpace.jobKey(job.getTopic(), id), job.getTopic(),
 				StoredPayload.encode(job.getHeaders(), job.getPayload()), dueMillis,
 				((job.getTtr() != null) ? job.getTtr() : this.defaultTtr).toMillis(),
 				(job.getMaxAttempts() != null) ? job.getMaxAttempts() : this.defaultMaxAttempts, tickMillis));
+		return id;
 	}
 
 	/**
