@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Supplier;
@@ -461,7 +462,7 @@ public class DelayQueueEndpoint {
 			return call.get();
 		}
 		catch (IllegalArgumentException ex) {
-			throw new InvalidArgumentException(field, ex.getMessage());
+			throw new InvalidArgumentException(field, Objects.requireNonNullElse(ex.getMessage(), field + " is invalid"));
 		}
 	}
 

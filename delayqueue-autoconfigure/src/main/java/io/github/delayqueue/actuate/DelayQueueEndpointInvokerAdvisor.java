@@ -111,7 +111,7 @@ public class DelayQueueEndpointInvokerAdvisor implements OperationInvokerAdvisor
 			String name = missing.getMissingParameters().iterator().next().getName();
 			return new InvalidArgumentException(name, name + " must be given");
 		}
-		return new InvalidArgumentException(null, ex.getMessage());
+		return new InvalidArgumentException(null, Objects.requireNonNullElse(ex.getMessage(), ex.getReason()));
 	}
 
 	private static String rule(OperationParameter parameter) {

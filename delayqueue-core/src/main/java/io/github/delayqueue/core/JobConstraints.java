@@ -287,21 +287,17 @@ public final class JobConstraints {
 		if (jobs == null || jobs.isEmpty()) {
 			throw new IllegalArgumentException("jobs must not be null or empty");
 		}
-		String topic = null;
 		for (int i = 0; i < jobs.size(); i++) {
 			ReservedJob job = jobs.get(i);
 			if (job == null) {
 				throw new IllegalArgumentException("jobs[" + i + "] must not be null");
 			}
-			if (topic == null) {
-				topic = job.topic();
-			}
-			else if (!topic.equals(job.topic())) {
-				throw new IllegalArgumentException("jobs must all be of one topic: jobs[0] is of '" + topic
-						+ "', jobs[" + i + "] of '" + job.topic() + "'");
+			if (!job.topic().equals(jobs.get(0).topic())) {
+				throw new IllegalArgumentException("jobs must all be of one topic: jobs[0] is of '"
+						+ jobs.get(0).topic() + "', jobs[" + i + "] of '" + job.topic() + "'");
 			}
 		}
-		return topic;
+		return jobs.get(0).topic();
 	}
 
 	/** Checks a count from one up to {@code limit} and returns it. */

@@ -213,6 +213,7 @@ final class RetainedJobs {
 	}
 
 	/** Reads a record of {@code completed.lua}, or {@code null} when unreadable. */
+	@SuppressWarnings("NullAway") // a compact constructor's byte @Nullable [] is not seen by NullAway
 	private static @Nullable JobInfo decode(String topic, String id, byte[] record) {
 		int newline = StoredPayload.indexOf(record, (byte) '\n', 0);
 		String[] fields = fields(record, 0, newline, 7);

@@ -61,7 +61,7 @@ final class WaitingJobs {
 	}
 
 	private static Instant time(JobState state, JobInfo job) {
-		return (state == JobState.RESERVED) ? job.reservedUntil() : job.dueAt();
+		return (state == JobState.RESERVED) ? Objects.requireNonNull(job.reservedUntil()) : job.dueAt();
 	}
 
 	/** A place in a sorted set: a score, then a member's bytes. */
@@ -82,6 +82,7 @@ final class WaitingJobs {
 	/** A job read, its place in its index and its fencing token. */
 	private record Listed(Place place, JobInfo job, long token) {
 
+		@SuppressWarnings("NullAway") // a compact constructor's byte @Nullable [] is not seen by NullAway
 		JobInfo heldBy(@Nullable String holder) {
 			JobInfo j = this.job;
 			return (holder == null) ? j
