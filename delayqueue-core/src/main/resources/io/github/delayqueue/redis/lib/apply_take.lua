@@ -1,5 +1,6 @@
--- Reserves the jobs of a plan_take, appending per job to reply what put_reserved does. Returns
--- the ready entries left, and the deadline announced as the head or 0.
+-- Reserves the jobs of a plan_take (or of a plan with from = 'D': DELAYED jobs no list holds),
+-- appending per job to reply what put_reserved does. Returns the ready entries left, and the
+-- deadline announced as the head or 0.
 -- @include lib/keys
 -- @include lib/num
 -- @include lib/attempt_text
@@ -92,7 +93,7 @@ local function apply_take(plan, ttr_override, max_override, holder, now, reply)
     end
     call_many('HSET', KEYS[1], records)
     call_many('ZADD', P .. 'reserved', deadlines)
-    count('R', topic, -#jobs)
+    count(plan.from or 'R', topic, -#jobs)
     count('S', topic, #jobs)
     if plan.before and (plan.before < 0 or plan.earliest < plan.before) then
       announce_head(plan.earliest)
