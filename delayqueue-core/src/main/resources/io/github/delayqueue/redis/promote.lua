@@ -200,7 +200,7 @@ if #delivered > 0 then
   r = next_deadline
 end
 write_gathered(w)
-local ready, order = w.ready, w.ready_topics
+local order = w.ready_topics
 
 -- a guard re-check re-announces every topic whose ready lists have entries or tombstones
 if guard then
@@ -210,7 +210,7 @@ if guard then
     if topic and not announced[topic] and tonumber(stats[i + 1]) > 0 then
       announced[topic] = true
       announce_ready(topic)
-      if not ready[topic] then
+      if not w.levels[topic] then
         order[#order + 1] = topic
       end
     end
