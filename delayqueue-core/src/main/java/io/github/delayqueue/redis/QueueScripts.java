@@ -182,11 +182,6 @@ final class QueueScripts {
 							keysAndTokens(jobs))));
 	}
 
-	/** Whether writes wait for replicas ({@code WAIT}) before they return. */
-	boolean waitsForReplicas() {
-		return this.runner.waitsForReplicas();
-	}
-
 	/** Fails a reservation: back-off in ms, or -1 to make the job DEAD now. */
 	ScriptReplies.Failed fail(int bucket, ReservedJob job, long backOffMillis, String error) {
 		return ScriptReplies.Failed.decode(this.runner.run(FAIL, call(bucket, KeySpace.jobKey(job.topic(), job.id()),
