@@ -210,7 +210,7 @@ if op == 'fire' then
       end
       set_due(plan.name, plan.next_tick, false)
     elseif plan.result == 'p' or plan.result == 'u' or plan.result == 'g' then
-      redis.call('ZREM', DUE, plan.name)
+      set_due(plan.name, -1)
     end
     results[#results + 1] = plan.result
     results[#results + 1] = created
@@ -272,9 +272,6 @@ if pause == '0' and (not next_tick or tonumber(ARGV[6]) ~= d.gen) then
 end
 d.paused = pause
 write_def(name, d)
-if pause == '1' then
-  redis.call('ZREM', DUE, name)
-else
-  set_due(name, next_tick, true)
-end
+-- (a paused definition leaves the due set)
+set_due(name, next_tick or -1, true)
 return { now, 1 }
