@@ -77,7 +77,7 @@ class BucketCountTests {
 	void aPinnedValueThatIsNoCountIsLeftToTheStartupCheck() {
 		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
 			connection.hashCommands()
-				.hSet(KeySpace.config(this.queues.namespace), KeySpace.bytes("buckets"),
+				.hSet(new KeySpace(this.queues.namespace, 1).config(), KeySpace.bytes("buckets"),
 						KeySpace.bytes("sixteen"));
 		}
 		RedisDelayQueue queue = this.queues.createWithOwnCount(UnaryOperator.identity());
@@ -223,7 +223,7 @@ class BucketCountTests {
 			}
 			sixteen.stop();
 			try (RedisConnection connection = local.connectionFactory().getConnection()) {
-				connection.keyCommands().del(KeySpace.config(local.namespace));
+				connection.keyCommands().del(new KeySpace(local.namespace, 1).config());
 			}
 			redis.stop();
 			RedisDelayQueue guessed = local.createWithOwnCount((builder) -> builder.failFast(false));
@@ -238,7 +238,7 @@ class BucketCountTests {
 			// refused by every call, and nothing pinned
 			assertThatExceptionOfType(StartupChecks.Refused.class).isThrownBy(() -> guessed.find("kept", "k-1"));
 			try (RedisConnection connection = local.connectionFactory().getConnection()) {
-				assertThat(connection.keyCommands().exists(KeySpace.config(local.namespace))).isFalse();
+				assertThat(connection.keyCommands().exists(new KeySpace(local.namespace, 1).config())).isFalse();
 			}
 			// the jobs are where the count of 16 put them
 			local.close();
@@ -279,7 +279,7 @@ class BucketCountTests {
 
 	private void deletePin() {
 		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
-			connection.keyCommands().del(KeySpace.config(this.queues.namespace));
+			connection.keyCommands().del(new KeySpace(this.queues.namespace, 1).config());
 		}
 	}
 
@@ -292,7 +292,7 @@ class BucketCountTests {
 	private String pinned() {
 		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
 			byte[] value = connection.hashCommands()
-				.hGet(KeySpace.config(this.queues.namespace), KeySpace.bytes("buckets"));
+				.hGet(new KeySpace(this.queues.namespace, 1).config(), KeySpace.bytes("buckets"));
 			return (value != null) ? new String(value, StandardCharsets.UTF_8) : "";
 		}
 	}

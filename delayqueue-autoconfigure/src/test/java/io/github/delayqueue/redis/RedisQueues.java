@@ -92,7 +92,7 @@ final class RedisQueues implements AutoCloseable, AfterEachCallback {
 		LettuceConnectionFactory factory = TestConnections.lettuce(this.server, this.commandTimeout);
 		try (RedisConnection connection = factory.getConnection()) {
 			byte[] pinned = connection.hashCommands()
-				.hGet(KeySpace.config(this.namespace), KeySpace.bytes(StartupChecks.PINNED_SETTING));
+				.hGet(new KeySpace(this.namespace, 1).config(), KeySpace.bytes(StartupChecks.PINNED_SETTING));
 			return (pinned != null) ? Integer.parseInt(new String(pinned, StandardCharsets.UTF_8)) : 1;
 		}
 		finally {

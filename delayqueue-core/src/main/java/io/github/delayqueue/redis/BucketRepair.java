@@ -113,12 +113,10 @@ final class BucketRepair {
 				if (!this.write) {
 					values.addAll(this.restored.getOrDefault(topic, Set.of()));
 				}
-				this.reindexed += Replies.asLong(step("topic", values).get(0));
-				this.read = 0;
+				this.reindexed += Replies.asLong(step("topic", values.toArray()).get(0));
 				return true;
 			}));
 			this.steps.add(this::counts);
-			this.read = 0;
 			return true;
 		});
 	}
@@ -129,6 +127,8 @@ final class BucketRepair {
 		if (next == null) {
 			return false;
 		}
+		// a step that reads no records or entries leaves 0
+		this.read = 0;
 		if (next.getAsBoolean()) {
 			this.steps.pollFirst();
 		}
@@ -152,14 +152,13 @@ final class BucketRepair {
 	/** Adds the steps that read the counts and the records ({@code fix}: and put each in its index). */
 	private void tally(boolean fix) {
 		this.steps.add(() -> {
-			this.before = step("begin", List.of());
+			this.before = step("begin");
 			for (int i = 0; i < this.before.size(); i += 2) {
 				addTopic(Replies.asString(this.before.get(i)));
 			}
 			this.tally.clear();
 			this.jobs = 0;
 			this.unreadable = 0;
-			this.read = 0;
 			return true;
 		});
 		this.steps.add(cursor((cursor) -> {
@@ -223,8 +222,7 @@ final class BucketRepair {
 			values.add(topic);
 			values.add(this.write ? 0 : this.restoredCount.getOrDefault(topic, 0L));
 		}
-		List<@Nullable Object> reply = step("counts", values);
-		this.read = 0;
+		List<@Nullable Object> reply = step("counts", values.toArray());
 		this.tallies++;
 		this.countsVerified = Replies.asLong(reply.get(0)) == 0;
 		if (this.countsVerified) {
@@ -237,7 +235,7 @@ final class BucketRepair {
 		}
 		else {
 			this.steps.add(() -> {
-				step("end", List.of());
+				step("end");
 				return true;
 			});
 		}
@@ -251,11 +249,7 @@ final class BucketRepair {
 	}
 
 	private List<@Nullable Object> step(String step, Object... values) {
-		return step(step, Arrays.asList(values));
-	}
-
-	private List<@Nullable Object> step(String step, List<?> values) {
-		return this.scripts.repair(this.bucket, this.write, step + " " + this.run, values);
+		return this.scripts.repair(this.bucket, this.write, step + " " + this.run, Arrays.asList(values));
 	}
 
 	@Override

@@ -74,11 +74,7 @@ record KeySpace(String namespace, int buckets) {
 
 	/** The namespace's settings every instance must share (the bucket count). */
 	byte[] config() {
-		return config(this.namespace);
-	}
-
-	static byte[] config(String namespace) {
-		return bytes("{" + namespace + "}:config");
+		return bytes("{" + this.namespace + "}:config");
 	}
 
 	byte[] instances() {

@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.stream.IntStream;
 
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobInfo;
@@ -181,11 +182,6 @@ final class QueueScripts {
 							keysAndTokens(jobs))));
 	}
 
-	/** Whether writes wait for replicas ({@code WAIT}) before they return. */
-	boolean waitsForReplicas() {
-		return this.runner.waitsForReplicas();
-	}
-
 	/** Fails a reservation: back-off in ms, or -1 to make the job DEAD now. */
 	ScriptReplies.Failed fail(int bucket, ReservedJob job, long backOffMillis, String error) {
 		return ScriptReplies.Failed.decode(this.runner.run(FAIL, call(bucket, KeySpace.jobKey(job.topic(), job.id()),
@@ -245,11 +241,10 @@ final class QueueScripts {
 	long dropDead(String topic, Map<Integer, List<String>> deaths) {
 		List<byte[][]> calls = new ArrayList<>(deaths.size());
 		deaths.forEach((bucket, jobs) -> calls.add(call(bucket, "drop", topic, jobs)));
-		long dropped = 0;
-		for (Object reply : this.runner.runAll(TRIM_DEAD, calls, true)) {
-			dropped += Replies.asLong(Replies.list(reply).get(0));
-		}
-		return dropped;
+		return this.runner.runAll(TRIM_DEAD, calls, true)
+			.stream()
+			.mapToLong((reply) -> Replies.asLong(Replies.list(reply).get(0)))
+			.sum();
 	}
 
 	/** Reads the figures of every bucket, of one topic or ({@code null}) all; one reply per bucket, in bucket order. */
@@ -384,11 +379,7 @@ final class QueueScripts {
 
 	/** The same call on every bucket, in bucket order. */
 	private List<byte[][]> everyBucket(Object... values) {
-		List<byte[][]> calls = new ArrayList<>(this.keys.buckets());
-		for (int bucket = 0; bucket < this.keys.buckets(); bucket++) {
-			calls.add(call(bucket, values));
-		}
-		return calls;
+		return IntStream.range(0, this.keys.buckets()).mapToObj((bucket) -> call(bucket, values)).toList();
 	}
 
 	/** A job script call: the bucket's keys, channel and number, then the values as {@link #args} takes them. */

@@ -210,7 +210,7 @@ abstract class RedisConsumer extends RedisProducer implements DelayQueueConsumer
 		int attemptsLimit = attemptsLimit(maxAttempts);
 		// a rate-limited topic takes its permits first, and a finish that waits for replicas can fail
 		// after its script reserved: their next jobs are reserved after the finish
-		boolean reserveAfter = this.rateLimits.of(topic) != null || this.scripts.waitsForReplicas();
+		boolean reserveAfter = this.rateLimits.of(topic) != null || this.runner.waitsForReplicas();
 		int wanted = reserveAfter ? 0 : max;
 		ReadySignals.TopicSignal signal = (wanted > 0) ? this.signals.existing(topic) : null;
 		Retention keep = this.retained.retentionOf(topic);

@@ -92,7 +92,7 @@ final class ReplicaWait {
 
 	/** Whether the connection is one of this wait's own. */
 	boolean owns(RedisConnection connection) {
-		return LETTUCE && Own.owns(connection);
+		return LETTUCE && connection instanceof Own.Borrowed;
 	}
 
 	/**
@@ -130,7 +130,7 @@ final class ReplicaWait {
 					String waiter = connectionOf(get(after));
 					if (owns(connection)) {
 						// every call on it answered: the next write that waits may use it
-						Own.reusable(connection);
+						((Own.Borrowed) connection).reusable = true;
 					}
 					if (!writer.equals(waiter)) {
 						throw new DelayQueueConnectionException("The connection to Redis was replaced between the "
@@ -282,14 +282,6 @@ final class ReplicaWait {
 			else {
 				this.idle.addFirst(connection);
 			}
-		}
-
-		static boolean owns(RedisConnection connection) {
-			return connection instanceof Borrowed;
-		}
-
-		static void reusable(RedisConnection connection) {
-			((Borrowed) connection).reusable = true;
 		}
 
 		/** Closing it gives the connection back for the next write that waits, once made reusable. */

@@ -3,7 +3,6 @@ package io.github.delayqueue.redis;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -135,10 +134,10 @@ final class ScriptReplies {
 		@SuppressWarnings("NullAway") // the script's reply has these values
 		static Replayed decode(String topic, @Nullable Object reply) {
 			List<Object> v = Replies.list(reply);
-			List<String> ids = new ArrayList<>(v.size() - 2);
-			for (int i = 2; i < v.size(); i++) {
-				ids.add(Replies.asString(v.get(i)).substring(topic.length() + 1));
-			}
+			List<String> ids = v.subList(2, v.size())
+				.stream()
+				.map((jobKey) -> Replies.asString(jobKey).substring(topic.length() + 1))
+				.toList();
 			return new Replayed(Replies.asLong(v.get(0)), Replies.asLong(v.get(1)), ids);
 		}
 
@@ -241,11 +240,8 @@ final class ScriptReplies {
 	 */
 	static TimerBackend.Coordination coordination(@Nullable Object reply) {
 		List<Object> v = Replies.list(reply);
-		int[] owned = new int[v.size() - 4];
-		for (int i = 4; i < v.size(); i++) {
-			owned[i - 4] = (int) Replies.asLong(v.get(i));
-		}
-		Arrays.sort(owned);
+		int[] owned = v.subList(4, v.size()).stream().mapToInt((bucket) -> (int) Replies.asLong(bucket)).sorted()
+			.toArray();
 		return new TimerBackend.Coordination((int) Replies.asLong(v.get(0)), Replies.asLong(v.get(1)),
 				Objects.requireNonNullElse(Replies.asString(v.get(2)), ""), (int) Replies.asLong(v.get(3)), owned);
 	}

@@ -122,7 +122,8 @@ final class ScriptRunner {
 				return pipeline(connection, script, calls, waiting);
 			}
 			ReplicaWait.Writes writes = waiting ? this.replicaWait.start(connection) : null;
-			List<Object> replies = oneByOne ? evalEach(connection, script, calls) : batch(connection, script, calls);
+			List<Object> replies = oneByOne ? calls.stream().map((call) -> eval(connection, script, call)).toList()
+					: batch(connection, script, calls);
 			awaitReplicas((writes != null) ? writes.send(script.name()) : null, replies);
 			return replies;
 		});
@@ -143,12 +144,6 @@ final class ScriptRunner {
 	/** Closes the own connections of the writes that wait for replicas, each once its write is done. */
 	void close() {
 		this.replicaWait.close();
-	}
-
-	private List<Object> evalEach(RedisConnection connection, LuaScript script, List<byte[][]> calls) {
-		List<Object> replies = new ArrayList<>(calls.size());
-		calls.forEach((call) -> replies.add(eval(connection, script, call)));
-		return replies;
 	}
 
 	/** Whether a batch may go on Lettuce's shared connection, where others' commands wait behind it. */

@@ -71,18 +71,17 @@ final class StartupChecks {
 	 * @throws BucketCountMismatchException when the namespace has another bucket count
 	 */
 	void atStart(boolean failFast) {
-		synchronized (this.monitor) {
-			try {
-				check();
+		this.pending = true;
+		try {
+			beforeCall();
+		}
+		catch (DelayQueueConnectionException ex) {
+			if (failFast) {
+				throw new DelayQueueConnectionException("delayqueue could not reach Redis at start-up: "
+						+ ex.getMessage(), ex);
 			}
-			catch (DelayQueueConnectionException ex) {
-				if (failFast) {
-					throw new DelayQueueConnectionException("delayqueue could not reach Redis at start-up: "
-							+ ex.getMessage(), ex);
-				}
-				logger.warn("delayqueue starts while Redis is unreachable (delayqueue.redis.fail-fast=false): "
-						+ ex.getMessage() + "; the start-up checks run before the first call that reaches Redis");
-			}
+			logger.warn("delayqueue starts while Redis is unreachable (delayqueue.redis.fail-fast=false): "
+					+ ex.getMessage() + "; the start-up checks run before the first call that reaches Redis");
 		}
 	}
 
@@ -104,22 +103,18 @@ final class StartupChecks {
 				return;
 			}
 			try {
-				check();
+				checkServers();
+				checkBucketCount();
 			}
 			catch (UnsupportedRedisVersionException | BucketCountMismatchException | Refused ex) {
 				this.refusal = ex;
-				logger.error("delayqueue refuses to work on this Redis, which answers now; every call fails until the"
-						+ " application is restarted with the fix: " + ex.getMessage());
+				logger.error("delayqueue refuses to work on this Redis; every call fails until the application is"
+						+ " restarted with the fix: " + ex.getMessage());
 				throw ex;
 			}
+			this.pending = false;
 			logger.info("Redis answers: delayqueue's start-up checks passed");
 		}
-	}
-
-	private void check() {
-		checkServers();
-		checkBucketCount();
-		this.pending = false;
 	}
 
 	private void checkServers() {

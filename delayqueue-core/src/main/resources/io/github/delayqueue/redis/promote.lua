@@ -22,7 +22,6 @@
 -- @include lib/unnote
 -- @include lib/topic_list
 -- @include lib/gathered
--- @include lib/gather_record
 -- @include lib/gather_ready
 -- @include lib/delayed_to_ready
 -- @include lib/gather_dead
@@ -30,7 +29,8 @@
 -- @include lib/earlier
 -- @include lib/lowest
 -- @include lib/live_entry
--- @include lib/put_reserved
+-- @include lib/apply_take
+-- @include lib/due_entries
 local COMPACT_AT = 1000
 local COMPACT_WINDOW = 10000
 local batch = tonumber(ARGV[3])
@@ -40,28 +40,8 @@ if ARGV[5] == '1' and not guard then
   UNANNOUNCED = {}
 end
 
--- Up to limit due entries of a sorted set with their scores, and the next score after them (nil: none).
-local function due_entries(key, limit)
-  local members, scores = {}, {}
-  local head = redis.call('ZRANGE', key, 0, 1, 'WITHSCORES')
-  if limit <= 0 or not head[1] or tonumber(head[2]) > now then
-    return members, scores, head[2] and tonumber(head[2])
-  end
-  if limit == 1 or not head[3] or tonumber(head[4]) > now then
-    members[1], scores[1] = head[1], tonumber(head[2])
-    return members, scores, head[4] and tonumber(head[4])
-  end
-  local found = redis.call('ZRANGEBYSCORE', key, '-inf', num(now), 'WITHSCORES', 'LIMIT', 0, limit)
-  for i = 1, #found, 2 do
-    members[#members + 1] = found[i]
-    scores[#scores + 1] = tonumber(found[i + 1])
-  end
-  local after = redis.call('ZRANGE', key, #members, #members, 'WITHSCORES')
-  return members, scores, after[2] and tonumber(after[2])
-end
-
-local due, _, d = due_entries(P .. 'delayed', batch)
-local expired_keys, deadlines, r = due_entries(P .. 'reserved', batch - #due)
+local due, _, d = due_entries(P .. 'delayed', batch, now)
+local expired_keys, deadlines, r = due_entries(P .. 'reserved', batch - #due, now)
 local due_records = read_many(KEYS[1], due)
 local expired_records = read_many(KEYS[1], expired_keys)
 
@@ -93,17 +73,19 @@ if offers > 0 and not guard then
     local list = due_of[topic]
     if list and #list <= tonumber(ARGV[i + 1]) and not expiring[topic]
         and redis.call('LLEN', P .. 'ready:' .. topic) == 0 then
-      -- the highest priority first, then in due order, as a take
-      local jobs = {}
+      -- a plan for apply_take: the highest priority first, then in due order, as a take
+      local plan = { topic = topic, jobs = {}, keys = {}, scanned = 0, tombstones = 0, ended = true, from = 'D',
+        ttr = tonumber(ARGV[i + 2]), max = tonumber(ARGV[i + 3]) }
       for p = 9, 0, -1 do
         for _, entry in ipairs(list) do
           if entry[2].priority == p then
-            jobs[#jobs + 1] = entry
+            plan.jobs[#plan.jobs + 1] = entry[2]
+            plan.keys[#plan.keys + 1] = entry[1]
             reserved_here[entry[1]] = true
           end
         end
       end
-      offered[#offered + 1] = { topic = topic, jobs = jobs, ttr = tonumber(ARGV[i + 2]), max = tonumber(ARGV[i + 3]) }
+      offered[#offered + 1] = plan
       due_of[topic] = nil
     end
   end
@@ -207,27 +189,18 @@ if expired > 0 then
 end
 -- the offers' reservations, after the expired ones left the reserved index
 local delivered = {}
-for _, offer in ipairs(offered) do
-  local topic, jobs = offer.topic, offer.jobs
-  local seq = redis.call('INCRBY', P .. 'seq', #jobs) - #jobs
-  local deadlines = {}
-  local fields = { topic, #jobs }
-  for i, entry in ipairs(jobs) do
-    local jobkey, j = entry[1], entry[2]
-    local deadline = put_reserved(fields, string.sub(jobkey, #topic + 2), j, seq + i, holder, offer.ttr, offer.max, now)
-    gather_record(w, jobkey, encode(j))
-    deadlines[#deadlines + 1] = num(deadline)
-    deadlines[#deadlines + 1] = jobkey
-    -- (the reserved index's next deadline)
-    r = earlier(r, deadline)
-  end
-  call_many('ZADD', P .. 'reserved', deadlines)
-  count('D', topic, -#jobs)
-  count('S', topic, #jobs)
+for _, plan in ipairs(offered) do
+  local fields = { plan.topic, #plan.jobs }
+  apply_take(plan, plan.ttr, plan.max, holder, now, fields)
   delivered[#delivered + 1] = fields
 end
+if #delivered > 0 then
+  -- (the reserved index's next deadline, the offers' included)
+  local _, next_deadline = lowest(P .. 'reserved')
+  r = next_deadline
+end
 write_gathered(w)
-local ready, order = w.ready, w.ready_topics
+local order = w.ready_topics
 
 -- a guard re-check re-announces every topic whose ready lists have entries or tombstones
 if guard then
@@ -237,7 +210,7 @@ if guard then
     if topic and not announced[topic] and tonumber(stats[i + 1]) > 0 then
       announced[topic] = true
       announce_ready(topic)
-      if not ready[topic] then
+      if not w.levels[topic] then
         order[#order + 1] = topic
       end
     end

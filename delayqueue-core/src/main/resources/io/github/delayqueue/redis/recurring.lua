@@ -9,6 +9,7 @@
 -- @include lib/new_record
 -- @include lib/create_job
 -- @include lib/lowest
+-- @include lib/due_entries
 local DEFS = P .. 'recurring'
 local DUE = P .. 'recurring-due'
 local DEF_HEADER = '^(%d+),(%d+),([01]),(%d+),(%d+),(%d+),(%-?%d+),(%-?%d+),([^\n]*)\n()'
@@ -121,14 +122,12 @@ end
 -- due limit: {now, the next tick after them (-1: none), then name, record, tick, last state letter
 -- of at most limit definitions whose tick has come}
 if op == 'due' then
-  local found = redis.call('ZRANGEBYSCORE', DUE, '-inf', num(now), 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[4]))
-  local reply = { now, -1 }
-  for i = 1, #found, 2 do
-    reply[#reply + 1] = found[i]
-    describe(reply, redis.call('HGET', DEFS, found[i]) or '', tonumber(found[i + 1]))
+  local names, ticks, after = due_entries(DUE, tonumber(ARGV[4]), now)
+  local reply = { now, after or -1 }
+  for k, name in ipairs(names) do
+    reply[#reply + 1] = name
+    describe(reply, redis.call('HGET', DEFS, name) or '', ticks[k])
   end
-  local after = redis.call('ZRANGE', DUE, #found / 2, #found / 2, 'WITHSCORES')
-  reply[2] = after[2] and tonumber(after[2]) or -1
   return reply
 end
 
@@ -211,7 +210,7 @@ if op == 'fire' then
       end
       set_due(plan.name, plan.next_tick, false)
     elseif plan.result == 'p' or plan.result == 'u' or plan.result == 'g' then
-      redis.call('ZREM', DUE, plan.name)
+      set_due(plan.name, -1)
     end
     results[#results + 1] = plan.result
     results[#results + 1] = created
@@ -273,9 +272,6 @@ if pause == '0' and (not next_tick or tonumber(ARGV[6]) ~= d.gen) then
 end
 d.paused = pause
 write_def(name, d)
-if pause == '1' then
-  redis.call('ZREM', DUE, name)
-else
-  set_due(name, next_tick, true)
-end
+-- (a paused definition leaves the due set)
+set_due(name, next_tick or -1, true)
 return { now, 1 }

@@ -60,8 +60,8 @@ elseif step == 'records' then
   local page = redis.call('HSCAN', KEYS[1], ARGV[5], 'COUNT', tonumber(ARGV[6]))
   local now = now_ms()
   local fields = page[2]
-  local jobs, unreadable = 0, 0
-  local tally, order = {}, {}
+  local jobs, unreadable, reindexed = 0, 0, 0
+  local tally = {}
   -- the index entries to add, by index: a DELAYED job's at its due time, another's at now
   local index_of = { D = 'delayed', S = 'reserved', X = 'dead:' }
   local zadds, indexes, noted = {}, {}, {}
@@ -74,9 +74,6 @@ elseif step == 'records' then
     else
       jobs = jobs + 1
       local field = j.state .. ':' .. topic
-      if not tally[field] then
-        order[#order + 1] = field
-      end
       tally[field] = (tally[field] or 0) + 1
       local index = fix and index_of[j.state]
       if index then
@@ -86,6 +83,7 @@ elseif step == 'records' then
           local list = topic_list(zadds, indexes, index)
           list[#list + 1] = num((j.state == 'D') and j.due or now)
           list[#list + 1] = jobkey
+          reindexed = reindexed + 1
         end
       elseif fix and j.state == 'R' then
         -- until 'ready' finds its entry
@@ -93,10 +91,6 @@ elseif step == 'records' then
         noted[#noted + 1] = split_header(fields[i + 1])
       end
     end
-  end
-  local reindexed = 0
-  for _, index in ipairs(indexes) do
-    reindexed = reindexed + #zadds[index] / 2
   end
   -- writes
   call_many('HSET', SCRATCH, noted)
@@ -110,9 +104,9 @@ elseif step == 'records' then
     end
   end
   local reply = { page[1], #fields / 2, jobs, reindexed, unreadable }
-  for _, field in ipairs(order) do
+  for field, n in pairs(tally) do
     reply[#reply + 1] = field
-    reply[#reply + 1] = tally[field]
+    reply[#reply + 1] = n
   end
   return reply
 
@@ -226,27 +220,23 @@ elseif step == 'topic' then
 elseif step == 'counts' then
   -- the counts are the tally of the records and, per topic, the list entries beyond its READY
   -- jobs (tombstones); written only when no count changed since 'begin' (no job changed state)
-  local function figures(from, n)
+  local function figures(list, from, n)
     local map = {}
     for i = from, from + n - 1, 2 do
-      if tonumber(ARGV[i + 1]) ~= 0 then
-        map[ARGV[i]] = tonumber(ARGV[i + 1])
+      if tonumber(list[i + 1]) ~= 0 then
+        map[list[i]] = tonumber(list[i + 1])
       end
     end
     return map
   end
   local n = tonumber(ARGV[5])
-  local before = figures(6, n)
+  local before = figures(ARGV, 6, n)
   local m = tonumber(ARGV[6 + n])
-  local counts = figures(7 + n, m)
+  local counts = figures(ARGV, 7 + n, m)
   local stats = redis.call('HGETALL', P .. 'stats')
-  local recorded, same = {}, true
-  for i = 1, #stats, 2 do
-    local value = tonumber(stats[i + 1])
-    if value ~= 0 then
-      recorded[stats[i]] = value
-      same = same and before[stats[i]] == value
-    end
+  local recorded, same = figures(stats, 1, #stats), true
+  for field, value in pairs(recorded) do
+    same = same and before[field] == value
   end
   for field in pairs(before) do
     same = same and recorded[field] ~= nil

@@ -30,9 +30,11 @@ end
 -- writes
 local now = now_ms()
 local w = gathered()
+local replayed = {}
 for k, jobkey in ipairs(jobkeys) do
   local j = jobs[k]
   if j then
+    replayed[#replayed + 1] = jobkey
     j.attempt = 0
     -- its last error stays: the mark tells the finish to delete it
     j.marked = true
@@ -44,7 +46,6 @@ for k, jobkey in ipairs(jobkeys) do
 end
 call_many('ZREM', dead, jobkeys)
 write_gathered(w)
-local replayed = w.ready[topic] or {}
 local reply = { #replayed, redis.call('ZCARD', dead) }
 for k = 1, math.min(#replayed, named) do
   reply[#reply + 1] = replayed[k]

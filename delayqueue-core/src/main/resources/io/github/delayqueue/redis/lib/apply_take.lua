@@ -1,5 +1,6 @@
--- Reserves the jobs of a plan_take, appending per job to reply what put_reserved does. Returns
--- the ready entries left, and the deadline announced as the head or 0.
+-- Reserves the jobs of a plan_take (or of a plan with from = 'D': DELAYED jobs no list holds),
+-- appending 9 values per job to reply (see below). Returns the ready entries left, and the
+-- deadline announced as the head or 0.
 -- @include lib/keys
 -- @include lib/num
 -- @include lib/attempt_text
@@ -10,7 +11,7 @@
 -- @include lib/default_priority
 -- @include lib/sentinel_text
 -- @include lib/write_sentinel
--- @include lib/put_reserved
+-- @include lib/token
 local function apply_take(plan, ttr_override, max_override, holder, now, reply)
   local topic = plan.topic
   local list = P .. 'ready:' .. topic
@@ -66,8 +67,20 @@ local function apply_take(plan, ttr_override, max_override, holder, now, reply)
         -- the record of live_entry's fast path: its times and payload are kept as they are
         j.payload = string.sub(j.record, j.body)
       end
-      local deadline, ttr = put_reserved(reply, string.sub(jobkey, prefix_len), j, seq + i, holder, ttr_override,
-        max_override, now)
+      -- RESERVED at now: the next attempt, the token of reservation seq + i by holder (lib/token), the
+      -- overrides (0: the job's own); the reply gets id, payload, attempt, max attempts, due ms, created
+      -- ms, token, deadline ms and ttr ms
+      local ttr = (ttr_override > 0) and ttr_override or j.ttr
+      local deadline = now + ttr
+      j.state = 'S'
+      j.attempt = j.attempt + 1
+      j.token = token(seq + i, holder)
+      if max_override > 0 then
+        j.max = max_override
+      end
+      local n = #reply
+      reply[n + 1], reply[n + 2], reply[n + 3], reply[n + 4] = string.sub(jobkey, prefix_len), j.payload, j.attempt, j.max
+      reply[n + 5], reply[n + 6], reply[n + 7], reply[n + 8], reply[n + 9] = j.due, j.created, j.token, deadline, ttr
       records[#records + 1] = jobkey
       if j.body then
         -- (a replayed job's text is cached under the attempt's negative)
@@ -92,7 +105,7 @@ local function apply_take(plan, ttr_override, max_override, holder, now, reply)
     end
     call_many('HSET', KEYS[1], records)
     call_many('ZADD', P .. 'reserved', deadlines)
-    count('R', topic, -#jobs)
+    count(plan.from or 'R', topic, -#jobs)
     count('S', topic, #jobs)
     if plan.before and (plan.before < 0 or plan.earliest < plan.before) then
       announce_head(plan.earliest)

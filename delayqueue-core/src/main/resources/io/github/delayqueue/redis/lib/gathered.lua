@@ -1,5 +1,5 @@
--- Writes gathered for a batch, made with one command per key by write_gathered. w.ready holds
--- each topic's entries in order, w.levels[topic] the same entries by priority.
+-- Writes gathered for a batch, made with one command per key by write_gathered. w.levels[topic]
+-- holds a topic's ready-list entries by priority, w.ready_topics the topics in order.
 local function gathered()
-  return { records = {}, errors = {}, dead = {}, dead_topics = {}, ready = {}, ready_topics = {}, levels = {} }
+  return { records = {}, errors = {}, dead = {}, dead_topics = {}, ready_topics = {}, levels = {} }
 end

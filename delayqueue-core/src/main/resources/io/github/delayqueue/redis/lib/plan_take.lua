@@ -22,14 +22,12 @@ local function plan_take(topic, max, ttr_override)
   plan.parts, plan.sentinel, plan.levels = parts, levels and first[1], levels
   local ended = true
   for _, part in ipairs(parts) do
+    part.scanned, part.tombstones, part.ended = 0, 0, false
     if #plan.jobs < max and plan.scanned < limit then
       -- without a sentinel the one list's first window is read already
       scan_part(plan, part, max, limit, seen, (not levels) and first or nil, want)
-      ended = ended and part.ended
-    else
-      part.scanned, part.tombstones, part.ended = 0, 0, false
-      ended = false
     end
+    ended = ended and part.ended
   end
   plan.ended = ended
   plan.now = 0

@@ -1,10 +1,10 @@
--- Scans one ready list of a plan_take (part: one of ready_parts) from its first entry not
--- scanned yet, adding its jobs to the plan until the plan has max jobs or has looked at limit
--- entries. first, when given, is the list's first window already read (want entries asked).
+-- Scans one ready list of a plan_take (part: one of ready_parts, its scanned, tombstones and
+-- ended set to 0, 0, false) from its first entry not scanned yet, adding its jobs to the plan
+-- until the plan has max jobs or has looked at limit entries. first, when given, is the list's
+-- first window already read (want entries asked).
 -- @include lib/read_many
 -- @include lib/live_entry
 local function scan_part(plan, part, max, limit, seen, first, first_want)
-  part.scanned, part.tombstones, part.ended = 0, 0, false
   while #plan.jobs < max and plan.scanned < limit do
     local want = math.min(limit - plan.scanned, math.max(max - #plan.jobs, 16))
     local entries
