@@ -88,6 +88,27 @@ class BucketCountTests {
 		this.queues.skipInvariant("the namespace's config was written by hand");
 	}
 
+	/**
+	 * A start refused by the start-up checks is no verdict for the next start: fixed in Redis
+	 * meanwhile (here the pinned count), the queue starts.
+	 */
+	@Test
+	void aStartAfterARefusedOneRunsTheChecksAgain() {
+		byte[] config = new KeySpace(this.queues.namespace, 1).config();
+		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
+			connection.hashCommands().hSet(config, KeySpace.bytes("buckets"), KeySpace.bytes("sixteen"));
+		}
+		RedisDelayQueue queue = this.queues.createWithOwnCount(UnaryOperator.identity());
+		assertThatExceptionOfType(DelayQueueException.class).isThrownBy(queue::start)
+			.withMessageContaining("which is no count");
+		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
+			connection.hashCommands().hSet(config, KeySpace.bytes("buckets"), KeySpace.bytes("1"));
+		}
+		queue.start();
+		assertThat(queue.isRunning()).isTrue();
+		assertThat(pinned()).isEqualTo("1");
+	}
+
 	@Test
 	void unreachableRedisLeavesTheCountToTheConfiguration(CapturedOutput output) {
 		int port = TestSocketUtils.findAvailableTcpPort();

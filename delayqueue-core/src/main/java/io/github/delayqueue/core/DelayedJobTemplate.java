@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 import io.github.delayqueue.core.TemplateObservations.Written;
 import io.micrometer.observation.ObservationRegistry;
@@ -192,12 +191,14 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 	/** Holds a write back; applied at once, its failure thrown, when the transaction committed already. */
 	private static <T> Written<T> hold(AfterCommitWrites writes, JobWrite write, T afterCommit) {
 		CompletableFuture<Object> result = writes.add(write);
-		try {
-			return result.isDone() ? new Written<>(cast(result.join()), false) : new Written<>(afterCommit, true);
+		if (!result.isDone()) {
+			return new Written<>(afterCommit, true);
 		}
-		catch (CompletionException ex) {
-			throw (RuntimeException) ex.getCause();
+		// what the write threw, as it is (join would unwrap a CompletionException the queue threw)
+		if (result.handle((applied, failure) -> failure).join() instanceof RuntimeException failure) {
+			throw failure;
 		}
+		return new Written<>(cast(result.join()), false);
 	}
 
 	@SuppressWarnings("unchecked")

@@ -200,18 +200,29 @@ final class RedisTimerBackend implements TimerBackend {
 	}
 
 	private void handOver(String topic, int bucket, long before) {
-		// still marked, or not marked yet: nobody took it
-		if (this.signals.isMarked(topic, bucket) || this.signals.generation(topic, bucket) == before) {
-			announce(topic, bucket);
+		try {
+			// still marked, or not marked yet: nobody took it
+			if (this.signals.isMarked(topic, bucket) || this.signals.generation(topic, bucket) == before) {
+				announce(topic, bucket);
+			}
+		}
+		catch (Error ex) {
+			// the hand-over thread's executor would keep it unseen: logged, and a guard re-check announces
+			logger.warn("Could not hand over the READY jobs of topic '" + topic + "' in bucket " + bucket
+					+ " (a guard re-check announces them)", ex);
+			this.recheck.run();
 		}
 	}
 
-	/** Publishes a ready list to every instance; a failure asks for a guard re-check of every bucket. */
+	/**
+	 * Publishes a ready list to every instance; a failure asks for a guard re-check of every
+	 * bucket. An Error is thrown: on the timer's thread it fails the timer's step.
+	 */
 	private void announce(String topic, int bucket) {
 		try {
 			this.scripts.announceReady(bucket, topic);
 		}
-		catch (RuntimeException | Error ex) {
+		catch (RuntimeException ex) {
 			logger.warn("Could not announce the READY jobs of topic '" + topic + "' in bucket " + bucket
 					+ " to the other instances (a guard re-check does): " + ex.getMessage());
 			this.recheck.run();

@@ -71,7 +71,11 @@ final class StartupChecks {
 	 * @throws BucketCountMismatchException when the namespace has another bucket count
 	 */
 	void atStart(boolean failFast) {
-		this.pending = true;
+		synchronized (this.monitor) {
+			// a start runs the checks again, also after a refusal: Redis may have been fixed since
+			this.refusal = null;
+			this.pending = true;
+		}
 		try {
 			beforeCall();
 		}
@@ -88,8 +92,8 @@ final class StartupChecks {
 	/**
 	 * Runs the checks when they are still to pass.
 	 * @throws DelayQueueConnectionException when Redis is still unreachable
-	 * @throws UnsupportedRedisVersionException for this call and every later one
-	 * @throws BucketCountMismatchException for this call and every later one
+	 * @throws UnsupportedRedisVersionException for this call and every later one until a start checks again
+	 * @throws BucketCountMismatchException for this call and every later one until a start checks again
 	 */
 	void beforeCall() {
 		if (!this.pending) {
