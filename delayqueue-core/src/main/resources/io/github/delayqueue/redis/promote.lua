@@ -46,7 +46,7 @@ local due_records = read_many(KEYS[1], due)
 local expired_records = read_many(KEYS[1], expired_keys)
 
 -- the offers: which due jobs this step reserves for a waiting consumer
-local offered = {}  -- { topic, jobs = { { key, j } }, ttr, max } per topic whose jobs are reserved
+local offered = {}  -- per topic whose jobs are reserved, its plan for apply_take (below)
 local reserved_here = {}  -- job key -> true
 local holder, offers = tonumber(ARGV[6]), tonumber(ARGV[7] or '0')
 if offers > 0 and not guard then
