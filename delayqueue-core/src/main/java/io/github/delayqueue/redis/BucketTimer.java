@@ -15,11 +15,9 @@ import org.springframework.util.backoff.BackOffExecution;
 import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
- * The timer of the buckets this instance owns: one thread sends this instance's heartbeat (a
- * full coordination each guard interval or when asked, else a renewal each coordination
- * interval), which gives it its share of the buckets, sleeps until the earliest due time or
- * recurring tick of its buckets and steps each bucket that is due, re-checking one bucket per
- * guard tick. A failed step is retried with back-off.
+ * The timer of the buckets this instance owns ({@link Heartbeat}): one thread sleeps until the
+ * earliest due time or recurring tick of its buckets and steps each bucket that is due,
+ * re-checking one bucket per guard tick. A failed step is retried with back-off.
  */
 final class BucketTimer implements TimerStatus {
 
@@ -36,9 +34,6 @@ final class BucketTimer implements TimerStatus {
 	/** How long a bucket's recurring jobs wait after a firing that moved none of them on. */
 	private static final long RECURRING_STALL_MILLIS = 100;
 
-	/** How long {@link #stop()} waits for Redis to take the buckets back. */
-	private static final long LEAVE_TIMEOUT_MILLIS = 2_000;
-
 	private final TimerBackend backend;
 
 	private final int batchSize;
@@ -47,16 +42,9 @@ final class BucketTimer implements TimerStatus {
 
 	private final RedisClock clock;
 
-	/** Redis's clock as read by the timer's calls alone, from which heartbeat expiries are written. */
-	private final RedisClock heartbeatClock = new RedisClock();
-
-	private final long beatNanos;
-
-	private final long fullBeatNanos;
+	private final Heartbeat heartbeat;
 
 	private final ObjIntConsumer<String> readyListener;
-
-	private final Runnable dataLostListener;
 
 	private final ExponentialBackOff errorBackOff = retryBackOff();
 
@@ -83,16 +71,6 @@ final class BucketTimer implements TimerStatus {
 
 	private int guardCursor;
 
-	private boolean forceFull = true;
-
-	private long nextBeat;
-
-	private long nextFullBeat;
-
-	private long nextExpiryCheck;
-
-	private String epoch = "";
-
 	private volatile boolean running;
 
 	private volatile @Nullable Thread thread;
@@ -112,13 +90,11 @@ final class BucketTimer implements TimerStatus {
 			Duration guardInterval, RedisClock clock, ObjIntConsumer<String> readyListener,
 			Runnable dataLostListener) {
 		this.backend = backend;
-		this.beatNanos = coordinationInterval.toNanos();
-		this.fullBeatNanos = guardInterval.toNanos();
+		this.heartbeat = new Heartbeat(backend, coordinationInterval, guardInterval, dataLostListener);
 		this.batchSize = batchSize;
 		this.guardTickNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), guardInterval.toNanos() / buckets);
 		this.clock = clock;
 		this.readyListener = readyListener;
-		this.dataLostListener = dataLostListener;
 		this.owned = new boolean[buckets];
 		this.nextDue = new long[buckets];
 		Arrays.fill(this.nextDue, NONE);
@@ -139,41 +115,13 @@ final class BucketTimer implements TimerStatus {
 		timer.start();
 	}
 
-	/**
-	 * Stops the thread and gives the buckets up, waiting for Redis at most
-	 * {@value #LEAVE_TIMEOUT_MILLIS} ms (others take over when the heartbeat expires).
-	 */
+	/** Stops the thread and gives the buckets up ({@link Heartbeat#leave()}). */
 	void stop() {
 		halt();
-		leave();
+		this.heartbeat.leave();
 		synchronized (this.lock) {
 			Arrays.fill(this.owned, false);
 			this.ownedCount = 0;
-		}
-	}
-
-	private void leave() {
-		Thread leaver = new Thread(() -> {
-			try {
-				this.backend.coordinate(true);
-			}
-			catch (RuntimeException ex) {
-				logger.warn("Could not give up bucket timers on stop (others take over when the heartbeat expires): "
-						+ ex.getMessage());
-			}
-		}, "delayqueue-timer-leave");
-		leaver.setDaemon(true);
-		leaver.start();
-		try {
-			leaver.join(LEAVE_TIMEOUT_MILLIS);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			return;
-		}
-		if (leaver.isAlive()) {
-			logger.warn("Redis did not answer within " + LEAVE_TIMEOUT_MILLIS + " ms while giving up bucket timers "
-					+ "on stop; others take over when the heartbeat expires");
 		}
 	}
 
@@ -334,7 +282,10 @@ final class BucketTimer implements TimerStatus {
 			this.coordinateNow = false;
 			this.recheck = false;
 		}
-		beat(monotonic, coordinateNow);
+		TimerBackend.Coordination coordination = this.heartbeat.beat(monotonic, coordinateNow);
+		if (coordination != null) {
+			own(coordination);
+		}
 		for (int bucket = 0; bucket < this.owned.length; bucket++) {
 			if (!this.running) {
 				return;
@@ -351,46 +302,9 @@ final class BucketTimer implements TimerStatus {
 		sleepUntilDue();
 	}
 
-	/** Sends the heartbeat when due or {@code now}: a full coordination when due or asked, else a renewal. */
-	private void beat(long monotonic, boolean now) {
-		this.forceFull |= now;
-		if (!now && monotonic - this.nextBeat < 0) {
-			return;
-		}
-		boolean full = this.forceFull || monotonic - this.nextFullBeat >= 0;
-		if (full || !renew()) {
-			coordinate();
-		}
-		this.forceFull = false;
-		this.nextBeat = monotonic + this.beatNanos;
-		if (full) {
-			this.nextFullBeat = monotonic + this.fullBeatNanos;
-		}
-	}
-
-	/** Renews the heartbeat; {@code false} when a coordination is needed. */
-	private boolean renew() {
-		long now = this.heartbeatClock.millis();
-		long earliest = this.backend.renew(now, now >= this.nextExpiryCheck);
-		if (earliest > 0) {
-			this.nextExpiryCheck = earliest;
-		}
-		return earliest >= 0;
-	}
-
-	/**
-	 * Coordinates and takes the buckets it gives; a bucket taken over is due for a guard
-	 * re-check, and a changed epoch is reported to the data-lost listener.
-	 */
-	private void coordinate() {
-		this.nextExpiryCheck = 0;
-		TimerBackend.Coordination coordination = this.backend.coordinate(false);
-		synced(coordination.redisMillis());
-		String before = this.epoch;
-		this.epoch = coordination.epoch();
-		if (!before.isEmpty() && !before.equals(this.epoch)) {
-			this.dataLostListener.run();
-		}
+	/** Takes the buckets of a coordination; a bucket taken over is due for a guard re-check. */
+	private void own(TimerBackend.Coordination coordination) {
+		this.clock.update(coordination.redisMillis());
 		boolean[] now = new boolean[this.owned.length];
 		for (int bucket : coordination.buckets()) {
 			now[bucket] = true;
@@ -470,7 +384,7 @@ final class BucketTimer implements TimerStatus {
 
 	private void synced(long redisMillis) {
 		this.clock.update(redisMillis);
-		this.heartbeatClock.update(redisMillis);
+		this.heartbeat.synced(redisMillis);
 	}
 
 	/** Whether a bucket is owned, and {@code force} or its time in {@code times} has come. */
@@ -496,7 +410,7 @@ final class BucketTimer implements TimerStatus {
 				return;
 			}
 			long monotonic = System.nanoTime();
-			long waitNanos = Math.min(this.nextBeat - monotonic, this.nextGuard - monotonic);
+			long waitNanos = Math.min(this.heartbeat.next() - monotonic, this.nextGuard - monotonic);
 			if (earliest != NONE) {
 				long untilDue = earliest - this.clock.millis();
 				waitNanos = Math.min(waitNanos, TimeUnit.MILLISECONDS.toNanos(Math.max(untilDue, 1)));
