@@ -1,6 +1,6 @@
 package io.github.delayqueue.actuate;
 
-import java.util.LinkedHashMap;
+import java.net.URI;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -30,6 +30,7 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.WebServerNamespace;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
 import org.springframework.web.context.request.RequestAttributes;
 import org.springframework.web.context.request.RequestContextHolder;
 
@@ -125,15 +126,13 @@ public class DelayQueueEndpointInvokerAdvisor implements OperationInvokerAdvisor
 		return (value instanceof List<?> list) ? list.size() + " values " + list : "'" + value + "'";
 	}
 
-	private static WebEndpointResponse<Map<String, Object>> problem(HttpStatus status, @Nullable String detail,
+	private static WebEndpointResponse<ProblemDetail> problem(HttpStatus status, @Nullable String detail,
 			@Nullable String field) {
-		Map<String, Object> problem = new LinkedHashMap<>();
-		problem.put("type", "about:blank");
-		problem.put("title", status.getReasonPhrase());
-		problem.put("status", status.value());
-		problem.put("detail", (detail != null) ? detail : status.getReasonPhrase());
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(status,
+				(detail != null) ? detail : status.getReasonPhrase());
+		problem.setType(URI.create("about:blank"));
 		if (field != null) {
-			problem.put("field", field);
+			problem.setProperty("field", field);
 		}
 		return new WebEndpointResponse<>(problem, status.value(), MediaType.APPLICATION_PROBLEM_JSON);
 	}
