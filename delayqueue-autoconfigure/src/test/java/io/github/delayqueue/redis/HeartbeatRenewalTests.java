@@ -44,7 +44,7 @@ class HeartbeatRenewalTests {
 		TimerBackend.Coordination other = scripts("b").coordinate(TTL, false);
 		long now = other.redisMillis() + 1000;
 		// b's heartbeat is now the earliest: none runs out before it
-		assertThat(this.a.renew("a", TTL, now, true)).isEqualTo(heartbeat("b").longValue())
+		assertThat(this.a.renew(TTL, now, true)).isEqualTo(heartbeat("b").longValue())
 			.isGreaterThanOrEqualTo(other.redisMillis() + TTL.toMillis());
 		assertThat(heartbeat("a")).isEqualTo(now + TTL.toMillis());
 	}
@@ -53,7 +53,7 @@ class HeartbeatRenewalTests {
 	void aRenewalNotAskedForTheEarliestExpirySendsTheRenewalAlone() {
 		TimerBackend.Coordination joined = this.a.coordinate(TTL, false);
 		// 0: renewed, and nothing read
-		assertThat(this.a.renew("a", TTL, joined.redisMillis() + 100, false)).isZero();
+		assertThat(this.a.renew(TTL, joined.redisMillis() + 100, false)).isZero();
 		assertThat(heartbeat("a")).isEqualTo(joined.redisMillis() + 100 + TTL.toMillis());
 	}
 
@@ -61,8 +61,8 @@ class HeartbeatRenewalTests {
 	void aRenewalOfAHeartbeatThatWasRemovedAsksForACoordinationAndAddsNothing() {
 		TimerBackend.Coordination joined = this.a.coordinate(TTL, false);
 		this.a.coordinate(TTL, true);
-		assertThat(this.a.renew("a", TTL, joined.redisMillis() + 100, true)).isEqualTo(-1);
-		assertThat(this.a.renew("a", TTL, joined.redisMillis() + 100, false)).isEqualTo(-1);
+		assertThat(this.a.renew(TTL, joined.redisMillis() + 100, true)).isEqualTo(-1);
+		assertThat(this.a.renew(TTL, joined.redisMillis() + 100, false)).isEqualTo(-1);
 		assertThat(heartbeat("a")).isNull();
 	}
 
@@ -74,7 +74,7 @@ class HeartbeatRenewalTests {
 		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
 			connection.zSetCommands().zAdd(this.keys.instances(), joined.redisMillis() - 1, KeySpace.bytes("b"));
 		}
-		assertThat(this.a.renew("a", TTL, joined.redisMillis(), true)).isEqualTo(-1);
+		assertThat(this.a.renew(TTL, joined.redisMillis(), true)).isEqualTo(-1);
 		// the coordination it asks for removes b and gives every bucket to a
 		TimerBackend.Coordination coordination = this.a.coordinate(TTL, false);
 		assertThat(coordination.liveInstances()).isEqualTo(1);

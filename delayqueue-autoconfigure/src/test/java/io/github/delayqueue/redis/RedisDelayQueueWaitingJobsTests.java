@@ -164,7 +164,7 @@ public class RedisDelayQueueWaitingJobsTests {
 		long read = RedisStats.commandStat(queue.getConnectionFactory(), "zrange", "calls") - ranges;
 		WaitingJobs.Read bucket = WaitingJobs.Read.decode("big", JobState.DELAYED, replies.get(0));
 		assertThat(bucket.examined()).isEqualTo(101);
-		assertThat(bucket.jobs()).extracting(JobInfo::id).startsWith("0500001").hasSize(101);
+		assertThat(bucket.listed()).extracting((row) -> row.job().id()).startsWith("0500001").hasSize(101);
 		assertThat(read).isBetween(1L, 25L);
 		WaitingJobPage page = boundedPage(factory, "core, last page", 1_000_001, 100, 0,
 				() -> queue.waitingJobs("big", JobState.DELAYED, PageCursor.text(due, "0999950"), 100, false));
@@ -241,7 +241,7 @@ public class RedisDelayQueueWaitingJobsTests {
 		queue.scheduleAll(requests);
 		List<Object> replies = queue.scripts.waiting("wide", JobState.READY, 3, true, null, DelayQueueAdmin.MAX_EXAMINED);
 		WaitingJobs.Read bucket = WaitingJobs.Read.decode("wide", JobState.READY, replies.get(0));
-		assertThat(bucket.jobs()).hasSizeLessThanOrEqualTo(3);
+		assertThat(bucket.listed()).hasSizeLessThanOrEqualTo(3);
 		WaitingJobPage page = queue.waitingJobs("wide", JobState.READY, null, 2, false);
 		assertThat(page.jobs()).extracting(JobInfo::id).containsExactly("02999", "02998");
 		assertThat(allPages(queue, "wide", JobState.READY, 700)).hasSize(3_000)

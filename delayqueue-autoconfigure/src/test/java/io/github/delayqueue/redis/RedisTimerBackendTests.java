@@ -27,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 class RedisTimerBackendTests {
 
 	private static RedisTimerBackend backend(ReadySignals signals, QueueScripts scripts, Runnable recheck) {
-		return new RedisTimerBackend(scripts, signals, "test", Duration.ofSeconds(5), 100,
+		return new RedisTimerBackend(scripts, signals, Duration.ofSeconds(5), 100,
 				DelayQueueObserver.composite(List.of()), null, null, recheck, new Offers(signals, (topic) -> true));
 	}
 

@@ -343,12 +343,12 @@ final class QueueScripts {
 	 * Renews a heartbeat that is still there; -1 when a coordination is needed, else the
 	 * earliest heartbeat expiry when {@code readEarliest}, or 0.
 	 */
-	long renew(String instanceId, Duration leaseTtl, long nowMillis, boolean readEarliest) {
+	long renew(Duration leaseTtl, long nowMillis, boolean readEarliest) {
 		byte[] instances = this.keys.instances();
-		byte[] member = KeySpace.bytes(instanceId);
+		byte[] member = KeySpace.bytes(this.instanceId);
 		double expiry = nowMillis + leaseTtl.toMillis();
 		RedisZSetCommands.ZAddArgs renewal = RedisZSetCommands.ZAddArgs.ifExists().ch();
-		return this.runner.execute("renewing the heartbeat of instance " + instanceId, (connection) -> {
+		return this.runner.execute("renewing the heartbeat of instance " + this.instanceId, (connection) -> {
 			Boolean renewed = connection.zSetCommands().zAdd(instances, expiry, member, renewal);
 			if (!Boolean.TRUE.equals(renewed)) {
 				return -1L;

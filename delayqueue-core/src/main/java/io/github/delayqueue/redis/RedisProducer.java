@@ -111,7 +111,7 @@ abstract class RedisProducer implements DelayQueueProducer {
 		// a topic with a rate limit takes permits before its jobs: none is reserved at once
 		boolean reserveAtOnce = builder.reserveForWaitingConsumers;
 		this.offers = new Offers(this.signals, (topic) -> reserveAtOnce && this.rateLimits.of(topic) == null);
-		this.timerBackend = new RedisTimerBackend(this.scripts, this.signals, this.instanceId, builder.leaseTtl,
+		this.timerBackend = new RedisTimerBackend(this.scripts, this.signals, builder.leaseTtl,
 				builder.batchSize, this.observer, this.recurringJobs, this.retained, this::recheckTimers, this.offers);
 		this.timer = new BucketTimer(this.timerBackend, this.keys.buckets(), builder.batchSize,
 				builder.coordinationInterval(), builder.guardInterval, this.clock, this.signals::markReady, () -> {

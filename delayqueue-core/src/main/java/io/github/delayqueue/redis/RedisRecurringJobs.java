@@ -294,7 +294,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 			return new Plan(name, null, gen, (gen >= 0) ? now + UNREADABLE_RETRY_MILLIS : -1, false, 0, 0, List.of(), 0);
 		}
 		RecurringSchedule schedule = job.getSchedule();
-		long size = Math.max(1, StoredPayload.size(job.getHeaders(), job.getPayload()));
+		long size = Math.max(1, StoredPayload.encode(job.getHeaders(), job.getPayload()).length);
 		if (schedule.getDelay() != null) {
 			// while the last occurrence is in the queue, look again soon; else create the next, due after the delay
 			long delay = schedule.getDelay().toMillis();

@@ -39,8 +39,6 @@ final class RedisTimerBackend implements TimerBackend {
 
 	private final ReadySignals signals;
 
-	private final String instanceId;
-
 	private final Duration leaseTtl;
 
 	private final int batchSize;
@@ -58,12 +56,11 @@ final class RedisTimerBackend implements TimerBackend {
 	private volatile @Nullable ScheduledThreadPoolExecutor handovers;
 
 	/** {@code recheck} asks the timer for a guard re-check of every bucket. */
-	RedisTimerBackend(QueueScripts scripts, ReadySignals signals, String instanceId, Duration leaseTtl, int batchSize,
+	RedisTimerBackend(QueueScripts scripts, ReadySignals signals, Duration leaseTtl, int batchSize,
 			DelayQueueObserver observer, RedisRecurringJobs recurring, RetainedJobs failedJobs, Runnable recheck,
 			Offers offers) {
 		this.scripts = scripts;
 		this.signals = signals;
-		this.instanceId = instanceId;
 		this.leaseTtl = leaseTtl;
 		this.batchSize = batchSize;
 		this.observer = observer;
@@ -114,7 +111,7 @@ final class RedisTimerBackend implements TimerBackend {
 
 	@Override
 	public long renew(long nowMillis, boolean readEarliest) {
-		return this.scripts.renew(this.instanceId, this.leaseTtl, nowMillis, readEarliest);
+		return this.scripts.renew(this.leaseTtl, nowMillis, readEarliest);
 	}
 
 	@Override

@@ -55,15 +55,10 @@ final class StoredPayload {
 				&& Arrays.equals(bytes, 0, MAGIC.length, MAGIC, 0, MAGIC.length);
 	}
 
-	/** How many bytes {@link #encode} stores. */
-	static long size(Map<String, String> headers, byte[] payload) {
-		return encode(headers, payload).length;
-	}
-
 	/** Checks a payload against {@code maxSize} bytes, alone and as stored with its headers. */
 	static void checkSize(Map<String, String> headers, byte[] payload, long maxSize) {
 		JobConstraints.payload(payload, maxSize);
-		long size = size(headers, payload);
+		long size = encode(headers, payload).length;
 		if (size > payload.length && size > maxSize) {
 			throw new IllegalArgumentException("payload with headers must be at most " + maxSize
 					+ " bytes (delayqueue.max-payload-size), was " + size + " bytes");

@@ -80,7 +80,7 @@ final class WaitingJobs {
 	}
 
 	/** A job read, its place in its index and its fencing token. */
-	private record Listed(Place place, JobInfo job, long token) {
+	record Listed(Place place, JobInfo job, long token) {
 
 		@SuppressWarnings("NullAway") // a compact constructor's byte @Nullable [] is not seen by NullAway
 		JobInfo heldBy(@Nullable String holder) {
@@ -95,10 +95,6 @@ final class WaitingJobs {
 
 	/** One bucket's reply: the jobs read, and the last entry examined when the index goes on. */
 	record Read(long examined, @Nullable Place stop, List<Listed> listed) {
-
-		List<JobInfo> jobs() {
-			return this.listed.stream().map(Listed::job).toList();
-		}
 
 		@SuppressWarnings("NullAway") // the script's reply has these values
 		static Read decode(String topic, JobState state, @Nullable Object reply) {
