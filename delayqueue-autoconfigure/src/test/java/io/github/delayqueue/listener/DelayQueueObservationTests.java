@@ -48,6 +48,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.event.EventListener;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabase;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
@@ -360,6 +361,13 @@ class DelayQueueObservationTests {
 				}
 
 				@Override
+				public void onError(DelayedJobReceiverContext context) {
+					if (context.getJob().id().equals("fail-error")) {
+						throw new IllegalStateException("tracer broken at error");
+					}
+				}
+
+				@Override
 				public void onStop(DelayedJobReceiverContext context) {
 					if (context.getJob().id().equals("stop")) {
 						throw new IllegalStateException("tracer broken at stop");
@@ -380,22 +388,34 @@ class DelayQueueObservationTests {
 			return new TracedListener(Tracer.NOOP);
 		}
 
+		/** The outcome events, as "<id> <outcome>". */
+		final List<String> outcomes = new CopyOnWriteArrayList<>();
+
+		@EventListener
+		void outcome(DelayedJobOutcomeEvent event) {
+			this.outcomes.add(event.getJob().id() + " " + event.getOutcome());
+		}
+
 	}
 
 	@Test
 	void aTracerThatThrowsDecidesNoJobsFate() {
 		ConfigurableApplicationContext context = this.apps.run(FaultyTracer.class, "delayqueue.buckets=1",
 				"delayqueue.listener.observation-enabled=true", "delayqueue.default-ttr=2s",
-				"delayqueue.listener.concurrency=1");
+				"delayqueue.listener.concurrency=1", "delayqueue.listener.outcome-events=true");
 		DelayedJobTemplate template = context.getBean(DelayedJobTemplate.class);
 		TracedListener listener = context.getBean(TracedListener.class);
+		// a failed job whose error the tracer refuses still has its outcome reported
+		template.job("order-close", "fail-error").payload("p").delay(Duration.ZERO).maxAttempts(1).schedule();
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(
+				() -> assertThat(context.getBean(FaultyTracer.class).outcomes).anyMatch((o) -> o.startsWith("fail-error ")));
 		for (String id : List.of("start", "scope", "closed", "stop")) {
 			template.schedule("order-close", id, "p", Duration.ZERO);
 		}
 		// each ran and finished: not left to be delivered again after its TTR
 		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
 			assertThat(listener.traces).extracting((trace) -> trace.split(" ")[0])
-				.containsExactlyInAnyOrder("start", "scope", "closed", "stop");
+				.containsExactlyInAnyOrder("fail-error", "start", "scope", "closed", "stop");
 			assertThat(List.of("start", "scope", "closed", "stop")).allSatisfy(
 					(id) -> assertThat(template.find("order-close", id)).as("finished and removed").isEmpty());
 		});

@@ -195,7 +195,7 @@ final class JobInvoker {
 			context.setOutcome(outcome);
 		}
 		if (cause != null) {
-			observation.error(cause);
+			quietly("take its error", () -> observation.error(cause), observation);
 		}
 		if (this.settings.isOutcomeEvents()) {
 			this.container.publish(new DelayedJobOutcomeEvent(this.container, job, outcome, cause));
