@@ -22,6 +22,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import org.springframework.boot.LazyInitializationBeanFactoryPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
@@ -602,6 +603,32 @@ class DelayedListenerAutoConfigurationTests {
 			return new OptionalHeadersListener();
 		}
 
+	}
+
+	// with only the starter and spring.main.lazy-initialization, start-up still refuses a forward that
+	// cannot work, as it refuses the other settings' rules
+
+	@Test
+	void lazyInitializationStillRefusesTheOtherSettingsRules() {
+		lazy().withPropertyValues("delayqueue.metrics.sample-interval=1ms")
+			.run((context) -> assertThat(context).hasFailed());
+	}
+
+	@Test
+	void lazyInitializationStillRefusesAForwardThatNamesNoBroker() {
+		lazy().withPropertyValues("delayqueue.forward.x.concurrency=3")
+			.run((context) -> assertThat(context).as("forward naming no broker, only the starter, lazy").hasFailed());
+	}
+
+	@Test
+	void lazyInitializationStillRefusesAForwardWithoutItsModule() {
+		lazy().withPropertyValues("delayqueue.forward.x.kafka.topic=orders")
+			.run((context) -> assertThat(context).as("kafka forward, only the starter, lazy").hasFailed());
+	}
+
+	private ApplicationContextRunner lazy() {
+		return this.runner.withInitializer(
+				(context) -> context.addBeanFactoryPostProcessor(new LazyInitializationBeanFactoryPostProcessor()));
 	}
 
 }
