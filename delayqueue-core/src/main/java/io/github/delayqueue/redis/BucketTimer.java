@@ -77,8 +77,6 @@ final class BucketTimer implements TimerStatus {
 
 	private volatile long lastProgressNanos = System.nanoTime();
 
-	private volatile int ownedCount;
-
 	private volatile @Nullable Throwable lastError;
 
 	/**
@@ -121,7 +119,6 @@ final class BucketTimer implements TimerStatus {
 		this.heartbeat.leave();
 		synchronized (this.lock) {
 			Arrays.fill(this.owned, false);
-			this.ownedCount = 0;
 		}
 	}
 
@@ -149,20 +146,12 @@ final class BucketTimer implements TimerStatus {
 
 	/** A job due at {@code dueMillis} (Redis's clock) became the earliest of a bucket. */
 	void onHead(int bucket, long dueMillis) {
-		lowerAndWake(this.nextDue, bucket, dueMillis);
+		lower(this.nextDue, bucket, dueMillis);
 	}
 
 	/** A recurring tick at {@code tickMillis} (Redis's clock) became the earliest of a bucket. */
 	void onRecurringTick(int bucket, long tickMillis) {
-		lowerAndWake(this.nextTick, bucket, tickMillis);
-	}
-
-	private void lowerAndWake(long[] times, int bucket, long millis) {
-		synchronized (this.lock) {
-			if (lower(times, bucket, millis)) {
-				signal();
-			}
-		}
+		lower(this.nextTick, bucket, tickMillis);
 	}
 
 	/** Re-checks every owned bucket at once. */
@@ -187,25 +176,19 @@ final class BucketTimer implements TimerStatus {
 		this.lock.notifyAll();
 	}
 
-	/** Lowers the time of an owned bucket. */
-	private boolean lower(long[] times, int bucket, long millis) {
+	/** Lowers the time of an owned bucket, and wakes the loop when it did. */
+	private void lower(long[] times, int bucket, long millis) {
 		synchronized (this.lock) {
 			if (bucket >= 0 && bucket < this.owned.length && this.owned[bucket] && millis < times[bucket]) {
 				times[bucket] = millis;
-				return true;
+				signal();
 			}
-			return false;
 		}
 	}
 
 	@Override
 	public long lastProgressNanos() {
 		return this.lastProgressNanos;
-	}
-
-	@Override
-	public int ownedBuckets() {
-		return this.ownedCount;
 	}
 
 	@Override
@@ -309,22 +292,22 @@ final class BucketTimer implements TimerStatus {
 		for (int bucket : coordination.buckets()) {
 			now[bucket] = true;
 		}
+		boolean changed = false;
 		synchronized (this.lock) {
 			for (int b = 0; b < this.owned.length; b++) {
 				if (now[b] != this.owned[b]) {
 					this.nextDue[b] = now[b] ? TAKEN_OVER : NONE;
 					this.nextTick[b] = now[b] ? 0 : NONE;
 					this.owned[b] = now[b];
+					changed = true;
 				}
 			}
 		}
-		int count = coordination.buckets().length;
-		if (count != this.ownedCount && logger.isInfoEnabled()) {
-			logger.info("Running the timers of " + count + " of " + this.owned.length
+		if (changed && logger.isInfoEnabled()) {
+			logger.info("Running the timers of " + coordination.buckets().length + " of " + this.owned.length
 					+ ((this.owned.length == 1) ? " bucket (" : " buckets (") + coordination.liveInstances()
 					+ " instance(s) share them)");
 		}
-		this.ownedCount = count;
 	}
 
 	/** Steps a bucket; one taken over since its last step gets a guard re-check. */
@@ -334,14 +317,8 @@ final class BucketTimer implements TimerStatus {
 			guard = guardAsked || this.nextDue[bucket] == TAKEN_OVER;
 			this.nextDue[bucket] = NONE;
 		}
-		TimerBackend.Promotion promotion;
-		try {
-			promotion = this.backend.promote(bucket, guard);
-		}
-		catch (RuntimeException ex) {
-			lower(this.nextDue, bucket, 0);
-			throw ex;
-		}
+		// a failure fails the step, whose retry re-checks every bucket
+		TimerBackend.Promotion promotion = this.backend.promote(bucket, guard);
 		synced(promotion.redisMillis());
 		ready(promotion.topics(), bucket);
 		if (promotion.recurringTickMillis() >= 0) {

@@ -23,7 +23,9 @@ public interface TimerStatus {
 	 * How many buckets this instance runs the timer of.
 	 * @return the count
 	 */
-	int ownedBuckets();
+	default int ownedBuckets() {
+		return ownedBucketNumbers().length;
+	}
 
 	/**
 	 * The buckets this instance runs the timer of.
