@@ -5,7 +5,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
@@ -30,9 +29,6 @@ final class ReadySignals {
 
 	private final ConcurrentMap<String, TopicSignal> topics = new ConcurrentHashMap<>();
 
-	/** The consumers waiting in {@link TopicSignal#await}, of every topic. */
-	private final AtomicInteger waiters = new AtomicInteger();
-
 	private final int maxIdleTopics;
 
 	private final long idleNanos;
@@ -54,7 +50,7 @@ final class ReadySignals {
 		if (signal != null && signal.used()) {
 			return signal;
 		}
-		TopicSignal created = new TopicSignal(this.buckets, this.waiters);
+		TopicSignal created = new TopicSignal(this.buckets);
 		signal = this.topics.merge(topic, created, (known, absent) -> known.used() ? known : absent);
 		if (signal != created) {
 			return signal;
@@ -120,7 +116,7 @@ final class ReadySignals {
 
 	/** Whether any consumer of any topic waits. */
 	boolean anyWaiting() {
-		return this.waiters.get() > 0;
+		return this.topics.values().stream().anyMatch((signal) -> !signal.parked.isEmpty());
 	}
 
 	/** Whether any bucket of a known topic is marked. */
@@ -135,11 +131,9 @@ final class ReadySignals {
 		return (signal == null || signal.pendingCount > 0) ? 0 : signal.parked.size();
 	}
 
-	/** Marks one bucket of every topic. */
+	/** Marks one bucket (of this namespace's) of every topic. */
 	void markBucket(int bucket) {
-		if (bucket >= 0 && bucket < this.buckets) {
-			this.topics.values().forEach((signal) -> signal.mark(bucket));
-		}
+		this.topics.values().forEach((signal) -> signal.mark(bucket));
 	}
 
 	/** Marks every bucket of every topic. */
@@ -170,10 +164,7 @@ final class ReadySignals {
 		/** Until when (nano time) the topic's rate limit holds no permit. */
 		private long throttledUntilNanos = System.nanoTime();
 
-		private final AtomicInteger allWaiting;
-
-		TopicSignal(int buckets, AtomicInteger allWaiting) {
-			this.allWaiting = allWaiting;
+		TopicSignal(int buckets) {
 			this.pending = new boolean[buckets];
 			this.generations = new long[buckets];
 			markAll();
@@ -280,7 +271,6 @@ final class ReadySignals {
 				// parked before the first check: a mark or an unpark after it ends the park at once
 				this.parked.add(Thread.currentThread());
 			}
-			this.allWaiting.incrementAndGet();
 			try {
 				while (true) {
 					if (Thread.interrupted()) {
@@ -294,7 +284,6 @@ final class ReadySignals {
 				}
 			}
 			finally {
-				this.allWaiting.decrementAndGet();
 				synchronized (this) {
 					this.parked.remove(Thread.currentThread());
 					this.lastUsedNanos = System.nanoTime();
