@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import io.github.delayqueue.core.DelayQueueConnectionException;
@@ -76,7 +77,8 @@ final class ReplicaWait {
 				&& !lettuce.isClusterAware()) {
 			Object own;
 			synchronized (this.monitor) {
-				if (this.own == null || !((Own) this.own).isOf(lettuce)) {
+				// another client: the factory was restarted
+				if (this.own == null || ((Own) this.own).client != lettuce.getNativeClient()) {
 					close();
 					this.own = new Own(lettuce);
 				}
@@ -110,9 +112,13 @@ final class ReplicaWait {
 
 	/**
 	 * Starts writes whose replicas are awaited, before the first of them, on their connection.
+	 * The function returned, given what the writes were, sends {@code WAIT} after them (inside an
+	 * open pipeline too); the task it returns waits for the answer, outside the pipeline, and
+	 * throws {@link DelayQueueException} when fewer replicas acknowledged in time or {@code WAIT}
+	 * ran on another connection.
 	 * @throws DelayQueueException on a Redis Cluster or with a pooled Jedis client
 	 */
-	Writes start(RedisConnection connection) {
+	Function<String, Runnable> start(RedisConnection connection) {
 		if (connection instanceof RedisClusterConnection) {
 			throw new DelayQueueException("delayqueue.redis.wait-replicas is not supported on a Redis Cluster yet"
 					+ " (WAIT must go to the master of each bucket); set it to 0");
@@ -153,19 +159,6 @@ final class ReplicaWait {
 		}
 		throw new IllegalStateException("delayqueue.redis.wait-replicas needs Lettuce or Jedis, not "
 				+ nativeConnection.getClass().getName());
-	}
-
-	/** Writes sent on one connection since {@link #start}, whose replicas are awaited. */
-	@FunctionalInterface
-	interface Writes {
-
-		/**
-		 * Sends {@code WAIT} after the writes (inside an open pipeline too); the task returned
-		 * waits for the answer, outside the pipeline, and throws {@link DelayQueueException}
-		 * when fewer replicas acknowledged in time or {@code WAIT} ran on another connection.
-		 */
-		Runnable send(String what);
-
 	}
 
 	private void check(long acknowledged, String what) {
@@ -234,11 +227,6 @@ final class ReplicaWait {
 
 		Own(LettuceConnectionFactory factory) {
 			this.client = factory.getRequiredNativeClient();
-		}
-
-		/** Whether this is of the factory's present client. */
-		boolean isOf(LettuceConnectionFactory factory) {
-			return factory.getNativeClient() == this.client;
 		}
 
 		/** An idle connection, or a new one; {@code null} when the client opens none. */

@@ -121,10 +121,10 @@ final class ScriptRunner {
 			if (!oneByOne && !batch) {
 				return pipeline(connection, script, calls, waiting);
 			}
-			ReplicaWait.Writes writes = waiting ? this.replicaWait.start(connection) : null;
+			Function<String, Runnable> writes = waiting ? this.replicaWait.start(connection) : null;
 			List<Object> replies = oneByOne ? calls.stream().map((call) -> eval(connection, script, call)).toList()
 					: batch(connection, script, calls);
-			awaitReplicas((writes != null) ? writes.send(script.name()) : null, replies);
+			awaitReplicas((writes != null) ? writes.apply(script.name()) : null, replies);
 			return replies;
 		});
 	}
@@ -159,12 +159,12 @@ final class ScriptRunner {
 			boolean waiting) {
 		connection.openPipeline();
 		try {
-			ReplicaWait.Writes writes = waiting ? this.replicaWait.start(connection) : null;
+			Function<String, Runnable> writes = waiting ? this.replicaWait.start(connection) : null;
 			connection.scriptingCommands().eval(script.body(), ReturnType.MULTI, script.keys(), calls.get(0));
 			for (byte[][] call : calls.subList(1, calls.size())) {
 				connection.scriptingCommands().evalSha(script.sha(), ReturnType.MULTI, script.keys(), call);
 			}
-			Runnable await = (writes != null) ? writes.send(script.name()) : null;
+			Runnable await = (writes != null) ? writes.apply(script.name()) : null;
 			List<Object> replies = new ArrayList<>(connection.closePipeline());
 			awaitReplicas(await, replies);
 			return replies;
