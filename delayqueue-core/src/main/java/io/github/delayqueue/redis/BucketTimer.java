@@ -53,7 +53,7 @@ final class BucketTimer implements TimerStatus {
 	private final Object lock = new Object();
 
 	// guarded by the lock: owned buckets, their next due time and recurring tick (0: now,
-	// NONE: none known)
+	// NONE: none known; set when a bucket becomes owned, read only while it is)
 	private final boolean[] owned;
 
 	private final long[] nextDue;
@@ -71,8 +71,7 @@ final class BucketTimer implements TimerStatus {
 
 	private int guardCursor;
 
-	private volatile boolean running;
-
+	/** The timer thread, {@code null} when halted; a loop runs while it is this field's. */
 	private volatile @Nullable Thread thread;
 
 	private volatile long lastProgressNanos = System.nanoTime();
@@ -95,17 +94,14 @@ final class BucketTimer implements TimerStatus {
 		this.readyListener = readyListener;
 		this.owned = new boolean[buckets];
 		this.nextDue = new long[buckets];
-		Arrays.fill(this.nextDue, NONE);
 		this.nextTick = new long[buckets];
-		Arrays.fill(this.nextTick, NONE);
 	}
 
 	/** Starts the timer thread, unless it runs. */
 	synchronized void start() {
-		if (this.running) {
+		if (this.thread != null) {
 			return;
 		}
-		this.running = true;
 		this.lastProgressNanos = System.nanoTime();
 		Thread timer = new Thread(this::loop, "delayqueue-timer");
 		timer.setDaemon(true);
@@ -124,11 +120,11 @@ final class BucketTimer implements TimerStatus {
 
 	/** Stops the thread without giving up the buckets, as a crash would. */
 	synchronized void halt() {
-		this.running = false;
 		Thread timer = this.thread;
 		if (timer == null) {
 			return;
 		}
+		this.thread = null;
 		timer.interrupt();
 		try {
 			timer.join(TimeUnit.SECONDS.toMillis(10));
@@ -136,12 +132,11 @@ final class BucketTimer implements TimerStatus {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-		this.thread = null;
 	}
 
 	@Override
 	public boolean isRunning() {
-		return this.running;
+		return this.thread != null;
 	}
 
 	/** A job due at {@code dueMillis} (Redis's clock) became the earliest of a bucket. */
@@ -212,7 +207,7 @@ final class BucketTimer implements TimerStatus {
 
 	private void loop() {
 		BackOffExecution backOff = this.errorBackOff.start();
-		while (this.running) {
+		while (isRunning()) {
 			try {
 				step();
 				if (this.lastError != null) {
@@ -224,7 +219,7 @@ final class BucketTimer implements TimerStatus {
 				// woken or halted: the loop's condition decides
 			}
 			catch (Throwable ex) {
-				if (!this.running) {
+				if (!isRunning()) {
 					break;
 				}
 				// a first failure after a success starts the back-off anew
@@ -270,7 +265,7 @@ final class BucketTimer implements TimerStatus {
 			own(coordination);
 		}
 		for (int bucket = 0; bucket < this.owned.length; bucket++) {
-			if (!this.running) {
+			if (!isRunning()) {
 				return;
 			}
 			boolean guard = guardAll || bucket == guardBucket;
@@ -340,7 +335,7 @@ final class BucketTimer implements TimerStatus {
 		catch (RuntimeException | Error ex) {
 			lower(this.nextTick, bucket, this.clock.millis() + RECURRING_RETRY_MILLIS);
 			// a failure of a call the stop interrupted is none
-			if (this.running || ex instanceof Error) {
+			if (isRunning() || ex instanceof Error) {
 				this.recurringWarning.warn("Could not fire the recurring jobs of bucket " + bucket + "; trying again in "
 						+ RECURRING_RETRY_MILLIS + " ms: " + ex.getMessage());
 			}
