@@ -51,7 +51,7 @@ class BucketTimerTests {
 
 		};
 		BucketTimer timer = new BucketTimer(backend, 1, 100, Duration.ofSeconds(30), Duration.ofSeconds(1),
-				new RedisClock(), (topic, bucket) -> {
+				new RedisClock(System::nanoTime), (topic, bucket) -> {
 				}, () -> {
 				});
 		timer.start();
@@ -85,7 +85,7 @@ class BucketTimerTests {
 
 		};
 		BucketTimer timer = new BucketTimer(backend, 1, 100, Duration.ofSeconds(30), Duration.ofSeconds(1),
-				new RedisClock(), (topic, bucket) -> {
+				new RedisClock(System::nanoTime), (topic, bucket) -> {
 				}, () -> {
 				});
 		timer.start();
@@ -133,7 +133,7 @@ class BucketTimerTests {
 
 		};
 		BucketTimer timer = new BucketTimer(backend, 1, 100, Duration.ofMillis(20), Duration.ofMinutes(10),
-				new RedisClock(), (topic, bucket) -> {
+				new RedisClock(System::nanoTime), (topic, bucket) -> {
 				}, () -> {
 				});
 		timer.start();
@@ -179,7 +179,7 @@ class BucketTimerTests {
 			}
 
 		};
-		RedisClock shared = new RedisClock();
+		RedisClock shared = new RedisClock(System::nanoTime);
 		BucketTimer timer = new BucketTimer(backend, 1, 100, Duration.ofMillis(20), Duration.ofMinutes(10), shared,
 				(topic, bucket) -> {
 				}, () -> {
@@ -222,7 +222,7 @@ class BucketTimerTests {
 
 		};
 		BucketTimer timer = new BucketTimer(backend, 2, 100, Duration.ofMillis(50), Duration.ofHours(1),
-				new RedisClock(), (topic, bucket) -> {
+				new RedisClock(System::nanoTime), (topic, bucket) -> {
 				}, () -> {
 				});
 		timer.start();

@@ -26,7 +26,7 @@ final class Heartbeat {
 	private final Runnable dataLostListener;
 
 	/** Redis's clock as read by the timer's calls alone, from which expiries are written. */
-	private final RedisClock clock = new RedisClock();
+	private final RedisClock clock = new RedisClock(System::nanoTime);
 
 	private boolean forceFull = true;
 

@@ -13,10 +13,6 @@ final class RedisClock {
 
 	private volatile Reading reading;
 
-	RedisClock() {
-		this(System::nanoTime);
-	}
-
 	/** Uses {@code nanoTime}, a monotonic clock of any origin, to measure elapsed time. */
 	RedisClock(LongSupplier nanoTime) {
 		this.nanoTime = nanoTime;
