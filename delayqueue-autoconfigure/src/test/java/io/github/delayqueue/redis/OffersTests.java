@@ -209,7 +209,7 @@ class OffersTests {
 			looked.set(0);
 			assertThat(counted.idleOffers(16)).hasSize(1);
 			assertThat(looked).hasValue(1);
-			assertThat(this.signals.size()).isEqualTo(300);
+			assertThat(this.signals.topics.size()).isEqualTo(300);
 			this.signals.markReady("topic-150", 0);
 			assertThat(waiter.get(5, TimeUnit.SECONDS)).isTrue();
 		}
@@ -233,12 +233,12 @@ class OffersTests {
 			List<ReservedJob> delivered = List.of(job("b"));
 			assertThat(forU.deliver(delivered)).isTrue();
 			assertThat(waiter.get(5, TimeUnit.SECONDS)).isTrue();
-			assertThat(this.offers.size()).isEqualTo(2);
+			assertThat(this.offers.byWaiter.size()).isEqualTo(2);
 			assertThat(consumer.submit(() -> this.offers.collect("u", 2, 0, 0)).get(5, TimeUnit.SECONDS))
 				.containsExactlyElementsOf(delivered);
 			assertThat(consumer.submit(() -> this.offers.collect("t", 2, 0, 0)).get(5, TimeUnit.SECONDS))
 				.containsExactlyElementsOf(forT);
-			assertThat(this.offers.size()).isZero();
+			assertThat(this.offers.byWaiter.size()).isZero();
 		}
 		finally {
 			consumer.shutdownNow();
@@ -253,7 +253,7 @@ class OffersTests {
 		long start = System.nanoTime();
 		assertThat(this.offers.await("t", Duration.ofMillis(200), new Offers.Offer(1, 0, 0))).isFalse();
 		assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(195));
-		assertThat(this.offers.size()).isZero();
+		assertThat(this.offers.byWaiter.size()).isZero();
 	}
 
 	@Test
@@ -264,7 +264,7 @@ class OffersTests {
 		assertThatExceptionOfType(InterruptedException.class)
 			.isThrownBy(() -> this.offers.await("t", Duration.ofSeconds(5), new Offers.Offer(1, 0, 0)));
 		assertThat(Thread.currentThread().isInterrupted()).isFalse();
-		assertThat(this.offers.size()).isZero();
+		assertThat(this.offers.byWaiter.size()).isZero();
 		Thread me = Thread.currentThread();
 		CompletableFuture.runAsync(() -> {
 			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
@@ -274,7 +274,7 @@ class OffersTests {
 		assertThatExceptionOfType(InterruptedException.class)
 			.isThrownBy(() -> this.offers.await("t", Duration.ofSeconds(5), new Offers.Offer(1, 0, 0)));
 		assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(2));
-		assertThat(this.offers.size()).isZero();
+		assertThat(this.offers.byWaiter.size()).isZero();
 	}
 
 	@Test
@@ -332,7 +332,7 @@ class OffersTests {
 				assertThat(waited.get(5, TimeUnit.SECONDS)).as("round " + round).containsExactlyElementsOf(delivered);
 				assertThat(System.nanoTime() - start).as("round " + round).isLessThan(TimeUnit.SECONDS.toNanos(1));
 			}
-			assertThat(this.offers.size()).isZero();
+			assertThat(this.offers.byWaiter.size()).isZero();
 		}
 		finally {
 			consumer.shutdownNow();
@@ -358,7 +358,7 @@ class OffersTests {
 			}
 			thread.join();
 		}
-		assertThat(this.offers.size()).isZero();
+		assertThat(this.offers.byWaiter.size()).isZero();
 	}
 
 }

@@ -80,7 +80,7 @@ class ReadySignalsTests {
 		for (int i = 0; i < 1_000; i++) {
 			signals.topic("client-topic-" + i);
 		}
-		assertThat(signals.size()).isLessThanOrEqualTo(11);
+		assertThat(signals.topics.size()).isLessThanOrEqualTo(11);
 		assertThat(probes).hasValue(1_000);
 		signals.topic("client-topic-0");
 		assertThat(probes).hasValue(1_001);

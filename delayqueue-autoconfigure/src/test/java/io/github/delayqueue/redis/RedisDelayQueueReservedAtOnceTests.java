@@ -110,7 +110,7 @@ class RedisDelayQueueReservedAtOnceTests {
 		await().atMost(Duration.ofSeconds(5)).until(() -> queue.offers.idleConsumers("taken") == 1);
 		// switched off, a waiting consumer makes no offer
 		assertThat(queue.offers.idleOffers(10)).isEmpty();
-		assertThat(queue.offers.size()).isZero();
+		assertThat(queue.offers.byWaiter.size()).isZero();
 		long rpush = RedisDelayQueueReservationTests.calls(queue, "rpush");
 		queue.schedule(RedisDelayQueueLifecycleTests.request("taken", "1", "{\"n\":1}", Duration.ofMillis(200)));
 		List<ReservedJob> jobs = reserved.get(10, TimeUnit.SECONDS);

@@ -111,7 +111,8 @@ public final class TimerSteps {
 	 * @return {@code true} when marked
 	 */
 	public static boolean isMarked(RedisDelayQueue queue, String topic, int bucket) {
-		return queue.signals.isMarked(topic, bucket);
+		ReadySignals.TopicSignal signal = queue.signals.existing(topic);
+		return signal != null && signal.markedGeneration(bucket) >= 0;
 	}
 
 	/**

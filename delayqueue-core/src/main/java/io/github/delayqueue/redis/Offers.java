@@ -32,8 +32,8 @@ final class Offers {
 	/** The offerings of threads waiting with an offer or holding jobs for one, in arrival order. */
 	private final Queue<Offering> offerings = new ConcurrentLinkedQueue<>();
 
-	/** The same offerings by thread and topic. */
-	private final ConcurrentMap<Waiter, Offering> byWaiter = new ConcurrentHashMap<>();
+	/** The same offerings by thread and topic: as many as wait or hold jobs. */
+	final ConcurrentMap<Waiter, Offering> byWaiter = new ConcurrentHashMap<>();
 
 	/** {@code reservable} names the topics a step may reserve jobs of for an offer. */
 	Offers(ReadySignals signals, Predicate<String> reservable) {
@@ -122,11 +122,6 @@ final class Offers {
 		return Optional.ofNullable(offering).filter((found) -> !found.isDone());
 	}
 
-	/** How many offerings wait or hold jobs. */
-	int size() {
-		return this.byWaiter.size();
-	}
-
 	/** Drops an offering that is done: nothing makes it wait or hold jobs again. */
 	private void forgetIfDone(Offering offering) {
 		if (offering.isDone()) {
@@ -141,7 +136,7 @@ final class Offers {
 	}
 
 	/** A thread waiting on a topic. */
-	private record Waiter(Thread thread, String topic) {
+	record Waiter(Thread thread, String topic) {
 
 	}
 

@@ -27,7 +27,8 @@ final class ReadySignals {
 
 	private final Function<String, boolean[]> probe;
 
-	private final ConcurrentMap<String, TopicSignal> topics = new ConcurrentHashMap<>();
+	/** The signals of the known topics. */
+	final ConcurrentMap<String, TopicSignal> topics = new ConcurrentHashMap<>();
 
 	private final int maxIdleTopics;
 
@@ -56,18 +57,17 @@ final class ReadySignals {
 			return signal;
 		}
 		forgetIdle(created);
-		boolean[] nonEmpty;
 		try {
-			nonEmpty = this.probe.apply(topic);
+			boolean[] nonEmpty = this.probe.apply(topic);
+			for (int bucket = 0; bucket < this.buckets; bucket++) {
+				if (!nonEmpty[bucket]) {
+					// unless marked since its creation
+					created.clear(bucket, 1);
+				}
+			}
 		}
 		catch (RuntimeException ex) {
-			return created;
-		}
-		for (int bucket = 0; bucket < this.buckets; bucket++) {
-			if (!nonEmpty[bucket]) {
-				// unless marked since its creation
-				created.clear(bucket, 1);
-			}
+			// every bucket stays marked: the reserve finds out
 		}
 		return created;
 	}
@@ -75,10 +75,6 @@ final class ReadySignals {
 	/** The signal of a known topic. */
 	@Nullable TopicSignal existing(String topic) {
 		return this.topics.get(topic);
-	}
-
-	int size() {
-		return this.topics.size();
 	}
 
 	/** Forgets the idle signals but {@code kept} once there are many. */
@@ -100,18 +96,6 @@ final class ReadySignals {
 		if (signal != null && bucket >= 0 && bucket < this.buckets) {
 			signal.mark(bucket);
 		}
-	}
-
-	/** Whether a bucket of a known topic is marked. */
-	boolean isMarked(String topic, int bucket) {
-		TopicSignal signal = this.topics.get(topic);
-		return signal != null && signal.markedGeneration(bucket) >= 0;
-	}
-
-	/** How often a bucket of a topic was marked so far, -1 for a topic that is not known. */
-	long generation(String topic, int bucket) {
-		TopicSignal signal = this.topics.get(topic);
-		return (signal != null) ? signal.generation(bucket) : -1;
 	}
 
 	/** Whether any consumer of any topic waits. */

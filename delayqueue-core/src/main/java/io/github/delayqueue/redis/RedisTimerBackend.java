@@ -150,9 +150,10 @@ final class RedisTimerBackend implements TimerBackend {
 
 	/** A step left announcing a ready list of {@code length} jobs; before consumers are woken. */
 	void unannounced(String topic, int bucket, long length) {
-		if (this.handovers != null && length <= this.offers.idleConsumers(topic)) {
-			long before = this.signals.generation(topic, bucket);
-			if (afterHandover(() -> handOver(topic, bucket, before))) {
+		ReadySignals.TopicSignal signal = this.signals.existing(topic);
+		if (this.handovers != null && signal != null && length <= this.offers.idleConsumers(topic)) {
+			long before = signal.generation(bucket);
+			if (afterHandover(() -> handOver(signal, topic, bucket, before))) {
 				return;
 			}
 		}
@@ -196,10 +197,10 @@ final class RedisTimerBackend implements TimerBackend {
 		}
 	}
 
-	private void handOver(String topic, int bucket, long before) {
+	private void handOver(ReadySignals.TopicSignal signal, String topic, int bucket, long before) {
 		try {
 			// still marked, or not marked yet: nobody took it
-			if (this.signals.isMarked(topic, bucket) || this.signals.generation(topic, bucket) == before) {
+			if (signal.markedGeneration(bucket) >= 0 || signal.generation(bucket) == before) {
 				announce(topic, bucket);
 			}
 		}
