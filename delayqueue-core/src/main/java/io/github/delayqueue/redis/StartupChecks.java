@@ -146,7 +146,7 @@ final class StartupChecks {
 						+ " 'maxmemory-policy noeviction' in redis.conf (a full Redis then refuses new jobs)");
 			}
 		});
-		logPersistence(values(info, "aof_enabled").containsValue("1"), persistenceConfig());
+		logPersistence(values(info, "aof_enabled").containsValue("1"));
 	}
 
 	/** The values of an INFO or CONFIG GET field by node ({@code ""} on a single server). */
@@ -179,24 +179,8 @@ final class StartupChecks {
 		});
 	}
 
-	private static void logPersistence(boolean aof, Map<String, String> config) {
-		String fsync = config.get("appendfsync");
-		String save = config.get("save");
-		String summary = "Redis persistence: "
-				+ (aof ? "AOF on" + ((fsync != null) ? " (appendfsync " + fsync + ")" : "") : "AOF off") + ", "
-				+ ((save == null) ? "RDB snapshots unknown (CONFIG GET is not allowed)"
-						: save.isBlank() ? "RDB snapshots off" : "RDB snapshots 'save " + save + "'");
-		if (!aof && save != null && save.isBlank()) {
-			logger.warn(summary + ": a Redis restart loses every job. Turn on 'appendonly yes' (appendfsync "
-					+ "everysec may lose the last second of acknowledged changes on a crash; always loses none)");
-		}
-		else {
-			logger.info(summary + (aof ? "" : ": a crash loses the changes since the last snapshot; "
-					+ "'appendonly yes' narrows that to at most a second"));
-		}
-	}
-
-	private Map<String, String> persistenceConfig() {
+	/** Logs AOF and RDB snapshots as {@code CONFIG GET} reads them, when it is allowed. */
+	private void logPersistence(boolean aof) {
 		Map<String, String> config = new TreeMap<>();
 		try {
 			this.runner.execute("CONFIG GET", (connection) -> {
@@ -213,7 +197,20 @@ final class StartupChecks {
 		catch (RuntimeException ex) {
 			logger.debug("CONFIG GET is not allowed; persistence settings unknown: " + ex.getMessage());
 		}
-		return config;
+		String fsync = config.get("appendfsync");
+		String save = config.get("save");
+		String summary = "Redis persistence: "
+				+ (aof ? "AOF on" + ((fsync != null) ? " (appendfsync " + fsync + ")" : "") : "AOF off") + ", "
+				+ ((save == null) ? "RDB snapshots unknown (CONFIG GET is not allowed)"
+						: save.isBlank() ? "RDB snapshots off" : "RDB snapshots 'save " + save + "'");
+		if (!aof && save != null && save.isBlank()) {
+			logger.warn(summary + ": a Redis restart loses every job. Turn on 'appendonly yes' (appendfsync "
+					+ "everysec may lose the last second of acknowledged changes on a crash; always loses none)");
+		}
+		else {
+			logger.info(summary + (aof ? "" : ": a crash loses the changes since the last snapshot; "
+					+ "'appendonly yes' narrows that to at most a second"));
+		}
 	}
 
 	/** Pins the bucket count in the namespace at its first start, and refuses another one. */
