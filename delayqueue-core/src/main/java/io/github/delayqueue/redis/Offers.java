@@ -44,14 +44,10 @@ final class Offers {
 	/** Waits as {@link ReadySignals.TopicSignal#await(Duration)}, or until jobs are delivered for {@code offer}. */
 	boolean await(String topic, Duration timeout, Offer offer) throws InterruptedException {
 		ReadySignals.TopicSignal signal = this.signals.topic(topic);
-		if (!this.reservable.test(topic)) {
-			// no step reserves for it: no offering
-			return signal.await(timeout);
-		}
 		Offering held = mine(topic).orElse(null);
 		Offering offering = (held != null) ? held : new Offering(topic, Thread.currentThread(), offer);
-		// jobs held for another offer stay to be reclaimed: this wait makes none
-		if (!offering.resume(offer)) {
+		// no step reserves for the topic, or jobs held for another offer stay to be reclaimed: no offering
+		if (!this.reservable.test(topic) || !offering.resume(offer)) {
 			return signal.await(timeout);
 		}
 		if (offering != held) {
