@@ -63,13 +63,16 @@ final class Offers {
 		}
 	}
 
-	/** Per reservable topic with no marked bucket, its longest waiting idle consumer's offer, up to {@code limit}. */
+	/**
+	 * Per reservable topic with idle waiting consumers ({@link ReadySignals#idleWaiting}), its
+	 * longest waiting idle consumer's offer, up to {@code limit}.
+	 */
 	List<Offering> idleOffers(int limit) {
 		List<Offering> offers = new ArrayList<>();
 		Set<String> seen = new HashSet<>();
 		for (Offering offering : this.offerings) {
 			if (offers.size() < limit && offering.isIdle() && seen.add(offering.topic)
-					&& this.reservable.test(offering.topic) && !this.signals.isAnyMarked(offering.topic)) {
+					&& this.reservable.test(offering.topic) && this.signals.idleWaiting(offering.topic) > 0) {
 				offers.add(offering);
 			}
 		}

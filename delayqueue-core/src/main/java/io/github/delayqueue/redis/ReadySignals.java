@@ -103,12 +103,6 @@ final class ReadySignals {
 		return this.topics.values().stream().anyMatch((signal) -> !signal.parked.isEmpty());
 	}
 
-	/** Whether any bucket of a known topic is marked. */
-	boolean isAnyMarked(String topic) {
-		TopicSignal signal = this.topics.get(topic);
-		return signal != null && signal.pendingCount > 0;
-	}
-
 	/** How many consumers of a known topic wait, 0 while a bucket of it is marked. */
 	int idleWaiting(String topic) {
 		TopicSignal signal = this.topics.get(topic);
