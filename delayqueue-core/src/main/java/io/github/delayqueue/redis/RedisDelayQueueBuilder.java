@@ -1,6 +1,5 @@
 package io.github.delayqueue.redis;
 
-import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -230,7 +229,7 @@ public final class RedisDelayQueueBuilder {
 		catch (Exception ex) {
 			host = "unknown";
 		}
-		return host + ":" + ManagementFactory.getRuntimeMXBean().getPid() + ":"
+		return host + ":" + ProcessHandle.current().pid() + ":"
 				+ UUID.randomUUID().toString().substring(0, 8);
 	}
 
