@@ -2,12 +2,12 @@ package io.github.delayqueue.config;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -42,7 +42,7 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	private final List<Start> starting = new ArrayList<>();
 
 	// unregistered containers still stopping; the registry's stop waits for them
-	private final Set<DelayedListenerContainer> unregistering = new HashSet<>();
+	private final Set<DelayedListenerContainer> unregistering = ConcurrentHashMap.newKeySet();
 
 	private record Start(Thread thread, DelayedListenerContainer container) {
 	}
@@ -225,12 +225,7 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 			this.unregistering.add(registered.container());
 		}
 		DelayedListenerContainer container = registered.container();
-		stopAndWait(container::stop, () -> {
-			synchronized (this) {
-				this.unregistering.remove(container);
-				notifyAll();
-			}
-		});
+		stopAndWait(container::stop, () -> this.unregistering.remove(container));
 		return container;
 	}
 
