@@ -22,7 +22,8 @@ public class DelayedListenerEndpointRegistrar {
 	/** The bean name of the default container factory. */
 	public static final String DEFAULT_CONTAINER_FACTORY_BEAN_NAME = "delayedListenerContainerFactory";
 
-	private final List<Registration> endpoints = new ArrayList<>();
+	// the endpoints added before registerAllEndpoints ran; null since, endpoints are registered as they are added
+	private @Nullable List<DelayedListenerEndpoint> endpoints = new ArrayList<>();
 
 	private @Nullable DelayedListenerEndpointRegistry registry;
 
@@ -35,12 +36,6 @@ public class DelayedListenerEndpointRegistrar {
 	private @Nullable Validator validator;
 
 	private List<HandlerMethodArgumentResolver> customMethodArgumentResolvers = List.of();
-
-	// once registerAllEndpoints has run, endpoints are registered as they are added
-	private boolean registered;
-
-	private record Registration(DelayedListenerEndpoint endpoint, @Nullable DelayedListenerContainerFactory factory) {
-	}
 
 	/** Set the registry the endpoints are registered in. */
 	public void setEndpointRegistry(DelayedListenerEndpointRegistry registry) {
@@ -78,24 +73,14 @@ public class DelayedListenerEndpointRegistrar {
 
 	/** Add an endpoint, run by the container factory it names or the default one. */
 	public void registerEndpoint(DelayedListenerEndpoint endpoint) {
-		registerEndpoint(endpoint, null);
-	}
-
-	/**
-	 * Add an endpoint run by a given container factory.
-	 * @param endpoint the endpoint
-	 * @param factory the factory, or {@code null} for the one the endpoint names or the default
-	 */
-	public void registerEndpoint(DelayedListenerEndpoint endpoint, @Nullable DelayedListenerContainerFactory factory) {
 		Assert.notNull(endpoint, "endpoint must not be null");
-		Registration registration = new Registration(endpoint, factory);
-		synchronized (this.endpoints) {
-			if (!this.registered) {
-				this.endpoints.add(registration);
+		synchronized (this) {
+			if (this.endpoints != null) {
+				this.endpoints.add(endpoint);
 				return;
 			}
 		}
-		register(registration);
+		register(endpoint);
 	}
 
 	/**
@@ -103,21 +88,17 @@ public class DelayedListenerEndpointRegistrar {
 	 */
 	public void registerAllEndpoints() {
 		Assert.state(this.registry != null, "No DelayedListenerEndpointRegistry set");
-		List<Registration> all;
-		synchronized (this.endpoints) {
-			all = List.copyOf(this.endpoints);
-			this.endpoints.clear();
-			this.registered = true;
+		List<DelayedListenerEndpoint> all;
+		synchronized (this) {
+			all = (this.endpoints != null) ? this.endpoints : List.of();
+			this.endpoints = null;
 		}
 		all.forEach(this::register);
 	}
 
 	@SuppressWarnings("NullAway") // registered only once registerAllEndpoints checked the registry
-	private void register(Registration registration) {
-		DelayedListenerEndpoint endpoint = registration.endpoint();
-		DelayedListenerContainerFactory factory = (registration.factory() != null) ? registration.factory()
-				: resolveFactory(endpoint);
-		this.registry.registerListenerContainer(customized(endpoint), factory);
+	private void register(DelayedListenerEndpoint endpoint) {
+		this.registry.registerListenerContainer(customized(endpoint), resolveFactory(endpoint));
 	}
 
 	private DelayedListenerContainerFactory resolveFactory(DelayedListenerEndpoint endpoint) {

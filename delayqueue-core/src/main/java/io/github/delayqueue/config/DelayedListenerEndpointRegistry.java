@@ -2,12 +2,12 @@ package io.github.delayqueue.config;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -31,9 +31,7 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	/** The lifecycle phase, late. */
 	public static final int PHASE = Integer.MAX_VALUE - 100;
 
-	private final Map<String, DelayedListenerContainer> containers = new LinkedHashMap<>();
-
-	private final Map<String, DelayedListenerEndpoint> endpoints = new LinkedHashMap<>();
+	private final Map<String, Registered> containers = new LinkedHashMap<>();
 
 	private volatile boolean running;
 
@@ -44,9 +42,12 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	private final List<Start> starting = new ArrayList<>();
 
 	// unregistered containers still stopping; the registry's stop waits for them
-	private final Set<DelayedListenerContainer> unregistering = new HashSet<>();
+	private final Set<DelayedListenerContainer> unregistering = ConcurrentHashMap.newKeySet();
 
 	private record Start(Thread thread, DelayedListenerContainer container) {
+	}
+
+	private record Registered(DelayedListenerEndpoint endpoint, DelayedListenerContainer container) {
 	}
 
 	/**
@@ -81,11 +82,11 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 					"got no container with its id '" + id + "' from " + factory.getClass().getName(),
 					"have the factory return a container with the endpoint's id", null);
 		}
+		Registered registered = new Registered(endpoint, container);
 		Start start = null;
 		synchronized (this) {
 			checkFree(endpoint);
-			this.containers.put(id, container);
-			this.endpoints.put(id, endpoint);
+			this.containers.put(id, registered);
 			if (this.running && container.isAutoStartup()) {
 				start = beginStart(container);
 			}
@@ -97,9 +98,7 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 			catch (RuntimeException | Error ex) {
 				// a container that could not start is not kept: its id stays free
 				synchronized (this) {
-					if (this.containers.remove(id, container)) {
-						this.endpoints.remove(id);
-					}
+					this.containers.remove(id, registered);
 				}
 				throw ex;
 			}
@@ -113,7 +112,8 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 					"uses id '" + endpoint.id() + "', which another listener has already",
 					"give each listener its own id", null);
 		}
-		for (DelayedListenerEndpoint other : this.endpoints.values()) {
+		for (Registered registered : this.containers.values()) {
+			DelayedListenerEndpoint other = registered.endpoint();
 			if (other.topic().equals(endpoint.topic()) && (endpoint.exclusive() || other.exclusive())) {
 				DelayedListenerEndpoint alone = endpoint.exclusive() ? endpoint : other;
 				throw new InvalidDelayedListenerException(endpoint.describe(),
@@ -142,7 +142,7 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 			synchronized (this) {
 				this.starting.remove(start);
 				notifyAll();
-				stop = this.stopped || this.containers.get(container.getId()) != container;
+				stop = this.stopped || getListenerContainer(container.getId()) != container;
 			}
 		}
 		if (stop) {
@@ -170,7 +170,8 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	 * @return the container, or {@code null}
 	 */
 	public synchronized @Nullable DelayedListenerContainer getListenerContainer(String id) {
-		return this.containers.get(id);
+		Registered registered = this.containers.get(id);
+		return (registered != null) ? registered.container() : null;
 	}
 
 	/**
@@ -210,32 +211,26 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	 * @return the container, or {@code null} when no container has the id
 	 */
 	public @Nullable DelayedListenerContainer unregisterListenerContainer(String id) {
-		DelayedListenerContainer container;
+		Registered registered;
 		synchronized (this) {
-			container = this.containers.get(id);
-			if (container == null) {
+			registered = this.containers.get(id);
+			if (registered == null) {
 				return null;
 			}
-			DelayedListenerContainer removed = container;
-			awaitStarts((start) -> start.container() == removed);
-			if (!this.containers.remove(id, container)) {
+			awaitStarts((start) -> start.container() == registered.container());
+			if (!this.containers.remove(id, registered)) {
 				// unregistered by another thread meanwhile
 				return null;
 			}
-			this.endpoints.remove(id);
-			this.unregistering.add(container);
+			this.unregistering.add(registered.container());
 		}
-		stopAndWait(container::stop, () -> {
-			synchronized (this) {
-				this.unregistering.remove(container);
-				notifyAll();
-			}
-		});
+		DelayedListenerContainer container = registered.container();
+		stopAndWait(container::stop, () -> this.unregistering.remove(container));
 		return container;
 	}
 
 	private synchronized DelayedListenerContainer container(String id) {
-		DelayedListenerContainer container = this.containers.get(id);
+		DelayedListenerContainer container = getListenerContainer(id);
 		if (container == null) {
 			throw new IllegalArgumentException(
 					"No listener container has id '" + id + "' (registered: " + this.containers.keySet() + ")");
@@ -272,7 +267,7 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 
 	/** Return a snapshot of every registered container. */
 	public synchronized Collection<DelayedListenerContainer> getListenerContainers() {
-		return List.copyOf(this.containers.values());
+		return this.containers.values().stream().map(Registered::container).toList();
 	}
 
 	@Override
@@ -281,8 +276,7 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 		synchronized (this) {
 			this.stopped = false;
 			this.running = true;
-			starts = this.containers.values()
-				.stream()
+			starts = getListenerContainers().stream()
 				.filter(DelayedListenerContainer::isAutoStartup)
 				.map(this::beginStart)
 				.toList();
@@ -317,7 +311,7 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 			this.running = false;
 			this.stopped = true;
 			awaitStarts((start) -> true);
-			Set<DelayedListenerContainer> all = new LinkedHashSet<>(this.containers.values());
+			Set<DelayedListenerContainer> all = new LinkedHashSet<>(getListenerContainers());
 			all.addAll(this.unregistering);
 			running = List.copyOf(all);
 		}

@@ -103,8 +103,7 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 	public List<ScheduleResult> scheduleAll(Collection<JobBuilder> jobs) {
 		Assert.notNull(jobs, "jobs must not be null");
 		List<ScheduleRequest> requests = jobs.stream().map((job) -> job.toRequest(this.converter)).toList();
-		String topic = this.observations.isObserved()
-				? TemplateObservations.mixed(requests.stream().map(ScheduleRequest::topic)) : "";
+		String topic = TemplateObservations.mixed(requests.stream().map(ScheduleRequest::topic));
 		return this.observations.observe("schedule-all", topic, null, requests.size(), (trace) -> {
 			List<ScheduleRequest> traced = trace.isEmpty() ? requests
 					: requests.stream().map((request) -> this.observations.traced(request, trace)).toList();

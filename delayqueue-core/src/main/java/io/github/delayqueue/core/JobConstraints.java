@@ -15,7 +15,8 @@ import org.springframework.lang.Contract;
 /**
  * The rules every public entry point checks before it touches Redis. A broken rule is an
  * {@link IllegalArgumentException} whose message names the field and the rule (durations as
- * ISO-8601 with days, such as {@code P8DT12H}).
+ * ISO-8601 with days, such as {@code P8DT12H}). Durations are used in whole milliseconds: a
+ * part below one millisecond is dropped.
  *
  * <ul>
  * <li>{@code topic}: 1 to {@value #MAX_TOPIC_LENGTH} characters of {@code A-Z a-z 0-9 . _ -},
@@ -23,7 +24,7 @@ import org.springframework.lang.Contract;
  * <li>{@code id}: 1 to {@value #MAX_ID_LENGTH} characters, not blank, no control characters.</li>
  * <li>{@code delay}: at most {@link #MAX_DELAY} either way; zero or negative means due now.</li>
  * <li>{@code dueAt}: from 1970-01-01T00:00:00Z up to {@link #MAX_DUE_AT}.</li>
- * <li>{@code ttr}: positive and at most {@link #MAX_TTR}, whole milliseconds.</li>
+ * <li>{@code ttr}: from 1 ms up to {@link #MAX_TTR}.</li>
  * <li>a back-off ({@code backOff}, {@code retryIn}): zero up to {@link #MAX_DELAY}.</li>
  * <li>{@code maxAttempts}: 1 to {@value #MAX_ATTEMPTS}.</li>
  * <li>{@code priority}: {@value #MIN_PRIORITY} (lowest) to {@value #MAX_PRIORITY} (highest).</li>
@@ -172,7 +173,7 @@ public final class JobConstraints {
 		return positive("ttr", ttr, MAX_TTR);
 	}
 
-	/** Checks a positive duration of whole milliseconds up to {@code max} and returns it. */
+	/** Checks a duration from 1 ms up to {@code max} and returns it. */
 	public static Duration positive(String field, @Nullable Duration value, Duration max) {
 		return between(field, notNull(field, value), ONE_MILLISECOND, max);
 	}

@@ -41,11 +41,6 @@ final class TemplateObservations {
 		this.convention = convention;
 	}
 
-	boolean isObserved() {
-		ObservationRegistry registry = this.registry;
-		return registry != null && !registry.isNoop();
-	}
-
 	/** Runs a write that answers at once, as {@link #observeAsync} does. */
 	<T> T observe(String operation, String topic, @Nullable String id, int jobs,
 			Function<Map<String, String>, Written<T>> write, Function<T, String> outcome) {
