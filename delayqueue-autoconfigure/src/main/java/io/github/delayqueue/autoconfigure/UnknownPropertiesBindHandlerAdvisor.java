@@ -11,11 +11,11 @@ import org.springframework.boot.context.properties.ConfigurationPropertiesBindHa
 import org.springframework.boot.context.properties.bind.BindContext;
 import org.springframework.boot.context.properties.bind.BindHandler;
 import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
 import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
-import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.context.properties.source.UnboundElementsSourceFilter;
 import org.springframework.util.ClassUtils;
@@ -99,21 +99,16 @@ final class UnknownPropertiesBindHandlerAdvisor implements ConfigurationProperti
 	 * whose broker module is missing ({@link ForwardingModules}).
 	 */
 	private void checkModulesTurnedOn(BindContext context) {
-		ForwardingModules.check(context.getBinder(), this.classLoader);
+		Binder binder = context.getBinder();
+		ForwardingModules.check(binder, this.classLoader);
 		for (Map.Entry<String, String[]> module : MODULES.entrySet()) {
 			ConfigurationPropertyName enabled = ConfigurationPropertyName.of(module.getKey()).append("enabled");
 			if (!ClassUtils.isPresent(module.getValue()[1], this.classLoader)
-					&& context.getBinder().bind(enabled, Bindable.of(Boolean.class)).orElse(false)) {
-				@Nullable ConfigurationProperty property = null;
-				for (ConfigurationPropertySource source : context.getSources()) {
-					property = source.getConfigurationProperty(enabled);
-					if (property != null) {
-						break;
-					}
-				}
+					&& binder.bind(enabled, Bindable.of(Boolean.class)).orElse(false)) {
 				throw new InvalidConfigurationPropertyValueException(enabled.toString(),
-						(property != null) ? property.getValue() : true, "needs the module " + module.getValue()[0]
-								+ ", which is not on the class path; add io.github.delayqueue:" + module.getValue()[0]);
+						binder.bind(enabled, Bindable.of(String.class)).orElse("true"), "needs the module "
+								+ module.getValue()[0] + ", which is not on the class path; add io.github.delayqueue:"
+								+ module.getValue()[0]);
 			}
 		}
 	}
