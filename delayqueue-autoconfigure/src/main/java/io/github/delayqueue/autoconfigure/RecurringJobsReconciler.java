@@ -43,9 +43,8 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 	/** Whether a put is waiting to run on the executor. */
 	private final AtomicBoolean pending = new AtomicBoolean();
 
-	private volatile boolean running;
-
-	private @Nullable ScheduledExecutorService executor;
+	/** The executor of background puts, set while running; written under this. */
+	private volatile @Nullable ScheduledExecutorService executor;
 
 	RecurringJobsReconciler(RecurringJobs recurringJobs, Map<String, RecurringJob> declared, boolean removeUndeclared,
 			boolean failFast) {
@@ -62,7 +61,6 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 		threads.setDaemon(true);
 		this.executor = Executors.newSingleThreadScheduledExecutor(threads);
 		this.pending.set(false);
-		this.running = true;
 		try {
 			reconcile();
 		}
@@ -83,7 +81,7 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 
 	/** Puts on the executor after the delay, unless a put waits already; a request while one runs puts once more. */
 	private synchronized void putLater(long delayMillis) {
-		if (this.running && this.executor != null && this.pending.compareAndSet(false, true)) {
+		if (this.executor != null && this.pending.compareAndSet(false, true)) {
 			this.executor.schedule(this::put, delayMillis, TimeUnit.MILLISECONDS);
 		}
 	}
@@ -147,7 +145,6 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 
 	@Override
 	public synchronized void stop() {
-		this.running = false;
 		if (this.executor != null) {
 			this.executor.shutdownNow();
 			this.executor = null;
@@ -156,7 +153,7 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 
 	@Override
 	public boolean isRunning() {
-		return this.running;
+		return this.executor != null;
 	}
 
 	@Override
