@@ -3,6 +3,7 @@ package io.github.delayqueue.autoconfigure;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Stream;
 
 import org.jspecify.annotations.Nullable;
 
@@ -39,10 +40,10 @@ final class UnknownPropertiesBindHandlerAdvisor implements ConfigurationProperti
 	private static final ConfigurationPropertyName PREFIX = ConfigurationPropertyName.of("delayqueue");
 
 	/** The root of each optional module's properties, with the module and one of its classes. */
-	private static final Map<String, String[]> MODULES = Map.of(
-			"delayqueue.http", new String[] { "delayqueue-web", "io.github.delayqueue.http.DelayQueueHttpApi" },
-			"delayqueue.dashboard", new String[] { "delayqueue-web", "io.github.delayqueue.dashboard.DelayQueueDashboard" },
-			"delayqueue.outbox", new String[] { "delayqueue-jdbc", "io.github.delayqueue.outbox.JdbcJobOutbox" });
+	private static final Map<ConfigurationPropertyName, String[]> MODULES = Map.of(
+			PREFIX.append("http"), new String[] { "delayqueue-web", "io.github.delayqueue.http.DelayQueueHttpApi" },
+			PREFIX.append("dashboard"), new String[] { "delayqueue-web", "io.github.delayqueue.dashboard.DelayQueueDashboard" },
+			PREFIX.append("outbox"), new String[] { "delayqueue-jdbc", "io.github.delayqueue.outbox.JdbcJobOutbox" });
 
 	/** The subtree of forwarding, whose properties object the broker modules bring. */
 	static final ConfigurationPropertyName FORWARD = PREFIX.append("forward");
@@ -78,18 +79,10 @@ final class UnknownPropertiesBindHandlerAdvisor implements ConfigurationProperti
 		};
 	}
 
-	/** Whether a property belongs to the subtree of an optional module under the bound root. */
+	/** Whether a property belongs to the subtree of an optional module (forwarding too) under the bound root. */
 	private static boolean ofModule(ConfigurationPropertyName bound, ConfigurationProperty property) {
-		if (bound.equals(PREFIX) && FORWARD.isAncestorOf(property.getName())) {
-			return true;
-		}
-		for (String module : MODULES.keySet()) {
-			ConfigurationPropertyName root = ConfigurationPropertyName.of(module);
-			if (bound.isAncestorOf(root) && root.isAncestorOf(property.getName())) {
-				return true;
-			}
-		}
-		return false;
+		return Stream.concat(Stream.of(FORWARD), MODULES.keySet().stream())
+			.anyMatch((root) -> bound.isAncestorOf(root) && root.isAncestorOf(property.getName()));
 	}
 
 	/**
@@ -101,8 +94,8 @@ final class UnknownPropertiesBindHandlerAdvisor implements ConfigurationProperti
 	private void checkModulesTurnedOn(BindContext context) {
 		Binder binder = context.getBinder();
 		ForwardingModules.check(binder, this.classLoader);
-		for (Map.Entry<String, String[]> module : MODULES.entrySet()) {
-			ConfigurationPropertyName enabled = ConfigurationPropertyName.of(module.getKey()).append("enabled");
+		for (Map.Entry<ConfigurationPropertyName, String[]> module : MODULES.entrySet()) {
+			ConfigurationPropertyName enabled = module.getKey().append("enabled");
 			if (!ClassUtils.isPresent(module.getValue()[1], this.classLoader)
 					&& binder.bind(enabled, Bindable.of(Boolean.class)).orElse(false)) {
 				throw new InvalidConfigurationPropertyValueException(enabled.toString(),
