@@ -9,19 +9,24 @@ import java.util.function.Supplier;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
+import tools.jackson.core.JacksonException;
 
+import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
+import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.http.converter.json.JacksonJsonHttpMessageConverter;
 import org.springframework.http.server.ServletServerHttpResponse;
 import org.springframework.web.ErrorResponse;
+import org.springframework.web.ErrorResponseException;
 import org.springframework.web.servlet.HandlerExceptionResolver;
 import org.springframework.web.servlet.ModelAndView;
 import org.springframework.web.util.UrlPathHelper;
 
 /**
  * Answers the {@link ErrorResponse}s of requests under some paths (the HTTP job API's, the Actuator
- * endpoint's) that no {@code @ExceptionHandler} took: Spring MVC's before a handler is found (404, 405, 415).
+ * endpoint's) that no {@code @ExceptionHandler} took: Spring MVC's before a handler is found (404, 405, 415),
+ * and a body that cannot be read (400, naming the field at fault when one is).
  */
 public class ProblemJsonExceptionResolver implements HandlerExceptionResolver {
 
@@ -38,7 +43,9 @@ public class ProblemJsonExceptionResolver implements HandlerExceptionResolver {
 	public @Nullable ModelAndView resolveException(HttpServletRequest request, HttpServletResponse response,
 			@Nullable Object handler, Exception ex) {
 		String path = UrlPathHelper.defaultInstance.getLookupPathForRequest(request) + "/";
-		if (!(ex instanceof ErrorResponse refusal) || this.paths.get().stream().noneMatch((p) -> path.startsWith(p + "/"))) {
+		Exception answered = (ex instanceof HttpMessageNotReadableException unreadable) ? unreadable(unreadable) : ex;
+		if (!(answered instanceof ErrorResponse refusal)
+				|| this.paths.get().stream().noneMatch((p) -> path.startsWith(p + "/"))) {
 			return null;
 		}
 		try {
@@ -48,6 +55,21 @@ public class ProblemJsonExceptionResolver implements HandlerExceptionResolver {
 			return null;
 		}
 		return new ModelAndView();
+	}
+
+	/** A 400 for a body that cannot be read, naming the field at fault when one is. */
+	private static ErrorResponseException unreadable(HttpMessageNotReadableException ex) {
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST,
+				"the request body must be a JSON object of the operation's fields");
+		for (Throwable cause = ex.getCause(); cause != null; cause = cause.getCause()) {
+			if (cause instanceof JacksonException jackson && !jackson.getPath().isEmpty()) {
+				String field = jackson.getPath().get(0).getPropertyName();
+				problem.setDetail(field + " must be one value: a string, a number or true or false");
+				problem.setProperty("field", field);
+				break;
+			}
+		}
+		return new ErrorResponseException(HttpStatus.BAD_REQUEST, problem, ex);
 	}
 
 	/**

@@ -93,26 +93,15 @@ public final class DelayQueueAutoConfiguration {
 		return queue.getRecurringJobs();
 	}
 
+	/** Puts the declared recurring jobs; an observer of the queue, to put them again when Redis lost them. */
 	@Bean
 	@ConditionalOnBean(RecurringJobs.class)
-	RecurringJobsReconciler recurringJobsReconciler(RecurringJobs recurringJobs, DelayQueueProperties properties) {
+	RecurringJobsReconciler recurringJobsReconciler(ObjectProvider<RecurringJobs> recurringJobs,
+			DelayQueueProperties properties) {
 		Map<String, RecurringJob> declared = new LinkedHashMap<>();
 		properties.recurring().forEach((name, recurring) -> declared.put(name, recurring.toJob(name)));
 		return new RecurringJobsReconciler(recurringJobs, declared, properties.removeUndeclaredRecurringJobs(),
 				properties.redis().failFast());
-	}
-
-	/** Puts the declared recurring jobs again when the timer finds that Redis lost them. */
-	@Bean
-	DelayQueueObserver delayQueueDeclaredRecurringJobsRestorer(ObjectProvider<RecurringJobsReconciler> reconciler) {
-		return new DelayQueueObserver() {
-
-			@Override
-			public void dataLost(String namespace) {
-				reconciler.ifAvailable(RecurringJobsReconciler::putAgain);
-			}
-
-		};
 	}
 
 	@Bean

@@ -12,7 +12,6 @@ import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.recurring.RecurringJobs;
 import io.github.delayqueue.redis.RedisDelayQueue;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.core.JacksonException;
 
 import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
 import org.springframework.aot.hint.ReflectionHints;
@@ -33,10 +32,6 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.ImportRuntimeHints;
-import org.springframework.http.HttpStatus;
-import org.springframework.http.ProblemDetail;
-import org.springframework.http.converter.HttpMessageNotReadableException;
-import org.springframework.web.ErrorResponseException;
 import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.HandlerExceptionResolver;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
@@ -90,30 +85,12 @@ public final class DelayQueueEndpointAutoConfiguration {
 
 				@Override
 				public void extendHandlerExceptionResolvers(List<HandlerExceptionResolver> resolvers) {
-					ProblemJsonExceptionResolver resolver = new ProblemJsonExceptionResolver(
-							() -> endpoints.stream().map((mapped) -> mapped.getPath(id)).filter(Objects::nonNull).toList());
 					// after @ExceptionHandler methods, before Spring MVC's default handling
-					resolvers.add(Math.min(1, resolvers.size()), (request, response, handler, ex) -> resolver
-						.resolveException(request, response, handler,
-								(ex instanceof HttpMessageNotReadableException unreadable) ? unreadable(unreadable) : ex));
+					resolvers.add(Math.min(1, resolvers.size()), new ProblemJsonExceptionResolver(
+							() -> endpoints.stream().map((mapped) -> mapped.getPath(id)).filter(Objects::nonNull).toList()));
 				}
 
 			};
-		}
-
-		/** A 400 for a body the endpoint cannot read, naming the field at fault when one is. */
-		static ErrorResponseException unreadable(HttpMessageNotReadableException ex) {
-			ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST,
-					"the request body must be a JSON object of the operation's fields");
-			for (Throwable cause = ex.getCause(); cause != null; cause = cause.getCause()) {
-				if (cause instanceof JacksonException jackson && !jackson.getPath().isEmpty()) {
-					String field = jackson.getPath().get(0).getPropertyName();
-					problem.setDetail(field + " must be one value: a string, a number or true or false");
-					problem.setProperty("field", field);
-					break;
-				}
-			}
-			return new ErrorResponseException(HttpStatus.BAD_REQUEST, problem, ex);
 		}
 
 	}

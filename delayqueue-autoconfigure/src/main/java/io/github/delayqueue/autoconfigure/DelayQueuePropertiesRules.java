@@ -11,6 +11,8 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.bind.DataObjectPropertyName;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.format.annotation.DurationFormat;
+import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.validation.Errors;
 
 /**
@@ -101,17 +103,9 @@ public final class DelayQueuePropertiesRules {
 		}
 	}
 
-	/** A duration as a property gives it: {@code 100ms}, {@code 60s}, {@code 7d}. */
+	/** A duration as a property gives it: {@code 100ms}, {@code 60s}, {@code 7d}, {@code 1m30s}. */
 	static String format(Duration duration) {
-		long millis = duration.toMillis();
-		long[] units = { 86_400_000, 3_600_000, 60_000, 1_000 };
-		String[] suffixes = { "d", "h", "m", "s" };
-		for (int i = 0; i < units.length; i++) {
-			if (millis % units[i] == 0 && millis != 0) {
-				return (millis / units[i]) + suffixes[i];
-			}
-		}
-		return millis + "ms";
+		return DurationFormatterUtils.print(duration, DurationFormat.Style.COMPOSITE);
 	}
 
 	/** Rejects a property (its name relative to the object checked), saying the rule its value breaks. */

@@ -12,6 +12,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import io.github.delayqueue.core.DelayQueueConnectionException;
+import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.recurring.PutResult;
 import io.github.delayqueue.recurring.RecurringJob;
 import io.github.delayqueue.recurring.RecurringJobInfo;
@@ -19,20 +20,23 @@ import io.github.delayqueue.recurring.RecurringJobs;
 import io.github.delayqueue.redis.RedisDelayQueue;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
  * Puts the recurring jobs declared in {@code delayqueue.recurring.*} once the queue has started,
- * and reports (or deletes, when asked) those declared before and no longer.
+ * and again when the queue's timer finds that Redis lost them; reports (or deletes, when asked)
+ * those declared before and no longer.
  */
-final class RecurringJobsReconciler implements SmartLifecycle {
+final class RecurringJobsReconciler implements SmartLifecycle, DelayQueueObserver {
 
 	private static final Log logger = LogFactory.getLog(RecurringJobsReconciler.class);
 
 	private static final long RETRY_MILLIS = 5_000;
 
-	private final RecurringJobs recurringJobs;
+	/** The queue's recurring jobs, looked up at start: the queue, which this observes, comes first. */
+	private final ObjectProvider<RecurringJobs> recurringJobs;
 
 	private final Map<String, RecurringJob> declared;
 
@@ -43,12 +47,11 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 	/** Whether a put is waiting to run on the executor. */
 	private final AtomicBoolean pending = new AtomicBoolean();
 
-	private volatile boolean running;
+	/** The executor of background puts, set while running; written under this. */
+	private volatile @Nullable ScheduledExecutorService executor;
 
-	private @Nullable ScheduledExecutorService executor;
-
-	RecurringJobsReconciler(RecurringJobs recurringJobs, Map<String, RecurringJob> declared, boolean removeUndeclared,
-			boolean failFast) {
+	RecurringJobsReconciler(ObjectProvider<RecurringJobs> recurringJobs, Map<String, RecurringJob> declared,
+			boolean removeUndeclared, boolean failFast) {
 		this.recurringJobs = recurringJobs;
 		this.declared = declared;
 		this.removeUndeclared = removeUndeclared;
@@ -62,7 +65,6 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 		threads.setDaemon(true);
 		this.executor = Executors.newSingleThreadScheduledExecutor(threads);
 		this.pending.set(false);
-		this.running = true;
 		try {
 			reconcile();
 		}
@@ -76,14 +78,15 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 		}
 	}
 
-	/** Puts the declared recurring jobs again in the background. */
-	void putAgain() {
+	/** Puts the declared recurring jobs again in the background, when the timer finds that Redis lost them. */
+	@Override
+	public void dataLost(String namespace) {
 		putLater(0);
 	}
 
 	/** Puts on the executor after the delay, unless a put waits already; a request while one runs puts once more. */
 	private synchronized void putLater(long delayMillis) {
-		if (this.running && this.executor != null && this.pending.compareAndSet(false, true)) {
+		if (this.executor != null && this.pending.compareAndSet(false, true)) {
 			this.executor.schedule(this::put, delayMillis, TimeUnit.MILLISECONDS);
 		}
 	}
@@ -109,10 +112,11 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 
 	/** Puts the declared definitions, then reports (or deletes) those declared before and no longer. */
 	private void reconcile() {
+		RecurringJobs jobs = this.recurringJobs.getObject();
 		List<String> refused = new ArrayList<>();
 		for (RecurringJob job : this.declared.values()) {
 			try {
-				PutResult result = this.recurringJobs.put(job);
+				PutResult result = jobs.put(job);
 				if (result != PutResult.UNCHANGED && logger.isInfoEnabled()) {
 					logger.info("Recurring job " + job.getName() + " " + result.name().toLowerCase() + ": "
 							+ job.getSchedule() + ", topic " + job.getTopic());
@@ -128,13 +132,13 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 		if (this.declared.isEmpty() && !this.removeUndeclared) {
 			return;
 		}
-		List<String> undeclared = this.recurringJobs.list()
+		List<String> undeclared = jobs.list()
 			.stream()
 			.filter((info) -> info.job().isDeclared() && !this.declared.containsKey(info.name()))
 			.map(RecurringJobInfo::name)
 			.toList();
 		if (!undeclared.isEmpty() && this.removeUndeclared) {
-			undeclared.forEach(this.recurringJobs::delete);
+			undeclared.forEach(jobs::delete);
 			logger.warn("Deleted recurring job(s) " + undeclared + ": declared in delayqueue.recurring before, and "
 					+ "no longer (delayqueue.remove-undeclared-recurring-jobs=true)");
 		}
@@ -147,7 +151,6 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 
 	@Override
 	public synchronized void stop() {
-		this.running = false;
 		if (this.executor != null) {
 			this.executor.shutdownNow();
 			this.executor = null;
@@ -156,7 +159,7 @@ final class RecurringJobsReconciler implements SmartLifecycle {
 
 	@Override
 	public boolean isRunning() {
-		return this.running;
+		return this.executor != null;
 	}
 
 	@Override

@@ -3,6 +3,7 @@ package io.github.delayqueue.autoconfigure;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Stream;
 
 import org.jspecify.annotations.Nullable;
 
@@ -11,11 +12,11 @@ import org.springframework.boot.context.properties.ConfigurationPropertiesBindHa
 import org.springframework.boot.context.properties.bind.BindContext;
 import org.springframework.boot.context.properties.bind.BindHandler;
 import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
 import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
-import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.context.properties.source.UnboundElementsSourceFilter;
 import org.springframework.util.ClassUtils;
@@ -39,10 +40,10 @@ final class UnknownPropertiesBindHandlerAdvisor implements ConfigurationProperti
 	private static final ConfigurationPropertyName PREFIX = ConfigurationPropertyName.of("delayqueue");
 
 	/** The root of each optional module's properties, with the module and one of its classes. */
-	private static final Map<String, String[]> MODULES = Map.of(
-			"delayqueue.http", new String[] { "delayqueue-web", "io.github.delayqueue.http.DelayQueueHttpApi" },
-			"delayqueue.dashboard", new String[] { "delayqueue-web", "io.github.delayqueue.dashboard.DelayQueueDashboard" },
-			"delayqueue.outbox", new String[] { "delayqueue-jdbc", "io.github.delayqueue.outbox.JdbcJobOutbox" });
+	private static final Map<ConfigurationPropertyName, String[]> MODULES = Map.of(
+			PREFIX.append("http"), new String[] { "delayqueue-web", "io.github.delayqueue.http.DelayQueueHttpApi" },
+			PREFIX.append("dashboard"), new String[] { "delayqueue-web", "io.github.delayqueue.dashboard.DelayQueueDashboard" },
+			PREFIX.append("outbox"), new String[] { "delayqueue-jdbc", "io.github.delayqueue.outbox.JdbcJobOutbox" });
 
 	/** The subtree of forwarding, whose properties object the broker modules bring. */
 	static final ConfigurationPropertyName FORWARD = PREFIX.append("forward");
@@ -78,18 +79,10 @@ final class UnknownPropertiesBindHandlerAdvisor implements ConfigurationProperti
 		};
 	}
 
-	/** Whether a property belongs to the subtree of an optional module under the bound root. */
+	/** Whether a property belongs to the subtree of an optional module (forwarding too) under the bound root. */
 	private static boolean ofModule(ConfigurationPropertyName bound, ConfigurationProperty property) {
-		if (bound.equals(PREFIX) && FORWARD.isAncestorOf(property.getName())) {
-			return true;
-		}
-		for (String module : MODULES.keySet()) {
-			ConfigurationPropertyName root = ConfigurationPropertyName.of(module);
-			if (bound.isAncestorOf(root) && root.isAncestorOf(property.getName())) {
-				return true;
-			}
-		}
-		return false;
+		return Stream.concat(Stream.of(FORWARD), MODULES.keySet().stream())
+			.anyMatch((root) -> bound.isAncestorOf(root) && root.isAncestorOf(property.getName()));
 	}
 
 	/**
@@ -99,21 +92,16 @@ final class UnknownPropertiesBindHandlerAdvisor implements ConfigurationProperti
 	 * whose broker module is missing ({@link ForwardingModules}).
 	 */
 	private void checkModulesTurnedOn(BindContext context) {
-		ForwardingModules.check(context.getBinder(), this.classLoader);
-		for (Map.Entry<String, String[]> module : MODULES.entrySet()) {
-			ConfigurationPropertyName enabled = ConfigurationPropertyName.of(module.getKey()).append("enabled");
+		Binder binder = context.getBinder();
+		ForwardingModules.check(binder, this.classLoader);
+		for (Map.Entry<ConfigurationPropertyName, String[]> module : MODULES.entrySet()) {
+			ConfigurationPropertyName enabled = module.getKey().append("enabled");
 			if (!ClassUtils.isPresent(module.getValue()[1], this.classLoader)
-					&& context.getBinder().bind(enabled, Bindable.of(Boolean.class)).orElse(false)) {
-				@Nullable ConfigurationProperty property = null;
-				for (ConfigurationPropertySource source : context.getSources()) {
-					property = source.getConfigurationProperty(enabled);
-					if (property != null) {
-						break;
-					}
-				}
+					&& binder.bind(enabled, Bindable.of(Boolean.class)).orElse(false)) {
 				throw new InvalidConfigurationPropertyValueException(enabled.toString(),
-						(property != null) ? property.getValue() : true, "needs the module " + module.getValue()[0]
-								+ ", which is not on the class path; add io.github.delayqueue:" + module.getValue()[0]);
+						binder.bind(enabled, Bindable.of(String.class)).orElse("true"), "needs the module "
+								+ module.getValue()[0] + ", which is not on the class path; add io.github.delayqueue:"
+								+ module.getValue()[0]);
 			}
 		}
 	}

@@ -15,6 +15,7 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.env.StandardEnvironment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -101,7 +102,7 @@ class DelayQueueFailureAnalyzersTests {
 	 */
 	@Test
 	void aBucketCountGuessedWithoutRedisSaysToStartAgain() {
-		FailureAnalysis analysis = new BucketCountMismatchFailureAnalyzer()
+		FailureAnalysis analysis = new DelayQueueFailureAnalyzer(new StandardEnvironment())
 			.analyze(new BucketCountMismatchException("shop", 1, 16, true));
 		assertThat(analysis.getDescription())
 			.isEqualTo("delayqueue.buckets is not set, and when the queue was built it took 1 (Redis could not be"
