@@ -9,9 +9,9 @@
 local TAKE_SLACK = 1000
 
 -- Reads (no writes) up to max READY jobs of a topic, highest priority first, FIFO within one.
--- The plan for apply_take: ended (no entries beyond those scanned), now (0: no job found),
--- earliest (first deadline; ttr_override 0: the jobs' own) and the head it is compared with,
--- before (-1: none; nil: the delay queue's head comes first).
+-- The plan for apply_take: ended (no entries beyond those scanned), now (0: no job found) and
+-- before, the head the first deadline is compared with (-1: none; nil: the delay queue's head
+-- comes first).
 local function plan_take(topic, max, ttr_override)
   local plan = { topic = topic, jobs = {}, keys = {}, scanned = 0, tombstones = 0, ended = false }
   local seen = {}
@@ -37,9 +37,9 @@ local function plan_take(topic, max, ttr_override)
     for _, j in ipairs(plan.jobs) do
       shortest = math.min(shortest, (ttr_override > 0) and ttr_override or j.ttr)
     end
-    plan.earliest = plan.now + shortest
+    local earliest = plan.now + shortest
     local _, d = lowest(P .. 'delayed')
-    if d == nil or plan.earliest < d then
+    if d == nil or earliest < d then
       local _, r = lowest(P .. 'reserved')
       plan.before = earlier(d, r)
     end
