@@ -59,8 +59,6 @@ final class QueueScripts {
 
 	private static final LuaScript STATS = LuaScript.job("stats");
 
-	private static final LuaScript DEAD = LuaScript.job("dead");
-
 	private static final LuaScript REPAIR = LuaScript.job("repair");
 
 	private static final LuaScript WAITING = LuaScript.job("waiting");
@@ -252,16 +250,6 @@ final class QueueScripts {
 		return this.runner.runAll(STATS, (topic != null) ? everyBucket(topic) : everyBucket(), false)
 			.stream()
 			.map(ScriptReplies.Figures::decode)
-			.toList();
-	}
-
-	/** Reads, per bucket, the next DEAD jobs of a topic after a cursor ({@code null}: from the oldest). */
-	List<ScriptReplies.DeadJobs> dead(String topic, int limit, boolean payloads, @Nullable PageCursor after) {
-		List<byte[][]> calls = everyBucket(topic, limit, payloads ? "1" : "0", (after != null) ? after.at() : "",
-				(after != null) ? KeySpace.jobKey(topic, after.id()) : "");
-		return this.runner.runAll(DEAD, calls, false)
-			.stream()
-			.map((reply) -> ScriptReplies.DeadJobs.decode(topic, reply))
 			.toList();
 	}
 

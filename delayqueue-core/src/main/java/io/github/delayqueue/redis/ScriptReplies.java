@@ -168,22 +168,6 @@ final class ScriptReplies {
 
 	}
 
-	/** {@code dead.lua} for one bucket: the topic's DEAD jobs there, and the page read. */
-	record DeadJobs(long total, List<JobInfo> jobs) {
-
-		@SuppressWarnings("NullAway") // the script's reply has these values
-		static DeadJobs decode(String topic, @Nullable Object reply) {
-			List<Object> v = Replies.list(reply);
-			List<JobInfo> jobs = new ArrayList<>((v.size() - 1) / 11);
-			for (int i = 1; i + 10 < v.size(); i += 11) {
-				String id = Replies.asString(v.get(i)).substring(topic.length() + 1);
-				jobs.add(jobInfo(topic, id, JobState.DEAD, v, i + 1));
-			}
-			return new DeadJobs(Replies.asLong(v.get(0)), jobs);
-		}
-
-	}
-
 	/**
 	 * {@code promote.lua}: what the timer needs, the expired reservations, the topics whose
 	 * ready list became non-empty unannounced (with its length) and the jobs reserved for
