@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class LuaScriptTests extends AbstractRedisDelayQueueTests {
 
-	private static final List<String> JOB_SCRIPTS = List.of("schedule", "cancel", "reschedule", "find", "reserve",
+	private static final List<String> JOB_SCRIPTS = List.of("schedule", "cancel", "reschedule", "find",
 			"finish", "fail", "touch", "release", "replay", "trimdead", "stats", "repair", "promote",
 			"recurring");
 

@@ -43,8 +43,6 @@ final class QueueScripts {
 
 	private static final LuaScript FIND = LuaScript.job("find");
 
-	private static final LuaScript RESERVE = LuaScript.job("reserve");
-
 	private static final LuaScript FINISH = LuaScript.job("finish");
 
 	private static final LuaScript FAIL = LuaScript.job("fail");
@@ -160,9 +158,13 @@ final class QueueScripts {
 		return ScriptReplies.found(topic, id, this.runner.run(FIND, call(bucket, KeySpace.jobKey(topic, id))));
 	}
 
-	/** Takes READY jobs of a topic from one bucket; 0: the job's own TTR and attempts, no latest time. */
+	/**
+	 * Takes READY jobs of a topic from one bucket ({@code finish.lua} without jobs to finish); 0:
+	 * the job's own TTR and attempts, no latest time.
+	 */
 	ScriptReplies.Taken reserve(int bucket, String topic, int max, long ttrMillis, int attemptsLimit, long notAfter) {
-		Object reply = this.runner.run(RESERVE, call(bucket, topic, max, ttrMillis, attemptsLimit, notAfter, holder()));
+		Object reply = this.runner.run(FINISH,
+				call(bucket, max, ttrMillis, topic, attemptsLimit, "0", holder(), notAfter));
 		return ScriptReplies.Taken.decode(topic, Replies.list(reply), 0);
 	}
 
@@ -176,7 +178,7 @@ final class QueueScripts {
 		String kept = (keep == null) ? "0" : (keep.payloads() ? "2" : "1");
 		return ScriptReplies.Finished.decode(topic, jobs, wanted > 0, keep != null, this.runner
 			.runReplicated(FINISH,
-					call(bucket, wanted, ttrMillis, topic, attemptsLimit, kept, (wanted > 0) ? holder() : 0,
+					call(bucket, wanted, ttrMillis, topic, attemptsLimit, kept, (wanted > 0) ? holder() : 0, 0,
 							keysAndTokens(jobs))));
 	}
 

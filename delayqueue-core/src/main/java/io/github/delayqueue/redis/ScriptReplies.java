@@ -64,9 +64,9 @@ final class ScriptReplies {
 	}
 
 	/**
-	 * A take ({@code lib/apply_take.lua}, in {@code reserve.lua} and {@code finish.lua}): ready
-	 * entries left (-1: too late), Redis's now (0 when none was taken), the deadline announced
-	 * as the bucket's head (or 0), and the jobs taken.
+	 * A take ({@code lib/apply_take.lua}, in {@code finish.lua}): ready entries left (-1: too
+	 * late), Redis's now (0 when none was taken), the deadline announced as the bucket's head (or
+	 * 0), and the jobs taken.
 	 */
 	record Taken(long readyLeft, long now, long announced, List<ReservedJob> jobs) {
 
