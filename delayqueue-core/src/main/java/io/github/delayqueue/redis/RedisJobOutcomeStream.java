@@ -1,6 +1,5 @@
 package io.github.delayqueue.redis;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,9 +31,6 @@ import org.springframework.context.ApplicationListener;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.RedisClusterConnection;
-import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.Assert;
 
@@ -62,12 +58,11 @@ public class RedisJobOutcomeStream
 	/** How long {@link #stop()} goes on publishing what waits. */
 	static final long FLUSH_MILLIS = 5_000;
 
-	private static final byte[] PUBLISH_ALL = ("for i = 2, #ARGV do redis.call('PUBLISH', ARGV[1], ARGV[i]) end"
-			+ " return #ARGV - 1").getBytes(StandardCharsets.UTF_8);
+	private static final LuaScript PUBLISH = LuaScript.of("publish", 0);
 
 	private final EventSubscriber subscription;
 
-	private final RedisConnectionFactory connectionFactory;
+	private final ScriptRunner runner;
 
 	private final String channel;
 
@@ -114,7 +109,7 @@ public class RedisJobOutcomeStream
 	public RedisJobOutcomeStream(RedisDelayQueue queue, boolean publishing) {
 		Assert.notNull(queue, "queue must not be null");
 		this.subscription = queue.subscriber;
-		this.connectionFactory = queue.getConnectionFactory();
+		this.runner = queue.runner;
 		this.channel = queue.getNamespace() + ":outcomes";
 		this.instanceId = queue.getInstanceId();
 		this.publishing = publishing;
@@ -313,20 +308,21 @@ public class RedisJobOutcomeStream
 	}
 
 	private void publish(List<JobOutcome> batch) {
-		byte[] channel = this.channel.getBytes(StandardCharsets.UTF_8);
-		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			if (connection instanceof RedisClusterConnection) {
+		byte[] channel = KeySpace.bytes(this.channel);
+		List<byte[]> messages = batch.stream().map(this::encode).toList();
+		try {
+			boolean cluster = this.runner.execute("publishing job outcomes", (connection) -> {
+				if (!(connection instanceof RedisClusterConnection)) {
+					return false;
+				}
 				// a script without keys has no node to go to on a cluster; PUBLISH reaches every node
-				batch.forEach((outcome) -> connection.publish(channel, encode(outcome)));
-				return;
+				messages.forEach((message) -> connection.publish(channel, message));
+				return true;
+			});
+			if (!cluster) {
+				// one script call: Jedis cannot pipeline PUBLISH
+				this.runner.run(PUBLISH, QueueScripts.args(List.of(), channel, messages));
 			}
-			// one script call: Jedis cannot pipeline PUBLISH
-			byte[][] args = new byte[batch.size() + 1][];
-			args[0] = channel;
-			for (int i = 0; i < batch.size(); i++) {
-				args[i + 1] = encode(batch.get(i));
-			}
-			connection.scriptingCommands().eval(PUBLISH_ALL, ReturnType.INTEGER, 0, args);
 		}
 		catch (RuntimeException | Error ex) {
 			// an Error from the client must not end the thread: the batch is lost
