@@ -16,6 +16,7 @@ import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.stream.IntStream;
 
+import io.github.delayqueue.core.DelayQueueAdmin;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
@@ -390,10 +391,10 @@ final class QueueScripts {
 	}
 
 	/** Reads, per bucket, what {@code waiting.lua} answers for a topic's jobs of a state after a cursor. */
-	List<Object> waiting(String topic, JobState state, int limit, boolean payloads, @Nullable PageCursor after,
-			int examined) {
+	List<Object> waiting(String topic, JobState state, int limit, boolean payloads, @Nullable PageCursor after) {
 		return this.runner.runAll(WAITING, everyBucket(topic, state.code(), limit, (after != null) ? after.at() : "",
-				(after != null) ? KeySpace.jobKey(topic, after.id()) : "", examined, payloads ? "1" : "0"), false);
+				(after != null) ? KeySpace.jobKey(topic, after.id()) : "", DelayQueueAdmin.MAX_EXAMINED,
+				payloads ? "1" : "0"), false);
 	}
 
 }

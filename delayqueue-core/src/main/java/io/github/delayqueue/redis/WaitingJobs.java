@@ -49,7 +49,7 @@ final class WaitingJobs {
 	@SuppressWarnings("NullAway") // a RESERVED job read has its deadline, a DEAD one its time of death
 	private static DeadJobPage read(QueueScripts scripts, String topic, JobState state, @Nullable PageCursor after,
 			int limit, boolean payloads) {
-		List<Read> reads = scripts.waiting(topic, state, limit + 1, payloads, after, DelayQueueAdmin.MAX_EXAMINED)
+		List<Read> reads = scripts.waiting(topic, state, limit + 1, payloads, after)
 			.stream()
 			.map((reply) -> Read.decode(topic, state, reply))
 			.toList();
