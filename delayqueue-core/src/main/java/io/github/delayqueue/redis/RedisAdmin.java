@@ -69,8 +69,8 @@ abstract class RedisAdmin extends RedisConsumer implements DelayQueueAdmin {
 					if (figure.kind() == ScriptReplies.Figure.OLDEST_OVERDUE) {
 						figures[4] = Math.min(figures[4], figure.value());
 					}
-					else if (figure.kind() != JobState.COMPLETED.code()) {
-						// the four states of live jobs (a bucket holds no COMPLETED job)
+					else {
+						// D, R, S or X: the four states of live jobs
 						figures[JobState.fromCode(figure.kind()).ordinal()] += figure.value();
 					}
 				}
