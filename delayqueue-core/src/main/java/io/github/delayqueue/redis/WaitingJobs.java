@@ -111,7 +111,7 @@ final class WaitingJobs {
 	}
 
 	/** One bucket's reply: the jobs read, and the last entry examined when the index goes on. */
-	record Read(long examined, @Nullable Place stop, long total, List<Listed> listed) {
+	record Read(@Nullable Place stop, long total, List<Listed> listed) {
 
 		@SuppressWarnings("NullAway") // the script's reply has these values
 		static Read decode(String topic, JobState state, @Nullable Object reply) {
@@ -126,7 +126,7 @@ final class WaitingJobs {
 				jobs.add(new Listed(new Place(time(state, job).toEpochMilli(), jobKey), job,
 						Replies.asLong(v.get(i + 11))));
 			}
-			return new Read(Replies.asLong(v.get(0)), stop, Replies.asLong(v.get(3)), jobs);
+			return new Read(stop, Replies.asLong(v.get(3)), jobs);
 		}
 
 	}
