@@ -25,8 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class LuaScriptTests extends AbstractRedisDelayQueueTests {
 
-	private static final List<String> JOB_SCRIPTS = List.of("schedule", "cancel", "reschedule", "find", "reserve",
-			"finish", "fail", "touch", "release", "replay", "trimdead", "stats", "dead", "repair", "promote",
+	private static final List<String> JOB_SCRIPTS = List.of("schedule", "cancel", "reschedule", "find",
+			"finish", "fail", "touch", "release", "replay", "trimdead", "stats", "repair", "promote",
 			"recurring");
 
 	private static final List<String> SCRIPTS = Stream

@@ -16,6 +16,7 @@ import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.stream.IntStream;
 
+import io.github.delayqueue.core.DelayQueueAdmin;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
@@ -43,8 +44,6 @@ final class QueueScripts {
 
 	private static final LuaScript FIND = LuaScript.job("find");
 
-	private static final LuaScript RESERVE = LuaScript.job("reserve");
-
 	private static final LuaScript FINISH = LuaScript.job("finish");
 
 	private static final LuaScript FAIL = LuaScript.job("fail");
@@ -58,8 +57,6 @@ final class QueueScripts {
 	private static final LuaScript TRIM_DEAD = LuaScript.job("trimdead");
 
 	private static final LuaScript STATS = LuaScript.job("stats");
-
-	private static final LuaScript DEAD = LuaScript.job("dead");
 
 	private static final LuaScript REPAIR = LuaScript.job("repair");
 
@@ -162,9 +159,13 @@ final class QueueScripts {
 		return ScriptReplies.found(topic, id, this.runner.run(FIND, call(bucket, KeySpace.jobKey(topic, id))));
 	}
 
-	/** Takes READY jobs of a topic from one bucket; 0: the job's own TTR and attempts, no latest time. */
+	/**
+	 * Takes READY jobs of a topic from one bucket ({@code finish.lua} without jobs to finish); 0:
+	 * the job's own TTR and attempts, no latest time.
+	 */
 	ScriptReplies.Taken reserve(int bucket, String topic, int max, long ttrMillis, int attemptsLimit, long notAfter) {
-		Object reply = this.runner.run(RESERVE, call(bucket, topic, max, ttrMillis, attemptsLimit, notAfter, holder()));
+		Object reply = this.runner.run(FINISH,
+				call(bucket, max, ttrMillis, topic, attemptsLimit, "0", holder(), notAfter));
 		return ScriptReplies.Taken.decode(topic, Replies.list(reply), 0);
 	}
 
@@ -178,7 +179,7 @@ final class QueueScripts {
 		String kept = (keep == null) ? "0" : (keep.payloads() ? "2" : "1");
 		return ScriptReplies.Finished.decode(topic, jobs, wanted > 0, keep != null, this.runner
 			.runReplicated(FINISH,
-					call(bucket, wanted, ttrMillis, topic, attemptsLimit, kept, (wanted > 0) ? holder() : 0,
+					call(bucket, wanted, ttrMillis, topic, attemptsLimit, kept, (wanted > 0) ? holder() : 0, 0,
 							keysAndTokens(jobs))));
 	}
 
@@ -252,16 +253,6 @@ final class QueueScripts {
 		return this.runner.runAll(STATS, (topic != null) ? everyBucket(topic) : everyBucket(), false)
 			.stream()
 			.map(ScriptReplies.Figures::decode)
-			.toList();
-	}
-
-	/** Reads, per bucket, the next DEAD jobs of a topic after a cursor ({@code null}: from the oldest). */
-	List<ScriptReplies.DeadJobs> dead(String topic, int limit, boolean payloads, @Nullable PageCursor after) {
-		List<byte[][]> calls = everyBucket(topic, limit, payloads ? "1" : "0", (after != null) ? after.at() : "",
-				(after != null) ? KeySpace.jobKey(topic, after.id()) : "");
-		return this.runner.runAll(DEAD, calls, false)
-			.stream()
-			.map((reply) -> ScriptReplies.DeadJobs.decode(topic, reply))
 			.toList();
 	}
 
@@ -400,10 +391,10 @@ final class QueueScripts {
 	}
 
 	/** Reads, per bucket, what {@code waiting.lua} answers for a topic's jobs of a state after a cursor. */
-	List<Object> waiting(String topic, JobState state, int limit, boolean payloads, @Nullable PageCursor after,
-			int examined) {
+	List<Object> waiting(String topic, JobState state, int limit, boolean payloads, @Nullable PageCursor after) {
 		return this.runner.runAll(WAITING, everyBucket(topic, state.code(), limit, (after != null) ? after.at() : "",
-				(after != null) ? KeySpace.jobKey(topic, after.id()) : "", examined, payloads ? "1" : "0"), false);
+				(after != null) ? KeySpace.jobKey(topic, after.id()) : "", DelayQueueAdmin.MAX_EXAMINED,
+				payloads ? "1" : "0"), false);
 	}
 
 }

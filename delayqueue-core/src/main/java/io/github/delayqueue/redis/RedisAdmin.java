@@ -3,7 +3,6 @@ package io.github.delayqueue.redis;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -70,8 +69,8 @@ abstract class RedisAdmin extends RedisConsumer implements DelayQueueAdmin {
 					if (figure.kind() == ScriptReplies.Figure.OLDEST_OVERDUE) {
 						figures[4] = Math.min(figures[4], figure.value());
 					}
-					else if (figure.kind() != JobState.COMPLETED.code()) {
-						// the four states of live jobs (a bucket holds no COMPLETED job)
+					else {
+						// D, R, S or X: the four states of live jobs
 						figures[JobState.fromCode(figure.kind()).ordinal()] += figure.value();
 					}
 				}
@@ -124,16 +123,8 @@ abstract class RedisAdmin extends RedisConsumer implements DelayQueueAdmin {
 	}
 
 	@Override
-	@SuppressWarnings("NullAway") // a page of dead jobs sets their times of death
 	public DeadJobPage deadJobs(String topic, @Nullable String cursor, int limit, boolean payloads) {
-		PageCursor after = PageCursor.parse(topic, cursor, limit, "dead jobs");
-		// every bucket's next (limit + 1) deaths hold the page of all buckets and say whether there is more
-		List<ScriptReplies.DeadJobs> buckets = this.scripts.dead(topic, limit + 1, payloads, after);
-		List<JobInfo> dead = new ArrayList<>(buckets.stream().flatMap((bucket) -> bucket.jobs().stream()).toList());
-		// the order of a dead list: time of death, then the job key's bytes
-		dead.sort(Comparator.comparing(JobInfo::diedAt).thenComparing(JobInfo::id, WaitingJobs.Place::compare));
-		long total = buckets.stream().mapToLong(ScriptReplies.DeadJobs::total).sum();
-		return PageCursor.page(dead, limit, JobInfo::diedAt, (jobs, next) -> new DeadJobPage(total, jobs, next));
+		return WaitingJobs.dead(this.scripts, topic, cursor, limit, payloads);
 	}
 
 	@Override

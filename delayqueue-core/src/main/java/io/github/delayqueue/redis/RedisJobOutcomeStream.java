@@ -1,10 +1,8 @@
 package io.github.delayqueue.redis;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -32,9 +30,6 @@ import org.springframework.context.ApplicationListener;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.RedisClusterConnection;
-import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.Assert;
 
@@ -62,12 +57,11 @@ public class RedisJobOutcomeStream
 	/** How long {@link #stop()} goes on publishing what waits. */
 	static final long FLUSH_MILLIS = 5_000;
 
-	private static final byte[] PUBLISH_ALL = ("for i = 2, #ARGV do redis.call('PUBLISH', ARGV[1], ARGV[i]) end"
-			+ " return #ARGV - 1").getBytes(StandardCharsets.UTF_8);
+	private static final LuaScript PUBLISH = LuaScript.of("publish", 0);
 
 	private final EventSubscriber subscription;
 
-	private final RedisConnectionFactory connectionFactory;
+	private final ScriptRunner runner;
 
 	private final String channel;
 
@@ -89,8 +83,8 @@ public class RedisJobOutcomeStream
 
 	private final List<Consumer<JobOutcome>> subscribers = new CopyOnWriteArrayList<>();
 
-	// whenDone futures by "<topic>\n<id>"
-	private final Map<String, Set<CompletableFuture<JobOutcome>>> waiters = new ConcurrentHashMap<>();
+	// whenDone futures not done yet, failed at stop
+	private final Set<CompletableFuture<JobOutcome>> waiters = ConcurrentHashMap.newKeySet();
 
 	private final MessageListener listener = (message, pattern) -> {
 		ThreadPoolExecutor delivery = this.delivery;
@@ -114,7 +108,7 @@ public class RedisJobOutcomeStream
 	public RedisJobOutcomeStream(RedisDelayQueue queue, boolean publishing) {
 		Assert.notNull(queue, "queue must not be null");
 		this.subscription = queue.subscriber;
-		this.connectionFactory = queue.getConnectionFactory();
+		this.runner = queue.runner;
 		this.channel = queue.getNamespace() + ":outcomes";
 		this.instanceId = queue.getInstanceId();
 		this.publishing = publishing;
@@ -208,21 +202,21 @@ public class RedisJobOutcomeStream
 	public CompletableFuture<JobOutcome> whenDone(String topic, String id) {
 		JobConstraints.topic(topic);
 		JobConstraints.id(id);
-		String key = topic + "\n" + id;
 		CompletableFuture<JobOutcome> done = new CompletableFuture<>();
-		this.waiters.compute(key, (k, set) -> {
-			Set<CompletableFuture<JobOutcome>> waiting = (set != null) ? set : ConcurrentHashMap.newKeySet();
-			waiting.add(done);
-			return waiting;
-		});
-		done.whenComplete((outcome, failure) -> this.waiters.computeIfPresent(key, (k, set) -> {
-			set.remove(done);
-			return set.isEmpty() ? null : set;
-		}));
+		this.waiters.add(done);
 		try {
-			ensureSubscribed();
+			Subscription watching = subscribe(topic, (outcome) -> {
+				if (outcome.isFinal() && outcome.id().equals(id)) {
+					done.complete(outcome);
+				}
+			});
+			done.whenComplete((outcome, failure) -> {
+				watching.close();
+				this.waiters.remove(done);
+			});
 		}
 		catch (RuntimeException ex) {
+			this.waiters.remove(done);
 			done.completeExceptionally(ex);
 		}
 		return done;
@@ -276,10 +270,6 @@ public class RedisJobOutcomeStream
 					+ ex.getClass().getName());
 			return;
 		}
-		if (outcome.isFinal()) {
-			List.copyOf(this.waiters.getOrDefault(outcome.topic() + "\n" + outcome.id(), Set.of()))
-				.forEach((future) -> future.complete(outcome));
-		}
 		for (Consumer<JobOutcome> subscriber : this.subscribers) {
 			try {
 				subscriber.accept(outcome);
@@ -313,20 +303,21 @@ public class RedisJobOutcomeStream
 	}
 
 	private void publish(List<JobOutcome> batch) {
-		byte[] channel = this.channel.getBytes(StandardCharsets.UTF_8);
-		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			if (connection instanceof RedisClusterConnection) {
+		byte[] channel = KeySpace.bytes(this.channel);
+		List<byte[]> messages = batch.stream().map(this::encode).toList();
+		try {
+			boolean cluster = this.runner.execute("publishing job outcomes", (connection) -> {
+				if (!(connection instanceof RedisClusterConnection)) {
+					return false;
+				}
 				// a script without keys has no node to go to on a cluster; PUBLISH reaches every node
-				batch.forEach((outcome) -> connection.publish(channel, encode(outcome)));
-				return;
+				messages.forEach((message) -> connection.publish(channel, message));
+				return true;
+			});
+			if (!cluster) {
+				// one script call: Jedis cannot pipeline PUBLISH
+				this.runner.run(PUBLISH, QueueScripts.args(List.of(), channel, messages));
 			}
-			// one script call: Jedis cannot pipeline PUBLISH
-			byte[][] args = new byte[batch.size() + 1][];
-			args[0] = channel;
-			for (int i = 0; i < batch.size(); i++) {
-				args[i + 1] = encode(batch.get(i));
-			}
-			connection.scriptingCommands().eval(PUBLISH_ALL, ReturnType.INTEGER, 0, args);
 		}
 		catch (RuntimeException | Error ex) {
 			// an Error from the client must not end the thread: the batch is lost
@@ -366,7 +357,7 @@ public class RedisJobOutcomeStream
 			delivery.shutdown();
 		}
 		IllegalStateException stopped = new IllegalStateException("The job outcome stream stopped");
-		this.waiters.values().forEach((set) -> List.copyOf(set).forEach((future) -> future.completeExceptionally(stopped)));
+		List.copyOf(this.waiters).forEach((future) -> future.completeExceptionally(stopped));
 		this.subscribers.clear();
 	}
 

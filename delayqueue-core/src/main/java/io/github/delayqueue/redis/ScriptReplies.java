@@ -64,9 +64,9 @@ final class ScriptReplies {
 	}
 
 	/**
-	 * A take ({@code lib/apply_take.lua}, in {@code reserve.lua} and {@code finish.lua}): ready
-	 * entries left (-1: too late), Redis's now (0 when none was taken), the deadline announced
-	 * as the bucket's head (or 0), and the jobs taken.
+	 * A take ({@code lib/apply_take.lua}, in {@code finish.lua}): ready entries left (-1: too
+	 * late), Redis's now (0 when none was taken), the deadline announced as the bucket's head (or
+	 * 0), and the jobs taken.
 	 */
 	record Taken(long readyLeft, long now, long announced, List<ReservedJob> jobs) {
 
@@ -165,22 +165,6 @@ final class ScriptReplies {
 	record Figure(char kind, String topic, long value) {
 
 		static final char OLDEST_OVERDUE = 'O';
-
-	}
-
-	/** {@code dead.lua} for one bucket: the topic's DEAD jobs there, and the page read. */
-	record DeadJobs(long total, List<JobInfo> jobs) {
-
-		@SuppressWarnings("NullAway") // the script's reply has these values
-		static DeadJobs decode(String topic, @Nullable Object reply) {
-			List<Object> v = Replies.list(reply);
-			List<JobInfo> jobs = new ArrayList<>((v.size() - 1) / 11);
-			for (int i = 1; i + 10 < v.size(); i += 11) {
-				String id = Replies.asString(v.get(i)).substring(topic.length() + 1);
-				jobs.add(jobInfo(topic, id, JobState.DEAD, v, i + 1));
-			}
-			return new DeadJobs(Replies.asLong(v.get(0)), jobs);
-		}
 
 	}
 

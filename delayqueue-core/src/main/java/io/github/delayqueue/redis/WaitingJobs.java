@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
+import io.github.delayqueue.core.DeadJobPage;
 import io.github.delayqueue.core.DelayQueueAdmin;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
@@ -17,9 +18,10 @@ import io.github.delayqueue.core.WaitingJobPage;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reads the pages of {@link DelayQueueAdmin#waitingJobs}: each bucket's next jobs after the
- * cursor ({@code waiting.lua}), merged up to the first place where a bucket stopped reading; a
- * RESERVED page names the holders its tokens carry ({@link QueueScripts#holders}).
+ * Reads the pages of {@link DelayQueueAdmin#waitingJobs} and {@link DelayQueueAdmin#deadJobs}:
+ * each bucket's next jobs after the cursor ({@code waiting.lua}), merged up to the first place
+ * where a bucket stopped reading; a RESERVED page names the holders its tokens carry
+ * ({@link QueueScripts#holders}).
  */
 final class WaitingJobs {
 
@@ -28,14 +30,26 @@ final class WaitingJobs {
 	private WaitingJobs() {
 	}
 
-	@SuppressWarnings("NullAway") // a RESERVED job read has its deadline
 	static WaitingJobPage page(QueueScripts scripts, String topic, JobState state, @Nullable String cursor, int limit,
 			boolean payloads) {
 		if (!WAITING.contains(state)) {
 			throw new IllegalArgumentException("state must be DELAYED, READY or RESERVED, was " + state);
 		}
-		PageCursor after = PageCursor.parse(topic, cursor, limit, "waiting jobs");
-		List<Read> reads = scripts.waiting(topic, state, limit + 1, payloads, after, DelayQueueAdmin.MAX_EXAMINED)
+		DeadJobPage page = read(scripts, topic, state, PageCursor.parse(topic, cursor, limit, "waiting jobs"), limit,
+				payloads);
+		return new WaitingJobPage(page.jobs(), page.next());
+	}
+
+	/** A page of a topic's DEAD jobs, the oldest death first, and how many the topic has. */
+	static DeadJobPage dead(QueueScripts scripts, String topic, @Nullable String cursor, int limit, boolean payloads) {
+		return read(scripts, topic, JobState.DEAD, PageCursor.parse(topic, cursor, limit, "dead jobs"), limit, payloads);
+	}
+
+	/** A page of a topic's jobs of a state after a cursor, with the topic's DEAD jobs (0 for another state). */
+	@SuppressWarnings("NullAway") // a RESERVED job read has its deadline, a DEAD one its time of death
+	private static DeadJobPage read(QueueScripts scripts, String topic, JobState state, @Nullable PageCursor after,
+			int limit, boolean payloads) {
+		List<Read> reads = scripts.waiting(topic, state, limit + 1, payloads, after)
 			.stream()
 			.map((reply) -> Read.decode(topic, state, reply))
 			.toList();
@@ -49,19 +63,22 @@ final class WaitingJobs {
 		Map<Long, String> holders = (state != JobState.RESERVED) ? Map.of()
 				: scripts.holders(listed.stream().map(Listed::token).toList());
 		List<JobInfo> jobs = listed.stream().map((row) -> row.heldBy(holders.get(row.token()))).toList();
+		long total = reads.stream().mapToLong(Read::total).sum();
 		if (stop == null || jobs.size() > limit) {
-			return PageCursor.page(jobs, limit, (job) -> time(state, job), WaitingJobPage::new);
+			return PageCursor.page(jobs, limit, (job) -> time(state, job),
+					(page, next) -> new DeadJobPage(total, page, next));
 		}
 		// every bucket was read up to the stop: the next page starts after it
 		String prefix = topic + ":";
 		String next = stop.member().startsWith(prefix)
 				? PageCursor.text(stop.score(), stop.member().substring(prefix.length()))
 				: PageCursor.text((Place.compare(stop.member(), prefix) < 0) ? stop.score() : stop.score() + 1, "");
-		return new WaitingJobPage(jobs, next);
+		return new DeadJobPage(total, jobs, next);
 	}
 
 	private static Instant time(JobState state, JobInfo job) {
-		return (state == JobState.RESERVED) ? Objects.requireNonNull(job.reservedUntil()) : job.dueAt();
+		return (state == JobState.RESERVED) ? Objects.requireNonNull(job.reservedUntil())
+				: (state == JobState.DEAD) ? Objects.requireNonNull(job.diedAt()) : job.dueAt();
 	}
 
 	/** A place in a sorted set: a score, then a member's bytes. */
@@ -94,7 +111,7 @@ final class WaitingJobs {
 	}
 
 	/** One bucket's reply: the jobs read, and the last entry examined when the index goes on. */
-	record Read(long examined, @Nullable Place stop, List<Listed> listed) {
+	record Read(@Nullable Place stop, long total, List<Listed> listed) {
 
 		@SuppressWarnings("NullAway") // the script's reply has these values
 		static Read decode(String topic, JobState state, @Nullable Object reply) {
@@ -102,14 +119,14 @@ final class WaitingJobs {
 			String stopScore = Replies.asString(v.get(1));
 			Place stop = stopScore.isEmpty() ? null
 					: new Place(Long.parseLong(stopScore), Replies.asString(v.get(2)));
-			List<Listed> jobs = new ArrayList<>((v.size() - 3) / 12);
-			for (int i = 3; i + 11 < v.size(); i += 12) {
+			List<Listed> jobs = new ArrayList<>((v.size() - 4) / 12);
+			for (int i = 4; i + 11 < v.size(); i += 12) {
 				String jobKey = Replies.asString(v.get(i));
 				JobInfo job = ScriptReplies.jobInfo(topic, jobKey.substring(topic.length() + 1), state, v, i + 1);
 				jobs.add(new Listed(new Place(time(state, job).toEpochMilli(), jobKey), job,
 						Replies.asLong(v.get(i + 11))));
 			}
-			return new Read(Replies.asLong(v.get(0)), stop, jobs);
+			return new Read(stop, Replies.asLong(v.get(3)), jobs);
 		}
 
 	}

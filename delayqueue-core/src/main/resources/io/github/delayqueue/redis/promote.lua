@@ -187,17 +187,14 @@ if expired > 0 then
     end
   end
 end
--- the offers' reservations, after the expired ones left the reserved index
+-- the offers' reservations, after the expired ones left the reserved index; r stays the index's
+-- next deadline
 local delivered = {}
 for _, plan in ipairs(offered) do
   local fields = { plan.topic, #plan.jobs }
-  apply_take(plan, plan.ttr, plan.max, holder, now, fields)
+  local _, _, earliest = apply_take(plan, plan.ttr, plan.max, holder, now, fields)
+  r = math.min(r or earliest, earliest)
   delivered[#delivered + 1] = fields
-end
-if #delivered > 0 then
-  -- (the reserved index's next deadline, the offers' included)
-  local _, next_deadline = lowest(P .. 'reserved')
-  r = next_deadline
 end
 write_gathered(w)
 local order = w.ready_topics

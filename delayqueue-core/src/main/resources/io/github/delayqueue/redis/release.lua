@@ -2,7 +2,7 @@
 -- the attempt not counted. ARGV[3..] job key and token per job.
 -- Returns {released} (the others are gone or held under another token).
 -- @include lib/keys
--- @include lib/save
+-- @include lib/encode
 -- @include lib/topic_of
 -- @include lib/move
 -- @include lib/default_priority
@@ -29,7 +29,7 @@ for i = #given, 1, -1 do
   j.state = 'R'
   j.attempt = j.attempt - 1
   j.token = 0
-  save(jobkey, j)
+  redis.call('HSET', KEYS[1], jobkey, encode(j))
   -- to the front of its ready list (after the sentinel), announced when the first list was empty
   local key = P .. 'ready:' .. topic
   if j.priority ~= DEFAULT_PRIORITY then

@@ -1,14 +1,16 @@
--- waiting.lua: a page of a topic's DELAYED (by due time), RESERVED (by TTR deadline) or READY
--- jobs in the bucket; reads, never writes, and examines at most ARGV[8] index entries.
--- ARGV[3] topic, ARGV[4] state letter ('D', 'S' or 'R'), ARGV[5] page size, ARGV[6] the cursor's
+-- waiting.lua: a page of a topic's DELAYED (by due time), RESERVED (by TTR deadline), DEAD (by
+-- time of death) or READY jobs in the bucket; reads, never writes, and examines at most ARGV[8]
+-- index entries.
+-- ARGV[3] topic, ARGV[4] state letter ('D', 'S', 'X' or 'R'), ARGV[5] page size, ARGV[6] the cursor's
 -- time ('' from the first), ARGV[7] the cursor's job key, ARGV[8] entries to examine at most,
 -- ARGV[9] '1' for payloads.
--- DELAYED and RESERVED: the next jobs after the cursor by (score, job key).
+-- DELAYED, RESERVED and DEAD: the next jobs after the cursor by (score, job key).
 -- READY: the first ARGV[5] jobs after the cursor by (due, job key) among the first ARGV[8] ready
 -- entries.
 -- Returns {entries examined, score and member of the last entry examined when the index goes on
--- ('' and '' when it was read to its end), then per job: job key, what find.lua answers after
--- the state, and the fencing token (lib/token; 0 unless RESERVED)}.
+-- ('' and '' when it was read to its end), the topic's DEAD jobs (0 for another state), then per
+-- job: job key, what find.lua answers after the state, and the fencing token (lib/token; 0 unless
+-- RESERVED)}.
 -- @include lib/keys
 -- @include lib/decode
 -- @include lib/read_many
@@ -22,7 +24,7 @@ local topic, state, max, cap = ARGV[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARG
 local after, after_key = (ARGV[6] ~= '') and tonumber(ARGV[6]) or nil, ARGV[7]
 local prefix = topic .. ':'
 
-local found, examined, cut_score, cut_member = {}, 0, '', ''
+local found, examined, cut_score, cut_member, total = {}, 0, '', '', 0
 if state == 'R' then
   local parts = ready_parts(topic, redis.call('LRANGE', P .. 'ready:' .. topic, 0, 0)[1])
   local seen = {}
@@ -53,7 +55,8 @@ if state == 'R' then
     end
   end
 else
-  local key = P .. ((state == 'S') and 'reserved' or 'delayed')
+  local key = P .. ((state == 'S') and 'reserved' or (state == 'X') and ('dead:' .. topic) or 'delayed')
+  total = (state == 'X') and redis.call('ZCARD', key) or 0
   local rank = after and rank_after(key, after, after_key) or 0
   local ended = false
   while #found < max and examined < cap do
@@ -87,12 +90,13 @@ for k, row in ipairs(found) do
 end
 local records = read_many(KEYS[1], jobkeys)
 local errors = read_many(P .. 'errors', jobkeys)
-local reply = { examined, cut_score, cut_member }
+local reply = { examined, cut_score, cut_member, total }
 for k, jobkey in ipairs(jobkeys) do
   local j = records[k] and decode(records[k])
   if j and j.state == state then
     reply[#reply + 1] = jobkey
-    put_info(reply, j, (state == 'S') and tonumber(found[k][2]) or 0, 0, errors[k] or '', ARGV[9] == '1')
+    local score = tonumber(found[k][2])
+    put_info(reply, j, (state == 'S') and score or 0, (state == 'X') and score or 0, errors[k] or '', ARGV[9] == '1')
     reply[#reply + 1] = j.token
   end
 end

@@ -54,7 +54,7 @@ class DelayQueueAotProcessingTests {
 				.accepts(hints);
 			assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(Reminder.class, "text"))
 				.accepts(hints);
-			assertThat(RuntimeHintsPredicates.resource().forResource("io/github/delayqueue/redis/reserve.lua"))
+			assertThat(RuntimeHintsPredicates.resource().forResource("io/github/delayqueue/redis/finish.lua"))
 				.accepts(hints);
 			// Spring Boot's, for binding delayqueue.* at start-up
 			assertThat(RuntimeHintsPredicates.reflection()

@@ -1,6 +1,6 @@
 -- Reserves the jobs of a plan_take (or of a plan with from = 'D': DELAYED jobs no list holds),
--- appending 9 values per job to reply (see below). Returns the ready entries left, and the
--- deadline announced as the head or 0.
+-- appending 9 values per job to reply (see below). Returns the ready entries left, the deadline
+-- announced as the head or 0, and the earliest deadline it wrote to the reserved index (nil: none).
 -- @include lib/keys
 -- @include lib/num
 -- @include lib/attempt_text
@@ -53,7 +53,7 @@ local function apply_take(plan, ttr_override, max_override, holder, now, reply)
     redis.call('LTRIM', list, plan.scanned, -1)
   end
   count('T', topic, -plan.tombstones)
-  local announced = 0
+  local announced, earliest = 0, nil
   if #jobs > 0 then
     local seq = redis.call('INCRBY', P .. 'seq', #jobs) - #jobs
     local records, deadlines = {}, {}
@@ -72,6 +72,7 @@ local function apply_take(plan, ttr_override, max_override, holder, now, reply)
       -- ms, token, deadline ms and ttr ms
       local ttr = (ttr_override > 0) and ttr_override or j.ttr
       local deadline = now + ttr
+      earliest = math.min(earliest or deadline, deadline)
       j.state = 'S'
       j.attempt = j.attempt + 1
       j.token = token(seq + i, holder)
@@ -107,13 +108,13 @@ local function apply_take(plan, ttr_override, max_override, holder, now, reply)
     call_many('ZADD', P .. 'reserved', deadlines)
     count(plan.from or 'R', topic, -#jobs)
     count('S', topic, #jobs)
-    if plan.before and (plan.before < 0 or plan.earliest < plan.before) then
-      announce_head(plan.earliest)
-      announced = plan.earliest
+    if plan.before and (plan.before < 0 or earliest < plan.before) then
+      announce_head(earliest)
+      announced = earliest
     end
   end
   if plan.ended then
-    return 0, announced
+    return 0, announced, earliest
   end
   if plan.levels then
     -- the entries of every list left (not the sentinel)
@@ -123,7 +124,7 @@ local function apply_take(plan, ttr_override, max_override, holder, now, reply)
         left = left + (part.left or (redis.call('LLEN', part.key) - part.from))
       end
     end
-    return left, announced
+    return left, announced, earliest
   end
-  return redis.call('LLEN', list), announced
+  return redis.call('LLEN', list), announced, earliest
 end
