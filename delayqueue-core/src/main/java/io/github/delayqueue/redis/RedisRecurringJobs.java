@@ -102,7 +102,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 				throw new IllegalArgumentException("schedule " + job.getSchedule() + " of recurring job '" + job.getName()
 						+ "' has no tick after " + Instant.ofEpochMilli(read.now()));
 			}
-			long answer = writeTick(read.bucket(), next, "put", job.getName(), spec, next);
+			long answer = writeTick(read.bucket(), "put", job.getName(), spec, next);
 			return (answer == -1) ? null
 					: (answer == 1) ? PutResult.CREATED : (answer == 2) ? PutResult.UPDATED : PutResult.UNCHANGED;
 		});
@@ -120,8 +120,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 			if (info == null) {
 				return false;
 			}
-			long next = nextTick(info.job(), read.now());
-			long result = writeTick(read.bucket(), next, "resume", name, next, read.gen());
+			long result = writeTick(read.bucket(), "resume", name, nextTick(info.job(), read.now()), read.gen());
 			return (result == -2) ? null : result >= 0;
 		});
 	}
@@ -349,12 +348,12 @@ final class RedisRecurringJobs implements RecurringJobs {
 				+ "next tick passed, " + MAX_ATTEMPTS + " times before it was written");
 	}
 
-	/** Runs a write that may set a next tick, and wakes the timer when it did; returns the script's answer. */
-	private long writeTick(int bucket, long next, Object... arguments) {
+	/** Runs a write that may set a next tick, and wakes the timer for the tick it set; returns the script's answer. */
+	private long writeTick(int bucket, Object... arguments) {
 		List<Object> reply = call(bucket, arguments);
 		long answer = Replies.asLong(reply.get(1));
-		if (answer > 0 && next != -1) {
-			this.tickSet.accept(bucket, (next == RIGHT_AFTER_NOW) ? Replies.asLong(reply.get(0)) + 1 : next);
+		if (answer > 0 && Replies.asLong(reply.get(2)) >= 0) {
+			this.tickSet.accept(bucket, Replies.asLong(reply.get(2)));
 		}
 		return answer;
 	}
