@@ -63,7 +63,8 @@ local function next_arg(arg)
   return (tick < 0 or tick > now) and tick or nil
 end
 
--- put name spec next: {now, 1 created | 2 updated | 0 unchanged | -1 next not after now, the next tick}
+-- put name spec next: {now, 1 created | 2 updated | 0 unchanged | -1 next not after now}, then the next
+-- tick when it wrote
 if op == 'put' then
   local name, spec, next_tick = ARGV[4], ARGV[5], next_arg(ARGV[6])
   local record = redis.call('HGET', DEFS, name)
@@ -261,8 +262,8 @@ if op == 'trigger' then
   return { now, made }
 end
 
--- pause name | resume name next gen: {now, 1 done | 0 already so | -2 changed, or next not after now,
--- the next tick a resume set}
+-- pause name | resume name next gen: {now, 1 done | 0 already so | -2 changed, or next not after now},
+-- then the next tick (-1 for a pause) when it wrote
 local pause = (op == 'pause') and '1' or '0'
 if d.paused == pause then
   return { now, 0 }
