@@ -556,7 +556,7 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 		String spec = "v=1\ntopic=reports\ncron=0 30 2 * * *\nzone=Europe/Berlin\nttr=60000\nmax=3\nmisfire=SKIP\n"
 				+ "threshold=10000\ncatchup=10\noverlap=SKIP\ndeclared=1\nh.tenant=a=b\n\n{\"n\":1}";
 		byte[] record = ("2,17,1,5,1,0,1700000000000,-1,reports:nightly@x\n" + spec).getBytes(StandardCharsets.UTF_8);
-		RecurringJobInfo decoded = RecurringRecord.decode("nightly", record, -1, "R");
+		RecurringJobInfo decoded = RecurringRecord.decode("nightly", List.of(record, -1L, "R".getBytes(StandardCharsets.UTF_8)), 0);
 		assertThat(RecurringRecord.genOf(record)).isEqualTo(17);
 		assertThat(decoded.version()).isEqualTo(2);
 		assertThat(decoded.paused()).isTrue();
@@ -569,7 +569,7 @@ class RecurringJobsTests extends AbstractRedisDelayQueueTests {
 		assertThat(new String(RecurringRecord.encodeSpec(decoded.job()), StandardCharsets.UTF_8)).isEqualTo(spec);
 		assertThat(RecurringRecord.genOf("written by another version".getBytes(StandardCharsets.UTF_8))).isEqualTo(-1);
 		byte[] largest = ("2,17,1,9223372036854775807,1,0,1700000000000,-1,x\n" + spec).getBytes(StandardCharsets.UTF_8);
-		assertThat(RecurringRecord.decode("nightly", largest, -1, "").fired()).isEqualTo(Long.MAX_VALUE);
+		assertThat(RecurringRecord.decode("nightly", List.of(largest, -1L, new byte[0]), 0).fired()).isEqualTo(Long.MAX_VALUE);
 		byte[] notANumber = ("2,17,1,5x,1,0,1700000000000,-1,x\n" + spec).getBytes(StandardCharsets.UTF_8);
 		assertThat(RecurringRecord.genOf(notANumber)).isEqualTo(-1);
 	}

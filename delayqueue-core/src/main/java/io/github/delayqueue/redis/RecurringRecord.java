@@ -1,5 +1,6 @@
 package io.github.delayqueue.redis;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -32,25 +33,22 @@ final class RecurringRecord {
 	private RecurringRecord() {
 	}
 
-	/** Reads a record, given its next tick (-1: none) and last occurrence's state letter. */
-	static RecurringJobInfo decode(String name, byte[] record, long nextTick, String lastState) {
+	/** Reads a definition from {@code at} of a {@code recurring.lua} reply: record, next tick (-1: none), state letter. */
+	@SuppressWarnings("NullAway") // the script's reply has these values
+	static RecurringJobInfo decode(String name, List<Object> reply, int at) {
+		byte[] record = Replies.asBytes(reply.get(at));
+		String lastState = Replies.asString(reply.get(at + 2));
 		Matcher header = header(record);
 		if (header == null) {
 			throw new IllegalStateException("The recurring job " + name + " has a header of another format");
 		}
 		String lastKey = header.group(9);
 		String lastId = lastKey.isEmpty() ? null : lastKey.substring(lastKey.indexOf(':') + 1);
+		long nextTick = Replies.asLong(reply.get(at + 1));
 		return new RecurringJobInfo(job(name, record), Long.parseLong(header.group(1)), "1".equals(header.group(3)),
 				instant(nextTick), Long.parseLong(header.group(4)), Long.parseLong(header.group(5)),
 				Long.parseLong(header.group(6)), instant(Long.parseLong(header.group(7))), lastId,
 				(lastId != null && !lastState.isEmpty()) ? JobState.fromCode(lastState.charAt(0)) : null);
-	}
-
-	/** Reads a definition as {@code recurring.lua} answers it: record, next tick, last state letter from {@code at}. */
-	@SuppressWarnings("NullAway") // the script's reply has these values
-	static RecurringJobInfo decode(String name, List<Object> reply, int at) {
-		return decode(name, Replies.asBytes(reply.get(at)), Replies.asLong(reply.get(at + 1)),
-				Replies.asString(reply.get(at + 2)));
 	}
 
 	/** The gen of a record whose spec may not be readable, or -1 when its header is not either. */
@@ -90,9 +88,7 @@ final class RecurringRecord {
 		job.getHeaders().forEach((name, value) -> line(text, "h." + name, value));
 		byte[] fields = text.append('\n').toString().getBytes(StandardCharsets.UTF_8);
 		byte[] payload = job.getPayload();
-		byte[] spec = Arrays.copyOf(fields, fields.length + payload.length);
-		System.arraycopy(payload, 0, spec, fields.length, payload.length);
-		return spec;
+		return ByteBuffer.allocate(fields.length + payload.length).put(fields).put(payload).array();
 	}
 
 	/** Appends {@code key=value}, unless the value is {@code null}. */

@@ -102,7 +102,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 				throw new IllegalArgumentException("schedule " + job.getSchedule() + " of recurring job '" + job.getName()
 						+ "' has no tick after " + Instant.ofEpochMilli(read.now()));
 			}
-			long answer = writeTick(read.bucket(), next, "put", job.getName(), spec, next);
+			long answer = write(read.bucket(), "put", job.getName(), spec, next);
 			return (answer == -1) ? null
 					: (answer == 1) ? PutResult.CREATED : (answer == 2) ? PutResult.UPDATED : PutResult.UNCHANGED;
 		});
@@ -110,7 +110,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 
 	@Override
 	public boolean pause(String name) {
-		return answer("pause", name) >= 0;
+		return write(bucketOf(name), "pause", name) >= 0;
 	}
 
 	@Override
@@ -120,8 +120,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 			if (info == null) {
 				return false;
 			}
-			long next = nextTick(info.job(), read.now());
-			long result = writeTick(read.bucket(), next, "resume", name, next, read.gen());
+			long result = write(read.bucket(), "resume", name, nextTick(info.job(), read.now()), read.gen());
 			return (result == -2) ? null : result >= 0;
 		});
 	}
@@ -157,7 +156,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 
 	@Override
 	public boolean delete(String name) {
-		return answer("delete", name) == 1;
+		return write(bucketOf(name), "delete", name) == 1;
 	}
 
 	@Override
@@ -219,7 +218,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 	 */
 	@SuppressWarnings("NullAway") // the script's reply has these values
 	TimerBackend.RecurringStep fire(int bucket) {
-		List<Object> due = Replies.list(this.scripts.recurring(bucket, "due", DUE_LIMIT));
+		List<Object> due = call(bucket, "due", DUE_LIMIT);
 		long now = Replies.asLong(due.get(0));
 		if (due.size() == 2) {
 			return new TimerBackend.RecurringStep(Replies.asLong(due.get(1)), now, List.of(), true);
@@ -245,7 +244,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 				addOccurrence(arguments, plan.job, occurrence[0], occurrence[1], occurrence[2], false);
 			}
 		}
-		List<Object> reply = Replies.list(this.scripts.recurring(bucket, arguments.toArray()));
+		List<Object> reply = call(bucket, arguments.toArray());
 		int at = 3 + (int) Replies.asLong(reply.get(2));
 		List<String> topics = reply.subList(3, at).stream().map(Replies::asString).toList();
 		boolean progressed = false;
@@ -349,18 +348,13 @@ final class RedisRecurringJobs implements RecurringJobs {
 				+ "next tick passed, " + MAX_ATTEMPTS + " times before it was written");
 	}
 
-	/** Runs a write that may set a next tick, and wakes the timer when it did; returns the script's answer. */
-	private long writeTick(int bucket, long next, Object... arguments) {
+	/** Runs a write, and wakes the timer for the next tick it answers having set; returns the script's answer. */
+	private long write(int bucket, Object... arguments) {
 		List<Object> reply = call(bucket, arguments);
-		long answer = Replies.asLong(reply.get(1));
-		if (answer > 0 && next != -1) {
-			this.tickSet.accept(bucket, (next == RIGHT_AFTER_NOW) ? Replies.asLong(reply.get(0)) + 1 : next);
+		if (reply.size() > 2 && Replies.asLong(reply.get(2)) >= 0) {
+			this.tickSet.accept(bucket, Replies.asLong(reply.get(2)));
 		}
-		return answer;
-	}
-
-	private long answer(String operation, String name) {
-		return Replies.asLong(call(bucketOf(name), operation, name).get(1));
+		return Replies.asLong(reply.get(1));
 	}
 
 	private int bucketOf(String name) {

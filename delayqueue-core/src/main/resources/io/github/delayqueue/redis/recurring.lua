@@ -63,16 +63,17 @@ local function next_arg(arg)
   return (tick < 0 or tick > now) and tick or nil
 end
 
--- put name spec next: {now, 1 created | 2 updated | 0 unchanged | -1 next not after now, version}
+-- put name spec next: {now, 1 created | 2 updated | 0 unchanged | -1 next not after now}, then the next
+-- tick when it wrote
 if op == 'put' then
   local name, spec, next_tick = ARGV[4], ARGV[5], next_arg(ARGV[6])
   local record = redis.call('HGET', DEFS, name)
   local d = record and parse_def(record)
   if d and d.spec == spec then
-    return { now, 0, d.version }
+    return { now, 0 }
   end
   if not next_tick then
-    return { now, -1, 0 }
+    return { now, -1 }
   end
   local result = d and 2 or 1
   d = d or { version = 0, paused = '0', fired = 0, skipped = 0, misfired = 0, last_tick = -1, last_key = '' }
@@ -86,7 +87,7 @@ if op == 'put' then
   if d.paused == '0' and not (current >= 0 and current <= now) then
     set_due(name, next_tick, true)
   end
-  return { now, result, d.version }
+  return { now, result, next_tick }
 end
 
 -- The state letter of the last occurrence ('' when gone or none).
@@ -142,9 +143,11 @@ if op == 'fire' then
   local i = 4
   while i <= #ARGV do
     local n = tonumber(ARGV[i + 7])
-    if not n or n < 0 or n ~= math.floor(n) or i + 7 + 7 * n > #ARGV or not tonumber(ARGV[i + 1])
-        or not tonumber(ARGV[i + 2]) or not tonumber(ARGV[i + 3]) or not tonumber(ARGV[i + 5])
-        or not tonumber(ARGV[i + 6]) then
+    local plan = { name = ARGV[i], gen = tonumber(ARGV[i + 1]), tick = tonumber(ARGV[i + 2]),
+      next_tick = tonumber(ARGV[i + 3]), overlap = ARGV[i + 4] == '1', skipped = tonumber(ARGV[i + 5]),
+      misfired = tonumber(ARGV[i + 6]), first = i + 8, n = n }
+    if not n or n < 0 or n ~= math.floor(n) or i + 7 + 7 * n > #ARGV or not plan.gen or not plan.tick
+        or not plan.next_tick or not plan.skipped or not plan.misfired then
       error('delayqueue: malformed fire arguments at ' .. i)
     end
     for o = i + 8, i + 8 + 7 * (n - 1), 7 do
@@ -155,9 +158,7 @@ if op == 'fire' then
     end
     local record = redis.call('HGET', DEFS, ARGV[i])
     local d = record and parse_def(record)
-    local plan = { name = ARGV[i], gen = tonumber(ARGV[i + 1]), tick = tonumber(ARGV[i + 2]),
-      next_tick = tonumber(ARGV[i + 3]), overlap = ARGV[i + 4] == '1', skipped = tonumber(ARGV[i + 5]),
-      misfired = tonumber(ARGV[i + 6]), first = i + 8, n = n, def = d }
+    plan.def = d
     if not record then
       plan.result = 'g'
     elseif not d then
@@ -261,7 +262,8 @@ if op == 'trigger' then
   return { now, made }
 end
 
--- pause name | resume name next gen: {now, 1 done | 0 already so | -2 changed, or next not after now}
+-- pause name | resume name next gen: {now, 1 done | 0 already so | -2 changed, or next not after now},
+-- then the next tick (-1 for a pause) when it wrote
 local pause = (op == 'pause') and '1' or '0'
 if d.paused == pause then
   return { now, 0 }
@@ -274,4 +276,4 @@ d.paused = pause
 write_def(name, d)
 -- (a paused definition leaves the due set)
 set_due(name, next_tick or -1, true)
-return { now, 1 }
+return { now, 1, next_tick or -1 }
