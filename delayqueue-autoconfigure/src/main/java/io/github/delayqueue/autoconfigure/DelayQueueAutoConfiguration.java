@@ -78,12 +78,11 @@ public final class DelayQueueAutoConfiguration {
 		map.from(redis::waitTimeout).to(property("delayqueue.redis.wait-timeout", builder::waitTimeout));
 		map.from(redis::failFast).to(builder::failFast);
 		properties.retention().forEach((topic, retention) -> builder.retention(topic, retention.toRetention()));
-		properties.listener()
-			.rateLimit()
-			.forEach((topic, limit) -> builder.rateLimit(topic, RateLimit.parse(limit)));
 		observers.orderedStream().forEach(builder::observer);
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
-		return builder.build();
+		RedisDelayQueue queue = builder.build();
+		properties.listener().rateLimit().forEach((topic, limit) -> queue.limitRate(topic, RateLimit.parse(limit)));
+		return queue;
 	}
 
 	@Bean

@@ -36,8 +36,7 @@ class RedisDelayQueueRateLimitTests {
 	private final AtomicInteger refused = new AtomicInteger();
 
 	private RedisDelayQueue start(RateLimit limit) {
-		return this.queues.start((builder) -> builder.timerEnabled(false)
-			.rateLimit("limited", limit)
+		RedisDelayQueue queue = this.queues.start((builder) -> builder.timerEnabled(false)
 			.observer(new DelayQueueObserver() {
 
 				@Override
@@ -46,6 +45,8 @@ class RedisDelayQueueRateLimitTests {
 				}
 
 			}));
+		queue.limitRate("limited", limit);
+		return queue;
 	}
 
 	private static void scheduleReady(RedisDelayQueue queue, int from, int count) {
@@ -119,7 +120,7 @@ class RedisDelayQueueRateLimitTests {
 	void permitsTakenByAConsumerThatDiedAreLostUntilTheWindowMovesNeverTwice() {
 		RedisDelayQueue queue = start(new RateLimit(5, Duration.ofMinutes(1)));
 		RateLimits limits = new RateLimits(new ScriptRunner(this.queues.connectionFactory()),
-				new KeySpace(this.queues.namespace, queue.getBuckets()), java.util.Map.of());
+				new KeySpace(this.queues.namespace, queue.getBuckets()));
 		// a consumer took 3 permits and died before it took jobs or gave them back
 		assertThat(limits.take("limited", new RateLimit(5, Duration.ofMinutes(1)), 3).granted()).isEqualTo(3);
 		scheduleReady(queue, 0, 10);
@@ -130,7 +131,7 @@ class RedisDelayQueueRateLimitTests {
 	void aLateGiveBackNeverReturnsTheSameNumbersOfALaterGrant() {
 		RedisDelayQueue queue = start(new RateLimit(3, Duration.ofSeconds(1)));
 		KeySpace keys = new KeySpace(this.queues.namespace, queue.getBuckets());
-		RateLimits limits = new RateLimits(new ScriptRunner(this.queues.connectionFactory()), keys, java.util.Map.of());
+		RateLimits limits = new RateLimits(new ScriptRunner(this.queues.connectionFactory()), keys);
 		RateLimit limit = new RateLimit(3, Duration.ofSeconds(1));
 		RateLimits.Grant early = limits.take("limited", limit, 3);
 		assertThat(early.granted()).isEqualTo(3);
@@ -190,8 +191,8 @@ class RedisDelayQueueRateLimitTests {
 		RedisDelayQueue a = start(new RateLimit(1, Duration.ofMinutes(1)));
 		SimpleMeterRegistry registry = new SimpleMeterRegistry();
 		RedisDelayQueue b = this.queues.start((builder) -> builder.timerEnabled(false)
-			.rateLimit("limited", new RateLimit(1, Duration.ofMinutes(1)))
 			.observer(new DelayQueueMetrics(registry, 100)));
+		b.limitRate("limited", new RateLimit(1, Duration.ofMinutes(1)));
 		scheduleReady(a, 0, 3);
 		assertThat(a.reserve("limited", 3, null)).hasSize(1);
 		// b does not know the window is full: Redis refuses it, once

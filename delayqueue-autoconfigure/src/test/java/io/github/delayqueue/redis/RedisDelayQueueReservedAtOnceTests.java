@@ -31,8 +31,8 @@ class RedisDelayQueueReservedAtOnceTests {
 
 	/** One bucket, a timer; only this test's calls and its timer run commands on the namespace. */
 	private RedisDelayQueue start() {
-		RedisDelayQueue queue = this.queues
-			.start((builder) -> builder.buckets(1).rateLimit("limited", new RateLimit(1000, Duration.ofSeconds(1))));
+		RedisDelayQueue queue = this.queues.start((builder) -> builder.buckets(1));
+		queue.limitRate("limited", new RateLimit(1000, Duration.ofSeconds(1)));
 		await().atMost(Duration.ofSeconds(5)).until(queue::isSubscribed);
 		return queue;
 	}

@@ -261,12 +261,12 @@ class RedisDelayQueueRetentionTests {
 		// the second call of an earlier run, arriving late: finished before the kept one
 		KeySpace keys = new KeySpace(this.queues.namespace, queue.getBuckets());
 		long earlier = kept.finishedAt().toEpochMilli() - 1_000;
-		String record = "1,3," + Long.toString(300_000, 36) + ",1,1,1," + Long.toString(earlier, 36);
+		String record = "S1,3," + Long.toString(300_000, 36) + ",1,0,1\n";
 		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
 			connection.scriptingCommands()
 				.evalSha(LuaScript.of("completed", 2).sha(), ReturnType.MULTI, 2, keys.completed("kept"),
 						keys.completedOrder("kept"), bytes("add"), bytes("10"), bytes("0"), bytes("100"),
-						bytes(KeySpace.jobKey("kept", id(1))), bytes(String.valueOf(earlier)), bytes(record));
+						bytes(KeySpace.jobKey("kept", id(1))), bytes(String.valueOf(earlier)), bytes(record), bytes("1"));
 		}
 		assertThat(queue.find("kept", id(1)).orElseThrow().finishedAt()).isEqualTo(kept.finishedAt());
 	}

@@ -158,9 +158,6 @@ final class TemplateObservations {
 	}
 
 	static String outcomeOf(ScheduleResult result) {
-		if (result.afterCommit()) {
-			return "after-commit";
-		}
 		return result.created() ? "created" : "kept";
 	}
 

@@ -29,10 +29,9 @@ final class RateLimits {
 
 	private final OnceAMinute lateTakes = new OnceAMinute(logger);
 
-	RateLimits(ScriptRunner runner, KeySpace keys, Map<String, RateLimit> limits) {
+	RateLimits(ScriptRunner runner, KeySpace keys) {
 		this.runner = runner;
 		this.keys = keys;
-		this.limits.putAll(limits);
 	}
 
 	/** The rate limit of a topic, or {@code null} when it has none here. */

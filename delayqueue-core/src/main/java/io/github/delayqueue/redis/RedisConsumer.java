@@ -275,14 +275,8 @@ abstract class RedisConsumer extends RedisProducer implements DelayQueueConsumer
 		int released = 0;
 		RuntimeException failure = null;
 		for (Map.Entry<Integer, List<ReservedJob>> entry : byBucket(jobs, this::bucketOf, jobs.size())) {
-			int bucket = entry.getKey();
 			try {
-				int count = this.scripts.release(bucket, entry.getValue());
-				if (count > 0) {
-					entry.getValue().stream().map(ReservedJob::topic).distinct()
-						.forEach((topic) -> this.signals.markReady(topic, bucket));
-				}
-				released += count;
+				released += this.timerBackend.release(entry.getKey(), entry.getValue());
 			}
 			catch (RuntimeException ex) {
 				if (failure == null) {

@@ -12,7 +12,6 @@ import java.util.function.Predicate;
 
 import io.github.delayqueue.core.DelayQueueObserver;
 import io.github.delayqueue.core.JobConstraints;
-import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.core.Retention;
 import org.jspecify.annotations.Nullable;
 
@@ -62,8 +61,6 @@ public final class RedisDelayQueueBuilder {
 	final List<DelayQueueObserver> observers = new ArrayList<>();
 
 	final Map<String, Retention> retention = new LinkedHashMap<>();
-
-	final Map<String, RateLimit> rateLimits = new LinkedHashMap<>();
 
 	RedisDelayQueueBuilder(RedisConnectionFactory connectionFactory) {
 		Assert.notNull(connectionFactory, "connectionFactory must not be null");
@@ -182,27 +179,14 @@ public final class RedisDelayQueueBuilder {
 	 * job and every DEAD one. Give every instance of the topic the same retention.
 	 */
 	public RedisDelayQueueBuilder retention(String topic, @Nullable Retention retention) {
-		put(this.retention, topic, retention);
-		return this;
-	}
-
-	/**
-	 * Limits how many jobs of a topic reserves hand out; {@code null} (the default): no limit.
-	 * Give every instance of the topic the same limit.
-	 */
-	public RedisDelayQueueBuilder rateLimit(String topic, @Nullable RateLimit limit) {
-		put(this.rateLimits, topic, limit);
-		return this;
-	}
-
-	private static <V> void put(Map<String, V> settings, String topic, @Nullable V value) {
 		JobConstraints.topic(topic);
-		if (value != null) {
-			settings.put(topic, value);
+		if (retention != null) {
+			this.retention.put(topic, retention);
 		}
 		else {
-			settings.remove(topic);
+			this.retention.remove(topic);
 		}
+		return this;
 	}
 
 	/** The topics whose retention has the given part. */

@@ -105,7 +105,7 @@ abstract class RedisProducer implements DelayQueueProducer {
 				ReadySignals.MAX_IDLE_TOPICS, ReadySignals.IDLE);
 		this.recurringJobs = new RedisRecurringJobs(this.scripts, this.keys, this.defaultTtr, this.defaultMaxAttempts,
 				this.maxPayloadSize, this.observer, this.signals, this::onRecurringTick);
-		this.rateLimits = new RateLimits(this.runner, this.keys, builder.rateLimits);
+		this.rateLimits = new RateLimits(this.runner, this.keys);
 		this.retained = new RetainedJobs(this.runner, this.scripts, this.keys, builder.retention(Retention::keepsCompleted),
 				builder.retention(Retention::limitsFailed), this.observer);
 		// a topic with a rate limit takes permits before its jobs: none is reserved at once

@@ -181,14 +181,21 @@ final class RedisTimerBackend implements TimerBackend {
 		}
 	}
 
+	/** Releases reservations of one bucket and marks their topics ready there when any was; how many. */
+	int release(int bucket, List<ReservedJob> jobs) {
+		int released = this.scripts.release(bucket, jobs);
+		if (released > 0) {
+			jobs.stream().map(ReservedJob::topic).distinct().forEach((topic) -> this.signals.markReady(topic, bucket));
+		}
+		return released;
+	}
+
 	private void giveBack(int bucket, List<ReservedJob> jobs) {
 		if (jobs.isEmpty()) {
 			return;
 		}
 		try {
-			if (this.scripts.release(bucket, jobs) > 0) {
-				jobs.stream().map(ReservedJob::topic).distinct().forEach((topic) -> this.signals.markReady(topic, bucket));
-			}
+			release(bucket, jobs);
 		}
 		catch (RuntimeException | Error ex) {
 			logger.warn("Could not give back " + jobs.size() + " job(s) of topic '" + jobs.get(0).topic()

@@ -12,7 +12,6 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Function;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import io.github.delayqueue.core.CompletedJobPage;
@@ -43,9 +42,6 @@ final class RetainedJobs {
 	static final long BATCH_BYTES = 4L << 20;
 
 	private static final Log logger = LogFactory.getLog(RetainedJobs.class);
-
-	/** The leading 0s of a replayed job's attempt in a bucket record's {@code <priority><attempt>}. */
-	private static final Pattern REPLAYED = Pattern.compile("^(\\D?)0+(?=\\d)");
 
 	private static final LuaScript COMPLETED = LuaScript.of("completed", 2);
 
@@ -94,14 +90,13 @@ final class RetainedJobs {
 		for (ScriptReplies.Finished call : calls) {
 			for (int i = 0; i < call.records().size(); i++) {
 				ReservedJob job = call.finished().get(i);
-				byte[] record = record(call.records().get(i), job, call.finishedAt(), kept.payloads());
-				if (record == null) {
-					continue;
-				}
+				byte[] record = call.records().get(i);
+				long delivered = (job.deliveredAt() != null) ? job.deliveredAt().toEpochMilli() : 0;
 				arguments.addAll(List.of(KeySpace.bytes(KeySpace.jobKey(topic, job.id())),
-						KeySpace.bytes(String.valueOf(call.finishedAt())), record));
+						KeySpace.bytes(String.valueOf(call.finishedAt())), record,
+						KeySpace.bytes(String.valueOf(delivered))));
 				bytes += record.length;
-				if (arguments.size() >= 3 * BATCH || bytes >= BATCH_BYTES) {
+				if (arguments.size() >= 4 * BATCH || bytes >= BATCH_BYTES) {
 					addBatch(topic, kept, arguments);
 					arguments.clear();
 					bytes = 0;
@@ -120,39 +115,8 @@ final class RetainedJobs {
 					Retention.TRIM_SLACK, jobs));
 		}
 		catch (RuntimeException ex) {
-			this.warning.warn("Could not keep " + (jobs.size() / 3) + " finished job(s) of topic '" + topic
+			this.warning.warn("Could not keep " + (jobs.size() / 4) + " finished job(s) of topic '" + topic
 					+ "' (they are finished; find will not report them COMPLETED): " + ex.getMessage());
-		}
-	}
-
-	/**
-	 * The record to keep of a finished job, from its RESERVED bucket record
-	 * ({@code S<priority><attempt>,<max>,<ttr>,<createdAt>,<delay>,<token>\n<payload>}):
-	 * {@code <priority><attempt>,<max>,<ttr>,<createdAt>,<dueAt>,<deliveredAt>,<finishedAt>}
-	 * in base 36, then {@code \n<payload>} when payloads are kept; {@code null} when unreadable.
-	 */
-	static byte @Nullable [] record(byte[] held, ReservedJob job, long finishedAt, boolean payloads) {
-		int newline = StoredPayload.indexOf(held, (byte) '\n', 0);
-		String[] fields = fields(held, 1, newline, 6);
-		if (fields == null) {
-			return null;
-		}
-		try {
-			long created = Long.parseLong(fields[3], 36);
-			long delay = Long.parseLong(fields[4], 36);
-			long delivered = (job.deliveredAt() != null) ? job.deliveredAt().toEpochMilli() : 0;
-			byte[] text = KeySpace.bytes(String.join(",", REPLAYED.matcher(fields[0]).replaceFirst("$1"), fields[1],
-					fields[2], fields[3], Long.toString(created + delay, 36), Long.toString(Math.max(0, delivered), 36),
-					Long.toString(finishedAt, 36)));
-			if (!payloads || newline < 0) {
-				return text;
-			}
-			byte[] record = Arrays.copyOf(text, text.length + held.length - newline);
-			System.arraycopy(held, newline, record, text.length, held.length - newline);
-			return record;
-		}
-		catch (NumberFormatException ex) {
-			return null;
 		}
 	}
 
@@ -216,8 +180,9 @@ final class RetainedJobs {
 	@SuppressWarnings("NullAway") // a compact constructor's byte @Nullable [] is not seen by NullAway
 	private static @Nullable JobInfo decode(String topic, String id, byte[] record) {
 		int newline = StoredPayload.indexOf(record, (byte) '\n', 0);
-		String[] fields = fields(record, 0, newline, 7);
-		if (fields == null) {
+		String header = new String(record, 0, (newline >= 0) ? newline : record.length, StandardCharsets.UTF_8);
+		String[] fields = header.split(",", -1);
+		if (fields.length != 7) {
 			return null;
 		}
 		try {
@@ -240,13 +205,6 @@ final class RetainedJobs {
 		catch (NumberFormatException ex) {
 			return null;
 		}
-	}
-
-	/** The comma-separated fields of a record's header (from {@code from} to the newline), or {@code null} when not {@code count}. */
-	private static String @Nullable [] fields(byte[] record, int from, int newline, int count) {
-		String header = new String(record, from, ((newline >= 0) ? newline : record.length) - from, StandardCharsets.UTF_8);
-		String[] fields = header.split(",", -1);
-		return (fields.length == count) ? fields : null;
 	}
 
 	/** Runs a command per item, in one pipeline where the connection allows it; the replies in order. */
