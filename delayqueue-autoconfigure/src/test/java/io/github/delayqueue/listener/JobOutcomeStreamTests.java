@@ -149,6 +149,21 @@ class JobOutcomeStreamTests {
 	}
 
 	@Test
+	void withJedisAPublishedBatchIsNotCountedAsDropped() throws Exception {
+		ConfigurableApplicationContext worker = this.apps.run(Worker.class, "delayqueue.buckets=1",
+				"delayqueue.listener.outcome-stream=true", "spring.data.redis.client-type=jedis");
+		ConfigurableApplicationContext watcher = this.apps.run(NoListeners.class, "delayqueue.buckets=1",
+				"delayqueue.timer.enabled=false", "spring.data.redis.client-type=jedis");
+		CompletableFuture<JobOutcome> paid = watcher.getBean(JobOutcomeStream.class).whenDone("payments", "counted");
+		watcher.getBean(DelayedJobTemplate.class).schedule("payments", "counted", "ok", Duration.ZERO);
+		assertThat(paid.get(10, TimeUnit.SECONDS).outcome()).isEqualTo("success");
+		// the batch reached the channel: publish.lua's answer is read without failing the batch (the
+		// worker reads it just after the watcher heard the outcome)
+		RedisJobOutcomeStream published = worker.getBean(RedisJobOutcomeStream.class);
+		await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> published.getDropped() == 0);
+	}
+
+	@Test
 	void aWaitStillOpenWhenTheContextClosesFailsAndTheStreamRefusesNewOnes() {
 		ConfigurableApplicationContext watcher = this.apps.run(NoListeners.class, "delayqueue.buckets=1");
 		JobOutcomeStream outcomes = watcher.getBean(JobOutcomeStream.class);
