@@ -3,6 +3,7 @@ package io.github.delayqueue.redis;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -83,8 +84,8 @@ public class RedisJobOutcomeStream
 
 	private final List<Consumer<JobOutcome>> subscribers = new CopyOnWriteArrayList<>();
 
-	// whenDone futures not done yet, failed at stop
-	private final Set<CompletableFuture<JobOutcome>> waiters = ConcurrentHashMap.newKeySet();
+	// whenDone futures by "<topic>\n<id>"
+	private final Map<String, Set<CompletableFuture<JobOutcome>>> waiters = new ConcurrentHashMap<>();
 
 	private final MessageListener listener = (message, pattern) -> {
 		ThreadPoolExecutor delivery = this.delivery;
@@ -202,21 +203,21 @@ public class RedisJobOutcomeStream
 	public CompletableFuture<JobOutcome> whenDone(String topic, String id) {
 		JobConstraints.topic(topic);
 		JobConstraints.id(id);
+		String key = topic + "\n" + id;
 		CompletableFuture<JobOutcome> done = new CompletableFuture<>();
-		this.waiters.add(done);
+		this.waiters.compute(key, (k, set) -> {
+			Set<CompletableFuture<JobOutcome>> waiting = (set != null) ? set : ConcurrentHashMap.newKeySet();
+			waiting.add(done);
+			return waiting;
+		});
+		done.whenComplete((outcome, failure) -> this.waiters.computeIfPresent(key, (k, set) -> {
+			set.remove(done);
+			return set.isEmpty() ? null : set;
+		}));
 		try {
-			Subscription watching = subscribe(topic, (outcome) -> {
-				if (outcome.isFinal() && outcome.id().equals(id)) {
-					done.complete(outcome);
-				}
-			});
-			done.whenComplete((outcome, failure) -> {
-				watching.close();
-				this.waiters.remove(done);
-			});
+			ensureSubscribed();
 		}
 		catch (RuntimeException ex) {
-			this.waiters.remove(done);
 			done.completeExceptionally(ex);
 		}
 		return done;
@@ -269,6 +270,10 @@ public class RedisJobOutcomeStream
 			this.badMessageWarning.warn("Ignored a message on channel '" + this.channel + "' that is no job outcome: "
 					+ ex.getClass().getName());
 			return;
+		}
+		if (outcome.isFinal()) {
+			List.copyOf(this.waiters.getOrDefault(outcome.topic() + "\n" + outcome.id(), Set.of()))
+				.forEach((future) -> future.complete(outcome));
 		}
 		for (Consumer<JobOutcome> subscriber : this.subscribers) {
 			try {
@@ -357,7 +362,7 @@ public class RedisJobOutcomeStream
 			delivery.shutdown();
 		}
 		IllegalStateException stopped = new IllegalStateException("The job outcome stream stopped");
-		List.copyOf(this.waiters).forEach((future) -> future.completeExceptionally(stopped));
+		this.waiters.values().forEach((set) -> List.copyOf(set).forEach((future) -> future.completeExceptionally(stopped)));
 		this.subscribers.clear();
 	}
 
