@@ -14,7 +14,8 @@ class RedisDelayQueueRuntimeHints implements RuntimeHintsRegistrar {
 
 	@Override
 	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
-		hints.resources().registerPattern("io/github/delayqueue/redis/**/*.lua");
+		hints.resources().registerPattern("io/github/delayqueue/redis/*.lua");
+		hints.resources().registerPattern("io/github/delayqueue/redis/lib/*.lua");
 		hints.reflection().registerTypeIfPresent(classLoader, ReplicaWait.LETTUCE_COMMANDS);
 		hints.reflection().registerTypeIfPresent(classLoader, ReplicaWait.JEDIS_CLIENT);
 		new BindingReflectionHintsRegistrar().registerReflectionHints(hints.reflection(), RedisJobOutcomeStream.Message.class);
