@@ -20,7 +20,8 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 /**
  * Reads the queue's figures ({@link DelayQueueAdmin#stats()}) on its own thread every
  * interval and keeps the latest reading for the gauges and the health indicator. A failed
- * reading keeps the last one. Thread-safe.
+ * reading keeps the last one. Readings run one at a time, each applied before the next starts,
+ * so an earlier reading never replaces a later one. Thread-safe.
  */
 public class DelayQueueSampler implements SmartLifecycle {
 
@@ -31,6 +32,8 @@ public class DelayQueueSampler implements SmartLifecycle {
 	private final Duration interval;
 
 	private final List<Consumer<QueueStats>> listeners = new CopyOnWriteArrayList<>();
+
+	private final Object reading = new Object();
 
 	private volatile @Nullable QueueStats latest;
 
@@ -56,35 +59,37 @@ public class DelayQueueSampler implements SmartLifecycle {
 		this.listeners.add(listener);
 	}
 
-	/** Reads the figures now. */
+	/** Reads the figures now, after a reading in flight. */
 	public void sample() {
-		QueueStats stats;
-		try {
-			stats = this.operations.stats();
-		}
-		catch (RuntimeException ex) {
-			if (this.stopped) {
-				// stop() interrupts a reading in flight: that is no failure to report
-				return;
-			}
-			if (!this.failing) {
-				logger.warn("delayqueue sampler could not read the figures from Redis (keeping the last reading): "
-						+ ex.getMessage());
-				this.failing = true;
-			}
-			return;
-		}
-		if (this.failing) {
-			logger.info("delayqueue sampler reads the figures from Redis again");
-			this.failing = false;
-		}
-		this.latest = stats;
-		for (Consumer<QueueStats> listener : this.listeners) {
+		synchronized (this.reading) {
+			QueueStats stats;
 			try {
-				listener.accept(stats);
+				stats = this.operations.stats();
 			}
 			catch (RuntimeException ex) {
-				logger.warn("delayqueue sampler listener failed", ex);
+				if (this.stopped) {
+					// stop() interrupts a reading in flight: that is no failure to report
+					return;
+				}
+				if (!this.failing) {
+					logger.warn("delayqueue sampler could not read the figures from Redis (keeping the last reading): "
+							+ ex.getMessage());
+					this.failing = true;
+				}
+				return;
+			}
+			if (this.failing) {
+				logger.info("delayqueue sampler reads the figures from Redis again");
+				this.failing = false;
+			}
+			this.latest = stats;
+			for (Consumer<QueueStats> listener : this.listeners) {
+				try {
+					listener.accept(stats);
+				}
+				catch (RuntimeException ex) {
+					logger.warn("delayqueue sampler listener failed", ex);
+				}
 			}
 		}
 	}
