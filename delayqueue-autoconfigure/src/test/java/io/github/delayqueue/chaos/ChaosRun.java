@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -155,6 +156,14 @@ final class ChaosRun implements AutoCloseable {
 	long liveInstances() {
 		Long live = this.results.opsForZSet().zCard("{" + this.namespace + "}:instances");
 		return (live != null) ? live : 0;
+	}
+
+	/**
+	 * The instances that beat in Redis now (a killed one stays until its heartbeat expires).
+	 */
+	Set<String> instances() {
+		Set<String> members = this.results.opsForZSet().range("{" + this.namespace + "}:instances", 0, -1);
+		return (members != null) ? members : Set.of();
 	}
 
 	/**

@@ -283,7 +283,17 @@ class EnduranceTests {
 			}
 			case DEBUG_SLEEP -> admin(sentinel, (redis) -> redis.dispatch(CommandType.DEBUG,
 					new StatusOutput<>(StringCodec.UTF8), new CommandArgs<>(StringCodec.UTF8).add("SLEEP").add("1.5")));
-			case INSTANCE_KILL -> run.killAndRestart(this.random.nextInt(run.workers()));
+			case INSTANCE_KILL -> {
+				Set<String> before = run.instances();
+				run.killAndRestart(this.random.nextInt(run.workers()));
+				long end = System.currentTimeMillis();
+				// the killed instance's heartbeat counts until it expires: wait for the new one to beat,
+				// so that a next fault does not meet it half-started
+				await().atMost(Duration.ofSeconds(90))
+					.ignoreExceptions()
+					.until(() -> !before.containsAll(run.instances()));
+				return end;
+			}
 			case FAILOVER -> {
 				sentinel.killMaster();
 				sentinel.awaitFailover();
