@@ -71,7 +71,7 @@ final class BucketTimer implements TimerStatus {
 
 	private int guardCursor;
 
-	/** The timer thread, {@code null} when halted; a loop runs while it is this field's. */
+	/** The timer thread, {@code null} when halted; its loop runs while the field is set. */
 	private volatile @Nullable Thread thread;
 
 	private volatile long lastProgressNanos = System.nanoTime();
