@@ -14,9 +14,19 @@ import io.github.delayqueue.core.OnDuplicate;
 import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.ScheduleRequest;
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.github.delayqueue.test.RedisTestServer;
+import io.github.delayqueue.test.RedisTestServers;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -147,6 +157,37 @@ class RedisDelayQueueRateLimitTests {
 		// the first consumer's give-back, a window late, returns none of the later grant's
 		limits.giveBack("limited", early, 3);
 		assertThat(limits.take("limited", limit, 1).granted()).isZero();
+	}
+
+	@Test
+	void withJedisAGiveBackReadsItsAnswerWithoutFailing() {
+		RedisTestServer server = RedisTestServers.shared();
+		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(server.host(), server.port());
+		if (server.password() != null) {
+			configuration.setPassword(server.password());
+		}
+		JedisConnectionFactory jedis = new JedisConnectionFactory(configuration);
+		jedis.afterPropertiesSet();
+		jedis.start();
+		// the failure of a give-back is logged at debug only
+		Logger logger = (Logger) LoggerFactory.getLogger(RateLimits.class);
+		Level level = logger.getLevel();
+		ListAppender<ILoggingEvent> lines = new ListAppender<>();
+		lines.start();
+		logger.addAppender(lines);
+		logger.setLevel(Level.DEBUG);
+		try {
+			RateLimits limits = new RateLimits(new ScriptRunner(jedis), new KeySpace(this.queues.namespace, 1));
+			RateLimit limit = new RateLimit(3, Duration.ofMinutes(1));
+			limits.giveBack("limited", limits.take("limited", limit, 3), 3);
+			assertThat(limits.take("limited", limit, 3).granted()).isEqualTo(3);
+			assertThat(lines.list).extracting(ILoggingEvent::getFormattedMessage).isEmpty();
+		}
+		finally {
+			logger.detachAppender(lines);
+			logger.setLevel(level);
+			jedis.destroy();
+		}
 	}
 
 	@Test

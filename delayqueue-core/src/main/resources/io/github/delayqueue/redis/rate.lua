@@ -2,7 +2,8 @@
 -- 'take' ARGV[2] permits per window, ARGV[3] window ms, ARGV[4] wanted. Returns {granted, now ms,
 -- first member granted, ms until the permits still wanted are free (0: now)}.
 -- 'give' ARGV[2] first member, ARGV[3] how many, ARGV[4] their grant ms (other members are left).
--- Returns the number given back.
+-- Returns {the number given back} (a table: ScriptRunner reads every reply as a list, which Jedis
+-- cannot make of an integer).
 -- @include lib/call_many
 -- @include lib/whole_number
 -- @include lib/now_ms
@@ -65,7 +66,7 @@ if ARGV[1] == 'give' then
     end
   end
   call_many('ZREM', grants, mine)
-  return #mine
+  return { #mine }
 end
 
 return redis.error_reply('delayqueue: rate.lua has no operation ' .. tostring(ARGV[1]))
