@@ -1,9 +1,12 @@
 package io.github.delayqueue.redis;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.listener.JobOutcome;
 import io.github.delayqueue.test.RedisTestServer;
@@ -15,6 +18,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -96,6 +100,41 @@ class OutcomePublisherLifecycleTests {
 		publisher.stop();
 		assertThat(threads()).isEqualTo(before);
 		assertThat(this.heard).extracting(JobOutcome::id).doesNotContain("while-stopped");
+	}
+
+	@Test
+	void aPublishedBatchBorrowsOneConnection() {
+		AtomicInteger borrowed = new AtomicInteger();
+		RedisConnectionFactory counting = (RedisConnectionFactory) Proxy.newProxyInstance(
+				getClass().getClassLoader(), new Class<?>[] { RedisConnectionFactory.class }, (proxy, method, args) -> {
+					if (method.getName().equals("getConnection") && Thread.currentThread().getName().equals(THREAD)) {
+						borrowed.incrementAndGet();
+					}
+					try {
+						return method.invoke(this.factory, args);
+					}
+					catch (InvocationTargetException ex) {
+						throw ex.getCause();
+					}
+				});
+		RedisDelayQueue queue = RedisDelayQueue.builder(counting).namespace(this.queue.getNamespace()).buckets(1).build();
+		queue.start();
+		RedisJobOutcomeStream publisher = new RedisJobOutcomeStream(queue, true);
+		publisher.start();
+		try {
+			publisher.offer(outcome("first"));
+			await().atMost(Duration.ofSeconds(10))
+				.untilAsserted(() -> assertThat(this.heard).extracting(JobOutcome::id).contains("first"));
+			borrowed.set(0);
+			publisher.offer(outcome("second"));
+			await().atMost(Duration.ofSeconds(10))
+				.untilAsserted(() -> assertThat(this.heard).extracting(JobOutcome::id).contains("second"));
+			assertThat(borrowed).hasValue(1);
+		}
+		finally {
+			publisher.stop();
+			queue.stop();
+		}
 	}
 
 	@Test

@@ -30,7 +30,6 @@ import tools.jackson.databind.json.JsonMapper;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.data.redis.connection.MessageListener;
-import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.Assert;
 
@@ -311,15 +310,14 @@ public class RedisJobOutcomeStream
 		byte[] channel = KeySpace.bytes(this.channel);
 		List<byte[]> messages = batch.stream().map(this::encode).toList();
 		try {
-			boolean cluster = this.runner.execute("publishing job outcomes", (connection) -> {
-				if (!(connection instanceof RedisClusterConnection)) {
-					return false;
-				}
+			if (this.runner.cluster("publishing job outcomes")) {
 				// a script without keys has no node to go to on a cluster; PUBLISH reaches every node
-				messages.forEach((message) -> connection.publish(channel, message));
-				return true;
-			});
-			if (!cluster) {
+				this.runner.execute("publishing job outcomes", (connection) -> {
+					messages.forEach((message) -> connection.publish(channel, message));
+					return null;
+				});
+			}
+			else {
 				// one script call: Jedis cannot pipeline PUBLISH
 				this.runner.run(PUBLISH, QueueScripts.args(List.of(), channel, messages));
 			}

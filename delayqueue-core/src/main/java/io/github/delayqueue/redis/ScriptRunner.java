@@ -53,6 +53,9 @@ final class ScriptRunner {
 
 	private final Runnable beforeCall;
 
+	/** Whether the factory's connections are a Redis Cluster's, once asked: the factory does not change. */
+	private volatile @Nullable Boolean cluster;
+
 	ScriptRunner(RedisConnectionFactory connectionFactory) {
 		this(connectionFactory, new ReplicaWait(0, Duration.ZERO), () -> {
 		});
@@ -87,6 +90,19 @@ final class ScriptRunner {
 	/** Runs a command on a connection, with the same error translation as scripts. */
 	<T extends @Nullable Object> T execute(String what, Function<RedisConnection, T> action) {
 		return execute(what, false, action);
+	}
+
+	/**
+	 * Whether the connection factory gives Redis Cluster connections: asked on a connection the
+	 * first time (a failure then names {@code what}), then kept.
+	 */
+	boolean cluster(String what) {
+		Boolean cluster = this.cluster;
+		if (cluster == null) {
+			cluster = execute(what, (connection) -> connection instanceof RedisClusterConnection);
+			this.cluster = cluster;
+		}
+		return cluster;
 	}
 
 	private <T extends @Nullable Object> T execute(String what, boolean waiting, Function<RedisConnection, T> action) {

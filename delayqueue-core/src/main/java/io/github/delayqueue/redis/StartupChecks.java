@@ -14,7 +14,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -280,8 +279,7 @@ final class StartupChecks {
 	/** Reads the pinned bucket count of a namespace, else the server's default; see {@link #resolve}. */
 	static int read(ScriptRunner runner, String namespace) {
 		KeySpace keys = new KeySpace(namespace, LOOKED_AT + 1);
-		boolean cluster = runner.execute("reading the bucket count of namespace '" + namespace + "'",
-				(connection) -> connection instanceof RedisClusterConnection);
+		boolean cluster = runner.cluster("reading the bucket count of namespace '" + namespace + "'");
 		List<?> pin = Replies.list(runner.run(BUCKETS, QueueScripts.args(List.of(keys.config(), keys.timers()), "read")));
 		String pinned = Replies.asString(pin.get(0));
 		Integer count = parse(pinned);
