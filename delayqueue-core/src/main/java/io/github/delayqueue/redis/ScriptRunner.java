@@ -119,8 +119,11 @@ final class ScriptRunner {
 	/**
 	 * Runs the same script once per argument list, in one round trip where the connection
 	 * allows: a batch on a Lettuce connection (small on the shared one, any on one of the writes
-	 * that wait), any other in a pipeline, a single call or a cluster's one at a time; with {@code replicated}, then
-	 * {@code WAIT}s for the replicas, on the connection {@link ReplicaWait#connection} gives.
+	 * that wait), any other in a pipeline (its first call as {@code EVAL}: a pipeline that meets
+	 * {@code NOSCRIPT} does not say which of its calls ran, and a master/replica connection sends
+	 * {@code SCRIPT LOAD} to a replica), a single call or a cluster's one at a time; with
+	 * {@code replicated}, then {@code WAIT}s for the replicas, on the connection
+	 * {@link ReplicaWait#connection} gives. A write the replicas did not get carries the replies.
 	 * @return one reply per call, in order
 	 */
 	List<Object> runAll(LuaScript script, List<byte[][]> calls, boolean replicated) {
@@ -134,27 +137,41 @@ final class ScriptRunner {
 			boolean aside = waiting && lettuce && !this.replicaWait.owns(connection);
 			boolean oneByOne = !pipelines(connection) || (calls.size() == 1 && !aside);
 			boolean batch = !oneByOne && !aside && lettuce && (waiting || isSmall(calls));
-			if (!oneByOne && !batch) {
-				return pipeline(connection, script, calls, waiting);
+			boolean pipelined = !oneByOne && !batch;
+			if (pipelined) {
+				connection.openPipeline();
 			}
-			Function<String, Runnable> writes = waiting ? this.replicaWait.start(connection) : null;
-			List<Object> replies = oneByOne ? calls.stream().map((call) -> eval(connection, script, call)).toList()
-					: batch(connection, script, calls);
-			awaitReplicas((writes != null) ? writes.apply(script.name()) : null, replies);
-			return replies;
+			List<Object> replies = List.of();
+			try {
+				Function<String, Runnable> writes = waiting ? this.replicaWait.start(connection) : null;
+				if (pipelined) {
+					connection.scriptingCommands().eval(script.body(), ReturnType.MULTI, script.keys(), calls.get(0));
+					for (byte[][] call : calls.subList(1, calls.size())) {
+						connection.scriptingCommands().evalSha(script.sha(), ReturnType.MULTI, script.keys(), call);
+					}
+				}
+				else {
+					replies = oneByOne ? calls.stream().map((call) -> eval(connection, script, call)).toList()
+							: batch(connection, script, calls);
+				}
+				Runnable await = (writes != null) ? writes.apply(script.name()) : null;
+				if (pipelined) {
+					replies = new ArrayList<>(connection.closePipeline());
+				}
+				if (await != null) {
+					await.run();
+				}
+				return replies;
+			}
+			catch (ReplicaWait.NotReplicated ex) {
+				throw ex.withReplies(replies);
+			}
+			catch (RedisPipelineException ex) {
+				Throwable first = (ex.getCause() != null) ? ex.getCause() : ex;
+				throw batchFailure(calls, script, first,
+						first instanceof RedisConnectionFailureException || first instanceof QueryTimeoutException);
+			}
 		});
-	}
-
-	/** Runs a {@code WAIT}'s task, if any; a write the replicas did not get carries the replies of its calls. */
-	private static void awaitReplicas(@Nullable Runnable await, List<Object> replies) {
-		try {
-			if (await != null) {
-				await.run();
-			}
-		}
-		catch (ReplicaWait.NotReplicated ex) {
-			throw ex.withReplies(replies);
-		}
 	}
 
 	/** Closes the own connections of the writes that wait for replicas, each once its write is done. */
@@ -167,29 +184,6 @@ final class ScriptRunner {
 		long values = calls.stream().mapToLong((call) -> call.length).sum();
 		long bytes = calls.stream().flatMap(Arrays::stream).mapToLong((value) -> value.length).sum();
 		return bytes <= SHARED_BATCH_BYTES && values <= SHARED_BATCH_VALUES;
-	}
-
-	// the first call as EVAL: a pipeline that meets NOSCRIPT does not say which of its calls ran (and
-	// a master/replica connection sends SCRIPT LOAD to a replica)
-	private List<Object> pipeline(RedisConnection connection, LuaScript script, List<byte[][]> calls,
-			boolean waiting) {
-		connection.openPipeline();
-		try {
-			Function<String, Runnable> writes = waiting ? this.replicaWait.start(connection) : null;
-			connection.scriptingCommands().eval(script.body(), ReturnType.MULTI, script.keys(), calls.get(0));
-			for (byte[][] call : calls.subList(1, calls.size())) {
-				connection.scriptingCommands().evalSha(script.sha(), ReturnType.MULTI, script.keys(), call);
-			}
-			Runnable await = (writes != null) ? writes.apply(script.name()) : null;
-			List<Object> replies = new ArrayList<>(connection.closePipeline());
-			awaitReplicas(await, replies);
-			return replies;
-		}
-		catch (RedisPipelineException ex) {
-			Throwable first = (ex.getCause() != null) ? ex.getCause() : ex;
-			throw batchFailure(calls, script, first,
-					first instanceof RedisConnectionFailureException || first instanceof QueryTimeoutException);
-		}
 	}
 
 	/**
