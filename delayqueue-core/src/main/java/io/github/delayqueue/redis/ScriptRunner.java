@@ -22,6 +22,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisPipelineException;
 import org.springframework.data.redis.connection.RedisScriptingCommands;
 import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.data.redis.connection.lettuce.LettuceConnection;
 import org.springframework.util.backoff.BackOff;
 import org.springframework.util.backoff.BackOffExecution;
 import org.springframework.util.backoff.ExponentialBackOff;
@@ -132,7 +133,7 @@ final class ScriptRunner {
 			if (calls.isEmpty()) {
 				return List.of();
 			}
-			boolean lettuce = RawCommands.sendsBatches(connection);
+			boolean lettuce = ReplicaWait.LETTUCE && connection instanceof LettuceConnection;
 			// a write that waits on a shared connection not of its own goes in a pipeline's
 			boolean aside = waiting && lettuce && !this.replicaWait.owns(connection);
 			boolean oneByOne = !pipelines(connection) || (calls.size() == 1 && !aside);
@@ -192,15 +193,14 @@ final class ScriptRunner {
 	 * without an answer as a connection failure, else a call Redis refused.
 	 */
 	private List<Object> batch(RedisConnection connection, LuaScript script, List<byte[][]> calls) {
-		Duration timeout = RawCommands.commandTimeout(this.connectionFactory);
-		List<@Nullable Object> replies = RawCommands.Lettuce.sendAll(connection, script, calls, false, timeout);
+		List<@Nullable Object> replies = RawCommands.sendAll(this.connectionFactory, connection, script, calls, false);
 		List<Integer> missing = IntStream.range(0, replies.size())
 			.filter((i) -> replies.get(i) instanceof RawCommands.Failure failure && isNoScript(failure.cause()))
 			.boxed()
 			.toList();
 		if (!missing.isEmpty() && firstFailure(replies, false) == null) {
-			List<@Nullable Object> again = RawCommands.Lettuce.sendAll(connection, script,
-					missing.stream().map(calls::get).toList(), true, timeout);
+			List<@Nullable Object> again = RawCommands.sendAll(this.connectionFactory, connection, script,
+					missing.stream().map(calls::get).toList(), true);
 			for (int j = 0; j < missing.size(); j++) {
 				replies.set(missing.get(j), again.get(j));
 			}
