@@ -130,7 +130,6 @@ public class DelayedListenerEndpointRegistrar {
 		if (custom != null) {
 			return method.withMethodFactory((jobs) -> custom);
 		}
-		method.checkPayloadParameters(this.customMethodArgumentResolvers);
 		return method.withMethodFactory((jobs) -> DefaultDelayedListenerContainerFactory.methodFactory(jobs,
 				this.customMethodArgumentResolvers, this.validator));
 	}
