@@ -90,10 +90,10 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 	public DelayedJobHandler createHandler(MessageHandlerMethodFactory methodFactory, DelayedJobArgumentResolver jobs) {
 		MessageHandlerMethodFactory factory = (this.customMethodFactory != null) ? this.customMethodFactory.apply(jobs)
 				: methodFactory;
-		if (factory instanceof DefaultDelayedListenerContainerFactory.ListenerMethodFactory listenerMethods) {
-			checkPayloadParameters(listenerMethods);
-		}
 		InvocableHandlerMethod handler = factory.createInvocableHandlerMethod(this.bean, this.method);
+		if (factory instanceof DefaultDelayedListenerContainerFactory.ListenerMethodFactory listenerMethods) {
+			checkPayloadParameters(listenerMethods, handler.getMethodParameters());
+		}
 		Map<String, MethodParameter> required = requiredJobHeaders(this.method, describe());
 		return (message) -> {
 			required.forEach((name, parameter) -> {
@@ -172,17 +172,16 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 		return parameter.getParameterName();
 	}
 
-	/** Refuses a method with more than one parameter that the factory's payload resolver binds. */
-	private void checkPayloadParameters(DefaultDelayedListenerContainerFactory.ListenerMethodFactory factory) {
+	/** Refuses a handler with more than one parameter that the factory's payload resolver binds. */
+	private void checkPayloadParameters(DefaultDelayedListenerContainerFactory.ListenerMethodFactory factory,
+			MethodParameter[] parameters) {
 		List<String> payloads = new ArrayList<>();
-		for (int i = 0; i < this.method.getParameterCount(); i++) {
-			MethodParameter parameter = new MethodParameter(this.method, i);
-			parameter.initParameterNameDiscovery(new DefaultParameterNameDiscoverer());
-			if (!factory.isPayload(parameter)) {
-				continue;
+		for (MethodParameter parameter : parameters) {
+			if (factory.isPayload(parameter)) {
+				parameter.initParameterNameDiscovery(new DefaultParameterNameDiscoverer());
+				payloads.add(parameter.getParameterType().getSimpleName() + " " + ((parameter.getParameterName() != null)
+						? parameter.getParameterName() : "arg" + parameter.getParameterIndex()));
 			}
-			payloads.add(parameter.getParameterType().getSimpleName() + " "
-					+ ((parameter.getParameterName() != null) ? parameter.getParameterName() : "arg" + i));
 		}
 		if (payloads.size() > 1) {
 			throw new InvalidDelayedListenerException(describe(),
