@@ -23,7 +23,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.messaging.Message;
+import org.springframework.messaging.MessageHeaders;
 import org.springframework.messaging.handler.annotation.Header;
+import org.springframework.messaging.support.MessageHeaderAccessor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -130,6 +132,43 @@ class JobHeadersTests {
 		org.assertj.core.api.Assertions.assertThatException()
 			.isThrownBy(() -> this.apps.run(UnusableHeaderConfig.class))
 			.withStackTraceContaining("has a @Header(\"no spaces allowed\") parameter, but no job can carry that header");
+	}
+
+	static class HeadersListener {
+
+		final List<String> seen = new CopyOnWriteArrayList<>();
+
+		// spring-messaging binds MessageHeaders and a MessageHeaderAccessor itself: neither is a payload parameter
+		@DelayedListener(topic = "all-headers")
+		void on(String payload, MessageHeaders headers, MessageHeaderAccessor accessor) {
+			this.seen.add(payload + " " + headers.get("tenant") + " " + accessor.getHeader(DelayQueueHeaders.ID));
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class HeadersListenerConfig {
+
+		@Bean
+		HeadersListener headersListener() {
+			return new HeadersListener();
+		}
+
+	}
+
+	@Test
+	void aListenerReadsTheMessageHeadersBesideItsPayload() {
+		ConfigurableApplicationContext context = this.apps.run(HeadersListenerConfig.class, "delayqueue.buckets=1");
+		context.getBean(DelayedJobTemplate.class)
+			.job("all-headers", "1")
+			.payload("first")
+			.header("tenant", "acme")
+			.delay(Duration.ZERO)
+			.schedule();
+		HeadersListener listener = context.getBean(HeadersListener.class);
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(listener.seen).containsExactly("first acme 1"));
+		QueueInvariant.assertHolds(RedisTestServers.shared(), this.apps.namespace, 1);
 	}
 
 	@Configuration(proxyBeanMethods = false)

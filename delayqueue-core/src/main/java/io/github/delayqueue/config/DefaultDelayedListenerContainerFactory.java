@@ -21,7 +21,9 @@ import io.github.delayqueue.listener.DelayedJobRecoverer;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.MethodParameter;
 import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory;
+import org.springframework.messaging.handler.annotation.support.PayloadMethodArgumentResolver;
 import org.springframework.messaging.handler.invocation.HandlerMethodArgumentResolver;
 import org.springframework.util.Assert;
 import org.springframework.util.backoff.ExponentialBackOff;
@@ -39,7 +41,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 
 	private final DelayedJobArgumentResolver jobs;
 
-	private final DefaultMessageHandlerMethodFactory methodFactory;
+	private final ListenerMethodFactory methodFactory;
 
 	// every container's settings before the endpoint's own
 	private final ContainerProperties containerProperties = new ContainerProperties("template", "template");
@@ -62,9 +64,9 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	}
 
 	/** A method factory that reads payloads and job parameters with {@code jobs}, then asks the given resolvers. */
-	static DefaultMessageHandlerMethodFactory methodFactory(DelayedJobArgumentResolver jobs,
+	static ListenerMethodFactory methodFactory(DelayedJobArgumentResolver jobs,
 			List<HandlerMethodArgumentResolver> resolvers, @Nullable Validator validator) {
-		DefaultMessageHandlerMethodFactory factory = new DefaultMessageHandlerMethodFactory();
+		ListenerMethodFactory factory = new ListenerMethodFactory();
 		factory.setMessageConverter(jobs);
 		List<HandlerMethodArgumentResolver> all = new ArrayList<>(List.of(jobs));
 		all.addAll(resolvers);
@@ -170,6 +172,25 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 
 	private static long millis(@Nullable Duration value, long fallback) {
 		return (value != null) ? value.toMillis() : fallback;
+	}
+
+	/** The method factory of listener methods; it tells which parameters its payload resolver binds. */
+	static final class ListenerMethodFactory extends DefaultMessageHandlerMethodFactory {
+
+		private List<HandlerMethodArgumentResolver> resolvers = List.of();
+
+		@Override
+		protected List<HandlerMethodArgumentResolver> initArgumentResolvers() {
+			this.resolvers = super.initArgumentResolvers();
+			return this.resolvers;
+		}
+
+		/** Whether a parameter is the payload's: the first resolver that supports it is the payload resolver. */
+		boolean isPayload(MethodParameter parameter) {
+			return this.resolvers.stream().filter((resolver) -> resolver.supportsParameter(parameter)).findFirst()
+				.orElse(null) instanceof PayloadMethodArgumentResolver;
+		}
+
 	}
 
 }

@@ -127,12 +127,9 @@ public class DelayedListenerEndpointRegistrar {
 				|| (custom == null && this.validator == null && this.customMethodArgumentResolvers.isEmpty())) {
 			return endpoint;
 		}
-		if (custom != null) {
-			return method.withMethodFactory((jobs) -> custom);
-		}
-		method.checkPayloadParameters(this.customMethodArgumentResolvers);
-		return method.withMethodFactory((jobs) -> DefaultDelayedListenerContainerFactory.methodFactory(jobs,
-				this.customMethodArgumentResolvers, this.validator));
+		return method.withMethodFactory((jobs) -> (custom != null) ? custom
+				: DefaultDelayedListenerContainerFactory.methodFactory(jobs, this.customMethodArgumentResolvers,
+						this.validator));
 	}
 
 }

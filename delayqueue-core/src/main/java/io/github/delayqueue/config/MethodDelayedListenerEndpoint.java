@@ -21,13 +21,10 @@ import org.springframework.core.MethodParameter;
 import org.springframework.core.annotation.SynthesizingMethodParameter;
 import org.springframework.core.convert.TypeDescriptor;
 import org.springframework.format.support.DefaultFormattingConversionService;
-import org.springframework.messaging.Message;
 import org.springframework.messaging.MessageHeaders;
 import org.springframework.messaging.handler.annotation.Header;
-import org.springframework.messaging.handler.annotation.Headers;
 import org.springframework.messaging.handler.annotation.ValueConstants;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
-import org.springframework.messaging.handler.invocation.HandlerMethodArgumentResolver;
 import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
 import org.springframework.messaging.handler.invocation.MethodArgumentResolutionException;
 import org.springframework.util.StringUtils;
@@ -91,11 +88,12 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 	 */
 	@Override
 	public DelayedJobHandler createHandler(MessageHandlerMethodFactory methodFactory, DelayedJobArgumentResolver jobs) {
-		if (this.customMethodFactory == null) {
-			checkPayloadParameters(List.of());
+		MessageHandlerMethodFactory factory = (this.customMethodFactory != null) ? this.customMethodFactory.apply(jobs)
+				: methodFactory;
+		InvocableHandlerMethod handler = factory.createInvocableHandlerMethod(this.bean, this.method);
+		if (factory instanceof DefaultDelayedListenerContainerFactory.ListenerMethodFactory listenerMethods) {
+			checkPayloadParameters(listenerMethods, handler.getMethodParameters());
 		}
-		InvocableHandlerMethod handler = ((this.customMethodFactory != null) ? this.customMethodFactory.apply(jobs)
-				: methodFactory).createInvocableHandlerMethod(this.bean, this.method);
 		Map<String, MethodParameter> required = requiredJobHeaders(this.method, describe());
 		return (message) -> {
 			required.forEach((name, parameter) -> {
@@ -174,20 +172,16 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 		return parameter.getParameterName();
 	}
 
-	/** Refuses a method with more than one payload parameter. */
-	void checkPayloadParameters(List<HandlerMethodArgumentResolver> customResolvers) {
+	/** Refuses a handler with more than one parameter that the factory's payload resolver binds. */
+	private void checkPayloadParameters(DefaultDelayedListenerContainerFactory.ListenerMethodFactory factory,
+			MethodParameter[] parameters) {
 		List<String> payloads = new ArrayList<>();
-		for (int i = 0; i < this.method.getParameterCount(); i++) {
-			MethodParameter parameter = new MethodParameter(this.method, i);
-			parameter.initParameterNameDiscovery(new DefaultParameterNameDiscoverer());
-			if (DelayedJobArgumentResolver.isJobParameter(parameter)
-					|| Message.class.isAssignableFrom(parameter.getParameterType())
-					|| parameter.hasParameterAnnotation(Header.class) || parameter.hasParameterAnnotation(Headers.class)
-					|| customResolvers.stream().anyMatch((resolver) -> resolver.supportsParameter(parameter))) {
-				continue;
+		for (MethodParameter parameter : parameters) {
+			if (factory.isPayload(parameter)) {
+				parameter.initParameterNameDiscovery(new DefaultParameterNameDiscoverer());
+				payloads.add(parameter.getParameterType().getSimpleName() + " " + ((parameter.getParameterName() != null)
+						? parameter.getParameterName() : "arg" + parameter.getParameterIndex()));
 			}
-			payloads.add(parameter.getParameterType().getSimpleName() + " "
-					+ ((parameter.getParameterName() != null) ? parameter.getParameterName() : "arg" + i));
 		}
 		if (payloads.size() > 1) {
 			throw new InvalidDelayedListenerException(describe(),

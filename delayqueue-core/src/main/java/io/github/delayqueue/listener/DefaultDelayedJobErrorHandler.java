@@ -14,6 +14,7 @@ import org.springframework.messaging.MessagingException;
 import org.springframework.messaging.converter.MessageConversionException;
 import org.springframework.messaging.handler.invocation.MethodArgumentResolutionException;
 import org.springframework.util.Assert;
+import org.springframework.util.ExceptionTypeFilter;
 import org.springframework.util.backoff.BackOff;
 import org.springframework.util.backoff.BackOffExecution;
 
@@ -29,7 +30,8 @@ public class DefaultDelayedJobErrorHandler implements DelayedJobErrorHandler {
 
 	private final BackOff backOff;
 
-	private final List<Class<? extends Throwable>> noRetryFor;
+	// matches the failures that may be retried
+	private final ExceptionTypeFilter retryable;
 
 	private final @Nullable DelayedJobRecoverer recoverer;
 
@@ -46,16 +48,17 @@ public class DefaultDelayedJobErrorHandler implements DelayedJobErrorHandler {
 		Assert.noNullElements(noRetryFor, "noRetryFor must not contain null");
 		this.backOff = backOff;
 		// the payload cannot be read, or a parameter cannot be bound: the same on every attempt
-		this.noRetryFor = Stream.<Class<? extends Throwable>>concat(
+		this.retryable = new ExceptionTypeFilter(List.of(), Stream.<Class<? extends Throwable>>concat(
 				Stream.of(MessageConversionException.class, MethodArgumentResolutionException.class), noRetryFor.stream())
-			.toList();
+			.toList());
 		this.recoverer = recoverer;
 	}
 
 	@Override
 	public Outcome handle(ReservedJob job, Throwable failure, DelayedListenerContainer container,
 			DelayQueueConsumer consumer) {
-		long backOff = (job.attempt() < job.maxAttempts() && isRetryable(failure)) ? backOff(job.attempt()) : -1;
+		long backOff = (job.attempt() < job.maxAttempts() && this.retryable.match(failure, true))
+				? backOff(job.attempt()) : -1;
 		if (backOff < 0) {
 			return recover(job, failure, container, consumer);
 		}
@@ -108,16 +111,6 @@ public class DefaultDelayedJobErrorHandler implements DelayedJobErrorHandler {
 			}
 		}
 		return Math.max(0, interval);
-	}
-
-	private boolean isRetryable(Throwable failure) {
-		for (Throwable cause = failure; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
-			Throwable current = cause;
-			if (this.noRetryFor.stream().anyMatch((type) -> type.isInstance(current))) {
-				return false;
-			}
-		}
-		return true;
 	}
 
 	/** The handler's own exception as recorded with the job: class name and message. */

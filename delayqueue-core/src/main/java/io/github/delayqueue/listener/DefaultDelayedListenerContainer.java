@@ -98,11 +98,6 @@ public class DefaultDelayedListenerContainer implements DelayedListenerContainer
 	}
 
 	@Override
-	public String getState() {
-		return !this.running ? "stopped" : this.paused ? "paused" : "running";
-	}
-
-	@Override
 	public long getLastProgressNanos() {
 		return this.lastProgressNanos;
 	}

@@ -42,7 +42,9 @@ public interface DelayedListenerContainer extends SmartLifecycle {
 	 * Return the state as the Actuator support shows it.
 	 * @return {@code running}, {@code paused} (running, taking no new jobs) or {@code stopped}
 	 */
-	String getState();
+	default String getState() {
+		return !isRunning() ? "stopped" : isPaused() ? "paused" : "running";
+	}
 
 	/**
 	 * Return when the container last made progress (a consumer round or a handler return).
