@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
@@ -193,9 +194,7 @@ public class DelayQueueEndpoint {
 			.getOrDefault(topic, List.of());
 		CompletedJobPage completed = argument("completedCursor",
 				() -> this.operations.completedJobs(topic, completedCursor, size, this.showPayloads));
-		if (!stats.topics().containsKey(topic) && listeners.isEmpty() && completed.total() == 0) {
-			throw NotFoundException.topic(topic);
-		}
+		requireKnown(topic, stats, !listeners.isEmpty(), completed::total);
 		DeadJobPage page = argument("cursor", () -> this.operations.deadJobs(topic, cursor, size, this.showPayloads));
 		JobPageDescriptor dead = JobPageDescriptor.of(page.total(), page.jobs(), page.next(), this.showPayloads);
 		JobPageDescriptor kept = (completed.total() > 0) ? JobPageDescriptor.of(completed.total(), completed.jobs(),
@@ -273,6 +272,20 @@ public class DelayQueueEndpoint {
 		return argument("limit", () -> JobConstraints.max("limit", size, DelayQueueOperations.MAX_DEAD_PAGE));
 	}
 
+	/**
+	 * Refuses a topic unknown here: one with no jobs, no kept finished jobs and no listener in this application.
+	 * @param topic the topic
+	 * @param stats the topic's figures
+	 * @param listened whether a listener of this application consumes it
+	 * @param kept its kept finished jobs, asked only when the others say unknown
+	 * @throws NotFoundException when the topic is unknown
+	 */
+	static void requireKnown(String topic, QueueStats stats, boolean listened, LongSupplier kept) {
+		if (!stats.topics().containsKey(topic) && !listened && kept.getAsLong() == 0) {
+			throw new NotFoundException("No topic '" + topic + "': it has no jobs, no kept finished jobs and no listeners");
+		}
+	}
+
 	private static void checkTopic(String topic) {
 		argument("topic", () -> JobConstraints.topic(topic));
 	}
@@ -293,10 +306,6 @@ public class DelayQueueEndpoint {
 		/** Creates the exception; {@code message} says what was not found. */
 		public NotFoundException(String message) {
 			super(message);
-		}
-
-		static NotFoundException topic(String topic) {
-			return new NotFoundException("No topic '" + topic + "': it has no jobs and no listeners");
 		}
 
 	}

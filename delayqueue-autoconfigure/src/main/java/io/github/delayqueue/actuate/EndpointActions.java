@@ -155,9 +155,9 @@ final class EndpointActions {
 		if (max != null) {
 			argument("max", () -> JobConstraints.max("max", max, DelayQueueOperations.MAX_REPLAY));
 		}
-		if (!isKnown(topic)) {
-			throw NotFoundException.topic(topic);
-		}
+		DelayQueueEndpoint.requireKnown(topic, this.operations.stats(topic),
+				this.containers.get().stream().anyMatch((container) -> container.getTopic().equals(topic)),
+				() -> this.operations.completedJobs(topic, null, 1, false).total());
 		// one round of max, or without max rounds of the most until one replays fewer; what the rounds
 		// before a failure replayed stays replayed: the entry says how much
 		int size = (max != null) ? max : DelayQueueOperations.MAX_REPLAY;
@@ -194,11 +194,6 @@ final class EndpointActions {
 		matching.forEach(action.equals("pause") ? DelayedListenerContainer::pause : DelayedListenerContainer::resume);
 		return done(entry, new ActionDescriptor(topic, action, matching.size(),
 				matching.stream().map(DelayedListenerContainer::getId).toList()));
-	}
-
-	private boolean isKnown(String topic) {
-		return this.operations.stats(topic).topics().containsKey(topic)
-				|| this.containers.get().stream().anyMatch((container) -> container.getTopic().equals(topic));
 	}
 
 	private static ActionDescriptor done(AuditLog.Entry entry, ActionDescriptor done) {
