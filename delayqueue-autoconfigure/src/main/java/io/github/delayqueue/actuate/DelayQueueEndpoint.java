@@ -456,7 +456,8 @@ public class DelayQueueEndpoint {
 	 */
 	private static void requireKnown(String topic, QueueStats stats, boolean listened, LongSupplier kept) {
 		if (!stats.topics().containsKey(topic) && !listened && kept.getAsLong() == 0) {
-			throw new NotFoundException("No topic '" + topic + "': it has no jobs, no kept finished jobs and no listeners");
+			throw new NotFoundException(
+					"No topic '" + topic + "': it has no jobs, no kept finished jobs and no listeners");
 		}
 	}
 
