@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
@@ -31,9 +32,13 @@ import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueueStats.BucketStats;
 import io.github.delayqueue.core.RateLimit;
+import io.github.delayqueue.core.RepairResult;
+import io.github.delayqueue.core.ReplayResult;
+import io.github.delayqueue.core.RescheduleResult;
 import io.github.delayqueue.core.WaitingJobPage;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.recurring.RecurringAction;
+import io.github.delayqueue.recurring.RecurringJob;
 import io.github.delayqueue.recurring.RecurringJobs;
 import org.jspecify.annotations.Nullable;
 
@@ -50,7 +55,8 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * The {@code delayqueue} Actuator endpoint: reads the queue, its topics, jobs and dead jobs;
  * repairs the queue, replays dead jobs, cancels jobs, pauses and resumes listeners and
  * recurring jobs. An unknown topic, job or listener is a {@link NotFoundException}, a bad
- * argument an {@link InvalidArgumentException}; every write goes to the {@link AuditLog}.
+ * argument an {@link InvalidArgumentException}. Each write, refused ones aside, is one
+ * {@link AuditLog} line, also when it finds nothing or fails part way.
  */
 @Endpoint(id = "delayqueue")
 public class DelayQueueEndpoint {
@@ -67,7 +73,7 @@ public class DelayQueueEndpoint {
 
 	private final @Nullable RecurringJobs recurringJobs;
 
-	private final EndpointActions actions;
+	private final String via;
 
 	/**
 	 * Creates the endpoint.
@@ -86,7 +92,7 @@ public class DelayQueueEndpoint {
 		this.instanceId = instanceId;
 		this.showPayloads = showPayloads;
 		this.recurringJobs = recurringJobs;
-		this.actions = new EndpointActions(operations, containers, recurringJobs, via);
+		this.via = via;
 	}
 
 	/**
@@ -193,9 +199,7 @@ public class DelayQueueEndpoint {
 			.getOrDefault(topic, List.of());
 		CompletedJobPage completed = argument("completedCursor",
 				() -> this.operations.completedJobs(topic, completedCursor, size, this.showPayloads));
-		if (!stats.topics().containsKey(topic) && listeners.isEmpty() && completed.total() == 0) {
-			throw NotFoundException.topic(topic);
-		}
+		requireKnown(topic, stats, !listeners.isEmpty(), completed::total);
 		DeadJobPage page = argument("cursor", () -> this.operations.deadJobs(topic, cursor, size, this.showPayloads));
 		JobPageDescriptor dead = JobPageDescriptor.of(page.total(), page.jobs(), page.next(), this.showPayloads);
 		JobPageDescriptor kept = (completed.total() > 0) ? JobPageDescriptor.of(completed.total(), completed.jobs(),
@@ -215,13 +219,13 @@ public class DelayQueueEndpoint {
 	public OperationResponseBody write(SecurityContext securityContext, String action, @Nullable Boolean dryRun,
 			@Nullable String recurring) {
 		if (recurring != null || RecurringAction.named(action).isPresent()) {
-			return this.actions.recurring(who(securityContext), action, dryRun, recurring);
+			return recurring(who(securityContext), action, dryRun, recurring);
 		}
 		if (!"repair".equals(action)) {
 			throw new InvalidArgumentException("action",
 					"action must be one of repair, pause, resume, trigger, was '" + action + "'");
 		}
-		return this.actions.repair(who(securityContext), dryRun);
+		return repair(who(securityContext), dryRun);
 	}
 
 	/**
@@ -238,7 +242,14 @@ public class DelayQueueEndpoint {
 	public ActionDescriptor act(SecurityContext securityContext, @Selector String topic, String action,
 			@Nullable Integer max, @Nullable String id, @Nullable String listener) {
 		checkTopic(topic);
-		return this.actions.act(who(securityContext), topic, action, max, id, listener);
+		AuditLog.Entry entry = AuditLog.entry(this.via, who(securityContext), action).topic(topic);
+		return audited(entry, () -> switch (action) {
+			case "replay" -> replay(entry, topic, max, id, listener);
+			case "pause", "resume" -> pauseOrResume(entry, topic, action, max, id, listener);
+			case "run" -> runNow(entry, topic, id, (max != null) ? "max" : (listener != null) ? "listener" : null);
+			default -> throw new InvalidArgumentException("action",
+					"action must be one of replay, pause, resume, run, was '" + action + "'");
+		});
 	}
 
 	/**
@@ -252,7 +263,169 @@ public class DelayQueueEndpoint {
 	public ActionDescriptor cancel(SecurityContext securityContext, @Selector String topic, @Selector String id) {
 		checkTopic(topic);
 		argument("id", () -> JobConstraints.id(id));
-		return this.actions.cancel(who(securityContext), topic, id);
+		AuditLog.Entry entry = AuditLog.entry(this.via, who(securityContext), "cancel").topic(topic).ids(List.of(id));
+		return audited(entry, () -> {
+			if (!this.operations.cancel(topic, id)) {
+				throw new NotFoundException("No job '" + id + "' in topic '" + topic + "'");
+			}
+			return done(entry, new ActionDescriptor(topic, "cancel", 1, List.of(id)));
+		});
+	}
+
+	private RecurringActionDescriptor recurring(@Nullable String who, String action, @Nullable Boolean dryRun,
+			@Nullable String name) {
+		if (dryRun != null) {
+			throw new InvalidArgumentException("dryRun", "dryRun applies to repair, not to " + action);
+		}
+		if (name == null) {
+			throw new InvalidArgumentException("recurring", "recurring (the recurring job's name) is required for " + action);
+		}
+		RecurringAction recurringAction = RecurringAction.named(action)
+			.orElseThrow(() -> new InvalidArgumentException("action",
+					"action must be one of pause, resume, trigger for a recurring job, was '" + action + "'"));
+		argument("recurring", () -> RecurringJob.name(name));
+		RecurringJobs jobs = this.recurringJobs;
+		if (jobs == null) {
+			throw new NotFoundException("No recurring jobs in this application (they need the Redis queue)");
+		}
+		AuditLog.Entry entry = AuditLog.entry(this.via, who, action + "-recurring").detail("recurring", name);
+		return audited(entry, () -> {
+			RecurringAction.Result result = recurringAction.apply(jobs, name);
+			if (result.occurrence() != null) {
+				entry.detail("occurrence", result.occurrence());
+			}
+			if (!result.found()) {
+				throw new NotFoundException("No recurring job '" + name + "'");
+			}
+			entry.count(1);
+			return new RecurringActionDescriptor(name, action, result.occurrence());
+		});
+	}
+
+	private RepairDescriptor repair(@Nullable String who, @Nullable Boolean dryRun) {
+		boolean write = dryRun == null || !dryRun;
+		AuditLog.Entry entry = AuditLog.entry(this.via, who, write ? "repair" : "repair-dry-run");
+		// buckets repaired before a failure stay repaired
+		return audited(entry, () -> {
+			RepairResult result = this.operations.repair(write);
+			entry.count(result.reindexed() + result.dropped() + result.countsCorrected())
+				.detail("jobs", result.jobs())
+				.detail("reindexed", result.reindexed())
+				.detail("dropped", result.dropped())
+				.detail("countsCorrected", result.countsCorrected());
+			return new RepairDescriptor("repair", write, result);
+		});
+	}
+
+	/** Makes a DELAYED job due now (a reschedule with no delay); a READY one is due already and stays as it is. */
+	private ActionDescriptor runNow(AuditLog.Entry entry, String topic, @Nullable String id, @Nullable String extra) {
+		if (extra != null) {
+			throw new InvalidArgumentException(extra, extra + " does not apply to run");
+		}
+		if (id == null) {
+			throw new InvalidArgumentException("id", "id must be given to run a job now");
+		}
+		argument("id", () -> JobConstraints.id(id));
+		entry.ids(List.of(id));
+		RescheduleResult result = this.operations.runNow(topic, id).orElse(null);
+		if (result == null) {
+			return done(entry, new ActionDescriptor(topic, "run", 0, List.of(id)));
+		}
+		if (result == RescheduleResult.NOT_FOUND) {
+			throw new NotFoundException("No job '" + id + "' in topic '" + topic + "'");
+		}
+		if (result == RescheduleResult.NOT_WAITING) {
+			throw new InvalidArgumentException("id", "job '" + id + "' is RESERVED or DEAD: only a waiting job runs now");
+		}
+		return done(entry, new ActionDescriptor(topic, "run", 1, List.of(id)));
+	}
+
+	private ActionDescriptor replay(AuditLog.Entry entry, String topic, @Nullable Integer max, @Nullable String id,
+			@Nullable String listener) {
+		if (listener != null) {
+			throw new InvalidArgumentException("listener", "listener applies to pause and resume, not to replay");
+		}
+		if (id != null) {
+			if (max != null) {
+				throw new InvalidArgumentException("id", "give either id or max for replay, not both");
+			}
+			argument("id", () -> JobConstraints.id(id));
+			entry.ids(List.of(id));
+			if (!this.operations.replayDead(topic, id)) {
+				throw new NotFoundException("No DEAD job '" + id + "' in topic '" + topic + "'");
+			}
+			return done(entry, new ActionDescriptor(topic, "replay", 1, List.of(id)));
+		}
+		if (max != null) {
+			argument("max", () -> JobConstraints.max("max", max, DelayQueueOperations.MAX_REPLAY));
+		}
+		requireKnown(topic, this.operations.stats(topic),
+				this.containers.get().stream().anyMatch((container) -> container.getTopic().equals(topic)),
+				() -> this.operations.completedJobs(topic, null, 1, false).total());
+		// one round of max, or without max rounds of the most until one replays fewer; what the rounds
+		// before a failure replayed stays replayed: the entry says how much
+		int size = (max != null) ? max : DelayQueueOperations.MAX_REPLAY;
+		long count = 0;
+		List<String> ids = new ArrayList<>();
+		ReplayResult round;
+		do {
+			round = this.operations.replayDeadJobs(topic, size);
+			count += round.count();
+			round.ids().stream().limit(ReplayResult.MAX_IDS - ids.size()).forEach(ids::add);
+			entry.count(count).ids(ids);
+		}
+		while (max == null && round.count() == size);
+		return new ActionDescriptor(topic, "replay", count, ids);
+	}
+
+	private ActionDescriptor pauseOrResume(AuditLog.Entry entry, String topic, String action, @Nullable Integer max,
+			@Nullable String id, @Nullable String listener) {
+		String replayOnly = (max != null) ? "max" : (id != null) ? "id" : null;
+		if (replayOnly != null) {
+			throw new InvalidArgumentException(replayOnly, replayOnly + " applies to replay, not to " + action);
+		}
+		List<DelayedListenerContainer> matching = this.containers.get()
+			.stream()
+			.filter((container) -> container.getTopic().equals(topic)
+					&& (listener == null || container.getId().equals(listener)))
+			.toList();
+		if (matching.isEmpty()) {
+			entry.ids((listener != null) ? List.of(listener) : List.of());
+			throw new NotFoundException((listener != null)
+					? "No listener '" + listener + "' on topic '" + topic + "' in this application"
+					: "No listener on topic '" + topic + "' in this application");
+		}
+		matching.forEach(action.equals("pause") ? DelayedListenerContainer::pause : DelayedListenerContainer::resume);
+		return done(entry, new ActionDescriptor(topic, action, matching.size(),
+				matching.stream().map(DelayedListenerContainer::getId).toList()));
+	}
+
+	private static ActionDescriptor done(AuditLog.Entry entry, ActionDescriptor done) {
+		entry.count(done.count()).ids(done.ids());
+		return done;
+	}
+
+	/**
+	 * Runs a write and writes its audit line: as it is when the write found nothing, marked
+	 * failed when it threw; a refused write (a bad argument) changes nothing and writes none.
+	 */
+	private static <T> T audited(AuditLog.Entry entry, Supplier<T> write) {
+		try {
+			T done = write.get();
+			AuditLog.write(entry);
+			return done;
+		}
+		catch (InvalidArgumentException ex) {
+			throw ex;
+		}
+		catch (NotFoundException ex) {
+			AuditLog.write(entry);
+			throw ex;
+		}
+		catch (RuntimeException | Error ex) {
+			AuditLog.write(entry.failed(ex));
+			throw ex;
+		}
 	}
 
 	private static @Nullable String who(@Nullable SecurityContext securityContext) {
@@ -273,12 +446,27 @@ public class DelayQueueEndpoint {
 		return argument("limit", () -> JobConstraints.max("limit", size, DelayQueueOperations.MAX_DEAD_PAGE));
 	}
 
+	/**
+	 * Refuses a topic unknown here: one with no jobs, no kept finished jobs and no listener in this application.
+	 * @param topic the topic
+	 * @param stats the topic's figures
+	 * @param listened whether a listener of this application consumes it
+	 * @param kept its kept finished jobs, asked only when the others say unknown
+	 * @throws NotFoundException when the topic is unknown
+	 */
+	private static void requireKnown(String topic, QueueStats stats, boolean listened, LongSupplier kept) {
+		if (!stats.topics().containsKey(topic) && !listened && kept.getAsLong() == 0) {
+			throw new NotFoundException(
+					"No topic '" + topic + "': it has no jobs, no kept finished jobs and no listeners");
+		}
+	}
+
 	private static void checkTopic(String topic) {
 		argument("topic", () -> JobConstraints.topic(topic));
 	}
 
 	/** Runs a call, turning its {@link IllegalArgumentException} into a refusal of the field. */
-	static <T> T argument(String field, Supplier<T> call) {
+	private static <T> T argument(String field, Supplier<T> call) {
 		try {
 			return call.get();
 		}
@@ -293,10 +481,6 @@ public class DelayQueueEndpoint {
 		/** Creates the exception; {@code message} says what was not found. */
 		public NotFoundException(String message) {
 			super(message);
-		}
-
-		static NotFoundException topic(String topic) {
-			return new NotFoundException("No topic '" + topic + "': it has no jobs and no listeners");
 		}
 
 	}

@@ -46,7 +46,7 @@ import static io.github.delayqueue.autoconfigure.DelayQueuePropertiesRules.prope
 @ConditionalOnClass({ RedisConnectionFactory.class, JsonMapper.class })
 @ConditionalOnBooleanProperty(name = "delayqueue.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(DelayQueueProperties.class)
-@ImportRuntimeHints(ForwardingModules.ForwardingModulesRuntimeHints.class)
+@ImportRuntimeHints(UnknownPropertiesBindHandlerAdvisor.ForwardingModulesRuntimeHints.class)
 public final class DelayQueueAutoConfiguration {
 
 	@Bean

@@ -106,14 +106,13 @@ public final class DelayQueueEndpointAutoConfiguration {
 		}
 
 		/**
-		 * Registers the binding of every answer type of the endpoint (the dashboard's too).
+		 * Registers the binding of every answer type of the endpoint (the dashboard's too): each
+		 * type nested in {@link EndpointDescriptors}.
 		 * @param hints the reflection hints
 		 */
 		public static void registerAnswers(ReflectionHints hints) {
-			new BindingReflectionHintsRegistrar().registerReflectionHints(hints, EndpointDescriptors.QueueDescriptor.class,
-					EndpointDescriptors.TopicDescriptor.class, EndpointDescriptors.JobDescriptor.class,
-					EndpointDescriptors.ActionDescriptor.class, EndpointDescriptors.RepairDescriptor.class,
-					EndpointDescriptors.RecurringActionDescriptor.class);
+			new BindingReflectionHintsRegistrar().registerReflectionHints(hints,
+					EndpointDescriptors.class.getDeclaredClasses());
 		}
 
 	}

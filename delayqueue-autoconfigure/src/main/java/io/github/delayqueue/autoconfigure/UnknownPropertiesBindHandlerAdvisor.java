@@ -1,12 +1,16 @@
 package io.github.delayqueue.autoconfigure;
 
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Stream;
 
+import io.github.delayqueue.config.InvalidDelayedListenerException;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
 import org.springframework.beans.factory.BeanClassLoaderAware;
 import org.springframework.boot.context.properties.ConfigurationPropertiesBindHandlerAdvisor;
 import org.springframework.boot.context.properties.bind.BindContext;
@@ -46,7 +50,19 @@ final class UnknownPropertiesBindHandlerAdvisor implements ConfigurationProperti
 			PREFIX.append("outbox"), new String[] { "delayqueue-jdbc", "io.github.delayqueue.outbox.JdbcJobOutbox" });
 
 	/** The subtree of forwarding, whose properties object the broker modules bring. */
-	static final ConfigurationPropertyName FORWARD = PREFIX.append("forward");
+	private static final ConfigurationPropertyName FORWARD = PREFIX.append("forward");
+
+	/** By the property under a forward that names it: the broker in messages, its module and its forwarder. */
+	private static final Map<String, String[]> BROKERS = new LinkedHashMap<>();
+
+	static {
+		BROKERS.put("kafka", new String[] { "Kafka", "delayqueue-kafka", "io.github.delayqueue.kafka.KafkaForwarder" });
+		BROKERS.put("rabbit",
+				new String[] { "RabbitMQ", "delayqueue-rabbit", "io.github.delayqueue.rabbit.RabbitForwarder" });
+	}
+
+	/** Forwarding itself, which each broker module brings. */
+	private static final String FORWARDING = "io.github.delayqueue.forward.ForwardingEndpoint";
 
 	@Override
 	public BindHandler apply(BindHandler bindHandler) {
@@ -89,11 +105,30 @@ final class UnknownPropertiesBindHandlerAdvisor implements ConfigurationProperti
 	 * Refuses turning on a module that is not on the class path, from every source (the
 	 * unknown-name check leaves system properties and the environment out), with the value
 	 * bound as the module binds it: any spelling of true, placeholders resolved; and a forward
-	 * whose broker module is missing ({@link ForwardingModules}).
+	 * whose broker module is missing (an {@link InvalidDelayedListenerException}), or that, without
+	 * the forwarding module, names no broker.
 	 */
 	private void checkModulesTurnedOn(BindContext context) {
 		Binder binder = context.getBinder();
-		ForwardingModules.check(binder, this.classLoader);
+		binder.bind(FORWARD, Bindable.mapOf(String.class, Object.class))
+			.ifBound((forwards) -> forwards.forEach((topic, forward) -> {
+				Map<?, ?> settings = (forward instanceof Map<?, ?> map) ? map : Map.of();
+				BROKERS.forEach((name, broker) -> {
+					if (settings.containsKey(name) && !ClassUtils.isPresent(broker[2], this.classLoader)) {
+						throw new InvalidDelayedListenerException("Forwarding of topic '" + topic + "' to " + broker[0],
+								"needs the module " + broker[1] + ", which is not on the class path",
+								"add io.github.delayqueue:" + broker[1], null);
+					}
+				});
+				if (BROKERS.keySet().stream().noneMatch(settings::containsKey)
+						&& !ClassUtils.isPresent(FORWARDING, this.classLoader)) {
+					throw new InvalidDelayedListenerException("Forwarding of topic '" + topic + "'", "names no broker",
+							"set delayqueue.forward." + topic + ".kafka.topic (with io.github.delayqueue:delayqueue-kafka)"
+									+ " or delayqueue.forward." + topic
+									+ ".rabbit.exchange (with io.github.delayqueue:delayqueue-rabbit)",
+							null);
+				}
+			}));
 		for (Map.Entry<ConfigurationPropertyName, String[]> module : MODULES.entrySet()) {
 			ConfigurationPropertyName enabled = module.getKey().append("enabled");
 			if (!ClassUtils.isPresent(module.getValue()[1], this.classLoader)
@@ -104,6 +139,17 @@ final class UnknownPropertiesBindHandlerAdvisor implements ConfigurationProperti
 								+ module.getValue()[0]);
 			}
 		}
+	}
+
+	/** The broker modules' forwarder types, which the check looks for, for a native image. */
+	static class ForwardingModulesRuntimeHints implements RuntimeHintsRegistrar {
+
+		@Override
+		public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
+			BROKERS.values().forEach((broker) -> hints.reflection().registerTypeIfPresent(classLoader, broker[2]));
+			hints.reflection().registerTypeIfPresent(classLoader, FORWARDING);
+		}
+
 	}
 
 }

@@ -71,7 +71,7 @@ class DelayQueueEndpointTests {
 	@BeforeEach
 	void startApp() {
 		this.app = this.apps.run(RedisTestServers.shared(), Config.class, "delayqueue.buckets=4",
-				"delayqueue.endpoint.show-payloads=true");
+				"delayqueue.endpoint.show-payloads=true", "delayqueue.retention.kept.completed=5");
 		this.template = this.app.bean(DelayedJobTemplate.class);
 		this.operations = this.template.getOperations();
 		this.queue = this.app.bean(RedisDelayQueue.class);
@@ -314,6 +314,20 @@ class DelayQueueEndpointTests {
 
 		// nothing changed
 		assertFigures(this.app.get("/actuator/delayqueue/orders").json(), 3, 2, 1, 2);
+	}
+
+	@Test
+	void aTopicThatOnlyKeepsFinishedJobsIsKnownToReadsAndWritesAlike() {
+		this.template.schedule("kept", "k1", "done", Duration.ZERO);
+		List<ReservedJob> reserved = this.operations.reserve("kept", 1, Duration.ofHours(1));
+		assertThat(reserved).hasSize(1);
+		assertThat(this.operations.finish(reserved.get(0))).isTrue();
+		Response read = this.app.get("/actuator/delayqueue/kept");
+		assertThat(read.status()).as(read.body()).isEqualTo(200);
+		assertThat(read.json().get("completedJobs").get("total").asLong()).isEqualTo(1);
+		Response replayed = this.app.post("/actuator/delayqueue/kept", "{\"action\":\"replay\"}");
+		assertThat(replayed.status()).as(replayed.body()).isEqualTo(200);
+		assertThat(replayed.json().get("count").asLong()).isZero();
 	}
 
 	private static void expect(Response response, int status, String message) {

@@ -62,6 +62,7 @@ class DelayQueueRuntimeHintsTests {
 		assertBound(EndpointDescriptors.RepairDescriptor.class, "result");
 		assertBound(EndpointDescriptors.RecurringActionDescriptor.class, "occurrence");
 		assertBound(EndpointDescriptors.QueueDescriptor.class, "buckets");
+		assertBound(EndpointDescriptors.WaitingJobsDescriptor.class, "next");
 		// nested in the answers
 		assertBound(EndpointDescriptors.BucketDescriptor.class, "timerOwner");
 		assertBound(EndpointDescriptors.KeptJobDescriptor.class, "diedAt");

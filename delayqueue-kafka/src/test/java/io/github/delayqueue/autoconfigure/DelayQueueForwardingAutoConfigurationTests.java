@@ -245,7 +245,7 @@ class DelayQueueForwardingAutoConfigurationTests {
 	@Test
 	void theBrokerModulesCanBeLookedFor() {
 		RuntimeHints hints = new RuntimeHints();
-		new ForwardingModules.ForwardingModulesRuntimeHints().registerHints(hints,
+		new UnknownPropertiesBindHandlerAdvisor.ForwardingModulesRuntimeHints().registerHints(hints,
 				getClass().getClassLoader());
 		assertThat(RuntimeHintsPredicates.reflection().onType(KafkaForwarder.class)).accepts(hints);
 		assertThat(RuntimeHintsPredicates.reflection().onType(RabbitForwarder.class)).accepts(hints);
@@ -311,8 +311,9 @@ class DelayQueueForwardingAutoConfigurationTests {
 	@Test
 	void aNativeImageCanLookForForwardingItself() {
 		RuntimeHints hints = new RuntimeHints();
-		new ForwardingModules.ForwardingModulesRuntimeHints().registerHints(hints, getClass().getClassLoader());
-		// ForwardingModules asks ClassUtils.isPresent("...forward.ForwardingEndpoint")
+		new UnknownPropertiesBindHandlerAdvisor.ForwardingModulesRuntimeHints().registerHints(hints,
+				getClass().getClassLoader());
+		// UnknownPropertiesBindHandlerAdvisor asks ClassUtils.isPresent("...forward.ForwardingEndpoint")
 		assertThat(RuntimeHintsPredicates.reflection().onType(ForwardingEndpoint.class)).accepts(hints);
 	}
 
