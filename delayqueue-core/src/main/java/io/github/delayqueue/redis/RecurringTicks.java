@@ -9,7 +9,7 @@ import io.github.delayqueue.recurring.RecurringSchedule;
 
 /**
  * The ticks of a schedule from one tick up to now: how many, how many are late, the most recent
- * (at most a cap, oldest first) and how many were computed. A cron schedule's are counted up to
+ * (at most a cap, oldest first) and how many were computed. They are counted up to
  * {@value #TICK_LIMIT}; beyond, only the most recent are found, back from now.
  */
 record RecurringTicks(long total, long late, List<Long> recent, long iterations) {
@@ -18,9 +18,6 @@ record RecurringTicks(long total, long late, List<Long> recent, long iterations)
 	static final int TICK_LIMIT = 100_000;
 
 	static RecurringTicks between(RecurringSchedule schedule, long first, long now, long lateBefore, int cap) {
-		if (schedule.getPeriod() != null) {
-			return fixedRate(schedule.getPeriod().toMillis(), first, now, lateBefore, cap);
-		}
 		ArrayDeque<Long> recent = new ArrayDeque<>();
 		long total = 0;
 		long late = 0;
@@ -60,24 +57,6 @@ record RecurringTicks(long total, long late, List<Long> recent, long iterations)
 	private static long next(RecurringSchedule schedule, long after) {
 		Instant next = schedule.next(Instant.ofEpochMilli(after));
 		return (next != null) ? next.toEpochMilli() : Long.MAX_VALUE;
-	}
-
-	/** A fixed rate's ticks: the first, then the multiples of the period after it. */
-	private static RecurringTicks fixedRate(long period, long first, long now, long lateBefore, int cap) {
-		long aligned = Math.floorDiv(first, period) * period + period;
-		long more = (aligned <= now) ? Math.floorDiv(now - aligned, period) + 1 : 0;
-		long late = (first < lateBefore) ? 1 : 0;
-		if (more > 0 && lateBefore > aligned) {
-			late += Math.min(more, Math.floorDiv(lateBefore - aligned - 1, period) + 1);
-		}
-		List<Long> recent = new ArrayList<>();
-		if (more < cap) {
-			recent.add(first);
-		}
-		for (long k = Math.max(0, more - cap); k < more; k++) {
-			recent.add(aligned + k * period);
-		}
-		return new RecurringTicks(1 + more, late, recent, 0);
 	}
 
 }
