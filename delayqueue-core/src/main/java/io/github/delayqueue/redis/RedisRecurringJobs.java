@@ -261,11 +261,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 	private void report(Plan plan, String result, long created) {
 		long skipped = plan.skipped + plan.occurrences.size() - created;
 		boolean fired = "f".equals(result) || "k".equals(result);
-		if ("u".equals(result)) {
-			logger.error("Cannot read the recurring job " + plan.name + " of this namespace (written by another "
-					+ "version?): it is not fired until it is put again");
-		}
-		else if (fired && plan.job != null && created + skipped + plan.misfired > 0) {
+		if (fired && plan.job != null && created + skipped + plan.misfired > 0) {
 			this.observer.recurringFired(plan.name, plan.job.getTopic(), created, skipped, plan.misfired);
 			if (plan.misfired > 0 && logger.isInfoEnabled()) {
 				logger.info("Recurring job " + plan.name + " missed " + plan.misfired + " tick(s) (misfire policy "
@@ -286,10 +282,8 @@ final class RedisRecurringJobs implements RecurringJobs {
 			job = RecurringRecord.job(name, value);
 		}
 		catch (RuntimeException ex) {
-			if (gen >= 0) {
-				logger.error("Cannot read the recurring job " + name + " of this namespace (written by another "
-						+ "version?); it is not fired. Put it again to replace it: " + ex.getMessage());
-			}
+			logger.error("Cannot read the recurring job " + name + " of this namespace (written by another "
+					+ "version?); it is not fired. Put it again to replace it: " + ex.getMessage());
 			return new Plan(name, null, gen, (gen >= 0) ? now + UNREADABLE_RETRY_MILLIS : -1, false, 0, 0, List.of(), 0);
 		}
 		RecurringSchedule schedule = job.getSchedule();
@@ -308,15 +302,15 @@ final class RedisRecurringJobs implements RecurringJobs {
 		counted[0] += ticks.iterations();
 		List<Long> recent = ticks.recent();
 		List<long[]> occurrences = new ArrayList<>();
-		if (ticks.late() == 0 || job.getMisfirePolicy() == MisfirePolicy.FIRE_ALL) {
-			recent.forEach((t) -> occurrences.add(new long[] { t, t, t }));
-		}
-		else if (job.getMisfirePolicy() == MisfirePolicy.FIRE_ONCE) {
+		if (ticks.late() > 0 && job.getMisfirePolicy() == MisfirePolicy.FIRE_ONCE) {
 			// named after the first tick it stands for, recorded as the last
 			occurrences.add(new long[] { tick, now, recent.get(recent.size() - 1) });
 		}
 		else {
-			recent.stream().filter((t) -> t >= lateBefore).forEach((t) -> occurrences.add(new long[] { t, t, t }));
+			// SKIP leaves the late ticks out (when none is late, every policy takes them all)
+			recent.stream()
+				.filter((t) -> t >= lateBefore || job.getMisfirePolicy() != MisfirePolicy.SKIP)
+				.forEach((t) -> occurrences.add(new long[] { t, t, t }));
 		}
 		boolean overlap = job.getOverlapPolicy() == OverlapPolicy.SKIP;
 		if (overlap && occurrences.size() > 1) {
