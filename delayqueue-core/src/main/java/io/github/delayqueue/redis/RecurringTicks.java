@@ -9,10 +9,10 @@ import io.github.delayqueue.recurring.RecurringSchedule;
 
 /**
  * The ticks of a schedule from one tick up to now: how many, how many are late, the most recent
- * (at most a cap, oldest first) and how many were computed. They are counted up to
- * {@value #TICK_LIMIT}; beyond, only the most recent are found, back from now.
+ * (at most a cap, oldest first). They are counted up to {@value #TICK_LIMIT}; beyond, only the
+ * most recent are found, back from now, and counted.
  */
-record RecurringTicks(long total, long late, List<Long> recent, long iterations) {
+record RecurringTicks(long total, long late, List<Long> recent) {
 
 	/** The most past ticks of one definition that one firing counts one by one. */
 	static final int TICK_LIMIT = 100_000;
@@ -29,7 +29,6 @@ record RecurringTicks(long total, long late, List<Long> recent, long iterations)
 				recent.pollFirst();
 			}
 		}
-		long iterations = total;
 		// beyond the limit: the most recent ticks, each found by bisection back from the one after it
 		ArrayDeque<Long> tail = new ArrayDeque<>();
 		for (long before = now + 1; before > t && tail.size() < cap; before = tail.getFirst(), total++) {
@@ -38,7 +37,6 @@ record RecurringTicks(long total, long late, List<Long> recent, long iterations)
 			long high = before;
 			while (high - low > 1) {
 				long mid = low + (high - low) / 2;
-				iterations++;
 				if (next(schedule, mid - 1) < before) {
 					low = mid;
 				}
@@ -50,8 +48,7 @@ record RecurringTicks(long total, long late, List<Long> recent, long iterations)
 			tail.addFirst(low);
 		}
 		recent.addAll(tail);
-		return new RecurringTicks(total, late, List.copyOf(recent).subList(Math.max(0, recent.size() - cap), recent.size()),
-				iterations);
+		return new RecurringTicks(total, late, List.copyOf(recent).subList(Math.max(0, recent.size() - cap), recent.size()));
 	}
 
 	private static long next(RecurringSchedule schedule, long after) {

@@ -227,11 +227,13 @@ final class RedisRecurringJobs implements RecurringJobs {
 		List<Plan> plans = new ArrayList<>();
 		int occurrencesLeft = MAX_OCCURRENCES;
 		long bytesLeft = MAX_BYTES;
-		long[] counted = { 0 };
-		for (int i = 2; i + 3 < due.size() && (plans.isEmpty() || counted[0] < RecurringTicks.TICK_LIMIT); i += 4) {
+		// the ticks the plans counted so far: their skipped ones and their occurrences
+		long counted = 0;
+		for (int i = 2; i + 3 < due.size() && (plans.isEmpty() || counted < RecurringTicks.TICK_LIMIT); i += 4) {
 			String name = Replies.asString(due.get(i));
 			long tick = Replies.asLong(due.get(i + 2));
-			Plan plan = plan(name, Replies.asBytes(due.get(i + 1)), tick, now, Replies.asString(due.get(i + 3)), counted);
+			Plan plan = plan(name, Replies.asBytes(due.get(i + 1)), tick, now, Replies.asString(due.get(i + 3)));
+			counted += plan.skipped + plan.occurrences.size();
 			if (!plans.isEmpty() && (plan.occurrences.size() > occurrencesLeft || plan.bytes > bytesLeft)) {
 				break;
 			}
@@ -275,7 +277,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 
 	/** What one definition's firing creates; an unreadable one only moves on, or leaves the due set. */
 	@SuppressWarnings("NullAway") // a fixed delay has its delay
-	private Plan plan(String name, byte[] value, long tick, long now, String lastState, long[] counted) {
+	private Plan plan(String name, byte[] value, long tick, long now, String lastState) {
 		long gen = RecurringRecord.genOf(value);
 		RecurringJob job;
 		try {
@@ -299,7 +301,6 @@ final class RedisRecurringJobs implements RecurringJobs {
 		int cap = (int) Math.max(1, Math.min(Math.min(job.getMaxCatchUp(), MAX_OCCURRENCES), MAX_BYTES / size));
 		long lateBefore = now - job.getMisfireThreshold().toMillis();
 		RecurringTicks ticks = RecurringTicks.between(schedule, tick, now, lateBefore, cap);
-		counted[0] += ticks.iterations();
 		List<Long> recent = ticks.recent();
 		List<long[]> occurrences = new ArrayList<>();
 		if (ticks.late() > 0 && job.getMisfirePolicy() == MisfirePolicy.FIRE_ONCE) {

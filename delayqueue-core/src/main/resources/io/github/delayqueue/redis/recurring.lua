@@ -10,6 +10,7 @@
 -- @include lib/create_job
 -- @include lib/lowest
 -- @include lib/due_entries
+-- @include lib/topic_list
 local DEFS = P .. 'recurring'
 local DUE = P .. 'recurring-due'
 local DEF_HEADER = '^(%d+),(%d+),([01]),(%d+),(%d+),(%d+),(%-?%d+),(%-?%d+),([^\n]*)\n()'
@@ -133,11 +134,11 @@ if op == 'due' then
 end
 
 -- fire, then per definition: name, gen, expected tick, next tick, '1' to skip while the last
--- occurrence is in the queue, skipped, misfired, n, then n times: job key, topic, payload, due,
--- ttr, max attempts, tick. Fires an unchanged definition at its expected tick (a paused one has
--- none), no tick at or before its lastScheduled. {now, next tick, k, k topics made READY, then
--- per definition a letter and the count created}: f fired, k skipped, g gone or unreadable,
--- s changed (or paused), e early.
+-- occurrence is in the queue, skipped, misfired, n, then n times, oldest first: job key, topic,
+-- payload, due, ttr, max attempts, tick. Fires an unchanged definition at its expected tick (a
+-- paused one has none), no tick at or before its lastScheduled. {now, next tick, k, k topics made
+-- READY, then per definition a letter and the count created}: f fired, k skipped, g gone or
+-- unreadable, s changed (or paused), e early.
 if op == 'fire' then
   -- checks everything before the first write
   local plans = {}
@@ -179,21 +180,19 @@ if op == 'fire' then
     local created, d = 0, plan.def
     if plan.result == nil then
       plan.result = 'f'
-      local after = d.last_scheduled
       for o = plan.first, plan.first + 7 * (plan.n - 1), 7 do
         local tick = tonumber(ARGV[o + 6])
-        if tick > after then
+        if tick > d.last_scheduled then
           local made, topic = create(ARGV[o], ARGV[o + 1], ARGV[o + 2], tonumber(ARGV[o + 3]), ARGV[o + 4], ARGV[o + 5])
           if made == 1 then
             created = created + 1
             d.last_tick = tick
             d.last_key = ARGV[o]
           end
-          if topic and not seen[topic] then
-            seen[topic] = true
-            topics[#topics + 1] = topic
+          if topic then
+            topic_list(seen, topics, topic)
           end
-          d.last_scheduled = math.max(d.last_scheduled, tick)
+          d.last_scheduled = tick
         end
       end
     end
