@@ -2,7 +2,6 @@ package io.github.delayqueue.redis;
 
 import java.time.Instant;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.List;
 
 import io.github.delayqueue.recurring.RecurringSchedule;
