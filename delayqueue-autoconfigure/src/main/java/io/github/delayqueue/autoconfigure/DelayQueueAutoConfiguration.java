@@ -99,8 +99,7 @@ public final class DelayQueueAutoConfiguration {
 			DelayQueueProperties properties) {
 		Map<String, RecurringJob> declared = new LinkedHashMap<>();
 		properties.recurring().forEach((name, recurring) -> declared.put(name, recurring.toJob(name)));
-		return new RecurringJobsReconciler(recurringJobs, declared, properties.removeUndeclaredRecurringJobs(),
-				properties.redis().failFast());
+		return new RecurringJobsReconciler(recurringJobs, declared, properties.removeUndeclaredRecurringJobs());
 	}
 
 	@Bean

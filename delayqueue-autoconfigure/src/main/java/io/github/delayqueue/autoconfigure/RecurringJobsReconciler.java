@@ -42,8 +42,6 @@ final class RecurringJobsReconciler implements SmartLifecycle, DelayQueueObserve
 
 	private final boolean removeUndeclared;
 
-	private final boolean failFast;
-
 	/** Whether a put is waiting to run on the executor. */
 	private final AtomicBoolean pending = new AtomicBoolean();
 
@@ -51,14 +49,16 @@ final class RecurringJobsReconciler implements SmartLifecycle, DelayQueueObserve
 	private volatile @Nullable ScheduledExecutorService executor;
 
 	RecurringJobsReconciler(ObjectProvider<RecurringJobs> recurringJobs, Map<String, RecurringJob> declared,
-			boolean removeUndeclared, boolean failFast) {
+			boolean removeUndeclared) {
 		this.recurringJobs = recurringJobs;
 		this.declared = declared;
 		this.removeUndeclared = removeUndeclared;
-		this.failFast = failFast;
 	}
 
-	/** Reconciles; when Redis is unreachable, fails fast or retries every {@value #RETRY_MILLIS} ms. */
+	/**
+	 * Reconciles; when Redis is unreachable, retries every {@value #RETRY_MILLIS} ms in the
+	 * background (a queue that fails fast has failed its own start by then).
+	 */
 	@Override
 	public synchronized void start() {
 		CustomizableThreadFactory threads = new CustomizableThreadFactory("delayqueue-recurring-reconcile-");
@@ -69,9 +69,6 @@ final class RecurringJobsReconciler implements SmartLifecycle, DelayQueueObserve
 			reconcile();
 		}
 		catch (DelayQueueConnectionException ex) {
-			if (this.failFast) {
-				throw ex;
-			}
 			logger.warn("Could not put the declared recurring jobs (Redis unreachable); trying again in the background: "
 					+ ex.getMessage());
 			putLater(RETRY_MILLIS);

@@ -34,18 +34,16 @@ final class RecurringRecord {
 	}
 
 	/** Reads a definition from {@code at} of a {@code recurring.lua} reply: record, next tick (-1: none), state letter. */
-	@SuppressWarnings("NullAway") // the script's reply has these values
+	@SuppressWarnings("NullAway") // the script's reply has these values; job() refuses a header of another format
 	static RecurringJobInfo decode(String name, List<Object> reply, int at) {
 		byte[] record = Replies.asBytes(reply.get(at));
 		String lastState = Replies.asString(reply.get(at + 2));
+		RecurringJob job = job(name, record);
 		Matcher header = header(record);
-		if (header == null) {
-			throw new IllegalStateException("The recurring job " + name + " has a header of another format");
-		}
 		String lastKey = header.group(9);
 		String lastId = lastKey.isEmpty() ? null : lastKey.substring(lastKey.indexOf(':') + 1);
 		long nextTick = Replies.asLong(reply.get(at + 1));
-		return new RecurringJobInfo(job(name, record), Long.parseLong(header.group(1)), "1".equals(header.group(3)),
+		return new RecurringJobInfo(job, Long.parseLong(header.group(1)), "1".equals(header.group(3)),
 				instant(nextTick), Long.parseLong(header.group(4)), Long.parseLong(header.group(5)),
 				Long.parseLong(header.group(6)), instant(Long.parseLong(header.group(7))), lastId,
 				(lastId != null && !lastState.isEmpty()) ? JobState.fromCode(lastState.charAt(0)) : null);
@@ -98,9 +96,12 @@ final class RecurringRecord {
 		}
 	}
 
-	/** The definition a record's spec describes. */
+	/** The definition a record's spec describes; refuses a record whose header or spec is of another format. */
 	@SuppressWarnings("NullAway") // the builder refuses a spec without its topic or schedule: unreadable
 	static RecurringJob job(String name, byte[] record) {
+		if (header(record) == null) {
+			throw new IllegalStateException("The recurring job " + name + " has a header of another format");
+		}
 		RecurringJob.Builder builder = RecurringJob.builder(name);
 		Map<String, String> fields = new HashMap<>();
 		int at = newline(record, 0) + 1;

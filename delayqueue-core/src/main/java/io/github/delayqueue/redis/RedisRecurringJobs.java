@@ -227,11 +227,13 @@ final class RedisRecurringJobs implements RecurringJobs {
 		List<Plan> plans = new ArrayList<>();
 		int occurrencesLeft = MAX_OCCURRENCES;
 		long bytesLeft = MAX_BYTES;
-		long[] counted = { 0 };
-		for (int i = 2; i + 3 < due.size() && (plans.isEmpty() || counted[0] < RecurringTicks.TICK_LIMIT); i += 4) {
+		// the ticks the plans counted so far: their skipped ones and their occurrences
+		long counted = 0;
+		for (int i = 2; i + 3 < due.size() && (plans.isEmpty() || counted < RecurringTicks.TICK_LIMIT); i += 4) {
 			String name = Replies.asString(due.get(i));
 			long tick = Replies.asLong(due.get(i + 2));
-			Plan plan = plan(name, Replies.asBytes(due.get(i + 1)), tick, now, Replies.asString(due.get(i + 3)), counted);
+			Plan plan = plan(name, Replies.asBytes(due.get(i + 1)), tick, now, Replies.asString(due.get(i + 3)));
+			counted += plan.skipped + plan.occurrences.size();
 			if (!plans.isEmpty() && (plan.occurrences.size() > occurrencesLeft || plan.bytes > bytesLeft)) {
 				break;
 			}
@@ -261,11 +263,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 	private void report(Plan plan, String result, long created) {
 		long skipped = plan.skipped + plan.occurrences.size() - created;
 		boolean fired = "f".equals(result) || "k".equals(result);
-		if ("u".equals(result)) {
-			logger.error("Cannot read the recurring job " + plan.name + " of this namespace (written by another "
-					+ "version?): it is not fired until it is put again");
-		}
-		else if (fired && plan.job != null && created + skipped + plan.misfired > 0) {
+		if (fired && plan.job != null && created + skipped + plan.misfired > 0) {
 			this.observer.recurringFired(plan.name, plan.job.getTopic(), created, skipped, plan.misfired);
 			if (plan.misfired > 0 && logger.isInfoEnabled()) {
 				logger.info("Recurring job " + plan.name + " missed " + plan.misfired + " tick(s) (misfire policy "
@@ -279,17 +277,15 @@ final class RedisRecurringJobs implements RecurringJobs {
 
 	/** What one definition's firing creates; an unreadable one only moves on, or leaves the due set. */
 	@SuppressWarnings("NullAway") // a fixed delay has its delay
-	private Plan plan(String name, byte[] value, long tick, long now, String lastState, long[] counted) {
+	private Plan plan(String name, byte[] value, long tick, long now, String lastState) {
 		long gen = RecurringRecord.genOf(value);
 		RecurringJob job;
 		try {
 			job = RecurringRecord.job(name, value);
 		}
 		catch (RuntimeException ex) {
-			if (gen >= 0) {
-				logger.error("Cannot read the recurring job " + name + " of this namespace (written by another "
-						+ "version?); it is not fired. Put it again to replace it: " + ex.getMessage());
-			}
+			logger.error("Cannot read the recurring job " + name + " of this namespace (written by another "
+					+ "version?); it is not fired. Put it again to replace it: " + ex.getMessage());
 			return new Plan(name, null, gen, (gen >= 0) ? now + UNREADABLE_RETRY_MILLIS : -1, false, 0, 0, List.of(), 0);
 		}
 		RecurringSchedule schedule = job.getSchedule();
@@ -305,18 +301,17 @@ final class RedisRecurringJobs implements RecurringJobs {
 		int cap = (int) Math.max(1, Math.min(Math.min(job.getMaxCatchUp(), MAX_OCCURRENCES), MAX_BYTES / size));
 		long lateBefore = now - job.getMisfireThreshold().toMillis();
 		RecurringTicks ticks = RecurringTicks.between(schedule, tick, now, lateBefore, cap);
-		counted[0] += ticks.iterations();
 		List<Long> recent = ticks.recent();
 		List<long[]> occurrences = new ArrayList<>();
-		if (ticks.late() == 0 || job.getMisfirePolicy() == MisfirePolicy.FIRE_ALL) {
-			recent.forEach((t) -> occurrences.add(new long[] { t, t, t }));
-		}
-		else if (job.getMisfirePolicy() == MisfirePolicy.FIRE_ONCE) {
+		if (ticks.late() > 0 && job.getMisfirePolicy() == MisfirePolicy.FIRE_ONCE) {
 			// named after the first tick it stands for, recorded as the last
 			occurrences.add(new long[] { tick, now, recent.get(recent.size() - 1) });
 		}
 		else {
-			recent.stream().filter((t) -> t >= lateBefore).forEach((t) -> occurrences.add(new long[] { t, t, t }));
+			// SKIP leaves the late ticks out (when none is late, every policy takes them all)
+			recent.stream()
+				.filter((t) -> t >= lateBefore || job.getMisfirePolicy() != MisfirePolicy.SKIP)
+				.forEach((t) -> occurrences.add(new long[] { t, t, t }));
 		}
 		boolean overlap = job.getOverlapPolicy() == OverlapPolicy.SKIP;
 		if (overlap && occurrences.size() > 1) {

@@ -10,14 +10,16 @@
 -- @include lib/create_job
 -- @include lib/lowest
 -- @include lib/due_entries
+-- @include lib/topic_list
 local DEFS = P .. 'recurring'
 local DUE = P .. 'recurring-due'
 local DEF_HEADER = '^(%d+),(%d+),([01]),(%d+),(%d+),(%d+),(%-?%d+),(%-?%d+),([^\n]*)\n()'
 local op = ARGV[3]
 local now = now_ms()
 
+-- The fields of a record, nil for none or one of another format.
 local function parse_def(record)
-  local v, g, p, f, s, m, t, ls, key, body = string.match(record, DEF_HEADER)
+  local v, g, p, f, s, m, t, ls, key, body = string.match(record or '', DEF_HEADER)
   if not v then
     return nil
   end
@@ -67,8 +69,7 @@ end
 -- tick when it wrote
 if op == 'put' then
   local name, spec, next_tick = ARGV[4], ARGV[5], next_arg(ARGV[6])
-  local record = redis.call('HGET', DEFS, name)
-  local d = record and parse_def(record)
+  local d = parse_def(redis.call('HGET', DEFS, name))
   if d and d.spec == spec then
     return { now, 0 }
   end
@@ -133,10 +134,11 @@ if op == 'due' then
 end
 
 -- fire, then per definition: name, gen, expected tick, next tick, '1' to skip while the last
--- occurrence is in the queue, skipped, misfired, n, then n times: job key, topic, payload, due,
--- ttr, max attempts, tick. Fires an unchanged, not paused definition at its expected tick, no tick
--- at or before its lastScheduled. {now, next tick, k, k topics made READY, then per definition a
--- letter and the count created}: f fired, k skipped, g gone, s changed, p paused, e early, u unreadable.
+-- occurrence is in the queue, skipped, misfired, n, then n times, oldest first: job key, topic,
+-- payload, due, ttr, max attempts, tick. Fires an unchanged definition at its expected tick (a
+-- paused one has none), no tick at or before its lastScheduled. {now, next tick, k, k topics made
+-- READY, then per definition a letter and the count created}: f fired, k skipped, g gone or
+-- unreadable, s changed (or paused), e early.
 if op == 'fire' then
   -- checks everything before the first write
   local plans = {}
@@ -156,17 +158,12 @@ if op == 'fire' then
         error('delayqueue: malformed fire occurrence at ' .. o)
       end
     end
-    local record = redis.call('HGET', DEFS, ARGV[i])
-    local d = record and parse_def(record)
+    local d = parse_def(redis.call('HGET', DEFS, ARGV[i]))
     plan.def = d
-    if not record then
+    if not d then
       plan.result = 'g'
-    elseif not d then
-      plan.result = 'u'
     elseif d.gen ~= plan.gen or due_of(plan.name) ~= plan.tick then
       plan.result = 's'
-    elseif d.paused == '1' then
-      plan.result = 'p'
     elseif plan.tick > now then
       plan.result = 'e'
     elseif plan.overlap then
@@ -183,21 +180,19 @@ if op == 'fire' then
     local created, d = 0, plan.def
     if plan.result == nil then
       plan.result = 'f'
-      local after = d.last_scheduled
       for o = plan.first, plan.first + 7 * (plan.n - 1), 7 do
         local tick = tonumber(ARGV[o + 6])
-        if tick > after then
+        if tick > d.last_scheduled then
           local made, topic = create(ARGV[o], ARGV[o + 1], ARGV[o + 2], tonumber(ARGV[o + 3]), ARGV[o + 4], ARGV[o + 5])
           if made == 1 then
             created = created + 1
             d.last_tick = tick
             d.last_key = ARGV[o]
           end
-          if topic and not seen[topic] then
-            seen[topic] = true
-            topics[#topics + 1] = topic
+          if topic then
+            topic_list(seen, topics, topic)
           end
-          d.last_scheduled = math.max(d.last_scheduled, tick)
+          d.last_scheduled = tick
         end
       end
     end
@@ -210,7 +205,7 @@ if op == 'fire' then
         write_def(plan.name, d)
       end
       set_due(plan.name, plan.next_tick, false)
-    elseif plan.result == 'p' or plan.result == 'u' or plan.result == 'g' then
+    elseif plan.result == 'g' then
       set_due(plan.name, -1)
     end
     results[#results + 1] = plan.result
