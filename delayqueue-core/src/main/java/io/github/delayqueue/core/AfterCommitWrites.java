@@ -78,14 +78,12 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 	}
 
 	/**
-	 * Checks a write and holds it back until the commit, or applies it at once once committed.
+	 * Holds a write, checked by the caller, back until the commit, or applies it at once once
+	 * committed.
 	 * @return completed with the write's result once applied (at once when committed already),
 	 * cancelled by a rollback
 	 */
 	CompletableFuture<Object> add(JobWrite write) {
-		if (write instanceof JobWrite.Schedule schedule) {
-			this.producer.check(schedule.request());
-		}
 		CompletableFuture<Object> future = new CompletableFuture<>();
 		if (this.committed) {
 			try {

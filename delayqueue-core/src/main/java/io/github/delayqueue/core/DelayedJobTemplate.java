@@ -76,7 +76,7 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 	public ScheduleResult schedule(JobBuilder job) {
 		ScheduleRequest request = job.toRequest(this.converter);
 		return this.observations.observe("schedule", request.topic(), request.id(), 1,
-				(trace) -> write(new JobWrite.Schedule(this.observations.traced(request, trace)),
+				(trace) -> write(new JobWrite.Schedule(this.observations.checked(request, trace)),
 						ScheduleResult.AFTER_COMMIT),
 				TemplateObservations::outcomeOf);
 	}
@@ -89,13 +89,18 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 	public CompletableFuture<ScheduleResult> scheduleAsync(JobBuilder job) {
 		ScheduleRequest request = job.toRequest(this.converter);
 		return this.observations.observeAsync("schedule-async", request.topic(), request.id(), 1, (trace) -> {
-			ScheduleRequest traced = this.observations.traced(request, trace);
-			AfterCommitWrites writes = transactionWrites();
-			if (writes == null) {
-				return this.batcher.submit(traced);
-			}
 			this.batcher.checkOpen();
-			return cast(writes.add(new JobWrite.Schedule(traced)));
+			AfterCommitWrites writes = transactionWrites();
+			if (writes != null) {
+				return cast(writes.add(new JobWrite.Schedule(this.observations.checked(request, trace))));
+			}
+			try {
+				return this.batcher.submit(this.observations.checked(request, trace));
+			}
+			catch (IllegalArgumentException ex) {
+				// outside a transaction, a rule only the queue checks fails the job's future
+				return CompletableFuture.failedFuture(ex);
+			}
 		}, TemplateObservations::outcomeOf);
 	}
 
@@ -105,15 +110,15 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 		List<ScheduleRequest> requests = jobs.stream().map((job) -> job.toRequest(this.converter)).toList();
 		String topic = TemplateObservations.mixed(requests.stream().map(ScheduleRequest::topic));
 		return this.observations.observe("schedule-all", topic, null, requests.size(), (trace) -> {
-			List<ScheduleRequest> traced = trace.isEmpty() ? requests
-					: requests.stream().map((request) -> this.observations.traced(request, trace)).toList();
+			// every job is checked before the first is written or held back: one bad job schedules none
+			List<ScheduleRequest> checked = requests.stream()
+				.map((request) -> this.observations.checked(request, trace))
+				.toList();
 			AfterCommitWrites writes = transactionWrites();
 			if (writes == null) {
-				return new Written<>(this.operations.scheduleAll(traced), false);
+				return new Written<>(this.operations.scheduleAll(checked), false);
 			}
-			// every job is checked before the first is held back: one bad job schedules none
-			traced.forEach(this.operations::check);
-			List<ScheduleResult> results = traced.stream()
+			List<ScheduleResult> results = checked.stream()
 				.map((request) -> hold(writes, new JobWrite.Schedule(request), ScheduleResult.AFTER_COMMIT).result())
 				.toList();
 			return new Written<>(results, results.stream().anyMatch(ScheduleResult::afterCommit));
@@ -180,7 +185,7 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 		return this.afterCommit ? AfterCommitWrites.current(this, this.operations, this.outbox) : null;
 	}
 
-	/** Applies a write now, or checks it and holds it back in the current transaction. */
+	/** Applies a write now, or holds it back in the current transaction. */
 	private <T> Written<T> write(JobWrite write, T afterCommit) {
 		AfterCommitWrites writes = transactionWrites();
 		return (writes != null) ? hold(writes, write, afterCommit)

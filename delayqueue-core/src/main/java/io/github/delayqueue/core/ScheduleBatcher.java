@@ -19,8 +19,7 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
  * Writes the jobs of {@link JobBuilder#scheduleAsync()} in batches: the requests that arrive
- * while a batch is written form the next one. One thread writes, in submission order; a
- * batch refused for one bad request is written again one request at a time.
+ * while a batch is written form the next one. One thread writes, in submission order.
  */
 final class ScheduleBatcher implements AutoCloseable {
 
@@ -58,7 +57,10 @@ final class ScheduleBatcher implements AutoCloseable {
 		}
 	}
 
-	/** Queues a checked request for the next batch; the future completes once it is written. */
+	/**
+	 * Queues a request that passed {@link DelayQueueProducer#check} for the next batch; the
+	 * future completes once it is written, or with what writing its batch threw.
+	 */
 	CompletableFuture<ScheduleResult> submit(ScheduleRequest request) {
 		checkOpen();
 		Pending entry = new Pending(request, new CompletableFuture<>());
@@ -107,23 +109,8 @@ final class ScheduleBatcher implements AutoCloseable {
 				batch.get(i).result().complete(results.get(i));
 			}
 		}
-		catch (IllegalArgumentException ex) {
-			// one request broke a rule that only the queue checks: nothing of the batch was written
-			for (Pending entry : batch) {
-				writeOne(entry);
-			}
-		}
 		catch (RuntimeException ex) {
 			fail(batch, ex);
-		}
-	}
-
-	private void writeOne(Pending entry) {
-		try {
-			entry.result().complete(this.operations.schedule(entry.request()));
-		}
-		catch (RuntimeException ex) {
-			entry.result().completeExceptionally(ex);
 		}
 	}
 
