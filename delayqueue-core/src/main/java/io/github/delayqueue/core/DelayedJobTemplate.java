@@ -3,6 +3,7 @@ package io.github.delayqueue.core;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -118,10 +119,8 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 			if (writes == null) {
 				return new Written<>(this.operations.scheduleAll(checked), false);
 			}
-			List<ScheduleResult> results = checked.stream()
-				.map((request) -> hold(writes, new JobWrite.Schedule(request), ScheduleResult.AFTER_COMMIT).result())
-				.toList();
-			return new Written<>(results, results.stream().anyMatch(ScheduleResult::afterCommit));
+			checked.forEach((request) -> writes.add(new JobWrite.Schedule(request)));
+			return new Written<>(Collections.nCopies(checked.size(), ScheduleResult.AFTER_COMMIT), true);
 		}, TemplateObservations::outcomeOf);
 	}
 
@@ -188,21 +187,11 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 	/** Applies a write now, or holds it back in the current transaction. */
 	private <T> Written<T> write(JobWrite write, T afterCommit) {
 		AfterCommitWrites writes = transactionWrites();
-		return (writes != null) ? hold(writes, write, afterCommit)
-				: new Written<>(cast(write.applyTo(this.operations)), false);
-	}
-
-	/** Holds a write back; applied at once, its failure thrown, when the transaction committed already. */
-	private static <T> Written<T> hold(AfterCommitWrites writes, JobWrite write, T afterCommit) {
-		CompletableFuture<Object> result = writes.add(write);
-		if (!result.isDone()) {
-			return new Written<>(afterCommit, true);
+		if (writes == null) {
+			return new Written<>(cast(write.applyTo(this.operations)), false);
 		}
-		// what the write threw, as it is (join would unwrap a CompletionException the queue threw)
-		if (result.handle((applied, failure) -> failure).join() instanceof RuntimeException failure) {
-			throw failure;
-		}
-		return new Written<>(cast(result.join()), false);
+		writes.add(write);
+		return new Written<>(afterCommit, true);
 	}
 
 	@SuppressWarnings("unchecked")
