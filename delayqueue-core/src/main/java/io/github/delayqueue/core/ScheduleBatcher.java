@@ -89,20 +89,9 @@ final class ScheduleBatcher implements AutoCloseable {
 	private void drain() {
 		List<Pending> batch = new ArrayList<>();
 		this.pending.drainTo(batch, MAX_BATCH);
-		try {
-			if (!batch.isEmpty()) {
-				write(batch);
-			}
+		if (batch.isEmpty()) {
+			return;
 		}
-		catch (Error ex) {
-			// no caller is left waiting: the batch fails; what was queued meanwhile has drains of its own,
-			// run by the writer's next thread
-			fail(batch, ex);
-			throw ex;
-		}
-	}
-
-	private void write(List<Pending> batch) {
 		try {
 			List<ScheduleResult> results = this.operations.scheduleAll(batch.stream().map(Pending::request).toList());
 			for (int i = 0; i < batch.size(); i++) {
@@ -111,6 +100,12 @@ final class ScheduleBatcher implements AutoCloseable {
 		}
 		catch (RuntimeException ex) {
 			fail(batch, ex);
+		}
+		catch (Error ex) {
+			// no caller is left waiting: the batch fails; what was queued meanwhile has drains of its own,
+			// run by the writer's next thread
+			fail(batch, ex);
+			throw ex;
 		}
 	}
 
