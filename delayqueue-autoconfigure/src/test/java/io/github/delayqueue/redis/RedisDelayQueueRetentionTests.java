@@ -272,6 +272,26 @@ class RedisDelayQueueRetentionTests {
 	}
 
 	@Test
+	void anUnreadableRecordKeepsNothingOfItsJobAndTheOthersOfItsCallAreKept() {
+		RedisDelayQueue queue = start(Retention.lastCompleted(10));
+		KeySpace keys = new KeySpace(this.queues.namespace, queue.getBuckets());
+		String finished = String.valueOf(System.currentTimeMillis());
+		String readable = "S1,3," + Long.toString(300_000, 36) + ",1,0,1\n";
+		try (RedisConnection connection = this.queues.connectionFactory().getConnection()) {
+			connection.scriptingCommands()
+				.evalSha(LuaScript.of("completed", 2).sha(), ReturnType.MULTI, 2, keys.completed("kept"),
+						keys.completedOrder("kept"), bytes("add"), bytes("10"), bytes("0"), bytes("100"),
+						bytes(KeySpace.jobKey("kept", id(1))), bytes(finished), bytes(readable), bytes("0"),
+						bytes(KeySpace.jobKey("kept", id(2))), bytes(finished), bytes("S1,not a record\n"), bytes("0"),
+						bytes(KeySpace.jobKey("kept", id(3))), bytes(finished), bytes(readable), bytes("0"));
+		}
+		assertThat(queue.find("kept", id(1))).get().extracting(JobInfo::state).isEqualTo(JobState.COMPLETED);
+		assertThat(queue.find("kept", id(2))).isEmpty();
+		assertThat(queue.find("kept", id(3))).get().extracting(JobInfo::state).isEqualTo(JobState.COMPLETED);
+		assertThat(queue.completedJobs("kept", null, 10, false).total()).isEqualTo(2);
+	}
+
+	@Test
 	void anInstanceThatKnowsNoRetentionOfATopicReadsNothingOfIt() {
 		RedisDelayQueue keeping = start(Retention.lastCompleted(10));
 		runOne(keeping, "kept", 1, "{}");

@@ -49,7 +49,7 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 	/** How many of the writes are applied. */
 	private int applied;
 
-	/** The transaction has committed: a write now is applied at once. */
+	/** The transaction has committed, or ended: {@link #current} no longer hands these writes out. */
 	private boolean committed;
 
 	/** Applying the writes failed: their futures are failed, nothing is tried again. */
@@ -61,7 +61,10 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 		this.outbox = outbox;
 	}
 
-	/** The current transaction's writes of an owner, registered on first use; {@code null} outside one. */
+	/**
+	 * The current transaction's writes of an owner, registered on first use; {@code null} outside
+	 * one and once it committed (a write then is applied at once, after the transaction's own).
+	 */
 	static @Nullable AfterCommitWrites current(Object owner, DelayQueueProducer producer, @Nullable JobOutbox outbox) {
 		if (!TransactionSynchronizationManager.isSynchronizationActive()
 				|| !TransactionSynchronizationManager.isActualTransactionActive()) {
@@ -69,7 +72,7 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 		}
 		for (TransactionSynchronization synchronization : TransactionSynchronizationManager.getSynchronizations()) {
 			if (synchronization instanceof AfterCommitWrites writes && writes.owner == owner) {
-				return writes;
+				return writes.committed ? null : writes;
 			}
 		}
 		AfterCommitWrites writes = new AfterCommitWrites(owner, producer, outbox);
@@ -78,24 +81,11 @@ final class AfterCommitWrites implements TransactionSynchronization, Ordered {
 	}
 
 	/**
-	 * Checks a write and holds it back until the commit, or applies it at once once committed.
-	 * @return completed with the write's result once applied (at once when committed already),
-	 * cancelled by a rollback
+	 * Holds a write, checked by the caller, back until the commit.
+	 * @return completed with the write's result once applied, cancelled by a rollback
 	 */
 	CompletableFuture<Object> add(JobWrite write) {
-		if (write instanceof JobWrite.Schedule schedule) {
-			this.producer.check(schedule.request());
-		}
 		CompletableFuture<Object> future = new CompletableFuture<>();
-		if (this.committed) {
-			try {
-				future.complete(write.applyTo(this.producer));
-			}
-			catch (RuntimeException ex) {
-				future.completeExceptionally(ex);
-			}
-			return future;
-		}
 		if (this.outbox != null) {
 			if (this.writes.isEmpty()) {
 				if (TransactionSynchronizationManager.isCurrentTransactionReadOnly()) {

@@ -3,6 +3,7 @@ package io.github.delayqueue.core;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -76,7 +77,7 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 	public ScheduleResult schedule(JobBuilder job) {
 		ScheduleRequest request = job.toRequest(this.converter);
 		return this.observations.observe("schedule", request.topic(), request.id(), 1,
-				(trace) -> write(new JobWrite.Schedule(this.observations.traced(request, trace)),
+				(trace) -> write(new JobWrite.Schedule(this.observations.checked(request, trace)),
 						ScheduleResult.AFTER_COMMIT),
 				TemplateObservations::outcomeOf);
 	}
@@ -89,13 +90,18 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 	public CompletableFuture<ScheduleResult> scheduleAsync(JobBuilder job) {
 		ScheduleRequest request = job.toRequest(this.converter);
 		return this.observations.observeAsync("schedule-async", request.topic(), request.id(), 1, (trace) -> {
-			ScheduleRequest traced = this.observations.traced(request, trace);
-			AfterCommitWrites writes = transactionWrites();
-			if (writes == null) {
-				return this.batcher.submit(traced);
-			}
 			this.batcher.checkOpen();
-			return cast(writes.add(new JobWrite.Schedule(traced)));
+			AfterCommitWrites writes = transactionWrites();
+			if (writes != null) {
+				return cast(writes.add(new JobWrite.Schedule(this.observations.checked(request, trace))));
+			}
+			try {
+				return this.batcher.submit(this.observations.checked(request, trace));
+			}
+			catch (IllegalArgumentException ex) {
+				// outside a transaction, a rule only the queue checks fails the job's future
+				return CompletableFuture.failedFuture(ex);
+			}
 		}, TemplateObservations::outcomeOf);
 	}
 
@@ -105,18 +111,16 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 		List<ScheduleRequest> requests = jobs.stream().map((job) -> job.toRequest(this.converter)).toList();
 		String topic = TemplateObservations.mixed(requests.stream().map(ScheduleRequest::topic));
 		return this.observations.observe("schedule-all", topic, null, requests.size(), (trace) -> {
-			List<ScheduleRequest> traced = trace.isEmpty() ? requests
-					: requests.stream().map((request) -> this.observations.traced(request, trace)).toList();
+			// every job is checked before the first is written or held back: one bad job schedules none
+			List<ScheduleRequest> checked = requests.stream()
+				.map((request) -> this.observations.checked(request, trace))
+				.toList();
 			AfterCommitWrites writes = transactionWrites();
 			if (writes == null) {
-				return new Written<>(this.operations.scheduleAll(traced), false);
+				return new Written<>(this.operations.scheduleAll(checked), false);
 			}
-			// every job is checked before the first is held back: one bad job schedules none
-			traced.forEach(this.operations::check);
-			List<ScheduleResult> results = traced.stream()
-				.map((request) -> hold(writes, new JobWrite.Schedule(request), ScheduleResult.AFTER_COMMIT).result())
-				.toList();
-			return new Written<>(results, results.stream().anyMatch(ScheduleResult::afterCommit));
+			checked.forEach((request) -> writes.add(new JobWrite.Schedule(request)));
+			return new Written<>(Collections.nCopies(checked.size(), ScheduleResult.AFTER_COMMIT), true);
 		}, TemplateObservations::outcomeOf);
 	}
 
@@ -180,24 +184,14 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 		return this.afterCommit ? AfterCommitWrites.current(this, this.operations, this.outbox) : null;
 	}
 
-	/** Applies a write now, or checks it and holds it back in the current transaction. */
+	/** Applies a write now, or holds it back in the current transaction. */
 	private <T> Written<T> write(JobWrite write, T afterCommit) {
 		AfterCommitWrites writes = transactionWrites();
-		return (writes != null) ? hold(writes, write, afterCommit)
-				: new Written<>(cast(write.applyTo(this.operations)), false);
-	}
-
-	/** Holds a write back; applied at once, its failure thrown, when the transaction committed already. */
-	private static <T> Written<T> hold(AfterCommitWrites writes, JobWrite write, T afterCommit) {
-		CompletableFuture<Object> result = writes.add(write);
-		if (!result.isDone()) {
-			return new Written<>(afterCommit, true);
+		if (writes == null) {
+			return new Written<>(cast(write.applyTo(this.operations)), false);
 		}
-		// what the write threw, as it is (join would unwrap a CompletionException the queue threw)
-		if (result.handle((applied, failure) -> failure).join() instanceof RuntimeException failure) {
-			throw failure;
-		}
-		return new Written<>(cast(result.join()), false);
+		writes.add(write);
+		return new Written<>(afterCommit, true);
 	}
 
 	@SuppressWarnings("unchecked")

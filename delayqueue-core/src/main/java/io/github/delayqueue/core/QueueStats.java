@@ -50,7 +50,12 @@ public record QueueStats(List<BucketStats> buckets, Map<String, TopicStats> topi
 					: Duration.between(this.overdueSince, now);
 		}
 
-		TopicStats plus(TopicStats other) {
+		/**
+		 * The jobs of this and another together.
+		 * @param other the other jobs
+		 * @return the counts added, with the earlier of the two overdue times
+		 */
+		public TopicStats plus(TopicStats other) {
 			return new TopicStats(this.delayed + other.delayed, this.ready + other.ready,
 					this.reserved + other.reserved, this.dead + other.dead,
 					earlier(this.overdueSince, other.overdueSince));

@@ -19,8 +19,7 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
  * Writes the jobs of {@link JobBuilder#scheduleAsync()} in batches: the requests that arrive
- * while a batch is written form the next one. One thread writes, in submission order; a
- * batch refused for one bad request is written again one request at a time.
+ * while a batch is written form the next one. One thread writes, in submission order.
  */
 final class ScheduleBatcher implements AutoCloseable {
 
@@ -58,7 +57,10 @@ final class ScheduleBatcher implements AutoCloseable {
 		}
 	}
 
-	/** Queues a checked request for the next batch; the future completes once it is written. */
+	/**
+	 * Queues a request that passed {@link DelayQueueProducer#check} for the next batch; the
+	 * future completes once it is written, or with what writing its batch threw.
+	 */
 	CompletableFuture<ScheduleResult> submit(ScheduleRequest request) {
 		checkOpen();
 		Pending entry = new Pending(request, new CompletableFuture<>());
@@ -87,43 +89,23 @@ final class ScheduleBatcher implements AutoCloseable {
 	private void drain() {
 		List<Pending> batch = new ArrayList<>();
 		this.pending.drainTo(batch, MAX_BATCH);
-		try {
-			if (!batch.isEmpty()) {
-				write(batch);
-			}
+		if (batch.isEmpty()) {
+			return;
 		}
-		catch (Error ex) {
-			// no caller is left waiting: the batch fails; what was queued meanwhile has drains of its own,
-			// run by the writer's next thread
-			fail(batch, ex);
-			throw ex;
-		}
-	}
-
-	private void write(List<Pending> batch) {
 		try {
 			List<ScheduleResult> results = this.operations.scheduleAll(batch.stream().map(Pending::request).toList());
 			for (int i = 0; i < batch.size(); i++) {
 				batch.get(i).result().complete(results.get(i));
 			}
 		}
-		catch (IllegalArgumentException ex) {
-			// one request broke a rule that only the queue checks: nothing of the batch was written
-			for (Pending entry : batch) {
-				writeOne(entry);
-			}
-		}
 		catch (RuntimeException ex) {
 			fail(batch, ex);
 		}
-	}
-
-	private void writeOne(Pending entry) {
-		try {
-			entry.result().complete(this.operations.schedule(entry.request()));
-		}
-		catch (RuntimeException ex) {
-			entry.result().completeExceptionally(ex);
+		catch (Error ex) {
+			// no caller is left waiting: the batch fails; what was queued meanwhile has drains of its own,
+			// run by the writer's next thread
+			fail(batch, ex);
+			throw ex;
 		}
 	}
 

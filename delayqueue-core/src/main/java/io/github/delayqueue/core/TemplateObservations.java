@@ -136,25 +136,29 @@ final class TemplateObservations {
 		return (!observation.isNoop() && context.getParentObservation() != null) ? context.getTraceHeaders() : Map.of();
 	}
 
-	/** The request with the trace headers when they fit; the job's own headers win. */
-	ScheduleRequest traced(ScheduleRequest request, Map<String, String> trace) {
-		if (trace.isEmpty()) {
-			return request;
+	/**
+	 * The request to write, checked by the queue ({@link DelayQueueProducer#check}): with the
+	 * trace headers when it passes with them (the job's own headers win), else as given.
+	 * @throws IllegalArgumentException when the queue refuses the request as given
+	 */
+	ScheduleRequest checked(ScheduleRequest request, Map<String, String> trace) {
+		if (!trace.isEmpty()) {
+			Map<String, String> headers = new LinkedHashMap<>(request.headers());
+			trace.forEach(headers::putIfAbsent);
+			try {
+				ScheduleRequest traced = new ScheduleRequest(request.topic(), request.id(), request.payload(),
+						request.delay(), request.dueAt(), request.ttr(), request.maxAttempts(), request.onDuplicate(),
+						headers, request.priority());
+				this.producer.check(traced);
+				return traced;
+			}
+			catch (IllegalArgumentException ex) {
+				logger.debug("Job " + request.id() + " of topic " + request.topic() + " is stored without its trace headers "
+						+ trace.keySet() + ": " + ex.getMessage());
+			}
 		}
-		Map<String, String> headers = new LinkedHashMap<>(request.headers());
-		trace.forEach(headers::putIfAbsent);
-		try {
-			ScheduleRequest traced = new ScheduleRequest(request.topic(), request.id(), request.payload(),
-					request.delay(), request.dueAt(), request.ttr(), request.maxAttempts(), request.onDuplicate(),
-					headers, request.priority());
-			this.producer.check(traced);
-			return traced;
-		}
-		catch (IllegalArgumentException ex) {
-			logger.debug("Job " + request.id() + " of topic " + request.topic() + " is stored without its trace headers "
-					+ trace.keySet() + ": " + ex.getMessage());
-			return request;
-		}
+		this.producer.check(request);
+		return request;
 	}
 
 	static String outcomeOf(ScheduleResult result) {

@@ -57,31 +57,33 @@ abstract class RedisAdmin extends RedisConsumer implements DelayQueueAdmin {
 
 	private QueueStats stats(List<ScriptReplies.Figures> replies, Map<String, Long> completed) {
 		String[] ownerOf = timerOwners();
-		Map<String, long[]> topics = new TreeMap<>();
+		Map<String, TopicStats> topics = new TreeMap<>();
 		List<BucketStats> buckets = new ArrayList<>(replies.size());
 		long readAt = 0;
 		for (int bucket = 0; bucket < replies.size(); bucket++) {
 			ScriptReplies.Figures reply = replies.get(bucket);
 			readAt = Math.max(readAt, reply.now());
-			long[] bucketFigures = figures();
+			TopicStats jobs = TopicStats.EMPTY;
 			for (ScriptReplies.Figure figure : reply.figures()) {
-				for (long[] figures : List.of(topics.computeIfAbsent(figure.topic(), (t) -> figures()), bucketFigures)) {
-					if (figure.kind() == ScriptReplies.Figure.OLDEST_OVERDUE) {
-						figures[4] = Math.min(figures[4], figure.value());
-					}
-					else {
-						// D, R, S or X: the four states of live jobs
-						figures[JobState.fromCode(figure.kind()).ordinal()] += figure.value();
-					}
-				}
+				TopicStats one = stats(figure);
+				topics.merge(figure.topic(), one, TopicStats::plus);
+				jobs = jobs.plus(one);
 			}
-			buckets.add(new BucketStats(bucket, topicStats(bucketFigures), reply.nextDue(), reply.earliestDelayed(),
-					ownerOf[bucket]));
+			buckets.add(new BucketStats(bucket, jobs, reply.nextDue(), reply.earliestDelayed(), ownerOf[bucket]));
 		}
-		Map<String, TopicStats> byTopic = new TreeMap<>();
-		topics.forEach((topic, figures) -> byTopic.put(topic, topicStats(figures)));
-		return new QueueStats(List.copyOf(buckets), Collections.unmodifiableMap(byTopic),
-				Instant.ofEpochMilli(readAt), completed);
+		return new QueueStats(List.copyOf(buckets), Collections.unmodifiableMap(topics), Instant.ofEpochMilli(readAt),
+				completed);
+	}
+
+	/** The stats a figure adds to its topic's and its bucket's. */
+	private static TopicStats stats(ScriptReplies.Figure figure) {
+		if (figure.kind() == ScriptReplies.Figure.OLDEST_OVERDUE) {
+			return new TopicStats(0, 0, 0, 0, Instant.ofEpochMilli(figure.value()));
+		}
+		// D, R, S or X: the four states of live jobs, in JobState order
+		long[] counts = new long[4];
+		counts[JobState.fromCode(figure.kind()).ordinal()] = figure.value();
+		return new TopicStats(counts[0], counts[1], counts[2], counts[3], null);
 	}
 
 	@Override
@@ -110,16 +112,6 @@ abstract class RedisAdmin extends RedisConsumer implements DelayQueueAdmin {
 			});
 		}
 		return ownerOf;
-	}
-
-	/** Counts of the four states (in {@link JobState} order), then the earliest overdue due time. */
-	private static long[] figures() {
-		return new long[] { 0, 0, 0, 0, Long.MAX_VALUE };
-	}
-
-	private static TopicStats topicStats(long[] figures) {
-		return new TopicStats(figures[0], figures[1], figures[2], figures[3],
-				(figures[4] != Long.MAX_VALUE) ? Instant.ofEpochMilli(figures[4]) : null);
 	}
 
 	@Override
@@ -169,8 +161,7 @@ abstract class RedisAdmin extends RedisConsumer implements DelayQueueAdmin {
 
 	@Override
 	public boolean replayDead(String topic, String id) {
-		int bucket = bucketOf(topic, id);
-		return replay(topic, bucket, 1, id, 0).count() == 1;
+		return replay(topic, bucketOf(topic, id), 1, id, 0).count() == 1;
 	}
 
 	/** Replays the job {@code id}, or the oldest deaths, of a bucket, naming up to {@code named} ids. */

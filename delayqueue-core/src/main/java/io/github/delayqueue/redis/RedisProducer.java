@@ -145,6 +145,7 @@ abstract class RedisProducer implements DelayQueueProducer {
 	}
 
 	@Override
+	@SuppressWarnings("NullAway") // a created job's result has its state and due time
 	public List<ScheduleResult> scheduleAll(List<ScheduleRequest> requests) {
 		Assert.notNull(requests, "requests must not be null");
 		Assert.noNullElements(requests, "requests must not contain null");
@@ -156,8 +157,15 @@ abstract class RedisProducer implements DelayQueueProducer {
 		ScheduleResult[] results = new ScheduleResult[requests.size()];
 		for (int c = 0; c < calls.size(); c++) {
 			List<Integer> call = calls.get(c).getValue();
+			ScriptReplies.Scheduled reply = replies.get(c);
 			for (int k = 0; k < call.size(); k++) {
-				results[call.get(k)] = scheduled(requests.get(call.get(k)), calls.get(c).getKey(), replies.get(c), k);
+				String topic = requests.get(call.get(k)).topic();
+				ScheduleResult result = reply.results().get(k);
+				if (result.created()) {
+					written(topic, calls.get(c).getKey(), result.state(), result.dueAt().toEpochMilli(), reply.head() == k);
+					this.observer.scheduled(topic);
+				}
+				results[call.get(k)] = result;
 			}
 		}
 		return Arrays.asList(results);
@@ -179,18 +187,6 @@ abstract class RedisProducer implements DelayQueueProducer {
 	@Override
 	public void check(ScheduleRequest request) {
 		StoredPayload.checkSize(request.headers(), request.payload(), this.maxPayloadSize);
-	}
-
-	/** The result of the job at {@code index} of a schedule script call. */
-	@SuppressWarnings("NullAway") // a script's result has its state and due time
-	private ScheduleResult scheduled(ScheduleRequest request, int bucket, ScriptReplies.Scheduled reply, int index) {
-		ScheduleResult result = reply.results().get(index);
-		if (result.created()) {
-			written(request.topic(), bucket, result.state(), result.dueAt().toEpochMilli(),
-					reply.head() == index);
-			this.observer.scheduled(request.topic());
-		}
-		return result;
 	}
 
 	@Override

@@ -1,8 +1,9 @@
 -- completed.lua: the finished jobs a topic keeps. KEYS[1] job key -> record, KEYS[2] job keys by finish ms.
 -- 'add' ARGV[2] most kept (0: no limit), ARGV[3] age ms (0: none), ARGV[4] extra trims, then per job:
 -- job key, finish ms, its RESERVED record (finish.lua's reply), delivery ms (0: unknown); a later finish
--- kept already wins. Keeps <priority><attempt>,<max>,<ttr>,<createdAt>,<dueAt>,<deliveredAt>,<finishedAt>
--- in base 36, then the record's '\n<payload>' when it has one. Returns {now ms, jobs kept}.
+-- kept already wins, an unreadable record keeps nothing of its job. Keeps <priority><attempt>,<max>,
+-- <ttr>,<createdAt>,<dueAt>,<deliveredAt>,<finishedAt> in base 36, then the record's '\n<payload>' when it
+-- has one. Returns {now ms, jobs kept}.
 -- 'page' ARGV[2] size, ARGV[3] '1' for payloads, ARGV[4] cursor's finish ms ('' from the latest),
 -- ARGV[5] cursor's job key. Returns {jobs kept, then job key and record per job}.
 -- @include lib/call_many
@@ -20,20 +21,20 @@ local records, order = KEYS[1], KEYS[2]
 if ARGV[1] == 'add' then
   local keep, age, slack = whole_number(2), whole_number(3), whole_number(4)
   local now = now_ms()
-  -- an unreadable record or a key of another type fails these reads, before anything is written
+  -- an unreadable record keeps nothing of its job; a key of another type fails these reads,
+  -- before anything is written
   local kept = {}
   for i = 5, #ARGV, 4 do
     local j = decode(ARGV[i + 2])
-    if not j then
-      return redis.error_reply('delayqueue: completed.lua cannot read the record of ' .. ARGV[i])
+    if j then
+      local payload = string.find(ARGV[i + 2], '\n', 1, true) and ('\n' .. j.payload) or ''
+      kept[i] = table.concat({ j.letter .. j.attempt, j.max, to36(j.ttr), to36(j.created), to36(j.due),
+        to36(whole_number(i + 3)), to36(whole_number(i + 1)) }, ',') .. payload
     end
-    local payload = string.find(ARGV[i + 2], '\n', 1, true) and ('\n' .. j.payload) or ''
-    kept[i] = table.concat({ j.letter .. j.attempt, j.max, to36(j.ttr), to36(j.created), to36(j.due),
-      to36(whole_number(i + 3)), to36(whole_number(i + 1)) }, ',') .. payload
   end
   redis.call('HLEN', records)
   redis.call('ZCARD', order)
-  local added = later_entries(order, 5, 4)
+  local added = later_entries(order, 5, 4, kept)
   local fields = {}
   for _, i in ipairs(added) do
     fields[#fields + 1] = ARGV[i]

@@ -20,22 +20,16 @@ local overdue = {}
 if first and first_due <= now and (not only or topic_of(first) == only) then
   overdue[topic_of(first)] = first_due
 end
-local stats
+local stats = only and {} or redis.call('HGETALL', P .. 'stats')
 if only then
-  stats = {}
   local fields = { 'D:' .. only, 'R:' .. only, 'S:' .. only, 'X:' .. only, 'T:' .. only }
   local values = redis.call('HMGET', P .. 'stats', unpack(fields))
   for i, field in ipairs(fields) do
-    if values[i] then
-      stats[#stats + 1] = field
-      stats[#stats + 1] = values[i]
-    end
+    stats[2 * i - 1], stats[2 * i] = field, values[i] or '0'
   end
-else
-  stats = redis.call('HGETALL', P .. 'stats')
 end
 for i = 1, #stats, 2 do
-  -- a field at 0 waits for the guard to delete it: it is no figure
+  -- a field at 0 waits for the guard to delete it: it is no figure (nor is one missing)
   local zero = tonumber(stats[i + 1]) == 0
   if not zero then
     reply[#reply + 1] = stats[i]
