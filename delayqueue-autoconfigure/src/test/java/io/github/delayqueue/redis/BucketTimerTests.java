@@ -239,6 +239,59 @@ class BucketTimerTests {
 		assertThat(steps.stream().filter((step) -> step.bucket() == 0 && step.guard())).hasSize(1);
 	}
 
+	@Test
+	void aThreadAHaltLeftRunningEndsItsLoopOnceTheTimerStartsAgain() throws InterruptedException {
+		CountDownLatch stuck = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		List<Thread> stepping = new CopyOnWriteArrayList<>();
+		TimerBackend backend = new OwnBucketZeroBackend() {
+
+			@Override
+			public Promotion promote(int bucket, boolean guard) {
+				stepping.add(Thread.currentThread());
+				if (stuck.getCount() > 0) {
+					// a Redis call that outlives the halt's join
+					stuck.countDown();
+					boolean released = false;
+					while (!released) {
+						try {
+							released = release.await(10, TimeUnit.SECONDS);
+						}
+						catch (InterruptedException ex) {
+							// as a call that does not answer an interrupt
+						}
+					}
+				}
+				return new Promotion(0, 0, -1, System.currentTimeMillis(), List.of(), -2);
+			}
+
+		};
+		BucketTimer timer = new BucketTimer(backend, 1, 100, Duration.ofSeconds(30), Duration.ofMillis(100),
+				new RedisClock(System::nanoTime), (topic, bucket) -> {
+				}, () -> {
+				});
+		timer.start();
+		try {
+			assertThat(stuck.await(10, TimeUnit.SECONDS)).isTrue();
+			Thread first = stepping.get(0);
+			// the halt's join ends before the thread does (here interrupted, as a timeout would)
+			Thread.currentThread().interrupt();
+			timer.halt();
+			assertThat(Thread.interrupted()).isTrue();
+			assertThat(first.isAlive()).isTrue();
+			timer.start();
+			release.countDown();
+			await().atMost(Duration.ofSeconds(5)).until(() -> !first.isAlive());
+			int before = stepping.size();
+			await().atMost(Duration.ofSeconds(5)).until(() -> stepping.size() > before);
+			assertThat(stepping.subList(before, stepping.size())).doesNotContain(first);
+		}
+		finally {
+			release.countDown();
+			timer.halt();
+		}
+	}
+
 	private static long gapMillis(List<Long> nanos, int index) {
 		return TimeUnit.NANOSECONDS.toMillis(nanos.get(index + 1) - nanos.get(index));
 	}

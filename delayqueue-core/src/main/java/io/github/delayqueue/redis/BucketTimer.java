@@ -71,7 +71,7 @@ final class BucketTimer implements TimerStatus {
 
 	private int guardCursor;
 
-	/** The timer thread, {@code null} when halted; its loop runs while the field is set. */
+	/** The timer thread, {@code null} when halted; a loop runs while the field is its own thread. */
 	private volatile @Nullable Thread thread;
 
 	private volatile long lastProgressNanos = System.nanoTime();
@@ -205,9 +205,14 @@ final class BucketTimer implements TimerStatus {
 		return backOff;
 	}
 
+	/** Whether the calling thread is the timer thread: a thread a halt left running ends its loop. */
+	private boolean isTimerThread() {
+		return this.thread == Thread.currentThread();
+	}
+
 	private void loop() {
 		BackOffExecution backOff = this.errorBackOff.start();
-		while (isRunning()) {
+		while (isTimerThread()) {
 			try {
 				step();
 				if (this.lastError != null) {
@@ -219,7 +224,7 @@ final class BucketTimer implements TimerStatus {
 				// woken or halted: the loop's condition decides
 			}
 			catch (Throwable ex) {
-				if (!isRunning()) {
+				if (!isTimerThread()) {
 					break;
 				}
 				// a first failure after a success starts the back-off anew
@@ -265,7 +270,7 @@ final class BucketTimer implements TimerStatus {
 			own(coordination);
 		}
 		for (int bucket = 0; bucket < this.owned.length; bucket++) {
-			if (!isRunning()) {
+			if (!isTimerThread()) {
 				return;
 			}
 			boolean guard = guardAll || bucket == guardBucket;
@@ -335,7 +340,7 @@ final class BucketTimer implements TimerStatus {
 		catch (RuntimeException | Error ex) {
 			lower(this.nextTick, bucket, this.clock.millis() + RECURRING_RETRY_MILLIS);
 			// a failure of a call the stop interrupted is none
-			if (isRunning() || ex instanceof Error) {
+			if (isTimerThread() || ex instanceof Error) {
 				this.recurringWarning.warn("Could not fire the recurring jobs of bucket " + bucket + "; trying again in "
 						+ RECURRING_RETRY_MILLIS + " ms: " + ex.getMessage());
 			}
