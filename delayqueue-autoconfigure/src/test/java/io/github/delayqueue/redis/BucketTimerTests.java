@@ -292,6 +292,34 @@ class BucketTimerTests {
 		}
 	}
 
+	@Test
+	void aTimerStoppedAndStartedAgainOwnsItsBucketsAtOnce() {
+		TimerBackend backend = new OwnBucketZeroBackend() {
+
+			@Override
+			public Promotion promote(int bucket, boolean guard) {
+				return new Promotion(0, 0, -1, System.currentTimeMillis(), List.of(), -2);
+			}
+
+		};
+		// a heartbeat every 30 s: the start after the stop comes well before the next
+		BucketTimer timer = new BucketTimer(backend, 1, 100, Duration.ofSeconds(30), Duration.ofMinutes(10),
+				new RedisClock(System::nanoTime), (topic, bucket) -> {
+				}, () -> {
+				});
+		timer.start();
+		try {
+			await().atMost(Duration.ofSeconds(5)).until(() -> timer.ownedBuckets() == 1);
+			timer.stop();
+			assertThat(timer.ownedBuckets()).isZero();
+			timer.start();
+			await().atMost(Duration.ofSeconds(5)).until(() -> timer.ownedBuckets() == 1);
+		}
+		finally {
+			timer.stop();
+		}
+	}
+
 	private static long gapMillis(List<Long> nanos, int index) {
 		return TimeUnit.NANOSECONDS.toMillis(nanos.get(index + 1) - nanos.get(index));
 	}

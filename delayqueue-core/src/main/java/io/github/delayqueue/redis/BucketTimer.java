@@ -64,7 +64,7 @@ final class BucketTimer implements TimerStatus {
 
 	private boolean recheck = true;
 
-	private boolean coordinateNow = true;
+	private boolean coordinateNow;
 
 	// timer thread only
 	private long nextGuard;
@@ -97,12 +97,13 @@ final class BucketTimer implements TimerStatus {
 		this.nextTick = new long[buckets];
 	}
 
-	/** Starts the timer thread, unless it runs. */
+	/** Starts the timer thread, unless it runs; it coordinates at once. */
 	synchronized void start() {
 		if (this.thread != null) {
 			return;
 		}
 		this.lastProgressNanos = System.nanoTime();
+		coordinateSoon();
 		Thread timer = new Thread(this::loop, "delayqueue-timer");
 		timer.setDaemon(true);
 		this.thread = timer;
