@@ -51,8 +51,7 @@ class BucketTimerTests {
 
 		};
 		BucketTimer timer = new BucketTimer(backend, 1, 100, Duration.ofSeconds(30), Duration.ofSeconds(1),
-				new RedisClock(System::nanoTime), (topic, bucket) -> {
-				}, () -> {
+				new RedisClock(System::nanoTime), () -> {
 				});
 		timer.start();
 		assertThat(firing.await(10, TimeUnit.SECONDS)).isTrue();
@@ -85,8 +84,7 @@ class BucketTimerTests {
 
 		};
 		BucketTimer timer = new BucketTimer(backend, 1, 100, Duration.ofSeconds(30), Duration.ofSeconds(1),
-				new RedisClock(System::nanoTime), (topic, bucket) -> {
-				}, () -> {
+				new RedisClock(System::nanoTime), () -> {
 				});
 		timer.start();
 		try {
@@ -133,8 +131,7 @@ class BucketTimerTests {
 
 		};
 		BucketTimer timer = new BucketTimer(backend, 1, 100, Duration.ofMillis(20), Duration.ofMinutes(10),
-				new RedisClock(System::nanoTime), (topic, bucket) -> {
-				}, () -> {
+				new RedisClock(System::nanoTime), () -> {
 				});
 		timer.start();
 		try {
@@ -181,8 +178,7 @@ class BucketTimerTests {
 		};
 		RedisClock shared = new RedisClock(System::nanoTime);
 		BucketTimer timer = new BucketTimer(backend, 1, 100, Duration.ofMillis(20), Duration.ofMinutes(10), shared,
-				(topic, bucket) -> {
-				}, () -> {
+				() -> {
 				});
 		timer.start();
 		try {
@@ -222,8 +218,7 @@ class BucketTimerTests {
 
 		};
 		BucketTimer timer = new BucketTimer(backend, 2, 100, Duration.ofMillis(50), Duration.ofHours(1),
-				new RedisClock(System::nanoTime), (topic, bucket) -> {
-				}, () -> {
+				new RedisClock(System::nanoTime), () -> {
 				});
 		timer.start();
 		try {
@@ -267,8 +262,7 @@ class BucketTimerTests {
 
 		};
 		BucketTimer timer = new BucketTimer(backend, 1, 100, Duration.ofSeconds(30), Duration.ofMillis(100),
-				new RedisClock(System::nanoTime), (topic, bucket) -> {
-				}, () -> {
+				new RedisClock(System::nanoTime), () -> {
 				});
 		timer.start();
 		try {
@@ -304,8 +298,7 @@ class BucketTimerTests {
 		};
 		// a heartbeat every 30 s: the start after the stop comes well before the next
 		BucketTimer timer = new BucketTimer(backend, 1, 100, Duration.ofSeconds(30), Duration.ofMinutes(10),
-				new RedisClock(System::nanoTime), (topic, bucket) -> {
-				}, () -> {
+				new RedisClock(System::nanoTime), () -> {
 				});
 		timer.start();
 		try {

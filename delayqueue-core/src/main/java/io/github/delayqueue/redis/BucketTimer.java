@@ -2,9 +2,7 @@ package io.github.delayqueue.redis;
 
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.ObjIntConsumer;
 import java.util.stream.IntStream;
 
 import org.apache.commons.logging.Log;
@@ -44,8 +42,6 @@ final class BucketTimer implements TimerStatus {
 
 	private final Heartbeat heartbeat;
 
-	private final ObjIntConsumer<String> readyListener;
-
 	private final ExponentialBackOff errorBackOff = retryBackOff();
 
 	private final OnceAMinute recurringWarning = new OnceAMinute(logger);
@@ -79,19 +75,16 @@ final class BucketTimer implements TimerStatus {
 	private volatile @Nullable Throwable lastError;
 
 	/**
-	 * Creates a timer; {@link #start()} starts its thread. {@code readyListener} is told of each
-	 * topic and bucket that got READY jobs, {@code dataLostListener} when the namespace's epoch
-	 * changed.
+	 * Creates a timer; {@link #start()} starts its thread. {@code dataLostListener} is told when
+	 * the namespace's epoch changed.
 	 */
 	BucketTimer(TimerBackend backend, int buckets, int batchSize, Duration coordinationInterval,
-			Duration guardInterval, RedisClock clock, ObjIntConsumer<String> readyListener,
-			Runnable dataLostListener) {
+			Duration guardInterval, RedisClock clock, Runnable dataLostListener) {
 		this.backend = backend;
 		this.heartbeat = new Heartbeat(backend, coordinationInterval, guardInterval, dataLostListener);
 		this.batchSize = batchSize;
 		this.guardTickNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), guardInterval.toNanos() / buckets);
 		this.clock = clock;
-		this.readyListener = readyListener;
 		this.owned = new boolean[buckets];
 		this.nextDue = new long[buckets];
 		this.nextTick = new long[buckets];
@@ -321,7 +314,6 @@ final class BucketTimer implements TimerStatus {
 		// a failure fails the step, whose retry re-checks every bucket
 		TimerBackend.Promotion promotion = this.backend.promote(bucket, guard);
 		synced(promotion.redisMillis());
-		ready(promotion.topics(), bucket);
 		if (promotion.recurringTickMillis() >= 0) {
 			onRecurringTick(bucket, promotion.recurringTickMillis());
 		}
@@ -350,14 +342,9 @@ final class BucketTimer implements TimerStatus {
 		if (step.redisMillis() >= 0) {
 			synced(step.redisMillis());
 		}
-		ready(step.topics(), bucket);
 		long head = (step.nextTickMillis() < 0) ? NONE : step.nextTickMillis();
 		long next = step.progressed() ? head : Math.max(head, this.clock.millis() + RECURRING_STALL_MILLIS);
 		lower(this.nextTick, bucket, next);
-	}
-
-	private void ready(List<String> topics, int bucket) {
-		topics.forEach((topic) -> this.readyListener.accept(topic, bucket));
 	}
 
 	private void synced(long redisMillis) {
