@@ -51,8 +51,7 @@ class BucketTimerTests {
 
 		};
 		BucketTimer timer = new BucketTimer(backend, 1, 100, Duration.ofSeconds(30), Duration.ofSeconds(1),
-				new RedisClock(System::nanoTime), (topic, bucket) -> {
-				}, () -> {
+				new RedisClock(System::nanoTime), () -> {
 				});
 		timer.start();
 		assertThat(firing.await(10, TimeUnit.SECONDS)).isTrue();
@@ -85,8 +84,7 @@ class BucketTimerTests {
 
 		};
 		BucketTimer timer = new BucketTimer(backend, 1, 100, Duration.ofSeconds(30), Duration.ofSeconds(1),
-				new RedisClock(System::nanoTime), (topic, bucket) -> {
-				}, () -> {
+				new RedisClock(System::nanoTime), () -> {
 				});
 		timer.start();
 		try {
@@ -133,8 +131,7 @@ class BucketTimerTests {
 
 		};
 		BucketTimer timer = new BucketTimer(backend, 1, 100, Duration.ofMillis(20), Duration.ofMinutes(10),
-				new RedisClock(System::nanoTime), (topic, bucket) -> {
-				}, () -> {
+				new RedisClock(System::nanoTime), () -> {
 				});
 		timer.start();
 		try {
@@ -181,8 +178,7 @@ class BucketTimerTests {
 		};
 		RedisClock shared = new RedisClock(System::nanoTime);
 		BucketTimer timer = new BucketTimer(backend, 1, 100, Duration.ofMillis(20), Duration.ofMinutes(10), shared,
-				(topic, bucket) -> {
-				}, () -> {
+				() -> {
 				});
 		timer.start();
 		try {
@@ -222,8 +218,7 @@ class BucketTimerTests {
 
 		};
 		BucketTimer timer = new BucketTimer(backend, 2, 100, Duration.ofMillis(50), Duration.ofHours(1),
-				new RedisClock(System::nanoTime), (topic, bucket) -> {
-				}, () -> {
+				new RedisClock(System::nanoTime), () -> {
 				});
 		timer.start();
 		try {
@@ -237,6 +232,85 @@ class BucketTimerTests {
 			.hasValue(new Step(1, true));
 		// and only its own: bucket 0 had its one guard re-check at the start
 		assertThat(steps.stream().filter((step) -> step.bucket() == 0 && step.guard())).hasSize(1);
+	}
+
+	@Test
+	void aThreadAHaltLeftRunningEndsItsLoopOnceTheTimerStartsAgain() throws InterruptedException {
+		CountDownLatch stuck = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		List<Thread> stepping = new CopyOnWriteArrayList<>();
+		TimerBackend backend = new OwnBucketZeroBackend() {
+
+			@Override
+			public Promotion promote(int bucket, boolean guard) {
+				stepping.add(Thread.currentThread());
+				if (stuck.getCount() > 0) {
+					// a Redis call that outlives the halt's join
+					stuck.countDown();
+					boolean released = false;
+					while (!released) {
+						try {
+							released = release.await(10, TimeUnit.SECONDS);
+						}
+						catch (InterruptedException ex) {
+							// as a call that does not answer an interrupt
+						}
+					}
+				}
+				return new Promotion(0, 0, -1, System.currentTimeMillis(), List.of(), -2);
+			}
+
+		};
+		BucketTimer timer = new BucketTimer(backend, 1, 100, Duration.ofSeconds(30), Duration.ofMillis(100),
+				new RedisClock(System::nanoTime), () -> {
+				});
+		timer.start();
+		try {
+			assertThat(stuck.await(10, TimeUnit.SECONDS)).isTrue();
+			Thread first = stepping.get(0);
+			// the halt's join ends before the thread does (here interrupted, as a timeout would)
+			Thread.currentThread().interrupt();
+			timer.halt();
+			assertThat(Thread.interrupted()).isTrue();
+			assertThat(first.isAlive()).isTrue();
+			timer.start();
+			release.countDown();
+			await().atMost(Duration.ofSeconds(5)).until(() -> !first.isAlive());
+			int before = stepping.size();
+			await().atMost(Duration.ofSeconds(5)).until(() -> stepping.size() > before);
+			assertThat(stepping.subList(before, stepping.size())).doesNotContain(first);
+		}
+		finally {
+			release.countDown();
+			timer.halt();
+		}
+	}
+
+	@Test
+	void aTimerStoppedAndStartedAgainOwnsItsBucketsAtOnce() {
+		TimerBackend backend = new OwnBucketZeroBackend() {
+
+			@Override
+			public Promotion promote(int bucket, boolean guard) {
+				return new Promotion(0, 0, -1, System.currentTimeMillis(), List.of(), -2);
+			}
+
+		};
+		// a heartbeat every 30 s: the start after the stop comes well before the next
+		BucketTimer timer = new BucketTimer(backend, 1, 100, Duration.ofSeconds(30), Duration.ofMinutes(10),
+				new RedisClock(System::nanoTime), () -> {
+				});
+		timer.start();
+		try {
+			await().atMost(Duration.ofSeconds(5)).until(() -> timer.ownedBuckets() == 1);
+			timer.stop();
+			assertThat(timer.ownedBuckets()).isZero();
+			timer.start();
+			await().atMost(Duration.ofSeconds(5)).until(() -> timer.ownedBuckets() == 1);
+		}
+		finally {
+			timer.stop();
+		}
 	}
 
 	private static long gapMillis(List<Long> nanos, int index) {

@@ -140,8 +140,7 @@ class DelayQueueHealthIndicatorTimerTests {
 
 	private static BucketTimer timer(TimerBackend backend) {
 		return new BucketTimer(backend, 1, 100, Duration.ofMillis(100), Duration.ofSeconds(5), new RedisClock(System::nanoTime),
-				(topic, bucket) -> {
-				}, () -> {
+				() -> {
 				});
 	}
 

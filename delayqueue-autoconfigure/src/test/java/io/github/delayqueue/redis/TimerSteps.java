@@ -34,8 +34,6 @@ public final class TimerSteps {
 	 */
 	public static Promotion promote(RedisDelayQueue queue, int bucket, boolean guard) {
 		TimerBackend.Promotion promotion = queue.timerBackend.promote(bucket, guard);
-		// as the timer's loop does
-		promotion.topics().forEach((topic) -> queue.signals.markReady(topic, bucket));
 		return new Promotion(promotion.moved(), promotion.expired(), promotion.nextDueMillis(),
 				promotion.redisMillis(), promotion.topics());
 	}
@@ -97,9 +95,7 @@ public final class TimerSteps {
 	 * @return the topics that got READY occurrences
 	 */
 	public static List<String> fireRecurring(RedisDelayQueue queue, int bucket) {
-		List<String> topics = queue.timerBackend.fireRecurring(bucket).topics();
-		topics.forEach((topic) -> queue.signals.markReady(topic, bucket));
-		return topics;
+		return queue.timerBackend.fireRecurring(bucket).topics();
 	}
 
 	/**

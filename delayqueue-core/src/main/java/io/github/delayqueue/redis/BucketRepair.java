@@ -68,8 +68,6 @@ final class BucketRepair {
 
 	private boolean countsVerified;
 
-	private long read;
-
 	/**
 	 * The steps of one bucket's repair, none run yet.
 	 * @param lists the bucket's ready and dead lists, as {@code ready:<topic>[:<priority>]} and {@code dead:<topic>}
@@ -127,17 +125,10 @@ final class BucketRepair {
 		if (next == null) {
 			return false;
 		}
-		// a step that reads no records or entries leaves 0
-		this.read = 0;
 		if (next.getAsBoolean()) {
 			this.steps.pollFirst();
 		}
 		return !this.steps.isEmpty();
-	}
-
-	/** The records or index entries the last step read. */
-	long read() {
-		return this.read;
 	}
 
 	/** Whether the counts were tallied while no job of the bucket changed state (else they were left). */
@@ -182,11 +173,10 @@ final class BucketRepair {
 		String[] after = { "", "" };
 		this.steps.add(() -> {
 			List<@Nullable Object> reply = step("index", key, state, after[0], after[1], STEP);
-			this.read = Replies.asLong(reply.get(0));
 			this.dropped += Replies.asLong(reply.get(1));
 			after[0] = Replies.asString(reply.get(2));
 			after[1] = Replies.asString(reply.get(3));
-			return this.read < STEP;
+			return Replies.asLong(reply.get(0)) < STEP;
 		});
 	}
 
@@ -195,9 +185,9 @@ final class BucketRepair {
 		addTopic("R:" + topic);
 		long[] skip = { 0 };
 		this.steps.add(() -> {
-			this.read = Replies.asLong(step("ready", topic, priority, skip[0], STEP).get(0));
+			long read = Replies.asLong(step("ready", topic, priority, skip[0], STEP).get(0));
 			skip[0] += STEP;
-			return this.read < STEP;
+			return read < STEP;
 		});
 	}
 
@@ -205,9 +195,7 @@ final class BucketRepair {
 	private BooleanSupplier cursor(Function<String, List<@Nullable Object>> call) {
 		String[] cursor = { "0" };
 		return () -> {
-			List<@Nullable Object> reply = call.apply(cursor[0]);
-			cursor[0] = Replies.asString(reply.get(0));
-			this.read = Replies.asLong(reply.get(1));
+			cursor[0] = Replies.asString(call.apply(cursor[0]).get(0));
 			return "0".equals(cursor[0]);
 		};
 	}

@@ -2,9 +2,7 @@ package io.github.delayqueue.redis;
 
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.ObjIntConsumer;
 import java.util.stream.IntStream;
 
 import org.apache.commons.logging.Log;
@@ -44,8 +42,6 @@ final class BucketTimer implements TimerStatus {
 
 	private final Heartbeat heartbeat;
 
-	private final ObjIntConsumer<String> readyListener;
-
 	private final ExponentialBackOff errorBackOff = retryBackOff();
 
 	private final OnceAMinute recurringWarning = new OnceAMinute(logger);
@@ -64,14 +60,14 @@ final class BucketTimer implements TimerStatus {
 
 	private boolean recheck = true;
 
-	private boolean coordinateNow = true;
+	private boolean coordinateNow;
 
 	// timer thread only
 	private long nextGuard;
 
 	private int guardCursor;
 
-	/** The timer thread, {@code null} when halted; its loop runs while the field is set. */
+	/** The timer thread, {@code null} when halted; a loop runs while the field is its own thread. */
 	private volatile @Nullable Thread thread;
 
 	private volatile long lastProgressNanos = System.nanoTime();
@@ -79,30 +75,28 @@ final class BucketTimer implements TimerStatus {
 	private volatile @Nullable Throwable lastError;
 
 	/**
-	 * Creates a timer; {@link #start()} starts its thread. {@code readyListener} is told of each
-	 * topic and bucket that got READY jobs, {@code dataLostListener} when the namespace's epoch
-	 * changed.
+	 * Creates a timer; {@link #start()} starts its thread. {@code dataLostListener} is told when
+	 * the namespace's epoch changed.
 	 */
 	BucketTimer(TimerBackend backend, int buckets, int batchSize, Duration coordinationInterval,
-			Duration guardInterval, RedisClock clock, ObjIntConsumer<String> readyListener,
-			Runnable dataLostListener) {
+			Duration guardInterval, RedisClock clock, Runnable dataLostListener) {
 		this.backend = backend;
 		this.heartbeat = new Heartbeat(backend, coordinationInterval, guardInterval, dataLostListener);
 		this.batchSize = batchSize;
 		this.guardTickNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), guardInterval.toNanos() / buckets);
 		this.clock = clock;
-		this.readyListener = readyListener;
 		this.owned = new boolean[buckets];
 		this.nextDue = new long[buckets];
 		this.nextTick = new long[buckets];
 	}
 
-	/** Starts the timer thread, unless it runs. */
+	/** Starts the timer thread, unless it runs; it coordinates at once. */
 	synchronized void start() {
 		if (this.thread != null) {
 			return;
 		}
 		this.lastProgressNanos = System.nanoTime();
+		coordinateSoon();
 		Thread timer = new Thread(this::loop, "delayqueue-timer");
 		timer.setDaemon(true);
 		this.thread = timer;
@@ -205,9 +199,14 @@ final class BucketTimer implements TimerStatus {
 		return backOff;
 	}
 
+	/** Whether the calling thread is the timer thread: a thread a halt left running ends its loop. */
+	private boolean isTimerThread() {
+		return this.thread == Thread.currentThread();
+	}
+
 	private void loop() {
 		BackOffExecution backOff = this.errorBackOff.start();
-		while (isRunning()) {
+		while (isTimerThread()) {
 			try {
 				step();
 				if (this.lastError != null) {
@@ -219,7 +218,7 @@ final class BucketTimer implements TimerStatus {
 				// woken or halted: the loop's condition decides
 			}
 			catch (Throwable ex) {
-				if (!isRunning()) {
+				if (!isTimerThread()) {
 					break;
 				}
 				// a first failure after a success starts the back-off anew
@@ -265,7 +264,7 @@ final class BucketTimer implements TimerStatus {
 			own(coordination);
 		}
 		for (int bucket = 0; bucket < this.owned.length; bucket++) {
-			if (!isRunning()) {
+			if (!isTimerThread()) {
 				return;
 			}
 			boolean guard = guardAll || bucket == guardBucket;
@@ -315,7 +314,6 @@ final class BucketTimer implements TimerStatus {
 		// a failure fails the step, whose retry re-checks every bucket
 		TimerBackend.Promotion promotion = this.backend.promote(bucket, guard);
 		synced(promotion.redisMillis());
-		ready(promotion.topics(), bucket);
 		if (promotion.recurringTickMillis() >= 0) {
 			onRecurringTick(bucket, promotion.recurringTickMillis());
 		}
@@ -335,7 +333,7 @@ final class BucketTimer implements TimerStatus {
 		catch (RuntimeException | Error ex) {
 			lower(this.nextTick, bucket, this.clock.millis() + RECURRING_RETRY_MILLIS);
 			// a failure of a call the stop interrupted is none
-			if (isRunning() || ex instanceof Error) {
+			if (isTimerThread() || ex instanceof Error) {
 				this.recurringWarning.warn("Could not fire the recurring jobs of bucket " + bucket + "; trying again in "
 						+ RECURRING_RETRY_MILLIS + " ms: " + ex.getMessage());
 			}
@@ -344,14 +342,9 @@ final class BucketTimer implements TimerStatus {
 		if (step.redisMillis() >= 0) {
 			synced(step.redisMillis());
 		}
-		ready(step.topics(), bucket);
 		long head = (step.nextTickMillis() < 0) ? NONE : step.nextTickMillis();
 		long next = step.progressed() ? head : Math.max(head, this.clock.millis() + RECURRING_STALL_MILLIS);
 		lower(this.nextTick, bucket, next);
-	}
-
-	private void ready(List<String> topics, int bucket) {
-		topics.forEach((topic) -> this.readyListener.accept(topic, bucket));
 	}
 
 	private void synced(long redisMillis) {

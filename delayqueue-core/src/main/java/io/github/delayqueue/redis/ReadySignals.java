@@ -109,11 +109,6 @@ final class ReadySignals {
 		return (signal == null || signal.pendingCount > 0) ? 0 : signal.parked.size();
 	}
 
-	/** Marks one bucket (of this namespace's) of every topic. */
-	void markBucket(int bucket) {
-		this.topics.values().forEach((signal) -> signal.mark(bucket));
-	}
-
 	/** Marks every bucket of every topic. */
 	void markAll() {
 		this.topics.values().forEach(TopicSignal::markAll);

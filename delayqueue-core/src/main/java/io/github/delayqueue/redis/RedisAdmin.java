@@ -192,7 +192,7 @@ abstract class RedisAdmin extends RedisConsumer implements DelayQueueAdmin {
 						+ BucketRepair.TALLIES + " tallies; repair again when the queue is quieter");
 			}
 			if (write && repaired.reindexed() > 0) {
-				this.signals.markBucket(bucket);
+				this.signals.markAll();
 				this.timer.recheckAll();
 			}
 		}

@@ -114,7 +114,7 @@ abstract class RedisProducer implements DelayQueueProducer {
 		this.timerBackend = new RedisTimerBackend(this.scripts, this.signals, builder.leaseTtl,
 				builder.batchSize, this.observer, this.recurringJobs, this.retained, this::recheckTimers, this.offers);
 		this.timer = new BucketTimer(this.timerBackend, this.keys.buckets(), builder.batchSize,
-				builder.coordinationInterval(), builder.guardInterval, this.clock, this.signals::markReady, () -> {
+				builder.coordinationInterval(), builder.guardInterval, this.clock, () -> {
 					logger.warn("Redis lost the data of namespace '" + this.keys.namespace() + "' (a restart without"
 							+ " persistence, a flush, or an eviction of its keys): the jobs written before are gone;"
 							+ " its bucket count is pinned again and the declared recurring jobs are put again");

@@ -17,7 +17,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
- * The Redis side of the {@link BucketTimer}: a step reserves due jobs for the offers of
+ * The Redis side of the {@link BucketTimer}: a step or firing marks the topics that got READY
+ * jobs in {@link ReadySignals}; a step reserves due jobs for the offers of
  * consumers waiting here ({@link Offers}) and gives back what they do not collect within
  * {@link #HANDOVER}; a ready list left to idle consumers is announced when none took it within
  * {@link #HANDOVER}, and a failed announcement asks for a re-check of every bucket. Thread-safe.
@@ -116,15 +117,19 @@ final class RedisTimerBackend implements TimerBackend {
 
 	@Override
 	public RecurringStep fireRecurring(int bucket) {
-		return this.recurring.fire(bucket);
+		RecurringStep step = this.recurring.fire(bucket);
+		step.topics().forEach((topic) -> this.signals.markReady(topic, bucket));
+		return step;
 	}
 
 	@Override
 	public Promotion promote(int bucket, boolean guard) {
 		List<Offering> offers = (guard || this.handovers == null) ? List.of() : this.offers.idleOffers(MAX_OFFERS);
-		return promote(bucket, guard, offers, (topic, jobs) -> reserved(bucket,
+		Promotion promotion = promote(bucket, guard, offers, (topic, jobs) -> reserved(bucket,
 				offers.stream().filter((offer) -> offer.topic.equals(topic)).findFirst().orElse(null), jobs))
 			.promotion();
+		promotion.topics().forEach((topic) -> this.signals.markReady(topic, bucket));
+		return promotion;
 	}
 
 	/** A step with offers (one per topic); {@code reserved} gets their jobs first. */

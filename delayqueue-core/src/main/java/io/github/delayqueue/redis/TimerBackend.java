@@ -17,10 +17,13 @@ interface TimerBackend {
 	 */
 	long renew(long nowMillis, boolean readEarliest);
 
-	/** Moves a bucket's due jobs to their ready lists and re-queues its expired reservations. */
+	/**
+	 * Moves a bucket's due jobs to their ready lists and re-queues its expired reservations;
+	 * marks the topics that got READY jobs for this instance's consumers.
+	 */
 	Promotion promote(int bucket, boolean guard);
 
-	/** Fires the recurring jobs of a bucket whose tick has come. */
+	/** Fires the recurring jobs of a bucket whose tick has come; marks the topics as {@link #promote} does. */
 	RecurringStep fireRecurring(int bucket);
 
 	/**
