@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 import org.apache.commons.logging.Log;
@@ -131,6 +132,29 @@ public final class AuditLog {
 		 */
 		public Entry failed(Throwable failure) {
 			return detail("failed", failure.getClass().getSimpleName());
+		}
+
+		/**
+		 * Runs an endpoint's write and writes this line: as it is when the write found nothing,
+		 * marked failed when it threw; a refused write (a bad argument) changes nothing and writes none.
+		 */
+		<T> T run(Supplier<T> write) {
+			try {
+				T done = write.get();
+				AuditLog.write(this);
+				return done;
+			}
+			catch (DelayQueueEndpoint.InvalidArgumentException ex) {
+				throw ex;
+			}
+			catch (DelayQueueEndpoint.NotFoundException ex) {
+				AuditLog.write(this);
+				throw ex;
+			}
+			catch (RuntimeException | Error ex) {
+				AuditLog.write(failed(ex));
+				throw ex;
+			}
 		}
 
 		@Override

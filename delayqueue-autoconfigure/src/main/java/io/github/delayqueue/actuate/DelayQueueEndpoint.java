@@ -30,8 +30,6 @@ import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.QueueStats;
-import io.github.delayqueue.core.QueueStats.BucketStats;
-import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.core.RepairResult;
 import io.github.delayqueue.core.ReplayResult;
 import io.github.delayqueue.core.RescheduleResult;
@@ -106,29 +104,16 @@ public class DelayQueueEndpoint {
 		Map<String, TopicDescriptor> topics = new TreeMap<>();
 		Stream.of(stats.topics().keySet(), listeners.keySet(), stats.completed().keySet())
 			.flatMap(Set::stream)
-			.forEach((topic) -> topics.computeIfAbsent(topic, (name) -> TopicDescriptor.of(name, stats, rateLimit(name),
-					listeners.getOrDefault(name, List.of()), null, null)));
+			.forEach((topic) -> topics.computeIfAbsent(topic, (name) -> TopicDescriptor.of(name, stats,
+					this.operations.rateLimit(name), listeners.getOrDefault(name, List.of()), null, null)));
 		List<BucketDescriptor> buckets = stats.buckets().stream().map(BucketDescriptor::of).toList();
 		List<RecurringDescriptor> recurring = (this.recurringJobs != null) ? this.recurringJobs.list()
 			.stream()
 			.map((info) -> RecurringDescriptor.of(info, this.showPayloads))
 			.toList() : List.of();
 		return new QueueDescriptor(this.instanceId, stats.readAt(), stats.oldestOverdueLag().toMillis(),
-				stats.totals(), buckets, topics, recurring, instances(stats));
-	}
-
-	private List<InstanceDescriptor> instances(QueueStats stats) {
-		Map<String, List<Integer>> timers = new TreeMap<>();
-		for (BucketStats bucket : stats.buckets()) {
-			if (bucket.timerOwner() != null) {
-				timers.computeIfAbsent(bucket.timerOwner(), (owner) -> new ArrayList<>()).add(bucket.bucket());
-			}
-		}
-		List<InstanceDescriptor> instances = new ArrayList<>();
-		this.operations.instances()
-			.forEach((name, expiresAt) -> instances.add(new InstanceDescriptor(name, name.equals(this.instanceId),
-					expiresAt, expiresAt.isAfter(stats.readAt()), timers.getOrDefault(name, List.of()))));
-		return instances;
+				stats.totals(), buckets, topics, recurring,
+				InstanceDescriptor.of(this.operations.instances(), stats, this.instanceId));
 	}
 
 	/**
@@ -145,10 +130,6 @@ public class DelayQueueEndpoint {
 		return this.operations.find(topic, id)
 			.map((job) -> JobDescriptor.of(job, this.showPayloads))
 			.orElseThrow(() -> new NotFoundException("No job '" + id + "' in topic '" + topic + "'"));
-	}
-
-	private @Nullable String rateLimit(String topic) {
-		return this.operations.rateLimit(topic).map(RateLimit::toString).orElse(null);
 	}
 
 	/**
@@ -175,7 +156,7 @@ public class DelayQueueEndpoint {
 					"completedCursor must not be given with state: it pages the topic's finished jobs, cursor pages the waiting ones");
 		}
 		int size = pageSize(limit);
-		JobState waiting = argument("state", () -> waitingState(state));
+		JobState waiting = argument("state", () -> JobConstraints.waitingState(state));
 		WaitingJobPage page = argument("cursor",
 				() -> this.operations.waitingJobs(topic, waiting, cursor, size, this.showPayloads));
 		return WaitingJobsDescriptor.of(topic, waiting, this.operations.stats(topic), page, this.showPayloads);
@@ -204,7 +185,7 @@ public class DelayQueueEndpoint {
 		JobPageDescriptor dead = JobPageDescriptor.of(page.total(), page.jobs(), page.next(), this.showPayloads);
 		JobPageDescriptor kept = (completed.total() > 0) ? JobPageDescriptor.of(completed.total(), completed.jobs(),
 				completed.next(), this.showPayloads) : null;
-		return TopicDescriptor.of(topic, stats, rateLimit(topic), listeners, dead, kept);
+		return TopicDescriptor.of(topic, stats, this.operations.rateLimit(topic), listeners, dead, kept);
 	}
 
 	/**
@@ -243,7 +224,7 @@ public class DelayQueueEndpoint {
 			@Nullable Integer max, @Nullable String id, @Nullable String listener) {
 		checkTopic(topic);
 		AuditLog.Entry entry = AuditLog.entry(this.via, who(securityContext), action).topic(topic);
-		return audited(entry, () -> switch (action) {
+		return entry.run(() -> switch (action) {
 			case "replay" -> replay(entry, topic, max, id, listener);
 			case "pause", "resume" -> pauseOrResume(entry, topic, action, max, id, listener);
 			case "run" -> runNow(entry, topic, id, (max != null) ? "max" : (listener != null) ? "listener" : null);
@@ -264,7 +245,7 @@ public class DelayQueueEndpoint {
 		checkTopic(topic);
 		argument("id", () -> JobConstraints.id(id));
 		AuditLog.Entry entry = AuditLog.entry(this.via, who(securityContext), "cancel").topic(topic).ids(List.of(id));
-		return audited(entry, () -> {
+		return entry.run(() -> {
 			if (!this.operations.cancel(topic, id)) {
 				throw new NotFoundException("No job '" + id + "' in topic '" + topic + "'");
 			}
@@ -289,7 +270,7 @@ public class DelayQueueEndpoint {
 			throw new NotFoundException("No recurring jobs in this application (they need the Redis queue)");
 		}
 		AuditLog.Entry entry = AuditLog.entry(this.via, who, action + "-recurring").detail("recurring", name);
-		return audited(entry, () -> {
+		return entry.run(() -> {
 			RecurringAction.Result result = recurringAction.apply(jobs, name);
 			if (result.occurrence() != null) {
 				entry.detail("occurrence", result.occurrence());
@@ -306,7 +287,7 @@ public class DelayQueueEndpoint {
 		boolean write = dryRun == null || !dryRun;
 		AuditLog.Entry entry = AuditLog.entry(this.via, who, write ? "repair" : "repair-dry-run");
 		// buckets repaired before a failure stay repaired
-		return audited(entry, () -> {
+		return entry.run(() -> {
 			RepairResult result = this.operations.repair(write);
 			entry.count(result.reindexed() + result.dropped() + result.countsCorrected())
 				.detail("jobs", result.jobs())
@@ -405,40 +386,9 @@ public class DelayQueueEndpoint {
 		return done;
 	}
 
-	/**
-	 * Runs a write and writes its audit line: as it is when the write found nothing, marked
-	 * failed when it threw; a refused write (a bad argument) changes nothing and writes none.
-	 */
-	private static <T> T audited(AuditLog.Entry entry, Supplier<T> write) {
-		try {
-			T done = write.get();
-			AuditLog.write(entry);
-			return done;
-		}
-		catch (InvalidArgumentException ex) {
-			throw ex;
-		}
-		catch (NotFoundException ex) {
-			AuditLog.write(entry);
-			throw ex;
-		}
-		catch (RuntimeException | Error ex) {
-			AuditLog.write(entry.failed(ex));
-			throw ex;
-		}
-	}
-
 	private static @Nullable String who(@Nullable SecurityContext securityContext) {
 		Principal principal = (securityContext != null) ? securityContext.getPrincipal() : null;
 		return (principal != null) ? principal.getName() : null;
-	}
-
-	private static JobState waitingState(String state) {
-		return switch (state) {
-			case "DELAYED", "READY", "RESERVED" -> JobState.valueOf(state);
-			default -> throw new IllegalArgumentException(
-					"state must be one of DELAYED, READY, RESERVED, was '" + state + "'");
-		};
 	}
 
 	private static int pageSize(@Nullable Integer limit) {
@@ -446,14 +396,7 @@ public class DelayQueueEndpoint {
 		return argument("limit", () -> JobConstraints.max("limit", size, DelayQueueOperations.MAX_DEAD_PAGE));
 	}
 
-	/**
-	 * Refuses a topic unknown here: one with no jobs, no kept finished jobs and no listener in this application.
-	 * @param topic the topic
-	 * @param stats the topic's figures
-	 * @param listened whether a listener of this application consumes it
-	 * @param kept its kept finished jobs, asked only when the others say unknown
-	 * @throws NotFoundException when the topic is unknown
-	 */
+	/** Refuses a topic with no jobs, no listener here and no {@code kept} finished jobs (asked last). */
 	private static void requireKnown(String topic, QueueStats stats, boolean listened, LongSupplier kept) {
 		if (!stats.topics().containsKey(topic) && !listened && kept.getAsLong() == 0) {
 			throw new NotFoundException(

@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
@@ -15,6 +16,7 @@ import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.QueueStats;
 import io.github.delayqueue.core.QueueStats.BucketStats;
 import io.github.delayqueue.core.QueueStats.TopicStats;
+import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.core.RepairResult;
 import io.github.delayqueue.core.WaitingJobPage;
 import io.github.delayqueue.listener.DelayedListenerContainer;
@@ -47,6 +49,19 @@ public final class EndpointDescriptors {
 	/** An instance that takes part in running the bucket timers; {@code self}: the one that answers. */
 	public record InstanceDescriptor(String name, boolean self, Instant heartbeatExpiresAt, boolean live,
 			List<Integer> buckets) {
+
+		static List<InstanceDescriptor> of(Map<String, Instant> heartbeats, QueueStats stats, @Nullable String self) {
+			Map<String, List<Integer>> timers = new TreeMap<>();
+			for (BucketStats bucket : stats.buckets()) {
+				if (bucket.timerOwner() != null) {
+					timers.computeIfAbsent(bucket.timerOwner(), (owner) -> new ArrayList<>()).add(bucket.bucket());
+				}
+			}
+			List<InstanceDescriptor> instances = new ArrayList<>();
+			heartbeats.forEach((name, expiresAt) -> instances.add(new InstanceDescriptor(name, name.equals(self),
+					expiresAt, expiresAt.isAfter(stats.readAt()), timers.getOrDefault(name, List.of()))));
+			return instances;
+		}
 
 	}
 
@@ -116,12 +131,13 @@ public final class EndpointDescriptors {
 			@Nullable JobPageDescriptor deadJobs,
 			@Nullable JobPageDescriptor completedJobs) implements OperationResponseBody {
 
-		static TopicDescriptor of(String topic, QueueStats stats, @Nullable String rateLimit,
+		static TopicDescriptor of(String topic, QueueStats stats, Optional<RateLimit> rateLimit,
 				List<ListenerDescriptor> listeners, @Nullable JobPageDescriptor deadJobs,
 				@Nullable JobPageDescriptor completedJobs) {
 			TopicStats figures = stats.topics().getOrDefault(topic, TopicStats.EMPTY);
 			return new TopicDescriptor(topic, figures, figures.overdueLag(stats.readAt()).toMillis(),
-					stats.completed().get(topic), rateLimit, listeners, deadJobs, completedJobs);
+					stats.completed().get(topic), rateLimit.map(RateLimit::toString).orElse(null), listeners, deadJobs,
+					completedJobs);
 		}
 
 	}

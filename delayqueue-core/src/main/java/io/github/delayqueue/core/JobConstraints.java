@@ -301,6 +301,15 @@ public final class JobConstraints {
 		return jobs.get(0).topic();
 	}
 
+	/** The state of a page of waiting jobs: {@code DELAYED}, {@code READY} or {@code RESERVED}. */
+	public static JobState waitingState(String state) {
+		return switch (state) {
+			case "DELAYED", "READY", "RESERVED" -> JobState.valueOf(state);
+			default -> throw new IllegalArgumentException(
+					"state must be one of DELAYED, READY, RESERVED, was '" + state + "'");
+		};
+	}
+
 	/** Checks a count from one up to {@code limit} and returns it. */
 	public static int max(String field, int value, int limit) {
 		return between(field, value, 1, limit);

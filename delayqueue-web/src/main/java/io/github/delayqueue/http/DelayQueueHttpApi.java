@@ -277,11 +277,7 @@ public class DelayQueueHttpApi {
 		Map<String, String> query = checkQuery(request, Set.of("state", "cursor", "limit"));
 		checked("topic", () -> JobConstraints.topic(topic));
 		String state = given("state", query.get("state"));
-		JobState waiting = checked("state", () -> switch (state) {
-			case "DELAYED", "READY", "RESERVED" -> JobState.valueOf(state);
-			default -> throw new IllegalArgumentException(
-					"state must be one of DELAYED, READY, RESERVED, was '" + state + "'");
-		});
+		JobState waiting = checked("state", () -> JobConstraints.waitingState(state));
 		String limit = query.getOrDefault("limit", "20");
 		int size = checked("limit", () -> {
 			if (!limit.matches("\\d{1,9}")) {
