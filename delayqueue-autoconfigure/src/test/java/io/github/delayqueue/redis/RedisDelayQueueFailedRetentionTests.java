@@ -383,11 +383,11 @@ class RedisDelayQueueFailedRetentionTests {
 				KeySpace.bytes("60000"), KeySpace.bytes("100"), KeySpace.bytes("kept:old"),
 				KeySpace.bytes(String.valueOf(now - 390_000)) });
 		// a death by a bucket node whose clock lags 90 s: not old by its own clock
-		List<Object> reply = Replies.list(runner.run(failed, new byte[][] { keys.deaths("kept"), KeySpace.bytes("add"),
+		List<Object> reply = ScriptReplies.list(runner.run(failed, new byte[][] { keys.deaths("kept"), KeySpace.bytes("add"),
 				KeySpace.bytes("0"), KeySpace.bytes("60000"), KeySpace.bytes("100"), KeySpace.bytes("kept:new"),
 				KeySpace.bytes(String.valueOf(now - 90_000)) }));
-		assertThat(Replies.asLong(reply.get(0))).isEqualTo(now - 90_000);
-		assertThat(reply.subList(2, reply.size()).stream().map(Replies::asString).toList())
+		assertThat(ScriptReplies.asLong(reply.get(0))).isEqualTo(now - 90_000);
+		assertThat(reply.subList(2, reply.size()).stream().map(ScriptReplies::asString).toList())
 			.containsExactly("kept:old", String.valueOf(now - 390_000));
 		runner.run(failed, new byte[][] { keys.deaths("kept"), KeySpace.bytes("remove"), KeySpace.bytes("kept:old"),
 				KeySpace.bytes(String.valueOf(now - 390_000)) });
@@ -397,11 +397,11 @@ class RedisDelayQueueFailedRetentionTests {
 		runner.run(failed, new byte[][] { keys.deaths("kept"), KeySpace.bytes("add"), KeySpace.bytes("0"),
 				KeySpace.bytes("60000"), KeySpace.bytes("100"), KeySpace.bytes("kept:recent"),
 				KeySpace.bytes(String.valueOf(now - 30_000)) });
-		reply = Replies.list(runner.run(failed, new byte[][] { keys.deaths("kept"), KeySpace.bytes("add"),
+		reply = ScriptReplies.list(runner.run(failed, new byte[][] { keys.deaths("kept"), KeySpace.bytes("add"),
 				KeySpace.bytes("0"), KeySpace.bytes("60000"), KeySpace.bytes("100"), KeySpace.bytes("kept:ahead"),
 				KeySpace.bytes(String.valueOf(now + 90_000)) }));
-		assertThat(Replies.asLong(reply.get(0))).isBetween(now, now + 10_000);
-		assertThat(reply.subList(2, reply.size()).stream().map(Replies::asString).toList())
+		assertThat(ScriptReplies.asLong(reply.get(0))).isBetween(now, now + 10_000);
+		assertThat(reply.subList(2, reply.size()).stream().map(ScriptReplies::asString).toList())
 			.containsExactly("kept:new", String.valueOf(now - 90_000));
 	}
 

@@ -163,7 +163,7 @@ public class RedisDelayQueueWaitingJobsTests {
 		long read = RedisStats.commandStat(queue.getConnectionFactory(), "zrange", "calls") - ranges;
 		WaitingJobs.Read bucket = WaitingJobs.Read.decode("big", JobState.DELAYED, replies.get(0));
 		// the entries examined, first in waiting.lua's reply
-		assertThat(Replies.asLong(Replies.list(replies.get(0)).get(0))).isEqualTo(101);
+		assertThat(ScriptReplies.asLong(ScriptReplies.list(replies.get(0)).get(0))).isEqualTo(101);
 		assertThat(bucket.listed()).extracting((row) -> row.job().id()).startsWith("0500001").hasSize(101);
 		assertThat(read).isBetween(1L, 25L);
 		WaitingJobPage page = boundedPage(factory, "core, last page", 1_000_001, 100, 0,

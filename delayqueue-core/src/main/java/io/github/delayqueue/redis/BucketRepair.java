@@ -83,7 +83,7 @@ final class BucketRepair {
 		lists.stream().filter((list) -> list.startsWith("dead:")).forEach((list) -> scan("X", list));
 		this.steps.add(cursor((cursor) -> {
 			List<@Nullable Object> reply = step("errors", cursor, STEP);
-			this.dropped += Replies.asLong(reply.get(2));
+			this.dropped += ScriptReplies.asLong(reply.get(2));
 			return reply;
 		}));
 		for (String list : lists) {
@@ -96,8 +96,9 @@ final class BucketRepair {
 		this.steps.add(cursor((cursor) -> {
 			List<@Nullable Object> reply = step("restore", cursor, STEP);
 			for (int i = 2; i < reply.size(); i += 2) {
-				String topic = Replies.asString(reply.get(i));
-				this.restored.computeIfAbsent(topic, (t) -> new TreeSet<>()).add((int) Replies.asLong(reply.get(i + 1)));
+				String topic = ScriptReplies.asString(reply.get(i));
+				this.restored.computeIfAbsent(topic, (t) -> new TreeSet<>())
+					.add((int) ScriptReplies.asLong(reply.get(i + 1)));
 				this.restoredCount.merge(topic, 1L, Long::sum);
 				this.reindexed++;
 			}
@@ -111,7 +112,7 @@ final class BucketRepair {
 				if (!this.write) {
 					values.addAll(this.restored.getOrDefault(topic, Set.of()));
 				}
-				this.reindexed += Replies.asLong(step("topic", values.toArray()).get(0));
+				this.reindexed += ScriptReplies.asLong(step("topic", values.toArray()).get(0));
 				return true;
 			}));
 			this.steps.add(this::counts);
@@ -145,7 +146,7 @@ final class BucketRepair {
 		this.steps.add(() -> {
 			this.before = step("begin");
 			for (int i = 0; i < this.before.size(); i += 2) {
-				addTopic(Replies.asString(this.before.get(i)));
+				addTopic(ScriptReplies.asString(this.before.get(i)));
 			}
 			this.tally.clear();
 			this.jobs = 0;
@@ -154,14 +155,14 @@ final class BucketRepair {
 		});
 		this.steps.add(cursor((cursor) -> {
 			List<@Nullable Object> reply = step("records", cursor, STEP, fix ? "1" : "0");
-			this.jobs += Replies.asLong(reply.get(2));
+			this.jobs += ScriptReplies.asLong(reply.get(2));
 			if (fix) {
-				this.reindexed += Replies.asLong(reply.get(3));
+				this.reindexed += ScriptReplies.asLong(reply.get(3));
 			}
-			this.unreadable += Replies.asLong(reply.get(4));
+			this.unreadable += ScriptReplies.asLong(reply.get(4));
 			for (int i = 5; i < reply.size(); i += 2) {
-				String field = Replies.asString(reply.get(i));
-				this.tally.merge(field, Replies.asLong(reply.get(i + 1)), Long::sum);
+				String field = ScriptReplies.asString(reply.get(i));
+				this.tally.merge(field, ScriptReplies.asLong(reply.get(i + 1)), Long::sum);
 				addTopic(field);
 			}
 			return reply;
@@ -173,10 +174,10 @@ final class BucketRepair {
 		String[] after = { "", "" };
 		this.steps.add(() -> {
 			List<@Nullable Object> reply = step("index", key, state, after[0], after[1], STEP);
-			this.dropped += Replies.asLong(reply.get(1));
-			after[0] = Replies.asString(reply.get(2));
-			after[1] = Replies.asString(reply.get(3));
-			return Replies.asLong(reply.get(0)) < STEP;
+			this.dropped += ScriptReplies.asLong(reply.get(1));
+			after[0] = ScriptReplies.asString(reply.get(2));
+			after[1] = ScriptReplies.asString(reply.get(3));
+			return ScriptReplies.asLong(reply.get(0)) < STEP;
 		});
 	}
 
@@ -185,7 +186,7 @@ final class BucketRepair {
 		addTopic("R:" + topic);
 		long[] skip = { 0 };
 		this.steps.add(() -> {
-			long read = Replies.asLong(step("ready", topic, priority, skip[0], STEP).get(0));
+			long read = ScriptReplies.asLong(step("ready", topic, priority, skip[0], STEP).get(0));
 			skip[0] += STEP;
 			return read < STEP;
 		});
@@ -195,7 +196,7 @@ final class BucketRepair {
 	private BooleanSupplier cursor(Function<String, List<@Nullable Object>> call) {
 		String[] cursor = { "0" };
 		return () -> {
-			cursor[0] = Replies.asString(call.apply(cursor[0]).get(0));
+			cursor[0] = ScriptReplies.asString(call.apply(cursor[0]).get(0));
 			return "0".equals(cursor[0]);
 		};
 	}
@@ -203,7 +204,7 @@ final class BucketRepair {
 	private boolean counts() {
 		List<Object> values = new ArrayList<>();
 		values.add(this.before.size());
-		values.addAll(this.before.stream().map(Replies::asString).toList());
+		values.addAll(this.before.stream().map(ScriptReplies::asString).toList());
 		values.add(2 * this.tally.size());
 		this.tally.forEach((field, n) -> values.addAll(List.of(field, n)));
 		for (String topic : this.topics) {
@@ -212,9 +213,9 @@ final class BucketRepair {
 		}
 		List<@Nullable Object> reply = step("counts", values.toArray());
 		this.tallies++;
-		this.countsVerified = Replies.asLong(reply.get(0)) == 0;
+		this.countsVerified = ScriptReplies.asLong(reply.get(0)) == 0;
 		if (this.countsVerified) {
-			this.corrected = Replies.asLong(reply.get(1));
+			this.corrected = ScriptReplies.asLong(reply.get(1));
 		}
 		if (!this.countsVerified && this.tallies < TALLIES) {
 			// jobs changed state during the tally: tally again

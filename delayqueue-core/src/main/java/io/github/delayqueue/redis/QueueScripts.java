@@ -123,7 +123,7 @@ final class QueueScripts {
 
 	/** Removes a job in any state; whether there was one. Waits for the replicas. */
 	boolean cancel(int bucket, String topic, String id) {
-		return write(CANCEL, call(bucket, KeySpace.jobKey(topic, id)), (reply) -> !Replies.list(reply).isEmpty(),
+		return write(CANCEL, call(bucket, KeySpace.jobKey(topic, id)), (reply) -> !ScriptReplies.list(reply).isEmpty(),
 				(removed) -> removed);
 	}
 
@@ -166,7 +166,7 @@ final class QueueScripts {
 	ScriptReplies.Taken reserve(int bucket, String topic, int max, long ttrMillis, int attemptsLimit, long notAfter) {
 		Object reply = this.runner.run(FINISH,
 				call(bucket, max, ttrMillis, topic, attemptsLimit, "0", holder(), notAfter));
-		return ScriptReplies.Taken.decode(topic, Replies.list(reply), 0);
+		return ScriptReplies.Taken.decode(topic, ScriptReplies.list(reply), 0);
 	}
 
 	/**
@@ -191,9 +191,9 @@ final class QueueScripts {
 
 	/** Extends a reservation: the new deadline, empty when the reservation is stale. */
 	Optional<Instant> touch(int bucket, ReservedJob job, long ttrMillis) {
-		List<Object> v = Replies.list(
+		List<Object> v = ScriptReplies.list(
 				this.runner.run(TOUCH, call(bucket, KeySpace.jobKey(job.topic(), job.id()), job.token(), ttrMillis)));
-		return (Replies.asLong(v.get(0)) == 1) ? Optional.of(ScriptReplies.instant(v.get(1))) : Optional.empty();
+		return (ScriptReplies.asLong(v.get(0)) == 1) ? Optional.of(ScriptReplies.instant(v.get(1))) : Optional.empty();
 	}
 
 	/**
@@ -210,7 +210,7 @@ final class QueueScripts {
 		for (int to = given.size(); to > 0; to -= RELEASE_BATCH) {
 			List<ReservedJob> part = given.subList(Math.max(0, to - RELEASE_BATCH), to);
 			Object reply = this.runner.run(RELEASE, call(bucket, keysAndTokens(part)));
-			released += (int) Replies.asLong(Replies.list(reply).get(0));
+			released += (int) ScriptReplies.asLong(ScriptReplies.list(reply).get(0));
 		}
 		return released;
 	}
@@ -233,8 +233,8 @@ final class QueueScripts {
 
 	/** The job keys of the DEAD jobs of a topic in one bucket that died at {@code diedAt} (ms), at most 20,000. */
 	List<String> deadAt(int bucket, String topic, long diedAt) {
-		return Replies.list(this.runner.run(TRIM_DEAD, call(bucket, "at", topic, diedAt))).stream()
-			.map(Replies::asString)
+		return ScriptReplies.list(this.runner.run(TRIM_DEAD, call(bucket, "at", topic, diedAt))).stream()
+			.map(ScriptReplies::asString)
 			.toList();
 	}
 
@@ -244,7 +244,7 @@ final class QueueScripts {
 		deaths.forEach((bucket, jobs) -> calls.add(call(bucket, "drop", topic, jobs)));
 		return this.runner.runAll(TRIM_DEAD, calls, true)
 			.stream()
-			.mapToLong((reply) -> Replies.asLong(Replies.list(reply).get(0)))
+			.mapToLong((reply) -> ScriptReplies.asLong(ScriptReplies.list(reply).get(0)))
 			.sum();
 	}
 
@@ -258,7 +258,7 @@ final class QueueScripts {
 
 	/** One step of a bucket's repair ({@code repair.lua} names the steps, their arguments and replies). */
 	List<@Nullable Object> repair(int bucket, boolean write, String step, List<?> values) {
-		return Replies.list(this.runner.run(REPAIR, call(bucket, write ? "1" : "0", step, values)));
+		return ScriptReplies.list(this.runner.run(REPAIR, call(bucket, write ? "1" : "0", step, values)));
 	}
 
 	/** The timer's step; {@code quiet} leaves announcing to the caller, {@code offers} may take due jobs. */

@@ -82,9 +82,9 @@ final class RateLimits {
 	}
 
 	private static Grant grant(@Nullable Object reply) {
-		List<Object> values = Replies.list(reply);
-		return new Grant((int) Replies.asLong(values.get(0)), Replies.asLong(values.get(1)),
-				Replies.asLong(values.get(2)), Replies.asLong(values.get(3)));
+		List<Object> values = ScriptReplies.list(reply);
+		return new Grant((int) ScriptReplies.asLong(values.get(0)), ScriptReplies.asLong(values.get(1)),
+				ScriptReplies.asLong(values.get(2)), ScriptReplies.asLong(values.get(3)));
 	}
 
 	/** Gives back the last {@code unused} permits of a grant; a failure is logged. */

@@ -36,13 +36,13 @@ final class RecurringRecord {
 	/** Reads a definition from {@code at} of a {@code recurring.lua} reply: record, next tick (-1: none), state letter. */
 	@SuppressWarnings("NullAway") // the script's reply has these values; job() refuses a header of another format
 	static RecurringJobInfo decode(String name, List<Object> reply, int at) {
-		byte[] record = Replies.asBytes(reply.get(at));
-		String lastState = Replies.asString(reply.get(at + 2));
+		byte[] record = ScriptReplies.asBytes(reply.get(at));
+		String lastState = ScriptReplies.asString(reply.get(at + 2));
 		RecurringJob job = job(name, record);
 		Matcher header = header(record);
 		String lastKey = header.group(9);
 		String lastId = lastKey.isEmpty() ? null : lastKey.substring(lastKey.indexOf(':') + 1);
-		long nextTick = Replies.asLong(reply.get(at + 1));
+		long nextTick = ScriptReplies.asLong(reply.get(at + 1));
 		return new RecurringJobInfo(job, Long.parseLong(header.group(1)), "1".equals(header.group(3)),
 				instant(nextTick), Long.parseLong(header.group(4)), Long.parseLong(header.group(5)),
 				Long.parseLong(header.group(6)), instant(Long.parseLong(header.group(7))), lastId,

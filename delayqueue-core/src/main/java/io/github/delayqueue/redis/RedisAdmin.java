@@ -92,7 +92,7 @@ abstract class RedisAdmin extends RedisConsumer implements DelayQueueAdmin {
 				(connection) -> connection.zSetCommands().zRangeWithScores(this.keys.instances(), 0, -1));
 		Map<String, Instant> instances = new TreeMap<>();
 		if (heartbeats != null) {
-			heartbeats.forEach((beat) -> instances.put(Replies.asString(beat.getValue()),
+			heartbeats.forEach((beat) -> instances.put(ScriptReplies.asString(beat.getValue()),
 					Instant.ofEpochMilli(beat.getScore().longValue())));
 		}
 		return Collections.unmodifiableMap(instances);
@@ -105,9 +105,9 @@ abstract class RedisAdmin extends RedisConsumer implements DelayQueueAdmin {
 		String[] ownerOf = new String[this.keys.buckets()];
 		if (owners != null) {
 			owners.forEach((bucket, owner) -> {
-				int b = Integer.parseInt(Replies.asString(bucket));
+				int b = Integer.parseInt(ScriptReplies.asString(bucket));
 				if (b >= 0 && b < ownerOf.length) {
-					ownerOf[b] = Replies.asString(owner);
+					ownerOf[b] = ScriptReplies.asString(owner);
 				}
 			});
 		}
@@ -231,7 +231,7 @@ abstract class RedisAdmin extends RedisConsumer implements DelayQueueAdmin {
 			for (Cursor<byte[]> scan : scans) {
 				try (scan) {
 					while (scan.hasNext()) {
-						Matcher key = list.matcher(Replies.asString(scan.next()));
+						Matcher key = list.matcher(ScriptReplies.asString(scan.next()));
 						int bucket = key.matches() ? Integer.parseInt(key.group(1)) : Integer.MAX_VALUE;
 						if (bucket < this.keys.buckets()) {
 							topics.computeIfAbsent(bucket, (b) -> new TreeSet<>()).add(key.group(2));

@@ -138,7 +138,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 			arguments.addAll(List.of(read.gen(), (job.getSchedule().getDelay() != null) ? "1" : "0"));
 			long result;
 			try {
-				result = Replies.asLong(call(read.bucket(), arguments.toArray()).get(1));
+				result = ScriptReplies.asLong(call(read.bucket(), arguments.toArray()).get(1));
 			}
 			catch (DelayQueueException ex) {
 				String message = ex.getMessage() + "; the trigger may have created job '" + id + "' of topic '"
@@ -169,9 +169,9 @@ final class RedisRecurringJobs implements RecurringJobs {
 	public List<RecurringJobInfo> list() {
 		List<RecurringJobInfo> all = new ArrayList<>();
 		for (Object bucketReply : this.scripts.listRecurring()) {
-			List<Object> reply = Replies.list(bucketReply);
+			List<Object> reply = ScriptReplies.list(bucketReply);
 			for (int i = 1; i + 3 < reply.size(); i += 4) {
-				String name = Replies.asString(reply.get(i));
+				String name = ScriptReplies.asString(reply.get(i));
 				try {
 					all.add(RecurringRecord.decode(name, reply, i + 1));
 				}
@@ -219,9 +219,9 @@ final class RedisRecurringJobs implements RecurringJobs {
 	@SuppressWarnings("NullAway") // the script's reply has these values
 	TimerBackend.RecurringStep fire(int bucket) {
 		List<Object> due = call(bucket, "due", DUE_LIMIT);
-		long now = Replies.asLong(due.get(0));
+		long now = ScriptReplies.asLong(due.get(0));
 		if (due.size() == 2) {
-			return new TimerBackend.RecurringStep(Replies.asLong(due.get(1)), now, List.of(), true);
+			return new TimerBackend.RecurringStep(ScriptReplies.asLong(due.get(1)), now, List.of(), true);
 		}
 		List<Object> arguments = new ArrayList<>(List.of("fire"));
 		List<Plan> plans = new ArrayList<>();
@@ -230,9 +230,10 @@ final class RedisRecurringJobs implements RecurringJobs {
 		// the ticks the plans counted so far: their skipped ones and their occurrences
 		long counted = 0;
 		for (int i = 2; i + 3 < due.size() && (plans.isEmpty() || counted < RecurringTicks.TICK_LIMIT); i += 4) {
-			String name = Replies.asString(due.get(i));
-			long tick = Replies.asLong(due.get(i + 2));
-			Plan plan = plan(name, Replies.asBytes(due.get(i + 1)), tick, now, Replies.asString(due.get(i + 3)));
+			String name = ScriptReplies.asString(due.get(i));
+			long tick = ScriptReplies.asLong(due.get(i + 2));
+			Plan plan = plan(name, ScriptReplies.asBytes(due.get(i + 1)), tick, now,
+					ScriptReplies.asString(due.get(i + 3)));
 			counted += plan.skipped + plan.occurrences.size();
 			if (!plans.isEmpty() && (plan.occurrences.size() > occurrencesLeft || plan.bytes > bytesLeft)) {
 				break;
@@ -247,17 +248,17 @@ final class RedisRecurringJobs implements RecurringJobs {
 			}
 		}
 		List<Object> reply = call(bucket, arguments.toArray());
-		int at = 3 + (int) Replies.asLong(reply.get(2));
-		List<String> topics = reply.subList(3, at).stream().map(Replies::asString).toList();
+		int at = 3 + (int) ScriptReplies.asLong(reply.get(2));
+		List<String> topics = reply.subList(3, at).stream().map(ScriptReplies::asString).toList();
 		boolean progressed = false;
 		for (Plan plan : plans) {
-			String result = Replies.asString(reply.get(at++));
-			long created = Replies.asLong(reply.get(at++));
+			String result = ScriptReplies.asString(reply.get(at++));
+			long created = ScriptReplies.asLong(reply.get(at++));
 			progressed |= !"s".equals(result) && !"e".equals(result);
 			report(plan, result, created);
 		}
-		return new TimerBackend.RecurringStep(Replies.asLong(reply.get(1)), Replies.asLong(reply.get(0)), topics,
-				progressed);
+		return new TimerBackend.RecurringStep(ScriptReplies.asLong(reply.get(1)), ScriptReplies.asLong(reply.get(0)),
+				topics, progressed);
 	}
 
 	private void report(Plan plan, String result, long created) {
@@ -346,10 +347,10 @@ final class RedisRecurringJobs implements RecurringJobs {
 	/** Runs a write, and wakes the timer for the next tick it answers having set; returns the script's answer. */
 	private long write(int bucket, Object... arguments) {
 		List<Object> reply = call(bucket, arguments);
-		if (reply.size() > 2 && Replies.asLong(reply.get(2)) >= 0) {
-			this.tickSet.accept(bucket, Replies.asLong(reply.get(2)));
+		if (reply.size() > 2 && ScriptReplies.asLong(reply.get(2)) >= 0) {
+			this.tickSet.accept(bucket, ScriptReplies.asLong(reply.get(2)));
 		}
-		return Replies.asLong(reply.get(1));
+		return ScriptReplies.asLong(reply.get(1));
 	}
 
 	private int bucketOf(String name) {
@@ -357,7 +358,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 	}
 
 	private List<Object> call(int bucket, Object... arguments) {
-		return Replies.list(this.scripts.recurring(bucket, arguments));
+		return ScriptReplies.list(this.scripts.recurring(bucket, arguments));
 	}
 
 	private Read read(int bucket, String name) {
@@ -369,7 +370,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 	private record Read(int bucket, String name, List<Object> reply) {
 
 		long now() {
-			return Replies.asLong(this.reply.get(0));
+			return ScriptReplies.asLong(this.reply.get(0));
 		}
 
 		@Nullable RecurringJobInfo info() {
@@ -377,7 +378,7 @@ final class RedisRecurringJobs implements RecurringJobs {
 		}
 
 		long gen() {
-			return RecurringRecord.genOf(Replies.asBytes(this.reply.get(1)));
+			return RecurringRecord.genOf(ScriptReplies.asBytes(this.reply.get(1)));
 		}
 
 	}

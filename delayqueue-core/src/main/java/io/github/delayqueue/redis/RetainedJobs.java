@@ -160,19 +160,19 @@ final class RetainedJobs {
 		if (!this.completed.containsKey(topic)) {
 			return new CompletedJobPage(0, List.of(), null);
 		}
-		List<Object> reply = Replies.list(this.runner.run(COMPLETED,
+		List<Object> reply = ScriptReplies.list(this.runner.run(COMPLETED,
 				QueueScripts.args(List.of(this.keys.completed(topic), this.keys.completedOrder(topic)), "page", limit + 1,
 						payloads ? "1" : "0", (after != null) ? after.at() : "",
 						(after != null) ? KeySpace.jobKey(topic, after.id()) : "")));
 		List<JobInfo> jobs = new ArrayList<>(reply.size() / 2);
 		for (int i = 1; i + 1 < reply.size(); i += 2) {
-			String jobKey = Replies.asString(reply.get(i));
-			JobInfo job = decode(topic, jobKey.substring(topic.length() + 1), Replies.asBytes(reply.get(i + 1)));
+			String jobKey = ScriptReplies.asString(reply.get(i));
+			JobInfo job = decode(topic, jobKey.substring(topic.length() + 1), ScriptReplies.asBytes(reply.get(i + 1)));
 			if (job != null) {
 				jobs.add(job);
 			}
 		}
-		long total = Replies.asLong(reply.get(0));
+		long total = ScriptReplies.asLong(reply.get(0));
 		return PageCursor.page(jobs, limit, JobInfo::finishedAt, (page, next) -> new CompletedJobPage(total, page, next));
 	}
 
@@ -252,10 +252,10 @@ final class RetainedJobs {
 				.flatMap((jobKey) -> Stream.of(jobKey, String.valueOf(diedAt)))
 				.toList();
 			try {
-				List<Object> reply = Replies.list(this.runner.runReplicated(FAILED, failedCall(topic, "add",
+				List<Object> reply = ScriptReplies.list(this.runner.runReplicated(FAILED, failedCall(topic, "add",
 						limit.failed(), (limit.failedAge() != null) ? limit.failedAge().toMillis() : 0,
 						Retention.TRIM_SLACK, deaths)));
-				List<String> named = reply.subList(2, reply.size()).stream().map(Replies::asString).toList();
+				List<String> named = reply.subList(2, reply.size()).stream().map(ScriptReplies::asString).toList();
 				if (!named.isEmpty()) {
 					drop(topic, named);
 				}

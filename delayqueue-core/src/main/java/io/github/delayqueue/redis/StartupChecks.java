@@ -222,7 +222,7 @@ final class StartupChecks {
 				throw new BucketCountMismatchException(this.keys.namespace(), this.keys.buckets(), count, true);
 			}
 		}
-		String buckets = Replies.asString(Replies.list(this.runner.run(BUCKETS,
+		String buckets = ScriptReplies.asString(ScriptReplies.list(this.runner.run(BUCKETS,
 				QueueScripts.args(List.of(this.keys.config(), this.keys.timers()), "pin", this.keys.buckets()))).get(0));
 		Integer pinned = parse(buckets);
 		if (pinned == null) {
@@ -280,8 +280,9 @@ final class StartupChecks {
 	static int read(ScriptRunner runner, String namespace) {
 		KeySpace keys = new KeySpace(namespace, LOOKED_AT + 1);
 		boolean cluster = runner.cluster("reading the bucket count of namespace '" + namespace + "'");
-		List<?> pin = Replies.list(runner.run(BUCKETS, QueueScripts.args(List.of(keys.config(), keys.timers()), "read")));
-		String pinned = Replies.asString(pin.get(0));
+		List<?> pin = ScriptReplies
+			.list(runner.run(BUCKETS, QueueScripts.args(List.of(keys.config(), keys.timers()), "read")));
+		String pinned = ScriptReplies.asString(pin.get(0));
 		Integer count = parse(pinned);
 		if (count != null) {
 			logger.debug("Namespace '" + namespace + "' was created with " + count + " bucket(s)");
@@ -292,7 +293,7 @@ final class StartupChecks {
 			// not a count: the start-up check refuses it by name
 			return chosen;
 		}
-		long timed = Replies.asLong(pin.get(1));
+		long timed = ScriptReplies.asLong(pin.get(1));
 		if (timed >= chosen) {
 			throw inUse(namespace, timed, "a timer was given it", chosen);
 		}
@@ -309,7 +310,7 @@ final class StartupChecks {
 		}
 		List<Object> used = runner.runAll(BUCKETS, calls, false);
 		for (int i = 0; i < used.size(); i++) {
-			if (Long.valueOf(1).equals(Replies.list(used.get(i)).get(0))) {
+			if (Long.valueOf(1).equals(ScriptReplies.list(used.get(i)).get(0))) {
 				throw inUse(namespace, LOOKED_AT - i, "it holds jobs or recurring jobs", chosen);
 			}
 		}

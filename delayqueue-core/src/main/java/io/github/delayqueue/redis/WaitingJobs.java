@@ -115,18 +115,18 @@ final class WaitingJobs {
 
 		@SuppressWarnings("NullAway") // the script's reply has these values
 		static Read decode(String topic, JobState state, @Nullable Object reply) {
-			List<Object> v = Replies.list(reply);
-			String stopScore = Replies.asString(v.get(1));
+			List<Object> v = ScriptReplies.list(reply);
+			String stopScore = ScriptReplies.asString(v.get(1));
 			Place stop = stopScore.isEmpty() ? null
-					: new Place(Long.parseLong(stopScore), Replies.asString(v.get(2)));
+					: new Place(Long.parseLong(stopScore), ScriptReplies.asString(v.get(2)));
 			List<Listed> jobs = new ArrayList<>((v.size() - 4) / 12);
 			for (int i = 4; i + 11 < v.size(); i += 12) {
-				String jobKey = Replies.asString(v.get(i));
+				String jobKey = ScriptReplies.asString(v.get(i));
 				JobInfo job = ScriptReplies.jobInfo(topic, jobKey.substring(topic.length() + 1), state, v, i + 1);
 				jobs.add(new Listed(new Place(time(state, job).toEpochMilli(), jobKey), job,
-						Replies.asLong(v.get(i + 11))));
+						ScriptReplies.asLong(v.get(i + 11))));
 			}
-			return new Read(stop, Replies.asLong(v.get(3)), jobs);
+			return new Read(stop, ScriptReplies.asLong(v.get(3)), jobs);
 		}
 
 	}
