@@ -360,7 +360,7 @@ class DelayedListenerTests {
 		assertThat(dead.lastError()).isEqualTo("java.lang.IllegalStateException: always broken");
 		assertThat(listener.deliveries.get("d")).extracting(Delivery::attempt).containsExactly(1, 2, 3);
 
-		assertThat(template.getOperations().replayDead("doomed", 10)).isEqualTo(1);
+		assertThat(template.getOperations().replayDeadJobs("doomed", 10).count()).isEqualTo(1);
 		await().atMost(Duration.ofSeconds(10)).until(() -> listener.deliveries.get("d").size() >= 4);
 		assertThat(listener.deliveries.get("d").get(3).attempt()).as("attempts reset by the replay").isEqualTo(1);
 	}

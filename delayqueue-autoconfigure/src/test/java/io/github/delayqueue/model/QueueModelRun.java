@@ -901,7 +901,7 @@ final class QueueModelRun {
 		Set<String> dead = new HashSet<>();
 		this.model.dead(op.topic()).forEach((job) -> dead.add(job.key));
 		long start = startCalls();
-		int replayed = this.queue.replayDead(op.topic(), op.max());
+		int replayed = this.queue.replayDeadJobs(op.topic(), op.max()).count();
 		Moment window = endCalls(start);
 		int expected = 0;
 		for (int b = 0; b < this.buckets && expected < op.max(); b++) {

@@ -73,7 +73,7 @@ class DelayedJobTemplateValidationTests {
 		}
 		rejects(() -> this.template.cancel("a:b", "1"), "topic");
 		rejects(() -> this.template.find("", "1"), "topic");
-		rejects(() -> this.queue.replayDead("a b", 5), "topic");
+		rejects(() -> this.queue.replayDeadJobs("a b", 5), "topic");
 		rejects(() -> this.queue.reserve("{x}", 5, null), "topic");
 	}
 
@@ -149,7 +149,7 @@ class DelayedJobTemplateValidationTests {
 	void consumerArgumentsAreChecked() {
 		rejects(() -> this.queue.reserve("existing", 0, null), "max", "between 1 and 10000");
 		rejects(() -> this.queue.reserve("existing", 10_001, null), "max");
-		rejects(() -> this.queue.replayDead("existing", 0), "max");
+		rejects(() -> this.queue.replayDeadJobs("existing", 0), "max");
 		ReservedJob job = new ReservedJob("existing", "1", new byte[0], 1, 1, Instant.now(), Instant.now(),
 				Instant.now(), Instant.now(), Duration.ofSeconds(1), 1, Map.of());
 		rejects(() -> this.queue.fail(job, Duration.ofSeconds(-1), "e"), "backOff", "between PT0S and P36500D");

@@ -100,7 +100,7 @@ class RedisDelayQueueBigBatchTests {
 		await().atMost(Duration.ofSeconds(60))
 			.untilAsserted(() -> assertThat(figures(queue, "replayed").dead()).isEqualTo(JOBS));
 
-		assertThat(queue.replayDead("replayed", 100_000)).isEqualTo(JOBS);
+		assertThat(queue.replayDeadJobs("replayed", 100_000).count()).isEqualTo(JOBS);
 		TopicStats figures = figures(queue, "replayed");
 		assertThat(figures.dead()).isZero();
 		assertThat(figures.ready()).isEqualTo(JOBS);

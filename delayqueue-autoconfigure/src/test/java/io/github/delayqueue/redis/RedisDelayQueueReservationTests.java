@@ -352,7 +352,7 @@ class RedisDelayQueueReservationTests extends AbstractRedisDelayQueueTests {
 		assertThat(dead.diedAt()).isNotNull();
 		assertThat(this.queue.stats().topics().get("retry").dead()).isEqualTo(1);
 
-		assertThat(this.queue.replayDead("retry", 10)).isEqualTo(1);
+		assertThat(this.queue.replayDeadJobs("retry", 10).count()).isEqualTo(1);
 		JobInfo replayed = this.queue.find("retry", "1").orElseThrow();
 		assertThat(replayed.state()).isEqualTo(JobState.READY);
 		assertThat(replayed.attempt()).isZero();

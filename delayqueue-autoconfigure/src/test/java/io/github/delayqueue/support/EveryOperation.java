@@ -151,7 +151,7 @@ public final class EveryOperation {
 		assertThat(page.jobs()).hasSize(1);
 		assertThat(page.next()).isNull();
 		assertThat(operations.repair(false).isClean()).as("repair, counting only").isTrue();
-		assertThat(operations.replayDead(manual, 10)).isEqualTo(1);
+		assertThat(operations.replayDeadJobs(manual, 10).count()).isEqualTo(1);
 		held = reserveOne(operations, manual);
 		assertThat(operations.finish(held)).isTrue();
 		// the topic keeps its finished jobs, and takes permits of its rate limit, in slots of its own

@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  */
 public interface DelayQueueAdmin {
 
-	/** The most DEAD jobs one {@link #replayDead(String, int)} call replays. */
+	/** The most DEAD jobs one {@link #replayDeadJobs(String, int)} call replays. */
 	int MAX_REPLAY = 100_000;
 
 	/** The most jobs one {@link #deadJobs} page holds. */
@@ -79,16 +79,6 @@ public interface DelayQueueAdmin {
 	/**
 	 * Makes up to {@code max} DEAD jobs of a topic READY again, oldest deaths first, with
 	 * their attempts reset.
-	 * @param topic the topic
-	 * @param max the most jobs to replay (1 to {@value #MAX_REPLAY})
-	 * @return how many were replayed
-	 */
-	default int replayDead(String topic, int max) {
-		return replayDeadJobs(topic, max).count();
-	}
-
-	/**
-	 * Replays as {@link #replayDead(String, int)} does, and says which jobs.
 	 * @param topic the topic
 	 * @param max the most jobs to replay (1 to {@value #MAX_REPLAY})
 	 * @return how many were replayed, and the first ids

@@ -187,7 +187,7 @@ class KafkaForwardingTests {
 			assertThat(retried).containsKey("r" + i);
 		}
 		assertThat(retried.keySet()).noneMatch((id) -> id.startsWith("d"));
-		assertThat(template.getOperations().replayDead("order-events", 100)).isEqualTo(5);
+		assertThat(template.getOperations().replayDeadJobs("order-events", 100).count()).isEqualTo(5);
 		Map<String, List<ConsumerRecord<String, String>>> replayed = consume(26, Duration.ofSeconds(60),
 				(record, readAt) -> {
 				});

@@ -177,7 +177,7 @@ class RabbitForwardingTests {
 			assertThat(retried).containsKey("r" + i);
 		}
 		assertThat(retried.keySet()).noneMatch((id) -> id.startsWith("d"));
-		assertThat(template.getOperations().replayDead("order-events", 100)).isEqualTo(5);
+		assertThat(template.getOperations().replayDeadJobs("order-events", 100).count()).isEqualTo(5);
 		Map<String, List<Delivery>> replayed = consume(5, 1, Duration.ofSeconds(60), (delivery, readAt) -> {
 		});
 		assertThat(replayed).containsOnlyKeys("d0", "d1", "d2", "d3", "d4");
@@ -231,7 +231,7 @@ class RabbitForwardingTests {
 				}
 				return true;
 			});
-			assertThat(template.getOperations().replayDead("order-events", 100)).isEqualTo(5);
+			assertThat(template.getOperations().replayDeadJobs("order-events", 100).count()).isEqualTo(5);
 			await().atMost(Duration.ofSeconds(30))
 				.until(() -> ForwardingApps.jobsInRedis(this.redis, this.namespace) == 0);
 		}
