@@ -14,7 +14,9 @@ import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.config.InvalidDelayedListenerException;
 import io.github.delayqueue.config.MethodDelayedListenerEndpoint;
 import io.github.delayqueue.config.SimpleDelayedListenerEndpoint;
+import io.github.delayqueue.core.DelayQueueOperations;
 import io.github.delayqueue.core.DelayedJobTemplate;
+import io.github.delayqueue.core.JobPayloadConverter;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.test.QueueInvariant;
@@ -28,6 +30,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.MethodParameter;
 import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.messaging.Message;
+import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
 import org.springframework.messaging.handler.invocation.HandlerMethodArgumentResolver;
 import org.springframework.validation.Errors;
@@ -321,6 +324,31 @@ class DelayedListenerEndpointRegistryTests {
 		assertThatExceptionOfType(InvalidDelayedListenerException.class)
 			.isThrownBy(() -> registry.registerListenerContainer(badTopic, factory))
 			.withMessageContaining("Endpoint 'bad-topic' has an invalid topic");
+		assertThat(registry.getListenerContainers()).isEmpty();
+	}
+
+	@Test
+	void aContainerFactoryOfTheApplicationsOwnStillHasTwoPayloadParametersRefused() throws Exception {
+		ConfigurableApplicationContext context = this.apps.run(NoListeners.class, "delayqueue.buckets=1");
+		DelayedListenerEndpointRegistry registry = context.getBean(DelayedListenerEndpointRegistry.class);
+		DelayQueueOperations operations = context.getBean(DelayedJobTemplate.class).getOperations();
+		DelayedJobArgumentResolver jobs = new DelayedJobArgumentResolver(operations,
+				context.getBean(JobPayloadConverter.class));
+		// a factory of its own (docs/consuming.md: it may return another container), with spring-messaging's
+		// method factory: the registry still refuses an endpoint with two payload parameters
+		DefaultMessageHandlerMethodFactory methods = new DefaultMessageHandlerMethodFactory();
+		methods.setMessageConverter(jobs);
+		methods.setCustomArgumentResolvers(List.of(jobs));
+		methods.afterPropertiesSet();
+		DelayedListenerContainerFactory own = (endpoint) -> new DefaultDelayedListenerContainer(
+				new ContainerProperties(endpoint.id(), endpoint.topic()), operations,
+				endpoint.createHandler(methods, jobs));
+		MethodDelayedListenerEndpoint twoPayloads = new MethodDelayedListenerEndpoint("two-own", "two-own",
+				new TwoPayloads(), TwoPayloads.class.getMethod("on", String.class, String.class), "twoPayloads", null,
+				null, null, null, null, null, null, List.of(), null, List.of(), null, null);
+		assertThatExceptionOfType(InvalidDelayedListenerException.class)
+			.isThrownBy(() -> registry.registerListenerContainer(twoPayloads, own))
+			.withMessageContaining("has 2 payload parameters");
 		assertThat(registry.getListenerContainers()).isEmpty();
 	}
 

@@ -94,6 +94,12 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 		if (factory instanceof DefaultDelayedListenerContainerFactory.ListenerMethodFactory listenerMethods) {
 			checkPayloadParameters(listenerMethods, handler.getMethodParameters());
 		}
+		else if (this.customMethodFactory == null) {
+			// a container factory's own method factory, whose resolvers cannot be asked: spring-messaging's
+			// say which parameters are payloads (only the registrar's own factory skips the check)
+			checkPayloadParameters(DefaultDelayedListenerContainerFactory.methodFactory(jobs, List.of(), null),
+					handler.getMethodParameters());
+		}
 		Map<String, MethodParameter> required = requiredJobHeaders(this.method, describe());
 		return (message) -> {
 			required.forEach((name, parameter) -> {
