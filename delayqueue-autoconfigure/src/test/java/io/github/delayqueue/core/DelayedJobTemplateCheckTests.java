@@ -21,7 +21,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The template has the queue check each job once ({@link DelayQueueProducer#check}) before it
- * holds it back in a transaction or queues it for an asynchronous batch.
+ * holds it back in a transaction or queues it for an asynchronous batch; a job written at once
+ * is checked by the queue's write alone.
  */
 class DelayedJobTemplateCheckTests {
 
@@ -44,6 +45,10 @@ class DelayedJobTemplateCheckTests {
 							throw new IllegalArgumentException("payload must be at most 1 bytes");
 						}
 						return null;
+					}
+					if (method.getName().equals("schedule")) {
+						this.written.add(((ScheduleRequest) args[0]).id());
+						return new ScheduleResult(true, JobState.READY, Instant.EPOCH);
 					}
 					if (method.getName().equals("scheduleAll")) {
 						@SuppressWarnings("unchecked")
@@ -78,6 +83,16 @@ class DelayedJobTemplateCheckTests {
 		job("four").scheduleAsync();
 		assertThat(this.checked).containsExactly("one", "two", "three", "four");
 		assertThat(this.written).isEmpty();
+	}
+
+	@Test
+	void outsideATransactionTheQueueChecksWhatItWritesAndTheTemplateDoesNotCheckItFirst() {
+		TransactionSynchronizationManager.setActualTransactionActive(false);
+		job("one").schedule();
+		this.template.scheduleAll(List.of(job("two"), job("three")));
+		// the queue's schedule and scheduleAll check what they write (this stand-in does not)
+		assertThat(this.checked).isEmpty();
+		assertThat(this.written).containsExactly("one", "two", "three");
 	}
 
 	@Test

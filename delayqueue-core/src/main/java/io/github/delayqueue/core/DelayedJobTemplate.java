@@ -77,8 +77,8 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 	public ScheduleResult schedule(JobBuilder job) {
 		ScheduleRequest request = job.toRequest(this.converter);
 		return this.observations.observe("schedule", request.topic(), request.id(), 1,
-				(trace) -> write(new JobWrite.Schedule(this.observations.checked(request, trace)),
-						ScheduleResult.AFTER_COMMIT),
+				(trace) -> write(new JobWrite.Schedule(this.observations.checked(request, trace,
+						transactionWrites() != null)), ScheduleResult.AFTER_COMMIT),
 				TemplateObservations::outcomeOf);
 	}
 
@@ -93,10 +93,10 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 			this.batcher.checkOpen();
 			AfterCommitWrites writes = transactionWrites();
 			if (writes != null) {
-				return cast(writes.add(new JobWrite.Schedule(this.observations.checked(request, trace))));
+				return cast(writes.add(new JobWrite.Schedule(this.observations.checked(request, trace, true))));
 			}
 			try {
-				return this.batcher.submit(this.observations.checked(request, trace));
+				return this.batcher.submit(this.observations.checked(request, trace, true));
 			}
 			catch (IllegalArgumentException ex) {
 				// outside a transaction, a rule only the queue checks fails the job's future
@@ -111,11 +111,11 @@ public class DelayedJobTemplate implements DelayedJobOperations, SmartLifecycle,
 		List<ScheduleRequest> requests = jobs.stream().map((job) -> job.toRequest(this.converter)).toList();
 		String topic = TemplateObservations.mixed(requests.stream().map(ScheduleRequest::topic));
 		return this.observations.observe("schedule-all", topic, null, requests.size(), (trace) -> {
+			AfterCommitWrites writes = transactionWrites();
 			// every job is checked before the first is written or held back: one bad job schedules none
 			List<ScheduleRequest> checked = requests.stream()
-				.map((request) -> this.observations.checked(request, trace))
+				.map((request) -> this.observations.checked(request, trace, writes != null))
 				.toList();
-			AfterCommitWrites writes = transactionWrites();
 			if (writes == null) {
 				return new Written<>(this.operations.scheduleAll(checked), false);
 			}

@@ -137,11 +137,11 @@ final class TemplateObservations {
 	}
 
 	/**
-	 * The request to write, checked by the queue ({@link DelayQueueProducer#check}): with the
-	 * trace headers when it passes with them (the job's own headers win), else as given.
-	 * @throws IllegalArgumentException when the queue refuses the request as given
+	 * The request with the trace headers when it passes the queue's check with them (the job's own headers
+	 * win), else as given; checked here when {@code held} back (the queue checks one it writes at once).
+	 * @throws IllegalArgumentException when the queue refuses a held request as given
 	 */
-	ScheduleRequest checked(ScheduleRequest request, Map<String, String> trace) {
+	ScheduleRequest checked(ScheduleRequest request, Map<String, String> trace, boolean held) {
 		if (!trace.isEmpty()) {
 			Map<String, String> headers = new LinkedHashMap<>(request.headers());
 			trace.forEach(headers::putIfAbsent);
@@ -157,7 +157,9 @@ final class TemplateObservations {
 						+ trace.keySet() + ": " + ex.getMessage());
 			}
 		}
-		this.producer.check(request);
+		if (held) {
+			this.producer.check(request);
+		}
 		return request;
 	}
 
