@@ -180,7 +180,7 @@ public class DelayQueueEndpoint {
 			.getOrDefault(topic, List.of());
 		CompletedJobPage completed = argument("completedCursor",
 				() -> this.operations.completedJobs(topic, completedCursor, size, this.showPayloads));
-		requireKnown(topic, stats, !listeners.isEmpty(), completed::total);
+		requireKnown(topic, stats, completed::total);
 		DeadJobPage page = argument("cursor", () -> this.operations.deadJobs(topic, cursor, size, this.showPayloads));
 		JobPageDescriptor dead = JobPageDescriptor.of(page.total(), page.jobs(), page.next(), this.showPayloads);
 		JobPageDescriptor kept = (completed.total() > 0) ? JobPageDescriptor.of(completed.total(), completed.jobs(),
@@ -341,7 +341,6 @@ public class DelayQueueEndpoint {
 			argument("max", () -> JobConstraints.max("max", max, DelayQueueOperations.MAX_REPLAY));
 		}
 		requireKnown(topic, this.operations.stats(topic),
-				this.containers.get().stream().anyMatch((container) -> container.getTopic().equals(topic)),
 				() -> this.operations.completedJobs(topic, null, 1, false).total());
 		// one round of max, or without max rounds of the most until one replays fewer; what the rounds
 		// before a failure replayed stays replayed: the entry says how much
@@ -397,8 +396,10 @@ public class DelayQueueEndpoint {
 	}
 
 	/** Refuses a topic with no jobs, no listener here and no {@code kept} finished jobs (asked last). */
-	private static void requireKnown(String topic, QueueStats stats, boolean listened, LongSupplier kept) {
-		if (!stats.topics().containsKey(topic) && !listened && kept.getAsLong() == 0) {
+	private void requireKnown(String topic, QueueStats stats, LongSupplier kept) {
+		if (!stats.topics().containsKey(topic)
+				&& this.containers.get().stream().noneMatch((container) -> container.getTopic().equals(topic))
+				&& kept.getAsLong() == 0) {
 			throw new NotFoundException(
 					"No topic '" + topic + "': it has no jobs, no kept finished jobs and no listeners");
 		}

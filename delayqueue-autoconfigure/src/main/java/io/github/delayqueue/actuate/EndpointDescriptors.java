@@ -209,14 +209,9 @@ public final class EndpointDescriptors {
 	}
 
 	/**
-	 * A page of a topic's jobs in one waiting state.
-	 *
-	 * @param topic the topic
-	 * @param state {@code DELAYED}, {@code READY} or {@code RESERVED}
-	 * @param total the topic's jobs in that state
-	 * @param jobs the page: DELAYED and READY jobs by due time, RESERVED ones by TTR deadline with
-	 * their holders
-	 * @param next the cursor of the next page, or {@code null} for the last page
+	 * A page of a topic's jobs in one waiting state: DELAYED and READY ones by due time, RESERVED
+	 * ones by TTR deadline with their holders; {@code total} counts the topic's jobs in that
+	 * state, {@code next} is the cursor of the next page, {@code null} on the last.
 	 */
 	public record WaitingJobsDescriptor(String topic, String state, long total, List<JobDescriptor> jobs,
 			@Nullable String next) implements OperationResponseBody {

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
+import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory.ListenerMethodFactory;
 import io.github.delayqueue.core.JobConstraints;
 import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.listener.DelayQueueHeaders;
@@ -91,13 +92,10 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 		MessageHandlerMethodFactory factory = (this.customMethodFactory != null) ? this.customMethodFactory.apply(jobs)
 				: methodFactory;
 		InvocableHandlerMethod handler = factory.createInvocableHandlerMethod(this.bean, this.method);
-		if (factory instanceof DefaultDelayedListenerContainerFactory.ListenerMethodFactory listenerMethods) {
-			checkPayloadParameters(listenerMethods, handler.getMethodParameters());
-		}
-		else if (this.customMethodFactory == null) {
-			// a container factory's own method factory, whose resolvers cannot be asked: spring-messaging's
-			// say which parameters are payloads (only the registrar's own factory skips the check)
-			checkPayloadParameters(DefaultDelayedListenerContainerFactory.methodFactory(jobs, List.of(), null),
+		// payloads as the factory's resolvers bind them (spring-messaging's for an application's own factory)
+		if (factory instanceof ListenerMethodFactory || this.customMethodFactory == null) {
+			checkPayloadParameters((factory instanceof ListenerMethodFactory own) ? own
+					: DefaultDelayedListenerContainerFactory.methodFactory(jobs, List.of(), null),
 					handler.getMethodParameters());
 		}
 		Map<String, MethodParameter> required = requiredJobHeaders(this.method, describe());
@@ -179,8 +177,7 @@ public record MethodDelayedListenerEndpoint(String id, String topic, Object bean
 	}
 
 	/** Refuses a handler with more than one parameter that the factory's payload resolver binds. */
-	private void checkPayloadParameters(DefaultDelayedListenerContainerFactory.ListenerMethodFactory factory,
-			MethodParameter[] parameters) {
+	private void checkPayloadParameters(ListenerMethodFactory factory, MethodParameter[] parameters) {
 		List<String> payloads = new ArrayList<>();
 		for (MethodParameter parameter : parameters) {
 			if (factory.isPayload(parameter)) {

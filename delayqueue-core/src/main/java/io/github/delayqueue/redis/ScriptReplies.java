@@ -70,8 +70,7 @@ final class ScriptReplies {
 			List<Object> v = list(reply);
 			List<ScheduleResult> results = new ArrayList<>((v.size() - 2) / 3);
 			for (int at = 2; at + 2 < v.size(); at += 3) {
-				results.add(new ScheduleResult(asLong(v.get(at)) == 1, stateOf(v.get(at + 1)),
-						instant(v.get(at + 2))));
+				results.add(new ScheduleResult(asLong(v.get(at)) == 1, stateOf(v.get(at + 1)), instant(v.get(at + 2))));
 			}
 			return new Scheduled(asLong(v.get(0)), (int) asLong(v.get(1)) - 1, results);
 		}
@@ -232,8 +231,7 @@ final class ScriptReplies {
 			int expiryTopics = (int) asLong(v.get(at++));
 			List<Expired> expired = new ArrayList<>(expiryTopics);
 			for (int t = 0; t < expiryTopics; t++, at += 3) {
-				expired.add(new Expired(asString(v.get(at)), asLong(v.get(at + 1)),
-						asLong(v.get(at + 2))));
+				expired.add(new Expired(asString(v.get(at)), asLong(v.get(at + 1)), asLong(v.get(at + 2))));
 			}
 			int reservedTopics = (int) asLong(v.get(at++));
 			Map<String, List<ReservedJob>> reserved = new LinkedHashMap<>();
