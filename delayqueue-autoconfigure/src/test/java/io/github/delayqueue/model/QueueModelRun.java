@@ -913,7 +913,7 @@ final class QueueModelRun {
 				left = outcome[1];
 			}
 		}
-		check(replayed == expected, "replayDead(" + op.topic() + ", " + op.max() + ") replayed " + replayed
+		check(replayed == expected, "replayDeadJobs(" + op.topic() + ", " + op.max() + ") replayed " + replayed
 				+ ", the model says " + expected);
 		for (String key : dead) {
 			if (this.touched.size() < 64) {
